@@ -1,0 +1,29 @@
+# warren_common: the flags every Warren target shares. Link it PRIVATE; it carries no sources.
+add_library(warren_common INTERFACE)
+target_compile_features(warren_common INTERFACE cxx_std_20)
+set(CMAKE_CXX_EXTENSIONS OFF)
+
+target_compile_options(warren_common INTERFACE
+    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor
+    -Wold-style-cast -Wcast-align -Wnull-dereference -Wdouble-promotion -Wformat=2
+    -Wimplicit-fallthrough
+    # Hardening: stack protector, fortified libc calls, PIE, full RELRO, no executable stack.
+    -fstack-protector-strong -fstack-clash-protection -fcf-protection
+    $<$<NOT:$<CONFIG:Debug>>:-D_FORTIFY_SOURCE=2>
+    -D_GLIBCXX_ASSERTIONS
+    -fPIE)
+target_link_options(warren_common INTERFACE -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack)
+
+if(WARNINGS_AS_ERRORS)
+    target_compile_options(warren_common INTERFACE -Werror)
+endif()
+
+if(WITH_ASAN)
+    target_compile_options(warren_common INTERFACE
+        -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+    target_link_options(warren_common INTERFACE -fsanitize=address,undefined)
+endif()
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+    set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
