@@ -1,1 +1,177 @@
-// placeholder until implemented
+#include "CommandLine.h"
+
+#include <charconv>
+#include <functional>
+#include <map>
+
+namespace warren::sandbox {
+namespace {
+
+using nlohmann::json;
+
+Error usageError(const std::string& message) { return makeError(ErrorCode::InvalidArgument, message); }
+
+std::string absolute(const std::string& path, const std::string& cwd) {
+    if (!path.empty() && path[0] == '/')
+        return path;
+    return cwd + (cwd.size() > 1 ? "/" : "") + path;
+}
+
+// "/a/./b/../c/" -> "/a/c": profile paths are compared as strings, so they must be normal.
+std::string normalize(const std::string& path) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        std::size_t end = path.find('/', start);
+        if (end == std::string::npos)
+            end = path.size();
+        const std::string part = path.substr(start, end - start);
+        if (part == "..") {
+            if (!parts.empty())
+                parts.pop_back();
+        } else if (!part.empty() && part != ".") {
+            parts.push_back(part);
+        }
+        start = end + 1;
+    }
+    std::string out;
+    for (const auto& part : parts)
+        out += "/" + part;
+    return out.empty() ? "/" : out;
+}
+
+Result<std::uint64_t> parseCount(const std::string& flag, const std::string& text) {
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || text.empty())
+        return usageError(flag + " needs a whole number, not \"" + text + "\"");
+    return value;
+}
+
+} // namespace
+
+std::string usageText() {
+    return R"(Usage: warren-sandbox [OPTION]... -- COMMAND [ARG]...
+Run COMMAND in a bubblewrap + seccomp sandbox with the workspace at /workspace.
+
+  --profile FILE        JSON profile merged over the built-in default
+  --workspace DIR       directory mounted read-write at /workspace (default: current directory)
+  --ro PATH             also mount host PATH read-only at the same path
+  --rw PATH             also mount host PATH read-write at the same path
+  --network MODE        none (default: no network at all) or loopback (only the sandbox's own lo)
+  --memory-mb N         memory limit for the whole sandbox (0: none)
+  --pids N              process limit for the whole sandbox (0: none)
+  --cpu-seconds N       CPU time limit per process (0: none)
+  --timeout SECONDS     kill the whole sandbox after SECONDS of wall-clock time (exit status 124)
+  --backend bwrap       the sandbox backend (bwrap is the only one in this build)
+  --env NAME=VALUE      set an environment variable inside
+  --explain             print the resolved profile, the limits and the exact bwrap command line; run nothing
+  --help                show this help
+
+Exit status: COMMAND's status (128+N if signal N killed it), 124 on timeout,
+125 when the sandbox could not be set up (the message says why and what to do).
+)";
+}
+
+Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args, const std::string& cwd) {
+    SandboxCommandLine result;
+    json& patch = result.overrides;
+    patch["workspace"]["source"] = normalize(cwd);
+
+    using Handler = std::function<Status(const std::string& flag, const std::string& value)>;
+    auto limit = [&patch](const char* key) -> Handler {
+        return [&patch, key](const std::string& flag, const std::string& value) -> Status {
+            auto number = parseCount(flag, value);
+            if (!number)
+                return number.error();
+            patch["limits"][key] = *number;
+            return Ok{};
+        };
+    };
+    auto mount = [&patch, &cwd](const char* type) -> Handler {
+        return [&patch, &cwd, type](const std::string&, const std::string& value) -> Status {
+            const std::string path = normalize(absolute(value, cwd));
+            if (path == "/")
+                return usageError("refusing to mount the host's whole root directory into the sandbox");
+            patch["mounts"][path] = {{"type", type}, {"source", path}};
+            return Ok{};
+        };
+    };
+    const std::map<std::string, Handler> withValue = {
+        {"--profile", [&result, &cwd](const std::string&, const std::string& value) -> Status {
+             result.profileFile = absolute(value, cwd);
+             return Ok{};
+         }},
+        {"--workspace", [&patch, &cwd](const std::string&, const std::string& value) -> Status {
+             patch["workspace"]["source"] = normalize(absolute(value, cwd));
+             return Ok{};
+         }},
+        {"--ro", mount("ro-bind")},
+        {"--rw", mount("bind")},
+        {"--network", [&patch](const std::string&, const std::string& value) -> Status {
+             if (value != "none" && value != "loopback")
+                 return usageError("--network must be none or loopback, not \"" + value + "\"");
+             patch["network"] = value;
+             return Ok{};
+         }},
+        {"--memory-mb", limit("memory_mb")},
+        {"--pids", limit("pids")},
+        {"--cpu-seconds", limit("cpu_seconds")},
+        {"--timeout", limit("timeout_sec")},
+        {"--backend", [](const std::string&, const std::string& value) -> Status {
+             if (value != "bwrap")
+                 return usageError("--backend " + value + " is not available in this build; use --backend bwrap");
+             return Ok{};
+         }},
+        {"--env", [&patch](const std::string&, const std::string& value) -> Status {
+             const auto eq = value.find('=');
+             if (eq == std::string::npos || eq == 0)
+                 return usageError("--env needs NAME=VALUE, not \"" + value + "\"");
+             patch["env"][value.substr(0, eq)] = value.substr(eq + 1);
+             return Ok{};
+         }},
+    };
+
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--") {
+            result.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+            break;
+        }
+        if (arg == "--explain") {
+            result.explain = true;
+            continue;
+        }
+        if (arg == "--help" || arg == "-h") {
+            result.help = true;
+            return result;
+        }
+        std::string flag = arg, value;
+        const auto eq = arg.find('=');
+        const bool inlineValue = arg.rfind("--", 0) == 0 && eq != std::string::npos;
+        if (inlineValue) {
+            flag = arg.substr(0, eq);
+            value = arg.substr(eq + 1);
+        }
+        auto handler = withValue.find(flag);
+        if (handler == withValue.end()) {
+            if (arg.rfind("-", 0) == 0)
+                return usageError("unknown option " + flag);
+            // The first word that is not an option starts the command (like env(1)).
+            result.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+            break;
+        }
+        if (!inlineValue) {
+            if (i + 1 >= args.size())
+                return usageError(flag + " needs a value");
+            value = args[++i];
+        }
+        if (auto status = handler->second(flag, value); !status)
+            return status.error();
+    }
+    if (result.command.empty())
+        return usageError("no command given: warren-sandbox [OPTION]... -- COMMAND [ARG]...");
+    return result;
+}
+
+} // namespace warren::sandbox

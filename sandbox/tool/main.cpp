@@ -1,1 +1,170 @@
-int main() { return 0; }
+// warren-sandbox: run one command in the sandbox a profile describes (DESIGN §4).
+
+#include "CommandLine.h"
+#include "Launcher.h"
+#include "Preflight.h"
+#include "SandboxProfile.h"
+#include "SandboxSetup.h"
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <signal.h>
+#include <sstream>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+using namespace warren;
+using namespace warren::sandbox;
+
+namespace {
+
+constexpr int kExitSetupFailed = 125;
+constexpr int kExitTimedOut = 124;
+
+int setupFailed(const std::string& message) {
+    std::cerr << "warren-sandbox: " << message << "\n";
+    return kExitSetupFailed;
+}
+
+Result<nlohmann::json> readProfileFile(const std::string& path) {
+    std::ifstream file(path);
+    if (!file)
+        return makeError(ErrorCode::NotFound, "cannot read profile " + path + ": " + std::strerror(errno));
+    std::stringstream text;
+    text << file.rdbuf();
+    return parseProfileLayer(text.str(), path);
+}
+
+std::string protectionKindName(ProtectionEntry::Kind kind) {
+    switch (kind) {
+    case ProtectionEntry::Kind::Pin:
+        return "pinned (cannot be renamed or replaced)";
+    case ProtectionEntry::Kind::ReadOnly:
+        return "read-only";
+    case ProtectionEntry::Kind::PlaceholderFile:
+        return "cannot be created (empty read-only placeholder)";
+    case ProtectionEntry::Kind::PlaceholderDir:
+        return "cannot be created (empty read-only directory)";
+    }
+    return "";
+}
+
+void explain(const PreparedSandbox& sandbox) {
+    std::cout << "# Resolved profile\n" << sandbox.profile.toJson().dump(2) << "\n\n# Limits\n";
+    for (const auto& note : sandbox.limits.notes)
+        std::cout << "- " << note << "\n";
+    std::cout << "\n# Protected paths in " << sandbox.profile.workspaceSource << "\n";
+    for (const auto& entry : sandbox.protection.entries)
+        std::cout << "- " << entry.relative << ": " << protectionKindName(entry.kind) << "\n";
+    std::cout << "\n# Descriptors passed to bwrap\n- " << BwrapCommand::kStatusFd << ": bwrap status (JSON)\n";
+    for (const auto& data : sandbox.command.dataFds)
+        std::cout << "- " << data.fd << ": " << data.purpose << " (" << data.bytes.size() << " bytes)\n";
+    std::cout << "\n# Command line\n" << sandbox.command.commandLine() << "\n";
+}
+
+std::string failedChecks() {
+    const PreflightReport report = runPreflight();
+    if (report.ok())
+        return "The host passes every preflight check; bwrap's message above says what failed.";
+    return "Preflight:\n" + report.describe();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return setupFailed(std::string("cannot read the current directory: ") + std::strerror(errno));
+
+    auto commandLine = parseCommandLine(args, cwd);
+    if (!commandLine)
+        return setupFailed(commandLine.error().message + "\nTry 'warren-sandbox --help'.");
+    if (commandLine->help) {
+        std::cout << usageText();
+        return 0;
+    }
+
+    std::vector<nlohmann::json> layers{defaultProfileJson()};
+    if (commandLine->profileFile) {
+        auto layer = readProfileFile(*commandLine->profileFile);
+        if (!layer)
+            return setupFailed(layer.error().message);
+        layers.push_back(std::move(*layer));
+    }
+    layers.push_back(commandLine->overrides);
+    auto profile = resolveProfile(layers);
+    if (!profile)
+        return setupFailed(profile.error().message);
+
+    SetupOptions options;
+    options.hostEnv = currentEnvironment();
+    options.createCgroup = !commandLine->explain;
+    auto sandbox = prepareSandbox(std::move(*profile), commandLine->command, options);
+    if (!sandbox)
+        return setupFailed(sandbox.error().message);
+    if (commandLine->explain) {
+        explain(*sandbox);
+        return 0;
+    }
+
+    // Orphans of the sandbox come back to us, so nothing it started outlives this process unreaped.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    sigset_t handled;
+    sigemptyset(&handled);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+        sigaddset(&handled, sig);
+    sigprocmask(SIG_BLOCK, &handled, nullptr);
+    const int signals = signalfd(-1, &handled, SFD_CLOEXEC);
+
+    auto process = SandboxProcess::start(sandbox->command, sandbox->limits, std::move(sandbox->cgroup));
+    if (!process) {
+        removePlaceholders(sandbox->profile.workspaceSource, sandbox->protection);
+        return setupFailed(process.error().message + "\n" + failedChecks());
+    }
+
+    const std::uint64_t timeoutSec = sandbox->profile.limits.timeoutSec;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSec);
+    int interruptedBy = 0;
+    std::optional<SandboxExit> exit;
+    while (!exit) {
+        std::optional<std::chrono::milliseconds> left;
+        if (timeoutSec)
+            left = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                             deadline - std::chrono::steady_clock::now()));
+        exit = process->wait(left, signals);
+        if (!exit) {
+            signalfd_siginfo info{};
+            if (read(signals, &info, sizeof info) == sizeof info)
+                interruptedBy = static_cast<int>(info.ssi_signo);
+            process->kill();
+        }
+    }
+    removePlaceholders(sandbox->profile.workspaceSource, sandbox->protection);
+
+    if (exit->oomKilled)
+        std::cerr << "warren-sandbox: the sandbox reached its memory limit (" << sandbox->profile.limits.memoryMb
+                  << " MiB) and the kernel killed a process in it\n";
+    if (exit->pidsLimitHit)
+        std::cerr << "warren-sandbox: the sandbox reached its process limit (" << sandbox->profile.limits.pids
+                  << "); a fork failed\n";
+    switch (exit->reason) {
+    case SandboxExit::Reason::SetupFailed:
+        return setupFailed("the sandbox could not be set up (bwrap failed before starting the command).\n" +
+                           failedChecks());
+    case SandboxExit::Reason::TimedOut:
+        std::cerr << "warren-sandbox: timed out after " << timeoutSec << " s; the whole sandbox was killed\n";
+        return kExitTimedOut;
+    case SandboxExit::Reason::Killed:
+        return 128 + (interruptedBy ? interruptedBy : SIGKILL);
+    case SandboxExit::Reason::Exited:
+    case SandboxExit::Reason::Signaled:
+        return exit->exitCode;
+    }
+    return exit->exitCode;
+}

@@ -1,0 +1,54 @@
+#pragma once
+// The one translator from a resolved SandboxProfile to bubblewrap: the argv and the data each --*-fd
+// option reads. Pure apart from the HostLookup it is given, so tests inspect the exact command line for a
+// profile without launching anything.
+
+#include "ProtectedPaths.h"
+#include "Result.h"
+#include "SandboxProfile.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace warren::sandbox {
+
+struct HostEntry {
+    enum class Kind { Missing, Directory, File, Symlink };
+    Kind kind = Kind::Missing;
+    std::string linkTarget; // for Symlink
+};
+using HostLookup = std::function<HostEntry(const std::string& path)>;
+HostEntry lookupHostPath(const std::string& path); // lstat + readlink
+
+// Bytes the launcher must provide on descriptor `fd` of the bwrap process (a sealed memfd).
+struct DataFd {
+    int fd = -1;
+    std::string bytes;
+    std::string purpose; // for --explain: "seccomp filter", "/etc/passwd", ...
+};
+
+struct BwrapRequest {
+    std::string bwrapPath = "bwrap";
+    std::vector<std::string> command;          // what runs inside
+    std::vector<std::uint8_t> seccompFilter;   // compiled BPF (SeccompPolicy::compileBpf)
+    ProtectionPlan protection;                 // planProtection() for the profile's workspace
+    std::map<std::string, std::string> hostEnv; // source of env_passthrough values
+};
+
+struct BwrapCommand {
+    static constexpr int kStatusFd = 3; // bwrap --json-status-fd: tells a setup failure from the command's
+    std::vector<std::string> argv;      // argv[0] is the bwrap path
+    std::vector<DataFd> dataFds;        // numbered from kStatusFd + 1
+
+    std::string commandLine() const;    // shell-quoted, for --explain and error messages
+};
+
+Result<BwrapCommand> buildBwrapCommand(const SandboxProfile& profile, const BwrapRequest& request,
+                                       const HostLookup& lookup = lookupHostPath);
+
+std::string shellQuote(const std::string& word);
+
+} // namespace warren::sandbox

@@ -1,0 +1,27 @@
+#pragma once
+// warren-sandbox's command line, parsed without side effects. The flags become the last profile layer
+// (a JSON merge patch over the default and --profile), so a flag and a profile key can never disagree.
+
+#include "Result.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::sandbox {
+
+struct SandboxCommandLine {
+    std::optional<std::string> profileFile;
+    nlohmann::json overrides = nlohmann::json::object(); // the command-line profile layer
+    bool explain = false;
+    bool help = false;
+    std::vector<std::string> command;
+};
+
+// args excludes argv[0]; cwd resolves relative paths and is the default workspace.
+Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args, const std::string& cwd);
+
+std::string usageText();
+
+} // namespace warren::sandbox

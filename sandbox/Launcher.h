@@ -1,0 +1,79 @@
+#pragma once
+// Starts bwrap with its data descriptors, rlimits and cgroup, and watches it: a wall-clock deadline,
+// whole-tree kill, and telling a sandbox that could not be set up from a command that failed.
+// The thin process edge of the sandbox library; everything it runs was decided by BwrapCommand and
+// LimitPlan.
+
+#include "BwrapCommand.h"
+#include "Cgroup.h"
+#include "LimitPlan.h"
+#include "Result.h"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+
+namespace warren::sandbox {
+
+struct LaunchOptions {
+    int stdinFd = -1; // -1: inherit the caller's
+    int stdoutFd = -1;
+    int stderrFd = -1;
+};
+
+struct SandboxExit {
+    enum class Reason {
+        Exited,      // the command exited (exitCode is its status)
+        Signaled,    // the command was killed by a signal (exitCode is 128 + signal)
+        TimedOut,    // the wall-clock deadline passed; the tree was killed
+        Killed,      // kill() was called
+        SetupFailed, // bwrap failed before the command started
+    };
+    Reason reason = Reason::Exited;
+    int exitCode = 0;
+    bool oomKilled = false;    // the memory cgroup killed something
+    bool pidsLimitHit = false; // a fork failed on the pids cgroup limit
+};
+
+class SandboxProcess {
+public:
+    // cgroup: the one prepareSandbox() made for limits.cgroup, if any; the process owns it from here.
+    static Result<SandboxProcess> start(const BwrapCommand& command, const LimitPlan& limits,
+                                        std::optional<Cgroup> cgroup, const LaunchOptions& options = {});
+
+    SandboxProcess(SandboxProcess&& other) noexcept;
+    SandboxProcess& operator=(SandboxProcess&&) = delete;
+    SandboxProcess(const SandboxProcess&) = delete;
+    SandboxProcess& operator=(const SandboxProcess&) = delete;
+    ~SandboxProcess(); // kills and reaps a sandbox still running
+
+    pid_t pid() const { return m_pid; }
+    int pidfd() const { return m_pidfd; } // readable when bwrap exits: for an event loop
+
+    // Waits until the sandbox ends, the timeout passes (then it is killed: TimedOut) or interruptFd becomes
+    // readable (returns std::nullopt; the sandbox keeps running).
+    std::optional<SandboxExit> wait(std::optional<std::chrono::milliseconds> timeout, int interruptFd = -1);
+
+    // SIGKILL to every process of the sandbox; wait() then reports Killed.
+    void kill();
+
+private:
+    SandboxProcess() = default;
+    void readStatus();
+    SandboxExit reap(int waitStatus);
+    void waitForInnerTree();
+
+    pid_t m_pid = -1;
+    int m_pidfd = -1;
+    int m_statusFd = -1;          // read end of bwrap's --json-status-fd
+    std::string m_statusText;     // what bwrap has reported so far
+    pid_t m_innerPid = -1;        // the sandbox's pid 1 as the host sees it
+    int m_innerPidfd = -1;
+    bool m_killed = false;
+    bool m_timedOut = false;
+    std::optional<Cgroup> m_cgroup;
+    std::optional<SandboxExit> m_exit;
+};
+
+} // namespace warren::sandbox

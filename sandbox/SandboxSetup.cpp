@@ -1,0 +1,140 @@
+#include "SandboxSetup.h"
+
+#include "SeccompPolicy.h"
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace warren::sandbox {
+namespace {
+
+std::atomic<unsigned> g_cgroupCounter{0};
+
+Result<std::string> canonicalWorkspace(const std::string& path) {
+    char resolved[PATH_MAX];
+    if (!realpath(path.c_str(), resolved))
+        return makeError(ErrorCode::NotFound, "workspace " + path + " cannot be used: " + std::strerror(errno) +
+                                                  ". Pass an existing directory with --workspace DIR.");
+    struct stat st {};
+    if (stat(resolved, &st) != 0 || !S_ISDIR(st.st_mode))
+        return makeError(ErrorCode::InvalidArgument, "workspace " + path + " is not a directory");
+    if (std::string(resolved) == "/")
+        return makeError(ErrorCode::InvalidArgument, "refusing to use the host's root directory as the workspace");
+    return std::string(resolved);
+}
+
+// RLIMIT_NPROC counts all processes of the real uid, so the rlimit fallback needs today's count.
+std::uint64_t countProcessesOf(uid_t uid) {
+    std::uint64_t count = 0;
+    DIR* proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    while (dirent* entry = readdir(proc)) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+            continue;
+        struct stat st {};
+        if (stat((std::string("/proc/") + entry->d_name).c_str(), &st) == 0 && st.st_uid == uid)
+            ++count;
+    }
+    closedir(proc);
+    return count;
+}
+
+} // namespace
+
+std::string findExecutable(const std::string& name, const std::string& pathVariable) {
+    if (name.find('/') != std::string::npos)
+        return access(name.c_str(), X_OK) == 0 ? name : std::string();
+    std::size_t start = 0;
+    while (start <= pathVariable.size()) {
+        std::size_t end = pathVariable.find(':', start);
+        if (end == std::string::npos)
+            end = pathVariable.size();
+        const std::string dir = pathVariable.substr(start, end - start);
+        if (!dir.empty()) {
+            const std::string candidate = dir + "/" + name;
+            if (access(candidate.c_str(), X_OK) == 0)
+                return candidate;
+        }
+        start = end + 1;
+    }
+    return {};
+}
+
+std::map<std::string, std::string> currentEnvironment() {
+    std::map<std::string, std::string> env;
+    for (char** entry = environ; entry && *entry; ++entry) {
+        const std::string text = *entry;
+        const auto eq = text.find('=');
+        if (eq != std::string::npos)
+            env[text.substr(0, eq)] = text.substr(eq + 1);
+    }
+    return env;
+}
+
+Result<PreparedSandbox> prepareSandbox(SandboxProfile profile, const std::vector<std::string>& command,
+                                       const SetupOptions& options) {
+    auto workspace = canonicalWorkspace(profile.workspaceSource);
+    if (!workspace)
+        return workspace.error();
+    profile.workspaceSource = *workspace;
+
+    SeccompOptions seccompOptions;
+    seccompOptions.networkDenied = profile.network == NetworkPolicy::None;
+    seccompOptions.skip.insert(profile.seccompSkip.begin(), profile.seccompSkip.end());
+    auto filter = SeccompPolicy::builtIn().compileBpf(seccompOptions);
+    if (!filter)
+        return filter.error();
+
+    auto protection = planProtection(profile.workspaceSource, profile.protectedPaths);
+    if (!protection)
+        return protection.error();
+
+    BwrapRequest request;
+    request.bwrapPath = options.bwrapPath;
+    if (request.bwrapPath.empty()) {
+        const char* path = std::getenv("PATH");
+        request.bwrapPath = findExecutable("bwrap", path ? path : "/usr/bin:/bin");
+        if (request.bwrapPath.empty())
+            return makeError(ErrorCode::NotFound,
+                             "bubblewrap (bwrap) is not installed or not on PATH. Install it: "
+                             "sudo apt-get install bubblewrap (Debian/Ubuntu), sudo dnf install bubblewrap (Fedora).");
+    }
+    request.command = command;
+    request.seccompFilter = std::move(*filter);
+    request.protection = *protection;
+    request.hostEnv = options.hostEnv;
+    auto bwrap = buildBwrapCommand(profile, request);
+    if (!bwrap)
+        return bwrap.error();
+
+    HostLimitFacts facts;
+    facts.cgroups = Cgroup::probe();
+    facts.runningAsRoot = getuid() == 0;
+    if (!facts.cgroups.pids && !facts.runningAsRoot && profile.limits.pids)
+        facts.userProcesses = countProcessesOf(getuid());
+    auto limits = planLimits(profile.limits, facts);
+    if (!limits)
+        return limits.error();
+
+    PreparedSandbox prepared{std::move(profile), std::move(*bwrap), std::move(*protection), std::move(*limits), {}};
+    const CgroupLimits& wanted = prepared.limits.cgroup;
+    if (options.createCgroup && (wanted.memoryBytes || wanted.maxPids)) {
+        auto cgroup = Cgroup::create("sandbox-" + std::to_string(getpid()) + "-" + std::to_string(g_cgroupCounter++), wanted);
+        if (!cgroup)
+            return cgroup.error();
+        prepared.cgroup.emplace(std::move(*cgroup));
+    }
+    return prepared;
+}
+
+} // namespace warren::sandbox
