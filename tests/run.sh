@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds Warren with warnings as errors and runs the whole test suite. Run as root, it runs the suite a
+# second time as an unprivileged user (warren-ci), because the sandbox must hold for both.
+#   tests/run.sh [CMAKE_ARG...]        e.g. BUILD_DIR=build-asan tests/run.sh -DWITH_ASAN=ON
+set -euo pipefail
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=$(realpath -m "${BUILD_DIR:-$source_dir/build}")
+test_user=warren-ci
+
+cmake -S "$source_dir" -B "$build_dir" -G Ninja -DWARNINGS_AS_ERRORS=ON -DWITH_TESTS=ON "$@"
+cmake --build "$build_dir"
+
+echo "== tests as $(id -un)"
+ctest --test-dir "$build_dir" --output-on-failure
+
+[ "$(id -u)" = 0 ] || exit 0
+
+echo "== tests as the unprivileged user $test_user"
+id "$test_user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$test_user"
+test_home=$(getent passwd "$test_user" | cut -d: -f6)
+
+# The user needs to reach the build and source trees (e.g. under /root): grant it traversal of each
+# ancestor directory, for this run only.
+granted=()
+revoke() { for dir in "${granted[@]}"; do setfacl -x "u:$test_user" "$dir" 2>/dev/null || true; done; }
+trap revoke EXIT
+for tree in "$build_dir" "$source_dir"; do
+    dir=$tree
+    while [ "$dir" != / ]; do
+        if ! runuser -u "$test_user" -- test -x "$dir"; then
+            setfacl -m "u:$test_user:x" "$dir"
+            granted+=("$dir")
+        fi
+        dir=$(dirname "$dir")
+    done
+done
+
+# A setuid-root copy of the probe, which only root can make, for the "setuid gains nothing" test.
+probe=$(find "$build_dir/tests/support" -maxdepth 1 -name sandbox-probe -type f | head -n 1)
+setuid_probe="$build_dir/tests/support/sandbox-probe-setuid"
+install -o root -g root -m 4755 "$probe" "$setuid_probe"
+
+runuser -u "$test_user" -- env HOME="$test_home" USER="$test_user" LOGNAME="$test_user" \
+    WARREN_PROBE_SETUID="$setuid_probe" TMPDIR=/tmp \
+    ctest --test-dir "$build_dir" --output-on-failure
