@@ -1,1 +1,760 @@
-// placeholder until implemented
+#include "Cgroup.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sstream>
+#include <sys/stat.h>
+#include <system_error>
+#include <thread>
+#include <tuple>
+#include <unistd.h>
+#include <utility>
+
+namespace warren::sandbox {
+
+namespace {
+
+// How long killAll() and the destructor wait for killed processes to leave. A SIGKILLed process is
+// gone within milliseconds unless it is stuck in an uninterruptible kernel call (a dead NFS server);
+// then we give up rather than hang the control plane, and say so.
+constexpr auto kEmptyDeadline = std::chrono::seconds(10);
+
+constexpr const char* kFix =
+    "To fix: run Warren as root, or under a systemd unit with Delegate=yes whose cgroup "
+    "hands the memory and pids controllers to its children; or drop the limit so an "
+    "rlimit stands in.";
+
+std::string errnoText(int error) {
+    return std::error_code(error, std::generic_category()).message();
+}
+
+// The file's content, or nullopt with errno set.
+std::optional<std::string> readFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    std::string content;
+    char buffer[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            const int error = errno;
+            ::close(fd);
+            errno = error;
+            return std::nullopt;
+        }
+        if (n == 0)
+            break;
+        content.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return content;
+}
+
+// 0, or the errno of the failed open or write. Cgroup files take one value per write(2).
+int writeFile(const std::string& path, const std::string& value) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    ssize_t n;
+    do {
+        n = ::write(fd, value.data(), value.size());
+    } while (n < 0 && errno == EINTR);
+    const int error = n < 0 ? errno : (static_cast<std::size_t>(n) == value.size() ? 0 : EIO);
+    ::close(fd);
+    return error;
+}
+
+bool fileExists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::string part;
+    std::istringstream stream(text);
+    while (std::getline(stream, part, separator))
+        if (!part.empty())
+            parts.push_back(part);
+    return parts;
+}
+
+std::vector<std::string> words(const std::string& text) {
+    std::vector<std::string> result;
+    std::istringstream stream(text);
+    std::string word;
+    while (stream >> word)
+        result.push_back(word);
+    return result;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+    std::string result;
+    for (const auto& part : parts) {
+        if (!result.empty())
+            result += separator;
+        result += part;
+    }
+    return result;
+}
+
+bool validName(const std::string& name) {
+    if (name.empty() || name.size() > 200 || name.front() == '.')
+        return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+               c == '_' || c == '-';
+    });
+}
+
+// This process's directory in each hierarchy Warren uses, or why there is none.
+struct Hierarchies {
+    std::optional<std::string> v2;
+    std::string v2MountPoint;
+    std::optional<std::string> v1Memory;
+    std::optional<std::string> v1Pids;
+    std::string problem; // set when /proc could not be read at all
+};
+
+Hierarchies findHierarchies() {
+    Hierarchies found;
+    const auto mountinfo = readFile("/proc/self/mountinfo");
+    const auto self = readFile("/proc/self/cgroup");
+    if (!mountinfo || !self) {
+        found.problem = "cannot read /proc/self/mountinfo or /proc/self/cgroup: " + errnoText(errno);
+        return found;
+    }
+    const auto memberships = parseProcCgroup(*self);
+    auto ownPath = [&](const std::string& controller) -> std::optional<std::string> {
+        for (const auto& entry : memberships) {
+            const bool matches = controller.empty() ? entry.hierarchyId == 0 && entry.controllers.empty()
+                                                    : contains(entry.controllers, controller);
+            if (matches)
+                return entry.path;
+        }
+        return std::nullopt;
+    };
+    std::istringstream lines(*mountinfo);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const auto mount = parseMountInfoLine(line);
+        if (!mount)
+            continue;
+        if (mount->fsType == "cgroup2" && !found.v2) {
+            if (const auto path = ownPath({})) {
+                found.v2 = cgroupDirectory(*mount, *path);
+                found.v2MountPoint = mount->mountPoint;
+            }
+        } else if (mount->fsType == "cgroup") {
+            for (const auto& [controller, slot] :
+                 {std::pair{"memory", &found.v1Memory}, {"pids", &found.v1Pids}}) {
+                if (*slot || !contains(mount->superOptions, controller))
+                    continue;
+                if (const auto path = ownPath(controller))
+                    *slot = cgroupDirectory(*mount, *path);
+            }
+        }
+    }
+    return found;
+}
+
+// Makes dir, replacing a leftover of a crashed run: 0, or the errno. EBUSY: a cgroup of that name exists
+// with processes in it, which is never replaced.
+int makeCgroupDirectory(const std::string& dir) {
+    if (::mkdir(dir.c_str(), 0755) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return errno;
+    // rmdir succeeds only on a cgroup without processes or children: a leftover, never a live one.
+    if (::rmdir(dir.c_str()) != 0)
+        return errno == ENOTEMPTY ? EBUSY : errno;
+    return ::mkdir(dir.c_str(), 0755) == 0 ? 0 : errno;
+}
+
+Error cgroupInUse(const std::string& dir) {
+    return makeError(ErrorCode::System,
+                     dir +
+                         " already exists and has processes in it: another sandbox of the "
+                         "same name is running, or an earlier one left processes behind (see " +
+                         dir + "/cgroup.procs); stop them, then rmdir " + dir);
+}
+
+std::optional<std::uint64_t> readKeyedValue(const std::string& path, const std::string& key) {
+    const auto content = readFile(path);
+    return content ? flatKeyedValue(*content, key) : std::nullopt;
+}
+
+// Waits (poll(2) on cgroup.events, no sleeping) until a v2 cgroup holds no process.
+bool waitUntilUnpopulated(const std::string& dir) {
+    const int fd = ::open((dir + "/cgroup.events").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT;
+    const auto deadline = std::chrono::steady_clock::now() + kEmptyDeadline;
+    bool empty = false;
+    for (;;) {
+        char buffer[256];
+        const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n >= 0) {
+            const auto populated =
+                flatKeyedValue(std::string(buffer, static_cast<std::size_t>(n)), "populated");
+            if (populated && *populated == 0) {
+                empty = true;
+                break;
+            }
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            break;
+        // kernfs signals a change of cgroup.events as POLLPRI (with POLLERR); the content is re-read above.
+        pollfd pfd{fd, POLLPRI, 0};
+        ::poll(&pfd, 1, static_cast<int>(left.count()));
+    }
+    ::close(fd);
+    return empty;
+}
+
+// A v2 cgroup "warren-<name>" made in parent, and which of the wanted controllers it got.
+struct V2Placement {
+    std::string dir;
+    int error = 0; // mkdir's errno (EBUSY: a live cgroup of that name)
+    bool memory = false, pids = false;
+    bool busy = false; // parent holds processes, so it may not hand controllers to children
+};
+
+V2Placement placeV2(const std::string& parent, const std::string& name, bool wantMemory, bool wantPids,
+                    std::vector<std::string>& memoryProblems, std::vector<std::string>& pidsProblems) {
+    V2Placement placement;
+    placement.dir = parent + "/warren-" + name;
+    if ((placement.error = makeCgroupDirectory(placement.dir))) {
+        const std::string problem =
+            "cgroup v2 at " + parent + ": cannot create a cgroup there: " + errnoText(placement.error);
+        if (wantMemory)
+            memoryProblems.push_back(problem);
+        if (wantPids)
+            pidsProblems.push_back(problem);
+        return placement;
+    }
+    const auto parentControllers = words(readFile(parent + "/cgroup.controllers").value_or(""));
+    auto childHas = [&](const std::string& controller) {
+        return contains(words(readFile(placement.dir + "/cgroup.controllers").value_or("")), controller);
+    };
+    for (const auto& [controller, wanted, got, problems] :
+         {std::tuple{std::string("memory"), wantMemory, &placement.memory, &memoryProblems},
+          std::tuple{std::string("pids"), wantPids, &placement.pids, &pidsProblems}}) {
+        if (!wanted)
+            continue;
+        if (!childHas(controller) && !contains(parentControllers, controller)) {
+            problems->push_back("cgroup v2 at " + parent + ": the " + controller +
+                                " controller is not delegated there (cgroup.controllers: \"" +
+                                join(parentControllers, " ") + "\")");
+            continue;
+        }
+        if (!childHas(controller)) {
+            if (const int error = writeFile(parent + "/cgroup.subtree_control", "+" + controller)) {
+                std::string problem = "cgroup v2 at " + parent + ": cannot enable the " + controller +
+                                      " controller for its children: " + errnoText(error);
+                if (error == EBUSY) {
+                    placement.busy = true;
+                    problem += " (it holds processes itself, and cgroup v2 lets only cgroups without "
+                               "processes hand controllers to their children)";
+                }
+                problems->push_back(problem);
+                continue;
+            }
+        }
+        *got = childHas(controller);
+    }
+    return placement;
+}
+
+Status writeLimit(const std::string& dir, const std::string& file, std::uint64_t value) {
+    const std::string path = dir + "/" + file;
+    if (const int error = writeFile(path, std::to_string(value)))
+        return makeError(ErrorCode::System,
+                         "cannot set " + path + " to " + std::to_string(value) + ": " + errnoText(error));
+    return Ok{};
+}
+
+std::string mebibytes(std::uint64_t bytes) {
+    return std::to_string(bytes / (1024 * 1024)) + " MiB";
+}
+
+} // namespace
+
+std::vector<ProcCgroupEntry> parseProcCgroup(const std::string& content) {
+    std::vector<ProcCgroupEntry> entries;
+    std::istringstream lines(content);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const auto first = line.find(':');
+        const auto second = first == std::string::npos ? first : line.find(':', first + 1);
+        if (second == std::string::npos || first == 0)
+            continue;
+        ProcCgroupEntry entry;
+        const auto id = std::from_chars(line.data(), line.data() + first, entry.hierarchyId);
+        if (id.ec != std::errc{} || id.ptr != line.data() + first || entry.hierarchyId < 0)
+            continue;
+        entry.controllers = split(line.substr(first + 1, second - first - 1), ',');
+        entry.path = line.substr(second + 1); // a cgroup path may itself contain ':'
+        if (entry.path.empty() || entry.path.front() != '/')
+            continue;
+        entries.push_back(std::move(entry));
+    }
+    return entries;
+}
+
+namespace {
+// mountinfo escapes space, tab, newline and backslash in paths as \ooo octal.
+std::string decodeOctalEscapes(const std::string& text) {
+    std::string decoded;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\' && i + 3 < text.size()) {
+            const std::string digits = text.substr(i + 1, 3);
+            if (digits.size() == 3 &&
+                std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '7'; })) {
+                decoded += static_cast<char>(std::stoi(digits, nullptr, 8));
+                i += 3;
+                continue;
+            }
+        }
+        decoded += text[i];
+    }
+    return decoded;
+}
+} // namespace
+
+std::optional<MountInfoEntry> parseMountInfoLine(const std::string& line) {
+    // "36 35 98:0 /root /mount/point rw,noatime [optional fields...] - fstype source super,options"
+    const auto fields = words(line);
+    const auto separator = std::find(fields.begin(), fields.end(), "-");
+    if (separator == fields.end() || separator - fields.begin() < 6 || fields.end() - separator < 4)
+        return std::nullopt;
+    MountInfoEntry entry;
+    entry.root = decodeOctalEscapes(fields[3]);
+    entry.mountPoint = decodeOctalEscapes(fields[4]);
+    entry.fsType = *(separator + 1);
+    entry.superOptions = split(*(separator + 3), ',');
+    return entry;
+}
+
+std::optional<std::string> cgroupDirectory(const MountInfoEntry& mount, const std::string& ownPath) {
+    if (ownPath.empty() || ownPath.front() != '/')
+        return std::nullopt;
+    std::string mountPoint = mount.mountPoint;
+    while (mountPoint.size() > 1 && mountPoint.back() == '/')
+        mountPoint.pop_back();
+    const std::string& root = mount.root;
+    std::string relative;
+    if (root == "/")
+        relative = ownPath == "/" ? "" : ownPath;
+    else if (ownPath == root)
+        relative = "";
+    else if (ownPath.size() > root.size() && ownPath.compare(0, root.size(), root) == 0 &&
+             ownPath[root.size()] == '/')
+        relative = ownPath.substr(root.size());
+    else
+        return std::nullopt;
+    if (mountPoint == "/")
+        return relative.empty() ? "/" : relative;
+    return mountPoint + relative;
+}
+
+std::optional<std::uint64_t> flatKeyedValue(const std::string& content, const std::string& key) {
+    std::istringstream lines(content);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const auto fields = words(line);
+        if (fields.size() != 2 || fields[0] != key)
+            continue;
+        std::uint64_t value = 0;
+        const auto& text = fields[1];
+        const auto parsed = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (parsed.ec == std::errc{} && parsed.ptr == text.data() + text.size())
+            return value;
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+// Why each hierarchy could not serve, per purpose, for the error message.
+struct Cgroup::Attempt {
+    std::vector<std::string> memory, pids, kill;
+    bool inUse = false; // a live cgroup of that name exists: an error, whatever else works
+    std::string inUsePath;
+};
+
+void Cgroup::addV2(const std::string& own, const std::string& mountPoint, const std::string& name,
+                   const CgroupLimits& limits, Attempt& attempt) {
+    const bool wantMemory = limits.memoryBytes > 0, wantPids = limits.maxPids > 0;
+    auto covers = [&](const V2Placement& placement) {
+        return (!wantMemory || placement.memory) && (!wantPids || placement.pids);
+    };
+    V2Placement chosen = placeV2(own, name, wantMemory, wantPids, attempt.memory, attempt.pids);
+    // Our own cgroup holds processes (a login session's scope, say), so it cannot hand controllers to a
+    // child; its parent (a slice, without processes of its own) usually can, so try beside ourselves.
+    if (chosen.error == 0 && !covers(chosen) && chosen.busy && own != mountPoint) {
+        const V2Placement beside =
+            placeV2(own.substr(0, own.rfind('/')), name, wantMemory, wantPids, attempt.memory, attempt.pids);
+        if (beside.error == 0 && covers(beside)) {
+            ::rmdir(chosen.dir.c_str());
+            chosen = beside;
+        } else if (beside.error == 0) {
+            ::rmdir(beside.dir.c_str());
+        } else if (beside.error == EBUSY) {
+            chosen.error = EBUSY;
+            chosen.dir = beside.dir;
+        }
+    }
+    if (chosen.error) {
+        attempt.inUse = chosen.error == EBUSY;
+        attempt.inUsePath = chosen.dir;
+        attempt.kill.push_back("cgroup v2 at " + own +
+                               ": cannot create a cgroup there: " + errnoText(chosen.error));
+        return;
+    }
+    m_v2Path = chosen.dir;
+    m_paths.push_back(chosen.dir);
+    if (wantMemory && chosen.memory)
+        m_memoryPath = chosen.dir;
+    if (wantPids && chosen.pids)
+        m_pidsPath = chosen.dir;
+}
+
+// "warren/<name>" in one v1 hierarchy; empty when it cannot be made (the reason goes into problems). The
+// grouping directory can vanish under us when another sandbox's destructor removes it as empty, hence
+// the retry.
+std::string Cgroup::addV1(const std::string& hierarchy, const std::string& name,
+                          const std::string& controller, std::vector<std::string>& problems,
+                          Attempt& attempt) {
+    const std::string grouping = hierarchy + "/warren";
+    const std::string dir = grouping + "/" + name;
+    std::string problem;
+    for (int attempts = 0; attempts < 3; ++attempts) {
+        if (::mkdir(grouping.c_str(), 0755) != 0 && errno != EEXIST) {
+            problem = "cgroup v1 " + controller + " at " + hierarchy +
+                      ": cannot create a cgroup there: " + errnoText(errno);
+            break;
+        }
+        if (!contains(m_v1GroupingDirs, grouping))
+            m_v1GroupingDirs.push_back(grouping);
+        const int error = makeCgroupDirectory(dir);
+        if (error == 0) {
+            m_paths.push_back(dir);
+            return dir;
+        }
+        if (error == EBUSY) {
+            attempt.inUse = true;
+            attempt.inUsePath = dir;
+        }
+        problem = "cgroup v1 " + controller + " at " + hierarchy +
+                  ": cannot create a cgroup there: " + errnoText(error);
+        if (error != ENOENT)
+            break;
+    }
+    problems.push_back(problem);
+    return {};
+}
+
+Status Cgroup::applyLimits(const CgroupLimits& limits) {
+    if (limits.memoryBytes > 0) {
+        if (m_memoryIsV1) {
+            if (auto set = writeLimit(m_memoryPath, "memory.limit_in_bytes", limits.memoryBytes); !set)
+                return set;
+            // memory+swap: without it a process could page out and use swap beyond the limit.
+            if (fileExists(m_memoryPath + "/memory.memsw.limit_in_bytes"))
+                if (auto set = writeLimit(m_memoryPath, "memory.memsw.limit_in_bytes", limits.memoryBytes);
+                    !set)
+                    return set;
+        } else {
+            if (auto set = writeLimit(m_memoryPath, "memory.max", limits.memoryBytes); !set)
+                return set;
+            if (fileExists(m_memoryPath + "/memory.swap.max"))
+                if (auto set = writeLimit(m_memoryPath, "memory.swap.max", 0); !set)
+                    return set;
+        }
+    }
+    if (limits.maxPids > 0)
+        return writeLimit(m_pidsPath, "pids.max", limits.maxPids);
+    return Ok{};
+}
+
+Status Cgroup::openProcsFds() {
+    for (const auto& dir : m_paths) {
+        const int fd = ::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            return makeError(ErrorCode::System, "cannot open " + dir + "/cgroup.procs: " + errnoText(errno));
+        m_procsFds.push_back(fd);
+    }
+    return Ok{};
+}
+
+Result<Cgroup> Cgroup::create(const std::string& name, const CgroupLimits& limits) {
+    Attempt attempt;
+    return make(name, limits, attempt);
+}
+
+Result<Cgroup> Cgroup::make(const std::string& name, const CgroupLimits& limits, Attempt& attempt) {
+    if (!validName(name))
+        return makeError(ErrorCode::InvalidArgument,
+                         "invalid cgroup name \"" + name + "\": use letters, digits, '.', '_' and '-' only");
+    const Hierarchies host = findHierarchies();
+    if (!host.problem.empty())
+        return makeError(ErrorCode::System, host.problem);
+
+    Cgroup group; // on an early return, its destructor removes what was made so far
+    if (host.v2) {
+        group.addV2(*host.v2, host.v2MountPoint, name, limits, attempt);
+        if (attempt.inUse)
+            return cgroupInUse(attempt.inUsePath);
+    } else {
+        const std::string problem =
+            "cgroup v2: no unified hierarchy mounted that shows this process's cgroup";
+        for (auto* list : {&attempt.memory, &attempt.pids, &attempt.kill})
+            list->push_back(problem);
+    }
+    if (limits.memoryBytes > 0 && group.m_memoryPath.empty()) {
+        if (host.v1Memory)
+            group.m_memoryPath = group.addV1(*host.v1Memory, name, "memory", attempt.memory, attempt);
+        else
+            attempt.memory.push_back("cgroup v1: no memory hierarchy mounted");
+        group.m_memoryIsV1 = !group.m_memoryPath.empty();
+    }
+    if (limits.maxPids > 0 && group.m_pidsPath.empty()) {
+        if (host.v1Pids)
+            group.m_pidsPath = group.addV1(*host.v1Pids, name, "pids", attempt.pids, attempt);
+        else
+            attempt.pids.push_back("cgroup v1: no pids hierarchy mounted");
+    }
+    // Nothing to enforce and no v2 cgroup: any v1 cgroup still lets killAll() find the whole tree.
+    if (limits.memoryBytes == 0 && limits.maxPids == 0 && group.m_paths.empty()) {
+        if (host.v1Pids)
+            group.addV1(*host.v1Pids, name, "pids", attempt.kill, attempt);
+        if (host.v1Memory && group.m_paths.empty())
+            group.addV1(*host.v1Memory, name, "memory", attempt.kill, attempt);
+    }
+    if (attempt.inUse)
+        return cgroupInUse(attempt.inUsePath);
+
+    if (limits.memoryBytes > 0 && group.m_memoryPath.empty())
+        return makeError(ErrorCode::Unsupported,
+                         "cannot enforce the memory limit (" + mebibytes(limits.memoryBytes) +
+                             ") with a cgroup: " + join(attempt.memory, "; ") + ". " + kFix);
+    if (limits.maxPids > 0 && group.m_pidsPath.empty())
+        return makeError(ErrorCode::Unsupported,
+                         "cannot enforce the process limit (" + std::to_string(limits.maxPids) +
+                             ") with a cgroup: " + join(attempt.pids, "; ") + ". " + kFix);
+    if (auto applied = group.applyLimits(limits); !applied)
+        return applied.error();
+    if (auto opened = group.openProcsFds(); !opened)
+        return opened.error();
+    return group;
+}
+
+CgroupSupport Cgroup::probe() {
+    static std::atomic<unsigned> counter{0};
+    auto probeName = [] {
+        return "probe-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    };
+    // ".../warren-<name>" (v2) or ".../warren/<name>" (v1): the directory the cgroup was made in.
+    auto hierarchyOf = [](const std::string& dir, const std::string& name) {
+        return dir.substr(0, dir.size() - name.size() - std::string("/warren-").size());
+    };
+
+    CgroupSupport support;
+    std::vector<std::string> found, unavailable, problems;
+    auto noteProblems = [&problems](const std::vector<std::string>& more) {
+        for (const auto& problem : more)
+            if (!contains(problems, problem))
+                problems.push_back(problem);
+    };
+    bool limitsByV1 = false, limitsByV2 = false;
+
+    for (const bool memory : {true, false}) {
+        const std::string name = probeName();
+        Attempt attempt;
+        const auto trial = make(name, memory ? CgroupLimits{64ull << 20, 0} : CgroupLimits{0, 64}, attempt);
+        (memory ? support.memory : support.pids) = trial.ok();
+        const std::string what = memory ? "memory limit" : "pids limit";
+        if (!trial) {
+            unavailable.push_back(what);
+            noteProblems(memory ? attempt.memory : attempt.pids);
+            continue;
+        }
+        const std::string& dir = memory ? trial->m_memoryPath : trial->m_pidsPath;
+        const bool v1 = dir != trial->m_v2Path;
+        (v1 ? limitsByV1 : limitsByV2) = true;
+        found.push_back(what + " by cgroup " + (v1 ? "v1" : "v2") + " under " + hierarchyOf(dir, name));
+    }
+
+    const std::string name = probeName();
+    Attempt attempt;
+    const auto trial = make(name, {}, attempt);
+    if (trial && !trial->paths().empty()) {
+        support.kill = true;
+        const bool byV2 = !trial->m_v2Path.empty();
+        const std::string& dir = byV2 ? trial->m_v2Path : trial->paths().front();
+        const bool atomic = byV2 && fileExists(dir + "/cgroup.kill");
+        found.push_back(std::string("whole-tree kill by ") +
+                        (atomic ? "cgroup.kill" : "signalling cgroup.procs") + " under " +
+                        hierarchyOf(dir, name));
+        if (!limitsByV1 && !limitsByV2)
+            (byV2 ? limitsByV2 : limitsByV1) = true;
+    } else {
+        unavailable.push_back("whole-tree kill");
+        noteProblems(attempt.kill);
+    }
+
+    support.version = limitsByV1 ? CgroupVersion::V1 : limitsByV2 ? CgroupVersion::V2 : CgroupVersion::None;
+    support.detail = join(found, "; ");
+    if (!unavailable.empty()) {
+        support.detail += std::string(support.detail.empty() ? "" : "; ") + "no cgroup for the " +
+                          join(unavailable, ", ") + " (" + join(problems, "; ") + ")";
+        if (!support.memory || !support.pids)
+            support.detail += std::string(". ") + kFix;
+    }
+    return support;
+}
+
+Cgroup::Cgroup(Cgroup&& other) noexcept
+    : m_v2Path(std::move(other.m_v2Path)), m_memoryPath(std::move(other.m_memoryPath)),
+      m_pidsPath(std::move(other.m_pidsPath)), m_memoryIsV1(other.m_memoryIsV1),
+      m_paths(std::exchange(other.m_paths, {})), m_v1GroupingDirs(std::exchange(other.m_v1GroupingDirs, {})),
+      m_procsFds(std::exchange(other.m_procsFds, {})) {
+    other.m_v2Path.clear();
+    other.m_memoryPath.clear();
+    other.m_pidsPath.clear();
+}
+
+Cgroup& Cgroup::operator=(Cgroup&& other) noexcept {
+    if (this != &other) {
+        release();
+        m_v2Path = std::exchange(other.m_v2Path, {});
+        m_memoryPath = std::exchange(other.m_memoryPath, {});
+        m_pidsPath = std::exchange(other.m_pidsPath, {});
+        m_memoryIsV1 = other.m_memoryIsV1;
+        m_paths = std::exchange(other.m_paths, {});
+        m_v1GroupingDirs = std::exchange(other.m_v1GroupingDirs, {});
+        m_procsFds = std::exchange(other.m_procsFds, {});
+    }
+    return *this;
+}
+
+Cgroup::~Cgroup() {
+    release();
+}
+
+void Cgroup::release() {
+    for (const int fd : m_procsFds)
+        ::close(fd);
+    m_procsFds.clear();
+    if (!m_paths.empty())
+        killAll();
+    // Children before parents; a v1 grouping directory goes only when no other sandbox is left in it.
+    for (auto it = m_paths.rbegin(); it != m_paths.rend(); ++it) {
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            if (::rmdir(it->c_str()) == 0 || errno == ENOENT)
+                break;
+            if (errno != EBUSY || !killMembers(*it))
+                break; // a process stuck in the kernel: leave the directory rather than hang
+        }
+    }
+    for (const auto& grouping : m_v1GroupingDirs)
+        ::rmdir(grouping.c_str()); // EBUSY while another sandbox's cgroup is in it
+    m_paths.clear();
+    m_v1GroupingDirs.clear();
+    m_v2Path.clear();
+    m_memoryPath.clear();
+    m_pidsPath.clear();
+}
+
+bool Cgroup::joinFromChild(const std::vector<int>& procsFds) {
+    for (const int fd : procsFds) {
+        ssize_t n;
+        do {
+            n = ::write(fd, "0", 1); // "0": the writing process itself
+        } while (n < 0 && errno == EINTR);
+        if (n != 1)
+            return false;
+    }
+    return true;
+}
+
+bool Cgroup::killAll() {
+    bool empty = true;
+    if (!m_v2Path.empty()) {
+        // cgroup.kill signals every process in the subtree at once, so a fork bomb cannot outrun it.
+        if (fileExists(m_v2Path + "/cgroup.kill") && writeFile(m_v2Path + "/cgroup.kill", "1") == 0)
+            empty = waitUntilUnpopulated(m_v2Path);
+        else
+            empty = killMembers(m_v2Path);
+    }
+    for (const auto& dir : m_paths)
+        if (dir != m_v2Path)
+            empty = killMembers(dir) && empty;
+    return empty;
+}
+
+bool Cgroup::killMembers(const std::string& dir) {
+    const auto deadline = std::chrono::steady_clock::now() + kEmptyDeadline;
+    auto pause = std::chrono::microseconds(200);
+    for (;;) {
+        const auto procs = readFile(dir + "/cgroup.procs");
+        if (!procs)
+            return errno == ENOENT; // no cgroup, nothing in it
+        bool any = false;
+        std::istringstream pids(*procs);
+        pid_t pid = 0;
+        while (pids >> pid) {
+            any = true;
+            ::kill(pid, SIGKILL);
+        }
+        if (!any)
+            return true;
+        if (std::chrono::steady_clock::now() >= deadline)
+            return false;
+        // cgroup v1 has no event for "empty": look again after a short, growing pause, while the
+        // killed processes finish exiting and any that forked meanwhile are picked up next round.
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::microseconds(50'000));
+    }
+}
+
+bool Cgroup::oomKilled() const {
+    if (m_memoryPath.empty())
+        return false;
+    if (!m_memoryIsV1) {
+        const auto kills = readKeyedValue(m_memoryPath + "/memory.events", "oom_kill");
+        return kills && *kills > 0;
+    }
+    if (const auto kills = readKeyedValue(m_memoryPath + "/memory.oom_control", "oom_kill"))
+        return *kills > 0;
+    // Kernels before 4.13 do not count OOM kills; that the limit was hit is the best evidence left.
+    const auto failures = readFile(m_memoryPath + "/memory.failcnt");
+    return failures && std::strtoull(failures->c_str(), nullptr, 10) > 0;
+}
+
+bool Cgroup::pidsLimitHit() const {
+    if (m_pidsPath.empty())
+        return false;
+    const auto hits = readKeyedValue(m_pidsPath + "/pids.events", "max");
+    return hits && *hits > 0;
+}
+
+} // namespace warren::sandbox

@@ -1,11 +1,24 @@
 #pragma once
-// A memory + pids cgroup for one sandbox, where the host lets us create one: cgroup v2 (a delegated
-// subtree with the memory and pids controllers) or cgroup v1 (writable memory and pids hierarchies, as
-// for root). Owns the directories: the destructor kills what is left inside and removes them.
+// The cgroup(s) of one sandbox, where the host lets us create them: they enforce the memory and
+// process-count limits and let the Launcher kill the whole process tree, however it daemonises.
+//
+// Where the directories go (always below this process's own cgroup, so the limits of whatever
+// started us still apply to the sandbox):
+// - cgroup v2: "warren-<name>" in the unified hierarchy. It carries memory.max, memory.swap.max=0 and
+//   pids.max when those controllers are available (root, or a systemd-delegated subtree), and in any
+//   case gives cgroup.kill, the kernel's whole-tree kill.
+// - cgroup v1: "warren/<name>" in the memory and pids hierarchies, for limits v2 cannot carry here
+//   (memory.limit_in_bytes, memory.memsw.limit_in_bytes when swap accounting exists, pids.max).
+// On hybrid hosts both are used: v1 for the limits, v2 for the kill. One directory per hierarchy.
+//
+// With zero limits, create() still makes whatever cgroup it can so killAll() reaches the whole tree,
+// and succeeds with no paths() when it can make none: there is nothing to enforce, and the sandbox's
+// pid namespace still ends every process when its init dies. paths().empty() tells the caller so.
 
 #include "Result.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -21,44 +34,94 @@ enum class CgroupVersion { None, V1, V2 };
 
 // What this host lets the current process do with cgroups (also reported by Preflight).
 struct CgroupSupport {
+    // The hierarchy that enforces the limits (V1 on hybrid hosts whose v2 has no controllers); when no
+    // limit can be enforced, the one that gives the kill; None when no cgroup can be made at all.
     CgroupVersion version = CgroupVersion::None;
     bool memory = false; // can create a cgroup with a memory limit
     bool pids = false;   // can create a cgroup with a pids limit
-    bool kill = false;   // can kill a whole cgroup (v2 cgroup.kill, or v1 by iterating cgroup.procs)
+    bool kill = false;   // can kill a whole cgroup (v2 cgroup.kill, or by iterating cgroup.procs)
     std::string detail;  // where, or why not, in words a user can act on
 };
 
 class Cgroup {
 public:
+    // Creates and removes throwaway cgroups, exactly as create() would, to see what works here.
     static CgroupSupport probe();
 
-    // Creates "warren-<name>" cgroups carrying the limits. Fails (with what to do) if a non-zero limit
-    // cannot be enforced by a cgroup here; the caller decides whether an rlimit can stand in.
+    // name: one path component of [A-Za-z0-9._-], unique among live sandboxes (the task id). A leftover
+    // cgroup of that name with no processes in it (a crashed run) is replaced; one with processes is an
+    // error. Fails, saying what to do, if a non-zero limit cannot be enforced by any cgroup here; the
+    // caller decides whether an rlimit can stand in.
     static Result<Cgroup> create(const std::string& name, const CgroupLimits& limits);
 
     Cgroup(Cgroup&& other) noexcept;
     Cgroup& operator=(Cgroup&& other) noexcept;
     Cgroup(const Cgroup&) = delete;
     Cgroup& operator=(const Cgroup&) = delete;
-    ~Cgroup();
+    ~Cgroup(); // killAll(), then removes the directories
 
     // Open O_WRONLY|O_CLOEXEC descriptors of every cgroup.procs file. A forked child writes "0" to each
-    // (async-signal-safe) to move itself in before exec.
+    // (async-signal-safe) to move itself in before exec; the descriptors close on exec.
     const std::vector<int>& procsFds() const { return m_procsFds; }
     static bool joinFromChild(const std::vector<int>& procsFds); // async-signal-safe
 
-    void killAll();             // SIGKILL every process in the cgroup, until it is empty
-    bool oomKilled() const;     // the memory limit killed something
-    bool pidsLimitHit() const;  // a fork failed on the pids limit
+    // SIGKILLs every process in every hierarchy and returns once all of them are empty (or after a
+    // bounded wait, for processes stuck in the kernel). Returns false if something is still inside.
+    bool killAll();
+    // The building block of killAll() where there is no cgroup.kill: SIGKILL every pid in dir's
+    // cgroup.procs, again and again, until it is empty (the pids limit bounds a fork bomb's race).
+    static bool killMembers(const std::string& dir);
+
+    bool oomKilled() const;    // the memory limit killed something
+    bool pidsLimitHit() const; // a fork failed on the pids limit
     const std::vector<std::string>& paths() const { return m_paths; }
 
 private:
+    struct Attempt; // what create() tried, and why each hierarchy could not serve
+
     Cgroup() = default;
+    static Result<Cgroup> make(const std::string& name, const CgroupLimits& limits, Attempt& attempt);
+    void addV2(const std::string& own, const std::string& mountPoint, const std::string& name,
+               const CgroupLimits& limits, Attempt& attempt);
+    std::string addV1(const std::string& hierarchy, const std::string& name, const std::string& controller,
+                      std::vector<std::string>& problems, Attempt& attempt);
+    Status applyLimits(const CgroupLimits& limits);
+    Status openProcsFds();
     void release();
 
-    CgroupVersion m_version = CgroupVersion::None;
-    std::vector<std::string> m_paths; // one per hierarchy (v1) or one (v2)
+    std::string m_v2Path;     // empty when there is no v2 cgroup
+    std::string m_memoryPath; // the directory enforcing the memory limit (v1 or v2), if any
+    std::string m_pidsPath;   // the directory enforcing the pids limit (v1 or v2), if any
+    bool m_memoryIsV1 = false;
+    std::vector<std::string> m_paths;          // every directory made, one per hierarchy
+    std::vector<std::string> m_v1GroupingDirs; // the v1 "warren" parents, removed when left empty
     std::vector<int> m_procsFds;
 };
+
+// Pure helpers, tested directly.
+
+// One line of /proc/<pid>/cgroup: "4:memory:/user.slice" (v1) or "0::/user.slice/x.scope" (v2).
+struct ProcCgroupEntry {
+    int hierarchyId = 0;
+    std::vector<std::string> controllers; // empty for v2; "name=systemd" for named v1 hierarchies
+    std::string path;
+};
+std::vector<ProcCgroupEntry> parseProcCgroup(const std::string& content); // malformed lines skipped
+
+// The fields of one /proc/self/mountinfo line that locate a cgroup hierarchy.
+struct MountInfoEntry {
+    std::string root;       // the directory of the filesystem mounted there ("/" unless a bind/namespace)
+    std::string mountPoint; // octal escapes (\040) decoded
+    std::string fsType;     // "cgroup2", "cgroup", ...
+    std::vector<std::string> superOptions; // for cgroup v1, includes the controllers ("memory")
+};
+std::optional<MountInfoEntry> parseMountInfoLine(const std::string& line);
+
+// Where the cgroup ownPath (from /proc/self/cgroup) is in the filesystem, given the mount of its
+// hierarchy; nullopt when that mount does not show it (ownPath outside the mount's root).
+std::optional<std::string> cgroupDirectory(const MountInfoEntry& mount, const std::string& ownPath);
+
+// The value of "key N" in a flat-keyed cgroup file (memory.events, pids.events, memory.oom_control).
+std::optional<std::uint64_t> flatKeyedValue(const std::string& content, const std::string& key);
 
 } // namespace warren::sandbox
