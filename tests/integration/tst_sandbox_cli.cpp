@@ -1,0 +1,165 @@
+// The warren-sandbox command line as other tools rely on it (DESIGN §4): the command's exit status
+// passes through, 125 means the sandbox could not be set up (and says why, and nothing ran), --explain
+// shows the plan without running it.
+
+#include "SandboxRun.h"
+
+#include <QtTest>
+
+#include <csignal>
+
+using namespace warren::test;
+
+class TestSandboxCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void exitStatusPassesThrough_data();
+    void exitStatusPassesThrough();
+    void setupFailureIs125_data();
+    void setupFailureIs125();
+    void explainRunsNothing();
+    void workspaceDefaultsToCurrentDirectory();
+    void envFlagSetsVariable();
+
+private:
+    std::unique_ptr<Workspace> m_workspace;
+    QTemporaryDir m_scratch; // profile files, outside the workspace
+};
+
+void TestSandboxCli::initTestCase()
+{
+    const QString problem = sandboxUnusable();
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QVERIFY(m_scratch.isValid());
+}
+
+void TestSandboxCli::init()
+{
+    m_workspace = std::make_unique<Workspace>();
+    QVERIFY(m_workspace->isValid());
+}
+
+void TestSandboxCli::exitStatusPassesThrough_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<int>("expected");
+
+    QTest::newRow("exit 0") << QStringLiteral("exit 0") << 0;
+    QTest::newRow("exit 1") << QStringLiteral("exit 1") << 1;
+    QTest::newRow("exit 7") << QStringLiteral("exit 7") << 7;
+    QTest::newRow("exit 100") << QStringLiteral("exit 100") << 100;
+    QTest::newRow("killed by SIGTERM") << QStringLiteral("kill -TERM $$") << exitForSignal(SIGTERM);
+    QTest::newRow("killed by SIGKILL") << QStringLiteral("kill -KILL $$") << exitForSignal(SIGKILL);
+    QTest::newRow("killed by SIGSEGV") << QStringLiteral("kill -SEGV $$") << exitForSignal(SIGSEGV);
+}
+
+void TestSandboxCli::exitStatusPassesThrough()
+{
+    QFETCH(QString, script);
+    QFETCH(int, expected);
+
+    const RunOutcome outcome = m_workspace->run({QStringLiteral("sh"), QStringLiteral("-c"), script});
+    QVERIFY2(outcome.exited(), qPrintable(outcome.describe()));
+    QCOMPARE(outcome.exitCode, expected);
+}
+
+void TestSandboxCli::setupFailureIs125_data()
+{
+    QTest::addColumn<QStringList>("options");     // %S: the scratch directory
+    QTest::addColumn<QByteArray>("profile");      // written to %S/profile.json when not empty
+    QTest::addColumn<QString>("mustMention");     // the message names what was wrong
+
+    QTest::newRow("unknown flag") << QStringList{"--no-such-flag"} << QByteArray() << QStringLiteral("--no-such-flag");
+    QTest::newRow("missing workspace") << QStringList{"--workspace", "%S/no-such-dir"} << QByteArray() << QStringLiteral("no-such-dir");
+    QTest::newRow("workspace is a file") << QStringList{"--workspace", "%S/a-file"} << QByteArray() << QStringLiteral("a-file");
+    QTest::newRow("bad network policy") << QStringList{"--network", "everywhere"} << QByteArray() << QStringLiteral("everywhere");
+    QTest::newRow("non-numeric memory limit") << QStringList{"--memory-mb", "lots"} << QByteArray() << QStringLiteral("lots");
+    QTest::newRow("negative timeout") << QStringList{"--timeout", "-5"} << QByteArray() << QStringLiteral("-5");
+    QTest::newRow("malformed --env") << QStringList{"--env", "NOEQUALS"} << QByteArray() << QStringLiteral("NOEQUALS");
+    QTest::newRow("missing profile file") << QStringList{"--profile", "%S/no-such-profile.json"} << QByteArray()
+                                          << QStringLiteral("no-such-profile.json");
+    QTest::newRow("profile is not JSON") << QStringList{"--profile", "%S/profile.json"} << QByteArray("{ limits: ")
+                                         << QStringLiteral("profile.json");
+    QTest::newRow("unknown profile key") << QStringList{"--profile", "%S/profile.json"}
+                                         << QByteArray(R"({ "no_such_key": true })") << QStringLiteral("no_such_key");
+    QTest::newRow("unknown limit key") << QStringList{"--profile", "%S/profile.json"}
+                                       << QByteArray(R"({ "limits": { "memroy_mb": 100 } })") << QStringLiteral("memroy_mb");
+    QTest::newRow("unknown seccomp rule to skip") << QStringList{"--profile", "%S/profile.json"}
+                                                  << QByteArray(R"({ "seccomp": { "skip": ["no-such-rule"] } })")
+                                                  << QStringLiteral("no-such-rule");
+    QTest::newRow("missing --ro path") << QStringList{"--ro", "%S/no-such-path"} << QByteArray() << QStringLiteral("no-such-path");
+}
+
+// Fail closed: a sandbox that cannot be set up exactly as asked does not run the command at all, and the
+// message says what was wrong.
+void TestSandboxCli::setupFailureIs125()
+{
+    QFETCH(QStringList, options);
+    QFETCH(QByteArray, profile);
+    QFETCH(QString, mustMention);
+
+    if (!profile.isEmpty()) {
+        QFile file(m_scratch.filePath(QStringLiteral("profile.json")));
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QVERIFY(file.write(profile) == profile.size());
+    }
+    QFile aFile(m_scratch.filePath(QStringLiteral("a-file")));
+    QVERIFY(aFile.open(QIODevice::WriteOnly));
+    aFile.close();
+
+    QStringList arguments;
+    bool workspaceGiven = false;
+    for (QString option : options) {
+        option.replace(QLatin1String("%S"), m_scratch.path());
+        workspaceGiven = workspaceGiven || option == QLatin1String("--workspace");
+        arguments << option;
+    }
+    if (!workspaceGiven)
+        arguments << QStringLiteral("--workspace") << m_workspace->path();
+    arguments << QStringLiteral("--") << QStringLiteral("sh") << QStringLiteral("-c") << QStringLiteral("touch /workspace/ran");
+
+    const RunOutcome outcome = runSandbox(arguments);
+    QVERIFY2(outcome.exited() && outcome.exitCode == 125, qPrintable(outcome.describe()));
+    QVERIFY2(QString::fromUtf8(outcome.err).contains(mustMention), qPrintable(outcome.describe()));
+    QVERIFY(!m_workspace->exists(QStringLiteral("ran")));
+}
+
+void TestSandboxCli::explainRunsNothing()
+{
+    const RunOutcome outcome = m_workspace->run({QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("touch /workspace/ran")},
+                                                {QStringLiteral("--explain")});
+    QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
+    QVERIFY(!m_workspace->exists(QStringLiteral("ran")));
+    const QString explained = QString::fromUtf8(outcome.out);
+    QVERIFY2(explained.contains(QLatin1String("bwrap")), qPrintable(outcome.describe()));
+    QVERIFY2(explained.contains(QLatin1String("--unshare-pid")), qPrintable(outcome.describe()));
+    QVERIFY2(explained.contains(m_workspace->path()), qPrintable(outcome.describe()));
+    QVERIFY2(explained.contains(QLatin1String("touch /workspace/ran")), qPrintable(outcome.describe()));
+}
+
+void TestSandboxCli::workspaceDefaultsToCurrentDirectory()
+{
+    RunOptions options;
+    options.workingDirectory = m_workspace->path();
+    const RunOutcome outcome = runSandbox({QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                                           QStringLiteral("pwd && echo here > marker")},
+                                          options);
+    QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
+    QCOMPARE(outcome.verdict(), QStringLiteral("/workspace"));
+    QCOMPARE(m_workspace->readFile(QStringLiteral("marker")), QByteArray("here\n"));
+}
+
+void TestSandboxCli::envFlagSetsVariable()
+{
+    const RunOutcome outcome = m_workspace->run({QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("printf '%s|%s' \"$ONE\" \"$TWO\"")},
+                                                {QStringLiteral("--env"), QStringLiteral("ONE=first value"),
+                                                 QStringLiteral("--env"), QStringLiteral("TWO=a=b")});
+    QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
+    QCOMPARE(outcome.out, QByteArray("first value|a=b"));
+}
+
+QTEST_GUILESS_MAIN(TestSandboxCli)
+#include "tst_sandbox_cli.moc"
