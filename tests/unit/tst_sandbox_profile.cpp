@@ -15,9 +15,13 @@ namespace {
 const std::string kWorkspace = "/home/user/project";
 const QString kAbsent = QStringLiteral("<absent>");
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
+QString qs(const std::string& text) {
+    return QString::fromStdString(text);
+}
 
-json parse(const QString& text) { return json::parse(text.toStdString()); }
+json parse(const QString& text) {
+    return json::parse(text.toStdString());
+}
 
 // What warren-sandbox passes: the default, the workspace the command line always sets, then the layers
 // under test (a profile file, then further command-line overrides).
@@ -128,10 +132,14 @@ void TestSandboxProfile::defaultProfileMatchesTheDesign() {
     QCOMPARE(profile->network, NetworkPolicy::None);
 
     const QStringList mounts = describe(*profile).filter(QRegularExpression("^mount "));
-    const QStringList expectedMounts = {"mount /usr ro-bind source=/usr", "mount /bin mirror source=/bin",
-                                        "mount /lib mirror source=/lib", "mount /lib64 mirror source=/lib64 optional",
-                                        "mount /tmp tmpfs size_mb=512", "mount /home/agent tmpfs size_mb=256",
-                                        "mount /proc proc", "mount /dev dev"};
+    const QStringList expectedMounts = {"mount /usr ro-bind source=/usr",
+                                        "mount /bin mirror source=/bin",
+                                        "mount /lib mirror source=/lib",
+                                        "mount /lib64 mirror source=/lib64 optional",
+                                        "mount /tmp tmpfs size_mb=512",
+                                        "mount /home/agent tmpfs size_mb=256",
+                                        "mount /proc proc",
+                                        "mount /dev dev"};
     for (const QString& expected : expectedMounts)
         QVERIFY2(mounts.contains(expected), qPrintable(expected + " missing from:\n" + mounts.join('\n')));
 
@@ -141,8 +149,8 @@ void TestSandboxProfile::defaultProfileMatchesTheDesign() {
     QVERIFY(profile->limits.pids > 0);
 
     const QStringList protectedPaths = describe(*profile).filter(QRegularExpression("^protected "));
-    const QStringList expectedProtected = {"protected .git/hooks/", "protected .git/config", "protected .envrc",
-                                           "protected .vscode/", "protected .bashrc"};
+    const QStringList expectedProtected = {"protected .git/hooks/", "protected .git/config",
+                                           "protected .envrc", "protected .vscode/", "protected .bashrc"};
     for (const QString& expected : expectedProtected)
         QVERIFY2(protectedPaths.contains(expected), qPrintable(expected + " missing"));
 }
@@ -170,7 +178,8 @@ void TestSandboxProfile::workspaceIsRequired() {
     auto profile = resolveProfile({defaultProfileJson()});
     QVERIFY(!profile.ok());
     QCOMPARE(profile.error().code, ErrorCode::InvalidArgument);
-    QVERIFY2(profile.error().message.find("--workspace") != std::string::npos, profile.error().message.c_str());
+    QVERIFY2(profile.error().message.find("--workspace") != std::string::npos,
+             profile.error().message.c_str());
 }
 
 // pointer is a JSON pointer into the resolved profile's toJson() ("~1" stands for "/" inside a key).
@@ -180,54 +189,104 @@ void TestSandboxProfile::layering_data() {
     QTest::addColumn<QString>("pointer");
     QTest::addColumn<QString>("expected"); // JSON, or kAbsent
 
-    QTest::newRow("default value stands without layers") << "{}" << "{}" << "/limits/pids" << "512";
-    QTest::newRow("profile file overrides default") << R"({"hostname": "box"})" << "{}" << "/hostname" << R"("box")";
-    QTest::newRow("command line overrides profile file")
-        << R"({"limits": {"memory_mb": 100}})" << R"({"limits": {"memory_mb": 200}})" << "/limits/memory_mb" << "200";
-    QTest::newRow("profile keeps the default's sibling keys")
-        << R"({"limits": {"pids": 10}})" << "{}" << "/limits/memory_mb" << "4096";
+    QTest::newRow("default value stands without layers") << "{}"
+                                                         << "{}"
+                                                         << "/limits/pids"
+                                                         << "512";
+    QTest::newRow("profile file overrides default") << R"({"hostname": "box"})"
+                                                    << "{}"
+                                                    << "/hostname"
+                                                    << R"("box")";
+    QTest::newRow("command line overrides profile file") << R"({"limits": {"memory_mb": 100}})"
+                                                         << R"({"limits": {"memory_mb": 200}})"
+                                                         << "/limits/memory_mb"
+                                                         << "200";
+    QTest::newRow("profile keeps the default's sibling keys") << R"({"limits": {"pids": 10}})"
+                                                              << "{}"
+                                                              << "/limits/memory_mb"
+                                                              << "4096";
     QTest::newRow("profile adds a mount")
-        << R"({"mounts": {"/opt/tools": {"type": "ro-bind", "source": "/opt/tools"}}})" << "{}"
-        << "/mounts/~1opt~1tools" << R"({"type": "ro-bind", "source": "/opt/tools"})";
+        << R"({"mounts": {"/opt/tools": {"type": "ro-bind", "source": "/opt/tools"}}})"
+        << "{}"
+        << "/mounts/~1opt~1tools"
+        << R"({"type": "ro-bind", "source": "/opt/tools"})";
     QTest::newRow("adding a mount keeps the default ones")
-        << R"({"mounts": {"/opt/tools": {"type": "ro-bind", "source": "/opt/tools"}}})" << "{}"
-        << "/mounts/~1usr" << R"({"type": "ro-bind", "source": "/usr"})";
-    QTest::newRow("profile changes one field of a mount")
-        << R"({"mounts": {"/tmp": {"size_mb": 64}}})" << "{}" << "/mounts/~1tmp" << R"({"type": "tmpfs", "size_mb": 64})";
-    QTest::newRow("null removes a mount") << R"({"mounts": {"/lib32": null}})" << "{}" << "/mounts/~1lib32" << kAbsent;
-    QTest::newRow("null removes a field of a mount")
-        << R"({"mounts": {"/lib64": {"optional": null}}})" << "{}" << "/mounts/~1lib64"
-        << R"({"type": "mirror", "source": "/lib64"})";
-    QTest::newRow("null removes an env variable") << R"({"env": {"LANG": null}})" << "{}" << "/env/LANG" << kAbsent;
-    QTest::newRow("command line null removes what the profile added")
-        << R"({"env": {"FOO": "1"}})" << R"({"env": {"FOO": null}})" << "/env/FOO" << kAbsent;
-    QTest::newRow("command line adds env next to the profile's")
-        << R"({"env": {"FOO": "1"}})" << R"({"env": {"BAR": "2"}})" << "/env/FOO" << R"("1")";
-    QTest::newRow("array is replaced whole")
-        << R"({"env_passthrough": ["LC_ALL"]})" << "{}" << "/env_passthrough" << R"(["LC_ALL"])";
-    QTest::newRow("protected path switched off with false")
-        << R"({"protected_paths": {".envrc": false}})" << "{}" << "/protected_paths/.envrc" << kAbsent;
-    QTest::newRow("protected path removed with null")
-        << R"({"protected_paths": {".envrc": null}})" << "{}" << "/protected_paths/.envrc" << kAbsent;
+        << R"({"mounts": {"/opt/tools": {"type": "ro-bind", "source": "/opt/tools"}}})"
+        << "{}"
+        << "/mounts/~1usr"
+        << R"({"type": "ro-bind", "source": "/usr"})";
+    QTest::newRow("profile changes one field of a mount") << R"({"mounts": {"/tmp": {"size_mb": 64}}})"
+                                                          << "{}"
+                                                          << "/mounts/~1tmp"
+                                                          << R"({"type": "tmpfs", "size_mb": 64})";
+    QTest::newRow("null removes a mount") << R"({"mounts": {"/lib32": null}})"
+                                          << "{}"
+                                          << "/mounts/~1lib32" << kAbsent;
+    QTest::newRow("null removes a field of a mount") << R"({"mounts": {"/lib64": {"optional": null}}})"
+                                                     << "{}"
+                                                     << "/mounts/~1lib64"
+                                                     << R"({"type": "mirror", "source": "/lib64"})";
+    QTest::newRow("null removes an env variable") << R"({"env": {"LANG": null}})"
+                                                  << "{}"
+                                                  << "/env/LANG" << kAbsent;
+    QTest::newRow("command line null removes what the profile added") << R"({"env": {"FOO": "1"}})"
+                                                                      << R"({"env": {"FOO": null}})"
+                                                                      << "/env/FOO" << kAbsent;
+    QTest::newRow("command line adds env next to the profile's") << R"({"env": {"FOO": "1"}})"
+                                                                 << R"({"env": {"BAR": "2"}})"
+                                                                 << "/env/FOO"
+                                                                 << R"("1")";
+    QTest::newRow("array is replaced whole") << R"({"env_passthrough": ["LC_ALL"]})"
+                                             << "{}"
+                                             << "/env_passthrough"
+                                             << R"(["LC_ALL"])";
+    QTest::newRow("protected path switched off with false") << R"({"protected_paths": {".envrc": false}})"
+                                                            << "{}"
+                                                            << "/protected_paths/.envrc" << kAbsent;
+    QTest::newRow("protected path removed with null") << R"({"protected_paths": {".envrc": null}})"
+                                                      << "{}"
+                                                      << "/protected_paths/.envrc" << kAbsent;
     QTest::newRow("other protected paths stay when one is switched off")
-        << R"({"protected_paths": {".envrc": false}})" << "{}" << "/protected_paths/.gitmodules" << "true";
-    QTest::newRow("protected file added") << R"({"protected_paths": {"Makefile": true}})" << "{}"
-                                          << "/protected_paths/Makefile" << "true";
-    QTest::newRow("protected directory added")
-        << R"({"protected_paths": {".github/workflows/": true}})" << "{}" << "/protected_paths/.github~1workflows~1"
+        << R"({"protected_paths": {".envrc": false}})"
+        << "{}"
+        << "/protected_paths/.gitmodules"
         << "true";
-    QTest::newRow("all protected paths removed with null")
-        << "{}" << R"({"protected_paths": null})" << "/protected_paths" << "{}";
-    QTest::newRow("network loopback") << R"({"network": "loopback"})" << "{}" << "/network" << R"("loopback")";
-    QTest::newRow("empty hostname falls back") << R"({"hostname": ""})" << "{}" << "/hostname" << R"("sandbox")";
-    QTest::newRow("seccomp rows skipped") << R"({"seccomp": {"skip": ["ptrace"]}})" << "{}" << "/seccomp/skip"
+    QTest::newRow("protected file added") << R"({"protected_paths": {"Makefile": true}})"
+                                          << "{}"
+                                          << "/protected_paths/Makefile"
+                                          << "true";
+    QTest::newRow("protected directory added") << R"({"protected_paths": {".github/workflows/": true}})"
+                                               << "{}"
+                                               << "/protected_paths/.github~1workflows~1"
+                                               << "true";
+    QTest::newRow("all protected paths removed with null") << "{}"
+                                                           << R"({"protected_paths": null})"
+                                                           << "/protected_paths"
+                                                           << "{}";
+    QTest::newRow("network loopback") << R"({"network": "loopback"})"
+                                      << "{}"
+                                      << "/network"
+                                      << R"("loopback")";
+    QTest::newRow("empty hostname falls back") << R"({"hostname": ""})"
+                                               << "{}"
+                                               << "/hostname"
+                                               << R"("sandbox")";
+    QTest::newRow("seccomp rows skipped") << R"({"seccomp": {"skip": ["ptrace"]}})"
+                                          << "{}"
+                                          << "/seccomp/skip"
                                           << R"(["ptrace"])";
-    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})" << "{}" << "/workspace/writable"
+    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})"
+                                         << "{}"
+                                         << "/workspace/writable"
                                          << "false";
     QTest::newRow("command line workspace wins over the profile's")
-        << R"({"workspace": {"source": "/srv/a"}})" << R"({"workspace": {"source": "/srv/b"}})"
-        << "/workspace/source" << R"("/srv/b")";
-    QTest::newRow("custom user") << R"({"user": {"name": "dev", "uid": 1500}})" << "{}" << "/user"
+        << R"({"workspace": {"source": "/srv/a"}})"
+        << R"({"workspace": {"source": "/srv/b"}})"
+        << "/workspace/source"
+        << R"("/srv/b")";
+    QTest::newRow("custom user") << R"({"user": {"name": "dev", "uid": 1500}})"
+                                 << "{}"
+                                 << "/user"
                                  << R"({"name": "dev", "uid": 1500, "gid": 1000, "home": "/home/agent",
                                         "shell": "/bin/sh"})";
 }
@@ -256,16 +315,22 @@ void TestSandboxProfile::invalidProfile_data() {
     QTest::addColumn<QString>("message"); // a part of the error the user must see
 
     // Unknown keys: a typo must not become a setting that silently does nothing.
-    QTest::newRow("unknown top-level key") << R"({"hostnme": "x"})" << "unknown key profile.hostnme";
-    QTest::newRow("unknown limits key") << R"({"limits": {"memroy_mb": 1}})" << "unknown key limits.memroy_mb";
+    QTest::newRow("unknown top-level key") << R"({"hostnme": "x"})"
+                                           << "unknown key profile.hostnme";
+    QTest::newRow("unknown limits key") << R"({"limits": {"memroy_mb": 1}})"
+                                        << "unknown key limits.memroy_mb";
     QTest::newRow("unknown mount key") << R"({"mounts": {"/tmp": {"sizemb": 1}}})"
                                        << R"(unknown key mounts["/tmp"].sizemb)";
-    QTest::newRow("unknown user key") << R"({"user": {"home_dir": "/h"}})" << "unknown key user.home_dir";
-    QTest::newRow("unknown workspace key") << R"({"workspace": {"src": "/x"}})" << "unknown key workspace.src";
-    QTest::newRow("unknown seccomp key") << R"({"seccomp": {"skipped": []}})" << "unknown key seccomp.skipped";
+    QTest::newRow("unknown user key") << R"({"user": {"home_dir": "/h"}})"
+                                      << "unknown key user.home_dir";
+    QTest::newRow("unknown workspace key") << R"({"workspace": {"src": "/x"}})"
+                                           << "unknown key workspace.src";
+    QTest::newRow("unknown seccomp key") << R"({"seccomp": {"skipped": []}})"
+                                         << "unknown key seccomp.skipped";
 
     // Wrong types.
-    QTest::newRow("hostname not a string") << R"({"hostname": 5})" << "hostname has the wrong type (number)";
+    QTest::newRow("hostname not a string") << R"({"hostname": 5})"
+                                           << "hostname has the wrong type (number)";
     QTest::newRow("limit given as a string") << R"({"limits": {"pids": "10"}})"
                                              << "limits.pids has the wrong type (string)";
     QTest::newRow("limit given as a boolean") << R"({"limits": {"pids": true}})"
@@ -276,28 +341,41 @@ void TestSandboxProfile::invalidProfile_data() {
                                                   << "env_passthrough has the wrong type (string)";
     QTest::newRow("mount optional not a boolean") << R"({"mounts": {"/lib32": {"optional": "yes"}}})"
                                                   << R"(mounts["/lib32"].optional has the wrong type)";
-    QTest::newRow("uid given as a string") << R"({"user": {"uid": "1000"}})" << "user.uid has the wrong type";
-    QTest::newRow("network not a string") << R"({"network": false})" << "network has the wrong type";
+    QTest::newRow("uid given as a string") << R"({"user": {"uid": "1000"}})"
+                                           << "user.uid has the wrong type";
+    QTest::newRow("network not a string") << R"({"network": false})"
+                                          << "network has the wrong type";
     QTest::newRow("seccomp skip not an array") << R"({"seccomp": {"skip": "ptrace"}})"
                                                << "seccomp.skip has the wrong type";
-    QTest::newRow("mounts not an object") << R"({"mounts": ["/usr"]})" << "mounts must be an object";
-    QTest::newRow("mount not an object") << R"({"mounts": {"/opt": "ro-bind"}})" << R"(mounts["/opt"] must be an object)";
-    QTest::newRow("limits not an object") << R"({"limits": 5})" << "limits must be an object";
-    QTest::newRow("user not an object") << R"({"user": "agent"})" << "user must be an object";
-    QTest::newRow("env not an object") << R"({"env": ["A=1"]})" << "env must be an object";
-    QTest::newRow("env value not a string") << R"({"env": {"DEBUG": 1}})" << "env.DEBUG must be a string";
-    QTest::newRow("env name with an equals sign") << R"({"env": {"A=B": "c"}})" << R"(invalid variable name "A=B")";
-    QTest::newRow("env name empty") << R"({"env": {"": "c"}})" << R"(invalid variable name "")";
-    QTest::newRow("seccomp not an object") << R"({"seccomp": ["ptrace"]})" << "seccomp must be an object";
-    QTest::newRow("unknown network") << R"({"network": "host"})" << R"(network "host" is not one of none, loopback)";
+    QTest::newRow("mounts not an object") << R"({"mounts": ["/usr"]})"
+                                          << "mounts must be an object";
+    QTest::newRow("mount not an object") << R"({"mounts": {"/opt": "ro-bind"}})"
+                                         << R"(mounts["/opt"] must be an object)";
+    QTest::newRow("limits not an object") << R"({"limits": 5})"
+                                          << "limits must be an object";
+    QTest::newRow("user not an object") << R"({"user": "agent"})"
+                                        << "user must be an object";
+    QTest::newRow("env not an object") << R"({"env": ["A=1"]})"
+                                       << "env must be an object";
+    QTest::newRow("env value not a string") << R"({"env": {"DEBUG": 1}})"
+                                            << "env.DEBUG must be a string";
+    QTest::newRow("env name with an equals sign") << R"({"env": {"A=B": "c"}})"
+                                                  << R"(invalid variable name "A=B")";
+    QTest::newRow("env name empty") << R"({"env": {"": "c"}})"
+                                    << R"(invalid variable name "")";
+    QTest::newRow("seccomp not an object") << R"({"seccomp": ["ptrace"]})"
+                                           << "seccomp must be an object";
+    QTest::newRow("unknown network") << R"({"network": "host"})"
+                                     << R"(network "host" is not one of none, loopback)";
 
     // Mounts.
     QTest::newRow("unknown mount type") << R"({"mounts": {"/opt": {"type": "overlay"}}})"
                                         << R"(mounts["/opt"].type "overlay" is not one of)";
     QTest::newRow("mount without a type") << R"({"mounts": {"/opt": {"source": "/opt"}}})"
                                           << R"(mounts["/opt"].type "" is not one of)";
-    QTest::newRow("relative mount destination") << R"({"mounts": {"opt": {"type": "proc"}}})"
-                                                << R"(mounts["opt"]: the destination must be an absolute path)";
+    QTest::newRow("relative mount destination")
+        << R"({"mounts": {"opt": {"type": "proc"}}})"
+        << R"(mounts["opt"]: the destination must be an absolute path)";
     QTest::newRow("mount destination with dot-dot") << R"({"mounts": {"/opt/../etc": {"type": "proc"}}})"
                                                     << "the destination must be an absolute path";
     QTest::newRow("mount destination with dot") << R"({"mounts": {"/opt/./x": {"type": "proc"}}})"
@@ -321,10 +399,12 @@ void TestSandboxProfile::invalidProfile_data() {
                                           << R"(mounts["/scratch"].size_mb is required for a tmpfs)";
     QTest::newRow("tmpfs of size zero") << R"({"mounts": {"/scratch": {"type": "tmpfs", "size_mb": 0}}})"
                                         << R"(mounts["/scratch"].size_mb is required for a tmpfs)";
-    QTest::newRow("size on a bind") << R"({"mounts": {"/opt": {"type": "ro-bind", "source": "/opt", "size_mb": 5}}})"
-                                    << R"(mounts["/opt"].size_mb only applies to type tmpfs)";
-    QTest::newRow("source on a tmpfs") << R"({"mounts": {"/opt": {"type": "tmpfs", "source": "/opt", "size_mb": 5}}})"
-                                       << R"(mounts["/opt"].source does not apply to type tmpfs)";
+    QTest::newRow("size on a bind")
+        << R"({"mounts": {"/opt": {"type": "ro-bind", "source": "/opt", "size_mb": 5}}})"
+        << R"(mounts["/opt"].size_mb only applies to type tmpfs)";
+    QTest::newRow("source on a tmpfs")
+        << R"({"mounts": {"/opt": {"type": "tmpfs", "source": "/opt", "size_mb": 5}}})"
+        << R"(mounts["/opt"].source does not apply to type tmpfs)";
     QTest::newRow("source on proc") << R"({"mounts": {"/proc": {"source": "/proc"}}})"
                                     << R"(mounts["/proc"].source does not apply to type proc)";
     QTest::newRow("symlink without a target") << R"({"mounts": {"/opt": {"type": "symlink"}}})"
@@ -332,20 +412,28 @@ void TestSandboxProfile::invalidProfile_data() {
     QTest::newRow("target on a bind")
         << R"({"mounts": {"/opt": {"type": "ro-bind", "source": "/opt", "target": "/x"}}})"
         << R"(mounts["/opt"].target only applies to type symlink)";
-    QTest::newRow("mount hides the workspace") << R"({"mounts": {"/workspace": {"type": "tmpfs", "size_mb": 1}}})"
-                                               << R"(mounts["/workspace"] hides the workspace)";
+    QTest::newRow("mount hides the workspace")
+        << R"({"mounts": {"/workspace": {"type": "tmpfs", "size_mb": 1}}})"
+        << R"(mounts["/workspace"] hides the workspace)";
     QTest::newRow("mount hides a moved workspace")
         << R"({"workspace": {"dest": "/src"}, "mounts": {"/src": {"type": "ro-bind", "source": "/srv"}}})"
         << R"(mounts["/src"] hides the workspace)";
 
     // User.
-    QTest::newRow("uid 0") << R"({"user": {"uid": 0}})" << "user.uid and user.gid must not be 0";
-    QTest::newRow("gid 0") << R"({"user": {"gid": 0}})" << "user.uid and user.gid must not be 0";
-    QTest::newRow("uppercase user name") << R"({"user": {"name": "Agent"}})" << "user.name must be a lowercase login name";
-    QTest::newRow("user name with a colon") << R"({"user": {"name": "a:b"}})" << "user.name must be a lowercase login name";
-    QTest::newRow("empty user name") << R"({"user": {"name": ""}})" << "user.name must be a lowercase login name";
-    QTest::newRow("relative home") << R"({"user": {"home": "home/agent"}})" << "user.home and user.shell must be absolute";
-    QTest::newRow("relative shell") << R"({"user": {"shell": "sh"}})" << "user.home and user.shell must be absolute";
+    QTest::newRow("uid 0") << R"({"user": {"uid": 0}})"
+                           << "user.uid and user.gid must not be 0";
+    QTest::newRow("gid 0") << R"({"user": {"gid": 0}})"
+                           << "user.uid and user.gid must not be 0";
+    QTest::newRow("uppercase user name") << R"({"user": {"name": "Agent"}})"
+                                         << "user.name must be a lowercase login name";
+    QTest::newRow("user name with a colon") << R"({"user": {"name": "a:b"}})"
+                                            << "user.name must be a lowercase login name";
+    QTest::newRow("empty user name") << R"({"user": {"name": ""}})"
+                                     << "user.name must be a lowercase login name";
+    QTest::newRow("relative home") << R"({"user": {"home": "home/agent"}})"
+                                   << "user.home and user.shell must be absolute";
+    QTest::newRow("relative shell") << R"({"user": {"shell": "sh"}})"
+                                    << "user.home and user.shell must be absolute";
 
     // Workspace.
     QTest::newRow("relative workspace source") << R"({"workspace": {"source": "project"}})"
@@ -360,10 +448,12 @@ void TestSandboxProfile::invalidProfile_data() {
                                                  << "workspace.dest must be an absolute path below /";
 
     // Protected paths.
-    QTest::newRow("absolute protected path") << R"({"protected_paths": {"/etc/passwd": true}})"
-                                             << R"(protected_paths["/etc/passwd"] must be a path relative to the workspace)";
-    QTest::newRow("protected path leaving the workspace") << R"({"protected_paths": {"../x": true}})"
-                                                          << R"(protected_paths["../x"] must be a path relative)";
+    QTest::newRow("absolute protected path")
+        << R"({"protected_paths": {"/etc/passwd": true}})"
+        << R"(protected_paths["/etc/passwd"] must be a path relative to the workspace)";
+    QTest::newRow("protected path leaving the workspace")
+        << R"({"protected_paths": {"../x": true}})"
+        << R"(protected_paths["../x"] must be a path relative)";
     QTest::newRow("protected path with dot") << R"({"protected_paths": {"./.envrc": true}})"
                                              << R"(protected_paths["./.envrc"] must be a path relative)";
     QTest::newRow("protected path with double slash") << R"({"protected_paths": {"a//b": true}})"
@@ -395,12 +485,18 @@ void TestSandboxProfile::numbersOutOfRange_data() {
     QTest::addColumn<QString>("layer");
     QTest::addColumn<QString>("key"); // the error must name it
 
-    QTest::newRow("negative memory limit") << R"({"limits": {"memory_mb": -1}})" << "limits.memory_mb";
-    QTest::newRow("fractional memory limit") << R"({"limits": {"memory_mb": 1.5}})" << "limits.memory_mb";
-    QTest::newRow("negative tmpfs size") << R"({"mounts": {"/tmp": {"size_mb": -1}}})" << "size_mb";
-    QTest::newRow("uid beyond 32 bits") << R"({"user": {"uid": 4294968296}})" << "user.uid";
-    QTest::newRow("negative uid") << R"({"user": {"uid": -1}})" << "user.uid";
-    QTest::newRow("uid given as a boolean") << R"({"user": {"uid": true}})" << "user.uid";
+    QTest::newRow("negative memory limit") << R"({"limits": {"memory_mb": -1}})"
+                                           << "limits.memory_mb";
+    QTest::newRow("fractional memory limit") << R"({"limits": {"memory_mb": 1.5}})"
+                                             << "limits.memory_mb";
+    QTest::newRow("negative tmpfs size") << R"({"mounts": {"/tmp": {"size_mb": -1}}})"
+                                         << "size_mb";
+    QTest::newRow("uid beyond 32 bits") << R"({"user": {"uid": 4294968296}})"
+                                        << "user.uid";
+    QTest::newRow("negative uid") << R"({"user": {"uid": -1}})"
+                                  << "user.uid";
+    QTest::newRow("uid given as a boolean") << R"({"user": {"uid": true}})"
+                                            << "user.uid";
 }
 
 void TestSandboxProfile::numbersOutOfRange() {
@@ -408,8 +504,9 @@ void TestSandboxProfile::numbersOutOfRange() {
     QFETCH(QString, key);
 
     auto profile = resolveOverDefault(parse(layer));
-    QEXPECT_FAIL("", "BUG: SandboxProfile's ObjectReader::read() converts negative, fractional, boolean and "
-                     "too-large numbers into unsigned fields instead of refusing them",
+    QEXPECT_FAIL("",
+                 "BUG: SandboxProfile's ObjectReader::read() converts negative, fractional, boolean and "
+                 "too-large numbers into unsigned fields instead of refusing them",
                  Abort);
     QVERIFY2(!profile.ok(), qPrintable("accepted: " + layer + " as " +
                                        (profile.ok() ? describe(*profile).join("; ") : QString())));
@@ -425,16 +522,22 @@ void TestSandboxProfile::mountSpec_data() {
     QTest::addColumn<bool>("optional");
 
     using Type = MountSpec::Type;
-    QTest::newRow("ro-bind") << R"({"type": "ro-bind", "source": "/opt/y"})" << int(Type::RoBind) << "/opt/y" << ""
-                             << 0ull << false;
-    QTest::newRow("bind") << R"({"type": "bind", "source": "/srv"})" << int(Type::Bind) << "/srv" << "" << 0ull << false;
+    QTest::newRow("ro-bind") << R"({"type": "ro-bind", "source": "/opt/y"})" << int(Type::RoBind) << "/opt/y"
+                             << "" << 0ull << false;
+    QTest::newRow("bind") << R"({"type": "bind", "source": "/srv"})" << int(Type::Bind) << "/srv"
+                          << "" << 0ull << false;
     QTest::newRow("optional mirror") << R"({"type": "mirror", "source": "/lib32", "optional": true})"
-                                     << int(Type::Mirror) << "/lib32" << "" << 0ull << true;
-    QTest::newRow("symlink with a relative target") << R"({"type": "symlink", "target": "usr/bin"})"
-                                                    << int(Type::Symlink) << "" << "usr/bin" << 0ull << false;
-    QTest::newRow("tmpfs") << R"({"type": "tmpfs", "size_mb": 64})" << int(Type::Tmpfs) << "" << "" << 64ull << false;
-    QTest::newRow("proc") << R"({"type": "proc"})" << int(Type::Proc) << "" << "" << 0ull << false;
-    QTest::newRow("dev") << R"({"type": "dev"})" << int(Type::Dev) << "" << "" << 0ull << false;
+                                     << int(Type::Mirror) << "/lib32"
+                                     << "" << 0ull << true;
+    QTest::newRow("symlink with a relative target")
+        << R"({"type": "symlink", "target": "usr/bin"})" << int(Type::Symlink) << ""
+        << "usr/bin" << 0ull << false;
+    QTest::newRow("tmpfs") << R"({"type": "tmpfs", "size_mb": 64})" << int(Type::Tmpfs) << ""
+                           << "" << 64ull << false;
+    QTest::newRow("proc") << R"({"type": "proc"})" << int(Type::Proc) << ""
+                          << "" << 0ull << false;
+    QTest::newRow("dev") << R"({"type": "dev"})" << int(Type::Dev) << ""
+                         << "" << 0ull << false;
 }
 
 void TestSandboxProfile::mountSpec() {
@@ -472,7 +575,8 @@ void TestSandboxProfile::mountsSortedParentsFirst() {
     for (std::size_t child = 0; child < mounts.size(); ++child)
         for (std::size_t parent = 0; parent < mounts.size(); ++parent)
             if (parent != child && isUnder(mounts[child].dest, mounts[parent].dest))
-                QVERIFY2(parent < child, (mounts[parent].dest + " after its child " + mounts[child].dest).c_str());
+                QVERIFY2(parent < child,
+                         (mounts[parent].dest + " after its child " + mounts[child].dest).c_str());
     QVERIFY(findMount(*profile, "/opt/a/b/c"));
     QVERIFY(findMount(*profile, "/home/agent/.cache"));
 }
@@ -482,10 +586,10 @@ void TestSandboxProfile::protectedPaths_data() {
     QTest::addColumn<QStringList>("expected");
 
     QTest::newRow("file") << R"({".envrc": true})" << QStringList{"protected .envrc"};
-    QTest::newRow("directory keeps its trailing slash as a flag") << R"({".git/hooks/": true})"
-                                                                  << QStringList{"protected .git/hooks/"};
-    QTest::newRow("false entries are left out") << R"({".envrc": false, ".vscode/": true})"
-                                                << QStringList{"protected .vscode/"};
+    QTest::newRow("directory keeps its trailing slash as a flag")
+        << R"({".git/hooks/": true})" << QStringList{"protected .git/hooks/"};
+    QTest::newRow("false entries are left out")
+        << R"({".envrc": false, ".vscode/": true})" << QStringList{"protected .vscode/"};
     QTest::newRow("nested path") << R"({".github/workflows/ci.yml": true})"
                                  << QStringList{"protected .github/workflows/ci.yml"};
     QTest::newRow("none") << "{}" << QStringList{};
@@ -541,13 +645,20 @@ void TestSandboxProfile::parseLayer_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("message"); // empty: the layer parses
 
-    QTest::newRow("object") << R"({"hostname": "x", "mounts": {"/usr": null}})" << "";
-    QTest::newRow("empty object") << "{}" << "";
-    QTest::newRow("array") << R"(["hostname"])" << "my.json: a sandbox profile must be a JSON object";
-    QTest::newRow("string") << R"("x")" << "my.json: a sandbox profile must be a JSON object";
-    QTest::newRow("truncated") << R"({"hostname": )" << "my.json: not valid JSON";
-    QTest::newRow("trailing comma") << R"({"hostname": "x",})" << "my.json: not valid JSON";
-    QTest::newRow("empty file") << "" << "my.json: not valid JSON";
+    QTest::newRow("object") << R"({"hostname": "x", "mounts": {"/usr": null}})"
+                            << "";
+    QTest::newRow("empty object") << "{}"
+                                  << "";
+    QTest::newRow("array") << R"(["hostname"])"
+                           << "my.json: a sandbox profile must be a JSON object";
+    QTest::newRow("string") << R"("x")"
+                            << "my.json: a sandbox profile must be a JSON object";
+    QTest::newRow("truncated") << R"({"hostname": )"
+                               << "my.json: not valid JSON";
+    QTest::newRow("trailing comma") << R"({"hostname": "x",})"
+                                    << "my.json: not valid JSON";
+    QTest::newRow("empty file") << ""
+                                << "my.json: not valid JSON";
 }
 
 void TestSandboxProfile::parseLayer() {
@@ -570,8 +681,8 @@ void TestSandboxProfile::names() {
     QCOMPARE(qs(networkPolicyName(NetworkPolicy::Loopback)), QString("loopback"));
     using Type = MountSpec::Type;
     const std::vector<std::pair<Type, QString>> types = {
-        {Type::RoBind, "ro-bind"}, {Type::Bind, "bind"},   {Type::Mirror, "mirror"}, {Type::Symlink, "symlink"},
-        {Type::Tmpfs, "tmpfs"},    {Type::Proc, "proc"},   {Type::Dev, "dev"}};
+        {Type::RoBind, "ro-bind"}, {Type::Bind, "bind"}, {Type::Mirror, "mirror"}, {Type::Symlink, "symlink"},
+        {Type::Tmpfs, "tmpfs"},    {Type::Proc, "proc"}, {Type::Dev, "dev"}};
     for (const auto& [type, name] : types)
         QCOMPARE(qs(mountTypeName(type)), name);
 }
