@@ -101,6 +101,8 @@ Result<ProtectionPlan> planProtection(const std::string& workspace, const std::v
             if (lstat(host.c_str(), &st) != 0) {
                 if (errno != ENOENT)
                     return makeError(ErrorCode::System, "cannot inspect " + host + ": " + std::strerror(errno));
+                if (wanted.onlyIfExists)
+                    break;
                 // Missing: hold its place so the sandbox cannot create it (or anything below it).
                 const bool directory = !last || wanted.directory;
                 add(relative, directory ? ProtectionEntry::Kind::PlaceholderDir : ProtectionEntry::Kind::PlaceholderFile);

@@ -191,17 +191,21 @@ Status readWorkspace(const json& value, SandboxProfile& profile) {
     return Ok{};
 }
 
+// Each entry is true (read-only; if missing, it cannot be created either), "if-exists" (read-only when
+// present; the sandbox may create it) or false (not protected).
 Status readProtectedPaths(const json& value, std::vector<ProtectedPath>& out) {
     if (!value.is_object())
-        return profileError("protected_paths must be an object of path: true|false");
-    for (const auto& [key, enabled] : value.items()) {
-        if (!enabled.is_boolean())
-            return profileError("protected_paths[\"" + key + "\"] must be true or false");
-        if (!enabled.get<bool>())
+        return profileError("protected_paths must be an object of path: true | \"if-exists\" | false");
+    for (const auto& [key, mode] : value.items()) {
+        const bool ifExists = mode.is_string() && mode.get<std::string>() == "if-exists";
+        if (!mode.is_boolean() && !ifExists)
+            return profileError("protected_paths[\"" + key + "\"] must be true, \"if-exists\" or false");
+        if (mode.is_boolean() && !mode.get<bool>())
             continue;
         ProtectedPath entry;
         entry.directory = !key.empty() && key.back() == '/';
         entry.path = entry.directory ? key.substr(0, key.size() - 1) : key;
+        entry.onlyIfExists = ifExists;
         if (!isRelativeClean(entry.path))
             return profileError("protected_paths[\"" + key +
                                 "\"] must be a path relative to the workspace, without . or ..");
@@ -345,7 +349,7 @@ json SandboxProfile::toJson() const {
     }
     json protectedJson = json::object();
     for (const auto& path : protectedPaths)
-        protectedJson[path.path + (path.directory ? "/" : "")] = true;
+        protectedJson[path.path + (path.directory ? "/" : "")] = path.onlyIfExists ? json("if-exists") : json(true);
     return {
         {"hostname", hostname},
         {"user", {{"name", user.name}, {"uid", user.uid}, {"gid", user.gid}, {"home", user.home},

@@ -33,8 +33,9 @@ struct MountSpec {
 };
 
 struct ProtectedPath {
-    std::string path;       // relative to the workspace
-    bool directory = false; // written with a trailing '/' in the profile
+    std::string path;          // relative to the workspace
+    bool directory = false;    // written with a trailing '/' in the profile
+    bool onlyIfExists = false; // "if-exists": read-only when present, but the sandbox may create it
 };
 
 enum class NetworkPolicy {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
-#include <fstream>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +19,16 @@ namespace {
 
 std::atomic<unsigned> g_cgroupCounter{0};
 
+std::string cgroupName() { return "sandbox-" + std::to_string(getpid()) + "-" + std::to_string(g_cgroupCounter++); }
+
+std::string userHome() {
+    const passwd* entry = getpwuid(getuid());
+    if (!entry || !entry->pw_dir)
+        return {};
+    char resolved[PATH_MAX];
+    return realpath(entry->pw_dir, resolved) ? std::string(resolved) : std::string(entry->pw_dir);
+}
+
 Result<std::string> canonicalWorkspace(const std::string& path) {
     char resolved[PATH_MAX];
     if (!realpath(path.c_str(), resolved))
@@ -27,9 +37,17 @@ Result<std::string> canonicalWorkspace(const std::string& path) {
     struct stat st {};
     if (stat(resolved, &st) != 0 || !S_ISDIR(st.st_mode))
         return makeError(ErrorCode::InvalidArgument, "workspace " + path + " is not a directory");
-    if (std::string(resolved) == "/")
-        return makeError(ErrorCode::InvalidArgument, "refusing to use the host's root directory as the workspace");
-    return std::string(resolved);
+    const std::string workspace = resolved;
+    // The workspace is the agent's to read and write: a home directory (or anything holding one) would
+    // hand it every key, history and rc file the user has.
+    const std::string home = userHome();
+    if (workspace == "/" || (!home.empty() && (home == workspace || home.rfind(workspace + "/", 0) == 0)))
+        return makeError(ErrorCode::InvalidArgument,
+                         "refusing to use " + workspace + " as the workspace: it " +
+                             (workspace == home ? "is" : "contains") +
+                             " your home directory, and the sandbox can read and change everything in its "
+                             "workspace. Pass a project directory with --workspace DIR.");
+    return workspace;
 }
 
 // RLIMIT_NPROC counts all processes of the real uid, so the rlimit fallback needs today's count.
@@ -47,6 +65,35 @@ std::uint64_t countProcessesOf(uid_t uid) {
     }
     closedir(proc);
     return count;
+}
+
+// Plans the limits and makes the cgroup they need. Creating the full cgroup is the cheapest probe there
+// is; only when it fails do we ask which controllers exist and let rlimits stand in for the rest.
+Result<std::pair<LimitPlan, std::optional<Cgroup>>> enforceLimits(const SandboxLimits& wanted, bool createCgroup) {
+    HostLimitFacts facts;
+    facts.runningAsRoot = getuid() == 0;
+    std::optional<Cgroup> cgroup;
+    if (wanted.memoryMb || wanted.pids) {
+        if (createCgroup)
+            if (auto full = Cgroup::create(cgroupName(), {wanted.memoryMb * 1024 * 1024, wanted.pids}); full) {
+                cgroup.emplace(std::move(*full));
+                facts.cgroups.memory = facts.cgroups.pids = true;
+            }
+        if (!cgroup)
+            facts.cgroups = Cgroup::probe();
+    }
+    if (!facts.cgroups.pids && !facts.runningAsRoot && wanted.pids)
+        facts.userProcesses = countProcessesOf(getuid());
+    auto plan = planLimits(wanted, facts);
+    if (!plan)
+        return plan.error();
+    if (createCgroup && !cgroup && (plan->cgroup.memoryBytes || plan->cgroup.maxPids)) {
+        auto partial = Cgroup::create(cgroupName(), plan->cgroup); // the one controller there is
+        if (!partial)
+            return partial.error();
+        cgroup.emplace(std::move(*partial));
+    }
+    return std::pair{std::move(*plan), std::move(cgroup)};
 }
 
 } // namespace
@@ -117,24 +164,11 @@ Result<PreparedSandbox> prepareSandbox(SandboxProfile profile, const std::vector
     if (!bwrap)
         return bwrap.error();
 
-    HostLimitFacts facts;
-    facts.cgroups = Cgroup::probe();
-    facts.runningAsRoot = getuid() == 0;
-    if (!facts.cgroups.pids && !facts.runningAsRoot && profile.limits.pids)
-        facts.userProcesses = countProcessesOf(getuid());
-    auto limits = planLimits(profile.limits, facts);
+    auto limits = enforceLimits(profile.limits, options.createCgroup);
     if (!limits)
         return limits.error();
-
-    PreparedSandbox prepared{std::move(profile), std::move(*bwrap), std::move(*protection), std::move(*limits), {}};
-    const CgroupLimits& wanted = prepared.limits.cgroup;
-    if (options.createCgroup && (wanted.memoryBytes || wanted.maxPids)) {
-        auto cgroup = Cgroup::create("sandbox-" + std::to_string(getpid()) + "-" + std::to_string(g_cgroupCounter++), wanted);
-        if (!cgroup)
-            return cgroup.error();
-        prepared.cgroup.emplace(std::move(*cgroup));
-    }
-    return prepared;
+    return PreparedSandbox{std::move(profile), std::move(*bwrap), std::move(*protection), std::move(limits->first),
+                           std::move(limits->second)};
 }
 
 } // namespace warren::sandbox
