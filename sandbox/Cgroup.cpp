@@ -626,8 +626,6 @@ CgroupSupport Cgroup::probe() {
     if (!unavailable.empty()) {
         support.detail += std::string(support.detail.empty() ? "" : "; ") + "no cgroup for the " +
                           join(unavailable, ", ") + " (" + join(problems, "; ") + ")";
-        if (!support.memory || !support.pids)
-            support.detail += std::string(". ") + kFix;
     }
     return support;
 }

@@ -1,1 +1,479 @@
-// placeholder until implemented
+#include "Preflight.h"
+
+#include "SandboxSetup.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <poll.h>
+#include <spawn.h>
+#include <sstream>
+#include <string_view>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <system_error>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace warren::sandbox {
+
+namespace {
+
+using Status = PreflightCheck::Status;
+
+constexpr auto kCommandTimeout = std::chrono::seconds(15);
+constexpr std::size_t kOutputCap = 64 * 1024;
+
+const char* const kInstallBwrap =
+    "Install bubblewrap 0.8.0 or newer: sudo apt-get install bubblewrap (Debian, "
+    "Ubuntu), sudo dnf install bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch).";
+const char* const kAppArmorFix =
+    "Allow bwrap to create user namespaces with an AppArmor profile, e.g. /etc/apparmor.d/bwrap containing "
+    "'abi <abi/4.0>, include <tunables/global> profile bwrap /usr/bin/bwrap flags=(unconfined) { userns, }', "
+    "loaded with sudo apparmor_parser -r /etc/apparmor.d/bwrap; or lift the restriction for all programs "
+    "with sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0.";
+
+std::string errnoText(int error) {
+    return std::error_code(error, std::generic_category()).message();
+}
+
+std::string trim(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+        return {};
+    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// The file's content, or empty when it cannot be read (absent sysctls read as empty, as the pure checks
+// expect).
+std::string readText(const std::string& path) {
+    std::ifstream file(path);
+    std::stringstream content;
+    content << file.rdbuf();
+    return content.str();
+}
+
+struct ProcessOutcome {
+    int spawnError = 0; // posix_spawn's error: the program could not be started at all
+    bool timedOut = false;
+    int waitStatus = 0;
+    std::string output; // stdout and stderr, interleaved, capped
+};
+
+// Runs argv with stdin from /dev/null and stdout+stderr captured, killing it after kCommandTimeout.
+// posix_spawn rather than fork: safe in a multi-threaded control plane, and no Qt in sandbox/.
+ProcessOutcome runCapturing(const std::vector<std::string>& argv) {
+    ProcessOutcome outcome;
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+        outcome.spawnError = errno;
+        return outcome;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDERR_FILENO);
+    std::vector<char*> args;
+    for (const auto& arg : argv)
+        args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = -1;
+    outcome.spawnError = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(pipeFds[1]);
+    if (outcome.spawnError != 0) {
+        ::close(pipeFds[0]);
+        return outcome;
+    }
+
+    // Watch the output and the process itself (a pidfd), so a program that exits while something it
+    // started still holds the pipe does not keep us waiting.
+    const int pidFd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    const auto deadline = std::chrono::steady_clock::now() + kCommandTimeout;
+    bool outputOpen = true, exited = false;
+    while (outputOpen && !exited) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            ::kill(pid, SIGKILL);
+            outcome.timedOut = true;
+            break;
+        }
+        pollfd fds[2] = {{pipeFds[0], POLLIN, 0}, {pidFd, POLLIN, 0}};
+        const int ready = ::poll(fds, pidFd >= 0 ? 2 : 1, static_cast<int>(left.count()));
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (fds[0].revents) {
+            char buffer[4096];
+            const ssize_t n = ::read(pipeFds[0], buffer, sizeof buffer);
+            if (n > 0 && outcome.output.size() < kOutputCap)
+                outcome.output.append(buffer, static_cast<std::size_t>(n));
+            outputOpen = n > 0 || (n < 0 && errno == EINTR);
+        }
+        exited = pidFd >= 0 && (fds[1].revents & POLLIN);
+    }
+    if (exited && outputOpen && ::fcntl(pipeFds[0], F_SETFL, O_NONBLOCK) == 0) { // what it wrote last
+        char buffer[4096];
+        ssize_t n;
+        while ((n = ::read(pipeFds[0], buffer, sizeof buffer)) > 0 && outcome.output.size() < kOutputCap)
+            outcome.output.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(pipeFds[0]);
+    while (::waitpid(pid, &outcome.waitStatus, 0) < 0 && errno == EINTR) {
+    }
+    if (pidFd >= 0)
+        ::close(pidFd);
+    return outcome;
+}
+
+std::string describeOutcome(const ProcessOutcome& outcome) {
+    if (outcome.spawnError)
+        return "could not be started: " + errnoText(outcome.spawnError);
+    std::string text;
+    if (outcome.timedOut)
+        text = "did not finish within " + std::to_string(kCommandTimeout.count()) + " s and was killed";
+    else if (WIFEXITED(outcome.waitStatus))
+        text = "exited with status " + std::to_string(WEXITSTATUS(outcome.waitStatus));
+    else if (WIFSIGNALED(outcome.waitStatus))
+        text = std::string("was killed by signal ") + ::strsignal(WTERMSIG(outcome.waitStatus));
+    const std::string output = trim(outcome.output);
+    return output.empty() ? text + ", printing nothing" : text + ": " + output;
+}
+
+bool succeeded(const ProcessOutcome& outcome) {
+    return !outcome.spawnError && !outcome.timedOut && WIFEXITED(outcome.waitStatus) &&
+           WEXITSTATUS(outcome.waitStatus) == 0;
+}
+
+std::string versionText(const BwrapVersion& version) {
+    return std::to_string(version.major) + "." + std::to_string(version.minor) + "." +
+           std::to_string(version.patch);
+}
+
+// Why path cannot be run as a program, or empty when it can.
+std::string notRunnable(const std::string& path, struct stat& st) {
+    if (::stat(path.c_str(), &st) != 0)
+        return errnoText(errno);
+    if (!S_ISREG(st.st_mode))
+        return "not a regular file";
+    if (::access(path.c_str(), X_OK) != 0)
+        return errnoText(errno);
+    return {};
+}
+
+// Finds bwrap, reads its version and mode into the report; true when it is usable for the trial.
+bool checkBwrap(PreflightReport& report, const std::string& bwrapOverride) {
+    PreflightCheck check{"bwrap", Status::Failed, {}, {}};
+    const std::string minimum = versionText(kMinimumBwrap);
+    const char* pathVariable = std::getenv("PATH");
+    const std::string path =
+        bwrapOverride.empty() ? findExecutable("bwrap", pathVariable ? pathVariable : "") : bwrapOverride;
+    struct stat st {};
+    std::string problem;
+    if (path.empty()) {
+        check.detail =
+            std::string("bwrap is not on PATH (") + (pathVariable ? pathVariable : "PATH is unset") + ")";
+        check.fix = kInstallBwrap;
+    } else if (problem = notRunnable(path, st); !problem.empty()) {
+        check.detail =
+            path + (bwrapOverride.empty() ? "" : " (the configured bwrap)") + " cannot be run: " + problem;
+        check.fix = "Point the bwrap setting at an installed bwrap, or leave it empty to search PATH. " +
+                    std::string(kInstallBwrap);
+    } else {
+        report.bwrapPath = path;
+        report.bwrapSetuid = (st.st_mode & S_ISUID) && st.st_uid == 0;
+        const ProcessOutcome outcome = runCapturing({path, "--version"});
+        BwrapVersion version;
+        const bool parsed = succeeded(outcome) && parseBwrapVersion(outcome.output, version);
+        report.bwrapVersion = version;
+        if (!parsed) {
+            check.detail =
+                path + " --version " + describeOutcome(outcome) + "; expected \"bubblewrap X.Y.Z\"";
+            check.fix =
+                "Reinstall bubblewrap, or point Warren at a working bwrap. " + std::string(kInstallBwrap);
+        } else if (version < kMinimumBwrap) {
+            check.detail =
+                path + " is bubblewrap " + versionText(version) + ", older than " + minimum +
+                ", the first with --disable-userns, --json-status-fd and --size, which Warren uses";
+            check.fix = "Upgrade bubblewrap to " + minimum +
+                        " or newer (Debian 12 and Ubuntu 24.04 ship one), or "
+                        "point Warren at a newer bwrap.";
+        } else {
+            check.status = Status::Ok;
+            check.detail =
+                path + ", bubblewrap " + versionText(version) +
+                (report.bwrapSetuid
+                     ? ", installed setuid root: it sets up the namespaces with root privileges and "
+                       "drops them before running the command, so sysctls that stop unprivileged users "
+                       "from creating user namespaces do not stop it; a bug in it is a local root "
+                       "exploit, so keep it updated"
+                     : ", not setuid: it needs the kernel to let this user create user namespaces");
+        }
+    }
+    report.checks.push_back(check);
+    return check.status == Status::Ok;
+}
+
+// bwrap with the namespaces every Warren sandbox uses, running /usr/bin/true on the host's /usr.
+std::vector<std::string> trialCommand(const std::string& bwrap) {
+    std::vector<std::string> argv{bwrap,       "--unshare-user", "--unshare-pid", "--disable-userns",
+                                  "--ro-bind", "/usr",           "/usr"};
+    for (const char* top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+        struct stat st {};
+        if (::lstat(top, &st) != 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            char target[4096];
+            const ssize_t n = ::readlink(top, target, sizeof target - 1);
+            if (n > 0)
+                argv.insert(argv.end(), {"--symlink", std::string(target, static_cast<std::size_t>(n)), top});
+        } else if (S_ISDIR(st.st_mode)) {
+            argv.insert(argv.end(), {"--ro-bind", top, top});
+        }
+    }
+    struct stat st {};
+    const std::string program = ::stat("/usr/bin/true", &st) == 0 ? "/usr/bin/true" : "/bin/true";
+    argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--", program});
+    return argv;
+}
+
+PreflightCheck trialCheck(const std::string& bwrap, const PreflightCheck& userns, bool apparmorRestricts) {
+    const auto argv = trialCommand(bwrap);
+    const ProcessOutcome outcome = runCapturing(argv);
+    if (succeeded(outcome))
+        return {"sandbox trial",
+                Status::Ok,
+                "bwrap ran a program in new user and PID namespaces, with user namespaces disabled inside",
+                {}};
+    PreflightCheck check{"sandbox trial", Status::Failed, {}, {}};
+    std::string commandLine;
+    for (const auto& arg : argv)
+        commandLine += (commandLine.empty() ? "" : " ") + arg;
+    check.detail = commandLine + " " + describeOutcome(outcome);
+    if (userns.status == Status::Failed)
+        check.fix = userns.fix;
+    else if (apparmorRestricts)
+        check.fix = kAppArmorFix;
+    else
+        check.fix =
+            "bwrap's message above says what failed. Inside a container, the container must allow nested "
+            "user namespaces (for Docker or Podman: a seccomp profile that permits unshare and mount, "
+            "and no AppArmor confinement of bwrap).";
+    return check;
+}
+
+} // namespace
+
+bool parseBwrapVersion(const std::string& versionOutput, BwrapVersion& out) {
+    const std::string line = trim(versionOutput.substr(0, versionOutput.find('\n')));
+    const std::string prefix = "bubblewrap ";
+    if (line.compare(0, prefix.size(), prefix) != 0)
+        return false;
+    const char* cursor = line.data() + prefix.size();
+    const char* const end = line.data() + line.size();
+    int parts[3] = {0, 0, 0};
+    int count = 0;
+    while (count < 3) {
+        const auto parsed = std::from_chars(cursor, end, parts[count]);
+        if (parsed.ec != std::errc{} || parts[count] < 0)
+            return false;
+        cursor = parsed.ptr;
+        ++count;
+        if (count == 3 || cursor == end || *cursor != '.')
+            break;
+        ++cursor;
+    }
+    // "0.10.0-rc1", "0.8.0+git", "1.0 (distro)": a suffix after the numbers is fine, letters glued to them
+    // not.
+    if (count < 2 || (cursor != end && std::string_view("-+~. ").find(*cursor) == std::string_view::npos))
+        return false;
+    out = {parts[0], parts[1], parts[2]};
+    return true;
+}
+
+PreflightCheck userNamespaceCheck(const std::string& maxUserNamespaces,
+                                  const std::string& unprivilegedUsernsClone,
+                                  const std::string& apparmorRestrictUnprivilegedUserns, bool runningAsRoot,
+                                  bool bwrapSetuid) {
+    PreflightCheck check{"user namespaces", Status::Ok, {}, {}};
+    if (maxUserNamespaces == "0") {
+        check.status = Status::Failed;
+        check.detail =
+            "user.max_user_namespaces is 0: no process, not even root or a setuid bwrap, may create a "
+            "user namespace, and every Warren sandbox runs in one";
+        check.fix = "sudo sysctl -w user.max_user_namespaces=15000, and make it permanent with a file in "
+                    "/etc/sysctl.d/.";
+        return check;
+    }
+    if (runningAsRoot) {
+        check.detail = "running as root: only user.max_user_namespaces applies, and it allows them";
+        return check;
+    }
+    const std::string setuidNote = ", but bwrap is setuid root and creates the namespace with its privileges";
+    if (unprivilegedUsernsClone == "0") {
+        check.detail =
+            "kernel.unprivileged_userns_clone is 0 (Debian's switch): users other than root may not "
+            "create user namespaces";
+        if (bwrapSetuid) {
+            check.detail += setuidNote;
+            return check;
+        }
+        check.status = Status::Failed;
+        check.fix = "sudo sysctl -w kernel.unprivileged_userns_clone=1, and make it permanent with a file in "
+                    "/etc/sysctl.d/.";
+        return check;
+    }
+    if (apparmorRestrictUnprivilegedUserns == "1") {
+        check.detail =
+            "kernel.apparmor_restrict_unprivileged_userns is 1 (Ubuntu 23.10 and later): a program "
+            "without privileges may create a user namespace only if an AppArmor profile allows it";
+        if (bwrapSetuid) {
+            check.detail += setuidNote;
+            return check;
+        }
+        check.status = Status::Warning;
+        check.detail += "; the sandbox trial shows whether one allows bwrap";
+        check.fix = kAppArmorFix;
+        return check;
+    }
+    check.detail = "users may create user namespaces (user.max_user_namespaces = " +
+                   (maxUserNamespaces.empty() ? std::string("unknown") : maxUserNamespaces) + ")";
+    return check;
+}
+
+PreflightCheck seccompCheck(const std::string& procSelfStatus, const std::string& actionsAvail) {
+    PreflightCheck check{"seccomp", Status::Failed, {}, {}};
+    std::istringstream lines(procSelfStatus);
+    std::string line, mode;
+    while (std::getline(lines, line))
+        if (line.compare(0, 8, "Seccomp:") == 0)
+            mode = trim(line.substr(8));
+    if (mode.empty()) {
+        check.detail = "this kernel has no seccomp (no Seccomp field in /proc/self/status)";
+        check.fix = "Boot a kernel built with CONFIG_SECCOMP and CONFIG_SECCOMP_FILTER, as every mainstream "
+                    "distribution kernel is.";
+        return check;
+    }
+    if (actionsAvail.empty()) {
+        check.detail = "the kernel does not say which seccomp actions it supports (no "
+                       "/proc/sys/kernel/seccomp/actions_avail: Linux older than 4.14)";
+        check.fix = "Use Linux 4.14 or newer: the filter needs the errno and kill_process actions.";
+        return check;
+    }
+    std::istringstream available(actionsAvail);
+    std::vector<std::string> actions{std::istream_iterator<std::string>(available), {}};
+    std::string missing;
+    for (const char* needed : {"errno", "kill_process"})
+        if (std::find(actions.begin(), actions.end(), needed) == actions.end())
+            missing += (missing.empty() ? "" : ", ") + std::string(needed);
+    if (!missing.empty()) {
+        check.detail =
+            "the kernel lacks the seccomp action(s) " + missing + " (available: " + trim(actionsAvail) + ")";
+        check.fix =
+            "Use Linux 4.14 or newer: the filter refuses calls with errno and kills the whole process on "
+            "a foreign architecture.";
+        return check;
+    }
+    check.status = Status::Ok;
+    check.detail = "filters with the errno and kill_process actions are supported";
+    if (mode == "2")
+        check.detail += "; this process already runs under a seccomp filter (a container?), and Warren's is "
+                        "stacked on it: the stricter rule wins";
+    return check;
+}
+
+PreflightCheck cgroupCheck(const CgroupSupport& support) {
+    PreflightCheck check{"cgroups", Status::Ok, support.detail, {}};
+    if (support.memory && support.pids && support.kill)
+        return check;
+    std::vector<std::string> standIns;
+    if (!support.memory)
+        standIns.push_back(
+            "the memory limit becomes RLIMIT_AS, a cap on each process's address space rather than "
+            "on the memory of the whole sandbox");
+    if (!support.pids)
+        standIns.push_back(
+            "the process limit becomes RLIMIT_NPROC, which counts every process of the user and "
+            "which the kernel ignores for root, so as root a process limit cannot be enforced");
+    if (!support.kill)
+        standIns.push_back(
+            "stopping the sandbox relies on its PID namespace, whose processes the kernel kills "
+            "when the sandbox's init exits");
+    check.status = Status::Warning;
+    std::string joined;
+    for (const auto& standIn : standIns)
+        joined += (joined.empty() ? "" : "; ") + standIn;
+    check.detail += ". Without a cgroup, " + joined;
+    check.fix = "For limits on the sandbox as a whole, run Warren as root, or under a systemd unit with "
+                "Delegate=yes so it may create cgroups with the memory and pids controllers.";
+    return check;
+}
+
+bool PreflightReport::ok() const {
+    return std::none_of(checks.begin(), checks.end(),
+                        [](const PreflightCheck& check) { return check.status == Status::Failed; });
+}
+
+const PreflightCheck* PreflightReport::find(const std::string& name) const {
+    for (const auto& check : checks)
+        if (check.name == name)
+            return &check;
+    return nullptr;
+}
+
+std::string PreflightReport::describe() const {
+    std::string text;
+    for (const auto& check : checks) {
+        const std::string status = check.status == Status::Ok        ? "ok"
+                                   : check.status == Status::Warning ? "warning"
+                                                                     : "FAILED";
+        text += status + std::string(8 - status.size(), ' ') + check.name + ": " + check.detail + "\n";
+        if (check.status != Status::Ok && !check.fix.empty())
+            text += "        fix: " + check.fix + "\n";
+    }
+    return text;
+}
+
+PreflightReport runPreflight(const std::string& bwrapOverride) {
+    PreflightReport report;
+    const bool bwrapUsable = checkBwrap(report, bwrapOverride);
+
+    const bool root = ::geteuid() == 0;
+    const std::string apparmor = trim(readText("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
+    PreflightCheck userns = userNamespaceCheck(trim(readText("/proc/sys/user/max_user_namespaces")),
+                                               trim(readText("/proc/sys/kernel/unprivileged_userns_clone")),
+                                               apparmor, root, report.bwrapSetuid);
+    if (bwrapUsable) {
+        PreflightCheck trial =
+            trialCheck(report.bwrapPath, userns, apparmor == "1" && !root && !report.bwrapSetuid);
+        if (trial.status == Status::Ok && userns.status == Status::Warning) {
+            userns = {userns.name,
+                      Status::Ok,
+                      "kernel.apparmor_restrict_unprivileged_userns is 1, and an AppArmor profile lets bwrap "
+                      "create user namespaces (the sandbox trial succeeded)",
+                      {}};
+        }
+        report.checks.push_back(userns);
+        report.checks.push_back(trial);
+    } else {
+        report.checks.push_back(userns);
+    }
+
+    report.checks.push_back(seccompCheck(readText("/proc/self/status"),
+                                         trim(readText("/proc/sys/kernel/seccomp/actions_avail"))));
+    report.cgroups = Cgroup::probe();
+    report.checks.push_back(cgroupCheck(report.cgroups));
+    return report;
+}
+
+} // namespace warren::sandbox
