@@ -141,33 +141,23 @@ private slots:
 };
 
 // The profile decides what is visible, never whether isolation is on.
+// clang-format off
 void TestBwrapCommand::isolationAlwaysOn_data() {
     QTest::addColumn<QString>("patch");
     QTest::addColumn<QString>("uid");
     QTest::addColumn<QString>("gid");
     QTest::addColumn<QString>("hostname");
 
-    QTest::newRow("minimal profile") << "{}"
-                                     << "1000"
-                                     << "1000"
-                                     << "box";
-    QTest::newRow("loopback network") << R"({"network": "loopback"})"
-                                      << "1000"
-                                      << "1000"
-                                      << "box";
-    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})"
-                                         << "1000"
-                                         << "1000"
-                                         << "box";
+    QTest::newRow("minimal profile") << "{}" << "1000" << "1000" << "box";
+    QTest::newRow("loopback network") << R"({"network": "loopback"})" << "1000" << "1000" << "box";
+    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})" << "1000" << "1000"
+        << "box";
     QTest::newRow("custom user and hostname") << R"({"user": {"uid": 1500, "gid": 1600}, "hostname": "ci"})"
-                                              << "1500"
-                                              << "1600"
-                                              << "ci";
-    QTest::newRow("every seccomp row skipped") << R"({"seccomp": {"skip": ["ptrace", "mount"]}})"
-                                               << "1000"
-                                               << "1000"
-                                               << "box";
+                                              << "1500" << "1600" << "ci";
+    QTest::newRow("every seccomp row skipped") << R"({"seccomp": {"skip": ["ptrace", "mount"]}})" << "1000"
+                                               << "1000" << "box";
 }
+// clang-format on
 
 void TestBwrapCommand::isolationAlwaysOn() {
     QFETCH(QString, patch);
@@ -195,13 +185,14 @@ void TestBwrapCommand::isolationAlwaysOn() {
     QVERIFY(findSequence(options, {"--uid", "0"}) < 0);
 }
 
+// clang-format off
 void TestBwrapCommand::argv_data() {
-    QTest::addColumn<QString>("patch");       // over a profile with no mounts, env or protection
-    QTest::addColumn<QStringList>("host");    // fakeHost entries
-    QTest::addColumn<QStringList>("protect"); // protection plan entries
-    QTest::addColumn<QStringList>("hostEnv"); // NAME=VALUE
-    QTest::addColumn<QStringList>("inOrder"); // option sequences that must appear, in this order
-    QTest::addColumn<QStringList>("absent");  // option sequences that must not appear anywhere
+    QTest::addColumn<QString>("patch");        // over a profile with no mounts, env or protection
+    QTest::addColumn<QStringList>("host");     // fakeHost entries
+    QTest::addColumn<QStringList>("protect");  // protection plan entries
+    QTest::addColumn<QStringList>("hostEnv");  // NAME=VALUE
+    QTest::addColumn<QStringList>("inOrder");  // option sequences that must appear, in this order
+    QTest::addColumn<QStringList>("absent");   // option sequences that must not appear anywhere
 
     const QStringList none;
 
@@ -211,7 +202,8 @@ void TestBwrapCommand::argv_data() {
                              << QStringList{"--bind /usr /usr"};
     QTest::newRow("bind to another destination")
         << R"({"mounts": {"/data": {"type": "bind", "source": "/srv/data"}}})" << QStringList{"dir /srv/data"}
-        << none << none << QStringList{"--bind /srv/data /data"} << QStringList{"--ro-bind /srv/data /data"};
+        << none
+        << none << QStringList{"--bind /srv/data /data"} << QStringList{"--ro-bind /srv/data /data"};
     QTest::newRow("ro-bind of a file")
         << R"({"mounts": {"/etc/ld.so.cache": {"type": "ro-bind", "source": "/etc/ld.so.cache"}}})"
         << QStringList{"file /etc/ld.so.cache"} << none << none
@@ -220,22 +212,28 @@ void TestBwrapCommand::argv_data() {
         << R"({"mounts": {"/etc/localtime": {"type": "ro-bind", "source": "/etc/localtime"}}})"
         << QStringList{"link /etc/localtime /usr/share/zoneinfo/UTC"} << none << none
         << QStringList{"--ro-bind /etc/localtime /etc/localtime"} << QStringList{"--symlink"};
-    QTest::newRow("mirror of a directory")
-        << R"({"mounts": {"/lib": {"type": "mirror", "source": "/lib"}}})" << QStringList{"dir /lib"} << none
-        << none << QStringList{"--ro-bind /lib /lib"} << QStringList{"--symlink"};
+    QTest::newRow("mirror of a directory") << R"({"mounts": {"/lib": {"type": "mirror", "source": "/lib"}}})"
+                                           << QStringList{"dir /lib"} << none << none
+                                           << QStringList{"--ro-bind /lib /lib"} << QStringList{"--symlink"};
     QTest::newRow("mirror of a symlinked /bin")
-        << R"({"mounts": {"/bin": {"type": "mirror", "source": "/bin"}}})" << QStringList{"link /bin usr/bin"}
-        << none << none << QStringList{"--symlink usr/bin /bin"} << QStringList{"--ro-bind /bin /bin"};
+        << R"({"mounts": {"/bin": {"type": "mirror", "source": "/bin"}}})"
+                                                << QStringList{"link /bin usr/bin"} << none << none
+                                                << QStringList{"--symlink usr/bin /bin"}
+                                                << QStringList{"--ro-bind /bin /bin"};
     QTest::newRow("mirror of an absolute symlink")
         << R"({"mounts": {"/lib64": {"type": "mirror", "source": "/lib64"}}})"
-        << QStringList{"link /lib64 /usr/lib64"} << none << none << QStringList{"--symlink /usr/lib64 /lib64"}
+        << QStringList{"link /lib64 /usr/lib64"}
+        << none << none << QStringList{"--symlink /usr/lib64 /lib64"}
         << QStringList{"--ro-bind /lib64 /lib64"};
     QTest::newRow("symlink")
         << R"({"mounts": {"/etc/os-release": {"type": "symlink", "target": "../usr/lib/os-release"}}})"
-        << none << none << none << QStringList{"--symlink ../usr/lib/os-release /etc/os-release"} << none;
+                             << none << none << none
+                             << QStringList{"--symlink ../usr/lib/os-release /etc/os-release"}
+                             << none;
     QTest::newRow("missing optional mount skipped")
         << R"({"mounts": {"/lib32": {"type": "mirror", "source": "/lib32", "optional": true}}})" << none
-        << none << none << none << QStringList{"/lib32"};
+        << none << none
+        << none << QStringList{"/lib32"};
     QTest::newRow("missing optional mount skipped, the others kept")
         << R"({"mounts": {"/usr": {"type": "ro-bind", "source": "/usr"},
                           "/opt/sdk": {"type": "ro-bind", "source": "/opt/sdk", "optional": true}}})"
@@ -245,11 +243,12 @@ void TestBwrapCommand::argv_data() {
         << R"({"mounts": {"/lib32": {"type": "mirror", "source": "/lib32", "optional": true}}})"
         << QStringList{"dir /lib32"} << none << none << QStringList{"--ro-bind /lib32 /lib32"} << none;
     QTest::newRow("tmpfs gets perms and size first")
-        << R"({"mounts": {"/tmp": {"type": "tmpfs", "size_mb": 64}}})" << none << none << none
-        << QStringList{"--perms 1777 --size 67108864 --tmpfs /tmp"} << none;
+        << R"({"mounts": {"/tmp": {"type": "tmpfs", "size_mb": 64}}})"
+                                                     << none << none << none
+                                                     << QStringList{"--perms 1777 --size 67108864 --tmpfs /tmp"} << none;
     QTest::newRow("proc and dev") << R"({"mounts": {"/proc": {"type": "proc"}, "/dev": {"type": "dev"}}})"
-                                  << none << none << none << QStringList{"--dev /dev", "--proc /proc"}
-                                  << none;
+        << none
+                                  << none << none << QStringList{"--dev /dev", "--proc /proc"} << none;
     QTest::newRow("parents before children")
         << R"({"mounts": {"/home/agent/.cache": {"type": "bind", "source": "/srv/cache"},
                           "/home/agent": {"type": "tmpfs", "size_mb": 2},
@@ -262,47 +261,43 @@ void TestBwrapCommand::argv_data() {
         << none
         << QStringList{"--ro-bind /etc /etc", "--ro-bind-data 5 /etc/group", "--ro-bind-data 4 /etc/passwd"}
         << none;
-    QTest::newRow("synthesized files")
-        << "{}" << none << none << none
-        << QStringList{"--ro-bind-data 5 /etc/group", "--ro-bind-data 7 /etc/hostname",
-                       "--ro-bind-data 6 /etc/hosts", "--ro-bind-data 4 /etc/passwd"}
-        << none;
+    QTest::newRow("synthesized files") << "{}" << none << none << none
+                                       << QStringList{"--ro-bind-data 5 /etc/group", "--ro-bind-data 7 /etc/hostname",
+                                                      "--ro-bind-data 6 /etc/hosts", "--ro-bind-data 4 /etc/passwd"}
+                                       << none;
     QTest::newRow("synthesized passwd mounted over a profile's")
         << R"({"mounts": {"/etc/passwd": {"type": "ro-bind", "source": "/etc/passwd"}}})"
         << QStringList{"file /etc/passwd"} << none << none
         << QStringList{"--ro-bind /etc/passwd /etc/passwd", "--ro-bind-data 4 /etc/passwd"} << none;
 
     // Workspace and protected paths.
-    QTest::newRow("writable workspace")
-        << "{}" << none << none << none
-        << QStringList{"--bind /home/user/project /workspace", "--chdir /workspace"}
-        << QStringList{"--ro-bind /home/user/project /workspace"};
-    QTest::newRow("read-only workspace")
-        << R"({"workspace": {"writable": false}})" << none << none << none
-        << QStringList{"--ro-bind /home/user/project /workspace", "--chdir /workspace"}
-        << QStringList{"--bind /home/user/project /workspace"};
-    QTest::newRow("workspace at another destination")
-        << R"({"workspace": {"dest": "/src"}})" << none << none << none
-        << QStringList{"--bind /home/user/project /src", "--chdir /src"} << QStringList{"/workspace"};
+    QTest::newRow("writable workspace") << "{}" << none << none << none
+                                        << QStringList{"--bind /home/user/project /workspace", "--chdir /workspace"}
+                                        << QStringList{"--ro-bind /home/user/project /workspace"};
+    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})" << none << none << none
+                                         << QStringList{"--ro-bind /home/user/project /workspace", "--chdir /workspace"}
+                                         << QStringList{"--bind /home/user/project /workspace"};
+    QTest::newRow("workspace at another destination") << R"({"workspace": {"dest": "/src"}})" << none << none
+        << none
+                                                      << QStringList{"--bind /home/user/project /src", "--chdir /src"}
+                                                      << QStringList{"/workspace"};
     QTest::newRow("workspace below a tmpfs")
         << R"({"workspace": {"dest": "/home/agent/work"}, "mounts": {"/home/agent": {"type": "tmpfs", "size_mb": 1}}})"
         << none << none << none
-        << QStringList{"--tmpfs /home/agent", "--bind /home/user/project /home/agent/work"} << none;
+        << QStringList{"--tmpfs /home/agent", "--bind /home/user/project /home/agent/work"}
+        << none;
     QTest::newRow("protection after the workspace bind")
         << "{}" << none
-        << QStringList{"pin .git", "read-only .git/config", "placeholder-dir .git/hooks",
-                       "placeholder-file .envrc"}
+        << QStringList{"pin .git", "read-only .git/config", "placeholder-dir .git/hooks", "placeholder-file .envrc"}
         << none
         << QStringList{"--bind /home/user/project /workspace", "--ro-bind-data 8 /workspace/.envrc",
                        "--bind /home/user/project/.git /workspace/.git",
                        "--ro-bind /home/user/project/.git/config /workspace/.git/config",
-                       "--perms 0555 --size 4096 --tmpfs /workspace/.git/hooks --remount-ro "
-                       "/workspace/.git/hooks"}
+                       "--perms 0555 --size 4096 --tmpfs /workspace/.git/hooks --remount-ro /workspace/.git/hooks"}
         << none;
     QTest::newRow("protection plan out of order is still parents first")
         << "{}" << none << QStringList{"read-only .git/config", "pin .git"} << none
-        << QStringList{"--bind /home/user/project /workspace",
-                       "--bind /home/user/project/.git /workspace/.git",
+        << QStringList{"--bind /home/user/project /workspace", "--bind /home/user/project/.git /workspace/.git",
                        "--ro-bind /home/user/project/.git/config /workspace/.git/config"}
         << none;
     QTest::newRow("read-only entry") << "{}" << none << QStringList{"read-only .vscode"} << none
@@ -311,8 +306,7 @@ void TestBwrapCommand::argv_data() {
     QTest::newRow("pin in a read-only workspace")
         << R"({"workspace": {"writable": false}})" << none << QStringList{"pin .git", "read-only .git/config"}
         << none
-        << QStringList{"--ro-bind /home/user/project /workspace",
-                       "--ro-bind /home/user/project/.git /workspace/.git",
+        << QStringList{"--ro-bind /home/user/project /workspace", "--ro-bind /home/user/project/.git /workspace/.git",
                        "--ro-bind /home/user/project/.git/config /workspace/.git/config"}
         << QStringList{"--bind /home/user/project/.git /workspace/.git"};
     QTest::newRow("protection in a moved workspace")
@@ -337,10 +331,12 @@ void TestBwrapCommand::argv_data() {
     QTest::newRow("host variables not listed stay out")
         << R"({"env_passthrough": ["TERM"]})" << none << none
         << QStringList{"OPENAI_API_KEY=sk-secret", "HOME=/root", "TERM=xterm"}
-        << QStringList{"--setenv TERM xterm"} << QStringList{"OPENAI_API_KEY", "sk-secret", "/root", "HOME"};
+        << QStringList{"--setenv TERM xterm"}
+        << QStringList{"OPENAI_API_KEY", "sk-secret", "/root", "HOME"};
     QTest::newRow("profile env wins over the host's")
         << R"({"env": {"TERM": "dumb"}, "env_passthrough": ["TERM"]})" << none << none
-        << QStringList{"TERM=xterm"} << QStringList{"--setenv TERM dumb"} << QStringList{"xterm"};
+        << QStringList{"TERM=xterm"}
+        << QStringList{"--setenv TERM dumb"} << QStringList{"xterm"};
     QTest::newRow("env sorted by name") << R"({"env": {"B": "2", "A": "1"}})" << none << none << none
                                         << QStringList{"--setenv A 1", "--setenv B 2"} << none;
 
@@ -354,6 +350,7 @@ void TestBwrapCommand::argv_data() {
                        "--seccomp 10 --json-status-fd 3"}
         << none;
 }
+// clang-format on
 
 void TestBwrapCommand::argv() {
     QFETCH(QString, patch);
@@ -415,27 +412,27 @@ void TestBwrapCommand::defaultProfileOnAMergedUsrHost() {
         QVERIFY2(!options.contains(missing), missing);
 }
 
+// clang-format off
 void TestBwrapCommand::missingRequiredMount_data() {
     QTest::addColumn<QString>("patch");
     QTest::addColumn<QString>("source");
     QTest::addColumn<QString>("dest");
 
     QTest::newRow("ro-bind") << R"({"mounts": {"/opt/sdk": {"type": "ro-bind", "source": "/opt/sdk"}}})"
-                             << "/opt/sdk"
+        << "/opt/sdk"
                              << "/opt/sdk";
     QTest::newRow("bind") << R"({"mounts": {"/data": {"type": "bind", "source": "/srv/data"}}})"
-                          << "/srv/data"
+        << "/srv/data"
                           << "/data";
-    QTest::newRow("mirror") << R"({"mounts": {"/lib": {"type": "mirror", "source": "/lib"}}})"
-                            << "/lib"
-                            << "/lib";
+    QTest::newRow("mirror") << R"({"mounts": {"/lib": {"type": "mirror", "source": "/lib"}}})" << "/lib"
+        << "/lib";
     QTest::newRow("one missing among present ones")
         << R"({"mounts": {"/usr": {"type": "ro-bind", "source": "/usr"},
                           "/lib32": {"type": "mirror", "source": "/lib32", "optional": true},
                           "/opt/sdk": {"type": "ro-bind", "source": "/opt/sdk"}}})"
-        << "/opt/sdk"
-        << "/opt/sdk";
+        << "/opt/sdk" << "/opt/sdk";
 }
+// clang-format on
 
 void TestBwrapCommand::missingRequiredMount() {
     QFETCH(QString, patch);
@@ -453,19 +450,21 @@ void TestBwrapCommand::missingRequiredMount() {
     QVERIFY2(message.contains("\"optional\": true"), qPrintable(message)); // says what to do
 }
 
+// clang-format off
 void TestBwrapCommand::dataFds_data() {
     QTest::addColumn<QStringList>("protect");
     QTest::addColumn<QStringList>("placeholderFiles"); // their destinations
 
     QTest::newRow("no placeholders") << QStringList{} << QStringList{};
-    QTest::newRow("one placeholder file")
-        << QStringList{"placeholder-file .envrc"} << QStringList{"/workspace/.envrc"};
+    QTest::newRow("one placeholder file") << QStringList{"placeholder-file .envrc"}
+        << QStringList{"/workspace/.envrc"};
     QTest::newRow("three placeholder files")
         << QStringList{"placeholder-file .bashrc", "placeholder-file .envrc", "placeholder-file .profile"}
         << QStringList{"/workspace/.bashrc", "/workspace/.envrc", "/workspace/.profile"};
     QTest::newRow("placeholder directories need no data")
         << QStringList{"placeholder-dir .vscode", "pin .git", "placeholder-dir .git/hooks"} << QStringList{};
 }
+// clang-format on
 
 void TestBwrapCommand::dataFds() {
     QFETCH(QStringList, protect);
@@ -507,6 +506,7 @@ void TestBwrapCommand::dataFds() {
     }
 }
 
+// clang-format off
 void TestBwrapCommand::synthesizedFiles_data() {
     QTest::addColumn<QString>("patch");
     QTest::addColumn<QString>("passwd");
@@ -532,6 +532,7 @@ void TestBwrapCommand::synthesizedFiles_data() {
         << "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tci\n"
         << "ci\n";
 }
+// clang-format on
 
 void TestBwrapCommand::synthesizedFiles() {
     QFETCH(QString, patch);
@@ -554,6 +555,7 @@ void TestBwrapCommand::synthesizedFiles() {
     }
 }
 
+// clang-format off
 void TestBwrapCommand::commandAfterDoubleDash_data() {
     QTest::addColumn<QStringList>("command");
 
@@ -563,6 +565,7 @@ void TestBwrapCommand::commandAfterDoubleDash_data() {
     QTest::newRow("double dash inside") << QStringList{"git", "log", "--", "README"};
     QTest::newRow("empty argument") << QStringList{"printf", "%s", ""};
 }
+// clang-format on
 
 void TestBwrapCommand::commandAfterDoubleDash() {
     QFETCH(QStringList, command);
@@ -582,15 +585,17 @@ void TestBwrapCommand::commandAfterDoubleDash() {
     QCOMPARE(argv.mid(1 + options.size()), command);
 }
 
+// clang-format off
 void TestBwrapCommand::refusesToBuild_data() {
     QTest::addColumn<bool>("emptyCommand");
     QTest::addColumn<bool>("emptyFilter");
     QTest::addColumn<QString>("message");
 
     QTest::newRow("empty command") << true << false << "no command to run in the sandbox";
-    QTest::newRow("empty seccomp filter")
-        << false << true << "no seccomp filter: the sandbox never runs without one";
+    QTest::newRow("empty seccomp filter") << false << true
+        << "no seccomp filter: the sandbox never runs without one";
 }
+// clang-format on
 
 void TestBwrapCommand::refusesToBuild() {
     QFETCH(bool, emptyCommand);
@@ -610,45 +615,30 @@ void TestBwrapCommand::refusesToBuild() {
     QCOMPARE(qs(command.error().message), message);
 }
 
+// clang-format off
 void TestBwrapCommand::shellQuote_data() {
     QTest::addColumn<QString>("word");
     QTest::addColumn<QString>("quoted");
 
-    QTest::newRow("plain word") << "bwrap"
-                                << "bwrap";
-    QTest::newRow("option") << "--ro-bind"
-                            << "--ro-bind";
-    QTest::newRow("path") << "/usr/lib/x86_64-linux-gnu"
-                          << "/usr/lib/x86_64-linux-gnu";
-    QTest::newRow("assignment and punctuation") << "A=b,c:d@e%f+g"
-                                                << "A=b,c:d@e%f+g";
-    QTest::newRow("empty") << ""
-                           << "''";
-    QTest::newRow("space") << "hello world"
-                           << "'hello world'";
-    QTest::newRow("single quote") << "it's"
-                                  << R"('it'\''s')";
-    QTest::newRow("only a single quote") << "'"
-                                         << R"(''\''')";
-    QTest::newRow("variable") << "$HOME"
-                              << "'$HOME'";
-    QTest::newRow("command substitution") << "`id`$(id)"
-                                          << "'`id`$(id)'";
-    QTest::newRow("glob") << "*.txt"
-                          << "'*.txt'";
-    QTest::newRow("tilde") << "~"
-                           << "'~'";
-    QTest::newRow("semicolon") << "a;b"
-                               << "'a;b'";
-    QTest::newRow("backslash") << R"(a\b)"
-                               << R"('a\b')";
-    QTest::newRow("double quote") << R"(say "hi")"
-                                  << R"('say "hi"')";
-    QTest::newRow("newline") << "a\nb"
-                             << "'a\nb'";
-    QTest::newRow("non-ASCII") << "caf\u00e9"
-                               << "'caf\u00e9'";
+    QTest::newRow("plain word") << "bwrap" << "bwrap";
+    QTest::newRow("option") << "--ro-bind" << "--ro-bind";
+    QTest::newRow("path") << "/usr/lib/x86_64-linux-gnu" << "/usr/lib/x86_64-linux-gnu";
+    QTest::newRow("assignment and punctuation") << "A=b,c:d@e%f+g" << "A=b,c:d@e%f+g";
+    QTest::newRow("empty") << "" << "''";
+    QTest::newRow("space") << "hello world" << "'hello world'";
+    QTest::newRow("single quote") << "it's" << R"('it'\''s')";
+    QTest::newRow("only a single quote") << "'" << R"(''\''')";
+    QTest::newRow("variable") << "$HOME" << "'$HOME'";
+    QTest::newRow("command substitution") << "`id`$(id)" << "'`id`$(id)'";
+    QTest::newRow("glob") << "*.txt" << "'*.txt'";
+    QTest::newRow("tilde") << "~" << "'~'";
+    QTest::newRow("semicolon") << "a;b" << "'a;b'";
+    QTest::newRow("backslash") << R"(a\b)" << R"('a\b')";
+    QTest::newRow("double quote") << R"(say "hi")" << R"('say "hi"')";
+    QTest::newRow("newline") << "a\nb" << "'a\nb'";
+    QTest::newRow("non-ASCII") << "caf\u00e9" << "'caf\u00e9'";
 }
+// clang-format on
 
 // Each quoted word must also read back as the original in a real shell, which is what the user pastes into.
 void TestBwrapCommand::shellQuote() {

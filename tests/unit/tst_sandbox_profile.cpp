@@ -75,7 +75,8 @@ QStringList describe(const SandboxProfile& profile) {
     for (const auto& id : profile.seccompSkip)
         lines << "seccomp skip " + qs(id);
     for (const auto& path : profile.protectedPaths)
-        lines << "protected " + qs(path.path) + (path.directory ? "/" : "");
+        lines << "protected " + qs(path.path) + (path.directory ? "/" : "") +
+                     (path.onlyIfExists ? " if-exists" : "");
     return lines;
 }
 
@@ -149,8 +150,8 @@ void TestSandboxProfile::defaultProfileMatchesTheDesign() {
     QVERIFY(profile->limits.pids > 0);
 
     const QStringList protectedPaths = describe(*profile).filter(QRegularExpression("^protected "));
-    const QStringList expectedProtected = {"protected .git/hooks/", "protected .git/config",
-                                           "protected .envrc", "protected .vscode/", "protected .bashrc"};
+    const QStringList expectedProtected = {"protected .git/hooks/", "protected .git/config", "protected .vscode/",
+                                           "protected .envrc if-exists", "protected .bashrc if-exists"};
     for (const QString& expected : expectedProtected)
         QVERIFY2(protectedPaths.contains(expected), qPrintable(expected + " missing"));
 }
@@ -183,113 +184,79 @@ void TestSandboxProfile::workspaceIsRequired() {
 }
 
 // pointer is a JSON pointer into the resolved profile's toJson() ("~1" stands for "/" inside a key).
+// clang-format off
 void TestSandboxProfile::layering_data() {
     QTest::addColumn<QString>("profileLayer");
     QTest::addColumn<QString>("cliLayer");
     QTest::addColumn<QString>("pointer");
     QTest::addColumn<QString>("expected"); // JSON, or kAbsent
 
-    QTest::newRow("default value stands without layers") << "{}"
-                                                         << "{}"
-                                                         << "/limits/pids"
-                                                         << "512";
-    QTest::newRow("profile file overrides default") << R"({"hostname": "box"})"
-                                                    << "{}"
-                                                    << "/hostname"
-                                                    << R"("box")";
-    QTest::newRow("command line overrides profile file") << R"({"limits": {"memory_mb": 100}})"
-                                                         << R"({"limits": {"memory_mb": 200}})"
-                                                         << "/limits/memory_mb"
-                                                         << "200";
-    QTest::newRow("profile keeps the default's sibling keys") << R"({"limits": {"pids": 10}})"
-                                                              << "{}"
-                                                              << "/limits/memory_mb"
-                                                              << "4096";
+    QTest::newRow("default value stands without layers") << "{}" << "{}" << "/limits/pids" << "512";
+    QTest::newRow("profile file overrides default") << R"({"hostname": "box"})" << "{}" << "/hostname"
+        << R"("box")";
+    QTest::newRow("command line overrides profile file")
+        << R"({"limits": {"memory_mb": 100}})" << R"({"limits": {"memory_mb": 200}})" << "/limits/memory_mb"
+        << "200";
+    QTest::newRow("profile keeps the default's sibling keys")
+        << R"({"limits": {"pids": 10}})" << "{}" << "/limits/memory_mb" << "4096";
     QTest::newRow("profile adds a mount")
-        << R"({"mounts": {"/opt/tools": {"type": "ro-bind", "source": "/opt/tools"}}})"
-        << "{}"
-        << "/mounts/~1opt~1tools"
-        << R"({"type": "ro-bind", "source": "/opt/tools"})";
+        << R"({"mounts": {"/opt/tools": {"type": "ro-bind", "source": "/opt/tools"}}})" << "{}"
+        << "/mounts/~1opt~1tools" << R"({"type": "ro-bind", "source": "/opt/tools"})";
     QTest::newRow("adding a mount keeps the default ones")
-        << R"({"mounts": {"/opt/tools": {"type": "ro-bind", "source": "/opt/tools"}}})"
-        << "{}"
-        << "/mounts/~1usr"
-        << R"({"type": "ro-bind", "source": "/usr"})";
-    QTest::newRow("profile changes one field of a mount") << R"({"mounts": {"/tmp": {"size_mb": 64}}})"
-                                                          << "{}"
-                                                          << "/mounts/~1tmp"
-                                                          << R"({"type": "tmpfs", "size_mb": 64})";
-    QTest::newRow("null removes a mount") << R"({"mounts": {"/lib32": null}})"
-                                          << "{}"
-                                          << "/mounts/~1lib32" << kAbsent;
-    QTest::newRow("null removes a field of a mount") << R"({"mounts": {"/lib64": {"optional": null}}})"
-                                                     << "{}"
-                                                     << "/mounts/~1lib64"
-                                                     << R"({"type": "mirror", "source": "/lib64"})";
-    QTest::newRow("null removes an env variable") << R"({"env": {"LANG": null}})"
-                                                  << "{}"
-                                                  << "/env/LANG" << kAbsent;
-    QTest::newRow("command line null removes what the profile added") << R"({"env": {"FOO": "1"}})"
-                                                                      << R"({"env": {"FOO": null}})"
-                                                                      << "/env/FOO" << kAbsent;
-    QTest::newRow("command line adds env next to the profile's") << R"({"env": {"FOO": "1"}})"
-                                                                 << R"({"env": {"BAR": "2"}})"
-                                                                 << "/env/FOO"
-                                                                 << R"("1")";
-    QTest::newRow("array is replaced whole") << R"({"env_passthrough": ["LC_ALL"]})"
-                                             << "{}"
-                                             << "/env_passthrough"
-                                             << R"(["LC_ALL"])";
-    QTest::newRow("protected path switched off with false") << R"({"protected_paths": {".envrc": false}})"
-                                                            << "{}"
-                                                            << "/protected_paths/.envrc" << kAbsent;
-    QTest::newRow("protected path removed with null") << R"({"protected_paths": {".envrc": null}})"
-                                                      << "{}"
-                                                      << "/protected_paths/.envrc" << kAbsent;
+        << R"({"mounts": {"/opt/tools": {"type": "ro-bind", "source": "/opt/tools"}}})" << "{}"
+        << "/mounts/~1usr" << R"({"type": "ro-bind", "source": "/usr"})";
+    QTest::newRow("profile changes one field of a mount")
+        << R"({"mounts": {"/tmp": {"size_mb": 64}}})" << "{}" << "/mounts/~1tmp"
+        << R"({"type": "tmpfs", "size_mb": 64})";
+    QTest::newRow("null removes a mount") << R"({"mounts": {"/lib32": null}})" << "{}" << "/mounts/~1lib32"
+        << kAbsent;
+    QTest::newRow("null removes a field of a mount")
+        << R"({"mounts": {"/lib64": {"optional": null}}})" << "{}" << "/mounts/~1lib64"
+        << R"({"type": "mirror", "source": "/lib64"})";
+    QTest::newRow("null removes an env variable") << R"({"env": {"LANG": null}})" << "{}" << "/env/LANG"
+        << kAbsent;
+    QTest::newRow("command line null removes what the profile added")
+        << R"({"env": {"FOO": "1"}})" << R"({"env": {"FOO": null}})" << "/env/FOO" << kAbsent;
+    QTest::newRow("command line adds env next to the profile's")
+        << R"({"env": {"FOO": "1"}})" << R"({"env": {"BAR": "2"}})" << "/env/FOO" << R"("1")";
+    QTest::newRow("array is replaced whole")
+        << R"({"env_passthrough": ["LC_ALL"]})" << "{}" << "/env_passthrough" << R"(["LC_ALL"])";
+    QTest::newRow("protected path switched off with false")
+        << R"({"protected_paths": {".envrc": false}})" << "{}" << "/protected_paths/.envrc" << kAbsent;
+    QTest::newRow("protected path removed with null")
+        << R"({"protected_paths": {".envrc": null}})" << "{}" << "/protected_paths/.envrc" << kAbsent;
     QTest::newRow("other protected paths stay when one is switched off")
-        << R"({"protected_paths": {".envrc": false}})"
-        << "{}"
-        << "/protected_paths/.gitmodules"
+        << R"({"protected_paths": {".envrc": false}})" << "{}" << "/protected_paths/.gitmodules" << R"("if-exists")";
+    QTest::newRow("protected file added") << R"({"protected_paths": {"Makefile": true}})" << "{}"
+                                          << "/protected_paths/Makefile" << "true";
+    QTest::newRow("protected path relaxed to if-exists")
+        << R"({"protected_paths": {".git/config": "if-exists"}})" << "{}" << "/protected_paths/.git~1config"
+        << R"("if-exists")";
+    QTest::newRow("if-exists path made strict")
+        << R"({"protected_paths": {".envrc": true}})" << "{}" << "/protected_paths/.envrc" << "true";
+    QTest::newRow("protected directory added")
+        << R"({"protected_paths": {".github/workflows/": true}})" << "{}"
+        << "/protected_paths/.github~1workflows~1"
         << "true";
-    QTest::newRow("protected file added") << R"({"protected_paths": {"Makefile": true}})"
-                                          << "{}"
-                                          << "/protected_paths/Makefile"
-                                          << "true";
-    QTest::newRow("protected directory added") << R"({"protected_paths": {".github/workflows/": true}})"
-                                               << "{}"
-                                               << "/protected_paths/.github~1workflows~1"
-                                               << "true";
-    QTest::newRow("all protected paths removed with null") << "{}"
-                                                           << R"({"protected_paths": null})"
-                                                           << "/protected_paths"
-                                                           << "{}";
-    QTest::newRow("network loopback") << R"({"network": "loopback"})"
-                                      << "{}"
-                                      << "/network"
-                                      << R"("loopback")";
-    QTest::newRow("empty hostname falls back") << R"({"hostname": ""})"
-                                               << "{}"
-                                               << "/hostname"
-                                               << R"("sandbox")";
-    QTest::newRow("seccomp rows skipped") << R"({"seccomp": {"skip": ["ptrace"]}})"
-                                          << "{}"
-                                          << "/seccomp/skip"
+    QTest::newRow("all protected paths removed with null")
+        << "{}" << R"({"protected_paths": null})" << "/protected_paths" << "{}";
+    QTest::newRow("network loopback") << R"({"network": "loopback"})" << "{}" << "/network"
+        << R"("loopback")";
+    QTest::newRow("empty hostname falls back") << R"({"hostname": ""})" << "{}" << "/hostname"
+        << R"("sandbox")";
+    QTest::newRow("seccomp rows skipped") << R"({"seccomp": {"skip": ["ptrace"]}})" << "{}" << "/seccomp/skip"
                                           << R"(["ptrace"])";
-    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})"
-                                         << "{}"
-                                         << "/workspace/writable"
+    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})" << "{}"
+        << "/workspace/writable"
                                          << "false";
     QTest::newRow("command line workspace wins over the profile's")
-        << R"({"workspace": {"source": "/srv/a"}})"
-        << R"({"workspace": {"source": "/srv/b"}})"
-        << "/workspace/source"
-        << R"("/srv/b")";
-    QTest::newRow("custom user") << R"({"user": {"name": "dev", "uid": 1500}})"
-                                 << "{}"
-                                 << "/user"
+        << R"({"workspace": {"source": "/srv/a"}})" << R"({"workspace": {"source": "/srv/b"}})"
+        << "/workspace/source" << R"("/srv/b")";
+    QTest::newRow("custom user") << R"({"user": {"name": "dev", "uid": 1500}})" << "{}" << "/user"
                                  << R"({"name": "dev", "uid": 1500, "gid": 1000, "home": "/home/agent",
                                         "shell": "/bin/sh"})";
 }
+// clang-format on
 
 void TestSandboxProfile::layering() {
     QFETCH(QString, profileLayer);
@@ -310,27 +277,25 @@ void TestSandboxProfile::layering() {
 }
 
 // Each row is a profile layer over the default (the command-line layer sets the workspace before it).
+// clang-format off
 void TestSandboxProfile::invalidProfile_data() {
     QTest::addColumn<QString>("layer");
     QTest::addColumn<QString>("message"); // a part of the error the user must see
 
     // Unknown keys: a typo must not become a setting that silently does nothing.
-    QTest::newRow("unknown top-level key") << R"({"hostnme": "x"})"
-                                           << "unknown key profile.hostnme";
+    QTest::newRow("unknown top-level key") << R"({"hostnme": "x"})" << "unknown key profile.hostnme";
     QTest::newRow("unknown limits key") << R"({"limits": {"memroy_mb": 1}})"
-                                        << "unknown key limits.memroy_mb";
+        << "unknown key limits.memroy_mb";
     QTest::newRow("unknown mount key") << R"({"mounts": {"/tmp": {"sizemb": 1}}})"
                                        << R"(unknown key mounts["/tmp"].sizemb)";
-    QTest::newRow("unknown user key") << R"({"user": {"home_dir": "/h"}})"
-                                      << "unknown key user.home_dir";
+    QTest::newRow("unknown user key") << R"({"user": {"home_dir": "/h"}})" << "unknown key user.home_dir";
     QTest::newRow("unknown workspace key") << R"({"workspace": {"src": "/x"}})"
-                                           << "unknown key workspace.src";
+        << "unknown key workspace.src";
     QTest::newRow("unknown seccomp key") << R"({"seccomp": {"skipped": []}})"
-                                         << "unknown key seccomp.skipped";
+        << "unknown key seccomp.skipped";
 
     // Wrong types.
-    QTest::newRow("hostname not a string") << R"({"hostname": 5})"
-                                           << "hostname has the wrong type (number)";
+    QTest::newRow("hostname not a string") << R"({"hostname": 5})" << "hostname has the wrong type (number)";
     QTest::newRow("limit given as a string") << R"({"limits": {"pids": "10"}})"
                                              << "limits.pids has the wrong type (string)";
     QTest::newRow("limit given as a boolean") << R"({"limits": {"pids": true}})"
@@ -341,41 +306,31 @@ void TestSandboxProfile::invalidProfile_data() {
                                                   << "env_passthrough has the wrong type (string)";
     QTest::newRow("mount optional not a boolean") << R"({"mounts": {"/lib32": {"optional": "yes"}}})"
                                                   << R"(mounts["/lib32"].optional has the wrong type)";
-    QTest::newRow("uid given as a string") << R"({"user": {"uid": "1000"}})"
-                                           << "user.uid has the wrong type";
-    QTest::newRow("network not a string") << R"({"network": false})"
-                                          << "network has the wrong type";
+    QTest::newRow("uid given as a string") << R"({"user": {"uid": "1000"}})" << "user.uid has the wrong type";
+    QTest::newRow("network not a string") << R"({"network": false})" << "network has the wrong type";
     QTest::newRow("seccomp skip not an array") << R"({"seccomp": {"skip": "ptrace"}})"
                                                << "seccomp.skip has the wrong type";
-    QTest::newRow("mounts not an object") << R"({"mounts": ["/usr"]})"
-                                          << "mounts must be an object";
+    QTest::newRow("mounts not an object") << R"({"mounts": ["/usr"]})" << "mounts must be an object";
     QTest::newRow("mount not an object") << R"({"mounts": {"/opt": "ro-bind"}})"
-                                         << R"(mounts["/opt"] must be an object)";
-    QTest::newRow("limits not an object") << R"({"limits": 5})"
-                                          << "limits must be an object";
-    QTest::newRow("user not an object") << R"({"user": "agent"})"
-                                        << "user must be an object";
-    QTest::newRow("env not an object") << R"({"env": ["A=1"]})"
-                                       << "env must be an object";
-    QTest::newRow("env value not a string") << R"({"env": {"DEBUG": 1}})"
-                                            << "env.DEBUG must be a string";
+        << R"(mounts["/opt"] must be an object)";
+    QTest::newRow("limits not an object") << R"({"limits": 5})" << "limits must be an object";
+    QTest::newRow("user not an object") << R"({"user": "agent"})" << "user must be an object";
+    QTest::newRow("env not an object") << R"({"env": ["A=1"]})" << "env must be an object";
+    QTest::newRow("env value not a string") << R"({"env": {"DEBUG": 1}})" << "env.DEBUG must be a string";
     QTest::newRow("env name with an equals sign") << R"({"env": {"A=B": "c"}})"
-                                                  << R"(invalid variable name "A=B")";
-    QTest::newRow("env name empty") << R"({"env": {"": "c"}})"
-                                    << R"(invalid variable name "")";
-    QTest::newRow("seccomp not an object") << R"({"seccomp": ["ptrace"]})"
-                                           << "seccomp must be an object";
+        << R"(invalid variable name "A=B")";
+    QTest::newRow("env name empty") << R"({"env": {"": "c"}})" << R"(invalid variable name "")";
+    QTest::newRow("seccomp not an object") << R"({"seccomp": ["ptrace"]})" << "seccomp must be an object";
     QTest::newRow("unknown network") << R"({"network": "host"})"
-                                     << R"(network "host" is not one of none, loopback)";
+        << R"(network "host" is not one of none, loopback)";
 
     // Mounts.
     QTest::newRow("unknown mount type") << R"({"mounts": {"/opt": {"type": "overlay"}}})"
                                         << R"(mounts["/opt"].type "overlay" is not one of)";
     QTest::newRow("mount without a type") << R"({"mounts": {"/opt": {"source": "/opt"}}})"
                                           << R"(mounts["/opt"].type "" is not one of)";
-    QTest::newRow("relative mount destination")
-        << R"({"mounts": {"opt": {"type": "proc"}}})"
-        << R"(mounts["opt"]: the destination must be an absolute path)";
+    QTest::newRow("relative mount destination") << R"({"mounts": {"opt": {"type": "proc"}}})"
+                                                << R"(mounts["opt"]: the destination must be an absolute path)";
     QTest::newRow("mount destination with dot-dot") << R"({"mounts": {"/opt/../etc": {"type": "proc"}}})"
                                                     << "the destination must be an absolute path";
     QTest::newRow("mount destination with dot") << R"({"mounts": {"/opt/./x": {"type": "proc"}}})"
@@ -401,10 +356,10 @@ void TestSandboxProfile::invalidProfile_data() {
                                         << R"(mounts["/scratch"].size_mb is required for a tmpfs)";
     QTest::newRow("size on a bind")
         << R"({"mounts": {"/opt": {"type": "ro-bind", "source": "/opt", "size_mb": 5}}})"
-        << R"(mounts["/opt"].size_mb only applies to type tmpfs)";
+                                    << R"(mounts["/opt"].size_mb only applies to type tmpfs)";
     QTest::newRow("source on a tmpfs")
         << R"({"mounts": {"/opt": {"type": "tmpfs", "source": "/opt", "size_mb": 5}}})"
-        << R"(mounts["/opt"].source does not apply to type tmpfs)";
+                                       << R"(mounts["/opt"].source does not apply to type tmpfs)";
     QTest::newRow("source on proc") << R"({"mounts": {"/proc": {"source": "/proc"}}})"
                                     << R"(mounts["/proc"].source does not apply to type proc)";
     QTest::newRow("symlink without a target") << R"({"mounts": {"/opt": {"type": "symlink"}}})"
@@ -414,26 +369,24 @@ void TestSandboxProfile::invalidProfile_data() {
         << R"(mounts["/opt"].target only applies to type symlink)";
     QTest::newRow("mount hides the workspace")
         << R"({"mounts": {"/workspace": {"type": "tmpfs", "size_mb": 1}}})"
-        << R"(mounts["/workspace"] hides the workspace)";
+                                               << R"(mounts["/workspace"] hides the workspace)";
     QTest::newRow("mount hides a moved workspace")
         << R"({"workspace": {"dest": "/src"}, "mounts": {"/src": {"type": "ro-bind", "source": "/srv"}}})"
         << R"(mounts["/src"] hides the workspace)";
 
     // User.
-    QTest::newRow("uid 0") << R"({"user": {"uid": 0}})"
-                           << "user.uid and user.gid must not be 0";
-    QTest::newRow("gid 0") << R"({"user": {"gid": 0}})"
-                           << "user.uid and user.gid must not be 0";
+    QTest::newRow("uid 0") << R"({"user": {"uid": 0}})" << "user.uid and user.gid must not be 0";
+    QTest::newRow("gid 0") << R"({"user": {"gid": 0}})" << "user.uid and user.gid must not be 0";
     QTest::newRow("uppercase user name") << R"({"user": {"name": "Agent"}})"
-                                         << "user.name must be a lowercase login name";
+        << "user.name must be a lowercase login name";
     QTest::newRow("user name with a colon") << R"({"user": {"name": "a:b"}})"
-                                            << "user.name must be a lowercase login name";
+        << "user.name must be a lowercase login name";
     QTest::newRow("empty user name") << R"({"user": {"name": ""}})"
-                                     << "user.name must be a lowercase login name";
+        << "user.name must be a lowercase login name";
     QTest::newRow("relative home") << R"({"user": {"home": "home/agent"}})"
-                                   << "user.home and user.shell must be absolute";
+        << "user.home and user.shell must be absolute";
     QTest::newRow("relative shell") << R"({"user": {"shell": "sh"}})"
-                                    << "user.home and user.shell must be absolute";
+        << "user.home and user.shell must be absolute";
 
     // Workspace.
     QTest::newRow("relative workspace source") << R"({"workspace": {"source": "project"}})"
@@ -448,12 +401,10 @@ void TestSandboxProfile::invalidProfile_data() {
                                                  << "workspace.dest must be an absolute path below /";
 
     // Protected paths.
-    QTest::newRow("absolute protected path")
-        << R"({"protected_paths": {"/etc/passwd": true}})"
-        << R"(protected_paths["/etc/passwd"] must be a path relative to the workspace)";
-    QTest::newRow("protected path leaving the workspace")
-        << R"({"protected_paths": {"../x": true}})"
-        << R"(protected_paths["../x"] must be a path relative)";
+    QTest::newRow("absolute protected path") << R"({"protected_paths": {"/etc/passwd": true}})"
+                                             << R"(protected_paths["/etc/passwd"] must be a path relative to the workspace)";
+    QTest::newRow("protected path leaving the workspace") << R"({"protected_paths": {"../x": true}})"
+                                                          << R"(protected_paths["../x"] must be a path relative)";
     QTest::newRow("protected path with dot") << R"({"protected_paths": {"./.envrc": true}})"
                                              << R"(protected_paths["./.envrc"] must be a path relative)";
     QTest::newRow("protected path with double slash") << R"({"protected_paths": {"a//b": true}})"
@@ -461,10 +412,15 @@ void TestSandboxProfile::invalidProfile_data() {
     QTest::newRow("protected path that is only a slash") << R"({"protected_paths": {"/": true}})"
                                                          << R"(protected_paths["/"] must be a path relative)";
     QTest::newRow("protected path not a boolean") << R"({"protected_paths": {".envrc": "yes"}})"
-                                                  << R"(protected_paths[".envrc"] must be true or false)";
+                                                  << R"(protected_paths[".envrc"] must be true, "if-exists" or false)";
+    QTest::newRow("protected path mode misspelt") << R"({"protected_paths": {".envrc": "if_exists"}})"
+        << R"(protected_paths[".envrc"] must be true, "if-exists" or false)";
+    QTest::newRow("protected path mode as a number") << R"({"protected_paths": {".envrc": 1}})"
+        << R"(protected_paths[".envrc"] must be true, "if-exists" or false)";
     QTest::newRow("protected paths not an object") << R"({"protected_paths": [".envrc"]})"
                                                    << "protected_paths must be an object";
 }
+// clang-format on
 
 void TestSandboxProfile::invalidProfile() {
     QFETCH(QString, layer);
@@ -481,23 +437,19 @@ void TestSandboxProfile::invalidProfile() {
 // JSON has one number type; a value a count or id cannot hold must be refused, not converted. Today the
 // profile reader takes whatever nlohmann::json's get<unsigned>() makes of it: -1 wraps to the largest
 // value (an uncapped tmpfs, an unlimited memory limit), 1.5 is truncated, 2^32 + 1000 truncates to 1000.
+// clang-format off
 void TestSandboxProfile::numbersOutOfRange_data() {
     QTest::addColumn<QString>("layer");
     QTest::addColumn<QString>("key"); // the error must name it
 
-    QTest::newRow("negative memory limit") << R"({"limits": {"memory_mb": -1}})"
-                                           << "limits.memory_mb";
-    QTest::newRow("fractional memory limit") << R"({"limits": {"memory_mb": 1.5}})"
-                                             << "limits.memory_mb";
-    QTest::newRow("negative tmpfs size") << R"({"mounts": {"/tmp": {"size_mb": -1}}})"
-                                         << "size_mb";
-    QTest::newRow("uid beyond 32 bits") << R"({"user": {"uid": 4294968296}})"
-                                        << "user.uid";
-    QTest::newRow("negative uid") << R"({"user": {"uid": -1}})"
-                                  << "user.uid";
-    QTest::newRow("uid given as a boolean") << R"({"user": {"uid": true}})"
-                                            << "user.uid";
+    QTest::newRow("negative memory limit") << R"({"limits": {"memory_mb": -1}})" << "limits.memory_mb";
+    QTest::newRow("fractional memory limit") << R"({"limits": {"memory_mb": 1.5}})" << "limits.memory_mb";
+    QTest::newRow("negative tmpfs size") << R"({"mounts": {"/tmp": {"size_mb": -1}}})" << "size_mb";
+    QTest::newRow("uid beyond 32 bits") << R"({"user": {"uid": 4294968296}})" << "user.uid";
+    QTest::newRow("negative uid") << R"({"user": {"uid": -1}})" << "user.uid";
+    QTest::newRow("uid given as a boolean") << R"({"user": {"uid": true}})" << "user.uid";
 }
+// clang-format on
 
 void TestSandboxProfile::numbersOutOfRange() {
     QFETCH(QString, layer);
@@ -513,6 +465,7 @@ void TestSandboxProfile::numbersOutOfRange() {
     QVERIFY2(qs(profile.error().message).contains(key), profile.error().message.c_str());
 }
 
+// clang-format off
 void TestSandboxProfile::mountSpec_data() {
     QTest::addColumn<QString>("mount"); // the value of mounts["/opt/x"]
     QTest::addColumn<int>("type");
@@ -523,22 +476,20 @@ void TestSandboxProfile::mountSpec_data() {
 
     using Type = MountSpec::Type;
     QTest::newRow("ro-bind") << R"({"type": "ro-bind", "source": "/opt/y"})" << int(Type::RoBind) << "/opt/y"
-                             << "" << 0ull << false;
-    QTest::newRow("bind") << R"({"type": "bind", "source": "/srv"})" << int(Type::Bind) << "/srv"
-                          << "" << 0ull << false;
+        << ""
+                             << 0ull << false;
+    QTest::newRow("bind") << R"({"type": "bind", "source": "/srv"})" << int(Type::Bind) << "/srv" << ""
+        << 0ull << false;
     QTest::newRow("optional mirror") << R"({"type": "mirror", "source": "/lib32", "optional": true})"
-                                     << int(Type::Mirror) << "/lib32"
-                                     << "" << 0ull << true;
-    QTest::newRow("symlink with a relative target")
-        << R"({"type": "symlink", "target": "usr/bin"})" << int(Type::Symlink) << ""
-        << "usr/bin" << 0ull << false;
-    QTest::newRow("tmpfs") << R"({"type": "tmpfs", "size_mb": 64})" << int(Type::Tmpfs) << ""
-                           << "" << 64ull << false;
-    QTest::newRow("proc") << R"({"type": "proc"})" << int(Type::Proc) << ""
-                          << "" << 0ull << false;
-    QTest::newRow("dev") << R"({"type": "dev"})" << int(Type::Dev) << ""
-                         << "" << 0ull << false;
+                                     << int(Type::Mirror) << "/lib32" << "" << 0ull << true;
+    QTest::newRow("symlink with a relative target") << R"({"type": "symlink", "target": "usr/bin"})"
+                                                    << int(Type::Symlink) << "" << "usr/bin" << 0ull << false;
+    QTest::newRow("tmpfs") << R"({"type": "tmpfs", "size_mb": 64})" << int(Type::Tmpfs) << "" << "" << 64ull
+        << false;
+    QTest::newRow("proc") << R"({"type": "proc"})" << int(Type::Proc) << "" << "" << 0ull << false;
+    QTest::newRow("dev") << R"({"type": "dev"})" << int(Type::Dev) << "" << "" << 0ull << false;
 }
+// clang-format on
 
 void TestSandboxProfile::mountSpec() {
     QFETCH(QString, mount);
@@ -581,19 +532,25 @@ void TestSandboxProfile::mountsSortedParentsFirst() {
     QVERIFY(findMount(*profile, "/home/agent/.cache"));
 }
 
+// clang-format off
 void TestSandboxProfile::protectedPaths_data() {
     QTest::addColumn<QString>("layer"); // replaces the default's protected paths
     QTest::addColumn<QStringList>("expected");
 
     QTest::newRow("file") << R"({".envrc": true})" << QStringList{"protected .envrc"};
-    QTest::newRow("directory keeps its trailing slash as a flag")
-        << R"({".git/hooks/": true})" << QStringList{"protected .git/hooks/"};
-    QTest::newRow("false entries are left out")
-        << R"({".envrc": false, ".vscode/": true})" << QStringList{"protected .vscode/"};
+    QTest::newRow("directory keeps its trailing slash as a flag") << R"({".git/hooks/": true})"
+                                                                  << QStringList{"protected .git/hooks/"};
+    QTest::newRow("false entries are left out") << R"({".envrc": false, ".vscode/": true})"
+                                                << QStringList{"protected .vscode/"};
+    QTest::newRow("file only if it exists") << R"({".envrc": "if-exists"})"
+        << QStringList{"protected .envrc if-exists"};
+    QTest::newRow("directory only if it exists") << R"({".idea/": "if-exists"})"
+        << QStringList{"protected .idea/ if-exists"};
     QTest::newRow("nested path") << R"({".github/workflows/ci.yml": true})"
                                  << QStringList{"protected .github/workflows/ci.yml"};
     QTest::newRow("none") << "{}" << QStringList{};
 }
+// clang-format on
 
 void TestSandboxProfile::protectedPaths() {
     QFETCH(QString, layer);
@@ -607,6 +564,7 @@ void TestSandboxProfile::protectedPaths() {
         QVERIFY2(path.path.back() != '/', path.path.c_str());
 }
 
+// clang-format off
 void TestSandboxProfile::roundTrip_data() {
     QTest::addColumn<QString>("layer");
 
@@ -624,10 +582,13 @@ void TestSandboxProfile::roundTrip_data() {
                "file_size_mb": 4, "open_files": 5, "address_space_mb": 6, "timeout_sec": 7}})";
     QTest::newRow("env, passthrough, seccomp skip")
         << R"({"env": {"A": "1", "EMPTY": ""}, "env_passthrough": ["TERM", "LC_ALL"], "seccomp": {"skip": ["ptrace"]}})";
+    QTest::newRow("strict and if-exists protected paths")
+        << R"({"protected_paths": {"Makefile": "if-exists", ".github/": true, ".envrc": true}})";
     QTest::newRow("protected file and directory of the same name")
         << R"({"protected_paths": {"x": true, "x/": true, ".envrc": false}})";
     QTest::newRow("no protected paths, no mounts") << R"({"protected_paths": null, "mounts": null})";
 }
+// clang-format on
 
 void TestSandboxProfile::roundTrip() {
     QFETCH(QString, layer);
@@ -641,25 +602,20 @@ void TestSandboxProfile::roundTrip() {
     QCOMPARE(qs(reread->toJson().dump(2)), qs(printed.dump(2)));
 }
 
+// clang-format off
 void TestSandboxProfile::parseLayer_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("message"); // empty: the layer parses
 
-    QTest::newRow("object") << R"({"hostname": "x", "mounts": {"/usr": null}})"
-                            << "";
-    QTest::newRow("empty object") << "{}"
-                                  << "";
-    QTest::newRow("array") << R"(["hostname"])"
-                           << "my.json: a sandbox profile must be a JSON object";
-    QTest::newRow("string") << R"("x")"
-                            << "my.json: a sandbox profile must be a JSON object";
-    QTest::newRow("truncated") << R"({"hostname": )"
-                               << "my.json: not valid JSON";
-    QTest::newRow("trailing comma") << R"({"hostname": "x",})"
-                                    << "my.json: not valid JSON";
-    QTest::newRow("empty file") << ""
-                                << "my.json: not valid JSON";
+    QTest::newRow("object") << R"({"hostname": "x", "mounts": {"/usr": null}})" << "";
+    QTest::newRow("empty object") << "{}" << "";
+    QTest::newRow("array") << R"(["hostname"])" << "my.json: a sandbox profile must be a JSON object";
+    QTest::newRow("string") << R"("x")" << "my.json: a sandbox profile must be a JSON object";
+    QTest::newRow("truncated") << R"({"hostname": )" << "my.json: not valid JSON";
+    QTest::newRow("trailing comma") << R"({"hostname": "x",})" << "my.json: not valid JSON";
+    QTest::newRow("empty file") << "" << "my.json: not valid JSON";
 }
+// clang-format on
 
 void TestSandboxProfile::parseLayer() {
     QFETCH(QString, text);
