@@ -59,6 +59,8 @@ private slots:
     void attackLeavesWorkspaceUnchanged_data();
     void attackLeavesWorkspaceUnchanged();
     void shellRedirectionCannotCreateEnvrc();
+    void repositoryCannotBeCreated_data();
+    void repositoryCannotBeCreated();
     void aliasPlantedOnHostCannotChangeProtectedFile_data();
     void aliasPlantedOnHostCannotChangeProtectedFile();
     void ordinaryFilesStayWritable();
@@ -168,6 +170,30 @@ void TestSandboxProtectedPaths::shellRedirectionCannotCreateEnvrc()
     QVERIFY(!m_workspace->exists(QStringLiteral(".envrc")));
     const auto after = snapshot(*m_workspace);
     QVERIFY2(after == before, qPrintable(difference(before, after)));
+}
+
+void TestSandboxProtectedPaths::repositoryCannotBeCreated_data()
+{
+    QTest::addColumn<QString>("script");
+
+    // In a workspace without .git, a .git made by the sandbox would carry a config of its choosing
+    // (core.fsmonitor, core.hooksPath, aliases): the next git status on the host runs it.
+    QTest::newRow("git init") << QStringLiteral("git init -q");
+    QTest::newRow("git init without templates") << QStringLiteral("git init -q --template=");
+    QTest::newRow("hand-made .git/config") << QStringLiteral("mkdir -p .git && printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config");
+    QTest::newRow("hand-made .git/hooks") << QStringLiteral("mkdir -p .git/hooks && cp evil .git/hooks/pre-commit");
+    QTest::newRow(".git renamed into place") << QStringLiteral("mkdir -p forged/hooks && cp evil forged/hooks/pre-commit && mv -T forged .git");
+}
+
+void TestSandboxProtectedPaths::repositoryCannotBeCreated()
+{
+    QFETCH(QString, script);
+
+    QVERIFY(QDir(m_workspace->hostPath(QStringLiteral(".git"))).removeRecursively());
+    const RunOutcome outcome = m_workspace->run({QStringLiteral("sh"), QStringLiteral("-c"), script});
+    QVERIFY2(outcome.exited() && outcome.exitCode != 0, qPrintable(outcome.describe()));
+    // Not even the empty placeholder the sandbox mounted there is left behind.
+    QVERIFY2(!m_workspace->exists(QStringLiteral(".git")), qPrintable(m_workspace->entries().join(QLatin1Char(' '))));
 }
 
 void TestSandboxProtectedPaths::aliasPlantedOnHostCannotChangeProtectedFile_data()

@@ -45,7 +45,6 @@ private slots:
     void python();
     void compileAndRunC();
     void gitCommitInExistingRepository();
-    void gitInitAndCommitInside();
     void standardInputReachesCommand();
 
 private:
@@ -103,8 +102,9 @@ void TestSandboxWork::compileAndRunC()
     QVERIFY(QFileInfo(m_workspace->hostPath(QStringLiteral("hello"))).isExecutable());
 }
 
-// The usual case: the user's repository with its hooks and config. The agent commits; the host sees
-// the commit, and the hooks and config are exactly as they were.
+// The user's repository with its hooks and config. The agent commits; the host sees the commit, and the
+// hooks and config are exactly as they were. (A repository cannot be created inside the sandbox: a new
+// .git/config is as dangerous as a changed one, see tst_sandbox_protected_paths.)
 void TestSandboxWork::gitCommitInExistingRepository()
 {
     const QString git = hostTool("git");
@@ -132,30 +132,6 @@ void TestSandboxWork::gitCommitInExistingRepository()
     QVERIFY2(log.out.contains("NOTES") && log.out.contains("README"), qPrintable(log.describe()));
     QCOMPARE(contentsOf(m_workspace->hostPath(QStringLiteral(".git/hooks"))), hooksBefore);
     QCOMPARE(m_workspace->readFile(QStringLiteral(".git/config")), configBefore);
-}
-
-// A new project started inside the sandbox: git init works there too, and the host can read the
-// result with its own git.
-void TestSandboxWork::gitInitAndCommitInside()
-{
-    const QString git = hostTool("git");
-    if (git.isEmpty())
-        QSKIP("no git on this host");
-    const QString script = QStringLiteral(
-        "git init -q -b main && echo hello > hello.txt && git add hello.txt && "
-        "git -c user.name=Agent -c user.email=agent@warren.invalid commit -q -m 'First commit'");
-    const RunOutcome outcome = m_workspace->run({QStringLiteral("sh"), QStringLiteral("-c"), script});
-    QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
-
-    RunOptions inWorkspace;
-    inWorkspace.workingDirectory = m_workspace->path();
-    const RunOutcome log = runProgram(git, {QStringLiteral("log"), QStringLiteral("--format=%s")}, inWorkspace);
-    QVERIFY2(log.exitCode == 0, qPrintable(log.describe()));
-    QCOMPARE(log.verdict(), QStringLiteral("First commit"));
-    // Whatever git init put in .git/hooks, none of it is an active hook the host would run.
-    const QStringList hooks = QDir(m_workspace->hostPath(QStringLiteral(".git/hooks"))).entryList(QDir::Files | QDir::Hidden);
-    for (const QString& hook : hooks)
-        QVERIFY2(hook.endsWith(QLatin1String(".sample")), qPrintable(hook));
 }
 
 // The agent speaks JSON lines over stdio: what the control plane writes must reach the command intact.
