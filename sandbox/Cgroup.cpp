@@ -6,6 +6,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -172,7 +173,62 @@ Hierarchies findHierarchies() {
     return found;
 }
 
-// Makes dir, replacing a leftover of a crashed run: 0, or the errno. EBUSY: a cgroup of that name exists
+// /proc/<pid>/stat's starttime (field 22): with the pid, it names a process uniquely, pid reuse or not.
+std::optional<std::uint64_t> processStartTime(pid_t pid) {
+    const auto stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+    const auto afterName = stat ? stat->rfind(')') : std::string::npos; // the name may hold spaces
+    if (afterName == std::string::npos)
+        return std::nullopt;
+    std::istringstream fields(stat->substr(afterName + 1));
+    std::string field;
+    for (int index = 3; index <= 22 && fields >> field; ++index)
+        if (index == 22)
+            return std::strtoull(field.c_str(), nullptr, 10);
+    return std::nullopt;
+}
+
+// "@<pid>.<starttime>" of this process, appended to every directory it makes: a creator killed before
+// its destructor ran (SIGKILL) leaves a directory whose owner can be seen to be gone.
+std::string ownerTag() {
+    const pid_t pid = ::getpid();
+    return "@" + std::to_string(pid) + "." + std::to_string(processStartTime(pid).value_or(0));
+}
+
+// False only for a directory tagged with an owner that no longer exists; untagged ones are not ours.
+bool ownerAlive(const std::string& dirName) {
+    const auto at = dirName.rfind('@');
+    const auto dot = at == std::string::npos ? at : dirName.find('.', at);
+    if (dot == std::string::npos)
+        return true;
+    pid_t pid = 0;
+    std::uint64_t start = 0;
+    const char* end = dirName.data() + dirName.size();
+    const auto pidParsed = std::from_chars(dirName.data() + at + 1, dirName.data() + dot, pid);
+    const auto startParsed = std::from_chars(dirName.data() + dot + 1, end, start);
+    if (pidParsed.ec != std::errc{} || pidParsed.ptr != dirName.data() + dot ||
+        startParsed.ec != std::errc{} || startParsed.ptr != end || pid <= 0)
+        return true;
+    return processStartTime(pid) == start;
+}
+
+// Removes the cgroups in dir named prefix* whose creator died without removing them. rmdir refuses a
+// cgroup that still holds processes, so a leftover with live processes stays for the user to see.
+void removeLeftovers(const std::string& dir, const std::string& prefix) {
+    DIR* listing = ::opendir(dir.c_str());
+    if (!listing)
+        return;
+    std::vector<std::string> leftovers;
+    while (const dirent* entry = ::readdir(listing)) {
+        const std::string name = entry->d_name;
+        if (entry->d_type == DT_DIR && name.compare(0, prefix.size(), prefix) == 0 && !ownerAlive(name))
+            leftovers.push_back(dir + "/" + name);
+    }
+    ::closedir(listing);
+    for (const auto& leftover : leftovers)
+        ::rmdir(leftover.c_str());
+}
+
+// Makes dir, replacing an empty one of the same name: 0, or the errno. EBUSY: a cgroup of that name exists
 // with processes in it, which is never replaced.
 int makeCgroupDirectory(const std::string& dir) {
     if (::mkdir(dir.c_str(), 0755) == 0)
@@ -241,7 +297,8 @@ struct V2Placement {
 V2Placement placeV2(const std::string& parent, const std::string& name, bool wantMemory, bool wantPids,
                     std::vector<std::string>& memoryProblems, std::vector<std::string>& pidsProblems) {
     V2Placement placement;
-    placement.dir = parent + "/warren-" + name;
+    removeLeftovers(parent, "warren-");
+    placement.dir = parent + "/warren-" + name + ownerTag();
     if ((placement.error = makeCgroupDirectory(placement.dir))) {
         const std::string problem =
             "cgroup v2 at " + parent + ": cannot create a cgroup there: " + errnoText(placement.error);
@@ -444,7 +501,7 @@ std::string Cgroup::addV1(const std::string& hierarchy, const std::string& name,
                           const std::string& controller, std::vector<std::string>& problems,
                           Attempt& attempt) {
     const std::string grouping = hierarchy + "/warren";
-    const std::string dir = grouping + "/" + name;
+    const std::string dir = grouping + "/" + name + ownerTag();
     std::string problem;
     for (int attempts = 0; attempts < 3; ++attempts) {
         if (::mkdir(grouping.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -454,6 +511,7 @@ std::string Cgroup::addV1(const std::string& hierarchy, const std::string& name,
         }
         if (!contains(m_v1GroupingDirs, grouping))
             m_v1GroupingDirs.push_back(grouping);
+        removeLeftovers(grouping, "");
         const int error = makeCgroupDirectory(dir);
         if (error == 0) {
             m_paths.push_back(dir);
@@ -572,9 +630,9 @@ CgroupSupport Cgroup::probe() {
     auto probeName = [] {
         return "probe-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     };
-    // ".../warren-<name>" (v2) or ".../warren/<name>" (v1): the directory the cgroup was made in.
-    auto hierarchyOf = [](const std::string& dir, const std::string& name) {
-        return dir.substr(0, dir.size() - name.size() - std::string("/warren-").size());
+    // ".../warren-<name>@<owner>" (v2) or ".../warren/<name>@<owner>" (v1): where the cgroup was made.
+    auto hierarchyOf = [](const std::string& dir) {
+        return dir.substr(0, dir.rfind("/warren"));
     };
 
     CgroupSupport support;
@@ -600,7 +658,7 @@ CgroupSupport Cgroup::probe() {
         const std::string& dir = memory ? trial->m_memoryPath : trial->m_pidsPath;
         const bool v1 = dir != trial->m_v2Path;
         (v1 ? limitsByV1 : limitsByV2) = true;
-        found.push_back(what + " by cgroup " + (v1 ? "v1" : "v2") + " under " + hierarchyOf(dir, name));
+        found.push_back(what + " by cgroup " + (v1 ? "v1" : "v2") + " under " + hierarchyOf(dir));
     }
 
     const std::string name = probeName();
@@ -612,8 +670,7 @@ CgroupSupport Cgroup::probe() {
         const std::string& dir = byV2 ? trial->m_v2Path : trial->paths().front();
         const bool atomic = byV2 && fileExists(dir + "/cgroup.kill");
         found.push_back(std::string("whole-tree kill by ") +
-                        (atomic ? "cgroup.kill" : "signalling cgroup.procs") + " under " +
-                        hierarchyOf(dir, name));
+                        (atomic ? "cgroup.kill" : "signalling cgroup.procs") + " under " + hierarchyOf(dir));
         if (!limitsByV1 && !limitsByV2)
             (byV2 ? limitsByV2 : limitsByV1) = true;
     } else {

@@ -2,8 +2,11 @@
 // The cgroup(s) of one sandbox, where the host lets us create them: they enforce the memory and
 // process-count limits and let the Launcher kill the whole process tree, however it daemonises.
 //
-// Where the directories go (always below this process's own cgroup, so the limits of whatever
-// started us still apply to the sandbox):
+// Where the directories go (below this process's own cgroup, so the limits of whatever started us still
+// apply to the sandbox; beside it when our own cgroup holds processes and so cannot hand controllers
+// down). Each name ends in "@<pid>.<starttime>" of the creating process: when a creator was killed
+// before its destructor ran, the next create() in that place sees the owner is gone and removes the
+// empty leftover.
 // - cgroup v2: "warren-<name>" in the unified hierarchy. It carries memory.max, memory.swap.max=0 and
 //   pids.max when those controllers are available (root, or a systemd-delegated subtree), and in any
 //   case gives cgroup.kill, the kernel's whole-tree kill.
@@ -48,10 +51,10 @@ public:
     // Creates and removes throwaway cgroups, exactly as create() would, to see what works here.
     static CgroupSupport probe();
 
-    // name: one path component of [A-Za-z0-9._-], unique among live sandboxes (the task id). A leftover
-    // cgroup of that name with no processes in it (a crashed run) is replaced; one with processes is an
-    // error. Fails, saying what to do, if a non-zero limit cannot be enforced by any cgroup here; the
-    // caller decides whether an rlimit can stand in.
+    // name: one path component of [A-Za-z0-9._-], unique among this process's live sandboxes (the task
+    // id). An empty cgroup of that name (a crashed run) is replaced; one with processes is an error. Fails,
+    // saying what to do, if a non-zero limit cannot be enforced by any cgroup here; the caller decides
+    // whether an rlimit can stand in.
     static Result<Cgroup> create(const std::string& name, const CgroupLimits& limits);
 
     Cgroup(Cgroup&& other) noexcept;

@@ -91,6 +91,17 @@ bool awaitReady(int fd, int n) {
     return true;
 }
 
+// /proc/<pid>/stat's starttime, as the owner tag of cgroup directory names holds it.
+std::string startTimeOf(pid_t pid) {
+    const std::string stat = readText("/proc/" + std::to_string(pid) + "/stat");
+    std::istringstream fields(stat.substr(stat.rfind(')') + 1));
+    std::string field;
+    for (int index = 3; index <= 22 && fields >> field; ++index)
+        if (index == 22)
+            return field;
+    return {};
+}
+
 int waitStatus(pid_t pid) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -130,6 +141,7 @@ private slots:
     void killMembersStopsForkBomb();
     void destructorRemovesDirectories();
     void leftoverCgroupIsReplaced();
+    void leftoverOfDeadCreatorIsRemoved();
     void liveCgroupOfSameNameIsRefused();
 
 private:
@@ -660,6 +672,55 @@ void TestCgroup::leftoverCgroupIsReplaced() {
     QCOMPARE(fresh->paths(), leftover->paths());
     for (const auto& dir : fresh->paths())
         QVERIFY(pathExists(dir));
+}
+
+// What SIGKILLing the creator leaves behind: empty directories tagged with an owner that is gone. The
+// next create() in the same place removes them, and leaves alone what a live process or nobody owns.
+void TestCgroup::leftoverOfDeadCreatorIsRemoved() {
+    REQUIRE_SUPPORT(kill);
+    Pipe hold;
+    const pid_t gone = ::fork();
+    if (gone == 0) {
+        hold.closeWrite();
+        blockUntilClosed(hold.readEnd());
+        ::_exit(0);
+    }
+    QVERIFY(gone > 0);
+    hold.closeRead();
+    const std::string goneStart = startTimeOf(gone);
+    hold.closeWrite();
+    waitStatus(gone);
+    QVERIFY(!goneStart.empty());
+
+    const CgroupLimits limits{m_support.memory ? 64ull << 20 : 0, m_support.pids ? 64u : 0u};
+    std::vector<std::string> leftovers, kept;
+    {
+        auto first = Cgroup::create(uniqueName(), limits);
+        QVERIFY2(first, qPrintable(first ? QString() : describeError(first.error())));
+        for (const auto& dir : first->paths()) {
+            const std::string parent = dir.substr(0, dir.rfind('/'));
+            const std::string prefix =
+                parent + (dir.find("/warren-", parent.size()) == parent.size() ? "/warren-" : "/");
+            const std::string name = uniqueName();
+            leftovers.push_back(prefix + name + "@" + std::to_string(gone) + "." + goneStart);
+            kept.push_back(prefix + name + "-live@" + std::to_string(::getpid()) + "." +
+                           startTimeOf(::getpid()));
+            kept.push_back(prefix + name + "-untagged");
+        }
+        for (const auto& dir : leftovers)
+            QVERIFY(::mkdir(dir.c_str(), 0755) == 0);
+        for (const auto& dir : kept)
+            QVERIFY(::mkdir(dir.c_str(), 0755) == 0);
+        // first's destructor runs here; its v1 grouping directory stays, for the leftovers are in it
+    }
+    auto second = Cgroup::create(uniqueName(), limits);
+    QVERIFY2(second, qPrintable(second ? QString() : describeError(second.error())));
+    for (const auto& dir : leftovers)
+        QVERIFY2(!pathExists(dir), qPrintable(QString::fromStdString(dir + " was not removed")));
+    for (const auto& dir : kept) {
+        QVERIFY2(pathExists(dir), qPrintable(QString::fromStdString(dir + " was removed")));
+        ::rmdir(dir.c_str());
+    }
 }
 
 void TestCgroup::liveCgroupOfSameNameIsRefused() {
