@@ -59,6 +59,9 @@ private slots:
     void hostSecretUnreadable();
     void hostDirectoryUnlisted_data();
     void hostDirectoryUnlisted();
+    void kernelInterfacesClosed_data();
+    void kernelInterfacesClosed();
+    void hostSharedMemoryInvisible();
     void writeOutsideWorkspaceFails_data();
     void writeOutsideWorkspaceFails();
     void plantedSymlinkDoesNotEscape_data();
@@ -137,6 +140,50 @@ void TestSandboxFilesystem::hostDirectoryUnlisted()
                                                  QStringLiteral("sh"), directory});
     QVERIFY2(outcome.exited(), qPrintable(outcome.describe()));
     QVERIFY2(outcome.exitCode != 0 || outcome.out.trimmed().isEmpty(), qPrintable(outcome.describe()));
+}
+
+void TestSandboxFilesystem::kernelInterfacesClosed_data()
+{
+    QTest::addColumn<QString>("action");
+    QTest::addColumn<QString>("path");
+
+    // Opened for writing with nothing written: a sandbox that let the open through has already failed,
+    // and the host is left as it was. Sysctls check no capability, only the file mode against the
+    // caller's uid as the host sees it; a core_pattern of "|program" runs that program as host root.
+    QTest::newRow("write /proc/sys/kernel/core_pattern") << QStringLiteral("write-file") << QStringLiteral("/proc/sys/kernel/core_pattern");
+    QTest::newRow("write /proc/sys/kernel/modprobe") << QStringLiteral("write-file") << QStringLiteral("/proc/sys/kernel/modprobe");
+    QTest::newRow("write /proc/sysrq-trigger") << QStringLiteral("write-file") << QStringLiteral("/proc/sysrq-trigger");
+    QTest::newRow("write /proc/sys/kernel/hostname") << QStringLiteral("write-file") << QStringLiteral("/proc/sys/kernel/hostname");
+    QTest::newRow("write /proc/sys/vm/drop_caches") << QStringLiteral("write-file") << QStringLiteral("/proc/sys/vm/drop_caches");
+    // Host devices and the kernel log are not in the sandbox's /dev, nor /sys at all.
+    QTest::newRow("read /dev/kmsg") << QStringLiteral("read-file") << QStringLiteral("/dev/kmsg");
+    QTest::newRow("read /dev/mem") << QStringLiteral("read-file") << QStringLiteral("/dev/mem");
+    QTest::newRow("read /dev/port") << QStringLiteral("read-file") << QStringLiteral("/dev/port");
+    QTest::newRow("read /dev/vda") << QStringLiteral("read-file") << QStringLiteral("/dev/vda");
+    QTest::newRow("read /dev/sda") << QStringLiteral("read-file") << QStringLiteral("/dev/sda");
+    QTest::newRow("read /sys/kernel/notes") << QStringLiteral("read-file") << QStringLiteral("/sys/kernel/notes");
+    QTest::newRow("read /proc/kcore") << QStringLiteral("read-file") << QStringLiteral("/proc/kcore");
+}
+
+void TestSandboxFilesystem::kernelInterfacesClosed()
+{
+    QFETCH(QString, action);
+    QFETCH(QString, path);
+
+    const RunOutcome outcome = m_workspace->probe({action, path});
+    QVERIFY2(outcome.probeFailed(), qPrintable(outcome.describe()));
+}
+
+// POSIX shared memory of host programs lives in the host's /dev/shm.
+void TestSandboxFilesystem::hostSharedMemoryInvisible()
+{
+    if (!QFileInfo(QStringLiteral("/dev/shm")).isWritable())
+        QSKIP("this host has no writable /dev/shm");
+    QTemporaryFile shared(QStringLiteral("/dev/shm/warren-itest-XXXXXX"));
+    QVERIFY(shared.open() && shared.write(kSecret) == kSecret.size() && shared.flush());
+    const RunOutcome outcome = m_workspace->probe({QStringLiteral("read-file"), shared.fileName()});
+    QVERIFY2(outcome.probeFailed(), qPrintable(outcome.describe()));
+    QVERIFY(!outcome.out.contains(kSecret));
 }
 
 void TestSandboxFilesystem::writeOutsideWorkspaceFails_data()

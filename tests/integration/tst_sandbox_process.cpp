@@ -5,6 +5,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <csignal>
 #include <poll.h>
 #include <sys/stat.h>
@@ -55,6 +56,8 @@ private slots:
     void setuidBinaryGainsNothing();
     void hostProcessesInvisible();
     void hostEnvironmentNotInherited();
+    void hostIdentityHidden();
+    void hostProcessCannotBeSignalled();
     void timeoutKillsWholeTree_data();
     void timeoutKillsWholeTree();
     void sandboxDiesWithWarrenSandbox();
@@ -166,6 +169,48 @@ void TestSandboxProcess::hostEnvironmentNotInherited()
     QVERIFY2(!outcome.out.contains("LD_PRELOAD"), qPrintable(outcome.describe()));
     QVERIFY2(outcome.out.contains("GIVEN=yes"), qPrintable(outcome.describe()));
     QVERIFY2(outcome.out.contains("HOME=/home/agent"), qPrintable(outcome.describe()));
+}
+
+// The host's user accounts and machine name stay outside: /etc/passwd is synthesized, the hostname is
+// the sandbox's own.
+void TestSandboxProcess::hostIdentityHidden()
+{
+    const RunOutcome outcome = m_workspace->run({QStringLiteral("sh"), QStringLiteral("-c"),
+                                                 QStringLiteral("cat /proc/sys/kernel/hostname; cat /etc/passwd")});
+    QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
+    QVERIFY2(outcome.out.contains("agent:x:1000:1000:"), qPrintable(outcome.describe()));
+    QVERIFY2(outcome.verdict() != QSysInfo::machineHostName(), qPrintable(outcome.describe()));
+
+    QFile hostPasswd(QStringLiteral("/etc/passwd"));
+    QVERIFY(hostPasswd.open(QIODevice::ReadOnly));
+    const QList<QByteArray> insideLines = outcome.out.split('\n');
+    for (const QByteArray& line : hostPasswd.readAll().split('\n')) {
+        const QByteArray user = line.left(line.indexOf(':'));
+        if (user.isEmpty() || user == "root" || user == "agent" || user == "nobody")
+            continue;
+        const bool listed = std::any_of(insideLines.cbegin(), insideLines.cend(),
+                                        [&](const QByteArray& inside) { return inside.startsWith(user + ':'); });
+        QVERIFY2(!listed, qPrintable(QStringLiteral("host user %1 is listed inside").arg(QString::fromUtf8(user))));
+    }
+}
+
+// The pid namespace makes host processes unaddressable: a kill aimed at a host pid finds nothing.
+void TestSandboxProcess::hostProcessCannotBeSignalled()
+{
+    const QByteArray marker = uniqueMarker();
+    QProcess hostProcess;
+    hostProcess.start(QStringLiteral("sleep"), {QString::fromLatin1(marker)});
+    QVERIFY(hostProcess.waitForStarted());
+    const qint64 pid = hostProcess.processId();
+
+    const RunOutcome outcome = m_workspace->run(
+        {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("kill -KILL %1").arg(pid)});
+    const bool survived = hostProcess.state() == QProcess::Running && !hostProcess.waitForFinished(0)
+        && ::kill(static_cast<pid_t>(pid), 0) == 0;
+    hostProcess.kill();
+    hostProcess.waitForFinished();
+    QVERIFY2(outcome.exited() && outcome.exitCode != 0, qPrintable(outcome.describe()));
+    QVERIFY(survived);
 }
 
 void TestSandboxProcess::timeoutKillsWholeTree_data()

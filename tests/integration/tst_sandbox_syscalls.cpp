@@ -77,6 +77,12 @@ void TestSandboxSyscalls::deniedCall_data()
     QTest::newRow("name_to_handle_at") << QStringList{"name_to_handle_at"} << none;
     QTest::newRow("netlink socket") << QStringList{"socket-netlink"} << none;
     QTest::newRow("netlink socket, loopback network") << QStringList{"socket-netlink"} << loopback;
+    // Socket families beyond unix and IP: kernel attack surface, or a way past the network namespace
+    // (AF_VSOCK talks to the hypervisor host, which no namespace isolates).
+    QTest::newRow("AF_PACKET socket") << QStringList{"socket", "packet"} << loopback;
+    QTest::newRow("AF_VSOCK socket") << QStringList{"socket", "vsock"} << none;
+    QTest::newRow("AF_VSOCK socket, loopback network") << QStringList{"socket", "vsock"} << loopback;
+    QTest::newRow("AF_ALG socket") << QStringList{"socket", "alg"} << loopback;
     // Without a terminal TIOCSTI fails anyway; the real attack is tiocstiIntoControllingTerminal.
     QTest::newRow("TIOCSTI on stdin") << QStringList{"tiocsti"} << none;
 }

@@ -532,13 +532,34 @@ static int action_connect_unix(const char* path)
     return report_ok();
 }
 
-static int action_socket_netlink(void)
+/* A socket of a family the sandbox has no use for: each is kernel attack surface (AF_PACKET and AF_ALG
+ * have a long CVE history) or a way out (AF_VSOCK reaches the hypervisor host). */
+static int action_socket(const char* family_name)
 {
-    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0 /* NETLINK_ROUTE */);
-    if (fd < 0)
-        return report_errno(errno);
-    close(fd);
-    return report_ok();
+    static const struct {
+        const char* name;
+        int family, type;
+    } families[] = {
+        {"netlink", AF_NETLINK, SOCK_RAW},
+        {"packet", AF_PACKET, SOCK_DGRAM},
+        {"vsock", AF_VSOCK, SOCK_STREAM},
+        {"alg", AF_ALG, SOCK_SEQPACKET},
+        {"unix", AF_UNIX, SOCK_STREAM},
+        {"inet", AF_INET, SOCK_STREAM},
+        {"inet6", AF_INET6, SOCK_STREAM},
+    };
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; ++i) {
+        if (strcmp(family_name, families[i].name) != 0)
+            continue;
+        int fd = socket(families[i].family, families[i].type | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return report_errno(errno);
+        close(fd);
+        return report_ok();
+    }
+    fprintf(stderr, "sandbox-probe: socket: unknown family %s (netlink packet vsock alg unix inet inet6)\n",
+            family_name);
+    return EXIT_USAGE;
 }
 
 static int action_status(void)
@@ -787,7 +808,8 @@ static int do_name_to_handle_at(char** a) { (void)a; return action_name_to_handl
 static int do_connect_tcp(char** a) { return action_connect_tcp(a[0], a[1]); }
 static int do_connect_udp(char** a) { return action_connect_udp(a[0], a[1]); }
 static int do_connect_unix(char** a) { return action_connect_unix(a[0]); }
-static int do_socket_netlink(char** a) { (void)a; return action_socket_netlink(); }
+static int do_socket_netlink(char** a) { (void)a; return action_socket("netlink"); }
+static int do_socket(char** a) { return action_socket(a[0]); }
 static int do_status(char** a) { (void)a; return action_status(); }
 static int do_euid(char** a) { (void)a; return action_euid(); }
 static int do_ps(char** a) { (void)a; return action_ps(); }
@@ -834,6 +856,7 @@ static const struct action actions[] = {
     {"connect-udp", "HOST PORT", 2, 2, do_connect_udp},
     {"connect-unix", "PATH|@NAME", 1, 1, do_connect_unix},
     {"socket-netlink", "", 0, 0, do_socket_netlink},
+    {"socket", "netlink|packet|vsock|alg|unix|inet|inet6", 1, 1, do_socket},
     {"status", "", 0, 0, do_status},
     {"euid", "", 0, 0, do_euid},
     {"ps", "", 0, 0, do_ps},
