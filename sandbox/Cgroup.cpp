@@ -778,6 +778,8 @@ bool Cgroup::killMembers(const std::string& dir) {
         pid_t pid = 0;
         while (pids >> pid) {
             any = true;
+            // The pid was in our cgroup a moment ago; one that exited and was reused since is the small
+            // risk of this fallback, which cgroup.kill does not have.
             ::kill(pid, SIGKILL);
         }
         if (!any)
