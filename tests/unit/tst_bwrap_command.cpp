@@ -150,12 +150,12 @@ void TestBwrapCommand::isolationAlwaysOn_data() {
 
     QTest::newRow("minimal profile") << "{}" << "1000" << "1000" << "box";
     QTest::newRow("loopback network") << R"({"network": "loopback"})" << "1000" << "1000" << "box";
-    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})" << "1000" << "1000"
-        << "box";
-    QTest::newRow("custom user and hostname") << R"({"user": {"uid": 1500, "gid": 1600}, "hostname": "ci"})"
-                                              << "1500" << "1600" << "ci";
-    QTest::newRow("every seccomp row skipped") << R"({"seccomp": {"skip": ["ptrace", "mount"]}})" << "1000"
-                                               << "1000" << "box";
+    QTest::newRow("read-only workspace")
+        << R"({"workspace": {"writable": false}})" << "1000" << "1000" << "box";
+    QTest::newRow("custom user and hostname")
+        << R"({"user": {"uid": 1500, "gid": 1600}, "hostname": "ci"})" << "1500" << "1600" << "ci";
+    QTest::newRow("every seccomp row skipped")
+        << R"({"seccomp": {"skip": ["ptrace", "mount"]}})" << "1000" << "1000" << "box";
 }
 // clang-format on
 
@@ -197,13 +197,12 @@ void TestBwrapCommand::argv_data() {
     const QStringList none;
 
     // Mounts.
-    QTest::newRow("ro-bind") << R"({"mounts": {"/usr": {"type": "ro-bind", "source": "/usr"}}})"
-                             << QStringList{"dir /usr"} << none << none << QStringList{"--ro-bind /usr /usr"}
-                             << QStringList{"--bind /usr /usr"};
+    QTest::newRow("ro-bind")
+        << R"({"mounts": {"/usr": {"type": "ro-bind", "source": "/usr"}}})" << QStringList{"dir /usr"} << none
+        << none << QStringList{"--ro-bind /usr /usr"} << QStringList{"--bind /usr /usr"};
     QTest::newRow("bind to another destination")
         << R"({"mounts": {"/data": {"type": "bind", "source": "/srv/data"}}})" << QStringList{"dir /srv/data"}
-        << none
-        << none << QStringList{"--bind /srv/data /data"} << QStringList{"--ro-bind /srv/data /data"};
+        << none << none << QStringList{"--bind /srv/data /data"} << QStringList{"--ro-bind /srv/data /data"};
     QTest::newRow("ro-bind of a file")
         << R"({"mounts": {"/etc/ld.so.cache": {"type": "ro-bind", "source": "/etc/ld.so.cache"}}})"
         << QStringList{"file /etc/ld.so.cache"} << none << none
@@ -212,28 +211,22 @@ void TestBwrapCommand::argv_data() {
         << R"({"mounts": {"/etc/localtime": {"type": "ro-bind", "source": "/etc/localtime"}}})"
         << QStringList{"link /etc/localtime /usr/share/zoneinfo/UTC"} << none << none
         << QStringList{"--ro-bind /etc/localtime /etc/localtime"} << QStringList{"--symlink"};
-    QTest::newRow("mirror of a directory") << R"({"mounts": {"/lib": {"type": "mirror", "source": "/lib"}}})"
-                                           << QStringList{"dir /lib"} << none << none
-                                           << QStringList{"--ro-bind /lib /lib"} << QStringList{"--symlink"};
+    QTest::newRow("mirror of a directory")
+        << R"({"mounts": {"/lib": {"type": "mirror", "source": "/lib"}}})" << QStringList{"dir /lib"} << none
+        << none << QStringList{"--ro-bind /lib /lib"} << QStringList{"--symlink"};
     QTest::newRow("mirror of a symlinked /bin")
-        << R"({"mounts": {"/bin": {"type": "mirror", "source": "/bin"}}})"
-                                                << QStringList{"link /bin usr/bin"} << none << none
-                                                << QStringList{"--symlink usr/bin /bin"}
-                                                << QStringList{"--ro-bind /bin /bin"};
+        << R"({"mounts": {"/bin": {"type": "mirror", "source": "/bin"}}})" << QStringList{"link /bin usr/bin"}
+        << none << none << QStringList{"--symlink usr/bin /bin"} << QStringList{"--ro-bind /bin /bin"};
     QTest::newRow("mirror of an absolute symlink")
         << R"({"mounts": {"/lib64": {"type": "mirror", "source": "/lib64"}}})"
-        << QStringList{"link /lib64 /usr/lib64"}
-        << none << none << QStringList{"--symlink /usr/lib64 /lib64"}
+        << QStringList{"link /lib64 /usr/lib64"} << none << none << QStringList{"--symlink /usr/lib64 /lib64"}
         << QStringList{"--ro-bind /lib64 /lib64"};
     QTest::newRow("symlink")
         << R"({"mounts": {"/etc/os-release": {"type": "symlink", "target": "../usr/lib/os-release"}}})"
-                             << none << none << none
-                             << QStringList{"--symlink ../usr/lib/os-release /etc/os-release"}
-                             << none;
+        << none << none << none << QStringList{"--symlink ../usr/lib/os-release /etc/os-release"} << none;
     QTest::newRow("missing optional mount skipped")
         << R"({"mounts": {"/lib32": {"type": "mirror", "source": "/lib32", "optional": true}}})" << none
-        << none << none
-        << none << QStringList{"/lib32"};
+        << none << none << none << QStringList{"/lib32"};
     QTest::newRow("missing optional mount skipped, the others kept")
         << R"({"mounts": {"/usr": {"type": "ro-bind", "source": "/usr"},
                           "/opt/sdk": {"type": "ro-bind", "source": "/opt/sdk", "optional": true}}})"
@@ -243,12 +236,11 @@ void TestBwrapCommand::argv_data() {
         << R"({"mounts": {"/lib32": {"type": "mirror", "source": "/lib32", "optional": true}}})"
         << QStringList{"dir /lib32"} << none << none << QStringList{"--ro-bind /lib32 /lib32"} << none;
     QTest::newRow("tmpfs gets perms and size first")
-        << R"({"mounts": {"/tmp": {"type": "tmpfs", "size_mb": 64}}})"
-                                                     << none << none << none
-                                                     << QStringList{"--perms 1777 --size 67108864 --tmpfs /tmp"} << none;
-    QTest::newRow("proc and dev") << R"({"mounts": {"/proc": {"type": "proc"}, "/dev": {"type": "dev"}}})"
-        << none
-                                  << none << none << QStringList{"--dev /dev", "--proc /proc"} << none;
+        << R"({"mounts": {"/tmp": {"type": "tmpfs", "size_mb": 64}}})" << none << none << none
+        << QStringList{"--perms 1777 --size 67108864 --tmpfs /tmp"} << none;
+    QTest::newRow("proc and dev")
+        << R"({"mounts": {"/proc": {"type": "proc"}, "/dev": {"type": "dev"}}})" << none << none << none
+        << QStringList{"--dev /dev", "--proc /proc"} << none;
     QTest::newRow("parents before children")
         << R"({"mounts": {"/home/agent/.cache": {"type": "bind", "source": "/srv/cache"},
                           "/home/agent": {"type": "tmpfs", "size_mb": 2},
@@ -261,52 +253,59 @@ void TestBwrapCommand::argv_data() {
         << none
         << QStringList{"--ro-bind /etc /etc", "--ro-bind-data 5 /etc/group", "--ro-bind-data 4 /etc/passwd"}
         << none;
-    QTest::newRow("synthesized files") << "{}" << none << none << none
-                                       << QStringList{"--ro-bind-data 5 /etc/group", "--ro-bind-data 7 /etc/hostname",
-                                                      "--ro-bind-data 6 /etc/hosts", "--ro-bind-data 4 /etc/passwd"}
-                                       << none;
+    QTest::newRow("synthesized files")
+        << "{}" << none << none << none
+        << QStringList{"--ro-bind-data 5 /etc/group", "--ro-bind-data 7 /etc/hostname",
+                       "--ro-bind-data 6 /etc/hosts", "--ro-bind-data 4 /etc/passwd"}
+        << none;
     QTest::newRow("synthesized passwd mounted over a profile's")
         << R"({"mounts": {"/etc/passwd": {"type": "ro-bind", "source": "/etc/passwd"}}})"
         << QStringList{"file /etc/passwd"} << none << none
         << QStringList{"--ro-bind /etc/passwd /etc/passwd", "--ro-bind-data 4 /etc/passwd"} << none;
 
     // Workspace and protected paths.
-    QTest::newRow("writable workspace") << "{}" << none << none << none
-                                        << QStringList{"--bind /home/user/project /workspace", "--chdir /workspace"}
-                                        << QStringList{"--ro-bind /home/user/project /workspace"};
-    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})" << none << none << none
-                                         << QStringList{"--ro-bind /home/user/project /workspace", "--chdir /workspace"}
-                                         << QStringList{"--bind /home/user/project /workspace"};
-    QTest::newRow("workspace at another destination") << R"({"workspace": {"dest": "/src"}})" << none << none
-        << none
-                                                      << QStringList{"--bind /home/user/project /src", "--chdir /src"}
-                                                      << QStringList{"/workspace"};
+    QTest::newRow("writable workspace")
+        << "{}" << none << none << none
+        << QStringList{"--bind /home/user/project /workspace", "--chdir /workspace"}
+        << QStringList{"--ro-bind /home/user/project /workspace"};
+    QTest::newRow("read-only workspace")
+        << R"({"workspace": {"writable": false}})" << none << none << none
+        << QStringList{"--ro-bind /home/user/project /workspace", "--chdir /workspace"}
+        << QStringList{"--bind /home/user/project /workspace"};
+    QTest::newRow("workspace at another destination")
+        << R"({"workspace": {"dest": "/src"}})" << none << none << none
+        << QStringList{"--bind /home/user/project /src", "--chdir /src"} << QStringList{"/workspace"};
     QTest::newRow("workspace below a tmpfs")
-        << R"({"workspace": {"dest": "/home/agent/work"}, "mounts": {"/home/agent": {"type": "tmpfs", "size_mb": 1}}})"
+        << R"({"workspace": {"dest": "/home/agent/work"},
+               "mounts": {"/home/agent": {"type": "tmpfs", "size_mb": 1}}})"
         << none << none << none
-        << QStringList{"--tmpfs /home/agent", "--bind /home/user/project /home/agent/work"}
-        << none;
+        << QStringList{"--tmpfs /home/agent", "--bind /home/user/project /home/agent/work"} << none;
     QTest::newRow("protection after the workspace bind")
         << "{}" << none
-        << QStringList{"pin .git", "read-only .git/config", "placeholder-dir .git/hooks", "placeholder-file .envrc"}
+        << QStringList{"pin .git", "read-only .git/config", "placeholder-dir .git/hooks",
+                       "placeholder-file .envrc"}
         << none
         << QStringList{"--bind /home/user/project /workspace", "--ro-bind-data 8 /workspace/.envrc",
                        "--bind /home/user/project/.git /workspace/.git",
                        "--ro-bind /home/user/project/.git/config /workspace/.git/config",
-                       "--perms 0555 --size 4096 --tmpfs /workspace/.git/hooks --remount-ro /workspace/.git/hooks"}
+                       "--perms 0555 --size 4096 --tmpfs /workspace/.git/hooks "
+                       "--remount-ro /workspace/.git/hooks"}
         << none;
     QTest::newRow("protection plan out of order is still parents first")
         << "{}" << none << QStringList{"read-only .git/config", "pin .git"} << none
-        << QStringList{"--bind /home/user/project /workspace", "--bind /home/user/project/.git /workspace/.git",
+        << QStringList{"--bind /home/user/project /workspace",
+                       "--bind /home/user/project/.git /workspace/.git",
                        "--ro-bind /home/user/project/.git/config /workspace/.git/config"}
         << none;
-    QTest::newRow("read-only entry") << "{}" << none << QStringList{"read-only .vscode"} << none
-                                     << QStringList{"--ro-bind /home/user/project/.vscode /workspace/.vscode"}
-                                     << QStringList{"--bind /home/user/project/.vscode /workspace/.vscode"};
+    QTest::newRow("read-only entry")
+        << "{}" << none << QStringList{"read-only .vscode"} << none
+        << QStringList{"--ro-bind /home/user/project/.vscode /workspace/.vscode"}
+        << QStringList{"--bind /home/user/project/.vscode /workspace/.vscode"};
     QTest::newRow("pin in a read-only workspace")
         << R"({"workspace": {"writable": false}})" << none << QStringList{"pin .git", "read-only .git/config"}
         << none
-        << QStringList{"--ro-bind /home/user/project /workspace", "--ro-bind /home/user/project/.git /workspace/.git",
+        << QStringList{"--ro-bind /home/user/project /workspace",
+                       "--ro-bind /home/user/project/.git /workspace/.git",
                        "--ro-bind /home/user/project/.git/config /workspace/.git/config"}
         << QStringList{"--bind /home/user/project/.git /workspace/.git"};
     QTest::newRow("protection in a moved workspace")
@@ -317,8 +316,9 @@ void TestBwrapCommand::argv_data() {
         << QStringList{"/workspace/.git"};
 
     // Environment.
-    QTest::newRow("profile env after clearenv") << R"({"env": {"LANG": "C.UTF-8"}})" << none << none << none
-                                                << QStringList{"--clearenv", "--setenv LANG C.UTF-8"} << none;
+    QTest::newRow("profile env after clearenv")
+        << R"({"env": {"LANG": "C.UTF-8"}})" << none << none << none
+        << QStringList{"--clearenv", "--setenv LANG C.UTF-8"} << none;
     QTest::newRow("passthrough of a variable the host has")
         << R"({"env_passthrough": ["TERM"]})" << none << none << QStringList{"TERM=xterm-256color"}
         << QStringList{"--clearenv", "--setenv TERM xterm-256color"} << none;
@@ -331,14 +331,13 @@ void TestBwrapCommand::argv_data() {
     QTest::newRow("host variables not listed stay out")
         << R"({"env_passthrough": ["TERM"]})" << none << none
         << QStringList{"OPENAI_API_KEY=sk-secret", "HOME=/root", "TERM=xterm"}
-        << QStringList{"--setenv TERM xterm"}
-        << QStringList{"OPENAI_API_KEY", "sk-secret", "/root", "HOME"};
+        << QStringList{"--setenv TERM xterm"} << QStringList{"OPENAI_API_KEY", "sk-secret", "/root", "HOME"};
     QTest::newRow("profile env wins over the host's")
         << R"({"env": {"TERM": "dumb"}, "env_passthrough": ["TERM"]})" << none << none
-        << QStringList{"TERM=xterm"}
-        << QStringList{"--setenv TERM dumb"} << QStringList{"xterm"};
-    QTest::newRow("env sorted by name") << R"({"env": {"B": "2", "A": "1"}})" << none << none << none
-                                        << QStringList{"--setenv A 1", "--setenv B 2"} << none;
+        << QStringList{"TERM=xterm"} << QStringList{"--setenv TERM dumb"} << QStringList{"xterm"};
+    QTest::newRow("env sorted by name")
+        << R"({"env": {"B": "2", "A": "1"}})" << none << none << none
+        << QStringList{"--setenv A 1", "--setenv B 2"} << none;
 
     // The end of the options.
     QTest::newRow("chdir, seccomp and status fd close the options")
@@ -418,14 +417,13 @@ void TestBwrapCommand::missingRequiredMount_data() {
     QTest::addColumn<QString>("source");
     QTest::addColumn<QString>("dest");
 
-    QTest::newRow("ro-bind") << R"({"mounts": {"/opt/sdk": {"type": "ro-bind", "source": "/opt/sdk"}}})"
-        << "/opt/sdk"
-                             << "/opt/sdk";
-    QTest::newRow("bind") << R"({"mounts": {"/data": {"type": "bind", "source": "/srv/data"}}})"
-        << "/srv/data"
-                          << "/data";
-    QTest::newRow("mirror") << R"({"mounts": {"/lib": {"type": "mirror", "source": "/lib"}}})" << "/lib"
-        << "/lib";
+    QTest::newRow("ro-bind")
+        << R"({"mounts": {"/opt/sdk": {"type": "ro-bind", "source": "/opt/sdk"}}})" << "/opt/sdk"
+        << "/opt/sdk";
+    QTest::newRow("bind")
+        << R"({"mounts": {"/data": {"type": "bind", "source": "/srv/data"}}})" << "/srv/data" << "/data";
+    QTest::newRow("mirror")
+        << R"({"mounts": {"/lib": {"type": "mirror", "source": "/lib"}}})" << "/lib" << "/lib";
     QTest::newRow("one missing among present ones")
         << R"({"mounts": {"/usr": {"type": "ro-bind", "source": "/usr"},
                           "/lib32": {"type": "mirror", "source": "/lib32", "optional": true},
@@ -456,8 +454,8 @@ void TestBwrapCommand::dataFds_data() {
     QTest::addColumn<QStringList>("placeholderFiles"); // their destinations
 
     QTest::newRow("no placeholders") << QStringList{} << QStringList{};
-    QTest::newRow("one placeholder file") << QStringList{"placeholder-file .envrc"}
-        << QStringList{"/workspace/.envrc"};
+    QTest::newRow("one placeholder file")
+        << QStringList{"placeholder-file .envrc"} << QStringList{"/workspace/.envrc"};
     QTest::newRow("three placeholder files")
         << QStringList{"placeholder-file .bashrc", "placeholder-file .envrc", "placeholder-file .profile"}
         << QStringList{"/workspace/.bashrc", "/workspace/.envrc", "/workspace/.profile"};
@@ -592,8 +590,8 @@ void TestBwrapCommand::refusesToBuild_data() {
     QTest::addColumn<QString>("message");
 
     QTest::newRow("empty command") << true << false << "no command to run in the sandbox";
-    QTest::newRow("empty seccomp filter") << false << true
-        << "no seccomp filter: the sandbox never runs without one";
+    QTest::newRow("empty seccomp filter")
+        << false << true << "no seccomp filter: the sandbox never runs without one";
 }
 // clang-format on
 

@@ -84,80 +84,80 @@ void TestCommandLine::overrides_data() {
     QTest::addColumn<QString>("pointer");
     QTest::addColumn<QString>("expected"); // JSON
 
-    QTest::newRow("default workspace is the cwd") << QStringList{} << kCwd << "/workspace/source"
-                                                  << R"("/home/user/project")";
-    QTest::newRow("default workspace from an unclean cwd") << QStringList{} << "/home/user/./project/"
-        << "/workspace/source"
-                                                           << R"("/home/user/project")";
-    QTest::newRow("absolute workspace") << QStringList{"--workspace", "/srv/repo"} << kCwd
-        << "/workspace/source"
-                                        << R"("/srv/repo")";
-    QTest::newRow("relative workspace") << QStringList{"--workspace", "sub"} << kCwd << "/workspace/source"
-                                        << R"("/home/user/project/sub")";
-    QTest::newRow("workspace normalised") << QStringList{"--workspace", "../other/./x/"} << kCwd
-                                          << "/workspace/source" << R"("/home/user/other/x")";
-    QTest::newRow("workspace dot") << QStringList{"--workspace", "."} << kCwd << "/workspace/source"
-                                   << R"("/home/user/project")";
-    QTest::newRow("absolute workspace normalised") << QStringList{"--workspace", "/srv//repo/../repo2/"}
-        << kCwd
-                                                   << "/workspace/source" << R"("/srv/repo2")";
-    QTest::newRow("relative workspace from the root") << QStringList{"--workspace", "srv"} << "/"
-        << "/workspace/source"
-                                                      << R"("/srv")";
-    QTest::newRow("workspace in = form") << QStringList{"--workspace=/srv/repo"} << kCwd
-        << "/workspace/source"
-                                         << R"("/srv/repo")";
-    QTest::newRow("last workspace wins") << QStringList{"--workspace", "/a", "--workspace", "/b"} << kCwd
-                                         << "/workspace/source" << R"("/b")";
+    QTest::newRow("default workspace is the cwd")
+        << QStringList{} << kCwd << "/workspace/source" << R"("/home/user/project")";
+    QTest::newRow("default workspace from an unclean cwd")
+        << QStringList{} << "/home/user/./project/" << "/workspace/source" << R"("/home/user/project")";
+    QTest::newRow("absolute workspace")
+        << QStringList{"--workspace", "/srv/repo"} << kCwd << "/workspace/source" << R"("/srv/repo")";
+    QTest::newRow("relative workspace")
+        << QStringList{"--workspace", "sub"} << kCwd << "/workspace/source" << R"("/home/user/project/sub")";
+    QTest::newRow("workspace normalised")
+        << QStringList{"--workspace", "../other/./x/"} << kCwd << "/workspace/source"
+        << R"("/home/user/other/x")";
+    QTest::newRow("workspace dot")
+        << QStringList{"--workspace", "."} << kCwd << "/workspace/source" << R"("/home/user/project")";
+    QTest::newRow("absolute workspace normalised")
+        << QStringList{"--workspace", "/srv//repo/../repo2/"} << kCwd << "/workspace/source"
+        << R"("/srv/repo2")";
+    QTest::newRow("relative workspace from the root")
+        << QStringList{"--workspace", "srv"} << "/" << "/workspace/source" << R"("/srv")";
+    QTest::newRow("workspace in = form")
+        << QStringList{"--workspace=/srv/repo"} << kCwd << "/workspace/source" << R"("/srv/repo")";
+    QTest::newRow("last workspace wins")
+        << QStringList{"--workspace", "/a", "--workspace", "/b"} << kCwd << "/workspace/source" << R"("/b")";
 
-    QTest::newRow("ro absolute") << QStringList{"--ro", "/opt/data"} << kCwd << "/mounts/~1opt~1data"
-                                 << R"({"type": "ro-bind", "source": "/opt/data"})";
-    QTest::newRow("ro relative") << QStringList{"--ro", "data"} << kCwd
-        << "/mounts/~1home~1user~1project~1data"
-                                 << R"({"type": "ro-bind", "source": "/home/user/project/data"})";
-    QTest::newRow("ro in = form") << QStringList{"--ro=/opt/data"} << kCwd << "/mounts/~1opt~1data"
-                                  << R"({"type": "ro-bind", "source": "/opt/data"})";
-    QTest::newRow("rw relative with dot-dot") << QStringList{"--rw", "../cache/"} << kCwd
-        << "/mounts/~1home~1user~1cache"
-                                              << R"({"type": "bind", "source": "/home/user/cache"})";
+    QTest::newRow("ro absolute")
+        << QStringList{"--ro", "/opt/data"} << kCwd << "/mounts/~1opt~1data"
+        << R"({"type": "ro-bind", "source": "/opt/data"})";
+    QTest::newRow("ro relative")
+        << QStringList{"--ro", "data"} << kCwd << "/mounts/~1home~1user~1project~1data"
+        << R"({"type": "ro-bind", "source": "/home/user/project/data"})";
+    QTest::newRow("ro in = form")
+        << QStringList{"--ro=/opt/data"} << kCwd << "/mounts/~1opt~1data"
+        << R"({"type": "ro-bind", "source": "/opt/data"})";
+    QTest::newRow("rw relative with dot-dot")
+        << QStringList{"--rw", "../cache/"} << kCwd << "/mounts/~1home~1user~1cache"
+        << R"({"type": "bind", "source": "/home/user/cache"})";
     QTest::newRow("ro and rw together") << QStringList{"--ro", "/a", "--rw", "/b"} << kCwd << "/mounts"
                                         << R"({"/a": {"type": "ro-bind", "source": "/a"},
                                                "/b": {"type": "bind", "source": "/b"}})";
-    QTest::newRow("rw after ro of the same path wins") << QStringList{"--ro", "/a", "--rw", "/a/"} << kCwd
-        << "/mounts"
-                                                       << R"({"/a": {"type": "bind", "source": "/a"}})";
+    QTest::newRow("rw after ro of the same path wins")
+        << QStringList{"--ro", "/a", "--rw", "/a/"} << kCwd << "/mounts"
+        << R"({"/a": {"type": "bind", "source": "/a"}})";
 
     QTest::newRow("network none") << QStringList{"--network", "none"} << kCwd << "/network" << R"("none")";
-    QTest::newRow("network loopback") << QStringList{"--network", "loopback"} << kCwd << "/network"
-        << R"("loopback")";
-    QTest::newRow("network in = form") << QStringList{"--network=loopback"} << kCwd << "/network"
-        << R"("loopback")";
+    QTest::newRow("network loopback")
+        << QStringList{"--network", "loopback"} << kCwd << "/network" << R"("loopback")";
+    QTest::newRow("network in = form")
+        << QStringList{"--network=loopback"} << kCwd << "/network" << R"("loopback")";
 
     QTest::newRow("memory") << QStringList{"--memory-mb", "512"} << kCwd << "/limits/memory_mb" << "512";
     QTest::newRow("pids") << QStringList{"--pids", "64"} << kCwd << "/limits/pids" << "64";
-    QTest::newRow("cpu seconds") << QStringList{"--cpu-seconds", "30"} << kCwd << "/limits/cpu_seconds"
-        << "30";
+    QTest::newRow("cpu seconds")
+        << QStringList{"--cpu-seconds", "30"} << kCwd << "/limits/cpu_seconds" << "30";
     QTest::newRow("timeout") << QStringList{"--timeout", "600"} << kCwd << "/limits/timeout_sec" << "600";
     QTest::newRow("zero lifts a limit") << QStringList{"--pids", "0"} << kCwd << "/limits/pids" << "0";
-    QTest::newRow("limit in = form") << QStringList{"--memory-mb=256"} << kCwd << "/limits/memory_mb"
-        << "256";
-    QTest::newRow("largest 64-bit count") << QStringList{"--cpu-seconds", "18446744073709551615"} << kCwd
-                                          << "/limits/cpu_seconds" << "18446744073709551615";
-    QTest::newRow("last limit wins") << QStringList{"--memory-mb", "1", "--memory-mb", "2"} << kCwd
-                                     << "/limits/memory_mb" << "2";
-    QTest::newRow("several limits") << QStringList{"--memory-mb", "1", "--pids", "2", "--cpu-seconds", "3"}
-        << kCwd
-                                    << "/limits" << R"({"memory_mb": 1, "pids": 2, "cpu_seconds": 3})";
+    QTest::newRow("limit in = form")
+        << QStringList{"--memory-mb=256"} << kCwd << "/limits/memory_mb" << "256";
+    QTest::newRow("largest 64-bit count")
+        << QStringList{"--cpu-seconds", "18446744073709551615"} << kCwd << "/limits/cpu_seconds"
+        << "18446744073709551615";
+    QTest::newRow("last limit wins")
+        << QStringList{"--memory-mb", "1", "--memory-mb", "2"} << kCwd << "/limits/memory_mb" << "2";
+    QTest::newRow("several limits")
+        << QStringList{"--memory-mb", "1", "--pids", "2", "--cpu-seconds", "3"} << kCwd << "/limits"
+        << R"({"memory_mb": 1, "pids": 2, "cpu_seconds": 3})";
 
     QTest::newRow("env") << QStringList{"--env", "DEBUG=1"} << kCwd << "/env" << R"({"DEBUG": "1"})";
-    QTest::newRow("env value with equals signs") << QStringList{"--env", "OPTS=a=b=c"} << kCwd << "/env/OPTS"
-                                                 << R"("a=b=c")";
+    QTest::newRow("env value with equals signs")
+        << QStringList{"--env", "OPTS=a=b=c"} << kCwd << "/env/OPTS" << R"("a=b=c")";
     QTest::newRow("env empty value") << QStringList{"--env", "EMPTY="} << kCwd << "/env/EMPTY" << R"("")";
-    QTest::newRow("env value with spaces") << QStringList{"--env", "MSG=hello world"} << kCwd << "/env/MSG"
-                                           << R"("hello world")";
+    QTest::newRow("env value with spaces")
+        << QStringList{"--env", "MSG=hello world"} << kCwd << "/env/MSG" << R"("hello world")";
     QTest::newRow("env in = form") << QStringList{"--env=A=1"} << kCwd << "/env/A" << R"("1")";
-    QTest::newRow("several env") << QStringList{"--env", "A=1", "--env", "B=2"} << kCwd << "/env"
-                                 << R"({"A": "1", "B": "2"})";
+    QTest::newRow("several env")
+        << QStringList{"--env", "A=1", "--env", "B=2"} << kCwd << "/env" << R"({"A": "1", "B": "2"})";
 }
 // clang-format on
 
@@ -181,13 +181,13 @@ void TestCommandLine::profileFile_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");
 
-    QTest::newRow("absolute") << QStringList{"--profile", "/etc/warren/strict.json"}
-        << "/etc/warren/strict.json";
-    QTest::newRow("relative to the cwd") << QStringList{"--profile", "profiles/strict.json"}
-                                         << "/home/user/project/profiles/strict.json";
+    QTest::newRow("absolute")
+        << QStringList{"--profile", "/etc/warren/strict.json"} << "/etc/warren/strict.json";
+    QTest::newRow("relative to the cwd")
+        << QStringList{"--profile", "profiles/strict.json"} << "/home/user/project/profiles/strict.json";
     QTest::newRow("= form") << QStringList{"--profile=/p.json"} << "/p.json";
-    QTest::newRow("last one wins") << QStringList{"--profile", "/a.json", "--profile", "/b.json"}
-        << "/b.json";
+    QTest::newRow("last one wins")
+        << QStringList{"--profile", "/a.json", "--profile", "/b.json"} << "/b.json";
 }
 // clang-format on
 
@@ -209,29 +209,26 @@ void TestCommandLine::command_data() {
     QTest::addColumn<QStringList>("command");
     QTest::addColumn<bool>("limitsSet"); // did an option before the command reach the layer?
 
-    QTest::newRow("after a double dash") << QStringList{"--", "ls", "-la"} << QStringList{"ls", "-la"}
-        << false;
-    QTest::newRow("first non-option starts the command") << QStringList{"--pids", "5", "echo", "hi"}
-                                                         << QStringList{"echo", "hi"} << true;
+    QTest::newRow("after a double dash")
+        << QStringList{"--", "ls", "-la"} << QStringList{"ls", "-la"} << false;
+    QTest::newRow("first non-option starts the command")
+        << QStringList{"--pids", "5", "echo", "hi"} << QStringList{"echo", "hi"} << true;
     QTest::newRow("options after the command belong to it")
         << QStringList{"make", "--pids", "5", "--help"} << QStringList{"make", "--pids", "5", "--help"}
         << false;
-    QTest::newRow("double dash after the command belongs to it") << QStringList{"git", "log", "--", "file"}
-                                                                 << QStringList{"git", "log", "--", "file"}
-                                                                 << false;
-    QTest::newRow("second double dash belongs to the command") << QStringList{"--", "--", "x"}
-                                                               << QStringList{"--", "x"} << false;
-    QTest::newRow("dash-led command after a double dash") << QStringList{"--", "--version"}
-        << QStringList{"--version"}
-                                                          << false;
+    QTest::newRow("double dash after the command belongs to it")
+        << QStringList{"git", "log", "--", "file"} << QStringList{"git", "log", "--", "file"} << false;
+    QTest::newRow("second double dash belongs to the command")
+        << QStringList{"--", "--", "x"} << QStringList{"--", "x"} << false;
+    QTest::newRow("dash-led command after a double dash")
+        << QStringList{"--", "--version"} << QStringList{"--version"} << false;
     QTest::newRow("option then double dash")
         << QStringList{"--memory-mb", "5", "--", "sh", "-c", "echo $HOME"}
-                                             << QStringList{"sh", "-c", "echo $HOME"} << true;
-    QTest::newRow("empty argument kept") << QStringList{"--", "printf", "%s", ""}
-        << QStringList{"printf", "%s", ""}
-                                         << false;
-    QTest::newRow("absolute program path") << QStringList{"/usr/bin/env"} << QStringList{"/usr/bin/env"}
-        << false;
+        << QStringList{"sh", "-c", "echo $HOME"} << true;
+    QTest::newRow("empty argument kept")
+        << QStringList{"--", "printf", "%s", ""} << QStringList{"printf", "%s", ""} << false;
+    QTest::newRow("absolute program path")
+        << QStringList{"/usr/bin/env"} << QStringList{"/usr/bin/env"} << false;
 }
 // clang-format on
 
@@ -254,10 +251,10 @@ void TestCommandLine::explain_data() {
 
     QTest::newRow("not asked") << QStringList{"--", "true"} << false;
     QTest::newRow("before the double dash") << QStringList{"--explain", "--", "true"} << true;
-    QTest::newRow("between options") << QStringList{"--pids", "1", "--explain", "--memory-mb", "2", "true"}
-        << true;
-    QTest::newRow("after the double dash it is the command's") << QStringList{"--", "tool", "--explain"}
-        << false;
+    QTest::newRow("between options")
+        << QStringList{"--pids", "1", "--explain", "--memory-mb", "2", "true"} << true;
+    QTest::newRow("after the double dash it is the command's")
+        << QStringList{"--", "tool", "--explain"} << false;
 }
 // clang-format on
 
@@ -337,63 +334,70 @@ void TestCommandLine::errors_data() {
 
     QTest::newRow("no arguments") << QStringList{} << kCwd << "no command given";
     QTest::newRow("only options") << QStringList{"--pids", "5", "--explain"} << kCwd << "no command given";
-    QTest::newRow("nothing after the double dash") << QStringList{"--pids", "5", "--"} << kCwd
-        << "no command given";
+    QTest::newRow("nothing after the double dash")
+        << QStringList{"--pids", "5", "--"} << kCwd << "no command given";
 
     for (const char* flag : {"--profile", "--workspace", "--ro", "--rw", "--network", "--memory-mb", "--pids",
                              "--cpu-seconds", "--timeout", "--backend", "--env"})
-        QTest::addRow("%s without a value", flag) << QStringList{flag} << kCwd
-            << QString(flag) + " needs a value";
+        QTest::addRow("%s without a value", flag)
+            << QStringList{flag} << kCwd << QString(flag) + " needs a value";
 
     for (const char* number : {"abc", "-1", "1.5", "12abc", " 5", "5 ", "+5", "0x10", "1e3", "",
                                "18446744073709551616", "99999999999999999999999"})
-        QTest::addRow("memory-mb \"%s\"", number) << QStringList{"--memory-mb", number, "--", "true"} << kCwd
-                                                  << QString("--memory-mb needs a whole number, not \"%1\"").arg(number);
-    QTest::newRow("empty number in = form") << QStringList{"--pids=", "--", "true"} << kCwd
-                                            << R"(--pids needs a whole number, not "")";
-    QTest::newRow("option taken as a number") << QStringList{"--timeout", "--pids", "5", "--", "true"} << kCwd
-                                              << R"(--timeout needs a whole number, not "--pids")";
-    QTest::newRow("cpu seconds not a number") << QStringList{"--cpu-seconds", "ten", "--", "true"} << kCwd
-                                              << R"(--cpu-seconds needs a whole number, not "ten")";
+        QTest::addRow("memory-mb \"%s\"", number)
+            << QStringList{"--memory-mb", number, "--", "true"} << kCwd
+            << QString("--memory-mb needs a whole number, not \"%1\"").arg(number);
+    QTest::newRow("empty number in = form")
+        << QStringList{"--pids=", "--", "true"} << kCwd << R"(--pids needs a whole number, not "")";
+    QTest::newRow("option taken as a number")
+        << QStringList{"--timeout", "--pids", "5", "--", "true"} << kCwd
+        << R"(--timeout needs a whole number, not "--pids")";
+    QTest::newRow("cpu seconds not a number")
+        << QStringList{"--cpu-seconds", "ten", "--", "true"} << kCwd
+        << R"(--cpu-seconds needs a whole number, not "ten")";
 
-    QTest::newRow("unknown long option") << QStringList{"--memory", "5", "--", "true"} << kCwd
-        << "unknown option --memory";
+    QTest::newRow("unknown long option")
+        << QStringList{"--memory", "5", "--", "true"} << kCwd << "unknown option --memory";
     QTest::newRow("unknown short option") << QStringList{"-x", "--", "true"} << kCwd << "unknown option -x";
-    QTest::newRow("unknown option in = form") << QStringList{"--colour=always", "--", "true"} << kCwd
-                                              << "unknown option --colour";
-    QTest::newRow("value given to a switch") << QStringList{"--explain=yes", "--", "true"} << kCwd
-                                             << "unknown option --explain";
+    QTest::newRow("unknown option in = form")
+        << QStringList{"--colour=always", "--", "true"} << kCwd << "unknown option --colour";
+    QTest::newRow("value given to a switch")
+        << QStringList{"--explain=yes", "--", "true"} << kCwd << "unknown option --explain";
     QTest::newRow("single dash") << QStringList{"-", "true"} << kCwd << "unknown option -";
-    QTest::newRow("short form of a long option") << QStringList{"-workspace", "/x", "--", "true"} << kCwd
-                                                 << "unknown option -workspace";
+    QTest::newRow("short form of a long option")
+        << QStringList{"-workspace", "/x", "--", "true"} << kCwd << "unknown option -workspace";
 
-    QTest::newRow("network host") << QStringList{"--network", "host", "--", "true"} << kCwd
-                                  << R"(--network must be none or loopback, not "host")";
-    QTest::newRow("network empty") << QStringList{"--network=", "--", "true"} << kCwd
-                                   << R"(--network must be none or loopback, not "")";
-    QTest::newRow("network in capitals") << QStringList{"--network", "None", "--", "true"} << kCwd
-                                         << R"(--network must be none or loopback, not "None")";
+    QTest::newRow("network host")
+        << QStringList{"--network", "host", "--", "true"} << kCwd
+        << R"(--network must be none or loopback, not "host")";
+    QTest::newRow("network empty")
+        << QStringList{"--network=", "--", "true"} << kCwd << R"(--network must be none or loopback, not "")";
+    QTest::newRow("network in capitals")
+        << QStringList{"--network", "None", "--", "true"} << kCwd
+        << R"(--network must be none or loopback, not "None")";
 
-    QTest::newRow("backend docker") << QStringList{"--backend", "docker", "--", "true"} << kCwd
-                                    << "--backend docker is not available in this build; use --backend bwrap";
-    QTest::newRow("backend podman in = form") << QStringList{"--backend=podman", "--", "true"} << kCwd
-                                              << "--backend podman is not available in this build";
-    QTest::newRow("backend empty") << QStringList{"--backend", "", "--", "true"} << kCwd
-                                   << "is not available in this build";
+    QTest::newRow("backend docker")
+        << QStringList{"--backend", "docker", "--", "true"} << kCwd
+        << "--backend docker is not available in this build; use --backend bwrap";
+    QTest::newRow("backend podman in = form")
+        << QStringList{"--backend=podman", "--", "true"} << kCwd
+        << "--backend podman is not available in this build";
+    QTest::newRow("backend empty")
+        << QStringList{"--backend", "", "--", "true"} << kCwd << "is not available in this build";
 
-    QTest::newRow("env without equals") << QStringList{"--env", "DEBUG", "--", "true"} << kCwd
-                                        << R"(--env needs NAME=VALUE, not "DEBUG")";
-    QTest::newRow("env without a name") << QStringList{"--env", "=1", "--", "true"} << kCwd
-                                        << R"(--env needs NAME=VALUE, not "=1")";
+    QTest::newRow("env without equals")
+        << QStringList{"--env", "DEBUG", "--", "true"} << kCwd << R"(--env needs NAME=VALUE, not "DEBUG")";
+    QTest::newRow("env without a name")
+        << QStringList{"--env", "=1", "--", "true"} << kCwd << R"(--env needs NAME=VALUE, not "=1")";
 
     const QString rootRefused = "refusing to mount the host's whole root directory";
     QTest::newRow("ro of the root") << QStringList{"--ro", "/", "--", "true"} << kCwd << rootRefused;
-    QTest::newRow("rw of the root, unclean") << QStringList{"--rw", "/./usr/..//", "--", "true"} << kCwd
-        << rootRefused;
-    QTest::newRow("rw of the root through dot-dot") << QStringList{"--rw", "../../..", "--", "true"} << kCwd
-        << rootRefused;
-    QTest::newRow("ro of the root as the cwd") << QStringList{"--ro", ".", "--", "true"} << "/"
-        << rootRefused;
+    QTest::newRow("rw of the root, unclean")
+        << QStringList{"--rw", "/./usr/..//", "--", "true"} << kCwd << rootRefused;
+    QTest::newRow("rw of the root through dot-dot")
+        << QStringList{"--rw", "../../..", "--", "true"} << kCwd << rootRefused;
+    QTest::newRow("ro of the root as the cwd")
+        << QStringList{"--ro", ".", "--", "true"} << "/" << rootRefused;
 }
 // clang-format on
 
@@ -451,14 +455,14 @@ void TestCommandLine::flagMountReplacesTheDefaultEntry_data() {
     QTest::addColumn<QString>("dest");
     QTest::addColumn<int>("type");
 
-    QTest::newRow("rw over the /tmp tmpfs") << QStringList{"--rw", "/tmp"} << "/tmp"
-        << int(MountSpec::Type::Bind);
-    QTest::newRow("ro over the home tmpfs") << QStringList{"--ro", "/home/agent"} << "/home/agent"
-                                            << int(MountSpec::Type::RoBind);
-    QTest::newRow("rw over the /usr ro-bind") << QStringList{"--rw", "/usr"} << "/usr"
-        << int(MountSpec::Type::Bind);
-    QTest::newRow("ro over the /bin mirror") << QStringList{"--ro", "/bin"} << "/bin"
-        << int(MountSpec::Type::RoBind);
+    QTest::newRow("rw over the /tmp tmpfs")
+        << QStringList{"--rw", "/tmp"} << "/tmp" << int(MountSpec::Type::Bind);
+    QTest::newRow("ro over the home tmpfs")
+        << QStringList{"--ro", "/home/agent"} << "/home/agent" << int(MountSpec::Type::RoBind);
+    QTest::newRow("rw over the /usr ro-bind")
+        << QStringList{"--rw", "/usr"} << "/usr" << int(MountSpec::Type::Bind);
+    QTest::newRow("ro over the /bin mirror")
+        << QStringList{"--ro", "/bin"} << "/bin" << int(MountSpec::Type::RoBind);
 }
 // clang-format on
 

@@ -105,7 +105,8 @@ void TestLimitPlan::plan_data() {
     QTest::newRow("memory by RLIMIT_AS without a memory cgroup")
         << SandboxLimits{.memoryMb = 512} << host("none") << 0ull << 0ull
         << QStringList{"AS " + mib(512) + " " + mib(512), "CORE 0 0"}
-        << QStringList{"memory: 512 MiB of address space per process|" + QString::fromStdString(kNoCgroupDetail)};
+        << QStringList{"memory: 512 MiB of address space per process|" +
+                       QString::fromStdString(kNoCgroupDetail)};
     QTest::newRow("smaller address space wins over the memory fallback")
         << SandboxLimits{.memoryMb = 512, .addressSpaceMb = 256} << host("none") << 0ull << 0ull
         << QStringList{"AS " + mib(256) + " " + mib(256), "CORE 0 0"}
@@ -117,7 +118,8 @@ void TestLimitPlan::plan_data() {
     QTest::newRow("address space beside a memory cgroup")
         << SandboxLimits{.memoryMb = 512, .addressSpaceMb = 1024} << host("memory") << bytesOf(512) << 0ull
         << QStringList{"AS " + mib(1024) + " " + mib(1024), "CORE 0 0"}
-        << QStringList{"memory: 512 MiB for the whole sandbox (cgroup)", "address space: 1024 MiB per process"};
+        << QStringList{"memory: 512 MiB for the whole sandbox (cgroup)",
+                       "address space: 1024 MiB per process"};
     QTest::newRow("address space alone")
         << SandboxLimits{.addressSpaceMb = 300} << host("memory+pids") << 0ull << 0ull
         << QStringList{"AS " + mib(300) + " " + mib(300), "CORE 0 0"}
@@ -128,8 +130,7 @@ void TestLimitPlan::plan_data() {
         << QStringList{"processes: 64 for the whole sandbox (cgroup)"};
     QTest::newRow("pids by the cgroup as root")
         << SandboxLimits{.pids = 64} << host("memory+pids", Who::Root) << 0ull << 64ull
-        << QStringList{"CORE 0 0"}
-        << QStringList{"processes: 64 for the whole sandbox (cgroup)"};
+        << QStringList{"CORE 0 0"} << QStringList{"processes: 64 for the whole sandbox (cgroup)"};
     QTest::newRow("pids by RLIMIT_NPROC on top of the user's processes")
         << SandboxLimits{.pids = 64} << host("none", Who::User, 40) << 0ull << 0ull
         << QStringList{"CORE 0 0", "NPROC 104 104"}

@@ -214,11 +214,10 @@ void TestProtectedPaths::plan_data() {
         << QStringList{"placeholder-dir .git"};
     QTest::newRow("missing file and directory of one name: the directory holds it")
         << QStringList{} << QStringList{"x", "x/"} << QStringList{"placeholder-dir x"};
-    QTest::newRow("file key on an existing directory") << QStringList{"dir .envrc"} << QStringList{".envrc"}
-                                                       << QStringList{"read-only .envrc"};
-    QTest::newRow("directory key on an existing file") << QStringList{"file .vscode"}
-        << QStringList{".vscode/"}
-                                                       << QStringList{"read-only .vscode"};
+    QTest::newRow("file key on an existing directory")
+        << QStringList{"dir .envrc"} << QStringList{".envrc"} << QStringList{"read-only .envrc"};
+    QTest::newRow("directory key on an existing file")
+        << QStringList{"file .vscode"} << QStringList{".vscode/"} << QStringList{"read-only .vscode"};
     QTest::newRow("sorted parents first whatever the key order")
         << QStringList{"dir .git"} << QStringList{".zshrc", ".git/hooks/", ".envrc", ".git/config"}
         << QStringList{"placeholder-file .envrc", "pin .git", "placeholder-file .git/config",
@@ -228,8 +227,7 @@ void TestProtectedPaths::plan_data() {
         << QStringList{".git/hooks/"} << QStringList{"pin .git", "read-only .git/hooks"};
     QTest::newRow("dangling symlink inside pointing outside the workspace")
         << QStringList{"dir .git/hooks", "link .git/hooks/pre-commit {outside}/missing"}
-        << QStringList{".git/hooks/"}
-        << QStringList{"pin .git", "read-only .git/hooks"};
+        << QStringList{".git/hooks/"} << QStringList{"pin .git", "read-only .git/hooks"};
     QTest::newRow("directory symlink inside pointing outside the workspace")
         << QStringList{"dir {outside}/shared", "dir .vscode", "link .vscode/shared {outside}/shared"}
         << QStringList{".vscode/"} << QStringList{"read-only .vscode"};
@@ -312,8 +310,7 @@ void TestProtectedPaths::refused_data() {
         << "protected path .envrc is a symbolic link" << dropLink;
     QTest::newRow("dangling symlink as a protected file")
         << QStringList{"link .envrc nowhere"} << QStringList{".envrc"}
-        << "protected path .envrc is a symbolic link"
-        << R"("protected_paths": {".envrc": false})";
+        << "protected path .envrc is a symbolic link" << R"("protected_paths": {".envrc": false})";
     QTest::newRow("symlinked protected directory")
         << QStringList{"dir real-vscode", "link .vscode real-vscode"} << QStringList{".vscode/"}
         << "protected path .vscode is a symbolic link" << R"("protected_paths": {".vscode/": false})";
@@ -347,13 +344,11 @@ void TestProtectedPaths::refused_data() {
     QTest::newRow("relative symlink inside into the workspace")
         << QStringList{"file evil.sh", "dir .git/hooks", "link .git/hooks/pre-commit ../../evil.sh"}
         << QStringList{".git/hooks/"}
-        << "protected path .git/hooks/pre-commit is a symbolic link into the workspace"
-        << copyLink;
+        << "protected path .git/hooks/pre-commit is a symbolic link into the workspace" << copyLink;
     QTest::newRow("absolute symlink inside into the workspace")
         << QStringList{"file evil.sh", "dir .git/hooks", "link .git/hooks/pre-commit {ws}/evil.sh"}
         << QStringList{".git/hooks/"}
-        << "protected path .git/hooks/pre-commit is a symbolic link into the workspace"
-        << copyLink;
+        << "protected path .git/hooks/pre-commit is a symbolic link into the workspace" << copyLink;
     QTest::newRow("symlink inside to the workspace root")
         << QStringList{"dir .vscode", "link .vscode/root {ws}"} << QStringList{".vscode/"}
         << "protected path .vscode/root is a symbolic link into the workspace" << copyLink;
@@ -424,13 +419,12 @@ void TestProtectedPaths::removePlaceholders_data() {
         << QStringList{"dir .git/hooks", "file .git/config"}
         << QStringList{"pin .git", "read-only .git/config", "placeholder-dir .git/hooks"}
         << QStringList{"d .git", "f .git/config"};
-    QTest::newRow("empty pinned directory kept") << QStringList{"dir .git"} << QStringList{"pin .git"}
-                                                 << QStringList{"d .git"};
-    QTest::newRow("empty real file kept") << QStringList{"empty .envrc"} << QStringList{"read-only .envrc"}
-                                          << QStringList{"f .envrc"};
-    QTest::newRow("empty real directory kept") << QStringList{"dir .vscode"}
-        << QStringList{"read-only .vscode"}
-                                               << QStringList{"d .vscode"};
+    QTest::newRow("empty pinned directory kept")
+        << QStringList{"dir .git"} << QStringList{"pin .git"} << QStringList{"d .git"};
+    QTest::newRow("empty real file kept")
+        << QStringList{"empty .envrc"} << QStringList{"read-only .envrc"} << QStringList{"f .envrc"};
+    QTest::newRow("empty real directory kept")
+        << QStringList{"dir .vscode"} << QStringList{"read-only .vscode"} << QStringList{"d .vscode"};
     QTest::newRow("file where a placeholder directory was planned kept")
         << QStringList{"empty .vscode"} << QStringList{"placeholder-dir .vscode"} << QStringList{"f .vscode"};
     QTest::newRow("directory where a placeholder file was planned kept")
@@ -443,8 +437,7 @@ void TestProtectedPaths::removePlaceholders_data() {
         << QStringList{};
     QTest::newRow("other files untouched")
         << QStringList{"empty .envrc", "empty notes.txt", "dir build"}
-        << QStringList{"placeholder-file .envrc"}
-        << QStringList{"d build", "f notes.txt"};
+        << QStringList{"placeholder-file .envrc"} << QStringList{"d build", "f notes.txt"};
 }
 // clang-format on
 

@@ -150,8 +150,9 @@ void TestSandboxProfile::defaultProfileMatchesTheDesign() {
     QVERIFY(profile->limits.pids > 0);
 
     const QStringList protectedPaths = describe(*profile).filter(QRegularExpression("^protected "));
-    const QStringList expectedProtected = {"protected .git/hooks/", "protected .git/config", "protected .vscode/",
-                                           "protected .envrc if-exists", "protected .bashrc if-exists"};
+    const QStringList expectedProtected = {"protected .git/hooks/", "protected .git/config",
+                                           "protected .vscode/", "protected .envrc if-exists",
+                                           "protected .bashrc if-exists"};
     for (const QString& expected : expectedProtected)
         QVERIFY2(protectedPaths.contains(expected), qPrintable(expected + " missing"));
 }
@@ -192,8 +193,8 @@ void TestSandboxProfile::layering_data() {
     QTest::addColumn<QString>("expected"); // JSON, or kAbsent
 
     QTest::newRow("default value stands without layers") << "{}" << "{}" << "/limits/pids" << "512";
-    QTest::newRow("profile file overrides default") << R"({"hostname": "box"})" << "{}" << "/hostname"
-        << R"("box")";
+    QTest::newRow("profile file overrides default")
+        << R"({"hostname": "box"})" << "{}" << "/hostname" << R"("box")";
     QTest::newRow("command line overrides profile file")
         << R"({"limits": {"memory_mb": 100}})" << R"({"limits": {"memory_mb": 200}})" << "/limits/memory_mb"
         << "200";
@@ -208,13 +209,13 @@ void TestSandboxProfile::layering_data() {
     QTest::newRow("profile changes one field of a mount")
         << R"({"mounts": {"/tmp": {"size_mb": 64}}})" << "{}" << "/mounts/~1tmp"
         << R"({"type": "tmpfs", "size_mb": 64})";
-    QTest::newRow("null removes a mount") << R"({"mounts": {"/lib32": null}})" << "{}" << "/mounts/~1lib32"
-        << kAbsent;
+    QTest::newRow("null removes a mount")
+        << R"({"mounts": {"/lib32": null}})" << "{}" << "/mounts/~1lib32" << kAbsent;
     QTest::newRow("null removes a field of a mount")
         << R"({"mounts": {"/lib64": {"optional": null}}})" << "{}" << "/mounts/~1lib64"
         << R"({"type": "mirror", "source": "/lib64"})";
-    QTest::newRow("null removes an env variable") << R"({"env": {"LANG": null}})" << "{}" << "/env/LANG"
-        << kAbsent;
+    QTest::newRow("null removes an env variable")
+        << R"({"env": {"LANG": null}})" << "{}" << "/env/LANG" << kAbsent;
     QTest::newRow("command line null removes what the profile added")
         << R"({"env": {"FOO": "1"}})" << R"({"env": {"FOO": null}})" << "/env/FOO" << kAbsent;
     QTest::newRow("command line adds env next to the profile's")
@@ -226,9 +227,10 @@ void TestSandboxProfile::layering_data() {
     QTest::newRow("protected path removed with null")
         << R"({"protected_paths": {".envrc": null}})" << "{}" << "/protected_paths/.envrc" << kAbsent;
     QTest::newRow("other protected paths stay when one is switched off")
-        << R"({"protected_paths": {".envrc": false}})" << "{}" << "/protected_paths/.gitmodules" << R"("if-exists")";
-    QTest::newRow("protected file added") << R"({"protected_paths": {"Makefile": true}})" << "{}"
-                                          << "/protected_paths/Makefile" << "true";
+        << R"({"protected_paths": {".envrc": false}})" << "{}" << "/protected_paths/.gitmodules"
+        << R"("if-exists")";
+    QTest::newRow("protected file added")
+        << R"({"protected_paths": {"Makefile": true}})" << "{}" << "/protected_paths/Makefile" << "true";
     QTest::newRow("protected path relaxed to if-exists")
         << R"({"protected_paths": {".git/config": "if-exists"}})" << "{}" << "/protected_paths/.git~1config"
         << R"("if-exists")";
@@ -236,19 +238,17 @@ void TestSandboxProfile::layering_data() {
         << R"({"protected_paths": {".envrc": true}})" << "{}" << "/protected_paths/.envrc" << "true";
     QTest::newRow("protected directory added")
         << R"({"protected_paths": {".github/workflows/": true}})" << "{}"
-        << "/protected_paths/.github~1workflows~1"
-        << "true";
+        << "/protected_paths/.github~1workflows~1" << "true";
     QTest::newRow("all protected paths removed with null")
         << "{}" << R"({"protected_paths": null})" << "/protected_paths" << "{}";
-    QTest::newRow("network loopback") << R"({"network": "loopback"})" << "{}" << "/network"
-        << R"("loopback")";
-    QTest::newRow("empty hostname falls back") << R"({"hostname": ""})" << "{}" << "/hostname"
-        << R"("sandbox")";
-    QTest::newRow("seccomp rows skipped") << R"({"seccomp": {"skip": ["ptrace"]}})" << "{}" << "/seccomp/skip"
-                                          << R"(["ptrace"])";
-    QTest::newRow("read-only workspace") << R"({"workspace": {"writable": false}})" << "{}"
-        << "/workspace/writable"
-                                         << "false";
+    QTest::newRow("network loopback")
+        << R"({"network": "loopback"})" << "{}" << "/network" << R"("loopback")";
+    QTest::newRow("empty hostname falls back")
+        << R"({"hostname": ""})" << "{}" << "/hostname" << R"("sandbox")";
+    QTest::newRow("seccomp rows skipped")
+        << R"({"seccomp": {"skip": ["ptrace"]}})" << "{}" << "/seccomp/skip" << R"(["ptrace"])";
+    QTest::newRow("read-only workspace")
+        << R"({"workspace": {"writable": false}})" << "{}" << "/workspace/writable" << "false";
     QTest::newRow("command line workspace wins over the profile's")
         << R"({"workspace": {"source": "/srv/a"}})" << R"({"workspace": {"source": "/srv/b"}})"
         << "/workspace/source" << R"("/srv/b")";
@@ -284,92 +284,102 @@ void TestSandboxProfile::invalidProfile_data() {
 
     // Unknown keys: a typo must not become a setting that silently does nothing.
     QTest::newRow("unknown top-level key") << R"({"hostnme": "x"})" << "unknown key profile.hostnme";
-    QTest::newRow("unknown limits key") << R"({"limits": {"memroy_mb": 1}})"
-        << "unknown key limits.memroy_mb";
-    QTest::newRow("unknown mount key") << R"({"mounts": {"/tmp": {"sizemb": 1}}})"
-                                       << R"(unknown key mounts["/tmp"].sizemb)";
+    QTest::newRow("unknown limits key")
+        << R"({"limits": {"memroy_mb": 1}})" << "unknown key limits.memroy_mb";
+    QTest::newRow("unknown mount key")
+        << R"({"mounts": {"/tmp": {"sizemb": 1}}})" << R"(unknown key mounts["/tmp"].sizemb)";
     QTest::newRow("unknown user key") << R"({"user": {"home_dir": "/h"}})" << "unknown key user.home_dir";
-    QTest::newRow("unknown workspace key") << R"({"workspace": {"src": "/x"}})"
-        << "unknown key workspace.src";
-    QTest::newRow("unknown seccomp key") << R"({"seccomp": {"skipped": []}})"
-        << "unknown key seccomp.skipped";
+    QTest::newRow("unknown workspace key")
+        << R"({"workspace": {"src": "/x"}})" << "unknown key workspace.src";
+    QTest::newRow("unknown seccomp key")
+        << R"({"seccomp": {"skipped": []}})" << "unknown key seccomp.skipped";
 
     // Wrong types.
     QTest::newRow("hostname not a string") << R"({"hostname": 5})" << "hostname has the wrong type (number)";
-    QTest::newRow("limit given as a string") << R"({"limits": {"pids": "10"}})"
-                                             << "limits.pids has the wrong type (string)";
-    QTest::newRow("limit given as a boolean") << R"({"limits": {"pids": true}})"
-                                              << "limits.pids has the wrong type (boolean)";
-    QTest::newRow("writable not a boolean") << R"({"workspace": {"writable": "yes"}})"
-                                            << "workspace.writable has the wrong type (string)";
-    QTest::newRow("env_passthrough not an array") << R"({"env_passthrough": "TERM"})"
-                                                  << "env_passthrough has the wrong type (string)";
-    QTest::newRow("mount optional not a boolean") << R"({"mounts": {"/lib32": {"optional": "yes"}}})"
-                                                  << R"(mounts["/lib32"].optional has the wrong type)";
+    QTest::newRow("limit given as a string")
+        << R"({"limits": {"pids": "10"}})" << "limits.pids has the wrong type (string)";
+    QTest::newRow("limit given as a boolean")
+        << R"({"limits": {"pids": true}})" << "limits.pids has the wrong type (boolean)";
+    QTest::newRow("writable not a boolean")
+        << R"({"workspace": {"writable": "yes"}})" << "workspace.writable has the wrong type (string)";
+    QTest::newRow("env_passthrough not an array")
+        << R"({"env_passthrough": "TERM"})" << "env_passthrough has the wrong type (string)";
+    QTest::newRow("mount optional not a boolean")
+        << R"({"mounts": {"/lib32": {"optional": "yes"}}})"
+        << R"(mounts["/lib32"].optional has the wrong type)";
     QTest::newRow("uid given as a string") << R"({"user": {"uid": "1000"}})" << "user.uid has the wrong type";
     QTest::newRow("network not a string") << R"({"network": false})" << "network has the wrong type";
-    QTest::newRow("seccomp skip not an array") << R"({"seccomp": {"skip": "ptrace"}})"
-                                               << "seccomp.skip has the wrong type";
+    QTest::newRow("seccomp skip not an array")
+        << R"({"seccomp": {"skip": "ptrace"}})" << "seccomp.skip has the wrong type";
     QTest::newRow("mounts not an object") << R"({"mounts": ["/usr"]})" << "mounts must be an object";
-    QTest::newRow("mount not an object") << R"({"mounts": {"/opt": "ro-bind"}})"
-        << R"(mounts["/opt"] must be an object)";
+    QTest::newRow("mount not an object")
+        << R"({"mounts": {"/opt": "ro-bind"}})" << R"(mounts["/opt"] must be an object)";
     QTest::newRow("limits not an object") << R"({"limits": 5})" << "limits must be an object";
     QTest::newRow("user not an object") << R"({"user": "agent"})" << "user must be an object";
     QTest::newRow("env not an object") << R"({"env": ["A=1"]})" << "env must be an object";
     QTest::newRow("env value not a string") << R"({"env": {"DEBUG": 1}})" << "env.DEBUG must be a string";
-    QTest::newRow("env name with an equals sign") << R"({"env": {"A=B": "c"}})"
-        << R"(invalid variable name "A=B")";
+    QTest::newRow("env name with an equals sign")
+        << R"({"env": {"A=B": "c"}})" << R"(invalid variable name "A=B")";
     QTest::newRow("env name empty") << R"({"env": {"": "c"}})" << R"(invalid variable name "")";
     QTest::newRow("seccomp not an object") << R"({"seccomp": ["ptrace"]})" << "seccomp must be an object";
-    QTest::newRow("unknown network") << R"({"network": "host"})"
-        << R"(network "host" is not one of none, loopback)";
+    QTest::newRow("unknown network")
+        << R"({"network": "host"})" << R"(network "host" is not one of none, loopback)";
 
     // Mounts.
-    QTest::newRow("unknown mount type") << R"({"mounts": {"/opt": {"type": "overlay"}}})"
-                                        << R"(mounts["/opt"].type "overlay" is not one of)";
-    QTest::newRow("mount without a type") << R"({"mounts": {"/opt": {"source": "/opt"}}})"
-                                          << R"(mounts["/opt"].type "" is not one of)";
-    QTest::newRow("relative mount destination") << R"({"mounts": {"opt": {"type": "proc"}}})"
-                                                << R"(mounts["opt"]: the destination must be an absolute path)";
-    QTest::newRow("mount destination with dot-dot") << R"({"mounts": {"/opt/../etc": {"type": "proc"}}})"
-                                                    << "the destination must be an absolute path";
-    QTest::newRow("mount destination with dot") << R"({"mounts": {"/opt/./x": {"type": "proc"}}})"
-                                                << "the destination must be an absolute path";
-    QTest::newRow("mount destination with double slash") << R"({"mounts": {"//opt": {"type": "proc"}}})"
-                                                         << "the destination must be an absolute path";
-    QTest::newRow("mount destination with trailing slash") << R"({"mounts": {"/opt/": {"type": "proc"}}})"
-                                                           << "the destination must be an absolute path";
-    QTest::newRow("mount over the root") << R"({"mounts": {"/": {"type": "tmpfs", "size_mb": 1}}})"
-                                         << "the destination must be an absolute path below /";
-    QTest::newRow("relative mount source") << R"({"mounts": {"/opt": {"type": "ro-bind", "source": "opt"}}})"
-                                           << R"(mounts["/opt"].source must be an absolute host path)";
+    QTest::newRow("unknown mount type")
+        << R"({"mounts": {"/opt": {"type": "overlay"}}})" << R"(mounts["/opt"].type "overlay" is not one of)";
+    QTest::newRow("mount without a type")
+        << R"({"mounts": {"/opt": {"source": "/opt"}}})" << R"(mounts["/opt"].type "" is not one of)";
+    QTest::newRow("relative mount destination")
+        << R"({"mounts": {"opt": {"type": "proc"}}})"
+        << R"(mounts["opt"]: the destination must be an absolute path)";
+    QTest::newRow("mount destination with dot-dot")
+        << R"({"mounts": {"/opt/../etc": {"type": "proc"}}})" << "the destination must be an absolute path";
+    QTest::newRow("mount destination with dot")
+        << R"({"mounts": {"/opt/./x": {"type": "proc"}}})" << "the destination must be an absolute path";
+    QTest::newRow("mount destination with double slash")
+        << R"({"mounts": {"//opt": {"type": "proc"}}})" << "the destination must be an absolute path";
+    QTest::newRow("mount destination with trailing slash")
+        << R"({"mounts": {"/opt/": {"type": "proc"}}})" << "the destination must be an absolute path";
+    QTest::newRow("mount over the root")
+        << R"({"mounts": {"/": {"type": "tmpfs", "size_mb": 1}}})"
+        << "the destination must be an absolute path below /";
+    QTest::newRow("relative mount source")
+        << R"({"mounts": {"/opt": {"type": "ro-bind", "source": "opt"}}})"
+        << R"(mounts["/opt"].source must be an absolute host path)";
     QTest::newRow("mount source with dot-dot")
         << R"({"mounts": {"/opt": {"type": "ro-bind", "source": "/opt/../etc"}}})"
         << R"(mounts["/opt"].source must be an absolute host path)";
-    QTest::newRow("bind without a source") << R"({"mounts": {"/opt": {"type": "bind"}}})"
-                                           << R"(mounts["/opt"].source must be an absolute host path)";
-    QTest::newRow("mirror without a source") << R"({"mounts": {"/opt": {"type": "mirror"}}})"
-                                             << R"(mounts["/opt"].source must be an absolute host path)";
-    QTest::newRow("tmpfs without a size") << R"({"mounts": {"/scratch": {"type": "tmpfs"}}})"
-                                          << R"(mounts["/scratch"].size_mb is required for a tmpfs)";
-    QTest::newRow("tmpfs of size zero") << R"({"mounts": {"/scratch": {"type": "tmpfs", "size_mb": 0}}})"
-                                        << R"(mounts["/scratch"].size_mb is required for a tmpfs)";
+    QTest::newRow("bind without a source")
+        << R"({"mounts": {"/opt": {"type": "bind"}}})"
+        << R"(mounts["/opt"].source must be an absolute host path)";
+    QTest::newRow("mirror without a source")
+        << R"({"mounts": {"/opt": {"type": "mirror"}}})"
+        << R"(mounts["/opt"].source must be an absolute host path)";
+    QTest::newRow("tmpfs without a size")
+        << R"({"mounts": {"/scratch": {"type": "tmpfs"}}})"
+        << R"(mounts["/scratch"].size_mb is required for a tmpfs)";
+    QTest::newRow("tmpfs of size zero")
+        << R"({"mounts": {"/scratch": {"type": "tmpfs", "size_mb": 0}}})"
+        << R"(mounts["/scratch"].size_mb is required for a tmpfs)";
     QTest::newRow("size on a bind")
         << R"({"mounts": {"/opt": {"type": "ro-bind", "source": "/opt", "size_mb": 5}}})"
-                                    << R"(mounts["/opt"].size_mb only applies to type tmpfs)";
+        << R"(mounts["/opt"].size_mb only applies to type tmpfs)";
     QTest::newRow("source on a tmpfs")
         << R"({"mounts": {"/opt": {"type": "tmpfs", "source": "/opt", "size_mb": 5}}})"
-                                       << R"(mounts["/opt"].source does not apply to type tmpfs)";
-    QTest::newRow("source on proc") << R"({"mounts": {"/proc": {"source": "/proc"}}})"
-                                    << R"(mounts["/proc"].source does not apply to type proc)";
-    QTest::newRow("symlink without a target") << R"({"mounts": {"/opt": {"type": "symlink"}}})"
-                                              << R"(mounts["/opt"].target is required for a symlink)";
+        << R"(mounts["/opt"].source does not apply to type tmpfs)";
+    QTest::newRow("source on proc")
+        << R"({"mounts": {"/proc": {"source": "/proc"}}})"
+        << R"(mounts["/proc"].source does not apply to type proc)";
+    QTest::newRow("symlink without a target")
+        << R"({"mounts": {"/opt": {"type": "symlink"}}})"
+        << R"(mounts["/opt"].target is required for a symlink)";
     QTest::newRow("target on a bind")
         << R"({"mounts": {"/opt": {"type": "ro-bind", "source": "/opt", "target": "/x"}}})"
         << R"(mounts["/opt"].target only applies to type symlink)";
     QTest::newRow("mount hides the workspace")
         << R"({"mounts": {"/workspace": {"type": "tmpfs", "size_mb": 1}}})"
-                                               << R"(mounts["/workspace"] hides the workspace)";
+        << R"(mounts["/workspace"] hides the workspace)";
     QTest::newRow("mount hides a moved workspace")
         << R"({"workspace": {"dest": "/src"}, "mounts": {"/src": {"type": "ro-bind", "source": "/srv"}}})"
         << R"(mounts["/src"] hides the workspace)";
@@ -377,48 +387,54 @@ void TestSandboxProfile::invalidProfile_data() {
     // User.
     QTest::newRow("uid 0") << R"({"user": {"uid": 0}})" << "user.uid and user.gid must not be 0";
     QTest::newRow("gid 0") << R"({"user": {"gid": 0}})" << "user.uid and user.gid must not be 0";
-    QTest::newRow("uppercase user name") << R"({"user": {"name": "Agent"}})"
-        << "user.name must be a lowercase login name";
-    QTest::newRow("user name with a colon") << R"({"user": {"name": "a:b"}})"
-        << "user.name must be a lowercase login name";
-    QTest::newRow("empty user name") << R"({"user": {"name": ""}})"
-        << "user.name must be a lowercase login name";
-    QTest::newRow("relative home") << R"({"user": {"home": "home/agent"}})"
-        << "user.home and user.shell must be absolute";
-    QTest::newRow("relative shell") << R"({"user": {"shell": "sh"}})"
-        << "user.home and user.shell must be absolute";
+    QTest::newRow("uppercase user name")
+        << R"({"user": {"name": "Agent"}})" << "user.name must be a lowercase login name";
+    QTest::newRow("user name with a colon")
+        << R"({"user": {"name": "a:b"}})" << "user.name must be a lowercase login name";
+    QTest::newRow("empty user name")
+        << R"({"user": {"name": ""}})" << "user.name must be a lowercase login name";
+    QTest::newRow("relative home")
+        << R"({"user": {"home": "home/agent"}})" << "user.home and user.shell must be absolute";
+    QTest::newRow("relative shell")
+        << R"({"user": {"shell": "sh"}})" << "user.home and user.shell must be absolute";
 
     // Workspace.
-    QTest::newRow("relative workspace source") << R"({"workspace": {"source": "project"}})"
-                                               << "workspace.source must be an absolute path";
-    QTest::newRow("workspace source removed") << R"({"workspace": {"source": null}})"
-                                              << "workspace.source is not set: pass --workspace DIR";
-    QTest::newRow("workspace at the root") << R"({"workspace": {"dest": "/"}})"
-                                           << "workspace.dest must be an absolute path below /";
-    QTest::newRow("relative workspace dest") << R"({"workspace": {"dest": "workspace"}})"
-                                             << "workspace.dest must be an absolute path below /";
-    QTest::newRow("workspace dest with dot-dot") << R"({"workspace": {"dest": "/a/../workspace"}})"
-                                                 << "workspace.dest must be an absolute path below /";
+    QTest::newRow("relative workspace source")
+        << R"({"workspace": {"source": "project"}})" << "workspace.source must be an absolute path";
+    QTest::newRow("workspace source removed")
+        << R"({"workspace": {"source": null}})" << "workspace.source is not set: pass --workspace DIR";
+    QTest::newRow("workspace at the root")
+        << R"({"workspace": {"dest": "/"}})" << "workspace.dest must be an absolute path below /";
+    QTest::newRow("relative workspace dest")
+        << R"({"workspace": {"dest": "workspace"}})" << "workspace.dest must be an absolute path below /";
+    QTest::newRow("workspace dest with dot-dot")
+        << R"({"workspace": {"dest": "/a/../workspace"}})"
+        << "workspace.dest must be an absolute path below /";
 
     // Protected paths.
-    QTest::newRow("absolute protected path") << R"({"protected_paths": {"/etc/passwd": true}})"
-                                             << R"(protected_paths["/etc/passwd"] must be a path relative to the workspace)";
-    QTest::newRow("protected path leaving the workspace") << R"({"protected_paths": {"../x": true}})"
-                                                          << R"(protected_paths["../x"] must be a path relative)";
-    QTest::newRow("protected path with dot") << R"({"protected_paths": {"./.envrc": true}})"
-                                             << R"(protected_paths["./.envrc"] must be a path relative)";
-    QTest::newRow("protected path with double slash") << R"({"protected_paths": {"a//b": true}})"
-                                                      << R"(protected_paths["a//b"] must be a path relative)";
-    QTest::newRow("protected path that is only a slash") << R"({"protected_paths": {"/": true}})"
-                                                         << R"(protected_paths["/"] must be a path relative)";
-    QTest::newRow("protected path not a boolean") << R"({"protected_paths": {".envrc": "yes"}})"
-                                                  << R"(protected_paths[".envrc"] must be true, "if-exists" or false)";
-    QTest::newRow("protected path mode misspelt") << R"({"protected_paths": {".envrc": "if_exists"}})"
+    QTest::newRow("absolute protected path")
+        << R"({"protected_paths": {"/etc/passwd": true}})"
+        << R"(protected_paths["/etc/passwd"] must be a path relative to the workspace)";
+    QTest::newRow("protected path leaving the workspace")
+        << R"({"protected_paths": {"../x": true}})" << R"(protected_paths["../x"] must be a path relative)";
+    QTest::newRow("protected path with dot")
+        << R"({"protected_paths": {"./.envrc": true}})"
+        << R"(protected_paths["./.envrc"] must be a path relative)";
+    QTest::newRow("protected path with double slash")
+        << R"({"protected_paths": {"a//b": true}})" << R"(protected_paths["a//b"] must be a path relative)";
+    QTest::newRow("protected path that is only a slash")
+        << R"({"protected_paths": {"/": true}})" << R"(protected_paths["/"] must be a path relative)";
+    QTest::newRow("protected path not a boolean")
+        << R"({"protected_paths": {".envrc": "yes"}})"
         << R"(protected_paths[".envrc"] must be true, "if-exists" or false)";
-    QTest::newRow("protected path mode as a number") << R"({"protected_paths": {".envrc": 1}})"
+    QTest::newRow("protected path mode misspelt")
+        << R"({"protected_paths": {".envrc": "if_exists"}})"
         << R"(protected_paths[".envrc"] must be true, "if-exists" or false)";
-    QTest::newRow("protected paths not an object") << R"({"protected_paths": [".envrc"]})"
-                                                   << "protected_paths must be an object";
+    QTest::newRow("protected path mode as a number")
+        << R"({"protected_paths": {".envrc": 1}})"
+        << R"(protected_paths[".envrc"] must be true, "if-exists" or false)";
+    QTest::newRow("protected paths not an object")
+        << R"({"protected_paths": [".envrc"]})" << "protected_paths must be an object";
 }
 // clang-format on
 
@@ -475,17 +491,19 @@ void TestSandboxProfile::mountSpec_data() {
     QTest::addColumn<bool>("optional");
 
     using Type = MountSpec::Type;
-    QTest::newRow("ro-bind") << R"({"type": "ro-bind", "source": "/opt/y"})" << int(Type::RoBind) << "/opt/y"
-        << ""
-                             << 0ull << false;
-    QTest::newRow("bind") << R"({"type": "bind", "source": "/srv"})" << int(Type::Bind) << "/srv" << ""
-        << 0ull << false;
-    QTest::newRow("optional mirror") << R"({"type": "mirror", "source": "/lib32", "optional": true})"
-                                     << int(Type::Mirror) << "/lib32" << "" << 0ull << true;
-    QTest::newRow("symlink with a relative target") << R"({"type": "symlink", "target": "usr/bin"})"
-                                                    << int(Type::Symlink) << "" << "usr/bin" << 0ull << false;
-    QTest::newRow("tmpfs") << R"({"type": "tmpfs", "size_mb": 64})" << int(Type::Tmpfs) << "" << "" << 64ull
+    QTest::newRow("ro-bind")
+        << R"({"type": "ro-bind", "source": "/opt/y"})" << int(Type::RoBind) << "/opt/y" << "" << 0ull
         << false;
+    QTest::newRow("bind")
+        << R"({"type": "bind", "source": "/srv"})" << int(Type::Bind) << "/srv" << "" << 0ull << false;
+    QTest::newRow("optional mirror")
+        << R"({"type": "mirror", "source": "/lib32", "optional": true})" << int(Type::Mirror) << "/lib32"
+        << "" << 0ull << true;
+    QTest::newRow("symlink with a relative target")
+        << R"({"type": "symlink", "target": "usr/bin"})" << int(Type::Symlink) << "" << "usr/bin" << 0ull
+        << false;
+    QTest::newRow("tmpfs")
+        << R"({"type": "tmpfs", "size_mb": 64})" << int(Type::Tmpfs) << "" << "" << 64ull << false;
     QTest::newRow("proc") << R"({"type": "proc"})" << int(Type::Proc) << "" << "" << 0ull << false;
     QTest::newRow("dev") << R"({"type": "dev"})" << int(Type::Dev) << "" << "" << 0ull << false;
 }
@@ -538,16 +556,16 @@ void TestSandboxProfile::protectedPaths_data() {
     QTest::addColumn<QStringList>("expected");
 
     QTest::newRow("file") << R"({".envrc": true})" << QStringList{"protected .envrc"};
-    QTest::newRow("directory keeps its trailing slash as a flag") << R"({".git/hooks/": true})"
-                                                                  << QStringList{"protected .git/hooks/"};
-    QTest::newRow("false entries are left out") << R"({".envrc": false, ".vscode/": true})"
-                                                << QStringList{"protected .vscode/"};
-    QTest::newRow("file only if it exists") << R"({".envrc": "if-exists"})"
-        << QStringList{"protected .envrc if-exists"};
-    QTest::newRow("directory only if it exists") << R"({".idea/": "if-exists"})"
-        << QStringList{"protected .idea/ if-exists"};
-    QTest::newRow("nested path") << R"({".github/workflows/ci.yml": true})"
-                                 << QStringList{"protected .github/workflows/ci.yml"};
+    QTest::newRow("directory keeps its trailing slash as a flag")
+        << R"({".git/hooks/": true})" << QStringList{"protected .git/hooks/"};
+    QTest::newRow("false entries are left out")
+        << R"({".envrc": false, ".vscode/": true})" << QStringList{"protected .vscode/"};
+    QTest::newRow("file only if it exists")
+        << R"({".envrc": "if-exists"})" << QStringList{"protected .envrc if-exists"};
+    QTest::newRow("directory only if it exists")
+        << R"({".idea/": "if-exists"})" << QStringList{"protected .idea/ if-exists"};
+    QTest::newRow("nested path")
+        << R"({".github/workflows/ci.yml": true})" << QStringList{"protected .github/workflows/ci.yml"};
     QTest::newRow("none") << "{}" << QStringList{};
 }
 // clang-format on
@@ -577,11 +595,13 @@ void TestSandboxProfile::roundTrip_data() {
         "/opt/scratch": {"type": "tmpfs", "size_mb": 7}}})";
     QTest::newRow("read-only moved workspace, loopback, custom user")
         << R"({"workspace": {"dest": "/src", "writable": false}, "network": "loopback",
-               "user": {"name": "dev", "uid": 1500, "gid": 1600, "home": "/home/dev", "shell": "/bin/bash"}})";
+               "user": {"name": "dev", "uid": 1500, "gid": 1600, "home": "/home/dev",
+                        "shell": "/bin/bash"}})";
     QTest::newRow("every limit set") << R"({"limits": {"memory_mb": 1, "pids": 2, "cpu_seconds": 3,
                "file_size_mb": 4, "open_files": 5, "address_space_mb": 6, "timeout_sec": 7}})";
     QTest::newRow("env, passthrough, seccomp skip")
-        << R"({"env": {"A": "1", "EMPTY": ""}, "env_passthrough": ["TERM", "LC_ALL"], "seccomp": {"skip": ["ptrace"]}})";
+        << R"({"env": {"A": "1", "EMPTY": ""}, "env_passthrough": ["TERM", "LC_ALL"],
+               "seccomp": {"skip": ["ptrace"]}})";
     QTest::newRow("strict and if-exists protected paths")
         << R"({"protected_paths": {"Makefile": "if-exists", ".github/": true, ".envrc": true}})";
     QTest::newRow("protected file and directory of the same name")
