@@ -46,7 +46,7 @@ std::string hostsFile(const SandboxProfile& profile) {
     return "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\t" + profile.hostname + "\n";
 }
 
-std::string bytesOption(std::uint64_t megabytes) { return std::to_string(megabytes * 1024 * 1024); }
+std::string bytesOption(std::uint64_t megabytes) { return std::to_string(mebibytesToBytes(megabytes)); }
 
 Result<std::vector<std::string>> mountArgs(const MountSpec& mount, const HostLookup& lookup) {
     using Type = MountSpec::Type;
@@ -73,7 +73,9 @@ Result<std::vector<std::string>> mountArgs(const MountSpec& mount, const HostLoo
         // with nothing else anyway.
         return std::vector<std::string>{"--perms", "1777", "--size", bytesOption(mount.sizeMb), "--tmpfs", mount.dest};
     case Type::Proc:
-        return std::vector<std::string>{"--proc", mount.dest};
+        // Read-only as a whole: bwrap covers a few /proc entries, but under a root invoker the sandbox's
+        // uid is host uid 0, to which /proc/sys (core_pattern!) and sysrq-trigger grant write access.
+        return std::vector<std::string>{"--proc", mount.dest, "--remount-ro", mount.dest};
     case Type::Dev:
         return std::vector<std::string>{"--dev", mount.dest};
     }

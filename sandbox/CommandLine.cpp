@@ -93,7 +93,9 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
             const std::string path = normalize(absolute(value, cwd));
             if (path == "/")
                 return usageError("refusing to mount the host's whole root directory into the sandbox");
-            patch["mounts"][path] = {{"type", type}, {"source", path}};
+            // Replaces whatever the default mounts there: nulls drop its other keys in the merge.
+            patch["mounts"][path] = {{"type", type}, {"source", path}, {"target", nullptr}, {"size_mb", nullptr},
+                                     {"optional", nullptr}};
             return Ok{};
         };
     };

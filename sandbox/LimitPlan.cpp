@@ -3,8 +3,6 @@
 namespace warren::sandbox {
 namespace {
 
-constexpr std::uint64_t kMiB = 1024 * 1024;
-
 rlim_t toRlim(std::uint64_t value) { return static_cast<rlim_t>(value); }
 
 } // namespace
@@ -22,7 +20,7 @@ Result<LimitPlan> planLimits(const SandboxLimits& limits, const HostLimitFacts& 
     std::uint64_t addressSpace = limits.addressSpaceMb;
     if (limits.memoryMb) {
         if (host.cgroups.memory) {
-            plan.cgroup.memoryBytes = limits.memoryMb * kMiB;
+            plan.cgroup.memoryBytes = mebibytesToBytes(limits.memoryMb);
             plan.notes.push_back("memory: " + std::to_string(limits.memoryMb) + " MiB for the whole sandbox (cgroup)");
         } else {
             if (!addressSpace || limits.memoryMb < addressSpace)
@@ -33,7 +31,7 @@ Result<LimitPlan> planLimits(const SandboxLimits& limits, const HostLimitFacts& 
         }
     }
     if (addressSpace) {
-        rlimit(RLIMIT_AS, addressSpace * kMiB, addressSpace * kMiB);
+        rlimit(RLIMIT_AS, mebibytesToBytes(addressSpace), mebibytesToBytes(addressSpace));
         if (limits.addressSpaceMb)
             plan.notes.push_back("address space: " + std::to_string(addressSpace) + " MiB per process (rlimit)");
     }
@@ -66,7 +64,7 @@ Result<LimitPlan> planLimits(const SandboxLimits& limits, const HostLimitFacts& 
         plan.notes.push_back("CPU: " + std::to_string(limits.cpuSeconds) + " s per process (rlimit)");
     }
     if (limits.fileSizeMb) {
-        rlimit(RLIMIT_FSIZE, limits.fileSizeMb * kMiB, limits.fileSizeMb * kMiB);
+        rlimit(RLIMIT_FSIZE, mebibytesToBytes(limits.fileSizeMb), mebibytesToBytes(limits.fileSizeMb));
         plan.notes.push_back("file size: " + std::to_string(limits.fileSizeMb) + " MiB per file (rlimit)");
     }
     if (limits.openFiles) {

@@ -19,9 +19,9 @@ Error refuse(const std::string& relative, const std::string& why, const std::str
                      "protected path " + relative + " " + why + "; a sandboxed program could change it. " + fix);
 }
 
-std::string removeProtectionHint(const std::string& relative) {
-    return "Or, if the host never runs or trusts it, set \"protected_paths\": {\"" + relative +
-           "\": false} in a profile.";
+std::string removeProtectionHint(const ProtectedPath& path) {
+    return "Or, if the host never runs or trusts it, set \"protected_paths\": {\"" + path.path +
+           (path.directory ? "/" : "") + "\": false} in a profile.";
 }
 
 std::vector<std::string> splitPath(const std::string& relative) {
@@ -35,6 +35,35 @@ std::vector<std::string> splitPath(const std::string& relative) {
         start = end + 1;
     }
     return parts;
+}
+
+// Where a symlink leads on the host, also when its target does not exist yet: the deepest existing
+// directory on the way, canonicalised, with the rest appended. (A missing target inside the workspace
+// is as dangerous as an existing one: the sandbox could create it.)
+std::string resolveAsFarAsExists(const std::string& link) {
+    char buffer[PATH_MAX];
+    if (realpath(link.c_str(), buffer))
+        return buffer;
+    const ssize_t n = readlink(link.c_str(), buffer, sizeof buffer - 1);
+    if (n < 0)
+        return {};
+    std::string target(buffer, static_cast<std::size_t>(n));
+    if (target.empty() || target[0] != '/')
+        target = link.substr(0, link.rfind('/')) + "/" + target;
+    std::string missing;
+    for (std::string existing = target; !existing.empty();) {
+        if (realpath(existing.c_str(), buffer))
+            return (std::string(buffer) == "/" ? std::string() : std::string(buffer)) + missing;
+        const auto slash = existing.rfind('/');
+        if (slash == std::string::npos)
+            break;
+        const std::string last = existing.substr(slash + 1);
+        if (last == "..") // cannot step over ".." without knowing what it leaves: stay conservative
+            return link;
+        missing = "/" + last + missing;
+        existing = slash == 0 ? "/" : existing.substr(0, slash);
+    }
+    return link;
 }
 
 // Every regular file under a protected directory must have one name only, and no symlink there may lead
@@ -60,9 +89,8 @@ Status scanProtectedTree(const std::string& root, const std::string& relative, c
         if (lstat(path.c_str(), &st) != 0)
             continue;
         if (S_ISLNK(st.st_mode)) {
-            char resolved[PATH_MAX];
-            if (realpath(path.c_str(), resolved) &&
-                (std::string(resolved) == workspace || std::string(resolved).rfind(workspace + "/", 0) == 0)) {
+            const std::string target = resolveAsFarAsExists(path);
+            if (target == workspace || target.rfind(workspace + "/", 0) == 0) {
                 status = refuse(rel, "is a symbolic link into the workspace",
                                 "Replace the link with a copy of what it points to.");
                 break;
@@ -110,7 +138,7 @@ Result<ProtectionPlan> planProtection(const std::string& workspace, const std::v
             }
             if (S_ISLNK(st.st_mode))
                 return refuse(relative, "is a symbolic link", "Replace the link with what it points to. " +
-                                                                  removeProtectionHint(wanted.path));
+                                                                  removeProtectionHint(wanted));
             if (!last && S_ISDIR(st.st_mode)) {
                 add(relative, ProtectionEntry::Kind::Pin);
                 continue;
@@ -120,7 +148,7 @@ Result<ProtectionPlan> planProtection(const std::string& workspace, const std::v
             if (S_ISREG(st.st_mode) && st.st_nlink > 1)
                 return refuse(relative, "has " + std::to_string(st.st_nlink) + " hard links",
                               "Give it a single name (cp it to a new file and rename that over it). " +
-                                  removeProtectionHint(wanted.path));
+                                  removeProtectionHint(wanted));
             if (S_ISDIR(st.st_mode))
                 if (auto scanned = scanProtectedTree(host, relative, workspace, budget); !scanned)
                     return scanned.error();

@@ -1,6 +1,8 @@
 #include "SandboxProfile.h"
 
 #include <algorithm>
+#include <limits>
+#include <type_traits>
 #include <set>
 
 namespace warren::resources {
@@ -24,6 +26,19 @@ public:
         m_seen.insert(key);
         if (it == m_object.end() || it->is_null())
             return true;
+        if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
+            // nlohmann would turn -1 into a huge limit, 1.5 into 1 and true into 1: only whole numbers in
+            // range count.
+            if (!it->is_number()) {
+                fail(m_where + "." + key + " has the wrong type (" + it->type_name() + ")");
+                return false;
+            }
+            if (!it->is_number_unsigned() || it->template get<std::uint64_t>() > std::numeric_limits<T>::max()) {
+                fail(m_where + "." + key + " must be a whole number from 0 to " +
+                     std::to_string(std::numeric_limits<T>::max()));
+                return false;
+            }
+        }
         try {
             out = it->template get<T>();
             return true;

@@ -88,6 +88,12 @@ Result<nlohmann::json> parseProfileLayer(const std::string& text, const std::str
 // Merges layers in order with RFC 7386 semantics, then validates.
 Result<SandboxProfile> resolveProfile(const std::vector<nlohmann::json>& layers);
 
+// Limits are written in MiB; a value too large to count in bytes means "more than any machine has".
+constexpr std::uint64_t mebibytesToBytes(std::uint64_t mebibytes) {
+    constexpr std::uint64_t kMiB = 1024 * 1024;
+    return mebibytes > UINT64_MAX / kMiB ? UINT64_MAX : mebibytes * kMiB;
+}
+
 std::string networkPolicyName(NetworkPolicy policy);
 std::string mountTypeName(MountSpec::Type type);
 

@@ -75,7 +75,7 @@ Result<std::pair<LimitPlan, std::optional<Cgroup>>> enforceLimits(const SandboxL
     std::optional<Cgroup> cgroup;
     if (wanted.memoryMb || wanted.pids) {
         if (createCgroup)
-            if (auto full = Cgroup::create(cgroupName(), {wanted.memoryMb * 1024 * 1024, wanted.pids}); full) {
+            if (auto full = Cgroup::create(cgroupName(), {mebibytesToBytes(wanted.memoryMb), wanted.pids}); full) {
                 cgroup.emplace(std::move(*full));
                 facts.cgroups.memory = facts.cgroups.pids = true;
             }
