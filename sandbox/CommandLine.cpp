@@ -125,6 +125,10 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
                  return usageError("--backend " + value + " is not available in this build; use --backend bwrap");
              return Ok{};
          }},
+        {"--image", [](const std::string&, const std::string&) -> Status {
+             return usageError("--image chooses the image of --backend docker|podman, which this build does not "
+                               "have yet");
+         }},
         {"--env", [&patch](const std::string&, const std::string& value) -> Status {
              const auto eq = value.find('=');
              if (eq == std::string::npos || eq == 0)

@@ -327,6 +327,12 @@ Result<SandboxProfile> SandboxProfile::fromJson(const json& document) {
 
     if (profile.hostname.empty())
         profile.hostname = "sandbox";
+    const bool hostnameOk = profile.hostname.size() <= 63 &&
+                            std::all_of(profile.hostname.begin(), profile.hostname.end(), [](char c) {
+                                return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+                            });
+    if (!hostnameOk)
+        return profileError("hostname \"" + profile.hostname + "\" must be at most 63 of a-z, 0-9 and -");
     for (const auto& mount : profile.mounts) {
         const std::string& ws = profile.workspaceDest;
         if (mount.dest == ws)

@@ -379,6 +379,9 @@ void TestCommandLine::errors_data() {
     QTest::newRow("backend docker")
         << QStringList{"--backend", "docker", "--", "true"} << kCwd
         << "--backend docker is not available in this build; use --backend bwrap";
+    QTest::newRow("image without a container backend")
+        << QStringList{"--image", "debian:bookworm-slim", "--", "true"} << kCwd
+        << "--image chooses the image of --backend docker|podman";
     QTest::newRow("backend podman in = form")
         << QStringList{"--backend=podman", "--", "true"} << kCwd
         << "--backend podman is not available in this build";

@@ -322,6 +322,8 @@ void TestSandboxProfile::invalidProfile_data() {
         << R"({"env": {"A=B": "c"}})" << R"(invalid variable name "A=B")";
     QTest::newRow("env name empty") << R"({"env": {"": "c"}})" << R"(invalid variable name "")";
     QTest::newRow("seccomp not an object") << R"({"seccomp": ["ptrace"]})" << "seccomp must be an object";
+    QTest::newRow("hostname with a newline") << R"({"hostname": "a\nb"})" << "hostname";
+    QTest::newRow("hostname too long") << R"({"hostname": ")" + QString(64, 'a') + R"("})" << "at most 63";
     QTest::newRow("unknown network")
         << R"({"network": "host"})" << R"(network "host" is not one of none, loopback)";
 
