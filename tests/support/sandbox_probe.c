@@ -5,6 +5,9 @@
  * Prints "ok" when the operation succeeded or "errno NAME" when it failed (some actions add a word or
  * two after that, e.g. how far they got), and exits 0 on success, 1 on failure, 2 on a usage error. An
  * action that the seccomp filter kills prints nothing; the caller sees the signal in the exit status.
+ * Three actions report facts instead of a verdict: status and euid (what the process is) and ps (every
+ * process it can see); read-file prints what it read after its verdict. "sandbox-probe" alone lists
+ * the actions.
  *
  * The integration tests copy this binary into a workspace and run it inside warren-sandbox, so it is
  * linked statically where the toolchain allows and depends on nothing of the sandbox's /usr. Modelled
