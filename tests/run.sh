@@ -21,8 +21,11 @@ test_home=$(getent passwd "$test_user" | cut -d: -f6)
 
 # The user needs to reach the build and source trees (e.g. under /root): grant it traversal of each
 # ancestor directory, for this run only.
-granted=()
-revoke() { for dir in "${granted[@]}"; do setfacl -x "u:$test_user" "$dir" 2>/dev/null || true; done; }
+granted=() granted_recursive=()
+revoke() {
+    for dir in "${granted[@]}"; do setfacl -x "u:$test_user" "$dir" 2>/dev/null || true; done
+    for dir in "${granted_recursive[@]}"; do setfacl -R -b "$dir" 2>/dev/null || true; done
+}
 trap revoke EXIT
 for tree in "$build_dir" "$source_dir"; do
     dir=$tree
@@ -34,6 +37,11 @@ for tree in "$build_dir" "$source_dir"; do
         dir=$(dirname "$dir")
     done
 done
+
+# ctest writes its logs under Testing/ in the build tree.
+mkdir -p "$build_dir/Testing"
+setfacl -R -m "u:$test_user:rwX" -m "d:u:$test_user:rwX" "$build_dir/Testing"
+granted_recursive=("$build_dir/Testing")
 
 # A setuid-root copy of the probe, which only root can make, for the "setuid gains nothing" test.
 probe=$(find "$build_dir/tests/support" -maxdepth 1 -name sandbox-probe -type f | head -n 1)
