@@ -157,10 +157,21 @@ Result<BwrapCommand> buildBwrapCommand(const SandboxProfile& profile, const Bwra
         const int fd = b.data(std::move(bytes), dest);
         steps.push_back({dest, {"--ro-bind-data", std::to_string(fd), dest}});
     };
-    dataMount("/etc/passwd", passwdFile(profile));
-    dataMount("/etc/group", groupFile(profile));
-    dataMount("/etc/hosts", hostsFile(profile));
-    dataMount("/etc/hostname", profile.hostname + "\n");
+    // A plain file in the sandbox's root tmpfs (remounted read-only at the end) needs no mount. Where a
+    // profile mount covers the path, writing a file there would write to the host: mount it instead.
+    auto dataFile = [&](const std::string& dest, std::string bytes) {
+        const bool covered = std::any_of(profile.mounts.begin(), profile.mounts.end(), [&](const MountSpec& m) {
+            return dest == m.dest || dest.rfind(m.dest + "/", 0) == 0;
+        });
+        if (covered)
+            return dataMount(dest, std::move(bytes));
+        const int fd = b.data(std::move(bytes), dest);
+        steps.push_back({dest, {"--perms", "0444", "--file", std::to_string(fd), dest}});
+    };
+    dataFile("/etc/passwd", passwdFile(profile));
+    dataFile("/etc/group", groupFile(profile));
+    dataFile("/etc/hosts", hostsFile(profile));
+    dataFile("/etc/hostname", profile.hostname + "\n");
 
     const std::string& ws = profile.workspaceDest;
     steps.push_back({ws, {profile.workspaceWritable ? "--bind" : "--ro-bind", profile.workspaceSource, ws}});
@@ -187,6 +198,8 @@ Result<BwrapCommand> buildBwrapCommand(const SandboxProfile& profile, const Bwra
     for (auto& step : steps)
         b.argv().insert(b.argv().end(), step.args.begin(), step.args.end());
 
+    // Nothing but the mounts above may be written: the root tmpfs itself has no size cap.
+    b.add({"--remount-ro", "/"});
     const int seccompFd = b.data(std::string(request.seccompFilter.begin(), request.seccompFilter.end()), "seccomp filter");
     b.add({"--chdir", ws, "--seccomp", std::to_string(seccompFd), "--json-status-fd",
            std::to_string(BwrapCommand::kStatusFd), "--"});

@@ -1,6 +1,6 @@
 #include "SandboxSetup.h"
 
-#include "SeccompPolicy.h"
+#include "PrecompiledSeccomp.h"
 
 #include <atomic>
 #include <cerrno>
@@ -98,6 +98,14 @@ Result<std::pair<LimitPlan, std::optional<Cgroup>>> enforceLimits(const SandboxL
 
 } // namespace
 
+Result<std::vector<std::uint8_t>> seccompFilterFor(const SeccompOptions& options) {
+    if (!options.skip.empty())
+        return SeccompPolicy::builtIn().compileBpf(options);
+    const std::string_view bytes =
+        options.networkDenied ? kPrecompiledFilterNetworkDenied : kPrecompiledFilterNetworkAllowed;
+    return std::vector<std::uint8_t>(bytes.begin(), bytes.end());
+}
+
 std::string findExecutable(const std::string& name, const std::string& pathVariable) {
     if (name.find('/') != std::string::npos)
         return access(name.c_str(), X_OK) == 0 ? name : std::string();
@@ -138,7 +146,7 @@ Result<PreparedSandbox> prepareSandbox(SandboxProfile profile, const std::vector
     SeccompOptions seccompOptions;
     seccompOptions.networkDenied = profile.network == NetworkPolicy::None;
     seccompOptions.skip.insert(profile.seccompSkip.begin(), profile.seccompSkip.end());
-    auto filter = SeccompPolicy::builtIn().compileBpf(seccompOptions);
+    auto filter = seccompFilterFor(seccompOptions);
     if (!filter)
         return filter.error();
 

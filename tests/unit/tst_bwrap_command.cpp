@@ -253,11 +253,13 @@ void TestBwrapCommand::argv_data() {
         << none
         << QStringList{"--ro-bind /etc /etc", "--ro-bind-data 5 /etc/group", "--ro-bind-data 4 /etc/passwd"}
         << none;
+    // In the root tmpfs they are plain files; under a profile mount, writing them would write to the host.
     QTest::newRow("synthesized files")
         << "{}" << none << none << none
-        << QStringList{"--ro-bind-data 5 /etc/group", "--ro-bind-data 7 /etc/hostname",
-                       "--ro-bind-data 6 /etc/hosts", "--ro-bind-data 4 /etc/passwd"}
-        << none;
+        << QStringList{"--perms 0444 --file 5 /etc/group", "--perms 0444 --file 7 /etc/hostname",
+                       "--perms 0444 --file 6 /etc/hosts", "--perms 0444 --file 4 /etc/passwd",
+                       "--remount-ro /"}
+        << QStringList{"--ro-bind-data 4 /etc/passwd"};
     QTest::newRow("synthesized passwd mounted over a profile's")
         << R"({"mounts": {"/etc/passwd": {"type": "ro-bind", "source": "/etc/passwd"}}})"
         << QStringList{"file /etc/passwd"} << none << none
@@ -491,11 +493,13 @@ void TestBwrapCommand::dataFds() {
     QCOMPARE(options.count("--seccomp"), qsizetype(1));
     QCOMPARE(options.value(seccompAt + 1), QString::number(seccomp.fd));
 
-    // Every other descriptor feeds exactly one --ro-bind-data whose destination is its purpose.
-    QCOMPARE(options.count("--ro-bind-data"), qsizetype(data.size()) - 1);
+    // Every other descriptor feeds exactly one --file or --ro-bind-data whose destination is its purpose.
+    QCOMPARE(options.count("--ro-bind-data") + options.count("--file"), qsizetype(data.size()) - 1);
     for (std::size_t i = 0; i + 1 < data.size(); ++i) {
-        const QStringList bind = {"--ro-bind-data", QString::number(data[i].fd), qs(data[i].purpose)};
-        QVERIFY2(findSequence(options, bind) >= 0, qPrintable(bind.join(' ') + " missing"));
+        const QString fd = QString::number(data[i].fd), dest = qs(data[i].purpose);
+        const bool found = findSequence(options, {"--ro-bind-data", fd, dest}) >= 0 ||
+                           findSequence(options, {"--file", fd, dest}) >= 0;
+        QVERIFY2(found, qPrintable(fd + " " + dest + " missing"));
     }
     for (const QString& dest : placeholderFiles) {
         const DataFd* placeholder = dataFor(*command, dest.toStdString());
