@@ -237,7 +237,8 @@ void SandboxProcess::readStatus() {
             return;
         }
         m_statusText.append(buffer, static_cast<std::size_t>(n));
-        // bwrap writes { "child-pid": N, ... } once the command's process exists.
+        // bwrap writes { "child-pid": N, ... } once its child exists, { "exit-code": N } when the command
+        // it exec'd has exited.
         if (m_innerPid < 0) {
             const auto key = m_statusText.find("\"child-pid\"");
             if (key != std::string::npos) {
@@ -293,7 +294,9 @@ SandboxExit SandboxProcess::reap(int waitStatus) {
     } else if (m_killed) {
         result.reason = SandboxExit::Reason::Killed;
         result.exitCode = 128 + SIGKILL;
-    } else if (m_innerPid < 0) {
+    } else if (WIFEXITED(waitStatus) && m_statusText.find("\"exit-code\"") == std::string::npos) {
+        // bwrap reports the exit code only when its child finished setting up and exec'd the command:
+        // without it, the 1 bwrap exits with is its own failure (a mount, a namespace), not the command's.
         result.reason = SandboxExit::Reason::SetupFailed;
         result.exitCode = 125;
     } else if (WIFEXITED(waitStatus)) {

@@ -1,6 +1,7 @@
 #pragma once
 // Starts bwrap with its data descriptors, rlimits and cgroup, and watches it: a wall-clock deadline,
-// whole-tree kill, and telling a sandbox that could not be set up from a command that failed.
+// whole-tree kill, and telling a sandbox that could not be set up from a command that failed (bwrap's
+// --json-status-fd reports "exit-code" only for a command it managed to start).
 // The thin process edge of the sandbox library; everything it runs was decided by BwrapCommand and
 // LimitPlan.
 

@@ -155,7 +155,8 @@ int main(int argc, char** argv) {
                   << "); a fork failed\n";
     switch (exit->reason) {
     case SandboxExit::Reason::SetupFailed:
-        return setupFailed("the sandbox could not be set up (bwrap failed before starting the command).\n" +
+        return setupFailed("the command did not start: bwrap failed while setting up the sandbox or executing "
+                           "the command (its message above says which).\n" +
                            failedChecks());
     case SandboxExit::Reason::TimedOut:
         std::cerr << "warren-sandbox: timed out after " << timeoutSec << " s; the whole sandbox was killed\n";

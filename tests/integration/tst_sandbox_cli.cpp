@@ -20,6 +20,7 @@ private slots:
     void exitStatusPassesThrough();
     void setupFailureIs125_data();
     void setupFailureIs125();
+    void failureInsideBwrapIs125();
     void explainRunsNothing();
     void workspaceDefaultsToCurrentDirectory();
     void envFlagSetsVariable();
@@ -125,6 +126,22 @@ void TestSandboxCli::setupFailureIs125()
     QVERIFY2(outcome.exited() && outcome.exitCode == 125, qPrintable(outcome.describe()));
     QVERIFY2(QString::fromUtf8(outcome.err).contains(mustMention), qPrintable(outcome.describe()));
     QVERIFY(!m_workspace->exists(QStringLiteral("ran")));
+}
+
+// bwrap exits 1 for its own failures as well as passing on a command's 1: a failure after bwrap started
+// (here: a mount point it cannot create inside the read-only /usr) must still be 125, never the 1 the
+// command would have returned.
+void TestSandboxCli::failureInsideBwrapIs125()
+{
+    QFile file(m_scratch.filePath(QStringLiteral("profile.json")));
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(R"({ "mounts": { "/usr/warren-no-such-dir": { "type": "tmpfs", "size_mb": 1 } } })");
+    file.close();
+    const RunOutcome outcome = runSandbox({QStringLiteral("--profile"), file.fileName(), QStringLiteral("--workspace"),
+                                           m_workspace->path(), QStringLiteral("--"), QStringLiteral("sh"),
+                                           QStringLiteral("-c"), QStringLiteral("exit 1")});
+    QVERIFY2(outcome.exited() && outcome.exitCode == 125, qPrintable(outcome.describe()));
+    QVERIFY2(QString::fromUtf8(outcome.err).contains(QStringLiteral("did not start")), qPrintable(outcome.describe()));
 }
 
 void TestSandboxCli::explainRunsNothing()
