@@ -62,12 +62,21 @@ std::vector<pid_t> childrenOf(pid_t pid) {
     return children;
 }
 
-long rssKiB(pid_t pid) {
-    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-    for (std::string line; std::getline(status, line);)
-        if (line.rfind("VmRSS:", 0) == 0)
-            return std::atol(line.c_str() + 6);
-    return 0;
+struct Memory {
+    long rssKiB = 0; // resident, shared library pages counted in full
+    long pssKiB = 0; // proportional: shared pages divided among the processes that map them
+};
+
+Memory memoryOf(pid_t pid) {
+    std::ifstream rollup("/proc/" + std::to_string(pid) + "/smaps_rollup");
+    Memory memory;
+    for (std::string line; std::getline(rollup, line);) {
+        if (line.rfind("Rss:", 0) == 0)
+            memory.rssKiB = std::atol(line.c_str() + 4);
+        else if (line.rfind("Pss:", 0) == 0)
+            memory.pssKiB = std::atol(line.c_str() + 4);
+    }
+    return memory;
 }
 
 std::string comm(pid_t pid) {
@@ -78,8 +87,8 @@ std::string comm(pid_t pid) {
 }
 
 // Runs warren-sandbox with a command that reports readiness on stdout and then waits for stdin to close,
-// and sums the resident memory of every process of the tree except that command.
-long wrapperTreeRssKiB(const std::string& warrenSandbox, const std::string& workspace) {
+// and sums the memory of every process of the tree except that command.
+Memory wrapperTreeMemory(const std::string& warrenSandbox, const std::string& workspace) {
     int toChild[2], fromChild[2];
     if (pipe(toChild) != 0 || pipe(fromChild) != 0)
         std::exit(1);
@@ -96,14 +105,16 @@ long wrapperTreeRssKiB(const std::string& warrenSandbox, const std::string& work
     char buffer[16];
     if (read(fromChild[0], buffer, sizeof buffer) <= 0)
         std::exit(1);
-    long total = 0;
+    Memory total;
     std::vector<pid_t> pending{pid};
     while (!pending.empty()) {
         const pid_t current = pending.back();
         pending.pop_back();
         if (comm(current) == "sh")
             continue; // the command, not the wrapper
-        total += rssKiB(current);
+        const Memory memory = memoryOf(current);
+        total.rssKiB += memory.rssKiB;
+        total.pssKiB += memory.pssKiB;
         for (pid_t child : childrenOf(current))
             pending.push_back(child);
     }
@@ -132,6 +143,9 @@ int main(int argc, char** argv) {
          {"bwrap", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
           "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--unshare-all", "--", "/bin/true"}},
         {"3 warren-sandbox", {warrenSandbox, "--workspace", workspace, "--", "/bin/true"}},
+        // The same profile without the memory and pids limits: no cgroup to create, join and remove.
+        {"4 w-s, no cgroup", {warrenSandbox, "--workspace", workspace, "--memory-mb", "0", "--pids", "0", "--",
+                              "/bin/true"}},
     };
     std::map<std::string, std::vector<double>> samples;
     for (const auto& [name, args] : variants)
@@ -148,14 +162,16 @@ int main(int argc, char** argv) {
         std::printf("%-20s %10.2f %10.2f %11.2fx\n", name.substr(2).c_str(), median, percentile(values, 0.9),
                     median / bwrapMedian);
     }
-    const long rss = wrapperTreeRssKiB(warrenSandbox, workspace);
-    std::printf("wrapper tree resident: %.2f MiB (warren-sandbox + bwrap processes, command excluded)\n",
-                static_cast<double>(rss) / 1024.0);
+    const Memory tree = wrapperTreeMemory(warrenSandbox, workspace);
+    std::printf("wrapper tree (warren-sandbox + bwrap processes, command excluded): RSS %.2f MiB, PSS %.2f MiB\n",
+                static_cast<double>(tree.rssKiB) / 1024.0, static_cast<double>(tree.pssKiB) / 1024.0);
     const double ratio = percentile(samples["3 warren-sandbox"], 0.5) / bwrapMedian;
     std::printf("{\"bench\":\"sandbox_start\",\"rounds\":%d,\"true_ms\":%.3f,\"bwrap_ms\":%.3f,"
-                "\"warren_sandbox_ms\":%.3f,\"ratio_vs_bwrap\":%.3f,\"wrapper_rss_kib\":%ld}\n",
+                "\"warren_sandbox_ms\":%.3f,\"ratio_vs_bwrap\":%.3f,\"no_cgroup_ms\":%.3f,"
+                "\"ratio_no_cgroup_vs_bwrap\":%.3f,\"wrapper_rss_kib\":%ld,\"wrapper_pss_kib\":%ld}\n",
                 rounds, percentile(samples["1 /bin/true"], 0.5), bwrapMedian,
-                percentile(samples["3 warren-sandbox"], 0.5), ratio, rss);
+                percentile(samples["3 warren-sandbox"], 0.5), ratio, percentile(samples["4 w-s, no cgroup"], 0.5),
+                percentile(samples["4 w-s, no cgroup"], 0.5) / bwrapMedian, tree.rssKiB, tree.pssKiB);
     rmdir(workspace.c_str());
     return 0;
 }
