@@ -258,12 +258,13 @@ void SandboxProcess::kill() {
     if (m_pid <= 0 || m_exit)
         return;
     m_killed = true;
-    if (m_cgroup)
-        m_cgroup->killAll();
-    // bwrap's inner init has PR_SET_PDEATHSIG(SIGKILL); its death empties the pid namespace.
+    // bwrap's inner init has PR_SET_PDEATHSIG(SIGKILL), and its death empties the pid namespace; the
+    // cgroup catches anything that could have left it.
     ::kill(m_pid, SIGKILL);
     if (m_innerPid > 0 && m_innerPidfd >= 0)
         syscall(SYS_pidfd_send_signal, m_innerPidfd, SIGKILL, nullptr, 0);
+    if (m_cgroup)
+        m_cgroup->killAll();
 }
 
 void SandboxProcess::waitForInnerTree() {
@@ -275,8 +276,6 @@ void SandboxProcess::waitForInnerTree() {
         }
         waitpid(m_innerPid, nullptr, WNOHANG); // we reap it if we are its subreaper
     }
-    if (m_cgroup)
-        m_cgroup->killAll();
 }
 
 SandboxExit SandboxProcess::reap(int waitStatus) {
@@ -308,7 +307,7 @@ SandboxExit SandboxProcess::reap(int waitStatus) {
         result.exitCode = 128 + WTERMSIG(waitStatus);
     }
     m_exit = result;
-    m_cgroup.reset();
+    m_cgroup.reset(); // kills whatever is left in it and removes it
     return result;
 }
 
