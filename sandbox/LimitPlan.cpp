@@ -48,12 +48,12 @@ Result<LimitPlan> planLimits(const SandboxLimits& limits, const HostLimitFacts& 
                                  "). Run as a normal user, make the pids cgroup controller writable, or set "
                                  "limits.pids to 0 to run without a process limit.");
         } else {
-            // RLIMIT_NPROC counts every process of the real uid on the host, so the sandbox's share is the
+            // RLIMIT_NPROC counts every task of the real uid on the host, so the sandbox's share is the
             // limit on top of what the user already runs.
-            const std::uint64_t nproc = limits.pids + host.userProcesses;
+            const std::uint64_t nproc = limits.pids + host.userTasks;
             rlimit(RLIMIT_NPROC, nproc, nproc);
             plan.notes.push_back("processes: " + std::to_string(limits.pids) +
-                                 " beyond the user's current " + std::to_string(host.userProcesses) +
+                                 " beyond the " + std::to_string(host.userTasks) + " tasks the user already runs" +
                                  " (RLIMIT_NPROC; no writable pids cgroup here)");
         }
     }

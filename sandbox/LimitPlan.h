@@ -30,7 +30,7 @@ struct LimitPlan {
 struct HostLimitFacts {
     CgroupSupport cgroups;
     bool runningAsRoot = false;       // real uid 0: the kernel ignores RLIMIT_NPROC for it
-    std::uint64_t userProcesses = 0;  // processes the real uid already has (RLIMIT_NPROC counts them)
+    std::uint64_t userTasks = 0;      // tasks (threads) the real uid already has: RLIMIT_NPROC counts them
 };
 
 Result<LimitPlan> planLimits(const SandboxLimits& limits, const HostLimitFacts& host);

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <fstream>
+#include <sstream>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -50,8 +52,9 @@ Result<std::string> canonicalWorkspace(const std::string& path) {
     return workspace;
 }
 
-// RLIMIT_NPROC counts all processes of the real uid, so the rlimit fallback needs today's count.
-std::uint64_t countProcessesOf(uid_t uid) {
+// RLIMIT_NPROC counts every task (thread) of the real uid on the host, so the rlimit fallback needs
+// today's count: field 20 of /proc/PID/stat, num_threads, summed over the uid's processes.
+std::uint64_t countTasksOf(uid_t uid) {
     std::uint64_t count = 0;
     DIR* proc = opendir("/proc");
     if (!proc)
@@ -59,9 +62,20 @@ std::uint64_t countProcessesOf(uid_t uid) {
     while (dirent* entry = readdir(proc)) {
         if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
             continue;
+        const std::string dir = std::string("/proc/") + entry->d_name;
         struct stat st {};
-        if (stat((std::string("/proc/") + entry->d_name).c_str(), &st) == 0 && st.st_uid == uid)
-            ++count;
+        if (stat(dir.c_str(), &st) != 0 || st.st_uid != uid)
+            continue;
+        std::ifstream statFile(dir + "/stat");
+        std::string line;
+        std::getline(statFile, line);
+        const auto afterName = line.rfind(')'); // the name may hold spaces and parentheses
+        std::istringstream fields(afterName == std::string::npos ? std::string() : line.substr(afterName + 2));
+        std::string field;
+        for (int i = 3; i < 20 && fields >> field; ++i) {
+        }
+        std::uint64_t threads = 0;
+        count += fields >> threads ? threads : 1;
     }
     closedir(proc);
     return count;
@@ -83,7 +97,7 @@ Result<std::pair<LimitPlan, std::optional<Cgroup>>> enforceLimits(const SandboxL
             facts.cgroups = Cgroup::probe();
     }
     if (!facts.cgroups.pids && !facts.runningAsRoot && wanted.pids)
-        facts.userProcesses = countProcessesOf(getuid());
+        facts.userTasks = countTasksOf(getuid());
     auto plan = planLimits(wanted, facts);
     if (!plan)
         return plan.error();

@@ -19,7 +19,7 @@ const std::string kNoCgroupDetail = "cgroup v2 at /sys/fs/cgroup has no memory o
 enum class Who { User, Root };
 
 // controllers: "memory+pids", "memory", "pids" or "none".
-HostLimitFacts host(const QString& controllers, Who who = Who::User, std::uint64_t userProcesses = 0) {
+HostLimitFacts host(const QString& controllers, Who who = Who::User, std::uint64_t userTasks = 0) {
     HostLimitFacts facts;
     facts.cgroups.memory = controllers.contains("memory");
     facts.cgroups.pids = controllers.contains("pids");
@@ -27,7 +27,7 @@ HostLimitFacts host(const QString& controllers, Who who = Who::User, std::uint64
     facts.cgroups.kill = true;
     facts.cgroups.detail = controllers == "none" ? kNoCgroupDetail : "cgroup v1 memory and pids hierarchies";
     facts.runningAsRoot = who == Who::Root;
-    facts.userProcesses = userProcesses;
+    facts.userTasks = userTasks;
     return facts;
 }
 
@@ -134,10 +134,10 @@ void TestLimitPlan::plan_data() {
     QTest::newRow("pids by RLIMIT_NPROC on top of the user's processes")
         << SandboxLimits{.pids = 64} << host("none", Who::User, 40) << 0ull << 0ull
         << QStringList{"CORE 0 0", "NPROC 104 104"}
-        << QStringList{"processes: 64 beyond the user's current 40|RLIMIT_NPROC"};
+        << QStringList{"processes: 64 beyond the 40 tasks the user already runs|RLIMIT_NPROC"};
     QTest::newRow("pids by RLIMIT_NPROC for a user with no processes")
         << SandboxLimits{.pids = 64} << host("memory", Who::User, 0) << 0ull << 0ull
-        << QStringList{"CORE 0 0", "NPROC 64 64"} << QStringList{"processes: 64 beyond the user's current 0"};
+        << QStringList{"CORE 0 0", "NPROC 64 64"} << QStringList{"processes: 64 beyond the 0 tasks the user already runs"};
 
     QTest::newRow("cpu: SIGXCPU at the limit, SIGKILL a second later")
         << SandboxLimits{.cpuSeconds = 30} << host("memory+pids") << 0ull << 0ull
@@ -162,7 +162,7 @@ void TestLimitPlan::plan_data() {
         << everything << host("none", Who::User, 5) << 0ull << 0ull
         << QStringList{"AS " + mib(512) + " " + mib(512), "CORE 0 0", "CPU 30 31",
                        "FSIZE " + mib(10) + " " + mib(10), "NOFILE 256 256", "NPROC 69 69"}
-        << QStringList{"memory: 512 MiB of address space", "processes: 64 beyond the user's current 5",
+        << QStringList{"memory: 512 MiB of address space", "processes: 64 beyond the 5 tasks the user already runs",
                        "CPU: 30 s", "file size: 10 MiB", "open files: 256", "wall clock: 600 s"};
 }
 // clang-format on
