@@ -40,6 +40,8 @@ struct SandboxExit {
 class SandboxProcess {
 public:
     // cgroup: the one prepareSandbox() made for limits.cgroup, if any; the process owns it from here.
+    // Call from a thread that lives as long as the sandbox should: the kernel's parent-death signal,
+    // which ends the sandbox when the launcher dies, fires when the *thread* that forked exits.
     static Result<SandboxProcess> start(const BwrapCommand& command, const LimitPlan& limits,
                                         std::optional<Cgroup> cgroup, const LaunchOptions& options = {});
 
