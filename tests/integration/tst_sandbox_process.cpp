@@ -61,6 +61,8 @@ private slots:
     void timeoutKillsWholeTree_data();
     void timeoutKillsWholeTree();
     void sandboxDiesWithWarrenSandbox();
+    void terminationSignalEndsSandboxCleanly_data();
+    void terminationSignalEndsSandboxCleanly();
 
 private:
     std::unique_ptr<Workspace> m_workspace;
@@ -271,6 +273,41 @@ void TestSandboxProcess::sandboxDiesWithWarrenSandbox()
     if (ready != 1)
         ::kill(static_cast<pid_t>(running.first()), SIGKILL);
     QVERIFY2(ready == 1, "the sandboxed process survived the death of warren-sandbox");
+}
+
+void TestSandboxProcess::terminationSignalEndsSandboxCleanly_data()
+{
+    QTest::addColumn<int>("signal");
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGINT (Ctrl-C)") << int(SIGINT);
+    QTest::newRow("SIGHUP (terminal closed)") << int(SIGHUP);
+}
+
+// Asked to stop, warren-sandbox ends the whole sandbox, removes its placeholders from the workspace and
+// reports the signal in its exit status (128 + N), like a shell would.
+void TestSandboxProcess::terminationSignalEndsSandboxCleanly()
+{
+    QFETCH(int, signal);
+    const QStringList before = m_workspace->entries();
+    const QByteArray marker = uniqueMarker();
+    const QString script = QStringLiteral(
+        "sleep %1 & while ! grep -q %1 /proc/$!/cmdline 2>/dev/null; do :; done; echo ready; wait").arg(QString::fromLatin1(marker));
+    QProcess sandbox;
+    sandbox.start(sandboxBinary(), {QStringLiteral("--workspace"), m_workspace->path(), QStringLiteral("--"),
+                                    QStringLiteral("sh"), QStringLiteral("-c"), script});
+    QVERIFY(sandbox.waitForStarted());
+    while (!sandbox.readAllStandardOutput().contains("ready"))
+        QVERIFY2(sandbox.waitForReadyRead(30000), qPrintable(QString::fromUtf8(sandbox.readAllStandardError())));
+
+    ::kill(static_cast<pid_t>(sandbox.processId()), signal);
+    QVERIFY(sandbox.waitForFinished(60000));
+    QCOMPARE(sandbox.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(sandbox.exitCode(), 128 + signal);
+    const QList<qint64> survivors = hostProcessesWithArgument(marker);
+    for (qint64 pid : survivors)
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+    QVERIFY2(survivors.isEmpty(), "a sandboxed process outlived warren-sandbox");
+    QCOMPARE(m_workspace->entries(), before);
 }
 
 QTEST_GUILESS_MAIN(TestSandboxProcess)
