@@ -554,11 +554,23 @@ Status Cgroup::applyLimits(const CgroupLimits& limits) {
 }
 
 Status Cgroup::openProcsFds() {
-    for (const auto& dir : m_paths) {
-        const int fd = ::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    auto open = [](const std::string& path, int flags, std::vector<int>& into) -> Status {
+        const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
         if (fd < 0)
-            return makeError(ErrorCode::System, "cannot open " + dir + "/cgroup.procs: " + errnoText(errno));
-        m_procsFds.push_back(fd);
+            return makeError(ErrorCode::System, "cannot open " + path + ": " + errnoText(errno));
+        into.push_back(fd);
+        return Ok{};
+    };
+    for (const auto& dir : m_paths) {
+        if (auto opened = open(dir + "/cgroup.procs", O_WRONLY, m_procsFds); !opened)
+            return opened;
+        std::vector<int> single;
+        if (auto opened = dir == m_v2Path ? open(dir, O_RDONLY | O_DIRECTORY, single)
+                                          : open(dir + "/tasks", O_WRONLY, m_v1TaskFds);
+            !opened)
+            return opened;
+        if (!single.empty())
+            m_v2DirectoryFd = single.front();
     }
     return Ok{};
 }
@@ -691,7 +703,8 @@ Cgroup::Cgroup(Cgroup&& other) noexcept
     : m_v2Path(std::move(other.m_v2Path)), m_memoryPath(std::move(other.m_memoryPath)),
       m_pidsPath(std::move(other.m_pidsPath)), m_memoryIsV1(other.m_memoryIsV1),
       m_paths(std::exchange(other.m_paths, {})), m_v1GroupingDirs(std::exchange(other.m_v1GroupingDirs, {})),
-      m_procsFds(std::exchange(other.m_procsFds, {})) {
+      m_procsFds(std::exchange(other.m_procsFds, {})), m_v1TaskFds(std::exchange(other.m_v1TaskFds, {})),
+      m_v2DirectoryFd(std::exchange(other.m_v2DirectoryFd, -1)) {
     other.m_v2Path.clear();
     other.m_memoryPath.clear();
     other.m_pidsPath.clear();
@@ -707,6 +720,8 @@ Cgroup& Cgroup::operator=(Cgroup&& other) noexcept {
         m_paths = std::exchange(other.m_paths, {});
         m_v1GroupingDirs = std::exchange(other.m_v1GroupingDirs, {});
         m_procsFds = std::exchange(other.m_procsFds, {});
+        m_v1TaskFds = std::exchange(other.m_v1TaskFds, {});
+        m_v2DirectoryFd = std::exchange(other.m_v2DirectoryFd, -1);
     }
     return *this;
 }
@@ -718,7 +733,13 @@ Cgroup::~Cgroup() {
 void Cgroup::release() {
     for (const int fd : m_procsFds)
         ::close(fd);
+    for (const int fd : m_v1TaskFds)
+        ::close(fd);
+    if (m_v2DirectoryFd >= 0)
+        ::close(m_v2DirectoryFd);
     m_procsFds.clear();
+    m_v1TaskFds.clear();
+    m_v2DirectoryFd = -1;
     if (!m_paths.empty())
         killAll();
     // Children before parents; a v1 grouping directory goes only when no other sandbox is left in it.
@@ -739,11 +760,11 @@ void Cgroup::release() {
     m_pidsPath.clear();
 }
 
-bool Cgroup::joinFromChild(const std::vector<int>& procsFds) {
-    for (const int fd : procsFds) {
+bool Cgroup::joinFromChild(const std::vector<int>& fds) {
+    for (const int fd : fds) {
         ssize_t n;
         do {
-            n = ::write(fd, "0", 1); // "0": the writing process itself
+            n = ::write(fd, "0", 1); // "0": the writer itself (the thread, for tasks)
         } while (n < 0 && errno == EINTR);
         if (n != 1)
             return false;

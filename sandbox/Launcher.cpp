@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <linux/sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -68,7 +69,7 @@ struct ChildPlan {
     const char* path = nullptr;
     char* const* argv = nullptr;
     const std::vector<RlimitSetting>* rlimits = nullptr;
-    const std::vector<int>* cgroupProcsFds = nullptr;
+    const std::vector<int>* cgroupJoinFds = nullptr; // written "0" to join (Cgroup::joinFromChild)
     int stdioFds[3] = {-1, -1, -1};
     std::vector<int> sources; // fds to place at kStatusFd, kStatusFd+1, ...
     int execErrorFd = -1;
@@ -93,7 +94,7 @@ struct ChildPlan {
         signal(sig, SIG_DFL);
     // Its own process group: a terminal's Ctrl-C reaches the launcher, which then ends the whole sandbox.
     setpgid(0, 0);
-    if (plan.cgroupProcsFds && !Cgroup::joinFromChild(*plan.cgroupProcsFds))
+    if (plan.cgroupJoinFds && !Cgroup::joinFromChild(*plan.cgroupJoinFds))
         childFail(plan.execErrorFd, errno ? errno : EPERM);
     for (const auto& limit : *plan.rlimits) {
         // Only ever lower a limit: one above the current hard limit is already enforced by that one.
@@ -128,6 +129,27 @@ struct ChildPlan {
         childFail(errorFd, errno);
     execv(plan.path, plan.argv);
     childFail(errorFd, errno);
+}
+
+// fork(), with the child born in the v2 cgroup (clone3 CLONE_INTO_CGROUP) where there is one, and told
+// which v1 files to join through; see Cgroup for why not cgroup.procs.
+pid_t forkIntoCgroup(const Cgroup* cgroup, ChildPlan& plan) {
+    if (!cgroup)
+        return fork();
+    plan.cgroupJoinFds = &cgroup->v1TaskFds();
+    if (cgroup->v2DirectoryFd() < 0)
+        return fork();
+    clone_args args{};
+    args.flags = CLONE_INTO_CGROUP;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = static_cast<__u64>(cgroup->v2DirectoryFd());
+    // Like fork(), but without glibc's bookkeeping: the child calls nothing but plain system calls
+    // before it execs.
+    const long pid = syscall(SYS_clone3, &args, sizeof args);
+    if (pid >= 0 || (errno != ENOSYS && errno != E2BIG && errno != EINVAL))
+        return static_cast<pid_t>(pid);
+    plan.cgroupJoinFds = &cgroup->procsFds(); // a kernel before 5.7
+    return fork();
 }
 
 } // namespace
@@ -166,7 +188,6 @@ Result<SandboxProcess> SandboxProcess::start(const BwrapCommand& command, const 
     plan.path = command.argv[0].c_str();
     plan.argv = argv.data();
     plan.rlimits = &limits.rlimits;
-    plan.cgroupProcsFds = process.m_cgroup ? &process.m_cgroup->procsFds() : nullptr;
     plan.stdioFds[0] = options.stdinFd;
     plan.stdioFds[1] = options.stdoutFd;
     plan.stdioFds[2] = options.stderrFd;
@@ -176,7 +197,7 @@ Result<SandboxProcess> SandboxProcess::start(const BwrapCommand& command, const 
     plan.execErrorFd = errorWrite.get();
     plan.parent = getpid();
 
-    const pid_t pid = fork();
+    const pid_t pid = forkIntoCgroup(process.m_cgroup ? &*process.m_cgroup : nullptr, plan);
     if (pid < 0)
         return systemError("fork");
     if (pid == 0)
