@@ -160,9 +160,12 @@ Result<BwrapCommand> buildBwrapCommand(const SandboxProfile& profile, const Bwra
     // A plain file in the sandbox's root tmpfs (remounted read-only at the end) needs no mount. Where a
     // profile mount covers the path, writing a file there would write to the host: mount it instead.
     auto dataFile = [&](const std::string& dest, std::string bytes) {
-        const bool covered = std::any_of(profile.mounts.begin(), profile.mounts.end(), [&](const MountSpec& m) {
-            return dest == m.dest || dest.rfind(m.dest + "/", 0) == 0;
-        });
+        auto under = [&dest](const std::string& mountPoint) {
+            return dest == mountPoint || dest.rfind(mountPoint + "/", 0) == 0;
+        };
+        const bool covered = under(profile.workspaceDest) ||
+                             std::any_of(profile.mounts.begin(), profile.mounts.end(),
+                                         [&](const MountSpec& m) { return under(m.dest); });
         if (covered)
             return dataMount(dest, std::move(bytes));
         const int fd = b.data(std::move(bytes), dest);

@@ -260,6 +260,10 @@ void TestBwrapCommand::argv_data() {
                        "--perms 0444 --file 6 /etc/hosts", "--perms 0444 --file 4 /etc/passwd",
                        "--remount-ro /"}
         << QStringList{"--ro-bind-data 4 /etc/passwd"};
+    QTest::newRow("synthesized files inside a workspace mounted at /etc")
+        << R"({"workspace": {"dest": "/etc"}})" << none << none << none
+        << QStringList{"--bind /home/user/project /etc", "--ro-bind-data 4 /etc/passwd"}
+        << QStringList{"--file 4 /etc/passwd"};
     QTest::newRow("synthesized passwd mounted over a profile's")
         << R"({"mounts": {"/etc/passwd": {"type": "ro-bind", "source": "/etc/passwd"}}})"
         << QStringList{"file /etc/passwd"} << none << none
