@@ -69,7 +69,8 @@ Run COMMAND in a bubblewrap + seccomp sandbox with the workspace at /workspace.
   --help                show this help
 
 Exit status: COMMAND's status (128+N if signal N killed it), 124 on timeout,
-125 when the sandbox could not be set up (the message says why and what to do).
+125 when the sandbox could not be set up (the message says why and what to do),
+127 when COMMAND does not exist in the sandbox.
 )";
 }
 

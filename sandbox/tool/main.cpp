@@ -3,6 +3,7 @@
 #include "CommandLine.h"
 #include "Launcher.h"
 #include "Preflight.h"
+#include "SandboxPaths.h"
 #include "SandboxProfile.h"
 #include "SandboxSetup.h"
 
@@ -25,6 +26,7 @@ namespace {
 
 constexpr int kExitSetupFailed = 125;
 constexpr int kExitTimedOut = 124;
+constexpr int kExitCommandNotFound = 127; // as env(1), timeout(1) and the shells
 
 int setupFailed(const std::string& message) {
     std::cerr << "warren-sandbox: " << message << "\n";
@@ -155,6 +157,11 @@ int main(int argc, char** argv) {
                   << "); a fork failed\n";
     switch (exit->reason) {
     case SandboxExit::Reason::SetupFailed:
+        if (!commandFound(sandbox->profile, commandLine->command.front(),
+                          [](const std::string& path) { return access(path.c_str(), X_OK) == 0; })) {
+            std::cerr << "warren-sandbox: " << commandLine->command.front() << ": command not found in the sandbox\n";
+            return kExitCommandNotFound;
+        }
         return setupFailed("the command did not start: bwrap failed while setting up the sandbox or executing "
                            "the command (its message above says which).\n" +
                            failedChecks());

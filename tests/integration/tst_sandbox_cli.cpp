@@ -21,6 +21,7 @@ private slots:
     void setupFailureIs125_data();
     void setupFailureIs125();
     void failureInsideBwrapIs125();
+    void missingCommandIs127();
     void explainRunsNothing();
     void workspaceDefaultsToCurrentDirectory();
     void envFlagSetsVariable();
@@ -142,6 +143,18 @@ void TestSandboxCli::failureInsideBwrapIs125()
                                            QStringLiteral("-c"), QStringLiteral("exit 1")});
     QVERIFY2(outcome.exited() && outcome.exitCode == 125, qPrintable(outcome.describe()));
     QVERIFY2(QString::fromUtf8(outcome.err).contains(QStringLiteral("did not start")), qPrintable(outcome.describe()));
+}
+
+// A command that is not in the sandbox is the caller's mistake, not a sandbox failure: 127, as env(1)
+// and the shells say it, with the name in the message.
+void TestSandboxCli::missingCommandIs127()
+{
+    for (const QString& command : {QStringLiteral("warren-no-such-command"), QStringLiteral("/usr/bin/warren-no-such-command")}) {
+        const RunOutcome outcome = runSandbox({QStringLiteral("--workspace"), m_workspace->path(), QStringLiteral("--"), command});
+        QVERIFY2(outcome.exited() && outcome.exitCode == 127, qPrintable(outcome.describe()));
+        QVERIFY2(QString::fromUtf8(outcome.err).contains(command + QStringLiteral(": command not found")),
+                 qPrintable(outcome.describe()));
+    }
 }
 
 void TestSandboxCli::explainRunsNothing()
