@@ -1,0 +1,145 @@
+#include "JsonFields.h"
+
+namespace warren::protocol::detail {
+
+using nlohmann::json;
+
+namespace {
+
+Error fieldError(const std::string& where, std::string_view key, const std::string& problem) {
+    return makeError(ErrorCode::InvalidArgument, joinPath(where, key) + ": " + problem);
+}
+
+bool nestsDeeperThan(std::string_view text, std::size_t limit) {
+    std::size_t depth = 0;
+    bool inString = false;
+    bool escaped = false;
+    for (const char c : text) {
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limit)
+                return true;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+Result<json> parseJson(std::string_view text) {
+    if (nestsDeeperThan(text, kMaxJsonDepth))
+        return makeError(ErrorCode::InvalidArgument,
+                         "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels is not accepted");
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        // what() is "[json.exception.parse_error.101] parse error at line 1, ...": keep the readable part.
+        std::string what = e.what();
+        const auto start = what.find("] ");
+        return makeError(ErrorCode::InvalidArgument, start == std::string::npos ? what : what.substr(start + 2));
+    }
+}
+
+std::string joinPath(const std::string& where, std::string_view key) {
+    return where.empty() ? std::string(key) : where + "." + std::string(key);
+}
+
+std::string describeJson(const json& value) {
+    switch (value.type()) {
+    case json::value_t::null:
+        return "null";
+    case json::value_t::object:
+        return "an object";
+    case json::value_t::array:
+        return "an array";
+    case json::value_t::string:
+        return "a string";
+    case json::value_t::boolean:
+        return value.get<bool>() ? "true" : "false";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+        return "the integer " + value.dump();
+    case json::value_t::number_float:
+        return "the number " + value.dump();
+    default:
+        return "an unsupported value";
+    }
+}
+
+Status checkKeys(const json& object, std::initializer_list<std::string_view> allowed, const std::string& where) {
+    for (const auto& item : object.items()) {
+        bool known = false;
+        for (const auto key : allowed)
+            known = known || item.key() == key;
+        if (!known)
+            return makeError(ErrorCode::InvalidArgument,
+                             (where.empty() ? std::string() : where + ": ") + "unknown key \"" + item.key() + "\"");
+    }
+    return Ok{};
+}
+
+Status requireObject(const json& value, const std::string& where) {
+    if (!value.is_object())
+        return makeError(ErrorCode::InvalidArgument, where + ": must be an object, got " + describeJson(value));
+    return Ok{};
+}
+
+Result<std::string> getString(const json& object, const char* key, const std::string& where) {
+    const auto it = object.find(key);
+    if (it == object.end())
+        return fieldError(where, key, "missing");
+    if (!it->is_string())
+        return fieldError(where, key, "must be a string, got " + describeJson(*it));
+    return it->get<std::string>();
+}
+
+Result<std::uint64_t> getUint(const json& object, const char* key, const std::string& where) {
+    const auto it = object.find(key);
+    if (it == object.end())
+        return fieldError(where, key, "missing");
+    // A value built in C++ from an int is a signed integer even when it is not negative.
+    const bool nonNegativeInteger =
+        it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() >= 0);
+    if (!nonNegativeInteger)
+        return fieldError(where, key, "must be a non-negative integer, got " + describeJson(*it));
+    return it->get<std::uint64_t>();
+}
+
+Result<bool> getBool(const json& object, const char* key, const std::string& where) {
+    const auto it = object.find(key);
+    if (it == object.end())
+        return fieldError(where, key, "missing");
+    if (!it->is_boolean())
+        return fieldError(where, key, "must be true or false, got " + describeJson(*it));
+    return it->get<bool>();
+}
+
+Result<std::optional<std::string>> getOptionalString(const json& object, const char* key, const std::string& where) {
+    if (!object.contains(key))
+        return std::optional<std::string>();
+    auto value = getString(object, key, where);
+    if (!value)
+        return value.error();
+    return std::optional<std::string>(std::move(value).value());
+}
+
+Result<std::optional<std::uint64_t>> getOptionalUint(const json& object, const char* key, const std::string& where) {
+    if (!object.contains(key))
+        return std::optional<std::uint64_t>();
+    auto value = getUint(object, key, where);
+    if (!value)
+        return value.error();
+    return std::optional<std::uint64_t>(value.value());
+}
+
+} // namespace warren::protocol::detail

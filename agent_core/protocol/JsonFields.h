@@ -1,0 +1,67 @@
+#pragma once
+// Strict reading of JSON objects that come from a peer: unknown keys are errors (a misspelt key must not
+// be silently ignored), every type is checked, and every message names where in the document it failed.
+// Internal to warren_protocol.
+
+#include "Result.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace warren::protocol::detail {
+
+// Nesting deeper than this is refused before parsing: copying, printing and destroying a JSON value
+// recurse, and a peer's 8 MiB line of "[[[[..." would otherwise overflow the stack.
+inline constexpr std::size_t kMaxJsonDepth = 128;
+
+// Parses text as one JSON value; the error says where it failed ("at line 1, column 5: ...").
+Result<nlohmann::json> parseJson(std::string_view text);
+
+// "a string", "an object", "the number 1.5": what a value is, for error messages.
+std::string describeJson(const nlohmann::json& value);
+
+// "where: unknown key \"k\"" for the first key of object not in allowed.
+Status checkKeys(const nlohmann::json& object, std::initializer_list<std::string_view> allowed,
+                 const std::string& where);
+
+Status requireObject(const nlohmann::json& value, const std::string& where);
+
+// Required fields: an error names where and the key when missing or of the wrong type.
+Result<std::string> getString(const nlohmann::json& object, const char* key, const std::string& where);
+Result<std::uint64_t> getUint(const nlohmann::json& object, const char* key, const std::string& where);
+Result<bool> getBool(const nlohmann::json& object, const char* key, const std::string& where);
+
+// Optional fields: nullopt when absent; an error when present with the wrong type.
+Result<std::optional<std::string>> getOptionalString(const nlohmann::json& object, const char* key,
+                                                     const std::string& where);
+Result<std::optional<std::uint64_t>> getOptionalUint(const nlohmann::json& object, const char* key,
+                                                     const std::string& where);
+
+// Moves a successful result into out, or its error into error: keeps field-by-field readers flat.
+//   if (!take(getString(object, "name", where), call.name, error)) return error;
+template <typename T>
+bool take(Result<T>&& result, T& out, Error& error) {
+    if (!result) {
+        error = result.error();
+        return false;
+    }
+    out = std::move(result).value();
+    return true;
+}
+
+inline bool take(Status&& status, Error& error) {
+    if (!status) {
+        error = status.error();
+        return false;
+    }
+    return true;
+}
+
+// "where.key", or "key" when where is empty.
+std::string joinPath(const std::string& where, std::string_view key);
+
+} // namespace warren::protocol::detail

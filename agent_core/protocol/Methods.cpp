@@ -1,0 +1,344 @@
+#include "Methods.h"
+
+#include "JsonFields.h"
+
+namespace warren::protocol {
+
+using nlohmann::json;
+using namespace detail;
+
+namespace {
+
+Result<json> getObject(const json& object, const char* key, const std::string& where) {
+    const auto it = object.find(key);
+    if (it == object.end())
+        return makeError(ErrorCode::InvalidArgument, joinPath(where, key) + ": missing");
+    if (!it->is_object())
+        return makeError(ErrorCode::InvalidArgument,
+                         joinPath(where, key) + ": must be an object, got " + describeJson(*it));
+    return *it;
+}
+
+// Reads the array at key (absent: empty) element by element with read, naming "key[i]" in errors.
+template <typename T, typename Read>
+Result<std::vector<T>> getArray(const json& object, const char* key, const std::string& where, bool required,
+                                Read read) {
+    std::vector<T> out;
+    const auto it = object.find(key);
+    if (it == object.end()) {
+        if (required)
+            return makeError(ErrorCode::InvalidArgument, joinPath(where, key) + ": missing");
+        return out;
+    }
+    if (!it->is_array())
+        return makeError(ErrorCode::InvalidArgument,
+                         joinPath(where, key) + ": must be an array, got " + describeJson(*it));
+    for (std::size_t i = 0; i < it->size(); ++i) {
+        auto element = read((*it)[i], joinPath(where, key) + "[" + std::to_string(i) + "]");
+        if (!element)
+            return element.error();
+        out.push_back(std::move(element).value());
+    }
+    return out;
+}
+
+Result<std::string> readString(const json& value, const std::string& where) {
+    if (!value.is_string())
+        return makeError(ErrorCode::InvalidArgument, where + ": must be a string, got " + describeJson(value));
+    return value.get<std::string>();
+}
+
+template <typename T>
+json arrayToJson(const std::vector<T>& items) {
+    json out = json::array();
+    for (const auto& item : items)
+        out.push_back(toJson(item));
+    return out;
+}
+
+} // namespace
+
+json toJson(const ChatMessage& message) {
+    json out = {{"role", message.role}, {"content", message.content}};
+    if (!message.toolCalls.empty())
+        out["tool_calls"] = arrayToJson(message.toolCalls);
+    if (message.toolCallId)
+        out["tool_call_id"] = *message.toolCallId;
+    return out;
+}
+
+Result<ChatMessage> chatMessageFromJson(const json& value, const std::string& where) {
+    Error error;
+    ChatMessage message;
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"role", "content", "tool_calls", "tool_call_id"}, where), error) ||
+        !take(getString(value, "role", where), message.role, error) ||
+        !take(getString(value, "content", where), message.content, error) ||
+        !take(getArray<ToolCall>(value, "tool_calls", where, false, toolCallFromJson), message.toolCalls, error) ||
+        !take(getOptionalString(value, "tool_call_id", where), message.toolCallId, error))
+        return error;
+    if (message.role != "system" && message.role != "user" && message.role != "assistant" && message.role != "tool")
+        return makeError(ErrorCode::InvalidArgument, joinPath(where, "role") +
+                                                         ": must be system, user, assistant or tool, got \"" +
+                                                         message.role + "\"");
+    return message;
+}
+
+json toJson(const ToolSpec& spec) {
+    return {{"name", spec.name}, {"description", spec.description}, {"parameters", spec.parameters}};
+}
+
+Result<ToolSpec> toolSpecFromJson(const json& value, const std::string& where) {
+    Error error;
+    ToolSpec spec;
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"name", "description", "parameters"}, where), error) ||
+        !take(getString(value, "name", where), spec.name, error) ||
+        !take(getString(value, "description", where), spec.description, error) ||
+        !take(getObject(value, "parameters", where), spec.parameters, error))
+        return error;
+    return spec;
+}
+
+json toJson(const MemoryHit& hit) { return {{"namespace", hit.ns}, {"key", hit.key}, {"value", hit.value}}; }
+
+Result<MemoryHit> memoryHitFromJson(const json& value, const std::string& where) {
+    Error error;
+    MemoryHit hit;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"namespace", "key", "value"}, where), error) ||
+        !take(getString(value, "namespace", where), hit.ns, error) || !take(getString(value, "key", where), hit.key, error) ||
+        !take(getString(value, "value", where), hit.value, error))
+        return error;
+    return hit;
+}
+
+json toJson(const ToolCall& call) { return {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}}; }
+
+Result<ToolCall> toolCallFromJson(const json& value, const std::string& where) {
+    Error error;
+    ToolCall call;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"id", "name", "arguments"}, where), error) ||
+        !take(getString(value, "id", where), call.id, error) || !take(getString(value, "name", where), call.name, error) ||
+        !take(getObject(value, "arguments", where), call.arguments, error))
+        return error;
+    return call;
+}
+
+json toJson(const TokenUsage& usage) { return {{"input", usage.input}, {"output", usage.output}}; }
+
+Result<TokenUsage> tokenUsageFromJson(const json& value, const std::string& where) {
+    Error error;
+    TokenUsage usage;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"input", "output"}, where), error) ||
+        !take(getUint(value, "input", where), usage.input, error) ||
+        !take(getUint(value, "output", where), usage.output, error))
+        return error;
+    return usage;
+}
+
+json toJson(const LlmChatParams& params) {
+    return {{"messages", arrayToJson(params.messages)}, {"tools", arrayToJson(params.tools)}};
+}
+
+Result<LlmChatParams> llmChatParamsFromJson(const json& value) {
+    const std::string where = "llm.chat params";
+    Error error;
+    LlmChatParams params;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"messages", "tools"}, where), error) ||
+        !take(getArray<ChatMessage>(value, "messages", where, true, chatMessageFromJson), params.messages, error) ||
+        !take(getArray<ToolSpec>(value, "tools", where, false, toolSpecFromJson), params.tools, error))
+        return error;
+    return params;
+}
+
+json toJson(const LlmChatResult& result) {
+    return {{"content", result.content},
+            {"tool_calls", arrayToJson(result.toolCalls)},
+            {"token_usage", toJson(result.tokenUsage)},
+            {"finish_reason", result.finishReason}};
+}
+
+Result<LlmChatResult> llmChatResultFromJson(const json& value) {
+    const std::string where = "llm.chat result";
+    Error error;
+    LlmChatResult result;
+    json usage;
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"content", "tool_calls", "token_usage", "finish_reason"}, where), error) ||
+        !take(getString(value, "content", where), result.content, error) ||
+        !take(getArray<ToolCall>(value, "tool_calls", where, false, toolCallFromJson), result.toolCalls, error) ||
+        !take(getObject(value, "token_usage", where), usage, error) ||
+        !take(tokenUsageFromJson(usage, joinPath(where, "token_usage")), result.tokenUsage, error) ||
+        !take(getString(value, "finish_reason", where), result.finishReason, error))
+        return error;
+    if (result.finishReason != "stop" && result.finishReason != "tool_calls" && result.finishReason != "length")
+        return makeError(ErrorCode::InvalidArgument, where + ".finish_reason: must be stop, tool_calls or length, got \"" +
+                                                         result.finishReason + "\"");
+    return result;
+}
+
+json toJson(const ApprovalRequestParams& params) {
+    return {{"tool", params.tool}, {"arguments", params.arguments}, {"reason", params.reason}};
+}
+
+Result<ApprovalRequestParams> approvalRequestParamsFromJson(const json& value) {
+    const std::string where = "approval.request params";
+    Error error;
+    ApprovalRequestParams params;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"tool", "arguments", "reason"}, where), error) ||
+        !take(getString(value, "tool", where), params.tool, error) ||
+        !take(getObject(value, "arguments", where), params.arguments, error) ||
+        !take(getString(value, "reason", where), params.reason, error))
+        return error;
+    return params;
+}
+
+json toJson(const ApprovalResult& result) {
+    json out = {{"approved", result.approved}};
+    if (result.note)
+        out["note"] = *result.note;
+    return out;
+}
+
+Result<ApprovalResult> approvalResultFromJson(const json& value) {
+    const std::string where = "approval.request result";
+    Error error;
+    ApprovalResult result;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"approved", "note"}, where), error) ||
+        !take(getBool(value, "approved", where), result.approved, error) ||
+        !take(getOptionalString(value, "note", where), result.note, error))
+        return error;
+    return result;
+}
+
+json toJson(const MemoryGetParams& params) { return {{"namespace", params.ns}, {"key", params.key}}; }
+
+Result<MemoryGetParams> memoryGetParamsFromJson(const json& value) {
+    const std::string where = "memory.get params";
+    Error error;
+    MemoryGetParams params;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"namespace", "key"}, where), error) ||
+        !take(getString(value, "namespace", where), params.ns, error) ||
+        !take(getString(value, "key", where), params.key, error))
+        return error;
+    return params;
+}
+
+json toJson(const MemoryGetResult& result) {
+    return {{"found", result.value.has_value()}, {"value", result.value ? json(*result.value) : json(nullptr)}};
+}
+
+Result<MemoryGetResult> memoryGetResultFromJson(const json& value) {
+    const std::string where = "memory.get result";
+    Error error;
+    bool found = false;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"found", "value"}, where), error) ||
+        !take(getBool(value, "found", where), found, error))
+        return error;
+    if (!found)
+        return MemoryGetResult{};
+    std::string text;
+    if (!take(getString(value, "value", where), text, error))
+        return error;
+    return MemoryGetResult{std::move(text)};
+}
+
+json toJson(const MemoryPutParams& params) {
+    return {{"namespace", params.ns}, {"key", params.key}, {"value", params.value}};
+}
+
+Result<MemoryPutParams> memoryPutParamsFromJson(const json& value) {
+    const std::string where = "memory.put params";
+    Error error;
+    MemoryPutParams params;
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"namespace", "key", "value"}, where), error) ||
+        !take(getString(value, "namespace", where), params.ns, error) ||
+        !take(getString(value, "key", where), params.key, error) ||
+        !take(getString(value, "value", where), params.value, error))
+        return error;
+    return params;
+}
+
+json toJson(const MemorySearchParams& params) { return {{"query", params.query}, {"limit", params.limit}}; }
+
+Result<MemorySearchParams> memorySearchParamsFromJson(const json& value) {
+    const std::string where = "memory.search params";
+    Error error;
+    MemorySearchParams params;
+    std::optional<std::uint64_t> limit;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"query", "limit"}, where), error) ||
+        !take(getString(value, "query", where), params.query, error) ||
+        !take(getOptionalUint(value, "limit", where), limit, error))
+        return error;
+    if (limit)
+        params.limit = *limit;
+    return params;
+}
+
+json toJson(const MemorySearchResult& result) { return {{"hits", arrayToJson(result.hits)}}; }
+
+Result<MemorySearchResult> memorySearchResultFromJson(const json& value) {
+    const std::string where = "memory.search result";
+    Error error;
+    MemorySearchResult result;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"hits"}, where), error) ||
+        !take(getArray<MemoryHit>(value, "hits", where, true, memoryHitFromJson), result.hits, error))
+        return error;
+    return result;
+}
+
+json toJson(const TaskStartParams& params) {
+    json presets = json::array();
+    for (const auto& preset : params.presets)
+        presets.push_back(preset);
+    return {{"protocol_version", params.protocolVersion},
+            {"task_id", params.taskId},
+            {"prompt", params.prompt},
+            {"presets", presets},
+            {"overrides", params.overrides}};
+}
+
+Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
+    const std::string where = "task.start params";
+    Error error;
+    TaskStartParams params;
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides"}, where), error) ||
+        !take(getUint(value, "protocol_version", where), params.protocolVersion, error))
+        return error;
+    if (params.protocolVersion != kProtocolVersion)
+        return makeError(ErrorCode::Unsupported, where + ".protocol_version: the control plane speaks version " +
+                                                     std::to_string(params.protocolVersion) +
+                                                     ", this agent speaks version " + std::to_string(kProtocolVersion) +
+                                                     "; install matching versions of warren and warren-agent");
+    if (!take(getString(value, "task_id", where), params.taskId, error) ||
+        !take(getString(value, "prompt", where), params.prompt, error) ||
+        !take(getArray<std::string>(value, "presets", where, false, readString), params.presets, error))
+        return error;
+    if (value.contains("overrides") && !take(getObject(value, "overrides", where), params.overrides, error))
+        return error;
+    return params;
+}
+
+json toJson(const ControlParams& params) {
+    json out = json::object();
+    if (params.reason)
+        out["reason"] = *params.reason;
+    return out;
+}
+
+Result<ControlParams> controlParamsFromJson(const json& value) {
+    const std::string where = "control params";
+    Error error;
+    ControlParams params;
+    // A notification without params is as good as one with an empty object.
+    if (value.is_null())
+        return params;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"reason"}, where), error) ||
+        !take(getOptionalString(value, "reason", where), params.reason, error))
+        return error;
+    return params;
+}
+
+} // namespace warren::protocol

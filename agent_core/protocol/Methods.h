@@ -1,0 +1,175 @@
+#pragma once
+// The methods of the agent <-> control plane protocol, with their params and results. docs/PROTOCOL.md
+// describes each with an example line. Readers are strict (unknown keys and wrong types are errors naming
+// the key) so that a mismatch between the two sides shows up as an error, not as a default value.
+
+#include "Result.h"
+#include "TokenUsage.h"
+#include "ToolCall.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::protocol {
+
+// Bumped when a change would make an old peer misread a message; sent in task.start.
+inline constexpr std::uint64_t kProtocolVersion = 1;
+
+namespace method {
+// agent -> control plane, notification: one event of the task (Event.h).
+inline constexpr const char* kEvent = "event";
+// agent -> control plane, requests.
+inline constexpr const char* kLlmChat = "llm.chat";                 // one model call; the control plane holds the keys
+inline constexpr const char* kApprovalRequest = "approval.request"; // may this risky tool call run?
+inline constexpr const char* kMemoryGet = "memory.get";
+inline constexpr const char* kMemoryPut = "memory.put";
+inline constexpr const char* kMemorySearch = "memory.search";
+// control plane -> agent, request: the task to run.
+inline constexpr const char* kTaskStart = "task.start";
+// control plane -> agent, notifications.
+inline constexpr const char* kControlCancel = "control.cancel"; // stop now, kill running tools, exit
+inline constexpr const char* kControlPause = "control.pause";   // write a checkpoint and exit; resumable
+} // namespace method
+
+// llm.chat
+struct ChatMessage {
+    std::string role; // "system", "user", "assistant" or "tool"
+    std::string content;
+    std::vector<ToolCall> toolCalls;        // assistant messages only
+    std::optional<std::string> toolCallId; // tool messages only: the call this is the result of
+    friend bool operator==(const ChatMessage&, const ChatMessage&) = default;
+};
+
+struct ToolSpec {
+    std::string name;
+    std::string description;
+    nlohmann::json parameters = nlohmann::json::object(); // JSON Schema of the arguments
+    friend bool operator==(const ToolSpec&, const ToolSpec&) = default;
+};
+
+struct LlmChatParams {
+    std::vector<ChatMessage> messages;
+    std::vector<ToolSpec> tools;
+    friend bool operator==(const LlmChatParams&, const LlmChatParams&) = default;
+};
+
+struct LlmChatResult {
+    std::string content;
+    std::vector<ToolCall> toolCalls;
+    TokenUsage tokenUsage;
+    std::string finishReason; // "stop", "tool_calls" or "length"
+    friend bool operator==(const LlmChatResult&, const LlmChatResult&) = default;
+};
+
+// approval.request
+struct ApprovalRequestParams {
+    std::string tool;
+    nlohmann::json arguments = nlohmann::json::object();
+    std::string reason; // why the call needs approval, shown to the user
+    friend bool operator==(const ApprovalRequestParams&, const ApprovalRequestParams&) = default;
+};
+
+struct ApprovalResult {
+    bool approved = false;
+    std::optional<std::string> note; // the user's words, passed on to the model when denied
+    friend bool operator==(const ApprovalResult&, const ApprovalResult&) = default;
+};
+
+// memory.get / memory.put / memory.search. The control plane prefixes every key with the task's memory
+// prefix: the agent never sees another tenant's keys.
+struct MemoryGetParams {
+    std::string ns;
+    std::string key;
+    friend bool operator==(const MemoryGetParams&, const MemoryGetParams&) = default;
+};
+
+struct MemoryGetResult {
+    std::optional<std::string> value; // nullopt: no such key
+    friend bool operator==(const MemoryGetResult&, const MemoryGetResult&) = default;
+};
+
+struct MemoryPutParams {
+    std::string ns;
+    std::string key;
+    std::string value;
+    friend bool operator==(const MemoryPutParams&, const MemoryPutParams&) = default;
+};
+
+struct MemorySearchParams {
+    std::string query;
+    std::uint64_t limit = 10;
+    friend bool operator==(const MemorySearchParams&, const MemorySearchParams&) = default;
+};
+
+struct MemoryHit {
+    std::string ns;
+    std::string key;
+    std::string value;
+    friend bool operator==(const MemoryHit&, const MemoryHit&) = default;
+};
+
+struct MemorySearchResult {
+    std::vector<MemoryHit> hits; // best first
+    friend bool operator==(const MemorySearchResult&, const MemorySearchResult&) = default;
+};
+
+// task.start
+struct TaskStartParams {
+    std::uint64_t protocolVersion = kProtocolVersion;
+    std::string taskId;
+    std::string prompt;
+    std::vector<std::string> presets;                   // applied in order, later wins
+    nlohmann::json overrides = nlohmann::json::object(); // key -> value, applied after the presets
+    friend bool operator==(const TaskStartParams&, const TaskStartParams&) = default;
+};
+
+// control.cancel / control.pause
+struct ControlParams {
+    std::optional<std::string> reason;
+    friend bool operator==(const ControlParams&, const ControlParams&) = default;
+};
+
+nlohmann::json toJson(const ToolCall& call);
+Result<ToolCall> toolCallFromJson(const nlohmann::json& value, const std::string& where);
+nlohmann::json toJson(const TokenUsage& usage);
+Result<TokenUsage> tokenUsageFromJson(const nlohmann::json& value, const std::string& where);
+
+nlohmann::json toJson(const ChatMessage& message);
+Result<ChatMessage> chatMessageFromJson(const nlohmann::json& value, const std::string& where);
+nlohmann::json toJson(const ToolSpec& spec);
+Result<ToolSpec> toolSpecFromJson(const nlohmann::json& value, const std::string& where);
+nlohmann::json toJson(const MemoryHit& hit);
+Result<MemoryHit> memoryHitFromJson(const nlohmann::json& value, const std::string& where);
+
+nlohmann::json toJson(const LlmChatParams& params);
+Result<LlmChatParams> llmChatParamsFromJson(const nlohmann::json& value);
+nlohmann::json toJson(const LlmChatResult& result);
+Result<LlmChatResult> llmChatResultFromJson(const nlohmann::json& value);
+
+nlohmann::json toJson(const ApprovalRequestParams& params);
+Result<ApprovalRequestParams> approvalRequestParamsFromJson(const nlohmann::json& value);
+nlohmann::json toJson(const ApprovalResult& result);
+Result<ApprovalResult> approvalResultFromJson(const nlohmann::json& value);
+
+nlohmann::json toJson(const MemoryGetParams& params);
+Result<MemoryGetParams> memoryGetParamsFromJson(const nlohmann::json& value);
+nlohmann::json toJson(const MemoryGetResult& result);
+Result<MemoryGetResult> memoryGetResultFromJson(const nlohmann::json& value);
+nlohmann::json toJson(const MemoryPutParams& params);
+Result<MemoryPutParams> memoryPutParamsFromJson(const nlohmann::json& value);
+nlohmann::json toJson(const MemorySearchParams& params);
+Result<MemorySearchParams> memorySearchParamsFromJson(const nlohmann::json& value);
+nlohmann::json toJson(const MemorySearchResult& result);
+Result<MemorySearchResult> memorySearchResultFromJson(const nlohmann::json& value);
+
+nlohmann::json toJson(const TaskStartParams& params);
+// Also refuses a protocol_version other than kProtocolVersion, naming both.
+Result<TaskStartParams> taskStartParamsFromJson(const nlohmann::json& value);
+
+nlohmann::json toJson(const ControlParams& params);
+Result<ControlParams> controlParamsFromJson(const nlohmann::json& value);
+
+} // namespace warren::protocol
