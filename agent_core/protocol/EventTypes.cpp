@@ -1,0 +1,41 @@
+#include "EventTypes.h"
+
+#include <algorithm>
+#include <array>
+
+namespace warren::protocol {
+
+namespace {
+
+using namespace event_type;
+
+constexpr std::array kCatalog = {
+    EventTypeInfo{kTaskStarted, "the task began: prompt, presets, config"},
+    EventTypeInfo{kTaskResumed, "started from a checkpoint: the step it resumes at"},
+    EventTypeInfo{kStepStarted, "a new step of the loop begins"},
+    EventTypeInfo{kModelDelta, "a streamed piece of the model's reply"},
+    EventTypeInfo{kModelResponse, "the model's complete reply of a step"},
+    EventTypeInfo{kToolCall, "a tool is called with these arguments"},
+    EventTypeInfo{kToolOutput, "a chunk of a running tool's stdout or stderr"},
+    EventTypeInfo{kToolResult, "a tool ended: exit code, whether its output was truncated"},
+    EventTypeInfo{kFileChanged, "a tool wrote or deleted a workspace file"},
+    EventTypeInfo{kApprovalRequested, "a risky tool call waits for the user"},
+    EventTypeInfo{kApprovalResolved, "the user or the policy decided on an approval"},
+    EventTypeInfo{kCheckpoint, "state written to /state after a step"},
+    EventTypeInfo{kResourceSample, "the agent's resident memory and CPU time"},
+    EventTypeInfo{kHook, "a lifecycle hook ran, and its outcome"},
+    EventTypeInfo{kGuard, "a self-protection limit warned or stopped the task"},
+    EventTypeInfo{kError, "something failed; the task may go on"},
+    EventTypeInfo{kLog, "a diagnostic message with a level"},
+    EventTypeInfo{kTaskFinished, "the task ended: reason and summary"},
+};
+
+} // namespace
+
+std::span<const EventTypeInfo> eventTypeCatalog() { return kCatalog; }
+
+bool isKnownEventType(std::string_view type) {
+    return std::any_of(kCatalog.begin(), kCatalog.end(), [type](const EventTypeInfo& info) { return info.name == type; });
+}
+
+} // namespace warren::protocol
