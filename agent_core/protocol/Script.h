@@ -1,0 +1,36 @@
+#pragma once
+// The scripted model (DESIGN §4): a JSON file of model turns served in order instead of a real model, for
+// the offline demo, tests and benchmarks. One parser for warren-agent standalone and the control plane's
+// scripted provider, so a script that works in one works in the other.
+//
+//   {"turns": [{"content": "...", "tool_calls": [{"name": "shell", "arguments": {"command": "ls"}}],
+//               "usage": {"input": 120, "output": 14}}]}
+
+#include "Result.h"
+#include "TokenUsage.h"
+#include "ToolCall.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warren::protocol {
+
+struct ScriptTurn {
+    std::string content;
+    std::vector<ToolCall> toolCalls; // ids are "call_<turn>_<index>" unless the script gives one
+    std::optional<TokenUsage> usage; // what the turn reports as consumed; nullopt: the script did not say
+    friend bool operator==(const ScriptTurn&, const ScriptTurn&) = default;
+};
+
+struct Script {
+    std::string origin; // the file it came from, for error messages
+    std::vector<ScriptTurn> turns;
+    friend bool operator==(const Script&, const Script&) = default;
+};
+
+// Errors start with origin and name the turn and key: "demo.json: turns[2].tool_calls[0].arguments: ...".
+Result<Script> parseScript(std::string_view json, std::string origin);
+
+} // namespace warren::protocol
