@@ -10,7 +10,8 @@ using nlohmann::json;
 using namespace detail;
 
 json toJson(const Event& event) {
-    json out = {{"seq", event.seq}, {"ts", formatTimestamp(event.ts)}, {"type", event.type}, {"step", event.step}};
+    json out = {
+        {"seq", event.seq}, {"ts", formatTimestamp(event.ts)}, {"type", event.type}, {"step", event.step}};
     if (event.tool)
         out["tool"] = *event.tool;
     if (event.tokenUsage)
@@ -27,9 +28,11 @@ Result<Event> eventFromJson(const json& value) {
     Event event;
     std::string ts;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"seq", "ts", "type", "step", "tool", "token_usage", "duration_ms", "data"}, where),
+        !take(checkKeys(value, {"seq", "ts", "type", "step", "tool", "token_usage", "duration_ms", "data"},
+                        where),
               error) ||
-        !take(getUint(value, "seq", where), event.seq, error) || !take(getString(value, "ts", where), ts, error) ||
+        !take(getUint(value, "seq", where), event.seq, error) ||
+        !take(getString(value, "ts", where), ts, error) ||
         !take(getString(value, "type", where), event.type, error) ||
         !take(getUint(value, "step", where), event.step, error) ||
         !take(getOptionalString(value, "tool", where), event.tool, error) ||
@@ -51,17 +54,20 @@ Result<Event> eventFromJson(const json& value) {
     if (data == value.end())
         return makeError(ErrorCode::InvalidArgument, "event.data: missing");
     if (!data->is_object())
-        return makeError(ErrorCode::InvalidArgument, "event.data: must be an object, got " + describeJson(*data));
+        return makeError(ErrorCode::InvalidArgument,
+                         "event.data: must be an object, got " + describeJson(*data));
     event.data = *data;
     return event;
 }
 
-Notification toNotification(const Event& event) { return Notification{method::kEvent, toJson(event)}; }
+Notification toNotification(const Event& event) {
+    return Notification{method::kEvent, toJson(event)};
+}
 
 Status checkSeqFollows(std::optional<std::uint64_t> previous, std::uint64_t seq) {
     if (previous && seq <= *previous)
-        return makeError(ErrorCode::InvalidArgument, "event seq " + std::to_string(seq) + " does not follow seq " +
-                                                         std::to_string(*previous) +
+        return makeError(ErrorCode::InvalidArgument, "event seq " + std::to_string(seq) +
+                                                         " does not follow seq " + std::to_string(*previous) +
                                                          ": events were lost, repeated or reordered");
     return Ok{};
 }

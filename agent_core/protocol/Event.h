@@ -19,7 +19,7 @@ namespace warren::protocol {
 struct Event {
     std::uint64_t seq = 0; // strictly increasing within a task, across resumes
     UnixMillis ts = 0;
-    std::string type;      // one of EventTypes.h
+    std::string type;       // one of EventTypes.h
     std::uint64_t step = 0; // 0 before the first step
     std::optional<std::string> tool;
     std::optional<TokenUsage> tokenUsage;

@@ -32,10 +32,13 @@ constexpr std::array kCatalog = {
 
 } // namespace
 
-std::span<const EventTypeInfo> eventTypeCatalog() { return kCatalog; }
+std::span<const EventTypeInfo> eventTypeCatalog() {
+    return kCatalog;
+}
 
 bool isKnownEventType(std::string_view type) {
-    return std::any_of(kCatalog.begin(), kCatalog.end(), [type](const EventTypeInfo& info) { return info.name == type; });
+    return std::any_of(kCatalog.begin(), kCatalog.end(),
+                       [type](const EventTypeInfo& info) { return info.name == type; });
 }
 
 } // namespace warren::protocol

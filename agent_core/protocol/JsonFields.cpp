@@ -46,7 +46,8 @@ Result<json> parseJson(std::string_view text) {
         // what() is "[json.exception.parse_error.101] parse error at line 1, ...": keep the readable part.
         std::string what = e.what();
         const auto start = what.find("] ");
-        return makeError(ErrorCode::InvalidArgument, start == std::string::npos ? what : what.substr(start + 2));
+        return makeError(ErrorCode::InvalidArgument,
+                         start == std::string::npos ? what : what.substr(start + 2));
     }
 }
 
@@ -76,21 +77,23 @@ std::string describeJson(const json& value) {
     }
 }
 
-Status checkKeys(const json& object, std::initializer_list<std::string_view> allowed, const std::string& where) {
+Status checkKeys(const json& object, std::initializer_list<std::string_view> allowed,
+                 const std::string& where) {
     for (const auto& item : object.items()) {
         bool known = false;
         for (const auto key : allowed)
             known = known || item.key() == key;
         if (!known)
-            return makeError(ErrorCode::InvalidArgument,
-                             (where.empty() ? std::string() : where + ": ") + "unknown key \"" + item.key() + "\"");
+            return makeError(ErrorCode::InvalidArgument, (where.empty() ? std::string() : where + ": ") +
+                                                             "unknown key \"" + item.key() + "\"");
     }
     return Ok{};
 }
 
 Status requireObject(const json& value, const std::string& where) {
     if (!value.is_object())
-        return makeError(ErrorCode::InvalidArgument, where + ": must be an object, got " + describeJson(value));
+        return makeError(ErrorCode::InvalidArgument,
+                         where + ": must be an object, got " + describeJson(value));
     return Ok{};
 }
 
@@ -124,7 +127,8 @@ Result<bool> getBool(const json& object, const char* key, const std::string& whe
     return it->get<bool>();
 }
 
-Result<std::optional<std::string>> getOptionalString(const json& object, const char* key, const std::string& where) {
+Result<std::optional<std::string>> getOptionalString(const json& object, const char* key,
+                                                     const std::string& where) {
     if (!object.contains(key))
         return std::optional<std::string>();
     auto value = getString(object, key, where);
@@ -133,7 +137,8 @@ Result<std::optional<std::string>> getOptionalString(const json& object, const c
     return std::optional<std::string>(std::move(value).value());
 }
 
-Result<std::optional<std::uint64_t>> getOptionalUint(const json& object, const char* key, const std::string& where) {
+Result<std::optional<std::uint64_t>> getOptionalUint(const json& object, const char* key,
+                                                     const std::string& where) {
     if (!object.contains(key))
         return std::optional<std::uint64_t>();
     auto value = getUint(object, key, where);

@@ -43,8 +43,7 @@ Result<std::optional<std::uint64_t>> getOptionalUint(const nlohmann::json& objec
 
 // Moves a successful result into out, or its error into error: keeps field-by-field readers flat.
 //   if (!take(getString(object, "name", where), call.name, error)) return error;
-template <typename T>
-bool take(Result<T>&& result, T& out, Error& error) {
+template <typename T> bool take(Result<T>&& result, T& out, Error& error) {
     if (!result) {
         error = result.error();
         return false;

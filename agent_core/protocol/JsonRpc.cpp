@@ -4,8 +4,8 @@
 
 namespace warren::protocol {
 
-using nlohmann::json;
 using detail::describeJson;
+using nlohmann::json;
 
 namespace {
 
@@ -30,7 +30,9 @@ std::variant<Id, std::string> readId(const json& value) {
     return std::string("\"id\" must be an integer or a string, got " + describeJson(value));
 }
 
-bool isStructured(const json& value) { return value.is_object() || value.is_array(); }
+bool isStructured(const json& value) {
+    return value.is_object() || value.is_array();
+}
 
 std::variant<Message, InvalidMessage> decodeObject(const json& object) {
     std::optional<Id> id;
@@ -56,8 +58,9 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
 
     if (hasMethod) {
         if (auto keys = detail::checkKeys(object, {"jsonrpc", "id", "method", "params"}, ""); !keys)
-            return invalid(keys.error().message +
-                               (hasResult || hasError ? " (a request or notification has no result or error)" : ""),
+            return invalid(keys.error().message + (hasResult || hasError
+                                                       ? " (a request or notification has no result or error)"
+                                                       : ""),
                            id);
         const json& method = object.at("method");
         if (!method.is_string())
@@ -82,7 +85,8 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
     if (hasResult && hasError)
         return invalid("a response has either \"result\" or \"error\", not both", id);
     if (!hasResult && !hasError)
-        return invalid("neither \"method\" nor \"result\" nor \"error\": not a request, notification or response", id);
+        return invalid(
+            "neither \"method\" nor \"result\" nor \"error\": not a request, notification or response", id);
     if (!hasId)
         return invalid("a response needs an \"id\"");
 
@@ -100,7 +104,8 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
     const auto code = error.find("code");
     if (code == error.end())
         return invalid("error.code is missing", id);
-    if (!code->is_number_integer() || code->get<std::int64_t>() < INT32_MIN || code->get<std::int64_t>() > INT32_MAX)
+    if (!code->is_number_integer() || code->get<std::int64_t>() < INT32_MIN ||
+        code->get<std::int64_t>() > INT32_MAX)
         return invalid("error.code must be an integer, got " + describeJson(*code), id);
     const auto message = error.find("message");
     if (message == error.end())
@@ -118,7 +123,8 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
 std::variant<Message, InvalidMessage> decodeMessage(std::string_view line) {
     auto parsed = detail::parseJson(line);
     if (!parsed)
-        return InvalidMessage{RpcError{rpc_error::kParseError, "not JSON: " + parsed.error().message, {}}, {}};
+        return InvalidMessage{RpcError{rpc_error::kParseError, "not JSON: " + parsed.error().message, {}},
+                              {}};
     const json& document = parsed.value();
     if (document.is_array())
         return invalid("a JSON array (batches are not supported); send one object per line");

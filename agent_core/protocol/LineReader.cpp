@@ -25,8 +25,9 @@ std::vector<Result<std::string>> LineReader::finish() {
     std::vector<Result<std::string>> out;
     if (m_skipping) {
         out.push_back(makeError(ErrorCode::InvalidArgument,
-                                "line " + std::to_string(m_lineNumber) + ": " + std::to_string(m_skippedBytes) +
-                                    " bytes exceed the line cap of " + std::to_string(m_maxLineBytes) +
+                                "line " + std::to_string(m_lineNumber) + ": " +
+                                    std::to_string(m_skippedBytes) + " bytes exceed the line cap of " +
+                                    std::to_string(m_maxLineBytes) +
                                     " bytes and the stream ended before its newline"));
     } else if (!m_buffer.empty()) {
         out.push_back(makeError(ErrorCode::InvalidArgument,
@@ -54,8 +55,8 @@ void LineReader::appendToLine(std::string_view segment) {
     const std::size_t room = m_maxLineBytes + 1 - m_buffer.size();
     const std::size_t kept = std::min(room, segment.size());
     m_buffer.append(segment.substr(0, kept));
-    const bool overCap = kept < segment.size() ||
-                         (m_buffer.size() == m_maxLineBytes + 1 && m_buffer.back() != '\r');
+    const bool overCap =
+        kept < segment.size() || (m_buffer.size() == m_maxLineBytes + 1 && m_buffer.back() != '\r');
     if (overCap) {
         m_skipping = true;
         m_skippedBytes = m_buffer.size() + (segment.size() - kept);
@@ -84,8 +85,9 @@ void LineReader::endLine(std::vector<Result<std::string>>& out) {
     if (line.empty())
         return;
     if (const auto bad = firstInvalidUtf8(line)) {
-        out.push_back(makeError(ErrorCode::InvalidArgument,
-                                where + "invalid UTF-8 at byte " + std::to_string(*bad) + "; the line was skipped"));
+        out.push_back(
+            makeError(ErrorCode::InvalidArgument,
+                      where + "invalid UTF-8 at byte " + std::to_string(*bad) + "; the line was skipped"));
         return;
     }
     out.push_back(std::move(line));

@@ -40,7 +40,7 @@ private:
 
     std::size_t m_maxLineBytes;
     std::string m_buffer;
-    bool m_skipping = false;        // the current line passed the cap: count it, do not keep it
+    bool m_skipping = false; // the current line passed the cap: count it, do not keep it
     std::uint64_t m_skippedBytes = 0;
     bool m_skippedEndsWithCr = false;
     std::uint64_t m_lineNumber = 1; // 1-based, counting every line including empty ones

@@ -44,12 +44,12 @@ Result<std::vector<T>> getArray(const json& object, const char* key, const std::
 
 Result<std::string> readString(const json& value, const std::string& where) {
     if (!value.is_string())
-        return makeError(ErrorCode::InvalidArgument, where + ": must be a string, got " + describeJson(value));
+        return makeError(ErrorCode::InvalidArgument,
+                         where + ": must be a string, got " + describeJson(value));
     return value.get<std::string>();
 }
 
-template <typename T>
-json arrayToJson(const std::vector<T>& items) {
+template <typename T> json arrayToJson(const std::vector<T>& items) {
     json out = json::array();
     for (const auto& item : items)
         out.push_back(toJson(item));
@@ -74,10 +74,12 @@ Result<ChatMessage> chatMessageFromJson(const json& value, const std::string& wh
         !take(checkKeys(value, {"role", "content", "tool_calls", "tool_call_id"}, where), error) ||
         !take(getString(value, "role", where), message.role, error) ||
         !take(getString(value, "content", where), message.content, error) ||
-        !take(getArray<ToolCall>(value, "tool_calls", where, false, toolCallFromJson), message.toolCalls, error) ||
+        !take(getArray<ToolCall>(value, "tool_calls", where, false, toolCallFromJson), message.toolCalls,
+              error) ||
         !take(getOptionalString(value, "tool_call_id", where), message.toolCallId, error))
         return error;
-    if (message.role != "system" && message.role != "user" && message.role != "assistant" && message.role != "tool")
+    if (message.role != "system" && message.role != "user" && message.role != "assistant" &&
+        message.role != "tool")
         return makeError(ErrorCode::InvalidArgument, joinPath(where, "role") +
                                                          ": must be system, user, assistant or tool, got \"" +
                                                          message.role + "\"");
@@ -100,36 +102,47 @@ Result<ToolSpec> toolSpecFromJson(const json& value, const std::string& where) {
     return spec;
 }
 
-json toJson(const MemoryHit& hit) { return {{"namespace", hit.ns}, {"key", hit.key}, {"value", hit.value}}; }
+json toJson(const MemoryHit& hit) {
+    return {{"namespace", hit.ns}, {"key", hit.key}, {"value", hit.value}};
+}
 
 Result<MemoryHit> memoryHitFromJson(const json& value, const std::string& where) {
     Error error;
     MemoryHit hit;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"namespace", "key", "value"}, where), error) ||
-        !take(getString(value, "namespace", where), hit.ns, error) || !take(getString(value, "key", where), hit.key, error) ||
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"namespace", "key", "value"}, where), error) ||
+        !take(getString(value, "namespace", where), hit.ns, error) ||
+        !take(getString(value, "key", where), hit.key, error) ||
         !take(getString(value, "value", where), hit.value, error))
         return error;
     return hit;
 }
 
-json toJson(const ToolCall& call) { return {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}}; }
+json toJson(const ToolCall& call) {
+    return {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}};
+}
 
 Result<ToolCall> toolCallFromJson(const json& value, const std::string& where) {
     Error error;
     ToolCall call;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"id", "name", "arguments"}, where), error) ||
-        !take(getString(value, "id", where), call.id, error) || !take(getString(value, "name", where), call.name, error) ||
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"id", "name", "arguments"}, where), error) ||
+        !take(getString(value, "id", where), call.id, error) ||
+        !take(getString(value, "name", where), call.name, error) ||
         !take(getObject(value, "arguments", where), call.arguments, error))
         return error;
     return call;
 }
 
-json toJson(const TokenUsage& usage) { return {{"input", usage.input}, {"output", usage.output}}; }
+json toJson(const TokenUsage& usage) {
+    return {{"input", usage.input}, {"output", usage.output}};
+}
 
 Result<TokenUsage> tokenUsageFromJson(const json& value, const std::string& where) {
     Error error;
     TokenUsage usage;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"input", "output"}, where), error) ||
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"input", "output"}, where), error) ||
         !take(getUint(value, "input", where), usage.input, error) ||
         !take(getUint(value, "output", where), usage.output, error))
         return error;
@@ -144,8 +157,10 @@ Result<LlmChatParams> llmChatParamsFromJson(const json& value) {
     const std::string where = "llm.chat params";
     Error error;
     LlmChatParams params;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"messages", "tools"}, where), error) ||
-        !take(getArray<ChatMessage>(value, "messages", where, true, chatMessageFromJson), params.messages, error) ||
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"messages", "tools"}, where), error) ||
+        !take(getArray<ChatMessage>(value, "messages", where, true, chatMessageFromJson), params.messages,
+              error) ||
         !take(getArray<ToolSpec>(value, "tools", where, false, toolSpecFromJson), params.tools, error))
         return error;
     return params;
@@ -166,14 +181,17 @@ Result<LlmChatResult> llmChatResultFromJson(const json& value) {
     if (!take(requireObject(value, where), error) ||
         !take(checkKeys(value, {"content", "tool_calls", "token_usage", "finish_reason"}, where), error) ||
         !take(getString(value, "content", where), result.content, error) ||
-        !take(getArray<ToolCall>(value, "tool_calls", where, false, toolCallFromJson), result.toolCalls, error) ||
+        !take(getArray<ToolCall>(value, "tool_calls", where, false, toolCallFromJson), result.toolCalls,
+              error) ||
         !take(getObject(value, "token_usage", where), usage, error) ||
         !take(tokenUsageFromJson(usage, joinPath(where, "token_usage")), result.tokenUsage, error) ||
         !take(getString(value, "finish_reason", where), result.finishReason, error))
         return error;
-    if (result.finishReason != "stop" && result.finishReason != "tool_calls" && result.finishReason != "length")
-        return makeError(ErrorCode::InvalidArgument, where + ".finish_reason: must be stop, tool_calls or length, got \"" +
-                                                         result.finishReason + "\"");
+    if (result.finishReason != "stop" && result.finishReason != "tool_calls" &&
+        result.finishReason != "length")
+        return makeError(ErrorCode::InvalidArgument,
+                         where + ".finish_reason: must be stop, tool_calls or length, got \"" +
+                             result.finishReason + "\"");
     return result;
 }
 
@@ -185,7 +203,8 @@ Result<ApprovalRequestParams> approvalRequestParamsFromJson(const json& value) {
     const std::string where = "approval.request params";
     Error error;
     ApprovalRequestParams params;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"tool", "arguments", "reason"}, where), error) ||
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"tool", "arguments", "reason"}, where), error) ||
         !take(getString(value, "tool", where), params.tool, error) ||
         !take(getObject(value, "arguments", where), params.arguments, error) ||
         !take(getString(value, "reason", where), params.reason, error))
@@ -204,20 +223,24 @@ Result<ApprovalResult> approvalResultFromJson(const json& value) {
     const std::string where = "approval.request result";
     Error error;
     ApprovalResult result;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"approved", "note"}, where), error) ||
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"approved", "note"}, where), error) ||
         !take(getBool(value, "approved", where), result.approved, error) ||
         !take(getOptionalString(value, "note", where), result.note, error))
         return error;
     return result;
 }
 
-json toJson(const MemoryGetParams& params) { return {{"namespace", params.ns}, {"key", params.key}}; }
+json toJson(const MemoryGetParams& params) {
+    return {{"namespace", params.ns}, {"key", params.key}};
+}
 
 Result<MemoryGetParams> memoryGetParamsFromJson(const json& value) {
     const std::string where = "memory.get params";
     Error error;
     MemoryGetParams params;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"namespace", "key"}, where), error) ||
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"namespace", "key"}, where), error) ||
         !take(getString(value, "namespace", where), params.ns, error) ||
         !take(getString(value, "key", where), params.key, error))
         return error;
@@ -225,14 +248,16 @@ Result<MemoryGetParams> memoryGetParamsFromJson(const json& value) {
 }
 
 json toJson(const MemoryGetResult& result) {
-    return {{"found", result.value.has_value()}, {"value", result.value ? json(*result.value) : json(nullptr)}};
+    return {{"found", result.value.has_value()},
+            {"value", result.value ? json(*result.value) : json(nullptr)}};
 }
 
 Result<MemoryGetResult> memoryGetResultFromJson(const json& value) {
     const std::string where = "memory.get result";
     Error error;
     bool found = false;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"found", "value"}, where), error) ||
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"found", "value"}, where), error) ||
         !take(getBool(value, "found", where), found, error))
         return error;
     if (!found)
@@ -260,14 +285,17 @@ Result<MemoryPutParams> memoryPutParamsFromJson(const json& value) {
     return params;
 }
 
-json toJson(const MemorySearchParams& params) { return {{"query", params.query}, {"limit", params.limit}}; }
+json toJson(const MemorySearchParams& params) {
+    return {{"query", params.query}, {"limit", params.limit}};
+}
 
 Result<MemorySearchParams> memorySearchParamsFromJson(const json& value) {
     const std::string where = "memory.search params";
     Error error;
     MemorySearchParams params;
     std::optional<std::uint64_t> limit;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"query", "limit"}, where), error) ||
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"query", "limit"}, where), error) ||
         !take(getString(value, "query", where), params.query, error) ||
         !take(getOptionalUint(value, "limit", where), limit, error))
         return error;
@@ -276,7 +304,9 @@ Result<MemorySearchParams> memorySearchParamsFromJson(const json& value) {
     return params;
 }
 
-json toJson(const MemorySearchResult& result) { return {{"hits", arrayToJson(result.hits)}}; }
+json toJson(const MemorySearchResult& result) {
+    return {{"hits", arrayToJson(result.hits)}};
+}
 
 Result<MemorySearchResult> memorySearchResultFromJson(const json& value) {
     const std::string where = "memory.search result";
@@ -304,14 +334,16 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
     Error error;
     TaskStartParams params;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides"}, where), error) ||
+        !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides"}, where),
+              error) ||
         !take(getUint(value, "protocol_version", where), params.protocolVersion, error))
         return error;
     if (params.protocolVersion != kProtocolVersion)
-        return makeError(ErrorCode::Unsupported, where + ".protocol_version: the control plane speaks version " +
-                                                     std::to_string(params.protocolVersion) +
-                                                     ", this agent speaks version " + std::to_string(kProtocolVersion) +
-                                                     "; install matching versions of warren and warren-agent");
+        return makeError(ErrorCode::Unsupported,
+                         where + ".protocol_version: the control plane speaks version " +
+                             std::to_string(params.protocolVersion) + ", this agent speaks version " +
+                             std::to_string(kProtocolVersion) +
+                             "; install matching versions of warren and warren-agent");
     if (!take(getString(value, "task_id", where), params.taskId, error) ||
         !take(getString(value, "prompt", where), params.prompt, error) ||
         !take(getArray<std::string>(value, "presets", where, false, readString), params.presets, error))

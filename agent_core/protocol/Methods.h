@@ -22,7 +22,7 @@ namespace method {
 // agent -> control plane, notification: one event of the task (Event.h).
 inline constexpr const char* kEvent = "event";
 // agent -> control plane, requests.
-inline constexpr const char* kLlmChat = "llm.chat";                 // one model call; the control plane holds the keys
+inline constexpr const char* kLlmChat = "llm.chat"; // one model call; the control plane holds the keys
 inline constexpr const char* kApprovalRequest = "approval.request"; // may this risky tool call run?
 inline constexpr const char* kMemoryGet = "memory.get";
 inline constexpr const char* kMemoryPut = "memory.put";
@@ -38,7 +38,7 @@ inline constexpr const char* kControlPause = "control.pause";   // write a check
 struct ChatMessage {
     std::string role; // "system", "user", "assistant" or "tool"
     std::string content;
-    std::vector<ToolCall> toolCalls;        // assistant messages only
+    std::vector<ToolCall> toolCalls;       // assistant messages only
     std::optional<std::string> toolCallId; // tool messages only: the call this is the result of
     friend bool operator==(const ChatMessage&, const ChatMessage&) = default;
 };
@@ -121,7 +121,7 @@ struct TaskStartParams {
     std::uint64_t protocolVersion = kProtocolVersion;
     std::string taskId;
     std::string prompt;
-    std::vector<std::string> presets;                   // applied in order, later wins
+    std::vector<std::string> presets;                    // applied in order, later wins
     nlohmann::json overrides = nlohmann::json::object(); // key -> value, applied after the presets
     friend bool operator==(const TaskStartParams&, const TaskStartParams&) = default;
 };

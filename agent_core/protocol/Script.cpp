@@ -12,12 +12,15 @@ using namespace detail;
 
 namespace {
 
-Result<ToolCall> readToolCall(const json& value, const std::string& where, std::size_t turn, std::size_t index) {
+Result<ToolCall> readToolCall(const json& value, const std::string& where, std::size_t turn,
+                              std::size_t index) {
     Error error;
     ToolCall call;
     std::optional<std::string> id;
-    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"id", "name", "arguments"}, where), error) ||
-        !take(getOptionalString(value, "id", where), id, error) || !take(getString(value, "name", where), call.name, error))
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"id", "name", "arguments"}, where), error) ||
+        !take(getOptionalString(value, "id", where), id, error) ||
+        !take(getString(value, "name", where), call.name, error))
         return error;
     if (call.name.empty())
         return makeError(ErrorCode::InvalidArgument, where + ".name: is empty");
@@ -44,7 +47,8 @@ Result<ScriptTurn> readTurn(const json& value, const std::string& where, std::si
     if (value.contains("tool_calls")) {
         const json& calls = value.at("tool_calls");
         if (!calls.is_array())
-            return makeError(ErrorCode::InvalidArgument, where + ".tool_calls: must be an array, got " + describeJson(calls));
+            return makeError(ErrorCode::InvalidArgument,
+                             where + ".tool_calls: must be an array, got " + describeJson(calls));
         for (std::size_t i = 0; i < calls.size(); ++i) {
             auto call = readToolCall(calls[i], where + ".tool_calls[" + std::to_string(i) + "]", turn, i);
             if (!call)
@@ -96,8 +100,9 @@ Result<Script> parseScript(std::string_view text, std::string origin) {
         // The id pairs a call with its result in the conversation; two calls with one id would be confused.
         for (std::size_t k = 0; k < turn->toolCalls.size(); ++k) {
             if (!ids.insert(turn->toolCalls[k].id).second)
-                return located(script.origin, "turns[" + std::to_string(i) + "].tool_calls[" + std::to_string(k) +
-                                                  "].id: \"" + turn->toolCalls[k].id + "\" is used twice");
+                return located(script.origin, "turns[" + std::to_string(i) + "].tool_calls[" +
+                                                  std::to_string(k) + "].id: \"" + turn->toolCalls[k].id +
+                                                  "\" is used twice");
         }
         script.turns.push_back(std::move(turn).value());
     }

@@ -20,7 +20,8 @@ std::int64_t daysFromCivil(CivilDate date) {
     const std::int64_t y = date.year - (date.month <= 2 ? 1 : 0);
     const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
     const auto yearOfEra = static_cast<unsigned>(y - era * 400);
-    const unsigned dayOfYear = (153 * (date.month > 2 ? date.month - 3 : date.month + 9) + 2) / 5 + date.day - 1;
+    const unsigned dayOfYear =
+        (153 * (date.month > 2 ? date.month - 3 : date.month + 9) + 2) / 5 + date.day - 1;
     const unsigned dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
     return era * 146097 + static_cast<std::int64_t>(dayOfEra) - 719468;
 }
@@ -37,7 +38,9 @@ CivilDate civilFromDays(std::int64_t days) {
     return {static_cast<std::int64_t>(yearOfEra) + era * 400 + (month <= 2 ? 1 : 0), month, day};
 }
 
-bool isLeapYear(std::int64_t year) { return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0); }
+bool isLeapYear(std::int64_t year) {
+    return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+}
 
 unsigned daysInMonth(std::int64_t year, unsigned month) {
     static constexpr std::array<unsigned, 12> days = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -68,8 +71,8 @@ void appendPadded(std::string& out, std::uint64_t value, std::size_t width) {
 }
 
 Error malformed(std::string_view text, const std::string& why) {
-    return makeError(ErrorCode::InvalidArgument,
-                     "timestamp \"" + std::string(text) + "\": " + why + " (expected e.g. 2026-11-29T10:52:03.123Z)");
+    return makeError(ErrorCode::InvalidArgument, "timestamp \"" + std::string(text) + "\": " + why +
+                                                     " (expected e.g. 2026-11-29T10:52:03.123Z)");
 }
 
 } // namespace
@@ -99,15 +102,15 @@ std::string formatTimestamp(UnixMillis millis) {
 }
 
 std::string formatTimestamp(std::chrono::system_clock::time_point time) {
-    return formatTimestamp(
-        std::chrono::floor<std::chrono::milliseconds>(time.time_since_epoch()).count());
+    return formatTimestamp(std::chrono::floor<std::chrono::milliseconds>(time.time_since_epoch()).count());
 }
 
 Result<UnixMillis> parseTimestamp(std::string_view text) {
     unsigned year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-    if (text.size() < 20 || !readDigits(text, 0, 4, year) || text[4] != '-' || !readDigits(text, 5, 2, month) ||
-        text[7] != '-' || !readDigits(text, 8, 2, day) || text[10] != 'T' || !readDigits(text, 11, 2, hour) ||
-        text[13] != ':' || !readDigits(text, 14, 2, minute) || text[16] != ':' || !readDigits(text, 17, 2, second))
+    if (text.size() < 20 || !readDigits(text, 0, 4, year) || text[4] != '-' ||
+        !readDigits(text, 5, 2, month) || text[7] != '-' || !readDigits(text, 8, 2, day) || text[10] != 'T' ||
+        !readDigits(text, 11, 2, hour) || text[13] != ':' || !readDigits(text, 14, 2, minute) ||
+        text[16] != ':' || !readDigits(text, 17, 2, second))
         return malformed(text, "not of the form YYYY-MM-DDTHH:MM:SS");
     std::size_t pos = 19;
     unsigned millis = 0;

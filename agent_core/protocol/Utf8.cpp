@@ -4,13 +4,17 @@ namespace warren::protocol {
 
 namespace {
 
-bool isContinuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
+bool isContinuation(unsigned char byte) {
+    return (byte & 0xC0) == 0x80;
+}
 
 // The length of the valid sequence starting at bytes[i], or 0 when it is invalid. The ranges of the second
 // byte are those of RFC 3629 §4: they exclude overlongs (E0 80..9F, F0 80..8F), surrogates (ED A0..BF)
 // and code points above U+10FFFF (F4 90.., F5..FF).
 std::size_t sequenceLength(std::string_view bytes, std::size_t i) {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(bytes[k]); };
+    const auto at = [&](std::size_t k) {
+        return static_cast<unsigned char>(bytes[k]);
+    };
     const unsigned char lead = at(i);
     if (lead < 0x80)
         return 1;

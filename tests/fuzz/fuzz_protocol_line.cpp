@@ -28,8 +28,12 @@ void requireRoundTrip(const Message& message) {
 void exerciseParams(const Message& message) {
     const auto* request = std::get_if<Request>(&message);
     const auto* notification = std::get_if<Notification>(&message);
-    const std::string& method = request ? request->method : notification ? notification->method : std::string();
-    const nlohmann::json& params = request ? request->params : notification ? notification->params : nlohmann::json();
+    const std::string& method = request        ? request->method
+                                : notification ? notification->method
+                                               : std::string();
+    const nlohmann::json& params = request        ? request->params
+                                   : notification ? notification->params
+                                                  : nlohmann::json();
     if (method == method::kEvent) {
         if (auto event = eventFromJson(params); event.ok()) {
             requireRoundTrip(toNotification(event.value()));

@@ -8,7 +8,6 @@
 #include "JsonRpc.h"
 
 #include <QtTest>
-
 #include <set>
 
 using namespace warren;
@@ -75,26 +74,44 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("why");
 
-        QTest::newRow("offset instead of Z") << "2026-11-29T10:52:03.123+01:00" << "must be UTC, ending in Z";
-        QTest::newRow("zero offset") << "2026-11-29T10:52:03.123+00:00" << "must be UTC, ending in Z";
-        QTest::newRow("no zone") << "2026-11-29T10:52:03.123" << "must be UTC, ending in Z";
-        QTest::newRow("lowercase z") << "2026-11-29T10:52:03.123z" << "must be UTC, ending in Z";
-        QTest::newRow("space instead of T") << "2026-11-29 10:52:03.123Z" << "not of the form YYYY-MM-DDTHH:MM:SS";
-        QTest::newRow("date only") << "2026-11-29" << "not of the form YYYY-MM-DDTHH:MM:SS";
-        QTest::newRow("two digit year") << "26-11-29T10:52:03.123Z" << "not of the form YYYY-MM-DDTHH:MM:SS";
-        QTest::newRow("sign in a field") << "2026-+1-29T10:52:03.123Z" << "not of the form YYYY-MM-DDTHH:MM:SS";
-        QTest::newRow("empty fraction") << "2026-11-29T10:52:03.Z" << "the fraction of a second must have 1 to 9 digits";
+        QTest::newRow("offset instead of Z") << "2026-11-29T10:52:03.123+01:00"
+                                             << "must be UTC, ending in Z";
+        QTest::newRow("zero offset") << "2026-11-29T10:52:03.123+00:00"
+                                     << "must be UTC, ending in Z";
+        QTest::newRow("no zone") << "2026-11-29T10:52:03.123"
+                                 << "must be UTC, ending in Z";
+        QTest::newRow("lowercase z") << "2026-11-29T10:52:03.123z"
+                                     << "must be UTC, ending in Z";
+        QTest::newRow("space instead of T") << "2026-11-29 10:52:03.123Z"
+                                            << "not of the form YYYY-MM-DDTHH:MM:SS";
+        QTest::newRow("date only") << "2026-11-29"
+                                   << "not of the form YYYY-MM-DDTHH:MM:SS";
+        QTest::newRow("two digit year") << "26-11-29T10:52:03.123Z"
+                                        << "not of the form YYYY-MM-DDTHH:MM:SS";
+        QTest::newRow("sign in a field") << "2026-+1-29T10:52:03.123Z"
+                                         << "not of the form YYYY-MM-DDTHH:MM:SS";
+        QTest::newRow("empty fraction") << "2026-11-29T10:52:03.Z"
+                                        << "the fraction of a second must have 1 to 9 digits";
         QTest::newRow("ten fraction digits") << "2026-11-29T10:52:03.1234567890Z"
                                              << "the fraction of a second must have 1 to 9 digits";
-        QTest::newRow("text after Z") << "2026-11-29T10:52:03.123Z " << "unexpected text after Z";
-        QTest::newRow("month 13") << "2026-13-01T00:00:00.000Z" << "month 13 does not exist";
-        QTest::newRow("month 0") << "2026-00-01T00:00:00.000Z" << "month 0 does not exist";
-        QTest::newRow("day 0") << "2026-01-00T00:00:00.000Z" << "day 0 does not exist in that month";
-        QTest::newRow("april 31") << "2026-04-31T00:00:00.000Z" << "day 31 does not exist in that month";
-        QTest::newRow("feb 29 in 2025") << "2025-02-29T00:00:00.000Z" << "day 29 does not exist in that month";
-        QTest::newRow("feb 29 in 1900") << "1900-02-29T00:00:00.000Z" << "day 29 does not exist in that month";
-        QTest::newRow("hour 24") << "2026-11-29T24:00:00.000Z" << "time of day out of range (leap seconds are not used)";
-        QTest::newRow("leap second") << "2016-12-31T23:59:60.000Z" << "time of day out of range (leap seconds are not used)";
+        QTest::newRow("text after Z") << "2026-11-29T10:52:03.123Z "
+                                      << "unexpected text after Z";
+        QTest::newRow("month 13") << "2026-13-01T00:00:00.000Z"
+                                  << "month 13 does not exist";
+        QTest::newRow("month 0") << "2026-00-01T00:00:00.000Z"
+                                 << "month 0 does not exist";
+        QTest::newRow("day 0") << "2026-01-00T00:00:00.000Z"
+                               << "day 0 does not exist in that month";
+        QTest::newRow("april 31") << "2026-04-31T00:00:00.000Z"
+                                  << "day 31 does not exist in that month";
+        QTest::newRow("feb 29 in 2025") << "2025-02-29T00:00:00.000Z"
+                                        << "day 29 does not exist in that month";
+        QTest::newRow("feb 29 in 1900") << "1900-02-29T00:00:00.000Z"
+                                        << "day 29 does not exist in that month";
+        QTest::newRow("hour 24") << "2026-11-29T24:00:00.000Z"
+                                 << "time of day out of range (leap seconds are not used)";
+        QTest::newRow("leap second") << "2016-12-31T23:59:60.000Z"
+                                     << "time of day out of range (leap seconds are not used)";
     }
 
     void refusesTimestamps() {
@@ -107,10 +124,24 @@ private slots:
     }
 
     void catalogIsComplete() {
-        const std::set<std::string_view> expected = {
-            "task_started", "task_resumed", "step_started", "model_delta", "model_response", "tool_call",
-            "tool_output", "tool_result", "file_changed", "approval_requested", "approval_resolved", "checkpoint",
-            "resource_sample", "hook", "guard", "error", "log", "task_finished"};
+        const std::set<std::string_view> expected = {"task_started",
+                                                     "task_resumed",
+                                                     "step_started",
+                                                     "model_delta",
+                                                     "model_response",
+                                                     "tool_call",
+                                                     "tool_output",
+                                                     "tool_result",
+                                                     "file_changed",
+                                                     "approval_requested",
+                                                     "approval_resolved",
+                                                     "checkpoint",
+                                                     "resource_sample",
+                                                     "hook",
+                                                     "guard",
+                                                     "error",
+                                                     "log",
+                                                     "task_finished"};
         std::set<std::string_view> names;
         for (const auto& info : eventTypeCatalog()) {
             QVERIFY(!info.meaning.empty());
@@ -134,10 +165,12 @@ private slots:
         full.data = json{{"exit_code", 0}, {"truncated", false}};
 
         const std::string line = serialize(toNotification(full));
-        QCOMPARE(QByteArray::fromStdString(line),
-                 QByteArray(R"({"jsonrpc":"2.0","method":"event","params":{"data":{"exit_code":0,"truncated":false},)"
-                            R"("duration_ms":15,"seq":41,"step":3,"token_usage":{"input":1200,"output":80},)"
-                            R"("tool":"shell","ts":"2026-11-29T10:52:03.123Z","type":"tool_result"}})"));
+        QCOMPARE(
+            QByteArray::fromStdString(line),
+            QByteArray(
+                R"({"jsonrpc":"2.0","method":"event","params":{"data":{"exit_code":0,"truncated":false},)"
+                R"("duration_ms":15,"seq":41,"step":3,"token_usage":{"input":1200,"output":80},)"
+                R"("tool":"shell","ts":"2026-11-29T10:52:03.123Z","type":"tool_result"}})"));
         const auto message = parseMessage(line);
         QVERIFY(message.ok());
         const auto& notification = std::get<Notification>(message.value());
@@ -150,8 +183,10 @@ private slots:
         minimal.seq = 0;
         minimal.type = std::string(event_type::kTaskStarted);
         const json minimalJson = toJson(minimal);
-        QCOMPARE(QByteArray::fromStdString(minimalJson.dump()),
-                 QByteArray(R"({"data":{},"seq":0,"step":0,"ts":"1970-01-01T00:00:00.000Z","type":"task_started"})"));
+        QCOMPARE(
+            QByteArray::fromStdString(minimalJson.dump()),
+            QByteArray(
+                R"({"data":{},"seq":0,"step":0,"ts":"1970-01-01T00:00:00.000Z","type":"task_started"})"));
         QVERIFY(eventFromJson(minimalJson).value() == minimal);
     }
 
@@ -161,37 +196,46 @@ private slots:
 
         const QByteArray base = R"("seq":1,"ts":"2026-11-29T10:52:03.123Z","step":0,"data":{})";
         QTest::newRow("not an object") << QByteArray("[]") << "event: must be an object, got an array";
-        QTest::newRow("unknown key") << "{" + base + R"(,"type":"log","level":"info"})" << "event: unknown key \"level\"";
-        QTest::newRow("missing seq") << QByteArray(R"({"ts":"2026-11-29T10:52:03.123Z","type":"log","step":0,"data":{}})")
-                                     << "event.seq: missing";
-        QTest::newRow("negative seq") << QByteArray(R"({"seq":-1,"ts":"2026-11-29T10:52:03.123Z","type":"log","step":0,"data":{}})")
-                                      << "event.seq: must be a non-negative integer, got the integer -1";
+        QTest::newRow("unknown key") << "{" + base + R"(,"type":"log","level":"info"})"
+                                     << "event: unknown key \"level\"";
+        QTest::newRow("missing seq")
+            << QByteArray(R"({"ts":"2026-11-29T10:52:03.123Z","type":"log","step":0,"data":{}})")
+            << "event.seq: missing";
+        QTest::newRow("negative seq")
+            << QByteArray(R"({"seq":-1,"ts":"2026-11-29T10:52:03.123Z","type":"log","step":0,"data":{}})")
+            << "event.seq: must be a non-negative integer, got the integer -1";
         QTest::newRow("fractional step")
             << QByteArray(R"({"seq":1,"ts":"2026-11-29T10:52:03.123Z","type":"log","step":1.5,"data":{}})")
             << "event.step: must be a non-negative integer, got the number 1.5";
         QTest::newRow("seq as string")
             << QByteArray(R"({"seq":"1","ts":"2026-11-29T10:52:03.123Z","type":"log","step":0,"data":{}})")
             << "event.seq: must be a non-negative integer, got a string";
-        QTest::newRow("missing type") << "{" + base + "}" << "event.type: missing";
+        QTest::newRow("missing type") << "{" + base + "}"
+                                      << "event.type: missing";
         QTest::newRow("unknown type") << "{" + base + R"(,"type":"tool_calls"})"
                                       << "event.type: unknown event type \"tool_calls\"";
         QTest::newRow("ts not utc")
             << QByteArray(R"({"seq":1,"ts":"2026-11-29T10:52:03.123+01:00","type":"log","step":0,"data":{}})")
-            << "event.ts: timestamp \"2026-11-29T10:52:03.123+01:00\": must be UTC, ending in Z (expected e.g. "
+            << "event.ts: timestamp \"2026-11-29T10:52:03.123+01:00\": must be UTC, ending in Z (expected "
+               "e.g. "
                "2026-11-29T10:52:03.123Z)";
-        QTest::newRow("ts as number") << QByteArray(R"({"seq":1,"ts":1795949523123,"type":"log","step":0,"data":{}})")
-                                      << "event.ts: must be a string, got the integer 1795949523123";
+        QTest::newRow("ts as number")
+            << QByteArray(R"({"seq":1,"ts":1795949523123,"type":"log","step":0,"data":{}})")
+            << "event.ts: must be a string, got the integer 1795949523123";
         QTest::newRow("tool not a string") << "{" + base + R"(,"type":"tool_call","tool":7})"
                                            << "event.tool: must be a string, got the integer 7";
         QTest::newRow("token usage unknown key")
             << "{" + base + R"(,"type":"model_response","token_usage":{"input":1,"output":2,"cached":0}})"
             << "event.token_usage: unknown key \"cached\"";
-        QTest::newRow("token usage missing output") << "{" + base + R"(,"type":"model_response","token_usage":{"input":1}})"
-                                                    << "event.token_usage.output: missing";
-        QTest::newRow("duration negative") << "{" + base + R"(,"type":"tool_result","duration_ms":-5})"
-                                           << "event.duration_ms: must be a non-negative integer, got the integer -5";
-        QTest::newRow("data missing") << QByteArray(R"({"seq":1,"ts":"2026-11-29T10:52:03.123Z","type":"log","step":0})")
-                                      << "event.data: missing";
+        QTest::newRow("token usage missing output")
+            << "{" + base + R"(,"type":"model_response","token_usage":{"input":1}})"
+            << "event.token_usage.output: missing";
+        QTest::newRow("duration negative")
+            << "{" + base + R"(,"type":"tool_result","duration_ms":-5})"
+            << "event.duration_ms: must be a non-negative integer, got the integer -5";
+        QTest::newRow("data missing")
+            << QByteArray(R"({"seq":1,"ts":"2026-11-29T10:52:03.123Z","type":"log","step":0})")
+            << "event.data: missing";
         QTest::newRow("data an array")
             << QByteArray(R"({"seq":1,"ts":"2026-11-29T10:52:03.123Z","type":"log","step":0,"data":[]})")
             << "event.data: must be an object, got an array";
@@ -221,12 +265,15 @@ private slots:
         QFETCH(qint64, previous);
         QFETCH(qint64, seq);
         QFETCH(bool, accepted);
-        const auto prev = previous < 0 ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(previous));
+        const auto prev =
+            previous < 0 ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(previous));
         const auto status = checkSeqFollows(prev, static_cast<std::uint64_t>(seq));
         QCOMPARE(status.ok(), accepted);
         if (!accepted)
             QCOMPARE(QString::fromStdString(status.error().message),
-                     QString("event seq %1 does not follow seq %2: events were lost, repeated or reordered").arg(seq).arg(previous));
+                     QString("event seq %1 does not follow seq %2: events were lost, repeated or reordered")
+                         .arg(seq)
+                         .arg(previous));
     }
 };
 

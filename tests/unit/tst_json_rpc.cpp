@@ -42,102 +42,141 @@ private slots:
 
         const int parse = rpc_error::kParseError;
         const int invalid = rpc_error::kInvalidRequest;
-        QTest::newRow("not json") << QByteArray("hello") << parse
-                                  << "not JSON: parse error at line 1, column 1: syntax error while parsing value - "
-                                     "invalid literal; last read: 'h'"
-                                  << "";
-        QTest::newRow("truncated json") << QByteArray("{\"jsonrpc\":\"2.0\"") << parse
-                                        << "not JSON: parse error at line 1, column 17: syntax error while parsing "
-                                           "object - unexpected end of input; expected '}'"
-                                        << "";
-        QTest::newRow("trailing garbage") << QByteArray("{} {}") << parse
-                                          << "not JSON: parse error at line 1, column 4: syntax error while parsing "
-                                             "value - unexpected '{'; expected end of input"
-                                          << "";
+        QTest::newRow("not json")
+            << QByteArray("hello") << parse
+            << "not JSON: parse error at line 1, column 1: syntax error while parsing value - "
+               "invalid literal; last read: 'h'"
+            << "";
+        QTest::newRow("truncated json")
+            << QByteArray("{\"jsonrpc\":\"2.0\"") << parse
+            << "not JSON: parse error at line 1, column 17: syntax error while parsing "
+               "object - unexpected end of input; expected '}'"
+            << "";
+        QTest::newRow("trailing garbage")
+            << QByteArray("{} {}") << parse
+            << "not JSON: parse error at line 1, column 4: syntax error while parsing "
+               "value - unexpected '{'; expected end of input"
+            << "";
         QTest::newRow("too deep") << (QByteArray(200, '[') + QByteArray(200, ']')) << parse
-                                  << "not JSON: nesting deeper than 128 levels is not accepted" << "";
-        QTest::newRow("array batch") << QByteArray("[{\"jsonrpc\":\"2.0\",\"method\":\"event\"}]") << invalid
-                                     << "invalid message: a JSON array (batches are not supported); send one object "
-                                        "per line"
-                                     << "";
+                                  << "not JSON: nesting deeper than 128 levels is not accepted"
+                                  << "";
+        QTest::newRow("array batch")
+            << QByteArray("[{\"jsonrpc\":\"2.0\",\"method\":\"event\"}]") << invalid
+            << "invalid message: a JSON array (batches are not supported); send one object "
+               "per line"
+            << "";
         QTest::newRow("string") << QByteArray("\"hi\"") << invalid
-                                << "invalid message: a message must be a JSON object, got a string" << "";
+                                << "invalid message: a message must be a JSON object, got a string"
+                                << "";
         QTest::newRow("number") << QByteArray("42") << invalid
-                                << "invalid message: a message must be a JSON object, got the integer 42" << "";
+                                << "invalid message: a message must be a JSON object, got the integer 42"
+                                << "";
         QTest::newRow("missing jsonrpc") << QByteArray("{\"id\":1,\"method\":\"llm.chat\"}") << invalid
-                                         << "invalid message: \"jsonrpc\": \"2.0\" is missing" << "1";
-        QTest::newRow("wrong version") << QByteArray("{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"x\"}") << invalid
-                                       << "invalid message: \"jsonrpc\" must be \"2.0\", got \"1.0\"" << "a";
-        QTest::newRow("version as number") << QByteArray("{\"jsonrpc\":2.0,\"method\":\"x\"}") << invalid
-                                           << "invalid message: \"jsonrpc\" must be \"2.0\", got 2.0" << "";
-        QTest::newRow("fractional id") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"x\"}") << invalid
-                                       << "invalid message: \"id\" must be an integer or a string, got the number 1.5"
-                                       << "";
-        QTest::newRow("bool id") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"x\"}") << invalid
-                                 << "invalid message: \"id\" must be an integer or a string, got true" << "";
-        QTest::newRow("object id") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"x\"}") << invalid
-                                   << "invalid message: \"id\" must be an integer or a string, got an object" << "";
-        QTest::newRow("array id") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"x\"}") << invalid
-                                  << "invalid message: \"id\" must be an integer or a string, got an array" << "";
-        QTest::newRow("id beyond int64") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":18446744073709551615,\"method\":\"x\"}")
-                                         << invalid << "invalid message: \"id\" is out of range: 18446744073709551615"
-                                         << "";
-        QTest::newRow("null id on request") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"x\"}") << invalid
-                                            << "invalid message: \"id\" of a request must be an integer or a string, "
-                                               "got null"
-                                            << "";
-        QTest::newRow("method not a string") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":5}") << invalid
-                                             << "invalid message: \"method\" must be a string, got the integer 5" << "7";
-        QTest::newRow("method empty") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"\"}") << invalid
-                                      << "invalid message: \"method\" is empty" << "";
-        QTest::newRow("params a string") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":\"p\"}")
-                                         << invalid
-                                         << "invalid message: \"params\" must be an object or an array, got a string"
+                                         << "invalid message: \"jsonrpc\": \"2.0\" is missing"
                                          << "1";
-        QTest::newRow("params null") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":null}") << invalid
-                                     << "invalid message: \"params\" must be an object or an array, got null" << "";
-        QTest::newRow("method with result") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"result\":1}")
-                                            << invalid
-                                            << "invalid message: unknown key \"result\" (a request or notification has "
-                                               "no result or error)"
-                                            << "1";
-        QTest::newRow("unknown member") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"parms\":{}}") << invalid
-                                        << "invalid message: unknown key \"parms\"" << "";
+        QTest::newRow("wrong version")
+            << QByteArray("{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"x\"}") << invalid
+            << "invalid message: \"jsonrpc\" must be \"2.0\", got \"1.0\""
+            << "a";
+        QTest::newRow("version as number") << QByteArray("{\"jsonrpc\":2.0,\"method\":\"x\"}") << invalid
+                                           << "invalid message: \"jsonrpc\" must be \"2.0\", got 2.0"
+                                           << "";
+        QTest::newRow("fractional id")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"x\"}") << invalid
+            << "invalid message: \"id\" must be an integer or a string, got the number 1.5"
+            << "";
+        QTest::newRow("bool id") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"x\"}")
+                                 << invalid
+                                 << "invalid message: \"id\" must be an integer or a string, got true"
+                                 << "";
+        QTest::newRow("object id") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"x\"}")
+                                   << invalid
+                                   << "invalid message: \"id\" must be an integer or a string, got an object"
+                                   << "";
+        QTest::newRow("array id") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"x\"}")
+                                  << invalid
+                                  << "invalid message: \"id\" must be an integer or a string, got an array"
+                                  << "";
+        QTest::newRow("id beyond int64")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":18446744073709551615,\"method\":\"x\"}") << invalid
+            << "invalid message: \"id\" is out of range: 18446744073709551615"
+            << "";
+        QTest::newRow("null id on request")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"x\"}") << invalid
+            << "invalid message: \"id\" of a request must be an integer or a string, "
+               "got null"
+            << "";
+        QTest::newRow("method not a string")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":5}") << invalid
+            << "invalid message: \"method\" must be a string, got the integer 5"
+            << "7";
+        QTest::newRow("method empty") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"\"}") << invalid
+                                      << "invalid message: \"method\" is empty"
+                                      << "";
+        QTest::newRow("params a string")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":\"p\"}") << invalid
+            << "invalid message: \"params\" must be an object or an array, got a string"
+            << "1";
+        QTest::newRow("params null") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":null}")
+                                     << invalid
+                                     << "invalid message: \"params\" must be an object or an array, got null"
+                                     << "";
+        QTest::newRow("method with result")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"result\":1}") << invalid
+            << "invalid message: unknown key \"result\" (a request or notification has "
+               "no result or error)"
+            << "1";
+        QTest::newRow("unknown member") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"parms\":{}}")
+                                        << invalid << "invalid message: unknown key \"parms\""
+                                        << "";
         QTest::newRow("params without method")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"params\":{}}") << invalid
-            << "invalid message: unknown key \"params\" (\"params\" without \"method\")" << "1";
+            << "invalid message: unknown key \"params\" (\"params\" without \"method\")"
+            << "1";
         QTest::newRow("both result and error")
-            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{},\"error\":{\"code\":1,\"message\":\"m\"}}")
-            << invalid << "invalid message: a response has either \"result\" or \"error\", not both" << "3";
-        QTest::newRow("neither result nor error")
-            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":3}") << invalid
-            << "invalid message: neither \"method\" nor \"result\" nor \"error\": not a request, notification or "
-               "response"
+            << QByteArray(
+                   "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{},\"error\":{\"code\":1,\"message\":\"m\"}}")
+            << invalid << "invalid message: a response has either \"result\" or \"error\", not both"
             << "3";
+        QTest::newRow("neither result nor error") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":3}") << invalid
+                                                  << "invalid message: neither \"method\" nor \"result\" nor "
+                                                     "\"error\": not a request, notification or "
+                                                     "response"
+                                                  << "3";
         QTest::newRow("response without id") << QByteArray("{\"jsonrpc\":\"2.0\",\"result\":1}") << invalid
-                                             << "invalid message: a response needs an \"id\"" << "";
-        QTest::newRow("result with null id") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":1}") << invalid
-                                             << "invalid message: \"id\" of a successful response must be an integer "
-                                                "or a string, got null"
+                                             << "invalid message: a response needs an \"id\""
                                              << "";
-        QTest::newRow("error not an object") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":\"bad\"}") << invalid
-                                             << "invalid message: \"error\" must be an object, got a string" << "1";
-        QTest::newRow("error without code") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"message\":\"m\"}}")
-                                            << invalid << "invalid message: error.code is missing" << "1";
+        QTest::newRow("result with null id")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":1}") << invalid
+            << "invalid message: \"id\" of a successful response must be an integer "
+               "or a string, got null"
+            << "";
+        QTest::newRow("error not an object")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":\"bad\"}") << invalid
+            << "invalid message: \"error\" must be an object, got a string"
+            << "1";
+        QTest::newRow("error without code")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"message\":\"m\"}}") << invalid
+            << "invalid message: error.code is missing"
+            << "1";
         QTest::newRow("error code fractional")
-            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5,\"message\":\"m\"}}") << invalid
-            << "invalid message: error.code must be an integer, got the number 1.5" << "1";
-        QTest::newRow("error without message") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1}}")
-                                               << invalid << "invalid message: error.message is missing" << "1";
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5,\"message\":\"m\"}}")
+            << invalid << "invalid message: error.code must be an integer, got the number 1.5"
+            << "1";
+        QTest::newRow("error without message")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1}}") << invalid
+            << "invalid message: error.message is missing"
+            << "1";
         QTest::newRow("error unknown key")
-            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1,\"message\":\"m\",\"x\":0}}") << invalid
-            << "invalid message: error: unknown key \"x\"" << "1";
-        QTest::newRow("invalid utf-8 in a string") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"\xc0\xaf\"}")
-                                                   << parse
-                                                   << "not JSON: parse error at line 1, column 28: syntax error while "
-                                                      "parsing value - invalid string: ill-formed UTF-8 byte; last "
-                                                      "read: '\"\xc0'"
-                                                   << "";
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1,\"message\":\"m\",\"x\":0}}")
+            << invalid << "invalid message: error: unknown key \"x\""
+            << "1";
+        QTest::newRow("invalid utf-8 in a string")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"\xc0\xaf\"}") << parse
+            << "not JSON: parse error at line 1, column 28: syntax error while "
+               "parsing value - invalid string: ill-formed UTF-8 byte; last "
+               "read: '\"\xc0'"
+            << "";
     }
 
     void refusesMalformed() {
@@ -158,7 +197,7 @@ private slots:
             QVERIFY(answer.at("id").is_null());
         else
             QCOMPARE(QString::fromStdString(answer.at("id").is_string() ? answer.at("id").get<std::string>()
-                                                                         : answer.at("id").dump()),
+                                                                        : answer.at("id").dump()),
                      id);
         QVERIFY(parseMessage(serialize(toErrorResponse(failure))).ok());
 
@@ -173,28 +212,34 @@ private slots:
         QTest::addColumn<QByteArray>("serialized");
 
         QTest::newRow("request with integer id")
-            << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"llm.chat","params":{"messages":[]}})") << "request"
+            << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"llm.chat","params":{"messages":[]}})")
+            << "request"
             << QByteArray(R"({"id":1,"jsonrpc":"2.0","method":"llm.chat","params":{"messages":[]}})");
         QTest::newRow("request with string id and array params")
             << QByteArray(R"({"jsonrpc":"2.0","id":"r-7","method":"m","params":[1,2]})") << "request"
             << QByteArray(R"({"id":"r-7","jsonrpc":"2.0","method":"m","params":[1,2]})");
-        QTest::newRow("request with negative id") << QByteArray(R"({"jsonrpc":"2.0","id":-3,"method":"m"})") << "request"
-                                                  << QByteArray(R"({"id":-3,"jsonrpc":"2.0","method":"m"})");
-        QTest::newRow("notification without params") << QByteArray(R"({"method":"control.cancel","jsonrpc":"2.0"})")
-                                                     << "notification"
-                                                     << QByteArray(R"({"jsonrpc":"2.0","method":"control.cancel"})");
-        QTest::newRow("response with null result") << QByteArray(R"({"jsonrpc":"2.0","id":9,"result":null})")
-                                                   << "response" << QByteArray(R"({"id":9,"jsonrpc":"2.0","result":null})");
+        QTest::newRow("request with negative id")
+            << QByteArray(R"({"jsonrpc":"2.0","id":-3,"method":"m"})") << "request"
+            << QByteArray(R"({"id":-3,"jsonrpc":"2.0","method":"m"})");
+        QTest::newRow("notification without params")
+            << QByteArray(R"({"method":"control.cancel","jsonrpc":"2.0"})") << "notification"
+            << QByteArray(R"({"jsonrpc":"2.0","method":"control.cancel"})");
+        QTest::newRow("response with null result")
+            << QByteArray(R"({"jsonrpc":"2.0","id":9,"result":null})") << "response"
+            << QByteArray(R"({"id":9,"jsonrpc":"2.0","result":null})");
         QTest::newRow("error response with data")
-            << QByteArray(R"({"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"no such method","data":{"m":"q"}}})")
+            << QByteArray(
+                   R"({"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"no such method","data":{"m":"q"}}})")
             << "error response"
-            << QByteArray(R"({"error":{"code":-32601,"data":{"m":"q"},"message":"no such method"},"id":"x","jsonrpc":"2.0"})");
+            << QByteArray(
+                   R"({"error":{"code":-32601,"data":{"m":"q"},"message":"no such method"},"id":"x","jsonrpc":"2.0"})");
         QTest::newRow("error response with null id")
             << QByteArray(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"not JSON"}})")
-            << "error response" << QByteArray(R"({"error":{"code":-32700,"message":"not JSON"},"id":null,"jsonrpc":"2.0"})");
-        QTest::newRow("whitespace around") << QByteArray("  {\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{}}\t")
-                                           << "notification"
-                                           << QByteArray(R"({"jsonrpc":"2.0","method":"event","params":{}})");
+            << "error response"
+            << QByteArray(R"({"error":{"code":-32700,"message":"not JSON"},"id":null,"jsonrpc":"2.0"})");
+        QTest::newRow("whitespace around")
+            << QByteArray("  {\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{}}\t") << "notification"
+            << QByteArray(R"({"jsonrpc":"2.0","method":"event","params":{}})");
     }
 
     void decodesValid() {
@@ -234,20 +279,26 @@ private slots:
 
     // A string that is not UTF-8 (e.g. a tool's raw output) is still sent as a valid line.
     void serializeReplacesInvalidUtf8() {
-        const std::string line = serialize(Notification{"event", json{{"out", std::string("a\xff" "b")}}});
-        QCOMPARE(QByteArray::fromStdString(line), QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"out\":\"a\xef\xbf\xbd" "b\"}}"));
+        const std::string line = serialize(Notification{"event", json{{"out", std::string("a\xff"
+                                                                                          "b")}}});
+        QCOMPARE(QByteArray::fromStdString(line),
+                 QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"out\":\"a\xef\xbf\xbd"
+                            "b\"}}"));
         QVERIFY(parseMessage(line).ok());
     }
 
     void methodsRoundTrip() {
         LlmChatParams chat;
-        chat.messages = {ChatMessage{"system", "be brief", {}, std::nullopt},
-                         ChatMessage{"assistant", "", {ToolCall{"call_0_0", "shell", json{{"command", "ls"}}}}, std::nullopt},
-                         ChatMessage{"tool", "a.txt\n", {}, std::string("call_0_0")}};
+        chat.messages = {
+            ChatMessage{"system", "be brief", {}, std::nullopt},
+            ChatMessage{
+                "assistant", "", {ToolCall{"call_0_0", "shell", json{{"command", "ls"}}}}, std::nullopt},
+            ChatMessage{"tool", "a.txt\n", {}, std::string("call_0_0")}};
         chat.tools = {ToolSpec{"shell", "Run a command", json{{"type", "object"}}}};
         QVERIFY(llmChatParamsFromJson(toJson(chat)).value() == chat);
 
-        LlmChatResult reply{"done", {ToolCall{"c1", "finish", json{{"summary", "ok"}}}}, TokenUsage{12, 3}, "tool_calls"};
+        LlmChatResult reply{
+            "done", {ToolCall{"c1", "finish", json{{"summary", "ok"}}}}, TokenUsage{12, 3}, "tool_calls"};
         QVERIFY(llmChatResultFromJson(toJson(reply)).value() == reply);
 
         ApprovalRequestParams approval{"shell", json{{"command", "rm -rf build"}}, "deletes files"};
@@ -255,16 +306,20 @@ private slots:
         QVERIFY(approvalResultFromJson(toJson(ApprovalResult{false, std::string("not now")})).value() ==
                 (ApprovalResult{false, std::string("not now")}));
 
-        QVERIFY(memoryGetParamsFromJson(toJson(MemoryGetParams{"notes", "k"})).value() == (MemoryGetParams{"notes", "k"}));
+        QVERIFY(memoryGetParamsFromJson(toJson(MemoryGetParams{"notes", "k"})).value() ==
+                (MemoryGetParams{"notes", "k"}));
         QVERIFY(memoryGetResultFromJson(toJson(MemoryGetResult{std::string("v")})).value() ==
                 MemoryGetResult{std::string("v")});
         QVERIFY(memoryGetResultFromJson(toJson(MemoryGetResult{})).value() == MemoryGetResult{});
-        QVERIFY(memoryPutParamsFromJson(toJson(MemoryPutParams{"n", "k", "v"})).value() == (MemoryPutParams{"n", "k", "v"}));
-        QVERIFY(memorySearchParamsFromJson(toJson(MemorySearchParams{"q", 3})).value() == (MemorySearchParams{"q", 3}));
+        QVERIFY(memoryPutParamsFromJson(toJson(MemoryPutParams{"n", "k", "v"})).value() ==
+                (MemoryPutParams{"n", "k", "v"}));
+        QVERIFY(memorySearchParamsFromJson(toJson(MemorySearchParams{"q", 3})).value() ==
+                (MemorySearchParams{"q", 3}));
         MemorySearchResult hits{{MemoryHit{"n", "k", "v"}}};
         QVERIFY(memorySearchResultFromJson(toJson(hits)).value() == hits);
 
-        TaskStartParams start{kProtocolVersion, "t-1", "fix the test", {"safe-mode", "local-light"}, json{{"max_steps", 5}}};
+        TaskStartParams start{
+            kProtocolVersion, "t-1", "fix the test", {"safe-mode", "local-light"}, json{{"max_steps", 5}}};
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         QVERIFY(controlParamsFromJson(toJson(ControlParams{std::string("user")})).value() ==
                 ControlParams{std::string("user")});
@@ -276,43 +331,47 @@ private slots:
         QTest::addColumn<QByteArray>("value");
         QTest::addColumn<QString>("message");
 
-        QTest::newRow("llm.chat params not an object") << "llm.chat params" << QByteArray("[]")
-                                                       << "llm.chat params: must be an object, got an array";
-        QTest::newRow("llm.chat without messages") << "llm.chat params" << QByteArray("{}")
-                                                   << "llm.chat params.messages: missing";
+        QTest::newRow("llm.chat params not an object")
+            << "llm.chat params" << QByteArray("[]") << "llm.chat params: must be an object, got an array";
+        QTest::newRow("llm.chat without messages")
+            << "llm.chat params" << QByteArray("{}") << "llm.chat params.messages: missing";
         QTest::newRow("llm.chat unknown role")
             << "llm.chat params" << QByteArray(R"({"messages":[{"role":"robot","content":""}]})")
             << "llm.chat params.messages[0].role: must be system, user, assistant or tool, got \"robot\"";
         QTest::newRow("llm.chat tool call arguments not an object")
             << "llm.chat params"
-            << QByteArray(R"({"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"a","name":"s","arguments":"ls"}]}]})")
+            << QByteArray(
+                   R"({"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"a","name":"s","arguments":"ls"}]}]})")
             << "llm.chat params.messages[0].tool_calls[0].arguments: must be an object, got a string";
-        QTest::newRow("llm.chat misspelt key") << "llm.chat params" << QByteArray(R"({"messages":[],"tool":[]})")
-                                               << "llm.chat params: unknown key \"tool\"";
+        QTest::newRow("llm.chat misspelt key")
+            << "llm.chat params" << QByteArray(R"({"messages":[],"tool":[]})")
+            << "llm.chat params: unknown key \"tool\"";
         QTest::newRow("llm.chat result negative tokens")
             << "llm.chat result"
-            << QByteArray(R"({"content":"","tool_calls":[],"token_usage":{"input":-1,"output":0},"finish_reason":"stop"})")
+            << QByteArray(
+                   R"({"content":"","tool_calls":[],"token_usage":{"input":-1,"output":0},"finish_reason":"stop"})")
             << "llm.chat result.token_usage.input: must be a non-negative integer, got the integer -1";
         QTest::newRow("llm.chat result unknown finish reason")
             << "llm.chat result"
             << QByteArray(R"({"content":"","token_usage":{"input":1,"output":0},"finish_reason":"eof"})")
             << "llm.chat result.finish_reason: must be stop, tool_calls or length, got \"eof\"";
-        QTest::newRow("approval result approved as string") << "approval.request result"
-                                                            << QByteArray(R"({"approved":"yes"})")
-                                                            << "approval.request result.approved: must be true or "
-                                                               "false, got a string";
-        QTest::newRow("memory.get result found without value") << "memory.get result"
-                                                                << QByteArray(R"({"found":true})")
-                                                                << "memory.get result.value: missing";
+        QTest::newRow("approval result approved as string")
+            << "approval.request result" << QByteArray(R"({"approved":"yes"})")
+            << "approval.request result.approved: must be true or "
+               "false, got a string";
+        QTest::newRow("memory.get result found without value")
+            << "memory.get result" << QByteArray(R"({"found":true})") << "memory.get result.value: missing";
         QTest::newRow("task.start other protocol version")
             << "task.start params" << QByteArray(R"({"protocol_version":2,"task_id":"t","prompt":"p"})")
-            << "task.start params.protocol_version: the control plane speaks version 2, this agent speaks version 1; "
+            << "task.start params.protocol_version: the control plane speaks version 2, this agent speaks "
+               "version 1; "
                "install matching versions of warren and warren-agent";
         QTest::newRow("task.start preset not a string")
-            << "task.start params" << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p","presets":[1]})")
+            << "task.start params"
+            << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p","presets":[1]})")
             << "task.start params.presets[0]: must be a string, got the integer 1";
-        QTest::newRow("control unknown key") << "control params" << QByteArray(R"({"why":"x"})")
-                                             << "control params: unknown key \"why\"";
+        QTest::newRow("control unknown key")
+            << "control params" << QByteArray(R"({"why":"x"})") << "control params: unknown key \"why\"";
     }
 
     void methodsRefuse() {

@@ -28,7 +28,8 @@ QStringList readAll(const QByteArray& input, std::size_t cap, qsizetype chunkSiz
     QStringList out;
     for (qsizetype i = 0; i < input.size(); i += chunkSize) {
         const QByteArray chunk = input.mid(i, chunkSize);
-        out << describe(reader.feed(std::string_view(chunk.constData(), static_cast<std::size_t>(chunk.size()))));
+        out << describe(
+            reader.feed(std::string_view(chunk.constData(), static_cast<std::size_t>(chunk.size()))));
         if (reader.bufferedBytes() > cap + 1)
             out << "buffered more than the cap";
     }
@@ -49,7 +50,8 @@ private slots:
 
         QTest::newRow("two lines") << QByteArray("{\"a\":1}\n{\"b\":2}\n") << 64
                                    << QStringList{"line:{\"a\":1}", "line:{\"b\":2}"};
-        QTest::newRow("crlf terminators") << QByteArray("one\r\ntwo\r\n") << 64 << QStringList{"line:one", "line:two"};
+        QTest::newRow("crlf terminators")
+            << QByteArray("one\r\ntwo\r\n") << 64 << QStringList{"line:one", "line:two"};
         QTest::newRow("empty lines skipped")
             << QByteArray("\n\none\n\r\n\ntwo\n") << 64 << QStringList{"line:one", "line:two"};
         QTest::newRow("cr inside a line kept") << QByteArray("a\rb\n") << 64 << QStringList{"line:a\rb"};
@@ -59,16 +61,20 @@ private slots:
             << QStringList{"line:one", "error:line 2: the stream ended after 10 bytes without a newline "
                                        "(truncated message)"};
         QTest::newRow("exactly the cap") << QByteArray("12345678\n") << 8 << QStringList{"line:12345678"};
-        QTest::newRow("exactly the cap with crlf") << QByteArray("12345678\r\n") << 8 << QStringList{"line:12345678"};
+        QTest::newRow("exactly the cap with crlf")
+            << QByteArray("12345678\r\n") << 8 << QStringList{"line:12345678"};
         QTest::newRow("cap plus one")
             << QByteArray("123456789\nok\n") << 8
-            << QStringList{"error:line 1: 9 bytes exceed the line cap of 8 bytes; the line was skipped", "line:ok"};
+            << QStringList{"error:line 1: 9 bytes exceed the line cap of 8 bytes; the line was skipped",
+                           "line:ok"};
         QTest::newRow("cap plus one with crlf")
             << QByteArray("123456789\r\nok\r\n") << 8
-            << QStringList{"error:line 1: 9 bytes exceed the line cap of 8 bytes; the line was skipped", "line:ok"};
+            << QStringList{"error:line 1: 9 bytes exceed the line cap of 8 bytes; the line was skipped",
+                           "line:ok"};
         QTest::newRow("cap then a cr that is not the terminator")
             << QByteArray("12345678\rx\nok\n") << 8
-            << QStringList{"error:line 1: 10 bytes exceed the line cap of 8 bytes; the line was skipped", "line:ok"};
+            << QStringList{"error:line 1: 10 bytes exceed the line cap of 8 bytes; the line was skipped",
+                           "line:ok"};
         QTest::newRow("over cap then a good line")
             << (QByteArray(100, 'x') + "\n{\"good\":true}\n") << 16
             << QStringList{"error:line 1: 100 bytes exceed the line cap of 16 bytes; the line was skipped",
@@ -76,11 +82,13 @@ private slots:
         QTest::newRow("over cap reported once per line")
             << (QByteArray(40, 'x') + "\n" + QByteArray(50, 'y') + "\nok\n") << 16
             << QStringList{"error:line 1: 40 bytes exceed the line cap of 16 bytes; the line was skipped",
-                           "error:line 2: 50 bytes exceed the line cap of 16 bytes; the line was skipped", "line:ok"};
+                           "error:line 2: 50 bytes exceed the line cap of 16 bytes; the line was skipped",
+                           "line:ok"};
         QTest::newRow("over cap at end of stream")
             << (QByteArray("ok\n") + QByteArray(1000, 'z')) << 16
-            << QStringList{"line:ok", "error:line 2: 1000 bytes exceed the line cap of 16 bytes and the stream "
-                                      "ended before its newline"};
+            << QStringList{"line:ok",
+                           "error:line 2: 1000 bytes exceed the line cap of 16 bytes and the stream "
+                           "ended before its newline"};
         QTest::newRow("valid multibyte utf-8")
             << QByteArray("\"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x87\"\n") << 64
             << QStringList{"line:" + QString::fromUtf8("\"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x87\"")};
@@ -103,9 +111,11 @@ private slots:
             << QByteArray("abc\xe2\x82\nok\n") << 64
             << QStringList{"error:line 1: invalid UTF-8 at byte 3; the line was skipped", "line:ok"};
         QTest::newRow("stray continuation byte")
-            << QByteArray("\x80\n") << 64 << QStringList{"error:line 1: invalid UTF-8 at byte 0; the line was skipped"};
+            << QByteArray("\x80\n") << 64
+            << QStringList{"error:line 1: invalid UTF-8 at byte 0; the line was skipped"};
         QTest::newRow("latin-1 byte")
-            << QByteArray("caf\xe9\n") << 64 << QStringList{"error:line 1: invalid UTF-8 at byte 3; the line was skipped"};
+            << QByteArray("caf\xe9\n") << 64
+            << QStringList{"error:line 1: invalid UTF-8 at byte 3; the line was skipped"};
     }
 
     // Fed all at once, byte by byte, or in chunks of 3 and 7: the same lines and errors.
@@ -143,9 +153,10 @@ private slots:
             QVERIFY(reader.bufferedBytes() <= LineReader::kDefaultMaxLineBytes + 1);
         }
         const auto tail = reader.feed("\n{}\n");
-        QCOMPARE(describe(tail), (QStringList{"error:line 1: 67108864 bytes exceed the line cap of 8388608 bytes; "
-                                              "the line was skipped",
-                                              "line:{}"}));
+        QCOMPARE(describe(tail),
+                 (QStringList{"error:line 1: 67108864 bytes exceed the line cap of 8388608 bytes; "
+                              "the line was skipped",
+                              "line:{}"}));
         QCOMPARE(reader.bufferedBytes(), std::size_t{0});
     }
 
@@ -185,7 +196,8 @@ private slots:
     void utf8Validation() {
         QFETCH(QByteArray, bytes);
         QFETCH(int, firstInvalid);
-        const auto result = firstInvalidUtf8(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+        const auto result =
+            firstInvalidUtf8(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
         if (firstInvalid < 0)
             QVERIFY(!result.has_value());
         else

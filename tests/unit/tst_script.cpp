@@ -18,7 +18,8 @@ QStringList describe(const Script& script) {
         QStringList calls;
         for (const auto& call : turn.toolCalls)
             calls << QString::fromStdString(call.id + ":" + call.name + ":" + call.arguments.dump());
-        const QString usage = turn.usage ? QString("%1/%2").arg(turn.usage->input).arg(turn.usage->output) : "-";
+        const QString usage =
+            turn.usage ? QString("%1/%2").arg(turn.usage->input).arg(turn.usage->output) : "-";
         out << QString::fromStdString(turn.content) + "|" + calls.join(",") + "|" + usage;
     }
     return out;
@@ -42,22 +43,27 @@ private slots:
             << QStringList{"Listing files first.|call_0_0:shell:{\"command\":\"ls -la\"}|-",
                            "|call_1_0:write_file:{\"content\":\"hi\\n\",\"path\":\"hello.txt\"}|-",
                            "|call_2_0:finish:{\"summary\":\"Wrote hello.txt\"}|-"};
-        QTest::newRow("content only") << QByteArray(R"({"turns":[{"content":"just talk"}]})")
-                                      << QStringList{"just talk||-"};
-        QTest::newRow("empty content counts as content") << QByteArray(R"({"turns":[{"content":""}]})")
-                                                         << QStringList{"||-"};
+        QTest::newRow("content only")
+            << QByteArray(R"({"turns":[{"content":"just talk"}]})") << QStringList{"just talk||-"};
+        QTest::newRow("empty content counts as content")
+            << QByteArray(R"({"turns":[{"content":""}]})") << QStringList{"||-"};
         QTest::newRow("several calls in a turn get indexed ids")
-            << QByteArray(R"({"turns":[{"content":"x"},{"tool_calls":[{"name":"read_file","arguments":{"path":"a"}},)"
-                          R"({"name":"read_file","arguments":{"path":"b"}}]}]})")
-            << QStringList{"x||-", "|call_1_0:read_file:{\"path\":\"a\"},call_1_1:read_file:{\"path\":\"b\"}|-"};
-        QTest::newRow("explicit id kept") << QByteArray(R"({"turns":[{"tool_calls":[{"id":"mine","name":"finish","arguments":{}}]}]})")
-                                          << QStringList{"|mine:finish:{}|-"};
+            << QByteArray(
+                   R"({"turns":[{"content":"x"},{"tool_calls":[{"name":"read_file","arguments":{"path":"a"}},)"
+                   R"({"name":"read_file","arguments":{"path":"b"}}]}]})")
+            << QStringList{"x||-",
+                           "|call_1_0:read_file:{\"path\":\"a\"},call_1_1:read_file:{\"path\":\"b\"}|-"};
+        QTest::newRow("explicit id kept")
+            << QByteArray(R"({"turns":[{"tool_calls":[{"id":"mine","name":"finish","arguments":{}}]}]})")
+            << QStringList{"|mine:finish:{}|-"};
         QTest::newRow("arguments absent means empty object")
-            << QByteArray(R"({"turns":[{"tool_calls":[{"name":"list_files"}]}]})") << QStringList{"|call_0_0:list_files:{}|-"};
-        QTest::newRow("usage") << QByteArray(R"({"turns":[{"content":"c","usage":{"input":120,"output":14}}]})")
+            << QByteArray(R"({"turns":[{"tool_calls":[{"name":"list_files"}]}]})")
+            << QStringList{"|call_0_0:list_files:{}|-"};
+        QTest::newRow("usage") << QByteArray(
+                                      R"({"turns":[{"content":"c","usage":{"input":120,"output":14}}]})")
                                << QStringList{"c||120/14"};
-        QTest::newRow("empty tool_calls with content") << QByteArray(R"({"turns":[{"content":"c","tool_calls":[]}]})")
-                                                       << QStringList{"c||-"};
+        QTest::newRow("empty tool_calls with content")
+            << QByteArray(R"({"turns":[{"content":"c","tool_calls":[]}]})") << QStringList{"c||-"};
     }
 
     void parsesGoodScripts() {
@@ -73,53 +79,66 @@ private slots:
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("message");
 
-        QTest::newRow("not json") << QByteArray("{turns:[]}")
-                                  << "s.json: not JSON: parse error at line 1, column 3: syntax error while parsing "
-                                     "object key - invalid literal; last read: '{tu'; expected string literal";
-        QTest::newRow("root an array") << QByteArray("[]")
-                                       << "s.json: a script is an object {\"turns\": [...]}, got an array";
-        QTest::newRow("unknown root key") << QByteArray(R"({"turns":[{"content":"c"}],"model":"x"})")
-                                          << "s.json: unknown key \"model\"";
+        QTest::newRow("not json")
+            << QByteArray("{turns:[]}")
+            << "s.json: not JSON: parse error at line 1, column 3: syntax error while parsing "
+               "object key - invalid literal; last read: '{tu'; expected string literal";
+        QTest::newRow("root an array")
+            << QByteArray("[]") << "s.json: a script is an object {\"turns\": [...]}, got an array";
+        QTest::newRow("unknown root key")
+            << QByteArray(R"({"turns":[{"content":"c"}],"model":"x"})") << "s.json: unknown key \"model\"";
         QTest::newRow("turns missing") << QByteArray("{}") << "s.json: turns: missing";
-        QTest::newRow("turns an object") << QByteArray(R"({"turns":{}})") << "s.json: turns: must be an array, got an object";
+        QTest::newRow("turns an object")
+            << QByteArray(R"({"turns":{}})") << "s.json: turns: must be an array, got an object";
         QTest::newRow("no turns") << QByteArray(R"({"turns":[]})")
                                   << "s.json: turns: is empty; a script needs at least one turn";
         QTest::newRow("turn a string") << QByteArray(R"({"turns":[{"content":"a"},"b"]})")
                                        << "s.json: turns[1]: must be an object, got a string";
-        QTest::newRow("turn neither content nor calls") << QByteArray(R"({"turns":[{"content":"a"},{}]})")
-                                                        << "s.json: turns[1]: a turn needs \"content\" or \"tool_calls\"";
-        QTest::newRow("turn with empty calls only") << QByteArray(R"({"turns":[{"tool_calls":[]}]})")
-                                                    << "s.json: turns[0]: a turn needs \"content\" or \"tool_calls\"";
+        QTest::newRow("turn neither content nor calls")
+            << QByteArray(R"({"turns":[{"content":"a"},{}]})")
+            << "s.json: turns[1]: a turn needs \"content\" or \"tool_calls\"";
+        QTest::newRow("turn with empty calls only")
+            << QByteArray(R"({"turns":[{"tool_calls":[]}]})")
+            << "s.json: turns[0]: a turn needs \"content\" or \"tool_calls\"";
         QTest::newRow("unknown turn key") << QByteArray(R"({"turns":[{"content":"a","toolcalls":[]}]})")
                                           << "s.json: turns[0]: unknown key \"toolcalls\"";
         QTest::newRow("content not a string") << QByteArray(R"({"turns":[{"content":["a"]}]})")
                                               << "s.json: turns[0].content: must be a string, got an array";
-        QTest::newRow("tool_calls an object") << QByteArray(R"({"turns":[{"tool_calls":{"name":"x"}}]})")
-                                              << "s.json: turns[0].tool_calls: must be an array, got an object";
-        QTest::newRow("call without name") << QByteArray(R"({"turns":[{"content":"a"},{"tool_calls":[{"arguments":{}}]}]})")
-                                           << "s.json: turns[1].tool_calls[0].name: missing";
+        QTest::newRow("tool_calls an object")
+            << QByteArray(R"({"turns":[{"tool_calls":{"name":"x"}}]})")
+            << "s.json: turns[0].tool_calls: must be an array, got an object";
+        QTest::newRow("call without name")
+            << QByteArray(R"({"turns":[{"content":"a"},{"tool_calls":[{"arguments":{}}]}]})")
+            << "s.json: turns[1].tool_calls[0].name: missing";
         QTest::newRow("call with empty name") << QByteArray(R"({"turns":[{"tool_calls":[{"name":""}]}]})")
                                               << "s.json: turns[0].tool_calls[0].name: is empty";
         QTest::newRow("arguments a string")
-            << QByteArray(R"({"turns":[{"tool_calls":[{"name":"shell"},{"name":"shell","arguments":"ls"}]}]})")
+            << QByteArray(
+                   R"({"turns":[{"tool_calls":[{"name":"shell"},{"name":"shell","arguments":"ls"}]}]})")
             << "s.json: turns[0].tool_calls[1].arguments: must be an object, got a string";
-        QTest::newRow("arguments an array") << QByteArray(R"({"turns":[{"tool_calls":[{"name":"shell","arguments":["ls"]}]}]})")
-                                            << "s.json: turns[0].tool_calls[0].arguments: must be an object, got an array";
+        QTest::newRow("arguments an array")
+            << QByteArray(R"({"turns":[{"tool_calls":[{"name":"shell","arguments":["ls"]}]}]})")
+            << "s.json: turns[0].tool_calls[0].arguments: must be an object, got an array";
         QTest::newRow("unknown call key")
             << QByteArray(R"({"turns":[{"tool_calls":[{"name":"shell","args":{}}]}]})")
             << "s.json: turns[0].tool_calls[0]: unknown key \"args\"";
-        QTest::newRow("id not a string") << QByteArray(R"({"turns":[{"tool_calls":[{"id":1,"name":"shell"}]}]})")
-                                         << "s.json: turns[0].tool_calls[0].id: must be a string, got the integer 1";
+        QTest::newRow("id not a string")
+            << QByteArray(R"({"turns":[{"tool_calls":[{"id":1,"name":"shell"}]}]})")
+            << "s.json: turns[0].tool_calls[0].id: must be a string, got the integer 1";
         QTest::newRow("duplicate id")
-            << QByteArray(R"({"turns":[{"tool_calls":[{"name":"a"}]},{"tool_calls":[{"id":"call_0_0","name":"b"}]}]})")
+            << QByteArray(
+                   R"({"turns":[{"tool_calls":[{"name":"a"}]},{"tool_calls":[{"id":"call_0_0","name":"b"}]}]})")
             << "s.json: turns[1].tool_calls[0].id: \"call_0_0\" is used twice";
-        QTest::newRow("usage negative") << QByteArray(R"({"turns":[{"content":"a","usage":{"input":-1,"output":0}}]})")
-                                        << "s.json: turns[0].usage.input: must be a non-negative integer, got the "
-                                           "integer -1";
-        QTest::newRow("usage unknown key") << QByteArray(R"({"turns":[{"content":"a","usage":{"input":1,"output":0,"total":1}}]})")
-                                           << "s.json: turns[0].usage: unknown key \"total\"";
-        QTest::newRow("usage not an object") << QByteArray(R"({"turns":[{"content":"a","usage":5}]})")
-                                             << "s.json: turns[0].usage: must be an object, got the integer 5";
+        QTest::newRow("usage negative")
+            << QByteArray(R"({"turns":[{"content":"a","usage":{"input":-1,"output":0}}]})")
+            << "s.json: turns[0].usage.input: must be a non-negative integer, got the "
+               "integer -1";
+        QTest::newRow("usage unknown key")
+            << QByteArray(R"({"turns":[{"content":"a","usage":{"input":1,"output":0,"total":1}}]})")
+            << "s.json: turns[0].usage: unknown key \"total\"";
+        QTest::newRow("usage not an object")
+            << QByteArray(R"({"turns":[{"content":"a","usage":5}]})")
+            << "s.json: turns[0].usage: must be an object, got the integer 5";
     }
 
     void refusesBadScripts() {
@@ -129,7 +148,6 @@ private slots:
         QVERIFY(!script.ok());
         QCOMPARE(QString::fromStdString(script.error().message), message);
     }
-
 };
 
 QTEST_GUILESS_MAIN(TestScript)
