@@ -28,6 +28,19 @@ QString kindOf(const Message& message) {
     }
 }
 
+Message sampleMessage(const QString& name) {
+    if (name == "request")
+        return Request{Id(std::int64_t{42}), "memory.get", json{{"namespace", "n"}, {"key", "k"}}};
+    if (name == "notification")
+        return Notification{"event", json{{"text", "line one\nline two\r\n\ttab \u001b"}}};
+    if (name == "response")
+        return Response{Id(std::string("id-\xc3\xa9")), json{{"content", "h\xc3\xa9 \xf0\x9f\x90\x87"}}};
+    ErrorResponse error;
+    error.id = std::int64_t{-1};
+    error.error = RpcError{-32000, "tool failed", json{{"exit", 2}}};
+    return error;
+}
+
 } // namespace
 
 class TestJsonRpc : public QObject {
@@ -253,22 +266,16 @@ private slots:
     }
 
     void roundTrips_data() {
-        QTest::addColumn<int>("which");
-        QTest::newRow("request") << 0;
-        QTest::newRow("notification with newlines in a string") << 1;
-        QTest::newRow("response with unicode") << 2;
-        QTest::newRow("error response") << 3;
+        QTest::addColumn<QString>("sample");
+        QTest::newRow("request") << "request";
+        QTest::newRow("notification with newlines in a string") << "notification";
+        QTest::newRow("response with unicode") << "response";
+        QTest::newRow("error response") << "error response";
     }
 
     void roundTrips() {
-        QFETCH(int, which);
-        const std::vector<Message> messages = {
-            Request{Id(std::int64_t{42}), "memory.get", json{{"namespace", "n"}, {"key", "k"}}},
-            Notification{"event", json{{"text", "line one\nline two\r\n\ttab \u001b"}}},
-            Response{Id(std::string("id-\xc3\xa9")), json{{"content", "h\xc3\xa9 \xf0\x9f\x90\x87"}}},
-            ErrorResponse{Id(std::int64_t{-1}), RpcError{-32000, "tool failed", json{{"exit", 2}}}},
-        };
-        const Message& original = messages.at(static_cast<std::size_t>(which));
+        QFETCH(QString, sample);
+        const Message original = sampleMessage(sample);
         const std::string line = serialize(original);
         QVERIFY(line.find('\n') == std::string::npos);
         QVERIFY(line.find('\r') == std::string::npos);
