@@ -42,7 +42,8 @@ Result<json> parseJson(std::string_view text) {
                          "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels is not accepted");
     try {
         return json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+        // Mostly parse_error, but a number too large for a double is out_of_range: catch the base.
         // what() is "[json.exception.parse_error.101] parse error at line 1, ...": keep the readable part.
         std::string what = e.what();
         const auto start = what.find("] ");

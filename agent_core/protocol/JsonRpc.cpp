@@ -104,9 +104,15 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
     const auto code = error.find("code");
     if (code == error.end())
         return invalid("error.code is missing", id);
-    if (!code->is_number_integer() || code->get<std::int64_t>() < INT32_MIN ||
-        code->get<std::int64_t>() > INT32_MAX)
+    if (!code->is_number_integer())
         return invalid("error.code must be an integer, got " + describeJson(*code), id);
+    // Read unsigned values as such: a huge one must not wrap into a negative code.
+    const bool inRange =
+        code->is_number_unsigned()
+            ? code->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT32_MAX)
+            : code->get<std::int64_t>() >= INT32_MIN && code->get<std::int64_t>() <= INT32_MAX;
+    if (!inRange)
+        return invalid("error.code is out of range: " + code->dump(), id);
     const auto message = error.find("message");
     if (message == error.end())
         return invalid("error.message is missing", id);

@@ -70,6 +70,10 @@ private slots:
             << "not JSON: parse error at line 1, column 4: syntax error while parsing "
                "value - unexpected '{'; expected end of input"
             << "";
+        QTest::newRow("number too large for a double")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":[1e400]}") << parse
+            << "not JSON: number overflow parsing '1e400'"
+            << "";
         QTest::newRow("too deep") << (QByteArray(200, '[') + QByteArray(200, ']')) << parse
                                   << "not JSON: nesting deeper than 128 levels is not accepted"
                                   << "";
@@ -175,6 +179,15 @@ private slots:
         QTest::newRow("error code fractional")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5,\"message\":\"m\"}}")
             << invalid << "invalid message: error.code must be an integer, got the number 1.5"
+            << "1";
+        QTest::newRow("error code beyond uint64 wrap")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":18446744073709551615,"
+                          "\"message\":\"m\"}}")
+            << invalid << "invalid message: error.code is out of range: 18446744073709551615"
+            << "1";
+        QTest::newRow("error code below int32")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-2147483649,\"message\":\"m\"}}")
+            << invalid << "invalid message: error.code is out of range: -2147483649"
             << "1";
         QTest::newRow("error without message")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1}}") << invalid
