@@ -1,5 +1,7 @@
 #include "CommandLine.h"
 
+#include "SandboxPaths.h"
+
 #include <charconv>
 #include <functional>
 #include <map>
@@ -15,29 +17,6 @@ std::string absolute(const std::string& path, const std::string& cwd) {
     if (!path.empty() && path[0] == '/')
         return path;
     return cwd + (cwd.size() > 1 ? "/" : "") + path;
-}
-
-// "/a/./b/../c/" -> "/a/c": profile paths are compared as strings, so they must be normal.
-std::string normalize(const std::string& path) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (start <= path.size()) {
-        std::size_t end = path.find('/', start);
-        if (end == std::string::npos)
-            end = path.size();
-        const std::string part = path.substr(start, end - start);
-        if (part == "..") {
-            if (!parts.empty())
-                parts.pop_back();
-        } else if (!part.empty() && part != ".") {
-            parts.push_back(part);
-        }
-        start = end + 1;
-    }
-    std::string out;
-    for (const auto& part : parts)
-        out += "/" + part;
-    return out.empty() ? "/" : out;
 }
 
 Result<std::uint64_t> parseCount(const std::string& flag, const std::string& text) {
@@ -77,7 +56,7 @@ Exit status: COMMAND's status (128+N if signal N killed it), 124 on timeout,
 Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args, const std::string& cwd) {
     SandboxCommandLine result;
     json& patch = result.overrides;
-    patch["workspace"]["source"] = normalize(cwd);
+    patch["workspace"]["source"] = normalizePath(cwd);
 
     using Handler = std::function<Status(const std::string& flag, const std::string& value)>;
     auto limit = [&patch](const char* key) -> Handler {
@@ -91,7 +70,7 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
     };
     auto mount = [&patch, &cwd](const char* type) -> Handler {
         return [&patch, &cwd, type](const std::string&, const std::string& value) -> Status {
-            const std::string path = normalize(absolute(value, cwd));
+            const std::string path = normalizePath(absolute(value, cwd));
             if (path == "/")
                 return usageError("refusing to mount the host's whole root directory into the sandbox");
             // Replaces whatever the default mounts there: nulls drop its other keys in the merge.
@@ -106,7 +85,7 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
              return Ok{};
          }},
         {"--workspace", [&patch, &cwd](const std::string&, const std::string& value) -> Status {
-             patch["workspace"]["source"] = normalize(absolute(value, cwd));
+             patch["workspace"]["source"] = normalizePath(absolute(value, cwd));
              return Ok{};
          }},
         {"--ro", mount("ro-bind")},

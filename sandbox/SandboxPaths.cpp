@@ -9,14 +9,19 @@ bool isUnder(const std::string& path, const std::string& mountPoint) {
 
 // "usr/bin" relative to the link's directory, or an absolute target, as a normalised sandbox path.
 std::string resolveLink(const std::string& linkPath, const std::string& target) {
-    std::string joined = target.rfind('/', 0) == 0 ? target : linkPath.substr(0, linkPath.rfind('/') + 1) + target;
+    return normalizePath(target.rfind('/', 0) == 0 ? target : linkPath.substr(0, linkPath.rfind('/') + 1) + target);
+}
+
+} // namespace
+
+std::string normalizePath(const std::string& path) {
     std::vector<std::string> parts;
     std::size_t start = 0;
-    while (start <= joined.size()) {
-        std::size_t end = joined.find('/', start);
+    while (start <= path.size()) {
+        std::size_t end = path.find('/', start);
         if (end == std::string::npos)
-            end = joined.size();
-        const std::string part = joined.substr(start, end - start);
+            end = path.size();
+        const std::string part = path.substr(start, end - start);
         if (part == "..") {
             if (!parts.empty())
                 parts.pop_back();
@@ -30,8 +35,6 @@ std::string resolveLink(const std::string& linkPath, const std::string& target) 
         out += "/" + part;
     return out.empty() ? "/" : out;
 }
-
-} // namespace
 
 std::optional<std::string> hostPathOf(const SandboxProfile& profile, const std::string& sandboxPath,
                                       const HostLookup& lookup) {

@@ -12,6 +12,10 @@
 
 namespace warren::sandbox {
 
+// "/a/./b/../c/" -> "/a/c", lexically (no filesystem): profile paths are compared as strings, so they
+// must be normal.
+std::string normalizePath(const std::string& path);
+
 // The host path behind sandboxPath, following mirrored and sandbox symlinks; nullopt where it lies on a
 // tmpfs, /proc, /dev or nothing at all.
 std::optional<std::string> hostPathOf(const SandboxProfile& profile, const std::string& sandboxPath,
