@@ -244,20 +244,30 @@ void TestSandboxProcess::timeoutKillsWholeTree()
     QVERIFY2(survivors.isEmpty(), qPrintable(QStringLiteral("%1 process(es) outlived the timeout").arg(survivors.size())));
 }
 
+// Starts warren-sandbox running `sleep MARKER` in the background and returns once the sleep has exec'd
+// (so the host sees it by its marker); empty on success, otherwise what went wrong.
+static QString startSleeper(QProcess& sandbox, const QString& workspace, const QByteArray& marker)
+{
+    const QString script = QStringLiteral(
+        "sleep %1 & while ! grep -q %1 /proc/$!/cmdline 2>/dev/null; do :; done; echo ready; wait").arg(QString::fromLatin1(marker));
+    sandbox.start(sandboxBinary(), {QStringLiteral("--workspace"), workspace, QStringLiteral("--"),
+                                    QStringLiteral("sh"), QStringLiteral("-c"), script});
+    if (!sandbox.waitForStarted())
+        return QStringLiteral("warren-sandbox did not start");
+    while (!sandbox.readAllStandardOutput().contains("ready"))
+        if (!sandbox.waitForReadyRead(30000))
+            return QString::fromUtf8(sandbox.readAllStandardError());
+    return {};
+}
+
 // If warren-sandbox itself is killed (SIGKILL: it gets no chance to clean up), the sandbox goes with
 // it: nothing the agent started keeps running without a supervisor.
 void TestSandboxProcess::sandboxDiesWithWarrenSandbox()
 {
     const QByteArray marker = uniqueMarker();
-    // "ready" only once the sleep has exec'd, so that the host sees it by its marker.
-    const QString script = QStringLiteral(
-        "sleep %1 & while ! grep -q %1 /proc/$!/cmdline 2>/dev/null; do :; done; echo ready; wait").arg(QString::fromLatin1(marker));
     QProcess sandbox;
-    sandbox.start(sandboxBinary(), {QStringLiteral("--workspace"), m_workspace->path(), QStringLiteral("--"),
-                                    QStringLiteral("sh"), QStringLiteral("-c"), script});
-    QVERIFY(sandbox.waitForStarted());
-    while (!sandbox.readAllStandardOutput().contains("ready"))
-        QVERIFY2(sandbox.waitForReadyRead(30000), qPrintable(QString::fromUtf8(sandbox.readAllStandardError())));
+    const QString problem = startSleeper(sandbox, m_workspace->path(), marker);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
 
     const QList<qint64> running = hostProcessesWithArgument(marker);
     QCOMPARE(running.size(), 1);
@@ -290,14 +300,9 @@ void TestSandboxProcess::terminationSignalEndsSandboxCleanly()
     QFETCH(int, signal);
     const QStringList before = m_workspace->entries();
     const QByteArray marker = uniqueMarker();
-    const QString script = QStringLiteral(
-        "sleep %1 & while ! grep -q %1 /proc/$!/cmdline 2>/dev/null; do :; done; echo ready; wait").arg(QString::fromLatin1(marker));
     QProcess sandbox;
-    sandbox.start(sandboxBinary(), {QStringLiteral("--workspace"), m_workspace->path(), QStringLiteral("--"),
-                                    QStringLiteral("sh"), QStringLiteral("-c"), script});
-    QVERIFY(sandbox.waitForStarted());
-    while (!sandbox.readAllStandardOutput().contains("ready"))
-        QVERIFY2(sandbox.waitForReadyRead(30000), qPrintable(QString::fromUtf8(sandbox.readAllStandardError())));
+    const QString problem = startSleeper(sandbox, m_workspace->path(), marker);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
 
     ::kill(static_cast<pid_t>(sandbox.processId()), signal);
     QVERIFY(sandbox.waitForFinished(60000));
