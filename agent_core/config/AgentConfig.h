@@ -2,7 +2,8 @@
 // The agent's settings: every key of DESIGN §4's presets, with its default. Settings come from the
 // built-in defaults, then the presets in the order given (resources/presets/*.json, later wins), then
 // overrides key by key (--set KEY=VALUE, task.start overrides). An unknown preset or key, or a value of the
-// wrong type or range, is an error naming it. docs/AGENT.md lists what each key does.
+// wrong type or range, is an error naming it and where it came from. One table of keys in AgentConfig.cpp
+// drives validation, configToJson and settingInfos(); the defaults are the initialisers below.
 
 #include "Result.h"
 
@@ -19,59 +20,92 @@ enum class MemoryBackendKind { InMemory, Filesystem, Host };
 enum class LogLevel { Debug, Info, Warn, Error };
 enum class LogFormat { Text, Json };
 
+// The names the settings use: "in-memory"/"filesystem"/"host", "debug".."error", "text"/"json".
+std::string_view toString(MemoryBackendKind kind);
+std::string_view toString(LogLevel level);
+std::string_view toString(LogFormat format);
+
+// All tool names, in the order the model is told about them:
+// shell, read_file, write_file, edit_file, list_files, search, memory_save, memory_load, memory_search,
+// finish.
+const std::vector<std::string>& allToolNames();
+
 struct AgentConfig {
     // Loop and guards
-    std::uint64_t maxSteps = 100;          // max_steps: the task stops (guard) before step max_steps + 1
-    std::uint64_t timeoutPerStepSec = 0;   // timeout_per_step_sec: 0 = none; a tool running at the
-                                           // deadline is killed and reported as timed out
-    std::uint64_t tokenBudget = 0;         // token_budget: input + output tokens; 0 = none
-    bool loopDetection = false;            // loop_detection: the same call with the same arguments
-    std::uint64_t loopThreshold = 3;       // loop_threshold: ...this many times in a row warns the model;
-                                           // one more repeat stops the task
-    std::uint64_t memoryThresholdMb = 0;   // memory_threshold_mb: RSS above it fires on_low_memory and
-                                           // sheds caches and history; 0 = off
-    std::uint64_t maxMemoryMb = 0;         // max_memory_mb: RSS still above it after shedding stops the
-                                           // task (guard); 0 = off
+    std::uint64_t maxSteps = 100;        // max_steps (>= 1): the task stops (guard) before step
+                                         // max_steps + 1
+    std::uint64_t timeoutPerStepSec = 0; // timeout_per_step_sec: 0 = none; a tool running at the
+                                         // deadline is killed and reported as timed out
+    std::uint64_t tokenBudget = 0;       // token_budget: input + output tokens; 0 = none
+    bool loopDetection = false;          // loop_detection: the same call with the same arguments
+    std::uint64_t loopThreshold = 3;     // loop_threshold (>= 2): ...this many times in a row warns the
+                                         // model; one more repeat stops the task
+    std::uint64_t memoryThresholdMb = 0; // memory_threshold_mb: RSS above it fires on_low_memory and
+                                         // sheds caches and history; 0 = off
+    std::uint64_t maxMemoryMb = 0;       // max_memory_mb: RSS still above it after shedding stops the
+                                         // task (guard); 0 = off
     // Context
-    std::uint64_t contextWindowLimit = 32000; // context_window_limit: estimated tokens sent per model call
-    std::uint64_t keepRecentMessages = 8;     // keep_recent_messages: kept verbatim when compacting
+    std::uint64_t contextWindowLimit = 32000; // context_window_limit (>= 1000): estimated tokens sent per
+                                              // model call
+    std::uint64_t keepRecentMessages = 8;     // keep_recent_messages (>= 2): kept verbatim when compacting
     bool compressHistory = false;             // compress_history: older tool results shortened to a line
     // Tools
-    std::vector<std::string> tools;          // tools: enabled tool names; "finish" is always enabled
-    bool lazyTools = false;                  // lazy_tools: a tool is constructed on its first call
-    std::uint64_t shellTimeoutSec = 120;     // shell_timeout_sec: shell's default timeout
-    std::uint64_t toolOutputLimitBytes = 16384; // tool_output_limit_bytes: output the model reads per call
-    std::vector<std::string> approvalTools;  // approval_tools: calls of these tools need approval
-    bool executionCache = true;              // execution_cache: cache read-only tool results
+    std::vector<std::string> tools = allToolNames(); // tools: enabled tool names, no duplicates; "finish"
+                                                     // is always enabled (added when missing)
+    bool lazyTools = false;                          // lazy_tools: a tool is constructed on its first call
+    std::uint64_t shellTimeoutSec = 120;             // shell_timeout_sec (>= 1): shell's default timeout
+    std::uint64_t toolOutputLimitBytes = 16384; // tool_output_limit_bytes (>= 256): output the model reads
+                                                // per call
+    std::vector<std::string> approvalTools;     // approval_tools: calls of these tools need approval
+    bool executionCache = true;                 // execution_cache: cache read-only tool results
     // Memory
     MemoryBackendKind memoryBackend = MemoryBackendKind::Filesystem; // memory_backend
-    std::string memoryDir = "/memories";     // memory_dir: the filesystem backend's root
-    std::string memoryPrefix;                // memory_prefix: injected by the control plane
-    std::uint64_t autoSaveIntervalSec = 0;   // auto_save_interval: 0 = every save is written at once
-    bool semanticIndex = false;              // semantic_index: ranked full-text memory_search
+    std::string memoryDir = "/memories";   // memory_dir: the filesystem backend's root (absolute)
+    std::string memoryPrefix;              // memory_prefix: injected by the control plane; segments of
+                                           // [A-Za-z0-9._-] separated by '/', no "." or "..", may be ""
+    std::uint64_t autoSaveIntervalSec = 0; // auto_save_interval: 0 = every save is written at once
+    bool semanticIndex = false;            // semantic_index: ranked full-text memory_search
     // Logging
-    LogLevel logLevel = LogLevel::Info;      // log_level
-    LogFormat logFormat = LogFormat::Text;   // log_format: text = diagnostics on stderr; json = as log
-                                             // events on stdout, nothing on stderr
+    LogLevel logLevel = LogLevel::Info;    // log_level
+    LogFormat logFormat = LogFormat::Text; // log_format: text = diagnostics on stderr; json = as log
+                                           // events on stdout, nothing on stderr
     // Hooks: keys on_task_start, on_step, on_task_complete, on_low_memory, on_error, each a shell command
     // run in the workspace ("" = none). Only the configured ones are in the map.
     std::map<std::string, std::string> hooks;
+
+    friend bool operator==(const AgentConfig&, const AgentConfig&) = default;
 };
 
-// All tool names, in the order the model is told about them.
-const std::vector<std::string>& allToolNames();
+// The hook keys, in the order of the task's life: on_task_start, on_step, on_task_complete, on_low_memory,
+// on_error.
+const std::vector<std::string>& hookNames();
 
 // Names of the built-in presets, sorted.
 std::vector<std::string> presetNames();
 
 // defaults < presets (in order) < overrides. The result's json form (configToJson) is what task_started
-// reports. Errors: "unknown preset \"x\" (known: ...)", "--set max_steps: must be a non-negative integer".
+// reports. Errors: "unknown preset \"x\" (known: ...)", "preset safe-mode: max_steps: ...",
+// "--set loop_threshold: must be an integer >= 2, got 1", "--set: unknown key \"max_step\" (did you mean
+// max_steps?)". overridesSource names the overrides in messages ("--set" in the first form).
 Result<AgentConfig> resolveConfig(const std::vector<std::string>& presets, const nlohmann::json& overrides);
+Result<AgentConfig> resolveConfig(const std::vector<std::string>& presets, const nlohmann::json& overrides,
+                                  const std::string& overridesSource);
 
 // "KEY=VALUE" from the command line into overrides: VALUE is read as JSON when it parses (numbers,
-// booleans, arrays), else as a string. Error names the argument.
+// booleans, arrays), else as a string (so memory_dir=/x needs no quotes). Error names the argument. The key
+// itself is checked by resolveConfig.
 Status addOverride(nlohmann::json& overrides, std::string_view keyEqualsValue);
 
+// Every key with its value; hooks that are not configured are "". resolveConfig({}, configToJson(c)) == c.
 nlohmann::json configToJson(const AgentConfig& config);
+
+// One row per key, for --help and the docs: "loop_threshold", "integer >= 2", default as JSON, the meaning.
+struct SettingInfo {
+    std::string name;
+    std::string type;
+    nlohmann::json defaultValue;
+    std::string meaning;
+};
+std::vector<SettingInfo> settingInfos();
 
 } // namespace warren::agent

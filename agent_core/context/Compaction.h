@@ -1,0 +1,42 @@
+#pragma once
+// Keeps the conversation sent to the model under context_window_limit. The system message and the task's
+// user message always stay, and so do the latest messages; the oldest turns in between are replaced by
+// one user message that says how many messages were cut and which tool calls they held, with the first
+// line of each result. Cuts fall on turn boundaries only: a tool message is never kept without the
+// assistant message whose tool_calls it answers, since model APIs refuse such a conversation. Compacting
+// again folds the earlier summary into the new one, so there is never more than one.
+
+#include "Methods.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace warren::agent {
+
+struct CompactionOptions {
+    std::uint64_t limitTokens = 32000; // context_window_limit, in estimateTokens() units
+    std::uint64_t keepRecent = 8;      // keep_recent_messages: more are kept when the latest turn is longer
+    bool compressToolResults = false;  // compress_history: tool results before the recent messages are cut
+                                       // to their first line even when under the limit
+};
+
+struct CompactionResult {
+    std::vector<protocol::ChatMessage> messages;
+    std::uint64_t cutCount = 0; // messages of the input replaced by the summary (an earlier summary not
+                                // counted); 0 when nothing was cut
+    std::uint64_t estimatedTokensBefore = 0;
+    std::uint64_t estimatedTokensAfter = 0;
+};
+
+// Cuts as few turns as bring the estimate under limitTokens; when no cut does, the one that leaves the
+// fewest tokens (or none, if cutting would not help).
+CompactionResult compactHistory(const std::vector<protocol::ChatMessage>& messages,
+                                const CompactionOptions& options);
+
+// For low memory (on_low_memory): cuts every turn but the latest and shortens the older tool results.
+std::vector<protocol::ChatMessage> shedHistory(const std::vector<protocol::ChatMessage>& messages);
+
+// Whether message is a summary compactHistory wrote: "[Earlier conversation compacted: ...]".
+bool isCompactionSummary(const protocol::ChatMessage& message);
+
+} // namespace warren::agent
