@@ -1,0 +1,189 @@
+#include "Checkpoint.h"
+
+#include "JsonFields.h"
+
+namespace warren::agent {
+
+using nlohmann::json;
+using namespace protocol::detail;
+
+namespace {
+
+const std::string kWhere = "checkpoint";
+
+Error invalid(const std::string& message) { return makeError(ErrorCode::InvalidArgument, message); }
+
+Result<json> getValue(const json& object, const char* key, const std::string& where) {
+    const auto it = object.find(key);
+    if (it == object.end())
+        return invalid(joinPath(where, key) + ": missing");
+    return *it;
+}
+
+Result<json> getObject(const json& object, const char* key, const std::string& where) {
+    auto value = getValue(object, key, where);
+    if (value && !value->is_object())
+        return invalid(joinPath(where, key) + ": must be an object, got " + describeJson(*value));
+    return value;
+}
+
+// The array at key, each element read with read(element, "where.key[i]").
+template <typename T, typename Read>
+Result<std::vector<T>> getArray(const json& object, const char* key, const std::string& where, Read read) {
+    auto value = getValue(object, key, where);
+    if (!value)
+        return value.error();
+    if (!value->is_array())
+        return invalid(joinPath(where, key) + ": must be an array, got " + describeJson(*value));
+    std::vector<T> out;
+    for (std::size_t i = 0; i < value->size(); ++i) {
+        auto element = read((*value)[i], joinPath(where, key) + "[" + std::to_string(i) + "]");
+        if (!element)
+            return element.error();
+        out.push_back(std::move(element).value());
+    }
+    return out;
+}
+
+Result<std::string> readString(const json& value, const std::string& where) {
+    if (!value.is_string())
+        return invalid(where + ": must be a string, got " + describeJson(value));
+    return value.get<std::string>();
+}
+
+template <typename T> json arrayToJson(const std::vector<T>& items) {
+    json out = json::array();
+    for (const auto& item : items) {
+        if constexpr (std::is_same_v<T, std::string>)
+            out.push_back(item);
+        else
+            out.push_back(protocol::toJson(item));
+    }
+    return out;
+}
+
+// One counter: the RunCounters member and its key.
+struct CounterField {
+    const char* key;
+    std::uint64_t RunCounters::*member;
+};
+
+constexpr CounterField kCounterFields[] = {
+    {"steps", &RunCounters::steps},
+    {"model_calls", &RunCounters::modelCalls},
+    {"tokens_in", &RunCounters::tokensIn},
+    {"tokens_out", &RunCounters::tokensOut},
+    {"cache_hits", &RunCounters::cacheHits},
+    {"checkpoints", &RunCounters::checkpoints},
+    {"bytes_written", &RunCounters::bytesWritten},
+    {"resumes", &RunCounters::resumes},
+    {"interrupted_calls", &RunCounters::interruptedCalls},
+    {"wall_ms", &RunCounters::wallMs},
+    {"cpu_ms", &RunCounters::cpuMs},
+    {"peak_rss_bytes", &RunCounters::peakRssBytes},
+};
+
+} // namespace
+
+json toJson(const RunCounters& counters) {
+    json out = json::object();
+    for (const auto& field : kCounterFields)
+        out[field.key] = counters.*field.member;
+    json toolCalls = json::object();
+    for (const auto& [name, count] : counters.toolCalls)
+        toolCalls[name] = count;
+    out["tool_calls"] = std::move(toolCalls);
+    return out;
+}
+
+Result<RunCounters> runCountersFromJson(const json& value, const std::string& where) {
+    Error error;
+    RunCounters counters;
+    if (!take(requireObject(value, where), error))
+        return error;
+    for (const auto& item : value.items()) {
+        bool known = item.key() == "tool_calls";
+        for (const auto& field : kCounterFields)
+            known = known || item.key() == field.key;
+        if (!known)
+            return invalid(where + ": unknown key \"" + item.key() + "\"");
+    }
+    for (const auto& field : kCounterFields) {
+        if (!take(getUint(value, field.key, where), counters.*field.member, error))
+            return error;
+    }
+    json toolCalls;
+    if (!take(getObject(value, "tool_calls", where), toolCalls, error))
+        return error;
+    for (const auto& item : toolCalls.items()) {
+        std::uint64_t count = 0;
+        if (!take(getUint(toolCalls, item.key().c_str(), joinPath(where, "tool_calls")), count, error))
+            return error;
+        counters.toolCalls[item.key()] = count;
+    }
+    return counters;
+}
+
+json toJson(const AgentState& state) {
+    return {{"format", kCheckpointFormat},
+            {"task_id", state.taskId},
+            {"prompt", state.prompt},
+            {"presets", arrayToJson(state.presets)},
+            {"overrides", state.overrides},
+            {"step", state.step},
+            {"next_seq", state.nextSeq},
+            {"messages", arrayToJson(state.messages)},
+            {"pending_calls", arrayToJson(state.pendingCalls)},
+            {"running_call", state.runningCall ? protocol::toJson(*state.runningCall) : json(nullptr)},
+            {"recent_call_keys", arrayToJson(state.recentCallKeys)},
+            {"loop_warned", state.loopWarned},
+            {"counters", toJson(state.counters)},
+            {"extra", state.extra}};
+}
+
+Result<AgentState> agentStateFromJson(const json& value) {
+    Error error;
+    AgentState state;
+    std::uint64_t format = 0;
+    // The format first: a newer checkpoint should be refused for its version, not for a key it added.
+    if (!take(requireObject(value, kWhere), error) || !take(getUint(value, "format", kWhere), format, error))
+        return error;
+    if (format != kCheckpointFormat)
+        return invalid(kWhere + ".format: " + std::to_string(format) + " is not supported (this agent reads " +
+                       std::to_string(kCheckpointFormat) + ")");
+    json runningCall;
+    json counters;
+    if (!take(checkKeys(value,
+                        {"format", "task_id", "prompt", "presets", "overrides", "step", "next_seq", "messages",
+                         "pending_calls", "running_call", "recent_call_keys", "loop_warned", "counters",
+                         "extra"},
+                        kWhere),
+              error) ||
+        !take(getString(value, "task_id", kWhere), state.taskId, error) ||
+        !take(getString(value, "prompt", kWhere), state.prompt, error) ||
+        !take(getArray<std::string>(value, "presets", kWhere, readString), state.presets, error) ||
+        !take(getObject(value, "overrides", kWhere), state.overrides, error) ||
+        !take(getUint(value, "step", kWhere), state.step, error) ||
+        !take(getUint(value, "next_seq", kWhere), state.nextSeq, error) ||
+        !take(getArray<protocol::ChatMessage>(value, "messages", kWhere, protocol::chatMessageFromJson),
+              state.messages, error) ||
+        !take(getArray<protocol::ToolCall>(value, "pending_calls", kWhere, protocol::toolCallFromJson),
+              state.pendingCalls, error) ||
+        !take(getValue(value, "running_call", kWhere), runningCall, error) ||
+        !take(getArray<std::string>(value, "recent_call_keys", kWhere, readString), state.recentCallKeys,
+              error) ||
+        !take(getBool(value, "loop_warned", kWhere), state.loopWarned, error) ||
+        !take(getValue(value, "counters", kWhere), counters, error) ||
+        !take(runCountersFromJson(counters, joinPath(kWhere, "counters")), state.counters, error) ||
+        !take(getObject(value, "extra", kWhere), state.extra, error))
+        return error;
+    if (!runningCall.is_null()) {
+        auto call = protocol::toolCallFromJson(runningCall, joinPath(kWhere, "running_call"));
+        if (!call)
+            return call.error();
+        state.runningCall = std::move(call).value();
+    }
+    return state;
+}
+
+} // namespace warren::agent

@@ -1,0 +1,174 @@
+#include "AtomicFile.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <random>
+#include <system_error>
+#include <unistd.h>
+
+namespace warren::agent {
+
+namespace {
+
+constexpr std::string_view kTempMarker = ".tmp-";
+
+std::string errnoText(int error) { return std::strerror(error); }
+
+// What a user can do about the errors that are not bugs.
+std::string hintFor(int error) {
+    switch (error) {
+    case ENOSPC:
+    case EDQUOT:
+        return " (the disk is full: free some space)";
+    case EFBIG:
+        return " (the file size limit is reached: raise it with ulimit -f)";
+    case EROFS:
+        return " (the file system is read-only: mount it read-write)";
+    case EACCES:
+    case EPERM:
+        return " (permission denied: make the directory writable for this user)";
+    default:
+        return "";
+    }
+}
+
+Error systemError(const std::string& what, int error) {
+    return makeError(error == ENOENT ? ErrorCode::NotFound : ErrorCode::System,
+                     what + ": " + errnoText(error) + hintFor(error));
+}
+
+// A random suffix, not the pid: agents in different sandboxes sharing a directory all run as pid 1 or 2.
+std::string randomSuffix() {
+    thread_local std::mt19937_64 generator{std::random_device{}()};
+    char text[17];
+    std::snprintf(text, sizeof text, "%08llx",
+                  static_cast<unsigned long long>(generator() & 0xffffffffULL));
+    return text;
+}
+
+class Fd {
+public:
+    explicit Fd(int fd) : m_fd(fd) {}
+    ~Fd() {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return m_fd; }
+    // close(2) can report a write error (NFS, quota) that write(2) did not: the caller must see it.
+    int release() {
+        const int result = ::close(m_fd);
+        m_fd = -1;
+        return result;
+    }
+
+private:
+    int m_fd;
+};
+
+bool writeAll(int fd, std::string_view bytes) {
+    while (!bytes.empty()) {
+        const ssize_t written = ::write(fd, bytes.data(), bytes.size());
+        if (written < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        bytes.remove_prefix(static_cast<std::size_t>(written));
+    }
+    return true;
+}
+
+} // namespace
+
+bool isTempFileOf(std::string_view name, std::string_view target) {
+    return name.size() > 1 + target.size() + kTempMarker.size() && name.front() == '.' &&
+           name.substr(1, target.size()) == target &&
+           name.substr(1 + target.size(), kTempMarker.size()) == kTempMarker;
+}
+
+Result<std::uint64_t> writeFileAtomically(const std::filesystem::path& target, std::string_view bytes,
+                                          bool durable, mode_t mode) {
+    const std::filesystem::path dir = target.parent_path().empty() ? "." : target.parent_path();
+    const std::string name = target.filename().string();
+
+    std::filesystem::path temp;
+    int fd = -1;
+    for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
+        temp = dir / ("." + name + std::string(kTempMarker) + randomSuffix());
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd < 0 && errno != EEXIST) {
+            const int error = errno;
+            return systemError("cannot create " + temp.string(), error);
+        }
+    }
+    if (fd < 0)
+        return systemError("cannot create a temp file for " + target.string(), EEXIST);
+
+    Fd file(fd);
+    // errno is read first: building the message may allocate.
+    const auto fail = [&](const char* action, const std::string& object) -> Error {
+        const int error = errno;
+        ::unlink(temp.c_str());
+        return systemError(action + object, error);
+    };
+    if (!writeAll(file.get(), bytes))
+        return fail("writing ", temp.string());
+    if (durable && ::fdatasync(file.get()) != 0)
+        return fail("syncing ", temp.string());
+    if (file.release() != 0)
+        return fail("writing ", temp.string());
+    if (::rename(temp.c_str(), target.c_str()) != 0)
+        return fail("renaming the new content over ", target.string());
+    if (durable) {
+        Fd directory(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (directory.get() < 0 || ::fsync(directory.get()) != 0) {
+            const int error = errno;
+            return systemError(target.string() + " was written but syncing its directory " + dir.string() +
+                                   " failed",
+                               error);
+        }
+    }
+    return static_cast<std::uint64_t>(bytes.size());
+}
+
+Result<std::string> readWholeFile(const std::filesystem::path& path) {
+    Fd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (file.get() < 0) {
+        const int error = errno;
+        return systemError("cannot open " + path.string(), error);
+    }
+    std::string content;
+    char buffer[65536];
+    for (;;) {
+        const ssize_t got = ::read(file.get(), buffer, sizeof buffer);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            const int error = errno;
+            return systemError("cannot read " + path.string(), error);
+        }
+        if (got == 0)
+            break;
+        content.append(buffer, static_cast<std::size_t>(got));
+    }
+    return content;
+}
+
+std::size_t removeLeftoverTemps(const std::filesystem::path& target) {
+    const std::filesystem::path dir = target.parent_path().empty() ? "." : target.parent_path();
+    const std::string name = target.filename().string();
+    std::size_t removed = 0;
+    std::error_code error;
+    for (auto it = std::filesystem::directory_iterator(dir, error);
+         !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+        if (isTempFileOf(it->path().filename().string(), name) && ::unlink(it->path().c_str()) == 0)
+            ++removed;
+    }
+    return removed;
+}
+
+} // namespace warren::agent

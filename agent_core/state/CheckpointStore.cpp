@@ -1,0 +1,50 @@
+#include "CheckpointStore.h"
+
+#include "AtomicFile.h"
+#include "JsonFields.h"
+
+#include <utility>
+
+namespace warren::agent {
+
+CheckpointStore::CheckpointStore(std::filesystem::path stateDir) : m_stateDir(std::move(stateDir)) {}
+
+Result<std::optional<AgentState>> CheckpointStore::load() const {
+    const auto file = path();
+    removeLeftoverTemps(file);
+    auto text = readWholeFile(file);
+    if (!text) {
+        if (text.error().code == ErrorCode::NotFound)
+            return std::optional<AgentState>();
+        return makeError(text.error().code, "checkpoint " + file.string() + " is unreadable: " +
+                                                text.error().message +
+                                                "; fix its permissions, or move it away to start the task fresh");
+    }
+    const auto corrupt = [&](const std::string& why) {
+        return makeError(ErrorCode::InvalidArgument,
+                         "checkpoint " + file.string() + " is corrupt: " + why +
+                             "; move it away to start the task fresh (it was left in place)");
+    };
+    auto document = protocol::detail::parseJson(text.value());
+    if (!document)
+        return corrupt("not JSON: " + document.error().message);
+    auto state = agentStateFromJson(document.value());
+    if (!state)
+        return corrupt(state.error().message);
+    return std::optional<AgentState>(std::move(state).value());
+}
+
+Result<std::uint64_t> CheckpointStore::save(const AgentState& state, bool durable) const {
+    // Invalid UTF-8 (a tool's raw output) is replaced rather than thrown on, as every protocol writer does.
+    std::string text = toJson(state).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    text += '\n';
+    auto written = writeFileAtomically(path(), text, durable);
+    if (!written)
+        return makeError(written.error().code, "checkpoint not saved: " + written.error().message +
+                                                   "; the previous checkpoint " + path().string() +
+                                                   " is intact, and the task can resume from it once the "
+                                                   "state directory is writable again");
+    return written;
+}
+
+} // namespace warren::agent
