@@ -435,6 +435,9 @@ Result<AgentConfig> resolveConfig(const std::vector<std::string>& presets, const
 }
 
 Status addOverride(json& overrides, std::string_view keyEqualsValue) {
+    // Checked first: the argument is quoted in the other messages, and those must stay valid UTF-8.
+    if (const auto bad = protocol::firstInvalidUtf8(keyEqualsValue))
+        return invalid("--set: the argument is not valid UTF-8 (byte " + std::to_string(*bad + 1) + ")");
     const std::string argument = "--set \"" + std::string(keyEqualsValue) + "\"";
     const auto equals = keyEqualsValue.find('=');
     if (equals == std::string_view::npos)
@@ -443,8 +446,6 @@ Status addOverride(json& overrides, std::string_view keyEqualsValue) {
     const auto text = keyEqualsValue.substr(equals + 1);
     if (key.empty())
         return invalid(argument + ": the key before '=' is empty");
-    if (protocol::firstInvalidUtf8(keyEqualsValue))
-        return invalid(argument + ": not valid UTF-8");
     if (overrides.is_null())
         overrides = json::object();
     if (!overrides.is_object())

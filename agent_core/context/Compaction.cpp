@@ -54,11 +54,14 @@ std::string_view firstLine(std::string_view text) {
     return line;
 }
 
+// Blank lines and indentation say nothing in a one-line outcome.
 std::string_view firstNonBlankLine(std::string_view text) {
     while (!text.empty()) {
-        const auto line = firstLine(text);
-        if (line.find_first_not_of(" \t") != std::string_view::npos)
-            return line;
+        auto line = firstLine(text);
+        if (const auto start = line.find_first_not_of(" \t"); start != std::string_view::npos) {
+            line.remove_prefix(start);
+            return line.substr(0, line.find_last_not_of(" \t") + 1);
+        }
         const auto next = text.find('\n');
         if (next == std::string_view::npos)
             break;
