@@ -14,7 +14,9 @@ namespace {
 
 constexpr std::string_view kTempMarker = ".tmp-";
 
-std::string errnoText(int error) { return std::strerror(error); }
+std::string errnoText(int error) {
+    return std::strerror(error);
+}
 
 // What a user can do about the errors that are not bugs.
 std::string hintFor(int error) {
@@ -43,8 +45,7 @@ Error systemError(const std::string& what, int error) {
 std::string randomSuffix() {
     thread_local std::mt19937_64 generator{std::random_device{}()};
     char text[17];
-    std::snprintf(text, sizeof text, "%08llx",
-                  static_cast<unsigned long long>(generator() & 0xffffffffULL));
+    std::snprintf(text, sizeof text, "%08llx", static_cast<unsigned long long>(generator() & 0xffffffffULL));
     return text;
 }
 

@@ -11,7 +11,9 @@ namespace {
 
 const std::string kWhere = "checkpoint";
 
-Error invalid(const std::string& message) { return makeError(ErrorCode::InvalidArgument, message); }
+Error invalid(const std::string& message) {
+    return makeError(ErrorCode::InvalidArgument, message);
+}
 
 Result<json> getValue(const json& object, const char* key, const std::string& where) {
     const auto it = object.find(key);
@@ -149,14 +151,14 @@ Result<AgentState> agentStateFromJson(const json& value) {
     if (!take(requireObject(value, kWhere), error) || !take(getUint(value, "format", kWhere), format, error))
         return error;
     if (format != kCheckpointFormat)
-        return invalid(kWhere + ".format: " + std::to_string(format) + " is not supported (this agent reads " +
-                       std::to_string(kCheckpointFormat) + ")");
+        return invalid(kWhere + ".format: " + std::to_string(format) +
+                       " is not supported (this agent reads " + std::to_string(kCheckpointFormat) + ")");
     json runningCall;
     json counters;
     if (!take(checkKeys(value,
-                        {"format", "task_id", "prompt", "presets", "overrides", "step", "next_seq", "messages",
-                         "pending_calls", "running_call", "recent_call_keys", "loop_warned", "counters",
-                         "extra"},
+                        {"format", "task_id", "prompt", "presets", "overrides", "step", "next_seq",
+                         "messages", "pending_calls", "running_call", "recent_call_keys", "loop_warned",
+                         "counters", "extra"},
                         kWhere),
               error) ||
         !take(getString(value, "task_id", kWhere), state.taskId, error) ||

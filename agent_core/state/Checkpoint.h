@@ -23,7 +23,8 @@ inline constexpr std::uint64_t kCheckpointFormat = 1;
 // Cumulative over all runs of the task, for /output/resource_report.json.
 struct RunCounters {
     std::uint64_t steps = 0, modelCalls = 0, tokensIn = 0, tokensOut = 0, cacheHits = 0, checkpoints = 0,
-                  bytesWritten = 0, resumes = 0, interruptedCalls = 0, wallMs = 0, cpuMs = 0, peakRssBytes = 0;
+                  bytesWritten = 0, resumes = 0, interruptedCalls = 0, wallMs = 0, cpuMs = 0,
+                  peakRssBytes = 0;
     std::map<std::string, std::uint64_t> toolCalls; // by tool name
     friend bool operator==(const RunCounters&, const RunCounters&) = default;
 };
@@ -32,12 +33,12 @@ struct AgentState {
     std::string taskId, prompt;
     std::vector<std::string> presets;
     nlohmann::json overrides = nlohmann::json::object();
-    std::uint64_t step = 0;    // steps completed or in progress
-    std::uint64_t nextSeq = 1; // the seq of the next event
-    std::vector<protocol::ChatMessage> messages;    // the conversation the model sees (after compaction)
-    std::vector<protocol::ToolCall> pendingCalls;   // calls of the current step not yet started, in order
-    std::optional<protocol::ToolCall> runningCall;  // started, result not recorded: interrupted if resumed
-    std::vector<std::string> recentCallKeys;        // loop detection window
+    std::uint64_t step = 0;                        // steps completed or in progress
+    std::uint64_t nextSeq = 1;                     // the seq of the next event
+    std::vector<protocol::ChatMessage> messages;   // the conversation the model sees (after compaction)
+    std::vector<protocol::ToolCall> pendingCalls;  // calls of the current step not yet started, in order
+    std::optional<protocol::ToolCall> runningCall; // started, result not recorded: interrupted if resumed
+    std::vector<std::string> recentCallKeys;       // loop detection window
     bool loopWarned = false;
     RunCounters counters;
     nlohmann::json extra = nlohmann::json::object(); // opaque state of other parts (e.g. the scripted model)

@@ -16,9 +16,9 @@ Result<std::optional<AgentState>> CheckpointStore::load() const {
     if (!text) {
         if (text.error().code == ErrorCode::NotFound)
             return std::optional<AgentState>();
-        return makeError(text.error().code, "checkpoint " + file.string() + " is unreadable: " +
-                                                text.error().message +
-                                                "; fix its permissions, or move it away to start the task fresh");
+        return makeError(text.error().code,
+                         "checkpoint " + file.string() + " is unreadable: " + text.error().message +
+                             "; fix its permissions, or move it away to start the task fresh");
     }
     const auto corrupt = [&](const std::string& why) {
         return makeError(ErrorCode::InvalidArgument,

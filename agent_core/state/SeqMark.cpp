@@ -29,7 +29,8 @@ std::uint64_t decode(const std::array<unsigned char, kSize>& bytes) {
 }
 
 Error fileError(const std::filesystem::path& file, const char* what, int error) {
-    return makeError(ErrorCode::System, "seq mark " + file.string() + ": " + what + ": " + std::strerror(error));
+    return makeError(ErrorCode::System,
+                     "seq mark " + file.string() + ": " + what + ": " + std::strerror(error));
 }
 
 } // namespace
@@ -49,9 +50,10 @@ Result<SeqMark> SeqMark::open(const std::filesystem::path& stateDir) {
     if (got < 0)
         return fileError(file, "cannot read", errno);
     if (got != 0 && got != static_cast<ssize_t>(kSize))
-        return makeError(ErrorCode::InvalidArgument,
-                         "seq mark " + file.string() + " is corrupt (" + std::to_string(got) +
-                             " bytes, expected 8); move it away together with checkpoint.json to start fresh");
+        return makeError(
+            ErrorCode::InvalidArgument,
+            "seq mark " + file.string() + " is corrupt (" + std::to_string(got) +
+                " bytes, expected 8); move it away together with checkpoint.json to start fresh");
     if (got == static_cast<ssize_t>(kSize))
         mark.m_last = decode(bytes);
 
@@ -62,8 +64,7 @@ Result<SeqMark> SeqMark::open(const std::filesystem::path& stateDir) {
     return mark;
 }
 
-SeqMark::SeqMark(SeqMark&& other) noexcept
-    : m_fd(std::exchange(other.m_fd, -1)), m_last(other.m_last) {}
+SeqMark::SeqMark(SeqMark&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)), m_last(other.m_last) {}
 
 SeqMark& SeqMark::operator=(SeqMark&& other) noexcept {
     if (this != &other) {

@@ -101,9 +101,9 @@ private slots:
         QStringList keys;
         for (const auto& item : written.items())
             keys << QString::fromStdString(item.key());
-        QCOMPARE(keys, (QStringList{"bytes_written", "cache_hits", "checkpoints", "cpu_ms", "interrupted_calls",
-                                    "model_calls", "peak_rss_bytes", "resumes", "steps", "tokens_in",
-                                    "tokens_out", "tool_calls", "wall_ms"}));
+        QCOMPARE(keys, (QStringList{"bytes_written", "cache_hits", "checkpoints", "cpu_ms",
+                                    "interrupted_calls", "model_calls", "peak_rss_bytes", "resumes", "steps",
+                                    "tokens_in", "tokens_out", "tool_calls", "wall_ms"}));
         QCOMPARE(written.at("tool_calls").dump(), std::string(R"({"read_file":1,"shell":3})"));
     }
 
@@ -114,64 +114,111 @@ private slots:
         QTest::addColumn<QString>("replacement");
         QTest::addColumn<QString>("message");
 
-        QTest::newRow("not an object") << "" << "[]" << "checkpoint: must be an object, got an array";
-        QTest::newRow("format missing") << "/format" << "" << "checkpoint.format: missing";
-        QTest::newRow("format 2") << "/format" << "2"
+        QTest::newRow("not an object") << ""
+                                       << "[]"
+                                       << "checkpoint: must be an object, got an array";
+        QTest::newRow("format missing") << "/format"
+                                        << ""
+                                        << "checkpoint.format: missing";
+        QTest::newRow("format 2") << "/format"
+                                  << "2"
                                   << "checkpoint.format: 2 is not supported (this agent reads 1)";
-        QTest::newRow("format 0") << "/format" << "0"
+        QTest::newRow("format 0") << "/format"
+                                  << "0"
                                   << "checkpoint.format: 0 is not supported (this agent reads 1)";
-        QTest::newRow("format as string") << "/format" << "\"1\""
-                                          << "checkpoint.format: must be a non-negative integer, got a string";
-        QTest::newRow("unknown key") << "/bogus" << "1" << "checkpoint: unknown key \"bogus\"";
-        QTest::newRow("task_id missing") << "/task_id" << "" << "checkpoint.task_id: missing";
-        QTest::newRow("prompt not a string") << "/prompt" << "null"
+        QTest::newRow("format as string")
+            << "/format"
+            << "\"1\""
+            << "checkpoint.format: must be a non-negative integer, got a string";
+        QTest::newRow("unknown key") << "/bogus"
+                                     << "1"
+                                     << "checkpoint: unknown key \"bogus\"";
+        QTest::newRow("task_id missing") << "/task_id"
+                                         << ""
+                                         << "checkpoint.task_id: missing";
+        QTest::newRow("prompt not a string") << "/prompt"
+                                             << "null"
                                              << "checkpoint.prompt: must be a string, got null";
-        QTest::newRow("presets not an array") << "/presets" << "\"safe-mode\""
+        QTest::newRow("presets not an array") << "/presets"
+                                              << "\"safe-mode\""
                                               << "checkpoint.presets: must be an array, got a string";
-        QTest::newRow("preset not a string") << "/presets/1" << "3"
+        QTest::newRow("preset not a string") << "/presets/1"
+                                             << "3"
                                              << "checkpoint.presets[1]: must be a string, got the integer 3";
-        QTest::newRow("overrides not an object") << "/overrides" << "[]"
+        QTest::newRow("overrides not an object") << "/overrides"
+                                                 << "[]"
                                                  << "checkpoint.overrides: must be an object, got an array";
-        QTest::newRow("step negative") << "/step" << "-1"
-                                       << "checkpoint.step: must be a non-negative integer, got the integer -1";
+        QTest::newRow("step negative")
+            << "/step"
+            << "-1"
+            << "checkpoint.step: must be a non-negative integer, got the integer -1";
         QTest::newRow("next_seq fractional")
-            << "/next_seq" << "1.5" << "checkpoint.next_seq: must be a non-negative integer, got the number 1.5";
-        QTest::newRow("messages missing") << "/messages" << "" << "checkpoint.messages: missing";
+            << "/next_seq"
+            << "1.5"
+            << "checkpoint.next_seq: must be a non-negative integer, got the number 1.5";
+        QTest::newRow("messages missing") << "/messages"
+                                          << ""
+                                          << "checkpoint.messages: missing";
         QTest::newRow("message role unknown")
-            << "/messages/0/role" << "\"robot\""
+            << "/messages/0/role"
+            << "\"robot\""
             << "checkpoint.messages[0].role: must be system, user, assistant or tool, got \"robot\"";
-        QTest::newRow("message unknown key") << "/messages/3/name" << "\"x\""
+        QTest::newRow("message unknown key") << "/messages/3/name"
+                                             << "\"x\""
                                              << "checkpoint.messages[3]: unknown key \"name\"";
         QTest::newRow("message tool call arguments not an object")
-            << "/messages/2/tool_calls/0/arguments" << "\"make\""
+            << "/messages/2/tool_calls/0/arguments"
+            << "\"make\""
             << "checkpoint.messages[2].tool_calls[0].arguments: must be an object, got a string";
-        QTest::newRow("pending call id missing") << "/pending_calls/0/id" << ""
+        QTest::newRow("pending call id missing") << "/pending_calls/0/id"
+                                                 << ""
                                                  << "checkpoint.pending_calls[0].id: missing";
-        QTest::newRow("running_call missing") << "/running_call" << "" << "checkpoint.running_call: missing";
-        QTest::newRow("running_call a string") << "/running_call" << "\"shell\""
+        QTest::newRow("running_call missing") << "/running_call"
+                                              << ""
+                                              << "checkpoint.running_call: missing";
+        QTest::newRow("running_call a string") << "/running_call"
+                                               << "\"shell\""
                                                << "checkpoint.running_call: must be an object, got a string";
-        QTest::newRow("running_call unknown key") << "/running_call/started" << "true"
+        QTest::newRow("running_call unknown key") << "/running_call/started"
+                                                  << "true"
                                                   << "checkpoint.running_call: unknown key \"started\"";
         QTest::newRow("recent call key not a string")
-            << "/recent_call_keys/0" << "{}" << "checkpoint.recent_call_keys[0]: must be a string, got an object";
-        QTest::newRow("loop_warned a number") << "/loop_warned" << "1"
-                                              << "checkpoint.loop_warned: must be true or false, got the integer 1";
-        QTest::newRow("counters missing") << "/counters" << "" << "checkpoint.counters: missing";
-        QTest::newRow("counters an array") << "/counters" << "[]"
+            << "/recent_call_keys/0"
+            << "{}"
+            << "checkpoint.recent_call_keys[0]: must be a string, got an object";
+        QTest::newRow("loop_warned a number")
+            << "/loop_warned"
+            << "1"
+            << "checkpoint.loop_warned: must be true or false, got the integer 1";
+        QTest::newRow("counters missing") << "/counters"
+                                          << ""
+                                          << "checkpoint.counters: missing";
+        QTest::newRow("counters an array") << "/counters"
+                                           << "[]"
                                            << "checkpoint.counters: must be an object, got an array";
-        QTest::newRow("counter missing") << "/counters/peak_rss_bytes" << ""
+        QTest::newRow("counter missing") << "/counters/peak_rss_bytes"
+                                         << ""
                                          << "checkpoint.counters.peak_rss_bytes: missing";
-        QTest::newRow("counter unknown") << "/counters/gpu_ms" << "5"
+        QTest::newRow("counter unknown") << "/counters/gpu_ms"
+                                         << "5"
                                          << "checkpoint.counters: unknown key \"gpu_ms\"";
         QTest::newRow("counter negative")
-            << "/counters/steps" << "-4" << "checkpoint.counters.steps: must be a non-negative integer, got the integer -4";
-        QTest::newRow("tool_calls missing") << "/counters/tool_calls" << ""
+            << "/counters/steps"
+            << "-4"
+            << "checkpoint.counters.steps: must be a non-negative integer, got the integer -4";
+        QTest::newRow("tool_calls missing") << "/counters/tool_calls"
+                                            << ""
                                             << "checkpoint.counters.tool_calls: missing";
         QTest::newRow("tool call count not a number")
-            << "/counters/tool_calls/shell" << "\"3\""
+            << "/counters/tool_calls/shell"
+            << "\"3\""
             << "checkpoint.counters.tool_calls.shell: must be a non-negative integer, got a string";
-        QTest::newRow("extra missing") << "/extra" << "" << "checkpoint.extra: missing";
-        QTest::newRow("extra not an object") << "/extra" << "null" << "checkpoint.extra: must be an object, got null";
+        QTest::newRow("extra missing") << "/extra"
+                                       << ""
+                                       << "checkpoint.extra: missing";
+        QTest::newRow("extra not an object") << "/extra"
+                                             << "null"
+                                             << "checkpoint.extra: must be an object, got null";
     }
 
     void refusesBadCheckpoints() {

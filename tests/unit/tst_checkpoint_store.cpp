@@ -7,11 +7,10 @@
 #include "SeqMark.h"
 
 #include <QtTest>
-
 #include <csignal>
 #include <cstring>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -141,7 +140,8 @@ private slots:
         }
         // No temp file is left behind, and the checkpoint is private to the agent's user.
         QCOMPARE(entriesOf(dir.path()), QStringList{"checkpoint.json"});
-        QCOMPARE(QFileInfo(dir.filePath("checkpoint.json")).permissions() & (QFile::ReadOther | QFile::ReadGroup),
+        QCOMPARE(QFileInfo(dir.filePath("checkpoint.json")).permissions() &
+                     (QFile::ReadOther | QFile::ReadGroup),
                  QFile::Permissions());
     }
 
@@ -175,14 +175,16 @@ private slots:
     void corruptCheckpointIsReportedAndKept_data() {
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("why");
-        QTest::newRow("truncated JSON") << QByteArray("{\"format\":1,\"task_id\":") << "is corrupt: not JSON: ";
+        QTest::newRow("truncated JSON")
+            << QByteArray("{\"format\":1,\"task_id\":") << "is corrupt: not JSON: ";
         QTest::newRow("empty file") << QByteArray() << "is corrupt: not JSON: ";
-        QTest::newRow("newer format") << QByteArray(R"({"format":2})")
-                                      << "is corrupt: checkpoint.format: 2 is not supported (this agent reads 1)";
+        QTest::newRow("newer format")
+            << QByteArray(R"({"format":2})")
+            << "is corrupt: checkpoint.format: 2 is not supported (this agent reads 1)";
         QTest::newRow("wrong type") << QByteArray(R"({"format":1,"task_id":7})")
                                     << "is corrupt: checkpoint.task_id: must be a string, got the integer 7";
-        QTest::newRow("a JSON array") << QByteArray("[1,2]")
-                                      << "is corrupt: checkpoint: must be an object, got an array";
+        QTest::newRow("a JSON array")
+            << QByteArray("[1,2]") << "is corrupt: checkpoint: must be an object, got an array";
     }
 
     void corruptCheckpointIsReportedAndKept() {
@@ -223,8 +225,9 @@ private slots:
         const auto written = CheckpointStore(stateDir.toStdString()).save(sampleState(1), true);
         QVERIFY(!written.ok());
         const QString message = QString::fromStdString(written.error().message);
-        QVERIFY2(message.startsWith("checkpoint not saved: cannot create " + stateDir + "/.checkpoint.json.tmp-"),
-                 qPrintable(message));
+        QVERIFY2(
+            message.startsWith("checkpoint not saved: cannot create " + stateDir + "/.checkpoint.json.tmp-"),
+            qPrintable(message));
         QVERIFY2(message.contains(": No such file or directory; the previous checkpoint " + stateDir +
                                   "/checkpoint.json is intact"),
                  qPrintable(message));
@@ -303,7 +306,8 @@ private slots:
             message);
         QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         if (message.rfind("skip: ", 0) == 0)
-            QSKIP(("no private tmpfs here (" + message.substr(6) + "); the file size limit test covers the path")
+            QSKIP(("no private tmpfs here (" + message.substr(6) +
+                   "); the file size limit test covers the path")
                       .c_str());
         const QString text = QString::fromStdString(message);
         QVERIFY2(text.startsWith("checkpoint not saved: writing " + dir.path() + "/.checkpoint.json.tmp-"),
@@ -362,7 +366,8 @@ private slots:
         QVERIFY(!mark.ok());
         QCOMPARE(QString::fromStdString(mark.error().message),
                  "seq mark " + dir.filePath("seq") +
-                     " is corrupt (3 bytes, expected 8); move it away together with checkpoint.json to start fresh");
+                     " is corrupt (3 bytes, expected 8); move it away together with checkpoint.json to start "
+                     "fresh");
     }
 
     void missingStateDirForSeqMarkIsReported() {
