@@ -274,12 +274,15 @@ int pollTimeout(Clock::time_point wake, Clock::time_point now) {
     return static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), INT_MAX));
 }
 
-} // namespace
+// The started process: its pid names its process group too.
+struct RunningChild {
+    pid_t pid = -1;
+    UniqueFd pidfd; // readable once it exits; invalid on a kernel without pidfd_open
+    UniqueFd stdoutPipe;
+    UniqueFd stderrPipe;
+};
 
-Result<ProcessResult> runProcess(const ProcessSpec& spec) {
-    const auto started = Clock::now();
-    if (spec.argv.empty())
-        return makeError(ErrorCode::InvalidArgument, "cannot start a process: no program given");
+Result<RunningChild> startChild(const ProcessSpec& spec) {
     const std::string& program = spec.argv.front();
     auto path = resolveProgram(spec);
     if (!path)
@@ -287,10 +290,12 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec) {
 
     UniqueFd devNull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     devNull.reset(aboveStdio(devNull.release()));
-    UniqueFd outRead, outWrite, errRead, errWrite, failRead, failWrite;
     if (!devNull.valid())
         return startError(program, "/dev/null: ", errno);
-    if (!makePipe(outRead, outWrite) || !makePipe(errRead, errWrite) || !makePipe(failRead, failWrite))
+    RunningChild child;
+    UniqueFd outWrite, errWrite, failRead, failWrite;
+    if (!makePipe(child.stdoutPipe, outWrite) || !makePipe(child.stderrPipe, errWrite) ||
+        !makePipe(failRead, failWrite))
         return startError(program, "pipe: ", errno);
     ::fcntl(failRead.get(), F_SETFL, 0); // the parent blocks on it until exec
 
@@ -320,9 +325,6 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec) {
         runChild(plan);
     // Also here, so that a kill of the group cannot come before the child's own setpgid.
     ::setpgid(pid, pid);
-    devNull.reset();
-    outWrite.reset();
-    errWrite.reset();
     failWrite.reset();
 
     ChildFailure failure{};
@@ -334,18 +336,23 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec) {
         ::waitpid(pid, nullptr, 0);
         return startError(program, describeStep(failure.step, spec), failure.error);
     }
-    failRead.reset();
+    child.pid = pid;
+    child.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    return child;
+}
 
-    UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-    OutputCollector output(spec);
-    std::vector<char> buffer(kReadSize);
-    ProcessResult result;
+// Streams the output until the main process exits, ending the group at the deadline (SIGTERM, then
+// SIGKILL after the grace) or at a stop (SIGKILL). The main process is left unreaped, so that its pid
+// still names the group.
+void superviseUntilExit(const ProcessSpec& spec, RunningChild& child, OutputCollector& output,
+                        std::vector<char>& buffer, ProcessResult& result) {
     Clock::time_point killAt = Clock::time_point::max(); // SIGKILL when the grace after SIGTERM ends
     bool killed = false;
     const auto killGroup = [&](int signal) {
-        ::kill(-pid, signal);
+        ::kill(-child.pid, signal);
         killed = killed || signal == SIGKILL;
     };
+    const bool pollStopRequested = spec.stopFd < 0 && spec.stopRequested;
 
     while (true) {
         const auto now = Clock::now();
@@ -356,62 +363,81 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec) {
         }
         if (!killed && now >= killAt)
             killGroup(SIGKILL);
-        if (!killed && spec.stopFd < 0 && spec.stopRequested && spec.stopRequested()) {
+        if (!killed && pollStopRequested && spec.stopRequested()) {
             result.stopped = true;
             killGroup(SIGKILL);
         }
 
         Clock::time_point wake = killed ? Clock::time_point::max() : std::min(spec.deadline, killAt);
-        if (!pidfd.valid())
+        if (!child.pidfd.valid())
             wake = std::min(wake, now + kExitPollInterval);
-        if (!killed && spec.stopFd < 0 && spec.stopRequested)
+        if (!killed && pollStopRequested)
             wake = std::min(wake, now + kStopPollInterval);
 
         std::array<pollfd, 4> fds{};
         std::size_t count = 0;
-        const auto watch = [&](int fd) -> pollfd* {
+        const auto watch = [&](int fd) -> const pollfd* {
             if (fd < 0)
                 return nullptr;
             fds[count] = pollfd{fd, POLLIN, 0};
             return &fds[count++];
         };
-        const pollfd* outEntry = watch(outRead.get());
-        const pollfd* errEntry = watch(errRead.get());
-        const pollfd* exitEntry = watch(pidfd.get());
+        const pollfd* outEntry = watch(child.stdoutPipe.get());
+        const pollfd* errEntry = watch(child.stderrPipe.get());
+        const pollfd* exitEntry = watch(child.pidfd.get());
         const pollfd* stopEntry = watch(killed ? -1 : spec.stopFd);
         const int ready = ::poll(fds.data(), count, pollTimeout(wake, now));
         if (ready < 0 && errno != EINTR)
-            break; // cannot wait any more: end it below as if it had exited
-        if (ready <= 0) {
-            if (!pidfd.valid() && exited(pid))
-                break;
-            continue;
+            return; // cannot wait any more: the caller ends it as if it had exited
+        if (ready > 0) {
+            if (stopEntry && stopEntry->revents != 0) {
+                result.stopped = true;
+                killGroup(SIGKILL);
+            }
+            if (outEntry && outEntry->revents != 0)
+                readOnce(child.stdoutPipe, OutputCollector::Stdout, output, buffer);
+            if (errEntry && errEntry->revents != 0)
+                readOnce(child.stderrPipe, OutputCollector::Stderr, output, buffer);
+            if (exitEntry && exitEntry->revents != 0)
+                return;
         }
-        if (stopEntry && stopEntry->revents != 0) {
-            result.stopped = true;
-            killGroup(SIGKILL);
-        }
-        if (outEntry && outEntry->revents != 0)
-            readOnce(outRead, OutputCollector::Stdout, output, buffer);
-        if (errEntry && errEntry->revents != 0)
-            readOnce(errRead, OutputCollector::Stderr, output, buffer);
-        if ((exitEntry && exitEntry->revents != 0) || (!pidfd.valid() && exited(pid)))
-            break;
+        if (!child.pidfd.valid() && exited(child.pid))
+            return;
     }
+}
 
-    // The main process has exited (a zombie still, so its pid keeps naming the group). Whatever it left in
-    // the background may hold the pipes open for ever: take what is there, then end them all.
-    drain(outRead, OutputCollector::Stdout, output, buffer, kDrainBudget);
-    drain(errRead, OutputCollector::Stderr, output, buffer, kDrainBudget);
-    ::kill(-pid, SIGKILL);
+// The main process has exited. Whatever it left in the background may hold the pipes open for ever: take
+// what is there now, then kill the group and everything that escaped it, then read the pipes to EOF.
+// Returns the main process's wait status.
+int endEverything(RunningChild& child, OutputCollector& output, std::vector<char>& buffer) {
+    drain(child.stdoutPipe, OutputCollector::Stdout, output, buffer, kDrainBudget);
+    drain(child.stderrPipe, OutputCollector::Stderr, output, buffer, kDrainBudget);
+    ::kill(-child.pid, SIGKILL);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }
     killAndReapDescendants();
-    // Every writer is gone now: what is left in the pipes ends in EOF.
-    drain(outRead, OutputCollector::Stdout, output, buffer, kDrainBudget);
-    drain(errRead, OutputCollector::Stderr, output, buffer, kDrainBudget);
+    drain(child.stdoutPipe, OutputCollector::Stdout, output, buffer, kDrainBudget);
+    drain(child.stderrPipe, OutputCollector::Stderr, output, buffer, kDrainBudget);
     output.finish();
+    return status;
+}
+
+} // namespace
+
+Result<ProcessResult> runProcess(const ProcessSpec& spec) {
+    const auto started = Clock::now();
+    if (spec.argv.empty())
+        return makeError(ErrorCode::InvalidArgument, "cannot start a process: no program given");
+    auto child = startChild(spec);
+    if (!child)
+        return child.error();
+
+    OutputCollector output(spec);
+    std::vector<char> buffer(kReadSize);
+    ProcessResult result;
+    superviseUntilExit(spec, *child, output, buffer, result);
+    const int status = endEverything(*child, output, buffer);
 
     result.exitCode = result.timedOut ? 124 : exitCodeOf(status);
     result.output = output.cap().text();

@@ -4,6 +4,7 @@
 // not even what escaped the group. Synchronisation with the child goes through fifos the test writes to
 // only after it received output, never through sleeps.
 
+#include "ChildReaper.h"
 #include "OutputCap.h"
 #include "ProcessRunner.h"
 
@@ -14,13 +15,17 @@
 #include <cerrno>
 #include <csignal>
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace warren::agent;
 using namespace std::chrono_literals;
+
+extern char** environ;
 
 namespace {
 
@@ -256,6 +261,23 @@ private slots:
         const pid_t escapee = QByteArray::fromStdString(result->output).trimmed().toInt();
         QVERIFY2(escapee > 0, result->output.c_str());
         QVERIFY(isGone(escapee));
+    }
+
+    void reaperSparesTheExceptedChild() {
+        pid_t spared = -1, doomed = -1;
+        char sleepName[] = "sleep", seconds[] = "1000";
+        char* argv[] = {sleepName, seconds, nullptr};
+        QCOMPARE(::posix_spawnp(&spared, "sleep", nullptr, nullptr, argv, environ), 0);
+        QCOMPARE(::posix_spawnp(&doomed, "sleep", nullptr, nullptr, argv, environ), 0);
+
+        killAndReapDescendants(spared);
+        const bool doomedGone = isGone(doomed);
+        int status = 0;
+        const pid_t stillRunning = ::waitpid(spared, &status, WNOHANG); // 0: not exited, not reaped
+        ::kill(spared, SIGKILL);
+        ::waitpid(spared, &status, 0);
+        QVERIFY(doomedGone);
+        QCOMPARE(stillRunning, pid_t(0));
     }
 
     void hugeOutputIsCappedButCounted() {
