@@ -1,0 +1,157 @@
+#include "WriteFileTool.h"
+
+#include "ToolArguments.h"
+#include "WorkspacePath.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace warren::agent {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Keeps a temporary name within NAME_MAX (255) however long the file's name is.
+constexpr std::size_t kTempNameStemBytes = 200;
+
+Error systemError(const std::string& what) {
+    return makeError(ErrorCode::System, what + ": " + std::strerror(errno));
+}
+
+Status writeAll(int fd, std::string_view content) {
+    while (!content.empty()) {
+        const ssize_t n = ::write(fd, content.data(), content.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return Error{ErrorCode::System, std::strerror(errno)};
+        content.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return Ok{};
+}
+
+} // namespace
+
+Status writeFileAtomically(const fs::path& path, const std::string& shown, std::string_view content,
+                           const struct stat* replaced) {
+    static std::atomic<unsigned> counter{0};
+    std::string stem(".");
+    stem.append(path.filename().native().substr(0, kTempNameStemBytes))
+        .append(".warren-")
+        .append(std::to_string(::getpid()))
+        .append("-");
+    fs::path temp;
+    int fd = -1;
+    for (int attempt = 0; fd < 0; ++attempt) {
+        temp = path.parent_path() / (stem + std::to_string(counter++) + ".tmp");
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && (errno != EEXIST || attempt == 100))
+            return systemError("cannot create a temporary file beside " + shown);
+    }
+    auto fail = [&](const std::string& what) {
+        const Error error = systemError(what);
+        ::close(fd);
+        ::unlink(temp.c_str());
+        return error;
+    };
+    if (auto written = writeAll(fd, content); !written) {
+        const Error error{ErrorCode::System, "cannot write " + shown + ": " + written.error().message};
+        ::close(fd);
+        ::unlink(temp.c_str());
+        return error;
+    }
+    if (replaced) {
+        // Owner first: fchown clears set-id bits, fchmod then restores them. Failing to give the file back
+        // to its owner (not root) is fine; failing to keep its mode is not.
+        if ((replaced->st_uid != ::geteuid() || replaced->st_gid != ::getegid()) &&
+            ::fchown(fd, replaced->st_uid, replaced->st_gid) != 0) {
+            // Not ours to give back: the file stays with the agent's user.
+        }
+        if (::fchmod(fd, replaced->st_mode & 07777) != 0)
+            return fail("cannot keep the mode of " + shown);
+    }
+    if (::fsync(fd) != 0)
+        return fail("cannot write " + shown);
+    if (::close(fd) != 0) {
+        const Error error = systemError("cannot write " + shown);
+        ::unlink(temp.c_str());
+        return error;
+    }
+    if (::rename(temp.c_str(), path.c_str()) != 0) {
+        const Error error = systemError("cannot replace " + shown);
+        ::unlink(temp.c_str());
+        return error;
+    }
+    return Ok{};
+}
+
+Status checkReplaceable(const fs::path& path, const std::string& shown, const struct stat& status) {
+    if ((status.st_mode & 0222) == 0 || (::access(path.c_str(), W_OK) != 0 && errno != ENOENT))
+        return makeError(ErrorCode::InvalidArgument,
+                         shown + " is read-only; change its permissions first if it really should change");
+    return Ok{};
+}
+
+protocol::ToolSpec WriteFileTool::spec() {
+    return {std::string(kName),
+            "Create or overwrite a file in the workspace with the given content (parent directories are made).",
+            json{{"type", "object"},
+                 {"properties",
+                  {{"path", {{"type", "string"}, {"description", "File path, relative to /workspace or under it"}}},
+                   {"content", {{"type", "string"}, {"description", "The whole new content of the file"}}}}},
+                 {"required", {"path", "content"}},
+                 {"additionalProperties", false}}};
+}
+
+ToolOutcome WriteFileTool::run(const json& arguments, const ToolEnv& env) {
+    const std::string tool(kName);
+    auto reader = ToolArguments::read(kName, arguments, {"path", "content"});
+    if (!reader)
+        return failure(reader.error().message);
+    auto path = reader->string("path");
+    if (!path)
+        return failure(path.error().message);
+    auto content = reader->string("content");
+    if (!content)
+        return failure(content.error().message);
+
+    auto resolved = resolveInWorkspace(env.workspace, *path);
+    if (!resolved)
+        return failure(tool + ": " + resolved.error().message);
+    const std::string shown = relativeToWorkspace(env.workspace, *resolved);
+
+    struct stat status {};
+    const bool exists = ::lstat(resolved->c_str(), &status) == 0;
+    if (!exists && errno != ENOENT && errno != ENOTDIR)
+        return failure(tool + ": " + shown + ": " + std::strerror(errno));
+    if (exists && S_ISDIR(status.st_mode))
+        return failure(tool + ": " + shown + " is a directory");
+    if (exists && !S_ISREG(status.st_mode))
+        return failure(tool + ": " + shown + " is not a regular file");
+    if (exists) {
+        if (auto replaceable = checkReplaceable(*resolved, shown, status); !replaceable)
+            return failure(tool + ": " + replaceable.error().message);
+    } else {
+        std::error_code ec;
+        fs::create_directories(resolved->parent_path(), ec);
+        if (ec)
+            return failure(tool + ": cannot create the directory " +
+                           relativeToWorkspace(env.workspace, resolved->parent_path()) + ": " + ec.message());
+    }
+
+    if (auto written = writeFileAtomically(*resolved, shown, *content, exists ? &status : nullptr); !written)
+        return failure(tool + ": " + written.error().message);
+    if (env.onFileChanged)
+        env.onFileChanged(shown, exists ? FileChange::Modified : FileChange::Created);
+    ToolOutcome outcome;
+    outcome.bytesWritten = content->size();
+    outcome.output = "wrote " + std::to_string(content->size()) + " bytes to " + shown + (exists ? "" : " (new file)");
+    return outcome;
+}
+
+} // namespace warren::agent
