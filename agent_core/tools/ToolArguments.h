@@ -66,6 +66,8 @@ public:
             return std::optional<std::uint64_t>();
         if (value->is_number_unsigned())
             return std::optional<std::uint64_t>(value->get<std::uint64_t>());
+        if (value->is_number_integer() && value->get<std::int64_t>() >= 0)
+            return std::optional<std::uint64_t>(static_cast<std::uint64_t>(value->get<std::int64_t>()));
         if (value->is_number_float()) {
             const double number = value->get<double>();
             if (number >= 0 && number <= 9007199254740992.0 && std::floor(number) == number)
