@@ -33,7 +33,8 @@ protocol::ToolSpec EditFileTool::spec() {
             "replace_all is true.",
             json{{"type", "object"},
                  {"properties",
-                  {{"path", {{"type", "string"}, {"description", "File path, relative to /workspace or under it"}}},
+                  {{"path",
+                    {{"type", "string"}, {"description", "File path, relative to /workspace or under it"}}},
                    {"old_string",
                     {{"type", "string"},
                      {"description", "The exact text to replace, whitespace and indentation included"}}},
@@ -53,8 +54,9 @@ ToolOutcome EditFileTool::run(const json& arguments, const ToolEnv& env) {
     auto oldString = reader->string("old_string");
     auto newString = reader->string("new_string");
     auto replaceAll = reader->optionalBool("replace_all");
-    for (const Error* error : {path ? nullptr : &path.error(), oldString ? nullptr : &oldString.error(),
-                               newString ? nullptr : &newString.error(), replaceAll ? nullptr : &replaceAll.error()})
+    for (const Error* error :
+         {path ? nullptr : &path.error(), oldString ? nullptr : &oldString.error(),
+          newString ? nullptr : &newString.error(), replaceAll ? nullptr : &replaceAll.error()})
         if (error)
             return failure(error->message);
     if (oldString->empty())
@@ -76,8 +78,9 @@ ToolOutcome EditFileTool::run(const json& arguments, const ToolEnv& env) {
     const std::string& text = file->content;
     const std::vector<std::size_t> found = occurrences(text, *oldString);
     if (found.empty())
-        return failure(tool + ": old_string was not found in " + shown +
-                       " (it must match exactly, whitespace and indentation included; read_file shows the text)");
+        return failure(
+            tool + ": old_string was not found in " + shown +
+            " (it must match exactly, whitespace and indentation included; read_file shows the text)");
     if (found.size() > 1 && !replaceAll->value_or(false))
         return failure(tool + ": old_string occurs " + std::to_string(found.size()) + " times in " + shown +
                        "; add surrounding lines to make it unique, or set replace_all to replace every one");
@@ -96,7 +99,8 @@ ToolOutcome EditFileTool::run(const json& arguments, const ToolEnv& env) {
         return failure(tool + ": " + written.error().message);
     if (env.onFileChanged)
         env.onFileChanged(shown, FileChange::Modified);
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(found.front()), '\n');
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(found.front()), '\n');
     ToolOutcome outcome;
     outcome.bytesWritten = edited.size();
     outcome.output = "edited " + shown + ": replaced " + plural(found.size(), "occurrence") +

@@ -3,7 +3,8 @@
 namespace warren::agent {
 
 std::string cacheKey(std::string_view tool, const nlohmann::json& arguments, std::string_view contentKey) {
-    // Invalid UTF-8 cannot come from the wire (the parser refuses it); replacing it keeps dump() from throwing.
+    // Invalid UTF-8 cannot come from the wire (the parser refuses it); replacing it keeps dump() from
+    // throwing.
     const std::string canonical = arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     std::string key;
     for (const std::string_view part : {tool, std::string_view(canonical), contentKey})

@@ -59,7 +59,7 @@ private:
 
     std::size_t m_budget;
     std::size_t m_bytes = 0;
-    std::list<Entry> m_entries; // most recently used first
+    std::list<Entry> m_entries;                                               // most recently used first
     std::unordered_map<std::string_view, std::list<Entry>::iterator> m_index; // views of Entry::key
     std::uint64_t m_hits = 0;
     std::uint64_t m_misses = 0;

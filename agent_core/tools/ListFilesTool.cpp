@@ -73,18 +73,21 @@ std::string describe(const WalkEntry& entry) {
 } // namespace
 
 protocol::ToolSpec ListFilesTool::spec() {
-    return {std::string(kName),
-            "List the files and directories under a workspace directory, sorted, directories ending in \"/\".",
-            json{{"type", "object"},
-                 {"properties",
-                  {{"path",
-                    {{"type", "string"}, {"description", "Directory to list, relative to /workspace (default: all of it)"}}},
-                   {"depth",
-                    {{"type", "integer"},
-                     {"minimum", 1},
-                     {"maximum", kMaxDepth},
-                     {"description", "How many levels deep to list (default " + std::to_string(kDefaultDepth) + ")"}}}}},
-                 {"additionalProperties", false}}};
+    return {
+        std::string(kName),
+        "List the files and directories under a workspace directory, sorted, directories ending in \"/\".",
+        json{{"type", "object"},
+             {"properties",
+              {{"path",
+                {{"type", "string"},
+                 {"description", "Directory to list, relative to /workspace (default: all of it)"}}},
+               {"depth",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"maximum", kMaxDepth},
+                 {"description",
+                  "How many levels deep to list (default " + std::to_string(kDefaultDepth) + ")"}}}}},
+             {"additionalProperties", false}}};
 }
 
 ToolOutcome ListFilesTool::run(const json& arguments, const ToolEnv& env) {

@@ -36,14 +36,16 @@ Result<int> openRegularFile(const fs::path& path, const std::string& shown, stru
         if (errno == ENOENT)
             return makeError(ErrorCode::NotFound, "no such file: " + shown);
         if (errno == ELOOP)
-            return makeError(ErrorCode::InvalidArgument, shown + " became a symlink while it was opened; try again");
+            return makeError(ErrorCode::InvalidArgument,
+                             shown + " became a symlink while it was opened; try again");
         return makeError(ErrorCode::System, shown + ": " + std::strerror(errno));
     }
     FdCloser closer{fd};
     if (::fstat(fd, &status) != 0)
         return makeError(ErrorCode::System, shown + ": " + std::strerror(errno));
     if (S_ISDIR(status.st_mode))
-        return makeError(ErrorCode::InvalidArgument, shown + " is a directory; list_files shows what it holds");
+        return makeError(ErrorCode::InvalidArgument,
+                         shown + " is a directory; list_files shows what it holds");
     if (!S_ISREG(status.st_mode))
         return makeError(ErrorCode::InvalidArgument, shown + " is not a regular file");
     closer.fd = -1;
@@ -144,20 +146,25 @@ bool looksBinary(std::string_view head) {
 }
 
 protocol::ToolSpec ReadFileTool::spec() {
-    return {std::string(kName),
-            "Read a text file in the workspace; lines come numbered like cat -n, " +
-                std::to_string(kDefaultLimit) + " lines at a time by default.",
-            json{{"type", "object"},
-                 {"properties",
-                  {{"path", {{"type", "string"}, {"description", "File path, relative to /workspace or under it"}}},
-                   {"offset",
-                    {{"type", "integer"}, {"minimum", 0}, {"description", "First line to read, 0-based (default 0)"}}},
-                   {"limit",
-                    {{"type", "integer"},
-                     {"minimum", 1},
-                     {"description", "How many lines to read (default " + std::to_string(kDefaultLimit) + ")"}}}}},
-                 {"required", {"path"}},
-                 {"additionalProperties", false}}};
+    return {
+        std::string(kName),
+        "Read a text file in the workspace; lines come numbered like cat -n, " +
+            std::to_string(kDefaultLimit) + " lines at a time by default.",
+        json{
+            {"type", "object"},
+            {"properties",
+             {{"path",
+               {{"type", "string"}, {"description", "File path, relative to /workspace or under it"}}},
+              {"offset",
+               {{"type", "integer"},
+                {"minimum", 0},
+                {"description", "First line to read, 0-based (default 0)"}}},
+              {"limit",
+               {{"type", "integer"},
+                {"minimum", 1},
+                {"description", "How many lines to read (default " + std::to_string(kDefaultLimit) + ")"}}}}},
+            {"required", {"path"}},
+            {"additionalProperties", false}}};
 }
 
 ToolOutcome ReadFileTool::run(const json& arguments, const ToolEnv& env) {
@@ -205,7 +212,8 @@ ToolOutcome ReadFileTool::run(const json& arguments, const ToolEnv& env) {
             break;
         const std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
         if (firstChunk && looksBinary(chunk))
-            return failure(tool + ": " + shown + " is a binary file (it has NUL bytes); it cannot be shown as text");
+            return failure(tool + ": " + shown +
+                           " is a binary file (it has NUL bytes); it cannot be shown as text");
         firstChunk = false;
         empty = false;
         if (!window.feed(chunk))
@@ -219,23 +227,24 @@ ToolOutcome ReadFileTool::run(const json& arguments, const ToolEnv& env) {
         return outcome;
     }
     if (window.linesShown() == 0 && !window.outputFull())
-        return failure(tool + ": offset " + std::to_string(first) + " is past the end of " + shown + " (it has " +
-                       std::to_string(window.linesSeen()) + " lines)");
+        return failure(tool + ": offset " + std::to_string(first) + " is past the end of " + shown +
+                       " (it has " + std::to_string(window.linesSeen()) + " lines)");
     outcome.output = window.takeOutput();
     const std::uint64_t next = first + window.linesShown();
     if (window.outputFull()) {
         outcome.truncated = true;
         if (window.linesShown() == 0)
-            outcome.output += "\n[line " + std::to_string(first + 1) + " is longer than the output limit of " +
-                              std::to_string(env.outputLimitBytes) + " bytes; only its start is shown. Use offset=" +
-                              std::to_string(first + 1) + " to read past it]";
+            outcome.output += "\n[line " + std::to_string(first + 1) +
+                              " is longer than the output limit of " + std::to_string(env.outputLimitBytes) +
+                              " bytes; only its start is shown. Use offset=" + std::to_string(first + 1) +
+                              " to read past it]";
         else
             outcome.output += "\n[output limit of " + std::to_string(env.outputLimitBytes) +
-                              " bytes reached after line " + std::to_string(next) + "; use offset=" +
-                              std::to_string(next) + " to read on]";
+                              " bytes reached after line " + std::to_string(next) +
+                              "; use offset=" + std::to_string(next) + " to read on]";
     } else if (window.moreAfterWindow()) {
-        outcome.output += "[lines " + std::to_string(first + 1) + "-" + std::to_string(next) + " shown; " + shown +
-                          " goes on: use offset=" + std::to_string(next) + " to read on]";
+        outcome.output += "[lines " + std::to_string(first + 1) + "-" + std::to_string(next) + " shown; " +
+                          shown + " goes on: use offset=" + std::to_string(next) + " to read on]";
     }
     return outcome;
 }
@@ -267,7 +276,8 @@ Result<TextFile> readTextFile(const fs::path& path, const std::string& shown, st
     FdCloser closer{*fd};
     auto tooLarge = [&](std::uint64_t size) {
         return makeError(ErrorCode::InvalidArgument, shown + " is too large (" + std::to_string(size) +
-                                                         " bytes; the limit is " + std::to_string(maxBytes) + ")");
+                                                         " bytes; the limit is " + std::to_string(maxBytes) +
+                                                         ")");
     };
     const auto size = static_cast<std::uint64_t>(std::max<off_t>(file.status.st_size, 0));
     if (size > maxBytes)

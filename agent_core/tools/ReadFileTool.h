@@ -37,6 +37,7 @@ struct TextFile {
 // A workspace file read whole (edit_file, search). The message, to be prefixed with the tool's name, says
 // why it was refused: missing, a directory, not a regular file, larger than maxBytes, or binary. `shown`
 // is how the path appears in messages.
-Result<TextFile> readTextFile(const std::filesystem::path& path, const std::string& shown, std::size_t maxBytes);
+Result<TextFile> readTextFile(const std::filesystem::path& path, const std::string& shown,
+                              std::size_t maxBytes);
 
 } // namespace warren::agent

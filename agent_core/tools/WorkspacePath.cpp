@@ -113,7 +113,7 @@ Result<fs::path> resolveInWorkspace(const fs::path& workspace, std::string_view 
         pending.assign(components.begin(), components.end());
     }
 
-    Components resolved;                    // existing directories below the root, then the missing tail
+    Components resolved; // existing directories below the root, then the missing tail
     constexpr std::size_t kAllExist = SIZE_MAX;
     std::size_t missingFrom = kAllExist; // index in resolved of the first component that does not exist
     int symlinks = 0;
@@ -139,7 +139,8 @@ Result<fs::path> resolveInWorkspace(const fs::path& workspace, std::string_view 
                 missingFrom = resolved.size() - 1;
                 continue;
             }
-            return makeError(ErrorCode::System, quoted + ": " + joinRelative(resolved) + ": " + std::strerror(errno));
+            return makeError(ErrorCode::System,
+                             quoted + ": " + joinRelative(resolved) + ": " + std::strerror(errno));
         }
         if (!S_ISLNK(status.st_mode))
             continue;

@@ -20,10 +20,12 @@ inline constexpr std::string_view kSandboxWorkspace = "/workspace";
 // included) leads outside the workspace, as are an empty path and one with a NUL byte. Components that do
 // not exist yet (a file to create) are kept as given. The result is workspace / a relative path free of
 // symlinks, "." and "..", so the caller can open it with O_NOFOLLOW.
-Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& workspace, std::string_view path);
+Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& workspace,
+                                                 std::string_view path);
 
 // "a/b.txt" for workspace/a/b.txt and "." for the workspace itself (lexical, for messages and events); a
 // path outside the workspace is returned whole.
-std::string relativeToWorkspace(const std::filesystem::path& workspace, const std::filesystem::path& absolute);
+std::string relativeToWorkspace(const std::filesystem::path& workspace,
+                                const std::filesystem::path& absolute);
 
 } // namespace warren::agent

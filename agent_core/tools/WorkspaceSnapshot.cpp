@@ -169,7 +169,9 @@ std::vector<std::pair<std::string, FileChange>> diffSnapshots(const WorkspaceSna
     for (const WorkspaceSnapshot* snapshot : {&before, &after})
         if (snapshot->truncated && (!bound || snapshot->walkedUpTo < *bound))
             bound = snapshot->walkedUpTo;
-    auto reached = [&](const std::string& path) { return !bound || path <= *bound; };
+    auto reached = [&](const std::string& path) {
+        return !bound || path <= *bound;
+    };
 
     std::vector<std::pair<std::string, FileChange>> changes;
     auto old = before.files.begin();

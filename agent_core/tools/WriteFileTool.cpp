@@ -98,14 +98,16 @@ Status checkReplaceable(const fs::path& path, const std::string& shown, const st
 }
 
 protocol::ToolSpec WriteFileTool::spec() {
-    return {std::string(kName),
-            "Create or overwrite a file in the workspace with the given content (parent directories are made).",
-            json{{"type", "object"},
-                 {"properties",
-                  {{"path", {{"type", "string"}, {"description", "File path, relative to /workspace or under it"}}},
-                   {"content", {{"type", "string"}, {"description", "The whole new content of the file"}}}}},
-                 {"required", {"path", "content"}},
-                 {"additionalProperties", false}}};
+    return {
+        std::string(kName),
+        "Create or overwrite a file in the workspace with the given content (parent directories are made).",
+        json{{"type", "object"},
+             {"properties",
+              {{"path",
+                {{"type", "string"}, {"description", "File path, relative to /workspace or under it"}}},
+               {"content", {{"type", "string"}, {"description", "The whole new content of the file"}}}}},
+             {"required", {"path", "content"}},
+             {"additionalProperties", false}}};
 }
 
 ToolOutcome WriteFileTool::run(const json& arguments, const ToolEnv& env) {
@@ -150,7 +152,8 @@ ToolOutcome WriteFileTool::run(const json& arguments, const ToolEnv& env) {
         env.onFileChanged(shown, exists ? FileChange::Modified : FileChange::Created);
     ToolOutcome outcome;
     outcome.bytesWritten = content->size();
-    outcome.output = "wrote " + std::to_string(content->size()) + " bytes to " + shown + (exists ? "" : " (new file)");
+    outcome.output =
+        "wrote " + std::to_string(content->size()) + " bytes to " + shown + (exists ? "" : " (new file)");
     return outcome;
 }
 

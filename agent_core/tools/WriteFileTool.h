@@ -24,11 +24,12 @@ public:
 // sees the old file or the new one, never a mix, and no temporary file is left behind. When `replaced` is
 // the file being replaced, its mode and (where the process may) its owner are kept; a new file gets 0666
 // less the umask. Messages name `shown`.
-Status writeFileAtomically(const std::filesystem::path& path, const std::string& shown, std::string_view content,
-                           const struct stat* replaced);
+Status writeFileAtomically(const std::filesystem::path& path, const std::string& shown,
+                           std::string_view content, const struct stat* replaced);
 
 // Refuses to replace a file with no write permission bit, even as root, and one the process may not
 // write: a rename would replace it regardless, and a read-only file is the user saying "not this one".
-Status checkReplaceable(const std::filesystem::path& path, const std::string& shown, const struct stat& status);
+Status checkReplaceable(const std::filesystem::path& path, const std::string& shown,
+                        const struct stat& status);
 
 } // namespace warren::agent

@@ -38,20 +38,48 @@ private slots:
         QTest::addColumn<QString>("contentB");
         QTest::addColumn<bool>("equal");
 
-        QTest::newRow("same call") << "read_file" << R"({"path":"a"})" << "k1"
-                                   << "read_file" << R"({"path":"a"})" << "k1" << true;
-        QTest::newRow("argument order does not matter")
-            << "search" << R"({"pattern":"x","path":"a"})" << "k" << "search" << R"({"path":"a","pattern":"x"})" << "k"
-            << true;
-        QTest::newRow("another tool") << "read_file" << R"({"path":"a"})" << "k"
-                                      << "list_files" << R"({"path":"a"})" << "k" << false;
-        QTest::newRow("other arguments") << "read_file" << R"({"path":"a"})" << "k"
-                                         << "read_file" << R"({"path":"a","offset":1})" << "k" << false;
-        QTest::newRow("content changed") << "read_file" << R"({"path":"a"})" << "k1"
-                                         << "read_file" << R"({"path":"a"})" << "k2" << false;
-        QTest::newRow("no part runs into the next") << "ab" << "{}" << "c"
-                                                    << "a" << "{}" << "bc" << false;
-        QTest::newRow("integer and float differ") << "t" << R"({"n":1})" << "" << "t" << R"({"n":1.0})" << "" << false;
+        QTest::newRow("same call") << "read_file"
+                                   << R"({"path":"a"})"
+                                   << "k1"
+                                   << "read_file"
+                                   << R"({"path":"a"})"
+                                   << "k1" << true;
+        QTest::newRow("argument order does not matter") << "search"
+                                                        << R"({"pattern":"x","path":"a"})"
+                                                        << "k"
+                                                        << "search"
+                                                        << R"({"path":"a","pattern":"x"})"
+                                                        << "k" << true;
+        QTest::newRow("another tool") << "read_file"
+                                      << R"({"path":"a"})"
+                                      << "k"
+                                      << "list_files"
+                                      << R"({"path":"a"})"
+                                      << "k" << false;
+        QTest::newRow("other arguments") << "read_file"
+                                         << R"({"path":"a"})"
+                                         << "k"
+                                         << "read_file"
+                                         << R"({"path":"a","offset":1})"
+                                         << "k" << false;
+        QTest::newRow("content changed") << "read_file"
+                                         << R"({"path":"a"})"
+                                         << "k1"
+                                         << "read_file"
+                                         << R"({"path":"a"})"
+                                         << "k2" << false;
+        QTest::newRow("no part runs into the next") << "ab"
+                                                    << "{}"
+                                                    << "c"
+                                                    << "a"
+                                                    << "{}"
+                                                    << "bc" << false;
+        QTest::newRow("integer and float differ") << "t"
+                                                  << R"({"n":1})"
+                                                  << ""
+                                                  << "t"
+                                                  << R"({"n":1.0})"
+                                                  << "" << false;
     }
     void keys() {
         QFETCH(QString, toolA);
@@ -61,8 +89,10 @@ private slots:
         QFETCH(QString, argumentsB);
         QFETCH(QString, contentB);
         QFETCH(bool, equal);
-        const std::string a = cacheKey(toolA.toStdString(), json::parse(argumentsA.toStdString()), contentA.toStdString());
-        const std::string b = cacheKey(toolB.toStdString(), json::parse(argumentsB.toStdString()), contentB.toStdString());
+        const std::string a =
+            cacheKey(toolA.toStdString(), json::parse(argumentsA.toStdString()), contentA.toStdString());
+        const std::string b =
+            cacheKey(toolB.toStdString(), json::parse(argumentsB.toStdString()), contentB.toStdString());
         QCOMPARE(a == b, equal);
     }
 
@@ -175,7 +205,8 @@ private slots:
         QCOMPARE(cache.find(key), nullptr);
         cache.store(key, tool.run(args, env));
         QVERIFY(cache.find(key));
-        QCOMPARE(QString::fromStdString(cache.find(cacheKey("read_file", args, *tool.contentKey(args, env)))->output),
+        QCOMPARE(QString::fromStdString(
+                     cache.find(cacheKey("read_file", args, *tool.contentKey(args, env)))->output),
                  "     1\told\n");
 
         QVERIFY(WriteFileTool().run({{"path", "f.txt"}, {"content", "new\n"}}, env).ok);

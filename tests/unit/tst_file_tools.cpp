@@ -50,7 +50,9 @@ QStringList namesIn(const fs::path& directory) {
     return names;
 }
 
-QString q(const std::string& text) { return QString::fromStdString(text); }
+QString q(const std::string& text) {
+    return QString::fromStdString(text);
+}
 
 } // namespace
 
@@ -136,8 +138,10 @@ private slots:
         QTest::addColumn<QString>("output");
 
         QTest::newRow("whole file") << QByteArray("a\nb\n") << QByteArray("{}") << "     1\ta\n     2\tb\n";
-        QTest::newRow("last line without newline") << QByteArray("a\nb") << QByteArray("{}") << "     1\ta\n     2\tb\n";
-        QTest::newRow("offset") << QByteArray("a\nb\nc\n") << QByteArray(R"({"offset":1})") << "     2\tb\n     3\tc\n";
+        QTest::newRow("last line without newline")
+            << QByteArray("a\nb") << QByteArray("{}") << "     1\ta\n     2\tb\n";
+        QTest::newRow("offset") << QByteArray("a\nb\nc\n") << QByteArray(R"({"offset":1})")
+                                << "     2\tb\n     3\tc\n";
         QTest::newRow("limit, with how to read on")
             << QByteArray("a\nb\nc\n") << QByteArray(R"({"limit":1})")
             << "     1\ta\n[lines 1-1 shown; f.txt goes on: use offset=1 to read on]";
@@ -147,17 +151,21 @@ private slots:
         QTest::newRow("limit reaching the end exactly")
             << QByteArray("a\nb\n") << QByteArray(R"({"limit":2})") << "     1\ta\n     2\tb\n";
         QTest::newRow("empty file") << QByteArray() << QByteArray("{}") << "(f.txt is empty)";
-        QTest::newRow("empty lines count") << QByteArray("\n\nx\n") << QByteArray(R"({"offset":2})") << "     3\tx\n";
+        QTest::newRow("empty lines count")
+            << QByteArray("\n\nx\n") << QByteArray(R"({"offset":2})") << "     3\tx\n";
         QTest::newRow("invalid UTF-8 replaced")
             << QByteArray("caf\xE9\n") << QByteArray("{}") << QString::fromUtf8("     1\tcaf\xEF\xBF\xBD\n");
-        QTest::newRow("integral float offset") << QByteArray("a\nb\n") << QByteArray(R"({"offset":1.0})") << "     2\tb\n";
-        QTest::newRow("null optional argument") << QByteArray("a\n") << QByteArray(R"({"offset":null})") << "     1\ta\n";
+        QTest::newRow("integral float offset")
+            << QByteArray("a\nb\n") << QByteArray(R"({"offset":1.0})") << "     2\tb\n";
+        QTest::newRow("null optional argument")
+            << QByteArray("a\n") << QByteArray(R"({"offset":null})") << "     1\ta\n";
         QTest::newRow("NUL after the binary probe is text")
             << QByteArray(9000, 'x').append('\n').append("y\0z\n", 4) << QByteArray(R"({"offset":1})")
             << QString::fromUtf8("     2\ty\0z\n", 11);
         QTest::newRow("absolute /workspace path")
             << QByteArray("a\n") << QByteArray(R"({"path":"/workspace/f.txt"})") << "     1\ta\n";
-        QTest::newRow("symlink inside") << QByteArray("a\n") << QByteArray(R"({"path":"link_f"})") << "     1\ta\n";
+        QTest::newRow("symlink inside")
+            << QByteArray("a\n") << QByteArray(R"({"path":"link_f"})") << "     1\ta\n";
         QTest::newRow("line numbers wider than six digits keep the tab")
             << QByteArray(1000000, '\n').append("last\n") << QByteArray(R"({"offset":1000000})")
             << "1000001\tlast\n";
@@ -166,7 +174,8 @@ private slots:
         QFETCH(QByteArray, content);
         QFETCH(QByteArray, arguments);
         QFETCH(QString, output);
-        writeRaw(ws("f.txt"), std::string_view(content.constData(), static_cast<std::size_t>(content.size())));
+        writeRaw(ws("f.txt"),
+                 std::string_view(content.constData(), static_cast<std::size_t>(content.size())));
         fs::create_symlink("f.txt", ws("link_f"));
         json args = json::parse(arguments.toStdString());
         if (!args.contains("path"))
@@ -186,29 +195,42 @@ private slots:
         QTest::newRow("unknown argument listed with the allowed ones")
             << R"({"path":"file.txt","lines":3})"
             << R"(read_file: unknown argument "lines" (allowed: path, offset, limit))";
-        QTest::newRow("missing path") << "{}" << R"(read_file: missing required argument "path")";
+        QTest::newRow("missing path") << "{}"
+                                      << R"(read_file: missing required argument "path")";
         QTest::newRow("path of the wrong type")
-            << R"({"path":5})" << R"(read_file: argument "path" must be a string, got the integer 5)";
+            << R"({"path":5})"
+            << R"(read_file: argument "path" must be a string, got the integer 5)";
         QTest::newRow("negative offset")
             << R"({"path":"file.txt","offset":-1})"
             << R"(read_file: argument "offset" must be a non-negative integer, got the integer -1)";
-        QTest::newRow("fractional limit")
-            << R"({"path":"file.txt","limit":1.5})" << R"(argument "limit" must be a non-negative integer)";
+        QTest::newRow("fractional limit") << R"({"path":"file.txt","limit":1.5})"
+                                          << R"(argument "limit" must be a non-negative integer)";
         QTest::newRow("offset as a string")
-            << R"({"path":"file.txt","offset":"1"})" << R"(argument "offset" must be a non-negative integer, got a string)";
-        QTest::newRow("zero limit") << R"({"path":"file.txt","limit":0})" << "read_file: limit must be at least 1";
-        QTest::newRow("arguments not an object") << R"(["file.txt"])" << "read_file: arguments must be an object, got an array";
-        QTest::newRow("missing file") << R"({"path":"nope.txt"})" << "read_file: no such file: nope.txt";
-        QTest::newRow("directory") << R"({"path":"a"})" << "read_file: a is a directory";
+            << R"({"path":"file.txt","offset":"1"})"
+            << R"(argument "offset" must be a non-negative integer, got a string)";
+        QTest::newRow("zero limit") << R"({"path":"file.txt","limit":0})"
+                                    << "read_file: limit must be at least 1";
+        QTest::newRow("arguments not an object") << R"(["file.txt"])"
+                                                 << "read_file: arguments must be an object, got an array";
+        QTest::newRow("missing file") << R"({"path":"nope.txt"})"
+                                      << "read_file: no such file: nope.txt";
+        QTest::newRow("directory") << R"({"path":"a"})"
+                                   << "read_file: a is a directory";
         QTest::newRow("offset past the end")
-            << R"({"path":"file.txt","offset":5})" << "read_file: offset 5 is past the end of file.txt (it has 3 lines)";
-        QTest::newRow("empty path") << R"({"path":""})" << "read_file: path is empty";
+            << R"({"path":"file.txt","offset":5})"
+            << "read_file: offset 5 is past the end of file.txt (it has 3 lines)";
+        QTest::newRow("empty path") << R"({"path":""})"
+                                    << "read_file: path is empty";
         QTest::newRow("dotdot") << R"({"path":"../outside/secret.txt"})"
                                 << "read_file: path \"../outside/secret.txt\" is outside the workspace";
-        QTest::newRow("absolute elsewhere") << R"({"path":"/etc/passwd"})" << "is outside the workspace";
-        QTest::newRow("directory symlink out") << R"({"path":"link_out/secret.txt"})" << "is outside the workspace";
-        QTest::newRow("file symlink out") << R"({"path":"link_abs_out"})" << "is outside the workspace";
-        QTest::newRow("dangling symlink in") << R"({"path":"dangling_in"})" << "read_file: no such file: new_target.txt";
+        QTest::newRow("absolute elsewhere") << R"({"path":"/etc/passwd"})"
+                                            << "is outside the workspace";
+        QTest::newRow("directory symlink out") << R"({"path":"link_out/secret.txt"})"
+                                               << "is outside the workspace";
+        QTest::newRow("file symlink out") << R"({"path":"link_abs_out"})"
+                                          << "is outside the workspace";
+        QTest::newRow("dangling symlink in") << R"({"path":"dangling_in"})"
+                                             << "read_file: no such file: new_target.txt";
     }
     void readFileFailures() {
         QFETCH(QString, arguments);
@@ -223,7 +245,8 @@ private slots:
         writeRaw(ws("bin.dat"), std::string("ELF\0\1\2", 6));
         ToolOutcome outcome = ReadFileTool().run({{"path", "bin.dat"}}, env());
         QVERIFY(!outcome.ok);
-        QCOMPARE(q(outcome.output), "read_file: bin.dat is a binary file (it has NUL bytes); it cannot be shown as text");
+        QCOMPARE(q(outcome.output),
+                 "read_file: bin.dat is a binary file (it has NUL bytes); it cannot be shown as text");
 
         QCOMPARE(::mkfifo(ws("fifo").c_str(), 0600), 0);
         outcome = ReadFileTool().run({{"path", "fifo"}}, env()); // must not block on the FIFO
@@ -245,12 +268,14 @@ private slots:
         QVERIFY(note <= 1000);
         // The note's offset is the first line not shown whole: reading from it goes on seamlessly.
         const QRegularExpressionMatch match =
-            QRegularExpression("reached after line (\\d+); use offset=(\\d+) to read on]$").match(q(outcome.output));
+            QRegularExpression("reached after line (\\d+); use offset=(\\d+) to read on]$")
+                .match(q(outcome.output));
         QVERIFY(match.hasMatch());
         const int next = match.captured(2).toInt();
         QCOMPARE(match.captured(1).toInt(), next);
         QVERIFY(q(outcome.output).contains(QString("%1\tline %2\n").arg(next, 6).arg(next)));
-        const ToolOutcome rest = ReadFileTool().run({{"path", "huge.txt"}, {"offset", next}, {"limit", 1}}, env());
+        const ToolOutcome rest =
+            ReadFileTool().run({{"path", "huge.txt"}, {"offset", next}, {"limit", 1}}, env());
         QCOMPARE(q(rest.output).section('\n', 0, 0), QString("%1\tline %2").arg(next + 1, 6).arg(next + 1));
     }
 
@@ -265,8 +290,9 @@ private slots:
         QVERIFY(outcome.truncated);
         QVERIFY2(!protocol::firstInvalidUtf8(outcome.output), "output must stay valid UTF-8");
         QVERIFY(outcome.output.starts_with("     1\t\xC3\xA9"));
-        QVERIFY2(q(outcome.output).contains("[line 1 is longer than the output limit of 101 bytes; only its start "
-                                            "is shown. Use offset=1 to read past it]"),
+        QVERIFY2(q(outcome.output)
+                     .contains("[line 1 is longer than the output limit of 101 bytes; only its start "
+                               "is shown. Use offset=1 to read past it]"),
                  outcome.output.c_str());
     }
 
@@ -295,7 +321,7 @@ private slots:
         std::optional<std::string> first;
         // A change within the current clock tick could go unseen, so a key is only given once it passed.
         QTRY_VERIFY((first = tool.contentKey(args, env())).has_value());
-        QCOMPARE(tool.contentKey(args, env()), first); // no write: the same key
+        QCOMPARE(tool.contentKey(args, env()), first);                              // no write: the same key
         QCOMPARE(tool.contentKey({{"path", "/workspace/file.txt"}}, env()), first); // the same file
         QCOMPARE(tool.contentKey({{"path", "link_file"}}, env()), first);
 
@@ -353,7 +379,8 @@ private slots:
     // ---- write_file
 
     void writeFileCreatesWithParents() {
-        const ToolOutcome outcome = WriteFileTool().run({{"path", "new/dir/f.txt"}, {"content", "hi\n"}}, env());
+        const ToolOutcome outcome =
+            WriteFileTool().run({{"path", "new/dir/f.txt"}, {"content", "hi\n"}}, env());
         QVERIFY2(outcome.ok, outcome.output.c_str());
         QCOMPARE(q(outcome.output), "wrote 3 bytes to new/dir/f.txt (new file)");
         QCOMPARE(outcome.bytesWritten, 3u);
@@ -370,7 +397,8 @@ private slots:
 
     void writeFileReplacesKeepingTheMode() {
         ::chmod(ws("file.txt").c_str(), 0750);
-        const ToolOutcome outcome = WriteFileTool().run({{"path", "/workspace/file.txt"}, {"content", ""}}, env());
+        const ToolOutcome outcome =
+            WriteFileTool().run({{"path", "/workspace/file.txt"}, {"content", ""}}, env());
         QVERIFY2(outcome.ok, outcome.output.c_str());
         QCOMPARE(q(outcome.output), "wrote 0 bytes to file.txt");
         QCOMPARE(q(readAll(ws("file.txt"))), "");
@@ -407,7 +435,8 @@ private slots:
     void writeFileRefusesEscapes() {
         QFETCH(QString, path);
         const QStringList before = namesIn(m_outside);
-        const ToolOutcome outcome = WriteFileTool().run({{"path", path.toStdString()}, {"content", "pwned"}}, env());
+        const ToolOutcome outcome =
+            WriteFileTool().run({{"path", path.toStdString()}, {"content", "pwned"}}, env());
         QVERIFY(!outcome.ok);
         QVERIFY2(outcome.output.starts_with("write_file: path \"") &&
                      q(outcome.output).contains("is outside the workspace"),
@@ -421,17 +450,22 @@ private slots:
         QTest::addColumn<QString>("arguments");
         QTest::addColumn<QString>("message");
 
-        QTest::newRow("directory") << R"({"path":"a","content":"x"})" << "write_file: a is a directory";
-        QTest::newRow("workspace root") << R"({"path":".","content":"x"})" << "write_file: . is a directory";
-        QTest::newRow("missing content") << R"({"path":"x.txt"})" << R"(write_file: missing required argument "content")";
+        QTest::newRow("directory") << R"({"path":"a","content":"x"})"
+                                   << "write_file: a is a directory";
+        QTest::newRow("workspace root") << R"({"path":".","content":"x"})"
+                                        << "write_file: . is a directory";
+        QTest::newRow("missing content") << R"({"path":"x.txt"})"
+                                         << R"(write_file: missing required argument "content")";
         QTest::newRow("content not a string")
-            << R"({"path":"x.txt","content":["a"]})" << R"(write_file: argument "content" must be a string, got an array)";
+            << R"({"path":"x.txt","content":["a"]})"
+            << R"(write_file: argument "content" must be a string, got an array)";
         QTest::newRow("unknown argument")
             << R"({"path":"x.txt","content":"","mode":"0755"})"
             << R"(write_file: unknown argument "mode" (allowed: path, content))";
-        QTest::newRow("parent is a file")
-            << R"({"path":"file.txt/x","content":""})" << "write_file: cannot create the directory file.txt";
-        QTest::newRow("NUL in the path") << "{\"path\":\"a\\u0000b\",\"content\":\"\"}" << "write_file: path contains a NUL byte";
+        QTest::newRow("parent is a file") << R"({"path":"file.txt/x","content":""})"
+                                          << "write_file: cannot create the directory file.txt";
+        QTest::newRow("NUL in the path") << "{\"path\":\"a\\u0000b\",\"content\":\"\"}"
+                                         << "write_file: path contains a NUL byte";
     }
     void writeFileFailures() {
         QFETCH(QString, arguments);
@@ -447,8 +481,9 @@ private slots:
         ::chmod(ws("file.txt").c_str(), 0444);
         const ToolOutcome outcome = WriteFileTool().run({{"path", "file.txt"}, {"content", "x"}}, env());
         QVERIFY(!outcome.ok);
-        QCOMPARE(q(outcome.output),
-                 "write_file: file.txt is read-only; change its permissions first if it really should change");
+        QCOMPARE(
+            q(outcome.output),
+            "write_file: file.txt is read-only; change its permissions first if it really should change");
         QCOMPARE(q(readAll(ws("file.txt"))), "one\ntwo\nthree\n");
         QVERIFY(!namesIn(m_workspace).join(",").contains(".warren-"));
     }
@@ -462,8 +497,8 @@ private slots:
         held << old.rdbuf();
         QCOMPARE(q(held.str()), "one\ntwo\nthree\n");
         QCOMPARE(q(readAll(ws("file.txt"))), "new\n");
-        const QStringList expected{"a", "dangling_in", "dangling_out", "file.txt", "link_abs_out",
-                                   "link_dir", "link_file", "link_out"};
+        const QStringList expected{"a",        "dangling_in", "dangling_out", "file.txt", "link_abs_out",
+                                   "link_dir", "link_file",   "link_out"};
         QCOMPARE(namesIn(m_workspace), expected);
     }
 
@@ -475,22 +510,31 @@ private slots:
         QTest::addColumn<QString>("after");
         QTest::addColumn<QString>("output");
 
-        QTest::newRow("unique replacement")
-            << "hello world\n" << R"({"old_string":"world","new_string":"there"})" << "hello there\n"
-            << "edited f.txt: replaced 1 occurrence at line 1";
-        QTest::newRow("multi-line, line reported")
-            << "a\nb\nc\nd\n" << R"({"old_string":"c\nd","new_string":"C"})" << "a\nb\nC\n"
-            << "edited f.txt: replaced 1 occurrence at line 3";
-        QTest::newRow("replace all")
-            << "x a x a\nx\n" << R"({"old_string":"x","new_string":"yy","replace_all":true})" << "yy a yy a\nyy\n"
-            << "edited f.txt: replaced 3 occurrences, the first at line 1";
+        QTest::newRow("unique replacement") << "hello world\n"
+                                            << R"({"old_string":"world","new_string":"there"})"
+                                            << "hello there\n"
+                                            << "edited f.txt: replaced 1 occurrence at line 1";
+        QTest::newRow("multi-line, line reported") << "a\nb\nc\nd\n"
+                                                   << R"({"old_string":"c\nd","new_string":"C"})"
+                                                   << "a\nb\nC\n"
+                                                   << "edited f.txt: replaced 1 occurrence at line 3";
+        QTest::newRow("replace all") << "x a x a\nx\n"
+                                     << R"({"old_string":"x","new_string":"yy","replace_all":true})"
+                                     << "yy a yy a\nyy\n"
+                                     << "edited f.txt: replaced 3 occurrences, the first at line 1";
         QTest::newRow("replace_all false with a unique match")
-            << "x a\n" << R"({"old_string":"a","new_string":"b","replace_all":false})" << "x b\n"
+            << "x a\n"
+            << R"({"old_string":"a","new_string":"b","replace_all":false})"
+            << "x b\n"
             << "edited f.txt: replaced 1 occurrence at line 1";
-        QTest::newRow("deletion") << "keep drop keep" << R"({"old_string":" drop","new_string":""})"
-                                  << "keep keep" << "edited f.txt: replaced 1 occurrence at line 1";
-        QTest::newRow("occurrences do not overlap")
-            << "aaa" << R"({"old_string":"aa","new_string":"b"})" << "ba" << "edited f.txt: replaced 1 occurrence at line 1";
+        QTest::newRow("deletion") << "keep drop keep"
+                                  << R"({"old_string":" drop","new_string":""})"
+                                  << "keep keep"
+                                  << "edited f.txt: replaced 1 occurrence at line 1";
+        QTest::newRow("occurrences do not overlap") << "aaa"
+                                                    << R"({"old_string":"aa","new_string":"b"})"
+                                                    << "ba"
+                                                    << "edited f.txt: replaced 1 occurrence at line 1";
     }
     void editFile() {
         QFETCH(QString, before);
@@ -517,30 +561,28 @@ private slots:
         QTest::addColumn<QString>("arguments");
         QTest::addColumn<QString>("message");
 
-        QTest::newRow("not unique")
-            << R"({"path":"f.txt","old_string":"a","new_string":"b"})"
-            << "edit_file: old_string occurs 3 times in f.txt; add surrounding lines to make it unique, or set "
-               "replace_all to replace every one";
-        QTest::newRow("not found")
-            << R"({"path":"f.txt","old_string":"zzz","new_string":"b"})"
-            << "edit_file: old_string was not found in f.txt (it must match exactly";
+        QTest::newRow("not unique") << R"({"path":"f.txt","old_string":"a","new_string":"b"})"
+                                    << "edit_file: old_string occurs 3 times in f.txt; add surrounding lines "
+                                       "to make it unique, or set "
+                                       "replace_all to replace every one";
+        QTest::newRow("not found") << R"({"path":"f.txt","old_string":"zzz","new_string":"b"})"
+                                   << "edit_file: old_string was not found in f.txt (it must match exactly";
         QTest::newRow("empty old_string")
             << R"({"path":"f.txt","old_string":"","new_string":"b"})"
             << "edit_file: old_string is empty; to create or overwrite a whole file use write_file";
-        QTest::newRow("nothing would change")
-            << R"({"path":"f.txt","old_string":"a","new_string":"a"})"
-            << "edit_file: old_string and new_string are the same";
-        QTest::newRow("missing file")
-            << R"({"path":"nope.txt","old_string":"a","new_string":"b"})"
-            << "edit_file: no such file: nope.txt (write_file creates a file)";
-        QTest::newRow("directory") << R"({"path":"a","old_string":"a","new_string":"b"})" << "edit_file: a is a directory";
+        QTest::newRow("nothing would change") << R"({"path":"f.txt","old_string":"a","new_string":"a"})"
+                                              << "edit_file: old_string and new_string are the same";
+        QTest::newRow("missing file") << R"({"path":"nope.txt","old_string":"a","new_string":"b"})"
+                                      << "edit_file: no such file: nope.txt (write_file creates a file)";
+        QTest::newRow("directory") << R"({"path":"a","old_string":"a","new_string":"b"})"
+                                   << "edit_file: a is a directory";
         QTest::newRow("binary") << R"({"path":"bin.dat","old_string":"a","new_string":"b"})"
                                 << "edit_file: bin.dat is a binary file";
         QTest::newRow("replace_all of the wrong type")
             << R"({"path":"f.txt","old_string":"a","new_string":"b","replace_all":"yes"})"
             << R"(edit_file: argument "replace_all" must be true or false, got a string)";
-        QTest::newRow("missing new_string")
-            << R"({"path":"f.txt","old_string":"a"})" << R"(edit_file: missing required argument "new_string")";
+        QTest::newRow("missing new_string") << R"({"path":"f.txt","old_string":"a"})"
+                                            << R"(edit_file: missing required argument "new_string")";
         QTest::newRow("unknown argument")
             << R"({"path":"f.txt","old":"a","new_string":"b"})"
             << R"(edit_file: unknown argument "old" (allowed: path, old_string, new_string, replace_all))";
@@ -574,15 +616,19 @@ private slots:
         const QString top = ".git/\na/\na/b.txt\na/c/\nlink_dir -> a\nlink_file -> z.txt\nz.txt\n";
         QTest::newRow("default depth 2") << "{}" << top;
         QTest::newRow("null arguments") << "null" << top;
-        QTest::newRow("depth 1") << R"({"depth":1})" << ".git/\na/\nlink_dir -> a\nlink_file -> z.txt\nz.txt\n";
-        QTest::newRow("depth 4")
-            << R"({"depth":4})"
-            << ".git/\na/\na/b.txt\na/c/\na/c/d.txt\na/c/e/\na/c/e/f.txt\nlink_dir -> a\nlink_file -> z.txt\nz.txt\n";
-        QTest::newRow("subdirectory") << R"({"path":"a"})" << "a/b.txt\na/c/\na/c/d.txt\na/c/e/\n";
-        QTest::newRow("subdirectory, absolute") << R"({"path":"/workspace/a/c","depth":1})" << "a/c/d.txt\na/c/e/\n";
-        QTest::newRow("through a directory symlink inside") << R"({"path":"link_dir","depth":1})" << "a/b.txt\na/c/\n";
-        QTest::newRow("depth past the maximum is limited")
-            << R"({"path":"a/c/e","depth":99})" << "a/c/e/f.txt\n[depth limited to 10]\n";
+        QTest::newRow("depth 1") << R"({"depth":1})"
+                                 << ".git/\na/\nlink_dir -> a\nlink_file -> z.txt\nz.txt\n";
+        QTest::newRow("depth 4") << R"({"depth":4})"
+                                 << ".git/\na/\na/b.txt\na/c/\na/c/d.txt\na/c/e/\na/c/e/f.txt\nlink_dir -> "
+                                    "a\nlink_file -> z.txt\nz.txt\n";
+        QTest::newRow("subdirectory") << R"({"path":"a"})"
+                                      << "a/b.txt\na/c/\na/c/d.txt\na/c/e/\n";
+        QTest::newRow("subdirectory, absolute") << R"({"path":"/workspace/a/c","depth":1})"
+                                                << "a/c/d.txt\na/c/e/\n";
+        QTest::newRow("through a directory symlink inside") << R"({"path":"link_dir","depth":1})"
+                                                            << "a/b.txt\na/c/\n";
+        QTest::newRow("depth past the maximum is limited") << R"({"path":"a/c/e","depth":99})"
+                                                           << "a/c/e/f.txt\n[depth limited to 10]\n";
     }
     void listFiles() {
         QFETCH(QString, arguments);
@@ -617,17 +663,25 @@ private slots:
         QTest::addColumn<QString>("arguments");
         QTest::addColumn<QString>("message");
 
-        QTest::newRow("depth 0") << R"({"depth":0})" << "list_files: depth must be at least 1";
+        QTest::newRow("depth 0") << R"({"depth":0})"
+                                 << "list_files: depth must be at least 1";
         QTest::newRow("depth of the wrong type")
-            << R"({"depth":"2"})" << R"(list_files: argument "depth" must be a non-negative integer, got a string)";
-        QTest::newRow("a file") << R"({"path":"file.txt"})"
-                                << "list_files: file.txt is not a directory; read_file shows a file's content";
-        QTest::newRow("missing") << R"({"path":"nope"})" << "list_files: no such directory: nope";
+            << R"({"depth":"2"})"
+            << R"(list_files: argument "depth" must be a non-negative integer, got a string)";
+        QTest::newRow("a file")
+            << R"({"path":"file.txt"})"
+            << "list_files: file.txt is not a directory; read_file shows a file's content";
+        QTest::newRow("missing") << R"({"path":"nope"})"
+                                 << "list_files: no such directory: nope";
         QTest::newRow("unknown argument")
-            << R"({"recursive":true})" << R"(list_files: unknown argument "recursive" (allowed: path, depth))";
-        QTest::newRow("dotdot") << R"({"path":".."})" << "list_files: path \"..\" is outside the workspace";
-        QTest::newRow("symlink out") << R"({"path":"link_out"})" << "list_files: path \"link_out\" is outside";
-        QTest::newRow("absolute elsewhere") << R"({"path":"/etc"})" << "list_files: path \"/etc\" is outside";
+            << R"({"recursive":true})"
+            << R"(list_files: unknown argument "recursive" (allowed: path, depth))";
+        QTest::newRow("dotdot") << R"({"path":".."})"
+                                << "list_files: path \"..\" is outside the workspace";
+        QTest::newRow("symlink out") << R"({"path":"link_out"})"
+                                     << "list_files: path \"link_out\" is outside";
+        QTest::newRow("absolute elsewhere") << R"({"path":"/etc"})"
+                                            << "list_files: path \"/etc\" is outside";
     }
     void listFilesFailures() {
         QFETCH(QString, arguments);
@@ -676,19 +730,28 @@ private slots:
         QTest::addColumn<QString>("output");
 
         QTest::newRow("sorted by file then line")
-            << R"({"pattern":"foo"})" << "a.cpp:2: foo\na.cpp:3: foo again\nb.h:1: bar foo\nsub/c.cpp:1: xfoo\n";
+            << R"({"pattern":"foo"})"
+            << "a.cpp:2: foo\na.cpp:3: foo again\nb.h:1: bar foo\nsub/c.cpp:1: xfoo\n";
         QTest::newRow("glob on names") << R"({"pattern":"foo","glob":"*.cpp"})"
                                        << "a.cpp:2: foo\na.cpp:3: foo again\nsub/c.cpp:1: xfoo\n";
-        QTest::newRow("under a directory") << R"({"pattern":"foo","path":"sub"})" << "sub/c.cpp:1: xfoo\n";
-        QTest::newRow("one file") << R"({"pattern":"foo","path":"b.h"})" << "b.h:1: bar foo\n";
-        QTest::newRow("one file, absolute") << R"({"pattern":"foo","path":"/workspace/b.h"})" << "b.h:1: bar foo\n";
-        QTest::newRow("anchors") << R"({"pattern":"^fo+$"})" << "a.cpp:2: foo\n";
-        QTest::newRow("alternation and classes") << R"({"pattern":"^(int|bar) \\w+"})" << "a.cpp:1: int main\nb.h:1: bar foo\n";
-        QTest::newRow("carriage returns are not part of the line") << R"({"pattern":"dos$"})" << "crlf.txt:1: dos\n";
-        QTest::newRow("no match") << R"({"pattern":"zzz"})" << "no matches for /zzz/ in .\n";
-        QTest::newRow("no match with a glob")
-            << R"({"pattern":"zzz","glob":"*.h"})" << "no matches for /zzz/ in . (files named *.h)\n";
-        QTest::newRow("skips .git, binary files and symlinks") << R"({"pattern":"hidden"})" << "no matches for /hidden/ in .\n";
+        QTest::newRow("under a directory") << R"({"pattern":"foo","path":"sub"})"
+                                           << "sub/c.cpp:1: xfoo\n";
+        QTest::newRow("one file") << R"({"pattern":"foo","path":"b.h"})"
+                                  << "b.h:1: bar foo\n";
+        QTest::newRow("one file, absolute") << R"({"pattern":"foo","path":"/workspace/b.h"})"
+                                            << "b.h:1: bar foo\n";
+        QTest::newRow("anchors") << R"({"pattern":"^fo+$"})"
+                                 << "a.cpp:2: foo\n";
+        QTest::newRow("alternation and classes") << R"({"pattern":"^(int|bar) \\w+"})"
+                                                 << "a.cpp:1: int main\nb.h:1: bar foo\n";
+        QTest::newRow("carriage returns are not part of the line") << R"({"pattern":"dos$"})"
+                                                                   << "crlf.txt:1: dos\n";
+        QTest::newRow("no match") << R"({"pattern":"zzz"})"
+                                  << "no matches for /zzz/ in .\n";
+        QTest::newRow("no match with a glob") << R"({"pattern":"zzz","glob":"*.h"})"
+                                              << "no matches for /zzz/ in . (files named *.h)\n";
+        QTest::newRow("skips .git, binary files and symlinks") << R"({"pattern":"hidden"})"
+                                                               << "no matches for /hidden/ in .\n";
     }
     void search() {
         QFETCH(QString, arguments);
@@ -714,19 +777,28 @@ private slots:
         QTest::addColumn<QString>("arguments");
         QTest::addColumn<QString>("message");
 
-        QTest::newRow("invalid regex") << "{\"pattern\":\"(\"}" << "search: invalid regex \"(\": ";
-        QTest::newRow("empty pattern") << R"({"pattern":""})" << "search: pattern is empty";
-        QTest::newRow("missing pattern") << R"({"path":"."})" << R"(search: missing required argument "pattern")";
-        QTest::newRow("glob with a slash")
-            << "{\"pattern\":\"a\",\"glob\":\"src/\x2a.cpp\"}" << "search: glob matches file names only (e.g. \"*.cpp\")";
+        QTest::newRow("invalid regex") << "{\"pattern\":\"(\"}"
+                                       << "search: invalid regex \"(\": ";
+        QTest::newRow("empty pattern") << R"({"pattern":""})"
+                                       << "search: pattern is empty";
+        QTest::newRow("missing pattern") << R"({"path":"."})"
+                                         << R"(search: missing required argument "pattern")";
+        QTest::newRow("glob with a slash") << "{\"pattern\":\"a\",\"glob\":\"src/\x2a.cpp\"}"
+                                           << "search: glob matches file names only (e.g. \"*.cpp\")";
         QTest::newRow("glob of the wrong type")
-            << R"({"pattern":"a","glob":1})" << R"(search: argument "glob" must be a string, got the integer 1)";
+            << R"({"pattern":"a","glob":1})"
+            << R"(search: argument "glob" must be a string, got the integer 1)";
         QTest::newRow("unknown argument")
-            << R"({"pattern":"a","regex":true})" << R"(search: unknown argument "regex" (allowed: pattern, path, glob))";
-        QTest::newRow("missing path") << R"({"pattern":"a","path":"nope"})" << "search: no such file or directory: nope";
-        QTest::newRow("dotdot") << R"({"pattern":"secret","path":"../outside"})" << "search: path \"../outside\" is outside";
-        QTest::newRow("symlink out") << R"({"pattern":"secret","path":"link_out"})" << "search: path \"link_out\" is outside";
-        QTest::newRow("one binary file") << R"({"pattern":"a","path":"bin.dat"})" << "search: bin.dat is a binary file";
+            << R"({"pattern":"a","regex":true})"
+            << R"(search: unknown argument "regex" (allowed: pattern, path, glob))";
+        QTest::newRow("missing path") << R"({"pattern":"a","path":"nope"})"
+                                      << "search: no such file or directory: nope";
+        QTest::newRow("dotdot") << R"({"pattern":"secret","path":"../outside"})"
+                                << "search: path \"../outside\" is outside";
+        QTest::newRow("symlink out") << R"({"pattern":"secret","path":"link_out"})"
+                                     << "search: path \"link_out\" is outside";
+        QTest::newRow("one binary file") << R"({"pattern":"a","path":"bin.dat"})"
+                                         << "search: bin.dat is a binary file";
     }
     void searchFailures() {
         QFETCH(QString, arguments);
@@ -756,18 +828,29 @@ private slots:
         QVERIFY2(q(outcome.output).contains("\n[output limit of 64 bytes reached"), outcome.output.c_str());
 
         m_outputLimit = 16 * 1024;
-        writeRaw(ws("wide.txt"), "needle " + std::string(5000, 'x') + " tail\n" + std::string(3000, 'y') + "needle\n");
+        writeRaw(ws("wide.txt"),
+                 "needle " + std::string(5000, 'x') + " tail\n" + std::string(3000, 'y') + "needle\n");
         outcome = SearchTool().run({{"pattern", "needle"}, {"path", "wide.txt"}}, env());
         QVERIFY(outcome.ok);
         // Shown cut to a readable length; a match past the matched part of a long line is not found.
-        QCOMPARE(q(outcome.output), QString("wide.txt:1: needle %1 [... 5012 bytes]\n"
-                                            "[2 line(s) longer than 2048 bytes searched in their first 2048 bytes only]\n")
-                                        .arg(QString(293, 'x')));
+        QCOMPARE(q(outcome.output),
+                 QString("wide.txt:1: needle %1 [... 5012 bytes]\n"
+                         "[2 line(s) longer than 2048 bytes searched in their first 2048 bytes only]\n")
+                     .arg(QString(293, 'x')));
+
+        // A pattern that recurses once per character, over a very long line: matched on its start only,
+        // so the stack holds (this crashed with the whole line under ASan).
+        writeRaw(ws("minified.js"), std::string(200000, 'a') + "\n");
+        outcome = SearchTool().run({{"pattern", "(a|b)*c"}, {"path", "minified.js"}}, env());
+        QVERIFY(outcome.ok);
+        QVERIFY(
+            outcome.output.starts_with("no matches for /(a|b)*c/ in minified.js\n[1 line(s) longer than"));
 
         writeRaw(ws("big.txt"), std::string(SearchTool::kMaxFileBytes, 'a') + "\nneedle\n");
         outcome = SearchTool().run({{"pattern", "needle"}, {"glob", "big.txt"}}, env());
         QVERIFY(outcome.ok);
-        QCOMPARE(q(outcome.output), "no matches for /needle/ in . (files named big.txt)\n[1 file(s) over 4 MiB not searched]\n");
+        QCOMPARE(q(outcome.output),
+                 "no matches for /needle/ in . (files named big.txt)\n[1 file(s) over 4 MiB not searched]\n");
     }
 
     void searchStopsWhenAskedTo() {

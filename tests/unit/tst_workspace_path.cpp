@@ -58,29 +58,52 @@ private slots:
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("expected"); // relative to the workspace
 
-        QTest::newRow("relative file") << "file.txt" << "file.txt";
-        QTest::newRow("nested file") << "a/b.txt" << "a/b.txt";
-        QTest::newRow("dot segments and double slashes") << "./a//./b.txt" << "a/b.txt";
-        QTest::newRow("dotdot that stays inside") << "a/c/../b.txt" << "a/b.txt";
-        QTest::newRow("trailing slash") << "a/" << "a";
-        QTest::newRow("the workspace itself") << "." << ".";
-        QTest::newRow("new file in new directories") << "new/dir/x.txt" << "new/dir/x.txt";
-        QTest::newRow("dotdot within the missing tail") << "new/../file.txt" << "file.txt";
-        QTest::newRow("under a file (fails later, on open)") << "file.txt/x" << "file.txt/x";
-        QTest::newRow("absolute under the workspace") << "$WS/a/b.txt" << "a/b.txt";
-        QTest::newRow("absolute workspace root") << "$WS" << ".";
-        QTest::newRow("absolute /workspace maps to the root") << "/workspace/a/b.txt" << "a/b.txt";
-        QTest::newRow("/workspace itself") << "/workspace" << ".";
-        QTest::newRow("absolute dotdot that stays inside") << "/workspace/a/../file.txt" << "file.txt";
-        QTest::newRow("directory symlink inside") << "link_in/b.txt" << "a/b.txt";
-        QTest::newRow("file symlink inside (final component)") << "link_file" << "file.txt";
-        QTest::newRow("absolute symlink inside") << "link_abs_in/b.txt" << "a/b.txt";
-        QTest::newRow("symlink to /workspace maps to the root") << "link_sandbox/b.txt" << "a/b.txt";
-        QTest::newRow("dangling symlink inside names its target") << "dangling_in" << "nothere.txt";
-        QTest::newRow("symlink to .. from a subdirectory") << "a/up/file.txt" << "file.txt";
-        QTest::newRow("dotdot after a symlink is taken from its target") << "link_in/../file.txt" << "file.txt";
-        QTest::newRow("symlink through a symlink") << "chain" << "a/c";
-        QTest::newRow("new file under a symlinked directory") << "link_in/new.txt" << "a/new.txt";
+        QTest::newRow("relative file") << "file.txt"
+                                       << "file.txt";
+        QTest::newRow("nested file") << "a/b.txt"
+                                     << "a/b.txt";
+        QTest::newRow("dot segments and double slashes") << "./a//./b.txt"
+                                                         << "a/b.txt";
+        QTest::newRow("dotdot that stays inside") << "a/c/../b.txt"
+                                                  << "a/b.txt";
+        QTest::newRow("trailing slash") << "a/"
+                                        << "a";
+        QTest::newRow("the workspace itself") << "."
+                                              << ".";
+        QTest::newRow("new file in new directories") << "new/dir/x.txt"
+                                                     << "new/dir/x.txt";
+        QTest::newRow("dotdot within the missing tail") << "new/../file.txt"
+                                                        << "file.txt";
+        QTest::newRow("under a file (fails later, on open)") << "file.txt/x"
+                                                             << "file.txt/x";
+        QTest::newRow("absolute under the workspace") << "$WS/a/b.txt"
+                                                      << "a/b.txt";
+        QTest::newRow("absolute workspace root") << "$WS"
+                                                 << ".";
+        QTest::newRow("absolute /workspace maps to the root") << "/workspace/a/b.txt"
+                                                              << "a/b.txt";
+        QTest::newRow("/workspace itself") << "/workspace"
+                                           << ".";
+        QTest::newRow("absolute dotdot that stays inside") << "/workspace/a/../file.txt"
+                                                           << "file.txt";
+        QTest::newRow("directory symlink inside") << "link_in/b.txt"
+                                                  << "a/b.txt";
+        QTest::newRow("file symlink inside (final component)") << "link_file"
+                                                               << "file.txt";
+        QTest::newRow("absolute symlink inside") << "link_abs_in/b.txt"
+                                                 << "a/b.txt";
+        QTest::newRow("symlink to /workspace maps to the root") << "link_sandbox/b.txt"
+                                                                << "a/b.txt";
+        QTest::newRow("dangling symlink inside names its target") << "dangling_in"
+                                                                  << "nothere.txt";
+        QTest::newRow("symlink to .. from a subdirectory") << "a/up/file.txt"
+                                                           << "file.txt";
+        QTest::newRow("dotdot after a symlink is taken from its target") << "link_in/../file.txt"
+                                                                         << "file.txt";
+        QTest::newRow("symlink through a symlink") << "chain"
+                                                   << "a/c";
+        QTest::newRow("new file under a symlinked directory") << "link_in/new.txt"
+                                                              << "a/new.txt";
     }
     void resolvesInside() {
         QFETCH(QString, path);
@@ -116,9 +139,11 @@ private slots:
         QTest::newRow("symlink to ../.. from a subdirectory") << "a/upup/outside/secret.txt" << out;
         QTest::newRow("missing component, dotdot, then a symlink out") << "nothere/../link_out/x" << out;
         QTest::newRow("the symlink is named") << "link_out/secret.txt"
-                                               << "(through the symlink \"link_out\" -> \"../outside\")";
-        QTest::newRow("symlink loop") << "loop1" << "too many levels of symbolic links";
-        QTest::newRow("empty") << "" << "path is empty";
+                                              << "(through the symlink \"link_out\" -> \"../outside\")";
+        QTest::newRow("symlink loop") << "loop1"
+                                      << "too many levels of symbolic links";
+        QTest::newRow("empty") << ""
+                               << "path is empty";
     }
     void refusesPathsLeaving() {
         QFETCH(QString, path);
@@ -134,7 +159,8 @@ private slots:
         const auto resolved = resolveInWorkspace(m_workspace, "../etc/passwd");
         QVERIFY(!resolved.ok());
         QCOMPARE(QString::fromStdString(resolved.error().message),
-                 QString::fromStdString("path \"../etc/passwd\" is outside the workspace " + m_workspace.native()));
+                 QString::fromStdString("path \"../etc/passwd\" is outside the workspace " +
+                                        m_workspace.native()));
     }
 
     void refusesNulByte() {
@@ -155,7 +181,8 @@ private slots:
         const fs::path viaLink = m_workspace.parent_path() / "ws_link";
         const auto resolved = resolveInWorkspace(viaLink, "link_abs_in/b.txt");
         QVERIFY2(resolved.ok(), resolved.ok() ? "" : resolved.error().message.c_str());
-        QCOMPARE(QString::fromStdString(resolved->native()), QString::fromStdString((viaLink / "a/b.txt").native()));
+        QCOMPARE(QString::fromStdString(resolved->native()),
+                 QString::fromStdString((viaLink / "a/b.txt").native()));
         QVERIFY(!resolveInWorkspace(viaLink, "link_out/secret.txt").ok());
     }
 
@@ -164,13 +191,27 @@ private slots:
         QTest::addColumn<QString>("absolute");
         QTest::addColumn<QString>("expected");
 
-        QTest::newRow("file below") << "/w" << "/w/a/b" << "a/b";
-        QTest::newRow("the workspace") << "/w" << "/w" << ".";
-        QTest::newRow("trailing slash on the workspace") << "/w/" << "/w/a" << "a";
-        QTest::newRow("lookalike prefix is outside") << "/w" << "/wx/a" << "/wx/a";
-        QTest::newRow("elsewhere") << "/w" << "/other/x" << "/other/x";
-        QTest::newRow("root workspace") << "/" << "/a/b" << "a/b";
-        QTest::newRow("relative path is not below") << "/w" << "w/a" << "w/a";
+        QTest::newRow("file below") << "/w"
+                                    << "/w/a/b"
+                                    << "a/b";
+        QTest::newRow("the workspace") << "/w"
+                                       << "/w"
+                                       << ".";
+        QTest::newRow("trailing slash on the workspace") << "/w/"
+                                                         << "/w/a"
+                                                         << "a";
+        QTest::newRow("lookalike prefix is outside") << "/w"
+                                                     << "/wx/a"
+                                                     << "/wx/a";
+        QTest::newRow("elsewhere") << "/w"
+                                   << "/other/x"
+                                   << "/other/x";
+        QTest::newRow("root workspace") << "/"
+                                        << "/a/b"
+                                        << "a/b";
+        QTest::newRow("relative path is not below") << "/w"
+                                                    << "w/a"
+                                                    << "w/a";
     }
     void relativePaths() {
         QFETCH(QString, workspace);

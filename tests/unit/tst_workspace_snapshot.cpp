@@ -89,7 +89,7 @@ private slots:
                            QString(" %1").arg(entry.depth);
             return true;
         });
-        const QStringList expected{".git/ 1", "a-b 1", "a/ 1",      "a/up 2", "a/x 2",
+        const QStringList expected{".git/ 1", "a-b 1",   "a/ 1",      "a/up 2",      "a/x 2",
                                    "a0 1",    "deep/ 1", "deep/1/ 2", "deep/1/2/ 3", "root 1"};
         QCOMPARE(visited, expected);
 
@@ -134,8 +134,8 @@ private slots:
         writeRaw(m_root / ".git" / "index", "2");
 
         QCOMPARE(describe(diffSnapshots(before, takeSnapshot(m_root))),
-                 (QStringList{"edit.txt:modified", "gone.txt:deleted", "new/made.txt:created", "retype:modified",
-                              "swap.txt:modified"}));
+                 (QStringList{"edit.txt:modified", "gone.txt:deleted", "new/made.txt:created",
+                              "retype:modified", "swap.txt:modified"}));
         QVERIFY(diffSnapshots(before, before).empty());
     }
 
@@ -144,22 +144,30 @@ private slots:
         QTest::addColumn<QString>("after");
         QTest::addColumn<QStringList>("changes");
 
-        QTest::newRow("nothing") << "a=1,b=2" << "a=1,b=2" << QStringList{};
-        QTest::newRow("both empty") << "" << "" << QStringList{};
-        QTest::newRow("created") << "b=2" << "a=1,b=2,c=3" << QStringList{"a:created", "c:created"};
-        QTest::newRow("deleted") << "a=1,b=2,c=3" << "b=2" << QStringList{"a:deleted", "c:deleted"};
-        QTest::newRow("modified") << "a=1,b=2" << "a=1,b=9" << QStringList{"b:modified"};
+        QTest::newRow("nothing") << "a=1,b=2"
+                                 << "a=1,b=2" << QStringList{};
+        QTest::newRow("both empty") << ""
+                                    << "" << QStringList{};
+        QTest::newRow("created") << "b=2"
+                                 << "a=1,b=2,c=3" << QStringList{"a:created", "c:created"};
+        QTest::newRow("deleted") << "a=1,b=2,c=3"
+                                 << "b=2" << QStringList{"a:deleted", "c:deleted"};
+        QTest::newRow("modified") << "a=1,b=2"
+                                  << "a=1,b=9" << QStringList{"b:modified"};
         QTest::newRow("sorted by path across kinds")
-            << "a=1,c=3,d=4" << "b=2,c=5,d=4" << QStringList{"a:deleted", "b:created", "c:modified"};
+            << "a=1,c=3,d=4"
+            << "b=2,c=5,d=4" << QStringList{"a:deleted", "b:created", "c:modified"};
         // Truncated walks saw only the paths up to their last: past it, nothing is known.
-        QTest::newRow("cut after: a file past the cut is not deleted")
-            << "a=1,b=2,c=3" << "a=1,b=2,..." << QStringList{};
-        QTest::newRow("cut before: a file past the cut is not created")
-            << "a=1,b=2,..." << "a=1,b=2,c=3" << QStringList{};
+        QTest::newRow("cut after: a file past the cut is not deleted") << "a=1,b=2,c=3"
+                                                                       << "a=1,b=2,..." << QStringList{};
+        QTest::newRow("cut before: a file past the cut is not created") << "a=1,b=2,..."
+                                                                        << "a=1,b=2,c=3" << QStringList{};
         QTest::newRow("cut both: changes before the cut still count")
-            << "a=1,c=3,d=4,..." << "b=2,c=5,..." << QStringList{"a:deleted", "b:created", "c:modified"};
+            << "a=1,c=3,d=4,..."
+            << "b=2,c=5,..." << QStringList{"a:deleted", "b:created", "c:modified"};
         QTest::newRow("cut, a file added before the cut pushes one out")
-            << "b=2,c=3,..." << "a=1,b=2,..." << QStringList{"a:created"};
+            << "b=2,c=3,..."
+            << "a=1,b=2,..." << QStringList{"a:created"};
     }
     void diff() {
         QFETCH(QString, before);
@@ -177,7 +185,7 @@ private slots:
         QCOMPARE(QString::fromStdString(before.walkedUpTo), "f19");
 
         writeRaw(m_root / "a-first", "x"); // sorts before everything: pushes f19 out of the next walk
-        writeRaw(m_root / "zz-last", "x");  // past the cut: unseen
+        writeRaw(m_root / "zz-last", "x"); // past the cut: unseen
         const WorkspaceSnapshot after = takeSnapshot(m_root, 10);
         QVERIFY(after.truncated);
         QCOMPARE(describe(diffSnapshots(before, after)), QStringList{"a-first:created"});
@@ -206,7 +214,7 @@ private slots:
         QCOMPARE(id.mtimeNs, 4'000'000'005);
         QCOMPARE(id.ctimeNs, 6'000'000'007);
         QVERIFY(!changedWithinCurrentTick(status)); // 1970
-        status.st_ctim = {4'000'000'000, 0}; // in the year 2096: a clock tick that has not passed
+        status.st_ctim = {4'000'000'000, 0};        // in the year 2096: a clock tick that has not passed
         QVERIFY(changedWithinCurrentTick(status));
 
         auto digestOf = [](std::initializer_list<std::string_view> parts) {
