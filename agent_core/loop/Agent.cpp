@@ -1,0 +1,44 @@
+#include "Agent.h"
+
+#include "TaskRun.h"
+
+namespace warren::agent {
+
+std::string_view toString(ExitReason reason) {
+    switch (reason) {
+    case ExitReason::Finished:
+        return "finished";
+    case ExitReason::Failed:
+        return "failed";
+    case ExitReason::Cancelled:
+        return "cancelled";
+    case ExitReason::Paused:
+        return "paused";
+    case ExitReason::Guard:
+        return "guard";
+    }
+    return "failed";
+}
+
+Agent::Agent(AgentConfig config, AgentSettings settings)
+    : m_config(std::move(config)), m_settings(std::move(settings)) {
+    m_hooks.setCommands(m_config.hooks);
+}
+
+TaskOutcome Agent::run(const AgentPaths& paths, const std::string& taskId, const std::string& prompt,
+                       EventLog& events, Cancellation& cancellation) {
+    if (!m_model)
+        return {ExitReason::Failed, "no model: call setModel before run"};
+    TaskRun run(m_config, m_settings, m_hooks, *m_model, m_approver, m_hostCall, paths, events, cancellation);
+    return run.run(taskId, prompt);
+}
+
+Result<std::unique_ptr<Agent>> createAgent(const std::vector<std::string>& presets,
+                                           const nlohmann::json& overrides) {
+    auto config = resolveConfig(presets, overrides);
+    if (!config)
+        return config.error();
+    return std::make_unique<Agent>(std::move(config).value(), AgentSettings{presets, overrides});
+}
+
+} // namespace warren::agent

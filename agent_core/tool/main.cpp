@@ -1,1 +1,294 @@
-int main() { return 2; }
+// warren-agent: the agent, inside the sandbox.
+//   warren-agent serve [--workspace DIR] [--state DIR] [--output DIR]
+//       speaks the protocol (docs/PROTOCOL.md) on stdin/stdout with the control plane
+//   warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR] [--preset P[,P...]]
+//       [--set KEY=VALUE]... [--approve auto|deny] [--task-id ID] PROMPT
+//       runs standalone with a scripted model and prints the events as JSON lines
+// Exit status: 0 finished, 1 failed/stopped by a guard/cancelled, 2 usage error, 75 paused (resumable).
+
+#include "Agent.h"
+#include "HostChannel.h"
+#include "HostLlm.h"
+#include "ScriptedLlm.h"
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+using namespace warren;
+using namespace warren::agent;
+
+namespace {
+
+constexpr int kExitFinished = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitPaused = 75; // EX_TEMPFAIL: run again with the same --state to resume
+
+constexpr const char* kUsage =
+    "usage: warren-agent serve [--workspace DIR] [--state DIR] [--output DIR]\n"
+    "       warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR]\n"
+    "                        [--preset P[,P...]] [--set KEY=VALUE]... [--approve auto|deny]\n"
+    "                        [--task-id ID] PROMPT\n";
+
+Cancellation* g_cancellation = nullptr;
+
+void onSignal(int signal) {
+    // SIGTERM is how the control plane cancels a task; an interactive interrupt pauses it (resumable).
+    if (g_cancellation)
+        g_cancellation->request(signal == SIGTERM ? StopRequest::Cancel : StopRequest::Pause);
+}
+
+void installProcessSettings(Cancellation& cancellation) {
+    g_cancellation = &cancellation;
+    struct sigaction action {};
+    action.sa_handler = onSignal;
+    sigemptyset(&action.sa_mask);
+    for (int signal : {SIGTERM, SIGINT, SIGHUP})
+        sigaction(signal, &action, nullptr);
+    std::signal(SIGPIPE, SIG_IGN); // a closed stdout is an error to report, not a death
+    // Orphans of the tools re-parent to the agent, which kills them when the tool returns.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+int exitCodeFor(ExitReason reason) {
+    switch (reason) {
+    case ExitReason::Finished:
+        return kExitFinished;
+    case ExitReason::Paused:
+        return kExitPaused;
+    default:
+        return kExitFailed;
+    }
+}
+
+int usageError(const std::string& message) {
+    std::cerr << "warren-agent: " << message << "\n" << kUsage;
+    return kExitUsage;
+}
+
+struct Options {
+    std::string mode;
+    std::optional<std::string> script, workspace, state, output, taskId, approve;
+    std::vector<std::string> presets;
+    nlohmann::json overrides = nlohmann::json::object();
+    std::vector<std::string> positional;
+};
+
+Result<Options> parseOptions(int argc, char** argv) {
+    Options options;
+    if (argc < 2)
+        return makeError(ErrorCode::InvalidArgument, "a mode is required: serve or run");
+    options.mode = argv[1];
+    if (options.mode != "serve" && options.mode != "run")
+        return makeError(ErrorCode::InvalidArgument, "unknown mode \"" + options.mode + "\": serve or run");
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> Result<std::string> {
+            if (i + 1 >= argc)
+                return makeError(ErrorCode::InvalidArgument, arg + " needs a value");
+            return std::string(argv[++i]);
+        };
+        std::optional<std::string>* target = arg == "--script"      ? &options.script
+                                             : arg == "--workspace" ? &options.workspace
+                                             : arg == "--state"     ? &options.state
+                                             : arg == "--output"    ? &options.output
+                                             : arg == "--task-id"   ? &options.taskId
+                                             : arg == "--approve"   ? &options.approve
+                                                                    : nullptr;
+        if (target) {
+            auto v = value();
+            if (!v)
+                return v.error();
+            *target = *v;
+        } else if (arg == "--preset") {
+            auto v = value();
+            if (!v)
+                return v.error();
+            std::stringstream list(*v);
+            for (std::string name; std::getline(list, name, ',');)
+                if (!name.empty())
+                    options.presets.push_back(name);
+        } else if (arg == "--set") {
+            auto v = value();
+            if (!v)
+                return v.error();
+            if (auto added = addOverride(options.overrides, *v); !added)
+                return added.error();
+        } else if (arg == "--") {
+            for (++i; i < argc; ++i)
+                options.positional.emplace_back(argv[i]);
+        } else if (arg.starts_with("--")) {
+            return makeError(ErrorCode::InvalidArgument, "unknown option " + arg);
+        } else {
+            options.positional.push_back(arg);
+        }
+    }
+    if (options.approve && *options.approve != "auto" && *options.approve != "deny")
+        return makeError(ErrorCode::InvalidArgument, "--approve must be auto or deny");
+    return options;
+}
+
+// A directory the caller named must exist; a sandbox default that is absent is simply not used.
+Result<std::optional<std::filesystem::path>> directory(const std::optional<std::string>& given,
+                                                       const char* sandboxDefault, const char* flag) {
+    std::error_code error;
+    if (given) {
+        auto path = std::filesystem::absolute(*given, error);
+        if (error || !std::filesystem::is_directory(path, error))
+            return makeError(ErrorCode::NotFound, std::string(flag) + " " + *given + ": not a directory");
+        return std::optional<std::filesystem::path>(path.lexically_normal());
+    }
+    if (sandboxDefault && std::filesystem::is_directory(sandboxDefault, error))
+        return std::optional<std::filesystem::path>(sandboxDefault);
+    return std::optional<std::filesystem::path>();
+}
+
+Result<AgentPaths> resolvePaths(const Options& options, bool sandboxDefaults) {
+    AgentPaths paths;
+    auto workspace = directory(options.workspace, sandboxDefaults ? "/workspace" : nullptr, "--workspace");
+    if (!workspace)
+        return workspace.error();
+    if (!*workspace)
+        return makeError(ErrorCode::InvalidArgument, "--workspace DIR is required");
+    paths.workspace = **workspace;
+    auto state = directory(options.state, sandboxDefaults ? "/state" : nullptr, "--state");
+    if (!state)
+        return state.error();
+    paths.state = *state;
+    auto output = directory(options.output, sandboxDefaults ? "/output" : nullptr, "--output");
+    if (!output)
+        return output.error();
+    paths.output = *output;
+    return paths;
+}
+
+int runStandalone(const Options& options) {
+    if (!options.script)
+        return usageError("run needs --script FILE (the model's turns; docs/PROTOCOL.md)");
+    if (options.positional.size() != 1)
+        return usageError("run needs exactly one PROMPT");
+    auto paths = resolvePaths(options, false);
+    if (!paths)
+        return usageError(paths.error().message);
+    std::ifstream file(*options.script, std::ios::binary);
+    if (!file)
+        return usageError("cannot read the script " + *options.script + ": " + std::strerror(errno));
+    std::stringstream text;
+    text << file.rdbuf();
+    auto script = protocol::parseScript(text.str(), *options.script);
+    if (!script)
+        return usageError(script.error().message);
+    auto agent = createAgent(options.presets, options.overrides);
+    if (!agent)
+        return usageError(agent.error().message);
+
+    Cancellation cancellation;
+    installProcessSettings(cancellation);
+    (*agent)->setModel(std::make_unique<ScriptedLlm>(std::move(script).value()));
+    const bool approveAll = options.approve.value_or("deny") == "auto";
+    (*agent)->setApprover([approveAll](const protocol::ApprovalRequestParams&) -> Result<protocol::ApprovalResult> {
+        if (approveAll)
+            return protocol::ApprovalResult{true, std::nullopt};
+        return protocol::ApprovalResult{false, "denied by --approve deny (standalone run)"};
+    });
+    LineEventSink sink(STDOUT_FILENO);
+    EventLog events(sink);
+    const auto outcome = (*agent)->run(*paths, options.taskId.value_or("local"), options.positional[0], events,
+                                       cancellation);
+    if (outcome.reason == ExitReason::Failed)
+        std::cerr << "warren-agent: the task failed: " << outcome.summary << "\n";
+    return exitCodeFor(outcome.reason);
+}
+
+// Events as JSON-RPC notifications on the channel.
+class HostEventSink : public EventSink {
+public:
+    explicit HostEventSink(HostChannel& channel) : m_channel(channel) {}
+    bool write(const protocol::Event& event) override { return m_channel.send(protocol::toNotification(event)); }
+
+private:
+    HostChannel& m_channel;
+};
+
+int serve(const Options& options) {
+    if (!options.positional.empty() || options.script || !options.presets.empty() || !options.overrides.empty())
+        return usageError("serve takes only --workspace, --state and --output: the task comes in task.start");
+    auto paths = resolvePaths(options, true);
+    if (!paths)
+        return usageError(paths.error().message);
+
+    Cancellation cancellation;
+    installProcessSettings(cancellation);
+    EventLog* events = nullptr;
+    std::mutex eventsMutex;
+    std::vector<std::string> early; // problems before the event log exists
+    HostChannel channel(STDIN_FILENO, STDOUT_FILENO, cancellation, [&](std::string problem) {
+        std::lock_guard lock(eventsMutex);
+        if (events)
+            events->error(problem, false);
+        else
+            std::cerr << "warren-agent: " << problem << "\n";
+    });
+    HostEventSink sink(channel);
+
+    auto request = channel.waitForTaskStart();
+    if (!request) {
+        std::cerr << "warren-agent: " << request.error().message << "; exiting\n";
+        return kExitFailed;
+    }
+    auto params = protocol::taskStartParamsFromJson(request->params);
+    auto agent = params ? createAgent(params->presets, params->overrides)
+                        : Result<std::unique_ptr<Agent>>(params.error());
+    if (!agent) {
+        channel.send(protocol::ErrorResponse{
+            request->id, {protocol::rpc_error::kInvalidParams, "task.start: " + agent.error().message, std::nullopt}});
+        std::cerr << "warren-agent: task.start refused: " << agent.error().message << "\n";
+        return kExitUsage;
+    }
+    channel.send(protocol::Response{request->id, nlohmann::json::object()});
+
+    auto call = [&channel](const std::string& method, nlohmann::json callParams,
+                           std::chrono::steady_clock::time_point deadline) {
+        return channel.call(method, std::move(callParams), deadline);
+    };
+    (*agent)->setModel(std::make_unique<HostLlm>(call));
+    (*agent)->setHostCall(call);
+    (*agent)->setApprover([&channel](const protocol::ApprovalRequestParams& approval)
+                              -> Result<protocol::ApprovalResult> {
+        // The user decides; the step's deadline does not hurry them.
+        auto answer = channel.call(protocol::method::kApprovalRequest, protocol::toJson(approval),
+                                   std::chrono::steady_clock::time_point::max());
+        if (!answer)
+            return answer.error();
+        return protocol::approvalResultFromJson(*answer);
+    });
+    EventLog log(sink);
+    {
+        std::lock_guard lock(eventsMutex);
+        events = &log;
+    }
+    const auto outcome = (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation);
+    {
+        std::lock_guard lock(eventsMutex);
+        events = nullptr;
+    }
+    return exitCodeFor(outcome.reason);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+        std::cout << kUsage;
+        return kExitFinished;
+    }
+    auto options = parseOptions(argc, argv);
+    if (!options)
+        return usageError(options.error().message);
+    return options->mode == "run" ? runStandalone(*options) : serve(*options);
+}

@@ -1,0 +1,94 @@
+#include "ScriptedLlm.h"
+
+#include <string>
+
+namespace warren::agent {
+
+namespace {
+
+// What a scripted turn "costs" when the script does not say: about four characters a token, so budgets
+// and reports behave as with a real model.
+std::uint64_t approximateTokens(std::size_t characters) { return (characters + 3) / 4; }
+
+std::uint64_t inputTokens(const protocol::LlmChatParams& params) {
+    std::size_t characters = 0;
+    for (const auto& message : params.messages) {
+        characters += message.content.size();
+        for (const auto& call : message.toolCalls)
+            characters += call.name.size() + call.arguments.dump().size();
+    }
+    return approximateTokens(characters);
+}
+
+std::uint64_t outputTokens(const protocol::LlmChatResult& result) {
+    std::size_t characters = result.content.size();
+    for (const auto& call : result.toolCalls)
+        characters += call.name.size() + call.arguments.dump().size();
+    return approximateTokens(characters);
+}
+
+// The calls whose results, after the last assistant message, say they were interrupted.
+std::vector<protocol::ToolCall> interruptedCalls(const std::vector<protocol::ChatMessage>& messages) {
+    std::vector<protocol::ToolCall> calls;
+    for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
+        if (it->role == "assistant") {
+            for (const auto& call : it->toolCalls) {
+                for (auto result = messages.rbegin(); result != it; ++result) {
+                    if (result->role == "tool" && result->toolCallId == call.id &&
+                        std::string_view(result->content).starts_with(kInterruptedResult))
+                        calls.push_back(call);
+                }
+            }
+            break;
+        }
+    }
+    return calls;
+}
+
+} // namespace
+
+ScriptedLlm::ScriptedLlm(protocol::Script script) : m_script(std::move(script)) {}
+
+Result<protocol::LlmChatResult> ScriptedLlm::chat(const protocol::LlmChatParams& params,
+                                                  std::chrono::steady_clock::time_point /*deadline*/,
+                                                  const Cancellation& /*cancellation*/) {
+    protocol::LlmChatResult result;
+    if (auto retry = interruptedCalls(params.messages); !retry.empty()) {
+        result.content = "Running the interrupted call again.";
+        for (auto& call : retry) {
+            call.id += "_retry";
+            result.toolCalls.push_back(std::move(call));
+        }
+    } else {
+        if (m_position >= m_script.turns.size())
+            return makeError(ErrorCode::InvalidArgument,
+                             m_script.origin + ": the script has " + std::to_string(m_script.turns.size()) +
+                                 " turns and the model was asked for another; end the script with a "
+                                 "finish call");
+        const auto& turn = m_script.turns[m_position++];
+        result.content = turn.content;
+        result.toolCalls = turn.toolCalls;
+        if (turn.usage)
+            result.tokenUsage = *turn.usage;
+    }
+    result.finishReason = result.toolCalls.empty() ? "stop" : "tool_calls";
+    if (result.tokenUsage == protocol::TokenUsage{})
+        result.tokenUsage = {inputTokens(params), outputTokens(result)};
+    return result;
+}
+
+nlohmann::json ScriptedLlm::saveState() const { return {{"position", m_position}}; }
+
+Status ScriptedLlm::restoreState(const nlohmann::json& state) {
+    if (state.is_null())
+        return Ok{};
+    if (!state.is_object() || !state.contains("position") || !state["position"].is_number_unsigned() ||
+        state["position"].get<std::size_t>() > m_script.turns.size())
+        return makeError(ErrorCode::InvalidArgument,
+                         "checkpoint: the scripted model's position does not fit " + m_script.origin +
+                             " (was the script changed?)");
+    m_position = state["position"].get<std::size_t>();
+    return Ok{};
+}
+
+} // namespace warren::agent

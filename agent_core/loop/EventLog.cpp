@@ -1,0 +1,138 @@
+#include "EventLog.h"
+
+#include "EventTypes.h"
+
+#include <cerrno>
+#include <chrono>
+#include <unistd.h>
+
+namespace warren::agent {
+
+namespace {
+
+bool writeAll(int fd, const std::string& text) {
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0)
+            return false;
+        done += static_cast<std::size_t>(wrote);
+    }
+    return true;
+}
+
+std::string_view levelName(LogLevel level) {
+    switch (level) {
+    case LogLevel::Debug:
+        return "debug";
+    case LogLevel::Info:
+        return "info";
+    case LogLevel::Warn:
+        return "warn";
+    case LogLevel::Error:
+        return "error";
+    }
+    return "info";
+}
+
+} // namespace
+
+bool LineEventSink::write(const protocol::Event& event) {
+    // Tool output is arbitrary bytes: invalid UTF-8 is replaced rather than sent.
+    return writeAll(m_fd, protocol::toJson(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                              '\n');
+}
+
+namespace {
+// Before the task starts only the control plane's mistakes can produce events; past this many, they are
+// counted rather than kept.
+constexpr std::size_t kMaxWaiting = 256;
+} // namespace
+
+void EventLog::begin(std::uint64_t firstSeq, std::function<void(std::uint64_t)> recordSeq) {
+    std::lock_guard lock(m_mutex);
+    m_nextSeq = firstSeq;
+    m_recordSeq = std::move(recordSeq);
+    m_begun = true;
+    auto waiting = std::move(m_waiting);
+    m_waiting.clear();
+    for (auto& event : waiting)
+        send(std::move(event));
+    if (m_dropped) {
+        protocol::Event event;
+        event.type = std::string(protocol::event_type::kError);
+        event.data = {{"message", std::to_string(m_dropped) + " more problems before the task started were "
+                                                            "not kept"},
+                      {"fatal", false}};
+        send(std::move(event));
+    }
+}
+
+void EventLog::configureLogging(LogLevel level, LogFormat format) {
+    std::lock_guard lock(m_mutex);
+    m_level = level;
+    m_format = format;
+}
+
+void EventLog::setStep(std::uint64_t step) {
+    std::lock_guard lock(m_mutex);
+    m_step = step;
+}
+
+std::uint64_t EventLog::nextSeq() const {
+    std::lock_guard lock(m_mutex);
+    return m_nextSeq;
+}
+
+void EventLog::emit(std::string_view type, nlohmann::json data, EventExtras extras) {
+    std::lock_guard lock(m_mutex);
+    protocol::Event event;
+    event.ts = std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+    event.type = std::string(type);
+    event.step = m_step;
+    event.tool = std::move(extras.tool);
+    event.tokenUsage = extras.tokenUsage;
+    event.durationMs = extras.durationMs;
+    event.data = std::move(data);
+    if (m_begun)
+        send(std::move(event));
+    else if (m_waiting.size() < kMaxWaiting)
+        m_waiting.push_back(std::move(event));
+    else
+        m_dropped++;
+}
+
+void EventLog::send(protocol::Event event) {
+    event.seq = m_nextSeq++;
+    if (event.ts == 0)
+        event.ts = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+    if (m_recordSeq)
+        m_recordSeq(event.seq);
+    m_sink.write(event);
+}
+
+void EventLog::log(LogLevel level, const std::string& message) {
+    LogFormat format;
+    {
+        std::lock_guard lock(m_mutex);
+        if (level < m_level)
+            return;
+        format = m_format;
+    }
+    if (format == LogFormat::Json)
+        emit(protocol::event_type::kLog, {{"level", levelName(level)}, {"message", message}});
+    else
+        writeAll(STDERR_FILENO, "warren-agent: " + std::string(levelName(level)) + ": " + message + "\n");
+}
+
+void EventLog::error(const std::string& message, bool fatal) {
+    emit(protocol::event_type::kError, {{"message", message}, {"fatal", fatal}});
+}
+
+} // namespace warren::agent

@@ -1,0 +1,75 @@
+#pragma once
+// Numbers, stamps and sends the task's events (protocol/Event.h), from any thread. Every event's seq is
+// recorded (SeqMark) before it leaves, so a run resumed after a kill never reuses a seq an earlier run
+// already emitted. Diagnostics go through log(): as log events on stdout with log_format json, as text on
+// stderr with log_format text, either way filtered by log_level.
+
+#include "AgentConfig.h"
+#include "Event.h"
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warren::agent {
+
+// Where events go: one line each on stdout, as JSON-RPC notifications (serve) or bare objects (run).
+class EventSink {
+public:
+    virtual ~EventSink() = default;
+    virtual bool write(const protocol::Event& event) = 0; // false: the reader is gone
+};
+
+// Bare event objects, one JSON line each, to a file descriptor.
+class LineEventSink : public EventSink {
+public:
+    explicit LineEventSink(int fd) : m_fd(fd) {}
+    bool write(const protocol::Event& event) override;
+
+private:
+    int m_fd;
+};
+
+struct EventExtras {
+    std::optional<std::string> tool;
+    std::optional<protocol::TokenUsage> tokenUsage;
+    std::optional<std::uint64_t> durationMs;
+};
+
+class EventLog {
+public:
+    explicit EventLog(EventSink& sink) : m_sink(sink) {}
+
+    // Numbering starts once the task's state is read (the first seq follows the checkpoint's). Events
+    // emitted before, such as a bad line from the control plane, wait and go out first.
+    void begin(std::uint64_t firstSeq, std::function<void(std::uint64_t seq)> recordSeq);
+
+    void configureLogging(LogLevel level, LogFormat format);
+    void setStep(std::uint64_t step);
+
+    void emit(std::string_view type, nlohmann::json data = nlohmann::json::object(), EventExtras extras = {});
+    void log(LogLevel level, const std::string& message);
+    void error(const std::string& message, bool fatal);
+
+    std::uint64_t nextSeq() const;
+
+private:
+    EventSink& m_sink;
+    std::function<void(std::uint64_t)> m_recordSeq;
+    mutable std::mutex m_mutex;
+    void send(protocol::Event event); // m_mutex held
+
+    std::uint64_t m_nextSeq = 1;
+    bool m_begun = false;
+    std::vector<protocol::Event> m_waiting; // emitted before begin(), at most kMaxWaiting
+    std::uint64_t m_dropped = 0;
+    std::uint64_t m_step = 0;
+    LogLevel m_level = LogLevel::Info;
+    LogFormat m_format = LogFormat::Text;
+};
+
+} // namespace warren::agent

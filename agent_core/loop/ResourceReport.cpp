@@ -1,0 +1,52 @@
+#include "ResourceReport.h"
+
+#include "AtomicFile.h"
+
+#include <sys/resource.h>
+
+namespace warren::agent {
+
+nlohmann::json resourceReportJson(const ReportInputs& inputs) {
+    const auto& c = inputs.counters;
+    return {{"wall_ms", c.wallMs},
+            {"cpu_ms", c.cpuMs},
+            {"peak_rss_bytes", c.peakRssBytes},
+            {"steps", c.steps},
+            {"model_calls", c.modelCalls},
+            {"tokens_in", c.tokensIn},
+            {"tokens_out", c.tokensOut},
+            {"tool_calls", c.toolCalls},
+            {"cache_hits", c.cacheHits},
+            {"checkpoints", c.checkpoints},
+            {"bytes_written", c.bytesWritten},
+            {"resumes", c.resumes},
+            {"interrupted_calls", c.interruptedCalls},
+            {"tools_loaded", inputs.toolsLoaded},
+            {"exit_reason", inputs.exitReason}};
+}
+
+Status writeResourceReport(const std::filesystem::path& dir, const nlohmann::json& report) {
+    auto written = writeFileAtomically(dir / "resource_report.json", report.dump(2) + "\n", false, 0644);
+    if (!written)
+        return written.error();
+    return Ok{};
+}
+
+std::uint64_t cpuMillisSoFar() {
+    auto millis = [](const rusage& usage) {
+        return static_cast<std::uint64_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
+               static_cast<std::uint64_t>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
+    };
+    rusage self{}, children{};
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    return millis(self) + millis(children);
+}
+
+std::uint64_t peakRssBytesSoFar() {
+    rusage self{};
+    getrusage(RUSAGE_SELF, &self);
+    return static_cast<std::uint64_t>(self.ru_maxrss) * 1024;
+}
+
+} // namespace warren::agent

@@ -1,0 +1,580 @@
+#include "TaskRun.h"
+
+#include "Compaction.h"
+#include "EditFileTool.h"
+#include "EventTypes.h"
+#include "Budget.h"
+#include "ListFilesTool.h"
+#include "MemoryBackendFactory.h"
+#include "MemoryGuard.h"
+#include "MemoryTools.h"
+#include "ReadFileTool.h"
+#include "ResourceReport.h"
+#include "SearchTool.h"
+#include "ShellTool.h"
+#include "WorkspaceSnapshot.h"
+#include "WriteFileTool.h"
+
+#include <algorithm>
+#include <malloc.h>
+
+namespace warren::agent {
+
+namespace et = protocol::event_type;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr const char* kSystemPrompt =
+    "You are a software agent working in the workspace /workspace, inside a sandbox. Use the tools to "
+    "inspect and change files and to run commands; paths are relative to /workspace. When the task is "
+    "done, call finish with a short summary of what you did.";
+
+protocol::ToolSpec finishSpec() {
+    return {"finish", "End the task with a summary of what was done.",
+            {{"type", "object"},
+             {"properties", {{"summary", {{"type", "string"}, {"description", "what was done"}}}}},
+             {"required", {"summary"}}}};
+}
+
+nlohmann::json callsJson(const std::vector<protocol::ToolCall>& calls) {
+    auto array = nlohmann::json::array();
+    for (const auto& call : calls)
+        array.push_back(protocol::toJson(call));
+    return array;
+}
+
+std::uint64_t millisSince(Clock::time_point start) {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+}
+
+} // namespace
+
+TaskRun::TaskRun(const AgentConfig& config, const AgentSettings& settings, const Hooks& hooks, Llm& model, const Approver& approver,
+                 const HostCall& hostCall, const AgentPaths& paths, EventLog& events, Cancellation& cancellation)
+    : m_config(config), m_settings(settings), m_hooks(hooks), m_model(model), m_approver(approver), m_hostCall(hostCall),
+      m_paths(paths), m_events(events), m_cancellation(cancellation),
+      m_loopDetector(config.loopThreshold), m_runStart(Clock::now()) {}
+
+TaskRun::~TaskRun() = default;
+
+TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt) {
+    if (auto opened = openState(taskId, prompt); !opened) {
+        // Nothing can be trusted about the state: say why, touch nothing.
+        m_events.begin(m_seqMark ? m_seqMark->last() + 1 : 1, nullptr);
+        m_events.error(opened.error().message, true);
+        m_events.emit(et::kTaskFinished, {{"reason", "failed"}, {"summary", opened.error().message}});
+        return {ExitReason::Failed, opened.error().message};
+    }
+    if (m_resumed && m_state.extra.contains("finished")) {
+        const auto& ended = m_state.extra["finished"];
+        const std::string message = "task " + taskId + " already ended (" + ended.value("reason", "") +
+                                    "): nothing to resume; give a new task its own state directory";
+        m_events.error(message, true);
+        m_events.emit(et::kTaskFinished, {{"reason", "failed"}, {"summary", message}});
+        return {ExitReason::Failed, message};
+    }
+    setUpTools();
+    if (m_resumed)
+        resume();
+    else
+        startFresh(taskId, prompt);
+
+    for (;;) {
+        if (auto end = stopIfRequested())
+            return *end;
+        if (m_state.pendingCalls.empty()) {
+            if (auto end = checkGuards())
+                return *end;
+            if (auto end = askModel())
+                return *end;
+        }
+        if (auto end = runPendingCalls())
+            return *end;
+        if (auto end = endStep())
+            return *end;
+    }
+}
+
+Status TaskRun::openState(const std::string& taskId, const std::string& prompt) {
+    std::uint64_t firstSeq = 1;
+    if (m_paths.state) {
+        auto mark = SeqMark::open(*m_paths.state);
+        if (!mark)
+            return mark.error();
+        m_seqMark.emplace(std::move(mark).value());
+        m_store.emplace(*m_paths.state);
+        auto loaded = m_store->load();
+        if (!loaded)
+            return loaded.error();
+        if (*loaded) {
+            if ((*loaded)->taskId != taskId)
+                return makeError(ErrorCode::InvalidArgument,
+                                 "the state directory " + m_paths.state->string() + " holds the checkpoint of task " +
+                                     (*loaded)->taskId + ", not " + taskId + "; give each task its own");
+            m_state = std::move(**loaded);
+            m_resumed = true;
+        }
+        firstSeq = std::max(m_state.nextSeq, m_seqMark->last() + 1);
+    }
+    if (!m_resumed) {
+        m_state.taskId = taskId;
+        m_state.prompt = prompt;
+        m_state.presets = m_settings.presets;
+        m_state.overrides = m_settings.overrides;
+        m_state.messages = {{"system", kSystemPrompt, {}, std::nullopt}, {"user", prompt, {}, std::nullopt}};
+    }
+    m_countersAtStart = m_state.counters;
+    SeqMark* mark = m_seqMark ? &*m_seqMark : nullptr;
+    m_events.begin(firstSeq, [mark](std::uint64_t seq) {
+        if (mark)
+            mark->record(seq);
+    });
+    m_events.configureLogging(m_config.logLevel, m_config.logFormat);
+    m_events.setStep(m_state.step);
+    return Ok{};
+}
+
+void TaskRun::setUpTools() {
+    const std::string hostGone = "memory_backend host needs the control plane: run the agent with "
+                                 "warren-agent serve, or choose another memory_backend";
+    HostMemoryCall memoryCall = nullptr;
+    if (m_hostCall)
+        memoryCall = [this](const std::string& method, const nlohmann::json& params) {
+            return m_hostCall(method, params, m_stepDeadline);
+        };
+    auto backend = (m_config.memoryBackend == MemoryBackendKind::Host && !m_hostCall)
+                       ? Result<std::unique_ptr<MemoryBackend>>(makeError(ErrorCode::Unsupported, hostGone))
+                       : makeMemoryBackend(m_config.memoryBackend, m_config.memoryDir, m_config.memoryPrefix,
+                                           memoryCall);
+    if (backend) {
+        AgentMemory::Options options;
+        options.prefix = m_config.memoryPrefix;
+        options.autoSaveIntervalSec = m_config.autoSaveIntervalSec;
+        options.semanticIndex = m_config.semanticIndex;
+        m_memory = std::make_unique<AgentMemory>(std::move(backend).value(), options);
+    } else {
+        m_memoryProblem = backend.error().message;
+    }
+
+    auto memoryTool = [this](auto make) {
+        return [this, make]() -> std::unique_ptr<Tool> {
+            if (!m_memory)
+                return std::make_unique<UnavailableTool>(m_memoryProblem);
+            return make(*m_memory);
+        };
+    };
+    std::vector<ToolEntry> entries = {
+        {ShellTool::spec(), [] { return std::make_unique<ShellTool>(); }},
+        {ReadFileTool::spec(), [] { return std::make_unique<ReadFileTool>(); }},
+        {WriteFileTool::spec(), [] { return std::make_unique<WriteFileTool>(); }},
+        {EditFileTool::spec(), [] { return std::make_unique<EditFileTool>(); }},
+        {ListFilesTool::spec(), [] { return std::make_unique<ListFilesTool>(); }},
+        {SearchTool::spec(), [] { return std::make_unique<SearchTool>(); }},
+        {MemorySaveTool::spec(), memoryTool([](AgentMemory& m) { return std::make_unique<MemorySaveTool>(m); })},
+        {MemoryLoadTool::spec(), memoryTool([](AgentMemory& m) { return std::make_unique<MemoryLoadTool>(m); })},
+        {MemorySearchTool::spec(),
+         memoryTool([](AgentMemory& m) { return std::make_unique<MemorySearchTool>(m); })},
+    };
+    m_tools = std::make_unique<ToolRegistry>(std::move(entries), m_config.tools, m_config.lazyTools);
+    m_loopDetector.restore({m_state.recentCallKeys, m_state.loopWarned});
+}
+
+void TaskRun::startFresh(const std::string& taskId, const std::string& prompt) {
+    m_events.emit(et::kTaskStarted, {{"task_id", taskId},
+                                     {"prompt", prompt},
+                                     {"presets", m_state.presets},
+                                     {"config", configToJson(m_config)}});
+    if (!m_memoryProblem.empty())
+        m_events.log(LogLevel::Warn, "memory tools unavailable: " + m_memoryProblem);
+    if (!m_paths.state)
+        m_events.log(LogLevel::Info, "no state directory: the task cannot be resumed if it is stopped");
+    fireHook(hook::kOnTaskStart);
+    saveCheckpoint(true);
+}
+
+void TaskRun::resume() {
+    if (auto restored = m_model.restoreState(m_state.extra.value("model", nlohmann::json())); !restored)
+        m_events.error(restored.error().message, false);
+    m_state.counters.resumes++;
+    if (m_config.timeoutPerStepSec)
+        m_stepDeadline = Clock::now() + std::chrono::seconds(m_config.timeoutPerStepSec);
+    nlohmann::json interrupted = nullptr;
+    if (m_state.runningCall) {
+        // The call may have done part or all of its work: say so, and let the model decide.
+        const auto call = *m_state.runningCall;
+        interrupted = call.id;
+        m_state.counters.interruptedCalls++;
+        m_events.emit(et::kTaskResumed, {{"from_step", m_state.step}, {"interrupted_tool_call", interrupted}});
+        recordToolResult(call,
+                         std::string(kInterruptedResult) +
+                             " The agent was stopped while this call ran. It was not run again; its effects, if "
+                             "any, are unknown. Check before repeating it.",
+                         {{"exit_code", nullptr}, {"interrupted", true}});
+        m_state.runningCall.reset();
+    } else {
+        m_events.emit(et::kTaskResumed, {{"from_step", m_state.step}, {"interrupted_tool_call", nullptr}});
+    }
+    saveCheckpoint(true);
+}
+
+std::optional<TaskOutcome> TaskRun::stopIfRequested() {
+    switch (m_cancellation.requested()) {
+    case StopRequest::None:
+        return std::nullopt;
+    case StopRequest::Cancel:
+        return finish(ExitReason::Cancelled, "cancelled");
+    case StopRequest::Pause:
+    case StopRequest::HostGone:
+        return finish(ExitReason::Paused, m_cancellation.requested() == StopRequest::Pause
+                                              ? "paused; resume to continue"
+                                              : "the control plane went away; resume to continue");
+    }
+    return std::nullopt;
+}
+
+std::optional<TaskOutcome> TaskRun::checkGuards() {
+    auto stop = [&](const char* guard, std::string detail) {
+        m_events.emit(et::kGuard, {{"guard", guard}, {"action", "stop"}, {"detail", detail}});
+        return finish(ExitReason::Guard, detail);
+    };
+    if (stepsVerdict(m_state.step + 1, m_config.maxSteps) == BudgetVerdict::Exhausted)
+        return stop("max_steps", "stopped after " + std::to_string(m_state.step) + " steps (max_steps)");
+    const auto used = m_state.counters.tokensIn + m_state.counters.tokensOut;
+    if (tokenBudgetVerdict(used, m_config.tokenBudget) == BudgetVerdict::Exhausted)
+        return stop("token_budget", "used " + std::to_string(used) + " tokens of a budget of " +
+                                        std::to_string(m_config.tokenBudget) + " (token_budget)");
+    if (m_config.memoryThresholdMb || m_config.maxMemoryMb) {
+        const auto rss = currentRssBytes().value_or(0);
+        // Shed once per rise: only a fall back under the threshold re-arms it.
+        const auto rearmBelow = (m_config.memoryThresholdMb ? m_config.memoryThresholdMb : m_config.maxMemoryMb) << 20;
+        if (rss <= rearmBelow)
+            m_memoryShed = false;
+        auto verdict = memoryVerdict(rss, m_config.memoryThresholdMb, m_config.maxMemoryMb, m_memoryShed);
+        if (verdict == MemoryVerdict::Shed) {
+            shedMemory(rss);
+            verdict = memoryVerdict(currentRssBytes().value_or(0), m_config.memoryThresholdMb,
+                                    m_config.maxMemoryMb, m_memoryShed);
+        }
+        if (verdict == MemoryVerdict::Stop)
+            return stop("max_memory_mb", "resident memory " + std::to_string(rss >> 20) +
+                                             " MiB stays above max_memory_mb " +
+                                             std::to_string(m_config.maxMemoryMb) + " after shedding");
+    }
+    return std::nullopt;
+}
+
+void TaskRun::shedMemory(std::uint64_t rssBytes) {
+    const auto before = m_state.messages.size();
+    m_cache.clear();
+    if (m_memory)
+        m_memory->shedCaches();
+    m_state.messages = shedHistory(m_state.messages);
+    malloc_trim(0);
+    m_memoryShed = true;
+    const std::string limit = m_config.memoryThresholdMb
+                                  ? "memory_threshold_mb " + std::to_string(m_config.memoryThresholdMb)
+                                  : "max_memory_mb " + std::to_string(m_config.maxMemoryMb);
+    const std::string detail = "resident memory " + std::to_string(rssBytes >> 20) + " MiB above " + limit +
+                               ": cleared the tool cache, cut history from " + std::to_string(before) + " to " +
+                               std::to_string(m_state.messages.size()) + " messages";
+    m_events.emit(et::kGuard, {{"guard", "memory_threshold_mb"}, {"action", "warn"}, {"detail", detail}});
+    fireHook(hook::kOnLowMemory, std::to_string(rssBytes));
+}
+
+std::optional<TaskOutcome> TaskRun::askModel() {
+    m_state.step++;
+    m_state.counters.steps++;
+    m_events.setStep(m_state.step);
+    m_events.emit(et::kStepStarted);
+    m_stepDeadline = m_config.timeoutPerStepSec
+                         ? Clock::now() + std::chrono::seconds(m_config.timeoutPerStepSec)
+                         : Clock::time_point::max();
+
+    auto compacted = compactHistory(m_state.messages, {m_config.contextWindowLimit, m_config.keepRecentMessages,
+                                                       m_config.compressHistory});
+    if (compacted.cutCount) {
+        m_events.log(LogLevel::Info, "compacted the conversation: " + std::to_string(compacted.cutCount) +
+                                          " messages summarised, about " +
+                                          std::to_string(compacted.estimatedTokensBefore) + " -> " +
+                                          std::to_string(compacted.estimatedTokensAfter) + " tokens");
+    }
+    m_state.messages = std::move(compacted.messages);
+
+    protocol::LlmChatParams params{m_state.messages, m_tools->specs()};
+    params.tools.push_back(finishSpec());
+    const auto started = Clock::now();
+    auto reply = m_model.chat(params, m_stepDeadline, m_cancellation);
+    if (!reply) {
+        if (auto stopped = stopIfRequested())
+            return stopped;
+        m_events.error("the model call failed: " + reply.error().message, true);
+        fireHook(hook::kOnError, reply.error().message);
+        return finish(ExitReason::Failed, reply.error().message);
+    }
+    auto& result = *reply;
+    m_state.counters.modelCalls++;
+    m_state.counters.tokensIn += result.tokenUsage.input;
+    m_state.counters.tokensOut += result.tokenUsage.output;
+    m_events.emit(et::kModelResponse,
+                   {{"content", result.content},
+                    {"tool_calls", callsJson(result.toolCalls)},
+                    {"finish_reason", result.finishReason}},
+                   {std::nullopt, result.tokenUsage, millisSince(started)});
+    m_state.messages.push_back({"assistant", result.content, result.toolCalls, std::nullopt});
+    if (result.toolCalls.empty()) {
+        // A reply without tool calls is the model's last word.
+        m_finishSummary = result.content;
+    }
+    m_state.pendingCalls = std::move(result.toolCalls);
+    m_state.extra["model"] = m_model.saveState();
+    saveCheckpoint(false);
+    return std::nullopt;
+}
+
+std::optional<TaskOutcome> TaskRun::runPendingCalls() {
+    while (!m_state.pendingCalls.empty()) {
+        if (m_cancellation.stopRequested())
+            return std::nullopt; // the checkpoint keeps the calls not started; stopIfRequested ends the run
+        const auto call = m_state.pendingCalls.front();
+        m_state.pendingCalls.erase(m_state.pendingCalls.begin());
+        if (call.name == "finish") {
+            m_finishSummary = call.arguments.is_object() && call.arguments.contains("summary") &&
+                                      call.arguments["summary"].is_string()
+                                  ? call.arguments["summary"].get<std::string>()
+                                  : std::string();
+            m_state.counters.toolCalls["finish"]++;
+            m_events.emit(et::kToolCall, {{"id", call.id}, {"arguments", call.arguments}},
+                           {"finish", std::nullopt, std::nullopt});
+            recordToolResult(call, "The task is finished.", {{"exit_code", 0}});
+            if (!m_state.pendingCalls.empty())
+                m_events.log(LogLevel::Warn, "calls after finish were not run");
+            m_state.pendingCalls.clear();
+            return std::nullopt;
+        }
+        if (auto end = runCall(call))
+            return end;
+    }
+    return std::nullopt;
+}
+
+std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
+    m_events.emit(et::kToolCall, {{"id", call.id}, {"arguments", call.arguments}},
+                  {call.name, std::nullopt, std::nullopt});
+    m_state.counters.toolCalls[call.name]++;
+    std::string warning;
+    if (m_config.loopDetection) {
+        const auto verdict = m_loopDetector.observe(call);
+        auto loopState = m_loopDetector.state();
+        m_state.recentCallKeys = std::move(loopState.recentKeys);
+        m_state.loopWarned = loopState.warned;
+        if (verdict == LoopVerdict::Stop) {
+            const std::string detail = "the model repeated the call " + call.name + " " + call.arguments.dump() +
+                                       " after being warned (loop_detection)";
+            m_events.emit(et::kGuard, {{"guard", "loop_detection"}, {"action", "stop"}, {"detail", detail}});
+            recordToolResult(call, "Not run: " + detail, {{"exit_code", nullptr}});
+            return finish(ExitReason::Guard, detail);
+        }
+        if (verdict == LoopVerdict::Warn) {
+            warning = "\n[warning: this exact call has now been made " + std::to_string(m_config.loopThreshold) +
+                      " times in a row and its result will not change. Do something different or finish; "
+                      "one more repeat stops the task.]";
+            m_events.emit(et::kGuard, {{"guard", "loop_detection"},
+                                        {"action", "warn"},
+                                        {"detail", "repeated call " + call.name + " " + call.arguments.dump()}});
+        }
+    }
+
+    std::string unavailable;
+    Tool* tool = m_tools->find(call.name, unavailable);
+    if (!tool) {
+        recordToolResult(call, unavailable + warning, {{"exit_code", 1}});
+        return std::nullopt;
+    }
+
+    if (std::find(m_config.approvalTools.begin(), m_config.approvalTools.end(), call.name) !=
+        m_config.approvalTools.end()) {
+        protocol::ApprovalRequestParams request{call.name, call.arguments,
+                                                call.name + " is in approval_tools"};
+        m_events.emit(et::kApprovalRequested,
+                       {{"id", call.id}, {"arguments", call.arguments}, {"reason", request.reason}},
+                       {call.name, std::nullopt, std::nullopt});
+        protocol::ApprovalResult decision{false, "no approver: the call was denied"};
+        if (m_approver) {
+            auto answer = m_approver(request);
+            decision = answer ? *answer
+                              : protocol::ApprovalResult{false, "approval failed: " + answer.error().message};
+        }
+        m_events.emit(et::kApprovalResolved,
+                       {{"id", call.id},
+                        {"approved", decision.approved},
+                        {"note", decision.note ? nlohmann::json(*decision.note) : nlohmann::json()}},
+                       {call.name, std::nullopt, std::nullopt});
+        if (!decision.approved) {
+            if (auto stopped = stopIfRequested())
+                return stopped;
+            recordToolResult(call,
+                             "Denied: the user did not approve this call." +
+                                 (decision.note ? " Their note: " + *decision.note : std::string()) + warning,
+                             {{"exit_code", nullptr}, {"denied", true}});
+            return std::nullopt;
+        }
+    }
+
+    // Written before the call starts: if the agent is killed now, the resumed run knows this call was
+    // interrupted instead of silently running it again.
+    m_state.runningCall = call;
+    saveCheckpoint(false);
+
+    const auto started = Clock::now();
+    bool cached = false;
+    ToolOutcome outcome = executeTool(*tool, call, cached);
+    m_state.counters.bytesWritten += outcome.bytesWritten;
+    nlohmann::json data = {{"exit_code", outcome.exitCode}, {"truncated", outcome.truncated}};
+    if (cached)
+        data["cached"] = true;
+    if (outcome.timedOut)
+        data["timed_out"] = true;
+    if (outcome.timedOut && Clock::now() >= m_stepDeadline)
+        m_events.emit(et::kGuard, {{"guard", "timeout_per_step_sec"},
+                                    {"action", "warn"},
+                                    {"detail", call.name + " was stopped at the step's deadline of " +
+                                                   std::to_string(m_config.timeoutPerStepSec) + " s"}});
+    if (outcome.cancelled) {
+        // Stopped by cancel or pause: like a kill, the model hears it was interrupted.
+        m_state.counters.interruptedCalls++;
+        data["interrupted"] = true;
+        recordToolResult(call,
+                         std::string(kInterruptedResult) +
+                             " The task was stopped while this call ran; it was killed and not run again. Its "
+                             "effects, if any, are unknown.",
+                         std::move(data), millisSince(started));
+    } else {
+        recordToolResult(call, outcome.output + warning, std::move(data), millisSince(started));
+    }
+    m_state.runningCall.reset();
+    return std::nullopt;
+}
+
+ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached) {
+    ToolEnv env;
+    env.workspace = m_paths.workspace;
+    env.deadline = m_stepDeadline;
+    env.outputLimitBytes = m_config.toolOutputLimitBytes;
+    env.shellTimeoutSec = m_config.shellTimeoutSec;
+    env.cancellation = &m_cancellation;
+    env.onOutput = [&](std::string_view stream, std::string_view text) {
+        m_events.emit(et::kToolOutput, {{"id", call.id}, {"stream", stream}, {"text", text}},
+                       {call.name, std::nullopt, std::nullopt});
+    };
+    env.onFileChanged = [&](const std::string& path, FileChange change) {
+        m_events.emit(et::kFileChanged, {{"path", path}, {"change", toString(change)}},
+                       {call.name, std::nullopt, std::nullopt});
+    };
+
+    std::optional<std::string> key;
+    if (m_config.executionCache && tool.readOnly()) {
+        if (auto content = tool.contentKey(call.arguments, env)) {
+            key = cacheKey(call.name, call.arguments, *content);
+            if (const ToolOutcome* hit = m_cache.find(*key)) {
+                m_events.log(LogLevel::Debug, call.name + " " + call.arguments.dump() +
+                                                  ": unchanged since an earlier call, served from the cache");
+                cached = true;
+                m_state.counters.cacheHits++;
+                return *hit;
+            }
+        }
+    }
+
+    // Only a process can change files behind the tool's back; the file tools report their own changes.
+    const bool watchFiles = call.name == "shell";
+    std::optional<WorkspaceSnapshot> before;
+    if (watchFiles)
+        before = takeSnapshot(m_paths.workspace);
+    ToolOutcome outcome = tool.run(call.arguments, env);
+    if (before) {
+        for (const auto& [path, change] : diffSnapshots(*before, takeSnapshot(m_paths.workspace)))
+            env.onFileChanged(path, change);
+    }
+    if (key)
+        m_cache.store(*key, outcome);
+    return outcome;
+}
+
+std::optional<TaskOutcome> TaskRun::endStep() {
+    // A task that reached finish is done, whatever stop request came in meanwhile.
+    if (m_cancellation.stopRequested() && !m_finishSummary)
+        return stopIfRequested();
+    fireHook(hook::kOnStep);
+    if (m_memory) {
+        if (auto flushed = m_memory->flushIfDue(); !flushed)
+            m_events.error("saving memories failed: " + flushed.error().message, false);
+    }
+    m_events.emit(et::kResourceSample,
+                  {{"rss_bytes", currentRssBytes().value_or(0)}, {"cpu_ms", cpuMillisSoFar()}});
+    if (m_finishSummary)
+        return finish(ExitReason::Finished, *m_finishSummary); // which writes the last checkpoint
+    saveCheckpoint(true);
+    return std::nullopt;
+}
+
+void TaskRun::recordToolResult(const protocol::ToolCall& call, std::string content, nlohmann::json data,
+                               std::optional<std::uint64_t> durationMs) {
+    data["id"] = call.id;
+    data["output"] = content;
+    if (!data.contains("truncated"))
+        data["truncated"] = false;
+    m_events.emit(et::kToolResult, std::move(data), {call.name, std::nullopt, durationMs});
+    m_state.messages.push_back({"tool", std::move(content), {}, call.id});
+}
+
+void TaskRun::updateTimes() {
+    auto& counters = m_state.counters;
+    counters.wallMs = m_countersAtStart.wallMs + millisSince(m_runStart);
+    counters.cpuMs = m_countersAtStart.cpuMs + cpuMillisSoFar();
+    counters.peakRssBytes = std::max(m_countersAtStart.peakRssBytes, peakRssBytesSoFar());
+}
+
+void TaskRun::saveCheckpoint(bool durable) {
+    if (!m_store)
+        return;
+    updateTimes();
+    if (durable)
+        m_state.counters.checkpoints++;
+    m_state.nextSeq = m_events.nextSeq() + (durable ? 1 : 0);
+    m_state.extra["model"] = m_model.saveState();
+    auto saved = m_store->save(m_state, durable);
+    if (!saved) {
+        m_events.error("writing the checkpoint failed: " + saved.error().message, false);
+        return;
+    }
+    if (!durable)
+        m_events.log(LogLevel::Debug, "state written before the next action (" + std::to_string(*saved) + " bytes)");
+    if (durable)
+        m_events.emit(et::kCheckpoint, {{"path", m_store->path().string()}, {"bytes", *saved}});
+}
+
+TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
+    if (m_memory) {
+        if (auto flushed = m_memory->flush(); !flushed)
+            m_events.error("saving memories failed: " + flushed.error().message, false);
+    }
+    fireHook(hook::kOnTaskComplete, std::string(toString(reason)));
+    if (reason != ExitReason::Paused)
+        m_state.extra["finished"] = {{"reason", toString(reason)}, {"summary", summary}};
+    saveCheckpoint(true);
+    if (m_paths.output) {
+        auto report = resourceReportJson({m_state.counters, std::string(toString(reason)), m_tools->loaded()});
+        if (auto written = writeResourceReport(*m_paths.output, report); !written)
+            m_events.error(written.error().message, false);
+    }
+    m_events.emit(et::kTaskFinished, {{"reason", toString(reason)}, {"summary", summary}});
+    return {reason, std::move(summary)};
+}
+
+void TaskRun::fireHook(const char* name, std::string detail) {
+    m_hooks.fire({name, m_state.taskId, m_state.step, std::move(detail)}, m_paths.workspace, m_events);
+}
+
+} // namespace warren::agent

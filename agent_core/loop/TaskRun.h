@@ -1,0 +1,80 @@
+#pragma once
+// One run of a task: the loop of DESIGN §3. Each step asks the model, runs the tool calls it made and
+// records what they returned, until finish, a guard, a stop request or a failure. The state is written to
+// /state before each tool call (so a kill mid-call is known on resume) and, fsync'd, after each step.
+
+#include "Agent.h"
+#include "AgentMemory.h"
+#include "CheckpointStore.h"
+#include "ExecutionCache.h"
+#include "SeqMark.h"
+#include "LoopDetector.h"
+#include "ToolRegistry.h"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+namespace warren::agent {
+
+class TaskRun {
+public:
+    TaskRun(const AgentConfig& config, const AgentSettings& settings, const Hooks& hooks, Llm& model, const Approver& approver,
+            const HostCall& hostCall, const AgentPaths& paths, EventLog& events, Cancellation& cancellation);
+    ~TaskRun();
+
+    TaskOutcome run(const std::string& taskId, const std::string& prompt);
+
+private:
+    Status openState(const std::string& taskId, const std::string& prompt);
+    void startFresh(const std::string& taskId, const std::string& prompt);
+    void resume();
+    void setUpTools();
+
+    std::optional<TaskOutcome> checkGuards();
+    std::optional<TaskOutcome> askModel();
+    std::optional<TaskOutcome> runPendingCalls();
+    std::optional<TaskOutcome> runCall(const protocol::ToolCall& call);
+    ToolOutcome executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached);
+    std::optional<TaskOutcome> endStep();
+    std::optional<TaskOutcome> stopIfRequested();
+    void shedMemory(std::uint64_t rssBytes);
+
+    // The tool_result event (data completed with id, output, truncated) and the tool message the model reads.
+    void recordToolResult(const protocol::ToolCall& call, std::string content, nlohmann::json data,
+                          std::optional<std::uint64_t> durationMs = std::nullopt);
+    void saveCheckpoint(bool durable);
+    TaskOutcome finish(ExitReason reason, std::string summary);
+    void fireHook(const char* name, std::string detail = {});
+    void updateTimes();
+
+    const AgentConfig& m_config;
+    const AgentSettings& m_settings;
+    const Hooks& m_hooks;
+    Llm& m_model;
+    const Approver& m_approver;
+    const HostCall& m_hostCall;
+    AgentPaths m_paths;
+    EventLog& m_events;
+    Cancellation& m_cancellation;
+
+    std::optional<CheckpointStore> m_store;
+    std::optional<SeqMark> m_seqMark;
+    AgentState m_state;
+    bool m_resumed = false;
+    std::optional<protocol::ToolCall> m_interruptedOnStart;
+
+    std::unique_ptr<AgentMemory> m_memory;
+    std::string m_memoryProblem;
+    std::unique_ptr<ToolRegistry> m_tools;
+    ExecutionCache m_cache;
+    LoopDetector m_loopDetector;
+    bool m_memoryShed = false;
+
+    std::chrono::steady_clock::time_point m_runStart;
+    std::chrono::steady_clock::time_point m_stepDeadline = std::chrono::steady_clock::time_point::max();
+    RunCounters m_countersAtStart;
+    std::optional<std::string> m_finishSummary;
+};
+
+} // namespace warren::agent

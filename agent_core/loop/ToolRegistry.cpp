@@ -1,0 +1,48 @@
+#include "ToolRegistry.h"
+
+#include <algorithm>
+
+namespace warren::agent {
+
+ToolRegistry::ToolRegistry(std::vector<ToolEntry> entries, const std::vector<std::string>& enabled, bool lazy) {
+    for (auto& entry : entries) {
+        if (std::find(enabled.begin(), enabled.end(), entry.spec.name) == enabled.end())
+            continue;
+        m_enabledList += (m_enabledList.empty() ? "" : ", ") + entry.spec.name;
+        Slot slot{std::move(entry), nullptr};
+        if (!lazy)
+            slot.tool = slot.entry.make();
+        m_slots.push_back(std::move(slot));
+    }
+    m_enabledList += (m_enabledList.empty() ? "" : ", ") + std::string("finish");
+}
+
+std::vector<protocol::ToolSpec> ToolRegistry::specs() const {
+    std::vector<protocol::ToolSpec> specs;
+    for (const auto& slot : m_slots)
+        specs.push_back(slot.entry.spec);
+    return specs;
+}
+
+Tool* ToolRegistry::find(const std::string& name, std::string& unavailable) {
+    for (auto& slot : m_slots) {
+        if (slot.entry.spec.name != name)
+            continue;
+        if (!slot.tool)
+            slot.tool = slot.entry.make();
+        return slot.tool.get();
+    }
+    unavailable = "there is no tool \"" + name + "\" in this task; the tools are: " + m_enabledList;
+    return nullptr;
+}
+
+std::vector<std::string> ToolRegistry::loaded() const {
+    std::vector<std::string> names;
+    for (const auto& slot : m_slots)
+        if (slot.tool)
+            names.push_back(slot.entry.spec.name);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+} // namespace warren::agent

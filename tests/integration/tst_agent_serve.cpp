@@ -1,0 +1,365 @@
+// warren-agent serve: the protocol on stdio, with this test as the control plane. A whole task through
+// llm.chat, approvals and the host memory; bad lines of every kind answered and reported without
+// breaking the task; cancel, pause, a closed stdin; refused task.start requests.
+
+#include "AgentRun.h"
+#include "EventTypes.h"
+#include "LineReader.h"
+#include "Methods.h"
+
+#include <QProcess>
+#include <QtTest>
+#include <csignal>
+
+using namespace warren;
+using namespace warren::test;
+namespace et = warren::protocol::event_type;
+using nlohmann::json;
+
+namespace {
+
+json finishReply(const std::string& summary = "done") {
+    return {{"content", ""},
+            {"tool_calls", {{{"id", "f1"}, {"name", "finish"}, {"arguments", {{"summary", summary}}}}}},
+            {"token_usage", {{"input", 10}, {"output", 2}}},
+            {"finish_reason", "tool_calls"}};
+}
+
+json callReply(const std::string& id, const std::string& tool, json arguments) {
+    return {{"content", "calling " + tool},
+            {"tool_calls", {{{"id", id}, {"name", tool}, {"arguments", std::move(arguments)}}}},
+            {"token_usage", {{"input", 10}, {"output", 5}}},
+            {"finish_reason", "tool_calls"}};
+}
+
+// One warren-agent serve process and the control plane's side of its stdio.
+class Session {
+public:
+    QTemporaryDir root;
+    QProcess agent;
+    std::vector<json> events;  // event params, in order
+    std::vector<json> others;  // every non-event message, in order
+
+    QString dir(const char* name) const { return root.path() + "/" + name; }
+
+    bool start() {
+        for (const char* name : {"workspace", "state", "output"})
+            QDir().mkpath(dir(name));
+        agent.start(agentBinary(), {"serve", "--workspace", dir("workspace"), "--state", dir("state"), "--output",
+                                    dir("output")});
+        return agent.waitForStarted();
+    }
+    void sendLine(const QByteArray& line) {
+        agent.write(line + "\n");
+        while (agent.bytesToWrite() > 0 && agent.waitForBytesWritten(-1)) {
+        }
+    }
+    void send(const json& message) { sendLine(QByteArray::fromStdString(message.dump())); }
+    void startTask(const json& overrides = json::object(), const std::string& taskId = "t-1") {
+        send({{"jsonrpc", "2.0"},
+              {"id", 1},
+              {"method", "task.start"},
+              {"params", {{"protocol_version", 1}, {"task_id", taskId}, {"prompt", "Do the thing"},
+                          {"overrides", overrides}}}});
+    }
+    void respond(const json& request, const json& result) {
+        send({{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", result}});
+    }
+
+    // The next message that is not an event (events are collected); null when the agent exits first.
+    json next() {
+        while (m_othersTaken == others.size())
+            if (!readMore())
+                return nullptr;
+        return others[m_othersTaken++];
+    }
+    // The next request for method, answering nothing else on the way; null when the agent exits first.
+    json nextRequest(const std::string& method) {
+        for (json message = next(); !message.is_null(); message = next())
+            if (message.value("method", "") == method)
+                return message;
+        return nullptr;
+    }
+    // Reads until an event of this type arrived; false when the agent exits first.
+    bool waitForEvent(std::string_view type) {
+        for (std::size_t seen = 0;; ++seen) {
+            while (seen == events.size())
+                if (!readMore())
+                    return false;
+            if (events[seen].value("type", "") == type)
+                return true;
+        }
+    }
+    // Reads until the agent exits on its own (stdin stays open: closing it means the control plane left).
+    int finish() {
+        while (!next().is_null()) {
+        }
+        agent.waitForFinished(-1);
+        return agent.exitStatus() == QProcess::NormalExit ? agent.exitCode() : -1;
+    }
+    json lastEvent() const { return events.empty() ? json() : events.back(); }
+    bool hasEvent(std::string_view type, const std::string& needle = {}) const {
+        for (const auto& event : events)
+            if (event.value("type", "") == type && event.dump().find(needle) != std::string::npos)
+                return true;
+        return false;
+    }
+
+private:
+    // Waits for output and sorts the lines that came into events and others; false once the agent is gone.
+    bool readMore() {
+        if (agent.state() == QProcess::NotRunning && agent.bytesAvailable() == 0)
+            return false;
+        agent.waitForReadyRead(1000);
+        for (auto& line : m_reader.feed(agent.readAllStandardOutput().toStdString())) {
+            if (!line)
+                continue;
+            json message = json::parse(*line, nullptr, false);
+            if (message.value("method", "") == "event")
+                events.push_back(message["params"]);
+            else
+                others.push_back(message);
+        }
+        return true;
+    }
+    protocol::LineReader m_reader;
+    std::size_t m_othersTaken = 0;
+};
+
+} // namespace
+
+class TestAgentServe : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QVERIFY2(QFileInfo(agentBinary()).isExecutable(), "WARREN_AGENT must be set"); }
+
+    void aTaskRunsThroughTheControlPlane() {
+        Session session;
+        QVERIFY(session.start());
+        session.startTask();
+        const json accepted = session.next();
+        QCOMPARE(accepted["id"], 1);
+        QCOMPARE(accepted["result"], json::object());
+
+        json chat = session.nextRequest("llm.chat");
+        QVERIFY(!chat.is_null());
+        const auto params = protocol::llmChatParamsFromJson(chat["params"]);
+        QVERIFY2(params, params ? "" : params.error().message.c_str());
+        QCOMPARE(params->messages.at(0).role, std::string("system"));
+        QCOMPARE(params->messages.at(1).content, std::string("Do the thing"));
+        QStringList tools;
+        for (const auto& spec : params->tools)
+            tools << QString::fromStdString(spec.name);
+        QCOMPARE(tools, (QStringList{"shell", "read_file", "write_file", "edit_file", "list_files", "search",
+                                     "memory_save", "memory_load", "memory_search", "finish"}));
+        session.respond(chat, callReply("c1", "write_file", {{"path", "out.txt"}, {"content", "hello\n"}}));
+
+        chat = session.nextRequest("llm.chat");
+        const auto second = protocol::llmChatParamsFromJson(chat["params"]);
+        QVERIFY(second);
+        QCOMPARE(second->messages.back().role, std::string("tool"));
+        QCOMPARE(second->messages.back().toolCallId, std::optional<std::string>("c1"));
+        session.respond(chat, finishReply("wrote out.txt"));
+
+        QCOMPARE(session.finish(), 0);
+        QCOMPARE(session.lastEvent()["type"], "task_finished");
+        QCOMPARE(session.lastEvent()["data"]["summary"], "wrote out.txt");
+        QVERIFY(session.hasEvent(et::kFileChanged, "out.txt"));
+        QFile out(session.dir("workspace") + "/out.txt");
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        QCOMPARE(out.readAll(), QByteArray("hello\n"));
+        // Token usage came from the control plane's answers.
+        QFile report(session.dir("output") + "/resource_report.json");
+        QVERIFY(report.open(QIODevice::ReadOnly));
+        const json figures = json::parse(report.readAll().toStdString());
+        QCOMPARE(figures["tokens_in"], 20);
+        QCOMPARE(figures["tokens_out"], 7);
+    }
+
+    void approvalsAreAskedOfTheControlPlane() {
+        Session session;
+        QVERIFY(session.start());
+        session.startTask({{"approval_tools", {"shell"}}});
+        json chat = session.nextRequest("llm.chat");
+        session.respond(chat, callReply("c1", "shell", {{"command", "touch denied.txt"}}));
+        const json approval = session.nextRequest("approval.request");
+        QVERIFY(!approval.is_null());
+        QCOMPARE(approval["params"]["tool"], "shell");
+        QCOMPARE(approval["params"]["arguments"]["command"], "touch denied.txt");
+        session.respond(approval, {{"approved", false}, {"note", "not now"}});
+        chat = session.nextRequest("llm.chat");
+        const auto params = protocol::llmChatParamsFromJson(chat["params"]);
+        QVERIFY(params);
+        QVERIFY(params->messages.back().content.find("not now") != std::string::npos);
+        session.respond(chat, finishReply());
+        QCOMPARE(session.finish(), 0);
+        QVERIFY(!QFileInfo::exists(session.dir("workspace") + "/denied.txt"));
+        QVERIFY(session.hasEvent(et::kApprovalResolved, "not now"));
+    }
+
+    void hostMemoryGoesThroughTheControlPlane() {
+        Session session;
+        QVERIFY(session.start());
+        session.startTask({{"memory_backend", "host"}});
+        json chat = session.nextRequest("llm.chat");
+        session.respond(chat, callReply("c1", "memory_save", {{"key", "build"}, {"value", "make -j2"}}));
+        const json put = session.nextRequest("memory.put");
+        QVERIFY(!put.is_null());
+        QCOMPARE(put["params"]["key"], "build");
+        QCOMPARE(put["params"]["value"], "make -j2");
+        session.respond(put, json::object());
+        chat = session.nextRequest("llm.chat");
+        session.respond(chat, callReply("c2", "memory_load", {{"key", "test"}}));
+        const json get = session.nextRequest("memory.get");
+        QCOMPARE(get["params"]["key"], "test");
+        session.respond(get, {{"found", true}, {"value", "ctest"}});
+        chat = session.nextRequest("llm.chat");
+        const auto params = protocol::llmChatParamsFromJson(chat["params"]);
+        QVERIFY(params);
+        QVERIFY2(params->messages.back().content.find("ctest") != std::string::npos,
+                 params->messages.back().content.c_str());
+        session.respond(chat, finishReply());
+        QCOMPARE(session.finish(), 0);
+    }
+
+    // Each bad line is answered or reported, and the task goes on to finish normally.
+    void badLinesAreReportedAndTheTaskGoesOn_data() {
+        QTest::addColumn<QByteArray>("line");
+        QTest::addColumn<int>("errorCode");   // the error response expected, 0 for none
+        QTest::addColumn<QString>("reported"); // text expected in an error event
+        QTest::newRow("malformed json") << QByteArray("{\"jsonrpc\": \"2.0\", \"method\": ") << -32700 << "";
+        QTest::newRow("not an object") << QByteArray("[1, 2]") << -32600 << "";
+        QTest::newRow("invalid utf-8") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"x\xff\"}") << 0 << "UTF-8";
+        QTest::newRow("over the cap") << QByteArray(8 * 1024 * 1024 + 10, 'a') << 0 << "exceed the line cap";
+        QTest::newRow("unknown method") << QByteArray(R"({"jsonrpc":"2.0","id":77,"method":"fly.away"})") << -32601
+                                        << "";
+        QTest::newRow("response for an unknown id")
+            << QByteArray(R"({"jsonrpc":"2.0","id":12345,"result":{}})") << 0 << "12345";
+        QTest::newRow("unknown notification") << QByteArray(R"({"jsonrpc":"2.0","method":"control.dance"})") << 0
+                                              << "control.dance";
+        QTest::newRow("second task.start")
+            << QByteArray(R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":1,"task_id":"x","prompt":"p"}})")
+            << -32600 << "";
+    }
+    void badLinesAreReportedAndTheTaskGoesOn() {
+        QFETCH(QByteArray, line);
+        QFETCH(int, errorCode);
+        QFETCH(QString, reported);
+        Session session;
+        QVERIFY(session.start());
+        session.startTask();
+        json chat = session.nextRequest("llm.chat");
+        QVERIFY(!chat.is_null());
+        session.sendLine(line);
+        if (errorCode) {
+            const json answer = session.next();
+            QVERIFY2(answer.contains("error"), answer.dump().c_str());
+            QCOMPARE(answer["error"]["code"].get<int>(), errorCode);
+        }
+        session.respond(chat, finishReply());
+        QCOMPARE(session.finish(), 0);
+        QCOMPARE(session.lastEvent()["data"]["reason"], "finished");
+        if (!reported.isEmpty())
+            QVERIFY2(session.hasEvent(et::kError, reported.toStdString()), qPrintable(reported));
+    }
+
+    void aClosedStdinBeforeTheTaskIsACleanExit() {
+        Session session;
+        QVERIFY(session.start());
+        session.agent.closeWriteChannel();
+        QVERIFY(session.agent.waitForFinished(-1));
+        QCOMPARE(session.agent.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(session.agent.exitCode(), 1);
+        QVERIFY(session.agent.readAllStandardError().contains("no task.start"));
+    }
+
+    void aClosedStdinMidTaskPausesWithACheckpoint() {
+        Session session;
+        QVERIFY(session.start());
+        session.startTask();
+        QVERIFY(!session.nextRequest("llm.chat").is_null());
+        session.agent.closeWriteChannel();
+        QCOMPARE(session.finish(), 75);
+        QCOMPARE(session.lastEvent()["data"]["reason"], "paused");
+        QVERIFY(QFileInfo::exists(session.dir("state") + "/checkpoint.json"));
+    }
+
+    void cancelKillsTheRunningTool() {
+        Session session;
+        QVERIFY(session.start());
+        session.startTask();
+        json chat = session.nextRequest("llm.chat");
+        session.respond(chat, callReply("c1", "shell", {{"command", "echo $$ > sh.pid; exec sleep 1000"}}));
+        QVERIFY(session.waitForEvent(et::kToolCall));
+        session.send({{"jsonrpc", "2.0"}, {"method", "control.cancel"}, {"params", {{"reason", "user"}}}});
+        QCOMPARE(session.finish(), 1);
+        QCOMPARE(session.lastEvent()["data"]["reason"], "cancelled");
+        QFile pidFile(session.dir("workspace") + "/sh.pid");
+        if (pidFile.open(QIODevice::ReadOnly)) {
+            const pid_t pid = pidFile.readAll().trimmed().toInt();
+            QVERIFY(pid > 0 && kill(pid, 0) != 0);
+        }
+    }
+
+    void pauseThenResumeReportsTheInterruptedCall() {
+        QTemporaryDir shared;
+        Session first;
+        QVERIFY(first.start());
+        first.startTask();
+        json chat = first.nextRequest("llm.chat");
+        first.respond(chat, callReply("c1", "shell", {{"command", "exec sleep 1000"}}));
+        QVERIFY(first.waitForEvent(et::kToolCall));
+        first.send({{"jsonrpc", "2.0"}, {"method", "control.pause"}});
+        QCOMPARE(first.finish(), 75);
+        QCOMPARE(first.lastEvent()["data"]["reason"], "paused");
+        const auto lastSeq = first.lastEvent()["seq"].get<std::uint64_t>();
+
+        // A second agent on the same directories resumes the task.
+        QProcess& agent = first.agent;
+        first.events.clear();
+        agent.start(agentBinary(), {"serve", "--workspace", first.dir("workspace"), "--state", first.dir("state"),
+                                    "--output", first.dir("output")});
+        QVERIFY(agent.waitForStarted());
+        first.startTask();
+        chat = first.nextRequest("llm.chat");
+        QVERIFY(!chat.is_null());
+        const auto params = protocol::llmChatParamsFromJson(chat["params"]);
+        QVERIFY(params);
+        QCOMPARE(params->messages.back().toolCallId, std::optional<std::string>("c1"));
+        QVERIFY(params->messages.back().content.rfind("[interrupted]", 0) == 0);
+        first.respond(chat, finishReply());
+        QCOMPARE(first.finish(), 0);
+        QCOMPARE(first.events.front()["type"], "task_resumed");
+        QVERIFY(first.events.front()["seq"].get<std::uint64_t>() > lastSeq);
+    }
+
+    void refusedTaskStartsNameTheProblem_data() {
+        QTest::addColumn<QByteArray>("params");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("protocol version")
+            << QByteArray(R"({"protocol_version":2,"task_id":"t","prompt":"p"})") << "protocol_version";
+        QTest::newRow("unknown preset")
+            << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p","presets":["warp-speed"]})")
+            << "warp-speed";
+        QTest::newRow("unknown key")
+            << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p","overrides":{"max_stepz":1}})")
+            << "max_stepz";
+    }
+    void refusedTaskStartsNameTheProblem() {
+        QFETCH(QByteArray, params);
+        QFETCH(QString, message);
+        Session session;
+        QVERIFY(session.start());
+        session.sendLine(QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"task.start\",\"params\":") +
+                         params + "}");
+        const json answer = session.next();
+        QCOMPARE(answer["error"]["code"], -32602);
+        QVERIFY2(answer["error"]["message"].get<std::string>().find(message.toStdString()) != std::string::npos,
+                 answer.dump().c_str());
+        QCOMPARE(session.finish(), 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAgentServe)
+#include "tst_agent_serve.moc"
