@@ -55,6 +55,7 @@ pid_t spawn(const std::vector<std::string>& args, int* stdoutRead) {
     } else {
         posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     }
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     pid_t pid = -1;
     if (posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
         std::fprintf(stderr, "cannot run %s\n", argv[0]);
@@ -97,6 +98,7 @@ struct Dirs {
                                  const std::vector<std::string>& extra = {}) const {
         std::vector<std::string> args = {agent, "run", "--script", script, "--workspace", root / "workspace",
                                          "--output", root / "output", "--set", "execution_cache=false",
+                                         "--set", "memory_backend=in-memory",
                                          "--set", "max_steps=100000"};
         if (state) {
             args.push_back("--state");

@@ -10,21 +10,42 @@ namespace {
 // and reports behave as with a real model.
 std::uint64_t approximateTokens(std::size_t characters) { return (characters + 3) / 4; }
 
+// The characters of a value's text, near enough, without building the text: the whole conversation is
+// walked on every call.
+std::size_t textSize(const nlohmann::json& value) {
+    if (value.is_string())
+        return value.get_ref<const std::string&>().size() + 2;
+    if (value.is_object()) {
+        std::size_t size = 2;
+        for (const auto& item : value.items())
+            size += item.key().size() + 4 + textSize(item.value());
+        return size;
+    }
+    if (value.is_array()) {
+        std::size_t size = 2;
+        for (const auto& item : value)
+            size += textSize(item) + 1;
+        return size;
+    }
+    return 8;
+}
+
+std::size_t callsSize(const std::vector<protocol::ToolCall>& calls) {
+    std::size_t size = 0;
+    for (const auto& call : calls)
+        size += call.name.size() + textSize(call.arguments);
+    return size;
+}
+
 std::uint64_t inputTokens(const protocol::LlmChatParams& params) {
     std::size_t characters = 0;
-    for (const auto& message : params.messages) {
-        characters += message.content.size();
-        for (const auto& call : message.toolCalls)
-            characters += call.name.size() + call.arguments.dump().size();
-    }
+    for (const auto& message : params.messages)
+        characters += message.content.size() + callsSize(message.toolCalls);
     return approximateTokens(characters);
 }
 
 std::uint64_t outputTokens(const protocol::LlmChatResult& result) {
-    std::size_t characters = result.content.size();
-    for (const auto& call : result.toolCalls)
-        characters += call.name.size() + call.arguments.dump().size();
-    return approximateTokens(characters);
+    return approximateTokens(result.content.size() + callsSize(result.toolCalls));
 }
 
 // The calls whose results, after the last assistant message, say they were interrupted.

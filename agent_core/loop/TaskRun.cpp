@@ -1,6 +1,7 @@
 #include "TaskRun.h"
 
 #include "Compaction.h"
+#include "TokenEstimate.h"
 #include "EditFileTool.h"
 #include "EventTypes.h"
 #include "Budget.h"
@@ -271,6 +272,7 @@ void TaskRun::shedMemory(std::uint64_t rssBytes) {
     if (m_memory)
         m_memory->shedCaches();
     m_state.messages = shedHistory(m_state.messages);
+    m_contextTokens.reset();
     malloc_trim(0);
     m_memoryShed = true;
     const std::string limit = m_config.memoryThresholdMb
@@ -292,15 +294,22 @@ std::optional<TaskOutcome> TaskRun::askModel() {
                          ? Clock::now() + std::chrono::seconds(m_config.timeoutPerStepSec)
                          : Clock::time_point::max();
 
-    auto compacted = compactHistory(m_state.messages, {m_config.contextWindowLimit, m_config.keepRecentMessages,
-                                                       m_config.compressHistory});
-    if (compacted.cutCount) {
-        m_events.log(LogLevel::Info, "compacted the conversation: " + std::to_string(compacted.cutCount) +
-                                          " messages summarised, about " +
-                                          std::to_string(compacted.estimatedTokensBefore) + " -> " +
-                                          std::to_string(compacted.estimatedTokensAfter) + " tokens");
+    // The estimate is kept up to date as messages are added, so a step does not walk the whole conversation
+    // unless it has to be compacted (or compress_history shortens old results every step).
+    if (!m_contextTokens)
+        m_contextTokens = estimateTokens(m_state.messages);
+    if (m_config.compressHistory || *m_contextTokens > m_config.contextWindowLimit) {
+        auto compacted = compactHistory(m_state.messages, {m_config.contextWindowLimit,
+                                                           m_config.keepRecentMessages, m_config.compressHistory});
+        if (compacted.cutCount) {
+            m_events.log(LogLevel::Info, "compacted the conversation: " + std::to_string(compacted.cutCount) +
+                                             " messages summarised, about " +
+                                             std::to_string(compacted.estimatedTokensBefore) + " -> " +
+                                             std::to_string(compacted.estimatedTokensAfter) + " tokens");
+        }
+        m_state.messages = std::move(compacted.messages);
+        m_contextTokens = compacted.estimatedTokensAfter;
     }
-    m_state.messages = std::move(compacted.messages);
 
     protocol::LlmChatParams params{m_state.messages, m_tools->specs()};
     params.tools.push_back(finishSpec());
@@ -322,14 +331,14 @@ std::optional<TaskOutcome> TaskRun::askModel() {
                     {"tool_calls", callsJson(result.toolCalls)},
                     {"finish_reason", result.finishReason}},
                    {std::nullopt, result.tokenUsage, millisSince(started)});
-    m_state.messages.push_back({"assistant", result.content, result.toolCalls, std::nullopt});
+    addMessage({"assistant", result.content, result.toolCalls, std::nullopt});
     if (result.toolCalls.empty()) {
         // A reply without tool calls is the model's last word.
         m_finishSummary = result.content;
     }
+    // Not saved yet: the state written before the first call (or at the end of the step) holds this reply.
+    // A kill before then asks the model again.
     m_state.pendingCalls = std::move(result.toolCalls);
-    m_state.extra["model"] = m_model.saveState();
-    saveCheckpoint(false);
     return std::nullopt;
 }
 
@@ -526,7 +535,13 @@ void TaskRun::recordToolResult(const protocol::ToolCall& call, std::string conte
     if (!data.contains("truncated"))
         data["truncated"] = false;
     m_events.emit(et::kToolResult, std::move(data), {call.name, std::nullopt, durationMs});
-    m_state.messages.push_back({"tool", std::move(content), {}, call.id});
+    addMessage({"tool", std::move(content), {}, call.id});
+}
+
+void TaskRun::addMessage(protocol::ChatMessage message) {
+    if (m_contextTokens)
+        *m_contextTokens += estimateTokens(message);
+    m_state.messages.push_back(std::move(message));
 }
 
 void TaskRun::updateTimes() {

@@ -43,6 +43,7 @@ private:
     // The tool_result event (data completed with id, output, truncated) and the tool message the model reads.
     void recordToolResult(const protocol::ToolCall& call, std::string content, nlohmann::json data,
                           std::optional<std::uint64_t> durationMs = std::nullopt);
+    void addMessage(protocol::ChatMessage message);
     void saveCheckpoint(bool durable);
     TaskOutcome finish(ExitReason reason, std::string summary);
     void fireHook(const char* name, std::string detail = {});
@@ -70,6 +71,7 @@ private:
     ExecutionCache m_cache;
     LoopDetector m_loopDetector;
     bool m_memoryShed = false;
+    std::optional<std::uint64_t> m_contextTokens; // estimateTokens(m_state.messages); nullopt: not known
 
     std::chrono::steady_clock::time_point m_runStart;
     std::chrono::steady_clock::time_point m_stepDeadline = std::chrono::steady_clock::time_point::max();

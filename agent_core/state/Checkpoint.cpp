@@ -127,6 +127,12 @@ Result<RunCounters> runCountersFromJson(const json& value, const std::string& wh
 }
 
 json toJson(const AgentState& state) {
+    json value = toJsonWithoutMessages(state);
+    value["messages"] = arrayToJson(state.messages);
+    return value;
+}
+
+json toJsonWithoutMessages(const AgentState& state) {
     return {{"format", kCheckpointFormat},
             {"task_id", state.taskId},
             {"prompt", state.prompt},
@@ -134,7 +140,6 @@ json toJson(const AgentState& state) {
             {"overrides", state.overrides},
             {"step", state.step},
             {"next_seq", state.nextSeq},
-            {"messages", arrayToJson(state.messages)},
             {"pending_calls", arrayToJson(state.pendingCalls)},
             {"running_call", state.runningCall ? protocol::toJson(*state.runningCall) : json(nullptr)},
             {"recent_call_keys", arrayToJson(state.recentCallKeys)},

@@ -53,6 +53,9 @@ Result<RunCounters> runCountersFromJson(const nlohmann::json& value, const std::
 // {"format": 1, "task_id", "prompt", "presets", "overrides", "step", "next_seq", "messages",
 //  "pending_calls", "running_call" (null when none), "recent_call_keys", "loop_warned", "counters", "extra"}
 nlohmann::json toJson(const AgentState& state);
+// Everything but "messages": the checkpoint store serializes the conversation itself, message by message,
+// so that a step costs what it added rather than the whole conversation again.
+nlohmann::json toJsonWithoutMessages(const AgentState& state);
 // Every key is required; errors read "checkpoint.counters.steps: missing".
 Result<AgentState> agentStateFromJson(const nlohmann::json& value);
 

@@ -34,10 +34,33 @@ Result<std::optional<AgentState>> CheckpointStore::load() const {
     return std::optional<AgentState>(std::move(state).value());
 }
 
-Result<std::uint64_t> CheckpointStore::save(const AgentState& state, bool durable) const {
+std::string CheckpointStore::serialize(const AgentState& state) {
     // Invalid UTF-8 (a tool's raw output) is replaced rather than thrown on, as every protocol writer does.
-    std::string text = toJson(state).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    text += '\n';
+    auto dump = [](const nlohmann::json& value) {
+        return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    };
+    std::size_t same = 0;
+    while (same < m_messageJson.size() && same < state.messages.size() &&
+           m_messageJson[same].first == state.messages[same])
+        ++same;
+    m_messageJson.resize(same);
+    for (std::size_t i = same; i < state.messages.size(); ++i)
+        m_messageJson.emplace_back(state.messages[i], dump(protocol::toJson(state.messages[i])));
+
+    std::string text = dump(toJsonWithoutMessages(state));
+    text.pop_back(); // the closing brace: the messages go last
+    text += ",\"messages\":[";
+    for (std::size_t i = 0; i < m_messageJson.size(); ++i) {
+        if (i)
+            text += ',';
+        text += m_messageJson[i].second;
+    }
+    text += "]}\n";
+    return text;
+}
+
+Result<std::uint64_t> CheckpointStore::save(const AgentState& state, bool durable) {
+    const std::string text = serialize(state);
     auto written = writeFileAtomically(path(), text, durable);
     if (!written)
         return makeError(written.error().code, "checkpoint not saved: " + written.error().message +

@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace warren::agent {
 
@@ -23,12 +26,17 @@ public:
     // Writes state and returns the bytes written. durable also syncs the file and the directory (power
     // loss); without it the replacement is still atomic against a killed process. On failure (disk full,
     // read-only state dir, ...) the previous checkpoint stays as it was and the message says so.
-    Result<std::uint64_t> save(const AgentState& state, bool durable) const;
+    Result<std::uint64_t> save(const AgentState& state, bool durable);
 
     std::filesystem::path path() const { return m_stateDir / "checkpoint.json"; }
 
 private:
+    // The checkpoint's text: the conversation only grows between compactions, so each message's JSON is
+    // kept and reused while the message is unchanged.
+    std::string serialize(const AgentState& state);
+
     std::filesystem::path m_stateDir;
+    std::vector<std::pair<protocol::ChatMessage, std::string>> m_messageJson;
 };
 
 } // namespace warren::agent

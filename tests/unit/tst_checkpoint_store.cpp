@@ -112,7 +112,7 @@ class TestCheckpointStore : public QObject {
 private slots:
     void noCheckpointMeansFreshTask() {
         QTemporaryDir dir;
-        const CheckpointStore store(dir.path().toStdString());
+        CheckpointStore store(dir.path().toStdString());
         const auto loaded = store.load();
         QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().message.c_str());
         QVERIFY(!loaded->has_value());
@@ -128,7 +128,7 @@ private slots:
     void savesAndLoads() {
         QFETCH(bool, durable);
         QTemporaryDir dir;
-        const CheckpointStore store(dir.path().toStdString());
+        CheckpointStore store(dir.path().toStdString());
         for (std::uint64_t step = 1; step <= 3; ++step) {
             const auto written = store.save(sampleState(step), durable);
             QVERIFY2(written.ok(), written.ok() ? "" : written.error().message.c_str());
@@ -145,6 +145,31 @@ private slots:
                  QFile::Permissions());
     }
 
+    // The store reuses the JSON of messages it wrote before: a conversation that grows, is compacted (an
+    // earlier message replaced, others dropped) and grows again must still be written exactly.
+    void conversationChangesAreWrittenExactly() {
+        QTemporaryDir dir;
+        CheckpointStore store(dir.path().toStdString());
+        AgentState state = sampleState(1);
+        auto check = [&] {
+            QVERIFY(store.save(state, false).ok());
+            const auto loaded = store.load();
+            QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().message.c_str());
+            QVERIFY(loaded->has_value() && **loaded == state);
+        };
+        for (int i = 0; i < 4; ++i) {
+            state.messages.push_back({"tool", "result " + std::to_string(i), {}, "c" + std::to_string(i)});
+            check();
+        }
+        state.messages.erase(state.messages.begin() + 1, state.messages.begin() + 3);
+        state.messages.insert(state.messages.begin() + 1, {"user", "[summary of what was cut]", {}, std::nullopt});
+        check();
+        state.messages.back().content = "changed in place";
+        check();
+        state.messages.clear();
+        check();
+    }
+
     void killedWritersTempFileIsIgnoredAndRemoved_data() {
         QTest::addColumn<bool>("withCheckpoint");
         QTest::newRow("beside a checkpoint") << true;
@@ -154,7 +179,7 @@ private slots:
     void killedWritersTempFileIsIgnoredAndRemoved() {
         QFETCH(bool, withCheckpoint);
         QTemporaryDir dir;
-        const CheckpointStore store(dir.path().toStdString());
+        CheckpointStore store(dir.path().toStdString());
         if (withCheckpoint)
             QVERIFY(store.save(sampleState(2), false).ok());
         // What a writer killed mid-write leaves: a half-written temp file.
@@ -193,7 +218,7 @@ private slots:
         QTemporaryDir dir;
         const QString file = dir.filePath("checkpoint.json");
         writeFile(file, content);
-        const CheckpointStore store(dir.path().toStdString());
+        CheckpointStore store(dir.path().toStdString());
         const auto loaded = store.load();
         QVERIFY(!loaded.ok());
         const QString message = QString::fromStdString(loaded.error().message);
@@ -244,7 +269,7 @@ private slots:
     void failedSaveKeepsThePreviousCheckpoint() {
         QFETCH(bool, durable);
         QTemporaryDir dir;
-        const CheckpointStore store(dir.path().toStdString());
+        CheckpointStore store(dir.path().toStdString());
         QVERIFY(store.save(sampleState(1), durable).ok());
         const QByteArray before = readFile(dir.filePath("checkpoint.json"));
 
@@ -286,7 +311,7 @@ private slots:
             [&] {
                 if (const auto why = mountSmallTmpfs(stateDir, "64k"); !why.empty())
                     return "skip: " + why;
-                const CheckpointStore store(stateDir);
+                CheckpointStore store(stateDir);
                 if (!store.save(sampleState(1), true).ok())
                     return std::string("the first save failed");
                 AgentState big = sampleState(2);
