@@ -130,6 +130,24 @@ private slots:
             QVERIFY2(report.contains(key), key);
     }
 
+    // Where it belongs: the same binary, in warren-sandbox with the default profile, does the same work.
+    void theDemoRunsInsideTheSandbox() {
+        const QString unusable = sandboxUnusable();
+        QVERIFY2(unusable.isEmpty(), qPrintable(unusable));
+        AgentDirs dirs;
+        QVERIFY(copyTree(resourcesDir() + "/demo/workspace", dirs.workspace()));
+        const QString script = resourcesDir() + "/demo/script.json";
+        const auto run = runSandbox({"--workspace", dirs.workspace(), "--ro", agentBinary(), "--ro", script, "--",
+                                     agentBinary(), "run", "--script", script, "--workspace", "/workspace",
+                                     "--set", "memory_backend=in-memory", "Make the test pass"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const auto events = parseEvents(run.out);
+        QVERIFY2(events.error.isEmpty(), qPrintable(events.error));
+        QCOMPARE(events.finished()["reason"], "finished");
+        QVERIFY(events.outputOf("call_4_0").find("PASS: Hello, Warren!") != std::string::npos);
+        QVERIFY(readAll(dirs.workspace() + "/greet.sh").contains("echo \"Hello, $name!\""));
+    }
+
     void isOneStaticBinary() { QVERIFY2(!hasInterpreter(agentBinary()), "warren-agent must not be dynamic"); }
 
     // Whatever a tool starts is gone when the tool returns: background jobs, setsid escapees, daemons.
