@@ -23,20 +23,6 @@ bool writeAll(int fd, const std::string& text) {
     return true;
 }
 
-std::string_view levelName(LogLevel level) {
-    switch (level) {
-    case LogLevel::Debug:
-        return "debug";
-    case LogLevel::Info:
-        return "info";
-    case LogLevel::Warn:
-        return "warn";
-    case LogLevel::Error:
-        return "error";
-    }
-    return "info";
-}
-
 } // namespace
 
 bool LineEventSink::write(const protocol::Event& event) {
@@ -126,9 +112,9 @@ void EventLog::log(LogLevel level, const std::string& message) {
         format = m_format;
     }
     if (format == LogFormat::Json)
-        emit(protocol::event_type::kLog, {{"level", levelName(level)}, {"message", message}});
+        emit(protocol::event_type::kLog, {{"level", toString(level)}, {"message", message}});
     else
-        writeAll(STDERR_FILENO, "warren-agent: " + std::string(levelName(level)) + ": " + message + "\n");
+        writeAll(STDERR_FILENO, "warren-agent: " + std::string(toString(level)) + ": " + message + "\n");
 }
 
 void EventLog::error(const std::string& message, bool fatal) {

@@ -148,4 +148,10 @@ Result<std::optional<std::uint64_t>> getOptionalUint(const json& object, const c
     return std::optional<std::uint64_t>(value.value());
 }
 
+Result<std::string> readString(const nlohmann::json& value, const std::string& where) {
+    if (!value.is_string())
+        return makeError(ErrorCode::InvalidArgument, where + ": must be a string, got " + describeJson(value));
+    return value.get<std::string>();
+}
+
 } // namespace warren::protocol::detail

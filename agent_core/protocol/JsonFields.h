@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace warren::protocol::detail {
 
@@ -62,5 +63,32 @@ inline bool take(Status&& status, Error& error) {
 
 // "where.key", or "key" when where is empty.
 std::string joinPath(const std::string& where, std::string_view key);
+
+// A string element of an array, for getArray.
+Result<std::string> readString(const nlohmann::json& value, const std::string& where);
+
+// The array at key, each element read with read(element, "where.key[i]"); absent is an error when
+// required, else an empty array.
+template <typename T, typename Read>
+Result<std::vector<T>> getArray(const nlohmann::json& object, const char* key, const std::string& where,
+                                bool required, Read read) {
+    std::vector<T> out;
+    const auto it = object.find(key);
+    if (it == object.end()) {
+        if (required)
+            return makeError(ErrorCode::InvalidArgument, joinPath(where, key) + ": missing");
+        return out;
+    }
+    if (!it->is_array())
+        return makeError(ErrorCode::InvalidArgument,
+                         joinPath(where, key) + ": must be an array, got " + describeJson(*it));
+    for (std::size_t i = 0; i < it->size(); ++i) {
+        auto element = read((*it)[i], joinPath(where, key) + "[" + std::to_string(i) + "]");
+        if (!element)
+            return element.error();
+        out.push_back(std::move(element).value());
+    }
+    return out;
+}
 
 } // namespace warren::protocol::detail

@@ -19,36 +19,6 @@ Result<json> getObject(const json& object, const char* key, const std::string& w
     return *it;
 }
 
-// Reads the array at key (absent: empty) element by element with read, naming "key[i]" in errors.
-template <typename T, typename Read>
-Result<std::vector<T>> getArray(const json& object, const char* key, const std::string& where, bool required,
-                                Read read) {
-    std::vector<T> out;
-    const auto it = object.find(key);
-    if (it == object.end()) {
-        if (required)
-            return makeError(ErrorCode::InvalidArgument, joinPath(where, key) + ": missing");
-        return out;
-    }
-    if (!it->is_array())
-        return makeError(ErrorCode::InvalidArgument,
-                         joinPath(where, key) + ": must be an array, got " + describeJson(*it));
-    for (std::size_t i = 0; i < it->size(); ++i) {
-        auto element = read((*it)[i], joinPath(where, key) + "[" + std::to_string(i) + "]");
-        if (!element)
-            return element.error();
-        out.push_back(std::move(element).value());
-    }
-    return out;
-}
-
-Result<std::string> readString(const json& value, const std::string& where) {
-    if (!value.is_string())
-        return makeError(ErrorCode::InvalidArgument,
-                         where + ": must be a string, got " + describeJson(value));
-    return value.get<std::string>();
-}
-
 template <typename T> json arrayToJson(const std::vector<T>& items) {
     json out = json::array();
     for (const auto& item : items)

@@ -29,30 +29,6 @@ Result<json> getObject(const json& object, const char* key, const std::string& w
     return value;
 }
 
-// The array at key, each element read with read(element, "where.key[i]").
-template <typename T, typename Read>
-Result<std::vector<T>> getArray(const json& object, const char* key, const std::string& where, Read read) {
-    auto value = getValue(object, key, where);
-    if (!value)
-        return value.error();
-    if (!value->is_array())
-        return invalid(joinPath(where, key) + ": must be an array, got " + describeJson(*value));
-    std::vector<T> out;
-    for (std::size_t i = 0; i < value->size(); ++i) {
-        auto element = read((*value)[i], joinPath(where, key) + "[" + std::to_string(i) + "]");
-        if (!element)
-            return element.error();
-        out.push_back(std::move(element).value());
-    }
-    return out;
-}
-
-Result<std::string> readString(const json& value, const std::string& where) {
-    if (!value.is_string())
-        return invalid(where + ": must be a string, got " + describeJson(value));
-    return value.get<std::string>();
-}
-
 template <typename T> json arrayToJson(const std::vector<T>& items) {
     json out = json::array();
     for (const auto& item : items) {
@@ -168,16 +144,16 @@ Result<AgentState> agentStateFromJson(const json& value) {
               error) ||
         !take(getString(value, "task_id", kWhere), state.taskId, error) ||
         !take(getString(value, "prompt", kWhere), state.prompt, error) ||
-        !take(getArray<std::string>(value, "presets", kWhere, readString), state.presets, error) ||
+        !take(getArray<std::string>(value, "presets", kWhere, true, readString), state.presets, error) ||
         !take(getObject(value, "overrides", kWhere), state.overrides, error) ||
         !take(getUint(value, "step", kWhere), state.step, error) ||
         !take(getUint(value, "next_seq", kWhere), state.nextSeq, error) ||
-        !take(getArray<protocol::ChatMessage>(value, "messages", kWhere, protocol::chatMessageFromJson),
+        !take(getArray<protocol::ChatMessage>(value, "messages", kWhere, true, protocol::chatMessageFromJson),
               state.messages, error) ||
-        !take(getArray<protocol::ToolCall>(value, "pending_calls", kWhere, protocol::toolCallFromJson),
+        !take(getArray<protocol::ToolCall>(value, "pending_calls", kWhere, true, protocol::toolCallFromJson),
               state.pendingCalls, error) ||
         !take(getValue(value, "running_call", kWhere), runningCall, error) ||
-        !take(getArray<std::string>(value, "recent_call_keys", kWhere, readString), state.recentCallKeys,
+        !take(getArray<std::string>(value, "recent_call_keys", kWhere, true, readString), state.recentCallKeys,
               error) ||
         !take(getBool(value, "loop_warned", kWhere), state.loopWarned, error) ||
         !take(getValue(value, "counters", kWhere), counters, error) ||

@@ -4,7 +4,7 @@
 #include <unistd.h>
 #include <utility>
 
-namespace warren::agent {
+namespace warren {
 
 class UniqueFd {
 public:
@@ -31,4 +31,4 @@ private:
     int m_fd;
 };
 
-} // namespace warren::agent
+} // namespace warren
