@@ -1,20 +1,14 @@
 #include "TaskRun.h"
 
-#include "Compaction.h"
-#include "TokenEstimate.h"
-#include "EditFileTool.h"
-#include "EventTypes.h"
 #include "Budget.h"
-#include "ListFilesTool.h"
+#include "BuiltInTools.h"
+#include "Compaction.h"
+#include "EventTypes.h"
 #include "MemoryBackendFactory.h"
 #include "MemoryGuard.h"
-#include "MemoryTools.h"
-#include "ReadFileTool.h"
 #include "ResourceReport.h"
-#include "SearchTool.h"
-#include "ShellTool.h"
+#include "TokenEstimate.h"
 #include "WorkspaceSnapshot.h"
-#include "WriteFileTool.h"
 
 #include <algorithm>
 #include <malloc.h>
@@ -64,18 +58,11 @@ TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt) {
     if (auto opened = openState(taskId, prompt); !opened) {
         // Nothing can be trusted about the state: say why, touch nothing.
         m_events.begin(m_seqMark ? m_seqMark->last() + 1 : 1, nullptr);
-        m_events.error(opened.error().message, true);
-        m_events.emit(et::kTaskFinished, {{"reason", "failed"}, {"summary", opened.error().message}});
-        return {ExitReason::Failed, opened.error().message};
+        return refuse(opened.error().message);
     }
-    if (m_resumed && m_state.extra.contains("finished")) {
-        const auto& ended = m_state.extra["finished"];
-        const std::string message = "task " + taskId + " already ended (" + ended.value("reason", "") +
-                                    "): nothing to resume; give a new task its own state directory";
-        m_events.error(message, true);
-        m_events.emit(et::kTaskFinished, {{"reason", "failed"}, {"summary", message}});
-        return {ExitReason::Failed, message};
-    }
+    if (m_resumed && m_state.extra.contains("finished"))
+        return refuse("task " + taskId + " already ended (" + m_state.extra["finished"].value("reason", "") +
+                      "): nothing to resume; give a new task its own state directory");
     setUpTools();
     if (m_resumed)
         resume();
@@ -159,26 +146,8 @@ void TaskRun::setUpTools() {
         m_memoryProblem = backend.error().message;
     }
 
-    auto memoryTool = [this](auto make) {
-        return [this, make]() -> std::unique_ptr<Tool> {
-            if (!m_memory)
-                return std::make_unique<UnavailableTool>(m_memoryProblem);
-            return make(*m_memory);
-        };
-    };
-    std::vector<ToolEntry> entries = {
-        {ShellTool::spec(), [] { return std::make_unique<ShellTool>(); }},
-        {ReadFileTool::spec(), [] { return std::make_unique<ReadFileTool>(); }},
-        {WriteFileTool::spec(), [] { return std::make_unique<WriteFileTool>(); }},
-        {EditFileTool::spec(), [] { return std::make_unique<EditFileTool>(); }},
-        {ListFilesTool::spec(), [] { return std::make_unique<ListFilesTool>(); }},
-        {SearchTool::spec(), [] { return std::make_unique<SearchTool>(); }},
-        {MemorySaveTool::spec(), memoryTool([](AgentMemory& m) { return std::make_unique<MemorySaveTool>(m); })},
-        {MemoryLoadTool::spec(), memoryTool([](AgentMemory& m) { return std::make_unique<MemoryLoadTool>(m); })},
-        {MemorySearchTool::spec(),
-         memoryTool([](AgentMemory& m) { return std::make_unique<MemorySearchTool>(m); })},
-    };
-    m_tools = std::make_unique<ToolRegistry>(std::move(entries), m_config.tools, m_config.lazyTools);
+    m_tools = std::make_unique<ToolRegistry>(builtInTools(m_memory.get(), m_memoryProblem), m_config.tools,
+                                             m_config.lazyTools);
     m_loopDetector.restore({m_state.recentCallKeys, m_state.loopWarned});
 }
 
@@ -586,6 +555,12 @@ TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
     }
     m_events.emit(et::kTaskFinished, {{"reason", toString(reason)}, {"summary", summary}});
     return {reason, std::move(summary)};
+}
+
+TaskOutcome TaskRun::refuse(const std::string& message) {
+    m_events.error(message, true);
+    m_events.emit(et::kTaskFinished, {{"reason", "failed"}, {"summary", message}});
+    return {ExitReason::Failed, message};
 }
 
 void TaskRun::fireHook(const char* name, std::string detail) {

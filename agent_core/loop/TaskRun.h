@@ -46,6 +46,8 @@ private:
     void addMessage(protocol::ChatMessage message);
     void saveCheckpoint(bool durable);
     TaskOutcome finish(ExitReason reason, std::string summary);
+    // Ends a task that cannot start: an error event and task_finished, nothing written.
+    TaskOutcome refuse(const std::string& message);
     void fireHook(const char* name, std::string detail = {});
     void updateTimes();
 

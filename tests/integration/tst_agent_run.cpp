@@ -148,7 +148,11 @@ private slots:
         QVERIFY(readAll(dirs.workspace() + "/greet.sh").contains("echo \"Hello, $name!\""));
     }
 
-    void isOneStaticBinary() { QVERIFY2(!hasInterpreter(agentBinary()), "warren-agent must not be dynamic"); }
+    void isOneStaticBinary() {
+        if (qEnvironmentVariable("WARREN_AGENT_STATIC") == "0")
+            QSKIP("this is a sanitizer build: AddressSanitizer has no static runtime, so warren-agent is dynamic");
+        QVERIFY2(!hasInterpreter(agentBinary()), "warren-agent must not be dynamic");
+    }
 
     // Whatever a tool starts is gone when the tool returns: background jobs, setsid escapees, daemons.
     void nothingATookStartedSurvivesIt() {

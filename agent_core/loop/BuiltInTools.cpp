@@ -1,0 +1,42 @@
+#include "BuiltInTools.h"
+
+#include "EditFileTool.h"
+#include "ListFilesTool.h"
+#include "MemoryTools.h"
+#include "ReadFileTool.h"
+#include "SearchTool.h"
+#include "ShellTool.h"
+#include "ToolRegistry.h"
+#include "WriteFileTool.h"
+
+namespace warren::agent {
+
+namespace {
+
+template <typename T> ToolEntry plainTool() {
+    return {T::spec(), [] { return std::make_unique<T>(); }};
+}
+
+template <typename T> ToolEntry memoryTool(AgentMemory* memory, const std::string& unavailableReason) {
+    return {T::spec(), [memory, unavailableReason]() -> std::unique_ptr<Tool> {
+                if (!memory)
+                    return std::make_unique<UnavailableTool>(unavailableReason);
+                return std::make_unique<T>(*memory);
+            }};
+}
+
+} // namespace
+
+std::vector<ToolEntry> builtInTools(AgentMemory* memory, std::string unavailableReason) {
+    return {plainTool<ShellTool>(),
+            plainTool<ReadFileTool>(),
+            plainTool<WriteFileTool>(),
+            plainTool<EditFileTool>(),
+            plainTool<ListFilesTool>(),
+            plainTool<SearchTool>(),
+            memoryTool<MemorySaveTool>(memory, unavailableReason),
+            memoryTool<MemoryLoadTool>(memory, unavailableReason),
+            memoryTool<MemorySearchTool>(memory, unavailableReason)};
+}
+
+} // namespace warren::agent
