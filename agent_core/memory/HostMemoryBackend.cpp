@@ -51,11 +51,12 @@ Status HostMemoryBackend::put(const MemoryEntry& entry) {
 }
 
 Result<std::vector<MemoryEntry>> HostMemoryBackend::search(std::string_view query, std::size_t limit,
-                                                           bool /*ranked*/) {
+                                                           bool ranked) {
     const char* method = protocol::method::kMemorySearch;
     protocol::MemorySearchParams params;
     params.query = std::string(query);
     params.limit = limit;
+    params.ranked = ranked;
     auto reply = call(method, protocol::toJson(params));
     if (!reply)
         return reply.error();

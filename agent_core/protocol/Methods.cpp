@@ -256,7 +256,7 @@ Result<MemoryPutParams> memoryPutParamsFromJson(const json& value) {
 }
 
 json toJson(const MemorySearchParams& params) {
-    return {{"query", params.query}, {"limit", params.limit}};
+    return {{"query", params.query}, {"limit", params.limit}, {"ranked", params.ranked}};
 }
 
 Result<MemorySearchParams> memorySearchParamsFromJson(const json& value) {
@@ -265,12 +265,16 @@ Result<MemorySearchParams> memorySearchParamsFromJson(const json& value) {
     MemorySearchParams params;
     std::optional<std::uint64_t> limit;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"query", "limit"}, where), error) ||
+        !take(checkKeys(value, {"query", "limit", "ranked"}, where), error) ||
         !take(getString(value, "query", where), params.query, error) ||
         !take(getOptionalUint(value, "limit", where), limit, error))
         return error;
     if (limit)
         params.limit = *limit;
+    if (value.contains("ranked")) {
+        if (!take(getBool(value, "ranked", where), params.ranked, error))
+            return error;
+    }
     return params;
 }
 

@@ -101,6 +101,7 @@ struct MemoryPutParams {
 struct MemorySearchParams {
     std::string query;
     std::uint64_t limit = 10;
+    bool ranked = true; // the task's semantic_index: ranked full-text search, or substring matches
     friend bool operator==(const MemorySearchParams&, const MemorySearchParams&) = default;
 };
 

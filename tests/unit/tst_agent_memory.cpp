@@ -628,7 +628,7 @@ private slots:
              {{"namespace", "notes"}, {"key", "build-command"}, {"value", "cmake --build build"}}},
             {"memory.get", {{"namespace", "notes"}, {"key", "build-command"}}},
             {"memory.get", {{"namespace", "default"}, {"key", "absent"}}},
-            {"memory.search", {{"query", "build"}, {"limit", 2}}},
+            {"memory.search", {{"query", "build"}, {"limit", 2}, {"ranked", true}}},
         };
         QCOMPARE(requests.size(), expected.size());
         for (std::size_t i = 0; i < expected.size(); ++i) {

@@ -335,6 +335,9 @@ private slots:
                 (MemoryPutParams{"n", "k", "v"}));
         QVERIFY(memorySearchParamsFromJson(toJson(MemorySearchParams{"q", 3})).value() ==
                 (MemorySearchParams{"q", 3}));
+        QVERIFY(memorySearchParamsFromJson(toJson(MemorySearchParams{"q", 3, false})).value() ==
+                (MemorySearchParams{"q", 3, false}));
+        QVERIFY(!memorySearchParamsFromJson(json{{"query", "q"}, {"ranked", "yes"}}));
         MemorySearchResult hits{{MemoryHit{"n", "k", "v"}}};
         QVERIFY(memorySearchResultFromJson(toJson(hits)).value() == hits);
 
