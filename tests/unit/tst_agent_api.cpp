@@ -1,0 +1,137 @@
+// The embedding API (loop/Agent.h): createAgent with presets and overrides, the hook callbacks, a model
+// and an approver injected, events collected by the caller's sink. No process is started but the tools'.
+
+#include "Agent.h"
+#include "EventTypes.h"
+#include "ScriptedLlm.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace warren;
+using namespace warren::agent;
+namespace et = warren::protocol::event_type;
+using nlohmann::json;
+
+namespace {
+
+class CollectingSink : public EventSink {
+public:
+    std::vector<protocol::Event> events;
+    bool write(const protocol::Event& event) override {
+        events.push_back(event);
+        return true;
+    }
+    std::size_t count(std::string_view type) const {
+        return static_cast<std::size_t>(
+            std::count_if(events.begin(), events.end(), [&](const auto& event) { return event.type == type; }));
+    }
+};
+
+protocol::Script script(std::vector<protocol::ToolCall> calls) {
+    protocol::Script out;
+    out.origin = "test";
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        calls[i].id = "c" + std::to_string(i);
+        out.turns.push_back({"", {calls[i]}, std::nullopt});
+    }
+    return out;
+}
+
+} // namespace
+
+class TestAgentApi : public QObject {
+    Q_OBJECT
+
+private slots:
+    void hooksAreCalledWithTheirContext() {
+        QTemporaryDir workspace;
+        auto agent = createAgent({"local-light"}, {{"max_steps", 10}});
+        QVERIFY(agent);
+        QCOMPARE((*agent)->config().maxSteps, 10u);
+        std::vector<std::string> calls;
+        auto record = [&](const HookContext& context) {
+            calls.push_back(context.hook + ":" + std::to_string(context.step) + ":" + context.detail);
+        };
+        (*agent)->onTaskStart(record);
+        (*agent)->onStep(record);
+        (*agent)->onTaskComplete(record);
+        (*agent)->setModel(std::make_unique<ScriptedLlm>(
+            script({{"", "write_file", {{"path", "a.txt"}, {"content", "a"}}},
+                    {"", "finish", {{"summary", "wrote a.txt"}}}})));
+        CollectingSink sink;
+        EventLog events(sink);
+        Cancellation cancellation;
+        const auto outcome =
+            (*agent)->run({workspace.path().toStdString(), std::nullopt, std::nullopt}, "t", "write a", events,
+                          cancellation);
+        QCOMPARE(toString(outcome.reason), std::string_view("finished"));
+        QCOMPARE(outcome.summary, std::string("wrote a.txt"));
+        QCOMPARE(calls, (std::vector<std::string>{"on_task_start:0:", "on_step:1:", "on_step:2:",
+                                                  "on_task_complete:2:finished"}));
+        QCOMPARE(sink.count(et::kHook), 4u); // an event for each callback that fired
+        QVERIFY(QFile::exists(workspace.filePath("a.txt")));
+    }
+
+    void theApproverDecides_data() {
+        QTest::addColumn<bool>("approve");
+        QTest::newRow("approved") << true;
+        QTest::newRow("denied") << false;
+    }
+    void theApproverDecides() {
+        QFETCH(bool, approve);
+        QTemporaryDir workspace;
+        auto agent = createAgent({}, {{"approval_tools", {"write_file"}}, {"memory_backend", "in-memory"}});
+        QVERIFY(agent);
+        std::vector<protocol::ApprovalRequestParams> asked;
+        (*agent)->setApprover([&](const protocol::ApprovalRequestParams& request) -> Result<protocol::ApprovalResult> {
+            asked.push_back(request);
+            return protocol::ApprovalResult{approve, approve ? std::nullopt : std::optional<std::string>("no")};
+        });
+        (*agent)->setModel(std::make_unique<ScriptedLlm>(
+            script({{"", "write_file", {{"path", "a.txt"}, {"content", "a"}}}, {"", "finish", {{"summary", "s"}}}})));
+        CollectingSink sink;
+        EventLog events(sink);
+        Cancellation cancellation;
+        (*agent)->run({workspace.path().toStdString(), std::nullopt, std::nullopt}, "t", "p", events, cancellation);
+        QCOMPARE(asked.size(), 1u);
+        QCOMPARE(asked[0].tool, std::string("write_file"));
+        QCOMPARE(QFile::exists(workspace.filePath("a.txt")), approve);
+        QCOMPARE(sink.count(et::kApprovalResolved), 1u);
+    }
+
+    // A stop requested from another thread (here: before the run) ends the task as the request says.
+    void aStopRequestEndsTheTask_data() {
+        QTest::addColumn<int>("request");
+        QTest::addColumn<int>("reason");
+        QTest::newRow("cancel") << int(StopRequest::Cancel) << int(ExitReason::Cancelled);
+        QTest::newRow("pause") << int(StopRequest::Pause) << int(ExitReason::Paused);
+        QTest::newRow("host gone") << int(StopRequest::HostGone) << int(ExitReason::Paused);
+    }
+    void aStopRequestEndsTheTask() {
+        QFETCH(int, request);
+        QFETCH(int, reason);
+        QTemporaryDir workspace;
+        auto agent = createAgent({"local-light"}, json::object());
+        QVERIFY(agent);
+        (*agent)->setModel(std::make_unique<ScriptedLlm>(script({{"", "finish", {{"summary", "s"}}}})));
+        CollectingSink sink;
+        EventLog events(sink);
+        Cancellation cancellation;
+        cancellation.request(static_cast<StopRequest>(request));
+        const auto outcome =
+            (*agent)->run({workspace.path().toStdString(), std::nullopt, std::nullopt}, "t", "p", events, cancellation);
+        QCOMPARE(int(outcome.reason), reason);
+        QCOMPARE(sink.count(et::kStepStarted), 0u);
+    }
+
+    void badSettingsAreRefusedByName() {
+        QVERIFY(!createAgent({"no-such-preset"}, json::object()));
+        const auto bad = createAgent({}, {{"max_steps", "ten"}});
+        QVERIFY(!bad);
+        QVERIFY(bad.error().message.find("max_steps") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAgentApi)
+#include "tst_agent_api.moc"
