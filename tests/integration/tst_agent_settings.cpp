@@ -170,7 +170,7 @@ struct AgentDirs {
     }
 
     Run run(const std::vector<json>& turns, const QStringList& extra = {}, bool withState = true) const {
-        writeScript(script(), json(turns));
+        writeScript(script(), turns);
         QStringList arguments{"run", "--script", script(), "--workspace", workspace(), "--output", output()};
         if (withState)
             arguments << "--state" << state();
