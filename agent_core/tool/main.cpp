@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -226,7 +227,6 @@ int serve(const Options& options) {
     installProcessSettings(cancellation);
     EventLog* events = nullptr;
     std::mutex eventsMutex;
-    std::vector<std::string> early; // problems before the event log exists
     HostChannel channel(STDIN_FILENO, STDOUT_FILENO, cancellation, [&](std::string problem) {
         std::lock_guard lock(eventsMutex);
         if (events)
