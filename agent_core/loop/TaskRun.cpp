@@ -390,8 +390,11 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
                         {"note", decision.note ? nlohmann::json(*decision.note) : nlohmann::json()}},
                        {call.name, std::nullopt, std::nullopt});
         if (!decision.approved) {
-            if (auto stopped = stopIfRequested())
-                return stopped;
+            if (m_cancellation.stopRequested()) {
+                // The wait was cut short, not answered: the call stays first in line for the resumed run.
+                m_state.pendingCalls.insert(m_state.pendingCalls.begin(), call);
+                return stopIfRequested();
+            }
             recordToolResult(call,
                              "Denied: the user did not approve this call." +
                                  (decision.note ? " Their note: " + *decision.note : std::string()) + warning,
