@@ -198,6 +198,32 @@ private slots:
         QVERIFY(session.hasEvent(et::kApprovalResolved, "not now"));
     }
 
+    // A pause while the user has not yet answered: the resumed task asks again instead of losing the call.
+    void aPauseDuringAnApprovalKeepsTheCall() {
+        Session session;
+        QVERIFY(session.start());
+        session.startTask({{"approval_tools", {"shell"}}});
+        session.respond(session.nextRequest("llm.chat"), callReply("c1", "shell", {{"command", "touch ok.txt"}}));
+        QVERIFY(!session.nextRequest("approval.request").is_null());
+        session.send({{"jsonrpc", "2.0"}, {"method", "control.pause"}});
+        QCOMPARE(session.finish(), 75);
+
+        Session resumed;
+        resumed.root.remove();
+        QProcess& agent = resumed.agent;
+        agent.start(agentBinary(), {"serve", "--workspace", session.dir("workspace"), "--state",
+                                    session.dir("state"), "--output", session.dir("output")});
+        QVERIFY(agent.waitForStarted());
+        resumed.startTask({{"approval_tools", {"shell"}}});
+        const json approval = resumed.nextRequest("approval.request");
+        QVERIFY2(!approval.is_null(), "the resumed task must ask for the call again, not ask the model");
+        QCOMPARE(approval["params"]["arguments"]["command"], "touch ok.txt");
+        resumed.respond(approval, {{"approved", true}});
+        resumed.respond(resumed.nextRequest("llm.chat"), finishReply());
+        QCOMPARE(resumed.finish(), 0);
+        QVERIFY(QFileInfo::exists(session.dir("workspace") + "/ok.txt"));
+    }
+
     void hostMemoryGoesThroughTheControlPlane() {
         Session session;
         QVERIFY(session.start());
