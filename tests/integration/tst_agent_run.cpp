@@ -138,9 +138,11 @@ private slots:
         QVERIFY(copyTree(resourcesDir() + "/demo/workspace", dirs.workspace()));
         const QString script = resourcesDir() + "/demo/script.json";
         QStringList sandbox = {"--workspace", dirs.workspace(), "--ro", agentBinary(), "--ro", script};
-        // LeakSanitizer stops the world with ptrace, which the sandbox's seccomp filter refuses.
+        // Sanitizer builds: LeakSanitizer stops the world with ptrace, which the sandbox's seccomp filter
+        // refuses; AddressSanitizer reserves terabytes of address space for its shadow, which the
+        // address-space rlimit standing in for the memory limit (unprivileged, no cgroup) forbids.
         if (qEnvironmentVariable("WARREN_AGENT_STATIC") == "0")
-            sandbox << "--env" << "ASAN_OPTIONS=detect_leaks=0";
+            sandbox << "--env" << "ASAN_OPTIONS=detect_leaks=0" << "--memory-mb" << "0";
         const auto run = runSandbox(sandbox + QStringList{"--", agentBinary(), "run", "--script", script,
                                                           "--workspace", "/workspace", "--set",
                                                           "memory_backend=in-memory", "Make the test pass"});
