@@ -1,6 +1,7 @@
 #include "Launcher.h"
 
 #include "UniqueFd.h"
+#include "WriteAll.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -28,15 +29,8 @@ Result<UniqueFd> sealedMemfd(const DataFd& data) {
     UniqueFd fd(memfd_create("warren-sandbox-data", MFD_CLOEXEC | MFD_ALLOW_SEALING));
     if (fd.get() < 0)
         return systemError("memfd_create");
-    std::size_t written = 0;
-    while (written < data.bytes.size()) {
-        const ssize_t n = ::write(fd.get(), data.bytes.data() + written, data.bytes.size() - written);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return systemError("writing " + data.purpose + " for the sandbox");
-        written += static_cast<std::size_t>(n);
-    }
+    if (!writeAll(fd.get(), data.bytes))
+        return systemError("writing " + data.purpose + " for the sandbox");
     fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
     if (lseek(fd.get(), 0, SEEK_SET) != 0)
         return systemError("lseek");

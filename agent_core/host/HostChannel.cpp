@@ -2,6 +2,7 @@
 
 #include "LineReader.h"
 #include "Methods.h"
+#include "WriteAll.h"
 
 #include <cerrno>
 #include <cstring>
@@ -199,16 +200,9 @@ bool HostChannel::send(const protocol::Message& message) {
     std::string line = protocol::serialize(message);
     line += '\n';
     std::lock_guard lock(m_writeMutex);
-    std::size_t done = 0;
-    while (done < line.size()) {
-        const ssize_t wrote = write(m_outFd, line.data() + done, line.size() - done);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0) {
-            m_cancellation.request(StopRequest::HostGone);
-            return false;
-        }
-        done += static_cast<std::size_t>(wrote);
+    if (!writeAll(m_outFd, line)) {
+        m_cancellation.request(StopRequest::HostGone);
+        return false;
     }
     return true;
 }

@@ -1,6 +1,7 @@
 #include "EventLog.h"
 
 #include "EventTypes.h"
+#include "WriteAll.h"
 
 #include <cerrno>
 #include <chrono>
@@ -9,19 +10,6 @@
 namespace warren::agent {
 
 namespace {
-
-bool writeAll(int fd, const std::string& text) {
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0)
-            return false;
-        done += static_cast<std::size_t>(wrote);
-    }
-    return true;
-}
 
 } // namespace
 

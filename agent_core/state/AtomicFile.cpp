@@ -1,5 +1,8 @@
 #include "AtomicFile.h"
 
+#include "UniqueFd.h"
+#include "WriteAll.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -49,40 +52,6 @@ std::string randomSuffix() {
     return text;
 }
 
-class Fd {
-public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd() {
-        if (m_fd >= 0)
-            ::close(m_fd);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return m_fd; }
-    // close(2) can report a write error (NFS, quota) that write(2) did not: the caller must see it.
-    int release() {
-        const int result = ::close(m_fd);
-        m_fd = -1;
-        return result;
-    }
-
-private:
-    int m_fd;
-};
-
-bool writeAll(int fd, std::string_view bytes) {
-    while (!bytes.empty()) {
-        const ssize_t written = ::write(fd, bytes.data(), bytes.size());
-        if (written < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        bytes.remove_prefix(static_cast<std::size_t>(written));
-    }
-    return true;
-}
-
 } // namespace
 
 bool isTempFileOf(std::string_view name, std::string_view target) {
@@ -109,7 +78,7 @@ Result<std::uint64_t> writeFileAtomically(const std::filesystem::path& target, s
     if (fd < 0)
         return systemError("cannot create a temp file for " + target.string(), EEXIST);
 
-    Fd file(fd);
+    UniqueFd file(fd);
     // errno is read first: building the message may allocate.
     const auto fail = [&](const char* action, const std::string& object) -> Error {
         const int error = errno;
@@ -120,12 +89,13 @@ Result<std::uint64_t> writeFileAtomically(const std::filesystem::path& target, s
         return fail("writing ", temp.string());
     if (durable && ::fdatasync(file.get()) != 0)
         return fail("syncing ", temp.string());
-    if (file.release() != 0)
+    // close(2) can report a write error (NFS, quota) that write(2) did not.
+    if (::close(file.release()) != 0)
         return fail("writing ", temp.string());
     if (::rename(temp.c_str(), target.c_str()) != 0)
         return fail("renaming the new content over ", target.string());
     if (durable) {
-        Fd directory(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        UniqueFd directory(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
         if (directory.get() < 0 || ::fsync(directory.get()) != 0) {
             const int error = errno;
             return systemError(target.string() + " was written but syncing its directory " + dir.string() +
@@ -137,7 +107,7 @@ Result<std::uint64_t> writeFileAtomically(const std::filesystem::path& target, s
 }
 
 Result<std::string> readWholeFile(const std::filesystem::path& path) {
-    Fd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (file.get() < 0) {
         const int error = errno;
         return systemError("cannot open " + path.string(), error);

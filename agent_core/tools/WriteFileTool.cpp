@@ -2,6 +2,7 @@
 
 #include "ToolArguments.h"
 #include "WorkspacePath.h"
+#include "WriteAll.h"
 
 #include <atomic>
 #include <cerrno>
@@ -21,18 +22,6 @@ constexpr std::size_t kTempNameStemBytes = 200;
 
 Error systemError(const std::string& what) {
     return makeError(ErrorCode::System, what + ": " + std::strerror(errno));
-}
-
-Status writeAll(int fd, std::string_view content) {
-    while (!content.empty()) {
-        const ssize_t n = ::write(fd, content.data(), content.size());
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return Error{ErrorCode::System, std::strerror(errno)};
-        content.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return Ok{};
 }
 
 } // namespace
@@ -59,12 +48,8 @@ Status writeFileAtomically(const fs::path& path, const std::string& shown, std::
         ::unlink(temp.c_str());
         return error;
     };
-    if (auto written = writeAll(fd, content); !written) {
-        const Error error{ErrorCode::System, "cannot write " + shown + ": " + written.error().message};
-        ::close(fd);
-        ::unlink(temp.c_str());
-        return error;
-    }
+    if (!writeAll(fd, content))
+        return fail("cannot write " + shown);
     if (replaced) {
         // Owner first: fchown clears set-id bits, fchmod then restores them. Failing to give the file back
         // to its owner (not root) is fine; failing to keep its mode is not.
