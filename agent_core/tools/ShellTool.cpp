@@ -1,6 +1,7 @@
 #include "ShellTool.h"
 
 #include "ProcessRunner.h"
+#include "WorkspacePath.h"
 
 #include <algorithm>
 #include <cstring>
@@ -50,34 +51,18 @@ std::optional<std::string> readArguments(const json& arguments, ShellArguments& 
     return std::nullopt;
 }
 
-bool isWithin(const fs::path& path, const fs::path& root) {
-    const auto [rootEnd, pathEnd] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-    (void)pathEnd;
-    return rootEnd == root.end();
-}
-
-// The directory to run in: the workspace, or workdir resolved against it. Symlinks are followed before
-// the check, so neither ".." nor a link can lead outside.
+// The directory to run in: the workspace, or workdir resolved by the rule every tool's path follows
+// (WorkspacePath), so neither "..", an absolute path nor a symlink can lead outside.
 std::optional<std::string> resolveWorkdir(const std::optional<std::string>& workdir, const ToolEnv& env,
                                           fs::path& out) {
+    const std::string requested = workdir && !workdir->empty() ? *workdir : ".";
+    auto resolved = resolveInWorkspace(env.workspace, requested);
+    if (!resolved)
+        return "shell: workdir: " + resolved.error().message;
     std::error_code error;
-    const fs::path root = fs::weakly_canonical(env.workspace, error);
-    if (error)
-        return "shell: the workspace " + env.workspace.string() + " cannot be resolved: " + error.message();
-    if (!workdir || workdir->empty()) {
-        out = root;
-        return std::nullopt;
-    }
-    const fs::path requested(*workdir);
-    const fs::path resolved =
-        fs::weakly_canonical(requested.is_absolute() ? requested : root / requested, error);
-    if (error)
-        return "shell: workdir \"" + *workdir + "\" cannot be resolved: " + error.message();
-    if (!isWithin(resolved, root))
-        return "shell: workdir \"" + *workdir + "\" is outside the workspace " + root.string();
-    if (!fs::is_directory(resolved, error))
-        return "shell: workdir \"" + *workdir + "\" is not a directory in the workspace";
-    out = resolved;
+    if (!fs::is_directory(*resolved, error))
+        return "shell: workdir \"" + requested + "\" is not a directory in the workspace";
+    out = std::move(resolved).value();
     return std::nullopt;
 }
 

@@ -102,20 +102,22 @@ private slots:
         QTest::addColumn<QString>("workdir");
         QTest::addColumn<QString>("message");
 
-        const QString outside = " is outside the workspace " + QString::fromStdString(m_workspace.string());
+        // The refusals are WorkspacePath's, the same as for every path a tool is given.
+        const QString root = QString::fromStdString(m_workspace.string());
+        const QString outside = " is outside the workspace " + root;
         QTest::newRow("parent") << ".."
-                                << "shell: workdir \"..\"" + outside;
+                                << "shell: workdir: path \"..\"" + outside;
         QTest::newRow("escape through a subdirectory") << "sub/../../x"
-                                                       << "shell: workdir \"sub/../../x\"" + outside;
+                                                       << "shell: workdir: path \"sub/../../x\"" + outside;
         QTest::newRow("absolute elsewhere") << "/etc"
-                                            << "shell: workdir \"/etc\"" + outside;
+                                            << "shell: workdir: path \"/etc\"" + outside;
         QTest::newRow("root") << "/"
-                              << "shell: workdir \"/\"" + outside;
+                              << "shell: workdir: path \"/\"" + outside;
         QTest::newRow("sibling sharing the prefix")
-            << QString::fromStdString(m_workspace.string()) + "-other"
-            << "shell: workdir \"" + QString::fromStdString(m_workspace.string()) + "-other\"" + outside;
+            << root + "-other" << "shell: workdir: path \"" + root + "-other\"" + outside;
         QTest::newRow("symlink out") << "up"
-                                     << "shell: workdir \"up\"" + outside;
+                                     << "shell: workdir: path \"up\"" + outside + " (through the symlink \"up\" -> \"" +
+                                            root + "/..\")";
         QTest::newRow("missing directory") << "nope"
                                            << R"(shell: workdir "nope" is not a directory in the workspace)";
         QTest::newRow("a file") << "file.txt"
@@ -140,6 +142,7 @@ private slots:
         QTest::newRow("dot") << "." << root;
         QTest::newRow("relative") << "sub/deeper" << root + "/sub/deeper";
         QTest::newRow("absolute under the workspace") << root + "/sub" << root + "/sub";
+        QTest::newRow("the sandbox's view of the workspace") << "/workspace/sub" << root + "/sub";
         QTest::newRow("dot-dot that stays inside") << "sub/deeper/.." << root + "/sub";
         QTest::newRow("trailing slash") << "sub/" << root + "/sub";
     }
