@@ -1,0 +1,37 @@
+#pragma once
+// How to reach a model: which protocol, where, which model. Parsed from `--provider`/`--model` and the
+// settings; the key itself is looked up in the SecretStore under keyName just before use and is never
+// part of anything stored or shown.
+
+#include "Result.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace warren::control {
+
+struct ProviderConfig {
+    enum class Kind { OpenAi, Anthropic, Scripted };
+    Kind kind = Kind::Scripted;
+    std::string name;        // what the user calls it: "openai", "anthropic", "ollama", "scripted"
+    std::string baseUrl;     // OpenAI: ".../v1" (POST {baseUrl}/chat/completions); Anthropic: "https://api.anthropic.com" (POST {baseUrl}/v1/messages)
+    std::string model;       // required for OpenAi and Anthropic
+    std::string scriptPath;  // Scripted: the script file
+    std::string keyName;     // SecretStore entry; empty: no key (local servers)
+    std::string apiKey;      // filled at launch from the SecretStore; never serialized
+    std::uint64_t maxTokens = 4096;           // Anthropic requires it; OpenAI sends it as max_tokens
+    int maxRetries = 4;                       // on 429, 5xx and dropped connections
+    std::chrono::milliseconds retryBaseDelay{500}; // doubled per attempt, unless Retry-After says otherwise
+    std::chrono::milliseconds maxRetryDelay{30000};
+    std::chrono::milliseconds requestTimeout{120000}; // no byte for this long: the call fails
+};
+
+const char* providerKindName(ProviderConfig::Kind kind); // "openai", "anthropic", "scripted"
+
+// `--provider` values: "scripted:FILE", "openai", "anthropic", "ollama", "lmstudio", "vllm", "llamacpp",
+// "openrouter", or "openai-compatible:URL". Known names get their usual base URL and key name
+// (OPENAI -> "openai", ...); model comes from `--model`. An unknown name is an error listing the known ones.
+Result<ProviderConfig> parseProviderSpec(const std::string& spec, const std::string& model);
+
+} // namespace warren::control

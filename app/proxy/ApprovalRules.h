@@ -1,0 +1,41 @@
+#pragma once
+// Which risky tool calls run without asking. Rules are data (resources/approvals/default.json, user
+// settings on top): by tool, by shell command pattern (ECMAScript regex over the whole command), and for
+// write_file/edit_file by path glob inside the workspace. First matching rule wins; no match means Ask.
+// The policy mode (--approve) decides what Ask becomes: auto -> Allow, deny -> Deny, ask -> the user.
+
+#include "Result.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace warren::control {
+
+enum class ApprovalVerdict { Allow, Deny, Ask };
+enum class ApprovalMode { Ask, Auto, Deny };
+Result<ApprovalMode> parseApprovalMode(const std::string& text); // "ask", "auto", "deny"
+
+struct ApprovalRule {
+    ApprovalVerdict verdict = ApprovalVerdict::Ask;
+    std::string tool;         // exact tool name, or "*"
+    std::string command;      // shell only: regex the whole command must match; empty: any
+    std::string path;         // write_file/edit_file only: glob the path must match; empty: any
+    std::string reason;       // why the rule exists, shown with the decision
+};
+
+struct ApprovalDecision {
+    ApprovalVerdict verdict = ApprovalVerdict::Ask;
+    std::string rule; // the matching rule's reason, or empty
+};
+
+// {"rules": [{"verdict": "allow"|"deny"|"ask", "tool": ..., "command"?: ..., "path"?: ..., "reason": ...}]}
+Result<std::vector<ApprovalRule>> parseApprovalRules(const nlohmann::json& document);
+const nlohmann::json& defaultApprovalRulesJson(); // resources/approvals/default.json, embedded
+
+// An allow rule never matches a shell command that chains, substitutes or redirects (; & | ` $( > < newline):
+// such a command is decided by the deny rules, then Ask.
+ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const std::string& tool,
+                                const nlohmann::json& arguments);
+
+} // namespace warren::control

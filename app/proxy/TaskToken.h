@@ -1,0 +1,47 @@
+#pragma once
+// Per-task tokens for the tool proxy: "<payload>.<mac>", payload = base64url(JSON {task, scopes, exp,
+// nonce}), mac = base64url(HMAC-SHA256(secret, payload)). The secret is random per control plane process.
+// verify() checks the MAC in constant time, the expiry, the scope, and that the token was not revoked.
+
+#include "Result.h"
+
+#include <chrono>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace warren::control {
+
+namespace scope {
+inline constexpr const char* kLlm = "llm";           // llm.chat
+inline constexpr const char* kMemory = "memory";     // memory.*
+inline constexpr const char* kApproval = "approval"; // approval.request
+} // namespace scope
+
+struct TokenClaims {
+    std::string taskId;
+    std::vector<std::string> scopes;
+    std::int64_t expiresAtMs = 0; // Unix ms
+    std::string nonce;
+};
+
+class TaskTokens {
+public:
+    TaskTokens();                                // a fresh random secret
+    explicit TaskTokens(std::string secret);     // tests
+    std::string issue(const std::string& taskId, std::vector<std::string> scopes,
+                      std::chrono::milliseconds lifetime);
+    // What the token grants, or why it is refused ("expired", "revoked", "bad signature", "no scope X",
+    // "malformed"). nowMs: Unix ms (tests pass their own clock).
+    Result<TokenClaims> verify(const std::string& token, const std::string& requiredScope, std::int64_t nowMs) const;
+    void revoke(const std::string& token);       // this token only
+    void revokeTask(const std::string& taskId);  // every token issued for the task
+
+private:
+    std::string m_secret;
+    std::set<std::string> m_revokedNonces;
+    std::set<std::string> m_revokedTasks;
+};
+
+} // namespace warren::control
