@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <linux/close_range.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -261,6 +262,17 @@ void SandboxProcess::kill() {
         syscall(SYS_pidfd_send_signal, m_innerPidfd, SIGKILL, nullptr, 0);
     if (m_cgroup)
         m_cgroup->killAll();
+}
+
+void SandboxProcess::terminate() {
+    if (m_pid <= 0 || m_exit || m_innerPid <= 0)
+        return;
+    const std::string children =
+        "/proc/" + std::to_string(m_innerPid) + "/task/" + std::to_string(m_innerPid) + "/children";
+    std::ifstream list(children);
+    pid_t child = 0;
+    while (list >> child)
+        ::kill(child, SIGTERM);
 }
 
 void SandboxProcess::waitForInnerTree() {

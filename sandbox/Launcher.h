@@ -60,10 +60,17 @@ public:
 
     // SIGKILL to every process of the sandbox; wait() then reports Killed.
     void kill();
+    // SIGTERM to the command (the children of bwrap's init inside the sandbox), a graceful stop before
+    // kill(). Does nothing until bwrap has reported the sandbox's init (see statusFd()).
+    void terminate();
+
+    // For an event loop that does not call wait() until the end: call readStatus() whenever statusFd() is
+    // readable, so that the sandbox's init is known to terminate() and kill(). -1 once bwrap closed it.
+    int statusFd() const { return m_statusFd; }
+    void readStatus();
 
 private:
     SandboxProcess() = default;
-    void readStatus();
     SandboxExit reap(int waitStatus);
     void waitForInnerTree();
 

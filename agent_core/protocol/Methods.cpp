@@ -296,11 +296,14 @@ json toJson(const TaskStartParams& params) {
     json presets = json::array();
     for (const auto& preset : params.presets)
         presets.push_back(preset);
-    return {{"protocol_version", params.protocolVersion},
-            {"task_id", params.taskId},
-            {"prompt", params.prompt},
-            {"presets", presets},
-            {"overrides", params.overrides}};
+    json out = {{"protocol_version", params.protocolVersion},
+                {"task_id", params.taskId},
+                {"prompt", params.prompt},
+                {"presets", presets},
+                {"overrides", params.overrides}};
+    if (params.token)
+        out["token"] = *params.token;
+    return out;
 }
 
 Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
@@ -308,7 +311,7 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
     Error error;
     TaskStartParams params;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides"}, where),
+        !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides", "token"}, where),
               error) ||
         !take(getUint(value, "protocol_version", where), params.protocolVersion, error))
         return error;
@@ -324,6 +327,12 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
         return error;
     if (value.contains("overrides") && !take(getObject(value, "overrides", where), params.overrides, error))
         return error;
+    if (value.contains("token")) {
+        std::string token;
+        if (!take(getString(value, "token", where), token, error))
+            return error;
+        params.token = std::move(token);
+    }
     return params;
 }
 

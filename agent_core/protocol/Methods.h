@@ -34,6 +34,9 @@ inline constexpr const char* kControlCancel = "control.cancel"; // stop now, kil
 inline constexpr const char* kControlPause = "control.pause";   // write a checkpoint and exit; resumable
 } // namespace method
 
+// The member of a request's params that carries the task token (TaskStartParams::token).
+inline constexpr const char* kTokenParam = "token";
+
 // llm.chat
 struct ChatMessage {
     std::string role; // "system", "user", "assistant" or "tool"
@@ -124,6 +127,9 @@ struct TaskStartParams {
     std::string prompt;
     std::vector<std::string> presets;                    // applied in order, later wins
     nlohmann::json overrides = nlohmann::json::object(); // key -> value, applied after the presets
+    // The task's tool-proxy token: the agent puts it in the params of every request it sends (kTokenParam),
+    // and the control plane checks it (task, scope, expiry, revocation) before acting.
+    std::optional<std::string> token;
     friend bool operator==(const TaskStartParams&, const TaskStartParams&) = default;
 };
 

@@ -252,17 +252,21 @@ int serve(const Options& options) {
     }
     channel.send(protocol::Response{request->id, nlohmann::json::object()});
 
-    auto call = [&channel](const std::string& method, nlohmann::json callParams,
-                           std::chrono::steady_clock::time_point deadline) {
+    // Every request carries the task's token; the control plane refuses a request without a valid one.
+    const std::optional<std::string> token = params->token;
+    auto call = [&channel, token](const std::string& method, nlohmann::json callParams,
+                                  std::chrono::steady_clock::time_point deadline) {
+        if (token)
+            callParams[protocol::kTokenParam] = *token;
         return channel.call(method, std::move(callParams), deadline);
     };
     (*agent)->setModel(std::make_unique<HostLlm>(call));
     (*agent)->setHostCall(call);
-    (*agent)->setApprover([&channel](const protocol::ApprovalRequestParams& approval)
+    (*agent)->setApprover([&call](const protocol::ApprovalRequestParams& approval)
                               -> Result<protocol::ApprovalResult> {
         // The user decides; the step's deadline does not hurry them.
-        auto answer = channel.call(protocol::method::kApprovalRequest, protocol::toJson(approval),
-                                   std::chrono::steady_clock::time_point::max());
+        auto answer = call(protocol::method::kApprovalRequest, protocol::toJson(approval),
+                           std::chrono::steady_clock::time_point::max());
         if (!answer)
             return answer.error();
         return protocol::approvalResultFromJson(*answer);

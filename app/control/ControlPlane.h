@@ -1,0 +1,43 @@
+#pragma once
+// What a face of Warren (the CLI, the desktop window) needs from a control plane. LocalControlPlane runs
+// everything in this process; a remote one (HTTP + WebSocket to warrend) will implement the same
+// interface, so the faces never know which one they have.
+
+#include "StoreTypes.h"
+#include "TaskSpec.h"
+
+#include <QObject>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::control {
+
+class ControlPlane : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+
+    virtual Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace,
+                                      const TaskSpec& spec) = 0;
+    virtual Status resume(const std::string& taskId) = 0;
+    virtual Status cancel(const std::string& taskId) = 0;
+    virtual Status pause(const std::string& taskId) = 0;
+    virtual void answerApproval(const std::string& taskId, const std::string& callId, bool approved,
+                                const std::string& note, bool always) = 0;
+
+    virtual Result<std::vector<TaskRecord>> tasks() = 0;
+    virtual Result<std::optional<TaskRecord>> task(const std::string& taskId) = 0;
+    virtual Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0) = 0;
+    virtual Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId) = 0;
+    // Copies the task's record, its events (events.jsonl) and its /output files into directory.
+    virtual Status exportTask(const std::string& taskId, const std::string& directory) = 0;
+
+signals:
+    void eventStored(const std::string& taskId, const nlohmann::json& event);
+    void approvalNeeded(const warren::control::ApprovalRecord& approval);
+    void taskFinished(const std::string& taskId);
+};
+
+} // namespace warren::control

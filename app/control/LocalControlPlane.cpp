@@ -1,0 +1,179 @@
+#include "LocalControlPlane.h"
+
+#include "ApprovalRules.h"
+#include "Demo.h"
+#include "EventWriter.h"
+#include "SecretStore.h"
+#include "Store.h"
+#include "TaskManager.h"
+#include "TaskToken.h"
+
+#include <QCoreApplication>
+#include <QNetworkAccessManager>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace warren::control {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+Result<std::string> findAgentBinary(const std::string& programDir) {
+    if (const char* fromEnv = std::getenv("WARREN_AGENT"); fromEnv && *fromEnv)
+        return std::string(fromEnv);
+    const std::vector<std::string> candidates = {programDir + "/warren-agent",
+                                                 programDir + "/../../agent_core/tool/warren-agent",
+                                                 programDir + "/../lib/warren/warren-agent"};
+    for (const auto& candidate : candidates) {
+        std::error_code error;
+        const auto path = fs::canonical(candidate, error);
+        if (!error && access(path.c_str(), X_OK) == 0)
+            return path.string();
+    }
+    std::string looked;
+    for (const auto& candidate : candidates)
+        looked += "\n  " + candidate;
+    return makeError(ErrorCode::NotFound, "cannot find warren-agent; looked in:" + looked +
+                                              "\nInstall Warren completely, or set WARREN_AGENT to its path.");
+}
+
+Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions options) {
+    // Writing to an agent that died must be an error (EPIPE) for its runner, not the end of this process.
+    std::signal(SIGPIPE, SIG_IGN);
+    std::unique_ptr<LocalControlPlane> plane(new LocalControlPlane());
+    plane->m_data.root = options.dataDir.empty() ? DataDir::defaultRoot() : options.dataDir;
+    std::error_code error;
+    fs::create_directories(plane->m_data.root + "/tasks", error);
+    if (error)
+        return makeError(ErrorCode::System, "cannot create the data directory " + plane->m_data.root + ": " +
+                                                error.message() + "; pass --data-dir DIR");
+    fs::permissions(plane->m_data.root, fs::perms::owner_all, error);
+
+    auto store = Store::open(plane->m_data.database());
+    if (!store)
+        return store.error();
+    plane->m_store = std::make_unique<Store>(std::move(*store));
+    auto events = EventWriter::open(plane->m_data.database());
+    if (!events)
+        return events.error();
+    plane->m_events = std::move(*events);
+    plane->m_tokens = std::make_unique<TaskTokens>();
+    plane->m_secrets = options.useKeychain ? SecretStore::open(plane->m_data.root)
+                                           : SecretStore::openFile(plane->m_data.root);
+    plane->m_network = new QNetworkAccessManager(plane.get());
+
+    auto rules = parseApprovalRules(defaultApprovalRulesJson());
+    if (!rules)
+        return rules.error();
+    auto agent = options.agentBinary.empty()
+                     ? findAgentBinary(QCoreApplication::applicationDirPath().toStdString())
+                     : Result<std::string>(options.agentBinary);
+    if (!agent)
+        return agent.error();
+
+    RunnerEnvironment environment;
+    environment.store = plane->m_store.get();
+    environment.events = plane->m_events.get();
+    environment.tokens = plane->m_tokens.get();
+    environment.secrets = plane->m_secrets.get();
+    environment.network = plane->m_network;
+    environment.data = plane->m_data;
+    environment.agentBinary = *agent;
+    environment.extraProfileLayers = options.extraProfileLayers;
+    environment.approvalRules = std::move(*rules);
+    plane->m_manager = new TaskManager(environment, options.maxConcurrent, plane.get());
+    connect(plane->m_manager, &TaskManager::eventStored, plane.get(), &ControlPlane::eventStored);
+    connect(plane->m_manager, &TaskManager::approvalNeeded, plane.get(), &ControlPlane::approvalNeeded);
+    connect(plane->m_manager, &TaskManager::taskFinished, plane.get(), &ControlPlane::taskFinished);
+    plane->m_recovered = plane->m_manager->recoverInterrupted();
+    return plane;
+}
+
+LocalControlPlane::~LocalControlPlane() {
+    delete m_manager; // stops the runners before the store and the writer go
+    m_manager = nullptr;
+}
+
+Result<std::string> LocalControlPlane::makeDemoWorkspace() {
+    const std::string directory = m_data.root + "/demo/" + newTaskId();
+    if (auto written = writeDemo(directory); !written)
+        return written.error();
+    return directory;
+}
+
+Result<TaskRecord> LocalControlPlane::submit(const std::string& prompt, const std::string& workspace,
+                                             const TaskSpec& spec) {
+    return m_manager->submit(prompt, workspace, spec);
+}
+
+Status LocalControlPlane::resume(const std::string& taskId) { return m_manager->resume(taskId); }
+
+Status LocalControlPlane::cancel(const std::string& taskId) {
+    return m_manager->cancel(taskId, "cancelled by the user");
+}
+
+Status LocalControlPlane::pause(const std::string& taskId) { return m_manager->pause(taskId); }
+
+void LocalControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
+                                       const std::string& note, bool always) {
+    m_manager->answerApproval(taskId, callId, approved, note, always);
+}
+
+Result<std::vector<TaskRecord>> LocalControlPlane::tasks() { return m_store->tasks(); }
+
+Result<std::optional<TaskRecord>> LocalControlPlane::task(const std::string& taskId) { return m_store->task(taskId); }
+
+Result<std::vector<json>> LocalControlPlane::events(const std::string& taskId, std::uint64_t afterSeq) {
+    m_events->flush();
+    auto rows = m_store->events(taskId, afterSeq);
+    if (!rows)
+        return rows.error();
+    std::vector<json> events;
+    events.reserve(rows->size());
+    for (const auto& row : *rows)
+        events.push_back(json::parse(row.body, nullptr, false));
+    return events;
+}
+
+Result<std::vector<ArtifactRecord>> LocalControlPlane::artifacts(const std::string& taskId) {
+    return m_store->artifacts(taskId);
+}
+
+Status LocalControlPlane::exportTask(const std::string& taskId, const std::string& directory) {
+    auto record = task(taskId);
+    if (!record)
+        return record.error();
+    if (!*record)
+        return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
+    auto all = events(taskId);
+    if (!all)
+        return all.error();
+    std::error_code error;
+    fs::create_directories(fs::path(directory) / "output", error);
+    if (error)
+        return makeError(ErrorCode::System, "cannot create " + directory + ": " + error.message());
+    const TaskRecord& task = **record;
+    json summary = {{"id", task.id},           {"prompt", task.prompt},         {"workspace", task.workspace},
+                    {"status", taskStatusName(task.status)}, {"finish_reason", task.finishReason},
+                    {"summary", task.summary}, {"error", task.error},           {"steps", task.steps},
+                    {"tokens_in", task.tokensIn}, {"tokens_out", task.tokensOut}, {"created_at", task.createdAt},
+                    {"started_at", task.startedAt}, {"finished_at", task.finishedAt}, {"runs", task.runs},
+                    {"spec", json::parse(task.spec, nullptr, false)}};
+    std::ofstream(fs::path(directory) / "task.json") << summary.dump(2) << "\n";
+    std::ofstream lines(fs::path(directory) / "events.jsonl");
+    for (const auto& event : *all)
+        lines << event.dump() << "\n";
+    lines.close();
+    fs::copy(m_data.outputDir(taskId), fs::path(directory) / "output",
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing, error);
+    if (error && error != std::errc::no_such_file_or_directory)
+        return makeError(ErrorCode::System, "cannot copy the task's output: " + error.message());
+    if (!lines)
+        return makeError(ErrorCode::System, "cannot write " + directory + "/events.jsonl; is the disk full?");
+    return Ok{};
+}
+
+} // namespace warren::control

@@ -1,0 +1,71 @@
+#pragma once
+// The control plane in this process: the store (warren.db in the data directory), the event writer, the
+// task manager, the tool proxy's tokens, the secrets. Opening it recovers tasks a dead process left
+// running.
+
+#include "ControlPlane.h"
+#include "DataDir.h"
+#include "Result.h"
+
+#include <memory>
+
+class QNetworkAccessManager;
+
+namespace warren::control {
+
+class EventWriter;
+class SecretStore;
+class Store;
+class TaskManager;
+class TaskTokens;
+
+struct LocalOptions {
+    std::string dataDir;     // empty: DataDir::defaultRoot()
+    std::string agentBinary; // empty: found next to this program (see findAgentBinary)
+    std::size_t maxConcurrent = 4;
+    std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE
+    bool useKeychain = true; // false: the 0600 file only (tests)
+};
+
+class LocalControlPlane : public ControlPlane {
+    Q_OBJECT
+public:
+    static Result<std::unique_ptr<LocalControlPlane>> open(LocalOptions options);
+    ~LocalControlPlane() override;
+
+    Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec) override;
+    Status resume(const std::string& taskId) override;
+    Status cancel(const std::string& taskId) override;
+    Status pause(const std::string& taskId) override;
+    void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
+                        bool always) override;
+    Result<std::vector<TaskRecord>> tasks() override;
+    Result<std::optional<TaskRecord>> task(const std::string& taskId) override;
+    Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0) override;
+    Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId) override;
+    Status exportTask(const std::string& taskId, const std::string& directory) override;
+
+    const DataDir& dataDir() const { return m_data; }
+    SecretStore& secrets() { return *m_secrets; }
+    std::vector<std::string> recovered() const { return m_recovered; } // interrupted on open
+    // The built-in demo (resources/demo, embedded): a fresh copy of its workspace for one run.
+    Result<std::string> makeDemoWorkspace();
+
+private:
+    LocalControlPlane() = default;
+
+    DataDir m_data;
+    std::unique_ptr<Store> m_store;
+    std::unique_ptr<EventWriter> m_events;
+    std::unique_ptr<TaskTokens> m_tokens;
+    std::unique_ptr<SecretStore> m_secrets;
+    QNetworkAccessManager* m_network = nullptr;
+    TaskManager* m_manager = nullptr;
+    std::vector<std::string> m_recovered;
+};
+
+// The warren-agent binary: $WARREN_AGENT, else beside this program, else the build tree's
+// agent_core/warren-agent, else <prefix>/lib/warren/warren-agent. An error says where it looked.
+Result<std::string> findAgentBinary(const std::string& programDir);
+
+} // namespace warren::control

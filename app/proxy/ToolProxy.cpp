@@ -1,0 +1,240 @@
+#include "ToolProxy.h"
+
+#include "Methods.h"
+#include "Store.h"
+#include "Timestamp.h"
+
+#include <chrono>
+
+namespace warren::control {
+
+using nlohmann::json;
+
+namespace {
+
+// Failures of a method itself (PROTOCOL.md: -32000 down to -32099).
+constexpr int kUnauthorized = -32001;
+constexpr int kModelFailed = -32002;
+constexpr int kBudgetExhausted = -32003;
+constexpr int kStoreFailed = -32004;
+
+protocol::ErrorResponse failure(const protocol::Id& id, int code, std::string message) {
+    return protocol::ErrorResponse{id, {code, std::move(message), std::nullopt}};
+}
+
+const char* scopeFor(const std::string& method) {
+    if (method == protocol::method::kLlmChat)
+        return scope::kLlm;
+    if (method == protocol::method::kMemoryGet || method == protocol::method::kMemoryPut ||
+        method == protocol::method::kMemorySearch)
+        return scope::kMemory;
+    if (method == protocol::method::kApprovalRequest)
+        return scope::kApproval;
+    return nullptr;
+}
+
+std::int64_t nowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string now() { return protocol::formatTimestamp(std::chrono::system_clock::now()); }
+
+} // namespace
+
+ToolProxy::ToolProxy(Settings settings, TaskTokens& tokens, Store& store, std::unique_ptr<Provider> provider,
+                     std::string providerError, QObject* parent)
+    : QObject(parent), m_settings(std::move(settings)), m_tokens(tokens), m_store(store),
+      m_provider(std::move(provider)), m_providerError(std::move(providerError)) {}
+
+ToolProxy::~ToolProxy() { abortAll(); }
+
+void ToolProxy::handle(const protocol::Request& request, Reply reply) {
+    if (m_aborted)
+        return;
+    const char* requiredScope = scopeFor(request.method);
+    if (!requiredScope) {
+        reply(failure(request.id, protocol::rpc_error::kMethodNotFound,
+                      "the control plane has no method \"" + request.method + "\""));
+        return;
+    }
+    // The token rides in params; it is checked, then removed before the method's strict reader sees it.
+    protocol::Request checked = request;
+    std::string token;
+    if (checked.params.is_object() && checked.params.contains(protocol::kTokenParam) &&
+        checked.params[protocol::kTokenParam].is_string()) {
+        token = checked.params[protocol::kTokenParam].get<std::string>();
+        checked.params.erase(protocol::kTokenParam);
+    }
+    auto claims = m_tokens.verify(token, requiredScope, nowMs());
+    if (!claims || claims->taskId != m_settings.taskId) {
+        const std::string why = claims ? "the token belongs to another task" : claims.error().message;
+        emit problem(QString::fromStdString(request.method + " refused: " + why));
+        reply(failure(request.id, kUnauthorized, request.method + ": unauthorized: " + why));
+        return;
+    }
+    if (request.method == protocol::method::kLlmChat)
+        chat(checked, std::move(reply));
+    else if (request.method == protocol::method::kApprovalRequest)
+        approval(checked, std::move(reply));
+    else
+        memory(checked, std::move(reply));
+}
+
+void ToolProxy::chat(const protocol::Request& request, Reply reply) {
+    auto params = protocol::llmChatParamsFromJson(request.params);
+    if (!params) {
+        reply(failure(request.id, protocol::rpc_error::kInvalidParams, params.error().message));
+        return;
+    }
+    const std::uint64_t spent = m_used.input + m_used.output;
+    if (m_settings.tokenBudget && spent >= m_settings.tokenBudget) {
+        emit budgetExhausted(spent, m_settings.tokenBudget);
+        reply(failure(request.id, kBudgetExhausted,
+                      "the task's token budget of " + std::to_string(m_settings.tokenBudget) +
+                          " is spent (" + std::to_string(spent) + " used); raise it with --token-budget"));
+        return;
+    }
+    if (!m_provider) {
+        reply(failure(request.id, kModelFailed, m_providerError));
+        return;
+    }
+    ChatCall* call = m_provider->chat(*params, this);
+    m_calls.emplace_back(call);
+    connect(call, &ChatCall::delta, this, &ToolProxy::modelDelta);
+    connect(call, &ChatCall::retrying, this, &ToolProxy::modelRetry);
+    const protocol::Id id = request.id;
+    connect(call, &ChatCall::finished, this, [this, call, id, reply = std::move(reply)] {
+        call->deleteLater();
+        std::erase_if(m_calls, [call](const QPointer<ChatCall>& pending) { return pending == call; });
+        if (m_aborted)
+            return;
+        const auto& result = call->result();
+        if (!result) {
+            reply(failure(id, kModelFailed, result.error().message));
+            return;
+        }
+        m_used.input += result->tokenUsage.input;
+        m_used.output += result->tokenUsage.output;
+        reply(protocol::Response{id, protocol::toJson(*result)});
+        const std::uint64_t total = m_used.input + m_used.output;
+        if (m_settings.tokenBudget && total >= m_settings.tokenBudget)
+            emit budgetExhausted(total, m_settings.tokenBudget);
+    });
+}
+
+void ToolProxy::memory(const protocol::Request& request, Reply reply) {
+    const std::string& prefix = m_settings.memoryPrefix;
+    auto storeFailed = [&](const Error& error) {
+        reply(failure(request.id, kStoreFailed, request.method + ": " + error.message));
+    };
+    if (request.method == protocol::method::kMemoryGet) {
+        auto params = protocol::memoryGetParamsFromJson(request.params);
+        if (!params)
+            return reply(failure(request.id, protocol::rpc_error::kInvalidParams, params.error().message));
+        auto value = m_store.memoryGet(prefix, params->ns, params->key);
+        if (!value)
+            return storeFailed(value.error());
+        return reply(protocol::Response{request.id, protocol::toJson(protocol::MemoryGetResult{*value})});
+    }
+    if (request.method == protocol::method::kMemoryPut) {
+        auto params = protocol::memoryPutParamsFromJson(request.params);
+        if (!params)
+            return reply(failure(request.id, protocol::rpc_error::kInvalidParams, params.error().message));
+        auto stored = m_store.memoryPut(prefix, params->ns, params->key, params->value);
+        if (!stored)
+            return storeFailed(stored.error());
+        return reply(protocol::Response{request.id, json::object()});
+    }
+    auto params = protocol::memorySearchParamsFromJson(request.params);
+    if (!params)
+        return reply(failure(request.id, protocol::rpc_error::kInvalidParams, params.error().message));
+    auto rows = m_store.memorySearch(prefix, params->query, params->limit, params->ranked);
+    if (!rows)
+        return storeFailed(rows.error());
+    protocol::MemorySearchResult result;
+    for (auto& row : *rows)
+        result.hits.push_back({std::move(row.ns), std::move(row.key), std::move(row.value)});
+    reply(protocol::Response{request.id, protocol::toJson(result)});
+}
+
+std::string ToolProxy::alwaysKey(const std::string& tool, const json& arguments) const {
+    if (tool == "shell" && arguments.contains("command") && arguments["command"].is_string())
+        return "shell\n" + arguments["command"].get<std::string>();
+    return tool;
+}
+
+void ToolProxy::approval(const protocol::Request& request, Reply reply) {
+    auto params = protocol::approvalRequestParamsFromJson(request.params);
+    if (!params) {
+        reply(failure(request.id, protocol::rpc_error::kInvalidParams, params.error().message));
+        return;
+    }
+    ApprovalRecord record;
+    record.taskId = m_settings.taskId;
+    // The request id restarts with each agent process; the run number keeps the key unique in the task.
+    record.callId = std::to_string(m_settings.run) + "." + protocol::idToJson(request.id).dump();
+    record.tool = params->tool;
+    record.arguments = params->arguments.dump();
+    record.reason = params->reason;
+    record.requestedAt = now();
+    if (auto stored = m_store.insertApproval(record); !stored)
+        emit problem(QString::fromStdString("approval not recorded: " + stored.error().message));
+
+    Answer answer = [reply = std::move(reply), id = request.id](bool approved, const std::string& note) {
+        protocol::ApprovalResult result{approved, note.empty() ? std::nullopt : std::optional(note)};
+        reply(protocol::Response{id, protocol::toJson(result)});
+    };
+    if (m_always.contains(alwaysKey(params->tool, params->arguments))) {
+        decide(record, true, "always", "approved earlier with 'always' for this task");
+        return answer(true, "");
+    }
+    const auto decision = decideApproval(m_settings.rules, params->tool, params->arguments);
+    if (decision.verdict != ApprovalVerdict::Ask) {
+        const bool approved = decision.verdict == ApprovalVerdict::Allow;
+        decide(record, approved, "rule", decision.rule);
+        return answer(approved, approved ? "" : "denied by rule: " + decision.rule);
+    }
+    if (m_settings.approvalMode != ApprovalMode::Ask) {
+        const bool approved = m_settings.approvalMode == ApprovalMode::Auto;
+        decide(record, approved, approvalModeName(m_settings.approvalMode), "");
+        return answer(approved, approved ? "" : "denied: approvals are set to deny (--approve deny)");
+    }
+    m_pendingApprovals.emplace(record.callId, std::pair{record, std::move(answer)});
+    emit approvalNeeded(record);
+}
+
+void ToolProxy::answerApproval(const std::string& callId, bool approved, const std::string& note, bool always) {
+    auto pending = m_pendingApprovals.find(callId);
+    if (pending == m_pendingApprovals.end() || m_aborted)
+        return;
+    auto [record, reply] = std::move(pending->second);
+    m_pendingApprovals.erase(pending);
+    if (approved && always)
+        m_always.insert(alwaysKey(record.tool, json::parse(record.arguments)));
+    decide(record, approved, "user", note);
+    reply(approved, note);
+}
+
+void ToolProxy::decide(ApprovalRecord record, bool approved, const std::string& by, const std::string& note) {
+    record.approved = approved;
+    record.decidedBy = by;
+    record.note = note;
+    record.decidedAt = now();
+    if (auto stored = m_store.updateApproval(record); !stored)
+        emit problem(QString::fromStdString("approval decision not recorded: " + stored.error().message));
+}
+
+void ToolProxy::abortAll() {
+    if (m_aborted)
+        return;
+    m_aborted = true;
+    m_pendingApprovals.clear();
+    for (auto& call : m_calls)
+        if (call)
+            call->abort();
+    m_calls.clear();
+}
+
+} // namespace warren::control

@@ -1,0 +1,84 @@
+#pragma once
+// The control plane's side of one task's requests (docs/PROTOCOL.md): every request must carry the task's
+// token with the method's scope; then llm.chat goes to the provider with the real key (its streamed text
+// comes out as modelDelta), memory.* is served from the store confined to the task's memory prefix, and
+// approval.request is decided by the rules, the approval mode, and, when they say ask, the user.
+// The token budget is enforced here, on the provider's own counts, which the agent cannot understate.
+
+#include "ApprovalRules.h"
+#include "JsonRpc.h"
+#include "Provider.h"
+#include "StoreTypes.h"
+#include "TaskToken.h"
+#include "TokenUsage.h"
+
+#include <QObject>
+#include <QPointer>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace warren::control {
+
+class Store;
+
+class ToolProxy : public QObject {
+    Q_OBJECT
+public:
+    struct Settings {
+        std::string taskId;
+        std::uint64_t run = 1; // which launch of the task's agent (1 + resumes)
+        std::string memoryPrefix;
+        std::uint64_t tokenBudget = 0; // 0: none
+        ApprovalMode approvalMode = ApprovalMode::Deny;
+        std::vector<ApprovalRule> rules;
+    };
+    using Reply = std::function<void(protocol::Message)>;
+    using Answer = std::function<void(bool approved, const std::string& note)>;
+
+    // provider may be null when the provider could not be set up: llm.chat then answers providerError.
+    ToolProxy(Settings settings, TaskTokens& tokens, Store& store, std::unique_ptr<Provider> provider,
+              std::string providerError, QObject* parent = nullptr);
+    ~ToolProxy() override;
+
+    // reply is called exactly once, now or later (a model call, a user's decision), unless abortAll() ran.
+    void handle(const protocol::Request& request, Reply reply);
+    // The user's answer to an approvalNeeded. always: the same call (shell: the same command; other
+    // tools: the tool) is approved for the rest of this task without asking.
+    void answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
+    // The task ended: model calls in flight are aborted and nothing more is answered.
+    void abortAll();
+
+    protocol::TokenUsage used() const { return m_used; }
+    const Settings& settings() const { return m_settings; }
+
+signals:
+    void modelDelta(const QString& text);
+    void modelRetry(int attempt, qint64 delayMs, const QString& why);
+    void approvalNeeded(const warren::control::ApprovalRecord& approval);
+    void budgetExhausted(quint64 used, quint64 budget);
+    void problem(const QString& message); // a refused request or a store failure, for the task's log
+
+private:
+    void chat(const protocol::Request& request, Reply reply);
+    void memory(const protocol::Request& request, Reply reply);
+    void approval(const protocol::Request& request, Reply reply);
+    void decide(ApprovalRecord record, bool approved, const std::string& by, const std::string& note);
+    std::string alwaysKey(const std::string& tool, const nlohmann::json& arguments) const;
+
+    Settings m_settings;
+    TaskTokens& m_tokens;
+    Store& m_store;
+    std::unique_ptr<Provider> m_provider;
+    std::string m_providerError;
+    protocol::TokenUsage m_used;
+    std::map<std::string, std::pair<ApprovalRecord, Answer>> m_pendingApprovals; // by ApprovalRecord::callId
+    std::set<std::string> m_always;
+    std::vector<QPointer<ChatCall>> m_calls;
+    bool m_aborted = false;
+};
+
+} // namespace warren::control

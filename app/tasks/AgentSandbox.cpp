@@ -1,0 +1,39 @@
+#include "AgentSandbox.h"
+
+#include "SandboxProfile.h"
+
+#include <string_view>
+
+extern const std::string_view strictProfileText;
+
+namespace warren::control {
+
+using nlohmann::json;
+
+const json& strictProfileJson() {
+    static const json profile = json::parse(strictProfileText);
+    return profile;
+}
+
+std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
+    json mounts = {
+        {"/state", {{"type", "bind"}, {"source", input.stateDir}}},
+        {"/output", {{"type", "bind"}, {"source", input.outputDir}}},
+        {kAgentPathInSandbox, {{"type", "ro-bind"}, {"source", input.agentBinary}}},
+    };
+    if (!input.memoriesDir.empty())
+        mounts["/memories/" + input.memoryPrefix] = {{"type", "bind"}, {"source", input.memoriesDir}};
+    std::vector<json> layers{sandbox::defaultProfileJson()};
+    layers.push_back({{"workspace", {{"source", input.workspace}}}, {"network", input.network}, {"mounts", mounts}});
+    if (input.strict)
+        layers.push_back(strictProfileJson());
+    for (const auto& layer : input.extraLayers)
+        layers.push_back(layer);
+    return layers;
+}
+
+std::vector<std::string> agentCommand() {
+    return {kAgentPathInSandbox, "serve", "--workspace", "/workspace", "--state", "/state", "--output", "/output"};
+}
+
+} // namespace warren::control

@@ -1,0 +1,31 @@
+#pragma once
+// What the sandbox of one task's agent looks like, as profile layers for the sandbox library: the default
+// profile, then the agent's own mounts (/workspace, /state, /output, /memories/<prefix>, the agent binary at
+// /opt/warren/warren-agent), then the strict profile when safe-mode asks for it, then the site's extra layer.
+// Pure: tests inspect the layers; TaskRunner hands them to prepareSandbox().
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace warren::control {
+
+struct AgentSandboxInput {
+    std::string workspace;    // host directory mounted at /workspace
+    std::string stateDir;     // host: tasks/<id>/state
+    std::string outputDir;    // host: tasks/<id>/output
+    std::string memoriesDir;  // host: memories/<prefix>; empty: none mounted
+    std::string memoryPrefix; // mounted at /memories/<prefix>
+    std::string agentBinary;  // host path of warren-agent
+    std::string network = "none";
+    bool strict = false;      // resources/profiles/strict.json on top
+    std::vector<nlohmann::json> extraLayers; // applied last (WARREN_SANDBOX_PROFILE)
+};
+
+inline constexpr const char* kAgentPathInSandbox = "/opt/warren/warren-agent";
+
+std::vector<nlohmann::json> agentProfileLayers(const AgentSandboxInput& input);
+std::vector<std::string> agentCommand(); // warren-agent serve with the sandbox's paths
+const nlohmann::json& strictProfileJson();
+
+} // namespace warren::control

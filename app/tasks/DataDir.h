@@ -1,0 +1,26 @@
+#pragma once
+// Where the control plane keeps its files (--data-dir, default $XDG_DATA_HOME/warren):
+//   warren.db                 the Store
+//   tasks/<id>/state          the agent's checkpoints (/state in its sandbox)
+//   tasks/<id>/output         its artifacts and resource_report.json (/output)
+//   memories/<prefix>         the filesystem memory backend's files (/memories/<prefix>)
+//   secrets.json              API keys, only where no OS keychain answers (0600)
+
+#include <string>
+
+namespace warren::control {
+
+struct DataDir {
+    std::string root;
+
+    std::string database() const { return root + "/warren.db"; }
+    std::string taskDir(const std::string& id) const { return root + "/tasks/" + id; }
+    std::string stateDir(const std::string& id) const { return taskDir(id) + "/state"; }
+    std::string outputDir(const std::string& id) const { return taskDir(id) + "/output"; }
+    std::string memoriesDir(const std::string& prefix) const { return root + "/memories/" + prefix; }
+
+    // $XDG_DATA_HOME/warren, else ~/.local/share/warren.
+    static std::string defaultRoot();
+};
+
+} // namespace warren::control

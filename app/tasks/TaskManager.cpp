@@ -1,0 +1,177 @@
+#include "TaskManager.h"
+
+#include "EventWriter.h"
+#include "Store.h"
+#include "Timestamp.h"
+
+#include <QRandomGenerator>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace warren::control {
+
+namespace fs = std::filesystem;
+
+std::string newTaskId() {
+    static const char* digits = "0123456789abcdef";
+    std::string id = "t-";
+    for (int i = 0; i < 12; ++i)
+        id += digits[QRandomGenerator::system()->bounded(16)];
+    return id;
+}
+
+TaskManager::TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent)
+    : QObject(parent), m_env(std::move(environment)), m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {}
+
+TaskManager::~TaskManager() {
+    for (auto& [id, runner] : m_running)
+        delete runner; // kills its sandbox; the task is recovered as interrupted next time
+}
+
+Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec) {
+    if (auto valid = validateSpec(spec); !valid)
+        return valid.error();
+    std::error_code error;
+    const fs::path canonical = fs::canonical(workspace, error);
+    if (error || !fs::is_directory(canonical))
+        return makeError(ErrorCode::NotFound, "the workspace " + workspace + " is not a directory; pass --workspace DIR");
+    TaskRecord task;
+    task.id = newTaskId();
+    task.prompt = prompt;
+    task.workspace = canonical.string();
+    task.spec = spec.toJson().dump();
+    task.status = TaskStatus::Queued;
+    task.createdAt = protocol::formatTimestamp(std::chrono::system_clock::now());
+    if (auto inserted = m_env.store->insertTask(task); !inserted)
+        return inserted.error();
+    m_queue.push_back(task.id);
+    schedule();
+    return task;
+}
+
+bool TaskManager::lockedElsewhere(const std::string& id) const {
+    const std::string path = m_env.data.taskDir(id) + "/lock";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const bool locked = flock(fd, LOCK_EX | LOCK_NB) != 0;
+    ::close(fd);
+    return locked;
+}
+
+Status TaskManager::resume(const std::string& id) {
+    auto task = m_env.store->task(id);
+    if (!task)
+        return task.error();
+    if (!*task)
+        return makeError(ErrorCode::NotFound, "no task " + id + "; `warren tasks` lists them");
+    TaskRecord record = **task;
+    if (isActive(id) || lockedElsewhere(id))
+        return makeError(ErrorCode::InvalidArgument, "task " + id + " is running");
+    if (record.status == TaskStatus::Succeeded || record.status == TaskStatus::Cancelled)
+        return makeError(ErrorCode::InvalidArgument, "task " + id + " has " + taskStatusName(record.status) +
+                                                         "; only paused, interrupted or failed tasks resume");
+    record.status = TaskStatus::Queued;
+    if (auto updated = m_env.store->updateTask(record); !updated)
+        return updated;
+    if (std::find(m_queue.begin(), m_queue.end(), id) == m_queue.end())
+        m_queue.push_back(id);
+    schedule();
+    return Ok{};
+}
+
+Status TaskManager::cancel(const std::string& id, const std::string& why) {
+    if (auto running = m_running.find(id); running != m_running.end()) {
+        running->second->cancel(why);
+        return Ok{};
+    }
+    auto task = m_env.store->task(id);
+    if (!task)
+        return task.error();
+    if (!*task)
+        return makeError(ErrorCode::NotFound, "no task " + id + "; `warren tasks` lists them");
+    if (lockedElsewhere(id)) {
+        std::ofstream(m_env.data.taskDir(id) + "/cancel-requested") << why << "\n";
+        return Ok{};
+    }
+    TaskRecord record = **task;
+    if (isFinal(record.status))
+        return makeError(ErrorCode::InvalidArgument, "task " + id + " has already " + taskStatusName(record.status));
+    std::erase(m_queue, id);
+    record.status = TaskStatus::Cancelled;
+    record.finishReason = "cancelled";
+    record.finishedAt = protocol::formatTimestamp(std::chrono::system_clock::now());
+    return m_env.store->updateTask(record);
+}
+
+Status TaskManager::pause(const std::string& id) {
+    auto running = m_running.find(id);
+    if (running == m_running.end())
+        return makeError(ErrorCode::InvalidArgument, "task " + id + " is not running in this process");
+    running->second->pause();
+    return Ok{};
+}
+
+void TaskManager::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
+                                 const std::string& note, bool always) {
+    if (auto running = m_running.find(taskId); running != m_running.end())
+        running->second->answerApproval(callId, approved, note, always);
+}
+
+std::vector<std::string> TaskManager::recoverInterrupted() {
+    std::vector<std::string> recovered;
+    auto running = m_env.store->tasksWithStatus(TaskStatus::Running);
+    if (!running)
+        return recovered;
+    for (auto task : *running) {
+        if (isActive(task.id) || lockedElsewhere(task.id))
+            continue;
+        task.status = TaskStatus::Interrupted;
+        task.finishReason = "interrupted";
+        task.error = "Warren stopped while the task was running; `warren resume " + task.id +
+                     "` continues from its last checkpoint.";
+        if (m_env.store->updateTask(task))
+            recovered.push_back(task.id);
+    }
+    return recovered;
+}
+
+void TaskManager::schedule() {
+    while (m_running.size() < m_maxConcurrent && !m_queue.empty()) {
+        const std::string id = m_queue.front();
+        m_queue.pop_front();
+        auto task = m_env.store->task(id);
+        if (!task || !*task)
+            continue;
+        auto spec = TaskSpec::fromJson(nlohmann::json::parse((*task)->spec, nullptr, false));
+        auto* runner = new TaskRunner(m_env, **task, spec ? *spec : TaskSpec{}, this);
+        m_running[id] = runner;
+        connect(runner, &TaskRunner::eventStored, this, &TaskManager::eventStored);
+        connect(runner, &TaskRunner::approvalNeeded, this, &TaskManager::approvalNeeded);
+        connect(runner, &TaskRunner::finished, this, [this](const std::string& finishedId) {
+            if (auto it = m_running.find(finishedId); it != m_running.end()) {
+                it->second->deleteLater();
+                m_running.erase(it);
+            }
+            emit taskFinished(finishedId);
+            schedule();
+        });
+        if (!spec) {
+            // A spec this build cannot read: fail the task rather than guess how to run it.
+            runner->deleteLater();
+            m_running.erase(id);
+            TaskRecord failed = **task;
+            failed.status = TaskStatus::Failed;
+            failed.error = spec.error().message;
+            (void)m_env.store->updateTask(failed);
+            emit taskFinished(id);
+            continue;
+        }
+        runner->start();
+    }
+}
+
+} // namespace warren::control

@@ -1,0 +1,57 @@
+#pragma once
+// The queue: tasks wait until one of maxConcurrent slots is free, then get a TaskRunner. Also the
+// recovery on start (a task left `running` whose process is gone becomes `interrupted`), resume, cancel
+// and pause, wherever the task is in its life.
+
+#include "StoreTypes.h"
+#include "TaskRunner.h"
+#include "TaskSpec.h"
+
+#include <QObject>
+#include <deque>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace warren::control {
+
+class TaskManager : public QObject {
+    Q_OBJECT
+public:
+    TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent = nullptr);
+    ~TaskManager() override;
+
+    // Stores the task as queued and starts it when a slot is free.
+    Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec);
+    // A paused, interrupted or failed task goes back in the queue; its agent resumes from its checkpoint.
+    Status resume(const std::string& id);
+    // Running here: ask the agent, then SIGTERM, then kill. Running in another warren process: ask that
+    // process (a request file it watches). Not running: marked cancelled.
+    Status cancel(const std::string& id, const std::string& why);
+    Status pause(const std::string& id);
+    void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
+                        bool always);
+    // Tasks stored as running whose agent no process holds any more become interrupted. Returns them.
+    std::vector<std::string> recoverInterrupted();
+
+    std::size_t activeCount() const { return m_running.size(); }
+    bool isActive(const std::string& id) const { return m_running.contains(id); }
+
+signals:
+    void eventStored(const std::string& taskId, const nlohmann::json& event);
+    void approvalNeeded(const warren::control::ApprovalRecord& approval);
+    void taskFinished(const std::string& taskId);
+
+private:
+    void schedule();
+    bool lockedElsewhere(const std::string& id) const;
+
+    RunnerEnvironment m_env;
+    std::size_t m_maxConcurrent;
+    std::deque<std::string> m_queue;
+    std::map<std::string, TaskRunner*> m_running;
+};
+
+std::string newTaskId(); // "t-" + 12 random hex digits
+
+} // namespace warren::control

@@ -1,0 +1,128 @@
+#pragma once
+// One launch of one task's agent: `warren-agent serve` in its sandbox (never outside one), its stdout read
+// line by line into stored events, its requests answered by the ToolProxy, its stdin written without ever
+// blocking the event loop. Stops are graceful first: ask the agent (control.cancel / control.pause), then
+// SIGTERM, then kill the whole sandbox. When the sandbox is gone the task's record says how it ended, what
+// it left in /output, and what to do next.
+//
+// Events get the store's own sequence (one per task, across runs), so that what the control plane itself
+// records (streamed model text, refused requests, how the run ended) sits in order with what the agent
+// sent; the agent's seq is checked on arrival so that a lost or repeated event is reported.
+
+#include "ApprovalRules.h"
+#include "DataDir.h"
+#include "Event.h"
+#include "Launcher.h"
+#include "LineReader.h"
+#include "StoreTypes.h"
+#include "TaskSpec.h"
+#include "UniqueFd.h"
+
+#include <QObject>
+#include <QTimer>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+class QNetworkAccessManager;
+class QSocketNotifier;
+class QFileSystemWatcher;
+
+namespace warren::control {
+
+class EventWriter;
+class SecretStore;
+class Store;
+class TaskTokens;
+class ToolProxy;
+
+// What every runner of one control plane shares.
+struct RunnerEnvironment {
+    Store* store = nullptr;
+    EventWriter* events = nullptr;
+    TaskTokens* tokens = nullptr;
+    SecretStore* secrets = nullptr;
+    QNetworkAccessManager* network = nullptr;
+    DataDir data;
+    std::string agentBinary;
+    std::vector<nlohmann::json> extraProfileLayers;
+    std::vector<ApprovalRule> approvalRules;
+    std::chrono::milliseconds stopGrace{5000}; // between asking, SIGTERM and SIGKILL
+};
+
+class TaskRunner : public QObject {
+    Q_OBJECT
+public:
+    TaskRunner(const RunnerEnvironment& environment, TaskRecord task, TaskSpec spec, QObject* parent = nullptr);
+    ~TaskRunner() override;
+
+    // Launches; finished() follows in every case, also when the launch fails.
+    void start();
+    void cancel(const std::string& why); // the user's stop: the task ends cancelled
+    void pause();                        // checkpoint and stop: resumable
+    void answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
+
+    const TaskRecord& task() const { return m_task; }
+
+signals:
+    // Every stored event, as stored (direct connections: the object is only valid during the call).
+    void eventStored(const std::string& taskId, const nlohmann::json& event);
+    void approvalNeeded(const warren::control::ApprovalRecord& approval);
+    void finished(const std::string& taskId);
+
+private:
+    enum class StopCause { None, User, Pause, Timeout, Budget, Failure };
+
+    Status launch();
+    void onStdoutReadable();
+    void onStderrReadable();
+    void onStdinWritable();
+    void onSandboxExited();
+    void onAgentLine(const std::string& line);
+    void onAgentEvent(protocol::Event event);
+    void send(const protocol::Message& message);
+    void flushStdin();
+    void stop(StopCause cause, const std::string& why);
+    void escalate();
+    void recordOwn(const std::string& type, nlohmann::json data);
+    void store(protocol::Event event);
+    void recordArtifacts();
+    void finish(TaskStatus status, const std::string& reason, const std::string& error);
+    void fail(const std::string& reason, const std::string& error) { finish(TaskStatus::Failed, reason, error); }
+
+    RunnerEnvironment m_env;
+    TaskRecord m_task;
+    TaskSpec m_spec;
+    std::string m_token;
+    std::unique_ptr<ToolProxy> m_proxy;
+    std::optional<sandbox::SandboxProcess> m_process;
+    std::string m_workspaceSource; // canonical, for removing protected-path placeholders at the end
+    std::optional<sandbox::ProtectionPlan> m_protection;
+    UniqueFd m_stdin, m_stdout, m_stderr, m_lock;
+    QSocketNotifier* m_stdoutNotifier = nullptr;
+    QSocketNotifier* m_stderrNotifier = nullptr;
+    QSocketNotifier* m_stdinNotifier = nullptr;
+    QSocketNotifier* m_exitNotifier = nullptr;
+    QSocketNotifier* m_statusNotifier = nullptr;
+    QFileSystemWatcher* m_cancelWatcher = nullptr;
+    protocol::LineReader m_lines;
+    std::string m_stdinBuffer;
+    std::string m_stderrTail; // the last bytes of the agent's diagnostics, for the error message
+    QTimer m_timeout;
+    QTimer m_grace;
+    int m_escalation = 0; // 0 asked, 1 SIGTERM sent, 2 killed
+    StopCause m_stopCause = StopCause::None;
+    std::string m_stopWhy;
+    std::uint64_t m_nextSeq = 1;
+    std::optional<std::uint64_t> m_lastAgentSeq;
+    std::uint64_t m_step = 0;
+    std::optional<std::string> m_finishedReason; // task_finished's reason, when the agent sent one
+    std::string m_summary;
+    std::string m_startRefused; // task.start answered with an error
+    bool m_done = false;
+    std::chrono::steady_clock::time_point m_startedAt;
+};
+
+} // namespace warren::control

@@ -1,0 +1,37 @@
+#pragma once
+// How to run one task, as the user asked for it: provider, model, presets, settings, sandbox options,
+// limits. Stored with the task (tasks.spec, JSON) so `warren resume` relaunches it the same way. Never
+// holds a key: the provider's key is looked up by name at launch.
+
+#include "ApprovalRules.h"
+#include "Result.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace warren::control {
+
+struct TaskSpec {
+    std::string provider;  // --provider: "scripted:FILE", "openai", ... (ProviderConfig.h)
+    std::string model;     // --model
+    std::vector<std::string> presets;
+    nlohmann::json overrides = nlohmann::json::object(); // --set KEY=VALUE, agent settings
+    std::string network = "none";                        // "none" or "loopback"
+    ApprovalMode approval = ApprovalMode::Deny;          // what an approval no rule decides becomes
+    std::uint64_t timeoutSec = 0;                        // wall clock over the whole task; 0: none
+    std::uint64_t tokenBudget = 0;                       // tokens in + out over the whole task; 0: none
+    bool demo = false; // the built-in scripted demo (provider is its script), labelled as such
+
+    nlohmann::json toJson() const;
+    static Result<TaskSpec> fromJson(const nlohmann::json& value);
+};
+
+// Checks what can be checked before anything is launched: the presets and --set keys (with the agent's
+// own settings table, so the error is the one the agent would give), the network policy.
+Status validateSpec(const TaskSpec& spec);
+
+const char* approvalModeName(ApprovalMode mode);
+
+} // namespace warren::control
