@@ -5,12 +5,14 @@
 // Thread-safe: append() from any thread.
 
 #include "Result.h"
+#include "Store.h"
 #include "StoreTypes.h"
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -31,7 +33,8 @@ public:
 
     void append(EventRow row);
     void append(std::vector<EventRow> rows);
-    // Blocks until every row appended before the call is committed (or dropped with an error).
+    // Blocks until every row appended before the call is committed (or dropped with an error). Not from
+    // onError, which runs on the writer thread.
     void flush();
 
     std::uint64_t written() const; // rows committed so far
@@ -39,6 +42,11 @@ public:
 private:
     EventWriter() = default;
     void run();
+    // Writes one batch: retried once when it fails; when the retry fails too, a batch refused for its
+    // content (a repeated seq) is written row by row so that only the offending rows are lost, and any
+    // other failure (disk full, I/O error) drops the batch. Returns the rows committed; reports the loss.
+    std::uint64_t writeBatch(const std::vector<EventRow>& batch);
+    void report(const std::string& message) const;
 
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
@@ -50,6 +58,7 @@ private:
     bool m_stop = false;
     std::function<void(std::string)> m_onError;
     std::string m_path;
+    std::unique_ptr<Store> m_store; // used by the writer thread only
     std::thread m_thread;
 };
 

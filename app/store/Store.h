@@ -8,6 +8,7 @@
 #include "StoreTypes.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@
 struct sqlite3;
 
 namespace warren::control {
+
+class Statement;
 
 class Store {
 public:
@@ -53,8 +56,10 @@ public:
     Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId);
 
     // Memories, confined to a prefix (the task's memory_prefix): nothing under another prefix is ever
-    // read or written through a call for this one. search: ranked = FTS5 bm25, best first; otherwise
-    // substring matches of the query in key or value.
+    // read or written through a call for this one (prefixes compare exactly; an empty one is refused).
+    // search follows agent_core's MemoryRanking rules: ranked = FTS5 bm25 over the query's words, best
+    // first, a query without words matching nothing; otherwise the query as a substring of key or value
+    // (ASCII case-insensitive) in namespace/key order, an empty query matching everything.
     Result<std::optional<std::string>> memoryGet(const std::string& prefix, const std::string& ns,
                                                  const std::string& key);
     Status memoryPut(const std::string& prefix, const std::string& ns, const std::string& key,
@@ -73,8 +78,18 @@ public:
     sqlite3* handle() const { return m_db; }
 
 private:
-    explicit Store(sqlite3* db);
+    struct StatementCache;
+
+    Store(sqlite3* db, std::string path, int schemaVersion);
+    // The statement for sql (a string literal), prepared on first use and kept: reset before it is handed
+    // out; the caller resets it when done (ResetOnExit) so that no read snapshot stays open.
+    Result<Statement*> prepared(const char* sql);
+    Error failure(const std::string& what) const; // the connection's last error, with what to do about it
+
     sqlite3* m_db = nullptr;
+    std::string m_path;
+    int m_schemaVersion = 0;
+    std::unique_ptr<StatementCache> m_statements;
 };
 
 } // namespace warren::control

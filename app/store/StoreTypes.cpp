@@ -1,0 +1,43 @@
+#include "StoreTypes.h"
+
+#include <array>
+#include <utility>
+
+namespace warren::control {
+
+namespace {
+
+// The names are stored in the database: changing one needs a migration.
+constexpr std::array<std::pair<TaskStatus, const char*>, 7> kStatusNames = {{
+    {TaskStatus::Queued, "queued"},
+    {TaskStatus::Running, "running"},
+    {TaskStatus::Paused, "paused"},
+    {TaskStatus::Interrupted, "interrupted"},
+    {TaskStatus::Succeeded, "succeeded"},
+    {TaskStatus::Failed, "failed"},
+    {TaskStatus::Cancelled, "cancelled"},
+}};
+
+} // namespace
+
+const char* taskStatusName(TaskStatus status) {
+    for (const auto& [value, name] : kStatusNames) {
+        if (value == status)
+            return name;
+    }
+    return "unknown";
+}
+
+std::optional<TaskStatus> taskStatusFromName(const std::string& name) {
+    for (const auto& [value, text] : kStatusNames) {
+        if (name == text)
+            return value;
+    }
+    return std::nullopt;
+}
+
+bool isFinal(TaskStatus status) {
+    return status == TaskStatus::Succeeded || status == TaskStatus::Failed || status == TaskStatus::Cancelled;
+}
+
+} // namespace warren::control
