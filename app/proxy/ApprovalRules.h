@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warren::control {
@@ -29,12 +30,22 @@ struct ApprovalDecision {
     std::string rule; // the matching rule's reason, or empty
 };
 
+// Glob over a path relative to the workspace: `*` any characters but '/', `?` one such character, `**` any
+// characters, and `**/` nothing or whole directories (so "**/.envrc" is also ".envrc").
+bool matchPathGlob(std::string_view glob, std::string_view path);
+
 // {"rules": [{"verdict": "allow"|"deny"|"ask", "tool": ..., "command"?: ..., "path"?: ..., "reason": ...}]}
 Result<std::vector<ApprovalRule>> parseApprovalRules(const nlohmann::json& document);
 const nlohmann::json& defaultApprovalRulesJson(); // resources/approvals/default.json, embedded
 
-// An allow rule never matches a shell command that chains, substitutes or redirects (; & | ` $( > < newline):
-// such a command is decided by the deny rules, then Ask.
+// An allow rule never matches a shell command that chains, substitutes or redirects (; & | ` $( ${ > < newline):
+// such a command is decided by the deny rules, then Ask. Shell regexes see the command as written and as the
+// shell splits it into words (quotes and backslashes removed, one space between words): deny and ask rules
+// match either, allow rules the words only, so quoting cannot hide an option from a rule.
+// Paths are taken relative to /workspace with "." and ".." applied: deny and ask rules match that or the path
+// as written; allow rules never match a path with a ".." segment or one outside the workspace. A rule with
+// "command" applies to shell calls only, one with "path" to write_file/edit_file calls only (also for "*").
+// A command over 16 KiB is denied unchecked.
 ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const std::string& tool,
                                 const nlohmann::json& arguments);
 

@@ -39,6 +39,9 @@ public:
     void revokeTask(const std::string& taskId);  // every token issued for the task
 
 private:
+    // The claims of a well-formed token this instance signed; no expiry, scope or revocation check.
+    Result<TokenClaims> decode(const std::string& token) const;
+
     std::string m_secret;
     std::set<std::string> m_revokedNonces;
     std::set<std::string> m_revokedTasks;

@@ -1,0 +1,326 @@
+#include "ApprovalRules.h"
+
+#include <optional>
+#include <regex>
+#include <string_view>
+
+// resources/approvals/default.json, embedded by proxy/CMakeLists.txt.
+namespace warren::resources {
+extern const std::string_view approvalRulesDefaultJson;
+} // namespace warren::resources
+
+namespace warren::control {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kShell = "shell";
+constexpr std::string_view kWorkspace = "/workspace";
+// std::regex matches by recursion, one frame per character: a longer command could exhaust the stack, so
+// it is refused unchecked (fail closed) rather than matched. A script file run by a short command serves.
+constexpr std::size_t kMaxCheckedCommandBytes = 16 * 1024;
+
+bool isWriteTool(std::string_view tool) {
+    return tool == "write_file" || tool == "edit_file";
+}
+
+Error invalid(std::string message) {
+    return makeError(ErrorCode::InvalidArgument, "approval rules: " + std::move(message));
+}
+
+std::optional<ApprovalVerdict> verdictFromText(std::string_view text) {
+    if (text == "allow")
+        return ApprovalVerdict::Allow;
+    if (text == "deny")
+        return ApprovalVerdict::Deny;
+    if (text == "ask")
+        return ApprovalVerdict::Ask;
+    return std::nullopt;
+}
+
+const std::string* stringArgument(const json& arguments, const char* name) {
+    if (!arguments.is_object())
+        return nullptr;
+    const auto it = arguments.find(name);
+    return it != arguments.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+}
+
+// Characters with which one shell command becomes several, runs another inside itself, or writes a file:
+// a command holding any of them is never allowed by a rule written for one harmless command.
+bool hasShellOperators(std::string_view command) {
+    for (std::size_t i = 0; i < command.size(); ++i) {
+        const char c = command[i];
+        if (c == ';' || c == '&' || c == '|' || c == '`' || c == '>' || c == '<')
+            return true;
+        if (c == '$' && i + 1 < command.size() && (command[i + 1] == '(' || command[i + 1] == '{'))
+            return true;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t') // newline, carriage return, NUL, escapes
+            return true;
+    }
+    return false;
+}
+
+// The command's words as the shell reads them (quotes and backslashes removed), joined by one space, so
+// a rule about `-delete` also sees `"-delete"` and `-de''lete`. Nothing when a quote is left open.
+std::optional<std::string> shellWords(std::string_view command) {
+    std::string words;
+    bool inWord = false;
+    for (std::size_t i = 0; i < command.size(); ++i) {
+        const char c = command[i];
+        if (c == ' ' || c == '\t') {
+            inWord = false;
+            continue;
+        }
+        if (!inWord && !words.empty())
+            words += ' ';
+        inWord = true;
+        if (c == '\'') {
+            const std::size_t end = command.find('\'', i + 1);
+            if (end == std::string_view::npos)
+                return std::nullopt;
+            words.append(command.substr(i + 1, end - i - 1));
+            i = end;
+        } else if (c == '"') {
+            for (++i;; ++i) {
+                if (i >= command.size())
+                    return std::nullopt;
+                if (command[i] == '"')
+                    break;
+                if (command[i] == '\\' && i + 1 < command.size() &&
+                    std::string_view("\"\\$`").find(command[i + 1]) != std::string_view::npos)
+                    ++i;
+                words += command[i];
+            }
+        } else if (c == '\\') {
+            if (i + 1 >= command.size())
+                return std::nullopt;
+            words += command[++i];
+        } else {
+            words += c;
+        }
+    }
+    return words;
+}
+
+// ECMAScript regex over the whole text. A pattern that does not compile (rules built in code; parsed rules
+// are checked) matches when the rule restricts and never when it allows.
+bool regexMatches(const std::string& pattern, const std::string& text, ApprovalVerdict verdict) {
+    try {
+        return std::regex_match(text, std::regex(pattern, std::regex::ECMAScript));
+    } catch (const std::regex_error&) {
+        return verdict != ApprovalVerdict::Allow;
+    }
+}
+
+struct WorkspacePathForm {
+    std::string resolved;   // relative to the workspace, "." and ".." applied; absolute when outside it
+    std::string written;    // the same with ".." left as written (through a symlink, "a/.." need not be ".")
+    bool absolute = false;  // names a place outside /workspace
+    bool dotDot = false;    // had a ".." segment
+};
+
+WorkspacePathForm resolveWorkspacePath(std::string_view path) {
+    WorkspacePathForm form;
+    if (path.substr(0, kWorkspace.size()) == kWorkspace &&
+        (path.size() == kWorkspace.size() || path[kWorkspace.size()] == '/'))
+        path.remove_prefix(kWorkspace.size());
+    else if (!path.empty() && path.front() == '/')
+        form.absolute = true;
+    std::vector<std::string_view> segments;
+    while (!path.empty()) {
+        const std::size_t slash = path.find('/');
+        const std::string_view segment = path.substr(0, slash);
+        path.remove_prefix(slash == std::string_view::npos ? path.size() : slash + 1);
+        if (segment.empty() || segment == ".")
+            continue;
+        form.written += (form.written.empty() && !form.absolute ? "" : "/") + std::string(segment);
+        if (segment == "..") {
+            form.dotDot = true;
+            if (!segments.empty() && segments.back() != "..") {
+                segments.pop_back();
+                continue;
+            }
+            if (form.absolute)
+                continue; // "/.." is "/"
+        }
+        segments.push_back(segment);
+    }
+    for (const auto segment : segments)
+        form.resolved += (form.resolved.empty() && !form.absolute ? "" : "/") + std::string(segment);
+    if (form.resolved.empty())
+        form.resolved = form.absolute ? "/" : ".";
+    return form;
+}
+
+bool commandMatches(const ApprovalRule& rule, const std::string& command) {
+    const auto words = shellWords(command);
+    if (rule.verdict == ApprovalVerdict::Allow)
+        return !hasShellOperators(command) && words && regexMatches(rule.command, *words, rule.verdict);
+    return regexMatches(rule.command, command, rule.verdict) ||
+           (words && regexMatches(rule.command, *words, rule.verdict));
+}
+
+bool pathMatches(const ApprovalRule& rule, const std::string& path) {
+    const WorkspacePathForm form = resolveWorkspacePath(path);
+    if (rule.verdict == ApprovalVerdict::Allow)
+        return !form.absolute && !form.dotDot && matchPathGlob(rule.path, form.resolved);
+    return matchPathGlob(rule.path, form.resolved) || matchPathGlob(rule.path, form.written);
+}
+
+// Whether the arguments leave nothing an allow rule cannot see: a shell command without operators, a
+// write inside the workspace without "..".
+bool allowApplies(std::string_view tool, const json& arguments) {
+    if (tool == kShell) {
+        const std::string* command = stringArgument(arguments, "command");
+        return command && !hasShellOperators(*command) && shellWords(*command).has_value();
+    }
+    if (isWriteTool(tool)) {
+        const std::string* path = stringArgument(arguments, "path");
+        if (!path)
+            return false;
+        const WorkspacePathForm form = resolveWorkspacePath(*path);
+        return !form.absolute && !form.dotDot;
+    }
+    return true;
+}
+
+Result<ApprovalRule> ruleFromJson(const json& item, std::size_t index) {
+    const std::string where = "rule " + std::to_string(index + 1) + ": ";
+    if (!item.is_object())
+        return invalid(where + "expected an object with verdict, tool and reason");
+    for (const auto& [key, value] : item.items())
+        if (key != "verdict" && key != "tool" && key != "command" && key != "path" && key != "reason")
+            return invalid(where + "unknown key \"" + key + "\" (known: verdict, tool, command, path, reason)");
+    const auto text = [&](const char* key) -> std::optional<std::string> {
+        const auto it = item.find(key);
+        if (it == item.end() || !it->is_string())
+            return std::nullopt;
+        return it->get<std::string>();
+    };
+    ApprovalRule rule;
+    const auto verdict = verdictFromText(text("verdict").value_or(""));
+    if (!verdict)
+        return invalid(where + "\"verdict\" must be \"allow\", \"deny\" or \"ask\"");
+    rule.verdict = *verdict;
+    rule.tool = text("tool").value_or("");
+    if (rule.tool.empty())
+        return invalid(where + "\"tool\" must name a tool, or be \"*\"");
+    rule.reason = text("reason").value_or("");
+    if (rule.reason.empty())
+        return invalid(where + "\"reason\" must say why the rule exists");
+    for (const char* key : {"command", "path"})
+        if (item.contains(key) && !text(key))
+            return invalid(where + "\"" + key + "\" must be a string");
+    rule.command = text("command").value_or("");
+    rule.path = text("path").value_or("");
+    if (!rule.command.empty() && rule.tool != kShell && rule.tool != "*")
+        return invalid(where + "\"command\" applies to the shell tool only, not to \"" + rule.tool + "\"");
+    if (!rule.path.empty() && !isWriteTool(rule.tool) && rule.tool != "*")
+        return invalid(where + "\"path\" applies to write_file and edit_file only, not to \"" + rule.tool + "\"");
+    if (!rule.command.empty()) {
+        try {
+            std::regex(rule.command, std::regex::ECMAScript);
+        } catch (const std::regex_error& error) {
+            return invalid(where + "\"command\" is not a valid ECMAScript regex (" + error.what() + ")");
+        }
+    }
+    return rule;
+}
+
+} // namespace
+
+Result<ApprovalMode> parseApprovalMode(const std::string& text) {
+    if (text == "ask")
+        return ApprovalMode::Ask;
+    if (text == "auto")
+        return ApprovalMode::Auto;
+    if (text == "deny")
+        return ApprovalMode::Deny;
+    return makeError(ErrorCode::InvalidArgument,
+                     "unknown approval mode \"" + text + "\": use ask, auto or deny");
+}
+
+bool matchPathGlob(std::string_view glob, std::string_view path) {
+    // matches[j]: the glob read so far matches path[0, j). One row per glob element, so the cost is
+    // glob x path whatever the number of stars (no backtracking blow-up).
+    std::vector<char> matches(path.size() + 1, 0);
+    matches[0] = 1;
+    for (std::size_t g = 0; g < glob.size(); ++g) {
+        std::vector<char> next(path.size() + 1, 0);
+        if (glob[g] == '*' && g + 1 < glob.size() && glob[g + 1] == '*') {
+            const bool directories = g + 2 < glob.size() && glob[g + 2] == '/';
+            g += directories ? 2 : 1;
+            // "**" spans anything; "**/" spans nothing or whole directories ("a/", "a/b/"), so "**/x" is also
+            // "x". reached: the glob matched some shorter prefix of the path.
+            bool reached = false;
+            for (std::size_t j = 0; j <= path.size(); ++j) {
+                if (directories)
+                    next[j] = matches[j] || (reached && path[j - 1] == '/');
+                else
+                    next[j] = reached || matches[j];
+                reached = reached || matches[j];
+            }
+        } else if (glob[g] == '*') {
+            bool reached = false;
+            for (std::size_t j = 0; j <= path.size(); ++j) {
+                if (j > 0 && path[j - 1] == '/')
+                    reached = false;
+                reached = reached || matches[j];
+                next[j] = reached;
+            }
+        } else {
+            for (std::size_t j = 1; j <= path.size(); ++j)
+                next[j] = matches[j - 1] && (glob[g] == '?' ? path[j - 1] != '/' : path[j - 1] == glob[g]);
+        }
+        matches.swap(next);
+    }
+    return matches[path.size()];
+}
+
+Result<std::vector<ApprovalRule>> parseApprovalRules(const json& document) {
+    const auto rules = document.is_object() ? document.find("rules") : document.end();
+    if (!document.is_object() || rules == document.end() || !rules->is_array())
+        return invalid("expected {\"rules\": [...]}");
+    std::vector<ApprovalRule> parsed;
+    for (std::size_t i = 0; i < rules->size(); ++i) {
+        auto rule = ruleFromJson((*rules)[i], i);
+        if (!rule)
+            return rule.error();
+        parsed.push_back(std::move(rule.value()));
+    }
+    return parsed;
+}
+
+const json& defaultApprovalRulesJson() {
+    // A broken embedded file leaves no rules (everything asks); tst_approval_rules parses it.
+    static const json document = [] {
+        json parsed = json::parse(resources::approvalRulesDefaultJson, nullptr, false);
+        return parsed.is_discarded() ? json{{"rules", json::array()}} : parsed;
+    }();
+    return document;
+}
+
+ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const std::string& tool,
+                                const json& arguments) {
+    const std::string* command = tool == kShell ? stringArgument(arguments, "command") : nullptr;
+    const std::string* path = isWriteTool(tool) ? stringArgument(arguments, "path") : nullptr;
+    if (command && command->size() > kMaxCheckedCommandBytes)
+        return {ApprovalVerdict::Deny, "the command is longer than " + std::to_string(kMaxCheckedCommandBytes) +
+                                           " bytes, too long to check against the approval rules; put it in a "
+                                           "script file and run that"};
+    for (const ApprovalRule& rule : rules) {
+        if (rule.tool != "*" && rule.tool != tool)
+            continue;
+        if (!rule.command.empty() && (!command || !commandMatches(rule, *command)))
+            continue;
+        if (!rule.path.empty() && (!path || !pathMatches(rule, *path)))
+            continue;
+        if (rule.verdict == ApprovalVerdict::Allow && !allowApplies(tool, arguments))
+            continue;
+        return {rule.verdict, rule.reason};
+    }
+    return {ApprovalVerdict::Ask, ""};
+}
+
+} // namespace warren::control
