@@ -9,6 +9,7 @@
 #include <QtTest>
 #include <atomic>
 #include <mutex>
+#include <sqlite3.h>
 #include <thread>
 
 using namespace warren;
@@ -208,6 +209,36 @@ private slots:
             seqs.push_back(row.seq);
         QCOMPARE(seqs, (std::vector<std::uint64_t>{1, 2, 3, 4}));
         QCOMPARE((*writer)->written(), std::uint64_t(4));
+    }
+
+    void aBatchThatCannotBeWrittenIsDroppedAfterARetryAndReported() {
+        Errors errors;
+        auto writer = EventWriter::open(m_path, errors.callback());
+        QVERIFY(writer);
+        // Stands in for a full disk: a failure that is not about the rows' content.
+        auto store = openStore();
+        QCOMPARE(sqlite3_exec(store.handle(),
+                              "CREATE TRIGGER refuse BEFORE INSERT ON events BEGIN "
+                              "SELECT RAISE(ABORT, 'database or disk is full (simulated)'); END",
+                              nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        (*writer)->append(std::vector<EventRow>{eventRow("t-flood", 1), eventRow("t-flood", 2)});
+        (*writer)->flush(); // returns: the rows are handled, by being dropped
+        const auto messages = errors.taken();
+        QCOMPARE(messages.size(), std::size_t(1));
+        QVERIFY2(messages[0].find("dropped after a retry") != std::string::npos, messages[0].c_str());
+        QVERIFY2(messages[0].find("disk is full (simulated)") != std::string::npos, messages[0].c_str());
+        QCOMPARE((*writer)->written(), std::uint64_t(0));
+
+        // The writer carries on once the disk has room again.
+        QCOMPARE(sqlite3_exec(store.handle(), "DROP TRIGGER refuse", nullptr, nullptr, nullptr), SQLITE_OK);
+        (*writer)->append(eventRow("t-flood", 3));
+        (*writer)->flush();
+        QCOMPARE((*writer)->written(), std::uint64_t(1));
+        auto events = store.events("t-flood");
+        QVERIFY(events);
+        QCOMPARE(events->size(), std::size_t(1));
+        QCOMPARE(events->at(0).seq, std::uint64_t(3));
     }
 
     void openReportsAMissingDirectory() {
