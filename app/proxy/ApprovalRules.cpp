@@ -114,10 +114,10 @@ bool regexMatches(const std::string& pattern, const std::string& text, ApprovalV
 }
 
 struct WorkspacePathForm {
-    std::string resolved;   // relative to the workspace, "." and ".." applied; absolute when outside it
-    std::string written;    // the same with ".." left as written (through a symlink, "a/.." need not be ".")
-    bool absolute = false;  // names a place outside /workspace
-    bool dotDot = false;    // had a ".." segment
+    std::string resolved;  // relative to the workspace, "." and ".." applied; absolute when outside it
+    std::string written;   // the same with ".." left as written (through a symlink, "a/.." need not be ".")
+    bool absolute = false; // names a place outside /workspace
+    bool dotDot = false;   // had a ".." segment
 };
 
 WorkspacePathForm resolveWorkspacePath(std::string_view path) {
@@ -191,7 +191,8 @@ Result<ApprovalRule> ruleFromJson(const json& item, std::size_t index) {
         return invalid(where + "expected an object with verdict, tool and reason");
     for (const auto& [key, value] : item.items())
         if (key != "verdict" && key != "tool" && key != "command" && key != "path" && key != "reason")
-            return invalid(where + "unknown key \"" + key + "\" (known: verdict, tool, command, path, reason)");
+            return invalid(where + "unknown key \"" + key +
+                           "\" (known: verdict, tool, command, path, reason)");
     const auto text = [&](const char* key) -> std::optional<std::string> {
         const auto it = item.find(key);
         if (it == item.end() || !it->is_string())
@@ -217,7 +218,8 @@ Result<ApprovalRule> ruleFromJson(const json& item, std::size_t index) {
     if (!rule.command.empty() && rule.tool != kShell && rule.tool != "*")
         return invalid(where + "\"command\" applies to the shell tool only, not to \"" + rule.tool + "\"");
     if (!rule.path.empty() && !isWriteTool(rule.tool) && rule.tool != "*")
-        return invalid(where + "\"path\" applies to write_file and edit_file only, not to \"" + rule.tool + "\"");
+        return invalid(where + "\"path\" applies to write_file and edit_file only, not to \"" + rule.tool +
+                       "\"");
     if (!rule.command.empty()) {
         try {
             std::regex(rule.command, std::regex::ECMAScript);
@@ -306,9 +308,10 @@ ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const st
     const std::string* command = tool == kShell ? stringArgument(arguments, "command") : nullptr;
     const std::string* path = isWriteTool(tool) ? stringArgument(arguments, "path") : nullptr;
     if (command && command->size() > kMaxCheckedCommandBytes)
-        return {ApprovalVerdict::Deny, "the command is longer than " + std::to_string(kMaxCheckedCommandBytes) +
-                                           " bytes, too long to check against the approval rules; put it in a "
-                                           "script file and run that"};
+        return {ApprovalVerdict::Deny,
+                "the command is longer than " + std::to_string(kMaxCheckedCommandBytes) +
+                    " bytes, too long to check against the approval rules; put it in a "
+                    "script file and run that"};
     for (const ApprovalRule& rule : rules) {
         if (rule.tool != "*" && rule.tool != tool)
             continue;

@@ -5,11 +5,10 @@
 #include <QDateTime>
 #include <QMessageAuthenticationCode>
 #include <QRandomGenerator>
-
 #include <algorithm>
 #include <cstring>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace warren::control {
 
@@ -40,23 +39,26 @@ std::string toBase64Url(const QByteArray& bytes) {
 
 bool isBase64UrlText(std::string_view text) {
     return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+               c == '_';
     });
 }
 
 std::optional<QByteArray> fromBase64Url(std::string_view text) {
     if (!isBase64UrlText(text))
         return std::nullopt;
-    auto decoded = QByteArray::fromBase64Encoding(QByteArray(text.data(), static_cast<qsizetype>(text.size())),
-                                                  kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
+    auto decoded =
+        QByteArray::fromBase64Encoding(QByteArray(text.data(), static_cast<qsizetype>(text.size())),
+                                       kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
     if (!decoded)
         return std::nullopt;
     return *decoded;
 }
 
 QByteArray macOf(const std::string& secret, std::string_view payload) {
-    return QMessageAuthenticationCode::hash(QByteArray(payload.data(), static_cast<qsizetype>(payload.size())),
-                                            QByteArray::fromStdString(secret), QCryptographicHash::Sha256);
+    return QMessageAuthenticationCode::hash(
+        QByteArray(payload.data(), static_cast<qsizetype>(payload.size())), QByteArray::fromStdString(secret),
+        QCryptographicHash::Sha256);
 }
 
 // Every byte is compared whatever the first difference, so the time taken says nothing about where a

@@ -40,8 +40,8 @@ Result<std::map<std::string, std::string>> FileSecretStore::load() const {
     if (!fd.valid() && errno == ENOENT)
         return std::map<std::string, std::string>{};
     if (!fd.valid())
-        return systemError("cannot open the secrets file " + m_path + " (it must be a regular file, not a link)",
-                           errno);
+        return systemError(
+            "cannot open the secrets file " + m_path + " (it must be a regular file, not a link)", errno);
     // Checked on the open file, not the name, so the file cannot be swapped between check and read.
     struct stat status {};
     if (::fstat(fd.get(), &status) != 0)
@@ -51,12 +51,13 @@ Result<std::map<std::string, std::string>> FileSecretStore::load() const {
     if (status.st_uid != ::geteuid())
         return makeError(ErrorCode::InvalidArgument,
                          "the secrets file " + m_path + " belongs to another user (uid " +
-                             std::to_string(status.st_uid) + "); remove it or `chown` it to yourself and `chmod 600 " +
-                             m_path + "`");
+                             std::to_string(status.st_uid) +
+                             "); remove it or `chown` it to yourself and `chmod 600 " + m_path + "`");
     if ((status.st_mode & (S_IRWXG | S_IRWXO)) != 0)
-        return makeError(ErrorCode::InvalidArgument, "the secrets file " + m_path +
-                                                         " can be read or changed by other users; run `chmod 600 " +
-                                                         m_path + "` (and replace the keys it holds if others had access)");
+        return makeError(ErrorCode::InvalidArgument,
+                         "the secrets file " + m_path +
+                             " can be read or changed by other users; run `chmod 600 " + m_path +
+                             "` (and replace the keys it holds if others had access)");
     if (status.st_size > kMaxFileBytes)
         return makeError(ErrorCode::InvalidArgument, "the secrets file " + m_path + " is larger than 1 MiB");
     std::string text(static_cast<std::size_t>(status.st_size), '\0');
@@ -76,13 +77,14 @@ Result<std::map<std::string, std::string>> FileSecretStore::load() const {
     const auto secrets = document.is_object() ? document.find("secrets") : document.end();
     if (!document.is_object() || secrets == document.end() || !secrets->is_object())
         return makeError(ErrorCode::InvalidArgument,
-                         "the secrets file " + m_path + " is not valid (expected {\"secrets\": {...}}); fix or remove it "
-                                                        "and enter the API keys again");
+                         "the secrets file " + m_path +
+                             " is not valid (expected {\"secrets\": {...}}); fix or remove it "
+                             "and enter the API keys again");
     std::map<std::string, std::string> loaded;
     for (const auto& [name, value] : secrets->items()) {
         if (!value.is_string())
-            return makeError(ErrorCode::InvalidArgument,
-                             "the secrets file " + m_path + ": \"" + name + "\" is not a string; fix or remove it");
+            return makeError(ErrorCode::InvalidArgument, "the secrets file " + m_path + ": \"" + name +
+                                                             "\" is not a string; fix or remove it");
         loaded[name] = value.get<std::string>();
     }
     return loaded;
@@ -93,7 +95,8 @@ Status FileSecretStore::save(const std::map<std::string, std::string>& secrets) 
     try {
         text = json{{"version", kFormatVersion}, {"secrets", secrets}}.dump(4) + "\n";
     } catch (const json::exception&) {
-        return makeError(ErrorCode::InvalidArgument, "a secret or its name is not UTF-8 text; it cannot be stored");
+        return makeError(ErrorCode::InvalidArgument,
+                         "a secret or its name is not UTF-8 text; it cannot be stored");
     }
     std::error_code ignored;
     std::filesystem::create_directories(m_dataDir, ignored);

@@ -34,8 +34,7 @@ bool runToCompletion(QKeychain::Job* job) {
     return finished;
 }
 
-template <typename JobType>
-JobType* newJob(const std::string& service, const std::string& name) {
+template <typename JobType> JobType* newJob(const std::string& service, const std::string& name) {
     auto* job = new JobType(QString::fromStdString(service));
     job->setAutoDelete(false);
     job->setInsecureFallback(false); // never the plain-text QSettings store qtkeychain could fall back to
@@ -44,8 +43,9 @@ JobType* newJob(const std::string& service, const std::string& name) {
 }
 
 Error keychainError(const std::string& what, const QKeychain::Job& job) {
-    return makeError(ErrorCode::System, what + ": " + job.errorString().toStdString() +
-                                            " (is a Secret Service keyring such as gnome-keyring running and unlocked?)");
+    return makeError(ErrorCode::System,
+                     what + ": " + job.errorString().toStdString() +
+                         " (is a Secret Service keyring such as gnome-keyring running and unlocked?)");
 }
 
 Error timedOut(const std::string& what) {

@@ -43,24 +43,41 @@ private slots:
         QTest::addColumn<QString>("glob");
         QTest::addColumn<QString>("path");
         QTest::addColumn<bool>("matches");
-        QTest::newRow("literal") << "README.md" << "README.md" << true;
-        QTest::newRow("literal differs") << "README.md" << "README.txt" << false;
-        QTest::newRow("star in name") << "*.md" << "notes.md" << true;
-        QTest::newRow("star stops at slash") << "*.md" << "docs/notes.md" << false;
-        QTest::newRow("star matches empty") << "src/*" << "src/" << true;
-        QTest::newRow("question mark") << "a?c" << "abc" << true;
-        QTest::newRow("question mark not slash") << "a?c" << "a/c" << false;
-        QTest::newRow("double star spans directories") << "src/**" << "src/a/b/c.cpp" << true;
-        QTest::newRow("double star other root") << "src/**" << "srcx/a.cpp" << false;
-        QTest::newRow("double star slash at top") << "**/*.md" << "README.md" << true;
-        QTest::newRow("double star slash nested") << "**/*.md" << "a/b/README.md" << true;
-        QTest::newRow("double star slash needs whole name") << "**/.envrc" << "x.envrc" << false;
-        QTest::newRow("double star slash nested name") << "**/.envrc" << "sub/dir/.envrc" << true;
-        QTest::newRow("dir glob top") << "**/.git/**" << ".git/hooks/pre-commit" << true;
-        QTest::newRow("dir glob nested") << "**/.git/**" << "vendor/lib/.git/config" << true;
-        QTest::newRow("dir glob not a prefix") << "**/.git/**" << "a.git/config" << false;
+        QTest::newRow("literal") << "README.md"
+                                 << "README.md" << true;
+        QTest::newRow("literal differs") << "README.md"
+                                         << "README.txt" << false;
+        QTest::newRow("star in name") << "*.md"
+                                      << "notes.md" << true;
+        QTest::newRow("star stops at slash") << "*.md"
+                                             << "docs/notes.md" << false;
+        QTest::newRow("star matches empty") << "src/*"
+                                            << "src/" << true;
+        QTest::newRow("question mark") << "a?c"
+                                       << "abc" << true;
+        QTest::newRow("question mark not slash") << "a?c"
+                                                 << "a/c" << false;
+        QTest::newRow("double star spans directories") << "src/**"
+                                                       << "src/a/b/c.cpp" << true;
+        QTest::newRow("double star other root") << "src/**"
+                                                << "srcx/a.cpp" << false;
+        QTest::newRow("double star slash at top") << "**/*.md"
+                                                  << "README.md" << true;
+        QTest::newRow("double star slash nested") << "**/*.md"
+                                                  << "a/b/README.md" << true;
+        QTest::newRow("double star slash needs whole name") << "**/.envrc"
+                                                            << "x.envrc" << false;
+        QTest::newRow("double star slash nested name") << "**/.envrc"
+                                                       << "sub/dir/.envrc" << true;
+        QTest::newRow("dir glob top") << "**/.git/**"
+                                      << ".git/hooks/pre-commit" << true;
+        QTest::newRow("dir glob nested") << "**/.git/**"
+                                         << "vendor/lib/.git/config" << true;
+        QTest::newRow("dir glob not a prefix") << "**/.git/**"
+                                               << "a.git/config" << false;
         QTest::newRow("many stars, no match") << "*a*a*a*a*a*a*a*a*b" << QString(200, 'a') << false;
-        QTest::newRow("empty glob empty path") << "" << "" << true;
+        QTest::newRow("empty glob empty path") << ""
+                                               << "" << true;
     }
 
     void glob() {
@@ -90,30 +107,35 @@ private slots:
     void invalidRules_data() {
         QTest::addColumn<QString>("document");
         QTest::addColumn<QString>("error");
-        QTest::newRow("not an object") << "[]" << "expected {\"rules\": [...]}";
-        QTest::newRow("rules not a list") << "{\"rules\": {}}" << "expected {\"rules\": [...]}";
-        QTest::newRow("rule not an object") << "{\"rules\": [1]}" << "rule 1: expected an object";
-        QTest::newRow("bad verdict") << "{\"rules\": [{\"verdict\": \"maybe\", \"tool\": \"shell\", \"reason\": \"r\"}]}"
-                                     << "rule 1: \"verdict\" must be";
+        QTest::newRow("not an object") << "[]"
+                                       << "expected {\"rules\": [...]}";
+        QTest::newRow("rules not a list") << "{\"rules\": {}}"
+                                          << "expected {\"rules\": [...]}";
+        QTest::newRow("rule not an object") << "{\"rules\": [1]}"
+                                            << "rule 1: expected an object";
+        QTest::newRow("bad verdict")
+            << "{\"rules\": [{\"verdict\": \"maybe\", \"tool\": \"shell\", \"reason\": \"r\"}]}"
+            << "rule 1: \"verdict\" must be";
         QTest::newRow("no tool") << "{\"rules\": [{\"verdict\": \"allow\", \"reason\": \"r\"}]}"
                                  << "rule 1: \"tool\" must name a tool";
         QTest::newRow("no reason") << "{\"rules\": [{\"verdict\": \"allow\", \"tool\": \"shell\"}]}"
                                    << "rule 1: \"reason\" must say why";
-        QTest::newRow("unknown key")
-            << "{\"rules\": [{\"verdict\": \"allow\", \"tool\": \"shell\", \"reason\": \"r\", \"cmd\": \"ls\"}]}"
-            << "rule 1: unknown key \"cmd\"";
-        QTest::newRow("bad regex")
-            << "{\"rules\": [{\"verdict\": \"deny\", \"tool\": \"shell\", \"command\": \"(ls\", \"reason\": \"r\"}]}"
-            << "rule 1: \"command\" is not a valid ECMAScript regex";
+        QTest::newRow("unknown key") << "{\"rules\": [{\"verdict\": \"allow\", \"tool\": \"shell\", "
+                                        "\"reason\": \"r\", \"cmd\": \"ls\"}]}"
+                                     << "rule 1: unknown key \"cmd\"";
+        QTest::newRow("bad regex") << "{\"rules\": [{\"verdict\": \"deny\", \"tool\": \"shell\", "
+                                      "\"command\": \"(ls\", \"reason\": \"r\"}]}"
+                                   << "rule 1: \"command\" is not a valid ECMAScript regex";
         QTest::newRow("command for another tool")
-            << "{\"rules\": [{\"verdict\": \"deny\", \"tool\": \"write_file\", \"command\": \"ls\", \"reason\": \"r\"}]}"
+            << "{\"rules\": [{\"verdict\": \"deny\", \"tool\": \"write_file\", \"command\": \"ls\", "
+               "\"reason\": \"r\"}]}"
             << "\"command\" applies to the shell tool only";
-        QTest::newRow("path for the shell")
-            << "{\"rules\": [{\"verdict\": \"deny\", \"tool\": \"shell\", \"path\": \"src/**\", \"reason\": \"r\"}]}"
-            << "\"path\" applies to write_file and edit_file only";
-        QTest::newRow("second rule named")
-            << "{\"rules\": [{\"verdict\": \"ask\", \"tool\": \"*\", \"reason\": \"r\"}, {\"verdict\": \"no\"}]}"
-            << "rule 2:";
+        QTest::newRow("path for the shell") << "{\"rules\": [{\"verdict\": \"deny\", \"tool\": \"shell\", "
+                                               "\"path\": \"src/**\", \"reason\": \"r\"}]}"
+                                            << "\"path\" applies to write_file and edit_file only";
+        QTest::newRow("second rule named") << "{\"rules\": [{\"verdict\": \"ask\", \"tool\": \"*\", "
+                                              "\"reason\": \"r\"}, {\"verdict\": \"no\"}]}"
+                                           << "rule 2:";
     }
 
     void invalidRules() {
@@ -121,14 +143,16 @@ private slots:
         QFETCH(QString, error);
         const auto rules = parseApprovalRules(json::parse(document.toStdString()));
         QVERIFY(!rules.ok());
-        QVERIFY2(QString::fromStdString(rules.error().message).contains(error), rules.error().message.c_str());
+        QVERIFY2(QString::fromStdString(rules.error().message).contains(error),
+                 rules.error().message.c_str());
     }
 
     void firstMatchingRuleWins() {
-        const auto rules = parseApprovalRules(json::parse(
-            "{\"rules\": [{\"verdict\": \"deny\", \"tool\": \"shell\", \"command\": \"make.*\", \"reason\": \"first\"},"
-            "{\"verdict\": \"allow\", \"tool\": \"shell\", \"reason\": \"second\"},"
-            "{\"verdict\": \"allow\", \"tool\": \"memory_save\", \"reason\": \"third\"}]}"));
+        const auto rules = parseApprovalRules(
+            json::parse("{\"rules\": [{\"verdict\": \"deny\", \"tool\": \"shell\", \"command\": \"make.*\", "
+                        "\"reason\": \"first\"},"
+                        "{\"verdict\": \"allow\", \"tool\": \"shell\", \"reason\": \"second\"},"
+                        "{\"verdict\": \"allow\", \"tool\": \"memory_save\", \"reason\": \"third\"}]}"));
         QVERIFY(rules.ok());
         auto decision = decideApproval(*rules, "shell", {{"command", "make all"}});
         QCOMPARE(decision.verdict, ApprovalVerdict::Deny);
@@ -287,7 +311,8 @@ private slots:
             const auto decision = decideApproval(defaultRules(), tool, {{"path", path.toStdString()}});
             QVERIFY2(decision.verdict == verdict,
                      qPrintable(QString("%1: got %2 (rule: %3)")
-                                    .arg(tool, verdictName(decision.verdict), QString::fromStdString(decision.rule))));
+                                    .arg(tool, verdictName(decision.verdict),
+                                         QString::fromStdString(decision.rule))));
         }
     }
 
@@ -295,7 +320,8 @@ private slots:
         QCOMPARE(decideApproval(defaultRules(), "shell", json::object()).verdict, ApprovalVerdict::Ask);
         QCOMPARE(decideApproval(defaultRules(), "shell", {{"command", 42}}).verdict, ApprovalVerdict::Ask);
         QCOMPARE(decideApproval(defaultRules(), "write_file", json::array()).verdict, ApprovalVerdict::Ask);
-        QCOMPARE(decideApproval(defaultRules(), "some_new_tool", {{"path", "src/a"}}).verdict, ApprovalVerdict::Ask);
+        QCOMPARE(decideApproval(defaultRules(), "some_new_tool", {{"path", "src/a"}}).verdict,
+                 ApprovalVerdict::Ask);
     }
 
     void overlongCommandIsDeniedUnchecked() {
@@ -305,7 +331,8 @@ private slots:
         QVERIFY(QString::fromStdString(decision.rule).contains("too long"));
         // Just under the limit, every rule is still matched without exhausting the stack.
         const std::string longest = "echo " + std::string(16 * 1024 - 20, 'a');
-        QCOMPARE(decideApproval(defaultRules(), "shell", {{"command", longest}}).verdict, ApprovalVerdict::Allow);
+        QCOMPARE(decideApproval(defaultRules(), "shell", {{"command", longest}}).verdict,
+                 ApprovalVerdict::Allow);
         QCOMPARE(decideApproval(defaultRules(), "shell", {{"command", longest + "\nrm -rf /"}}).verdict,
                  ApprovalVerdict::Deny);
     }

@@ -81,11 +81,13 @@ private slots:
         FileSecretStore store(dir.path().toStdString());
         QVERIFY(store.write("openai", "sk-x").ok());
         QVERIFY(::chmod(store.path().c_str(), static_cast<mode_t>(mode)) == 0);
-        for (const auto& error : {store.read("openai").ok() ? std::string() : store.read("openai").error().message,
-                                  store.write("other", "y").ok() ? std::string() : store.write("other", "y").error().message}) {
-            QVERIFY2(QString::fromStdString(error).contains(QString::fromStdString("chmod 600 " + store.path())),
-                     error.c_str());
-        }
+        const auto read = store.read("openai");
+        const auto written = store.write("other", "y");
+        QVERIFY(!read.ok() && !written.ok());
+        for (const auto& error : {read.error().message, written.error().message})
+            QVERIFY2(
+                QString::fromStdString(error).contains(QString::fromStdString("chmod 600 " + store.path())),
+                error.c_str());
         QCOMPARE(modeOf(store.path()), mode_t(mode)); // refused, not silently rewritten
     }
 

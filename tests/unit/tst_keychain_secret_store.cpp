@@ -44,7 +44,8 @@ private slots:
 
     void roundTripInTheKeychain() {
         QTemporaryDir dataDir;
-        const std::string secret = "sk-warren-test-" + std::to_string(QRandomGenerator::global()->generate64());
+        const std::string secret =
+            "sk-warren-test-" + std::to_string(QRandomGenerator::global()->generate64());
         auto store = SecretStore::open(dataDir.path().toStdString(), "warren-test");
         QCOMPARE(store->backend(), SecretStore::Backend::Keychain);
         QCOMPARE(store->warning(), std::string());
@@ -61,8 +62,9 @@ private slots:
         // Neither the data directory nor the keyring's own (encrypted) files hold the secret in plain text.
         QVERIFY(!QFile::exists(dataDir.filePath("secrets.json")));
         QCOMPARE(filesContaining(dataDir.path(), QByteArray::fromStdString(secret)), QStringList());
-        QCOMPARE(filesContaining(qEnvironmentVariable("WARREN_KEYRING_HOME"), QByteArray::fromStdString(secret)),
-                 QStringList());
+        QCOMPARE(
+            filesContaining(qEnvironmentVariable("WARREN_KEYRING_HOME"), QByteArray::fromStdString(secret)),
+            QStringList());
 
         QVERIFY(store->remove("openai").ok());
         QVERIFY(!store->read("openai").value().has_value());

@@ -83,7 +83,8 @@ private slots:
         QVERIFY(claims.ok());
         QVERIFY(tokens.verify(token, scope::kLlm, claims->expiresAtMs - 1).ok());
         QVERIFY(messageOf(tokens.verify(token, scope::kLlm, claims->expiresAtMs)).contains("expired"));
-        QVERIFY(messageOf(tokens.verify(token, scope::kLlm, claims->expiresAtMs + 3600'000)).contains("expired"));
+        QVERIFY(
+            messageOf(tokens.verify(token, scope::kLlm, claims->expiresAtMs + 3600'000)).contains("expired"));
     }
 
     void missingScopeIsRefused() {
@@ -156,22 +157,25 @@ private slots:
         QTest::addColumn<QByteArray>("claims");
         QTest::newRow("not json") << QByteArray("task-1");
         QTest::newRow("array") << QByteArray("[1,2]");
-        QTest::newRow("no task") << QByteArray("{\"scopes\":[\"llm\"],\"exp\":9999999999999,\"nonce\":\"n\"}");
+        QTest::newRow("no task") << QByteArray(
+            "{\"scopes\":[\"llm\"],\"exp\":9999999999999,\"nonce\":\"n\"}");
         QTest::newRow("scope not text")
             << QByteArray("{\"task\":\"t\",\"scopes\":[1],\"exp\":9999999999999,\"nonce\":\"n\"}");
-        QTest::newRow("exp as text")
-            << QByteArray("{\"task\":\"t\",\"scopes\":[\"llm\"],\"exp\":\"9999999999999\",\"nonce\":\"n\"}");
+        QTest::newRow("exp as text") << QByteArray(
+            "{\"task\":\"t\",\"scopes\":[\"llm\"],\"exp\":\"9999999999999\",\"nonce\":\"n\"}");
     }
 
     void signedButInvalidClaimsAreMalformed() {
         QFETCH(QByteArray, claims);
         const std::string payload = encoded(claims.toStdString());
-        const QByteArray mac =
-            QMessageAuthenticationCode::hash(QByteArray::fromStdString(payload), "secret", QCryptographicHash::Sha256);
+        const QByteArray mac = QMessageAuthenticationCode::hash(QByteArray::fromStdString(payload), "secret",
+                                                                QCryptographicHash::Sha256);
         const std::string token =
-            payload + "." + mac.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals).toStdString();
+            payload + "." +
+            mac.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals).toStdString();
         const TaskTokens tokens("secret");
-        QCOMPARE(messageOf(tokens.verify(token, scope::kLlm, now())), QString("task token refused: malformed"));
+        QCOMPARE(messageOf(tokens.verify(token, scope::kLlm, now())),
+                 QString("task token refused: malformed"));
     }
 };
 
