@@ -2,34 +2,59 @@
 // The terminal face of a task: each stored event becomes zero or more lines for a person watching
 // `warren run` (steps, model text as it streams, tool calls with their arguments, output, file changes,
 // approvals, tokens, elapsed time). Pure: no I/O, so every event type is tested as data.
+//
+// Everything that came from the agent, the model or a tool is untrusted text: it passes through
+// sanitizeForTerminal() before it is printed, so it cannot move the cursor, clear the screen, set the
+// window title or overwrite a line it printed before. Colour, when on, is only ever added by LiveView.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace warren::control {
 
 struct LiveViewOptions {
-    bool color = false;            // ANSI colours (a terminal that is a tty and NO_COLOR unset)
+    bool color = false;              // ANSI colours (a terminal that is a tty and NO_COLOR unset)
     std::size_t maxOutputLines = 20; // tool output shown per call before "… N more lines" (0: all)
+    std::string taskId;              // for "warren show TASK"; task_started's task_id replaces it
 };
+
+// text with every terminal control removed: ESC and the whole CSI/OSC/DCS/SOS/PM/APC sequence it starts,
+// C0 controls but \t and \n, DEL, C1 controls (raw bytes and U+0080..U+009F, a C1 CSI/OSC with its body),
+// bidi overrides (text that reads differently than it runs). A lone \r becomes \n (the overwrite trick
+// shows both texts instead of hiding one); \r\n becomes \n; bytes that are not UTF-8 become U+FFFD.
+std::string sanitizeForTerminal(std::string_view text);
 
 class LiveView {
 public:
     explicit LiveView(LiveViewOptions options = {});
     // event: one stored event object (PROTOCOL.md "Events"). Returns the text to print, possibly empty,
     // each line ending in '\n'. model_delta text is printed as it comes (no newline until the reply ends).
+    // Never throws: an event it cannot read renders as "(unreadable event: why)".
     std::string render(const nlohmann::json& event);
-    // The closing line: status, steps, tokens in/out, elapsed.
+    // The closing line: status, steps, tokens in/out, elapsed; ends in '\n'.
     std::string summary(const std::string& status, std::uint64_t steps, std::uint64_t tokensIn,
                         std::uint64_t tokensOut, std::uint64_t elapsedMs) const;
 
 private:
+    std::string renderEvent(const nlohmann::json& event);
+    std::string closeModelText();
+    std::string toolOutput(const nlohmann::json& data);
+    std::string outputLine(bool stderrStream, std::string_view rawLine);
+    std::string flushOutput(); // pending partial lines and the "… N more lines" note of the open call
+    std::string toolResult(const nlohmann::json& event, const nlohmann::json& data);
+    std::string paint(std::string_view code, const std::string& text) const;
+
     LiveViewOptions m_options;
-    bool m_inModelText = false;                // a model_delta line is open
-    std::string m_openCall;                    // id of the tool call whose output is being shown
+    bool m_inModelText = false;     // a model_delta line is open
+    bool m_modelTextAtLineStart = true;
+    bool m_deltasShown = false;     // this model call's text was streamed: its model_response is not reprinted
+    std::string m_openCall;         // id of the tool call whose output is being shown
     std::size_t m_outputLinesShown = 0;
     std::size_t m_outputLinesHidden = 0;
+    std::string m_partialStdout;    // raw output after the last newline, completed by the next chunk
+    std::string m_partialStderr;
 };
 
 } // namespace warren::control

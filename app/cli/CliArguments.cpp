@@ -1,0 +1,515 @@
+#include "CliArguments.h"
+
+#include <algorithm>
+#include <charconv>
+#include <span>
+
+namespace warren::control {
+namespace {
+
+Error usageError(std::string message) { return makeError(ErrorCode::InvalidArgument, std::move(message)); }
+
+struct OptionSpec {
+    std::string_view name;
+    std::string_view valueName; // empty: a switch that takes no value
+    std::string_view help;
+};
+
+// Accepted by every command, before or after it.
+constexpr OptionSpec kDataDir{"--data-dir", "DIR", "where warren.db and tasks/ live (default $XDG_DATA_HOME/warren)"};
+constexpr OptionSpec kNoColor{"--no-color", "", "no ANSI colours (also when NO_COLOR is set or stdout is no tty)"};
+constexpr OptionSpec kHelp{"--help", "", "show this help"};
+constexpr OptionSpec kJson{"--json", "", "machine-readable output: one JSON object per line"};
+constexpr OptionSpec kApprove{"--approve", "MODE",
+                              "risky tool calls: ask (on the terminal), auto (approve), deny (refuse)"};
+
+constexpr OptionSpec kRunOptions[] = {
+    {"--workspace", "DIR", "the directory the agent works in, at /workspace (default: current directory)"},
+    {"--provider", "NAME", "the model provider, or scripted:FILE for turns served from a JSON file"},
+    {"--model", "NAME", "the model to ask"},
+    {"--preset", "P[,P...]", "presets applied in order, later wins (repeatable)"},
+    {"--set", "KEY=VALUE", "one setting over the presets (repeatable, later wins)"},
+    {"--backend", "NAME", "the sandbox: bwrap, docker or podman"},
+    {"--network", "POLICY", "none, loopback or allow:HOST[,HOST...]"},
+    kApprove,
+    kJson,
+    {"--timeout", "SECONDS", "stop the task after SECONDS of wall-clock time"},
+    {"--token-budget", "N", "stop the task after N model tokens, input and output together"},
+    kDataDir,
+    kNoColor,
+    kHelp,
+};
+constexpr OptionSpec kJsonOptions[] = {kJson, kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kResumeOptions[] = {kJson, kApprove, kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kPlainOptions[] = {kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kTopLevelOptions[] = {kDataDir, kNoColor, kHelp, {"--version", "", "print the version"}};
+
+struct CommandInfo {
+    std::string_view name;
+    std::string_view synopsis;
+    std::string_view summary;
+    std::span<const OptionSpec> options;
+};
+
+constexpr CommandInfo kCommands[] = {
+    {"run", "run [OPTION]... PROMPT", "run one task headless and show what it does, live", kRunOptions},
+    {"tasks", "tasks [--json]", "list the tasks", kJsonOptions},
+    {"show", "show TASK [--json]", "print a task's events", kJsonOptions},
+    {"resume", "resume TASK [--json] [--approve MODE]", "continue a paused or interrupted task from its checkpoint",
+     kResumeOptions},
+    {"cancel", "cancel TASK", "stop a running task", kPlainOptions},
+    {"export", "export TASK DIR", "copy a task's events, report and artifacts into DIR", kPlainOptions},
+    {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
+     kJsonOptions},
+    {"secrets", "secrets set|delete NAME", "store (key read from stdin) or delete a provider's API key",
+     kPlainOptions},
+    {"help", "help [COMMAND]", "show this help, or one command's", kPlainOptions},
+    {"version", "version", "print the version", kPlainOptions},
+};
+
+const CommandInfo* findCommand(std::string_view name) {
+    for (const auto& command : kCommands) {
+        if (command.name == name)
+            return &command;
+    }
+    return nullptr;
+}
+
+const OptionSpec* findOption(std::span<const OptionSpec> options, std::string_view name) {
+    for (const auto& option : options) {
+        if (option.name == name)
+            return &option;
+    }
+    return nullptr;
+}
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// The candidate a typo most likely meant: the only one it is a prefix of, else the nearest within a few
+// edits; empty when nothing is close enough to be a helpful guess.
+std::string closest(std::string_view typed, const std::vector<std::string_view>& candidates) {
+    std::vector<std::string_view> prefixed;
+    for (auto candidate : candidates) {
+        if (typed.size() >= 3 && candidate.substr(0, typed.size()) == typed)
+            prefixed.push_back(candidate);
+    }
+    if (prefixed.size() == 1)
+        return std::string(prefixed.front());
+    std::string best;
+    std::size_t bestDistance = std::max<std::size_t>(2, typed.size() / 3) + 1;
+    for (auto candidate : candidates) {
+        const std::size_t distance = editDistance(typed, candidate);
+        if (distance < bestDistance) {
+            bestDistance = distance;
+            best = std::string(candidate);
+        }
+    }
+    return best;
+}
+
+std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+std::string unknownOption(std::string_view flag, std::string_view command, std::span<const OptionSpec> options) {
+    const std::string where = command.empty() ? "warren" : "warren " + std::string(command);
+    std::string message = where + ": unknown option " + std::string(flag);
+    // An option of another command is a different mistake from a typo: say where it belongs.
+    std::vector<std::string_view> owners;
+    for (const auto& info : kCommands) {
+        if (info.name != command && findOption(info.options, flag))
+            owners.push_back(info.name);
+    }
+    if (!owners.empty()) {
+        message += " (it is an option of ";
+        for (std::size_t i = 0; i < owners.size(); ++i)
+            message += (i == 0 ? "" : i + 1 == owners.size() ? " and " : ", ") + std::string(owners[i]);
+        return message + ")";
+    }
+    std::vector<std::string_view> names;
+    for (const auto& option : options)
+        names.push_back(option.name);
+    if (const std::string guess = closest(flag, names); !guess.empty())
+        return message + "; did you mean " + guess + "?";
+    return message + "; see '" + where + " --help'";
+}
+
+// The words after the command, split into options (in order, with their values) and other words.
+// With stopAtWord, scanning ends before the first word (the command) or after "--".
+struct Scanned {
+    std::vector<std::pair<std::string, std::string>> options;
+    std::vector<std::string> words;
+    bool help = false;
+    std::size_t consumed = 0; // with stopAtWord: how many arguments were options
+};
+
+Result<Scanned> scan(std::string_view command, std::span<const std::string> args,
+                     std::span<const OptionSpec> options, bool stopAtWord = false) {
+    Scanned scanned;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (stopAtWord && (arg == "--" || arg.size() < 2 || arg[0] != '-')) {
+            scanned.consumed = arg == "--" ? i + 1 : i;
+            return scanned;
+        }
+        if (arg == "--") {
+            scanned.words.insert(scanned.words.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+            break;
+        }
+        if (arg == "-h" || arg == "--help") {
+            scanned.help = true;
+            continue;
+        }
+        if (arg.size() < 2 || arg[0] != '-') { // "-" alone is a word, as for most tools
+            scanned.words.push_back(arg);
+            continue;
+        }
+        const auto eq = arg.find('=');
+        const std::string flag = arg.substr(0, eq);
+        const OptionSpec* spec = findOption(options, flag);
+        if (!spec)
+            return usageError(unknownOption(flag, command, options));
+        if (spec->valueName.empty()) {
+            if (eq != std::string::npos)
+                return usageError(flag + ": takes no value, got " + quoted(arg.substr(eq + 1)));
+            scanned.options.emplace_back(flag, std::string());
+            continue;
+        }
+        std::string value;
+        if (eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+        } else {
+            if (i + 1 >= args.size())
+                return usageError(flag + ": needs a value (" + flag + " " + std::string(spec->valueName) + ")");
+            value = args[++i];
+            // "--model --json" is a forgotten value, not a model named --json; --opt=--x says it is meant.
+            if (value.size() > 2 && value.rfind("--", 0) == 0)
+                return usageError(flag + ": needs a value (" + flag + " " + std::string(spec->valueName) +
+                                  "), got the option " + value);
+        }
+        if (value.empty())
+            return usageError(flag + ": needs a value (" + flag + " " + std::string(spec->valueName) +
+                              "), got an empty one");
+        scanned.options.emplace_back(flag, std::move(value));
+    }
+    scanned.consumed = args.size();
+    return scanned;
+}
+
+Result<std::uint64_t> positiveNumber(const std::string& flag, const std::string& value, std::string_view what) {
+    std::uint64_t number = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (error != std::errc() || end != value.data() + value.size() || number == 0)
+        return usageError(flag + ": expected a whole number of " + std::string(what) + " above 0, got " +
+                          quoted(value));
+    return number;
+}
+
+Status oneOf(const std::string& flag, const std::string& value, std::initializer_list<std::string_view> allowed) {
+    if (std::find(allowed.begin(), allowed.end(), value) != allowed.end())
+        return Ok{};
+    std::string list;
+    std::size_t i = 0;
+    for (auto item : allowed) {
+        list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + std::string(item);
+        ++i;
+    }
+    return usageError(flag + ": expected " + list + ", got " + quoted(value));
+}
+
+// A comma-separated list whose items may not be empty ("a,,b" is a typo).
+Result<std::vector<std::string>> commaList(const std::string& flag, const std::string& value, std::string_view what) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = value.find(',', start);
+        std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (item.empty())
+            return usageError(flag + ": empty " + std::string(what) + " in " + quoted(value));
+        items.push_back(std::move(item));
+        if (comma == std::string::npos)
+            return items;
+        start = comma + 1;
+    }
+}
+
+Status checkNetwork(const std::string& flag, const std::string& value) {
+    constexpr std::string_view kAllow = "allow:";
+    if (value.rfind(kAllow, 0) != 0)
+        return oneOf(flag, value, {"none", "loopback", "allow:HOST[,HOST...]"});
+    auto hosts = commaList(flag, value.substr(kAllow.size()), "host");
+    if (!hosts)
+        return usageError(flag + ": allow: needs hosts, as in allow:api.example.com,pypi.org; got " + quoted(value));
+    for (const auto& host : *hosts) {
+        if (host.find_first_of(" \t") != std::string::npos)
+            return usageError(flag + ": a host cannot contain spaces, got " + quoted(host));
+    }
+    return Ok{};
+}
+
+// Applies the options every command shares; false when flag is not one of them.
+bool applyCommon(const std::string& flag, const std::string& value, CliArguments& arguments) {
+    if (flag == "--data-dir") {
+        arguments.dataDir = value;
+        return true;
+    }
+    if (flag == "--no-color") {
+        arguments.noColor = true;
+        return true;
+    }
+    return false;
+}
+
+Result<RunCommand> buildRun(const Scanned& scanned, CliArguments& arguments) {
+    RunCommand run;
+    for (const auto& [flag, value] : scanned.options) {
+        if (applyCommon(flag, value, arguments))
+            continue;
+        if (flag == "--workspace") {
+            run.workspace = value;
+        } else if (flag == "--provider") {
+            if (value.rfind("scripted:", 0) == 0 && value.size() == std::string_view("scripted:").size())
+                return usageError(flag + ": scripted: needs a file, as in scripted:demo.json");
+            run.provider = value;
+        } else if (flag == "--model") {
+            run.model = value;
+        } else if (flag == "--preset") {
+            auto presets = commaList(flag, value, "preset name");
+            if (!presets)
+                return presets.error();
+            run.presets.insert(run.presets.end(), presets->begin(), presets->end());
+        } else if (flag == "--set") {
+            const auto eq = value.find('=');
+            if (eq == std::string::npos)
+                return usageError(flag + ": expected KEY=VALUE, got " + quoted(value));
+            if (eq == 0)
+                return usageError(flag + ": the key before '=' is empty in " + quoted(value));
+            run.settings.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+        } else if (flag == "--backend") {
+            if (auto status = oneOf(flag, value, {"bwrap", "docker", "podman"}); !status)
+                return status.error();
+            run.backend = value;
+        } else if (flag == "--network") {
+            if (auto status = checkNetwork(flag, value); !status)
+                return status.error();
+            run.network = value;
+        } else if (flag == "--approve") {
+            if (auto status = oneOf(flag, value, {"ask", "auto", "deny"}); !status)
+                return status.error();
+            run.approve = value;
+        } else if (flag == "--json") {
+            run.json = true;
+        } else if (flag == "--timeout") {
+            auto seconds = positiveNumber(flag, value, "seconds");
+            if (!seconds)
+                return seconds.error();
+            run.timeoutSec = *seconds;
+        } else if (flag == "--token-budget") {
+            auto tokens = positiveNumber(flag, value, "tokens");
+            if (!tokens)
+                return tokens.error();
+            run.tokenBudget = *tokens;
+        }
+    }
+    for (const auto& word : scanned.words)
+        run.prompt += (run.prompt.empty() ? "" : " ") + word;
+    if (run.prompt.find_first_not_of(" \t\n") == std::string::npos)
+        return usageError("warren run: PROMPT is missing: warren run [OPTION]... \"what the agent should do\"");
+    return run;
+}
+
+// Exactly the positional words named in names ("TASK", "DIR"), each non-empty.
+Result<std::vector<std::string>> takeWords(std::string_view command, const Scanned& scanned,
+                                           std::initializer_list<std::string_view> names) {
+    const std::vector<std::string>& words = scanned.words;
+    std::size_t i = 0;
+    for (auto name : names) {
+        if (i >= words.size() || words[i].empty()) {
+            std::string message = "warren " + std::string(command) + ": " + std::string(name) + " is missing";
+            if (name == "TASK")
+                message += " ('warren tasks' lists the task ids)";
+            return usageError(message);
+        }
+        ++i;
+    }
+    if (words.size() > names.size())
+        return usageError("warren " + std::string(command) + ": unexpected argument " + quoted(words[names.size()]) +
+                          " (usage: warren " + std::string(findCommand(command)->synopsis) + ")");
+    return std::vector<std::string>(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(names.size()));
+}
+
+Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned, CliArguments& arguments) {
+    bool json = false;
+    std::optional<std::string> approve;
+    for (const auto& [flag, value] : scanned.options) {
+        if (info.name == "run" || applyCommon(flag, value, arguments))
+            continue;
+        if (flag == "--json") {
+            json = true;
+        } else if (flag == "--approve") {
+            if (auto status = oneOf(flag, value, {"ask", "auto", "deny"}); !status)
+                return status.error();
+            approve = value;
+        }
+    }
+    const std::string_view name = info.name;
+    if (name == "run") {
+        auto run = buildRun(scanned, arguments);
+        if (!run)
+            return run.error();
+        return CliCommand(std::move(run).value());
+    }
+    if (name == "tasks" || name == "doctor" || name == "version") {
+        if (auto words = takeWords(name, scanned, {}); !words)
+            return words.error();
+        if (name == "tasks")
+            return CliCommand(TasksCommand{json});
+        if (name == "doctor")
+            return CliCommand(DoctorCommand{json});
+        return CliCommand(VersionCommand{});
+    }
+    if (name == "show" || name == "resume" || name == "cancel") {
+        auto words = takeWords(name, scanned, {"TASK"});
+        if (!words)
+            return words.error();
+        std::string task = std::move(words->front());
+        if (name == "show")
+            return CliCommand(ShowCommand{std::move(task), json});
+        if (name == "resume")
+            return CliCommand(ResumeCommand{std::move(task), json, approve});
+        return CliCommand(CancelCommand{std::move(task)});
+    }
+    if (name == "export") {
+        auto words = takeWords(name, scanned, {"TASK", "DIR"});
+        if (!words)
+            return words.error();
+        return CliCommand(ExportCommand{(*words)[0], (*words)[1]});
+    }
+    if (name == "help") {
+        if (scanned.words.size() > 1)
+            return usageError("warren help: takes at most one COMMAND, got " + quoted(scanned.words[1]));
+        if (scanned.words.empty())
+            return CliCommand(HelpCommand{});
+        if (!findCommand(scanned.words[0]))
+            return usageError("warren help: unknown command " + quoted(scanned.words[0]));
+        return CliCommand(HelpCommand{scanned.words[0]});
+    }
+    // secrets
+    const std::vector<std::string>& words = scanned.words;
+    if (words.empty() || (words[0] != "set" && words[0] != "delete"))
+        return usageError("warren secrets: expected set or delete" +
+                          (words.empty() ? std::string() : ", got " + quoted(words[0])) +
+                          " (warren secrets set NAME reads the key from stdin)");
+    if (words.size() < 2 || words[1].empty())
+        return usageError("warren secrets " + words[0] + ": NAME is missing (the provider whose key it is)");
+    if (words.size() > 2) {
+        if (words[0] == "set")
+            return usageError("warren secrets set: takes only NAME; the key is read from stdin, never from the "
+                              "command line, where other users and the shell history would see it");
+        return usageError("warren secrets delete: unexpected argument " + quoted(words[2]));
+    }
+    if (words[0] == "set")
+        return CliCommand(SecretsSetCommand{words[1]});
+    return CliCommand(SecretsDeleteCommand{words[1]});
+}
+
+std::string unknownCommand(const std::string& word) {
+    std::string message = "unknown command " + quoted(word);
+    if (word.find(' ') != std::string::npos)
+        return message + "; to run a task: warren run \"" + word + "\"";
+    std::vector<std::string_view> names;
+    for (const auto& command : kCommands)
+        names.push_back(command.name);
+    if (const std::string guess = closest(word, names); !guess.empty())
+        return message + "; did you mean " + quoted(guess) + "?";
+    return message + "; see 'warren --help'";
+}
+
+std::string optionLines(std::span<const OptionSpec> options) {
+    std::string text;
+    for (const auto& option : options) {
+        std::string left = "  " + std::string(option.name);
+        if (!option.valueName.empty())
+            left += " " + std::string(option.valueName);
+        left.resize(std::max<std::size_t>(left.size() + 2, 26), ' ');
+        text += left + std::string(option.help) + "\n";
+    }
+    return text;
+}
+
+} // namespace
+
+Result<CliArguments> parseCliArguments(const std::vector<std::string>& args) {
+    CliArguments arguments;
+    // Options before the command: the ones every command takes, --help and --version.
+    auto leading = scan("", args, kTopLevelOptions, true);
+    if (!leading)
+        return leading.error();
+    bool version = false;
+    for (const auto& [flag, value] : leading->options) {
+        if (!applyCommon(flag, value, arguments))
+            version = version || flag == "--version";
+    }
+    const bool help = leading->help;
+    const std::size_t i = leading->consumed;
+    if (help) {
+        arguments.command = HelpCommand{};
+        return arguments;
+    }
+    if (version) {
+        arguments.command = VersionCommand{};
+        return arguments;
+    }
+    if (i >= args.size())
+        return arguments; // the window
+    const CommandInfo* info = findCommand(args[i]);
+    if (!info)
+        return usageError(unknownCommand(args[i]));
+    auto scanned = scan(info->name, std::span<const std::string>(args).subspan(i + 1), info->options);
+    if (!scanned)
+        return scanned.error();
+    if (scanned->help) {
+        arguments.command = HelpCommand{std::string(info->name == "help" ? "" : info->name)};
+        return arguments;
+    }
+    auto command = buildCommand(*info, *scanned, arguments);
+    if (!command)
+        return command.error();
+    arguments.command = std::move(command).value();
+    return arguments;
+}
+
+std::string usageText(std::string_view command) {
+    if (const CommandInfo* info = findCommand(command); info && info->name != "help") {
+        return "Usage: warren " + std::string(info->synopsis) + "\n" + std::string(info->summary) + ".\n\n" +
+               "Options:\n" + optionLines(info->options);
+    }
+    std::string text = "Usage: warren [COMMAND] [OPTION]...\n"
+                       "Run AI agents on this machine, each in its own sandbox, and watch what they do.\n"
+                       "Without a command, warren opens its window.\n\nCommands:\n";
+    for (const auto& info : kCommands) {
+        std::string left = "  warren " + std::string(info.synopsis);
+        left.resize(std::max<std::size_t>(left.size() + 2, 48), ' ');
+        text += left + std::string(info.summary) + "\n";
+    }
+    text += "\nOptions of warren run:\n" + optionLines(kRunOptions);
+    text += "\nEvery command also takes --data-dir DIR, --no-color and --help.\n"
+            "'warren help COMMAND' shows one command's options.\n\n"
+            "Exit status: 0 success, 1 the task failed, 2 usage error, 3 the sandbox is unavailable\n"
+            "(run 'warren doctor' to see why).\n";
+    return text;
+}
+
+} // namespace warren::control

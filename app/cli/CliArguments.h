@@ -1,0 +1,98 @@
+#pragma once
+// `warren`'s command line (DESIGN.md §4), parsed without side effects into one value per command, so every
+// command and every mistake is tested as data. Values stay as the user wrote them (strings, whole numbers):
+// provider names, presets and --set keys are checked by the parts that use them; only syntax is checked
+// here. Paths are not resolved against the current directory.
+
+#include "Result.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace warren::control {
+
+struct WindowCommand {}; // `warren` with no command: open the window
+
+struct HelpCommand {
+    std::string topic; // empty: every command; else one command's name ("run")
+};
+
+struct VersionCommand {};
+
+struct RunCommand {
+    std::string prompt; // the words that are not options, joined by spaces (or everything after --)
+    std::optional<std::string> workspace;
+    std::optional<std::string> provider; // NAME or scripted:FILE
+    std::optional<std::string> model;
+    std::vector<std::string> presets;                          // --preset a,b --preset c: a, b, c
+    std::vector<std::pair<std::string, std::string>> settings; // --set KEY=VALUE, in order
+    std::optional<std::string> backend;                        // bwrap, docker or podman
+    std::optional<std::string> network;                        // none, loopback or allow:HOST[,HOST...]
+    std::optional<std::string> approve;                        // ask, auto or deny
+    bool json = false;                                         // one event per line instead of the live view
+    std::optional<std::uint64_t> timeoutSec;                   // > 0
+    std::optional<std::uint64_t> tokenBudget;                  // > 0
+};
+
+struct TasksCommand {
+    bool json = false;
+};
+
+struct ShowCommand {
+    std::string taskId;
+    bool json = false;
+};
+
+struct ResumeCommand {
+    std::string taskId;
+    bool json = false;
+    std::optional<std::string> approve; // ask, auto or deny
+};
+
+struct CancelCommand {
+    std::string taskId;
+};
+
+struct ExportCommand {
+    std::string taskId;
+    std::string directory;
+};
+
+struct DoctorCommand {
+    bool json = false;
+};
+
+// The key itself is read from stdin, never from argv (argv is visible to every user in ps and is kept in
+// shell history).
+struct SecretsSetCommand {
+    std::string name;
+};
+
+struct SecretsDeleteCommand {
+    std::string name;
+};
+
+using CliCommand = std::variant<WindowCommand, HelpCommand, VersionCommand, RunCommand, TasksCommand, ShowCommand,
+                                ResumeCommand, CancelCommand, ExportCommand, DoctorCommand, SecretsSetCommand,
+                                SecretsDeleteCommand>;
+
+struct CliArguments {
+    CliCommand command = WindowCommand{};
+    std::optional<std::string> dataDir; // --data-dir, accepted by every command (and before the command)
+    bool noColor = false;               // --no-color, accepted by every command
+};
+
+// args excludes argv[0]. An error (ErrorCode::InvalidArgument, exit status 2) names the flag or argument
+// and says what was expected; an unknown option or command suggests the closest known one.
+Result<CliArguments> parseCliArguments(const std::vector<std::string>& args);
+
+// The help text: every command when command is empty, else that command's options. An unknown command
+// gets the full text.
+std::string usageText(std::string_view command = {});
+
+} // namespace warren::control

@@ -1,0 +1,750 @@
+#include "LiveView.h"
+
+#include "EventTypes.h"
+
+#include <optional>
+
+namespace warren::control {
+namespace {
+
+using nlohmann::json;
+namespace et = protocol::event_type;
+
+constexpr std::size_t kMaxDescriptionChars = 200; // a tool call's arguments on its one line
+constexpr std::size_t kMaxPartialLineBytes = 64 * 1024; // output without a newline is shown in pieces
+constexpr std::size_t kFailureOutputLines = 3; // of a failed call's result when it printed nothing itself
+constexpr const char* kReplacement = "\xEF\xBF\xBD"; // U+FFFD
+
+// ANSI SGR parameters for what LiveView adds.
+constexpr std::string_view kDim = "2";
+constexpr std::string_view kBold = "1";
+constexpr std::string_view kRed = "31";
+constexpr std::string_view kGreen = "32";
+constexpr std::string_view kYellow = "33";
+constexpr std::string_view kCyan = "36";
+
+// ---- sanitizing -------------------------------------------------------------------------------------------
+
+unsigned char byteAt(std::string_view text, std::size_t i) { return static_cast<unsigned char>(text[i]); }
+
+// Length of the valid UTF-8 sequence starting at i (RFC 3629), 0 when it is not one.
+std::size_t utf8Length(std::string_view text, std::size_t i) {
+    const unsigned char lead = byteAt(text, i);
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF; // the allowed range of the second byte
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        if (lead == 0xE0)
+            low = 0xA0; // overlong
+        if (lead == 0xED)
+            high = 0x9F; // surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        if (lead == 0xF0)
+            low = 0x90; // overlong
+        if (lead == 0xF4)
+            high = 0x8F; // past U+10FFFF
+    } else {
+        return 0;
+    }
+    if (i + length > text.size())
+        return 0;
+    for (std::size_t k = 1; k < length; ++k) {
+        const unsigned char next = byteAt(text, i + k);
+        const unsigned char min = k == 1 ? low : 0x80, max = k == 1 ? high : 0xBF;
+        if (next < min || next > max)
+            return 0;
+    }
+    return length;
+}
+
+std::uint32_t decodeUtf8(std::string_view text, std::size_t i, std::size_t length) {
+    const unsigned char lead = byteAt(text, i);
+    std::uint32_t codePoint = length == 2 ? (lead & 0x1Fu) : length == 3 ? (lead & 0x0Fu) : (lead & 0x07u);
+    for (std::size_t k = 1; k < length; ++k)
+        codePoint = (codePoint << 6) | (byteAt(text, i + k) & 0x3Fu);
+    return codePoint;
+}
+
+bool isBidiControl(std::uint32_t codePoint) {
+    return (codePoint >= 0x202A && codePoint <= 0x202E) || (codePoint >= 0x2066 && codePoint <= 0x2069);
+}
+
+// The C1 control a position holds, as a raw byte (0x80..0x9F, not UTF-8) or encoded as U+0080..U+009F;
+// with the number of bytes it takes. nullopt when there is none.
+struct C1 {
+    unsigned char code;
+    std::size_t length;
+};
+std::optional<C1> c1At(std::string_view text, std::size_t i) {
+    const unsigned char c = byteAt(text, i);
+    if (c >= 0x80 && c <= 0x9F)
+        return C1{c, 1};
+    if (c == 0xC2 && i + 1 < text.size() && byteAt(text, i + 1) >= 0x80 && byteAt(text, i + 1) <= 0x9F)
+        return C1{byteAt(text, i + 1), 2};
+    return std::nullopt;
+}
+
+// After a CSI introducer: parameter and intermediate bytes, then one final byte. A sequence cut short by
+// anything else ends there, and what it had consumed is dropped.
+std::size_t skipCsi(std::string_view text, std::size_t i) {
+    while (i < text.size() && byteAt(text, i) >= 0x20 && byteAt(text, i) <= 0x3F)
+        ++i;
+    if (i < text.size() && byteAt(text, i) >= 0x40 && byteAt(text, i) <= 0x7E)
+        ++i;
+    return i;
+}
+
+// After an OSC, DCS, SOS, PM or APC introducer: everything up to its terminator (BEL, ESC \ or C1 ST),
+// or to the end when it has none. Another ESC ends it and starts a sequence of its own.
+std::size_t skipControlString(std::string_view text, std::size_t i) {
+    while (i < text.size()) {
+        const unsigned char c = byteAt(text, i);
+        if (c == 0x07)
+            return i + 1;
+        if (c == 0x1B)
+            return i + 1 < text.size() && text[i + 1] == '\\' ? i + 2 : i;
+        if (auto c1 = c1At(text, i); c1 && c1->code == 0x9C)
+            return i + c1->length;
+        ++i;
+    }
+    return i;
+}
+
+bool startsControlString(unsigned char c1Code) {
+    return c1Code == 0x90 || c1Code == 0x98 || c1Code == 0x9D || c1Code == 0x9E || c1Code == 0x9F;
+}
+
+// After ESC: the rest of the sequence it starts.
+std::size_t skipEscape(std::string_view text, std::size_t i) {
+    if (i >= text.size())
+        return i;
+    const unsigned char c = byteAt(text, i);
+    if (c == '[')
+        return skipCsi(text, i + 1);
+    if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_')
+        return skipControlString(text, i + 1);
+    if (c >= 0x20 && c <= 0x2F) { // ESC ( B and the like: intermediates, then a final byte
+        while (i < text.size() && byteAt(text, i) >= 0x20 && byteAt(text, i) <= 0x2F)
+            ++i;
+        if (i < text.size() && byteAt(text, i) >= 0x30 && byteAt(text, i) <= 0x7E)
+            ++i;
+        return i;
+    }
+    if (c >= 0x30 && c <= 0x7E) // ESC c (reset), ESC 7 / ESC 8 (cursor save/restore), ...
+        return i + 1;
+    return i; // a lone ESC: only it is dropped
+}
+
+// ---- formatting -------------------------------------------------------------------------------------------
+
+// One line: newlines shown as ↵, tabs as spaces (a path or command must not fake a line of its own).
+std::string oneLine(std::string_view text) {
+    const std::string clean = sanitizeForTerminal(text);
+    std::string out;
+    out.reserve(clean.size());
+    for (char c : clean) {
+        if (c == '\n')
+            out += " \xE2\x86\xB5 "; // ↵
+        else if (c == '\t')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out;
+}
+
+// At most maxBytes bytes, cut at a character boundary, with … when cut.
+std::string truncated(std::string text, std::size_t maxBytes) {
+    if (text.size() <= maxBytes)
+        return text;
+    std::size_t cut = maxBytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut;
+    text.resize(cut);
+    return text + "\xE2\x80\xA6"; // …
+}
+
+std::string withThousands(std::uint64_t value) {
+    const std::string digits = std::to_string(value);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string formatDuration(std::uint64_t ms) {
+    if (ms < 1000)
+        return std::to_string(ms) + " ms";
+    if (ms < 60'000) {
+        const std::uint64_t tenths = ms / 100;
+        return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " s";
+    }
+    const std::uint64_t seconds = ms / 1000;
+    return std::to_string(seconds / 60) + " min " + std::to_string(seconds % 60) + " s";
+}
+
+std::string compactJson(const json& value) {
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// "an object", "a number": what a value is, for "(unreadable event: …)".
+std::string describeType(const json& value) {
+    switch (value.type()) {
+    case json::value_t::null:
+        return "null";
+    case json::value_t::object:
+        return "an object";
+    case json::value_t::array:
+        return "an array";
+    case json::value_t::string:
+        return "a string";
+    case json::value_t::boolean:
+        return "a boolean";
+    default:
+        return "a number";
+    }
+}
+
+// Reads the fields of one object and remembers the first problem, so each renderer reads its fields
+// flat and checks once.
+class Fields {
+public:
+    Fields(const json& object, std::string where) : m_object(object), m_where(std::move(where)) {}
+
+    std::string text(const char* key) {
+        const json* value = find(key, true);
+        if (!value)
+            return {};
+        if (!value->is_string())
+            return wrongType(key, *value, "a string"), std::string();
+        return value->get<std::string>();
+    }
+    // Absent or null: nullopt.
+    std::optional<std::string> optionalText(const char* key) {
+        const json* value = find(key, false);
+        if (!value || value->is_null())
+            return std::nullopt;
+        if (!value->is_string())
+            return wrongType(key, *value, "a string"), std::nullopt;
+        return value->get<std::string>();
+    }
+    std::uint64_t count(const char* key) {
+        const json* value = find(key, true);
+        if (!value)
+            return 0;
+        if (!value->is_number_unsigned())
+            return wrongType(key, *value, "an unsigned integer"), 0;
+        return value->get<std::uint64_t>();
+    }
+    std::optional<std::uint64_t> optionalCount(const char* key) {
+        const json* value = find(key, false);
+        if (!value || value->is_null())
+            return std::nullopt;
+        if (!value->is_number_unsigned())
+            return wrongType(key, *value, "an unsigned integer"), std::nullopt;
+        return value->get<std::uint64_t>();
+    }
+    std::optional<std::int64_t> optionalInteger(const char* key) {
+        const json* value = find(key, false);
+        if (!value || value->is_null())
+            return std::nullopt;
+        if (!value->is_number_integer())
+            return wrongType(key, *value, "an integer"), std::nullopt;
+        return value->get<std::int64_t>();
+    }
+    bool flag(const char* key) { // absent or null: false
+        const json* value = find(key, false);
+        if (!value || value->is_null())
+            return false;
+        if (!value->is_boolean())
+            return wrongType(key, *value, "a boolean"), false;
+        return value->get<bool>();
+    }
+    bool requiredFlag(const char* key) {
+        if (!find(key, true))
+            return false;
+        return flag(key);
+    }
+    const json& object(const char* key, bool required) {
+        static const json empty = json::object();
+        const json* value = find(key, required);
+        if (!value || (!required && value->is_null()))
+            return empty;
+        if (!value->is_object())
+            return wrongType(key, *value, "an object"), empty;
+        return *value;
+    }
+    std::vector<std::string> texts(const char* key) { // absent: empty
+        std::vector<std::string> out;
+        const json* value = find(key, false);
+        if (!value || value->is_null())
+            return out;
+        if (!value->is_array())
+            return wrongType(key, *value, "an array"), out;
+        for (const json& item : *value) {
+            if (!item.is_string())
+                return wrongType(key, item, "an array of strings"), out;
+            out.push_back(item.get<std::string>());
+        }
+        return out;
+    }
+
+    const std::string& problem() const { return m_problem; }
+
+private:
+    const json* find(const char* key, bool required) {
+        const auto it = m_object.find(key);
+        if (it == m_object.end()) {
+            if (required)
+                note(m_where + key + " is missing");
+            return nullptr;
+        }
+        return &*it;
+    }
+    void wrongType(const char* key, const json& value, const char* expected) {
+        note(m_where + key + " is " + describeType(value) + ", not " + expected);
+    }
+    void note(std::string problem) {
+        if (m_problem.empty())
+            m_problem = std::move(problem);
+    }
+
+    const json& m_object;
+    std::string m_where;
+    std::string m_problem;
+};
+
+// What a tool call does, on one line: the command, the path, the pattern; else its arguments as JSON.
+std::string describeCall(const std::string& tool, const json& arguments) {
+    auto field = [&arguments](const char* key) -> std::optional<std::string> {
+        const auto it = arguments.find(key);
+        if (it == arguments.end() || !it->is_string())
+            return std::nullopt;
+        return it->get<std::string>();
+    };
+    std::string description;
+    if (tool == "shell" && field("command")) {
+        description = *field("command");
+    } else if ((tool == "read_file" || tool == "edit_file") && field("path")) {
+        description = *field("path");
+    } else if (tool == "write_file" && field("path")) {
+        description = *field("path");
+        if (auto content = field("content"))
+            description += " (" + withThousands(content->size()) + (content->size() == 1 ? " byte)" : " bytes)");
+    } else if (tool == "search" && field("pattern")) {
+        description = *field("pattern");
+        if (auto path = field("path"))
+            description += " in " + *path;
+    } else if (tool == "list_files" && (field("path") || arguments.empty())) {
+        description = field("path").value_or(".");
+    } else {
+        description = compactJson(arguments);
+    }
+    return truncated(oneLine(description), kMaxDescriptionChars);
+}
+
+std::vector<std::string> splitLines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto end = text.find('\n', start);
+        if (end == std::string::npos) {
+            if (start < text.size())
+                lines.push_back(text.substr(start));
+            break;
+        }
+        lines.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return lines;
+}
+
+bool isSilent(const std::string& type) { return type == et::kCheckpoint || type == et::kResourceSample; }
+
+} // namespace
+
+std::string sanitizeForTerminal(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const unsigned char c = byteAt(text, i);
+        if (c == '\n' || c == '\t') {
+            out += static_cast<char>(c);
+            ++i;
+        } else if (c == '\r') {
+            out += '\n';
+            i += i + 1 < text.size() && text[i + 1] == '\n' ? 2u : 1u;
+        } else if (c == 0x1B) {
+            i = skipEscape(text, i + 1);
+        } else if (c < 0x20 || c == 0x7F) {
+            ++i;
+        } else if (c < 0x80) {
+            out += static_cast<char>(c);
+            ++i;
+        } else if (auto c1 = c1At(text, i)) {
+            i += c1->length;
+            if (c1->code == 0x9B)
+                i = skipCsi(text, i);
+            else if (startsControlString(c1->code))
+                i = skipControlString(text, i);
+        } else if (const std::size_t length = utf8Length(text, i); length == 0) {
+            out += kReplacement;
+            ++i;
+        } else {
+            if (!isBidiControl(decodeUtf8(text, i, length)))
+                out.append(text.substr(i, length));
+            i += length;
+        }
+    }
+    return out;
+}
+
+LiveView::LiveView(LiveViewOptions options) : m_options(std::move(options)) {}
+
+std::string LiveView::paint(std::string_view code, const std::string& text) const {
+    if (!m_options.color)
+        return text;
+    return "\x1b[" + std::string(code) + "m" + text + "\x1b[0m";
+}
+
+std::string LiveView::render(const json& event) {
+    try {
+        return renderEvent(event);
+    } catch (const std::exception& error) {
+        // The renderers check every field they read; this only keeps a missed case from killing the CLI.
+        return closeModelText() + paint(kDim, "(unreadable event: " + oneLine(error.what()) + ")") + "\n";
+    }
+}
+
+std::string LiveView::closeModelText() {
+    if (!m_inModelText)
+        return {};
+    m_inModelText = false;
+    const bool atLineStart = m_modelTextAtLineStart;
+    m_modelTextAtLineStart = true;
+    return atLineStart ? std::string() : "\n";
+}
+
+std::string LiveView::renderEvent(const json& event) {
+    auto unreadable = [this](const std::string& why) {
+        return closeModelText() + paint(kDim, "(unreadable event: " + truncated(oneLine(why), 200) + ")") + "\n";
+    };
+    if (!event.is_object())
+        return unreadable("it is " + describeType(event) + ", not an object");
+    Fields envelope(event, "");
+    const std::string type = envelope.text("type");
+    const json& data = envelope.object("data", false);
+    if (!envelope.problem().empty())
+        return unreadable(envelope.problem());
+    Fields fields(data, "data.");
+
+    if (type == et::kModelDelta) {
+        const std::string text = sanitizeForTerminal(fields.text("text"));
+        if (!fields.problem().empty())
+            return unreadable(fields.problem());
+        std::string out = flushOutput();
+        if (text.empty())
+            return out;
+        m_inModelText = true;
+        m_deltasShown = true;
+        m_modelTextAtLineStart = text.back() == '\n';
+        return out + text;
+    }
+    if (isSilent(type))
+        return {};
+
+    std::string out = closeModelText();
+    if (type == et::kToolOutput)
+        return out + toolOutput(data);
+    if (type == et::kToolResult)
+        return out + toolResult(event, data);
+    out += flushOutput();
+
+    std::string body;
+    if (type == et::kTaskStarted) {
+        const std::string taskId = fields.text("task_id");
+        const std::string prompt = fields.text("prompt");
+        const std::vector<std::string> presets = fields.texts("presets");
+        if (fields.problem().empty()) {
+            if (!taskId.empty())
+                m_options.taskId = taskId;
+            std::string presetList;
+            for (const auto& preset : presets)
+                presetList += (presetList.empty() ? "" : ", ") + oneLine(preset);
+            body = paint(kBold, "\xE2\x97\x8F task " + oneLine(taskId)) +
+                   (presetList.empty() ? "" : paint(kDim, " \xC2\xB7 presets: " + presetList)) + "\n";
+            for (const auto& line : splitLines(sanitizeForTerminal(prompt)))
+                body += "  " + line + "\n";
+        }
+    } else if (type == et::kTaskResumed) {
+        const std::uint64_t fromStep = fields.count("from_step");
+        const auto interrupted = fields.optionalText("interrupted_tool_call");
+        body = paint(kBold, "\xE2\x86\xBB resumed from step " + std::to_string(fromStep)) +
+               (interrupted ? paint(kDim, " (call " + oneLine(*interrupted) + " was interrupted)") : "") + "\n";
+    } else if (type == et::kStepStarted) {
+        const std::uint64_t step = envelope.count("step");
+        if (!envelope.problem().empty())
+            return out + unreadable(envelope.problem());
+        m_deltasShown = false;
+        body = "\n" + paint(kDim, "\xE2\x94\x80\xE2\x94\x80 step " + std::to_string(step) +
+                                      " \xE2\x94\x80\xE2\x94\x80") + "\n";
+    } else if (type == et::kModelResponse) {
+        const std::string content = fields.text("content");
+        // The text was already streamed by model_delta: the response only ends the reply.
+        if (!m_deltasShown && !content.empty()) {
+            body = sanitizeForTerminal(content);
+            if (body.back() != '\n')
+                body += '\n';
+        }
+        m_deltasShown = false;
+    } else if (type == et::kToolCall) {
+        const std::string tool = envelope.text("tool");
+        const json& arguments = fields.object("arguments", true);
+        if (!envelope.problem().empty())
+            return out + unreadable(envelope.problem());
+        m_deltasShown = false;
+        body = paint(kCyan, "\xE2\x96\xB6 ") + paint(kBold, oneLine(tool)) + "  " + describeCall(tool, arguments) +
+               "\n";
+    } else if (type == et::kFileChanged) {
+        const std::string path = fields.text("path");
+        const std::string change = fields.text("change");
+        std::string mark;
+        std::string_view colour;
+        if (change == "created") {
+            mark = "A";
+            colour = kGreen;
+        } else if (change == "modified") {
+            mark = "M";
+            colour = kYellow;
+        } else if (change == "deleted") {
+            mark = "D";
+            colour = kRed;
+        } else if (fields.problem().empty()) {
+            return out + unreadable("data.change is '" + change + "', not created, modified or deleted");
+        }
+        body = "  " + paint(colour, mark) + " " + oneLine(path) + "\n";
+    } else if (type == et::kApprovalRequested) {
+        const std::string tool = envelope.text("tool");
+        const json& arguments = fields.object("arguments", true);
+        const std::string reason = fields.text("reason");
+        if (!envelope.problem().empty())
+            return out + unreadable(envelope.problem());
+        body = paint(kYellow, "? ") + paint(kBold, oneLine(tool)) + " " + describeCall(tool, arguments) +
+               (reason.empty() ? "" : " \xE2\x80\x94 " + oneLine(reason)) + "\n";
+    } else if (type == et::kApprovalResolved) {
+        const bool approved = fields.requiredFlag("approved");
+        const auto note = fields.optionalText("note");
+        const auto by = fields.optionalText("decided_by");
+        body = "  " + (approved ? paint(kGreen, "\xE2\x9C\x93 approved") : paint(kRed, "\xE2\x9C\x97 denied")) +
+               (by ? " by " + oneLine(*by) : "") + (note && !note->empty() ? ": " + oneLine(*note) : "") + "\n";
+    } else if (type == et::kHook) {
+        const std::string name = fields.text("name");
+        const auto command = fields.optionalText("command");
+        const auto exitCode = fields.optionalInteger("exit_code");
+        const auto error = fields.optionalText("error");
+        const auto detail = fields.optionalText("detail");
+        // A hook without a command is an in-process callback: only the ones that tell the user something
+        // (memory pressure, an error) are worth a line.
+        const bool telling = name == "on_low_memory" || name == "on_error";
+        if (command || error || telling) {
+            body = paint(kDim, "\xE2\x9A\x99 hook " + oneLine(name));
+            if (command)
+                body += paint(kDim, ": " + truncated(oneLine(*command), kMaxDescriptionChars));
+            else if (detail && !detail->empty())
+                body += paint(kDim, ": " + truncated(oneLine(*detail), kMaxDescriptionChars));
+            if (error)
+                body += " " + paint(kRed, "\xC2\xB7 failed: ") + oneLine(*error);
+            else if (exitCode)
+                body += " " + (*exitCode == 0 ? paint(kDim, "\xC2\xB7 exit 0")
+                                              : paint(kRed, "\xC2\xB7 exit " + std::to_string(*exitCode)));
+            body += "\n";
+        }
+    } else if (type == et::kGuard) {
+        const std::string guard = fields.text("guard");
+        const std::string action = fields.text("action");
+        const std::string detail = fields.text("detail");
+        const bool stop = action == "stop";
+        body = paint(stop ? kRed : kYellow, std::string("\xE2\x9A\xA0 ") + (stop ? "stopped by " : "warning from ") +
+                                                "guard " + oneLine(guard)) +
+               (detail.empty() ? "" : ": " + oneLine(detail)) + "\n";
+    } else if (type == et::kError) {
+        const std::string message = fields.text("message");
+        const bool fatal = fields.flag("fatal");
+        body = paint(kRed, fatal ? "\xE2\x9C\x97 fatal error: " : "\xE2\x9C\x97 error: ") + oneLine(message) + "\n";
+    } else if (type == et::kLog) {
+        const std::string level = fields.text("level");
+        const std::string message = fields.text("message");
+        if (level == "warn" || level == "warning")
+            body = paint(kYellow, "warning: ") + oneLine(message) + "\n";
+        else if (level == "error")
+            body = paint(kRed, "error: ") + oneLine(message) + "\n";
+    } else if (type == et::kTaskFinished) {
+        const std::string reason = fields.text("reason");
+        const auto summaryText = fields.optionalText("summary");
+        std::string headline;
+        if (reason == "finished")
+            headline = paint(kGreen, "\xE2\x9C\x93 finished");
+        else if (reason == "failed")
+            headline = paint(kRed, "\xE2\x9C\x97 failed");
+        else if (reason == "guard")
+            headline = paint(kRed, "\xE2\x9C\x97 stopped by a guard");
+        else
+            headline = paint(kYellow, "\xE2\x96\xA0 " + oneLine(reason));
+        body = "\n" + headline;
+        const auto lines = splitLines(sanitizeForTerminal(summaryText.value_or("")));
+        for (std::size_t i = 0; i < lines.size(); ++i)
+            body += (i == 0 ? ": " : "\n  ") + lines[i];
+        body += "\n";
+    } else {
+        return out + unreadable("unknown type '" + type + "'");
+    }
+    if (!fields.problem().empty())
+        return out + unreadable(type + ": " + fields.problem());
+    return out + body;
+}
+
+std::string LiveView::outputLine(bool stderrStream, std::string_view rawLine) {
+    if (!rawLine.empty() && rawLine.back() == '\r') // the \r of a \r\n line end, not an overwrite
+        rawLine.remove_suffix(1);
+    std::string out;
+    for (const auto& line : splitLines(sanitizeForTerminal(rawLine) + "\n")) {
+        if (m_options.maxOutputLines != 0 && m_outputLinesShown >= m_options.maxOutputLines) {
+            ++m_outputLinesHidden;
+            continue;
+        }
+        ++m_outputLinesShown;
+        out += (stderrStream ? "  " + paint(kRed, "!") + " " : std::string("    ")) + line + "\n";
+    }
+    return out;
+}
+
+std::string LiveView::toolOutput(const json& data) {
+    Fields fields(data, "data.");
+    const std::string id = fields.text("id");
+    const std::string stream = fields.text("stream");
+    const std::string text = fields.text("text");
+    if (fields.problem().empty() && stream != "stdout" && stream != "stderr")
+        return paint(kDim, "(unreadable event: tool_output: data.stream is '" + oneLine(stream) +
+                               "', not stdout or stderr)") + "\n";
+    if (!fields.problem().empty())
+        return paint(kDim, "(unreadable event: tool_output: " + oneLine(fields.problem()) + ")") + "\n";
+
+    std::string out;
+    if (id != m_openCall) {
+        out += flushOutput();
+        m_openCall = id;
+        m_outputLinesShown = 0;
+        m_outputLinesHidden = 0;
+    }
+    const bool isStderr = stream == "stderr";
+    std::string& partial = isStderr ? m_partialStderr : m_partialStdout;
+    partial += text;
+    // Whole lines only: an escape sequence split across two chunks is then seen whole and removed whole.
+    std::size_t start = 0;
+    for (auto end = partial.find('\n'); end != std::string::npos; end = partial.find('\n', start)) {
+        out += outputLine(isStderr, partial.substr(start, end - start));
+        start = end + 1;
+    }
+    partial.erase(0, start);
+    if (partial.size() > kMaxPartialLineBytes) {
+        out += outputLine(isStderr, partial);
+        partial.clear();
+    }
+    return out;
+}
+
+std::string LiveView::flushOutput() {
+    std::string out;
+    if (!m_partialStdout.empty())
+        out += outputLine(false, m_partialStdout);
+    if (!m_partialStderr.empty())
+        out += outputLine(true, m_partialStderr);
+    m_partialStdout.clear();
+    m_partialStderr.clear();
+    if (m_outputLinesHidden > 0) {
+        const std::string task = m_options.taskId.empty() ? "TASK" : oneLine(m_options.taskId);
+        out += paint(kDim, "    \xE2\x80\xA6 " + withThousands(m_outputLinesHidden) +
+                               (m_outputLinesHidden == 1 ? " more line" : " more lines") + " (warren show " + task +
+                               " for all)") + "\n";
+        // Further output of the same call is counted as hidden again, not shown from the top.
+        m_outputLinesHidden = 0;
+    }
+    return out;
+}
+
+std::string LiveView::toolResult(const json& event, const json& data) {
+    Fields fields(data, "data.");
+    Fields envelope(event, "");
+    const std::string id = fields.text("id");
+    const auto exitCode = fields.optionalInteger("exit_code");
+    const bool timedOut = fields.flag("timed_out");
+    const bool denied = fields.flag("denied");
+    const bool cached = fields.flag("cached");
+    const bool interrupted = fields.flag("interrupted");
+    const bool truncatedForModel = fields.flag("truncated");
+    const auto output = fields.optionalText("output");
+    const auto durationMs = envelope.optionalCount("duration_ms");
+    const std::string& problem = fields.problem().empty() ? envelope.problem() : fields.problem();
+    if (!problem.empty())
+        return flushOutput() + paint(kDim, "(unreadable event: tool_result: " + oneLine(problem) + ")") + "\n";
+
+    std::string out = flushOutput();
+    const bool shownAny = id == m_openCall && m_outputLinesShown > 0;
+    m_openCall.clear();
+    m_outputLinesShown = 0;
+
+    std::string status;
+    bool good = false;
+    if (interrupted)
+        status = "interrupted";
+    else if (denied)
+        status = "denied";
+    else if (timedOut)
+        status = "timed out";
+    else if (!exitCode)
+        status = "did not finish";
+    else {
+        good = *exitCode == 0;
+        status = "exit " + std::to_string(*exitCode);
+    }
+
+    // A failed call that printed nothing (a file tool's refusal, say) would otherwise fail silently.
+    if (!good && !denied && !shownAny && output && !output->empty()) {
+        const auto lines = splitLines(sanitizeForTerminal(*output));
+        for (std::size_t i = 0; i < lines.size() && i < kFailureOutputLines; ++i)
+            out += "    " + lines[i] + "\n";
+        if (lines.size() > kFailureOutputLines)
+            out += paint(kDim, "    \xE2\x80\xA6") + "\n";
+    }
+    std::string line = good ? paint(kGreen, "\xE2\x9C\x93 " + status) : paint(kRed, "\xE2\x9C\x97 " + status);
+    std::string details;
+    if (cached)
+        details += " \xC2\xB7 cached";
+    if (durationMs)
+        details += " \xC2\xB7 " + formatDuration(*durationMs);
+    if (truncatedForModel)
+        details += " \xC2\xB7 output capped for the model";
+    return out + "  " + line + paint(kDim, details) + "\n";
+}
+
+std::string LiveView::summary(const std::string& status, std::uint64_t steps, std::uint64_t tokensIn,
+                              std::uint64_t tokensOut, std::uint64_t elapsedMs) const {
+    std::string_view colour = kYellow;
+    if (status == "succeeded")
+        colour = kGreen;
+    else if (status == "failed")
+        colour = kRed;
+    const std::string details = " \xC2\xB7 " + withThousands(steps) + (steps == 1 ? " step" : " steps") +
+                                " \xC2\xB7 " + withThousands(tokensIn) + " in / " + withThousands(tokensOut) +
+                                " out tokens \xC2\xB7 " + formatDuration(elapsedMs);
+    return paint(colour, oneLine(status)) + paint(kDim, details) + "\n";
+}
+
+} // namespace warren::control

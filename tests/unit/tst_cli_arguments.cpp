@@ -1,0 +1,408 @@
+// `warren`'s command line: every command with its options becomes one value, and every mistake an error
+// that names the flag or argument, says what was expected, and suggests what was probably meant.
+
+#include "CliArguments.h"
+
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace warren;
+using namespace warren::control;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> toStd(const QStringList& list) {
+    std::vector<std::string> out;
+    for (const QString& item : list)
+        out.push_back(item.toStdString());
+    return out;
+}
+
+template <typename T> void putOptional(json& out, const char* key, const std::optional<T>& value) {
+    if (value)
+        out[key] = *value;
+}
+
+// The parsed arguments as JSON with only what differs from the defaults, so rows list what they set.
+json describe(const CliArguments& arguments) {
+    json out;
+    putOptional(out, "data_dir", arguments.dataDir);
+    if (arguments.noColor)
+        out["no_color"] = true;
+    std::visit(
+        [&out](const auto& command) {
+            using T = std::decay_t<decltype(command)>;
+            if constexpr (std::is_same_v<T, WindowCommand>) {
+                out["command"] = "window";
+            } else if constexpr (std::is_same_v<T, HelpCommand>) {
+                out["command"] = "help";
+                if (!command.topic.empty())
+                    out["topic"] = command.topic;
+            } else if constexpr (std::is_same_v<T, VersionCommand>) {
+                out["command"] = "version";
+            } else if constexpr (std::is_same_v<T, RunCommand>) {
+                out["command"] = "run";
+                out["prompt"] = command.prompt;
+                putOptional(out, "workspace", command.workspace);
+                putOptional(out, "provider", command.provider);
+                putOptional(out, "model", command.model);
+                if (!command.presets.empty())
+                    out["presets"] = command.presets;
+                for (const auto& [key, value] : command.settings)
+                    out["settings"].push_back(json::array({key, value}));
+                putOptional(out, "backend", command.backend);
+                putOptional(out, "network", command.network);
+                putOptional(out, "approve", command.approve);
+                if (command.json)
+                    out["json"] = true;
+                putOptional(out, "timeout", command.timeoutSec);
+                putOptional(out, "token_budget", command.tokenBudget);
+            } else if constexpr (std::is_same_v<T, TasksCommand>) {
+                out["command"] = "tasks";
+                if (command.json)
+                    out["json"] = true;
+            } else if constexpr (std::is_same_v<T, ShowCommand>) {
+                out["command"] = "show";
+                out["task"] = command.taskId;
+                if (command.json)
+                    out["json"] = true;
+            } else if constexpr (std::is_same_v<T, ResumeCommand>) {
+                out["command"] = "resume";
+                out["task"] = command.taskId;
+                if (command.json)
+                    out["json"] = true;
+                putOptional(out, "approve", command.approve);
+            } else if constexpr (std::is_same_v<T, CancelCommand>) {
+                out["command"] = "cancel";
+                out["task"] = command.taskId;
+            } else if constexpr (std::is_same_v<T, ExportCommand>) {
+                out["command"] = "export";
+                out["task"] = command.taskId;
+                out["dir"] = command.directory;
+            } else if constexpr (std::is_same_v<T, DoctorCommand>) {
+                out["command"] = "doctor";
+                if (command.json)
+                    out["json"] = true;
+            } else if constexpr (std::is_same_v<T, SecretsSetCommand>) {
+                out["command"] = "secrets set";
+                out["name"] = command.name;
+            } else {
+                static_assert(std::is_same_v<T, SecretsDeleteCommand>);
+                out["command"] = "secrets delete";
+                out["name"] = command.name;
+            }
+        },
+        arguments.command);
+    return out;
+}
+
+QString q(const std::string& text) { return QString::fromStdString(text); }
+QString j(const json& value) { return q(value.dump()); }
+
+} // namespace
+
+class TestCliArguments : public QObject {
+    Q_OBJECT
+
+private slots:
+    void parses_data();
+    void parses();
+    void errors_data();
+    void errors();
+    void usageMentionsEveryCommandAndRunOption_data();
+    void usageMentionsEveryCommandAndRunOption();
+    void commandUsage_data();
+    void commandUsage();
+};
+
+// clang-format off
+void TestCliArguments::parses_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected"); // describe() of the result
+
+    QTest::newRow("no arguments: the window") << QStringList{} << j({{"command", "window"}});
+    QTest::newRow("window with a data dir") << QStringList{"--data-dir", "/tmp/d"}
+                                            << j({{"command", "window"}, {"data_dir", "/tmp/d"}});
+    QTest::newRow("--help") << QStringList{"--help"} << j({{"command", "help"}});
+    QTest::newRow("-h") << QStringList{"-h"} << j({{"command", "help"}});
+    QTest::newRow("help") << QStringList{"help"} << j({{"command", "help"}});
+    QTest::newRow("help run") << QStringList{"help", "run"} << j({{"command", "help"}, {"topic", "run"}});
+    QTest::newRow("run --help") << QStringList{"run", "--help"} << j({{"command", "help"}, {"topic", "run"}});
+    QTest::newRow("run --help with a bad flag still helps")
+        << QStringList{"run", "-h", "x"} << j({{"command", "help"}, {"topic", "run"}});
+    QTest::newRow("show -h") << QStringList{"show", "-h"} << j({{"command", "help"}, {"topic", "show"}});
+    QTest::newRow("--version") << QStringList{"--version"} << j({{"command", "version"}});
+    QTest::newRow("version") << QStringList{"version"} << j({{"command", "version"}});
+
+    QTest::newRow("run: one word") << QStringList{"run", "hello"} << j({{"command", "run"}, {"prompt", "hello"}});
+    QTest::newRow("run: words joined") << QStringList{"run", "fix", "the", "tests"}
+                                       << j({{"command", "run"}, {"prompt", "fix the tests"}});
+    QTest::newRow("run: quoted prompt") << QStringList{"run", "fix the tests"}
+                                        << j({{"command", "run"}, {"prompt", "fix the tests"}});
+    QTest::newRow("run: options between words")
+        << QStringList{"run", "fix", "--json", "the", "--model", "m", "tests"}
+        << j({{"command", "run"}, {"prompt", "fix the tests"}, {"model", "m"}, {"json", true}});
+    QTest::newRow("run: after -- everything is prompt")
+        << QStringList{"run", "--json", "--", "--model", "is", "-x"}
+        << j({{"command", "run"}, {"prompt", "--model is -x"}, {"json", true}});
+    QTest::newRow("run: a lone dash is a word") << QStringList{"run", "a", "-", "b"}
+                                                << j({{"command", "run"}, {"prompt", "a - b"}});
+    QTest::newRow("run: every option, separate values")
+        << QStringList{"run", "--workspace", "/w", "--provider", "openai", "--model", "gpt-x", "--preset", "safe-mode",
+                       "--set", "max_steps=20", "--backend", "docker", "--network", "loopback", "--approve", "auto",
+                       "--json", "--timeout", "600", "--token-budget", "100000", "--data-dir", "/d", "--no-color",
+                       "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"workspace", "/w"}, {"provider", "openai"}, {"model", "gpt-x"},
+              {"presets", {"safe-mode"}}, {"settings", json::array({json::array({"max_steps", "20"})})}, {"backend", "docker"},
+              {"network", "loopback"}, {"approve", "auto"}, {"json", true}, {"timeout", 600},
+              {"token_budget", 100000}, {"data_dir", "/d"}, {"no_color", true}});
+    QTest::newRow("run: every option, = values")
+        << QStringList{"run", "--workspace=/w", "--provider=scripted:demo.json", "--model=m", "--preset=a,b",
+                       "--set=k=v=w", "--backend=podman", "--network=none", "--approve=deny", "--timeout=1",
+                       "--token-budget=5", "--data-dir=/d", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"workspace", "/w"}, {"provider", "scripted:demo.json"},
+              {"model", "m"}, {"presets", {"a", "b"}}, {"settings", json::array({json::array({"k", "v=w"})})}, {"backend", "podman"},
+              {"network", "none"}, {"approve", "deny"}, {"timeout", 1}, {"token_budget", 5}, {"data_dir", "/d"}});
+    QTest::newRow("run: presets repeated and split, order kept")
+        << QStringList{"run", "--preset", "safe-mode,local-light", "--preset", "production-log", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"presets", {"safe-mode", "local-light", "production-log"}}});
+    QTest::newRow("run: settings repeated, order kept, empty value allowed")
+        << QStringList{"run", "--set", "b=2", "--set", "a=1", "--set", "b=", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"settings", json::array({json::array({"b", "2"}), json::array({"a", "1"}), json::array({"b", ""})})}});
+    QTest::newRow("run: network allow list")
+        << QStringList{"run", "--network", "allow:pypi.org,files.pythonhosted.org", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"network", "allow:pypi.org,files.pythonhosted.org"}});
+    QTest::newRow("run: last single value wins")
+        << QStringList{"run", "--model", "a", "--model", "b", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"model", "b"}});
+    QTest::newRow("run: value may start with a single dash")
+        << QStringList{"run", "--workspace", "-odd", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"workspace", "-odd"}});
+    QTest::newRow("run: = value may be an option-looking word")
+        << QStringList{"run", "--model=--weird", "go"} << j({{"command", "run"}, {"prompt", "go"}, {"model", "--weird"}});
+    QTest::newRow("run: relative paths kept as written")
+        << QStringList{"run", "--workspace", "../repo", "--provider", "scripted:./s.json", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"workspace", "../repo"}, {"provider", "scripted:./s.json"}});
+
+    QTest::newRow("global options before the command")
+        << QStringList{"--data-dir", "/d", "--no-color", "tasks"}
+        << j({{"command", "tasks"}, {"data_dir", "/d"}, {"no_color", true}});
+    QTest::newRow("global --data-dir= before the command")
+        << QStringList{"--data-dir=/d", "doctor"} << j({{"command", "doctor"}, {"data_dir", "/d"}});
+    QTest::newRow("-- before the command") << QStringList{"--", "tasks"} << j({{"command", "tasks"}});
+
+    QTest::newRow("tasks") << QStringList{"tasks"} << j({{"command", "tasks"}});
+    QTest::newRow("tasks --json --data-dir") << QStringList{"tasks", "--json", "--data-dir", "/d"}
+                                             << j({{"command", "tasks"}, {"json", true}, {"data_dir", "/d"}});
+    QTest::newRow("show") << QStringList{"show", "t-1"} << j({{"command", "show"}, {"task", "t-1"}});
+    QTest::newRow("show --json first") << QStringList{"show", "--json", "t-1"}
+                                       << j({{"command", "show"}, {"task", "t-1"}, {"json", true}});
+    QTest::newRow("resume") << QStringList{"resume", "t-1"} << j({{"command", "resume"}, {"task", "t-1"}});
+    QTest::newRow("resume with options")
+        << QStringList{"resume", "t-1", "--json", "--approve", "deny", "--data-dir=/d", "--no-color"}
+        << j({{"command", "resume"}, {"task", "t-1"}, {"json", true}, {"approve", "deny"}, {"data_dir", "/d"},
+              {"no_color", true}});
+    QTest::newRow("cancel") << QStringList{"cancel", "t-1"} << j({{"command", "cancel"}, {"task", "t-1"}});
+    QTest::newRow("cancel --data-dir") << QStringList{"cancel", "--data-dir", "/d", "t-1"}
+                                       << j({{"command", "cancel"}, {"task", "t-1"}, {"data_dir", "/d"}});
+    QTest::newRow("export") << QStringList{"export", "t-1", "out"}
+                            << j({{"command", "export"}, {"task", "t-1"}, {"dir", "out"}});
+    QTest::newRow("doctor") << QStringList{"doctor"} << j({{"command", "doctor"}});
+    QTest::newRow("doctor --json") << QStringList{"doctor", "--json"} << j({{"command", "doctor"}, {"json", true}});
+    QTest::newRow("secrets set") << QStringList{"secrets", "set", "openai"}
+                                 << j({{"command", "secrets set"}, {"name", "openai"}});
+    QTest::newRow("secrets delete") << QStringList{"secrets", "delete", "openai", "--data-dir", "/d"}
+                                    << j({{"command", "secrets delete"}, {"name", "openai"}, {"data_dir", "/d"}});
+}
+
+void TestCliArguments::errors_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+
+    QTest::newRow("unknown command: typo") << QStringList{"rnu", "x"} << "unknown command 'rnu'; did you mean 'run'?";
+    QTest::newRow("unknown command: prefix") << QStringList{"doc"} << "unknown command 'doc'; did you mean 'doctor'?";
+    QTest::newRow("unknown command: nothing close")
+        << QStringList{"frobnicate"} << "unknown command 'frobnicate'; see 'warren --help'";
+    QTest::newRow("a prompt without run")
+        << QStringList{"fix the tests"} << "unknown command 'fix the tests'; to run a task: warren run \"fix the tests\"";
+    QTest::newRow("unknown option: typo")
+        << QStringList{"run", "--modle", "x", "go"} << "warren run: unknown option --modle; did you mean --model?";
+    QTest::newRow("unknown option: prefix")
+        << QStringList{"run", "--work", "x", "go"} << "warren run: unknown option --work; did you mean --workspace?";
+    QTest::newRow("unknown option with = value")
+        << QStringList{"run", "--netwrk=none", "go"} << "warren run: unknown option --netwrk; did you mean --network?";
+    QTest::newRow("unknown option: nothing close")
+        << QStringList{"run", "--xyzzy-plugh", "go"} << "warren run: unknown option --xyzzy-plugh; see 'warren run --help'";
+    QTest::newRow("unknown short option") << QStringList{"run", "-v", "go"}
+                                          << "warren run: unknown option -v; see 'warren run --help'";
+    QTest::newRow("option of another command")
+        << QStringList{"tasks", "--approve", "auto"} << "warren tasks: unknown option --approve (it is an option of run and resume)";
+    QTest::newRow("run option on cancel")
+        << QStringList{"cancel", "--json", "t-1"}
+        << "warren cancel: unknown option --json (it is an option of run, tasks, show, resume and doctor)";
+    QTest::newRow("unknown option before the command")
+        << QStringList{"--dat-dir", "/d"} << "warren: unknown option --dat-dir; did you mean --data-dir?";
+    QTest::newRow("command option before the command")
+        << QStringList{"--json", "tasks"}
+        << "warren: unknown option --json (it is an option of run, tasks, show, resume and doctor)";
+
+    QTest::newRow("missing value at the end") << QStringList{"run", "go", "--model"} << "--model: needs a value (--model NAME)";
+    QTest::newRow("missing value: next is an option")
+        << QStringList{"run", "--model", "--json", "go"} << "--model: needs a value (--model NAME), got the option --json";
+    QTest::newRow("empty = value") << QStringList{"run", "--model=", "go"} << "--model: needs a value (--model NAME), got an empty one";
+    QTest::newRow("empty separate value") << QStringList{"run", "--workspace", "", "go"}
+                                          << "--workspace: needs a value (--workspace DIR), got an empty one";
+    QTest::newRow("data dir without a value") << QStringList{"--data-dir"} << "--data-dir: needs a value (--data-dir DIR)";
+    QTest::newRow("switch with a value") << QStringList{"run", "--json=yes", "go"} << "--json: takes no value, got 'yes'";
+    QTest::newRow("no-color with a value") << QStringList{"--no-color=1"} << "--no-color: takes no value, got '1'";
+
+    QTest::newRow("run without a prompt")
+        << QStringList{"run"} << "warren run: PROMPT is missing: warren run [OPTION]... \"what the agent should do\"";
+    QTest::newRow("run with options but no prompt")
+        << QStringList{"run", "--json", "--model", "m"}
+        << "warren run: PROMPT is missing: warren run [OPTION]... \"what the agent should do\"";
+    QTest::newRow("run with a blank prompt")
+        << QStringList{"run", "--", "  "} << "warren run: PROMPT is missing: warren run [OPTION]... \"what the agent should do\"";
+    QTest::newRow("approve yes") << QStringList{"run", "--approve", "yes", "go"}
+                                 << "--approve: expected ask, auto or deny, got 'yes'";
+    QTest::newRow("resume approve yes") << QStringList{"resume", "t-1", "--approve=yes"}
+                                        << "--approve: expected ask, auto or deny, got 'yes'";
+    QTest::newRow("backend") << QStringList{"run", "--backend", "lxc", "go"}
+                             << "--backend: expected bwrap, docker or podman, got 'lxc'";
+    QTest::newRow("network") << QStringList{"run", "--network", "all", "go"}
+                             << "--network: expected none, loopback or allow:HOST[,HOST...], got 'all'";
+    QTest::newRow("network allow without hosts")
+        << QStringList{"run", "--network", "allow:", "go"}
+        << "--network: allow: needs hosts, as in allow:api.example.com,pypi.org; got 'allow:'";
+    QTest::newRow("network allow with an empty host")
+        << QStringList{"run", "--network", "allow:a,,b", "go"}
+        << "--network: allow: needs hosts, as in allow:api.example.com,pypi.org; got 'allow:a,,b'";
+    QTest::newRow("network host with a space")
+        << QStringList{"run", "--network", "allow:a b", "go"} << "--network: a host cannot contain spaces, got 'a b'";
+    QTest::newRow("timeout zero") << QStringList{"run", "--timeout", "0", "go"}
+                                  << "--timeout: expected a whole number of seconds above 0, got '0'";
+    QTest::newRow("timeout negative") << QStringList{"run", "--timeout=-5", "go"}
+                                      << "--timeout: expected a whole number of seconds above 0, got '-5'";
+    QTest::newRow("timeout with a unit") << QStringList{"run", "--timeout", "10s", "go"}
+                                         << "--timeout: expected a whole number of seconds above 0, got '10s'";
+    QTest::newRow("timeout fraction") << QStringList{"run", "--timeout", "1.5", "go"}
+                                      << "--timeout: expected a whole number of seconds above 0, got '1.5'";
+    QTest::newRow("timeout plus sign") << QStringList{"run", "--timeout", "+5", "go"}
+                                       << "--timeout: expected a whole number of seconds above 0, got '+5'";
+    QTest::newRow("timeout overflow") << QStringList{"run", "--timeout", "99999999999999999999999", "go"}
+                                      << "--timeout: expected a whole number of seconds above 0, got '99999999999999999999999'";
+    QTest::newRow("token budget") << QStringList{"run", "--token-budget", "lots", "go"}
+                                  << "--token-budget: expected a whole number of tokens above 0, got 'lots'";
+    QTest::newRow("set without =") << QStringList{"run", "--set", "max_steps", "go"}
+                                   << "--set: expected KEY=VALUE, got 'max_steps'";
+    QTest::newRow("set with an empty key") << QStringList{"run", "--set", "=5", "go"}
+                                           << "--set: the key before '=' is empty in '=5'";
+    QTest::newRow("preset empty item") << QStringList{"run", "--preset", "a,,b", "go"}
+                                       << "--preset: empty preset name in 'a,,b'";
+    QTest::newRow("preset trailing comma") << QStringList{"run", "--preset", "a,", "go"}
+                                           << "--preset: empty preset name in 'a,'";
+    QTest::newRow("scripted provider without a file")
+        << QStringList{"run", "--provider", "scripted:", "go"} << "--provider: scripted: needs a file, as in scripted:demo.json";
+
+    QTest::newRow("show without a task") << QStringList{"show"} << "warren show: TASK is missing ('warren tasks' lists the task ids)";
+    QTest::newRow("show with two tasks") << QStringList{"show", "t-1", "t-2"}
+                                         << "warren show: unexpected argument 't-2' (usage: warren show TASK [--json])";
+    QTest::newRow("resume without a task") << QStringList{"resume", "--json"}
+                                           << "warren resume: TASK is missing ('warren tasks' lists the task ids)";
+    QTest::newRow("cancel without a task") << QStringList{"cancel"} << "warren cancel: TASK is missing ('warren tasks' lists the task ids)";
+    QTest::newRow("cancel with two tasks") << QStringList{"cancel", "a", "b"}
+                                           << "warren cancel: unexpected argument 'b' (usage: warren cancel TASK)";
+    QTest::newRow("export without a dir") << QStringList{"export", "t-1"} << "warren export: DIR is missing";
+    QTest::newRow("export without anything") << QStringList{"export"}
+                                             << "warren export: TASK is missing ('warren tasks' lists the task ids)";
+    QTest::newRow("export with too much") << QStringList{"export", "t", "d", "e"}
+                                          << "warren export: unexpected argument 'e' (usage: warren export TASK DIR)";
+    QTest::newRow("tasks with a word") << QStringList{"tasks", "all"}
+                                       << "warren tasks: unexpected argument 'all' (usage: warren tasks [--json])";
+    QTest::newRow("doctor with a word") << QStringList{"doctor", "now"}
+                                        << "warren doctor: unexpected argument 'now' (usage: warren doctor [--json])";
+    QTest::newRow("version with a word") << QStringList{"version", "x"}
+                                         << "warren version: unexpected argument 'x' (usage: warren version)";
+    QTest::newRow("help with an unknown command") << QStringList{"help", "nope"} << "warren help: unknown command 'nope'";
+    QTest::newRow("help with two commands") << QStringList{"help", "run", "show"}
+                                            << "warren help: takes at most one COMMAND, got 'show'";
+
+    QTest::newRow("secrets alone")
+        << QStringList{"secrets"} << "warren secrets: expected set or delete (warren secrets set NAME reads the key from stdin)";
+    QTest::newRow("secrets list")
+        << QStringList{"secrets", "list"}
+        << "warren secrets: expected set or delete, got 'list' (warren secrets set NAME reads the key from stdin)";
+    QTest::newRow("secrets set without a name")
+        << QStringList{"secrets", "set"} << "warren secrets set: NAME is missing (the provider whose key it is)";
+    QTest::newRow("secrets set with the key on the command line")
+        << QStringList{"secrets", "set", "openai", "sk-123"}
+        << "warren secrets set: takes only NAME; the key is read from stdin, never from the command line, where other "
+           "users and the shell history would see it";
+    QTest::newRow("secrets delete with extra")
+        << QStringList{"secrets", "delete", "openai", "x"} << "warren secrets delete: unexpected argument 'x'";
+    QTest::newRow("secrets set --json")
+        << QStringList{"secrets", "set", "openai", "--json"}
+        << "warren secrets: unknown option --json (it is an option of run, tasks, show, resume and doctor)";
+}
+// clang-format on
+
+void TestCliArguments::parses() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const auto parsed = parseCliArguments(toStd(args));
+    QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.error().message.c_str());
+    QCOMPARE(j(describe(*parsed)), expected);
+}
+
+void TestCliArguments::errors() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const auto parsed = parseCliArguments(toStd(args));
+    QVERIFY2(!parsed.ok(), parsed.ok() ? j(describe(*parsed)).toUtf8().constData() : "");
+    QCOMPARE(parsed.error().code, ErrorCode::InvalidArgument);
+    QCOMPARE(q(parsed.error().message), message);
+}
+
+void TestCliArguments::usageMentionsEveryCommandAndRunOption_data() {
+    QTest::addColumn<QString>("word");
+    for (const char* word : {"warren run", "warren tasks", "warren show TASK", "warren resume TASK", "warren cancel TASK",
+                             "warren export TASK DIR", "warren doctor", "warren secrets set|delete NAME", "--workspace DIR",
+                             "--provider NAME", "--model NAME", "--preset P[,P...]", "--set KEY=VALUE",
+                             "--backend NAME", "--network POLICY", "--approve MODE", "--json", "--timeout SECONDS",
+                             "--token-budget N", "--data-dir DIR", "--no-color", "--help", "2 usage error"})
+        QTest::newRow(word) << QString::fromUtf8(word);
+}
+
+void TestCliArguments::usageMentionsEveryCommandAndRunOption() {
+    QFETCH(QString, word);
+    QVERIFY2(q(usageText()).contains(word), qPrintable(q(usageText())));
+}
+
+void TestCliArguments::commandUsage_data() {
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QStringList>("mentions");
+    QTest::addColumn<QStringList>("omits");
+    QTest::newRow("run") << "run" << QStringList{"Usage: warren run", "--token-budget N", "--data-dir DIR"}
+                         << QStringList{"warren tasks"};
+    QTest::newRow("resume") << "resume" << QStringList{"Usage: warren resume TASK", "--approve MODE", "--json"}
+                            << QStringList{"--model"};
+    QTest::newRow("cancel") << "cancel" << QStringList{"Usage: warren cancel TASK", "--data-dir DIR"}
+                            << QStringList{"--json"};
+    QTest::newRow("unknown: the full text") << "nope" << QStringList{"warren run", "warren doctor"} << QStringList{};
+    QTest::newRow("help: the full text") << "help" << QStringList{"warren run", "warren doctor"} << QStringList{};
+}
+
+void TestCliArguments::commandUsage() {
+    QFETCH(QString, command);
+    QFETCH(QStringList, mentions);
+    QFETCH(QStringList, omits);
+    const QString text = q(usageText(command.toStdString()));
+    for (const QString& word : mentions)
+        QVERIFY2(text.contains(word), qPrintable(word + " not in\n" + text));
+    for (const QString& word : omits)
+        QVERIFY2(!text.contains(word), qPrintable(word + " in\n" + text));
+}
+
+QTEST_APPLESS_MAIN(TestCliArguments)
+#include "tst_cli_arguments.moc"
