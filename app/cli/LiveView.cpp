@@ -211,6 +211,11 @@ std::string describeType(const json& value) {
     }
 }
 
+// A parsed 4 is unsigned, a 4 built in C++ (json{{"step", 4}}) is signed: both are counts.
+bool isCount(const json& value) {
+    return value.is_number_unsigned() || (value.is_number_integer() && value.get<std::int64_t>() >= 0);
+}
+
 // Reads the fields of one object and remembers the first problem, so each renderer reads its fields
 // flat and checks once.
 class Fields {
@@ -238,7 +243,7 @@ public:
         const json* value = find(key, true);
         if (!value)
             return 0;
-        if (!value->is_number_unsigned())
+        if (!isCount(*value))
             return wrongType(key, *value, "an unsigned integer"), 0;
         return value->get<std::uint64_t>();
     }
@@ -246,7 +251,7 @@ public:
         const json* value = find(key, false);
         if (!value || value->is_null())
             return std::nullopt;
-        if (!value->is_number_unsigned())
+        if (!isCount(*value))
             return wrongType(key, *value, "an unsigned integer"), std::nullopt;
         return value->get<std::uint64_t>();
     }

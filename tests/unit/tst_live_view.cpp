@@ -66,6 +66,7 @@ private slots:
     void colourOffWritesNoEscape();
     void colourOnOnlyWrapsWhatTheViewAdds();
     void malformedEventsNeverThrow();
+    void eventsBuiltInCode();
     void summary_data();
     void summary();
 };
@@ -542,6 +543,21 @@ void TestLiveView::malformedEventsNeverThrow() {
     LiveView view;
     for (const json& event : {json(nullptr), json(5), json("text"), json::array()})
         QVERIFY(q(view.render(event)).startsWith("(unreadable event: "));
+}
+
+// Events the control plane builds itself are not parsed: their numbers are signed.
+void TestLiveView::eventsBuiltInCode() {
+    LiveView view;
+    QCOMPARE(q(view.render(json{{"type", "step_started"}, {"step", 2}, {"data", json::object()}})),
+             QStringLiteral("\n── step 2 ──\n"));
+    QCOMPARE(q(view.render(json{{"type", "task_resumed"}, {"step", 2},
+                                {"data", {{"from_step", 2}, {"interrupted_tool_call", nullptr}}}})),
+             QStringLiteral("↻ resumed from step 2\n"));
+    QCOMPARE(q(view.render(json{{"type", "tool_result"}, {"tool", "shell"}, {"duration_ms", 7},
+                                {"data", {{"id", "c"}, {"exit_code", 0}, {"truncated", false}}}})),
+             QStringLiteral("  ✓ exit 0 · 7 ms\n"));
+    QCOMPARE(q(view.render(json{{"type", "step_started"}, {"step", -2}, {"data", json::object()}})),
+             QStringLiteral("(unreadable event: step is a number, not an unsigned integer)\n"));
 }
 
 void TestLiveView::summary_data() {
