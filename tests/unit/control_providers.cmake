@@ -1,1 +1,8 @@
-# Tests of app/providers/.
+# Tests of app/providers/: the pure wire-format parts, then the HTTP providers against MockLlmServer.
+foreach(test tst_sse_parser tst_openai_stream tst_anthropic_stream tst_request_body tst_retry_policy
+             tst_provider_config)
+    warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_providers LABELS unit)
+endforeach()
+find_package(Qt6 6.4 REQUIRED COMPONENTS Network)
+warren_add_test(tst_providers_http SOURCES tst_providers_http.cpp
+                LIBS warren_providers warren_mock_llm Qt6::Network LABELS integration)

@@ -1,0 +1,31 @@
+#include "AnthropicProvider.h"
+
+#include "AnthropicStream.h"
+#include "HttpChatCall.h"
+#include "RequestBody.h"
+
+namespace warren::control {
+
+AnthropicProvider::AnthropicProvider(ProviderConfig config, QNetworkAccessManager* network)
+    : m_config(std::move(config)), m_network(network) {}
+
+ChatCall* AnthropicProvider::chat(const protocol::LlmChatParams& params, QObject* parent) {
+    HttpChatRequest request;
+    request.url = QUrl(QString::fromStdString(m_config.baseUrl + "/v1/messages"));
+    if (!m_config.apiKey.empty())
+        request.headers.append(qMakePair(QByteArray("x-api-key"), QByteArray::fromStdString(m_config.apiKey)));
+    request.headers.append(qMakePair(QByteArray("anthropic-version"), QByteArray("2023-06-01")));
+    request.body = QByteArray::fromStdString(anthropicRequestBody(params, m_config.model, m_config.maxTokens)
+                                                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    request.server = ServerContext{m_config.baseUrl, m_config.name, m_config.keyName, m_config.model, m_config.apiKey};
+    request.retry = RetryPolicy{m_config.maxRetries, m_config.retryBaseDelay, m_config.maxRetryDelay};
+    request.idleTimeout = m_config.requestTimeout;
+    request.makeDecoder = [] { return std::make_unique<AnthropicStream>(); };
+    return new HttpChatCall(m_network, std::move(request), parent);
+}
+
+std::string AnthropicProvider::describe() const {
+    return "Anthropic " + m_config.model + " at " + m_config.baseUrl;
+}
+
+} // namespace warren::control

@@ -1,0 +1,72 @@
+#pragma once
+// One streamed model call over HTTP, shared by OpenAiProvider and AnthropicProvider: posts the request,
+// reads the body as it arrives (readyRead), feeds the API's decoder and relays the text; retries 429/5xx
+// and connections that fail before the reply started, after a delay on a timer; fails a call whose
+// server goes silent for the request timeout.
+
+#include "ChatStreamDecoder.h"
+#include "HttpFailure.h"
+#include "Provider.h"
+#include "RetryPolicy.h"
+#include "SseParser.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QNetworkReply>
+#include <QPair>
+#include <QPointer>
+#include <QTimer>
+#include <QUrl>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+namespace warren::control {
+
+struct HttpChatRequest {
+    QUrl url;
+    QList<QPair<QByteArray, QByteArray>> headers; // may hold the key: never logged or shown
+    QByteArray body;
+    ServerContext server;
+    RetryPolicy retry;
+    std::chrono::milliseconds idleTimeout{120000};
+    std::function<std::unique_ptr<ChatStreamDecoder>()> makeDecoder; // a fresh one per attempt
+};
+
+class HttpChatCall : public ChatCall {
+    Q_OBJECT
+public:
+    // Sends the request at once; the signals follow from the event loop.
+    HttpChatCall(QNetworkAccessManager* network, HttpChatRequest request, QObject* parent);
+    ~HttpChatCall() override;
+    void abort() override;
+
+private:
+    void send();
+    void onReadyRead();
+    void onReplyFinished();
+    void onIdleTimeout();
+    void consume(const QByteArray& bytes);
+    void finishStream(QNetworkReply::NetworkError error, const QString& errorText);
+    void retryOrFail(const std::string& why, const std::string& failure, std::chrono::milliseconds delay);
+    void fail(const std::string& message);
+    void dropReply();
+
+    QNetworkAccessManager* m_network;
+    HttpChatRequest m_request;
+    QPointer<QNetworkReply> m_reply;
+    QTimer m_idleTimer;
+    QTimer m_retryTimer;
+    std::unique_ptr<ChatStreamDecoder> m_decoder;
+    SseParser m_parser;
+    int m_attempt = 0;       // retries done so far
+    int m_status = 0;        // this attempt's HTTP status, 0 before the headers
+    QByteArray m_errorBody;  // the body of a non-2xx answer, capped
+    qint64 m_bodyBytes = 0;  // bytes of a 2xx body received in this attempt
+    bool m_sentText = false; // a delta went out: a retry would repeat it, so none is made
+    bool m_timedOut = false;
+    bool m_done = false;
+};
+
+} // namespace warren::control

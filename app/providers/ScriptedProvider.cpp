@@ -1,0 +1,102 @@
+#include "ScriptedProvider.h"
+
+#include <QFile>
+#include <QMetaObject>
+
+#include <algorithm>
+
+namespace warren::control {
+
+namespace {
+
+// A few pieces, split after spaces, so a scripted reply streams like a real one does.
+QStringList streamPieces(const QString& text) {
+    constexpr qsizetype kPieces = 3;
+    QStringList pieces;
+    qsizetype start = 0;
+    for (qsizetype i = 1; i < kPieces && start < text.size(); ++i) {
+        const qsizetype wanted = text.size() * i / kPieces;
+        const qsizetype space = text.indexOf(QLatin1Char(' '), std::max(wanted, start));
+        if (space < 0)
+            break;
+        pieces.append(text.mid(start, space + 1 - start));
+        start = space + 1;
+    }
+    if (start < text.size())
+        pieces.append(text.mid(start));
+    return pieces;
+}
+
+class ScriptedCall : public ChatCall {
+public:
+    ScriptedCall(Result<protocol::LlmChatResult> reply, QObject* parent) : ChatCall(parent), m_reply(std::move(reply)) {
+        // Asynchronous like a real call: the caller connects its slots after chat() returns.
+        QMetaObject::invokeMethod(this, [this] { serve(); }, Qt::QueuedConnection);
+    }
+
+    void abort() override {
+        m_aborted = true;
+        finish(makeError(ErrorCode::System, "aborted"));
+    }
+
+private:
+    void serve() {
+        if (m_aborted)
+            return;
+        if (m_reply) {
+            for (const QString& piece : streamPieces(QString::fromStdString(m_reply->content))) {
+                emit delta(piece);
+                if (m_aborted)
+                    return;
+            }
+        }
+        finish(std::move(m_reply));
+    }
+
+    Result<protocol::LlmChatResult> m_reply;
+    bool m_aborted = false;
+};
+
+} // namespace
+
+Result<std::unique_ptr<ScriptedProvider>> ScriptedProvider::load(const std::string& path) {
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly))
+        return makeError(ErrorCode::NotFound, "cannot read the model script " + path + ": " +
+                                                  file.errorString().toStdString());
+    const QByteArray text = file.readAll();
+    auto script = protocol::parseScript(std::string_view(text.constData(), std::size_t(text.size())), path);
+    if (!script)
+        return script.error();
+    return std::make_unique<ScriptedProvider>(std::move(script).value());
+}
+
+ScriptedProvider::ScriptedProvider(protocol::Script script) : m_script(std::move(script)) {}
+
+Result<protocol::LlmChatResult> ScriptedProvider::replyTo(const protocol::LlmChatParams& params) const {
+    const auto served = static_cast<std::size_t>(
+        std::count_if(params.messages.begin(), params.messages.end(),
+                      [](const protocol::ChatMessage& message) { return message.role == "assistant"; }));
+    if (served >= m_script.turns.size())
+        return makeError(ErrorCode::InvalidArgument,
+                         "the model script " + m_script.origin + " has " + std::to_string(m_script.turns.size()) +
+                             " turns and the agent asked for turn " + std::to_string(served + 1) +
+                             ": add turns to the script (the last one usually calls finish)");
+    const protocol::ScriptTurn& turn = m_script.turns[served];
+    protocol::LlmChatResult result;
+    result.content = turn.content;
+    result.toolCalls = turn.toolCalls;
+    result.tokenUsage = turn.usage.value_or(protocol::TokenUsage{});
+    result.finishReason = turn.toolCalls.empty() ? "stop" : "tool_calls";
+    return result;
+}
+
+ChatCall* ScriptedProvider::chat(const protocol::LlmChatParams& params, QObject* parent) {
+    return new ScriptedCall(replyTo(params), parent);
+}
+
+std::string ScriptedProvider::describe() const {
+    return "scripted model from " + m_script.origin;
+}
+
+} // namespace warren::control

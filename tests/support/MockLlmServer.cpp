@@ -1,0 +1,268 @@
+#include "MockLlmServer.h"
+
+#include <QHostAddress>
+#include <QTcpSocket>
+#include <QTimer>
+
+namespace warren::test {
+
+using nlohmann::json;
+
+MockResponse MockResponse::json(int status, const QByteArray& reason, const QByteArray& body,
+                                QList<QPair<QByteArray, QByteArray>> headers) {
+    MockResponse response;
+    response.status = status;
+    response.reason = reason;
+    response.body = body;
+    response.headers = std::move(headers);
+    response.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+    return response;
+}
+
+MockResponse MockResponse::sse(QList<QByteArray> chunks) {
+    MockResponse response;
+    response.chunks = std::move(chunks);
+    response.streamed = true;
+    response.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/event-stream")));
+    return response;
+}
+
+json RecordedRequest::json() const {
+    return json::parse(body.toStdString(), nullptr, false);
+}
+
+MockLlmServer::MockLlmServer(QObject* parent) : QObject(parent) {
+    connect(&m_server, &QTcpServer::newConnection, this, &MockLlmServer::onNewConnection);
+}
+
+MockLlmServer::~MockLlmServer() {
+    // The connections die with m_server, after the members their handlers use: silence them first.
+    for (QTcpSocket* socket : m_server.findChildren<QTcpSocket*>())
+        disconnect(socket, nullptr, this, nullptr);
+}
+
+bool MockLlmServer::listen() {
+    return m_server.listen(QHostAddress::LocalHost, 0);
+}
+
+quint16 MockLlmServer::port() const {
+    return m_server.serverPort();
+}
+
+QString MockLlmServer::baseUrl() const {
+    return QStringLiteral("http://127.0.0.1:%1").arg(port());
+}
+
+void MockLlmServer::enqueue(MockResponse response) {
+    m_queue.push_back(std::move(response));
+}
+
+void MockLlmServer::onNewConnection() {
+    while (QTcpSocket* socket = m_server.nextPendingConnection()) {
+        m_buffers.insert(socket, {});
+        connect(socket, &QTcpSocket::readyRead, this, [this, socket] { onReadyRead(socket); });
+        connect(socket, &QTcpSocket::disconnected, this, [this, socket] {
+            m_buffers.remove(socket);
+            socket->deleteLater();
+        });
+    }
+}
+
+void MockLlmServer::onReadyRead(QTcpSocket* socket) {
+    if (!m_buffers.contains(socket))
+        return;
+    QByteArray& buffer = m_buffers[socket];
+    buffer.append(socket->readAll());
+    const qsizetype headerEnd = buffer.indexOf("\r\n\r\n");
+    if (headerEnd < 0)
+        return;
+    RecordedRequest request;
+    const QList<QByteArray> lines = buffer.left(headerEnd).split('\n');
+    const QList<QByteArray> requestLine = lines.value(0).trimmed().split(' ');
+    request.method = requestLine.value(0);
+    request.path = requestLine.value(1);
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const qsizetype colon = lines[i].indexOf(':');
+        if (colon > 0)
+            request.headers.insert(lines[i].left(colon).trimmed().toLower(), lines[i].mid(colon + 1).trimmed());
+    }
+    const qsizetype length = request.headers.value("content-length", "0").toLongLong();
+    if (buffer.size() < headerEnd + 4 + length)
+        return; // the body is still on its way
+    request.body = buffer.mid(headerEnd + 4, length);
+    buffer.remove(0, headerEnd + 4 + length);
+    m_requests.push_back(std::move(request));
+    emit requestReceived();
+    respond(socket);
+}
+
+void MockLlmServer::respond(QTcpSocket* socket) {
+    MockResponse response;
+    if (m_queue.empty()) {
+        response = MockResponse::json(500, "Internal Server Error",
+                                      "{\"error\":{\"message\":\"the mock server has no scripted response left\"}}");
+    } else {
+        response = std::move(m_queue.front());
+        m_queue.pop_front();
+    }
+    QByteArray head = "HTTP/1.1 " + QByteArray::number(response.status) + " " + response.reason + "\r\n";
+    for (const auto& [name, value] : response.headers)
+        head += name + ": " + value + "\r\n";
+    head += "Connection: close\r\n";
+    if (!response.streamed) {
+        head += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n\r\n";
+        socket->write(head + response.body);
+        socket->disconnectFromHost(); // after the pending bytes are written
+        return;
+    }
+    head += "Transfer-Encoding: chunked\r\n\r\n";
+    socket->write(head);
+    socket->flush();
+    writeChunks(socket, std::move(response), 0);
+}
+
+void MockLlmServer::writeChunks(QTcpSocket* socket, MockResponse response, int next) {
+    if (next >= response.chunks.size()) {
+        if (!response.dropMidStream)
+            socket->write("0\r\n\r\n");
+        socket->disconnectFromHost();
+        return;
+    }
+    const QByteArray& chunk = response.chunks[next];
+    socket->write(QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n");
+    socket->flush();
+    const int interval = response.chunkIntervalMs;
+    QTimer::singleShot(interval, socket, [this, socket, response = std::move(response), next]() mutable {
+        writeChunks(socket, std::move(response), next + 1);
+    });
+}
+
+QByteArray sseEvent(const QByteArray& data, const QByteArray& name) {
+    QByteArray event;
+    if (!name.isEmpty())
+        event += "event: " + name + "\n";
+    return event + "data: " + data + "\n\n";
+}
+
+QList<QByteArray> splitChunks(const QByteArray& stream, int chunkSize) {
+    QList<QByteArray> chunks;
+    for (qsizetype at = 0; at < stream.size(); at += chunkSize)
+        chunks.append(stream.mid(at, chunkSize));
+    return chunks;
+}
+
+QList<QByteArray> splitEvents(const QByteArray& stream) {
+    QList<QByteArray> chunks;
+    qsizetype start = 0;
+    for (qsizetype end = stream.indexOf("\n\n"); end >= 0; end = stream.indexOf("\n\n", start)) {
+        chunks.append(stream.mid(start, end + 2 - start));
+        start = end + 2;
+    }
+    if (start < stream.size())
+        chunks.append(stream.mid(start));
+    return chunks;
+}
+
+namespace {
+
+QByteArray data(const json& value) {
+    return sseEvent(QByteArray::fromStdString(value.dump()));
+}
+
+json openAiChunk(json delta, json finishReason = nullptr) {
+    return json{{"id", "chatcmpl-mock"},
+                {"object", "chat.completion.chunk"},
+                {"created", 1700000000},
+                {"model", "mock-model"},
+                {"choices", json::array({json{{"index", 0}, {"delta", std::move(delta)}, {"logprobs", nullptr},
+                                              {"finish_reason", std::move(finishReason)}}})},
+                {"usage", nullptr}};
+}
+
+QByteArray openAiEnd(const char* finishReason, int promptTokens, int completionTokens) {
+    json usage = openAiChunk(json::object());
+    usage["choices"] = json::array();
+    usage["usage"] = json{{"prompt_tokens", promptTokens},
+                          {"completion_tokens", completionTokens},
+                          {"total_tokens", promptTokens + completionTokens}};
+    return data(openAiChunk(json::object(), finishReason)) + data(usage) + "data: [DONE]\n\n";
+}
+
+QByteArray anthropic(const json& value) {
+    return sseEvent(QByteArray::fromStdString(value.dump()),
+                    QByteArray::fromStdString(value.at("type").get<std::string>()));
+}
+
+QByteArray anthropicStart(int inputTokens) {
+    return anthropic({{"type", "message_start"},
+                      {"message",
+                       {{"id", "msg_mock"}, {"type", "message"}, {"role", "assistant"}, {"content", json::array()},
+                        {"model", "claude-mock"}, {"stop_reason", nullptr}, {"stop_sequence", nullptr},
+                        {"usage", {{"input_tokens", inputTokens}, {"output_tokens", 1}}}}}});
+}
+
+QByteArray anthropicTextBlock(int index, const QStringList& pieces) {
+    QByteArray out = anthropic(
+        {{"type", "content_block_start"}, {"index", index}, {"content_block", {{"type", "text"}, {"text", ""}}}});
+    for (const QString& piece : pieces)
+        out += anthropic({{"type", "content_block_delta"},
+                          {"index", index},
+                          {"delta", {{"type", "text_delta"}, {"text", piece.toStdString()}}}});
+    return out + anthropic({{"type", "content_block_stop"}, {"index", index}});
+}
+
+QByteArray anthropicEnd(const char* stopReason, int outputTokens) {
+    return anthropic({{"type", "message_delta"},
+                      {"delta", {{"stop_reason", stopReason}, {"stop_sequence", nullptr}}},
+                      {"usage", {{"output_tokens", outputTokens}}}}) +
+           anthropic({{"type", "message_stop"}});
+}
+
+} // namespace
+
+QByteArray openAiTextStream(const QStringList& pieces, int promptTokens, int completionTokens) {
+    QByteArray out = data(openAiChunk({{"role", "assistant"}, {"content", ""}}));
+    for (const QString& piece : pieces)
+        out += data(openAiChunk({{"content", piece.toStdString()}}));
+    return out + openAiEnd("stop", promptTokens, completionTokens);
+}
+
+QByteArray openAiToolCallStream(const QString& id, const QString& name, const QStringList& argumentFragments,
+                                const QString& leadingText) {
+    QByteArray out = data(openAiChunk({{"role", "assistant"}, {"content", nullptr}}));
+    if (!leadingText.isEmpty())
+        out += data(openAiChunk({{"content", leadingText.toStdString()}}));
+    out += data(openAiChunk(
+        {{"tool_calls", json::array({json{{"index", 0},
+                                          {"id", id.toStdString()},
+                                          {"type", "function"},
+                                          {"function", {{"name", name.toStdString()}, {"arguments", ""}}}}})}}));
+    for (const QString& fragment : argumentFragments)
+        out += data(openAiChunk(
+            {{"tool_calls",
+              json::array({json{{"index", 0}, {"function", {{"arguments", fragment.toStdString()}}}}})}}));
+    return out + openAiEnd("tool_calls", 30, 12);
+}
+
+QByteArray anthropicTextStream(const QStringList& pieces, int inputTokens, int outputTokens) {
+    return anthropicStart(inputTokens) + anthropic({{"type", "ping"}}) + anthropicTextBlock(0, pieces) +
+           anthropicEnd("end_turn", outputTokens);
+}
+
+QByteArray anthropicToolUseStream(const QString& text, const QString& id, const QString& name,
+                                  const QStringList& inputFragments, int inputTokens, int outputTokens) {
+    QByteArray out = anthropicStart(inputTokens) + anthropicTextBlock(0, {text}) + anthropic({{"type", "ping"}});
+    out += anthropic({{"type", "content_block_start"},
+                      {"index", 1},
+                      {"content_block",
+                       {{"type", "tool_use"}, {"id", id.toStdString()}, {"name", name.toStdString()},
+                        {"input", json::object()}}}});
+    for (const QString& fragment : inputFragments)
+        out += anthropic({{"type", "content_block_delta"},
+                          {"index", 1},
+                          {"delta", {{"type", "input_json_delta"}, {"partial_json", fragment.toStdString()}}}});
+    out += anthropic({{"type", "content_block_stop"}, {"index", 1}});
+    return out + anthropicEnd("tool_use", outputTokens);
+}
+
+} // namespace warren::test

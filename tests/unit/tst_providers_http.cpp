@@ -1,0 +1,380 @@
+// OpenAiProvider and AnthropicProvider against MockLlmServer: real HTTP, real stream formats, fragments
+// arriving in separate reads, retries, refusals and broken streams.
+#include "MockLlmServer.h"
+#include "Provider.h"
+
+#include <QNetworkAccessManager>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QtTest>
+
+using namespace warren::control;
+using warren::protocol::ChatMessage;
+using warren::protocol::LlmChatParams;
+using warren::protocol::ToolSpec;
+using warren::test::MockLlmServer;
+using warren::test::MockResponse;
+
+namespace {
+
+const std::string kKey = "sk-test-SECRET-4242";
+
+ProviderConfig openAiConfig(const MockLlmServer& server) {
+    ProviderConfig config;
+    config.kind = ProviderConfig::Kind::OpenAi;
+    config.name = "openai";
+    config.baseUrl = server.baseUrl().toStdString() + "/v1";
+    config.model = "gpt-test";
+    config.keyName = "openai";
+    config.apiKey = kKey;
+    config.maxRetries = 3;
+    config.retryBaseDelay = std::chrono::milliseconds(5);
+    config.maxRetryDelay = std::chrono::milliseconds(5000);
+    config.requestTimeout = std::chrono::milliseconds(20000);
+    return config;
+}
+
+ProviderConfig anthropicConfig(const MockLlmServer& server) {
+    ProviderConfig config = openAiConfig(server);
+    config.kind = ProviderConfig::Kind::Anthropic;
+    config.name = "anthropic";
+    config.baseUrl = server.baseUrl().toStdString();
+    config.keyName = "anthropic";
+    config.model = "claude-test";
+    return config;
+}
+
+LlmChatParams conversation() {
+    LlmChatParams params;
+    params.messages = {ChatMessage{"system", "You are Warren.", {}, std::nullopt},
+                       ChatMessage{"user", "List the files.", {}, std::nullopt}};
+    params.tools = {ToolSpec{"shell", "Run a command", nlohmann::json{{"type", "object"}}}};
+    return params;
+}
+
+// One call from start to finished(), with what it signalled on the way.
+struct Outcome {
+    QStringList deltas;
+    QList<QList<QVariant>> retries;
+    warren::Result<warren::protocol::LlmChatResult> result{warren::makeError(warren::ErrorCode::System, "not run")};
+    int finishedCount = 0;
+    QString error() const { return result ? QString() : QString::fromStdString(result.error().message); }
+};
+
+Outcome runCall(const ProviderConfig& config, const LlmChatParams& params = conversation()) {
+    QNetworkAccessManager network;
+    Outcome outcome;
+    auto provider = createProvider(config, &network);
+    if (!provider) {
+        outcome.result = provider.error();
+        return outcome;
+    }
+    QObject owner;
+    ChatCall* call = provider.value()->chat(params, &owner);
+    QObject::connect(call, &ChatCall::delta, [&](const QString& text) { outcome.deltas << text; });
+    QObject::connect(call, &ChatCall::retrying, [&](int attempt, qint64 delayMs, const QString& why) {
+        outcome.retries.append({attempt, delayMs, why});
+    });
+    QSignalSpy finished(call, &ChatCall::finished);
+    if (!finished.wait(30000))
+        return outcome;
+    QCoreApplication::processEvents(); // a second finished() would show here
+    outcome.finishedCount = int(finished.count());
+    outcome.result = call->result();
+    return outcome;
+}
+
+} // namespace
+
+class TestProvidersHttp : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void openAiTextInManyChunks();
+    void openAiToolCallWithFragmentedArguments();
+    void openAiWithoutKeySendsNoAuthorization();
+    void retriesAfter429HonouringRetryAfter();
+    void retriesAfter500();
+    void givesUpAfterMaxRetries();
+    void unauthorizedIsNotRetriedAndHidesTheKey();
+    void malformedChunkIsAnError();
+    void droppedMidReplyIsNotRetried();
+    void droppedBeforeAnyTextIsRetried();
+    void connectionRefusedIsRetriedThenReported();
+    void silentServerTimesOut();
+    void streamWithoutDoneIsAnError();
+    void abortStopsTheCall();
+    void anthropicTextAndToolUse();
+    void anthropicErrorEvent();
+    void anthropicOverloaded529IsRetried();
+
+private:
+    std::unique_ptr<MockLlmServer> m_server;
+};
+
+void TestProvidersHttp::init() {
+    m_server = std::make_unique<MockLlmServer>();
+    QVERIFY(m_server->listen());
+}
+
+void TestProvidersHttp::openAiTextInManyChunks() {
+    const QStringList pieces{"Hel", "lo, ", "wor", "ld! ", "\xc3\xa9t\xc3\xa9"};
+    const QByteArray stream = warren::test::openAiTextStream(pieces, 11, 7);
+    m_server->enqueue(MockResponse::sse(warren::test::splitChunks(stream, 7))); // lines split mid-way
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(outcome.deltas, pieces);
+    QCOMPARE(outcome.result->content, pieces.join("").toStdString());
+    QCOMPARE(outcome.result->tokenUsage.input, 11u);
+    QCOMPARE(outcome.result->tokenUsage.output, 7u);
+    QCOMPARE(outcome.result->finishReason, std::string("stop"));
+    QCOMPARE(outcome.finishedCount, 1);
+
+    QCOMPARE(m_server->requests().size(), 1u);
+    const auto& request = m_server->requests().front();
+    QCOMPARE(request.method, QByteArray("POST"));
+    QCOMPARE(request.path, QByteArray("/v1/chat/completions"));
+    QCOMPARE(request.headers.value("authorization"), QByteArray::fromStdString("Bearer " + kKey));
+    QCOMPARE(request.headers.value("content-type"), QByteArray("application/json"));
+    const nlohmann::json body = request.json();
+    QCOMPARE(body["model"], "gpt-test");
+    QCOMPARE(body["stream"], true);
+    QCOMPARE(body["stream_options"]["include_usage"], true);
+    QCOMPARE(body["messages"].size(), 2u);
+    QCOMPARE(body["tools"][0]["function"]["name"], "shell");
+}
+
+void TestProvidersHttp::openAiToolCallWithFragmentedArguments() {
+    const QStringList fragments{"{\"comm", "and\": ", "\"ls -la", "\", \"timeout_sec\": 5", "}"};
+    const QByteArray stream = warren::test::openAiToolCallStream("call_xyz", "shell", fragments, "Listing.");
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(stream)));
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(outcome.deltas, QStringList{"Listing."});
+    QCOMPARE(outcome.result->toolCalls.size(), 1u);
+    const auto& call = outcome.result->toolCalls.front();
+    QCOMPARE(call.id, std::string("call_xyz"));
+    QCOMPARE(call.name, std::string("shell"));
+    QCOMPARE(call.arguments, (nlohmann::json{{"command", "ls -la"}, {"timeout_sec", 5}}));
+    QCOMPARE(outcome.result->finishReason, std::string("tool_calls"));
+    QCOMPARE(outcome.result->tokenUsage.input, 30u);
+}
+
+void TestProvidersHttp::openAiWithoutKeySendsNoAuthorization() {
+    m_server->enqueue(MockResponse::sse({warren::test::openAiTextStream({"ok"})}));
+    ProviderConfig config = openAiConfig(*m_server);
+    config.name = "ollama";
+    config.keyName.clear();
+    config.apiKey.clear();
+    const Outcome outcome = runCall(config);
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QVERIFY(!m_server->requests().front().headers.contains("authorization"));
+}
+
+void TestProvidersHttp::retriesAfter429HonouringRetryAfter() {
+    m_server->enqueue(MockResponse::json(429, "Too Many Requests",
+                                         "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\"}}",
+                                         {{"Retry-After", "1"}}));
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(warren::test::openAiTextStream({"fine"}))));
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(outcome.retries.size(), 1);
+    QCOMPARE(outcome.retries[0][0].toInt(), 1);
+    QCOMPARE(outcome.retries[0][1].toLongLong(), 1000); // Retry-After: 1, not the 5 ms backoff
+    QVERIFY(outcome.retries[0][2].toString().contains("429"));
+    QVERIFY(outcome.retries[0][2].toString().contains("Rate limit reached"));
+    QCOMPARE(m_server->requests().size(), 2u);
+    QCOMPARE(m_server->requests()[1].body, m_server->requests()[0].body); // the same request again
+}
+
+void TestProvidersHttp::retriesAfter500() {
+    m_server->enqueue(MockResponse::json(500, "Internal Server Error", "{\"error\":{\"message\":\"boom\"}}"));
+    m_server->enqueue(MockResponse::sse({warren::test::openAiTextStream({"after all"})}));
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(outcome.retries.size(), 1);
+    QCOMPARE(outcome.retries[0][1].toLongLong(), 5); // the configured base delay
+    QCOMPARE(outcome.result->content, std::string("after all"));
+}
+
+void TestProvidersHttp::givesUpAfterMaxRetries() {
+    for (int i = 0; i < 3; ++i)
+        m_server->enqueue(MockResponse::json(503, "Service Unavailable", "{\"error\":{\"message\":\"down\"}}"));
+    ProviderConfig config = openAiConfig(*m_server);
+    config.maxRetries = 2;
+    const Outcome outcome = runCall(config);
+    QVERIFY(!outcome.result.ok());
+    QCOMPARE(outcome.retries.size(), 2);
+    QCOMPARE(outcome.retries[0][1].toLongLong(), 5);
+    QCOMPARE(outcome.retries[1][1].toLongLong(), 10); // doubled
+    QVERIFY2(outcome.error().contains("answered 503 Service Unavailable 3 times"), qPrintable(outcome.error()));
+    QVERIFY(outcome.error().contains("down"));
+    QCOMPARE(m_server->requests().size(), 3u);
+}
+
+void TestProvidersHttp::unauthorizedIsNotRetriedAndHidesTheKey() {
+    // A server that echoes the key back (some proxies do) must not get it into the message.
+    m_server->enqueue(MockResponse::json(
+        401, "Unauthorized",
+        QByteArray::fromStdString("{\"error\":{\"message\":\"Incorrect API key provided: " + kKey +
+                                  ".\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}")));
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY(!outcome.result.ok());
+    QCOMPARE(outcome.retries.size(), 0);
+    QCOMPARE(m_server->requests().size(), 1u);
+    const QString error = outcome.error();
+    QVERIFY2(error.contains("the model server at " + m_server->baseUrl() + "/v1 answered 401 Unauthorized"),
+             qPrintable(error));
+    QVERIFY(error.contains("Incorrect API key provided"));
+    QVERIFY(error.contains("check the API key stored as 'openai'"));
+    QVERIFY(!error.contains(QString::fromStdString(kKey)));
+}
+
+void TestProvidersHttp::malformedChunkIsAnError() {
+    MockResponse response = MockResponse::sse(
+        warren::test::splitEvents(warren::test::openAiTextStream({"a"})).mid(0, 2));
+    response.chunks.append("data: {not json at all\n\n");
+    m_server->enqueue(response);
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY(!outcome.result.ok());
+    QVERIFY2(outcome.error().contains("not JSON: data: {not json at all"), qPrintable(outcome.error()));
+    QCOMPARE(outcome.retries.size(), 0);
+}
+
+void TestProvidersHttp::droppedMidReplyIsNotRetried() {
+    MockResponse response = MockResponse::sse(
+        warren::test::splitEvents(warren::test::openAiTextStream({"first ", "second ", "third"})).mid(0, 3));
+    response.dropMidStream = true;
+    m_server->enqueue(response);
+    m_server->enqueue(MockResponse::sse({warren::test::openAiTextStream({"must not be used"})}));
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY(!outcome.result.ok());
+    QCOMPARE(outcome.deltas, (QStringList{"first ", "second "}));
+    // Qt reports a connection closed between two chunks as an error, or as a stream that just ended.
+    QVERIFY2(outcome.error().contains("mid-reply after"), qPrintable(outcome.error()));
+    QVERIFY(outcome.error().contains("the partial reply was discarded"));
+    QCOMPARE(outcome.retries.size(), 0);
+    QCOMPARE(m_server->requests().size(), 1u);
+}
+
+void TestProvidersHttp::droppedBeforeAnyTextIsRetried() {
+    MockResponse response =
+        MockResponse::sse(warren::test::splitEvents(warren::test::openAiTextStream({"x"})).mid(0, 1)); // role only
+    response.dropMidStream = true;
+    m_server->enqueue(response);
+    m_server->enqueue(MockResponse::sse({warren::test::openAiTextStream({"whole reply"})}));
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(outcome.retries.size(), 1);
+    QVERIFY2(outcome.retries[0][2].toString().contains("after"), qPrintable(outcome.retries[0][2].toString()));
+    QCOMPARE(outcome.result->content, std::string("whole reply"));
+}
+
+void TestProvidersHttp::connectionRefusedIsRetriedThenReported() {
+    QTcpServer closed;
+    QVERIFY(closed.listen(QHostAddress::LocalHost, 0));
+    const quint16 port = closed.serverPort();
+    closed.close(); // nothing listens there now
+    ProviderConfig config = openAiConfig(*m_server);
+    config.baseUrl = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+    config.maxRetries = 1;
+    const Outcome outcome = runCall(config);
+    QVERIFY(!outcome.result.ok());
+    QCOMPARE(outcome.retries.size(), 1);
+    QVERIFY2(outcome.error().contains("could not reach the model server at " + QString::fromStdString(config.baseUrl)),
+             qPrintable(outcome.error()));
+    QVERIFY(outcome.error().contains("is the server running?"));
+}
+
+void TestProvidersHttp::silentServerTimesOut() {
+    MockResponse response = MockResponse::sse(warren::test::splitEvents(warren::test::openAiTextStream({"a", "b"})));
+    response.chunkIntervalMs = 20000; // the first event, then silence
+    m_server->enqueue(response);
+    ProviderConfig config = openAiConfig(*m_server);
+    config.requestTimeout = std::chrono::milliseconds(300);
+    const Outcome outcome = runCall(config);
+    QVERIFY(!outcome.result.ok());
+    QVERIFY2(outcome.error().contains("sent nothing for 300 ms mid-reply"), qPrintable(outcome.error()));
+}
+
+void TestProvidersHttp::streamWithoutDoneIsAnError() {
+    QByteArray stream = warren::test::openAiTextStream({"cut"});
+    stream.chop(int(QByteArray("data: [DONE]\n\n").size()));
+    m_server->enqueue(MockResponse::sse({stream}));
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY(!outcome.result.ok());
+    QVERIFY2(outcome.error().contains("ended the stream without [DONE]"), qPrintable(outcome.error()));
+}
+
+void TestProvidersHttp::abortStopsTheCall() {
+    MockResponse response = MockResponse::sse(warren::test::splitEvents(warren::test::openAiTextStream({"a", "b"})));
+    response.chunkIntervalMs = 200;
+    m_server->enqueue(response);
+    QNetworkAccessManager network;
+    auto provider = createProvider(openAiConfig(*m_server), &network);
+    QVERIFY(provider.ok());
+    QObject owner;
+    ChatCall* call = provider.value()->chat(conversation(), &owner);
+    QObject::connect(call, &ChatCall::delta, call, &ChatCall::abort);
+    QSignalSpy deltas(call, &ChatCall::delta);
+    QSignalSpy finished(call, &ChatCall::finished);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(deltas.count(), 1);
+    QCOMPARE(call->result().error().message, std::string("aborted"));
+    QTest::qWait(0);
+    QCOMPARE(finished.count(), 1);
+}
+
+void TestProvidersHttp::anthropicTextAndToolUse() {
+    const QByteArray stream = warren::test::anthropicToolUseStream(
+        "Let me look.", "toolu_01", "shell", {"", "{\"comm", "and\": \"l", "s\"", "}"}, 40, 21);
+    m_server->enqueue(MockResponse::sse(warren::test::splitChunks(stream, 11)));
+    const Outcome outcome = runCall(anthropicConfig(*m_server));
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(outcome.deltas.join(""), QString("Let me look."));
+    QCOMPARE(outcome.result->content, std::string("Let me look."));
+    QCOMPARE(outcome.result->toolCalls.size(), 1u);
+    QCOMPARE(outcome.result->toolCalls[0].id, std::string("toolu_01"));
+    QCOMPARE(outcome.result->toolCalls[0].arguments, (nlohmann::json{{"command", "ls"}}));
+    QCOMPARE(outcome.result->tokenUsage.input, 40u);
+    QCOMPARE(outcome.result->tokenUsage.output, 21u);
+    QCOMPARE(outcome.result->finishReason, std::string("tool_calls"));
+
+    const auto& request = m_server->requests().front();
+    QCOMPARE(request.path, QByteArray("/v1/messages"));
+    QCOMPARE(request.headers.value("x-api-key"), QByteArray::fromStdString(kKey));
+    QCOMPARE(request.headers.value("anthropic-version"), QByteArray("2023-06-01"));
+    QVERIFY(!request.headers.contains("authorization"));
+    const nlohmann::json body = request.json();
+    QCOMPARE(body["model"], "claude-test");
+    QCOMPARE(body["stream"], true);
+    QCOMPARE(body["max_tokens"], 4096);
+    QCOMPARE(body["system"], "You are Warren.");
+    QCOMPARE(body["messages"].size(), 1u);
+    QCOMPARE(body["tools"][0]["input_schema"]["type"], "object");
+}
+
+void TestProvidersHttp::anthropicErrorEvent() {
+    QByteArray stream = warren::test::anthropicTextStream({"Hi"});
+    stream = stream.left(stream.indexOf("event: content_block_delta"));
+    stream += warren::test::sseEvent(
+        "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", "error");
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(stream)));
+    const Outcome outcome = runCall(anthropicConfig(*m_server));
+    QVERIFY(!outcome.result.ok());
+    QVERIFY2(outcome.error().contains("overloaded_error mid-reply: Overloaded"), qPrintable(outcome.error()));
+}
+
+void TestProvidersHttp::anthropicOverloaded529IsRetried() {
+    m_server->enqueue(MockResponse::json(
+        529, "Overloaded", "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"));
+    m_server->enqueue(MockResponse::sse({warren::test::anthropicTextStream({"Back."})}));
+    const Outcome outcome = runCall(anthropicConfig(*m_server));
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(outcome.retries.size(), 1);
+    QVERIFY(outcome.retries[0][2].toString().contains("529"));
+    QCOMPARE(outcome.result->content, std::string("Back."));
+}
+
+QTEST_MAIN(TestProvidersHttp)
+#include "tst_providers_http.moc"
