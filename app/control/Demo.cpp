@@ -5,12 +5,17 @@
 #include <string_view>
 #include <sys/stat.h>
 
+// resources/demo, embedded by control/CMakeLists.txt.
+namespace warren::resources {
 extern const std::string_view demoScriptText;
 extern const std::string_view demoGreetText;
 extern const std::string_view demoTestText;
 extern const std::string_view demoReadmeText;
+} // namespace warren::resources
 
 namespace warren::control {
+
+using namespace warren::resources;
 
 namespace {
 

@@ -232,6 +232,18 @@ Result<ApprovalRule> ruleFromJson(const json& item, std::size_t index) {
 
 } // namespace
 
+const char* approvalModeName(ApprovalMode mode) {
+    switch (mode) {
+    case ApprovalMode::Ask:
+        return "ask";
+    case ApprovalMode::Auto:
+        return "auto";
+    case ApprovalMode::Deny:
+        return "deny";
+    }
+    return "deny";
+}
+
 Result<ApprovalMode> parseApprovalMode(const std::string& text) {
     if (text == "ask")
         return ApprovalMode::Ask;

@@ -16,6 +16,7 @@ namespace warren::control {
 enum class ApprovalVerdict { Allow, Deny, Ask };
 enum class ApprovalMode { Ask, Auto, Deny };
 Result<ApprovalMode> parseApprovalMode(const std::string& text); // "ask", "auto", "deny"
+const char* approvalModeName(ApprovalMode mode);
 
 struct ApprovalRule {
     ApprovalVerdict verdict = ApprovalVerdict::Ask;

@@ -5,6 +5,7 @@
 #include "Timestamp.h"
 
 #include <chrono>
+#include <utility>
 
 namespace warren::control {
 
@@ -231,10 +232,10 @@ void ToolProxy::abortAll() {
         return;
     m_aborted = true;
     m_pendingApprovals.clear();
-    for (auto& call : m_calls)
-        if (call)
-            call->abort();
-    m_calls.clear();
+    const auto calls = std::exchange(m_calls, {});
+    for (const auto& call : calls)
+        if (ChatCall* live = call.data())
+            live->abort();
 }
 
 } // namespace warren::control

@@ -4,14 +4,17 @@
 
 #include <string_view>
 
+// resources/profiles/strict.json, embedded by tasks/CMakeLists.txt.
+namespace warren::resources {
 extern const std::string_view strictProfileText;
+} // namespace warren::resources
 
 namespace warren::control {
 
 using nlohmann::json;
 
 const json& strictProfileJson() {
-    static const json profile = json::parse(strictProfileText);
+    static const json profile = json::parse(resources::strictProfileText);
     return profile;
 }
 

@@ -1,6 +1,7 @@
 #include "TaskRunner.h"
 
 #include "AgentConfig.h"
+#include "AgentSandbox.h"
 #include "EventTypes.h"
 #include "EventWriter.h"
 #include "Methods.h"

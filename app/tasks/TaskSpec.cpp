@@ -6,18 +6,6 @@ namespace warren::control {
 
 using nlohmann::json;
 
-const char* approvalModeName(ApprovalMode mode) {
-    switch (mode) {
-    case ApprovalMode::Ask:
-        return "ask";
-    case ApprovalMode::Auto:
-        return "auto";
-    case ApprovalMode::Deny:
-        return "deny";
-    }
-    return "deny";
-}
-
 json TaskSpec::toJson() const {
     return {{"provider", provider},         {"model", model},
             {"presets", presets},           {"overrides", overrides},

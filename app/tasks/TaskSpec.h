@@ -32,6 +32,4 @@ struct TaskSpec {
 // own settings table, so the error is the one the agent would give), the network policy.
 Status validateSpec(const TaskSpec& spec);
 
-const char* approvalModeName(ApprovalMode mode);
-
 } // namespace warren::control

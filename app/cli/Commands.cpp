@@ -1,0 +1,488 @@
+#include "Commands.h"
+
+#include "AgentConfig.h"
+#include "Demo.h"
+#include "LiveView.h"
+#include "LocalControlPlane.h"
+#include "Preflight.h"
+#include "ProviderConfig.h"
+#include "ProviderKey.h"
+#include "SecretStore.h"
+#include "Store.h"
+#include "Timestamp.h"
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/signalfd.h>
+#include <termios.h>
+#include <unistd.h>
+
+namespace warren::control {
+
+using nlohmann::json;
+
+namespace {
+
+int usageError(const std::string& message) {
+    std::cerr << "warren: " << message << "\n";
+    return kExitUsage;
+}
+
+std::string environment(const char* name) {
+    const char* value = std::getenv(name);
+    return value ? value : "";
+}
+
+// WARREN_SANDBOX_PROFILE: one more profile layer for every agent's sandbox (site policy; sanitizer builds).
+Result<std::vector<json>> extraProfileLayers() {
+    const std::string path = environment("WARREN_SANDBOX_PROFILE");
+    if (path.empty())
+        return std::vector<json>{};
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    auto layer = json::parse(text.str(), nullptr, false);
+    if (!file || layer.is_discarded() || !layer.is_object())
+        return makeError(ErrorCode::InvalidArgument,
+                         "WARREN_SANDBOX_PROFILE=" + path + ": not a readable JSON profile layer");
+    return std::vector<json>{layer};
+}
+
+Result<std::unique_ptr<LocalControlPlane>> openPlane(const CliArguments& arguments) {
+    auto layers = extraProfileLayers();
+    if (!layers)
+        return layers.error();
+    LocalOptions options;
+    options.dataDir = arguments.dataDir.value_or("");
+    options.extraProfileLayers = std::move(*layers);
+    return LocalControlPlane::open(std::move(options));
+}
+
+bool colorWanted(const CliArguments& arguments) {
+    return !arguments.noColor && isatty(STDOUT_FILENO) && environment("NO_COLOR").empty();
+}
+
+int exitStatusFor(const TaskRecord& task) {
+    if (task.status == TaskStatus::Succeeded)
+        return kExitOk;
+    if (task.finishReason == "sandbox")
+        return kExitSandboxUnavailable;
+    return kExitTaskFailed;
+}
+
+std::uint64_t elapsedMs(const TaskRecord& task) {
+    auto started = protocol::parseTimestamp(task.startedAt);
+    auto finished = protocol::parseTimestamp(task.finishedAt);
+    if (!started || !finished || *finished < *started)
+        return 0;
+    return static_cast<std::uint64_t>(*finished - *started);
+}
+
+// Asks on the terminal: y (once), n (deny, with an optional note), a (always for this task).
+void askOnTerminal(LocalControlPlane& plane, const ApprovalRecord& approval) {
+    std::cerr << "\n? " << approval.tool << " wants to run: " << approval.arguments << "\n  why: " << approval.reason
+              << "\n  approve? [y]es / [n]o / [a]lways for this task: " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer)) {
+        plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
+        return;
+    }
+    const char first = answer.empty() ? 'n' : static_cast<char>(std::tolower(static_cast<unsigned char>(answer[0])));
+    if (first == 'y' || first == 'a') {
+        plane.answerApproval(approval.taskId, approval.callId, true, "", first == 'a');
+        return;
+    }
+    std::cerr << "  note for the agent (optional): " << std::flush;
+    std::string note;
+    std::getline(std::cin, note);
+    plane.answerApproval(approval.taskId, approval.callId, false, note, false);
+}
+
+// Follows one task until it ends: prints each event (live view or JSON lines), answers approvals, and
+// turns Ctrl-C into a cancel (a second Ctrl-C kills at once). Returns the exit status.
+int follow(LocalControlPlane& plane, const std::string& taskId, bool jsonLines, bool color, ApprovalMode mode) {
+    LiveViewOptions options;
+    options.color = color;
+    options.taskId = taskId;
+    LiveView view(options);
+    QObject::connect(&plane, &ControlPlane::eventStored, &plane, [&](const std::string& id, const json& event) {
+        if (id != taskId)
+            return;
+        if (jsonLines)
+            std::cout << event.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
+        else
+            std::cout << view.render(event) << std::flush;
+    });
+    QObject::connect(&plane, &ControlPlane::approvalNeeded, &plane, [&](const ApprovalRecord& approval) {
+        if (approval.taskId != taskId)
+            return;
+        if (mode == ApprovalMode::Ask)
+            askOnTerminal(plane, approval);
+        else
+            plane.answerApproval(approval.taskId, approval.callId, mode == ApprovalMode::Auto, "", false);
+    });
+    int status = kExitTaskFailed;
+    QObject::connect(&plane, &ControlPlane::taskFinished, &plane, [&](const std::string& id) {
+        if (id != taskId)
+            return;
+        auto record = plane.task(taskId);
+        if (record && *record) {
+            const TaskRecord& task = **record;
+            status = exitStatusFor(task);
+            if (!jsonLines)
+                std::cout << view.summary(taskStatusName(task.status), task.steps, task.tokensIn, task.tokensOut,
+                                          elapsedMs(task));
+            if (!task.error.empty())
+                std::cerr << "warren: " << task.error << "\n";
+            if (task.status == TaskStatus::Interrupted || task.status == TaskStatus::Paused)
+                std::cerr << "warren: resume with `warren resume " << task.id << "`\n";
+        }
+        QCoreApplication::exit(0);
+    });
+
+    sigset_t stopSignals;
+    sigemptyset(&stopSignals);
+    sigaddset(&stopSignals, SIGINT);
+    sigaddset(&stopSignals, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stopSignals, nullptr);
+    const int signalFd = signalfd(-1, &stopSignals, SFD_CLOEXEC);
+    QSocketNotifier notifier(signalFd, QSocketNotifier::Read);
+    int interrupts = 0;
+    QObject::connect(&notifier, &QSocketNotifier::activated, &plane, [&] {
+        signalfd_siginfo info{};
+        if (read(signalFd, &info, sizeof info) != sizeof info)
+            return;
+        if (++interrupts == 1) {
+            std::cerr << "\nwarren: cancelling the task (Ctrl-C again to kill it now)\n";
+            (void)plane.cancel(taskId);
+        } else {
+            std::cerr << "\nwarren: killed; `warren resume " << taskId << "` continues from the last checkpoint\n";
+            QCoreApplication::exit(0);
+            status = 130;
+        }
+    });
+    QCoreApplication::exec();
+    close(signalFd);
+    return status;
+}
+
+Result<ApprovalMode> approvalMode(const std::optional<std::string>& flag, bool jsonLines) {
+    if (flag)
+        return parseApprovalMode(*flag);
+    // Asking needs a person at a terminal; otherwise fail closed.
+    return isatty(STDIN_FILENO) && !jsonLines ? ApprovalMode::Ask : ApprovalMode::Deny;
+}
+
+int run(const CliArguments& arguments, const RunCommand& command) {
+    if (command.backend && *command.backend != "bwrap")
+        return usageError("--backend " + *command.backend +
+                          ": only bwrap is available in this build; the container backend is not built yet");
+    TaskSpec spec;
+    spec.presets = command.presets;
+    for (const auto& [key, value] : command.settings)
+        if (auto added = agent::addOverride(spec.overrides, key + "=" + value); !added)
+            return usageError(added.error().message);
+    spec.network = command.network.value_or("none");
+    auto mode = approvalMode(command.approve, command.json);
+    if (!mode)
+        return usageError(mode.error().message);
+    spec.approval = *mode;
+    spec.timeoutSec = command.timeoutSec.value_or(0);
+    spec.tokenBudget = command.tokenBudget.value_or(0);
+
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    LocalControlPlane& local = **plane;
+
+    // The model: --provider, else WARREN_PROVIDER, else the stored setting; none means the demo.
+    std::string provider = command.provider.value_or(environment("WARREN_PROVIDER"));
+    std::string model = command.model.value_or(environment("WARREN_MODEL"));
+    std::string prompt = command.prompt;
+    std::string workspace = command.workspace.value_or(".");
+    if (provider.empty()) {
+        auto demo = local.makeDemoWorkspace();
+        if (!demo)
+            return usageError(demo.error().message);
+        provider = "scripted:" + *demo + "/script.json";
+        workspace = *demo + "/workspace";
+        spec.demo = true;
+        if (prompt.empty())
+            prompt = kDemoPrompt;
+        std::cerr << "warren: no model is configured, so this is the scripted demo: a recorded agent fixes a "
+                     "failing test in a copy of the demo workspace ("
+                  << workspace << ").\n       Use a real model with --provider openai|anthropic|ollama|... "
+                  << "--model NAME (keys: `warren secrets set NAME`).\n";
+    }
+    if (prompt.empty())
+        return usageError("run: what should the agent do? Give the task as the last argument");
+    spec.provider = provider;
+    spec.model = model;
+    if (auto config = parseProviderSpec(provider, model); !config)
+        return usageError(config.error().message);
+
+    auto task = local.submit(prompt, workspace, spec);
+    if (!task)
+        return usageError(task.error().message);
+    if (!command.json)
+        std::cerr << "warren: task " << task->id << " in " << task->workspace << "\n";
+    return follow(local, task->id, command.json, colorWanted(arguments), spec.approval);
+}
+
+int resume(const CliArguments& arguments, const ResumeCommand& command) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    auto record = (*plane)->task(command.taskId);
+    if (!record || !*record)
+        return usageError(record ? "no task " + command.taskId + "; `warren tasks` lists them" : record.error().message);
+    auto spec = TaskSpec::fromJson(json::parse((*record)->spec, nullptr, false));
+    if (!spec)
+        return usageError(spec.error().message);
+    ApprovalMode mode = spec->approval;
+    if (command.approve) {
+        auto parsed = parseApprovalMode(*command.approve);
+        if (!parsed)
+            return usageError(parsed.error().message);
+        mode = *parsed;
+    }
+    if (auto resumed = (*plane)->resume(command.taskId); !resumed)
+        return usageError(resumed.error().message);
+    return follow(**plane, command.taskId, command.json, colorWanted(arguments), mode);
+}
+
+json taskJson(const TaskRecord& task) {
+    return {{"id", task.id},
+            {"status", taskStatusName(task.status)},
+            {"prompt", task.prompt},
+            {"workspace", task.workspace},
+            {"created_at", task.createdAt},
+            {"started_at", task.startedAt},
+            {"finished_at", task.finishedAt},
+            {"finish_reason", task.finishReason},
+            {"summary", task.summary},
+            {"error", task.error},
+            {"steps", task.steps},
+            {"tokens_in", task.tokensIn},
+            {"tokens_out", task.tokensOut},
+            {"runs", task.runs}};
+}
+
+int tasks(const CliArguments& arguments, const TasksCommand& command) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    auto all = (*plane)->tasks();
+    if (!all)
+        return usageError(all.error().message);
+    for (const auto& task : *all) {
+        if (command.json) {
+            std::cout << taskJson(task).dump() << "\n";
+            continue;
+        }
+        std::string title = task.prompt.substr(0, task.prompt.find('\n'));
+        if (title.size() > 60)
+            title = title.substr(0, 59) + "…";
+        std::printf("%-15s %-11s %5llu steps %8llu tok  %s\n", task.id.c_str(), taskStatusName(task.status),
+                    static_cast<unsigned long long>(task.steps),
+                    static_cast<unsigned long long>(task.tokensIn + task.tokensOut), title.c_str());
+    }
+    return kExitOk;
+}
+
+int show(const CliArguments& arguments, const ShowCommand& command) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    auto record = (*plane)->task(command.taskId);
+    if (!record || !*record)
+        return usageError(record ? "no task " + command.taskId + "; `warren tasks` lists them" : record.error().message);
+    auto events = (*plane)->events(command.taskId);
+    if (!events)
+        return usageError(events.error().message);
+    if (command.json) {
+        for (const auto& event : *events)
+            std::cout << event.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+        return kExitOk;
+    }
+    const TaskRecord& task = **record;
+    std::cout << "task " << task.id << " · " << taskStatusName(task.status) << " · " << task.workspace << "\n";
+    LiveViewOptions options;
+    options.color = colorWanted(arguments);
+    options.maxOutputLines = 0;
+    options.taskId = task.id;
+    LiveView view(options);
+    for (const auto& event : *events)
+        std::cout << view.render(event);
+    std::cout << view.summary(taskStatusName(task.status), task.steps, task.tokensIn, task.tokensOut, elapsedMs(task));
+    if (!task.error.empty())
+        std::cout << task.error << "\n";
+    return kExitOk;
+}
+
+int cancel(const CliArguments& arguments, const CancelCommand& command) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    if (auto cancelled = (*plane)->cancel(command.taskId); !cancelled)
+        return usageError(cancelled.error().message);
+    std::cerr << "warren: asked task " << command.taskId << " to stop\n";
+    return kExitOk;
+}
+
+int exportTask(const CliArguments& arguments, const ExportCommand& command) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    if (auto exported = (*plane)->exportTask(command.taskId, command.directory); !exported)
+        return usageError(exported.error().message);
+    std::cerr << "warren: exported " << command.taskId << " to " << command.directory
+              << " (task.json, events.jsonl, output/)\n";
+    return kExitOk;
+}
+
+int doctor(const CliArguments& arguments, const DoctorCommand& command) {
+    const auto report = sandbox::runPreflight();
+    json checks = json::array();
+    for (const auto& check : report.checks)
+        checks.push_back({{"name", check.name},
+                          {"status", check.status == sandbox::PreflightCheck::Status::Ok        ? "ok"
+                                     : check.status == sandbox::PreflightCheck::Status::Warning ? "warning"
+                                                                                                 : "failed"},
+                          {"detail", check.detail},
+                          {"fix", check.fix}});
+    auto add = [&](const std::string& name, const std::string& status, const std::string& detail,
+                   const std::string& fix) {
+        checks.push_back({{"name", name}, {"status", status}, {"detail", detail}, {"fix", fix}});
+    };
+    auto agent = findAgentBinary(QCoreApplication::applicationDirPath().toStdString());
+    add("warren-agent", agent ? "ok" : "failed", agent ? *agent : agent.error().message,
+        agent ? "" : "install Warren completely or set WARREN_AGENT");
+    auto plane = openPlane(arguments);
+    if (!plane) {
+        add("data directory", "failed", plane.error().message, "pass --data-dir DIR with a writable directory");
+    } else {
+        add("data directory", "ok", (*plane)->dataDir().root, "");
+        auto& secrets = (*plane)->secrets();
+        const bool keychain = secrets.backend() == SecretStore::Backend::Keychain;
+        add("keychain", keychain ? "ok" : "warning", keychain ? "API keys are kept in the OS keychain" : secrets.warning(),
+            keychain ? "" : "install and unlock a Secret Service keyring (gnome-keyring, KeePassXC) and run doctor again");
+        const std::string provider = environment("WARREN_PROVIDER");
+        if (provider.empty()) {
+            add("model provider", "warning", "none configured: `warren run` runs the scripted demo",
+                "pass --provider and --model, or set WARREN_PROVIDER and WARREN_MODEL");
+        } else if (auto config = parseProviderSpec(provider, environment("WARREN_MODEL")); !config) {
+            add("model provider", "failed", config.error().message, "fix WARREN_PROVIDER / WARREN_MODEL");
+        } else if (auto key = lookUpKey(*config, &secrets); !key) {
+            add("model provider", "failed", key.error().message, "store the key as the message says");
+        } else {
+            add("model provider", "ok", std::string(providerKindName(config->kind)) + " " + config->model + " at " +
+                                            config->baseUrl + (config->keyName.empty() ? "" : ", key found"),
+                "");
+        }
+    }
+    bool failed = false;
+    for (const auto& check : checks)
+        failed = failed || check["status"] == "failed";
+    if (command.json) {
+        std::cout << json{{"ok", !failed}, {"checks", checks}}.dump(2) << "\n";
+    } else {
+        for (const auto& check : checks) {
+            const std::string status = check["status"];
+            std::cout << (status == "ok" ? "ok      " : status == "warning" ? "warning " : "FAILED  ")
+                      << check["name"].get<std::string>() << ": " << check["detail"].get<std::string>() << "\n";
+            if (status != "ok" && !check["fix"].get<std::string>().empty())
+                std::cout << "        fix: " << check["fix"].get<std::string>() << "\n";
+        }
+    }
+    return failed ? kExitSandboxUnavailable : kExitOk;
+}
+
+int secretsSet(const CliArguments& arguments, const SecretsSetCommand& command) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    // Read from stdin, not echoed when it is a terminal.
+    termios saved{};
+    const bool terminal = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
+    if (terminal) {
+        termios quiet = saved;
+        quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+        tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+        std::cerr << "API key for " << command.name << ": " << std::flush;
+    }
+    std::string key;
+    std::getline(std::cin, key);
+    if (terminal) {
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+        std::cerr << "\n";
+    }
+    while (!key.empty() && (key.back() == '\r' || key.back() == ' '))
+        key.pop_back();
+    if (key.empty())
+        return usageError("secrets set " + command.name + ": no key on stdin");
+    auto& secrets = (*plane)->secrets();
+    if (auto written = secrets.write(command.name, key); !written)
+        return usageError(written.error().message);
+    if (!secrets.warning().empty())
+        std::cerr << "warren: " << secrets.warning() << "\n";
+    std::cerr << "warren: stored the key " << command.name << "\n";
+    return kExitOk;
+}
+
+int secretsDelete(const CliArguments& arguments, const SecretsDeleteCommand& command) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    if (auto removed = (*plane)->secrets().remove(command.name); !removed)
+        return usageError(removed.error().message);
+    return kExitOk;
+}
+
+} // namespace
+
+int runCommand(const CliArguments& arguments) {
+    return std::visit(
+        [&](const auto& command) -> int {
+            using T = std::decay_t<decltype(command)>;
+            if constexpr (std::is_same_v<T, WindowCommand>) {
+                std::cout << usageText();
+                std::cerr << "warren: the desktop window is not part of this build yet; the commands above work.\n";
+                return kExitUsage;
+            } else if constexpr (std::is_same_v<T, HelpCommand>) {
+                std::cout << usageText(command.topic);
+                return kExitOk;
+            } else if constexpr (std::is_same_v<T, VersionCommand>) {
+                std::cout << "warren " << WARREN_VERSION << "\n";
+                return kExitOk;
+            } else if constexpr (std::is_same_v<T, RunCommand>) {
+                return run(arguments, command);
+            } else if constexpr (std::is_same_v<T, TasksCommand>) {
+                return tasks(arguments, command);
+            } else if constexpr (std::is_same_v<T, ShowCommand>) {
+                return show(arguments, command);
+            } else if constexpr (std::is_same_v<T, ResumeCommand>) {
+                return resume(arguments, command);
+            } else if constexpr (std::is_same_v<T, CancelCommand>) {
+                return cancel(arguments, command);
+            } else if constexpr (std::is_same_v<T, ExportCommand>) {
+                return exportTask(arguments, command);
+            } else if constexpr (std::is_same_v<T, DoctorCommand>) {
+                return doctor(arguments, command);
+            } else if constexpr (std::is_same_v<T, SecretsSetCommand>) {
+                return secretsSet(arguments, command);
+            } else {
+                return secretsDelete(arguments, command);
+            }
+        },
+        arguments.command);
+}
+
+} // namespace warren::control

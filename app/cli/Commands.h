@@ -1,0 +1,16 @@
+#pragma once
+// What each `warren` command does, over a LocalControlPlane. Exit statuses (DESIGN §4): 0 success, 1 the
+// task failed, 2 usage error, 3 the sandbox is unavailable.
+
+#include "CliArguments.h"
+
+namespace warren::control {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitTaskFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitSandboxUnavailable = 3;
+
+int runCommand(const CliArguments& arguments);
+
+} // namespace warren::control
