@@ -61,8 +61,7 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
         return events.error();
     plane->m_events = std::move(*events);
     plane->m_tokens = std::make_unique<TaskTokens>();
-    plane->m_secrets = options.useKeychain ? SecretStore::open(plane->m_data.root)
-                                           : SecretStore::openFile(plane->m_data.root);
+    plane->m_useKeychain = options.useKeychain;
     plane->m_network = new QNetworkAccessManager(plane.get());
 
     auto rules = parseApprovalRules(defaultApprovalRulesJson());
@@ -78,7 +77,7 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
     environment.store = plane->m_store.get();
     environment.events = plane->m_events.get();
     environment.tokens = plane->m_tokens.get();
-    environment.secrets = plane->m_secrets.get();
+    environment.secrets = [plane = plane.get()] { return &plane->secrets(); };
     environment.network = plane->m_network;
     environment.data = plane->m_data;
     environment.agentBinary = *agent;
@@ -90,6 +89,12 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
     connect(plane->m_manager, &TaskManager::taskFinished, plane.get(), &ControlPlane::taskFinished);
     plane->m_recovered = plane->m_manager->recoverInterrupted();
     return plane;
+}
+
+SecretStore& LocalControlPlane::secrets() {
+    if (!m_secrets)
+        m_secrets = m_useKeychain ? SecretStore::open(m_data.root) : SecretStore::openFile(m_data.root);
+    return *m_secrets;
 }
 
 LocalControlPlane::~LocalControlPlane() {

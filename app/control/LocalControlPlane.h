@@ -46,7 +46,7 @@ public:
     Status exportTask(const std::string& taskId, const std::string& directory) override;
 
     const DataDir& dataDir() const { return m_data; }
-    SecretStore& secrets() { return *m_secrets; }
+    SecretStore& secrets(); // opened on first use
     std::vector<std::string> recovered() const { return m_recovered; } // interrupted on open
     // The built-in demo (resources/demo, embedded): a fresh copy of its workspace for one run.
     Result<std::string> makeDemoWorkspace();
@@ -59,6 +59,7 @@ private:
     std::unique_ptr<EventWriter> m_events;
     std::unique_ptr<TaskTokens> m_tokens;
     std::unique_ptr<SecretStore> m_secrets;
+    bool m_useKeychain = true;
     QNetworkAccessManager* m_network = nullptr;
     TaskManager* m_manager = nullptr;
     std::vector<std::string> m_recovered;

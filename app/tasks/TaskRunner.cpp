@@ -163,7 +163,7 @@ Status TaskRunner::launch() {
     std::string providerError;
     if (!providerConfig)
         return providerConfig.error();
-    if (auto key = lookUpKey(*providerConfig, m_env.secrets); !key)
+    if (auto key = lookUpKey(*providerConfig, providerConfig->keyName.empty() ? nullptr : m_env.secrets()); !key)
         return key.error();
     else
         providerConfig->apiKey = *key;
@@ -233,8 +233,10 @@ Status TaskRunner::launch() {
         m_statusNotifier = new QSocketNotifier(m_process->statusFd(), QSocketNotifier::Read, this);
         connect(m_statusNotifier, &QSocketNotifier::activated, this, [this] {
             m_process->readStatus();
-            if (m_process->statusFd() < 0)
-                m_statusNotifier->setEnabled(false);
+            if (m_process->statusFd() < 0) {
+                m_statusNotifier->deleteLater();
+                m_statusNotifier = nullptr;
+            }
         });
     }
     // `warren cancel` from another process drops a file in the task's directory.
@@ -283,12 +285,14 @@ void TaskRunner::flushStdin() {
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno == EAGAIN) {
-            m_stdinNotifier->setEnabled(true);
+            if (m_stdinNotifier)
+                m_stdinNotifier->setEnabled(true);
             return;
         }
         // EPIPE: the agent is gone; its exit is handled when the sandbox ends.
         m_stdinBuffer.clear();
-        m_stdinNotifier->setEnabled(false);
+        if (m_stdinNotifier)
+            m_stdinNotifier->setEnabled(false);
         m_stdin.reset();
         return;
     }
@@ -367,7 +371,7 @@ void TaskRunner::onAgentLine(const std::string& line) {
                       {{"message", "agent event refused: " + event.error().message}, {"fatal", false}});
             return;
         }
-        onAgentEvent(std::move(*event));
+        onAgentEvent(std::move(*event), std::move(notification->params));
     } else if (auto* request = std::get_if<protocol::Request>(&message)) {
         m_proxy->handle(*request, [this](protocol::Message reply) { send(reply); });
     } else if (auto* error = std::get_if<protocol::ErrorResponse>(&message)) {
@@ -378,7 +382,7 @@ void TaskRunner::onAgentLine(const std::string& line) {
     }
 }
 
-void TaskRunner::onAgentEvent(protocol::Event event) {
+void TaskRunner::onAgentEvent(const protocol::Event& event, json body) {
     if (auto follows = protocol::checkSeqFollows(m_lastAgentSeq, event.seq); !follows)
         recordOwn(std::string(protocol::event_type::kError),
                   {{"message", "agent events out of order: " + follows.error().message}, {"fatal", false}});
@@ -389,7 +393,8 @@ void TaskRunner::onAgentEvent(protocol::Event event) {
         m_finishedReason = event.data.value("reason", "failed");
         m_summary = event.data.value("summary", "");
     }
-    store(std::move(event));
+    // The agent's object as it came (validated above), under the store's seq: no re-serialising.
+    store(event, std::move(body));
 }
 
 void TaskRunner::recordOwn(const std::string& type, json data) {
@@ -400,13 +405,13 @@ void TaskRunner::recordOwn(const std::string& type, json data) {
     event.type = type;
     event.step = m_step;
     event.data = std::move(data);
-    store(std::move(event));
+    store(event, protocol::toJson(event));
 }
 
-void TaskRunner::store(protocol::Event event) {
-    event.seq = m_nextSeq++;
-    json body = protocol::toJson(event);
-    EventRow row{m_task.id, event.seq, protocol::formatTimestamp(event.ts), event.type, event.step,
+void TaskRunner::store(const protocol::Event& event, json body) {
+    const std::uint64_t seq = m_nextSeq++;
+    body["seq"] = seq;
+    EventRow row{m_task.id, seq, protocol::formatTimestamp(event.ts), event.type, event.step,
                  event.tool.value_or(""), body.dump(-1, ' ', false, json::error_handler_t::replace)};
     m_env.events->append(std::move(row));
     emit eventStored(m_task.id, body);
@@ -561,7 +566,15 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     m_task.finishedAt = isFinal(status) ? now() : "";
     if (auto updated = m_env.store->updateTask(m_task); !updated)
         m_task.error += "\n(the task's record could not be updated: " + updated.error().message + ")";
+    // The notifiers watch descriptors that close with the process: none may fire after this.
+    for (QSocketNotifier* notifier : {m_stdoutNotifier, m_stderrNotifier, m_stdinNotifier, m_exitNotifier, m_statusNotifier})
+        if (notifier) {
+            notifier->setEnabled(false);
+            notifier->deleteLater(); // one of them may be the sender of the call we are in
+        }
+    m_stdoutNotifier = m_stderrNotifier = m_stdinNotifier = m_exitNotifier = m_statusNotifier = nullptr;
     m_process.reset();
+    m_stdin.reset();
     m_lock.reset();
     emit finished(m_task.id);
 }

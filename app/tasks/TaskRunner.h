@@ -21,6 +21,7 @@
 #include <QObject>
 #include <QTimer>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -43,7 +44,7 @@ struct RunnerEnvironment {
     Store* store = nullptr;
     EventWriter* events = nullptr;
     TaskTokens* tokens = nullptr;
-    SecretStore* secrets = nullptr;
+    std::function<SecretStore*()> secrets; // opened on first use: probing a keychain costs a D-Bus round trip
     QNetworkAccessManager* network = nullptr;
     DataDir data;
     std::string agentBinary;
@@ -81,13 +82,13 @@ private:
     void onStdinWritable();
     void onSandboxExited();
     void onAgentLine(const std::string& line);
-    void onAgentEvent(protocol::Event event);
+    void onAgentEvent(const protocol::Event& event, nlohmann::json body);
     void send(const protocol::Message& message);
     void flushStdin();
     void stop(StopCause cause, const std::string& why);
     void escalate();
     void recordOwn(const std::string& type, nlohmann::json data);
-    void store(protocol::Event event);
+    void store(const protocol::Event& event, nlohmann::json body);
     void recordArtifacts();
     void finish(TaskStatus status, const std::string& reason, const std::string& error);
     void fail(const std::string& reason, const std::string& error) { finish(TaskStatus::Failed, reason, error); }

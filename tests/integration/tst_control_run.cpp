@@ -1,0 +1,327 @@
+// `warren` end to end: real sandboxes, the real agent, the real database. The demo fixes its workspace; tasks
+// are exported; a killed agent or a killed `warren run` resumes and completes with every stored event
+// kept; cancel, timeout, a sandbox that cannot be set up, and approvals end the way they say.
+
+#include "AgentRun.h"
+#include "EventTypes.h"
+#include "WarrenRun.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <signal.h>
+#include <sqlite3.h>
+
+using namespace warren;
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+QString readFile(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+std::vector<json> jsonLines(const QByteArray& out) {
+    std::vector<json> lines;
+    for (const QByteArray& line : out.split('\n'))
+        if (!line.trimmed().isEmpty())
+            lines.push_back(json::parse(line.toStdString(), nullptr, false));
+    return lines;
+}
+
+// One task record from `warren tasks --json` (the newest first).
+json taskRecord(const QString& dataDir) {
+    const auto result = runWarren({"tasks", "--json"}, dataDir);
+    const auto records = jsonLines(result.out);
+    return records.empty() ? json() : records.front();
+}
+
+QString sqliteValue(const QString& database, const char* query) {
+    sqlite3* db = nullptr;
+    QString value;
+    if (sqlite3_open_v2(database.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_stmt* statement = nullptr;
+        if (sqlite3_prepare_v2(db, query, -1, &statement, nullptr) == SQLITE_OK && sqlite3_step(statement) == SQLITE_ROW)
+            value = QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)));
+        sqlite3_finalize(statement);
+    }
+    sqlite3_close(db);
+    return value;
+}
+
+// The pid of the warren-agent running under warrenPid (its sandbox is a child tree of warren).
+pid_t agentUnder(qint64 warrenPid) {
+    const QDir proc("/proc");
+    for (const QString& entry : proc.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool number = false;
+        const pid_t pid = entry.toInt(&number);
+        if (!number || !readFile("/proc/" + entry + "/cmdline").startsWith("/opt/warren/warren-agent"))
+            continue;
+        for (pid_t ancestor = pid; ancestor > 1;) {
+            const QString stat = readFile("/proc/" + QString::number(ancestor) + "/stat");
+            const QStringList fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+            if (fields.size() < 2)
+                break;
+            ancestor = fields[1].toInt();
+            if (ancestor == warrenPid)
+                return pid;
+        }
+    }
+    return -1;
+}
+
+// Reads the --json events of a running warren until one satisfies done.
+bool readUntil(QProcess& process, QByteArray& out, const std::function<bool(const json&)>& done) {
+    for (;;) {
+        while (process.canReadLine()) {
+            const QByteArray line = process.readLine();
+            out += line;
+            const json event = json::parse(line.toStdString(), nullptr, false);
+            if (!event.is_discarded() && done(event))
+                return true;
+        }
+        if (process.state() == QProcess::NotRunning || !process.waitForReadyRead(60000))
+            return false;
+    }
+}
+
+bool isSleepCall(const json& event) {
+    return event.value("type", "") == "tool_call" && event["data"]["arguments"].value("command", "") == "sleep 300";
+}
+
+// A script whose second step runs `sleep 300` (to be interrupted), then writes done.txt and finishes.
+QString writeSleepScript(const QTemporaryDir& dir) {
+    const QString script = dir.filePath("script.json");
+    writeScript(script, {turn("write_file", {{"path", "before.txt"}, {"content", "before\n"}}),
+                         turn("shell", {{"command", "sleep 300"}}),
+                         turn("write_file", {{"path", "done.txt"}, {"content", "done\n"}}),
+                         turn("finish", {{"summary", "done after the interruption"}})});
+    return script;
+}
+
+} // namespace
+
+class TestControlRun : public QObject {
+    Q_OBJECT
+
+private slots:
+    void demoRunsInTheSandboxAndIsExported();
+    void killedAgentResumesAndCompletes();
+    void killedWarrenIsRecoveredAndResumed();
+    void cancelFromAnotherProcess();
+    void timeoutStopsTheTask();
+    void sandboxThatCannotBeSetUpExits3();
+    void approvalsFollowRulesAndMode();
+    void approvalAskedOnTheTerminal();
+};
+
+void TestControlRun::demoRunsInTheSandboxAndIsExported() {
+    QTemporaryDir data;
+    const auto run = runWarren({"run", "--no-color", "fix the failing test"}, data.path());
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.contains("scripted demo"), run.err.constData());
+    QVERIFY(run.out.contains("── step 6 ──"));
+    QVERIFY(run.out.contains("PASS: Hello, Warren!"));
+
+    const json task = taskRecord(data.path());
+    QCOMPARE(task.value("status", ""), "succeeded");
+    QCOMPARE(task.value("steps", 0), 6);
+    const QString id = QString::fromStdString(task["id"].get<std::string>());
+    const QString workspace = QString::fromStdString(task["workspace"].get<std::string>());
+    QVERIFY(readFile(workspace + "/greet.sh").contains("Hello"));
+
+    // Every event in order, store seqs 1..n, the agent's whole story from task_started to task_finished.
+    const auto show = runWarren({"show", id, "--json"}, data.path());
+    QCOMPARE(show.exitCode, 0);
+    const auto events = parseEvents(show.out);
+    QVERIFY2(events.error.isEmpty(), qPrintable(events.error));
+    QCOMPARE(events.events.front().seq, 1u);
+    QCOMPARE(events.events.back().seq, events.events.size());
+    QCOMPARE(events.events.front().type, "task_started");
+    QCOMPARE(events.events.back().type, "task_finished");
+    QCOMPARE(events.toolCalls(), (QStringList{"list_files", "shell", "read_file", "edit_file", "shell", "finish"}));
+    QCOMPARE(sqliteValue(data.filePath("warren.db"), "PRAGMA integrity_check"), "ok");
+
+    const QString exported = data.filePath("export");
+    const auto exportRun = runWarren({"export", id, exported}, data.path());
+    QCOMPARE(exportRun.exitCode, 0);
+    QCOMPARE(json::parse(readFile(exported + "/task.json").toStdString()).value("status", ""), "succeeded");
+    QCOMPARE(jsonLines(readFile(exported + "/events.jsonl").toUtf8()).size(), events.events.size());
+    const json report = json::parse(readFile(exported + "/output/resource_report.json").toStdString(), nullptr, false);
+    QCOMPARE(report.value("exit_reason", ""), "finished");
+}
+
+void TestControlRun::killedAgentResumesAndCompletes() {
+    QTemporaryDir data, workspace;
+    const QString script = writeSleepScript(data);
+    QProcess warren;
+    startWarren(warren, {"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(), "work"},
+                data.path());
+    QByteArray firstRun;
+    QVERIFY(readUntil(warren, firstRun, isSleepCall));
+    const pid_t agent = agentUnder(warren.processId());
+    QVERIFY(agent > 0);
+    QCOMPARE(::kill(agent, SIGKILL), 0);
+    QVERIFY(warren.waitForFinished(60000));
+    QCOMPARE(warren.exitCode(), 1);
+    QVERIFY(warren.readAllStandardError().contains("warren resume"));
+    const json interrupted = taskRecord(data.path());
+    QCOMPARE(interrupted.value("status", ""), "interrupted");
+    const QString id = QString::fromStdString(interrupted["id"].get<std::string>());
+    const auto before = parseEvents(runWarren({"show", id, "--json"}, data.path()).out);
+
+    const auto resumed = runWarren({"resume", id, "--json"}, data.path());
+    QCOMPARE(resumed.exitCode, 0);
+    QCOMPARE(taskRecord(data.path()).value("status", ""), "succeeded");
+    QCOMPARE(readFile(workspace.filePath("done.txt")), "done\n");
+    // Nothing stored before the kill was lost or rewritten, and the sequence continues without a gap.
+    const auto after = parseEvents(runWarren({"show", id, "--json"}, data.path()).out);
+    QVERIFY2(after.error.isEmpty(), qPrintable(after.error));
+    QVERIFY(after.events.size() > before.events.size());
+    for (std::size_t i = 0; i < before.events.size(); ++i)
+        QCOMPARE(after.events[i], before.events[i]);
+    QCOMPARE(after.events.back().seq, after.events.size());
+    // The interrupted call is reported as interrupted, not run again.
+    QCOMPARE(after.ofType("task_resumed").size(), 1u);
+    QCOMPARE(sqliteValue(data.filePath("warren.db"), "PRAGMA integrity_check"), "ok");
+}
+
+void TestControlRun::killedWarrenIsRecoveredAndResumed() {
+    QTemporaryDir data, workspace;
+    const QString script = writeSleepScript(data);
+    QProcess warren;
+    startWarren(warren, {"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(), "work"},
+                data.path());
+    QByteArray firstRun;
+    QVERIFY(readUntil(warren, firstRun, isSleepCall));
+    warren.kill(); // SIGKILL: no chance to clean up; the sandbox dies with it
+    QVERIFY(warren.waitForFinished(60000));
+
+    // The next warren finds the task running without a process and marks it interrupted.
+    const json interrupted = taskRecord(data.path());
+    QCOMPARE(interrupted.value("status", ""), "interrupted");
+    QCOMPARE(sqliteValue(data.filePath("warren.db"), "PRAGMA integrity_check"), "ok");
+    const QString id = QString::fromStdString(interrupted["id"].get<std::string>());
+    const auto before = parseEvents(runWarren({"show", id, "--json"}, data.path()).out);
+    QVERIFY2(before.error.isEmpty(), qPrintable(before.error));
+    QVERIFY(!before.ofType("checkpoint").empty());
+
+    const auto resumed = runWarren({"resume", id}, data.path());
+    QCOMPARE(resumed.exitCode, 0);
+    QCOMPARE(readFile(workspace.filePath("done.txt")), "done\n");
+    const auto after = parseEvents(runWarren({"show", id, "--json"}, data.path()).out);
+    QVERIFY2(after.error.isEmpty(), qPrintable(after.error));
+    for (std::size_t i = 0; i < before.events.size(); ++i)
+        QCOMPARE(after.events[i], before.events[i]);
+    QCOMPARE(after.events.back().type, "task_finished");
+    QCOMPARE(sqliteValue(data.filePath("warren.db"), "PRAGMA integrity_check"), "ok");
+}
+
+void TestControlRun::cancelFromAnotherProcess() {
+    QTemporaryDir data, workspace;
+    const QString script = writeSleepScript(data);
+    QProcess warren;
+    startWarren(warren, {"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(), "work"},
+                data.path());
+    QByteArray out;
+    QVERIFY(readUntil(warren, out, isSleepCall));
+    const QString id = QString::fromStdString(taskRecord(data.path())["id"].get<std::string>());
+    QCOMPARE(runWarren({"cancel", id}, data.path()).exitCode, 0);
+    QVERIFY(warren.waitForFinished(60000));
+    QCOMPARE(warren.exitCode(), 1);
+    QCOMPARE(taskRecord(data.path()).value("status", ""), "cancelled");
+    QVERIFY(!QFile::exists(workspace.filePath("done.txt")));
+    const auto events = parseEvents(runWarren({"show", id, "--json"}, data.path()).out);
+    QCOMPARE(events.events.back().type, "task_finished");
+    QCOMPARE(events.events.back().data.value("reason", ""), "cancelled");
+}
+
+void TestControlRun::timeoutStopsTheTask() {
+    QTemporaryDir data, workspace;
+    const QString script = writeSleepScript(data);
+    const auto run = runWarren({"run", "--timeout", "2", "--provider", "scripted:" + script, "--workspace",
+                                workspace.path(), "work"},
+                               data.path());
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("--timeout"), run.err.constData());
+    const json task = taskRecord(data.path());
+    QCOMPARE(task.value("status", ""), "failed");
+    QCOMPARE(task.value("finish_reason", ""), "timeout");
+}
+
+void TestControlRun::sandboxThatCannotBeSetUpExits3() {
+    QTemporaryDir data;
+    const QString layer = data.filePath("broken.json");
+    QFile file(layer);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("{\"mounts\": {\"/needed\": {\"type\": \"ro-bind\", \"source\": \"/does/not/exist\"}}}");
+    file.close();
+    QProcessEnvironment environment = warrenEnvironment(data.path());
+    environment.insert("WARREN_SANDBOX_PROFILE", layer);
+    const auto run = runWarren({"run", "anything"}, data.path(), environment);
+    QCOMPARE(run.exitCode, 3);
+    QVERIFY2(run.err.contains("/does/not/exist") && run.err.contains("warren doctor"), run.err.constData());
+    QCOMPARE(taskRecord(data.path()).value("status", ""), "failed");
+}
+
+void TestControlRun::approvalsFollowRulesAndMode() {
+    QTemporaryDir data, workspace;
+    const QString script = data.filePath("script.json");
+    writeScript(script, {turn("shell", {{"command", "ls"}}),             // allowed by a rule
+                         turn("shell", {{"command", "touch made.txt"}}), // no rule: the mode (deny) decides
+                         turn("shell", {{"command", "df -k /tmp"}}),     // no rule: denied as well
+                         turn("finish", {{"summary", "asked"}})});
+    const auto run = runWarren({"run", "--json", "--preset", "safe-mode", "--approve", "deny", "--provider",
+                                "scripted:" + script, "--workspace", workspace.path(), "work"},
+                               data.path());
+    QCOMPARE(run.exitCode, 0);
+    const auto events = parseEvents(run.out);
+    const auto resolved = events.ofType("approval_resolved");
+    QCOMPARE(resolved.size(), 3u);
+    QCOMPARE(resolved[0].data.value("approved", false), true);
+    QCOMPARE(resolved[1].data.value("approved", true), false);
+    QVERIFY(!QFile::exists(workspace.filePath("made.txt")));
+
+    // --approve auto: the same unruled command runs, in the strict profile safe-mode asks for (/tmp capped).
+    QTemporaryDir data2;
+    const auto automatic = runWarren({"run", "--json", "--preset", "safe-mode", "--approve", "auto", "--provider",
+                                      "scripted:" + script, "--workspace", workspace.path(), "work"},
+                                     data2.path());
+    QCOMPARE(automatic.exitCode, 0);
+    QVERIFY(QFile::exists(workspace.filePath("made.txt")));
+    const auto autoEvents = parseEvents(automatic.out);
+    QVERIFY2(QString::fromStdString(autoEvents.outputOf("call_2_0")).contains("131072"),
+             autoEvents.outputOf("call_2_0").c_str());
+}
+
+void TestControlRun::approvalAskedOnTheTerminal() {
+    QTemporaryDir data, workspace;
+    const QString script = data.filePath("script.json");
+    writeScript(script, {turn("shell", {{"command", "touch asked.txt"}}), turn("finish", {{"summary", "asked"}})});
+    QProcess warren;
+    warren.setProcessEnvironment(warrenEnvironment(data.path()));
+    warren.start(warrenBinary(), {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--provider",
+                                  "scripted:" + script, "--workspace", workspace.path(), "--data-dir", data.path(),
+                                  "work"});
+    QVERIFY(warren.waitForStarted());
+    QByteArray out;
+    QVERIFY(readUntil(warren, out, [](const json& event) { return event.value("type", "") == "approval_requested"; }));
+    warren.write("n\nplease do not\n");
+    QVERIFY(warren.waitForBytesWritten());
+    QVERIFY(warren.waitForFinished(60000));
+    out += warren.readAllStandardOutput();
+    QCOMPARE(warren.exitCode(), 0);
+    const auto events = parseEvents(out);
+    const auto resolved = events.ofType("approval_resolved");
+    QCOMPARE(resolved.size(), 1u);
+    QCOMPARE(resolved[0].data.value("approved", true), false);
+    QCOMPARE(resolved[0].data.value("note", ""), "please do not");
+    QVERIFY(!QFile::exists(workspace.filePath("asked.txt")));
+}
+
+QTEST_GUILESS_MAIN(TestControlRun)
+#include "tst_control_run.moc"
