@@ -1,0 +1,375 @@
+// The whole model path end to end: `warren run` with a real sandboxed agent whose llm.chat requests go
+// through the tool proxy to an OpenAI-compatible or Anthropic server (MockLlmServer, in this process)
+// that streams tool calls in fragments, text in pieces and usage. Also what a user sees when the server
+// refuses the key (401) or asks to slow down (429 with Retry-After).
+#include "MockLlmServer.h"
+#include "WarrenRun.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using nlohmann::json;
+using warren::test::MockLlmServer;
+using warren::test::MockResponse;
+using warren::test::WarrenResult;
+
+namespace {
+
+constexpr int kWarrenTimeoutMs = 240000;
+
+QByteArray sseJson(const json& value) {
+    return warren::test::sseEvent(QByteArray::fromStdString(value.dump()));
+}
+
+QByteArray anthropicEvent(const json& value) {
+    return warren::test::sseEvent(QByteArray::fromStdString(value.dump()),
+                                  QByteArray::fromStdString(value.at("type").get<std::string>()));
+}
+
+json openAiChunk(json delta, json finishReason = nullptr) {
+    return json{{"id", "chatcmpl-e2e"},
+                {"object", "chat.completion.chunk"},
+                {"created", 1700000000},
+                {"model", "mock-1"},
+                {"choices", json::array({json{{"index", 0}, {"delta", std::move(delta)},
+                                              {"finish_reason", std::move(finishReason)}}})}};
+}
+
+// One assistant turn as an OpenAI-compatible server streams it: text in pieces, then one tool call whose
+// arguments arrive in fragments, then finish_reason and a usage-only chunk.
+QByteArray openAiTurn(const QStringList& pieces, const std::string& callId, const std::string& tool,
+                      const QStringList& argumentFragments, int promptTokens, int completionTokens) {
+    QByteArray out = sseJson(openAiChunk({{"role", "assistant"}, {"content", ""}}));
+    for (const QString& piece : pieces)
+        out += sseJson(openAiChunk({{"content", piece.toStdString()}}));
+    out += sseJson(openAiChunk({{"tool_calls", json::array({json{{"index", 0},
+                                                                 {"id", callId},
+                                                                 {"type", "function"},
+                                                                 {"function", {{"name", tool}, {"arguments", ""}}}}})}}));
+    for (const QString& fragment : argumentFragments)
+        out += sseJson(openAiChunk(
+            {{"tool_calls", json::array({json{{"index", 0}, {"function", {{"arguments", fragment.toStdString()}}}}})}}));
+    out += sseJson(openAiChunk(json::object(), "tool_calls"));
+    json usage = openAiChunk(json::object());
+    usage["choices"] = json::array();
+    usage["usage"] = {{"prompt_tokens", promptTokens},
+                      {"completion_tokens", completionTokens},
+                      {"total_tokens", promptTokens + completionTokens}};
+    return out + sseJson(usage) + "data: [DONE]\n\n";
+}
+
+// The same turn as the Anthropic Messages API streams it: a text block in pieces, a tool_use block whose
+// input arrives as partial_json fragments, usage in message_start (input) and message_delta (output).
+QByteArray anthropicTurn(const QStringList& pieces, const std::string& callId, const std::string& tool,
+                         const QStringList& inputFragments, int inputTokens, int outputTokens) {
+    QByteArray out = anthropicEvent(
+        {{"type", "message_start"},
+         {"message",
+          {{"id", "msg_e2e"}, {"type", "message"}, {"role", "assistant"}, {"content", json::array()},
+           {"model", "mock-1"}, {"stop_reason", nullptr}, {"stop_sequence", nullptr},
+           {"usage", {{"input_tokens", inputTokens}, {"output_tokens", 1}}}}}});
+    out += anthropicEvent({{"type", "content_block_start"}, {"index", 0}, {"content_block", {{"type", "text"}, {"text", ""}}}});
+    for (const QString& piece : pieces)
+        out += anthropicEvent({{"type", "content_block_delta"},
+                               {"index", 0},
+                               {"delta", {{"type", "text_delta"}, {"text", piece.toStdString()}}}});
+    out += anthropicEvent({{"type", "content_block_stop"}, {"index", 0}});
+    out += anthropicEvent({{"type", "ping"}});
+    out += anthropicEvent(
+        {{"type", "content_block_start"},
+         {"index", 1},
+         {"content_block", {{"type", "tool_use"}, {"id", callId}, {"name", tool}, {"input", json::object()}}}});
+    for (const QString& fragment : inputFragments)
+        out += anthropicEvent({{"type", "content_block_delta"},
+                               {"index", 1},
+                               {"delta", {{"type", "input_json_delta"}, {"partial_json", fragment.toStdString()}}}});
+    out += anthropicEvent({{"type", "content_block_stop"}, {"index", 1}});
+    out += anthropicEvent({{"type", "message_delta"},
+                           {"delta", {{"stop_reason", "tool_use"}, {"stop_sequence", nullptr}}},
+                           {"usage", {{"output_tokens", outputTokens}}}});
+    return out + anthropicEvent({{"type", "message_stop"}});
+}
+
+struct Scenario {
+    bool anthropic = false;
+    QString key;
+    QString provider; // the --provider value
+    QString keyVariable;
+};
+
+Scenario scenarioFor(bool anthropic, const MockLlmServer& server) {
+    Scenario scenario;
+    scenario.anthropic = anthropic;
+    scenario.key = QStringLiteral("sk-e2e-") + QString::number(QRandomGenerator::global()->generate64(), 16);
+    scenario.provider =
+        anthropic ? "anthropic:" + server.baseUrl() : "openai-compatible:" + server.baseUrl() + "/v1";
+    scenario.keyVariable = anthropic ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY";
+    return scenario;
+}
+
+QByteArray turn(const Scenario& scenario, const QStringList& pieces, const std::string& callId,
+                const std::string& tool, const QStringList& fragments, int in, int out) {
+    return scenario.anthropic ? anthropicTurn(pieces, callId, tool, fragments, in, out)
+                              : openAiTurn(pieces, callId, tool, fragments, in, out);
+}
+
+// The stream cut at arbitrary byte positions, so events and lines arrive split over several reads.
+MockResponse streamed(const QByteArray& stream) {
+    return MockResponse::sse(warren::test::splitChunks(stream, 61));
+}
+
+// Turn 1 writes hello.txt (arguments in fragments), turn 2 finishes. Returns the usage the mock reports.
+QPair<int, int> enqueueHelloTurns(MockLlmServer& server, const Scenario& scenario) {
+    server.enqueue(streamed(turn(scenario, {"I will ", "write the ", "file."}, "call_write_1", "write_file",
+                                 {"{\"pa", "th\": \"hel", "lo.txt\", \"cont", "ent\": \"hello from ", "the mock\\n\"}"},
+                                 31, 13)));
+    server.enqueue(streamed(turn(scenario, {"Wrote ", "hello.txt", " for you."}, "call_finish_2", "finish",
+                                 {"{\"summ", "ary\": \"Wrote hello.txt\"}"}, 57, 8)));
+    return {31 + 57, 13 + 8};
+}
+
+const QStringList kHelloPieces{"I will ", "write the ", "file.", "Wrote ", "hello.txt", " for you."};
+
+QProcessEnvironment environmentWithKey(const QString& dataDir, const Scenario& scenario) {
+    QProcessEnvironment environment = warren::test::warrenEnvironment(dataDir);
+    for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "WARREN_OPENAI_COMPATIBLE_API_KEY"})
+        environment.remove(name);
+    environment.insert(scenario.keyVariable, scenario.key);
+    return environment;
+}
+
+// `warren run` while this process's event loop keeps the mock answering.
+WarrenResult runAgainstMock(const QStringList& args, const QString& dataDir, const QProcessEnvironment& environment) {
+    QProcess process;
+    QSignalSpy finished(&process, &QProcess::finished);
+    warren::test::startWarren(process, args, dataDir, environment);
+    WarrenResult result;
+    if (!process.waitForStarted()) {
+        result.err = "warren did not start: " + process.errorString().toUtf8();
+        return result;
+    }
+    if (!finished.wait(kWarrenTimeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        result.err = "warren did not finish in time";
+    } else {
+        result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    }
+    result.out = process.readAllStandardOutput();
+    result.err += process.readAllStandardError();
+    return result;
+}
+
+std::vector<json> jsonLines(const QByteArray& text) {
+    std::vector<json> lines;
+    for (const QByteArray& line : text.split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        auto value = json::parse(line.toStdString(), nullptr, false);
+        if (!value.is_discarded())
+            lines.push_back(std::move(value));
+    }
+    return lines;
+}
+
+// The one task in the data directory, as `warren tasks --json` reports it.
+json onlyTask(const QString& dataDir) {
+    const WarrenResult listed = warren::test::runWarren({"tasks", "--json"}, dataDir);
+    const auto tasks = jsonLines(listed.out);
+    return tasks.size() == 1 ? tasks.front() : json();
+}
+
+QStringList deltaTexts(const std::vector<json>& events) {
+    QStringList texts;
+    for (const auto& event : events)
+        if (event.value("type", "") == "model_delta")
+            texts << QString::fromStdString(event["data"].value("text", ""));
+    return texts;
+}
+
+QStringList toolNames(const json& body, bool anthropic) {
+    QStringList names;
+    for (const auto& tool : body.value("tools", json::array()))
+        names << QString::fromStdString(anthropic ? tool.value("name", "") : tool["function"].value("name", ""));
+    return names;
+}
+
+QString describe(const WarrenResult& result) {
+    return QString::fromUtf8("exit " + QByteArray::number(result.exitCode) + "\nstderr:\n" + result.err.right(3000) +
+                             "\nstdout (tail):\n" + result.out.right(3000));
+}
+
+} // namespace
+
+class TestControlModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void streamedToolCallsRunTheTask_data();
+    void streamedToolCallsRunTheTask();
+    void refusedKeyFailsWithoutShowingIt_data();
+    void refusedKeyFailsWithoutShowingIt();
+    void rateLimitIsRetried_data();
+    void rateLimitIsRetried();
+
+private:
+    QStringList runArguments(const Scenario& scenario, const QString& workspace, const QString& prompt) const;
+};
+
+void TestControlModel::initTestCase() {
+    if (warren::test::warrenBinary().isEmpty())
+        QSKIP("WARREN_CLI is not set: run through ctest");
+}
+
+QStringList TestControlModel::runArguments(const Scenario& scenario, const QString& workspace,
+                                           const QString& prompt) const {
+    return {"run", "--json", "--approve", "auto", "--provider", scenario.provider, "--model", "mock-1",
+            "--workspace", workspace, prompt};
+}
+
+static void providerRows() {
+    QTest::addColumn<bool>("anthropic");
+    QTest::newRow("openai-compatible") << false;
+    QTest::newRow("anthropic") << true;
+}
+
+void TestControlModel::streamedToolCallsRunTheTask_data() { providerRows(); }
+
+void TestControlModel::streamedToolCallsRunTheTask() {
+    QFETCH(bool, anthropic);
+    QTemporaryDir root;
+    QVERIFY(root.isValid());
+    const QString workspace = root.filePath("workspace");
+    const QString dataDir = root.filePath("data");
+    QVERIFY(QDir().mkpath(workspace));
+
+    MockLlmServer server;
+    QVERIFY(server.listen());
+    const Scenario scenario = scenarioFor(anthropic, server);
+    const auto [tokensIn, tokensOut] = enqueueHelloTurns(server, scenario);
+
+    const WarrenResult result =
+        runAgainstMock(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
+    QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
+
+    QFile hello(workspace + "/hello.txt");
+    QVERIFY2(hello.open(QIODevice::ReadOnly), "the agent's write_file did not reach the workspace");
+    QCOMPARE(hello.readAll(), QByteArray("hello from the mock\n"));
+
+    const auto events = jsonLines(result.out);
+    QCOMPARE(deltaTexts(events), kHelloPieces);
+
+    const json task = onlyTask(dataDir);
+    QVERIFY2(task.is_object(), "warren tasks --json did not list exactly one task");
+    QCOMPARE(task.value("status", ""), std::string("succeeded"));
+    QCOMPARE(task.value("tokens_in", -1), tokensIn);
+    QCOMPARE(task.value("tokens_out", -1), tokensOut);
+
+    // What the provider sent: the real key in the right header, the model, the agent's tools, streaming.
+    QCOMPARE(int(server.requests().size()), 2);
+    for (const auto& request : server.requests()) {
+        QCOMPARE(request.method, QByteArray("POST"));
+        if (anthropic) {
+            QCOMPARE(request.path, QByteArray("/v1/messages"));
+            QCOMPARE(request.headers.value("x-api-key"), scenario.key.toUtf8());
+            QVERIFY(!request.headers.value("anthropic-version").isEmpty());
+        } else {
+            QCOMPARE(request.path, QByteArray("/v1/chat/completions"));
+            QCOMPARE(request.headers.value("authorization"), "Bearer " + scenario.key.toUtf8());
+        }
+        const json body = request.json();
+        QVERIFY(body.is_object());
+        QCOMPARE(body.value("model", ""), std::string("mock-1"));
+        QCOMPARE(body.value("stream", false), true);
+        const QStringList tools = toolNames(body, anthropic);
+        for (const char* name : {"shell", "read_file", "write_file", "finish"})
+            QVERIFY2(tools.contains(name), qPrintable("tool " + QString(name) + " missing from " + tools.join(',')));
+        QVERIFY(request.body.contains("make hello.txt"));
+    }
+    // The second call carries the first call's tool result back to the model.
+    QVERIFY(server.requests()[1].body.contains("call_write_1"));
+}
+
+void TestControlModel::refusedKeyFailsWithoutShowingIt_data() { providerRows(); }
+
+void TestControlModel::refusedKeyFailsWithoutShowingIt() {
+    QFETCH(bool, anthropic);
+    QTemporaryDir root;
+    QVERIFY(root.isValid());
+    const QString workspace = root.filePath("workspace");
+    const QString dataDir = root.filePath("data");
+    QVERIFY(QDir().mkpath(workspace));
+
+    MockLlmServer server;
+    QVERIFY(server.listen());
+    const Scenario scenario = scenarioFor(anthropic, server);
+    // Like the real services, the refusal quotes the key it was given.
+    const QByteArray refusal = "{\"error\":{\"type\":\"authentication_error\",\"message\":\"Incorrect API key provided: " +
+                               scenario.key.toUtf8() + "\"}}";
+    for (int i = 0; i < 4; ++i) // enough for an agent that tries its model call again
+        server.enqueue(MockResponse::json(401, "Unauthorized", refusal));
+
+    const WarrenResult result =
+        runAgainstMock(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
+    QVERIFY2(result.exitCode == 1, qPrintable(describe(result)));
+    QVERIFY2(result.err.contains("401"), qPrintable(describe(result)));
+    QVERIFY2(result.err.contains("key"), qPrintable(describe(result)));
+    QVERIFY(!server.requests().empty());
+
+    const QByteArray key = scenario.key.toUtf8();
+    QVERIFY2(!result.err.contains(key), "warren's stderr shows the API key");
+    QVERIFY2(!result.out.contains(key), "warren's --json events show the API key");
+    const WarrenResult shown = warren::test::runWarren({"show", onlyTask(dataDir).value("id", "").c_str(), "--json"},
+                                                       dataDir);
+    QCOMPARE(shown.exitCode, 0);
+    QVERIFY(!shown.out.isEmpty());
+    QVERIFY2(!shown.out.contains(key), "a stored event shows the API key");
+    QCOMPARE(onlyTask(dataDir).value("status", ""), std::string("failed"));
+}
+
+void TestControlModel::rateLimitIsRetried_data() { providerRows(); }
+
+void TestControlModel::rateLimitIsRetried() {
+    QFETCH(bool, anthropic);
+    QTemporaryDir root;
+    QVERIFY(root.isValid());
+    const QString workspace = root.filePath("workspace");
+    const QString dataDir = root.filePath("data");
+    QVERIFY(QDir().mkpath(workspace));
+
+    MockLlmServer server;
+    QVERIFY(server.listen());
+    const Scenario scenario = scenarioFor(anthropic, server);
+    server.enqueue(MockResponse::json(429, "Too Many Requests",
+                                      "{\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}",
+                                      {qMakePair(QByteArray("Retry-After"), QByteArray("1"))}));
+    const auto [tokensIn, tokensOut] = enqueueHelloTurns(server, scenario);
+
+    const WarrenResult result =
+        runAgainstMock(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
+    QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
+    QVERIFY(QFile::exists(workspace + "/hello.txt"));
+    QCOMPARE(int(server.requests().size()), 3);
+
+    const auto events = jsonLines(result.out);
+    bool retryLogged = false;
+    for (const auto& event : events) {
+        const std::string message = event.value("data", json::object()).value("message", "");
+        if (event.value("type", "") == "log" && message.find("429") != std::string::npos &&
+            message.find("retry") != std::string::npos)
+            retryLogged = true;
+    }
+    QVERIFY2(retryLogged, "no log event records the retry after the 429");
+    QCOMPARE(deltaTexts(events), kHelloPieces);
+    const json task = onlyTask(dataDir);
+    QCOMPARE(task.value("tokens_in", -1), tokensIn);
+    QCOMPARE(task.value("tokens_out", -1), tokensOut);
+}
+
+QTEST_GUILESS_MAIN(TestControlModel)
+#include "tst_control_model.moc"
