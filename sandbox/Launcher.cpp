@@ -103,7 +103,11 @@ struct ChildPlan {
     const unsigned firstFree = static_cast<unsigned>(firstTarget) + static_cast<unsigned>(count);
     if (syscall(SYS_close_range, firstFree, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
         childFail(errorFd, errno);
-    execv(plan.path, plan.argv);
+    // bwrap gets an empty environment: it is the sandbox's pid 1, so its /proc/1/environ is readable from
+    // inside, and the launcher's environment may hold secrets (a control plane's API keys). The sandbox's
+    // own variables are all passed as --setenv arguments.
+    static char* const kNoEnvironment[] = {nullptr};
+    execve(plan.path, plan.argv, kNoEnvironment);
     childFail(errorFd, errno);
 }
 
