@@ -232,11 +232,18 @@ Status TaskRunner::launch() {
     if (m_process->statusFd() >= 0) {
         m_statusNotifier = new QSocketNotifier(m_process->statusFd(), QSocketNotifier::Read, this);
         connect(m_statusNotifier, &QSocketNotifier::activated, this, [this] {
+            if (!m_statusNotifier || !m_process)
+                return;
+            // readStatus() closes the descriptor at EOF; the notifier must not poll that number again (the
+            // kernel may hand it to another task's pipe).
+            m_statusNotifier->setEnabled(false);
             m_process->readStatus();
-            if (m_process->statusFd() < 0) {
-                m_statusNotifier->deleteLater();
-                m_statusNotifier = nullptr;
+            if (m_process->statusFd() >= 0) {
+                m_statusNotifier->setEnabled(true);
+                return;
             }
+            m_statusNotifier->deleteLater();
+            m_statusNotifier = nullptr;
         });
     }
     // `warren cancel` from another process drops a file in the task's directory.
@@ -452,6 +459,8 @@ void TaskRunner::escalate() {
 
 void TaskRunner::onSandboxExited() {
     m_exitNotifier->setEnabled(false);
+    if (m_statusNotifier)
+        m_statusNotifier->setEnabled(false); // wait() reads bwrap's status to its end and closes it
     auto exit = m_process->wait(std::chrono::milliseconds(0));
     // Every process of the sandbox is gone, so its ends of the pipes are closed: read what is left.
     for (int fd : {m_stdout.get(), m_stderr.get()}) {
