@@ -1,0 +1,197 @@
+/* flood-agent: a stand-in for warren-agent that floods the control plane with events.
+ *
+ *   flood-agent serve [OPTION]...   (the control plane starts it as `warren-agent serve --workspace ...`
+ *                                    inside the sandbox; the options are ignored)
+ *
+ * It speaks the real protocol (docs/PROTOCOL.md): it reads stdin until the task.start request, answers it,
+ * then writes N `tool_output` events (seq 1..N, data.text "line 1".."line N") and a `task_finished` event
+ * with reason "finished", and exits 0. No environment variable reaches it through the sandbox, so the
+ * task's prompt says what to do:
+ *
+ *   "flood N"       N good events
+ *   "flood N bad"   the same N good events, and after event (N+1)/2 four lines the control plane must survive:
+ *                   one that is not JSON, one longer than the 8 MiB line cap, one that is not UTF-8, and a
+ *                   `log` event whose seq goes back to 1
+ *
+ * The events are written with large buffered writes, as fast as the pipe takes them: the point is to find
+ * out whether the control plane keeps up without losing or reordering anything. The JSON is read with
+ * plain string search (no JSON library, so the binary stays a small static C program); that is enough for
+ * the request the control plane builds.
+ */
+#define _GNU_SOURCE
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_REFUSED = 2 };
+
+/* Over the control plane's line cap (LineReader::kDefaultMaxLineBytes, 8 MiB) by a clear margin. */
+#define OVERLONG_LINE_BYTES (9u * 1024u * 1024u)
+#define PROMPT_MAX 4096
+
+/* The value of the request's top-level "id" exactly as written (an integer or a string), so the answer
+ * echoes it. The control plane serializes with sorted keys, so "id" precedes "params" and the first
+ * "id" key is the request's own; "task_id" does not match because of the quote before "id". */
+static int copy_id(const char* line, char* out, size_t size)
+{
+    const char* p = strstr(line, "\"id\":");
+    if (!p)
+        return 0;
+    p += strlen("\"id\":");
+    while (*p == ' ')
+        ++p;
+    size_t n = 0;
+    if (*p == '"') {
+        const char* end = strchr(p + 1, '"');
+        if (!end)
+            return 0;
+        n = (size_t)(end - p) + 1;
+    } else {
+        n = strspn(p, "-0123456789");
+    }
+    if (n == 0 || n >= size)
+        return 0;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return 1;
+}
+
+/* The JSON string value of "prompt", unescaped as far as this program needs: \" \\ \/ \n \t; other escapes
+ * (\uXXXX) are kept as written, which cannot make "flood N" read differently. */
+static int copy_prompt(const char* line, char* out, size_t size)
+{
+    const char* p = strstr(line, "\"prompt\":\"");
+    if (!p)
+        return 0;
+    p += strlen("\"prompt\":\"");
+    size_t n = 0;
+    while (*p && *p != '"') {
+        char c = *p++;
+        if (c == '\\' && *p && strchr("\"\\/nt", *p)) {
+            c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+            ++p;
+        }
+        if (n + 1 >= size)
+            return 0;
+        out[n++] = c;
+    }
+    if (*p != '"')
+        return 0;
+    out[n] = '\0';
+    return 1;
+}
+
+/* "flood N" or "flood N bad", words separated by blanks. */
+static int parse_prompt(const char* prompt, unsigned long* count, int* bad)
+{
+    const char* p = prompt + strspn(prompt, " \t\n");
+    if (strncmp(p, "flood", 5) != 0)
+        return 0;
+    p += 5;
+    char* end = NULL;
+    *count = strtoul(p, &end, 10);
+    if (end == p || *count == 0)
+        return 0;
+    p = end + strspn(end, " \t\n");
+    *bad = strncmp(p, "bad", 3) == 0;
+    return 1;
+}
+
+/* RFC 3339 UTC with milliseconds, truncated: 2026-11-29T10:52:03.123Z */
+static void timestamp(char* out, size_t size)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm utc;
+    gmtime_r(&now.tv_sec, &utc);
+    char seconds[32];
+    strftime(seconds, sizeof seconds, "%Y-%m-%dT%H:%M:%S", &utc);
+    snprintf(out, size, "%s.%03ldZ", seconds, now.tv_nsec / 1000000L);
+}
+
+static void write_tool_output(unsigned long seq, unsigned long line)
+{
+    char ts[64];
+    timestamp(ts, sizeof ts);
+    printf("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":%lu,\"ts\":\"%s\",\"type\":\"tool_output\","
+           "\"step\":1,\"tool\":\"shell\",\"data\":{\"id\":\"call_0_0\",\"stream\":\"stdout\",\"text\":\"line %lu\"}}}\n",
+           seq, ts, line);
+}
+
+/* The lines a broken or hostile agent might write. None of them may stop the task or lose a good event. */
+static void write_bad_lines(void)
+{
+    fputs("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":\n", stdout); /* not JSON */
+
+    fputs("{\"jsonrpc\":\"2.0\",\"method\":\"log\",\"params\":{\"text\":\"", stdout); /* over the cap */
+    static char chunk[64 * 1024];
+    memset(chunk, 'x', sizeof chunk);
+    for (size_t written = 0; written < OVERLONG_LINE_BYTES; written += sizeof chunk)
+        fwrite(chunk, 1, sizeof chunk, stdout);
+    fputs("\"}}\n", stdout);
+
+    fputs("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"text\":\"\xff\xfe\"}}\n", stdout); /* not UTF-8 */
+
+    char ts[64];
+    timestamp(ts, sizeof ts);
+    printf("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":1,\"ts\":\"%s\",\"type\":\"log\",\"step\":1,"
+           "\"data\":{\"level\":\"info\",\"message\":\"seq goes backwards\"}}}\n",
+           ts);
+}
+
+int main(int argc, char** argv)
+{
+    if (argc < 2 || strcmp(argv[1], "serve") != 0) {
+        fprintf(stderr, "usage: flood-agent serve (the task's prompt says \"flood N\" or \"flood N bad\")\n");
+        return EXIT_REFUSED;
+    }
+
+    /* Requests are small; a line longer than this is not the task.start this program understands. */
+    static char line[1024 * 1024];
+    char id[64];
+    char prompt[PROMPT_MAX];
+    for (;;) {
+        if (!fgets(line, sizeof line, stdin)) {
+            fprintf(stderr, "flood-agent: stdin closed before task.start\n");
+            return EXIT_FAILED;
+        }
+        if (strstr(line, "\"method\":\"task.start\""))
+            break;
+    }
+    if (!copy_id(line, id, sizeof id) || !copy_prompt(line, prompt, sizeof prompt)) {
+        fprintf(stderr, "flood-agent: cannot read the id and prompt of: %s", line);
+        return EXIT_REFUSED;
+    }
+    unsigned long count = 0;
+    int bad = 0;
+    if (!parse_prompt(prompt, &count, &bad)) {
+        printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32602,\"message\":\"flood-agent: the prompt "
+               "must be \\\"flood N\\\" or \\\"flood N bad\\\"\"}}\n",
+               id);
+        return EXIT_REFUSED;
+    }
+    printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n", id);
+    fflush(stdout);
+
+    static char buffer[1024 * 1024];
+    setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+    unsigned long seq = 0;
+    for (unsigned long i = 1; i <= count; ++i) {
+        write_tool_output(++seq, i);
+        if (bad && i == (count + 1) / 2)
+            write_bad_lines();
+    }
+    char ts[64];
+    timestamp(ts, sizeof ts);
+    printf("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":%lu,\"ts\":\"%s\",\"type\":\"task_finished\","
+           "\"step\":1,\"data\":{\"reason\":\"finished\",\"summary\":\"flooded\"}}}\n",
+           ++seq, ts);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        perror("flood-agent: stdout");
+        return EXIT_FAILED;
+    }
+    return EXIT_OK;
+}
