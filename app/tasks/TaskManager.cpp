@@ -170,7 +170,9 @@ void TaskManager::schedule() {
             emit taskFinished(id);
             continue;
         }
-        runner->start();
+        // Started from the event loop, so that whoever submitted the task has connected to its signals
+        // even when the launch fails at once.
+        QMetaObject::invokeMethod(runner, &TaskRunner::start, Qt::QueuedConnection);
     }
 }
 

@@ -85,9 +85,9 @@ void TestAgentSandbox::strictProfileTightensTheLimits() {
 void TestAgentSandbox::extraLayersComeLast() {
     auto in = input();
     in.strict = true;
-    in.extraLayers = {json{{"limits", {{"memory_mb", 0}}}, {"env", {{"ASAN_OPTIONS", "detect_leaks=0"}}}}};
+    in.extraLayers = {json{{"limits", {{"memory_mb", 0u}}}, {"env", {{"ASAN_OPTIONS", "detect_leaks=0"}}}}};
     auto profile = sandbox::resolveProfile(agentProfileLayers(in));
-    QVERIFY(profile);
+    QVERIFY2(profile, profile ? "" : profile.error().message.c_str());
     QCOMPARE(profile->limits.memoryMb, 0u);
     QCOMPARE(profile->env.at("ASAN_OPTIONS"), "detect_leaks=0");
 }

@@ -342,8 +342,11 @@ private slots:
         QVERIFY(memorySearchResultFromJson(toJson(hits)).value() == hits);
 
         TaskStartParams start{
-            kProtocolVersion, "t-1", "fix the test", {"safe-mode", "local-light"}, json{{"max_steps", 5}}};
+            kProtocolVersion, "t-1", "fix the test", {"safe-mode", "local-light"}, json{{"max_steps", 5}}, std::nullopt};
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
+        start.token = "payload.mac";
+        QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
+        QVERIFY(!taskStartParamsFromJson(json{{"protocol_version", 1}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
         QVERIFY(controlParamsFromJson(toJson(ControlParams{std::string("user")})).value() ==
                 ControlParams{std::string("user")});
         QVERIFY(controlParamsFromJson(json()).value() == ControlParams{});

@@ -23,6 +23,7 @@ struct Harness {
     TaskTokens tokens;
     std::unique_ptr<ToolProxy> proxy;
     std::string token;
+    std::int64_t nextId = 100; // request ids are unique within an agent's run, as the agent makes them
 
     explicit Harness(ToolProxy::Settings settings, std::vector<json> turns = {}) {
         auto opened = Store::open(dir.filePath("warren.db").toStdString());
@@ -43,8 +44,9 @@ struct Harness {
         if (withToken)
             params[protocol::kTokenParam] = *withToken;
         std::optional<protocol::Message> reply;
-        proxy->handle(protocol::Request{std::int64_t{7}, method, params}, [&](protocol::Message m) { reply = m; });
-        QTRY_VERIFY_WITH_TIMEOUT(reply.has_value(), 10000);
+        proxy->handle(protocol::Request{nextId++, method, params}, [&](protocol::Message m) { reply = m; });
+        if (!QTest::qWaitFor([&] { return reply.has_value(); }, 10000))
+            return protocol::ErrorResponse{std::nullopt, {0, "no reply", std::nullopt}};
         return *reply;
     }
     protocol::Message call(const std::string& method, json params) { return call(method, std::move(params), token); }
