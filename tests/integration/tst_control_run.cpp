@@ -89,15 +89,17 @@ bool readUntil(QProcess& process, QByteArray& out, const std::function<bool(cons
     }
 }
 
+// The long command is running: its first output is out, so the agent's checkpoint already records the
+// call as started (a kill before that point would, rightly, make the resumed agent ask for it again).
 bool isSleepCall(const json& event) {
-    return event.value("type", "") == "tool_call" && event["data"]["arguments"].value("command", "") == "sleep 300";
+    return event.value("type", "") == "tool_output" && event["data"].value("text", "").find("started") != std::string::npos;
 }
 
-// A script whose second step runs `sleep 300` (to be interrupted), then writes done.txt and finishes.
+// A script whose second step runs a long command (to be interrupted), then writes done.txt and finishes.
 QString writeSleepScript(const QTemporaryDir& dir) {
     const QString script = dir.filePath("script.json");
     writeScript(script, {turn("write_file", {{"path", "before.txt"}, {"content", "before\n"}}),
-                         turn("shell", {{"command", "sleep 300"}}),
+                         turn("shell", {{"command", "echo started && sleep 300"}}),
                          turn("write_file", {{"path", "done.txt"}, {"content", "done\n"}}),
                          turn("finish", {{"summary", "done after the interruption"}})});
     return script;
