@@ -3,27 +3,7 @@
 namespace warren::control {
 
 using nlohmann::json;
-
-namespace {
-
-constexpr std::size_t kLineExcerpt = 200;
-
-Error malformed(const std::string& what, const std::string& data) {
-    return makeError(ErrorCode::System,
-                     "the model server sent " + what + ": data: " + excerpt(data, kLineExcerpt));
-}
-
-std::string stringOr(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const json* objectAt(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it != object.end() && it->is_object() ? &*it : nullptr;
-}
-
-} // namespace
+using namespace stream_json;
 
 std::string mapAnthropicStopReason(const std::string& reason, bool hasToolCalls) {
     if (reason == "max_tokens")

@@ -6,6 +6,8 @@
 #include "Result.h"
 #include "SseParser.h"
 
+#include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -27,5 +29,15 @@ public:
 
 // At most maxBytes of text for an error message, cut on a UTF-8 boundary, with "..." when cut.
 std::string excerpt(std::string_view text, std::size_t maxBytes);
+
+// Reading the decoders' chunks, which come from a server and may have any shape: a missing or mistyped
+// member reads as absent.
+namespace stream_json {
+inline constexpr std::size_t kLineExcerpt = 200; // bytes of a bad chunk quoted in an error
+Error malformed(const std::string& what, const std::string& data); // "the model server sent WHAT: data: ..."
+std::string stringOr(const nlohmann::json& object, const char* key);
+std::uint64_t uintOr(const nlohmann::json& object, const char* key, std::uint64_t fallback);
+const nlohmann::json* objectAt(const nlohmann::json& object, const char* key);
+} // namespace stream_json
 
 } // namespace warren::control
