@@ -21,7 +21,6 @@ using warren::test::WarrenResult;
 
 namespace {
 
-constexpr int kWarrenTimeoutMs = 280000;
 // What the searches in the sandbox look for. Written so that the commands themselves do not contain it
 // (the bracket keeps grep's own command line from matching), and printing the whole match: a key found
 // anywhere would appear in full in the tool output.
@@ -68,40 +67,6 @@ QProcessEnvironment environmentWithKey(const QString& dataDir, const QString& ke
         environment.remove(name);
     environment.insert("WARREN_OPENAI_COMPATIBLE_API_KEY", key);
     return environment;
-}
-
-// `warren run` while this process's event loop keeps the mock answering.
-WarrenResult runAgainstMock(const QStringList& args, const QString& dataDir, const QProcessEnvironment& environment) {
-    QProcess process;
-    QSignalSpy finished(&process, &QProcess::finished);
-    warren::test::startWarren(process, args, dataDir, environment);
-    WarrenResult result;
-    if (!process.waitForStarted()) {
-        result.err = "warren did not start: " + process.errorString().toUtf8();
-        return result;
-    }
-    if (!finished.wait(kWarrenTimeoutMs)) {
-        process.kill();
-        process.waitForFinished();
-        result.err = "warren did not finish in time";
-    } else {
-        result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    }
-    result.out = process.readAllStandardOutput();
-    result.err += process.readAllStandardError();
-    return result;
-}
-
-std::vector<json> jsonLines(const QByteArray& text) {
-    std::vector<json> lines;
-    for (const QByteArray& line : text.split('\n')) {
-        if (line.trimmed().isEmpty())
-            continue;
-        auto value = json::parse(line.toStdString(), nullptr, false);
-        if (!value.is_discarded())
-            lines.push_back(std::move(value));
-    }
-    return lines;
 }
 
 QString describe(const WarrenResult& result) {
@@ -171,7 +136,7 @@ void TestControlKeys::keyIsNowhereTheAgentOrTheRecordsReach() {
     }
     server.enqueue(finishTurn());
 
-    const WarrenResult result = runAgainstMock(
+    const WarrenResult result = warren::test::runWarren(
         {"run", "--json", "--approve", "auto", "--provider", "openai-compatible:" + server.baseUrl() + "/v1", "--model",
          "mock-1", "--workspace", workspace, "look around"},
         dataDir, environmentWithKey(dataDir, canary));
@@ -183,7 +148,7 @@ void TestControlKeys::keyIsNowhereTheAgentOrTheRecordsReach() {
         QCOMPARE(request.headers.value("authorization"), "Bearer " + key);
 
     // The searches ran and would have printed the key: each shell call has a result, and the decoy was found.
-    const auto events = jsonLines(result.out);
+    const auto events = warren::test::jsonLines(result.out);
     QByteArray toolOutput;
     int shellResults = 0;
     for (const auto& event : events) {
@@ -213,13 +178,13 @@ void TestControlKeys::keyIsNowhereTheAgentOrTheRecordsReach() {
     check("warren's --json output", result.out);
     check("warren's stderr", result.err);
     const WarrenResult listed = warren::test::runWarren({"tasks", "--json"}, dataDir);
-    const auto tasks = jsonLines(listed.out);
+    const auto tasks = warren::test::jsonLines(listed.out);
     QCOMPARE(int(tasks.size()), 1);
     check("the task record", listed.out);
     const WarrenResult shown =
         warren::test::runWarren({"show", QString::fromStdString(tasks[0].value("id", "")), "--json"}, dataDir);
     QCOMPARE(shown.exitCode, 0);
-    QVERIFY(int(jsonLines(shown.out).size()) >= int(events.size()));
+    QVERIFY(int(warren::test::jsonLines(shown.out).size()) >= int(events.size()));
     check("the stored events", shown.out);
     QVERIFY(QFile::exists(dataDir + "/warren.db"));
     for (const char* name : {"warren.db", "warren.db-wal", "warren.db-shm"}) {
@@ -262,7 +227,7 @@ void TestControlKeys::agentRequestsCarryATaskTokenNotTheKey() {
     server.enqueue(finishTurn());
     QProcessEnvironment environment = environmentWithKey(dataDir, canary);
     environment.insert("WARREN_AGENT", wrapper);
-    const WarrenResult result = runAgainstMock(
+    const WarrenResult result = warren::test::runWarren(
         {"run", "--json", "--approve", "auto", "--provider", "openai-compatible:" + server.baseUrl() + "/v1", "--model",
          "mock-1", "--workspace", workspace, "say hello"},
         dataDir, environment);
@@ -270,7 +235,7 @@ void TestControlKeys::agentRequestsCarryATaskTokenNotTheKey() {
     QCOMPARE(int(server.requests().size()), 2);
 
     const WarrenResult listed = warren::test::runWarren({"tasks", "--json"}, dataDir);
-    const auto tasks = jsonLines(listed.out);
+    const auto tasks = warren::test::jsonLines(listed.out);
     QCOMPARE(int(tasks.size()), 1);
     QFile copied(dataDir + "/tasks/" + QString::fromStdString(tasks[0].value("id", "")) +
                  "/output/agent-stdout.jsonl");
@@ -278,7 +243,7 @@ void TestControlKeys::agentRequestsCarryATaskTokenNotTheKey() {
     const QByteArray agentOut = copied.readAll();
     QVERIFY(!agentOut.contains(canary.toUtf8()));
     QStringList tokens;
-    for (const auto& line : jsonLines(agentOut))
+    for (const auto& line : warren::test::jsonLines(agentOut))
         if (line.value("method", "") == "llm.chat")
             tokens << QString::fromStdString(line.value("params", json::object()).value("token", ""));
     QCOMPARE(tokens.size(), 2);

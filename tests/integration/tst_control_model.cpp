@@ -19,7 +19,6 @@ using warren::test::WarrenResult;
 
 namespace {
 
-constexpr int kWarrenTimeoutMs = 240000;
 
 QByteArray sseJson(const json& value) {
     return warren::test::sseEvent(QByteArray::fromStdString(value.dump()));
@@ -142,44 +141,10 @@ QProcessEnvironment environmentWithKey(const QString& dataDir, const Scenario& s
     return environment;
 }
 
-// `warren run` while this process's event loop keeps the mock answering.
-WarrenResult runAgainstMock(const QStringList& args, const QString& dataDir, const QProcessEnvironment& environment) {
-    QProcess process;
-    QSignalSpy finished(&process, &QProcess::finished);
-    warren::test::startWarren(process, args, dataDir, environment);
-    WarrenResult result;
-    if (!process.waitForStarted()) {
-        result.err = "warren did not start: " + process.errorString().toUtf8();
-        return result;
-    }
-    if (!finished.wait(kWarrenTimeoutMs)) {
-        process.kill();
-        process.waitForFinished();
-        result.err = "warren did not finish in time";
-    } else {
-        result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    }
-    result.out = process.readAllStandardOutput();
-    result.err += process.readAllStandardError();
-    return result;
-}
-
-std::vector<json> jsonLines(const QByteArray& text) {
-    std::vector<json> lines;
-    for (const QByteArray& line : text.split('\n')) {
-        if (line.trimmed().isEmpty())
-            continue;
-        auto value = json::parse(line.toStdString(), nullptr, false);
-        if (!value.is_discarded())
-            lines.push_back(std::move(value));
-    }
-    return lines;
-}
-
 // The one task in the data directory, as `warren tasks --json` reports it.
 json onlyTask(const QString& dataDir) {
     const WarrenResult listed = warren::test::runWarren({"tasks", "--json"}, dataDir);
-    const auto tasks = jsonLines(listed.out);
+    const auto tasks = warren::test::jsonLines(listed.out);
     return tasks.size() == 1 ? tasks.front() : json();
 }
 
@@ -254,14 +219,14 @@ void TestControlModel::streamedToolCallsRunTheTask() {
     const auto [tokensIn, tokensOut] = enqueueHelloTurns(server, scenario);
 
     const WarrenResult result =
-        runAgainstMock(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
+        warren::test::runWarren(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
     QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
 
     QFile hello(workspace + "/hello.txt");
     QVERIFY2(hello.open(QIODevice::ReadOnly), "the agent's write_file did not reach the workspace");
     QCOMPARE(hello.readAll(), QByteArray("hello from the mock\n"));
 
-    const auto events = jsonLines(result.out);
+    const auto events = warren::test::jsonLines(result.out);
     QCOMPARE(deltaTexts(events), kHelloPieces);
 
     const json task = onlyTask(dataDir);
@@ -315,7 +280,7 @@ void TestControlModel::refusedKeyFailsWithoutShowingIt() {
         server.enqueue(MockResponse::json(401, "Unauthorized", refusal));
 
     const WarrenResult result =
-        runAgainstMock(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
+        warren::test::runWarren(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
     QVERIFY2(result.exitCode == 1, qPrintable(describe(result)));
     QVERIFY2(result.err.contains("401"), qPrintable(describe(result)));
     QVERIFY2(result.err.contains("key"), qPrintable(describe(result)));
@@ -351,12 +316,12 @@ void TestControlModel::rateLimitIsRetried() {
     const auto [tokensIn, tokensOut] = enqueueHelloTurns(server, scenario);
 
     const WarrenResult result =
-        runAgainstMock(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
+        warren::test::runWarren(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
     QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
     QVERIFY(QFile::exists(workspace + "/hello.txt"));
     QCOMPARE(int(server.requests().size()), 3);
 
-    const auto events = jsonLines(result.out);
+    const auto events = warren::test::jsonLines(result.out);
     bool retryLogged = false;
     for (const auto& event : events) {
         const std::string message = event.value("data", json::object()).value("message", "");

@@ -25,14 +25,6 @@ QString readFile(const QString& path) {
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
-std::vector<json> jsonLines(const QByteArray& out) {
-    std::vector<json> lines;
-    for (const QByteArray& line : out.split('\n'))
-        if (!line.trimmed().isEmpty())
-            lines.push_back(json::parse(line.toStdString(), nullptr, false));
-    return lines;
-}
-
 // One task record from `warren tasks --json` (the newest first).
 json taskRecord(const QString& dataDir) {
     const auto result = runWarren({"tasks", "--json"}, dataDir);

@@ -1,7 +1,9 @@
 #include "WarrenRun.h"
 
 #include <QDir>
+#include <QEventLoop>
 #include <QFile>
+#include <QTimer>
 
 namespace warren::test {
 
@@ -35,18 +37,39 @@ void startWarren(QProcess& process, const QStringList& args, const QString& data
 
 WarrenResult runWarren(const QStringList& args, const QString& dataDir, const QProcessEnvironment& environment) {
     QProcess process;
-    startWarren(process, args, dataDir, environment);
     WarrenResult result;
-    if (!process.waitForStarted() || !process.waitForFinished(120000)) {
+    // The event loop keeps running meanwhile: a mock model server in this process goes on answering.
+    QEventLoop loop;
+    QObject::connect(&process, &QProcess::finished, &loop, &QEventLoop::quit);
+    QObject::connect(&process, &QProcess::errorOccurred, &loop, &QEventLoop::quit);
+    QTimer::singleShot(kWarrenTimeoutMs, &loop, &QEventLoop::quit);
+    startWarren(process, args, dataDir, environment);
+    loop.exec();
+    if (process.state() != QProcess::NotRunning) {
         process.kill();
         process.waitForFinished();
-        result.err = "warren did not finish: " + process.errorString().toUtf8();
+        result.err = "warren did not finish in time: ";
+    } else if (process.error() == QProcess::FailedToStart) {
+        result.err = "warren did not start: " + process.errorString().toUtf8();
         return result;
+    } else {
+        result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
     }
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
     result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
+    result.err += process.readAllStandardError();
     return result;
+}
+
+std::vector<nlohmann::json> jsonLines(const QByteArray& text) {
+    std::vector<nlohmann::json> lines;
+    for (const QByteArray& line : text.split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        auto value = nlohmann::json::parse(line.toStdString(), nullptr, false);
+        if (!value.is_discarded())
+            lines.push_back(std::move(value));
+    }
+    return lines;
 }
 
 } // namespace warren::test

@@ -7,6 +7,8 @@
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 namespace warren::test {
 
@@ -22,12 +24,18 @@ struct WarrenResult {
 // the agent is not the static release build, and no model provider unless extra sets one.
 QProcessEnvironment warrenEnvironment(const QString& dataDir);
 
-// Runs `warren ARGS --data-dir DATA` to its end (timeout: 120 s), with stdin closed.
+inline constexpr int kWarrenTimeoutMs = 240000;
+
+// Runs `warren ARGS --data-dir DATA` to its end, with stdin closed, while this process's event loop keeps
+// running (a mock model server in the test goes on answering).
 WarrenResult runWarren(const QStringList& args, const QString& dataDir,
                        const QProcessEnvironment& environment = QProcessEnvironment());
 
 // Starts `warren ARGS --data-dir DATA` with its stdout read by the caller.
 void startWarren(QProcess& process, const QStringList& args, const QString& dataDir,
                  const QProcessEnvironment& environment = QProcessEnvironment());
+
+// One JSON value per non-empty line (--json output, events.jsonl); lines that are not JSON are skipped.
+std::vector<nlohmann::json> jsonLines(const QByteArray& text);
 
 } // namespace warren::test
