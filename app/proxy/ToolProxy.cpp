@@ -45,9 +45,9 @@ std::string now() { return protocol::formatTimestamp(std::chrono::system_clock::
 } // namespace
 
 ToolProxy::ToolProxy(Settings settings, TaskTokens& tokens, Store& store, std::unique_ptr<Provider> provider,
-                     std::string providerError, QObject* parent)
+                     QObject* parent)
     : QObject(parent), m_settings(std::move(settings)), m_tokens(tokens), m_store(store),
-      m_provider(std::move(provider)), m_providerError(std::move(providerError)) {}
+      m_provider(std::move(provider)) {}
 
 ToolProxy::~ToolProxy() { abortAll(); }
 
@@ -98,7 +98,7 @@ void ToolProxy::chat(const protocol::Request& request, Reply reply) {
         return;
     }
     if (!m_provider) {
-        reply(failure(request.id, kModelFailed, m_providerError));
+        reply(failure(request.id, kModelFailed, "this task has no model provider"));
         return;
     }
     ChatCall* call = m_provider->chat(*params, this);

@@ -39,9 +39,9 @@ public:
     using Reply = std::function<void(protocol::Message)>;
     using Answer = std::function<void(bool approved, const std::string& note)>;
 
-    // provider may be null when the provider could not be set up: llm.chat then answers providerError.
+    // provider may be null (a task without a model): llm.chat then fails with a message saying so.
     ToolProxy(Settings settings, TaskTokens& tokens, Store& store, std::unique_ptr<Provider> provider,
-              std::string providerError, QObject* parent = nullptr);
+              QObject* parent = nullptr);
     ~ToolProxy() override;
 
     // reply is called exactly once, now or later (a model call, a user's decision), unless abortAll() ran.
@@ -73,7 +73,6 @@ private:
     TaskTokens& m_tokens;
     Store& m_store;
     std::unique_ptr<Provider> m_provider;
-    std::string m_providerError;
     protocol::TokenUsage m_used;
     std::map<std::string, std::pair<ApprovalRecord, Answer>> m_pendingApprovals; // by ApprovalRecord::callId
     std::set<std::string> m_always;

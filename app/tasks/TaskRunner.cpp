@@ -145,6 +145,19 @@ Status TaskRunner::launch() {
         if (auto made = makeDirectory(input.memoriesDir); !made)
             return made;
     }
+    // The model: the provider with its key, which stays in this process. Before the sandbox is prepared,
+    // which already touches the workspace (protected-path placeholders) and the cgroups.
+    auto providerConfig = parseProviderSpec(m_spec.provider, m_spec.model);
+    if (!providerConfig)
+        return providerConfig.error();
+    auto key = lookUpKey(*providerConfig, providerConfig->keyName.empty() ? nullptr : m_env.secrets());
+    if (!key)
+        return key.error();
+    providerConfig->apiKey = *key;
+    auto provider = createProvider(*providerConfig, m_env.network);
+    if (!provider)
+        return provider.error();
+
     auto profile = sandbox::resolveProfile(agentProfileLayers(input));
     if (!profile)
         return profile.error();
@@ -157,27 +170,11 @@ Status TaskRunner::launch() {
         return Ok{};
     }
 
-    // The model: the provider with its key, which stays in this process.
-    auto providerConfig = parseProviderSpec(m_spec.provider, m_spec.model);
-    std::unique_ptr<Provider> provider;
-    std::string providerError;
-    if (!providerConfig)
-        return providerConfig.error();
-    if (auto key = lookUpKey(*providerConfig, providerConfig->keyName.empty() ? nullptr : m_env.secrets()); !key)
-        return key.error();
-    else
-        providerConfig->apiKey = *key;
-    auto created = createProvider(*providerConfig, m_env.network);
-    if (!created)
-        return created.error();
-    provider = std::move(*created);
-
     m_token = m_env.tokens->issue(id, {scope::kLlm, scope::kMemory, scope::kApproval},
                                   std::chrono::seconds(m_spec.timeoutSec ? m_spec.timeoutSec + 300 : 7 * 24 * 3600));
     ToolProxy::Settings proxySettings{id, m_task.runs + 1, config->memoryPrefix, m_spec.tokenBudget,
                                       m_spec.approval, m_env.approvalRules};
-    m_proxy = std::make_unique<ToolProxy>(proxySettings, *m_env.tokens, *m_env.store, std::move(provider),
-                                          providerError);
+    m_proxy = std::make_unique<ToolProxy>(proxySettings, *m_env.tokens, *m_env.store, std::move(*provider));
     connect(m_proxy.get(), &ToolProxy::modelDelta, this,
             [this](const QString& text) { recordOwn(std::string(protocol::event_type::kModelDelta), {{"text", text.toStdString()}}); });
     connect(m_proxy.get(), &ToolProxy::modelRetry, this, [this](int attempt, qint64 delayMs, const QString& why) {
@@ -473,9 +470,6 @@ void TaskRunner::onSandboxExited() {
         onStdoutReadable();
     while (m_stderr.valid())
         onStderrReadable();
-    if (m_protection)
-        sandbox::removePlaceholders(m_workspaceSource, *m_protection);
-
     const std::string stderrText = trimmed(tail(m_stderrTail, 2000));
     const std::string diagnostics = stderrText.empty() ? "" : "\nThe agent said:\n" + stderrText;
     if (!exit || exit->reason == sandbox::SandboxExit::Reason::SetupFailed) {
@@ -563,6 +557,10 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     }
     if (!m_token.empty())
         m_env.tokens->revokeTask(m_task.id);
+    if (m_protection) {
+        sandbox::removePlaceholders(m_workspaceSource, *m_protection);
+        m_protection.reset();
+    }
     if (!error.empty())
         recordOwn(std::string(protocol::event_type::kError), {{"message", error}, {"fatal", true}});
     recordArtifacts();

@@ -36,7 +36,7 @@ struct Harness {
                                                : turns}};
         auto parsed = protocol::parseScript(script.dump(), "test.json");
         token = tokens.issue(settings.taskId, {scope::kLlm, scope::kMemory, scope::kApproval}, std::chrono::minutes(5));
-        proxy = std::make_unique<ToolProxy>(settings, tokens, *store, std::make_unique<ScriptedProvider>(*parsed), "");
+        proxy = std::make_unique<ToolProxy>(settings, tokens, *store, std::make_unique<ScriptedProvider>(*parsed));
     }
 
     // Sends one request and waits for its reply.
@@ -162,7 +162,7 @@ void TestToolProxy::memoryIsConfinedToThePrefix() {
     bobTask.createdAt = "2026-11-29T10:00:00.000Z";
     QVERIFY(alice.store->insertTask(bobTask));
     const std::string bobToken = alice.tokens.issue("t-2", {scope::kMemory}, std::chrono::minutes(5));
-    ToolProxy bob(bobSettings, alice.tokens, *alice.store, nullptr, "no model");
+    ToolProxy bob(bobSettings, alice.tokens, *alice.store, nullptr);
     std::optional<protocol::Message> reply;
     bob.handle(protocol::Request{std::int64_t{1}, protocol::method::kMemoryGet,
                                  {{"namespace", "notes"}, {"key", "build"}, {"token", bobToken}}},
