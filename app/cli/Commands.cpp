@@ -128,6 +128,9 @@ int follow(LocalControlPlane& plane, const std::string& taskId, bool jsonLines, 
         else
             plane.answerApproval(approval.taskId, approval.callId, mode == ApprovalMode::Auto, "", false);
     });
+    QObject::connect(&plane, &ControlPlane::storeProblem, &plane, [](const QString& message) {
+        std::cerr << "warren: " << message.toStdString() << "\n";
+    });
     int status = kExitTaskFailed;
     QObject::connect(&plane, &ControlPlane::taskFinished, &plane, [&](const std::string& id) {
         if (id != taskId)

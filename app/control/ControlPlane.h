@@ -38,6 +38,8 @@ signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);
     void approvalNeeded(const warren::control::ApprovalRecord& approval);
     void taskFinished(const std::string& taskId);
+    // Events could not be stored (a full disk, a failing drive): what failed and what to do.
+    void storeProblem(const QString& message);
 };
 
 } // namespace warren::control

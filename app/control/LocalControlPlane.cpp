@@ -56,7 +56,16 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
     if (!store)
         return store.error();
     plane->m_store = std::make_unique<Store>(std::move(*store));
-    auto events = EventWriter::open(plane->m_data.database());
+    // The writer reports from its own thread; the faces hear it on theirs.
+    auto events = EventWriter::open(plane->m_data.database(), [plane = plane.get()](std::string message) {
+        QMetaObject::invokeMethod(
+            plane,
+            [plane, message] {
+                emit plane->storeProblem(QString::fromStdString(
+                    message + "; free some space in " + plane->m_data.root + " or pass another --data-dir"));
+            },
+            Qt::QueuedConnection);
+    });
     if (!events)
         return events.error();
     plane->m_events = std::move(*events);
