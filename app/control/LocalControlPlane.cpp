@@ -22,8 +22,14 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 Result<std::string> findAgentBinary(const std::string& programDir) {
-    if (const char* fromEnv = std::getenv("WARREN_AGENT"); fromEnv && *fromEnv)
-        return std::string(fromEnv);
+    if (const char* fromEnv = std::getenv("WARREN_AGENT"); fromEnv && *fromEnv) {
+        std::error_code error;
+        const auto path = fs::canonical(fromEnv, error); // the sandbox mounts it: an absolute host path
+        if (error || access(path.c_str(), X_OK) != 0)
+            return makeError(ErrorCode::NotFound, std::string("WARREN_AGENT=") + fromEnv +
+                                                      " is not an executable file; unset it or fix the path");
+        return path.string();
+    }
     const std::vector<std::string> candidates = {programDir + "/warren-agent",
                                                  programDir + "/../../agent_core/tool/warren-agent",
                                                  programDir + "/../lib/warren/warren-agent"};
