@@ -261,23 +261,6 @@ int resume(const CliArguments& arguments, const ResumeCommand& command) {
     return follow(**plane, command.taskId, command.json, colorWanted(arguments), mode);
 }
 
-json taskJson(const TaskRecord& task) {
-    return {{"id", task.id},
-            {"status", taskStatusName(task.status)},
-            {"prompt", task.prompt},
-            {"workspace", task.workspace},
-            {"created_at", task.createdAt},
-            {"started_at", task.startedAt},
-            {"finished_at", task.finishedAt},
-            {"finish_reason", task.finishReason},
-            {"summary", task.summary},
-            {"error", task.error},
-            {"steps", task.steps},
-            {"tokens_in", task.tokensIn},
-            {"tokens_out", task.tokensOut},
-            {"runs", task.runs}};
-}
-
 int tasks(const CliArguments& arguments, const TasksCommand& command) {
     auto plane = openPlane(arguments);
     if (!plane)
@@ -287,10 +270,12 @@ int tasks(const CliArguments& arguments, const TasksCommand& command) {
         return usageError(all.error().message);
     for (const auto& task : *all) {
         if (command.json) {
-            std::cout << taskJson(task).dump() << "\n";
+            std::cout << toJson(task).dump() << "\n";
             continue;
         }
-        std::string title = task.prompt.substr(0, task.prompt.find('\n'));
+        const json spec = json::parse(task.spec, nullptr, false);
+        std::string title = (spec.is_object() && spec.value("demo", false) ? "[demo] " : "") +
+                            task.prompt.substr(0, task.prompt.find('\n'));
         if (title.size() > 60)
             title = title.substr(0, 59) + "…";
         std::printf("%-15s %-11s %5llu steps %8llu tok  %s\n", task.id.c_str(), taskStatusName(task.status),

@@ -14,6 +14,10 @@
 
 namespace warren::control {
 
+// A task's record as the faces show it and `warren export` writes it (task.json); spec is the stored
+// TaskSpec (provider, presets, `demo`, ...), never a key.
+nlohmann::json toJson(const TaskRecord& task);
+
 class ControlPlane : public QObject {
     Q_OBJECT
 public:

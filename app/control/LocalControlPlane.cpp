@@ -175,14 +175,9 @@ Status LocalControlPlane::exportTask(const std::string& taskId, const std::strin
     fs::create_directories(fs::path(directory) / "output", error);
     if (error)
         return makeError(ErrorCode::System, "cannot create " + directory + ": " + error.message());
-    const TaskRecord& task = **record;
-    json summary = {{"id", task.id},           {"prompt", task.prompt},         {"workspace", task.workspace},
-                    {"status", taskStatusName(task.status)}, {"finish_reason", task.finishReason},
-                    {"summary", task.summary}, {"error", task.error},           {"steps", task.steps},
-                    {"tokens_in", task.tokensIn}, {"tokens_out", task.tokensOut}, {"created_at", task.createdAt},
-                    {"started_at", task.startedAt}, {"finished_at", task.finishedAt}, {"runs", task.runs},
-                    {"spec", json::parse(task.spec, nullptr, false)}};
-    std::ofstream(fs::path(directory) / "task.json") << summary.dump(2) << "\n";
+    std::ofstream summary(fs::path(directory) / "task.json");
+    summary << toJson(**record).dump(2) << "\n";
+    summary.close();
     std::ofstream lines(fs::path(directory) / "events.jsonl");
     for (const auto& event : *all)
         lines << event.dump() << "\n";
@@ -191,8 +186,8 @@ Status LocalControlPlane::exportTask(const std::string& taskId, const std::strin
              fs::copy_options::recursive | fs::copy_options::overwrite_existing, error);
     if (error && error != std::errc::no_such_file_or_directory)
         return makeError(ErrorCode::System, "cannot copy the task's output: " + error.message());
-    if (!lines)
-        return makeError(ErrorCode::System, "cannot write " + directory + "/events.jsonl; is the disk full?");
+    if (!summary || !lines)
+        return makeError(ErrorCode::System, "cannot write the export in " + directory + "; is the disk full?");
     return Ok{};
 }
 
