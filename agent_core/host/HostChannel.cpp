@@ -139,12 +139,12 @@ void HostChannel::onResponse(const protocol::Id& id, Result<nlohmann::json> outc
 }
 
 void HostChannel::onClosed(std::string why) {
-    {
-        std::lock_guard lock(m_mutex);
-        m_closed = std::move(why);
-        m_changed.notify_all();
-    }
+    // The stop first: a call woken by m_closed must find the task already stopping (a pause), or the loop
+    // would take the missing answer for a failed model call.
     m_cancellation.request(StopRequest::HostGone);
+    std::lock_guard lock(m_mutex);
+    m_closed = std::move(why);
+    m_changed.notify_all();
 }
 
 Result<protocol::Request> HostChannel::waitForTaskStart() {
