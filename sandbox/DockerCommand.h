@@ -1,0 +1,72 @@
+#pragma once
+// The one translator from a resolved SandboxProfile to a `docker run` / `podman run` command line, the
+// container backend's counterpart of BwrapCommand. Pure apart from the HostLookup it is given: tests
+// inspect the exact argv for a profile without an engine. Whatever the engine cannot express is listed in
+// notEnforced, never dropped silently: --explain prints it and the launcher decides (fail closed).
+//
+// Choices (docs/SECURITY.md, "Container backend", says why):
+// - the image provides /usr and the libraries; the host's system mounts of the profile are not bound (the
+//   statically linked warren-agent runs on any image); every other mount is bound as the profile says;
+// - the user: rootless podman maps the invoking user to the profile's uid (--userns=keep-id:uid=,gid=), as
+//   bwrap does; a rootful engine has no per-container uid map, so the container runs as the invoking user's
+//   uid (files it writes in the workspace are the user's), or as the profile's uid when the invoker is
+//   root, never as root;
+// - network "none" and "loopback" are both --network none: the container gets its own namespace with only
+//   lo, like bwrap; what differs between them is the seccomp profile (AF_INET allowed or not).
+
+#include "BwrapCommand.h"
+#include "ProtectedPaths.h"
+#include "Result.h"
+#include "SandboxProfile.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace warren::sandbox {
+
+enum class ContainerEngine { Docker, Podman };
+
+inline constexpr const char* kDefaultContainerImage = "debian:bookworm-slim";
+// Every Warren container carries this label, so a cleanup finds the ones a killed launcher left.
+inline constexpr const char* kContainerLabel = "warren.sandbox";
+
+std::string containerEngineName(ContainerEngine engine); // "docker", "podman"
+
+struct DockerRequest {
+    ContainerEngine engine = ContainerEngine::Docker;
+    std::string enginePath;                       // argv[0]; empty: the engine's name, found on PATH
+    std::string image = kDefaultContainerImage;
+    std::vector<std::string> command;             // what runs inside
+    std::string containerName;                    // "warren-..." and unique: --name, for cleanup
+    std::map<std::string, std::string> labels;    // more --label NAME=VALUE (e.g. the task id)
+    std::string seccompProfilePath;               // file holding renderDockerSeccomp()'s JSON
+    std::string dataDir;                          // host directory where the launcher writes `files`
+    ProtectionPlan protection;                    // planProtection() for the profile's workspace
+    std::map<std::string, std::string> hostEnv;   // source of env_passthrough values
+    std::uint32_t invokerUid = 0;                 // who runs Warren: owner of what the sandbox writes
+    std::uint32_t invokerGid = 0;
+    bool rootlessEngine = false;                  // the engine runs in the invoker's user namespace
+};
+
+// A file the launcher writes (mode 0444) before starting the engine; the argv binds it read-only.
+struct DockerDataFile {
+    std::string hostPath; // inside DockerRequest::dataDir
+    std::string bytes;
+    std::string purpose; // for --explain: "/etc/passwd", "environment", ...
+};
+
+struct DockerCommand {
+    std::vector<std::string> argv;         // argv[0] is the engine
+    std::vector<DockerDataFile> files;
+    std::vector<std::string> notEnforced;  // profile settings the engine cannot enforce as bwrap does
+    std::vector<std::string> notes;        // settings enforced in another way, with the same guarantee
+
+    std::string commandLine() const;       // shell-quoted, for --explain and error messages
+};
+
+Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const DockerRequest& request,
+                                         const HostLookup& lookup = lookupHostPath);
+
+} // namespace warren::sandbox
