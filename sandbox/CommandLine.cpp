@@ -31,7 +31,8 @@ Result<std::uint64_t> parseCount(const std::string& flag, const std::string& tex
 
 std::string usageText() {
     return R"(Usage: warren-sandbox [OPTION]... -- COMMAND [ARG]...
-Run COMMAND in a bubblewrap + seccomp sandbox with the workspace at /workspace.
+Run COMMAND in a bubblewrap + seccomp sandbox (or a Docker/Podman container) with the workspace at
+/workspace.
 
   --profile FILE        JSON profile merged over the built-in default
   --workspace DIR       directory mounted read-write at /workspace (default: current directory)
@@ -42,9 +43,12 @@ Run COMMAND in a bubblewrap + seccomp sandbox with the workspace at /workspace.
   --pids N              process limit for the whole sandbox (0: none)
   --cpu-seconds N       CPU time limit per process (0: none)
   --timeout SECONDS     kill the whole sandbox after SECONDS of wall-clock time (exit status 124)
-  --backend bwrap       the sandbox backend (bwrap is the only one in this build)
+  --backend NAME        bwrap (default), or docker or podman: the same profile in a container; this build
+                        only explains a container (--explain), it does not run one yet
+  --image IMAGE         the container's image (default debian:bookworm-slim); it must be present locally
   --env NAME=VALUE      set an environment variable inside
-  --explain             print the resolved profile, the limits and the exact bwrap command line; run nothing
+  --explain             print the resolved profile, the limits and the exact bwrap (or docker/podman)
+                        command line; run nothing
   --help                show this help
 
 Exit status: COMMAND's status (128+N if signal N killed it), 124 on timeout,
@@ -100,14 +104,17 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
         {"--pids", limit("pids")},
         {"--cpu-seconds", limit("cpu_seconds")},
         {"--timeout", limit("timeout_sec")},
-        {"--backend", [](const std::string&, const std::string& value) -> Status {
-             if (value != "bwrap")
-                 return usageError("--backend " + value + " is not available in this build; use --backend bwrap");
+        {"--backend", [&result](const std::string&, const std::string& value) -> Status {
+             if (value != "bwrap" && value != "docker" && value != "podman")
+                 return usageError("--backend must be bwrap, docker or podman, not \"" + value + "\"");
+             result.backend = value;
              return Ok{};
          }},
-        {"--image", [](const std::string&, const std::string&) -> Status {
-             return usageError("--image chooses the image of --backend docker|podman, which this build does not "
-                               "have yet");
+        {"--image", [&result](const std::string&, const std::string& value) -> Status {
+             if (value.empty())
+                 return usageError("--image needs an image name, such as debian:bookworm-slim");
+             result.image = value;
+             return Ok{};
          }},
         {"--env", [&patch](const std::string&, const std::string& value) -> Status {
              const auto eq = value.find('=');
@@ -155,6 +162,8 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
         if (auto status = handler->second(flag, value); !status)
             return status.error();
     }
+    if (result.image && result.backend == "bwrap")
+        return usageError("--image chooses the image of --backend docker|podman; bwrap runs on the host's /usr");
     if (result.command.empty())
         return usageError("no command given: warren-sandbox [OPTION]... -- COMMAND [ARG]...");
     return result;

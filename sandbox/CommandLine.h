@@ -14,6 +14,8 @@ namespace warren::sandbox {
 struct SandboxCommandLine {
     std::optional<std::string> profileFile;
     nlohmann::json overrides = nlohmann::json::object(); // the command-line profile layer
+    std::string backend = "bwrap"; // "bwrap", "docker" or "podman"
+    std::optional<std::string> image; // --image: only with a container backend
     bool explain = false;
     bool help = false;
     std::vector<std::string> command;

@@ -1,15 +1,19 @@
 // warren-sandbox: run one command in the sandbox a profile describes (DESIGN §4).
 
 #include "CommandLine.h"
+#include "DockerCommand.h"
+#include "DockerSeccomp.h"
 #include "Launcher.h"
 #include "Preflight.h"
 #include "SandboxPaths.h"
 #include "SandboxProfile.h"
 #include "SandboxSetup.h"
+#include "SeccompPolicy.h"
 
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -69,6 +73,68 @@ void explain(const PreparedSandbox& sandbox) {
     std::cout << "\n# Command line\n" << sandbox.command.commandLine() << "\n";
 }
 
+void printList(const std::string& title, const std::vector<std::string>& lines) {
+    std::cout << "\n# " << title << "\n";
+    if (lines.empty())
+        std::cout << "- nothing\n";
+    for (const auto& line : lines)
+        std::cout << "- " << line << "\n";
+}
+
+// --backend docker|podman --explain: the same profile through DockerCommand. Nothing is written or started;
+// the files listed are the ones a run writes before starting the engine.
+int explainContainer(const SandboxCommandLine& line, SandboxProfile profile) {
+    char resolved[PATH_MAX];
+    if (!realpath(profile.workspaceSource.c_str(), resolved))
+        return setupFailed("workspace " + profile.workspaceSource + " cannot be used: " + std::strerror(errno) +
+                           ". Pass an existing directory with --workspace DIR.");
+    profile.workspaceSource = resolved;
+    auto protection = planProtection(profile.workspaceSource, profile.protectedPaths);
+    if (!protection)
+        return setupFailed(protection.error().message);
+
+    SeccompOptions seccompOptions;
+    seccompOptions.networkDenied = profile.network == NetworkPolicy::None;
+    seccompOptions.skip.insert(profile.seccompSkip.begin(), profile.seccompSkip.end());
+    auto seccomp = renderDockerSeccomp(SeccompPolicy::builtIn(), seccompOptions);
+    if (!seccomp)
+        return setupFailed(seccomp.error().message);
+
+    DockerRequest request;
+    request.engine = line.backend == "podman" ? ContainerEngine::Podman : ContainerEngine::Docker;
+    request.image = line.image.value_or(kDefaultContainerImage);
+    request.command = line.command;
+    request.containerName = "warren-sandbox-" + std::to_string(getpid());
+    const char* runtimeDir = std::getenv("XDG_RUNTIME_DIR");
+    request.dataDir = std::string(runtimeDir && *runtimeDir ? runtimeDir : "/tmp") + "/" + request.containerName;
+    request.seccompProfilePath = request.dataDir + "/seccomp.json";
+    request.protection = *protection;
+    request.hostEnv = currentEnvironment();
+    request.invokerUid = getuid();
+    request.invokerGid = getgid();
+    // Without asking the engine (preflight's job), podman run by a user is rootless and docker is rootful.
+    request.rootlessEngine = request.engine == ContainerEngine::Podman && getuid() != 0;
+    auto command = buildDockerCommand(profile, request);
+    if (!command)
+        return setupFailed(command.error().message);
+
+    std::cout << "# Resolved profile\n" << profile.toJson().dump(2) << "\n\n# Backend\n- "
+              << containerEngineName(request.engine) << (request.rootlessEngine ? ", rootless" : ", rootful")
+              << " (assumed from the engine and the invoking uid, not asked), image " << request.image << "\n";
+    printList("Not enforced as the profile says", command->notEnforced);
+    printList("Not enforced by the container runtime's seccomp as by the bwrap filter", seccomp->differences);
+    printList("Enforced in another way than under bwrap", command->notes);
+    std::cout << "\n# Protected paths in " << profile.workspaceSource << "\n";
+    for (const auto& entry : protection->entries)
+        std::cout << "- " << entry.relative << ": " << protectionKindName(entry.kind) << "\n";
+    std::cout << "\n# Files written before the engine starts\n- " << request.seccompProfilePath
+              << ": seccomp profile (" << seccomp->json.size() << " bytes)\n";
+    for (const auto& file : command->files)
+        std::cout << "- " << file.hostPath << ": " << file.purpose << " (" << file.bytes.size() << " bytes)\n";
+    std::cout << "\n# Command line\n" << command->commandLine() << "\n";
+    return 0;
+}
+
 std::string failedChecks() {
     const PreflightReport report = runPreflight();
     if (report.ok())
@@ -103,6 +169,13 @@ int main(int argc, char** argv) {
     auto profile = resolveProfile(layers);
     if (!profile)
         return setupFailed(profile.error().message);
+    if (commandLine->backend != "bwrap") {
+        if (commandLine->explain)
+            return explainContainer(*commandLine, std::move(*profile));
+        return setupFailed("--backend " + commandLine->backend + " can only --explain in this build: running "
+                           "the container is not available yet. Use --backend bwrap to run COMMAND, or add "
+                           "--explain to see the " + commandLine->backend + " command line.");
+    }
 
     SetupOptions options;
     options.hostEnv = currentEnvironment();

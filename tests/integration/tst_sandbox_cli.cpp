@@ -23,6 +23,8 @@ private slots:
     void failureInsideBwrapIs125();
     void missingCommandIs127();
     void explainRunsNothing();
+    void containerExplainRunsNothing();
+    void containerRunIsRefused();
     void workspaceDefaultsToCurrentDirectory();
     void envFlagSetsVariable();
 
@@ -168,6 +170,32 @@ void TestSandboxCli::explainRunsNothing()
     QVERIFY2(explained.contains(QLatin1String("--unshare-pid")), qPrintable(outcome.describe()));
     QVERIFY2(explained.contains(m_workspace->path()), qPrintable(outcome.describe()));
     QVERIFY2(explained.contains(QLatin1String("touch /workspace/ran")), qPrintable(outcome.describe()));
+}
+
+void TestSandboxCli::containerExplainRunsNothing()
+{
+    const RunOutcome outcome = m_workspace->run({QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("touch /workspace/ran")},
+                                                {QStringLiteral("--backend"), QStringLiteral("podman"), QStringLiteral("--image"),
+                                                 QStringLiteral("localhost/warren-test:1"), QStringLiteral("--explain")});
+    QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
+    QVERIFY(!m_workspace->exists(QStringLiteral("ran")));
+    const QString explained = QString::fromUtf8(outcome.out);
+    QVERIFY2(explained.contains(QLatin1String("\npodman run --interactive --rm")), qPrintable(outcome.describe()));
+    QVERIFY2(explained.contains(QLatin1String("--cap-drop ALL")), qPrintable(outcome.describe()));
+    QVERIFY2(explained.contains(QLatin1String("target=/workspace")), qPrintable(outcome.describe()));
+    QVERIFY2(explained.contains(QLatin1String("localhost/warren-test:1 -c 'touch /workspace/ran'")),
+             qPrintable(outcome.describe()));
+    QVERIFY2(explained.contains(QLatin1String("# Not enforced as the profile says")), qPrintable(outcome.describe()));
+}
+
+void TestSandboxCli::containerRunIsRefused()
+{
+    const RunOutcome outcome = m_workspace->run({QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("touch /workspace/ran")},
+                                                {QStringLiteral("--backend"), QStringLiteral("docker")});
+    QVERIFY2(outcome.exited() && outcome.exitCode == 125, qPrintable(outcome.describe()));
+    QVERIFY(!m_workspace->exists(QStringLiteral("ran")));
+    QVERIFY2(QString::fromUtf8(outcome.err).contains(QLatin1String("can only --explain in this build")),
+             qPrintable(outcome.describe()));
 }
 
 void TestSandboxCli::workspaceDefaultsToCurrentDirectory()

@@ -54,6 +54,8 @@ private slots:
     void explain();
     void backendBwrapChangesNothing_data();
     void backendBwrapChangesNothing();
+    void containerBackend_data();
+    void containerBackend();
     void help_data();
     void help();
     void usageMentionsEveryFlag_data();
@@ -289,6 +291,41 @@ void TestCommandLine::backendBwrapChangesNothing() {
 }
 
 // clang-format off
+void TestCommandLine::containerBackend_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<QString>("image"); // empty: no --image given
+
+    QTest::newRow("default is bwrap") << QStringList{"--", "true"} << "bwrap" << "";
+    QTest::newRow("docker") << QStringList{"--backend", "docker", "--", "true"} << "docker" << "";
+    QTest::newRow("podman in = form with an image")
+        << QStringList{"--backend=podman", "--image", "alpine:3", "--", "true"} << "podman" << "alpine:3";
+    QTest::newRow("image before the backend")
+        << QStringList{"--image=debian:bookworm-slim", "--backend", "docker", "--", "true"} << "docker"
+        << "debian:bookworm-slim";
+    QTest::newRow("last backend wins")
+        << QStringList{"--backend", "docker", "--backend", "podman", "--", "true"} << "podman" << "";
+}
+// clang-format on
+
+// The backend is not part of the profile: the same profile layer serves every backend.
+void TestCommandLine::containerBackend() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, backend);
+    QFETCH(QString, image);
+
+    auto line = parse(args);
+    QVERIFY2(line.ok(), line.ok() ? "" : line.error().message.c_str());
+    QCOMPARE(qs(line->backend), backend);
+    QCOMPARE(line->image.has_value(), !image.isEmpty());
+    if (line->image)
+        QCOMPARE(qs(*line->image), image);
+    auto plain = parse({"--", "true"});
+    QVERIFY(plain.ok());
+    QCOMPARE(qs(line->overrides.dump()), qs(plain->overrides.dump()));
+}
+
+// clang-format off
 void TestCommandLine::help_data() {
     QTest::addColumn<QStringList>("args");
 
@@ -316,7 +353,7 @@ void TestCommandLine::usageMentionsEveryFlag_data() {
 
     for (const char* flag : {"--profile FILE", "--workspace DIR", "--ro PATH", "--rw PATH", "--network MODE",
                              "--memory-mb N", "--pids N", "--cpu-seconds N", "--timeout SECONDS", "--backend",
-                             "--env NAME=VALUE", "--explain", "--help", "124", "125"})
+                             "--image IMAGE", "--env NAME=VALUE", "--explain", "--help", "124", "125"})
         QTest::newRow(flag) << QString(flag);
 }
 // clang-format on
@@ -338,7 +375,7 @@ void TestCommandLine::errors_data() {
         << QStringList{"--pids", "5", "--"} << kCwd << "no command given";
 
     for (const char* flag : {"--profile", "--workspace", "--ro", "--rw", "--network", "--memory-mb", "--pids",
-                             "--cpu-seconds", "--timeout", "--backend", "--env"})
+                             "--cpu-seconds", "--timeout", "--backend", "--image", "--env"})
         QTest::addRow("%s without a value", flag)
             << QStringList{flag} << kCwd << QString(flag) + " needs a value";
 
@@ -376,17 +413,22 @@ void TestCommandLine::errors_data() {
         << QStringList{"--network", "None", "--", "true"} << kCwd
         << R"(--network must be none or loopback, not "None")";
 
-    QTest::newRow("backend docker")
-        << QStringList{"--backend", "docker", "--", "true"} << kCwd
-        << "--backend docker is not available in this build; use --backend bwrap";
+    QTest::newRow("backend unknown")
+        << QStringList{"--backend", "lxc", "--", "true"} << kCwd
+        << R"(--backend must be bwrap, docker or podman, not "lxc")";
+    QTest::newRow("backend in capitals")
+        << QStringList{"--backend=Docker", "--", "true"} << kCwd
+        << R"(--backend must be bwrap, docker or podman, not "Docker")";
+    QTest::newRow("backend empty")
+        << QStringList{"--backend", "", "--", "true"} << kCwd << R"(--backend must be bwrap, docker or podman, not "")";
     QTest::newRow("image without a container backend")
         << QStringList{"--image", "debian:bookworm-slim", "--", "true"} << kCwd
         << "--image chooses the image of --backend docker|podman";
-    QTest::newRow("backend podman in = form")
-        << QStringList{"--backend=podman", "--", "true"} << kCwd
-        << "--backend podman is not available in this build";
-    QTest::newRow("backend empty")
-        << QStringList{"--backend", "", "--", "true"} << kCwd << "is not available in this build";
+    QTest::newRow("image with backend bwrap")
+        << QStringList{"--backend", "bwrap", "--image", "debian:bookworm-slim", "--", "true"} << kCwd
+        << "--image chooses the image of --backend docker|podman";
+    QTest::newRow("image empty")
+        << QStringList{"--backend", "docker", "--image=", "--", "true"} << kCwd << "--image needs an image name";
 
     QTest::newRow("env without equals")
         << QStringList{"--env", "DEBUG", "--", "true"} << kCwd << R"(--env needs NAME=VALUE, not "DEBUG")";
