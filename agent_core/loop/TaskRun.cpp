@@ -32,6 +32,24 @@ protocol::ToolSpec finishSpec() {
              {"required", {"summary"}}}};
 }
 
+// file_changed's data (docs/PROTOCOL.md): the diff and its counts when the tool knew both contents, only
+// that it was binary when it was, and neither for a change seen from outside.
+nlohmann::json fileChangedData(const std::string& path, FileChange change, const FileDiff* diff) {
+    nlohmann::json data{{"path", path}, {"change", toString(change)}};
+    if (!diff)
+        return data;
+    if (diff->binary) {
+        data["binary"] = true;
+        return data;
+    }
+    data["diff"] = diff->text;
+    data["added"] = diff->added;
+    data["removed"] = diff->removed;
+    if (diff->truncated)
+        data["diff_truncated"] = true;
+    return data;
+}
+
 nlohmann::json callsJson(const std::vector<protocol::ToolCall>& calls) {
     auto array = nlohmann::json::array();
     for (const auto& call : calls)
@@ -449,9 +467,8 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
         m_events.emit(et::kToolOutput, {{"id", call.id}, {"stream", stream}, {"text", text}},
                        {call.name, std::nullopt, std::nullopt});
     };
-    env.onFileChanged = [&](const std::string& path, FileChange change) {
-        m_events.emit(et::kFileChanged, {{"path", path}, {"change", toString(change)}},
-                       {call.name, std::nullopt, std::nullopt});
+    env.onFileChanged = [&](const std::string& path, FileChange change, const FileDiff* diff) {
+        m_events.emit(et::kFileChanged, fileChangedData(path, change, diff), {call.name, std::nullopt, std::nullopt});
     };
 
     std::optional<std::string> key;
@@ -476,7 +493,7 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
     ToolOutcome outcome = tool.run(call.arguments, env);
     if (before) {
         for (const auto& [path, change] : diffSnapshots(*before, takeSnapshot(m_paths.workspace)))
-            env.onFileChanged(path, change);
+            env.onFileChanged(path, change, nullptr); // no content before it to diff against
     }
     if (key)
         m_cache.store(*key, outcome);

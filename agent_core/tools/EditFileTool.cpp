@@ -97,8 +97,10 @@ ToolOutcome EditFileTool::run(const json& arguments, const ToolEnv& env) {
 
     if (auto written = writeFileAtomically(*resolved, shown, edited, &file->status); !written)
         return failure(tool + ": " + written.error().message);
-    if (env.onFileChanged)
-        env.onFileChanged(shown, FileChange::Modified);
+    if (env.onFileChanged) {
+        const FileDiff diff = diffFileChange(text, edited, shown);
+        env.onFileChanged(shown, FileChange::Modified, &diff);
+    }
     const auto line =
         1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(found.front()), '\n');
     ToolOutcome outcome;

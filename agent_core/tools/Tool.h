@@ -6,6 +6,7 @@
 
 #include "Cancellation.h"
 #include "Methods.h"
+#include "UnifiedDiff.h"
 
 #include <chrono>
 #include <cstddef>
@@ -35,8 +36,10 @@ struct ToolEnv {
     // Live output of a process, in arrival order; stream is "stdout" or "stderr". Chunks end on UTF-8
     // character boundaries.
     std::function<void(std::string_view stream, std::string_view text)> onOutput;
-    // A workspace file the tool created, modified or deleted; path relative to the workspace.
-    std::function<void(const std::string& path, FileChange change)> onFileChanged;
+    // A workspace file the tool created, modified or deleted; path relative to the workspace. `diff` is what
+    // changed, from a tool that knew the content before and after (write_file, edit_file); null for a change
+    // seen only from outside, as a shell command's, and for a file too large to read back.
+    std::function<void(const std::string& path, FileChange change, const FileDiff* diff)> onFileChanged;
 };
 
 struct ToolOutcome {

@@ -534,7 +534,17 @@ std::string LiveView::renderEvent(const json& event) {
         } else if (fields.problem().empty()) {
             return out + unreadable("data.change is '" + change + "', not created, modified or deleted");
         }
-        body = "  " + paint(colour, mark) + " " + oneLine(path) + "\n";
+        // Line counts of the change's diff, where the tool knew them ("+3 −1", with a minus sign).
+        const auto added = fields.optionalCount("added");
+        const auto removed = fields.optionalCount("removed");
+        const bool binary = fields.flag("binary");
+        std::string counts;
+        if (added || removed)
+            counts = "  " + paint(kGreen, "+" + std::to_string(added.value_or(0))) + " " +
+                     paint(kRed, "\xE2\x88\x92" + std::to_string(removed.value_or(0)));
+        else if (binary)
+            counts = "  " + paint(kDim, "binary");
+        body = "  " + paint(colour, mark) + " " + oneLine(path) + counts + "\n";
     } else if (type == et::kApprovalRequested) {
         const std::string tool = envelope.text("tool");
         const json& arguments = fields.object("arguments", true);

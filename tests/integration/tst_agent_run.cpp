@@ -109,6 +109,14 @@ private slots:
         QCOMPARE(changes.size(), 1u);
         QCOMPARE(changes[0].data["path"], "greet.sh");
         QCOMPARE(changes[0].data["change"], "modified");
+        // The event carries the edit's diff, for the UI's diff view.
+        QCOMPARE(changes[0].data["added"], 1);
+        QCOMPARE(changes[0].data["removed"], 1);
+        const std::string diff = changes[0].data["diff"].get<std::string>();
+        QVERIFY2(diff.starts_with("--- a/greet.sh\n+++ b/greet.sh\n@@ -1,4 +1,4 @@\n") &&
+                     diff.ends_with("-echo \"Helo, $name!\"\n+echo \"Hello, $name!\"\n"),
+                 diff.c_str());
+        QVERIFY(!changes[0].data.contains("diff_truncated") && !changes[0].data.contains("binary"));
         QVERIFY(readAll(dirs.workspace() + "/greet.sh").contains("echo \"Hello, $name!\""));
         for (const auto& response : events.ofType(et::kModelResponse))
             QVERIFY(response.tokenUsage && response.tokenUsage->input > 0);

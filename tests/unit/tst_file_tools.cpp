@@ -63,7 +63,12 @@ class TestFileTools : public QObject {
     fs::path m_workspace;
     fs::path m_outside;
     Cancellation m_cancellation;
-    std::vector<std::pair<std::string, FileChange>> m_changes;
+    struct ReportedChange {
+        std::string path;
+        FileChange change;
+        std::optional<FileDiff> diff;
+    };
+    std::vector<ReportedChange> m_changes;
     std::size_t m_outputLimit = 16 * 1024;
 
     ToolEnv env() {
@@ -71,8 +76,8 @@ class TestFileTools : public QObject {
         env.workspace = m_workspace;
         env.outputLimitBytes = m_outputLimit;
         env.cancellation = &m_cancellation;
-        env.onFileChanged = [this](const std::string& path, FileChange change) {
-            m_changes.emplace_back(path, change);
+        env.onFileChanged = [this](const std::string& path, FileChange change, const FileDiff* diff) {
+            m_changes.push_back({path, change, diff ? std::optional<FileDiff>(*diff) : std::nullopt});
         };
         return env;
     }
@@ -386,8 +391,8 @@ private slots:
         QCOMPARE(outcome.bytesWritten, 3u);
         QCOMPARE(q(readAll(ws("new/dir/f.txt"))), "hi\n");
         QCOMPARE(m_changes.size(), 1u);
-        QCOMPARE(q(m_changes[0].first), "new/dir/f.txt");
-        QCOMPARE(q(std::string(toString(m_changes[0].second))), "created");
+        QCOMPARE(q(m_changes[0].path), "new/dir/f.txt");
+        QCOMPARE(q(std::string(toString(m_changes[0].change))), "created");
         QCOMPARE(namesIn(ws("new/dir")), QStringList{"f.txt"}); // no temporary file left behind
 
         const mode_t mask = ::umask(0);
@@ -404,8 +409,35 @@ private slots:
         QCOMPARE(q(readAll(ws("file.txt"))), "");
         QCOMPARE(modeOf(ws("file.txt")), mode_t{0750});
         QCOMPARE(m_changes.size(), 1u);
-        QCOMPARE(q(std::string(toString(m_changes[0].second))), "modified");
+        QCOMPARE(q(std::string(toString(m_changes[0].change))), "modified");
         QVERIFY(!namesIn(m_workspace).join(",").contains(".warren-"));
+    }
+
+    // The change's diff, for file_changed: against nothing for a new file, against the old content for a
+    // replaced one, and only "binary" when either side is not text.
+    void writeFileReportsTheDiff() {
+        ToolOutcome outcome = WriteFileTool().run({{"path", "new.txt"}, {"content", "hi\n"}}, env());
+        QVERIFY2(outcome.ok, outcome.output.c_str());
+        outcome = WriteFileTool().run({{"path", "file.txt"}, {"content", "one\n2\nthree\n"}}, env());
+        QVERIFY2(outcome.ok, outcome.output.c_str());
+        QCOMPARE(m_changes.size(), 2u);
+        QVERIFY(m_changes[0].diff && m_changes[1].diff);
+        QCOMPARE(q(m_changes[0].diff->text), "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n");
+        QCOMPARE(m_changes[0].diff->added, 1u);
+        QCOMPARE(m_changes[0].diff->removed, 0u);
+        QCOMPARE(q(m_changes[1].diff->text),
+                 "--- a/file.txt\n+++ b/file.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n");
+        QCOMPARE(m_changes[1].diff->added, 1u);
+        QCOMPARE(m_changes[1].diff->removed, 1u);
+        QVERIFY(!m_changes[1].diff->truncated && !m_changes[1].diff->binary);
+
+        writeRaw(ws("blob.bin"), std::string("a\0b", 3));
+        outcome = WriteFileTool().run({{"path", "blob.bin"}, {"content", "text\n"}}, env());
+        QVERIFY2(outcome.ok, outcome.output.c_str());
+        QCOMPARE(m_changes.size(), 3u);
+        QVERIFY(m_changes[2].diff);
+        QVERIFY(m_changes[2].diff->binary);
+        QVERIFY(m_changes[2].diff->text.empty());
     }
 
     void writeFileThroughSymlinksInside() {
@@ -420,11 +452,11 @@ private slots:
         QVERIFY(outcome.ok);
         QCOMPARE(q(readAll(ws("a/c.txt"))), "c");
         QCOMPARE(m_changes.size(), 3u);
-        QCOMPARE(q(m_changes[0].first), "file.txt");
-        QCOMPARE(q(std::string(toString(m_changes[0].second))), "modified");
-        QCOMPARE(q(m_changes[1].first), "new_target.txt");
-        QCOMPARE(q(std::string(toString(m_changes[1].second))), "created");
-        QCOMPARE(q(m_changes[2].first), "a/c.txt");
+        QCOMPARE(q(m_changes[0].path), "file.txt");
+        QCOMPARE(q(std::string(toString(m_changes[0].change))), "modified");
+        QCOMPARE(q(m_changes[1].path), "new_target.txt");
+        QCOMPARE(q(std::string(toString(m_changes[1].change))), "created");
+        QCOMPARE(q(m_changes[2].path), "a/c.txt");
     }
 
     void writeFileRefusesEscapes_data() {
@@ -552,9 +584,22 @@ private slots:
         QCOMPARE(outcome.bytesWritten, static_cast<std::uint64_t>(after.toUtf8().size()));
         QCOMPARE(modeOf(ws("f.txt")), mode_t{0640});
         QCOMPARE(m_changes.size(), 1u);
-        QCOMPARE(q(m_changes[0].first), "f.txt");
-        QCOMPARE(q(std::string(toString(m_changes[0].second))), "modified");
+        QCOMPARE(q(m_changes[0].path), "f.txt");
+        QCOMPARE(q(std::string(toString(m_changes[0].change))), "modified");
         QVERIFY(!namesIn(m_workspace).join(",").contains(".warren-"));
+    }
+
+    void editFileReportsTheDiff() {
+        const ToolOutcome outcome =
+            EditFileTool().run({{"path", "file.txt"}, {"old_string", "two"}, {"new_string", "TWO\n2b"}}, env());
+        QVERIFY2(outcome.ok, outcome.output.c_str());
+        QCOMPARE(m_changes.size(), 1u);
+        QVERIFY(m_changes[0].diff);
+        QCOMPARE(q(m_changes[0].diff->text),
+                 "--- a/file.txt\n+++ b/file.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+TWO\n+2b\n three\n");
+        QCOMPARE(m_changes[0].diff->added, 2u);
+        QCOMPARE(m_changes[0].diff->removed, 1u);
+        QVERIFY(!m_changes[0].diff->truncated && !m_changes[0].diff->binary);
     }
 
     void editFileFailures_data() {

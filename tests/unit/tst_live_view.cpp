@@ -209,6 +209,17 @@ void TestLiveView::renders_data() {
                                    << "  M a.txt\n";
     QTest::newRow("file deleted") << QByteArrayList{ev("file_changed", {{"path", "a.txt"}, {"change", "deleted"}})}
                                   << "  D a.txt\n";
+    QTest::newRow("file modified with line counts")
+        << QByteArrayList{ev("file_changed", {{"path", "a.txt"}, {"change", "modified"}, {"diff", "--- a/a.txt\n"},
+                                              {"added", 3}, {"removed", 1}})}
+        << "  M a.txt  +3 −1\n";
+    QTest::newRow("file created with line counts")
+        << QByteArrayList{ev("file_changed", {{"path", "a.txt"}, {"change", "created"}, {"diff", ""},
+                                              {"added", 0}, {"removed", 0}})}
+        << "  A a.txt  +0 −0\n";
+    QTest::newRow("binary file modified")
+        << QByteArrayList{ev("file_changed", {{"path", "a.bin"}, {"change", "modified"}, {"binary", true}})}
+        << "  M a.bin  binary\n";
 
     QTest::newRow("approval requested")
         << QByteArrayList{ev("approval_requested", {{"id", "c1"}, {"arguments", {{"command", "rm -rf build"}}},
@@ -298,6 +309,9 @@ void TestLiveView::renders_data() {
     QTest::newRow("unreadable: unknown file change")
         << QByteArrayList{ev("file_changed", {{"path", "a"}, {"change", "renamed"}})}
         << "(unreadable event: data.change is 'renamed', not created, modified or deleted)\n";
+    QTest::newRow("unreadable: file change count is negative")
+        << QByteArrayList{ev("file_changed", {{"path", "a"}, {"change", "modified"}, {"added", -1}, {"removed", 0}})}
+        << "(unreadable event: file_changed: data.added is a number, not an unsigned integer)\n";
     QTest::newRow("unreadable: step is negative")
         << QByteArrayList{ev("step_started", json::object(), {{"step", -1}})}
         << "(unreadable event: step is a number, not an unsigned integer)\n";
@@ -505,6 +519,10 @@ void TestLiveView::colourOnOnlyWrapsWhatTheViewAdds() {
     QCOMPARE(q(out), q("\x1b[36m▶ \x1b[0m\x1b[1mshell\x1b[0m  ls\n"));
     const std::string line = view.render(json::parse(output("\x1b[32mgreen\x1b[0m\n").toStdString()));
     QCOMPARE(q(line), QStringLiteral("    green\n"));
+    // A file change's counts: added in green, removed in red.
+    const std::string change = view.render(json::parse(
+        ev("file_changed", {{"path", "a.txt"}, {"change", "modified"}, {"added", 2}, {"removed", 1}}).toStdString()));
+    QCOMPARE(q(change), q("  \x1b[33mM\x1b[0m a.txt  \x1b[32m+2\x1b[0m \x1b[31m−1\x1b[0m\n"));
 }
 
 void TestLiveView::malformedEventsNeverThrow() {
@@ -515,7 +533,7 @@ void TestLiveView::malformedEventsNeverThrow() {
                                               "truncated", "output", "cached", "timed_out", "denied", "interrupted",
                                               "path", "change", "reason", "approved", "note", "decided_by", "name",
                                               "command", "detail", "guard", "action", "message", "fatal", "level",
-                                              "summary", "error"};
+                                              "summary", "error", "added", "removed", "binary"};
     std::size_t rendered = 0;
     for (const auto& info : protocol::eventTypeCatalog()) {
         const std::string type(info.name);
