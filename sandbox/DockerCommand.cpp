@@ -161,6 +161,11 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
         add({"--ulimit", ulimit("fsize", mebibytesToBytes(limits.fileSizeMb))});
     if (limits.openFiles)
         add({"--ulimit", ulimit("nofile", limits.openFiles)});
+    else if (podman && request.hostOpenFilesHard)
+        add({"--ulimit", ulimit("nofile", request.hostOpenFilesHard)});
+    // The process limit is the pids cgroup's; RLIMIT_NPROC is only kept within what podman may set (above).
+    if (podman && request.hostProcessesHard)
+        add({"--ulimit", ulimit("nproc", request.hostProcessesHard)});
     if (limits.addressSpaceMb)
         result.notEnforced.push_back("limits.address_space_mb: docker and podman have no --ulimit for "
                                      "RLIMIT_AS; the memory limit (cgroup) still applies");

@@ -48,6 +48,13 @@ struct DockerRequest {
     std::uint32_t invokerUid = 0;                 // who runs Warren: owner of what the sandbox writes
     std::uint32_t invokerGid = 0;
     bool rootlessEngine = false;                  // the engine runs in the invoker's user namespace
+    // The hard RLIMIT_NOFILE and RLIMIT_NPROC the engine's runtime inherits (0: unknown): the invoker's, and
+    // for processes at most kernel.pid_max, to which podman lowers its own. Podman, given any --ulimit, drops
+    // the default_ulimits of containers.conf and sets both to its own defaults (about a million), which the
+    // runtime cannot raise past the hard limits it inherits without CAP_SYS_RESOURCE: the container would not
+    // start. So for podman the two are always given, at most these.
+    std::uint64_t hostOpenFilesHard = 0;
+    std::uint64_t hostProcessesHard = 0;
 };
 
 // A file the launcher writes (mode 0444) before starting the engine; the argv binds it read-only.

@@ -2,6 +2,8 @@
 
 #include "SandboxSetup.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -60,99 +62,6 @@ std::string readText(const std::string& path) {
     std::stringstream content;
     content << file.rdbuf();
     return content.str();
-}
-
-struct ProcessOutcome {
-    int spawnError = 0; // posix_spawn's error: the program could not be started at all
-    bool timedOut = false;
-    int waitStatus = 0;
-    std::string output; // stdout and stderr, interleaved, capped
-};
-
-// Runs argv with stdin from /dev/null and stdout+stderr captured, killing it after kCommandTimeout.
-// posix_spawn rather than fork: safe in a multi-threaded control plane, and no Qt in sandbox/.
-ProcessOutcome runCapturing(const std::vector<std::string>& argv) {
-    ProcessOutcome outcome;
-    int pipeFds[2];
-    if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
-        outcome.spawnError = errno;
-        return outcome;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDERR_FILENO);
-    std::vector<char*> args;
-    for (const auto& arg : argv)
-        args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = -1;
-    outcome.spawnError = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(pipeFds[1]);
-    if (outcome.spawnError != 0) {
-        ::close(pipeFds[0]);
-        return outcome;
-    }
-
-    // Watch the output and the process itself (a pidfd), so a program that exits while something it
-    // started still holds the pipe does not keep us waiting.
-    const int pidFd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-    const auto deadline = std::chrono::steady_clock::now() + kCommandTimeout;
-    bool outputOpen = true, exited = false;
-    while (outputOpen && !exited) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            ::kill(pid, SIGKILL);
-            outcome.timedOut = true;
-            break;
-        }
-        pollfd fds[2] = {{pipeFds[0], POLLIN, 0}, {pidFd, POLLIN, 0}};
-        const int ready = ::poll(fds, pidFd >= 0 ? 2 : 1, static_cast<int>(left.count()));
-        if (ready < 0 && errno != EINTR)
-            break;
-        if (fds[0].revents) {
-            char buffer[4096];
-            const ssize_t n = ::read(pipeFds[0], buffer, sizeof buffer);
-            if (n > 0 && outcome.output.size() < kOutputCap)
-                outcome.output.append(buffer, static_cast<std::size_t>(n));
-            outputOpen = n > 0 || (n < 0 && errno == EINTR);
-        }
-        exited = pidFd >= 0 && (fds[1].revents & POLLIN);
-    }
-    if (exited && outputOpen && ::fcntl(pipeFds[0], F_SETFL, O_NONBLOCK) == 0) { // what it wrote last
-        char buffer[4096];
-        ssize_t n;
-        while ((n = ::read(pipeFds[0], buffer, sizeof buffer)) > 0 && outcome.output.size() < kOutputCap)
-            outcome.output.append(buffer, static_cast<std::size_t>(n));
-    }
-    ::close(pipeFds[0]);
-    while (::waitpid(pid, &outcome.waitStatus, 0) < 0 && errno == EINTR) {
-    }
-    if (pidFd >= 0)
-        ::close(pidFd);
-    return outcome;
-}
-
-std::string describeOutcome(const ProcessOutcome& outcome) {
-    if (outcome.spawnError)
-        return "could not be started: " + errnoText(outcome.spawnError);
-    std::string text;
-    if (outcome.timedOut)
-        text = "did not finish within " + std::to_string(kCommandTimeout.count()) + " s and was killed";
-    else if (WIFEXITED(outcome.waitStatus))
-        text = "exited with status " + std::to_string(WEXITSTATUS(outcome.waitStatus));
-    else if (WIFSIGNALED(outcome.waitStatus))
-        text = std::string("was killed by signal ") + ::strsignal(WTERMSIG(outcome.waitStatus));
-    const std::string output = trim(outcome.output);
-    return output.empty() ? text + ", printing nothing" : text + ": " + output;
-}
-
-bool succeeded(const ProcessOutcome& outcome) {
-    return !outcome.spawnError && !outcome.timedOut && WIFEXITED(outcome.waitStatus) &&
-           WEXITSTATUS(outcome.waitStatus) == 0;
 }
 
 std::string versionText(const BwrapVersion& version) {
@@ -273,6 +182,95 @@ PreflightCheck trialCheck(const std::string& bwrap, const PreflightCheck& userns
 }
 
 } // namespace
+
+
+// posix_spawn rather than fork: safe in a multi-threaded control plane, and no Qt in sandbox/.
+ProcessOutcome runCapturing(const std::vector<std::string>& argv, bool withStderr) {
+    ProcessOutcome outcome;
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+        outcome.spawnError = errno;
+        return outcome;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDOUT_FILENO);
+    if (withStderr)
+        posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDERR_FILENO);
+    else
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    std::vector<char*> args;
+    for (const auto& arg : argv)
+        args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = -1;
+    outcome.spawnError = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(pipeFds[1]);
+    if (outcome.spawnError != 0) {
+        ::close(pipeFds[0]);
+        return outcome;
+    }
+
+    // Watch the output and the process itself (a pidfd), so a program that exits while something it
+    // started still holds the pipe does not keep us waiting.
+    const int pidFd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    const auto deadline = std::chrono::steady_clock::now() + kCommandTimeout;
+    bool outputOpen = true, exited = false;
+    while (outputOpen && !exited) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            ::kill(pid, SIGKILL);
+            outcome.timedOut = true;
+            break;
+        }
+        pollfd fds[2] = {{pipeFds[0], POLLIN, 0}, {pidFd, POLLIN, 0}};
+        const int ready = ::poll(fds, pidFd >= 0 ? 2 : 1, static_cast<int>(left.count()));
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (fds[0].revents) {
+            char buffer[4096];
+            const ssize_t n = ::read(pipeFds[0], buffer, sizeof buffer);
+            if (n > 0 && outcome.output.size() < kOutputCap)
+                outcome.output.append(buffer, static_cast<std::size_t>(n));
+            outputOpen = n > 0 || (n < 0 && errno == EINTR);
+        }
+        exited = pidFd >= 0 && (fds[1].revents & POLLIN);
+    }
+    if (exited && outputOpen && ::fcntl(pipeFds[0], F_SETFL, O_NONBLOCK) == 0) { // what it wrote last
+        char buffer[4096];
+        ssize_t n;
+        while ((n = ::read(pipeFds[0], buffer, sizeof buffer)) > 0 && outcome.output.size() < kOutputCap)
+            outcome.output.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(pipeFds[0]);
+    while (::waitpid(pid, &outcome.waitStatus, 0) < 0 && errno == EINTR) {
+    }
+    if (pidFd >= 0)
+        ::close(pidFd);
+    return outcome;
+}
+
+std::string describeOutcome(const ProcessOutcome& outcome) {
+    if (outcome.spawnError)
+        return "could not be started: " + errnoText(outcome.spawnError);
+    std::string text;
+    if (outcome.timedOut)
+        text = "did not finish within " + std::to_string(kCommandTimeout.count()) + " s and was killed";
+    else if (WIFEXITED(outcome.waitStatus))
+        text = "exited with status " + std::to_string(WEXITSTATUS(outcome.waitStatus));
+    else if (WIFSIGNALED(outcome.waitStatus))
+        text = std::string("was killed by signal ") + ::strsignal(WTERMSIG(outcome.waitStatus));
+    const std::string output = trim(outcome.output);
+    return output.empty() ? text + ", printing nothing" : text + ": " + output;
+}
+
+bool succeeded(const ProcessOutcome& outcome) {
+    return !outcome.spawnError && !outcome.timedOut && WIFEXITED(outcome.waitStatus) &&
+           WEXITSTATUS(outcome.waitStatus) == 0;
+}
 
 bool parseBwrapVersion(const std::string& versionOutput, BwrapVersion& out) {
     const std::string line = trim(versionOutput.substr(0, versionOutput.find('\n')));
@@ -473,6 +471,141 @@ PreflightReport runPreflight(const std::string& bwrapOverride) {
                                          trim(readText("/proc/sys/kernel/seccomp/actions_avail"))));
     report.cgroups = Cgroup::probe();
     report.checks.push_back(cgroupCheck(report.cgroups));
+    return report;
+}
+
+Result<EngineInfo> parseEngineInfo(ContainerEngine engine, const std::string& json) {
+    const auto info = nlohmann::json::parse(json, nullptr, false);
+    if (!info.is_object())
+        return makeError(ErrorCode::InvalidArgument, containerEngineName(engine) + " info did not print a JSON object");
+    EngineInfo result;
+    auto text = [](const nlohmann::json& object, const char* key) {
+        const auto it = object.find(key);
+        return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    auto flag = [](const nlohmann::json& object, const char* key) {
+        const auto it = object.find(key);
+        return it != object.end() && it->is_boolean() && it->get<bool>();
+    };
+    if (engine == ContainerEngine::Podman) {
+        const auto host = info.value("host", nlohmann::json::object());
+        const auto security = host.value("security", nlohmann::json::object());
+        result.version = text(info.value("version", nlohmann::json::object()), "Version");
+        result.rootless = flag(security, "rootless");
+        result.seccomp = flag(security, "seccompEnabled");
+        const auto controllers = host.value("cgroupControllers", nlohmann::json::array());
+        auto has = [&controllers](const char* name) {
+            return controllers.is_array() && std::find(controllers.begin(), controllers.end(), name) != controllers.end();
+        };
+        // Rootless podman on cgroup v1 cannot set limits at all, whatever the host has.
+        const std::string version = text(host, "cgroupVersion");
+        const bool usable = !(result.rootless && version == "v1");
+        result.memoryLimit = usable && has("memory");
+        result.pidsLimit = usable && has("pids");
+        result.cgroups = "cgroup " + version + " (" + text(host, "cgroupManager") + ")";
+    } else {
+        result.version = text(info, "ServerVersion");
+        const auto options = info.value("SecurityOptions", nlohmann::json::array());
+        for (const auto& option : options) {
+            if (!option.is_string())
+                continue;
+            const std::string value = option.get<std::string>();
+            result.rootless = result.rootless || value == "name=rootless";
+            result.seccomp = result.seccomp || value.rfind("name=seccomp", 0) == 0;
+        }
+        result.memoryLimit = flag(info, "MemoryLimit");
+        result.pidsLimit = flag(info, "PidsLimit");
+        result.cgroups = "cgroup v" + text(info, "CgroupVersion") + " (" + text(info, "CgroupDriver") + ")";
+    }
+    return result;
+}
+
+PreflightCheck containerLimitsCheck(ContainerEngine engine, const EngineInfo& info, const SandboxLimits& limits) {
+    PreflightCheck check{"container limits", Status::Ok, {}, {}};
+    std::vector<std::string> missing;
+    if (limits.memoryMb && !info.memoryLimit)
+        missing.push_back("the memory limit (" + std::to_string(limits.memoryMb) + " MiB)");
+    if (limits.pids && !info.pidsLimit)
+        missing.push_back("the process limit (" + std::to_string(limits.pids) + ")");
+    if (missing.empty()) {
+        check.detail = containerEngineName(engine) + " enforces the memory and process limits with the memory and "
+                       "pids cgroup controllers, " + info.cgroups;
+        return check;
+    }
+    check.status = Status::Failed;
+    std::string joined;
+    for (const auto& item : missing)
+        joined += (joined.empty() ? "" : " and ") + item;
+    check.detail = containerEngineName(engine) + " cannot enforce " + joined + " here, " + info.cgroups +
+                   (info.rootless ? ", rootless" : "");
+    check.fix = info.rootless
+                    ? "Rootless containers get limits only on cgroup v2 with the memory and pids controllers "
+                      "delegated to the user (systemd: a drop-in with Delegate=memory pids for user@.service); or "
+                      "use a rootful engine, --backend bwrap, or set limits.memory_mb / limits.pids to 0."
+                    : "Enable the memory and pids cgroup controllers for the engine (on cgroup v1 boot with "
+                      "cgroup_enable=memory), or use --backend bwrap, or set limits.memory_mb / limits.pids to 0.";
+    return check;
+}
+
+PreflightReport runContainerPreflight(ContainerEngine engine, const std::string& image, const SandboxLimits& limits,
+                                      const std::string& enginePath) {
+    PreflightReport report;
+    const std::string name = containerEngineName(engine);
+    const char* pathVariable = std::getenv("PATH");
+    const std::string path = enginePath.empty() ? findExecutable(name, pathVariable ? pathVariable : "") : enginePath;
+    if (path.empty()) {
+        report.checks.push_back({"engine", Status::Failed,
+                                 name + " is not on PATH (" + (pathVariable ? pathVariable : "PATH is unset") + ")",
+                                 engine == ContainerEngine::Podman
+                                     ? "Install podman: sudo apt-get install podman (Debian, Ubuntu), sudo dnf "
+                                       "install podman (Fedora); or use --backend bwrap."
+                                     : "Install Docker (sudo apt-get install docker.io, or Docker Engine from "
+                                       "docs.docker.com), or use --backend bwrap."});
+        return report;
+    }
+    report.enginePath = path;
+    report.checks.push_back({"engine", Status::Ok, path, {}});
+
+    const std::vector<std::string> infoCommand =
+        engine == ContainerEngine::Podman ? std::vector<std::string>{path, "info", "--format", "json"}
+                                          : std::vector<std::string>{path, "info", "--format", "{{json .}}"};
+    const ProcessOutcome infoOutcome = runCapturing(infoCommand, false);
+    auto info = succeeded(infoOutcome) ? parseEngineInfo(engine, infoOutcome.output)
+                                       : Result<EngineInfo>(makeError(ErrorCode::System, describeOutcome(infoOutcome)));
+    if (!info) {
+        const ProcessOutcome withErrors = runCapturing(infoCommand);
+        report.checks.push_back(
+            {"engine info", Status::Failed, name + " info " + describeOutcome(withErrors),
+             engine == ContainerEngine::Podman
+                 ? "Run 'podman info' and fix what it reports (for rootless podman: newuidmap and /etc/subuid "
+                   "entries for your user; CONTAINERS_CONF selects another containers.conf)."
+                 : "Start the daemon (sudo systemctl start docker), make sure your user may use it (the docker "
+                   "group, or rootless Docker), and check DOCKER_HOST and 'docker context ls'."});
+        return report;
+    }
+    report.engine = *info;
+    report.checks.push_back({"engine info", Status::Ok,
+                             name + " " + info->version + ", " + (info->rootless ? "rootless" : "rootful (the "
+                             "engine runs as root; the container still runs as an unprivileged uid)") + ", " +
+                                 info->cgroups,
+                             {}});
+    if (info->seccomp)
+        report.checks.push_back({"seccomp", Status::Ok, name + " applies seccomp profiles", {}});
+    else
+        report.checks.push_back({"seccomp", Status::Failed, name + " reports no seccomp support",
+                                 "Use an engine built with seccomp (libseccomp) on a kernel with seccomp, or use "
+                                 "--backend bwrap."});
+
+    const ProcessOutcome imageOutcome = runCapturing({path, "image", "inspect", "--format", "{{.Id}}", image});
+    if (succeeded(imageOutcome))
+        report.checks.push_back({"image", Status::Ok, image + " is present (" + trim(imageOutcome.output) + ")", {}});
+    else
+        report.checks.push_back({"image", Status::Failed, image + " is not present locally: " + name +
+                                     " image inspect " + describeOutcome(imageOutcome),
+                                 "Warren never pulls an image on its own: run '" + name + " pull " + image +
+                                     "', or build or import it ('" + name + " load', '" + name + " import'), or pass "
+                                     "another --image."});
+    report.checks.push_back(containerLimitsCheck(engine, *info, limits));
     return report;
 }
 

@@ -3,11 +3,14 @@
 // what the user should do. Used by warren-sandbox before launching (a failed required check is exit
 // status 125) and later by `warren doctor`.
 //
-// The checks: "bwrap" (found, version, setuid), "user namespaces" (the sysctls), "sandbox trial" (a
+// The bwrap checks: "bwrap" (found, version, setuid), "user namespaces" (the sysctls), "sandbox trial" (a
 // real bwrap run with the namespaces Warren uses, skipped when bwrap itself is unusable), "seccomp",
 // "cgroups" (a Warning at worst: rlimits stand in).
 
 #include "Cgroup.h"
+#include "DockerCommand.h"
+#include "Result.h"
+#include "SandboxProfile.h"
 
 #include <string>
 #include <vector>
@@ -27,12 +30,24 @@ struct BwrapVersion {
     friend auto operator<=>(const BwrapVersion&, const BwrapVersion&) = default;
 };
 
+// What a container engine said about itself (`podman info`, `docker info`).
+struct EngineInfo {
+    std::string version;
+    bool rootless = false;
+    bool seccomp = false;     // the engine applies seccomp profiles
+    bool memoryLimit = false; // --memory is enforced (the memory cgroup controller is the engine's)
+    bool pidsLimit = false;   // --pids-limit likewise
+    std::string cgroups;      // "cgroup v2 (systemd)", for the report
+};
+
 struct PreflightReport {
     std::vector<PreflightCheck> checks;
     std::string bwrapPath; // resolved path of bwrap, empty when not found
     BwrapVersion bwrapVersion;
     bool bwrapSetuid = false;
     CgroupSupport cgroups;
+    std::string enginePath; // container backend: the engine found
+    EngineInfo engine;      // container backend: what it said
 
     bool ok() const;                                           // no check Failed
     const PreflightCheck* find(const std::string& name) const; // nullptr when that check did not run
@@ -44,6 +59,28 @@ inline constexpr BwrapVersion kMinimumBwrap{0, 8, 0};
 
 // Runs every check. bwrapOverride: a path to use instead of searching PATH (empty: search PATH).
 PreflightReport runPreflight(const std::string& bwrapOverride = {});
+
+// The container backend's checks: "engine" (found on PATH), "engine info" (it answers; rootless or not),
+// "seccomp" (the engine applies profiles), "image" (present locally: Warren never pulls), "container limits"
+// (the engine can enforce the profile's memory and process limits here).
+PreflightReport runContainerPreflight(ContainerEngine engine, const std::string& image, const SandboxLimits& limits,
+                                      const std::string& enginePath = {});
+// Parses `podman info --format json` or `docker info --format '{{json .}}'`.
+Result<EngineInfo> parseEngineInfo(ContainerEngine engine, const std::string& json);
+// Whether the engine can enforce the limits, and what to do when not.
+PreflightCheck containerLimitsCheck(ContainerEngine engine, const EngineInfo& info, const SandboxLimits& limits);
+
+// Running a helper program (bwrap --version, the engine's info): stdin from /dev/null, stdout (and stderr
+// unless withStderr is false, when it goes to /dev/null) captured up to 64 KiB, killed after 15 s.
+struct ProcessOutcome {
+    int spawnError = 0; // posix_spawn's error: the program could not be started at all
+    bool timedOut = false;
+    int waitStatus = 0;
+    std::string output;
+};
+ProcessOutcome runCapturing(const std::vector<std::string>& argv, bool withStderr = true);
+bool succeeded(const ProcessOutcome& outcome);         // exited with status 0
+std::string describeOutcome(const ProcessOutcome& outcome); // "exited with status 1: <output>"
 
 // Pure helpers, tested directly.
 bool parseBwrapVersion(const std::string& versionOutput, BwrapVersion& out); // "bubblewrap 0.8.0\n"

@@ -31,27 +31,6 @@ std::string userHome() {
     return realpath(entry->pw_dir, resolved) ? std::string(resolved) : std::string(entry->pw_dir);
 }
 
-Result<std::string> canonicalWorkspace(const std::string& path) {
-    char resolved[PATH_MAX];
-    if (!realpath(path.c_str(), resolved))
-        return makeError(ErrorCode::NotFound, "workspace " + path + " cannot be used: " + std::strerror(errno) +
-                                                  ". Pass an existing directory with --workspace DIR.");
-    struct stat st {};
-    if (stat(resolved, &st) != 0 || !S_ISDIR(st.st_mode))
-        return makeError(ErrorCode::InvalidArgument, "workspace " + path + " is not a directory");
-    const std::string workspace = resolved;
-    // The workspace is the agent's to read and write: a home directory (or anything holding one) would
-    // hand it every key, history and rc file the user has.
-    const std::string home = userHome();
-    if (workspace == "/" || (!home.empty() && (home == workspace || home.rfind(workspace + "/", 0) == 0)))
-        return makeError(ErrorCode::InvalidArgument,
-                         "refusing to use " + workspace + " as the workspace: it " +
-                             (workspace == home ? "is" : "contains") +
-                             " your home directory, and the sandbox can read and change everything in its "
-                             "workspace. Pass a project directory with --workspace DIR.");
-    return workspace;
-}
-
 // RLIMIT_NPROC counts every task (thread) of the real uid on the host, so the rlimit fallback needs
 // today's count: field 20 of /proc/PID/stat, num_threads, summed over the uid's processes.
 std::uint64_t countTasksOf(uid_t uid) {
@@ -111,6 +90,27 @@ Result<std::pair<LimitPlan, std::optional<Cgroup>>> enforceLimits(const SandboxL
 }
 
 } // namespace
+
+Result<std::string> canonicalWorkspace(const std::string& path) {
+    char resolved[PATH_MAX];
+    if (!realpath(path.c_str(), resolved))
+        return makeError(ErrorCode::NotFound, "workspace " + path + " cannot be used: " + std::strerror(errno) +
+                                                  ". Pass an existing directory with --workspace DIR.");
+    struct stat st {};
+    if (stat(resolved, &st) != 0 || !S_ISDIR(st.st_mode))
+        return makeError(ErrorCode::InvalidArgument, "workspace " + path + " is not a directory");
+    const std::string workspace = resolved;
+    // The workspace is the agent's to read and write: a home directory (or anything holding one) would
+    // hand it every key, history and rc file the user has.
+    const std::string home = userHome();
+    if (workspace == "/" || (!home.empty() && (home == workspace || home.rfind(workspace + "/", 0) == 0)))
+        return makeError(ErrorCode::InvalidArgument,
+                         "refusing to use " + workspace + " as the workspace: it " +
+                             (workspace == home ? "is" : "contains") +
+                             " your home directory, and the sandbox can read and change everything in its "
+                             "workspace. Pass a project directory with --workspace DIR.");
+    return workspace;
+}
 
 Result<std::vector<std::uint8_t>> seccompFilterFor(const SeccompOptions& options) {
     if (!options.skip.empty())

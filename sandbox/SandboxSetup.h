@@ -34,6 +34,9 @@ struct PreparedSandbox {
 Result<PreparedSandbox> prepareSandbox(SandboxProfile profile, const std::vector<std::string>& command,
                                        const SetupOptions& options);
 
+// The workspace as realpath() gives it, refused when it is not a directory, is / or holds the user's home.
+Result<std::string> canonicalWorkspace(const std::string& path);
+
 std::string findExecutable(const std::string& name, const std::string& pathVariable);
 std::map<std::string, std::string> currentEnvironment();
 

@@ -1,6 +1,7 @@
 // warren-sandbox: run one command in the sandbox a profile describes (DESIGN §4).
 
 #include "CommandLine.h"
+#include "ContainerLauncher.h"
 #include "DockerCommand.h"
 #include "DockerSeccomp.h"
 #include "Launcher.h"
@@ -81,58 +82,118 @@ void printList(const std::string& title, const std::vector<std::string>& lines) 
         std::cout << "- " << line << "\n";
 }
 
-// --backend docker|podman --explain: the same profile through DockerCommand. Nothing is written or started;
-// the files listed are the ones a run writes before starting the engine.
+ContainerOptions containerOptions(const SandboxCommandLine& line) {
+    ContainerOptions options;
+    options.engine = line.backend == "podman" ? ContainerEngine::Podman : ContainerEngine::Docker;
+    options.image = line.image.value_or(kDefaultContainerImage);
+    options.command = line.command;
+    options.hostEnv = currentEnvironment();
+    return options;
+}
+
+// --backend docker|podman --explain: the same profile through the same prepareContainer() as a run. Nothing
+// is written, started or asked of the engine; the files listed are the ones a run writes before starting it.
 int explainContainer(const SandboxCommandLine& line, SandboxProfile profile) {
-    char resolved[PATH_MAX];
-    if (!realpath(profile.workspaceSource.c_str(), resolved))
-        return setupFailed("workspace " + profile.workspaceSource + " cannot be used: " + std::strerror(errno) +
-                           ". Pass an existing directory with --workspace DIR.");
-    profile.workspaceSource = resolved;
-    auto protection = planProtection(profile.workspaceSource, profile.protectedPaths);
-    if (!protection)
-        return setupFailed(protection.error().message);
-
-    SeccompOptions seccompOptions;
-    seccompOptions.networkDenied = profile.network == NetworkPolicy::None;
-    seccompOptions.skip.insert(profile.seccompSkip.begin(), profile.seccompSkip.end());
-    auto seccomp = renderDockerSeccomp(SeccompPolicy::builtIn(), seccompOptions);
-    if (!seccomp)
-        return setupFailed(seccomp.error().message);
-
-    DockerRequest request;
-    request.engine = line.backend == "podman" ? ContainerEngine::Podman : ContainerEngine::Docker;
-    request.image = line.image.value_or(kDefaultContainerImage);
-    request.command = line.command;
-    request.containerName = "warren-sandbox-" + std::to_string(getpid());
+    ContainerOptions options = containerOptions(line);
+    // Without asking the engine (preflight's job, at run time), podman run by a user is rootless and docker
+    // is rootful.
+    options.rootlessEngine = options.engine == ContainerEngine::Podman && getuid() != 0;
     const char* runtimeDir = std::getenv("XDG_RUNTIME_DIR");
-    request.dataDir = std::string(runtimeDir && *runtimeDir ? runtimeDir : "/tmp") + "/" + request.containerName;
-    request.seccompProfilePath = request.dataDir + "/seccomp.json";
-    request.protection = *protection;
-    request.hostEnv = currentEnvironment();
-    request.invokerUid = getuid();
-    request.invokerGid = getgid();
-    // Without asking the engine (preflight's job), podman run by a user is rootless and docker is rootful.
-    request.rootlessEngine = request.engine == ContainerEngine::Podman && getuid() != 0;
-    auto command = buildDockerCommand(profile, request);
-    if (!command)
-        return setupFailed(command.error().message);
+    const std::string dataDir = std::string(runtimeDir && *runtimeDir ? runtimeDir : "/tmp") + "/warren-container-XXXXXX";
+    auto container = prepareContainer(std::move(profile), options, dataDir,
+                                      "warren-" + std::to_string(getpid()) + "-XXXXXX");
+    if (!container)
+        return setupFailed(container.error().message);
+    const DockerRequest& request = container->request;
+    const DockerCommand& command = container->command;
 
-    std::cout << "# Resolved profile\n" << profile.toJson().dump(2) << "\n\n# Backend\n- "
+    std::cout << "# Resolved profile\n" << container->profile.toJson().dump(2) << "\n\n# Backend\n- "
               << containerEngineName(request.engine) << (request.rootlessEngine ? ", rootless" : ", rootful")
               << " (assumed from the engine and the invoking uid, not asked), image " << request.image << "\n";
-    printList("Not enforced as the profile says", command->notEnforced);
-    printList("Not enforced by the container runtime's seccomp as by the bwrap filter", seccomp->differences);
-    printList("Enforced in another way than under bwrap", command->notes);
-    std::cout << "\n# Protected paths in " << profile.workspaceSource << "\n";
-    for (const auto& entry : protection->entries)
+    printList("Not enforced as the profile says", command.notEnforced);
+    printList("Not enforced by the container runtime's seccomp as by the bwrap filter", container->seccomp.differences);
+    printList("Enforced in another way than under bwrap", command.notes);
+    std::cout << "\n# Protected paths in " << container->profile.workspaceSource << "\n";
+    for (const auto& entry : container->protection.entries)
         std::cout << "- " << entry.relative << ": " << protectionKindName(entry.kind) << "\n";
     std::cout << "\n# Files written before the engine starts\n- " << request.seccompProfilePath
-              << ": seccomp profile (" << seccomp->json.size() << " bytes)\n";
-    for (const auto& file : command->files)
+              << ": seccomp profile (" << container->seccomp.json.size() << " bytes)\n";
+    for (const auto& file : command.files)
         std::cout << "- " << file.hostPath << ": " << file.purpose << " (" << file.bytes.size() << " bytes)\n";
-    std::cout << "\n# Command line\n" << command->commandLine() << "\n";
+    std::cout << "\n# Command line\n" << command.commandLine() << "\n";
     return 0;
+}
+
+int blockedSignals() {
+    sigset_t handled;
+    sigemptyset(&handled);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+        sigaddset(&handled, sig);
+    sigprocmask(SIG_BLOCK, &handled, nullptr);
+    return signalfd(-1, &handled, SFD_CLOEXEC);
+}
+
+// --backend docker|podman: preflight (a failed check is 125 with its fix), the sweep of containers a killed
+// launcher left, then the container, stopped and removed on a timeout or a signal.
+int runContainer(const SandboxCommandLine& line, SandboxProfile profile) {
+    ContainerOptions options = containerOptions(line);
+    const PreflightReport preflight = runContainerPreflight(options.engine, options.image, profile.limits);
+    if (!preflight.ok())
+        return setupFailed("the " + line.backend + " backend cannot run here.\nPreflight:\n" + preflight.describe());
+    options.enginePath = preflight.enginePath;
+    options.rootlessEngine = preflight.engine.rootless;
+    sweepOrphanedContainers(options.engine, options.enginePath);
+
+    auto scratch = makeContainerScratch();
+    if (!scratch)
+        return setupFailed(scratch.error().message);
+    auto container = prepareContainer(std::move(profile), options, scratch->dataDir, scratch->containerName);
+    if (!container) {
+        removeContainerScratch(*scratch);
+        return setupFailed(container.error().message);
+    }
+    const int signals = blockedSignals();
+    auto process = ContainerProcess::start(*container);
+    if (!process) {
+        removeContainerScratch(*scratch);
+        return setupFailed(process.error().message);
+    }
+
+    const std::uint64_t timeoutSec = container->profile.limits.timeoutSec;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSec);
+    int interruptedBy = 0;
+    std::optional<SandboxExit> exit;
+    while (!exit) {
+        std::optional<std::chrono::milliseconds> left;
+        if (timeoutSec)
+            left = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                             deadline - std::chrono::steady_clock::now()));
+        exit = process->wait(left, signals);
+        if (!exit) {
+            signalfd_siginfo info{};
+            if (read(signals, &info, sizeof info) == sizeof info)
+                interruptedBy = static_cast<int>(info.ssi_signo);
+            process->kill();
+        }
+    }
+    removeContainerScratch(*scratch);
+    removePlaceholders(container->profile.workspaceSource, container->protection);
+
+    switch (exit->reason) {
+    case SandboxExit::Reason::SetupFailed:
+        return setupFailed(line.backend + " run exited with status 125: the engine could not create or start the "
+                           "container (its message above says why), or the command itself exited 125. The engine "
+                           "command line was:\n" + container->command.commandLine());
+    case SandboxExit::Reason::TimedOut:
+        std::cerr << "warren-sandbox: timed out after " << timeoutSec << " s; the container was killed and removed\n";
+        return kExitTimedOut;
+    case SandboxExit::Reason::Killed:
+        return 128 + (interruptedBy ? interruptedBy : SIGKILL);
+    case SandboxExit::Reason::Exited:
+    case SandboxExit::Reason::Signaled:
+        return exit->exitCode;
+    }
+    return exit->exitCode;
 }
 
 std::string failedChecks() {
@@ -172,9 +233,7 @@ int main(int argc, char** argv) {
     if (commandLine->backend != "bwrap") {
         if (commandLine->explain)
             return explainContainer(*commandLine, std::move(*profile));
-        return setupFailed("--backend " + commandLine->backend + " can only --explain in this build: running "
-                           "the container is not available yet. Use --backend bwrap to run COMMAND, or add "
-                           "--explain to see the " + commandLine->backend + " command line.");
+        return runContainer(*commandLine, std::move(*profile));
     }
 
     SetupOptions options;
@@ -190,12 +249,7 @@ int main(int argc, char** argv) {
 
     // Orphans of the sandbox come back to us, so nothing it started outlives this process unreaped.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    sigset_t handled;
-    sigemptyset(&handled);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
-        sigaddset(&handled, sig);
-    sigprocmask(SIG_BLOCK, &handled, nullptr);
-    const int signals = signalfd(-1, &handled, SFD_CLOEXEC);
+    const int signals = blockedSignals();
 
     auto process = SandboxProcess::start(sandbox->command, sandbox->limits, std::move(sandbox->cgroup));
     if (!process) {

@@ -24,7 +24,7 @@ private slots:
     void missingCommandIs127();
     void explainRunsNothing();
     void containerExplainRunsNothing();
-    void containerRunIsRefused();
+    void containerRunFailsPreflightClearly();
     void workspaceDefaultsToCurrentDirectory();
     void envFlagSetsVariable();
 
@@ -188,14 +188,17 @@ void TestSandboxCli::containerExplainRunsNothing()
     QVERIFY2(explained.contains(QLatin1String("# Not enforced as the profile says")), qPrintable(outcome.describe()));
 }
 
-void TestSandboxCli::containerRunIsRefused()
+void TestSandboxCli::containerRunFailsPreflightClearly()
 {
+    // No engine here, or one without this image: either way the preflight refuses with 125 and says why.
     const RunOutcome outcome = m_workspace->run({QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("touch /workspace/ran")},
-                                                {QStringLiteral("--backend"), QStringLiteral("docker")});
+                                                {QStringLiteral("--backend"), QStringLiteral("docker"), QStringLiteral("--image"),
+                                                 QStringLiteral("warren-no-such-image:0")});
     QVERIFY2(outcome.exited() && outcome.exitCode == 125, qPrintable(outcome.describe()));
     QVERIFY(!m_workspace->exists(QStringLiteral("ran")));
-    QVERIFY2(QString::fromUtf8(outcome.err).contains(QLatin1String("can only --explain in this build")),
-             qPrintable(outcome.describe()));
+    const QString err = QString::fromUtf8(outcome.err);
+    QVERIFY2(err.contains(QLatin1String("Preflight:")), qPrintable(outcome.describe()));
+    QVERIFY2(err.contains(QLatin1String("FAILED")) && err.contains(QLatin1String("fix:")), qPrintable(outcome.describe()));
 }
 
 void TestSandboxCli::workspaceDefaultsToCurrentDirectory()

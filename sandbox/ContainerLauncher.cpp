@@ -1,0 +1,366 @@
+#include "ContainerLauncher.h"
+
+#include "Preflight.h"
+#include "SandboxSetup.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <poll.h>
+#include <sstream>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace warren::sandbox {
+namespace {
+
+constexpr int kEngineSetupFailed = 125; // docker and podman: the engine itself failed
+// How long a run client may take to return after its container was killed, before it is killed too.
+constexpr std::chrono::seconds kClientGrace{10};
+
+std::uint64_t hardLimit(int resource) {
+    rlimit limit{};
+    if (getrlimit(resource, &limit) != 0 || limit.rlim_max == RLIM_INFINITY)
+        return 0;
+    return static_cast<std::uint64_t>(limit.rlim_max);
+}
+
+std::string trimmed(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+        return {};
+    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+std::string readFirstLine(const std::string& path) {
+    std::ifstream file(path);
+    std::string line;
+    std::getline(file, line);
+    return trimmed(line);
+}
+
+// Field 22 of /proc/PID/stat (start time in clock ticks since boot), or empty when there is no such process.
+std::string processStartTime(pid_t pid) {
+    std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(file, line))
+        return {};
+    const auto afterName = line.rfind(')'); // the name may hold spaces and parentheses
+    if (afterName == std::string::npos || afterName + 2 > line.size())
+        return {};
+    std::istringstream fields(line.substr(afterName + 2));
+    std::string field;
+    for (int i = 3; i <= 22 && fields >> field; ++i) {
+    }
+    return field;
+}
+
+// Identifies this machine (and this boot: a process of an earlier boot is gone by definition).
+std::string machineId() {
+    std::string id = readFirstLine("/etc/machine-id");
+    if (id.empty()) {
+        char host[256] = {};
+        gethostname(host, sizeof host - 1);
+        id = host;
+    }
+    return id + "." + readFirstLine("/proc/sys/kernel/random/boot_id");
+}
+
+std::string enginePathOf(ContainerEngine engine, const std::string& override) {
+    if (!override.empty())
+        return override;
+    const char* path = std::getenv("PATH");
+    const std::string found = findExecutable(containerEngineName(engine), path ? path : "/usr/bin:/bin");
+    return found.empty() ? containerEngineName(engine) : found;
+}
+
+Status writeFile(const std::string& path, const std::string& bytes, mode_t mode) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd < 0)
+        return makeError(ErrorCode::System, "cannot create " + path + ": " + std::strerror(errno));
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int error = errno;
+            ::close(fd);
+            return makeError(ErrorCode::System, "cannot write " + path + ": " + std::strerror(error));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    ::fchmod(fd, mode); // exactly this mode, whatever the umask
+    ::close(fd);
+    return Ok{};
+}
+
+} // namespace
+
+Result<PreparedContainer> prepareContainer(SandboxProfile profile, const ContainerOptions& options,
+                                           const std::string& dataDir, const std::string& containerName) {
+    auto workspace = canonicalWorkspace(profile.workspaceSource);
+    if (!workspace)
+        return workspace.error();
+    profile.workspaceSource = *workspace;
+    auto protection = planProtection(profile.workspaceSource, profile.protectedPaths);
+    if (!protection)
+        return protection.error();
+
+    SeccompOptions seccompOptions;
+    seccompOptions.networkDenied = profile.network == NetworkPolicy::None;
+    seccompOptions.skip.insert(profile.seccompSkip.begin(), profile.seccompSkip.end());
+    auto seccomp = renderDockerSeccomp(SeccompPolicy::builtIn(), seccompOptions);
+    if (!seccomp)
+        return seccomp.error();
+
+    DockerRequest request;
+    request.engine = options.engine;
+    request.enginePath = options.enginePath;
+    request.image = options.image;
+    request.command = options.command;
+    request.containerName = containerName;
+    request.labels = options.labels;
+    request.labels[kContainerOwnerLabel] = containerOwner();
+    request.dataDir = dataDir;
+    request.seccompProfilePath = dataDir + "/seccomp.json";
+    request.protection = *protection;
+    request.hostEnv = options.hostEnv;
+    request.invokerUid = getuid();
+    request.invokerGid = getgid();
+    request.rootlessEngine = options.rootlessEngine;
+    request.hostOpenFilesHard = hardLimit(RLIMIT_NOFILE);
+    // Podman lowers its own RLIMIT_NPROC to kernel.pid_max before starting the runtime, which inherits it.
+    std::uint64_t processes = hardLimit(RLIMIT_NPROC);
+    const std::uint64_t pidMax = std::strtoull(readFirstLine("/proc/sys/kernel/pid_max").c_str(), nullptr, 10);
+    if (pidMax && (!processes || pidMax < processes))
+        processes = pidMax;
+    request.hostProcessesHard = processes;
+    auto command = buildDockerCommand(profile, request);
+    if (!command)
+        return command.error();
+    return PreparedContainer{std::move(profile), std::move(*protection), std::move(*seccomp), std::move(request),
+                             std::move(*command)};
+}
+
+Result<ContainerScratch> makeContainerScratch() {
+    const char* runtimeDir = std::getenv("XDG_RUNTIME_DIR");
+    std::string pattern = std::string(runtimeDir && *runtimeDir ? runtimeDir : "/tmp") + "/warren-container-XXXXXX";
+    if (!::mkdtemp(pattern.data()))
+        return makeError(ErrorCode::System, "cannot create a private directory for the container's files (" + pattern +
+                                            "): " + std::strerror(errno) + ". Check that $XDG_RUNTIME_DIR or /tmp "
+                                            "is writable.");
+    return ContainerScratch{pattern,
+                            "warren-" + std::to_string(getpid()) + "-" + pattern.substr(pattern.size() - 6)};
+}
+
+void removeContainerScratch(const ContainerScratch& scratch) {
+    if (scratch.dataDir.empty())
+        return;
+    for (const char* name : {"seccomp.json", "passwd", "group", "env", "empty"})
+        ::unlink((scratch.dataDir + "/" + name).c_str());
+    ::rmdir(scratch.dataDir.c_str());
+}
+
+std::string containerOwner() {
+    return machineId() + ":" + std::to_string(getpid()) + ":" + processStartTime(getpid());
+}
+
+std::vector<std::string> orphanedContainers(const std::string& psOutput, const std::string& machine,
+                                            const std::function<std::string(pid_t)>& startTimeOf) {
+    std::vector<std::string> orphans;
+    std::istringstream lines(psOutput);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const auto tab = line.find('\t');
+        if (tab == std::string::npos)
+            continue;
+        const std::string name = trimmed(line.substr(0, tab));
+        const std::string owner = trimmed(line.substr(tab + 1));
+        // MACHINE:PID:STARTTIME; a container without an owner we can read is not ours to judge.
+        const auto second = owner.rfind(':');
+        const auto first = second == std::string::npos || second == 0 ? std::string::npos : owner.rfind(':', second - 1);
+        if (name.empty() || first == std::string::npos || owner.substr(0, first) != machine)
+            continue;
+        const std::string pidText = owner.substr(first + 1, second - first - 1);
+        char* end = nullptr;
+        const long pid = std::strtol(pidText.c_str(), &end, 10);
+        if (pidText.empty() || *end != '\0' || pid <= 0)
+            continue;
+        if (startTimeOf(static_cast<pid_t>(pid)) != owner.substr(second + 1))
+            orphans.push_back(name);
+    }
+    return orphans;
+}
+
+int sweepOrphanedContainers(ContainerEngine engine, const std::string& enginePath) {
+    const std::string program = enginePathOf(engine, enginePath);
+    // docker's ps has .Label; podman's has the .Labels map.
+    const std::string format = engine == ContainerEngine::Podman
+                                   ? std::string("{{.Names}}\t{{index .Labels \"") + kContainerOwnerLabel + "\"}}"
+                                   : std::string("{{.Names}}\t{{.Label \"") + kContainerOwnerLabel + "\"}}";
+    const ProcessOutcome listed = runCapturing(
+        {program, "ps", "--all", "--filter", std::string("label=") + kContainerLabel + "=1", "--format", format},
+        false);
+    if (!succeeded(listed))
+        return 0;
+    int removed = 0;
+    for (const auto& name : orphanedContainers(listed.output, machineId(), processStartTime))
+        if (succeeded(runCapturing({program, "rm", "--force", name})))
+            ++removed;
+    return removed;
+}
+
+Result<ContainerProcess> ContainerProcess::start(const PreparedContainer& container) {
+    const DockerRequest& request = container.request;
+    if (auto ok = writeFile(request.seccompProfilePath, container.seccomp.json, 0600); !ok)
+        return ok.error();
+    for (const auto& file : container.command.files)
+        if (auto ok = writeFile(file.hostPath, file.bytes, 0444); !ok)
+            return ok.error();
+
+    std::vector<std::string> words = container.command.argv;
+    const std::string program = enginePathOf(request.engine, request.enginePath);
+    if (program.find('/') == std::string::npos)
+        return makeError(ErrorCode::NotFound, program + " is not installed or not on PATH. Install it, or use "
+                                                        "--backend bwrap.");
+    words.front() = program;
+    std::vector<char*> argv;
+    for (const auto& word : words)
+        argv.push_back(const_cast<char*>(word.c_str()));
+    argv.push_back(nullptr);
+
+    ContainerProcess process;
+    process.m_engine = program;
+    process.m_name = request.containerName;
+    const pid_t parent = getpid();
+    // fork + execve with nothing but async-signal-safe calls in between: the client must not inherit the
+    // caller's blocked signals, and gets SIGTERM when the launcher dies, which it passes to the container.
+    const pid_t pid = ::fork();
+    if (pid < 0)
+        return makeError(ErrorCode::System, std::string("cannot start ") + program + ": " + std::strerror(errno));
+    if (pid == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parent)
+            ::_exit(kEngineSetupFailed);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::setpgid(0, 0); // a terminal's ^C reaches the launcher, which stops the container itself
+        ::execve(argv[0], argv.data(), environ);
+        ::_exit(127);
+    }
+    process.m_pid = pid;
+    process.m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (process.m_pidfd < 0) {
+        const int error = errno;
+        process.kill();
+        return makeError(ErrorCode::System, std::string("cannot watch the container's run client: ") +
+                                            std::strerror(error));
+    }
+    return process;
+}
+
+ContainerProcess::ContainerProcess(ContainerProcess&& other) noexcept
+    : m_engine(std::move(other.m_engine)), m_name(std::move(other.m_name)), m_pid(other.m_pid),
+      m_pidfd(other.m_pidfd), m_killed(other.m_killed), m_timedOut(other.m_timedOut), m_exit(other.m_exit) {
+    other.m_pid = -1;
+    other.m_pidfd = -1;
+}
+
+ContainerProcess::~ContainerProcess() {
+    if (m_pid > 0 && !m_exit) {
+        kill();
+        int status = 0;
+        while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    if (m_pidfd >= 0)
+        ::close(m_pidfd);
+}
+
+void ContainerProcess::stopContainer() {
+    // By name: the engine may have started the container although the client has not said so yet.
+    runCapturing({m_engine, "kill", "--signal", "KILL", m_name});
+    if (m_pidfd >= 0) {
+        pollfd fd{m_pidfd, POLLIN, 0};
+        int ready;
+        while ((ready = ::poll(&fd, 1, static_cast<int>(std::chrono::milliseconds(kClientGrace).count()))) < 0 &&
+               errno == EINTR) {
+        }
+        if (ready == 0)
+            ::kill(m_pid, SIGKILL);
+    } else {
+        ::kill(m_pid, SIGKILL);
+    }
+    // Whatever the client left: a container it created after the kill above, or one --rm did not remove.
+    runCapturing({m_engine, "rm", "--force", m_name});
+}
+
+void ContainerProcess::kill() {
+    if (m_pid <= 0 || m_exit || m_killed)
+        return;
+    m_killed = true;
+    stopContainer();
+}
+
+SandboxExit ContainerProcess::reap(int waitStatus) {
+    SandboxExit exit;
+    if (WIFEXITED(waitStatus)) {
+        exit.exitCode = WEXITSTATUS(waitStatus);
+        exit.reason = exit.exitCode == kEngineSetupFailed ? SandboxExit::Reason::SetupFailed
+                                                          : SandboxExit::Reason::Exited;
+    } else {
+        exit.reason = SandboxExit::Reason::Signaled;
+        exit.exitCode = 128 + WTERMSIG(waitStatus);
+    }
+    if (m_timedOut)
+        exit.reason = SandboxExit::Reason::TimedOut;
+    else if (m_killed)
+        exit.reason = SandboxExit::Reason::Killed;
+    return exit;
+}
+
+std::optional<SandboxExit> ContainerProcess::wait(std::optional<std::chrono::milliseconds> timeout,
+                                                  int interruptFd) {
+    if (m_exit)
+        return m_exit;
+    const auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout
+                                  : std::chrono::steady_clock::time_point::max();
+    while (true) {
+        int waitMs = -1;
+        if (timeout && !m_timedOut && !m_killed) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now());
+            waitMs = static_cast<int>(std::max<std::chrono::milliseconds::rep>(0, left.count()));
+        }
+        pollfd fds[2] = {{m_pidfd, POLLIN, 0}, {interruptFd, POLLIN, 0}};
+        const int ready = ::poll(fds, interruptFd >= 0 ? 2 : 1, waitMs);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready > 0 && (fds[0].revents & POLLIN)) {
+            int status = 0;
+            while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            m_exit = reap(status);
+            return m_exit;
+        }
+        if (ready > 0 && interruptFd >= 0 && fds[1].revents)
+            return std::nullopt;
+        if (ready == 0) { // the deadline
+            m_timedOut = true;
+            stopContainer();
+        }
+    }
+}
+
+} // namespace warren::sandbox
