@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
 #include <poll.h>
@@ -104,6 +105,38 @@ Status writeFile(const std::string& path, const std::string& bytes, mode_t mode)
     return Ok{};
 }
 
+// Scratch directories are "<parent>/warren-container-PID-XXXXXX": a launcher killed before it could remove
+// its own leaves one, which the next sweep removes once PID is gone.
+constexpr const char* kScratchPrefix = "warren-container-";
+
+std::string scratchParent() {
+    const char* runtimeDir = std::getenv("XDG_RUNTIME_DIR");
+    return runtimeDir && *runtimeDir ? runtimeDir : "/tmp";
+}
+
+void sweepOrphanedScratch() {
+    const std::string parent = scratchParent();
+    DIR* dir = ::opendir(parent.c_str());
+    if (!dir)
+        return;
+    const std::string prefix = kScratchPrefix;
+    std::vector<std::string> orphans;
+    while (dirent* entry = ::readdir(dir)) {
+        const std::string name = entry->d_name;
+        if (name.rfind(prefix, 0) != 0)
+            continue;
+        char* end = nullptr;
+        const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+        struct stat st {};
+        if (pid > 0 && *end == '-' && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH &&
+            ::lstat((parent + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid())
+            orphans.push_back(parent + "/" + name);
+    }
+    ::closedir(dir);
+    for (const auto& path : orphans)
+        removeContainerScratch({path, {}});
+}
+
 } // namespace
 
 Result<PreparedContainer> prepareContainer(SandboxProfile profile, const ContainerOptions& options,
@@ -153,8 +186,7 @@ Result<PreparedContainer> prepareContainer(SandboxProfile profile, const Contain
 }
 
 Result<ContainerScratch> makeContainerScratch() {
-    const char* runtimeDir = std::getenv("XDG_RUNTIME_DIR");
-    std::string pattern = std::string(runtimeDir && *runtimeDir ? runtimeDir : "/tmp") + "/warren-container-XXXXXX";
+    std::string pattern = scratchParent() + "/" + kScratchPrefix + std::to_string(getpid()) + "-XXXXXX";
     if (!::mkdtemp(pattern.data()))
         return makeError(ErrorCode::System, "cannot create a private directory for the container's files (" + pattern +
                                             "): " + std::strerror(errno) + ". Check that $XDG_RUNTIME_DIR or /tmp "
@@ -211,6 +243,7 @@ int sweepOrphanedContainers(ContainerEngine engine, const std::string& enginePat
     const ProcessOutcome listed = runCapturing(
         {program, "ps", "--all", "--filter", std::string("label=") + kContainerLabel + "=1", "--format", format},
         false);
+    sweepOrphanedScratch();
     if (!succeeded(listed))
         return 0;
     int removed = 0;
