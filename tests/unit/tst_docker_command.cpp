@@ -2,7 +2,9 @@
 // one profile feature and the argv words (or the not-enforced entry) it must produce. The host is a fake
 // HostLookup, so each row says which host paths exist.
 
+#include "ContainerLauncher.h"
 #include "DockerCommand.h"
+#include "Preflight.h"
 
 #include <QtTest>
 
@@ -97,6 +99,12 @@ private slots:
     void everyRequestedLimitIsSetOrReported();
     void rejects_data();
     void rejects();
+    void podmanUlimitsStayWithinInheritedLimits_data();
+    void podmanUlimitsStayWithinInheritedLimits();
+    void orphanedContainers_data();
+    void orphanedContainers();
+    void engineInfo_data();
+    void engineInfo();
 };
 
 void TestDockerCommand::profileFeature_data() {
@@ -325,6 +333,111 @@ void TestDockerCommand::rejects() {
     auto command = buildDockerCommand(*profile, r, fakeHost());
     QVERIFY(!command);
     QVERIFY2(qs(command.error().message).contains(message), command.error().message.c_str());
+}
+
+void TestDockerCommand::podmanUlimitsStayWithinInheritedLimits_data() {
+    QTest::addColumn<QString>("engine");
+    QTest::addColumn<int>("openFiles");
+    QTest::addColumn<QStringList>("present");
+    QTest::addColumn<QStringList>("absent");
+    // Podman drops containers.conf's default_ulimits once any --ulimit is given and would set ~1M for both.
+    QTest::newRow("podman, profile sets open files") << "podman" << 100
+        << QStringList{"--ulimit nofile=100:100", "--ulimit nproc=32768:32768"} << QStringList{"nofile=20000:20000"};
+    QTest::newRow("podman, profile leaves open files") << "podman" << 0
+        << QStringList{"--ulimit nofile=20000:20000", "--ulimit nproc=32768:32768"} << QStringList{};
+    QTest::newRow("docker keeps the daemon's defaults") << "docker" << 0 << QStringList{}
+        << QStringList{"nofile=20000:20000", "nproc=32768:32768"};
+}
+
+void TestDockerCommand::podmanUlimitsStayWithinInheritedLimits() {
+    QFETCH(QString, engine);
+    QFETCH(int, openFiles);
+    QFETCH(QStringList, present);
+    QFETCH(QStringList, absent);
+    auto profile = profileWith(QStringLiteral("{\"limits\": {\"open_files\": %1}}").arg(openFiles));
+    QVERIFY(profile);
+    DockerRequest r = request(engine);
+    r.hostOpenFilesHard = 20000;
+    r.hostProcessesHard = 32768;
+    auto command = buildDockerCommand(*profile, r, fakeHost());
+    QVERIFY2(command, command ? "" : command.error().message.c_str());
+    const QString line = qs(command->commandLine());
+    for (const auto& sequence : present)
+        QVERIFY2(containsSequence(command->argv, sequence), qPrintable(sequence + " missing from " + line));
+    for (const auto& word : absent)
+        QVERIFY2(!line.contains(word), qPrintable(word + " present in " + line));
+}
+
+void TestDockerCommand::orphanedContainers_data() {
+    QTest::addColumn<QString>("ps");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("owner alive") << "warren-1-a\tm1:100:555\n" << QStringList{};
+    QTest::newRow("owner gone") << "warren-2-b\tm1:200:555\n" << QStringList{"warren-2-b"};
+    QTest::newRow("pid reused by another process") << "warren-3-c\tm1:100:999\n" << QStringList{"warren-3-c"};
+    QTest::newRow("another machine's container") << "warren-4-d\tm2:200:555\n" << QStringList{};
+    QTest::newRow("no owner label") << "warren-5-e\t\nwarren-6-f\t<no value>\n" << QStringList{};
+    QTest::newRow("several") << "warren-1-a\tm1:100:555\nwarren-2-b\tm1:200:1\nwarren-7-g\tm1:300:2\n"
+                             << QStringList{"warren-2-b", "warren-7-g"};
+}
+
+void TestDockerCommand::orphanedContainers() {
+    QFETCH(QString, ps);
+    QFETCH(QStringList, expected);
+    // Only pid 100 runs, started at tick 555.
+    const auto startTimeOf = [](pid_t pid) { return pid == 100 ? std::string("555") : std::string(); };
+    QStringList found;
+    for (const auto& name : warren::sandbox::orphanedContainers(ps.toStdString(), "m1", startTimeOf))
+        found << qs(name);
+    QCOMPARE(found, expected);
+}
+
+void TestDockerCommand::engineInfo_data() {
+    QTest::addColumn<QString>("engine");
+    QTest::addColumn<QString>("info");
+    QTest::addColumn<bool>("rootless");
+    QTest::addColumn<bool>("memory");
+    QTest::addColumn<bool>("pids");
+    QTest::addColumn<bool>("limitsOk");
+    QTest::newRow("podman rootful, cgroup v1") << "podman"
+        << "{\"host\": {\"cgroupVersion\": \"v1\", \"cgroupControllers\": [\"memory\", \"pids\"], "
+           "\"security\": {\"rootless\": false, \"seccompEnabled\": true}}, \"version\": {\"Version\": \"4.3.1\"}}"
+        << false << true << true << true;
+    QTest::newRow("podman rootless, cgroup v1: no limits") << "podman"
+        << "{\"host\": {\"cgroupVersion\": \"v1\", \"cgroupControllers\": [\"memory\", \"pids\"], "
+           "\"security\": {\"rootless\": true, \"seccompEnabled\": true}}}"
+        << true << false << false << false;
+    QTest::newRow("podman rootless, cgroup v2 without memory delegated") << "podman"
+        << "{\"host\": {\"cgroupVersion\": \"v2\", \"cgroupControllers\": [\"cpu\", \"pids\"], "
+           "\"security\": {\"rootless\": true, \"seccompEnabled\": true}}}"
+        << true << false << true << false;
+    QTest::newRow("docker rootless") << "docker"
+        << "{\"ServerVersion\": \"24.0.5\", \"MemoryLimit\": true, \"PidsLimit\": true, \"CgroupVersion\": \"2\", "
+           "\"SecurityOptions\": [\"name=seccomp,profile=builtin\", \"name=rootless\"]}"
+        << true << true << true << true;
+}
+
+void TestDockerCommand::engineInfo() {
+    QFETCH(QString, engine);
+    QFETCH(QString, info);
+    QFETCH(bool, rootless);
+    QFETCH(bool, memory);
+    QFETCH(bool, pids);
+    QFETCH(bool, limitsOk);
+    const ContainerEngine which = engine == "podman" ? ContainerEngine::Podman : ContainerEngine::Docker;
+    auto parsed = parseEngineInfo(which, info.toStdString());
+    QVERIFY2(parsed, parsed ? "" : parsed.error().message.c_str());
+    QCOMPARE(parsed->rootless, rootless);
+    QVERIFY(parsed->seccomp);
+    QCOMPARE(parsed->memoryLimit, memory);
+    QCOMPARE(parsed->pidsLimit, pids);
+    SandboxLimits limits;
+    limits.memoryMb = 512;
+    limits.pids = 64;
+    const PreflightCheck check = containerLimitsCheck(which, *parsed, limits);
+    QCOMPARE(check.status == PreflightCheck::Status::Ok, limitsOk);
+    if (!limitsOk)
+        QVERIFY(!check.fix.empty());
+    QVERIFY(!parseEngineInfo(which, "not json"));
 }
 
 QTEST_GUILESS_MAIN(TestDockerCommand)
