@@ -43,8 +43,8 @@ Run COMMAND in a bubblewrap + seccomp sandbox (or a Docker/Podman container) wit
   --pids N              process limit for the whole sandbox (0: none)
   --cpu-seconds N       CPU time limit per process (0: none)
   --timeout SECONDS     kill the whole sandbox after SECONDS of wall-clock time (exit status 124)
-  --backend NAME        bwrap (default), or docker or podman: the same profile in a container; this build
-                        only explains a container (--explain), it does not run one yet
+  --backend NAME        bwrap (default), or docker or podman: the same profile in a container (the engine
+                        on PATH, with DOCKER_HOST, contexts and CONTAINERS_CONF as they are)
   --image IMAGE         the container's image (default debian:bookworm-slim); it must be present locally
   --env NAME=VALUE      set an environment variable inside
   --explain             print the resolved profile, the limits and the exact bwrap (or docker/podman)
