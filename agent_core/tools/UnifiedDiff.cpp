@@ -28,13 +28,13 @@ std::vector<std::string_view> splitLines(std::string_view text) {
 
 // Myers' greedy search for the shortest edit script from a to b, keeping each round's furthest reaching
 // points (V of round d at trace[d*d .. d*d+2d]) to walk the path back. Marks the lines the script removes
-// from a and adds from b; false when the script costs more than kMaxDiffEditCost or the search more than
-// kMaxDiffWork, and the marks are then not to be used.
+// from a and adds from b; false when the script costs more than limits.maxEditCost or the search more than
+// limits.maxWork steps, and the marks are then not to be used.
 bool markEdits(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b, std::span<char> removed,
-               std::span<char> added) {
+               std::span<char> added, const DiffLimits& limits) {
     const Index n = std::ssize(a);
     const Index m = std::ssize(b);
-    const Index maxCost = std::min<Index>(n + m, static_cast<Index>(kMaxDiffEditCost));
+    const Index maxCost = std::min<Index>(n + m, static_cast<Index>(limits.maxEditCost));
     std::vector<Index> trace;
     auto at = [&trace](Index d, Index k) -> Index& {
         return trace[static_cast<std::size_t>(d * d + d + k)];
@@ -81,7 +81,7 @@ bool markEdits(std::span<const std::uint32_t> a, std::span<const std::uint32_t> 
             return true;
         }
         work += static_cast<std::size_t>(d) + 1;
-        if (work > kMaxDiffWork)
+        if (work > limits.maxWork)
             return false;
     }
     return false;
@@ -138,7 +138,7 @@ void appendLine(std::string& out, char mark, std::string_view line) {
 } // namespace
 
 LineDiff diffLines(std::optional<std::string_view> before, std::optional<std::string_view> after,
-                   const std::string& path, std::size_t context) {
+                   const std::string& path, std::size_t context, DiffLimits limits) {
     const std::vector<std::string_view> oldLines = splitLines(before.value_or(std::string_view()));
     const std::vector<std::string_view> newLines = splitLines(after.value_or(std::string_view()));
 
@@ -170,7 +170,7 @@ LineDiff diffLines(std::optional<std::string_view> before, std::optional<std::st
     const bool searched =
         !removedMiddle.empty() && !addedMiddle.empty() &&
         markEdits(std::span(a).subspan(head, removedMiddle.size()),
-                  std::span(b).subspan(head, addedMiddle.size()), removedMiddle, addedMiddle);
+                  std::span(b).subspan(head, addedMiddle.size()), removedMiddle, addedMiddle, limits);
     if (!searched) {
         // One side's middle is empty (nothing to search), or the search gave up: replace the middle whole.
         std::fill(removedMiddle.begin(), removedMiddle.end(), 1);

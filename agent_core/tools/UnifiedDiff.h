@@ -21,6 +21,12 @@ inline constexpr std::size_t kMaxDiffWork = 20'000'000;
 inline constexpr std::size_t kMaxDiffBytes = 64 * 1024;
 inline constexpr std::size_t kMaxDiffLines = 2000;
 
+// How far the search may go; tests lower them to reach the fallback with small inputs.
+struct DiffLimits {
+    std::size_t maxEditCost = kMaxDiffEditCost;
+    std::size_t maxWork = kMaxDiffWork;
+};
+
 struct LineDiff {
     std::string text;        // the unified diff; empty when no line changed
     std::size_t added = 0;   // lines added
@@ -33,7 +39,7 @@ struct LineDiff {
 // `after` one that was deleted (`+++ /dev/null`); otherwise the headers are `--- a/path` and `+++ b/path`.
 // A created or deleted empty file has no lines to show, so its diff is empty too.
 LineDiff diffLines(std::optional<std::string_view> before, std::optional<std::string_view> after,
-                   const std::string& path, std::size_t context = 3);
+                   const std::string& path, std::size_t context = 3, DiffLimits limits = {});
 
 // diffLines' text alone.
 std::string unifiedDiff(std::optional<std::string_view> before, std::optional<std::string_view> after,

@@ -269,6 +269,39 @@ private slots:
         QCOMPARE(applyWithGit(before, diff.text), after);
     }
 
+    // Either bound reached gives the same fallback: from the first change to the last, all removed and all
+    // added, in one hunk that still applies. Lowered limits reach it with a small file.
+    void limitsGiveTheFallback_data() {
+        QTest::addColumn<int>("maxEditCost");
+        QTest::addColumn<int>("maxWork");
+        QTest::addColumn<int>("added");
+        QTest::addColumn<int>("removed");
+        QTest::addColumn<int>("hunks");
+        // Lines 2, 10 and 18 of 20 replaced: a cost of 6.
+        QTest::newRow("within both") << 6 << 1000 << 3 << 3 << 3;
+        QTest::newRow("past the edit cost") << 5 << 1000 << 17 << 17 << 1;
+        QTest::newRow("past the work") << 1000 << 5 << 17 << 17 << 1;
+    }
+    void limitsGiveTheFallback() {
+        QFETCH(int, maxEditCost);
+        QFETCH(int, maxWork);
+        QFETCH(int, added);
+        QFETCH(int, removed);
+        QFETCH(int, hunks);
+        const QByteArray before = numbered(20);
+        const QByteArray after = numbered(20, {{2, "two"}, {10, "ten"}, {18, "eighteen"}});
+        const DiffLimits limits{static_cast<std::size_t>(maxEditCost), static_cast<std::size_t>(maxWork)};
+        const LineDiff diff = diffLines(before.toStdString(), after.toStdString(), "f.txt", 3, limits);
+        QCOMPARE(diff.added, static_cast<std::size_t>(added));
+        QCOMPARE(diff.removed, static_cast<std::size_t>(removed));
+        QCOMPARE(bytes(diff.text).count("@@ -"), qsizetype(hunks));
+        if (hunks == 1)
+            QVERIFY(diff.text.starts_with("--- a/f.txt\n+++ b/f.txt\n@@ -1,20 +1,20 @@\n 1\n-2\n-3\n"));
+        if (!haveGit())
+            QSKIP("git is not installed: the diff is not applied");
+        QCOMPARE(applyWithGit(before, diff.text), after);
+    }
+
     void cap_data() {
         QTest::addColumn<QByteArray>("diff");
         QTest::addColumn<int>("maxBytes");
