@@ -11,7 +11,10 @@ target_compile_options(warren_common INTERFACE
     -fstack-protector-strong -fstack-clash-protection -fcf-protection
     $<$<NOT:$<CONFIG:Debug>>:-D_FORTIFY_SOURCE=2>
     -D_GLIBCXX_ASSERTIONS
-    -fPIE)
+    # -fPIC rather than -fPIE, also for executables (still linked -pie): Qt is built with reduced
+    # relocations, and code compiled -fPIE gets copy relocations of Qt's data (meta-objects), which
+    # crashed QApplication on start.
+    -fPIC)
 target_link_options(warren_common INTERFACE -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack)
 
 if(WARNINGS_AS_ERRORS)

@@ -391,8 +391,8 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
 
     if (std::find(m_config.approvalTools.begin(), m_config.approvalTools.end(), call.name) !=
         m_config.approvalTools.end()) {
-        protocol::ApprovalRequestParams request{call.name, call.arguments,
-                                                call.name + " is in approval_tools"};
+        protocol::ApprovalRequestParams request{call.name, call.arguments, call.name + " is in approval_tools",
+                                                call.id};
         m_events.emit(et::kApprovalRequested,
                        {{"id", call.id}, {"arguments", call.arguments}, {"reason", request.reason}},
                        {call.name, std::nullopt, std::nullopt});

@@ -166,7 +166,10 @@ Result<LlmChatResult> llmChatResultFromJson(const json& value) {
 }
 
 json toJson(const ApprovalRequestParams& params) {
-    return {{"tool", params.tool}, {"arguments", params.arguments}, {"reason", params.reason}};
+    json out = {{"tool", params.tool}, {"arguments", params.arguments}, {"reason", params.reason}};
+    if (!params.callId.empty())
+        out["call_id"] = params.callId;
+    return out;
 }
 
 Result<ApprovalRequestParams> approvalRequestParamsFromJson(const json& value) {
@@ -174,11 +177,15 @@ Result<ApprovalRequestParams> approvalRequestParamsFromJson(const json& value) {
     Error error;
     ApprovalRequestParams params;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"tool", "arguments", "reason"}, where), error) ||
+        !take(checkKeys(value, {"tool", "arguments", "reason", "call_id"}, where), error) ||
         !take(getString(value, "tool", where), params.tool, error) ||
         !take(getObject(value, "arguments", where), params.arguments, error) ||
         !take(getString(value, "reason", where), params.reason, error))
         return error;
+    std::optional<std::string> callId;
+    if (!take(getOptionalString(value, "call_id", where), callId, error))
+        return error;
+    params.callId = callId.value_or("");
     return params;
 }
 

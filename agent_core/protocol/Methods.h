@@ -72,6 +72,7 @@ struct ApprovalRequestParams {
     std::string tool;
     nlohmann::json arguments = nlohmann::json::object();
     std::string reason; // why the call needs approval, shown to the user
+    std::string callId; // the tool call's id, as in approval_requested's data.id ("call_id"; empty: not given)
     friend bool operator==(const ApprovalRequestParams&, const ApprovalRequestParams&) = default;
 };
 

@@ -37,6 +37,7 @@ struct RunCommand {
     bool json = false;                                         // one event per line instead of the live view
     std::optional<std::uint64_t> timeoutSec;                   // > 0
     std::optional<std::uint64_t> tokenBudget;                  // > 0
+    bool demo = false; // the scripted demo, whatever model is set up: `warren` where no window can open
 };
 
 struct TasksCommand {

@@ -1,7 +1,6 @@
 #include "Commands.h"
 
 #include "AgentConfig.h"
-#include "Demo.h"
 #include "LiveView.h"
 #include "LocalControlPlane.h"
 #include "Preflight.h"
@@ -206,32 +205,38 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     LocalControlPlane& local = **plane;
 
     // The model: --provider, else WARREN_PROVIDER, else the stored setting; none means the demo.
+    auto settings = local.settings();
+    if (!settings)
+        return usageError(settings.error().message);
     std::string provider = command.provider.value_or(environment("WARREN_PROVIDER"));
     std::string model = command.model.value_or(environment("WARREN_MODEL"));
-    std::string prompt = command.prompt;
-    std::string workspace = command.workspace.value_or(".");
     if (provider.empty()) {
-        auto demo = local.makeDemoWorkspace();
-        if (!demo)
-            return usageError(demo.error().message);
-        provider = "scripted:" + *demo + "/script.json";
-        workspace = *demo + "/workspace";
-        spec.demo = true;
-        if (prompt.empty())
-            prompt = kDemoPrompt;
-        std::cerr << "warren: no model is configured, so this is the scripted demo: a recorded agent fixes a "
-                     "failing test in a copy of the demo workspace ("
-                  << workspace << ").\n       Use a real model with --provider openai|anthropic|ollama|... "
-                  << "--model NAME (keys: `warren secrets set NAME`).\n";
+        provider = settings->provider;
+        if (model.empty())
+            model = settings->model;
     }
-    if (prompt.empty())
-        return usageError("run: what should the agent do? Give the task as the last argument");
-    spec.provider = provider;
+    if (command.presets.empty())
+        spec.presets = settings->presets;
     spec.model = model;
-    if (auto config = parseProviderSpec(provider, model); !config)
-        return usageError(config.error().message);
-
-    auto task = local.submit(prompt, workspace, spec);
+    Result<TaskRecord> task = makeError(ErrorCode::InvalidArgument, "");
+    if (command.demo) {
+        std::cerr << "warren: no display for the window, so this is the scripted demo, headless: a recorded agent "
+                     "fixes a failing test in a copy of the demo workspace.\n       `warren help` lists the "
+                     "commands; `warren run PROMPT` runs a task.\n";
+        task = local.submitDemo(spec);
+    } else if (provider.empty()) {
+        std::cerr << "warren: no model is configured, so this is the scripted demo: a recorded agent fixes a "
+                     "failing test in a copy of the demo workspace.\n       Use a real model with --provider "
+                     "openai|anthropic|ollama|... --model NAME (keys: `warren secrets set NAME`).\n";
+        task = local.submitDemo(spec);
+    } else {
+        if (command.prompt.empty())
+            return usageError("run: what should the agent do? Give the task as the last argument");
+        spec.provider = provider;
+        if (auto config = parseProviderSpec(provider, model); !config)
+            return usageError(config.error().message);
+        task = local.submit(command.prompt, command.workspace.value_or("."), spec);
+    }
     if (!task)
         return usageError(task.error().message);
     if (!command.json)
@@ -441,9 +446,9 @@ int runCommand(const CliArguments& arguments) {
         [&](const auto& command) -> int {
             using T = std::decay_t<decltype(command)>;
             if constexpr (std::is_same_v<T, WindowCommand>) {
-                std::cout << usageText();
-                std::cerr << "warren: the desktop window is not part of this build yet; the commands above work.\n";
-                return kExitUsage;
+                RunCommand demo; // main() opens the window where it can; here there is no window
+                demo.demo = true;
+                return run(arguments, demo);
             } else if constexpr (std::is_same_v<T, HelpCommand>) {
                 std::cout << usageText(command.topic);
                 return kExitOk;

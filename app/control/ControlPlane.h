@@ -3,10 +3,12 @@
 // everything in this process; a remote one (HTTP + WebSocket to warrend) will implement the same
 // interface, so the faces never know which one they have.
 
+#include "Settings.h"
 #include "StoreTypes.h"
 #include "TaskSpec.h"
 
 #include <QObject>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -25,9 +27,13 @@ public:
 
     virtual Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace,
                                       const TaskSpec& spec) = 0;
+    // The built-in scripted demo (resources/demo) on a fresh copy of its workspace, marked as the demo;
+    // spec gives the rest (approvals, presets).
+    virtual Result<TaskRecord> submitDemo(TaskSpec spec) = 0;
     virtual Status resume(const std::string& taskId) = 0;
     virtual Status cancel(const std::string& taskId) = 0;
     virtual Status pause(const std::string& taskId) = 0;
+    // callId: approvalNeeded's ApprovalRecord::callId, or the tool call's id (approval_requested's data.id).
     virtual void answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                 const std::string& note, bool always) = 0;
 
@@ -37,6 +43,19 @@ public:
     virtual Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId) = 0;
     // Copies the task's record, its events (events.jsonl) and its /output files into directory.
     virtual Status exportTask(const std::string& taskId, const std::string& directory) = 0;
+
+    virtual Result<Settings> settings() = 0;
+    virtual Status saveSettings(const Settings& settings) = 0; // applies at once (e.g. tasks at a time)
+    // The provider's API key, kept in the keychain (or the 0600 file) under keyName; never readable back
+    // through this interface.
+    virtual Status storeKey(const std::string& keyName, const std::string& key) = 0;
+    virtual Result<bool> hasKey(const std::string& keyName) = 0;
+    // Empty when keys are in the keychain; otherwise what the user should know (keys in a 0600 file).
+    virtual std::string keyStorageWarning() = 0;
+    // One tiny model call with this provider and model, and key (empty: the stored one), so Settings can
+    // say whether it works before anything runs. done runs once, in context's thread, unless context dies.
+    virtual void testModel(const std::string& provider, const std::string& model, const std::string& key,
+                           QObject* context, std::function<void(Status)> done) = 0;
 
 signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);

@@ -3,6 +3,8 @@
 #include "ApprovalRules.h"
 #include "Demo.h"
 #include "EventWriter.h"
+#include "Provider.h"
+#include "ProviderKey.h"
 #include "SecretStore.h"
 #include "Store.h"
 #include "TaskManager.h"
@@ -98,7 +100,9 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
     environment.agentBinary = *agent;
     environment.extraProfileLayers = options.extraProfileLayers;
     environment.approvalRules = std::move(*rules);
-    plane->m_manager = new TaskManager(environment, options.maxConcurrent, plane.get());
+    auto stored = loadSettings(*plane->m_store);
+    const std::size_t maxConcurrent = options.maxConcurrent.value_or(stored ? stored->maxConcurrent : Settings{}.maxConcurrent);
+    plane->m_manager = new TaskManager(environment, maxConcurrent, plane.get());
     connect(plane->m_manager, &TaskManager::eventStored, plane.get(), &ControlPlane::eventStored);
     connect(plane->m_manager, &TaskManager::approvalNeeded, plane.get(), &ControlPlane::approvalNeeded);
     connect(plane->m_manager, &TaskManager::taskFinished, plane.get(), &ControlPlane::taskFinished);
@@ -117,11 +121,13 @@ LocalControlPlane::~LocalControlPlane() {
     m_manager = nullptr;
 }
 
-Result<std::string> LocalControlPlane::makeDemoWorkspace() {
+Result<TaskRecord> LocalControlPlane::submitDemo(TaskSpec spec) {
     const std::string directory = m_data.root + "/demo/" + newTaskId();
     if (auto written = writeDemo(directory); !written)
         return written.error();
-    return directory;
+    spec.provider = "scripted:" + directory + "/script.json";
+    spec.demo = true;
+    return submit(kDemoPrompt, directory + "/workspace", spec);
 }
 
 Result<TaskRecord> LocalControlPlane::submit(const std::string& prompt, const std::string& workspace,
@@ -189,6 +195,71 @@ Status LocalControlPlane::exportTask(const std::string& taskId, const std::strin
     if (!summary || !lines)
         return makeError(ErrorCode::System, "cannot write the export in " + directory + "; is the disk full?");
     return Ok{};
+}
+
+} // namespace warren::control
+
+namespace warren::control {
+
+Result<Settings> LocalControlPlane::settings() { return loadSettings(*m_store); }
+
+Status LocalControlPlane::saveSettings(const Settings& settings) {
+    if (auto saved = control::saveSettings(*m_store, settings); !saved)
+        return saved;
+    m_manager->setMaxConcurrent(settings.maxConcurrent);
+    return Ok{};
+}
+
+Status LocalControlPlane::storeKey(const std::string& keyName, const std::string& key) {
+    if (keyName.empty())
+        return makeError(ErrorCode::InvalidArgument, "this provider takes no API key");
+    return secrets().write(keyName, key);
+}
+
+Result<bool> LocalControlPlane::hasKey(const std::string& keyName) {
+    auto stored = secrets().read(keyName);
+    if (!stored)
+        return stored.error();
+    return stored->has_value() && !(*stored)->empty();
+}
+
+std::string LocalControlPlane::keyStorageWarning() { return secrets().warning(); }
+
+void LocalControlPlane::testModel(const std::string& provider, const std::string& model, const std::string& key,
+                                  QObject* context, std::function<void(Status)> done) {
+    auto config = parseProviderSpec(provider, model);
+    if (!config)
+        return done(config.error());
+    if (config->kind == ProviderConfig::Kind::Scripted)
+        return done(makeError(ErrorCode::InvalidArgument, "a scripted provider has no connection to test"));
+    if (key.empty()) {
+        auto stored = lookUpKey(*config, &secrets());
+        if (!stored)
+            return done(stored.error());
+        config->apiKey = *stored;
+    } else {
+        config->apiKey = key;
+    }
+    // A reply of a few tokens, no retries: the answer is about reaching the model, quickly.
+    config->maxTokens = 8;
+    config->maxRetries = 0;
+    auto created = createProvider(*config, m_network);
+    if (!created)
+        return done(created.error());
+    std::shared_ptr<Provider> held = std::move(*created);
+    protocol::LlmChatParams params;
+    protocol::ChatMessage question;
+    question.role = "user";
+    question.content = "Reply with the word OK.";
+    params.messages.push_back(std::move(question));
+    ChatCall* call = held->chat(params, context);
+    connect(call, &ChatCall::finished, context, [call, held, done = std::move(done)] {
+        call->deleteLater();
+        if (call->result())
+            done(Ok{});
+        else
+            done(call->result().error());
+    });
 }
 
 } // namespace warren::control

@@ -8,6 +8,7 @@
 #include "Result.h"
 
 #include <memory>
+#include <optional>
 
 class QNetworkAccessManager;
 
@@ -22,7 +23,7 @@ class TaskTokens;
 struct LocalOptions {
     std::string dataDir;     // empty: DataDir::defaultRoot()
     std::string agentBinary; // empty: found next to this program (see findAgentBinary)
-    std::size_t maxConcurrent = 4;
+    std::optional<std::size_t> maxConcurrent; // unset: the stored setting (Settings::maxConcurrent)
     std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE
     bool useKeychain = true; // false: the 0600 file only (tests)
 };
@@ -44,12 +45,18 @@ public:
     Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0) override;
     Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId) override;
     Status exportTask(const std::string& taskId, const std::string& directory) override;
+    Result<TaskRecord> submitDemo(TaskSpec spec) override;
+    Result<Settings> settings() override;
+    Status saveSettings(const Settings& settings) override;
+    Status storeKey(const std::string& keyName, const std::string& key) override;
+    Result<bool> hasKey(const std::string& keyName) override;
+    std::string keyStorageWarning() override;
+    void testModel(const std::string& provider, const std::string& model, const std::string& key, QObject* context,
+                   std::function<void(Status)> done) override;
 
     const DataDir& dataDir() const { return m_data; }
     SecretStore& secrets(); // opened on first use
     std::vector<std::string> recovered() const { return m_recovered; } // interrupted on open
-    // The built-in demo (resources/demo, embedded): a fresh copy of its workspace for one run.
-    Result<std::string> makeDemoWorkspace();
 
 private:
     LocalControlPlane() = default;

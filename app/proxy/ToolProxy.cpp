@@ -202,15 +202,18 @@ void ToolProxy::approval(const protocol::Request& request, Reply reply) {
         decide(record, approved, approvalModeName(m_settings.approvalMode), "");
         return answer(approved, approved ? "" : "denied: approvals are set to deny (--approve deny)");
     }
-    m_pendingApprovals.emplace(record.callId, std::pair{record, std::move(answer)});
+    m_pendingApprovals.emplace(record.callId, PendingApproval{record, params->callId, std::move(answer)});
     emit approvalNeeded(record);
 }
 
 void ToolProxy::answerApproval(const std::string& callId, bool approved, const std::string& note, bool always) {
     auto pending = m_pendingApprovals.find(callId);
+    if (pending == m_pendingApprovals.end()) // the window answers a card, which knows the tool call's id
+        pending = std::find_if(m_pendingApprovals.begin(), m_pendingApprovals.end(),
+                               [&](const auto& entry) { return entry.second.toolCallId == callId; });
     if (pending == m_pendingApprovals.end() || m_aborted)
         return;
-    auto [record, reply] = std::move(pending->second);
+    auto [record, toolCallId, reply] = std::move(pending->second);
     m_pendingApprovals.erase(pending);
     if (approved && always)
         m_always.insert(alwaysKey(record.tool, json::parse(record.arguments)));

@@ -46,7 +46,8 @@ public:
 
     // reply is called exactly once, now or later (a model call, a user's decision), unless abortAll() ran.
     void handle(const protocol::Request& request, Reply reply);
-    // The user's answer to an approvalNeeded. always: the same call (shell: the same command; other
+    // The user's answer to an approvalNeeded. callId is its record's callId, or the tool call's id the
+    // agent gave (approval_requested's data.id). always: the same call (shell: the same command; other
     // tools: the tool) is approved for the rest of this task without asking.
     void answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
     // The task ended: model calls in flight are aborted and nothing more is answered.
@@ -74,7 +75,12 @@ private:
     Store& m_store;
     std::unique_ptr<Provider> m_provider;
     protocol::TokenUsage m_used;
-    std::map<std::string, std::pair<ApprovalRecord, Answer>> m_pendingApprovals; // by ApprovalRecord::callId
+    struct PendingApproval {
+        ApprovalRecord record;
+        std::string toolCallId; // the agent's id of the call (approval_requested's data.id)
+        Answer answer;
+    };
+    std::map<std::string, PendingApproval> m_pendingApprovals; // by ApprovalRecord::callId
     std::set<std::string> m_always;
     std::vector<QPointer<ChatCall>> m_calls;
     bool m_aborted = false;

@@ -139,6 +139,11 @@ std::vector<std::string> TaskManager::recoverInterrupted() {
     return recovered;
 }
 
+void TaskManager::setMaxConcurrent(std::size_t maxConcurrent) {
+    m_maxConcurrent = std::max<std::size_t>(1, maxConcurrent);
+    schedule();
+}
+
 void TaskManager::schedule() {
     while (m_running.size() < m_maxConcurrent && !m_queue.empty()) {
         const std::string id = m_queue.front();

@@ -34,6 +34,7 @@ public:
     // Tasks stored as running whose agent no process holds any more become interrupted. Returns them.
     std::vector<std::string> recoverInterrupted();
 
+    void setMaxConcurrent(std::size_t maxConcurrent); // more slots start queued tasks now; fewer wait for ends
     std::size_t activeCount() const { return m_running.size(); }
     bool isActive(const std::string& id) const { return m_running.contains(id); }
 

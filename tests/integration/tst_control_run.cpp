@@ -104,6 +104,8 @@ class TestControlRun : public QObject {
 
 private slots:
     void demoRunsInTheSandboxAndIsExported();
+    void warrenWithoutADisplayRunsTheDemo();
+    void storedSettingsChooseTheModel();
     void killedAgentResumesAndCompletes();
     void killedWarrenIsRecoveredAndResumed();
     void cancelFromAnotherProcess();
@@ -147,6 +149,53 @@ void TestControlRun::demoRunsInTheSandboxAndIsExported() {
     QCOMPARE(jsonLines(readFile(exported + "/events.jsonl").toUtf8()).size(), events.events.size());
     const json report = json::parse(readFile(exported + "/output/resource_report.json").toStdString(), nullptr, false);
     QCOMPARE(report.value("exit_reason", ""), "finished");
+}
+
+void TestControlRun::warrenWithoutADisplayRunsTheDemo() {
+    QTemporaryDir data;
+    QProcessEnvironment environment = warrenEnvironment(data.path());
+    for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+        environment.remove(name);
+    const auto run = runWarren({"--no-color"}, data.path(), environment);
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.contains("no display") && run.err.contains("scripted demo"), run.err.constData());
+    QVERIFY(run.out.contains("PASS: Hello, Warren!"));
+    const json task = taskRecord(data.path());
+    QCOMPARE(task.value("status", ""), "succeeded");
+    QCOMPARE(task["spec"].value("demo", false), true);
+}
+
+void TestControlRun::storedSettingsChooseTheModel() {
+    QTemporaryDir data, workspace;
+    QVERIFY(runWarren({"tasks"}, data.path()).exitCode == 0); // creates warren.db
+    const QString script = data.filePath("script.json");
+    writeScript(script, {turn("write_file", {{"path", "from-settings.txt"}, {"content", "yes\n"}}),
+                         turn("finish", {{"summary", "used the stored model"}})});
+    // What Settings in the window saves: the model, and presets for new tasks.
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(data.filePath("warren.db").toUtf8().constData(), &db), SQLITE_OK);
+    const std::string insert = "INSERT INTO settings(key, value) VALUES ('model.provider', 'scripted:" +
+                               script.toStdString() + "'), ('tasks.presets', '[\"local-light\"]')";
+    QCOMPARE(sqlite3_exec(db, insert.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+
+    const auto run = runWarren({"run", "--json", "--workspace", workspace.path(), "write the file"}, data.path());
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY(QFile::exists(workspace.filePath("from-settings.txt")));
+    const json task = taskRecord(data.path());
+    QCOMPARE(task["spec"].value("provider", ""), "scripted:" + script.toStdString());
+    QCOMPARE(task["spec"].value("presets", json::array()), json::array({"local-light"}));
+
+    // A flag still wins over the stored setting.
+    const auto flagged = runWarren({"run", "--json", "--preset", "safe-mode", "--workspace", workspace.path(), "again"},
+                                   data.path());
+    QCOMPARE(flagged.exitCode, 0);
+    const auto records = jsonLines(runWarren({"tasks", "--json"}, data.path()).out);
+    QCOMPARE(records.size(), 2u);
+    const auto again = std::find_if(records.begin(), records.end(),
+                                    [](const json& record) { return record.value("prompt", "") == "again"; });
+    QVERIFY(again != records.end());
+    QCOMPARE((*again)["spec"].value("presets", json::array()), json::array({"safe-mode"}));
 }
 
 void TestControlRun::killedAgentResumesAndCompletes() {

@@ -321,7 +321,10 @@ private slots:
             "done", {ToolCall{"c1", "finish", json{{"summary", "ok"}}}}, TokenUsage{12, 3}, "tool_calls"};
         QVERIFY(llmChatResultFromJson(toJson(reply)).value() == reply);
 
-        ApprovalRequestParams approval{"shell", json{{"command", "rm -rf build"}}, "deletes files"};
+        ApprovalRequestParams approval{"shell", json{{"command", "rm -rf build"}}, "deletes files", ""};
+        QVERIFY(approvalRequestParamsFromJson(toJson(approval)).value() == approval);
+        QVERIFY(!toJson(approval).contains("call_id"));
+        approval.callId = "call_7";
         QVERIFY(approvalRequestParamsFromJson(toJson(approval)).value() == approval);
         QVERIFY(approvalResultFromJson(toJson(ApprovalResult{false, std::string("not now")})).value() ==
                 (ApprovalResult{false, std::string("not now")}));

@@ -209,12 +209,30 @@ void TestToolProxy::approvalsFollowRulesModeAndUser() {
     QCOMPARE(resultOf(harness.call(protocol::method::kApprovalRequest, ask("make test"))).value("approved", false), true);
     QCOMPARE(needed.size(), 1);
 
+    // The window answers the card of the approval_requested event: by the tool call's id.
+    std::optional<protocol::Message> windowReply;
+    harness.proxy->handle(protocol::Request{std::int64_t{10}, protocol::method::kApprovalRequest,
+                                            [&] {
+                                                json p = ask("make install");
+                                                p["call_id"] = "call_4";
+                                                p["token"] = harness.token;
+                                                return p;
+                                            }()},
+                          [&](protocol::Message m) { windowReply = m; });
+    QCOMPARE(needed.size(), 2);
+    harness.proxy->answerApproval("call_3", true, "", false); // another call: nothing happens
+    QVERIFY(!windowReply);
+    harness.proxy->answerApproval("call_4", false, "not now", false);
+    QVERIFY(windowReply);
+    QCOMPARE(resultOf(*windowReply).value("approved", true), false);
+    QCOMPARE(resultOf(*windowReply).value("note", ""), "not now");
+
     // Every decision is stored.
     auto stored = harness.store->approvals("t-1");
     QVERIFY(stored);
-    QCOMPARE(stored->size(), 4u);
+    QCOMPARE(stored->size(), 5u);
     QCOMPARE(std::count_if(stored->begin(), stored->end(), [](const ApprovalRecord& a) { return a.decidedBy == "user"; }),
-             1);
+             2);
     QCOMPARE(std::count_if(stored->begin(), stored->end(), [](const ApprovalRecord& a) { return a.decidedBy == "rule"; }),
              2);
 }

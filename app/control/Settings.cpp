@@ -1,0 +1,108 @@
+#include "Settings.h"
+
+#include "AgentConfig.h"
+#include "ProviderConfig.h"
+#include "Store.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace warren::control {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kProvider = "model.provider";
+constexpr const char* kModel = "model.name";
+constexpr const char* kPresets = "tasks.presets";
+constexpr const char* kMaxConcurrent = "tasks.max_concurrent";
+constexpr const char* kRecentWorkspaces = "ui.recent_workspaces";
+constexpr std::size_t kConcurrencyLimit = 64;
+
+Result<std::vector<std::string>> stringList(const std::string& key, const std::string& text) {
+    const json value = json::parse(text, nullptr, false);
+    if (!value.is_array() || !std::all_of(value.begin(), value.end(), [](const json& item) { return item.is_string(); }))
+        return makeError(ErrorCode::InvalidArgument,
+                         "the setting " + key + " is damaged (not a list of names); set it again in Settings");
+    return value.get<std::vector<std::string>>();
+}
+
+} // namespace
+
+Status validateSettings(const Settings& settings) {
+    if (!settings.provider.empty()) {
+        if (auto config = parseProviderSpec(settings.provider, settings.model); !config)
+            return config.error();
+    }
+    const auto known = agent::presetNames();
+    for (const auto& preset : settings.presets) {
+        if (std::find(known.begin(), known.end(), preset) == known.end())
+            return makeError(ErrorCode::InvalidArgument, "unknown preset \"" + preset + "\"");
+    }
+    if (settings.maxConcurrent < 1 || settings.maxConcurrent > kConcurrencyLimit)
+        return makeError(ErrorCode::InvalidArgument, "tasks at a time must be between 1 and " +
+                                                         std::to_string(kConcurrencyLimit));
+    return Ok{};
+}
+
+std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, const std::string& workspace) {
+    std::erase(recent, workspace);
+    recent.insert(recent.begin(), workspace);
+    if (recent.size() > Settings::kMaxRecentWorkspaces)
+        recent.resize(Settings::kMaxRecentWorkspaces);
+    return recent;
+}
+
+Result<Settings> loadSettings(Store& store) {
+    Settings settings;
+    for (const auto& [key, target] : {std::pair{kProvider, &settings.provider}, std::pair{kModel, &settings.model}}) {
+        auto value = store.setting(key);
+        if (!value)
+            return value.error();
+        if (*value)
+            *target = **value;
+    }
+    for (const auto& [key, target] :
+         {std::pair{kPresets, &settings.presets}, std::pair{kRecentWorkspaces, &settings.recentWorkspaces}}) {
+        auto value = store.setting(key);
+        if (!value)
+            return value.error();
+        if (!*value)
+            continue;
+        auto list = stringList(key, **value);
+        if (!list)
+            return list.error();
+        *target = std::move(*list);
+    }
+    auto concurrency = store.setting(kMaxConcurrent);
+    if (!concurrency)
+        return concurrency.error();
+    if (*concurrency) {
+        const json value = json::parse(**concurrency, nullptr, false);
+        if (!value.is_number_unsigned())
+            return makeError(ErrorCode::InvalidArgument, std::string("the setting ") + kMaxConcurrent +
+                                                             " is damaged; set it again in Settings");
+        settings.maxConcurrent = value.get<std::size_t>();
+    }
+    return settings;
+}
+
+Status saveSettings(Store& store, const Settings& settings) {
+    if (auto valid = validateSettings(settings); !valid)
+        return valid;
+    const std::pair<const char*, std::string> rows[] = {
+        {kProvider, settings.provider},
+        {kModel, settings.model},
+        {kPresets, json(settings.presets).dump()},
+        {kMaxConcurrent, std::to_string(settings.maxConcurrent)},
+        {kRecentWorkspaces, json(settings.recentWorkspaces).dump()},
+    };
+    for (const auto& [key, value] : rows) {
+        if (auto saved = store.setSetting(key, value); !saved)
+            return saved;
+    }
+    return Ok{};
+}
+
+} // namespace warren::control

@@ -1,0 +1,37 @@
+#pragma once
+// What the user set once and every task starts from: the model, the default presets, how many tasks run
+// at a time, the workspaces used recently. Stored in the settings table of warren.db, one row per key;
+// the provider's key is never among them (it lives in the SecretStore under the provider's key name).
+
+#include "Result.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace warren::control {
+
+class Store;
+
+struct Settings {
+    std::string provider; // a --provider value ("openai", "openai-compatible:URL", ...); empty: no model, the demo
+    std::string model;
+    std::vector<std::string> presets; // applied to new tasks, in order
+    std::size_t maxConcurrent = 4;
+    std::vector<std::string> recentWorkspaces; // most recent first, at most kMaxRecentWorkspaces
+
+    static constexpr std::size_t kMaxRecentWorkspaces = 8;
+    friend bool operator==(const Settings&, const Settings&) = default;
+};
+
+// A bad provider/model pair, an unknown preset or a concurrency outside 1..64: what is wrong, as the user
+// would fix it.
+Status validateSettings(const Settings& settings);
+// The list with workspace moved (or added) to the front, capped.
+std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, const std::string& workspace);
+
+// Rows the store does not have keep their defaults; a row that no longer parses is reported.
+Result<Settings> loadSettings(Store& store);
+Status saveSettings(Store& store, const Settings& settings); // validated first
+
+} // namespace warren::control

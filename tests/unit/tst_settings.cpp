@@ -1,0 +1,108 @@
+// Settings: what is valid, the recent-workspace list, and a round trip through a real warren.db.
+#include "Settings.h"
+#include "Store.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using warren::control::Settings;
+
+class TestSettings : public QObject {
+    Q_OBJECT
+private slots:
+    void validation_data();
+    void validation();
+    void recentWorkspacesMoveToTheFront();
+    void roundTripThroughTheStore();
+    void damagedRowIsReported();
+};
+
+void TestSettings::validation_data() {
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QStringList>("presets");
+    QTest::addColumn<int>("maxConcurrent");
+    QTest::addColumn<QString>("error"); // empty: valid
+
+    QTest::newRow("no model: the demo") << "" << "" << QStringList{} << 4 << "";
+    QTest::newRow("openai with a model") << "openai" << "gpt-4o-mini" << QStringList{"safe-mode"} << 1 << "";
+    QTest::newRow("compatible server") << "openai-compatible:http://127.0.0.1:8080/v1" << "m" << QStringList{} << 64
+                                       << "";
+    QTest::newRow("provider without model") << "anthropic" << "" << QStringList{} << 4 << "needs a model";
+    QTest::newRow("unknown provider") << "gemini" << "x" << QStringList{} << 4 << "unknown provider";
+    QTest::newRow("bad url") << "openai-compatible:ftp://x" << "m" << QStringList{} << 4 << "http://";
+    QTest::newRow("unknown preset") << "" << "" << QStringList{"fast"} << 4 << "unknown preset \"fast\"";
+    QTest::newRow("no task at a time") << "" << "" << QStringList{} << 0 << "between 1 and 64";
+    QTest::newRow("too many at a time") << "" << "" << QStringList{} << 65 << "between 1 and 64";
+}
+
+void TestSettings::validation() {
+    QFETCH(QString, provider);
+    QFETCH(QString, model);
+    QFETCH(QStringList, presets);
+    QFETCH(int, maxConcurrent);
+    QFETCH(QString, error);
+    Settings settings;
+    settings.provider = provider.toStdString();
+    settings.model = model.toStdString();
+    for (const QString& preset : presets)
+        settings.presets.push_back(preset.toStdString());
+    settings.maxConcurrent = static_cast<std::size_t>(maxConcurrent);
+    const auto status = warren::control::validateSettings(settings);
+    if (error.isEmpty()) {
+        QVERIFY2(bool(status), status ? "" : status.error().message.c_str());
+    } else {
+        QVERIFY(!status);
+        QVERIFY2(QString::fromStdString(status.error().message).contains(error), status.error().message.c_str());
+    }
+}
+
+void TestSettings::recentWorkspacesMoveToTheFront() {
+    std::vector<std::string> recent;
+    for (int i = 0; i < 10; ++i)
+        recent = warren::control::rememberWorkspace(recent, "/w/" + std::to_string(i));
+    QCOMPARE(recent.size(), Settings::kMaxRecentWorkspaces);
+    QCOMPARE(recent.front(), std::string("/w/9"));
+    recent = warren::control::rememberWorkspace(recent, "/w/5");
+    QCOMPARE(recent.front(), std::string("/w/5"));
+    QCOMPARE(std::count(recent.begin(), recent.end(), std::string("/w/5")), 1);
+    QCOMPARE(recent.size(), Settings::kMaxRecentWorkspaces);
+}
+
+void TestSettings::roundTripThroughTheStore() {
+    QTemporaryDir dir;
+    auto store = warren::control::Store::open(dir.filePath("warren.db").toStdString());
+    QVERIFY(bool(store));
+    auto defaults = warren::control::loadSettings(*store);
+    QVERIFY(bool(defaults));
+    QCOMPARE(*defaults, Settings{});
+
+    Settings settings;
+    settings.provider = "anthropic";
+    settings.model = "claude-test";
+    settings.presets = {"safe-mode", "production-log"};
+    settings.maxConcurrent = 3;
+    settings.recentWorkspaces = {"/home/u/a", "/home/u/b"};
+    QVERIFY(bool(warren::control::saveSettings(*store, settings)));
+    auto loaded = warren::control::loadSettings(*store);
+    QVERIFY(bool(loaded));
+    QCOMPARE(*loaded, settings);
+
+    Settings invalid = settings;
+    invalid.presets = {"nope"};
+    QVERIFY(!warren::control::saveSettings(*store, invalid));
+    QCOMPARE(*warren::control::loadSettings(*store), settings); // nothing of it was written
+}
+
+void TestSettings::damagedRowIsReported() {
+    QTemporaryDir dir;
+    auto store = warren::control::Store::open(dir.filePath("warren.db").toStdString());
+    QVERIFY(bool(store));
+    QVERIFY(bool(store->setSetting("tasks.presets", "{not a list")));
+    const auto loaded = warren::control::loadSettings(*store);
+    QVERIFY(!loaded);
+    QVERIFY(QString::fromStdString(loaded.error().message).contains("tasks.presets"));
+}
+
+QTEST_GUILESS_MAIN(TestSettings)
+#include "tst_settings.moc"
