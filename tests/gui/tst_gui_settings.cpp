@@ -1,0 +1,167 @@
+// Settings: what is saved comes back after a restart, is what `warren run` uses, and the key goes to the
+// keychain (a real gnome-keyring in a private D-Bus session, tests/support/with-keychain.sh), never to the
+// database; "Test connection" really asks the model server.
+#include "DesktopFixture.h"
+#include "MockLlmServer.h"
+#include "SecretStore.h"
+#include "SettingsDialog.h"
+
+#include <QComboBox>
+#include <QDirIterator>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QtTest>
+
+using warren::test::DesktopFixture;
+using warren::test::MockLlmServer;
+using warren::test::MockResponse;
+using warren::ui::SettingsDialog;
+
+namespace {
+
+void choose(QComboBox* box, const QString& spec) {
+    box->setCurrentIndex(box->findData(spec));
+}
+
+QListWidgetItem* preset(SettingsDialog& dialog, const QString& name) {
+    auto items = dialog.findChild<QListWidget*>("presets")->findItems(name, Qt::MatchExactly);
+    return items.isEmpty() ? nullptr : items.first();
+}
+
+// Every file of the data directory (warren.db, its WAL, tasks/...) as one blob.
+QByteArray everythingStored(const QString& dataDir) {
+    QByteArray all;
+    QDirIterator it(dataDir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile file(it.next());
+        if (file.open(QIODevice::ReadOnly))
+            all += file.readAll();
+    }
+    return all;
+}
+
+} // namespace
+
+class TestGuiSettings : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void settingsPersistAcrossRestarts();
+    void keyLandsInTheKeychainNotTheDatabase();
+    void testConnectionAsksTheModel();
+    void badSettingsAreRefusedWithTheReason();
+
+private:
+    bool m_keychain = false;
+};
+
+void TestGuiSettings::initTestCase() {
+    m_keychain = qgetenv("WARREN_NO_KEYRING").isEmpty() && !qgetenv("WARREN_KEYRING_HOME").isEmpty();
+}
+
+void TestGuiSettings::settingsPersistAcrossRestarts() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    {
+        SettingsDialog dialog(desk.plane());
+        choose(dialog.findChild<QComboBox*>("provider"), "openai-compatible:");
+        dialog.findChild<QLineEdit*>("baseUrl")->setText("http://127.0.0.1:9/v1");
+        dialog.findChild<QLineEdit*>("modelName")->setText("local-model");
+        preset(dialog, "safe-mode")->setCheckState(Qt::Checked);
+        dialog.findChild<QSpinBox*>("maxConcurrent")->setValue(2);
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    }
+    desk.close();
+    QVERIFY(desk.open());
+    SettingsDialog again(desk.plane());
+    QCOMPARE(again.providerSpec(), QStringLiteral("openai-compatible:http://127.0.0.1:9/v1"));
+    QCOMPARE(again.findChild<QLineEdit*>("modelName")->text(), QStringLiteral("local-model"));
+    QCOMPARE(preset(again, "safe-mode")->checkState(), Qt::Checked);
+    QCOMPARE(preset(again, "local-light")->checkState(), Qt::Unchecked);
+    QCOMPARE(again.findChild<QSpinBox*>("maxConcurrent")->value(), 2);
+    // The same settings are what the control plane (and so `warren run`) starts from.
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QCOMPARE(settings->provider, std::string("openai-compatible:http://127.0.0.1:9/v1"));
+    QCOMPARE(settings->presets, std::vector<std::string>{"safe-mode"});
+    QCOMPARE(settings->maxConcurrent, 2u);
+}
+
+void TestGuiSettings::keyLandsInTheKeychainNotTheDatabase() {
+    if (!m_keychain)
+        QSKIP("no keyring to test against: run through tests/support/with-keychain.sh (as CTest does)");
+    DesktopFixture desk;
+    QVERIFY(desk.open(/*useKeychain=*/true));
+    const std::string key = "sk-gui-test-4f1c9a7e2b";
+    {
+        SettingsDialog dialog(desk.plane());
+        choose(dialog.findChild<QComboBox*>("provider"), "openai");
+        dialog.findChild<QLineEdit*>("modelName")->setText("gpt-test");
+        dialog.findChild<QLineEdit*>("apiKey")->setText(QString::fromStdString(key));
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    }
+    QCOMPARE(desk.plane().secrets().backend(), warren::control::SecretStore::Backend::Keychain);
+    auto stored = desk.plane().secrets().read("openai");
+    QVERIFY(stored && *stored);
+    QCOMPARE(**stored, key);
+    QVERIFY(!everythingStored(desk.dataDir()).contains(QByteArray::fromStdString(key)));
+
+    // Shown again only as "stored", never in full.
+    SettingsDialog again(desk.plane());
+    QVERIFY(again.findChild<QLineEdit*>("apiKey")->text().isEmpty());
+    QVERIFY(again.findChild<QLabel*>("keyState")->text().contains("is stored"));
+    QVERIFY(!again.findChild<QLabel*>("keyState")->text().contains(QString::fromStdString(key)));
+    desk.close();
+    (void)warren::control::SecretStore::openKeychain("warren").value()->remove("openai");
+}
+
+void TestGuiSettings::testConnectionAsksTheModel() {
+    MockLlmServer server;
+    QVERIFY(server.listen());
+    server.enqueue(MockResponse::sse(QList<QByteArray>{warren::test::openAiTextStream({"OK"})}));
+    server.enqueue(MockResponse::json(401, "Unauthorized",
+                                      "{\"error\":{\"message\":\"Incorrect API key provided\",\"type\":\"invalid_request_error\"}}"));
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    SettingsDialog dialog(desk.plane());
+    choose(dialog.findChild<QComboBox*>("provider"), "openai-compatible:");
+    dialog.findChild<QLineEdit*>("baseUrl")->setText(server.baseUrl() + "/v1");
+    dialog.findChild<QLineEdit*>("modelName")->setText("mock-1");
+    dialog.findChild<QLineEdit*>("apiKey")->setText("sk-typed-not-saved");
+    QSignalSpy tested(&dialog, &SettingsDialog::testFinished);
+
+    QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
+    QVERIFY(tested.wait(30000));
+    QVERIFY2(dialog.testResult().startsWith("Connected"), qPrintable(dialog.testResult()));
+    QCOMPARE(server.requests().size(), 1u);
+    QCOMPARE(server.requests().front().headers.value("authorization"), QByteArray("Bearer sk-typed-not-saved"));
+    QCOMPARE(server.requests().front().json().value("model", ""), std::string("mock-1"));
+
+    QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
+    QVERIFY(tested.wait(30000));
+    QVERIFY2(dialog.testResult().contains("Incorrect API key"), qPrintable(dialog.testResult()));
+    QVERIFY(!dialog.testResult().contains("sk-typed-not-saved"));
+}
+
+void TestGuiSettings::badSettingsAreRefusedWithTheReason() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    SettingsDialog dialog(desk.plane());
+    choose(dialog.findChild<QComboBox*>("provider"), "anthropic");
+    dialog.findChild<QLineEdit*>("modelName")->clear(); // a model is required
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Rejected));
+    QVERIFY(dialog.findChild<QLabel*>("error")->text().contains("model"));
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QVERIFY(settings->provider.empty()); // nothing half-saved
+}
+
+QTEST_MAIN(TestGuiSettings)
+#include "tst_gui_settings.moc"

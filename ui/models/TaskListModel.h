@@ -1,0 +1,52 @@
+#pragma once
+// The tasks of the control plane, newest first, for the list on the left. Rows are re-read from the
+// control plane when told a task changed; refreshes of one task are coalesced by the caller.
+
+#include "ControlPlane.h"
+
+#include <QAbstractListModel>
+#include <QSortFilterProxyModel>
+#include <vector>
+
+namespace warren::ui {
+
+class TaskListModel : public QAbstractListModel {
+    Q_OBJECT
+public:
+    enum Role { IdRole = Qt::UserRole + 1, StatusRole, WorkspaceRole, ElapsedRole, TokensRole, DemoRole, StepsRole };
+
+    explicit TaskListModel(control::ControlPlane& plane, QObject* parent = nullptr);
+
+    Status reload();
+    void refresh(const std::string& taskId); // re-reads one task; adds it when new
+    int rowOf(const std::string& taskId) const;
+    const control::TaskRecord* record(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+
+private:
+    control::ControlPlane& m_plane;
+    std::vector<control::TaskRecord> m_tasks;
+    std::vector<bool> m_demo;
+};
+
+// Which tasks the list shows.
+class TaskFilterModel : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    enum class Filter { All, Active, NeedsAttention, Finished };
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setFilter(Filter filter);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+    Filter m_filter = Filter::All;
+};
+
+QString statusText(control::TaskStatus status); // "running", "waiting", ...
+QString elapsedText(qint64 ms);                  // "4 s", "2 min 5 s", "1 h 3 min"
+
+} // namespace warren::ui

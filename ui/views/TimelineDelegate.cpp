@@ -1,0 +1,333 @@
+#include "TimelineDelegate.h"
+
+#include "TimelineModel.h"
+
+#include <QAbstractItemView>
+#include <QFontDatabase>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QTextLayout>
+
+namespace warren::ui {
+
+namespace {
+
+using Kind = TimelineItem::Kind;
+using State = TimelineItem::State;
+
+constexpr int kMargin = 4;  // between cards
+constexpr int kPad = 8;     // inside a card
+constexpr int kBar = 4;     // the state colour on a card's left edge
+constexpr int kGap = 3;     // between a card's parts
+
+const TimelineItem* itemOf(const QModelIndex& index) {
+    const auto* model = qobject_cast<const TimelineModel*>(index.model());
+    return model ? model->item(index.row()) : nullptr;
+}
+
+QColor stateColour(State state, const QPalette& palette) {
+    switch (state) {
+    case State::Running:
+        return palette.color(QPalette::Highlight);
+    case State::Succeeded:
+    case State::Approved:
+        return QColor(0x2e, 0x9e, 0x5b);
+    case State::Failed:
+    case State::Denied:
+        return QColor(0xd0, 0x3b, 0x3b);
+    case State::Waiting:
+    case State::Warning:
+        return QColor(0xd9, 0x8c, 0x1f);
+    case State::Plain:
+        break;
+    }
+    return palette.color(QPalette::Mid);
+}
+
+// A plain notice without output (checkpoint, resumed) is one quiet line, not a card.
+bool isCompact(const TimelineItem& item) {
+    return item.kind == Kind::Notice && item.state == State::Plain && item.body.isEmpty();
+}
+
+bool monospaceTitle(Kind kind) { return kind == Kind::ToolCall || kind == Kind::Approval || kind == Kind::FileChange; }
+
+QFont titleFont(const QFont& base, const QFont& mono, Kind kind) {
+    QFont font = monospaceTitle(kind) ? mono : base;
+    font.setBold(true);
+    return font;
+}
+
+QFont smallFont(const QFont& base) {
+    QFont font = base;
+    font.setPointSizeF(base.pointSizeF() * 0.9);
+    return font;
+}
+
+qsizetype collapsedLimit(const TimelineItem& item) {
+    return item.kind == Kind::FileChange ? TimelineDelegate::kCollapsedDiffLines
+                                         : TimelineDelegate::kCollapsedOutputLines;
+}
+
+} // namespace
+
+TimelineDelegate::TimelineDelegate(QObject* parent)
+    : QStyledItemDelegate(parent), m_mono(QFontDatabase::systemFont(QFontDatabase::FixedFont)) {}
+
+void TimelineDelegate::forgetLayouts() { m_prose.clear(); }
+
+std::pair<qsizetype, qsizetype> TimelineDelegate::shownLines(const TimelineItem& item) {
+    const qsizetype total = item.body.lineCount();
+    const qsizetype limit = collapsedLimit(item);
+    if (item.expanded || total <= limit || item.kind == Kind::Approval)
+        return {0, total};
+    // Output: its end, where the errors and the summary are. A diff: its start.
+    return item.kind == Kind::FileChange ? std::pair{qsizetype{0}, limit} : std::pair{total - limit, limit};
+}
+
+int TimelineDelegate::proseHeight(const TimelineItem& item, const QFont& font, int width) const {
+    ProseLayout& cached = m_prose[&item];
+    if (cached.width == width && cached.length == item.prose.size())
+        return cached.height;
+    QTextLayout layout(item.prose, font);
+    QTextOption option;
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    layout.setTextOption(option);
+    layout.beginLayout();
+    qreal height = 0;
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        line.setPosition(QPointF(0, height));
+        height += line.height();
+    }
+    layout.endLayout();
+    cached = {width, item.prose.size(), static_cast<int>(std::ceil(height))};
+    return cached.height;
+}
+
+TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, const QRect& rect,
+                                                      const QFont& font) const {
+    Geometry g;
+    if (item.kind == Kind::Step || isCompact(item)) {
+        g.card = rect.adjusted(kMargin, item.kind == Kind::Step ? kMargin + 4 : 1, -kMargin, 0);
+        g.title = QRect(g.card.left(), g.card.top(), g.card.width(), QFontMetrics(font).height());
+        g.card.setBottom(g.title.bottom());
+        return g;
+    }
+    g.card = rect.adjusted(kMargin, kMargin, -kMargin, -kMargin);
+    const int left = g.card.left() + kBar + kPad;
+    const int width = std::max(40, g.card.right() - kPad - left);
+    int y = g.card.top() + kPad;
+    if (!item.title.isEmpty()) {
+        g.title = QRect(left, y, width, QFontMetrics(titleFont(font, m_mono, item.kind)).height());
+        y = g.title.bottom() + 1;
+    } else {
+        y -= kGap; // the model's text needs no title
+    }
+    if (!item.detail.isEmpty()) {
+        g.detail = QRect(left, y + kGap, width, QFontMetrics(smallFont(font)).height());
+        y = g.detail.bottom() + 1;
+    }
+    if (!item.prose.isEmpty()) {
+        g.prose = QRect(left, y + kGap, width, proseHeight(item, font, width));
+        y = g.prose.bottom() + 1;
+    }
+    if (!item.body.isEmpty()) {
+        const int lineHeight = QFontMetrics(m_mono).lineSpacing();
+        const auto [first, count] = shownLines(item);
+        (void)first;
+        g.body = QRect(left, y + kGap, width, static_cast<int>(count) * lineHeight + 2 * kGap);
+        y = g.body.bottom() + 1;
+        if (item.kind != Kind::Approval && item.body.lineCount() > collapsedLimit(item)) {
+            g.toggle = QRect(left, y + kGap, width, QFontMetrics(font).height());
+            y = g.toggle.bottom() + 1;
+        }
+    }
+    if (item.kind == Kind::Approval && item.state == State::Waiting) {
+        g.approvalBar = QRect(left, y + kGap, width, kApprovalBarHeight);
+        y = g.approvalBar.bottom() + 1;
+    }
+    g.card.setBottom(y + kPad);
+    return g;
+}
+
+QSize TimelineDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const {
+    const TimelineItem* item = itemOf(index);
+    if (!item)
+        return {};
+    const Geometry g = geometry(*item, QRect(0, 0, option.rect.width() > 0 ? option.rect.width() : 600, 0), option.font);
+    return {option.rect.width(), g.card.bottom() + 1 + kMargin};
+}
+
+QRect TimelineDelegate::toggleRect(const QStyleOptionViewItem& option, const QModelIndex& index) const {
+    const TimelineItem* item = itemOf(index);
+    return item ? geometry(*item, option.rect, option.font).toggle : QRect();
+}
+
+void TimelineDelegate::updateEditorGeometry(QWidget* editor, const QStyleOptionViewItem& option,
+                                            const QModelIndex& index) const {
+    if (const TimelineItem* item = itemOf(index))
+        editor->setGeometry(geometry(*item, option.rect, option.font).approvalBar);
+}
+
+void TimelineDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
+    const TimelineItem* item = itemOf(index);
+    if (!item)
+        return;
+    const QPalette& palette = option.palette;
+    const Geometry g = geometry(*item, option.rect, option.font);
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing);
+
+    if (item->kind == Kind::Step) {
+        QFont font = smallFont(option.font);
+        font.setBold(true);
+        painter->setFont(font);
+        painter->setPen(palette.color(QPalette::PlaceholderText));
+        const int textWidth = QFontMetrics(font).horizontalAdvance(item->title);
+        painter->drawText(g.title, Qt::AlignLeft | Qt::AlignVCenter, item->title);
+        const int lineY = g.title.center().y();
+        painter->setPen(palette.color(QPalette::Midlight));
+        painter->drawLine(g.title.left() + textWidth + 8, lineY, g.title.right(), lineY);
+        painter->restore();
+        return;
+    }
+    if (isCompact(*item)) {
+        painter->setFont(smallFont(option.font));
+        painter->setPen(palette.color(QPalette::PlaceholderText));
+        const QString line = item->detail.isEmpty() ? item->title : item->title + QStringLiteral(" · ") + item->detail;
+        painter->drawText(g.title.adjusted(kBar + kPad, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                          QFontMetrics(painter->font()).elidedText(line, Qt::ElideRight, g.title.width()));
+        painter->restore();
+        return;
+    }
+
+    QColor cardColour = palette.color(QPalette::Base);
+    if (item->kind == Kind::Notice || item->kind == Kind::Step)
+        cardColour = palette.color(QPalette::Window);
+    painter->setPen(QPen(palette.color(QPalette::Midlight), 1));
+    painter->setBrush(cardColour);
+    painter->drawRoundedRect(QRectF(g.card).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(stateColour(item->state, palette));
+    painter->drawRoundedRect(QRectF(g.card.left(), g.card.top(), kBar + 2, g.card.height()), 3, 3);
+
+    if (!g.title.isEmpty()) {
+        painter->setPen(palette.color(QPalette::Text));
+        painter->setFont(titleFont(option.font, m_mono, item->kind));
+        const QString title = QFontMetrics(painter->font()).elidedText(item->title, Qt::ElideRight, g.title.width());
+        painter->drawText(g.title, Qt::AlignLeft | Qt::AlignVCenter, title);
+    }
+
+    if (!g.detail.isEmpty()) {
+        painter->setFont(smallFont(option.font));
+        painter->setPen(item->state == State::Failed || item->state == State::Denied ? stateColour(item->state, palette)
+                                                                                      : palette.color(QPalette::PlaceholderText));
+        painter->drawText(g.detail, Qt::AlignLeft | Qt::AlignVCenter,
+                          QFontMetrics(painter->font()).elidedText(item->detail.simplified(), Qt::ElideRight, g.detail.width()));
+    }
+    if (!g.prose.isEmpty()) {
+        painter->setFont(option.font);
+        painter->setPen(palette.color(QPalette::Text));
+        painter->drawText(g.prose, Qt::TextWrapAnywhere | Qt::AlignLeft | Qt::AlignTop, item->prose);
+    }
+    if (!g.body.isEmpty()) {
+        QRect visible = option.rect;
+        if (const auto* view = qobject_cast<const QAbstractItemView*>(option.widget))
+            visible = view->viewport()->rect();
+        paintBody(painter, *item, g.body, visible, palette);
+    }
+    if (!g.toggle.isEmpty()) {
+        painter->setFont(option.font);
+        painter->setPen(palette.color(QPalette::Link));
+        const auto [first, count] = shownLines(*item);
+        (void)first;
+        const QString text = item->expanded ? tr("Show less")
+                                            : tr("Show all %1 lines (%2 hidden)")
+                                                  .arg(item->body.lineCount())
+                                                  .arg(item->body.lineCount() - count);
+        painter->drawText(g.toggle, Qt::AlignLeft | Qt::AlignVCenter, text);
+    }
+    painter->restore();
+}
+
+void TimelineDelegate::paintBody(QPainter* painter, const TimelineItem& item, const QRect& body, const QRect& visible,
+                                 const QPalette& palette) const {
+    const QColor base = palette.color(QPalette::AlternateBase);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(base);
+    painter->drawRoundedRect(body, 4, 4);
+    if (m_coloursFor != base) {
+        m_colours.clear();
+        m_coloursFor = base;
+    }
+    auto colour = [&](int xterm) {
+        auto it = m_colours.find(xterm);
+        if (it == m_colours.end())
+            it = m_colours.insert(xterm, paletteColor(xterm, base));
+        return *it;
+    };
+
+    painter->save();
+    painter->setClipRect(body.adjusted(kGap, 0, -kGap, 0));
+    QFontMetrics metrics(m_mono);
+    const int lineHeight = metrics.lineSpacing();
+    const auto [first, count] = shownLines(item);
+    const int top = body.top() + kGap;
+    // Only the lines the viewport shows.
+    const qsizetype from = std::max<qsizetype>(0, (visible.top() - top) / lineHeight);
+    const qsizetype to = std::min<qsizetype>(count, (visible.bottom() - top) / lineHeight + 1);
+    QFont font = m_mono;
+    for (qsizetype i = from; i < to; ++i) {
+        const StyledText::Line line = item.body.line(first + i);
+        const int baseline = top + static_cast<int>(i) * lineHeight + metrics.ascent();
+        qreal x = body.left() + 2 * kGap;
+        qsizetype at = 0;
+        auto draw = [&](qsizetype start, qsizetype length, const TextStyle* style) {
+            if (length <= 0)
+                return;
+            QString text = line.text.mid(start, length).toString();
+            text.replace(u'\t', QStringLiteral("    "));
+            font.setBold(style && style->bold);
+            font.setItalic(style && style->italic);
+            font.setUnderline(style && style->underline);
+            painter->setFont(font);
+            const QFontMetrics styled(font);
+            const qreal width = styled.horizontalAdvance(text);
+            int fg = style ? style->fg : kDefaultColor;
+            int bg = style ? style->bg : kDefaultColor;
+            if (style && style->inverse)
+                std::swap(fg, bg);
+            if (bg != kDefaultColor)
+                painter->fillRect(QRectF(x, baseline - metrics.ascent(), width, lineHeight), xtermColor(bg));
+            QColor pen = fg != kDefaultColor ? colour(fg) : palette.color(QPalette::Text);
+            if (style && style->inverse && fg == kDefaultColor)
+                pen = base;
+            if (style && style->dim)
+                pen.setAlphaF(0.6f);
+            painter->setPen(pen);
+            painter->drawText(QPointF(x, baseline), text);
+            x += width;
+        };
+        for (const StyledText::Span& span : line.spans) {
+            draw(at, span.start - at, nullptr);
+            draw(span.start, span.length, &span.style);
+            at = span.start + span.length;
+        }
+        draw(at, line.text.size() - at, nullptr);
+    }
+    painter->restore();
+}
+
+bool TimelineDelegate::editorEvent(QEvent* event, QAbstractItemModel* model, const QStyleOptionViewItem& option,
+                                   const QModelIndex& index) {
+    if (event->type() == QEvent::MouseButtonRelease) {
+        const auto* mouse = static_cast<QMouseEvent*>(event);
+        if (mouse->button() == Qt::LeftButton && toggleRect(option, index).contains(mouse->position().toPoint())) {
+            emit toggleClicked(index);
+            return true;
+        }
+    }
+    return QStyledItemDelegate::editorEvent(event, model, option, index);
+}
+
+} // namespace warren::ui

@@ -1,0 +1,458 @@
+#include "MainWindow.h"
+
+#include "SettingsDialog.h"
+#include "SidePanel.h"
+#include "TaskListDelegate.h"
+#include "TaskListModel.h"
+#include "TimelineModel.h"
+#include "TimelineView.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDesktopServices>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListView>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QSystemTrayIcon>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace warren::ui {
+
+using control::TaskRecord;
+using control::TaskStatus;
+
+namespace {
+
+QString qs(const std::string& text) { return QString::fromStdString(text); }
+
+QString shortTitle(const TaskRecord& task) {
+    const QString prompt = qs(task.prompt).simplified();
+    return prompt.size() > 60 ? prompt.left(57) + QStringLiteral("…") : prompt;
+}
+
+} // namespace
+
+MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
+    : QMainWindow(parent), m_plane(plane), m_tasks(new TaskListModel(plane, this)),
+      m_filtered(new TaskFilterModel(this)), m_timeline(new TimelineModel(this)) {
+    setWindowTitle(tr("Warren"));
+    setWindowIcon(QIcon::fromTheme(QStringLiteral("warren"), QIcon(QStringLiteral(":/warren/icons/warren.png"))));
+    resize(1280, 800);
+    m_filtered->setSourceModel(m_tasks);
+
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_newTask = new NewTaskBar(central);
+    layout->addWidget(m_newTask);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, central);
+    layout->addWidget(splitter, 1);
+
+    auto* left = new QWidget(splitter);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(4, 4, 0, 4);
+    m_filter = new QComboBox(left);
+    m_filter->setObjectName("filter");
+    m_filter->addItem(tr("All tasks"), static_cast<int>(TaskFilterModel::Filter::All));
+    m_filter->addItem(tr("Queued and running"), static_cast<int>(TaskFilterModel::Filter::Active));
+    m_filter->addItem(tr("Paused, interrupted or failed"), static_cast<int>(TaskFilterModel::Filter::NeedsAttention));
+    m_filter->addItem(tr("Ended"), static_cast<int>(TaskFilterModel::Filter::Finished));
+    connect(m_filter, &QComboBox::currentIndexChanged, this, [this] {
+        m_filtered->setFilter(static_cast<TaskFilterModel::Filter>(m_filter->currentData().toInt()));
+    });
+    m_taskView = new QListView(left);
+    m_taskView->setObjectName("tasks");
+    m_taskView->setModel(m_filtered);
+    m_taskView->setItemDelegate(new TaskListDelegate(m_taskView));
+    m_taskView->setUniformItemSizes(true);
+    connect(m_taskView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& current) {
+                if (current.isValid())
+                    selectTask(current.data(TaskListModel::IdRole).toString());
+            });
+    leftLayout->addWidget(m_filter);
+    leftLayout->addWidget(m_taskView, 1);
+
+    auto* centre = new QWidget(splitter);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(4, 4, 4, 4);
+    auto* header = new QHBoxLayout();
+    m_title = new QLabel(centre);
+    m_title->setObjectName("title");
+    QFont titleFont = m_title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.15);
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status = new QLabel(centre);
+    m_status->setObjectName("status");
+    header->addWidget(m_title, 1);
+    header->addWidget(m_status);
+    centreLayout->addLayout(header);
+    buildControls();
+    auto* controls = new QHBoxLayout();
+    for (const char* name : {"stop", "resume", "rerun", "export", "open"})
+        controls->addWidget(m_buttons[name]);
+    controls->addStretch(1);
+    centreLayout->addLayout(controls);
+
+    m_centre = new QStackedWidget(centre);
+    m_welcome = new QWidget(m_centre);
+    auto* welcomeLayout = new QVBoxLayout(m_welcome);
+    welcomeLayout->addStretch(1);
+    m_welcomeText = new QLabel(m_welcome);
+    m_welcomeText->setObjectName("welcome");
+    m_welcomeText->setWordWrap(true);
+    m_welcomeText->setAlignment(Qt::AlignCenter);
+    m_demoButton = new QPushButton(tr("Run the scripted demo"), m_welcome);
+    m_demoButton->setObjectName("demo");
+    connect(m_demoButton, &QPushButton::clicked, this, &MainWindow::runDemo);
+    auto* setUp = new QPushButton(tr("Set up a model…"), m_welcome);
+    connect(setUp, &QPushButton::clicked, this, &MainWindow::showSettings);
+    auto* welcomeButtons = new QHBoxLayout();
+    welcomeButtons->addStretch(1);
+    welcomeButtons->addWidget(m_demoButton);
+    welcomeButtons->addWidget(setUp);
+    welcomeButtons->addStretch(1);
+    welcomeLayout->addWidget(m_welcomeText);
+    welcomeLayout->addLayout(welcomeButtons);
+    welcomeLayout->addStretch(2);
+    m_timelineView = new TimelineView(m_centre);
+    m_timelineView->setObjectName("timeline");
+    m_timelineView->setTimeline(m_timeline);
+    connect(m_timelineView, &TimelineView::approvalAnswered, this,
+            [this](const QString& callId, bool approved, const QString& note, bool always) {
+                m_plane.answerApproval(m_selected.toStdString(), callId.toStdString(), approved, note.toStdString(),
+                                       always);
+            });
+    m_centre->addWidget(m_welcome);
+    m_centre->addWidget(m_timelineView);
+    centreLayout->addWidget(m_centre, 1);
+
+    m_side = new SidePanel(splitter);
+    connect(m_side, &SidePanel::changedFileActivated, this, [this](const QString& path) {
+        const int row = m_timeline->lastChangeOf(path);
+        if (row < 0)
+            return;
+        m_timelineView->scrollTo(m_timeline->index(row), QAbstractItemView::PositionAtTop);
+    });
+    splitter->addWidget(left);
+    splitter->addWidget(centre);
+    splitter->addWidget(m_side);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 6);
+    splitter->setStretchFactor(2, 2);
+    splitter->setSizes({300, 720, 260});
+    setCentralWidget(central);
+
+    QMenu* file = menuBar()->addMenu(tr("&Warren"));
+    file->addAction(tr("&New task"), QKeySequence::New, this, [this] { m_newTask->promptEdit()->setFocus(); });
+    file->addAction(tr("Run the &demo"), this, &MainWindow::runDemo);
+    file->addAction(tr("&Settings…"), QKeySequence::Preferences, this, &MainWindow::showSettings);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        m_tray = new QSystemTrayIcon(windowIcon(), this);
+        m_tray->setToolTip(tr("Warren"));
+        connect(m_tray, &QSystemTrayIcon::messageClicked, this, [this] {
+            bringToFront();
+            if (!m_notifiedTask.isEmpty())
+                selectTask(m_notifiedTask);
+        });
+        connect(m_tray, &QSystemTrayIcon::activated, this, &MainWindow::bringToFront);
+        m_tray->show();
+    }
+
+    connect(m_newTask, &NewTaskBar::runRequested, this, &MainWindow::submit);
+    connect(&m_plane, &control::ControlPlane::eventStored, this, &MainWindow::onEventStored);
+    connect(&m_plane, &control::ControlPlane::approvalNeeded, this, [this](const control::ApprovalRecord& approval) {
+        m_dirty.insert(approval.taskId);
+        auto task = m_plane.task(approval.taskId);
+        const QString title = task && *task ? shortTitle(**task) : qs(approval.taskId);
+        notify(tr("Approval needed"), tr("%1 waits for you: %2").arg(title, qs(approval.tool)), qs(approval.taskId));
+    });
+    connect(&m_plane, &control::ControlPlane::taskFinished, this, [this](const std::string& taskId) {
+        flushEvents();
+        m_tasks->refresh(taskId);
+        if (qs(taskId) == m_selected)
+            updateHeader();
+        if (auto task = m_plane.task(taskId); task && *task)
+            notify(tr("Task %1").arg(statusText((*task)->status)), shortTitle(**task), qs(taskId));
+    });
+    connect(&m_plane, &control::ControlPlane::storeProblem, this, &MainWindow::showProblem);
+
+    m_eventTimer.setSingleShot(true);
+    m_eventTimer.setInterval(kEventBatchMs);
+    connect(&m_eventTimer, &QTimer::timeout, this, &MainWindow::flushEvents);
+    m_refreshTimer.setSingleShot(true);
+    m_refreshTimer.setInterval(kTaskRefreshMs);
+    connect(&m_refreshTimer, &QTimer::timeout, this, &MainWindow::refreshDirtyTasks);
+    m_clock.setInterval(1000);
+    connect(&m_clock, &QTimer::timeout, this, [this] {
+        m_taskView->viewport()->update();
+        if (const TaskRecord* task = selectedRecord(); task && task->status == TaskStatus::Running)
+            updateHeader();
+    });
+    m_clock.start();
+
+    if (auto loaded = m_tasks->reload(); !loaded)
+        showProblem(qs(loaded.error().message));
+    applySettings();
+    updateHeader();
+    updateWelcome();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildControls() {
+    auto make = [this](const char* name, const QString& text, const QString& tip) {
+        auto* button = new QPushButton(text);
+        button->setObjectName(name);
+        button->setToolTip(tip);
+        m_buttons[name] = button;
+        return button;
+    };
+    connect(make("stop", tr("Stop"), tr("Cancel the task: its sandbox is stopped")), &QPushButton::clicked, this, [this] {
+        if (auto stopped = m_plane.cancel(m_selected.toStdString()); !stopped)
+            showProblem(qs(stopped.error().message));
+        m_dirty.insert(m_selected.toStdString());
+        m_refreshTimer.start();
+    });
+    connect(make("resume", tr("Resume"), tr("Continue from the last checkpoint")), &QPushButton::clicked, this, [this] {
+        if (auto resumed = m_plane.resume(m_selected.toStdString()); !resumed)
+            showProblem(qs(resumed.error().message));
+        m_tasks->refresh(m_selected.toStdString());
+        updateHeader();
+    });
+    connect(make("rerun", tr("Rerun"), tr("Run the same task again, from the start, as a new task")),
+            &QPushButton::clicked, this, [this] {
+                const TaskRecord* task = selectedRecord();
+                if (!task)
+                    return;
+                auto spec = control::TaskSpec::fromJson(nlohmann::json::parse(task->spec, nullptr, false));
+                if (!spec)
+                    return showProblem(qs(spec.error().message));
+                auto rerun = spec->demo ? m_plane.submitDemo(*spec) : m_plane.submit(task->prompt, task->workspace, *spec);
+                if (!rerun)
+                    return showProblem(qs(rerun.error().message));
+                m_tasks->refresh(rerun->id);
+                selectTask(qs(rerun->id));
+            });
+    connect(make("export", tr("Export…"), tr("Save the task's record, its event log (JSON lines) and its output files")),
+            &QPushButton::clicked, this, [this] {
+                const QString parent = QFileDialog::getExistingDirectory(this, tr("Export the task into"));
+                if (parent.isEmpty())
+                    return;
+                const QString directory = parent + QStringLiteral("/warren-") + m_selected;
+                if (auto exported = m_plane.exportTask(m_selected.toStdString(), directory.toStdString()); !exported)
+                    return showProblem(qs(exported.error().message));
+                statusBar()->showMessage(tr("Exported to %1").arg(directory), 10000);
+            });
+    connect(make("open", tr("Open workspace"), tr("Open the task's workspace in the file manager")),
+            &QPushButton::clicked, this, [this] {
+                if (const TaskRecord* task = selectedRecord())
+                    QDesktopServices::openUrl(QUrl::fromLocalFile(qs(task->workspace)));
+            });
+}
+
+QPushButton* MainWindow::button(const QString& name) const {
+    const auto it = m_buttons.find(name);
+    return it == m_buttons.end() ? nullptr : it->second;
+}
+
+const TaskRecord* MainWindow::selectedRecord() const {
+    return m_tasks->record(m_tasks->rowOf(m_selected.toStdString()));
+}
+
+void MainWindow::selectTask(const QString& taskId) {
+    const int row = m_tasks->rowOf(taskId.toStdString());
+    if (row < 0)
+        return;
+    const QModelIndex proxied = m_filtered->mapFromSource(m_tasks->index(row));
+    if (proxied.isValid() && m_taskView->currentIndex() != proxied)
+        m_taskView->setCurrentIndex(proxied); // comes back here through currentChanged
+    if (taskId == m_selected)
+        return;
+    m_selected = taskId;
+    m_pending.clear();
+    const TaskRecord* task = m_tasks->record(row);
+    m_timeline->reset(taskId, qs(task->prompt));
+    if (auto events = m_plane.events(task->id); events)
+        m_timeline->append(*events);
+    else
+        showProblem(qs(events.error().message));
+    m_side->setWorkspace(qs(task->workspace));
+    m_centre->setCurrentWidget(m_timelineView);
+    updateHeader();
+}
+
+void MainWindow::onEventStored(const std::string& taskId, const nlohmann::json& event) {
+    if (m_dirty.insert(taskId).second && !m_refreshTimer.isActive())
+        m_refreshTimer.start();
+    if (qs(taskId) != m_selected)
+        return;
+    m_pending.push_back(event);
+    if (!m_eventTimer.isActive())
+        m_eventTimer.start();
+}
+
+void MainWindow::flushEvents() {
+    m_eventTimer.stop();
+    if (m_pending.empty())
+        return;
+    std::vector<nlohmann::json> batch;
+    batch.swap(m_pending);
+    m_timeline->append(batch);
+    const TaskRecord* task = selectedRecord();
+    m_side->setActivity(m_timeline->activity(), task ? m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::ElapsedRole).toLongLong() : 0);
+}
+
+void MainWindow::refreshDirtyTasks() {
+    std::set<std::string> dirty;
+    dirty.swap(m_dirty);
+    for (const auto& id : dirty)
+        m_tasks->refresh(id);
+    if (dirty.contains(m_selected.toStdString()))
+        updateHeader();
+    updateWelcome();
+}
+
+void MainWindow::updateHeader() {
+    const TaskRecord* task = selectedRecord();
+    if (!task) {
+        m_title->setText(tr("No task selected"));
+        m_status->clear();
+        for (auto& [name, button] : m_buttons)
+            button->setEnabled(false);
+        return;
+    }
+    m_title->setText(shortTitle(*task));
+    m_title->setToolTip(qs(task->prompt));
+    const qint64 elapsed = m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::ElapsedRole).toLongLong();
+    QString status = statusText(task->status) + QStringLiteral(" · ") + elapsedText(elapsed);
+    if (!task->error.empty())
+        status += QStringLiteral(" · ") + tr("see the error below");
+    m_status->setText(status);
+    m_status->setToolTip(qs(task->error));
+    const bool active = task->status == TaskStatus::Running || task->status == TaskStatus::Queued;
+    m_buttons["stop"]->setEnabled(active);
+    m_buttons["resume"]->setEnabled(task->status == TaskStatus::Paused || task->status == TaskStatus::Interrupted ||
+                                    task->status == TaskStatus::Failed);
+    m_buttons["rerun"]->setEnabled(!active);
+    m_buttons["export"]->setEnabled(true);
+    m_buttons["open"]->setEnabled(true);
+    m_side->setActivity(m_timeline->activity(), elapsed);
+}
+
+void MainWindow::updateWelcome() {
+    auto settings = m_plane.settings();
+    const bool noModel = settings && settings->provider.empty();
+    if (noModel)
+        m_welcomeText->setText(
+            tr("<h2>Welcome to Warren</h2><p>Warren runs AI agents in a sandbox on this computer and shows "
+               "everything they do.</p><p>No model is set up yet. The <b>scripted demo</b> plays a recorded agent "
+               "fixing a failing test in a copy of a small demo workspace, inside the real sandbox: no model is "
+               "called and none of your files are touched.</p>"));
+    else
+        m_welcomeText->setText(tr("<h2>Warren</h2><p>Choose a task on the left, or describe a new one above and "
+                                  "press Enter.</p>"));
+    m_demoButton->setVisible(noModel);
+}
+
+void MainWindow::applySettings() {
+    auto settings = m_plane.settings();
+    if (!settings)
+        return showProblem(qs(settings.error().message));
+    QStringList recent;
+    for (const auto& workspace : settings->recentWorkspaces)
+        recent << qs(workspace);
+    m_newTask->setRecentWorkspaces(recent);
+    QStringList presets;
+    for (const auto& preset : settings->presets)
+        presets << qs(preset);
+    m_newTask->setDefaults(presets, qs(settings->model));
+}
+
+void MainWindow::submit(const NewTaskBar::Request& request) {
+    auto settings = m_plane.settings();
+    if (!settings)
+        return showProblem(qs(settings.error().message));
+    if (settings->provider.empty()) {
+        statusBar()->showMessage(tr("Set up a model first (or run the scripted demo from the Warren menu)."), 10000);
+        showSettings();
+        return;
+    }
+    control::TaskSpec spec;
+    spec.provider = settings->provider;
+    spec.model = request.model.isEmpty() ? settings->model : request.model.toStdString();
+    for (const QString& preset : request.presets)
+        spec.presets.push_back(preset.toStdString());
+    spec.approval = control::ApprovalMode::Ask;
+    if (auto valid = control::validateSpec(spec); !valid)
+        return showProblem(qs(valid.error().message));
+    auto task = m_plane.submit(request.prompt.toStdString(), request.workspace.toStdString(), spec);
+    if (!task)
+        return showProblem(qs(task.error().message));
+    settings->recentWorkspaces = control::rememberWorkspace(settings->recentWorkspaces, task->workspace);
+    (void)m_plane.saveSettings(*settings);
+    applySettings();
+    m_newTask->clearPrompt();
+    m_tasks->refresh(task->id);
+    selectTask(qs(task->id));
+    emit taskSubmitted(qs(task->id));
+}
+
+void MainWindow::runDemo() {
+    control::TaskSpec spec;
+    spec.approval = control::ApprovalMode::Ask;
+    auto task = m_plane.submitDemo(spec);
+    if (!task)
+        return showProblem(qs(task.error().message));
+    m_tasks->refresh(task->id);
+    selectTask(qs(task->id));
+    emit taskSubmitted(qs(task->id));
+}
+
+void MainWindow::showSettings() {
+    SettingsDialog dialog(m_plane, this);
+    if (dialog.exec() == QDialog::Accepted) {
+        applySettings();
+        updateWelcome();
+    }
+}
+
+void MainWindow::notify(const QString& title, const QString& message, const QString& taskId) {
+    statusBar()->showMessage(title + QStringLiteral(": ") + message, 10000);
+    if (m_tray && !isActiveWindow()) {
+        m_notifiedTask = taskId;
+        m_tray->showMessage(title, message, QSystemTrayIcon::Information, 8000);
+    }
+}
+
+void MainWindow::showProblem(const QString& message) {
+    auto* label = new QLabel(message);
+    label->setStyleSheet(QStringLiteral("color: #d03b3b"));
+    label->setWordWrap(true);
+    statusBar()->showMessage(message);
+}
+
+void MainWindow::bringToFront() {
+    if (isMinimized())
+        showNormal();
+    show();
+    raise();
+    activateWindow();
+}
+
+} // namespace warren::ui

@@ -1,0 +1,98 @@
+#pragma once
+// The window: tasks on the left, the selected task's live timeline in the centre with its controls, its
+// files and resources on the right, and the new-task bar on top. Everything it shows comes from a
+// ControlPlane; events for the selected task are buffered and applied in batches, so a task that floods
+// output costs the window a few model updates a second, not one per line.
+
+#include "ControlPlane.h"
+#include "NewTaskBar.h"
+
+#include <QMainWindow>
+#include <QTimer>
+#include <set>
+#include <vector>
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QListView;
+class QPushButton;
+class QStackedWidget;
+class QSystemTrayIcon;
+
+namespace warren::ui {
+
+class SidePanel;
+class TaskFilterModel;
+class TaskListModel;
+class TimelineModel;
+class TimelineView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    static constexpr int kEventBatchMs = 50;
+    static constexpr int kTaskRefreshMs = 250;
+
+    explicit MainWindow(control::ControlPlane& plane, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void selectTask(const QString& taskId);
+    QString selectedTask() const { return m_selected; }
+    void bringToFront();
+    void runDemo();
+    void showSettings();
+
+    // For tests and benchmarks: what the window shows.
+    TaskListModel* taskList() const { return m_tasks; }
+    TimelineModel* timeline() const { return m_timeline; }
+    TimelineView* timelineView() const { return m_timelineView; }
+    NewTaskBar* newTaskBar() const { return m_newTask; }
+    SidePanel* sidePanel() const { return m_side; }
+    QPushButton* button(const QString& name) const; // "stop", "resume", "rerun", "export", "open"
+    void flushEvents(); // applies the buffered events now (the batch timer calls it)
+
+signals:
+    void taskSubmitted(const QString& taskId);
+
+private:
+    void buildControls();
+    void submit(const NewTaskBar::Request& request);
+    void onEventStored(const std::string& taskId, const nlohmann::json& event);
+    void refreshDirtyTasks();
+    void updateHeader();
+    void updateWelcome();
+    void notify(const QString& title, const QString& message, const QString& taskId);
+    void showProblem(const QString& message);
+    void applySettings();
+    const control::TaskRecord* selectedRecord() const;
+
+    control::ControlPlane& m_plane;
+    TaskListModel* m_tasks;
+    TaskFilterModel* m_filtered;
+    TimelineModel* m_timeline;
+
+    NewTaskBar* m_newTask;
+    QListView* m_taskView;
+    QComboBox* m_filter;
+    QStackedWidget* m_centre;
+    QWidget* m_welcome;
+    QLabel* m_welcomeText;
+    QPushButton* m_demoButton;
+    QLabel* m_title;
+    QLabel* m_status;
+    std::map<QString, QPushButton*> m_buttons;
+    TimelineView* m_timelineView;
+    SidePanel* m_side;
+    QSystemTrayIcon* m_tray = nullptr;
+    QString m_notifiedTask;
+
+    QString m_selected;
+    std::vector<nlohmann::json> m_pending; // the selected task's events not yet in the timeline
+    std::set<std::string> m_dirty;         // tasks whose row should be read again
+    QTimer m_eventTimer;
+    QTimer m_refreshTimer;
+    QTimer m_clock; // elapsed times of running tasks
+};
+
+} // namespace warren::ui

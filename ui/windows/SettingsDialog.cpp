@@ -1,0 +1,216 @@
+#include "SettingsDialog.h"
+
+#include "AgentConfig.h"
+#include "ProviderConfig.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace warren::ui {
+
+namespace {
+
+// The choices of the provider box: the --provider name, or a prefix that takes the URL after it.
+struct ProviderChoice {
+    const char* label;
+    const char* spec;
+    bool takesUrl;
+};
+
+constexpr ProviderChoice kChoices[] = {
+    {"None: the scripted demo", "", false},
+    {"OpenAI", "openai", false},
+    {"Anthropic", "anthropic", false},
+    {"OpenRouter", "openrouter", false},
+    {"Ollama (local)", "ollama", false},
+    {"LM Studio (local)", "lmstudio", false},
+    {"vLLM (local)", "vllm", false},
+    {"llama.cpp server (local)", "llamacpp", false},
+    {"OpenAI-compatible server", "openai-compatible:", true},
+    {"Anthropic-compatible server", "anthropic:", true},
+};
+
+} // namespace
+
+SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : QDialog(parent), m_plane(plane) {
+    setWindowTitle(tr("Warren Settings"));
+    auto* layout = new QVBoxLayout(this);
+
+    auto* modelBox = new QGroupBox(tr("Model"), this);
+    auto* form = new QFormLayout(modelBox);
+    m_provider = new QComboBox(modelBox);
+    m_provider->setObjectName("provider");
+    for (const ProviderChoice& choice : kChoices)
+        m_provider->addItem(tr(choice.label), QString::fromUtf8(choice.spec));
+    m_baseUrl = new QLineEdit(modelBox);
+    m_baseUrl->setObjectName("baseUrl");
+    m_baseUrl->setPlaceholderText(QStringLiteral("http://127.0.0.1:8080/v1"));
+    m_model = new QLineEdit(modelBox);
+    m_model->setObjectName("modelName");
+    m_key = new QLineEdit(modelBox);
+    m_key->setObjectName("apiKey");
+    m_key->setEchoMode(QLineEdit::Password);
+    m_keyState = new QLabel(modelBox);
+    m_keyState->setObjectName("keyState");
+    m_keyState->setWordWrap(true);
+    m_test = new QPushButton(tr("Test connection"), modelBox);
+    m_test->setObjectName("test");
+    m_testResult = new QLabel(modelBox);
+    m_testResult->setObjectName("testResult");
+    m_testResult->setWordWrap(true);
+    m_testResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(tr("Provider"), m_provider);
+    form->addRow(tr("Base URL"), m_baseUrl);
+    form->addRow(tr("Model"), m_model);
+    form->addRow(tr("API key"), m_key);
+    form->addRow(QString(), m_keyState);
+    form->addRow(m_test, m_testResult);
+    layout->addWidget(modelBox);
+
+    auto* tasksBox = new QGroupBox(tr("New tasks"), this);
+    auto* tasksForm = new QFormLayout(tasksBox);
+    m_presets = new QListWidget(tasksBox);
+    m_presets->setObjectName("presets");
+    for (const std::string& name : agent::presetNames()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(name), m_presets);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Unchecked);
+    }
+    m_presets->setMaximumHeight(m_presets->sizeHintForRow(0) * (m_presets->count() + 1));
+    m_maxConcurrent = new QSpinBox(tasksBox);
+    m_maxConcurrent->setObjectName("maxConcurrent");
+    m_maxConcurrent->setRange(1, 64);
+    tasksForm->addRow(tr("Presets"), m_presets);
+    tasksForm->addRow(tr("Tasks at a time"), m_maxConcurrent);
+    layout->addWidget(tasksBox);
+
+    m_error = new QLabel(this);
+    m_error->setObjectName("error");
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: #d03b3b"));
+    m_error->hide();
+    layout->addWidget(m_error);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
+    connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
+    layout->addWidget(buttons);
+
+    connect(m_provider, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateForm);
+    connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
+    load();
+}
+
+void SettingsDialog::load() {
+    auto settings = m_plane.settings();
+    if (!settings) {
+        m_error->setText(QString::fromStdString(settings.error().message));
+        m_error->show();
+        return;
+    }
+    m_settings = *settings;
+    const QString spec = QString::fromStdString(m_settings.provider);
+    int chosen = 0;
+    for (int i = 0; i < m_provider->count(); ++i) {
+        const QString choice = m_provider->itemData(i).toString();
+        if (spec == choice || (choice.endsWith(':') && spec.startsWith(choice))) {
+            chosen = i;
+            if (choice.endsWith(':'))
+                m_baseUrl->setText(spec.mid(choice.size()));
+            break;
+        }
+    }
+    m_provider->setCurrentIndex(chosen);
+    m_model->setText(QString::fromStdString(m_settings.model));
+    for (int i = 0; i < m_presets->count(); ++i) {
+        QListWidgetItem* item = m_presets->item(i);
+        const bool on = std::find(m_settings.presets.begin(), m_settings.presets.end(), item->text().toStdString()) !=
+                        m_settings.presets.end();
+        item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+    }
+    m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
+    updateForm();
+}
+
+QString SettingsDialog::providerSpec() const {
+    const QString choice = m_provider->currentData().toString();
+    return choice.endsWith(':') ? choice + m_baseUrl->text().trimmed() : choice;
+}
+
+QString SettingsDialog::keyName() const {
+    auto config = control::parseProviderSpec(providerSpec().toStdString(), "any");
+    return config ? QString::fromStdString(config->keyName) : QString();
+}
+
+QString SettingsDialog::testResult() const { return m_testResult->text(); }
+
+void SettingsDialog::updateForm() {
+    const QString choice = m_provider->currentData().toString();
+    const bool none = choice.isEmpty();
+    m_baseUrl->setEnabled(choice.endsWith(':'));
+    m_model->setEnabled(!none);
+    m_test->setEnabled(!none);
+    const QString name = keyName();
+    m_key->setEnabled(!none && !name.isEmpty());
+    m_key->clear();
+    if (none) {
+        m_keyState->setText(tr("Without a model, Warren offers the scripted demo."));
+    } else if (name.isEmpty()) {
+        m_keyState->setText(tr("A local server: no key needed."));
+    } else {
+        auto stored = m_plane.hasKey(name.toStdString());
+        QString state = stored && *stored ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
+                                          : tr("No key stored for %1 yet.").arg(name);
+        const QString warning = QString::fromStdString(m_plane.keyStorageWarning());
+        m_keyState->setText(warning.isEmpty() ? state + ' ' + tr("Keys are kept in the system keychain.")
+                                              : state + ' ' + warning);
+    }
+    m_key->setPlaceholderText(m_key->isEnabled() ? tr("paste the API key") : QString());
+}
+
+void SettingsDialog::testConnection() {
+    m_test->setEnabled(false);
+    m_testResult->setText(tr("Asking the model…"));
+    m_plane.testModel(providerSpec().toStdString(), m_model->text().trimmed().toStdString(), m_key->text().toStdString(),
+                      this, [this](Status status) {
+                          m_test->setEnabled(true);
+                          m_testResult->setText(status ? tr("Connected: the model answered.")
+                                                       : QString::fromStdString(status.error().message));
+                          emit testFinished();
+                      });
+}
+
+void SettingsDialog::accept() {
+    control::Settings settings = m_settings;
+    settings.provider = providerSpec().toStdString();
+    settings.model = settings.provider.empty() ? std::string() : m_model->text().trimmed().toStdString();
+    settings.presets.clear();
+    for (int i = 0; i < m_presets->count(); ++i)
+        if (m_presets->item(i)->checkState() == Qt::Checked)
+            settings.presets.push_back(m_presets->item(i)->text().toStdString());
+    settings.maxConcurrent = static_cast<std::size_t>(m_maxConcurrent->value());
+    auto fail = [this](const std::string& message) {
+        m_error->setText(QString::fromStdString(message));
+        m_error->show();
+    };
+    if (auto valid = control::validateSettings(settings); !valid)
+        return fail(valid.error().message);
+    if (!m_key->text().isEmpty()) {
+        if (auto stored = m_plane.storeKey(keyName().toStdString(), m_key->text().toStdString()); !stored)
+            return fail(stored.error().message);
+        m_key->clear();
+    }
+    if (auto saved = m_plane.saveSettings(settings); !saved)
+        return fail(saved.error().message);
+    QDialog::accept();
+}
+
+} // namespace warren::ui

@@ -1,0 +1,54 @@
+#pragma once
+// Settings: the model (provider, base URL for a compatible server, model name, the API key, which goes to
+// the keychain and is never shown again), a test of that connection, the presets new tasks start with, and
+// how many tasks run at a time. Everything is saved through the control plane, so it is the same for
+// `warren run`.
+
+#include "ControlPlane.h"
+
+#include <QDialog>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QListWidget;
+
+namespace warren::ui {
+
+class SettingsDialog : public QDialog {
+    Q_OBJECT
+public:
+    SettingsDialog(control::ControlPlane& plane, QWidget* parent = nullptr);
+
+    // The --provider value the form describes ("" for none), e.g. "openai-compatible:http://host:8080/v1".
+    QString providerSpec() const;
+    QString testResult() const;
+
+    void accept() override;
+
+signals:
+    void testFinished();
+
+private:
+    void load();
+    void updateForm();
+    void testConnection();
+    QString keyName() const;
+
+    control::ControlPlane& m_plane;
+    control::Settings m_settings;
+    QComboBox* m_provider;
+    QLineEdit* m_baseUrl;
+    QLineEdit* m_model;
+    QLineEdit* m_key;
+    QLabel* m_keyState;
+    QPushButton* m_test;
+    QLabel* m_testResult;
+    QListWidget* m_presets;
+    QSpinBox* m_maxConcurrent;
+    QLabel* m_error;
+};
+
+} // namespace warren::ui

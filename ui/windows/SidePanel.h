@@ -1,0 +1,40 @@
+#pragma once
+// Beside the timeline: the workspace's files, those the task changed marked (a click shows the change),
+// and what the task used: memory and CPU over time, tokens, steps, model and tool calls, elapsed time.
+
+#include "TaskActivity.h"
+
+#include <QWidget>
+#include <map>
+
+class QFileSystemModel;
+class QLabel;
+class QTreeView;
+
+namespace warren::ui {
+
+class ChangedFilesModel;
+class Sparkline;
+
+class SidePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SidePanel(QWidget* parent = nullptr);
+
+    void setWorkspace(const QString& workspace); // empty: nothing selected
+    void setActivity(const TaskActivity& activity, qint64 elapsedMs);
+
+signals:
+    void changedFileActivated(const QString& relativePath);
+
+private:
+    QString m_workspace;
+    QFileSystemModel* m_files;
+    ChangedFilesModel* m_marked;
+    QTreeView* m_tree;
+    Sparkline* m_memory;
+    Sparkline* m_cpu;
+    QLabel* m_numbers;
+};
+
+} // namespace warren::ui
