@@ -135,6 +135,26 @@ int blockedSignals() {
 
 // --backend docker|podman: preflight (a failed check is 125 with its fix), the sweep of containers a killed
 // launcher left, then the container, stopped and removed on a timeout or a signal.
+// Waits for the sandbox (bwrap or a container) to end within timeoutSec (0: none). A stop signal on the
+// signalfd kills it; the signal's number is returned with the exit.
+template <typename Process>
+std::pair<SandboxExit, int> waitForExit(Process& process, std::uint64_t timeoutSec, int signals) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSec);
+    int interruptedBy = 0;
+    while (true) {
+        std::optional<std::chrono::milliseconds> left;
+        if (timeoutSec)
+            left = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                             deadline - std::chrono::steady_clock::now()));
+        if (auto exit = process.wait(left, signals))
+            return {*exit, interruptedBy};
+        signalfd_siginfo info{};
+        if (read(signals, &info, sizeof info) == sizeof info)
+            interruptedBy = static_cast<int>(info.ssi_signo);
+        process.kill();
+    }
+}
+
 int runContainer(const SandboxCommandLine& line, SandboxProfile profile) {
     ContainerOptions options = containerOptions(line);
     const PreflightReport preflight = runContainerPreflight(options.engine, options.image, profile.limits);
@@ -160,26 +180,11 @@ int runContainer(const SandboxCommandLine& line, SandboxProfile profile) {
     }
 
     const std::uint64_t timeoutSec = container->profile.limits.timeoutSec;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSec);
-    int interruptedBy = 0;
-    std::optional<SandboxExit> exit;
-    while (!exit) {
-        std::optional<std::chrono::milliseconds> left;
-        if (timeoutSec)
-            left = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                             deadline - std::chrono::steady_clock::now()));
-        exit = process->wait(left, signals);
-        if (!exit) {
-            signalfd_siginfo info{};
-            if (read(signals, &info, sizeof info) == sizeof info)
-                interruptedBy = static_cast<int>(info.ssi_signo);
-            process->kill();
-        }
-    }
+    const auto [exit, interruptedBy] = waitForExit(*process, timeoutSec, signals);
     removeContainerScratch(*scratch);
     removePlaceholders(container->profile.workspaceSource, container->protection);
 
-    switch (exit->reason) {
+    switch (exit.reason) {
     case SandboxExit::Reason::SetupFailed:
         return setupFailed(line.backend + " run exited with status 125: the engine could not create or start the "
                            "container (its message above says why), or the command itself exited 125. The engine "
@@ -191,9 +196,9 @@ int runContainer(const SandboxCommandLine& line, SandboxProfile profile) {
         return 128 + (interruptedBy ? interruptedBy : SIGKILL);
     case SandboxExit::Reason::Exited:
     case SandboxExit::Reason::Signaled:
-        return exit->exitCode;
+        return exit.exitCode;
     }
-    return exit->exitCode;
+    return exit.exitCode;
 }
 
 std::string failedChecks() {
@@ -258,31 +263,16 @@ int main(int argc, char** argv) {
     }
 
     const std::uint64_t timeoutSec = sandbox->profile.limits.timeoutSec;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSec);
-    int interruptedBy = 0;
-    std::optional<SandboxExit> exit;
-    while (!exit) {
-        std::optional<std::chrono::milliseconds> left;
-        if (timeoutSec)
-            left = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                             deadline - std::chrono::steady_clock::now()));
-        exit = process->wait(left, signals);
-        if (!exit) {
-            signalfd_siginfo info{};
-            if (read(signals, &info, sizeof info) == sizeof info)
-                interruptedBy = static_cast<int>(info.ssi_signo);
-            process->kill();
-        }
-    }
+    const auto [exit, interruptedBy] = waitForExit(*process, timeoutSec, signals);
     removePlaceholders(sandbox->profile.workspaceSource, sandbox->protection);
 
-    if (exit->oomKilled)
+    if (exit.oomKilled)
         std::cerr << "warren-sandbox: the sandbox reached its memory limit (" << sandbox->profile.limits.memoryMb
                   << " MiB) and the kernel killed a process in it\n";
-    if (exit->pidsLimitHit)
+    if (exit.pidsLimitHit)
         std::cerr << "warren-sandbox: the sandbox reached its process limit (" << sandbox->profile.limits.pids
                   << "); a fork failed\n";
-    switch (exit->reason) {
+    switch (exit.reason) {
     case SandboxExit::Reason::SetupFailed:
         if (!commandFound(sandbox->profile, commandLine->command.front(),
                           [](const std::string& path) { return access(path.c_str(), X_OK) == 0; })) {
@@ -299,7 +289,7 @@ int main(int argc, char** argv) {
         return 128 + (interruptedBy ? interruptedBy : SIGKILL);
     case SandboxExit::Reason::Exited:
     case SandboxExit::Reason::Signaled:
-        return exit->exitCode;
+        return exit.exitCode;
     }
-    return exit->exitCode;
+    return exit.exitCode;
 }

@@ -26,7 +26,9 @@ void TaskActivity::add(const json& event) {
     if (!event.is_object())
         return;
     const std::string type = event.value("type", "");
-    const json& data = event.contains("data") && event["data"].is_object() ? event["data"] : json::object();
+    static const json kNoData = json::object();
+    const auto found = event.find("data");
+    const json& data = found != event.end() && found->is_object() ? *found : kNoData;
     steps = std::max(steps, unsignedField(event, "step"));
     if (type == "model_response") {
         ++modelCalls;

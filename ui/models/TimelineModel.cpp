@@ -180,7 +180,9 @@ void TimelineModel::take(const json& event, Batch& batch) {
     const std::string type = event.value("type", "");
     const auto step = event.value("step", std::uint64_t{0});
     const auto seq = event.value("seq", std::uint64_t{0});
-    const json data = event.contains("data") && event["data"].is_object() ? event["data"] : json::object();
+    static const json kNoData = json::object();
+    const auto found = event.find("data");
+    const json& data = found != event.end() && found->is_object() ? *found : kNoData; // not copied: 100,000s of them
     const std::string tool = stringField(event, "tool");
     auto touch = [&](std::size_t index) { batch.changed.insert(index); };
     auto notice = [&](State state, QString title, QString detail = {}) -> TimelineItem& {

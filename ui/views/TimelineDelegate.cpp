@@ -104,12 +104,25 @@ int TimelineDelegate::proseHeight(const TimelineItem& item, const QFont& font, i
     return cached.height;
 }
 
+const TimelineDelegate::Heights& TimelineDelegate::heights(const QFont& font) const {
+    if (m_heights.text == 0 || m_heights.font != font) {
+        m_heights.font = font;
+        m_heights.text = QFontMetrics(font).height();
+        m_heights.title = QFontMetrics(titleFont(font, m_mono, Kind::Notice)).height();
+        m_heights.monoTitle = QFontMetrics(titleFont(font, m_mono, Kind::ToolCall)).height();
+        m_heights.small = QFontMetrics(smallFont(font)).height();
+        m_heights.monoLine = QFontMetrics(m_mono).lineSpacing();
+    }
+    return m_heights;
+}
+
 TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, const QRect& rect,
                                                       const QFont& font) const {
     Geometry g;
+    const Heights& h = heights(font);
     if (item.kind == Kind::Step || isCompact(item)) {
         g.card = rect.adjusted(kMargin, item.kind == Kind::Step ? kMargin + 4 : 1, -kMargin, 0);
-        g.title = QRect(g.card.left(), g.card.top(), g.card.width(), QFontMetrics(font).height());
+        g.title = QRect(g.card.left(), g.card.top(), g.card.width(), h.text);
         g.card.setBottom(g.title.bottom());
         return g;
     }
@@ -118,13 +131,13 @@ TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, 
     const int width = std::max(40, g.card.right() - kPad - left);
     int y = g.card.top() + kPad;
     if (!item.title.isEmpty()) {
-        g.title = QRect(left, y, width, QFontMetrics(titleFont(font, m_mono, item.kind)).height());
+        g.title = QRect(left, y, width, monospaceTitle(item.kind) ? h.monoTitle : h.title);
         y = g.title.bottom() + 1;
     } else {
         y -= kGap; // the model's text needs no title
     }
     if (!item.detail.isEmpty()) {
-        g.detail = QRect(left, y + kGap, width, QFontMetrics(smallFont(font)).height());
+        g.detail = QRect(left, y + kGap, width, h.small);
         y = g.detail.bottom() + 1;
     }
     if (!item.prose.isEmpty()) {
@@ -132,13 +145,11 @@ TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, 
         y = g.prose.bottom() + 1;
     }
     if (!item.body.isEmpty()) {
-        const int lineHeight = QFontMetrics(m_mono).lineSpacing();
-        const auto [first, count] = shownLines(item);
-        (void)first;
-        g.body = QRect(left, y + kGap, width, static_cast<int>(count) * lineHeight + 2 * kGap);
+        const qsizetype count = shownLines(item).second;
+        g.body = QRect(left, y + kGap, width, static_cast<int>(count) * h.monoLine + 2 * kGap);
         y = g.body.bottom() + 1;
         if (item.kind != Kind::Approval && item.body.lineCount() > collapsedLimit(item)) {
-            g.toggle = QRect(left, y + kGap, width, QFontMetrics(font).height());
+            g.toggle = QRect(left, y + kGap, width, h.text);
             y = g.toggle.bottom() + 1;
         }
     }
@@ -239,8 +250,7 @@ void TimelineDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
     if (!g.toggle.isEmpty()) {
         painter->setFont(option.font);
         painter->setPen(palette.color(QPalette::Link));
-        const auto [first, count] = shownLines(*item);
-        (void)first;
+        const qsizetype count = shownLines(*item).second;
         const QString text = item->expanded ? tr("Show less")
                                             : tr("Show all %1 lines (%2 hidden)")
                                                   .arg(item->body.lineCount())

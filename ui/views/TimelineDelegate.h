@@ -50,6 +50,16 @@ private:
         QRect toggle; // empty when the body is shown whole and short
         QRect approvalBar;
     };
+    // Line heights for the view's font, measured once per font: sizeHint runs for every card at each layout.
+    struct Heights {
+        QFont font;
+        int text = 0;      // the view's font
+        int title = 0;     // bold
+        int monoTitle = 0; // bold monospace
+        int small = 0;     // details
+        int monoLine = 0;  // output and diff lines
+    };
+    const Heights& heights(const QFont& font) const;
     Geometry geometry(const TimelineItem& item, const QRect& rect, const QFont& font) const;
     int proseHeight(const TimelineItem& item, const QFont& font, int width) const;
     void paintBody(QPainter* painter, const TimelineItem& item, const QRect& body, const QRect& visible,
@@ -62,6 +72,7 @@ private:
         int height = 0;
     };
     mutable QHash<const TimelineItem*, ProseLayout> m_prose;
+    mutable Heights m_heights;
     mutable QHash<int, QColor> m_colours; // xterm colour -> readable on the current base colour
     mutable QColor m_coloursFor;
 };

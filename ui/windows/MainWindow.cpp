@@ -275,6 +275,10 @@ const TaskRecord* MainWindow::selectedRecord() const {
     return m_tasks->record(m_tasks->rowOf(m_selected.toStdString()));
 }
 
+qint64 MainWindow::selectedElapsedMs() const {
+    return m_tasks->index(m_tasks->rowOf(m_selected.toStdString())).data(TaskListModel::ElapsedRole).toLongLong();
+}
+
 void MainWindow::selectTask(const QString& taskId) {
     const int row = m_tasks->rowOf(taskId.toStdString());
     if (row < 0)
@@ -314,8 +318,7 @@ void MainWindow::flushEvents() {
     std::vector<nlohmann::json> batch;
     batch.swap(m_pending);
     m_timeline->append(batch);
-    const TaskRecord* task = selectedRecord();
-    m_side->setActivity(m_timeline->activity(), task ? m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::ElapsedRole).toLongLong() : 0);
+    m_side->setActivity(m_timeline->activity(), selectedElapsedMs());
 }
 
 void MainWindow::refreshDirtyTasks() {
@@ -339,7 +342,7 @@ void MainWindow::updateHeader() {
     }
     m_title->setText(shortTitle(*task));
     m_title->setToolTip(qs(task->prompt));
-    const qint64 elapsed = m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::ElapsedRole).toLongLong();
+    const qint64 elapsed = selectedElapsedMs();
     QString status = statusText(task->status) + QStringLiteral(" · ") + elapsedText(elapsed);
     if (!task->error.empty())
         status += QStringLiteral(" · ") + tr("see the error below");
@@ -399,6 +402,8 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
     for (const QString& preset : request.presets)
         spec.presets.push_back(preset.toStdString());
     spec.approval = control::ApprovalMode::Ask;
+    spec.backend = settings->backend;
+    spec.image = settings->image;
     if (auto valid = control::validateSpec(spec); !valid)
         return showProblem(qs(valid.error().message));
     auto task = m_plane.submit(request.prompt.toStdString(), request.workspace.toStdString(), spec);
@@ -441,10 +446,7 @@ void MainWindow::notify(const QString& title, const QString& message, const QStr
 }
 
 void MainWindow::showProblem(const QString& message) {
-    auto* label = new QLabel(message);
-    label->setStyleSheet(QStringLiteral("color: #d03b3b"));
-    label->setWordWrap(true);
-    statusBar()->showMessage(message);
+    statusBar()->showMessage(message); // stays until the next message
 }
 
 void MainWindow::bringToFront() {

@@ -66,6 +66,7 @@ private:
     void showProblem(const QString& message);
     void applySettings();
     const control::TaskRecord* selectedRecord() const;
+    qint64 selectedElapsedMs() const;
 
     control::ControlPlane& m_plane;
     TaskListModel* m_tasks;
