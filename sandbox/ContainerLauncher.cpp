@@ -253,7 +253,8 @@ int sweepOrphanedContainers(ContainerEngine engine, const std::string& enginePat
     return removed;
 }
 
-Result<ContainerProcess> ContainerProcess::start(const PreparedContainer& container) {
+Result<ContainerProcess> ContainerProcess::start(const PreparedContainer& container, const LaunchOptions& options,
+                                                 int launcherDeathSignal) {
     const DockerRequest& request = container.request;
     if (auto ok = writeFile(request.seccompProfilePath, container.seccomp.json, 0600); !ok)
         return ok.error();
@@ -276,19 +277,24 @@ Result<ContainerProcess> ContainerProcess::start(const PreparedContainer& contai
     process.m_engine = program;
     process.m_name = request.containerName;
     const pid_t parent = getpid();
+    const int stdio[3] = {options.stdinFd, options.stdoutFd, options.stderrFd};
     // fork + execve with nothing but async-signal-safe calls in between: the client must not inherit the
-    // caller's blocked signals, and gets SIGTERM when the launcher dies, which it passes to the container.
+    // caller's blocked signals, and gets launcherDeathSignal when the launcher dies, which it passes to the
+    // container.
     const pid_t pid = ::fork();
     if (pid < 0)
         return makeError(ErrorCode::System, std::string("cannot start ") + program + ": " + std::strerror(errno));
     if (pid == 0) {
-        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        ::prctl(PR_SET_PDEATHSIG, launcherDeathSignal);
         if (::getppid() != parent)
             ::_exit(kEngineSetupFailed);
         sigset_t none;
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
         ::setpgid(0, 0); // a terminal's ^C reaches the launcher, which stops the container itself
+        for (int i = 0; i < 3; ++i) // the caller's pipes are above 2 (0, 1 and 2 are open), so none is overwritten
+            if (stdio[i] >= 0 && ::dup2(stdio[i], i) < 0)
+                ::_exit(kEngineSetupFailed);
         ::execve(argv[0], argv.data(), environ);
         ::_exit(127);
     }
@@ -337,6 +343,12 @@ void ContainerProcess::stopContainer() {
     }
     // Whatever the client left: a container it created after the kill above, or one --rm did not remove.
     runCapturing({m_engine, "rm", "--force", m_name});
+}
+
+void ContainerProcess::terminate() {
+    if (m_pid <= 0 || m_exit || m_killed)
+        return;
+    runCapturing({m_engine, "kill", "--signal", "TERM", m_name});
 }
 
 void ContainerProcess::kill() {

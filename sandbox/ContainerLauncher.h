@@ -17,6 +17,7 @@
 #include "SandboxProfile.h"
 
 #include <chrono>
+#include <csignal>
 #include <functional>
 #include <map>
 #include <optional>
@@ -74,8 +75,12 @@ int sweepOrphanedContainers(ContainerEngine engine, const std::string& enginePat
 
 class ContainerProcess {
 public:
-    // Writes the files, then starts the engine. The run client gets stdin, stdout and stderr as they are.
-    static Result<ContainerProcess> start(const PreparedContainer& container);
+    // Writes the files, then starts the engine. The run client gets the caller's stdin, stdout and stderr,
+    // or the descriptors in options (its --interactive attaches them to the command in the container).
+    // launcherDeathSignal: what the client gets when the launcher dies, which it passes on to the command
+    // (an agent takes SIGHUP as "pause, resumable", where SIGTERM would cancel its task).
+    static Result<ContainerProcess> start(const PreparedContainer& container, const LaunchOptions& options = {},
+                                          int launcherDeathSignal = SIGTERM);
 
     ContainerProcess(ContainerProcess&& other) noexcept;
     ContainerProcess& operator=(ContainerProcess&&) = delete;
@@ -83,11 +88,16 @@ public:
     ContainerProcess& operator=(const ContainerProcess&) = delete;
     ~ContainerProcess(); // stops and removes a container still running
 
+    int pidfd() const { return m_pidfd; } // readable when the run client exits: for an event loop
+
     // As SandboxProcess::wait(): the container ended (the engine's status 125 is SetupFailed), the timeout
     // passed (the container is killed and removed: TimedOut), or interruptFd became readable (nullopt).
     std::optional<SandboxExit> wait(std::optional<std::chrono::milliseconds> timeout, int interruptFd = -1);
     // Kills the container and removes it, then ends the run client; wait() then reports Killed.
     void kill();
+    // SIGTERM to the container's command (through the engine, by name: its --init passes it on), a graceful
+    // stop before kill(). Blocks while the engine's client runs (well under a second).
+    void terminate();
 
 private:
     ContainerProcess() = default;

@@ -110,6 +110,8 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
     std::uint32_t gid = profile.user.gid;
     if (podman && request.rootlessEngine) {
         add({"--userns", "keep-id:uid=" + std::to_string(uid) + ",gid=" + std::to_string(gid)});
+        result.hostOwnerUid = request.invokerUid;
+        result.hostOwnerGid = request.invokerGid;
         result.notes.push_back("user: the invoking user is uid " + std::to_string(uid) +
                                " inside (--userns=keep-id), as with bwrap; files written in the workspace are "
                                "the user's");
@@ -130,6 +132,10 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
             "user: Warren runs as root, and the container never does: it runs as uid " + std::to_string(uid) +
             ", so files it writes in the workspace belong to uid " + std::to_string(uid) +
             " on the host (bwrap would leave them root's) and the workspace must be writable by that uid");
+    }
+    if (!request.rootlessEngine) {
+        result.hostOwnerUid = uid;
+        result.hostOwnerGid = gid;
     }
     add({"--user", std::to_string(uid) + ":" + std::to_string(gid)});
     if (podman)

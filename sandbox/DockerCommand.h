@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,11 @@ struct DockerCommand {
     std::vector<DockerDataFile> files;
     std::vector<std::string> notEnforced;  // profile settings the engine cannot enforce as bwrap does
     std::vector<std::string> notes;        // settings enforced in another way, with the same guarantee
+    // Who owns, on the host, what the container writes in its binds: the invoking user (rootless podman's
+    // keep-id, or a rootful engine run by a user), or the container's uid when Warren runs as root; unset
+    // for rootless docker (a subordinate uid). A launcher running as root hands it the directories it owns.
+    std::optional<std::uint32_t> hostOwnerUid;
+    std::optional<std::uint32_t> hostOwnerGid;
 
     std::string commandLine() const;       // shell-quoted, for --explain and error messages
 };

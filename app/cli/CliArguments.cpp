@@ -25,13 +25,18 @@ constexpr OptionSpec kJson{"--json", "", "machine-readable output: one JSON obje
 constexpr OptionSpec kApprove{"--approve", "MODE",
                               "risky tool calls: ask (on the terminal), auto (approve), deny (refuse)"};
 
+constexpr OptionSpec kBackend{"--backend", "NAME", "the sandbox: bwrap (default), docker or podman"};
+constexpr OptionSpec kImage{"--image", "IMAGE",
+                            "docker/podman: the image the agent runs on, present locally (default debian:bookworm-slim)"};
+
 constexpr OptionSpec kRunOptions[] = {
     {"--workspace", "DIR", "the directory the agent works in, at /workspace (default: current directory)"},
     {"--provider", "NAME", "the model provider, or scripted:FILE for turns served from a JSON file"},
     {"--model", "NAME", "the model to ask"},
     {"--preset", "P[,P...]", "presets applied in order, later wins (repeatable)"},
     {"--set", "KEY=VALUE", "one setting over the presets (repeatable, later wins)"},
-    {"--backend", "NAME", "the sandbox: bwrap, docker or podman"},
+    kBackend,
+    kImage,
     {"--network", "POLICY", "none, loopback or allow:HOST[,HOST...]"},
     kApprove,
     kJson,
@@ -42,7 +47,7 @@ constexpr OptionSpec kRunOptions[] = {
     kHelp,
 };
 constexpr OptionSpec kJsonOptions[] = {kJson, kDataDir, kNoColor, kHelp};
-constexpr OptionSpec kResumeOptions[] = {kJson, kApprove, kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kResumeOptions[] = {kJson, kApprove, kBackend, kImage, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kPlainOptions[] = {kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kTopLevelOptions[] = {kDataDir, kNoColor, kHelp, {"--version", "", "print the version"}};
 
@@ -57,7 +62,8 @@ constexpr CommandInfo kCommands[] = {
     {"run", "run [OPTION]... PROMPT", "run one task headless and show what it does, live", kRunOptions},
     {"tasks", "tasks [--json]", "list the tasks", kJsonOptions},
     {"show", "show TASK [--json]", "print a task's events", kJsonOptions},
-    {"resume", "resume TASK [--json] [--approve MODE]", "continue a paused or interrupted task from its checkpoint",
+    {"resume", "resume TASK [--json] [--approve MODE] [--backend NAME] [--image IMAGE]",
+     "continue a paused or interrupted task from its checkpoint, in the same sandbox or another backend's",
      kResumeOptions},
     {"cancel", "cancel TASK", "stop a running task", kPlainOptions},
     {"export", "export TASK DIR", "copy a task's events, report and artifacts into DIR", kPlainOptions},
@@ -245,6 +251,13 @@ Status checkNetwork(const std::string& flag, const std::string& value) {
     return Ok{};
 }
 
+// Only what would make the engine's command line read the name as something else; the engine checks the rest.
+Status checkImage(const std::string& flag, const std::string& value) {
+    if (value.empty() || value.front() == '-' || value.find_first_of(" \t\n") != std::string::npos)
+        return usageError(flag + ": expected an image name such as debian:bookworm-slim, got " + quoted(value));
+    return Ok{};
+}
+
 // Applies the options every command shares; false when flag is not one of them.
 bool applyCommon(const std::string& flag, const std::string& value, CliArguments& arguments) {
     if (flag == "--data-dir") {
@@ -287,6 +300,10 @@ Result<RunCommand> buildRun(const Scanned& scanned, CliArguments& arguments) {
             if (auto status = oneOf(flag, value, {"bwrap", "docker", "podman"}); !status)
                 return status.error();
             run.backend = value;
+        } else if (flag == "--image") {
+            if (auto status = checkImage(flag, value); !status)
+                return status.error();
+            run.image = value;
         } else if (flag == "--network") {
             if (auto status = checkNetwork(flag, value); !status)
                 return status.error();
@@ -338,7 +355,7 @@ Result<std::vector<std::string>> takeWords(std::string_view command, const Scann
 
 Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned, CliArguments& arguments) {
     bool json = false;
-    std::optional<std::string> approve;
+    std::optional<std::string> approve, backend, image;
     for (const auto& [flag, value] : scanned.options) {
         if (info.name == "run" || applyCommon(flag, value, arguments))
             continue;
@@ -348,6 +365,14 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
             if (auto status = oneOf(flag, value, {"ask", "auto", "deny"}); !status)
                 return status.error();
             approve = value;
+        } else if (flag == "--backend") {
+            if (auto status = oneOf(flag, value, {"bwrap", "docker", "podman"}); !status)
+                return status.error();
+            backend = value;
+        } else if (flag == "--image") {
+            if (auto status = checkImage(flag, value); !status)
+                return status.error();
+            image = value;
         }
     }
     const std::string_view name = info.name;
@@ -374,7 +399,7 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
         if (name == "show")
             return CliCommand(ShowCommand{std::move(task), json});
         if (name == "resume")
-            return CliCommand(ResumeCommand{std::move(task), json, approve});
+            return CliCommand(ResumeCommand{std::move(task), json, approve, backend, image});
         return CliCommand(CancelCommand{std::move(task)});
     }
     if (name == "export") {

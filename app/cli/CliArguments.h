@@ -32,6 +32,7 @@ struct RunCommand {
     std::vector<std::string> presets;                          // --preset a,b --preset c: a, b, c
     std::vector<std::pair<std::string, std::string>> settings; // --set KEY=VALUE, in order
     std::optional<std::string> backend;                        // bwrap, docker or podman
+    std::optional<std::string> image;                          // docker/podman: the agent's image
     std::optional<std::string> network;                        // none, loopback or allow:HOST[,HOST...]
     std::optional<std::string> approve;                        // ask, auto or deny
     bool json = false;                                         // one event per line instead of the live view
@@ -53,6 +54,8 @@ struct ResumeCommand {
     std::string taskId;
     bool json = false;
     std::optional<std::string> approve; // ask, auto or deny
+    std::optional<std::string> backend; // run it in another sandbox from here on: bwrap, docker or podman
+    std::optional<std::string> image;   // docker/podman: the agent's image
 };
 
 struct CancelCommand {

@@ -183,9 +183,6 @@ Result<ApprovalMode> approvalMode(const std::optional<std::string>& flag, bool j
 }
 
 int run(const CliArguments& arguments, const RunCommand& command) {
-    if (command.backend && *command.backend != "bwrap")
-        return usageError("--backend " + *command.backend +
-                          ": only bwrap is available in this build; the container backend is not built yet");
     TaskSpec spec;
     spec.presets = command.presets;
     for (const auto& [key, value] : command.settings)
@@ -217,6 +214,9 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     }
     if (command.presets.empty())
         spec.presets = settings->presets;
+    // The sandbox: --backend/--image, else the stored setting (bwrap unless the user chose an engine).
+    spec.backend = command.backend.value_or(settings->backend);
+    spec.image = command.image.value_or(settings->image);
     spec.model = model;
     Result<TaskRecord> task = makeError(ErrorCode::InvalidArgument, "");
     if (command.demo) {
@@ -244,6 +244,28 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     return follow(local, task->id, command.json, colorWanted(arguments), spec.approval);
 }
 
+// `warren resume TASK --backend X [--image I]`: the stored spec says where the task runs from now on. The
+// checkpoint in the task's state directory is the agent's, not the sandbox's, so it continues in any backend.
+Status moveToBackend(LocalControlPlane& plane, const TaskRecord& record, TaskSpec spec,
+                     const std::optional<std::string>& backend, const std::optional<std::string>& image) {
+    if (record.status == TaskStatus::Running || record.status == TaskStatus::Queued)
+        return makeError(ErrorCode::InvalidArgument, "task " + record.id + " is " + taskStatusName(record.status) +
+                                                         "; stop it before moving it to another sandbox");
+    if (backend)
+        spec.backend = *backend;
+    if (image)
+        spec.image = *image;
+    if (auto valid = validateSpec(spec); !valid)
+        return valid;
+    // The plane's own connection is idle here; the store takes a second one (as readers do).
+    auto store = Store::open(plane.dataDir().database());
+    if (!store)
+        return store.error();
+    TaskRecord moved = record;
+    moved.spec = spec.toJson().dump();
+    return store->updateTask(moved);
+}
+
 int resume(const CliArguments& arguments, const ResumeCommand& command) {
     auto plane = openPlane(arguments);
     if (!plane)
@@ -260,6 +282,10 @@ int resume(const CliArguments& arguments, const ResumeCommand& command) {
         if (!parsed)
             return usageError(parsed.error().message);
         mode = *parsed;
+    }
+    if (command.backend || command.image) {
+        if (auto moved = moveToBackend(**plane, **record, *spec, command.backend, command.image); !moved)
+            return usageError(moved.error().message);
     }
     if (auto resumed = (*plane)->resume(command.taskId); !resumed)
         return usageError(resumed.error().message);

@@ -3,6 +3,7 @@
 #include "AgentConfig.h"
 #include "ProviderConfig.h"
 #include "Store.h"
+#include "TaskSpec.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,8 @@ constexpr const char* kProvider = "model.provider";
 constexpr const char* kModel = "model.name";
 constexpr const char* kPresets = "tasks.presets";
 constexpr const char* kMaxConcurrent = "tasks.max_concurrent";
+constexpr const char* kBackend = "sandbox.backend";
+constexpr const char* kImage = "sandbox.image";
 constexpr const char* kRecentWorkspaces = "ui.recent_workspaces";
 constexpr std::size_t kConcurrencyLimit = 64;
 
@@ -43,6 +46,10 @@ Status validateSettings(const Settings& settings) {
     if (settings.maxConcurrent < 1 || settings.maxConcurrent > kConcurrencyLimit)
         return makeError(ErrorCode::InvalidArgument, "tasks at a time must be between 1 and " +
                                                          std::to_string(kConcurrencyLimit));
+    if (auto backend = validateBackend(settings.backend); !backend)
+        return backend;
+    if (auto image = validateImage(settings.image); !image)
+        return image;
     return Ok{};
 }
 
@@ -56,7 +63,8 @@ std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, cons
 
 Result<Settings> loadSettings(Store& store) {
     Settings settings;
-    for (const auto& [key, target] : {std::pair{kProvider, &settings.provider}, std::pair{kModel, &settings.model}}) {
+    for (const auto& [key, target] : {std::pair{kProvider, &settings.provider}, std::pair{kModel, &settings.model},
+                                      std::pair{kBackend, &settings.backend}, std::pair{kImage, &settings.image}}) {
         auto value = store.setting(key);
         if (!value)
             return value.error();
@@ -85,6 +93,9 @@ Result<Settings> loadSettings(Store& store) {
                                                              " is damaged; set it again in Settings");
         settings.maxConcurrent = value.get<std::size_t>();
     }
+    if (!validateBackend(settings.backend) || !validateImage(settings.image))
+        return makeError(ErrorCode::InvalidArgument, std::string("the setting ") + kBackend + " or " + kImage +
+                                                         " is damaged; set the sandbox again in Settings");
     return settings;
 }
 
@@ -96,6 +107,8 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kModel, settings.model},
         {kPresets, json(settings.presets).dump()},
         {kMaxConcurrent, std::to_string(settings.maxConcurrent)},
+        {kBackend, settings.backend},
+        {kImage, settings.image},
         {kRecentWorkspaces, json(settings.recentWorkspaces).dump()},
     };
     for (const auto& [key, value] : rows) {

@@ -5,9 +5,7 @@
 #include "EventTypes.h"
 #include "EventWriter.h"
 #include "Methods.h"
-#include "Preflight.h"
 #include "ProviderKey.h"
-#include "SandboxSetup.h"
 #include "Store.h"
 #include "TaskToken.h"
 #include "Timestamp.h"
@@ -158,18 +156,6 @@ Status TaskRunner::launch() {
     if (!provider)
         return provider.error();
 
-    auto profile = sandbox::resolveProfile(agentProfileLayers(input));
-    if (!profile)
-        return profile.error();
-    sandbox::SetupOptions setup;
-    setup.hostEnv = sandbox::currentEnvironment();
-    auto prepared = sandbox::prepareSandbox(std::move(*profile), agentCommand(), setup);
-    if (!prepared) {
-        fail("sandbox", "the sandbox could not be set up: " + prepared.error().message +
-                            "\nRun `warren doctor` for what this machine lacks and how to fix it.");
-        return Ok{};
-    }
-
     m_token = m_env.tokens->issue(id, {scope::kLlm, scope::kMemory, scope::kApproval},
                                   std::chrono::seconds(m_spec.timeoutSec ? m_spec.timeoutSec + 300 : 7 * 24 * 3600));
     ToolProxy::Settings proxySettings{id, m_task.runs + 1, config->memoryPrefix, m_spec.tokenBudget,
@@ -206,16 +192,23 @@ Status TaskRunner::launch() {
         return made;
     if (auto made = makePipe(m_stderr, childErr, true); !made)
         return made;
-    m_workspaceSource = prepared->profile.workspaceSource;
-    m_protection = prepared->protection;
-    auto process = sandbox::SandboxProcess::start(prepared->command, prepared->limits, std::move(prepared->cgroup),
-                                                   {childIn.get(), childOut.get(), childErr.get()});
+    AgentLaunch launch;
+    launch.backend = m_spec.backend;
+    launch.image = m_spec.image;
+    launch.taskId = id;
+    launch.layers = agentProfileLayers(input);
+    launch.ownedDirs = {input.stateDir, input.outputDir, input.memoriesDir};
+    if (m_spec.demo) // the demo's workspace is Warren's own copy, in the data directory
+        launch.ownedDirs.push_back(m_task.workspace);
+    launch.stdio = {childIn.get(), childOut.get(), childErr.get()};
+    auto process = AgentProcess::start(launch);
     if (!process) {
-        fail("sandbox", "the sandbox did not start: " + process.error().message +
-                            "\nRun `warren doctor` for what this machine lacks and how to fix it.");
+        fail("sandbox", process.error().message);
         return Ok{};
     }
-    m_process.emplace(std::move(*process));
+    m_process = std::move(*process);
+    m_workspaceSource = m_process->workspaceSource();
+    m_protection = m_process->protection();
 
     m_stdoutNotifier = new QSocketNotifier(m_stdout.get(), QSocketNotifier::Read, this);
     connect(m_stdoutNotifier, &QSocketNotifier::activated, this, &TaskRunner::onStdoutReadable);
@@ -458,7 +451,7 @@ void TaskRunner::onSandboxExited() {
     m_exitNotifier->setEnabled(false);
     if (m_statusNotifier)
         m_statusNotifier->setEnabled(false); // wait() reads bwrap's status to its end and closes it
-    auto exit = m_process->wait(std::chrono::milliseconds(0));
+    auto exit = m_process->exitStatus();
     // Every process of the sandbox is gone, so its ends of the pipes are closed: read what is left.
     for (int fd : {m_stdout.get(), m_stderr.get()}) {
         if (fd < 0)
@@ -473,8 +466,7 @@ void TaskRunner::onSandboxExited() {
     const std::string stderrText = trimmed(tail(m_stderrTail, 2000));
     const std::string diagnostics = stderrText.empty() ? "" : "\nThe agent said:\n" + stderrText;
     if (!exit || exit->reason == sandbox::SandboxExit::Reason::SetupFailed) {
-        fail("sandbox", "the sandbox could not start the agent" + diagnostics + "\n" +
-                            sandbox::runPreflight().describe() + "Run `warren doctor` for how to fix it.");
+        fail("sandbox", "the sandbox could not start the agent" + diagnostics + "\n" + m_process->setupFailureReport());
         return;
     }
     if (exit->oomKilled)

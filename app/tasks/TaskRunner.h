@@ -1,5 +1,6 @@
 #pragma once
-// One launch of one task's agent: `warren-agent serve` in its sandbox (never outside one), its stdout read
+// One launch of one task's agent: `warren-agent serve` in its sandbox (never outside one: bubblewrap, or a
+// Docker/Podman container, as the task's spec says; AgentProcess hides which), its stdout read
 // line by line into stored events, its requests answered by the ToolProxy, its stdin written without ever
 // blocking the event loop. Stops are graceful first: ask the agent (control.cancel / control.pause), then
 // SIGTERM, then kill the whole sandbox. When the sandbox is gone the task's record says how it ended, what
@@ -9,10 +10,10 @@
 // records (streamed model text, refused requests, how the run ended) sits in order with what the agent
 // sent; the agent's seq is checked on arrival so that a lost or repeated event is reported.
 
+#include "AgentProcess.h"
 #include "ApprovalRules.h"
 #include "DataDir.h"
 #include "Event.h"
-#include "Launcher.h"
 #include "LineReader.h"
 #include "StoreTypes.h"
 #include "TaskSpec.h"
@@ -98,7 +99,7 @@ private:
     TaskSpec m_spec;
     std::string m_token;
     std::unique_ptr<ToolProxy> m_proxy;
-    std::optional<sandbox::SandboxProcess> m_process;
+    std::unique_ptr<AgentProcess> m_process;
     std::string m_workspaceSource; // canonical, for removing protected-path placeholders at the end
     std::optional<sandbox::ProtectionPlan> m_protection;
     UniqueFd m_stdin, m_stdout, m_stderr, m_lock;

@@ -2,6 +2,8 @@
 
 #include "AgentConfig.h"
 
+#include <algorithm>
+
 namespace warren::control {
 
 using nlohmann::json;
@@ -11,7 +13,8 @@ json TaskSpec::toJson() const {
             {"presets", presets},           {"overrides", overrides},
             {"network", network},           {"approval", approvalModeName(approval)},
             {"timeout_sec", timeoutSec},    {"token_budget", tokenBudget},
-            {"demo", demo}};
+            {"demo", demo},                 {"backend", backend},
+            {"image", image}};
 }
 
 Result<TaskSpec> TaskSpec::fromJson(const json& value) {
@@ -29,6 +32,9 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
         spec.timeoutSec = value.at("timeout_sec").get<std::uint64_t>();
         spec.tokenBudget = value.at("token_budget").get<std::uint64_t>();
         spec.demo = value.at("demo").get<bool>();
+        // Tasks stored before the container backend ran under bubblewrap.
+        spec.backend = value.value("backend", std::string("bwrap"));
+        spec.image = value.value("image", std::string(kDefaultAgentImage));
         if (!spec.overrides.is_object())
             return makeError(ErrorCode::InvalidArgument, "task spec: overrides must be an object");
         return spec;
@@ -39,12 +45,34 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
     }
 }
 
+Status validateBackend(const std::string& backend) {
+    if (backend != "bwrap" && backend != "docker" && backend != "podman")
+        return makeError(ErrorCode::InvalidArgument,
+                         "backend \"" + backend + "\": the sandbox is bwrap (bubblewrap), docker or podman");
+    return Ok{};
+}
+
+Status validateImage(const std::string& image) {
+    // The name goes on the engine's command line after its options: one that starts with '-' or holds
+    // spaces or control characters would be read as something else.
+    const bool printable = std::all_of(image.begin(), image.end(), [](char c) { return c > ' ' && c != 0x7f; });
+    if (image.empty() || image.front() == '-' || !printable || image.size() > 255)
+        return makeError(ErrorCode::InvalidArgument,
+                         "image \"" + image + "\": expected an image name such as " + kDefaultAgentImage +
+                             " or localhost/NAME:TAG");
+    return Ok{};
+}
+
 Status validateSpec(const TaskSpec& spec) {
     if (spec.network != "none" && spec.network != "loopback")
         return makeError(ErrorCode::InvalidArgument,
                          "--network " + spec.network +
                              ": this build runs agents with no network (none) or their own loopback only "
                              "(loopback); host allow-lists are not available yet");
+    if (auto backend = validateBackend(spec.backend); !backend)
+        return backend;
+    if (auto image = validateImage(spec.image); !image)
+        return image;
     auto config = agent::resolveConfig(spec.presets, spec.overrides);
     if (!config)
         return config.error();

@@ -4,6 +4,7 @@
 // holds a key: the provider's key is looked up by name at launch.
 
 #include "ApprovalRules.h"
+#include "DockerCommand.h"
 #include "Result.h"
 
 #include <cstdint>
@@ -12,6 +13,10 @@
 #include <vector>
 
 namespace warren::control {
+
+// The image a container backend runs the agent on when none is chosen. The agent is statically linked, so
+// any image with a root filesystem will do; it is never pulled behind the user's back.
+inline constexpr const char* kDefaultAgentImage = sandbox::kDefaultContainerImage;
 
 struct TaskSpec {
     std::string provider;  // --provider: "scripted:FILE", "openai", ... (ProviderConfig.h)
@@ -23,13 +28,18 @@ struct TaskSpec {
     std::uint64_t timeoutSec = 0;                        // wall clock over the whole task; 0: none
     std::uint64_t tokenBudget = 0;                       // tokens in + out over the whole task; 0: none
     bool demo = false; // the built-in scripted demo (provider is its script), labelled as such
+    std::string backend = "bwrap";                     // the sandbox: "bwrap", "docker" or "podman"
+    std::string image = kDefaultAgentImage;            // docker/podman: the image the agent runs on
 
     nlohmann::json toJson() const;
     static Result<TaskSpec> fromJson(const nlohmann::json& value);
 };
 
 // Checks what can be checked before anything is launched: the presets and --set keys (with the agent's
-// own settings table, so the error is the one the agent would give), the network policy.
+// own settings table, so the error is the one the agent would give), the network policy, the backend and
+// the image's name.
 Status validateSpec(const TaskSpec& spec);
+Status validateBackend(const std::string& backend); // "bwrap", "docker" or "podman"
+Status validateImage(const std::string& image);     // a name the engine's command line reads as one
 
 } // namespace warren::control

@@ -52,6 +52,7 @@ json describe(const CliArguments& arguments) {
                 for (const auto& [key, value] : command.settings)
                     out["settings"].push_back(json::array({key, value}));
                 putOptional(out, "backend", command.backend);
+                putOptional(out, "image", command.image);
                 putOptional(out, "network", command.network);
                 putOptional(out, "approve", command.approve);
                 if (command.json)
@@ -73,6 +74,8 @@ json describe(const CliArguments& arguments) {
                 if (command.json)
                     out["json"] = true;
                 putOptional(out, "approve", command.approve);
+                putOptional(out, "backend", command.backend);
+                putOptional(out, "image", command.image);
             } else if constexpr (std::is_same_v<T, CancelCommand>) {
                 out["command"] = "cancel";
                 out["task"] = command.taskId;
@@ -203,6 +206,12 @@ void TestCliArguments::parses_data() {
         << QStringList{"resume", "t-1", "--json", "--approve", "deny", "--data-dir=/d", "--no-color"}
         << j({{"command", "resume"}, {"task", "t-1"}, {"json", true}, {"approve", "deny"}, {"data_dir", "/d"},
               {"no_color", true}});
+    QTest::newRow("resume in another backend")
+        << QStringList{"resume", "t-1", "--backend", "podman", "--image=localhost/warren-test:1"}
+        << j({{"command", "resume"}, {"task", "t-1"}, {"backend", "podman"}, {"image", "localhost/warren-test:1"}});
+    QTest::newRow("run in a container")
+        << QStringList{"run", "--backend=podman", "--image", "localhost/warren-test:1", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"backend", "podman"}, {"image", "localhost/warren-test:1"}});
     QTest::newRow("cancel") << QStringList{"cancel", "t-1"} << j({{"command", "cancel"}, {"task", "t-1"}});
     QTest::newRow("cancel --data-dir") << QStringList{"cancel", "--data-dir", "/d", "t-1"}
                                        << j({{"command", "cancel"}, {"task", "t-1"}, {"data_dir", "/d"}});
@@ -270,6 +279,13 @@ void TestCliArguments::errors_data() {
                                         << "--approve: expected ask, auto or deny, got 'yes'";
     QTest::newRow("backend") << QStringList{"run", "--backend", "lxc", "go"}
                              << "--backend: expected bwrap, docker or podman, got 'lxc'";
+    QTest::newRow("resume backend") << QStringList{"resume", "t-1", "--backend", "lxc"}
+                                    << "--backend: expected bwrap, docker or podman, got 'lxc'";
+    QTest::newRow("image read as an option") << QStringList{"run", "--image=--privileged", "go"}
+                                             << "--image: expected an image name such as debian:bookworm-slim, got "
+                                                "'--privileged'";
+    QTest::newRow("image with a space") << QStringList{"resume", "t-1", "--image", "a b"}
+                                        << "--image: expected an image name such as debian:bookworm-slim, got 'a b'";
     QTest::newRow("network") << QStringList{"run", "--network", "all", "go"}
                              << "--network: expected none, loopback or allow:HOST[,HOST...], got 'all'";
     QTest::newRow("network allow without hosts")
@@ -385,7 +401,9 @@ void TestCliArguments::commandUsage_data() {
     QTest::addColumn<QStringList>("omits");
     QTest::newRow("run") << "run" << QStringList{"Usage: warren run", "--token-budget N", "--data-dir DIR"}
                          << QStringList{"warren tasks"};
-    QTest::newRow("resume") << "resume" << QStringList{"Usage: warren resume TASK", "--approve MODE", "--json"}
+    QTest::newRow("resume") << "resume"
+                            << QStringList{"Usage: warren resume TASK", "--approve MODE", "--json", "--backend NAME",
+                                           "--image IMAGE"}
                             << QStringList{"--model"};
     QTest::newRow("cancel") << "cancel" << QStringList{"Usage: warren cancel TASK", "--data-dir DIR"}
                             << QStringList{"--json"};

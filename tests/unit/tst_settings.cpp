@@ -1,4 +1,5 @@
-// Settings: what is valid, the recent-workspace list, and a round trip through a real warren.db.
+// Settings: what is valid (model, presets, concurrency, sandbox), the recent-workspace list, and a round
+// trip through a real warren.db.
 #include "Settings.h"
 #include "Store.h"
 
@@ -12,9 +13,12 @@ class TestSettings : public QObject {
 private slots:
     void validation_data();
     void validation();
+    void sandboxValidation_data();
+    void sandboxValidation();
     void recentWorkspacesMoveToTheFront();
     void roundTripThroughTheStore();
     void damagedRowIsReported();
+    void damagedSandboxRowIsReported();
 };
 
 void TestSettings::validation_data() {
@@ -57,6 +61,38 @@ void TestSettings::validation() {
     }
 }
 
+void TestSettings::sandboxValidation_data() {
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<QString>("image");
+    QTest::addColumn<QString>("error"); // empty: valid
+
+    QTest::newRow("bubblewrap") << "bwrap" << "debian:bookworm-slim" << "";
+    QTest::newRow("podman") << "podman" << "localhost/warren-test:1" << "";
+    QTest::newRow("docker with a digest") << "docker" << "debian@sha256:0123abcd" << "";
+    QTest::newRow("unknown backend") << "lxc" << "debian:bookworm-slim" << "bwrap (bubblewrap), docker or podman";
+    QTest::newRow("empty backend") << "" << "debian:bookworm-slim" << "backend";
+    QTest::newRow("empty image") << "podman" << "" << "expected an image name";
+    QTest::newRow("image read as an option") << "podman" << "--privileged" << "expected an image name";
+    QTest::newRow("image with a space") << "docker" << "debian bookworm" << "expected an image name";
+    QTest::newRow("image with a newline") << "docker" << "debian\nx" << "expected an image name";
+}
+
+void TestSettings::sandboxValidation() {
+    QFETCH(QString, backend);
+    QFETCH(QString, image);
+    QFETCH(QString, error);
+    Settings settings;
+    settings.backend = backend.toStdString();
+    settings.image = image.toStdString();
+    const auto status = warren::control::validateSettings(settings);
+    if (error.isEmpty()) {
+        QVERIFY2(bool(status), status ? "" : status.error().message.c_str());
+    } else {
+        QVERIFY(!status);
+        QVERIFY2(QString::fromStdString(status.error().message).contains(error), status.error().message.c_str());
+    }
+}
+
 void TestSettings::recentWorkspacesMoveToTheFront() {
     std::vector<std::string> recent;
     for (int i = 0; i < 10; ++i)
@@ -76,6 +112,8 @@ void TestSettings::roundTripThroughTheStore() {
     auto defaults = warren::control::loadSettings(*store);
     QVERIFY(bool(defaults));
     QCOMPARE(*defaults, Settings{});
+    QCOMPARE(defaults->backend, std::string("bwrap"));
+    QCOMPARE(defaults->image, std::string("debian:bookworm-slim"));
 
     Settings settings;
     settings.provider = "anthropic";
@@ -83,6 +121,8 @@ void TestSettings::roundTripThroughTheStore() {
     settings.presets = {"safe-mode", "production-log"};
     settings.maxConcurrent = 3;
     settings.recentWorkspaces = {"/home/u/a", "/home/u/b"};
+    settings.backend = "podman";
+    settings.image = "localhost/warren-test:1";
     QVERIFY(bool(warren::control::saveSettings(*store, settings)));
     auto loaded = warren::control::loadSettings(*store);
     QVERIFY(bool(loaded));
@@ -102,6 +142,16 @@ void TestSettings::damagedRowIsReported() {
     const auto loaded = warren::control::loadSettings(*store);
     QVERIFY(!loaded);
     QVERIFY(QString::fromStdString(loaded.error().message).contains("tasks.presets"));
+}
+
+void TestSettings::damagedSandboxRowIsReported() {
+    QTemporaryDir dir;
+    auto store = warren::control::Store::open(dir.filePath("warren.db").toStdString());
+    QVERIFY(bool(store));
+    QVERIFY(bool(store->setSetting("sandbox.backend", "chroot")));
+    const auto loaded = warren::control::loadSettings(*store);
+    QVERIFY(!loaded);
+    QVERIFY2(QString::fromStdString(loaded.error().message).contains("sandbox.backend"), loaded.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestSettings)

@@ -1,0 +1,277 @@
+// `warren run --backend podman` end to end: the demo and a scripted task run in a container with the same
+// live view as under bubblewrap; a task moves between backends through its checkpoint (started under one,
+// `warren` killed, resumed under the other, both ways); a cancel leaves no container behind; a missing image
+// fails the task with the preflight's report (exit 3).
+//
+// Needs podman, the image ($WARREN_TEST_IMAGE, default localhost/warren-test:1, from
+// packaging/make-test-image.sh) and the static agent; skips with the reason otherwise. Podman reads
+// $CONTAINERS_CONF; when that is unset and runc is installed, the repository's packaging/containers.conf is used.
+
+#include "AgentRun.h"
+#include "WarrenRun.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace warren;
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+QString image() {
+    const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
+    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:1") : fromEnv;
+}
+
+QStringList inPodman() { return {QStringLiteral("--backend"), QStringLiteral("podman"), QStringLiteral("--image"), image()}; }
+
+QString readFile(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+// `podman ARGS`: exit status and stdout.
+std::pair<int, QString> podman(const QStringList& arguments) {
+    QProcess process;
+    process.start(QStringLiteral("podman"), arguments);
+    if (!process.waitForFinished(120000))
+        return {-1, {}};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardOutput())};
+}
+
+// Warren's containers (running or not) of one task.
+QStringList containersOf(const QString& taskId) {
+    const auto [status, out] = podman({QStringLiteral("ps"), QStringLiteral("--all"), QStringLiteral("--filter"),
+                                       QStringLiteral("label=warren.sandbox=1"), QStringLiteral("--filter"),
+                                       QStringLiteral("label=warren.task=") + taskId, QStringLiteral("--format"),
+                                       QStringLiteral("{{.Names}}")});
+    return status == 0 ? out.split(QLatin1Char('\n'), Qt::SkipEmptyParts) : QStringList{QStringLiteral("(podman ps failed)")};
+}
+
+// The newest task record from `warren tasks --json`.
+json taskRecord(const QString& dataDir) {
+    const auto records = jsonLines(runWarren({"tasks", "--json"}, dataDir).out);
+    return records.empty() ? json() : records.front();
+}
+
+QString taskId(const json& record) {
+    return record.is_object() ? QString::fromStdString(record.value("id", "")) : QString();
+}
+
+// The live view's step headers and tool lines: what a user sees, without timings and ids.
+QStringList viewLines(const QByteArray& out) {
+    QStringList lines;
+    static const QRegularExpression step(QStringLiteral("^── step \\d+ ──"));
+    for (const QString& line : QString::fromUtf8(out).split(QLatin1Char('\n'))) {
+        if (const auto match = step.match(line); match.hasMatch())
+            lines << match.captured(0);
+        else if (line.startsWith(QStringLiteral("▶")) || line.contains(QStringLiteral("PASS")) ||
+                 line.contains(QStringLiteral("FAIL")))
+            lines << line;
+    }
+    return lines;
+}
+
+// Reads the --json events of a running warren until one satisfies done.
+bool readUntil(QProcess& process, const std::function<bool(const json&)>& done) {
+    for (;;) {
+        while (process.canReadLine()) {
+            const json event = json::parse(process.readLine().toStdString(), nullptr, false);
+            if (!event.is_discarded() && done(event))
+                return true;
+        }
+        if (process.state() == QProcess::NotRunning || !process.waitForReadyRead(120000))
+            return false;
+    }
+}
+
+// The long command has started, so the agent's checkpoint records the call as started.
+bool isSleepCall(const json& event) {
+    return event.value("type", "") == "tool_output" && event["data"].value("text", "").find("started") != std::string::npos;
+}
+
+// A script whose second step runs a long command (to be interrupted), then writes done.txt and finishes.
+QString writeSleepScript(const QTemporaryDir& dir) {
+    const QString script = dir.filePath(QStringLiteral("script.json"));
+    writeScript(script, {turn("write_file", {{"path", "before.txt"}, {"content", "before\n"}}),
+                         turn("shell", {{"command", "echo started && sleep 300"}}),
+                         turn("write_file", {{"path", "done.txt"}, {"content", "done\n"}}),
+                         turn("finish", {{"summary", "done after the interruption"}})});
+    return script;
+}
+
+// As root, the container runs as the profile's uid 1000 and bubblewrap as uid 0 without capabilities: a
+// workspace both write in must be open to both (docs/SECURITY.md, "User and workspace ownership").
+bool shareWorkspace(const QTemporaryDir& workspace) {
+    if (geteuid() != 0)
+        return true;
+    const QByteArray path = QFile::encodeName(workspace.path());
+    return chown(path.constData(), 1000, 1000) == 0 && chmod(path.constData(), 0777) == 0;
+}
+
+} // namespace
+
+class TestControlContainer : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void demoRunsInAContainerWithTheSameLiveView();
+    void scriptedTaskRunsInAContainer();
+    void bwrapTaskResumesUnderPodman();
+    void podmanTaskResumesUnderBwrap();
+    void cancelRemovesTheContainer();
+    void missingImageFailsWithThePreflightReport();
+
+private:
+    void moveBetweenBackends(const QStringList& first, const QStringList& second);
+};
+
+void TestControlContainer::initTestCase() {
+    if (qEnvironmentVariable("WARREN_AGENT_STATIC") == QLatin1String("0"))
+        QSKIP("the agent of this build is dynamically linked (sanitizers): it cannot run on an image without "
+              "the host's libraries");
+    if (QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
+        QSKIP("podman is not installed: the container backend cannot be tested here");
+    if (qEnvironmentVariableIsEmpty("CONTAINERS_CONF") && !QStandardPaths::findExecutable(QStringLiteral("runc")).isEmpty()) {
+        const QString conf = QDir(resourcesDir()).filePath(QStringLiteral("../packaging/containers.conf"));
+        if (QFileInfo::exists(conf))
+            qputenv("CONTAINERS_CONF", QFileInfo(conf).canonicalFilePath().toLocal8Bit());
+    }
+    if (podman({QStringLiteral("info")}).first != 0)
+        QSKIP("podman does not answer here (`podman info` failed)");
+    if (podman({QStringLiteral("image"), QStringLiteral("inspect"), image()}).first != 0)
+        QSKIP(qPrintable(QStringLiteral("the image %1 is not present: build it with packaging/make-test-image.sh, "
+                                        "or set WARREN_TEST_IMAGE").arg(image())));
+}
+
+void TestControlContainer::demoRunsInAContainerWithTheSameLiveView() {
+    QTemporaryDir bwrapData, podmanData;
+    const auto inBwrap = runWarren({"run", "--no-color", "fix the failing test"}, bwrapData.path());
+    QCOMPARE(inBwrap.exitCode, 0);
+    const auto inContainer = runWarren(QStringList{"run", "--no-color"} + inPodman() + QStringList{"fix the failing test"},
+                                       podmanData.path());
+    QVERIFY2(inContainer.exitCode == 0, inContainer.err.constData());
+    QVERIFY2(inContainer.err.contains("scripted demo"), inContainer.err.constData());
+    QVERIFY(inContainer.out.contains("── step 6 ──"));
+    QVERIFY(inContainer.out.contains("PASS: Hello, Warren!"));
+    QCOMPARE(viewLines(inContainer.out), viewLines(inBwrap.out));
+
+    const json task = taskRecord(podmanData.path());
+    QCOMPARE(task.value("status", ""), "succeeded");
+    QCOMPARE(task["spec"].value("backend", ""), "podman");
+    QCOMPARE(QString::fromStdString(task["spec"].value("image", "")), image());
+    QVERIFY(readFile(QString::fromStdString(task["workspace"].get<std::string>()) + "/greet.sh").contains("Hello"));
+    QCOMPARE(containersOf(taskId(task)), QStringList{});
+}
+
+void TestControlContainer::scriptedTaskRunsInAContainer() {
+    QTemporaryDir data, workspace;
+    QVERIFY(shareWorkspace(workspace));
+    const QString script = data.filePath(QStringLiteral("script.json"));
+    writeScript(script, {turn("write_file", {{"path", "notes.txt"}, {"content", "written in a container\n"}}),
+                         turn("shell", {{"command", "cat notes.txt && id -u"}}),
+                         turn("finish", {{"summary", "wrote notes.txt"}})});
+    const auto run = runWarren(QStringList{"run", "--no-color", "--provider", "scripted:" + script, "--workspace",
+                                           workspace.path()} + inPodman() + QStringList{"write notes"},
+                               data.path());
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QCOMPARE(readFile(workspace.filePath(QStringLiteral("notes.txt"))), QStringLiteral("written in a container\n"));
+    QVERIFY(run.out.contains("written in a container"));
+    const json task = taskRecord(data.path());
+    const auto events = parseEvents(runWarren({"show", taskId(task), "--json"}, data.path()).out);
+    QVERIFY2(events.error.isEmpty(), qPrintable(events.error));
+    QCOMPARE(events.events.front().type, "task_started");
+    QCOMPARE(events.events.back().type, "task_finished");
+    QCOMPARE(events.toolCalls(), (QStringList{"write_file", "shell", "finish"}));
+    // The agent reports what it could reach; the report comes out of the container's /output.
+    const json report = json::parse(readFile(data.filePath("tasks/" + taskId(task) + "/output/resource_report.json"))
+                                        .toStdString(), nullptr, false);
+    QCOMPARE(report.value("exit_reason", ""), "finished");
+}
+
+void TestControlContainer::moveBetweenBackends(const QStringList& first, const QStringList& second) {
+    QTemporaryDir data, workspace;
+    QVERIFY(shareWorkspace(workspace));
+    const QString script = writeSleepScript(data);
+    QProcess warren;
+    startWarren(warren, QStringList{"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path()} +
+                            first + QStringList{"work"},
+                data.path());
+    QVERIFY(readUntil(warren, isSleepCall));
+    warren.kill(); // SIGKILL: no chance to clean up
+    QVERIFY(warren.waitForFinished(60000));
+
+    const json interrupted = taskRecord(data.path());
+    QCOMPARE(interrupted.value("status", ""), "interrupted");
+    const QString id = taskId(interrupted);
+    // The sandbox dies with warren: a container too (its run client is told, and stops it).
+    QTRY_COMPARE_WITH_TIMEOUT(containersOf(id), QStringList{}, 60000);
+    const auto before = parseEvents(runWarren({"show", id, "--json"}, data.path()).out);
+    QVERIFY(!before.ofType("checkpoint").empty());
+
+    const auto resumed = runWarren(QStringList{"resume", id, "--no-color"} + second, data.path());
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    QCOMPARE(readFile(workspace.filePath(QStringLiteral("done.txt"))), QStringLiteral("done\n"));
+    const json finished = taskRecord(data.path());
+    QCOMPARE(finished.value("status", ""), "succeeded");
+    QCOMPARE(finished["spec"].value("backend", ""), second.at(1).toStdString());
+    const auto after = parseEvents(runWarren({"show", id, "--json"}, data.path()).out);
+    QVERIFY2(after.error.isEmpty(), qPrintable(after.error));
+    for (std::size_t i = 0; i < before.events.size(); ++i)
+        QCOMPARE(after.events[i], before.events[i]);
+    QCOMPARE(after.events.back().type, "task_finished");
+    QCOMPARE(containersOf(id), QStringList{});
+}
+
+void TestControlContainer::bwrapTaskResumesUnderPodman() {
+    moveBetweenBackends({"--backend", "bwrap"}, inPodman());
+}
+
+void TestControlContainer::podmanTaskResumesUnderBwrap() {
+    moveBetweenBackends(inPodman(), {"--backend", "bwrap"});
+}
+
+void TestControlContainer::cancelRemovesTheContainer() {
+    QTemporaryDir data, workspace;
+    QVERIFY(shareWorkspace(workspace));
+    const QString script = writeSleepScript(data);
+    QProcess warren;
+    startWarren(warren, QStringList{"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path()} +
+                            inPodman() + QStringList{"work"},
+                data.path());
+    QVERIFY(readUntil(warren, isSleepCall));
+    const QString id = taskId(taskRecord(data.path()));
+    QCOMPARE(containersOf(id).size(), 1);
+    QCOMPARE(runWarren({"cancel", id}, data.path()).exitCode, 0);
+    QVERIFY(warren.state() == QProcess::NotRunning || warren.waitForFinished(120000));
+    QCOMPARE(warren.exitCode(), 1);
+    QCOMPARE(taskRecord(data.path()).value("status", ""), "cancelled");
+    QVERIFY(!QFile::exists(workspace.filePath(QStringLiteral("done.txt"))));
+    QCOMPARE(containersOf(id), QStringList{});
+}
+
+void TestControlContainer::missingImageFailsWithThePreflightReport() {
+    QTemporaryDir data;
+    const auto run = runWarren({"run", "--no-color", "--backend", "podman", "--image", "localhost/warren-no-such-image:0",
+                                "fix the failing test"},
+                               data.path());
+    QCOMPARE(run.exitCode, 3); // the sandbox is unavailable: never a run without one
+    QVERIFY2(run.err.contains("FAILED  image") && run.err.contains("never pulls"), run.err.constData());
+    const json task = taskRecord(data.path());
+    QCOMPARE(task.value("status", ""), "failed");
+    QCOMPARE(task.value("finish_reason", ""), "sandbox");
+}
+
+QTEST_GUILESS_MAIN(TestControlContainer)
+#include "tst_control_container.moc"
