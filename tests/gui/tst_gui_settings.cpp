@@ -14,6 +14,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QtTest>
 
 using warren::test::DesktopFixture;
@@ -54,6 +55,8 @@ private slots:
     void keyLandsInTheKeychainNotTheDatabase();
     void testConnectionAsksTheModel();
     void badSettingsAreRefusedWithTheReason();
+    void sandboxChoicePersistsAndListsEnginesFound();
+    void badImageIsRefused();
 
 private:
     bool m_keychain = false;
@@ -161,6 +164,56 @@ void TestGuiSettings::badSettingsAreRefusedWithTheReason() {
     auto settings = desk.plane().settings();
     QVERIFY(bool(settings));
     QVERIFY(settings->provider.empty()); // nothing half-saved
+}
+
+void TestGuiSettings::sandboxChoicePersistsAndListsEnginesFound() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QString engine; // an engine this machine has, if any: the choice saved and read back
+    {
+        SettingsDialog dialog(desk.plane());
+        auto* backend = dialog.findChild<QComboBox*>("backend");
+        auto* image = dialog.findChild<QLineEdit*>("image");
+        QCOMPARE(backend->currentData().toString(), QStringLiteral("bwrap")); // the default
+        QVERIFY(!image->isEnabled());                                       // bubblewrap takes no image
+        QCOMPARE(image->text(), QStringLiteral("debian:bookworm-slim"));
+        for (const QString& name : {QStringLiteral("podman"), QStringLiteral("docker")}) {
+            const bool found = !QStandardPaths::findExecutable(name).isEmpty();
+            QCOMPARE(backend->findData(name) >= 0, found);
+            if (found && engine.isEmpty())
+                engine = name;
+        }
+        if (!engine.isEmpty()) {
+            choose(backend, engine);
+            QVERIFY(image->isEnabled());
+        }
+        image->setText(QStringLiteral("localhost/warren-test:1"));
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    }
+    desk.close();
+    QVERIFY(desk.open());
+    SettingsDialog again(desk.plane());
+    const QString expected = engine.isEmpty() ? QStringLiteral("bwrap") : engine;
+    QCOMPARE(again.findChild<QComboBox*>("backend")->currentData().toString(), expected);
+    QCOMPARE(again.findChild<QLineEdit*>("image")->text(), QStringLiteral("localhost/warren-test:1"));
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QCOMPARE(QString::fromStdString(settings->backend), expected);
+    QCOMPARE(settings->image, std::string("localhost/warren-test:1"));
+}
+
+void TestGuiSettings::badImageIsRefused() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    SettingsDialog dialog(desk.plane());
+    dialog.findChild<QLineEdit*>("image")->setText(QStringLiteral("--privileged"));
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Rejected));
+    QVERIFY(dialog.findChild<QLabel*>("error")->text().contains("image"));
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QCOMPARE(settings->image, std::string("debian:bookworm-slim")); // nothing half-saved
 }
 
 QTEST_MAIN(TestGuiSettings)

@@ -3,6 +3,7 @@
 #include "AgentConfig.h"
 #include "ProviderConfig.h"
 
+#include <algorithm>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -12,6 +13,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QVBoxLayout>
 
 namespace warren::ui {
@@ -36,6 +38,19 @@ constexpr ProviderChoice kChoices[] = {
     {"llama.cpp server (local)", "llamacpp", false},
     {"OpenAI-compatible server", "openai-compatible:", true},
     {"Anthropic-compatible server", "anthropic:", true},
+};
+
+// The sandbox backends: bubblewrap always; an engine only where its client is on PATH (or when the stored
+// setting names it, so that opening Settings never changes it behind the user's back).
+struct BackendChoice {
+    const char* label;
+    const char* name;
+};
+
+constexpr BackendChoice kBackends[] = {
+    {"bubblewrap", "bwrap"},
+    {"Podman", "podman"},
+    {"Docker", "docker"},
 };
 
 } // namespace
@@ -92,6 +107,18 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     tasksForm->addRow(tr("Tasks at a time"), m_maxConcurrent);
     layout->addWidget(tasksBox);
 
+    auto* sandboxBox = new QGroupBox(tr("Sandbox"), this);
+    auto* sandboxForm = new QFormLayout(sandboxBox);
+    m_backend = new QComboBox(sandboxBox);
+    m_backend->setObjectName("backend");
+    m_image = new QLineEdit(sandboxBox);
+    m_image->setObjectName("image");
+    m_image->setPlaceholderText(QString::fromUtf8(control::kDefaultAgentImage));
+    m_image->setToolTip(tr("The image the agent runs on. It must be present locally: Warren never pulls it."));
+    sandboxForm->addRow(tr("Backend"), m_backend);
+    sandboxForm->addRow(tr("Image"), m_image);
+    layout->addWidget(sandboxBox);
+
     m_error = new QLabel(this);
     m_error->setObjectName("error");
     m_error->setWordWrap(true);
@@ -106,6 +133,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
 
     connect(m_provider, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateForm);
     connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
+    connect(m_backend, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateSandbox);
     load();
 }
 
@@ -137,8 +165,22 @@ void SettingsDialog::load() {
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
+    m_backend->clear();
+    for (const BackendChoice& choice : kBackends) {
+        const QString name = QString::fromUtf8(choice.name);
+        const bool found = name == "bwrap" || !QStandardPaths::findExecutable(name).isEmpty();
+        if (found)
+            m_backend->addItem(tr(choice.label), name);
+        else if (m_settings.backend == choice.name)
+            m_backend->addItem(tr("%1 (not found on PATH)").arg(tr(choice.label)), name);
+    }
+    m_backend->setCurrentIndex(std::max(0, m_backend->findData(QString::fromStdString(m_settings.backend))));
+    m_image->setText(QString::fromStdString(m_settings.image));
     updateForm();
+    updateSandbox();
 }
+
+void SettingsDialog::updateSandbox() { m_image->setEnabled(m_backend->currentData().toString() != "bwrap"); }
 
 QString SettingsDialog::providerSpec() const {
     const QString choice = m_provider->currentData().toString();
@@ -197,6 +239,9 @@ void SettingsDialog::accept() {
         if (m_presets->item(i)->checkState() == Qt::Checked)
             settings.presets.push_back(m_presets->item(i)->text().toStdString());
     settings.maxConcurrent = static_cast<std::size_t>(m_maxConcurrent->value());
+    settings.backend = m_backend->currentData().toString().toStdString();
+    const QString image = m_image->text().trimmed();
+    settings.image = image.isEmpty() ? std::string(control::kDefaultAgentImage) : image.toStdString();
     auto fail = [this](const std::string& message) {
         m_error->setText(QString::fromStdString(message));
         m_error->show();

@@ -1,7 +1,7 @@
 #pragma once
 // Settings: the model (provider, base URL for a compatible server, model name, the API key, which goes to
-// the keychain and is never shown again), a test of that connection, the presets new tasks start with, and
-// how many tasks run at a time. Everything is saved through the control plane, so it is the same for
+// the keychain and is never shown again), a test of that connection, the presets new tasks start with,
+// how many tasks run at a time, and the sandbox (bubblewrap, or Podman/Docker where found, with the image). Everything is saved through the control plane, so it is the same for
 // `warren run`.
 
 #include "ControlPlane.h"
@@ -34,6 +34,7 @@ signals:
 private:
     void load();
     void updateForm();
+    void updateSandbox();
     void testConnection();
     QString keyName() const;
 
@@ -48,6 +49,8 @@ private:
     QLabel* m_testResult;
     QListWidget* m_presets;
     QSpinBox* m_maxConcurrent;
+    QComboBox* m_backend;
+    QLineEdit* m_image;
     QLabel* m_error;
 };
 
