@@ -55,7 +55,10 @@ std::pair<int, double> timed(const std::string& command) {
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, msSince(start)};
 }
 
-std::string quoted(const std::string& word) { return "'" + word + "'"; } // image names hold no quote
+// For the shell: image names hold no quote.
+std::string quoted(const std::string& word) {
+    return "'" + word + "'";
+}
 
 struct Timing {
     double firstEventMs = -1;
@@ -67,18 +70,19 @@ Timing runTask(LocalControlPlane& plane, const std::string& workspace, const Tas
     Timing timing;
     std::string id;
     const auto start = Clock::now();
-    auto stored = QObject::connect(&plane, &ControlPlane::eventStored, &plane,
-                                   [&](const std::string& taskId, const json& event) {
-                                       if (timing.firstEventMs < 0 && event.value("type", "") == "task_started" &&
-                                           (id.empty() || taskId == id))
-                                           timing.firstEventMs = msSince(start);
-                                   });
-    auto finished = QObject::connect(&plane, &ControlPlane::taskFinished, &plane, [&](const std::string& taskId) {
-        if (taskId == id) {
-            timing.finishedMs = msSince(start);
-            QCoreApplication::exit(0);
-        }
-    });
+    auto stored = QObject::connect(
+        &plane, &ControlPlane::eventStored, &plane, [&](const std::string& taskId, const json& event) {
+            if (timing.firstEventMs < 0 && event.value("type", "") == "task_started" &&
+                (id.empty() || taskId == id))
+                timing.firstEventMs = msSince(start);
+        });
+    auto finished =
+        QObject::connect(&plane, &ControlPlane::taskFinished, &plane, [&](const std::string& taskId) {
+            if (taskId == id) {
+                timing.finishedMs = msSince(start);
+                QCoreApplication::exit(0);
+            }
+        });
     auto task = plane.submit("finish at once", workspace, spec);
     if (!task)
         fail("cannot submit a task: " + task.error().message);
@@ -99,7 +103,8 @@ Timing runTask(LocalControlPlane& plane, const std::string& workspace, const Tas
 }
 
 void print(const char* name, const std::vector<double>& values) {
-    std::printf("  %-40s median %7.1f ms   p90 %7.1f ms\n", name, percentile(values, 0.5), percentile(values, 0.9));
+    std::printf("  %-40s median %7.1f ms   p90 %7.1f ms\n", name, percentile(values, 0.5),
+                percentile(values, 0.9));
 }
 
 } // namespace
@@ -112,13 +117,15 @@ int main(int argc, char** argv) {
     const std::string agent = fs::absolute(argv[1]).string(); // the profile binds it by absolute path
     const int rounds = argc > 2 ? std::max(3, std::atoi(argv[2])) : 10;
     const std::string image = argc > 3 ? argv[3] : "localhost/warren-test:1";
-    std::printf("bench_container_start: bubblewrap vs podman, submit to the agent's first event, %d rounds\n", rounds);
+    std::printf("bench_container_start: bubblewrap vs podman, submit to the agent's first event, %d rounds\n",
+                rounds);
     if (timed("command -v podman").first != 0) {
         std::printf("  skipped: no podman\n");
         return 0;
     }
     if (timed("podman image inspect " + quoted(image)).first != 0) {
-        std::printf("  skipped: the image %s is not present (packaging/make-test-image.sh builds it)\n", image.c_str());
+        std::printf("  skipped: the image %s is not present (packaging/make-test-image.sh builds it)\n",
+                    image.c_str());
         return 0;
     }
     if (const char* isStatic = std::getenv("WARREN_AGENT_STATIC"); isStatic && std::string(isStatic) == "0") {
@@ -136,7 +143,9 @@ int main(int argc, char** argv) {
     fs::create_directories(workspace);
     ::chmod(workspace.c_str(), 0777); // as root the container runs as uid 1000
     const fs::path script = base / "finish.json";
-    std::ofstream(script) << json{{"turns", {{{"tool_calls", {{{"name", "finish"}, {"arguments", {{"summary", "done"}}}}}}}}}}.dump();
+    std::ofstream(script)
+        << json{{"turns", {{{"tool_calls", {{{"name", "finish"}, {"arguments", {{"summary", "done"}}}}}}}}}}
+               .dump();
 
     LocalOptions options;
     options.dataDir = (base / "data").string();
@@ -168,7 +177,8 @@ int main(int argc, char** argv) {
         // What every container launch does before `podman run`: the preflight (engine info, image) and the
         // sweep of containers left by killed launchers.
         const auto before = Clock::now();
-        const auto report = warren::sandbox::runContainerPreflight(warren::sandbox::ContainerEngine::Podman, image, {});
+        const auto report =
+            warren::sandbox::runContainerPreflight(warren::sandbox::ContainerEngine::Podman, image, {});
         warren::sandbox::sweepOrphanedContainers(warren::sandbox::ContainerEngine::Podman, report.enginePath);
         if (round > 0)
             preflightAlone.push_back(msSince(before));

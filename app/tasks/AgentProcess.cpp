@@ -6,8 +6,8 @@
 #include "SandboxSetup.h"
 
 #include <cerrno>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <sys/stat.h>
@@ -40,8 +40,8 @@ Status handOver(const std::vector<std::string>& dirs, std::optional<std::uint32_
             (st.st_uid == *uid && st.st_gid == *gid))
             continue;
         std::error_code error;
-        for (auto it = fs::recursive_directory_iterator(dir, error); !error && it != fs::recursive_directory_iterator();
-             it.increment(error))
+        for (auto it = fs::recursive_directory_iterator(dir, error);
+             !error && it != fs::recursive_directory_iterator(); it.increment(error))
             if (auto changed = change(it->path().string()); !changed)
                 return changed;
         if (auto changed = change(dir); !changed) // last: an interrupted hand-over is retried in full
@@ -52,13 +52,16 @@ Status handOver(const std::vector<std::string>& dirs, std::optional<std::uint32_
 
 class BwrapAgentProcess : public AgentProcess {
 public:
-    BwrapAgentProcess(sandbox::SandboxProcess process, std::string workspaceSource, sandbox::ProtectionPlan protection)
+    BwrapAgentProcess(sandbox::SandboxProcess process, std::string workspaceSource,
+                      sandbox::ProtectionPlan protection)
         : AgentProcess(std::move(workspaceSource), std::move(protection)), m_process(std::move(process)) {}
 
     int pidfd() const override { return m_process.pidfd(); }
     int statusFd() const override { return m_process.statusFd(); }
     void readStatus() override { m_process.readStatus(); }
-    std::optional<sandbox::SandboxExit> exitStatus() override { return m_process.wait(std::chrono::milliseconds(0)); }
+    std::optional<sandbox::SandboxExit> exitStatus() override {
+        return m_process.wait(std::chrono::milliseconds(0));
+    }
     void terminate() override { m_process.terminate(); }
     void kill() override { m_process.kill(); }
     std::string setupFailureReport() const override {
@@ -73,9 +76,9 @@ class ContainerAgentProcess : public AgentProcess {
 public:
     ContainerAgentProcess(sandbox::ContainerProcess process, sandbox::ContainerScratch scratch,
                           const sandbox::PreparedContainer& container)
-        : AgentProcess(container.profile.workspaceSource, container.protection), m_process(std::move(process)),
-          m_scratch(std::move(scratch)), m_engine(container.request.engine), m_image(container.request.image),
-          m_limits(container.profile.limits) {}
+        : AgentProcess(container.profile.workspaceSource, container.protection),
+          m_process(std::move(process)), m_scratch(std::move(scratch)), m_engine(container.request.engine),
+          m_image(container.request.image), m_limits(container.profile.limits) {}
     ~ContainerAgentProcess() override {
         m_process.reset(); // stops and removes the container if it still runs; then its files can go
         sandbox::removeContainerScratch(m_scratch);
@@ -89,7 +92,8 @@ public:
     std::string setupFailureReport() const override {
         const auto report = sandbox::runContainerPreflight(m_engine, m_image, m_limits);
         return (report.ok() ? std::string("The host passes every preflight check of the ") +
-                                  sandbox::containerEngineName(m_engine) + " backend; its message above says what failed.\n"
+                                  sandbox::containerEngineName(m_engine) +
+                                  " backend; its message above says what failed.\n"
                             : "Preflight:\n" + report.describe());
     }
 
@@ -106,32 +110,38 @@ Result<std::unique_ptr<AgentProcess>> startBwrap(const AgentLaunch& launch, sand
     setup.hostEnv = sandbox::currentEnvironment();
     auto prepared = sandbox::prepareSandbox(std::move(profile), agentCommand(), setup);
     if (!prepared)
-        return makeError(prepared.error().code, "the sandbox could not be set up: " + prepared.error().message + kDoctorHint);
+        return makeError(prepared.error().code,
+                         "the sandbox could not be set up: " + prepared.error().message + kDoctorHint);
     if (auto handed = handOver(launch.ownedDirs, ::getuid(), ::getgid()); !handed) {
         sandbox::removePlaceholders(prepared->profile.workspaceSource, prepared->protection);
         return handed.error();
     }
-    auto process = sandbox::SandboxProcess::start(prepared->command, prepared->limits, std::move(prepared->cgroup),
-                                                   launch.stdio);
+    auto process = sandbox::SandboxProcess::start(prepared->command, prepared->limits,
+                                                  std::move(prepared->cgroup), launch.stdio);
     if (!process) {
         sandbox::removePlaceholders(prepared->profile.workspaceSource, prepared->protection);
-        return makeError(process.error().code, "the sandbox did not start: " + process.error().message + kDoctorHint);
+        return makeError(process.error().code,
+                         "the sandbox did not start: " + process.error().message + kDoctorHint);
     }
-    return std::unique_ptr<AgentProcess>(new BwrapAgentProcess(std::move(*process), prepared->profile.workspaceSource,
-                                                               prepared->protection));
+    return std::unique_ptr<AgentProcess>(
+        new BwrapAgentProcess(std::move(*process), prepared->profile.workspaceSource, prepared->protection));
 }
 
 // The same steps as `warren-sandbox --backend`: preflight (Warren never pulls; a missing image is a failed
 // check with its fix), the sweep of containers a killed launcher left, then the container.
-Result<std::unique_ptr<AgentProcess>> startContainer(const AgentLaunch& launch, sandbox::SandboxProfile profile) {
+Result<std::unique_ptr<AgentProcess>> startContainer(const AgentLaunch& launch,
+                                                     sandbox::SandboxProfile profile) {
     sandbox::ContainerOptions options;
-    options.engine = launch.backend == "podman" ? sandbox::ContainerEngine::Podman : sandbox::ContainerEngine::Docker;
+    options.engine =
+        launch.backend == "podman" ? sandbox::ContainerEngine::Podman : sandbox::ContainerEngine::Docker;
     options.image = launch.image;
     const auto preflight = sandbox::runContainerPreflight(options.engine, options.image, profile.limits);
     if (!preflight.ok())
-        return makeError(ErrorCode::Unsupported, "the " + launch.backend + " backend cannot run the agent here.\n"
-                                                 "Preflight:\n" + preflight.describe() +
-                                                 "Or run the task with --backend bwrap.");
+        return makeError(ErrorCode::Unsupported, "the " + launch.backend +
+                                                     " backend cannot run the agent here.\n"
+                                                     "Preflight:\n" +
+                                                     preflight.describe() +
+                                                     "Or run the task with --backend bwrap.");
     options.enginePath = preflight.enginePath;
     options.rootlessEngine = preflight.engine.rootless;
     options.command = agentCommand();
@@ -142,13 +152,15 @@ Result<std::unique_ptr<AgentProcess>> startContainer(const AgentLaunch& launch, 
     auto scratch = sandbox::makeContainerScratch();
     if (!scratch)
         return scratch.error();
-    auto prepared = sandbox::prepareContainer(std::move(profile), options, scratch->dataDir, scratch->containerName);
+    auto prepared =
+        sandbox::prepareContainer(std::move(profile), options, scratch->dataDir, scratch->containerName);
     if (!prepared) {
         sandbox::removeContainerScratch(*scratch);
-        return makeError(prepared.error().code, "the " + launch.backend +
-                                                    " container could not be set up: " + prepared.error().message);
+        return makeError(prepared.error().code, "the " + launch.backend + " container could not be set up: " +
+                                                    prepared.error().message);
     }
-    if (auto handed = handOver(launch.ownedDirs, prepared->command.hostOwnerUid, prepared->command.hostOwnerGid);
+    if (auto handed =
+            handOver(launch.ownedDirs, prepared->command.hostOwnerUid, prepared->command.hostOwnerGid);
         !handed) {
         sandbox::removeContainerScratch(*scratch);
         return handed.error();
@@ -162,7 +174,8 @@ Result<std::unique_ptr<AgentProcess>> startContainer(const AgentLaunch& launch, 
         return makeError(process.error().code,
                          "the " + launch.backend + " container did not start: " + process.error().message);
     }
-    return std::unique_ptr<AgentProcess>(new ContainerAgentProcess(std::move(*process), std::move(*scratch), *prepared));
+    return std::unique_ptr<AgentProcess>(
+        new ContainerAgentProcess(std::move(*process), std::move(*scratch), *prepared));
 }
 
 } // namespace
@@ -176,7 +189,8 @@ Result<std::unique_ptr<AgentProcess>> AgentProcess::start(const AgentLaunch& lau
     if (launch.backend == "docker" || launch.backend == "podman")
         return startContainer(launch, std::move(*profile));
     return makeError(ErrorCode::InvalidArgument,
-                     "backend \"" + launch.backend + "\": the sandbox is bwrap (bubblewrap), docker or podman");
+                     "backend \"" + launch.backend +
+                         "\": the sandbox is bwrap (bubblewrap), docker or podman");
 }
 
 } // namespace warren::control

@@ -19,9 +19,9 @@
 namespace warren::control {
 
 struct AgentLaunch {
-    std::string backend = "bwrap"; // TaskSpec::backend: "bwrap", "docker" or "podman"
-    std::string image;             // docker and podman: the image the agent runs on
-    std::string taskId;            // labels the container
+    std::string backend = "bwrap";      // TaskSpec::backend: "bwrap", "docker" or "podman"
+    std::string image;                  // docker and podman: the image the agent runs on
+    std::string taskId;                 // labels the container
     std::vector<nlohmann::json> layers; // agentProfileLayers()
     // The task's own directories (state, output, memories). When Warren runs as root they are handed to the
     // uid the sandbox writes as, which differs between backends: a task moved from one to the other must

@@ -5,7 +5,8 @@
 //
 // Needs podman, the image ($WARREN_TEST_IMAGE, default localhost/warren-test:1, from
 // packaging/make-test-image.sh) and the static agent; skips with the reason otherwise. Podman reads
-// $CONTAINERS_CONF; when that is unset and runc is installed, the repository's packaging/containers.conf is used.
+// $CONTAINERS_CONF; when that is unset and runc is installed, the repository's packaging/containers.conf is
+// used.
 
 #include "AgentRun.h"
 #include "WarrenRun.h"
@@ -32,7 +33,9 @@ QString image() {
     return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:1") : fromEnv;
 }
 
-QStringList inPodman() { return {QStringLiteral("--backend"), QStringLiteral("podman"), QStringLiteral("--image"), image()}; }
+QStringList inPodman() {
+    return {QStringLiteral("--backend"), QStringLiteral("podman"), QStringLiteral("--image"), image()};
+}
 
 QString readFile(const QString& path) {
     QFile file(path);
@@ -51,11 +54,13 @@ std::pair<int, QString> podman(const QStringList& arguments) {
 
 // Warren's containers (running or not) of one task.
 QStringList containersOf(const QString& taskId) {
-    const auto [status, out] = podman({QStringLiteral("ps"), QStringLiteral("--all"), QStringLiteral("--filter"),
-                                       QStringLiteral("label=warren.sandbox=1"), QStringLiteral("--filter"),
-                                       QStringLiteral("label=warren.task=") + taskId, QStringLiteral("--format"),
-                                       QStringLiteral("{{.Names}}")});
-    return status == 0 ? out.split(QLatin1Char('\n'), Qt::SkipEmptyParts) : QStringList{QStringLiteral("(podman ps failed)")};
+    const auto [status, out] =
+        podman({QStringLiteral("ps"), QStringLiteral("--all"), QStringLiteral("--filter"),
+                QStringLiteral("label=warren.sandbox=1"), QStringLiteral("--filter"),
+                QStringLiteral("label=warren.task=") + taskId, QStringLiteral("--format"),
+                QStringLiteral("{{.Names}}")});
+    return status == 0 ? out.split(QLatin1Char('\n'), Qt::SkipEmptyParts)
+                       : QStringList{QStringLiteral("(podman ps failed)")};
 }
 
 // The newest task record from `warren tasks --json`.
@@ -97,7 +102,8 @@ bool readUntil(QProcess& process, const std::function<bool(const json&)>& done) 
 
 // The long command has started, so the agent's checkpoint records the call as started.
 bool isSleepCall(const json& event) {
-    return event.value("type", "") == "tool_output" && event["data"].value("text", "").find("started") != std::string::npos;
+    return event.value("type", "") == "tool_output" &&
+           event["data"].value("text", "").find("started") != std::string::npos;
 }
 
 // A script whose second step runs a long command (to be interrupted), then writes done.txt and finishes.
@@ -143,7 +149,8 @@ void TestControlContainer::initTestCase() {
               "the host's libraries");
     if (QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
         QSKIP("podman is not installed: the container backend cannot be tested here");
-    if (qEnvironmentVariableIsEmpty("CONTAINERS_CONF") && !QStandardPaths::findExecutable(QStringLiteral("runc")).isEmpty()) {
+    if (qEnvironmentVariableIsEmpty("CONTAINERS_CONF") &&
+        !QStandardPaths::findExecutable(QStringLiteral("runc")).isEmpty()) {
         const QString conf = QDir(resourcesDir()).filePath(QStringLiteral("../packaging/containers.conf"));
         if (QFileInfo::exists(conf))
             qputenv("CONTAINERS_CONF", QFileInfo(conf).canonicalFilePath().toLocal8Bit());
@@ -151,16 +158,19 @@ void TestControlContainer::initTestCase() {
     if (podman({QStringLiteral("info")}).first != 0)
         QSKIP("podman does not answer here (`podman info` failed)");
     if (podman({QStringLiteral("image"), QStringLiteral("inspect"), image()}).first != 0)
-        QSKIP(qPrintable(QStringLiteral("the image %1 is not present: build it with packaging/make-test-image.sh, "
-                                        "or set WARREN_TEST_IMAGE").arg(image())));
+        QSKIP(qPrintable(
+            QStringLiteral("the image %1 is not present: build it with packaging/make-test-image.sh, "
+                           "or set WARREN_TEST_IMAGE")
+                .arg(image())));
 }
 
 void TestControlContainer::demoRunsInAContainerWithTheSameLiveView() {
     QTemporaryDir bwrapData, podmanData;
     const auto inBwrap = runWarren({"run", "--no-color", "fix the failing test"}, bwrapData.path());
     QCOMPARE(inBwrap.exitCode, 0);
-    const auto inContainer = runWarren(QStringList{"run", "--no-color"} + inPodman() + QStringList{"fix the failing test"},
-                                       podmanData.path());
+    const auto inContainer =
+        runWarren(QStringList{"run", "--no-color"} + inPodman() + QStringList{"fix the failing test"},
+                  podmanData.path());
     QVERIFY2(inContainer.exitCode == 0, inContainer.err.constData());
     QVERIFY2(inContainer.err.contains("scripted demo"), inContainer.err.constData());
     QVERIFY(inContainer.out.contains("── step 6 ──"));
@@ -171,7 +181,8 @@ void TestControlContainer::demoRunsInAContainerWithTheSameLiveView() {
     QCOMPARE(task.value("status", ""), "succeeded");
     QCOMPARE(task["spec"].value("backend", ""), "podman");
     QCOMPARE(QString::fromStdString(task["spec"].value("image", "")), image());
-    QVERIFY(readFile(QString::fromStdString(task["workspace"].get<std::string>()) + "/greet.sh").contains("Hello"));
+    QVERIFY(readFile(QString::fromStdString(task["workspace"].get<std::string>()) + "/greet.sh")
+                .contains("Hello"));
     QCOMPARE(containersOf(taskId(task)), QStringList{});
 }
 
@@ -182,11 +193,13 @@ void TestControlContainer::scriptedTaskRunsInAContainer() {
     writeScript(script, {turn("write_file", {{"path", "notes.txt"}, {"content", "written in a container\n"}}),
                          turn("shell", {{"command", "cat notes.txt && id -u"}}),
                          turn("finish", {{"summary", "wrote notes.txt"}})});
-    const auto run = runWarren(QStringList{"run", "--no-color", "--provider", "scripted:" + script, "--workspace",
-                                           workspace.path()} + inPodman() + QStringList{"write notes"},
+    const auto run = runWarren(QStringList{"run", "--no-color", "--provider", "scripted:" + script,
+                                           "--workspace", workspace.path()} +
+                                   inPodman() + QStringList{"write notes"},
                                data.path());
     QVERIFY2(run.exitCode == 0, run.err.constData());
-    QCOMPARE(readFile(workspace.filePath(QStringLiteral("notes.txt"))), QStringLiteral("written in a container\n"));
+    QCOMPARE(readFile(workspace.filePath(QStringLiteral("notes.txt"))),
+             QStringLiteral("written in a container\n"));
     QVERIFY(run.out.contains("written in a container"));
     const json task = taskRecord(data.path());
     const auto events = parseEvents(runWarren({"show", taskId(task), "--json"}, data.path()).out);
@@ -195,8 +208,9 @@ void TestControlContainer::scriptedTaskRunsInAContainer() {
     QCOMPARE(events.events.back().type, "task_finished");
     QCOMPARE(events.toolCalls(), (QStringList{"write_file", "shell", "finish"}));
     // The agent reports what it could reach; the report comes out of the container's /output.
-    const json report = json::parse(readFile(data.filePath("tasks/" + taskId(task) + "/output/resource_report.json"))
-                                        .toStdString(), nullptr, false);
+    const json report = json::parse(
+        readFile(data.filePath("tasks/" + taskId(task) + "/output/resource_report.json")).toStdString(),
+        nullptr, false);
     QCOMPARE(report.value("exit_reason", ""), "finished");
 }
 
@@ -205,9 +219,11 @@ void TestControlContainer::moveBetweenBackends(const QStringList& first, const Q
     QVERIFY(shareWorkspace(workspace));
     const QString script = writeSleepScript(data);
     QProcess warren;
-    startWarren(warren, QStringList{"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path()} +
-                            first + QStringList{"work"},
-                data.path());
+    startWarren(
+        warren,
+        QStringList{"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path()} +
+            first + QStringList{"work"},
+        data.path());
     QVERIFY(readUntil(warren, isSleepCall));
     warren.kill(); // SIGKILL: no chance to clean up
     QVERIFY(warren.waitForFinished(60000));
@@ -247,9 +263,11 @@ void TestControlContainer::cancelRemovesTheContainer() {
     QVERIFY(shareWorkspace(workspace));
     const QString script = writeSleepScript(data);
     QProcess warren;
-    startWarren(warren, QStringList{"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path()} +
-                            inPodman() + QStringList{"work"},
-                data.path());
+    startWarren(
+        warren,
+        QStringList{"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path()} +
+            inPodman() + QStringList{"work"},
+        data.path());
     QVERIFY(readUntil(warren, isSleepCall));
     const QString id = taskId(taskRecord(data.path()));
     QCOMPARE(containersOf(id).size(), 1);
@@ -263,8 +281,8 @@ void TestControlContainer::cancelRemovesTheContainer() {
 
 void TestControlContainer::missingImageFailsWithThePreflightReport() {
     QTemporaryDir data;
-    const auto run = runWarren({"run", "--no-color", "--backend", "podman", "--image", "localhost/warren-no-such-image:0",
-                                "fix the failing test"},
+    const auto run = runWarren({"run", "--no-color", "--backend", "podman", "--image",
+                                "localhost/warren-no-such-image:0", "fix the failing test"},
                                data.path());
     QCOMPARE(run.exitCode, 3); // the sandbox is unavailable: never a run without one
     QVERIFY2(run.err.contains("FAILED  image") && run.err.contains("never pulls"), run.err.constData());
