@@ -25,9 +25,13 @@ constexpr OptionSpec kJson{"--json", "", "machine-readable output: one JSON obje
 constexpr OptionSpec kApprove{"--approve", "MODE",
                               "risky tool calls: ask (on the terminal), auto (approve), deny (refuse)"};
 
-constexpr OptionSpec kBackend{"--backend", "NAME", "the sandbox: bwrap (default), docker or podman"};
+constexpr OptionSpec kBackend{"--backend", "NAME",
+                              "the sandbox: bwrap, docker or podman (default: Settings', else bwrap)"};
 constexpr OptionSpec kImage{"--image", "IMAGE",
-                            "docker/podman: the image the agent runs on, present locally (default debian:bookworm-slim)"};
+                            "docker/podman: the agent's image, present locally (default: Settings', else "
+                            "debian:bookworm-slim)"};
+constexpr OptionSpec kResumeBackend{"--backend", "NAME", "move the task to this sandbox: bwrap, docker or podman"};
+constexpr OptionSpec kResumeImage{"--image", "IMAGE", "docker/podman: the agent's image from here on"};
 
 constexpr OptionSpec kRunOptions[] = {
     {"--workspace", "DIR", "the directory the agent works in, at /workspace (default: current directory)"},
@@ -47,7 +51,7 @@ constexpr OptionSpec kRunOptions[] = {
     kHelp,
 };
 constexpr OptionSpec kJsonOptions[] = {kJson, kDataDir, kNoColor, kHelp};
-constexpr OptionSpec kResumeOptions[] = {kJson, kApprove, kBackend, kImage, kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kResumeOptions[] = {kJson, kApprove, kResumeBackend, kResumeImage, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kPlainOptions[] = {kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kTopLevelOptions[] = {kDataDir, kNoColor, kHelp, {"--version", "", "print the version"}};
 

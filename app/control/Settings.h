@@ -1,7 +1,8 @@
 #pragma once
 // What the user set once and every task starts from: the model, the default presets, the sandbox (backend
-// and image), how many tasks run at a time, the workspaces used recently. Stored in the settings table of warren.db, one row per key;
-// the provider's key is never among them (it lives in the SecretStore under the provider's key name).
+// and image), how many tasks run at a time, the workspaces used recently. Stored in the settings table of
+// warren.db, one row per key; the provider's key is never among them (it lives in the SecretStore under the
+// provider's key name).
 
 #include "Result.h"
 #include "TaskSpec.h"

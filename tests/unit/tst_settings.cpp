@@ -151,7 +151,8 @@ void TestSettings::damagedSandboxRowIsReported() {
     QVERIFY(bool(store->setSetting("sandbox.backend", "chroot")));
     const auto loaded = warren::control::loadSettings(*store);
     QVERIFY(!loaded);
-    QVERIFY2(QString::fromStdString(loaded.error().message).contains("sandbox.backend"), loaded.error().message.c_str());
+    QVERIFY2(QString::fromStdString(loaded.error().message).contains("sandbox.backend"),
+             loaded.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestSettings)
