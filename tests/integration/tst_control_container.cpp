@@ -1,7 +1,7 @@
 // `warren run --backend podman` end to end: the demo and a scripted task run in a container with the same
 // live view as under bubblewrap; a task moves between backends through its checkpoint (started under one,
-// `warren` killed, resumed under the other, both ways); a cancel leaves no container behind; a missing image
-// fails the task with the preflight's report (exit 3).
+// `warren` killed, resumed under the other, both ways); a cancel or a timeout leaves no container behind; a
+// missing image fails the task with the preflight's report (exit 3).
 //
 // Needs podman, the image ($WARREN_TEST_IMAGE, default localhost/warren-test:1, from
 // packaging/make-test-image.sh) and the static agent; skips with the reason otherwise. Podman reads
@@ -137,6 +137,7 @@ private slots:
     void bwrapTaskResumesUnderPodman();
     void podmanTaskResumesUnderBwrap();
     void cancelRemovesTheContainer();
+    void timeoutStopsTheTaskAndRemovesTheContainer();
     void missingImageFailsWithThePreflightReport();
 
 private:
@@ -277,6 +278,22 @@ void TestControlContainer::cancelRemovesTheContainer() {
     QCOMPARE(taskRecord(data.path()).value("status", ""), "cancelled");
     QVERIFY(!QFile::exists(workspace.filePath(QStringLiteral("done.txt"))));
     QCOMPARE(containersOf(id), QStringList{});
+}
+
+void TestControlContainer::timeoutStopsTheTaskAndRemovesTheContainer() {
+    QTemporaryDir data, workspace;
+    QVERIFY(shareWorkspace(workspace));
+    const QString script = writeSleepScript(data);
+    const auto run = runWarren(QStringList{"run", "--timeout", "2", "--provider", "scripted:" + script,
+                                           "--workspace", workspace.path()} +
+                                   inPodman() + QStringList{"work"},
+                               data.path());
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("--timeout"), run.err.constData());
+    const json task = taskRecord(data.path());
+    QCOMPARE(task.value("status", ""), "failed");
+    QCOMPARE(task.value("finish_reason", ""), "timeout");
+    QCOMPARE(containersOf(taskId(task)), QStringList{});
 }
 
 void TestControlContainer::missingImageFailsWithThePreflightReport() {
