@@ -7,7 +7,6 @@
 #include "ProviderConfig.h"
 #include "ProviderKey.h"
 #include "SecretStore.h"
-#include "Store.h"
 #include "Timestamp.h"
 
 #include <QCoreApplication>
@@ -244,28 +243,6 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     return follow(local, task->id, command.json, colorWanted(arguments), spec.approval);
 }
 
-// `warren resume TASK --backend X [--image I]`: the stored spec says where the task runs from now on. The
-// checkpoint in the task's state directory is the agent's, not the sandbox's, so it continues in any backend.
-Status moveToBackend(LocalControlPlane& plane, const TaskRecord& record, TaskSpec spec,
-                     const std::optional<std::string>& backend, const std::optional<std::string>& image) {
-    if (record.status == TaskStatus::Running || record.status == TaskStatus::Queued)
-        return makeError(ErrorCode::InvalidArgument, "task " + record.id + " is " + taskStatusName(record.status) +
-                                                         "; stop it before moving it to another sandbox");
-    if (backend)
-        spec.backend = *backend;
-    if (image)
-        spec.image = *image;
-    if (auto valid = validateSpec(spec); !valid)
-        return valid;
-    // The plane's own connection is idle here; the store takes a second one (as readers do).
-    auto store = Store::open(plane.dataDir().database());
-    if (!store)
-        return store.error();
-    TaskRecord moved = record;
-    moved.spec = spec.toJson().dump();
-    return store->updateTask(moved);
-}
-
 int resume(const CliArguments& arguments, const ResumeCommand& command) {
     auto plane = openPlane(arguments);
     if (!plane)
@@ -283,11 +260,7 @@ int resume(const CliArguments& arguments, const ResumeCommand& command) {
             return usageError(parsed.error().message);
         mode = *parsed;
     }
-    if (command.backend || command.image) {
-        if (auto moved = moveToBackend(**plane, **record, *spec, command.backend, command.image); !moved)
-            return usageError(moved.error().message);
-    }
-    if (auto resumed = (*plane)->resume(command.taskId); !resumed)
+    if (auto resumed = (*plane)->resume(command.taskId, {command.backend, command.image}); !resumed)
         return usageError(resumed.error().message);
     return follow(**plane, command.taskId, command.json, colorWanted(arguments), mode);
 }

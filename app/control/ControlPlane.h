@@ -30,7 +30,7 @@ public:
     // The built-in scripted demo (resources/demo) on a fresh copy of its workspace, marked as the demo;
     // spec gives the rest (approvals, presets).
     virtual Result<TaskRecord> submitDemo(TaskSpec spec) = 0;
-    virtual Status resume(const std::string& taskId) = 0;
+    virtual Status resume(const std::string& taskId, const SandboxMove& move) = 0; // move: {} to stay
     virtual Status cancel(const std::string& taskId) = 0;
     virtual Status pause(const std::string& taskId) = 0;
     // callId: approvalNeeded's ApprovalRecord::callId, or the tool call's id (approval_requested's data.id).

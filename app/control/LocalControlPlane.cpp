@@ -135,7 +135,9 @@ Result<TaskRecord> LocalControlPlane::submit(const std::string& prompt, const st
     return m_manager->submit(prompt, workspace, spec);
 }
 
-Status LocalControlPlane::resume(const std::string& taskId) { return m_manager->resume(taskId); }
+Status LocalControlPlane::resume(const std::string& taskId, const SandboxMove& move) {
+    return m_manager->resume(taskId, move);
+}
 
 Status LocalControlPlane::cancel(const std::string& taskId) {
     return m_manager->cancel(taskId, "cancelled by the user");

@@ -35,7 +35,7 @@ public:
     ~LocalControlPlane() override;
 
     Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec) override;
-    Status resume(const std::string& taskId) override;
+    Status resume(const std::string& taskId, const SandboxMove& move) override;
     Status cancel(const std::string& taskId) override;
     Status pause(const std::string& taskId) override;
     void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,

@@ -62,7 +62,7 @@ bool TaskManager::lockedElsewhere(const std::string& id) const {
     return locked;
 }
 
-Status TaskManager::resume(const std::string& id) {
+Status TaskManager::resume(const std::string& id, const SandboxMove& move) {
     auto task = m_env.store->task(id);
     if (!task)
         return task.error();
@@ -74,6 +74,16 @@ Status TaskManager::resume(const std::string& id) {
     if (record.status == TaskStatus::Succeeded || record.status == TaskStatus::Cancelled)
         return makeError(ErrorCode::InvalidArgument, "task " + id + " has " + taskStatusName(record.status) +
                                                          "; only paused, interrupted or failed tasks resume");
+    if (move.backend || move.image) {
+        auto spec = TaskSpec::fromJson(nlohmann::json::parse(record.spec, nullptr, false));
+        if (!spec)
+            return spec.error();
+        spec->backend = move.backend.value_or(spec->backend);
+        spec->image = move.image.value_or(spec->image);
+        if (auto valid = validateSpec(*spec); !valid)
+            return valid;
+        record.spec = spec->toJson().dump();
+    }
     record.status = TaskStatus::Queued;
     if (auto updated = m_env.store->updateTask(record); !updated)
         return updated;

@@ -24,7 +24,8 @@ public:
     // Stores the task as queued and starts it when a slot is free.
     Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec);
     // A paused, interrupted or failed task goes back in the queue; its agent resumes from its checkpoint.
-    Status resume(const std::string& id);
+    // move: another backend or image from now on (stored in the task's spec).
+    Status resume(const std::string& id, const SandboxMove& move);
     // Running here: ask the agent, then SIGTERM, then kill. Running in another warren process: ask that
     // process (a request file it watches). Not running: marked cancelled.
     Status cancel(const std::string& id, const std::string& why);

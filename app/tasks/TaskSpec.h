@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ struct TaskSpec {
 
     nlohmann::json toJson() const;
     static Result<TaskSpec> fromJson(const nlohmann::json& value);
+};
+
+// `warren resume TASK --backend X --image I`: where a resumed task runs from now on. Its checkpoint is the
+// agent's, not the sandbox's, so it continues in any backend.
+struct SandboxMove {
+    std::optional<std::string> backend;
+    std::optional<std::string> image;
 };
 
 // Checks what can be checked before anything is launched: the presets and --set keys (with the agent's

@@ -230,7 +230,7 @@ void MainWindow::buildControls() {
         m_refreshTimer.start();
     });
     connect(make("resume", tr("Resume"), tr("Continue from the last checkpoint")), &QPushButton::clicked, this, [this] {
-        if (auto resumed = m_plane.resume(m_selected.toStdString()); !resumed)
+        if (auto resumed = m_plane.resume(m_selected.toStdString(), {}); !resumed)
             showProblem(qs(resumed.error().message));
         m_tasks->refresh(m_selected.toStdString());
         updateHeader();
@@ -421,6 +421,10 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
 void MainWindow::runDemo() {
     control::TaskSpec spec;
     spec.approval = control::ApprovalMode::Ask;
+    if (auto settings = m_plane.settings()) { // the demo runs in the sandbox the user chose
+        spec.backend = settings->backend;
+        spec.image = settings->image;
+    }
     auto task = m_plane.submitDemo(spec);
     if (!task)
         return showProblem(qs(task.error().message));
