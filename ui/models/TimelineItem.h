@@ -36,6 +36,7 @@ struct TimelineItem {
     QString path;          // file changes
     AnsiParser parser;     // this call's output stream, across chunks
     std::uint64_t firstSeq = 0; // the event that made it
+    std::uint32_t version = 0;  // grows with every change after it was shown: views cache by it
 };
 
 } // namespace warren::ui

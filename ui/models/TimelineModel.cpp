@@ -139,6 +139,7 @@ void TimelineModel::setExpanded(int row, bool expanded) {
     if (row < 0 || static_cast<std::size_t>(row) >= m_committed)
         return;
     m_items[static_cast<std::size_t>(row)].expanded = expanded;
+    ++m_items[static_cast<std::size_t>(row)].version;
     emit dataChanged(index(row), index(row));
 }
 
@@ -184,7 +185,10 @@ void TimelineModel::take(const json& event, Batch& batch) {
     const auto found = event.find("data");
     const json& data = found != event.end() && found->is_object() ? *found : kNoData; // not copied: 100,000s of them
     const std::string tool = stringField(event, "tool");
-    auto touch = [&](std::size_t index) { batch.changed.insert(index); };
+    auto touch = [&](std::size_t index) {
+        ++m_items[index].version;
+        batch.changed.insert(index);
+    };
     auto notice = [&](State state, QString title, QString detail = {}) -> TimelineItem& {
         TimelineItem& item = newItem(Kind::Notice, step, seq);
         item.state = state;

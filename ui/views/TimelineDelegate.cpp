@@ -73,7 +73,10 @@ qsizetype collapsedLimit(const TimelineItem& item) {
 TimelineDelegate::TimelineDelegate(QObject* parent)
     : QStyledItemDelegate(parent), m_mono(QFontDatabase::systemFont(QFontDatabase::FixedFont)) {}
 
-void TimelineDelegate::forgetLayouts() { m_prose.clear(); }
+void TimelineDelegate::forgetLayouts() {
+    m_prose.clear();
+    m_heightsOf.clear();
+}
 
 std::pair<qsizetype, qsizetype> TimelineDelegate::shownLines(const TimelineItem& item) {
     const qsizetype total = item.body.lineCount();
@@ -106,6 +109,8 @@ int TimelineDelegate::proseHeight(const TimelineItem& item, const QFont& font, i
 
 const TimelineDelegate::Heights& TimelineDelegate::heights(const QFont& font) const {
     if (m_heights.text == 0 || m_heights.font != font) {
+        m_heightsOf.clear(); // measured with the old font
+        m_prose.clear();
         m_heights.font = font;
         m_heights.text = QFontMetrics(font).height();
         m_heights.title = QFontMetrics(titleFont(font, m_mono, Kind::Notice)).height();
@@ -165,8 +170,15 @@ QSize TimelineDelegate::sizeHint(const QStyleOptionViewItem& option, const QMode
     const TimelineItem* item = itemOf(index);
     if (!item)
         return {};
-    const Geometry g = geometry(*item, QRect(0, 0, option.rect.width() > 0 ? option.rect.width() : 600, 0), option.font);
-    return {option.rect.width(), g.card.bottom() + 1 + kMargin};
+    const int width = option.rect.width() > 0 ? option.rect.width() : 600;
+    heights(option.font); // first: a new font empties the cache
+    const auto found = m_heightsOf.constFind(item);
+    if (found != m_heightsOf.cend() && found->width == width && found->version == item->version)
+        return {option.rect.width(), found->height};
+    const Geometry g = geometry(*item, QRect(0, 0, width, 0), option.font);
+    const int height = g.card.bottom() + 1 + kMargin;
+    m_heightsOf.insert(item, {width, item->version, height});
+    return {option.rect.width(), height};
 }
 
 QRect TimelineDelegate::toggleRect(const QStyleOptionViewItem& option, const QModelIndex& index) const {

@@ -31,7 +31,7 @@ public:
     // The lines of the body shown now: [first, first + count).
     static std::pair<qsizetype, qsizetype> shownLines(const TimelineItem& item);
 
-    void forgetLayouts(); // the model was reset
+    void forgetLayouts(); // the model was reset: the cards are gone
 
 signals:
     void toggleClicked(const QModelIndex& index);
@@ -72,6 +72,12 @@ private:
         int height = 0;
     };
     mutable QHash<const TimelineItem*, ProseLayout> m_prose;
+    struct CachedHeight {
+        int width = -1;
+        std::uint32_t version = 0;
+        int height = 0;
+    };
+    mutable QHash<const TimelineItem*, CachedHeight> m_heightsOf; // a layout of 40,000 cards asks each
     mutable Heights m_heights;
     mutable QHash<int, QColor> m_colours; // xterm colour -> readable on the current base colour
     mutable QColor m_coloursFor;

@@ -16,6 +16,9 @@ TimelineView::TimelineView(QWidget* parent) : QListView(parent), m_delegate(new 
     setItemDelegate(m_delegate);
     setVerticalScrollMode(ScrollPerPixel);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Always there, so the cards' width does not change when a long timeline first needs it: that
+    // would lay out every card a second time at the new width.
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
     setUniformItemSizes(false);
     setResizeMode(Adjust);
     setSelectionMode(NoSelection);
