@@ -112,12 +112,14 @@ std::string shellQuote(const std::string& word) {
     return quoted + "'";
 }
 
-std::string BwrapCommand::commandLine() const {
+std::string shellCommandLine(const std::vector<std::string>& argv) {
     std::string line;
     for (const auto& word : argv)
         line += (line.empty() ? "" : " ") + shellQuote(word);
     return line;
 }
+
+std::string BwrapCommand::commandLine() const { return shellCommandLine(argv); }
 
 Result<BwrapCommand> buildBwrapCommand(const SandboxProfile& profile, const BwrapRequest& request,
                                        const HostLookup& lookup) {

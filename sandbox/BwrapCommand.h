@@ -50,5 +50,7 @@ Result<BwrapCommand> buildBwrapCommand(const SandboxProfile& profile, const Bwra
                                        const HostLookup& lookup = lookupHostPath);
 
 std::string shellQuote(const std::string& word);
+// argv as one line a shell would run as it is, each word quoted where it needs it (for --explain).
+std::string shellCommandLine(const std::vector<std::string>& argv);
 
 } // namespace warren::sandbox

@@ -62,12 +62,7 @@ std::string containerEngineName(ContainerEngine engine) {
     return engine == ContainerEngine::Podman ? "podman" : "docker";
 }
 
-std::string DockerCommand::commandLine() const {
-    std::string line;
-    for (const auto& word : argv)
-        line += (line.empty() ? "" : " ") + shellQuote(word);
-    return line;
-}
+std::string DockerCommand::commandLine() const { return shellCommandLine(argv); }
 
 Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const DockerRequest& request,
                                          const HostLookup& lookup) {
