@@ -19,7 +19,7 @@ bool DesktopFixture::open(bool useKeychain) {
         // A sanitizer-built agent (as tests/support/WarrenRun.cpp explains): no leak check inside the
         // sandbox, no address-space limit for its shadow memory.
         options.extraProfileLayers.push_back(
-            json{{"env", {{"ASAN_OPTIONS", "detect_leaks=0"}}}, {"limits", {{"memory_mb", 0}}}});
+            json{{"env", {{"ASAN_OPTIONS", "detect_leaks=0"}}}, {"limits", {{"memory_mb", 0u}}}});
     }
     auto plane = control::LocalControlPlane::open(std::move(options));
     if (!plane) {
@@ -77,6 +77,13 @@ bool spinUntil(const std::function<bool()>& done, int timeoutMs) {
 control::TaskStatus DesktopFixture::status(const QString& taskId) {
     auto task = m_plane->task(taskId.toStdString());
     return task && *task ? (*task)->status : control::TaskStatus::Queued;
+}
+
+QByteArray DesktopFixture::describe(const QString& taskId) {
+    auto task = m_plane->task(taskId.toStdString());
+    if (!task || !*task)
+        return "no such task";
+    return QByteArray(control::taskStatusName((*task)->status)) + ": " + QByteArray::fromStdString((*task)->error);
 }
 
 bool DesktopFixture::waitFinished(const QString& taskId, int timeoutMs) {

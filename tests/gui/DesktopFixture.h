@@ -29,6 +29,8 @@ public:
     // Waits until an event of this type is stored for the task.
     bool waitEvent(const QString& taskId, const std::string& type, int timeoutMs = 120000);
     control::TaskStatus status(const QString& taskId);
+    // "succeeded", or the task's status and error, for a failure message.
+    QByteArray describe(const QString& taskId);
 
 private:
     QTemporaryDir m_data;

@@ -90,7 +90,7 @@ void TestGuiWindow::toolCallsOutputAndDiffAppearInOrder() {
     QVERIFY(!id.isEmpty());
     QCOMPARE(desk.window().selectedTask(), id);
     QVERIFY(desk.waitFinished(id));
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Succeeded);
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
 
     const TimelineModel& timeline = *desk.window().timeline();
     // In order: the prompt, the model's words, the shell call, the edit, its diff, the end.
@@ -180,14 +180,14 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
     QCOMPARE(approvals.size(), 1u);
     QCOMPARE(approvals.front()->state, State::Waiting);
     QVERIFY(!QFile::exists(workspace.filePath("approved.txt")));
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Running);
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Running, desk.describe(id).constData());
     QPushButton* approve = nullptr;
     QTRY_VERIFY((approve = desk.window().timelineView()->findChild<QPushButton*>("approve")) != nullptr);
     QTRY_VERIFY(approve->isVisible());
 
     QTest::mouseClick(approve, Qt::LeftButton);
     QVERIFY(desk.waitFinished(id));
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Succeeded);
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
     QVERIFY(QFile::exists(workspace.filePath("approved.txt"))); // the click reached the agent
     QCOMPARE(itemsOf(timeline, Kind::Approval).front()->state, State::Approved);
     QTRY_VERIFY(desk.window().timelineView()->findChild<QPushButton*>("approve") == nullptr);
@@ -208,7 +208,7 @@ void TestGuiWindow::stopEndsTheSandbox() {
 
     QTest::mouseClick(stop, Qt::LeftButton);
     QVERIFY(desk.waitFinished(id));
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Cancelled);
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Cancelled, desk.describe(id).constData());
     QTRY_VERIFY_WITH_TIMEOUT(!processRunning(marker), 30000);
     QVERIFY(!desk.window().button("stop")->isEnabled());
     QVERIFY(desk.window().button("rerun")->isEnabled());
@@ -228,14 +228,14 @@ void TestGuiWindow::resumeContinuesAnInterruptedTask() {
     // Warren goes away mid-task (its agents with it); the next start finds the task interrupted.
     desk.close();
     QVERIFY(desk.open());
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Interrupted);
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Interrupted, desk.describe(id).constData());
     desk.window().selectTask(id);
     QPushButton* resume = desk.window().button("resume");
     QVERIFY(resume->isEnabled());
 
     QTest::mouseClick(resume, Qt::LeftButton);
     QVERIFY(desk.waitFinished(id));
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Succeeded);
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
     QVERIFY(QFile::exists(workspace.filePath("resumed.txt")));
     const TimelineModel& timeline = *desk.window().timeline();
     const auto notices = itemsOf(timeline, Kind::Notice);
@@ -258,7 +258,7 @@ void TestGuiWindow::firstRunOffersTheDemo() {
     QCOMPARE(submitted.size(), 1);
     const QString id = submitted.first().first().toString();
     QVERIFY(desk.waitFinished(id));
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Succeeded);
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
     auto* tasks = desk.window().taskList();
     const QModelIndex row = tasks->index(tasks->rowOf(id.toStdString()));
     QVERIFY(row.data(warren::ui::TaskListModel::DemoRole).toBool());
