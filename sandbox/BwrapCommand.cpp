@@ -138,13 +138,7 @@ Result<BwrapCommand> buildBwrapCommand(const SandboxProfile& profile, const Bwra
            "--unshare-cgroup", "--hostname", profile.hostname, "--die-with-parent", "--new-session",
            "--cap-drop", "ALL", "--clearenv"});
 
-    std::map<std::string, std::string> env;
-    for (const auto& name : profile.envPassthrough)
-        if (auto it = request.hostEnv.find(name); it != request.hostEnv.end())
-            env[name] = it->second;
-    for (const auto& [name, value] : profile.env)
-        env[name] = value;
-    for (const auto& [name, value] : env)
+    for (const auto& [name, value] : sandboxEnvironment(profile, request.hostEnv))
         b.add({"--setenv", name, value});
 
     std::vector<MountStep> steps;

@@ -275,14 +275,8 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
     }
 
     // The environment: only what the profile passes, from a file so values stay out of argv.
-    std::map<std::string, std::string> env;
-    for (const auto& name : profile.envPassthrough)
-        if (auto it = request.hostEnv.find(name); it != request.hostEnv.end())
-            env[name] = it->second;
-    for (const auto& [name, value] : profile.env)
-        env[name] = value;
     std::string envFile;
-    for (const auto& [name, value] : env) {
+    for (const auto& [name, value] : sandboxEnvironment(profile, request.hostEnv)) {
         if (value.find('\n') != std::string::npos)
             return usage("environment variable " + name + " holds a newline, which an engine's --env-file "
                                                            "cannot carry; use --backend bwrap");

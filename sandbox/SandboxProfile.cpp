@@ -343,6 +343,17 @@ Result<SandboxProfile> SandboxProfile::fromJson(const json& document) {
     return profile;
 }
 
+std::map<std::string, std::string> sandboxEnvironment(const SandboxProfile& profile,
+                                                      const std::map<std::string, std::string>& hostEnv) {
+    std::map<std::string, std::string> env;
+    for (const auto& name : profile.envPassthrough)
+        if (auto it = hostEnv.find(name); it != hostEnv.end())
+            env[name] = it->second;
+    for (const auto& [name, value] : profile.env)
+        env[name] = value;
+    return env;
+}
+
 std::string networkPolicyName(NetworkPolicy policy) {
     return policy == NetworkPolicy::None ? "none" : "loopback";
 }

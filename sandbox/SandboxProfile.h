@@ -97,4 +97,9 @@ constexpr std::uint64_t mebibytesToBytes(std::uint64_t mebibytes) {
 std::string networkPolicyName(NetworkPolicy policy);
 std::string mountTypeName(MountSpec::Type type);
 
+// The environment a sandboxed command gets, whatever the backend: the profile's env_passthrough names
+// that hostEnv has, then the profile's env (which wins). Nothing else of the host's environment.
+std::map<std::string, std::string> sandboxEnvironment(const SandboxProfile& profile,
+                                                      const std::map<std::string, std::string>& hostEnv);
+
 } // namespace warren::sandbox
