@@ -6,6 +6,8 @@
 //  - peak resident memory over a 200-step task (the agent's own, from its resource report).
 //   bench_agent_loop WARREN_AGENT [STEPS] [ROUNDS]
 
+#include "BenchStats.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,12 +27,9 @@ extern char** environ;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using warren::bench::msSince;
+using warren::bench::Clock;
 namespace fs = std::filesystem;
-
-double msSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());

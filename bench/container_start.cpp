@@ -8,6 +8,7 @@
 //   bench_container_start WARREN_AGENT [ROUNDS] [IMAGE]
 // Podman reads CONTAINERS_CONF as usual (tests/run.sh sets packaging/containers.conf).
 
+#include "BenchStats.h"
 #include "ContainerLauncher.h"
 #include "LocalControlPlane.h"
 #include "Preflight.h"
@@ -29,19 +30,12 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using warren::bench::msSince;
+using warren::bench::percentile;
+using warren::bench::Clock;
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace warren::control;
-
-double msSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double percentile(std::vector<double> values, double p) {
-    std::sort(values.begin(), values.end());
-    return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
-}
 
 [[noreturn]] void fail(const std::string& what) {
     std::fprintf(stderr, "bench_container_start: FAILED: %s\n", what.c_str());

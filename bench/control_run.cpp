@@ -11,6 +11,7 @@
 //     (VmHWM) and final resident memory.
 //   bench_control_run WARREN WARREN_AGENT WARREN_SANDBOX [RUNS] [TASKS] [STEPS]
 
+#include "BenchStats.h"
 #include "LocalControlPlane.h"
 
 #include <QCoreApplication>
@@ -36,19 +37,12 @@ extern char** environ;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using warren::bench::msSince;
+using warren::bench::percentile;
+using warren::bench::Clock;
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace warren::control;
-
-double msSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double percentile(std::vector<double> values, double p) {
-    std::sort(values.begin(), values.end());
-    return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
-}
 
 [[noreturn]] void fail(const std::string& what) {
     std::fprintf(stderr, "bench_control_run: FAILED: %s\n", what.c_str());

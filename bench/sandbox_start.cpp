@@ -4,6 +4,8 @@
 // not the command) while a command runs.
 //   bench_sandbox_start WARREN_SANDBOX [ROUNDS]
 
+#include "BenchStats.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,7 +24,8 @@ extern char** environ;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using warren::bench::percentile;
+using warren::bench::Clock;
 
 pid_t spawn(const std::vector<std::string>& args, posix_spawn_file_actions_t* actions = nullptr) {
     std::vector<char*> argv;
@@ -47,11 +50,6 @@ double runOnceMs(const std::vector<std::string>& args) {
         std::exit(1);
     }
     return ms;
-}
-
-double percentile(std::vector<double> values, double p) {
-    std::sort(values.begin(), values.end());
-    return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
 }
 
 std::vector<pid_t> childrenOf(pid_t pid) {

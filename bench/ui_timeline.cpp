@@ -18,6 +18,7 @@
 // Parts 2 and 3 run in child processes of this program (`--open` / `--memory`), so that each starts cold
 // and part 1's heap does not count in part 3.
 
+#include "BenchStats.h"
 #include "LocalControlPlane.h"
 #include "MainWindow.h"
 #include "Store.h"
@@ -46,7 +47,9 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using warren::bench::msSince;
+using warren::bench::percentile;
+using warren::bench::Clock;
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace warren::control;
@@ -55,17 +58,6 @@ using warren::ui::MainWindow;
 constexpr int kProbeMs = 5;
 constexpr std::uint64_t kOpenEvents = 100000;
 constexpr std::size_t kStoreBatch = 4096;
-
-double msSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double percentile(std::vector<double> values, double p) {
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
-}
 
 [[noreturn]] void fail(const std::string& what) {
     std::fprintf(stderr, "bench_ui_timeline: FAILED: %s\n", what.c_str());
