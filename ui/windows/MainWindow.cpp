@@ -328,7 +328,6 @@ void MainWindow::refreshDirtyTasks() {
         m_tasks->refresh(id);
     if (dirty.contains(m_selected.toStdString()))
         updateHeader();
-    updateWelcome();
 }
 
 void MainWindow::updateHeader() {
