@@ -187,7 +187,6 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     for (const auto& [key, value] : command.settings)
         if (auto added = agent::addOverride(spec.overrides, key + "=" + value); !added)
             return usageError(added.error().message);
-    spec.network = command.network.value_or("none");
     auto mode = approvalMode(command.approve, command.json);
     if (!mode)
         return usageError(mode.error().message);
@@ -213,9 +212,11 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     }
     if (command.presets.empty())
         spec.presets = settings->presets;
-    // The sandbox: --backend/--image, else the stored setting (bwrap unless the user chose an engine).
+    // The sandbox: --backend/--image/--network, else the stored setting (bwrap and no network unless the
+    // user chose otherwise).
     spec.backend = command.backend.value_or(settings->backend);
     spec.image = command.image.value_or(settings->image);
+    spec.network = command.network.value_or(settings->network);
     spec.model = model;
     Result<TaskRecord> task = makeError(ErrorCode::InvalidArgument, "");
     if (command.demo) {

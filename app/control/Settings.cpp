@@ -20,6 +20,7 @@ constexpr const char* kPresets = "tasks.presets";
 constexpr const char* kMaxConcurrent = "tasks.max_concurrent";
 constexpr const char* kBackend = "sandbox.backend";
 constexpr const char* kImage = "sandbox.image";
+constexpr const char* kNetwork = "sandbox.network";
 constexpr const char* kRecentWorkspaces = "ui.recent_workspaces";
 constexpr std::size_t kConcurrencyLimit = 64;
 
@@ -50,6 +51,8 @@ Status validateSettings(const Settings& settings) {
         return backend;
     if (auto image = validateImage(settings.image); !image)
         return image;
+    if (auto network = validateNetwork(settings.network); !network)
+        return network;
     return Ok{};
 }
 
@@ -64,7 +67,8 @@ std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, cons
 Result<Settings> loadSettings(Store& store) {
     Settings settings;
     for (const auto& [key, target] : {std::pair{kProvider, &settings.provider}, std::pair{kModel, &settings.model},
-                                      std::pair{kBackend, &settings.backend}, std::pair{kImage, &settings.image}}) {
+                                      std::pair{kBackend, &settings.backend}, std::pair{kImage, &settings.image},
+                                      std::pair{kNetwork, &settings.network}}) {
         auto value = store.setting(key);
         if (!value)
             return value.error();
@@ -93,9 +97,13 @@ Result<Settings> loadSettings(Store& store) {
                                                              " is damaged; set it again in Settings");
         settings.maxConcurrent = value.get<std::size_t>();
     }
-    if (!validateBackend(settings.backend) || !validateImage(settings.image))
-        return makeError(ErrorCode::InvalidArgument, std::string("the setting ") + kBackend + " or " + kImage +
-                                                         " is damaged; set the sandbox again in Settings");
+    for (const auto& [key, valid] : {std::pair{kBackend, bool(validateBackend(settings.backend))},
+                                     std::pair{kImage, bool(validateImage(settings.image))},
+                                     std::pair{kNetwork, bool(validateNetwork(settings.network))}}) {
+        if (!valid)
+            return makeError(ErrorCode::InvalidArgument,
+                             std::string("the setting ") + key + " is damaged; set the sandbox again in Settings");
+    }
     return settings;
 }
 
@@ -109,6 +117,7 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kMaxConcurrent, std::to_string(settings.maxConcurrent)},
         {kBackend, settings.backend},
         {kImage, settings.image},
+        {kNetwork, settings.network},
         {kRecentWorkspaces, json(settings.recentWorkspaces).dump()},
     };
     for (const auto& [key, value] : rows) {

@@ -1,6 +1,6 @@
 #pragma once
-// What the user set once and every task starts from: the model, the default presets, the sandbox (backend
-// and image), how many tasks run at a time, the workspaces used recently. Stored in the settings table of
+// What the user set once and every task starts from: the model, the default presets, the sandbox (backend,
+// image and network policy), how many tasks run at a time, the workspaces used recently. Stored in the settings table of
 // warren.db, one row per key; the provider's key is never among them (it lives in the SecretStore under the
 // provider's key name).
 
@@ -22,14 +22,15 @@ struct Settings {
     std::size_t maxConcurrent = 4;
     std::string backend = "bwrap";                 // "bwrap", "docker" or "podman" (TaskSpec::backend)
     std::string image = kDefaultAgentImage;        // docker/podman: the agent's image
+    std::string network = "none";                  // the default network policy (TaskSpec::network)
     std::vector<std::string> recentWorkspaces; // most recent first, at most kMaxRecentWorkspaces
 
     static constexpr std::size_t kMaxRecentWorkspaces = 8;
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
-// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an unknown backend or an image
-// name the engine would misread: what is wrong, as the user would fix it.
+// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an unknown backend or network
+// policy, or an image name the engine would misread: what is wrong, as the user would fix it.
 Status validateSettings(const Settings& settings);
 // The list with workspace moved (or added) to the front, capped.
 std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, const std::string& workspace);

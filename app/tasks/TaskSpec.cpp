@@ -63,12 +63,18 @@ Status validateImage(const std::string& image) {
     return Ok{};
 }
 
-Status validateSpec(const TaskSpec& spec) {
-    if (spec.network != "none" && spec.network != "loopback")
+Status validateNetwork(const std::string& network) {
+    if (network != "none" && network != "loopback")
         return makeError(ErrorCode::InvalidArgument,
-                         "--network " + spec.network +
-                             ": this build runs agents with no network (none) or their own loopback only "
+                         "network policy \"" + network +
+                             "\": this build runs agents with no network (none) or their own loopback only "
                              "(loopback); host allow-lists are not available yet");
+    return Ok{};
+}
+
+Status validateSpec(const TaskSpec& spec) {
+    if (auto network = validateNetwork(spec.network); !network)
+        return network;
     if (auto backend = validateBackend(spec.backend); !backend)
         return backend;
     if (auto image = validateImage(spec.image); !image)

@@ -48,6 +48,7 @@ struct SandboxMove {
 // the image's name.
 Status validateSpec(const TaskSpec& spec);
 Status validateBackend(const std::string& backend); // "bwrap", "docker" or "podman"
+Status validateNetwork(const std::string& network); // "none" or "loopback"
 Status validateImage(const std::string& image);     // a name the engine's command line reads as one
 
 } // namespace warren::control

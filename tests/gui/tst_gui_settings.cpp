@@ -76,6 +76,8 @@ void TestGuiSettings::settingsPersistAcrossRestarts() {
         dialog.findChild<QLineEdit*>("modelName")->setText("local-model");
         preset(dialog, "safe-mode")->setCheckState(Qt::Checked);
         dialog.findChild<QSpinBox*>("maxConcurrent")->setValue(2);
+        QCOMPARE(dialog.findChild<QComboBox*>("network")->currentData().toString(), QStringLiteral("none"));
+        choose(dialog.findChild<QComboBox*>("network"), "loopback");
         dialog.accept();
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
     }
@@ -87,12 +89,17 @@ void TestGuiSettings::settingsPersistAcrossRestarts() {
     QCOMPARE(preset(again, "safe-mode")->checkState(), Qt::Checked);
     QCOMPARE(preset(again, "local-light")->checkState(), Qt::Unchecked);
     QCOMPARE(again.findChild<QSpinBox*>("maxConcurrent")->value(), 2);
+    QCOMPARE(again.findChild<QComboBox*>("network")->currentData().toString(), QStringLiteral("loopback"));
+    // The new-task bar starts from it.
+    auto* barNetwork = desk.window().newTaskBar()->findChild<QComboBox*>("network");
+    QCOMPARE(barNetwork->currentData().toString(), QStringLiteral("loopback"));
     // The same settings are what the control plane (and so `warren run`) starts from.
     auto settings = desk.plane().settings();
     QVERIFY(bool(settings));
     QCOMPARE(settings->provider, std::string("openai-compatible:http://127.0.0.1:9/v1"));
     QCOMPARE(settings->presets, std::vector<std::string>{"safe-mode"});
     QCOMPARE(settings->maxConcurrent, 2u);
+    QCOMPARE(settings->network, std::string("loopback"));
 }
 
 void TestGuiSettings::keyLandsInTheKeychainNotTheDatabase() {

@@ -68,6 +68,7 @@ private slots:
     void toolCallsOutputAndDiffAppearInOrder();
     void streamedTextGrows();
     void approvalCardBlocksUntilClicked();
+    void networkChoiceAppliesToOneTask();
     void stopEndsTheSandbox();
     void resumeContinuesAnInterruptedTask();
     void firstRunOffersTheDemo();
@@ -167,7 +168,7 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
     QVERIFY(bool(settings));
     settings->presets = {"safe-mode"}; // approvals for risky tools
     QVERIFY(bool(desk.plane().saveSettings(*settings)));
-    desk.window().newTaskBar()->setDefaults({"safe-mode"}, {});
+    desk.window().newTaskBar()->setDefaults({{"safe-mode"}, {}, "bwrap", "none"});
 
     const QString id = runFromBar(desk, workspace.path(), "Make a file");
     QVERIFY(desk.waitEvent(id, "approval_requested"));
@@ -191,6 +192,37 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
     QVERIFY(QFile::exists(workspace.filePath("approved.txt"))); // the click reached the agent
     QCOMPARE(itemsOf(timeline, Kind::Approval).front()->state, State::Approved);
     QTRY_VERIFY(desk.window().timelineView()->findChild<QPushButton*>("approve") == nullptr);
+}
+
+// The bar's network choice reaches the sandbox for that task only: with loopback the agent reaches its own
+// 127.0.0.1 (nothing listens: refused), with the default none it cannot open an internet socket at all.
+void TestGuiWindow::networkChoiceAppliesToOneTask() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir workspace;
+    desk.useScript({turn("", "shell", {{"command", "bash -c 'echo > /dev/tcp/127.0.0.1/9' 2>&1; true"}}),
+                    turn("", "finish", {{"summary", "probed"}})});
+    auto* network = desk.window().newTaskBar()->findChild<QComboBox*>("network");
+    QCOMPARE(network->currentData().toString(), QStringLiteral("none")); // the default from Settings
+    auto probeOutput = [&desk] { // the selected task's first call
+        const auto calls = itemsOf(*desk.window().timeline(), Kind::ToolCall);
+        return calls.empty() ? QString() : bodyLines(*calls.front()).join('\n');
+    };
+
+    network->setCurrentIndex(network->findData(QStringLiteral("loopback")));
+    const QString open = runFromBar(desk, workspace.path(), "Probe the network");
+    QVERIFY(desk.waitFinished(open));
+    QVERIFY2(desk.status(open) == warren::control::TaskStatus::Succeeded, desk.describe(open).constData());
+    const auto record = desk.plane().task(open.toStdString());
+    QVERIFY(record && *record);
+    QCOMPARE(json::parse((*record)->spec).at("network").get<std::string>(), std::string("loopback"));
+    QVERIFY2(probeOutput().contains("Connection refused"), qPrintable(probeOutput()));
+
+    QCOMPARE(network->currentData().toString(), QStringLiteral("none")); // back to the default
+    const QString closed = runFromBar(desk, workspace.path(), "Probe the network again");
+    QVERIFY(desk.waitFinished(closed));
+    QVERIFY2(desk.status(closed) == warren::control::TaskStatus::Succeeded, desk.describe(closed).constData());
+    QVERIFY2(probeOutput().contains("Operation not permitted"), qPrintable(probeOutput()));
 }
 
 void TestGuiWindow::stopEndsTheSandbox() {

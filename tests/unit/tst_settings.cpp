@@ -18,6 +18,7 @@ private slots:
     void recentWorkspacesMoveToTheFront();
     void roundTripThroughTheStore();
     void damagedRowIsReported();
+    void damagedSandboxRowIsReported_data();
     void damagedSandboxRowIsReported();
 };
 
@@ -64,26 +65,34 @@ void TestSettings::validation() {
 void TestSettings::sandboxValidation_data() {
     QTest::addColumn<QString>("backend");
     QTest::addColumn<QString>("image");
+    QTest::addColumn<QString>("network");
     QTest::addColumn<QString>("error"); // empty: valid
 
-    QTest::newRow("bubblewrap") << "bwrap" << "debian:bookworm-slim" << "";
-    QTest::newRow("podman") << "podman" << "localhost/warren-test:1" << "";
-    QTest::newRow("docker with a digest") << "docker" << "debian@sha256:0123abcd" << "";
-    QTest::newRow("unknown backend") << "lxc" << "debian:bookworm-slim" << "bwrap (bubblewrap), docker or podman";
-    QTest::newRow("empty backend") << "" << "debian:bookworm-slim" << "backend";
-    QTest::newRow("empty image") << "podman" << "" << "expected an image name";
-    QTest::newRow("image read as an option") << "podman" << "--privileged" << "expected an image name";
-    QTest::newRow("image with a space") << "docker" << "debian bookworm" << "expected an image name";
-    QTest::newRow("image with a newline") << "docker" << "debian\nx" << "expected an image name";
+    const QString image = "debian:bookworm-slim";
+    QTest::newRow("bubblewrap") << "bwrap" << image << "none" << "";
+    QTest::newRow("podman") << "podman" << "localhost/warren-test:1" << "none" << "";
+    QTest::newRow("docker with a digest") << "docker" << "debian@sha256:0123abcd" << "none" << "";
+    QTest::newRow("loopback") << "bwrap" << image << "loopback" << "";
+    QTest::newRow("unknown backend") << "lxc" << image << "none" << "bwrap (bubblewrap), docker or podman";
+    QTest::newRow("empty backend") << "" << image << "none" << "backend";
+    QTest::newRow("empty image") << "podman" << "" << "none" << "expected an image name";
+    QTest::newRow("image read as an option") << "podman" << "--privileged" << "none" << "expected an image name";
+    QTest::newRow("image with a space") << "docker" << "debian bookworm" << "none" << "expected an image name";
+    QTest::newRow("image with a newline") << "docker" << "debian\nx" << "none" << "expected an image name";
+    QTest::newRow("unknown network") << "bwrap" << image << "host" << "network policy \"host\"";
+    QTest::newRow("allow-list not built") << "bwrap" << image << "allow:pypi.org" << "not available yet";
+    QTest::newRow("empty network") << "bwrap" << image << "" << "network policy";
 }
 
 void TestSettings::sandboxValidation() {
     QFETCH(QString, backend);
     QFETCH(QString, image);
+    QFETCH(QString, network);
     QFETCH(QString, error);
     Settings settings;
     settings.backend = backend.toStdString();
     settings.image = image.toStdString();
+    settings.network = network.toStdString();
     const auto status = warren::control::validateSettings(settings);
     if (error.isEmpty()) {
         QVERIFY2(bool(status), status ? "" : status.error().message.c_str());
@@ -114,6 +123,7 @@ void TestSettings::roundTripThroughTheStore() {
     QCOMPARE(*defaults, Settings{});
     QCOMPARE(defaults->backend, std::string("bwrap"));
     QCOMPARE(defaults->image, std::string("debian:bookworm-slim"));
+    QCOMPARE(defaults->network, std::string("none"));
 
     Settings settings;
     settings.provider = "anthropic";
@@ -123,6 +133,7 @@ void TestSettings::roundTripThroughTheStore() {
     settings.recentWorkspaces = {"/home/u/a", "/home/u/b"};
     settings.backend = "podman";
     settings.image = "localhost/warren-test:1";
+    settings.network = "loopback";
     QVERIFY(bool(warren::control::saveSettings(*store, settings)));
     auto loaded = warren::control::loadSettings(*store);
     QVERIFY(bool(loaded));
@@ -144,15 +155,24 @@ void TestSettings::damagedRowIsReported() {
     QVERIFY(QString::fromStdString(loaded.error().message).contains("tasks.presets"));
 }
 
+void TestSettings::damagedSandboxRowIsReported_data() {
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value");
+    QTest::newRow("backend") << "sandbox.backend" << "chroot";
+    QTest::newRow("image") << "sandbox.image" << "--privileged";
+    QTest::newRow("network") << "sandbox.network" << "host";
+}
+
 void TestSettings::damagedSandboxRowIsReported() {
+    QFETCH(QString, key);
+    QFETCH(QString, value);
     QTemporaryDir dir;
     auto store = warren::control::Store::open(dir.filePath("warren.db").toStdString());
     QVERIFY(bool(store));
-    QVERIFY(bool(store->setSetting("sandbox.backend", "chroot")));
+    QVERIFY(bool(store->setSetting(key.toStdString(), value.toStdString())));
     const auto loaded = warren::control::loadSettings(*store);
     QVERIFY(!loaded);
-    QVERIFY2(QString::fromStdString(loaded.error().message).contains("sandbox.backend"),
-             loaded.error().message.c_str());
+    QVERIFY2(QString::fromStdString(loaded.error().message).contains(key), loaded.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestSettings)

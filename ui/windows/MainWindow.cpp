@@ -380,10 +380,10 @@ void MainWindow::applySettings() {
     for (const auto& workspace : settings->recentWorkspaces)
         recent << qs(workspace);
     m_newTask->setRecentWorkspaces(recent);
-    QStringList presets;
+    NewTaskBar::Defaults defaults{{}, qs(settings->model), qs(settings->backend), qs(settings->network)};
     for (const auto& preset : settings->presets)
-        presets << qs(preset);
-    m_newTask->setDefaults(presets, qs(settings->model));
+        defaults.presets << qs(preset);
+    m_newTask->setDefaults(defaults);
 }
 
 void MainWindow::submit(const NewTaskBar::Request& request) {
@@ -401,8 +401,9 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
     for (const QString& preset : request.presets)
         spec.presets.push_back(preset.toStdString());
     spec.approval = control::ApprovalMode::Ask;
-    spec.backend = settings->backend;
+    spec.backend = request.backend.toStdString();
     spec.image = settings->image;
+    spec.network = request.network.toStdString();
     if (auto valid = control::validateSpec(spec); !valid)
         return showProblem(qs(valid.error().message));
     auto task = m_plane.submit(request.prompt.toStdString(), request.workspace.toStdString(), spec);

@@ -1,6 +1,7 @@
 #include "NewTaskBar.h"
 
 #include "AgentConfig.h"
+#include "SandboxChoices.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -60,6 +61,15 @@ NewTaskBar::NewTaskBar(QWidget* parent) : QWidget(parent) {
     m_model->setToolTip(tr("The model for this task; empty uses the one in Settings"));
     connect(m_model, &QLineEdit::returnPressed, this, &NewTaskBar::submit);
 
+    m_backend = new QComboBox(this);
+    m_backend->setObjectName("backend");
+    m_backend->setToolTip(tr("The sandbox this task runs in"));
+    m_network = new QComboBox(this);
+    m_network->setObjectName("network");
+    m_network->setToolTip(tr("What network this task's sandbox has"));
+    fillBackends(m_backend, QStringLiteral("bwrap"));
+    fillNetworks(m_network, QStringLiteral("none"));
+
     m_run = new QPushButton(tr("Run"), this);
     m_run->setObjectName("run");
     m_run->setDefault(true);
@@ -70,6 +80,8 @@ NewTaskBar::NewTaskBar(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_prompt, 5);
     layout->addWidget(m_presets);
     layout->addWidget(m_model, 1);
+    layout->addWidget(m_backend);
+    layout->addWidget(m_network);
     layout->addWidget(m_run);
 }
 
@@ -80,12 +92,14 @@ void NewTaskBar::setRecentWorkspaces(const QStringList& workspaces) {
     m_workspace->setEditText(!current.isEmpty() ? current : workspaces.value(0, QDir::currentPath()));
 }
 
-void NewTaskBar::setDefaults(const QStringList& presets, const QString& model) {
+void NewTaskBar::setDefaults(const Defaults& defaults) {
     for (QAction* action : m_presets->menu()->actions())
-        action->setChecked(presets.contains(action->text()));
+        action->setChecked(defaults.presets.contains(action->text()));
     const QStringList checked = checkedPresets();
     m_presets->setText(checked.isEmpty() ? tr("No preset") : checked.join(QStringLiteral(", ")));
-    m_model->setPlaceholderText(model.isEmpty() ? tr("model") : model);
+    m_model->setPlaceholderText(defaults.model.isEmpty() ? tr("model") : defaults.model);
+    fillBackends(m_backend, defaults.backend);
+    fillNetworks(m_network, defaults.network);
 }
 
 void NewTaskBar::clearPrompt() { m_prompt->clear(); }
@@ -104,7 +118,8 @@ void NewTaskBar::submit() {
         return;
     }
     emit runRequested({m_prompt->text().trimmed(), m_workspace->currentText().trimmed(), checkedPresets(),
-                       m_model->text().trimmed()});
+                       m_model->text().trimmed(), m_backend->currentData().toString(),
+                       m_network->currentData().toString()});
 }
 
 } // namespace warren::ui

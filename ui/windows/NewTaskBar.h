@@ -1,6 +1,7 @@
 #pragma once
-// Where a task starts: the workspace (the recent ones, or browse), what to do, the presets and the model.
-// Enter runs it.
+// Where a task starts: the workspace (the recent ones, or browse), what to do, the presets, the model, the
+// sandbox backend and the network policy. Enter runs it. After each run the choices return to the defaults
+// from Settings, so a wider network for one task never carries over to the next.
 
 #include <QWidget>
 
@@ -18,13 +19,21 @@ public:
         QString prompt;
         QString workspace;
         QStringList presets;
-        QString model; // empty: the configured one
+        QString model;   // empty: the configured one
+        QString backend; // TaskSpec::backend
+        QString network; // TaskSpec::network
     };
 
     explicit NewTaskBar(QWidget* parent = nullptr);
 
     void setRecentWorkspaces(const QStringList& workspaces);
-    void setDefaults(const QStringList& presets, const QString& model); // from Settings
+    struct Defaults {
+        QStringList presets;
+        QString model;
+        QString backend;
+        QString network;
+    };
+    void setDefaults(const Defaults& defaults); // from Settings
     void clearPrompt();
     QLineEdit* promptEdit() const { return m_prompt; }
 
@@ -39,6 +48,8 @@ private:
     QLineEdit* m_prompt;
     QToolButton* m_presets;
     QLineEdit* m_model;
+    QComboBox* m_backend;
+    QComboBox* m_network;
     QPushButton* m_run;
 };
 

@@ -2,6 +2,7 @@
 
 #include "AgentConfig.h"
 #include "ProviderConfig.h"
+#include "SandboxChoices.h"
 
 #include <algorithm>
 #include <QComboBox>
@@ -13,7 +14,6 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QVBoxLayout>
 
 namespace warren::ui {
@@ -38,19 +38,6 @@ constexpr ProviderChoice kChoices[] = {
     {"llama.cpp server (local)", "llamacpp", false},
     {"OpenAI-compatible server", "openai-compatible:", true},
     {"Anthropic-compatible server", "anthropic:", true},
-};
-
-// The sandbox backends: bubblewrap always; an engine only where its client is on PATH (or when the stored
-// setting names it, so that opening Settings never changes it behind the user's back).
-struct BackendChoice {
-    const char* label;
-    const char* name;
-};
-
-constexpr BackendChoice kBackends[] = {
-    {"bubblewrap", "bwrap"},
-    {"Podman", "podman"},
-    {"Docker", "docker"},
 };
 
 } // namespace
@@ -115,8 +102,12 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     m_image->setObjectName("image");
     m_image->setPlaceholderText(QString::fromUtf8(control::kDefaultAgentImage));
     m_image->setToolTip(tr("The image the agent runs on. It must be present locally: Warren never pulls it."));
+    m_network = new QComboBox(sandboxBox);
+    m_network->setObjectName("network");
+    m_network->setToolTip(tr("The network new tasks start with; the new-task bar can change it for one task"));
     sandboxForm->addRow(tr("Backend"), m_backend);
     sandboxForm->addRow(tr("Image"), m_image);
+    sandboxForm->addRow(tr("Network"), m_network);
     layout->addWidget(sandboxBox);
 
     m_error = new QLabel(this);
@@ -165,16 +156,8 @@ void SettingsDialog::load() {
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
-    m_backend->clear();
-    for (const BackendChoice& choice : kBackends) {
-        const QString name = QString::fromUtf8(choice.name);
-        const bool found = name == "bwrap" || !QStandardPaths::findExecutable(name).isEmpty();
-        if (found)
-            m_backend->addItem(tr(choice.label), name);
-        else if (m_settings.backend == choice.name)
-            m_backend->addItem(tr("%1 (not found on PATH)").arg(tr(choice.label)), name);
-    }
-    m_backend->setCurrentIndex(std::max(0, m_backend->findData(QString::fromStdString(m_settings.backend))));
+    fillBackends(m_backend, QString::fromStdString(m_settings.backend));
+    fillNetworks(m_network, QString::fromStdString(m_settings.network));
     m_image->setText(QString::fromStdString(m_settings.image));
     updateForm();
     updateSandbox();
@@ -242,6 +225,7 @@ void SettingsDialog::accept() {
     settings.backend = m_backend->currentData().toString().toStdString();
     const QString image = m_image->text().trimmed();
     settings.image = image.isEmpty() ? std::string(control::kDefaultAgentImage) : image.toStdString();
+    settings.network = m_network->currentData().toString().toStdString();
     auto fail = [this](const std::string& message) {
         m_error->setText(QString::fromStdString(message));
         m_error->show();

@@ -1,7 +1,8 @@
 #pragma once
 // Settings: the model (provider, base URL for a compatible server, model name, the API key, which goes to
 // the keychain and is never shown again), a test of that connection, the presets new tasks start with,
-// how many tasks run at a time, and the sandbox (bubblewrap, or Podman/Docker where found, with the image).
+// how many tasks run at a time, and the sandbox (bubblewrap, or Podman/Docker where found, with the image;
+// the default network policy).
 // Everything is saved through the control plane, so it is the same for `warren run`.
 
 #include "ControlPlane.h"
@@ -51,6 +52,7 @@ private:
     QSpinBox* m_maxConcurrent;
     QComboBox* m_backend;
     QLineEdit* m_image;
+    QComboBox* m_network;
     QLabel* m_error;
 };
 
