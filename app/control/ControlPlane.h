@@ -36,6 +36,9 @@ public:
     // callId: approvalNeeded's ApprovalRecord::callId, or the tool call's id (approval_requested's data.id).
     virtual void answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                 const std::string& note, bool always) = 0;
+    // "Always allow commands like this": prefix (commandPrefix) is saved in the settings for every later
+    // task and allowed from now on in this one, after the rules that deny or ask.
+    virtual Status allowCommands(const std::string& taskId, const std::string& prefix) = 0;
 
     virtual Result<std::vector<TaskRecord>> tasks() = 0;
     virtual Result<std::optional<TaskRecord>> task(const std::string& taskId) = 0;

@@ -99,8 +99,9 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
     environment.data = plane->m_data;
     environment.agentBinary = *agent;
     environment.extraProfileLayers = options.extraProfileLayers;
-    environment.approvalRules = std::move(*rules);
+    plane->m_defaultRules = std::move(*rules);
     auto stored = loadSettings(*plane->m_store);
+    environment.approvalRules = plane->approvalRules(stored ? *stored : Settings{});
     const std::size_t maxConcurrent = options.maxConcurrent.value_or(stored ? stored->maxConcurrent : Settings{}.maxConcurrent);
     plane->m_manager = new TaskManager(environment, maxConcurrent, plane.get());
     connect(plane->m_manager, &TaskManager::eventStored, plane.get(), &ControlPlane::eventStored);
@@ -209,6 +210,28 @@ Status LocalControlPlane::saveSettings(const Settings& settings) {
     if (auto saved = control::saveSettings(*m_store, settings); !saved)
         return saved;
     m_manager->setMaxConcurrent(settings.maxConcurrent);
+    m_manager->setApprovalRules(approvalRules(settings));
+    return Ok{};
+}
+
+std::vector<ApprovalRule> LocalControlPlane::approvalRules(const Settings& settings) const {
+    std::vector<ApprovalRule> rules = m_defaultRules;
+    for (const auto& prefix : settings.allowedCommands)
+        rules.push_back(commandPrefixRule(prefix));
+    return rules;
+}
+
+Status LocalControlPlane::allowCommands(const std::string& taskId, const std::string& prefix) {
+    auto stored = settings();
+    if (!stored)
+        return stored.error();
+    if (std::find(stored->allowedCommands.begin(), stored->allowedCommands.end(), prefix) ==
+        stored->allowedCommands.end()) {
+        stored->allowedCommands.push_back(prefix);
+        if (auto saved = saveSettings(*stored); !saved) // validates the prefix
+            return saved;
+    }
+    m_manager->addApprovalRule(taskId, commandPrefixRule(prefix));
     return Ok{};
 }
 

@@ -40,6 +40,7 @@ public:
     Status pause(const std::string& taskId) override;
     void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
                         bool always) override;
+    Status allowCommands(const std::string& taskId, const std::string& prefix) override;
     Result<std::vector<TaskRecord>> tasks() override;
     Result<std::optional<TaskRecord>> task(const std::string& taskId) override;
     Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0) override;
@@ -60,6 +61,8 @@ public:
 
 private:
     LocalControlPlane() = default;
+    // The rules a task starts with: the default rules, then the user's always-allowed command prefixes.
+    std::vector<ApprovalRule> approvalRules(const Settings& settings) const;
 
     DataDir m_data;
     std::unique_ptr<Store> m_store;
@@ -70,6 +73,7 @@ private:
     QNetworkAccessManager* m_network = nullptr;
     TaskManager* m_manager = nullptr;
     std::vector<std::string> m_recovered;
+    std::vector<ApprovalRule> m_defaultRules;
 };
 
 // The warren-agent binary: $WARREN_AGENT, else beside this program, else the build tree's

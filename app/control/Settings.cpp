@@ -22,6 +22,7 @@ constexpr const char* kBackend = "sandbox.backend";
 constexpr const char* kImage = "sandbox.image";
 constexpr const char* kNetwork = "sandbox.network";
 constexpr const char* kRecentWorkspaces = "ui.recent_workspaces";
+constexpr const char* kAllowedCommands = "approvals.allowed_commands";
 constexpr std::size_t kConcurrencyLimit = 64;
 
 Result<std::vector<std::string>> stringList(const std::string& key, const std::string& text) {
@@ -53,6 +54,12 @@ Status validateSettings(const Settings& settings) {
         return image;
     if (auto network = validateNetwork(settings.network); !network)
         return network;
+    for (const auto& prefix : settings.allowedCommands) {
+        if (commandPrefix(prefix) != prefix)
+            return makeError(ErrorCode::InvalidArgument,
+                             "always allowed command \"" + prefix +
+                                 "\": expected a program and at most a subcommand, such as \"git status\"");
+    }
     return Ok{};
 }
 
@@ -76,7 +83,8 @@ Result<Settings> loadSettings(Store& store) {
             *target = **value;
     }
     for (const auto& [key, target] :
-         {std::pair{kPresets, &settings.presets}, std::pair{kRecentWorkspaces, &settings.recentWorkspaces}}) {
+         {std::pair{kPresets, &settings.presets}, std::pair{kRecentWorkspaces, &settings.recentWorkspaces},
+          std::pair{kAllowedCommands, &settings.allowedCommands}}) {
         auto value = store.setting(key);
         if (!value)
             return value.error();
@@ -97,12 +105,15 @@ Result<Settings> loadSettings(Store& store) {
                                                              " is damaged; set it again in Settings");
         settings.maxConcurrent = value.get<std::size_t>();
     }
+    const bool prefixesValid = std::all_of(settings.allowedCommands.begin(), settings.allowedCommands.end(),
+                                           [](const std::string& prefix) { return commandPrefix(prefix) == prefix; });
     for (const auto& [key, valid] : {std::pair{kBackend, bool(validateBackend(settings.backend))},
                                      std::pair{kImage, bool(validateImage(settings.image))},
-                                     std::pair{kNetwork, bool(validateNetwork(settings.network))}}) {
+                                     std::pair{kNetwork, bool(validateNetwork(settings.network))},
+                                     std::pair{kAllowedCommands, prefixesValid}}) {
         if (!valid)
             return makeError(ErrorCode::InvalidArgument,
-                             std::string("the setting ") + key + " is damaged; set the sandbox again in Settings");
+                             std::string("the setting ") + key + " is damaged; set it again in Settings");
     }
     return settings;
 }
@@ -119,6 +130,7 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kImage, settings.image},
         {kNetwork, settings.network},
         {kRecentWorkspaces, json(settings.recentWorkspaces).dump()},
+        {kAllowedCommands, json(settings.allowedCommands).dump()},
     };
     for (const auto& [key, value] : rows) {
         if (auto saved = store.setSetting(key, value); !saved)

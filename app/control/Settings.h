@@ -24,13 +24,16 @@ struct Settings {
     std::string image = kDefaultAgentImage;        // docker/podman: the agent's image
     std::string network = "none";                  // the default network policy (TaskSpec::network)
     std::vector<std::string> recentWorkspaces; // most recent first, at most kMaxRecentWorkspaces
+    // Shell command prefixes the user always allows ("git status"): commandPrefixRule, after the default rules.
+    std::vector<std::string> allowedCommands;
 
     static constexpr std::size_t kMaxRecentWorkspaces = 8;
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
 // A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an unknown backend or network
-// policy, or an image name the engine would misread: what is wrong, as the user would fix it.
+// policy, an image name the engine would misread, or an allowed command that is not a plain prefix: what
+// is wrong, as the user would fix it.
 Status validateSettings(const Settings& settings);
 // The list with workspace moved (or added) to the front, capped.
 std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, const std::string& workspace);

@@ -1,5 +1,7 @@
 #include "ApprovalRules.h"
 
+#include <algorithm>
+#include <cctype>
 #include <optional>
 #include <regex>
 #include <string_view>
@@ -313,6 +315,50 @@ const json& defaultApprovalRulesJson() {
         return parsed.is_discarded() ? json{{"rules", json::array()}} : parsed;
     }();
     return document;
+}
+
+std::optional<std::string> commandPrefix(std::string_view command) {
+    if (hasShellOperators(command))
+        return std::nullopt;
+    std::vector<std::string_view> tokens;
+    for (std::size_t at = 0; at < command.size() && tokens.size() < 2;) {
+        const std::size_t start = command.find_first_not_of(" \t", at);
+        if (start == std::string_view::npos)
+            break;
+        const std::size_t end = std::min(command.find_first_of(" \t", start), command.size());
+        tokens.push_back(command.substr(start, end - start));
+        at = end;
+    }
+    const auto plain = [](std::string_view token) {
+        return std::all_of(token.begin(), token.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) ||
+                   std::string_view("._+-/:@%,").find(c) != std::string_view::npos;
+        });
+    };
+    const auto subcommand = [](std::string_view token) {
+        return std::islower(static_cast<unsigned char>(token.front())) &&
+               std::all_of(token.begin(), token.end(), [](char c) {
+                   return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+                          c == '_' || c == ':' || c == '-';
+               });
+    };
+    if (tokens.empty() || !plain(tokens[0]) || tokens[0].front() == '-')
+        return std::nullopt;
+    std::string prefix(tokens[0]);
+    if (tokens.size() == 2 && subcommand(tokens[1]))
+        prefix += " " + std::string(tokens[1]);
+    return prefix;
+}
+
+ApprovalRule commandPrefixRule(const std::string& prefix) {
+    std::string escaped;
+    for (const char c : prefix) {
+        if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos)
+            escaped += '\\';
+        escaped += c;
+    }
+    return {ApprovalVerdict::Allow, std::string(kShell), escaped + "( .*)?", "",
+            "you allowed commands starting with \"" + prefix + "\""};
 }
 
 ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const std::string& tool,

@@ -7,6 +7,7 @@
 #include "Result.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,7 @@ struct ApprovalRule {
     std::string command;      // shell only: regex the whole command must match; empty: any
     std::string path;         // write_file/edit_file only: glob the path must match; empty: any
     std::string reason;       // why the rule exists, shown with the decision
+    friend bool operator==(const ApprovalRule&, const ApprovalRule&) = default;
 };
 
 struct ApprovalDecision {
@@ -49,5 +51,15 @@ const nlohmann::json& defaultApprovalRulesJson(); // resources/approvals/default
 // A command over 16 KiB is denied unchecked.
 ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const std::string& tool,
                                 const nlohmann::json& arguments);
+
+// "Always allow commands like this one": the command's program and, when the next word is a subcommand
+// (lowercase letters, digits, '_', ':', '-'), that word too: "git status" for `git status -s`, "ls" for
+// `ls -la`, "python3" for `python3 run.py`. None when an allow rule could never match the command (it
+// chains, substitutes or redirects) or when its first words are not plain (quotes, variables, globs,
+// an assignment), so the prefix is always exactly what the user reads.
+std::optional<std::string> commandPrefix(std::string_view command);
+// The allow rule for such a prefix: shell commands whose words are the prefix's, then anything. It is
+// added after the other rules, so their deny and ask verdicts still come first.
+ApprovalRule commandPrefixRule(const std::string& prefix);
 
 } // namespace warren::control

@@ -221,6 +221,11 @@ void ToolProxy::answerApproval(const std::string& callId, bool approved, const s
     reply(approved, note);
 }
 
+void ToolProxy::addRule(const ApprovalRule& rule) {
+    if (std::find(m_settings.rules.begin(), m_settings.rules.end(), rule) == m_settings.rules.end())
+        m_settings.rules.push_back(rule);
+}
+
 void ToolProxy::decide(ApprovalRecord record, bool approved, const std::string& by, const std::string& note) {
     record.approved = approved;
     record.decidedBy = by;

@@ -50,6 +50,7 @@ public:
     // agent gave (approval_requested's data.id). always: the same call (shell: the same command; other
     // tools: the tool) is approved for the rest of this task without asking.
     void answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
+    void addRule(const ApprovalRule& rule); // after the others, for the rest of this task
     // The task ended: model calls in flight are aborted and nothing more is answered.
     void abortAll();
 

@@ -149,6 +149,13 @@ std::vector<std::string> TaskManager::recoverInterrupted() {
     return recovered;
 }
 
+void TaskManager::setApprovalRules(std::vector<ApprovalRule> rules) { m_env.approvalRules = std::move(rules); }
+
+void TaskManager::addApprovalRule(const std::string& taskId, const ApprovalRule& rule) {
+    if (auto running = m_running.find(taskId); running != m_running.end())
+        running->second->addApprovalRule(rule);
+}
+
 void TaskManager::setMaxConcurrent(std::size_t maxConcurrent) {
     m_maxConcurrent = std::max<std::size_t>(1, maxConcurrent);
     schedule();

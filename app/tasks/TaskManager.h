@@ -32,6 +32,9 @@ public:
     Status pause(const std::string& id);
     void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
                         bool always);
+    // The approval rules of tasks started from now on; addApprovalRule adds one to a running task too.
+    void setApprovalRules(std::vector<ApprovalRule> rules);
+    void addApprovalRule(const std::string& taskId, const ApprovalRule& rule);
     // Tasks stored as running whose agent no process holds any more become interrupted. Returns them.
     std::vector<std::string> recoverInterrupted();
 

@@ -423,6 +423,11 @@ void TaskRunner::answerApproval(const std::string& callId, bool approved, const 
         m_proxy->answerApproval(callId, approved, note, always);
 }
 
+void TaskRunner::addApprovalRule(const ApprovalRule& rule) {
+    if (m_proxy)
+        m_proxy->addRule(rule);
+}
+
 void TaskRunner::stop(StopCause cause, const std::string& why) {
     if (m_done || !m_process || m_stopCause != StopCause::None)
         return;

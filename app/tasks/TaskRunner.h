@@ -65,6 +65,7 @@ public:
     void cancel(const std::string& why); // the user's stop: the task ends cancelled
     void pause();                        // checkpoint and stop: resumable
     void answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
+    void addApprovalRule(const ApprovalRule& rule); // decides this task's later calls, after its other rules
 
     const TaskRecord& task() const { return m_task; }
 

@@ -1,10 +1,12 @@
 // The window over the real control plane: scripted tasks run in the real sandbox, and the test reads what
 // the task list, the timeline and the side panel show, and clicks what a user clicks.
 #include "DesktopFixture.h"
+#include "Store.h"
 #include "TaskListModel.h"
 #include "TimelineModel.h"
 #include "TimelineView.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -50,6 +52,18 @@ QString runFromBar(DesktopFixture& desk, const QString& workspace, const QString
     return submitted.isEmpty() ? QString() : submitted.first().first().toString();
 }
 
+// Who decided each approval of the task, in order ("user", "rule", ...), as the store has it.
+QStringList decidedBy(DesktopFixture& desk, const QString& taskId) {
+    QStringList by;
+    auto store = warren::control::Store::open((desk.dataDir() + "/warren.db").toStdString());
+    if (!store)
+        return {"cannot open the store: " + QString::fromStdString(store.error().message)};
+    auto approvals = store->approvals(taskId.toStdString());
+    for (const auto& approval : approvals ? *approvals : std::vector<warren::control::ApprovalRecord>{})
+        by << QString::fromStdString(approval.decidedBy);
+    return by;
+}
+
 bool processRunning(const QByteArray& marker) {
     const QDir proc(QStringLiteral("/proc"));
     for (const QString& pid : proc.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
@@ -68,6 +82,7 @@ private slots:
     void toolCallsOutputAndDiffAppearInOrder();
     void streamedTextGrows();
     void approvalCardBlocksUntilClicked();
+    void alwaysAllowCommandsReachesLaterTasks();
     void networkChoiceAppliesToOneTask();
     void stopEndsTheSandbox();
     void resumeContinuesAnInterruptedTask();
@@ -192,6 +207,50 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
     QVERIFY(QFile::exists(workspace.filePath("approved.txt"))); // the click reached the agent
     QCOMPARE(itemsOf(timeline, Kind::Approval).front()->state, State::Approved);
     QTRY_VERIFY(desk.window().timelineView()->findChild<QPushButton*>("approve") == nullptr);
+}
+
+// "Always allow commands starting with touch": the call runs, the task's next touch runs without a card,
+// the prefix is kept in Settings, and a later task's touch does not ask either.
+void TestGuiWindow::alwaysAllowCommandsReachesLaterTasks() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir workspace;
+    desk.useScript({turn("", "shell", {{"command", "touch first.txt"}}),
+                    turn("", "shell", {{"command", "touch second.txt"}}), turn("", "finish", {{"summary", "ok"}})});
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    settings->presets = {"safe-mode"};
+    QVERIFY(bool(desk.plane().saveSettings(*settings)));
+    desk.window().newTaskBar()->setDefaults({{"safe-mode"}, {}, "bwrap", "none"});
+
+    const QString id = runFromBar(desk, workspace.path(), "Make files");
+    QVERIFY(desk.waitEvent(id, "approval_requested"));
+    QAction* commands = nullptr;
+    QTRY_VERIFY((commands = desk.window().timelineView()->findChild<QAction*>("alwaysCommands")) != nullptr);
+    QVERIFY2(commands->text().contains("\u201ctouch\u201d"), qPrintable(commands->text()));
+    commands->trigger();
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+    QVERIFY(QFile::exists(workspace.filePath("first.txt")));
+    QVERIFY(QFile::exists(workspace.filePath("second.txt")));
+    QCOMPARE(decidedBy(desk, id), (QStringList{"user", "rule"})); // the second did not ask
+    settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QCOMPARE(settings->allowedCommands, std::vector<std::string>{"touch"});
+
+    // A later task, after a restart: no card, the command runs; another program still asks.
+    desk.close();
+    QVERIFY(desk.open());
+    desk.useScript({turn("", "shell", {{"command", "touch third.txt"}}), turn("", "shell", {{"command", "mkdir d"}}),
+                    turn("", "finish", {{"summary", "ok"}})});
+    const QString later = runFromBar(desk, workspace.path(), "Make more");
+    QPushButton* deny = nullptr;
+    QTRY_VERIFY((deny = desk.window().timelineView()->findChild<QPushButton*>("deny")) != nullptr);
+    QVERIFY(QFile::exists(workspace.filePath("third.txt")));
+    QTest::mouseClick(deny, Qt::LeftButton);
+    QVERIFY(desk.waitFinished(later));
+    QVERIFY(!QDir(workspace.filePath("d")).exists());
+    QCOMPARE(decidedBy(desk, later), (QStringList{"rule", "user"}));
 }
 
 // The bar's network choice reaches the sandbox for that task only: with loopback the agent reaches its own

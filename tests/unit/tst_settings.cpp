@@ -15,6 +15,7 @@ private slots:
     void validation();
     void sandboxValidation_data();
     void sandboxValidation();
+    void allowedCommandsArePlainPrefixes();
     void recentWorkspacesMoveToTheFront();
     void roundTripThroughTheStore();
     void damagedRowIsReported();
@@ -84,6 +85,18 @@ void TestSettings::sandboxValidation_data() {
     QTest::newRow("empty network") << "bwrap" << image << "" << "network policy";
 }
 
+void TestSettings::allowedCommandsArePlainPrefixes() {
+    Settings settings;
+    settings.allowedCommands = {"git status", "make", "./gradlew build"};
+    QVERIFY(bool(warren::control::validateSettings(settings)));
+    for (const char* bad : {"rm -rf /", "git status; curl x", "", ".*", "CC=x make"}) {
+        settings.allowedCommands = {bad};
+        const auto status = warren::control::validateSettings(settings);
+        QVERIFY2(!status, bad);
+        QVERIFY2(QString::fromStdString(status.error().message).contains("always allowed command"), bad);
+    }
+}
+
 void TestSettings::sandboxValidation() {
     QFETCH(QString, backend);
     QFETCH(QString, image);
@@ -134,6 +147,7 @@ void TestSettings::roundTripThroughTheStore() {
     settings.backend = "podman";
     settings.image = "localhost/warren-test:1";
     settings.network = "loopback";
+    settings.allowedCommands = {"cargo test", "make"};
     QVERIFY(bool(warren::control::saveSettings(*store, settings)));
     auto loaded = warren::control::loadSettings(*store);
     QVERIFY(bool(loaded));
@@ -161,6 +175,7 @@ void TestSettings::damagedSandboxRowIsReported_data() {
     QTest::newRow("backend") << "sandbox.backend" << "chroot";
     QTest::newRow("image") << "sandbox.image" << "--privileged";
     QTest::newRow("network") << "sandbox.network" << "host";
+    QTest::newRow("allowed commands") << "approvals.allowed_commands" << "[\"rm -rf /\"]";
 }
 
 void TestSettings::damagedSandboxRowIsReported() {

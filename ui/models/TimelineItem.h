@@ -34,6 +34,7 @@ struct TimelineItem {
     bool expanded = false; // body shown whole instead of its last (or, for a diff, first) lines
     QString callId;        // tool calls and approvals
     QString path;          // file changes
+    QString commandPrefix; // approvals of shell calls: what "always allow commands like this" allows
     AnsiParser parser;     // this call's output stream, across chunks
     std::uint64_t firstSeq = 0; // the event that made it
     std::uint32_t version = 0;  // grows with every change after it was shown: views cache by it

@@ -1,21 +1,33 @@
 #pragma once
-// The buttons under a call that waits for the user: Approve, Deny, and Always allow (the same command,
-// or the same tool on the same path, for the rest of this task). Shown inside the timeline's card.
+// The buttons under a call that waits for the user: Approve, Deny, and Always allow, either this call for
+// the rest of the task (shell: the same command; other tools: the tool) or, for a shell call, every
+// command starting with the same program and subcommand, in this and every later task (kept in Settings,
+// where it can be removed). Shown inside the timeline's card.
 
+#include <QString>
 #include <QWidget>
 
 class QLineEdit;
 
 namespace warren::ui {
 
+struct ApprovalAnswer {
+    QString callId;
+    bool approved = false;
+    QString note;
+    bool alwaysInTask = false; // this call, for the rest of the task
+    QString alwaysCommands;    // a command prefix (control::commandPrefix) allowed from now on; empty: none
+};
+
 class ApprovalBar : public QWidget {
     Q_OBJECT
 public:
-    explicit ApprovalBar(const QString& callId, QWidget* parent = nullptr);
+    // commandPrefix: what "always allow commands like this" would allow; empty where it is not offered.
+    ApprovalBar(const QString& callId, const QString& commandPrefix, QWidget* parent = nullptr);
     const QString& callId() const { return m_callId; }
 
 signals:
-    void answered(const QString& callId, bool approved, const QString& note, bool always);
+    void answered(const warren::ui::ApprovalAnswer& answer);
 
 private:
     QString m_callId;

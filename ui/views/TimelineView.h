@@ -3,6 +3,8 @@
 // scrolled up, lays out again only when a card's height really changed, and puts the Approve / Deny bar
 // into each waiting approval card.
 
+#include "ApprovalBar.h"
+
 #include <QListView>
 
 namespace warren::ui {
@@ -18,7 +20,7 @@ public:
     bool following() const { return m_follow; }
 
 signals:
-    void approvalAnswered(const QString& callId, bool approved, const QString& note, bool always);
+    void approvalAnswered(const warren::ui::ApprovalAnswer& answer);
 
 protected:
     void dataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight, const QList<int>& roles) override;

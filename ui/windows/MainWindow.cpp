@@ -130,11 +130,15 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     m_timelineView = new TimelineView(m_centre);
     m_timelineView->setObjectName("timeline");
     m_timelineView->setTimeline(m_timeline);
-    connect(m_timelineView, &TimelineView::approvalAnswered, this,
-            [this](const QString& callId, bool approved, const QString& note, bool always) {
-                m_plane.answerApproval(m_selected.toStdString(), callId.toStdString(), approved, note.toStdString(),
-                                       always);
-            });
+    connect(m_timelineView, &TimelineView::approvalAnswered, this, [this](const ApprovalAnswer& answer) {
+        const std::string task = m_selected.toStdString();
+        if (!answer.alwaysCommands.isEmpty()) {
+            if (auto allowed = m_plane.allowCommands(task, answer.alwaysCommands.toStdString()); !allowed)
+                showProblem(qs(allowed.error().message)); // the call itself is still approved, once
+        }
+        m_plane.answerApproval(task, answer.callId.toStdString(), answer.approved, answer.note.toStdString(),
+                               answer.alwaysInTask);
+    });
     m_centre->addWidget(m_welcome);
     m_centre->addWidget(m_timelineView);
     centreLayout->addWidget(m_centre, 1);

@@ -9,6 +9,7 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -110,6 +111,20 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     sandboxForm->addRow(tr("Network"), m_network);
     layout->addWidget(sandboxBox);
 
+    auto* approvalsBox = new QGroupBox(tr("Always allowed commands"), this);
+    auto* approvalsLayout = new QHBoxLayout(approvalsBox);
+    m_allowedCommands = new QListWidget(approvalsBox);
+    m_allowedCommands->setObjectName("allowedCommands");
+    m_allowedCommands->setToolTip(tr("Shell commands starting with these run without asking, unless a rule denies "
+                                     "or asks. \u201cAlways allow\u201d on an approval adds one."));
+    m_allowedCommands->setMaximumHeight(m_allowedCommands->fontMetrics().height() * 5);
+    auto* remove = new QPushButton(tr("Remove"), approvalsBox);
+    remove->setObjectName("removeAllowed");
+    connect(remove, &QPushButton::clicked, this, [this] { delete m_allowedCommands->currentItem(); });
+    approvalsLayout->addWidget(m_allowedCommands, 1);
+    approvalsLayout->addWidget(remove, 0, Qt::AlignTop);
+    layout->addWidget(approvalsBox);
+
     m_error = new QLabel(this);
     m_error->setObjectName("error");
     m_error->setWordWrap(true);
@@ -159,6 +174,9 @@ void SettingsDialog::load() {
     fillBackends(m_backend, QString::fromStdString(m_settings.backend));
     fillNetworks(m_network, QString::fromStdString(m_settings.network));
     m_image->setText(QString::fromStdString(m_settings.image));
+    m_allowedCommands->clear();
+    for (const auto& prefix : m_settings.allowedCommands)
+        m_allowedCommands->addItem(QString::fromStdString(prefix));
     updateForm();
     updateSandbox();
 }
@@ -226,6 +244,9 @@ void SettingsDialog::accept() {
     const QString image = m_image->text().trimmed();
     settings.image = image.isEmpty() ? std::string(control::kDefaultAgentImage) : image.toStdString();
     settings.network = m_network->currentData().toString().toStdString();
+    settings.allowedCommands.clear();
+    for (int i = 0; i < m_allowedCommands->count(); ++i)
+        settings.allowedCommands.push_back(m_allowedCommands->item(i)->text().toStdString());
     auto fail = [this](const std::string& message) {
         m_error->setText(QString::fromStdString(message));
         m_error->show();

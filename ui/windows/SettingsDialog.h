@@ -2,7 +2,8 @@
 // Settings: the model (provider, base URL for a compatible server, model name, the API key, which goes to
 // the keychain and is never shown again), a test of that connection, the presets new tasks start with,
 // how many tasks run at a time, and the sandbox (bubblewrap, or Podman/Docker where found, with the image;
-// the default network policy).
+// the default network policy), and the shell commands always allowed (remove only: they are added from an
+// approval).
 // Everything is saved through the control plane, so it is the same for `warren run`.
 
 #include "ControlPlane.h"
@@ -53,6 +54,7 @@ private:
     QComboBox* m_backend;
     QLineEdit* m_image;
     QComboBox* m_network;
+    QListWidget* m_allowedCommands;
     QLabel* m_error;
 };
 
