@@ -1,0 +1,51 @@
+#pragma once
+// The network policy of a task, and which hosts and addresses its egress proxy may connect to. `none` and
+// `loopback` are the sandbox's own (no route out); `allow:HOST[,HOST...]` is loopback plus the control
+// plane's egress proxy, which connects only to the listed hosts. Pure: parsing and matching, no sockets.
+
+#include "Result.h"
+
+#include <QHostAddress>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warren::control {
+
+// One entry of an allow-list, as written: "pypi.org", "*.pythonhosted.org", "example.com:8443",
+// "127.0.0.1:8080", "[::1]:8080".
+struct HostRule {
+    std::string host;                  // lowercase, no trailing dot; for a wildcard the suffix ("pythonhosted.org")
+    bool wildcard = false;             // "*.suffix": any name that ends in ".suffix", never the suffix itself
+    bool literalAddress = false;       // an IPv4 or IPv6 address literal (host holds it, IPv6 without brackets)
+    std::optional<std::uint16_t> port; // none: 80 and 443
+    friend bool operator==(const HostRule&, const HostRule&) = default;
+};
+
+struct TaskNetwork {
+    enum class Kind { None, Loopback, Allow };
+    Kind kind = Kind::None;
+    std::vector<HostRule> hosts; // Allow only, at least one
+    friend bool operator==(const TaskNetwork&, const TaskNetwork&) = default;
+};
+
+// "none", "loopback" or "allow:HOST[,HOST...]". A host is a DNS name (letters, digits, '-', dots; labels
+// of 1..63, at most 253 in all), "*." and such a name with at least two labels, or an address literal;
+// each may end in ":PORT" (1..65535). Errors say which entry is wrong and how to write it.
+Result<TaskNetwork> parseTaskNetwork(std::string_view text);
+
+// The rule that lets the client reach host:port, as the client wrote the host (any case, maybe a trailing
+// dot, maybe an address literal, IPv6 with or without brackets); nullptr when none does. A name never
+// matches an address rule nor the other way round.
+const HostRule* matchHost(const std::vector<HostRule>& rules, std::string_view host, std::uint16_t port);
+
+// Whether the proxy may connect to address, resolved from rule's host. Addresses inside the machine or its
+// networks (loopback, unspecified, link-local, private and unique-local, CGNAT, multicast, broadcast,
+// documentation/benchmark ranges, and the IPv4-mapped/compatible/NAT64 forms of these) are refused unless
+// the rule is that very address as a literal: a listed name that resolves inside (DNS rebinding, a
+// metadata service at 169.254.169.254) reaches nothing.
+bool addressAllowed(const HostRule& rule, const QHostAddress& address);
+
+} // namespace warren::control
