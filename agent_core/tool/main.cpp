@@ -5,13 +5,18 @@
 //       [--set KEY=VALUE]... [--approve auto|deny] [--task-id ID] PROMPT
 //       runs standalone with a scripted model and prints the events as JSON lines
 // Exit status: 0 finished, 1 failed/stopped by a guard/cancelled, 2 usage error, 75 paused (resumable).
+// Environment: WARREN_EGRESS_SOCKET (the control plane's egress proxy socket, when the network is an
+// allow-list) and WARREN_EGRESS_PORT (where the tools' HTTP_PROXY points, default 3128).
 
 #include "Agent.h"
+#include "EgressForwarder.h"
 #include "HostChannel.h"
 #include "HostLlm.h"
 #include "ScriptedLlm.h"
 
+#include <charconv>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -29,6 +34,9 @@ constexpr int kExitFinished = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitPaused = 75; // EX_TEMPFAIL: run again with the same --state to resume
+
+// Where the tools' HTTP_PROXY and HTTPS_PROXY point when the control plane sets no WARREN_EGRESS_PORT.
+constexpr std::uint16_t kDefaultEgressPort = 3128;
 
 constexpr const char* kUsage =
     "usage: warren-agent serve [--workspace DIR] [--state DIR] [--output DIR]\n"
@@ -54,6 +62,32 @@ void installProcessSettings(Cancellation& cancellation) {
     std::signal(SIGPIPE, SIG_IGN); // a closed stdout is an error to report, not a death
     // Orphans of the tools re-parent to the agent, which kills them when the tool returns.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+// With a host allow-list the sandbox has only loopback; the tools reach the network through the control
+// plane's egress proxy, whose socket is mounted in. Without it the task still runs, offline: the user sees
+// why on stderr rather than a task that refuses to start over one failed download.
+std::unique_ptr<EgressForwarder> startEgressForwarder() {
+    const char* socketPath = std::getenv("WARREN_EGRESS_SOCKET");
+    if (!socketPath || !*socketPath)
+        return nullptr;
+    std::uint16_t port = kDefaultEgressPort;
+    if (const char* text = std::getenv("WARREN_EGRESS_PORT"); text && *text) {
+        const std::string_view value(text);
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), port);
+        if (error != std::errc() || end != value.data() + value.size() || port == 0) {
+            std::cerr << "warren-agent: the egress forwarder could not start: WARREN_EGRESS_PORT=\"" << value
+                      << "\" is not a port (1-65535); tools will have no network\n";
+            return nullptr;
+        }
+    }
+    auto forwarder = EgressForwarder::start(socketPath, port);
+    if (!forwarder) {
+        std::cerr << "warren-agent: the egress forwarder could not start: " << forwarder.error().message
+                  << "; tools will have no network\n";
+        return nullptr;
+    }
+    return std::move(forwarder).value();
 }
 
 int exitCodeFor(ExitReason reason) {
@@ -190,6 +224,7 @@ int runStandalone(const Options& options) {
 
     Cancellation cancellation;
     installProcessSettings(cancellation);
+    const auto egress = startEgressForwarder(); // serves the tools until the agent exits
     (*agent)->setModel(std::make_unique<ScriptedLlm>(std::move(script).value()));
     const bool approveAll = options.approve.value_or("deny") == "auto";
     (*agent)->setApprover([approveAll](const protocol::ApprovalRequestParams&) -> Result<protocol::ApprovalResult> {
@@ -225,6 +260,7 @@ int serve(const Options& options) {
 
     Cancellation cancellation;
     installProcessSettings(cancellation);
+    const auto egress = startEgressForwarder(); // serves the tools until the agent exits
     EventLog* events = nullptr;
     std::mutex eventsMutex;
     HostChannel channel(STDIN_FILENO, STDOUT_FILENO, cancellation, [&](std::string problem) {
