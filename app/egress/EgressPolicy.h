@@ -17,9 +17,9 @@ namespace warren::control {
 // One entry of an allow-list, as written: "pypi.org", "*.pythonhosted.org", "example.com:8443",
 // "127.0.0.1:8080", "[::1]:8080".
 struct HostRule {
-    std::string host;                  // lowercase, no trailing dot; for a wildcard the suffix ("pythonhosted.org")
-    bool wildcard = false;             // "*.suffix": any name that ends in ".suffix", never the suffix itself
-    bool literalAddress = false;       // an IPv4 or IPv6 address literal (host holds it, IPv6 without brackets)
+    std::string host;            // lowercase, no trailing dot; for a wildcard the suffix ("pythonhosted.org")
+    bool wildcard = false;       // "*.suffix": any name that ends in ".suffix", never the suffix itself
+    bool literalAddress = false; // an IPv4 or IPv6 address literal (host holds it, IPv6 without brackets)
     std::optional<std::uint16_t> port; // none: 80 and 443
     friend bool operator==(const HostRule&, const HostRule&) = default;
 };
@@ -38,8 +38,20 @@ Result<TaskNetwork> parseTaskNetwork(std::string_view text);
 
 // The rule that lets the client reach host:port, as the client wrote the host (any case, maybe a trailing
 // dot, maybe an address literal, IPv6 with or without brackets); nullptr when none does. A name never
-// matches an address rule nor the other way round.
+// matches an address rule nor the other way round; a host that is neither a valid DNS name nor an address
+// literal as parseAddressLiteral reads it matches nothing. For a wildcard rule the proxy resolves the
+// client's host, not rule.host (which is only the suffix).
 const HostRule* matchHost(const std::vector<HostRule>& rules, std::string_view host, std::uint16_t port);
+
+// An address literal in the one spelling the proxy accepts: IPv4 as a canonical dotted quad ("127.0.0.1", no
+// "127.1", "0x7f.1", "2130706433" or leading zeros) or IPv6 as RFC 4291 text without brackets or zone
+// ("::ffff:127.0.0.1", "2001:db8::1"). nullopt for anything else, names included.
+std::optional<QHostAddress> parseAddressLiteral(std::string_view text);
+
+// Whether address lies inside the machine or its networks, or in a range that is never a public host (the
+// list under addressAllowed). IPv6 outside global unicast (2000::/3) is inside, except the IPv4-mapped,
+// IPv4-translated and NAT64 (64:ff9b::/96) forms, which are judged by the IPv4 address they carry.
+bool isInternalAddress(const QHostAddress& address);
 
 // Whether the proxy may connect to address, resolved from rule's host. Addresses inside the machine or its
 // networks (loopback, unspecified, link-local, private and unique-local, CGNAT, multicast, broadcast,

@@ -1,1 +1,4 @@
 # Tests of app/egress/.
+foreach(test tst_egress_policy tst_proxy_head)
+    warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_egress LABELS unit)
+endforeach()
