@@ -27,6 +27,7 @@ constexpr std::array kCatalog = {
     EventTypeInfo{kGuard, "a self-protection limit warned or stopped the task"},
     EventTypeInfo{kError, "something failed; the task may go on"},
     EventTypeInfo{kLog, "a diagnostic message with a level"},
+    EventTypeInfo{kNetworkRequest, "the egress proxy let a request through to a listed host, or refused it"},
     EventTypeInfo{kTaskFinished, "the task ended: reason and summary"},
 };
 

@@ -600,6 +600,14 @@ std::string LiveView::renderEvent(const json& event) {
             body = paint(kYellow, "warning: ") + oneLine(message) + "\n";
         else if (level == "error")
             body = paint(kRed, "error: ") + oneLine(message) + "\n";
+    } else if (type == et::kNetworkRequest) {
+        const std::string target = oneLine(fields.text("method")) + " " + oneLine(fields.text("host")) + ":" +
+                                   std::to_string(fields.count("port"));
+        if (fields.requiredFlag("allowed"))
+            body = paint(kDim, "\xE2\x87\xA2 network: " + target) + "\n"; // ⇢
+        else
+            body = paint(kYellow, "\xE2\x87\xA2 network refused: ") + target + ": " +
+                   oneLine(fields.optionalText("reason").value_or("")) + "\n";
     } else if (type == et::kTaskFinished) {
         const std::string reason = fields.text("reason");
         const auto summaryText = fields.optionalText("summary");

@@ -27,9 +27,20 @@ std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
     if (!input.memoriesDir.empty())
         mounts["/memories/" + input.memoryPrefix] = {{"type", "bind"}, {"source", input.memoriesDir}};
     std::vector<json> layers{sandbox::defaultProfileJson()};
-    layers.push_back({{"workspace", {{"source", input.workspace}}}, {"network", input.network}, {"mounts", mounts}});
+    layers.push_back({{"workspace", {{"source", input.workspace}}}, {"mounts", mounts}});
     if (input.strict)
         layers.push_back(strictProfileJson());
+    json network = {{"network", input.network}};
+    if (!input.egressSocket.empty()) {
+        network["mounts"] = {{kEgressSocketInSandbox, {{"type", "bind"}, {"source", input.egressSocket}}}};
+        const std::string port = std::to_string(kEgressPort);
+        json env = {{"WARREN_EGRESS_SOCKET", kEgressSocketInSandbox}, {"WARREN_EGRESS_PORT", port},
+                    {"NO_PROXY", "localhost,127.0.0.1,::1"}, {"no_proxy", "localhost,127.0.0.1,::1"}};
+        for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+            env[name] = "http://127.0.0.1:" + port;
+        network["env"] = env;
+    }
+    layers.push_back(network);
     for (const auto& layer : input.extraLayers)
         layers.push_back(layer);
     return layers;

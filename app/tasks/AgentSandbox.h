@@ -1,7 +1,9 @@
 #pragma once
 // What the sandbox of one task's agent looks like, as profile layers for the sandbox library: the default
 // profile, then the agent's own mounts (/workspace, /state, /output, /memories/<prefix>, the agent binary at
-// /opt/warren/warren-agent), then the strict profile when safe-mode asks for it, then the site's extra layer.
+// /opt/warren/warren-agent), then the strict profile when safe-mode asks for it, then the task's network
+// (so a network the user chose is not undone by safe-mode's "none"; with an egress proxy, its socket at
+// /opt/warren/egress.sock and the proxy variables tools read), then the site's extra layer.
 // Pure: tests inspect the layers; TaskRunner hands them to prepareSandbox().
 
 #include <nlohmann/json.hpp>
@@ -17,12 +19,15 @@ struct AgentSandboxInput {
     std::string memoriesDir;  // host: memories/<prefix>; empty: none mounted
     std::string memoryPrefix; // mounted at /memories/<prefix>
     std::string agentBinary;  // host path of warren-agent
-    std::string network = "none";
+    std::string network = "none"; // the sandbox's: "none" or "loopback"
+    std::string egressSocket;     // host path of the task's egress proxy socket; empty: none
     bool strict = false;      // resources/profiles/strict.json on top
     std::vector<nlohmann::json> extraLayers; // applied last (WARREN_SANDBOX_PROFILE)
 };
 
 inline constexpr const char* kAgentPathInSandbox = "/opt/warren/warren-agent";
+inline constexpr const char* kEgressSocketInSandbox = "/opt/warren/egress.sock";
+inline constexpr int kEgressPort = 3128; // where the agent's forwarder listens, on the sandbox's 127.0.0.1
 
 std::vector<nlohmann::json> agentProfileLayers(const AgentSandboxInput& input);
 std::vector<std::string> agentCommand(); // warren-agent serve with the sandbox's paths

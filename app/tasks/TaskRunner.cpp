@@ -2,6 +2,7 @@
 
 #include "AgentConfig.h"
 #include "AgentSandbox.h"
+#include "EgressProxy.h"
 #include "EventTypes.h"
 #include "EventWriter.h"
 #include "Methods.h"
@@ -22,6 +23,7 @@
 #include <filesystem>
 #include <poll.h>
 #include <sys/file.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 namespace warren::control {
@@ -35,6 +37,7 @@ constexpr std::size_t kStderrTailBytes = 16 * 1024;
 constexpr std::size_t kReadChunk = 256 * 1024;
 constexpr std::size_t kReadPerWakeup = 8 * 1024 * 1024; // then yield to the event loop
 constexpr const char* kCancelRequestFile = "cancel-requested";
+constexpr std::size_t kMaxUnixSocketPath = sizeof(sockaddr_un{}.sun_path);
 
 std::string now() { return protocol::formatTimestamp(std::chrono::system_clock::now()); }
 
@@ -134,7 +137,10 @@ Status TaskRunner::launch() {
     input.stateDir = m_env.data.stateDir(id);
     input.outputDir = m_env.data.outputDir(id);
     input.agentBinary = m_env.agentBinary;
-    input.network = m_spec.network;
+    auto network = parseTaskNetwork(m_spec.network);
+    if (!network)
+        return network.error();
+    input.network = network->kind == TaskNetwork::Kind::None ? "none" : "loopback";
     input.strict = strict;
     input.extraLayers = m_env.extraProfileLayers;
     input.memoryPrefix = config->memoryPrefix;
@@ -184,6 +190,28 @@ Status TaskRunner::launch() {
     if (!lastSeq)
         return lastSeq.error();
     m_nextSeq = *lastSeq + 1;
+
+    if (network->kind == TaskNetwork::Kind::Allow) {
+        const std::string socket = m_env.data.taskDir(id) + "/egress.sock";
+        if (socket.size() >= kMaxUnixSocketPath)
+            return makeError(ErrorCode::InvalidArgument,
+                             "the egress proxy's socket path " + socket + " is too long for a Unix socket; " +
+                                 "pass a shorter --data-dir");
+        auto egress = EgressProxy::listen(socket, network->hosts);
+        if (!egress)
+            return egress.error();
+        m_egress = std::move(*egress);
+        connect(m_egress.get(), &EgressProxy::decided, this, [this](const EgressDecision& decision) {
+            json data = {{"method", decision.method}, {"host", decision.host}, {"port", decision.port},
+                         {"allowed", decision.allowed}};
+            if (decision.allowed)
+                data["address"] = decision.address;
+            else
+                data["reason"] = decision.reason;
+            recordOwn(std::string(protocol::event_type::kNetworkRequest), std::move(data));
+        });
+        input.egressSocket = socket;
+    }
 
     UniqueFd childIn, childOut, childErr;
     if (auto made = makePipe(m_stdin, childIn, false); !made)
@@ -552,6 +580,7 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
         m_task.tokensIn += used.input;
         m_task.tokensOut += used.output;
     }
+    m_egress.reset(); // its connections close with it, so nothing of the task reaches out after its end
     if (!m_token.empty())
         m_env.tokens->revokeTask(m_task.id);
     if (m_protection) {

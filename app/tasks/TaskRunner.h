@@ -37,6 +37,7 @@ namespace warren::control {
 class EventWriter;
 class SecretStore;
 class Store;
+class EgressProxy;
 class TaskTokens;
 class ToolProxy;
 
@@ -100,6 +101,7 @@ private:
     TaskSpec m_spec;
     std::string m_token;
     std::unique_ptr<ToolProxy> m_proxy;
+    std::unique_ptr<EgressProxy> m_egress; // --network allow:HOSTS: the task's only way out
     std::unique_ptr<AgentProcess> m_process;
     std::string m_workspaceSource; // canonical, for removing protected-path placeholders at the end
     std::optional<sandbox::ProtectionPlan> m_protection;

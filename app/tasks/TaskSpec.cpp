@@ -1,6 +1,7 @@
 #include "TaskSpec.h"
 
 #include "AgentConfig.h"
+#include "EgressPolicy.h"
 
 #include <algorithm>
 
@@ -64,11 +65,8 @@ Status validateImage(const std::string& image) {
 }
 
 Status validateNetwork(const std::string& network) {
-    if (network != "none" && network != "loopback")
-        return makeError(ErrorCode::InvalidArgument,
-                         "network policy \"" + network +
-                             "\": this build runs agents with no network (none) or their own loopback only "
-                             "(loopback); host allow-lists are not available yet");
+    if (auto parsed = parseTaskNetwork(network); !parsed)
+        return parsed.error();
     return Ok{};
 }
 

@@ -24,7 +24,7 @@ struct TaskSpec {
     std::string model;     // --model
     std::vector<std::string> presets;
     nlohmann::json overrides = nlohmann::json::object(); // --set KEY=VALUE, agent settings
-    std::string network = "none";                        // "none" or "loopback"
+    std::string network = "none";                        // "none", "loopback" or "allow:HOST[,HOST...]"
     ApprovalMode approval = ApprovalMode::Deny;          // what an approval no rule decides becomes
     std::uint64_t timeoutSec = 0;                        // wall clock over the whole task; 0: none
     std::uint64_t tokenBudget = 0;                       // tokens in + out over the whole task; 0: none
@@ -48,7 +48,7 @@ struct SandboxMove {
 // the image's name.
 Status validateSpec(const TaskSpec& spec);
 Status validateBackend(const std::string& backend); // "bwrap", "docker" or "podman"
-Status validateNetwork(const std::string& network); // "none" or "loopback"
+Status validateNetwork(const std::string& network); // "none", "loopback" or "allow:HOST[,HOST...]"
 Status validateImage(const std::string& image);     // a name the engine's command line reads as one
 
 } // namespace warren::control

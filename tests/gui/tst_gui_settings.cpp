@@ -57,6 +57,7 @@ private slots:
     void badSettingsAreRefusedWithTheReason();
     void sandboxChoicePersistsAndListsEnginesFound();
     void badImageIsRefused();
+    void allowListPersistsAndBadOnesAreRefused();
 
 private:
     bool m_keychain = false;
@@ -221,6 +222,46 @@ void TestGuiSettings::badImageIsRefused() {
     auto settings = desk.plane().settings();
     QVERIFY(bool(settings));
     QCOMPARE(settings->image, std::string("debian:bookworm-slim")); // nothing half-saved
+}
+
+// Listed hosts: typed with commas or spaces, saved as the allow-list `warren run` reads, shown again as
+// typed; one that is too broad is refused with the reason and nothing is saved.
+void TestGuiSettings::allowListPersistsAndBadOnesAreRefused() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    {
+        SettingsDialog dialog(desk.plane());
+        auto* hosts = dialog.findChild<QLineEdit*>("hosts");
+        QVERIFY(hosts->isHidden()); // only with "Listed hosts"
+        choose(dialog.findChild<QComboBox*>("network"), "allow");
+        QVERIFY(!hosts->isHidden());
+        hosts->setText(QStringLiteral(" pypi.org  *.pythonhosted.org,127.0.0.1:8080 "));
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    }
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QCOMPARE(settings->network, std::string("allow:pypi.org,*.pythonhosted.org,127.0.0.1:8080"));
+    {
+        SettingsDialog dialog(desk.plane());
+        QCOMPARE(dialog.findChild<QComboBox*>("network")->currentData().toString(), QStringLiteral("allow"));
+        QCOMPARE(dialog.findChild<QLineEdit*>("hosts")->text(),
+                 QStringLiteral("pypi.org, *.pythonhosted.org, 127.0.0.1:8080"));
+        dialog.findChild<QLineEdit*>("hosts")->setText(QStringLiteral("*.com"));
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Rejected));
+        QVERIFY2(dialog.findChild<QLabel*>("error")->text().contains("*.com"),
+                 qPrintable(dialog.findChild<QLabel*>("error")->text()));
+    }
+    settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QCOMPARE(settings->network, std::string("allow:pypi.org,*.pythonhosted.org,127.0.0.1:8080"));
+    // The new-task bar of a window opened now starts from it.
+    desk.close();
+    QVERIFY(desk.open());
+    auto* bar = desk.window().newTaskBar();
+    QCOMPARE(bar->findChild<QComboBox*>("network")->currentData().toString(), QStringLiteral("allow"));
+    QCOMPARE(bar->findChild<QLineEdit*>("hosts")->text(), QStringLiteral("pypi.org, *.pythonhosted.org, 127.0.0.1:8080"));
 }
 
 QTEST_MAIN(TestGuiSettings)

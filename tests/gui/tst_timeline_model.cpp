@@ -48,6 +48,8 @@ private slots:
     void eventsAreTakenOnce();
     void diffLinesAreColoured();
     void approvalIsResolvedInPlace();
+    void approvalsOfferTheCommandPrefix();
+    void networkRequestsAreNotices();
     void anEndedTaskLeavesNoCallRunning();
     void activityIsCounted();
 };
@@ -172,6 +174,42 @@ void TestTimelineModel::approvalIsResolvedInPlace() {
     QCOMPARE(model.item(1)->state, State::Denied);
     QVERIFY(model.item(1)->detail.contains("not now"));
     QCOMPARE(changed.size(), 1);
+}
+
+// "Always allow commands like this" is offered with exactly the prefix it would allow, and only where one is
+// plain; the egress proxy's decisions are notices, a refusal with its reason.
+void TestTimelineModel::approvalsOfferTheCommandPrefix() {
+    TimelineModel model;
+    model.reset("t-1", "p");
+    Events events;
+    events.add("approval_requested", {{"id", "c1"}, {"arguments", {{"command", "npm test -- --watch"}}}}, 1, "shell");
+    events.add("approval_requested", {{"id", "c2"}, {"arguments", {{"command", "make && make install"}}}}, 1,
+               "shell");
+    events.add("approval_requested", {{"id", "c3"}, {"arguments", {{"path", "src/a.c"}}}}, 1, "write_file");
+    model.append(events.take());
+    QCOMPARE(model.item(1)->commandPrefix, QStringLiteral("npm test"));
+    QVERIFY(model.item(2)->commandPrefix.isEmpty());
+    QVERIFY(model.item(3)->commandPrefix.isEmpty());
+}
+
+void TestTimelineModel::networkRequestsAreNotices() {
+    TimelineModel model;
+    model.reset("t-1", "p");
+    Events events;
+    events.add("network_request",
+               {{"method", "CONNECT"}, {"host", "pypi.org"}, {"port", 443u}, {"allowed", true}, {"address", "1.2.3.4"}},
+               1);
+    events.add("network_request",
+               {{"method", "GET"}, {"host", "evil.example"}, {"port", 80u}, {"allowed", false},
+                {"reason", "evil.example:80 is not in this task's network allow-list (pypi.org)"}},
+               1);
+    model.append(events.take());
+    QCOMPARE(model.item(1)->kind, Kind::Notice);
+    QCOMPARE(model.item(1)->state, State::Plain);
+    QCOMPARE(model.item(1)->title, QStringLiteral("network: CONNECT pypi.org:443"));
+    QCOMPARE(model.item(2)->state, State::Warning);
+    QCOMPARE(model.item(2)->title, QStringLiteral("network refused: GET evil.example:80"));
+    QVERIFY(model.item(2)->detail.contains("allow-list"));
 }
 
 void TestTimelineModel::anEndedTaskLeavesNoCallRunning() {

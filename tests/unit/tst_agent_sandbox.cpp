@@ -37,6 +37,8 @@ private slots:
     void agentMountsOverTheDefaultProfile();
     void memoriesMountedOnlyUnderThePrefix();
     void strictProfileTightensTheLimits();
+    void chosenNetworkOutlastsTheStrictProfile();
+    void egressProxyIsMountedAndAnnounced();
     void extraLayersComeLast();
     void commandIsTheAgentInServeMode();
 };
@@ -69,7 +71,6 @@ void TestAgentSandbox::memoriesMountedOnlyUnderThePrefix() {
 
 void TestAgentSandbox::strictProfileTightensTheLimits() {
     auto in = input();
-    in.network = "loopback";
     in.strict = true;
     auto profile = sandbox::resolveProfile(agentProfileLayers(in));
     QVERIFY(profile);
@@ -80,6 +81,40 @@ void TestAgentSandbox::strictProfileTightensTheLimits() {
     QVERIFY(profile->limits.pids < loose->limits.pids);
     QVERIFY(profile->limits.cpuSeconds > 0);
     QVERIFY(mountAt(*profile, "/tmp")->sizeMb < mountAt(*loose, "/tmp")->sizeMb);
+}
+
+// safe-mode's strict profile says "none", but a network the task chose is the user's word and comes after it.
+void TestAgentSandbox::chosenNetworkOutlastsTheStrictProfile() {
+    auto in = input();
+    in.strict = true;
+    in.network = "loopback";
+    auto profile = sandbox::resolveProfile(agentProfileLayers(in));
+    QVERIFY(profile);
+    QCOMPARE(profile->network, sandbox::NetworkPolicy::Loopback);
+    QVERIFY(profile->limits.pids > 0); // still strict otherwise
+}
+
+// An allow-list: loopback, the proxy's socket mounted where the agent's forwarder looks, and the proxy
+// variables every tool reads pointing at the forwarder. Without one, none of that is there.
+void TestAgentSandbox::egressProxyIsMountedAndAnnounced() {
+    auto in = input();
+    in.network = "loopback";
+    in.egressSocket = "/data/tasks/t-1/egress.sock";
+    auto profile = sandbox::resolveProfile(agentProfileLayers(in));
+    QVERIFY2(profile, profile ? "" : profile.error().message.c_str());
+    QCOMPARE(profile->network, sandbox::NetworkPolicy::Loopback);
+    const auto* socket = mountAt(*profile, kEgressSocketInSandbox);
+    QVERIFY(socket && socket->type == sandbox::MountSpec::Type::Bind && socket->source == in.egressSocket);
+    QCOMPARE(profile->env.at("WARREN_EGRESS_SOCKET"), kEgressSocketInSandbox);
+    QCOMPARE(profile->env.at("WARREN_EGRESS_PORT"), std::to_string(kEgressPort));
+    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+        QCOMPARE(profile->env.at(name), "http://127.0.0.1:" + std::to_string(kEgressPort));
+    QVERIFY(profile->env.at("NO_PROXY").find("127.0.0.1") != std::string::npos);
+
+    auto plain = sandbox::resolveProfile(agentProfileLayers(input()));
+    QVERIFY(plain);
+    QVERIFY(!mountAt(*plain, kEgressSocketInSandbox));
+    QVERIFY(!plain->env.contains("HTTPS_PROXY"));
 }
 
 void TestAgentSandbox::extraLayersComeLast() {

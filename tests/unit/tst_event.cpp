@@ -141,6 +141,7 @@ private slots:
                                                      "guard",
                                                      "error",
                                                      "log",
+                                                     "network_request",
                                                      "task_finished"};
         std::set<std::string_view> names;
         for (const auto& info : eventTypeCatalog()) {

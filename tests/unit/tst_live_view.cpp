@@ -288,6 +288,16 @@ void TestLiveView::renders_data() {
     QTest::newRow("task_finished paused")
         << QByteArrayList{ev("task_finished", {{"reason", "paused"}, {"summary", ""}})} << "\n■ paused\n";
 
+    QTest::newRow("network_request allowed")
+        << QByteArrayList{ev("network_request", {{"method", "CONNECT"}, {"host", "pypi.org"}, {"port", 443}, {"allowed", true}, {"address", "1.2.3.4"}})}
+        << "⇢ network: CONNECT pypi.org:443\n";
+    QTest::newRow("network_request refused")
+        << QByteArrayList{ev("network_request", {{"method", "GET"}, {"host", "evil.example"}, {"port", 80}, {"allowed", false}, {"reason", "not listed"}})}
+        << "⇢ network refused: GET evil.example:80: not listed\n";
+    QTest::newRow("unreadable: network_request without allowed")
+        << QByteArrayList{ev("network_request", {{"method", "GET"}, {"host", "a"}, {"port", 80}})}
+        << "(unreadable event: network_request: data.allowed is missing)\n";
+
     QTest::newRow("unreadable: not an object")
         << QByteArrayList{"[1,2]"} << "(unreadable event: it is an array, not an object)\n";
     QTest::newRow("unreadable: no type")
@@ -446,6 +456,7 @@ void TestLiveView::attacksThroughEveryTextField_data() {
     QTest::newRow("task_started") << QByteArrayList{ev("task_started", {{"task_id", attack}, {"prompt", attack}, {"presets", {attack}}})} << true;
     QTest::newRow("task_resumed") << QByteArrayList{ev("task_resumed", {{"from_step", 1}, {"interrupted_tool_call", attack}})} << true;
     QTest::newRow("task_finished") << QByteArrayList{ev("task_finished", {{"reason", attack}, {"summary", attack}})} << true;
+    QTest::newRow("network_request") << QByteArrayList{ev("network_request", {{"method", attack}, {"host", attack}, {"port", 1}, {"allowed", false}, {"reason", attack}})} << true;
     QTest::newRow("unknown type") << QByteArrayList{ev(attack)} << true;
 }
 
@@ -498,6 +509,7 @@ void TestLiveView::colourOffWritesNoEscape() {
         ev("hook", {{"name", "on_error"}, {"command", "x"}, {"exit_code", 1}, {"output", ""}, {"detail", ""}}),
         ev("guard", {{"guard", "g"}, {"action", "warn"}, {"detail", "d"}}),
         ev("error", {{"message", "m"}, {"fatal", true}}), ev("log", {{"level", "warn"}, {"message", "m"}}),
+        ev("network_request", {{"method", "GET"}, {"host", "h"}, {"port", 80}, {"allowed", false}, {"reason", "r"}}),
         ev("task_finished", {{"reason", "failed"}, {"summary", "s"}}), ev("bogus")};
     LiveViewOptions options;
     options.maxOutputLines = 1;

@@ -80,9 +80,10 @@ void TestSettings::sandboxValidation_data() {
     QTest::newRow("image read as an option") << "podman" << "--privileged" << "none" << "expected an image name";
     QTest::newRow("image with a space") << "docker" << "debian bookworm" << "none" << "expected an image name";
     QTest::newRow("image with a newline") << "docker" << "debian\nx" << "none" << "expected an image name";
-    QTest::newRow("unknown network") << "bwrap" << image << "host" << "network policy \"host\"";
-    QTest::newRow("allow-list not built") << "bwrap" << image << "allow:pypi.org" << "not available yet";
-    QTest::newRow("empty network") << "bwrap" << image << "" << "network policy";
+    QTest::newRow("unknown network") << "bwrap" << image << "host" << "\"host\": use none, loopback or allow:";
+    QTest::newRow("allow-list") << "bwrap" << image << "allow:pypi.org,*.pythonhosted.org" << "";
+    QTest::newRow("allow-list too broad") << "bwrap" << image << "allow:*.com" << "*.com";
+    QTest::newRow("empty network") << "bwrap" << image << "" << "use none, loopback or allow:";
 }
 
 void TestSettings::allowedCommandsArePlainPrefixes() {

@@ -346,6 +346,14 @@ void TimelineModel::take(const json& event, Batch& batch) {
         const std::string level = stringField(data, "level");
         if (level == "warn" || level == "warning" || level == "error")
             notice(State::Warning, qs(stringField(data, "message")));
+    } else if (type == "network_request") {
+        const QString target = tr("%1 %2:%3")
+                                   .arg(qs(stringField(data, "method")), qs(stringField(data, "host")))
+                                   .arg(data.value("port", std::uint64_t{0}));
+        if (data.value("allowed", false))
+            notice(State::Plain, tr("network: %1").arg(target), qs(stringField(data, "address")));
+        else
+            notice(State::Warning, tr("network refused: %1").arg(target), qs(stringField(data, "reason")));
     } else if (type == "task_finished") {
         m_streaming.reset();
         const std::string reason = stringField(data, "reason");

@@ -1,6 +1,7 @@
 #include "NewTaskBar.h"
 
 #include "AgentConfig.h"
+#include "NetworkChoice.h"
 #include "SandboxChoices.h"
 
 #include <QComboBox>
@@ -64,11 +65,9 @@ NewTaskBar::NewTaskBar(QWidget* parent) : QWidget(parent) {
     m_backend = new QComboBox(this);
     m_backend->setObjectName("backend");
     m_backend->setToolTip(tr("The sandbox this task runs in"));
-    m_network = new QComboBox(this);
-    m_network->setObjectName("network");
+    m_network = new NetworkChoice(this);
     m_network->setToolTip(tr("What network this task's sandbox has"));
     fillBackends(m_backend, QStringLiteral("bwrap"));
-    fillNetworks(m_network, QStringLiteral("none"));
 
     m_run = new QPushButton(tr("Run"), this);
     m_run->setObjectName("run");
@@ -99,7 +98,7 @@ void NewTaskBar::setDefaults(const Defaults& defaults) {
     m_presets->setText(checked.isEmpty() ? tr("No preset") : checked.join(QStringLiteral(", ")));
     m_model->setPlaceholderText(defaults.model.isEmpty() ? tr("model") : defaults.model);
     fillBackends(m_backend, defaults.backend);
-    fillNetworks(m_network, defaults.network);
+    m_network->setValue(defaults.network);
 }
 
 void NewTaskBar::clearPrompt() { m_prompt->clear(); }
@@ -118,8 +117,7 @@ void NewTaskBar::submit() {
         return;
     }
     emit runRequested({m_prompt->text().trimmed(), m_workspace->currentText().trimmed(), checkedPresets(),
-                       m_model->text().trimmed(), m_backend->currentData().toString(),
-                       m_network->currentData().toString()});
+                       m_model->text().trimmed(), m_backend->currentData().toString(), m_network->value()});
 }
 
 } // namespace warren::ui

@@ -12,6 +12,8 @@ class QToolButton;
 
 namespace warren::ui {
 
+class NetworkChoice;
+
 class NewTaskBar : public QWidget {
     Q_OBJECT
 public:
@@ -49,7 +51,7 @@ private:
     QToolButton* m_presets;
     QLineEdit* m_model;
     QComboBox* m_backend;
-    QComboBox* m_network;
+    NetworkChoice* m_network;
     QPushButton* m_run;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
-// The sandbox choices Settings and the new-task bar both offer: the backend (bubblewrap always; Podman or
-// Docker only where its client is on PATH) and the network policy. The item data is the TaskSpec value.
+// The sandbox backends Settings and the new-task bar both offer: bubblewrap always, Podman or Docker only
+// where its client is on PATH. The item data is the TaskSpec::backend value.
 
 class QComboBox;
 class QString;
@@ -10,6 +10,5 @@ namespace warren::ui {
 // current is kept selectable even when its engine is not found (shown as such), so that opening a form
 // never changes a stored choice behind the user's back.
 void fillBackends(QComboBox* box, const QString& current);
-void fillNetworks(QComboBox* box, const QString& current);
 
 } // namespace warren::ui

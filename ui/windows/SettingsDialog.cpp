@@ -2,6 +2,7 @@
 
 #include "AgentConfig.h"
 #include "ProviderConfig.h"
+#include "NetworkChoice.h"
 #include "SandboxChoices.h"
 
 #include <algorithm>
@@ -103,8 +104,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     m_image->setObjectName("image");
     m_image->setPlaceholderText(QString::fromUtf8(control::kDefaultAgentImage));
     m_image->setToolTip(tr("The image the agent runs on. It must be present locally: Warren never pulls it."));
-    m_network = new QComboBox(sandboxBox);
-    m_network->setObjectName("network");
+    m_network = new NetworkChoice(sandboxBox);
     m_network->setToolTip(tr("The network new tasks start with; the new-task bar can change it for one task"));
     sandboxForm->addRow(tr("Backend"), m_backend);
     sandboxForm->addRow(tr("Image"), m_image);
@@ -172,7 +172,7 @@ void SettingsDialog::load() {
     }
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
     fillBackends(m_backend, QString::fromStdString(m_settings.backend));
-    fillNetworks(m_network, QString::fromStdString(m_settings.network));
+    m_network->setValue(QString::fromStdString(m_settings.network));
     m_image->setText(QString::fromStdString(m_settings.image));
     m_allowedCommands->clear();
     for (const auto& prefix : m_settings.allowedCommands)
@@ -243,7 +243,7 @@ void SettingsDialog::accept() {
     settings.backend = m_backend->currentData().toString().toStdString();
     const QString image = m_image->text().trimmed();
     settings.image = image.isEmpty() ? std::string(control::kDefaultAgentImage) : image.toStdString();
-    settings.network = m_network->currentData().toString().toStdString();
+    settings.network = m_network->value().toStdString();
     settings.allowedCommands.clear();
     for (int i = 0; i < m_allowedCommands->count(); ++i)
         settings.allowedCommands.push_back(m_allowedCommands->item(i)->text().toStdString());

@@ -19,6 +19,8 @@ class QListWidget;
 
 namespace warren::ui {
 
+class NetworkChoice;
+
 class SettingsDialog : public QDialog {
     Q_OBJECT
 public:
@@ -53,7 +55,7 @@ private:
     QSpinBox* m_maxConcurrent;
     QComboBox* m_backend;
     QLineEdit* m_image;
-    QComboBox* m_network;
+    NetworkChoice* m_network;
     QListWidget* m_allowedCommands;
     QLabel* m_error;
 };

@@ -1,0 +1,56 @@
+#pragma once
+// The control plane's end of a task's allow-list network. It listens on a Unix socket that is mounted into
+// the task's sandbox (the agent forwards 127.0.0.1:3128 there), reads one HTTP proxy request per
+// connection (ProxyHead), lets it through only to a listed host (EgressPolicy) on an address outside this
+// machine's networks, and then pipes bytes both ways with bounded buffers. Every request is reported,
+// allowed or refused, for the task's timeline. The refusal is an HTTP answer the tool prints, saying why.
+
+#include "EgressPolicy.h"
+#include "Result.h"
+
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <string>
+#include <vector>
+
+class QLocalServer;
+
+namespace warren::control {
+
+struct EgressDecision {
+    std::string method; // "CONNECT", "GET", ...; empty when the head could not be read
+    std::string host;
+    std::uint16_t port = 0;
+    bool allowed = false;
+    std::string address; // allowed: the address connected to
+    std::string reason;  // refused: why, as the tool was told
+};
+
+class EgressProxy : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kMaxConnections = 128;
+
+    // Listens on socketPath (created 0777 inside a directory only the control plane can enter, so the
+    // sandbox's user can connect); the file is removed when the proxy goes.
+    static Result<std::unique_ptr<EgressProxy>> listen(const std::string& socketPath, std::vector<HostRule> rules);
+    ~EgressProxy() override; // closes every connection
+
+    std::string socketPath() const { return m_socketPath; }
+
+signals:
+    void decided(const warren::control::EgressDecision& decision);
+
+private:
+    class Connection;
+    EgressProxy(std::string socketPath, std::vector<HostRule> rules);
+    void accept();
+
+    std::string m_socketPath;
+    std::vector<HostRule> m_rules;
+    QLocalServer* m_server = nullptr;
+    int m_open = 0;
+};
+
+} // namespace warren::control

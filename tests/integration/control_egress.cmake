@@ -1,0 +1,5 @@
+# Control-plane integration test (egress): `warren run --network allow:HOSTS` through the real sandbox, the
+# agent's forwarder and the egress proxy, against an HTTP server in the test.
+warren_add_test(tst_control_egress SOURCES tst_control_egress.cpp
+                LIBS warren_cli_test_support warren_agent_test_support Qt6::Network LABELS integration)
+set_tests_properties(tst_control_egress PROPERTIES TIMEOUT 300)

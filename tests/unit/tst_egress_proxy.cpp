@@ -1,0 +1,281 @@
+// EgressProxy over real sockets: a client on its Unix socket (as the agent's forwarder is), real TCP
+// servers on this machine's loopback as the hosts. What is allowed is relayed exactly (the head made safe);
+// what is not gets an HTTP answer saying why and no connection upstream; limits hold; the proxy's end
+// ends its connections.
+
+#include "EgressProxy.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QLocalSocket>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <memory>
+
+using namespace warren;
+using namespace warren::control;
+
+Q_DECLARE_METATYPE(warren::control::EgressDecision)
+
+namespace {
+
+// A host: echoes every byte back (echo) or answers one HTTP request with its head as the body (http);
+// keeps what it received.
+class Host : public QObject {
+public:
+    enum class Mode { Echo, Http };
+    explicit Host(Mode mode) : m_mode(mode) {
+        m_server.listen(QHostAddress::LocalHost);
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket* socket = m_server.nextPendingConnection()) {
+                ++connections;
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    const QByteArray data = socket->readAll();
+                    received += data;
+                    if (m_mode == Mode::Echo)
+                        return void(socket->write(data));
+                    if (!received.contains("\r\n\r\n"))
+                        return;
+                    const QByteArray head = received.left(received.indexOf("\r\n\r\n") + 4);
+                    socket->write("HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(head.size()) +
+                                  "\r\nConnection: close\r\n\r\n" + head);
+                    socket->disconnectFromHost();
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    quint16 port() const { return m_server.serverPort(); }
+    QByteArray received;
+    int connections = 0;
+
+private:
+    Mode m_mode;
+    QTcpServer m_server;
+};
+
+struct Fixture {
+    QTemporaryDir dir;
+    std::unique_ptr<EgressProxy> proxy;
+    std::unique_ptr<QSignalSpy> decisions;
+
+    bool start(const std::string& allow) {
+        auto network = parseTaskNetwork(allow);
+        if (!network)
+            return false;
+        auto listening = EgressProxy::listen(dir.filePath("egress.sock").toStdString(), network->hosts);
+        if (!listening)
+            return false;
+        proxy = std::move(*listening);
+        decisions = std::make_unique<QSignalSpy>(proxy.get(), &EgressProxy::decided);
+        return true;
+    }
+    std::unique_ptr<QLocalSocket> client() {
+        auto socket = std::make_unique<QLocalSocket>();
+        socket->connectToServer(QString::fromStdString(proxy->socketPath()));
+        (void)QTest::qWaitFor([&] { return socket->state() != QLocalSocket::ConnectingState; }, 5000);
+        return socket->state() == QLocalSocket::ConnectedState ? std::move(socket) : nullptr;
+    }
+    EgressDecision decision(int index) const { return decisions->at(index).at(0).value<EgressDecision>(); }
+};
+
+// Everything the socket receives until the proxy closes it. The proxy runs on this thread: waiting goes
+// through the event loop.
+QByteArray readToEnd(QLocalSocket& socket) {
+    QByteArray all;
+    (void)QTest::qWaitFor(
+        [&] {
+            all += socket.readAll();
+            return socket.state() == QLocalSocket::UnconnectedState;
+        },
+        15000);
+    return all + socket.readAll();
+}
+
+} // namespace
+
+class TestEgressProxy : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { qRegisterMetaType<EgressDecision>(); }
+    void plainHttpIsRelayedWithASafeHead();
+    void tunnelCarriesBytesBothWaysUnchanged();
+    void unlistedHostIsRefusedWithoutAConnection();
+    void listedNameResolvingInsideIsRefused();
+    void malformedHeadIsRefused();
+    void unreachableHostIsABadGateway();
+    void connectionsAreCapped();
+    void endingTheProxyEndsItsConnections();
+};
+
+void TestEgressProxy::plainHttpIsRelayedWithASafeHead() {
+    Host host(Host::Mode::Http);
+    Fixture f;
+    const std::string authority = "127.0.0.1:" + std::to_string(host.port());
+    QVERIFY(f.start("allow:" + authority));
+    auto client = f.client();
+    QVERIFY(client);
+    client->write(QByteArray("GET http://") + authority.c_str() +
+                  "/a?b=1 HTTP/1.1\r\nHost: evil.example\r\nProxy-Authorization: Basic eA==\r\n"
+                  "Proxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n");
+    const QByteArray answer = readToEnd(*client);
+    QVERIFY2(answer.startsWith("HTTP/1.1 200 OK"), answer.constData());
+    // What the host got: origin form, its own Host, nothing for the proxy, one request only.
+    QVERIFY2(host.received.startsWith("GET /a?b=1 HTTP/1.1\r\n"), host.received.constData());
+    QVERIFY(host.received.contains("Host: " + QByteArray(authority.c_str()) + "\r\n"));
+    QVERIFY(!host.received.contains("evil.example"));
+    QVERIFY(!host.received.contains("Proxy-"));
+    QVERIFY(host.received.contains("Connection: close\r\n"));
+    QVERIFY(host.received.contains("Accept: */*\r\n"));
+    QCOMPARE(f.decisions->size(), 1);
+    QVERIFY(f.decision(0).allowed);
+    QCOMPARE(f.decision(0).method, std::string("GET"));
+    QCOMPARE(f.decision(0).address, std::string("127.0.0.1"));
+}
+
+void TestEgressProxy::tunnelCarriesBytesBothWaysUnchanged() {
+    Host host(Host::Mode::Echo);
+    Fixture f;
+    const std::string authority = "127.0.0.1:" + std::to_string(host.port());
+    QVERIFY(f.start("allow:" + authority));
+    auto client = f.client();
+    QVERIFY(client);
+    client->write(QByteArray("CONNECT ") + authority.c_str() + " HTTP/1.1\r\nHost: " + authority.c_str() +
+                  "\r\n\r\n");
+    const QByteArray established = "HTTP/1.1 200 Connection established\r\n\r\n";
+    QTRY_VERIFY_WITH_TIMEOUT(client->bytesAvailable() >= established.size(), 15000);
+    QCOMPARE(client->read(established.size()), established);
+
+    // 4 MiB through the tunnel and back, written faster than it is read: nothing lost, reordered or changed.
+    QByteArray payload(4 * 1024 * 1024, Qt::Uninitialized);
+    for (qsizetype i = 0; i < payload.size(); ++i)
+        payload[i] = char((i * 7919) % 251);
+    client->write(payload);
+    QByteArray back;
+    (void)QTest::qWaitFor(
+        [&] {
+            back += client->readAll();
+            return back.size() >= payload.size();
+        },
+        30000);
+    QCOMPARE(back.size(), payload.size());
+    QCOMPARE(QCryptographicHash::hash(back, QCryptographicHash::Sha256),
+             QCryptographicHash::hash(payload, QCryptographicHash::Sha256));
+    QCOMPARE(f.decision(0).method, std::string("CONNECT"));
+}
+
+void TestEgressProxy::unlistedHostIsRefusedWithoutAConnection() {
+    Host host(Host::Mode::Http);
+    Fixture f;
+    QVERIFY(f.start("allow:pypi.org"));
+    for (const QByteArray& request :
+         {QByteArray("GET http://127.0.0.1:") + QByteArray::number(host.port()) + "/ HTTP/1.1\r\n\r\n",
+          QByteArray("CONNECT 127.0.0.1:") + QByteArray::number(host.port()) + " HTTP/1.1\r\n\r\n",
+          QByteArray("CONNECT pypi.org:22 HTTP/1.1\r\n\r\n"),       // listed, but not that port
+          QByteArray("CONNECT pypi.org.evil.example:443 HTTP/1.1\r\n\r\n")}) {
+        auto client = f.client();
+        QVERIFY(client);
+        client->write(request);
+        const QByteArray answer = readToEnd(*client);
+        QVERIFY2(answer.startsWith("HTTP/1.1 403 Forbidden"), answer.constData());
+        QVERIFY2(answer.contains("not in this task's network allow-list (pypi.org)"), answer.constData());
+    }
+    QCOMPARE(host.connections, 0);
+    QCOMPARE(f.decisions->size(), 4);
+    QVERIFY(!f.decision(0).allowed);
+    QCOMPARE(f.decision(2).port, std::uint16_t{22});
+}
+
+void TestEgressProxy::listedNameResolvingInsideIsRefused() {
+    Host host(Host::Mode::Http);
+    Fixture f;
+    QVERIFY(f.start("allow:localhost:" + std::to_string(host.port())));
+    auto client = f.client();
+    QVERIFY(client);
+    client->write("GET http://localhost:" + QByteArray::number(host.port()) + "/ HTTP/1.1\r\n\r\n");
+    const QByteArray answer = readToEnd(*client);
+    QVERIFY2(answer.startsWith("HTTP/1.1 403"), answer.constData());
+    QVERIFY2(answer.contains("resolves only to addresses inside"), answer.constData());
+    QCOMPARE(host.connections, 0);
+}
+
+void TestEgressProxy::malformedHeadIsRefused() {
+    Host host(Host::Mode::Http);
+    Fixture f;
+    QVERIFY(f.start("allow:127.0.0.1:" + std::to_string(host.port())));
+    auto client = f.client();
+    QVERIFY(client);
+    client->write("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(host.port()) + "\r\n\r\n");
+    const QByteArray answer = readToEnd(*client);
+    QVERIFY2(answer.startsWith("HTTP/1.1 4"), answer.constData());
+    QVERIFY(answer.contains("warren: "));
+    QCOMPARE(host.connections, 0);
+    QCOMPARE(f.decisions->size(), 1);
+    QVERIFY(!f.decision(0).allowed);
+}
+
+void TestEgressProxy::unreachableHostIsABadGateway() {
+    quint16 closedPort = 0;
+    {
+        QTcpServer probe; // a port nothing listens on any more
+        QVERIFY(probe.listen(QHostAddress::LocalHost));
+        closedPort = probe.serverPort();
+    }
+    Fixture f;
+    QVERIFY(f.start("allow:127.0.0.1:" + std::to_string(closedPort)));
+    auto client = f.client();
+    QVERIFY(client);
+    client->write("CONNECT 127.0.0.1:" + QByteArray::number(closedPort) + " HTTP/1.1\r\n\r\n");
+    const QByteArray answer = readToEnd(*client);
+    QVERIFY2(answer.startsWith("HTTP/1.1 502 Bad Gateway"), answer.constData());
+    QVERIFY2(answer.contains("cannot connect to 127.0.0.1"), answer.constData());
+}
+
+void TestEgressProxy::connectionsAreCapped() {
+    Fixture f;
+    QVERIFY(f.start("allow:pypi.org"));
+    std::vector<std::unique_ptr<QLocalSocket>> idle; // connected, no request yet
+    for (int i = 0; i < EgressProxy::kMaxConnections; ++i) {
+        idle.push_back(f.client());
+        QVERIFY(idle.back());
+    }
+    auto extra = f.client();
+    QVERIFY(extra);
+    const QByteArray answer = readToEnd(*extra);
+    QVERIFY2(answer.startsWith("HTTP/1.1 503"), answer.constData());
+    // One that ends makes room again.
+    idle.front()->disconnectFromServer();
+    idle.erase(idle.begin());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            auto next = f.client();
+            if (!next)
+                return false;
+            next->write("CONNECT pypi.org:22 HTTP/1.1\r\n\r\n");
+            return readToEnd(*next).startsWith("HTTP/1.1 403");
+        }(),
+        15000);
+}
+
+void TestEgressProxy::endingTheProxyEndsItsConnections() {
+    Host host(Host::Mode::Echo);
+    Fixture f;
+    const std::string authority = "127.0.0.1:" + std::to_string(host.port());
+    QVERIFY(f.start("allow:" + authority));
+    const QString path = QString::fromStdString(f.proxy->socketPath());
+    QVERIFY(QFile::exists(path));
+    auto client = f.client();
+    QVERIFY(client);
+    client->write(QByteArray("CONNECT ") + authority.c_str() + " HTTP/1.1\r\n\r\n");
+    QTRY_VERIFY_WITH_TIMEOUT(client->bytesAvailable() > 0, 15000);
+    f.proxy.reset();
+    QTRY_VERIFY_WITH_TIMEOUT(client->state() == QLocalSocket::UnconnectedState, 15000);
+    QVERIFY(!QFile::exists(path));
+}
+
+QTEST_GUILESS_MAIN(TestEgressProxy)
+#include "tst_egress_proxy.moc"

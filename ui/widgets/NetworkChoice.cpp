@@ -1,0 +1,60 @@
+#include "NetworkChoice.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QRegularExpression>
+
+namespace warren::ui {
+
+namespace {
+const QString kAllow = QStringLiteral("allow:");
+}
+
+NetworkChoice::NetworkChoice(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_kind = new QComboBox(this);
+    m_kind->setObjectName("network");
+    const struct {
+        QString label, value, tip;
+    } kinds[] = {
+        {tr("No network"), "none", tr("The agent cannot open internet sockets at all")},
+        {tr("Loopback only"), "loopback", tr("The sandbox's own 127.0.0.1, so test servers run; nothing outside it")},
+        {tr("Listed hosts"), "allow",
+         tr("Only the hosts listed, through Warren's egress proxy (HTTP and HTTPS); every request is in the "
+            "timeline")},
+    };
+    for (const auto& kind : kinds) {
+        m_kind->addItem(kind.label, kind.value);
+        m_kind->setItemData(m_kind->count() - 1, kind.tip, Qt::ToolTipRole);
+    }
+    m_hosts = new QLineEdit(this);
+    m_hosts->setObjectName("hosts");
+    m_hosts->setPlaceholderText(tr("pypi.org, *.pythonhosted.org"));
+    m_hosts->setToolTip(tr("Host names, *.domain for its subdomains, or an address; :port for a port other than "
+                           "80 and 443"));
+    layout->addWidget(m_kind);
+    layout->addWidget(m_hosts, 1);
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &NetworkChoice::updateHosts);
+    updateHosts();
+}
+
+QString NetworkChoice::value() const {
+    const QString kind = m_kind->currentData().toString();
+    if (kind != "allow")
+        return kind;
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    return kAllow + m_hosts->text().split(separators, Qt::SkipEmptyParts).join(',');
+}
+
+void NetworkChoice::setValue(const QString& network) {
+    const bool allow = network.startsWith(kAllow);
+    m_kind->setCurrentIndex(std::max(0, m_kind->findData(allow ? QStringLiteral("allow") : network)));
+    m_hosts->setText(allow ? network.mid(kAllow.size()).replace(',', QStringLiteral(", ")) : QString());
+    updateHosts();
+}
+
+void NetworkChoice::updateHosts() { m_hosts->setVisible(m_kind->currentData().toString() == "allow"); }
+
+} // namespace warren::ui
