@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     }
     const std::string agent = fs::absolute(argv[1]).string(); // the profile binds it by absolute path
     const int rounds = argc > 2 ? std::max(3, std::atoi(argv[2])) : 10;
-    const std::string image = argc > 3 ? argv[3] : "localhost/warren-test:1";
+    const std::string image = argc > 3 ? argv[3] : "localhost/warren-test:2";
     std::printf("bench_container_start: bubblewrap vs podman, submit to the agent's first event, %d rounds\n",
                 rounds);
     if (timed("command -v podman").first != 0) {

@@ -6,12 +6,13 @@
 #   packaging/make-test-image.sh [--engine podman|docker] [--tag TAG] [--force]
 #
 # The image holds /bin/sh, the coreutils and a few other tools the tests use, the shared libraries they need,
-# and nothing else: no package manager, no setuid programs. Tests copy their own static probes into the
+# and nothing else: no package manager, no setuid programs (curl for the egress proxy tests). The tag goes up
+# whenever the list of tools changes. Tests copy their own static probes into the
 # workspace. Podman reads CONTAINERS_CONF as usual (see packaging/containers.conf).
 set -eu
 
 engine=podman
-tag=localhost/warren-test:1
+tag=localhost/warren-test:2
 force=no
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -35,7 +36,7 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT INT TERM
 
 tools="sh dash ls cat echo id sleep true false env mkdir rm cp mv touch ln chmod stat head tail wc grep sed
-       printf test readlink dd kill ps uname tr sort cut basename dirname find yes seq timeout"
+       printf test readlink dd kill ps uname tr sort cut basename dirname find yes seq timeout curl"
 mkdir -p "$root/usr/bin" "$root/usr/lib" "$root/etc" "$root/tmp" "$root/proc" "$root/dev" "$root/sys" \
          "$root/workspace" "$root/home/agent" "$root/root"
 chmod 1777 "$root/tmp"

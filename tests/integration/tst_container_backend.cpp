@@ -2,7 +2,7 @@
 // runs on any image) in the test image, and each attack the bubblewrap suites make must fail here too. Also
 // the lifecycle: the container is gone after an exit, a timeout, a signal and a SIGKILL of warren-sandbox.
 //
-// Needs podman and the image: $WARREN_TEST_IMAGE (default localhost/warren-test:1), which
+// Needs podman and the image: $WARREN_TEST_IMAGE (default localhost/warren-test:2), which
 // packaging/make-test-image.sh builds. Podman reads $CONTAINERS_CONF; when that is unset and runc is
 // installed, the repository's packaging/containers.conf is used (see it for why).
 
@@ -25,7 +25,7 @@ QString engine() { return QStandardPaths::findExecutable(QStringLiteral("podman"
 QString image()
 {
     const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
-    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:1") : fromEnv;
+    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:2") : fromEnv;
 }
 
 // `podman ARGS`, stdout only.

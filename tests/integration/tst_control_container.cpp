@@ -3,12 +3,13 @@
 // `warren` killed, resumed under the other, both ways); a cancel or a timeout leaves no container behind; a
 // missing image fails the task with the preflight's report (exit 3).
 //
-// Needs podman, the image ($WARREN_TEST_IMAGE, default localhost/warren-test:1, from
+// Needs podman, the image ($WARREN_TEST_IMAGE, default localhost/warren-test:2, from
 // packaging/make-test-image.sh) and the static agent; skips with the reason otherwise. Podman reads
 // $CONTAINERS_CONF; when that is unset and runc is installed, the repository's packaging/containers.conf is
 // used.
 
 #include "AgentRun.h"
+#include "HostHttpServer.h"
 #include "WarrenRun.h"
 
 #include <QDir>
@@ -30,7 +31,7 @@ namespace {
 
 QString image() {
     const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
-    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:1") : fromEnv;
+    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:2") : fromEnv;
 }
 
 QStringList inPodman() {
@@ -139,6 +140,7 @@ private slots:
     void cancelRemovesTheContainer();
     void timeoutStopsTheTaskAndRemovesTheContainer();
     void missingImageFailsWithThePreflightReport();
+    void allowListWorksFromAContainer();
 
 private:
     void moveBetweenBackends(const QStringList& first, const QStringList& second);
@@ -306,6 +308,29 @@ void TestControlContainer::missingImageFailsWithThePreflightReport() {
     const json task = taskRecord(data.path());
     QCOMPARE(task.value("status", ""), "failed");
     QCOMPARE(task.value("finish_reason", ""), "sandbox");
+}
+
+// The egress proxy's socket is bound into the container as into bubblewrap: the agent (uid 1000 there)
+// reaches a listed host through it, and an unlisted one gets the proxy's refusal.
+void TestControlContainer::allowListWorksFromAContainer() {
+    HostHttpServer host;
+    QVERIFY(host.port() != 0);
+    const QString authority = "127.0.0.1:" + QString::number(host.port());
+    QTemporaryDir data, workspace;
+    QVERIFY(shareWorkspace(workspace));
+    const QString script = data.filePath(QStringLiteral("script.json"));
+    writeScript(script, {turn("shell", {{"command", "curl -sS --noproxy '' http://" + authority.toStdString() + "/box"}}),
+                         turn("shell", {{"command", "curl -sS http://example.com/ 2>&1"}}),
+                         turn("finish", {{"summary", "probed"}})});
+    const auto run = runWarren(QStringList{"run", "--no-color", "--provider", "scripted:" + script, "--workspace",
+                                           workspace.path(), "--network", "allow:" + authority} +
+                                   inPodman() + QStringList{"probe"},
+                               data.path());
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.out.contains("hello from the host: GET /box HTTP/1.1"), run.out.constData());
+    QVERIFY2(run.out.contains("example.com:80 is not in this task's network allow-list"), run.out.constData());
+    QCOMPARE(host.requests, QStringList{"GET /box HTTP/1.1"});
+    QCOMPARE(containersOf(taskId(taskRecord(data.path()))), QStringList{});
 }
 
 QTEST_GUILESS_MAIN(TestControlContainer)

@@ -4,11 +4,10 @@
 // the proxy are not; every request is in the task's events; nothing is left listening when the task ends.
 
 #include "AgentRun.h"
+#include "HostHttpServer.h"
 #include "WarrenRun.h"
 
 #include <QDir>
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -16,40 +15,6 @@ using namespace warren::test;
 using nlohmann::json;
 
 namespace {
-
-// Answers every request with one line naming its request line, and remembers the request lines.
-class HostServer : public QObject {
-public:
-    HostServer() {
-        m_server.listen(QHostAddress::LocalHost);
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket* socket = m_server.nextPendingConnection()) {
-                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
-                    m_pending[socket] += socket->readAll();
-                    const QByteArray& head = m_pending[socket];
-                    if (!head.contains("\r\n\r\n"))
-                        return;
-                    const QByteArray requestLine = head.left(head.indexOf("\r\n"));
-                    requests << QString::fromUtf8(requestLine);
-                    const QByteArray body = "hello from the host: " + requestLine + "\n";
-                    socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
-                                  QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
-                    socket->disconnectFromHost();
-                });
-                connect(socket, &QTcpSocket::disconnected, socket, [this, socket] {
-                    m_pending.remove(socket);
-                    socket->deleteLater();
-                });
-            }
-        });
-    }
-    quint16 port() const { return m_server.serverPort(); }
-    QStringList requests;
-
-private:
-    QTcpServer m_server;
-    QHash<QTcpSocket*, QByteArray> m_pending;
-};
 
 // The output the model read for the call with this id ("call_N_0", N from 0), from --json events.
 std::string outputOf(const std::vector<json>& events, const std::string& id) {
@@ -78,7 +43,7 @@ private slots:
 };
 
 void TestControlEgress::onlyListedHostsAreReached() {
-    HostServer host;
+    HostHttpServer host;
     QVERIFY(host.port() != 0);
     const std::string port = std::to_string(host.port());
     const std::string local = "http://127.0.0.1:" + port;
