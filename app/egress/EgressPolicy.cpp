@@ -86,17 +86,6 @@ bool isCanonicalDottedQuad(std::string_view text) {
     return octets == 4;
 }
 
-std::optional<std::uint16_t> parsePort(std::string_view text) {
-    if (text.empty() || text.size() > 5 || !std::all_of(text.begin(), text.end(), isDigit))
-        return std::nullopt;
-    std::uint32_t value = 0;
-    for (char c : text)
-        value = value * 10 + static_cast<std::uint32_t>(c - '0');
-    if (value == 0 || value > 65535)
-        return std::nullopt;
-    return static_cast<std::uint16_t>(value);
-}
-
 // A host as a client or a rule writes it, reduced to what is compared: lowercase, no brackets, no trailing
 // dot, and whether it is an address literal. nullopt for anything that is neither a DNS name nor a literal.
 struct NormalizedHost {
@@ -290,6 +279,17 @@ std::string_view trimSpaces(std::string_view text) {
 }
 
 } // namespace
+
+std::optional<std::uint16_t> parsePort(std::string_view text) {
+    if (text.empty() || text.size() > 5 || !std::all_of(text.begin(), text.end(), isDigit))
+        return std::nullopt;
+    std::uint32_t value = 0;
+    for (char c : text)
+        value = value * 10 + static_cast<std::uint32_t>(c - '0');
+    if (value == 0 || value > 65535)
+        return std::nullopt;
+    return static_cast<std::uint16_t>(value);
+}
 
 std::optional<QHostAddress> parseAddressLiteral(std::string_view text) {
     if (text.empty())

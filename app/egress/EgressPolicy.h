@@ -53,6 +53,9 @@ std::optional<QHostAddress> parseAddressLiteral(std::string_view text);
 // IPv4-translated and NAT64 (64:ff9b::/96) forms, which are judged by the IPv4 address they carry.
 bool isInternalAddress(const QHostAddress& address);
 
+// "1".."65535", decimal digits only (no sign, no spaces); nullopt for anything else.
+std::optional<std::uint16_t> parsePort(std::string_view text);
+
 // Whether the proxy may connect to address, resolved from rule's host. Addresses inside the machine or its
 // networks (loopback, unspecified, link-local, private and unique-local, CGNAT, multicast, broadcast,
 // documentation/benchmark ranges, and the IPv4-mapped/compatible/NAT64 forms of these) are refused unless

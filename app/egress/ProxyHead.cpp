@@ -1,5 +1,7 @@
 #include "ProxyHead.h"
 
+#include "EgressPolicy.h"
+
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -90,17 +92,6 @@ std::optional<ProxyHeadError> findBadByte(std::string_view bytes, bool complete)
         }
     }
     return std::nullopt;
-}
-
-std::optional<std::uint16_t> parsePort(std::string_view text) {
-    if (text.empty() || text.size() > 5 || !std::all_of(text.begin(), text.end(), isDigit))
-        return std::nullopt;
-    std::uint32_t value = 0;
-    for (char c : text)
-        value = value * 10 + static_cast<std::uint32_t>(c - '0');
-    if (value == 0 || value > 65535)
-        return std::nullopt;
-    return static_cast<std::uint16_t>(value);
 }
 
 struct Authority {
