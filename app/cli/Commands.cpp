@@ -83,17 +83,29 @@ std::uint64_t elapsedMs(const TaskRecord& task) {
     return static_cast<std::uint64_t>(*finished - *started);
 }
 
-// Asks on the terminal: y (once), n (deny, with an optional note), a (always for this task).
+// Asks on the terminal: y (once), n (deny, with an optional note), a (always for this task), and for a plain
+// shell command c (every command starting with its program and subcommand, from now on: kept in Settings).
 void askOnTerminal(LocalControlPlane& plane, const ApprovalRecord& approval) {
+    std::optional<std::string> prefix;
+    if (const json arguments = json::parse(approval.arguments, nullptr, false);
+        approval.tool == "shell" && arguments.is_object() && arguments.contains("command") &&
+        arguments["command"].is_string())
+        prefix = commandPrefix(arguments["command"].get<std::string>());
     std::cerr << "\n? " << approval.tool << " wants to run: " << approval.arguments << "\n  why: " << approval.reason
-              << "\n  approve? [y]es / [n]o / [a]lways for this task: " << std::flush;
+              << "\n  approve? [y]es / [n]o / [a]lways for this task"
+              << (prefix ? " / [c]ommands starting with \"" + *prefix + "\", from now on" : std::string()) << ": "
+              << std::flush;
     std::string answer;
     if (!std::getline(std::cin, answer)) {
         plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
         return;
     }
     const char first = answer.empty() ? 'n' : static_cast<char>(std::tolower(static_cast<unsigned char>(answer[0])));
-    if (first == 'y' || first == 'a') {
+    if (first == 'c' && prefix) {
+        if (auto allowed = plane.allowCommands(approval.taskId, *prefix); !allowed)
+            std::cerr << "warren: " << allowed.error().message << "; approved this once\n";
+    }
+    if (first == 'y' || first == 'a' || (first == 'c' && prefix)) {
         plane.answerApproval(approval.taskId, approval.callId, true, "", first == 'a');
         return;
     }

@@ -113,6 +113,7 @@ private slots:
     void sandboxThatCannotBeSetUpExits3();
     void approvalsFollowRulesAndMode();
     void approvalAskedOnTheTerminal();
+    void commandPrefixAllowedOnTheTerminal();
 };
 
 void TestControlRun::demoRunsInTheSandboxAndIsExported() {
@@ -365,6 +366,36 @@ void TestControlRun::approvalAskedOnTheTerminal() {
     QCOMPARE(resolved[0].data.value("approved", true), false);
     QCOMPARE(resolved[0].data.value("note", ""), "please do not");
     QVERIFY(!QFile::exists(workspace.filePath("asked.txt")));
+}
+
+// "c" on the terminal: this call and the task's next touch run, the prefix is kept for later tasks.
+void TestControlRun::commandPrefixAllowedOnTheTerminal() {
+    QTemporaryDir data, workspace;
+    const QString script = data.filePath("script.json");
+    writeScript(script, {turn("shell", {{"command", "touch one.txt"}}), turn("shell", {{"command", "touch two.txt"}}),
+                         turn("finish", {{"summary", "touched"}})});
+    QProcess warren;
+    warren.setProcessEnvironment(warrenEnvironment(data.path()));
+    warren.start(warrenBinary(), {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--provider",
+                                  "scripted:" + script, "--workspace", workspace.path(), "--data-dir", data.path(),
+                                  "work"});
+    QVERIFY(warren.waitForStarted());
+    QByteArray out;
+    QVERIFY(readUntil(warren, out, [](const json& event) { return event.value("type", "") == "approval_requested"; }));
+    warren.write("c\n");
+    QVERIFY(warren.waitForBytesWritten());
+    QVERIFY(warren.waitForFinished(60000));
+    out += warren.readAllStandardOutput();
+    QCOMPARE(warren.exitCode(), 0);
+    QVERIFY(warren.readAllStandardError().contains("[c]ommands starting with \"touch\""));
+    QVERIFY(QFile::exists(workspace.filePath("one.txt")));
+    QVERIFY(QFile::exists(workspace.filePath("two.txt")));
+    QCOMPARE(sqliteValue(data.filePath("warren.db"),
+                         "SELECT value FROM settings WHERE key = 'approvals.allowed_commands'"),
+             QStringLiteral("[\"touch\"]"));
+    QCOMPARE(sqliteValue(data.filePath("warren.db"),
+                         "SELECT group_concat(decided_by) FROM (SELECT decided_by FROM approvals ORDER BY rowid)"),
+             QStringLiteral("user,rule"));
 }
 
 QTEST_GUILESS_MAIN(TestControlRun)
