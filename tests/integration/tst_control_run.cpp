@@ -97,6 +97,16 @@ QString writeSleepScript(const QTemporaryDir& dir) {
     return script;
 }
 
+// Starts `warren run --approve ask --preset safe-mode` on the script and reads its events until it asks.
+bool runUntilAsked(QProcess& warren, QByteArray& out, const QString& dataDir, const QString& workspace,
+                   const QString& script) {
+    warren.setProcessEnvironment(warrenEnvironment(dataDir));
+    warren.start(warrenBinary(), {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--provider",
+                                  "scripted:" + script, "--workspace", workspace, "--data-dir", dataDir, "work"});
+    return warren.waitForStarted() &&
+           readUntil(warren, out, [](const json& event) { return event.value("type", "") == "approval_requested"; });
+}
+
 } // namespace
 
 class TestControlRun : public QObject {
@@ -348,13 +358,8 @@ void TestControlRun::approvalAskedOnTheTerminal() {
     const QString script = data.filePath("script.json");
     writeScript(script, {turn("shell", {{"command", "touch asked.txt"}}), turn("finish", {{"summary", "asked"}})});
     QProcess warren;
-    warren.setProcessEnvironment(warrenEnvironment(data.path()));
-    warren.start(warrenBinary(), {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--provider",
-                                  "scripted:" + script, "--workspace", workspace.path(), "--data-dir", data.path(),
-                                  "work"});
-    QVERIFY(warren.waitForStarted());
     QByteArray out;
-    QVERIFY(readUntil(warren, out, [](const json& event) { return event.value("type", "") == "approval_requested"; }));
+    QVERIFY(runUntilAsked(warren, out, data.path(), workspace.path(), script));
     warren.write("n\nplease do not\n");
     QVERIFY(warren.waitForBytesWritten());
     QVERIFY(warren.waitForFinished(60000));
@@ -375,13 +380,8 @@ void TestControlRun::commandPrefixAllowedOnTheTerminal() {
     writeScript(script, {turn("shell", {{"command", "touch one.txt"}}), turn("shell", {{"command", "touch two.txt"}}),
                          turn("finish", {{"summary", "touched"}})});
     QProcess warren;
-    warren.setProcessEnvironment(warrenEnvironment(data.path()));
-    warren.start(warrenBinary(), {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--provider",
-                                  "scripted:" + script, "--workspace", workspace.path(), "--data-dir", data.path(),
-                                  "work"});
-    QVERIFY(warren.waitForStarted());
     QByteArray out;
-    QVERIFY(readUntil(warren, out, [](const json& event) { return event.value("type", "") == "approval_requested"; }));
+    QVERIFY(runUntilAsked(warren, out, data.path(), workspace.path(), script));
     warren.write("c\n");
     QVERIFY(warren.waitForBytesWritten());
     QVERIFY(warren.waitForFinished(60000));
