@@ -6,6 +6,7 @@
 #include "Preflight.h"
 #include "ProviderConfig.h"
 #include "ProviderKey.h"
+#include "SandboxProfile.h"
 #include "SecretStore.h"
 #include "Timestamp.h"
 
@@ -36,6 +37,25 @@ int usageError(const std::string& message) {
 std::string environment(const char* name) {
     const char* value = std::getenv(name);
     return value ? value : "";
+}
+
+// The model a command uses: the flags, else WARREN_PROVIDER / WARREN_MODEL, else the stored setting. An empty
+// provider means none: `warren run` plays the demo.
+struct ModelChoice {
+    std::string provider;
+    std::string model;
+};
+
+ModelChoice chooseModel(const std::optional<std::string>& providerFlag, const std::optional<std::string>& modelFlag,
+                        const Settings& settings) {
+    ModelChoice choice{providerFlag.value_or(environment("WARREN_PROVIDER")),
+                       modelFlag.value_or(environment("WARREN_MODEL"))};
+    if (choice.provider.empty()) {
+        choice.provider = settings.provider;
+        if (choice.model.empty())
+            choice.model = settings.model;
+    }
+    return choice;
 }
 
 // WARREN_SANDBOX_PROFILE: one more profile layer for every agent's sandbox (site policy; sanitizer builds).
@@ -211,17 +231,10 @@ int run(const CliArguments& arguments, const RunCommand& command) {
         return usageError(plane.error().message);
     LocalControlPlane& local = **plane;
 
-    // The model: --provider, else WARREN_PROVIDER, else the stored setting; none means the demo.
     auto settings = local.settings();
     if (!settings)
         return usageError(settings.error().message);
-    std::string provider = command.provider.value_or(environment("WARREN_PROVIDER"));
-    std::string model = command.model.value_or(environment("WARREN_MODEL"));
-    if (provider.empty()) {
-        provider = settings->provider;
-        if (model.empty())
-            model = settings->model;
-    }
+    const auto [provider, model] = chooseModel(command.provider, command.model, *settings);
     if (command.presets.empty())
         spec.presets = settings->presets;
     // The sandbox: --backend/--image/--network, else the stored setting (bwrap and no network unless the
@@ -356,17 +369,18 @@ int exportTask(const CliArguments& arguments, const ExportCommand& command) {
 int doctor(const CliArguments& arguments, const DoctorCommand& command) {
     const auto report = sandbox::runPreflight();
     json checks = json::array();
-    for (const auto& check : report.checks)
-        checks.push_back({{"name", check.name},
-                          {"status", check.status == sandbox::PreflightCheck::Status::Ok        ? "ok"
-                                     : check.status == sandbox::PreflightCheck::Status::Warning ? "warning"
-                                                                                                 : "failed"},
-                          {"detail", check.detail},
-                          {"fix", check.fix}});
     auto add = [&](const std::string& name, const std::string& status, const std::string& detail,
                    const std::string& fix) {
         checks.push_back({{"name", name}, {"status", status}, {"detail", detail}, {"fix", fix}});
     };
+    auto addReport = [&](const std::string& prefix, const sandbox::PreflightReport& preflight) {
+        using Status = sandbox::PreflightCheck::Status;
+        for (const auto& check : preflight.checks)
+            add(prefix + check.name,
+                check.status == Status::Ok ? "ok" : check.status == Status::Warning ? "warning" : "failed",
+                check.detail, check.fix);
+    };
+    addReport("", report);
     auto agent = findAgentBinary(QCoreApplication::applicationDirPath().toStdString());
     add("warren-agent", agent ? "ok" : "failed", agent ? *agent : agent.error().message,
         agent ? "" : "install Warren completely or set WARREN_AGENT");
@@ -379,18 +393,34 @@ int doctor(const CliArguments& arguments, const DoctorCommand& command) {
         const bool keychain = secrets.backend() == SecretStore::Backend::Keychain;
         add("keychain", keychain ? "ok" : "warning", keychain ? "API keys are kept in the OS keychain" : secrets.warning(),
             keychain ? "" : "install and unlock a Secret Service keyring (gnome-keyring, KeePassXC) and run doctor again");
-        const std::string provider = environment("WARREN_PROVIDER");
+        // What `warren run` would use: the environment, else the settings the window keeps.
+        auto settings = (*plane)->settings();
+        if (!settings)
+            add("settings", "failed", settings.error().message, "set them again in the window's Settings");
+        const Settings stored = settings ? *settings : Settings{};
+        const auto [provider, model] = chooseModel(std::nullopt, std::nullopt, stored);
         if (provider.empty()) {
             add("model provider", "warning", "none configured: `warren run` runs the scripted demo",
-                "pass --provider and --model, or set WARREN_PROVIDER and WARREN_MODEL");
-        } else if (auto config = parseProviderSpec(provider, environment("WARREN_MODEL")); !config) {
-            add("model provider", "failed", config.error().message, "fix WARREN_PROVIDER / WARREN_MODEL");
+                "choose one in the window's Settings, pass --provider and --model, or set WARREN_PROVIDER and "
+                "WARREN_MODEL");
+        } else if (auto config = parseProviderSpec(provider, model); !config) {
+            add("model provider", "failed", config.error().message,
+                "fix WARREN_PROVIDER / WARREN_MODEL or the model in Settings");
         } else if (auto key = lookUpKey(*config, &secrets); !key) {
             add("model provider", "failed", key.error().message, "store the key as the message says");
         } else {
             add("model provider", "ok", std::string(providerKindName(config->kind)) + " " + config->model + " at " +
                                             config->baseUrl + (config->keyName.empty() ? "" : ", key found"),
                 "");
+        }
+        // The container backend, when the settings choose one: its own checks, on the chosen image.
+        if (stored.backend != "bwrap") {
+            const auto engine = stored.backend == "docker" ? sandbox::ContainerEngine::Docker
+                                                           : sandbox::ContainerEngine::Podman;
+            const auto profile = sandbox::resolveProfile({sandbox::defaultProfileJson()});
+            addReport(stored.backend + " ",
+                      sandbox::runContainerPreflight(engine, stored.image,
+                                                     profile ? profile->limits : sandbox::SandboxLimits{}));
         }
     }
     bool failed = false;

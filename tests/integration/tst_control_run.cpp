@@ -45,6 +45,14 @@ QString sqliteValue(const QString& database, const char* query) {
     return value;
 }
 
+bool sqliteExec(const QString& database, const char* statement) {
+    sqlite3* db = nullptr;
+    const bool done = sqlite3_open(database.toUtf8().constData(), &db) == SQLITE_OK &&
+                      sqlite3_exec(db, statement, nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    return done;
+}
+
 // The pid of the warren-agent running under warrenPid (its sandbox is a child tree of warren).
 pid_t agentUnder(qint64 warrenPid) {
     const QDir proc("/proc");
@@ -124,6 +132,7 @@ private slots:
     void approvalsFollowRulesAndMode();
     void approvalAskedOnTheTerminal();
     void commandPrefixAllowedOnTheTerminal();
+    void doctorReadsTheSettings();
 };
 
 void TestControlRun::demoRunsInTheSandboxAndIsExported() {
@@ -183,12 +192,9 @@ void TestControlRun::storedSettingsChooseTheModel() {
     writeScript(script, {turn("write_file", {{"path", "from-settings.txt"}, {"content", "yes\n"}}),
                          turn("finish", {{"summary", "used the stored model"}})});
     // What Settings in the window saves: the model, and presets for new tasks.
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open(data.filePath("warren.db").toUtf8().constData(), &db), SQLITE_OK);
     const std::string insert = "INSERT INTO settings(key, value) VALUES ('model.provider', 'scripted:" +
                                script.toStdString() + "'), ('tasks.presets', '[\"local-light\"]')";
-    QCOMPARE(sqlite3_exec(db, insert.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
+    QVERIFY(sqliteExec(data.filePath("warren.db"), insert.c_str()));
 
     const auto run = runWarren({"run", "--json", "--workspace", workspace.path(), "write the file"}, data.path());
     QCOMPARE(run.exitCode, 0);
@@ -396,6 +402,38 @@ void TestControlRun::commandPrefixAllowedOnTheTerminal() {
     QCOMPARE(sqliteValue(data.filePath("warren.db"),
                          "SELECT group_concat(decided_by) FROM (SELECT decided_by FROM approvals ORDER BY rowid)"),
              QStringLiteral("user,rule"));
+}
+
+// `warren doctor` checks what `warren run` would use: the model from the settings the window keeps when the
+// environment names none, and the container engine and image when the settings choose a container backend.
+void TestControlRun::doctorReadsTheSettings() {
+    QTemporaryDir data;
+    const QString script = data.filePath("script.json");
+    writeScript(script, {turn("finish", {{"summary", "done"}})});
+    QVERIFY(runWarren({"tasks"}, data.path()).exitCode == 0); // creates warren.db
+    const std::string rows = "INSERT INTO settings(key, value) VALUES ('model.provider', 'scripted:" +
+                             script.toStdString() + "'), ('sandbox.backend', 'podman'), " +
+                             "('sandbox.image', 'localhost/no-such-image:0')";
+    QVERIFY(sqliteExec(data.filePath("warren.db"), rows.c_str()));
+    QProcessEnvironment environment = warrenEnvironment(data.path());
+    environment.remove("WARREN_PROVIDER");
+    environment.remove("WARREN_MODEL");
+    const auto doctor = runWarren({"doctor", "--json"}, data.path(), environment);
+    const json report = json::parse(doctor.out.toStdString(), nullptr, false);
+    QVERIFY2(report.is_object(), doctor.out.constData());
+    std::map<std::string, json> checks;
+    for (const auto& check : report["checks"])
+        checks[check.value("name", "")] = check;
+    QCOMPARE(checks["model provider"].value("status", ""), "ok");
+    QVERIFY2(checks["model provider"].value("detail", "").find("scripted") != std::string::npos,
+             checks["model provider"].dump().c_str());
+    // The container checks are there, under the engine's name; the missing image is found and named.
+    QVERIFY2(checks.contains("podman engine"), doctor.out.constData());
+    if (checks.contains("podman image")) {
+        QCOMPARE(checks["podman image"].value("status", ""), "failed");
+        QVERIFY(checks["podman image"].value("detail", "").find("localhost/no-such-image:0") != std::string::npos);
+        QCOMPARE(report.value("ok", true), false);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestControlRun)
