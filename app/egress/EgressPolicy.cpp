@@ -1,5 +1,7 @@
 #include "EgressPolicy.h"
 
+#include "AsciiText.h"
+
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -8,13 +10,11 @@ namespace warren::control {
 
 namespace {
 
+using namespace ascii;
+
 constexpr std::string_view kAllowPrefix = "allow:";
 constexpr std::size_t kMaxNameLength = 253;
 constexpr std::size_t kMaxLabelLength = 63;
-
-bool isDigit(char c) {
-    return c >= '0' && c <= '9';
-}
 
 bool isLowerLetter(char c) {
     return c >= 'a' && c <= 'z';
@@ -22,15 +22,6 @@ bool isLowerLetter(char c) {
 
 bool isAscii(std::string_view text) {
     return std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-}
-
-std::string toLowerAscii(std::string_view text) {
-    std::string lower(text);
-    for (char& c : lower) {
-        if (c >= 'A' && c <= 'Z')
-            c = static_cast<char>(c - 'A' + 'a');
-    }
-    return lower;
 }
 
 // A host name as DNS carries it, lowercase: labels of letters, digits and '-' (not at either end). The last
@@ -102,7 +93,7 @@ std::optional<NormalizedHost> normalizeHost(std::string_view written) {
             return std::nullopt;
         return NormalizedHost{address->toString().toStdString(), address};
     }
-    std::string host = toLowerAscii(written);
+    std::string host = lowered(written);
     if (const auto address = parseAddressLiteral(host))
         return NormalizedHost{address->toString().toStdString(), address};
     // One trailing dot marks a fully qualified name; a literal with one ("127.0.0.1.") is not a literal.
@@ -239,7 +230,7 @@ Result<HostRule> parseHostRule(std::string_view entry) {
         return entryError(entry, "is too broad: name the hosts, such as allow:pypi.org,*.pythonhosted.org");
 
     if (hostText.size() >= 2 && hostText.substr(0, 2) == "*.") {
-        std::string suffix = toLowerAscii(hostText.substr(2));
+        std::string suffix = lowered(hostText.substr(2));
         if (!suffix.empty() && suffix.back() == '.')
             suffix.pop_back();
         if (!isDnsName(suffix))
@@ -252,7 +243,7 @@ Result<HostRule> parseHostRule(std::string_view entry) {
         return rule;
     }
 
-    const auto address = parseAddressLiteral(bracketed ? hostText : toLowerAscii(hostText));
+    const auto address = parseAddressLiteral(bracketed ? hostText : lowered(hostText));
     if (bracketed && (!address || address->protocol() != QAbstractSocket::IPv6Protocol))
         return entryError(entry,
                           "holds no IPv6 address in its brackets: write one such as [2001:db8::7]:8443");
@@ -261,21 +252,13 @@ Result<HostRule> parseHostRule(std::string_view entry) {
         rule.literalAddress = true;
         return rule;
     }
-    std::string name = toLowerAscii(hostText);
+    std::string name = lowered(hostText);
     if (!name.empty() && name.back() == '.')
         name.pop_back();
     if (!isDnsName(name))
         return entryError(entry, kHowToWriteHost);
     rule.host = std::move(name);
     return rule;
-}
-
-std::string_view trimSpaces(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-        text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-        text.remove_suffix(1);
-    return text;
 }
 
 } // namespace
@@ -341,32 +324,24 @@ Result<TaskNetwork> parseTaskNetwork(std::string_view text) {
                 "\": use none, loopback or allow:HOST[,HOST...], such as allow:pypi.org,*.pythonhosted.org");
     }
     const std::string_view list = text.substr(kAllowPrefix.size());
-    if (trimSpaces(list).empty()) {
+    if (trimmed(list).empty()) {
         return makeError(ErrorCode::InvalidArgument,
                          "--network allow: names no host: list at least one, such as allow:pypi.org");
     }
     TaskNetwork network{TaskNetwork::Kind::Allow, {}};
-    std::size_t start = 0;
-    int position = 1;
-    while (true) {
-        const std::size_t comma = list.find(',', start);
-        const std::string_view entry = trimSpaces(
-            list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        if (entry.empty()) {
+    const auto entries = splitList(list);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (entries[i].empty()) {
             return makeError(ErrorCode::InvalidArgument,
-                             "--network allow:...: host " + std::to_string(position) +
+                             "--network allow:...: host " + std::to_string(i + 1) +
                                  " is empty: separate hosts with single commas, such as "
                                  "allow:pypi.org,files.pythonhosted.org");
         }
-        auto rule = parseHostRule(entry);
+        auto rule = parseHostRule(entries[i]);
         if (!rule)
             return rule.error();
         if (std::find(network.hosts.begin(), network.hosts.end(), rule.value()) == network.hosts.end())
             network.hosts.push_back(std::move(rule).value());
-        if (comma == std::string_view::npos)
-            break;
-        start = comma + 1;
-        ++position;
     }
     return network;
 }

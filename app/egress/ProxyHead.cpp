@@ -1,5 +1,6 @@
 #include "ProxyHead.h"
 
+#include "AsciiText.h"
 #include "EgressPolicy.h"
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 namespace warren::control {
 
 namespace {
+
+using namespace ascii;
 
 constexpr std::string_view kCrlf = "\r\n";
 constexpr std::string_view kEndOfHead = "\r\n\r\n";
@@ -22,19 +25,9 @@ ProxyHeadError fail(int status, std::string message) {
     return ProxyHeadError{status, std::move(message)};
 }
 
-char lowerAscii(char c) {
-    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
 bool equalsIgnoringCase(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                              [](char x, char y) { return lowerAscii(x) == lowerAscii(y); });
-}
-
-std::string lowered(std::string_view text) {
-    std::string result(text);
-    std::transform(result.begin(), result.end(), result.begin(), lowerAscii);
-    return result;
+                                              [](char x, char y) { return lower(x) == lower(y); });
 }
 
 // RFC 9110 token characters: header names and methods.
@@ -46,31 +39,6 @@ bool isTokenChar(char c) {
 
 bool isToken(std::string_view text) {
     return !text.empty() && std::all_of(text.begin(), text.end(), isTokenChar);
-}
-
-bool isDigit(char c) {
-    return c >= '0' && c <= '9';
-}
-
-std::string_view trimWhitespace(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-        text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-        text.remove_suffix(1);
-    return text;
-}
-
-std::vector<std::string_view> splitList(std::string_view value) {
-    std::vector<std::string_view> items;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = value.find(',', start);
-        items.push_back(trimWhitespace(
-            value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
-        if (comma == std::string_view::npos)
-            return items;
-        start = comma + 1;
-    }
 }
 
 // Bytes a head never holds: NUL, a CR not followed by LF, an LF not preceded by CR, other control characters
@@ -121,7 +89,7 @@ std::variant<Authority, ProxyHeadError> parseAuthority(std::string_view text) {
             portText = rest.substr(1);
         }
         const bool valid = !host.empty() && std::all_of(host.begin(), host.end(), [](char c) {
-            return isDigit(c) || (lowerAscii(c) >= 'a' && lowerAscii(c) <= 'f') || c == ':' || c == '.';
+            return isDigit(c) || (lower(c) >= 'a' && lower(c) <= 'f') || c == ':' || c == '.';
         });
         if (!valid)
             return fail(400, "the target's brackets hold no IPv6 address");
@@ -132,7 +100,7 @@ std::variant<Authority, ProxyHeadError> parseAuthority(std::string_view text) {
             portText = text.substr(colon + 1);
         }
         const bool valid = std::all_of(host.begin(), host.end(), [](char c) {
-            return isDigit(c) || (lowerAscii(c) >= 'a' && lowerAscii(c) <= 'z') || c == '-' || c == '.';
+            return isDigit(c) || (lower(c) >= 'a' && lower(c) <= 'z') || c == '-' || c == '.';
         });
         if (!valid)
             return fail(400, "the target's host holds characters no host name has; write it as example.com");
@@ -311,7 +279,7 @@ std::variant<std::nullopt_t, ParsedProxyHead, ProxyHeadError> parseProxyHead(std
         if (!isToken(name))
             return fail(400, "the header name \"" + std::string(name) +
                                  "\" holds characters a header name cannot have");
-        headers.push_back(Header{name, trimWhitespace(line.substr(colon + 1))});
+        headers.push_back(Header{name, trimmed(line.substr(colon + 1))});
     }
     const auto hostCount = std::count_if(headers.begin(), headers.end(), [](const Header& header) {
         return equalsIgnoringCase(header.name, "host");
