@@ -106,11 +106,7 @@ std::uint64_t elapsedMs(const TaskRecord& task) {
 // Asks on the terminal: y (once), n (deny, with an optional note), a (always for this task), and for a plain
 // shell command c (every command starting with its program and subcommand, from now on: kept in Settings).
 void askOnTerminal(LocalControlPlane& plane, const ApprovalRecord& approval) {
-    std::optional<std::string> prefix;
-    if (const json arguments = json::parse(approval.arguments, nullptr, false);
-        approval.tool == "shell" && arguments.is_object() && arguments.contains("command") &&
-        arguments["command"].is_string())
-        prefix = commandPrefix(arguments["command"].get<std::string>());
+    const auto prefix = callCommandPrefix(approval.tool, json::parse(approval.arguments, nullptr, false));
     std::cerr << "\n? " << approval.tool << " wants to run: " << approval.arguments << "\n  why: " << approval.reason
               << "\n  approve? [y]es / [n]o / [a]lways for this task"
               << (prefix ? " / [c]ommands starting with \"" + *prefix + "\", from now on" : std::string()) << ": "

@@ -350,6 +350,11 @@ std::optional<std::string> commandPrefix(std::string_view command) {
     return prefix;
 }
 
+std::optional<std::string> callCommandPrefix(std::string_view tool, const json& arguments) {
+    const std::string* command = tool == kShell ? stringArgument(arguments, "command") : nullptr;
+    return command ? commandPrefix(*command) : std::nullopt;
+}
+
 ApprovalRule commandPrefixRule(const std::string& prefix) {
     std::string escaped;
     for (const char c : prefix) {

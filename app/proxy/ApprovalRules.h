@@ -58,6 +58,8 @@ ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const st
 // chains, substitutes or redirects) or when its first words are not plain (quotes, variables, globs,
 // an assignment), so the prefix is always exactly what the user reads.
 std::optional<std::string> commandPrefix(std::string_view command);
+// The same for a tool call: the shell's command's prefix; none for other tools or a call without a command.
+std::optional<std::string> callCommandPrefix(std::string_view tool, const nlohmann::json& arguments);
 // The allow rule for such a prefix: shell commands whose words are the prefix's, then anything. It is
 // added after the other rules, so their deny and ask verdicts still come first.
 ApprovalRule commandPrefixRule(const std::string& prefix);

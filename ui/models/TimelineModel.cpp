@@ -309,11 +309,9 @@ void TimelineModel::take(const json& event, Batch& batch) {
         const json arguments = data.contains("arguments") ? data["arguments"] : json::object();
         item.title = describeCall(tool, arguments);
         item.detail = qs(stringField(data, "reason"));
-        if (tool == "shell") {
-            const std::string command = stringField(arguments, "command");
-            item.body.append(qs(command));
-            item.commandPrefix = qs(control::commandPrefix(command).value_or(""));
-        }
+        if (tool == "shell")
+            item.body.append(qs(stringField(arguments, "command")));
+        item.commandPrefix = qs(control::callCommandPrefix(tool, arguments).value_or(""));
         m_approvals[item.callId] = m_items.size() - 1;
     } else if (type == "approval_resolved") {
         if (const auto it = m_approvals.find(qs(stringField(data, "id"))); it != m_approvals.end()) {
