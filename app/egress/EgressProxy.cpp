@@ -204,6 +204,11 @@ private:
             return;
         while (m_upstream->bytesAvailable() > 0)
             m_client->write(m_upstream->read(kChunk));
+        endClient();
+    }
+
+    // The client is closed once it has written what it holds, and the connection with it.
+    void endClient() {
         m_phase = Phase::Done;
         m_client->disconnectFromServer();
         if (m_client->state() == QLocalSocket::UnconnectedState)
@@ -216,7 +221,7 @@ private:
         if (m_phase == Phase::Done)
             return;
         report(false, why);
-        m_phase = Phase::Done;
+        m_phase = Phase::Done; // before the abort, whose signals must find the connection ended
         m_timer.stop();
         if (m_upstream)
             m_upstream->abort();
@@ -225,11 +230,7 @@ private:
                                    "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
                                    std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
         m_client->write(answer.data(), qint64(answer.size()));
-        m_client->disconnectFromServer();
-        if (m_client->state() == QLocalSocket::UnconnectedState)
-            close();
-        else
-            connect(m_client, &QLocalSocket::disconnected, this, &Connection::close, Qt::UniqueConnection);
+        endClient();
     }
 
     void report(bool allowed, const std::string& why) {
