@@ -1,7 +1,8 @@
 #pragma once
 // A web server on this machine's loopback for the egress tests: answers every request with one line naming
-// its request line ("hello from the host: GET /path HTTP/1.1") and remembers the request lines, so a test
-// knows exactly what reached the host. Runs on the test's event loop (runWarren keeps it turning).
+// its request line ("hello from the host: GET /path HTTP/1.1") and remembers the request lines, every byte
+// received and the connections, so a test knows exactly what reached the host. Runs on the test's event
+// loop (runWarren keeps it turning).
 
 #include <QHash>
 #include <QStringList>
@@ -16,6 +17,7 @@ public:
         m_server.listen(QHostAddress::LocalHost);
         connect(&m_server, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket* socket = m_server.nextPendingConnection()) {
+                ++connections;
                 connect(socket, &QTcpSocket::readyRead, socket, [this, socket] { answer(socket); });
                 connect(socket, &QTcpSocket::disconnected, socket, [this, socket] {
                     m_pending.remove(socket);
@@ -26,11 +28,15 @@ public:
     }
     quint16 port() const { return m_server.serverPort(); }
     QStringList requests;
+    QByteArray received;
+    int connections = 0;
 
 private:
     void answer(QTcpSocket* socket) {
+        const QByteArray data = socket->readAll();
+        received += data;
         QByteArray& head = m_pending[socket];
-        head += socket->readAll();
+        head += data;
         if (!head.contains("\r\n\r\n"))
             return;
         const QByteArray requestLine = head.left(head.indexOf("\r\n"));

@@ -4,6 +4,7 @@
 // ends its connections.
 
 #include "EgressProxy.h"
+#include "HostHttpServer.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -17,43 +18,27 @@
 
 using namespace warren;
 using namespace warren::control;
+using warren::test::HostHttpServer;
 
 Q_DECLARE_METATYPE(warren::control::EgressDecision)
 
 namespace {
 
-// A host: echoes every byte back (echo) or answers one HTTP request with its head as the body (http);
-// keeps what it received.
-class Host : public QObject {
+// A host that echoes every byte back, for tunnels.
+class EchoHost : public QObject {
 public:
-    enum class Mode { Echo, Http };
-    explicit Host(Mode mode) : m_mode(mode) {
+    EchoHost() {
         m_server.listen(QHostAddress::LocalHost);
         connect(&m_server, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket* socket = m_server.nextPendingConnection()) {
-                ++connections;
-                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
-                    const QByteArray data = socket->readAll();
-                    received += data;
-                    if (m_mode == Mode::Echo)
-                        return void(socket->write(data));
-                    if (!received.contains("\r\n\r\n"))
-                        return;
-                    const QByteArray head = received.left(received.indexOf("\r\n\r\n") + 4);
-                    socket->write("HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(head.size()) +
-                                  "\r\nConnection: close\r\n\r\n" + head);
-                    socket->disconnectFromHost();
-                });
+                connect(socket, &QTcpSocket::readyRead, socket, [socket] { socket->write(socket->readAll()); });
                 connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
             }
         });
     }
     quint16 port() const { return m_server.serverPort(); }
-    QByteArray received;
-    int connections = 0;
 
 private:
-    Mode m_mode;
     QTcpServer m_server;
 };
 
@@ -113,7 +98,7 @@ private slots:
 };
 
 void TestEgressProxy::plainHttpIsRelayedWithASafeHead() {
-    Host host(Host::Mode::Http);
+    HostHttpServer host;
     Fixture f;
     const std::string authority = "127.0.0.1:" + std::to_string(host.port());
     QVERIFY(f.start("allow:" + authority));
@@ -138,7 +123,7 @@ void TestEgressProxy::plainHttpIsRelayedWithASafeHead() {
 }
 
 void TestEgressProxy::tunnelCarriesBytesBothWaysUnchanged() {
-    Host host(Host::Mode::Echo);
+    EchoHost host;
     Fixture f;
     const std::string authority = "127.0.0.1:" + std::to_string(host.port());
     QVERIFY(f.start("allow:" + authority));
@@ -169,7 +154,7 @@ void TestEgressProxy::tunnelCarriesBytesBothWaysUnchanged() {
 }
 
 void TestEgressProxy::unlistedHostIsRefusedWithoutAConnection() {
-    Host host(Host::Mode::Http);
+    HostHttpServer host;
     Fixture f;
     QVERIFY(f.start("allow:pypi.org"));
     for (const QByteArray& request :
@@ -191,7 +176,7 @@ void TestEgressProxy::unlistedHostIsRefusedWithoutAConnection() {
 }
 
 void TestEgressProxy::listedNameResolvingInsideIsRefused() {
-    Host host(Host::Mode::Http);
+    HostHttpServer host;
     Fixture f;
     QVERIFY(f.start("allow:localhost:" + std::to_string(host.port())));
     auto client = f.client();
@@ -204,7 +189,7 @@ void TestEgressProxy::listedNameResolvingInsideIsRefused() {
 }
 
 void TestEgressProxy::malformedHeadIsRefused() {
-    Host host(Host::Mode::Http);
+    HostHttpServer host;
     Fixture f;
     QVERIFY(f.start("allow:127.0.0.1:" + std::to_string(host.port())));
     auto client = f.client();
@@ -262,7 +247,7 @@ void TestEgressProxy::connectionsAreCapped() {
 }
 
 void TestEgressProxy::endingTheProxyEndsItsConnections() {
-    Host host(Host::Mode::Echo);
+    EchoHost host;
     Fixture f;
     const std::string authority = "127.0.0.1:" + std::to_string(host.port());
     QVERIFY(f.start("allow:" + authority));
