@@ -65,6 +65,8 @@ struct Fixture {
         return socket->state() == QLocalSocket::ConnectedState ? std::move(socket) : nullptr;
     }
     EgressDecision decision(int index) const { return decisions->at(index).at(0).value<EgressDecision>(); }
+    // One request on a new connection, and all the proxy answers before it closes.
+    QByteArray exchange(const QByteArray& request);
 };
 
 // Everything the socket receives until the proxy closes it. The proxy runs on this thread: waiting goes
@@ -78,6 +80,14 @@ QByteArray readToEnd(QLocalSocket& socket) {
         },
         15000);
     return all + socket.readAll();
+}
+
+QByteArray Fixture::exchange(const QByteArray& request) {
+    auto socket = client();
+    if (!socket)
+        return "(no connection to the proxy)";
+    socket->write(request);
+    return readToEnd(*socket);
 }
 
 } // namespace
@@ -102,12 +112,10 @@ void TestEgressProxy::plainHttpIsRelayedWithASafeHead() {
     Fixture f;
     const std::string authority = "127.0.0.1:" + std::to_string(host.port());
     QVERIFY(f.start("allow:" + authority));
-    auto client = f.client();
-    QVERIFY(client);
-    client->write(QByteArray("GET http://") + authority.c_str() +
-                  "/a?b=1 HTTP/1.1\r\nHost: evil.example\r\nProxy-Authorization: Basic eA==\r\n"
-                  "Proxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n");
-    const QByteArray answer = readToEnd(*client);
+    const QByteArray answer =
+        f.exchange(QByteArray("GET http://") + authority.c_str() +
+                   "/a?b=1 HTTP/1.1\r\nHost: evil.example\r\nProxy-Authorization: Basic eA==\r\n"
+                   "Proxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n");
     QVERIFY2(answer.startsWith("HTTP/1.1 200 OK"), answer.constData());
     // What the host got: origin form, its own Host, nothing for the proxy, one request only.
     QVERIFY2(host.received.startsWith("GET /a?b=1 HTTP/1.1\r\n"), host.received.constData());
@@ -162,10 +170,7 @@ void TestEgressProxy::unlistedHostIsRefusedWithoutAConnection() {
           QByteArray("CONNECT 127.0.0.1:") + QByteArray::number(host.port()) + " HTTP/1.1\r\n\r\n",
           QByteArray("CONNECT pypi.org:22 HTTP/1.1\r\n\r\n"),       // listed, but not that port
           QByteArray("CONNECT pypi.org.evil.example:443 HTTP/1.1\r\n\r\n")}) {
-        auto client = f.client();
-        QVERIFY(client);
-        client->write(request);
-        const QByteArray answer = readToEnd(*client);
+        const QByteArray answer = f.exchange(request);
         QVERIFY2(answer.startsWith("HTTP/1.1 403 Forbidden"), answer.constData());
         QVERIFY2(answer.contains("not in this task's network allow-list (pypi.org)"), answer.constData());
     }
@@ -179,10 +184,8 @@ void TestEgressProxy::listedNameResolvingInsideIsRefused() {
     HostHttpServer host;
     Fixture f;
     QVERIFY(f.start("allow:localhost:" + std::to_string(host.port())));
-    auto client = f.client();
-    QVERIFY(client);
-    client->write("GET http://localhost:" + QByteArray::number(host.port()) + "/ HTTP/1.1\r\n\r\n");
-    const QByteArray answer = readToEnd(*client);
+    const QByteArray answer =
+        f.exchange("GET http://localhost:" + QByteArray::number(host.port()) + "/ HTTP/1.1\r\n\r\n");
     QVERIFY2(answer.startsWith("HTTP/1.1 403"), answer.constData());
     QVERIFY2(answer.contains("resolves only to addresses inside"), answer.constData());
     QCOMPARE(host.connections, 0);
@@ -192,10 +195,8 @@ void TestEgressProxy::malformedHeadIsRefused() {
     HostHttpServer host;
     Fixture f;
     QVERIFY(f.start("allow:127.0.0.1:" + std::to_string(host.port())));
-    auto client = f.client();
-    QVERIFY(client);
-    client->write("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(host.port()) + "\r\n\r\n");
-    const QByteArray answer = readToEnd(*client);
+    const QByteArray answer =
+        f.exchange("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(host.port()) + "\r\n\r\n");
     QVERIFY2(answer.startsWith("HTTP/1.1 4"), answer.constData());
     QVERIFY(answer.contains("warren: "));
     QCOMPARE(host.connections, 0);
@@ -212,10 +213,7 @@ void TestEgressProxy::unreachableHostIsABadGateway() {
     }
     Fixture f;
     QVERIFY(f.start("allow:127.0.0.1:" + std::to_string(closedPort)));
-    auto client = f.client();
-    QVERIFY(client);
-    client->write("CONNECT 127.0.0.1:" + QByteArray::number(closedPort) + " HTTP/1.1\r\n\r\n");
-    const QByteArray answer = readToEnd(*client);
+    const QByteArray answer = f.exchange("CONNECT 127.0.0.1:" + QByteArray::number(closedPort) + " HTTP/1.1\r\n\r\n");
     QVERIFY2(answer.startsWith("HTTP/1.1 502 Bad Gateway"), answer.constData());
     QVERIFY2(answer.contains("cannot connect to 127.0.0.1"), answer.constData());
 }
@@ -237,11 +235,7 @@ void TestEgressProxy::connectionsAreCapped() {
     idle.erase(idle.begin());
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
-            auto next = f.client();
-            if (!next)
-                return false;
-            next->write("CONNECT pypi.org:22 HTTP/1.1\r\n\r\n");
-            return readToEnd(*next).startsWith("HTTP/1.1 403");
+            return f.exchange("CONNECT pypi.org:22 HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 403");
         }(),
         15000);
 }
