@@ -30,3 +30,12 @@ endif()
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
     set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
 endif()
+
+# ccache, where installed, so that a second configuration of the same sources (CI's build without the
+# window) reuses the first one's objects. -DWITH_CCACHE=OFF to do without.
+find_program(CCACHE_PROGRAM ccache)
+option(WITH_CCACHE "Compile through ccache when it is installed" ON)
+if(WITH_CCACHE AND CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+    set(CMAKE_C_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+endif()

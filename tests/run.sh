@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
-# Builds Warren with warnings as errors and runs the whole test suite. Run as root, it runs the suite a
-# second time as an unprivileged user (warren-ci), because the sandbox must hold for both.
+# Builds Warren with warnings as errors and runs the whole test suite. Run as root, it runs the tests that
+# launch sandboxes (CTest label "sandbox") a second time as an unprivileged user (warren-ci), because the
+# sandbox must hold for both. Each phase prints how long it took.
 #   tests/run.sh [CMAKE_ARG...]        e.g. BUILD_DIR=build-asan tests/run.sh -DWITH_ASAN=ON
+#   UNPRIVILEGED_PASS=0 tests/run.sh   without the second pass
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=$(realpath -m "${BUILD_DIR:-$source_dir/build}")
 test_user=warren-ci
+source "$source_dir/tests/phase.sh"
+trap print_phases EXIT
 
-cmake -S "$source_dir" -B "$build_dir" -G Ninja -DWARNINGS_AS_ERRORS=ON -DWITH_TESTS=ON "$@"
-cmake --build "$build_dir"
+phase "configure $(basename "$build_dir")" \
+    cmake -S "$source_dir" -B "$build_dir" -G Ninja -DWARNINGS_AS_ERRORS=ON -DWITH_TESTS=ON "$@"
+phase "build $(basename "$build_dir")" cmake --build "$build_dir"
 
 # The container backend's tests run in a small local image, made from this host's files (without podman
 # they skip, saying why).
 export CONTAINERS_CONF="$source_dir/packaging/containers.conf"
 if command -v podman >/dev/null 2>&1; then
-    "$source_dir/packaging/make-test-image.sh"
+    phase "test image" "$source_dir/packaging/make-test-image.sh"
 fi
 
-echo "== tests as $(id -un)"
-ctest --test-dir "$build_dir" --output-on-failure
+phase "tests as $(id -un)" ctest --test-dir "$build_dir" --output-on-failure
 
-[ "$(id -u)" = 0 ] || exit 0
+[ "$(id -u)" = 0 ] && [ "${UNPRIVILEGED_PASS:-1}" != 0 ] || exit 0
 
-echo "== tests as the unprivileged user $test_user"
 id "$test_user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$test_user"
 test_home=$(getent passwd "$test_user" | cut -d: -f6)
 
@@ -33,7 +36,7 @@ revoke() {
     for dir in "${granted[@]}"; do setfacl -x "u:$test_user" "$dir" 2>/dev/null || true; done
     for dir in "${granted_recursive[@]}"; do setfacl -R -b "$dir" 2>/dev/null || true; done
 }
-trap revoke EXIT
+trap 'revoke; print_phases' EXIT
 for tree in "$build_dir" "$source_dir"; do
     dir=$tree
     while [ "$dir" != / ]; do
@@ -55,6 +58,7 @@ probe=$(find "$build_dir/tests/support" -maxdepth 1 -name sandbox-probe -type f 
 setuid_probe="$build_dir/tests/support/sandbox-probe-setuid"
 install -o root -g root -m 4755 "$probe" "$setuid_probe"
 
-runuser -u "$test_user" -- env HOME="$test_home" USER="$test_user" LOGNAME="$test_user" \
+phase "sandbox tests as the unprivileged user $test_user" \
+    runuser -u "$test_user" -- env HOME="$test_home" USER="$test_user" LOGNAME="$test_user" \
     WARREN_PROBE_SETUID="$setuid_probe" TMPDIR=/tmp \
-    ctest --test-dir "$build_dir" --output-on-failure
+    ctest --test-dir "$build_dir" --output-on-failure -L sandbox

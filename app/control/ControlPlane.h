@@ -59,6 +59,10 @@ public:
     // say whether it works before anything runs. done runs once, in context's thread, unless context dies.
     virtual void testModel(const std::string& provider, const std::string& model, const std::string& key,
                            QObject* context, std::function<void(Status)> done) = 0;
+    // The agent's presets a task may name, for the faces' choices.
+    virtual std::vector<std::string> presetNames() = 0;
+    // The name a provider's key is kept under (storeKey's keyName), or why the provider is not one.
+    virtual Result<std::string> providerKeyName(const std::string& provider) = 0;
 
 signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);

@@ -1,5 +1,6 @@
 #include "LocalControlPlane.h"
 
+#include "AgentConfig.h"
 #include "ApprovalRules.h"
 #include "Demo.h"
 #include "EventWriter.h"
@@ -23,17 +24,25 @@ namespace warren::control {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace {
+
+// The agent's binary named by the user (relative paths from the current directory), as the absolute host
+// path the sandbox mounts.
+Result<std::string> namedAgentBinary(const std::string& path, const std::string& namedBy) {
+    std::error_code error;
+    const auto canonical = fs::canonical(path, error);
+    if (error || access(canonical.c_str(), X_OK) != 0)
+        return makeError(ErrorCode::NotFound, namedBy + path + " is not an executable file; fix the path");
+    return canonical.string();
+}
+
+} // namespace
+
 Result<std::string> findAgentBinary(const std::string& programDir) {
-    if (const char* fromEnv = std::getenv("WARREN_AGENT"); fromEnv && *fromEnv) {
-        std::error_code error;
-        const auto path = fs::canonical(fromEnv, error); // the sandbox mounts it: an absolute host path
-        if (error || access(path.c_str(), X_OK) != 0)
-            return makeError(ErrorCode::NotFound, std::string("WARREN_AGENT=") + fromEnv +
-                                                      " is not an executable file; unset it or fix the path");
-        return path.string();
-    }
+    if (const char* fromEnv = std::getenv("WARREN_AGENT"); fromEnv && *fromEnv)
+        return namedAgentBinary(fromEnv, "WARREN_AGENT=");
     const std::vector<std::string> candidates = {programDir + "/warren-agent",
-                                                 programDir + "/../../agent_core/tool/warren-agent",
+                                                 programDir + "/../agent_core/tool/warren-agent",
                                                  programDir + "/../lib/warren/warren-agent"};
     for (const auto& candidate : candidates) {
         std::error_code error;
@@ -59,6 +68,10 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
         return makeError(ErrorCode::System, "cannot create the data directory " + plane->m_data.root + ": " +
                                                 error.message() + "; pass --data-dir DIR");
     fs::permissions(plane->m_data.root, fs::perms::owner_all, error);
+    // The tasks' directories are mounted into sandboxes, which take absolute host paths only.
+    plane->m_data.root = fs::canonical(plane->m_data.root, error).string();
+    if (error)
+        return makeError(ErrorCode::System, "cannot resolve the data directory: " + error.message());
 
     auto store = Store::open(plane->m_data.database());
     if (!store)
@@ -86,7 +99,7 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
         return rules.error();
     auto agent = options.agentBinary.empty()
                      ? findAgentBinary(QCoreApplication::applicationDirPath().toStdString())
-                     : Result<std::string>(options.agentBinary);
+                     : namedAgentBinary(options.agentBinary, "the agent binary ");
     if (!agent)
         return agent.error();
 
@@ -249,6 +262,15 @@ Result<bool> LocalControlPlane::hasKey(const std::string& keyName) {
 }
 
 std::string LocalControlPlane::keyStorageWarning() { return secrets().warning(); }
+
+std::vector<std::string> LocalControlPlane::presetNames() { return agent::presetNames(); }
+
+Result<std::string> LocalControlPlane::providerKeyName(const std::string& provider) {
+    auto config = parseProviderSpec(provider, "any"); // the key does not depend on the model
+    if (!config)
+        return config.error();
+    return config->keyName;
+}
 
 void LocalControlPlane::testModel(const std::string& provider, const std::string& model, const std::string& key,
                                   QObject* context, std::function<void(Status)> done) {

@@ -52,6 +52,8 @@ public:
     Status storeKey(const std::string& keyName, const std::string& key) override;
     Result<bool> hasKey(const std::string& keyName) override;
     std::string keyStorageWarning() override;
+    std::vector<std::string> presetNames() override;
+    Result<std::string> providerKeyName(const std::string& provider) override;
     void testModel(const std::string& provider, const std::string& model, const std::string& key, QObject* context,
                    std::function<void(Status)> done) override;
 

@@ -1,7 +1,5 @@
 #include "Desktop.h"
 
-#include "DataDir.h"
-#include "LocalControlPlane.h"
 #include "MainWindow.h"
 #include "SingleInstance.h"
 
@@ -26,35 +24,29 @@ bool displayAvailable() {
     return environmentSet("DISPLAY") || environmentSet("WAYLAND_DISPLAY") || environmentSet("QT_QPA_PLATFORM");
 }
 
-int runDesktop(int& argc, char** argv, const std::optional<std::string>& dataDir) {
+int runDesktop(int& argc, char** argv, const std::string& instanceKey, const ControlPlaneOpener& open) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("warren"));
     QApplication::setApplicationDisplayName(QStringLiteral("Warren"));
     QGuiApplication::setDesktopFileName(QStringLiteral("warren"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/warren/icons/warren.png")));
 
-    const std::string root = dataDir.value_or(control::DataDir::defaultRoot());
-    SingleInstance instance(SingleInstance::serverName(QString::fromStdString(root)));
+    SingleInstance instance(SingleInstance::serverName(QString::fromStdString(instanceKey)));
     if (!instance.claim()) {
-        std::cerr << "warren: Warren is already open for " << root << "; brought its window to the front\n";
+        std::cerr << "warren: Warren is already open for " << instanceKey << "; brought its window to the front\n";
         return 0;
     }
 
-    control::LocalOptions options;
-    options.dataDir = root;
-    auto plane = control::LocalControlPlane::open(std::move(options));
-    if (!plane) {
+    auto opened = open();
+    if (!opened) {
         QMessageBox::critical(nullptr, QStringLiteral("Warren"),
-                              QString::fromStdString("Warren cannot open its data: " + plane.error().message));
+                              QString::fromStdString("Warren cannot open its data: " + opened.error().message));
         return 1;
     }
-    MainWindow window(**plane);
+    MainWindow window(*opened->plane);
     QObject::connect(&instance, &SingleInstance::activated, &window, &MainWindow::bringToFront);
-    if (const auto recovered = (*plane)->recovered(); !recovered.empty())
-        window.statusBar()->showMessage(
-            QObject::tr("%n task(s) were running when Warren last stopped; they are marked interrupted and can be "
-                        "resumed.",
-                        nullptr, static_cast<int>(recovered.size())));
+    if (!opened->notice.empty())
+        window.statusBar()->showMessage(QString::fromStdString(opened->notice));
     window.show();
     return QApplication::exec();
 }

@@ -52,7 +52,7 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    m_newTask = new NewTaskBar(central);
+    m_newTask = new NewTaskBar(m_plane.presetNames(), central);
     layout->addWidget(m_newTask);
 
     auto* splitter = new QSplitter(Qt::Horizontal, central);

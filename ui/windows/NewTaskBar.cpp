@@ -1,6 +1,5 @@
 #include "NewTaskBar.h"
 
-#include "AgentConfig.h"
 #include "NetworkChoice.h"
 #include "SandboxChoices.h"
 
@@ -15,7 +14,7 @@
 
 namespace warren::ui {
 
-NewTaskBar::NewTaskBar(QWidget* parent) : QWidget(parent) {
+NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* parent) : QWidget(parent) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
 
@@ -44,7 +43,7 @@ NewTaskBar::NewTaskBar(QWidget* parent) : QWidget(parent) {
     m_presets->setObjectName("presets");
     m_presets->setPopupMode(QToolButton::InstantPopup);
     auto* menu = new QMenu(m_presets);
-    for (const std::string& name : agent::presetNames()) {
+    for (const std::string& name : presetNames) {
         QAction* action = menu->addAction(QString::fromStdString(name));
         action->setCheckable(true);
     }

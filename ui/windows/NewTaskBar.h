@@ -4,6 +4,8 @@
 // from Settings, so a wider network for one task never carries over to the next.
 
 #include <QWidget>
+#include <string>
+#include <vector>
 
 class QComboBox;
 class QLineEdit;
@@ -26,7 +28,8 @@ public:
         QString network; // TaskSpec::network
     };
 
-    explicit NewTaskBar(QWidget* parent = nullptr);
+    // presetNames: the presets a task may name (ControlPlane::presetNames).
+    explicit NewTaskBar(const std::vector<std::string>& presetNames, QWidget* parent = nullptr);
 
     void setRecentWorkspaces(const QStringList& workspaces);
     struct Defaults {

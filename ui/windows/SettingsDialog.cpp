@@ -1,7 +1,5 @@
 #include "SettingsDialog.h"
 
-#include "AgentConfig.h"
-#include "ProviderConfig.h"
 #include "NetworkChoice.h"
 #include "SandboxChoices.h"
 
@@ -83,7 +81,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     auto* tasksForm = new QFormLayout(tasksBox);
     m_presets = new QListWidget(tasksBox);
     m_presets->setObjectName("presets");
-    for (const std::string& name : agent::presetNames()) {
+    for (const std::string& name : m_plane.presetNames()) {
         auto* item = new QListWidgetItem(QString::fromStdString(name), m_presets);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
@@ -189,8 +187,8 @@ QString SettingsDialog::providerSpec() const {
 }
 
 QString SettingsDialog::keyName() const {
-    auto config = control::parseProviderSpec(providerSpec().toStdString(), "any");
-    return config ? QString::fromStdString(config->keyName) : QString();
+    auto name = m_plane.providerKeyName(providerSpec().toStdString());
+    return name ? QString::fromStdString(*name) : QString();
 }
 
 QString SettingsDialog::testResult() const { return m_testResult->text(); }
