@@ -323,15 +323,15 @@ Status applySettings(AgentConfig& config, const json& settings, const std::strin
 
 Status applyPreset(AgentConfig& config, const BuiltInPreset& preset) {
     const std::string source = "preset " + std::string(preset.name);
-    auto document = protocol::detail::parseJson(preset.text);
+    auto document = json_fields::parseJson(preset.text);
     if (!document)
         return invalid(source + ": not valid JSON: " + document.error().message);
     Error error;
-    using protocol::detail::take;
+    using json_fields::take;
     std::string description;
-    if (!take(protocol::detail::requireObject(*document, source), error) ||
-        !take(protocol::detail::checkKeys(*document, {"description", "settings"}, source), error) ||
-        !take(protocol::detail::getString(*document, "description", source), description, error))
+    if (!take(json_fields::requireObject(*document, source), error) ||
+        !take(json_fields::checkKeys(*document, {"description", "settings"}, source), error) ||
+        !take(json_fields::getString(*document, "description", source), description, error))
         return error;
     if (!document->contains("settings") || !(*document)["settings"].is_object())
         return invalid(source + ": \"settings\" must be an object of key -> value");
@@ -421,7 +421,7 @@ Result<AgentConfig> resolveConfig(const std::vector<std::string>& presets, const
 
 Status addOverride(json& overrides, std::string_view keyEqualsValue) {
     // Checked first: the argument is quoted in the other messages, and those must stay valid UTF-8.
-    if (const auto bad = protocol::firstInvalidUtf8(keyEqualsValue))
+    if (const auto bad = firstInvalidUtf8(keyEqualsValue))
         return invalid("--set: the argument is not valid UTF-8 (byte " + std::to_string(*bad + 1) + ")");
     const std::string argument = "--set \"" + std::string(keyEqualsValue) + "\"";
     const auto equals = keyEqualsValue.find('=');
@@ -435,7 +435,7 @@ Status addOverride(json& overrides, std::string_view keyEqualsValue) {
         overrides = json::object();
     if (!overrides.is_object())
         return invalid(argument + ": overrides must be an object");
-    auto parsed = protocol::detail::parseJson(text);
+    auto parsed = json_fields::parseJson(text);
     overrides[key] = parsed ? std::move(parsed).value() : json(std::string(text));
     return Ok{};
 }

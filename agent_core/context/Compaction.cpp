@@ -1,6 +1,7 @@
 #include "Compaction.h"
 
 #include "TokenEstimate.h"
+#include "Utf8.h"
 
 #include <algorithm>
 #include <iterator>
@@ -30,16 +31,6 @@ constexpr std::size_t kMaxOutcomeBytes = 80;
 constexpr std::size_t kCompressedLineBytes = 200;
 constexpr std::size_t kCompressedMaxBytes = 256;
 constexpr std::uint64_t kShedKeepRecent = 2;
-
-// The longest prefix of text of at most maxBytes that does not split a UTF-8 sequence.
-std::string_view utf8Prefix(std::string_view text, std::size_t maxBytes) {
-    if (text.size() <= maxBytes)
-        return text;
-    std::size_t cut = maxBytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-        --cut;
-    return text.substr(0, cut);
-}
 
 std::string shortened(std::string_view text, std::size_t maxBytes) {
     const auto prefix = utf8Prefix(text, maxBytes);
@@ -151,8 +142,7 @@ std::string boundedBody(const std::string& earlier, const std::string& later) {
     auto separator = joined.find(kItemSeparator, joined.size() - room);
     std::size_t start =
         separator == std::string::npos ? joined.size() - room : separator + kItemSeparator.size();
-    while (start < joined.size() && (static_cast<unsigned char>(joined[start]) & 0xC0) == 0x80)
-        ++start;
+    start += utf8ContinuationPrefix(std::string_view(joined).substr(start));
     return std::string(kOmitted) + joined.substr(start);
 }
 

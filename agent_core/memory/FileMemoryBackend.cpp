@@ -94,10 +94,10 @@ Result<MemoryEntry> FileMemoryBackend::readEntry(const std::filesystem::path& fi
         return makeError(ErrorCode::InvalidArgument,
                          "memory entry " + file.string() + " is corrupt: " + why + "; move it away");
     };
-    auto document = protocol::detail::parseJson(text.value());
+    auto document = json_fields::parseJson(text.value());
     if (!document)
         return corrupt("not JSON: " + document.error().message);
-    using namespace protocol::detail;
+    using namespace json_fields;
     const std::string where = "entry";
     Error error;
     MemoryEntry entry;

@@ -43,9 +43,9 @@ Status HostMemoryBackend::put(const MemoryEntry& entry) {
         return reply.error();
     // The result is {}: anything else means the two sides disagree about the protocol.
     const std::string where = std::string(method) + " result";
-    if (auto object = protocol::detail::requireObject(reply.value(), where); !object)
+    if (auto object = json_fields::requireObject(reply.value(), where); !object)
         return malformed(method, object.error().message);
-    if (auto keys = protocol::detail::checkKeys(reply.value(), {}, where); !keys)
+    if (auto keys = json_fields::checkKeys(reply.value(), {}, where); !keys)
         return malformed(method, keys.error().message);
     return Ok{};
 }

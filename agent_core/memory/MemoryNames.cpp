@@ -41,7 +41,7 @@ Status validateMemoryKey(std::string_view key) {
         return makeError(ErrorCode::InvalidArgument, "key: is " + std::to_string(key.size()) +
                                                          " bytes long; at most " +
                                                          std::to_string(kMaxMemoryKeyBytes) + " are allowed");
-    if (protocol::firstInvalidUtf8(key))
+    if (firstInvalidUtf8(key))
         return makeError(ErrorCode::InvalidArgument, "key: is not valid UTF-8");
     return Ok{};
 }
@@ -53,7 +53,7 @@ Status validateMemoryValue(std::string_view value) {
                                                          std::to_string(kMaxMemoryValueBytes) +
                                                          " are allowed: save a summary, or the path "
                                                          "of a file in the workspace");
-    if (protocol::firstInvalidUtf8(value))
+    if (firstInvalidUtf8(value))
         return makeError(ErrorCode::InvalidArgument, "value: is not valid UTF-8");
     return Ok{};
 }

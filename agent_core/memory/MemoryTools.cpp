@@ -25,7 +25,7 @@ public:
     Arguments(const json& object, const char* tool, std::initializer_list<const char*> allowed)
         : m_object(object), m_tool(tool) {
         if (!object.is_object()) {
-            m_problem = "arguments must be an object, got " + protocol::detail::describeJson(object);
+            m_problem = "arguments must be an object, got " + json_fields::describeJson(object);
             return;
         }
         std::string names;
@@ -54,7 +54,7 @@ public:
             return std::nullopt;
         const json& value = m_object.at(key);
         if (!value.is_string()) {
-            m_problem = std::string(key) + ": must be a string, got " + protocol::detail::describeJson(value);
+            m_problem = std::string(key) + ": must be a string, got " + json_fields::describeJson(value);
             return std::nullopt;
         }
         return value.get<std::string>();
@@ -68,7 +68,7 @@ public:
                               (value.is_number_integer() && value.get<std::int64_t>() >= 1);
         if (!positive || value.get<std::uint64_t>() > max) {
             m_problem = std::string(key) + ": must be an integer from 1 to " + std::to_string(max) +
-                        ", got " + protocol::detail::describeJson(value);
+                        ", got " + json_fields::describeJson(value);
             return std::nullopt;
         }
         return value.get<std::uint64_t>();

@@ -1,6 +1,6 @@
 #include "OutputCap.h"
 
-#include "Utf8Chunker.h"
+#include "Utf8.h"
 
 #include <algorithm>
 

@@ -3,6 +3,7 @@
 #include "ChildReaper.h"
 #include "OutputCap.h"
 #include "UniqueFd.h"
+#include "Utf8.h"
 #include "Utf8Chunker.h"
 
 #include <algorithm>

@@ -9,14 +9,6 @@
 
 namespace warren::agent {
 
-// How many bytes at the end of bytes form the start of a multi-byte sequence that is still missing bytes
-// (0..3). An invalid tail is not "incomplete" and gives 0.
-std::size_t incompleteUtf8Suffix(std::string_view bytes);
-
-// How many continuation bytes (10xxxxxx) begin bytes, at most 3: the rest of a character whose start
-// lies before bytes.
-std::size_t utf8ContinuationPrefix(std::string_view bytes);
-
 class Utf8Chunker {
 public:
     // The bytes held back from before followed by bytes, less an incomplete trailing sequence, which is

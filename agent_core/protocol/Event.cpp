@@ -7,7 +7,7 @@
 namespace warren::protocol {
 
 using nlohmann::json;
-using namespace detail;
+using namespace json_fields;
 
 json toJson(const Event& event) {
     json out = {

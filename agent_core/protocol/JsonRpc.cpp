@@ -4,7 +4,7 @@
 
 namespace warren::protocol {
 
-using detail::describeJson;
+using json_fields::describeJson;
 using nlohmann::json;
 
 namespace {
@@ -57,7 +57,7 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
     const bool hasError = object.contains("error");
 
     if (hasMethod) {
-        if (auto keys = detail::checkKeys(object, {"jsonrpc", "id", "method", "params"}, ""); !keys)
+        if (auto keys = json_fields::checkKeys(object, {"jsonrpc", "id", "method", "params"}, ""); !keys)
             return invalid(keys.error().message + (hasResult || hasError
                                                        ? " (a request or notification has no result or error)"
                                                        : ""),
@@ -80,7 +80,7 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
         return Message(Request{*id, method.get<std::string>(), std::move(params)});
     }
 
-    if (auto keys = detail::checkKeys(object, {"jsonrpc", "id", "result", "error"}, ""); !keys)
+    if (auto keys = json_fields::checkKeys(object, {"jsonrpc", "id", "result", "error"}, ""); !keys)
         return invalid(keys.error().message + (hasParams ? " (\"params\" without \"method\")" : ""), id);
     if (hasResult && hasError)
         return invalid("a response has either \"result\" or \"error\", not both", id);
@@ -99,7 +99,7 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
     const json& error = object.at("error");
     if (!error.is_object())
         return invalid("\"error\" must be an object, got " + describeJson(error), id);
-    if (auto keys = detail::checkKeys(error, {"code", "message", "data"}, "error"); !keys)
+    if (auto keys = json_fields::checkKeys(error, {"code", "message", "data"}, "error"); !keys)
         return invalid(keys.error().message, id);
     const auto code = error.find("code");
     if (code == error.end())
@@ -127,7 +127,7 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
 } // namespace
 
 std::variant<Message, InvalidMessage> decodeMessage(std::string_view line) {
-    auto parsed = detail::parseJson(line);
+    auto parsed = json_fields::parseJson(line);
     if (!parsed)
         return InvalidMessage{RpcError{rpc_error::kParseError, "not JSON: " + parsed.error().message, {}},
                               {}};

@@ -5,29 +5,11 @@
 namespace warren::agent {
 
 using nlohmann::json;
-using namespace protocol::detail;
+using namespace json_fields;
 
 namespace {
 
 const std::string kWhere = "checkpoint";
-
-Error invalid(const std::string& message) {
-    return makeError(ErrorCode::InvalidArgument, message);
-}
-
-Result<json> getValue(const json& object, const char* key, const std::string& where) {
-    const auto it = object.find(key);
-    if (it == object.end())
-        return invalid(joinPath(where, key) + ": missing");
-    return *it;
-}
-
-Result<json> getObject(const json& object, const char* key, const std::string& where) {
-    auto value = getValue(object, key, where);
-    if (value && !value->is_object())
-        return invalid(joinPath(where, key) + ": must be an object, got " + describeJson(*value));
-    return value;
-}
 
 template <typename T> json arrayToJson(const std::vector<T>& items) {
     json out = json::array();
@@ -79,13 +61,11 @@ Result<RunCounters> runCountersFromJson(const json& value, const std::string& wh
     RunCounters counters;
     if (!take(requireObject(value, where), error))
         return error;
-    for (const auto& item : value.items()) {
-        bool known = item.key() == "tool_calls";
-        for (const auto& field : kCounterFields)
-            known = known || item.key() == field.key;
-        if (!known)
-            return invalid(where + ": unknown key \"" + item.key() + "\"");
-    }
+    std::vector<std::string_view> keys{"tool_calls"};
+    for (const auto& field : kCounterFields)
+        keys.push_back(field.key);
+    if (!take(checkKeys(value, keys, where), error))
+        return error;
     for (const auto& field : kCounterFields) {
         if (!take(getUint(value, field.key, where), counters.*field.member, error))
             return error;
@@ -132,8 +112,9 @@ Result<AgentState> agentStateFromJson(const json& value) {
     if (!take(requireObject(value, kWhere), error) || !take(getUint(value, "format", kWhere), format, error))
         return error;
     if (format != kCheckpointFormat)
-        return invalid(kWhere + ".format: " + std::to_string(format) +
-                       " is not supported (this agent reads " + std::to_string(kCheckpointFormat) + ")");
+        return makeError(ErrorCode::InvalidArgument, kWhere + ".format: " + std::to_string(format) +
+                                                         " is not supported (this agent reads " +
+                                                         std::to_string(kCheckpointFormat) + ")");
     json runningCall;
     json counters;
     if (!take(checkKeys(value,
@@ -144,7 +125,7 @@ Result<AgentState> agentStateFromJson(const json& value) {
               error) ||
         !take(getString(value, "task_id", kWhere), state.taskId, error) ||
         !take(getString(value, "prompt", kWhere), state.prompt, error) ||
-        !take(getArray<std::string>(value, "presets", kWhere, true, readString), state.presets, error) ||
+        !take(getStringArray(value, "presets", kWhere, true), state.presets, error) ||
         !take(getObject(value, "overrides", kWhere), state.overrides, error) ||
         !take(getUint(value, "step", kWhere), state.step, error) ||
         !take(getUint(value, "next_seq", kWhere), state.nextSeq, error) ||
@@ -153,8 +134,7 @@ Result<AgentState> agentStateFromJson(const json& value) {
         !take(getArray<protocol::ToolCall>(value, "pending_calls", kWhere, true, protocol::toolCallFromJson),
               state.pendingCalls, error) ||
         !take(getValue(value, "running_call", kWhere), runningCall, error) ||
-        !take(getArray<std::string>(value, "recent_call_keys", kWhere, true, readString), state.recentCallKeys,
-              error) ||
+        !take(getStringArray(value, "recent_call_keys", kWhere, true), state.recentCallKeys, error) ||
         !take(getBool(value, "loop_warned", kWhere), state.loopWarned, error) ||
         !take(getValue(value, "counters", kWhere), counters, error) ||
         !take(runCountersFromJson(counters, joinPath(kWhere, "counters")), state.counters, error) ||

@@ -25,7 +25,7 @@ Result<std::optional<AgentState>> CheckpointStore::load() const {
                          "checkpoint " + file.string() + " is corrupt: " + why +
                              "; move it away to start the task fresh (it was left in place)");
     };
-    auto document = protocol::detail::parseJson(text.value());
+    auto document = json_fields::parseJson(text.value());
     if (!document)
         return corrupt("not JSON: " + document.error().message);
     auto state = agentStateFromJson(document.value());

@@ -25,7 +25,7 @@ public:
         const nlohmann::json& object = arguments.is_null() ? empty : arguments;
         ToolArguments reader(tool, object);
         if (!object.is_object())
-            return reader.error("arguments must be an object, got " + protocol::detail::describeJson(object));
+            return reader.error("arguments must be an object, got " + json_fields::describeJson(object));
         for (const auto& item : object.items()) {
             bool known = false;
             for (const auto name : allowed)
@@ -101,7 +101,7 @@ private:
 
     Error wrongType(const char* key, const char* expected, const nlohmann::json& value) const {
         return error("argument \"" + std::string(key) + "\" must be " + expected + ", got " +
-                     protocol::detail::describeJson(value));
+                     json_fields::describeJson(value));
     }
 
     std::string m_tool;

@@ -10,29 +10,6 @@
 
 namespace warren::agent {
 
-// The longest prefix of text no longer than limit bytes that does not end inside a UTF-8 sequence.
-inline std::string_view utf8Prefix(std::string_view text, std::size_t limit) {
-    if (limit >= text.size())
-        return text;
-    std::size_t end = limit;
-    for (int back = 0; back < 3 && end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80; ++back)
-        --end;
-    return text.substr(0, end);
-}
-
-// bytes with every byte that does not begin a valid UTF-8 sequence replaced by U+FFFD.
-inline std::string validUtf8(std::string_view bytes) {
-    std::string out;
-    out.reserve(bytes.size());
-    while (const auto bad = protocol::firstInvalidUtf8(bytes)) {
-        out.append(bytes.substr(0, *bad));
-        out.append("\xEF\xBF\xBD");
-        bytes.remove_prefix(*bad + 1);
-    }
-    out.append(bytes);
-    return out;
-}
-
 // A line shortened to about maxBytes, the cut marked.
 inline std::string shortenLine(std::string_view line, std::size_t maxBytes) {
     if (line.size() <= maxBytes)

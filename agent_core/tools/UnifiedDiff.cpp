@@ -235,7 +235,7 @@ CappedDiff capDiff(std::string_view diff, std::size_t maxBytes, std::size_t maxL
 }
 
 bool isBinaryContent(std::string_view content) {
-    return content.find('\0') != std::string_view::npos || protocol::firstInvalidUtf8(content).has_value();
+    return content.find('\0') != std::string_view::npos || firstInvalidUtf8(content).has_value();
 }
 
 FileDiff diffFileChange(std::optional<std::string_view> before, std::optional<std::string_view> after,

@@ -293,7 +293,7 @@ private slots:
         const ToolOutcome outcome = ReadFileTool().run({{"path", "long.txt"}}, env());
         QVERIFY(outcome.ok);
         QVERIFY(outcome.truncated);
-        QVERIFY2(!protocol::firstInvalidUtf8(outcome.output), "output must stay valid UTF-8");
+        QVERIFY2(!firstInvalidUtf8(outcome.output), "output must stay valid UTF-8");
         QVERIFY(outcome.output.starts_with("     1\t\xC3\xA9"));
         QVERIFY2(q(outcome.output)
                      .contains("[line 1 is longer than the output limit of 101 bytes; only its start "

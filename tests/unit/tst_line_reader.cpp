@@ -1,8 +1,8 @@
 // LineReader: the same lines and errors whatever the chunking of the stream; the cap bounds memory and the
-// reader resynchronises after a bad line; invalid UTF-8 and a truncated last line are reported.
+// reader resynchronises after a bad line; invalid UTF-8 (the validation itself is in tst_utf8) and a
+// truncated last line are reported.
 
 #include "LineReader.h"
-#include "Utf8.h"
 
 #include <QtTest>
 
@@ -167,41 +167,6 @@ private slots:
         QCOMPARE(reader.finish().size(), std::size_t{1});
         QCOMPARE(describe(reader.feed("ok\n")), QStringList{"line:ok"});
         QVERIFY(reader.finish().empty());
-    }
-
-    void utf8Validation_data() {
-        QTest::addColumn<QByteArray>("bytes");
-        QTest::addColumn<int>("firstInvalid"); // -1: valid
-
-        QTest::newRow("ascii") << QByteArray("hello") << -1;
-        QTest::newRow("two byte min U+0080") << QByteArray("\xc2\x80") << -1;
-        QTest::newRow("three byte min U+0800") << QByteArray("\xe0\xa0\x80") << -1;
-        QTest::newRow("last before surrogates U+D7FF") << QByteArray("\xed\x9f\xbf") << -1;
-        QTest::newRow("first after surrogates U+E000") << QByteArray("\xee\x80\x80") << -1;
-        QTest::newRow("four byte min U+10000") << QByteArray("\xf0\x90\x80\x80") << -1;
-        QTest::newRow("max U+10FFFF") << QByteArray("\xf4\x8f\xbf\xbf") << -1;
-        QTest::newRow("overlong nul C0 80") << QByteArray("\xc0\x80") << 0;
-        QTest::newRow("overlong C1") << QByteArray("x\xc1\xbf") << 1;
-        QTest::newRow("overlong E0 9F") << QByteArray("\xe0\x9f\xbf") << 0;
-        QTest::newRow("overlong F0 8F") << QByteArray("\xf0\x8f\xbf\xbf") << 0;
-        QTest::newRow("high surrogate") << QByteArray("\xed\xa0\x80") << 0;
-        QTest::newRow("low surrogate") << QByteArray("ok\xed\xbf\xbf") << 2;
-        QTest::newRow("F5 lead") << QByteArray("\xf5\x80\x80\x80") << 0;
-        QTest::newRow("FF byte") << QByteArray("\xff") << 0;
-        QTest::newRow("truncated two byte at end") << QByteArray("ab\xc3") << 2;
-        QTest::newRow("truncated four byte at end") << QByteArray("\xf0\x9f\x90") << 0;
-        QTest::newRow("bad continuation") << QByteArray("\xe2\x28\xa1") << 0;
-    }
-
-    void utf8Validation() {
-        QFETCH(QByteArray, bytes);
-        QFETCH(int, firstInvalid);
-        const auto result =
-            firstInvalidUtf8(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
-        if (firstInvalid < 0)
-            QVERIFY(!result.has_value());
-        else
-            QCOMPARE(result, std::optional<std::size_t>(static_cast<std::size_t>(firstInvalid)));
     }
 };
 

@@ -1,5 +1,7 @@
 #include "AnsiText.h"
 
+#include "Utf8.h"
+
 #include <array>
 #include <cmath>
 
@@ -289,20 +291,13 @@ void AnsiParser::holdBackUnfinishedUtf8(std::vector<StyledRun>& out) {
     if (m_state != State::Ground || !m_lastWasText || out.empty())
         return;
     std::string& text = out.back().text;
-    const std::size_t size = text.size();
-    for (std::size_t back = 1; back <= 3 && back <= size; ++back) {
-        const auto b = static_cast<unsigned char>(text[size - back]);
-        if ((b & 0xC0) == 0x80)
-            continue; // a continuation byte: its lead is further back
-        const std::size_t length = b >= 0xF8 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-        if (length > back) {
-            m_utf8Tail = text.substr(size - back);
-            text.resize(size - back);
-            if (text.empty())
-                out.pop_back();
-        }
+    const std::size_t held = incompleteUtf8Suffix(text);
+    if (held == 0)
         return;
-    }
+    m_utf8Tail = text.substr(text.size() - held);
+    text.resize(text.size() - held);
+    if (text.empty())
+        out.pop_back();
 }
 
 TextStyle applySgr(TextStyle style, std::string_view parameters) {

@@ -1,6 +1,6 @@
 #include "JsonFields.h"
 
-namespace warren::protocol::detail {
+namespace warren::json_fields {
 
 using nlohmann::json;
 
@@ -78,8 +78,7 @@ std::string describeJson(const json& value) {
     }
 }
 
-Status checkKeys(const json& object, std::initializer_list<std::string_view> allowed,
-                 const std::string& where) {
+Status checkKeys(const json& object, std::span<const std::string_view> allowed, const std::string& where) {
     for (const auto& item : object.items()) {
         bool known = false;
         for (const auto key : allowed)
@@ -128,6 +127,20 @@ Result<bool> getBool(const json& object, const char* key, const std::string& whe
     return it->get<bool>();
 }
 
+Result<json> getValue(const json& object, const char* key, const std::string& where) {
+    const auto it = object.find(key);
+    if (it == object.end())
+        return fieldError(where, key, "missing");
+    return *it;
+}
+
+Result<json> getObject(const json& object, const char* key, const std::string& where) {
+    auto value = getValue(object, key, where);
+    if (value && !value->is_object())
+        return fieldError(where, key, "must be an object, got " + describeJson(*value));
+    return value;
+}
+
 Result<std::optional<std::string>> getOptionalString(const json& object, const char* key,
                                                      const std::string& where) {
     if (!object.contains(key))
@@ -150,8 +163,14 @@ Result<std::optional<std::uint64_t>> getOptionalUint(const json& object, const c
 
 Result<std::string> readString(const nlohmann::json& value, const std::string& where) {
     if (!value.is_string())
-        return makeError(ErrorCode::InvalidArgument, where + ": must be a string, got " + describeJson(value));
+        return makeError(ErrorCode::InvalidArgument,
+                         where + ": must be a string, got " + describeJson(value));
     return value.get<std::string>();
 }
 
-} // namespace warren::protocol::detail
+Result<std::vector<std::string>> getStringArray(const json& object, const char* key, const std::string& where,
+                                                bool required) {
+    return getArray<std::string>(object, key, where, required, readString);
+}
+
+} // namespace warren::json_fields

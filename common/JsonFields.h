@@ -1,7 +1,8 @@
 #pragma once
 // Strict reading of JSON objects that come from a peer: unknown keys are errors (a misspelt key must not
 // be silently ignored), every type is checked, and every message names where in the document it failed.
-// Internal to warren_protocol.
+// Shared by every strict reader (the wire protocol, the sandbox profile, the seccomp table, presets,
+// checkpoints, approval rules).
 
 #include "Result.h"
 
@@ -9,11 +10,12 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace warren::protocol::detail {
+namespace warren::json_fields {
 
 // Nesting deeper than this is refused before parsing: copying, printing and destroying a JSON value
 // recurse, and a peer's 8 MiB line of "[[[[..." would otherwise overflow the stack.
@@ -26,8 +28,12 @@ Result<nlohmann::json> parseJson(std::string_view text);
 std::string describeJson(const nlohmann::json& value);
 
 // "where: unknown key \"k\"" for the first key of object not in allowed.
-Status checkKeys(const nlohmann::json& object, std::initializer_list<std::string_view> allowed,
+Status checkKeys(const nlohmann::json& object, std::span<const std::string_view> allowed,
                  const std::string& where);
+inline Status checkKeys(const nlohmann::json& object, std::initializer_list<std::string_view> allowed,
+                        const std::string& where) {
+    return checkKeys(object, std::span<const std::string_view>(allowed.begin(), allowed.size()), where);
+}
 
 Status requireObject(const nlohmann::json& value, const std::string& where);
 
@@ -35,6 +41,9 @@ Status requireObject(const nlohmann::json& value, const std::string& where);
 Result<std::string> getString(const nlohmann::json& object, const char* key, const std::string& where);
 Result<std::uint64_t> getUint(const nlohmann::json& object, const char* key, const std::string& where);
 Result<bool> getBool(const nlohmann::json& object, const char* key, const std::string& where);
+// Any value, or only an object.
+Result<nlohmann::json> getValue(const nlohmann::json& object, const char* key, const std::string& where);
+Result<nlohmann::json> getObject(const nlohmann::json& object, const char* key, const std::string& where);
 
 // Optional fields: nullopt when absent; an error when present with the wrong type.
 Result<std::optional<std::string>> getOptionalString(const nlohmann::json& object, const char* key,
@@ -82,8 +91,9 @@ Result<std::vector<T>> getArray(const nlohmann::json& object, const char* key, c
     if (!it->is_array())
         return makeError(ErrorCode::InvalidArgument,
                          joinPath(where, key) + ": must be an array, got " + describeJson(*it));
-    for (std::size_t i = 0; i < it->size(); ++i) {
-        auto element = read((*it)[i], joinPath(where, key) + "[" + std::to_string(i) + "]");
+    std::size_t i = 0;
+    for (const auto& item : *it) {
+        auto element = read(item, joinPath(where, key) + "[" + std::to_string(i++) + "]");
         if (!element)
             return element.error();
         out.push_back(std::move(element).value());
@@ -91,4 +101,8 @@ Result<std::vector<T>> getArray(const nlohmann::json& object, const char* key, c
     return out;
 }
 
-} // namespace warren::protocol::detail
+// The array of strings at key (see getArray).
+Result<std::vector<std::string>> getStringArray(const nlohmann::json& object, const char* key,
+                                                const std::string& where, bool required);
+
+} // namespace warren::json_fields

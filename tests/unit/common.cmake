@@ -1,0 +1,4 @@
+# common tests: the shared vocabulary (the strict JSON reader, UTF-8).
+foreach(test tst_json_fields tst_utf8)
+    warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_base LABELS unit)
+endforeach()
