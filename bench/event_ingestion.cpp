@@ -15,7 +15,7 @@
 #include "JsonRpc.h"
 #include "LineReader.h"
 #include "Methods.h"
-#include "Store.h"
+#include "SqliteStore.h"
 
 #include <algorithm>
 #include <chrono>
@@ -95,11 +95,11 @@ EventRow eventRow(const protocol::Event& event, std::string body) {
     return row;
 }
 
-Store openFresh(const fs::path& path) {
+std::unique_ptr<Store> openFresh(const fs::path& path) {
     fs::remove(path);
     fs::remove(fs::path(path.string() + "-wal"));
     fs::remove(fs::path(path.string() + "-shm"));
-    auto store = Store::open(path.string());
+    auto store = openSqliteStore(path.string());
     if (!store)
         fail(store.error().message);
     TaskRecord task;
@@ -108,7 +108,7 @@ Store openFresh(const fs::path& path) {
     task.workspace = "/tmp";
     task.spec = "{}";
     task.createdAt = "2026-01-01T00:00:00.000Z";
-    if (auto inserted = store->insertTask(task); !inserted)
+    if (auto inserted = (*store)->insertTask(task); !inserted)
         fail(inserted.error().message);
     return std::move(store).value();
 }
@@ -189,17 +189,18 @@ int main(int argc, char** argv) {
                 const auto end = std::min(rows.size(), offset + kBaselineBatch);
                 const std::vector<EventRow> batch(rows.begin() + static_cast<std::ptrdiff_t>(offset),
                                                   rows.begin() + static_cast<std::ptrdiff_t>(end));
-                if (auto written = store.appendEvents(batch); !written)
+                if (auto written = store->appendEvents(batch); !written)
                     fail(written.error().message);
             }
             baseline.push_back(secondsSince(start));
-            verify(store, count, "baseline");
+            verify(*store, count, "baseline");
         }
         {
             auto store = openFresh(base / "ingestion.db");
             std::string writeError;
-            auto writer = EventWriter::open((base / "ingestion.db").string(),
-                                            [&](std::string message) { writeError = std::move(message); });
+            auto writer =
+                EventWriter::open([path = (base / "ingestion.db").string()] { return openSqliteStore(path); },
+                                  [&](std::string message) { writeError = std::move(message); });
             if (!writer)
                 fail(writer.error().message);
             const auto start = Clock::now();
@@ -212,7 +213,7 @@ int main(int argc, char** argv) {
             if (decoded != count || (*writer)->written() != count)
                 fail("ingestion: decoded " + std::to_string(decoded) + ", stored " +
                      std::to_string((*writer)->written()) + " of " + std::to_string(count));
-            verify(store, count, "ingestion");
+            verify(*store, count, "ingestion");
         }
         {
             std::uint64_t kept = 0;

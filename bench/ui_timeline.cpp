@@ -21,7 +21,7 @@
 #include "BenchStats.h"
 #include "LocalControlPlane.h"
 #include "MainWindow.h"
-#include "Store.h"
+#include "SqliteStore.h"
 #include "TaskListModel.h"
 #include "TimelineModel.h"
 #include "TimelineView.h"
@@ -436,9 +436,10 @@ json mixedEvent(std::uint64_t seq, std::uint64_t total) {
 std::string writeMixedTask(const fs::path& dataDir, const fs::path& workspace, std::uint64_t total) {
     fs::create_directories(dataDir);
     fs::create_directories(workspace);
-    auto store = Store::open((dataDir / "warren.db").string());
-    if (!store)
-        fail("cannot open the store: " + store.error().message);
+    auto opened = openSqliteStore((dataDir / "warren.db").string());
+    if (!opened)
+        fail("cannot open the store: " + opened.error().message);
+    Store& store = **opened;
     TaskRecord task;
     task.id = "t-00000000b0e1";
     task.prompt = "fix the failing tests (100,000 mixed events written through the store)";
@@ -453,7 +454,7 @@ std::string writeMixedTask(const fs::path& dataDir, const fs::path& workspace, s
     task.summary = "All tests pass.";
     task.steps = (total - 1) / 10 + 1;
     task.runs = 1;
-    if (auto inserted = store->insertTask(task); !inserted)
+    if (auto inserted = store.insertTask(task); !inserted)
         fail("cannot insert the mixed task: " + inserted.error().message);
     std::vector<EventRow> rows;
     for (std::uint64_t seq = 1; seq <= total; ++seq) {
@@ -461,7 +462,7 @@ std::string writeMixedTask(const fs::path& dataDir, const fs::path& workspace, s
         rows.push_back({task.id, seq, event["ts"].get<std::string>(), event["type"].get<std::string>(),
                         event["step"].get<std::uint64_t>(), event.value("tool", ""), event.dump()});
         if (rows.size() == kStoreBatch || seq == total) {
-            if (auto appended = store->appendEvents(rows); !appended)
+            if (auto appended = store.appendEvents(rows); !appended)
                 fail("cannot append the mixed events: " + appended.error().message);
             rows.clear();
         }

@@ -7,7 +7,7 @@
 #include "Provider.h"
 #include "ProviderKey.h"
 #include "SecretStore.h"
-#include "Store.h"
+#include "SqliteStore.h"
 #include "TaskManager.h"
 #include "TaskToken.h"
 
@@ -73,12 +73,13 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
     if (error)
         return makeError(ErrorCode::System, "cannot resolve the data directory: " + error.message());
 
-    auto store = Store::open(plane->m_data.database());
+    const StoreOpener openStore = [path = plane->m_data.database()] { return openSqliteStore(path); };
+    auto store = openStore();
     if (!store)
         return store.error();
-    plane->m_store = std::make_unique<Store>(std::move(*store));
+    plane->m_store = std::move(*store);
     // The writer reports from its own thread; the faces hear it on theirs.
-    auto events = EventWriter::open(plane->m_data.database(), [plane = plane.get()](std::string message) {
+    const auto onError = [plane = plane.get()](std::string message) {
         QMetaObject::invokeMethod(
             plane,
             [plane, message] {
@@ -86,7 +87,18 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
                     message + "; free some space in " + plane->m_data.root + " or pass another --data-dir"));
             },
             Qt::QueuedConnection);
-    });
+    };
+    // Committed events become eventStored on this thread, through their runners.
+    const auto onCommitted = [plane = plane.get()] {
+        QMetaObject::invokeMethod(
+            plane,
+            [plane] {
+                if (plane->m_manager)
+                    plane->m_manager->deliverStored();
+            },
+            Qt::QueuedConnection);
+    };
+    auto events = EventWriter::open(openStore, onError, onCommitted);
     if (!events)
         return events.error();
     plane->m_events = std::move(*events);

@@ -2,20 +2,37 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <iterator>
+#include <utility>
 
 namespace warren::control {
 
-Result<std::unique_ptr<EventWriter>> EventWriter::open(const std::string& path,
-                                                      std::function<void(std::string)> onError) {
-    auto store = Store::open(path);
-    if (!store)
-        return store.error();
+Result<std::unique_ptr<EventWriter>> EventWriter::open(StoreOpener openStore,
+                                                       std::function<void(std::string)> onError,
+                                                       std::function<void()> onCommitted) {
     std::unique_ptr<EventWriter> writer(new EventWriter());
-    writer->m_path = path;
     writer->m_onError = std::move(onError);
-    writer->m_store = std::make_unique<Store>(std::move(store).value());
-    writer->m_thread = std::thread(&EventWriter::run, writer.get());
+    writer->m_onCommitted = std::move(onCommitted);
+    std::promise<Status> opened;
+    auto ready = opened.get_future();
+    // The connection belongs to the thread that uses it: opened there, closed there.
+    writer->m_thread = std::thread(
+        [self = writer.get(), openStore = std::move(openStore), opened = std::move(opened)]() mutable {
+            auto store = openStore();
+            if (!store) {
+                opened.set_value(store.error());
+                return;
+            }
+            self->m_store = std::move(store).value();
+            opened.set_value(Ok{});
+            self->run();
+            self->m_store.reset();
+        });
+    if (auto status = ready.get(); !status) {
+        writer->m_thread.join();
+        return status.error();
+    }
     return writer;
 }
 
@@ -55,6 +72,11 @@ void EventWriter::flush() {
     m_done.wait(lock, [&] { return m_handled >= target; });
 }
 
+std::vector<CommittedEvent> EventWriter::takeCommitted() {
+    const std::lock_guard lock(m_mutex);
+    return std::exchange(m_committed, {});
+}
+
 std::uint64_t EventWriter::written() const {
     const std::lock_guard lock(m_mutex);
     return m_written;
@@ -63,6 +85,7 @@ std::uint64_t EventWriter::written() const {
 void EventWriter::run() {
     std::vector<EventRow> batch;
     batch.reserve(kMaxBatch);
+    std::vector<CommittedEvent> committed;
     for (;;) {
         {
             std::unique_lock lock(m_mutex);
@@ -70,50 +93,71 @@ void EventWriter::run() {
             if (m_queue.empty())
                 return; // stopping, and everything appended is handled
             const auto count = static_cast<std::ptrdiff_t>(std::min(m_queue.size(), kMaxBatch));
-            batch.assign(std::make_move_iterator(m_queue.begin()), std::make_move_iterator(m_queue.begin() + count));
+            batch.assign(std::make_move_iterator(m_queue.begin()),
+                         std::make_move_iterator(m_queue.begin() + count));
             m_queue.erase(m_queue.begin(), m_queue.begin() + count);
         }
-        const std::uint64_t committed = writeBatch(batch);
+        const std::uint64_t written = writeBatch(batch, committed);
+        bool tell = false;
         {
+            // One lock for both: when flush() returns, what it waited for is already in takeCommitted().
             const std::lock_guard lock(m_mutex);
             m_handled += batch.size();
-            m_written += committed;
+            m_written += written;
+            if (!committed.empty()) {
+                tell = m_committed.empty(); // otherwise the owner was told and has not taken them yet
+                m_committed.insert(m_committed.end(), std::make_move_iterator(committed.begin()),
+                                   std::make_move_iterator(committed.end()));
+            }
         }
         m_done.notify_all();
+        if (tell)
+            m_onCommitted();
         batch.clear();
+        committed.clear();
     }
 }
 
-std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch) {
+std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch,
+                                      std::vector<CommittedEvent>& committed) {
+    const auto keep = [&](const EventRow& row) {
+        if (m_onCommitted)
+            committed.push_back({row.taskId, row.seq});
+    };
     auto written = m_store->appendEvents(batch);
-    if (written)
+    const bool refusedForContent = !written && written.error().code == ErrorCode::InvalidArgument;
+    if (!written) {
+        if (!refusedForContent)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100)); // give a busy or full disk a moment
+        written = m_store->appendEvents(batch);
+    }
+    if (written) {
+        std::for_each(batch.begin(), batch.end(), keep);
         return batch.size();
-    const bool refusedForContent = written.error().code == ErrorCode::InvalidArgument;
-    if (!refusedForContent)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100)); // give a busy or full disk a moment
-    written = m_store->appendEvents(batch);
-    if (written)
-        return batch.size();
+    }
 
-    const std::string what = std::to_string(batch.size()) + " events (task " + batch.front().taskId + ", seq " +
-                             std::to_string(batch.front().seq) + " to " + std::to_string(batch.back().seq) + ")";
+    const std::string what = std::to_string(batch.size()) + " events (task " + batch.front().taskId +
+                             ", seq " + std::to_string(batch.front().seq) + " to " +
+                             std::to_string(batch.back().seq) + ")";
     if (!refusedForContent) {
         report("cannot store " + what + ", dropped after a retry: " + written.error().message);
         return 0;
     }
-    std::uint64_t committed = 0;
+    std::uint64_t stored = 0;
     std::string firstError;
     for (const auto& row : batch) {
         auto one = m_store->appendEvents({row});
-        if (one)
-            ++committed;
-        else if (firstError.empty())
+        if (one) {
+            ++stored;
+            keep(row);
+        } else if (firstError.empty()) {
             firstError = one.error().message;
+        }
     }
-    if (committed < batch.size())
-        report(std::to_string(batch.size() - committed) + " of " + what + " were refused and dropped; the first: " +
-               firstError);
-    return committed;
+    if (stored < batch.size())
+        report(std::to_string(batch.size() - stored) + " of " + what +
+               " were refused and dropped; the first: " + firstError);
+    return stored;
 }
 
 void EventWriter::report(const std::string& message) const {

@@ -1,6 +1,5 @@
 #include "TaskManager.h"
 
-#include "EventWriter.h"
 #include "Store.h"
 #include "Timestamp.h"
 
@@ -8,6 +7,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -24,7 +24,9 @@ std::string newTaskId() {
 }
 
 TaskManager::TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent)
-    : QObject(parent), m_env(std::move(environment)), m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {}
+    : QObject(parent), m_env(std::move(environment)), m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {
+    m_env.deliverStored = [this] { deliverStored(); };
+}
 
 TaskManager::~TaskManager() {
     for (auto& [id, runner] : m_running)
@@ -159,6 +161,19 @@ void TaskManager::addApprovalRule(const std::string& taskId, const ApprovalRule&
 void TaskManager::setMaxConcurrent(std::size_t maxConcurrent) {
     m_maxConcurrent = std::max<std::size_t>(1, maxConcurrent);
     schedule();
+}
+
+void TaskManager::deliverStored() {
+    auto taken = m_env.events->takeCommitted();
+    m_committed.insert(m_committed.end(), std::make_move_iterator(taken.begin()),
+                       std::make_move_iterator(taken.end()));
+    // One at a time from the front: a handler of eventStored may end a task, whose runner calls this again.
+    while (!m_committed.empty()) {
+        const CommittedEvent event = std::move(m_committed.front());
+        m_committed.pop_front();
+        if (auto runner = m_running.find(event.taskId); runner != m_running.end())
+            runner->second->onEventCommitted(event.seq);
+    }
 }
 
 void TaskManager::schedule() {

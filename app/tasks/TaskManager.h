@@ -3,6 +3,7 @@
 // recovery on start (a task left `running` whose process is gone becomes `interrupted`), resume, cancel
 // and pause, wherever the task is in its life.
 
+#include "EventWriter.h"
 #include "StoreTypes.h"
 #include "TaskRunner.h"
 #include "TaskSpec.h"
@@ -39,6 +40,10 @@ public:
     std::vector<std::string> recoverInterrupted();
 
     void setMaxConcurrent(std::size_t maxConcurrent); // more slots start queued tasks now; fewer wait for ends
+    // Takes what the EventWriter has committed and hands each event to its runner, which emits
+    // eventStored: in commit order, also when a runner's handler calls this again (LocalControlPlane calls
+    // it when the writer says it committed, a runner after it flushed the writer).
+    void deliverStored();
     std::size_t activeCount() const { return m_running.size(); }
     bool isActive(const std::string& id) const { return m_running.contains(id); }
 
@@ -55,6 +60,7 @@ private:
     std::size_t m_maxConcurrent;
     std::deque<std::string> m_queue;
     std::map<std::string, TaskRunner*> m_running;
+    std::deque<CommittedEvent> m_committed; // taken from the writer, not yet handed to their runners
 };
 
 std::string newTaskId(); // "t-" + 12 random hex digits

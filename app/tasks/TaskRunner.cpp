@@ -178,7 +178,10 @@ Status TaskRunner::launch() {
     connect(m_proxy.get(), &ToolProxy::problem, this, [this](const QString& message) {
         recordOwn(std::string(protocol::event_type::kError), {{"message", message.toStdString()}, {"fatal", false}});
     });
-    connect(m_proxy.get(), &ToolProxy::approvalNeeded, this, &TaskRunner::approvalNeeded);
+    connect(m_proxy.get(), &ToolProxy::approvalNeeded, this, [this](const ApprovalRecord& approval) {
+        settleEvents(); // whoever asks the user has shown what led to the question
+        emit approvalNeeded(approval);
+    });
     connect(m_proxy.get(), &ToolProxy::budgetExhausted, this, [this](quint64 used, quint64 budget) {
         stop(StopCause::Budget, "the task used " + std::to_string(used) + " tokens of its budget of " +
                                     std::to_string(budget) + "; raise it with --token-budget");
@@ -439,7 +442,21 @@ void TaskRunner::store(const protocol::Event& event, json body) {
     EventRow row{m_task.id, seq, protocol::formatTimestamp(event.ts), event.type, event.step,
                  event.tool.value_or(""), body.dump(-1, ' ', false, json::error_handler_t::replace)};
     m_env.events->append(std::move(row));
-    emit eventStored(m_task.id, body);
+    m_uncommitted.emplace_back(seq, std::move(body));
+}
+
+void TaskRunner::onEventCommitted(std::uint64_t seq) {
+    while (!m_uncommitted.empty() && m_uncommitted.front().first <= seq) {
+        auto [stored, event] = std::move(m_uncommitted.front());
+        m_uncommitted.pop_front(); // before the emit: a handler may get here again
+        if (stored == seq)
+            emit eventStored(m_task.id, event);
+    }
+}
+
+void TaskRunner::settleEvents() {
+    m_env.events->flush();
+    m_env.deliverStored();
 }
 
 void TaskRunner::cancel(const std::string& why) { stop(StopCause::User, why); }
@@ -590,7 +607,7 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     if (!error.empty())
         recordOwn(std::string(protocol::event_type::kError), {{"message", error}, {"fatal", true}});
     recordArtifacts();
-    m_env.events->flush();
+    settleEvents();
     m_task.status = status;
     m_task.finishReason = reason;
     m_task.error = error;

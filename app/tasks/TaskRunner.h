@@ -22,11 +22,13 @@
 #include <QObject>
 #include <QTimer>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 class QNetworkAccessManager;
 class QSocketNotifier;
@@ -47,6 +49,7 @@ struct RunnerEnvironment {
     EventWriter* events = nullptr;
     TaskTokens* tokens = nullptr;
     std::function<SecretStore*()> secrets; // opened on first use: probing a keychain costs a D-Bus round trip
+    std::function<void()> deliverStored;   // hands every committed event to its runner (TaskManager)
     QNetworkAccessManager* network = nullptr;
     DataDir data;
     std::string agentBinary;
@@ -67,11 +70,15 @@ public:
     void pause();                        // checkpoint and stop: resumable
     void answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
     void addApprovalRule(const ApprovalRule& rule); // decides this task's later calls, after its other rules
+    // The writer committed this task's event seq: emits eventStored for it (and forgets those before it
+    // that were never committed: the writer dropped them and said so).
+    void onEventCommitted(std::uint64_t seq);
 
     const TaskRecord& task() const { return m_task; }
 
 signals:
-    // Every stored event, as stored (direct connections: the object is only valid during the call).
+    // Every stored event, as stored, once it is committed, in seq order; all of them before finished()
+    // (direct connections: the object is only valid during the call).
     void eventStored(const std::string& taskId, const nlohmann::json& event);
     void approvalNeeded(const warren::control::ApprovalRecord& approval);
     void finished(const std::string& taskId);
@@ -92,6 +99,7 @@ private:
     void escalate();
     void recordOwn(const std::string& type, nlohmann::json data);
     void store(const protocol::Event& event, nlohmann::json body);
+    void settleEvents(); // waits for the writer, then emits eventStored for what it committed
     void recordArtifacts();
     void finish(TaskStatus status, const std::string& reason, const std::string& error);
     void fail(const std::string& reason, const std::string& error) { finish(TaskStatus::Failed, reason, error); }
@@ -121,6 +129,7 @@ private:
     StopCause m_stopCause = StopCause::None;
     std::string m_stopWhy;
     std::uint64_t m_nextSeq = 1;
+    std::deque<std::pair<std::uint64_t, nlohmann::json>> m_uncommitted; // seq, event: stored, not committed
     std::optional<std::uint64_t> m_lastAgentSeq;
     std::uint64_t m_step = 0;
     std::optional<std::string> m_finishedReason; // task_finished's reason, when the agent sent one

@@ -1,7 +1,7 @@
 // The window over the real control plane: scripted tasks run in the real sandbox, and the test reads what
 // the task list, the timeline and the side panel show, and clicks what a user clicks.
 #include "DesktopFixture.h"
-#include "Store.h"
+#include "SqliteStore.h"
 #include "TaskListModel.h"
 #include "TimelineModel.h"
 #include "TimelineView.h"
@@ -55,10 +55,10 @@ QString runFromBar(DesktopFixture& desk, const QString& workspace, const QString
 // Who decided each approval of the task, in order ("user", "rule", ...), as the store has it.
 QStringList decidedBy(DesktopFixture& desk, const QString& taskId) {
     QStringList by;
-    auto store = warren::control::Store::open((desk.dataDir() + "/warren.db").toStdString());
+    auto store = warren::control::openSqliteStore((desk.dataDir() + "/warren.db").toStdString());
     if (!store)
         return {"cannot open the store: " + QString::fromStdString(store.error().message)};
-    auto approvals = store->approvals(taskId.toStdString());
+    auto approvals = (*store)->approvals(taskId.toStdString());
     for (const auto& approval : approvals ? *approvals : std::vector<warren::control::ApprovalRecord>{})
         by << QString::fromStdString(approval.decidedBy);
     return by;

@@ -1,13 +1,15 @@
 // EventWriter: events appended from any thread reach the database all and in order, flush() is a barrier,
-// readers on their own connections see committed events while the writer works (WAL), and a batch the
-// database refuses is reported, costing only its offending rows.
+// readers on their own connections see committed events while the writer works (WAL), a batch the
+// database refuses is reported, costing only its offending rows, and its owner hears of events only once
+// they are committed.
 
 #include "EventWriter.h"
-#include "Store.h"
+#include "SqliteStore.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <sqlite3.h>
 #include <thread>
@@ -64,11 +66,16 @@ class TestEventWriter : public QObject {
     std::string m_path;
     int m_round = 0;
 
-    Store openStore() {
-        auto store = Store::open(m_path);
+    std::unique_ptr<Store> openStore() { return openSqlite(); }
+    // The implementation itself, for making its writes fail.
+    std::unique_ptr<SqliteStore> openSqlite() {
+        auto store = SqliteStore::open(m_path);
         if (!store)
             qFatal("cannot open the test database: %s", store.error().message.c_str());
         return std::move(store).value();
+    }
+    StoreOpener opener() const {
+        return [path = m_path] { return openSqliteStore(path); };
     }
 
 private slots:
@@ -76,14 +83,14 @@ private slots:
         QVERIFY(m_dir.isValid());
         m_path = m_dir.filePath("warren-" + QString::number(++m_round) + ".db").toStdString();
         auto store = openStore();
-        QVERIFY(store.insertTask(task("t-flood")));
-        QVERIFY(store.insertTask(task("t-other")));
+        QVERIFY(store->insertTask(task("t-flood")));
+        QVERIFY(store->insertTask(task("t-other")));
     }
 
     void manyEventsFromAnotherThreadArriveAllInOrder() {
         constexpr std::uint64_t kCount = 200'000;
         Errors errors;
-        auto writer = EventWriter::open(m_path, errors.callback());
+        auto writer = EventWriter::open(opener(), errors.callback());
         QVERIFY2(writer, writer ? "" : writer.error().message.c_str());
         std::thread producer([&] {
             // Single rows and small runs, interleaved with another task, as a busy agent's stdout gives them.
@@ -106,7 +113,7 @@ private slots:
         QVERIFY(errors.taken().empty());
 
         auto reader = openStore();
-        auto events = reader.events("t-flood");
+        auto events = reader->events("t-flood");
         QVERIFY(events);
         QCOMPARE(events->size(), std::size_t(kCount));
         for (std::uint64_t i = 0; i < kCount; ++i) {
@@ -114,13 +121,13 @@ private slots:
                 QFAIL(qPrintable(QString("event %1 has seq %2").arg(i).arg(events->at(i).seq)));
         }
         QCOMPARE(events->back().body, eventRow("t-flood", kCount).body);
-        auto others = reader.lastSeq("t-other");
+        auto others = reader->lastSeq("t-other");
         QVERIFY(others);
         QCOMPARE((*writer)->written(), kCount + *others);
     }
 
     void flushIsABarrier() {
-        auto writer = EventWriter::open(m_path);
+        auto writer = EventWriter::open(opener());
         QVERIFY(writer);
         auto reader = openStore();
         std::uint64_t seq = 0;
@@ -131,7 +138,7 @@ private slots:
             (*writer)->append(std::move(rows));
             (*writer)->flush();
             // Everything appended before flush() is committed and visible to another connection.
-            auto last = reader.lastSeq("t-flood");
+            auto last = reader->lastSeq("t-flood");
             QVERIFY(last);
             QCOMPARE(*last, seq);
             QCOMPARE((*writer)->written(), seq);
@@ -142,20 +149,20 @@ private slots:
 
     void destroyingTheWriterStoresWhatIsQueued() {
         {
-            auto writer = EventWriter::open(m_path);
+            auto writer = EventWriter::open(opener());
             QVERIFY(writer);
             for (std::uint64_t seq = 1; seq <= 10'000; ++seq)
                 (*writer)->append(eventRow("t-flood", seq));
         }
         auto reader = openStore();
-        auto last = reader.lastSeq("t-flood");
+        auto last = reader->lastSeq("t-flood");
         QVERIFY(last);
         QCOMPARE(*last, std::uint64_t(10'000));
     }
 
     void readersSeeCommittedEventsWhileTheWriterRuns() {
         constexpr std::uint64_t kCount = 100'000;
-        auto writer = EventWriter::open(m_path);
+        auto writer = EventWriter::open(opener());
         QVERIFY(writer);
         std::atomic<bool> producing = true;
         std::thread producer([&] {
@@ -170,10 +177,10 @@ private slots:
         while (producing || previous < kCount) {
             if (!producing)
                 (*writer)->flush();
-            auto last = reader.lastSeq("t-flood");
+            auto last = reader->lastSeq("t-flood");
             QVERIFY2(last, last ? "" : last.error().message.c_str());
             QVERIFY(*last >= previous);
-            auto tail = reader.events("t-flood", previous);
+            auto tail = reader->events("t-flood", previous);
             QVERIFY2(tail, tail ? "" : tail.error().message.c_str());
             for (const auto& row : *tail)
                 QCOMPARE(row.seq, ++previous);
@@ -186,7 +193,7 @@ private slots:
 
     void aRefusedBatchIsReportedAndLosesOnlyItsBadRows() {
         Errors errors;
-        auto writer = EventWriter::open(m_path, errors.callback());
+        auto writer = EventWriter::open(opener(), errors.callback());
         QVERIFY(writer);
         (*writer)->append(std::vector<EventRow>{eventRow("t-flood", 1), eventRow("t-flood", 2)});
         (*writer)->flush();
@@ -202,7 +209,7 @@ private slots:
         QVERIFY2(messages[0].find("seq 2") != std::string::npos, messages[0].c_str());
 
         auto reader = openStore();
-        auto events = reader.events("t-flood");
+        auto events = reader->events("t-flood");
         QVERIFY(events);
         std::vector<std::uint64_t> seqs;
         for (const auto& row : *events)
@@ -213,11 +220,11 @@ private slots:
 
     void aBatchThatCannotBeWrittenIsDroppedAfterARetryAndReported() {
         Errors errors;
-        auto writer = EventWriter::open(m_path, errors.callback());
+        auto writer = EventWriter::open(opener(), errors.callback());
         QVERIFY(writer);
         // Stands in for a full disk: a failure that is not about the rows' content.
-        auto store = openStore();
-        QCOMPARE(sqlite3_exec(store.handle(),
+        auto store = openSqlite();
+        QCOMPARE(sqlite3_exec(store->handle(),
                               "CREATE TRIGGER refuse BEFORE INSERT ON events BEGIN "
                               "SELECT RAISE(ABORT, 'database or disk is full (simulated)'); END",
                               nullptr, nullptr, nullptr),
@@ -231,18 +238,82 @@ private slots:
         QCOMPARE((*writer)->written(), std::uint64_t(0));
 
         // The writer carries on once the disk has room again.
-        QCOMPARE(sqlite3_exec(store.handle(), "DROP TRIGGER refuse", nullptr, nullptr, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(store->handle(), "DROP TRIGGER refuse", nullptr, nullptr, nullptr), SQLITE_OK);
         (*writer)->append(eventRow("t-flood", 3));
         (*writer)->flush();
         QCOMPARE((*writer)->written(), std::uint64_t(1));
-        auto events = store.events("t-flood");
+        auto events = openStore()->events("t-flood");
         QVERIFY(events);
         QCOMPARE(events->size(), std::size_t(1));
         QCOMPARE(events->at(0).seq, std::uint64_t(3));
     }
 
+    // The owner hears of events once the database has them, never when they are only queued: while another
+    // connection holds the write lock, nothing is told or taken; afterwards every row once, in order, and
+    // each is in the database by the time it is taken.
+    void committedEventsAreToldOnlyAfterTheirCommit() {
+        std::atomic<int> told = 0;
+        auto writer = EventWriter::open(opener(), {}, [&] { ++told; });
+        QVERIFY(writer);
+        sqlite3* blocker = nullptr;
+        QCOMPARE(sqlite3_open(m_path.c_str(), &blocker), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(blocker, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+        for (std::uint64_t seq = 1; seq <= 100; ++seq)
+            (*writer)->append(eventRow("t-flood", seq));
+        std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the writer waits for the lock meanwhile
+        QCOMPARE(told.load(), 0);
+        QVERIFY((*writer)->takeCommitted().empty());
+        QCOMPARE(sqlite3_exec(blocker, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(blocker);
+
+        auto reader = openStore();
+        std::vector<std::uint64_t> taken;
+        for (std::uint64_t seq = 101; seq <= 20'000; ++seq)
+            (*writer)->append(eventRow("t-flood", seq));
+        int takes = 1; // the empty one above
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (taken.size() < 20'000 && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            ++takes;
+            for (const auto& event : (*writer)->takeCommitted()) {
+                QCOMPARE(event.taskId, std::string("t-flood"));
+                taken.push_back(event.seq);
+            }
+            if (taken.empty())
+                continue;
+            auto last = reader->lastSeq("t-flood");
+            QVERIFY(last);
+            QVERIFY2(*last >= taken.back(), qPrintable(QString("seq %1 was taken before it was in the database (last "
+                                                               "stored %2)")
+                                                           .arg(taken.back())
+                                                           .arg(*last)));
+        }
+        QCOMPARE(taken.size(), std::size_t(20'000));
+        for (std::size_t i = 0; i < taken.size(); ++i)
+            QCOMPARE(taken[i], std::uint64_t(i + 1));
+        QVERIFY(told.load() >= 1);
+        QVERIFY(told.load() <= takes); // told once until the owner takes, not once per batch
+    }
+
+    // flush() is also a barrier for takeCommitted(); rows the database refused are never among them.
+    void refusedRowsAreNeverTakenAsCommitted() {
+        auto writer = EventWriter::open(opener(), [](std::string) {}, [] {});
+        QVERIFY(writer);
+        (*writer)->append(std::vector<EventRow>{eventRow("t-flood", 1), eventRow("t-flood", 2)});
+        (*writer)->append(std::vector<EventRow>{eventRow("t-flood", 3), eventRow("t-flood", 2),
+                                                eventRow("t-ghost", 1), eventRow("t-other", 1)});
+        (*writer)->flush();
+        std::vector<std::pair<std::string, std::uint64_t>> taken;
+        for (const auto& event : (*writer)->takeCommitted())
+            taken.emplace_back(event.taskId, event.seq);
+        const std::vector<std::pair<std::string, std::uint64_t>> expected = {
+            {"t-flood", 1}, {"t-flood", 2}, {"t-flood", 3}, {"t-other", 1}};
+        QCOMPARE(taken, expected);
+        QVERIFY((*writer)->takeCommitted().empty());
+    }
+
     void openReportsAMissingDirectory() {
-        auto writer = EventWriter::open(m_dir.filePath("nowhere/warren.db").toStdString());
+        auto writer = EventWriter::open([path = m_dir.filePath("nowhere/warren.db").toStdString()] { return openSqliteStore(path); });
         QVERIFY(!writer);
         QVERIFY2(writer.error().message.find("does not exist") != std::string::npos,
                  writer.error().message.c_str());

@@ -1,7 +1,7 @@
 // Settings: what is valid (model, presets, concurrency, sandbox), the recent-workspace list, and a round
 // trip through a real warren.db.
 #include "Settings.h"
-#include "Store.h"
+#include "SqliteStore.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -130,8 +130,9 @@ void TestSettings::recentWorkspacesMoveToTheFront() {
 
 void TestSettings::roundTripThroughTheStore() {
     QTemporaryDir dir;
-    auto store = warren::control::Store::open(dir.filePath("warren.db").toStdString());
-    QVERIFY(bool(store));
+    auto opened = warren::control::openSqliteStore(dir.filePath("warren.db").toStdString());
+    QVERIFY(bool(opened));
+    warren::control::Store* store = opened->get();
     auto defaults = warren::control::loadSettings(*store);
     QVERIFY(bool(defaults));
     QCOMPARE(*defaults, Settings{});
@@ -162,8 +163,9 @@ void TestSettings::roundTripThroughTheStore() {
 
 void TestSettings::damagedRowIsReported() {
     QTemporaryDir dir;
-    auto store = warren::control::Store::open(dir.filePath("warren.db").toStdString());
-    QVERIFY(bool(store));
+    auto opened = warren::control::openSqliteStore(dir.filePath("warren.db").toStdString());
+    QVERIFY(bool(opened));
+    warren::control::Store* store = opened->get();
     QVERIFY(bool(store->setSetting("tasks.presets", "{not a list")));
     const auto loaded = warren::control::loadSettings(*store);
     QVERIFY(!loaded);
@@ -183,8 +185,9 @@ void TestSettings::damagedSandboxRowIsReported() {
     QFETCH(QString, key);
     QFETCH(QString, value);
     QTemporaryDir dir;
-    auto store = warren::control::Store::open(dir.filePath("warren.db").toStdString());
-    QVERIFY(bool(store));
+    auto opened = warren::control::openSqliteStore(dir.filePath("warren.db").toStdString());
+    QVERIFY(bool(opened));
+    warren::control::Store* store = opened->get();
     QVERIFY(bool(store->setSetting(key.toStdString(), value.toStdString())));
     const auto loaded = warren::control::loadSettings(*store);
     QVERIFY(!loaded);

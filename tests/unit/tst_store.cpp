@@ -4,7 +4,7 @@
 
 #include "MemoryQuery.h"
 #include "Migrations.h"
-#include "Store.h"
+#include "SqliteStore.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -78,8 +78,10 @@ class TestStore : public QObject {
     QTemporaryDir m_dir;
     std::string m_path;
 
-    Store openStore() {
-        auto store = Store::open(m_path);
+    std::unique_ptr<Store> openStore() { return openSqlite(); }
+    // The implementation itself, for what only SQLite has: its pragmas and its schema table.
+    std::unique_ptr<SqliteStore> openSqlite() {
+        auto store = SqliteStore::open(m_path);
         if (!store)
             qFatal("cannot open the test database: %s", store.error().message.c_str());
         return std::move(store).value();
@@ -97,21 +99,21 @@ private slots:
     // ---- opening and migrations
 
     void migratesAnEmptyFileToTheLatestVersion() {
-        auto store = openStore();
-        QCOMPARE(store.schemaVersion(), latestSchemaVersion());
-        QCOMPARE(userVersion(store.handle()), latestSchemaVersion());
+        auto store = openSqlite();
+        QCOMPARE(store->schemaVersion(), latestSchemaVersion());
+        QCOMPARE(userVersion(store->handle()), latestSchemaVersion());
         for (const char* table : {"tasks", "events", "approvals", "artifacts", "memories", "memories_fts", "settings"})
-            QVERIFY2(hasTable(store.handle(), table), table);
+            QVERIFY2(hasTable(store->handle(), table), table);
     }
 
     void opensInWalModeWithForeignKeys() {
-        auto store = openStore();
+        auto store = openSqlite();
         sqlite3_stmt* statement = nullptr;
-        sqlite3_prepare_v2(store.handle(), "PRAGMA journal_mode", -1, &statement, nullptr);
+        sqlite3_prepare_v2(store->handle(), "PRAGMA journal_mode", -1, &statement, nullptr);
         QCOMPARE(sqlite3_step(statement), SQLITE_ROW);
         QCOMPARE(QByteArray(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0))), QByteArray("wal"));
         sqlite3_finalize(statement);
-        sqlite3_prepare_v2(store.handle(), "PRAGMA foreign_keys", -1, &statement, nullptr);
+        sqlite3_prepare_v2(store->handle(), "PRAGMA foreign_keys", -1, &statement, nullptr);
         QCOMPARE(sqlite3_step(statement), SQLITE_ROW);
         QCOMPARE(sqlite3_column_int(statement, 0), 1);
         sqlite3_finalize(statement);
@@ -120,12 +122,12 @@ private slots:
     void reopeningIsIdempotent() {
         {
             auto store = openStore();
-            QVERIFY(store.insertTask(sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z")));
+            QVERIFY(store->insertTask(sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z")));
         }
         for (int i = 0; i < 2; ++i) {
             auto store = openStore();
-            QCOMPARE(store.schemaVersion(), latestSchemaVersion());
-            auto tasks = store.tasks();
+            QCOMPARE(store->schemaVersion(), latestSchemaVersion());
+            auto tasks = store->tasks();
             QVERIFY(tasks);
             QCOMPARE(tasks->size(), std::size_t(1));
         }
@@ -133,11 +135,11 @@ private slots:
 
     void refusesADatabaseNewerThanTheBuild() {
         {
-            auto store = openStore();
+            auto store = openSqlite();
             const std::string bump = "PRAGMA user_version = " + std::to_string(latestSchemaVersion() + 1);
-            QCOMPARE(sqlite3_exec(store.handle(), bump.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+            QCOMPARE(sqlite3_exec(store->handle(), bump.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
         }
-        auto store = Store::open(m_path);
+        auto store = openSqliteStore(m_path);
         QVERIFY(!store);
         const auto& message = store.error().message;
         QVERIFY2(message.find(m_path) != std::string::npos, message.c_str());
@@ -147,7 +149,7 @@ private slots:
 
     void refusesAFileThatIsNotADatabase() {
         std::ofstream(m_path) << std::string(8192, 'x') << "\nthis is a text file, not SQLite\n";
-        auto store = Store::open(m_path);
+        auto store = openSqliteStore(m_path);
         QVERIFY(!store);
         const auto& message = store.error().message;
         QVERIFY2(message.find(m_path) != std::string::npos, message.c_str());
@@ -157,7 +159,7 @@ private slots:
 
     void refusesAMissingDirectory() {
         const std::string path = m_dir.filePath("missing/warren.db").toStdString();
-        auto store = Store::open(path);
+        auto store = openSqliteStore(path);
         QVERIFY(!store);
         QCOMPARE(store.error().code, ErrorCode::NotFound);
         QVERIFY2(store.error().message.find("does not exist") != std::string::npos, store.error().message.c_str());
@@ -224,8 +226,8 @@ private slots:
         auto store = openStore();
         auto first = sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z");
         auto second = sampleTask("t-000000000002", "2026-01-02T00:00:00.000Z");
-        QVERIFY(store.insertTask(first));
-        QVERIFY(store.insertTask(second));
+        QVERIFY(store->insertTask(first));
+        QVERIFY(store->insertTask(second));
 
         second.status = TaskStatus::Succeeded;
         second.startedAt = "2026-01-02T00:00:01.000Z";
@@ -238,9 +240,9 @@ private slots:
         second.tokensOut = 567;
         second.runs = 2;
         second.createdAt = "1999-01-01T00:00:00.000Z"; // not updated
-        QVERIFY(store.updateTask(second));
+        QVERIFY(store->updateTask(second));
 
-        auto read = store.task(second.id);
+        auto read = store->task(second.id);
         QVERIFY(read && read->has_value());
         const TaskRecord& stored = **read;
         QCOMPARE(stored.status, TaskStatus::Succeeded);
@@ -257,32 +259,32 @@ private slots:
         QCOMPARE(stored.tokensOut, std::uint64_t(567));
         QCOMPARE(stored.runs, std::uint64_t(2));
 
-        auto all = store.tasks();
+        auto all = store->tasks();
         QVERIFY(all);
         QCOMPARE(all->size(), std::size_t(2));
         QCOMPARE(all->at(0).id, second.id); // newest first
         QCOMPARE(all->at(1).id, first.id);
         QCOMPARE(all->at(1).status, TaskStatus::Queued);
 
-        auto queued = store.tasksWithStatus(TaskStatus::Queued);
+        auto queued = store->tasksWithStatus(TaskStatus::Queued);
         QVERIFY(queued);
         QCOMPARE(queued->size(), std::size_t(1));
         QCOMPARE(queued->at(0).id, first.id);
-        auto running = store.tasksWithStatus(TaskStatus::Running);
+        auto running = store->tasksWithStatus(TaskStatus::Running);
         QVERIFY(running && running->empty());
 
-        auto missing = store.task("t-ffffffffffff");
+        auto missing = store->task("t-ffffffffffff");
         QVERIFY(missing && !missing->has_value());
     }
 
     void taskErrorsNameTheTask() {
         auto store = openStore();
         const auto task = sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z");
-        QVERIFY(store.insertTask(task));
-        auto again = store.insertTask(task);
+        QVERIFY(store->insertTask(task));
+        auto again = store->insertTask(task);
         QVERIFY(!again);
         QVERIFY2(again.error().message.find("t-000000000001") != std::string::npos, again.error().message.c_str());
-        auto unknown = store.updateTask(sampleTask("t-000000000009", "2026-01-01T00:00:00.000Z"));
+        auto unknown = store->updateTask(sampleTask("t-000000000009", "2026-01-01T00:00:00.000Z"));
         QVERIFY(!unknown);
         QCOMPARE(unknown.error().code, ErrorCode::NotFound);
         QVERIFY2(unknown.error().message.find("t-000000000009") != std::string::npos,
@@ -293,16 +295,16 @@ private slots:
 
     void eventsComeBackInSeqOrder() {
         auto store = openStore();
-        QVERIFY(store.insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
-        QVERIFY(store.insertTask(sampleTask("t-b", "2026-01-01T00:00:00.000Z")));
+        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
+        QVERIFY(store->insertTask(sampleTask("t-b", "2026-01-01T00:00:00.000Z")));
         std::vector<EventRow> batch;
         for (const std::uint64_t seq : {3u, 1u, 2u})
             batch.push_back(sampleEvent("t-a", seq));
         batch.push_back(sampleEvent("t-b", 1));
-        QVERIFY(store.appendEvents(batch));
-        QVERIFY(store.appendEvents({sampleEvent("t-a", 4), sampleEvent("t-a", 5)}));
+        QVERIFY(store->appendEvents(batch));
+        QVERIFY(store->appendEvents({sampleEvent("t-a", 4), sampleEvent("t-a", 5)}));
 
-        auto events = store.events("t-a");
+        auto events = store->events("t-a");
         QVERIFY(events);
         QCOMPARE(seqsOf(*events), (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));
         const EventRow& third = events->at(2);
@@ -315,49 +317,49 @@ private slots:
         QCOMPARE(third.body, expected.body);
         QCOMPARE(events->at(1).tool, std::string()); // no tool stays empty
 
-        auto after = store.events("t-a", 2, 2);
+        auto after = store->events("t-a", 2, 2);
         QVERIFY(after);
         QCOMPARE(seqsOf(*after), (std::vector<std::uint64_t>{3, 4}));
-        auto past = store.events("t-a", 5);
+        auto past = store->events("t-a", 5);
         QVERIFY(past && past->empty());
-        auto other = store.events("t-b");
+        auto other = store->events("t-b");
         QVERIFY(other);
         QCOMPARE(seqsOf(*other), (std::vector<std::uint64_t>{1}));
 
-        auto last = store.lastSeq("t-a");
+        auto last = store->lastSeq("t-a");
         QVERIFY(last);
         QCOMPARE(*last, std::uint64_t(5));
-        auto none = store.lastSeq("t-none");
+        auto none = store->lastSeq("t-none");
         QVERIFY(none);
         QCOMPARE(*none, std::uint64_t(0));
     }
 
     void aRepeatedSeqRefusesTheWholeBatch() {
         auto store = openStore();
-        QVERIFY(store.insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
-        QVERIFY(store.appendEvents({sampleEvent("t-a", 1), sampleEvent("t-a", 2)}));
+        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
+        QVERIFY(store->appendEvents({sampleEvent("t-a", 1), sampleEvent("t-a", 2)}));
 
-        auto repeated = store.appendEvents({sampleEvent("t-a", 3), sampleEvent("t-a", 4), sampleEvent("t-a", 2)});
+        auto repeated = store->appendEvents({sampleEvent("t-a", 3), sampleEvent("t-a", 4), sampleEvent("t-a", 2)});
         QVERIFY(!repeated);
         const auto& message = repeated.error().message;
         QVERIFY2(message.find("seq 2") != std::string::npos, message.c_str());
         QVERIFY2(message.find("t-a") != std::string::npos, message.c_str());
 
-        auto withinBatch = store.appendEvents({sampleEvent("t-a", 5), sampleEvent("t-a", 5)});
+        auto withinBatch = store->appendEvents({sampleEvent("t-a", 5), sampleEvent("t-a", 5)});
         QVERIFY(!withinBatch);
         QVERIFY2(withinBatch.error().message.find("seq 5") != std::string::npos,
                  withinBatch.error().message.c_str());
 
-        auto events = store.events("t-a");
+        auto events = store->events("t-a");
         QVERIFY(events);
         QCOMPARE(seqsOf(*events), (std::vector<std::uint64_t>{1, 2})); // nothing of either batch
         // The connection is usable afterwards: the failed transactions were rolled back.
-        QVERIFY(store.appendEvents({sampleEvent("t-a", 3)}));
+        QVERIFY(store->appendEvents({sampleEvent("t-a", 3)}));
     }
 
     void eventsOfAnUnknownTaskAreRefused() {
         auto store = openStore();
-        auto refused = store.appendEvents({sampleEvent("t-ghost", 1)});
+        auto refused = store->appendEvents({sampleEvent("t-ghost", 1)});
         QVERIFY(!refused);
         QVERIFY2(refused.error().message.find("t-ghost") != std::string::npos, refused.error().message.c_str());
         QVERIFY2(refused.error().message.find("add the task first") != std::string::npos,
@@ -368,17 +370,17 @@ private slots:
 
     void approvalsRoundTrip() {
         auto store = openStore();
-        QVERIFY(store.insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
+        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
         ApprovalRecord asked{"t-a", "call-1", "shell", "{\"command\":\"rm -rf build\"}", "risky tool",
                              "2026-01-01T00:00:01.000Z", std::nullopt, "", "", ""};
         ApprovalRecord second = asked;
         second.callId = "call-2";
         second.requestedAt = "2026-01-01T00:00:02.000Z";
-        QVERIFY(store.insertApproval(asked));
-        QVERIFY(store.insertApproval(second));
-        QVERIFY(!store.insertApproval(asked)); // asked once only
+        QVERIFY(store->insertApproval(asked));
+        QVERIFY(store->insertApproval(second));
+        QVERIFY(!store->insertApproval(asked)); // asked once only
 
-        auto pending = store.approvals("t-a");
+        auto pending = store->approvals("t-a");
         QVERIFY(pending);
         QCOMPARE(pending->size(), std::size_t(2));
         QCOMPARE(pending->at(0).callId, std::string("call-1"));
@@ -391,9 +393,9 @@ private slots:
         asked.decidedAt = "2026-01-01T00:00:05.000Z";
         second.approved = false;
         second.decidedBy = "rule";
-        QVERIFY(store.updateApproval(asked));
-        QVERIFY(store.updateApproval(second));
-        auto decided = store.approvals("t-a");
+        QVERIFY(store->updateApproval(asked));
+        QVERIFY(store->updateApproval(second));
+        auto decided = store->approvals("t-a");
         QVERIFY(decided);
         QCOMPARE(decided->at(0).approved, std::optional<bool>(true));
         QCOMPARE(decided->at(0).decidedBy, std::string("user"));
@@ -403,39 +405,39 @@ private slots:
 
         ApprovalRecord never = asked;
         never.callId = "call-9";
-        auto unknown = store.updateApproval(never);
+        auto unknown = store->updateApproval(never);
         QVERIFY(!unknown);
         QCOMPARE(unknown.error().code, ErrorCode::NotFound);
     }
 
     void artifactsRoundTrip() {
         auto store = openStore();
-        QVERIFY(store.insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
-        QVERIFY(store.putArtifact({"t-a", "report.md", 10, "aa"}));
-        QVERIFY(store.putArtifact({"t-a", "data/out.csv", 20, "bb"}));
-        QVERIFY(store.putArtifact({"t-a", "report.md", 30, "cc"})); // same path replaces
-        auto artifacts = store.artifacts("t-a");
+        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
+        QVERIFY(store->putArtifact({"t-a", "report.md", 10, "aa"}));
+        QVERIFY(store->putArtifact({"t-a", "data/out.csv", 20, "bb"}));
+        QVERIFY(store->putArtifact({"t-a", "report.md", 30, "cc"})); // same path replaces
+        auto artifacts = store->artifacts("t-a");
         QVERIFY(artifacts);
         QCOMPARE(artifacts->size(), std::size_t(2));
         QCOMPARE(artifacts->at(0).path, std::string("data/out.csv"));
         QCOMPARE(artifacts->at(1).path, std::string("report.md"));
         QCOMPARE(artifacts->at(1).bytes, std::uint64_t(30));
         QCOMPARE(artifacts->at(1).sha256, std::string("cc"));
-        QVERIFY(!store.putArtifact({"t-ghost", "x", 1, "dd"}));
+        QVERIFY(!store->putArtifact({"t-ghost", "x", 1, "dd"}));
     }
 
     void settingsRoundTrip() {
         auto store = openStore();
-        auto missing = store.setting("ui.theme");
+        auto missing = store->setting("ui.theme");
         QVERIFY(missing && !missing->has_value());
-        QVERIFY(store.setSetting("ui.theme", "\"dark\""));
-        QVERIFY(store.setSetting("ui.theme", "\"light\""));
-        auto theme = store.setting("ui.theme");
+        QVERIFY(store->setSetting("ui.theme", "\"dark\""));
+        QVERIFY(store->setSetting("ui.theme", "\"light\""));
+        auto theme = store->setting("ui.theme");
         QVERIFY(theme && theme->has_value());
         QCOMPARE(**theme, std::string("\"light\""));
         {
             auto reopened = openStore();
-            auto again = reopened.setting("ui.theme");
+            auto again = reopened->setting("ui.theme");
             QVERIFY(again && again->has_value());
             QCOMPARE(**again, std::string("\"light\""));
         }
@@ -445,52 +447,52 @@ private slots:
 
     void memoriesAreConfinedToTheirPrefix() {
         auto store = openStore();
-        QVERIFY(store.memoryPut("alice/", "notes", "plan", "the secret launch plan"));
-        auto own = store.memoryGet("alice/", "notes", "plan");
+        QVERIFY(store->memoryPut("alice/", "notes", "plan", "the secret launch plan"));
+        auto own = store->memoryGet("alice/", "notes", "plan");
         QVERIFY(own && own->has_value());
         QCOMPARE(**own, std::string("the secret launch plan"));
 
         for (const std::string prefix : {"bob/", "alice", "alice/x", "ALICE/", "%", "alice%", "_lice/"}) {
-            auto other = store.memoryGet(prefix, "notes", "plan");
+            auto other = store->memoryGet(prefix, "notes", "plan");
             QVERIFY(other);
             QVERIFY2(!other->has_value(), prefix.c_str());
             for (bool ranked : {true, false}) {
-                auto found = store.memorySearch(prefix, "secret", 10, ranked);
+                auto found = store->memorySearch(prefix, "secret", 10, ranked);
                 QVERIFY(found);
                 QVERIFY2(found->empty(), prefix.c_str());
             }
-            auto everything = store.memorySearch(prefix, "", 10, false);
+            auto everything = store->memorySearch(prefix, "", 10, false);
             QVERIFY(everything && everything->empty());
         }
 
         // The same key under another prefix is another entry, and writing it leaves alice's alone.
-        QVERIFY(store.memoryPut("bob/", "notes", "plan", "bob's plan"));
-        auto stillAlice = store.memoryGet("alice/", "notes", "plan");
+        QVERIFY(store->memoryPut("bob/", "notes", "plan", "bob's plan"));
+        auto stillAlice = store->memoryGet("alice/", "notes", "plan");
         QVERIFY(stillAlice && stillAlice->has_value());
         QCOMPARE(**stillAlice, std::string("the secret launch plan"));
-        auto bobs = store.memorySearch("bob/", "plan", 10, true);
+        auto bobs = store->memorySearch("bob/", "plan", 10, true);
         QVERIFY(bobs);
         QCOMPARE(bobs->size(), std::size_t(1));
         QCOMPARE(bobs->at(0).value, std::string("bob's plan"));
 
-        auto empty = store.memoryPut("", "notes", "plan", "x");
+        auto empty = store->memoryPut("", "notes", "plan", "x");
         QVERIFY(!empty);
         QCOMPARE(empty.error().code, ErrorCode::InvalidArgument);
     }
 
     void memoryPutReplacesAndKeepsTheIndexInStep() {
         auto store = openStore();
-        QVERIFY(store.memoryPut("p/", "ns", "k", "apples"));
-        QVERIFY(store.memoryPut("p/", "ns", "k", "oranges"));
-        auto value = store.memoryGet("p/", "ns", "k");
+        QVERIFY(store->memoryPut("p/", "ns", "k", "apples"));
+        QVERIFY(store->memoryPut("p/", "ns", "k", "oranges"));
+        auto value = store->memoryGet("p/", "ns", "k");
         QVERIFY(value && value->has_value());
         QCOMPARE(**value, std::string("oranges"));
-        auto old = store.memorySearch("p/", "apples", 10, true);
+        auto old = store->memorySearch("p/", "apples", 10, true);
         QVERIFY(old && old->empty());
-        auto current = store.memorySearch("p/", "oranges", 10, true);
+        auto current = store->memorySearch("p/", "oranges", 10, true);
         QVERIFY(current);
         QCOMPARE(keysOf(*current), QStringList{"ns/k"});
-        auto check = store.integrityCheck();
+        auto check = store->integrityCheck();
         QVERIFY(check);
         QCOMPARE(*check, std::string("ok"));
     }
@@ -533,13 +535,13 @@ private slots:
         QFETCH(int, limit);
         QFETCH(QStringList, expected);
         auto store = openStore();
-        QVERIFY(store.memoryPut("me/", "ops", "deploy", "deploy the server with ansible, then restart the server"));
-        QVERIFY(store.memoryPut("me/", "ops", "inventory", "ansible inventory lives in hosts.ini"));
-        QVERIFY(store.memoryPut("me/", "web", "nginx", "the proxy serves 100% of traffic"));
-        QVERIFY(store.memoryPut("me/", "misc", "under", "names like a_b are snake case"));
-        QVERIFY(store.memoryPut("me/", "misc", "path", "windows paths like c:\\tmp"));
-        QVERIFY(store.memoryPut("someone-else/", "ops", "deploy", "ansible server ansible server nginx 100% a_b"));
-        auto found = store.memorySearch("me/", query.toStdString(), static_cast<std::uint64_t>(limit), ranked);
+        QVERIFY(store->memoryPut("me/", "ops", "deploy", "deploy the server with ansible, then restart the server"));
+        QVERIFY(store->memoryPut("me/", "ops", "inventory", "ansible inventory lives in hosts.ini"));
+        QVERIFY(store->memoryPut("me/", "web", "nginx", "the proxy serves 100% of traffic"));
+        QVERIFY(store->memoryPut("me/", "misc", "under", "names like a_b are snake case"));
+        QVERIFY(store->memoryPut("me/", "misc", "path", "windows paths like c:\\tmp"));
+        QVERIFY(store->memoryPut("someone-else/", "ops", "deploy", "ansible server ansible server nginx 100% a_b"));
+        auto found = store->memorySearch("me/", query.toStdString(), static_cast<std::uint64_t>(limit), ranked);
         QVERIFY2(found, found ? "" : found.error().message.c_str());
         QCOMPARE(keysOf(*found), expected);
     }
@@ -580,14 +582,14 @@ private slots:
 
     void integrityCheckIsOkAfterUse() {
         auto store = openStore();
-        QVERIFY(store.insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
+        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
         std::vector<EventRow> events;
         for (std::uint64_t seq = 1; seq <= 1000; ++seq)
             events.push_back(sampleEvent("t-a", seq));
-        QVERIFY(store.appendEvents(events));
+        QVERIFY(store->appendEvents(events));
         for (int i = 0; i < 50; ++i)
-            QVERIFY(store.memoryPut("p/", "ns", "k" + std::to_string(i % 10), "value " + std::to_string(i)));
-        auto check = store.integrityCheck();
+            QVERIFY(store->memoryPut("p/", "ns", "k" + std::to_string(i % 10), "value " + std::to_string(i)));
+        auto check = store->integrityCheck();
         QVERIFY(check);
         QCOMPARE(*check, std::string("ok"));
     }

@@ -3,7 +3,7 @@
 
 #include "Methods.h"
 #include "ScriptedProvider.h"
-#include "Store.h"
+#include "SqliteStore.h"
 #include "TaskToken.h"
 #include "ToolProxy.h"
 
@@ -26,8 +26,8 @@ struct Harness {
     std::int64_t nextId = 100; // request ids are unique within an agent's run, as the agent makes them
 
     explicit Harness(ToolProxy::Settings settings, std::vector<json> turns = {}) {
-        auto opened = Store::open(dir.filePath("warren.db").toStdString());
-        store = std::make_unique<Store>(std::move(*opened));
+        auto opened = openSqliteStore(dir.filePath("warren.db").toStdString());
+        store = std::move(*opened);
         TaskRecord task;
         task.id = settings.taskId;
         task.createdAt = "2026-11-29T10:00:00.000Z";

@@ -52,6 +52,10 @@ void Statement::bind(int index, std::optional<bool> value) {
         sqlite3_bind_null(m_statement, index);
 }
 
+void Statement::bindNull(int index) {
+    sqlite3_bind_null(m_statement, index);
+}
+
 int Statement::step() {
     return sqlite3_step(m_statement);
 }

@@ -1,8 +1,8 @@
 #pragma once
-// One prepared SQLite statement, owned: binds by 1-based index, steps, reads columns and resets. The Store
-// and the migrations keep statements prepared once and reused, which is most of the speed of a batched
-// insert. Unsigned values are stored as SQLite's signed 64-bit integers; values above INT64_MAX are
-// clamped (no seq, count or token total comes near).
+// One prepared SQLite statement, owned: binds by 1-based index, steps, reads columns and resets. The
+// SqliteConnection keeps statements prepared once and reused (Query is how the store uses them), which is
+// most of the speed of a batched insert. Unsigned values are stored as SQLite's signed 64-bit integers;
+// values above INT64_MAX are clamped (no seq, count or token total comes near).
 
 #include "Result.h"
 
@@ -29,6 +29,7 @@ public:
     void bind(int index, std::string_view text);
     void bind(int index, std::uint64_t value);
     void bind(int index, std::optional<bool> value); // NULL when nullopt
+    void bindNull(int index);
 
     // SQLITE_ROW, SQLITE_DONE or an error code (the connection's message: sqlite3_errmsg).
     int step();

@@ -1,0 +1,102 @@
+// SqliteStore: the tasks table.
+
+#include "SqliteStore.h"
+
+#include <sqlite3.h>
+#include <string_view>
+
+namespace warren::control {
+
+namespace {
+
+constexpr const char* kInsertTask = "INSERT INTO tasks (prompt, workspace, spec, status, started_at, "
+                                    "finished_at, finish_reason, summary, error, "
+                                    "steps, tokens_in, tokens_out, runs, id, created_at) VALUES (?1, ?2, ?3, "
+                                    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+                                    "?12, ?13, ?14, ?15)";
+constexpr const char* kUpdateTask = "UPDATE tasks SET prompt = ?1, workspace = ?2, spec = ?3, status = ?4, "
+                                    "started_at = ?5, finished_at = ?6, "
+                                    "finish_reason = ?7, summary = ?8, error = ?9, steps = ?10, tokens_in = "
+                                    "?11, tokens_out = ?12, runs = ?13 "
+                                    "WHERE id = ?14";
+constexpr const char* kSelectTask =
+    "SELECT id, prompt, workspace, spec, status, created_at, started_at, "
+    "finished_at, finish_reason, summary, error, steps, tokens_in, tokens_out, "
+    "runs FROM tasks WHERE id = ?1";
+// Newest first; rowid breaks ties between tasks created in the same millisecond.
+constexpr const char* kSelectTasks =
+    "SELECT id, prompt, workspace, spec, status, created_at, started_at, "
+    "finished_at, finish_reason, summary, error, steps, tokens_in, tokens_out, "
+    "runs FROM tasks ORDER BY created_at DESC, rowid DESC";
+constexpr const char* kSelectTasksWithStatus = "SELECT id, prompt, workspace, spec, status, created_at, "
+                                               "started_at, finished_at, finish_reason, summary, "
+                                               "error, steps, tokens_in, tokens_out, runs FROM tasks WHERE "
+                                               "status = ?1 ORDER BY created_at DESC, rowid DESC";
+
+TaskRecord readTask(const Statement& row) {
+    TaskRecord task;
+    task.id = row.text(0);
+    task.prompt = row.text(1);
+    task.workspace = row.text(2);
+    task.spec = row.text(3);
+    // The CHECK constraint keeps unknown names out.
+    task.status = taskStatusFromName(row.text(4)).value_or(TaskStatus::Failed);
+    task.createdAt = row.text(5);
+    task.startedAt = row.text(6);
+    task.finishedAt = row.text(7);
+    task.finishReason = row.text(8);
+    task.summary = row.text(9);
+    task.error = row.text(10);
+    task.steps = row.uint(11);
+    task.tokensIn = row.uint(12);
+    task.tokensOut = row.uint(13);
+    task.runs = row.uint(14);
+    return task;
+}
+
+// Every column but id and created_at as ?1 to ?13, then id (?14): insert binds created_at after it (?15).
+Query& bindTask(Query& query, const TaskRecord& task) {
+    return query.bind(task.prompt, task.workspace, task.spec, std::string_view(taskStatusName(task.status)),
+                      task.startedAt, task.finishedAt, task.finishReason, task.summary, task.error,
+                      task.steps, task.tokensIn, task.tokensOut, task.runs, task.id);
+}
+
+} // namespace
+
+Status SqliteStore::insertTask(const TaskRecord& task) {
+    auto insert = m_db.query(kInsertTask);
+    bindTask(insert, task);
+    return insert.bind(task.createdAt).runOr([&](int code) {
+        if (code == SQLITE_CONSTRAINT_PRIMARYKEY)
+            return makeError(ErrorCode::InvalidArgument,
+                             "cannot add task " + task.id + ": a task with that id already exists");
+        return m_db.failure("add task " + task.id);
+    });
+}
+
+Status SqliteStore::updateTask(const TaskRecord& task) {
+    auto update = m_db.query(kUpdateTask);
+    auto changed = bindTask(update, task).changes("update task " + task.id);
+    if (!changed)
+        return changed.error();
+    if (*changed == 0)
+        return makeError(ErrorCode::NotFound,
+                         "cannot update task " + task.id + ": no such task in " + m_db.path());
+    return Ok{};
+}
+
+Result<std::optional<TaskRecord>> SqliteStore::task(const std::string& id) {
+    return m_db.query(kSelectTask).bind(id).one("read task " + id, readTask);
+}
+
+Result<std::vector<TaskRecord>> SqliteStore::tasks() {
+    return m_db.query(kSelectTasks).all("list the tasks", readTask);
+}
+
+Result<std::vector<TaskRecord>> SqliteStore::tasksWithStatus(TaskStatus status) {
+    return m_db.query(kSelectTasksWithStatus)
+        .bind(std::string_view(taskStatusName(status)))
+        .all(std::string("list the ") + taskStatusName(status) + " tasks", readTask);
+}
+
+} // namespace warren::control
