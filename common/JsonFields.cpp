@@ -1,5 +1,8 @@
 #include "JsonFields.h"
 
+#include <algorithm>
+#include <set>
+
 namespace warren::json_fields {
 
 using nlohmann::json;
@@ -34,14 +37,42 @@ bool nestsDeeperThan(std::string_view text, std::size_t limit) {
     return false;
 }
 
+// A parse callback that remembers the first key repeated within one object.
+class DuplicateKeyCheck {
+public:
+    explicit DuplicateKeyCheck(std::string* duplicate) : m_duplicate(duplicate) {}
+
+    bool operator()(int, json::parse_event_t event, json& parsed) {
+        if (event == json::parse_event_t::object_start)
+            m_open.emplace_back();
+        else if (event == json::parse_event_t::object_end)
+            m_open.pop_back();
+        else if (event == json::parse_event_t::key &&
+                 !m_open.back().insert(parsed.get<std::string>()).second && m_duplicate->empty())
+            *m_duplicate = parsed.get<std::string>();
+        return true;
+    }
+
+private:
+    std::vector<std::set<std::string>> m_open;
+    std::string* m_duplicate;
+};
+
 } // namespace
 
-Result<json> parseJson(std::string_view text) {
+Result<json> parseJson(std::string_view text, ParseOptions options) {
     if (nestsDeeperThan(text, kMaxJsonDepth))
         return makeError(ErrorCode::InvalidArgument,
                          "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels is not accepted");
     try {
-        return json::parse(text);
+        if (!options.rejectDuplicateKeys)
+            return json::parse(text);
+        std::string duplicate;
+        json document = json::parse(text.begin(), text.end(), DuplicateKeyCheck(&duplicate));
+        if (!duplicate.empty())
+            return makeError(ErrorCode::InvalidArgument,
+                             "key \"" + duplicate + "\" appears twice in one object");
+        return document;
     } catch (const json::exception& e) {
         // Mostly parse_error, but a number too large for a double is out_of_range: catch the base.
         // what() is "[json.exception.parse_error.101] parse error at line 1, ...": keep the readable part.
@@ -78,16 +109,27 @@ std::string describeJson(const json& value) {
     }
 }
 
-Status checkKeys(const json& object, std::span<const std::string_view> allowed, const std::string& where) {
+std::optional<std::string> findUnknownKey(const json& object, std::span<const std::string_view> allowed) {
     for (const auto& item : object.items()) {
-        bool known = false;
-        for (const auto key : allowed)
-            known = known || item.key() == key;
-        if (!known)
-            return makeError(ErrorCode::InvalidArgument, (where.empty() ? std::string() : where + ": ") +
-                                                             "unknown key \"" + item.key() + "\"");
+        if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end())
+            return item.key();
     }
-    return Ok{};
+    return std::nullopt;
+}
+
+Status checkKeys(const json& object, std::span<const std::string_view> allowed, const std::string& where,
+                 ListKnown list) {
+    const auto unknown = findUnknownKey(object, allowed);
+    if (!unknown)
+        return Ok{};
+    std::string message = (where.empty() ? std::string() : where + ": ") + "unknown key \"" + *unknown + "\"";
+    if (list == ListKnown::Yes) {
+        std::string known;
+        for (const auto key : allowed)
+            known += (known.empty() ? "" : ", ") + std::string(key);
+        message += " (known: " + known + ")";
+    }
+    return makeError(ErrorCode::InvalidArgument, message);
 }
 
 Status requireObject(const json& value, const std::string& where) {
@@ -125,6 +167,24 @@ Result<bool> getBool(const json& object, const char* key, const std::string& whe
     if (!it->is_boolean())
         return fieldError(where, key, "must be true or false, got " + describeJson(*it));
     return it->get<bool>();
+}
+
+Result<std::int64_t> getInt(const json& object, const char* key, const std::string& where, std::int64_t min,
+                            std::int64_t max) {
+    const auto it = object.find(key);
+    if (it == object.end())
+        return fieldError(where, key, "missing");
+    // Compared as the type nlohmann holds, so that neither a huge unsigned nor a negative wraps around.
+    const bool inRange = (it->is_number_unsigned() && max >= 0 &&
+                          it->get<std::uint64_t>() <= static_cast<std::uint64_t>(max) &&
+                          (min <= 0 || it->get<std::uint64_t>() >= static_cast<std::uint64_t>(min))) ||
+                         (it->is_number_integer() && !it->is_number_unsigned() &&
+                          it->get<std::int64_t>() >= min && it->get<std::int64_t>() <= max);
+    if (!inRange)
+        return fieldError(where, key,
+                          "must be a whole number from " + std::to_string(min) + " to " +
+                              std::to_string(max) + ", got " + describeJson(*it));
+    return it->get<std::int64_t>();
 }
 
 Result<json> getValue(const json& object, const char* key, const std::string& where) {

@@ -21,18 +21,37 @@ namespace warren::json_fields {
 // recurse, and a peer's 8 MiB line of "[[[[..." would otherwise overflow the stack.
 inline constexpr std::size_t kMaxJsonDepth = 128;
 
-// Parses text as one JSON value; the error says where it failed ("at line 1, column 5: ...").
-Result<nlohmann::json> parseJson(std::string_view text);
+struct ParseOptions {
+    // nlohmann keeps the last of two equal keys without a word; a table that must not silently drop a
+    // setting (the seccomp table) refuses them instead.
+    bool rejectDuplicateKeys = false;
+};
+
+// Parses text as one JSON value; the error says where it failed ("at line 1, column 5: ...") or which key
+// appeared twice ("key \"id\" appears twice in one object").
+Result<nlohmann::json> parseJson(std::string_view text, ParseOptions options = {});
 
 // "a string", "an object", "the number 1.5": what a value is, for error messages.
 std::string describeJson(const nlohmann::json& value);
 
-// "where: unknown key \"k\"" for the first key of object not in allowed.
+// The first key of object not in allowed, for a reader that words the error its own way.
+std::optional<std::string> findUnknownKey(const nlohmann::json& object,
+                                          std::span<const std::string_view> allowed);
+inline std::optional<std::string> findUnknownKey(const nlohmann::json& object,
+                                                 std::initializer_list<std::string_view> allowed) {
+    return findUnknownKey(object, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+// Whether the unknown-key message lists the known keys: worth it where a person writes the document.
+enum class ListKnown { No, Yes };
+
+// "where: unknown key \"k\"" for the first key of object not in allowed, followed by
+// " (known: a, b, c)" with ListKnown::Yes.
 Status checkKeys(const nlohmann::json& object, std::span<const std::string_view> allowed,
-                 const std::string& where);
+                 const std::string& where, ListKnown list = ListKnown::No);
 inline Status checkKeys(const nlohmann::json& object, std::initializer_list<std::string_view> allowed,
-                        const std::string& where) {
-    return checkKeys(object, std::span<const std::string_view>(allowed.begin(), allowed.size()), where);
+                        const std::string& where, ListKnown list = ListKnown::No) {
+    return checkKeys(object, std::span<const std::string_view>(allowed.begin(), allowed.size()), where, list);
 }
 
 Status requireObject(const nlohmann::json& value, const std::string& where);
@@ -41,6 +60,9 @@ Status requireObject(const nlohmann::json& value, const std::string& where);
 Result<std::string> getString(const nlohmann::json& object, const char* key, const std::string& where);
 Result<std::uint64_t> getUint(const nlohmann::json& object, const char* key, const std::string& where);
 Result<bool> getBool(const nlohmann::json& object, const char* key, const std::string& where);
+// A whole number from min to max: "must be a whole number from 0 to 5, got the integer 6".
+Result<std::int64_t> getInt(const nlohmann::json& object, const char* key, const std::string& where,
+                            std::int64_t min, std::int64_t max);
 // Any value, or only an object.
 Result<nlohmann::json> getValue(const nlohmann::json& object, const char* key, const std::string& where);
 Result<nlohmann::json> getObject(const nlohmann::json& object, const char* key, const std::string& where);

@@ -1,5 +1,7 @@
 #include "SeccompPolicy.h"
 
+#include "JsonFields.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -66,13 +68,8 @@ constexpr NamedConstant kConstants[] = {
     {"PER_LINUX", u64(PER_LINUX)},
 };
 
-struct NamedErrno {
-    std::string_view name;
-    int value;
-};
-
 // The errnos a deny rule can sensibly return.
-constexpr NamedErrno kErrnos[] = {
+constexpr std::pair<std::string_view, int> kErrnos[] = {
     {"EPERM", EPERM},
     {"EACCES", EACCES},
     {"ENOSYS", ENOSYS},
@@ -192,63 +189,107 @@ std::optional<std::uint64_t> parseExpression(const json& node, std::string& erro
 }
 
 // ---- JSON rows into SeccompRule ----
+// The shared reader (json_fields) checks presence and types; where it fails, the table says what a rule
+// needs instead of what JSON type it wanted, because whoever edits the table reads these messages.
+
+template <typename T, std::size_t N>
+std::optional<T> lookUp(const std::string& name, const std::pair<std::string_view, T> (&choices)[N]) {
+    for (const auto& [known, value] : choices) {
+        if (known == name) {
+            return value;
+        }
+    }
+    return std::nullopt;
+}
+
+constexpr std::pair<std::string_view, SeccompCondition::Op> kOps[] = {
+    {"any_bit", SeccompCondition::Op::AnyBit},
+    {"eq", SeccompCondition::Op::Eq},
+    {"in", SeccompCondition::Op::In},
+    {"not_in", SeccompCondition::Op::NotIn},
+};
+constexpr std::pair<std::string_view, SeccompRule::Action> kActions[] = {
+    {"errno", SeccompRule::Action::Errno},
+    {"kill", SeccompRule::Action::Kill},
+};
+constexpr std::pair<std::string_view, SeccompRule::When> kWhens[] = {
+    {"always", SeccompRule::When::Always},
+    {"network-denied", SeccompRule::When::NetworkDenied},
+};
+
+// The string at key looked up in choices; nullopt when absent, not a string or not a choice.
+template <typename T, std::size_t N>
+std::optional<T> getChoice(const json& object, const char* key,
+                           const std::pair<std::string_view, T> (&choices)[N]) {
+    const auto name = json_fields::getString(object, key, "");
+    return name ? lookUp(*name, choices) : std::nullopt;
+}
 
 std::string rowLabel(const json& row, std::size_t position) {
-    if (row.is_object() && row.contains("id") && row["id"].is_string()) {
-        return "rule \"" + row["id"].get<std::string>() + "\"";
-    }
-    return "rule #" + std::to_string(position + 1);
+    const auto id = json_fields::getString(row, "id", ""); // an error for a row that is not an object, too
+    return id ? "rule \"" + *id + "\"" : "rule #" + std::to_string(position + 1);
 }
 
 Error tableError(const std::string& label, const std::string& message) {
     return makeError(ErrorCode::InvalidArgument, "seccomp table: " + label + ": " + message);
 }
 
-std::optional<std::string> unknownKey(const json& object, std::initializer_list<std::string_view> known) {
-    for (const auto& [key, unused] : object.items()) {
-        if (std::find(known.begin(), known.end(), key) == known.end()) {
-            return key;
-        }
+Result<std::uint64_t> readExpression(const json& value, const std::string& label, const std::string& where) {
+    std::string error;
+    const auto result = parseExpression(value, error);
+    if (!result) {
+        return tableError(label, where + error);
     }
-    return std::nullopt;
+    return *result;
+}
+
+// The values of "in" and "not_in".
+Result<std::vector<std::uint64_t>> readValues(const json& node, const std::string& label,
+                                              const std::string& where, const std::string& op) {
+    const auto values = json_fields::getValue(node, "values", label);
+    if (!values || !values->is_array() || node.contains("value")) {
+        return tableError(label, where + "\"" + op + "\" takes a \"values\" array");
+    }
+    std::vector<std::uint64_t> out;
+    for (const auto& item : *values) {
+        const auto value = readExpression(item, label, where + "\"values\": ");
+        if (!value) {
+            return value.error();
+        }
+        out.push_back(*value);
+    }
+    return out;
 }
 
 Result<SeccompCondition> parseCondition(const json& node, const std::string& label) {
     if (!node.is_object()) {
         return tableError(label, "each entry of \"args\" must be an object, got " + node.dump());
     }
-    if (const auto key = unknownKey(node, {"index", "op", "mask", "value", "values"})) {
+    if (const auto key = json_fields::findUnknownKey(node, {"index", "op", "mask", "value", "values"})) {
         return tableError(label, "condition has unknown key \"" + *key + "\"");
     }
     SeccompCondition condition;
-    if (!node.contains("index") || !node["index"].is_number_unsigned() ||
-        node["index"].get<std::uint64_t>() > kMaxArgIndex) {
+    const auto index = json_fields::getInt(node, "index", label, 0, kMaxArgIndex);
+    if (!index) {
         return tableError(label, "condition needs \"index\", the argument position 0-5");
     }
-    condition.index = node["index"].get<unsigned>();
+    condition.index = static_cast<unsigned>(*index);
     const std::string where = "condition on argument " + std::to_string(condition.index) + ": ";
 
-    const std::string op = node.contains("op") && node["op"].is_string() ? node["op"].get<std::string>() : "";
-    if (op == "any_bit") {
-        condition.op = SeccompCondition::Op::AnyBit;
-    } else if (op == "eq") {
-        condition.op = SeccompCondition::Op::Eq;
-    } else if (op == "in") {
-        condition.op = SeccompCondition::Op::In;
-    } else if (op == "not_in") {
-        condition.op = SeccompCondition::Op::NotIn;
-    } else {
+    const auto opName = json_fields::getString(node, "op", label);
+    const auto op = opName ? lookUp(*opName, kOps) : std::nullopt;
+    if (!op) {
         return tableError(label, where + "\"op\" must be \"any_bit\", \"eq\", \"in\" or \"not_in\"");
     }
+    condition.op = *op;
 
-    std::string error;
     if (!node.contains("mask")) {
         return tableError(label, where + "\"mask\" is required: it says which bits of the argument the "
                                          "kernel reads (0xffffffff for an int)");
     }
-    const auto mask = parseExpression(node["mask"], error);
+    const auto mask = readExpression(node.at("mask"), label, where + "\"mask\": ");
     if (!mask) {
-        return tableError(label, where + "\"mask\": " + error);
+        return mask.error();
     }
     condition.mask = *mask;
 
@@ -264,28 +305,48 @@ Result<SeccompCondition> parseCondition(const json& node, const std::string& lab
         if (!hasValue || hasValues) {
             return tableError(label, where + "\"eq\" takes one \"value\"");
         }
-        const auto value = parseExpression(node["value"], error);
+        const auto value = readExpression(node.at("value"), label, where + "\"value\": ");
         if (!value) {
-            return tableError(label, where + "\"value\": " + error);
+            return value.error();
         }
         condition.values.push_back(*value);
         break;
     }
     case SeccompCondition::Op::In:
-    case SeccompCondition::Op::NotIn:
-        if (!hasValues || hasValue || !node["values"].is_array()) {
-            return tableError(label, where + "\"" + op + "\" takes a \"values\" array");
+    case SeccompCondition::Op::NotIn: {
+        auto values = readValues(node, label, where, *opName);
+        if (!values) {
+            return values.error();
         }
-        for (const auto& item : node["values"]) {
-            const auto value = parseExpression(item, error);
-            if (!value) {
-                return tableError(label, where + "\"values\": " + error);
-            }
-            condition.values.push_back(*value);
-        }
+        condition.values = std::move(values).value();
         break;
     }
+    }
     return condition;
+}
+
+Status readAction(const json& row, const std::string& label, SeccompRule& rule) {
+    const auto action = getChoice(row, "action", kActions);
+    if (!action) {
+        return tableError(label, "\"action\" must be \"errno\" or \"kill\"");
+    }
+    rule.action = *action;
+    if (rule.action == SeccompRule::Action::Kill) {
+        if (row.contains("errno")) {
+            return tableError(label, "action \"kill\" takes no \"errno\"");
+        }
+        return Ok{};
+    }
+    const auto name = json_fields::getString(row, "errno", label);
+    if (!name) {
+        return tableError(label, "action \"errno\" needs \"errno\", a name such as \"EPERM\"");
+    }
+    const auto value = lookUp(*name, kErrnos);
+    if (!value) {
+        return tableError(label, "unknown errno \"" + *name + "\"");
+    }
+    rule.errnoValue = *value;
+    return Ok{};
 }
 
 Result<SeccompRule> parseRule(const json& row, std::size_t position) {
@@ -293,110 +354,64 @@ Result<SeccompRule> parseRule(const json& row, std::size_t position) {
     if (!row.is_object()) {
         return tableError(label, "must be an object");
     }
-    if (const auto key = unknownKey(row, {"id", "syscalls", "action", "errno", "when", "args", "reason"})) {
+    if (const auto key = json_fields::findUnknownKey(
+            row, {"id", "syscalls", "action", "errno", "when", "args", "reason"})) {
         return tableError(label, "unknown key \"" + *key + "\"");
     }
 
     SeccompRule rule;
-    if (!row.contains("id") || !row["id"].is_string()) {
+    auto id = json_fields::getString(row, "id", label);
+    if (!id) {
         return tableError(label, "\"id\" is required and must be a string");
     }
-    rule.id = row["id"].get<std::string>();
+    rule.id = std::move(id).value();
 
-    if (!row.contains("syscalls") || !row["syscalls"].is_array()) {
+    const auto syscalls = json_fields::getValue(row, "syscalls", label);
+    if (!syscalls || !syscalls->is_array()) {
         return tableError(label, "\"syscalls\" is required and must be an array of syscall names");
     }
-    for (const auto& name : row["syscalls"]) {
-        if (!name.is_string()) {
+    for (const auto& name : *syscalls) {
+        auto text = json_fields::readString(name, label);
+        if (!text) {
             return tableError(label, "\"syscalls\" must hold names, got " + name.dump());
         }
-        rule.syscalls.push_back(name.get<std::string>());
+        rule.syscalls.push_back(std::move(text).value());
     }
 
-    const std::string action =
-        row.contains("action") && row["action"].is_string() ? row["action"].get<std::string>() : "";
-    if (action == "errno") {
-        rule.action = SeccompRule::Action::Errno;
-        if (!row.contains("errno") || !row["errno"].is_string()) {
-            return tableError(label, "action \"errno\" needs \"errno\", a name such as \"EPERM\"");
-        }
-        const std::string name = row["errno"].get<std::string>();
-        const auto* found = std::find_if(std::begin(kErrnos), std::end(kErrnos),
-                                         [&](const NamedErrno& known) { return known.name == name; });
-        if (found == std::end(kErrnos)) {
-            return tableError(label, "unknown errno \"" + name + "\"");
-        }
-        rule.errnoValue = found->value;
-    } else if (action == "kill") {
-        rule.action = SeccompRule::Action::Kill;
-        if (row.contains("errno")) {
-            return tableError(label, "action \"kill\" takes no \"errno\"");
-        }
-    } else {
-        return tableError(label, "\"action\" must be \"errno\" or \"kill\"");
+    if (auto status = readAction(row, label, rule); !status) {
+        return status.error();
     }
 
     if (row.contains("when")) {
-        const std::string when = row["when"].is_string() ? row["when"].get<std::string>() : "";
-        if (when == "always") {
-            rule.when = SeccompRule::When::Always;
-        } else if (when == "network-denied") {
-            rule.when = SeccompRule::When::NetworkDenied;
-        } else {
+        const auto when = getChoice(row, "when", kWhens);
+        if (!when) {
             return tableError(label, "\"when\" must be \"always\" or \"network-denied\"");
         }
+        rule.when = *when;
     }
 
     if (row.contains("args")) {
-        if (!row["args"].is_array() || row["args"].empty()) {
+        const auto args = json_fields::getValue(row, "args", label);
+        if (!args->is_array() || args->empty()) {
             return tableError(label, "\"args\" must be a non-empty array of conditions (leave it out to "
                                      "match every call)");
         }
-        for (const auto& node : row["args"]) {
+        for (const auto& node : *args) {
             auto condition = parseCondition(node, label);
             if (!condition) {
                 return condition.error();
             }
-            rule.conditions.push_back(std::move(condition.value()));
+            rule.conditions.push_back(std::move(condition).value());
         }
     }
 
-    if (!row.contains("reason") || !row["reason"].is_string()) {
+    auto reason = json_fields::getString(row, "reason", label);
+    if (!reason) {
         return tableError(label, "\"reason\" is required: every rule says why it exists");
     }
-    rule.reason = row["reason"].get<std::string>();
+    rule.reason = std::move(reason).value();
     return rule;
 }
-
-// nlohmann keeps the last of two equal keys without a word; in a security table that would silently
-// drop a setting, so the parse callback refuses it.
-class DuplicateKeyCheck {
-public:
-    explicit DuplicateKeyCheck(std::string* duplicate) : m_duplicate(duplicate) {}
-
-    bool operator()(int, json::parse_event_t event, json& parsed) {
-        switch (event) {
-        case json::parse_event_t::object_start:
-            m_open.emplace_back();
-            break;
-        case json::parse_event_t::object_end:
-            m_open.pop_back();
-            break;
-        case json::parse_event_t::key:
-            if (!m_open.back().insert(parsed.get<std::string>()).second && m_duplicate->empty()) {
-                *m_duplicate = parsed.get<std::string>();
-            }
-            break;
-        default:
-            break;
-        }
-        return true;
-    }
-
-private:
-    std::vector<std::set<std::string>> m_open;
-    std::string* m_duplicate;
-};
 
 // ---- semantic checks shared by fromJson and fromRules ----
 
@@ -617,32 +632,26 @@ std::vector<std::vector<SeccompArgMatch>> expandConditions(const std::vector<Sec
 // ---- SeccompPolicy ----
 
 Result<SeccompPolicy> SeccompPolicy::fromJson(std::string_view text) {
-    std::string duplicateKey;
-    json document;
-    try {
-        document = json::parse(text.begin(), text.end(), DuplicateKeyCheck(&duplicateKey));
-    } catch (const json::parse_error& error) {
+    // A key given twice would silently drop one setting of a security table (RFC 7493 refuses it too).
+    const auto document = json_fields::parseJson(text, {.rejectDuplicateKeys = true});
+    if (!document) {
         return makeError(ErrorCode::InvalidArgument,
-                         std::string("seccomp table: not valid JSON: ") + error.what());
+                         "seccomp table: not valid JSON: " + document.error().message);
     }
-    if (!duplicateKey.empty()) {
-        return makeError(ErrorCode::InvalidArgument,
-                         "seccomp table: key \"" + duplicateKey + "\" appears twice in one object");
-    }
-    if (!document.is_object() || !document.contains("rules") || !document["rules"].is_array()) {
+    const auto rows = json_fields::getValue(*document, "rules", "");
+    if (!rows || !rows->is_array()) {
         return makeError(ErrorCode::InvalidArgument, "seccomp table: expected an object {\"rules\": [...]}");
     }
-    if (const auto key = unknownKey(document, {"rules"})) {
+    if (const auto key = json_fields::findUnknownKey(*document, {"rules"})) {
         return makeError(ErrorCode::InvalidArgument, "seccomp table: unknown top-level key \"" + *key + "\"");
     }
     std::vector<SeccompRule> rules;
-    const json& rows = document["rules"];
-    for (std::size_t position = 0; position < rows.size(); ++position) {
-        auto rule = parseRule(rows[position], position);
+    for (std::size_t position = 0; position < rows->size(); ++position) {
+        auto rule = parseRule((*rows)[position], position);
         if (!rule) {
             return rule.error();
         }
-        rules.push_back(std::move(rule.value()));
+        rules.push_back(std::move(rule).value());
     }
     return fromRules(std::move(rules));
 }

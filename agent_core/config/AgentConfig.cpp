@@ -329,13 +329,13 @@ Status applyPreset(AgentConfig& config, const BuiltInPreset& preset) {
     Error error;
     using json_fields::take;
     std::string description;
+    json settings;
     if (!take(json_fields::requireObject(*document, source), error) ||
         !take(json_fields::checkKeys(*document, {"description", "settings"}, source), error) ||
-        !take(json_fields::getString(*document, "description", source), description, error))
+        !take(json_fields::getString(*document, "description", source), description, error) ||
+        !take(json_fields::getObject(*document, "settings", source), settings, error))
         return error;
-    if (!document->contains("settings") || !(*document)["settings"].is_object())
-        return invalid(source + ": \"settings\" must be an object of key -> value");
-    return applySettings(config, (*document)["settings"], source);
+    return applySettings(config, settings, source);
 }
 
 } // namespace

@@ -50,13 +50,8 @@ Result<Event> eventFromJson(const json& value) {
             return parsed.error();
         event.tokenUsage = parsed.value();
     }
-    const auto data = value.find("data");
-    if (data == value.end())
-        return makeError(ErrorCode::InvalidArgument, "event.data: missing");
-    if (!data->is_object())
-        return makeError(ErrorCode::InvalidArgument,
-                         "event.data: must be an object, got " + describeJson(*data));
-    event.data = *data;
+    if (!take(getObject(value, "data", "event"), event.data, error))
+        return error;
     return event;
 }
 

@@ -9,16 +9,6 @@ using namespace json_fields;
 
 namespace {
 
-Result<json> getObject(const json& object, const char* key, const std::string& where) {
-    const auto it = object.find(key);
-    if (it == object.end())
-        return makeError(ErrorCode::InvalidArgument, joinPath(where, key) + ": missing");
-    if (!it->is_object())
-        return makeError(ErrorCode::InvalidArgument,
-                         joinPath(where, key) + ": must be an object, got " + describeJson(*it));
-    return *it;
-}
-
 template <typename T> json arrayToJson(const std::vector<T>& items) {
     json out = json::array();
     for (const auto& item : items)
@@ -318,7 +308,8 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
     Error error;
     TaskStartParams params;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides", "token"}, where),
+        !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides", "token"},
+                        where),
               error) ||
         !take(getUint(value, "protocol_version", where), params.protocolVersion, error))
         return error;

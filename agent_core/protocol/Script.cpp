@@ -24,12 +24,8 @@ Result<ToolCall> readToolCall(const json& value, const std::string& where, std::
         return error;
     if (call.name.empty())
         return makeError(ErrorCode::InvalidArgument, where + ".name: is empty");
-    if (const auto arguments = value.find("arguments"); arguments != value.end()) {
-        if (!arguments->is_object())
-            return makeError(ErrorCode::InvalidArgument,
-                             where + ".arguments: must be an object, got " + describeJson(*arguments));
-        call.arguments = *arguments;
-    }
+    if (value.contains("arguments") && !take(getObject(value, "arguments", where), call.arguments, error))
+        return error;
     // Deterministic ids: a replayed script must produce the same conversation, and so the same checkpoints.
     call.id = id ? *id : "call_" + std::to_string(turn) + "_" + std::to_string(index);
     return call;
@@ -44,18 +40,13 @@ Result<ScriptTurn> readTurn(const json& value, const std::string& where, std::si
         !take(getOptionalString(value, "content", where), content, error))
         return error;
     result.content = content.value_or("");
-    if (value.contains("tool_calls")) {
-        const json& calls = value.at("tool_calls");
-        if (!calls.is_array())
-            return makeError(ErrorCode::InvalidArgument,
-                             where + ".tool_calls: must be an array, got " + describeJson(calls));
-        for (std::size_t i = 0; i < calls.size(); ++i) {
-            auto call = readToolCall(calls[i], where + ".tool_calls[" + std::to_string(i) + "]", turn, i);
-            if (!call)
-                return call.error();
-            result.toolCalls.push_back(std::move(call).value());
-        }
-    }
+    auto calls =
+        getArray<ToolCall>(value, "tool_calls", where, false,
+                           [turn, index = std::size_t{0}](const json& call, const std::string& at) mutable {
+                               return readToolCall(call, at, turn, index++);
+                           });
+    if (!take(std::move(calls), result.toolCalls, error))
+        return error;
     if (!content && result.toolCalls.empty())
         return makeError(ErrorCode::InvalidArgument, where + ": a turn needs \"content\" or \"tool_calls\"");
     if (const auto usage = value.find("usage"); usage != value.end()) {
@@ -82,11 +73,12 @@ Result<Script> parseScript(std::string_view text, std::string origin) {
         return located(origin, "a script is an object {\"turns\": [...]}, got " + describeJson(root));
     if (auto keys = checkKeys(root, {"turns"}, ""); !keys)
         return located(origin, keys.error().message);
-    const auto turns = root.find("turns");
-    if (turns == root.end())
-        return located(origin, "turns: missing");
-    if (!turns->is_array())
-        return located(origin, "turns: must be an array, got " + describeJson(*turns));
+    auto turns = getArray<ScriptTurn>(
+        root, "turns", "", true, [index = std::size_t{0}](const json& turn, const std::string& at) mutable {
+            return readTurn(turn, at, index++);
+        });
+    if (!turns)
+        return located(origin, turns.error().message);
     if (turns->empty())
         return located(origin, "turns: is empty; a script needs at least one turn");
 
@@ -94,18 +86,16 @@ Result<Script> parseScript(std::string_view text, std::string origin) {
     script.origin = std::move(origin);
     std::set<std::string> ids;
     for (std::size_t i = 0; i < turns->size(); ++i) {
-        auto turn = readTurn((*turns)[i], "turns[" + std::to_string(i) + "]", i);
-        if (!turn)
-            return located(script.origin, turn.error().message);
         // The id pairs a call with its result in the conversation; two calls with one id would be confused.
-        for (std::size_t k = 0; k < turn->toolCalls.size(); ++k) {
-            if (!ids.insert(turn->toolCalls[k].id).second)
+        const auto& calls = (*turns)[i].toolCalls;
+        for (std::size_t k = 0; k < calls.size(); ++k) {
+            if (!ids.insert(calls[k].id).second)
                 return located(script.origin, "turns[" + std::to_string(i) + "].tool_calls[" +
-                                                  std::to_string(k) + "].id: \"" + turn->toolCalls[k].id +
+                                                  std::to_string(k) + "].id: \"" + calls[k].id +
                                                   "\" is used twice");
         }
-        script.turns.push_back(std::move(turn).value());
     }
+    script.turns = std::move(turns).value();
     return script;
 }
 

@@ -1,5 +1,7 @@
 #include "ApprovalRules.h"
 
+#include "JsonFields.h"
+
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -189,34 +191,35 @@ bool allowApplies(std::string_view tool, const json& arguments) {
 
 Result<ApprovalRule> ruleFromJson(const json& item, std::size_t index) {
     const std::string where = "rule " + std::to_string(index + 1) + ": ";
+    const std::string path = "approval rules: rule " + std::to_string(index + 1);
     if (!item.is_object())
         return invalid(where + "expected an object with verdict, tool and reason");
-    for (const auto& [key, value] : item.items())
-        if (key != "verdict" && key != "tool" && key != "command" && key != "path" && key != "reason")
-            return invalid(where + "unknown key \"" + key +
-                           "\" (known: verdict, tool, command, path, reason)");
-    const auto text = [&](const char* key) -> std::optional<std::string> {
-        const auto it = item.find(key);
-        if (it == item.end() || !it->is_string())
-            return std::nullopt;
-        return it->get<std::string>();
-    };
+    if (auto known = json_fields::checkKeys(item, {"verdict", "tool", "command", "path", "reason"}, path,
+                                            json_fields::ListKnown::Yes);
+        !known)
+        return known.error();
     ApprovalRule rule;
-    const auto verdict = verdictFromText(text("verdict").value_or(""));
+    const auto verdictText = json_fields::getString(item, "verdict", path);
+    const auto verdict = verdictText ? verdictFromText(*verdictText) : std::nullopt;
     if (!verdict)
         return invalid(where + "\"verdict\" must be \"allow\", \"deny\" or \"ask\"");
     rule.verdict = *verdict;
-    rule.tool = text("tool").value_or("");
-    if (rule.tool.empty())
+    auto tool = json_fields::getString(item, "tool", path);
+    if (!tool || tool->empty())
         return invalid(where + "\"tool\" must name a tool, or be \"*\"");
-    rule.reason = text("reason").value_or("");
-    if (rule.reason.empty())
+    rule.tool = std::move(tool).value();
+    auto reason = json_fields::getString(item, "reason", path);
+    if (!reason || reason->empty())
         return invalid(where + "\"reason\" must say why the rule exists");
-    for (const char* key : {"command", "path"})
-        if (item.contains(key) && !text(key))
-            return invalid(where + "\"" + key + "\" must be a string");
-    rule.command = text("command").value_or("");
-    rule.path = text("path").value_or("");
+    rule.reason = std::move(reason).value();
+    auto command = json_fields::getOptionalString(item, "command", path);
+    auto pathGlob = json_fields::getOptionalString(item, "path", path);
+    if (!command)
+        return command.error();
+    if (!pathGlob)
+        return pathGlob.error();
+    rule.command = command->value_or("");
+    rule.path = pathGlob->value_or("");
     if (!rule.command.empty() && rule.tool != kShell && rule.tool != "*")
         return invalid(where + "\"command\" applies to the shell tool only, not to \"" + rule.tool + "\"");
     if (!rule.path.empty() && !isWriteTool(rule.tool) && rule.tool != "*")
@@ -295,15 +298,15 @@ bool matchPathGlob(std::string_view glob, std::string_view path) {
 }
 
 Result<std::vector<ApprovalRule>> parseApprovalRules(const json& document) {
-    const auto rules = document.is_object() ? document.find("rules") : document.end();
-    if (!document.is_object() || rules == document.end() || !rules->is_array())
+    const auto rules = json_fields::getValue(document, "rules", "");
+    if (!rules || !rules->is_array())
         return invalid("expected {\"rules\": [...]}");
     std::vector<ApprovalRule> parsed;
     for (std::size_t i = 0; i < rules->size(); ++i) {
         auto rule = ruleFromJson((*rules)[i], i);
         if (!rule)
             return rule.error();
-        parsed.push_back(std::move(rule.value()));
+        parsed.push_back(std::move(rule).value());
     }
     return parsed;
 }
@@ -338,8 +341,8 @@ std::optional<std::string> commandPrefix(std::string_view command) {
     const auto subcommand = [](std::string_view token) {
         return std::islower(static_cast<unsigned char>(token.front())) &&
                std::all_of(token.begin(), token.end(), [](char c) {
-                   return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-                          c == '_' || c == ':' || c == '-';
+                   return std::islower(static_cast<unsigned char>(c)) ||
+                          std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-';
                });
     };
     if (tokens.empty() || !plain(tokens[0]) || tokens[0].front() == '-')

@@ -62,6 +62,72 @@ private slots:
         QCOMPARE(describe(json_fields::parseJson(text.toStdString())), outcome);
     }
 
+    void parseJsonDuplicateKeys_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("reject");
+        QTest::addColumn<QString>("outcome");
+
+        QTest::newRow("kept last by default") << R"({"a": 1, "a": 2})" << false << R"(ok:{"a":2})";
+        QTest::newRow("refused when asked")
+            << R"({"a": 1, "a": 2})" << true << R"(error:key "a" appears twice in one object)";
+        QTest::newRow("nested object")
+            << R"({"a": {"b": 1, "b": 1}})" << true << R"(error:key "b" appears twice in one object)";
+        QTest::newRow("same key in sibling objects")
+            << R"([{"a": 1}, {"a": 2}])" << true << R"(ok:[{"a":1},{"a":2}])";
+        QTest::newRow("syntax error still named")
+            << R"({"a": })" << true
+            << "error:parse error at line 1, column 7: syntax error while "
+               "parsing value - unexpected '}'; expected '[', '{', or a "
+               "literal";
+    }
+
+    void parseJsonDuplicateKeys() {
+        QFETCH(QString, text);
+        QFETCH(bool, reject);
+        QFETCH(QString, outcome);
+        QCOMPARE(describe(json_fields::parseJson(text.toStdString(), {.rejectDuplicateKeys = reject})),
+                 outcome);
+    }
+
+    void getInt_data() {
+        QTest::addColumn<QString>("object");
+        QTest::addColumn<QString>("outcome");
+
+        QTest::newRow("lowest") << R"({"k": -5})"
+                                << "ok:-5";
+        QTest::newRow("highest") << R"({"k": 5})"
+                                 << "ok:5";
+        QTest::newRow("below") << R"({"k": -6})"
+                               << "error:doc.k: must be a whole number from -5 to 5, got the integer -6";
+        QTest::newRow("above") << R"({"k": 6})"
+                               << "error:doc.k: must be a whole number from -5 to 5, got the integer 6";
+        QTest::newRow("beyond 64 bits signed")
+            << R"({"k": 18446744073709551615})"
+            << "error:doc.k: must be a whole number from -5 to 5, got the integer 18446744073709551615";
+        QTest::newRow("fraction") << R"({"k": 1.5})"
+                                  << "error:doc.k: must be a whole number from -5 to 5, got the number 1.5";
+        QTest::newRow("string") << R"({"k": "1"})"
+                                << "error:doc.k: must be a whole number from -5 to 5, got a string";
+        QTest::newRow("true") << R"({"k": true})"
+                              << "error:doc.k: must be a whole number from -5 to 5, got true";
+        QTest::newRow("missing") << R"({})"
+                                 << "error:doc.k: missing";
+    }
+
+    void getInt() {
+        QFETCH(QString, object);
+        QFETCH(QString, outcome);
+        QCOMPARE(describe(json_fields::getInt(json::parse(object.toStdString()), "k", "doc", -5, 5)),
+                 outcome);
+    }
+
+    void getIntFromANativeValue() {
+        // A value built in C++ from an int is signed even when it is not negative.
+        QCOMPARE(describe(json_fields::getInt(json{{"k", 3}}, "k", "doc", 1, 4)), QString("ok:3"));
+        QCOMPARE(describe(json_fields::getInt(json{{"k", 3u}}, "k", "doc", 4, 9)),
+                 QString("error:doc.k: must be a whole number from 4 to 9, got the integer 3"));
+    }
+
     void describeJson_data() {
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("description");
@@ -195,14 +261,23 @@ private slots:
         QTest::newRow("at the top") << R"({"c": 2})"
                                     << ""
                                     << "error:unknown key \"c\"";
+        QTest::newRow("listing the known keys") << R"({"c": 2})"
+                                                << "list"
+                                                << "error:list: unknown key \"c\" (known: a, b)";
     }
 
     void checkKeysNamesTheFirstUnknown() {
         QFETCH(QString, object);
         QFETCH(QString, where);
         QFETCH(QString, outcome);
-        QCOMPARE(describe(checkKeys(json::parse(object.toStdString()), {"a", "b"}, where.toStdString())),
-                 outcome);
+        const ListKnown list = where == "list" ? ListKnown::Yes : ListKnown::No;
+        QCOMPARE(
+            describe(checkKeys(json::parse(object.toStdString()), {"a", "b"}, where.toStdString(), list)),
+            outcome);
+        const auto unknown = findUnknownKey(json::parse(object.toStdString()), {"a", "b"});
+        QCOMPARE(unknown.has_value(), outcome != "ok");
+        if (unknown)
+            QCOMPARE(QString::fromStdString(*unknown), QString("c"));
     }
 
     void requireObjectAndJoinPath() {
