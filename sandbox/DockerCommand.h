@@ -14,6 +14,7 @@
 // - network "none" and "loopback" are both --network none: the container gets its own namespace with only
 //   lo, like bwrap; what differs between them is the seccomp profile (AF_INET allowed or not).
 
+#include "Backend.h"
 #include "BwrapCommand.h"
 #include "ProtectedPaths.h"
 #include "Result.h"
@@ -26,8 +27,6 @@
 #include <vector>
 
 namespace warren::sandbox {
-
-enum class ContainerEngine { Docker, Podman };
 
 inline constexpr const char* kDefaultContainerImage = "debian:bookworm-slim";
 // Every Warren container carries this label, so a cleanup finds the ones a killed launcher left.
