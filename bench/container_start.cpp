@@ -86,12 +86,12 @@ Timing runTask(LocalControlPlane& plane, const std::string& workspace, const Tas
     QObject::connect(&limit, &QTimer::timeout, [] { QCoreApplication::exit(1); });
     limit.start(std::chrono::minutes(2));
     if (timing.finishedMs < 0 && QCoreApplication::exec() != 0)
-        fail(spec.backend + ": the task did not finish within 2 minutes");
+        fail(warren::sandbox::backendName(spec.backend) + ": the task did not finish within 2 minutes");
     QObject::disconnect(stored);
     QObject::disconnect(finished);
     auto record = plane.task(id);
     if (!record || !*record || (*record)->status != TaskStatus::Succeeded)
-        fail(spec.backend + ": the task did not succeed" +
+        fail(warren::sandbox::backendName(spec.backend) + ": the task did not succeed" +
              (record && *record ? ": " + (*record)->error : std::string()));
     return timing;
 }
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
 
     std::vector<double> bwrapFirst, bwrapTotal, podmanFirst, podmanTotal, engineAlone, preflightAlone;
     for (int round = 0; round <= rounds; ++round) {
-        for (const char* backend : {"bwrap", "podman"}) {
+        for (const auto backend : {warren::sandbox::Backend::Bwrap, warren::sandbox::Backend::Podman}) {
             TaskSpec spec;
             spec.provider = "scripted:" + script.string();
             spec.backend = backend;
@@ -160,8 +160,8 @@ int main(int argc, char** argv) {
             const Timing timing = runTask(**opened, workspace.string(), spec);
             if (round == 0)
                 continue; // warm-up: page cache, the engine's storage
-            (spec.backend == "bwrap" ? bwrapFirst : podmanFirst).push_back(timing.firstEventMs);
-            (spec.backend == "bwrap" ? bwrapTotal : podmanTotal).push_back(timing.finishedMs);
+            (backend == warren::sandbox::Backend::Bwrap ? bwrapFirst : podmanFirst).push_back(timing.firstEventMs);
+            (backend == warren::sandbox::Backend::Bwrap ? bwrapTotal : podmanTotal).push_back(timing.finishedMs);
         }
         const auto [status, ms] = timed("podman run --rm --network none " + quoted(image) + " true");
         if (status != 0)

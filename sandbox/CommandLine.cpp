@@ -105,9 +105,10 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
         {"--cpu-seconds", limit("cpu_seconds")},
         {"--timeout", limit("timeout_sec")},
         {"--backend", [&result](const std::string&, const std::string& value) -> Status {
-             if (value != "bwrap" && value != "docker" && value != "podman")
-                 return usageError("--backend must be bwrap, docker or podman, not \"" + value + "\"");
-             result.backend = value;
+             auto backend = parseBackend(value);
+             if (!backend)
+                 return usageError("--backend must be " + backendNames() + ", not \"" + value + "\"");
+             result.backend = *backend;
              return Ok{};
          }},
         {"--image", [&result](const std::string&, const std::string& value) -> Status {
@@ -162,7 +163,7 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
         if (auto status = handler->second(flag, value); !status)
             return status.error();
     }
-    if (result.image && result.backend == "bwrap")
+    if (result.image && result.backend == Backend::Bwrap)
         return usageError("--image chooses the image of --backend docker|podman; bwrap runs on the host's /usr");
     if (result.command.empty())
         return usageError("no command given: warren-sandbox [OPTION]... -- COMMAND [ARG]...");

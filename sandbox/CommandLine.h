@@ -2,6 +2,7 @@
 // warren-sandbox's command line, parsed without side effects. The flags become the last profile layer
 // (a JSON merge patch over the default and --profile), so a flag and a profile key can never disagree.
 
+#include "Backend.h"
 #include "Result.h"
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,7 @@ namespace warren::sandbox {
 struct SandboxCommandLine {
     std::optional<std::string> profileFile;
     nlohmann::json overrides = nlohmann::json::object(); // the command-line profile layer
-    std::string backend = "bwrap"; // "bwrap", "docker" or "podman"
+    Backend backend = Backend::Bwrap;
     std::optional<std::string> image; // --image: only with a container backend
     bool explain = false;
     bool help = false;

@@ -170,6 +170,12 @@ Result<PreparedContainer> prepareContainer(SandboxProfile profile, const Contain
     request.hostEnv = options.hostEnv;
     request.invokerUid = getuid();
     request.invokerGid = getgid();
+    struct stat workspaceStat {};
+    if (::stat(profile.workspaceSource.c_str(), &workspaceStat) != 0)
+        return makeError(ErrorCode::System, "cannot read the owner of the workspace " + profile.workspaceSource +
+                                                ": " + std::strerror(errno));
+    request.workspaceOwnerUid = workspaceStat.st_uid;
+    request.workspaceOwnerGid = workspaceStat.st_gid;
     request.rootlessEngine = options.rootlessEngine;
     request.hostOpenFilesHard = hardLimit(RLIMIT_NOFILE);
     // Podman lowers its own RLIMIT_NPROC to kernel.pid_max before starting the runtime, which inherits it.

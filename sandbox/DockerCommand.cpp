@@ -122,6 +122,13 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
                                "invoking user's uid " + std::to_string(uid) + " (not the profile's " +
                                std::to_string(profile.user.uid) + "), which keeps files it writes in the "
                                "workspace the user's");
+    } else if (request.workspaceOwnerUid != 0) {
+        uid = request.workspaceOwnerUid;
+        gid = request.workspaceOwnerGid;
+        result.notes.push_back("user: Warren runs as root, and the container never does: it runs as the "
+                               "workspace's owner, uid " + std::to_string(uid) + " (not the profile's " +
+                               std::to_string(profile.user.uid) + "), so files it writes in the workspace stay "
+                               "the owner's");
     } else {
         result.notes.push_back(
             "user: Warren runs as root, and the container never does: it runs as uid " + std::to_string(uid) +

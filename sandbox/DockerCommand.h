@@ -9,11 +9,12 @@
 //   statically linked warren-agent runs on any image); every other mount is bound as the profile says;
 // - the user: rootless podman maps the invoking user to the profile's uid (--userns=keep-id:uid=,gid=), as
 //   bwrap does; a rootful engine has no per-container uid map, so the container runs as the invoking user's
-//   uid (files it writes in the workspace are the user's), or as the profile's uid when the invoker is
-//   root, never as root;
+//   uid (files it writes in the workspace are the user's); when the invoker is root, as the workspace's
+//   owner (files it writes stay the owner's), or as the profile's uid when root owns it too: never as root;
 // - network "none" and "loopback" are both --network none: the container gets its own namespace with only
 //   lo, like bwrap; what differs between them is the seccomp profile (AF_INET allowed or not).
 
+#include "Backend.h"
 #include "BwrapCommand.h"
 #include "ProtectedPaths.h"
 #include "Result.h"
@@ -26,8 +27,6 @@
 #include <vector>
 
 namespace warren::sandbox {
-
-enum class ContainerEngine { Docker, Podman };
 
 inline constexpr const char* kDefaultContainerImage = "debian:bookworm-slim";
 // Every Warren container carries this label, so a cleanup finds the ones a killed launcher left.
@@ -48,6 +47,8 @@ struct DockerRequest {
     std::map<std::string, std::string> hostEnv;   // source of env_passthrough values
     std::uint32_t invokerUid = 0;                 // who runs Warren: owner of what the sandbox writes
     std::uint32_t invokerGid = 0;
+    std::uint32_t workspaceOwnerUid = 0;          // the workspace's owner on the host (stat at the edge)
+    std::uint32_t workspaceOwnerGid = 0;
     bool rootlessEngine = false;                  // the engine runs in the invoker's user namespace
     // The hard RLIMIT_NOFILE and RLIMIT_NPROC the engine's runtime inherits (0: unknown): the invoker's, and
     // for processes at most kernel.pid_max, to which podman lowers its own. Podman, given any --ulimit, drops

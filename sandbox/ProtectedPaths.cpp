@@ -176,6 +176,20 @@ Result<ProtectionPlan> planProtection(const std::string& workspace, const std::v
     return plan;
 }
 
+std::string protectionKindName(ProtectionEntry::Kind kind) {
+    switch (kind) {
+    case ProtectionEntry::Kind::Pin:
+        return "pinned (cannot be renamed or replaced)";
+    case ProtectionEntry::Kind::ReadOnly:
+        return "read-only";
+    case ProtectionEntry::Kind::PlaceholderFile:
+        return "cannot be created (empty read-only placeholder)";
+    case ProtectionEntry::Kind::PlaceholderDir:
+        return "cannot be created (empty read-only directory)";
+    }
+    return "";
+}
+
 void removePlaceholders(const std::string& workspace, const ProtectionPlan& plan) {
     for (auto it = plan.entries.rbegin(); it != plan.entries.rend(); ++it) {
         const std::string host = workspace + "/" + it->relative;

@@ -35,6 +35,9 @@ struct ProtectionPlan {
 // workspace: the canonical (realpath) host directory.
 Result<ProtectionPlan> planProtection(const std::string& workspace, const std::vector<ProtectedPath>& paths);
 
+// How --explain names what the sandbox does to the path: "read-only", "pinned (...)", ...
+std::string protectionKindName(ProtectionEntry::Kind kind);
+
 // Removes the placeholder mount points bwrap left in the host workspace, if they are still empty.
 void removePlaceholders(const std::string& workspace, const ProtectionPlan& plan);
 

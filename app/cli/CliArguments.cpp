@@ -225,6 +225,13 @@ Status oneOf(const std::string& flag, const std::string& value, std::initializer
     return usageError(flag + ": expected " + list + ", got " + quoted(value));
 }
 
+Result<sandbox::Backend> backendOption(const std::string& flag, const std::string& value) {
+    auto backend = sandbox::parseBackend(value);
+    if (!backend)
+        return usageError(flag + ": expected " + sandbox::backendNames() + ", got " + quoted(value));
+    return *backend;
+}
+
 // A comma-separated list whose items may not be empty ("a,,b" is a typo).
 Result<std::vector<std::string>> commaList(const std::string& flag, const std::string& value, std::string_view what) {
     std::vector<std::string> items;
@@ -301,9 +308,10 @@ Result<RunCommand> buildRun(const Scanned& scanned, CliArguments& arguments) {
                 return usageError(flag + ": the key before '=' is empty in " + quoted(value));
             run.settings.emplace_back(value.substr(0, eq), value.substr(eq + 1));
         } else if (flag == "--backend") {
-            if (auto status = oneOf(flag, value, {"bwrap", "docker", "podman"}); !status)
-                return status.error();
-            run.backend = value;
+            auto parsed = backendOption(flag, value);
+            if (!parsed)
+                return parsed.error();
+            run.backend = *parsed;
         } else if (flag == "--image") {
             if (auto status = checkImage(flag, value); !status)
                 return status.error();
@@ -359,7 +367,8 @@ Result<std::vector<std::string>> takeWords(std::string_view command, const Scann
 
 Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned, CliArguments& arguments) {
     bool json = false;
-    std::optional<std::string> approve, backend, image;
+    std::optional<std::string> approve, image;
+    std::optional<sandbox::Backend> backend;
     for (const auto& [flag, value] : scanned.options) {
         if (info.name == "run" || applyCommon(flag, value, arguments))
             continue;
@@ -370,9 +379,10 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
                 return status.error();
             approve = value;
         } else if (flag == "--backend") {
-            if (auto status = oneOf(flag, value, {"bwrap", "docker", "podman"}); !status)
-                return status.error();
-            backend = value;
+            auto parsed = backendOption(flag, value);
+            if (!parsed)
+                return parsed.error();
+            backend = *parsed;
         } else if (flag == "--image") {
             if (auto status = checkImage(flag, value); !status)
                 return status.error();

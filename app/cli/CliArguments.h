@@ -4,6 +4,7 @@
 // provider names, presets and --set keys are checked by the parts that use them; only syntax is checked
 // here. Paths are not resolved against the current directory.
 
+#include "Backend.h"
 #include "Result.h"
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct RunCommand {
     std::optional<std::string> model;
     std::vector<std::string> presets;                          // --preset a,b --preset c: a, b, c
     std::vector<std::pair<std::string, std::string>> settings; // --set KEY=VALUE, in order
-    std::optional<std::string> backend;                        // bwrap, docker or podman
+    std::optional<sandbox::Backend> backend;
     std::optional<std::string> image;                          // docker/podman: the agent's image
     std::optional<std::string> network;                        // none, loopback or allow:HOST[,HOST...]
     std::optional<std::string> approve;                        // ask, auto or deny
@@ -54,7 +55,7 @@ struct ResumeCommand {
     std::string taskId;
     bool json = false;
     std::optional<std::string> approve; // ask, auto or deny
-    std::optional<std::string> backend; // run it in another sandbox from here on: bwrap, docker or podman
+    std::optional<sandbox::Backend> backend; // run it in another sandbox from here on
     std::optional<std::string> image;   // docker/podman: the agent's image
 };
 

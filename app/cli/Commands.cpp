@@ -410,12 +410,10 @@ int doctor(const CliArguments& arguments, const DoctorCommand& command) {
                 "");
         }
         // The container backend, when the settings choose one: its own checks, on the chosen image.
-        if (stored.backend != "bwrap") {
-            const auto engine = stored.backend == "docker" ? sandbox::ContainerEngine::Docker
-                                                           : sandbox::ContainerEngine::Podman;
+        if (const auto engine = sandbox::containerEngine(stored.backend)) {
             const auto profile = sandbox::resolveProfile({sandbox::defaultProfileJson()});
-            addReport(stored.backend + " ",
-                      sandbox::runContainerPreflight(engine, stored.image,
+            addReport(sandbox::backendName(stored.backend) + " ",
+                      sandbox::runContainerPreflight(*engine, stored.image,
                                                      profile ? profile->limits : sandbox::SandboxLimits{}));
         }
     }

@@ -48,8 +48,6 @@ Status validateSettings(const Settings& settings) {
     if (settings.maxConcurrent < 1 || settings.maxConcurrent > kConcurrencyLimit)
         return makeError(ErrorCode::InvalidArgument, "tasks at a time must be between 1 and " +
                                                          std::to_string(kConcurrencyLimit));
-    if (auto backend = validateBackend(settings.backend); !backend)
-        return backend;
     if (auto image = validateImage(settings.image); !image)
         return image;
     if (auto network = validateNetwork(settings.network); !network)
@@ -73,8 +71,9 @@ std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, cons
 
 Result<Settings> loadSettings(Store& store) {
     Settings settings;
+    std::string backend = sandbox::backendName(settings.backend);
     for (const auto& [key, target] : {std::pair{kProvider, &settings.provider}, std::pair{kModel, &settings.model},
-                                      std::pair{kBackend, &settings.backend}, std::pair{kImage, &settings.image},
+                                      std::pair{kBackend, &backend}, std::pair{kImage, &settings.image},
                                       std::pair{kNetwork, &settings.network}}) {
         auto value = store.setting(key);
         if (!value)
@@ -107,7 +106,10 @@ Result<Settings> loadSettings(Store& store) {
     }
     const bool prefixesValid = std::all_of(settings.allowedCommands.begin(), settings.allowedCommands.end(),
                                            [](const std::string& prefix) { return commandPrefix(prefix) == prefix; });
-    for (const auto& [key, valid] : {std::pair{kBackend, bool(validateBackend(settings.backend))},
+    const auto parsedBackend = sandbox::parseBackend(backend);
+    if (parsedBackend)
+        settings.backend = *parsedBackend;
+    for (const auto& [key, valid] : {std::pair{kBackend, bool(parsedBackend)},
                                      std::pair{kImage, bool(validateImage(settings.image))},
                                      std::pair{kNetwork, bool(validateNetwork(settings.network))},
                                      std::pair{kAllowedCommands, prefixesValid}}) {
@@ -126,7 +128,7 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kModel, settings.model},
         {kPresets, json(settings.presets).dump()},
         {kMaxConcurrent, std::to_string(settings.maxConcurrent)},
-        {kBackend, settings.backend},
+        {kBackend, sandbox::backendName(settings.backend)},
         {kImage, settings.image},
         {kNetwork, settings.network},
         {kRecentWorkspaces, json(settings.recentWorkspaces).dump()},

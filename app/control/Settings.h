@@ -20,7 +20,7 @@ struct Settings {
     std::string model;
     std::vector<std::string> presets; // applied to new tasks, in order
     std::size_t maxConcurrent = 4;
-    std::string backend = "bwrap";                 // "bwrap", "docker" or "podman" (TaskSpec::backend)
+    sandbox::Backend backend = sandbox::Backend::Bwrap; // stored as its backendName() (TaskSpec::backend)
     std::string image = kDefaultAgentImage;        // docker/podman: the agent's image
     std::string network = "none";                  // the default network policy (TaskSpec::network)
     std::vector<std::string> recentWorkspaces; // most recent first, at most kMaxRecentWorkspaces
@@ -31,8 +31,7 @@ struct Settings {
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
-// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an unknown backend or network
-// policy, an image name the engine would misread, or an allowed command that is not a plain prefix: what
+// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an unknown network policy, an image name the engine would misread, or an allowed command that is not a plain prefix: what
 // is wrong, as the user would fix it.
 Status validateSettings(const Settings& settings);
 // The list with workspace moved (or added) to the front, capped.

@@ -232,14 +232,12 @@ Status TaskRunner::launch() {
     if (m_spec.demo) // the demo's workspace is Warren's own copy, in the data directory
         launch.ownedDirs.push_back(m_task.workspace);
     launch.stdio = {childIn.get(), childOut.get(), childErr.get()};
-    auto process = AgentProcess::start(launch);
+    auto process = launchAgent(launch);
     if (!process) {
         fail("sandbox", process.error().message);
         return Ok{};
     }
     m_process = std::move(*process);
-    m_workspaceSource = m_process->workspaceSource();
-    m_protection = m_process->protection();
 
     m_stdoutNotifier = new QSocketNotifier(m_stdout.get(), QSocketNotifier::Read, this);
     connect(m_stdoutNotifier, &QSocketNotifier::activated, this, &TaskRunner::onStdoutReadable);
@@ -600,10 +598,6 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     m_egress.reset(); // its connections close with it, so nothing of the task reaches out after its end
     if (!m_token.empty())
         m_env.tokens->revokeTask(m_task.id);
-    if (m_protection) {
-        sandbox::removePlaceholders(m_workspaceSource, *m_protection);
-        m_protection.reset();
-    }
     if (!error.empty())
         recordOwn(std::string(protocol::event_type::kError), {{"message", error}, {"fatal", true}});
     recordArtifacts();

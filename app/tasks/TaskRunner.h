@@ -1,6 +1,6 @@
 #pragma once
 // One launch of one task's agent: `warren-agent serve` in its sandbox (never outside one: bubblewrap, or a
-// Docker/Podman container, as the task's spec says; AgentProcess hides which), its stdout read
+// Docker/Podman container, as the task's spec says; RunningSandbox hides which), its stdout read
 // line by line into stored events, its requests answered by the ToolProxy, its stdin written without ever
 // blocking the event loop. Stops are graceful first: ask the agent (control.cancel / control.pause), then
 // SIGTERM, then kill the whole sandbox. When the sandbox is gone the task's record says how it ended, what
@@ -10,7 +10,7 @@
 // records (streamed model text, refused requests, how the run ended) sits in order with what the agent
 // sent; the agent's seq is checked on arrival so that a lost or repeated event is reported.
 
-#include "AgentProcess.h"
+#include "AgentLaunch.h"
 #include "ApprovalRules.h"
 #include "DataDir.h"
 #include "Event.h"
@@ -110,9 +110,7 @@ private:
     std::string m_token;
     std::unique_ptr<ToolProxy> m_proxy;
     std::unique_ptr<EgressProxy> m_egress; // --network allow:HOSTS: the task's only way out
-    std::unique_ptr<AgentProcess> m_process;
-    std::string m_workspaceSource; // canonical, for removing protected-path placeholders at the end
-    std::optional<sandbox::ProtectionPlan> m_protection;
+    std::unique_ptr<sandbox::RunningSandbox> m_process; // removes its placeholders and container when reset
     UniqueFd m_stdin, m_stdout, m_stderr, m_lock;
     QSocketNotifier* m_stdoutNotifier = nullptr;
     QSocketNotifier* m_stderrNotifier = nullptr;

@@ -14,7 +14,7 @@ json TaskSpec::toJson() const {
             {"presets", presets},           {"overrides", overrides},
             {"network", network},           {"approval", approvalModeName(approval)},
             {"timeout_sec", timeoutSec},    {"token_budget", tokenBudget},
-            {"demo", demo},                 {"backend", backend},
+            {"demo", demo},                 {"backend", sandbox::backendName(backend)},
             {"image", image}};
 }
 
@@ -34,7 +34,10 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
         spec.tokenBudget = value.at("token_budget").get<std::uint64_t>();
         spec.demo = value.at("demo").get<bool>();
         // Tasks stored before the container backend ran under bubblewrap.
-        spec.backend = value.value("backend", std::string("bwrap"));
+        auto backend = sandbox::parseBackend(value.value("backend", std::string("bwrap")));
+        if (!backend)
+            return makeError(ErrorCode::InvalidArgument, "task spec: " + backend.error().message);
+        spec.backend = *backend;
         spec.image = value.value("image", std::string(kDefaultAgentImage));
         if (!spec.overrides.is_object())
             return makeError(ErrorCode::InvalidArgument, "task spec: overrides must be an object");
@@ -44,13 +47,6 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
                          std::string("the stored task spec is unreadable (") + error.what() +
                              "); the database may come from a newer Warren");
     }
-}
-
-Status validateBackend(const std::string& backend) {
-    if (backend != "bwrap" && backend != "docker" && backend != "podman")
-        return makeError(ErrorCode::InvalidArgument,
-                         "backend \"" + backend + "\": the sandbox is bwrap (bubblewrap), docker or podman");
-    return Ok{};
 }
 
 Status validateImage(const std::string& image) {
@@ -73,8 +69,6 @@ Status validateNetwork(const std::string& network) {
 Status validateSpec(const TaskSpec& spec) {
     if (auto network = validateNetwork(spec.network); !network)
         return network;
-    if (auto backend = validateBackend(spec.backend); !backend)
-        return backend;
     if (auto image = validateImage(spec.image); !image)
         return image;
     auto config = agent::resolveConfig(spec.presets, spec.overrides);

@@ -4,6 +4,7 @@
 // holds a key: the provider's key is looked up by name at launch.
 
 #include "ApprovalRules.h"
+#include "Backend.h"
 #include "DockerCommand.h"
 #include "Result.h"
 
@@ -29,7 +30,7 @@ struct TaskSpec {
     std::uint64_t timeoutSec = 0;                        // wall clock over the whole task; 0: none
     std::uint64_t tokenBudget = 0;                       // tokens in + out over the whole task; 0: none
     bool demo = false; // the built-in scripted demo (provider is its script), labelled as such
-    std::string backend = "bwrap";                     // the sandbox: "bwrap", "docker" or "podman"
+    sandbox::Backend backend = sandbox::Backend::Bwrap; // the sandbox; stored as its backendName()
     std::string image = kDefaultAgentImage;            // docker/podman: the image the agent runs on
 
     nlohmann::json toJson() const;
@@ -39,15 +40,14 @@ struct TaskSpec {
 // `warren resume TASK --backend X --image I`: where a resumed task runs from now on. Its checkpoint is the
 // agent's, not the sandbox's, so it continues in any backend.
 struct SandboxMove {
-    std::optional<std::string> backend;
+    std::optional<sandbox::Backend> backend;
     std::optional<std::string> image;
 };
 
 // Checks what can be checked before anything is launched: the presets and --set keys (with the agent's
-// own settings table, so the error is the one the agent would give), the network policy, the backend and
-// the image's name.
+// own settings table, so the error is the one the agent would give), the network policy and the image's
+// name. The backend was parsed where it came in (sandbox::parseBackend).
 Status validateSpec(const TaskSpec& spec);
-Status validateBackend(const std::string& backend); // "bwrap", "docker" or "podman"
 Status validateNetwork(const std::string& network); // "none", "loopback" or "allow:HOST[,HOST...]"
 Status validateImage(const std::string& image);     // a name the engine's command line reads as one
 

@@ -207,7 +207,7 @@ void TestGuiSettings::sandboxChoicePersistsAndListsEnginesFound() {
     QCOMPARE(again.findChild<QLineEdit*>("image")->text(), QStringLiteral("localhost/warren-test:1"));
     auto settings = desk.plane().settings();
     QVERIFY(bool(settings));
-    QCOMPARE(QString::fromStdString(settings->backend), expected);
+    QCOMPARE(QString::fromStdString(warren::sandbox::backendName(settings->backend)), expected);
     QCOMPARE(settings->image, std::string("localhost/warren-test:1"));
 }
 

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace warren::test;
@@ -72,6 +73,7 @@ private slots:
     void writeOutsideWorkspaceFails_data();
     void writeOutsideWorkspaceFails();
     void workspaceWriteSucceeds();
+    void filesAreTheWorkspaceOwners();
     void protectedPathCannotBeWritten_data();
     void protectedPathCannotBeWritten();
     void hostFileOutsideWorkspaceUnreadable();
@@ -267,6 +269,25 @@ void TestContainerBackend::workspaceWriteSucceeds()
     QVERIFY(m_workspace->exists(QStringLiteral("made-inside")));
     QVERIFY2(QFileInfo(m_workspace->hostPath(QStringLiteral("made-inside"))).ownerId() != 0,
              "the container wrote a file as root");
+}
+
+// As root, the container runs as the workspace's owner (never root), so what the command writes there is
+// the owner's, as if the owner had run it.
+void TestContainerBackend::filesAreTheWorkspaceOwners()
+{
+    if (geteuid() != 0)
+        QSKIP("only root can give the workspace to another user");
+    QVERIFY(chmod(QFile::encodeName(m_workspace->path()).constData(), 0700) == 0);
+    QVERIFY(chown(QFile::encodeName(m_workspace->path()).constData(), 1234, 1235) == 0);
+    const RunOutcome outcome = m_workspace->run(
+        {QStringLiteral("/bin/sh"), QStringLiteral("-c"), QStringLiteral("id -u; id -g; echo made > /workspace/by-owner")},
+        options());
+    QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
+    QCOMPARE(QString::fromUtf8(outcome.out), QStringLiteral("1234\n1235\n"));
+    const QFileInfo made(m_workspace->hostPath(QStringLiteral("by-owner")));
+    QVERIFY(made.exists());
+    QCOMPARE(made.ownerId(), 1234u);
+    QCOMPARE(made.groupId(), 1235u);
 }
 
 void TestContainerBackend::protectedPathCannotBeWritten_data()

@@ -23,6 +23,10 @@ template <typename T> void putOptional(json& out, const char* key, const std::op
     if (value)
         out[key] = *value;
 }
+void putOptional(json& out, const char* key, const std::optional<warren::sandbox::Backend>& value) {
+    if (value)
+        out[key] = warren::sandbox::backendName(*value);
+}
 
 // The parsed arguments as JSON with only what differs from the defaults, so rows list what they set.
 json describe(const CliArguments& arguments) {

@@ -316,7 +316,7 @@ void TestCommandLine::containerBackend() {
 
     auto line = parse(args);
     QVERIFY2(line.ok(), line.ok() ? "" : line.error().message.c_str());
-    QCOMPARE(qs(line->backend), backend);
+    QCOMPARE(qs(backendName(line->backend)), backend);
     QCOMPARE(line->image.has_value(), !image.isEmpty());
     if (line->image)
         QCOMPARE(qs(*line->image), image);

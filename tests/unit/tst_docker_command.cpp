@@ -93,6 +93,8 @@ class TestDockerCommand : public QObject {
 private slots:
     void profileFeature_data();
     void profileFeature();
+    void workspaceOwner_data();
+    void workspaceOwner();
     void commandComesLast();
     void environmentFromFileOnly();
     void passwdNamesTheUidInside();
@@ -235,6 +237,67 @@ void TestDockerCommand::profileFeature() {
     for (const QString& text : notEnforced)
         QVERIFY2(mentions(command->notEnforced, text), qPrintable(text + " not reported"));
     QCOMPARE(command->notEnforced.size(), static_cast<std::size_t>(notEnforced.size()));
+}
+
+// clang-format off
+// Who the container runs as, and so who owns on the host what it writes, from who runs Warren and who owns
+// the workspace.
+void TestDockerCommand::workspaceOwner_data() {
+    QTest::addColumn<QString>("engine");
+    QTest::addColumn<bool>("rootless");
+    QTest::addColumn<int>("invokerUid");
+    QTest::addColumn<int>("ownerUid");
+    QTest::addColumn<int>("ownerGid");
+    QTest::addColumn<QString>("user");      // the --user value
+    QTest::addColumn<int>("hostOwnerUid");  // -1: unknown
+    QTest::addColumn<int>("hostOwnerGid");
+
+    QTest::newRow("root runs docker on a user's workspace: the owner")
+        << "docker" << false << 0 << 1234 << 1235 << "1234:1235" << 1234 << 1235;
+    QTest::newRow("root runs podman on a user's workspace: the owner")
+        << "podman" << false << 0 << 1234 << 1235 << "1234:1235" << 1234 << 1235;
+    QTest::newRow("root runs podman on the profile user's workspace")
+        << "podman" << false << 0 << 1000 << 1000 << "1000:1000" << 1000 << 1000;
+    QTest::newRow("root on its own workspace: the profile's uid, never root")
+        << "docker" << false << 0 << 0 << 0 << "1000:1000" << 1000 << 1000;
+    QTest::newRow("a user runs a rootful engine: the user, whoever owns the workspace")
+        << "docker" << false << 1234 << 4321 << 4321 << "1234:1234" << 1234 << 1234;
+    QTest::newRow("rootless podman: the invoker through keep-id, whoever owns the workspace")
+        << "podman" << true << 1234 << 4321 << 4321 << "1000:1000" << 1234 << 1234;
+    QTest::newRow("rootless docker: a subordinate uid")
+        << "docker" << true << 1234 << 1234 << 1234 << "1000:1000" << -1 << -1;
+}
+// clang-format on
+
+void TestDockerCommand::workspaceOwner() {
+    QFETCH(QString, engine);
+    QFETCH(bool, rootless);
+    QFETCH(int, invokerUid);
+    QFETCH(int, ownerUid);
+    QFETCH(int, ownerGid);
+    QFETCH(QString, user);
+    QFETCH(int, hostOwnerUid);
+    QFETCH(int, hostOwnerGid);
+
+    auto profile = profileWith("{}");
+    QVERIFY(profile);
+    DockerRequest r = request(engine, rootless, static_cast<std::uint32_t>(invokerUid));
+    r.workspaceOwnerUid = static_cast<std::uint32_t>(ownerUid);
+    r.workspaceOwnerGid = static_cast<std::uint32_t>(ownerGid);
+    auto command = buildDockerCommand(*profile, r, fakeHost());
+    QVERIFY2(command, command ? "" : command.error().message.c_str());
+    QVERIFY2(containsSequence(command->argv, "--user " + user), qPrintable(joined(command->argv)));
+    QVERIFY(!containsSequence(command->argv, "--user 0:0"));
+    QCOMPARE(command->hostOwnerUid.has_value(), hostOwnerUid >= 0);
+    if (hostOwnerUid >= 0) {
+        QCOMPARE(static_cast<int>(*command->hostOwnerUid), hostOwnerUid);
+        QCOMPARE(static_cast<int>(*command->hostOwnerGid), hostOwnerGid);
+    }
+    // The sandbox's own /etc/passwd names the uid it runs as.
+    const auto passwd = std::find_if(command->files.begin(), command->files.end(),
+                                     [](const DockerDataFile& file) { return file.purpose == "/etc/passwd"; });
+    QVERIFY(passwd != command->files.end());
+    QVERIFY2(QString::fromStdString(passwd->bytes).contains(":x:" + user + ":"), passwd->bytes.c_str());
 }
 
 void TestDockerCommand::commandComesLast() {

@@ -104,10 +104,14 @@ void TestSettings::sandboxValidation() {
     QFETCH(QString, network);
     QFETCH(QString, error);
     Settings settings;
-    settings.backend = backend.toStdString();
+    // The backend is parsed where it comes in (a setting read from the store, the dialog): an unknown one is
+    // that parse's error.
+    const auto parsed = warren::sandbox::parseBackend(backend.toStdString());
+    if (parsed)
+        settings.backend = *parsed;
     settings.image = image.toStdString();
     settings.network = network.toStdString();
-    const auto status = warren::control::validateSettings(settings);
+    const auto status = parsed ? warren::control::validateSettings(settings) : warren::Status(parsed.error());
     if (error.isEmpty()) {
         QVERIFY2(bool(status), status ? "" : status.error().message.c_str());
     } else {
@@ -136,7 +140,7 @@ void TestSettings::roundTripThroughTheStore() {
     auto defaults = warren::control::loadSettings(*store);
     QVERIFY(bool(defaults));
     QCOMPARE(*defaults, Settings{});
-    QCOMPARE(defaults->backend, std::string("bwrap"));
+    QCOMPARE(warren::sandbox::backendName(defaults->backend), std::string("bwrap"));
     QCOMPARE(defaults->image, std::string("debian:bookworm-slim"));
     QCOMPARE(defaults->network, std::string("none"));
 
@@ -146,7 +150,7 @@ void TestSettings::roundTripThroughTheStore() {
     settings.presets = {"safe-mode", "production-log"};
     settings.maxConcurrent = 3;
     settings.recentWorkspaces = {"/home/u/a", "/home/u/b"};
-    settings.backend = "podman";
+    settings.backend = warren::sandbox::Backend::Podman;
     settings.image = "localhost/warren-test:1";
     settings.network = "loopback";
     settings.allowedCommands = {"cargo test", "make"};

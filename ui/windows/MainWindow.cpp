@@ -384,7 +384,8 @@ void MainWindow::applySettings() {
     for (const auto& workspace : settings->recentWorkspaces)
         recent << qs(workspace);
     m_newTask->setRecentWorkspaces(recent);
-    NewTaskBar::Defaults defaults{{}, qs(settings->model), qs(settings->backend), qs(settings->network)};
+    NewTaskBar::Defaults defaults{{}, qs(settings->model), qs(sandbox::backendName(settings->backend)),
+                                 qs(settings->network)};
     for (const auto& preset : settings->presets)
         defaults.presets << qs(preset);
     m_newTask->setDefaults(defaults);
@@ -405,7 +406,10 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
     for (const QString& preset : request.presets)
         spec.presets.push_back(preset.toStdString());
     spec.approval = control::ApprovalMode::Ask;
-    spec.backend = request.backend.toStdString();
+    auto backend = sandbox::parseBackend(request.backend.toStdString());
+    if (!backend)
+        return showProblem(qs(backend.error().message));
+    spec.backend = *backend;
     spec.image = settings->image;
     spec.network = request.network.toStdString();
     if (auto valid = control::validateSpec(spec); !valid)

@@ -66,7 +66,7 @@ NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* par
     m_backend->setToolTip(tr("The sandbox this task runs in"));
     m_network = new NetworkChoice(this);
     m_network->setToolTip(tr("What network this task's sandbox has"));
-    fillBackends(m_backend, QStringLiteral("bwrap"));
+    fillBackends(m_backend, QString::fromStdString(sandbox::backendName(sandbox::Backend::Bwrap)));
 
     m_run = new QPushButton(tr("Run"), this);
     m_run->setObjectName("run");

@@ -11,13 +11,13 @@ namespace {
 
 struct Choice {
     const char* label;
-    const char* value;
+    sandbox::Backend backend;
 };
 
 constexpr Choice kBackends[] = {
-    {QT_TRANSLATE_NOOP("SandboxChoices", "bubblewrap"), "bwrap"},
-    {QT_TRANSLATE_NOOP("SandboxChoices", "Podman"), "podman"},
-    {QT_TRANSLATE_NOOP("SandboxChoices", "Docker"), "docker"},
+    {QT_TRANSLATE_NOOP("SandboxChoices", "bubblewrap"), sandbox::Backend::Bwrap},
+    {QT_TRANSLATE_NOOP("SandboxChoices", "Podman"), sandbox::Backend::Podman},
+    {QT_TRANSLATE_NOOP("SandboxChoices", "Docker"), sandbox::Backend::Docker},
 };
 
 QString tr(const char* text) { return QCoreApplication::translate("SandboxChoices", text); }
@@ -27,13 +27,18 @@ QString tr(const char* text) { return QCoreApplication::translate("SandboxChoice
 void fillBackends(QComboBox* box, const QString& current) {
     box->clear();
     for (const Choice& choice : kBackends) {
-        const QString value = QString::fromUtf8(choice.value);
-        if (value == "bwrap" || !QStandardPaths::findExecutable(value).isEmpty())
+        const QString value = QString::fromStdString(sandbox::backendName(choice.backend));
+        if (!sandbox::containerEngine(choice.backend) || !QStandardPaths::findExecutable(value).isEmpty())
             box->addItem(tr(choice.label), value);
         else if (value == current)
             box->addItem(tr("%1 (not found on PATH)").arg(tr(choice.label)), value);
     }
     box->setCurrentIndex(std::max(0, box->findData(current)));
+}
+
+sandbox::Backend chosenBackend(const QComboBox* box) {
+    const auto backend = sandbox::parseBackend(box->currentData().toString().toStdString());
+    return backend ? *backend : sandbox::Backend::Bwrap;
 }
 
 } // namespace warren::ui

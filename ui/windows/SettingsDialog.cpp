@@ -169,7 +169,7 @@ void SettingsDialog::load() {
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
-    fillBackends(m_backend, QString::fromStdString(m_settings.backend));
+    fillBackends(m_backend, QString::fromStdString(sandbox::backendName(m_settings.backend)));
     m_network->setValue(QString::fromStdString(m_settings.network));
     m_image->setText(QString::fromStdString(m_settings.image));
     m_allowedCommands->clear();
@@ -179,7 +179,7 @@ void SettingsDialog::load() {
     updateSandbox();
 }
 
-void SettingsDialog::updateSandbox() { m_image->setEnabled(m_backend->currentData().toString() != "bwrap"); }
+void SettingsDialog::updateSandbox() { m_image->setEnabled(sandbox::containerEngine(chosenBackend(m_backend)).has_value()); }
 
 QString SettingsDialog::providerSpec() const {
     const QString choice = m_provider->currentData().toString();
@@ -238,7 +238,7 @@ void SettingsDialog::accept() {
         if (m_presets->item(i)->checkState() == Qt::Checked)
             settings.presets.push_back(m_presets->item(i)->text().toStdString());
     settings.maxConcurrent = static_cast<std::size_t>(m_maxConcurrent->value());
-    settings.backend = m_backend->currentData().toString().toStdString();
+    settings.backend = chosenBackend(m_backend);
     const QString image = m_image->text().trimmed();
     settings.image = image.isEmpty() ? std::string(control::kDefaultAgentImage) : image.toStdString();
     settings.network = m_network->value().toStdString();

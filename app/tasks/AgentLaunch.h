@@ -1,0 +1,35 @@
+#pragma once
+// The agent's sandbox as TaskRunner starts it: `warren-agent serve` through the sandbox library's one
+// launch (SandboxLaunch), with the agent's stdin, stdout and stderr on the runner's pipes. What is the
+// control plane's own is only this: the task's directories handed to the uid the sandbox writes as, and
+// the messages saying what to do when it cannot start.
+
+#include "Backend.h"
+#include "Launcher.h"
+#include "Result.h"
+#include "RunningSandbox.h"
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace warren::control {
+
+struct AgentLaunch {
+    sandbox::Backend backend = sandbox::Backend::Bwrap; // TaskSpec::backend
+    std::string image;                                  // docker and podman: the image the agent runs on
+    std::string taskId;                                 // labels the container
+    std::vector<nlohmann::json> layers;                 // agentProfileLayers()
+    // The task's own directories (state, output, memories). When Warren runs as root they are handed to the
+    // uid the sandbox writes as, which differs between backends: a task moved from one to the other must
+    // still be able to read and replace its checkpoint.
+    std::vector<std::string> ownedDirs;
+    sandbox::LaunchOptions stdio;
+};
+
+// Prepares and starts the sandbox. An error is complete: what failed and what to do (the container
+// backend's preflight report, or `warren doctor`).
+Result<std::unique_ptr<sandbox::RunningSandbox>> launchAgent(const AgentLaunch& launch);
+
+} // namespace warren::control

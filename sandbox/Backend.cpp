@@ -1,0 +1,46 @@
+#include "Backend.h"
+
+#include <array>
+#include <utility>
+
+namespace warren::sandbox {
+namespace {
+
+constexpr std::array<std::pair<Backend, std::string_view>, 3> kNames{
+    {{Backend::Bwrap, "bwrap"}, {Backend::Docker, "docker"}, {Backend::Podman, "podman"}}};
+
+} // namespace
+
+std::string backendName(Backend backend) {
+    for (const auto& [value, name] : kNames)
+        if (value == backend)
+            return std::string(name);
+    return {};
+}
+
+std::string backendNames() {
+    return "bwrap, docker or podman";
+}
+
+Result<Backend> parseBackend(std::string_view name) {
+    for (const auto& [value, known] : kNames)
+        if (known == name)
+            return value;
+    return makeError(ErrorCode::InvalidArgument,
+                     "backend \"" + std::string(name) +
+                         "\": the sandbox is bwrap (bubblewrap), docker or podman");
+}
+
+std::optional<ContainerEngine> containerEngine(Backend backend) {
+    switch (backend) {
+    case Backend::Bwrap:
+        return std::nullopt;
+    case Backend::Docker:
+        return ContainerEngine::Docker;
+    case Backend::Podman:
+        return ContainerEngine::Podman;
+    }
+    return std::nullopt;
+}
+
+} // namespace warren::sandbox

@@ -1,0 +1,25 @@
+#pragma once
+// Which sandbox runs a command: bubblewrap on the host, or a Docker or Podman container. Parsed once where a
+// name comes in (a flag, a setting, a stored task) and printed back through backendName(), so everything
+// stored and shown keeps the same names.
+
+#include "Result.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace warren::sandbox {
+
+enum class Backend { Bwrap, Docker, Podman };
+// The container engines, for what differs between them (DockerCommand, Preflight).
+enum class ContainerEngine { Docker, Podman };
+
+std::string backendName(Backend backend); // "bwrap", "docker", "podman"
+std::string backendNames();               // "bwrap, docker or podman", for messages
+// The error names the valid ones.
+Result<Backend> parseBackend(std::string_view name);
+// The engine of a container backend; nullopt for bwrap.
+std::optional<ContainerEngine> containerEngine(Backend backend);
+
+} // namespace warren::sandbox

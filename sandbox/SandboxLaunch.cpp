@@ -1,0 +1,19 @@
+#include "SandboxLaunch.h"
+
+#include "BwrapSandbox.h"
+#include "ContainerSandbox.h"
+
+namespace warren::sandbox {
+
+Result<std::unique_ptr<SandboxLaunch>> prepareLaunch(SandboxRequest request) {
+    switch (request.backend) {
+    case Backend::Bwrap:
+        return prepareBwrapLaunch(std::move(request));
+    case Backend::Docker:
+    case Backend::Podman:
+        return prepareContainerLaunch(std::move(request));
+    }
+    return makeError(ErrorCode::InvalidArgument, "unknown sandbox backend");
+}
+
+} // namespace warren::sandbox

@@ -1,0 +1,69 @@
+#pragma once
+// The one way to run a command in a sandbox, for warren-sandbox and the control plane alike. A launch is
+// two steps: prepareLaunch() decides everything and checks the host (for a container backend: the preflight,
+// the sweep of containers a killed launcher left, a private directory for its files), so that --explain
+// shows exactly what a run would start; then start() runs it. Between the two the caller may act on what
+// the sandbox will write as (hostOwner()), before anything runs.
+//
+// Each backend is one implementation (BwrapSandbox, ContainerSandbox); another backend is one more.
+
+#include "Backend.h"
+#include "DockerCommand.h"
+#include "Launcher.h"
+#include "Result.h"
+#include "RunningSandbox.h"
+#include "SandboxProfile.h"
+
+#include <csignal>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::sandbox {
+
+struct SandboxRequest {
+    Backend backend = Backend::Bwrap;
+    SandboxProfile profile; // resolved
+    std::vector<std::string> command;
+    std::map<std::string, std::string> hostEnv; // for the profile's env_passthrough
+    LaunchOptions stdio;                        // -1: the caller's
+    // An --explain: decide and describe, but create nothing (no cgroup, no files, no engine asked).
+    bool explainOnly = false;
+
+    // Container backends.
+    std::string image = kDefaultContainerImage;
+    std::map<std::string, std::string> labels; // more --label NAME=VALUE (e.g. the task id)
+    // What the engine's run client gets when the launcher dies, which it passes on to the command (an agent
+    // takes SIGHUP as "pause, resumable", where SIGTERM would cancel its task). bwrap's sandbox is killed.
+    int launcherDeathSignal = SIGTERM;
+};
+
+// Who owns, on the host, what the sandbox writes in its binds.
+struct HostOwner {
+    std::uint32_t uid = 0;
+    std::uint32_t gid = 0;
+};
+
+class SandboxLaunch {
+public:
+    SandboxLaunch() = default;
+    SandboxLaunch(const SandboxLaunch&) = delete;
+    SandboxLaunch& operator=(const SandboxLaunch&) = delete;
+    virtual ~SandboxLaunch() = default; // removes what preparing made, unless started
+
+    // What --explain prints: the resolved profile, what is enforced how, the command line.
+    virtual std::string explain() const = 0;
+    // nullopt when the backend cannot tell (rootless docker writes as a subordinate uid).
+    virtual std::optional<HostOwner> hostOwner() const = 0;
+    // Starts the command; the running sandbox takes over the clean-up. Call once, from a thread that lives
+    // as long as the sandbox should (see SandboxProcess::start).
+    virtual Result<std::unique_ptr<RunningSandbox>> start() = 0;
+};
+
+// An error says what failed and what to do (a failed preflight's checks with their fixes).
+Result<std::unique_ptr<SandboxLaunch>> prepareLaunch(SandboxRequest request);
+
+} // namespace warren::sandbox
