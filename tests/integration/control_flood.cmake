@@ -7,3 +7,11 @@ warren_add_test(tst_control_flood SOURCES tst_control_flood.cpp
 add_dependencies(tst_control_flood flood-agent warren) # the test runs both; the sandbox tools come with warren
 set_tests_properties(tst_control_flood PROPERTIES TIMEOUT 600)
 set_property(TEST tst_control_flood APPEND PROPERTY ENVIRONMENT "WARREN_FLOOD_AGENT=$<TARGET_FILE:flood-agent>")
+
+# eventStored only for what is on disk: a LocalControlPlane in this process under flood-agent, each signalled
+# event looked up through a second SQLite connection.
+warren_add_test(tst_control_stored SOURCES tst_control_stored.cpp
+                LIBS warren_control SQLite::SQLite3 nlohmann_json::nlohmann_json LABELS integration)
+add_dependencies(tst_control_stored flood-agent)
+set_tests_properties(tst_control_stored PROPERTIES TIMEOUT 600)
+set_property(TEST tst_control_stored APPEND PROPERTY ENVIRONMENT "WARREN_FLOOD_AGENT=$<TARGET_FILE:flood-agent>")

@@ -1,0 +1,133 @@
+// What a face is told is on disk: every eventStored of a LocalControlPlane names an event that a second,
+// independent SQLite connection already finds in warren.db. flood-agent (tests/support/flood_agent.c) in
+// the real sandbox writes the events as fast as the pipe takes them, so the writer's thread is always
+// behind the reader's: a signal sent when an event is queued rather than committed is caught here.
+
+#include "LocalControlPlane.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+#include <string>
+
+using namespace warren::control;
+using nlohmann::json;
+
+namespace {
+
+struct CloseDb {
+    void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+struct Finalize {
+    void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
+};
+
+// Whether (task, seq) is committed, as a reader that is not the control plane sees it.
+class DiskReader {
+public:
+    explicit DiskReader(const std::string& path) {
+        sqlite3* db = nullptr;
+        if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+            sqlite3_close(db);
+            return;
+        }
+        m_db.reset(db);
+        sqlite3_busy_timeout(db, 5000);
+        sqlite3_stmt* statement = nullptr;
+        if (sqlite3_prepare_v2(db, "SELECT 1 FROM events WHERE task_id = ?1 AND seq = ?2", -1, &statement,
+                               nullptr) == SQLITE_OK)
+            m_lookup.reset(statement);
+    }
+    bool valid() const { return m_lookup != nullptr; }
+
+    bool committed(const std::string& taskId, std::uint64_t seq) {
+        sqlite3_reset(m_lookup.get());
+        sqlite3_bind_text(m_lookup.get(), 1, taskId.c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(m_lookup.get(), 2, static_cast<sqlite3_int64>(seq));
+        const bool found = sqlite3_step(m_lookup.get()) == SQLITE_ROW;
+        sqlite3_reset(m_lookup.get()); // no read snapshot stays open between lookups
+        return found;
+    }
+
+private:
+    std::unique_ptr<sqlite3, CloseDb> m_db;
+    std::unique_ptr<sqlite3_stmt, Finalize> m_lookup;
+};
+
+QString floodAgent() { return QProcessEnvironment::systemEnvironment().value("WARREN_FLOOD_AGENT"); }
+
+} // namespace
+
+class TestControlStored : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        if (floodAgent().isEmpty())
+            QSKIP("WARREN_FLOOD_AGENT is not set: run through ctest");
+        QVERIFY2(QFileInfo(floodAgent()).isExecutable(), qPrintable(floodAgent()));
+    }
+
+    void eventStoredComesAfterTheCommit() {
+        constexpr int kLines = 20000;
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        const QString workspace = root.path() + "/workspace";
+        const QString script = root.path() + "/script.json";
+        QVERIFY(QDir().mkpath(workspace));
+        QFile file(script);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"turns\":[{\"content\":\"x\"}]}\n"); // flood-agent never asks the model
+        file.close();
+
+        LocalOptions options;
+        options.dataDir = (root.path() + "/data").toStdString();
+        options.agentBinary = floodAgent().toStdString();
+        options.useKeychain = false;
+        auto plane = LocalControlPlane::open(options);
+        QVERIFY2(plane, plane ? "" : plane.error().message.c_str());
+        DiskReader disk(options.dataDir + "/warren.db");
+        QVERIFY(disk.valid());
+
+        std::uint64_t signalled = 0, notOnDisk = 0, outOfOrder = 0, lastSeq = 0;
+        bool finished = false;
+        QObject::connect(plane->get(), &ControlPlane::eventStored, plane->get(),
+                         [&](const std::string& taskId, const json& event) {
+                             const std::uint64_t seq = event.value("seq", std::uint64_t{0});
+                             ++signalled;
+                             if (seq != lastSeq + 1)
+                                 ++outOfOrder;
+                             lastSeq = seq;
+                             if (!disk.committed(taskId, seq))
+                                 ++notOnDisk;
+                         });
+        QObject::connect(plane->get(), &ControlPlane::taskFinished, plane->get(), [&] {
+            finished = true;
+            QCoreApplication::exit(0);
+        });
+        QTimer::singleShot(std::chrono::minutes(5), plane->get(), [] { QCoreApplication::exit(1); });
+
+        TaskSpec spec;
+        spec.provider = "scripted:" + script.toStdString();
+        auto task = (*plane)->submit(QString("flood %1").arg(kLines).toStdString(), workspace.toStdString(), spec);
+        QVERIFY2(task, task ? "" : task.error().message.c_str());
+        QCOMPARE(QCoreApplication::exec(), 0);
+        QVERIFY(finished);
+
+        auto stored = (*plane)->events(task->id);
+        QVERIFY(stored);
+        QVERIFY2(stored->size() >= kLines, qPrintable(QString::number(stored->size())));
+        QCOMPARE(signalled, static_cast<std::uint64_t>(stored->size())); // each stored event told once
+        QCOMPARE(outOfOrder, std::uint64_t{0});
+        QCOMPARE(notOnDisk, std::uint64_t{0});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestControlStored)
+#include "tst_control_stored.moc"
