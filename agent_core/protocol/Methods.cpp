@@ -9,16 +9,6 @@ using namespace detail;
 
 namespace {
 
-Result<json> getObject(const json& object, const char* key, const std::string& where) {
-    const auto it = object.find(key);
-    if (it == object.end())
-        return makeError(ErrorCode::InvalidArgument, joinPath(where, key) + ": missing");
-    if (!it->is_object())
-        return makeError(ErrorCode::InvalidArgument,
-                         joinPath(where, key) + ": must be an object, got " + describeJson(*it));
-    return *it;
-}
-
 template <typename T> json arrayToJson(const std::vector<T>& items) {
     json out = json::array();
     for (const auto& item : items)

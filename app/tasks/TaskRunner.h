@@ -90,6 +90,10 @@ private:
     void flushStdin();
     void stop(StopCause cause, const std::string& why);
     void escalate();
+    // The control plane's own events, each through its typed data (EventPayloads.h).
+    template <typename Payload> void recordOwn(const Payload& payload) {
+        recordOwn(std::string(Payload::kType), payload.toJson());
+    }
     void recordOwn(const std::string& type, nlohmann::json data);
     void store(const protocol::Event& event, nlohmann::json body);
     void recordArtifacts();
