@@ -79,7 +79,8 @@ EventStream parseEvents(const QByteArray& out, bool notifications) {
         }
         // What the agent writes reads back through its type's data struct, as every face reads it.
         if (auto data = protocol::payloadFromJson(event->type, event->data); !data) {
-            stream.error = QString("line %1: %2").arg(number).arg(QString::fromStdString(data.error().message));
+            stream.error =
+                QString("line %1: %2").arg(number).arg(QString::fromStdString(data.error().message));
             return stream;
         }
         if (auto follows = protocol::checkSeqFollows(previous, event->seq); !follows) {

@@ -19,8 +19,8 @@ void TaskActivity::update(const timeline::TaskCounters& counters) {
     tokensOut = counters.tokensOut;
     files.clear();
     for (const auto& [path, file] : counters.files)
-        files[QString::fromStdString(path)] = {QString::fromStdString(file.change), static_cast<int>(file.added),
-                                               static_cast<int>(file.removed)};
+        files[QString::fromStdString(path)] = {QString::fromStdString(file.change),
+                                               static_cast<int>(file.added), static_cast<int>(file.removed)};
 }
 
 } // namespace warren::ui
