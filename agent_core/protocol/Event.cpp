@@ -25,8 +25,8 @@ json toJson(const Event& event) {
 namespace {
 
 // complete: the wire's rule (every envelope key there); else a face's, where seq, ts, step and data may be
-// absent.
-Result<Event> readEvent(const json& value, bool complete) {
+// absent. withData: data is copied into the event (else only checked).
+Result<Event> readEvent(const json& value, bool complete, bool withData) {
     const std::string where = "event";
     Error error;
     Event event;
@@ -74,18 +74,23 @@ Result<Event> readEvent(const json& value, bool complete) {
     if (!data->is_object())
         return makeError(ErrorCode::InvalidArgument,
                          "event.data: must be an object, got " + describeJson(*data));
-    event.data = *data;
+    if (withData)
+        event.data = *data;
     return event;
 }
 
 } // namespace
 
 Result<Event> eventFromJson(const json& value) {
-    return readEvent(value, true);
+    return readEvent(value, true, true);
 }
 
 Result<Event> eventForDisplay(const json& value) {
-    return readEvent(value, false);
+    return readEvent(value, false, true);
+}
+
+Result<Event> envelopeForDisplay(const json& value) {
+    return readEvent(value, false, false);
 }
 
 Notification toNotification(const Event& event) {

@@ -36,6 +36,8 @@ Result<Event> eventFromJson(const nlohmann::json& value);
 // An event as a face reads it back (from the store, or built in code): the envelope is checked as strictly,
 // but seq, ts and step may be absent (0) and so may data ({}), so that a face shows what it can.
 Result<Event> eventForDisplay(const nlohmann::json& value);
+// The same without copying data (left empty): for a reader that reads data in place, once per event.
+Result<Event> envelopeForDisplay(const nlohmann::json& value);
 
 // {"jsonrpc":"2.0","method":"event","params":<event>}
 Notification toNotification(const Event& event);

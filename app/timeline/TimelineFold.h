@@ -17,7 +17,8 @@
 
 namespace warren::timeline {
 
-// One stored event, read: its envelope (Event, data included) and its typed data.
+// One stored event, read: its envelope (Event; its data is in payload, not in envelope.data) and its typed
+// data.
 struct ReadEvent {
     protocol::Event envelope;
     protocol::EventPayload payload;
