@@ -221,6 +221,51 @@ Result<std::optional<std::uint64_t>> getOptionalUint(const json& object, const c
     return std::optional<std::uint64_t>(value.value());
 }
 
+Result<std::optional<bool>> getOptionalBool(const json& object, const char* key, const std::string& where) {
+    if (!object.contains(key))
+        return std::optional<bool>();
+    auto value = getBool(object, key, where);
+    if (!value)
+        return value.error();
+    return std::optional<bool>(value.value());
+}
+
+Result<std::optional<std::string>> getNullableString(const json& object, const char* key,
+                                                     const std::string& where) {
+    if (const auto it = object.find(key); it != object.end() && it->is_null())
+        return std::optional<std::string>();
+    return getOptionalString(object, key, where);
+}
+
+Result<std::optional<std::int64_t>> getNullableInt(const json& object, const char* key,
+                                                   const std::string& where) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null())
+        return std::optional<std::int64_t>();
+    // An unsigned value above int64's range is not an exit code or any other signed field.
+    const bool fits =
+        it->is_number_integer() &&
+        (!it->is_number_unsigned() || it->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX));
+    if (!fits)
+        return fieldError(where, key, "must be an integer or null, got " + describeJson(*it));
+    return std::optional<std::int64_t>(it->get<std::int64_t>());
+}
+
+Result<json> getObject(const json& object, const char* key, const std::string& where) {
+    const auto it = object.find(key);
+    if (it == object.end())
+        return fieldError(where, key, "missing");
+    if (!it->is_object())
+        return fieldError(where, key, "must be an object, got " + describeJson(*it));
+    return *it;
+}
+
+Result<json> getOptionalObject(const json& object, const char* key, const std::string& where) {
+    if (!object.contains(key))
+        return json::object();
+    return getObject(object, key, where);
+}
+
 Result<std::string> readString(const nlohmann::json& value, const std::string& where) {
     if (!value.is_string())
         return makeError(ErrorCode::InvalidArgument,

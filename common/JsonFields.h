@@ -72,6 +72,20 @@ Result<std::optional<std::string>> getOptionalString(const nlohmann::json& objec
                                                      const std::string& where);
 Result<std::optional<std::uint64_t>> getOptionalUint(const nlohmann::json& object, const char* key,
                                                      const std::string& where);
+Result<std::optional<bool>> getOptionalBool(const nlohmann::json& object, const char* key,
+                                            const std::string& where);
+
+// Nullable fields: nullopt when absent or null (a writer says "none" with null).
+Result<std::optional<std::string>> getNullableString(const nlohmann::json& object, const char* key,
+                                                     const std::string& where);
+Result<std::optional<std::int64_t>> getNullableInt(const nlohmann::json& object, const char* key,
+                                                   const std::string& where);
+
+// An object-valued field, returned as it is.
+Result<nlohmann::json> getObject(const nlohmann::json& object, const char* key, const std::string& where);
+// The same, an empty object when absent.
+Result<nlohmann::json> getOptionalObject(const nlohmann::json& object, const char* key,
+                                         const std::string& where);
 
 // Moves a successful result into out, or its error into error: keeps field-by-field readers flat.
 //   if (!take(getString(object, "name", where), call.name, error)) return error;

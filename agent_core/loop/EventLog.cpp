@@ -36,10 +36,10 @@ void EventLog::begin(std::uint64_t firstSeq, std::function<void(std::uint64_t)> 
         send(std::move(event));
     if (m_dropped) {
         protocol::Event event;
-        event.type = std::string(protocol::event_type::kError);
-        event.data = {{"message", std::to_string(m_dropped) + " more problems before the task started were "
-                                                            "not kept"},
-                      {"fatal", false}};
+        const protocol::ErrorData dropped{
+            std::to_string(m_dropped) + " more problems before the task started were not kept", false};
+        event.type = std::string(protocol::ErrorData::kType);
+        event.data = dropped.toJson();
         send(std::move(event));
     }
 }
@@ -100,13 +100,13 @@ void EventLog::log(LogLevel level, const std::string& message) {
         format = m_format;
     }
     if (format == LogFormat::Json)
-        emit(protocol::event_type::kLog, {{"level", toString(level)}, {"message", message}});
+        emit(protocol::LogData{std::string(toString(level)), message});
     else
         writeAll(STDERR_FILENO, "warren-agent: " + std::string(toString(level)) + ": " + message + "\n");
 }
 
 void EventLog::error(const std::string& message, bool fatal) {
-    emit(protocol::event_type::kError, {{"message", message}, {"fatal", fatal}});
+    emit(protocol::ErrorData{message, fatal});
 }
 
 } // namespace warren::agent

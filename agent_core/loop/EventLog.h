@@ -6,6 +6,7 @@
 
 #include "AgentConfig.h"
 #include "Event.h"
+#include "EventPayloads.h"
 
 #include <cstdint>
 #include <functional>
@@ -51,7 +52,10 @@ public:
     void configureLogging(LogLevel level, LogFormat format);
     void setStep(std::uint64_t step);
 
-    void emit(std::string_view type, nlohmann::json data = nlohmann::json::object(), EventExtras extras = {});
+    // Every event goes out through its typed data (EventPayloads.h): one writer per field.
+    template <typename Payload> void emit(const Payload& payload, EventExtras extras = {}) {
+        emit(Payload::kType, payload.toJson(), std::move(extras));
+    }
     void log(LogLevel level, const std::string& message);
     void error(const std::string& message, bool fatal);
 
@@ -61,6 +65,7 @@ private:
     EventSink& m_sink;
     std::function<void(std::uint64_t)> m_recordSeq;
     mutable std::mutex m_mutex;
+    void emit(std::string_view type, nlohmann::json data, EventExtras extras);
     void send(protocol::Event event); // m_mutex held
 
     std::uint64_t m_nextSeq = 1;

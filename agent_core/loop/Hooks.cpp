@@ -1,6 +1,5 @@
 #include "Hooks.h"
 
-#include "EventTypes.h"
 #include "ProcessRunner.h"
 
 #include <chrono>
@@ -33,9 +32,9 @@ void Hooks::fire(const HookContext& context, const std::filesystem::path& worksp
     if (callback != m_callbacks.end() && callback->second)
         callback->second(context);
 
-    nlohmann::json data = {{"name", context.hook}, {"command", nullptr}, {"exit_code", nullptr}};
-    if (!context.detail.empty())
-        data["detail"] = context.detail;
+    protocol::HookData data;
+    data.name = context.hook;
+    data.detail = context.detail;
     if (command != m_commands.end()) {
         ProcessSpec spec;
         spec.argv = {"/bin/sh", "-c", command->second};
@@ -47,16 +46,16 @@ void Hooks::fire(const HookContext& context, const std::filesystem::path& worksp
         spec.environment.push_back("WARREN_HOOK_DETAIL=" + context.detail);
         spec.deadline = std::chrono::steady_clock::now() + kHookTimeout;
         spec.capBytes = kHookOutputBytes;
-        data["command"] = command->second;
+        data.command = command->second;
         auto result = runProcess(spec);
         if (result) {
-            data["exit_code"] = result->exitCode;
-            data["output"] = result->output;
+            data.exitCode = result->exitCode;
+            data.output = result->output;
         } else {
-            data["error"] = result.error().message;
+            data.error = result.error().message;
         }
     }
-    events.emit(protocol::event_type::kHook, std::move(data));
+    events.emit(data);
 }
 
 } // namespace warren::agent

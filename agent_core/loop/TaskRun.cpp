@@ -3,7 +3,6 @@
 #include "Budget.h"
 #include "BuiltInTools.h"
 #include "Compaction.h"
-#include "EventTypes.h"
 #include "MemoryBackendFactory.h"
 #include "MemoryGuard.h"
 #include "ResourceReport.h"
@@ -15,7 +14,6 @@
 
 namespace warren::agent {
 
-namespace et = protocol::event_type;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -34,27 +32,44 @@ protocol::ToolSpec finishSpec() {
 
 // file_changed's data (docs/PROTOCOL.md): the diff and its counts when the tool knew both contents, only
 // that it was binary when it was, and neither for a change seen from outside.
-nlohmann::json fileChangedData(const std::string& path, FileChange change, const FileDiff* diff) {
-    nlohmann::json data{{"path", path}, {"change", toString(change)}};
+protocol::FileChangedData fileChangedData(const std::string& path, FileChange change, const FileDiff* diff) {
+    protocol::FileChangedData data;
+    data.path = path;
+    data.change = change;
     if (!diff)
         return data;
     if (diff->binary) {
-        data["binary"] = true;
+        data.binary = true;
         return data;
     }
-    data["diff"] = diff->text;
-    data["added"] = diff->added;
-    data["removed"] = diff->removed;
-    if (diff->truncated)
-        data["diff_truncated"] = true;
+    data.diff = diff->text;
+    data.added = diff->added;
+    data.removed = diff->removed;
+    data.diffTruncated = diff->truncated;
     return data;
 }
 
-nlohmann::json callsJson(const std::vector<protocol::ToolCall>& calls) {
-    auto array = nlohmann::json::array();
-    for (const auto& call : calls)
-        array.push_back(protocol::toJson(call));
-    return array;
+// A result before its id and output are known (recordToolResult fills them in).
+protocol::ToolResultData resultWith(std::optional<std::int64_t> exitCode) {
+    protocol::ToolResultData data;
+    data.exitCode = exitCode;
+    return data;
+}
+
+protocol::ToolResultData interruptedResult() {
+    auto data = resultWith(std::nullopt);
+    data.interrupted = true;
+    return data;
+}
+
+protocol::ToolResultData deniedResult() {
+    auto data = resultWith(std::nullopt);
+    data.denied = true;
+    return data;
+}
+
+protocol::GuardData guardEvent(std::string guard, std::string action, std::string detail) {
+    return {std::move(guard), std::move(action), std::move(detail)};
 }
 
 std::uint64_t millisSince(Clock::time_point start) {
@@ -170,10 +185,7 @@ void TaskRun::setUpTools() {
 }
 
 void TaskRun::startFresh(const std::string& taskId, const std::string& prompt) {
-    m_events.emit(et::kTaskStarted, {{"task_id", taskId},
-                                     {"prompt", prompt},
-                                     {"presets", m_state.presets},
-                                     {"config", configToJson(m_config)}});
+    m_events.emit(protocol::TaskStartedData{taskId, prompt, m_state.presets, configToJson(m_config)});
     if (!m_memoryProblem.empty())
         m_events.log(LogLevel::Warn, "memory tools unavailable: " + m_memoryProblem);
     if (!m_paths.state)
@@ -188,21 +200,20 @@ void TaskRun::resume() {
     m_state.counters.resumes++;
     if (m_config.timeoutPerStepSec)
         m_stepDeadline = Clock::now() + std::chrono::seconds(m_config.timeoutPerStepSec);
-    nlohmann::json interrupted = nullptr;
     if (m_state.runningCall) {
         // The call may have done part or all of its work: say so, and let the model decide.
         const auto call = *m_state.runningCall;
-        interrupted = call.id;
         m_state.counters.interruptedCalls++;
-        m_events.emit(et::kTaskResumed, {{"from_step", m_state.step}, {"interrupted_tool_call", interrupted}});
-        recordToolResult(call,
-                         std::string(kInterruptedResult) +
-                             " The agent was stopped while this call ran. It was not run again; its effects, if "
-                             "any, are unknown. Check before repeating it.",
-                         {{"exit_code", nullptr}, {"interrupted", true}});
+        m_events.emit(protocol::TaskResumedData{m_state.step, call.id});
+        recordToolResult(
+            call,
+            std::string(kInterruptedResult) +
+                " The agent was stopped while this call ran. It was not run again; its effects, if "
+                "any, are unknown. Check before repeating it.",
+            interruptedResult());
         m_state.runningCall.reset();
     } else {
-        m_events.emit(et::kTaskResumed, {{"from_step", m_state.step}, {"interrupted_tool_call", nullptr}});
+        m_events.emit(protocol::TaskResumedData{m_state.step, std::nullopt});
     }
     saveCheckpoint(true);
 }
@@ -224,7 +235,7 @@ std::optional<TaskOutcome> TaskRun::stopIfRequested() {
 
 std::optional<TaskOutcome> TaskRun::checkGuards() {
     auto stop = [&](const char* guard, std::string detail) {
-        m_events.emit(et::kGuard, {{"guard", guard}, {"action", "stop"}, {"detail", detail}});
+        m_events.emit(guardEvent(guard, "stop", detail));
         return finish(ExitReason::Guard, detail);
     };
     if (stepsVerdict(m_state.step + 1, m_config.maxSteps) == BudgetVerdict::Exhausted)
@@ -268,7 +279,7 @@ void TaskRun::shedMemory(std::uint64_t rssBytes) {
     const std::string detail = "resident memory " + std::to_string(rssBytes >> 20) + " MiB above " + limit +
                                ": cleared the tool cache, cut history from " + std::to_string(before) + " to " +
                                std::to_string(m_state.messages.size()) + " messages";
-    m_events.emit(et::kGuard, {{"guard", "memory_threshold_mb"}, {"action", "warn"}, {"detail", detail}});
+    m_events.emit(guardEvent("memory_threshold_mb", "warn", detail));
     fireHook(hook::kOnLowMemory, std::to_string(rssBytes));
 }
 
@@ -276,7 +287,7 @@ std::optional<TaskOutcome> TaskRun::askModel() {
     m_state.step++;
     m_state.counters.steps++;
     m_events.setStep(m_state.step);
-    m_events.emit(et::kStepStarted);
+    m_events.emit(protocol::StepStartedData{});
     m_stepDeadline = m_config.timeoutPerStepSec
                          ? Clock::now() + std::chrono::seconds(m_config.timeoutPerStepSec)
                          : Clock::time_point::max();
@@ -313,11 +324,8 @@ std::optional<TaskOutcome> TaskRun::askModel() {
     m_state.counters.modelCalls++;
     m_state.counters.tokensIn += result.tokenUsage.input;
     m_state.counters.tokensOut += result.tokenUsage.output;
-    m_events.emit(et::kModelResponse,
-                   {{"content", result.content},
-                    {"tool_calls", callsJson(result.toolCalls)},
-                    {"finish_reason", result.finishReason}},
-                   {std::nullopt, result.tokenUsage, millisSince(started)});
+    m_events.emit(protocol::ModelResponseData{result.content, result.toolCalls, result.finishReason},
+                  {std::nullopt, result.tokenUsage, millisSince(started)});
     addMessage({"assistant", result.content, result.toolCalls, std::nullopt});
     if (result.toolCalls.empty()) {
         // A reply without tool calls is the model's last word.
@@ -341,9 +349,9 @@ std::optional<TaskOutcome> TaskRun::runPendingCalls() {
                                   ? call.arguments["summary"].get<std::string>()
                                   : std::string();
             m_state.counters.toolCalls["finish"]++;
-            m_events.emit(et::kToolCall, {{"id", call.id}, {"arguments", call.arguments}},
-                           {"finish", std::nullopt, std::nullopt});
-            recordToolResult(call, "The task is finished.", {{"exit_code", 0}});
+            m_events.emit(protocol::ToolCallData{call.id, call.arguments},
+                          {"finish", std::nullopt, std::nullopt});
+            recordToolResult(call, "The task is finished.", resultWith(0));
             if (!m_state.pendingCalls.empty())
                 m_events.log(LogLevel::Warn, "calls after finish were not run");
             m_state.pendingCalls.clear();
@@ -356,8 +364,7 @@ std::optional<TaskOutcome> TaskRun::runPendingCalls() {
 }
 
 std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
-    m_events.emit(et::kToolCall, {{"id", call.id}, {"arguments", call.arguments}},
-                  {call.name, std::nullopt, std::nullopt});
+    m_events.emit(protocol::ToolCallData{call.id, call.arguments}, {call.name, std::nullopt, std::nullopt});
     m_state.counters.toolCalls[call.name]++;
     std::string warning;
     if (m_config.loopDetection) {
@@ -368,24 +375,23 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
         if (verdict == LoopVerdict::Stop) {
             const std::string detail = "the model repeated the call " + call.name + " " + call.arguments.dump() +
                                        " after being warned (loop_detection)";
-            m_events.emit(et::kGuard, {{"guard", "loop_detection"}, {"action", "stop"}, {"detail", detail}});
-            recordToolResult(call, "Not run: " + detail, {{"exit_code", nullptr}});
+            m_events.emit(guardEvent("loop_detection", "stop", detail));
+            recordToolResult(call, "Not run: " + detail, resultWith(std::nullopt));
             return finish(ExitReason::Guard, detail);
         }
         if (verdict == LoopVerdict::Warn) {
             warning = "\n[warning: this exact call has now been made " + std::to_string(m_config.loopThreshold) +
                       " times in a row and its result will not change. Do something different or finish; "
                       "one more repeat stops the task.]";
-            m_events.emit(et::kGuard, {{"guard", "loop_detection"},
-                                        {"action", "warn"},
-                                        {"detail", "repeated call " + call.name + " " + call.arguments.dump()}});
+            m_events.emit(guardEvent("loop_detection", "warn",
+                                     "repeated call " + call.name + " " + call.arguments.dump()));
         }
     }
 
     std::string unavailable;
     Tool* tool = m_tools->find(call.name, unavailable);
     if (!tool) {
-        recordToolResult(call, unavailable + warning, {{"exit_code", 1}});
+        recordToolResult(call, unavailable + warning, resultWith(1));
         return std::nullopt;
     }
 
@@ -393,20 +399,16 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
         m_config.approvalTools.end()) {
         protocol::ApprovalRequestParams request{call.name, call.arguments, call.name + " is in approval_tools",
                                                 call.id};
-        m_events.emit(et::kApprovalRequested,
-                       {{"id", call.id}, {"arguments", call.arguments}, {"reason", request.reason}},
-                       {call.name, std::nullopt, std::nullopt});
+        m_events.emit(protocol::ApprovalRequestedData{call.id, call.arguments, request.reason},
+                      {call.name, std::nullopt, std::nullopt});
         protocol::ApprovalResult decision{false, "no approver: the call was denied"};
         if (m_approver) {
             auto answer = m_approver(request);
             decision = answer ? *answer
                               : protocol::ApprovalResult{false, "approval failed: " + answer.error().message};
         }
-        m_events.emit(et::kApprovalResolved,
-                       {{"id", call.id},
-                        {"approved", decision.approved},
-                        {"note", decision.note ? nlohmann::json(*decision.note) : nlohmann::json()}},
-                       {call.name, std::nullopt, std::nullopt});
+        m_events.emit(protocol::ApprovalResolvedData{call.id, decision.approved, decision.note, std::nullopt},
+                      {call.name, std::nullopt, std::nullopt});
         if (!decision.approved) {
             if (m_cancellation.stopRequested()) {
                 // The wait was cut short, not answered: the call stays first in line for the resumed run.
@@ -416,7 +418,7 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
             recordToolResult(call,
                              "Denied: the user did not approve this call." +
                                  (decision.note ? " Their note: " + *decision.note : std::string()) + warning,
-                             {{"exit_code", nullptr}, {"denied", true}});
+                             deniedResult());
             return std::nullopt;
         }
     }
@@ -430,20 +432,18 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
     bool cached = false;
     ToolOutcome outcome = executeTool(*tool, call, cached);
     m_state.counters.bytesWritten += outcome.bytesWritten;
-    nlohmann::json data = {{"exit_code", outcome.exitCode}, {"truncated", outcome.truncated}};
-    if (cached)
-        data["cached"] = true;
-    if (outcome.timedOut)
-        data["timed_out"] = true;
+    protocol::ToolResultData data = resultWith(outcome.exitCode);
+    data.truncated = outcome.truncated;
+    data.cached = cached;
+    data.timedOut = outcome.timedOut;
     if (outcome.timedOut && Clock::now() >= m_stepDeadline)
-        m_events.emit(et::kGuard, {{"guard", "timeout_per_step_sec"},
-                                    {"action", "warn"},
-                                    {"detail", call.name + " was stopped at the step's deadline of " +
-                                                   std::to_string(m_config.timeoutPerStepSec) + " s"}});
+        m_events.emit(guardEvent("timeout_per_step_sec", "warn",
+                                 call.name + " was stopped at the step's deadline of " +
+                                     std::to_string(m_config.timeoutPerStepSec) + " s"));
     if (outcome.cancelled) {
         // Stopped by cancel or pause: like a kill, the model hears it was interrupted.
         m_state.counters.interruptedCalls++;
-        data["interrupted"] = true;
+        data.interrupted = true;
         recordToolResult(call,
                          std::string(kInterruptedResult) +
                              " The task was stopped while this call ran; it was killed and not run again. Its "
@@ -464,11 +464,13 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
     env.shellTimeoutSec = m_config.shellTimeoutSec;
     env.cancellation = &m_cancellation;
     env.onOutput = [&](std::string_view stream, std::string_view text) {
-        m_events.emit(et::kToolOutput, {{"id", call.id}, {"stream", stream}, {"text", text}},
-                       {call.name, std::nullopt, std::nullopt});
+        const auto which =
+            stream == "stderr" ? protocol::OutputStream::Stderr : protocol::OutputStream::Stdout;
+        m_events.emit(protocol::ToolOutputData{call.id, which, std::string(text)},
+                      {call.name, std::nullopt, std::nullopt});
     };
     env.onFileChanged = [&](const std::string& path, FileChange change, const FileDiff* diff) {
-        m_events.emit(et::kFileChanged, fileChangedData(path, change, diff), {call.name, std::nullopt, std::nullopt});
+        m_events.emit(fileChangedData(path, change, diff), {call.name, std::nullopt, std::nullopt});
     };
 
     std::optional<std::string> key;
@@ -509,21 +511,18 @@ std::optional<TaskOutcome> TaskRun::endStep() {
         if (auto flushed = m_memory->flushIfDue(); !flushed)
             m_events.error("saving memories failed: " + flushed.error().message, false);
     }
-    m_events.emit(et::kResourceSample,
-                  {{"rss_bytes", currentRssBytes().value_or(0)}, {"cpu_ms", cpuMillisSoFar()}});
+    m_events.emit(protocol::ResourceSampleData{currentRssBytes().value_or(0), cpuMillisSoFar()});
     if (m_finishSummary)
         return finish(ExitReason::Finished, *m_finishSummary); // which writes the last checkpoint
     saveCheckpoint(true);
     return std::nullopt;
 }
 
-void TaskRun::recordToolResult(const protocol::ToolCall& call, std::string content, nlohmann::json data,
-                               std::optional<std::uint64_t> durationMs) {
-    data["id"] = call.id;
-    data["output"] = content;
-    if (!data.contains("truncated"))
-        data["truncated"] = false;
-    m_events.emit(et::kToolResult, std::move(data), {call.name, std::nullopt, durationMs});
+void TaskRun::recordToolResult(const protocol::ToolCall& call, std::string content,
+                               protocol::ToolResultData data, std::optional<std::uint64_t> durationMs) {
+    data.id = call.id;
+    data.output = content;
+    m_events.emit(data, {call.name, std::nullopt, durationMs});
     addMessage({"tool", std::move(content), {}, call.id});
 }
 
@@ -556,7 +555,7 @@ void TaskRun::saveCheckpoint(bool durable) {
     if (!durable)
         m_events.log(LogLevel::Debug, "state written before the next action (" + std::to_string(*saved) + " bytes)");
     if (durable)
-        m_events.emit(et::kCheckpoint, {{"path", m_store->path().string()}, {"bytes", *saved}});
+        m_events.emit(protocol::CheckpointData{m_store->path().string(), *saved});
 }
 
 TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
@@ -573,13 +572,13 @@ TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
         if (auto written = writeResourceReport(*m_paths.output, report); !written)
             m_events.error(written.error().message, false);
     }
-    m_events.emit(et::kTaskFinished, {{"reason", toString(reason)}, {"summary", summary}});
+    m_events.emit(protocol::TaskFinishedData{std::string(toString(reason)), summary});
     return {reason, std::move(summary)};
 }
 
 TaskOutcome TaskRun::refuse(const std::string& message) {
     m_events.error(message, true);
-    m_events.emit(et::kTaskFinished, {{"reason", "failed"}, {"summary", message}});
+    m_events.emit(protocol::TaskFinishedData{"failed", message});
     return {ExitReason::Failed, message};
 }
 

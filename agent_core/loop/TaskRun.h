@@ -41,7 +41,7 @@ private:
     void shedMemory(std::uint64_t rssBytes);
 
     // The tool_result event (data completed with id, output, truncated) and the tool message the model reads.
-    void recordToolResult(const protocol::ToolCall& call, std::string content, nlohmann::json data,
+    void recordToolResult(const protocol::ToolCall& call, std::string content, protocol::ToolResultData data,
                           std::optional<std::uint64_t> durationMs = std::nullopt);
     void addMessage(protocol::ChatMessage message);
     void saveCheckpoint(bool durable);

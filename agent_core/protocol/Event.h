@@ -33,6 +33,12 @@ nlohmann::json toJson(const Event& event);
 // Strict: unknown keys, unknown types, wrong JSON types and malformed timestamps are errors naming the key.
 Result<Event> eventFromJson(const nlohmann::json& value);
 
+// An event as a face reads it back (from the store, or built in code): the envelope is checked as strictly,
+// but seq, ts and step may be absent (0) and so may data ({}), so that a face shows what it can.
+Result<Event> eventForDisplay(const nlohmann::json& value);
+// The same without copying data (left empty): for a reader that reads data in place, once per event.
+Result<Event> envelopeForDisplay(const nlohmann::json& value);
+
 // {"jsonrpc":"2.0","method":"event","params":<event>}
 Notification toNotification(const Event& event);
 

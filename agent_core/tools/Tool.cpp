@@ -2,18 +2,6 @@
 
 namespace warren::agent {
 
-std::string_view toString(FileChange change) {
-    switch (change) {
-    case FileChange::Created:
-        return "created";
-    case FileChange::Modified:
-        return "modified";
-    case FileChange::Deleted:
-        return "deleted";
-    }
-    return "modified";
-}
-
 ToolOutcome failure(std::string message) {
     ToolOutcome outcome;
     outcome.ok = false;

@@ -5,6 +5,7 @@
 // marked); what a process prints streams out whole through ToolEnv::onOutput.
 
 #include "Cancellation.h"
+#include "EventPayloads.h"
 #include "Methods.h"
 #include "UnifiedDiff.h"
 
@@ -21,8 +22,7 @@
 
 namespace warren::agent {
 
-enum class FileChange { Created, Modified, Deleted };
-std::string_view toString(FileChange change); // "created", "modified", "deleted"
+using protocol::FileChange; // created, modified, deleted: what file_changed reports
 
 using Deadline = std::chrono::steady_clock::time_point;
 

@@ -1,6 +1,6 @@
 #include "LiveView.h"
 
-#include "EventTypes.h"
+#include "TimelineFold.h"
 
 #include <optional>
 
@@ -8,7 +8,6 @@ namespace warren::control {
 namespace {
 
 using nlohmann::json;
-namespace et = protocol::event_type;
 
 constexpr std::size_t kMaxDescriptionChars = 200; // a tool call's arguments on its one line
 constexpr std::size_t kMaxPartialLineBytes = 64 * 1024; // output without a newline is shown in pieces
@@ -193,138 +192,6 @@ std::string compactJson(const json& value) {
     return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// "an object", "a number": what a value is, for "(unreadable event: …)".
-std::string describeType(const json& value) {
-    switch (value.type()) {
-    case json::value_t::null:
-        return "null";
-    case json::value_t::object:
-        return "an object";
-    case json::value_t::array:
-        return "an array";
-    case json::value_t::string:
-        return "a string";
-    case json::value_t::boolean:
-        return "a boolean";
-    default:
-        return "a number";
-    }
-}
-
-// A parsed 4 is unsigned, a 4 built in C++ (json{{"step", 4}}) is signed: both are counts.
-bool isCount(const json& value) {
-    return value.is_number_unsigned() || (value.is_number_integer() && value.get<std::int64_t>() >= 0);
-}
-
-// Reads the fields of one object and remembers the first problem, so each renderer reads its fields
-// flat and checks once.
-class Fields {
-public:
-    Fields(const json& object, std::string where) : m_object(object), m_where(std::move(where)) {}
-
-    std::string text(const char* key) {
-        const json* value = find(key, true);
-        if (!value)
-            return {};
-        if (!value->is_string())
-            return wrongType(key, *value, "a string"), std::string();
-        return value->get<std::string>();
-    }
-    // Absent or null: nullopt.
-    std::optional<std::string> optionalText(const char* key) {
-        const json* value = find(key, false);
-        if (!value || value->is_null())
-            return std::nullopt;
-        if (!value->is_string())
-            return wrongType(key, *value, "a string"), std::nullopt;
-        return value->get<std::string>();
-    }
-    std::uint64_t count(const char* key) {
-        const json* value = find(key, true);
-        if (!value)
-            return 0;
-        if (!isCount(*value))
-            return wrongType(key, *value, "an unsigned integer"), 0;
-        return value->get<std::uint64_t>();
-    }
-    std::optional<std::uint64_t> optionalCount(const char* key) {
-        const json* value = find(key, false);
-        if (!value || value->is_null())
-            return std::nullopt;
-        if (!isCount(*value))
-            return wrongType(key, *value, "an unsigned integer"), std::nullopt;
-        return value->get<std::uint64_t>();
-    }
-    std::optional<std::int64_t> optionalInteger(const char* key) {
-        const json* value = find(key, false);
-        if (!value || value->is_null())
-            return std::nullopt;
-        if (!value->is_number_integer())
-            return wrongType(key, *value, "an integer"), std::nullopt;
-        return value->get<std::int64_t>();
-    }
-    bool flag(const char* key) { // absent or null: false
-        const json* value = find(key, false);
-        if (!value || value->is_null())
-            return false;
-        if (!value->is_boolean())
-            return wrongType(key, *value, "a boolean"), false;
-        return value->get<bool>();
-    }
-    bool requiredFlag(const char* key) {
-        if (!find(key, true))
-            return false;
-        return flag(key);
-    }
-    const json& object(const char* key, bool required) {
-        static const json empty = json::object();
-        const json* value = find(key, required);
-        if (!value || (!required && value->is_null()))
-            return empty;
-        if (!value->is_object())
-            return wrongType(key, *value, "an object"), empty;
-        return *value;
-    }
-    std::vector<std::string> texts(const char* key) { // absent: empty
-        std::vector<std::string> out;
-        const json* value = find(key, false);
-        if (!value || value->is_null())
-            return out;
-        if (!value->is_array())
-            return wrongType(key, *value, "an array"), out;
-        for (const json& item : *value) {
-            if (!item.is_string())
-                return wrongType(key, item, "an array of strings"), out;
-            out.push_back(item.get<std::string>());
-        }
-        return out;
-    }
-
-    const std::string& problem() const { return m_problem; }
-
-private:
-    const json* find(const char* key, bool required) {
-        const auto it = m_object.find(key);
-        if (it == m_object.end()) {
-            if (required)
-                note(m_where + key + " is missing");
-            return nullptr;
-        }
-        return &*it;
-    }
-    void wrongType(const char* key, const json& value, const char* expected) {
-        note(m_where + key + " is " + describeType(value) + ", not " + expected);
-    }
-    void note(std::string problem) {
-        if (m_problem.empty())
-            m_problem = std::move(problem);
-    }
-
-    const json& m_object;
-    std::string m_where;
-    std::string m_problem;
-};
-
 // What a tool call does, on one line: the command, the path, the pattern; else its arguments as JSON.
 std::string describeCall(const std::string& tool, const json& arguments) {
     auto field = [&arguments](const char* key) -> std::optional<std::string> {
@@ -369,8 +236,6 @@ std::vector<std::string> splitLines(const std::string& text) {
     }
     return lines;
 }
-
-bool isSilent(const std::string& type) { return type == et::kCheckpoint || type == et::kResourceSample; }
 
 } // namespace
 
@@ -437,200 +302,199 @@ std::string LiveView::closeModelText() {
     return atLineStart ? std::string() : "\n";
 }
 
+std::string LiveView::unreadable(const std::string& why) {
+    return closeModelText() + paint(kDim, "(unreadable event: " + truncated(oneLine(why), 200) + ")") + "\n";
+}
+
 std::string LiveView::renderEvent(const json& event) {
-    auto unreadable = [this](const std::string& why) {
-        return closeModelText() + paint(kDim, "(unreadable event: " + truncated(oneLine(why), 200) + ")") + "\n";
-    };
-    if (!event.is_object())
-        return unreadable("it is " + describeType(event) + ", not an object");
-    Fields envelope(event, "");
-    const std::string type = envelope.text("type");
-    const json& data = envelope.object("data", false);
-    if (!envelope.problem().empty())
-        return unreadable(envelope.problem());
-    Fields fields(data, "data.");
+    auto read = timeline::readEvent(event);
+    if (!read)
+        return unreadable(read.error().message);
+    const protocol::Event& envelope = read->envelope;
+    return std::visit([&](const auto& data) { return renderData(envelope, data); }, read->payload);
+}
 
-    if (type == et::kModelDelta) {
-        const std::string text = sanitizeForTerminal(fields.text("text"));
-        if (!fields.problem().empty())
-            return unreadable(fields.problem());
-        std::string out = flushOutput();
-        if (text.empty())
-            return out;
-        m_inModelText = true;
-        m_deltasShown = true;
-        m_modelTextAtLineStart = text.back() == '\n';
-        return out + text;
-    }
-    if (isSilent(type))
-        return {};
+std::string LiveView::renderData(const protocol::Event&, const protocol::ModelDeltaData& data) {
+    const std::string text = sanitizeForTerminal(data.text);
+    std::string out = flushOutput();
+    if (text.empty())
+        return out;
+    m_inModelText = true;
+    m_deltasShown = true;
+    m_modelTextAtLineStart = text.back() == '\n';
+    return out + text;
+}
 
-    std::string out = closeModelText();
-    if (type == et::kToolOutput)
-        return out + toolOutput(data);
-    if (type == et::kToolResult)
-        return out + toolResult(event, data);
-    out += flushOutput();
+// Silent: the model text stays open across them.
+std::string LiveView::renderData(const protocol::Event&, const protocol::CheckpointData&) {
+    return {};
+}
+std::string LiveView::renderData(const protocol::Event&, const protocol::ResourceSampleData&) {
+    return {};
+}
 
+std::string LiveView::renderData(const protocol::Event&, const protocol::ToolOutputData& data) {
+    return closeModelText() + toolOutput(data);
+}
+
+std::string LiveView::renderData(const protocol::Event& envelope, const protocol::ToolResultData& data) {
+    return closeModelText() + toolResult(envelope, data);
+}
+
+// The other types end the streamed text and the open call's output, then print their line.
+std::string LiveView::renderData(const protocol::Event& envelope, const auto& data) {
+    std::string out = closeModelText() + flushOutput();
+    return out + line(envelope, data);
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::TaskStartedData& data) {
+    if (!data.taskId.empty())
+        m_options.taskId = data.taskId;
+    std::string presetList;
+    for (const auto& preset : data.presets)
+        presetList += (presetList.empty() ? "" : ", ") + oneLine(preset);
+    std::string body = paint(kBold, "\xE2\x97\x8F task " + oneLine(data.taskId)) +
+                       (presetList.empty() ? "" : paint(kDim, " \xC2\xB7 presets: " + presetList)) + "\n";
+    for (const auto& promptLine : splitLines(sanitizeForTerminal(data.prompt)))
+        body += "  " + promptLine + "\n";
+    return body;
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::TaskResumedData& data) {
+    return paint(kBold, "\xE2\x86\xBB resumed from step " + std::to_string(data.fromStep)) +
+           (data.interruptedToolCall
+                ? paint(kDim, " (call " + oneLine(*data.interruptedToolCall) + " was interrupted)")
+                : "") +
+           "\n";
+}
+
+std::string LiveView::line(const protocol::Event& envelope, const protocol::StepStartedData&) {
+    m_deltasShown = false;
+    return "\n" +
+           paint(kDim, "\xE2\x94\x80\xE2\x94\x80 step " + std::to_string(envelope.step) +
+                           " \xE2\x94\x80\xE2\x94\x80") +
+           "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::ModelResponseData& data) {
+    // The text was already streamed by model_delta: the response only ends the reply.
     std::string body;
-    if (type == et::kTaskStarted) {
-        const std::string taskId = fields.text("task_id");
-        const std::string prompt = fields.text("prompt");
-        const std::vector<std::string> presets = fields.texts("presets");
-        if (fields.problem().empty()) {
-            if (!taskId.empty())
-                m_options.taskId = taskId;
-            std::string presetList;
-            for (const auto& preset : presets)
-                presetList += (presetList.empty() ? "" : ", ") + oneLine(preset);
-            body = paint(kBold, "\xE2\x97\x8F task " + oneLine(taskId)) +
-                   (presetList.empty() ? "" : paint(kDim, " \xC2\xB7 presets: " + presetList)) + "\n";
-            for (const auto& line : splitLines(sanitizeForTerminal(prompt)))
-                body += "  " + line + "\n";
-        }
-    } else if (type == et::kTaskResumed) {
-        const std::uint64_t fromStep = fields.count("from_step");
-        const auto interrupted = fields.optionalText("interrupted_tool_call");
-        body = paint(kBold, "\xE2\x86\xBB resumed from step " + std::to_string(fromStep)) +
-               (interrupted ? paint(kDim, " (call " + oneLine(*interrupted) + " was interrupted)") : "") + "\n";
-    } else if (type == et::kStepStarted) {
-        const std::uint64_t step = envelope.count("step");
-        if (!envelope.problem().empty())
-            return out + unreadable(envelope.problem());
-        m_deltasShown = false;
-        body = "\n" + paint(kDim, "\xE2\x94\x80\xE2\x94\x80 step " + std::to_string(step) +
-                                      " \xE2\x94\x80\xE2\x94\x80") + "\n";
-    } else if (type == et::kModelResponse) {
-        const std::string content = fields.text("content");
-        // The text was already streamed by model_delta: the response only ends the reply.
-        if (!m_deltasShown && !content.empty()) {
-            body = sanitizeForTerminal(content);
-            if (body.back() != '\n')
-                body += '\n';
-        }
-        m_deltasShown = false;
-    } else if (type == et::kToolCall) {
-        const std::string tool = envelope.text("tool");
-        const json& arguments = fields.object("arguments", true);
-        if (!envelope.problem().empty())
-            return out + unreadable(envelope.problem());
-        m_deltasShown = false;
-        body = paint(kCyan, "\xE2\x96\xB6 ") + paint(kBold, oneLine(tool)) + "  " + describeCall(tool, arguments) +
-               "\n";
-    } else if (type == et::kFileChanged) {
-        const std::string path = fields.text("path");
-        const std::string change = fields.text("change");
-        std::string mark;
-        std::string_view colour;
-        if (change == "created") {
-            mark = "A";
-            colour = kGreen;
-        } else if (change == "modified") {
-            mark = "M";
-            colour = kYellow;
-        } else if (change == "deleted") {
-            mark = "D";
-            colour = kRed;
-        } else if (fields.problem().empty()) {
-            return out + unreadable("data.change is '" + change + "', not created, modified or deleted");
-        }
-        // Line counts of the change's diff, where the tool knew them ("+3 −1", with a minus sign).
-        const auto added = fields.optionalCount("added");
-        const auto removed = fields.optionalCount("removed");
-        const bool binary = fields.flag("binary");
-        std::string counts;
-        if (added || removed)
-            counts = "  " + paint(kGreen, "+" + std::to_string(added.value_or(0))) + " " +
-                     paint(kRed, "\xE2\x88\x92" + std::to_string(removed.value_or(0)));
-        else if (binary)
-            counts = "  " + paint(kDim, "binary");
-        body = "  " + paint(colour, mark) + " " + oneLine(path) + counts + "\n";
-    } else if (type == et::kApprovalRequested) {
-        const std::string tool = envelope.text("tool");
-        const json& arguments = fields.object("arguments", true);
-        const std::string reason = fields.text("reason");
-        if (!envelope.problem().empty())
-            return out + unreadable(envelope.problem());
-        body = paint(kYellow, "? ") + paint(kBold, oneLine(tool)) + " " + describeCall(tool, arguments) +
-               (reason.empty() ? "" : " \xE2\x80\x94 " + oneLine(reason)) + "\n";
-    } else if (type == et::kApprovalResolved) {
-        const bool approved = fields.requiredFlag("approved");
-        const auto note = fields.optionalText("note");
-        const auto by = fields.optionalText("decided_by");
-        body = "  " + (approved ? paint(kGreen, "\xE2\x9C\x93 approved") : paint(kRed, "\xE2\x9C\x97 denied")) +
-               (by ? " by " + oneLine(*by) : "") + (note && !note->empty() ? ": " + oneLine(*note) : "") + "\n";
-    } else if (type == et::kHook) {
-        const std::string name = fields.text("name");
-        const auto command = fields.optionalText("command");
-        const auto exitCode = fields.optionalInteger("exit_code");
-        const auto error = fields.optionalText("error");
-        const auto detail = fields.optionalText("detail");
-        // A hook without a command is an in-process callback: only the ones that tell the user something
-        // (memory pressure, an error) are worth a line.
-        const bool telling = name == "on_low_memory" || name == "on_error";
-        if (command || error || telling) {
-            body = paint(kDim, "\xE2\x9A\x99 hook " + oneLine(name));
-            if (command)
-                body += paint(kDim, ": " + truncated(oneLine(*command), kMaxDescriptionChars));
-            else if (detail && !detail->empty())
-                body += paint(kDim, ": " + truncated(oneLine(*detail), kMaxDescriptionChars));
-            if (error)
-                body += " " + paint(kRed, "\xC2\xB7 failed: ") + oneLine(*error);
-            else if (exitCode)
-                body += " " + (*exitCode == 0 ? paint(kDim, "\xC2\xB7 exit 0")
-                                              : paint(kRed, "\xC2\xB7 exit " + std::to_string(*exitCode)));
-            body += "\n";
-        }
-    } else if (type == et::kGuard) {
-        const std::string guard = fields.text("guard");
-        const std::string action = fields.text("action");
-        const std::string detail = fields.text("detail");
-        const bool stop = action == "stop";
-        body = paint(stop ? kRed : kYellow, std::string("\xE2\x9A\xA0 ") + (stop ? "stopped by " : "warning from ") +
-                                                "guard " + oneLine(guard)) +
-               (detail.empty() ? "" : ": " + oneLine(detail)) + "\n";
-    } else if (type == et::kError) {
-        const std::string message = fields.text("message");
-        const bool fatal = fields.flag("fatal");
-        body = paint(kRed, fatal ? "\xE2\x9C\x97 fatal error: " : "\xE2\x9C\x97 error: ") + oneLine(message) + "\n";
-    } else if (type == et::kLog) {
-        const std::string level = fields.text("level");
-        const std::string message = fields.text("message");
-        if (level == "warn" || level == "warning")
-            body = paint(kYellow, "warning: ") + oneLine(message) + "\n";
-        else if (level == "error")
-            body = paint(kRed, "error: ") + oneLine(message) + "\n";
-    } else if (type == et::kNetworkRequest) {
-        const std::string target = oneLine(fields.text("method")) + " " + oneLine(fields.text("host")) + ":" +
-                                   std::to_string(fields.count("port"));
-        if (fields.requiredFlag("allowed"))
-            body = paint(kDim, "\xE2\x87\xA2 network: " + target) + "\n"; // ⇢
-        else
-            body = paint(kYellow, "\xE2\x87\xA2 network refused: ") + target + ": " +
-                   oneLine(fields.optionalText("reason").value_or("")) + "\n";
-    } else if (type == et::kTaskFinished) {
-        const std::string reason = fields.text("reason");
-        const auto summaryText = fields.optionalText("summary");
-        std::string headline;
-        if (reason == "finished")
-            headline = paint(kGreen, "\xE2\x9C\x93 finished");
-        else if (reason == "failed")
-            headline = paint(kRed, "\xE2\x9C\x97 failed");
-        else if (reason == "guard")
-            headline = paint(kRed, "\xE2\x9C\x97 stopped by a guard");
-        else
-            headline = paint(kYellow, "\xE2\x96\xA0 " + oneLine(reason));
-        body = "\n" + headline;
-        const auto lines = splitLines(sanitizeForTerminal(summaryText.value_or("")));
-        for (std::size_t i = 0; i < lines.size(); ++i)
-            body += (i == 0 ? ": " : "\n  ") + lines[i];
-        body += "\n";
-    } else {
-        return out + unreadable("unknown type '" + type + "'");
+    if (!m_deltasShown && !data.content.empty()) {
+        body = sanitizeForTerminal(data.content);
+        if (body.back() != '\n')
+            body += '\n';
     }
-    if (!fields.problem().empty())
-        return out + unreadable(type + ": " + fields.problem());
-    return out + body;
+    m_deltasShown = false;
+    return body;
+}
+
+std::string LiveView::line(const protocol::Event& envelope, const protocol::ToolCallData& data) {
+    if (!envelope.tool)
+        return unreadable("event.tool: missing");
+    m_deltasShown = false;
+    return paint(kCyan, "\xE2\x96\xB6 ") + paint(kBold, oneLine(*envelope.tool)) + "  " +
+           describeCall(*envelope.tool, data.arguments) + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::FileChangedData& data) {
+    std::string mark = "M";
+    std::string_view colour = kYellow;
+    if (data.change == protocol::FileChange::Created) {
+        mark = "A";
+        colour = kGreen;
+    } else if (data.change == protocol::FileChange::Deleted) {
+        mark = "D";
+        colour = kRed;
+    }
+    // Line counts of the change's diff, where the tool knew them ("+3 −1", with a minus sign).
+    std::string counts;
+    if (data.added || data.removed)
+        counts = "  " + paint(kGreen, "+" + std::to_string(data.added.value_or(0))) + " " +
+                 paint(kRed, "\xE2\x88\x92" + std::to_string(data.removed.value_or(0)));
+    else if (data.binary)
+        counts = "  " + paint(kDim, "binary");
+    return "  " + paint(colour, mark) + " " + oneLine(data.path) + counts + "\n";
+}
+
+std::string LiveView::line(const protocol::Event& envelope, const protocol::ApprovalRequestedData& data) {
+    if (!envelope.tool)
+        return unreadable("event.tool: missing");
+    return paint(kYellow, "? ") + paint(kBold, oneLine(*envelope.tool)) + " " +
+           describeCall(*envelope.tool, data.arguments) +
+           (data.reason.empty() ? "" : " \xE2\x80\x94 " + oneLine(data.reason)) + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::ApprovalResolvedData& data) {
+    return "  " +
+           (data.approved ? paint(kGreen, "\xE2\x9C\x93 approved") : paint(kRed, "\xE2\x9C\x97 denied")) +
+           (data.decidedBy ? " by " + oneLine(*data.decidedBy) : "") +
+           (data.note && !data.note->empty() ? ": " + oneLine(*data.note) : "") + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::HookData& data) {
+    // A hook without a command is an in-process callback: only the ones that tell the user something
+    // (memory pressure, an error) are worth a line.
+    const bool telling = data.name == "on_low_memory" || data.name == "on_error";
+    if (!data.command && !data.error && !telling)
+        return {};
+    std::string body = paint(kDim, "\xE2\x9A\x99 hook " + oneLine(data.name));
+    if (data.command)
+        body += paint(kDim, ": " + truncated(oneLine(*data.command), kMaxDescriptionChars));
+    else if (!data.detail.empty())
+        body += paint(kDim, ": " + truncated(oneLine(data.detail), kMaxDescriptionChars));
+    if (data.error)
+        body += " " + paint(kRed, "\xC2\xB7 failed: ") + oneLine(*data.error);
+    else if (data.exitCode)
+        body += " " + (*data.exitCode == 0 ? paint(kDim, "\xC2\xB7 exit 0")
+                                           : paint(kRed, "\xC2\xB7 exit " + std::to_string(*data.exitCode)));
+    return body + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::GuardData& data) {
+    const bool stop = data.action == "stop";
+    return paint(stop ? kRed : kYellow, std::string("\xE2\x9A\xA0 ") +
+                                            (stop ? "stopped by " : "warning from ") + "guard " +
+                                            oneLine(data.guard)) +
+           (data.detail.empty() ? "" : ": " + oneLine(data.detail)) + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::ErrorData& data) {
+    return paint(kRed, data.fatal ? "\xE2\x9C\x97 fatal error: " : "\xE2\x9C\x97 error: ") +
+           oneLine(data.message) + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::LogData& data) {
+    if (data.level == "warn" || data.level == "warning")
+        return paint(kYellow, "warning: ") + oneLine(data.message) + "\n";
+    if (data.level == "error")
+        return paint(kRed, "error: ") + oneLine(data.message) + "\n";
+    return {};
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::NetworkRequestData& data) {
+    const std::string target =
+        oneLine(data.method) + " " + oneLine(data.host) + ":" + std::to_string(data.port);
+    if (data.allowed)
+        return paint(kDim, "\xE2\x87\xA2 network: " + target) + "\n"; // ⇢
+    return paint(kYellow, "\xE2\x87\xA2 network refused: ") + target + ": " +
+           oneLine(data.reason.value_or("")) + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::TaskFinishedData& data) {
+    std::string headline;
+    if (data.reason == "finished")
+        headline = paint(kGreen, "\xE2\x9C\x93 finished");
+    else if (data.reason == "failed")
+        headline = paint(kRed, "\xE2\x9C\x97 failed");
+    else if (data.reason == "guard")
+        headline = paint(kRed, "\xE2\x9C\x97 stopped by a guard");
+    else
+        headline = paint(kYellow, "\xE2\x96\xA0 " + oneLine(data.reason));
+    std::string body = "\n" + headline;
+    const auto lines = splitLines(sanitizeForTerminal(data.summary.value_or("")));
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        body += (i == 0 ? ": " : "\n  ") + lines[i];
+    return body + "\n";
 }
 
 std::string LiveView::outputLine(bool stderrStream, std::string_view rawLine) {
@@ -648,17 +512,9 @@ std::string LiveView::outputLine(bool stderrStream, std::string_view rawLine) {
     return out;
 }
 
-std::string LiveView::toolOutput(const json& data) {
-    Fields fields(data, "data.");
-    const std::string id = fields.text("id");
-    const std::string stream = fields.text("stream");
-    const std::string text = fields.text("text");
-    if (fields.problem().empty() && stream != "stdout" && stream != "stderr")
-        return paint(kDim, "(unreadable event: tool_output: data.stream is '" + oneLine(stream) +
-                               "', not stdout or stderr)") + "\n";
-    if (!fields.problem().empty())
-        return paint(kDim, "(unreadable event: tool_output: " + oneLine(fields.problem()) + ")") + "\n";
-
+std::string LiveView::toolOutput(const protocol::ToolOutputData& data) {
+    const std::string& id = data.id;
+    const std::string& text = data.text;
     std::string out;
     if (id != m_openCall) {
         out += flushOutput();
@@ -666,7 +522,7 @@ std::string LiveView::toolOutput(const json& data) {
         m_outputLinesShown = 0;
         m_outputLinesHidden = 0;
     }
-    const bool isStderr = stream == "stderr";
+    const bool isStderr = data.stream == protocol::OutputStream::Stderr;
     std::string& partial = isStderr ? m_partialStderr : m_partialStdout;
     partial += text;
     // Whole lines only: an escape sequence split across two chunks is then seen whole and removed whole.
@@ -702,21 +558,16 @@ std::string LiveView::flushOutput() {
     return out;
 }
 
-std::string LiveView::toolResult(const json& event, const json& data) {
-    Fields fields(data, "data.");
-    Fields envelope(event, "");
-    const std::string id = fields.text("id");
-    const auto exitCode = fields.optionalInteger("exit_code");
-    const bool timedOut = fields.flag("timed_out");
-    const bool denied = fields.flag("denied");
-    const bool cached = fields.flag("cached");
-    const bool interrupted = fields.flag("interrupted");
-    const bool truncatedForModel = fields.flag("truncated");
-    const auto output = fields.optionalText("output");
-    const auto durationMs = envelope.optionalCount("duration_ms");
-    const std::string& problem = fields.problem().empty() ? envelope.problem() : fields.problem();
-    if (!problem.empty())
-        return flushOutput() + paint(kDim, "(unreadable event: tool_result: " + oneLine(problem) + ")") + "\n";
+std::string LiveView::toolResult(const protocol::Event& envelope, const protocol::ToolResultData& data) {
+    const std::string& id = data.id;
+    const auto& exitCode = data.exitCode;
+    const bool timedOut = data.timedOut;
+    const bool denied = data.denied;
+    const bool cached = data.cached;
+    const bool interrupted = data.interrupted;
+    const bool truncatedForModel = data.truncated;
+    const std::string* output = &data.output;
+    const auto& durationMs = envelope.durationMs;
 
     std::string out = flushOutput();
     const bool shownAny = id == m_openCall && m_outputLinesShown > 0;

@@ -7,6 +7,9 @@
 // sanitizeForTerminal() before it is printed, so it cannot move the cursor, clear the screen, set the
 // window title or overwrite a line it printed before. Colour, when on, is only ever added by LiveView.
 
+#include "Event.h"
+#include "EventPayloads.h"
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -31,7 +34,8 @@ public:
     explicit LiveView(LiveViewOptions options = {});
     // event: one stored event object (PROTOCOL.md "Events"). Returns the text to print, possibly empty,
     // each line ending in '\n'. model_delta text is printed as it comes (no newline until the reply ends).
-    // Never throws: an event it cannot read renders as "(unreadable event: why)".
+    // Never throws: an event the protocol's readers refuse renders as "(unreadable event: why)", why naming
+    // the key ("tool_call data.arguments: missing").
     std::string render(const nlohmann::json& event);
     // The closing line: status, steps, tokens in/out, elapsed; ends in '\n'.
     std::string summary(const std::string& status, std::uint64_t steps, std::uint64_t tokensIn,
@@ -39,11 +43,34 @@ public:
 
 private:
     std::string renderEvent(const nlohmann::json& event);
+    std::string unreadable(const std::string& why);
     std::string closeModelText();
-    std::string toolOutput(const nlohmann::json& data);
+    // What each type prints; those not listed here end the streamed text and the open call's output,
+    // then print their line().
+    std::string renderData(const protocol::Event& envelope, const protocol::ModelDeltaData& data);
+    std::string renderData(const protocol::Event& envelope, const protocol::CheckpointData& data);
+    std::string renderData(const protocol::Event& envelope, const protocol::ResourceSampleData& data);
+    std::string renderData(const protocol::Event& envelope, const protocol::ToolOutputData& data);
+    std::string renderData(const protocol::Event& envelope, const protocol::ToolResultData& data);
+    std::string renderData(const protocol::Event& envelope, const auto& data);
+    std::string line(const protocol::Event& envelope, const protocol::TaskStartedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::TaskResumedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::StepStartedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::ModelResponseData& data);
+    std::string line(const protocol::Event& envelope, const protocol::ToolCallData& data);
+    std::string line(const protocol::Event& envelope, const protocol::FileChangedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::ApprovalRequestedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::ApprovalResolvedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::HookData& data);
+    std::string line(const protocol::Event& envelope, const protocol::GuardData& data);
+    std::string line(const protocol::Event& envelope, const protocol::ErrorData& data);
+    std::string line(const protocol::Event& envelope, const protocol::LogData& data);
+    std::string line(const protocol::Event& envelope, const protocol::NetworkRequestData& data);
+    std::string line(const protocol::Event& envelope, const protocol::TaskFinishedData& data);
+    std::string toolOutput(const protocol::ToolOutputData& data);
     std::string outputLine(bool stderrStream, std::string_view rawLine);
     std::string flushOutput(); // pending partial lines and the "… N more lines" note of the open call
-    std::string toolResult(const nlohmann::json& event, const nlohmann::json& data);
+    std::string toolResult(const protocol::Event& envelope, const protocol::ToolResultData& data);
     std::string paint(std::string_view code, const std::string& text) const;
 
     LiveViewOptions m_options;

@@ -50,21 +50,6 @@ const std::string* stringArgument(const json& arguments, const char* name) {
     return it != arguments.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
 }
 
-// Characters with which one shell command becomes several, runs another inside itself, or writes a file:
-// a command holding any of them is never allowed by a rule written for one harmless command.
-bool hasShellOperators(std::string_view command) {
-    for (std::size_t i = 0; i < command.size(); ++i) {
-        const char c = command[i];
-        if (c == ';' || c == '&' || c == '|' || c == '`' || c == '>' || c == '<')
-            return true;
-        if (c == '$' && i + 1 < command.size() && (command[i + 1] == '(' || command[i + 1] == '{'))
-            return true;
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t') // newline, carriage return, NUL, escapes
-            return true;
-    }
-    return false;
-}
-
 // The command's words as the shell reads them (quotes and backslashes removed), joined by one space, so
 // a rule about `-delete` also sees `"-delete"` and `-de''lete`. Nothing when a quote is left open.
 std::optional<std::string> shellWords(std::string_view command) {
@@ -318,44 +303,6 @@ const json& defaultApprovalRulesJson() {
         return parsed.is_discarded() ? json{{"rules", json::array()}} : parsed;
     }();
     return document;
-}
-
-std::optional<std::string> commandPrefix(std::string_view command) {
-    if (hasShellOperators(command))
-        return std::nullopt;
-    std::vector<std::string_view> tokens;
-    for (std::size_t at = 0; at < command.size() && tokens.size() < 2;) {
-        const std::size_t start = command.find_first_not_of(" \t", at);
-        if (start == std::string_view::npos)
-            break;
-        const std::size_t end = std::min(command.find_first_of(" \t", start), command.size());
-        tokens.push_back(command.substr(start, end - start));
-        at = end;
-    }
-    const auto plain = [](std::string_view token) {
-        return std::all_of(token.begin(), token.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) ||
-                   std::string_view("._+-/:@%,").find(c) != std::string_view::npos;
-        });
-    };
-    const auto subcommand = [](std::string_view token) {
-        return std::islower(static_cast<unsigned char>(token.front())) &&
-               std::all_of(token.begin(), token.end(), [](char c) {
-                   return std::islower(static_cast<unsigned char>(c)) ||
-                          std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-';
-               });
-    };
-    if (tokens.empty() || !plain(tokens[0]) || tokens[0].front() == '-')
-        return std::nullopt;
-    std::string prefix(tokens[0]);
-    if (tokens.size() == 2 && subcommand(tokens[1]))
-        prefix += " " + std::string(tokens[1]);
-    return prefix;
-}
-
-std::optional<std::string> callCommandPrefix(std::string_view tool, const json& arguments) {
-    const std::string* command = tool == kShell ? stringArgument(arguments, "command") : nullptr;
-    return command ? commandPrefix(*command) : std::nullopt;
 }
 
 ApprovalRule commandPrefixRule(const std::string& prefix) {

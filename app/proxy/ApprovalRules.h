@@ -4,6 +4,7 @@
 // write_file/edit_file by path glob inside the workspace. First matching rule wins; no match means Ask.
 // The policy mode (--approve) decides what Ask becomes: auto -> Allow, deny -> Deny, ask -> the user.
 
+#include "CommandPrefix.h"
 #include "Result.h"
 
 #include <nlohmann/json.hpp>
@@ -52,14 +53,6 @@ const nlohmann::json& defaultApprovalRulesJson(); // resources/approvals/default
 ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const std::string& tool,
                                 const nlohmann::json& arguments);
 
-// "Always allow commands like this one": the command's program and, when the next word is a subcommand
-// (lowercase letters, digits, '_', ':', '-'), that word too: "git status" for `git status -s`, "ls" for
-// `ls -la`, "python3" for `python3 run.py`. None when an allow rule could never match the command (it
-// chains, substitutes or redirects) or when its first words are not plain (quotes, variables, globs,
-// an assignment), so the prefix is always exactly what the user reads.
-std::optional<std::string> commandPrefix(std::string_view command);
-// The same for a tool call: the shell's command's prefix; none for other tools or a call without a command.
-std::optional<std::string> callCommandPrefix(std::string_view tool, const nlohmann::json& arguments);
 // The allow rule for such a prefix: shell commands whose words are the prefix's, then anything. It is
 // added after the other rules, so their deny and ask verdicts still come first.
 ApprovalRule commandPrefixRule(const std::string& prefix);

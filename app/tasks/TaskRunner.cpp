@@ -3,6 +3,7 @@
 #include "AgentConfig.h"
 #include "AgentSandbox.h"
 #include "EgressProxy.h"
+#include "EventPayloads.h"
 #include "EventTypes.h"
 #include "EventWriter.h"
 #include "Methods.h"
@@ -168,15 +169,15 @@ Status TaskRunner::launch() {
                                       m_spec.approval, m_env.approvalRules};
     m_proxy = std::make_unique<ToolProxy>(proxySettings, *m_env.tokens, *m_env.store, std::move(*provider));
     connect(m_proxy.get(), &ToolProxy::modelDelta, this,
-            [this](const QString& text) { recordOwn(std::string(protocol::event_type::kModelDelta), {{"text", text.toStdString()}}); });
-    connect(m_proxy.get(), &ToolProxy::modelRetry, this, [this](int attempt, qint64 delayMs, const QString& why) {
-        recordOwn(std::string(protocol::event_type::kLog),
-                  {{"level", "warn"},
-                   {"message", "model call failed (" + why.toStdString() + "); retry " + std::to_string(attempt) +
-                                   " in " + std::to_string(delayMs) + " ms"}});
-    });
+            [this](const QString& text) { recordOwn(protocol::ModelDeltaData{text.toStdString()}); });
+    connect(m_proxy.get(), &ToolProxy::modelRetry, this,
+            [this](int attempt, qint64 delayMs, const QString& why) {
+                recordOwn(protocol::LogData{"warn", "model call failed (" + why.toStdString() + "); retry " +
+                                                        std::to_string(attempt) + " in " +
+                                                        std::to_string(delayMs) + " ms"});
+            });
     connect(m_proxy.get(), &ToolProxy::problem, this, [this](const QString& message) {
-        recordOwn(std::string(protocol::event_type::kError), {{"message", message.toStdString()}, {"fatal", false}});
+        recordOwn(protocol::ErrorData{message.toStdString(), false});
     });
     connect(m_proxy.get(), &ToolProxy::approvalNeeded, this, [this](const ApprovalRecord& approval) {
         settleEvents(); // whoever asks the user has shown what led to the question
@@ -205,13 +206,13 @@ Status TaskRunner::launch() {
             return egress.error();
         m_egress = std::move(*egress);
         connect(m_egress.get(), &EgressProxy::decided, this, [this](const EgressDecision& decision) {
-            json data = {{"method", decision.method}, {"host", decision.host}, {"port", decision.port},
-                         {"allowed", decision.allowed}};
+            protocol::NetworkRequestData data{decision.method,  decision.host, decision.port,
+                                              decision.allowed, std::nullopt,  std::nullopt};
             if (decision.allowed)
-                data["address"] = decision.address;
+                data.address = decision.address;
             else
-                data["reason"] = decision.reason;
-            recordOwn(std::string(protocol::event_type::kNetworkRequest), std::move(data));
+                data.reason = decision.reason;
+            recordOwn(data);
         });
         input.egressSocket = socket;
     }
@@ -279,7 +280,7 @@ Status TaskRunner::launch() {
     m_task.error.clear();
     m_task.finishReason.clear();
     if (auto updated = m_env.store->updateTask(m_task); !updated)
-        recordOwn(std::string(protocol::event_type::kError), {{"message", updated.error().message}, {"fatal", false}});
+        recordOwn(protocol::ErrorData{updated.error().message, false});
     if (m_spec.timeoutSec)
         m_timeout.start(std::chrono::seconds(m_spec.timeoutSec));
 
@@ -340,8 +341,7 @@ void TaskRunner::onStdoutReadable() {
         if (n <= 0) {
             for (auto& line : m_lines.finish())
                 line ? onAgentLine(*line)
-                     : recordOwn(std::string(protocol::event_type::kError),
-                                 {{"message", "agent stdout: " + line.error().message}, {"fatal", false}});
+                     : recordOwn(protocol::ErrorData{"agent stdout: " + line.error().message, false});
             m_stdoutNotifier->setEnabled(false);
             m_stdout.reset();
             return;
@@ -351,8 +351,7 @@ void TaskRunner::onStdoutReadable() {
             if (line)
                 onAgentLine(*line);
             else
-                recordOwn(std::string(protocol::event_type::kError),
-                          {{"message", "agent stdout: " + line.error().message}, {"fatal", false}});
+                recordOwn(protocol::ErrorData{"agent stdout: " + line.error().message, false});
         }
     }
 }
@@ -379,22 +378,19 @@ void TaskRunner::onStderrReadable() {
 void TaskRunner::onAgentLine(const std::string& line) {
     auto decoded = protocol::decodeMessage(line);
     if (auto* invalid = std::get_if<protocol::InvalidMessage>(&decoded)) {
-        recordOwn(std::string(protocol::event_type::kError),
-                  {{"message", "agent stdout: " + invalid->error.message}, {"fatal", false}});
+        recordOwn(protocol::ErrorData{"agent stdout: " + invalid->error.message, false});
         return;
     }
     auto& message = std::get<protocol::Message>(decoded);
     if (auto* notification = std::get_if<protocol::Notification>(&message)) {
         if (notification->method != protocol::method::kEvent) {
-            recordOwn(std::string(protocol::event_type::kError),
-                      {{"message", "agent sent an unknown notification \"" + notification->method + "\""},
-                       {"fatal", false}});
+            recordOwn(protocol::ErrorData{
+                "agent sent an unknown notification \"" + notification->method + "\"", false});
             return;
         }
         auto event = protocol::eventFromJson(notification->params);
         if (!event) {
-            recordOwn(std::string(protocol::event_type::kError),
-                      {{"message", "agent event refused: " + event.error().message}, {"fatal", false}});
+            recordOwn(protocol::ErrorData{"agent event refused: " + event.error().message, false});
             return;
         }
         onAgentEvent(std::move(*event), std::move(notification->params));
@@ -403,21 +399,20 @@ void TaskRunner::onAgentLine(const std::string& line) {
     } else if (auto* error = std::get_if<protocol::ErrorResponse>(&message)) {
         // Only task.start is ever sent as a request: its refusal ends the run.
         m_startRefused = error->error.message;
-        recordOwn(std::string(protocol::event_type::kError), {{"message", "the agent refused the task: " + m_startRefused},
-                                                              {"fatal", true}});
+        recordOwn(protocol::ErrorData{"the agent refused the task: " + m_startRefused, true});
     }
 }
 
 void TaskRunner::onAgentEvent(const protocol::Event& event, json body) {
     if (auto follows = protocol::checkSeqFollows(m_lastAgentSeq, event.seq); !follows)
-        recordOwn(std::string(protocol::event_type::kError),
-                  {{"message", "agent events out of order: " + follows.error().message}, {"fatal", false}});
+        recordOwn(protocol::ErrorData{"agent events out of order: " + follows.error().message, false});
     m_lastAgentSeq = event.seq;
     m_step = event.step;
     m_task.steps = std::max(m_task.steps, event.step);
     if (event.type == protocol::event_type::kTaskFinished) {
-        m_finishedReason = event.data.value("reason", "failed");
-        m_summary = event.data.value("summary", "");
+        auto finished = protocol::TaskFinishedData::fromJson(event.data);
+        m_finishedReason = finished ? finished->reason : "failed";
+        m_summary = finished ? finished->summary.value_or("") : "";
     }
     // The agent's object as it came (validated above), under the store's seq: no re-serialising.
     store(event, std::move(body));
@@ -518,9 +513,8 @@ void TaskRunner::onSandboxExited() {
         return;
     }
     if (exit->oomKilled)
-        recordOwn(std::string(protocol::event_type::kError),
-                  {{"message", "the sandbox reached its memory limit and the kernel killed a process in it"},
-                   {"fatal", false}});
+        recordOwn(protocol::ErrorData{
+            "the sandbox reached its memory limit and the kernel killed a process in it", false});
     if (m_finishedReason) {
         TaskStatus status = statusForFinishReason(*m_finishedReason);
         std::string error;
@@ -579,7 +573,7 @@ void TaskRunner::recordArtifacts() {
         ArtifactRecord artifact{m_task.id, fs::relative(it->path(), root).string(),
                                 static_cast<std::uint64_t>(file.size()), hash.result().toHex().toStdString()};
         if (auto stored = m_env.store->putArtifact(artifact); !stored)
-            recordOwn(std::string(protocol::event_type::kError), {{"message", stored.error().message}, {"fatal", false}});
+            recordOwn(protocol::ErrorData{stored.error().message, false});
     }
 }
 
@@ -599,7 +593,7 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     if (!m_token.empty())
         m_env.tokens->revokeTask(m_task.id);
     if (!error.empty())
-        recordOwn(std::string(protocol::event_type::kError), {{"message", error}, {"fatal", true}});
+        recordOwn(protocol::ErrorData{error, true});
     recordArtifacts();
     settleEvents();
     m_task.status = status;

@@ -97,6 +97,10 @@ private:
     void flushStdin();
     void stop(StopCause cause, const std::string& why);
     void escalate();
+    // The control plane's own events, each through its typed data (EventPayloads.h).
+    template <typename Payload> void recordOwn(const Payload& payload) {
+        recordOwn(std::string(Payload::kType), payload.toJson());
+    }
     void recordOwn(const std::string& type, nlohmann::json data);
     void store(const protocol::Event& event, nlohmann::json body);
     void settleEvents(); // waits for the writer, then emits eventStored for what it committed

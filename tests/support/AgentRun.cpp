@@ -1,5 +1,6 @@
 #include "AgentRun.h"
 
+#include "EventPayloads.h"
 #include "EventTypes.h"
 #include "JsonRpc.h"
 
@@ -74,6 +75,12 @@ EventStream parseEvents(const QByteArray& out, bool notifications) {
         auto event = protocol::eventFromJson(value);
         if (!event) {
             stream.error = QString("line %1: %2").arg(number).arg(QString::fromStdString(event.error().message));
+            return stream;
+        }
+        // What the agent writes reads back through its type's data struct, as every face reads it.
+        if (auto data = protocol::payloadFromJson(event->type, event->data); !data) {
+            stream.error =
+                QString("line %1: %2").arg(number).arg(QString::fromStdString(data.error().message));
             return stream;
         }
         if (auto follows = protocol::checkSeqFollows(previous, event->seq); !follows) {

@@ -324,39 +324,6 @@ private slots:
                  ApprovalVerdict::Ask);
     }
 
-    void commandPrefix_data() {
-        QTest::addColumn<QString>("command");
-        QTest::addColumn<QString>("prefix"); // empty: none offered
-        QTest::newRow("program and subcommand") << "git status -s" << "git status";
-        QTest::newRow("program and option") << "ls -la" << "ls";
-        QTest::newRow("program alone") << "make" << "make";
-        QTest::newRow("script argument is not a subcommand") << "python3 run.py --fast" << "python3";
-        QTest::newRow("npm script") << "npm run build:prod" << "npm run";
-        QTest::newRow("relative program") << "./gradlew build" << "./gradlew build";
-        QTest::newRow("regex characters") << "g++ -o a a.c" << "g++";
-        QTest::newRow("leading spaces") << "  cargo   test" << "cargo test";
-        QTest::newRow("chained") << "git status; curl x" << "";
-        QTest::newRow("piped") << "npm test | tee log" << "";
-        QTest::newRow("substituted") << "echo $(id)" << "";
-        QTest::newRow("two lines") << "make\nrm -rf ~" << "";
-        QTest::newRow("quoted program") << "'git' status" << "";
-        QTest::newRow("variable program") << "$EDITOR file" << "";
-        QTest::newRow("assignment first") << "CC=clang make" << "";
-        QTest::newRow("glob program") << "./*.sh" << "";
-        QTest::newRow("option first") << "-rf x" << "";
-        QTest::newRow("empty") << "" << "";
-        QTest::newRow("blank") << "   " << "";
-    }
-
-    void commandPrefix() {
-        QFETCH(QString, command);
-        QFETCH(QString, prefix);
-        const auto got = warren::control::commandPrefix(command.toStdString());
-        QCOMPARE(QString::fromStdString(got.value_or("")), prefix);
-        if (got) // a prefix is its own prefix: what Settings checks before it keeps one
-            QCOMPARE(warren::control::commandPrefix(*got), got);
-    }
-
     // "Always allow commands like this": after the default rules, so their deny and ask verdicts come first,
     // and like every allow rule it never allows a command that chains, substitutes or redirects.
     void commandPrefixRule_data() {

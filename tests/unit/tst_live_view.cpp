@@ -296,45 +296,45 @@ void TestLiveView::renders_data() {
         << "⇢ network refused: GET evil.example:80: not listed\n";
     QTest::newRow("unreadable: network_request without allowed")
         << QByteArrayList{ev("network_request", {{"method", "GET"}, {"host", "a"}, {"port", 80}})}
-        << "(unreadable event: network_request: data.allowed is missing)\n";
+        << "(unreadable event: network_request data.allowed: missing)\n";
 
     QTest::newRow("unreadable: not an object")
-        << QByteArrayList{"[1,2]"} << "(unreadable event: it is an array, not an object)\n";
+        << QByteArrayList{"[1,2]"} << "(unreadable event: event: must be an object, got an array)\n";
     QTest::newRow("unreadable: no type")
-        << QByteArrayList{"{\"data\":{}}"} << "(unreadable event: type is missing)\n";
+        << QByteArrayList{"{\"data\":{}}"} << "(unreadable event: event.type: missing)\n";
     QTest::newRow("unreadable: type is a number")
-        << QByteArrayList{"{\"type\":5,\"data\":{}}"} << "(unreadable event: type is a number, not a string)\n";
+        << QByteArrayList{"{\"type\":5,\"data\":{}}"} << "(unreadable event: event.type: must be a string, got the integer 5)\n";
     QTest::newRow("unreadable: unknown type")
-        << QByteArrayList{ev("telepathy")} << "(unreadable event: unknown type 'telepathy')\n";
+        << QByteArrayList{ev("telepathy")} << "(unreadable event: event.type: unknown event type \"telepathy\")\n";
     QTest::newRow("unreadable: data is a string")
-        << QByteArrayList{"{\"type\":\"log\",\"data\":\"x\"}"} << "(unreadable event: data is a string, not an object)\n";
+        << QByteArrayList{"{\"type\":\"log\",\"data\":\"x\"}"} << "(unreadable event: event.data: must be an object, got a string)\n";
     QTest::newRow("unreadable: tool_call without arguments")
         << QByteArrayList{ev("tool_call", {{"id", "c1"}}, {{"tool", "shell"}})}
-        << "(unreadable event: tool_call: data.arguments is missing)\n";
+        << "(unreadable event: tool_call data.arguments: missing)\n";
     QTest::newRow("unreadable: tool_call without tool")
         << QByteArrayList{ev("tool_call", {{"id", "c1"}, {"arguments", json::object()}})}
-        << "(unreadable event: tool is missing)\n";
+        << "(unreadable event: event.tool: missing)\n";
     QTest::newRow("unreadable: delta text is a number")
-        << QByteArrayList{ev("model_delta", {{"text", 5}})} << "(unreadable event: data.text is a number, not a string)\n";
+        << QByteArrayList{ev("model_delta", {{"text", 5}})} << "(unreadable event: model_delta data.text: must be a string, got the integer 5)\n";
     QTest::newRow("unreadable: unknown file change")
         << QByteArrayList{ev("file_changed", {{"path", "a"}, {"change", "renamed"}})}
-        << "(unreadable event: data.change is 'renamed', not created, modified or deleted)\n";
+        << "(unreadable event: file_changed data.change: must be created, modified or deleted, got \"renamed\")\n";
     QTest::newRow("unreadable: file change count is negative")
         << QByteArrayList{ev("file_changed", {{"path", "a"}, {"change", "modified"}, {"added", -1}, {"removed", 0}})}
-        << "(unreadable event: file_changed: data.added is a number, not an unsigned integer)\n";
+        << "(unreadable event: file_changed data.added: must be a non-negative integer, got the integer -1)\n";
     QTest::newRow("unreadable: step is negative")
         << QByteArrayList{ev("step_started", json::object(), {{"step", -1}})}
-        << "(unreadable event: step is a number, not an unsigned integer)\n";
+        << "(unreadable event: event.step: must be a non-negative integer, got the integer -1)\n";
     QTest::newRow("unreadable: tool_output stream")
         << QByteArrayList{ev("tool_output", {{"id", "c1"}, {"stream", "stdin"}, {"text", "x"}})}
-        << "(unreadable event: tool_output: data.stream is 'stdin', not stdout or stderr)\n";
+        << "(unreadable event: tool_output data.stream: must be stdout or stderr, got \"stdin\")\n";
     QTest::newRow("unreadable: tool_result exit code is a string")
         << QByteArrayList{result({{"exit_code", "0"}, {"truncated", false}})}
-        << "(unreadable event: tool_result: data.exit_code is a string, not an integer)\n";
+        << "(unreadable event: tool_result data.exit_code: must be an integer or null, got a string)\n";
     QTest::newRow("unreadable: error without message")
-        << QByteArrayList{ev("error", {{"fatal", true}})} << "(unreadable event: error: data.message is missing)\n";
+        << QByteArrayList{ev("error", {{"fatal", true}})} << "(unreadable event: error data.message: missing)\n";
     QTest::newRow("unreadable event closes the model text")
-        << QByteArrayList{ev("model_delta", {{"text", "Hi"}}), ev("nope")} << "Hi\n(unreadable event: unknown type 'nope')\n";
+        << QByteArrayList{ev("model_delta", {{"text", "Hi"}}), ev("nope")} << "Hi\n(unreadable event: event.type: unknown event type \"nope\")\n";
 }
 // clang-format on
 
@@ -587,7 +587,8 @@ void TestLiveView::eventsBuiltInCode() {
                                 {"data", {{"id", "c"}, {"exit_code", 0}, {"truncated", false}}}})),
              QStringLiteral("  ✓ exit 0 · 7 ms\n"));
     QCOMPARE(q(view.render(json{{"type", "step_started"}, {"step", -2}, {"data", json::object()}})),
-             QStringLiteral("(unreadable event: step is a number, not an unsigned integer)\n"));
+             QStringLiteral(
+                 "(unreadable event: event.step: must be a non-negative integer, got the integer -2)\n"));
 }
 
 void TestLiveView::summary_data() {

@@ -1,11 +1,12 @@
 #pragma once
-// The running totals of one task that the side panel shows, folded from its events: memory and CPU
-// samples, model calls, tool calls, the files it changed.
+// The running totals of one task that the side panel shows, in Qt's terms: a copy of the fold's
+// timeline::TaskCounters (memory and CPU samples, model calls, tool calls, the files it changed).
+
+#include "TaskCounters.h"
 
 #include <QString>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace warren::ui {
@@ -27,11 +28,7 @@ struct TaskActivity {
     std::uint64_t tokensOut = 0;
     std::map<QString, FileChange> files; // by workspace-relative path
 
-    void add(const nlohmann::json& event);
-
-private:
-    std::int64_t m_lastCpuMs = -1;
-    std::int64_t m_lastSampleMs = -1;
+    void update(const timeline::TaskCounters& counters);
 };
 
 // "2026-11-29T10:52:03.123Z" -> milliseconds since the epoch; -1 when it does not parse.

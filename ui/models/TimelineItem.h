@@ -1,9 +1,10 @@
 #pragma once
-// One card of the live timeline: what the agent did, as the user reads it. Built from events by
-// TimelineModel; painted by TimelineDelegate.
+// One card of the live timeline as the desktop paints it: a TimelineCard of the fold (app/timeline) in
+// Qt's terms, its body styled. Kept by TimelineModel; painted by TimelineDelegate.
 
 #include "AnsiText.h"
 #include "StyledText.h"
+#include "TimelineCard.h"
 
 #include <QString>
 #include <cstdint>
@@ -12,17 +13,8 @@
 namespace warren::ui {
 
 struct TimelineItem {
-    enum class Kind {
-        Task,       // the prompt, at the top
-        Step,       // "Step 3": the cards below belong to it
-        ModelText,  // the model's reply, streamed
-        ToolCall,   // a tool call: "$ command", "edit path", ...; its output, exit code and duration
-        FileChange, // a file the agent wrote, with its diff
-        Approval,   // a call that waits for the user, then what was decided
-        Notice,     // resumed, checkpoint, hook, guard, error, warnings
-        Finished,   // how the task ended
-    };
-    enum class State { Plain, Running, Succeeded, Failed, Waiting, Approved, Denied, Warning };
+    using Kind = timeline::TimelineCard::Kind;
+    using State = timeline::TimelineCard::State;
 
     Kind kind = Kind::Notice;
     State state = State::Plain;
@@ -36,8 +28,9 @@ struct TimelineItem {
     QString path;          // file changes
     QString commandPrefix; // approvals of shell calls: what "always allow commands like this" allows
     AnsiParser parser;     // this call's output stream, across chunks
-    std::uint64_t firstSeq = 0; // the event that made it
-    std::uint32_t version = 0;  // grows with every change after it was shown: views cache by it
+    std::size_t styledBytes = 0; // of the card's body, already in body
+    std::uint64_t firstSeq = 0;  // the event that made it
+    std::uint32_t version = 0;   // grows with every change after it was shown: views cache by it
 };
 
 } // namespace warren::ui

@@ -1,14 +1,15 @@
 #pragma once
-// The live timeline of one task, built incrementally from its events: a run of output chunks grows one
-// card, a streamed reply grows another, and a batch of events costs one insertion and one change
-// notification, however many events it holds. Events are taken once, by their store seq.
+// The live timeline of one task for the desktop: the events are folded by timeline::TimelineFold (pure,
+// shared with every face), and this model only adapts its cards to Qt, styling bodies as they grow. A
+// batch of events costs one insertion and one change notification, however many events it holds. Events
+// are taken once, by their store seq.
 
 #include "TaskActivity.h"
+#include "TimelineFold.h"
 #include "TimelineItem.h"
 
 #include <QAbstractListModel>
 #include <deque>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -23,7 +24,8 @@ public:
 
     // The task's prompt, shown as its first card.
     void reset(const QString& taskId, const QString& prompt);
-    // Events in seq order; those at or below the last seq taken are skipped.
+    // Events in seq order; those at or below the last seq taken are skipped, and so are those the
+    // protocol's readers refuse.
     void append(const std::vector<nlohmann::json>& events);
     void setExpanded(int row, bool expanded);
 
@@ -41,18 +43,13 @@ signals:
     void activityChanged();
 
 private:
-    class Batch;
-    void take(const nlohmann::json& event, Batch& batch);
-    TimelineItem& newItem(TimelineItem::Kind kind, std::uint64_t step, std::uint64_t seq);
+    void sync(std::size_t index); // the item from its card
 
     QString m_taskId;
-    std::deque<TimelineItem> m_items;   // deque: a pending item stays where it is while others are added
-    std::size_t m_committed = 0;        // rows the view knows of; the rest are being built by append()
+    timeline::TimelineFold m_fold;
+    std::deque<TimelineItem> m_items; // one per card; deque: an item stays where it is while others are added
+    std::size_t m_committed = 0;      // rows the view knows of; the rest are being built by append()
     std::uint64_t m_lastSeq = 0;
-    std::map<QString, std::size_t> m_calls;     // tool call or approval id -> item
-    std::map<QString, std::size_t> m_approvals; // call id -> its approval card
-    std::map<QString, std::size_t> m_lastChange;
-    std::optional<std::size_t> m_streaming; // the reply being streamed in the current step
     TaskActivity m_activity;
 };
 

@@ -1,0 +1,469 @@
+#include "EventPayloads.h"
+
+#include "JsonFields.h"
+#include "Methods.h"
+
+namespace warren::protocol {
+
+using nlohmann::json;
+using namespace detail;
+
+namespace {
+
+// "tool_call data": where each type's fields are named in its errors.
+template <typename Data> std::string where() {
+    return std::string(Data::kType) + " data";
+}
+
+// The object check and the allowed keys every reader starts with.
+template <typename Data> Status checkObject(const json& data, std::initializer_list<std::string_view> keys) {
+    if (auto object = requireObject(data, where<Data>()); !object)
+        return object;
+    return checkKeys(data, keys, where<Data>());
+}
+
+json nullable(const std::optional<std::string>& value) {
+    return value ? json(*value) : json();
+}
+
+json nullable(const std::optional<std::int64_t>& value) {
+    return value ? json(*value) : json();
+}
+
+bool takeFlag(Result<std::optional<bool>>&& result, bool& out, Error& error) {
+    std::optional<bool> value;
+    if (!take(std::move(result), value, error))
+        return false;
+    out = value.value_or(false);
+    return true;
+}
+
+bool takeText(Result<std::optional<std::string>>&& result, std::string& out, Error& error) {
+    std::optional<std::string> value;
+    if (!take(std::move(result), value, error))
+        return false;
+    out = std::move(value).value_or("");
+    return true;
+}
+
+} // namespace
+
+// ---- task_started, task_resumed, step_started ----------------------------------------------------------
+
+json TaskStartedData::toJson() const {
+    return {{"task_id", taskId}, {"prompt", prompt}, {"presets", presets}, {"config", config}};
+}
+
+Result<TaskStartedData> TaskStartedData::fromJson(const json& data) {
+    const auto at = where<TaskStartedData>();
+    Error error;
+    TaskStartedData out;
+    if (!take(checkObject<TaskStartedData>(data, {"task_id", "prompt", "presets", "config"}), error) ||
+        !takeText(getOptionalString(data, "task_id", at), out.taskId, error) ||
+        !take(getString(data, "prompt", at), out.prompt, error) ||
+        !take(getArray<std::string>(data, "presets", at, false, readString), out.presets, error) ||
+        !take(getOptionalObject(data, "config", at), out.config, error))
+        return error;
+    return out;
+}
+
+json TaskResumedData::toJson() const {
+    return {{"from_step", fromStep}, {"interrupted_tool_call", nullable(interruptedToolCall)}};
+}
+
+Result<TaskResumedData> TaskResumedData::fromJson(const json& data) {
+    const auto at = where<TaskResumedData>();
+    Error error;
+    TaskResumedData out;
+    if (!take(checkObject<TaskResumedData>(data, {"from_step", "interrupted_tool_call"}), error) ||
+        !take(getUint(data, "from_step", at), out.fromStep, error) ||
+        !take(getNullableString(data, "interrupted_tool_call", at), out.interruptedToolCall, error))
+        return error;
+    return out;
+}
+
+json StepStartedData::toJson() const {
+    return json::object();
+}
+
+Result<StepStartedData> StepStartedData::fromJson(const json& data) {
+    if (auto checked = checkObject<StepStartedData>(data, {}); !checked)
+        return checked.error();
+    return StepStartedData{};
+}
+
+// ---- the model ------------------------------------------------------------------------------------------
+
+json ModelDeltaData::toJson() const {
+    return {{"text", text}};
+}
+
+Result<ModelDeltaData> ModelDeltaData::fromJson(const json& data) {
+    Error error;
+    ModelDeltaData out;
+    if (!take(checkObject<ModelDeltaData>(data, {"text"}), error) ||
+        !take(getString(data, "text", where<ModelDeltaData>()), out.text, error))
+        return error;
+    return out;
+}
+
+json ModelResponseData::toJson() const {
+    json calls = json::array();
+    for (const auto& call : toolCalls)
+        calls.push_back(protocol::toJson(call));
+    return {{"content", content}, {"tool_calls", std::move(calls)}, {"finish_reason", finishReason}};
+}
+
+Result<ModelResponseData> ModelResponseData::fromJson(const json& data) {
+    const auto at = where<ModelResponseData>();
+    Error error;
+    ModelResponseData out;
+    if (!take(checkObject<ModelResponseData>(data, {"content", "tool_calls", "finish_reason"}), error) ||
+        !take(getString(data, "content", at), out.content, error) ||
+        !take(getArray<ToolCall>(data, "tool_calls", at, false, toolCallFromJson), out.toolCalls, error) ||
+        !takeText(getOptionalString(data, "finish_reason", at), out.finishReason, error))
+        return error;
+    return out;
+}
+
+// ---- tools ----------------------------------------------------------------------------------------------
+
+json ToolCallData::toJson() const {
+    return {{"id", id}, {"arguments", arguments}};
+}
+
+Result<ToolCallData> ToolCallData::fromJson(const json& data) {
+    const auto at = where<ToolCallData>();
+    Error error;
+    ToolCallData out;
+    if (!take(checkObject<ToolCallData>(data, {"id", "arguments"}), error) ||
+        !take(getString(data, "id", at), out.id, error) ||
+        !take(getObject(data, "arguments", at), out.arguments, error))
+        return error;
+    return out;
+}
+
+json ToolOutputData::toJson() const {
+    return {{"id", id}, {"stream", stream == OutputStream::Stderr ? "stderr" : "stdout"}, {"text", text}};
+}
+
+Result<ToolOutputData> ToolOutputData::fromJson(const json& data) {
+    const auto at = where<ToolOutputData>();
+    Error error;
+    ToolOutputData out;
+    std::string stream;
+    if (!take(checkObject<ToolOutputData>(data, {"id", "stream", "text"}), error) ||
+        !take(getString(data, "id", at), out.id, error) ||
+        !take(getString(data, "stream", at), stream, error) ||
+        !take(getString(data, "text", at), out.text, error))
+        return error;
+    if (stream != "stdout" && stream != "stderr")
+        return makeError(ErrorCode::InvalidArgument,
+                         joinPath(at, "stream") + ": must be stdout or stderr, got \"" + stream + "\"");
+    out.stream = stream == "stderr" ? OutputStream::Stderr : OutputStream::Stdout;
+    return out;
+}
+
+json ToolResultData::toJson() const {
+    json out = {{"id", id}, {"exit_code", nullable(exitCode)}, {"truncated", truncated}, {"output", output}};
+    if (cached)
+        out["cached"] = true;
+    if (timedOut)
+        out["timed_out"] = true;
+    if (denied)
+        out["denied"] = true;
+    if (interrupted)
+        out["interrupted"] = true;
+    return out;
+}
+
+Result<ToolResultData> ToolResultData::fromJson(const json& data) {
+    const auto at = where<ToolResultData>();
+    Error error;
+    ToolResultData out;
+    if (!take(checkObject<ToolResultData>(data, {"id", "exit_code", "truncated", "output", "cached",
+                                                 "timed_out", "denied", "interrupted"}),
+              error) ||
+        !take(getString(data, "id", at), out.id, error) ||
+        !take(getNullableInt(data, "exit_code", at), out.exitCode, error) ||
+        !takeFlag(getOptionalBool(data, "truncated", at), out.truncated, error) ||
+        !takeText(getOptionalString(data, "output", at), out.output, error) ||
+        !takeFlag(getOptionalBool(data, "cached", at), out.cached, error) ||
+        !takeFlag(getOptionalBool(data, "timed_out", at), out.timedOut, error) ||
+        !takeFlag(getOptionalBool(data, "denied", at), out.denied, error) ||
+        !takeFlag(getOptionalBool(data, "interrupted", at), out.interrupted, error))
+        return error;
+    return out;
+}
+
+std::string_view toString(FileChange change) {
+    switch (change) {
+    case FileChange::Created:
+        return "created";
+    case FileChange::Deleted:
+        return "deleted";
+    case FileChange::Modified:
+        break;
+    }
+    return "modified";
+}
+
+json FileChangedData::toJson() const {
+    json out = {{"path", path}, {"change", toString(change)}};
+    if (binary)
+        out["binary"] = true;
+    if (diff)
+        out["diff"] = *diff;
+    if (added)
+        out["added"] = *added;
+    if (removed)
+        out["removed"] = *removed;
+    if (diffTruncated)
+        out["diff_truncated"] = true;
+    return out;
+}
+
+Result<FileChangedData> FileChangedData::fromJson(const json& data) {
+    const auto at = where<FileChangedData>();
+    Error error;
+    FileChangedData out;
+    std::string change;
+    if (!take(checkObject<FileChangedData>(
+                  data, {"path", "change", "diff", "added", "removed", "diff_truncated", "binary"}),
+              error) ||
+        !take(getString(data, "path", at), out.path, error) ||
+        !take(getString(data, "change", at), change, error) ||
+        !take(getOptionalString(data, "diff", at), out.diff, error) ||
+        !take(getOptionalUint(data, "added", at), out.added, error) ||
+        !take(getOptionalUint(data, "removed", at), out.removed, error) ||
+        !takeFlag(getOptionalBool(data, "diff_truncated", at), out.diffTruncated, error) ||
+        !takeFlag(getOptionalBool(data, "binary", at), out.binary, error))
+        return error;
+    if (change == "created")
+        out.change = FileChange::Created;
+    else if (change == "modified")
+        out.change = FileChange::Modified;
+    else if (change == "deleted")
+        out.change = FileChange::Deleted;
+    else
+        return makeError(ErrorCode::InvalidArgument, joinPath(at, "change") +
+                                                         ": must be created, modified or deleted, got \"" +
+                                                         change + "\"");
+    return out;
+}
+
+// ---- approvals ------------------------------------------------------------------------------------------
+
+json ApprovalRequestedData::toJson() const {
+    return {{"id", id}, {"arguments", arguments}, {"reason", reason}};
+}
+
+Result<ApprovalRequestedData> ApprovalRequestedData::fromJson(const json& data) {
+    const auto at = where<ApprovalRequestedData>();
+    Error error;
+    ApprovalRequestedData out;
+    if (!take(checkObject<ApprovalRequestedData>(data, {"id", "arguments", "reason"}), error) ||
+        !take(getString(data, "id", at), out.id, error) ||
+        !take(getObject(data, "arguments", at), out.arguments, error) ||
+        !takeText(getOptionalString(data, "reason", at), out.reason, error))
+        return error;
+    return out;
+}
+
+json ApprovalResolvedData::toJson() const {
+    json out = {{"id", id}, {"approved", approved}, {"note", nullable(note)}};
+    if (decidedBy)
+        out["decided_by"] = *decidedBy;
+    return out;
+}
+
+Result<ApprovalResolvedData> ApprovalResolvedData::fromJson(const json& data) {
+    const auto at = where<ApprovalResolvedData>();
+    Error error;
+    ApprovalResolvedData out;
+    if (!take(checkObject<ApprovalResolvedData>(data, {"id", "approved", "note", "decided_by"}), error) ||
+        !take(getString(data, "id", at), out.id, error) ||
+        !take(getBool(data, "approved", at), out.approved, error) ||
+        !take(getNullableString(data, "note", at), out.note, error) ||
+        !take(getOptionalString(data, "decided_by", at), out.decidedBy, error))
+        return error;
+    return out;
+}
+
+// ---- the agent's own state ------------------------------------------------------------------------------
+
+json CheckpointData::toJson() const {
+    return {{"path", path}, {"bytes", bytes}};
+}
+
+Result<CheckpointData> CheckpointData::fromJson(const json& data) {
+    const auto at = where<CheckpointData>();
+    Error error;
+    CheckpointData out;
+    if (!take(checkObject<CheckpointData>(data, {"path", "bytes"}), error) ||
+        !take(getString(data, "path", at), out.path, error) ||
+        !take(getUint(data, "bytes", at), out.bytes, error))
+        return error;
+    return out;
+}
+
+json ResourceSampleData::toJson() const {
+    return {{"rss_bytes", rssBytes}, {"cpu_ms", cpuMs}};
+}
+
+Result<ResourceSampleData> ResourceSampleData::fromJson(const json& data) {
+    const auto at = where<ResourceSampleData>();
+    Error error;
+    ResourceSampleData out;
+    if (!take(checkObject<ResourceSampleData>(data, {"rss_bytes", "cpu_ms"}), error) ||
+        !take(getUint(data, "rss_bytes", at), out.rssBytes, error) ||
+        !take(getUint(data, "cpu_ms", at), out.cpuMs, error))
+        return error;
+    return out;
+}
+
+json HookData::toJson() const {
+    json out = {{"name", name}, {"command", nullable(command)}, {"exit_code", nullable(exitCode)}};
+    if (!detail.empty())
+        out["detail"] = detail;
+    if (output)
+        out["output"] = *output;
+    if (error)
+        out["error"] = *error;
+    return out;
+}
+
+Result<HookData> HookData::fromJson(const json& data) {
+    const auto at = where<HookData>();
+    Error error;
+    HookData out;
+    if (!take(checkObject<HookData>(data, {"name", "command", "exit_code", "detail", "output", "error"}),
+              error) ||
+        !take(getString(data, "name", at), out.name, error) ||
+        !take(getNullableString(data, "command", at), out.command, error) ||
+        !take(getNullableInt(data, "exit_code", at), out.exitCode, error) ||
+        !takeText(getOptionalString(data, "detail", at), out.detail, error) ||
+        !take(getOptionalString(data, "output", at), out.output, error) ||
+        !take(getOptionalString(data, "error", at), out.error, error))
+        return error;
+    return out;
+}
+
+json GuardData::toJson() const {
+    return {{"guard", guard}, {"action", action}, {"detail", detail}};
+}
+
+Result<GuardData> GuardData::fromJson(const json& data) {
+    const auto at = where<GuardData>();
+    Error error;
+    GuardData out;
+    if (!take(checkObject<GuardData>(data, {"guard", "action", "detail"}), error) ||
+        !take(getString(data, "guard", at), out.guard, error) ||
+        !take(getString(data, "action", at), out.action, error) ||
+        !take(getString(data, "detail", at), out.detail, error))
+        return error;
+    return out;
+}
+
+// ---- diagnostics, the network, the end ------------------------------------------------------------------
+
+json ErrorData::toJson() const {
+    return {{"message", message}, {"fatal", fatal}};
+}
+
+Result<ErrorData> ErrorData::fromJson(const json& data) {
+    const auto at = where<ErrorData>();
+    Error error;
+    ErrorData out;
+    if (!take(checkObject<ErrorData>(data, {"message", "fatal"}), error) ||
+        !take(getString(data, "message", at), out.message, error) ||
+        !takeFlag(getOptionalBool(data, "fatal", at), out.fatal, error))
+        return error;
+    return out;
+}
+
+json LogData::toJson() const {
+    return {{"level", level}, {"message", message}};
+}
+
+Result<LogData> LogData::fromJson(const json& data) {
+    const auto at = where<LogData>();
+    Error error;
+    LogData out;
+    if (!take(checkObject<LogData>(data, {"level", "message"}), error) ||
+        !take(getString(data, "level", at), out.level, error) ||
+        !take(getString(data, "message", at), out.message, error))
+        return error;
+    return out;
+}
+
+json NetworkRequestData::toJson() const {
+    json out = {{"method", method}, {"host", host}, {"port", port}, {"allowed", allowed}};
+    if (address)
+        out["address"] = *address;
+    if (reason)
+        out["reason"] = *reason;
+    return out;
+}
+
+Result<NetworkRequestData> NetworkRequestData::fromJson(const json& data) {
+    const auto at = where<NetworkRequestData>();
+    Error error;
+    NetworkRequestData out;
+    if (!take(
+            checkObject<NetworkRequestData>(data, {"method", "host", "port", "allowed", "address", "reason"}),
+            error) ||
+        !take(getString(data, "method", at), out.method, error) ||
+        !take(getString(data, "host", at), out.host, error) ||
+        !take(getUint(data, "port", at), out.port, error) ||
+        !take(getBool(data, "allowed", at), out.allowed, error) ||
+        !take(getOptionalString(data, "address", at), out.address, error) ||
+        !take(getOptionalString(data, "reason", at), out.reason, error))
+        return error;
+    return out;
+}
+
+json TaskFinishedData::toJson() const {
+    return {{"reason", reason}, {"summary", nullable(summary)}};
+}
+
+Result<TaskFinishedData> TaskFinishedData::fromJson(const json& data) {
+    const auto at = where<TaskFinishedData>();
+    Error error;
+    TaskFinishedData out;
+    if (!take(checkObject<TaskFinishedData>(data, {"reason", "summary"}), error) ||
+        !take(getString(data, "reason", at), out.reason, error) ||
+        !take(getNullableString(data, "summary", at), out.summary, error))
+        return error;
+    return out;
+}
+
+// ---- any type -------------------------------------------------------------------------------------------
+
+namespace {
+
+template <typename Data> Result<EventPayload> readAs(const json& data) {
+    auto read = Data::fromJson(data);
+    if (!read)
+        return read.error();
+    return EventPayload(std::move(read).value());
+}
+
+template <std::size_t... I>
+Result<EventPayload> readByType(std::string_view type, const json& data, std::index_sequence<I...>) {
+    Result<EventPayload> out =
+        makeError(ErrorCode::InvalidArgument, "event.type: unknown event type \"" + std::string(type) + "\"");
+    ((std::variant_alternative_t<I, EventPayload>::kType == type
+          ? (out = readAs<std::variant_alternative_t<I, EventPayload>>(data), true)
+          : false) ||
+     ...);
+    return out;
+}
+
+} // namespace
+
+Result<EventPayload> payloadFromJson(std::string_view type, const json& data) {
+    return readByType(type, data, std::make_index_sequence<std::variant_size_v<EventPayload>>{});
+}
+
+} // namespace warren::protocol

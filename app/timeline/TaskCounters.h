@@ -1,0 +1,41 @@
+#pragma once
+// The running totals of one task, folded from its events: memory and CPU samples, steps, model and tool
+// calls, tokens, the files it changed. What the side panel shows and what a remote window will show.
+
+#include "Event.h"
+#include "EventPayloads.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace warren::timeline {
+
+struct TaskCounters {
+    struct FileChange {
+        std::string change; // "created", "modified", "deleted"
+        std::uint64_t added = 0;
+        std::uint64_t removed = 0;
+        friend bool operator==(const FileChange&, const FileChange&) = default;
+    };
+
+    std::vector<double> memoryBytes; // resource_sample rss_bytes, in order
+    std::vector<double> cpuPercent;  // CPU time over wall time between two samples
+    std::uint64_t modelCalls = 0;
+    std::uint64_t toolCalls = 0;
+    std::uint64_t steps = 0;
+    std::uint64_t tokensIn = 0;
+    std::uint64_t tokensOut = 0;
+    std::map<std::string, FileChange> files; // by workspace-relative path
+
+    // One event: its envelope's step and token usage, its data already read. ts is -1 when unknown.
+    void add(const protocol::EventPayload& payload, std::uint64_t step,
+             const std::optional<protocol::TokenUsage>& usage, std::int64_t ts);
+
+private:
+    std::int64_t m_lastCpuMs = -1;
+    std::int64_t m_lastSampleMs = -1;
+};
+
+} // namespace warren::timeline

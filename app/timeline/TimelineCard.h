@@ -1,0 +1,45 @@
+#pragma once
+// One card of a task's timeline: what the agent did, as the user reads it. Built from events by
+// TimelineFold; the desktop paints it, a remote window will too. Text is UTF-8; a body is kept raw (tool
+// output with its ANSI colours, a diff, a command), for the face to style.
+
+#include <cstdint>
+#include <string>
+
+namespace warren::timeline {
+
+struct TimelineCard {
+    enum class Kind {
+        Task,       // the prompt, at the top
+        Step,       // "Step 3": the cards below belong to it
+        ModelText,  // the model's reply, streamed
+        ToolCall,   // a tool call: "$ command", "edit path", ...; its output, exit code and duration
+        FileChange, // a file the agent wrote, with its diff
+        Approval,   // a call that waits for the user, then what was decided
+        Notice,     // resumed, checkpoint, hook, guard, error, warnings
+        Finished,   // how the task ended
+    };
+    enum class State { Plain, Running, Succeeded, Failed, Waiting, Approved, Denied, Warning };
+    enum class Body {
+        None,
+        Output, // a process's output in arrival order, ANSI colours and all
+        Diff,   // a unified diff
+        Plain,  // text shown as it is (the command an approval is about)
+    };
+
+    Kind kind = Kind::Notice;
+    State state = State::Plain;
+    std::uint64_t step = 0;
+    std::uint64_t firstSeq = 0; // the event that made it
+    std::string title;          // one line
+    std::string detail;         // a second, quieter line: exit code and duration, reason, token usage
+    std::string prose;          // the model's text, the prompt, a summary
+    Body bodyKind = Body::None;
+    std::string body;
+    bool diffTruncated = false; // the diff was cut: only its start is kept
+    std::string callId;         // tool calls and approvals
+    std::string path;           // file changes
+    std::string commandPrefix;  // approvals of shell calls: what "always allow commands like this" allows
+};
+
+} // namespace warren::timeline

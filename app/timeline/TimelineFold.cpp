@@ -1,0 +1,283 @@
+#include "TimelineFold.h"
+
+#include "CallDescription.h"
+#include "CommandPrefix.h"
+
+#include <cstdio>
+
+namespace warren::timeline {
+
+using nlohmann::json;
+using namespace protocol;
+using Kind = TimelineCard::Kind;
+using State = TimelineCard::State;
+
+namespace {
+
+// "850 ms", "2.4 s", "3 min 5 s".
+std::string cardDuration(std::uint64_t ms) {
+    if (ms < 1000)
+        return std::to_string(ms) + " ms";
+    if (ms < 60000) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000.0);
+        return text;
+    }
+    return std::to_string(ms / 60000) + " min " + std::to_string((ms % 60000) / 1000) + " s";
+}
+
+bool hasVisibleText(const std::string& text) {
+    return text.find_first_not_of(" \t\r\n") != std::string::npos;
+}
+
+} // namespace
+
+Result<ReadEvent> readEvent(const json& event) {
+    // 100,000s of events when a task opens: its data is read into the payload in place, not copied first.
+    auto envelope = envelopeForDisplay(event);
+    if (!envelope)
+        return envelope.error();
+    static const json kNoData = json::object();
+    const auto data = event.find("data");
+    auto payload = payloadFromJson(envelope->type, data == event.end() ? kNoData : *data);
+    if (!payload)
+        return payload.error();
+    return ReadEvent{std::move(envelope).value(), std::move(payload).value()};
+}
+
+TimelineFold::TimelineFold(std::string prompt) {
+    TimelineCard& task = m_cards.emplace_back();
+    task.kind = Kind::Task;
+    task.title = "Task";
+    task.prose = std::move(prompt);
+}
+
+std::optional<std::size_t> TimelineFold::lastChangeOf(const std::string& path) const {
+    const auto it = m_lastChange.find(path);
+    return it == m_lastChange.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+}
+
+std::vector<std::size_t> TimelineFold::apply(const ReadEvent& event) {
+    m_changed.clear();
+    const Event& envelope = event.envelope;
+    m_counters.add(event.payload, envelope.step, envelope.tokenUsage,
+                   envelope.ts ? static_cast<std::int64_t>(envelope.ts) : -1);
+    std::visit([&](const auto& data) { take(envelope, data); }, event.payload);
+    return std::move(m_changed);
+}
+
+TimelineCard& TimelineFold::newCard(Kind kind, const Event& envelope) {
+    TimelineCard& created = m_cards.emplace_back();
+    created.kind = kind;
+    created.step = envelope.step;
+    created.firstSeq = envelope.seq;
+    return created;
+}
+
+TimelineCard& TimelineFold::notice(const Event& envelope, State state, std::string title,
+                                   std::string detail) {
+    TimelineCard& card = newCard(Kind::Notice, envelope);
+    card.state = state;
+    card.title = std::move(title);
+    card.detail = std::move(detail);
+    return card;
+}
+
+void TimelineFold::touch(std::size_t index) {
+    if (m_changed.empty() || m_changed.back() != index)
+        m_changed.push_back(index);
+}
+
+std::optional<std::size_t> TimelineFold::callCard(const std::string& id) const {
+    const auto it = m_calls.find(id);
+    return it == m_calls.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+}
+
+void TimelineFold::take(const Event& e, const StepStartedData&) {
+    m_streaming.reset();
+    newCard(Kind::Step, e).title = "Step " + std::to_string(e.step);
+}
+
+void TimelineFold::take(const Event& e, const ModelDeltaData& data) {
+    if (!m_streaming) {
+        newCard(Kind::ModelText, e).state = State::Running;
+        m_streaming = m_cards.size() - 1;
+    }
+    m_cards[*m_streaming].prose += data.text;
+    touch(*m_streaming);
+}
+
+void TimelineFold::take(const Event& e, const ModelResponseData& data) {
+    std::optional<std::size_t> target = m_streaming;
+    if (!target && hasVisibleText(data.content)) {
+        newCard(Kind::ModelText, e);
+        target = m_cards.size() - 1;
+    }
+    if (target) {
+        TimelineCard& card = m_cards[*target];
+        if (!data.content.empty())
+            card.prose = data.content; // the whole reply is the authority over its streamed pieces
+        card.state = State::Plain;
+        if (e.tokenUsage && e.tokenUsage->input > 0)
+            card.detail = std::to_string(e.tokenUsage->input) + " tokens in, " +
+                          std::to_string(e.tokenUsage->output) + " out";
+        touch(*target);
+    }
+    m_streaming.reset();
+}
+
+void TimelineFold::take(const Event& e, const ToolCallData& data) {
+    const std::string tool = e.tool.value_or("");
+    TimelineCard& card = newCard(Kind::ToolCall, e);
+    card.state = State::Running;
+    card.callId = data.id;
+    card.title = tool == "finish" ? "finish" : describeCall(tool, data.arguments);
+    card.bodyKind = TimelineCard::Body::Output;
+    if (tool == "shell") {
+        const std::string command = stringArgument(data.arguments, "command");
+        if (command.find('\n') != std::string::npos)
+            card.detail = command;
+    }
+    m_calls[card.callId] = m_cards.size() - 1;
+}
+
+void TimelineFold::take(const Event&, const ToolOutputData& data) {
+    if (const auto index = callCard(data.id)) {
+        m_cards[*index].body += data.text;
+        touch(*index);
+    }
+}
+
+void TimelineFold::take(const Event& e, const ToolResultData& data) {
+    const auto index = callCard(data.id);
+    if (!index)
+        return;
+    TimelineCard& card = m_cards[*index];
+    std::string facts;
+    auto fact = [&facts](const std::string& text) {
+        facts += (facts.empty() ? "" : " \xC2\xB7 ") + text;
+    };
+    if (data.denied)
+        fact("denied");
+    else if (data.interrupted)
+        fact("interrupted");
+    else if (data.timedOut)
+        fact("timed out");
+    else if (data.exitCode)
+        fact("exit " + std::to_string(*data.exitCode));
+    if (data.cached)
+        fact("cached");
+    if (e.durationMs)
+        fact(cardDuration(*e.durationMs));
+    card.detail = facts;
+    card.state = data.exitCode && *data.exitCode == 0 && !data.denied ? State::Succeeded : State::Failed;
+    // Tools that print nothing while they run (read_file, search, ...) show what the model read.
+    if (card.body.empty())
+        card.body = data.output;
+    touch(*index);
+}
+
+void TimelineFold::take(const Event& e, const FileChangedData& data) {
+    TimelineCard& card = newCard(Kind::FileChange, e);
+    card.path = data.path;
+    card.title = (data.change == FileChange::Created   ? "created "
+                  : data.change == FileChange::Deleted ? "deleted "
+                                                       : "changed ") +
+                 data.path;
+    if (data.added || data.removed)
+        card.detail = "+" + std::to_string(data.added.value_or(0)) + " \xE2\x88\x92" +
+                      std::to_string(data.removed.value_or(0));
+    if (data.binary)
+        card.detail = "binary file";
+    card.bodyKind = TimelineCard::Body::Diff;
+    card.body = data.diff.value_or("");
+    card.diffTruncated = data.diffTruncated;
+    m_lastChange[data.path] = m_cards.size() - 1;
+}
+
+void TimelineFold::take(const Event& e, const ApprovalRequestedData& data) {
+    const std::string tool = e.tool.value_or("");
+    TimelineCard& card = newCard(Kind::Approval, e);
+    card.state = State::Waiting;
+    card.callId = data.id;
+    card.title = describeCall(tool, data.arguments);
+    card.detail = data.reason;
+    if (tool == "shell") {
+        card.bodyKind = TimelineCard::Body::Plain;
+        card.body = stringArgument(data.arguments, "command");
+    }
+    card.commandPrefix = control::callCommandPrefix(tool, data.arguments).value_or("");
+    m_approvals[card.callId] = m_cards.size() - 1;
+}
+
+void TimelineFold::take(const Event&, const ApprovalResolvedData& data) {
+    const auto it = m_approvals.find(data.id);
+    if (it == m_approvals.end())
+        return;
+    TimelineCard& card = m_cards[it->second];
+    card.state = data.approved ? State::Approved : State::Denied;
+    const std::string note = data.note.value_or("");
+    card.detail = (data.approved ? "approved" : "denied") + (note.empty() ? "" : " \xE2\x80\x94 " + note);
+    touch(it->second);
+}
+
+void TimelineFold::take(const Event& e, const TaskResumedData& data) {
+    notice(e, State::Plain, "Resumed from its checkpoint at step " + std::to_string(data.fromStep),
+           data.interruptedToolCall ? "the call that was running (" + *data.interruptedToolCall +
+                                          ") is reported to the model as interrupted"
+                                    : std::string());
+}
+
+void TimelineFold::take(const Event& e, const CheckpointData& data) {
+    notice(e, State::Plain, "checkpoint saved", std::to_string(data.bytes) + " bytes");
+}
+
+void TimelineFold::take(const Event& e, const HookData& data) {
+    TimelineCard& card = notice(e, State::Plain, "hook " + data.name, data.detail);
+    card.bodyKind = TimelineCard::Body::Output;
+    card.body = data.output.value_or("");
+}
+
+void TimelineFold::take(const Event& e, const GuardData& data) {
+    notice(e, State::Warning, "guard " + data.guard + ": " + data.action, data.detail);
+}
+
+void TimelineFold::take(const Event& e, const ErrorData& data) {
+    notice(e, data.fatal ? State::Failed : State::Warning, data.message);
+}
+
+void TimelineFold::take(const Event& e, const LogData& data) {
+    if (data.level == "warn" || data.level == "warning" || data.level == "error")
+        notice(e, State::Warning, data.message);
+}
+
+void TimelineFold::take(const Event& e, const NetworkRequestData& data) {
+    const std::string target = data.method + " " + data.host + ":" + std::to_string(data.port);
+    if (data.allowed)
+        notice(e, State::Plain, "network: " + target, data.address.value_or(""));
+    else
+        notice(e, State::Warning, "network refused: " + target, data.reason.value_or(""));
+}
+
+void TimelineFold::take(const Event& e, const TaskFinishedData& data) {
+    m_streaming.reset();
+    TimelineCard& card = newCard(Kind::Finished, e);
+    card.state = data.reason == "finished" ? State::Succeeded
+                 : data.reason == "paused" ? State::Plain
+                                           : State::Failed;
+    card.title = data.reason == "finished"    ? "Finished"
+                 : data.reason == "paused"    ? "Paused"
+                 : data.reason == "cancelled" ? "Cancelled"
+                                              : "Stopped: " + data.reason;
+    card.prose = data.summary.value_or("");
+    // A call still marked running when its task ended did not come back.
+    for (const auto& [id, index] : m_calls) {
+        if (m_cards[index].state == State::Running) {
+            m_cards[index].state = State::Failed;
+            m_cards[index].detail = "did not finish";
+            touch(index);
+        }
+    }
+}
+
+} // namespace warren::timeline

@@ -1,0 +1,83 @@
+#pragma once
+// A task's events folded into its timeline (TimelineCard) and its counters (TaskCounters), one event at a
+// time in seq order: a run of output chunks grows one card, a streamed reply grows another, a result or a
+// decision changes the card of its call. Pure and Qt-free: the desktop's TimelineModel adapts it to Qt
+// (it is told which cards each event changed, so it can notify precisely), and a remote window can too.
+
+#include "Event.h"
+#include "EventPayloads.h"
+#include "TaskCounters.h"
+#include "TimelineCard.h"
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::timeline {
+
+// One stored event, read: its envelope (Event; its data is in payload, not in envelope.data) and its typed
+// data.
+struct ReadEvent {
+    protocol::Event envelope;
+    protocol::EventPayload payload;
+};
+
+// An event as a face gets it (stored, or built in code), read strictly by the protocol's readers; the
+// error names the key that is wrong ("event.step: ...", "tool_call data.arguments: missing").
+Result<ReadEvent> readEvent(const nlohmann::json& event);
+
+class TimelineFold {
+public:
+    // A fold of a task whose first card is its prompt.
+    explicit TimelineFold(std::string prompt = {});
+
+    // Takes one event; returns the cards that were there before it and that it changed (new cards are
+    // those past the previous size of cards()).
+    std::vector<std::size_t> apply(const ReadEvent& event);
+
+    // deque: a card stays where it is while others are added.
+    const std::deque<TimelineCard>& cards() const { return m_cards; }
+    const TaskCounters& counters() const { return m_counters; }
+    // The card of the last change of path (its latest diff).
+    std::optional<std::size_t> lastChangeOf(const std::string& path) const;
+
+private:
+    TimelineCard& newCard(TimelineCard::Kind kind, const protocol::Event& envelope);
+    TimelineCard& notice(const protocol::Event& envelope, TimelineCard::State state, std::string title,
+                         std::string detail = {});
+    std::optional<std::size_t> callCard(const std::string& id) const;
+
+    // One per event type that makes or changes cards.
+    void take(const protocol::Event& e, const protocol::StepStartedData&);
+    void take(const protocol::Event& e, const protocol::ModelDeltaData& data);
+    void take(const protocol::Event& e, const protocol::ModelResponseData& data);
+    void take(const protocol::Event& e, const protocol::ToolCallData& data);
+    void take(const protocol::Event& e, const protocol::ToolOutputData& data);
+    void take(const protocol::Event& e, const protocol::ToolResultData& data);
+    void take(const protocol::Event& e, const protocol::FileChangedData& data);
+    void take(const protocol::Event& e, const protocol::ApprovalRequestedData& data);
+    void take(const protocol::Event& e, const protocol::ApprovalResolvedData& data);
+    void take(const protocol::Event& e, const protocol::TaskResumedData& data);
+    void take(const protocol::Event& e, const protocol::CheckpointData& data);
+    void take(const protocol::Event& e, const protocol::HookData& data);
+    void take(const protocol::Event& e, const protocol::GuardData& data);
+    void take(const protocol::Event& e, const protocol::ErrorData& data);
+    void take(const protocol::Event& e, const protocol::LogData& data);
+    void take(const protocol::Event& e, const protocol::NetworkRequestData& data);
+    void take(const protocol::Event& e, const protocol::TaskFinishedData& data);
+    void take(const protocol::Event&, const protocol::TaskStartedData&) {}    // the prompt card is there
+    void take(const protocol::Event&, const protocol::ResourceSampleData&) {} // counted only
+    void touch(std::size_t index);
+
+    std::deque<TimelineCard> m_cards;
+    std::vector<std::size_t> m_changed;             // of the event being taken
+    std::map<std::string, std::size_t> m_calls;     // tool call id -> its card
+    std::map<std::string, std::size_t> m_approvals; // call id -> its approval card
+    std::map<std::string, std::size_t> m_lastChange;
+    std::optional<std::size_t> m_streaming; // the reply being streamed in the current step
+    TaskCounters m_counters;
+};
+
+} // namespace warren::timeline

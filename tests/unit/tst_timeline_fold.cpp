@@ -1,0 +1,354 @@
+// TimelineFold: events in, cards and counters out. Which cards a task's events make and in what order,
+// how streamed pieces and output chunks grow one card, which earlier cards each event changes, the one
+// description of a call, the command prefix an approval offers, and that an event the protocol's readers
+// refuse is named by its key.
+
+#include "CallDescription.h"
+#include "TimelineFold.h"
+
+#include <QtTest>
+
+using namespace warren;
+using namespace warren::timeline;
+using nlohmann::json;
+using Kind = TimelineCard::Kind;
+using State = TimelineCard::State;
+
+Q_DECLARE_METATYPE(std::string)
+
+namespace {
+
+json ev(const std::string& type, json data, std::uint64_t step = 1, const std::string& tool = {},
+        json envelope = json::object()) {
+    static std::uint64_t seq = 0;
+    json event{
+        {"seq", ++seq}, {"ts", "2026-11-29T10:00:00.000Z"}, {"type", type}, {"step", step}, {"data", data}};
+    if (!tool.empty())
+        event["tool"] = tool;
+    for (auto it = envelope.begin(); it != envelope.end(); ++it)
+        event[it.key()] = it.value();
+    return event;
+}
+
+// Applies events; returns what each changed of the cards before it.
+std::vector<std::vector<std::size_t>> fold(TimelineFold& timeline, const std::vector<json>& events) {
+    std::vector<std::vector<std::size_t>> changed;
+    for (const json& event : events) {
+        auto read = readEvent(event);
+        if (!read)
+            qFatal("unreadable: %s", read.error().message.c_str());
+        changed.push_back(timeline.apply(*read));
+    }
+    return changed;
+}
+
+QString titles(const TimelineFold& timeline) {
+    QStringList all;
+    for (const auto& card : timeline.cards())
+        all << QString::fromStdString(card.title);
+    return all.join(QStringLiteral(" | "));
+}
+
+} // namespace
+
+class TestTimelineFold : public QObject {
+    Q_OBJECT
+
+private slots:
+    void describesCalls_data() {
+        QTest::addColumn<std::string>("tool");
+        QTest::addColumn<std::string>("arguments");
+        QTest::addColumn<QString>("description");
+
+        QTest::newRow("shell") << std::string("shell") << std::string(R"({"command":"ls -la"})")
+                               << "$ ls -la";
+        QTest::newRow("shell, two lines")
+            << std::string("shell") << std::string(R"({"command":"a\nb"})") << "$ a …";
+        QTest::newRow("write_file") << std::string("write_file")
+                                    << std::string(R"({"path":"a.txt","content":"x"})") << "write a.txt";
+        QTest::newRow("edit_file") << std::string("edit_file") << std::string(R"({"path":"a.c"})")
+                                   << "edit a.c";
+        QTest::newRow("read_file") << std::string("read_file") << std::string(R"({"path":"a.c"})")
+                                   << "read a.c";
+        QTest::newRow("list_files without a path")
+            << std::string("list_files") << std::string("{}") << "list .";
+        QTest::newRow("search in a path")
+            << std::string("search") << std::string(R"({"pattern":"TODO","path":"src"})")
+            << "search TODO in src";
+        QTest::newRow("memory_save") << std::string("memory_save")
+                                     << std::string(R"({"key":"k","value":"v"})") << "remember k";
+        QTest::newRow("memory_load") << std::string("memory_load") << std::string(R"({"key":"k"})")
+                                     << "recall k";
+        QTest::newRow("memory_search") << std::string("memory_search") << std::string(R"({"query":"build"})")
+                                       << "search memory for build";
+        QTest::newRow("another tool")
+            << std::string("deploy") << std::string(R"({"to":"prod"})") << R"(deploy {"to":"prod"})";
+    }
+
+    void describesCalls() {
+        QFETCH(std::string, tool);
+        QFETCH(std::string, arguments);
+        QFETCH(QString, description);
+        QCOMPARE(QString::fromStdString(describeCall(tool, json::parse(arguments))), description);
+    }
+
+    void eventsBecomeCardsInOrder() {
+        TimelineFold timeline("Fix it");
+        fold(timeline, {ev("task_started", {{"task_id", "t"}, {"prompt", "Fix it"}}, 0),
+                        ev("step_started", json::object()), ev("model_delta", {{"text", "Let me "}}),
+                        ev("model_delta", {{"text", "look."}}),
+                        ev("model_response", {{"content", "Let me look."}, {"tool_calls", json::array()}}, 1,
+                           {}, {{"token_usage", {{"input", 120}, {"output", 9}}}}),
+                        ev("tool_call", {{"id", "c1"}, {"arguments", {{"command", "ls"}}}}, 1, "shell"),
+                        ev("tool_output", {{"id", "c1"}, {"stream", "stdout"}, {"text", "a\n"}}, 1, "shell"),
+                        ev("tool_output", {{"id", "c1"}, {"stream", "stderr"}, {"text", "b\n"}}, 1, "shell"),
+                        ev("tool_result", {{"id", "c1"}, {"exit_code", 0}, {"output", "a\nb\n"}}, 1, "shell",
+                           {{"duration_ms", 2400}}),
+                        ev("checkpoint", {{"path", "/state/x"}, {"bytes", 100}}),
+                        ev("task_finished", {{"reason", "finished"}, {"summary", "All good"}})});
+        QCOMPARE(titles(timeline), QStringLiteral("Task | Step 1 |  | $ ls | checkpoint saved | Finished"));
+        const auto& cards = timeline.cards();
+        QCOMPARE(cards[0].prose, std::string("Fix it"));
+        QCOMPARE(cards[2].kind, Kind::ModelText);
+        QCOMPARE(cards[2].prose, std::string("Let me look."));
+        QCOMPARE(cards[2].detail, std::string("120 tokens in, 9 out"));
+        QCOMPARE(cards[2].state, State::Plain);
+        QCOMPARE(cards[3].body, std::string("a\nb\n")); // both streams, in arrival order
+        QCOMPARE(cards[3].detail, std::string("exit 0 · 2.4 s"));
+        QCOMPARE(cards[3].state, State::Succeeded);
+        QCOMPARE(cards[4].detail, std::string("100 bytes"));
+        QCOMPARE(cards[5].prose, std::string("All good"));
+    }
+
+    // What each event changed of the cards already there: what a Qt model turns into dataChanged.
+    void reportsWhatEachEventChanged() {
+        TimelineFold timeline;
+        const auto changed =
+            fold(timeline, {ev("tool_call", {{"id", "c1"}, {"arguments", {{"command", "x"}}}}, 1, "shell"),
+                            ev("tool_output", {{"id", "c1"}, {"stream", "stdout"}, {"text", "1"}}),
+                            ev("tool_output", {{"id", "c9"}, {"stream", "stdout"}, {"text", "lost"}}),
+                            ev("model_delta", {{"text", "Hi"}}), ev("model_delta", {{"text", "!"}}),
+                            ev("tool_call", {{"id", "c2"}, {"arguments", {{"command", "y"}}}}, 1, "shell"),
+                            ev("task_finished", {{"reason", "cancelled"}, {"summary", nullptr}})});
+        const std::vector<std::vector<std::size_t>> expected{{}, {1}, {}, {2}, {2}, {}, {1, 3}};
+        QCOMPARE(changed, expected);
+        QCOMPARE(timeline.cards()[1].state, State::Failed);
+        QCOMPARE(timeline.cards()[1].detail, std::string("did not finish"));
+        QCOMPARE(timeline.cards()[4].title, std::string("Cancelled"));
+    }
+
+    void resultsOfCalls_data() {
+        QTest::addColumn<std::string>("result");
+        QTest::addColumn<std::string>("detail");
+        QTest::addColumn<int>("state");
+
+        QTest::newRow("exit 1") << std::string(R"({"id":"c1","exit_code":1})") << std::string("exit 1")
+                                << int(State::Failed);
+        QTest::newRow("denied") << std::string(R"({"id":"c1","exit_code":null,"denied":true})")
+                                << std::string("denied") << int(State::Failed);
+        QTest::newRow("timed out") << std::string(R"({"id":"c1","exit_code":124,"timed_out":true})")
+                                   << std::string("timed out") << int(State::Failed);
+        QTest::newRow("interrupted") << std::string(R"({"id":"c1","exit_code":null,"interrupted":true})")
+                                     << std::string("interrupted") << int(State::Failed);
+        QTest::newRow("cached") << std::string(R"({"id":"c1","exit_code":0,"cached":true})")
+                                << std::string("exit 0 · cached") << int(State::Succeeded);
+    }
+
+    void resultsOfCalls() {
+        QFETCH(std::string, result);
+        QFETCH(std::string, detail);
+        QFETCH(int, state);
+        TimelineFold timeline;
+        fold(timeline, {ev("tool_call", {{"id", "c1"}, {"arguments", {{"path", "a"}}}}, 1, "read_file"),
+                        ev("tool_result", json::parse(result), 1, "read_file")});
+        QCOMPARE(timeline.cards()[1].detail, detail);
+        QCOMPARE(int(timeline.cards()[1].state), state);
+    }
+
+    // A tool that printed nothing shows what the model read.
+    void aQuietCallShowsItsOutput() {
+        TimelineFold timeline;
+        fold(timeline,
+             {ev("tool_call", {{"id", "c1"}, {"arguments", {{"path", "a"}}}}, 1, "read_file"),
+              ev("tool_result", {{"id", "c1"}, {"exit_code", 0}, {"output", "content"}}, 1, "read_file")});
+        QCOMPARE(timeline.cards()[1].body, std::string("content"));
+    }
+
+    void fileChanges() {
+        TimelineFold timeline;
+        fold(timeline, {ev("file_changed",
+                           {{"path", "a.txt"},
+                            {"change", "modified"},
+                            {"diff", "-a\n+b\n"},
+                            {"added", 1},
+                            {"removed", 1},
+                            {"diff_truncated", true}},
+                           1, "edit_file"),
+                        ev("file_changed", {{"path", "b.bin"}, {"change", "created"}, {"binary", true}}),
+                        ev("file_changed", {{"path", "a.txt"}, {"change", "deleted"}})});
+        const auto& cards = timeline.cards();
+        QCOMPARE(cards[1].title, std::string("changed a.txt"));
+        QCOMPARE(cards[1].detail, std::string("+1 −1"));
+        QCOMPARE(cards[1].bodyKind, TimelineCard::Body::Diff);
+        QCOMPARE(cards[1].body, std::string("-a\n+b\n"));
+        QVERIFY(cards[1].diffTruncated);
+        QCOMPARE(cards[2].title, std::string("created b.bin"));
+        QCOMPARE(cards[2].detail, std::string("binary file"));
+        QCOMPARE(cards[3].title, std::string("deleted a.txt"));
+        QCOMPARE(timeline.lastChangeOf("a.txt"), std::optional<std::size_t>(3));
+        QCOMPARE(timeline.lastChangeOf("c.txt"), std::nullopt);
+        const auto& files = timeline.counters().files;
+        QCOMPARE(files.at("a.txt").change, std::string("deleted"));
+        QCOMPARE(files.at("a.txt").added, 1u);
+        QCOMPARE(files.at("b.bin").change, std::string("created"));
+    }
+
+    void approvals_data() {
+        QTest::addColumn<std::string>("tool");
+        QTest::addColumn<std::string>("arguments");
+        QTest::addColumn<std::string>("title");
+        QTest::addColumn<std::string>("prefix");
+
+        QTest::newRow("plain command")
+            << std::string("shell") << std::string(R"({"command":"npm test -- -w"})")
+            << std::string("$ npm test -- -w") << std::string("npm test");
+        QTest::newRow("chained command")
+            << std::string("shell") << std::string(R"({"command":"make && make install"})")
+            << std::string("$ make && make install") << std::string();
+        QTest::newRow("not a shell call") << std::string("write_file") << std::string(R"({"path":"src/a.c"})")
+                                          << std::string("write src/a.c") << std::string();
+    }
+
+    void approvals() {
+        QFETCH(std::string, tool);
+        QFETCH(std::string, arguments);
+        QFETCH(std::string, title);
+        QFETCH(std::string, prefix);
+        TimelineFold timeline;
+        const auto changed = fold(
+            timeline,
+            {ev("approval_requested",
+                {{"id", "c1"}, {"arguments", json::parse(arguments)}, {"reason", "risky"}}, 1, tool),
+             ev("approval_resolved", {{"id", "c1"}, {"approved", false}, {"note", "not now"}}, 1, tool)});
+        const TimelineCard& card = timeline.cards()[1];
+        QCOMPARE(card.title, title);
+        QCOMPARE(card.commandPrefix, prefix);
+        QCOMPARE(card.state, State::Denied);
+        QCOMPARE(card.detail, std::string("denied — not now"));
+        QCOMPARE(changed.back(), std::vector<std::size_t>{1});
+    }
+
+    void notices_data() {
+        QTest::addColumn<std::string>("type");
+        QTest::addColumn<std::string>("data");
+        QTest::addColumn<std::string>("title");
+        QTest::addColumn<std::string>("detail");
+        QTest::addColumn<int>("state");
+
+        QTest::newRow("resumed") << std::string("task_resumed")
+                                 << std::string(R"({"from_step":3,"interrupted_tool_call":"c7"})")
+                                 << std::string("Resumed from its checkpoint at step 3")
+                                 << std::string("the call that was running (c7) is reported to the model as "
+                                                "interrupted")
+                                 << int(State::Plain);
+        QTest::newRow("hook") << std::string("hook")
+                              << std::string(R"({"name":"on_low_memory","command":null,"exit_code":null,)"
+                                             R"("detail":"rss 500 MB"})")
+                              << std::string("hook on_low_memory") << std::string("rss 500 MB")
+                              << int(State::Plain);
+        QTest::newRow("guard") << std::string("guard")
+                               << std::string(R"({"guard":"max_steps","action":"stop","detail":"50 steps"})")
+                               << std::string("guard max_steps: stop") << std::string("50 steps")
+                               << int(State::Warning);
+        QTest::newRow("fatal error") << std::string("error")
+                                     << std::string(R"({"message":"gone","fatal":true})")
+                                     << std::string("gone") << std::string() << int(State::Failed);
+        QTest::newRow("warning log") << std::string("log")
+                                     << std::string(R"({"level":"warn","message":"slow"})")
+                                     << std::string("slow") << std::string() << int(State::Warning);
+        QTest::newRow("network allowed")
+            << std::string("network_request")
+            << std::string(
+                   R"({"method":"CONNECT","host":"pypi.org","port":443,"allowed":true,"address":"1.2.3.4"})")
+            << std::string("network: CONNECT pypi.org:443") << std::string("1.2.3.4") << int(State::Plain);
+        QTest::newRow("network refused")
+            << std::string("network_request")
+            << std::string(
+                   R"({"method":"GET","host":"evil","port":80,"allowed":false,"reason":"not listed"})")
+            << std::string("network refused: GET evil:80") << std::string("not listed")
+            << int(State::Warning);
+    }
+
+    void notices() {
+        QFETCH(std::string, type);
+        QFETCH(std::string, data);
+        QFETCH(std::string, title);
+        QFETCH(std::string, detail);
+        QFETCH(int, state);
+        TimelineFold timeline;
+        fold(timeline, {ev(type, json::parse(data))});
+        QCOMPARE(timeline.cards().size(), std::size_t(2));
+        QCOMPARE(timeline.cards()[1].kind, Kind::Notice);
+        QCOMPARE(timeline.cards()[1].title, title);
+        QCOMPARE(timeline.cards()[1].detail, detail);
+        QCOMPARE(int(timeline.cards()[1].state), state);
+    }
+
+    void silentEventsMakeNoCard() {
+        TimelineFold timeline;
+        fold(timeline, {ev("log", {{"level", "info"}, {"message", "x"}}),
+                        ev("resource_sample", {{"rss_bytes", 1}, {"cpu_ms", 1}}),
+                        ev("task_started", {{"task_id", "t"}, {"prompt", "p"}})});
+        QCOMPARE(timeline.cards().size(), std::size_t(1));
+    }
+
+    void countsActivity() {
+        TimelineFold timeline;
+        fold(timeline, {ev("resource_sample", {{"rss_bytes", 1000}, {"cpu_ms", 100}}, 1, {},
+                           {{"ts", "2026-11-29T10:00:00.000Z"}}),
+                        ev("resource_sample", {{"rss_bytes", 3000}, {"cpu_ms", 600}}, 1, {},
+                           {{"ts", "2026-11-29T10:00:01.000Z"}}),
+                        ev("model_response", {{"content", ""}}, 2, {},
+                           {{"token_usage", {{"input", 50}, {"output", 7}}}}),
+                        ev("tool_call", {{"id", "c"}, {"arguments", json::object()}}, 3, "shell"),
+                        // a new run of the agent: its CPU clock starts again, no sample across the restart
+                        ev("resource_sample", {{"rss_bytes", 500}, {"cpu_ms", 10}}, 3, {},
+                           {{"ts", "2026-11-29T10:00:02.000Z"}})});
+        const TaskCounters& counters = timeline.counters();
+        QCOMPARE(counters.memoryBytes, (std::vector<double>{1000, 3000, 500}));
+        QCOMPARE(counters.cpuPercent, (std::vector<double>{50.0}));
+        QCOMPARE(counters.modelCalls, 1u);
+        QCOMPARE(counters.toolCalls, 1u);
+        QCOMPARE(counters.steps, 3u);
+        QCOMPARE(counters.tokensIn, 50u);
+        QCOMPARE(counters.tokensOut, 7u);
+    }
+
+    void refusesWhatTheProtocolRefuses_data() {
+        QTest::addColumn<std::string>("event");
+        QTest::addColumn<QString>("message");
+
+        QTest::newRow("not an object") << std::string("[1]") << "event: must be an object, got an array";
+        QTest::newRow("no type") << std::string(R"({"data":{}})") << "event.type: missing";
+        QTest::newRow("unknown type")
+            << std::string(R"({"type":"telepathy"})") << "event.type: unknown event type \"telepathy\"";
+        QTest::newRow("negative step") << std::string(R"({"type":"step_started","step":-1,"data":{}})")
+                                       << "event.step: must be a non-negative integer, got the integer -1";
+        QTest::newRow("data is a string")
+            << std::string(R"({"type":"log","data":"x"})") << "event.data: must be an object, got a string";
+        QTest::newRow("mistyped field")
+            << std::string(R"({"type":"tool_call","data":{"id":"c","arguments":[]}})")
+            << "tool_call data.arguments: must be an object, got an array";
+    }
+
+    void refusesWhatTheProtocolRefuses() {
+        QFETCH(std::string, event);
+        QFETCH(QString, message);
+        auto read = readEvent(json::parse(event));
+        QVERIFY(!read);
+        QCOMPARE(QString::fromStdString(read.error().message), message);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTimelineFold)
+#include "tst_timeline_fold.moc"
