@@ -251,15 +251,6 @@ Result<std::optional<std::int64_t>> getNullableInt(const json& object, const cha
     return std::optional<std::int64_t>(it->get<std::int64_t>());
 }
 
-Result<json> getObject(const json& object, const char* key, const std::string& where) {
-    const auto it = object.find(key);
-    if (it == object.end())
-        return fieldError(where, key, "missing");
-    if (!it->is_object())
-        return fieldError(where, key, "must be an object, got " + describeJson(*it));
-    return *it;
-}
-
 Result<json> getOptionalObject(const json& object, const char* key, const std::string& where) {
     if (!object.contains(key))
         return json::object();

@@ -81,9 +81,7 @@ Result<std::optional<std::string>> getNullableString(const nlohmann::json& objec
 Result<std::optional<std::int64_t>> getNullableInt(const nlohmann::json& object, const char* key,
                                                    const std::string& where);
 
-// An object-valued field, returned as it is.
-Result<nlohmann::json> getObject(const nlohmann::json& object, const char* key, const std::string& where);
-// The same, an empty object when absent.
+// An object-valued field (getObject), an empty object when absent.
 Result<nlohmann::json> getOptionalObject(const nlohmann::json& object, const char* key,
                                          const std::string& where);
 

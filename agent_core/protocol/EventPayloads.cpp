@@ -6,7 +6,7 @@
 namespace warren::protocol {
 
 using nlohmann::json;
-using namespace detail;
+using namespace json_fields;
 
 namespace {
 
