@@ -160,9 +160,8 @@ void AgentChannel::close() {
     retire(m_stdoutNotifier);
     retire(m_stderrNotifier);
     retire(m_stdinNotifier);
-    m_stdin.reset();
-    m_stdout.reset();
-    m_stderr.reset();
+    for (UniqueFd* fd : {&m_stdin, &m_stdout, &m_stderr, &m_childStdin, &m_childStdout, &m_childStderr})
+        fd->reset();
     m_stdinBuffer.clear();
 }
 

@@ -1,8 +1,10 @@
 #include "TaskRunner.h"
 
+#include "AgentChannel.h"
 #include "EgressProxy.h"
 #include "EventTypes.h"
 #include "EventWriter.h"
+#include "LaunchPlan.h"
 #include "Methods.h"
 #include "ProviderKey.h"
 #include "Store.h"

@@ -10,12 +10,10 @@
 // records (streamed model text, refused requests, how the run ended) sits in order with what the agent
 // sent; the agent's seq is checked on arrival so that a lost or repeated event is reported.
 
-#include "AgentChannel.h"
 #include "AgentLaunch.h"
 #include "ApprovalRules.h"
 #include "DataDir.h"
 #include "Event.h"
-#include "LaunchPlan.h"
 #include "StoreTypes.h"
 #include "TaskSpec.h"
 #include "UniqueFd.h"
@@ -37,7 +35,9 @@ class QFileSystemWatcher;
 
 namespace warren::control {
 
+class AgentChannel;
 class EventWriter;
+struct LaunchPlan;
 class SecretStore;
 class Store;
 class EgressProxy;
