@@ -4,7 +4,7 @@
 // /opt/warren/warren-agent), then the strict profile when safe-mode asks for it, then the task's network
 // (so a network the user chose is not undone by safe-mode's "none"; with an egress proxy, its socket at
 // /opt/warren/egress.sock and the proxy variables tools read), then the site's extra layer.
-// Pure: tests inspect the layers; TaskRunner hands them to prepareSandbox().
+// Pure: tests inspect the layers; planLaunch puts them in the task's AgentLaunch.
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,11 +1,11 @@
 #include "TaskRunner.h"
 
-#include "AgentConfig.h"
-#include "AgentSandbox.h"
+#include "AgentChannel.h"
 #include "EgressProxy.h"
 #include "EventPayloads.h"
 #include "EventTypes.h"
 #include "EventWriter.h"
+#include "LaunchPlan.h"
 #include "Methods.h"
 #include "ProviderKey.h"
 #include "Store.h"
@@ -18,14 +18,9 @@
 #include <QFileSystemWatcher>
 #include <QSocketNotifier>
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <poll.h>
 #include <sys/file.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 namespace warren::control {
 
@@ -34,22 +29,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kStderrTailBytes = 16 * 1024;
-constexpr std::size_t kReadChunk = 256 * 1024;
-constexpr std::size_t kReadPerWakeup = 8 * 1024 * 1024; // then yield to the event loop
 constexpr const char* kCancelRequestFile = "cancel-requested";
-constexpr std::size_t kMaxUnixSocketPath = sizeof(sockaddr_un{}.sun_path);
+constexpr std::size_t kDiagnosticsBytes = 2000; // of the agent's stderr, in the message when it fails
 
-std::string now() { return protocol::formatTimestamp(std::chrono::system_clock::now()); }
-
-std::string tail(const std::string& text, std::size_t bytes) {
-    return text.size() <= bytes ? text : "…" + text.substr(text.size() - bytes);
-}
-
-std::string trimmed(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
-        text.pop_back();
-    return text;
+std::string now() {
+    return protocol::formatTimestamp(std::chrono::system_clock::now());
 }
 
 Status makeDirectory(const std::string& path) {
@@ -58,17 +42,6 @@ Status makeDirectory(const std::string& path) {
     if (error)
         return makeError(ErrorCode::System, "cannot create " + path + ": " + error.message() +
                                                 "; check that the data directory is writable");
-    return Ok{};
-}
-
-// Both ends close-on-exec; ours non-blocking. The child's end is handed to the sandbox's stdio.
-Status makePipe(UniqueFd& ours, UniqueFd& theirs, bool oursReads) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return makeError(ErrorCode::System, std::string("pipe2: ") + std::strerror(errno));
-    ours = UniqueFd(oursReads ? fds[0] : fds[1]);
-    theirs = UniqueFd(oursReads ? fds[1] : fds[0]);
-    fcntl(ours.get(), F_SETFL, fcntl(ours.get(), F_GETFL) | O_NONBLOCK);
     return Ok{};
 }
 
@@ -89,8 +62,8 @@ TaskRunner::TaskRunner(const RunnerEnvironment& environment, TaskRecord task, Ta
     m_timeout.setSingleShot(true);
     m_grace.setSingleShot(true);
     connect(&m_timeout, &QTimer::timeout, this, [this] {
-        stop(StopCause::Timeout, "the task ran longer than its timeout of " + std::to_string(m_spec.timeoutSec) +
-                                     " s; raise it with --timeout");
+        stop(StopCause::Timeout, "the task ran longer than its timeout of " +
+                                     std::to_string(m_spec.timeoutSec) + " s; raise it with --timeout");
     });
     connect(&m_grace, &QTimer::timeout, this, &TaskRunner::escalate);
 }
@@ -110,64 +83,73 @@ void TaskRunner::start() {
 }
 
 Status TaskRunner::launch() {
+    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers});
+    if (!plan)
+        return plan.error();
+    for (const auto& directory : plan->directories)
+        if (auto made = makeDirectory(directory); !made)
+            return made;
+    if (auto locked = takeLock(); !locked)
+        return locked;
+    if (auto proxy = startProxy(*plan); !proxy)
+        return proxy;
+    if (auto continued = continueSequence(); !continued)
+        return continued;
+    if (auto egress = startEgress(*plan); !egress)
+        return egress;
+    auto channel = AgentChannel::open();
+    if (!channel)
+        return channel.error();
+    m_channel = std::move(*channel);
+    connect(m_channel.get(), &AgentChannel::lineRead, this, &TaskRunner::onAgentLine);
+    plan->launch.stdio = m_channel->childStdio();
+    auto process = launchAgent(plan->launch);
+    if (!process) {
+        fail("sandbox", process.error().message);
+        return Ok{};
+    }
+    m_process = std::move(*process);
+    m_channel->watch();
+    watchSandbox();
+    markRunning();
+    protocol::TaskStartParams params = plan->start;
+    params.token = m_token;
+    send(protocol::Request{std::int64_t{0}, protocol::method::kTaskStart, protocol::toJson(params)});
+    return Ok{};
+}
+
+// One control plane runs a task at a time: the lock is held for as long as the agent runs, and tells
+// recovery in another process that this task is alive.
+Status TaskRunner::takeLock() {
     const std::string& id = m_task.id;
-    // One control plane runs a task at a time: the lock is held for as long as the agent runs, and tells
-    // recovery in another process that this task is alive.
-    if (auto made = makeDirectory(m_env.data.stateDir(id)); !made)
-        return made;
-    if (auto made = makeDirectory(m_env.data.outputDir(id)); !made)
-        return made;
     m_lock = UniqueFd(::open((m_env.data.taskDir(id) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
     if (!m_lock.valid() || flock(m_lock.get(), LOCK_EX | LOCK_NB) != 0)
         return makeError(ErrorCode::InvalidArgument,
                          "task " + id + " is already running in another warren process; stop it there first");
     fs::remove(m_env.data.taskDir(id) + "/" + kCancelRequestFile);
+    return Ok{};
+}
 
-    // The agent's settings as it will resolve them: which memory to mount, whether safe-mode wants the
-    // strict profile. The control plane injects the memory prefix (one local user: "local").
-    json overrides = m_spec.overrides;
-    if (!overrides.contains("memory_prefix") || overrides["memory_prefix"] == "")
-        overrides["memory_prefix"] = "local";
-    auto config = agent::resolveConfig(m_spec.presets, overrides);
-    if (!config)
-        return config.error();
-    const bool strict = std::find(m_spec.presets.begin(), m_spec.presets.end(), "safe-mode") != m_spec.presets.end();
-
-    AgentSandboxInput input;
-    input.workspace = m_task.workspace;
-    input.stateDir = m_env.data.stateDir(id);
-    input.outputDir = m_env.data.outputDir(id);
-    input.agentBinary = m_env.agentBinary;
-    auto network = parseTaskNetwork(m_spec.network);
-    if (!network)
-        return network.error();
-    input.network = network->kind == TaskNetwork::Kind::None ? "none" : "loopback";
-    input.strict = strict;
-    input.extraLayers = m_env.extraProfileLayers;
-    input.memoryPrefix = config->memoryPrefix;
-    if (config->memoryBackend == agent::MemoryBackendKind::Filesystem) {
-        input.memoriesDir = m_env.data.memoriesDir(config->memoryPrefix);
-        if (auto made = makeDirectory(input.memoriesDir); !made)
-            return made;
-    }
-    // The model: the provider with its key, which stays in this process. Before the sandbox is prepared,
-    // which already touches the workspace (protected-path placeholders) and the cgroups.
-    auto providerConfig = parseProviderSpec(m_spec.provider, m_spec.model);
-    if (!providerConfig)
-        return providerConfig.error();
-    auto key = lookUpKey(*providerConfig, providerConfig->keyName.empty() ? nullptr : m_env.secrets());
+// The model: the provider with its key, which stays in this process. Before the sandbox is prepared,
+// which already touches the workspace (protected-path placeholders) and the cgroups.
+Status TaskRunner::startProxy(const LaunchPlan& plan) {
+    ProviderConfig providerConfig = plan.provider;
+    auto key = lookUpKey(providerConfig, providerConfig.keyName.empty() ? nullptr : m_env.secrets());
     if (!key)
         return key.error();
-    providerConfig->apiKey = *key;
-    auto provider = createProvider(*providerConfig, m_env.network);
+    providerConfig.apiKey = *key;
+    auto provider = createProvider(providerConfig, m_env.network);
     if (!provider)
         return provider.error();
-
-    m_token = m_env.tokens->issue(id, {scope::kLlm, scope::kMemory, scope::kApproval},
-                                  std::chrono::seconds(m_spec.timeoutSec ? m_spec.timeoutSec + 300 : 7 * 24 * 3600));
-    ToolProxy::Settings proxySettings{id, m_task.runs + 1, config->memoryPrefix, m_spec.tokenBudget,
-                                      m_spec.approval, m_env.approvalRules};
+    m_token = m_env.tokens->issue(m_task.id, plan.tokenScopes, plan.tokenLifetime);
+    ToolProxy::Settings proxySettings{m_task.id,          plan.run,        plan.config.memoryPrefix,
+                                      m_spec.tokenBudget, m_spec.approval, m_env.approvalRules};
     m_proxy = std::make_unique<ToolProxy>(proxySettings, *m_env.tokens, *m_env.store, std::move(*provider));
+    connectProxy();
+    return Ok{};
+}
+
+void TaskRunner::connectProxy() {
     connect(m_proxy.get(), &ToolProxy::modelDelta, this,
             [this](const QString& text) { recordOwn(protocol::ModelDeltaData{text.toStdString()}); });
     connect(m_proxy.get(), &ToolProxy::modelRetry, this,
@@ -187,92 +169,69 @@ Status TaskRunner::launch() {
         stop(StopCause::Budget, "the task used " + std::to_string(used) + " tokens of its budget of " +
                                     std::to_string(budget) + "; raise it with --token-budget");
     });
+}
 
-    // Events continue the task's sequence.
+// Events continue the task's sequence.
+Status TaskRunner::continueSequence() {
     m_env.events->flush();
-    auto lastSeq = m_env.store->lastSeq(id);
+    auto lastSeq = m_env.store->lastSeq(m_task.id);
     if (!lastSeq)
         return lastSeq.error();
     m_nextSeq = *lastSeq + 1;
+    return Ok{};
+}
 
-    if (network->kind == TaskNetwork::Kind::Allow) {
-        const std::string socket = m_env.data.taskDir(id) + "/egress.sock";
-        if (socket.size() >= kMaxUnixSocketPath)
-            return makeError(ErrorCode::InvalidArgument,
-                             "the egress proxy's socket path " + socket + " is too long for a Unix socket; " +
-                                 "pass a shorter --data-dir");
-        auto egress = EgressProxy::listen(socket, network->hosts);
-        if (!egress)
-            return egress.error();
-        m_egress = std::move(*egress);
-        connect(m_egress.get(), &EgressProxy::decided, this, [this](const EgressDecision& decision) {
-            protocol::NetworkRequestData data{decision.method,  decision.host, decision.port,
-                                              decision.allowed, std::nullopt,  std::nullopt};
-            if (decision.allowed)
-                data.address = decision.address;
-            else
-                data.reason = decision.reason;
-            recordOwn(data);
-        });
-        input.egressSocket = socket;
-    }
-
-    UniqueFd childIn, childOut, childErr;
-    if (auto made = makePipe(m_stdin, childIn, false); !made)
-        return made;
-    if (auto made = makePipe(m_stdout, childOut, true); !made)
-        return made;
-    if (auto made = makePipe(m_stderr, childErr, true); !made)
-        return made;
-    AgentLaunch launch;
-    launch.backend = m_spec.backend;
-    launch.image = m_spec.image;
-    launch.taskId = id;
-    launch.layers = agentProfileLayers(input);
-    launch.ownedDirs = {input.stateDir, input.outputDir, input.memoriesDir};
-    if (m_spec.demo) // the demo's workspace is Warren's own copy, in the data directory
-        launch.ownedDirs.push_back(m_task.workspace);
-    launch.stdio = {childIn.get(), childOut.get(), childErr.get()};
-    auto process = launchAgent(launch);
-    if (!process) {
-        fail("sandbox", process.error().message);
+// --network allow:HOSTS: the task's only way out, each of its decisions an event.
+Status TaskRunner::startEgress(const LaunchPlan& plan) {
+    if (plan.egressSocket.empty())
         return Ok{};
-    }
-    m_process = std::move(*process);
+    auto egress = EgressProxy::listen(plan.egressSocket, plan.network.hosts);
+    if (!egress)
+        return egress.error();
+    m_egress = std::move(*egress);
+    connect(m_egress.get(), &EgressProxy::decided, this, [this](const EgressDecision& decision) {
+        protocol::NetworkRequestData data{decision.method,  decision.host, decision.port,
+                                          decision.allowed, std::nullopt,  std::nullopt};
+        if (decision.allowed)
+            data.address = decision.address;
+        else
+            data.reason = decision.reason;
+        recordOwn(data);
+    });
+    return Ok{};
+}
 
-    m_stdoutNotifier = new QSocketNotifier(m_stdout.get(), QSocketNotifier::Read, this);
-    connect(m_stdoutNotifier, &QSocketNotifier::activated, this, &TaskRunner::onStdoutReadable);
-    m_stderrNotifier = new QSocketNotifier(m_stderr.get(), QSocketNotifier::Read, this);
-    connect(m_stderrNotifier, &QSocketNotifier::activated, this, &TaskRunner::onStderrReadable);
-    m_stdinNotifier = new QSocketNotifier(m_stdin.get(), QSocketNotifier::Write, this);
-    m_stdinNotifier->setEnabled(false);
-    connect(m_stdinNotifier, &QSocketNotifier::activated, this, &TaskRunner::onStdinWritable);
+void TaskRunner::watchSandbox() {
     m_exitNotifier = new QSocketNotifier(m_process->pidfd(), QSocketNotifier::Read, this);
     connect(m_exitNotifier, &QSocketNotifier::activated, this, &TaskRunner::onSandboxExited);
     if (m_process->statusFd() >= 0) {
         m_statusNotifier = new QSocketNotifier(m_process->statusFd(), QSocketNotifier::Read, this);
-        connect(m_statusNotifier, &QSocketNotifier::activated, this, [this] {
-            if (!m_statusNotifier || !m_process)
-                return;
-            // readStatus() closes the descriptor at EOF; the notifier must not poll that number again (the
-            // kernel may hand it to another task's pipe).
-            m_statusNotifier->setEnabled(false);
-            m_process->readStatus();
-            if (m_process->statusFd() >= 0) {
-                m_statusNotifier->setEnabled(true);
-                return;
-            }
-            m_statusNotifier->deleteLater();
-            m_statusNotifier = nullptr;
-        });
+        connect(m_statusNotifier, &QSocketNotifier::activated, this, &TaskRunner::onStatusReadable);
     }
     // `warren cancel` from another process drops a file in the task's directory.
-    m_cancelWatcher = new QFileSystemWatcher({QString::fromStdString(m_env.data.taskDir(id))}, this);
+    m_cancelWatcher = new QFileSystemWatcher({QString::fromStdString(m_env.data.taskDir(m_task.id))}, this);
     connect(m_cancelWatcher, &QFileSystemWatcher::directoryChanged, this, [this] {
         if (fs::exists(m_env.data.taskDir(m_task.id) + "/" + kCancelRequestFile))
             cancel("cancelled with `warren cancel`");
     });
+}
 
+void TaskRunner::onStatusReadable() {
+    if (!m_statusNotifier || !m_process)
+        return;
+    // readStatus() closes the descriptor at EOF; the notifier must not poll that number again (the
+    // kernel may hand it to another task's pipe).
+    m_statusNotifier->setEnabled(false);
+    m_process->readStatus();
+    if (m_process->statusFd() >= 0) {
+        m_statusNotifier->setEnabled(true);
+        return;
+    }
+    m_statusNotifier->deleteLater();
+    m_statusNotifier = nullptr;
+}
+
+void TaskRunner::markRunning() {
     m_task.status = TaskStatus::Running;
     m_task.runs += 1;
     if (m_task.startedAt.empty())
@@ -283,117 +242,26 @@ Status TaskRunner::launch() {
         recordOwn(protocol::ErrorData{updated.error().message, false});
     if (m_spec.timeoutSec)
         m_timeout.start(std::chrono::seconds(m_spec.timeoutSec));
-
-    protocol::TaskStartParams params;
-    params.taskId = id;
-    params.prompt = m_task.prompt;
-    params.presets = m_spec.presets;
-    params.overrides = overrides;
-    params.token = m_token;
-    send(protocol::Request{std::int64_t{0}, protocol::method::kTaskStart, protocol::toJson(params)});
-    return Ok{};
 }
 
 void TaskRunner::send(const protocol::Message& message) {
-    if (!m_stdin.valid())
-        return;
-    m_stdinBuffer += protocol::serialize(message);
-    m_stdinBuffer += '\n';
-    flushStdin();
+    if (m_channel)
+        m_channel->send(message);
 }
 
-void TaskRunner::flushStdin() {
-    while (!m_stdinBuffer.empty() && m_stdin.valid()) {
-        const ssize_t n = ::write(m_stdin.get(), m_stdinBuffer.data(), m_stdinBuffer.size());
-        if (n > 0) {
-            m_stdinBuffer.erase(0, static_cast<std::size_t>(n));
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN) {
-            if (m_stdinNotifier)
-                m_stdinNotifier->setEnabled(true);
-            return;
-        }
-        // EPIPE: the agent is gone; its exit is handled when the sandbox ends.
-        m_stdinBuffer.clear();
-        if (m_stdinNotifier)
-            m_stdinNotifier->setEnabled(false);
-        m_stdin.reset();
+void TaskRunner::onAgentLine(const Result<std::string>& line) {
+    if (!line) {
+        recordOwn(protocol::ErrorData{"agent stdout: " + line.error().message, false});
         return;
     }
-    if (m_stdinNotifier)
-        m_stdinNotifier->setEnabled(false);
-}
-
-void TaskRunner::onStdinWritable() { flushStdin(); }
-
-void TaskRunner::onStdoutReadable() {
-    char buffer[kReadChunk];
-    std::size_t total = 0;
-    while (m_stdout.valid() && total < kReadPerWakeup) {
-        const ssize_t n = ::read(m_stdout.get(), buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return; // wait for more
-        if (n <= 0) {
-            for (auto& line : m_lines.finish())
-                line ? onAgentLine(*line)
-                     : recordOwn(protocol::ErrorData{"agent stdout: " + line.error().message, false});
-            m_stdoutNotifier->setEnabled(false);
-            m_stdout.reset();
-            return;
-        }
-        total += static_cast<std::size_t>(n);
-        for (auto& line : m_lines.feed({buffer, static_cast<std::size_t>(n)})) {
-            if (line)
-                onAgentLine(*line);
-            else
-                recordOwn(protocol::ErrorData{"agent stdout: " + line.error().message, false});
-        }
-    }
-}
-
-void TaskRunner::onStderrReadable() {
-    char buffer[16 * 1024];
-    for (;;) {
-        const ssize_t n = ::read(m_stderr.get(), buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        if (n <= 0) {
-            m_stderrNotifier->setEnabled(false);
-            m_stderr.reset();
-            return;
-        }
-        m_stderrTail.append(buffer, static_cast<std::size_t>(n));
-        if (m_stderrTail.size() > 2 * kStderrTailBytes)
-            m_stderrTail.erase(0, m_stderrTail.size() - kStderrTailBytes);
-    }
-}
-
-void TaskRunner::onAgentLine(const std::string& line) {
-    auto decoded = protocol::decodeMessage(line);
+    auto decoded = protocol::decodeMessage(*line);
     if (auto* invalid = std::get_if<protocol::InvalidMessage>(&decoded)) {
         recordOwn(protocol::ErrorData{"agent stdout: " + invalid->error.message, false});
         return;
     }
     auto& message = std::get<protocol::Message>(decoded);
     if (auto* notification = std::get_if<protocol::Notification>(&message)) {
-        if (notification->method != protocol::method::kEvent) {
-            recordOwn(protocol::ErrorData{
-                "agent sent an unknown notification \"" + notification->method + "\"", false});
-            return;
-        }
-        auto event = protocol::eventFromJson(notification->params);
-        if (!event) {
-            recordOwn(protocol::ErrorData{"agent event refused: " + event.error().message, false});
-            return;
-        }
-        onAgentEvent(std::move(*event), std::move(notification->params));
+        onAgentNotification(*notification);
     } else if (auto* request = std::get_if<protocol::Request>(&message)) {
         m_proxy->handle(*request, [this](protocol::Message reply) { send(reply); });
     } else if (auto* error = std::get_if<protocol::ErrorResponse>(&message)) {
@@ -401,6 +269,20 @@ void TaskRunner::onAgentLine(const std::string& line) {
         m_startRefused = error->error.message;
         recordOwn(protocol::ErrorData{"the agent refused the task: " + m_startRefused, true});
     }
+}
+
+void TaskRunner::onAgentNotification(protocol::Notification& notification) {
+    if (notification.method != protocol::method::kEvent) {
+        recordOwn(
+            protocol::ErrorData{"agent sent an unknown notification \"" + notification.method + "\"", false});
+        return;
+    }
+    auto event = protocol::eventFromJson(notification.params);
+    if (!event) {
+        recordOwn(protocol::ErrorData{"agent event refused: " + event.error().message, false});
+        return;
+    }
+    onAgentEvent(std::move(*event), std::move(notification.params));
 }
 
 void TaskRunner::onAgentEvent(const protocol::Event& event, json body) {
@@ -432,8 +314,13 @@ void TaskRunner::recordOwn(const std::string& type, json data) {
 void TaskRunner::store(const protocol::Event& event, json body) {
     const std::uint64_t seq = m_nextSeq++;
     body["seq"] = seq;
-    EventRow row{m_task.id, seq, protocol::formatTimestamp(event.ts), event.type, event.step,
-                 event.tool.value_or(""), body.dump(-1, ' ', false, json::error_handler_t::replace)};
+    EventRow row{m_task.id,
+                 seq,
+                 protocol::formatTimestamp(event.ts),
+                 event.type,
+                 event.step,
+                 event.tool.value_or(""),
+                 body.dump(-1, ' ', false, json::error_handler_t::replace)};
     m_env.events->append(std::move(row));
     m_uncommitted.emplace_back(seq, std::move(body));
 }
@@ -452,11 +339,16 @@ void TaskRunner::settleEvents() {
     m_env.deliverStored();
 }
 
-void TaskRunner::cancel(const std::string& why) { stop(StopCause::User, why); }
+void TaskRunner::cancel(const std::string& why) {
+    stop(StopCause::User, why);
+}
 
-void TaskRunner::pause() { stop(StopCause::Pause, "paused by the user"); }
+void TaskRunner::pause() {
+    stop(StopCause::Pause, "paused by the user");
+}
 
-void TaskRunner::answerApproval(const std::string& callId, bool approved, const std::string& note, bool always) {
+void TaskRunner::answerApproval(const std::string& callId, bool approved, const std::string& note,
+                                bool always) {
     if (m_proxy)
         m_proxy->answerApproval(callId, approved, note, always);
 }
@@ -471,7 +363,8 @@ void TaskRunner::stop(StopCause cause, const std::string& why) {
         return;
     m_stopCause = cause;
     m_stopWhy = why;
-    const char* method = cause == StopCause::Pause ? protocol::method::kControlPause : protocol::method::kControlCancel;
+    const char* method =
+        cause == StopCause::Pause ? protocol::method::kControlPause : protocol::method::kControlCancel;
     send(protocol::Notification{method, protocol::toJson(protocol::ControlParams{why})});
     m_escalation = 0;
     m_grace.start(m_env.stopGrace);
@@ -496,25 +389,25 @@ void TaskRunner::onSandboxExited() {
         m_statusNotifier->setEnabled(false); // wait() reads bwrap's status to its end and closes it
     auto exit = m_process->exitStatus();
     // Every process of the sandbox is gone, so its ends of the pipes are closed: read what is left.
-    for (int fd : {m_stdout.get(), m_stderr.get()}) {
-        if (fd < 0)
-            continue;
-        int flags = fcntl(fd, F_GETFL);
-        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-    }
-    while (m_stdout.valid())
-        onStdoutReadable();
-    while (m_stderr.valid())
-        onStderrReadable();
-    const std::string stderrText = trimmed(tail(m_stderrTail, 2000));
+    m_channel->drain();
+    const std::string stderrText = m_channel->stderrTail(kDiagnosticsBytes);
     const std::string diagnostics = stderrText.empty() ? "" : "\nThe agent said:\n" + stderrText;
     if (!exit || exit->reason == sandbox::SandboxExit::Reason::SetupFailed) {
-        fail("sandbox", "the sandbox could not start the agent" + diagnostics + "\n" + m_process->setupFailureReport());
+        fail("sandbox",
+             "the sandbox could not start the agent" + diagnostics + "\n" + m_process->setupFailureReport());
         return;
     }
     if (exit->oomKilled)
         recordOwn(protocol::ErrorData{
             "the sandbox reached its memory limit and the kernel killed a process in it", false});
+    const Ending ending = endingAfter(*exit, diagnostics);
+    finish(ending.status, ending.reason, ending.error);
+}
+
+// How the run ended: as the agent said (unless the control plane stopped it for a limit), else as the
+// control plane stopped it, else the agent's refusal, else it died on its way.
+TaskRunner::Ending TaskRunner::endingAfter(const sandbox::SandboxExit& exit,
+                                           const std::string& diagnostics) const {
     if (m_finishedReason) {
         TaskStatus status = statusForFinishReason(*m_finishedReason);
         std::string error;
@@ -527,42 +420,35 @@ void TaskRunner::onSandboxExited() {
         const std::string reason = m_stopCause == StopCause::Timeout  ? "timeout"
                                    : m_stopCause == StopCause::Budget ? "budget"
                                                                       : *m_finishedReason;
-        finish(status, reason, error);
-        return;
+        return {status, reason, error};
     }
     switch (m_stopCause) {
     case StopCause::User:
-        finish(TaskStatus::Cancelled, "cancelled", "");
-        return;
+        return {TaskStatus::Cancelled, "cancelled", ""};
     case StopCause::Pause:
-        finish(TaskStatus::Paused, "paused", "");
-        return;
+        return {TaskStatus::Paused, "paused", ""};
     case StopCause::Timeout:
-        fail("timeout", m_stopWhy);
-        return;
+        return {TaskStatus::Failed, "timeout", m_stopWhy};
     case StopCause::Budget:
-        fail("budget", m_stopWhy);
-        return;
+        return {TaskStatus::Failed, "budget", m_stopWhy};
     default:
         break;
     }
-    if (!m_startRefused.empty()) {
-        fail("refused", "the agent refused the task: " + m_startRefused + diagnostics);
-        return;
-    }
-    const std::string how = exit->reason == sandbox::SandboxExit::Reason::Signaled
-                                ? "was killed by signal " + std::to_string(exit->exitCode - 128)
-                                : "exited with status " + std::to_string(exit->exitCode);
-    finish(TaskStatus::Interrupted, "interrupted",
-           "the agent " + how + " without finishing the task" + diagnostics + "\n`warren resume " + m_task.id +
-               "` continues from its last checkpoint.");
+    if (!m_startRefused.empty())
+        return {TaskStatus::Failed, "refused", "the agent refused the task: " + m_startRefused + diagnostics};
+    const std::string how = exit.reason == sandbox::SandboxExit::Reason::Signaled
+                                ? "was killed by signal " + std::to_string(exit.exitCode - 128)
+                                : "exited with status " + std::to_string(exit.exitCode);
+    return {TaskStatus::Interrupted, "interrupted",
+            "the agent " + how + " without finishing the task" + diagnostics + "\n`warren resume " +
+                m_task.id + "` continues from its last checkpoint."};
 }
 
 void TaskRunner::recordArtifacts() {
     const std::string root = m_env.data.outputDir(m_task.id);
     std::error_code error;
-    for (auto it = fs::recursive_directory_iterator(root, error); !error && it != fs::recursive_directory_iterator();
-         it.increment(error)) {
+    for (auto it = fs::recursive_directory_iterator(root, error);
+         !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
         if (!it->is_regular_file(error) || it->is_symlink(error))
             continue;
         QFile file(QString::fromStdString(it->path().string()));
@@ -605,14 +491,15 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     if (auto updated = m_env.store->updateTask(m_task); !updated)
         m_task.error += "\n(the task's record could not be updated: " + updated.error().message + ")";
     // The notifiers watch descriptors that close with the process: none may fire after this.
-    for (QSocketNotifier* notifier : {m_stdoutNotifier, m_stderrNotifier, m_stdinNotifier, m_exitNotifier, m_statusNotifier})
+    for (QSocketNotifier* notifier : {m_exitNotifier, m_statusNotifier})
         if (notifier) {
             notifier->setEnabled(false);
             notifier->deleteLater(); // one of them may be the sender of the call we are in
         }
-    m_stdoutNotifier = m_stderrNotifier = m_stdinNotifier = m_exitNotifier = m_statusNotifier = nullptr;
+    m_exitNotifier = m_statusNotifier = nullptr;
     m_process.reset();
-    m_stdin.reset();
+    if (m_channel)
+        m_channel->close();
     m_lock.reset();
     emit finished(m_task.id);
 }

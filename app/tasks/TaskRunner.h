@@ -1,10 +1,10 @@
 #pragma once
 // One launch of one task's agent: `warren-agent serve` in its sandbox (never outside one: bubblewrap, or a
-// Docker/Podman container, as the task's spec says; RunningSandbox hides which), its stdout read
-// line by line into stored events, its requests answered by the ToolProxy, its stdin written without ever
-// blocking the event loop. Stops are graceful first: ask the agent (control.cancel / control.pause), then
-// SIGTERM, then kill the whole sandbox. When the sandbox is gone the task's record says how it ended, what
-// it left in /output, and what to do next.
+// Docker/Podman container, as the task's spec says; RunningSandbox hides which), as planned by planLaunch
+// and carried out one edge after the other; its lines (AgentChannel) turned into stored events, its
+// requests answered by the ToolProxy. Stops are graceful first: ask the agent (control.cancel /
+// control.pause), then SIGTERM, then kill the whole sandbox. When the sandbox is gone the task's record says
+// how it ended, what it left in /output, and what to do next.
 //
 // Events get the store's own sequence (one per task, across runs), so that what the control plane itself
 // records (streamed model text, refused requests, how the run ended) sits in order with what the agent
@@ -14,7 +14,6 @@
 #include "ApprovalRules.h"
 #include "DataDir.h"
 #include "Event.h"
-#include "LineReader.h"
 #include "StoreTypes.h"
 #include "TaskSpec.h"
 #include "UniqueFd.h"
@@ -36,7 +35,9 @@ class QFileSystemWatcher;
 
 namespace warren::control {
 
+class AgentChannel;
 class EventWriter;
+struct LaunchPlan;
 class SecretStore;
 class Store;
 class EgressProxy;
@@ -85,16 +86,28 @@ signals:
 
 private:
     enum class StopCause { None, User, Pause, Timeout, Budget, Failure };
+    struct Ending {
+        TaskStatus status;
+        std::string reason, error;
+    };
 
+    // The edges of a launch, in order; each refuses to continue on failure.
     Status launch();
-    void onStdoutReadable();
-    void onStderrReadable();
-    void onStdinWritable();
+    Status takeLock();
+    Status startProxy(const LaunchPlan& plan); // the provider with its key, the token, the ToolProxy
+    void connectProxy();
+    Status continueSequence();
+    Status startEgress(const LaunchPlan& plan);
+    void watchSandbox();
+    void markRunning();
+
+    void onStatusReadable();
     void onSandboxExited();
-    void onAgentLine(const std::string& line);
+    Ending endingAfter(const sandbox::SandboxExit& exit, const std::string& diagnostics) const;
+    void onAgentLine(const Result<std::string>& line);
+    void onAgentNotification(protocol::Notification& notification);
     void onAgentEvent(const protocol::Event& event, nlohmann::json body);
     void send(const protocol::Message& message);
-    void flushStdin();
     void stop(StopCause cause, const std::string& why);
     void escalate();
     // The control plane's own events, each through its typed data (EventPayloads.h).
@@ -114,17 +127,12 @@ private:
     std::string m_token;
     std::unique_ptr<ToolProxy> m_proxy;
     std::unique_ptr<EgressProxy> m_egress; // --network allow:HOSTS: the task's only way out
+    std::unique_ptr<AgentChannel> m_channel; // the agent's stdio
     std::unique_ptr<sandbox::RunningSandbox> m_process; // removes its placeholders and container when reset
-    UniqueFd m_stdin, m_stdout, m_stderr, m_lock;
-    QSocketNotifier* m_stdoutNotifier = nullptr;
-    QSocketNotifier* m_stderrNotifier = nullptr;
-    QSocketNotifier* m_stdinNotifier = nullptr;
+    UniqueFd m_lock;
     QSocketNotifier* m_exitNotifier = nullptr;
     QSocketNotifier* m_statusNotifier = nullptr;
     QFileSystemWatcher* m_cancelWatcher = nullptr;
-    protocol::LineReader m_lines;
-    std::string m_stdinBuffer;
-    std::string m_stderrTail; // the last bytes of the agent's diagnostics, for the error message
     QTimer m_timeout;
     QTimer m_grace;
     int m_escalation = 0; // 0 asked, 1 SIGTERM sent, 2 killed

@@ -1,0 +1,61 @@
+#pragma once
+// The control plane's end of one agent's stdio: three pipes, ours non-blocking and watched by
+// QSocketNotifiers. Stdout is cut into lines (LineReader) and handed on one by one, a bad line as an
+// Error in its place; stderr is kept only as its last bytes, for the message when the agent fails; what
+// is sent is buffered and written as the pipe takes it, so the event loop never blocks on a slow agent.
+// An agent that is gone is not an error here: stdin then drops what is sent, and the sandbox's exit says
+// how it ended.
+
+#include "JsonRpc.h"
+#include "Launcher.h"
+#include "LineReader.h"
+#include "Result.h"
+#include "UniqueFd.h"
+
+#include <QObject>
+#include <memory>
+#include <string>
+
+class QSocketNotifier;
+
+namespace warren::control {
+
+class AgentChannel : public QObject {
+    Q_OBJECT
+public:
+    static Result<std::unique_ptr<AgentChannel>> open(); // the three pipes, not yet watched
+    ~AgentChannel() override;
+
+    // The ends the sandbox gets as the agent's stdin, stdout and stderr; valid until watch().
+    sandbox::LaunchOptions childStdio() const;
+    // The sandbox holds the child's ends now: closes ours of them and starts reading.
+    void watch();
+    void send(const protocol::Message& message); // one line on the agent's stdin
+    // Every process of the sandbox is gone, so the pipes' far ends are closed: reads what is left of
+    // stdout (lineRead for each line) and stderr, to their end.
+    void drain();
+    // Stops reading and writing and closes the pipes; no signal follows. Safe inside lineRead's handler.
+    void close();
+    // The last bytes the agent wrote to stderr ("…" in front when cut), without trailing newlines or spaces.
+    std::string stderrTail(std::size_t bytes) const;
+
+signals:
+    void lineRead(const warren::Result<std::string>& line); // direct connections: valid during the call
+
+private:
+    AgentChannel() = default;
+    void onStdoutReadable();
+    void onStderrReadable();
+    void flushStdin();
+
+    UniqueFd m_stdin, m_stdout, m_stderr;
+    UniqueFd m_childStdin, m_childStdout, m_childStderr;
+    QSocketNotifier* m_stdinNotifier = nullptr;
+    QSocketNotifier* m_stdoutNotifier = nullptr;
+    QSocketNotifier* m_stderrNotifier = nullptr;
+    protocol::LineReader m_lines;
+    std::string m_stdinBuffer;
+    std::string m_stderrTail;
+};
+
+} // namespace warren::control

@@ -1,0 +1,106 @@
+#include "LaunchPlan.h"
+
+#include "AgentSandbox.h"
+#include "TaskToken.h"
+
+#include <algorithm>
+#include <sys/un.h>
+
+namespace warren::control {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxUnixSocketPath = sizeof(sockaddr_un{}.sun_path);
+
+// One local user: the control plane's memory prefix is "local" unless the task names its own.
+json withMemoryPrefix(json overrides) {
+    if (!overrides.contains("memory_prefix") || overrides["memory_prefix"] == "")
+        overrides["memory_prefix"] = "local";
+    return overrides;
+}
+
+Result<std::string> egressSocketPath(const TaskNetwork& network, const DataDir& data, const std::string& id) {
+    if (network.kind != TaskNetwork::Kind::Allow)
+        return std::string();
+    const std::string socket = data.taskDir(id) + "/egress.sock";
+    if (socket.size() >= kMaxUnixSocketPath)
+        return makeError(ErrorCode::InvalidArgument, "the egress proxy's socket path " + socket +
+                                                         " is too long for a Unix socket; " +
+                                                         "pass a shorter --data-dir");
+    return socket;
+}
+
+AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task,
+                               const PlanEnvironment& environment) {
+    AgentSandboxInput input;
+    input.workspace = task.workspace;
+    input.stateDir = environment.data.stateDir(task.id);
+    input.outputDir = environment.data.outputDir(task.id);
+    input.agentBinary = environment.agentBinary;
+    input.network = plan.network.kind == TaskNetwork::Kind::None ? "none" : "loopback";
+    input.egressSocket = plan.egressSocket;
+    input.strict = plan.strict;
+    input.extraLayers = environment.extraProfileLayers;
+    input.memoryPrefix = plan.config.memoryPrefix;
+    if (plan.config.memoryBackend == agent::MemoryBackendKind::Filesystem)
+        input.memoriesDir = environment.data.memoriesDir(plan.config.memoryPrefix);
+    return input;
+}
+
+AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, const TaskSpec& spec) {
+    AgentLaunch launch;
+    launch.backend = spec.backend;
+    launch.image = spec.image;
+    launch.taskId = task.id;
+    launch.layers = agentProfileLayers(input);
+    launch.ownedDirs = {input.stateDir, input.outputDir};
+    if (!input.memoriesDir.empty())
+        launch.ownedDirs.push_back(input.memoriesDir);
+    if (spec.demo) // the demo's workspace is Warren's own copy, in the data directory
+        launch.ownedDirs.push_back(task.workspace);
+    return launch;
+}
+
+} // namespace
+
+Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
+                              const PlanEnvironment& environment) {
+    LaunchPlan plan;
+    const json overrides = withMemoryPrefix(spec.overrides);
+    auto config = agent::resolveConfig(spec.presets, overrides);
+    if (!config)
+        return config.error();
+    plan.config = std::move(*config);
+    plan.strict = std::find(spec.presets.begin(), spec.presets.end(), "safe-mode") != spec.presets.end();
+    auto network = parseTaskNetwork(spec.network);
+    if (!network)
+        return network.error();
+    plan.network = std::move(*network);
+    auto provider = parseProviderSpec(spec.provider, spec.model);
+    if (!provider)
+        return provider.error();
+    plan.provider = std::move(*provider);
+    auto socket = egressSocketPath(plan.network, environment.data, task.id);
+    if (!socket)
+        return socket.error();
+    plan.egressSocket = std::move(*socket);
+
+    const AgentSandboxInput input = sandboxInput(plan, task, environment);
+    plan.directories = {input.stateDir, input.outputDir};
+    if (!input.memoriesDir.empty())
+        plan.directories.push_back(input.memoriesDir);
+    plan.launch = agentLaunch(input, task, spec);
+
+    plan.tokenScopes = {scope::kLlm, scope::kMemory, scope::kApproval};
+    plan.tokenLifetime = std::chrono::seconds(spec.timeoutSec ? spec.timeoutSec + 300 : 7 * 24 * 3600);
+    plan.run = task.runs + 1;
+    plan.start.taskId = task.id;
+    plan.start.prompt = task.prompt;
+    plan.start.presets = spec.presets;
+    plan.start.overrides = overrides;
+    return plan;
+}
+
+} // namespace warren::control

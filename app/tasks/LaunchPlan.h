@@ -1,0 +1,53 @@
+#pragma once
+// Everything one launch of a task's agent decides before it touches anything: the agent's settings as it
+// will resolve them (the control plane injects the memory prefix), whether safe-mode wants the strict
+// profile, which directories to create, the sandbox's profile layers and the directories it is handed, the
+// network and the egress proxy's socket, the provider (its key is looked up at launch, never planned), the
+// task token's scopes and lifetime, and the task.start request. Pure: tests feed it rows; TaskRunner
+// carries it out, one edge after the other.
+
+#include "AgentConfig.h"
+#include "AgentLaunch.h"
+#include "DataDir.h"
+#include "EgressPolicy.h"
+#include "Methods.h"
+#include "ProviderConfig.h"
+#include "Result.h"
+#include "StoreTypes.h"
+#include "TaskSpec.h"
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace warren::control {
+
+// What the control plane contributes to every plan.
+struct PlanEnvironment {
+    DataDir data;
+    std::string agentBinary;                        // host path of warren-agent
+    std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE, applied last
+};
+
+struct LaunchPlan {
+    agent::AgentConfig config;            // as the agent will resolve it, memory prefix included
+    bool strict = false;                  // safe-mode: the strict profile on top of the agent's mounts
+    std::vector<std::string> directories; // to create, in order: state, output, then memories if mounted
+    TaskNetwork network;
+    std::string egressSocket; // allow:HOSTS: host path where the task's EgressProxy listens; empty: none
+    AgentLaunch launch;       // all but its stdio, which the agent's pipes supply
+    ProviderConfig provider;  // without the key
+    std::vector<std::string> tokenScopes;
+    std::chrono::seconds tokenLifetime{0}; // outlives the task's timeout; a week without one
+    std::uint64_t run = 1;                 // which launch of the task this is (ToolProxy::Settings::run)
+    protocol::TaskStartParams start;       // without the token, issued when the plan is carried out
+};
+
+// An error is the user's to fix before anything runs: a bad preset or --set, network or provider, or a data
+// directory so deep that the egress socket's path does not fit a Unix socket address.
+Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
+                              const PlanEnvironment& environment);
+
+} // namespace warren::control

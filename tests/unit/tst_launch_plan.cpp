@@ -1,0 +1,213 @@
+// LaunchPlan: what one launch of a task's agent decides before it touches anything, row by row.
+
+#include "LaunchPlan.h"
+#include "SandboxProfile.h"
+#include "TaskToken.h"
+
+#include <QtTest>
+
+using namespace warren;
+using namespace warren::control;
+using nlohmann::json;
+
+namespace {
+
+const QString kRoot = "/data";
+
+TaskRecord task(std::uint64_t runs = 0) {
+    TaskRecord record;
+    record.id = "t-1";
+    record.prompt = "fix the build";
+    record.workspace = "/home/u/project";
+    record.runs = runs;
+    return record;
+}
+
+TaskSpec spec(const QStringList& presets, const QString& overrides, const QString& network, bool demo,
+              std::uint64_t timeoutSec) {
+    TaskSpec result;
+    result.provider = "scripted:/home/u/script.json";
+    for (const auto& preset : presets)
+        result.presets.push_back(preset.toStdString());
+    result.overrides = json::parse(overrides.toStdString());
+    result.network = network.toStdString();
+    result.demo = demo;
+    result.timeoutSec = timeoutSec;
+    return result;
+}
+
+PlanEnvironment environment(const QString& root = kRoot) {
+    return {DataDir{root.toStdString()}, "/usr/lib/warren/warren-agent", {}};
+}
+
+QStringList toList(const std::vector<std::string>& strings) {
+    QStringList list;
+    for (const auto& string : strings)
+        list << QString::fromStdString(string);
+    return list;
+}
+
+const sandbox::MountSpec* mountAt(const sandbox::SandboxProfile& profile, const std::string& dest) {
+    for (const auto& mount : profile.mounts)
+        if (mount.dest == dest)
+            return &mount;
+    return nullptr;
+}
+
+} // namespace
+
+class TestLaunchPlan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void plansTheLaunch_data();
+    void plansTheLaunch();
+    void refusesBeforeAnythingRuns_data();
+    void refusesBeforeAnythingRuns();
+    void tokenAndStartRequest();
+};
+
+void TestLaunchPlan::plansTheLaunch_data() {
+    QTest::addColumn<QStringList>("presets");
+    QTest::addColumn<QString>("overrides");
+    QTest::addColumn<QString>("network");
+    QTest::addColumn<bool>("demo");
+    QTest::addColumn<QString>("memoryPrefix");
+    QTest::addColumn<bool>("strict");
+    QTest::addColumn<QStringList>("directories");
+    QTest::addColumn<QStringList>("ownedDirs");
+    QTest::addColumn<bool>("isolated"); // the sandbox's network is "none"
+    QTest::addColumn<QString>("egressSocket");
+
+    const QString state = "/data/tasks/t-1/state", output = "/data/tasks/t-1/output";
+    const QString memories = "/data/memories/local";
+    QTest::newRow("default") << QStringList{} << "{}"
+                             << "none" << false << "local" << false << QStringList{state, output, memories}
+                             << QStringList{state, output, memories} << true << "";
+    QTest::newRow("empty memory prefix is local")
+        << QStringList{} << R"({"memory_prefix": ""})"
+        << "none" << false << "local" << false << QStringList{state, output, memories}
+        << QStringList{state, output, memories} << true << "";
+    QTest::newRow("filesystem memory under its own prefix")
+        << QStringList{} << R"({"memory_prefix": "team/alice", "memory_backend": "filesystem"})"
+        << "none" << false << "team/alice" << false << QStringList{state, output, "/data/memories/team/alice"}
+        << QStringList{state, output, "/data/memories/team/alice"} << true << "";
+    QTest::newRow("in-memory memory mounts none")
+        << QStringList{"local-light"} << "{}"
+        << "none" << false << "local" << false << QStringList{state, output} << QStringList{state, output}
+        << true << "";
+    QTest::newRow("safe-mode strict")
+        << QStringList{"safe-mode"} << "{}"
+        << "none" << false << "local" << true << QStringList{state, output, memories}
+        << QStringList{state, output, memories} << true << "";
+    QTest::newRow("loopback network")
+        << QStringList{} << "{}"
+        << "loopback" << false << "local" << false << QStringList{state, output, memories}
+        << QStringList{state, output, memories} << false << "";
+    QTest::newRow("allow-list network")
+        << QStringList{} << "{}"
+        << "allow:example.com,*.github.com:443" << false << "local" << false
+        << QStringList{state, output, memories} << QStringList{state, output, memories} << false
+        << "/data/tasks/t-1/egress.sock";
+    QTest::newRow("allow-list network outlasts safe-mode")
+        << QStringList{"safe-mode"} << "{}"
+        << "allow:example.com" << false << "local" << true << QStringList{state, output, memories}
+        << QStringList{state, output, memories} << false << "/data/tasks/t-1/egress.sock";
+    QTest::newRow("demo workspace owned dir")
+        << QStringList{} << "{}"
+        << "none" << true << "local" << false << QStringList{state, output, memories}
+        << QStringList{state, output, memories, "/home/u/project"} << true << "";
+}
+
+void TestLaunchPlan::plansTheLaunch() {
+    QFETCH(QStringList, presets);
+    QFETCH(QString, overrides);
+    QFETCH(QString, network);
+    QFETCH(bool, demo);
+    auto plan = planLaunch(task(), spec(presets, overrides, network, demo, 0), environment());
+    QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+
+    QTEST(QString::fromStdString(plan->config.memoryPrefix), "memoryPrefix");
+    QTEST(QString::fromStdString(plan->start.overrides.value("memory_prefix", "")), "memoryPrefix");
+    QTEST(plan->strict, "strict");
+    QTEST(toList(plan->directories), "directories");
+    QTEST(toList(plan->launch.ownedDirs), "ownedDirs");
+    QTEST(QString::fromStdString(plan->egressSocket), "egressSocket");
+    QCOMPARE(plan->network.kind == TaskNetwork::Kind::Allow, !plan->egressSocket.empty());
+
+    // The layers are the sandbox as it will run: resolved here exactly as the launch resolves them.
+    auto profile = sandbox::resolveProfile(plan->launch.layers);
+    QVERIFY2(profile, profile ? "" : profile.error().message.c_str());
+    QCOMPARE(profile->workspaceSource, "/home/u/project");
+    QTEST(profile->network == sandbox::NetworkPolicy::None, "isolated");
+    const auto* stateMount = mountAt(*profile, "/state");
+    QVERIFY(stateMount && stateMount->source == "/data/tasks/t-1/state");
+    QFETCH(QStringList, directories);
+    const auto* memoriesMount = mountAt(*profile, "/memories/" + plan->config.memoryPrefix);
+    QCOMPARE(memoriesMount != nullptr, directories.size() == 3);
+    QFETCH(QString, egressSocket);
+    const auto* socketMount = mountAt(*profile, "/opt/warren/egress.sock");
+    QCOMPARE(socketMount ? QString::fromStdString(socketMount->source) : QString(), egressSocket);
+}
+
+void TestLaunchPlan::refusesBeforeAnythingRuns_data() {
+    QTest::addColumn<QStringList>("presets");
+    QTest::addColumn<QString>("overrides");
+    QTest::addColumn<QString>("network");
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QString>("root");
+    QTest::addColumn<QString>("message"); // a part of the error
+
+    const QString script = "scripted:/home/u/script.json";
+    QTest::newRow("bad preset") << QStringList{"no-such-preset"} << "{}"
+                                << "none" << script << kRoot << "unknown preset \"no-such-preset\"";
+    QTest::newRow("bad setting") << QStringList{} << R"({"no_such_setting": 1})"
+                                 << "none" << script << kRoot << "no_such_setting";
+    QTest::newRow("bad memory prefix") << QStringList{} << R"({"memory_prefix": "../up"})"
+                                       << "none" << script << kRoot << "memory_prefix";
+    QTest::newRow("bad network") << QStringList{} << "{}"
+                                 << "everywhere" << script << kRoot << "everywhere";
+    QTest::newRow("bad provider") << QStringList{} << "{}"
+                                  << "none"
+                                  << "no-such-provider" << kRoot << "no-such-provider";
+    QTest::newRow("socket path too long") << QStringList{} << "{}"
+                                          << "allow:example.com" << script << "/" + QString(100, 'd')
+                                          << "is too long for a Unix socket; pass a shorter --data-dir";
+}
+
+void TestLaunchPlan::refusesBeforeAnythingRuns() {
+    QFETCH(QStringList, presets);
+    QFETCH(QString, overrides);
+    QFETCH(QString, network);
+    QFETCH(QString, provider);
+    QFETCH(QString, root);
+    QFETCH(QString, message);
+    TaskSpec taskSpec = spec(presets, overrides, network, false, 0);
+    taskSpec.provider = provider.toStdString();
+    auto plan = planLaunch(task(), taskSpec, environment(root));
+    QVERIFY(!plan);
+    QVERIFY2(plan.error().message.find(message.toStdString()) != std::string::npos,
+             plan.error().message.c_str());
+}
+
+void TestLaunchPlan::tokenAndStartRequest() {
+    auto once = planLaunch(task(), spec({}, "{}", "none", false, 0), environment());
+    QVERIFY(once);
+    QCOMPARE(toList(once->tokenScopes), (QStringList{scope::kLlm, scope::kMemory, scope::kApproval}));
+    QCOMPARE(once->tokenLifetime, std::chrono::seconds(7 * 24 * 3600)); // no timeout: a week
+    QCOMPARE(once->run, 1u);
+    QCOMPARE(once->start.taskId, "t-1");
+    QCOMPARE(once->start.prompt, "fix the build");
+    QVERIFY(!once->start.token); // issued when the plan is carried out
+    QCOMPARE(once->provider.kind, ProviderConfig::Kind::Scripted);
+    QVERIFY(once->provider.apiKey.empty());
+
+    auto resumed = planLaunch(task(2), spec({"safe-mode"}, "{}", "none", false, 60), environment());
+    QVERIFY(resumed);
+    QCOMPARE(resumed->tokenLifetime, std::chrono::seconds(60 + 300)); // outlives the timeout
+    QCOMPARE(resumed->run, 3u);
+    QCOMPARE(resumed->start.presets, std::vector<std::string>{"safe-mode"});
+}
+
+QTEST_GUILESS_MAIN(TestLaunchPlan)
+#include "tst_launch_plan.moc"
