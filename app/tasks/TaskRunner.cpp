@@ -228,9 +228,9 @@ Status TaskRunner::launch() {
     launch.image = m_spec.image;
     launch.taskId = id;
     launch.layers = agentProfileLayers(input);
+    // Not the workspace, not even the demo's copy in the data directory: a root-owned one is written through
+    // an idmapped view (docs/SECURITY.md), which the owner that the launch chose would no longer match.
     launch.ownedDirs = {input.stateDir, input.outputDir, input.memoriesDir};
-    if (m_spec.demo) // the demo's workspace is Warren's own copy, in the data directory
-        launch.ownedDirs.push_back(m_task.workspace);
     launch.stdio = {childIn.get(), childOut.get(), childErr.get()};
     auto process = launchAgent(launch);
     if (!process) {
