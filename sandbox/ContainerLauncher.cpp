@@ -1,5 +1,6 @@
 #include "ContainerLauncher.h"
 
+#include "IdmappedMount.h"
 #include "Preflight.h"
 #include "SandboxSetup.h"
 
@@ -204,6 +205,7 @@ Result<ContainerScratch> makeContainerScratch() {
 void removeContainerScratch(const ContainerScratch& scratch) {
     if (scratch.dataDir.empty())
         return;
+    unmountIdmappedView(scratch.dataDir + "/" + kWorkspaceViewName);
     for (const char* name : {"seccomp.json", "passwd", "group", "env", "empty"})
         ::unlink((scratch.dataDir + "/" + name).c_str());
     ::rmdir(scratch.dataDir.c_str());
@@ -267,6 +269,18 @@ Result<ContainerProcess> ContainerProcess::start(const PreparedContainer& contai
     for (const auto& file : container.command.files)
         if (auto ok = writeFile(file.hostPath, file.bytes, 0444); !ok)
             return ok.error();
+    if (const auto& view = container.command.workspaceView) {
+        // Through the real workspace: the engine, as root, could not create them in the view.
+        if (auto ok = createPlaceholders(container.profile.workspaceSource, container.protection); !ok)
+            return ok.error();
+        if (auto ok = mountIdmappedView(*view); !ok)
+            return makeError(
+                ok.error().code,
+                ok.error().message +
+                    ".\nThe container never runs as root, so it needs this view "
+                    "to write a root-owned workspace. Give the workspace to a user (chown -R USER " +
+                    view->source + "), or use --backend bwrap.");
+    }
 
     std::vector<std::string> words = container.command.argv;
     const std::string program = enginePathOf(request.engine, request.enginePath);

@@ -54,9 +54,10 @@ struct PreparedContainer {
 Result<PreparedContainer> prepareContainer(SandboxProfile profile, const ContainerOptions& options,
                                            const std::string& dataDir, const std::string& containerName);
 
-// A new private (0700) directory for one container's files, $XDG_RUNTIME_DIR or /tmp/warren-container-PID-XXXXXX
-// (the sweep removes those of launchers that are gone); the container's
-// name is derived from it, so both are unique.
+// A new private (0700) directory for one container's files, $XDG_RUNTIME_DIR or
+// /tmp/warren-container-PID-XXXXXX (the sweep removes those of launchers that are gone), which also holds the
+// mount point of a workspace view: removing the directory detaches the view first. The container's name is
+// derived from it, so both are unique.
 struct ContainerScratch {
     std::string dataDir;
     std::string containerName; // "warren-PID-XXXXXX"

@@ -117,6 +117,9 @@ std::string ContainerLaunch::explain() const {
         << ": seccomp profile (" << m_prepared.seccomp.json.size() << " bytes)\n";
     for (const auto& file : command.files)
         out << "- " << file.hostPath << ": " << file.purpose << " (" << file.bytes.size() << " bytes)\n";
+    if (const auto& view = command.workspaceView)
+        out << "- " << view->path << ": idmapped view of " << view->source << " (uid " << view->hostUid
+            << " and gid " << view->hostGid << " there as " << view->viewUid << ":" << view->viewGid << ")\n";
     out << "\n# Command line\n" << command.commandLine() << "\n";
     return out.str();
 }

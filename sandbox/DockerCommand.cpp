@@ -130,10 +130,18 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
                                std::to_string(profile.user.uid) + "), so files it writes in the workspace stay "
                                "the owner's");
     } else {
+        result.workspaceView = IdmappedView{profile.workspaceSource,
+                                            request.dataDir + "/" + kWorkspaceViewName,
+                                            request.workspaceOwnerUid,
+                                            request.workspaceOwnerGid,
+                                            uid,
+                                            gid};
         result.notes.push_back(
-            "user: Warren runs as root, and the container never does: it runs as uid " + std::to_string(uid) +
-            ", so files it writes in the workspace belong to uid " + std::to_string(uid) +
-            " on the host (bwrap would leave them root's) and the workspace must be writable by that uid");
+            "user: Warren and the workspace's owner are root, and the container never is: it runs as uid " +
+            std::to_string(uid) + " on an idmapped view of the workspace, where root's files are uid " +
+            std::to_string(uid) +
+            "'s and what it writes is root's on the host, as with bwrap; files of "
+            "other users appear as nobody's there");
     }
     if (!request.rootlessEngine) {
         result.hostOwnerUid = uid;
@@ -252,9 +260,11 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
     const std::string& ws = profile.workspaceDest;
     if (auto ok = checkMountPath(profile.workspaceSource, "workspace"); !ok)
         return ok.error();
-    add({"--mount", bindOption(profile.workspaceSource, ws, !profile.workspaceWritable)});
+    // The protected paths' binds come from the same view as the workspace, so they show the same owners.
+    const std::string workspace = result.workspaceView ? result.workspaceView->path : profile.workspaceSource;
+    add({"--mount", bindOption(workspace, ws, !profile.workspaceWritable)});
     for (const auto& entry : request.protection.entries) {
-        const std::string source = profile.workspaceSource + "/" + entry.relative;
+        const std::string source = workspace + "/" + entry.relative;
         const std::string dest = ws + "/" + entry.relative;
         if (auto ok = checkMountPath(source, "protected path"); !ok)
             return ok.error();

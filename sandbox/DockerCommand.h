@@ -10,12 +10,15 @@
 // - the user: rootless podman maps the invoking user to the profile's uid (--userns=keep-id:uid=,gid=), as
 //   bwrap does; a rootful engine has no per-container uid map, so the container runs as the invoking user's
 //   uid (files it writes in the workspace are the user's); when the invoker is root, as the workspace's
-//   owner (files it writes stay the owner's), or as the profile's uid when root owns it too: never as root;
+//   owner (files it writes stay the owner's), or, when root owns it too, as the profile's uid on an
+//   idmapped view of the workspace that shows root's files as that uid's and writes that uid's as root's:
+//   never as root;
 // - network "none" and "loopback" are both --network none: the container gets its own namespace with only
 //   lo, like bwrap; what differs between them is the seccomp profile (AF_INET allowed or not).
 
 #include "Backend.h"
 #include "BwrapCommand.h"
+#include "IdmappedMount.h"
 #include "ProtectedPaths.h"
 #include "Result.h"
 #include "SandboxProfile.h"
@@ -31,6 +34,8 @@ namespace warren::sandbox {
 inline constexpr const char* kDefaultContainerImage = "debian:bookworm-slim";
 // Every Warren container carries this label, so a cleanup finds the ones a killed launcher left.
 inline constexpr const char* kContainerLabel = "warren.sandbox";
+// The directory in DockerRequest::dataDir where the launcher mounts DockerCommand::workspaceView.
+inline constexpr const char* kWorkspaceViewName = "workspace";
 
 std::string containerEngineName(ContainerEngine engine); // "docker", "podman"
 
@@ -71,11 +76,16 @@ struct DockerCommand {
     std::vector<DockerDataFile> files;
     std::vector<std::string> notEnforced;  // profile settings the engine cannot enforce as bwrap does
     std::vector<std::string> notes;        // settings enforced in another way, with the same guarantee
-    // Who owns, on the host, what the container writes in its binds: the invoking user (rootless podman's
-    // keep-id, or a rootful engine run by a user), or the container's uid when Warren runs as root; unset
-    // for rootless docker (a subordinate uid). A launcher running as root hands it the directories it owns.
+    // Who owns, on the host, what the container writes in its binds (other than a workspace view): the
+    // invoking user (rootless podman's keep-id, or a rootful engine run by a user), or the container's uid
+    // when Warren runs as root; unset for rootless docker (a subordinate uid). A launcher running as root
+    // hands it the directories it owns.
     std::optional<std::uint32_t> hostOwnerUid;
     std::optional<std::uint32_t> hostOwnerGid;
+    // Set when the workspace and its protected paths are bound from an idmapped view (Warren and the
+    // workspace's owner are root): the launcher mounts it before starting the engine, after creating the
+    // placeholders' mount points through the real workspace, and fails closed if it cannot.
+    std::optional<IdmappedView> workspaceView;
 
     std::string commandLine() const;       // shell-quoted, for --explain and error messages
 };

@@ -190,6 +190,24 @@ std::string protectionKindName(ProtectionEntry::Kind kind) {
     return "";
 }
 
+Status createPlaceholders(const std::string& workspace, const ProtectionPlan& plan) {
+    for (const auto& entry : plan.entries) { // a parent before its children
+        const std::string host = workspace + "/" + entry.relative;
+        int made = 0;
+        if (entry.kind == ProtectionEntry::Kind::PlaceholderDir) {
+            made = ::mkdir(host.c_str(), 0755);
+        } else if (entry.kind == ProtectionEntry::Kind::PlaceholderFile) {
+            made = ::open(host.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+            if (made >= 0)
+                made = ::close(made);
+        }
+        if (made != 0 && errno != EEXIST) // one made since the plan is bound over as it is
+            return makeError(ErrorCode::System, "cannot create the mount point of protected path " + host +
+                                                    ": " + std::strerror(errno));
+    }
+    return Ok{};
+}
+
 void removePlaceholders(const std::string& workspace, const ProtectionPlan& plan) {
     for (auto it = plan.entries.rbegin(); it != plan.entries.rend(); ++it) {
         const std::string host = workspace + "/" + it->relative;

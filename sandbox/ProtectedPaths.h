@@ -10,8 +10,8 @@
 //   ReadOnly        the existing file or directory, bound read-only;
 //   PlaceholderFile an empty read-only file where nothing exists yet, so it cannot be created;
 //   PlaceholderDir  an empty read-only directory, likewise.
-// bwrap creates the mount points of placeholders in the host workspace; removePlaceholders() deletes them
-// after the sandbox has exited.
+// bwrap and a container engine create the mount points of placeholders in the host workspace, or
+// createPlaceholders() does beforehand; removePlaceholders() deletes them after the sandbox has exited.
 
 #include "Result.h"
 #include "SandboxProfile.h"
@@ -38,7 +38,11 @@ Result<ProtectionPlan> planProtection(const std::string& workspace, const std::v
 // How --explain names what the sandbox does to the path: "read-only", "pinned (...)", ...
 std::string protectionKindName(ProtectionEntry::Kind kind);
 
-// Removes the placeholder mount points bwrap left in the host workspace, if they are still empty.
+// Creates the placeholders' mount points (an empty file or directory) in the host workspace, as Warren's
+// uid, where nothing exists yet: for a sandbox that binds the workspace from a view in which Warren may not
+// create files (an idmapped view, as root).
+Status createPlaceholders(const std::string& workspace, const ProtectionPlan& plan);
+// Removes the placeholder mount points left in the host workspace, if they are still empty.
 void removePlaceholders(const std::string& workspace, const ProtectionPlan& plan);
 
 } // namespace warren::sandbox

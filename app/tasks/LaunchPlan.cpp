@@ -55,11 +55,11 @@ AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, 
     launch.image = spec.image;
     launch.taskId = task.id;
     launch.layers = agentProfileLayers(input);
+    // Not the workspace, not even the demo's copy in the data directory: a root-owned one is written through
+    // an idmapped view (docs/SECURITY.md), which the owner that the launch chose would no longer match.
     launch.ownedDirs = {input.stateDir, input.outputDir};
     if (!input.memoriesDir.empty())
         launch.ownedDirs.push_back(input.memoriesDir);
-    if (spec.demo) // the demo's workspace is Warren's own copy, in the data directory
-        launch.ownedDirs.push_back(task.workspace);
     return launch;
 }
 

@@ -46,6 +46,23 @@ QStringList containersOwnedBy(qint64 pid)
     return names;
 }
 
+// The idmapped mounts (views) of a directory: /proc/self/mountinfo lines whose root, the mounted directory
+// within its file system (field 4), ends with the directory's unique name.
+QStringList viewsOf(const QString& directory) {
+    QFile mountinfo(QStringLiteral("/proc/self/mountinfo"));
+    if (!mountinfo.open(QIODevice::ReadOnly))
+        return {QStringLiteral("(cannot read /proc/self/mountinfo)")};
+    const QString name = QLatin1Char('/') + QFileInfo(directory).fileName();
+    QStringList views;
+    for (const QString& line :
+         QString::fromUtf8(mountinfo.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const QStringList fields = line.split(QLatin1Char(' '));
+        if (fields.size() > 5 && fields[3].endsWith(name) && fields[5].contains(QStringLiteral("idmapped")))
+            views << line;
+    }
+    return views;
+}
+
 QStringList allWarrenContainers()
 {
     const RunOutcome listed = podman({QStringLiteral("ps"), QStringLiteral("--all"), QStringLiteral("--filter"),
@@ -74,6 +91,8 @@ private slots:
     void writeOutsideWorkspaceFails();
     void workspaceWriteSucceeds();
     void filesAreTheWorkspaceOwners();
+    void rootOwnedWorkspaceIsWrittenAsRoot();
+    void killedLaunchersViewIsUnmounted();
     void protectedPathCannotBeWritten_data();
     void protectedPathCannotBeWritten();
     void hostFileOutsideWorkspaceUnreadable();
@@ -288,6 +307,58 @@ void TestContainerBackend::filesAreTheWorkspaceOwners()
     QVERIFY(made.exists());
     QCOMPARE(made.ownerId(), 1234u);
     QCOMPARE(made.groupId(), 1235u);
+}
+
+// Root's 0700 workspace: the container runs as uid 1000, never root, on an idmapped view of it; what it
+// writes is root's on the host, and the view and the placeholders are gone after the run.
+void TestContainerBackend::rootOwnedWorkspaceIsWrittenAsRoot() {
+    if (geteuid() != 0)
+        QSKIP("only root can own the workspace as root and make an idmapped view of it");
+    QVERIFY(chmod(QFile::encodeName(m_workspace->path()).constData(), 0700) == 0);
+    QVERIFY(chown(QFile::encodeName(m_workspace->path()).constData(), 0, 0) == 0);
+    QVERIFY(chown(QFile::encodeName(m_workspace->hostPath(QStringLiteral("sandbox-probe"))).constData(), 0,
+                  0) == 0);
+    const QStringList before = m_workspace->entries();
+    const RunOutcome outcome = m_workspace->run(
+        {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+         QStringLiteral("id -u; id -g; echo made > /workspace/by-root; stat -c %u /workspace/by-root")},
+        options());
+    QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
+    QCOMPARE(QString::fromUtf8(outcome.out), QStringLiteral("1000\n1000\n1000\n"));
+    const QFileInfo made(m_workspace->hostPath(QStringLiteral("by-root")));
+    QVERIFY(made.exists());
+    QCOMPARE(made.ownerId(), 0u);
+    QCOMPARE(made.groupId(), 0u);
+    QCOMPARE(viewsOf(m_workspace->path()), QStringList{});
+    QStringList expected = before;
+    expected << QStringLiteral("by-root");
+    expected.sort();
+    QCOMPARE(m_workspace->entries(), expected); // the placeholders made for the view are gone too
+}
+
+// A launcher killed while its container runs leaves its view mounted; the next launcher's sweep detaches it.
+void TestContainerBackend::killedLaunchersViewIsUnmounted() {
+    if (geteuid() != 0)
+        QSKIP("only root can own the workspace as root and make an idmapped view of it");
+    QVERIFY(chown(QFile::encodeName(m_workspace->path()).constData(), 0, 0) == 0);
+    QProcess launcher;
+    launcher.setProgram(sandboxBinary());
+    launcher.setArguments(
+        QStringList{QStringLiteral("--workspace"), m_workspace->path()} + options() +
+        QStringList{QStringLiteral("--"), QStringLiteral("/bin/sleep"), QStringLiteral("600")});
+    launcher.start();
+    QVERIFY(launcher.waitForStarted());
+    const qint64 pid = launcher.processId();
+    QTRY_VERIFY_WITH_TIMEOUT(!containersOwnedBy(pid).isEmpty(), 60000);
+    QCOMPARE(viewsOf(m_workspace->path()).size(), 1);
+    launcher.kill();
+    QVERIFY(launcher.waitForFinished(60000));
+    QCOMPARE(viewsOf(m_workspace->path()).size(), 1);
+    const RunOutcome next = m_workspace->run(
+        {QStringLiteral("/bin/sh"), QStringLiteral("-c"), QStringLiteral("exit 0")}, options());
+    QVERIFY2(next.exited() && next.exitCode == 0, qPrintable(next.describe()));
+    QCOMPARE(viewsOf(m_workspace->path()), QStringList{});
+    QTRY_VERIFY_WITH_TIMEOUT(containersOwnedBy(pid).isEmpty(), 60000);
 }
 
 void TestContainerBackend::protectedPathCannotBeWritten_data()

@@ -135,6 +135,7 @@ private slots:
     void initTestCase();
     void demoRunsInAContainerWithTheSameLiveView();
     void scriptedTaskRunsInAContainer();
+    void scriptedTaskWritesARootOwnedWorkspace();
     void bwrapTaskResumesUnderPodman();
     void podmanTaskResumesUnderBwrap();
     void cancelRemovesTheContainer();
@@ -215,6 +216,29 @@ void TestControlContainer::scriptedTaskRunsInAContainer() {
         readFile(data.filePath("tasks/" + taskId(task) + "/output/resource_report.json")).toStdString(),
         nullptr, false);
     QCOMPARE(report.value("exit_reason", ""), "finished");
+}
+
+// As root on root's own 0700 workspace: the agent runs as uid 1000 (never root) and writes through an
+// idmapped view, so its file is root's on the host.
+void TestControlContainer::scriptedTaskWritesARootOwnedWorkspace() {
+    if (geteuid() != 0)
+        QSKIP("only root runs a task on a root-owned workspace with a rootful podman");
+    QTemporaryDir data, workspace;
+    QVERIFY(chmod(QFile::encodeName(workspace.path()).constData(), 0700) == 0);
+    const QString script = data.filePath(QStringLiteral("script.json"));
+    writeScript(script, {turn("write_file", {{"path", "notes.txt"}, {"content", "written as root's\n"}}),
+                         turn("shell", {{"command", "echo uid=$(id -u)"}}),
+                         turn("finish", {{"summary", "wrote notes.txt"}})});
+    const auto run = runWarren(QStringList{"run", "--no-color", "--provider", "scripted:" + script,
+                                           "--workspace", workspace.path()} +
+                                   inPodman() + QStringList{"write notes"},
+                               data.path());
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.out.contains("uid=1000"), run.out.constData());
+    const QFileInfo notes(workspace.filePath(QStringLiteral("notes.txt")));
+    QCOMPARE(readFile(notes.filePath()), QStringLiteral("written as root's\n"));
+    QCOMPARE(notes.ownerId(), 0u);
+    QCOMPARE(taskRecord(data.path()).value("status", ""), "succeeded");
 }
 
 void TestControlContainer::moveBetweenBackends(const QStringList& first, const QStringList& second) {

@@ -251,21 +251,32 @@ void TestDockerCommand::workspaceOwner_data() {
     QTest::addColumn<QString>("user");      // the --user value
     QTest::addColumn<int>("hostOwnerUid");  // -1: unknown
     QTest::addColumn<int>("hostOwnerGid");
+    QTest::addColumn<QString>("boundFrom"); // the workspace's bind source: itself or the idmapped view
 
+    const QString real = qs(kWorkspace);
+    const QString view = qs(kDataDir) + "/workspace";
     QTest::newRow("root runs docker on a user's workspace: the owner")
-        << "docker" << false << 0 << 1234 << 1235 << "1234:1235" << 1234 << 1235;
+        << "docker" << false << 0 << 1234 << 1235 << "1234:1235" << 1234 << 1235 << real;
     QTest::newRow("root runs podman on a user's workspace: the owner")
-        << "podman" << false << 0 << 1234 << 1235 << "1234:1235" << 1234 << 1235;
+        << "podman" << false << 0 << 1234 << 1235 << "1234:1235" << 1234 << 1235 << real;
     QTest::newRow("root runs podman on the profile user's workspace")
-        << "podman" << false << 0 << 1000 << 1000 << "1000:1000" << 1000 << 1000;
-    QTest::newRow("root on its own workspace: the profile's uid, never root")
-        << "docker" << false << 0 << 0 << 0 << "1000:1000" << 1000 << 1000;
+        << "podman" << false << 0 << 1000 << 1000 << "1000:1000" << 1000 << 1000 << real;
+    QTest::newRow("root on its own workspace: the profile's uid on an idmapped view, never root")
+        << "docker" << false << 0 << 0 << 0 << "1000:1000" << 1000 << 1000 << view;
+    QTest::newRow("root runs podman on its own workspace: the same view")
+        << "podman" << false << 0 << 0 << 0 << "1000:1000" << 1000 << 1000 << view;
+    QTest::newRow("root's workspace of another group: the view maps that group")
+        << "podman" << false << 0 << 0 << 50 << "1000:1000" << 1000 << 1000 << view;
     QTest::newRow("a user runs a rootful engine: the user, whoever owns the workspace")
-        << "docker" << false << 1234 << 4321 << 4321 << "1234:1234" << 1234 << 1234;
+        << "docker" << false << 1234 << 4321 << 4321 << "1234:1234" << 1234 << 1234 << real;
+    QTest::newRow("a user runs a rootful engine on root's workspace: the user, no view")
+        << "docker" << false << 1234 << 0 << 0 << "1234:1234" << 1234 << 1234 << real;
     QTest::newRow("rootless podman: the invoker through keep-id, whoever owns the workspace")
-        << "podman" << true << 1234 << 4321 << 4321 << "1000:1000" << 1234 << 1234;
+        << "podman" << true << 1234 << 4321 << 4321 << "1000:1000" << 1234 << 1234 << real;
+    QTest::newRow("rootless podman on root's workspace: keep-id, no view")
+        << "podman" << true << 1234 << 0 << 0 << "1000:1000" << 1234 << 1234 << real;
     QTest::newRow("rootless docker: a subordinate uid")
-        << "docker" << true << 1234 << 1234 << 1234 << "1000:1000" << -1 << -1;
+        << "docker" << true << 1234 << 1234 << 1234 << "1000:1000" << -1 << -1 << real;
 }
 // clang-format on
 
@@ -278,14 +289,34 @@ void TestDockerCommand::workspaceOwner() {
     QFETCH(QString, user);
     QFETCH(int, hostOwnerUid);
     QFETCH(int, hostOwnerGid);
+    QFETCH(QString, boundFrom);
 
     auto profile = profileWith("{}");
     QVERIFY(profile);
     DockerRequest r = request(engine, rootless, static_cast<std::uint32_t>(invokerUid));
     r.workspaceOwnerUid = static_cast<std::uint32_t>(ownerUid);
     r.workspaceOwnerGid = static_cast<std::uint32_t>(ownerGid);
+    r.protection = protection({"pin .git", "read-only .git/config"});
     auto command = buildDockerCommand(*profile, r, fakeHost());
     QVERIFY2(command, command ? "" : command.error().message.c_str());
+    // The workspace and its protected paths are bound from the same place.
+    QVERIFY2(containsSequence(command->argv, "--mount type=bind,source=" + boundFrom + ",target=/workspace"),
+             qPrintable(joined(command->argv)));
+    QVERIFY(containsSequence(command->argv,
+                             "--mount type=bind,source=" + boundFrom + "/.git,target=/workspace/.git"));
+    QVERIFY(containsSequence(command->argv, "--mount type=bind,source=" + boundFrom +
+                                                "/.git/config,target=/workspace/.git/config,readonly"));
+    QCOMPARE(command->workspaceView.has_value(), boundFrom != qs(kWorkspace));
+    if (command->workspaceView) {
+        // On disk the owner, seen (and written) as the uid the container runs as.
+        const IdmappedView expected{kWorkspace,
+                                    boundFrom.toStdString(),
+                                    static_cast<std::uint32_t>(ownerUid),
+                                    static_cast<std::uint32_t>(ownerGid),
+                                    1000,
+                                    1000};
+        QCOMPARE(*command->workspaceView, expected);
+    }
     QVERIFY2(containsSequence(command->argv, "--user " + user), qPrintable(joined(command->argv)));
     QVERIFY(!containsSequence(command->argv, "--user 0:0"));
     QCOMPARE(command->hostOwnerUid.has_value(), hostOwnerUid >= 0);

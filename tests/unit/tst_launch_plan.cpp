@@ -113,10 +113,10 @@ void TestLaunchPlan::plansTheLaunch_data() {
         << QStringList{"safe-mode"} << "{}"
         << "allow:example.com" << false << "local" << true << QStringList{state, output, memories}
         << QStringList{state, output, memories} << false << "/data/tasks/t-1/egress.sock";
-    QTest::newRow("demo workspace owned dir")
+    QTest::newRow("demo workspace not handed over")
         << QStringList{} << "{}"
         << "none" << true << "local" << false << QStringList{state, output, memories}
-        << QStringList{state, output, memories, "/home/u/project"} << true << "";
+        << QStringList{state, output, memories} << true << "";
 }
 
 void TestLaunchPlan::plansTheLaunch() {
