@@ -453,10 +453,12 @@ template <std::size_t... I>
 Result<EventPayload> readByType(std::string_view type, const json& data, std::index_sequence<I...>) {
     Result<EventPayload> out =
         makeError(ErrorCode::InvalidArgument, "event.type: unknown event type \"" + std::string(type) + "\"");
-    ((std::variant_alternative_t<I, EventPayload>::kType == type
-          ? (out = readAs<std::variant_alternative_t<I, EventPayload>>(data), true)
-          : false) ||
-     ...);
+    // The first alternative whose kType matches reads the data; the fold stops there.
+    const bool known = ((std::variant_alternative_t<I, EventPayload>::kType == type
+                             ? (out = readAs<std::variant_alternative_t<I, EventPayload>>(data), true)
+                             : false) ||
+                        ...);
+    (void)known; // an unknown type keeps out's error
     return out;
 }
 
