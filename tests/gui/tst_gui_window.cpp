@@ -140,7 +140,7 @@ void TestGuiWindow::toolCallsOutputAndDiffAppearInOrder() {
     QCOMPARE(itemsOf(timeline, Kind::Finished).front()->prose, QStringLiteral("Edited the notes"));
 
     // The side panel and the list agree with the timeline.
-    QCOMPARE(timeline.activity().files.at("notes.txt").change, QStringLiteral("modified"));
+    QCOMPARE(timeline.activity().files.at("notes.txt").change, "modified");
     auto* tasks = desk.window().taskList();
     const QModelIndex row = tasks->index(tasks->rowOf(id.toStdString()));
     QCOMPARE(row.data(warren::ui::TaskListModel::StatusRole).toInt(),

@@ -1,7 +1,5 @@
 #include "TaskListModel.h"
 
-#include "TaskActivity.h"
-
 #include <QDateTime>
 #include <algorithm>
 
@@ -11,6 +9,12 @@ using control::TaskRecord;
 using control::TaskStatus;
 
 namespace {
+
+// "2026-11-29T10:52:03.123Z" -> milliseconds since the epoch; -1 when it does not parse.
+std::int64_t parseTimestampMs(const std::string& text) {
+    const QDateTime time = QDateTime::fromString(QString::fromStdString(text), Qt::ISODateWithMs);
+    return time.isValid() ? time.toMSecsSinceEpoch() : -1;
+}
 
 bool isDemo(const TaskRecord& task) {
     const auto spec = nlohmann::json::parse(task.spec, nullptr, false);

@@ -40,7 +40,6 @@ void TimelineModel::reset(const QString& taskId, const QString& prompt) {
     m_fold = timeline::TimelineFold(prompt.toStdString());
     m_items.clear();
     m_lastSeq = 0;
-    m_activity = {};
     m_items.emplace_back();
     sync(0);
     m_committed = m_items.size();
@@ -114,7 +113,6 @@ void TimelineModel::append(const std::vector<json>& events) {
             sync(m_items.size() - 1);
         }
     }
-    m_activity.update(m_fold.counters());
     if (m_items.size() > m_committed) {
         beginInsertRows({}, static_cast<int>(m_committed), static_cast<int>(m_items.size()) - 1);
         m_committed = m_items.size();

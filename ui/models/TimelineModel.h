@@ -4,7 +4,7 @@
 // batch of events costs one insertion and one change notification, however many events it holds. Events
 // are taken once, by their store seq.
 
-#include "TaskActivity.h"
+#include "TaskCounters.h"
 #include "TimelineFold.h"
 #include "TimelineItem.h"
 
@@ -32,7 +32,7 @@ public:
     const QString& taskId() const { return m_taskId; }
     std::uint64_t lastSeq() const { return m_lastSeq; }
     const TimelineItem* item(int row) const;
-    const TaskActivity& activity() const { return m_activity; }
+    const timeline::TaskCounters& activity() const { return m_fold.counters(); }
     // The row of the last card about path (its latest diff), or -1.
     int lastChangeOf(const QString& path) const;
 
@@ -50,7 +50,6 @@ private:
     std::deque<TimelineItem> m_items; // one per card; deque: an item stays where it is while others are added
     std::size_t m_committed = 0;      // rows the view knows of; the rest are being built by append()
     std::uint64_t m_lastSeq = 0;
-    TaskActivity m_activity;
 };
 
 } // namespace warren::ui

@@ -18,7 +18,9 @@ class ChangedFilesModel : public QIdentityProxyModel {
 public:
     using QIdentityProxyModel::QIdentityProxyModel;
 
-    void setChanges(const QString& root, const std::map<QString, TaskActivity::FileChange>& files) {
+    using FileChanges = std::map<std::string, timeline::TaskCounters::FileChange>;
+
+    void setChanges(const QString& root, const FileChanges& files) {
         if (root == m_root && files == m_files)
             return;
         m_root = root;
@@ -34,9 +36,9 @@ public:
     QVariant data(const QModelIndex& index, int role) const override {
         if (index.column() == 0 && (role == Qt::FontRole || role == Qt::ForegroundRole || role == Qt::ToolTipRole ||
                                     role == Qt::DisplayRole)) {
-            const auto it = m_files.find(relativePath(index));
+            const auto it = m_files.find(relativePath(index).toStdString());
             if (it != m_files.end()) {
-                const TaskActivity::FileChange& change = it->second;
+                const timeline::TaskCounters::FileChange& change = it->second;
                 if (role == Qt::FontRole) {
                     QFont font;
                     font.setBold(true);
@@ -49,7 +51,7 @@ public:
                 if (role == Qt::DisplayRole)
                     return QIdentityProxyModel::data(index, role).toString() + QStringLiteral("  ●");
                 return tr("%1 by this task (+%2 −%3); click for the change")
-                    .arg(change.change)
+                    .arg(QString::fromStdString(change.change))
                     .arg(change.added)
                     .arg(change.removed);
             }
@@ -59,7 +61,7 @@ public:
 
 private:
     QString m_root;
-    std::map<QString, TaskActivity::FileChange> m_files;
+    FileChanges m_files;
 };
 
 namespace {
@@ -121,7 +123,7 @@ void SidePanel::setWorkspace(const QString& workspace) {
     m_tree->setRootIndex(m_marked->mapFromSource(m_files->setRootPath(workspace)));
 }
 
-void SidePanel::setActivity(const TaskActivity& activity, qint64 elapsedMs) {
+void SidePanel::setActivity(const timeline::TaskCounters& activity, qint64 elapsedMs) {
     m_marked->setChanges(m_workspace, activity.files);
     m_memory->setSamples(activity.memoryBytes);
     m_cpu->setSamples(activity.cpuPercent);

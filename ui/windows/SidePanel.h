@@ -2,7 +2,7 @@
 // Beside the timeline: the workspace's files, those the task changed marked (a click shows the change),
 // and what the task used: memory and CPU over time, tokens, steps, model and tool calls, elapsed time.
 
-#include "TaskActivity.h"
+#include "TaskCounters.h"
 
 #include <QWidget>
 #include <map>
@@ -22,7 +22,7 @@ public:
     explicit SidePanel(QWidget* parent = nullptr);
 
     void setWorkspace(const QString& workspace); // empty: nothing selected
-    void setActivity(const TaskActivity& activity, qint64 elapsedMs);
+    void setActivity(const timeline::TaskCounters& activity, qint64 elapsedMs);
 
 signals:
     void changedFileActivated(const QString& relativePath);
