@@ -423,6 +423,35 @@ Result<NetworkRequestData> NetworkRequestData::fromJson(const json& data) {
     return out;
 }
 
+json LimitsAppliedData::toJson() const {
+    return {{"limits", limits}, {"decided_by", decidedBy}};
+}
+
+Result<LimitsAppliedData> LimitsAppliedData::fromJson(const json& data) {
+    const auto at = where<LimitsAppliedData>();
+    Error error;
+    json limits, decidedBy;
+    if (!take(checkObject<LimitsAppliedData>(data, {"limits", "decided_by"}), error) ||
+        !take(getObject(data, "limits", at), limits, error) ||
+        !take(getObject(data, "decided_by", at), decidedBy, error))
+        return error;
+    LimitsAppliedData out;
+    for (const auto& [name, value] : limits.items()) {
+        if (!value.is_number_unsigned())
+            return makeError(ErrorCode::InvalidArgument,
+                             at + ".limits." + name + ": must be a non-negative integer, got " + value.dump());
+        out.limits[name] = value.get<std::uint64_t>();
+    }
+    for (const auto& [name, value] : decidedBy.items()) {
+        if (!value.is_string() || !out.limits.contains(name))
+            return makeError(ErrorCode::InvalidArgument, at + ".decided_by." + name +
+                                                             ": must name who decided a limit in limits, got " +
+                                                             value.dump());
+        out.decidedBy[name] = value.get<std::string>();
+    }
+    return out;
+}
+
 json TaskFinishedData::toJson() const {
     return {{"reason", reason}, {"summary", nullable(summary)}};
 }

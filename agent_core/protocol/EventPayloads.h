@@ -14,6 +14,7 @@
 #include "ToolCall.h"
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -215,6 +216,18 @@ struct NetworkRequestData {
     friend bool operator==(const NetworkRequestData&, const NetworkRequestData&) = default;
 };
 
+// The limits a task's sandbox runs with when a server clamped them to its quotas: its first event. Keys are
+// the sandbox profile's limit names (memory_mb, pids, cpu_seconds, timeout_sec, ...); decided_by says, for
+// each, whose number it is: "request", "user" or "tenant".
+struct LimitsAppliedData {
+    static constexpr std::string_view kType = event_type::kLimitsApplied;
+    std::map<std::string, std::uint64_t> limits;
+    std::map<std::string, std::string> decidedBy;
+    nlohmann::json toJson() const;
+    static Result<LimitsAppliedData> fromJson(const nlohmann::json& data);
+    friend bool operator==(const LimitsAppliedData&, const LimitsAppliedData&) = default;
+};
+
 struct TaskFinishedData {
     static constexpr std::string_view kType = event_type::kTaskFinished;
     std::string reason; // finished, failed, cancelled, paused, guard
@@ -229,7 +242,7 @@ using EventPayload =
     std::variant<TaskStartedData, TaskResumedData, StepStartedData, ModelDeltaData, ModelResponseData,
                  ToolCallData, ToolOutputData, ToolResultData, FileChangedData, ApprovalRequestedData,
                  ApprovalResolvedData, CheckpointData, ResourceSampleData, HookData, GuardData, ErrorData,
-                 LogData, NetworkRequestData, TaskFinishedData>;
+                 LogData, NetworkRequestData, LimitsAppliedData, TaskFinishedData>;
 
 // The data of an event of type, read by that type's fromJson; an unknown type is an error naming it.
 Result<EventPayload> payloadFromJson(std::string_view type, const nlohmann::json& data);

@@ -28,6 +28,7 @@ constexpr std::array kCatalog = {
     EventTypeInfo{kError, "something failed; the task may go on"},
     EventTypeInfo{kLog, "a diagnostic message with a level"},
     EventTypeInfo{kNetworkRequest, "the egress proxy let a request through to a listed host, or refused it"},
+    EventTypeInfo{kLimitsApplied, "the sandbox limits a server task runs with, and which quota decided each"},
     EventTypeInfo{kTaskFinished, "the task ended: reason and summary"},
 };
 

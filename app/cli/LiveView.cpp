@@ -1,5 +1,6 @@
 #include "LiveView.h"
 
+#include "LimitsDescription.h"
 #include "TimelineFold.h"
 
 #include <optional>
@@ -478,6 +479,10 @@ std::string LiveView::line(const protocol::Event&, const protocol::NetworkReques
         return paint(kDim, "\xE2\x87\xA2 network: " + target) + "\n"; // ⇢
     return paint(kYellow, "\xE2\x87\xA2 network refused: ") + target + ": " +
            oneLine(data.reason.value_or("")) + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::LimitsAppliedData& data) {
+    return paint(kDim, "limits: " + timeline::describeLimits(data)) + "\n";
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::TaskFinishedData& data) {

@@ -66,6 +66,7 @@ private:
     std::string line(const protocol::Event& envelope, const protocol::ErrorData& data);
     std::string line(const protocol::Event& envelope, const protocol::LogData& data);
     std::string line(const protocol::Event& envelope, const protocol::NetworkRequestData& data);
+    std::string line(const protocol::Event& envelope, const protocol::LimitsAppliedData& data);
     std::string line(const protocol::Event& envelope, const protocol::TaskFinishedData& data);
     std::string toolOutput(const protocol::ToolOutputData& data);
     std::string outputLine(bool stderrStream, std::string_view rawLine);

@@ -43,6 +43,8 @@ std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
     layers.push_back(network);
     for (const auto& layer : input.extraLayers)
         layers.push_back(layer);
+    if (!input.limits.empty())
+        layers.push_back({{"limits", input.limits}});
     return layers;
 }
 

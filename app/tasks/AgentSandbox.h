@@ -3,7 +3,8 @@
 // profile, then the agent's own mounts (/workspace, /state, /output, /memories/<prefix>, the agent binary at
 // /opt/warren/warren-agent), then the strict profile when safe-mode asks for it, then the task's network
 // (so a network the user chose is not undone by safe-mode's "none"; with an egress proxy, its socket at
-// /opt/warren/egress.sock and the proxy variables tools read), then the site's extra layer.
+// /opt/warren/egress.sock and the proxy variables tools read), then the site's extra layer, then the limits a server clamped to its quotas (so no layer
+// raises them).
 // Pure: tests inspect the layers; planLaunch puts them in the task's AgentLaunch.
 
 #include <nlohmann/json.hpp>
@@ -22,7 +23,8 @@ struct AgentSandboxInput {
     std::string network = "none"; // the sandbox's: "none" or "loopback"
     std::string egressSocket;     // host path of the task's egress proxy socket; empty: none
     bool strict = false;      // resources/profiles/strict.json on top
-    std::vector<nlohmann::json> extraLayers; // applied last (WARREN_SANDBOX_PROFILE)
+    std::vector<nlohmann::json> extraLayers; // the site's (WARREN_SANDBOX_PROFILE)
+    nlohmann::json limits = nlohmann::json::object(); // a server's clamped limits, applied last
 };
 
 inline constexpr const char* kAgentPathInSandbox = "/opt/warren/warren-agent";

@@ -32,7 +32,7 @@ Result<std::string> egressSocketPath(const TaskNetwork& network, const DataDir& 
     return socket;
 }
 
-AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task,
+AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, const TaskSpec& spec,
                                const PlanEnvironment& environment) {
     AgentSandboxInput input;
     input.workspace = task.workspace;
@@ -44,6 +44,8 @@ AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task,
     input.strict = plan.strict;
     input.extraLayers = environment.extraProfileLayers;
     input.memoryPrefix = plan.config.memoryPrefix;
+    if (spec.limits)
+        input.limits = spec.limits->limits;
     if (plan.config.memoryBackend == agent::MemoryBackendKind::Filesystem)
         input.memoriesDir = environment.data.memoriesDir(plan.config.memoryPrefix);
     return input;
@@ -87,7 +89,7 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
         return socket.error();
     plan.egressSocket = std::move(*socket);
 
-    const AgentSandboxInput input = sandboxInput(plan, task, environment);
+    const AgentSandboxInput input = sandboxInput(plan, task, spec, environment);
     plan.directories = {input.stateDir, input.outputDir};
     if (!input.memoriesDir.empty())
         plan.directories.push_back(input.memoriesDir);

@@ -91,10 +91,10 @@ Status TaskRunner::launch() {
             return made;
     if (auto locked = takeLock(); !locked)
         return locked;
-    if (auto proxy = startProxy(*plan); !proxy)
-        return proxy;
     if (auto continued = continueSequence(); !continued)
         return continued;
+    if (auto proxy = startProxy(*plan); !proxy)
+        return proxy;
     if (auto egress = startEgress(*plan); !egress)
         return egress;
     auto channel = AgentChannel::open();
@@ -178,6 +178,8 @@ Status TaskRunner::continueSequence() {
     if (!lastSeq)
         return lastSeq.error();
     m_nextSeq = *lastSeq + 1;
+    if (*lastSeq == 0 && m_spec.limits) // what the server clamped comes first
+        recordOwn(*m_spec.limits);
     return Ok{};
 }
 

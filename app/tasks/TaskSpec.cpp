@@ -10,12 +10,15 @@ namespace warren::control {
 using nlohmann::json;
 
 json TaskSpec::toJson() const {
-    return {{"provider", provider},         {"model", model},
+    json out = {{"provider", provider},         {"model", model},
             {"presets", presets},           {"overrides", overrides},
             {"network", network},           {"approval", approvalModeName(approval)},
             {"timeout_sec", timeoutSec},    {"token_budget", tokenBudget},
             {"demo", demo},                 {"backend", sandbox::backendName(backend)},
             {"image", image}};
+    if (limits)
+        out["limits"] = limits->toJson();
+    return out;
 }
 
 Result<TaskSpec> TaskSpec::fromJson(const json& value) {
@@ -39,6 +42,12 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
             return makeError(ErrorCode::InvalidArgument, "task spec: " + backend.error().message);
         spec.backend = *backend;
         spec.image = value.value("image", std::string(kDefaultAgentImage));
+        if (value.contains("limits")) {
+            auto limits = protocol::LimitsAppliedData::fromJson(value.at("limits"));
+            if (!limits)
+                return makeError(ErrorCode::InvalidArgument, "task spec: " + limits.error().message);
+            spec.limits = std::move(*limits);
+        }
         if (!spec.overrides.is_object())
             return makeError(ErrorCode::InvalidArgument, "task spec: overrides must be an object");
         return spec;

@@ -6,6 +6,7 @@
 #include "ApprovalRules.h"
 #include "Backend.h"
 #include "DockerCommand.h"
+#include "EventPayloads.h"
 #include "Result.h"
 
 #include <cstdint>
@@ -32,6 +33,9 @@ struct TaskSpec {
     bool demo = false; // the built-in scripted demo (provider is its script), labelled as such
     sandbox::Backend backend = sandbox::Backend::Bwrap; // the sandbox; stored as its backendName()
     std::string image = kDefaultAgentImage;            // docker/podman: the image the agent runs on
+    // The sandbox limits a server clamped to its quotas (profile limit names), applied over every other
+    // layer and recorded as the task's first event; unset on the desktop, where the profile decides.
+    std::optional<protocol::LimitsAppliedData> limits;
 
     nlohmann::json toJson() const;
     static Result<TaskSpec> fromJson(const nlohmann::json& value);

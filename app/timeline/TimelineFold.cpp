@@ -2,6 +2,7 @@
 
 #include "CallDescription.h"
 #include "CommandPrefix.h"
+#include "LimitsDescription.h"
 
 #include <cstdio>
 
@@ -257,6 +258,10 @@ void TimelineFold::take(const Event& e, const NetworkRequestData& data) {
         notice(e, State::Plain, "network: " + target, data.address.value_or(""));
     else
         notice(e, State::Warning, "network refused: " + target, data.reason.value_or(""));
+}
+
+void TimelineFold::take(const Event& e, const LimitsAppliedData& data) {
+    notice(e, State::Plain, "limits: " + describeLimits(data));
 }
 
 void TimelineFold::take(const Event& e, const TaskFinishedData& data) {

@@ -66,6 +66,7 @@ private:
     void take(const protocol::Event& e, const protocol::ErrorData& data);
     void take(const protocol::Event& e, const protocol::LogData& data);
     void take(const protocol::Event& e, const protocol::NetworkRequestData& data);
+    void take(const protocol::Event& e, const protocol::LimitsAppliedData& data);
     void take(const protocol::Event& e, const protocol::TaskFinishedData& data);
     void take(const protocol::Event&, const protocol::TaskStartedData&) {}    // the prompt card is there
     void take(const protocol::Event&, const protocol::ResourceSampleData&) {} // counted only

@@ -113,6 +113,11 @@ private slots:
         QTest::newRow("network_request refused")
             << std::string("network_request")
             << std::string(R"({"allowed":false,"host":"evil","method":"","port":80,"reason":"not listed"})");
+        QTest::newRow("limits_applied")
+            << std::string("limits_applied")
+            << std::string(R"({"decided_by":{"memory_mb":"tenant","pids":"request"},"limits":{"memory_mb":512,"pids":64}})");
+        QTest::newRow("limits_applied with nothing limited")
+            << std::string("limits_applied") << std::string(R"({"decided_by":{},"limits":{}})");
         QTest::newRow("task_finished") << std::string("task_finished")
                                        << std::string(R"({"reason":"finished","summary":"Wrote hello.txt"})");
     }
@@ -213,6 +218,13 @@ private slots:
         QTest::newRow("summary is a number")
             << std::string("task_finished") << std::string(R"({"reason":"failed","summary":3})")
             << "task_finished data.summary: must be a string, got the integer 3";
+        QTest::newRow("limit is negative")
+            << std::string("limits_applied") << std::string(R"({"limits":{"pids":-1},"decided_by":{}})")
+            << "limits_applied data.limits.pids: must be a non-negative integer, got -1";
+        QTest::newRow("decided_by a limit not set")
+            << std::string("limits_applied")
+            << std::string(R"({"limits":{"pids":1},"decided_by":{"memory_mb":"tenant"}})")
+            << "limits_applied data.decided_by.memory_mb: must name who decided a limit in limits, got \"tenant\"";
         QTest::newRow("error without a message")
             << std::string("error") << std::string(R"({"fatal":true})") << "error data.message: missing";
     }

@@ -65,6 +65,7 @@ private slots:
     void refusesBeforeAnythingRuns_data();
     void refusesBeforeAnythingRuns();
     void tokenAndStartRequest();
+    void clampedLimitsComeLast();
 };
 
 void TestLaunchPlan::plansTheLaunch_data() {
@@ -209,5 +210,27 @@ void TestLaunchPlan::tokenAndStartRequest() {
     QCOMPARE(resumed->start.presets, std::vector<std::string>{"safe-mode"});
 }
 
-QTEST_GUILESS_MAIN(TestLaunchPlan)
+// A server's clamped limits win over every other layer, the site's included, and the rest of the
+// profile's limits stay as the layers made them.
+void TestLaunchPlan::clampedLimitsComeLast() {
+    TaskSpec clamped = spec({}, "{}", "none", false, 0);
+    clamped.limits = protocol::LimitsAppliedData{{{"memory_mb", 256}, {"pids", 32}}, {{"memory_mb", "tenant"}}};
+    PlanEnvironment site = environment();
+    site.extraProfileLayers = {json{{"limits", {{"memory_mb", 4096u}, {"open_files", 77u}}}}};
+    auto plan = planLaunch(task(), clamped, site);
+    QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+    auto profile = sandbox::resolveProfile(plan->launch.layers);
+    QVERIFY2(profile, profile ? "" : profile.error().message.c_str());
+    QCOMPARE(profile->limits.memoryMb, 256u);
+    QCOMPARE(profile->limits.pids, 32u);
+    QCOMPARE(profile->limits.openFiles, 77u);
+
+    auto unclamped = planLaunch(task(), spec({}, "{}", "none", false, 0), site);
+    QVERIFY(unclamped);
+    auto siteProfile = sandbox::resolveProfile(unclamped->launch.layers);
+    QVERIFY(siteProfile);
+    QCOMPARE(siteProfile->limits.memoryMb, 4096u);
+}
+
+QTEST_APPLESS_MAIN(TestLaunchPlan)
 #include "tst_launch_plan.moc"
