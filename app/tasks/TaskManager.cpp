@@ -33,7 +33,8 @@ TaskManager::~TaskManager() {
         delete runner; // kills its sandbox; the task is recovered as interrupted next time
 }
 
-Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec) {
+Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
+                                       const std::string& id) {
     if (auto valid = validateSpec(spec); !valid)
         return valid.error();
     std::error_code error;
@@ -41,7 +42,7 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
     if (error || !fs::is_directory(canonical))
         return makeError(ErrorCode::NotFound, "the workspace " + workspace + " is not a directory; pass --workspace DIR");
     TaskRecord task;
-    task.id = newTaskId();
+    task.id = id.empty() ? newTaskId() : id;
     task.prompt = prompt;
     task.workspace = canonical.string();
     task.spec = spec.toJson().dump();

@@ -22,8 +22,10 @@ public:
     TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent = nullptr);
     ~TaskManager() override;
 
-    // Stores the task as queued and starts it when a slot is free.
-    Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec);
+    // Stores the task as queued and starts it when a slot is free. id: one the caller made with newTaskId()
+    // (a server records it before the task exists); empty: a new one.
+    Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
+                              const std::string& id = {});
     // A paused, interrupted or failed task goes back in the queue; its agent resumes from its checkpoint.
     // move: another backend or image from now on (stored in the task's spec).
     Status resume(const std::string& id, const SandboxMove& move);

@@ -1,0 +1,65 @@
+#pragma once
+// The live event streams (GET /v1/tasks/{id}/events/stream): one cursor per client, each a seq. A cursor
+// is served from the task's recent events kept in memory (what eventStored delivered, after its commit)
+// and, when it is further behind than those, from the store; so a reconnect with its Last-Event-ID gets
+// every later event exactly once, also after warrend or PostgreSQL restarted, and a client that reads
+// slowly costs one cursor, never a growing buffer (the HTTP edge pulls only as its socket drains).
+// A stream ends once its task is no longer queued or running and the client has every event.
+
+#include "HttpReply.h"
+#include "StoreTypes.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QTimer>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace warren::control {
+class Store;
+}
+
+namespace warren::server {
+
+// One event as a Server-Sent Events frame: "id: SEQ\ndata: EVENT\n\n". Pure.
+QByteArray sseFrame(std::uint64_t seq, const std::string& eventJson);
+
+class EventStreams : public QObject {
+    Q_OBJECT
+public:
+    // isLive: the task may still get events (queued or running).
+    EventStreams(control::Store& store, std::function<bool(const std::string&)> isLive, QObject* parent = nullptr);
+    ~EventStreams() override;
+
+    void open(const std::string& taskId, std::uint64_t afterSeq, const http::HttpReply& reply);
+    // From the control plane, after the commit.
+    void eventStored(const std::string& taskId, const nlohmann::json& event);
+    void taskFinished(const std::string& taskId);
+    std::size_t openCount() const;
+
+private:
+    struct Cursor;
+    struct Recent {
+        std::deque<std::pair<std::uint64_t, QByteArray>> frames; // seq order
+    };
+    std::optional<QByteArray> pull(Cursor& cursor);
+    bool takeRecent(Cursor& cursor, QByteArray& out);
+    bool takeStored(Cursor& cursor, QByteArray& out);
+    void wakeAll(const std::string& taskId);
+    void closed(const std::shared_ptr<Cursor>& cursor);
+
+    control::Store& m_store;
+    std::function<bool(const std::string&)> m_isLive;
+    std::map<std::string, Recent> m_recent; // tasks with open streams only
+    std::multimap<std::string, std::shared_ptr<Cursor>> m_cursors;
+    QTimer m_keepAlive; // a comment now and then: proxies keep the stream, gone clients are noticed
+};
+
+} // namespace warren::server

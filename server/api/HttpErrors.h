@@ -1,0 +1,19 @@
+#pragma once
+// An error value as the HTTP answer a client gets: the status its code means and the JSON error shape
+// ({"error":{"code","message"}}), the message being the one a person can act on. Pure.
+
+#include "HttpResponse.h"
+#include "Result.h"
+
+#include <nlohmann/json.hpp>
+
+namespace warren::server {
+
+// InvalidArgument 400 invalid_request, NotFound 404 not_found, Unsupported 501 unsupported,
+// Unavailable 503 unavailable (with Retry-After: the database is restarting), System 500 internal.
+http::HttpResponse errorResponse(const Error& error);
+http::HttpResponse notFound(const std::string& what); // 404: also what another user's id answers
+// A JSON document (nlohmann) as the response body.
+http::HttpResponse jsonResponse(unsigned status, const nlohmann::json& body);
+
+} // namespace warren::server

@@ -1,0 +1,57 @@
+#include "OwnedTask.h"
+
+#include "AccountStore.h"
+#include "ControlPlane.h"
+#include "HttpErrors.h"
+#include "ServerParts.h"
+#include "Store.h"
+
+namespace warren::server {
+
+using nlohmann::json;
+
+Result<std::optional<Owned>> ownedTask(ServerParts& parts, const accounts::Account& caller, const std::string& id) {
+    auto owned = parts.accounts.task(caller.userId, id);
+    if (!owned)
+        return owned.error();
+    if (!*owned)
+        return std::optional<Owned>();
+    auto task = parts.store.task(id);
+    if (!task)
+        return task.error();
+    if (!*task)
+        return std::optional<Owned>();
+    return std::optional<Owned>(Owned{**task, (*owned)->uploadId});
+}
+
+json taskJson(const control::TaskRecord& task, const std::optional<std::string>& uploadId) {
+    json out = control::toJson(task);
+    out["workspace"] = uploadId.value_or("");
+    if (auto& spec = out["spec"]; spec.is_object()) {
+        if (spec.value("provider", std::string()).starts_with("scripted:"))
+            spec["provider"] = "scripted";
+    }
+    return out;
+}
+
+std::string pathParameter(const http::HttpRequest& request, const char* name) {
+    return request.pathParameters.value(QString::fromLatin1(name)).toStdString();
+}
+
+void addOwnedTaskRoute(http::Router& router, ServerParts& parts, const char* method, const char* pattern,
+                       OwnedTaskHandler handler) {
+    router.add(method, QString::fromLatin1(pattern),
+               authenticated(parts.accounts, [&parts, handler = std::move(handler)](const accounts::Account& caller,
+                                                                                   const http::HttpRequest& request,
+                                                                                   http::HttpReply reply) {
+                   const std::string id = pathParameter(request, "id");
+                   auto owned = ownedTask(parts, caller, id);
+                   if (!owned)
+                       return reply.send(errorResponse(owned.error()));
+                   if (!*owned)
+                       return reply.send(notFound("task " + id));
+                   handler(caller, **owned, request, std::move(reply));
+               }));
+}
+
+} // namespace warren::server

@@ -1,0 +1,102 @@
+#include "ServeOptions.h"
+
+#include <charconv>
+
+namespace warren::server {
+
+namespace {
+
+Status refuse(const std::string& message) {
+    return makeError(ErrorCode::InvalidArgument, message);
+}
+
+Result<std::uint64_t> number(const std::string& flag, const std::string& text, std::uint64_t min,
+                             std::uint64_t max) {
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < min || value > max)
+        return makeError(ErrorCode::InvalidArgument, flag + " " + text + ": expected a whole number from " +
+                                                         std::to_string(min) + " to " + std::to_string(max));
+    return value;
+}
+
+// HOST:PORT, [IPV6]:PORT.
+Status readListen(const std::string& text, ServeOptions& options) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+        return refuse("--listen " + text + ": expected HOST:PORT, e.g. 127.0.0.1:8420");
+    std::string host = text.substr(0, colon);
+    if (host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    auto port = number("--listen's port", text.substr(colon + 1), 0, 65535);
+    if (!port)
+        return port.error();
+    options.host = host;
+    options.port = static_cast<std::uint16_t>(*port);
+    return Ok{};
+}
+
+} // namespace
+
+Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
+    ServeOptions options;
+    bool listen = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& flag = args[i];
+        if (i + 1 >= args.size())
+            return makeError(ErrorCode::InvalidArgument, flag.starts_with("--")
+                                                             ? flag + " needs a value"
+                                                             : "unexpected argument " + flag);
+        const std::string& value = args[++i];
+        Status read = Ok{};
+        if (flag == "--listen") {
+            read = readListen(value, options);
+            listen = true;
+        } else if (flag == "--database") {
+            options.databaseUrl = value;
+        } else if (flag == "--data-dir") {
+            options.dataDir = value;
+        } else if (flag == "--tls-cert") {
+            options.tlsCertificate = value;
+        } else if (flag == "--tls-key") {
+            options.tlsKey = value;
+        } else if (flag == "--backend") {
+            auto backend = sandbox::parseBackend(value);
+            if (!backend)
+                return backend.error();
+            options.backend = *backend;
+        } else if (flag == "--image") {
+            options.image = value;
+        } else if (flag == "--max-tasks") {
+            auto n = number(flag, value, 1, 1024);
+            if (!n)
+                return n.error();
+            options.maxTasks = *n;
+        } else if (flag == "--provider") {
+            options.provider = value;
+        } else if (flag == "--model") {
+            options.model = value;
+        } else if (flag == "--max-upload-mb") {
+            auto n = number(flag, value, 1, 1u << 20);
+            if (!n)
+                return n.error();
+            options.maxUploadBytes = *n << 20;
+        } else {
+            return makeError(ErrorCode::InvalidArgument, "unknown option " + flag + "; see `warrend --help`");
+        }
+        if (!read)
+            return read.error();
+    }
+    if (!listen)
+        return makeError(ErrorCode::InvalidArgument, "--listen HOST:PORT is required");
+    if (options.databaseUrl.empty())
+        return makeError(ErrorCode::InvalidArgument, "--database URL is required (postgresql://...)");
+    if (options.dataDir.empty())
+        return makeError(ErrorCode::InvalidArgument, "--data-dir DIR is required: uploads, workspaces and "
+                                                     "the agents' state go there");
+    if (options.tlsCertificate.empty() != options.tlsKey.empty())
+        return makeError(ErrorCode::InvalidArgument, "--tls-cert and --tls-key go together");
+    return options;
+}
+
+} // namespace warren::server

@@ -1,0 +1,35 @@
+#pragma once
+// `warrend serve`'s command line (DESIGN.md §8, docs/SERVER.md), read into options. Pure.
+//
+//   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
+//                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--provider SPEC] [--model M]
+//                 [--max-upload-mb N]
+
+#include "Backend.h"
+#include "Result.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::server {
+
+struct ServeOptions {
+    std::string host;
+    std::uint16_t port = 0; // 0: any free port (printed when listening)
+    std::string databaseUrl;
+    std::string dataDir;
+    std::string tlsCertificate, tlsKey; // both or neither
+    sandbox::Backend backend = sandbox::Backend::Bwrap;
+    std::string image;             // containers: the agent's image; empty: the default
+    std::size_t maxTasks = 4;      // agents running at once on this host, whoever they belong to
+    std::string provider;          // the provider of tasks that name none ("openai", ...); empty: they must
+    std::string model;
+    std::uint64_t maxUploadBytes = 512ull << 20;
+};
+
+// args: what follows "serve". An error names the flag and says what it expects.
+Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args);
+
+} // namespace warren::server

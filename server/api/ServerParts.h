@@ -1,0 +1,50 @@
+#pragma once
+// What warrend's endpoints share: the task store, the accounts, the task manager, the event streams and
+// where files go. Owned by Warrend; the endpoint files only borrow them, all on the server's one thread.
+
+#include "AccountTypes.h"
+#include "ServeOptions.h"
+
+#include <string>
+
+namespace warren::control {
+class Store;
+class TaskManager;
+} // namespace warren::control
+
+namespace warren::accounts {
+class AccountStore;
+}
+
+namespace warren::server {
+
+class EventStreams;
+class Quotas;
+
+// Under --data-dir:
+//   uploads/<id>/upload.tar      the body as it came (each task of it extracts its own workspace)
+//   uploads/<id>/tree            the upload extracted once: checked, and the patch's "before"
+//   workspaces/<task>            the task's workspace, mounted at /workspace
+//   scripts/<task>.json          an inline script (scripted model)
+//   tasks/, memories/            the control plane's (DataDir)
+struct ServerPaths {
+    std::string root;
+    std::string uploadDir(const std::string& id) const { return root + "/uploads/" + id; }
+    std::string uploadTar(const std::string& id) const { return uploadDir(id) + "/upload.tar"; }
+    std::string uploadTree(const std::string& id) const { return uploadDir(id) + "/tree"; }
+    std::string workspace(const std::string& task) const { return root + "/workspaces/" + task; }
+    std::string script(const std::string& task) const { return root + "/scripts/" + task + ".json"; }
+    std::string incoming() const { return root + "/incoming"; } // request bodies being received
+};
+
+struct ServerParts {
+    control::Store& store;
+    accounts::AccountStore& accounts;
+    control::TaskManager& manager;
+    EventStreams& streams;
+    Quotas& quotas;
+    ServerPaths paths;
+    ServeOptions options;
+};
+
+} // namespace warren::server

@@ -1,0 +1,80 @@
+#include "TaskRequest.h"
+
+#include "JsonFields.h"
+#include "Script.h"
+
+namespace warren::server {
+
+using nlohmann::json;
+using namespace json_fields;
+
+namespace {
+
+constexpr std::size_t kMaxPromptBytes = 256 * 1024;
+
+Status refuse(const std::string& message) {
+    return makeError(ErrorCode::InvalidArgument, message);
+}
+
+Status readScript(const json& body, TaskRequest& request) {
+    const auto it = body.find("script");
+    if (it == body.end())
+        return Ok{};
+    if (!it->is_object())
+        return refuse("script: must be an object {\"turns\": [...]}, got " + describeJson(*it));
+    if (!request.provider.empty())
+        return refuse("script: a task has a script or a provider, not both");
+    const std::string text = it->dump();
+    if (auto parsed = protocol::parseScript(text, "script"); !parsed)
+        return parsed.error();
+    request.script = text;
+    return Ok{};
+}
+
+} // namespace
+
+Result<TaskRequest> parseTaskRequest(const json& body) {
+    if (auto object = requireObject(body, "the request body"); !object)
+        return object.error();
+    if (auto keys = checkKeys(body,
+                              {"prompt", "workspace", "provider", "model", "script", "presets", "network", "limits",
+                               "token_budget"},
+                              "the request body", ListKnown::Yes);
+        !keys)
+        return keys.error();
+    TaskRequest request;
+    Error error;
+    std::optional<std::string> provider, model, network;
+    std::optional<std::uint64_t> budget;
+    if (!take(getString(body, "prompt", ""), request.prompt, error) ||
+        !take(getString(body, "workspace", ""), request.workspace, error) ||
+        !take(getOptionalString(body, "provider", ""), provider, error) ||
+        !take(getOptionalString(body, "model", ""), model, error) ||
+        !take(getStringArray(body, "presets", "", false), request.presets, error) ||
+        !take(getOptionalString(body, "network", ""), network, error) ||
+        !take(getOptionalUint(body, "token_budget", ""), budget, error))
+        return error;
+    if (request.prompt.empty())
+        return refuse("prompt: is empty; say what the agent should do");
+    if (request.prompt.size() > kMaxPromptBytes)
+        return refuse("prompt: longer than " + std::to_string(kMaxPromptBytes) + " bytes");
+    if (request.workspace.empty())
+        return refuse("workspace: is empty; POST the workspace's tar to /v1/uploads and pass its id");
+    request.provider = provider.value_or("");
+    if (request.provider.starts_with("scripted"))
+        return refuse("provider: a scripted model comes inline, as script");
+    request.model = model.value_or("");
+    request.network = network.value_or("none");
+    request.tokenBudget = budget.value_or(0);
+    if (auto script = readScript(body, request); !script)
+        return script.error();
+    if (const auto limits = body.find("limits"); limits != body.end()) {
+        auto read = accounts::limitsFromJson(*limits, accounts::LimitsScope::Request, "limits");
+        if (!read)
+            return read.error();
+        request.limits = *read;
+    }
+    return request;
+}
+
+} // namespace warren::server

@@ -1,0 +1,37 @@
+#pragma once
+// The body of POST /v1/tasks (docs/SERVER.md), read strictly: an unknown field, a wrong type or an
+// impossible value is refused with a message naming the field, before anything is created. Pure.
+//
+//   {"prompt", "workspace": UPLOAD_ID, "provider"?, "model"?, "script"?, "presets"?, "network"?,
+//    "limits"?, "token_budget"?}
+//
+// script is a scripted model's {"turns": [...]} inline (the demo and tests), read by the same parser as a
+// script file; it excludes provider. limits are the sandbox's, by the profile's names (memory_mb, pids,
+// cpu_seconds, timeout_sec, ...): what the caller asks for, which the server clamps to its quotas.
+
+#include "Limits.h"
+#include "Result.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::server {
+
+struct TaskRequest {
+    std::string prompt;
+    std::string workspace; // an upload's id
+    std::string provider;  // empty: the server's default
+    std::string model;
+    std::optional<std::string> script; // the script's JSON text, checked
+    std::vector<std::string> presets;
+    std::string network = "none";
+    accounts::Limits limits; // sandbox limits only
+    std::uint64_t tokenBudget = 0; // 0: none asked for (the month's quota still applies)
+};
+
+Result<TaskRequest> parseTaskRequest(const nlohmann::json& body);
+
+} // namespace warren::server

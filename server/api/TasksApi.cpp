@@ -1,0 +1,323 @@
+#include "TasksApi.h"
+
+#include "AccountStore.h"
+#include "Authentication.h"
+#include "ControlPlane.h"
+#include "HttpErrors.h"
+#include "JsonFields.h"
+#include "OwnedTask.h"
+#include "Quotas.h"
+#include "ServerParts.h"
+#include "Store.h"
+#include "TaskManager.h"
+#include "TaskRequest.h"
+#include "UploadsApi.h"
+#include "WorkspacePatch.h"
+
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <variant>
+
+namespace warren::server {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using accounts::Account;
+using http::HttpReply;
+using http::HttpRequest;
+using http::HttpResponse;
+
+namespace {
+
+constexpr std::size_t kMaxArtifactBytes = 64u << 20;
+
+HttpResponse overQuota(const accounts::OverQuota& refused) {
+    return HttpResponse::error(429, "quota_exceeded",
+                               QString::fromStdString(refused.message() +
+                                                      "; retry when one of your tasks has ended, or ask the "
+                                                      "operator for a larger quota"))
+        .withHeader("Retry-After", "30");
+}
+
+std::string memoryPrefix(const Account& caller) {
+    // One assistant per user for now: the prefix has room for more (DESIGN.md §8).
+    return "user-" + std::to_string(caller.userId) + "/assistant-main";
+}
+
+control::TaskSpec specFor(ServerParts& parts, const Account& caller, const TaskRequest& request,
+                          const Admission& admission, const std::string& id) {
+    control::TaskSpec spec;
+    spec.provider = request.script ? "scripted:" + parts.paths.script(id)
+                                   : (request.provider.empty() ? parts.options.provider : request.provider);
+    spec.model = request.model.empty() ? parts.options.model : request.model;
+    spec.presets = request.presets;
+    // The server's, over anything a preset says: memories live in its database, under the caller's prefix.
+    spec.overrides = {{"memory_prefix", memoryPrefix(caller)}, {"memory_backend", "host"}};
+    spec.network = request.network;
+    spec.approval = control::ApprovalMode::Ask; // the owner answers through /approvals/{id}
+    spec.tokenBudget = admission.tokenBudget;
+    spec.backend = parts.options.backend;
+    if (!parts.options.image.empty())
+        spec.image = parts.options.image;
+    spec.limits = admission.limits;
+    return spec;
+}
+
+using Created = std::variant<control::TaskRecord, accounts::OverQuota>;
+
+// Everything the task needs, in an order that leaves nothing behind when a step fails.
+Result<Created> createTask(ServerParts& parts, const Account& caller, const TaskRequest& request,
+                           const accounts::UploadOwnership& upload, const std::string& id) {
+    auto admission = parts.quotas.admit(caller, request, id);
+    if (!admission)
+        return admission.error();
+    if (admission->refused)
+        return Created(*admission->refused);
+    const auto undo = [&](const Error& error) -> Result<Created> {
+        std::error_code ignored;
+        fs::remove_all(parts.paths.workspace(id), ignored);
+        fs::remove(parts.paths.script(id), ignored);
+        (void)parts.quotas.release(id);
+        return error;
+    };
+    if (auto extracted = extractUpload(parts.paths.uploadTar(upload.uploadId), parts.paths.workspace(id));
+        !extracted)
+        return undo(extracted.error());
+    if (request.script) {
+        std::ofstream file(parts.paths.script(id));
+        file << *request.script;
+        if (!file.flush())
+            return undo(makeError(ErrorCode::System, "cannot write the task's script; is the server's disk full?"));
+    }
+    const control::TaskSpec spec = specFor(parts, caller, request, *admission, id);
+    if (auto valid = control::validateSpec(spec); !valid)
+        return undo(valid.error());
+    if (auto recorded = parts.accounts.recordTask(caller.userId, id, upload.uploadId); !recorded)
+        return undo(recorded.error());
+    auto task = parts.manager.submit(request.prompt, parts.paths.workspace(id), spec, id);
+    if (!task)
+        return undo(task.error());
+    return Created(*task);
+}
+
+void create(ServerParts& parts, const Account& caller, const HttpRequest& request, HttpReply reply) {
+    auto body = json_fields::parseJson(request.body.toStdString());
+    if (!body)
+        return reply.send(errorResponse(makeError(ErrorCode::InvalidArgument,
+                                                  "the request body is not JSON: " + body.error().message)));
+    auto parsed = parseTaskRequest(*body);
+    if (!parsed)
+        return reply.send(errorResponse(parsed.error()));
+    auto upload = parts.accounts.upload(caller.userId, parsed->workspace);
+    if (!upload)
+        return reply.send(errorResponse(upload.error()));
+    if (!*upload)
+        return reply.send(notFound("upload " + parsed->workspace));
+
+    const std::string id = control::newTaskId();
+    std::optional<std::string> idempotencyKey;
+    if (const auto header = request.header("Idempotency-Key")) {
+        idempotencyKey = header->toStdString();
+        if (auto valid = accounts::checkIdempotencyKey(*idempotencyKey); !valid)
+            return reply.send(errorResponse(valid.error()));
+        auto claim = parts.accounts.claimIdempotencyKey(caller.userId, *idempotencyKey, request.body.toStdString(), id);
+        if (!claim)
+            return reply.send(errorResponse(claim.error()));
+        if (claim->outcome == accounts::IdempotencyClaim::Outcome::Conflict)
+            return reply.send(HttpResponse::error(
+                422, "idempotency_conflict",
+                "this Idempotency-Key was used for another request; use a new key for a new task"));
+        if (claim->outcome == accounts::IdempotencyClaim::Outcome::Replay) {
+            auto earlier = ownedTask(parts, caller, claim->taskId);
+            if (!earlier)
+                return reply.send(errorResponse(earlier.error()));
+            if (*earlier)
+                return reply.send(jsonResponse(200, taskJson((*earlier)->task, (*earlier)->uploadId)));
+            return reply.send(HttpResponse::error(409, "in_progress", "the first request with this "
+                                                                      "Idempotency-Key is still being handled"));
+        }
+    }
+    auto created = createTask(parts, caller, *parsed, **upload, id);
+    if (!created || std::holds_alternative<accounts::OverQuota>(*created)) {
+        if (idempotencyKey)
+            (void)parts.accounts.forgetIdempotencyKey(caller.userId, *idempotencyKey, id);
+        return reply.send(created ? overQuota(std::get<accounts::OverQuota>(*created))
+                                  : errorResponse(created.error()));
+    }
+    reply.send(jsonResponse(201, taskJson(std::get<control::TaskRecord>(*created), (*upload)->uploadId))
+                   .withHeader("Location", QByteArray::fromStdString("/v1/tasks/" + id)));
+}
+
+void list(ServerParts& parts, const Account& caller, HttpReply reply) {
+    auto ids = parts.accounts.taskIds(caller.userId);
+    if (!ids)
+        return reply.send(errorResponse(ids.error()));
+    json tasks = json::array();
+    for (const auto& id : *ids) {
+        auto owned = ownedTask(parts, caller, id);
+        if (!owned)
+            return reply.send(errorResponse(owned.error()));
+        if (*owned)
+            tasks.push_back(taskJson((*owned)->task, (*owned)->uploadId));
+    }
+    reply.send(jsonResponse(200, {{"tasks", tasks}}));
+}
+
+void resume(ServerParts& parts, const Account& caller, const Owned& owned, HttpReply reply) {
+    const std::string& id = owned.task.id;
+    if (parts.manager.isActive(id))
+        return reply.send(HttpResponse::error(409, "conflict", "the task is running"));
+    auto refused = parts.quotas.readmit(caller, id);
+    if (!refused)
+        return reply.send(errorResponse(refused.error()));
+    if (*refused)
+        return reply.send(overQuota(**refused));
+    if (auto resumed = parts.manager.resume(id, {}); !resumed) {
+        (void)parts.quotas.release(id);
+        return reply.send(errorResponse(resumed.error()));
+    }
+    auto task = parts.store.task(id);
+    reply.send(task && *task ? jsonResponse(202, taskJson(**task, owned.uploadId))
+                             : errorResponse(task ? makeError(ErrorCode::NotFound, "task " + id) : task.error()));
+}
+
+// {"approved": bool, "note"?: string, "always"?: bool} for a question the task is waiting on.
+void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+    using namespace json_fields;
+    const std::string callId = pathParameter(request, "call");
+    auto body = parseJson(request.body.toStdString());
+    if (!body)
+        return reply.send(errorResponse(makeError(ErrorCode::InvalidArgument, "the request body is not JSON: " +
+                                                                                  body.error().message)));
+    Error error;
+    bool approved = false;
+    std::optional<std::string> note;
+    std::optional<bool> always;
+    if (!take(requireObject(*body, "the request body"), error) ||
+        !take(checkKeys(*body, {"approved", "note", "always"}, "the request body", ListKnown::Yes), error) ||
+        !take(getBool(*body, "approved", ""), approved, error) || !take(getOptionalString(*body, "note", ""), note, error) ||
+        !take(getOptionalBool(*body, "always", ""), always, error))
+        return reply.send(errorResponse(error));
+    auto approvals = parts.store.approvals(owned.task.id);
+    if (!approvals)
+        return reply.send(errorResponse(approvals.error()));
+    const auto waiting = std::find_if(approvals->begin(), approvals->end(), [&](const control::ApprovalRecord& a) {
+        return a.callId == callId && !a.approved;
+    });
+    if (waiting == approvals->end())
+        return reply.send(notFound("approval " + callId + " waiting in task " + owned.task.id));
+    parts.manager.answerApproval(owned.task.id, callId, approved, note.value_or(""), always.value_or(false));
+    reply.send(jsonResponse(202, {{"task", owned.task.id}, {"approval", callId}, {"approved", approved}}));
+}
+
+void patch(ServerParts& parts, const Owned& owned, HttpReply reply) {
+    if (!owned.uploadId)
+        return reply.send(notFound("the upload of task " + owned.task.id));
+    auto diff = uploads::workspacePatch(parts.paths.uploadTree(*owned.uploadId), parts.paths.workspace(owned.task.id));
+    if (!diff)
+        return reply.send(errorResponse(diff.error()));
+    HttpResponse response;
+    response.body = QByteArray::fromStdString(*diff);
+    response.withHeader("Content-Type", "text/x-diff");
+    reply.send(std::move(response));
+}
+
+// The file at path under root, never through a symlink or out of root (openat2 RESOLVE_BENEATH).
+Result<std::string> readBeneath(const std::string& root, const std::string& path) {
+    const int dir = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return makeError(ErrorCode::NotFound, "the task left no output");
+    open_how how{};
+    how.flags = O_RDONLY | O_CLOEXEC;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    const int fd = static_cast<int>(::syscall(SYS_openat2, dir, path.c_str(), &how, sizeof how));
+    ::close(dir);
+    if (fd < 0)
+        return makeError(ErrorCode::NotFound, "artifact " + path + " cannot be opened: " + std::strerror(errno));
+    std::string data;
+    char buffer[65536];
+    ssize_t n = 0;
+    while ((n = ::read(fd, buffer, sizeof buffer)) > 0 && data.size() <= kMaxArtifactBytes)
+        data.append(buffer, static_cast<std::size_t>(n));
+    ::close(fd);
+    if (n < 0)
+        return makeError(ErrorCode::System, "cannot read artifact " + path);
+    if (data.size() > kMaxArtifactBytes)
+        return makeError(ErrorCode::Unsupported, "artifact " + path + " is larger than " +
+                                                     std::to_string(kMaxArtifactBytes >> 20) +
+                                                     " MiB; this server does not serve it");
+    return data;
+}
+
+void artifacts(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+    auto listed = parts.store.artifacts(owned.task.id);
+    if (!listed)
+        return reply.send(errorResponse(listed.error()));
+    const std::string name = pathParameter(request, "name");
+    if (name.empty()) {
+        json out = json::array();
+        for (const auto& artifact : *listed)
+            out.push_back({{"path", artifact.path}, {"bytes", artifact.bytes}, {"sha256", artifact.sha256}});
+        return reply.send(jsonResponse(200, {{"artifacts", out}}));
+    }
+    // Only what the task's record lists, so no name reaches the file system unchecked.
+    const bool known = std::any_of(listed->begin(), listed->end(), [&](const auto& a) { return a.path == name; });
+    if (!known)
+        return reply.send(notFound("artifact " + name));
+    auto data = readBeneath(parts.paths.root + "/tasks/" + owned.task.id + "/output", name);
+    if (!data)
+        return reply.send(errorResponse(data.error()));
+    HttpResponse response;
+    response.body = QByteArray::fromStdString(*data);
+    response.withHeader("Content-Type", "application/octet-stream");
+    reply.send(std::move(response));
+}
+
+} // namespace
+
+void addTaskRoutes(http::Router& router, ServerParts& parts) {
+    auto& accounts = parts.accounts;
+    const auto route = [&](const char* method, const char* pattern, CallerHandler handler) {
+        router.add(method, QString::fromLatin1(pattern), authenticated(accounts, std::move(handler)));
+    };
+    const auto taskRoute = [&](const char* method, const char* pattern, OwnedTaskHandler handler) {
+        addOwnedTaskRoute(router, parts, method, pattern, std::move(handler));
+    };
+    route("POST", "/v1/tasks", [&parts](const Account& caller, const HttpRequest& request, HttpReply reply) {
+        create(parts, caller, request, std::move(reply));
+    });
+    route("GET", "/v1/tasks", [&parts](const Account& caller, const HttpRequest&, HttpReply reply) {
+        list(parts, caller, std::move(reply));
+    });
+    taskRoute("GET", "/v1/tasks/{id}", [](const Account&, const Owned& owned, const HttpRequest&, HttpReply reply) {
+        reply.send(jsonResponse(200, taskJson(owned.task, owned.uploadId)));
+    });
+    taskRoute("POST", "/v1/tasks/{id}/cancel",
+              [&parts](const Account&, const Owned& owned, const HttpRequest&, HttpReply reply) {
+                  if (auto cancelled = parts.manager.cancel(owned.task.id, "cancelled by its owner"); !cancelled)
+                      return reply.send(errorResponse(cancelled.error()));
+                  reply.send(jsonResponse(202, {{"id", owned.task.id}}));
+              });
+    taskRoute("POST", "/v1/tasks/{id}/resume",
+              [&parts](const Account& caller, const Owned& owned, const HttpRequest&, HttpReply reply) {
+                  resume(parts, caller, owned, std::move(reply));
+              });
+    taskRoute("POST", "/v1/tasks/{id}/approvals/{call}",
+              [&parts](const Account&, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+                  answer(parts, owned, request, std::move(reply));
+              });
+    taskRoute("GET", "/v1/tasks/{id}/patch",
+              [&parts](const Account&, const Owned& owned, const HttpRequest&, HttpReply reply) {
+                  patch(parts, owned, std::move(reply));
+              });
+    for (const char* pattern : {"/v1/tasks/{id}/artifacts", "/v1/tasks/{id}/artifacts/{name}"})
+        taskRoute("GET", pattern, [&parts](const Account&, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+            artifacts(parts, owned, request, std::move(reply));
+        });
+}
+
+} // namespace warren::server

@@ -1,0 +1,22 @@
+#pragma once
+// POST /v1/uploads: the body is a tar of the workspace, streamed to a file as it arrives, then extracted
+// once into the upload's tree by UploadExtractor (every path checked: no "..", absolute paths, devices or
+// links out). A refused upload leaves nothing behind; an accepted one belongs to its caller alone.
+
+#include "Result.h"
+#include "Router.h"
+#include "UploadExtractor.h"
+
+#include <string>
+
+namespace warren::server {
+
+struct ServerParts;
+
+void addUploadRoutes(http::Router& router, ServerParts& parts);
+
+// Extracts the tar at tarPath into target (which must not exist): the upload's tree, and each task's own
+// workspace. The error is the extractor's: what was wrong, with which entry.
+Result<uploads::UploadCounts> extractUpload(const std::string& tarPath, const std::string& target);
+
+} // namespace warren::server

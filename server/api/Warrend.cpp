@@ -1,0 +1,163 @@
+#include "Warrend.h"
+
+#include "AccountStore.h"
+#include "ApprovalRules.h"
+#include "EventStreams.h"
+#include "EventWriter.h"
+#include "EventsApi.h"
+#include "LocalControlPlane.h"
+#include "OpenStore.h"
+#include "Quotas.h"
+#include "SecretStore.h"
+#include "ServerInfoApi.h"
+#include "ServerParts.h"
+#include "Store.h"
+#include "TaskManager.h"
+#include "TaskToken.h"
+#include "TasksApi.h"
+#include "UploadsApi.h"
+
+#include <QCoreApplication>
+#include <QNetworkAccessManager>
+#include <csignal>
+#include <filesystem>
+
+namespace warren::server {
+
+namespace fs = std::filesystem;
+using control::TaskStatus;
+
+Result<std::unique_ptr<Warrend>> Warrend::open(const ServeOptions& options) {
+    std::signal(SIGPIPE, SIG_IGN); // a dead agent or client is an error for its owner, not our end
+    std::unique_ptr<Warrend> server(new Warrend());
+    if (auto opened = server->openControl(options); !opened)
+        return opened.error();
+    if (auto listening = server->listen(options); !listening)
+        return listening.error();
+    server->resumeLeftOver();
+    return server;
+}
+
+Warrend::~Warrend() {
+    m_http.reset(); // no request reaches what goes next
+    delete m_manager; // stops the runners (their tasks are recovered as interrupted next time)
+    m_manager = nullptr;
+}
+
+Status Warrend::openControl(const ServeOptions& options) {
+    std::error_code error;
+    for (const char* dir : {"tasks", "uploads", "workspaces", "scripts", "incoming"})
+        fs::create_directories(fs::path(options.dataDir) / dir, error);
+    if (error)
+        return makeError(ErrorCode::System, "cannot create the data directory " + options.dataDir + ": " +
+                                                error.message() + "; pass another --data-dir");
+    fs::permissions(options.dataDir, fs::perms::owner_all, error);
+    const std::string root = fs::canonical(options.dataDir, error).string();
+    if (error)
+        return makeError(ErrorCode::System, "cannot resolve the data directory: " + error.message());
+
+    const control::StoreOpener openStore = control::storeOpener(options.databaseUrl);
+    auto store = openStore();
+    if (!store)
+        return store.error();
+    m_store = std::move(*store);
+    auto accounts = accounts::AccountStore::open(options.databaseUrl);
+    if (!accounts)
+        return accounts.error();
+    m_accounts = std::make_unique<accounts::AccountStore>(std::move(*accounts));
+
+    const auto onError = [this](std::string message) {
+        QMetaObject::invokeMethod(this, [this, message] { emit storeProblem(QString::fromStdString(message)); },
+                                  Qt::QueuedConnection);
+    };
+    const auto onCommitted = [this] {
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                if (m_manager)
+                    m_manager->deliverStored();
+            },
+            Qt::QueuedConnection);
+    };
+    auto events = control::EventWriter::open(openStore, onError, onCommitted);
+    if (!events)
+        return events.error();
+    m_events = std::move(*events);
+    m_tokens = std::make_unique<control::TaskTokens>();
+    m_secrets = control::SecretStore::openFile(root); // server-wide keys: the environment, or this 0600 file
+    m_network = new QNetworkAccessManager(this);
+    auto rules = control::parseApprovalRules(control::defaultApprovalRulesJson());
+    if (!rules)
+        return rules.error();
+    auto agent = control::findAgentBinary(QCoreApplication::applicationDirPath().toStdString());
+    if (!agent)
+        return agent.error();
+
+    control::RunnerEnvironment environment;
+    environment.store = m_store.get();
+    environment.events = m_events.get();
+    environment.tokens = m_tokens.get();
+    environment.secrets = [this] { return m_secrets.get(); };
+    environment.network = m_network;
+    environment.data = control::DataDir{root};
+    environment.agentBinary = *agent;
+    environment.approvalRules = std::move(*rules);
+    m_manager = new control::TaskManager(environment, options.maxTasks, this);
+    m_quotas = std::make_unique<Quotas>(*m_accounts, *m_store);
+    m_streams = std::make_unique<EventStreams>(*m_store, [this](const std::string& id) {
+        auto task = m_store->task(id);
+        return task && *task && ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
+    });
+    connect(m_manager, &control::TaskManager::eventStored, this,
+            [this](const std::string& id, const nlohmann::json& event) { m_streams->eventStored(id, event); });
+    connect(m_manager, &control::TaskManager::taskFinished, this, [this](const std::string& id) { runEnded(id); });
+
+    ServeOptions kept = options;
+    kept.dataDir = root;
+    m_parts = std::unique_ptr<ServerParts>(
+        new ServerParts{*m_store, *m_accounts, *m_manager, *m_streams, *m_quotas, ServerPaths{root}, kept});
+    return Ok{};
+}
+
+Status Warrend::listen(const ServeOptions& options) {
+    http::Router router;
+    addServerInfoRoutes(router, *m_parts);
+    addUploadRoutes(router, *m_parts);
+    addTaskRoutes(router, *m_parts);
+    addEventRoutes(router, *m_parts);
+    m_http = std::make_unique<http::HttpServer>(std::move(router), QString::fromStdString(m_parts->paths.incoming()));
+    std::optional<http::TlsFiles> tls;
+    if (!options.tlsCertificate.empty())
+        tls = http::TlsFiles{QString::fromStdString(options.tlsCertificate), QString::fromStdString(options.tlsKey)};
+    QHostAddress host;
+    if (!host.setAddress(QString::fromStdString(options.host)))
+        return makeError(ErrorCode::InvalidArgument, "--listen " + options.host + ": not an IP address");
+    auto port = m_http->listen(host, options.port, tls);
+    if (!port)
+        return port.error();
+    m_port = *port;
+    return Ok{};
+}
+
+// What a dead server left: running tasks become interrupted, and they and the queued ones run again.
+void Warrend::resumeLeftOver() {
+    std::vector<std::string> again = m_manager->recoverInterrupted();
+    if (auto queued = m_store->tasksWithStatus(TaskStatus::Queued); queued) {
+        for (const auto& task : *queued)
+            again.push_back(task.id);
+    }
+    for (const auto& id : again) {
+        if (auto resumed = m_manager->resume(id, {}); !resumed)
+            emit storeProblem(QString::fromStdString("cannot resume task " + id + ": " + resumed.error().message));
+    }
+}
+
+void Warrend::runEnded(const std::string& taskId) {
+    if (!m_manager->isActive(taskId)) {
+        if (auto ended = m_quotas->runEnded(taskId); !ended)
+            emit storeProblem(QString::fromStdString("task " + taskId + ": " + ended.error().message));
+    }
+    m_streams->taskFinished(taskId);
+}
+
+} // namespace warren::server

@@ -1,0 +1,65 @@
+#pragma once
+// warrend serve: the control plane's task machinery (TaskManager, the tool proxy's tokens, the event
+// writer) over PostgreSQL, with the accounts, the uploads and the HTTP API in front of it, for many users.
+// Crash-only: opening it marks the tasks a dead server left running as interrupted and resumes them (and
+// those it left queued) from their checkpoints, each keeping the reservation it held.
+
+#include "HttpServer.h"
+#include "Result.h"
+#include "ServeOptions.h"
+
+#include <QObject>
+#include <memory>
+
+namespace warren::control {
+class EventWriter;
+class Store;
+class TaskManager;
+class TaskTokens;
+class SecretStore;
+} // namespace warren::control
+namespace warren::accounts {
+class AccountStore;
+}
+class QNetworkAccessManager;
+
+namespace warren::server {
+
+class EventStreams;
+class Quotas;
+struct ServerParts;
+
+class Warrend : public QObject {
+    Q_OBJECT
+public:
+    static Result<std::unique_ptr<Warrend>> open(const ServeOptions& options);
+    ~Warrend() override;
+
+    quint16 port() const { return m_port; }
+
+signals:
+    // Events could not be stored: what failed; warrend keeps them and retries.
+    void storeProblem(const QString& message);
+
+private:
+    Warrend() = default;
+    Status openControl(const ServeOptions& options);
+    Status listen(const ServeOptions& options);
+    void resumeLeftOver();
+    void runEnded(const std::string& taskId);
+
+    std::unique_ptr<control::Store> m_store;
+    std::unique_ptr<accounts::AccountStore> m_accounts;
+    std::unique_ptr<control::EventWriter> m_events;
+    std::unique_ptr<control::TaskTokens> m_tokens;
+    std::unique_ptr<control::SecretStore> m_secrets;
+    QNetworkAccessManager* m_network = nullptr;
+    control::TaskManager* m_manager = nullptr;
+    std::unique_ptr<EventStreams> m_streams;
+    std::unique_ptr<Quotas> m_quotas;
+    std::unique_ptr<ServerParts> m_parts;
+    std::unique_ptr<http::HttpServer> m_http;
+    quint16 m_port = 0;
+};
+
+} // namespace warren::server
