@@ -1,5 +1,7 @@
 #include "Commands.h"
 
+#include "SiteProfile.h"
+
 #include "AgentConfig.h"
 #include "LiveView.h"
 #include "LocalControlPlane.h"
@@ -8,6 +10,7 @@
 #include "ProviderKey.h"
 #include "SandboxProfile.h"
 #include "SecretStore.h"
+#include "SiteProfile.h"
 #include "Timestamp.h"
 
 #include <QCoreApplication>
@@ -58,23 +61,8 @@ ModelChoice chooseModel(const std::optional<std::string>& providerFlag, const st
     return choice;
 }
 
-// WARREN_SANDBOX_PROFILE: one more profile layer for every agent's sandbox (site policy; sanitizer builds).
-Result<std::vector<json>> extraProfileLayers() {
-    const std::string path = environment("WARREN_SANDBOX_PROFILE");
-    if (path.empty())
-        return std::vector<json>{};
-    std::ifstream file(path);
-    std::stringstream text;
-    text << file.rdbuf();
-    auto layer = json::parse(text.str(), nullptr, false);
-    if (!file || layer.is_discarded() || !layer.is_object())
-        return makeError(ErrorCode::InvalidArgument,
-                         "WARREN_SANDBOX_PROFILE=" + path + ": not a readable JSON profile layer");
-    return std::vector<json>{layer};
-}
-
 Result<std::unique_ptr<LocalControlPlane>> openPlane(const CliArguments& arguments) {
-    auto layers = extraProfileLayers();
+    auto layers = siteProfileLayers();
     if (!layers)
         return layers.error();
     LocalOptions options;

@@ -11,6 +11,7 @@
 #include "SecretStore.h"
 #include "ServerInfoApi.h"
 #include "ServerParts.h"
+#include "SiteProfile.h"
 #include "Store.h"
 #include "TaskManager.h"
 #include "TaskToken.h"
@@ -89,6 +90,9 @@ Status Warrend::openControl(const ServeOptions& options) {
     auto rules = control::parseApprovalRules(control::defaultApprovalRulesJson());
     if (!rules)
         return rules.error();
+    auto layers = control::siteProfileLayers();
+    if (!layers)
+        return layers.error();
     auto agent = control::findAgentBinary(QCoreApplication::applicationDirPath().toStdString());
     if (!agent)
         return agent.error();
@@ -101,6 +105,7 @@ Status Warrend::openControl(const ServeOptions& options) {
     environment.network = m_network;
     environment.data = control::DataDir{root};
     environment.agentBinary = *agent;
+    environment.extraProfileLayers = std::move(*layers);
     environment.approvalRules = std::move(*rules);
     m_manager = new control::TaskManager(environment, options.maxTasks, this);
     m_quotas = std::make_unique<Quotas>(*m_accounts, *m_store);
