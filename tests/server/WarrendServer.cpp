@@ -1,0 +1,182 @@
+#include "WarrendServer.h"
+
+#include <QEventLoop>
+#include <QFile>
+#include <QNetworkReply>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QTimer>
+#include <csignal>
+
+namespace warren::test {
+
+namespace {
+
+constexpr int kAnswerTimeoutMs = 60000;
+
+// What warrend is run with: the agent this build made; a sanitizer build's agent gets its profile layer.
+QProcessEnvironment serverEnvironment(const QString& dataDir) {
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    if (environment.value("WARREN_AGENT_STATIC") == "0") {
+        const QString layer = dataDir + "/../sanitizer-profile.json";
+        QFile file(layer);
+        if (file.open(QIODevice::WriteOnly))
+            file.write(R"({"env": {"ASAN_OPTIONS": "detect_leaks=0"}, "limits": {"memory_mb": 0}})");
+        environment.insert("WARREN_SANDBOX_PROFILE", layer);
+    }
+    return environment;
+}
+
+} // namespace
+
+QString warrendBinary() { return QProcessEnvironment::systemEnvironment().value("WARREN_WARREND"); }
+
+nlohmann::json HttpAnswer::json() const { return nlohmann::json::parse(body.toStdString(), nullptr, false); }
+
+QByteArray HttpAnswer::header(const QByteArray& name) const {
+    for (const auto& [key, value] : headers)
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    return {};
+}
+
+std::unique_ptr<WarrendServer> WarrendServer::create(QString* error) {
+    std::unique_ptr<WarrendServer> server(new WarrendServer());
+    server->m_postgres = PostgresServer::start(error);
+    if (!server->m_postgres)
+        return nullptr;
+    return server;
+}
+
+WarrendServer::~WarrendServer() { stop(); }
+
+AdminResult WarrendServer::admin(const QStringList& args) {
+    QProcess process;
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.start(warrendBinary(), QStringList{"admin", "--database", m_postgres->url()} + args);
+    AdminResult result;
+    if (!process.waitForFinished(kAnswerTimeoutMs))
+        return result;
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
+}
+
+QString WarrendServer::addUser(const QString& name, const QString& tenant) {
+    const AdminResult added = admin({"add-user", name, "--tenant", tenant});
+    return added.exitCode == 0 ? QString::fromUtf8(added.out).trimmed() : QString();
+}
+
+bool WarrendServer::start(QString* error, const QStringList& extra) {
+    m_output.clear();
+    m_process.setProcessEnvironment(serverEnvironment(m_data.path()));
+    m_process.setProcessChannelMode(QProcess::MergedChannels);
+    m_process.setStandardInputFile(QProcess::nullDevice());
+    m_process.start(warrendBinary(), QStringList{"serve", "--listen", "127.0.0.1:0", "--database",
+                                                 m_postgres->url(), "--data-dir", m_data.path() + "/data"} +
+                                         extra);
+    static const QRegularExpression listening("listening on ([0-9.]+):([0-9]+)");
+    while (m_process.waitForReadyRead(kAnswerTimeoutMs)) {
+        m_output += m_process.readAll();
+        const auto match = listening.match(QString::fromUtf8(m_output));
+        if (match.hasMatch()) {
+            m_url = "http://" + match.captured(1) + ":" + match.captured(2);
+            return true;
+        }
+    }
+    m_process.waitForFinished(1000);
+    m_output += m_process.readAll();
+    *error = "warrend serve did not say it listens: " + QString::fromUtf8(m_output);
+    return false;
+}
+
+void WarrendServer::kill() {
+    if (m_process.state() == QProcess::NotRunning)
+        return;
+    ::kill(static_cast<pid_t>(m_process.processId()), SIGKILL);
+    m_process.waitForFinished(kAnswerTimeoutMs);
+    m_output += m_process.readAll();
+}
+
+void WarrendServer::stop() {
+    if (m_process.state() == QProcess::NotRunning)
+        return;
+    m_process.terminate();
+    if (!m_process.waitForFinished(kAnswerTimeoutMs))
+        kill();
+    m_output += m_process.readAll();
+}
+
+QByteArray WarrendServer::serverOutput() {
+    m_output += m_process.readAll();
+    return m_output;
+}
+
+HttpAnswer WarrendServer::request(const QByteArray& method, const QString& path, const QString& key,
+                                  const QByteArray& body, const QList<std::pair<QByteArray, QByteArray>>& headers) {
+    QNetworkRequest request(QUrl(m_url + path));
+    if (!key.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + key.toUtf8());
+    for (const auto& [name, value] : headers)
+        request.setRawHeader(name, value);
+    if (!body.isEmpty() && !request.hasRawHeader("Content-Type"))
+        request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    QNetworkReply* reply = m_network.sendCustomRequest(request, method, body);
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(kAnswerTimeoutMs, &loop, &QEventLoop::quit);
+    loop.exec();
+    HttpAnswer answer;
+    answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    answer.body = reply->readAll();
+    for (const auto& pair : reply->rawHeaderPairs())
+        answer.headers.append(pair);
+    reply->abort();
+    reply->deleteLater();
+    return answer;
+}
+
+std::vector<nlohmann::json> WarrendServer::streamEvents(const QString& taskId, const QString& key,
+                                                        const QString& untilType, const QByteArray& lastEventId,
+                                                        int timeoutMs) {
+    QNetworkRequest request(QUrl(m_url + "/v1/tasks/" + taskId + "/events/stream"));
+    request.setRawHeader("Authorization", "Bearer " + key.toUtf8());
+    if (!lastEventId.isEmpty())
+        request.setRawHeader("Last-Event-ID", lastEventId);
+    QNetworkReply* reply = m_network.get(request);
+    std::vector<nlohmann::json> events;
+    QByteArray buffer;
+    QEventLoop loop;
+    const auto take = [&] {
+        buffer += reply->readAll();
+        qsizetype end = 0;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const QByteArray frame = buffer.left(end);
+            buffer.remove(0, end + 2);
+            for (const QByteArray& line : frame.split('\n')) {
+                if (!line.startsWith("data: "))
+                    continue;
+                events.push_back(nlohmann::json::parse(line.mid(6).toStdString(), nullptr, false));
+                if (events.back().value("type", std::string()) == untilType.toStdString())
+                    loop.quit();
+            }
+        }
+    };
+    QObject::connect(reply, &QNetworkReply::readyRead, &loop, take);
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+    loop.exec();
+    reply->abort();
+    reply->deleteLater();
+    return events;
+}
+
+QByteArray tarOf(const QString& directory) {
+    QProcess tar;
+    tar.start("tar", {"-C", directory, "-cf", "-", "."});
+    tar.waitForFinished(kAnswerTimeoutMs);
+    return tar.readAllStandardOutput();
+}
+
+} // namespace warren::test

@@ -1,0 +1,76 @@
+#pragma once
+// A real warrend for a test: a PostgreSQL of its own (PostgresServer), users made with `warrend admin`,
+// and `warrend serve` as a process on a loopback port, which the test may kill -9 and start again. Requests
+// go over real HTTP (QNetworkAccessManager); the event loop runs while a test waits for an answer.
+
+#include "PostgresServer.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QNetworkAccessManager>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace warren::test {
+
+QString warrendBinary(); // $WARREN_WARREND
+
+struct HttpAnswer {
+    int status = 0; // 0: no HTTP answer (the connection failed)
+    QByteArray body;
+    QList<std::pair<QByteArray, QByteArray>> headers;
+    nlohmann::json json() const; // the body as JSON; discarded when it is not
+    QByteArray header(const QByteArray& name) const;
+};
+
+struct AdminResult {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+class WarrendServer {
+public:
+    // Starts PostgreSQL; error says why it could not.
+    static std::unique_ptr<WarrendServer> create(QString* error);
+    ~WarrendServer();
+
+    AdminResult admin(const QStringList& args); // warrend admin --database URL ARGS
+    QString addUser(const QString& name, const QString& tenant = "default"); // its key; empty on failure
+
+    // warrend serve; false with error when it did not say it listens.
+    bool start(QString* error, const QStringList& extra = {});
+    void kill();   // SIGKILL, then waits for it
+    void stop();   // SIGTERM, then waits for it
+    QString url() const { return m_url; }
+    QString dataDir() const { return m_data.path(); }
+    QString databaseUrl() const { return m_postgres->url(); }
+    PostgresServer& postgres() { return *m_postgres; }
+    QByteArray serverOutput(); // what warrend wrote so far
+
+    HttpAnswer request(const QByteArray& method, const QString& path, const QString& key,
+                       const QByteArray& body = {}, const QList<std::pair<QByteArray, QByteArray>>& headers = {});
+    // Reads the event stream until an event of type untilType arrives (or the stream ends, or timeoutMs);
+    // returns the events in order, and the stream's last id through lastId.
+    std::vector<nlohmann::json> streamEvents(const QString& taskId, const QString& key, const QString& untilType,
+                                             const QByteArray& lastEventId = {}, int timeoutMs = 120000);
+
+private:
+    WarrendServer() = default;
+
+    std::unique_ptr<PostgresServer> m_postgres;
+    QTemporaryDir m_data;
+    QProcess m_process;
+    QByteArray m_output;
+    QString m_url;
+    QNetworkAccessManager m_network;
+};
+
+// A tar of directory's contents (the real tar, as a user would make it).
+QByteArray tarOf(const QString& directory);
+
+} // namespace warren::test

@@ -1,0 +1,400 @@
+// warrend as its users meet it: a real server process on PostgreSQL, real HTTP, real sandboxes, scripted
+// models. Every endpoint is tried with another user's ids; bad and hostile input is refused with nothing
+// created; a kill -9 of the server and a restart of the database lose and repeat no event.
+#include "WarrendServer.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+const QByteArray kScriptWritingDocs = R"({"turns": [
+  {"content": "Writing the notes.", "tool_calls": [{"name": "write_file", "arguments": {"path": "docs/notes.md", "content": "hello\n"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote docs/notes.md"}}]}]})";
+
+// notes.txt is outside every allow rule: the agent's write waits for its owner's answer.
+const QByteArray kScriptAsking = R"({"turns": [
+  {"content": "First the docs.", "tool_calls": [{"name": "write_file", "arguments": {"path": "docs/a.md", "content": "a\n"}}]},
+  {"content": "Now a file no rule allows.", "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "asked\n"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt"}}]}]})";
+
+QByteArray taskBody(const QString& upload, const QByteArray& script, const QByteArray& more = {}) {
+    return R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + script + more + "}";
+}
+
+std::vector<std::uint64_t> seqsOf(const std::vector<json>& events) {
+    std::vector<std::uint64_t> seqs;
+    for (const auto& event : events)
+        seqs.push_back(event.value("seq", std::uint64_t{0}));
+    return seqs;
+}
+
+bool dense(const std::vector<std::uint64_t>& seqs) {
+    for (std::size_t i = 0; i < seqs.size(); ++i)
+        if (seqs[i] != i + 1)
+            return false;
+    return true;
+}
+
+QString errorCode(const HttpAnswer& answer) {
+    const json body = answer.json();
+    return body.is_object() && body.contains("error") ? QString::fromStdString(body["error"].value("code", ""))
+                                                      : QString();
+}
+
+} // namespace
+
+class TestWarrend : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void describesItselfWithoutAKey();
+    void refusesCallersWithoutAValidKey_data();
+    void refusesCallersWithoutAValidKey();
+    void runsATaskFromAnUpload();
+    void anotherUsersIdsAnswer404_data();
+    void anotherUsersIdsAnswer404();
+    void badRequestsCreateNothing_data();
+    void badRequestsCreateNothing();
+    void hostileUploadsLeaveNothing_data();
+    void hostileUploadsLeaveNothing();
+    void idempotencyKeyCreatesOnce();
+    void concurrencyQuotaAnswers429();
+    void limitsAreClampedAndComeFirst();
+    void approvalsSurviveAKilledServer();
+    void eventsSurviveADatabaseRestart();
+
+private:
+    QString upload(const QString& key, const QString& directory);
+    QString workspace(); // a small project directory
+    QStringList taskIds(const QString& key);
+
+    std::unique_ptr<WarrendServer> m_server;
+    QTemporaryDir m_scratch;
+    QString m_alice, m_bob;
+    QString m_aliceTask, m_aliceUpload;
+};
+
+void TestWarrend::initTestCase() {
+    QString error;
+    m_server = WarrendServer::create(&error);
+    QVERIFY2(m_server, qPrintable(error));
+    m_alice = m_server->addUser("alice");
+    m_bob = m_server->addUser("bob");
+    QVERIFY(m_alice.startsWith("wrn_") && m_bob.startsWith("wrn_"));
+    QVERIFY2(m_server->start(&error), qPrintable(error));
+}
+
+QString TestWarrend::workspace() {
+    static int n = 0;
+    const QString dir = m_scratch.path() + "/ws" + QString::number(++n);
+    QDir().mkpath(dir + "/docs");
+    QFile readme(dir + "/README.md");
+    readme.open(QIODevice::WriteOnly);
+    readme.write("# project\n");
+    return dir;
+}
+
+QString TestWarrend::upload(const QString& key, const QString& directory) {
+    const HttpAnswer answer = m_server->request("POST", "/v1/uploads", key, tarOf(directory),
+                                                {{"Content-Type", "application/x-tar"}});
+    if (answer.status != 201)
+        qWarning() << "upload:" << answer.status << answer.body;
+    return QString::fromStdString(answer.json().value("id", ""));
+}
+
+QStringList TestWarrend::taskIds(const QString& key) {
+    QStringList ids;
+    for (const auto& task : m_server->request("GET", "/v1/tasks", key).json().value("tasks", json::array()))
+        ids << QString::fromStdString(task.value("id", ""));
+    return ids;
+}
+
+void TestWarrend::describesItselfWithoutAKey() {
+    const HttpAnswer answer = m_server->request("GET", "/v1/server", {});
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(answer.json().value("api_version", 0), 1);
+    QVERIFY(!answer.json().value("version", std::string()).empty());
+}
+
+void TestWarrend::refusesCallersWithoutAValidKey_data() {
+    QTest::addColumn<QByteArray>("authorization");
+    const QByteArray wellFormedUnknown = "Bearer wrn_" + QByteArray(52, 'a');
+    QTest::newRow("no header") << QByteArray();
+    QTest::newRow("not bearer") << QByteArray("Basic YWxpY2U6cGFzcw==");
+    QTest::newRow("malformed key") << QByteArray("Bearer wrn_short");
+    QTest::newRow("unknown key") << wellFormedUnknown;
+    QTest::newRow("key with trailing junk") << QByteArray("Bearer ") + m_alice.toUtf8() + "x";
+    QTest::newRow("two keys") << QByteArray("Bearer ") + m_alice.toUtf8() + " " + m_bob.toUtf8();
+}
+
+void TestWarrend::refusesCallersWithoutAValidKey() {
+    QFETCH(QByteArray, authorization);
+    for (const char* path : {"/v1/me", "/v1/tasks", "/v1/tasks/t-000000000000"}) {
+        QList<std::pair<QByteArray, QByteArray>> headers;
+        if (!authorization.isEmpty())
+            headers.append({"Authorization", authorization});
+        const HttpAnswer answer = m_server->request("GET", path, {}, {}, headers);
+        QCOMPARE(answer.status, 401);
+        QCOMPARE(errorCode(answer), QString("unauthorized"));
+    }
+}
+
+void TestWarrend::runsATaskFromAnUpload() {
+    m_aliceUpload = upload(m_alice, workspace());
+    QVERIFY(!m_aliceUpload.isEmpty());
+    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(m_aliceUpload, kScriptWritingDocs));
+    QVERIFY2(created.status == 201, created.body.constData());
+    m_aliceTask = QString::fromStdString(created.json().value("id", ""));
+    QCOMPARE(QString::fromStdString(created.json().value("workspace", "")), m_aliceUpload);
+
+    const auto events = m_server->streamEvents(m_aliceTask, m_alice, "task_finished");
+    QVERIFY(!events.empty());
+    QCOMPARE(QString::fromStdString(events.front().value("type", "")), QString("limits_applied"));
+    QVERIFY(dense(seqsOf(events)));
+    QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
+
+    const HttpAnswer shown = m_server->request("GET", "/v1/tasks/" + m_aliceTask, m_alice);
+    QCOMPARE(QString::fromStdString(shown.json().value("status", "")), QString("succeeded"));
+    const HttpAnswer page = m_server->request("GET", "/v1/tasks/" + m_aliceTask + "/events?after_seq=1", m_alice);
+    QCOMPARE(page.json()["events"].size(), events.size() - 1);
+    QCOMPARE(page.json().value("last_seq", 0u), events.back().value("seq", 0u));
+    const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + m_aliceTask + "/patch", m_alice);
+    QCOMPARE(patch.status, 200);
+    QVERIFY2(patch.body.contains("b/docs/notes.md") && patch.body.contains("+hello"), patch.body.constData());
+    QVERIFY(!patch.body.contains("README.md"));
+    QVERIFY(taskIds(m_alice).contains(m_aliceTask));
+}
+
+void TestWarrend::anotherUsersIdsAnswer404_data() {
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QString>("path"); // TASK: alice's task id
+    QTest::addColumn<QByteArray>("body");
+    QTest::newRow("show") << QByteArray("GET") << "/v1/tasks/TASK" << QByteArray();
+    QTest::newRow("events") << QByteArray("GET") << "/v1/tasks/TASK/events" << QByteArray();
+    QTest::newRow("stream") << QByteArray("GET") << "/v1/tasks/TASK/events/stream" << QByteArray();
+    QTest::newRow("patch") << QByteArray("GET") << "/v1/tasks/TASK/patch" << QByteArray();
+    QTest::newRow("artifacts") << QByteArray("GET") << "/v1/tasks/TASK/artifacts" << QByteArray();
+    QTest::newRow("an artifact") << QByteArray("GET") << "/v1/tasks/TASK/artifacts/resource_report.json" << QByteArray();
+    QTest::newRow("cancel") << QByteArray("POST") << "/v1/tasks/TASK/cancel" << QByteArray();
+    QTest::newRow("resume") << QByteArray("POST") << "/v1/tasks/TASK/resume" << QByteArray();
+    QTest::newRow("approval") << QByteArray("POST") << "/v1/tasks/TASK/approvals/call_0_0"
+                              << QByteArray(R"({"approved": true})");
+    QTest::newRow("a task on alice's upload") << QByteArray("POST") << "/v1/tasks"
+                                              << QByteArray("UPLOAD");
+}
+
+void TestWarrend::anotherUsersIdsAnswer404() {
+    QFETCH(QByteArray, method);
+    QFETCH(QString, path);
+    QFETCH(QByteArray, body);
+    QVERIFY(!m_aliceTask.isEmpty());
+    path.replace("TASK", m_aliceTask);
+    if (body == "UPLOAD")
+        body = taskBody(m_aliceUpload, kScriptWritingDocs);
+    const QStringList before = taskIds(m_bob);
+    const HttpAnswer answer = m_server->request(method, path, m_bob, body);
+    QCOMPARE(answer.status, 404);
+    QCOMPARE(errorCode(answer), QString("not_found"));
+    QVERIFY(!answer.body.contains("docs/notes.md") && !answer.body.contains("limits_applied"));
+    QCOMPARE(taskIds(m_bob), before);
+    QVERIFY(!taskIds(m_bob).contains(m_aliceTask));
+    // Alice's task is as it was.
+    const HttpAnswer mine = m_server->request("GET", "/v1/tasks/" + m_aliceTask, m_alice);
+    QCOMPARE(QString::fromStdString(mine.json().value("status", "")), QString("succeeded"));
+}
+
+void TestWarrend::badRequestsCreateNothing_data() {
+    QTest::addColumn<QByteArray>("body"); // UPLOAD: an upload of alice's
+    QTest::addColumn<int>("status");
+    QTest::newRow("not JSON") << QByteArray("{\"prompt\": ") << 400;
+    QTest::newRow("not an object") << QByteArray("[1, 2]") << 400;
+    QTest::newRow("unknown field") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "sudo": true})") << 400;
+    QTest::newRow("no prompt") << QByteArray(R"({"workspace": "UPLOAD"})") << 400;
+    QTest::newRow("prompt not a string") << QByteArray(R"({"prompt": 7, "workspace": "UPLOAD"})") << 400;
+    QTest::newRow("script and provider") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "provider": "openai", "script": {"turns": []}})") << 400;
+    QTest::newRow("script malformed") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "script": {"turns": [{"tool_calls": 3}]}})") << 400;
+    QTest::newRow("unknown limit") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "limits": {"gpus": 1}})") << 400;
+    QTest::newRow("quota name as a limit") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "limits": {"max_concurrent": 100}})") << 400;
+    QTest::newRow("bad network") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "network": "everything", "script": {"turns": []}})") << 400;
+    QTest::newRow("unknown upload") << QByteArray(R"({"prompt": "x", "workspace": "u-0000000000000000"})") << 404;
+    QTest::newRow("body over the limit") << QByteArray(2 << 20, ' ') << 413;
+}
+
+void TestWarrend::badRequestsCreateNothing() {
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    QVERIFY(!m_aliceUpload.isEmpty());
+    body.replace("UPLOAD", m_aliceUpload.toUtf8());
+    const QStringList before = taskIds(m_alice);
+    const HttpAnswer answer = m_server->request("POST", "/v1/tasks", m_alice, body);
+    QCOMPARE(answer.status, status);
+    QVERIFY2(!errorCode(answer).isEmpty(), answer.body.constData());
+    QCOMPARE(taskIds(m_alice), before);
+    QCOMPARE(QDir(m_server->dataDir() + "/data/workspaces").entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(),
+             before.size());
+}
+
+void TestWarrend::hostileUploadsLeaveNothing_data() {
+    QTest::addColumn<QString>("python"); // writes the tar to sys.stdout.buffer with tarfile, as t
+    QTest::newRow("not a tar") << "import sys; sys.stdout.buffer.write(b'PK\\x03\\x04' + b'x' * 2000)";
+    QTest::newRow("dot-dot path") << "i=tarfile.TarInfo('../escape.txt'); i.size=1; t.addfile(i, io.BytesIO(b'x'))";
+    QTest::newRow("absolute path") << "i=tarfile.TarInfo('/tmp/escape.txt'); i.size=1; t.addfile(i, io.BytesIO(b'x'))";
+    QTest::newRow("symlink out") << "i=tarfile.TarInfo('out'); i.type=tarfile.SYMTYPE; i.linkname='/etc'; t.addfile(i)";
+    QTest::newRow("through a symlink")
+        << "i=tarfile.TarInfo('d'); i.type=tarfile.SYMTYPE; i.linkname='.'; t.addfile(i); "
+           "j=tarfile.TarInfo('d/f'); j.size=1; t.addfile(j, io.BytesIO(b'x'))";
+    QTest::newRow("hard link to passwd") << "i=tarfile.TarInfo('p'); i.type=tarfile.LNKTYPE; i.linkname='/etc/passwd'; t.addfile(i)";
+    QTest::newRow("device") << "i=tarfile.TarInfo('null'); i.type=tarfile.CHRTYPE; i.devmajor=1; i.devminor=3; t.addfile(i)";
+    QTest::newRow("truncated") << "i=tarfile.TarInfo('big'); i.size=1<<20; t.addfile(i, io.BytesIO(b'x' * (1<<20))); t.fileobj.truncate(4096)";
+}
+
+void TestWarrend::hostileUploadsLeaveNothing() {
+    QFETCH(QString, python);
+    const QString program = python.startsWith("import sys")
+                                ? python
+                                : "import io, sys, tarfile\nbuf = io.BytesIO()\nt = tarfile.open(fileobj=buf, mode='w', format=tarfile.GNU_FORMAT)\n" +
+                                      python + "\nt.close() if not t.fileobj.closed else None\nsys.stdout.buffer.write(buf.getvalue()[:" +
+                                      (python.contains("truncate") ? "4096" : "None") + "])\n";
+    QProcess make;
+    make.start("python3", {"-c", program});
+    QVERIFY(make.waitForFinished(30000));
+    const QByteArray tar = make.readAllStandardOutput();
+    QVERIFY2(!tar.isEmpty(), make.readAllStandardError().constData());
+    const QStringList uploadsBefore = QDir(m_server->dataDir() + "/data/uploads").entryList(QDir::NoDotAndDotDot | QDir::AllEntries);
+    const HttpAnswer answer = m_server->request("POST", "/v1/uploads", m_alice, tar, {{"Content-Type", "application/x-tar"}});
+    QCOMPARE(answer.status, 400);
+    QCOMPARE(errorCode(answer), QString("invalid_upload"));
+    QCOMPARE(QDir(m_server->dataDir() + "/data/uploads").entryList(QDir::NoDotAndDotDot | QDir::AllEntries), uploadsBefore);
+    QVERIFY(!QFile::exists(m_server->dataDir() + "/data/escape.txt") && !QFile::exists("/tmp/escape.txt"));
+    QVERIFY(QDir(m_server->dataDir() + "/data/incoming").isEmpty());
+}
+
+void TestWarrend::idempotencyKeyCreatesOnce() {
+    const QString uploadId = upload(m_alice, workspace());
+    const QByteArray body = taskBody(uploadId, kScriptWritingDocs);
+    const QList<std::pair<QByteArray, QByteArray>> key{{"Idempotency-Key", "retry-me-1"}};
+    const HttpAnswer first = m_server->request("POST", "/v1/tasks", m_alice, body, key);
+    QCOMPARE(first.status, 201);
+    const HttpAnswer again = m_server->request("POST", "/v1/tasks", m_alice, body, key);
+    QCOMPARE(again.status, 200);
+    QCOMPARE(again.json().value("id", ""), first.json().value("id", ""));
+    const HttpAnswer other = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking), key);
+    QCOMPARE(other.status, 422);
+    QCOMPARE(errorCode(other), QString("idempotency_conflict"));
+    // Bob's use of the same key is his own.
+    const QString bobs = upload(m_bob, workspace());
+    const HttpAnswer his = m_server->request("POST", "/v1/tasks", m_bob, taskBody(bobs, kScriptWritingDocs), key);
+    QCOMPARE(his.status, 201);
+    m_server->streamEvents(QString::fromStdString(first.json().value("id", "")), m_alice, "task_finished");
+    m_server->streamEvents(QString::fromStdString(his.json().value("id", "")), m_bob, "task_finished");
+}
+
+void TestWarrend::concurrencyQuotaAnswers429() {
+    const QString carol = m_server->addUser("carol", "small");
+    QCOMPARE(m_server->admin({"set-quota", "--user", "carol", "--max-concurrent", "0"}).exitCode, 0);
+    const QString uploadId = upload(carol, workspace());
+    const HttpAnswer refused = m_server->request("POST", "/v1/tasks", carol, taskBody(uploadId, kScriptWritingDocs));
+    QCOMPARE(refused.status, 429);
+    QCOMPARE(errorCode(refused), QString("quota_exceeded"));
+    QVERIFY(!refused.header("Retry-After").isEmpty());
+    QVERIFY(taskIds(carol).isEmpty());
+    // Others are not affected.
+    const HttpAnswer alices = m_server->request("POST", "/v1/tasks", m_alice, taskBody(m_aliceUpload, kScriptWritingDocs));
+    QCOMPARE(alices.status, 201);
+    m_server->streamEvents(QString::fromStdString(alices.json().value("id", "")), m_alice, "task_finished");
+}
+
+void TestWarrend::limitsAreClampedAndComeFirst() {
+    const QString dave = m_server->addUser("dave", "clamped");
+    QCOMPARE(m_server->admin({"set-quota", "--tenant", "clamped", "--memory-mb", "256", "--pids", "512"}).exitCode, 0);
+    QCOMPARE(m_server->admin({"set-quota", "--user", "dave", "--pids", "128"}).exitCode, 0);
+    const QString uploadId = upload(dave, workspace());
+    const HttpAnswer created = m_server->request(
+        "POST", "/v1/tasks", dave,
+        taskBody(uploadId, kScriptWritingDocs, R"(, "limits": {"memory_mb": 1024, "pids": 200, "timeout_sec": 600})"));
+    QVERIFY2(created.status == 201, created.body.constData());
+    const auto events = m_server->streamEvents(QString::fromStdString(created.json().value("id", "")), dave, "task_finished");
+    QVERIFY(!events.empty());
+    const json first = events.front();
+    QCOMPARE(QString::fromStdString(first.value("type", "")), QString("limits_applied"));
+    QCOMPARE(first["data"]["limits"].value("memory_mb", 0u), 256u);
+    QCOMPARE(QString::fromStdString(first["data"]["decided_by"].value("memory_mb", "")), QString("tenant"));
+    QCOMPARE(first["data"]["limits"].value("pids", 0u), 128u);
+    QCOMPARE(QString::fromStdString(first["data"]["decided_by"].value("pids", "")), QString("user"));
+    QCOMPARE(first["data"]["limits"].value("timeout_sec", 0u), 600u);
+    QCOMPARE(QString::fromStdString(first["data"]["decided_by"].value("timeout_sec", "")), QString("request"));
+    QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
+}
+
+// kill -9 while the task waits for its owner: the restarted server resumes it, the stream continues from
+// the client's Last-Event-ID with every later event exactly once, and the owner's answer finishes it.
+void TestWarrend::approvalsSurviveAKilledServer() {
+    const QString uploadId = upload(m_alice, workspace());
+    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking));
+    QCOMPARE(created.status, 201);
+    const QString task = QString::fromStdString(created.json().value("id", ""));
+    auto before = m_server->streamEvents(task, m_alice, "approval_requested");
+    QVERIFY(!before.empty());
+    QCOMPARE(QString::fromStdString(before.back().value("type", "")), QString("approval_requested"));
+
+    m_server->kill();
+    QString error;
+    QVERIFY2(m_server->start(&error), qPrintable(error));
+
+    const QByteArray lastId = QByteArray::number(static_cast<qulonglong>(before.back().value("seq", 0u)));
+    auto after = m_server->streamEvents(task, m_alice, "approval_requested", lastId);
+    QVERIFY2(!after.empty(), m_server->serverOutput().constData());
+    const std::string callId = after.back()["data"].value("id", "");
+    QVERIFY(!callId.empty());
+    const QString approval = "/v1/tasks/" + task + "/approvals/" + QString::fromStdString(callId);
+    QCOMPARE(m_server->request("POST", approval, m_bob, R"({"approved": true})").status, 404);
+    QCOMPARE(m_server->request("POST", approval, m_alice, R"({"approved": true, "note": "fine"})").status, 202);
+    const QByteArray resumeId = QByteArray::number(static_cast<qulonglong>(after.back().value("seq", 0u)));
+    auto rest = m_server->streamEvents(task, m_alice, "task_finished", resumeId);
+    QVERIFY(!rest.empty());
+    QCOMPARE(QString::fromStdString(rest.back()["data"].value("reason", "")), QString("finished"));
+
+    std::vector<json> all = before;
+    all.insert(all.end(), after.begin(), after.end());
+    all.insert(all.end(), rest.begin(), rest.end());
+    QVERIFY2(dense(seqsOf(all)), "every event exactly once, in order, across the kill");
+    const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + task + "/patch", m_alice);
+    QVERIFY2(patch.body.contains("+asked"), patch.body.constData());
+}
+
+// PostgreSQL restarts while a task runs: the server keeps its events, and the stream resumes.
+void TestWarrend::eventsSurviveADatabaseRestart() {
+    const QString uploadId = upload(m_alice, workspace());
+    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking));
+    QCOMPARE(created.status, 201);
+    const QString task = QString::fromStdString(created.json().value("id", ""));
+    auto before = m_server->streamEvents(task, m_alice, "approval_requested");
+    QVERIFY(!before.empty());
+    QString error;
+    QVERIFY2(m_server->postgres().restart(&error), qPrintable(error));
+
+    const std::string callId = before.back()["data"].value("id", "");
+    const QString approval = "/v1/tasks/" + task + "/approvals/" + QString::fromStdString(callId);
+    HttpAnswer answered = m_server->request("POST", approval, m_alice, R"({"approved": true})");
+    if (answered.status == 503) // the first call may meet the cut connection; the server says so and recovers
+        answered = m_server->request("POST", approval, m_alice, R"({"approved": true})");
+    QCOMPARE(answered.status, 202);
+    const QByteArray lastId = QByteArray::number(static_cast<qulonglong>(before.back().value("seq", 0u)));
+    auto rest = m_server->streamEvents(task, m_alice, "task_finished", lastId);
+    QVERIFY(!rest.empty());
+    std::vector<json> all = before;
+    all.insert(all.end(), rest.begin(), rest.end());
+    QVERIFY(dense(seqsOf(all)));
+    QCOMPARE(QString::fromStdString(rest.back()["data"].value("reason", "")), QString("finished"));
+}
+
+QTEST_MAIN(TestWarrend)
+#include "tst_warrend.moc"
