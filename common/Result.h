@@ -13,6 +13,7 @@ enum class ErrorCode {
     NotFound,        // a file, program or mount source does not exist
     Unsupported,     // the kernel or system lacks a feature the policy requires
     System,          // a system call failed unexpectedly
+    Unavailable,     // a service (a database server) cannot be reached now: reconnecting and retrying may work
 };
 
 struct Error {

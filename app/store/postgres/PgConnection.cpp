@@ -1,0 +1,243 @@
+#include "PgConnection.h"
+
+#include <charconv>
+#include <libpq-fe.h>
+#include <memory>
+#include <utility>
+
+namespace warren::control {
+
+namespace {
+
+struct ResultDeleter {
+    void operator()(PGresult* result) const { PQclear(result); }
+};
+using ResultPtr = std::unique_ptr<PGresult, ResultDeleter>;
+
+// libpq's messages end in a newline and sometimes span lines: one line for ours.
+std::string oneLine(const char* message) {
+    std::string text = message ? message : "";
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    for (char& c : text)
+        if (c == '\n')
+            c = ' ';
+    return text.empty() ? "no message from libpq" : text;
+}
+
+// Connection exceptions (class 08) and a server shutting down or starting (57P01..57P03) mean the
+// statement never got a definite answer: the caller may reconnect and retry.
+bool isUnavailableState(std::string_view state) {
+    return state.substr(0, 2) == "08" || state == "57P01" || state == "57P02" || state == "57P03";
+}
+
+// Data exceptions (22: bad text, out of range) and integrity violations (23: keys, foreign keys,
+// checks) are refusals of the rows themselves.
+bool isContentState(std::string_view state) {
+    return state.substr(0, 2) == "22" || state.substr(0, 2) == "23";
+}
+
+std::string describe(PGconn* conn) {
+    const char* db = PQdb(conn);
+    const char* host = PQhost(conn);
+    const char* port = PQport(conn);
+    std::string where = db && *db ? db : "the database";
+    where += " on ";
+    where += host && *host ? host : "the default socket";
+    if (port && *port)
+        where += std::string(":") + port;
+    return where;
+}
+
+void ignoreNotice(void*, const char*) {} // "relation already exists, skipping" is not news
+
+} // namespace
+
+std::uint64_t PgRow::uint(std::size_t column) const {
+    const auto& value = at(column);
+    if (!value)
+        return 0;
+    std::uint64_t out = 0;
+    const auto [end, error] = std::from_chars(value->data(), value->data() + value->size(), out);
+    return error == std::errc() && end == value->data() + value->size() ? out : 0;
+}
+
+std::optional<bool> PgRow::optionalBool(std::size_t column) const {
+    const auto& value = at(column);
+    if (!value)
+        return std::nullopt;
+    return *value == "t" || *value == "true" || *value == "1";
+}
+
+Result<PgConnection> PgConnection::open(const std::string& url) {
+    char* parseError = nullptr;
+    PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parseError);
+    if (!parsed) {
+        std::string message = oneLine(parseError);
+        PQfreemem(parseError);
+        return makeError(ErrorCode::InvalidArgument,
+                         "the database URL is not one PostgreSQL understands: " + message +
+                             "; use postgresql://USER@HOST:PORT/DATABASE or a conninfo string");
+    }
+    PQconninfoFree(parsed);
+    // The URL is expanded in place of dbname; what it sets overrides the defaults before it.
+    const char* keys[] = {"connect_timeout", "client_encoding", "application_name", "dbname", nullptr};
+    const char* values[] = {"10", "UTF8", "warren", url.c_str(), nullptr};
+    PGconn* conn = PQconnectdbParams(keys, values, 1);
+    if (!conn)
+        return makeError(ErrorCode::System, "cannot connect to PostgreSQL: libpq is out of memory");
+    std::string where = describe(conn);
+    if (PQstatus(conn) != CONNECTION_OK) {
+        std::string message = oneLine(PQerrorMessage(conn));
+        PQfinish(conn);
+        return makeError(ErrorCode::Unavailable,
+                         "cannot reach PostgreSQL at " + where + ": " + message +
+                             "; is it running, and does the database URL name the right host, port, "
+                             "database and user?");
+    }
+    PQsetNoticeProcessor(conn, ignoreNotice, nullptr);
+    return PgConnection(conn, std::move(where));
+}
+
+PgConnection::PgConnection(PgConnection&& other) noexcept
+    : m_conn(std::exchange(other.m_conn, nullptr)), m_where(std::move(other.m_where)) {}
+
+PgConnection& PgConnection::operator=(PgConnection&& other) noexcept {
+    if (this != &other) {
+        if (m_conn)
+            PQfinish(m_conn);
+        m_conn = std::exchange(other.m_conn, nullptr);
+        m_where = std::move(other.m_where);
+    }
+    return *this;
+}
+
+PgConnection::~PgConnection() {
+    if (m_conn)
+        PQfinish(m_conn);
+}
+
+Error PgConnection::lostError(const std::string& what, const std::string& message) const {
+    return makeError(ErrorCode::Unavailable, "lost the connection to PostgreSQL at " + m_where +
+                                                 " while trying to " + what + ": " + message +
+                                                 "; the server may have restarted: reconnect and retry");
+}
+
+Result<PgReply> PgConnection::exec(const std::string& what, const char* sql,
+                                   const std::vector<PgParam>& params, const PgRefusal& refusal) {
+    std::vector<const char*> values;
+    values.reserve(params.size());
+    for (const auto& param : params)
+        values.push_back(param ? param->c_str() : nullptr);
+    ResultPtr result(PQexecParams(m_conn, sql, static_cast<int>(values.size()), nullptr, values.data(),
+                                  nullptr, nullptr, 0));
+    const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+        PgReply reply;
+        const int rows = PQntuples(result.get());
+        const int columns = PQnfields(result.get());
+        reply.rows.reserve(static_cast<std::size_t>(rows));
+        for (int r = 0; r < rows; ++r) {
+            std::vector<std::optional<std::string>> row;
+            row.reserve(static_cast<std::size_t>(columns));
+            for (int c = 0; c < columns; ++c) {
+                if (PQgetisnull(result.get(), r, c))
+                    row.emplace_back();
+                else
+                    row.emplace_back(std::string(PQgetvalue(result.get(), r, c),
+                                                 static_cast<std::size_t>(PQgetlength(result.get(), r, c))));
+            }
+            reply.rows.emplace_back(std::move(row));
+        }
+        const char* affected = PQcmdTuples(result.get());
+        if (affected && *affected)
+            std::from_chars(affected, affected + std::char_traits<char>::length(affected), reply.affected);
+        return reply;
+    }
+    const char* stateField = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
+    const std::string state = stateField ? stateField : "";
+    const std::string message = oneLine(result ? PQresultErrorMessage(result.get()) : PQerrorMessage(m_conn));
+    if (isLost() || isUnavailableState(state))
+        return lostError(what, message);
+    if (refusal && !state.empty())
+        if (auto own = refusal(state))
+            return *own;
+    const ErrorCode code = isContentState(state) ? ErrorCode::InvalidArgument : ErrorCode::System;
+    return makeError(code, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message +
+                               (state.empty() ? std::string() : " (SQLSTATE " + state + ")") +
+                               (code == ErrorCode::System ? "; check the server's log" : ""));
+}
+
+Status PgConnection::execScript(const std::string& what, std::string_view sql) {
+    const std::string text(sql);
+    ResultPtr result(PQexec(m_conn, text.c_str()));
+    const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+        return Ok{};
+    const char* stateField = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
+    const std::string message = oneLine(result ? PQresultErrorMessage(result.get()) : PQerrorMessage(m_conn));
+    if (isLost() || (stateField && isUnavailableState(stateField)))
+        return lostError(what, message);
+    return makeError(ErrorCode::System, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message);
+}
+
+bool PgConnection::inTransaction() const {
+    const PGTransactionStatusType status = PQtransactionStatus(m_conn);
+    return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE;
+}
+
+bool PgConnection::isLost() const {
+    return !m_conn || PQstatus(m_conn) == CONNECTION_BAD;
+}
+
+Result<PgTransaction> PgTransaction::begin(PgConnection& connection, const std::string& what) {
+    if (auto begun = connection.exec("start a transaction to " + what, "BEGIN"); !begun)
+        return begun.error();
+    return PgTransaction(connection);
+}
+
+PgTransaction::PgTransaction(PgTransaction&& other) noexcept
+    : m_connection(std::exchange(other.m_connection, nullptr)) {}
+
+PgTransaction::~PgTransaction() {
+    if (m_connection && !m_connection->isLost() && m_connection->inTransaction())
+        (void)m_connection->exec("roll back", "ROLLBACK");
+}
+
+Status PgTransaction::commit(const std::string& what) {
+    auto committed = m_connection->exec("commit " + what, "COMMIT");
+    if (!committed)
+        return committed.error(); // the destructor rolls back what is left of it
+    m_connection = nullptr;
+    return Ok{};
+}
+
+Result<std::string> pgTextArray(const std::vector<PgParam>& values) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i)
+            out += ',';
+        if (!values[i]) {
+            out += "NULL";
+            continue;
+        }
+        out += '"';
+        for (const char c : *values[i]) {
+            if (c == '\0')
+                return makeError(ErrorCode::InvalidArgument,
+                                 "a text value holds a NUL byte, which PostgreSQL text cannot store");
+            if (c == '"' || c == '\\')
+                out += '\\';
+            out += c;
+        }
+        out += '"';
+    }
+    out += '}';
+    return out;
+}
+
+bool isPostgresUrl(std::string_view url) {
+    return url.starts_with("postgresql://") || url.starts_with("postgres://");
+}
+
+} // namespace warren::control

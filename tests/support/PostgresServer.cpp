@@ -1,0 +1,172 @@
+#include "PostgresServer.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace warren::test {
+
+namespace {
+
+constexpr int kCommandTimeoutMs = 120000;
+
+QString findBinDir() {
+    QProcess config;
+    config.start("pg_config", {"--bindir"});
+    if (config.waitForFinished(kCommandTimeoutMs) && config.exitCode() == 0) {
+        const QString dir = QString::fromLocal8Bit(config.readAllStandardOutput()).trimmed();
+        if (QFile::exists(dir + "/initdb"))
+            return dir;
+    }
+    QDir versions("/usr/lib/postgresql");
+    const QStringList found =
+        versions.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
+    for (const QString& version : found)
+        if (QFile::exists(versions.filePath(version + "/bin/initdb")))
+            return versions.filePath(version + "/bin");
+    return {};
+}
+
+// A loopback port nothing listens on now (the kernel's choice for port 0).
+int freeTcpPort() {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return 0;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    int port = 0;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+        port = ntohs(address.sin_port);
+    close(fd);
+    return port;
+}
+
+// Runs program (as postgres when asPostgres) to its end; false with its output in error otherwise.
+bool runTool(bool asPostgres, const QString& program, const QStringList& args, QString* error) {
+    QProcess process;
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    if (asPostgres)
+        process.start("runuser", QStringList{"-u", "postgres", "--", program} + args);
+    else
+        process.start(program, args);
+    if (!process.waitForFinished(kCommandTimeoutMs) || process.exitStatus() != QProcess::NormalExit ||
+        process.exitCode() != 0) {
+        if (error)
+            *error = program + " " + args.join(' ') + " failed: " + process.errorString() + "\n" +
+                     QString::fromLocal8Bit(process.readAll());
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+std::unique_ptr<PostgresServer> PostgresServer::start(const Options& options, QString* error) {
+    std::unique_ptr<PostgresServer> server(new PostgresServer());
+    server->m_bin = findBinDir();
+    if (server->m_bin.isEmpty()) {
+        *error = "no PostgreSQL server binaries (initdb): install postgresql (packaging/debian-packages.txt)";
+        return nullptr;
+    }
+    if (!server->m_dir.isValid()) {
+        *error = "cannot create a temporary directory for PostgreSQL: " + server->m_dir.errorString();
+        return nullptr;
+    }
+    server->m_asPostgres = geteuid() == 0;
+    if (server->m_asPostgres) {
+        const passwd* postgres = getpwnam("postgres");
+        if (!postgres ||
+            chown(server->m_dir.path().toLocal8Bit().constData(), postgres->pw_uid, postgres->pw_gid) != 0) {
+            *error = "running as root, and there is no postgres user to own the test's PostgreSQL "
+                     "directory: install postgresql, which creates it";
+            return nullptr;
+        }
+        server->m_user = "postgres";
+    } else {
+        const passwd* me = getpwuid(geteuid());
+        server->m_user = me ? QString::fromLocal8Bit(me->pw_name) : QString("postgres");
+    }
+    server->m_durable = options.durable;
+    server->m_tcp = options.tcp;
+    if (options.tcp && (server->m_port = freeTcpPort()) == 0) {
+        *error = "no free loopback TCP port for PostgreSQL";
+        return nullptr;
+    }
+    const QString data = server->m_dir.filePath("data");
+    if (!runTool(server->m_asPostgres, server->m_bin + "/initdb",
+                 {"-D", data, "-U", server->m_user, "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8",
+                  "--no-sync"},
+                 error))
+        return nullptr;
+    if (!server->pgCtl({"start", "-o", server->serverOptions().join(' ')}, error))
+        return nullptr;
+    server->m_running = true;
+    return server;
+}
+
+PostgresServer::~PostgresServer() {
+    if (m_running)
+        pgCtl({"stop", "-m", "immediate"}, nullptr);
+}
+
+QStringList PostgresServer::serverOptions() const {
+    QStringList options{"-c", "listen_addresses=" + QString(m_tcp ? "127.0.0.1" : "''"),
+                        "-c", "unix_socket_directories=" + m_dir.path(),
+                        "-p", QString::number(m_port)};
+    if (!m_durable)
+        options << "-c"
+                << "fsync=off";
+    return options;
+}
+
+bool PostgresServer::pgCtl(const QStringList& args, QString* error) const {
+    QStringList all{"-D", m_dir.filePath("data"), "-l", m_dir.filePath("server.log"), "-w", "-t", "120"};
+    all += args;
+    QString failure;
+    if (runTool(m_asPostgres, m_bin + "/pg_ctl", all, &failure))
+        return true;
+    if (error)
+        *error = failure + "\nserver log:\n" + log();
+    return false;
+}
+
+QString PostgresServer::url() const {
+    return QString("postgresql:///postgres?host=%1&port=%2&user=%3")
+        .arg(m_dir.path())
+        .arg(m_port)
+        .arg(m_user);
+}
+
+QString PostgresServer::tcpUrl() const {
+    if (!m_tcp)
+        return {};
+    return QString("postgresql://%1@127.0.0.1:%2/postgres").arg(m_user).arg(m_port);
+}
+
+bool PostgresServer::restart(QString* error) {
+    return pgCtl({"restart", "-m", "fast", "-o", serverOptions().join(' ')}, error);
+}
+
+bool PostgresServer::stop(QString* error) {
+    if (!m_running)
+        return true;
+    m_running = !pgCtl({"stop", "-m", "fast"}, error);
+    return !m_running;
+}
+
+QString PostgresServer::log() const {
+    QFile file(m_dir.filePath("server.log"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromLocal8Bit(file.readAll());
+}
+
+} // namespace warren::test
