@@ -1,7 +1,7 @@
 #include "ApiKey.h"
 
-#include <QByteArray>
-#include <QCryptographicHash>
+#include "Sha256.h"
+
 #include <cerrno>
 #include <cstring>
 #include <sys/random.h>
@@ -75,9 +75,7 @@ bool isWellFormed(std::string_view text) {
 }
 
 std::string hash(std::string_view key) {
-    const QByteArray digest = QCryptographicHash::hash(
-        QByteArrayView(key.data(), static_cast<qsizetype>(key.size())), QCryptographicHash::Sha256);
-    return digest.toHex().toStdString();
+    return sha256Hex(key);
 }
 
 std::string displayPrefix(std::string_view key) {
