@@ -1,0 +1,136 @@
+#include "AccountSchema.h"
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace warren::accounts {
+
+using control::PgConnection;
+using control::PgTransaction;
+
+namespace {
+
+// Any fixed number, the same in every warrend: pg_advisory_xact_lock's key for this schema's migrations.
+constexpr const char* kMigrationLockKey = "7427013561088410113";
+
+// Quotas are columns of the tenant's and the user's row: NULL does not bind. The sandbox limits are at
+// least 1 (0 would read as "no limit" to the sandbox); max_concurrent and tokens_per_month may be 0.
+#define WARREN_QUOTA_COLUMNS                                                                                 \
+    "max_concurrent bigint CHECK (max_concurrent >= 0),"                                                     \
+    "memory_mb bigint CHECK (memory_mb >= 1),"                                                               \
+    "pids bigint CHECK (pids >= 1),"                                                                         \
+    "cpu_seconds bigint CHECK (cpu_seconds >= 1),"                                                           \
+    "timeout_sec bigint CHECK (timeout_sec >= 1),"                                                           \
+    "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
+    "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
+
+const std::array<std::string_view, 1> kMigrations = {
+    // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
+    "CREATE TABLE tenants ("
+    "  id bigserial PRIMARY KEY,"
+    "  name text NOT NULL UNIQUE," WARREN_QUOTA_COLUMNS "  created_at timestamptz NOT NULL DEFAULT now());"
+    "CREATE TABLE users ("
+    "  id bigserial PRIMARY KEY,"
+    "  name text NOT NULL UNIQUE,"
+    "  tenant_id bigint NOT NULL REFERENCES tenants(id)," WARREN_QUOTA_COLUMNS
+    "  created_at timestamptz NOT NULL DEFAULT now());"
+    "CREATE INDEX users_tenant ON users(tenant_id);"
+    "CREATE TABLE api_keys ("
+    "  id bigserial PRIMARY KEY,"
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  key_hash text NOT NULL UNIQUE,"
+    "  display_prefix text NOT NULL,"
+    "  created_at timestamptz NOT NULL DEFAULT now(),"
+    "  revoked_at timestamptz);"
+    "CREATE INDEX api_keys_user ON api_keys(user_id);"
+    "CREATE INDEX api_keys_prefix ON api_keys(display_prefix);"
+    "CREATE TABLE task_reservations ("
+    "  task_id text PRIMARY KEY,"
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  tenant_id bigint NOT NULL REFERENCES tenants(id),"
+    "  created_at timestamptz NOT NULL DEFAULT now());"
+    "CREATE INDEX task_reservations_tenant ON task_reservations(tenant_id, user_id);"
+    "CREATE TABLE token_usage ("
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  month date NOT NULL,"
+    "  tokens bigint NOT NULL CHECK (tokens >= 0),"
+    "  PRIMARY KEY (user_id, month));"
+    "CREATE TABLE upload_owners ("
+    "  upload_id text PRIMARY KEY,"
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  directory text NOT NULL,"
+    "  created_at timestamptz NOT NULL DEFAULT now());"
+    "CREATE TABLE task_owners ("
+    "  task_id text PRIMARY KEY,"
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  upload_id text REFERENCES upload_owners(upload_id),"
+    "  created_at timestamptz NOT NULL DEFAULT clock_timestamp());"
+    "CREATE INDEX task_owners_user ON task_owners(user_id, created_at);"
+    "CREATE TABLE idempotency_keys ("
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  key text NOT NULL,"
+    "  task_id text NOT NULL,"
+    "  request_hash text NOT NULL,"
+    "  created_at timestamptz NOT NULL DEFAULT now(),"
+    "  PRIMARY KEY (user_id, key));",
+};
+
+#undef WARREN_QUOTA_COLUMNS
+
+} // namespace
+
+int accountSchemaVersion() {
+    return static_cast<int>(kMigrations.size());
+}
+
+Result<int> storedAccountSchemaVersion(PgConnection& db) {
+    const std::string what = "read the account schema version";
+    auto exists = db.exec(what, "SELECT to_regclass('accounts_schema_version') IS NOT NULL");
+    if (!exists)
+        return exists.error();
+    if (exists->rows.at(0).optionalBool(0) != true)
+        return 0;
+    auto reply = db.exec(what, "SELECT coalesce(max(version), 0) FROM accounts_schema_version");
+    if (!reply)
+        return reply.error();
+    return static_cast<int>(reply->rows.at(0).uint(0));
+}
+
+Status migrateAccountSchema(PgConnection& db) {
+    const std::string what = "migrate the account schema";
+    auto transaction = PgTransaction::begin(db, what);
+    if (!transaction)
+        return transaction.error();
+    // Held to the end of the transaction: a second warrend waits here, then finds the work done.
+    if (auto locked =
+            db.exec(what, "SELECT pg_advisory_xact_lock($1::bigint)", {std::string(kMigrationLockKey)});
+        !locked)
+        return locked.error();
+    if (auto created = db.execScript(what, "CREATE TABLE IF NOT EXISTS accounts_schema_version ("
+                                           "  version integer NOT NULL,"
+                                           "  applied_at timestamptz NOT NULL DEFAULT now())");
+        !created)
+        return created.error();
+    auto stored = storedAccountSchemaVersion(db);
+    if (!stored)
+        return stored.error();
+    if (*stored > accountSchemaVersion())
+        return makeError(ErrorCode::Unsupported,
+                         "the account tables in " + db.where() + " are at schema version " +
+                             std::to_string(*stored) + ", newer than this warrend knows (" +
+                             std::to_string(accountSchemaVersion()) + "); run the warrend that wrote them");
+    for (int version = *stored + 1; version <= accountSchemaVersion(); ++version) {
+        const std::string step = what + " to version " + std::to_string(version);
+        if (auto applied = db.execScript(step, kMigrations[static_cast<std::size_t>(version - 1)]); !applied)
+            return applied.error();
+        if (auto recorded =
+                db.exec(step, "INSERT INTO accounts_schema_version (version) VALUES ($1::integer)",
+                        {std::to_string(version)});
+            !recorded)
+            return recorded.error();
+    }
+    return transaction->commit(what);
+}
+
+} // namespace warren::accounts

@@ -1,0 +1,51 @@
+#pragma once
+// The few helpers AccountStore's two source files share (AccountStore.cpp: accounts, keys and quotas;
+// AccountStoreUsage.cpp: reservations, tokens, ownership and idempotency keys). Internal.
+
+#include "Limits.h"
+#include "PgConnection.h"
+
+#include <cstdint>
+#include <string>
+
+namespace warren::accounts::sql {
+
+inline constexpr const char* kIsoTime = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'";
+
+inline std::string num(std::int64_t value) {
+    return std::to_string(value);
+}
+
+// "max_concurrent, memory_mb, ..." with each column prefixed by alias.
+inline std::string quotaColumns(const std::string& alias) {
+    std::string columns;
+    for (const LimitInfo& info : allLimits())
+        columns += (columns.empty() ? "" : ", ") + alias + std::string(info.key);
+    return columns;
+}
+
+// The quota columns of a row, starting at column first.
+inline Limits limitsFromRow(const control::PgRow& row, std::size_t first) {
+    Limits limits;
+    for (const LimitInfo& info : allLimits()) {
+        const auto column = first + static_cast<std::size_t>(info.name);
+        if (row.at(column))
+            limits.set(info.name, row.uint(column));
+    }
+    return limits;
+}
+
+// A refusal for a duplicate key (SQLSTATE 23505) as InvalidArgument with this message.
+inline control::PgRefusal refuseDuplicate(std::string message) {
+    return [message = std::move(message)](std::string_view state) -> std::optional<Error> {
+        if (state == "23505")
+            return makeError(ErrorCode::InvalidArgument, message);
+        return std::nullopt;
+    };
+}
+
+inline Error notFound(std::string message) {
+    return makeError(ErrorCode::NotFound, std::move(message));
+}
+
+} // namespace warren::accounts::sql

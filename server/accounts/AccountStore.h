@@ -1,0 +1,116 @@
+#pragma once
+// warrend's accounts in PostgreSQL: tenants, users, their API keys (hash and display prefix only), quotas
+// (columns of the tenant's and the user's row; a user's set value narrows the tenant's), concurrent-task
+// reservations, model tokens per user and calendar month (UTC), what each user owns, and Idempotency-Keys.
+//
+// Its own tables and its own schema version (accounts_schema_version), migrated under an advisory lock so
+// that several warrend processes starting at once migrate once; separate from the task store's.
+//
+// Every lookup of a thing a user owns is by (user, id): another user's id is not found, exactly as an id
+// that does not exist. One AccountStore is one connection: use it from one thread at a time, and open one
+// per thread. Every error says what failed and what to do; nothing is half-written (one transaction each).
+
+#include "AccountTypes.h"
+#include "PgConnection.h"
+#include "Result.h"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::accounts {
+
+using Clock = std::chrono::system_clock;
+
+// The calendar month (UTC) of a moment, as PostgreSQL's date of its first day: "2026-12-01".
+std::string monthOf(Clock::time_point at);
+
+// A user or tenant name: 1 to 64 of [A-Za-z0-9._-], starting with a letter or digit (it is typed on
+// command lines and shown in messages; it is not a key prefix, which starts with "wrn_").
+Status checkAccountName(const std::string& kind, const std::string& name);
+
+// An Idempotency-Key header's value: 1 to 255 visible ASCII characters.
+Status checkIdempotencyKey(const std::string& key);
+
+// One quota change: set a limit, or clear it (nullopt) so that it no longer binds at this level.
+struct QuotaChange {
+    LimitName limit;
+    std::optional<std::uint64_t> value;
+};
+
+struct NewUser {
+    Account account;
+    std::string apiKey; // shown once; the database has only its hash
+};
+
+class AccountStore {
+public:
+    // Connects and brings the schema to the current version.
+    static Result<AccountStore> open(const std::string& databaseUrl);
+    static Result<AccountStore> open(control::PgConnection connection);
+    static int currentSchemaVersion();
+    Result<int> schemaVersion();
+
+    // Tenants and users. addUser creates the tenant when it does not exist; a taken name is
+    // InvalidArgument. addKey gives an existing user one more key.
+    Result<NewUser> addUser(const std::string& name, const std::string& tenant);
+    Result<std::string> addKey(const std::string& userName);
+    // Revokes the key whose display prefix this is (exactly one must match), or, given a user's name,
+    // every key of that user. Answers how many keys it revoked (0 when all were revoked already).
+    Result<std::uint64_t> revokeKeys(const std::string& userNameOrKeyPrefix);
+    Result<std::vector<UserInfo>> users();
+    Result<std::optional<Account>> user(const std::string& name);
+
+    // The account behind a key, or nullopt for a malformed, unknown or revoked key (one answer for all).
+    Result<std::optional<Account>> authenticate(const std::string& apiKey);
+
+    // Quotas. Each change sets or clears one limit of the tenant's or the user's row.
+    Status setTenantQuota(const std::string& tenant, const std::vector<QuotaChange>& changes);
+    Status setUserQuota(const std::string& userName, const std::vector<QuotaChange>& changes);
+    Result<Quotas> quotas(std::int64_t userId);
+
+    // Concurrent tasks: a reservation per running task. reserveTask locks the tenant's row, counts the
+    // tenant's and the user's reservations, and adds one only if both are under their max_concurrent;
+    // a task that holds one already keeps it. releaseTask is idempotent.
+    Result<Reservation> reserveTask(std::int64_t userId, const std::string& taskId);
+    Status releaseTask(const std::string& taskId);
+    Result<std::uint64_t> activeTasks(std::int64_t userId);
+
+    // Model tokens in the month of `at`: the user's own count; the check sees the user's and the
+    // tenant's tokens_per_month against the user's and the tenant's (all its users') use.
+    Status addTokens(std::int64_t userId, std::uint64_t tokens, Clock::time_point at = Clock::now());
+    Result<std::uint64_t> tokensUsed(std::int64_t userId, Clock::time_point at = Clock::now());
+    Result<std::optional<OverQuota>> wouldExceedTokens(std::int64_t userId, std::uint64_t tokens,
+                                                       Clock::time_point at = Clock::now());
+
+    // Ownership. An id is recorded once (a second record of the same id is InvalidArgument); a lookup with
+    // another user's id answers nullopt.
+    Status recordUpload(std::int64_t userId, const std::string& uploadId, const std::string& directory);
+    Result<std::optional<UploadOwnership>> upload(std::int64_t userId, const std::string& uploadId);
+    Status recordTask(std::int64_t userId, const std::string& taskId,
+                      const std::optional<std::string>& uploadId);
+    Result<std::optional<TaskOwnership>> task(std::int64_t userId, const std::string& taskId);
+    Result<std::vector<std::string>> taskIds(std::int64_t userId); // newest first
+
+    // Idempotency-Key: claims (user, key) for newTaskId and the body's hash, or answers the task an
+    // earlier claim stands for (Replay for the same body, Conflict for another). forget undoes a claim
+    // whose task could not be created, so that a retry can create it.
+    Result<IdempotencyClaim> claimIdempotencyKey(std::int64_t userId, const std::string& key,
+                                                 const std::string& requestBody,
+                                                 const std::string& newTaskId);
+    Status forgetIdempotencyKey(std::int64_t userId, const std::string& key, const std::string& taskId);
+
+    control::PgConnection& connection() { return m_db; }
+
+private:
+    explicit AccountStore(control::PgConnection db) : m_db(std::move(db)) {}
+    Status migrate();
+    Result<std::string> insertKey(std::int64_t userId);
+    Status setQuota(const char* table, const std::string& name, const std::vector<QuotaChange>& changes);
+
+    control::PgConnection m_db;
+};
+
+} // namespace warren::accounts

@@ -1,0 +1,78 @@
+#pragma once
+// What the account store answers: who a key belongs to, the quotas that apply to them, the outcome of a
+// reservation or a token check, what a user owns, and what an Idempotency-Key stands for. Ids are the
+// database's; names are what an operator types.
+
+#include "Limits.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::accounts {
+
+// The caller behind an API key.
+struct Account {
+    std::int64_t userId = 0;
+    std::string userName;
+    std::int64_t tenantId = 0;
+    std::string tenantName;
+};
+
+struct KeyInfo {
+    std::string displayPrefix; // "wrn_" and 8 characters: what names the key, never the key
+    std::string createdAt;     // ISO 8601, UTC
+    std::optional<std::string> revokedAt;
+};
+
+struct UserInfo {
+    std::string name;
+    std::string tenant;
+    std::string createdAt;
+    Limits quota; // the user's own override; unset where the tenant's applies
+    std::vector<KeyInfo> keys;
+};
+
+struct Quotas {
+    Limits user;
+    Limits tenant;
+};
+
+// A limit that refused: which level's, its value, and how much of it is in use.
+struct OverQuota {
+    LimitLevel level = LimitLevel::Tenant;
+    LimitName limit = LimitName::MaxConcurrent;
+    std::uint64_t value = 0;
+    std::uint64_t used = 0;
+    std::string message() const; // "the tenant's max_concurrent (2) is reached: 2 tasks are running"
+};
+
+// reserveTask: reserved (or already held by this task), or the limit that refused.
+struct Reservation {
+    std::optional<OverQuota> refused; // nullopt: the task holds a reservation now
+    bool reserved() const { return !refused; }
+};
+
+struct TaskOwnership {
+    std::string taskId;
+    std::optional<std::string> uploadId;
+};
+
+struct UploadOwnership {
+    std::string uploadId;
+    std::string directory;
+};
+
+// claimIdempotencyKey: what the server does with the request.
+struct IdempotencyClaim {
+    enum class Outcome {
+        Claimed,  // the key is new: create the task under the id given
+        Replay,   // the same key with the same body: answer with taskId, create nothing
+        Conflict, // the same key with another body: refuse (422), create nothing
+    };
+    Outcome outcome = Outcome::Claimed;
+    std::string taskId; // the task the key stands for
+};
+
+} // namespace warren::accounts

@@ -1,0 +1,9 @@
+# server/accounts: API keys and limits (pure).
+foreach(test tst_api_key tst_limits)
+    warren_add_test(${test} SOURCES accounts/${test}.cpp LIBS warren_accounts LABELS unit server)
+endforeach()
+
+# The account store against a real PostgreSQL, started per test in a temporary directory.
+warren_add_test(tst_account_store SOURCES accounts/tst_account_store.cpp
+                LIBS warren_accounts warren_postgres_test_support LABELS "server;postgres")
+set_tests_properties(tst_account_store PROPERTIES TIMEOUT 300)

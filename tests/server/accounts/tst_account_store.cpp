@@ -1,0 +1,325 @@
+// AccountStore against a real PostgreSQL (PostgresServer): keys stored only as hashes and refused when
+// unknown, revoked or forged; reservations that never exceed a tenant's or a user's max_concurrent under
+// contention from several connections on several threads; month tokens; owner-scoped lookups; and
+// Idempotency-Keys.
+
+#include "AccountStore.h"
+#include "ApiKey.h"
+#include "PostgresServer.h"
+
+#include <QtTest>
+#include <atomic>
+#include <thread>
+
+using namespace warren;
+using namespace warren::accounts;
+
+namespace {
+
+template <typename T> T must(Result<T> result) {
+    if (!result)
+        qFatal("%s", result.error().message.c_str());
+    return std::move(result).value();
+}
+
+void must(Status status) {
+    if (!status)
+        qFatal("%s", status.error().message.c_str());
+}
+
+Clock::time_point utc(int year, unsigned month, unsigned day) {
+    return std::chrono::sys_days(std::chrono::year{year} / std::chrono::month{month} /
+                                 std::chrono::day{day}) +
+           std::chrono::hours(12);
+}
+
+} // namespace
+
+class TestAccountStore : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<test::PostgresServer> m_server;
+    std::optional<AccountStore> m_store;
+
+    AccountStore open() { return must(AccountStore::open(m_server->url().toStdString())); }
+    AccountStore& store() { return *m_store; }
+
+private slots:
+    void initTestCase() {
+        QString error;
+        m_server = test::PostgresServer::start(&error);
+        QVERIFY2(m_server, qPrintable(error));
+        m_store.emplace(open());
+    }
+
+    void migratesOnceAndReopens() {
+        QCOMPARE(must(store().schemaVersion()), AccountStore::currentSchemaVersion());
+        // Several processes starting at once on an empty database: the advisory lock lets one migrate, the
+        // others wait and find it done.
+        must(store().connection().exec("create", "CREATE DATABASE fresh"));
+        const QString url = m_server->url().replace(QStringLiteral("/postgres?"), QStringLiteral("/fresh?"));
+        QVERIFY(url.contains(QStringLiteral("/fresh?")));
+        std::vector<std::thread> threads;
+        std::atomic<int> failures{0};
+        for (int i = 0; i < 4; ++i)
+            threads.emplace_back([&] {
+                if (!AccountStore::open(url.toStdString()))
+                    ++failures;
+            });
+        for (auto& thread : threads)
+            thread.join();
+        QCOMPARE(failures.load(), 0);
+        auto fresh = must(AccountStore::open(url.toStdString()));
+        auto rows = must(fresh.connection().exec("count", "SELECT count(*) FROM accounts_schema_version"));
+        QCOMPARE(rows.rows.at(0).uint(0), std::uint64_t(AccountStore::currentSchemaVersion()));
+    }
+
+    void addUserStoresOnlyTheHash() {
+        const NewUser added = must(store().addUser("alice", "default"));
+        QVERIFY(api_key::isWellFormed(added.apiKey));
+        QCOMPARE(added.account.tenantName, std::string("default"));
+        const std::string body = added.apiKey.substr(kApiKeyPrefix.size());
+        // Every column of every table, as text: the key's text is nowhere, its hash is.
+        auto tables = must(store().connection().exec(
+            "tables", "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"));
+        bool hashFound = false;
+        for (const auto& table : tables.rows) {
+            auto dump = must(
+                store().connection().exec("dump", ("SELECT t::text FROM " + table.text(0) + " t").c_str()));
+            for (const auto& row : dump.rows) {
+                QVERIFY2(row.text(0).find(body) == std::string::npos, row.text(0).c_str());
+                QVERIFY2(row.text(0).find(body.substr(8, 20)) == std::string::npos, row.text(0).c_str());
+                hashFound = hashFound || row.text(0).find(api_key::hash(added.apiKey)) != std::string::npos;
+            }
+        }
+        QVERIFY(hashFound);
+        const auto account = must(store().authenticate(added.apiKey));
+        QVERIFY(account);
+        QCOMPARE(account->userName, std::string("alice"));
+        QCOMPARE(account->userId, added.account.userId);
+    }
+
+    void takenNamesAndBadNamesAreRefused() {
+        must(store().addUser("bob", "acme"));
+        auto again = store().addUser("bob", "other");
+        QVERIFY(!again);
+        QCOMPARE(again.error().code, ErrorCode::InvalidArgument);
+        QVERIFY2(again.error().message.find("add-key bob") != std::string::npos,
+                 again.error().message.c_str());
+        QVERIFY(!must(store().user("nobody")));
+        // Nothing half-created: the refused call made no tenant "other".
+        auto tenants =
+            must(store().connection().exec("t", "SELECT count(*) FROM tenants WHERE name = 'other'"));
+        QCOMPARE(tenants.rows.at(0).uint(0), std::uint64_t(0));
+        for (const char* bad : {"", "-x", "a b", "wrn/x", "é", "x;drop"})
+            QVERIFY2(!store().addUser(bad, "default"), bad);
+        QVERIFY(!store().addUser("carol", "bad tenant"));
+    }
+
+    void unknownRevokedAndForgedKeysDoNotAuthenticate() {
+        const NewUser dave = must(store().addUser("dave", "default"));
+        const std::string second = must(store().addKey("dave"));
+        QVERIFY(must(store().authenticate(second)));
+        // A forged key: well-formed, never issued; one character changed; not a key at all.
+        QVERIFY(!must(store().authenticate("wrn_" + std::string(51, 'a') + "g")));
+        std::string changed = dave.apiKey;
+        changed[10] = changed[10] == 'a' ? 'b' : 'a';
+        QVERIFY(!must(store().authenticate(changed)));
+        QVERIFY(!must(store().authenticate(api_key::hash(dave.apiKey))));
+        QVERIFY(!must(store().authenticate("")));
+        QVERIFY(!must(store().authenticate(dave.apiKey + " ")));
+        // Revoking one key by its prefix leaves the other working; by name revokes the rest.
+        QCOMPARE(must(store().revokeKeys(api_key::displayPrefix(dave.apiKey))), std::uint64_t(1));
+        QVERIFY(!must(store().authenticate(dave.apiKey)));
+        QVERIFY(must(store().authenticate(second)));
+        QCOMPARE(must(store().revokeKeys("dave")), std::uint64_t(1));
+        QVERIFY(!must(store().authenticate(second)));
+        QCOMPARE(must(store().revokeKeys("dave")), std::uint64_t(0));
+        QCOMPARE(store().revokeKeys("wrn_zzzzzzzz").error().code, ErrorCode::NotFound);
+        QCOMPARE(store().revokeKeys("wrn_zz").error().code, ErrorCode::InvalidArgument);
+        QCOMPARE(store().revokeKeys("nobody").error().code, ErrorCode::NotFound);
+        const auto users = must(store().users());
+        const auto it =
+            std::find_if(users.begin(), users.end(), [](const UserInfo& u) { return u.name == "dave"; });
+        QVERIFY(it != users.end());
+        QCOMPARE(it->keys.size(), std::size_t(2));
+        QVERIFY(it->keys[0].revokedAt && it->keys[1].revokedAt);
+    }
+
+    void quotasSetAndClear() {
+        const NewUser erin = must(store().addUser("erin", "quota-tenant"));
+        must(store().setTenantQuota("quota-tenant",
+                                    {{LimitName::MemoryMb, 1024}, {LimitName::MaxConcurrent, 3}}));
+        must(store().setUserQuota("erin", {{LimitName::MemoryMb, 512}}));
+        Quotas quotas = must(store().quotas(erin.account.userId));
+        QCOMPARE(quotas.tenant.get(LimitName::MemoryMb), std::optional<std::uint64_t>(1024));
+        QCOMPARE(quotas.user.get(LimitName::MemoryMb), std::optional<std::uint64_t>(512));
+        QCOMPARE(quotas.tenant.get(LimitName::MaxConcurrent), std::optional<std::uint64_t>(3));
+        must(store().setUserQuota("erin", {{LimitName::MemoryMb, std::nullopt}}));
+        quotas = must(store().quotas(erin.account.userId));
+        QVERIFY(!quotas.user.get(LimitName::MemoryMb));
+        QCOMPARE(store().setTenantQuota("no-such-tenant", {{LimitName::Pids, 5}}).error().code,
+                 ErrorCode::NotFound);
+        QCOMPARE(store().setUserQuota("erin", {{LimitName::Pids, 0}}).error().code,
+                 ErrorCode::InvalidArgument);
+        QCOMPARE(store().setUserQuota("erin", {}).error().code, ErrorCode::InvalidArgument);
+    }
+
+    void reservationsNeverExceedTheLimitsUnderContention() {
+        // Tenant "busy": 5 at once; user u0's own override is 2 (narrower), u1's 50 (the tenant's binds).
+        std::vector<std::int64_t> users;
+        for (int i = 0; i < 4; ++i)
+            users.push_back(must(store().addUser("busy-u" + std::to_string(i), "busy")).account.userId);
+        must(store().setTenantQuota("busy", {{LimitName::MaxConcurrent, 5}}));
+        must(store().setUserQuota("busy-u0", {{LimitName::MaxConcurrent, 2}}));
+        must(store().setUserQuota("busy-u1", {{LimitName::MaxConcurrent, 50}}));
+        // Another tenant's reservations are neither counted nor touched.
+        const auto outsider = must(store().addUser("outsider", "calm")).account.userId;
+        QVERIFY(must(store().reserveTask(outsider, "outsider-task")).reserved());
+
+        constexpr int kThreads = 8;
+        constexpr int kAttemptsPerThread = 25;
+        std::atomic<int> reserved{0};
+        std::atomic<int> failures{0};
+        std::vector<std::thread> threads;
+        for (int t = 0; t < kThreads; ++t)
+            threads.emplace_back([&, t] {
+                auto connection = AccountStore::open(m_server->url().toStdString());
+                if (!connection) {
+                    ++failures;
+                    return;
+                }
+                for (int i = 0; i < kAttemptsPerThread; ++i) {
+                    const auto user = users[static_cast<std::size_t>((t + i) % 4)];
+                    auto outcome =
+                        connection->reserveTask(user, "busy-" + std::to_string(t) + "-" + std::to_string(i));
+                    if (!outcome)
+                        ++failures;
+                    else if (outcome->reserved())
+                        ++reserved;
+                }
+            });
+        for (auto& thread : threads)
+            thread.join();
+        QCOMPARE(failures.load(), 0);
+        QCOMPARE(reserved.load(), 5);
+        QVERIFY(must(store().activeTasks(users[0])) <= 2);
+        std::uint64_t total = 0;
+        for (const auto user : users)
+            total += must(store().activeTasks(user));
+        QCOMPARE(total, std::uint64_t(5));
+        QCOMPARE(must(store().activeTasks(outsider)), std::uint64_t(1));
+
+        // Which limit refused: the user's own for u0 at 2, the tenant's for anyone once 5 run.
+        auto full = must(store().reserveTask(users[1], "busy-extra"));
+        QVERIFY(!full.reserved());
+        QCOMPARE(full.refused->level, LimitLevel::Tenant);
+        QCOMPARE(full.refused->value, std::uint64_t(5));
+        QVERIFY(!full.refused->message().empty());
+    }
+
+    void userOverrideBindsBelowTheTenant() {
+        const auto solo = must(store().addUser("solo", "roomy")).account.userId;
+        const auto peer = must(store().addUser("solo-peer", "roomy")).account.userId;
+        must(store().setTenantQuota("roomy", {{LimitName::MaxConcurrent, 10}}));
+        must(store().setUserQuota("solo", {{LimitName::MaxConcurrent, 1}}));
+        QVERIFY(must(store().reserveTask(solo, "solo-1")).reserved());
+        QVERIFY(
+            must(store().reserveTask(solo, "solo-1")).reserved()); // held already: kept, not counted twice
+        auto second = must(store().reserveTask(solo, "solo-2"));
+        QVERIFY(!second.reserved());
+        QCOMPARE(second.refused->level, LimitLevel::User);
+        QCOMPARE(second.refused->used, std::uint64_t(1));
+        QVERIFY(must(store().reserveTask(peer, "peer-1")).reserved()); // the tenant has room for others
+        QCOMPARE(store().reserveTask(peer, "solo-1").error().code, ErrorCode::InvalidArgument);
+        // Release, release again (idempotent), then reserve again.
+        must(store().releaseTask("solo-1"));
+        must(store().releaseTask("solo-1"));
+        QVERIFY(must(store().reserveTask(solo, "solo-2")).reserved());
+        // Clearing the override: the tenant's 10 is all that binds.
+        must(store().setUserQuota("solo", {{LimitName::MaxConcurrent, std::nullopt}}));
+        QVERIFY(must(store().reserveTask(solo, "solo-3")).reserved());
+        // A tenant's 0: nothing runs.
+        must(store().setTenantQuota("roomy", {{LimitName::MaxConcurrent, 0}}));
+        QCOMPARE(must(store().reserveTask(peer, "peer-2")).refused->level, LimitLevel::Tenant);
+    }
+
+    void tokensPerCalendarMonth() {
+        const auto user = must(store().addUser("tok", "tok-tenant")).account.userId;
+        const auto peer = must(store().addUser("tok-peer", "tok-tenant")).account.userId;
+        must(store().setUserQuota("tok", {{LimitName::TokensPerMonth, 1000}}));
+        must(store().setTenantQuota("tok-tenant", {{LimitName::TokensPerMonth, 1500}}));
+        const auto december = utc(2026, 12, 31);
+        must(store().addTokens(user, 600, december));
+        must(store().addTokens(user, 300, december));
+        QCOMPARE(must(store().tokensUsed(user, december)), std::uint64_t(900));
+        QVERIFY(!must(store().wouldExceedTokens(user, 100, december)));
+        auto over = must(store().wouldExceedTokens(user, 101, december));
+        QVERIFY(over);
+        QCOMPARE(over->level, LimitLevel::User);
+        QCOMPARE(over->used, std::uint64_t(900));
+        // The tenant counts all its users: 900 + 550 > 1500 would not, 900 + 601 would.
+        QVERIFY(!must(store().wouldExceedTokens(peer, 600, december)));
+        QCOMPARE(must(store().wouldExceedTokens(peer, 601, december))->level, LimitLevel::Tenant);
+        // A new month starts at zero.
+        const auto january = utc(2027, 1, 1);
+        QCOMPARE(must(store().tokensUsed(user, january)), std::uint64_t(0));
+        QVERIFY(!must(store().wouldExceedTokens(user, 1000, january)));
+        QVERIFY(must(store().wouldExceedTokens(user, UINT64_MAX, january)));
+        QCOMPARE(QString::fromStdString(monthOf(january)), QStringLiteral("2027-01-01"));
+    }
+
+    void anotherUsersIdsAreNotFound() {
+        const auto owner = must(store().addUser("owner", "default")).account.userId;
+        const auto other = must(store().addUser("other", "default")).account.userId;
+        must(store().recordUpload(owner, "up-1", "/data/uploads/up-1"));
+        must(store().recordTask(owner, "task-1", std::string("up-1")));
+        QCOMPARE(must(store().upload(owner, "up-1"))->directory, std::string("/data/uploads/up-1"));
+        QCOMPARE(must(store().task(owner, "task-1"))->uploadId, std::optional<std::string>("up-1"));
+        QVERIFY(!must(store().upload(other, "up-1")));
+        QVERIFY(!must(store().task(other, "task-1")));
+        QVERIFY(must(store().taskIds(other)).empty());
+        // Another user's upload cannot be a task's workspace; a taken id is refused.
+        QCOMPARE(store().recordTask(other, "task-2", std::string("up-1")).error().code, ErrorCode::NotFound);
+        QCOMPARE(store().recordTask(other, "task-1", std::nullopt).error().code, ErrorCode::InvalidArgument);
+        QCOMPARE(store().recordUpload(other, "up-1", "/x").error().code, ErrorCode::InvalidArgument);
+        must(store().recordTask(owner, "task-3", std::nullopt));
+        QCOMPARE(must(store().taskIds(owner)), (std::vector<std::string>{"task-3", "task-1"}));
+    }
+
+    void idempotencyKeys() {
+        const auto user = must(store().addUser("idem", "default")).account.userId;
+        const auto other = must(store().addUser("idem-other", "default")).account.userId;
+        const std::string body = R"({"prompt":"hi","workspace":"up"})";
+        auto first = must(store().claimIdempotencyKey(user, "k-1", body, "t-1"));
+        QCOMPARE(first.outcome, IdempotencyClaim::Outcome::Claimed);
+        auto replay = must(store().claimIdempotencyKey(user, "k-1", body, "t-2"));
+        QCOMPARE(replay.outcome, IdempotencyClaim::Outcome::Replay);
+        QCOMPARE(replay.taskId, std::string("t-1"));
+        auto conflict = must(store().claimIdempotencyKey(user, "k-1", body + " ", "t-3"));
+        QCOMPARE(conflict.outcome, IdempotencyClaim::Outcome::Conflict);
+        // Keys are per user: the same key of another user is theirs alone.
+        QCOMPARE(must(store().claimIdempotencyKey(other, "k-1", body, "t-4")).outcome,
+                 IdempotencyClaim::Outcome::Claimed);
+        // A claim whose task failed is forgotten; only its own task's claim is.
+        must(store().forgetIdempotencyKey(user, "k-1", "t-9"));
+        QCOMPARE(must(store().claimIdempotencyKey(user, "k-1", body, "t-5")).outcome,
+                 IdempotencyClaim::Outcome::Replay);
+        must(store().forgetIdempotencyKey(user, "k-1", "t-1"));
+        QCOMPARE(must(store().claimIdempotencyKey(user, "k-1", body, "t-5")).outcome,
+                 IdempotencyClaim::Outcome::Claimed);
+        QCOMPARE(store().claimIdempotencyKey(user, "", body, "t-6").error().code, ErrorCode::InvalidArgument);
+        QCOMPARE(store().claimIdempotencyKey(user, "a b", body, "t-6").error().code,
+                 ErrorCode::InvalidArgument);
+        QCOMPARE(store().claimIdempotencyKey(user, std::string(256, 'k'), body, "t-6").error().code,
+                 ErrorCode::InvalidArgument);
+    }
+
+    void cleanupTestCase() {
+        m_store.reset();
+        m_server.reset();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAccountStore)
+#include "tst_account_store.moc"
