@@ -1,5 +1,6 @@
 #include "WorkspacePatch.h"
 
+#include "GitDiffText.h"
 #include "UniqueFd.h"
 
 #include <cerrno>
@@ -8,7 +9,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <spawn.h>
-#include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -74,29 +74,6 @@ std::string readStderr(const fs::path& file) {
     while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
         text.pop_back();
     return text;
-}
-
-// git names an added file b/X on both sides of its "diff --git" line and a deleted one a/X on both (with
-// --no-prefix the tree's name is the only prefix, and the missing side borrows the other's). git apply takes
-// either, but the header should read "a/X b/X" as for every other file. A line that starts with
-// "diff --git " is always a header: text lines start with ' ', '+', '-', '@' or '\\', binary lines with a
-// length letter.
-void canonicaliseHeaders(std::string& patch) {
-    constexpr std::string_view kHeader = "diff --git ";
-    for (std::size_t at = 0; at < patch.size();) {
-        const std::size_t end = std::min(patch.find('\n', at), patch.size());
-        if (std::string_view(patch).substr(at, end - at).starts_with(kHeader)) {
-            const std::size_t names = at + kHeader.size(), length = end - names;
-            const std::string_view both = std::string_view(patch).substr(names, length);
-            const std::size_t half = length / 2;
-            if (length % 2 == 1 && both[half] == ' ' && both.substr(0, half) == both.substr(half + 1)) {
-                const std::size_t quote = both.front() == '"' ? 1 : 0;
-                patch[names + quote] = 'a';
-                patch[names + half + 1 + quote] = 'b';
-            }
-        }
-        at = end + 1;
-    }
 }
 
 int waitFor(pid_t pid) {
@@ -183,8 +160,7 @@ Result<std::string> workspacePatch(const fs::path& pristine, const fs::path& wor
     if (status != 0 && status != 1)
         return makeError(ErrorCode::System,
                          "git diff failed (exit " + std::to_string(status) + "): " + readStderr(stderrFile));
-    canonicaliseHeaders(patch);
-    return patch;
+    return tidyGitDiff(patch);
 }
 
 } // namespace warren::uploads

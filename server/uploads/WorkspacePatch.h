@@ -5,8 +5,9 @@
 // b/FILE relative to the workspace's root. git runs as a process (never through a shell) with no system or
 // user configuration, no external diff drivers and no textconv, and its output is capped.
 //
-// What git does not track, the patch does not carry: an empty directory that appeared or went, and mode
-// changes other than the executable bit.
+// What git does not track, the patch does not carry: an empty directory that appeared or went, mode
+// changes other than the executable bit, and files under a ".git" directory (git apply refuses them; see
+// GitDiffText.h). The cap applies to git's own output, before those sections are dropped.
 //
 // The server keeps the pristine copy by extracting the upload's tar a second time (UploadExtractor into
 // another directory), so the copy is exactly what the archive held and needs no tree copy of its own.

@@ -1,7 +1,6 @@
 # server/uploads tests: the tar reader, the upload policy (data rows named after the attack), extraction
-# of hostile archives into a real directory, and the task's patch checked with git apply.
-foreach(test tst_tar_reader tst_upload_policy tst_upload_extractor tst_workspace_patch)
-    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/uploads/${test}.cpp)
-        warren_add_test(${test} SOURCES uploads/${test}.cpp LIBS warren_uploads LABELS unit)
-    endif()
+# of hostile archives into a real directory, the patch's text rules, and the task's patch checked with
+# git apply.
+foreach(test tst_tar_reader tst_upload_policy tst_upload_extractor tst_git_diff_text tst_workspace_patch)
+    warren_add_test(${test} SOURCES uploads/${test}.cpp LIBS warren_uploads LABELS unit)
 endforeach()

@@ -61,6 +61,7 @@ private slots:
     void initTestCase();
     void init();
     void appliesOntoThePristineCopy();
+    void leavesRepositoryMetadataOut();
     void sameTreesGiveAnEmptyPatch();
     void refusesAPatchPastTheCap();
     void saysWhenGitIsMissing();
@@ -129,6 +130,19 @@ void WorkspacePatchTest::appliesOntoThePristineCopy() {
     QVERIFY(apply.waitForFinished());
     QVERIFY2(apply.exitCode() == 0, apply.readAllStandardError().constData());
     QCOMPARE(snapshot(copy), snapshot(m_workspace));
+}
+
+// The task committed in the workspace's repository: git apply refuses paths under .git, so they are left
+// out and the rest still applies.
+void WorkspacePatchTest::leavesRepositoryMetadataOut() {
+    write(m_pristine / ".git/HEAD", "ref: refs/heads/main\n");
+    write(m_workspace / ".git/HEAD", "ref: refs/heads/task\n");
+    write(m_workspace / ".git/objects/ab/cdef", binary(300, 5));
+    write(m_workspace / "README", "changed by the task\n");
+    auto patch = workspacePatch(m_pristine, m_workspace);
+    QVERIFY2(patch.ok(), patch.ok() ? "" : patch.error().message.c_str());
+    QVERIFY2(patch->find(".git/") == std::string::npos, patch->c_str());
+    QVERIFY(patch->starts_with("diff --git a/README b/README\n"));
 }
 
 void WorkspacePatchTest::sameTreesGiveAnEmptyPatch() {
