@@ -1,0 +1,207 @@
+#include "UploadPolicy.h"
+
+#include <deque>
+#include <vector>
+
+namespace warren::uploads {
+
+namespace {
+
+// A symlink chain longer than this is refused, as the kernel refuses it (ELOOP at 40).
+constexpr int kMaxLinkHops = 40;
+
+Error refuse(const TarEntry& entry, const std::string& why) {
+    return makeError(ErrorCode::InvalidArgument, "the upload is refused: \"" + entry.path + "\" (at offset " +
+                                                     std::to_string(entry.offset) + ") " + why);
+}
+
+std::vector<std::string> split(const std::string& path) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        const auto slash = path.find('/', start);
+        const auto end = slash == std::string::npos ? path.size() : slash;
+        parts.push_back(path.substr(start, end - start));
+        start = end + 1;
+    }
+    return parts;
+}
+
+std::string join(const std::vector<std::string>& parts, std::size_t count) {
+    std::string path;
+    for (std::size_t i = 0; i < count; ++i)
+        path += (i ? "/" : "") + parts[i];
+    return path;
+}
+
+// The path's components without "." and empty ones, or why it cannot be a path inside the tree.
+Result<std::vector<std::string>> components(const std::string& path, const char* what) {
+    if (path.empty())
+        return makeError(ErrorCode::InvalidArgument, std::string("has an empty ") + what);
+    if (path.find('\0') != std::string::npos)
+        return makeError(ErrorCode::InvalidArgument, std::string("has a NUL byte in its ") + what);
+    if (path.front() == '/')
+        return makeError(ErrorCode::InvalidArgument, std::string("has an absolute ") + what);
+    std::vector<std::string> kept;
+    for (auto& part : split(path)) {
+        if (part == "..")
+            return makeError(ErrorCode::InvalidArgument,
+                             std::string("has a \"..\" component in its ") + what);
+        if (!part.empty() && part != ".")
+            kept.push_back(std::move(part));
+    }
+    return kept;
+}
+
+// A link target is resolved from the link's directory (at depth `depth` in the tree), lexically here;
+// UploadPolicy::finish() follows the chains through the archive's other links.
+Status checkLinkTarget(const TarEntry& entry, std::size_t depth) {
+    const std::string& target = entry.linkTarget;
+    const auto refused = [&](const std::string& why) {
+        return refuse(entry,
+                      "is a symbolic link " + why + " (\"" + target.substr(0, target.find('\0')) + "\")");
+    };
+    if (target.empty())
+        return refused("with an empty link target");
+    if (target.find('\0') != std::string::npos)
+        return refused("with a NUL byte in its link target");
+    if (target.front() == '/')
+        return refused("with an absolute link target");
+    for (const auto& part : split(target)) {
+        if (part == "..") {
+            if (depth == 0)
+                return refused("to outside the tree");
+            --depth;
+        } else if (!part.empty() && part != ".") {
+            ++depth;
+        }
+    }
+    return Ok{};
+}
+
+const char* kindName(TarEntryType type) {
+    return type == TarEntryType::Directory ? "a directory"
+           : type == TarEntryType::Symlink ? "a link"
+                                           : "a file";
+}
+
+} // namespace
+
+Status UploadPolicy::admitParents(const TarEntry& entry, const std::string& path) {
+    const auto parts = split(path);
+    for (std::size_t count = 1; count < parts.size(); ++count) {
+        const std::string parent = join(parts, count);
+        const auto seen = m_seen.find(parent);
+        if (seen == m_seen.end()) {
+            m_seen.emplace(parent, Kind::Directory); // created on the way, as tar does
+        } else if (seen->second == Kind::Symlink) {
+            return refuse(entry, "goes through \"" + parent + "\", a symbolic link of the same archive");
+        } else if (seen->second == Kind::File) {
+            return refuse(entry, "goes through \"" + parent + "\", a file of the same archive");
+        }
+    }
+    return Ok{};
+}
+
+Result<AdmittedEntry> UploadPolicy::admit(const TarEntry& entry) {
+    if (++m_entries > m_limits.maxEntries)
+        return refuse(entry,
+                      "is one entry more than the " + std::to_string(m_limits.maxEntries) + " allowed");
+    if (entry.path.size() > m_limits.maxPathBytes || entry.linkTarget.size() > m_limits.maxPathBytes)
+        return refuse(entry, "has a path or link target longer than the " +
+                                 std::to_string(m_limits.maxPathBytes) + " bytes allowed");
+    switch (entry.type) {
+    case TarEntryType::Regular:
+    case TarEntryType::Directory:
+    case TarEntryType::Symlink:
+        break;
+    case TarEntryType::Hardlink:
+        return refuse(entry, "is a hard link (to \"" + entry.linkTarget + "\"); upload the file itself");
+    case TarEntryType::Other:
+        return refuse(entry, std::string("has the unsupported tar type '") + entry.typeFlag + "'");
+    default:
+        return refuse(entry, std::string("is ") + describe(entry.type) + ", which a workspace cannot hold");
+    }
+    auto parts = components(entry.path, "name");
+    if (!parts)
+        return refuse(entry, parts.error().message);
+    AdmittedEntry admitted;
+    admitted.type = entry.type;
+    admitted.path = join(*parts, parts->size());
+    if (admitted.path.empty() && entry.type != TarEntryType::Directory)
+        return refuse(entry, "names the tree's root but is not a directory");
+    if (entry.type == TarEntryType::Directory)
+        admitted.mode = (entry.mode & 0777) | 0700;
+
+    if (entry.type == TarEntryType::Symlink) {
+        if (auto target = checkLinkTarget(entry, parts->size() - 1); !target)
+            return target.error();
+        admitted.linkTarget = entry.linkTarget;
+    }
+    if (auto parents = admitParents(entry, admitted.path); !parents)
+        return parents.error();
+    if (const auto seen = m_seen.find(admitted.path); seen != m_seen.end() && !admitted.path.empty()) {
+        if (seen->second == Kind::Directory && entry.type == TarEntryType::Directory)
+            return admitted; // a directory named twice, or after its children: nothing is replaced
+        if (seen->second == Kind::Directory)
+            return refuse(entry, std::string("would replace a directory with ") + kindName(entry.type));
+        return refuse(entry, "appears twice in the archive (the second would replace the first)");
+    }
+
+    if (entry.type == TarEntryType::Regular) {
+        if (entry.size > m_limits.maxTotalBytes - std::min(m_bytes, m_limits.maxTotalBytes))
+            return refuse(entry, "takes the upload past the " + std::to_string(m_limits.maxTotalBytes) +
+                                     " bytes allowed");
+        m_bytes += entry.size;
+        admitted.size = entry.size;
+        admitted.mode = (entry.mode & 0777) | 0600;
+    }
+    if (!admitted.path.empty()) {
+        const Kind kind = entry.type == TarEntryType::Directory ? Kind::Directory
+                          : entry.type == TarEntryType::Symlink ? Kind::Symlink
+                                                                : Kind::File;
+        m_seen[admitted.path] = kind;
+        if (kind == Kind::Symlink)
+            m_links[admitted.path] = entry.linkTarget;
+    }
+    return admitted;
+}
+
+Status UploadPolicy::finish() const {
+    for (const auto& [path, target] : m_links) {
+        auto where = split(path);
+        where.pop_back(); // resolution starts in the link's directory
+        std::deque<std::string> left;
+        for (auto& part : split(target))
+            left.push_back(std::move(part));
+        int hops = 0;
+        while (!left.empty()) {
+            const std::string part = std::move(left.front());
+            left.pop_front();
+            if (part.empty() || part == ".")
+                continue;
+            if (part == "..") {
+                if (where.empty())
+                    return makeError(ErrorCode::InvalidArgument,
+                                     "the upload is refused: the symbolic link \"" + path + "\" -> \"" +
+                                         target +
+                                         "\" leads outside the tree through the archive's other links");
+                where.pop_back();
+                continue;
+            }
+            where.push_back(part);
+            const auto link = m_links.find(join(where, where.size()));
+            if (link == m_links.end())
+                continue;
+            if (++hops > kMaxLinkHops)
+                return makeError(ErrorCode::InvalidArgument, "the upload is refused: the symbolic link \"" +
+                                                                 path + "\" is part of a loop of links");
+            where.pop_back();
+            const auto through = split(link->second);
+            left.insert(left.begin(), through.begin(), through.end());
+        }
+    }
+    return Ok{};
+}
+
+} // namespace warren::uploads

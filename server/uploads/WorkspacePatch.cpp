@@ -1,0 +1,166 @@
+#include "WorkspacePatch.h"
+
+#include "GitDiffText.h"
+#include "UniqueFd.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+extern char** environ;
+
+namespace warren::uploads {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A scratch directory holding "a" -> pristine and "b" -> workspace: git, run in it on "a/" and "b/" with no
+// prefix of its own, writes a/FILE and b/FILE whatever the trees' real paths are. Removed when done (the
+// links, not what they name).
+class Scratch {
+public:
+    static Result<Scratch> create() {
+        std::string pattern = (fs::temp_directory_path() / "warren-patch-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr)
+            return makeError(ErrorCode::System,
+                             std::string("cannot create a scratch directory for the patch: ") +
+                                 std::strerror(errno));
+        return Scratch(pattern);
+    }
+    Scratch(Scratch&& other) noexcept : m_path(std::exchange(other.m_path, {})) {}
+    Scratch(const Scratch&) = delete;
+    ~Scratch() {
+        std::error_code ignored;
+        if (!m_path.empty())
+            fs::remove_all(m_path, ignored);
+    }
+    const fs::path& path() const { return m_path; }
+
+private:
+    explicit Scratch(fs::path path) : m_path(std::move(path)) {}
+    fs::path m_path;
+};
+
+std::vector<std::string> gitEnvironment(const fs::path& scratch) {
+    std::vector<std::string> env = {"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+                                    "HOME=" + scratch.string(),
+                                    // no repository around the scratch directory lends its config
+                                    "GIT_CEILING_DIRECTORIES=" + scratch.parent_path().string(), "LC_ALL=C"};
+    if (const char* path = std::getenv("PATH"))
+        env.push_back(std::string("PATH=") + path);
+    return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (auto& s : strings)
+        out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+std::string readStderr(const fs::path& file) {
+    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    std::string text(2048, '\0');
+    const ssize_t n = fd.valid() ? ::read(fd.get(), text.data(), text.size()) : 0;
+    text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    return text;
+}
+
+int waitFor(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+} // namespace
+
+Result<std::string> workspacePatch(const fs::path& pristine, const fs::path& workspace,
+                                   const PatchOptions& options) {
+    std::error_code error;
+    for (const auto& tree : {pristine, workspace})
+        if (!fs::is_directory(tree, error))
+            return makeError(ErrorCode::NotFound, "cannot diff \"" + tree.string() + "\": not a directory");
+    auto scratch = Scratch::create();
+    if (!scratch)
+        return scratch.error();
+    fs::create_directory_symlink(fs::absolute(pristine), scratch->path() / "a", error);
+    if (!error)
+        fs::create_directory_symlink(fs::absolute(workspace), scratch->path() / "b", error);
+    if (error)
+        return makeError(ErrorCode::System,
+                         "cannot prepare the patch's scratch directory: " + error.message());
+
+    std::vector<std::string> args = {options.git,
+                                     "-C",
+                                     scratch->path().string(),
+                                     "diff",
+                                     "--no-index",
+                                     "--binary",
+                                     "--full-index",
+                                     "--no-prefix",
+                                     "--no-renames",
+                                     "--no-ext-diff",
+                                     "--no-textconv",
+                                     "--no-color",
+                                     "a/",
+                                     "b/"};
+    std::vector<std::string> env = gitEnvironment(scratch->path());
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC) != 0)
+        return makeError(ErrorCode::System,
+                         std::string("cannot create a pipe for git: ") + std::strerror(errno));
+    UniqueFd readEnd(pipeFds[0]), writeEnd(pipeFds[1]);
+    const fs::path stderrFile = scratch->path() / "stderr";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, writeEnd.get(), STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrFile.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid = -1;
+    auto argv = pointers(args), envp = pointers(env);
+    const int spawned =
+        ::posix_spawnp(&pid, options.git.c_str(), &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    writeEnd.reset();
+    if (spawned != 0)
+        return makeError(ErrorCode::NotFound, "cannot run \"" + options.git + "\" to make the patch: " +
+                                                  std::strerror(spawned) + " (is git installed?)");
+
+    std::string patch;
+    char buffer[64 * 1024];
+    for (;;) {
+        const ssize_t n = ::read(readEnd.get(), buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (patch.size() + static_cast<std::size_t>(n) > options.maxBytes) {
+            ::kill(pid, SIGKILL);
+            waitFor(pid);
+            return makeError(ErrorCode::InvalidArgument,
+                             "the task's patch is larger than the " + std::to_string(options.maxBytes) +
+                                 " bytes allowed; fetch the workspace's artifacts instead");
+        }
+        patch.append(buffer, static_cast<std::size_t>(n));
+    }
+    // git diff's exit status: 0 the trees are the same, 1 they differ, anything else it failed.
+    const int status = waitFor(pid);
+    if (status != 0 && status != 1)
+        return makeError(ErrorCode::System,
+                         "git diff failed (exit " + std::to_string(status) + "): " + readStderr(stderrFile));
+    return tidyGitDiff(patch);
+}
+
+} // namespace warren::uploads
