@@ -74,6 +74,7 @@ private:
     HttpRequest m_request;
     const Route* m_route = nullptr;
     std::unique_ptr<QTemporaryFile> m_bodyFile;
+    std::optional<HttpResponse> m_storageFailure; // answered once the rest of the body has been discarded
     std::optional<HttpResponse> m_answer;
     std::shared_ptr<StreamState> m_stream;
     bool m_queued = false;
