@@ -240,7 +240,17 @@ void Exchange::completed() {
 }
 
 MHD_Result Exchange::refuse(HttpResponse response) {
-    // Refused before the body was read: the connection cannot carry another request after it.
+    const bool bodyFollows =
+        declaredLength(m_connection).value_or(0) > 0 ||
+        MHD_lookup_connection_value(m_connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    if (!bodyFollows) {
+        // Answered from finish(): libmicrohttpd closes a connection whose answer came before the request
+        // was complete, and there is no reason to lose this one.
+        m_handlerCalled = true;
+        m_answer = std::move(response);
+        return MHD_YES;
+    }
+    // Refused before its body was read: the body is never read, so the connection ends after the answer.
     response.withHeader("Connection", "close");
     return queue(response);
 }

@@ -262,6 +262,22 @@ private slots:
                  QStringLiteral("method_not_allowed"));
     }
 
+    // An error answered before any body keeps the connection: the next request on it is served.
+    void connectionSurvivesAnError() {
+        start();
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, m_port);
+        socket.write("GET /nothing HTTP/1.1\r\nHost: x\r\n\r\nGET /hello/next HTTP/1.1\r\nHost: x\r\n\r\n");
+        QByteArray received;
+        QVERIFY(waitUntil([&] {
+            received += socket.readAll();
+            return received.contains("\"hello\":\"next\"") ||
+                   socket.state() == QAbstractSocket::UnconnectedState;
+        }));
+        QVERIFY(received.startsWith("HTTP/1.1 404"));
+        QVERIFY2(received.contains("\"hello\":\"next\""), received.constData());
+    }
+
     void bodyWithinTheLimitArrives() {
         start();
         const Answer answer = request("POST", "/echo", QByteArray(1024, 'a'));
