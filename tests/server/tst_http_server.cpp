@@ -603,7 +603,10 @@ private slots:
                                      << "nokey.pem";
         QTest::newRow("not PEM") << "garbage.pem"
                                  << "key.pem"
-                                 << "do not load together";
+                                 << "not a PEM certificate";
+        QTest::newRow("a key for a certificate") << "key.pem"
+                                                 << "key.pem"
+                                                 << "not a PEM certificate";
         QTest::newRow("key of another certificate") << "cert.pem"
                                                     << "other-key.pem"
                                                     << "do not load together";
