@@ -3,7 +3,10 @@
 #include "UrlDecoding.h"
 
 #include <QDir>
+#include <QLoggingCategory>
 #include <cstring>
+
+Q_DECLARE_LOGGING_CATEGORY(lcHttp)
 
 namespace warren::http {
 
@@ -24,6 +27,12 @@ HttpResponse tooLarge(qint64 limit) {
     return HttpResponse::error(
         413, "body_too_large",
         QStringLiteral("The request body is larger than the %1 bytes this endpoint accepts.").arg(limit));
+}
+
+HttpResponse storageFailure(const QFile& file) {
+    return HttpResponse::error(
+        507, "upload_storage",
+        QStringLiteral("The server could not store the upload: %1.").arg(file.errorString()));
 }
 
 } // namespace
@@ -140,20 +149,20 @@ void Exchange::readHeadersAndQuery() {
 MHD_Result Exchange::receive(const char* data, size_t* size) {
     const qint64 piece = static_cast<qint64>(*size);
     *size = 0;
-    if (m_queued)
-        return MHD_YES; // refused already; libmicrohttpd closes once the answer is out
+    if (m_queued || m_storageFailure)
+        return MHD_YES; // refused already, or the rest is discarded (bounded)
     const qint64 limit = m_route->options.maxBodyBytes;
-    if (m_request.bodySize + piece > limit)
-        return refuse(tooLarge(limit)); // chunked, or more than declared
+    if (m_request.bodySize + piece > limit) {
+        // Chunked, or more than it declared. libmicrohttpd 0.9.75 takes a response only before the body
+        // or after all of it, and the rest may never end: the connection is closed here, unanswered.
+        qCDebug(lcHttp) << "closing a connection whose body passed" << limit << "bytes";
+        return MHD_NO;
+    }
     m_request.bodySize += piece;
     if (!m_bodyFile) {
         m_request.body.append(data, piece);
-        return MHD_YES;
-    }
-    if (m_bodyFile->write(data, piece) != piece) {
-        return refuse(HttpResponse::error(
-            507, "upload_storage",
-            QStringLiteral("The server could not store the upload: %1.").arg(m_bodyFile->errorString())));
+    } else if (m_bodyFile->write(data, piece) != piece) {
+        m_storageFailure = storageFailure(*m_bodyFile);
     }
     return MHD_YES;
 }
@@ -231,7 +240,17 @@ void Exchange::completed() {
 }
 
 MHD_Result Exchange::refuse(HttpResponse response) {
-    // Refused before the body was read: the connection cannot carry another request after it.
+    const bool bodyFollows =
+        declaredLength(m_connection).value_or(0) > 0 ||
+        MHD_lookup_connection_value(m_connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    if (!bodyFollows) {
+        // Answered from finish(): libmicrohttpd closes a connection whose answer came before the request
+        // was complete, and there is no reason to lose this one.
+        m_handlerCalled = true;
+        m_answer = std::move(response);
+        return MHD_YES;
+    }
+    // Refused before its body was read: the body is never read, so the connection ends after the answer.
     response.withHeader("Connection", "close");
     return queue(response);
 }

@@ -61,7 +61,7 @@ public:
     bool answered() const { return m_answer.has_value() || m_stream != nullptr || m_queued; }
 
 private:
-    MHD_Result refuse(HttpResponse response); // answers at once, the rest of the body unread
+    MHD_Result refuse(HttpResponse response); // answers without the handler, any body unread
     MHD_Result queue(const HttpResponse& response);
     MHD_Result queueStream();
     MHD_Result answerOrSleep();
@@ -74,6 +74,7 @@ private:
     HttpRequest m_request;
     const Route* m_route = nullptr;
     std::unique_ptr<QTemporaryFile> m_bodyFile;
+    std::optional<HttpResponse> m_storageFailure; // answered once the rest of the body has been discarded
     std::optional<HttpResponse> m_answer;
     std::shared_ptr<StreamState> m_stream;
     bool m_queued = false;

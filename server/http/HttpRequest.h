@@ -13,9 +13,9 @@
 namespace warren::http {
 
 struct HttpRequest {
-    QByteArray method;                                // as sent: "GET", "POST", ...
-    QString path;                                     // percent-decoded segment by segment, without the query
-    QHash<QString, QString> query;                    // decoded; a repeated name keeps its last value
+    QByteArray method;             // as sent: "GET", "POST", ...
+    QString path;                  // percent-decoded, without the query (the router matched the raw segments)
+    QHash<QString, QString> query; // decoded; a repeated name keeps its last value
     QHash<QString, QString> pathParameters;           // {name} → the segment it matched
     QList<std::pair<QByteArray, QByteArray>> headers; // in the order they came
     QByteArray body;                                  // empty when the body went to bodyFile

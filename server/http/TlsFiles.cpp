@@ -2,6 +2,7 @@
 
 #include <QFile>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 
 namespace warren::http {
 
@@ -15,6 +16,13 @@ Result<QByteArray> readPem(const QString& path, const char* what) {
                                                   .toStdString());
     }
     return file.readAll();
+}
+
+QString reason(int gnutlsError) {
+    QString text = QString::fromUtf8(gnutls_strerror(gnutlsError));
+    while (text.endsWith('.'))
+        text.chop(1);
+    return text;
 }
 
 gnutls_datum_t datum(const QByteArray& bytes) {
@@ -32,10 +40,25 @@ Result<TlsPem> loadTlsFiles(const TlsFiles& files) {
     if (!key)
         return key.error();
 
+    // The certificate alone first: GnuTLS 3.7 leaks on the pair's error path when the certificate is bad.
+    const gnutls_datum_t certificateData = datum(*certificate);
+    gnutls_x509_crt_t* chain = nullptr;
+    unsigned int chainLength = 0;
+    const int imported =
+        gnutls_x509_crt_list_import2(&chain, &chainLength, &certificateData, GNUTLS_X509_FMT_PEM, 0);
+    if (imported < 0) {
+        return makeError(ErrorCode::InvalidArgument,
+                         QStringLiteral("The TLS certificate %1 is not a PEM certificate: %2.")
+                             .arg(files.certificate, reason(imported))
+                             .toStdString());
+    }
+    for (unsigned int i = 0; i < chainLength; ++i)
+        gnutls_x509_crt_deinit(chain[i]);
+    gnutls_free(chain);
+
     gnutls_certificate_credentials_t credentials = nullptr;
     if (gnutls_certificate_allocate_credentials(&credentials) < 0)
         return makeError(ErrorCode::System, "GnuTLS could not allocate credentials.");
-    const gnutls_datum_t certificateData = datum(*certificate);
     const gnutls_datum_t keyData = datum(*key);
     const int loaded =
         gnutls_certificate_set_x509_key_mem(credentials, &certificateData, &keyData, GNUTLS_X509_FMT_PEM);
@@ -43,7 +66,7 @@ Result<TlsPem> loadTlsFiles(const TlsFiles& files) {
     if (loaded < 0) {
         return makeError(ErrorCode::InvalidArgument,
                          QStringLiteral("The TLS certificate %1 and key %2 do not load together: %3.")
-                             .arg(files.certificate, files.key, QString::fromUtf8(gnutls_strerror(loaded)))
+                             .arg(files.certificate, files.key, reason(loaded))
                              .toStdString());
     }
     return TlsPem{std::move(*certificate), std::move(*key)};
