@@ -24,8 +24,8 @@ int runServe(const std::vector<std::string>& args) {
     sigaddset(&stopping, SIGTERM);
     sigaddset(&stopping, SIGINT);
     sigprocmask(SIG_BLOCK, &stopping, nullptr);
-    const int signals = signalfd(-1, &stopping, SFD_CLOEXEC | SFD_NONBLOCK);
-    QSocketNotifier notifier(signals, QSocketNotifier::Read);
+    const int stopSignals = signalfd(-1, &stopping, SFD_CLOEXEC | SFD_NONBLOCK);
+    QSocketNotifier notifier(stopSignals, QSocketNotifier::Read);
     QObject::connect(&notifier, &QSocketNotifier::activated, qApp, [] { QCoreApplication::quit(); });
 
     auto server = Warrend::open(*options);
@@ -39,7 +39,7 @@ int runServe(const std::vector<std::string>& args) {
     std::cout << "listening on " << options->host << ":" << (*server)->port() << std::endl;
     const int code = QCoreApplication::exec();
     server->reset();
-    ::close(signals);
+    ::close(stopSignals);
     return code;
 }
 

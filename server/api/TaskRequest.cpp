@@ -12,8 +12,8 @@ namespace {
 
 constexpr std::size_t kMaxPromptBytes = 256 * 1024;
 
-Status refuse(const std::string& message) {
-    return makeError(ErrorCode::InvalidArgument, message);
+Error refuse(const std::string& message) {
+    return Error{ErrorCode::InvalidArgument, message};
 }
 
 Status readScript(const json& body, TaskRequest& request) {
