@@ -65,6 +65,7 @@ const std::array<std::string_view, 1> kMigrations = {
     "  task_id text PRIMARY KEY,"
     "  user_id bigint NOT NULL REFERENCES users(id),"
     "  upload_id text REFERENCES upload_owners(upload_id),"
+    "  tokens_counted bigint NOT NULL DEFAULT 0," // of the task's tokens, those already in token_usage
     "  created_at timestamptz NOT NULL DEFAULT clock_timestamp());"
     "CREATE INDEX task_owners_user ON task_owners(user_id, created_at);"
     "CREATE TABLE idempotency_keys ("

@@ -82,6 +82,9 @@ public:
     // tenant's tokens_per_month against the user's and the tenant's (all its users') use.
     Status addTokens(std::int64_t userId, std::uint64_t tokens, Clock::time_point at = Clock::now());
     Result<std::uint64_t> tokensUsed(std::int64_t userId, Clock::time_point at = Clock::now());
+    // A task of the user's has used total tokens so far, over all its runs: what was not counted yet goes to
+    // its owner's month of `at`, in one statement (a total already counted adds nothing).
+    Status countTaskTokens(const std::string& taskId, std::uint64_t total, Clock::time_point at = Clock::now());
     Result<std::optional<OverQuota>> wouldExceedTokens(std::int64_t userId, std::uint64_t tokens,
                                                        Clock::time_point at = Clock::now());
 

@@ -99,6 +99,24 @@ Status AccountStore::addTokens(std::int64_t userId, std::uint64_t tokens, Clock:
     return Ok{};
 }
 
+Status AccountStore::countTaskTokens(const std::string& taskId, std::uint64_t total, Clock::time_point at) {
+    const std::string what = "count the model tokens of task " + taskId;
+    if (total > kMaxLimitValue)
+        return makeError(ErrorCode::InvalidArgument, what + ": more than can be counted");
+    auto counted = m_db.exec(
+        what,
+        "WITH old AS (SELECT user_id, tokens_counted FROM task_owners WHERE task_id = $1 FOR UPDATE), "
+        "moved AS (UPDATE task_owners t SET tokens_counted = greatest(old.tokens_counted, $2::bigint) FROM old "
+        "  WHERE t.task_id = $1 RETURNING old.user_id, greatest(0, $2::bigint - old.tokens_counted) AS delta) "
+        "INSERT INTO token_usage (user_id, month, tokens) SELECT user_id, $3::date, delta FROM moved "
+        "WHERE delta > 0 "
+        "ON CONFLICT (user_id, month) DO UPDATE SET tokens = token_usage.tokens + EXCLUDED.tokens",
+        {taskId, std::to_string(total), monthOf(at)});
+    if (!counted)
+        return counted.error();
+    return Ok{};
+}
+
 Result<std::uint64_t> AccountStore::tokensUsed(std::int64_t userId, Clock::time_point at) {
     auto reply = m_db.exec("read the model tokens of user " + num(userId),
                            "SELECT coalesce(sum(tokens), 0) FROM token_usage WHERE user_id = $1::bigint AND "
