@@ -56,6 +56,7 @@ class TestWarrend : public QObject {
 private slots:
     void initTestCase();
     void describesItselfWithoutAKey();
+    void servesWhatTheOpenApiFileSays();
     void refusesCallersWithoutAValidKey_data();
     void refusesCallersWithoutAValidKey();
     void runsATaskFromAnUpload();
@@ -122,6 +123,34 @@ void TestWarrend::describesItselfWithoutAKey() {
     QCOMPARE(answer.status, 200);
     QCOMPARE(answer.json().value("api_version", 0), 1);
     QVERIFY(!answer.json().value("version", std::string()).empty());
+}
+
+// docs/openapi.json and the server agree: every documented operation is routed (it asks for a key, or
+// answers), and every documented path allows exactly the documented methods (405's Allow says which).
+void TestWarrend::servesWhatTheOpenApiFileSays() {
+    QFile file(QStringLiteral(WARREN_OPENAPI));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const json spec = json::parse(file.readAll().toStdString());
+    QVERIFY(spec["paths"].size() >= 10);
+    for (const auto& [pattern, operations] : spec["paths"].items()) {
+        QString path = QString::fromStdString(pattern);
+        path.replace("{id}", "t-000000000000").replace("{call}", "call_0_0").replace("{name}", "output.txt");
+        QStringList documented;
+        for (const auto& [method, operation] : operations.items()) {
+            documented << QString::fromStdString(method).toUpper();
+            const bool open = operation.contains("security") && operation["security"].empty();
+            const HttpAnswer answer = m_server->request(QByteArray::fromStdString(method).toUpper(), path, {});
+            QVERIFY2(answer.status == (open ? 200 : 401), qPrintable(path + " " + QString::fromStdString(method)));
+        }
+        if (documented.contains("GET"))
+            documented << "HEAD";
+        const HttpAnswer wrong = m_server->request("DELETE", path, m_alice);
+        QCOMPARE(wrong.status, 405);
+        QStringList allowed = QString::fromLatin1(wrong.header("Allow")).split(", ");
+        allowed.sort();
+        documented.sort();
+        QCOMPARE(allowed, documented);
+    }
 }
 
 void TestWarrend::refusesCallersWithoutAValidKey_data() {
