@@ -241,6 +241,20 @@ Result<std::vector<UserInfo>> AccountStore::users() {
     return users;
 }
 
+Result<std::vector<TenantInfo>> AccountStore::tenants() {
+    auto rows = m_db.exec("list tenants", ("SELECT t.name, to_char(t.created_at AT TIME ZONE 'UTC', " +
+                                           std::string(kIsoTime) +
+                                           "), (SELECT count(*) FROM users u WHERE u.tenant_id = t.id), " +
+                                           quotaColumns("t.") + " FROM tenants t ORDER BY t.name")
+                                              .c_str());
+    if (!rows)
+        return rows.error();
+    std::vector<TenantInfo> tenants;
+    for (const PgRow& row : rows->rows)
+        tenants.push_back(TenantInfo{row.text(0), row.text(1), limitsFromRow(row, 3), row.uint(2)});
+    return tenants;
+}
+
 Result<std::optional<Account>> AccountStore::authenticate(const std::string& apiKey) {
     if (!api_key::isWellFormed(apiKey))
         return std::optional<Account>();

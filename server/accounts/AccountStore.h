@@ -61,6 +61,7 @@ public:
     // every key of that user. Answers how many keys it revoked (0 when all were revoked already).
     Result<std::uint64_t> revokeKeys(const std::string& userNameOrKeyPrefix);
     Result<std::vector<UserInfo>> users();
+    Result<std::vector<TenantInfo>> tenants();
     Result<std::optional<Account>> user(const std::string& name);
 
     // The account behind a key, or nullopt for a malformed, unknown or revoked key (one answer for all).

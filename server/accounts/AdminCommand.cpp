@@ -169,13 +169,18 @@ Result<AdminAction> buildAction(const RawArguments& raw) {
             return s.error();
         return AdminAction(AdminRevokeKey{*raw.operand});
     }
-    if (command == "list-users" || command == "set-quota") {
+    if (command == "list-users" || command == "list-tenants" || command == "set-quota") {
         if (raw.operand)
             return usageError(command + " takes no argument, got \"" + *raw.operand + "\"");
         if (command == "list-users") {
             if (auto s = checkOptions(raw, command, {"--json"}); !s)
                 return s.error();
             return AdminAction(AdminListUsers{raw.json});
+        }
+        if (command == "list-tenants") {
+            if (auto s = checkOptions(raw, command, {"--json"}); !s)
+                return s.error();
+            return AdminAction(AdminListTenants{raw.json});
         }
         if (auto s = checkOptions(raw, command, {"--tenant", "--user", "a limit", "--clear"}); !s)
             return s.error();
@@ -186,7 +191,7 @@ Result<AdminAction> buildAction(const RawArguments& raw) {
         return AdminAction(AdminSetQuota{raw.tenant, raw.user, raw.changes});
     }
     return usageError("unknown command \"" + command +
-                      "\" (commands: add-user, add-key, revoke-key, list-users, set-quota)");
+                      "\" (commands: add-user, add-key, revoke-key, list-users, list-tenants, set-quota)");
 }
 
 } // namespace
@@ -198,6 +203,7 @@ std::string adminUsage() {
            "  add-key NAME                    one more API key for NAME, printed once\n"
            "  revoke-key NAME|KEY-PREFIX      revoke every key of NAME, or the key list-users shows\n"
            "  list-users [--json]             users, tenants, key prefixes and quotas (no secrets)\n"
+           "  list-tenants [--json]           tenants, their number of users and their quotas\n"
            "  set-quota --tenant T|--user NAME [LIMIT N]... [--clear LIMIT]...\n"
            "                                  set limits; a user's narrow the tenant's; cleared limits\n"
            "                                  no longer bind at that level\n"
@@ -261,6 +267,23 @@ void printUsers(const std::vector<UserInfo>& users, bool asJson, std::ostream& o
     }
 }
 
+void printTenants(const std::vector<TenantInfo>& tenants, bool asJson, std::ostream& out) {
+    if (asJson) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const TenantInfo& tenant : tenants)
+            list.push_back({{"name", tenant.name},
+                            {"created_at", tenant.createdAt},
+                            {"users", tenant.users},
+                            {"quota", limitsToJson(tenant.quota)}});
+        out << list.dump(2) << "\n";
+        return;
+    }
+    out << "NAME\tCREATED\tUSERS\tQUOTA\n";
+    for (const TenantInfo& tenant : tenants)
+        out << tenant.name << "\t" << tenant.createdAt << "\t" << tenant.users << "\t"
+            << quotaText(tenant.quota) << "\n";
+}
+
 std::string changesText(const std::vector<QuotaChange>& changes) {
     std::string text;
     for (const QuotaChange& change : changes)
@@ -289,11 +312,16 @@ Status execute(AccountStore& store, const AdminAction& action, std::ostream& out
         if (!revoked)
             return revoked.error();
         out << "revoked " << *revoked << (*revoked == 1 ? " key" : " keys") << "\n";
-    } else if (const auto* list = std::get_if<AdminListUsers>(&action)) {
+    } else if (const auto* listUsers = std::get_if<AdminListUsers>(&action)) {
         auto users = store.users();
         if (!users)
             return users.error();
-        printUsers(*users, list->json, out);
+        printUsers(*users, listUsers->json, out);
+    } else if (const auto* listTenants = std::get_if<AdminListTenants>(&action)) {
+        auto tenants = store.tenants();
+        if (!tenants)
+            return tenants.error();
+        printTenants(*tenants, listTenants->json, out);
     } else if (const auto* quota = std::get_if<AdminSetQuota>(&action)) {
         auto set = quota->tenant ? store.setTenantQuota(*quota->tenant, quota->changes)
                                  : store.setUserQuota(*quota->user, quota->changes);

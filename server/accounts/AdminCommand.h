@@ -7,6 +7,7 @@
 //   warrend admin --database URL add-key NAME                  another key for NAME, alone on stdout
 //   warrend admin --database URL revoke-key NAME|KEY-PREFIX    every key of NAME, or the one key
 //   warrend admin --database URL list-users [--json]           names, tenants, key prefixes, quotas
+//   warrend admin --database URL list-tenants [--json]         names, user counts, quotas
 //   warrend admin --database URL set-quota --tenant T|--user NAME [--max-concurrent N] [--memory-mb N]
 //       [--pids N] [--cpu-seconds N] [--timeout-sec N] [--file-size-mb N] [--tokens-per-month N]
 //       [--clear LIMIT]...
@@ -37,13 +38,17 @@ struct AdminRevokeKey {
 struct AdminListUsers {
     bool json = false;
 };
+struct AdminListTenants {
+    bool json = false;
+};
 struct AdminSetQuota {
     std::optional<std::string> tenant; // exactly one of tenant and user
     std::optional<std::string> user;
     std::vector<QuotaChange> changes;
 };
 
-using AdminAction = std::variant<AdminAddUser, AdminAddKey, AdminRevokeKey, AdminListUsers, AdminSetQuota>;
+using AdminAction =
+    std::variant<AdminAddUser, AdminAddKey, AdminRevokeKey, AdminListUsers, AdminListTenants, AdminSetQuota>;
 
 struct AdminRequest {
     std::string databaseUrl;

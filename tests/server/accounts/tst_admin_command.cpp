@@ -83,6 +83,10 @@ private slots:
                                       << "";
         QTest::newRow("list-users-json") << "--database U list-users --json"
                                          << "";
+        QTest::newRow("list-tenants") << "--database U list-tenants"
+                                      << "";
+        QTest::newRow("list-tenants-limit") << "--database U list-tenants --pids 2"
+                                            << "limits do not apply to list-tenants";
         QTest::newRow("revoke-prefix") << "--database U revoke-key wrn_abcdefgh"
                                        << "";
         QTest::newRow("nothing") << ""
@@ -238,6 +242,20 @@ private slots:
         QCOMPARE(count("SELECT count(*) FROM users WHERE name = 'carol' AND memory_mb IS NULL"),
                  std::uint64_t(1));
         QCOMPARE(count("SELECT tokens_per_month FROM users WHERE name = 'carol'"), std::uint64_t(1000));
+        const Run tenants = admin({"list-tenants", "--json"});
+        QCOMPARE(tenants.code, 0);
+        const auto list = nlohmann::json::parse(tenants.out);
+        const auto quota =
+            std::find_if(list.begin(), list.end(), [](const auto& t) { return t["name"] == "quota"; });
+        QVERIFY(quota != list.end());
+        QCOMPARE((*quota)["users"].get<int>(), 1);
+        QCOMPARE((*quota)["quota"]["max_concurrent"].get<int>(), 4);
+        QCOMPARE((*quota)["quota"]["memory_mb"].get<int>(), 2048);
+        QVERIFY((*quota)["quota"]["pids"].is_null());
+        const Run text = admin({"list-tenants"});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.find("quota\t") != std::string::npos, text.out.c_str());
+        QVERIFY(text.out.find("max_concurrent=4,memory_mb=2048") != std::string::npos);
         run = admin({"set-quota", "--tenant", "no-such", "--pids", "3"});
         QCOMPARE(run.code, 1);
         QVERIFY2(run.err.find("no tenant named") != std::string::npos, run.err.c_str());
