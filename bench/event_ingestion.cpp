@@ -9,12 +9,8 @@
 // is read back and checked for count and order.
 //   bench_event_ingestion [EVENTS] [ROUNDS]
 
-#include "Event.h"
-#include "EventTypes.h"
+#include "AgentEventStream.h"
 #include "EventWriter.h"
-#include "JsonRpc.h"
-#include "LineReader.h"
-#include "Methods.h"
 #include "SqliteStore.h"
 
 #include <algorithm>
@@ -32,9 +28,9 @@ using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 using namespace warren;
 using namespace warren::control;
+using namespace warren::bench;
 
 constexpr std::size_t kBaselineBatch = 4096;
-constexpr std::size_t kChunkBytes = 64 * 1024;
 const std::string kTaskId = "t-000000000001";
 
 double secondsSince(Clock::time_point start) {
@@ -49,50 +45,6 @@ double median(std::vector<double> values) {
 [[noreturn]] void fail(const std::string& what) {
     std::fprintf(stderr, "bench_event_ingestion: %s\n", what.c_str());
     std::exit(1);
-}
-
-// A busy task's mix: mostly streamed tool output, with the steps, calls and results around it.
-protocol::Event makeEvent(std::uint64_t seq) {
-    protocol::Event event;
-    event.seq = seq;
-    event.ts = 1'780'000'000'000 + static_cast<protocol::UnixMillis>(seq);
-    event.step = 1 + seq / 50;
-    switch (seq % 50) {
-    case 0:
-        event.type = protocol::event_type::kStepStarted;
-        break;
-    case 1:
-        event.type = protocol::event_type::kToolCall;
-        event.tool = "shell";
-        event.data = {{"id", "call-" + std::to_string(seq)}, {"arguments", {{"command", "make -j2 all"}}}};
-        break;
-    case 49:
-        event.type = protocol::event_type::kToolResult;
-        event.tool = "shell";
-        event.durationMs = 1234;
-        event.data = {{"id", "call-" + std::to_string(seq - 48)}, {"exit_code", 0}, {"output_bytes", 4096}};
-        break;
-    default:
-        event.type = protocol::event_type::kToolOutput;
-        event.tool = "shell";
-        event.data = {{"stream", "stdout"},
-                      {"text", "[" + std::to_string(seq) + "/200000] CXX app/store/Store.cpp -> Store.cpp.o\n"}};
-        break;
-    }
-    return event;
-}
-
-// The conversion a task runner makes: the event's envelope fields as columns, the whole object as the body.
-EventRow eventRow(const protocol::Event& event, std::string body) {
-    EventRow row;
-    row.taskId = kTaskId;
-    row.seq = event.seq;
-    row.ts = protocol::formatTimestamp(event.ts);
-    row.type = event.type;
-    row.step = event.step;
-    row.tool = event.tool.value_or("");
-    row.body = std::move(body);
-    return row;
 }
 
 std::unique_ptr<Store> openFresh(const fs::path& path) {
@@ -127,35 +79,6 @@ void verify(Store& store, std::uint64_t count, const char* variant) {
     }
 }
 
-// Feeds the stream in chunks and hands each chunk's rows to sink; returns the number of events decoded.
-template <typename Sink>
-std::uint64_t decodeStream(const std::string& stream, Sink sink) {
-    protocol::LineReader reader;
-    std::uint64_t decoded = 0;
-    for (std::size_t offset = 0; offset < stream.size(); offset += kChunkBytes) {
-        std::vector<EventRow> rows;
-        for (auto& line : reader.feed(std::string_view(stream).substr(offset, kChunkBytes))) {
-            if (!line)
-                fail(line.error().message);
-            auto message = protocol::decodeMessage(line.value());
-            auto* decodedMessage = std::get_if<protocol::Message>(&message);
-            auto* notification =
-                decodedMessage ? std::get_if<protocol::Notification>(decodedMessage) : nullptr;
-            if (!notification || notification->method != protocol::method::kEvent)
-                fail("a line is not an event notification: " + line.value().substr(0, 80));
-            auto event = protocol::eventFromJson(notification->params);
-            if (!event)
-                fail(event.error().message);
-            rows.push_back(eventRow(event.value(), notification->params.dump()));
-            ++decoded;
-        }
-        sink(std::move(rows));
-    }
-    if (!reader.finish().empty())
-        fail("the stream ends in the middle of a line");
-    return decoded;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -169,16 +92,9 @@ int main(int argc, char** argv) {
     fs::create_directories(base);
 
     // The agent's stdout, exactly as it writes it, and the rows the baseline inserts (the same bodies).
-    std::string stream;
-    std::vector<EventRow> rows;
-    rows.reserve(count);
-    for (std::uint64_t seq = 1; seq <= count; ++seq) {
-        const auto event = makeEvent(seq);
-        const auto notification = protocol::toNotification(event);
-        stream += protocol::serialize(protocol::Message{notification});
-        stream += '\n';
-        rows.push_back(eventRow(event, notification.params.dump()));
-    }
+    const AgentStream agent = agentStream(kTaskId, count);
+    const std::string& stream = agent.lines;
+    const std::vector<EventRow>& rows = agent.rows;
 
     std::vector<double> baseline, ingestion, decodeOnly;
     for (int round = 0; round < rounds; ++round) {
@@ -204,8 +120,9 @@ int main(int argc, char** argv) {
             if (!writer)
                 fail(writer.error().message);
             const auto start = Clock::now();
-            const auto decoded =
-                decodeStream(stream, [&](std::vector<EventRow> chunkRows) { (*writer)->append(std::move(chunkRows)); });
+            const auto decoded = decodeStream(kTaskId, stream, [&](std::vector<EventRow> chunkRows) {
+                (*writer)->append(std::move(chunkRows));
+            });
             (*writer)->flush();
             ingestion.push_back(secondsSince(start));
             if (!writeError.empty())
@@ -218,7 +135,7 @@ int main(int argc, char** argv) {
         {
             std::uint64_t kept = 0;
             const auto start = Clock::now();
-            decodeStream(stream, [&](std::vector<EventRow> chunkRows) { kept += chunkRows.size(); });
+            decodeStream(kTaskId, stream, [&](std::vector<EventRow> chunkRows) { kept += chunkRows.size(); });
             decodeOnly.push_back(secondsSince(start));
             if (kept != count)
                 fail("decode: " + std::to_string(kept) + " rows of " + std::to_string(count));
@@ -239,8 +156,8 @@ int main(int argc, char** argv) {
     std::printf("{\"bench\":\"event_ingestion\",\"events\":%llu,\"rounds\":%d,\"stream_mib\":%.1f,"
                 "\"baseline_events_per_s\":%.0f,\"ingestion_events_per_s\":%.0f,\"decode_events_per_s\":%.0f,"
                 "\"ingestion_over_baseline\":%.3f}\n",
-                static_cast<unsigned long long>(count), rounds, streamMiB, baselineRate, ingestionRate, decodeRate,
-                ingestionRate / baselineRate);
+                static_cast<unsigned long long>(count), rounds, streamMiB, baselineRate, ingestionRate,
+                decodeRate, ingestionRate / baselineRate);
     fs::remove_all(base);
     return 0;
 }

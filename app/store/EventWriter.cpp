@@ -8,27 +8,37 @@
 
 namespace warren::control {
 
+namespace {
+
+// "4096 events (task t-1, seq 1 to 4096)", for messages.
+std::string describe(const std::vector<EventRow>& batch) {
+    return std::to_string(batch.size()) + " events (task " + batch.front().taskId + ", seq " +
+           std::to_string(batch.front().seq) + " to " + std::to_string(batch.back().seq) + ")";
+}
+
+} // namespace
+
 Result<std::unique_ptr<EventWriter>> EventWriter::open(StoreOpener openStore,
                                                        std::function<void(std::string)> onError,
                                                        std::function<void()> onCommitted) {
     std::unique_ptr<EventWriter> writer(new EventWriter());
     writer->m_onError = std::move(onError);
     writer->m_onCommitted = std::move(onCommitted);
+    writer->m_openStore = std::move(openStore);
     std::promise<Status> opened;
     auto ready = opened.get_future();
     // The connection belongs to the thread that uses it: opened there, closed there.
-    writer->m_thread = std::thread(
-        [self = writer.get(), openStore = std::move(openStore), opened = std::move(opened)]() mutable {
-            auto store = openStore();
-            if (!store) {
-                opened.set_value(store.error());
-                return;
-            }
-            self->m_store = std::move(store).value();
-            opened.set_value(Ok{});
-            self->run();
-            self->m_store.reset();
-        });
+    writer->m_thread = std::thread([self = writer.get(), opened = std::move(opened)]() mutable {
+        auto store = self->m_openStore();
+        if (!store) {
+            opened.set_value(store.error());
+            return;
+        }
+        self->m_store = std::move(store).value();
+        opened.set_value(Ok{});
+        self->run();
+        self->m_store.reset();
+    });
     if (auto status = ready.get(); !status) {
         writer->m_thread.join();
         return status.error();
@@ -124,21 +134,28 @@ std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch,
         if (m_onCommitted)
             committed.push_back({row.taskId, row.seq});
     };
-    auto written = m_store->appendEvents(batch);
+    auto written = appendToStore(batch);
+    if (!written && written.error().code == ErrorCode::Unavailable)
+        written = writeThroughOutage(batch, written.error());
     const bool refusedForContent = !written && written.error().code == ErrorCode::InvalidArgument;
-    if (!written) {
+    const bool unreachable = !written && written.error().code == ErrorCode::Unavailable; // and stopping
+    if (!written && !unreachable) {
         if (!refusedForContent)
             std::this_thread::sleep_for(std::chrono::milliseconds(100)); // give a busy or full disk a moment
-        written = m_store->appendEvents(batch);
+        written = appendToStore(batch);
     }
     if (written) {
         std::for_each(batch.begin(), batch.end(), keep);
         return batch.size();
     }
 
-    const std::string what = std::to_string(batch.size()) + " events (task " + batch.front().taskId +
-                             ", seq " + std::to_string(batch.front().seq) + " to " +
-                             std::to_string(batch.back().seq) + ")";
+    const std::string what = describe(batch);
+    if (unreachable) {
+        report("cannot store " + what +
+               ": the database was still unreachable when the writer stopped; dropped: " +
+               written.error().message);
+        return 0;
+    }
     if (!refusedForContent) {
         report("cannot store " + what + ", dropped after a retry: " + written.error().message);
         return 0;
@@ -146,7 +163,7 @@ std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch,
     std::uint64_t stored = 0;
     std::string firstError;
     for (const auto& row : batch) {
-        auto one = m_store->appendEvents({row});
+        auto one = appendToStore({row});
         if (one) {
             ++stored;
             keep(row);
@@ -158,6 +175,57 @@ std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch,
         report(std::to_string(batch.size() - stored) + " of " + what +
                " were refused and dropped; the first: " + firstError);
     return stored;
+}
+
+Status EventWriter::appendToStore(const std::vector<EventRow>& batch) {
+    if (!m_store)
+        return makeError(ErrorCode::Unavailable, "the database could not be reached when last tried");
+    return m_store->appendEvents(batch);
+}
+
+Result<bool> EventWriter::isStored(const EventRow& row) {
+    // seq > row.seq - 1, the first one: row itself when it is there. (Seqs start at 1.)
+    auto found = m_store->events(row.taskId, row.seq == 0 ? 0 : row.seq - 1, 1);
+    if (!found)
+        return found.error();
+    return !found->empty() && found->front().seq == row.seq;
+}
+
+bool EventWriter::pauseUnlessStopping(std::chrono::milliseconds delay) {
+    std::unique_lock lock(m_mutex);
+    return m_wake.wait_for(lock, delay, [&] { return m_stop; });
+}
+
+Status EventWriter::writeThroughOutage(const std::vector<EventRow>& batch, Error error) {
+    const std::string what = describe(batch);
+    auto delay = std::chrono::milliseconds(50);
+    int attemptsLeftWhenStopping = kAttemptsWhenStopping;
+    for (int attempt = 0;; ++attempt) {
+        if (attempt % kReportEvery == 0)
+            report("cannot store " + what + " yet: " + error.message +
+                   "; keeping them and retrying (attempt " + std::to_string(attempt + 1) + ")");
+        if (pauseUnlessStopping(delay) && --attemptsLeftWhenStopping < 0)
+            return error;
+        delay = std::min(delay * 2, std::chrono::milliseconds(2000));
+        m_store.reset(); // the lost connection goes before a new one comes
+        auto reopened = m_openStore();
+        if (!reopened) {
+            error = reopened.error();
+            if (error.code != ErrorCode::Unavailable)
+                return error;
+            continue;
+        }
+        m_store = std::move(reopened).value();
+        // The lost connection may have committed the batch before it went: a batch is all or nothing, so
+        // its last row tells.
+        auto stored = isStored(batch.back());
+        if (stored && *stored)
+            return Ok{};
+        auto written = stored ? m_store->appendEvents(batch) : Status(stored.error());
+        if (written || written.error().code != ErrorCode::Unavailable)
+            return written;
+        error = written.error();
+    }
 }
 
 void EventWriter::report(const std::string& message) const {

@@ -4,6 +4,12 @@
 // in arrival order, a batch is everything queued (up to kMaxBatch rows) when the writer wakes.
 // Thread-safe: append() from any thread.
 //
+// A database that cannot be reached (ErrorCode::Unavailable: a PostgreSQL server restarting, a network
+// gone) costs nothing: the writer keeps the batch, reports the problem, reconnects through its StoreOpener
+// and retries, with a growing pause, until the batch is stored; after a lost connection it first checks
+// whether the batch's commit happened, so that no event is written twice. The queue is not bounded, so the
+// producer never waits and nothing is dropped for want of room (memory grows with the outage).
+//
 // Its owner learns what is committed, not what is queued: after each commit the rows' keys wait in
 // takeCommitted() and onCommitted() says so, so that nothing is shown as stored before the database has
 // it (a crash can lose what is queued, never what was shown).
@@ -12,6 +18,7 @@
 #include "Store.h"
 #include "StoreTypes.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -33,13 +40,19 @@ struct CommittedEvent {
 class EventWriter {
 public:
     static constexpr std::size_t kMaxBatch = 4096;
+    static constexpr int kReportEvery = 20; // reconnection attempts between two reports of one outage
+    // Once the writer is being destroyed, an unreachable database gets this many more attempts before the
+    // batches left are dropped and reported, so that shutting down cannot hang for ever.
+    static constexpr int kAttemptsWhenStopping = 10;
 
     // openStore opens the writer's own connection, on the writer's thread; its error is open()'s.
     // onError is called (from the writer thread) when a batch cannot be written: the message says what
-    // failed; the rows of that batch are retried once, then dropped with the error reported (a full disk
-    // must not grow memory without bound). onCommitted is called (from the writer thread) when committed
-    // events start waiting in takeCommitted(), once until the next takeCommitted(): post it to the owner's
-    // thread and take them there. Without onCommitted, nothing is kept for takeCommitted().
+    // failed. A database that cannot be reached is retried until it can (reported when it starts and every
+    // kReportEvery attempts); any other failure is retried once, then its rows are dropped with the error
+    // reported (a full disk must not grow memory without bound). onCommitted is called (from the writer
+    // thread) when committed events start waiting in takeCommitted(), once until the next takeCommitted():
+    // post it to the owner's thread and take them there. Without onCommitted, nothing is kept for
+    // takeCommitted().
     static Result<std::unique_ptr<EventWriter>> open(StoreOpener openStore,
                                                      std::function<void(std::string)> onError = {},
                                                      std::function<void()> onCommitted = {});
@@ -60,11 +73,19 @@ public:
 private:
     EventWriter() = default;
     void run();
-    // Writes one batch: retried once when it fails; when the retry fails too, a batch refused for its
-    // content (a repeated seq) is written row by row so that only the offending rows are lost, and any
-    // other failure (disk full, I/O error) drops the batch. Adds the committed rows to committed when they
-    // are kept; returns how many there were; reports the loss.
+    // Writes one batch: through an outage (writeThroughOutage), else retried once when it fails; when the
+    // retry fails too, a batch refused for its content (a repeated seq) is written row by row so that only
+    // the offending rows are lost, and any other failure (disk full, I/O error) drops the batch. Adds the
+    // committed rows to committed when they are kept; returns how many there were; reports the loss.
     std::uint64_t writeBatch(const std::vector<EventRow>& batch, std::vector<CommittedEvent>& committed);
+    // Retries a batch whose write failed with Unavailable: reconnects, checks whether its commit happened
+    // after all, writes it again; until it is stored, or another kind of failure, or the writer is stopping
+    // and out of attempts. Returns the last attempt's status.
+    Status writeThroughOutage(const std::vector<EventRow>& batch, Error error);
+    Result<bool> isStored(const EventRow& row);               // on the current connection
+    Status appendToStore(const std::vector<EventRow>& batch); // Unavailable while there is no connection
+    // Waits up to delay, or less when the writer is being destroyed; true when it is.
+    bool pauseUnlessStopping(std::chrono::milliseconds delay);
     void report(const std::string& message) const;
 
     mutable std::mutex m_mutex;
@@ -78,7 +99,8 @@ private:
     bool m_stop = false;
     std::function<void(std::string)> m_onError;
     std::function<void()> m_onCommitted;
-    std::unique_ptr<Store> m_store; // opened, used and closed by the writer thread
+    StoreOpener m_openStore;
+    std::unique_ptr<Store> m_store; // opened, used and closed by the writer thread; null while reconnecting
     std::thread m_thread;
 };
 

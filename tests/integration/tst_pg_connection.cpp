@@ -67,11 +67,14 @@ private slots:
         QVERIFY2(again.error().message.find("insert one again") != std::string::npos,
                  again.error().message.c_str());
         QVERIFY(again.error().message.find("23505") != std::string::npos);
-        auto own =
-            db.exec("insert", "INSERT INTO t VALUES ($1)", {std::string("one")}, [](std::string_view state) {
-                return state == "23505" ? std::optional<Error>(makeError(ErrorCode::InvalidArgument, "mine"))
-                                        : std::nullopt;
-            });
+        std::string detail;
+        auto own = db.exec("insert", "INSERT INTO t VALUES ($1)", {std::string("one")}, [&](const PgRefused& refused) {
+            detail = refused.detail;
+            return refused.sqlstate == "23505"
+                       ? std::optional<Error>(makeError(ErrorCode::InvalidArgument, "mine"))
+                       : std::nullopt;
+        });
+        QVERIFY2(detail.find("(one)") != std::string::npos, detail.c_str());
         QCOMPARE(own.error().message, std::string("mine"));
         auto syntax = db.exec("parse nonsense", "SELEKT 1");
         QCOMPARE(syntax.error().code, ErrorCode::System);

@@ -1,10 +1,11 @@
-// Store: the control plane's database. Its schema comes from the migrations (and refuses a newer one or a
-// file that is not a database), every table round-trips its records, a batch of events is all or nothing,
-// and memories are confined to their prefix whatever the query.
+// SqliteStore: the Store contract (tests/support/StoreContract, shared with PgStore) on a SQLite file, and
+// what only SQLite has: its schema comes from the migrations (and refuses a newer one or a file that is not
+// a database), WAL mode and foreign keys; and the pure parts of the store (status names, memory queries).
 
 #include "MemoryQuery.h"
 #include "Migrations.h"
 #include "SqliteStore.h"
+#include "StoreContract.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -13,44 +14,9 @@
 
 using namespace warren;
 using namespace warren::control;
+using warren::test::sampleTask;
 
 namespace {
-
-TaskRecord sampleTask(const std::string& id, const std::string& createdAt) {
-    TaskRecord task;
-    task.id = id;
-    task.prompt = "list the files";
-    task.workspace = "/home/user/project";
-    task.spec = "{\"presets\":[\"safe-mode\"]}";
-    task.createdAt = createdAt;
-    return task;
-}
-
-EventRow sampleEvent(const std::string& taskId, std::uint64_t seq) {
-    EventRow event;
-    event.taskId = taskId;
-    event.seq = seq;
-    event.ts = "2026-01-02T03:04:05.006Z";
-    event.type = seq % 2 ? "tool_call" : "log";
-    event.step = seq / 3;
-    event.tool = seq % 2 ? "shell" : "";
-    event.body = "{\"seq\":" + std::to_string(seq) + "}";
-    return event;
-}
-
-std::vector<std::uint64_t> seqsOf(const std::vector<EventRow>& events) {
-    std::vector<std::uint64_t> seqs;
-    for (const auto& event : events)
-        seqs.push_back(event.seq);
-    return seqs;
-}
-
-QStringList keysOf(const std::vector<MemoryRow>& rows) {
-    QStringList keys;
-    for (const auto& row : rows)
-        keys << QString::fromStdString(row.ns + "/" + row.key);
-    return keys;
-}
 
 int userVersion(sqlite3* db) {
     sqlite3_stmt* statement = nullptr;
@@ -72,13 +38,21 @@ bool hasTable(sqlite3* db, const char* name) {
 
 } // namespace
 
-class TestStore : public QObject {
+class TestStore : public test::StoreContract {
     Q_OBJECT
 
     QTemporaryDir m_dir;
     std::string m_path;
 
-    std::unique_ptr<Store> openStore() { return openSqlite(); }
+    void emptyDatabase() override {
+        QVERIFY(m_dir.isValid());
+        m_path = m_dir.filePath("warren.db").toStdString();
+        QFile::remove(QString::fromStdString(m_path));
+        QFile::remove(QString::fromStdString(m_path + "-wal"));
+        QFile::remove(QString::fromStdString(m_path + "-shm"));
+    }
+    std::unique_ptr<Store> openStore() override { return openSqlite(); }
+    int latestSchemaVersion() const override { return control::latestSchemaVersion(); }
     // The implementation itself, for what only SQLite has: its pragmas and its schema table.
     std::unique_ptr<SqliteStore> openSqlite() {
         auto store = SqliteStore::open(m_path);
@@ -88,21 +62,14 @@ class TestStore : public QObject {
     }
 
 private slots:
-    void init() {
-        QVERIFY(m_dir.isValid());
-        m_path = m_dir.filePath("warren.db").toStdString();
-        QFile::remove(QString::fromStdString(m_path));
-        QFile::remove(QString::fromStdString(m_path + "-wal"));
-        QFile::remove(QString::fromStdString(m_path + "-shm"));
-    }
-
     // ---- opening and migrations
 
     void migratesAnEmptyFileToTheLatestVersion() {
         auto store = openSqlite();
         QCOMPARE(store->schemaVersion(), latestSchemaVersion());
         QCOMPARE(userVersion(store->handle()), latestSchemaVersion());
-        for (const char* table : {"tasks", "events", "approvals", "artifacts", "memories", "memories_fts", "settings"})
+        for (const char* table :
+             {"tasks", "events", "approvals", "artifacts", "memories", "memories_fts", "settings"})
             QVERIFY2(hasTable(store->handle(), table), table);
     }
 
@@ -111,26 +78,13 @@ private slots:
         sqlite3_stmt* statement = nullptr;
         sqlite3_prepare_v2(store->handle(), "PRAGMA journal_mode", -1, &statement, nullptr);
         QCOMPARE(sqlite3_step(statement), SQLITE_ROW);
-        QCOMPARE(QByteArray(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0))), QByteArray("wal"));
+        QCOMPARE(QByteArray(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0))),
+                 QByteArray("wal"));
         sqlite3_finalize(statement);
         sqlite3_prepare_v2(store->handle(), "PRAGMA foreign_keys", -1, &statement, nullptr);
         QCOMPARE(sqlite3_step(statement), SQLITE_ROW);
         QCOMPARE(sqlite3_column_int(statement, 0), 1);
         sqlite3_finalize(statement);
-    }
-
-    void reopeningIsIdempotent() {
-        {
-            auto store = openStore();
-            QVERIFY(store->insertTask(sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z")));
-        }
-        for (int i = 0; i < 2; ++i) {
-            auto store = openStore();
-            QCOMPARE(store->schemaVersion(), latestSchemaVersion());
-            auto tasks = store->tasks();
-            QVERIFY(tasks);
-            QCOMPARE(tasks->size(), std::size_t(1));
-        }
     }
 
     void refusesADatabaseNewerThanTheBuild() {
@@ -162,7 +116,8 @@ private slots:
         auto store = openSqliteStore(path);
         QVERIFY(!store);
         QCOMPARE(store.error().code, ErrorCode::NotFound);
-        QVERIFY2(store.error().message.find("does not exist") != std::string::npos, store.error().message.c_str());
+        QVERIFY2(store.error().message.find("does not exist") != std::string::npos,
+                 store.error().message.c_str());
     }
 
     void aFailedMigrationStepLeavesThePreviousVersion() {
@@ -222,340 +177,25 @@ private slots:
         QVERIFY(!taskStatusFromName(""));
     }
 
-    void tasksRoundTrip() {
-        auto store = openStore();
-        auto first = sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z");
-        auto second = sampleTask("t-000000000002", "2026-01-02T00:00:00.000Z");
-        QVERIFY(store->insertTask(first));
-        QVERIFY(store->insertTask(second));
-
-        second.status = TaskStatus::Succeeded;
-        second.startedAt = "2026-01-02T00:00:01.000Z";
-        second.finishedAt = "2026-01-02T00:01:00.000Z";
-        second.finishReason = "finish";
-        second.summary = "Wrote hello.txt";
-        second.error = "";
-        second.steps = 3;
-        second.tokensIn = 1234;
-        second.tokensOut = 567;
-        second.runs = 2;
-        second.createdAt = "1999-01-01T00:00:00.000Z"; // not updated
-        QVERIFY(store->updateTask(second));
-
-        auto read = store->task(second.id);
-        QVERIFY(read && read->has_value());
-        const TaskRecord& stored = **read;
-        QCOMPARE(stored.status, TaskStatus::Succeeded);
-        QCOMPARE(stored.prompt, second.prompt);
-        QCOMPARE(stored.workspace, second.workspace);
-        QCOMPARE(stored.spec, second.spec);
-        QCOMPARE(stored.createdAt, std::string("2026-01-02T00:00:00.000Z"));
-        QCOMPARE(stored.startedAt, second.startedAt);
-        QCOMPARE(stored.finishedAt, second.finishedAt);
-        QCOMPARE(stored.finishReason, second.finishReason);
-        QCOMPARE(stored.summary, second.summary);
-        QCOMPARE(stored.steps, std::uint64_t(3));
-        QCOMPARE(stored.tokensIn, std::uint64_t(1234));
-        QCOMPARE(stored.tokensOut, std::uint64_t(567));
-        QCOMPARE(stored.runs, std::uint64_t(2));
-
-        auto all = store->tasks();
-        QVERIFY(all);
-        QCOMPARE(all->size(), std::size_t(2));
-        QCOMPARE(all->at(0).id, second.id); // newest first
-        QCOMPARE(all->at(1).id, first.id);
-        QCOMPARE(all->at(1).status, TaskStatus::Queued);
-
-        auto queued = store->tasksWithStatus(TaskStatus::Queued);
-        QVERIFY(queued);
-        QCOMPARE(queued->size(), std::size_t(1));
-        QCOMPARE(queued->at(0).id, first.id);
-        auto running = store->tasksWithStatus(TaskStatus::Running);
-        QVERIFY(running && running->empty());
-
-        auto missing = store->task("t-ffffffffffff");
-        QVERIFY(missing && !missing->has_value());
-    }
-
-    void taskErrorsNameTheTask() {
-        auto store = openStore();
-        const auto task = sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z");
-        QVERIFY(store->insertTask(task));
-        auto again = store->insertTask(task);
-        QVERIFY(!again);
-        QVERIFY2(again.error().message.find("t-000000000001") != std::string::npos, again.error().message.c_str());
-        auto unknown = store->updateTask(sampleTask("t-000000000009", "2026-01-01T00:00:00.000Z"));
-        QVERIFY(!unknown);
-        QCOMPARE(unknown.error().code, ErrorCode::NotFound);
-        QVERIFY2(unknown.error().message.find("t-000000000009") != std::string::npos,
-                 unknown.error().message.c_str());
-    }
-
-    // ---- events
-
-    void eventsComeBackInSeqOrder() {
-        auto store = openStore();
-        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
-        QVERIFY(store->insertTask(sampleTask("t-b", "2026-01-01T00:00:00.000Z")));
-        std::vector<EventRow> batch;
-        for (const std::uint64_t seq : {3u, 1u, 2u})
-            batch.push_back(sampleEvent("t-a", seq));
-        batch.push_back(sampleEvent("t-b", 1));
-        QVERIFY(store->appendEvents(batch));
-        QVERIFY(store->appendEvents({sampleEvent("t-a", 4), sampleEvent("t-a", 5)}));
-
-        auto events = store->events("t-a");
-        QVERIFY(events);
-        QCOMPARE(seqsOf(*events), (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));
-        const EventRow& third = events->at(2);
-        const EventRow expected = sampleEvent("t-a", 3);
-        QCOMPARE(third.taskId, expected.taskId);
-        QCOMPARE(third.ts, expected.ts);
-        QCOMPARE(third.type, expected.type);
-        QCOMPARE(third.step, expected.step);
-        QCOMPARE(third.tool, expected.tool);
-        QCOMPARE(third.body, expected.body);
-        QCOMPARE(events->at(1).tool, std::string()); // no tool stays empty
-
-        auto after = store->events("t-a", 2, 2);
-        QVERIFY(after);
-        QCOMPARE(seqsOf(*after), (std::vector<std::uint64_t>{3, 4}));
-        auto past = store->events("t-a", 5);
-        QVERIFY(past && past->empty());
-        auto other = store->events("t-b");
-        QVERIFY(other);
-        QCOMPARE(seqsOf(*other), (std::vector<std::uint64_t>{1}));
-
-        auto last = store->lastSeq("t-a");
-        QVERIFY(last);
-        QCOMPARE(*last, std::uint64_t(5));
-        auto none = store->lastSeq("t-none");
-        QVERIFY(none);
-        QCOMPARE(*none, std::uint64_t(0));
-    }
-
-    void aRepeatedSeqRefusesTheWholeBatch() {
-        auto store = openStore();
-        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
-        QVERIFY(store->appendEvents({sampleEvent("t-a", 1), sampleEvent("t-a", 2)}));
-
-        auto repeated = store->appendEvents({sampleEvent("t-a", 3), sampleEvent("t-a", 4), sampleEvent("t-a", 2)});
-        QVERIFY(!repeated);
-        const auto& message = repeated.error().message;
-        QVERIFY2(message.find("seq 2") != std::string::npos, message.c_str());
-        QVERIFY2(message.find("t-a") != std::string::npos, message.c_str());
-
-        auto withinBatch = store->appendEvents({sampleEvent("t-a", 5), sampleEvent("t-a", 5)});
-        QVERIFY(!withinBatch);
-        QVERIFY2(withinBatch.error().message.find("seq 5") != std::string::npos,
-                 withinBatch.error().message.c_str());
-
-        auto events = store->events("t-a");
-        QVERIFY(events);
-        QCOMPARE(seqsOf(*events), (std::vector<std::uint64_t>{1, 2})); // nothing of either batch
-        // The connection is usable afterwards: the failed transactions were rolled back.
-        QVERIFY(store->appendEvents({sampleEvent("t-a", 3)}));
-    }
-
-    void eventsOfAnUnknownTaskAreRefused() {
-        auto store = openStore();
-        auto refused = store->appendEvents({sampleEvent("t-ghost", 1)});
-        QVERIFY(!refused);
-        QVERIFY2(refused.error().message.find("t-ghost") != std::string::npos, refused.error().message.c_str());
-        QVERIFY2(refused.error().message.find("add the task first") != std::string::npos,
-                 refused.error().message.c_str());
-    }
-
-    // ---- approvals, artifacts, settings
-
-    void approvalsRoundTrip() {
-        auto store = openStore();
-        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
-        ApprovalRecord asked{"t-a", "call-1", "shell", "{\"command\":\"rm -rf build\"}", "risky tool",
-                             "2026-01-01T00:00:01.000Z", std::nullopt, "", "", ""};
-        ApprovalRecord second = asked;
-        second.callId = "call-2";
-        second.requestedAt = "2026-01-01T00:00:02.000Z";
-        QVERIFY(store->insertApproval(asked));
-        QVERIFY(store->insertApproval(second));
-        QVERIFY(!store->insertApproval(asked)); // asked once only
-
-        auto pending = store->approvals("t-a");
-        QVERIFY(pending);
-        QCOMPARE(pending->size(), std::size_t(2));
-        QCOMPARE(pending->at(0).callId, std::string("call-1"));
-        QVERIFY(!pending->at(0).approved.has_value());
-        QCOMPARE(pending->at(0).arguments, asked.arguments);
-
-        asked.approved = true;
-        asked.decidedBy = "user";
-        asked.note = "fine";
-        asked.decidedAt = "2026-01-01T00:00:05.000Z";
-        second.approved = false;
-        second.decidedBy = "rule";
-        QVERIFY(store->updateApproval(asked));
-        QVERIFY(store->updateApproval(second));
-        auto decided = store->approvals("t-a");
-        QVERIFY(decided);
-        QCOMPARE(decided->at(0).approved, std::optional<bool>(true));
-        QCOMPARE(decided->at(0).decidedBy, std::string("user"));
-        QCOMPARE(decided->at(0).note, std::string("fine"));
-        QCOMPARE(decided->at(0).decidedAt, asked.decidedAt);
-        QCOMPARE(decided->at(1).approved, std::optional<bool>(false));
-
-        ApprovalRecord never = asked;
-        never.callId = "call-9";
-        auto unknown = store->updateApproval(never);
-        QVERIFY(!unknown);
-        QCOMPARE(unknown.error().code, ErrorCode::NotFound);
-    }
-
-    void artifactsRoundTrip() {
-        auto store = openStore();
-        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
-        QVERIFY(store->putArtifact({"t-a", "report.md", 10, "aa"}));
-        QVERIFY(store->putArtifact({"t-a", "data/out.csv", 20, "bb"}));
-        QVERIFY(store->putArtifact({"t-a", "report.md", 30, "cc"})); // same path replaces
-        auto artifacts = store->artifacts("t-a");
-        QVERIFY(artifacts);
-        QCOMPARE(artifacts->size(), std::size_t(2));
-        QCOMPARE(artifacts->at(0).path, std::string("data/out.csv"));
-        QCOMPARE(artifacts->at(1).path, std::string("report.md"));
-        QCOMPARE(artifacts->at(1).bytes, std::uint64_t(30));
-        QCOMPARE(artifacts->at(1).sha256, std::string("cc"));
-        QVERIFY(!store->putArtifact({"t-ghost", "x", 1, "dd"}));
-    }
-
-    void settingsRoundTrip() {
-        auto store = openStore();
-        auto missing = store->setting("ui.theme");
-        QVERIFY(missing && !missing->has_value());
-        QVERIFY(store->setSetting("ui.theme", "\"dark\""));
-        QVERIFY(store->setSetting("ui.theme", "\"light\""));
-        auto theme = store->setting("ui.theme");
-        QVERIFY(theme && theme->has_value());
-        QCOMPARE(**theme, std::string("\"light\""));
-        {
-            auto reopened = openStore();
-            auto again = reopened->setting("ui.theme");
-            QVERIFY(again && again->has_value());
-            QCOMPARE(**again, std::string("\"light\""));
-        }
-    }
-
-    // ---- memories
-
-    void memoriesAreConfinedToTheirPrefix() {
-        auto store = openStore();
-        QVERIFY(store->memoryPut("alice/", "notes", "plan", "the secret launch plan"));
-        auto own = store->memoryGet("alice/", "notes", "plan");
-        QVERIFY(own && own->has_value());
-        QCOMPARE(**own, std::string("the secret launch plan"));
-
-        for (const std::string prefix : {"bob/", "alice", "alice/x", "ALICE/", "%", "alice%", "_lice/"}) {
-            auto other = store->memoryGet(prefix, "notes", "plan");
-            QVERIFY(other);
-            QVERIFY2(!other->has_value(), prefix.c_str());
-            for (bool ranked : {true, false}) {
-                auto found = store->memorySearch(prefix, "secret", 10, ranked);
-                QVERIFY(found);
-                QVERIFY2(found->empty(), prefix.c_str());
-            }
-            auto everything = store->memorySearch(prefix, "", 10, false);
-            QVERIFY(everything && everything->empty());
-        }
-
-        // The same key under another prefix is another entry, and writing it leaves alice's alone.
-        QVERIFY(store->memoryPut("bob/", "notes", "plan", "bob's plan"));
-        auto stillAlice = store->memoryGet("alice/", "notes", "plan");
-        QVERIFY(stillAlice && stillAlice->has_value());
-        QCOMPARE(**stillAlice, std::string("the secret launch plan"));
-        auto bobs = store->memorySearch("bob/", "plan", 10, true);
-        QVERIFY(bobs);
-        QCOMPARE(bobs->size(), std::size_t(1));
-        QCOMPARE(bobs->at(0).value, std::string("bob's plan"));
-
-        auto empty = store->memoryPut("", "notes", "plan", "x");
-        QVERIFY(!empty);
-        QCOMPARE(empty.error().code, ErrorCode::InvalidArgument);
-    }
-
-    void memoryPutReplacesAndKeepsTheIndexInStep() {
-        auto store = openStore();
-        QVERIFY(store->memoryPut("p/", "ns", "k", "apples"));
-        QVERIFY(store->memoryPut("p/", "ns", "k", "oranges"));
-        auto value = store->memoryGet("p/", "ns", "k");
-        QVERIFY(value && value->has_value());
-        QCOMPARE(**value, std::string("oranges"));
-        auto old = store->memorySearch("p/", "apples", 10, true);
-        QVERIFY(old && old->empty());
-        auto current = store->memorySearch("p/", "oranges", 10, true);
-        QVERIFY(current);
-        QCOMPARE(keysOf(*current), QStringList{"ns/k"});
-        auto check = store->integrityCheck();
-        QVERIFY(check);
-        QCOMPARE(*check, std::string("ok"));
-    }
-
-    void memorySearch_data() {
-        QTest::addColumn<QString>("query");
-        QTest::addColumn<bool>("ranked");
-        QTest::addColumn<int>("limit");
-        QTest::addColumn<QStringList>("expected");
-
-        QTest::newRow("ranked: more query words first") << "ansible server" << true << 10
-                                                        << QStringList{"ops/deploy", "ops/inventory"};
-        QTest::newRow("ranked: limit") << "ansible server" << true << 1 << QStringList{"ops/deploy"};
-        // Both hold the word once: the shorter entry ranks first.
-        QTest::newRow("ranked: case-insensitive, shorter first") << "ANSIBLE" << true << 10
-                                                                 << QStringList{"ops/inventory", "ops/deploy"};
-        QTest::newRow("ranked: key words count") << "nginx" << true << 10 << QStringList{"web/nginx"};
-        QTest::newRow("ranked: partial word is no match") << "ansib" << true << 10 << QStringList{};
-        QTest::newRow("ranked: only punctuation") << "?!-- ** ()" << true << 10 << QStringList{};
-        QTest::newRow("ranked: empty") << "" << true << 10 << QStringList{};
-        QTest::newRow("ranked: FTS syntax is just words")
-            << "nginx\" NEAR( OR" << true << 10 << QStringList{"web/nginx"};
-        QTest::newRow("ranked: column filter is not syntax") << "key:nginx" << true << 10 << QStringList{"web/nginx"};
-        QTest::newRow("substring: inside words") << "ploy the ser" << false << 10 << QStringList{"ops/deploy"};
-        QTest::newRow("substring: namespace/key order") << "ansible" << false << 10
-                                                        << QStringList{"ops/deploy", "ops/inventory"};
-        QTest::newRow("substring: case-insensitive") << "NGINX" << false << 10 << QStringList{"web/nginx"};
-        QTest::newRow("substring: percent is literal") << "%" << false << 10 << QStringList{"web/nginx"};
-        QTest::newRow("substring: underscore is literal") << "_" << false << 10 << QStringList{"misc/under"};
-        QTest::newRow("substring: backslash is literal") << "c:\\tmp" << false << 10 << QStringList{"misc/path"};
-        QTest::newRow("substring: empty matches all") << "" << false << 10
-                                                      << QStringList{"misc/path", "misc/under", "ops/deploy",
-                                                                     "ops/inventory", "web/nginx"};
-        QTest::newRow("substring: limit") << "" << false << 2 << QStringList{"misc/path", "misc/under"};
-    }
-
-    void memorySearch() {
-        QFETCH(QString, query);
-        QFETCH(bool, ranked);
-        QFETCH(int, limit);
-        QFETCH(QStringList, expected);
-        auto store = openStore();
-        QVERIFY(store->memoryPut("me/", "ops", "deploy", "deploy the server with ansible, then restart the server"));
-        QVERIFY(store->memoryPut("me/", "ops", "inventory", "ansible inventory lives in hosts.ini"));
-        QVERIFY(store->memoryPut("me/", "web", "nginx", "the proxy serves 100% of traffic"));
-        QVERIFY(store->memoryPut("me/", "misc", "under", "names like a_b are snake case"));
-        QVERIFY(store->memoryPut("me/", "misc", "path", "windows paths like c:\\tmp"));
-        QVERIFY(store->memoryPut("someone-else/", "ops", "deploy", "ansible server ansible server nginx 100% a_b"));
-        auto found = store->memorySearch("me/", query.toStdString(), static_cast<std::uint64_t>(limit), ranked);
-        QVERIFY2(found, found ? "" : found.error().message.c_str());
-        QCOMPARE(keysOf(*found), expected);
-    }
+    // ---- memory queries
 
     void ftsMatchQuery_data() {
         QTest::addColumn<QString>("query");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("words") << "hello world" << "\"hello\" OR \"world\"";
-        QTest::newRow("punctuation splits") << "build-command: make" << "\"build\" OR \"command\" OR \"make\"";
-        QTest::newRow("quotes cannot escape") << "a\"b" << "\"a\" OR \"b\"";
-        QTest::newRow("operators are words") << "x AND NOT y*" << "\"x\" OR \"AND\" OR \"NOT\" OR \"y\"";
-        QTest::newRow("non-ASCII is part of a word") << "Grüße!" << "\"Grüße\"";
-        QTest::newRow("only punctuation") << "?! ()" << "";
-        QTest::newRow("empty") << "" << "";
+        QTest::newRow("words") << "hello world"
+                               << "\"hello\" OR \"world\"";
+        QTest::newRow("punctuation splits") << "build-command: make"
+                                            << "\"build\" OR \"command\" OR \"make\"";
+        QTest::newRow("quotes cannot escape") << "a\"b"
+                                              << "\"a\" OR \"b\"";
+        QTest::newRow("operators are words") << "x AND NOT y*"
+                                             << "\"x\" OR \"AND\" OR \"NOT\" OR \"y\"";
+        QTest::newRow("non-ASCII is part of a word") << "Grüße!"
+                                                     << "\"Grüße\"";
+        QTest::newRow("only punctuation") << "?! ()"
+                                          << "";
+        QTest::newRow("empty") << ""
+                               << "";
     }
 
     void ftsMatchQuery() {
@@ -564,34 +204,49 @@ private slots:
         QCOMPARE(QString::fromStdString(warren::control::ftsMatchQuery(query.toStdString())), expected);
     }
 
+    void tsQueryText_data() {
+        QTest::addColumn<QString>("query");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("words") << "hello world"
+                               << "'hello' | 'world'";
+        QTest::newRow("quotes cannot escape") << "a'b \\'c"
+                                              << "'a' | 'b' | 'c'";
+        QTest::newRow("operators are words") << "x & !y:*"
+                                             << "'x' | 'y'";
+        QTest::newRow("non-ASCII is part of a word") << "Grüße!"
+                                                     << "'Grüße'";
+        QTest::newRow("only punctuation") << "?! ()"
+                                          << "";
+    }
+
+    void tsQueryText() {
+        QFETCH(QString, query);
+        QFETCH(QString, expected);
+        QCOMPARE(QString::fromStdString(warren::control::tsQueryText(query.toStdString())), expected);
+    }
+
+    void asciiLower() { QCOMPARE(warren::control::asciiLower("ÄBC-xyZ"), std::string("Äbc-xyz")); }
+
     void likeSubstringPattern_data() {
         QTest::addColumn<QString>("query");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("plain") << "abc" << "%abc%";
-        QTest::newRow("percent") << "100%" << "%100\\%%";
-        QTest::newRow("underscore") << "a_b" << "%a\\_b%";
-        QTest::newRow("backslash") << "a\\b" << "%a\\\\b%";
-        QTest::newRow("empty") << "" << "%%";
+        QTest::newRow("plain") << "abc"
+                               << "%abc%";
+        QTest::newRow("percent") << "100%"
+                                 << "%100\\%%";
+        QTest::newRow("underscore") << "a_b"
+                                    << "%a\\_b%";
+        QTest::newRow("backslash") << "a\\b"
+                                   << "%a\\\\b%";
+        QTest::newRow("empty") << ""
+                               << "%%";
     }
 
     void likeSubstringPattern() {
         QFETCH(QString, query);
         QFETCH(QString, expected);
-        QCOMPARE(QString::fromStdString(warren::control::likeSubstringPattern(query.toStdString())), expected);
-    }
-
-    void integrityCheckIsOkAfterUse() {
-        auto store = openStore();
-        QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
-        std::vector<EventRow> events;
-        for (std::uint64_t seq = 1; seq <= 1000; ++seq)
-            events.push_back(sampleEvent("t-a", seq));
-        QVERIFY(store->appendEvents(events));
-        for (int i = 0; i < 50; ++i)
-            QVERIFY(store->memoryPut("p/", "ns", "k" + std::to_string(i % 10), "value " + std::to_string(i)));
-        auto check = store->integrityCheck();
-        QVERIFY(check);
-        QCOMPARE(*check, std::string("ok"));
+        QCOMPARE(QString::fromStdString(warren::control::likeSubstringPattern(query.toStdString())),
+                 expected);
     }
 };
 

@@ -159,9 +159,11 @@ Result<PgReply> PgConnection::exec(const std::string& what, const char* sql,
     const std::string message = oneLine(result ? PQresultErrorMessage(result.get()) : PQerrorMessage(m_conn));
     if (isLost() || isUnavailableState(state))
         return lostError(what, message);
-    if (refusal && !state.empty())
-        if (auto own = refusal(state))
+    if (refusal && !state.empty()) {
+        const char* detail = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_DETAIL);
+        if (auto own = refusal(PgRefused{state, detail ? detail : ""}))
             return *own;
+    }
     const ErrorCode code = isContentState(state) ? ErrorCode::InvalidArgument : ErrorCode::System;
     return makeError(code, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message +
                                (state.empty() ? std::string() : " (SQLSTATE " + state + ")") +

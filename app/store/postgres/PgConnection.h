@@ -44,9 +44,15 @@ struct PgReply {
     std::uint64_t affected = 0; // rows inserted, updated or deleted (PQcmdTuples)
 };
 
-// Called with a refused statement's SQLSTATE ("23505", ...): the caller's own error for it (a duplicate
-// task id, a missing task), or nullopt for the connection's general message.
-using PgRefusal = std::function<std::optional<Error>(std::string_view sqlstate)>;
+// What PostgreSQL said when it refused a statement: its SQLSTATE ("23505", ...) and the detail line
+// ("Key (task_id, seq)=(t-1, 3) already exists.", empty when none).
+struct PgRefused {
+    std::string_view sqlstate;
+    std::string_view detail;
+};
+// The caller's own error for a refusal (a duplicate task id, a missing task), or nullopt for the
+// connection's general message.
+using PgRefusal = std::function<std::optional<Error>(const PgRefused& refused)>;
 
 class PgConnection {
 public:

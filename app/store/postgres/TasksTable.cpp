@@ -1,0 +1,99 @@
+// PgStore: the tasks table.
+
+#include "PgQuery.h"
+#include "PgStore.h"
+
+#include <string_view>
+
+namespace warren::control {
+
+namespace {
+
+constexpr const char* kInsertTask =
+    "INSERT INTO tasks (prompt, workspace, spec, status, started_at, finished_at, finish_reason, summary, "
+    "error, "
+    "steps, tokens_in, tokens_out, runs, id, created_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+constexpr const char* kUpdateTask = "UPDATE tasks SET prompt = $1, workspace = $2, spec = $3, status = $4, "
+                                    "started_at = $5, finished_at = $6, "
+                                    "finish_reason = $7, summary = $8, error = $9, steps = $10, tokens_in = "
+                                    "$11, tokens_out = $12, runs = $13 "
+                                    "WHERE id = $14";
+#define WARREN_TASK_COLUMNS                                                                                  \
+    "SELECT id, prompt, workspace, spec, status, created_at, started_at, finished_at, finish_reason, "       \
+    "summary, "                                                                                              \
+    "error, steps, tokens_in, tokens_out, runs FROM tasks "
+constexpr const char* kSelectTask = WARREN_TASK_COLUMNS "WHERE id = $1";
+// Newest first; ord (insertion order) breaks ties between tasks created in the same millisecond.
+constexpr const char* kSelectTasks = WARREN_TASK_COLUMNS "ORDER BY created_at DESC, ord DESC";
+constexpr const char* kSelectTasksWithStatus =
+    WARREN_TASK_COLUMNS "WHERE status = $1 ORDER BY created_at DESC, ord DESC";
+#undef WARREN_TASK_COLUMNS
+
+TaskRecord readTask(const PgRow& row) {
+    TaskRecord task;
+    task.id = row.text(0);
+    task.prompt = row.text(1);
+    task.workspace = row.text(2);
+    task.spec = row.text(3);
+    // The CHECK constraint keeps unknown names out.
+    task.status = taskStatusFromName(row.text(4)).value_or(TaskStatus::Failed);
+    task.createdAt = row.text(5);
+    task.startedAt = row.text(6);
+    task.finishedAt = row.text(7);
+    task.finishReason = row.text(8);
+    task.summary = row.text(9);
+    task.error = row.text(10);
+    task.steps = row.uint(11);
+    task.tokensIn = row.uint(12);
+    task.tokensOut = row.uint(13);
+    task.runs = row.uint(14);
+    return task;
+}
+
+// Every column but id and created_at as $1 to $13, then id ($14): insert adds created_at after it ($15).
+std::vector<PgParam> taskParams(const TaskRecord& task) {
+    return pgParams(task.prompt, task.workspace, task.spec, std::string_view(taskStatusName(task.status)),
+                    task.startedAt, task.finishedAt, task.finishReason, task.summary, task.error, task.steps,
+                    task.tokensIn, task.tokensOut, task.runs, task.id);
+}
+
+} // namespace
+
+Status PgStore::insertTask(const TaskRecord& task) {
+    auto params = taskParams(task);
+    params.push_back(task.createdAt);
+    return pgRun(m_db.exec("add task " + task.id, kInsertTask, params, [&](const PgRefused& refused) {
+        return refused.sqlstate == "23505"
+                   ? std::optional<Error>(
+                         makeError(ErrorCode::InvalidArgument,
+                                   "cannot add task " + task.id + ": a task with that id already exists"))
+                   : std::nullopt;
+    }));
+}
+
+Status PgStore::updateTask(const TaskRecord& task) {
+    auto updated = m_db.exec("update task " + task.id, kUpdateTask, taskParams(task));
+    if (!updated)
+        return updated.error();
+    if (updated->affected == 0)
+        return makeError(ErrorCode::NotFound,
+                         "cannot update task " + task.id + ": no such task in " + m_db.where());
+    return Ok{};
+}
+
+Result<std::optional<TaskRecord>> PgStore::task(const std::string& id) {
+    return pgOne(m_db.exec("read task " + id, kSelectTask, pgParams(id)), readTask);
+}
+
+Result<std::vector<TaskRecord>> PgStore::tasks() {
+    return pgAll(m_db.exec("list the tasks", kSelectTasks), readTask);
+}
+
+Result<std::vector<TaskRecord>> PgStore::tasksWithStatus(TaskStatus status) {
+    return pgAll(m_db.exec(std::string("list the ") + taskStatusName(status) + " tasks",
+                           kSelectTasksWithStatus, pgParams(std::string_view(taskStatusName(status)))),
+                 readTask);
+}
+
+} // namespace warren::control
