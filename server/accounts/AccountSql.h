@@ -37,8 +37,8 @@ inline Limits limitsFromRow(const control::PgRow& row, std::size_t first) {
 
 // A refusal for a duplicate key (SQLSTATE 23505) as InvalidArgument with this message.
 inline control::PgRefusal refuseDuplicate(std::string message) {
-    return [message = std::move(message)](std::string_view state) -> std::optional<Error> {
-        if (state == "23505")
+    return [message = std::move(message)](const control::PgRefused& refused) -> std::optional<Error> {
+        if (refused.sqlstate == "23505")
             return makeError(ErrorCode::InvalidArgument, message);
         return std::nullopt;
     };
