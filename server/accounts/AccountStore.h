@@ -78,6 +78,9 @@ public:
     Result<Reservation> reserveTask(std::int64_t userId, const std::string& taskId);
     Status releaseTask(const std::string& taskId);
     Result<std::uint64_t> activeTasks(std::int64_t userId);
+    // Every task holding a reservation, oldest first: after a crash (kill -9) reservations of tasks that
+    // no longer run are still held, and warrend releases those on start, once it knows which run.
+    Result<std::vector<std::string>> reservedTasks();
 
     // Model tokens in the month of `at`: the user's own count; the check sees the user's and the
     // tenant's tokens_per_month against the user's and the tenant's (all its users') use.

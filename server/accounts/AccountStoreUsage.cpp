@@ -84,6 +84,17 @@ Result<std::uint64_t> AccountStore::activeTasks(std::int64_t userId) {
     return reply->rows.at(0).uint(0);
 }
 
+Result<std::vector<std::string>> AccountStore::reservedTasks() {
+    auto reply = m_db.exec("list the reserved tasks",
+                           "SELECT task_id FROM task_reservations ORDER BY created_at, task_id");
+    if (!reply)
+        return reply.error();
+    std::vector<std::string> ids;
+    for (const PgRow& row : reply->rows)
+        ids.push_back(row.text(0));
+    return ids;
+}
+
 Status AccountStore::addTokens(std::int64_t userId, std::uint64_t tokens, Clock::time_point at) {
     const std::string what = "count " + std::to_string(tokens) + " model tokens for user " + num(userId);
     if (tokens > kMaxLimitValue)

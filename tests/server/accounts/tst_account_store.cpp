@@ -236,6 +236,12 @@ private slots:
         must(store().releaseTask("solo-1"));
         must(store().releaseTask("solo-1"));
         QVERIFY(must(store().reserveTask(solo, "solo-2")).reserved());
+        // What warrend reconciles on start: every reservation held, its own and other tenants'.
+        const auto held = must(store().reservedTasks());
+        QVERIFY(std::find(held.begin(), held.end(), "solo-2") != held.end());
+        QVERIFY(std::find(held.begin(), held.end(), "peer-1") != held.end());
+        QVERIFY(std::find(held.begin(), held.end(), "outsider-task") != held.end());
+        QVERIFY(std::find(held.begin(), held.end(), "solo-1") == held.end());
         // Clearing the override: the tenant's 10 is all that binds.
         must(store().setUserQuota("solo", {{LimitName::MaxConcurrent, std::nullopt}}));
         QVERIFY(must(store().reserveTask(solo, "solo-3")).reserved());
