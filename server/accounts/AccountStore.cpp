@@ -34,8 +34,10 @@ std::string monthOf(Clock::time_point at) {
 }
 
 Status checkAccountName(const std::string& kind, const std::string& name) {
+    // Not "wrn_...": revoke-key reads that as a key's prefix.
     const bool shaped = !name.empty() && name.size() <= 64 && isNameChar(name.front()) &&
-                        name.front() != '.' && name.front() != '_' && name.front() != '-';
+                        name.front() != '.' && name.front() != '_' && name.front() != '-' &&
+                        !name.starts_with(kApiKeyPrefix);
     bool chars = true;
     for (const char c : name)
         chars = chars && isNameChar(c);
@@ -43,7 +45,8 @@ Status checkAccountName(const std::string& kind, const std::string& name) {
         return makeError(
             ErrorCode::InvalidArgument,
             "\"" + name + "\" is not a " + kind +
-                " name: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+                " name: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit "
+                "(and not with wrn_, which names keys)");
     return Ok{};
 }
 

@@ -27,8 +27,8 @@ using Clock = std::chrono::system_clock;
 // The calendar month (UTC) of a moment, as PostgreSQL's date of its first day: "2026-12-01".
 std::string monthOf(Clock::time_point at);
 
-// A user or tenant name: 1 to 64 of [A-Za-z0-9._-], starting with a letter or digit (it is typed on
-// command lines and shown in messages; it is not a key prefix, which starts with "wrn_").
+// A user or tenant name: 1 to 64 of [A-Za-z0-9._-], starting with a letter or digit and not with "wrn_"
+// (it is typed on command lines and shown in messages, where "wrn_..." names a key).
 Status checkAccountName(const std::string& kind, const std::string& name);
 
 // An Idempotency-Key header's value: 1 to 255 visible ASCII characters.

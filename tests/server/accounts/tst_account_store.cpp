@@ -111,7 +111,7 @@ private slots:
         auto tenants =
             must(store().connection().exec("t", "SELECT count(*) FROM tenants WHERE name = 'other'"));
         QCOMPARE(tenants.rows.at(0).uint(0), std::uint64_t(0));
-        for (const char* bad : {"", "-x", "a b", "wrn/x", "é", "x;drop"})
+        for (const char* bad : {"", "-x", "a b", "wrn/x", "wrn_x", "é", "x;drop"})
             QVERIFY2(!store().addUser(bad, "default"), bad);
         QVERIFY(!store().addUser("carol", "bad tenant"));
     }
