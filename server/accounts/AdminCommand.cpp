@@ -209,7 +209,8 @@ std::string adminUsage() {
            "                                  no longer bind at that level\n"
            "limits: --max-concurrent N (tasks at once), --memory-mb N, --pids N, --cpu-seconds N\n"
            "        (per process), --timeout-sec N (wall clock), --file-size-mb N, --tokens-per-month N\n"
-           "URL: postgresql://USER@HOST:PORT/DATABASE or a libpq conninfo string\n";
+           "URL: postgresql://USER@HOST:PORT/DATABASE or a libpq conninfo string; keep a password in\n"
+           "     ~/.pgpass or PGPASSWORD rather than in the URL, which other users see in ps\n";
 }
 
 Result<std::optional<AdminRequest>> parseAdminArguments(const std::vector<std::string>& args) {
