@@ -34,8 +34,10 @@ std::string monthOf(Clock::time_point at) {
 }
 
 Status checkAccountName(const std::string& kind, const std::string& name) {
+    // Not "wrn_...": revoke-key reads that as a key's prefix.
     const bool shaped = !name.empty() && name.size() <= 64 && isNameChar(name.front()) &&
-                        name.front() != '.' && name.front() != '_' && name.front() != '-';
+                        name.front() != '.' && name.front() != '_' && name.front() != '-' &&
+                        !name.starts_with(kApiKeyPrefix);
     bool chars = true;
     for (const char c : name)
         chars = chars && isNameChar(c);
@@ -43,7 +45,8 @@ Status checkAccountName(const std::string& kind, const std::string& name) {
         return makeError(
             ErrorCode::InvalidArgument,
             "\"" + name + "\" is not a " + kind +
-                " name: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+                " name: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit "
+                "(and not with wrn_, which names keys)");
     return Ok{};
 }
 
@@ -239,6 +242,20 @@ Result<std::vector<UserInfo>> AccountStore::users() {
         users.push_back(UserInfo{row.text(1), row.text(2), row.text(3), limitsFromRow(row, 4),
                                  std::move(keysByUser[row.uint(0)])});
     return users;
+}
+
+Result<std::vector<TenantInfo>> AccountStore::tenants() {
+    auto rows = m_db.exec("list tenants", ("SELECT t.name, to_char(t.created_at AT TIME ZONE 'UTC', " +
+                                           std::string(kIsoTime) +
+                                           "), (SELECT count(*) FROM users u WHERE u.tenant_id = t.id), " +
+                                           quotaColumns("t.") + " FROM tenants t ORDER BY t.name")
+                                              .c_str());
+    if (!rows)
+        return rows.error();
+    std::vector<TenantInfo> tenants;
+    for (const PgRow& row : rows->rows)
+        tenants.push_back(TenantInfo{row.text(0), row.text(1), limitsFromRow(row, 3), row.uint(2)});
+    return tenants;
 }
 
 Result<std::optional<Account>> AccountStore::authenticate(const std::string& apiKey) {

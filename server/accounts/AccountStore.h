@@ -27,8 +27,8 @@ using Clock = std::chrono::system_clock;
 // The calendar month (UTC) of a moment, as PostgreSQL's date of its first day: "2026-12-01".
 std::string monthOf(Clock::time_point at);
 
-// A user or tenant name: 1 to 64 of [A-Za-z0-9._-], starting with a letter or digit (it is typed on
-// command lines and shown in messages; it is not a key prefix, which starts with "wrn_").
+// A user or tenant name: 1 to 64 of [A-Za-z0-9._-], starting with a letter or digit and not with "wrn_"
+// (it is typed on command lines and shown in messages, where "wrn_..." names a key).
 Status checkAccountName(const std::string& kind, const std::string& name);
 
 // An Idempotency-Key header's value: 1 to 255 visible ASCII characters.
@@ -61,6 +61,7 @@ public:
     // every key of that user. Answers how many keys it revoked (0 when all were revoked already).
     Result<std::uint64_t> revokeKeys(const std::string& userNameOrKeyPrefix);
     Result<std::vector<UserInfo>> users();
+    Result<std::vector<TenantInfo>> tenants();
     Result<std::optional<Account>> user(const std::string& name);
 
     // The account behind a key, or nullopt for a malformed, unknown or revoked key (one answer for all).
@@ -77,6 +78,9 @@ public:
     Result<Reservation> reserveTask(std::int64_t userId, const std::string& taskId);
     Status releaseTask(const std::string& taskId);
     Result<std::uint64_t> activeTasks(std::int64_t userId);
+    // Every task holding a reservation, oldest first: after a crash (kill -9) reservations of tasks that
+    // no longer run are still held, and warrend releases those on start, once it knows which run.
+    Result<std::vector<std::string>> reservedTasks();
 
     // Model tokens in the month of `at`: the user's own count; the check sees the user's and the
     // tenant's tokens_per_month against the user's and the tenant's (all its users') use.

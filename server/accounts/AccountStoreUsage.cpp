@@ -23,15 +23,15 @@ Result<Reservation> AccountStore::reserveTask(std::int64_t userId, const std::st
         return userRow.error();
     if (userRow->rows.empty())
         return notFound("there is no user with id " + num(userId));
-    const std::string tenantId = userRow->rows.front().text(0);
-    const auto userLimit = userRow->rows.front().at(1);
+    const PgRow& user = userRow->rows.front(); // tenant_id, max_concurrent
+    const std::string tenantId = user.text(0);
     // The tenant's row lock orders every reservation of the tenant: the counts below cannot change until
     // this transaction ends. Reservations of other tenants are neither read nor waited for.
     auto tenantRow =
         m_db.exec(what, "SELECT max_concurrent FROM tenants WHERE id = $1::bigint FOR UPDATE", {tenantId});
     if (!tenantRow)
         return tenantRow.error();
-    const auto tenantLimit = tenantRow->rows.at(0).at(0);
+    const PgRow& tenant = tenantRow->rows.at(0); // max_concurrent
     auto held = m_db.exec(what, "SELECT user_id FROM task_reservations WHERE task_id = $1", {taskId});
     if (!held)
         return held.error();
@@ -51,12 +51,11 @@ Result<Reservation> AccountStore::reserveTask(std::int64_t userId, const std::st
         return counts.error();
     const std::uint64_t tenantActive = counts->rows.at(0).uint(0);
     const std::uint64_t userActive = counts->rows.at(0).uint(1);
-    const PgRow limits({userLimit, tenantLimit});
-    if (userLimit && userActive >= limits.uint(0))
-        return Reservation{OverQuota{LimitLevel::User, LimitName::MaxConcurrent, limits.uint(0), userActive}};
-    if (tenantLimit && tenantActive >= limits.uint(1))
+    if (user.at(1) && userActive >= user.uint(1))
+        return Reservation{OverQuota{LimitLevel::User, LimitName::MaxConcurrent, user.uint(1), userActive}};
+    if (tenant.at(0) && tenantActive >= tenant.uint(0))
         return Reservation{
-            OverQuota{LimitLevel::Tenant, LimitName::MaxConcurrent, limits.uint(1), tenantActive}};
+            OverQuota{LimitLevel::Tenant, LimitName::MaxConcurrent, tenant.uint(0), tenantActive}};
     auto inserted = m_db.exec(
         what,
         "INSERT INTO task_reservations (task_id, user_id, tenant_id) VALUES ($1, $2::bigint, $3::bigint)",
@@ -83,6 +82,17 @@ Result<std::uint64_t> AccountStore::activeTasks(std::int64_t userId) {
     if (!reply)
         return reply.error();
     return reply->rows.at(0).uint(0);
+}
+
+Result<std::vector<std::string>> AccountStore::reservedTasks() {
+    auto reply = m_db.exec("list the reserved tasks",
+                           "SELECT task_id FROM task_reservations ORDER BY created_at, task_id");
+    if (!reply)
+        return reply.error();
+    std::vector<std::string> ids;
+    for (const PgRow& row : reply->rows)
+        ids.push_back(row.text(0));
+    return ids;
 }
 
 Status AccountStore::addTokens(std::int64_t userId, std::uint64_t tokens, Clock::time_point at) {

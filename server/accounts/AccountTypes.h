@@ -34,6 +34,13 @@ struct UserInfo {
     std::vector<KeyInfo> keys;
 };
 
+struct TenantInfo {
+    std::string name;
+    std::string createdAt;
+    Limits quota;
+    std::uint64_t users = 0;
+};
+
 struct Quotas {
     Limits user;
     Limits tenant;

@@ -1,5 +1,5 @@
-# server/accounts: API keys and limits (pure).
-foreach(test tst_api_key tst_limits)
+# server/accounts: API keys, limits and the account checks (pure).
+foreach(test tst_api_key tst_limits tst_account_checks)
     warren_add_test(${test} SOURCES accounts/${test}.cpp LIBS warren_accounts LABELS unit server)
 endforeach()
 
@@ -7,3 +7,10 @@ endforeach()
 warren_add_test(tst_account_store SOURCES accounts/tst_account_store.cpp
                 LIBS warren_accounts warren_postgres_test_support LABELS "server;postgres")
 set_tests_properties(tst_account_store PROPERTIES TIMEOUT 300)
+
+# warrend admin: the parser, the commands against a real PostgreSQL, and the executable's dispatch.
+warren_add_test(tst_admin_command SOURCES accounts/tst_admin_command.cpp
+                LIBS warren_accounts warren_postgres_test_support LABELS "server;postgres")
+set_property(TEST tst_admin_command APPEND PROPERTY ENVIRONMENT "WARREND=$<TARGET_FILE:warrend>")
+set_tests_properties(tst_admin_command PROPERTIES TIMEOUT 300)
+add_dependencies(tst_admin_command warrend)

@@ -111,7 +111,7 @@ private slots:
         auto tenants =
             must(store().connection().exec("t", "SELECT count(*) FROM tenants WHERE name = 'other'"));
         QCOMPARE(tenants.rows.at(0).uint(0), std::uint64_t(0));
-        for (const char* bad : {"", "-x", "a b", "wrn/x", "é", "x;drop"})
+        for (const char* bad : {"", "-x", "a b", "wrn/x", "wrn_x", "é", "x;drop"})
             QVERIFY2(!store().addUser(bad, "default"), bad);
         QVERIFY(!store().addUser("carol", "bad tenant"));
     }
@@ -236,6 +236,12 @@ private slots:
         must(store().releaseTask("solo-1"));
         must(store().releaseTask("solo-1"));
         QVERIFY(must(store().reserveTask(solo, "solo-2")).reserved());
+        // What warrend reconciles on start: every reservation held, its own and other tenants'.
+        const auto held = must(store().reservedTasks());
+        QVERIFY(std::find(held.begin(), held.end(), "solo-2") != held.end());
+        QVERIFY(std::find(held.begin(), held.end(), "peer-1") != held.end());
+        QVERIFY(std::find(held.begin(), held.end(), "outsider-task") != held.end());
+        QVERIFY(std::find(held.begin(), held.end(), "solo-1") == held.end());
         // Clearing the override: the tenant's 10 is all that binds.
         must(store().setUserQuota("solo", {{LimitName::MaxConcurrent, std::nullopt}}));
         QVERIFY(must(store().reserveTask(solo, "solo-3")).reserved());
