@@ -49,6 +49,9 @@ private:
     Status skipRest();
     Result<std::string> readMetadata(std::uint64_t size, const std::string& what);
     Status applyPax(const std::string& records);
+    Status readExtended(char flag, std::uint64_t size, const std::string& rawName);
+    TarEntry startEntry(const Block& block, const std::string& rawName, std::uint64_t size,
+                        std::uint64_t mode);
     Error malformed(std::uint64_t at, const std::string& entry, const std::string& why) const;
 
     ByteSource& m_source;
