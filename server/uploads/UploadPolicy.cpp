@@ -1,5 +1,6 @@
 #include "UploadPolicy.h"
 
+#include <algorithm>
 #include <deque>
 #include <vector>
 

@@ -5,6 +5,7 @@
 #include "TarReader.h"
 
 #include <QTest>
+#include <algorithm>
 
 using namespace warren::uploads;
 using warren::uploads::test::TarBuilder;
