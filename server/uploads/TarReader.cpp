@@ -125,28 +125,6 @@ std::string quoted(const std::string& path) {
 
 } // namespace
 
-const char* describe(TarEntryType type) {
-    switch (type) {
-    case TarEntryType::Regular:
-        return "a regular file";
-    case TarEntryType::Directory:
-        return "a directory";
-    case TarEntryType::Symlink:
-        return "a symbolic link";
-    case TarEntryType::Hardlink:
-        return "a hard link";
-    case TarEntryType::CharDevice:
-        return "a character device";
-    case TarEntryType::BlockDevice:
-        return "a block device";
-    case TarEntryType::Fifo:
-        return "a FIFO";
-    case TarEntryType::Other:
-        break;
-    }
-    return "an entry of an unsupported type";
-}
-
 Error TarReader::malformed(std::uint64_t at, const std::string& entry, const std::string& why) const {
     return makeError(ErrorCode::InvalidArgument, "the tar archive is malformed at offset " +
                                                      std::to_string(at) + " (" + quoted(entry) + "): " + why);
@@ -234,10 +212,6 @@ Result<std::string> TarReader::readMetadata(std::uint64_t size, const std::strin
         return skipped.error();
     return data;
 }
-
-} // namespace warren::uploads
-
-namespace warren::uploads {
 
 // Records are "LENGTH key=value\n", LENGTH counting the whole record; the value may hold any byte.
 Status TarReader::applyPax(const std::string& records) {

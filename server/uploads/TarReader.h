@@ -32,9 +32,6 @@ public:
     // Up to capacity bytes of the current entry's data; 0 once it is all read.
     Result<std::size_t> readData(char* buffer, std::size_t capacity);
 
-    // Bytes of the stream consumed so far.
-    std::uint64_t offset() const { return m_offset; }
-
 private:
     using Block = std::array<char, 512>;
     struct Pending {
