@@ -123,7 +123,8 @@ Status UploadPolicy::admitShape(const TarEntry& entry) {
     case TarEntryType::Symlink:
         return Ok{};
     case TarEntryType::Hardlink:
-        return refuse(entry, "is a hard link (to \"" + entry.linkTarget + "\"); upload the file itself");
+        return refuse(entry, "is a hard link (to \"" + entry.linkTarget +
+                                 "\"); make the tar with --hard-dereference to send its content");
     case TarEntryType::Other:
         return refuse(entry, std::string("has the unsupported tar type '") + entry.typeFlag + "'");
     default:
