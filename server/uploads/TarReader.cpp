@@ -148,7 +148,9 @@ Status TarReader::readBlock(Block& block, bool first) {
             break;
         have += *n;
     }
-    if (first && (have < block.size() || !(isPosixMagic(block.data()) || isGnuMagic(block.data()))))
+    // An archive of nothing (tar -cf x.tar -T /dev/null) is only its end-of-archive block: that is a tar too.
+    const bool zero = std::all_of(block.begin(), block.end(), [](char c) { return c == '\0'; });
+    if (first && (have < block.size() || !(zero || isPosixMagic(block.data()) || isGnuMagic(block.data()))))
         return makeError(ErrorCode::InvalidArgument, "a tar archive is expected, but the body is " +
                                                          sniff(std::string_view(block.data(), have)));
     if (have == 0)
