@@ -5,6 +5,7 @@
 
 #include "Result.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>

@@ -1,5 +1,6 @@
 #include "GitDiffText.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 

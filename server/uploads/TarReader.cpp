@@ -125,28 +125,6 @@ std::string quoted(const std::string& path) {
 
 } // namespace
 
-const char* describe(TarEntryType type) {
-    switch (type) {
-    case TarEntryType::Regular:
-        return "a regular file";
-    case TarEntryType::Directory:
-        return "a directory";
-    case TarEntryType::Symlink:
-        return "a symbolic link";
-    case TarEntryType::Hardlink:
-        return "a hard link";
-    case TarEntryType::CharDevice:
-        return "a character device";
-    case TarEntryType::BlockDevice:
-        return "a block device";
-    case TarEntryType::Fifo:
-        return "a FIFO";
-    case TarEntryType::Other:
-        break;
-    }
-    return "an entry of an unsupported type";
-}
-
 Error TarReader::malformed(std::uint64_t at, const std::string& entry, const std::string& why) const {
     return makeError(ErrorCode::InvalidArgument, "the tar archive is malformed at offset " +
                                                      std::to_string(at) + " (" + quoted(entry) + "): " + why);
@@ -170,7 +148,9 @@ Status TarReader::readBlock(Block& block, bool first) {
             break;
         have += *n;
     }
-    if (first && (have < block.size() || !(isPosixMagic(block.data()) || isGnuMagic(block.data()))))
+    // An archive of nothing (tar -cf x.tar -T /dev/null) is only its end-of-archive block: that is a tar too.
+    const bool zero = std::all_of(block.begin(), block.end(), [](char c) { return c == '\0'; });
+    if (first && (have < block.size() || !(zero || isPosixMagic(block.data()) || isGnuMagic(block.data()))))
         return makeError(ErrorCode::InvalidArgument, "a tar archive is expected, but the body is " +
                                                          sniff(std::string_view(block.data(), have)));
     if (have == 0)
@@ -235,10 +215,6 @@ Result<std::string> TarReader::readMetadata(std::uint64_t size, const std::strin
     return data;
 }
 
-} // namespace warren::uploads
-
-namespace warren::uploads {
-
 // Records are "LENGTH key=value\n", LENGTH counting the whole record; the value may hold any byte.
 Status TarReader::applyPax(const std::string& records) {
     std::string_view rest(records);
@@ -280,6 +256,60 @@ Status TarReader::applyPax(const std::string& records) {
     return Ok{};
 }
 
+// A GNU long name ('L') or link name ('K'), or pax records ('x'), for the next entry; 'g' is read and ignored
+// (global defaults: nothing in them applies to the extraction).
+Status TarReader::readExtended(char flag, std::uint64_t size, const std::string& rawName) {
+    m_currentPath = rawName;
+    const char* what = flag == 'L'   ? "a GNU long name"
+                       : flag == 'K' ? "a GNU long link name"
+                                     : "a pax extended header";
+    auto data = readMetadata(size, what);
+    if (!data)
+        return data.error();
+    if (flag == 'g')
+        return Ok{};
+    m_pending.any = true;
+    std::string& value = *data;
+    if (flag == 'x')
+        return applyPax(value);
+    // GNU long names end with a NUL; an interior NUL stays, for the policy to refuse.
+    while (!value.empty() && value.back() == '\0')
+        value.pop_back();
+    (flag == 'L' ? m_pending.path : m_pending.linkTarget) = std::move(value);
+    return Ok{};
+}
+
+// The entry a header declares, with what extended headers before it said; the reader is then positioned
+// at its data (a non-regular entry's declared data is skipped as padding, never handed out).
+TarEntry TarReader::startEntry(const Block& block, const std::string& rawName, std::uint64_t size,
+                               std::uint64_t mode) {
+    const char* h = block.data();
+    TarEntry entry;
+    entry.offset = m_pending.offset;
+    entry.typeFlag = h[kTypeOffset];
+    entry.type = typeOf(entry.typeFlag);
+    entry.mode = static_cast<std::uint32_t>(mode & 07777);
+    if (m_pending.path) {
+        entry.path = *m_pending.path;
+    } else {
+        const std::string prefix = isPosixMagic(h) ? field(h, kPrefixOffset, kPrefixSize) : std::string();
+        entry.path = prefix.empty() ? rawName : prefix + "/" + rawName;
+    }
+    // Old tars mark directories as regular files whose name ends with '/'.
+    if (entry.type == TarEntryType::Regular && entry.path.ends_with('/'))
+        entry.type = TarEntryType::Directory;
+    if (entry.type == TarEntryType::Symlink || entry.type == TarEntryType::Hardlink)
+        entry.linkTarget = m_pending.linkTarget ? *m_pending.linkTarget : field(h, kLinkOffset, kLinkSize);
+    const std::uint64_t dataSize = m_pending.size ? *m_pending.size : size;
+    const bool regular = entry.type == TarEntryType::Regular;
+    entry.size = regular ? dataSize : 0;
+    m_dataLeft = entry.size;
+    m_paddingLeft = (regular ? 0 : dataSize) + (512 - dataSize % 512) % 512;
+    m_currentPath = entry.path;
+    m_pending = Pending{};
+    return entry;
+}
+
 Result<std::optional<TarEntry>> TarReader::next() {
     if (m_ended)
         return std::optional<TarEntry>{};
@@ -311,60 +341,10 @@ Result<std::optional<TarEntry>> TarReader::next() {
         if (!m_pending.any)
             m_pending.offset = at;
         const char flag = h[kTypeOffset];
-        if (flag == 'L' || flag == 'K' || flag == 'x' || flag == 'g') {
-            m_currentPath = rawName;
-            const char* what = flag == 'L'   ? "a GNU long name"
-                               : flag == 'K' ? "a GNU long link name"
-                                             : "a pax extended header";
-            auto data = readMetadata(*size, what);
-            if (!data)
-                return data.error();
-            if (flag == 'g')
-                continue; // global defaults: nothing in them applies to the extraction
-            m_pending.any = true;
-            // GNU long names end with a NUL; an interior NUL stays, for the policy to refuse.
-            std::string& value = *data;
-            if (flag != 'x')
-                while (!value.empty() && value.back() == '\0')
-                    value.pop_back();
-            if (flag == 'L')
-                m_pending.path = value;
-            else if (flag == 'K')
-                m_pending.linkTarget = value;
-            else if (auto applied = applyPax(value); !applied)
-                return applied.error();
-            continue;
-        }
-
-        TarEntry entry;
-        entry.offset = m_pending.offset;
-        entry.typeFlag = flag;
-        entry.type = typeOf(flag);
-        entry.mode = static_cast<std::uint32_t>(*mode & 07777);
-        if (m_pending.path) {
-            entry.path = *m_pending.path;
-        } else {
-            const std::string prefix = isPosixMagic(h) ? field(h, kPrefixOffset, kPrefixSize) : std::string();
-            entry.path = prefix.empty() ? rawName : prefix + "/" + rawName;
-        }
-        entry.linkTarget = m_pending.linkTarget ? *m_pending.linkTarget : field(h, kLinkOffset, kLinkSize);
-        const std::uint64_t dataSize = m_pending.size ? *m_pending.size : *size;
-        m_pending = Pending{};
-        // Old tars mark directories as regular files whose name ends with '/'.
-        if (entry.type == TarEntryType::Regular && entry.path.ends_with('/'))
-            entry.type = TarEntryType::Directory;
-        if (entry.type == TarEntryType::Regular)
-            entry.size = dataSize;
-        else
-            entry.linkTarget = entry.type == TarEntryType::Symlink || entry.type == TarEntryType::Hardlink
-                                   ? entry.linkTarget
-                                   : std::string();
-        // Data a non-regular entry declares is skipped as padding, not handed out.
-        m_dataLeft = entry.type == TarEntryType::Regular ? dataSize : 0;
-        const std::uint64_t skipped = entry.type == TarEntryType::Regular ? 0 : dataSize;
-        m_paddingLeft = skipped + (512 - dataSize % 512) % 512;
-        m_currentPath = entry.path;
-        return std::optional<TarEntry>(std::move(entry));
+        if (flag != 'L' && flag != 'K' && flag != 'x' && flag != 'g')
+            return std::optional<TarEntry>(startEntry(block, rawName, *size, *mode));
+        if (auto extended = readExtended(flag, *size, rawName); !extended)
+            return extended.error();
     }
 }
 

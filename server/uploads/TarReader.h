@@ -32,9 +32,6 @@ public:
     // Up to capacity bytes of the current entry's data; 0 once it is all read.
     Result<std::size_t> readData(char* buffer, std::size_t capacity);
 
-    // Bytes of the stream consumed so far.
-    std::uint64_t offset() const { return m_offset; }
-
 private:
     using Block = std::array<char, 512>;
     struct Pending {
@@ -49,6 +46,9 @@ private:
     Status skipRest();
     Result<std::string> readMetadata(std::uint64_t size, const std::string& what);
     Status applyPax(const std::string& records);
+    Status readExtended(char flag, std::uint64_t size, const std::string& rawName);
+    TarEntry startEntry(const Block& block, const std::string& rawName, std::uint64_t size,
+                        std::uint64_t mode);
     Error malformed(std::uint64_t at, const std::string& entry, const std::string& why) const;
 
     ByteSource& m_source;

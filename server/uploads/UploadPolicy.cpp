@@ -1,5 +1,6 @@
 #include "UploadPolicy.h"
 
+#include <algorithm>
 #include <deque>
 #include <vector>
 
@@ -93,7 +94,12 @@ Status UploadPolicy::admitParents(const TarEntry& entry, const std::string& path
         const std::string parent = join(parts, count);
         const auto seen = m_seen.find(parent);
         if (seen == m_seen.end()) {
-            m_seen.emplace(parent, Kind::Directory); // created on the way, as tar does
+            // Created on the way, as tar does; it counts as an entry, or one archive of deep paths would
+            // have the server create (and remember) thousands of directories per entry it declares.
+            if (++m_entries > m_limits.maxEntries)
+                return refuse(entry, "needs one directory more than the " +
+                                         std::to_string(m_limits.maxEntries) + " entries allowed");
+            m_seen.emplace(parent, Kind::Directory);
         } else if (seen->second == Kind::Symlink) {
             return refuse(entry, "goes through \"" + parent + "\", a symbolic link of the same archive");
         } else if (seen->second == Kind::File) {
@@ -103,7 +109,8 @@ Status UploadPolicy::admitParents(const TarEntry& entry, const std::string& path
     return Ok{};
 }
 
-Result<AdmittedEntry> UploadPolicy::admit(const TarEntry& entry) {
+// The limits on count and length, and the types a workspace may hold.
+Status UploadPolicy::admitShape(const TarEntry& entry) {
     if (++m_entries > m_limits.maxEntries)
         return refuse(entry,
                       "is one entry more than the " + std::to_string(m_limits.maxEntries) + " allowed");
@@ -114,14 +121,20 @@ Result<AdmittedEntry> UploadPolicy::admit(const TarEntry& entry) {
     case TarEntryType::Regular:
     case TarEntryType::Directory:
     case TarEntryType::Symlink:
-        break;
+        return Ok{};
     case TarEntryType::Hardlink:
-        return refuse(entry, "is a hard link (to \"" + entry.linkTarget + "\"); upload the file itself");
+        return refuse(entry, "is a hard link (to \"" + entry.linkTarget +
+                                 "\"); make the tar with --hard-dereference to send its content");
     case TarEntryType::Other:
         return refuse(entry, std::string("has the unsupported tar type '") + entry.typeFlag + "'");
     default:
         return refuse(entry, std::string("is ") + describe(entry.type) + ", which a workspace cannot hold");
     }
+}
+
+Result<AdmittedEntry> UploadPolicy::admit(const TarEntry& entry) {
+    if (auto shape = admitShape(entry); !shape)
+        return shape.error();
     auto parts = components(entry.path, "name");
     if (!parts)
         return refuse(entry, parts.error().message);

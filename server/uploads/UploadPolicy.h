@@ -23,7 +23,7 @@
 namespace warren::uploads {
 
 struct UploadLimits {
-    std::uint64_t maxEntries = 100'000;
+    std::uint64_t maxEntries = 100'000;       // files, directories and links, those made on the way too
     std::size_t maxPathBytes = 4096;          // of a path or a link target, as declared
     std::uint64_t maxTotalBytes = 1ull << 30; // the sum of the regular files' sizes
 };
@@ -47,6 +47,7 @@ public:
 
 private:
     enum class Kind { Directory, File, Symlink };
+    Status admitShape(const TarEntry& entry);
     Status admitParents(const TarEntry& entry, const std::string& path);
 
     UploadLimits m_limits;

@@ -83,6 +83,31 @@ int waitFor(pid_t pid) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// git diff between scratch/a/ and scratch/b/, its stdout on stdoutFd, its stderr in scratch/stderr.
+Result<pid_t> spawnGitDiff(const PatchOptions& options, const fs::path& scratch, int stdoutFd) {
+    std::vector<std::string> args = {
+        options.git,    "-C",          scratch.string(), "diff",          "--no-index",    "--binary",
+        "--full-index", "--no-prefix", "--no-renames",   "--no-ext-diff", "--no-textconv", "--no-color",
+        "a/",           "b/"};
+    std::vector<std::string> env = gitEnvironment(scratch);
+    const fs::path stderrFile = scratch / "stderr";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, stdoutFd, STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrFile.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid = -1;
+    auto argv = pointers(args), envp = pointers(env);
+    const int spawned =
+        ::posix_spawnp(&pid, options.git.c_str(), &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0)
+        return makeError(ErrorCode::NotFound, "cannot run \"" + options.git + "\" to make the patch: " +
+                                                  std::strerror(spawned) + " (is git installed?)");
+    return pid;
+}
+
 } // namespace
 
 Result<std::string> workspacePatch(const fs::path& pristine, const fs::path& workspace,
@@ -100,43 +125,15 @@ Result<std::string> workspacePatch(const fs::path& pristine, const fs::path& wor
     if (error)
         return makeError(ErrorCode::System,
                          "cannot prepare the patch's scratch directory: " + error.message());
-
-    std::vector<std::string> args = {options.git,
-                                     "-C",
-                                     scratch->path().string(),
-                                     "diff",
-                                     "--no-index",
-                                     "--binary",
-                                     "--full-index",
-                                     "--no-prefix",
-                                     "--no-renames",
-                                     "--no-ext-diff",
-                                     "--no-textconv",
-                                     "--no-color",
-                                     "a/",
-                                     "b/"};
-    std::vector<std::string> env = gitEnvironment(scratch->path());
     int pipeFds[2];
     if (::pipe2(pipeFds, O_CLOEXEC) != 0)
         return makeError(ErrorCode::System,
                          std::string("cannot create a pipe for git: ") + std::strerror(errno));
     UniqueFd readEnd(pipeFds[0]), writeEnd(pipeFds[1]);
-    const fs::path stderrFile = scratch->path() / "stderr";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, writeEnd.get(), STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderrFile.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid = -1;
-    auto argv = pointers(args), envp = pointers(env);
-    const int spawned =
-        ::posix_spawnp(&pid, options.git.c_str(), &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
+    const auto pid = spawnGitDiff(options, scratch->path(), writeEnd.get());
     writeEnd.reset();
-    if (spawned != 0)
-        return makeError(ErrorCode::NotFound, "cannot run \"" + options.git + "\" to make the patch: " +
-                                                  std::strerror(spawned) + " (is git installed?)");
+    if (!pid)
+        return pid.error();
 
     std::string patch;
     char buffer[64 * 1024];
@@ -144,22 +141,23 @@ Result<std::string> workspacePatch(const fs::path& pristine, const fs::path& wor
         const ssize_t n = ::read(readEnd.get(), buffer, sizeof buffer);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (n == 0)
             break;
-        if (patch.size() + static_cast<std::size_t>(n) > options.maxBytes) {
-            ::kill(pid, SIGKILL);
-            waitFor(pid);
-            return makeError(ErrorCode::InvalidArgument,
-                             "the task's patch is larger than the " + std::to_string(options.maxBytes) +
-                                 " bytes allowed; fetch the workspace's artifacts instead");
+        if (n < 0 || patch.size() + static_cast<std::size_t>(n) > options.maxBytes) {
+            const std::string why = n < 0 ? std::string("cannot read git's output: ") + std::strerror(errno)
+                                          : "the task's patch is larger than the " +
+                                                std::to_string(options.maxBytes) + " bytes the server allows";
+            ::kill(*pid, SIGKILL);
+            waitFor(*pid);
+            return makeError(n < 0 ? ErrorCode::System : ErrorCode::InvalidArgument, why);
         }
         patch.append(buffer, static_cast<std::size_t>(n));
     }
     // git diff's exit status: 0 the trees are the same, 1 they differ, anything else it failed.
-    const int status = waitFor(pid);
+    const int status = waitFor(*pid);
     if (status != 0 && status != 1)
-        return makeError(ErrorCode::System,
-                         "git diff failed (exit " + std::to_string(status) + "): " + readStderr(stderrFile));
+        return makeError(ErrorCode::System, "git diff failed (exit " + std::to_string(status) +
+                                                "): " + readStderr(scratch->path() / "stderr"));
     return tidyGitDiff(patch);
 }
 

@@ -5,6 +5,7 @@
 #include "TarReader.h"
 
 #include <QTest>
+#include <algorithm>
 
 using namespace warren::uploads;
 using warren::uploads::test::TarBuilder;
@@ -68,6 +69,7 @@ private slots:
     void readsEntries();
     void readsInPiecesOfAnySize();
     void skipsUnreadData();
+    void readsAnEmptyArchive();
     void refuses_data();
     void refuses();
 };
@@ -181,6 +183,12 @@ void TarReaderTest::skipsUnreadData() {
     QCOMPARE((*second)->offset, std::uint64_t{512 + 3072});
     auto end = reader.next();
     QVERIFY(end.ok() && !end->has_value());
+}
+
+void TarReaderTest::readsAnEmptyArchive() {
+    auto entries = readAll(std::string(10240, '\0'), 700);
+    QVERIFY2(entries.ok(), entries.ok() ? "" : entries.error().message.c_str());
+    QVERIFY(entries->empty());
 }
 
 void TarReaderTest::refuses_data() {

@@ -115,6 +115,8 @@ void UploadPolicyTest::refuses_data() {
     QTest::newRow("too_many_entries") << Entries{fileEntry("1"), fileEntry("2"), fileEntry("3"),
                                                  dirEntry("4"),  dirEntry("5"),  fileEntry("6")}
                                       << "one entry more than the 5 allowed";
+    QTest::newRow("too_many_directories_on_the_way")
+        << Entries{fileEntry("a/b/c/d/e/f")} << "needs one directory more than the 5 entries allowed";
     QTest::newRow("path_too_long") << Entries{fileEntry(longPath)} << "longer than the 64 bytes";
     QTest::newRow("link_target_too_long")
         << Entries{symlinkEntry("l", longPath)} << "longer than the 64 bytes";

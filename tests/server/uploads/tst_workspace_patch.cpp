@@ -161,7 +161,7 @@ void WorkspacePatchTest::refusesAPatchPastTheCap() {
     options.maxBytes = 64 * 1024;
     auto patch = workspacePatch(m_pristine, m_workspace, options);
     QVERIFY(!patch.ok());
-    QVERIFY2(patch.error().message.find("larger than the 65536 bytes allowed") != std::string::npos,
+    QVERIFY2(patch.error().message.find("larger than the 65536 bytes the server allows") != std::string::npos,
              patch.error().message.c_str());
     options.maxBytes = 4 << 20;
     QVERIFY(workspacePatch(m_pristine, m_workspace, options).ok());
