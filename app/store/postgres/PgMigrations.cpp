@@ -135,16 +135,19 @@ Result<int> pgMigrate(PgConnection& db, std::span<const PgMigration> steps) {
                               {std::string(kLockKey)});
         !locked)
         return locked.error();
-    if (auto created = db.execScript("create the schema history",
-                                     "CREATE TABLE IF NOT EXISTS warren_schema (version integer PRIMARY KEY, "
-                                     "what text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
-        !created)
-        return created.error();
     auto found = pgReadSchemaVersion(db);
     if (!found)
         return found.error();
     if (*found > latest)
         return newerThanBuild(db, *found, latest);
+    // An up-to-date database needs no DDL, so a role without CREATE on the schema can still open it.
+    if (*found == 0)
+        if (auto created =
+                db.execScript("create the schema history",
+                              "CREATE TABLE IF NOT EXISTS warren_schema (version integer PRIMARY KEY, "
+                              "what text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+            !created)
+            return created.error();
     for (const auto& step : steps) {
         if (step.version <= *found)
             continue;
