@@ -179,7 +179,7 @@ std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch,
 
 Status EventWriter::appendToStore(const std::vector<EventRow>& batch) {
     if (!m_store)
-        return makeError(ErrorCode::Unavailable, "the database could not be reached when last tried");
+        return m_openError; // the reconnection that left it without one
     return m_store->appendEvents(batch);
 }
 
@@ -191,26 +191,32 @@ Result<bool> EventWriter::isStored(const EventRow& row) {
     return !found->empty() && found->front().seq == row.seq;
 }
 
-bool EventWriter::pauseUnlessStopping(std::chrono::milliseconds delay) {
+bool EventWriter::pauseBeforeRetry(std::chrono::milliseconds delay) {
     std::unique_lock lock(m_mutex);
-    return m_wake.wait_for(lock, delay, [&] { return m_stop; });
+    if (!m_stop && !m_wake.wait_for(lock, delay, [&] { return m_stop; }))
+        return true;
+    lock.unlock();
+    if (m_attemptsLeftWhenStopping <= 0)
+        return false;
+    --m_attemptsLeftWhenStopping;
+    std::this_thread::sleep_for(delay); // stopping: the last attempts still give the server a moment
+    return true;
 }
 
 Status EventWriter::writeThroughOutage(const std::vector<EventRow>& batch, Error error) {
     const std::string what = describe(batch);
     auto delay = std::chrono::milliseconds(50);
-    int attemptsLeftWhenStopping = kAttemptsWhenStopping;
     for (int attempt = 0;; ++attempt) {
+        if (!pauseBeforeRetry(delay))
+            return error;
         if (attempt % kReportEvery == 0)
             report("cannot store " + what + " yet: " + error.message +
                    "; keeping them and retrying (attempt " + std::to_string(attempt + 1) + ")");
-        if (pauseUnlessStopping(delay) && --attemptsLeftWhenStopping < 0)
-            return error;
         delay = std::min(delay * 2, std::chrono::milliseconds(2000));
         m_store.reset(); // the lost connection goes before a new one comes
         auto reopened = m_openStore();
         if (!reopened) {
-            error = reopened.error();
+            error = m_openError = reopened.error();
             if (error.code != ErrorCode::Unavailable)
                 return error;
             continue;

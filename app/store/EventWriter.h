@@ -41,8 +41,9 @@ class EventWriter {
 public:
     static constexpr std::size_t kMaxBatch = 4096;
     static constexpr int kReportEvery = 20; // reconnection attempts between two reports of one outage
-    // Once the writer is being destroyed, an unreachable database gets this many more attempts before the
-    // batches left are dropped and reported, so that shutting down cannot hang for ever.
+    // Once the writer is being destroyed, an unreachable database gets this many more attempts (for all
+    // batches together) before the batches left are dropped and reported, so that shutting down cannot
+    // hang for ever.
     static constexpr int kAttemptsWhenStopping = 10;
 
     // openStore opens the writer's own connection, on the writer's thread; its error is open()'s.
@@ -84,8 +85,9 @@ private:
     Status writeThroughOutage(const std::vector<EventRow>& batch, Error error);
     Result<bool> isStored(const EventRow& row);               // on the current connection
     Status appendToStore(const std::vector<EventRow>& batch); // Unavailable while there is no connection
-    // Waits up to delay, or less when the writer is being destroyed; true when it is.
-    bool pauseUnlessStopping(std::chrono::milliseconds delay);
+    // Waits delay before the next attempt (less when the writer starts being destroyed meanwhile); false
+    // when it is being destroyed and the kAttemptsWhenStopping shared by all batches are used up.
+    bool pauseBeforeRetry(std::chrono::milliseconds delay);
     void report(const std::string& message) const;
 
     mutable std::mutex m_mutex;
@@ -101,6 +103,8 @@ private:
     std::function<void()> m_onCommitted;
     StoreOpener m_openStore;
     std::unique_ptr<Store> m_store; // opened, used and closed by the writer thread; null while reconnecting
+    Error m_openError;              // why it is null
+    int m_attemptsLeftWhenStopping = kAttemptsWhenStopping;
     std::thread m_thread;
 };
 

@@ -127,6 +127,26 @@ private slots:
         QCOMPARE(count("SELECT count(*) FROM warren_schema"), std::uint64_t(2));
     }
 
+    // warrend may run as a role that can use the tables but not create any: once migrated, it opens.
+    void anUpToDateDatabaseOpensWithoutCreatePrivilege() {
+        openPg();
+        auto db = admin();
+        QVERIFY(db.execScript(
+            "make the role",
+            "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'warren_app') THEN "
+            "CREATE ROLE warren_app LOGIN; END IF; END $$; "
+            "GRANT USAGE ON SCHEMA public TO warren_app; "
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO warren_app"));
+        std::string appUrl = url();
+        appUrl.replace(appUrl.find("user="), std::string::npos, "user=warren_app");
+        auto store = PgStore::open(appUrl);
+        QVERIFY2(store, store ? "" : store.error().message.c_str());
+        QVERIFY((*store)->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
+        auto refused =
+            db.exec("create as the app", "SELECT has_schema_privilege('warren_app', 'public', 'CREATE')");
+        QCOMPARE(refused->rows.front().optionalBool(0), std::optional<bool>(false));
+    }
+
     void integrityCheckNoticesAChangedSchema() {
         auto store = openPg();
         QCOMPARE(store->integrityCheck().value(), std::string("ok"));

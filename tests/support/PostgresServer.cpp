@@ -152,7 +152,8 @@ QString PostgresServer::tcpUrl() const {
 }
 
 bool PostgresServer::restart(QString* error) {
-    return pgCtl({"restart", "-m", "fast", "-o", serverOptions().join(' ')}, error);
+    m_running = pgCtl({"restart", "-m", "fast", "-o", serverOptions().join(' ')}, error);
+    return m_running;
 }
 
 bool PostgresServer::stop(QString* error) {

@@ -29,6 +29,7 @@ public:
     QString url() const;    // postgresql:///postgres?host=DIR&port=N&user=U (the Unix socket)
     QString tcpUrl() const; // postgresql://U@127.0.0.1:PORT/postgres, empty without Options::tcp
     // pg_ctl restart -m fast: every open connection is cut; returns once it accepts connections again.
+    // After stop(), starts it again.
     bool restart(QString* error);
     bool stop(QString* error); // pg_ctl stop -m fast
     QString log() const;       // the server's log so far

@@ -116,10 +116,17 @@ int pgLatestSchemaVersion() {
 }
 
 Result<int> pgReadSchemaVersion(PgConnection& db) {
-    auto version = pgOne(db.exec("read the schema version",
-                                 "SELECT CASE WHEN to_regclass('warren_schema') IS NULL THEN 0 ELSE "
-                                 "(SELECT coalesce(max(version), 0) FROM warren_schema) END"),
-                         [](const PgRow& row) { return static_cast<int>(row.uint(0)); });
+    // Two statements: a query naming a missing table fails when it is parsed, whatever its CASE says.
+    auto exists =
+        pgOne(db.exec("look for the schema history", "SELECT to_regclass('warren_schema') IS NOT NULL"),
+              [](const PgRow& row) { return row.optionalBool(0).value_or(false); });
+    if (!exists)
+        return exists.error();
+    if (!exists->value_or(false))
+        return 0;
+    auto version =
+        pgOne(db.exec("read the schema version", "SELECT coalesce(max(version), 0) FROM warren_schema"),
+              [](const PgRow& row) { return static_cast<int>(row.uint(0)); });
     if (!version)
         return version.error();
     return version->value_or(0);
@@ -135,16 +142,19 @@ Result<int> pgMigrate(PgConnection& db, std::span<const PgMigration> steps) {
                               {std::string(kLockKey)});
         !locked)
         return locked.error();
-    if (auto created = db.execScript("create the schema history",
-                                     "CREATE TABLE IF NOT EXISTS warren_schema (version integer PRIMARY KEY, "
-                                     "what text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
-        !created)
-        return created.error();
     auto found = pgReadSchemaVersion(db);
     if (!found)
         return found.error();
     if (*found > latest)
         return newerThanBuild(db, *found, latest);
+    // An up-to-date database needs no DDL, so a role without CREATE on the schema can still open it.
+    if (*found == 0)
+        if (auto created =
+                db.execScript("create the schema history",
+                              "CREATE TABLE IF NOT EXISTS warren_schema (version integer PRIMARY KEY, "
+                              "what text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+            !created)
+            return created.error();
     for (const auto& step : steps) {
         if (step.version <= *found)
             continue;
