@@ -206,19 +206,20 @@ void ToolProxy::approval(const protocol::Request& request, Reply reply) {
     emit approvalNeeded(record);
 }
 
-void ToolProxy::answerApproval(const std::string& callId, bool approved, const std::string& note, bool always) {
+bool ToolProxy::answerApproval(const std::string& callId, bool approved, const std::string& note, bool always) {
     auto pending = m_pendingApprovals.find(callId);
     if (pending == m_pendingApprovals.end()) // the window answers a card, which knows the tool call's id
         pending = std::find_if(m_pendingApprovals.begin(), m_pendingApprovals.end(),
                                [&](const auto& entry) { return entry.second.toolCallId == callId; });
     if (pending == m_pendingApprovals.end() || m_aborted)
-        return;
+        return false;
     auto [record, toolCallId, reply] = std::move(pending->second);
     m_pendingApprovals.erase(pending);
     if (approved && always)
         m_always.insert(alwaysKey(record.tool, json::parse(record.arguments)));
     decide(record, approved, "user", note);
     reply(approved, note);
+    return true;
 }
 
 void ToolProxy::addRule(const ApprovalRule& rule) {

@@ -49,7 +49,8 @@ public:
     // The user's answer to an approvalNeeded. callId is its record's callId, or the tool call's id the
     // agent gave (approval_requested's data.id). always: the same call (shell: the same command; other
     // tools: the tool) is approved for the rest of this task without asking.
-    void answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
+    // False when no question with that id waits (answered already, never asked, or not asked yet).
+    bool answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
     void addRule(const ApprovalRule& rule); // after the others, for the rest of this task
     // The task ended: model calls in flight are aborted and nothing more is answered.
     void abortAll();

@@ -128,10 +128,10 @@ Status TaskManager::pause(const std::string& id) {
     return Ok{};
 }
 
-void TaskManager::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
+bool TaskManager::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                  const std::string& note, bool always) {
-    if (auto running = m_running.find(taskId); running != m_running.end())
-        running->second->answerApproval(callId, approved, note, always);
+    const auto running = m_running.find(taskId);
+    return running != m_running.end() && running->second->answerApproval(callId, approved, note, always);
 }
 
 std::vector<std::string> TaskManager::recoverInterrupted() {

@@ -33,7 +33,8 @@ public:
     // process (a request file it watches). Not running: marked cancelled.
     Status cancel(const std::string& id, const std::string& why);
     Status pause(const std::string& id);
-    void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
+    // False when the task is not running here or no such question of it waits.
+    bool answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
                         bool always);
     // The approval rules of tasks started from now on; addApprovalRule adds one to a running task too.
     void setApprovalRules(std::vector<ApprovalRule> rules);

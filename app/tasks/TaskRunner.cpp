@@ -349,10 +349,9 @@ void TaskRunner::pause() {
     stop(StopCause::Pause, "paused by the user");
 }
 
-void TaskRunner::answerApproval(const std::string& callId, bool approved, const std::string& note,
+bool TaskRunner::answerApproval(const std::string& callId, bool approved, const std::string& note,
                                 bool always) {
-    if (m_proxy)
-        m_proxy->answerApproval(callId, approved, note, always);
+    return m_proxy && m_proxy->answerApproval(callId, approved, note, always);
 }
 
 void TaskRunner::addApprovalRule(const ApprovalRule& rule) {

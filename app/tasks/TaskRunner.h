@@ -69,7 +69,7 @@ public:
     void start();
     void cancel(const std::string& why); // the user's stop: the task ends cancelled
     void pause();                        // checkpoint and stop: resumable
-    void answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
+    bool answerApproval(const std::string& callId, bool approved, const std::string& note, bool always); // ToolProxy's
     void addApprovalRule(const ApprovalRule& rule); // decides this task's later calls, after its other rules
     // The writer committed this task's event seq: emits eventStored for it (and forgets those before it
     // that were never committed: the writer dropped them and said so).

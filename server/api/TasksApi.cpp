@@ -14,6 +14,7 @@
 #include "UploadsApi.h"
 #include "WorkspacePatch.h"
 
+#include <QTimer>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -185,6 +186,39 @@ void resume(ServerParts& parts, const Account& caller, const Owned& owned, HttpR
                              : errorResponse(task ? makeError(ErrorCode::NotFound, "task " + id) : task.error()));
 }
 
+// An owner's answer to one of a task's questions (callId: the tool call's id, approval_requested's data.id).
+struct Answer {
+    std::string taskId, callId;
+    bool approved = false;
+    std::string note;
+    bool always = false;
+
+    bool deliver(control::TaskManager& manager) const {
+        return manager.answerApproval(taskId, callId, approved, note, always);
+    }
+    HttpResponse accepted() const {
+        return jsonResponse(202, {{"task", taskId}, {"approval", callId}, {"approved", approved}});
+    }
+};
+
+constexpr int kQuestionWaitMs = 10000;
+
+// Delivers the answer when the task next asks, or answers 404 when it has not asked in time.
+void waitForQuestion(control::TaskManager& manager, const Answer& answer, HttpReply reply) {
+    auto* waiting = new QObject(&manager);
+    QObject::connect(&manager, &control::TaskManager::approvalNeeded, waiting,
+                     [&manager, waiting, answer, reply](const control::ApprovalRecord& asked) {
+                         if (asked.taskId != answer.taskId || !answer.deliver(manager))
+                             return;
+                         reply.send(answer.accepted());
+                         waiting->deleteLater();
+                     });
+    QTimer::singleShot(kQuestionWaitMs, waiting, [waiting, answer, reply] {
+        reply.send(notFound("a question " + answer.callId + " waiting in task " + answer.taskId));
+        waiting->deleteLater();
+    });
+}
+
 // {"approved": bool, "note"?: string, "always"?: bool} for a question the task is waiting on.
 void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
     using namespace json_fields;
@@ -202,16 +236,14 @@ void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, 
         !take(getBool(*body, "approved", ""), approved, error) || !take(getOptionalString(*body, "note", ""), note, error) ||
         !take(getOptionalBool(*body, "always", ""), always, error))
         return reply.send(errorResponse(error));
-    auto approvals = parts.store.approvals(owned.task.id);
-    if (!approvals)
-        return reply.send(errorResponse(approvals.error()));
-    const auto waiting = std::find_if(approvals->begin(), approvals->end(), [&](const control::ApprovalRecord& a) {
-        return a.callId == callId && !a.approved;
-    });
-    if (waiting == approvals->end())
-        return reply.send(notFound("approval " + callId + " waiting in task " + owned.task.id));
-    parts.manager.answerApproval(owned.task.id, callId, approved, note.value_or(""), always.value_or(false));
-    reply.send(jsonResponse(202, {{"task", owned.task.id}, {"approval", callId}, {"approved", approved}}));
+    const Answer given{owned.task.id, callId, approved, note.value_or(""), always.value_or(false)};
+    if (given.deliver(parts.manager))
+        return reply.send(given.accepted());
+    if (!parts.manager.isActive(owned.task.id))
+        return reply.send(notFound("a question " + callId + " waiting in task " + owned.task.id));
+    // The event that showed the question can reach the client before the question reaches the tool proxy
+    // (they are two lines of the agent's): wait for it a little.
+    waitForQuestion(parts.manager, given, std::move(reply));
 }
 
 void patch(ServerParts& parts, const Owned& owned, HttpReply reply) {

@@ -158,7 +158,7 @@ std::vector<nlohmann::json> WarrendServer::streamEvents(const QString& taskId, c
                 if (!line.startsWith("data: "))
                     continue;
                 events.push_back(nlohmann::json::parse(line.mid(6).toStdString(), nullptr, false));
-                if (events.back().value("type", std::string()) == untilType.toStdString())
+                if (!untilType.isEmpty() && events.back().value("type", std::string()) == untilType.toStdString())
                     loop.quit();
             }
         }

@@ -54,8 +54,8 @@ public:
 
     HttpAnswer request(const QByteArray& method, const QString& path, const QString& key,
                        const QByteArray& body = {}, const QList<std::pair<QByteArray, QByteArray>>& headers = {});
-    // Reads the event stream until an event of type untilType arrives (or the stream ends, or timeoutMs);
-    // returns the events in order, and the stream's last id through lastId.
+    // Reads the event stream until an event of type untilType arrives, or, with untilType empty, until the
+    // server ends the stream (the task is over and every event was sent), or timeoutMs; the events in order.
     std::vector<nlohmann::json> streamEvents(const QString& taskId, const QString& key, const QString& untilType,
                                              const QByteArray& lastEventId = {}, int timeoutMs = 120000);
 

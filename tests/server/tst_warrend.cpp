@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -18,11 +19,14 @@ const QByteArray kScriptWritingDocs = R"({"turns": [
   {"content": "Writing the notes.", "tool_calls": [{"name": "write_file", "arguments": {"path": "docs/notes.md", "content": "hello\n"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote docs/notes.md"}}]}]})";
 
-// notes.txt is outside every allow rule: the agent's write waits for its owner's answer.
+// With safe-mode the agent asks before it writes; docs/ is allowed by a rule, notes.txt by no rule, so that
+// write waits for its owner's answer.
 const QByteArray kScriptAsking = R"({"turns": [
   {"content": "First the docs.", "tool_calls": [{"name": "write_file", "arguments": {"path": "docs/a.md", "content": "a\n"}}]},
   {"content": "Now a file no rule allows.", "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "asked\n"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt"}}]}]})";
+
+const QByteArray kSafeMode = R"(, "presets": ["safe-mode"])";
 
 QByteArray taskBody(const QString& upload, const QByteArray& script, const QByteArray& more = {}) {
     return R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + script + more + "}";
@@ -40,6 +44,24 @@ bool dense(const std::vector<std::uint64_t>& seqs) {
         if (seqs[i] != i + 1)
             return false;
     return true;
+}
+
+// The task's events up to the question about notes.txt (docs/a.md's is decided by a rule), from after lastId.
+std::vector<json> untilQuestion(WarrendServer& server, const QString& task, const QString& key,
+                                std::uint64_t lastId = 0) {
+    std::vector<json> events;
+    for (int streams = 0; streams < 5; ++streams) {
+        const auto more = server.streamEvents(task, key, "approval_requested",
+                                              lastId ? QByteArray::number(static_cast<qulonglong>(lastId)) : QByteArray());
+        events.insert(events.end(), more.begin(), more.end());
+        if (more.empty())
+            break;
+        lastId = more.back().value("seq", lastId);
+        const json& last = more.back();
+        if (last.value("type", "") == "approval_requested" && last["data"]["arguments"].value("path", "") == "notes.txt")
+            break;
+    }
+    return events;
 }
 
 QString errorCode(const HttpAnswer& answer) {
@@ -64,6 +86,7 @@ private slots:
     void anotherUsersIdsAnswer404();
     void badRequestsCreateNothing_data();
     void badRequestsCreateNothing();
+    void oversizeBodiesAreRefusedUnread();
     void hostileUploadsLeaveNothing_data();
     void hostileUploadsLeaveNothing();
     void idempotencyKeyCreatesOnce();
@@ -184,8 +207,9 @@ void TestWarrend::runsATaskFromAnUpload() {
     m_aliceTask = QString::fromStdString(created.json().value("id", ""));
     QCOMPARE(QString::fromStdString(created.json().value("workspace", "")), m_aliceUpload);
 
-    const auto events = m_server->streamEvents(m_aliceTask, m_alice, "task_finished");
+    const auto events = m_server->streamEvents(m_aliceTask, m_alice, {}); // to the stream's end
     QVERIFY(!events.empty());
+    QCOMPARE(QString::fromStdString(events.back().value("type", "")), QString("task_finished"));
     QCOMPARE(QString::fromStdString(events.front().value("type", "")), QString("limits_applied"));
     QVERIFY(dense(seqsOf(events)));
     QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
@@ -254,7 +278,6 @@ void TestWarrend::badRequestsCreateNothing_data() {
     QTest::newRow("quota name as a limit") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "limits": {"max_concurrent": 100}})") << 400;
     QTest::newRow("bad network") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "network": "everything", "script": {"turns": []}})") << 400;
     QTest::newRow("unknown upload") << QByteArray(R"({"prompt": "x", "workspace": "u-0000000000000000"})") << 404;
-    QTest::newRow("body over the limit") << QByteArray(2 << 20, ' ') << 413;
 }
 
 void TestWarrend::badRequestsCreateNothing() {
@@ -269,6 +292,21 @@ void TestWarrend::badRequestsCreateNothing() {
     QCOMPARE(taskIds(m_alice), before);
     QCOMPARE(QDir(m_server->dataDir() + "/data/workspaces").entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(),
              before.size());
+}
+
+// A body declared larger than the route takes is refused from its headers, before a byte of it is read.
+void TestWarrend::oversizeBodiesAreRefusedUnread() {
+    const QUrl url(m_server->url());
+    QTcpSocket socket;
+    socket.connectToHost(url.host(), static_cast<quint16>(url.port()));
+    QVERIFY(socket.waitForConnected(10000));
+    socket.write("POST /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + m_alice.toUtf8() +
+                 "\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n");
+    QByteArray answer;
+    while (!answer.contains("\r\n\r\n") && socket.waitForReadyRead(10000))
+        answer += socket.readAll();
+    QVERIFY2(answer.startsWith("HTTP/1.1 413"), answer.constData());
+    QVERIFY(taskIds(m_alice).size() >= 1);
 }
 
 void TestWarrend::hostileUploadsLeaveNothing_data() {
@@ -315,7 +353,7 @@ void TestWarrend::idempotencyKeyCreatesOnce() {
     const HttpAnswer again = m_server->request("POST", "/v1/tasks", m_alice, body, key);
     QCOMPARE(again.status, 200);
     QCOMPARE(again.json().value("id", ""), first.json().value("id", ""));
-    const HttpAnswer other = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking), key);
+    const HttpAnswer other = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode), key);
     QCOMPARE(other.status, 422);
     QCOMPARE(errorCode(other), QString("idempotency_conflict"));
     // Bob's use of the same key is his own.
@@ -367,10 +405,10 @@ void TestWarrend::limitsAreClampedAndComeFirst() {
 // the client's Last-Event-ID with every later event exactly once, and the owner's answer finishes it.
 void TestWarrend::approvalsSurviveAKilledServer() {
     const QString uploadId = upload(m_alice, workspace());
-    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking));
+    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode));
     QCOMPARE(created.status, 201);
     const QString task = QString::fromStdString(created.json().value("id", ""));
-    auto before = m_server->streamEvents(task, m_alice, "approval_requested");
+    auto before = m_server->streamEvents(task, m_alice, "approval_requested"); // docs/a.md's, before the kill
     QVERIFY(!before.empty());
     QCOMPARE(QString::fromStdString(before.back().value("type", "")), QString("approval_requested"));
 
@@ -378,8 +416,7 @@ void TestWarrend::approvalsSurviveAKilledServer() {
     QString error;
     QVERIFY2(m_server->start(&error), qPrintable(error));
 
-    const QByteArray lastId = QByteArray::number(static_cast<qulonglong>(before.back().value("seq", 0u)));
-    auto after = m_server->streamEvents(task, m_alice, "approval_requested", lastId);
+    auto after = untilQuestion(*m_server, task, m_alice, before.back().value("seq", 0u));
     QVERIFY2(!after.empty(), m_server->serverOutput().constData());
     const std::string callId = after.back()["data"].value("id", "");
     QVERIFY(!callId.empty());
@@ -402,20 +439,19 @@ void TestWarrend::approvalsSurviveAKilledServer() {
 // PostgreSQL restarts while a task runs: the server keeps its events, and the stream resumes.
 void TestWarrend::eventsSurviveADatabaseRestart() {
     const QString uploadId = upload(m_alice, workspace());
-    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking));
+    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode));
     QCOMPARE(created.status, 201);
     const QString task = QString::fromStdString(created.json().value("id", ""));
-    auto before = m_server->streamEvents(task, m_alice, "approval_requested");
+    auto before = untilQuestion(*m_server, task, m_alice);
     QVERIFY(!before.empty());
     QString error;
     QVERIFY2(m_server->postgres().restart(&error), qPrintable(error));
 
     const std::string callId = before.back()["data"].value("id", "");
     const QString approval = "/v1/tasks/" + task + "/approvals/" + QString::fromStdString(callId);
-    HttpAnswer answered = m_server->request("POST", approval, m_alice, R"({"approved": true})");
-    if (answered.status == 503) // the first call may meet the cut connection; the server says so and recovers
-        answered = m_server->request("POST", approval, m_alice, R"({"approved": true})");
-    QCOMPARE(answered.status, 202);
+    // The server's connections notice the restart before they are used again: no request fails for it.
+    const HttpAnswer answered = m_server->request("POST", approval, m_alice, R"({"approved": true})");
+    QVERIFY2(answered.status == 202, answered.body.constData());
     const QByteArray lastId = QByteArray::number(static_cast<qulonglong>(before.back().value("seq", 0u)));
     auto rest = m_server->streamEvents(task, m_alice, "task_finished", lastId);
     QVERIFY(!rest.empty());

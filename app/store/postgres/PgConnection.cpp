@@ -3,6 +3,7 @@
 #include <charconv>
 #include <libpq-fe.h>
 #include <memory>
+#include <poll.h>
 #include <utility>
 
 namespace warren::control {
@@ -125,6 +126,7 @@ Error PgConnection::lostError(const std::string& what, const std::string& messag
 
 Result<PgReply> PgConnection::exec(const std::string& what, const char* sql,
                                    const std::vector<PgParam>& params, const PgRefusal& refusal) {
+    reopenIfLost();
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const auto& param : params)
@@ -171,6 +173,7 @@ Result<PgReply> PgConnection::exec(const std::string& what, const char* sql,
 }
 
 Status PgConnection::execScript(const std::string& what, std::string_view sql) {
+    reopenIfLost();
     const std::string text(sql);
     ResultPtr result(PQexec(m_conn, text.c_str()));
     const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
@@ -186,6 +189,23 @@ Status PgConnection::execScript(const std::string& what, std::string_view sql) {
 bool PgConnection::inTransaction() const {
     const PGTransactionStatusType status = PQtransactionStatus(m_conn);
     return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE;
+}
+
+// A connection lost before a statement is opened again: nothing of this statement was sent, so sending it
+// on the new connection is safe, and a long-lived connection (warrend's) comes back by itself after the
+// server restarted. Lost means libpq saw it fail, or, between transactions, that the server closed it or
+// said it would (an idle connection has nothing to read; a restart sends a notice and closes). Inside a
+// transaction nothing is reopened: that transaction is gone, and its next statement says so.
+void PgConnection::reopenIfLost() {
+    if (!m_conn)
+        return;
+    bool lost = PQstatus(m_conn) == CONNECTION_BAD;
+    if (!lost && PQtransactionStatus(m_conn) == PQTRANS_IDLE) {
+        pollfd socket{PQsocket(m_conn), POLLIN, 0};
+        lost = ::poll(&socket, 1, 0) != 0; // the server's goodbye, its end of the connection, or an error
+    }
+    if (lost)
+        PQreset(m_conn);
 }
 
 bool PgConnection::isLost() const {

@@ -73,6 +73,7 @@ public:
     Status execScript(const std::string& what, std::string_view sql);
 
     bool inTransaction() const; // a transaction is open (or failed and not yet rolled back)
+    void reopenIfLost();
     bool isLost() const;        // libpq considers the connection broken
     // Where it is connected, without a password: "warren on /tmp/x:5432", for messages.
     const std::string& where() const { return m_where; }
