@@ -144,7 +144,8 @@ Status Warrend::listen(const ServeOptions& options) {
     return Ok{};
 }
 
-// What a dead server left: running tasks become interrupted, and they and the queued ones run again.
+// What a dead server left: running tasks become interrupted, and they and the queued ones run again; a
+// reservation whose task does not (it ended while the server died) goes back to its tenant.
 void Warrend::resumeLeftOver() {
     std::vector<std::string> again = m_manager->recoverInterrupted();
     if (auto queued = m_store->tasksWithStatus(TaskStatus::Queued); queued) {
@@ -154,6 +155,15 @@ void Warrend::resumeLeftOver() {
     for (const auto& id : again) {
         if (auto resumed = m_manager->resume(id, {}); !resumed)
             emit storeProblem(QString::fromStdString("cannot resume task " + id + ": " + resumed.error().message));
+    }
+    auto reserved = m_accounts->reservedTasks();
+    if (!reserved)
+        return emit storeProblem(QString::fromStdString(reserved.error().message));
+    for (const auto& id : *reserved) {
+        auto task = m_store->task(id);
+        const bool waiting = task && *task && ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
+        if (task && !waiting && !m_manager->isActive(id))
+            (void)m_quotas->runEnded(id);
     }
 }
 

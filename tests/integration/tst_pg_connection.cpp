@@ -113,9 +113,22 @@ private slots:
         QVERIFY(nobody.error().message.find("is it running") != std::string::npos);
     }
 
-    void aRestartIsALostConnection() {
+    // Between transactions a restart costs nothing: the connection notices the server closed it and opens
+    // again before the next statement is sent.
+    void anIdleConnectionReopensAfterARestart() {
         auto db = connect();
         QVERIFY(db.exec("select", "SELECT 1"));
+        QString error;
+        QVERIFY2(m_server->restart(&error), qPrintable(error));
+        auto after = db.exec("read after the restart", "SELECT 1");
+        QVERIFY2(after, after ? "" : after.error().message.c_str());
+    }
+
+    // Inside a transaction it is a lost connection, said as such: that transaction is gone.
+    void aRestartInATransactionIsALostConnection() {
+        auto db = connect();
+        auto transaction = PgTransaction::begin(db, "a transaction");
+        QVERIFY(transaction);
         QString error;
         QVERIFY2(m_server->restart(&error), qPrintable(error));
         auto after = db.exec("read after the restart", "SELECT 1");

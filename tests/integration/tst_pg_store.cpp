@@ -163,7 +163,9 @@ private slots:
 
     // ---- connections
 
-    void aLostConnectionIsReportedAndNothingCommittedIsLost() {
+    // A restart between calls: the store's next call reopens its connection, and everything committed is
+    // there (a restart inside a call is tst_pg_connection's and the writer's: reported, then retried).
+    void aRestartLosesNothingCommitted() {
         auto store = openPg();
         QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
         std::vector<EventRow> events;
@@ -174,21 +176,17 @@ private slots:
 
         QString error;
         QVERIFY2(m_server->restart(&error), qPrintable(error));
-        auto lost = store->lastSeq("t-a");
-        QVERIFY(!lost);
-        QCOMPARE(lost.error().code, ErrorCode::Unavailable);
-        QVERIFY2(lost.error().message.find("lost the connection to PostgreSQL") != std::string::npos,
-                 lost.error().message.c_str());
-        QVERIFY2(lost.error().message.find("reconnect and retry") != std::string::npos,
-                 lost.error().message.c_str());
-        QCOMPARE(store->appendEvents({sampleEvent("t-a", 501)}).error().code, ErrorCode::Unavailable);
+        auto last = store->lastSeq("t-a");
+        QVERIFY2(last, last ? "" : last.error().message.c_str());
+        QCOMPARE(*last, std::uint64_t(500));
+        QVERIFY(store->appendEvents({sampleEvent("t-a", 501)}));
 
         auto reopened = control::openStore(url()); // by URL, as the server opens it
         QVERIFY2(reopened, reopened ? "" : reopened.error().message.c_str());
         auto stored = (*reopened)->events("t-a", 0, UINT64_MAX);
         QVERIFY(stored);
-        QCOMPARE(stored->size(), std::size_t(500));
-        QCOMPARE(stored->back().seq, std::uint64_t(500));
+        QCOMPARE(stored->size(), std::size_t(501));
+        QCOMPARE(stored->back().seq, std::uint64_t(501));
         QCOMPARE((*reopened)->memoryGet("p/", "ns", "k").value(),
                  std::optional<std::string>("kept across a restart"));
     }

@@ -142,6 +142,7 @@ private slots:
                                                      "error",
                                                      "log",
                                                      "network_request",
+                                                     "limits_applied",
                                                      "task_finished"};
         std::set<std::string_view> names;
         for (const auto& info : eventTypeCatalog()) {
