@@ -1,9 +1,9 @@
-#include "AgentEventStream.h"
+#include "bench/AgentEventStream.h"
 
-#include "EventTypes.h"
-#include "JsonRpc.h"
-#include "LineReader.h"
-#include "Methods.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "agent_core/protocol/JsonRpc.h"
+#include "agent_core/protocol/LineReader.h"
+#include "agent_core/protocol/Methods.h"
 
 #include <cstdio>
 #include <cstdlib>

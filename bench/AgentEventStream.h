@@ -3,8 +3,8 @@
 // (JSON-RPC "event" notifications), the rows a task runner makes of them, and the real path's decoding
 // (LineReader, decodeMessage, eventFromJson) from one to the other.
 
-#include "Event.h"
-#include "StoreTypes.h"
+#include "agent_core/protocol/Event.h"
+#include "app/store/StoreTypes.h"
 
 #include <cstdint>
 #include <functional>

@@ -9,9 +9,9 @@
 // is read back and checked for count and order.
 //   bench_event_ingestion [EVENTS] [ROUNDS]
 
-#include "AgentEventStream.h"
-#include "EventWriter.h"
-#include "SqliteStore.h"
+#include "app/store/EventWriter.h"
+#include "app/store/sqlite/SqliteStore.h"
+#include "bench/AgentEventStream.h"
 
 #include <algorithm>
 #include <chrono>

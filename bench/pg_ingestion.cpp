@@ -9,11 +9,11 @@
 // (b) / (a) >= 0.5.
 //   bench_pg_ingestion [EVENTS] [ROUNDS]
 
-#include "AgentEventStream.h"
-#include "EventWriter.h"
-#include "OpenStore.h"
-#include "PgConnection.h"
-#include "PostgresServer.h"
+#include "app/store/EventWriter.h"
+#include "app/store/OpenStore.h"
+#include "app/store/postgres/PgConnection.h"
+#include "bench/AgentEventStream.h"
+#include "tests/support/PostgresServer.h"
 
 #include <algorithm>
 #include <chrono>

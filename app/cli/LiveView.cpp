@@ -1,7 +1,7 @@
-#include "LiveView.h"
+#include "app/cli/LiveView.h"
 
-#include "LimitsDescription.h"
-#include "TimelineFold.h"
+#include "app/timeline/LimitsDescription.h"
+#include "app/timeline/TimelineFold.h"
 
 #include <optional>
 

@@ -1,4 +1,4 @@
-#include "MemoryQuery.h"
+#include "app/store/MemoryQuery.h"
 
 namespace warren::control {
 

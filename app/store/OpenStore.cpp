@@ -1,8 +1,8 @@
-#include "OpenStore.h"
+#include "app/store/OpenStore.h"
 
-#include "PgConnection.h"
-#include "PgStore.h"
-#include "SqliteStore.h"
+#include "app/store/postgres/PgConnection.h"
+#include "app/store/postgres/PgStore.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 #include <utility>
 

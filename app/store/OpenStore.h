@@ -2,8 +2,8 @@
 // Which Store a location names: a PostgreSQL URL (postgresql://, postgres://) opens a PgStore, anything
 // else is the path of a SQLite file. The server's --database takes either.
 
-#include "Result.h"
-#include "Store.h"
+#include "app/store/Store.h"
+#include "common/Result.h"
 
 #include <memory>
 #include <string>

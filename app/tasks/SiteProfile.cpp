@@ -1,4 +1,4 @@
-#include "SiteProfile.h"
+#include "app/tasks/SiteProfile.h"
 
 #include <cstdlib>
 #include <fstream>

@@ -2,7 +2,7 @@
 // WARREN_SANDBOX_PROFILE: one more profile layer for every agent's sandbox, the site's policy (and what a
 // sanitizer build's agent needs), read where a control plane opens: the desktop's and warrend.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <nlohmann/json.hpp>
 #include <vector>

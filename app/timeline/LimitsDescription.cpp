@@ -1,4 +1,4 @@
-#include "LimitsDescription.h"
+#include "app/timeline/LimitsDescription.h"
 
 namespace warren::timeline {
 

@@ -2,7 +2,7 @@
 // A limits_applied event in one line, as the window's card and the terminal both show it:
 // "memory_mb 512 (tenant), pids 64 (request)"; "none" when nothing was limited.
 
-#include "EventPayloads.h"
+#include "agent_core/protocol/EventPayloads.h"
 
 #include <string>
 

@@ -1,8 +1,8 @@
-#include "TimelineFold.h"
+#include "app/timeline/TimelineFold.h"
 
-#include "CallDescription.h"
-#include "CommandPrefix.h"
-#include "LimitsDescription.h"
+#include "app/timeline/CallDescription.h"
+#include "app/timeline/CommandPrefix.h"
+#include "app/timeline/LimitsDescription.h"
 
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 // C++ source file (the definitions PrecompiledSeccomp.h declares).
 //   warren-seccomp-precompile OUTPUT.cpp
 
-#include "SeccompPolicy.h"
+#include "sandbox/SeccompPolicy.h"
 
 #include <cstdio>
 #include <fstream>

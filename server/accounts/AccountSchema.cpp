@@ -1,4 +1,4 @@
-#include "AccountSchema.h"
+#include "server/accounts/AccountSchema.h"
 
 #include <array>
 #include <string>

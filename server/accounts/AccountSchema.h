@@ -3,8 +3,8 @@
 // version table (accounts_schema_version) and its own advisory lock, so that the two stores migrate
 // independently in one database and several warrend processes starting at once migrate once.
 
-#include "PgConnection.h"
-#include "Result.h"
+#include "app/store/postgres/PgConnection.h"
+#include "common/Result.h"
 
 namespace warren::accounts {
 

@@ -2,8 +2,8 @@
 // The few helpers AccountStore's two source files share (AccountStore.cpp: accounts, keys and quotas;
 // AccountStoreUsage.cpp: reservations, tokens, ownership and idempotency keys). Internal.
 
-#include "Limits.h"
-#include "PgConnection.h"
+#include "app/store/postgres/PgConnection.h"
+#include "server/accounts/Limits.h"
 
 #include <cstdint>
 #include <string>

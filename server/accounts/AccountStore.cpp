@@ -1,8 +1,8 @@
-#include "AccountStore.h"
+#include "server/accounts/AccountStore.h"
 
-#include "AccountSchema.h"
-#include "AccountSql.h"
-#include "ApiKey.h"
+#include "server/accounts/AccountSchema.h"
+#include "server/accounts/AccountSql.h"
+#include "server/accounts/ApiKey.h"
 
 #include <ctime>
 #include <map>

@@ -10,9 +10,9 @@
 // that does not exist. One AccountStore is one connection: use it from one thread at a time, and open one
 // per thread. Every error says what failed and what to do; nothing is half-written (one transaction each).
 
-#include "AccountTypes.h"
-#include "PgConnection.h"
-#include "Result.h"
+#include "app/store/postgres/PgConnection.h"
+#include "common/Result.h"
+#include "server/accounts/AccountTypes.h"
 
 #include <chrono>
 #include <cstdint>

@@ -1,9 +1,9 @@
 // AccountStore's second half: what users use and own (reservations, tokens, uploads, tasks, idempotency
 // keys). Accounts, keys and quotas are in AccountStore.cpp.
 
-#include "AccountSql.h"
-#include "AccountStore.h"
-#include "Sha256.h"
+#include "server/accounts/AccountSql.h"
+#include "server/accounts/AccountStore.h"
+#include "server/accounts/Sha256.h"
 
 namespace warren::accounts {
 

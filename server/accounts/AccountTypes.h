@@ -3,7 +3,7 @@
 // reservation or a token check, what a user owns, and what an Idempotency-Key stands for. Ids are the
 // database's; names are what an operator types.
 
-#include "Limits.h"
+#include "server/accounts/Limits.h"
 
 #include <cstdint>
 #include <optional>

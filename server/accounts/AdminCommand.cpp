@@ -1,4 +1,4 @@
-#include "AdminCommand.h"
+#include "server/accounts/AdminCommand.h"
 
 #include <charconv>
 #include <nlohmann/json.hpp>

@@ -14,8 +14,8 @@
 //
 // Exit codes: 0 done, 1 the command failed (the database, a taken name), 2 bad arguments (with usage).
 
-#include "AccountStore.h"
-#include "Result.h"
+#include "common/Result.h"
+#include "server/accounts/AccountStore.h"
 
 #include <iosfwd>
 #include <optional>

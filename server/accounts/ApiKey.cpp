@@ -1,6 +1,6 @@
-#include "ApiKey.h"
+#include "server/accounts/ApiKey.h"
 
-#include "Sha256.h"
+#include "server/accounts/Sha256.h"
 
 #include <cerrno>
 #include <cstring>

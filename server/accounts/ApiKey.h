@@ -4,7 +4,7 @@
 // nothing a URL or a shell needs to escape). The key is shown once; the database keeps only its SHA-256
 // and a short prefix by which an operator can name it (revoke-key). Pure, but for generate().
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <array>
 #include <cstdint>

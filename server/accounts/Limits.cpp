@@ -1,6 +1,6 @@
-#include "Limits.h"
+#include "server/accounts/Limits.h"
 
-#include "JsonFields.h"
+#include "common/JsonFields.h"
 
 #include <algorithm>
 

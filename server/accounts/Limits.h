@@ -12,8 +12,8 @@
 // tenant's quota that is set: a user's quota narrows the tenant's, it never lifts a user above what the
 // tenant has. Each says which level decided it, and the whole is the task's first event. Pure.
 
-#include "Result.h"
-#include "SandboxProfile.h"
+#include "common/Result.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <array>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "Sha256.h"
+#include "server/accounts/Sha256.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>

@@ -1,8 +1,8 @@
-#include "Authentication.h"
+#include "server/api/Authentication.h"
 
-#include "AccountStore.h"
-#include "ApiKey.h"
-#include "HttpErrors.h"
+#include "server/accounts/AccountStore.h"
+#include "server/accounts/ApiKey.h"
+#include "server/api/HttpErrors.h"
 
 namespace warren::server {
 

@@ -3,8 +3,8 @@
 // "Authorization: Bearer KEY". A missing, malformed, unknown or revoked key gets the same 401; the
 // handler never runs without an account.
 
-#include "AccountTypes.h"
-#include "Router.h"
+#include "server/accounts/AccountTypes.h"
+#include "server/http/Router.h"
 
 #include <functional>
 

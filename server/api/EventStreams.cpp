@@ -1,6 +1,6 @@
-#include "EventStreams.h"
+#include "server/api/EventStreams.h"
 
-#include "Store.h"
+#include "app/store/Store.h"
 
 namespace warren::server {
 

@@ -6,8 +6,8 @@
 // slowly costs one cursor, never a growing buffer (the HTTP edge pulls only as its socket drains).
 // A stream ends once its task is no longer queued or running and the client has every event.
 
-#include "HttpReply.h"
-#include "StoreTypes.h"
+#include "app/store/StoreTypes.h"
+#include "server/http/HttpReply.h"
 
 #include <QByteArray>
 #include <QObject>

@@ -1,10 +1,10 @@
-#include "EventsApi.h"
+#include "server/api/EventsApi.h"
 
-#include "EventStreams.h"
-#include "HttpErrors.h"
-#include "OwnedTask.h"
-#include "ServerParts.h"
-#include "Store.h"
+#include "app/store/Store.h"
+#include "server/api/EventStreams.h"
+#include "server/api/HttpErrors.h"
+#include "server/api/OwnedTask.h"
+#include "server/api/ServerParts.h"
 
 #include <charconv>
 

@@ -3,7 +3,7 @@
 // GET /v1/tasks/{id}/events/stream?after_seq=N as Server-Sent Events whose id: is the seq, so a client
 // resumes with Last-Event-ID (which wins over after_seq) and gets every later event exactly once.
 
-#include "Router.h"
+#include "server/http/Router.h"
 
 namespace warren::server {
 

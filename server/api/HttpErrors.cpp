@@ -1,4 +1,4 @@
-#include "HttpErrors.h"
+#include "server/api/HttpErrors.h"
 
 namespace warren::server {
 

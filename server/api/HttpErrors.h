@@ -2,8 +2,8 @@
 // An error value as the HTTP answer a client gets: the status its code means and the JSON error shape
 // ({"error":{"code","message"}}), the message being the one a person can act on. Pure.
 
-#include "HttpResponse.h"
-#include "Result.h"
+#include "common/Result.h"
+#include "server/http/HttpResponse.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,10 +1,10 @@
-#include "OwnedTask.h"
+#include "server/api/OwnedTask.h"
 
-#include "AccountStore.h"
-#include "ControlPlane.h"
-#include "HttpErrors.h"
-#include "ServerParts.h"
-#include "Store.h"
+#include "app/control/ControlPlane.h"
+#include "app/store/Store.h"
+#include "server/accounts/AccountStore.h"
+#include "server/api/HttpErrors.h"
+#include "server/api/ServerParts.h"
 
 namespace warren::server {
 

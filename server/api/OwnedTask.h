@@ -2,11 +2,11 @@
 // A task as its owner reaches it: every /v1/tasks/{id}... route looks the id up as the caller's, and
 // another user's task answers 404 exactly as one that does not exist, before any handler sees it.
 
-#include "AccountTypes.h"
-#include "Authentication.h"
-#include "Result.h"
-#include "Router.h"
-#include "StoreTypes.h"
+#include "app/store/StoreTypes.h"
+#include "common/Result.h"
+#include "server/accounts/AccountTypes.h"
+#include "server/api/Authentication.h"
+#include "server/http/Router.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>

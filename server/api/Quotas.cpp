@@ -1,7 +1,7 @@
-#include "Quotas.h"
+#include "server/api/Quotas.h"
 
-#include "AccountStore.h"
-#include "Store.h"
+#include "app/store/Store.h"
+#include "server/accounts/AccountStore.h"
 
 namespace warren::server {
 

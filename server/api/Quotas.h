@@ -5,10 +5,10 @@
 // ends (released then; taken again by resume). A finished run's tokens are added to its owner's month.
 // Never pauses or stops anyone else's task.
 
-#include "AccountTypes.h"
-#include "EventPayloads.h"
-#include "Result.h"
-#include "TaskRequest.h"
+#include "agent_core/protocol/EventPayloads.h"
+#include "common/Result.h"
+#include "server/accounts/AccountTypes.h"
+#include "server/api/TaskRequest.h"
 
 #include <cstdint>
 #include <optional>

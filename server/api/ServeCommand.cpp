@@ -1,7 +1,7 @@
-#include "ServeCommand.h"
+#include "server/api/ServeCommand.h"
 
-#include "ServeOptions.h"
-#include "Warrend.h"
+#include "server/api/ServeOptions.h"
+#include "server/api/Warrend.h"
 
 #include <QCoreApplication>
 #include <QSocketNotifier>

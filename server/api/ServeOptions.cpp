@@ -1,4 +1,4 @@
-#include "ServeOptions.h"
+#include "server/api/ServeOptions.h"
 
 #include <charconv>
 

@@ -5,8 +5,8 @@
 //                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--provider SPEC] [--model M]
 //                 [--max-upload-mb N]
 
-#include "Backend.h"
-#include "Result.h"
+#include "common/Result.h"
+#include "sandbox/Backend.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "ServerIds.h"
+#include "server/api/ServerIds.h"
 
 #include <QRandomGenerator>
 

@@ -1,10 +1,10 @@
-#include "ServerInfoApi.h"
+#include "server/api/ServerInfoApi.h"
 
-#include "AccountStore.h"
-#include "Authentication.h"
-#include "Backend.h"
-#include "HttpErrors.h"
-#include "ServerParts.h"
+#include "sandbox/Backend.h"
+#include "server/accounts/AccountStore.h"
+#include "server/api/Authentication.h"
+#include "server/api/HttpErrors.h"
+#include "server/api/ServerParts.h"
 
 namespace warren::server {
 

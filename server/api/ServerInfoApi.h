@@ -2,7 +2,7 @@
 // GET /v1/server (no key needed): what this server is and speaks. GET /v1/me: the caller, their tenant,
 // the quotas that apply to them (their own, the tenant's) and what they use now.
 
-#include "Router.h"
+#include "server/http/Router.h"
 
 namespace warren::server {
 

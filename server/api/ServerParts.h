@@ -2,8 +2,8 @@
 // What warrend's endpoints share: the task store, the accounts, the task manager, the event streams and
 // where files go. Owned by Warrend; the endpoint files only borrow them, all on the server's one thread.
 
-#include "AccountTypes.h"
-#include "ServeOptions.h"
+#include "server/accounts/AccountTypes.h"
+#include "server/api/ServeOptions.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
-#include "TaskRequest.h"
+#include "server/api/TaskRequest.h"
 
-#include "JsonFields.h"
-#include "Script.h"
+#include "agent_core/protocol/Script.h"
+#include "common/JsonFields.h"
 
 namespace warren::server {
 

@@ -9,8 +9,8 @@
 // script file; it excludes provider. limits are the sandbox's, by the profile's names (memory_mb, pids,
 // cpu_seconds, timeout_sec, ...): what the caller asks for, which the server clamps to its quotas.
 
-#include "Limits.h"
-#include "Result.h"
+#include "common/Result.h"
+#include "server/accounts/Limits.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

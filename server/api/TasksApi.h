@@ -3,7 +3,7 @@
 // resume, answer an approval, and fetch what it changed (the patch) and what it left (artifacts). Every id
 // is looked up as the caller's: another user's task answers 404, exactly as one that does not exist.
 
-#include "Router.h"
+#include "server/http/Router.h"
 
 namespace warren::server {
 

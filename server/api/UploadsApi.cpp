@@ -1,11 +1,11 @@
-#include "UploadsApi.h"
+#include "server/api/UploadsApi.h"
 
-#include "AccountStore.h"
-#include "Authentication.h"
-#include "HttpErrors.h"
-#include "ServerIds.h"
-#include "ServerParts.h"
-#include "UploadExtractor.h"
+#include "server/accounts/AccountStore.h"
+#include "server/api/Authentication.h"
+#include "server/api/HttpErrors.h"
+#include "server/api/ServerIds.h"
+#include "server/api/ServerParts.h"
+#include "server/uploads/UploadExtractor.h"
 
 #include <fcntl.h>
 #include <cstring>

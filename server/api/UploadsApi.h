@@ -3,9 +3,9 @@
 // once into the upload's tree by UploadExtractor (every path checked: no "..", absolute paths, devices or
 // links out). A refused upload leaves nothing behind; an accepted one belongs to its caller alone.
 
-#include "Result.h"
-#include "Router.h"
-#include "UploadExtractor.h"
+#include "common/Result.h"
+#include "server/http/Router.h"
+#include "server/uploads/UploadExtractor.h"
 
 #include <string>
 

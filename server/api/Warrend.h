@@ -4,9 +4,9 @@
 // Crash-only: opening it marks the tasks a dead server left running as interrupted and resumes them (and
 // those it left queued) from their checkpoints, each keeping the reservation it held.
 
-#include "HttpServer.h"
-#include "Result.h"
-#include "ServeOptions.h"
+#include "common/Result.h"
+#include "server/api/ServeOptions.h"
+#include "server/http/HttpServer.h"
 
 #include <QObject>
 #include <memory>

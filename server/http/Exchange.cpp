@@ -1,6 +1,6 @@
-#include "Exchange.h"
+#include "server/http/Exchange.h"
 
-#include "UrlDecoding.h"
+#include "server/http/UrlDecoding.h"
 
 #include <QDir>
 #include <QLoggingCategory>

@@ -2,10 +2,10 @@
 // One request on one connection, from its first header to the completed callback: what the server's
 // libmicrohttpd callbacks forward to. Internal to warren_http.
 
-#include "HttpReply.h"
-#include "HttpRequest.h"
-#include "HttpServerLimits.h"
-#include "Router.h"
+#include "server/http/HttpReply.h"
+#include "server/http/HttpRequest.h"
+#include "server/http/HttpServerLimits.h"
+#include "server/http/Router.h"
 
 #include <QTemporaryFile>
 #include <functional>

@@ -1,6 +1,6 @@
-#include "HttpReply.h"
+#include "server/http/HttpReply.h"
 
-#include "Exchange.h"
+#include "server/http/Exchange.h"
 
 namespace warren::http {
 

@@ -2,7 +2,7 @@
 // How a handler answers: a handle it may keep and use from a later event-loop turn (a deferred answer), or
 // turn into a Server-Sent Events stream. All on the thread that owns the HttpServer; no locks.
 
-#include "HttpResponse.h"
+#include "server/http/HttpResponse.h"
 
 #include <QByteArray>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "HttpResponse.h"
+#include "server/http/HttpResponse.h"
 
 #include <QJsonObject>
 

@@ -1,6 +1,6 @@
-#include "HttpServer.h"
+#include "server/http/HttpServer.h"
 
-#include "Exchange.h"
+#include "server/http/Exchange.h"
 
 #include <QLoggingCategory>
 #include <QSocketNotifier>

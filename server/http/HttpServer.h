@@ -4,10 +4,10 @@
 // server and needs no locks. Routes, limits and TLS as given; answers, deferred answers and Server-Sent
 // Events through HttpReply.
 
-#include "HttpServerLimits.h"
-#include "Result.h"
-#include "Router.h"
-#include "TlsFiles.h"
+#include "common/Result.h"
+#include "server/http/HttpServerLimits.h"
+#include "server/http/Router.h"
+#include "server/http/TlsFiles.h"
 
 #include <QHostAddress>
 #include <QObject>

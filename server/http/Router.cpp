@@ -1,6 +1,6 @@
-#include "Router.h"
+#include "server/http/Router.h"
 
-#include "UrlDecoding.h"
+#include "server/http/UrlDecoding.h"
 
 #include <algorithm>
 

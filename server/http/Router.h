@@ -2,8 +2,8 @@
 // Which handler answers a request: method + pattern ("/v1/tasks/{id}/events/stream") → handler, with the
 // {name} segments captured. Pure: the server asks it, and tests ask it directly.
 
-#include "HttpReply.h"
-#include "HttpRequest.h"
+#include "server/http/HttpReply.h"
+#include "server/http/HttpRequest.h"
 
 #include <QByteArray>
 #include <QHash>

@@ -1,4 +1,4 @@
-#include "TlsFiles.h"
+#include "server/http/TlsFiles.h"
 
 #include <QFile>
 #include <gnutls/gnutls.h>

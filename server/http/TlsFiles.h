@@ -2,7 +2,7 @@
 // The certificate and key warrend serves TLS with (PEM files), and their check before the daemon starts:
 // an unreadable file or a key that is not the certificate's is an error that says which, not a crash.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <QByteArray>
 #include <QString>

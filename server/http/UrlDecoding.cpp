@@ -1,4 +1,4 @@
-#include "UrlDecoding.h"
+#include "server/http/UrlDecoding.h"
 
 #include <QStringDecoder>
 

@@ -3,7 +3,7 @@
 // hundreds of MB, so nothing here holds a body whole. FdByteSource reads a descriptor; StringByteSource
 // reads bytes already in memory (tests, small bodies).
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "GitDiffText.h"
+#include "server/uploads/GitDiffText.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "TarEntry.h"
+#include "server/uploads/TarEntry.h"
 
 namespace warren::uploads {
 

@@ -1,4 +1,4 @@
-#include "TarReader.h"
+#include "server/uploads/TarReader.h"
 
 #include <algorithm>
 #include <limits>

@@ -9,9 +9,9 @@
 //
 // Pure: no policy here (UploadPolicy decides what is allowed), no file system (UploadExtractor writes).
 
-#include "ByteSource.h"
-#include "Result.h"
-#include "TarEntry.h"
+#include "common/Result.h"
+#include "server/uploads/ByteSource.h"
+#include "server/uploads/TarEntry.h"
 
 #include <array>
 #include <cstddef>

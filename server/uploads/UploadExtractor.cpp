@@ -1,8 +1,8 @@
-#include "UploadExtractor.h"
+#include "server/uploads/UploadExtractor.h"
 
-#include "TarReader.h"
-#include "UniqueFd.h"
-#include "WriteAll.h"
+#include "common/UniqueFd.h"
+#include "common/WriteAll.h"
+#include "server/uploads/TarReader.h"
 
 #include <cerrno>
 #include <cstring>

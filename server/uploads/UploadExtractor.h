@@ -6,9 +6,9 @@
 // data streams in. On any error (a refused entry, a malformed archive, a full disk) the directory and
 // everything in it are removed, so nothing half-extracted remains.
 
-#include "ByteSource.h"
-#include "Result.h"
-#include "UploadPolicy.h"
+#include "common/Result.h"
+#include "server/uploads/ByteSource.h"
+#include "server/uploads/UploadPolicy.h"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "UploadPolicy.h"
+#include "server/uploads/UploadPolicy.h"
 
 #include <algorithm>
 #include <deque>

@@ -11,8 +11,8 @@
 // directories), so the server can copy and remove what it extracted. Every refusal names the entry, its
 // offset in the archive and the reason.
 
-#include "Result.h"
-#include "TarEntry.h"
+#include "common/Result.h"
+#include "server/uploads/TarEntry.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
-#include "WorkspacePatch.h"
+#include "server/uploads/WorkspacePatch.h"
 
-#include "GitDiffText.h"
-#include "UniqueFd.h"
+#include "common/UniqueFd.h"
+#include "server/uploads/GitDiffText.h"
 
 #include <cerrno>
 #include <csignal>

@@ -12,7 +12,7 @@
 // The server keeps the pristine copy by extracting the upload's tar a second time (UploadExtractor into
 // another directory), so the copy is exactly what the archive held and needs no tree copy of its own.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstddef>
 #include <filesystem>

@@ -1,8 +1,8 @@
 // warrend: the control plane as a server for many users (DESIGN.md §8). The first argument names the
 // subcommand; each lives in its part of server/ and is tested there without a process.
 
-#include "AdminCommand.h"
-#include "ServeCommand.h"
+#include "server/accounts/AdminCommand.h"
+#include "server/api/ServeCommand.h"
 
 #include <QCoreApplication>
 #include <iostream>

@@ -8,8 +8,8 @@
 //   build-fuzz/tests/fuzz/fuzz_upload_tar -max_total_time=60 build-fuzz/corpus-uploads
 //   tests/fuzz/corpus-uploads
 
-#include "TarReader.h"
-#include "UploadPolicy.h"
+#include "server/uploads/TarReader.h"
+#include "server/uploads/UploadPolicy.h"
 
 #include <algorithm>
 #include <cstddef>

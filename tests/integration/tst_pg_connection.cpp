@@ -1,8 +1,8 @@
 // PgConnection against a real PostgreSQL (PostgresServer): statements with text parameters and NULLs,
 // and errors that tell a lost connection (reconnect and retry) from a refused statement (do not retry).
 
-#include "PgConnection.h"
-#include "PostgresServer.h"
+#include "app/store/postgres/PgConnection.h"
+#include "tests/support/PostgresServer.h"
 
 #include <QtTest>
 

@@ -2,11 +2,11 @@
 // middle, and a server stopped for a while, lose nothing and write nothing twice: afterwards every seq is
 // stored exactly once, dense, and the outage was reported while the writer retried.
 
-#include "EventWriter.h"
-#include "OpenStore.h"
-#include "PgStore.h"
-#include "PostgresServer.h"
-#include "StoreContract.h"
+#include "app/store/EventWriter.h"
+#include "app/store/OpenStore.h"
+#include "app/store/postgres/PgStore.h"
+#include "tests/support/PostgresServer.h"
+#include "tests/support/StoreContract.h"
 
 #include <QtTest>
 #include <condition_variable>

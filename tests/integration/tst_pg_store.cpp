@@ -2,11 +2,11 @@
 // PostgreSQL, and what only PostgreSQL has: migrations under an advisory lock (two stores opening at once
 // apply them once), a lost connection reported as such with nothing committed lost, batches as arrays.
 
-#include "OpenStore.h"
-#include "PgMigrations.h"
-#include "PgStore.h"
-#include "PostgresServer.h"
-#include "StoreContract.h"
+#include "app/store/OpenStore.h"
+#include "app/store/postgres/PgMigrations.h"
+#include "app/store/postgres/PgStore.h"
+#include "tests/support/PostgresServer.h"
+#include "tests/support/StoreContract.h"
 
 #include <QtTest>
 #include <thread>

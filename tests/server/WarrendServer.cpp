@@ -1,4 +1,4 @@
-#include "WarrendServer.h"
+#include "tests/server/WarrendServer.h"
 
 #include <QEventLoop>
 #include <QFile>

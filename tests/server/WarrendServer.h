@@ -3,7 +3,7 @@
 // and `warrend serve` as a process on a loopback port, which the test may kill -9 and start again. Requests
 // go over real HTTP (QNetworkAccessManager); the event loop runs while a test waits for an answer.
 
-#include "PostgresServer.h"
+#include "tests/support/PostgresServer.h"
 
 #include <QByteArray>
 #include <QList>

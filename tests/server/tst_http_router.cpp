@@ -1,7 +1,7 @@
 // Router: which route a method and a raw path reach, the parameters captured, and the 404/405/400 cases.
 
-#include "Router.h"
-#include "UrlDecoding.h"
+#include "server/http/Router.h"
+#include "server/http/UrlDecoding.h"
 
 #include <QTest>
 

@@ -2,7 +2,7 @@
 // answers, Server-Sent Events (order, sleep and wake, resume, a client that stops reading), hostile raw
 // requests, and TLS with a certificate made here by openssl.
 
-#include "HttpServer.h"
+#include "server/http/HttpServer.h"
 
 #include <QCryptographicHash>
 #include <QDeadlineTimer>

@@ -1,4 +1,4 @@
-#include "StoreContract.h"
+#include "tests/support/StoreContract.h"
 
 #include <QtTest>
 

@@ -3,7 +3,7 @@
 // class inherits. The derived class says how to open a store on an empty database; every test here then
 // runs against it, so both stores answer the same questions with the same answers.
 
-#include "Store.h"
+#include "app/store/Store.h"
 
 #include <QObject>
 #include <QStringList>

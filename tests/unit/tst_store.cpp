@@ -2,10 +2,10 @@
 // what only SQLite has: its schema comes from the migrations (and refuses a newer one or a file that is not
 // a database), WAL mode and foreign keys; and the pure parts of the store (status names, memory queries).
 
-#include "MemoryQuery.h"
-#include "Migrations.h"
-#include "SqliteStore.h"
-#include "StoreContract.h"
+#include "app/store/MemoryQuery.h"
+#include "app/store/sqlite/Migrations.h"
+#include "app/store/sqlite/SqliteStore.h"
+#include "tests/support/StoreContract.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -1,8 +1,8 @@
 // PgStore: the approvals table, a row per tool call that needed one, inserted when asked and updated when
 // decided.
 
-#include "PgQuery.h"
-#include "PgStore.h"
+#include "app/store/postgres/PgQuery.h"
+#include "app/store/postgres/PgStore.h"
 
 namespace warren::control {
 

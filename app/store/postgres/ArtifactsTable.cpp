@@ -1,7 +1,7 @@
 // PgStore: the artifacts table, the files a task left in its /output (a path recorded again replaces).
 
-#include "PgQuery.h"
-#include "PgStore.h"
+#include "app/store/postgres/PgQuery.h"
+#include "app/store/postgres/PgStore.h"
 
 namespace warren::control {
 

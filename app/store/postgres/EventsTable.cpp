@@ -1,7 +1,7 @@
 // PgStore: the events table, the audit trail, keyed (task_id, seq).
 
-#include "PgQuery.h"
-#include "PgStore.h"
+#include "app/store/postgres/PgQuery.h"
+#include "app/store/postgres/PgStore.h"
 
 #include <optional>
 #include <string_view>

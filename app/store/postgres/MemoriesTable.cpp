@@ -1,9 +1,9 @@
 // PgStore: the memories table and its generated tsvector column (GIN-indexed), every call confined to one
 // prefix.
 
-#include "MemoryQuery.h"
-#include "PgQuery.h"
-#include "PgStore.h"
+#include "app/store/MemoryQuery.h"
+#include "app/store/postgres/PgQuery.h"
+#include "app/store/postgres/PgStore.h"
 
 namespace warren::control {
 

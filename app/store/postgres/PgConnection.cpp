@@ -1,4 +1,4 @@
-#include "PgConnection.h"
+#include "app/store/postgres/PgConnection.h"
 
 #include <charconv>
 #include <libpq-fe.h>

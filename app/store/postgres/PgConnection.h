@@ -10,7 +10,7 @@
 //     task, bad text); retrying it changes nothing.
 //   - ErrorCode::System: anything else the server refused (out of disk, a deadlock, a bug).
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <functional>

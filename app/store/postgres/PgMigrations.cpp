@@ -1,6 +1,6 @@
-#include "PgMigrations.h"
+#include "app/store/postgres/PgMigrations.h"
 
-#include "PgQuery.h"
+#include "app/store/postgres/PgQuery.h"
 
 #include <array>
 

@@ -5,8 +5,8 @@
 // race: the second waits, then finds the steps recorded and applies nothing. Steps are never edited once
 // released: a change is a new step at the end.
 
-#include "PgConnection.h"
-#include "Result.h"
+#include "app/store/postgres/PgConnection.h"
+#include "common/Result.h"
 
 #include <span>
 #include <string_view>

@@ -5,7 +5,7 @@
 // pgParams turns the store's values into text parameters: strings, unsigned integers (decimal),
 // std::optional<bool> ("t"/"f", NULL when nullopt) and std::optional<std::string_view> (NULL when nullopt).
 
-#include "PgConnection.h"
+#include "app/store/postgres/PgConnection.h"
 
 #include <optional>
 #include <string>

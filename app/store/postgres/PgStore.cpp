@@ -1,7 +1,7 @@
-#include "PgStore.h"
+#include "app/store/postgres/PgStore.h"
 
-#include "PgMigrations.h"
-#include "PgQuery.h"
+#include "app/store/postgres/PgMigrations.h"
+#include "app/store/postgres/PgQuery.h"
 
 #include <utility>
 

@@ -4,9 +4,9 @@
 // ...), each call one statement through PgConnection::exec. Same semantics as SqliteStore in every method;
 // a lost connection is ErrorCode::Unavailable: open a new store (the StoreOpener) and retry.
 
-#include "PgConnection.h"
-#include "Result.h"
-#include "Store.h"
+#include "app/store/Store.h"
+#include "app/store/postgres/PgConnection.h"
+#include "common/Result.h"
 
 #include <memory>
 #include <string>

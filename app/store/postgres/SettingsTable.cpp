@@ -1,7 +1,7 @@
 // PgStore: the settings table, key -> JSON text.
 
-#include "PgQuery.h"
-#include "PgStore.h"
+#include "app/store/postgres/PgQuery.h"
+#include "app/store/postgres/PgStore.h"
 
 namespace warren::control {
 

@@ -1,7 +1,7 @@
 // PgStore: the tasks table.
 
-#include "PgQuery.h"
-#include "PgStore.h"
+#include "app/store/postgres/PgQuery.h"
+#include "app/store/postgres/PgStore.h"
 
 #include <string_view>
 

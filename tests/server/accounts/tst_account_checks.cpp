@@ -1,7 +1,7 @@
 // The account store's pure checks: user and tenant names, Idempotency-Key values, the calendar month
 // (UTC) tokens are counted in, and the message an over-quota answer carries.
 
-#include "AccountStore.h"
+#include "server/accounts/AccountStore.h"
 
 #include <QtTest>
 

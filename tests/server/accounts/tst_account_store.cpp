@@ -3,9 +3,9 @@
 // contention from several connections on several threads; month tokens; owner-scoped lookups; and
 // Idempotency-Keys.
 
-#include "AccountStore.h"
-#include "ApiKey.h"
-#include "PostgresServer.h"
+#include "server/accounts/AccountStore.h"
+#include "server/accounts/ApiKey.h"
+#include "tests/support/PostgresServer.h"
 
 #include <QtTest>
 #include <atomic>

@@ -2,9 +2,9 @@
 // (add-user prints one key alone on stdout, list-users shows no secret, set-quota sets and clears, bad
 // arguments exit 2 and create nothing), and the warrend executable's dispatch.
 
-#include "AdminCommand.h"
-#include "ApiKey.h"
-#include "PostgresServer.h"
+#include "server/accounts/AdminCommand.h"
+#include "server/accounts/ApiKey.h"
+#include "tests/support/PostgresServer.h"
 
 #include <QProcess>
 #include <QtTest>

@@ -1,7 +1,7 @@
 // warrend's API keys: the spelling of 32 random bytes, the strict shape check, the stored hash, and the
 // Authorization header, where anything but "Bearer " and one well-formed key is no key at all.
 
-#include "ApiKey.h"
+#include "server/accounts/ApiKey.h"
 
 #include <QtTest>
 #include <set>

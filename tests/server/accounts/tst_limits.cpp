@@ -1,7 +1,7 @@
 // Quota and request limits: reading them strictly, the per-limit minimum over request, user and tenant
 // with the level that decided it, the event a reader sees, and the sandbox limits that result.
 
-#include "Limits.h"
+#include "server/accounts/Limits.h"
 
 #include <QtTest>
 

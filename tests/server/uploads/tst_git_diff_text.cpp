@@ -1,7 +1,7 @@
 // tidyGitDiff: the headers of added and deleted files, the sections under .git dropped, and everything
 // else left byte for byte.
 
-#include "GitDiffText.h"
+#include "server/uploads/GitDiffText.h"
 
 #include <QTest>
 

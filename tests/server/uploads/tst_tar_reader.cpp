@@ -1,8 +1,8 @@
 // TarReader: the formats it reads (ustar, GNU long names, pax), reading in pieces of any size, and the
 // errors for what is not a tar or is a broken one.
 
-#include "TarBuilder.h"
-#include "TarReader.h"
+#include "server/uploads/TarReader.h"
+#include "tests/server/uploads/TarBuilder.h"
 
 #include <QTest>
 #include <algorithm>

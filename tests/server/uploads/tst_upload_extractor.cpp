@@ -2,9 +2,9 @@
 // of every class refused with nothing left in the target and nothing changed outside it, a full disk
 // (a file-size rlimit) cleaned up the same way, and archives made by the real tar in its formats.
 
-#include "TarBuilder.h"
-#include "UniqueFd.h"
-#include "UploadExtractor.h"
+#include "common/UniqueFd.h"
+#include "server/uploads/UploadExtractor.h"
+#include "tests/server/uploads/TarBuilder.h"
 
 #include <QDirIterator>
 #include <QProcess>

@@ -1,7 +1,7 @@
 // UploadPolicy: each row is an attack (or a harmless shape that looks like one) as a sequence of entries;
 // the last entry is refused with a reason naming it, or everything is admitted as the row says.
 
-#include "UploadPolicy.h"
+#include "server/uploads/UploadPolicy.h"
 
 #include <QTest>
 

@@ -3,7 +3,7 @@
 // pristine tree and reproduces the workspace; paths are relative to the workspace's root; the cap and a
 // missing git are clear errors.
 
-#include "WorkspacePatch.h"
+#include "server/uploads/WorkspacePatch.h"
 
 #include <QDirIterator>
 #include <QProcess>
