@@ -6,7 +6,7 @@
 //  - peak resident memory over a 200-step task (the agent's own, from its resource report).
 //   bench_agent_loop WARREN_AGENT [STEPS] [ROUNDS]
 
-#include "BenchStats.h"
+#include "bench/BenchStats.h"
 
 #include <algorithm>
 #include <chrono>

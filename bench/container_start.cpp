@@ -8,10 +8,10 @@
 //   bench_container_start WARREN_AGENT [ROUNDS] [IMAGE]
 // Podman reads CONTAINERS_CONF as usual (tests/run.sh sets packaging/containers.conf).
 
-#include "BenchStats.h"
-#include "ContainerLauncher.h"
-#include "LocalControlPlane.h"
-#include "Preflight.h"
+#include "app/control/LocalControlPlane.h"
+#include "bench/BenchStats.h"
+#include "sandbox/ContainerLauncher.h"
+#include "sandbox/Preflight.h"
 
 #include <QCoreApplication>
 #include <QTimer>

@@ -11,8 +11,8 @@
 //     (VmHWM) and final resident memory.
 //   bench_control_run WARREN WARREN_AGENT WARREN_SANDBOX [RUNS] [TASKS] [STEPS]
 
-#include "BenchStats.h"
-#include "LocalControlPlane.h"
+#include "app/control/LocalControlPlane.h"
+#include "bench/BenchStats.h"
 
 #include <QCoreApplication>
 #include <QTimer>

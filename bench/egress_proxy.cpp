@@ -8,10 +8,10 @@
 // Median, p90 and the ratio of the medians.
 //   bench_egress_proxy [REQUEST_ROUNDS]
 
-#include "BenchStats.h"
-#include "EgressForwarder.h"
-#include "EgressPolicy.h"
-#include "EgressProxy.h"
+#include "agent_core/net/EgressForwarder.h"
+#include "app/egress/EgressPolicy.h"
+#include "app/egress/EgressProxy.h"
+#include "bench/BenchStats.h"
 
 #include <QCoreApplication>
 #include <QTemporaryDir>

@@ -9,13 +9,13 @@
 // is read back and checked for count and order.
 //   bench_event_ingestion [EVENTS] [ROUNDS]
 
-#include "Event.h"
-#include "EventTypes.h"
-#include "EventWriter.h"
-#include "JsonRpc.h"
-#include "LineReader.h"
-#include "Methods.h"
-#include "SqliteStore.h"
+#include "agent_core/protocol/Event.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "agent_core/protocol/JsonRpc.h"
+#include "agent_core/protocol/LineReader.h"
+#include "agent_core/protocol/Methods.h"
+#include "app/store/EventWriter.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 #include <algorithm>
 #include <chrono>

@@ -4,7 +4,7 @@
 // not the command) while a command runs.
 //   bench_sandbox_start WARREN_SANDBOX [ROUNDS]
 
-#include "BenchStats.h"
+#include "bench/BenchStats.h"
 
 #include <algorithm>
 #include <chrono>

@@ -18,13 +18,13 @@
 // Parts 2 and 3 run in child processes of this program (`--open` / `--memory`), so that each starts cold
 // and part 1's heap does not count in part 3.
 
-#include "BenchStats.h"
-#include "LocalControlPlane.h"
-#include "MainWindow.h"
-#include "SqliteStore.h"
-#include "TaskListModel.h"
-#include "TimelineModel.h"
-#include "TimelineView.h"
+#include "app/control/LocalControlPlane.h"
+#include "app/store/sqlite/SqliteStore.h"
+#include "bench/BenchStats.h"
+#include "ui/models/TaskListModel.h"
+#include "ui/models/TimelineModel.h"
+#include "ui/views/TimelineView.h"
+#include "ui/windows/MainWindow.h"
 
 #include <QAbstractItemDelegate>
 #include <QApplication>

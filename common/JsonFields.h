@@ -4,7 +4,7 @@
 // Shared by every strict reader (the wire protocol, the sandbox profile, the seccomp table, presets,
 // checkpoints, approval rules).
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <initializer_list>

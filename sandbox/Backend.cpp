@@ -1,4 +1,4 @@
-#include "Backend.h"
+#include "sandbox/Backend.h"
 
 #include <array>
 #include <utility>

@@ -3,7 +3,7 @@
 // name comes in (a flag, a setting, a stored task) and printed back through backendName(), so everything
 // stored and shown keeps the same names.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <optional>
 #include <string>

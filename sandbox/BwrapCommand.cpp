@@ -1,4 +1,4 @@
-#include "BwrapCommand.h"
+#include "sandbox/BwrapCommand.h"
 
 #include <algorithm>
 #include <cctype>

@@ -3,9 +3,9 @@
 // option reads. Pure apart from the HostLookup it is given, so tests inspect the exact command line for a
 // profile without launching anything.
 
-#include "ProtectedPaths.h"
-#include "Result.h"
-#include "SandboxProfile.h"
+#include "common/Result.h"
+#include "sandbox/ProtectedPaths.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,7 +1,7 @@
-#include "BwrapSandbox.h"
+#include "sandbox/BwrapSandbox.h"
 
-#include "Preflight.h"
-#include "SandboxSetup.h"
+#include "sandbox/Preflight.h"
+#include "sandbox/SandboxSetup.h"
 
 #include <sstream>
 #include <unistd.h>

@@ -2,8 +2,8 @@
 // The bubblewrap backend of SandboxLaunch: prepareSandbox()'s steps, then SandboxProcess. Placeholders of
 // protected paths, which bwrap creates in the host workspace, are removed when the sandbox is destroyed.
 
-#include "Result.h"
-#include "SandboxLaunch.h"
+#include "common/Result.h"
+#include "sandbox/SandboxLaunch.h"
 
 #include <memory>
 

@@ -1,4 +1,4 @@
-#include "Cgroup.h"
+#include "sandbox/Cgroup.h"
 
 #include <algorithm>
 #include <atomic>

@@ -18,8 +18,8 @@
 // and succeeds with no paths() when it can make none: there is nothing to enforce, and the sandbox's
 // pid namespace still ends every process when its init dies. paths().empty() tells the caller so.
 
-#include "CgroupFiles.h"
-#include "Result.h"
+#include "common/Result.h"
+#include "sandbox/CgroupFiles.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "CgroupFiles.h"
+#include "sandbox/CgroupFiles.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,6 +1,6 @@
-#include "CommandLine.h"
+#include "sandbox/CommandLine.h"
 
-#include "SandboxPaths.h"
+#include "sandbox/SandboxPaths.h"
 
 #include <charconv>
 #include <functional>

@@ -2,8 +2,8 @@
 // warren-sandbox's command line, parsed without side effects. The flags become the last profile layer
 // (a JSON merge patch over the default and --profile), so a flag and a profile key can never disagree.
 
-#include "Backend.h"
-#include "Result.h"
+#include "common/Result.h"
+#include "sandbox/Backend.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -1,8 +1,8 @@
-#include "ContainerLauncher.h"
+#include "sandbox/ContainerLauncher.h"
 
-#include "IdmappedMount.h"
-#include "Preflight.h"
-#include "SandboxSetup.h"
+#include "sandbox/IdmappedMount.h"
+#include "sandbox/Preflight.h"
+#include "sandbox/SandboxSetup.h"
 
 #include <cerrno>
 #include <csignal>

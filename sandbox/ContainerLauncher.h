@@ -9,12 +9,12 @@
 // The engine is whatever `docker`/`podman` on PATH talks to: DOCKER_HOST, contexts and CONTAINERS_CONF are
 // the user's, never overridden.
 
-#include "DockerCommand.h"
-#include "DockerSeccomp.h"
-#include "Launcher.h"
-#include "ProtectedPaths.h"
-#include "Result.h"
-#include "SandboxProfile.h"
+#include "common/Result.h"
+#include "sandbox/DockerCommand.h"
+#include "sandbox/DockerSeccomp.h"
+#include "sandbox/Launcher.h"
+#include "sandbox/ProtectedPaths.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <chrono>
 #include <csignal>

@@ -1,7 +1,7 @@
-#include "ContainerSandbox.h"
+#include "sandbox/ContainerSandbox.h"
 
-#include "ContainerLauncher.h"
-#include "Preflight.h"
+#include "sandbox/ContainerLauncher.h"
+#include "sandbox/Preflight.h"
 
 #include <cstdlib>
 #include <sstream>

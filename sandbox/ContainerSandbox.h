@@ -4,8 +4,8 @@
 // and makes the private directory for this container's files; the running sandbox removes the container,
 // that directory and the placeholders of protected paths when it is destroyed (ContainerLauncher does each).
 
-#include "Result.h"
-#include "SandboxLaunch.h"
+#include "common/Result.h"
+#include "sandbox/SandboxLaunch.h"
 
 #include <memory>
 

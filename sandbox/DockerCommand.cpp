@@ -1,4 +1,4 @@
-#include "DockerCommand.h"
+#include "sandbox/DockerCommand.h"
 
 #include <algorithm>
 

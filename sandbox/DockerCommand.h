@@ -16,12 +16,12 @@
 // - network "none" and "loopback" are both --network none: the container gets its own namespace with only
 //   lo, like bwrap; what differs between them is the seccomp profile (AF_INET allowed or not).
 
-#include "Backend.h"
-#include "BwrapCommand.h"
-#include "IdmappedMount.h"
-#include "ProtectedPaths.h"
-#include "Result.h"
-#include "SandboxProfile.h"
+#include "common/Result.h"
+#include "sandbox/Backend.h"
+#include "sandbox/BwrapCommand.h"
+#include "sandbox/IdmappedMount.h"
+#include "sandbox/ProtectedPaths.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <cstdint>
 #include <map>

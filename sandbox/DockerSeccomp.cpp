@@ -1,4 +1,4 @@
-#include "DockerSeccomp.h"
+#include "sandbox/DockerSeccomp.h"
 
 #include <nlohmann/json.hpp>
 #include <seccomp.h>

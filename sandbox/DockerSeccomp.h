@@ -5,8 +5,8 @@
 // rows become the same libseccomp rules the BPF filter is made of: default allow, each alternative one
 // rule of SCMP_CMP_MASKED_EQ comparisons, only the native architecture.
 
-#include "Result.h"
-#include "SeccompPolicy.h"
+#include "common/Result.h"
+#include "sandbox/SeccompPolicy.h"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
-#include "IdmappedMount.h"
+#include "sandbox/IdmappedMount.h"
 
-#include "UniqueFd.h"
+#include "common/UniqueFd.h"
 
 #include <cerrno>
 #include <csignal>

@@ -9,7 +9,7 @@
 // tmpfs from 6.3, ...; not NFS or a FUSE file system, for example): otherwise the error says so, and the
 // caller fails closed.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
-#include "Launcher.h"
+#include "sandbox/Launcher.h"
 
-#include "UniqueFd.h"
-#include "WriteAll.h"
+#include "common/UniqueFd.h"
+#include "common/WriteAll.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -5,10 +5,10 @@
 // The thin process edge of the sandbox library; everything it runs was decided by BwrapCommand and
 // LimitPlan.
 
-#include "BwrapCommand.h"
-#include "Cgroup.h"
-#include "LimitPlan.h"
-#include "Result.h"
+#include "common/Result.h"
+#include "sandbox/BwrapCommand.h"
+#include "sandbox/Cgroup.h"
+#include "sandbox/LimitPlan.h"
 
 #include <chrono>
 #include <optional>

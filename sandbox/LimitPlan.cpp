@@ -1,4 +1,4 @@
-#include "LimitPlan.h"
+#include "sandbox/LimitPlan.h"
 
 namespace warren::sandbox {
 namespace {

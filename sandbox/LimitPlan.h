@@ -3,9 +3,9 @@
 // by an rlimit otherwise, or not at all, in which case the plan fails (fail closed) rather than run
 // a sandbox with a limit silently dropped. Pure: the host's capabilities come in as arguments.
 
-#include "Cgroup.h"
-#include "Result.h"
-#include "SandboxProfile.h"
+#include "common/Result.h"
+#include "sandbox/Cgroup.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <cstdint>
 #include <string>

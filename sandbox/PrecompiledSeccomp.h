@@ -3,8 +3,8 @@
 // network policies with no row skipped: what nearly every sandbox uses. A profile that skips rows is
 // compiled at launch instead; seccompFilterFor() chooses.
 
-#include "Result.h"
-#include "SeccompPolicy.h"
+#include "common/Result.h"
+#include "sandbox/SeccompPolicy.h"
 
 #include <cstdint>
 #include <string_view>

@@ -1,6 +1,6 @@
-#include "Preflight.h"
+#include "sandbox/Preflight.h"
 
-#include "SandboxSetup.h"
+#include "sandbox/SandboxSetup.h"
 
 #include <nlohmann/json.hpp>
 

@@ -7,10 +7,10 @@
 // real bwrap run with the namespaces Warren uses, skipped when bwrap itself is unusable), "seccomp",
 // "cgroups" (a Warning at worst: rlimits stand in).
 
-#include "Cgroup.h"
-#include "DockerCommand.h"
-#include "Result.h"
-#include "SandboxProfile.h"
+#include "common/Result.h"
+#include "sandbox/Cgroup.h"
+#include "sandbox/DockerCommand.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <string>
 #include <vector>

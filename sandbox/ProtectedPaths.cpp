@@ -1,4 +1,4 @@
-#include "ProtectedPaths.h"
+#include "sandbox/ProtectedPaths.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -13,8 +13,8 @@
 // bwrap and a container engine create the mount points of placeholders in the host workspace, or
 // createPlaceholders() does beforehand; removePlaceholders() deletes them after the sandbox has exited.
 
-#include "Result.h"
-#include "SandboxProfile.h"
+#include "common/Result.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <string>
 #include <vector>

@@ -4,10 +4,10 @@
 // still running and removes everything the launch left on the host: the placeholders of protected paths,
 // and for a container its files and the container itself.
 
-#include "Backend.h"
-#include "Launcher.h"
-#include "ProtectedPaths.h"
-#include "SandboxProfile.h"
+#include "sandbox/Backend.h"
+#include "sandbox/Launcher.h"
+#include "sandbox/ProtectedPaths.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <chrono>
 #include <optional>

@@ -1,7 +1,7 @@
-#include "SandboxLaunch.h"
+#include "sandbox/SandboxLaunch.h"
 
-#include "BwrapSandbox.h"
-#include "ContainerSandbox.h"
+#include "sandbox/BwrapSandbox.h"
+#include "sandbox/ContainerSandbox.h"
 
 namespace warren::sandbox {
 

@@ -7,12 +7,12 @@
 //
 // Each backend is one implementation (BwrapSandbox, ContainerSandbox); another backend is one more.
 
-#include "Backend.h"
-#include "DockerCommand.h"
-#include "Launcher.h"
-#include "Result.h"
-#include "RunningSandbox.h"
-#include "SandboxProfile.h"
+#include "common/Result.h"
+#include "sandbox/Backend.h"
+#include "sandbox/DockerCommand.h"
+#include "sandbox/Launcher.h"
+#include "sandbox/RunningSandbox.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <csignal>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "SandboxPaths.h"
+#include "sandbox/SandboxPaths.h"
 
 namespace warren::sandbox {
 namespace {

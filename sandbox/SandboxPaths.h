@@ -3,8 +3,8 @@
 // "the command does not exist in the sandbox" (exit 127) from "the sandbox could not be set up" (125)
 // after bwrap failed: both make bwrap exit 1 before the command runs.
 
-#include "BwrapCommand.h"
-#include "SandboxProfile.h"
+#include "sandbox/BwrapCommand.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "SandboxProfile.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <algorithm>
 #include <limits>

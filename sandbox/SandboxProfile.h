@@ -4,7 +4,7 @@
 // objects keyed by path or name: a later layer adds, replaces, or removes (null) one entry at a time.
 // fromJson() validates the merged document into typed fields; unknown keys are errors naming the key.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <map>

@@ -1,6 +1,6 @@
-#include "SandboxSetup.h"
+#include "sandbox/SandboxSetup.h"
 
-#include "PrecompiledSeccomp.h"
+#include "sandbox/PrecompiledSeccomp.h"
 
 #include <atomic>
 #include <cerrno>

@@ -3,12 +3,12 @@
 // workspace -> seccomp filter -> protected paths -> bwrap command -> limit plan -> cgroup.
 // warren-sandbox and the control plane both launch through this, so they cannot drift apart.
 
-#include "BwrapCommand.h"
-#include "Cgroup.h"
-#include "LimitPlan.h"
-#include "ProtectedPaths.h"
-#include "Result.h"
-#include "SandboxProfile.h"
+#include "common/Result.h"
+#include "sandbox/BwrapCommand.h"
+#include "sandbox/Cgroup.h"
+#include "sandbox/LimitPlan.h"
+#include "sandbox/ProtectedPaths.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <map>
 #include <optional>

@@ -1,6 +1,6 @@
-#include "SeccompPolicy.h"
+#include "sandbox/SeccompPolicy.h"
 
-#include "JsonFields.h"
+#include "common/JsonFields.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -4,7 +4,7 @@
 // classic-BPF program bwrap loads with --seccomp FD. The container backend renders the same expanded rows
 // (SeccompRule::alternatives) into a Docker seccomp JSON profile, so both backends enforce one table.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <set>

@@ -3,18 +3,18 @@
 // stored in the data directory. This file is the only one that knows both faces and which control plane
 // they drive.
 
-#include "CliArguments.h"
-#include "Commands.h"
-#include "ProcessHardening.h"
+#include "app/cli/CliArguments.h"
+#include "app/cli/Commands.h"
+#include "app/secrets/ProcessHardening.h"
 
 #include <QCoreApplication>
 #include <iostream>
 #include <variant>
 
 #ifdef WARREN_WITH_GUI
-#include "DataDir.h"
-#include "Desktop.h"
-#include "LocalControlPlane.h"
+#include "app/control/LocalControlPlane.h"
+#include "app/tasks/DataDir.h"
+#include "ui/desktop/Desktop.h"
 #endif
 
 using namespace warren::control;

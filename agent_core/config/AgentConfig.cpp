@@ -1,8 +1,8 @@
-#include "AgentConfig.h"
+#include "agent_core/config/AgentConfig.h"
 
-#include "EditDistance.h"
-#include "JsonFields.h"
-#include "Utf8.h"
+#include "common/EditDistance.h"
+#include "common/JsonFields.h"
+#include "common/Utf8.h"
 
 #include <algorithm>
 #include <array>

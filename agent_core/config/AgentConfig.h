@@ -5,7 +5,7 @@
 // wrong type or range, is an error naming it and where it came from. One table of keys in AgentConfig.cpp
 // drives validation, configToJson and settingInfos(); the defaults are the initialisers below.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <map>

@@ -1,4 +1,4 @@
-#include "Budget.h"
+#include "agent_core/context/Budget.h"
 
 namespace warren::agent {
 

@@ -1,7 +1,7 @@
-#include "Compaction.h"
+#include "agent_core/context/Compaction.h"
 
-#include "TokenEstimate.h"
-#include "Utf8.h"
+#include "agent_core/context/TokenEstimate.h"
+#include "common/Utf8.h"
 
 #include <algorithm>
 #include <iterator>

@@ -6,7 +6,7 @@
 // assistant message whose tool_calls it answers, since model APIs refuse such a conversation. Compacting
 // again folds the earlier summary into the new one, so there is never more than one.
 
-#include "Methods.h"
+#include "agent_core/protocol/Methods.h"
 
 #include <cstdint>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "LoopDetector.h"
+#include "agent_core/context/LoopDetector.h"
 
 #include <algorithm>
 

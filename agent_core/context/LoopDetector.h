@@ -3,7 +3,7 @@
 // loop_threshold times in a row warns the model (the loop tells it it is repeating itself); one more
 // repeat after that warning stops the task. Any different call resets the count and the warning.
 
-#include "ToolCall.h"
+#include "agent_core/protocol/ToolCall.h"
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "MemoryGuard.h"
+#include "agent_core/context/MemoryGuard.h"
 
 #include <fstream>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "TokenEstimate.h"
+#include "agent_core/context/TokenEstimate.h"
 
 namespace warren::agent {
 

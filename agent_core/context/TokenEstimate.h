@@ -3,7 +3,7 @@
 // English and code, plus a few tokens of framing per message. Compaction only needs it to be consistent
 // and roughly right; the control plane counts the real tokens.
 
-#include "Methods.h"
+#include "agent_core/protocol/Methods.h"
 
 #include <cstdint>
 #include <vector>

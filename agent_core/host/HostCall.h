@@ -3,7 +3,7 @@
 // need the control plane (the model, the host memory backend, approvals) take this rather than the
 // channel, so they can be driven by a fake in tests.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <chrono>
 #include <functional>

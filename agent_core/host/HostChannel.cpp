@@ -1,8 +1,8 @@
-#include "HostChannel.h"
+#include "agent_core/host/HostChannel.h"
 
-#include "LineReader.h"
-#include "Methods.h"
-#include "WriteAll.h"
+#include "agent_core/protocol/LineReader.h"
+#include "agent_core/protocol/Methods.h"
+#include "common/WriteAll.h"
 
 #include <cerrno>
 #include <cstring>

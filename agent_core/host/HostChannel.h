@@ -4,9 +4,9 @@
 // become a stop request, a closed stdin means the control plane is gone; bad lines are answered (JSON-RPC
 // errors) and reported, never fatal. Writes from any thread go out whole, one line each.
 
-#include "Cancellation.h"
-#include "JsonRpc.h"
-#include "Result.h"
+#include "agent_core/protocol/JsonRpc.h"
+#include "agent_core/tools/Cancellation.h"
+#include "common/Result.h"
 
 #include <chrono>
 #include <condition_variable>

@@ -1,4 +1,4 @@
-#include "HostLlm.h"
+#include "agent_core/llm/HostLlm.h"
 
 namespace warren::agent {
 

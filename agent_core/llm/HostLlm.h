@@ -3,8 +3,8 @@
 // picks the provider and model, streams the reply as model_delta events and counts the tokens; the agent
 // only sends the conversation.
 
-#include "HostCall.h"
-#include "Llm.h"
+#include "agent_core/host/HostCall.h"
+#include "agent_core/llm/Llm.h"
 
 
 namespace warren::agent {

@@ -2,9 +2,9 @@
 // The model, behind one interface: HostLlm asks the control plane (which holds the keys) with llm.chat;
 // ScriptedLlm serves turns from a script file (offline demo, tests, benchmarks).
 
-#include "Cancellation.h"
-#include "Methods.h"
-#include "Result.h"
+#include "agent_core/protocol/Methods.h"
+#include "agent_core/tools/Cancellation.h"
+#include "common/Result.h"
 
 #include <chrono>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "ScriptedLlm.h"
+#include "agent_core/llm/ScriptedLlm.h"
 
 #include <string>
 

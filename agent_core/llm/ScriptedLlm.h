@@ -4,8 +4,8 @@
 // real model would, without consuming a turn: so a task killed and resumed any number of times follows
 // the same script to the same end.
 
-#include "Llm.h"
-#include "Script.h"
+#include "agent_core/llm/Llm.h"
+#include "agent_core/protocol/Script.h"
 
 #include <cstddef>
 

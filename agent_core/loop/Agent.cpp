@@ -1,6 +1,6 @@
-#include "Agent.h"
+#include "agent_core/loop/Agent.h"
 
-#include "TaskRun.h"
+#include "agent_core/loop/TaskRun.h"
 
 namespace warren::agent {
 

@@ -9,12 +9,12 @@
 // The agent knows nothing of users or deployment: whatever differs (memory prefix, limits) comes in the
 // settings, the model and the approver are injected.
 
-#include "AgentConfig.h"
-#include "Cancellation.h"
-#include "EventLog.h"
-#include "Hooks.h"
-#include "HostCall.h"
-#include "Llm.h"
+#include "agent_core/config/AgentConfig.h"
+#include "agent_core/host/HostCall.h"
+#include "agent_core/llm/Llm.h"
+#include "agent_core/loop/EventLog.h"
+#include "agent_core/loop/Hooks.h"
+#include "agent_core/tools/Cancellation.h"
 
 #include <filesystem>
 #include <functional>

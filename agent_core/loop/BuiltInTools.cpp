@@ -1,13 +1,13 @@
-#include "BuiltInTools.h"
+#include "agent_core/loop/BuiltInTools.h"
 
-#include "EditFileTool.h"
-#include "ListFilesTool.h"
-#include "MemoryTools.h"
-#include "ReadFileTool.h"
-#include "SearchTool.h"
-#include "ShellTool.h"
-#include "ToolRegistry.h"
-#include "WriteFileTool.h"
+#include "agent_core/loop/ToolRegistry.h"
+#include "agent_core/memory/MemoryTools.h"
+#include "agent_core/tools/EditFileTool.h"
+#include "agent_core/tools/ListFilesTool.h"
+#include "agent_core/tools/ReadFileTool.h"
+#include "agent_core/tools/SearchTool.h"
+#include "agent_core/tools/ShellTool.h"
+#include "agent_core/tools/WriteFileTool.h"
 
 namespace warren::agent {
 

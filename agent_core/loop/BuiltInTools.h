@@ -1,8 +1,8 @@
 #pragma once
 // The tools of DESIGN §4 (finish is the loop's own), in the order the model is told about them.
 
-#include "AgentMemory.h"
-#include "Tool.h"
+#include "agent_core/memory/AgentMemory.h"
+#include "agent_core/tools/Tool.h"
 
 #include <string>
 #include <vector>

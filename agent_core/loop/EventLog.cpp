@@ -1,7 +1,7 @@
-#include "EventLog.h"
+#include "agent_core/loop/EventLog.h"
 
-#include "EventTypes.h"
-#include "WriteAll.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "common/WriteAll.h"
 
 #include <cerrno>
 #include <chrono>

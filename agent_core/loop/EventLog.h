@@ -4,9 +4,9 @@
 // already emitted. Diagnostics go through log(): as log events on stdout with log_format json, as text on
 // stderr with log_format text, either way filtered by log_level.
 
-#include "AgentConfig.h"
-#include "Event.h"
-#include "EventPayloads.h"
+#include "agent_core/config/AgentConfig.h"
+#include "agent_core/protocol/Event.h"
+#include "agent_core/protocol/EventPayloads.h"
 
 #include <cstdint>
 #include <functional>

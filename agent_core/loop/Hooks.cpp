@@ -1,6 +1,6 @@
-#include "Hooks.h"
+#include "agent_core/loop/Hooks.h"
 
-#include "ProcessRunner.h"
+#include "agent_core/process/ProcessRunner.h"
 
 #include <chrono>
 #include <unistd.h>

@@ -4,8 +4,8 @@
 // the same names), run in the workspace inside the sandbox. A hook that fires with either is one hook
 // event; a failing command is reported in it and never stops the task.
 
-#include "AgentConfig.h"
-#include "EventLog.h"
+#include "agent_core/config/AgentConfig.h"
+#include "agent_core/loop/EventLog.h"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,6 +1,6 @@
-#include "ResourceReport.h"
+#include "agent_core/loop/ResourceReport.h"
 
-#include "AtomicFile.h"
+#include "agent_core/state/AtomicFile.h"
 
 #include <sys/resource.h>
 

@@ -2,7 +2,7 @@
 // /output/resource_report.json (DESIGN §4): what the task cost, summed over every run of it (a resumed
 // task counts its earlier runs too), written once at the end.
 
-#include "Checkpoint.h"
+#include "agent_core/state/Checkpoint.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>

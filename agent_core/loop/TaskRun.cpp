@@ -1,13 +1,13 @@
-#include "TaskRun.h"
+#include "agent_core/loop/TaskRun.h"
 
-#include "Budget.h"
-#include "BuiltInTools.h"
-#include "Compaction.h"
-#include "MemoryBackendFactory.h"
-#include "MemoryGuard.h"
-#include "ResourceReport.h"
-#include "TokenEstimate.h"
-#include "WorkspaceSnapshot.h"
+#include "agent_core/context/Budget.h"
+#include "agent_core/context/Compaction.h"
+#include "agent_core/context/MemoryGuard.h"
+#include "agent_core/context/TokenEstimate.h"
+#include "agent_core/loop/BuiltInTools.h"
+#include "agent_core/loop/ResourceReport.h"
+#include "agent_core/memory/MemoryBackendFactory.h"
+#include "agent_core/tools/WorkspaceSnapshot.h"
 
 #include <algorithm>
 #include <malloc.h>

@@ -3,13 +3,13 @@
 // records what they returned, until finish, a guard, a stop request or a failure. The state is written to
 // /state before each tool call (so a kill mid-call is known on resume) and, fsync'd, after each step.
 
-#include "Agent.h"
-#include "AgentMemory.h"
-#include "CheckpointStore.h"
-#include "ExecutionCache.h"
-#include "SeqMark.h"
-#include "LoopDetector.h"
-#include "ToolRegistry.h"
+#include "agent_core/context/LoopDetector.h"
+#include "agent_core/loop/Agent.h"
+#include "agent_core/loop/ToolRegistry.h"
+#include "agent_core/memory/AgentMemory.h"
+#include "agent_core/state/CheckpointStore.h"
+#include "agent_core/state/SeqMark.h"
+#include "agent_core/tools/ExecutionCache.h"
 
 #include <chrono>
 #include <memory>

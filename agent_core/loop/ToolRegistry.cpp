@@ -1,4 +1,4 @@
-#include "ToolRegistry.h"
+#include "agent_core/loop/ToolRegistry.h"
 
 #include <algorithm>
 

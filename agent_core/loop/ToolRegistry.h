@@ -3,7 +3,7 @@
 // the task starts or, with lazy_tools, on its first call. The model is told about the enabled ones only;
 // a call to any other is answered with the list of those it may use.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 #include <map>
 #include <memory>

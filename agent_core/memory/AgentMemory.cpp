@@ -1,6 +1,6 @@
-#include "AgentMemory.h"
+#include "agent_core/memory/AgentMemory.h"
 
-#include "MemoryRanking.h"
+#include "agent_core/memory/MemoryRanking.h"
 
 #include <algorithm>
 

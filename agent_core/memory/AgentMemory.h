@@ -8,8 +8,8 @@
 // flush keeps what it could not write, to retry on the next call; save(), load() and search() do not
 // report it (the value is safe in the buffer), flushIfDue() and flush() do. With 0, save() writes at once.
 
-#include "MemoryBackend.h"
-#include "MemoryNames.h"
+#include "agent_core/memory/MemoryBackend.h"
+#include "agent_core/memory/MemoryNames.h"
 
 #include <chrono>
 #include <cstddef>

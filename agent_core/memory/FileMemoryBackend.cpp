@@ -1,9 +1,9 @@
-#include "FileMemoryBackend.h"
+#include "agent_core/memory/FileMemoryBackend.h"
 
-#include "AtomicFile.h"
-#include "JsonFields.h"
-#include "MemoryNames.h"
-#include "MemoryRanking.h"
+#include "agent_core/memory/MemoryNames.h"
+#include "agent_core/memory/MemoryRanking.h"
+#include "agent_core/state/AtomicFile.h"
+#include "common/JsonFields.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -5,7 +5,7 @@
 // long keys can be shortened with a hash. The root is a mount (/memories, plus the task's memory prefix);
 // when it is missing or read-only every call says so and what to do.
 
-#include "MemoryBackend.h"
+#include "agent_core/memory/MemoryBackend.h"
 
 #include <filesystem>
 

@@ -1,7 +1,7 @@
-#include "HostMemoryBackend.h"
+#include "agent_core/memory/HostMemoryBackend.h"
 
-#include "JsonFields.h"
-#include "Methods.h"
+#include "agent_core/protocol/Methods.h"
+#include "common/JsonFields.h"
 
 #include <utility>
 

@@ -4,7 +4,7 @@
 // itself, because the agent is not trusted to: keys go out unprefixed. The store ranks with its own
 // full-text index, so search()'s ranked flag has no say here (the protocol carries none).
 
-#include "MemoryBackend.h"
+#include "agent_core/memory/MemoryBackend.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>

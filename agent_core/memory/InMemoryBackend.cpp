@@ -1,6 +1,6 @@
-#include "InMemoryBackend.h"
+#include "agent_core/memory/InMemoryBackend.h"
 
-#include "MemoryRanking.h"
+#include "agent_core/memory/MemoryRanking.h"
 
 namespace warren::agent {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Memories that last as long as the process (local-light): nothing to mount, nothing left behind.
 
-#include "MemoryBackend.h"
+#include "agent_core/memory/MemoryBackend.h"
 
 #include <map>
 #include <utility>

@@ -3,7 +3,7 @@
 // (memory-optimized) or in the control plane's store (long-term-memory). AgentMemory sits on top and adds
 // namespaces' validation, write-behind and a read cache.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstddef>
 #include <optional>

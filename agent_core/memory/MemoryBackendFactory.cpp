@@ -1,8 +1,8 @@
-#include "MemoryBackendFactory.h"
+#include "agent_core/memory/MemoryBackendFactory.h"
 
-#include "FileMemoryBackend.h"
-#include "InMemoryBackend.h"
-#include "MemoryNames.h"
+#include "agent_core/memory/FileMemoryBackend.h"
+#include "agent_core/memory/InMemoryBackend.h"
+#include "agent_core/memory/MemoryNames.h"
 
 #include <cerrno>
 #include <cstring>

@@ -3,9 +3,9 @@
 // backend stores under <dir>/<prefix>/; the control plane applies the prefix itself for the host
 // backend; the in-memory backend holds one task's memories only, so there is nothing to scope.
 
-#include "AgentConfig.h"
-#include "HostMemoryBackend.h"
-#include "MemoryBackend.h"
+#include "agent_core/config/AgentConfig.h"
+#include "agent_core/memory/HostMemoryBackend.h"
+#include "agent_core/memory/MemoryBackend.h"
 
 #include <filesystem>
 #include <memory>

@@ -1,6 +1,6 @@
-#include "MemoryNames.h"
+#include "agent_core/memory/MemoryNames.h"
 
-#include "Utf8.h"
+#include "common/Utf8.h"
 
 #include <string>
 

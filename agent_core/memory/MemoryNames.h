@@ -2,7 +2,7 @@
 // The names that become directories of the filesystem backend, checked before they get there: a
 // namespace is one safe path segment, a memory prefix a relative path of such segments.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstddef>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "MemoryRanking.h"
+#include "agent_core/memory/MemoryRanking.h"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 // Words are runs of ASCII letters and digits and of non-ASCII bytes (so "Grüße" is one word), lowercased
 // in ASCII only.
 
-#include "MemoryBackend.h"
+#include "agent_core/memory/MemoryBackend.h"
 
 #include <cstddef>
 #include <string>

@@ -1,7 +1,7 @@
-#include "MemoryTools.h"
+#include "agent_core/memory/MemoryTools.h"
 
-#include "JsonFields.h"
-#include "OutputCap.h"
+#include "agent_core/process/OutputCap.h"
+#include "common/JsonFields.h"
 
 #include <initializer_list>
 

@@ -9,8 +9,8 @@
 // namespace defaults to "default". Arguments are strict: an unknown one, a wrong type or a bad value is a
 // failed outcome naming it, and so is an error of the store (with its message); nothing throws.
 
-#include "AgentMemory.h"
-#include "Tool.h"
+#include "agent_core/memory/AgentMemory.h"
+#include "agent_core/tools/Tool.h"
 
 namespace warren::agent {
 

@@ -1,6 +1,6 @@
-#include "EgressForwarder.h"
+#include "agent_core/net/EgressForwarder.h"
 
-#include "UniqueFd.h"
+#include "common/UniqueFd.h"
 
 #include <algorithm>
 #include <arpa/inet.h>

@@ -5,7 +5,7 @@
 // socket, bytes unchanged in both directions, half-closes passed on. It runs on one thread of its own
 // (poll, non-blocking sockets), so a stalled connection never holds up another.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,6 +1,6 @@
-#include "ChildReaper.h"
+#include "agent_core/process/ChildReaper.h"
 
-#include "UniqueFd.h"
+#include "common/UniqueFd.h"
 
 #include <cerrno>
 #include <chrono>

@@ -1,6 +1,6 @@
-#include "OutputCap.h"
+#include "agent_core/process/OutputCap.h"
 
-#include "Utf8.h"
+#include "common/Utf8.h"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
-#include "ProcessRunner.h"
+#include "agent_core/process/ProcessRunner.h"
 
-#include "ChildReaper.h"
-#include "OutputCap.h"
-#include "UniqueFd.h"
-#include "Utf8.h"
-#include "Utf8Chunker.h"
+#include "agent_core/process/ChildReaper.h"
+#include "agent_core/process/OutputCap.h"
+#include "agent_core/process/Utf8Chunker.h"
+#include "common/UniqueFd.h"
+#include "common/Utf8.h"
 
 #include <algorithm>
 #include <array>

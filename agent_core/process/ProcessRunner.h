@@ -8,7 +8,7 @@
 //
 // One call at a time per agent: the end of a call kills and reaps every child of the agent.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <chrono>
 #include <cstddef>

@@ -1,6 +1,6 @@
-#include "Utf8Chunker.h"
+#include "agent_core/process/Utf8Chunker.h"
 
-#include "Utf8.h"
+#include "common/Utf8.h"
 
 namespace warren::agent {
 

@@ -1,8 +1,8 @@
-#include "Event.h"
+#include "agent_core/protocol/Event.h"
 
-#include "EventTypes.h"
-#include "JsonFields.h"
-#include "Methods.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "agent_core/protocol/Methods.h"
+#include "common/JsonFields.h"
 
 namespace warren::protocol {
 

@@ -4,10 +4,10 @@
 // seq, ts, type and step; tool, token_usage and duration_ms where they apply; the rest goes in data,
 // whose fields depend on the type (EventTypes.h, docs/PROTOCOL.md).
 
-#include "JsonRpc.h"
-#include "Result.h"
-#include "Timestamp.h"
-#include "TokenUsage.h"
+#include "agent_core/protocol/JsonRpc.h"
+#include "agent_core/protocol/Timestamp.h"
+#include "agent_core/protocol/TokenUsage.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
-#include "EventPayloads.h"
+#include "agent_core/protocol/EventPayloads.h"
 
-#include "JsonFields.h"
-#include "Methods.h"
+#include "agent_core/protocol/Methods.h"
+#include "common/JsonFields.h"
 
 namespace warren::protocol {
 

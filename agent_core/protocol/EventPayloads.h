@@ -9,9 +9,9 @@
 // naming the type and the key ("file_changed data.added: must be a non-negative integer, got ...").
 // Fields a writer may leave out (docs/PROTOCOL.md "where they apply") read as their empty value.
 
-#include "EventTypes.h"
-#include "Result.h"
-#include "ToolCall.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "agent_core/protocol/ToolCall.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

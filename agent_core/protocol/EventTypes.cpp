@@ -1,4 +1,4 @@
-#include "EventTypes.h"
+#include "agent_core/protocol/EventTypes.h"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
-#include "JsonRpc.h"
+#include "agent_core/protocol/JsonRpc.h"
 
-#include "JsonFields.h"
+#include "common/JsonFields.h"
 
 namespace warren::protocol {
 

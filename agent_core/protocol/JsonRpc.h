@@ -3,7 +3,7 @@
 // and expect a response with the same id; notifications (events, cancel, pause) expect none. Batches are
 // not used by either side and are rejected. Which methods exist is in Methods.h.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

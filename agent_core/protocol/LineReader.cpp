@@ -1,6 +1,6 @@
-#include "LineReader.h"
+#include "agent_core/protocol/LineReader.h"
 
-#include "Utf8.h"
+#include "common/Utf8.h"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 // a line that is not UTF-8 is reported and dropped. Each report is an Error naming the line's number, so
 // the caller can emit an error event and carry on with the next line.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstddef>
 #include <cstdint>

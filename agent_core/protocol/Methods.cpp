@@ -1,6 +1,6 @@
-#include "Methods.h"
+#include "agent_core/protocol/Methods.h"
 
-#include "JsonFields.h"
+#include "common/JsonFields.h"
 
 namespace warren::protocol {
 

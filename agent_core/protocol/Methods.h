@@ -3,9 +3,9 @@
 // describes each with an example line. Readers are strict (unknown keys and wrong types are errors naming
 // the key) so that a mismatch between the two sides shows up as an error, not as a default value.
 
-#include "Result.h"
-#include "TokenUsage.h"
-#include "ToolCall.h"
+#include "agent_core/protocol/TokenUsage.h"
+#include "agent_core/protocol/ToolCall.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
-#include "Script.h"
+#include "agent_core/protocol/Script.h"
 
-#include "JsonFields.h"
-#include "Methods.h"
+#include "agent_core/protocol/Methods.h"
+#include "common/JsonFields.h"
 
 #include <set>
 

@@ -6,9 +6,9 @@
 //   {"turns": [{"content": "...", "tool_calls": [{"name": "shell", "arguments": {"command": "ls"}}],
 //               "usage": {"input": 120, "output": 14}}]}
 
-#include "Result.h"
-#include "TokenUsage.h"
-#include "ToolCall.h"
+#include "agent_core/protocol/TokenUsage.h"
+#include "agent_core/protocol/ToolCall.h"
+#include "common/Result.h"
 
 #include <optional>
 #include <string>

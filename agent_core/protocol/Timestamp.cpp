@@ -1,4 +1,4 @@
-#include "Timestamp.h"
+#include "agent_core/protocol/Timestamp.h"
 
 #include <algorithm>
 #include <array>

@@ -2,7 +2,7 @@
 // Event timestamps: RFC 3339 in UTC with milliseconds, "2026-11-29T10:52:03.123Z". One fixed form so that
 // events sort as text and every consumer parses them the same way. Pure: no time zone database, no locale.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <chrono>
 #include <cstdint>

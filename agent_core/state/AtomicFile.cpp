@@ -1,7 +1,7 @@
-#include "AtomicFile.h"
+#include "agent_core/state/AtomicFile.h"
 
-#include "UniqueFd.h"
-#include "WriteAll.h"
+#include "common/UniqueFd.h"
+#include "common/WriteAll.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // directory and renamed over the target, so a reader sees the old content or the new, never a mix. Used by
 // the checkpoint store and by the filesystem memory backend.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstddef>
 #include <cstdint>

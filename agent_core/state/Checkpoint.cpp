@@ -1,6 +1,6 @@
-#include "Checkpoint.h"
+#include "agent_core/state/Checkpoint.h"
 
-#include "JsonFields.h"
+#include "common/JsonFields.h"
 
 namespace warren::agent {
 

@@ -4,9 +4,9 @@
 // wrong types and another format version are errors naming the key) so that a checkpoint from another
 // agent version is refused rather than half-read.
 
-#include "Methods.h"
-#include "Result.h"
-#include "ToolCall.h"
+#include "agent_core/protocol/Methods.h"
+#include "agent_core/protocol/ToolCall.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <map>

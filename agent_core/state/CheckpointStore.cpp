@@ -1,7 +1,7 @@
-#include "CheckpointStore.h"
+#include "agent_core/state/CheckpointStore.h"
 
-#include "AtomicFile.h"
-#include "JsonFields.h"
+#include "agent_core/state/AtomicFile.h"
+#include "common/JsonFields.h"
 
 #include <utility>
 

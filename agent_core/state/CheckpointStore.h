@@ -3,8 +3,8 @@
 // atomically after every step, so a run killed at any moment leaves the previous checkpoint or the new one.
 // A checkpoint it cannot read is reported and left in place: deleting it would silently restart the task.
 
-#include "Checkpoint.h"
-#include "Result.h"
+#include "agent_core/state/Checkpoint.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "SeqMark.h"
+#include "agent_core/state/SeqMark.h"
 
 #include <array>
 #include <cerrno>

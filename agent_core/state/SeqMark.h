@@ -4,7 +4,7 @@
 // (seqs must increase across resumes). It only has to survive a killed process, not power loss: record()
 // is a pwrite the kernel keeps in its page cache, with no fsync, cheap enough for every event.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <filesystem>

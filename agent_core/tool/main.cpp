@@ -8,11 +8,11 @@
 // Environment: WARREN_EGRESS_SOCKET (the control plane's egress proxy socket, when the network is an
 // allow-list) and WARREN_EGRESS_PORT (where the tools' HTTP_PROXY points, default 3128).
 
-#include "Agent.h"
-#include "EgressForwarder.h"
-#include "HostChannel.h"
-#include "HostLlm.h"
-#include "ScriptedLlm.h"
+#include "agent_core/host/HostChannel.h"
+#include "agent_core/llm/HostLlm.h"
+#include "agent_core/llm/ScriptedLlm.h"
+#include "agent_core/loop/Agent.h"
+#include "agent_core/net/EgressForwarder.h"
 
 #include <charconv>
 #include <csignal>

@@ -1,4 +1,4 @@
-#include "Cancellation.h"
+#include "agent_core/tools/Cancellation.h"
 
 #include <cstdint>
 #include <sys/eventfd.h>

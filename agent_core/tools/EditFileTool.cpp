@@ -1,9 +1,9 @@
-#include "EditFileTool.h"
+#include "agent_core/tools/EditFileTool.h"
 
-#include "ReadFileTool.h"
-#include "ToolArguments.h"
-#include "WorkspacePath.h"
-#include "WriteFileTool.h"
+#include "agent_core/tools/ReadFileTool.h"
+#include "agent_core/tools/ToolArguments.h"
+#include "agent_core/tools/WorkspacePath.h"
+#include "agent_core/tools/WriteFileTool.h"
 
 #include <algorithm>
 

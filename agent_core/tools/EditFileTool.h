@@ -3,7 +3,7 @@
 // file. old_string must occur exactly once unless replace_all, so an edit never lands somewhere the model
 // did not mean; the file is rewritten atomically and keeps its mode.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 #include <cstddef>
 #include <string_view>

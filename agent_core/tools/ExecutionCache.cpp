@@ -1,4 +1,4 @@
-#include "ExecutionCache.h"
+#include "agent_core/tools/ExecutionCache.h"
 
 namespace warren::agent {
 

@@ -8,7 +8,7 @@
 // is about to fix (a missing file, a bad argument), and a stopped call (cancelled, timed out) is partial
 // output that depends on the moment, not on the files.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,10 +1,10 @@
-#include "ListFilesTool.h"
+#include "agent_core/tools/ListFilesTool.h"
 
-#include "ToolArguments.h"
-#include "ToolStop.h"
-#include "ToolText.h"
-#include "WorkspacePath.h"
-#include "WorkspaceSnapshot.h"
+#include "agent_core/tools/ToolArguments.h"
+#include "agent_core/tools/ToolStop.h"
+#include "agent_core/tools/ToolText.h"
+#include "agent_core/tools/WorkspacePath.h"
+#include "agent_core/tools/WorkspaceSnapshot.h"
 
 #include <algorithm>
 #include <cerrno>

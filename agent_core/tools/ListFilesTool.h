@@ -2,7 +2,7 @@
 // list_files {path?, depth?}: the tree under a workspace directory as sorted workspace-relative paths,
 // directories marked with "/" and symlinks with their target (never followed); .git is shown, not entered.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 #include <cstddef>
 #include <string_view>

@@ -1,10 +1,10 @@
-#include "ReadFileTool.h"
+#include "agent_core/tools/ReadFileTool.h"
 
-#include "ToolArguments.h"
-#include "ToolStop.h"
-#include "ToolText.h"
-#include "WorkspacePath.h"
-#include "WorkspaceSnapshot.h"
+#include "agent_core/tools/ToolArguments.h"
+#include "agent_core/tools/ToolStop.h"
+#include "agent_core/tools/ToolText.h"
+#include "agent_core/tools/WorkspacePath.h"
+#include "agent_core/tools/WorkspaceSnapshot.h"
 
 #include <cerrno>
 #include <cstring>

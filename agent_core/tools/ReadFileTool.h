@@ -2,7 +2,7 @@
 // read_file {path, offset?, limit?}: lines of a workspace text file, numbered like `cat -n`. Offset and
 // limit count lines; the output stops at the output limit with a note saying how to read on.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 #include <cstddef>
 #include <filesystem>

@@ -5,14 +5,14 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-#include "SearchTool.h"
+#include "agent_core/tools/SearchTool.h"
 
-#include "ReadFileTool.h"
-#include "ToolArguments.h"
-#include "ToolStop.h"
-#include "ToolText.h"
-#include "WorkspacePath.h"
-#include "WorkspaceSnapshot.h"
+#include "agent_core/tools/ReadFileTool.h"
+#include "agent_core/tools/ToolArguments.h"
+#include "agent_core/tools/ToolStop.h"
+#include "agent_core/tools/ToolText.h"
+#include "agent_core/tools/WorkspacePath.h"
+#include "agent_core/tools/WorkspaceSnapshot.h"
 
 #include <cerrno>
 #include <cstring>

@@ -3,7 +3,7 @@
 // as "file:line: text" sorted by file then line. Skips .git, binary files and files over kMaxFileBytes;
 // never follows a symlink.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 #include <cstddef>
 #include <string_view>

@@ -1,7 +1,7 @@
-#include "ShellTool.h"
+#include "agent_core/tools/ShellTool.h"
 
-#include "ProcessRunner.h"
-#include "WorkspacePath.h"
+#include "agent_core/process/ProcessRunner.h"
+#include "agent_core/tools/WorkspacePath.h"
 
 #include <algorithm>
 #include <cstring>

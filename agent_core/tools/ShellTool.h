@@ -5,7 +5,7 @@
 // head and tail kept, then the exit code when it is not 0; the whole output streams through
 // ToolEnv::onOutput while the command runs.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 namespace warren::agent {
 

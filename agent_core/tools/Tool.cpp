@@ -1,4 +1,4 @@
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 namespace warren::agent {
 

@@ -4,10 +4,10 @@
 // model reads and reacts to. What a tool writes for the model is capped (head and tail kept, the cut
 // marked); what a process prints streams out whole through ToolEnv::onOutput.
 
-#include "Cancellation.h"
-#include "EventPayloads.h"
-#include "Methods.h"
-#include "UnifiedDiff.h"
+#include "agent_core/protocol/EventPayloads.h"
+#include "agent_core/protocol/Methods.h"
+#include "agent_core/tools/Cancellation.h"
+#include "agent_core/tools/UnifiedDiff.h"
 
 #include <chrono>
 #include <cstddef>

@@ -3,8 +3,8 @@
 // refused with the allowed ones listed, and a wrong type is named, so the model can correct its call
 // instead of having an argument silently ignored. Every message starts with the tool's name.
 
-#include "JsonFields.h"
-#include "Result.h"
+#include "common/JsonFields.h"
+#include "common/Result.h"
 
 #include <cmath>
 #include <cstdint>

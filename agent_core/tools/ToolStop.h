@@ -2,7 +2,7 @@
 // How a tool that loops (over lines, files or directory entries) notices it must stop: a stop request
 // (cancel, pause, host gone) or the step's deadline. Checked between pieces of work, never mid-write.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 #include <chrono>
 #include <string>

@@ -2,7 +2,7 @@
 // The text a file tool hands the model: valid UTF-8 (it travels in JSON, and files need not be UTF-8)
 // and within the output limit, cut on a character boundary.
 
-#include "Utf8.h"
+#include "common/Utf8.h"
 
 #include <cstddef>
 #include <string>

@@ -1,6 +1,6 @@
-#include "UnifiedDiff.h"
+#include "agent_core/tools/UnifiedDiff.h"
 
-#include "Utf8.h"
+#include "common/Utf8.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "WorkspacePath.h"
+#include "agent_core/tools/WorkspacePath.h"
 
 #include <cerrno>
 #include <cstdint>

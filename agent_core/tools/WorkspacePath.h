@@ -3,7 +3,7 @@
 // workspace. The model sees the workspace as /workspace (its mount point in the sandbox); in a standalone
 // run the workspace is elsewhere, so "/workspace/..." is mapped to its root wherever that is.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <filesystem>
 #include <string>

@@ -1,4 +1,4 @@
-#include "WorkspaceSnapshot.h"
+#include "agent_core/tools/WorkspaceSnapshot.h"
 
 #include <algorithm>
 #include <dirent.h>

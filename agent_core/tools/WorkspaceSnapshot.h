@@ -2,7 +2,7 @@
 // The workspace's files by stat identity: walked in a fixed order, digested into the content keys of the
 // read-only tools, and compared before and after a shell command to report the files it changed.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
-#include "WriteFileTool.h"
+#include "agent_core/tools/WriteFileTool.h"
 
-#include "ToolArguments.h"
-#include "WorkspacePath.h"
-#include "WriteAll.h"
+#include "agent_core/tools/ToolArguments.h"
+#include "agent_core/tools/WorkspacePath.h"
+#include "common/WriteAll.h"
 
 #include <array>
 #include <atomic>

@@ -2,7 +2,7 @@
 // write_file {path, content}: creates or replaces a workspace file whole, atomically, making its parent
 // directories; an existing file keeps its mode.
 
-#include "Tool.h"
+#include "agent_core/tools/Tool.h"
 
 #include <filesystem>
 #include <string>

@@ -1,6 +1,6 @@
-#include "CliArguments.h"
+#include "app/cli/CliArguments.h"
 
-#include "EditDistance.h"
+#include "common/EditDistance.h"
 
 #include <algorithm>
 #include <charconv>

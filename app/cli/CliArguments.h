@@ -4,8 +4,8 @@
 // provider names, presets and --set keys are checked by the parts that use them; only syntax is checked
 // here. Paths are not resolved against the current directory.
 
-#include "Backend.h"
-#include "Result.h"
+#include "common/Result.h"
+#include "sandbox/Backend.h"
 
 #include <cstdint>
 #include <optional>

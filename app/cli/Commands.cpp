@@ -1,14 +1,14 @@
-#include "Commands.h"
+#include "app/cli/Commands.h"
 
-#include "AgentConfig.h"
-#include "LiveView.h"
-#include "LocalControlPlane.h"
-#include "Preflight.h"
-#include "ProviderConfig.h"
-#include "ProviderKey.h"
-#include "SandboxProfile.h"
-#include "SecretStore.h"
-#include "Timestamp.h"
+#include "agent_core/config/AgentConfig.h"
+#include "agent_core/protocol/Timestamp.h"
+#include "app/cli/LiveView.h"
+#include "app/control/LocalControlPlane.h"
+#include "app/providers/ProviderConfig.h"
+#include "app/secrets/SecretStore.h"
+#include "app/tasks/ProviderKey.h"
+#include "sandbox/Preflight.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <QCoreApplication>
 #include <QSocketNotifier>

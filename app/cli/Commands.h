@@ -2,7 +2,7 @@
 // What each `warren` command does, over a LocalControlPlane. Exit statuses (DESIGN §4): 0 success, 1 the
 // task failed, 2 usage error, 3 the sandbox is unavailable.
 
-#include "CliArguments.h"
+#include "app/cli/CliArguments.h"
 
 namespace warren::control {
 

@@ -1,6 +1,6 @@
-#include "LiveView.h"
+#include "app/cli/LiveView.h"
 
-#include "CallDescription.h"
+#include "app/timeline/CallDescription.h"
 
 #include <optional>
 

@@ -7,9 +7,9 @@
 // sanitizeForTerminal() before it is printed, so it cannot move the cursor, clear the screen, set the
 // window title or overwrite a line it printed before. Colour, when on, is only ever added by LiveView.
 
-#include "Event.h"
-#include "EventPayloads.h"
-#include "TimelineFold.h"
+#include "agent_core/protocol/Event.h"
+#include "agent_core/protocol/EventPayloads.h"
+#include "app/timeline/TimelineFold.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -3,9 +3,9 @@
 // everything in this process; a remote one (HTTP + WebSocket to warrend) will implement the same
 // interface, so the faces never know which one they have.
 
-#include "Settings.h"
-#include "StoreTypes.h"
-#include "TaskSpec.h"
+#include "app/control/Settings.h"
+#include "app/store/StoreTypes.h"
+#include "app/tasks/TaskSpec.h"
 
 #include <QObject>
 #include <functional>

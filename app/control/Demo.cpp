@@ -1,4 +1,4 @@
-#include "Demo.h"
+#include "app/control/Demo.h"
 
 #include <filesystem>
 #include <fstream>

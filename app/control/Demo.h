@@ -3,7 +3,7 @@
 // whose test fails, and a script that finds and fixes the bug), embedded in the binary so it runs from
 // anywhere. Every run gets its own copy; the user's files are never touched.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <string>
 

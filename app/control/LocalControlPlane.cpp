@@ -1,15 +1,15 @@
-#include "LocalControlPlane.h"
+#include "app/control/LocalControlPlane.h"
 
-#include "AgentConfig.h"
-#include "ApprovalRules.h"
-#include "Demo.h"
-#include "EventWriter.h"
-#include "Provider.h"
-#include "ProviderKey.h"
-#include "SecretStore.h"
-#include "SqliteStore.h"
-#include "TaskManager.h"
-#include "TaskToken.h"
+#include "agent_core/config/AgentConfig.h"
+#include "app/control/Demo.h"
+#include "app/providers/Provider.h"
+#include "app/proxy/ApprovalRules.h"
+#include "app/proxy/TaskToken.h"
+#include "app/secrets/SecretStore.h"
+#include "app/store/EventWriter.h"
+#include "app/store/sqlite/SqliteStore.h"
+#include "app/tasks/ProviderKey.h"
+#include "app/tasks/TaskManager.h"
 
 #include <QCoreApplication>
 #include <QNetworkAccessManager>

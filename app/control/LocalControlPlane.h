@@ -3,9 +3,9 @@
 // task manager, the tool proxy's tokens, the secrets. Opening it recovers tasks a dead process left
 // running.
 
-#include "ControlPlane.h"
-#include "DataDir.h"
-#include "Result.h"
+#include "app/control/ControlPlane.h"
+#include "app/tasks/DataDir.h"
+#include "common/Result.h"
 
 #include <memory>
 #include <optional>

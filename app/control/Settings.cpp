@@ -1,9 +1,9 @@
-#include "Settings.h"
+#include "app/control/Settings.h"
 
-#include "AgentConfig.h"
-#include "ProviderConfig.h"
-#include "Store.h"
-#include "TaskSpec.h"
+#include "agent_core/config/AgentConfig.h"
+#include "app/providers/ProviderConfig.h"
+#include "app/store/Store.h"
+#include "app/tasks/TaskSpec.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

@@ -4,8 +4,8 @@
 // warren.db, one row per key; the provider's key is never among them (it lives in the SecretStore under the
 // provider's key name).
 
-#include "Result.h"
-#include "TaskSpec.h"
+#include "app/tasks/TaskSpec.h"
+#include "common/Result.h"
 
 #include <cstddef>
 #include <string>

@@ -1,4 +1,4 @@
-#include "ControlPlane.h"
+#include "app/control/ControlPlane.h"
 
 namespace warren::control {
 

@@ -1,6 +1,6 @@
-#include "EgressPolicy.h"
+#include "app/egress/EgressPolicy.h"
 
-#include "AsciiText.h"
+#include "app/egress/AsciiText.h"
 
 #include <algorithm>
 #include <array>

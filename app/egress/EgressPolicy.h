@@ -3,7 +3,7 @@
 // `loopback` are the sandbox's own (no route out); `allow:HOST[,HOST...]` is loopback plus the control
 // plane's egress proxy, which connects only to the listed hosts. Pure: parsing and matching, no sockets.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <QHostAddress>
 #include <cstdint>

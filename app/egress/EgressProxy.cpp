@@ -1,6 +1,6 @@
-#include "EgressProxy.h"
+#include "app/egress/EgressProxy.h"
 
-#include "ProxyHead.h"
+#include "app/egress/ProxyHead.h"
 
 #include <QHostInfo>
 #include <QLocalServer>

@@ -5,8 +5,8 @@
 // machine's networks, and then pipes bytes both ways with bounded buffers. Every request is reported,
 // allowed or refused, for the task's timeline. The refusal is an HTTP answer the tool prints, saying why.
 
-#include "EgressPolicy.h"
-#include "Result.h"
+#include "app/egress/EgressPolicy.h"
+#include "common/Result.h"
 
 #include <QObject>
 #include <QString>

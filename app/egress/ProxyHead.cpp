@@ -1,7 +1,7 @@
-#include "ProxyHead.h"
+#include "app/egress/ProxyHead.h"
 
-#include "AsciiText.h"
-#include "EgressPolicy.h"
+#include "app/egress/AsciiText.h"
+#include "app/egress/EgressPolicy.h"
 
 #include <algorithm>
 #include <array>

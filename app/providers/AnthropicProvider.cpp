@@ -1,8 +1,8 @@
-#include "AnthropicProvider.h"
+#include "app/providers/AnthropicProvider.h"
 
-#include "AnthropicStream.h"
-#include "HttpChatCall.h"
-#include "RequestBody.h"
+#include "app/providers/AnthropicStream.h"
+#include "app/providers/HttpChatCall.h"
+#include "app/providers/RequestBody.h"
 
 namespace warren::control {
 

@@ -2,7 +2,7 @@
 // Anthropic Messages API: POST {baseUrl}/v1/messages, streamed, with `x-api-key` (when set) and
 // `anthropic-version: 2023-06-01`.
 
-#include "Provider.h"
+#include "app/providers/Provider.h"
 
 namespace warren::control {
 

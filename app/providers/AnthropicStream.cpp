@@ -1,4 +1,4 @@
-#include "AnthropicStream.h"
+#include "app/providers/AnthropicStream.h"
 
 namespace warren::control {
 

@@ -4,7 +4,7 @@
 // input_json_delta whose partial_json pieces concatenate to the tool input), content_block_stop; then
 // message_delta (stop_reason, output tokens) and message_stop. ping is a keep-alive; error is a failure.
 
-#include "ChatStreamDecoder.h"
+#include "app/providers/ChatStreamDecoder.h"
 
 #include <map>
 

@@ -1,6 +1,6 @@
-#include "ChatStreamDecoder.h"
+#include "app/providers/ChatStreamDecoder.h"
 
-#include "Utf8.h"
+#include "common/Utf8.h"
 
 namespace warren::control {
 

@@ -2,9 +2,9 @@
 // What turns one API's stream of server-sent events into a reply: OpenAiStream and AnthropicStream. The
 // HTTP call (HttpChatCall) feeds it events and relays the text; it knows nothing of the wire format.
 
-#include "Methods.h"
-#include "Result.h"
-#include "SseParser.h"
+#include "agent_core/protocol/Methods.h"
+#include "app/providers/SseParser.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

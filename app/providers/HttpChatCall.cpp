@@ -1,4 +1,4 @@
-#include "HttpChatCall.h"
+#include "app/providers/HttpChatCall.h"
 
 #include <QDateTime>
 #include <QNetworkAccessManager>

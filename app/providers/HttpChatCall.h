@@ -4,11 +4,11 @@
 // and connections that fail before the reply started, after a delay on a timer; fails a call whose
 // server goes silent for the request timeout.
 
-#include "ChatStreamDecoder.h"
-#include "HttpFailure.h"
-#include "Provider.h"
-#include "RetryPolicy.h"
-#include "SseParser.h"
+#include "app/providers/ChatStreamDecoder.h"
+#include "app/providers/HttpFailure.h"
+#include "app/providers/Provider.h"
+#include "app/providers/RetryPolicy.h"
+#include "app/providers/SseParser.h"
 
 #include <QByteArray>
 #include <QList>

@@ -1,6 +1,6 @@
-#include "HttpFailure.h"
+#include "app/providers/HttpFailure.h"
 
-#include "ChatStreamDecoder.h"
+#include "app/providers/ChatStreamDecoder.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
-#include "OpenAiProvider.h"
+#include "app/providers/OpenAiProvider.h"
 
-#include "HttpChatCall.h"
-#include "OpenAiStream.h"
-#include "RequestBody.h"
+#include "app/providers/HttpChatCall.h"
+#include "app/providers/OpenAiStream.h"
+#include "app/providers/RequestBody.h"
 
 namespace warren::control {
 

@@ -2,7 +2,7 @@
 // OpenAI-compatible chat completions (OpenAI, Ollama, LM Studio, vLLM, llama.cpp server, OpenRouter):
 // POST {baseUrl}/chat/completions, streamed, with `Authorization: Bearer KEY` when a key is set.
 
-#include "Provider.h"
+#include "app/providers/Provider.h"
 
 namespace warren::control {
 

@@ -1,4 +1,4 @@
-#include "OpenAiStream.h"
+#include "app/providers/OpenAiStream.h"
 
 namespace warren::control {
 

@@ -5,7 +5,7 @@
 // arguments as pieces of one JSON string; with stream_options.include_usage the last chunk has empty
 // choices and the usage.
 
-#include "ChatStreamDecoder.h"
+#include "app/providers/ChatStreamDecoder.h"
 
 #include <map>
 

@@ -1,8 +1,8 @@
-#include "Provider.h"
+#include "app/providers/Provider.h"
 
-#include "AnthropicProvider.h"
-#include "OpenAiProvider.h"
-#include "ScriptedProvider.h"
+#include "app/providers/AnthropicProvider.h"
+#include "app/providers/OpenAiProvider.h"
+#include "app/providers/ScriptedProvider.h"
 
 #include <QUrl>
 

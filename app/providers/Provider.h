@@ -4,9 +4,9 @@
 // the control plane. Implementations: OpenAiProvider (OpenAI-compatible chat completions: OpenAI, Ollama,
 // LM Studio, vLLM, llama.cpp server, OpenRouter), AnthropicProvider (Messages API), ScriptedProvider.
 
-#include "Methods.h"
-#include "ProviderConfig.h"
-#include "Result.h"
+#include "agent_core/protocol/Methods.h"
+#include "app/providers/ProviderConfig.h"
+#include "common/Result.h"
 
 #include <QObject>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "ProviderConfig.h"
+#include "app/providers/ProviderConfig.h"
 
 #include <array>
 

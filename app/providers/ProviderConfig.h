@@ -3,7 +3,7 @@
 // settings; the key itself is looked up in the SecretStore under keyName just before use and is never
 // part of anything stored or shown.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <chrono>
 #include <cstdint>

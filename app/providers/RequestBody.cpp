@@ -1,4 +1,4 @@
-#include "RequestBody.h"
+#include "app/providers/RequestBody.h"
 
 namespace warren::control {
 

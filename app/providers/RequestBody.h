@@ -2,7 +2,7 @@
 // The JSON request each API expects for one llm.chat call. Pure, so the exact shape (which the servers
 // check strictly) is tested field by field without a server.
 
-#include "Methods.h"
+#include "agent_core/protocol/Methods.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "RetryPolicy.h"
+#include "app/providers/RetryPolicy.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "ScriptedProvider.h"
+#include "app/providers/ScriptedProvider.h"
 
 #include <QFile>
 #include <QMetaObject>

@@ -3,8 +3,8 @@
 // by the one parser in warren_protocol. The turn served is the number of assistant messages already in
 // the conversation, so the provider holds no position: a resumed agent gets the turn it is at.
 
-#include "Provider.h"
-#include "Script.h"
+#include "agent_core/protocol/Script.h"
+#include "app/providers/Provider.h"
 
 namespace warren::control {
 

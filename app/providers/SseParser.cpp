@@ -1,4 +1,4 @@
-#include "SseParser.h"
+#include "app/providers/SseParser.h"
 
 namespace warren::control {
 

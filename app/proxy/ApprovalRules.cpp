@@ -1,6 +1,6 @@
-#include "ApprovalRules.h"
+#include "app/proxy/ApprovalRules.h"
 
-#include "JsonFields.h"
+#include "common/JsonFields.h"
 
 #include <algorithm>
 #include <cctype>

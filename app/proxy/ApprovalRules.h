@@ -4,8 +4,8 @@
 // write_file/edit_file by path glob inside the workspace. First matching rule wins; no match means Ask.
 // The policy mode (--approve) decides what Ask becomes: auto -> Allow, deny -> Deny, ask -> the user.
 
-#include "CommandPrefix.h"
-#include "Result.h"
+#include "app/timeline/CommandPrefix.h"
+#include "common/Result.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "TaskToken.h"
+#include "app/proxy/TaskToken.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>

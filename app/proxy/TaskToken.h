@@ -3,7 +3,7 @@
 // nonce}), mac = base64url(HMAC-SHA256(secret, payload)). The secret is random per control plane process.
 // verify() checks the MAC in constant time, the expiry, the scope, and that the token was not revoked.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <chrono>
 #include <cstdint>

@@ -1,8 +1,8 @@
-#include "ToolProxy.h"
+#include "app/proxy/ToolProxy.h"
 
-#include "Methods.h"
-#include "Store.h"
-#include "Timestamp.h"
+#include "agent_core/protocol/Methods.h"
+#include "agent_core/protocol/Timestamp.h"
+#include "app/store/Store.h"
 
 #include <chrono>
 #include <utility>

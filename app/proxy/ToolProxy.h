@@ -5,12 +5,12 @@
 // approval.request is decided by the rules, the approval mode, and, when they say ask, the user.
 // The token budget is enforced here, on the provider's own counts, which the agent cannot understate.
 
-#include "ApprovalRules.h"
-#include "JsonRpc.h"
-#include "Provider.h"
-#include "StoreTypes.h"
-#include "TaskToken.h"
-#include "TokenUsage.h"
+#include "agent_core/protocol/JsonRpc.h"
+#include "agent_core/protocol/TokenUsage.h"
+#include "app/providers/Provider.h"
+#include "app/proxy/ApprovalRules.h"
+#include "app/proxy/TaskToken.h"
+#include "app/store/StoreTypes.h"
 
 #include <QObject>
 #include <QPointer>

@@ -1,7 +1,7 @@
-#include "FileSecretStore.h"
+#include "app/secrets/FileSecretStore.h"
 
-#include "UniqueFd.h"
-#include "WriteAll.h"
+#include "common/UniqueFd.h"
+#include "common/WriteAll.h"
 
 #include <cerrno>
 #include <cstring>

@@ -3,7 +3,7 @@
 // The file is written whole (temp file created 0600, fsync, rename) and refused when anyone else could
 // read it or it belongs to another user.
 
-#include "SecretStore.h"
+#include "app/secrets/SecretStore.h"
 
 #include <map>
 

@@ -1,4 +1,4 @@
-#include "KeychainSecretStore.h"
+#include "app/secrets/KeychainSecretStore.h"
 
 #include <QEventLoop>
 #include <QRandomGenerator>

@@ -3,7 +3,7 @@
 // completion in a local event loop bounded by a timeout, so a keychain that never answers is an error, not
 // a hang. Needs a QCoreApplication.
 
-#include "SecretStore.h"
+#include "app/secrets/SecretStore.h"
 
 #include <chrono>
 

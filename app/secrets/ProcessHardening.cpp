@@ -1,4 +1,4 @@
-#include "ProcessHardening.h"
+#include "app/secrets/ProcessHardening.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,7 @@
-#include "SecretStore.h"
+#include "app/secrets/SecretStore.h"
 
-#include "FileSecretStore.h"
-#include "KeychainSecretStore.h"
+#include "app/secrets/FileSecretStore.h"
+#include "app/secrets/KeychainSecretStore.h"
 
 namespace warren::control {
 

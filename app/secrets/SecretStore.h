@@ -3,7 +3,7 @@
 // the user can read (0600, in the data directory), and warning() says so, so every face of Warren can show
 // it. Keys are read just before a provider needs them and are never written anywhere else.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <memory>
 #include <optional>

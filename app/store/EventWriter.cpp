@@ -1,4 +1,4 @@
-#include "EventWriter.h"
+#include "app/store/EventWriter.h"
 
 #include <algorithm>
 #include <chrono>

@@ -8,9 +8,9 @@
 // takeCommitted() and onCommitted() says so, so that nothing is shown as stored before the database has
 // it (a crash can lose what is queued, never what was shown).
 
-#include "Result.h"
-#include "Store.h"
-#include "StoreTypes.h"
+#include "app/store/Store.h"
+#include "app/store/StoreTypes.h"
+#include "common/Result.h"
 
 #include <condition_variable>
 #include <cstdint>

@@ -5,8 +5,8 @@
 // connection: use it from one thread at a time (EventWriter opens its own on its own thread).
 // Nothing here ever holds an API key. Every error says what failed and what to do about it.
 
-#include "Result.h"
-#include "StoreTypes.h"
+#include "app/store/StoreTypes.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <functional>

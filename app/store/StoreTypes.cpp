@@ -1,4 +1,4 @@
-#include "StoreTypes.h"
+#include "app/store/StoreTypes.h"
 
 #include <array>
 #include <utility>

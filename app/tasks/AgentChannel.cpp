@@ -1,4 +1,4 @@
-#include "AgentChannel.h"
+#include "app/tasks/AgentChannel.h"
 
 #include <QSocketNotifier>
 #include <cerrno>

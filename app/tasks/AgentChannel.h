@@ -6,11 +6,11 @@
 // An agent that is gone is not an error here: stdin then drops what is sent, and the sandbox's exit says
 // how it ended.
 
-#include "JsonRpc.h"
-#include "Launcher.h"
-#include "LineReader.h"
-#include "Result.h"
-#include "UniqueFd.h"
+#include "agent_core/protocol/JsonRpc.h"
+#include "agent_core/protocol/LineReader.h"
+#include "common/Result.h"
+#include "common/UniqueFd.h"
+#include "sandbox/Launcher.h"
 
 #include <QObject>
 #include <memory>

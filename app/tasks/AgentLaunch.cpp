@@ -1,8 +1,8 @@
-#include "AgentLaunch.h"
+#include "app/tasks/AgentLaunch.h"
 
-#include "AgentSandbox.h"
-#include "SandboxLaunch.h"
-#include "SandboxSetup.h"
+#include "app/tasks/AgentSandbox.h"
+#include "sandbox/SandboxLaunch.h"
+#include "sandbox/SandboxSetup.h"
 
 #include <cerrno>
 #include <csignal>

@@ -4,10 +4,10 @@
 // control plane's own is only this: the task's directories handed to the uid the sandbox writes as, and
 // the messages saying what to do when it cannot start.
 
-#include "Backend.h"
-#include "Launcher.h"
-#include "Result.h"
-#include "RunningSandbox.h"
+#include "common/Result.h"
+#include "sandbox/Backend.h"
+#include "sandbox/Launcher.h"
+#include "sandbox/RunningSandbox.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>

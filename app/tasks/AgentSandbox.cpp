@@ -1,6 +1,6 @@
-#include "AgentSandbox.h"
+#include "app/tasks/AgentSandbox.h"
 
-#include "SandboxProfile.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <string_view>
 

@@ -1,4 +1,4 @@
-#include "DataDir.h"
+#include "app/tasks/DataDir.h"
 
 #include <cstdlib>
 

@@ -1,7 +1,7 @@
-#include "LaunchPlan.h"
+#include "app/tasks/LaunchPlan.h"
 
-#include "AgentSandbox.h"
-#include "TaskToken.h"
+#include "app/proxy/TaskToken.h"
+#include "app/tasks/AgentSandbox.h"
 
 #include <algorithm>
 #include <sys/un.h>

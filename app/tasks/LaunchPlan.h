@@ -6,15 +6,15 @@
 // task token's scopes and lifetime, and the task.start request. Pure: tests feed it rows; TaskRunner
 // carries it out, one edge after the other.
 
-#include "AgentConfig.h"
-#include "AgentLaunch.h"
-#include "DataDir.h"
-#include "EgressPolicy.h"
-#include "Methods.h"
-#include "ProviderConfig.h"
-#include "Result.h"
-#include "StoreTypes.h"
-#include "TaskSpec.h"
+#include "agent_core/config/AgentConfig.h"
+#include "agent_core/protocol/Methods.h"
+#include "app/egress/EgressPolicy.h"
+#include "app/providers/ProviderConfig.h"
+#include "app/store/StoreTypes.h"
+#include "app/tasks/AgentLaunch.h"
+#include "app/tasks/DataDir.h"
+#include "app/tasks/TaskSpec.h"
+#include "common/Result.h"
 
 #include <chrono>
 #include <cstdint>

@@ -1,6 +1,6 @@
-#include "ProviderKey.h"
+#include "app/tasks/ProviderKey.h"
 
-#include "SecretStore.h"
+#include "app/secrets/SecretStore.h"
 
 #include <cctype>
 #include <cstdlib>

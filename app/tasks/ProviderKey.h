@@ -3,8 +3,8 @@
 // (`warren secrets set NAME`), else the environment variable users already have (OPENAI_API_KEY,
 // ANTHROPIC_API_KEY, OPENROUTER_API_KEY, WARREN_<NAME>_API_KEY). The key stays in this process.
 
-#include "ProviderConfig.h"
-#include "Result.h"
+#include "app/providers/ProviderConfig.h"
+#include "common/Result.h"
 
 #include <string>
 

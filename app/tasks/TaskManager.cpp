@@ -1,7 +1,7 @@
-#include "TaskManager.h"
+#include "app/tasks/TaskManager.h"
 
-#include "Store.h"
-#include "Timestamp.h"
+#include "agent_core/protocol/Timestamp.h"
+#include "app/store/Store.h"
 
 #include <QRandomGenerator>
 #include <fcntl.h>

@@ -3,10 +3,10 @@
 // recovery on start (a task left `running` whose process is gone becomes `interrupted`), resume, cancel
 // and pause, wherever the task is in its life.
 
-#include "EventWriter.h"
-#include "StoreTypes.h"
-#include "TaskRunner.h"
-#include "TaskSpec.h"
+#include "app/store/EventWriter.h"
+#include "app/store/StoreTypes.h"
+#include "app/tasks/TaskRunner.h"
+#include "app/tasks/TaskSpec.h"
 
 #include <QObject>
 #include <deque>

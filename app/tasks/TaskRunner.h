@@ -10,13 +10,13 @@
 // records (streamed model text, refused requests, how the run ended) sits in order with what the agent
 // sent; the agent's seq is checked on arrival so that a lost or repeated event is reported.
 
-#include "AgentLaunch.h"
-#include "ApprovalRules.h"
-#include "DataDir.h"
-#include "Event.h"
-#include "StoreTypes.h"
-#include "TaskSpec.h"
-#include "UniqueFd.h"
+#include "agent_core/protocol/Event.h"
+#include "app/proxy/ApprovalRules.h"
+#include "app/store/StoreTypes.h"
+#include "app/tasks/AgentLaunch.h"
+#include "app/tasks/DataDir.h"
+#include "app/tasks/TaskSpec.h"
+#include "common/UniqueFd.h"
 
 #include <QObject>
 #include <QTimer>

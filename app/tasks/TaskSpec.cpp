@@ -1,7 +1,7 @@
-#include "TaskSpec.h"
+#include "app/tasks/TaskSpec.h"
 
-#include "AgentConfig.h"
-#include "EgressPolicy.h"
+#include "agent_core/config/AgentConfig.h"
+#include "app/egress/EgressPolicy.h"
 
 #include <algorithm>
 

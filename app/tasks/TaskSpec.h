@@ -3,10 +3,10 @@
 // limits. Stored with the task (tasks.spec, JSON) so `warren resume` relaunches it the same way. Never
 // holds a key: the provider's key is looked up by name at launch.
 
-#include "ApprovalRules.h"
-#include "Backend.h"
-#include "DockerCommand.h"
-#include "Result.h"
+#include "app/proxy/ApprovalRules.h"
+#include "common/Result.h"
+#include "sandbox/Backend.h"
+#include "sandbox/DockerCommand.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "CallDescription.h"
+#include "app/timeline/CallDescription.h"
 
 #include <optional>
 

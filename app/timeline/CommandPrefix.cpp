@@ -1,4 +1,4 @@
-#include "CommandPrefix.h"
+#include "app/timeline/CommandPrefix.h"
 
 #include <algorithm>
 #include <cctype>

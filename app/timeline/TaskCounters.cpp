@@ -1,4 +1,4 @@
-#include "TaskCounters.h"
+#include "app/timeline/TaskCounters.h"
 
 #include <algorithm>
 

@@ -2,8 +2,8 @@
 // The running totals of one task, folded from its events: memory and CPU samples, steps, model and tool
 // calls, tokens, the files it changed. What the side panel shows and what a remote window will show.
 
-#include "Event.h"
-#include "EventPayloads.h"
+#include "agent_core/protocol/Event.h"
+#include "agent_core/protocol/EventPayloads.h"
 
 #include <cstdint>
 #include <map>

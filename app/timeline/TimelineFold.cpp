@@ -1,7 +1,7 @@
-#include "TimelineFold.h"
+#include "app/timeline/TimelineFold.h"
 
-#include "CallDescription.h"
-#include "CommandPrefix.h"
+#include "app/timeline/CallDescription.h"
+#include "app/timeline/CommandPrefix.h"
 
 #include <cstdio>
 

@@ -4,10 +4,10 @@
 // decision changes the card of its call. Pure and Qt-free: the desktop's TimelineModel adapts it to Qt
 // (it is told which cards each event changed, so it can notify precisely), and a remote window can too.
 
-#include "Event.h"
-#include "EventPayloads.h"
-#include "TaskCounters.h"
-#include "TimelineCard.h"
+#include "agent_core/protocol/Event.h"
+#include "agent_core/protocol/EventPayloads.h"
+#include "app/timeline/TaskCounters.h"
+#include "app/timeline/TimelineCard.h"
 
 #include <deque>
 #include <map>

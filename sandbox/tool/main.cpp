@@ -1,10 +1,10 @@
 // warren-sandbox: run one command in the sandbox a profile describes (DESIGN §4).
 
-#include "CommandLine.h"
-#include "SandboxLaunch.h"
-#include "SandboxPaths.h"
-#include "SandboxProfile.h"
-#include "SandboxSetup.h"
+#include "sandbox/CommandLine.h"
+#include "sandbox/SandboxLaunch.h"
+#include "sandbox/SandboxPaths.h"
+#include "sandbox/SandboxProfile.h"
+#include "sandbox/SandboxSetup.h"
 
 #include <cerrno>
 #include <chrono>

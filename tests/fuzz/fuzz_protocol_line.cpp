@@ -4,11 +4,11 @@
 // parseScript. None may crash, leak or trip a sanitizer; whatever decodes must serialize to one line that
 // decodes again.
 
-#include "Event.h"
-#include "JsonRpc.h"
-#include "LineReader.h"
-#include "Methods.h"
-#include "Script.h"
+#include "agent_core/protocol/Event.h"
+#include "agent_core/protocol/JsonRpc.h"
+#include "agent_core/protocol/LineReader.h"
+#include "agent_core/protocol/Methods.h"
+#include "agent_core/protocol/Script.h"
 
 #include <cstddef>
 #include <cstdint>

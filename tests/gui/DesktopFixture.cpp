@@ -1,4 +1,4 @@
-#include "DesktopFixture.h"
+#include "tests/gui/DesktopFixture.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>

@@ -2,8 +2,8 @@
 // The desktop window over a real LocalControlPlane in a temporary data directory, with the real
 // sandboxed agent (WARREN_AGENT) and scripted models: what the GUI tests and benchmarks drive.
 
-#include "LocalControlPlane.h"
-#include "MainWindow.h"
+#include "app/control/LocalControlPlane.h"
+#include "ui/windows/MainWindow.h"
 
 #include <QString>
 #include <QTemporaryDir>

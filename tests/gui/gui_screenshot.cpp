@@ -1,9 +1,9 @@
 // gui-screenshot OUT.png: the README's screenshot. Opens the window over a fresh control plane, runs the
 // scripted demo in the real sandbox, waits for it to end, and saves the window as it looks then. Run it
 // on a real display server (tests/gui/screenshot.sh uses xvfb-run) for real fonts and a real style.
-#include "DesktopFixture.h"
-#include "TimelineModel.h"
-#include "TimelineView.h"
+#include "tests/gui/DesktopFixture.h"
+#include "ui/models/TimelineModel.h"
+#include "ui/views/TimelineView.h"
 
 #include <QApplication>
 #include <QPushButton>

@@ -1,10 +1,10 @@
 // Settings: what is saved comes back after a restart, is what `warren run` uses, and the key goes to the
 // keychain (a real gnome-keyring in a private D-Bus session, tests/support/with-keychain.sh), never to the
 // database; "Test connection" really asks the model server.
-#include "DesktopFixture.h"
-#include "MockLlmServer.h"
-#include "SecretStore.h"
-#include "SettingsDialog.h"
+#include "app/secrets/SecretStore.h"
+#include "tests/gui/DesktopFixture.h"
+#include "tests/support/MockLlmServer.h"
+#include "ui/windows/SettingsDialog.h"
 
 #include <QComboBox>
 #include <QDirIterator>

@@ -1,10 +1,10 @@
 // The window over the real control plane: scripted tasks run in the real sandbox, and the test reads what
 // the task list, the timeline and the side panel show, and clicks what a user clicks.
-#include "DesktopFixture.h"
-#include "SqliteStore.h"
-#include "TaskListModel.h"
-#include "TimelineModel.h"
-#include "TimelineView.h"
+#include "app/store/sqlite/SqliteStore.h"
+#include "tests/gui/DesktopFixture.h"
+#include "ui/models/TaskListModel.h"
+#include "ui/models/TimelineModel.h"
+#include "ui/views/TimelineView.h"
 
 #include <QAction>
 #include <QComboBox>

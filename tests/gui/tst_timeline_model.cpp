@@ -1,6 +1,6 @@
 // TimelineModel from events: what cards a task's events make, in what order, how streamed pieces and
 // output chunks grow one card, and that a batch of events costs the view one insertion.
-#include "TimelineModel.h"
+#include "ui/models/TimelineModel.h"
 
 #include <QSignalSpy>
 #include <QtTest>

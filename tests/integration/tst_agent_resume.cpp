@@ -2,9 +2,9 @@
 // state directory, ends with the same workspace and the same tool results as a run never killed. Event
 // seqs keep increasing across the runs; a call cut by a kill is reported to the model as interrupted.
 
-#include "AgentRun.h"
-#include "EventTypes.h"
-#include "SandboxRun.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "tests/support/AgentRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QProcess>
 #include <QRandomGenerator>

@@ -2,9 +2,9 @@
 // (the demo), and its events and resource report say exactly what it did. Also: it is one static binary,
 // nothing a tool starts outlives the tool, and bad input is a clear error, never a crash.
 
-#include "AgentRun.h"
-#include "EventTypes.h"
-#include "SandboxRun.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "tests/support/AgentRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 #include <csignal>

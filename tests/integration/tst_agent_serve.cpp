@@ -2,10 +2,10 @@
 // llm.chat, approvals and the host memory; bad lines of every kind answered and reported without
 // breaking the task; cancel, pause, a closed stdin; refused task.start requests.
 
-#include "AgentRun.h"
-#include "EventTypes.h"
-#include "LineReader.h"
-#include "Methods.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "agent_core/protocol/LineReader.h"
+#include "agent_core/protocol/Methods.h"
+#include "tests/support/AgentRun.h"
 
 #include <QProcess>
 #include <QtTest>

@@ -3,9 +3,9 @@
 // report and the files it leaves say it did. Each key has a run where it changes the outcome and, where a
 // contrast makes the effect clear, a run where it does not.
 
-#include "AgentRun.h"
-#include "EventTypes.h"
-#include "SandboxRun.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "tests/support/AgentRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 #include <algorithm>

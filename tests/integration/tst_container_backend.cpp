@@ -6,7 +6,7 @@
 // packaging/make-test-image.sh builds. Podman reads $CONTAINERS_CONF; when that is unset and runc is
 // installed, the repository's packaging/containers.conf is used (see it for why).
 
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 

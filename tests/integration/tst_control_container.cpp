@@ -8,9 +8,9 @@
 // $CONTAINERS_CONF; when that is unset and runc is installed, the repository's packaging/containers.conf is
 // used.
 
-#include "AgentRun.h"
-#include "HostHttpServer.h"
-#include "WarrenRun.h"
+#include "tests/support/AgentRun.h"
+#include "tests/support/HostHttpServer.h"
+#include "tests/support/WarrenRun.h"
 
 #include <QDir>
 #include <QDirIterator>

@@ -3,9 +3,9 @@
 // CONNECT tunnel); an unlisted one, a listed name that resolves inside this machine, and every way around
 // the proxy are not; every request is in the task's events; nothing is left listening when the task ends.
 
-#include "AgentRun.h"
-#include "HostHttpServer.h"
-#include "WarrenRun.h"
+#include "tests/support/AgentRun.h"
+#include "tests/support/HostHttpServer.h"
+#include "tests/support/WarrenRun.h"
 
 #include <QDir>
 #include <QTemporaryDir>

@@ -4,7 +4,7 @@
 // events and cost no good event. The database is read with the SQLite C API, not through the Store, so the
 // test sees what is on disk rather than what the control plane believes it wrote.
 
-#include "WarrenRun.h"
+#include "tests/support/WarrenRun.h"
 
 #include <QElapsedTimer>
 #include <QFile>

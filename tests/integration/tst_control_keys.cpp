@@ -3,8 +3,8 @@
 // agent search for it everywhere it can reach. The key must then be nowhere: not in what the searches
 // found, not in any stored event, not in the database's bytes, not in any file under the data directory,
 // not in warren's output, not in what the agent sent the model — while the mock did receive it.
-#include "MockLlmServer.h"
-#include "WarrenRun.h"
+#include "tests/support/MockLlmServer.h"
+#include "tests/support/WarrenRun.h"
 
 #include <QDir>
 #include <QDirIterator>

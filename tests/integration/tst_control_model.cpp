@@ -2,8 +2,8 @@
 // through the tool proxy to an OpenAI-compatible or Anthropic server (MockLlmServer, in this process)
 // that streams tool calls in fragments, text in pieces and usage. Also what a user sees when the server
 // refuses the key (401) or asks to slow down (429 with Retry-After).
-#include "MockLlmServer.h"
-#include "WarrenRun.h"
+#include "tests/support/MockLlmServer.h"
+#include "tests/support/WarrenRun.h"
 
 #include <QDir>
 #include <QFile>

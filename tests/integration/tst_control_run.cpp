@@ -2,9 +2,9 @@
 // are exported; a killed agent or a killed `warren run` resumes and completes with every stored event
 // kept; cancel, timeout, a sandbox that cannot be set up, and approvals end the way they say.
 
-#include "AgentRun.h"
-#include "EventTypes.h"
-#include "WarrenRun.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "tests/support/AgentRun.h"
+#include "tests/support/WarrenRun.h"
 
 #include <QDir>
 #include <QFile>

@@ -3,7 +3,7 @@
 // the real sandbox writes the events as fast as the pipe takes them, so the writer's thread is always
 // behind the reader's: a signal sent when an event is queued rather than committed is caught here.
 
-#include "LocalControlPlane.h"
+#include "app/control/LocalControlPlane.h"
 
 #include <QCoreApplication>
 #include <QFile>

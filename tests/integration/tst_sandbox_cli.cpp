@@ -2,7 +2,7 @@
 // passes through, 125 means the sandbox could not be set up (and says why, and nothing ran), --explain
 // shows the plan without running it.
 
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 

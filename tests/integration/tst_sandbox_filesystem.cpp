@@ -1,7 +1,7 @@
 // Filesystem isolation, attacked for real: reading the host's secrets, writing outside the workspace,
 // and escaping through links planted in the workspace, by the host or from inside.
 
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 

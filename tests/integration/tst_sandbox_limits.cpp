@@ -3,7 +3,7 @@
 // A limit may be enforced by a cgroup (the process is killed) or by an rlimit (the call fails); either
 // is accepted, as long as the process did not get what it asked for.
 
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 

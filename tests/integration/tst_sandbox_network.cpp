@@ -3,7 +3,7 @@
 // address, under both network policies. Nothing here sends traffic off this machine: the probe only asks
 // the kernel for a route to a public address (a UDP connect, which sends nothing).
 
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 

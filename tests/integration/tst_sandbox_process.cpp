@@ -1,7 +1,7 @@
 // The sandboxed process itself: who it runs as, what privileges it holds, what it can see of the host's
 // processes and environment, and that it cannot outlive the sandbox (timeout, death of warren-sandbox).
 
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 

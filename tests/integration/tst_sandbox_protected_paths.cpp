@@ -3,7 +3,7 @@
 // a sandbox that can write them can run code on the host later. Each attack is one operation; after it
 // the host workspace must be byte for byte what it was before.
 
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 

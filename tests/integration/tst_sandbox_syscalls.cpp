@@ -2,7 +2,7 @@
 // inside warren-sandbox and checks that the kernel refused it (or killed the caller, for the
 // non-native system call entry points).
 
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 

@@ -2,7 +2,7 @@
 // Python, compiling and running C, committing with git) must still work inside, with its results on the
 // host afterwards.
 
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QtTest>
 

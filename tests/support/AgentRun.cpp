@@ -1,8 +1,8 @@
-#include "AgentRun.h"
+#include "tests/support/AgentRun.h"
 
-#include "EventPayloads.h"
-#include "EventTypes.h"
-#include "JsonRpc.h"
+#include "agent_core/protocol/EventPayloads.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "agent_core/protocol/JsonRpc.h"
 
 #include <QDir>
 #include <QDirIterator>

@@ -2,7 +2,7 @@
 // Test-side helpers for warren-agent: run it (runProgram), read the events it printed, write scripts.
 // The binary comes from $WARREN_AGENT and the demo from $WARREN_RESOURCES, set by CTest.
 
-#include "Event.h"
+#include "agent_core/protocol/Event.h"
 
 #include <QByteArray>
 #include <QString>

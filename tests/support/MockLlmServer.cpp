@@ -1,4 +1,4 @@
-#include "MockLlmServer.h"
+#include "tests/support/MockLlmServer.h"
 
 #include <QHostAddress>
 #include <QTcpSocket>

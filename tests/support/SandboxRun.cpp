@@ -1,4 +1,4 @@
-#include "SandboxRun.h"
+#include "tests/support/SandboxRun.h"
 
 #include <QDir>
 #include <QDirIterator>

@@ -1,4 +1,4 @@
-#include "WarrenRun.h"
+#include "tests/support/WarrenRun.h"
 
 #include <QDir>
 #include <QEventLoop>

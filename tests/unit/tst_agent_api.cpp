@@ -1,9 +1,9 @@
 // The embedding API (loop/Agent.h): createAgent with presets and overrides, the hook callbacks, a model
 // and an approver injected, events collected by the caller's sink. No process is started but the tools'.
 
-#include "Agent.h"
-#include "EventTypes.h"
-#include "ScriptedLlm.h"
+#include "agent_core/llm/ScriptedLlm.h"
+#include "agent_core/loop/Agent.h"
+#include "agent_core/protocol/EventTypes.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

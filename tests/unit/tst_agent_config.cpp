@@ -2,7 +2,7 @@
 // (defaults < presets in order < overrides), every validation error naming its key and source, --set
 // parsing, and configToJson round-tripping through resolveConfig.
 
-#include "AgentConfig.h"
+#include "agent_core/config/AgentConfig.h"
 
 #include <QtTest>
 

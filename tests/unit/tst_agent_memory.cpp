@@ -4,12 +4,12 @@
 // everything after it or at flush(); the host backend sends exactly the protocol's params and surfaces
 // the control plane's errors as messages.
 
-#include "AgentMemory.h"
-#include "FileMemoryBackend.h"
-#include "HostMemoryBackend.h"
-#include "InMemoryBackend.h"
-#include "MemoryBackendFactory.h"
-#include "MemoryRanking.h"
+#include "agent_core/memory/AgentMemory.h"
+#include "agent_core/memory/FileMemoryBackend.h"
+#include "agent_core/memory/HostMemoryBackend.h"
+#include "agent_core/memory/InMemoryBackend.h"
+#include "agent_core/memory/MemoryBackendFactory.h"
+#include "agent_core/memory/MemoryRanking.h"
 
 #include <QtTest>
 #include <unistd.h>

@@ -1,8 +1,8 @@
 // AgentSandbox: the agent's sandbox as profile layers, resolved by the sandbox library exactly as a launch
 // would resolve them.
 
-#include "AgentSandbox.h"
-#include "SandboxProfile.h"
+#include "app/tasks/AgentSandbox.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <QtTest>
 

@@ -2,7 +2,7 @@
 // character disappears, and the result is the same however the stream is chunked. paletteColor: every
 // colour of the palette reads on a light and on a dark background.
 
-#include "AnsiText.h"
+#include "ui/text/AnsiText.h"
 
 #include <QtTest>
 #include <cmath>

@@ -1,6 +1,6 @@
 // AnthropicStream: Messages API stream events -> the reply, its text deltas, usage and stop reason.
-#include "AnthropicStream.h"
-#include "Methods.h"
+#include "agent_core/protocol/Methods.h"
+#include "app/providers/AnthropicStream.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // BwrapCommand: the exact bubblewrap argv and descriptor data for a profile, inspected without launching
 // anything. The host is a fake HostLookup, so each row states which host paths exist and what they are.
 
-#include "BwrapCommand.h"
+#include "sandbox/BwrapCommand.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

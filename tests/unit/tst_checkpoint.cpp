@@ -1,7 +1,7 @@
 // Checkpoint: the agent's state survives the round trip through its JSON form unchanged, and the strict
 // reader refuses every deviation (unknown key, wrong type, another format version) naming the key.
 
-#include "Checkpoint.h"
+#include "agent_core/state/Checkpoint.h"
 
 #include <QtTest>
 

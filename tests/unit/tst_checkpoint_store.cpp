@@ -3,8 +3,8 @@
 // a corrupt checkpoint is reported and kept, a killed writer's temp file is ignored, and the seq mark
 // survives SIGKILL.
 
-#include "CheckpointStore.h"
-#include "SeqMark.h"
+#include "agent_core/state/CheckpointStore.h"
+#include "agent_core/state/SeqMark.h"
 
 #include <QtTest>
 #include <csignal>

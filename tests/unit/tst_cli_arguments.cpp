@@ -1,7 +1,7 @@
 // `warren`'s command line: every command with its options becomes one value, and every mistake an error
 // that names the flag or argument, says what was expected, and suggests what was probably meant.
 
-#include "CliArguments.h"
+#include "app/cli/CliArguments.h"
 
 #include <QtTest>
 #include <nlohmann/json.hpp>

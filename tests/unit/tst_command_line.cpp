@@ -2,8 +2,8 @@
 // resolved against the current directory and normalised, and anything wrong is a usage error that says
 // which argument and why.
 
-#include "CommandLine.h"
-#include "SandboxProfile.h"
+#include "sandbox/CommandLine.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <QtTest>
 

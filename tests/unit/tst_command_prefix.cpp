@@ -1,7 +1,7 @@
 // The prefix "Always allow commands like this" offers (CommandPrefix.h): a shell command's program and
 // subcommand, none for a command a rule could never match, and a tool call's through its shell command.
 
-#include "CommandPrefix.h"
+#include "app/timeline/CommandPrefix.h"
 
 #include <QtTest>
 

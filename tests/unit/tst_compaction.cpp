@@ -4,8 +4,8 @@
 // folds the first summary in; compress_history shortens old tool results; the result fits the limit
 // whenever a cut can make it fit.
 
-#include "Compaction.h"
-#include "TokenEstimate.h"
+#include "agent_core/context/Compaction.h"
+#include "agent_core/context/TokenEstimate.h"
 
 #include <QtTest>
 #include <set>

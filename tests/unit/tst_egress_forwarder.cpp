@@ -2,8 +2,8 @@
 // plane's egress proxy. Every blocking call in the test has a timeout, so a forwarder that loses an EOF
 // fails the test instead of hanging it.
 
-#include "EgressForwarder.h"
-#include "UniqueFd.h"
+#include "agent_core/net/EgressForwarder.h"
+#include "common/UniqueFd.h"
 
 #include <QCryptographicHash>
 #include <QFile>

@@ -2,7 +2,7 @@
 // client could reach a host the list does not name: other spellings of a listed name or address, names that
 // merely contain a listed one, and names that resolve inside the machine or its networks.
 
-#include "EgressPolicy.h"
+#include "app/egress/EgressPolicy.h"
 
 #include <QtTest>
 

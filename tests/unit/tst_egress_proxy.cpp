@@ -3,8 +3,8 @@
 // what is not gets an HTTP answer saying why and no connection upstream; limits hold; the proxy's end
 // ends its connections.
 
-#include "EgressProxy.h"
-#include "HostHttpServer.h"
+#include "app/egress/EgressProxy.h"
+#include "tests/support/HostHttpServer.h"
 
 #include <QCryptographicHash>
 #include <QFile>

@@ -3,9 +3,9 @@
 // with milliseconds across leap years and month ends, truncated rather than rounded, and anything else is
 // refused.
 
-#include "Event.h"
-#include "EventTypes.h"
-#include "JsonRpc.h"
+#include "agent_core/protocol/Event.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "agent_core/protocol/JsonRpc.h"
 
 #include <QtTest>
 #include <set>

@@ -2,8 +2,8 @@
 // again as the same JSON, fields a writer may leave out read as empty, and a mistyped field, an unknown key
 // or a value outside a field's set is refused with a message naming the type and the key.
 
-#include "EventPayloads.h"
-#include "EventTypes.h"
+#include "agent_core/protocol/EventPayloads.h"
+#include "agent_core/protocol/EventTypes.h"
 
 #include <QtTest>
 #include <set>

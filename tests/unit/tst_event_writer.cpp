@@ -3,8 +3,8 @@
 // database refuses is reported, costing only its offending rows, and its owner hears of events only once
 // they are committed.
 
-#include "EventWriter.h"
-#include "SqliteStore.h"
+#include "app/store/EventWriter.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -2,9 +2,9 @@
 // successful outcomes kept, least recently used entries evicted within the byte budget, clear() sheds
 // everything; and, with a real file, a changed file is a different key, so never a stale hit.
 
-#include "ExecutionCache.h"
-#include "ReadFileTool.h"
-#include "WriteFileTool.h"
+#include "agent_core/tools/ExecutionCache.h"
+#include "agent_core/tools/ReadFileTool.h"
+#include "agent_core/tools/WriteFileTool.h"
 
 #include <QtTest>
 #include <filesystem>

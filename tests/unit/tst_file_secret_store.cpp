@@ -2,8 +2,8 @@
 // that belongs to someone else is refused with the command that fixes it, and SecretStore::open falls back
 // to the file when no keychain answers.
 
-#include "FileSecretStore.h"
-#include "SecretStore.h"
+#include "app/secrets/FileSecretStore.h"
+#include "app/secrets/SecretStore.h"
 
 #include <QCoreApplication>
 #include <QFile>

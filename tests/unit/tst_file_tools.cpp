@@ -3,12 +3,12 @@
 // (file, directory, dangling) never followed out, caps with notes, binary files refused, atomic writes
 // that leave no temporary file, file changes reported, and content keys that change with the content.
 
-#include "EditFileTool.h"
-#include "ListFilesTool.h"
-#include "ReadFileTool.h"
-#include "SearchTool.h"
-#include "Utf8.h"
-#include "WriteFileTool.h"
+#include "agent_core/tools/EditFileTool.h"
+#include "agent_core/tools/ListFilesTool.h"
+#include "agent_core/tools/ReadFileTool.h"
+#include "agent_core/tools/SearchTool.h"
+#include "agent_core/tools/WriteFileTool.h"
+#include "common/Utf8.h"
 
 #include <QtTest>
 #include <filesystem>

@@ -2,9 +2,9 @@
 // reset by any other call, state kept across a checkpoint), VmRSS parsing and the memory verdict (shed
 // above the threshold, stop above the maximum after shedding), and the step and token budgets.
 
-#include "Budget.h"
-#include "LoopDetector.h"
-#include "MemoryGuard.h"
+#include "agent_core/context/Budget.h"
+#include "agent_core/context/LoopDetector.h"
+#include "agent_core/context/MemoryGuard.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // The strict JSON reader every part shares: the parse refuses what would overflow the stack and names
 // where it failed; each getter names the path and the key, says what it wanted and what it got.
 
-#include "JsonFields.h"
+#include "common/JsonFields.h"
 
 #include <QtTest>
 

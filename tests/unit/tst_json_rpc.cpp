@@ -2,8 +2,8 @@
 // is wrong; valid messages decode to the right kind and serialize back to one line; the params and results
 // of each method round-trip and refuse unknown keys and wrong types.
 
-#include "JsonRpc.h"
-#include "Methods.h"
+#include "agent_core/protocol/JsonRpc.h"
+#include "agent_core/protocol/Methods.h"
 
 #include <QtTest>
 

@@ -3,8 +3,8 @@
 // entry is nothing rather than an error, and the secret is in no file in plain text, neither in the data
 // directory nor in the keyring's own files.
 
-#include "KeychainSecretStore.h"
-#include "SecretStore.h"
+#include "app/secrets/KeychainSecretStore.h"
+#include "app/secrets/SecretStore.h"
 
 #include <QDirIterator>
 #include <QFile>

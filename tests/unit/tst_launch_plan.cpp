@@ -1,8 +1,8 @@
 // LaunchPlan: what one launch of a task's agent decides before it touches anything, row by row.
 
-#include "LaunchPlan.h"
-#include "SandboxProfile.h"
-#include "TaskToken.h"
+#include "app/proxy/TaskToken.h"
+#include "app/tasks/LaunchPlan.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <QtTest>
 

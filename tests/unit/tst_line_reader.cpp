@@ -2,7 +2,7 @@
 // reader resynchronises after a bad line; invalid UTF-8 (the validation itself is in tst_utf8) and a
 // truncated last line are reported.
 
-#include "LineReader.h"
+#include "agent_core/protocol/LineReader.h"
 
 #include <QtTest>
 

@@ -2,8 +2,8 @@
 // streamed model text is not printed twice, the per-call output cap, and that nothing an agent or a tool
 // wrote can reach the terminal as a control sequence.
 
-#include "EventTypes.h"
-#include "LiveView.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "app/cli/LiveView.h"
 
 #include <QtTest>
 

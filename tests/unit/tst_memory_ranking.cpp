@@ -2,7 +2,7 @@
 // case-insensitively in key or value, in namespace/key order; ranked mode is BM25 over words, best first,
 // ties in namespace/key order.
 
-#include "MemoryRanking.h"
+#include "agent_core/memory/MemoryRanking.h"
 
 #include <QtTest>
 

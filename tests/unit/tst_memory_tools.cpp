@@ -1,9 +1,9 @@
 // memory_save, memory_load, memory_search: what the model is told about them, what it reads back, and
 // that every mistake or store failure is a failed outcome naming the problem, never a crash.
 
-#include "FileMemoryBackend.h"
-#include "InMemoryBackend.h"
-#include "MemoryTools.h"
+#include "agent_core/memory/FileMemoryBackend.h"
+#include "agent_core/memory/InMemoryBackend.h"
+#include "agent_core/memory/MemoryTools.h"
 
 #include <QtTest>
 

@@ -1,6 +1,6 @@
 // OpenAiStream: chat.completion.chunk events -> the reply, its text deltas, usage and finish reason.
-#include "Methods.h"
-#include "OpenAiStream.h"
+#include "agent_core/protocol/Methods.h"
+#include "app/providers/OpenAiStream.h"
 
 #include <QtTest>
 

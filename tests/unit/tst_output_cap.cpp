@@ -2,7 +2,7 @@
 // and the tail with the cut marked, never splitting a UTF-8 character; memory stays bounded whatever is
 // appended.
 
-#include "OutputCap.h"
+#include "agent_core/process/OutputCap.h"
 
 #include <QRandomGenerator>
 #include <QtTest>

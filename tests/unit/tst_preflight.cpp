@@ -2,7 +2,7 @@
 // stands in for missing cgroups) row by row, then real runs: this machine passes, and a missing or too
 // old bwrap fails with a fix that names the problem.
 
-#include "Preflight.h"
+#include "sandbox/Preflight.h"
 
 #include <QFile>
 #include <QTemporaryDir>

@@ -3,7 +3,7 @@
 // an unhardened one's. Run as root, both processes first drop to an unprivileged uid, since CAP_SYS_PTRACE
 // would read anything.
 
-#include "ProcessHardening.h"
+#include "app/secrets/ProcessHardening.h"
 
 #include <QtTest>
 #include <cerrno>

@@ -4,9 +4,9 @@
 // not even what escaped the group. Synchronisation with the child goes through fifos the test writes to
 // only after it received output, never through sleeps.
 
-#include "ChildReaper.h"
-#include "OutputCap.h"
-#include "ProcessRunner.h"
+#include "agent_core/process/ChildReaper.h"
+#include "agent_core/process/OutputCap.h"
+#include "agent_core/process/ProcessRunner.h"
 
 #include <QDir>
 #include <QTemporaryDir>

@@ -1,7 +1,7 @@
 // parseProviderSpec, createProvider's checks, the scripted provider and the text of HTTP failures.
-#include "HttpFailure.h"
-#include "Provider.h"
-#include "ScriptedProvider.h"
+#include "app/providers/HttpFailure.h"
+#include "app/providers/Provider.h"
+#include "app/providers/ScriptedProvider.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>

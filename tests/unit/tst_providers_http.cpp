@@ -1,7 +1,7 @@
 // OpenAiProvider and AnthropicProvider against MockLlmServer: real HTTP, real stream formats, fragments
 // arriving in separate reads, retries, refusals and broken streams.
-#include "MockLlmServer.h"
-#include "Provider.h"
+#include "app/providers/Provider.h"
+#include "tests/support/MockLlmServer.h"
 
 #include <QNetworkAccessManager>
 #include <QSignalSpy>

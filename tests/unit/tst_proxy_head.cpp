@@ -2,7 +2,7 @@
 // refuses: malformed ones, ones that hide a second request or another host (request smuggling), over-long
 // ones, and every incomplete prefix of a valid one, which must wait for more bytes rather than fail or pass.
 
-#include "ProxyHead.h"
+#include "app/egress/ProxyHead.h"
 
 #include <QtTest>
 

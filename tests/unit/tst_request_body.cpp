@@ -1,5 +1,5 @@
 // RequestBody: one llm.chat conversation -> the exact JSON each API expects.
-#include "RequestBody.h"
+#include "app/providers/RequestBody.h"
 
 #include <QtTest>
 

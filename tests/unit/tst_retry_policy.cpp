@@ -1,5 +1,5 @@
 // RetryPolicy: which answers are retried, and after how long.
-#include "RetryPolicy.h"
+#include "app/providers/RetryPolicy.h"
 
 #include <QtTest>
 

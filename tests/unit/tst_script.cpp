@@ -1,7 +1,7 @@
 // Script: the scripted-model file of DESIGN §4. Good scripts parse to the expected turns with deterministic
 // tool call ids; every mistake is refused with the file, the turn index and the key in the message.
 
-#include "Script.h"
+#include "agent_core/protocol/Script.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // Settings: what is valid (model, presets, concurrency, sandbox), the recent-workspace list, and a round
 // trip through a real warren.db.
-#include "Settings.h"
-#include "SqliteStore.h"
+#include "app/control/Settings.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

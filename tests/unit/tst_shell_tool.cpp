@@ -2,9 +2,9 @@
 // timeout_sec and the step's deadline honoured, output capped with the cut marked, the exit code reported,
 // live output streamed, and a stop request obeyed.
 
-#include "Cancellation.h"
-#include "OutputCap.h"
-#include "ShellTool.h"
+#include "agent_core/process/OutputCap.h"
+#include "agent_core/tools/Cancellation.h"
+#include "agent_core/tools/ShellTool.h"
 
 #include <QDir>
 #include <QTemporaryDir>

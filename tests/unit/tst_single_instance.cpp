@@ -1,7 +1,7 @@
 // SingleInstance: the first claim wins and hears from later ones, a socket left by a killed primary is taken
 // over, and names are per user and per data directory so tests never meet a real instance.
 
-#include "SingleInstance.h"
+#include "ui/desktop/SingleInstance.h"
 
 #include <QDir>
 #include <QFileInfo>

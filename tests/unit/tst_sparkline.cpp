@@ -1,7 +1,7 @@
 // Sparkline: rendered offscreen, the line lies where the samples put it (scaled to the largest, from 0), in
 // the palette's highlight colour in light and dark themes; the latest value is written with the formatter.
 
-#include "Sparkline.h"
+#include "ui/widgets/Sparkline.h"
 
 #include <QImage>
 #include <QtTest>

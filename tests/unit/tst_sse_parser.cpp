@@ -1,5 +1,5 @@
 // SseParser: bytes in arbitrary pieces -> whole server-sent events.
-#include "SseParser.h"
+#include "app/providers/SseParser.h"
 
 #include <QtTest>
 

@@ -2,9 +2,9 @@
 // file that is not a database), every table round-trips its records, a batch of events is all or nothing,
 // and memories are confined to their prefix whatever the query.
 
-#include "MemoryQuery.h"
-#include "Migrations.h"
-#include "SqliteStore.h"
+#include "app/store/sqlite/MemoryQuery.h"
+#include "app/store/sqlite/Migrations.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

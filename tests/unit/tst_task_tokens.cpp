@@ -1,7 +1,7 @@
 // TaskTokens: a token grants its scopes until it expires or is revoked, and any change to it, a token
 // from another control plane, or a string that is not a token at all is refused with the reason.
 
-#include "TaskToken.h"
+#include "app/proxy/TaskToken.h"
 
 #include <QByteArray>
 #include <QDateTime>

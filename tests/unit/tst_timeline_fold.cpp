@@ -3,8 +3,8 @@
 // description of a call, the command prefix an approval offers, and that an event the protocol's readers
 // refuse is named by its key.
 
-#include "CallDescription.h"
-#include "TimelineFold.h"
+#include "app/timeline/CallDescription.h"
+#include "app/timeline/TimelineFold.h"
 
 #include <QtTest>
 

@@ -1,11 +1,11 @@
 // ToolProxy: every request needs the task's token with the method's scope; memory is confined to the task's
 // prefix; the token budget counts the provider's usage; approvals follow the rules, the mode, then the user.
 
-#include "Methods.h"
-#include "ScriptedProvider.h"
-#include "SqliteStore.h"
-#include "TaskToken.h"
-#include "ToolProxy.h"
+#include "agent_core/protocol/Methods.h"
+#include "app/providers/ScriptedProvider.h"
+#include "app/proxy/TaskToken.h"
+#include "app/proxy/ToolProxy.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>

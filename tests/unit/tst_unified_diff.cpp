@@ -3,7 +3,7 @@
 // against a plain LCS on random inputs, the fallback past the work bound, the cap, binary content, and
 // that git apply takes what it writes and turns the old file into the new one.
 
-#include "UnifiedDiff.h"
+#include "agent_core/tools/UnifiedDiff.h"
 
 #include <QProcess>
 #include <QRandomGenerator>

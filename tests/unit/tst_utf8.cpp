@@ -1,7 +1,7 @@
 // UTF-8 as every part walks it: strict validation (RFC 3629), repair with U+FFFD, and cuts that never
 // split a character (a prefix within a limit, an incomplete tail, the continuation bytes at a start).
 
-#include "Utf8.h"
+#include "common/Utf8.h"
 
 #include <QtTest>
 

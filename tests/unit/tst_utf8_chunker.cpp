@@ -1,8 +1,8 @@
 // Utf8Chunker: a byte stream cut anywhere comes out in chunks that end on character boundaries; an
 // incomplete trailing sequence waits for its remaining bytes, and whatever is left is flushed at the end.
 
-#include "Utf8.h"
-#include "Utf8Chunker.h"
+#include "agent_core/process/Utf8Chunker.h"
+#include "common/Utf8.h"
 
 #include <QtTest>
 

@@ -2,7 +2,7 @@
 // Paths inside resolve to the file the kernel would reach (symlinks resolved); every way out of the
 // workspace — "..", an absolute path elsewhere, a symlink at any component, a dangling one — is refused.
 
-#include "WorkspacePath.h"
+#include "agent_core/tools/WorkspacePath.h"
 
 #include <QtTest>
 #include <filesystem>

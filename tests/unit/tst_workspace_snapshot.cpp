@@ -2,7 +2,7 @@
 // that reports what a shell command created, modified and deleted — exact on hand-built snapshots, and
 // free of phantom deletions when a snapshot was cut at maxFiles.
 
-#include "WorkspaceSnapshot.h"
+#include "agent_core/tools/WorkspaceSnapshot.h"
 
 #include <QtTest>
 #include <filesystem>

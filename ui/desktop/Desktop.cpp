@@ -1,7 +1,7 @@
-#include "Desktop.h"
+#include "ui/desktop/Desktop.h"
 
-#include "MainWindow.h"
-#include "SingleInstance.h"
+#include "ui/desktop/SingleInstance.h"
+#include "ui/windows/MainWindow.h"
 
 #include <QApplication>
 #include <QMessageBox>

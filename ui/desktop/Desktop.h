@@ -3,8 +3,8 @@
 // directory (a second `warren` brings the first to the front and exits). The window knows only the
 // ControlPlane interface: which one it drives (local, or later a server) is the caller's choice.
 
-#include "ControlPlane.h"
-#include "Result.h"
+#include "app/control/ControlPlane.h"
+#include "common/Result.h"
 
 #include <functional>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "StyledText.h"
+#include "ui/models/StyledText.h"
 
 #include <algorithm>
 

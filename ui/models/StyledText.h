@@ -3,7 +3,7 @@
 // appending, in arrival order; lines are indexed as they complete, so a view of the last lines or of the
 // lines in a scrolled-to window never walks the whole text.
 
-#include "AnsiText.h"
+#include "ui/text/AnsiText.h"
 
 #include <QString>
 #include <QStringView>

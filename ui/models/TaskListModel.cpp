@@ -1,4 +1,4 @@
-#include "TaskListModel.h"
+#include "ui/models/TaskListModel.h"
 
 #include <QDateTime>
 #include <algorithm>

@@ -2,7 +2,7 @@
 // The tasks of the control plane, newest first, for the list on the left. Rows are re-read from the
 // control plane when told a task changed; refreshes of one task are coalesced by the caller.
 
-#include "ControlPlane.h"
+#include "app/control/ControlPlane.h"
 
 #include <QAbstractListModel>
 #include <QSortFilterProxyModel>

@@ -2,9 +2,9 @@
 // One card of the live timeline as the desktop paints it: a TimelineCard of the fold (app/timeline) in
 // Qt's terms, its body styled. Kept by TimelineModel; painted by TimelineDelegate.
 
-#include "AnsiText.h"
-#include "StyledText.h"
-#include "TimelineCard.h"
+#include "app/timeline/TimelineCard.h"
+#include "ui/models/StyledText.h"
+#include "ui/text/AnsiText.h"
 
 #include <QString>
 #include <cstdint>

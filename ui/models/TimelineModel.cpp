@@ -1,4 +1,4 @@
-#include "TimelineModel.h"
+#include "ui/models/TimelineModel.h"
 
 #include <set>
 

@@ -4,9 +4,9 @@
 // batch of events costs one insertion and one change notification, however many events it holds. Events
 // are taken once, by their store seq.
 
-#include "TaskCounters.h"
-#include "TimelineFold.h"
-#include "TimelineItem.h"
+#include "app/timeline/TaskCounters.h"
+#include "app/timeline/TimelineFold.h"
+#include "ui/models/TimelineItem.h"
 
 #include <QAbstractListModel>
 #include <deque>

@@ -1,6 +1,6 @@
-#include "AnsiText.h"
+#include "ui/text/AnsiText.h"
 
-#include "Utf8.h"
+#include "common/Utf8.h"
 
 #include <array>
 #include <cmath>

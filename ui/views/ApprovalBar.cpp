@@ -1,4 +1,4 @@
-#include "ApprovalBar.h"
+#include "ui/views/ApprovalBar.h"
 
 #include <QHBoxLayout>
 #include <QLineEdit>

@@ -1,6 +1,6 @@
-#include "TaskListDelegate.h"
+#include "ui/views/TaskListDelegate.h"
 
-#include "TaskListModel.h"
+#include "ui/models/TaskListModel.h"
 
 #include <QApplication>
 #include <QDir>

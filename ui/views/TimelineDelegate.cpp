@@ -1,6 +1,6 @@
-#include "TimelineDelegate.h"
+#include "ui/views/TimelineDelegate.h"
 
-#include "TimelineModel.h"
+#include "ui/models/TimelineModel.h"
 
 #include <QAbstractItemView>
 #include <QFontDatabase>

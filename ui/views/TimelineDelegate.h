@@ -4,7 +4,7 @@
 // a long diff) with "show all", and room under a waiting approval for its buttons. Only the lines inside
 // the viewport are painted, so a card of 100,000 lines costs what a screenful does.
 
-#include "TimelineItem.h"
+#include "ui/models/TimelineItem.h"
 
 #include <QHash>
 #include <QStyledItemDelegate>

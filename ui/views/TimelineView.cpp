@@ -1,8 +1,8 @@
-#include "TimelineView.h"
+#include "ui/views/TimelineView.h"
 
-#include "ApprovalBar.h"
-#include "TimelineDelegate.h"
-#include "TimelineModel.h"
+#include "ui/models/TimelineModel.h"
+#include "ui/views/ApprovalBar.h"
+#include "ui/views/TimelineDelegate.h"
 
 #include <QScrollBar>
 

@@ -3,7 +3,7 @@
 // scrolled up, lays out again only when a card's height really changed, and puts the Approve / Deny bar
 // into each waiting approval card.
 
-#include "ApprovalBar.h"
+#include "ui/views/ApprovalBar.h"
 
 #include <QListView>
 

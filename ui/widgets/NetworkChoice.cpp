@@ -1,4 +1,4 @@
-#include "NetworkChoice.h"
+#include "ui/widgets/NetworkChoice.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

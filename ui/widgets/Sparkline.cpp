@@ -1,4 +1,4 @@
-#include "Sparkline.h"
+#include "ui/widgets/Sparkline.h"
 
 #include <QPainter>
 #include <QPolygonF>

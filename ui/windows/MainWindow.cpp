@@ -1,11 +1,11 @@
-#include "MainWindow.h"
+#include "ui/windows/MainWindow.h"
 
-#include "SettingsDialog.h"
-#include "SidePanel.h"
-#include "TaskListDelegate.h"
-#include "TaskListModel.h"
-#include "TimelineModel.h"
-#include "TimelineView.h"
+#include "ui/models/TaskListModel.h"
+#include "ui/models/TimelineModel.h"
+#include "ui/views/TaskListDelegate.h"
+#include "ui/views/TimelineView.h"
+#include "ui/windows/SettingsDialog.h"
+#include "ui/windows/SidePanel.h"
 
 #include <QApplication>
 #include <QComboBox>

@@ -4,8 +4,8 @@
 // ControlPlane; events for the selected task are buffered and applied in batches, so a task that floods
 // output costs the window a few model updates a second, not one per line.
 
-#include "ControlPlane.h"
-#include "NewTaskBar.h"
+#include "app/control/ControlPlane.h"
+#include "ui/windows/NewTaskBar.h"
 
 #include <QMainWindow>
 #include <QTimer>

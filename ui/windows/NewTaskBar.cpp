@@ -1,7 +1,7 @@
-#include "NewTaskBar.h"
+#include "ui/windows/NewTaskBar.h"
 
-#include "NetworkChoice.h"
-#include "SandboxChoices.h"
+#include "ui/widgets/NetworkChoice.h"
+#include "ui/windows/SandboxChoices.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -1,4 +1,4 @@
-#include "SandboxChoices.h"
+#include "ui/windows/SandboxChoices.h"
 
 #include <algorithm>
 #include <QComboBox>

@@ -2,7 +2,7 @@
 // The sandbox backends Settings and the new-task bar both offer: bubblewrap always, Podman or Docker only
 // where its client is on PATH. The item data is the backend's name (sandbox::backendName).
 
-#include "Backend.h"
+#include "sandbox/Backend.h"
 
 class QComboBox;
 class QString;

@@ -1,7 +1,7 @@
-#include "SettingsDialog.h"
+#include "ui/windows/SettingsDialog.h"
 
-#include "NetworkChoice.h"
-#include "SandboxChoices.h"
+#include "ui/widgets/NetworkChoice.h"
+#include "ui/windows/SandboxChoices.h"
 
 #include <algorithm>
 #include <QComboBox>

@@ -6,7 +6,7 @@
 // approval).
 // Everything is saved through the control plane, so it is the same for `warren run`.
 
-#include "ControlPlane.h"
+#include "app/control/ControlPlane.h"
 
 #include <QDialog>
 

@@ -1,7 +1,7 @@
-#include "SidePanel.h"
+#include "ui/windows/SidePanel.h"
 
-#include "Sparkline.h"
-#include "TaskListModel.h"
+#include "ui/models/TaskListModel.h"
+#include "ui/widgets/Sparkline.h"
 
 #include <QFileSystemModel>
 #include <QGroupBox>

@@ -2,7 +2,7 @@
 // Beside the timeline: the workspace's files, those the task changed marked (a click shows the change),
 // and what the task used: memory and CPU over time, tokens, steps, model and tool calls, elapsed time.
 
-#include "TaskCounters.h"
+#include "app/timeline/TaskCounters.h"
 
 #include <QWidget>
 #include <map>

@@ -1,7 +1,7 @@
 // SqliteStore: the approvals table, a row per tool call that needed one, inserted when asked and updated
 // when decided.
 
-#include "SqliteStore.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 #include <sqlite3.h>
 

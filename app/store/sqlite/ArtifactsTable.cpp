@@ -1,6 +1,6 @@
 // SqliteStore: the artifacts table, the files a task left in its /output (a path recorded again replaces).
 
-#include "SqliteStore.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 #include <sqlite3.h>
 

@@ -1,7 +1,7 @@
 // SqliteStore: the events table, the audit trail, keyed (task, seq).
 
-#include "SqliteStore.h"
-#include "Transaction.h"
+#include "app/store/sqlite/SqliteStore.h"
+#include "app/store/sqlite/Transaction.h"
 
 #include <optional>
 #include <sqlite3.h>

@@ -1,8 +1,8 @@
 // SqliteStore: the memories table and its FTS5 index (memories_fts, kept in step by triggers), every call
 // confined to one prefix.
 
-#include "MemoryQuery.h"
-#include "SqliteStore.h"
+#include "app/store/sqlite/MemoryQuery.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 namespace warren::control {
 

@@ -1,4 +1,4 @@
-#include "MemoryQuery.h"
+#include "app/store/sqlite/MemoryQuery.h"
 
 namespace warren::control {
 

@@ -1,7 +1,7 @@
-#include "Migrations.h"
+#include "app/store/sqlite/Migrations.h"
 
-#include "Statement.h"
-#include "Transaction.h"
+#include "app/store/sqlite/Statement.h"
+#include "app/store/sqlite/Transaction.h"
 
 #include <array>
 #include <sqlite3.h>

@@ -4,7 +4,7 @@
 // at exactly one version, whatever kills the process. Steps are never edited once released: a change is a
 // new step at the end.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <span>
 #include <string>

@@ -1,6 +1,6 @@
-#include "Query.h"
+#include "app/store/sqlite/Query.h"
 
-#include "SqliteConnection.h"
+#include "app/store/sqlite/SqliteConnection.h"
 
 #include <sqlite3.h>
 

@@ -6,8 +6,8 @@
 // reset it afterwards (as does the destructor), so a Query can be bound again in a loop and no read
 // snapshot stays open. A statement that could not be prepared makes every step return that error.
 
-#include "Result.h"
-#include "Statement.h"
+#include "app/store/sqlite/Statement.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,6 +1,6 @@
 // SqliteStore: the settings table, key -> JSON text.
 
-#include "SqliteStore.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 namespace warren::control {
 

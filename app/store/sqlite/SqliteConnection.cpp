@@ -1,4 +1,4 @@
-#include "SqliteConnection.h"
+#include "app/store/sqlite/SqliteConnection.h"
 
 #include <sqlite3.h>
 #include <utility>

@@ -3,9 +3,9 @@
 // kept for the connection's life (most of the speed of a batched insert); query() hands it out ready to
 // bind, and the Query resets it when done, so no read snapshot stays open between calls.
 
-#include "Query.h"
-#include "Result.h"
-#include "Statement.h"
+#include "app/store/sqlite/Query.h"
+#include "app/store/sqlite/Statement.h"
+#include "common/Result.h"
 
 #include <string>
 #include <unordered_map>

@@ -1,7 +1,7 @@
-#include "SqliteStore.h"
+#include "app/store/sqlite/SqliteStore.h"
 
-#include "Migrations.h"
-#include "Statement.h"
+#include "app/store/sqlite/Migrations.h"
+#include "app/store/sqlite/Statement.h"
 
 #include <filesystem>
 #include <sqlite3.h>

@@ -3,9 +3,9 @@
 // brought forward by Migrations on open. One connection; each table's calls are in a file of their own
 // (TasksTable.cpp, EventsTable.cpp, ...), each call one Query over a statement prepared once.
 
-#include "Result.h"
-#include "SqliteConnection.h"
-#include "Store.h"
+#include "app/store/Store.h"
+#include "app/store/sqlite/SqliteConnection.h"
+#include "common/Result.h"
 
 #include <memory>
 #include <string>

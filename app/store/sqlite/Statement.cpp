@@ -1,4 +1,4 @@
-#include "Statement.h"
+#include "app/store/sqlite/Statement.h"
 
 #include <limits>
 #include <sqlite3.h>

@@ -4,7 +4,7 @@
 // most of the speed of a batched insert. Unsigned values are stored as SQLite's signed 64-bit integers;
 // values above INT64_MAX are clamped (no seq, count or token total comes near).
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <cstdint>
 #include <optional>

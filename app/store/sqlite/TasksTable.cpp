@@ -1,6 +1,6 @@
 // SqliteStore: the tasks table.
 
-#include "SqliteStore.h"
+#include "app/store/sqlite/SqliteStore.h"
 
 #include <sqlite3.h>
 #include <string_view>

@@ -1,6 +1,6 @@
-#include "Transaction.h"
+#include "app/store/sqlite/Transaction.h"
 
-#include "Statement.h"
+#include "app/store/sqlite/Statement.h"
 
 #include <sqlite3.h>
 #include <utility>

@@ -3,7 +3,7 @@
 // database as it was. BEGIN IMMEDIATE takes the write lock up front: a writer that would otherwise fail
 // with SQLITE_BUSY half-way waits (busy_timeout) at the start instead.
 
-#include "Result.h"
+#include "common/Result.h"
 
 #include <string>
 
