@@ -1,6 +1,10 @@
 # warren_common: the flags every Warren target shares. Link it PRIVATE; it carries no sources.
 add_library(warren_common INTERFACE)
 target_compile_features(warren_common INTERFACE cxx_std_20)
+# Every project header is included by its path from the repository's root ("sandbox/SandboxLaunch.h"), so
+# an include names the module it reaches into. Generated sources (embedded resources, the precompiled
+# seccomp filters) are .cpp files in the build tree that include such paths; no header is generated.
+target_include_directories(warren_common INTERFACE ${PROJECT_SOURCE_DIR})
 set(CMAKE_CXX_EXTENSIONS OFF)
 
 target_compile_options(warren_common INTERFACE

@@ -1,7 +1,5 @@
 #include "app/cli/Commands.h"
 
-#include "app/tasks/SiteProfile.h"
-
 #include "agent_core/config/AgentConfig.h"
 #include "agent_core/protocol/Timestamp.h"
 #include "app/cli/LiveView.h"

@@ -1,7 +1,7 @@
 #include "app/cli/LiveView.h"
 
+#include "app/timeline/CallDescription.h"
 #include "app/timeline/LimitsDescription.h"
-#include "app/timeline/TimelineFold.h"
 
 #include <optional>
 
@@ -9,8 +9,9 @@ namespace warren::control {
 namespace {
 
 using nlohmann::json;
+using timeline::withThousands;
 
-constexpr std::size_t kMaxDescriptionChars = 200; // a tool call's arguments on its one line
+constexpr std::size_t kMaxDescriptionChars = 200;       // a tool call's arguments on its one line
 constexpr std::size_t kMaxPartialLineBytes = 64 * 1024; // output without a newline is shown in pieces
 constexpr std::size_t kFailureOutputLines = 3; // of a failed call's result when it printed nothing itself
 constexpr const char* kReplacement = "\xEF\xBF\xBD"; // U+FFFD
@@ -25,7 +26,9 @@ constexpr std::string_view kCyan = "36";
 
 // ---- sanitizing -------------------------------------------------------------------------------------------
 
-unsigned char byteAt(std::string_view text, std::size_t i) { return static_cast<unsigned char>(text[i]); }
+unsigned char byteAt(std::string_view text, std::size_t i) {
+    return static_cast<unsigned char>(text[i]);
+}
 
 // Length of the valid UTF-8 sequence starting at i (RFC 3629), 0 when it is not one.
 std::size_t utf8Length(std::string_view text, std::size_t i) {
@@ -167,17 +170,6 @@ std::string truncated(std::string text, std::size_t maxBytes) {
     return text + "\xE2\x80\xA6"; // …
 }
 
-std::string withThousands(std::uint64_t value) {
-    const std::string digits = std::to_string(value);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
 std::string formatDuration(std::uint64_t ms) {
     if (ms < 1000)
         return std::to_string(ms) + " ms";
@@ -187,39 +179,6 @@ std::string formatDuration(std::uint64_t ms) {
     }
     const std::uint64_t seconds = ms / 1000;
     return std::to_string(seconds / 60) + " min " + std::to_string(seconds % 60) + " s";
-}
-
-std::string compactJson(const json& value) {
-    return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-// What a tool call does, on one line: the command, the path, the pattern; else its arguments as JSON.
-std::string describeCall(const std::string& tool, const json& arguments) {
-    auto field = [&arguments](const char* key) -> std::optional<std::string> {
-        const auto it = arguments.find(key);
-        if (it == arguments.end() || !it->is_string())
-            return std::nullopt;
-        return it->get<std::string>();
-    };
-    std::string description;
-    if (tool == "shell" && field("command")) {
-        description = *field("command");
-    } else if ((tool == "read_file" || tool == "edit_file") && field("path")) {
-        description = *field("path");
-    } else if (tool == "write_file" && field("path")) {
-        description = *field("path");
-        if (auto content = field("content"))
-            description += " (" + withThousands(content->size()) + (content->size() == 1 ? " byte)" : " bytes)");
-    } else if (tool == "search" && field("pattern")) {
-        description = *field("pattern");
-        if (auto path = field("path"))
-            description += " in " + *path;
-    } else if (tool == "list_files" && (field("path") || arguments.empty())) {
-        description = field("path").value_or(".");
-    } else {
-        description = compactJson(arguments);
-    }
-    return truncated(oneLine(description), kMaxDescriptionChars);
 }
 
 std::vector<std::string> splitLines(const std::string& text) {
@@ -311,6 +270,7 @@ std::string LiveView::renderEvent(const json& event) {
     auto read = timeline::readEvent(event);
     if (!read)
         return unreadable(read.error().message);
+    m_fold.apply(*read);
     const protocol::Event& envelope = read->envelope;
     return std::visit([&](const auto& data) { return renderData(envelope, data); }, read->payload);
 }
@@ -389,12 +349,17 @@ std::string LiveView::line(const protocol::Event&, const protocol::ModelResponse
     return body;
 }
 
-std::string LiveView::line(const protocol::Event& envelope, const protocol::ToolCallData& data) {
+// The card the fold made of the call (tool_call and approval_requested always make one, last).
+std::string LiveView::callArguments() const {
+    return truncated(oneLine(m_fold.cards().back().arguments), kMaxDescriptionChars);
+}
+
+std::string LiveView::line(const protocol::Event& envelope, const protocol::ToolCallData&) {
     if (!envelope.tool)
         return unreadable("event.tool: missing");
     m_deltasShown = false;
-    return paint(kCyan, "\xE2\x96\xB6 ") + paint(kBold, oneLine(*envelope.tool)) + "  " +
-           describeCall(*envelope.tool, data.arguments) + "\n";
+    return paint(kCyan, "\xE2\x96\xB6 ") + paint(kBold, oneLine(*envelope.tool)) + "  " + callArguments() +
+           "\n";
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::FileChangedData& data) {
@@ -420,8 +385,7 @@ std::string LiveView::line(const protocol::Event&, const protocol::FileChangedDa
 std::string LiveView::line(const protocol::Event& envelope, const protocol::ApprovalRequestedData& data) {
     if (!envelope.tool)
         return unreadable("event.tool: missing");
-    return paint(kYellow, "? ") + paint(kBold, oneLine(*envelope.tool)) + " " +
-           describeCall(*envelope.tool, data.arguments) +
+    return paint(kYellow, "? ") + paint(kBold, oneLine(*envelope.tool)) + " " + callArguments() +
            (data.reason.empty() ? "" : " \xE2\x80\x94 " + oneLine(data.reason)) + "\n";
 }
 
@@ -555,8 +519,9 @@ std::string LiveView::flushOutput() {
     if (m_outputLinesHidden > 0) {
         const std::string task = m_options.taskId.empty() ? "TASK" : oneLine(m_options.taskId);
         out += paint(kDim, "    \xE2\x80\xA6 " + withThousands(m_outputLinesHidden) +
-                               (m_outputLinesHidden == 1 ? " more line" : " more lines") + " (warren show " + task +
-                               " for all)") + "\n";
+                               (m_outputLinesHidden == 1 ? " more line" : " more lines") + " (warren show " +
+                               task + " for all)") +
+               "\n";
         // Further output of the same call is counted as hidden again, not shown from the top.
         m_outputLinesHidden = 0;
     }

@@ -9,6 +9,7 @@
 
 #include "agent_core/protocol/Event.h"
 #include "agent_core/protocol/EventPayloads.h"
+#include "app/timeline/TimelineFold.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -73,15 +74,21 @@ private:
     std::string flushOutput(); // pending partial lines and the "… N more lines" note of the open call
     std::string toolResult(const protocol::Event& envelope, const protocol::ToolResultData& data);
     std::string paint(std::string_view code, const std::string& text) const;
+    std::string callArguments() const;
 
     LiveViewOptions m_options;
-    bool m_inModelText = false;     // a model_delta line is open
+    // Every event goes through the fold first, which reads its payload once: a call's line prints what it
+    // acts on from the card the fold made of it (one description for every face); the other lines print
+    // from the payload the fold read, since the terminal shows what a card does not keep (an output
+    // chunk's stream, a change's mark, output it never had a call for).
+    timeline::TimelineFold m_fold;
+    bool m_inModelText = false; // a model_delta line is open
     bool m_modelTextAtLineStart = true;
-    bool m_deltasShown = false;     // this model call's text was streamed: its model_response is not reprinted
-    std::string m_openCall;         // id of the tool call whose output is being shown
+    bool m_deltasShown = false; // this model call's text was streamed: its model_response is not reprinted
+    std::string m_openCall;     // id of the tool call whose output is being shown
     std::size_t m_outputLinesShown = 0;
     std::size_t m_outputLinesHidden = 0;
-    std::string m_partialStdout;    // raw output after the last newline, completed by the next chunk
+    std::string m_partialStdout; // raw output after the last newline, completed by the next chunk
     std::string m_partialStderr;
 };
 

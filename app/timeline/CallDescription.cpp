@@ -1,5 +1,7 @@
 #include "app/timeline/CallDescription.h"
 
+#include <optional>
+
 namespace warren::timeline {
 
 using nlohmann::json;
@@ -11,14 +13,18 @@ std::string firstLine(const std::string& text) {
     return end == std::string::npos ? text : text.substr(0, end) + " \xE2\x80\xA6"; // …
 }
 
-} // namespace
-
-std::string stringArgument(const json& arguments, const char* name) {
-    const auto it = arguments.find(name);
-    return it != arguments.end() && it->is_string() ? it->get<std::string>() : std::string();
+std::string compactJson(const json& value) {
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string describeCall(const std::string& tool, const json& arguments) {
+std::optional<std::string> field(const json& arguments, const char* name) {
+    const auto it = arguments.find(name);
+    if (it == arguments.end() || !it->is_string())
+        return std::nullopt;
+    return it->get<std::string>();
+}
+
+std::string title(const std::string& tool, const json& arguments) {
     const std::string path = stringArgument(arguments, "path");
     if (tool == "shell")
         return "$ " + firstLine(stringArgument(arguments, "command"));
@@ -38,7 +44,48 @@ std::string describeCall(const std::string& tool, const json& arguments) {
         return "recall " + stringArgument(arguments, "key");
     if (tool == "memory_search")
         return "search memory for " + stringArgument(arguments, "query");
-    return tool + " " + firstLine(arguments.dump(-1, ' ', false, json::error_handler_t::replace));
+    return tool + " " + firstLine(compactJson(arguments));
+}
+
+std::string actedOn(const std::string& tool, const json& arguments) {
+    const auto path = field(arguments, "path");
+    if (tool == "shell")
+        return field(arguments, "command").value_or(compactJson(arguments));
+    if ((tool == "read_file" || tool == "edit_file") && path)
+        return *path;
+    if (tool == "write_file" && path) {
+        const auto content = field(arguments, "content");
+        if (!content)
+            return *path;
+        return *path + " (" + withThousands(content->size()) + (content->size() == 1 ? " byte)" : " bytes)");
+    }
+    if (tool == "search")
+        if (const auto pattern = field(arguments, "pattern"))
+            return *pattern + (path ? " in " + *path : "");
+    if (tool == "list_files" && (path || arguments.empty()))
+        return path.value_or(".");
+    return compactJson(arguments);
+}
+
+} // namespace
+
+std::string stringArgument(const json& arguments, const char* name) {
+    return field(arguments, name).value_or("");
+}
+
+CallDescription describeCall(const std::string& tool, const json& arguments) {
+    return CallDescription{title(tool, arguments), actedOn(tool, arguments)};
+}
+
+std::string withThousands(std::uint64_t value) {
+    const std::string digits = std::to_string(value);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
 }
 
 } // namespace warren::timeline

@@ -38,6 +38,7 @@ struct TimelineCard {
     std::string body;
     bool diffTruncated = false; // the diff was cut: only its start is kept
     std::string callId;         // tool calls and approvals
+    std::string arguments;      // tool calls and approvals: what the call acts on (CallDescription)
     std::string path;           // file changes
     std::string commandPrefix;  // approvals of shell calls: what "always allow commands like this" allows
 };

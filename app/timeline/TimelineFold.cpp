@@ -132,7 +132,9 @@ void TimelineFold::take(const Event& e, const ToolCallData& data) {
     TimelineCard& card = newCard(Kind::ToolCall, e);
     card.state = State::Running;
     card.callId = data.id;
-    card.title = tool == "finish" ? "finish" : describeCall(tool, data.arguments);
+    CallDescription description = describeCall(tool, data.arguments);
+    card.title = tool == "finish" ? "finish" : std::move(description.title);
+    card.arguments = std::move(description.arguments);
     card.bodyKind = TimelineCard::Body::Output;
     if (tool == "shell") {
         const std::string command = stringArgument(data.arguments, "command");
@@ -201,7 +203,9 @@ void TimelineFold::take(const Event& e, const ApprovalRequestedData& data) {
     TimelineCard& card = newCard(Kind::Approval, e);
     card.state = State::Waiting;
     card.callId = data.id;
-    card.title = describeCall(tool, data.arguments);
+    CallDescription description = describeCall(tool, data.arguments);
+    card.title = std::move(description.title);
+    card.arguments = std::move(description.arguments);
     card.detail = data.reason;
     if (tool == "shell") {
         card.bodyKind = TimelineCard::Body::Plain;

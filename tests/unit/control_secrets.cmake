@@ -8,7 +8,6 @@ endforeach()
 # serve; it takes the same properties as the other tests.
 add_executable(tst_keychain_secret_store tst_keychain_secret_store.cpp)
 target_link_libraries(tst_keychain_secret_store PRIVATE Qt6::Core Qt6::Test warren_common warren_secrets)
-target_include_directories(tst_keychain_secret_store PRIVATE ${WARREN_TESTS_DIR}/support)
 add_test(NAME tst_keychain_secret_store
          COMMAND sh ${WARREN_TESTS_DIR}/support/with-keychain.sh $<TARGET_FILE:tst_keychain_secret_store>)
 get_test_property(tst_file_secret_store ENVIRONMENT warren_test_environment)

@@ -89,7 +89,60 @@ private slots:
         QFETCH(std::string, tool);
         QFETCH(std::string, arguments);
         QFETCH(QString, description);
-        QCOMPARE(QString::fromStdString(describeCall(tool, json::parse(arguments))), description);
+        QCOMPARE(QString::fromStdString(describeCall(tool, json::parse(arguments)).title), description);
+    }
+
+    // What the terminal prints after the tool's name, and what a card keeps as its arguments.
+    void describesWhatCallsActOn_data() {
+        QTest::addColumn<std::string>("tool");
+        QTest::addColumn<std::string>("arguments");
+        QTest::addColumn<QString>("actedOn");
+
+        QTest::newRow("shell, two lines whole")
+            << std::string("shell") << std::string(R"({"command":"cd src\nmake"})") << "cd src\nmake";
+        QTest::newRow("shell without a command")
+            << std::string("shell") << std::string(R"({"cmd":"ls"})") << R"({"cmd":"ls"})";
+        QTest::newRow("read_file, other arguments left out")
+            << std::string("read_file") << std::string(R"({"path":"a.c","offset":10})") << "a.c";
+        QTest::newRow("write_file counts the bytes it writes")
+            << std::string("write_file") << std::string(R"({"path":"a","content":"hi\n"})") << "a (3 bytes)";
+        QTest::newRow("write_file of one byte")
+            << std::string("write_file") << std::string(R"({"path":"a","content":"x"})") << "a (1 byte)";
+        QTest::newRow("write_file of thousands of bytes")
+            << std::string("write_file")
+            << std::string(R"({"path":"a","content":")" + std::string(1234, 'x') + R"("})")
+            << "a (1,234 bytes)";
+        QTest::newRow("write_file without a path")
+            << std::string("write_file") << std::string(R"({"content":"x"})") << R"({"content":"x"})";
+        QTest::newRow("search in a path")
+            << std::string("search") << std::string(R"({"pattern":"TODO","path":"src"})") << "TODO in src";
+        QTest::newRow("search without a pattern")
+            << std::string("search") << std::string(R"({"path":"src"})") << R"({"path":"src"})";
+        QTest::newRow("list_files without arguments")
+            << std::string("list_files") << std::string("{}") << ".";
+        QTest::newRow("list_files with others but no path")
+            << std::string("list_files") << std::string(R"({"depth":2})") << R"({"depth":2})";
+        QTest::newRow("a memory tool shows its arguments")
+            << std::string("memory_save") << std::string(R"({"key":"k","value":"v"})")
+            << R"({"key":"k","value":"v"})";
+    }
+
+    void describesWhatCallsActOn() {
+        QFETCH(std::string, tool);
+        QFETCH(std::string, arguments);
+        QFETCH(QString, actedOn);
+        QCOMPARE(QString::fromStdString(describeCall(tool, json::parse(arguments)).arguments), actedOn);
+    }
+
+    void callCardsKeepWhatTheCallActsOn() {
+        TimelineFold timeline;
+        fold(timeline, {ev("tool_call", {{"id", "c1"}, {"arguments", {{"path", "a"}, {"content", "xy"}}}}, 1,
+                           "write_file"),
+                        ev("approval_requested",
+                           {{"id", "c2"}, {"arguments", {{"command", "rm -r b"}}}, {"reason", "deletes"}}, 1,
+                           "shell")});
+        QCOMPARE(timeline.cards()[1].arguments, std::string("a (2 bytes)"));
+        QCOMPARE(timeline.cards()[2].arguments, std::string("rm -r b"));
     }
 
     void eventsBecomeCardsInOrder() {
