@@ -1,7 +1,8 @@
 #include "tests/server/WarrendServer.h"
 
+#include "tests/support/WarrenRun.h"
+
 #include <QEventLoop>
-#include <QFile>
 #include <QNetworkReply>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
@@ -13,19 +14,6 @@ namespace warren::test {
 namespace {
 
 constexpr int kAnswerTimeoutMs = 60000;
-
-// What warrend is run with: the agent this build made; a sanitizer build's agent gets its profile layer.
-QProcessEnvironment serverEnvironment(const QString& dataDir) {
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    if (environment.value("WARREN_AGENT_STATIC") == "0") {
-        const QString layer = dataDir + "/../sanitizer-profile.json";
-        QFile file(layer);
-        if (file.open(QIODevice::WriteOnly))
-            file.write(R"({"env": {"ASAN_OPTIONS": "detect_leaks=0"}, "limits": {"memory_mb": 0}})");
-        environment.insert("WARREN_SANDBOX_PROFILE", layer);
-    }
-    return environment;
-}
 
 } // namespace
 
@@ -70,7 +58,7 @@ QString WarrendServer::addUser(const QString& name, const QString& tenant) {
 
 bool WarrendServer::start(QString* error, const QStringList& extra) {
     m_output.clear();
-    m_process.setProcessEnvironment(serverEnvironment(m_data.path()));
+    m_process.setProcessEnvironment(warrenEnvironment(m_data.path())); // the agent a sanitizer build needs
     m_process.setProcessChannelMode(QProcess::MergedChannels);
     m_process.setStandardInputFile(QProcess::nullDevice());
     m_process.start(warrendBinary(), QStringList{"serve", "--listen", "127.0.0.1:0", "--database",

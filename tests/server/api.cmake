@@ -1,6 +1,6 @@
 # warrend end to end: the server process on a PostgreSQL of its own, real HTTP, real sandboxes.
 warren_add_test(tst_warrend SOURCES tst_warrend.cpp WarrendServer.cpp
-                LIBS Qt6::Network warren_postgres_test_support nlohmann_json::nlohmann_json LABELS integration postgres)
+                LIBS Qt6::Network warren_postgres_test_support warren_cli_test_support nlohmann_json::nlohmann_json LABELS integration postgres)
 set_property(TEST tst_warrend APPEND PROPERTY ENVIRONMENT "WARREN_WARREND=$<TARGET_FILE:warrend>")
 set_tests_properties(tst_warrend PROPERTIES TIMEOUT 600)
 target_compile_definitions(tst_warrend PRIVATE WARREN_OPENAPI="${CMAKE_SOURCE_DIR}/docs/openapi.json")
