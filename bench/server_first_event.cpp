@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
             fail("POST /v1/tasks: " + QString::fromUtf8(created.body));
         const auto events = server->streamEvents(id, key, "task_started");
         if (events.empty() || events.back().value("type", "") != "task_started")
-            fail("no task_started from warrend");
+            fail("no task_started from warrend: " +
+                 QString::fromStdString(events.empty() ? std::string("no events") : events.back().dump()));
         const double remoteMs = msSince(start);
         server->streamEvents(id, key, {}); // to its end, so rounds do not overlap
         const double localMs = localFirstEvent(warren, workspace, scratch.path() + "/script.json",
