@@ -55,8 +55,8 @@ double localFirstEvent(const QString& warren, const QString& workspace, const QS
 }
 
 void report(const char* name, const std::vector<double>& ms) {
-    std::printf("%-34s median %8.1f ms  p90 %8.1f ms  (n=%zu)\n", name, percentile(ms, 0.5), percentile(ms, 0.9),
-                ms.size());
+    std::printf("%-34s median %8.1f ms  p90 %8.1f ms  (n=%zu)\n", name, percentile(ms, 0.5),
+                percentile(ms, 0.9), ms.size());
 }
 
 } // namespace
@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
     const QString upload = QString::fromStdString(uploaded.json().value("id", ""));
     if (upload.isEmpty())
         fail("upload: " + QString::fromUtf8(uploaded.body));
-    const QByteArray body = R"({"prompt": "go", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + kScript + "}";
+    const QByteArray body =
+        R"({"prompt": "go", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + kScript + "}";
 
     std::vector<double> remote, local;
     for (int round = 0; round <= rounds; ++round) {
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
     std::printf("submit to first event (task_started), one-step scripted task, %d rounds\n", rounds);
     report("warrend (HTTP + PostgreSQL)", remote);
     report("warren run --json (local)", local);
-    std::printf("ratio warrend/local (medians)       %.2f\n", percentile(remote, 0.5) / percentile(local, 0.5));
+    std::printf("ratio warrend/local (medians)       %.2f\n",
+                percentile(remote, 0.5) / percentile(local, 0.5));
     return 0;
 }

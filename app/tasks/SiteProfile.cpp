@@ -15,8 +15,8 @@ Result<std::vector<nlohmann::json>> siteProfileLayers() {
     text << file.rdbuf();
     auto layer = nlohmann::json::parse(text.str(), nullptr, false);
     if (!file || layer.is_discarded() || !layer.is_object())
-        return makeError(ErrorCode::InvalidArgument,
-                         std::string("WARREN_SANDBOX_PROFILE=") + path + ": not a readable JSON profile layer");
+        return makeError(ErrorCode::InvalidArgument, std::string("WARREN_SANDBOX_PROFILE=") + path +
+                                                         ": not a readable JSON profile layer");
     return std::vector<nlohmann::json>{layer};
 }
 

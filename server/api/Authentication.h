@@ -14,7 +14,8 @@ class AccountStore;
 
 namespace warren::server {
 
-using CallerHandler = std::function<void(const accounts::Account&, const http::HttpRequest&, http::HttpReply)>;
+using CallerHandler =
+    std::function<void(const accounts::Account&, const http::HttpRequest&, http::HttpReply)>;
 
 http::Handler authenticated(accounts::AccountStore& accounts, CallerHandler handler);
 

@@ -27,7 +27,8 @@ struct EventStreams::Cursor {
     http::EventStream stream;
 };
 
-EventStreams::EventStreams(control::Store& store, std::function<bool(const std::string&)> isLive, QObject* parent)
+EventStreams::EventStreams(control::Store& store, std::function<bool(const std::string&)> isLive,
+                           QObject* parent)
     : QObject(parent), m_store(store), m_isLive(std::move(isLive)) {
     m_keepAlive.setInterval(kKeepAliveMs);
     connect(&m_keepAlive, &QTimer::timeout, this, [this] {
@@ -41,7 +42,9 @@ EventStreams::EventStreams(control::Store& store, std::function<bool(const std::
 
 EventStreams::~EventStreams() = default;
 
-std::size_t EventStreams::openCount() const { return m_cursors.size(); }
+std::size_t EventStreams::openCount() const {
+    return m_cursors.size();
+}
 
 void EventStreams::open(const std::string& taskId, std::uint64_t afterSeq, const http::HttpReply& reply) {
     auto cursor = std::make_shared<Cursor>();
@@ -81,13 +84,16 @@ void EventStreams::eventStored(const std::string& taskId, const nlohmann::json& 
     auto& frames = recent->second.frames;
     if (!frames.empty() && seq <= frames.back().first)
         return;
-    frames.emplace_back(seq, sseFrame(seq, event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+    frames.emplace_back(seq,
+                        sseFrame(seq, event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     if (frames.size() > kRecentFrames)
         frames.pop_front();
     wakeAll(taskId);
 }
 
-void EventStreams::taskFinished(const std::string& taskId) { wakeAll(taskId); }
+void EventStreams::taskFinished(const std::string& taskId) {
+    wakeAll(taskId);
+}
 
 void EventStreams::wakeAll(const std::string& taskId) {
     const auto [first, last] = m_cursors.equal_range(taskId);

@@ -12,7 +12,6 @@
 #include <QByteArray>
 #include <QObject>
 #include <QTimer>
-
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -35,7 +34,8 @@ class EventStreams : public QObject {
     Q_OBJECT
 public:
     // isLive: the task may still get events (queued or running).
-    EventStreams(control::Store& store, std::function<bool(const std::string&)> isLive, QObject* parent = nullptr);
+    EventStreams(control::Store& store, std::function<bool(const std::string&)> isLive,
+                 QObject* parent = nullptr);
     ~EventStreams() override;
 
     void open(const std::string& taskId, std::uint64_t afterSeq, const http::HttpReply& reply);

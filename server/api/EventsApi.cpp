@@ -18,7 +18,8 @@ constexpr std::uint64_t kPageLimit = 1000;
 
 // A non-negative whole number from a query parameter or header; nullopt when absent, an error naming it
 // when it is something else.
-Result<std::optional<std::uint64_t>> wholeNumber(const std::optional<QString>& text, const std::string& name) {
+Result<std::optional<std::uint64_t>> wholeNumber(const std::optional<QString>& text,
+                                                 const std::string& name) {
     if (!text)
         return std::optional<std::uint64_t>();
     const std::string value = text->toStdString();
@@ -53,8 +54,8 @@ void page(ServerParts& parts, const Owned& owned, const http::HttpRequest& reque
 void stream(ServerParts& parts, const Owned& owned, const http::HttpRequest& request, http::HttpReply reply) {
     auto after = wholeNumber(query(request, "after_seq"), "after_seq");
     const auto header = request.header("Last-Event-ID");
-    auto resumeFrom = wholeNumber(header ? std::optional<QString>(QString::fromLatin1(*header)) : std::nullopt,
-                                  "Last-Event-ID");
+    auto resumeFrom = wholeNumber(
+        header ? std::optional<QString>(QString::fromLatin1(*header)) : std::nullopt, "Last-Event-ID");
     if (!after || !resumeFrom)
         return reply.send(errorResponse(!after ? after.error() : resumeFrom.error()));
     parts.streams.open(owned.task.id, resumeFrom->value_or(after->value_or(0)), reply);

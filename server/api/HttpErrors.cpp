@@ -26,7 +26,8 @@ http::HttpResponse notFound(const std::string& what) {
 http::HttpResponse jsonResponse(unsigned status, const nlohmann::json& body) {
     http::HttpResponse response;
     response.status = status;
-    response.body = QByteArray::fromStdString(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    response.body =
+        QByteArray::fromStdString(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     response.withHeader("Content-Type", "application/json");
     return response;
 }

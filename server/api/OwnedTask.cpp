@@ -10,7 +10,8 @@ namespace warren::server {
 
 using nlohmann::json;
 
-Result<std::optional<Owned>> ownedTask(ServerParts& parts, const accounts::Account& caller, const std::string& id) {
+Result<std::optional<Owned>> ownedTask(ServerParts& parts, const accounts::Account& caller,
+                                       const std::string& id) {
     auto owned = parts.accounts.task(caller.userId, id);
     if (!owned)
         return owned.error();
@@ -41,9 +42,9 @@ std::string pathParameter(const http::HttpRequest& request, const char* name) {
 void addOwnedTaskRoute(http::Router& router, ServerParts& parts, const char* method, const char* pattern,
                        OwnedTaskHandler handler) {
     router.add(method, QString::fromLatin1(pattern),
-               authenticated(parts.accounts, [&parts, handler = std::move(handler)](const accounts::Account& caller,
-                                                                                   const http::HttpRequest& request,
-                                                                                   http::HttpReply reply) {
+               authenticated(parts.accounts, [&parts, handler = std::move(handler)](
+                                                 const accounts::Account& caller,
+                                                 const http::HttpRequest& request, http::HttpReply reply) {
                    const std::string id = pathParameter(request, "id");
                    auto owned = ownedTask(parts, caller, id);
                    if (!owned)

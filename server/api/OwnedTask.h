@@ -23,7 +23,8 @@ struct Owned {
 };
 
 // The caller's task; nullopt for another user's id and for one that does not exist alike.
-Result<std::optional<Owned>> ownedTask(ServerParts& parts, const accounts::Account& caller, const std::string& id);
+Result<std::optional<Owned>> ownedTask(ServerParts& parts, const accounts::Account& caller,
+                                       const std::string& id);
 
 // `warren show --json`'s shape, with the upload it started from as its workspace and the provider it asked
 // for (not the server's paths).

@@ -78,6 +78,8 @@ Status Quotas::runEnded(const std::string& taskId) {
     return m_accounts.releaseTask(taskId);
 }
 
-Status Quotas::release(const std::string& taskId) { return m_accounts.releaseTask(taskId); }
+Status Quotas::release(const std::string& taskId) {
+    return m_accounts.releaseTask(taskId);
+}
 
 } // namespace warren::server

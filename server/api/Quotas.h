@@ -37,12 +37,14 @@ public:
     Quotas(accounts::AccountStore& accounts, control::Store& store) : m_accounts(accounts), m_store(store) {}
 
     // Reserves a slot for taskId (not yet created) and works out its limits and budget.
-    Result<Admission> admit(const accounts::Account& caller, const TaskRequest& request, const std::string& taskId);
+    Result<Admission> admit(const accounts::Account& caller, const TaskRequest& request,
+                            const std::string& taskId);
     // Before a resume: the slot again (the month's tokens are checked too).
-    Result<std::optional<accounts::OverQuota>> readmit(const accounts::Account& caller, const std::string& taskId);
+    Result<std::optional<accounts::OverQuota>> readmit(const accounts::Account& caller,
+                                                       const std::string& taskId);
     // The task's run ended (it is no longer active): its slot goes back and its tokens are counted.
     Status runEnded(const std::string& taskId);
-    Status release(const std::string& taskId) ; // a task that could not be created after admit
+    Status release(const std::string& taskId); // a task that could not be created after admit
 
 private:
     Result<std::optional<accounts::OverQuota>> monthIsSpent(const accounts::Account& caller);

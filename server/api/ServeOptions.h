@@ -22,9 +22,9 @@ struct ServeOptions {
     std::string dataDir;
     std::string tlsCertificate, tlsKey; // both or neither
     sandbox::Backend backend = sandbox::Backend::Bwrap;
-    std::string image;             // containers: the agent's image; empty: the default
-    std::size_t maxTasks = 4;      // agents running at once on this host, whoever they belong to
-    std::string provider;          // the provider of tasks that name none ("openai", ...); empty: they must
+    std::string image;        // containers: the agent's image; empty: the default
+    std::size_t maxTasks = 4; // agents running at once on this host, whoever they belong to
+    std::string provider;     // the provider of tasks that name none ("openai", ...); empty: they must
     std::string model;
     std::uint64_t maxUploadBytes = 512ull << 20;
 };

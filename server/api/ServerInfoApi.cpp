@@ -17,12 +17,15 @@ void me(ServerParts& parts, const accounts::Account& caller, http::HttpReply rep
     auto active = parts.accounts.activeTasks(caller.userId);
     auto tokens = parts.accounts.tokensUsed(caller.userId);
     if (!quotas || !active || !tokens)
-        return reply.send(errorResponse(!quotas ? quotas.error() : !active ? active.error() : tokens.error()));
-    reply.send(jsonResponse(
-        200, {{"user", caller.userName},
-              {"tenant", caller.tenantName},
-              {"quotas", {{"user", accounts::limitsToJson(quotas->user)}, {"tenant", accounts::limitsToJson(quotas->tenant)}}},
-              {"usage", {{"active_tasks", *active}, {"tokens_this_month", *tokens}}}}));
+        return reply.send(errorResponse(!quotas   ? quotas.error()
+                                        : !active ? active.error()
+                                                  : tokens.error()));
+    reply.send(jsonResponse(200, {{"user", caller.userName},
+                                  {"tenant", caller.tenantName},
+                                  {"quotas",
+                                   {{"user", accounts::limitsToJson(quotas->user)},
+                                    {"tenant", accounts::limitsToJson(quotas->tenant)}}},
+                                  {"usage", {{"active_tasks", *active}, {"tokens_this_month", *tokens}}}}));
 }
 
 } // namespace
@@ -35,8 +38,9 @@ void addServerInfoRoutes(http::Router& router, ServerParts& parts) {
                                       {"sandbox", sandbox::backendName(parts.options.backend)}}));
     });
     router.add("GET", "/v1/me",
-               authenticated(parts.accounts, [&parts](const accounts::Account& caller, const http::HttpRequest&,
-                                                      http::HttpReply reply) { me(parts, caller, std::move(reply)); }));
+               authenticated(parts.accounts,
+                             [&parts](const accounts::Account& caller, const http::HttpRequest&,
+                                      http::HttpReply reply) { me(parts, caller, std::move(reply)); }));
 }
 
 } // namespace warren::server

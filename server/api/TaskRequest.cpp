@@ -37,8 +37,8 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
     if (auto object = requireObject(body, "the request body"); !object)
         return object.error();
     if (auto keys = checkKeys(body,
-                              {"prompt", "workspace", "provider", "model", "script", "presets", "network", "limits",
-                               "token_budget"},
+                              {"prompt", "workspace", "provider", "model", "script", "presets", "network",
+                               "limits", "token_budget"},
                               "the request body", ListKnown::Yes);
         !keys)
         return keys.error();

@@ -28,7 +28,7 @@ struct TaskRequest {
     std::optional<std::string> script; // the script's JSON text, checked
     std::vector<std::string> presets;
     std::string network = "none";
-    accounts::Limits limits; // sandbox limits only
+    accounts::Limits limits;       // sandbox limits only
     std::uint64_t tokenBudget = 0; // 0: none asked for (the month's quota still applies)
 };
 

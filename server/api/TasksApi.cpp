@@ -26,11 +26,11 @@
 namespace warren::server {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using accounts::Account;
 using http::HttpReply;
 using http::HttpRequest;
 using http::HttpResponse;
+using nlohmann::json;
 
 namespace {
 
@@ -92,7 +92,8 @@ Result<Created> createTask(ServerParts& parts, const Account& caller, const Task
         std::ofstream file(parts.paths.script(id));
         file << *request.script;
         if (!file.flush())
-            return undo(makeError(ErrorCode::System, "cannot write the task's script; is the server's disk full?"));
+            return undo(
+                makeError(ErrorCode::System, "cannot write the task's script; is the server's disk full?"));
     }
     const control::TaskSpec spec = specFor(parts, caller, request, *admission, id);
     if (auto valid = control::validateSpec(spec); !valid)
@@ -108,8 +109,8 @@ Result<Created> createTask(ServerParts& parts, const Account& caller, const Task
 void create(ServerParts& parts, const Account& caller, const HttpRequest& request, HttpReply reply) {
     auto body = json_fields::parseJson(request.body.toStdString());
     if (!body)
-        return reply.send(errorResponse(makeError(ErrorCode::InvalidArgument,
-                                                  "the request body is not JSON: " + body.error().message)));
+        return reply.send(errorResponse(
+            makeError(ErrorCode::InvalidArgument, "the request body is not JSON: " + body.error().message)));
     auto parsed = parseTaskRequest(*body);
     if (!parsed)
         return reply.send(errorResponse(parsed.error()));
@@ -125,7 +126,8 @@ void create(ServerParts& parts, const Account& caller, const HttpRequest& reques
         idempotencyKey = header->toStdString();
         if (auto valid = accounts::checkIdempotencyKey(*idempotencyKey); !valid)
             return reply.send(errorResponse(valid.error()));
-        auto claim = parts.accounts.claimIdempotencyKey(caller.userId, *idempotencyKey, request.body.toStdString(), id);
+        auto claim = parts.accounts.claimIdempotencyKey(caller.userId, *idempotencyKey,
+                                                        request.body.toStdString(), id);
         if (!claim)
             return reply.send(errorResponse(claim.error()));
         if (claim->outcome == accounts::IdempotencyClaim::Outcome::Conflict)
@@ -138,8 +140,9 @@ void create(ServerParts& parts, const Account& caller, const HttpRequest& reques
                 return reply.send(errorResponse(earlier.error()));
             if (*earlier)
                 return reply.send(jsonResponse(200, taskJson((*earlier)->task, (*earlier)->uploadId)));
-            return reply.send(HttpResponse::error(409, "in_progress", "the first request with this "
-                                                                      "Idempotency-Key is still being handled"));
+            return reply.send(HttpResponse::error(409, "in_progress",
+                                                  "the first request with this "
+                                                  "Idempotency-Key is still being handled"));
         }
     }
     auto created = createTask(parts, caller, *parsed, **upload, id);
@@ -182,8 +185,9 @@ void resume(ServerParts& parts, const Account& caller, const Owned& owned, HttpR
         return reply.send(errorResponse(resumed.error()));
     }
     auto task = parts.store.task(id);
-    reply.send(task && *task ? jsonResponse(202, taskJson(**task, owned.uploadId))
-                             : errorResponse(task ? makeError(ErrorCode::NotFound, "task " + id) : task.error()));
+    reply.send(task && *task
+                   ? jsonResponse(202, taskJson(**task, owned.uploadId))
+                   : errorResponse(task ? makeError(ErrorCode::NotFound, "task " + id) : task.error()));
 }
 
 // An owner's answer to one of a task's questions (callId: the tool call's id, approval_requested's data.id).
@@ -225,15 +229,16 @@ void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, 
     const std::string callId = pathParameter(request, "call");
     auto body = parseJson(request.body.toStdString());
     if (!body)
-        return reply.send(errorResponse(makeError(ErrorCode::InvalidArgument, "the request body is not JSON: " +
-                                                                                  body.error().message)));
+        return reply.send(errorResponse(
+            makeError(ErrorCode::InvalidArgument, "the request body is not JSON: " + body.error().message)));
     Error error;
     bool approved = false;
     std::optional<std::string> note;
     std::optional<bool> always;
     if (!take(requireObject(*body, "the request body"), error) ||
         !take(checkKeys(*body, {"approved", "note", "always"}, "the request body", ListKnown::Yes), error) ||
-        !take(getBool(*body, "approved", ""), approved, error) || !take(getOptionalString(*body, "note", ""), note, error) ||
+        !take(getBool(*body, "approved", ""), approved, error) ||
+        !take(getOptionalString(*body, "note", ""), note, error) ||
         !take(getOptionalBool(*body, "always", ""), always, error))
         return reply.send(errorResponse(error));
     const Answer given{owned.task.id, callId, approved, note.value_or(""), always.value_or(false)};
@@ -249,7 +254,8 @@ void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, 
 void patch(ServerParts& parts, const Owned& owned, HttpReply reply) {
     if (!owned.uploadId)
         return reply.send(notFound("the upload of task " + owned.task.id));
-    auto diff = uploads::workspacePatch(parts.paths.uploadTree(*owned.uploadId), parts.paths.workspace(owned.task.id));
+    auto diff = uploads::workspacePatch(parts.paths.uploadTree(*owned.uploadId),
+                                        parts.paths.workspace(owned.task.id));
     if (!diff)
         return reply.send(errorResponse(diff.error()));
     HttpResponse response;
@@ -269,7 +275,8 @@ Result<std::string> readBeneath(const std::string& root, const std::string& path
     const int fd = static_cast<int>(::syscall(SYS_openat2, dir, path.c_str(), &how, sizeof how));
     ::close(dir);
     if (fd < 0)
-        return makeError(ErrorCode::NotFound, "artifact " + path + " cannot be opened: " + std::strerror(errno));
+        return makeError(ErrorCode::NotFound,
+                         "artifact " + path + " cannot be opened: " + std::strerror(errno));
     std::string data;
     char buffer[65536];
     ssize_t n = 0;
@@ -297,7 +304,8 @@ void artifacts(ServerParts& parts, const Owned& owned, const HttpRequest& reques
         return reply.send(jsonResponse(200, {{"artifacts", out}}));
     }
     // Only what the task's record lists, so no name reaches the file system unchecked.
-    const bool known = std::any_of(listed->begin(), listed->end(), [&](const auto& a) { return a.path == name; });
+    const bool known =
+        std::any_of(listed->begin(), listed->end(), [&](const auto& a) { return a.path == name; });
     if (!known)
         return reply.send(notFound("artifact " + name));
     auto data = readBeneath(parts.paths.root + "/tasks/" + owned.task.id + "/output", name);
@@ -325,12 +333,14 @@ void addTaskRoutes(http::Router& router, ServerParts& parts) {
     route("GET", "/v1/tasks", [&parts](const Account& caller, const HttpRequest&, HttpReply reply) {
         list(parts, caller, std::move(reply));
     });
-    taskRoute("GET", "/v1/tasks/{id}", [](const Account&, const Owned& owned, const HttpRequest&, HttpReply reply) {
-        reply.send(jsonResponse(200, taskJson(owned.task, owned.uploadId)));
-    });
+    taskRoute("GET", "/v1/tasks/{id}",
+              [](const Account&, const Owned& owned, const HttpRequest&, HttpReply reply) {
+                  reply.send(jsonResponse(200, taskJson(owned.task, owned.uploadId)));
+              });
     taskRoute("POST", "/v1/tasks/{id}/cancel",
               [&parts](const Account&, const Owned& owned, const HttpRequest&, HttpReply reply) {
-                  if (auto cancelled = parts.manager.cancel(owned.task.id, "cancelled by its owner"); !cancelled)
+                  if (auto cancelled = parts.manager.cancel(owned.task.id, "cancelled by its owner");
+                      !cancelled)
                       return reply.send(errorResponse(cancelled.error()));
                   reply.send(jsonResponse(202, {{"id", owned.task.id}}));
               });
@@ -347,9 +357,10 @@ void addTaskRoutes(http::Router& router, ServerParts& parts) {
                   patch(parts, owned, std::move(reply));
               });
     for (const char* pattern : {"/v1/tasks/{id}/artifacts", "/v1/tasks/{id}/artifacts/{name}"})
-        taskRoute("GET", pattern, [&parts](const Account&, const Owned& owned, const HttpRequest& request, HttpReply reply) {
-            artifacts(parts, owned, request, std::move(reply));
-        });
+        taskRoute("GET", pattern,
+                  [&parts](const Account&, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+                      artifacts(parts, owned, request, std::move(reply));
+                  });
 }
 
 } // namespace warren::server

@@ -7,8 +7,8 @@
 #include "server/api/ServerParts.h"
 #include "server/uploads/UploadExtractor.h"
 
-#include <fcntl.h>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <unistd.h>
 
@@ -28,8 +28,9 @@ void receive(ServerParts& parts, const accounts::Account& caller, const http::Ht
         fs::rename(request.bodyFile.toStdString(), parts.paths.uploadTar(id), error);
     if (error) {
         fs::remove_all(dir, error);
-        return reply.send(errorResponse(makeError(ErrorCode::System, "cannot keep the upload: " + error.message() +
-                                                                         "; is the server's disk full?")));
+        return reply.send(
+            errorResponse(makeError(ErrorCode::System, "cannot keep the upload: " + error.message() +
+                                                           "; is the server's disk full?")));
     }
     auto counts = extractUpload(parts.paths.uploadTar(id), parts.paths.uploadTree(id));
     Status recorded = Ok{};
@@ -39,7 +40,8 @@ void receive(ServerParts& parts, const accounts::Account& caller, const http::Ht
         fs::remove_all(dir, error);
         const Error& why = counts ? recorded.error() : counts.error();
         if (why.code == ErrorCode::InvalidArgument)
-            return reply.send(http::HttpResponse::error(400, "invalid_upload", QString::fromStdString(why.message)));
+            return reply.send(
+                http::HttpResponse::error(400, "invalid_upload", QString::fromStdString(why.message)));
         return reply.send(errorResponse(why));
     }
     reply.send(jsonResponse(201, {{"id", id}, {"files", counts->files}, {"bytes", counts->bytes}}));
@@ -50,7 +52,8 @@ void receive(ServerParts& parts, const accounts::Account& caller, const http::Ht
 Result<uploads::UploadCounts> extractUpload(const std::string& tarPath, const std::string& target) {
     const int fd = ::open(tarPath.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return makeError(ErrorCode::System, "cannot read the upload " + tarPath + ": " + std::strerror(errno));
+        return makeError(ErrorCode::System,
+                         "cannot read the upload " + tarPath + ": " + std::strerror(errno));
     uploads::FdByteSource source(fd);
     auto counts = uploads::UploadExtractor(uploads::UploadLimits{}).extract(source, target);
     ::close(fd);
@@ -61,11 +64,12 @@ void addUploadRoutes(http::Router& router, ServerParts& parts) {
     http::RouteOptions options;
     options.maxBodyBytes = static_cast<qint64>(parts.options.maxUploadBytes);
     options.bodyToFile = true;
-    router.add("POST", "/v1/uploads",
-               authenticated(parts.accounts,
-                             [&parts](const accounts::Account& caller, const http::HttpRequest& request,
-                                      http::HttpReply reply) { receive(parts, caller, request, std::move(reply)); }),
-               options);
+    router.add(
+        "POST", "/v1/uploads",
+        authenticated(parts.accounts,
+                      [&parts](const accounts::Account& caller, const http::HttpRequest& request,
+                               http::HttpReply reply) { receive(parts, caller, request, std::move(reply)); }),
+        options);
 }
 
 } // namespace warren::server

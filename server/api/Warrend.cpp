@@ -40,7 +40,7 @@ Result<std::unique_ptr<Warrend>> Warrend::open(const ServeOptions& options) {
 }
 
 Warrend::~Warrend() {
-    m_http.reset(); // no request reaches what goes next
+    m_http.reset();   // no request reaches what goes next
     delete m_manager; // stops the runners (their tasks are recovered as interrupted next time)
     m_manager = nullptr;
 }
@@ -68,8 +68,9 @@ Status Warrend::openControl(const ServeOptions& options) {
     m_accounts = std::make_unique<accounts::AccountStore>(std::move(*accounts));
 
     const auto onError = [this](std::string message) {
-        QMetaObject::invokeMethod(this, [this, message] { emit storeProblem(QString::fromStdString(message)); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, message] { emit storeProblem(QString::fromStdString(message)); },
+            Qt::QueuedConnection);
     };
     const auto onCommitted = [this] {
         QMetaObject::invokeMethod(
@@ -101,7 +102,9 @@ Status Warrend::openControl(const ServeOptions& options) {
     environment.store = m_store.get();
     environment.events = m_events.get();
     environment.tokens = m_tokens.get();
-    environment.secrets = [this] { return m_secrets.get(); };
+    environment.secrets = [this] {
+        return m_secrets.get();
+    };
     environment.network = m_network;
     environment.data = control::DataDir{root};
     environment.agentBinary = *agent;
@@ -111,11 +114,14 @@ Status Warrend::openControl(const ServeOptions& options) {
     m_quotas = std::make_unique<Quotas>(*m_accounts, *m_store);
     m_streams = std::make_unique<EventStreams>(*m_store, [this](const std::string& id) {
         auto task = m_store->task(id);
-        return task && *task && ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
+        return task && *task &&
+               ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
     });
-    connect(m_manager, &control::TaskManager::eventStored, this,
-            [this](const std::string& id, const nlohmann::json& event) { m_streams->eventStored(id, event); });
-    connect(m_manager, &control::TaskManager::taskFinished, this, [this](const std::string& id) { runEnded(id); });
+    connect(
+        m_manager, &control::TaskManager::eventStored, this,
+        [this](const std::string& id, const nlohmann::json& event) { m_streams->eventStored(id, event); });
+    connect(m_manager, &control::TaskManager::taskFinished, this,
+            [this](const std::string& id) { runEnded(id); });
 
     ServeOptions kept = options;
     kept.dataDir = root;
@@ -130,10 +136,12 @@ Status Warrend::listen(const ServeOptions& options) {
     addUploadRoutes(router, *m_parts);
     addTaskRoutes(router, *m_parts);
     addEventRoutes(router, *m_parts);
-    m_http = std::make_unique<http::HttpServer>(std::move(router), QString::fromStdString(m_parts->paths.incoming()));
+    m_http = std::make_unique<http::HttpServer>(std::move(router),
+                                                QString::fromStdString(m_parts->paths.incoming()));
     std::optional<http::TlsFiles> tls;
     if (!options.tlsCertificate.empty())
-        tls = http::TlsFiles{QString::fromStdString(options.tlsCertificate), QString::fromStdString(options.tlsKey)};
+        tls = http::TlsFiles{QString::fromStdString(options.tlsCertificate),
+                             QString::fromStdString(options.tlsKey)};
     QHostAddress host;
     if (!host.setAddress(QString::fromStdString(options.host)))
         return makeError(ErrorCode::InvalidArgument, "--listen " + options.host + ": not an IP address");
@@ -154,14 +162,17 @@ void Warrend::resumeLeftOver() {
     }
     for (const auto& id : again) {
         if (auto resumed = m_manager->resume(id, {}); !resumed)
-            emit storeProblem(QString::fromStdString("cannot resume task " + id + ": " + resumed.error().message));
+            emit storeProblem(
+                QString::fromStdString("cannot resume task " + id + ": " + resumed.error().message));
     }
     auto reserved = m_accounts->reservedTasks();
     if (!reserved)
         return emit storeProblem(QString::fromStdString(reserved.error().message));
     for (const auto& id : *reserved) {
         auto task = m_store->task(id);
-        const bool waiting = task && *task && ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
+        const bool waiting =
+            task && *task &&
+            ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
         if (task && !waiting && !m_manager->isActive(id))
             (void)m_quotas->runEnded(id);
     }

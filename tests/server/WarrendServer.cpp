@@ -17,9 +17,13 @@ constexpr int kAnswerTimeoutMs = 60000;
 
 } // namespace
 
-QString warrendBinary() { return QProcessEnvironment::systemEnvironment().value("WARREN_WARREND"); }
+QString warrendBinary() {
+    return QProcessEnvironment::systemEnvironment().value("WARREN_WARREND");
+}
 
-nlohmann::json HttpAnswer::json() const { return nlohmann::json::parse(body.toStdString(), nullptr, false); }
+nlohmann::json HttpAnswer::json() const {
+    return nlohmann::json::parse(body.toStdString(), nullptr, false);
+}
 
 QByteArray HttpAnswer::header(const QByteArray& name) const {
     for (const auto& [key, value] : headers)
@@ -36,7 +40,9 @@ std::unique_ptr<WarrendServer> WarrendServer::create(QString* error) {
     return server;
 }
 
-WarrendServer::~WarrendServer() { stop(); }
+WarrendServer::~WarrendServer() {
+    stop();
+}
 
 AdminResult WarrendServer::admin(const QStringList& args) {
     QProcess process;
@@ -102,7 +108,8 @@ QByteArray WarrendServer::serverOutput() {
 }
 
 HttpAnswer WarrendServer::request(const QByteArray& method, const QString& path, const QString& key,
-                                  const QByteArray& body, const QList<std::pair<QByteArray, QByteArray>>& headers) {
+                                  const QByteArray& body,
+                                  const QList<std::pair<QByteArray, QByteArray>>& headers) {
     QNetworkRequest request(QUrl(m_url + path));
     if (!key.isEmpty())
         request.setRawHeader("Authorization", "Bearer " + key.toUtf8());
@@ -126,8 +133,8 @@ HttpAnswer WarrendServer::request(const QByteArray& method, const QString& path,
 }
 
 std::vector<nlohmann::json> WarrendServer::streamEvents(const QString& taskId, const QString& key,
-                                                        const QString& untilType, const QByteArray& lastEventId,
-                                                        int timeoutMs) {
+                                                        const QString& untilType,
+                                                        const QByteArray& lastEventId, int timeoutMs) {
     QNetworkRequest request(QUrl(m_url + "/v1/tasks/" + taskId + "/events/stream"));
     request.setRawHeader("Authorization", "Bearer " + key.toUtf8());
     if (!lastEventId.isEmpty())
@@ -146,7 +153,8 @@ std::vector<nlohmann::json> WarrendServer::streamEvents(const QString& taskId, c
                 if (!line.startsWith("data: "))
                     continue;
                 events.push_back(nlohmann::json::parse(line.mid(6).toStdString(), nullptr, false));
-                if (!untilType.isEmpty() && events.back().value("type", std::string()) == untilType.toStdString())
+                if (!untilType.isEmpty() &&
+                    events.back().value("type", std::string()) == untilType.toStdString())
                     loop.quit();
             }
         }

@@ -44,8 +44,8 @@ public:
 
     // warrend serve; false with error when it did not say it listens.
     bool start(QString* error, const QStringList& extra = {});
-    void kill();   // SIGKILL, then waits for it
-    void stop();   // SIGTERM, then waits for it
+    void kill(); // SIGKILL, then waits for it
+    void stop(); // SIGTERM, then waits for it
     QString url() const { return m_url; }
     QString dataDir() const { return m_data.path(); }
     QString databaseUrl() const { return m_postgres->url(); }
@@ -53,11 +53,13 @@ public:
     QByteArray serverOutput(); // what warrend wrote so far
 
     HttpAnswer request(const QByteArray& method, const QString& path, const QString& key,
-                       const QByteArray& body = {}, const QList<std::pair<QByteArray, QByteArray>>& headers = {});
+                       const QByteArray& body = {},
+                       const QList<std::pair<QByteArray, QByteArray>>& headers = {});
     // Reads the event stream until an event of type untilType arrives, or, with untilType empty, until the
     // server ends the stream (the task is over and every event was sent), or timeoutMs; the events in order.
-    std::vector<nlohmann::json> streamEvents(const QString& taskId, const QString& key, const QString& untilType,
-                                             const QByteArray& lastEventId = {}, int timeoutMs = 120000);
+    std::vector<nlohmann::json> streamEvents(const QString& taskId, const QString& key,
+                                             const QString& untilType, const QByteArray& lastEventId = {},
+                                             int timeoutMs = 120000);
 
 private:
     WarrendServer() = default;

@@ -29,7 +29,8 @@ const QByteArray kScriptAsking = R"({"turns": [
 const QByteArray kSafeMode = R"(, "presets": ["safe-mode"])";
 
 QByteArray taskBody(const QString& upload, const QByteArray& script, const QByteArray& more = {}) {
-    return R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + script + more + "}";
+    return R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + script + more +
+           "}";
 }
 
 std::vector<std::uint64_t> seqsOf(const std::vector<json>& events) {
@@ -51,14 +52,16 @@ std::vector<json> untilQuestion(WarrendServer& server, const QString& task, cons
                                 std::uint64_t lastId = 0) {
     std::vector<json> events;
     for (int streams = 0; streams < 5; ++streams) {
-        const auto more = server.streamEvents(task, key, "approval_requested",
-                                              lastId ? QByteArray::number(static_cast<qulonglong>(lastId)) : QByteArray());
+        const auto more =
+            server.streamEvents(task, key, "approval_requested",
+                                lastId ? QByteArray::number(static_cast<qulonglong>(lastId)) : QByteArray());
         events.insert(events.end(), more.begin(), more.end());
         if (more.empty())
             break;
         lastId = more.back().value("seq", lastId);
         const json& last = more.back();
-        if (last.value("type", "") == "approval_requested" && last["data"]["arguments"].value("path", "") == "notes.txt")
+        if (last.value("type", "") == "approval_requested" &&
+            last["data"]["arguments"].value("path", "") == "notes.txt")
             break;
     }
     return events;
@@ -66,8 +69,9 @@ std::vector<json> untilQuestion(WarrendServer& server, const QString& task, cons
 
 QString errorCode(const HttpAnswer& answer) {
     const json body = answer.json();
-    return body.is_object() && body.contains("error") ? QString::fromStdString(body["error"].value("code", ""))
-                                                      : QString();
+    return body.is_object() && body.contains("error")
+               ? QString::fromStdString(body["error"].value("code", ""))
+               : QString();
 }
 
 } // namespace
@@ -162,8 +166,10 @@ void TestWarrend::servesWhatTheOpenApiFileSays() {
         for (const auto& [method, operation] : operations.items()) {
             documented << QString::fromStdString(method).toUpper();
             const bool open = operation.contains("security") && operation["security"].empty();
-            const HttpAnswer answer = m_server->request(QByteArray::fromStdString(method).toUpper(), path, {});
-            QVERIFY2(answer.status == (open ? 200 : 401), qPrintable(path + " " + QString::fromStdString(method)));
+            const HttpAnswer answer =
+                m_server->request(QByteArray::fromStdString(method).toUpper(), path, {});
+            QVERIFY2(answer.status == (open ? 200 : 401),
+                     qPrintable(path + " " + QString::fromStdString(method)));
         }
         if (documented.contains("GET"))
             documented << "HEAD";
@@ -202,7 +208,8 @@ void TestWarrend::refusesCallersWithoutAValidKey() {
 void TestWarrend::runsATaskFromAnUpload() {
     m_aliceUpload = upload(m_alice, workspace());
     QVERIFY(!m_aliceUpload.isEmpty());
-    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(m_aliceUpload, kScriptWritingDocs));
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_alice, taskBody(m_aliceUpload, kScriptWritingDocs));
     QVERIFY2(created.status == 201, created.body.constData());
     m_aliceTask = QString::fromStdString(created.json().value("id", ""));
     QCOMPARE(QString::fromStdString(created.json().value("workspace", "")), m_aliceUpload);
@@ -216,7 +223,8 @@ void TestWarrend::runsATaskFromAnUpload() {
 
     const HttpAnswer shown = m_server->request("GET", "/v1/tasks/" + m_aliceTask, m_alice);
     QCOMPARE(QString::fromStdString(shown.json().value("status", "")), QString("succeeded"));
-    const HttpAnswer page = m_server->request("GET", "/v1/tasks/" + m_aliceTask + "/events?after_seq=1", m_alice);
+    const HttpAnswer page =
+        m_server->request("GET", "/v1/tasks/" + m_aliceTask + "/events?after_seq=1", m_alice);
     QCOMPARE(page.json()["events"].size(), events.size() - 1);
     QCOMPARE(page.json().value("last_seq", 0u), events.back().value("seq", 0u));
     const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + m_aliceTask + "/patch", m_alice);
@@ -235,13 +243,13 @@ void TestWarrend::anotherUsersIdsAnswer404_data() {
     QTest::newRow("stream") << QByteArray("GET") << "/v1/tasks/TASK/events/stream" << QByteArray();
     QTest::newRow("patch") << QByteArray("GET") << "/v1/tasks/TASK/patch" << QByteArray();
     QTest::newRow("artifacts") << QByteArray("GET") << "/v1/tasks/TASK/artifacts" << QByteArray();
-    QTest::newRow("an artifact") << QByteArray("GET") << "/v1/tasks/TASK/artifacts/resource_report.json" << QByteArray();
+    QTest::newRow("an artifact") << QByteArray("GET") << "/v1/tasks/TASK/artifacts/resource_report.json"
+                                 << QByteArray();
     QTest::newRow("cancel") << QByteArray("POST") << "/v1/tasks/TASK/cancel" << QByteArray();
     QTest::newRow("resume") << QByteArray("POST") << "/v1/tasks/TASK/resume" << QByteArray();
     QTest::newRow("approval") << QByteArray("POST") << "/v1/tasks/TASK/approvals/call_0_0"
                               << QByteArray(R"({"approved": true})");
-    QTest::newRow("a task on alice's upload") << QByteArray("POST") << "/v1/tasks"
-                                              << QByteArray("UPLOAD");
+    QTest::newRow("a task on alice's upload") << QByteArray("POST") << "/v1/tasks" << QByteArray("UPLOAD");
 }
 
 void TestWarrend::anotherUsersIdsAnswer404() {
@@ -269,15 +277,28 @@ void TestWarrend::badRequestsCreateNothing_data() {
     QTest::addColumn<int>("status");
     QTest::newRow("not JSON") << QByteArray("{\"prompt\": ") << 400;
     QTest::newRow("not an object") << QByteArray("[1, 2]") << 400;
-    QTest::newRow("unknown field") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "sudo": true})") << 400;
+    QTest::newRow("unknown field") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "sudo": true})")
+                                   << 400;
     QTest::newRow("no prompt") << QByteArray(R"({"workspace": "UPLOAD"})") << 400;
     QTest::newRow("prompt not a string") << QByteArray(R"({"prompt": 7, "workspace": "UPLOAD"})") << 400;
-    QTest::newRow("script and provider") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "provider": "openai", "script": {"turns": []}})") << 400;
-    QTest::newRow("script malformed") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "script": {"turns": [{"tool_calls": 3}]}})") << 400;
-    QTest::newRow("unknown limit") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "limits": {"gpus": 1}})") << 400;
-    QTest::newRow("quota name as a limit") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "limits": {"max_concurrent": 100}})") << 400;
-    QTest::newRow("bad network") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "network": "everything", "script": {"turns": []}})") << 400;
-    QTest::newRow("unknown upload") << QByteArray(R"({"prompt": "x", "workspace": "u-0000000000000000"})") << 404;
+    QTest::newRow("script and provider")
+        << QByteArray(
+               R"({"prompt": "x", "workspace": "UPLOAD", "provider": "openai", "script": {"turns": []}})")
+        << 400;
+    QTest::newRow("script malformed")
+        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "script": {"turns": [{"tool_calls": 3}]}})")
+        << 400;
+    QTest::newRow("unknown limit") << QByteArray(
+                                          R"({"prompt": "x", "workspace": "UPLOAD", "limits": {"gpus": 1}})")
+                                   << 400;
+    QTest::newRow("quota name as a limit")
+        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "limits": {"max_concurrent": 100}})") << 400;
+    QTest::newRow("bad network")
+        << QByteArray(
+               R"({"prompt": "x", "workspace": "UPLOAD", "network": "everything", "script": {"turns": []}})")
+        << 400;
+    QTest::newRow("unknown upload") << QByteArray(R"({"prompt": "x", "workspace": "u-0000000000000000"})")
+                                    << 404;
 }
 
 void TestWarrend::badRequestsCreateNothing() {
@@ -290,7 +311,9 @@ void TestWarrend::badRequestsCreateNothing() {
     QCOMPARE(answer.status, status);
     QVERIFY2(!errorCode(answer).isEmpty(), answer.body.constData());
     QCOMPARE(taskIds(m_alice), before);
-    QCOMPARE(QDir(m_server->dataDir() + "/data/workspaces").entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(),
+    QCOMPARE(QDir(m_server->dataDir() + "/data/workspaces")
+                 .entryList(QDir::NoDotAndDotDot | QDir::AllEntries)
+                 .size(),
              before.size());
 }
 
@@ -312,34 +335,46 @@ void TestWarrend::oversizeBodiesAreRefusedUnread() {
 void TestWarrend::hostileUploadsLeaveNothing_data() {
     QTest::addColumn<QString>("python"); // writes the tar to sys.stdout.buffer with tarfile, as t
     QTest::newRow("not a tar") << "import sys; sys.stdout.buffer.write(b'PK\\x03\\x04' + b'x' * 2000)";
-    QTest::newRow("dot-dot path") << "i=tarfile.TarInfo('../escape.txt'); i.size=1; t.addfile(i, io.BytesIO(b'x'))";
-    QTest::newRow("absolute path") << "i=tarfile.TarInfo('/tmp/escape.txt'); i.size=1; t.addfile(i, io.BytesIO(b'x'))";
-    QTest::newRow("symlink out") << "i=tarfile.TarInfo('out'); i.type=tarfile.SYMTYPE; i.linkname='/etc'; t.addfile(i)";
+    QTest::newRow("dot-dot path")
+        << "i=tarfile.TarInfo('../escape.txt'); i.size=1; t.addfile(i, io.BytesIO(b'x'))";
+    QTest::newRow("absolute path")
+        << "i=tarfile.TarInfo('/tmp/escape.txt'); i.size=1; t.addfile(i, io.BytesIO(b'x'))";
+    QTest::newRow("symlink out")
+        << "i=tarfile.TarInfo('out'); i.type=tarfile.SYMTYPE; i.linkname='/etc'; t.addfile(i)";
     QTest::newRow("through a symlink")
         << "i=tarfile.TarInfo('d'); i.type=tarfile.SYMTYPE; i.linkname='.'; t.addfile(i); "
            "j=tarfile.TarInfo('d/f'); j.size=1; t.addfile(j, io.BytesIO(b'x'))";
-    QTest::newRow("hard link to passwd") << "i=tarfile.TarInfo('p'); i.type=tarfile.LNKTYPE; i.linkname='/etc/passwd'; t.addfile(i)";
-    QTest::newRow("device") << "i=tarfile.TarInfo('null'); i.type=tarfile.CHRTYPE; i.devmajor=1; i.devminor=3; t.addfile(i)";
-    QTest::newRow("truncated") << "i=tarfile.TarInfo('big'); i.size=1<<20; t.addfile(i, io.BytesIO(b'x' * (1<<20))); t.fileobj.truncate(4096)";
+    QTest::newRow("hard link to passwd")
+        << "i=tarfile.TarInfo('p'); i.type=tarfile.LNKTYPE; i.linkname='/etc/passwd'; t.addfile(i)";
+    QTest::newRow("device")
+        << "i=tarfile.TarInfo('null'); i.type=tarfile.CHRTYPE; i.devmajor=1; i.devminor=3; t.addfile(i)";
+    QTest::newRow("truncated") << "i=tarfile.TarInfo('big'); i.size=1<<20; t.addfile(i, io.BytesIO(b'x' * "
+                                  "(1<<20))); t.fileobj.truncate(4096)";
 }
 
 void TestWarrend::hostileUploadsLeaveNothing() {
     QFETCH(QString, python);
-    const QString program = python.startsWith("import sys")
-                                ? python
-                                : "import io, sys, tarfile\nbuf = io.BytesIO()\nt = tarfile.open(fileobj=buf, mode='w', format=tarfile.GNU_FORMAT)\n" +
-                                      python + "\nt.close() if not t.fileobj.closed else None\nsys.stdout.buffer.write(buf.getvalue()[:" +
-                                      (python.contains("truncate") ? "4096" : "None") + "])\n";
+    const QString program =
+        python.startsWith("import sys")
+            ? python
+            : "import io, sys, tarfile\nbuf = io.BytesIO()\nt = tarfile.open(fileobj=buf, mode='w', "
+              "format=tarfile.GNU_FORMAT)\n" +
+                  python +
+                  "\nt.close() if not t.fileobj.closed else None\nsys.stdout.buffer.write(buf.getvalue()[:" +
+                  (python.contains("truncate") ? "4096" : "None") + "])\n";
     QProcess make;
     make.start("python3", {"-c", program});
     QVERIFY(make.waitForFinished(30000));
     const QByteArray tar = make.readAllStandardOutput();
     QVERIFY2(!tar.isEmpty(), make.readAllStandardError().constData());
-    const QStringList uploadsBefore = QDir(m_server->dataDir() + "/data/uploads").entryList(QDir::NoDotAndDotDot | QDir::AllEntries);
-    const HttpAnswer answer = m_server->request("POST", "/v1/uploads", m_alice, tar, {{"Content-Type", "application/x-tar"}});
+    const QStringList uploadsBefore =
+        QDir(m_server->dataDir() + "/data/uploads").entryList(QDir::NoDotAndDotDot | QDir::AllEntries);
+    const HttpAnswer answer =
+        m_server->request("POST", "/v1/uploads", m_alice, tar, {{"Content-Type", "application/x-tar"}});
     QCOMPARE(answer.status, 400);
     QCOMPARE(errorCode(answer), QString("invalid_upload"));
-    QCOMPARE(QDir(m_server->dataDir() + "/data/uploads").entryList(QDir::NoDotAndDotDot | QDir::AllEntries), uploadsBefore);
+    QCOMPARE(QDir(m_server->dataDir() + "/data/uploads").entryList(QDir::NoDotAndDotDot | QDir::AllEntries),
+             uploadsBefore);
     QVERIFY(!QFile::exists(m_server->dataDir() + "/data/escape.txt") && !QFile::exists("/tmp/escape.txt"));
     QVERIFY(QDir(m_server->dataDir() + "/data/incoming").isEmpty());
 }
@@ -353,12 +388,14 @@ void TestWarrend::idempotencyKeyCreatesOnce() {
     const HttpAnswer again = m_server->request("POST", "/v1/tasks", m_alice, body, key);
     QCOMPARE(again.status, 200);
     QCOMPARE(again.json().value("id", ""), first.json().value("id", ""));
-    const HttpAnswer other = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode), key);
+    const HttpAnswer other =
+        m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode), key);
     QCOMPARE(other.status, 422);
     QCOMPARE(errorCode(other), QString("idempotency_conflict"));
     // Bob's use of the same key is his own.
     const QString bobs = upload(m_bob, workspace());
-    const HttpAnswer his = m_server->request("POST", "/v1/tasks", m_bob, taskBody(bobs, kScriptWritingDocs), key);
+    const HttpAnswer his =
+        m_server->request("POST", "/v1/tasks", m_bob, taskBody(bobs, kScriptWritingDocs), key);
     QCOMPARE(his.status, 201);
     m_server->streamEvents(QString::fromStdString(first.json().value("id", "")), m_alice, "task_finished");
     m_server->streamEvents(QString::fromStdString(his.json().value("id", "")), m_bob, "task_finished");
@@ -368,27 +405,33 @@ void TestWarrend::concurrencyQuotaAnswers429() {
     const QString carol = m_server->addUser("carol", "small");
     QCOMPARE(m_server->admin({"set-quota", "--user", "carol", "--max-concurrent", "0"}).exitCode, 0);
     const QString uploadId = upload(carol, workspace());
-    const HttpAnswer refused = m_server->request("POST", "/v1/tasks", carol, taskBody(uploadId, kScriptWritingDocs));
+    const HttpAnswer refused =
+        m_server->request("POST", "/v1/tasks", carol, taskBody(uploadId, kScriptWritingDocs));
     QCOMPARE(refused.status, 429);
     QCOMPARE(errorCode(refused), QString("quota_exceeded"));
     QVERIFY(!refused.header("Retry-After").isEmpty());
     QVERIFY(taskIds(carol).isEmpty());
     // Others are not affected.
-    const HttpAnswer alices = m_server->request("POST", "/v1/tasks", m_alice, taskBody(m_aliceUpload, kScriptWritingDocs));
+    const HttpAnswer alices =
+        m_server->request("POST", "/v1/tasks", m_alice, taskBody(m_aliceUpload, kScriptWritingDocs));
     QCOMPARE(alices.status, 201);
     m_server->streamEvents(QString::fromStdString(alices.json().value("id", "")), m_alice, "task_finished");
 }
 
 void TestWarrend::limitsAreClampedAndComeFirst() {
     const QString dave = m_server->addUser("dave", "clamped");
-    QCOMPARE(m_server->admin({"set-quota", "--tenant", "clamped", "--memory-mb", "256", "--pids", "512"}).exitCode, 0);
+    QCOMPARE(
+        m_server->admin({"set-quota", "--tenant", "clamped", "--memory-mb", "256", "--pids", "512"}).exitCode,
+        0);
     QCOMPARE(m_server->admin({"set-quota", "--user", "dave", "--pids", "128"}).exitCode, 0);
     const QString uploadId = upload(dave, workspace());
-    const HttpAnswer created = m_server->request(
-        "POST", "/v1/tasks", dave,
-        taskBody(uploadId, kScriptWritingDocs, R"(, "limits": {"memory_mb": 1024, "pids": 200, "timeout_sec": 600})"));
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", dave,
+                          taskBody(uploadId, kScriptWritingDocs,
+                                   R"(, "limits": {"memory_mb": 1024, "pids": 200, "timeout_sec": 600})"));
     QVERIFY2(created.status == 201, created.body.constData());
-    const auto events = m_server->streamEvents(QString::fromStdString(created.json().value("id", "")), dave, "task_finished");
+    const auto events =
+        m_server->streamEvents(QString::fromStdString(created.json().value("id", "")), dave, "task_finished");
     QVERIFY(!events.empty());
     const json first = events.front();
     QCOMPARE(QString::fromStdString(first.value("type", "")), QString("limits_applied"));
@@ -397,7 +440,8 @@ void TestWarrend::limitsAreClampedAndComeFirst() {
     QCOMPARE(first["data"]["limits"].value("pids", 0u), 128u);
     QCOMPARE(QString::fromStdString(first["data"]["decided_by"].value("pids", "")), QString("user"));
     QCOMPARE(first["data"]["limits"].value("timeout_sec", 0u), 600u);
-    QCOMPARE(QString::fromStdString(first["data"]["decided_by"].value("timeout_sec", "")), QString("request"));
+    QCOMPARE(QString::fromStdString(first["data"]["decided_by"].value("timeout_sec", "")),
+             QString("request"));
     QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
 }
 
@@ -405,7 +449,8 @@ void TestWarrend::limitsAreClampedAndComeFirst() {
 // the client's Last-Event-ID with every later event exactly once, and the owner's answer finishes it.
 void TestWarrend::approvalsSurviveAKilledServer() {
     const QString uploadId = upload(m_alice, workspace());
-    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode));
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode));
     QCOMPARE(created.status, 201);
     const QString task = QString::fromStdString(created.json().value("id", ""));
     auto before = m_server->streamEvents(task, m_alice, "approval_requested"); // docs/a.md's, before the kill
@@ -422,7 +467,8 @@ void TestWarrend::approvalsSurviveAKilledServer() {
     QVERIFY(!callId.empty());
     const QString approval = "/v1/tasks/" + task + "/approvals/" + QString::fromStdString(callId);
     QCOMPARE(m_server->request("POST", approval, m_bob, R"({"approved": true})").status, 404);
-    QCOMPARE(m_server->request("POST", approval, m_alice, R"({"approved": true, "note": "fine"})").status, 202);
+    QCOMPARE(m_server->request("POST", approval, m_alice, R"({"approved": true, "note": "fine"})").status,
+             202);
     const QByteArray resumeId = QByteArray::number(static_cast<qulonglong>(after.back().value("seq", 0u)));
     auto rest = m_server->streamEvents(task, m_alice, "task_finished", resumeId);
     QVERIFY(!rest.empty());
@@ -439,7 +485,8 @@ void TestWarrend::approvalsSurviveAKilledServer() {
 // PostgreSQL restarts while a task runs: the server keeps its events, and the stream resumes.
 void TestWarrend::eventsSurviveADatabaseRestart() {
     const QString uploadId = upload(m_alice, workspace());
-    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode));
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode));
     QCOMPARE(created.status, 201);
     const QString task = QString::fromStdString(created.json().value("id", ""));
     auto before = untilQuestion(*m_server, task, m_alice);
