@@ -1,5 +1,6 @@
 // PgStore: the tasks table.
 
+#include "app/store/TaskColumns.h"
 #include "app/store/postgres/PgQuery.h"
 #include "app/store/postgres/PgStore.h"
 
@@ -29,27 +30,6 @@ constexpr const char* kSelectTasks = WARREN_TASK_COLUMNS "ORDER BY created_at DE
 constexpr const char* kSelectTasksWithStatus =
     WARREN_TASK_COLUMNS "WHERE status = $1 ORDER BY created_at DESC, ord DESC";
 #undef WARREN_TASK_COLUMNS
-
-TaskRecord readTask(const PgRow& row) {
-    TaskRecord task;
-    task.id = row.text(0);
-    task.prompt = row.text(1);
-    task.workspace = row.text(2);
-    task.spec = row.text(3);
-    // The CHECK constraint keeps unknown names out.
-    task.status = taskStatusFromName(row.text(4)).value_or(TaskStatus::Failed);
-    task.createdAt = row.text(5);
-    task.startedAt = row.text(6);
-    task.finishedAt = row.text(7);
-    task.finishReason = row.text(8);
-    task.summary = row.text(9);
-    task.error = row.text(10);
-    task.steps = row.uint(11);
-    task.tokensIn = row.uint(12);
-    task.tokensOut = row.uint(13);
-    task.runs = row.uint(14);
-    return task;
-}
 
 // Every column but id and created_at as $1 to $13, then id ($14): insert adds created_at after it ($15).
 std::vector<PgParam> taskParams(const TaskRecord& task) {
@@ -83,17 +63,17 @@ Status PgStore::updateTask(const TaskRecord& task) {
 }
 
 Result<std::optional<TaskRecord>> PgStore::task(const std::string& id) {
-    return pgOne(m_db.exec("read task " + id, kSelectTask, pgParams(id)), readTask);
+    return pgOne(m_db.exec("read task " + id, kSelectTask, pgParams(id)), readTaskColumns<PgRow>);
 }
 
 Result<std::vector<TaskRecord>> PgStore::tasks() {
-    return pgAll(m_db.exec("list the tasks", kSelectTasks), readTask);
+    return pgAll(m_db.exec("list the tasks", kSelectTasks), readTaskColumns<PgRow>);
 }
 
 Result<std::vector<TaskRecord>> PgStore::tasksWithStatus(TaskStatus status) {
     return pgAll(m_db.exec(std::string("list the ") + taskStatusName(status) + " tasks",
                            kSelectTasksWithStatus, pgParams(std::string_view(taskStatusName(status)))),
-                 readTask);
+                 readTaskColumns<PgRow>);
 }
 
 } // namespace warren::control

@@ -1,5 +1,6 @@
 // SqliteStore: the tasks table.
 
+#include "app/store/TaskColumns.h"
 #include "app/store/sqlite/SqliteStore.h"
 
 #include <sqlite3.h>
@@ -33,27 +34,6 @@ constexpr const char* kSelectTasksWithStatus = "SELECT id, prompt, workspace, sp
                                                "error, steps, tokens_in, tokens_out, runs FROM tasks WHERE "
                                                "status = ?1 ORDER BY created_at DESC, rowid DESC";
 
-TaskRecord readTask(const Statement& row) {
-    TaskRecord task;
-    task.id = row.text(0);
-    task.prompt = row.text(1);
-    task.workspace = row.text(2);
-    task.spec = row.text(3);
-    // The CHECK constraint keeps unknown names out.
-    task.status = taskStatusFromName(row.text(4)).value_or(TaskStatus::Failed);
-    task.createdAt = row.text(5);
-    task.startedAt = row.text(6);
-    task.finishedAt = row.text(7);
-    task.finishReason = row.text(8);
-    task.summary = row.text(9);
-    task.error = row.text(10);
-    task.steps = row.uint(11);
-    task.tokensIn = row.uint(12);
-    task.tokensOut = row.uint(13);
-    task.runs = row.uint(14);
-    return task;
-}
-
 // Every column but id and created_at as ?1 to ?13, then id (?14): insert binds created_at after it (?15).
 Query& bindTask(Query& query, const TaskRecord& task) {
     return query.bind(task.prompt, task.workspace, task.spec, std::string_view(taskStatusName(task.status)),
@@ -86,17 +66,17 @@ Status SqliteStore::updateTask(const TaskRecord& task) {
 }
 
 Result<std::optional<TaskRecord>> SqliteStore::task(const std::string& id) {
-    return m_db.query(kSelectTask).bind(id).one("read task " + id, readTask);
+    return m_db.query(kSelectTask).bind(id).one("read task " + id, readTaskColumns<Statement>);
 }
 
 Result<std::vector<TaskRecord>> SqliteStore::tasks() {
-    return m_db.query(kSelectTasks).all("list the tasks", readTask);
+    return m_db.query(kSelectTasks).all("list the tasks", readTaskColumns<Statement>);
 }
 
 Result<std::vector<TaskRecord>> SqliteStore::tasksWithStatus(TaskStatus status) {
     return m_db.query(kSelectTasksWithStatus)
         .bind(std::string_view(taskStatusName(status)))
-        .all(std::string("list the ") + taskStatusName(status) + " tasks", readTask);
+        .all(std::string("list the ") + taskStatusName(status) + " tasks", readTaskColumns<Statement>);
 }
 
 } // namespace warren::control

@@ -1,0 +1,31 @@
+#pragma once
+// A task row as both stores select it (id, prompt, workspace, spec, status, created_at, started_at,
+// finished_at, finish_reason, summary, error, steps, tokens_in, tokens_out, runs), read into its record.
+// Row is either store's row type: anything with text(column) and uint(column).
+
+#include "app/store/StoreTypes.h"
+
+namespace warren::control {
+
+template <typename Row> TaskRecord readTaskColumns(const Row& row) {
+    TaskRecord task;
+    task.id = row.text(0);
+    task.prompt = row.text(1);
+    task.workspace = row.text(2);
+    task.spec = row.text(3);
+    // The CHECK constraint keeps unknown names out.
+    task.status = taskStatusFromName(row.text(4)).value_or(TaskStatus::Failed);
+    task.createdAt = row.text(5);
+    task.startedAt = row.text(6);
+    task.finishedAt = row.text(7);
+    task.finishReason = row.text(8);
+    task.summary = row.text(9);
+    task.error = row.text(10);
+    task.steps = row.uint(11);
+    task.tokensIn = row.uint(12);
+    task.tokensOut = row.uint(13);
+    task.runs = row.uint(14);
+    return task;
+}
+
+} // namespace warren::control
