@@ -143,10 +143,11 @@ std::vector<nlohmann::json> WarrendServer::streamEvents(const QString& taskId, c
     std::vector<nlohmann::json> events;
     QByteArray buffer;
     QEventLoop loop;
+    bool arrived = false; // the event asked for: what came after it in the same read is not returned
     const auto take = [&] {
         buffer += reply->readAll();
         qsizetype end = 0;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
+        while (!arrived && (end = buffer.indexOf("\n\n")) >= 0) {
             const QByteArray frame = buffer.left(end);
             buffer.remove(0, end + 2);
             for (const QByteArray& line : frame.split('\n')) {
@@ -154,8 +155,10 @@ std::vector<nlohmann::json> WarrendServer::streamEvents(const QString& taskId, c
                     continue;
                 events.push_back(nlohmann::json::parse(line.mid(6).toStdString(), nullptr, false));
                 if (!untilType.isEmpty() &&
-                    events.back().value("type", std::string()) == untilType.toStdString())
+                    events.back().value("type", std::string()) == untilType.toStdString()) {
+                    arrived = true;
                     loop.quit();
+                }
             }
         }
     };
