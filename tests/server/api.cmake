@@ -4,3 +4,4 @@ warren_add_test(tst_warrend SOURCES tst_warrend.cpp WarrendServer.cpp
 set_property(TEST tst_warrend APPEND PROPERTY ENVIRONMENT "WARREN_WARREND=$<TARGET_FILE:warrend>")
 set_tests_properties(tst_warrend PROPERTIES TIMEOUT 600)
 target_compile_definitions(tst_warrend PRIVATE WARREN_OPENAPI="${CMAKE_SOURCE_DIR}/docs/openapi.json")
+warren_add_test(tst_serve_options SOURCES tst_serve_options.cpp LIBS warren_api LABELS unit server)

@@ -1,0 +1,90 @@
+// warrend serve's command line: what each flag sets, and the refusals that name the flag.
+#include "server/api/ServeOptions.h"
+
+#include <QtTest>
+
+using warren::server::parseServeOptions;
+
+namespace {
+
+std::vector<std::string> words(const QStringList& list) {
+    std::vector<std::string> out;
+    for (const auto& word : list)
+        out.push_back(word.toStdString());
+    return out;
+}
+
+const QStringList kRequired{"--listen",        "127.0.0.1:8420", "--database",
+                            "postgresql:///w", "--data-dir",     "/srv/w"};
+
+} // namespace
+
+class TestServeOptions : public QObject {
+    Q_OBJECT
+
+private slots:
+    void readsEveryFlag() {
+        auto options = parseServeOptions(
+            words(kRequired + QStringList{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--backend", "podman",
+                                          "--image", "localhost/a:1", "--max-tasks", "8", "--provider",
+                                          "openai", "--model", "m", "--max-upload-mb", "3"}));
+        QVERIFY2(options, options ? "" : options.error().message.c_str());
+        QCOMPARE(options->host, std::string("127.0.0.1"));
+        QCOMPARE(options->port, std::uint16_t(8420));
+        QCOMPARE(options->databaseUrl, std::string("postgresql:///w"));
+        QCOMPARE(options->dataDir, std::string("/srv/w"));
+        QCOMPARE(options->tlsCertificate, std::string("c.pem"));
+        QCOMPARE(options->tlsKey, std::string("k.pem"));
+        QVERIFY(options->backend == warren::sandbox::Backend::Podman);
+        QCOMPARE(options->image, std::string("localhost/a:1"));
+        QCOMPARE(options->maxTasks, std::size_t(8));
+        QCOMPARE(options->provider, std::string("openai"));
+        QCOMPARE(options->model, std::string("m"));
+        QCOMPARE(options->maxUploadBytes, std::uint64_t(3) << 20);
+    }
+
+    void readsAnIpv6Listen() {
+        auto options =
+            parseServeOptions(words({"--listen", "[::1]:0", "--database", "d", "--data-dir", "x"}));
+        QVERIFY(options);
+        QCOMPARE(options->host, std::string("::1"));
+        QCOMPARE(options->port, std::uint16_t(0));
+    }
+
+    void refuses_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message"); // a part of the error
+        QTest::newRow("no listen") << QStringList{"--database", "d", "--data-dir", "x"}
+                                   << "--listen HOST:PORT is required";
+        QTest::newRow("no database") << QStringList{"--listen", "h:1", "--data-dir", "x"}
+                                     << "--database URL is required";
+        QTest::newRow("no data dir") << QStringList{"--listen", "h:1", "--database", "d"}
+                                     << "--data-dir DIR is required";
+        QTest::newRow("listen without port")
+            << (kRequired + QStringList{"--listen", "localhost"}) << "expected HOST:PORT";
+        QTest::newRow("port too big")
+            << (kRequired + QStringList{"--listen", "h:70000"}) << "from 0 to 65535";
+        QTest::newRow("zero tasks") << (kRequired + QStringList{"--max-tasks", "0"}) << "--max-tasks 0";
+        QTest::newRow("upload size not a number")
+            << (kRequired + QStringList{"--max-upload-mb", "lots"}) << "--max-upload-mb lots";
+        QTest::newRow("cert without key")
+            << (kRequired + QStringList{"--tls-cert", "c.pem"}) << "go together";
+        QTest::newRow("unknown backend") << (kRequired + QStringList{"--backend", "vm"}) << "vm";
+        QTest::newRow("unknown option")
+            << (kRequired + QStringList{"--verbose", "1"}) << "unknown option --verbose";
+        QTest::newRow("flag without value")
+            << (kRequired + QStringList{"--model"}) << "--model needs a value";
+    }
+
+    void refuses() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        auto options = parseServeOptions(words(args));
+        QVERIFY(!options);
+        QVERIFY2(options.error().message.find(message.toStdString()) != std::string::npos,
+                 options.error().message.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestServeOptions)
+#include "tst_serve_options.moc"
