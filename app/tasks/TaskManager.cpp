@@ -24,8 +24,11 @@ std::string newTaskId() {
 }
 
 TaskManager::TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent)
-    : QObject(parent), m_env(std::move(environment)), m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {
-    m_env.deliverStored = [this] { deliverStored(); };
+    : QObject(parent), m_env(std::move(environment)),
+      m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {
+    m_env.deliverStored = [this] {
+        deliverStored();
+    };
 }
 
 TaskManager::~TaskManager() {
@@ -33,14 +36,15 @@ TaskManager::~TaskManager() {
         delete runner; // kills its sandbox; the task is recovered as interrupted next time
 }
 
-Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
-                                       const std::string& id) {
+Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::string& workspace,
+                                       const TaskSpec& spec, const std::string& id, Start start) {
     if (auto valid = validateSpec(spec); !valid)
         return valid.error();
     std::error_code error;
     const fs::path canonical = fs::canonical(workspace, error);
     if (error || !fs::is_directory(canonical))
-        return makeError(ErrorCode::NotFound, "the workspace " + workspace + " is not a directory; pass --workspace DIR");
+        return makeError(ErrorCode::NotFound,
+                         "the workspace " + workspace + " is not a directory; pass --workspace DIR");
     TaskRecord task;
     task.id = id.empty() ? newTaskId() : id;
     task.prompt = prompt;
@@ -50,6 +54,8 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
     task.createdAt = protocol::formatTimestamp(std::chrono::system_clock::now());
     if (auto inserted = m_env.store->insertTask(task); !inserted)
         return inserted.error();
+    if (start == Start::Held)
+        return task;
     m_queue.push_back(task.id);
     schedule();
     return task;
@@ -112,7 +118,8 @@ Status TaskManager::cancel(const std::string& id, const std::string& why) {
     }
     TaskRecord record = **task;
     if (isFinal(record.status))
-        return makeError(ErrorCode::InvalidArgument, "task " + id + " has already " + taskStatusName(record.status));
+        return makeError(ErrorCode::InvalidArgument,
+                         "task " + id + " has already " + taskStatusName(record.status));
     std::erase(m_queue, id);
     record.status = TaskStatus::Cancelled;
     record.finishReason = "cancelled";
@@ -152,7 +159,9 @@ std::vector<std::string> TaskManager::recoverInterrupted() {
     return recovered;
 }
 
-void TaskManager::setApprovalRules(std::vector<ApprovalRule> rules) { m_env.approvalRules = std::move(rules); }
+void TaskManager::setApprovalRules(std::vector<ApprovalRule> rules) {
+    m_env.approvalRules = std::move(rules);
+}
 
 void TaskManager::addApprovalRule(const std::string& taskId, const ApprovalRule& rule) {
     if (auto running = m_running.find(taskId); running != m_running.end())

@@ -22,10 +22,12 @@ public:
     TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent = nullptr);
     ~TaskManager() override;
 
-    // Stores the task as queued and starts it when a slot is free. id: one the caller made with newTaskId()
-    // (a server records it before the task exists); empty: a new one.
+    // Stores the task as queued and starts it when a slot is free; held: stores it as queued only, and
+    // resume() starts it (a server holds a task until its owner's quota has room). id: one the caller
+    // made with newTaskId() (a server records it before the task exists); empty: a new one.
+    enum class Start { WhenFree, Held };
     Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
-                              const std::string& id = {});
+                              const std::string& id = {}, Start start = Start::WhenFree);
     // A paused, interrupted or failed task goes back in the queue; its agent resumes from its checkpoint.
     // move: another backend or image from now on (stored in the task's spec).
     Status resume(const std::string& id, const SandboxMove& move);
@@ -34,15 +36,16 @@ public:
     Status cancel(const std::string& id, const std::string& why);
     Status pause(const std::string& id);
     // False when the task is not running here or no such question of it waits.
-    bool answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
-                        bool always);
+    bool answerApproval(const std::string& taskId, const std::string& callId, bool approved,
+                        const std::string& note, bool always);
     // The approval rules of tasks started from now on; addApprovalRule adds one to a running task too.
     void setApprovalRules(std::vector<ApprovalRule> rules);
     void addApprovalRule(const std::string& taskId, const ApprovalRule& rule);
     // Tasks stored as running whose agent no process holds any more become interrupted. Returns them.
     std::vector<std::string> recoverInterrupted();
 
-    void setMaxConcurrent(std::size_t maxConcurrent); // more slots start queued tasks now; fewer wait for ends
+    void
+    setMaxConcurrent(std::size_t maxConcurrent); // more slots start queued tasks now; fewer wait for ends
     // Takes what the EventWriter has committed and hands each event to its runner, which emits
     // eventStored: in commit order, also when a runner's handler calls this again (LocalControlPlane calls
     // it when the writer says it committed, a runner after it flushed the writer).

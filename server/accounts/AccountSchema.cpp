@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 1> kMigrations = {
+const std::array<std::string_view, 2> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -75,6 +75,12 @@ const std::array<std::string_view, 1> kMigrations = {
     "  request_hash text NOT NULL,"
     "  created_at timestamptz NOT NULL DEFAULT now(),"
     "  PRIMARY KEY (user_id, key));",
+    // 2: tasks waiting for a concurrency slot (POST /v1/tasks with "queue": true), in arrival order.
+    "CREATE TABLE waiting_tasks ("
+    "  position bigserial PRIMARY KEY,"
+    "  task_id text NOT NULL UNIQUE,"
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  created_at timestamptz NOT NULL DEFAULT now());",
 };
 
 #undef WARREN_QUOTA_COLUMNS

@@ -74,13 +74,18 @@ public:
 
     // Concurrent tasks: a reservation per running task. reserveTask locks the tenant's row, counts the
     // tenant's and the user's reservations, and adds one only if both are under their max_concurrent;
-    // a task that holds one already keeps it. releaseTask is idempotent.
+    // a task that holds one already keeps it. A task that gets or holds one no longer waits (in the same
+    // transaction: a task holds a slot or waits for one, never both). releaseTask is idempotent.
     Result<Reservation> reserveTask(std::int64_t userId, const std::string& taskId);
     Status releaseTask(const std::string& taskId);
     Result<std::uint64_t> activeTasks(std::int64_t userId);
     // Every task holding a reservation, oldest first: after a crash (kill -9) reservations of tasks that
     // no longer run are still held, and warrend releases those on start, once it knows which run.
     Result<std::vector<std::string>> reservedTasks();
+    // Tasks waiting for a slot, oldest first: warrend offers each a reservation when one may have freed.
+    Status addWaitingTask(std::int64_t userId, const std::string& taskId);
+    Result<std::vector<WaitingTask>> waitingTasks();
+    Status forgetWaitingTask(const std::string& taskId); // idempotent
 
     // Model tokens in the month of `at`: the user's own count; the check sees the user's and the
     // tenant's tokens_per_month against the user's and the tenant's (all its users') use.
@@ -88,7 +93,8 @@ public:
     Result<std::uint64_t> tokensUsed(std::int64_t userId, Clock::time_point at = Clock::now());
     // A task of the user's has used total tokens so far, over all its runs: what was not counted yet goes to
     // its owner's month of `at`, in one statement (a total already counted adds nothing).
-    Status countTaskTokens(const std::string& taskId, std::uint64_t total, Clock::time_point at = Clock::now());
+    Status countTaskTokens(const std::string& taskId, std::uint64_t total,
+                           Clock::time_point at = Clock::now());
     Result<std::optional<OverQuota>> wouldExceedTokens(std::int64_t userId, std::uint64_t tokens,
                                                        Clock::time_point at = Clock::now());
 

@@ -32,6 +32,14 @@ Result<Reservation> AccountStore::reserveTask(std::int64_t userId, const std::st
     if (!tenantRow)
         return tenantRow.error();
     const PgRow& tenant = tenantRow->rows.at(0); // max_concurrent
+    // Holding a slot, the task waits no more: in this transaction, so that it never does both.
+    const auto reserved = [&]() -> Result<Reservation> {
+        if (auto left = m_db.exec(what, "DELETE FROM waiting_tasks WHERE task_id = $1", {taskId}); !left)
+            return left.error();
+        if (auto committed = transaction->commit(what); !committed)
+            return committed.error();
+        return Reservation{};
+    };
     auto held = m_db.exec(what, "SELECT user_id FROM task_reservations WHERE task_id = $1", {taskId});
     if (!held)
         return held.error();
@@ -40,7 +48,7 @@ Result<Reservation> AccountStore::reserveTask(std::int64_t userId, const std::st
             return makeError(ErrorCode::InvalidArgument,
                              "task id " + taskId +
                                  " holds another user's reservation; give the task a new id");
-        return Reservation{};
+        return reserved();
     }
     auto counts =
         m_db.exec(what,
@@ -62,9 +70,7 @@ Result<Reservation> AccountStore::reserveTask(std::int64_t userId, const std::st
         {taskId, num(userId), tenantId});
     if (!inserted)
         return inserted.error();
-    if (auto committed = transaction->commit(what); !committed)
-        return committed.error();
-    return Reservation{};
+    return reserved();
 }
 
 Status AccountStore::releaseTask(const std::string& taskId) {
@@ -95,6 +101,36 @@ Result<std::vector<std::string>> AccountStore::reservedTasks() {
     return ids;
 }
 
+Status AccountStore::addWaitingTask(std::int64_t userId, const std::string& taskId) {
+    auto inserted = m_db.exec("put task " + taskId + " in the queue",
+                              "INSERT INTO waiting_tasks (task_id, user_id) VALUES ($1, $2::bigint)",
+                              {taskId, num(userId)});
+    if (!inserted)
+        return inserted.error();
+    return Ok{};
+}
+
+Result<std::vector<WaitingTask>> AccountStore::waitingTasks() {
+    auto rows =
+        m_db.exec("read the queued tasks", "SELECT w.task_id, w.user_id, u.tenant_id FROM waiting_tasks w "
+                                           "JOIN users u ON u.id = w.user_id ORDER BY w.position");
+    if (!rows)
+        return rows.error();
+    std::vector<WaitingTask> waiting;
+    for (const PgRow& row : rows->rows)
+        waiting.push_back(
+            {row.text(0), static_cast<std::int64_t>(row.uint(1)), static_cast<std::int64_t>(row.uint(2))});
+    return waiting;
+}
+
+Status AccountStore::forgetWaitingTask(const std::string& taskId) {
+    auto deleted = m_db.exec("take task " + taskId + " out of the queue",
+                             "DELETE FROM waiting_tasks WHERE task_id = $1", {taskId});
+    if (!deleted)
+        return deleted.error();
+    return Ok{};
+}
+
 Status AccountStore::addTokens(std::int64_t userId, std::uint64_t tokens, Clock::time_point at) {
     const std::string what = "count " + std::to_string(tokens) + " model tokens for user " + num(userId);
     if (tokens > kMaxLimitValue)
@@ -116,8 +152,10 @@ Status AccountStore::countTaskTokens(const std::string& taskId, std::uint64_t to
     auto counted = m_db.exec(
         what,
         "WITH old AS (SELECT user_id, tokens_counted FROM task_owners WHERE task_id = $1 FOR UPDATE), "
-        "moved AS (UPDATE task_owners t SET tokens_counted = greatest(old.tokens_counted, $2::bigint) FROM old "
-        "  WHERE t.task_id = $1 RETURNING old.user_id, greatest(0, $2::bigint - old.tokens_counted) AS delta) "
+        "moved AS (UPDATE task_owners t SET tokens_counted = greatest(old.tokens_counted, $2::bigint) FROM "
+        "old "
+        "  WHERE t.task_id = $1 RETURNING old.user_id, greatest(0, $2::bigint - old.tokens_counted) AS "
+        "delta) "
         "INSERT INTO token_usage (user_id, month, tokens) SELECT user_id, $3::date, delta FROM moved "
         "WHERE delta > 0 "
         "ON CONFLICT (user_id, month) DO UPDATE SET tokens = token_usage.tokens + EXCLUDED.tokens",

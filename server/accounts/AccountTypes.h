@@ -61,6 +61,13 @@ struct Reservation {
     bool reserved() const { return !refused; }
 };
 
+// A task that waits for a concurrency slot of its owner's (and their tenant's).
+struct WaitingTask {
+    std::string taskId;
+    std::int64_t userId = 0;
+    std::int64_t tenantId = 0;
+};
+
 struct TaskOwnership {
     std::string taskId;
     std::optional<std::string> uploadId;

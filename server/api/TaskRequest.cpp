@@ -38,7 +38,7 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
         return object.error();
     if (auto keys = checkKeys(body,
                               {"prompt", "workspace", "provider", "model", "script", "presets", "network",
-                               "limits", "token_budget"},
+                               "limits", "token_budget", "queue"},
                               "the request body", ListKnown::Yes);
         !keys)
         return keys.error();
@@ -46,13 +46,15 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
     Error error;
     std::optional<std::string> provider, model, network;
     std::optional<std::uint64_t> budget;
+    std::optional<bool> queue;
     if (!take(getString(body, "prompt", ""), request.prompt, error) ||
         !take(getString(body, "workspace", ""), request.workspace, error) ||
         !take(getOptionalString(body, "provider", ""), provider, error) ||
         !take(getOptionalString(body, "model", ""), model, error) ||
         !take(getStringArray(body, "presets", "", false), request.presets, error) ||
         !take(getOptionalString(body, "network", ""), network, error) ||
-        !take(getOptionalUint(body, "token_budget", ""), budget, error))
+        !take(getOptionalUint(body, "token_budget", ""), budget, error) ||
+        !take(getOptionalBool(body, "queue", ""), queue, error))
         return error;
     if (request.prompt.empty())
         return refuse("prompt: is empty; say what the agent should do");
@@ -66,6 +68,7 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
     request.model = model.value_or("");
     request.network = network.value_or("none");
     request.tokenBudget = budget.value_or(0);
+    request.queue = queue.value_or(false);
     if (auto script = readScript(body, request); !script)
         return script.error();
     if (const auto limits = body.find("limits"); limits != body.end()) {

@@ -3,11 +3,12 @@
 // impossible value is refused with a message naming the field, before anything is created. Pure.
 //
 //   {"prompt", "workspace": UPLOAD_ID, "provider"?, "model"?, "script"?, "presets"?, "network"?,
-//    "limits"?, "token_budget"?}
+//    "limits"?, "token_budget"?, "queue"?}
 //
 // script is a scripted model's {"turns": [...]} inline (the demo and tests), read by the same parser as a
 // script file; it excludes provider. limits are the sandbox's, by the profile's names (memory_mb, pids,
-// cpu_seconds, timeout_sec, ...): what the caller asks for, which the server clamps to its quotas.
+// cpu_seconds, timeout_sec, ...): what the caller asks for, which the server clamps to its quotas. queue:
+// when every concurrency slot of the caller's is taken, the task waits for one instead of being refused.
 
 #include "common/Result.h"
 #include "server/accounts/Limits.h"
@@ -30,6 +31,7 @@ struct TaskRequest {
     std::string network = "none";
     accounts::Limits limits;       // sandbox limits only
     std::uint64_t tokenBudget = 0; // 0: none asked for (the month's quota still applies)
+    bool queue = false;
 };
 
 Result<TaskRequest> parseTaskRequest(const nlohmann::json& body);

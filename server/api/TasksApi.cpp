@@ -6,6 +6,7 @@
 #include "common/JsonFields.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/Authentication.h"
+#include "server/api/EventStreams.h"
 #include "server/api/HttpErrors.h"
 #include "server/api/OwnedTask.h"
 #include "server/api/Quotas.h"
@@ -76,12 +77,17 @@ Result<Created> createTask(ServerParts& parts, const Account& caller, const Task
     auto admission = parts.quotas.admit(caller, request, id);
     if (!admission)
         return admission.error();
-    if (admission->refused)
+    // Over the concurrency quota, a task that asked to queue is created held, and waits for a slot
+    // (WaitingTasks); any other refusal (the month's tokens) creates nothing.
+    const bool waits = admission->refused && request.queue &&
+                       admission->refused->limit == accounts::LimitName::MaxConcurrent;
+    if (admission->refused && !waits)
         return Created(*admission->refused);
     const auto undo = [&](const Error& error) -> Result<Created> {
         std::error_code ignored;
         fs::remove_all(parts.paths.workspace(id), ignored);
         fs::remove(parts.paths.script(id), ignored);
+        (void)parts.accounts.forgetWaitingTask(id);
         (void)parts.quotas.release(id);
         return error;
     };
@@ -100,7 +106,15 @@ Result<Created> createTask(ServerParts& parts, const Account& caller, const Task
         return undo(valid.error());
     if (auto recorded = parts.accounts.recordTask(caller.userId, id, upload.uploadId); !recorded)
         return undo(recorded.error());
-    auto task = parts.manager.submit(request.prompt, parts.paths.workspace(id), spec, id);
+    // Listed as waiting before it is stored as queued: a crash in between leaves a stale entry (dropped
+    // by the next offer), never a queued task that would start on restart without a slot.
+    if (waits) {
+        if (auto listed = parts.accounts.addWaitingTask(caller.userId, id); !listed)
+            return undo(listed.error());
+    }
+    auto task = parts.manager.submit(request.prompt, parts.paths.workspace(id), spec, id,
+                                     waits ? control::TaskManager::Start::Held
+                                           : control::TaskManager::Start::WhenFree);
     if (!task)
         return undo(task.error());
     return Created(*task);
@@ -342,6 +356,10 @@ void addTaskRoutes(http::Router& router, ServerParts& parts) {
                   if (auto cancelled = parts.manager.cancel(owned.task.id, "cancelled by its owner");
                       !cancelled)
                       return reply.send(errorResponse(cancelled.error()));
+                  if (!parts.manager.isActive(owned.task.id)) { // it never ran: no run ends to say so
+                      (void)parts.accounts.forgetWaitingTask(owned.task.id);
+                      parts.streams.taskFinished(owned.task.id);
+                  }
                   reply.send(jsonResponse(202, {{"id", owned.task.id}}));
               });
     taskRoute("POST", "/v1/tasks/{id}/resume",

@@ -17,9 +17,11 @@
 #include "server/api/ServerParts.h"
 #include "server/api/TasksApi.h"
 #include "server/api/UploadsApi.h"
+#include "server/api/WaitingTasks.h"
 
 #include <QCoreApplication>
 #include <QNetworkAccessManager>
+#include <QTimer>
 #include <csignal>
 #include <filesystem>
 
@@ -112,6 +114,12 @@ Status Warrend::openControl(const ServeOptions& options) {
     environment.approvalRules = std::move(*rules);
     m_manager = new control::TaskManager(environment, options.maxTasks, this);
     m_quotas = std::make_unique<Quotas>(*m_accounts, *m_store);
+    m_waiting = std::make_unique<WaitingTasks>(*m_accounts, *m_store, *m_manager);
+    // The operator may raise a quota with `warrend admin` (another process) at any time.
+    auto* offer = new QTimer(this);
+    offer->setInterval(kOfferSlotsEvery);
+    connect(offer, &QTimer::timeout, this, &Warrend::offerSlots);
+    offer->start();
     m_streams = std::make_unique<EventStreams>(*m_store, [this](const std::string& id) {
         auto task = m_store->task(id);
         return task && *task &&
@@ -156,9 +164,18 @@ Status Warrend::listen(const ServeOptions& options) {
 // reservation whose task does not (it ended while the server died) goes back to its tenant.
 void Warrend::resumeLeftOver() {
     std::vector<std::string> again = m_manager->recoverInterrupted();
+    auto waiting = m_accounts->waitingTasks();
+    if (!waiting)
+        return emit storeProblem(QString::fromStdString(waiting.error().message));
+    const auto waits = [&](const std::string& id) {
+        return std::any_of(waiting->begin(), waiting->end(),
+                           [&](const accounts::WaitingTask& task) { return task.taskId == id; });
+    };
     if (auto queued = m_store->tasksWithStatus(TaskStatus::Queued); queued) {
-        for (const auto& task : *queued)
-            again.push_back(task.id);
+        for (const auto& task : *queued) {
+            if (!waits(task.id)) // those wait for a slot: offerSlots starts them
+                again.push_back(task.id);
+        }
     }
     for (const auto& id : again) {
         if (auto resumed = m_manager->resume(id, {}); !resumed)
@@ -170,20 +187,26 @@ void Warrend::resumeLeftOver() {
         return emit storeProblem(QString::fromStdString(reserved.error().message));
     for (const auto& id : *reserved) {
         auto task = m_store->task(id);
-        const bool waiting =
-            task && *task &&
-            ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
-        if (task && !waiting && !m_manager->isActive(id))
+        const bool runs = task && *task &&
+                          ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
+        if (task && !runs && !m_manager->isActive(id))
             (void)m_quotas->runEnded(id);
     }
+    offerSlots();
 }
 
 void Warrend::runEnded(const std::string& taskId) {
     if (!m_manager->isActive(taskId)) {
         if (auto ended = m_quotas->runEnded(taskId); !ended)
             emit storeProblem(QString::fromStdString("task " + taskId + ": " + ended.error().message));
+        offerSlots();
     }
     m_streams->taskFinished(taskId);
+}
+
+void Warrend::offerSlots() {
+    if (auto offered = m_waiting->offerSlots(); !offered)
+        emit storeProblem(QString::fromStdString(offered.error().message));
 }
 
 } // namespace warren::server

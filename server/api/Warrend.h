@@ -2,13 +2,15 @@
 // warrend serve: the control plane's task machinery (TaskManager, the tool proxy's tokens, the event
 // writer) over PostgreSQL, with the accounts, the uploads and the HTTP API in front of it, for many users.
 // Crash-only: opening it marks the tasks a dead server left running as interrupted and resumes them (and
-// those it left queued) from their checkpoints, each keeping the reservation it held.
+// those it left queued, but for those waiting for a concurrency slot) from their checkpoints, each keeping
+// the reservation it held.
 
 #include "common/Result.h"
 #include "server/api/ServeOptions.h"
 #include "server/http/HttpServer.h"
 
 #include <QObject>
+#include <chrono>
 #include <memory>
 
 namespace warren::control {
@@ -27,11 +29,13 @@ namespace warren::server {
 
 class EventStreams;
 class Quotas;
+class WaitingTasks;
 struct ServerParts;
 
 class Warrend : public QObject {
     Q_OBJECT
 public:
+    static constexpr std::chrono::seconds kOfferSlotsEvery{30}; // besides every end of a run
     static Result<std::unique_ptr<Warrend>> open(const ServeOptions& options);
     ~Warrend() override;
 
@@ -47,6 +51,7 @@ private:
     Status listen(const ServeOptions& options);
     void resumeLeftOver();
     void runEnded(const std::string& taskId);
+    void offerSlots(); // to the tasks waiting for one (WaitingTasks)
 
     std::unique_ptr<control::Store> m_store;
     std::unique_ptr<accounts::AccountStore> m_accounts;
@@ -57,6 +62,7 @@ private:
     control::TaskManager* m_manager = nullptr;
     std::unique_ptr<EventStreams> m_streams;
     std::unique_ptr<Quotas> m_quotas;
+    std::unique_ptr<WaitingTasks> m_waiting;
     std::unique_ptr<ServerParts> m_parts;
     std::unique_ptr<http::HttpServer> m_http;
     quint16 m_port = 0;

@@ -95,6 +95,7 @@ private slots:
     void hostileUploadsLeaveNothing();
     void idempotencyKeyCreatesOnce();
     void concurrencyQuotaAnswers429();
+    void queuedTasksWaitForASlot();
     void limitsAreClampedAndComeFirst();
     void approvalsSurviveAKilledServer();
     void eventsSurviveADatabaseRestart();
@@ -297,6 +298,9 @@ void TestWarrend::badRequestsCreateNothing_data() {
         << QByteArray(
                R"({"prompt": "x", "workspace": "UPLOAD", "network": "everything", "script": {"turns": []}})")
         << 400;
+    QTest::newRow("queue not a boolean")
+        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "queue": "yes", "script": {"turns": []}})")
+        << 400;
     QTest::newRow("unknown upload") << QByteArray(R"({"prompt": "x", "workspace": "u-0000000000000000"})")
                                     << 404;
 }
@@ -416,6 +420,72 @@ void TestWarrend::concurrencyQuotaAnswers429() {
         m_server->request("POST", "/v1/tasks", m_alice, taskBody(m_aliceUpload, kScriptWritingDocs));
     QCOMPARE(alices.status, 201);
     m_server->streamEvents(QString::fromStdString(alices.json().value("id", "")), m_alice, "task_finished");
+}
+
+// Over the concurrency quota, "queue": true makes the task wait for a slot: it starts when the task holding
+// the slot ends, not before, and not when the server is killed and restarted meanwhile; cancelled while it
+// waits, it never starts. Without "queue" the same request is refused.
+void TestWarrend::queuedTasksWaitForASlot() {
+    const QString erin = m_server->addUser("erin", "queueing");
+    QCOMPARE(m_server->admin({"set-quota", "--user", "erin", "--max-concurrent", "1"}).exitCode, 0);
+    const QString uploadId = upload(erin, workspace());
+    const auto idOf = [](const HttpAnswer& answer) {
+        return QString::fromStdString(answer.json().value("id", ""));
+    };
+    const auto statusOf = [&](const QString& task) {
+        return QString::fromStdString(
+            m_server->request("GET", "/v1/tasks/" + task, erin).json().value("status", ""));
+    };
+    const auto eventCount = [&](const QString& task) {
+        return m_server->request("GET", "/v1/tasks/" + task + "/events", erin)
+            .json()
+            .value("events", json::array())
+            .size();
+    };
+
+    const HttpAnswer holding =
+        m_server->request("POST", "/v1/tasks", erin, taskBody(uploadId, kScriptAsking, kSafeMode));
+    QCOMPARE(holding.status, 201);
+    const QString first = idOf(holding);
+    auto asked = untilQuestion(*m_server, first, erin); // it holds erin's one slot, waiting for her answer
+    QVERIFY(!asked.empty());
+
+    const QByteArray queued = taskBody(uploadId, kScriptWritingDocs, R"(, "queue": true)");
+    const HttpAnswer waiting = m_server->request("POST", "/v1/tasks", erin, queued);
+    QVERIFY2(waiting.status == 201, waiting.body.constData());
+    QCOMPARE(QString::fromStdString(waiting.json().value("status", "")), QString("queued"));
+    const QString second = idOf(waiting);
+    const HttpAnswer cancelled = m_server->request("POST", "/v1/tasks", erin, queued);
+    QCOMPARE(cancelled.status, 201);
+    const QString third = idOf(cancelled);
+    QCOMPARE(m_server->request("POST", "/v1/tasks/" + third + "/cancel", erin).status, 202);
+    QCOMPARE(statusOf(third), QString("cancelled"));
+    const HttpAnswer refused =
+        m_server->request("POST", "/v1/tasks", erin, taskBody(uploadId, kScriptWritingDocs));
+    QCOMPARE(refused.status, 429);
+
+    m_server->kill(); // the slot's holder is resumed on restart; the waiting task keeps waiting
+    QString error;
+    QVERIFY2(m_server->start(&error), qPrintable(error));
+    asked = untilQuestion(*m_server, first, erin, asked.back().value("seq", 0u));
+    QVERIFY2(!asked.empty(), m_server->serverOutput().constData());
+    QCOMPARE(statusOf(second), QString("queued"));
+    QCOMPARE(eventCount(second), std::size_t{0});
+
+    const std::string callId = asked.back()["data"].value("id", "");
+    QCOMPARE(m_server
+                 ->request("POST", "/v1/tasks/" + first + "/approvals/" + QString::fromStdString(callId),
+                           erin, R"({"approved": true})")
+                 .status,
+             202);
+    const auto firstEvents = m_server->streamEvents(first, erin, "task_finished");
+    QVERIFY(!firstEvents.empty());
+    const auto secondEvents = m_server->streamEvents(second, erin, "task_finished"); // it got the slot
+    QVERIFY2(!secondEvents.empty(), m_server->serverOutput().constData());
+    QCOMPARE(QString::fromStdString(secondEvents.front().value("type", "")), QString("limits_applied"));
+    QCOMPARE(QString::fromStdString(secondEvents.back()["data"].value("reason", "")), QString("finished"));
+    QCOMPARE(statusOf(third), QString("cancelled"));
+    QCOMPARE(eventCount(third), std::size_t{0});
 }
 
 void TestWarrend::limitsAreClampedAndComeFirst() {
