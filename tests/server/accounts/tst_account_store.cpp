@@ -218,6 +218,42 @@ private slots:
         QVERIFY(!full.refused->message().empty());
     }
 
+    // A task waits for a slot or holds one, never both: a reservation takes it off the list in its own
+    // transaction; a refused one leaves it in its place.
+    void waitingTasksLeaveTheListWhenTheyGetASlot() {
+        const auto wanda = must(store().addUser("wanda", "waiters")).account.userId;
+        const auto walt = must(store().addUser("walt", "waiters")).account.userId;
+        const auto tenant = must(store().user("wanda"))->tenantId;
+        must(store().setTenantQuota("waiters", {{LimitName::MaxConcurrent, 1}}));
+        QVERIFY(must(store().reserveTask(wanda, "wait-0")).reserved());
+        for (const auto& [user, task] : {std::pair{wanda, "wait-1"}, {walt, "wait-2"}, {wanda, "wait-3"}})
+            must(store().addWaitingTask(user, task));
+        QCOMPARE(store().addWaitingTask(wanda, "wait-1").error().code, ErrorCode::InvalidArgument);
+        const auto ids = [&] {
+            std::vector<std::string> out;
+            for (const auto& task : must(store().waitingTasks()))
+                if (task.taskId.starts_with("wait-"))
+                    out.push_back(task.taskId);
+            return out;
+        };
+        QCOMPARE(ids(), (std::vector<std::string>{"wait-1", "wait-2", "wait-3"}));
+        const auto first = must(store().waitingTasks());
+        const auto listed =
+            std::find_if(first.begin(), first.end(), [](const auto& t) { return t.taskId == "wait-2"; });
+        QVERIFY(listed != first.end());
+        QCOMPARE(listed->userId, walt);
+        QCOMPARE(listed->tenantId, tenant);
+
+        QVERIFY(!must(store().reserveTask(walt, "wait-2")).reserved()); // the tenant is full: it stays
+        QCOMPARE(ids(), (std::vector<std::string>{"wait-1", "wait-2", "wait-3"}));
+        must(store().releaseTask("wait-0"));
+        QVERIFY(must(store().reserveTask(walt, "wait-2")).reserved());
+        QCOMPARE(ids(), (std::vector<std::string>{"wait-1", "wait-3"}));
+        must(store().forgetWaitingTask("wait-3"));
+        must(store().forgetWaitingTask("wait-3"));
+        QCOMPARE(ids(), (std::vector<std::string>{"wait-1"}));
+    }
+
     void userOverrideBindsBelowTheTenant() {
         const auto solo = must(store().addUser("solo", "roomy")).account.userId;
         const auto peer = must(store().addUser("solo-peer", "roomy")).account.userId;
