@@ -130,9 +130,14 @@ void EventWriter::run() {
 
 std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch,
                                       std::vector<CommittedEvent>& committed) {
-    const auto keep = [&](const EventRow& row) {
+    const auto keep = [&](const EventRow& row, bool dropped) {
         if (m_onCommitted)
-            committed.push_back({row.taskId, row.seq});
+            committed.push_back({row.taskId, row.seq, dropped});
+    };
+    const auto dropAll = [&] {
+        for (const auto& row : batch)
+            keep(row, true);
+        return std::uint64_t{0};
     };
     auto written = appendToStore(batch);
     if (!written && written.error().code == ErrorCode::Unavailable)
@@ -145,7 +150,8 @@ std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch,
         written = appendToStore(batch);
     }
     if (written) {
-        std::for_each(batch.begin(), batch.end(), keep);
+        for (const auto& row : batch)
+            keep(row, false);
         return batch.size();
     }
 
@@ -154,22 +160,21 @@ std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch,
         report("cannot store " + what +
                ": the database was still unreachable when the writer stopped; dropped: " +
                written.error().message);
-        return 0;
+        return dropAll();
     }
     if (!refusedForContent) {
         report("cannot store " + what + ", dropped after a retry: " + written.error().message);
-        return 0;
+        return dropAll();
     }
     std::uint64_t stored = 0;
     std::string firstError;
     for (const auto& row : batch) {
         auto one = appendToStore({row});
-        if (one) {
+        keep(row, !one);
+        if (one)
             ++stored;
-            keep(row);
-        } else if (firstError.empty()) {
+        else if (firstError.empty())
             firstError = one.error().message;
-        }
     }
     if (stored < batch.size())
         report(std::to_string(batch.size() - stored) + " of " + what +

@@ -12,7 +12,8 @@
 //
 // Its owner learns what is committed, not what is queued: after each commit the rows' keys wait in
 // takeCommitted() and onCommitted() says so, so that nothing is shown as stored before the database has
-// it (a crash can lose what is queued, never what was shown).
+// it (a crash can lose what is queued, never what was shown). A row the writer gave up on is taken too,
+// marked dropped, so that an owner that waits for its rows (backpressure) is never left waiting.
 
 #include "app/store/Store.h"
 #include "app/store/StoreTypes.h"
@@ -31,10 +32,11 @@
 
 namespace warren::control {
 
-// One committed event: which task, which seq.
+// One event the writer is done with: which task, which seq; dropped: not stored (reported).
 struct CommittedEvent {
     std::string taskId;
     std::uint64_t seq = 0;
+    bool dropped = false;
 };
 
 class EventWriter {
@@ -65,8 +67,8 @@ public:
     // with an error. Not from onError or onCommitted, which run on the writer thread.
     void flush();
 
-    // The events committed since the last call, in commit order (which is append order); a dropped row is
-    // never among them.
+    // The events committed since the last call, in commit order (which is append order), and those
+    // dropped meanwhile (dropped = true), each once.
     std::vector<CommittedEvent> takeCommitted();
 
     std::uint64_t written() const; // rows committed so far
@@ -76,8 +78,9 @@ private:
     void run();
     // Writes one batch: through an outage (writeThroughOutage), else retried once when it fails; when the
     // retry fails too, a batch refused for its content (a repeated seq) is written row by row so that only
-    // the offending rows are lost, and any other failure (disk full, I/O error) drops the batch. Adds the
-    // committed rows to committed when they are kept; returns how many there were; reports the loss.
+    // the offending rows are lost, and any other failure (disk full, I/O error) drops the batch. Adds every
+    // row to committed, the lost ones marked dropped, when they are kept; returns how many were stored;
+    // reports the loss.
     std::uint64_t writeBatch(const std::vector<EventRow>& batch, std::vector<CommittedEvent>& committed);
     // Retries a batch whose write failed with Unavailable: reconnects, checks whether its commit happened
     // after all, writes it again; until it is stored, or another kind of failure, or the writer is stopping

@@ -107,7 +107,7 @@ void AgentChannel::flushStdin() {
 void AgentChannel::onStdoutReadable() {
     char buffer[kReadChunk];
     std::size_t total = 0;
-    while (m_stdout.valid() && total < kReadPerWakeup) {
+    while (m_stdout.valid() && m_reading && total < kReadPerWakeup) {
         const ssize_t n = ::read(m_stdout.get(), buffer, sizeof buffer);
         if (n < 0 && errno == EINTR)
             continue;
@@ -147,7 +147,14 @@ void AgentChannel::onStderrReadable() {
     }
 }
 
+void AgentChannel::setReading(bool reading) {
+    m_reading = reading;
+    if (m_stdoutNotifier && m_stdout.valid())
+        m_stdoutNotifier->setEnabled(reading);
+}
+
 void AgentChannel::drain() {
+    setReading(true);
     setBlocking(m_stdout);
     setBlocking(m_stderr);
     while (m_stdout.valid())

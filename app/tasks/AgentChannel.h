@@ -31,8 +31,11 @@ public:
     // The sandbox holds the child's ends now: closes ours of them and starts reading.
     void watch();
     void send(const protocol::Message& message); // one line on the agent's stdin
+    // Backpressure: while not reading, the agent's stdout is left in the pipe, which fills, so that the
+    // agent waits in its write (a line already read is still handed on). Reading by default.
+    void setReading(bool reading);
     // Every process of the sandbox is gone, so the pipes' far ends are closed: reads what is left of
-    // stdout (lineRead for each line) and stderr, to their end.
+    // stdout (lineRead for each line) and stderr, to their end, reading or not.
     void drain();
     // Stops reading and writing and closes the pipes; no signal follows. Safe inside lineRead's handler.
     void close();
@@ -56,6 +59,7 @@ private:
     protocol::LineReader m_lines;
     std::string m_stdinBuffer;
     std::string m_stderrTail;
+    bool m_reading = true;
 };
 
 } // namespace warren::control

@@ -182,7 +182,7 @@ void TaskManager::deliverStored() {
         const CommittedEvent event = std::move(m_committed.front());
         m_committed.pop_front();
         if (auto runner = m_running.find(event.taskId); runner != m_running.end())
-            runner->second->onEventCommitted(event.seq);
+            runner->second->onEventCommitted(event.seq, event.dropped);
     }
 }
 
@@ -198,6 +198,7 @@ void TaskManager::schedule() {
         m_running[id] = runner;
         connect(runner, &TaskRunner::eventStored, this, &TaskManager::eventStored);
         connect(runner, &TaskRunner::approvalNeeded, this, &TaskManager::approvalNeeded);
+        connect(runner, &TaskRunner::outputPaused, this, &TaskManager::outputPaused);
         connect(runner, &TaskRunner::finished, this, [this](const std::string& finishedId) {
             if (auto it = m_running.find(finishedId); it != m_running.end()) {
                 it->second->deleteLater();

@@ -57,6 +57,7 @@ signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);
     void approvalNeeded(const warren::control::ApprovalRecord& approval);
     void taskFinished(const std::string& taskId);
+    void outputPaused(const std::string& taskId, bool paused, std::size_t uncommitted); // TaskRunner's
 
 private:
     void schedule();

@@ -323,17 +323,32 @@ void TaskRunner::store(const protocol::Event& event, json body) {
                  event.step,
                  event.tool.value_or(""),
                  body.dump(-1, ' ', false, json::error_handler_t::replace)};
+    const std::size_t bytes = row.body.size();
     m_env.events->append(std::move(row));
-    m_uncommitted.emplace_back(seq, std::move(body));
+    m_uncommitted.push_back({seq, std::move(body), bytes});
+    m_uncommittedBytes += bytes;
+    if (!m_readingPaused && (m_uncommitted.size() >= kPauseAtEvents || m_uncommittedBytes >= kPauseAtBytes))
+        setReading(false);
 }
 
-void TaskRunner::onEventCommitted(std::uint64_t seq) {
-    while (!m_uncommitted.empty() && m_uncommitted.front().first <= seq) {
-        auto [stored, event] = std::move(m_uncommitted.front());
+void TaskRunner::onEventCommitted(std::uint64_t seq, bool dropped) {
+    while (!m_uncommitted.empty() && m_uncommitted.front().seq <= seq) {
+        Uncommitted done = std::move(m_uncommitted.front());
         m_uncommitted.pop_front(); // before the emit: a handler may get here again
-        if (stored == seq)
-            emit eventStored(m_task.id, event);
+        m_uncommittedBytes -= done.bytes;
+        if (done.seq == seq && !dropped)
+            emit eventStored(m_task.id, done.event);
     }
+    if (m_readingPaused && m_uncommitted.size() <= kPauseAtEvents / 2 &&
+        m_uncommittedBytes <= kPauseAtBytes / 2)
+        setReading(true);
+}
+
+void TaskRunner::setReading(bool reading) {
+    m_readingPaused = !reading;
+    if (m_channel)
+        m_channel->setReading(reading);
+    emit outputPaused(m_task.id, m_readingPaused, m_uncommitted.size());
 }
 
 void TaskRunner::settleEvents() {

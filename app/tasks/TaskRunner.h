@@ -62,18 +62,27 @@ struct RunnerEnvironment {
 class TaskRunner : public QObject {
     Q_OBJECT
 public:
-    TaskRunner(const RunnerEnvironment& environment, TaskRecord task, TaskSpec spec, QObject* parent = nullptr);
+    TaskRunner(const RunnerEnvironment& environment, TaskRecord task, TaskSpec spec,
+               QObject* parent = nullptr);
     ~TaskRunner() override;
 
     // Launches; finished() follows in every case, also when the launch fails.
     void start();
     void cancel(const std::string& why); // the user's stop: the task ends cancelled
     void pause();                        // checkpoint and stop: resumable
-    bool answerApproval(const std::string& callId, bool approved, const std::string& note, bool always); // ToolProxy's
+    bool answerApproval(const std::string& callId, bool approved, const std::string& note,
+                        bool always);               // ToolProxy's
     void addApprovalRule(const ApprovalRule& rule); // decides this task's later calls, after its other rules
-    // The writer committed this task's event seq: emits eventStored for it (and forgets those before it
-    // that were never committed: the writer dropped them and said so).
-    void onEventCommitted(std::uint64_t seq);
+    // The writer is done with this task's event seq: emits eventStored for it when it was stored (and
+    // forgets those before it that the writer never gave back). Below the backpressure limits again,
+    // reads the agent's stdout again.
+    void onEventCommitted(std::uint64_t seq, bool dropped);
+
+    // Backpressure: with this many events, or bytes of them, stored but not yet committed (a slow or
+    // restarting database), the agent's stdout is not read until half of them are, so that a flooding
+    // agent waits in its write instead of growing the server's memory.
+    static constexpr std::size_t kPauseAtEvents = 16 * 1024;
+    static constexpr std::size_t kPauseAtBytes = 16u << 20;
 
     const TaskRecord& task() const { return m_task; }
 
@@ -83,6 +92,8 @@ signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);
     void approvalNeeded(const warren::control::ApprovalRecord& approval);
     void finished(const std::string& taskId);
+    // Backpressure began (paused) or ended: uncommitted events are waiting for the database.
+    void outputPaused(const std::string& taskId, bool paused, std::size_t uncommitted);
 
 private:
     enum class StopCause { None, User, Pause, Timeout, Budget, Failure };
@@ -116,18 +127,21 @@ private:
     }
     void recordOwn(const std::string& type, nlohmann::json data);
     void store(const protocol::Event& event, nlohmann::json body);
-    void settleEvents(); // waits for the writer, then emits eventStored for what it committed
+    void settleEvents();           // waits for the writer, then emits eventStored for what it committed
+    void setReading(bool reading); // the agent's stdout: backpressure
     void recordArtifacts();
     void finish(TaskStatus status, const std::string& reason, const std::string& error);
-    void fail(const std::string& reason, const std::string& error) { finish(TaskStatus::Failed, reason, error); }
+    void fail(const std::string& reason, const std::string& error) {
+        finish(TaskStatus::Failed, reason, error);
+    }
 
     RunnerEnvironment m_env;
     TaskRecord m_task;
     TaskSpec m_spec;
     std::string m_token;
     std::unique_ptr<ToolProxy> m_proxy;
-    std::unique_ptr<EgressProxy> m_egress; // --network allow:HOSTS: the task's only way out
-    std::unique_ptr<AgentChannel> m_channel; // the agent's stdio
+    std::unique_ptr<EgressProxy> m_egress;              // --network allow:HOSTS: the task's only way out
+    std::unique_ptr<AgentChannel> m_channel;            // the agent's stdio
     std::unique_ptr<sandbox::RunningSandbox> m_process; // removes its placeholders and container when reset
     UniqueFd m_lock;
     QSocketNotifier* m_exitNotifier = nullptr;
@@ -139,7 +153,14 @@ private:
     StopCause m_stopCause = StopCause::None;
     std::string m_stopWhy;
     std::uint64_t m_nextSeq = 1;
-    std::deque<std::pair<std::uint64_t, nlohmann::json>> m_uncommitted; // seq, event: stored, not committed
+    struct Uncommitted {
+        std::uint64_t seq = 0;
+        nlohmann::json event;
+        std::size_t bytes = 0; // its row's payload
+    };
+    std::deque<Uncommitted> m_uncommitted; // stored, not yet committed
+    std::size_t m_uncommittedBytes = 0;
+    bool m_readingPaused = false;
     std::optional<std::uint64_t> m_lastAgentSeq;
     std::uint64_t m_step = 0;
     std::optional<std::string> m_finishedReason; // task_finished's reason, when the agent sent one

@@ -130,6 +130,12 @@ Status Warrend::openControl(const ServeOptions& options) {
         [this](const std::string& id, const nlohmann::json& event) { m_streams->eventStored(id, event); });
     connect(m_manager, &control::TaskManager::taskFinished, this,
             [this](const std::string& id) { runEnded(id); });
+    connect(m_manager, &control::TaskManager::outputPaused, this,
+            [this](const std::string& id, bool paused, std::size_t uncommitted) {
+                emit storeProblem(QString::fromStdString(
+                    "task " + id + ": " + std::to_string(uncommitted) + " events wait for the database; " +
+                    (paused ? "the agent waits until they are stored" : "the agent goes on")));
+            });
 
     ServeOptions kept = options;
     kept.dataDir = root;

@@ -64,7 +64,9 @@ QString WarrendServer::addUser(const QString& name, const QString& tenant) {
 
 bool WarrendServer::start(QString* error, const QStringList& extra) {
     m_output.clear();
-    m_process.setProcessEnvironment(warrenEnvironment(m_data.path())); // the agent a sanitizer build needs
+    QProcessEnvironment environment = warrenEnvironment(m_data.path()); // the agent a sanitizer build needs
+    environment.insert(m_environment);
+    m_process.setProcessEnvironment(environment);
     m_process.setProcessChannelMode(QProcess::MergedChannels);
     m_process.setStandardInputFile(QProcess::nullDevice());
     m_process.start(warrendBinary(), QStringList{"serve", "--listen", "127.0.0.1:0", "--database",
@@ -105,6 +107,18 @@ void WarrendServer::stop() {
 QByteArray WarrendServer::serverOutput() {
     m_output += m_process.readAll();
     return m_output;
+}
+
+void WarrendServer::setEnvironment(const QString& name, const QString& value) {
+    m_environment.insert(name, value);
+}
+
+bool WarrendServer::waitForOutput(const QByteArray& text, int timeoutMs) {
+    while (!serverOutput().contains(text)) {
+        if (!m_process.waitForReadyRead(timeoutMs))
+            return false;
+    }
+    return true;
 }
 
 HttpAnswer WarrendServer::request(const QByteArray& method, const QString& path, const QString& key,

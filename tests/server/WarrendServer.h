@@ -44,13 +44,16 @@ public:
 
     // warrend serve; false with error when it did not say it listens.
     bool start(QString* error, const QStringList& extra = {});
-    void kill(); // SIGKILL, then waits for it
-    void stop(); // SIGTERM, then waits for it
+    void setEnvironment(const QString& name, const QString& value); // of the next start()
+    void kill();                                                    // SIGKILL, then waits for it
+    void stop();                                                    // SIGTERM, then waits for it
     QString url() const { return m_url; }
     QString dataDir() const { return m_data.path(); }
     QString databaseUrl() const { return m_postgres->url(); }
     PostgresServer& postgres() { return *m_postgres; }
     QByteArray serverOutput(); // what warrend wrote so far
+    // Reads warrend's output until it holds text (true) or it stays silent for timeoutMs.
+    bool waitForOutput(const QByteArray& text, int timeoutMs = 60000);
 
     HttpAnswer request(const QByteArray& method, const QString& path, const QString& key,
                        const QByteArray& body = {},
@@ -67,6 +70,7 @@ private:
     std::unique_ptr<PostgresServer> m_postgres;
     QTemporaryDir m_data;
     QProcess m_process;
+    QProcessEnvironment m_environment;
     QByteArray m_output;
     QString m_url;
     QNetworkAccessManager m_network;

@@ -1,6 +1,8 @@
-# Tests of app/tasks/, app/proxy/ToolProxy and app/control/Settings: the pure parts of launching a task, the proxy
+# Tests of app/tasks/, app/proxy/ToolProxy and app/control/Settings: the pure parts of launching a task, the
+# agent channel's backpressure on real pipes, the proxy
 # with a real store, the settings.
 warren_add_test(tst_launch_plan SOURCES tst_launch_plan.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_agent_sandbox SOURCES tst_agent_sandbox.cpp LIBS warren_tasks LABELS unit)
+warren_add_test(tst_agent_channel SOURCES tst_agent_channel.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_tool_proxy SOURCES tst_tool_proxy.cpp LIBS warren_tasks warren_store_sqlite LABELS unit)
 warren_add_test(tst_settings SOURCES tst_settings.cpp LIBS warren_control warren_store_sqlite LABELS unit)

@@ -75,7 +75,9 @@ class TestEventWriter : public QObject {
         return std::move(store).value();
     }
     StoreOpener opener() const {
-        return [path = m_path] { return openSqliteStore(path); };
+        return [path = m_path] {
+            return openSqliteStore(path);
+        };
     }
 
 private slots:
@@ -199,7 +201,8 @@ private slots:
         (*writer)->flush();
         QVERIFY(errors.taken().empty());
 
-        // One batch (appended at once, so written together): a repeated seq and an unknown task among good rows.
+        // One batch (appended at once, so written together): a repeated seq and an unknown task among good
+        // rows.
         (*writer)->append(std::vector<EventRow>{eventRow("t-flood", 3), eventRow("t-flood", 2),
                                                 eventRow("t-ghost", 1), eventRow("t-flood", 4)});
         (*writer)->flush();
@@ -260,7 +263,8 @@ private slots:
         QCOMPARE(sqlite3_exec(blocker, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
         for (std::uint64_t seq = 1; seq <= 100; ++seq)
             (*writer)->append(eventRow("t-flood", seq));
-        std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the writer waits for the lock meanwhile
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(300)); // the writer waits for the lock meanwhile
         QCOMPARE(told.load(), 0);
         QVERIFY((*writer)->takeCommitted().empty());
         QCOMPARE(sqlite3_exec(blocker, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
@@ -283,10 +287,11 @@ private slots:
                 continue;
             auto last = reader->lastSeq("t-flood");
             QVERIFY(last);
-            QVERIFY2(*last >= taken.back(), qPrintable(QString("seq %1 was taken before it was in the database (last "
-                                                               "stored %2)")
-                                                           .arg(taken.back())
-                                                           .arg(*last)));
+            QVERIFY2(*last >= taken.back(),
+                     qPrintable(QString("seq %1 was taken before it was in the database (last "
+                                        "stored %2)")
+                                    .arg(taken.back())
+                                    .arg(*last)));
         }
         QCOMPARE(taken.size(), std::size_t(20'000));
         for (std::size_t i = 0; i < taken.size(); ++i)
@@ -295,25 +300,30 @@ private slots:
         QVERIFY(told.load() <= takes); // told once until the owner takes, not once per batch
     }
 
-    // flush() is also a barrier for takeCommitted(); rows the database refused are never among them.
+    // flush() is also a barrier for takeCommitted(); rows the database refused are never taken as stored,
+    // and are taken as dropped, each once.
     void refusedRowsAreNeverTakenAsCommitted() {
-        auto writer = EventWriter::open(opener(), [](std::string) {}, [] {});
+        auto writer = EventWriter::open(
+            opener(), [](std::string) {}, [] {});
         QVERIFY(writer);
         (*writer)->append(std::vector<EventRow>{eventRow("t-flood", 1), eventRow("t-flood", 2)});
         (*writer)->append(std::vector<EventRow>{eventRow("t-flood", 3), eventRow("t-flood", 2),
                                                 eventRow("t-ghost", 1), eventRow("t-other", 1)});
         (*writer)->flush();
-        std::vector<std::pair<std::string, std::uint64_t>> taken;
+        std::vector<std::pair<std::string, std::uint64_t>> taken, dropped;
         for (const auto& event : (*writer)->takeCommitted())
-            taken.emplace_back(event.taskId, event.seq);
+            (event.dropped ? dropped : taken).emplace_back(event.taskId, event.seq);
         const std::vector<std::pair<std::string, std::uint64_t>> expected = {
             {"t-flood", 1}, {"t-flood", 2}, {"t-flood", 3}, {"t-other", 1}};
         QCOMPARE(taken, expected);
+        const std::vector<std::pair<std::string, std::uint64_t>> lost = {{"t-flood", 2}, {"t-ghost", 1}};
+        QCOMPARE(dropped, lost);
         QVERIFY((*writer)->takeCommitted().empty());
     }
 
     void openReportsAMissingDirectory() {
-        auto writer = EventWriter::open([path = m_dir.filePath("nowhere/warren.db").toStdString()] { return openSqliteStore(path); });
+        auto writer = EventWriter::open(
+            [path = m_dir.filePath("nowhere/warren.db").toStdString()] { return openSqliteStore(path); });
         QVERIFY(!writer);
         QVERIFY2(writer.error().message.find("does not exist") != std::string::npos,
                  writer.error().message.c_str());
