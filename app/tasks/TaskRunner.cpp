@@ -162,8 +162,8 @@ void TaskRunner::connectProxy() {
         recordOwn(protocol::ErrorData{message.toStdString(), false});
     });
     connect(m_proxy.get(), &ToolProxy::approvalNeeded, this, [this](const ApprovalRecord& approval) {
-        settleEvents(); // whoever asks the user has shown what led to the question
-        emit approvalNeeded(approval);
+        // Whoever asks the user has shown what led to the question.
+        afterStored([this, approval] { emit approvalNeeded(approval); });
     });
     connect(m_proxy.get(), &ToolProxy::budgetExhausted, this, [this](quint64 used, quint64 budget) {
         stop(StopCause::Budget, "the task used " + std::to_string(used) + " tokens of its budget of " +
@@ -342,6 +342,12 @@ void TaskRunner::onEventCommitted(std::uint64_t seq, bool dropped) {
     if (m_readingPaused && m_uncommitted.size() <= kPauseAtEvents / 2 &&
         m_uncommittedBytes <= kPauseAtBytes / 2)
         setReading(true);
+    while (!m_afterStored.empty() &&
+           (m_uncommitted.empty() || m_uncommitted.front().seq > m_afterStored.front().first)) {
+        auto then = std::move(m_afterStored.front().second);
+        m_afterStored.pop_front(); // before the call: it may get here again
+        then();
+    }
 }
 
 void TaskRunner::setReading(bool reading) {
@@ -351,9 +357,11 @@ void TaskRunner::setReading(bool reading) {
     emit outputPaused(m_task.id, m_readingPaused, m_uncommitted.size());
 }
 
-void TaskRunner::settleEvents() {
-    m_env.events->flush();
-    m_env.deliverStored();
+void TaskRunner::afterStored(std::function<void()> then) {
+    m_env.deliverStored(); // what is committed already
+    if (m_uncommitted.empty())
+        return then();
+    m_afterStored.emplace_back(m_nextSeq - 1, std::move(then));
 }
 
 void TaskRunner::cancel(const std::string& why) {
@@ -497,15 +505,6 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     if (!error.empty())
         recordOwn(protocol::ErrorData{error, true});
     recordArtifacts();
-    settleEvents();
-    m_task.status = status;
-    m_task.finishReason = reason;
-    m_task.error = error;
-    if (!m_summary.empty())
-        m_task.summary = m_summary;
-    m_task.finishedAt = isFinal(status) ? now() : "";
-    if (auto updated = m_env.store->updateTask(m_task); !updated)
-        m_task.error += "\n(the task's record could not be updated: " + updated.error().message + ")";
     // The notifiers watch descriptors that close with the process: none may fire after this.
     for (QSocketNotifier* notifier : {m_exitNotifier, m_statusNotifier})
         if (notifier) {
@@ -516,6 +515,20 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     m_process.reset();
     if (m_channel)
         m_channel->close();
+    // The task's record says it ended once its events are stored: a slow or restarting database holds
+    // this task's end back, not the event loop everything else runs on.
+    afterStored([this, status, reason, error] { recordEnd(status, reason, error); });
+}
+
+void TaskRunner::recordEnd(TaskStatus status, const std::string& reason, const std::string& error) {
+    m_task.status = status;
+    m_task.finishReason = reason;
+    m_task.error = error;
+    if (!m_summary.empty())
+        m_task.summary = m_summary;
+    m_task.finishedAt = isFinal(status) ? now() : "";
+    if (auto updated = m_env.store->updateTask(m_task); !updated)
+        m_task.error += "\n(the task's record could not be updated: " + updated.error().message + ")";
     m_lock.reset();
     emit finished(m_task.id);
 }

@@ -127,7 +127,10 @@ private:
     }
     void recordOwn(const std::string& type, nlohmann::json data);
     void store(const protocol::Event& event, nlohmann::json body);
-    void settleEvents();           // waits for the writer, then emits eventStored for what it committed
+    // Calls then once every event stored so far is committed (or dropped) and emitted: at once when none
+    // waits, else from onEventCommitted; never waits for the writer.
+    void afterStored(std::function<void()> then);
+    void recordEnd(TaskStatus status, const std::string& reason, const std::string& error); // finish's end
     void setReading(bool reading); // the agent's stdout: backpressure
     void recordArtifacts();
     void finish(TaskStatus status, const std::string& reason, const std::string& error);
@@ -160,6 +163,7 @@ private:
     };
     std::deque<Uncommitted> m_uncommitted; // stored, not yet committed
     std::size_t m_uncommittedBytes = 0;
+    std::deque<std::pair<std::uint64_t, std::function<void()>>> m_afterStored; // last seq it waits for
     bool m_readingPaused = false;
     std::optional<std::uint64_t> m_lastAgentSeq;
     std::uint64_t m_step = 0;

@@ -16,40 +16,50 @@ using namespace warren;
 using namespace warren::test;
 using nlohmann::json;
 
+namespace {
+
+// Whether a process whose command line names text runs (a task's sandbox names its task's directories).
+bool processNaming(const QString& text) {
+    for (const QString& pid : QDir("/proc").entryList(QDir::Dirs)) {
+        QFile cmdline("/proc/" + pid + "/cmdline");
+        if (pid.toInt() > 0 && cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().contains(text.toUtf8()))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
 class TestWarrendBackpressure : public QObject {
     Q_OBJECT
 
 private slots:
-    void aFloodWaitsForTheDatabaseAndLosesNothing() {
+    void initTestCase() {
         const QString floodAgent = QProcessEnvironment::systemEnvironment().value("WARREN_FLOOD_AGENT");
         if (floodAgent.isEmpty())
             QSKIP("WARREN_FLOOD_AGENT is not set: run through ctest");
         QString error;
-        auto server = WarrendServer::create(&error);
-        QVERIFY2(server, qPrintable(error));
-        const QString key = server->addUser("flooder");
-        server->setEnvironment("WARREN_AGENT", floodAgent);
-        QVERIFY2(server->start(&error), qPrintable(error));
-
+        m_server = WarrendServer::create(&error);
+        QVERIFY2(m_server, qPrintable(error));
+        m_key = m_server->addUser("flooder");
+        m_server->setEnvironment("WARREN_AGENT", floodAgent);
+        QVERIFY2(m_server->start(&error), qPrintable(error));
         QTemporaryDir workspace;
         QVERIFY(QDir().mkpath(workspace.path() + "/src"));
-        const HttpAnswer uploaded = server->request("POST", "/v1/uploads", key, tarOf(workspace.path()),
-                                                    {{"Content-Type", "application/x-tar"}});
+        const HttpAnswer uploaded = m_server->request("POST", "/v1/uploads", m_key, tarOf(workspace.path()),
+                                                      {{"Content-Type", "application/x-tar"}});
         QCOMPARE(uploaded.status, 201);
+        m_upload = uploaded.json().value("id", "");
+    }
 
-        auto locker = control::PgConnection::open(server->databaseUrl().toStdString());
-        QVERIFY2(locker, locker ? "" : locker.error().message.c_str());
-        QVERIFY(locker->exec("lock", "BEGIN"));
-        QVERIFY(locker->exec("lock", "LOCK TABLE events IN EXCLUSIVE MODE")); // reads go on; no insert does
-
+    void aFloodWaitsForTheDatabaseAndLosesNothing() {
+        auto& server = m_server;
+        const QString& key = m_key;
+        auto locker = lockEvents();
+        QVERIFY(locker);
         constexpr int kEvents = 3 * static_cast<int>(control::TaskRunner::kPauseAtEvents);
-        const json request = {{"prompt", "flood " + std::to_string(kEvents)},
-                              {"workspace", uploaded.json().value("id", "")},
-                              {"script", {{"turns", {{{"content", "x"}}}}}}};
-        const QByteArray body = QByteArray::fromStdString(request.dump());
-        const HttpAnswer created = server->request("POST", "/v1/tasks", key, body);
-        QVERIFY2(created.status == 201, created.body.constData());
-        const QString task = QString::fromStdString(created.json().value("id", ""));
+        const QString task = flood(kEvents);
+        QVERIFY(!task.isEmpty());
 
         QVERIFY2(server->waitForOutput("the agent waits until they are stored"),
                  server->serverOutput().constData());
@@ -74,6 +84,53 @@ private slots:
         QCOMPARE(lines, static_cast<std::size_t>(kEvents));
         QVERIFY(server->waitForOutput("the agent goes on"));
     }
+
+    // A task whose agent is done while its events still wait for the database: its end waits for them,
+    // the server does not (it answers everyone meanwhile).
+    void anEndWaitingForTheDatabaseHoldsUpNobody() {
+        auto locker = lockEvents();
+        QVERIFY(locker);
+        const QString task = flood(10);
+        QVERIFY(!task.isEmpty());
+        const auto status = [&] {
+            return QString::fromStdString(
+                m_server->request("GET", "/v1/tasks/" + task, m_key).json().value("status", ""));
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(status(), QString("running"), 60000); // set once its sandbox is launched
+        QTRY_VERIFY_WITH_TIMEOUT(!processNaming(task), 60000);          // and now the sandbox is gone
+        QCOMPARE(m_server->request("GET", "/v1/server", {}).status, 200);
+        QCOMPARE(status(), QString("running"));
+        QVERIFY(locker->exec("unlock", "COMMIT"));
+        const auto events = m_server->streamEvents(task, m_key, "task_finished");
+        QVERIFY(!events.empty());
+        QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
+    }
+
+private:
+    // Another session's lock on the events table, as a stuck database: reads go on, no insert does.
+    std::optional<control::PgConnection> lockEvents() {
+        auto locker = control::PgConnection::open(m_server->databaseUrl().toStdString());
+        if (!locker || !locker->exec("lock", "BEGIN") ||
+            !locker->exec("lock", "LOCK TABLE events IN EXCLUSIVE MODE"))
+            return std::nullopt;
+        return std::move(*locker);
+    }
+
+    // A task of flood-agent's writing lines events; its id, empty when it was refused.
+    QString flood(int lines) {
+        const json request = {{"prompt", "flood " + std::to_string(lines)},
+                              {"workspace", m_upload},
+                              {"script", {{"turns", {{{"content", "x"}}}}}}};
+        const HttpAnswer created =
+            m_server->request("POST", "/v1/tasks", m_key, QByteArray::fromStdString(request.dump()));
+        if (created.status != 201)
+            qWarning() << created.status << created.body;
+        return QString::fromStdString(created.json().value("id", ""));
+    }
+
+    std::unique_ptr<WarrendServer> m_server;
+    QString m_key;
+    std::string m_upload;
 };
 
 QTEST_GUILESS_MAIN(TestWarrendBackpressure)
