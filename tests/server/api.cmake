@@ -1,7 +1,12 @@
 # warrend end to end: the server process on a PostgreSQL of its own, real HTTP, real sandboxes.
-warren_add_test(tst_warrend SOURCES tst_warrend.cpp WarrendServer.cpp
-                LIBS Qt6::Network warren_postgres_test_support warren_cli_test_support nlohmann_json::nlohmann_json LABELS integration postgres)
-set_property(TEST tst_warrend APPEND PROPERTY ENVIRONMENT "WARREN_WARREND=$<TARGET_FILE:warrend>")
-set_tests_properties(tst_warrend PROPERTIES TIMEOUT 600)
+function(warren_add_warrend_test name)
+    warren_add_test(${name} SOURCES ${name}.cpp WarrendServer.cpp
+                    LIBS Qt6::Network warren_postgres_test_support warren_cli_test_support nlohmann_json::nlohmann_json
+                    LABELS integration postgres)
+    set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT "WARREN_WARREND=$<TARGET_FILE:warrend>")
+    set_tests_properties(${name} PROPERTIES TIMEOUT 600)
+endfunction()
+warren_add_warrend_test(tst_warrend)
 target_compile_definitions(tst_warrend PRIVATE WARREN_OPENAPI="${CMAKE_SOURCE_DIR}/docs/openapi.json")
+warren_add_warrend_test(tst_warrend_tls) # HTTPS with a self-signed certificate openssl makes
 warren_add_test(tst_serve_options SOURCES tst_serve_options.cpp LIBS warren_api LABELS unit server)
