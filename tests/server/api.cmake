@@ -1,7 +1,9 @@
 # warrend end to end: the server process on a PostgreSQL of its own, real HTTP, real sandboxes.
 function(warren_add_warrend_test name)
+    cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
     warren_add_test(${name} SOURCES ${name}.cpp WarrendServer.cpp
                     LIBS Qt6::Network warren_postgres_test_support warren_cli_test_support nlohmann_json::nlohmann_json
+                         ${ARG_LIBS}
                     LABELS integration postgres)
     set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT "WARREN_WARREND=$<TARGET_FILE:warrend>")
     set_tests_properties(${name} PROPERTIES TIMEOUT 600)
@@ -9,4 +11,5 @@ endfunction()
 warren_add_warrend_test(tst_warrend)
 target_compile_definitions(tst_warrend PRIVATE WARREN_OPENAPI="${CMAKE_SOURCE_DIR}/docs/openapi.json")
 warren_add_warrend_test(tst_warrend_tls) # HTTPS with a self-signed certificate openssl makes
+warren_add_warrend_test(tst_warrend_memory LIBS warren_store_postgres) # reads the memories table itself
 warren_add_test(tst_serve_options SOURCES tst_serve_options.cpp LIBS warren_api LABELS unit server)
