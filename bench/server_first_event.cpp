@@ -8,13 +8,10 @@
 //   bench_server_first_event WARREN [ROUNDS]     (WARREN_WARREND and WARREN_AGENT as for the tests)
 
 #include "bench/BenchStats.h"
-#include "tests/server/WarrendServer.h"
+#include "bench/WarrendBench.h"
 
 #include <QCoreApplication>
-#include <QDir>
-#include <QFile>
 #include <QProcess>
-#include <QTemporaryDir>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -30,8 +27,7 @@ const QByteArray kScript =
     R"({"turns": [{"tool_calls": [{"name": "finish", "arguments": {"summary": "done"}}]}]})";
 
 [[noreturn]] void fail(const QString& what) {
-    std::fprintf(stderr, "bench_server_first_event: FAILED: %s\n", qPrintable(what));
-    std::exit(1);
+    warren::bench::benchFailed("bench_server_first_event", what);
 }
 
 // `warren run --json` until its first task_started line, then to its end.
@@ -67,29 +63,13 @@ int main(int argc, char** argv) {
         fail("usage: bench_server_first_event WARREN [ROUNDS]");
     const QString warren = QString::fromLocal8Bit(argv[1]);
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 10;
-    QString error;
-    auto server = warren::test::WarrendServer::create(&error);
-    if (!server || !server->start(&error))
-        fail(error);
-    const QString key = server->addUser("bench");
-    QTemporaryDir scratch;
-    const QString workspace = scratch.path() + "/workspace";
-    QDir().mkpath(workspace);
-    QFile readme(workspace + "/README.md");
-    readme.open(QIODevice::WriteOnly);
-    readme.write("# bench\n");
-    readme.close();
-    QFile script(scratch.path() + "/script.json");
-    script.open(QIODevice::WriteOnly);
-    script.write(kScript);
-    script.close();
-    const auto uploaded = server->request("POST", "/v1/uploads", key, warren::test::tarOf(workspace),
-                                          {{"Content-Type", "application/x-tar"}});
-    const QString upload = QString::fromStdString(uploaded.json().value("id", ""));
-    if (upload.isEmpty())
-        fail("upload: " + QString::fromUtf8(uploaded.body));
-    const QByteArray body =
-        R"({"prompt": "go", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + kScript + "}";
+    auto bench = warren::bench::startWarrendBench("bench_server_first_event", {{"README.md", "# bench\n"}});
+    warren::bench::writeFiles(bench.scratch->path(), {{"script.json", kScript}}); // for `warren run`
+    warren::test::WarrendServer* server = bench.server.get();
+    const QString& key = bench.key;
+    const QString& workspace = bench.workspace;
+    const QString script = bench.scratch->path() + "/script.json";
+    const QByteArray body = bench.taskBody(kScript);
 
     std::vector<double> remote, local;
     for (int round = 0; round <= rounds; ++round) {
@@ -104,8 +84,8 @@ int main(int argc, char** argv) {
                  QString::fromStdString(events.empty() ? std::string("no events") : events.back().dump()));
         const double remoteMs = msSince(start);
         server->streamEvents(id, key, {}); // to its end, so rounds do not overlap
-        const double localMs = localFirstEvent(warren, workspace, scratch.path() + "/script.json",
-                                               scratch.path() + "/local-" + QString::number(round));
+        const double localMs = localFirstEvent(warren, workspace, script,
+                                               bench.scratch->path() + "/local-" + QString::number(round));
         if (round == 0)
             continue; // warm-up
         remote.push_back(remoteMs);

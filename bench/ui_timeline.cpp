@@ -21,6 +21,7 @@
 #include "app/control/LocalControlPlane.h"
 #include "app/store/sqlite/SqliteStore.h"
 #include "bench/BenchStats.h"
+#include "bench/LatencyProbe.h"
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
 #include "ui/views/TimelineView.h"
@@ -50,12 +51,13 @@ namespace {
 using warren::bench::msSince;
 using warren::bench::percentile;
 using warren::bench::Clock;
+using warren::bench::kProbeMs;
+using warren::bench::LatencyProbe; // the UI thread's
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace warren::control;
 using warren::ui::MainWindow;
 
-constexpr int kProbeMs = 5;
 constexpr std::uint64_t kOpenEvents = 100000;
 constexpr std::size_t kStoreBatch = 4096;
 
@@ -127,40 +129,6 @@ void idleFor(int ms) {
     QTimer::singleShot(ms, &loop, &QEventLoop::quit);
     loop.exec();
 }
-
-// The UI thread's latency: a 5 ms one-shot timer, re-armed in its handler; each sample is how late it ran.
-class LatencyProbe {
-public:
-    LatencyProbe() {
-        m_timer.setSingleShot(true);
-        m_timer.setTimerType(Qt::PreciseTimer);
-        QObject::connect(&m_timer, &QTimer::timeout, [this] {
-            m_samples.push_back(msSince(m_armed) - kProbeMs);
-            if (m_running)
-                arm();
-        });
-    }
-    void start() {
-        m_samples.clear();
-        m_running = true;
-        arm();
-    }
-    std::vector<double> stop() {
-        m_running = false;
-        m_timer.stop();
-        return m_samples;
-    }
-
-private:
-    void arm() {
-        m_armed = Clock::now();
-        m_timer.start(kProbeMs);
-    }
-    QTimer m_timer;
-    Clock::time_point m_armed;
-    bool m_running = false;
-    std::vector<double> m_samples;
-};
 
 // Stands between the timeline view and its delegate to count the rows the view asks the size of: a full
 // layout of the list asks every row from row 0 on, so the asks for row 0 count the full layouts. The

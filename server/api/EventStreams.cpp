@@ -10,6 +10,7 @@ constexpr std::size_t kRecentFrames = 4096;   // per task with open streams
 constexpr std::size_t kPullBytes = 12 * 1024; // at most this much per pull (the edge's block is 16 KiB)
 constexpr std::uint64_t kStoredBatch = 256;   // events read from the store at once
 constexpr int kKeepAliveMs = 15000;
+constexpr qint64 kLiveAskedMs = 1000; // how long the store's answer to isLive is taken as still true
 
 } // namespace
 
@@ -92,7 +93,24 @@ void EventStreams::eventStored(const std::string& taskId, const nlohmann::json& 
 }
 
 void EventStreams::taskFinished(const std::string& taskId) {
+    if (const auto recent = m_recent.find(taskId); recent != m_recent.end())
+        recent->second.liveAsked.invalidate(); // its run ended: the store says whether it runs again
     wakeAll(taskId);
+}
+
+// The store's answer once per task and second, not once per client and wake: a caught-up cursor asks on
+// every wake, and with hundreds of clients those queries held up the event loop that sends the events.
+// A run's end comes through taskFinished, which makes the next cursor ask again.
+bool EventStreams::live(const std::string& taskId) {
+    const auto recent = m_recent.find(taskId);
+    if (recent == m_recent.end())
+        return m_isLive(taskId);
+    Recent& task = recent->second;
+    if (!task.liveAsked.isValid() || task.liveAsked.hasExpired(kLiveAskedMs)) {
+        task.live = m_isLive(taskId);
+        task.liveAsked.start();
+    }
+    return task.live;
 }
 
 void EventStreams::wakeAll(const std::string& taskId) {
@@ -109,7 +127,7 @@ std::optional<QByteArray> EventStreams::pull(Cursor& cursor) {
     if (out.isEmpty() && cursor.keepAlive)
         out = ": keep-alive\n\n";
     cursor.keepAlive = false;
-    if (out.isEmpty() && !m_isLive(cursor.taskId)) {
+    if (out.isEmpty() && !live(cursor.taskId)) {
         // Nothing in memory; the store has the last word on whether anything is left.
         if (!takeStored(cursor, out))
             return std::nullopt;

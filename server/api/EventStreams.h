@@ -10,6 +10,7 @@
 #include "server/http/HttpReply.h"
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 #include <cstdint>
@@ -48,7 +49,10 @@ private:
     struct Cursor;
     struct Recent {
         std::deque<std::pair<std::uint64_t, QByteArray>> frames; // seq order
+        bool live = false;                                       // isLive's last answer for the task,
+        QElapsedTimer liveAsked;                                 // given this long ago (invalid: ask again)
     };
+    bool live(const std::string& taskId); // isLive, asked once per task and second, not per cursor
     std::optional<QByteArray> pull(Cursor& cursor);
     bool takeRecent(Cursor& cursor, QByteArray& out);
     bool takeStored(Cursor& cursor, QByteArray& out);

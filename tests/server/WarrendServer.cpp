@@ -6,6 +6,8 @@
 #include <QNetworkReply>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
+#include <QSslCertificate>
+#include <QSslConfiguration>
 #include <QTimer>
 #include <csignal>
 
@@ -62,8 +64,16 @@ QString WarrendServer::addUser(const QString& name, const QString& tenant) {
     return added.exitCode == 0 ? QString::fromUtf8(added.out).trimmed() : QString();
 }
 
+void WarrendServer::useTls(const QString& certificate, const QString& key) {
+    m_tlsCertificate = certificate;
+    m_tlsKey = key;
+}
+
 bool WarrendServer::start(QString* error, const QStringList& extra) {
     m_output.clear();
+    QStringList tls;
+    if (!m_tlsCertificate.isEmpty())
+        tls = {"--tls-cert", m_tlsCertificate, "--tls-key", m_tlsKey};
     QProcessEnvironment environment = warrenEnvironment(m_data.path()); // the agent a sanitizer build needs
     environment.insert(m_environment);
     m_process.setProcessEnvironment(environment);
@@ -71,13 +81,13 @@ bool WarrendServer::start(QString* error, const QStringList& extra) {
     m_process.setStandardInputFile(QProcess::nullDevice());
     m_process.start(warrendBinary(), QStringList{"serve", "--listen", "127.0.0.1:0", "--database",
                                                  m_postgres->url(), "--data-dir", m_data.path() + "/data"} +
-                                         extra);
+                                         tls + extra);
     static const QRegularExpression listening("listening on ([0-9.]+):([0-9]+)");
     while (m_process.waitForReadyRead(kAnswerTimeoutMs)) {
         m_output += m_process.readAll();
         const auto match = listening.match(QString::fromUtf8(m_output));
         if (match.hasMatch()) {
-            m_url = "http://" + match.captured(1) + ":" + match.captured(2);
+            m_url = (tls.isEmpty() ? "http://" : "https://") + match.captured(1) + ":" + match.captured(2);
             return true;
         }
     }
@@ -85,6 +95,12 @@ bool WarrendServer::start(QString* error, const QStringList& extra) {
     m_output += m_process.readAll();
     *error = "warrend serve did not say it listens: " + QString::fromUtf8(m_output);
     return false;
+}
+
+int WarrendServer::exitCode() {
+    if (m_process.state() != QProcess::NotRunning || m_process.exitStatus() != QProcess::NormalExit)
+        return -1;
+    return m_process.exitCode();
 }
 
 void WarrendServer::kill() {
@@ -121,12 +137,30 @@ bool WarrendServer::waitForOutput(const QByteArray& text, int timeoutMs) {
     return true;
 }
 
-HttpAnswer WarrendServer::request(const QByteArray& method, const QString& path, const QString& key,
-                                  const QByteArray& body,
-                                  const QList<std::pair<QByteArray, QByteArray>>& headers) {
+QNetworkRequest WarrendServer::networkRequest(const QString& path, const QString& key) const {
     QNetworkRequest request(QUrl(m_url + path));
     if (!key.isEmpty())
         request.setRawHeader("Authorization", "Bearer " + key.toUtf8());
+    if (!m_tlsCertificate.isEmpty()) {
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setCaCertificates(QSslCertificate::fromPath(m_tlsCertificate));
+        request.setSslConfiguration(tls);
+    }
+    return request;
+}
+
+QString WarrendServer::upload(const QString& key, const QString& directory) {
+    const HttpAnswer answer =
+        request("POST", "/v1/uploads", key, tarOf(directory), {{"Content-Type", "application/x-tar"}});
+    if (answer.status != 201)
+        qWarning() << "upload:" << answer.status << answer.error << answer.body;
+    return QString::fromStdString(answer.json().value("id", ""));
+}
+
+HttpAnswer WarrendServer::request(const QByteArray& method, const QString& path, const QString& key,
+                                  const QByteArray& body,
+                                  const QList<std::pair<QByteArray, QByteArray>>& headers) {
+    QNetworkRequest request = networkRequest(path, key);
     for (const auto& [name, value] : headers)
         request.setRawHeader(name, value);
     if (!body.isEmpty() && !request.hasRawHeader("Content-Type"))
@@ -138,6 +172,8 @@ HttpAnswer WarrendServer::request(const QByteArray& method, const QString& path,
     loop.exec();
     HttpAnswer answer;
     answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (answer.status == 0)
+        answer.error = reply->errorString();
     answer.body = reply->readAll();
     for (const auto& pair : reply->rawHeaderPairs())
         answer.headers.append(pair);
@@ -149,8 +185,7 @@ HttpAnswer WarrendServer::request(const QByteArray& method, const QString& path,
 std::vector<nlohmann::json> WarrendServer::streamEvents(const QString& taskId, const QString& key,
                                                         const QString& untilType,
                                                         const QByteArray& lastEventId, int timeoutMs) {
-    QNetworkRequest request(QUrl(m_url + "/v1/tasks/" + taskId + "/events/stream"));
-    request.setRawHeader("Authorization", "Bearer " + key.toUtf8());
+    QNetworkRequest request = networkRequest("/v1/tasks/" + taskId + "/events/stream", key);
     if (!lastEventId.isEmpty())
         request.setRawHeader("Last-Event-ID", lastEventId);
     QNetworkReply* reply = m_network.get(request);

@@ -1,13 +1,15 @@
 #pragma once
 // A real warrend for a test: a PostgreSQL of its own (PostgresServer), users made with `warrend admin`,
 // and `warrend serve` as a process on a loopback port, which the test may kill -9 and start again. Requests
-// go over real HTTP (QNetworkAccessManager); the event loop runs while a test waits for an answer.
+// go over real HTTP (QNetworkAccessManager), or HTTPS after useTls; the event loop runs while a test waits
+// for an answer.
 
 #include "tests/support/PostgresServer.h"
 
 #include <QByteArray>
 #include <QList>
 #include <QNetworkAccessManager>
+#include <QNetworkRequest>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -22,6 +24,7 @@ QString warrendBinary(); // $WARREN_WARREND
 
 struct HttpAnswer {
     int status = 0; // 0: no HTTP answer (the connection failed)
+    QString error;  // with status 0: why (e.g. the TLS handshake failed)
     QByteArray body;
     QList<std::pair<QByteArray, QByteArray>> headers;
     nlohmann::json json() const; // the body as JSON; discarded when it is not
@@ -42,11 +45,17 @@ public:
     AdminResult admin(const QStringList& args); // warrend admin --database URL ARGS
     QString addUser(const QString& name, const QString& tenant = "default"); // its key; empty on failure
 
+    // The next start serves HTTPS with these PEM files, and requests trust that certificate alone (as their
+    // one CA: a self-signed certificate is verified, not its errors ignored).
+    void useTls(const QString& certificate, const QString& key);
+
     // warrend serve; false with error when it did not say it listens.
     bool start(QString* error, const QStringList& extra = {});
     void setEnvironment(const QString& name, const QString& value); // of the next start()
-    void kill();                                                    // SIGKILL, then waits for it
-    void stop();                                                    // SIGTERM, then waits for it
+    int exitCode(); // how the last warrend serve ended: its exit code, -1 while it runs or when it crashed
+    qint64 processId() const { return m_process.processId(); } // 0 when it does not run
+    void kill();                                               // SIGKILL, then waits for it
+    void stop();                                               // SIGTERM, then waits for it
     QString url() const { return m_url; }
     QString dataDir() const { return m_data.path(); }
     QString databaseUrl() const { return m_postgres->url(); }
@@ -55,6 +64,8 @@ public:
     // Reads warrend's output until it holds text (true) or it stays silent for timeoutMs.
     bool waitForOutput(const QByteArray& text, int timeoutMs = 60000);
 
+    QString upload(const QString& key,
+                   const QString& directory); // a tar of directory; its id, empty on failure
     HttpAnswer request(const QByteArray& method, const QString& path, const QString& key,
                        const QByteArray& body = {},
                        const QList<std::pair<QByteArray, QByteArray>>& headers = {});
@@ -66,6 +77,7 @@ public:
 
 private:
     WarrendServer() = default;
+    QNetworkRequest networkRequest(const QString& path, const QString& key) const;
 
     std::unique_ptr<PostgresServer> m_postgres;
     QTemporaryDir m_data;
@@ -73,6 +85,7 @@ private:
     QProcessEnvironment m_environment;
     QByteArray m_output;
     QString m_url;
+    QString m_tlsCertificate, m_tlsKey;
     QNetworkAccessManager m_network;
 };
 
