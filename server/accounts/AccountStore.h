@@ -114,9 +114,10 @@ public:
 
     // Provider keys a user stores, sealed (SealedSecret) with secret, the operator's kSealKeyBytes, and bound
     // to (user, provider): a row copied to another user or provider does not open. Setting a key replaces the
-    // user's earlier one for that provider; removing answers false when there was none.
-    Status setProviderKey(std::int64_t userId, const std::string& provider, const std::string& key,
-                          std::string_view secret);
+    // user's earlier one for that provider (answering its name and time); removing answers false when there
+    // was none.
+    Result<ProviderKeyInfo> setProviderKey(std::int64_t userId, const std::string& provider,
+                                           const std::string& key, std::string_view secret);
     Result<bool> removeProviderKey(std::int64_t userId, const std::string& provider);
     Result<std::vector<ProviderKeyInfo>> providerKeys(std::int64_t userId); // by provider name
     // The key the owner of the task stored for the provider, opened; nullopt when they stored none. A key

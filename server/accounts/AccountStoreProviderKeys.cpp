@@ -61,21 +61,25 @@ Error unopenable(const std::string& provider, const std::string& why) {
 
 } // namespace
 
-Status AccountStore::setProviderKey(std::int64_t userId, const std::string& provider, const std::string& key,
-                                    std::string_view secret) {
+Result<ProviderKeyInfo> AccountStore::setProviderKey(std::int64_t userId, const std::string& provider,
+                                                     const std::string& key, std::string_view secret) {
     const std::string what = "store user " + num(userId) + "'s key for " + provider;
     auto sealed = seal(secret, binding(userId, provider), key);
     if (!sealed)
         return makeError(sealed.error().code, "cannot " + what + ": " + sealed.error().message);
     auto stored = m_db.exec(what,
-                            "INSERT INTO provider_keys (user_id, provider, nonce, ciphertext) "
-                            "VALUES ($1::bigint, $2, decode($3, 'hex'), decode($4, 'hex')) "
-                            "ON CONFLICT (user_id, provider) DO UPDATE SET nonce = EXCLUDED.nonce, "
-                            "ciphertext = EXCLUDED.ciphertext, updated_at = now()",
+                            ("INSERT INTO provider_keys (user_id, provider, nonce, ciphertext) "
+                             "VALUES ($1::bigint, $2, decode($3, 'hex'), decode($4, 'hex')) "
+                             "ON CONFLICT (user_id, provider) DO UPDATE SET nonce = EXCLUDED.nonce, "
+                             "ciphertext = EXCLUDED.ciphertext, updated_at = now() "
+                             "RETURNING provider, to_char(updated_at AT TIME ZONE 'UTC', " +
+                             std::string(kIsoTime) + ")")
+                                .c_str(),
                             {num(userId), provider, hex(sealed->nonce), hex(sealed->ciphertext)});
     if (!stored)
         return stored.error();
-    return Ok{};
+    const PgRow& row = stored->rows.at(0);
+    return ProviderKeyInfo{row.text(0), row.text(1)};
 }
 
 Result<bool> AccountStore::removeProviderKey(std::int64_t userId, const std::string& provider) {

@@ -44,16 +44,10 @@ void put(ServerParts& parts, const std::string& secret, const Account& caller, c
         std::string_view(request.body.constData(), static_cast<std::size_t>(request.body.size())));
     if (!key)
         return reply.send(errorResponse(key.error()));
-    if (auto stored = parts.accounts.setProviderKey(caller.userId, provider, *key, secret); !stored)
+    auto stored = parts.accounts.setProviderKey(caller.userId, provider, *key, secret);
+    if (!stored)
         return reply.send(errorResponse(stored.error()));
-    auto keys = parts.accounts.providerKeys(caller.userId);
-    if (!keys)
-        return reply.send(errorResponse(keys.error()));
-    for (const auto& stored : *keys)
-        if (stored.provider == provider)
-            return reply.send(
-                jsonResponse(200, {{"provider", stored.provider}, {"updated_at", stored.updatedAt}}));
-    reply.send(notFound("the key just stored for " + provider)); // removed meanwhile by another request
+    reply.send(jsonResponse(200, {{"provider", stored->provider}, {"updated_at", stored->updatedAt}}));
 }
 
 void remove(ServerParts& parts, const Account& caller, const HttpRequest& request, HttpReply reply) {

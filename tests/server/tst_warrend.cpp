@@ -161,7 +161,9 @@ void TestWarrend::servesWhatTheOpenApiFileSays() {
     QVERIFY(spec["paths"].size() >= 10);
     for (const auto& [pattern, operations] : spec["paths"].items()) {
         QString path = QString::fromStdString(pattern);
-        path.replace("{id}", "t-000000000000").replace("{call}", "call_0_0").replace("{name}", "output.txt")
+        path.replace("{id}", "t-000000000000")
+            .replace("{call}", "call_0_0")
+            .replace("{name}", "output.txt")
             .replace("{provider}", "openai");
         QStringList documented;
         for (const auto& [method, operation] : operations.items()) {

@@ -10,6 +10,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QRandomGenerator>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <sys/stat.h>
@@ -63,6 +64,7 @@ private slots:
     void initTestCase();
     void badKeysAreRefusedAndNothingStored_data();
     void badKeysAreRefusedAndNothingStored();
+    void aBodyLargerThanAKeyIsRefusedUnread();
     void eachTaskUsesItsOwnersKeyElseTheServers();
     void noUserReachesAnothersKey();
     void afterDeletingTheKeyTheServersIsUsed();
@@ -178,6 +180,20 @@ void TestWarrendKeys::badKeysAreRefusedAndNothingStored() {
     QVERIFY2(answer.status == status, answer.body.constData());
     QVERIFY2(!errorCode(answer).isEmpty(), answer.body.constData());
     QCOMPARE(request("GET", "/v1/me/provider-keys", m_alice).json(), json::parse(R"({"provider_keys": []})"));
+}
+
+// No key is 64 KiB: the headers alone are answered, with 413, before any of the body is sent.
+void TestWarrendKeys::aBodyLargerThanAKeyIsRefusedUnread() {
+    const QUrl url(m_server->url());
+    QTcpSocket socket;
+    socket.connectToHost(url.host(), static_cast<quint16>(url.port()));
+    QVERIFY(socket.waitForConnected(10000));
+    socket.write("PUT /v1/me/provider-keys/openai HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                 m_alice.toUtf8() + "\r\nContent-Type: application/json\r\nContent-Length: 65536\r\n\r\n");
+    QByteArray answer;
+    while (!answer.contains("\r\n\r\n") && socket.waitForReadyRead(10000))
+        answer += socket.readAll();
+    QVERIFY2(answer.startsWith("HTTP/1.1 413"), answer.constData());
 }
 
 void TestWarrendKeys::eachTaskUsesItsOwnersKeyElseTheServers() {

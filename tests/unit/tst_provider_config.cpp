@@ -82,7 +82,8 @@ void TestProviderConfig::parsesSpecs() {
 }
 
 void TestProviderConfig::keyNamesAreThoseOfTheSpecs() {
-    QCOMPARE(providerKeyNames(), (std::vector<std::string>{"anthropic", "openai", "openai-compatible", "openrouter"}));
+    QCOMPARE(providerKeyNames(),
+             (std::vector<std::string>{"anthropic", "openai", "openai-compatible", "openrouter"}));
 }
 
 void TestProviderConfig::refusesSpecs_data() {

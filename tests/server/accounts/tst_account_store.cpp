@@ -157,7 +157,9 @@ private slots:
         must(store().recordTask(gina, "t-gina", std::nullopt));
         QVERIFY(!must(store().taskOwnersProviderKey("t-frank", "openai", secret)));
         must(store().setProviderKey(frank, "openai", "sk-frank-1", secret));
-        must(store().setProviderKey(frank, "openai", "sk-frank-2", secret));
+        const ProviderKeyInfo stored = must(store().setProviderKey(frank, "openai", "sk-frank-2", secret));
+        QCOMPARE(stored.provider, std::string("openai"));
+        QCOMPARE(stored.updatedAt.size(), std::size_t(20)); // 2026-12-02T01:02:03Z
         QCOMPARE(must(store().taskOwnersProviderKey("t-frank", "openai", secret)),
                  std::optional<std::string>("sk-frank-2"));
         QVERIFY(!must(store().taskOwnersProviderKey("t-gina", "openai", secret)));
