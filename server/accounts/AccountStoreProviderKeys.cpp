@@ -5,6 +5,8 @@
 #include "server/accounts/AccountStore.h"
 #include "server/accounts/SealedSecret.h"
 
+#include <QByteArray>
+
 namespace warren::accounts {
 
 using control::PgRow;
@@ -19,37 +21,11 @@ std::string binding(std::int64_t userId, const std::string& provider) {
 
 // bytea goes in and out as hex text (PgConnection's parameters and columns are text).
 std::string hex(const std::string& bytes) {
-    static const char digits[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(bytes.size() * 2);
-    for (const char c : bytes) {
-        const auto byte = static_cast<unsigned char>(c);
-        out += digits[byte >> 4];
-        out += digits[byte & 0x0f];
-    }
-    return out;
+    return QByteArray::fromStdString(bytes).toHex().toStdString();
 }
 
-int nibble(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-std::optional<std::string> unhex(const std::string& text) {
-    if (text.size() % 2 != 0)
-        return std::nullopt;
-    std::string bytes;
-    bytes.reserve(text.size() / 2);
-    for (std::size_t i = 0; i < text.size(); i += 2) {
-        const int high = nibble(text[i]), low = nibble(text[i + 1]);
-        if (high < 0 || low < 0)
-            return std::nullopt;
-        bytes += static_cast<char>((high << 4) | low);
-    }
-    return bytes;
+std::string unhex(const std::string& text) {
+    return QByteArray::fromHex(QByteArray::fromStdString(text)).toStdString();
 }
 
 Error unopenable(const std::string& provider, const std::string& why) {
@@ -121,12 +97,8 @@ Result<std::optional<std::string>> AccountStore::taskOwnersProviderKey(const std
     const PgRow& row = reply->rows.front();
     if (secret.empty())
         return unopenable(provider, "warrend runs without --provider-key-secret");
-    auto nonce = unhex(row.text(1));
-    auto ciphertext = unhex(row.text(2));
-    if (!nonce || !ciphertext)
-        return unopenable(provider, "its row is damaged");
     auto key = unseal(secret, binding(static_cast<std::int64_t>(row.uint(0)), provider),
-                      Sealed{std::move(*nonce), std::move(*ciphertext)});
+                      Sealed{unhex(row.text(1)), unhex(row.text(2))});
     if (!key)
         return unopenable(provider, "warrend's --provider-key-secret is not the one it was sealed with");
     return std::optional<std::string>(std::move(*key));
