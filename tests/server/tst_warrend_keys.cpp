@@ -25,6 +25,13 @@ QByteArray randomKey(const char* prefix) {
            QByteArray::number(QRandomGenerator::system()->generate64(), 16);
 }
 
+// What `openssl rand 32` gives an operator.
+QByteArray randomSecret() {
+    QByteArray bytes(32, '\0');
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(bytes.data()), 8);
+    return bytes;
+}
+
 // The agent's whole environment, as its shell sees it and as the kernel holds it.
 MockResponse envTurn() {
     const json arguments{{"command", "env; echo ==; tr '\\0' '\\n' < /proc/self/environ; echo; "
@@ -96,8 +103,8 @@ void TestWarrendKeys::initTestCase() {
     qputenv("WARREN_OPENAI_COMPATIBLE_API_KEY", m_serverKey);
     m_secretFile = m_scratch.filePath("provider-keys.secret");
     m_otherSecretFile = m_scratch.filePath("other.secret");
-    QVERIFY(writeFile(m_secretFile, randomKey("").left(16) + randomKey("").left(16)));
-    QVERIFY(writeFile(m_otherSecretFile, QByteArray(32, '\x42')));
+    QVERIFY(writeFile(m_secretFile, randomSecret()));
+    QVERIFY(writeFile(m_otherSecretFile, randomSecret()));
     QVERIFY(m_model.listen());
     QString error;
     m_server = WarrendServer::create(&error);
