@@ -119,7 +119,10 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
     environment.store = plane->m_store.get();
     environment.events = plane->m_events.get();
     environment.tokens = plane->m_tokens.get();
-    environment.secrets = [plane = plane.get()] { return &plane->secrets(); };
+    // The SecretStore is opened on first use: probing a keychain costs a D-Bus round trip.
+    environment.providerKey = [plane = plane.get()](const TaskRecord&, const ProviderConfig& provider) {
+        return lookUpKey(provider, &plane->secrets());
+    };
     environment.network = plane->m_network;
     environment.data = plane->m_data;
     environment.agentBinary = *agent;

@@ -1,5 +1,6 @@
 #include "app/providers/ProviderConfig.h"
 
+#include <algorithm>
 #include <array>
 
 namespace warren::control {
@@ -53,6 +54,17 @@ const char* providerKindName(ProviderConfig::Kind kind) {
         return "scripted";
     }
     return "unknown";
+}
+
+std::vector<std::string> providerKeyNames() {
+    std::vector<std::string> names;
+    for (const KnownProvider& provider : kKnownProviders)
+        names.emplace_back(provider.keyName);
+    names.emplace_back("openai-compatible"); // openai-compatible:URL; anthropic:URL uses "anthropic"'s
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
+    return names;
 }
 
 Result<ProviderConfig> parseProviderSpec(const std::string& spec, const std::string& model) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace warren::control {
 
@@ -33,5 +34,8 @@ const char* providerKindName(ProviderConfig::Kind kind); // "openai", "anthropic
 // "openrouter", or "openai-compatible:URL". Known names get their usual base URL and key name
 // (OPENAI -> "openai", ...); model comes from `--model`. An unknown name is an error listing the known ones.
 Result<ProviderConfig> parseProviderSpec(const std::string& spec, const std::string& model);
+
+// Every keyName a spec above can give, once each: "anthropic", "openai", "openai-compatible", "openrouter".
+std::vector<std::string> providerKeyNames();
 
 } // namespace warren::control

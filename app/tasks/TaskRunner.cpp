@@ -11,7 +11,6 @@
 #include "app/store/Store.h"
 #include "app/tasks/AgentChannel.h"
 #include "app/tasks/LaunchPlan.h"
-#include "app/tasks/ProviderKey.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -134,7 +133,8 @@ Status TaskRunner::takeLock() {
 // which already touches the workspace (protected-path placeholders) and the cgroups.
 Status TaskRunner::startProxy(const LaunchPlan& plan) {
     ProviderConfig providerConfig = plan.provider;
-    auto key = lookUpKey(providerConfig, providerConfig.keyName.empty() ? nullptr : m_env.secrets());
+    auto key = providerConfig.keyName.empty() ? Result<std::string>(std::string())
+                                              : m_env.providerKey(m_task, providerConfig);
     if (!key)
         return key.error();
     providerConfig.apiKey = *key;

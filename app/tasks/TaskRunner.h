@@ -16,6 +16,7 @@
 #include "app/tasks/AgentLaunch.h"
 #include "app/tasks/DataDir.h"
 #include "app/tasks/TaskSpec.h"
+#include "common/Result.h"
 #include "common/UniqueFd.h"
 
 #include <QObject>
@@ -38,7 +39,7 @@ namespace warren::control {
 class AgentChannel;
 class EventWriter;
 struct LaunchPlan;
-class SecretStore;
+struct ProviderConfig;
 class Store;
 class EgressProxy;
 class TaskTokens;
@@ -49,7 +50,9 @@ struct RunnerEnvironment {
     Store* store = nullptr;
     EventWriter* events = nullptr;
     TaskTokens* tokens = nullptr;
-    std::function<SecretStore*()> secrets; // opened on first use: probing a keychain costs a D-Bus round trip
+    // The API key for the task's provider, looked up just before launch and only for a provider that needs
+    // one: the desktop's SecretStore (ProviderKey), warrend's the task owner's own key or the server's.
+    std::function<Result<std::string>(const TaskRecord& task, const ProviderConfig& provider)> providerKey;
     std::function<void()> deliverStored;   // hands every committed event to its runner (TaskManager)
     QNetworkAccessManager* network = nullptr;
     DataDir data;

@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 2> kMigrations = {
+const std::array<std::string_view, 3> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -75,7 +75,16 @@ const std::array<std::string_view, 2> kMigrations = {
     "  request_hash text NOT NULL,"
     "  created_at timestamptz NOT NULL DEFAULT now(),"
     "  PRIMARY KEY (user_id, key));",
-    // 2: tasks waiting for a concurrency slot (POST /v1/tasks with "queue": true), in arrival order.
+    // 2: the provider keys users store, sealed (AES-256-GCM) with the operator's secret, which the database
+    // never sees: a nonce and the ciphertext with its tag, bound to (user_id, provider).
+    "CREATE TABLE provider_keys ("
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  provider text NOT NULL,"
+    "  nonce bytea NOT NULL CHECK (octet_length(nonce) = 12),"
+    "  ciphertext bytea NOT NULL CHECK (octet_length(ciphertext) > 16),"
+    "  updated_at timestamptz NOT NULL DEFAULT now(),"
+    "  PRIMARY KEY (user_id, provider));",
+    // 3: tasks waiting for a concurrency slot (POST /v1/tasks with "queue": true), in arrival order.
     "CREATE TABLE waiting_tasks ("
     "  position bigserial PRIMARY KEY,"
     "  task_id text NOT NULL UNIQUE,"

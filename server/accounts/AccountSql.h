@@ -1,6 +1,7 @@
 #pragma once
-// The few helpers AccountStore's two source files share (AccountStore.cpp: accounts, keys and quotas;
-// AccountStoreUsage.cpp: reservations, tokens, ownership and idempotency keys). Internal.
+// The few helpers AccountStore's source files share (AccountStore.cpp: accounts, keys and quotas;
+// AccountStoreUsage.cpp: reservations, tokens, ownership and idempotency keys; AccountStoreProviderKeys.cpp:
+// the provider keys users store). Internal.
 
 #include "app/store/postgres/PgConnection.h"
 #include "server/accounts/Limits.h"

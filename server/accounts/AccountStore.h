@@ -1,7 +1,8 @@
 #pragma once
 // warrend's accounts in PostgreSQL: tenants, users, their API keys (hash and display prefix only), quotas
 // (columns of the tenant's and the user's row; a user's set value narrows the tenant's), concurrent-task
-// reservations, model tokens per user and calendar month (UTC), what each user owns, and Idempotency-Keys.
+// reservations, model tokens per user and calendar month (UTC), what each user owns, Idempotency-Keys, and
+// the provider keys users store (sealed with the operator's secret: the database holds no key in clear).
 //
 // Its own tables and its own schema version (accounts_schema_version), migrated under an advisory lock so
 // that several warrend processes starting at once migrate once; separate from the task store's.
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warren::accounts {
@@ -114,6 +116,20 @@ public:
                                                  const std::string& requestBody,
                                                  const std::string& newTaskId);
     Status forgetIdempotencyKey(std::int64_t userId, const std::string& key, const std::string& taskId);
+
+    // Provider keys a user stores, sealed (SealedSecret) with secret, the operator's kSealKeyBytes, and bound
+    // to (user, provider): a row copied to another user or provider does not open. Setting a key replaces the
+    // user's earlier one for that provider (answering its name and time); removing answers false when there
+    // was none.
+    Result<ProviderKeyInfo> setProviderKey(std::int64_t userId, const std::string& provider,
+                                           const std::string& key, std::string_view secret);
+    Result<bool> removeProviderKey(std::int64_t userId, const std::string& provider);
+    Result<std::vector<ProviderKeyInfo>> providerKeys(std::int64_t userId); // by provider name
+    // The key the owner of the task stored for the provider, opened; nullopt when they stored none. A key
+    // that does not open with secret (the operator changed it; empty: warrend runs without one) is an error
+    // saying so: never someone else's key in its place.
+    Result<std::optional<std::string>>
+    taskOwnersProviderKey(const std::string& taskId, const std::string& provider, std::string_view secret);
 
     control::PgConnection& connection() { return m_db; }
 

@@ -78,6 +78,12 @@ struct UploadOwnership {
     std::string directory;
 };
 
+// A provider key a user stored: its name and when, never the key.
+struct ProviderKeyInfo {
+    std::string provider;  // "openai", "anthropic", ...
+    std::string updatedAt; // ISO 8601, UTC
+};
+
 // claimIdempotencyKey: what the server does with the request.
 struct IdempotencyClaim {
     enum class Outcome {

@@ -81,6 +81,13 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
             if (!n)
                 return n.error();
             options.maxUploadBytes = *n << 20;
+        } else if (flag == "--provider-key-secret") {
+            if (value.empty())
+                return makeError(
+                    ErrorCode::InvalidArgument,
+                    "--provider-key-secret needs a file: make one with `(umask 077 && openssl rand "
+                    "-out FILE 32)`");
+            options.providerKeySecret = value; // read and checked when warrend opens it
         } else {
             return makeError(ErrorCode::InvalidArgument, "unknown option " + flag + "; see `warrend --help`");
         }

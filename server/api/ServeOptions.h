@@ -3,7 +3,7 @@
 //
 //   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
 //                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--provider SPEC] [--model M]
-//                 [--max-upload-mb N]
+//                 [--max-upload-mb N] [--provider-key-secret FILE]
 
 #include "common/Result.h"
 #include "sandbox/Backend.h"
@@ -27,6 +27,9 @@ struct ServeOptions {
     std::string provider;     // the provider of tasks that name none ("openai", ...); empty: they must
     std::string model;
     std::uint64_t maxUploadBytes = 512ull << 20;
+    // The operator's 32-byte file that seals the provider keys users store; empty: users cannot store any,
+    // and tasks use the server-wide keys only.
+    std::string providerKeySecret;
 };
 
 // args: what follows "serve". An error names the flag and says what it expects.

@@ -7,11 +7,14 @@
 #include "app/store/EventWriter.h"
 #include "app/store/OpenStore.h"
 #include "app/store/Store.h"
+#include "app/tasks/ProviderKey.h"
 #include "app/tasks/SiteProfile.h"
 #include "app/tasks/TaskManager.h"
 #include "server/accounts/AccountStore.h"
+#include "server/accounts/ProviderKeySecret.h"
 #include "server/api/EventStreams.h"
 #include "server/api/EventsApi.h"
+#include "server/api/ProviderKeysApi.h"
 #include "server/api/Quotas.h"
 #include "server/api/ServerInfoApi.h"
 #include "server/api/ServerParts.h"
@@ -89,6 +92,12 @@ Status Warrend::openControl(const ServeOptions& options) {
     m_events = std::move(*events);
     m_tokens = std::make_unique<control::TaskTokens>();
     m_secrets = control::SecretStore::openFile(root); // server-wide keys: the environment, or this 0600 file
+    if (!options.providerKeySecret.empty()) {
+        auto secret = accounts::readProviderKeySecret(options.providerKeySecret);
+        if (!secret)
+            return secret.error();
+        m_providerKeySecret = std::move(*secret);
+    }
     m_network = new QNetworkAccessManager(this);
     auto rules = control::parseApprovalRules(control::defaultApprovalRulesJson());
     if (!rules)
@@ -104,8 +113,9 @@ Status Warrend::openControl(const ServeOptions& options) {
     environment.store = m_store.get();
     environment.events = m_events.get();
     environment.tokens = m_tokens.get();
-    environment.secrets = [this] {
-        return m_secrets.get();
+    environment.providerKey = [this](const control::TaskRecord& task,
+                                     const control::ProviderConfig& provider) {
+        return providerKeyFor(task, provider);
     };
     environment.network = m_network;
     environment.data = control::DataDir{root};
@@ -144,12 +154,25 @@ Status Warrend::openControl(const ServeOptions& options) {
     return Ok{};
 }
 
+// The owner's own key for the provider, else the server-wide one. An owner's key that cannot be read or
+// opened fails the task: never another key in its place.
+Result<std::string> Warrend::providerKeyFor(const control::TaskRecord& task,
+                                            const control::ProviderConfig& provider) {
+    auto own = m_accounts->taskOwnersProviderKey(task.id, provider.keyName, m_providerKeySecret);
+    if (!own)
+        return own.error();
+    if (*own)
+        return std::move(**own);
+    return control::lookUpKey(provider, m_secrets.get());
+}
+
 Status Warrend::listen(const ServeOptions& options) {
     http::Router router;
     addServerInfoRoutes(router, *m_parts);
     addUploadRoutes(router, *m_parts);
     addTaskRoutes(router, *m_parts);
     addEventRoutes(router, *m_parts);
+    addProviderKeyRoutes(router, *m_parts, m_providerKeySecret);
     m_http = std::make_unique<http::HttpServer>(std::move(router),
                                                 QString::fromStdString(m_parts->paths.incoming()));
     std::optional<http::TlsFiles> tls;

@@ -14,6 +14,8 @@
 #include <memory>
 
 namespace warren::control {
+struct ProviderConfig;
+struct TaskRecord;
 class EventWriter;
 class Store;
 class TaskManager;
@@ -52,12 +54,15 @@ private:
     void resumeLeftOver();
     void runEnded(const std::string& taskId);
     void offerSlots(); // to the tasks waiting for one (WaitingTasks)
+    Result<std::string> providerKeyFor(const control::TaskRecord& task,
+                                       const control::ProviderConfig& provider);
 
     std::unique_ptr<control::Store> m_store;
     std::unique_ptr<accounts::AccountStore> m_accounts;
     std::unique_ptr<control::EventWriter> m_events;
     std::unique_ptr<control::TaskTokens> m_tokens;
-    std::unique_ptr<control::SecretStore> m_secrets;
+    std::unique_ptr<control::SecretStore> m_secrets; // the server-wide keys
+    std::string m_providerKeySecret;                 // seals the users' own keys; empty: they store none
     QNetworkAccessManager* m_network = nullptr;
     control::TaskManager* m_manager = nullptr;
     std::unique_ptr<EventStreams> m_streams;

@@ -27,7 +27,8 @@ private slots:
         auto options = parseServeOptions(
             words(kRequired + QStringList{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--backend", "podman",
                                           "--image", "localhost/a:1", "--max-tasks", "8", "--provider",
-                                          "openai", "--model", "m", "--max-upload-mb", "3"}));
+                                          "openai", "--model", "m", "--max-upload-mb", "3",
+                                          "--provider-key-secret", "/etc/warrend/keys.secret"}));
         QVERIFY2(options, options ? "" : options.error().message.c_str());
         QCOMPARE(options->host, std::string("127.0.0.1"));
         QCOMPARE(options->port, std::uint16_t(8420));
@@ -41,6 +42,13 @@ private slots:
         QCOMPARE(options->provider, std::string("openai"));
         QCOMPARE(options->model, std::string("m"));
         QCOMPARE(options->maxUploadBytes, std::uint64_t(3) << 20);
+        QCOMPARE(options->providerKeySecret, std::string("/etc/warrend/keys.secret"));
+    }
+
+    void withoutASecretUsersStoreNoKeys() {
+        auto options = parseServeOptions(words(kRequired));
+        QVERIFY(options);
+        QVERIFY(options->providerKeySecret.empty());
     }
 
     void readsAnIpv6Listen() {
@@ -74,6 +82,10 @@ private slots:
             << (kRequired + QStringList{"--verbose", "1"}) << "unknown option --verbose";
         QTest::newRow("flag without value")
             << (kRequired + QStringList{"--model"}) << "--model needs a value";
+        QTest::newRow("provider key secret without value")
+            << (kRequired + QStringList{"--provider-key-secret"}) << "--provider-key-secret needs a value";
+        QTest::newRow("provider key secret empty")
+            << (kRequired + QStringList{"--provider-key-secret", ""}) << "openssl rand -out FILE 32";
     }
 
     void refuses() {

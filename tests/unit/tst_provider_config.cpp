@@ -36,6 +36,7 @@ class TestProviderConfig : public QObject {
 private slots:
     void parsesSpecs_data();
     void parsesSpecs();
+    void keyNamesAreThoseOfTheSpecs();
     void refusesSpecs_data();
     void refusesSpecs();
     void createProviderChecksTheConfig();
@@ -76,6 +77,13 @@ void TestProviderConfig::parsesSpecs() {
     QCOMPARE(QString::fromStdString(config->keyName), keyName);
     QCOMPARE(config->model, std::string("some-model"));
     QVERIFY(config->apiKey.empty());
+    const auto names = providerKeyNames(); // what a warrend user may store a key for
+    QCOMPARE(std::count(names.begin(), names.end(), config->keyName), keyName.isEmpty() ? 0 : 1);
+}
+
+void TestProviderConfig::keyNamesAreThoseOfTheSpecs() {
+    QCOMPARE(providerKeyNames(),
+             (std::vector<std::string>{"anthropic", "openai", "openai-compatible", "openrouter"}));
 }
 
 void TestProviderConfig::refusesSpecs_data() {

@@ -10,6 +10,7 @@
 #include <QtTest>
 #include <atomic>
 #include <thread>
+#include <tuple>
 
 using namespace warren;
 using namespace warren::accounts;
@@ -144,6 +145,55 @@ private slots:
         QVERIFY(it != users.end());
         QCOMPARE(it->keys.size(), std::size_t(2));
         QVERIFY(it->keys[0].revokedAt && it->keys[1].revokedAt);
+    }
+
+    // A user's provider key: sealed, replaced, listed by name, read only as a task's owner's, and a row
+    // copied to another user or provider, or read with another secret or none, does not open.
+    void providerKeysAreSealedAndBound() {
+        const std::string secret(32, 's');
+        const std::int64_t frank = must(store().addUser("frank", "keys")).account.userId;
+        const std::int64_t gina = must(store().addUser("gina", "keys")).account.userId;
+        must(store().recordTask(frank, "t-frank", std::nullopt));
+        must(store().recordTask(gina, "t-gina", std::nullopt));
+        QVERIFY(!must(store().taskOwnersProviderKey("t-frank", "openai", secret)));
+        must(store().setProviderKey(frank, "openai", "sk-frank-1", secret));
+        const ProviderKeyInfo stored = must(store().setProviderKey(frank, "openai", "sk-frank-2", secret));
+        QCOMPARE(stored.provider, std::string("openai"));
+        QCOMPARE(stored.updatedAt.size(), std::size_t(20)); // 2026-12-02T01:02:03Z
+        QCOMPARE(must(store().taskOwnersProviderKey("t-frank", "openai", secret)),
+                 std::optional<std::string>("sk-frank-2"));
+        QVERIFY(!must(store().taskOwnersProviderKey("t-gina", "openai", secret)));
+        QVERIFY(!must(store().taskOwnersProviderKey("t-frank", "anthropic", secret)));
+        const auto listed = must(store().providerKeys(frank));
+        QCOMPARE(listed.size(), std::size_t(1));
+        QCOMPARE(listed[0].provider, std::string("openai"));
+        QVERIFY(must(store().providerKeys(gina)).empty());
+        auto rows = must(store().connection().exec("dump", "SELECT provider_keys::text FROM provider_keys"));
+        for (const auto& row : rows.rows)
+            QVERIFY(row.text(0).find("sk-frank") == std::string::npos);
+
+        const auto copy = [&](const char* provider, std::int64_t to) {
+            must(store().connection().exec(
+                "copy",
+                "INSERT INTO provider_keys (user_id, provider, nonce, ciphertext) "
+                "SELECT $1::bigint, $2, nonce, ciphertext FROM provider_keys WHERE user_id = $3::bigint "
+                "AND provider = 'openai'",
+                {std::to_string(to), std::string(provider), std::to_string(frank)}));
+        };
+        copy("openai", gina);
+        copy("anthropic", frank);
+        for (const auto& [task, provider, key] :
+             {std::tuple{"t-gina", "openai", secret}, std::tuple{"t-frank", "anthropic", secret},
+              std::tuple{"t-frank", "openai", std::string(32, 'x')},
+              std::tuple{"t-frank", "openai", std::string()}}) {
+            auto opened = store().taskOwnersProviderKey(task, provider, key);
+            QVERIFY(!opened);
+            QVERIFY2(opened.error().message.find("cannot be decrypted") != std::string::npos,
+                     opened.error().message.c_str());
+        }
+        QVERIFY(must(store().removeProviderKey(frank, "openai")));
+        QVERIFY(!must(store().removeProviderKey(frank, "openai")));
+        QVERIFY(!must(store().taskOwnersProviderKey("t-frank", "openai", secret)));
     }
 
     void quotasSetAndClear() {
