@@ -22,24 +22,17 @@ std::string quoted(const std::string& text) {
 // Reads a tool's arguments strictly; the first problem becomes the failed outcome, named after the tool.
 class Arguments {
 public:
-    Arguments(const json& object, const char* tool, std::initializer_list<const char*> allowed)
+    Arguments(const json& object, const char* tool, std::initializer_list<std::string_view> allowed)
         : m_object(object), m_tool(tool) {
         if (!object.is_object()) {
             m_problem = "arguments must be an object, got " + json_fields::describeJson(object);
             return;
         }
         std::string names;
-        for (const char* name : allowed)
+        for (const auto name : allowed)
             names += (names.empty() ? "" : ", ") + std::string(name);
-        for (const auto& item : object.items()) {
-            bool known = false;
-            for (const char* name : allowed)
-                known = known || item.key() == name;
-            if (!known) {
-                m_problem = "unknown argument " + quoted(item.key()) + " (it takes " + names + ")";
-                return;
-            }
-        }
+        if (const auto unknown = json_fields::findUnknownKey(object, allowed))
+            m_problem = "unknown argument " + quoted(*unknown) + " (it takes " + names + ")";
     }
 
     std::string string(const char* key) {
@@ -64,14 +57,13 @@ public:
         if (!m_problem.empty() || !m_object.contains(key))
             return std::nullopt;
         const json& value = m_object.at(key);
-        const bool positive = (value.is_number_unsigned() && value.get<std::uint64_t>() >= 1) ||
-                              (value.is_number_integer() && value.get<std::int64_t>() >= 1);
-        if (!positive || value.get<std::uint64_t>() > max) {
+        const auto count = json_fields::asUint(value);
+        if (!count || *count < 1 || *count > max) {
             m_problem = std::string(key) + ": must be an integer from 1 to " + std::to_string(max) +
                         ", got " + json_fields::describeJson(value);
             return std::nullopt;
         }
-        return value.get<std::uint64_t>();
+        return count;
     }
 
     bool ok() const { return m_problem.empty(); }
