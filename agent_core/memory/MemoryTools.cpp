@@ -35,41 +35,37 @@ public:
             m_problem = "unknown argument " + quoted(*unknown) + " (it takes " + names + ")";
     }
 
+    // The fields are read with common/JsonFields ("key: missing", "limit: must be a whole number from 1 to
+    // 100, got the integer 0"); after the first problem, nothing more is read.
     std::string string(const char* key) {
-        const auto value = optionalString(key);
-        if (!value && m_problem.empty())
-            m_problem = std::string(key) + ": missing";
-        return value.value_or("");
+        return keep(json_fields::getString(m_object, key, "")).value_or("");
     }
 
     std::optional<std::string> optionalString(const char* key) {
-        if (!m_problem.empty() || !m_object.contains(key))
-            return std::nullopt;
-        const json& value = m_object.at(key);
-        if (!value.is_string()) {
-            m_problem = std::string(key) + ": must be a string, got " + json_fields::describeJson(value);
-            return std::nullopt;
-        }
-        return value.get<std::string>();
+        return keep(json_fields::getOptionalString(m_object, key, "")).value_or(std::nullopt);
     }
 
     std::optional<std::uint64_t> optionalCount(const char* key, std::uint64_t max) {
-        if (!m_problem.empty() || !m_object.contains(key))
-            return std::nullopt;
-        const json& value = m_object.at(key);
-        const auto count = json_fields::asUint(value);
-        if (!count || *count < 1 || *count > max) {
-            m_problem = std::string(key) + ": must be an integer from 1 to " + std::to_string(max) +
-                        ", got " + json_fields::describeJson(value);
-            return std::nullopt;
-        }
-        return count;
+        const auto count =
+            keep(json_fields::getOptionalInt(m_object, key, "", 1, static_cast<std::int64_t>(max)));
+        return count && *count ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(**count))
+                               : std::nullopt;
     }
 
     bool ok() const { return m_problem.empty(); }
     ToolOutcome failure() const { return agent::failure(std::string(m_tool) + ": " + m_problem); }
 
 private:
+    template <typename T> std::optional<T> keep(Result<T>&& result) {
+        if (!m_problem.empty())
+            return std::nullopt;
+        if (!result) {
+            m_problem = result.error().message;
+            return std::nullopt;
+        }
+        return std::move(result).value();
+    }
+
     const json& m_object;
     const char* m_tool;
     std::string m_problem;
