@@ -109,6 +109,14 @@ std::string describeJson(const json& value) {
     }
 }
 
+std::optional<std::uint64_t> asUint(const json& value) {
+    if (value.is_number_unsigned())
+        return value.get<std::uint64_t>();
+    if (value.is_number_integer() && value.get<std::int64_t>() >= 0)
+        return static_cast<std::uint64_t>(value.get<std::int64_t>());
+    return std::nullopt;
+}
+
 std::optional<std::string> findUnknownKey(const json& object, std::span<const std::string_view> allowed) {
     for (const auto& item : object.items()) {
         if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end())
@@ -152,12 +160,10 @@ Result<std::uint64_t> getUint(const json& object, const char* key, const std::st
     const auto it = object.find(key);
     if (it == object.end())
         return fieldError(where, key, "missing");
-    // A value built in C++ from an int is a signed integer even when it is not negative.
-    const bool nonNegativeInteger =
-        it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() >= 0);
-    if (!nonNegativeInteger)
+    const auto number = asUint(*it);
+    if (!number)
         return fieldError(where, key, "must be a non-negative integer, got " + describeJson(*it));
-    return it->get<std::uint64_t>();
+    return *number;
 }
 
 Result<bool> getBool(const json& object, const char* key, const std::string& where) {
@@ -228,6 +234,17 @@ Result<std::optional<bool>> getOptionalBool(const json& object, const char* key,
     if (!value)
         return value.error();
     return std::optional<bool>(value.value());
+}
+
+Result<std::optional<std::int64_t>> getOptionalInt(const json& object, const char* key,
+                                                   const std::string& where, std::int64_t min,
+                                                   std::int64_t max) {
+    if (!object.contains(key))
+        return std::optional<std::int64_t>();
+    auto value = getInt(object, key, where, min, max);
+    if (!value)
+        return value.error();
+    return std::optional<std::int64_t>(value.value());
 }
 
 Result<std::optional<std::string>> getNullableString(const json& object, const char* key,

@@ -34,6 +34,11 @@ Result<nlohmann::json> parseJson(std::string_view text, ParseOptions options = {
 // "a string", "an object", "the number 1.5": what a value is, for error messages.
 std::string describeJson(const nlohmann::json& value);
 
+// The value as a non-negative integer, or nullopt (a negative, a fraction, a string, true), for a reader
+// that words its message its own way. A value built in C++ from an int is signed even when it is not
+// negative; one parsed from text is unsigned: both count.
+std::optional<std::uint64_t> asUint(const nlohmann::json& value);
+
 // The first key of object not in allowed, for a reader that words the error its own way.
 std::optional<std::string> findUnknownKey(const nlohmann::json& object,
                                           std::span<const std::string_view> allowed);
@@ -74,6 +79,10 @@ Result<std::optional<std::uint64_t>> getOptionalUint(const nlohmann::json& objec
                                                      const std::string& where);
 Result<std::optional<bool>> getOptionalBool(const nlohmann::json& object, const char* key,
                                             const std::string& where);
+// A whole number from min to max (getInt) when present.
+Result<std::optional<std::int64_t>> getOptionalInt(const nlohmann::json& object, const char* key,
+                                                   const std::string& where, std::int64_t min,
+                                                   std::int64_t max);
 
 // Nullable fields: nullopt when absent or null (a writer says "none" with null).
 Result<std::optional<std::string>> getNullableString(const nlohmann::json& object, const char* key,
@@ -93,6 +102,19 @@ template <typename T> bool take(Result<T>&& result, T& out, Error& error) {
         return false;
     }
     out = std::move(result).value();
+    return true;
+}
+
+// For a reader that fills a struct over its defaults: an absent optional field leaves out as it was.
+//   if (!takeIfPresent(getOptionalUint(limits, "pids", where), profile.pids, error)) return error;
+template <typename T, typename Out>
+bool takeIfPresent(Result<std::optional<T>>&& result, Out& out, Error& error) {
+    if (!result) {
+        error = result.error();
+        return false;
+    }
+    if (result.value())
+        out = static_cast<Out>(std::move(*result.value()));
     return true;
 }
 

@@ -58,6 +58,21 @@ std::size_t sequenceLength(std::string_view bytes, std::size_t i) {
 
 } // namespace
 
+std::optional<Utf8Char> utf8CharAt(std::string_view bytes, std::size_t i) {
+    const std::size_t length = sequenceLength(bytes, i);
+    if (length == 0)
+        return std::nullopt;
+    // The lead byte keeps 7, 5, 4 or 3 bits; each continuation byte adds 6.
+    const auto lead = static_cast<unsigned char>(bytes[i]);
+    char32_t codePoint = length == 1   ? lead
+                         : length == 2 ? (lead & 0x1Fu)
+                         : length == 3 ? (lead & 0x0Fu)
+                                       : (lead & 0x07u);
+    for (std::size_t k = 1; k < length; ++k)
+        codePoint = (codePoint << 6) | (static_cast<unsigned char>(bytes[i + k]) & 0x3Fu);
+    return Utf8Char{codePoint, length};
+}
+
 std::optional<std::size_t> firstInvalidUtf8(std::string_view bytes) {
     std::size_t i = 0;
     while (i < bytes.size()) {

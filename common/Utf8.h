@@ -11,6 +11,16 @@
 
 namespace warren {
 
+// One character: the code point and how many bytes (1..4) encode it.
+struct Utf8Char {
+    char32_t codePoint;
+    std::size_t length;
+};
+
+// The character whose valid sequence starts at bytes[i], or nullopt when none does (a stray continuation
+// byte, an overlong form, a surrogate, past U+10FFFF, cut short by the end). i must be < bytes.size().
+std::optional<Utf8Char> utf8CharAt(std::string_view bytes, std::size_t i);
+
 // The offset of the first byte that does not begin a valid UTF-8 sequence, or nullopt when all are valid.
 std::optional<std::size_t> firstInvalidUtf8(std::string_view bytes);
 

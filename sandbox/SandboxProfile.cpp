@@ -1,9 +1,8 @@
 #include "sandbox/SandboxProfile.h"
 
+#include "common/JsonFields.h"
+
 #include <algorithm>
-#include <limits>
-#include <type_traits>
-#include <set>
 
 namespace warren::resources {
 extern const std::string_view defaultProfileJson;
@@ -13,67 +12,7 @@ namespace warren::sandbox {
 namespace {
 
 using nlohmann::json;
-
-// Reads one JSON object strictly: every key must be consumed, so a typo in a profile is an error that
-// names the key instead of a setting that silently does nothing.
-class ObjectReader {
-public:
-    ObjectReader(const json& object, std::string where) : m_object(object), m_where(std::move(where)) {}
-
-    template <typename T>
-    bool read(const char* key, T& out) {
-        auto it = m_object.find(key);
-        m_seen.insert(key);
-        if (it == m_object.end() || it->is_null())
-            return true;
-        if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
-            // nlohmann would turn -1 into a huge limit, 1.5 into 1 and true into 1: only whole numbers in
-            // range count.
-            if (!it->is_number()) {
-                fail(m_where + "." + key + " has the wrong type (" + it->type_name() + ")");
-                return false;
-            }
-            if (!it->is_number_unsigned() || it->template get<std::uint64_t>() > std::numeric_limits<T>::max()) {
-                fail(m_where + "." + key + " must be a whole number from 0 to " +
-                     std::to_string(std::numeric_limits<T>::max()));
-                return false;
-            }
-        }
-        try {
-            out = it->template get<T>();
-            return true;
-        } catch (const json::exception&) {
-            fail(m_where + "." + key + " has the wrong type (" + it->type_name() + ")");
-            return false;
-        }
-    }
-
-    const json* child(const char* key) {
-        m_seen.insert(key);
-        auto it = m_object.find(key);
-        return it == m_object.end() || it->is_null() ? nullptr : &*it;
-    }
-
-    bool finish() {
-        for (const auto& [key, value] : m_object.items()) {
-            if (!m_seen.count(key))
-                fail("unknown key " + m_where + "." + key);
-        }
-        return m_error.empty();
-    }
-
-    void fail(std::string message) {
-        if (m_error.empty())
-            m_error = std::move(message);
-    }
-    const std::string& error() const { return m_error; }
-
-private:
-    const json& m_object;
-    std::string m_where;
-    std::set<std::string> m_seen;
-    std::string m_error;
-};
+using namespace json_fields;
 
 Error profileError(const std::string& message) {
     return makeError(ErrorCode::InvalidArgument, "invalid sandbox profile: " + message);
@@ -113,19 +52,19 @@ Result<MountSpec> readMount(const std::string& dest, const json& value) {
     const std::string where = "mounts[\"" + dest + "\"]";
     if (!isAbsoluteClean(dest) || dest == "/")
         return profileError(where + ": the destination must be an absolute path below / without . or ..");
-    if (!value.is_object())
-        return profileError(where + " must be an object");
     MountSpec mount;
     mount.dest = dest;
     std::string type;
-    ObjectReader reader(value, where);
-    reader.read("type", type);
-    reader.read("source", mount.source);
-    reader.read("target", mount.target);
-    reader.read("size_mb", mount.sizeMb);
-    reader.read("optional", mount.optional);
-    if (!reader.finish())
-        return profileError(reader.error());
+    Error error;
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"type", "source", "target", "size_mb", "optional"}, where, ListKnown::Yes),
+              error) ||
+        !takeIfPresent(getOptionalString(value, "type", where), type, error) ||
+        !takeIfPresent(getOptionalString(value, "source", where), mount.source, error) ||
+        !takeIfPresent(getOptionalString(value, "target", where), mount.target, error) ||
+        !takeIfPresent(getOptionalUint(value, "size_mb", where), mount.sizeMb, error) ||
+        !takeIfPresent(getOptionalBool(value, "optional", where), mount.optional, error))
+        return profileError(error.message);
     auto it = mountTypes().find(type);
     if (it == mountTypes().end())
         return profileError(where + ".type \"" + type +
@@ -142,39 +81,42 @@ Result<MountSpec> readMount(const std::string& dest, const json& value) {
     if (mount.type != MountSpec::Type::Symlink && !mount.target.empty())
         return profileError(where + ".target only applies to type symlink");
     if (mount.type == MountSpec::Type::Tmpfs && mount.sizeMb == 0)
-        return profileError(where + ".size_mb is required for a tmpfs (an uncapped tmpfs can fill the host's memory)");
+        return profileError(
+            where + ".size_mb is required for a tmpfs (an uncapped tmpfs can fill the host's memory)");
     if (mount.type != MountSpec::Type::Tmpfs && mount.sizeMb != 0)
         return profileError(where + ".size_mb only applies to type tmpfs");
     return mount;
 }
 
 Status readLimits(const json& value, SandboxLimits& limits) {
-    if (!value.is_object())
-        return profileError("limits must be an object");
-    ObjectReader reader(value, "limits");
-    reader.read("memory_mb", limits.memoryMb);
-    reader.read("pids", limits.pids);
-    reader.read("cpu_seconds", limits.cpuSeconds);
-    reader.read("file_size_mb", limits.fileSizeMb);
-    reader.read("open_files", limits.openFiles);
-    reader.read("address_space_mb", limits.addressSpaceMb);
-    reader.read("timeout_sec", limits.timeoutSec);
-    if (!reader.finish())
-        return profileError(reader.error());
+    const std::string where = "limits";
+    Error error;
+    if (!take(checkKeys(value,
+                        {"memory_mb", "pids", "cpu_seconds", "file_size_mb", "open_files", "address_space_mb",
+                         "timeout_sec"},
+                        where, ListKnown::Yes),
+              error) ||
+        !takeIfPresent(getOptionalUint(value, "memory_mb", where), limits.memoryMb, error) ||
+        !takeIfPresent(getOptionalUint(value, "pids", where), limits.pids, error) ||
+        !takeIfPresent(getOptionalUint(value, "cpu_seconds", where), limits.cpuSeconds, error) ||
+        !takeIfPresent(getOptionalUint(value, "file_size_mb", where), limits.fileSizeMb, error) ||
+        !takeIfPresent(getOptionalUint(value, "open_files", where), limits.openFiles, error) ||
+        !takeIfPresent(getOptionalUint(value, "address_space_mb", where), limits.addressSpaceMb, error) ||
+        !takeIfPresent(getOptionalUint(value, "timeout_sec", where), limits.timeoutSec, error))
+        return profileError(error.message);
     return Ok{};
 }
 
 Status readUser(const json& value, SandboxUser& user) {
-    if (!value.is_object())
-        return profileError("user must be an object");
-    ObjectReader reader(value, "user");
-    reader.read("name", user.name);
-    reader.read("uid", user.uid);
-    reader.read("gid", user.gid);
-    reader.read("home", user.home);
-    reader.read("shell", user.shell);
-    if (!reader.finish())
-        return profileError(reader.error());
+    const std::string where = "user";
+    Error error;
+    if (!take(checkKeys(value, {"name", "uid", "gid", "home", "shell"}, where, ListKnown::Yes), error) ||
+        !takeIfPresent(getOptionalString(value, "name", where), user.name, error) ||
+        !takeIfPresent(getOptionalInt(value, "uid", where, 0, UINT32_MAX), user.uid, error) ||
+        !takeIfPresent(getOptionalInt(value, "gid", where, 0, UINT32_MAX), user.gid, error) ||
+        !takeIfPresent(getOptionalString(value, "home", where), user.home, error) ||
+        !takeIfPresent(getOptionalString(value, "shell", where), user.shell, error))
+        return profileError(error.message);
     // uid 0 inside would hand the sandbox root's identity on every file it can see.
     if (user.uid == 0 || user.gid == 0)
         return profileError("user.uid and user.gid must not be 0: the sandbox never runs as root inside");
@@ -189,14 +131,13 @@ Status readUser(const json& value, SandboxUser& user) {
 }
 
 Status readWorkspace(const json& value, SandboxProfile& profile) {
-    if (!value.is_object())
-        return profileError("workspace must be an object");
-    ObjectReader reader(value, "workspace");
-    reader.read("source", profile.workspaceSource);
-    reader.read("dest", profile.workspaceDest);
-    reader.read("writable", profile.workspaceWritable);
-    if (!reader.finish())
-        return profileError(reader.error());
+    const std::string where = "workspace";
+    Error error;
+    if (!take(checkKeys(value, {"source", "dest", "writable"}, where, ListKnown::Yes), error) ||
+        !takeIfPresent(getOptionalString(value, "source", where), profile.workspaceSource, error) ||
+        !takeIfPresent(getOptionalString(value, "dest", where), profile.workspaceDest, error) ||
+        !takeIfPresent(getOptionalBool(value, "writable", where), profile.workspaceWritable, error))
+        return profileError(error.message);
     if (profile.workspaceSource.empty())
         return profileError("workspace.source is not set: pass --workspace DIR");
     if (profile.workspaceSource[0] != '/')
@@ -233,13 +174,12 @@ Status readEnv(const json& value, std::map<std::string, std::string>& env) {
     if (!value.is_object())
         return profileError("env must be an object of NAME: value");
     for (const auto& [name, v] : value.items()) {
-        if (v.is_null())
-            continue;
-        if (!v.is_string())
-            return profileError("env." + name + " must be a string");
+        auto text = readString(v, "env." + name);
+        if (!text)
+            return profileError(text.error().message);
         if (name.empty() || name.find('=') != std::string::npos)
             return profileError("env has an invalid variable name \"" + name + "\"");
-        env[name] = v.get<std::string>();
+        env[name] = std::move(text).value();
     }
     return Ok{};
 }
@@ -252,14 +192,13 @@ const json& defaultProfileJson() {
 }
 
 Result<json> parseProfileLayer(const std::string& text, const std::string& origin) {
-    try {
-        json layer = json::parse(text);
-        if (!layer.is_object())
-            return makeError(ErrorCode::InvalidArgument, origin + ": a sandbox profile must be a JSON object");
-        return layer;
-    } catch (const json::parse_error& e) {
-        return makeError(ErrorCode::InvalidArgument, origin + ": not valid JSON (" + e.what() + ")");
-    }
+    auto layer = parseJson(text);
+    if (!layer)
+        return makeError(ErrorCode::InvalidArgument,
+                         origin + ": not valid JSON (" + layer.error().message + ")");
+    if (!layer->is_object())
+        return makeError(ErrorCode::InvalidArgument, origin + ": a sandbox profile must be a JSON object");
+    return layer;
 }
 
 Result<SandboxProfile> resolveProfile(const std::vector<json>& layers) {
@@ -273,57 +212,54 @@ Result<SandboxProfile> SandboxProfile::fromJson(const json& document) {
     if (!document.is_object())
         return profileError("the profile must be a JSON object");
     SandboxProfile profile;
-    ObjectReader reader(document, "profile");
-    reader.read("hostname", profile.hostname);
-    reader.read("env_passthrough", profile.envPassthrough);
-
     std::string network = "none";
-    reader.read("network", network);
+    json user, workspace, limits, seccomp;
+    Error error;
+    if (!take(checkKeys(document,
+                        {"hostname", "user", "workspace", "mounts", "env", "env_passthrough", "network",
+                         "limits", "seccomp", "protected_paths"},
+                        "", ListKnown::Yes),
+              error) ||
+        !takeIfPresent(getOptionalString(document, "hostname", ""), profile.hostname, error) ||
+        !take(getStringArray(document, "env_passthrough", "", false), profile.envPassthrough, error) ||
+        !takeIfPresent(getOptionalString(document, "network", ""), network, error) ||
+        !take(getOptionalObject(document, "user", ""), user, error) ||
+        !take(getOptionalObject(document, "workspace", ""), workspace, error) ||
+        !take(getOptionalObject(document, "limits", ""), limits, error) ||
+        !take(getOptionalObject(document, "seccomp", ""), seccomp, error))
+        return profileError(error.message);
     if (network == "none")
         profile.network = NetworkPolicy::None;
     else if (network == "loopback")
         profile.network = NetworkPolicy::Loopback;
     else
-        reader.fail("network \"" + network + "\" is not one of none, loopback");
+        return profileError("network \"" + network + "\" is not one of none, loopback");
 
-    if (const json* user = reader.child("user"); user)
-        if (auto status = readUser(*user, profile.user); !status)
-            return status.error();
-    const json emptyObject = json::object();
-    const json* workspace = reader.child("workspace");
-    if (auto status = readWorkspace(workspace ? *workspace : emptyObject, profile); !status)
+    if (auto status = readUser(user, profile.user); !status)
         return status.error();
-    if (const json* mounts = reader.child("mounts"); mounts) {
+    if (auto status = readWorkspace(workspace, profile); !status)
+        return status.error();
+    if (const auto mounts = document.find("mounts"); mounts != document.end()) {
         if (!mounts->is_object())
             return profileError("mounts must be an object keyed by destination path");
         for (const auto& [dest, value] : mounts->items()) {
-            if (value.is_null())
-                continue;
             auto mount = readMount(dest, value);
             if (!mount)
                 return mount.error();
             profile.mounts.push_back(std::move(*mount));
         }
     }
-    if (const json* env = reader.child("env"); env)
+    if (const auto env = document.find("env"); env != document.end())
         if (auto status = readEnv(*env, profile.env); !status)
             return status.error();
-    if (const json* limits = reader.child("limits"); limits)
-        if (auto status = readLimits(*limits, profile.limits); !status)
-            return status.error();
-    if (const json* seccomp = reader.child("seccomp"); seccomp) {
-        if (!seccomp->is_object())
-            return profileError("seccomp must be an object");
-        ObjectReader seccompReader(*seccomp, "seccomp");
-        seccompReader.read("skip", profile.seccompSkip);
-        if (!seccompReader.finish())
-            return profileError(seccompReader.error());
-    }
-    if (const json* paths = reader.child("protected_paths"); paths)
+    if (auto status = readLimits(limits, profile.limits); !status)
+        return status.error();
+    if (!take(checkKeys(seccomp, {"skip"}, "seccomp", ListKnown::Yes), error) ||
+        !take(getStringArray(seccomp, "skip", "seccomp", false), profile.seccompSkip, error))
+        return profileError(error.message);
+    if (const auto paths = document.find("protected_paths"); paths != document.end())
         if (auto status = readProtectedPaths(*paths, profile.protectedPaths); !status)
             return status.error();
-    if (!reader.finish())
-        return profileError(reader.error());
 
     if (profile.hostname.empty())
         profile.hostname = "sandbox";
@@ -381,19 +317,30 @@ json SandboxProfile::toJson() const {
     }
     json protectedJson = json::object();
     for (const auto& path : protectedPaths)
-        protectedJson[path.path + (path.directory ? "/" : "")] = path.onlyIfExists ? json("if-exists") : json(true);
+        protectedJson[path.path + (path.directory ? "/" : "")] =
+            path.onlyIfExists ? json("if-exists") : json(true);
     return {
         {"hostname", hostname},
-        {"user", {{"name", user.name}, {"uid", user.uid}, {"gid", user.gid}, {"home", user.home},
-                  {"shell", user.shell}}},
-        {"workspace", {{"source", workspaceSource}, {"dest", workspaceDest}, {"writable", workspaceWritable}}},
+        {"user",
+         {{"name", user.name},
+          {"uid", user.uid},
+          {"gid", user.gid},
+          {"home", user.home},
+          {"shell", user.shell}}},
+        {"workspace",
+         {{"source", workspaceSource}, {"dest", workspaceDest}, {"writable", workspaceWritable}}},
         {"mounts", mountsJson},
         {"env", env},
         {"env_passthrough", envPassthrough},
         {"network", networkPolicyName(network)},
-        {"limits", {{"memory_mb", limits.memoryMb}, {"pids", limits.pids}, {"cpu_seconds", limits.cpuSeconds},
-                    {"file_size_mb", limits.fileSizeMb}, {"open_files", limits.openFiles},
-                    {"address_space_mb", limits.addressSpaceMb}, {"timeout_sec", limits.timeoutSec}}},
+        {"limits",
+         {{"memory_mb", limits.memoryMb},
+          {"pids", limits.pids},
+          {"cpu_seconds", limits.cpuSeconds},
+          {"file_size_mb", limits.fileSizeMb},
+          {"open_files", limits.openFiles},
+          {"address_space_mb", limits.addressSpaceMb},
+          {"timeout_sec", limits.timeoutSec}}},
         {"seccomp", {{"skip", seccompSkip}}},
         {"protected_paths", protectedJson},
     };

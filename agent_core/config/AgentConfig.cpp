@@ -73,20 +73,12 @@ Error mustBe(const std::string& where, const std::string& type, const json& valu
     return invalid(where + ": must be " + type + ", got " + shown(value));
 }
 
-std::optional<std::uint64_t> asUint(const json& value) {
-    if (value.is_number_unsigned())
-        return value.get<std::uint64_t>();
-    if (value.is_number_integer() && value.get<std::int64_t>() >= 0)
-        return static_cast<std::uint64_t>(value.get<std::int64_t>());
-    return std::nullopt;
-}
-
 Key uintKey(std::string_view name, std::uint64_t AgentConfig::*field, std::uint64_t min,
             std::string_view meaning) {
     std::string type = min == 0 ? "a non-negative integer" : "an integer >= " + std::to_string(min);
     auto set = [field, min, type](AgentConfig& config, const json& value,
                                   const std::string& where) -> Status {
-        const auto number = asUint(value);
+        const auto number = json_fields::asUint(value);
         if (!number || *number < min)
             return mustBe(where, type, value);
         config.*field = *number;

@@ -22,62 +22,50 @@ std::string quoted(const std::string& text) {
 // Reads a tool's arguments strictly; the first problem becomes the failed outcome, named after the tool.
 class Arguments {
 public:
-    Arguments(const json& object, const char* tool, std::initializer_list<const char*> allowed)
+    Arguments(const json& object, const char* tool, std::initializer_list<std::string_view> allowed)
         : m_object(object), m_tool(tool) {
         if (!object.is_object()) {
             m_problem = "arguments must be an object, got " + json_fields::describeJson(object);
             return;
         }
         std::string names;
-        for (const char* name : allowed)
+        for (const auto name : allowed)
             names += (names.empty() ? "" : ", ") + std::string(name);
-        for (const auto& item : object.items()) {
-            bool known = false;
-            for (const char* name : allowed)
-                known = known || item.key() == name;
-            if (!known) {
-                m_problem = "unknown argument " + quoted(item.key()) + " (it takes " + names + ")";
-                return;
-            }
-        }
+        if (const auto unknown = json_fields::findUnknownKey(object, allowed))
+            m_problem = "unknown argument " + quoted(*unknown) + " (it takes " + names + ")";
     }
 
+    // The fields are read with common/JsonFields ("key: missing", "limit: must be a whole number from 1 to
+    // 100, got the integer 0"); after the first problem, nothing more is read.
     std::string string(const char* key) {
-        const auto value = optionalString(key);
-        if (!value && m_problem.empty())
-            m_problem = std::string(key) + ": missing";
-        return value.value_or("");
+        return keep(json_fields::getString(m_object, key, "")).value_or("");
     }
 
     std::optional<std::string> optionalString(const char* key) {
-        if (!m_problem.empty() || !m_object.contains(key))
-            return std::nullopt;
-        const json& value = m_object.at(key);
-        if (!value.is_string()) {
-            m_problem = std::string(key) + ": must be a string, got " + json_fields::describeJson(value);
-            return std::nullopt;
-        }
-        return value.get<std::string>();
+        return keep(json_fields::getOptionalString(m_object, key, "")).value_or(std::nullopt);
     }
 
     std::optional<std::uint64_t> optionalCount(const char* key, std::uint64_t max) {
-        if (!m_problem.empty() || !m_object.contains(key))
-            return std::nullopt;
-        const json& value = m_object.at(key);
-        const bool positive = (value.is_number_unsigned() && value.get<std::uint64_t>() >= 1) ||
-                              (value.is_number_integer() && value.get<std::int64_t>() >= 1);
-        if (!positive || value.get<std::uint64_t>() > max) {
-            m_problem = std::string(key) + ": must be an integer from 1 to " + std::to_string(max) +
-                        ", got " + json_fields::describeJson(value);
-            return std::nullopt;
-        }
-        return value.get<std::uint64_t>();
+        const auto count =
+            keep(json_fields::getOptionalInt(m_object, key, "", 1, static_cast<std::int64_t>(max)));
+        return count && *count ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(**count))
+                               : std::nullopt;
     }
 
     bool ok() const { return m_problem.empty(); }
     ToolOutcome failure() const { return agent::failure(std::string(m_tool) + ": " + m_problem); }
 
 private:
+    template <typename T> std::optional<T> keep(Result<T>&& result) {
+        if (!m_problem.empty())
+            return std::nullopt;
+        if (!result) {
+            m_problem = result.error().message;
+            return std::nullopt;
+        }
+        return std::move(result).value();
+    }
+
     const json& m_object;
     const char* m_tool;
     std::string m_problem;

@@ -62,10 +62,10 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
                                                        ? " (a request or notification has no result or error)"
                                                        : ""),
                            id);
-        const json& method = object.at("method");
-        if (!method.is_string())
-            return invalid("\"method\" must be a string, got " + describeJson(method), id);
-        if (method.get<std::string>().empty())
+        auto method = json_fields::getString(object, "method", "");
+        if (!method)
+            return invalid(method.error().message, id);
+        if (method->empty())
             return invalid("\"method\" is empty", id);
         json params;
         if (hasParams) {
@@ -74,10 +74,10 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
                 return invalid("\"params\" must be an object or an array, got " + describeJson(params), id);
         }
         if (!hasId)
-            return Message(Notification{method.get<std::string>(), std::move(params)});
+            return Message(Notification{std::move(method).value(), std::move(params)});
         if (!id)
             return invalid("\"id\" of a request must be an integer or a string, got null");
-        return Message(Request{*id, method.get<std::string>(), std::move(params)});
+        return Message(Request{*id, std::move(method).value(), std::move(params)});
     }
 
     if (auto keys = json_fields::checkKeys(object, {"jsonrpc", "id", "result", "error"}, ""); !keys)
@@ -96,29 +96,19 @@ std::variant<Message, InvalidMessage> decodeObject(const json& object) {
         return Message(Response{*id, object.at("result")});
     }
 
-    const json& error = object.at("error");
-    if (!error.is_object())
-        return invalid("\"error\" must be an object, got " + describeJson(error), id);
+    auto errorObject = json_fields::getObject(object, "error", "");
+    if (!errorObject)
+        return invalid(errorObject.error().message, id);
+    const json& error = *errorObject;
     if (auto keys = json_fields::checkKeys(error, {"code", "message", "data"}, "error"); !keys)
         return invalid(keys.error().message, id);
-    const auto code = error.find("code");
-    if (code == error.end())
-        return invalid("error.code is missing", id);
-    if (!code->is_number_integer())
-        return invalid("error.code must be an integer, got " + describeJson(*code), id);
-    // Read unsigned values as such: a huge one must not wrap into a negative code.
-    const bool inRange =
-        code->is_number_unsigned()
-            ? code->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT32_MAX)
-            : code->get<std::int64_t>() >= INT32_MIN && code->get<std::int64_t>() <= INT32_MAX;
-    if (!inRange)
-        return invalid("error.code is out of range: " + code->dump(), id);
-    const auto message = error.find("message");
-    if (message == error.end())
-        return invalid("error.message is missing", id);
-    if (!message->is_string())
-        return invalid("error.message must be a string, got " + describeJson(*message), id);
-    RpcError rpcError{static_cast<int>(code->get<std::int64_t>()), message->get<std::string>(), {}};
+    auto code = json_fields::getInt(error, "code", "error", INT32_MIN, INT32_MAX);
+    if (!code)
+        return invalid(code.error().message, id);
+    auto message = json_fields::getString(error, "message", "error");
+    if (!message)
+        return invalid(message.error().message, id);
+    RpcError rpcError{static_cast<int>(*code), std::move(message).value(), {}};
     if (error.contains("data"))
         rpcError.data = error.at("data");
     return Message(ErrorResponse{id, std::move(rpcError)});

@@ -2,6 +2,7 @@
 
 #include "agent_core/process/ProcessRunner.h"
 #include "agent_core/tools/WorkspacePath.h"
+#include "common/JsonFields.h"
 
 #include <algorithm>
 #include <cstring>
@@ -27,21 +28,17 @@ struct ShellArguments {
 std::optional<std::string> readArguments(const json& arguments, ShellArguments& out) {
     if (!arguments.is_object())
         return "shell: arguments must be an object with \"command\"";
-    for (const auto& [key, value] : arguments.items())
-        if (key != "command" && key != "timeout_sec" && key != "workdir")
-            return "shell: unknown argument \"" + key + "\"; allowed: command, timeout_sec, workdir";
+    if (const auto unknown = json_fields::findUnknownKey(arguments, {"command", "timeout_sec", "workdir"}))
+        return "shell: unknown argument \"" + *unknown + "\"; allowed: command, timeout_sec, workdir";
     const auto command = arguments.find("command");
     if (command == arguments.end() || !command->is_string() || command->get<std::string>().empty())
         return "shell: \"command\" must be a non-empty string";
     out.command = command->get<std::string>();
     if (const auto timeout = arguments.find("timeout_sec"); timeout != arguments.end()) {
-        // A literal 5 from the wire is unsigned, one built in C++ is signed: both are fine when >= 1.
-        const bool positive = timeout->is_number_unsigned()
-                                  ? timeout->get<std::uint64_t>() >= 1
-                                  : timeout->is_number_integer() && timeout->get<std::int64_t>() >= 1;
-        if (!positive)
+        const auto seconds = json_fields::asUint(*timeout);
+        if (!seconds || *seconds < 1)
             return "shell: \"timeout_sec\" must be a whole number of seconds, at least 1";
-        out.timeoutSec = timeout->get<std::uint64_t>();
+        out.timeoutSec = seconds;
     }
     if (const auto workdir = arguments.find("workdir"); workdir != arguments.end()) {
         if (!workdir->is_string())

@@ -26,16 +26,11 @@ public:
         ToolArguments reader(tool, object);
         if (!object.is_object())
             return reader.error("arguments must be an object, got " + json_fields::describeJson(object));
-        for (const auto& item : object.items()) {
-            bool known = false;
+        if (const auto unknown = json_fields::findUnknownKey(object, allowed)) {
+            std::string list;
             for (const auto name : allowed)
-                known = known || item.key() == name;
-            if (!known) {
-                std::string list;
-                for (const auto name : allowed)
-                    list += (list.empty() ? "" : ", ") + std::string(name);
-                return reader.error("unknown argument \"" + item.key() + "\" (allowed: " + list + ")");
-            }
+                list += (list.empty() ? "" : ", ") + std::string(name);
+            return reader.error("unknown argument \"" + *unknown + "\" (allowed: " + list + ")");
         }
         return reader;
     }
@@ -64,10 +59,8 @@ public:
         const nlohmann::json* value = find(key);
         if (!value)
             return std::optional<std::uint64_t>();
-        if (value->is_number_unsigned())
-            return std::optional<std::uint64_t>(value->get<std::uint64_t>());
-        if (value->is_number_integer() && value->get<std::int64_t>() >= 0)
-            return std::optional<std::uint64_t>(static_cast<std::uint64_t>(value->get<std::int64_t>()));
+        if (const auto number = json_fields::asUint(*value))
+            return number;
         if (value->is_number_float()) {
             const double number = value->get<double>();
             if (number >= 0 && number <= 9007199254740992.0 && std::floor(number) == number)

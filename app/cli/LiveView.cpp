@@ -2,6 +2,7 @@
 
 #include "app/timeline/CallDescription.h"
 #include "app/timeline/LimitsDescription.h"
+#include "common/Utf8.h"
 
 #include <optional>
 
@@ -30,48 +31,7 @@ unsigned char byteAt(std::string_view text, std::size_t i) {
     return static_cast<unsigned char>(text[i]);
 }
 
-// Length of the valid UTF-8 sequence starting at i (RFC 3629), 0 when it is not one.
-std::size_t utf8Length(std::string_view text, std::size_t i) {
-    const unsigned char lead = byteAt(text, i);
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xBF; // the allowed range of the second byte
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0)
-            low = 0xA0; // overlong
-        if (lead == 0xED)
-            high = 0x9F; // surrogates
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0)
-            low = 0x90; // overlong
-        if (lead == 0xF4)
-            high = 0x8F; // past U+10FFFF
-    } else {
-        return 0;
-    }
-    if (i + length > text.size())
-        return 0;
-    for (std::size_t k = 1; k < length; ++k) {
-        const unsigned char next = byteAt(text, i + k);
-        const unsigned char min = k == 1 ? low : 0x80, max = k == 1 ? high : 0xBF;
-        if (next < min || next > max)
-            return 0;
-    }
-    return length;
-}
-
-std::uint32_t decodeUtf8(std::string_view text, std::size_t i, std::size_t length) {
-    const unsigned char lead = byteAt(text, i);
-    std::uint32_t codePoint = length == 2 ? (lead & 0x1Fu) : length == 3 ? (lead & 0x0Fu) : (lead & 0x07u);
-    for (std::size_t k = 1; k < length; ++k)
-        codePoint = (codePoint << 6) | (byteAt(text, i + k) & 0x3Fu);
-    return codePoint;
-}
-
-bool isBidiControl(std::uint32_t codePoint) {
+bool isBidiControl(char32_t codePoint) {
     return (codePoint >= 0x202A && codePoint <= 0x202E) || (codePoint >= 0x2066 && codePoint <= 0x2069);
 }
 
@@ -160,14 +120,10 @@ std::string oneLine(std::string_view text) {
 }
 
 // At most maxBytes bytes, cut at a character boundary, with … when cut.
-std::string truncated(std::string text, std::size_t maxBytes) {
+std::string truncated(const std::string& text, std::size_t maxBytes) {
     if (text.size() <= maxBytes)
         return text;
-    std::size_t cut = maxBytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-        --cut;
-    text.resize(cut);
-    return text + "\xE2\x80\xA6"; // …
+    return std::string(utf8Prefix(text, maxBytes)) + "\xE2\x80\xA6"; // …
 }
 
 std::string formatDuration(std::uint64_t ms) {
@@ -224,13 +180,13 @@ std::string sanitizeForTerminal(std::string_view text) {
                 i = skipCsi(text, i);
             else if (startsControlString(c1->code))
                 i = skipControlString(text, i);
-        } else if (const std::size_t length = utf8Length(text, i); length == 0) {
+        } else if (const auto character = utf8CharAt(text, i); !character) {
             out += kReplacement;
             ++i;
         } else {
-            if (!isBidiControl(decodeUtf8(text, i, length)))
-                out.append(text.substr(i, length));
-            i += length;
+            if (!isBidiControl(character->codePoint))
+                out.append(text.substr(i, character->length));
+            i += character->length;
         }
     }
     return out;

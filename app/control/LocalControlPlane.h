@@ -4,6 +4,7 @@
 // running.
 
 #include "app/control/ControlPlane.h"
+#include "app/proxy/ApprovalRules.h"
 #include "app/tasks/DataDir.h"
 #include "common/Result.h"
 

@@ -4,6 +4,7 @@
 #include "app/providers/ProviderConfig.h"
 #include "app/store/Store.h"
 #include "app/tasks/TaskSpec.h"
+#include "app/timeline/CommandPrefix.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

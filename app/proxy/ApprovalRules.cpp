@@ -222,29 +222,6 @@ Result<ApprovalRule> ruleFromJson(const json& item, std::size_t index) {
 
 } // namespace
 
-const char* approvalModeName(ApprovalMode mode) {
-    switch (mode) {
-    case ApprovalMode::Ask:
-        return "ask";
-    case ApprovalMode::Auto:
-        return "auto";
-    case ApprovalMode::Deny:
-        return "deny";
-    }
-    return "deny";
-}
-
-Result<ApprovalMode> parseApprovalMode(const std::string& text) {
-    if (text == "ask")
-        return ApprovalMode::Ask;
-    if (text == "auto")
-        return ApprovalMode::Auto;
-    if (text == "deny")
-        return ApprovalMode::Deny;
-    return makeError(ErrorCode::InvalidArgument,
-                     "unknown approval mode \"" + text + "\": use ask, auto or deny");
-}
-
 bool matchPathGlob(std::string_view glob, std::string_view path) {
     // matches[j]: the glob read so far matches path[0, j). One row per glob element, so the cost is
     // glob x path whatever the number of stars (no backtracking blow-up).

@@ -2,7 +2,7 @@
 // Which risky tool calls run without asking. Rules are data (resources/approvals/default.json, user
 // settings on top): by tool, by shell command pattern (ECMAScript regex over the whole command), and for
 // write_file/edit_file by path glob inside the workspace. First matching rule wins; no match means Ask.
-// The policy mode (--approve) decides what Ask becomes: auto -> Allow, deny -> Deny, ask -> the user.
+// The policy mode (ApprovalMode.h) decides what Ask becomes: auto -> Allow, deny -> Deny, ask -> the user.
 
 #include "app/timeline/CommandPrefix.h"
 #include "common/Result.h"
@@ -16,9 +16,6 @@
 namespace warren::control {
 
 enum class ApprovalVerdict { Allow, Deny, Ask };
-enum class ApprovalMode { Ask, Auto, Deny };
-Result<ApprovalMode> parseApprovalMode(const std::string& text); // "ask", "auto", "deny"
-const char* approvalModeName(ApprovalMode mode);
 
 struct ApprovalRule {
     ApprovalVerdict verdict = ApprovalVerdict::Ask;

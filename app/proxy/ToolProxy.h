@@ -8,6 +8,7 @@
 #include "agent_core/protocol/JsonRpc.h"
 #include "agent_core/protocol/TokenUsage.h"
 #include "app/providers/Provider.h"
+#include "app/proxy/ApprovalMode.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/proxy/TaskToken.h"
 #include "app/store/StoreTypes.h"

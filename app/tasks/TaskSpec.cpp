@@ -2,6 +2,7 @@
 
 #include "agent_core/config/AgentConfig.h"
 #include "app/egress/EgressPolicy.h"
+#include "common/JsonFields.h"
 
 #include <algorithm>
 
@@ -22,40 +23,42 @@ json TaskSpec::toJson() const {
 }
 
 Result<TaskSpec> TaskSpec::fromJson(const json& value) {
-    try {
-        TaskSpec spec;
-        spec.provider = value.at("provider").get<std::string>();
-        spec.model = value.at("model").get<std::string>();
-        spec.presets = value.at("presets").get<std::vector<std::string>>();
-        spec.overrides = value.at("overrides");
-        spec.network = value.at("network").get<std::string>();
-        auto mode = parseApprovalMode(value.at("approval").get<std::string>());
-        if (!mode)
-            return mode.error();
-        spec.approval = *mode;
-        spec.timeoutSec = value.at("timeout_sec").get<std::uint64_t>();
-        spec.tokenBudget = value.at("token_budget").get<std::uint64_t>();
-        spec.demo = value.at("demo").get<bool>();
-        // Tasks stored before the container backend ran under bubblewrap.
-        auto backend = sandbox::parseBackend(value.value("backend", std::string("bwrap")));
-        if (!backend)
-            return makeError(ErrorCode::InvalidArgument, "task spec: " + backend.error().message);
-        spec.backend = *backend;
-        spec.image = value.value("image", std::string(kDefaultAgentImage));
-        if (value.contains("limits")) {
-            auto limits = protocol::LimitsAppliedData::fromJson(value.at("limits"));
-            if (!limits)
-                return makeError(ErrorCode::InvalidArgument, "task spec: " + limits.error().message);
-            spec.limits = std::move(*limits);
-        }
-        if (!spec.overrides.is_object())
-            return makeError(ErrorCode::InvalidArgument, "task spec: overrides must be an object");
-        return spec;
-    } catch (const json::exception& error) {
+    using namespace json_fields;
+    const std::string where = "spec";
+    TaskSpec spec;
+    std::string approval;
+    std::string backend = "bwrap"; // tasks stored before the container backend ran under bubblewrap
+    Error error;
+    if (!take(requireObject(value, where), error) ||
+        !take(getString(value, "provider", where), spec.provider, error) ||
+        !take(getString(value, "model", where), spec.model, error) ||
+        !take(getStringArray(value, "presets", where, true), spec.presets, error) ||
+        !take(getObject(value, "overrides", where), spec.overrides, error) ||
+        !take(getString(value, "network", where), spec.network, error) ||
+        !take(getString(value, "approval", where), approval, error) ||
+        !take(getUint(value, "timeout_sec", where), spec.timeoutSec, error) ||
+        !take(getUint(value, "token_budget", where), spec.tokenBudget, error) ||
+        !take(getBool(value, "demo", where), spec.demo, error) ||
+        !takeIfPresent(getOptionalString(value, "backend", where), backend, error) ||
+        !takeIfPresent(getOptionalString(value, "image", where), spec.image, error))
         return makeError(ErrorCode::InvalidArgument,
-                         std::string("the stored task spec is unreadable (") + error.what() +
+                         "the stored task spec is unreadable (" + error.message +
                              "); the database may come from a newer Warren");
+    auto mode = parseApprovalMode(approval);
+    if (!mode)
+        return mode.error();
+    spec.approval = *mode;
+    auto parsedBackend = sandbox::parseBackend(backend);
+    if (!parsedBackend)
+        return makeError(ErrorCode::InvalidArgument, "task spec: " + parsedBackend.error().message);
+    spec.backend = *parsedBackend;
+    if (value.contains("limits")) {
+        auto read = protocol::LimitsAppliedData::fromJson(value.at("limits"));
+        if (!read)
+            return makeError(ErrorCode::InvalidArgument, "task spec: " + read.error().message);
+        spec.limits = std::move(*read);
     }
+    return spec;
 }
 
 Status validateImage(const std::string& image) {

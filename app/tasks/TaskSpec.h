@@ -4,7 +4,7 @@
 // holds a key: the provider's key is looked up by name at launch.
 
 #include "agent_core/protocol/EventPayloads.h"
-#include "app/proxy/ApprovalRules.h"
+#include "app/proxy/ApprovalMode.h"
 #include "common/Result.h"
 #include "sandbox/Backend.h"
 #include "sandbox/DockerCommand.h"

@@ -245,11 +245,13 @@ void TestSandboxProcess::timeoutKillsWholeTree()
 }
 
 // Starts warren-sandbox running `sleep MARKER` in the background and returns once the sleep has exec'd
-// (so the host sees it by its marker); empty on success, otherwise what went wrong.
+// (so the host sees it by its marker); empty on success, otherwise what went wrong. The wait matches the
+// marker as a whole argument (-z: arguments end in NUL, -x: whole): before the exec, the forked shell's
+// command line holds this script, which contains the marker too.
 static QString startSleeper(QProcess& sandbox, const QString& workspace, const QByteArray& marker)
 {
     const QString script = QStringLiteral(
-        "sleep %1 & while ! grep -q %1 /proc/$!/cmdline 2>/dev/null; do :; done; echo ready; wait").arg(QString::fromLatin1(marker));
+        "sleep %1 & while ! grep -qxz %1 /proc/$!/cmdline 2>/dev/null; do :; done; echo ready; wait").arg(QString::fromLatin1(marker));
     sandbox.start(sandboxBinary(), {QStringLiteral("--workspace"), workspace, QStringLiteral("--"),
                                     QStringLiteral("sh"), QStringLiteral("-c"), script});
     if (!sandbox.waitForStarted())

@@ -1,6 +1,7 @@
 // ApprovalRules: the glob matcher, the rule parser, and the default rules (resources/approvals/default.json)
 // against harmless calls, destructive ones, and attempts to pass a dangerous call off as a harmless one.
 
+#include "app/proxy/ApprovalMode.h"
 #include "app/proxy/ApprovalRules.h"
 
 #include <QtTest>

@@ -128,6 +128,41 @@ private slots:
                  QString("error:doc.k: must be a whole number from 4 to 9, got the integer 3"));
     }
 
+    void asUint_data() {
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("outcome"); // the number, or "none"
+
+        QTest::newRow("zero") << "0"
+                              << "0";
+        QTest::newRow("largest unsigned") << "18446744073709551615"
+                                          << "18446744073709551615";
+        QTest::newRow("negative") << "-1"
+                                  << "none";
+        QTest::newRow("fraction") << "1.5"
+                                  << "none";
+        QTest::newRow("whole fraction") << "2.0"
+                                        << "none";
+        QTest::newRow("string of a number") << "\"3\""
+                                            << "none";
+        QTest::newRow("true") << "true"
+                              << "none";
+        QTest::newRow("null") << "null"
+                              << "none";
+    }
+
+    void asUint() {
+        QFETCH(QString, value);
+        QFETCH(QString, outcome);
+        const auto number = json_fields::asUint(json::parse(value.toStdString()));
+        QCOMPARE(number ? QString::number(*number) : QString("none"), outcome);
+    }
+
+    void asUintOfANativeValue() {
+        // Built in C++ from an int: signed, and still a non-negative integer.
+        QCOMPARE(json_fields::asUint(json(3)), std::optional<std::uint64_t>(3));
+        QCOMPARE(json_fields::asUint(json(-3)), std::optional<std::uint64_t>());
+    }
+
     void describeJson_data() {
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("description");
@@ -219,6 +254,22 @@ private slots:
         QTest::newRow("optional uint") << "optional uint"
                                        << R"({"k": 9})"
                                        << "ok:9";
+        QTest::newRow("optional int absent") << "optional int"
+                                             << "{}"
+                                             << "ok:null";
+        QTest::newRow("optional int in range") << "optional int"
+                                               << R"({"k": 4294967295})"
+                                               << "ok:4294967295";
+        QTest::newRow("optional int above")
+            << "optional int"
+            << R"({"k": 4294967296})"
+            << "error:doc.k: must be a whole number from 0 to 4294967295, got "
+               "the integer 4294967296";
+        QTest::newRow("optional int of null")
+            << "optional int"
+            << R"({"k": null})"
+            << "error:doc.k: must be a whole number from 0 to 4294967295, got "
+               "null";
     }
 
     void getters() {
@@ -244,7 +295,38 @@ private slots:
             got = describe(getOptionalString(value, "k", where));
         else if (getter == "optional uint")
             got = describe(getOptionalUint(value, "k", where));
+        else if (getter == "optional int")
+            got = describe(getOptionalInt(value, "k", where, 0, UINT32_MAX));
         QCOMPARE(got, outcome);
+    }
+
+    // takeIfPresent fills a field over its default: absent keeps the default, present replaces it, an
+    // error is handed on and leaves the field alone.
+    void takeIfPresentKeepsTheDefault_data() {
+        QTest::addColumn<QString>("object");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<uint>("field");
+        QTest::addColumn<QString>("message");
+
+        QTest::newRow("absent keeps the default") << "{}" << true << 1000u << "";
+        QTest::newRow("present replaces it") << R"({"uid": 7})" << true << 7u << "";
+        QTest::newRow("wrong type is the error")
+            << R"({"uid": "7"})" << false << 1000u
+            << "user.uid: must be a whole number from 0 to 4294967295, got a string";
+    }
+
+    void takeIfPresentKeepsTheDefault() {
+        QFETCH(QString, object);
+        QFETCH(bool, ok);
+        QFETCH(uint, field);
+        QFETCH(QString, message);
+        std::uint32_t uid = 1000;
+        Error error;
+        const bool taken = takeIfPresent(
+            getOptionalInt(json::parse(object.toStdString()), "uid", "user", 0, UINT32_MAX), uid, error);
+        QCOMPARE(taken, ok);
+        QCOMPARE(static_cast<uint>(uid), field);
+        QCOMPARE(messageOf(error), message);
     }
 
     void checkKeysNamesTheFirstUnknown_data() {

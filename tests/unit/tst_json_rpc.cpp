@@ -125,7 +125,7 @@ private slots:
             << "";
         QTest::newRow("method not a string")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":5}") << invalid
-            << "invalid message: \"method\" must be a string, got the integer 5"
+            << "invalid message: method: must be a string, got the integer 5"
             << "7";
         QTest::newRow("method empty") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"\"}") << invalid
                                       << "invalid message: \"method\" is empty"
@@ -170,28 +170,34 @@ private slots:
             << "";
         QTest::newRow("error not an object")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":\"bad\"}") << invalid
-            << "invalid message: \"error\" must be an object, got a string"
+            << "invalid message: error: must be an object, got a string"
             << "1";
         QTest::newRow("error without code")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"message\":\"m\"}}") << invalid
-            << "invalid message: error.code is missing"
+            << "invalid message: error.code: missing"
             << "1";
         QTest::newRow("error code fractional")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5,\"message\":\"m\"}}")
-            << invalid << "invalid message: error.code must be an integer, got the number 1.5"
+            << invalid
+            << "invalid message: error.code: must be a whole number from -2147483648 to 2147483647, got the "
+               "number 1.5"
             << "1";
         QTest::newRow("error code beyond uint64 wrap")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":18446744073709551615,"
                           "\"message\":\"m\"}}")
-            << invalid << "invalid message: error.code is out of range: 18446744073709551615"
+            << invalid
+            << "invalid message: error.code: must be a whole number from -2147483648 to 2147483647, got the "
+               "integer 18446744073709551615"
             << "1";
         QTest::newRow("error code below int32")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-2147483649,\"message\":\"m\"}}")
-            << invalid << "invalid message: error.code is out of range: -2147483649"
+            << invalid
+            << "invalid message: error.code: must be a whole number from -2147483648 to 2147483647, got the "
+               "integer -2147483649"
             << "1";
         QTest::newRow("error without message")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1}}") << invalid
-            << "invalid message: error.message is missing"
+            << "invalid message: error.message: missing"
             << "1";
         QTest::newRow("error unknown key")
             << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1,\"message\":\"m\",\"x\":0}}")
@@ -344,12 +350,14 @@ private slots:
         MemorySearchResult hits{{MemoryHit{"n", "k", "v"}}};
         QVERIFY(memorySearchResultFromJson(toJson(hits)).value() == hits);
 
-        TaskStartParams start{
-            kProtocolVersion, "t-1", "fix the test", {"safe-mode", "local-light"}, json{{"max_steps", 5}}, std::nullopt};
+        TaskStartParams start{kProtocolVersion,       "t-1",
+                              "fix the test",         {"safe-mode", "local-light"},
+                              json{{"max_steps", 5}}, std::nullopt};
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         start.token = "payload.mac";
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
-        QVERIFY(!taskStartParamsFromJson(json{{"protocol_version", 1}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
+        QVERIFY(!taskStartParamsFromJson(
+            json{{"protocol_version", 1}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
         QVERIFY(controlParamsFromJson(toJson(ControlParams{std::string("user")})).value() ==
                 ControlParams{std::string("user")});
         QVERIFY(controlParamsFromJson(json()).value() == ControlParams{});

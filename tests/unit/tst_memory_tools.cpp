@@ -171,23 +171,23 @@ private slots:
         QTest::newRow("search: limit 0")
             << "memory_search"
             << R"({"query":"q","limit":0})"
-            << "memory_search: limit: must be an integer from 1 to 100, got the integer 0";
+            << "memory_search: limit: must be a whole number from 1 to 100, got the integer 0";
         QTest::newRow("search: limit 101")
             << "memory_search"
             << R"({"query":"q","limit":101})"
-            << "memory_search: limit: must be an integer from 1 to 100, got the integer 101";
+            << "memory_search: limit: must be a whole number from 1 to 100, got the integer 101";
         QTest::newRow("search: limit negative")
             << "memory_search"
             << R"({"query":"q","limit":-3})"
-            << "memory_search: limit: must be an integer from 1 to 100, got the integer -3";
+            << "memory_search: limit: must be a whole number from 1 to 100, got the integer -3";
         QTest::newRow("search: limit fractional")
             << "memory_search"
             << R"({"query":"q","limit":2.5})"
-            << "memory_search: limit: must be an integer from 1 to 100, got the number 2.5";
+            << "memory_search: limit: must be a whole number from 1 to 100, got the number 2.5";
         QTest::newRow("search: limit a string")
             << "memory_search"
             << R"({"query":"q","limit":"5"})"
-            << "memory_search: limit: must be an integer from 1 to 100, got a string";
+            << "memory_search: limit: must be a whole number from 1 to 100, got a string";
     }
 
     void refusesBadArguments() {

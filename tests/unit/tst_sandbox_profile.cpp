@@ -150,9 +150,9 @@ void TestSandboxProfile::defaultProfileMatchesTheDesign() {
     QVERIFY(profile->limits.pids > 0);
 
     const QStringList protectedPaths = describe(*profile).filter(QRegularExpression("^protected "));
-    const QStringList expectedProtected = {"protected .git/hooks/", "protected .git/config",
-                                           "protected .vscode/", "protected .envrc", "protected .gitmodules if-exists",
-                                           "protected .bashrc if-exists"};
+    const QStringList expectedProtected = {
+        "protected .git/hooks/", "protected .git/config",           "protected .vscode/",
+        "protected .envrc",      "protected .gitmodules if-exists", "protected .bashrc if-exists"};
     for (const QString& expected : expectedProtected)
         QVERIFY2(protectedPaths.contains(expected), qPrintable(expected + " missing"));
 }
@@ -283,45 +283,45 @@ void TestSandboxProfile::invalidProfile_data() {
     QTest::addColumn<QString>("message"); // a part of the error the user must see
 
     // Unknown keys: a typo must not become a setting that silently does nothing.
-    QTest::newRow("unknown top-level key") << R"({"hostnme": "x"})" << "unknown key profile.hostnme";
+    QTest::newRow("unknown top-level key") << R"({"hostnme": "x"})" << R"(unknown key "hostnme" (known: hostname, user, workspace, mounts, env, env_passthrough, network, limits, seccomp, protected_paths))";
     QTest::newRow("unknown limits key")
-        << R"({"limits": {"memroy_mb": 1}})" << "unknown key limits.memroy_mb";
+        << R"({"limits": {"memroy_mb": 1}})" << R"(limits: unknown key "memroy_mb" (known: memory_mb, pids,)";
     QTest::newRow("unknown mount key")
-        << R"({"mounts": {"/tmp": {"sizemb": 1}}})" << R"(unknown key mounts["/tmp"].sizemb)";
-    QTest::newRow("unknown user key") << R"({"user": {"home_dir": "/h"}})" << "unknown key user.home_dir";
+        << R"({"mounts": {"/tmp": {"sizemb": 1}}})" << R"(mounts["/tmp"]: unknown key "sizemb" (known: type, source, target, size_mb, optional))";
+    QTest::newRow("unknown user key") << R"({"user": {"home_dir": "/h"}})" << R"(user: unknown key "home_dir" (known: name, uid, gid, home, shell))";
     QTest::newRow("unknown workspace key")
-        << R"({"workspace": {"src": "/x"}})" << "unknown key workspace.src";
+        << R"({"workspace": {"src": "/x"}})" << R"(workspace: unknown key "src" (known: source, dest, writable))";
     QTest::newRow("unknown seccomp key")
-        << R"({"seccomp": {"skipped": []}})" << "unknown key seccomp.skipped";
+        << R"({"seccomp": {"skipped": []}})" << R"(seccomp: unknown key "skipped" (known: skip))";
 
     // Wrong types.
-    QTest::newRow("hostname not a string") << R"({"hostname": 5})" << "hostname has the wrong type (number)";
+    QTest::newRow("hostname not a string") << R"({"hostname": 5})" << "hostname: must be a string, got the integer 5";
     QTest::newRow("limit given as a string")
-        << R"({"limits": {"pids": "10"}})" << "limits.pids has the wrong type (string)";
+        << R"({"limits": {"pids": "10"}})" << "limits.pids: must be a non-negative integer, got a string";
     QTest::newRow("limit given as a boolean")
-        << R"({"limits": {"pids": true}})" << "limits.pids has the wrong type (boolean)";
+        << R"({"limits": {"pids": true}})" << "limits.pids: must be a non-negative integer, got true";
     QTest::newRow("writable not a boolean")
-        << R"({"workspace": {"writable": "yes"}})" << "workspace.writable has the wrong type (string)";
+        << R"({"workspace": {"writable": "yes"}})" << "workspace.writable: must be true or false, got a string";
     QTest::newRow("env_passthrough not an array")
-        << R"({"env_passthrough": "TERM"})" << "env_passthrough has the wrong type (string)";
+        << R"({"env_passthrough": "TERM"})" << "env_passthrough: must be an array, got a string";
     QTest::newRow("mount optional not a boolean")
         << R"({"mounts": {"/lib32": {"optional": "yes"}}})"
-        << R"(mounts["/lib32"].optional has the wrong type)";
-    QTest::newRow("uid given as a string") << R"({"user": {"uid": "1000"}})" << "user.uid has the wrong type";
-    QTest::newRow("network not a string") << R"({"network": false})" << "network has the wrong type";
+        << R"(mounts["/lib32"].optional: must be true or false, got a string)";
+    QTest::newRow("uid given as a string") << R"({"user": {"uid": "1000"}})" << "user.uid: must be a whole number from 0 to 4294967295, got a string";
+    QTest::newRow("network not a string") << R"({"network": false})" << "network: must be a string, got false";
     QTest::newRow("seccomp skip not an array")
-        << R"({"seccomp": {"skip": "ptrace"}})" << "seccomp.skip has the wrong type";
+        << R"({"seccomp": {"skip": "ptrace"}})" << "seccomp.skip: must be an array, got a string";
     QTest::newRow("mounts not an object") << R"({"mounts": ["/usr"]})" << "mounts must be an object";
     QTest::newRow("mount not an object")
-        << R"({"mounts": {"/opt": "ro-bind"}})" << R"(mounts["/opt"] must be an object)";
-    QTest::newRow("limits not an object") << R"({"limits": 5})" << "limits must be an object";
-    QTest::newRow("user not an object") << R"({"user": "agent"})" << "user must be an object";
+        << R"({"mounts": {"/opt": "ro-bind"}})" << R"(mounts["/opt"]: must be an object, got a string)";
+    QTest::newRow("limits not an object") << R"({"limits": 5})" << "limits: must be an object, got the integer 5";
+    QTest::newRow("user not an object") << R"({"user": "agent"})" << "user: must be an object, got a string";
     QTest::newRow("env not an object") << R"({"env": ["A=1"]})" << "env must be an object";
-    QTest::newRow("env value not a string") << R"({"env": {"DEBUG": 1}})" << "env.DEBUG must be a string";
+    QTest::newRow("env value not a string") << R"({"env": {"DEBUG": 1}})" << "env.DEBUG: must be a string, got the integer 1";
     QTest::newRow("env name with an equals sign")
         << R"({"env": {"A=B": "c"}})" << R"(invalid variable name "A=B")";
     QTest::newRow("env name empty") << R"({"env": {"": "c"}})" << R"(invalid variable name "")";
-    QTest::newRow("seccomp not an object") << R"({"seccomp": ["ptrace"]})" << "seccomp must be an object";
+    QTest::newRow("seccomp not an object") << R"({"seccomp": ["ptrace"]})" << "seccomp: must be an object, got an array";
     QTest::newRow("hostname with a newline") << R"({"hostname": "a\nb"})" << "hostname";
     QTest::newRow("hostname too long") << R"({"hostname": ")" + QString(64, 'a') + R"("})" << "at most 63";
     QTest::newRow("unknown network")

@@ -1,5 +1,6 @@
-// UTF-8 as every part walks it: strict validation (RFC 3629), repair with U+FFFD, and cuts that never
-// split a character (a prefix within a limit, an incomplete tail, the continuation bytes at a start).
+// UTF-8 as every part walks it: strict validation (RFC 3629), one character decoded, repair with U+FFFD,
+// and cuts that never split a character (a prefix within a limit, an incomplete tail, the continuation
+// bytes at a start).
 
 #include "common/Utf8.h"
 
@@ -55,6 +56,39 @@ private slots:
             QVERIFY(!result.has_value());
         else
             QCOMPARE(result, std::optional<std::size_t>(static_cast<std::size_t>(firstInvalid)));
+    }
+
+    void utf8CharAt_data() {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<int>("at");
+        QTest::addColumn<int>("codePoint"); // -1: no valid character starts there
+        QTest::addColumn<int>("length");
+
+        QTest::newRow("ascii") << QByteArray("ab") << 1 << 0x62 << 1;
+        QTest::newRow("two byte e acute") << QByteArray("\xc3\xa9") << 0 << 0xE9 << 2;
+        QTest::newRow("three byte euro") << QByteArray("x\xe2\x82\xac") << 1 << 0x20AC << 3;
+        QTest::newRow("bidi override U+202E") << QByteArray("\xe2\x80\xae") << 0 << 0x202E << 3;
+        QTest::newRow("four byte max U+10FFFF") << QByteArray("\xf4\x8f\xbf\xbf") << 0 << 0x10FFFF << 4;
+        QTest::newRow("continuation byte") << QByteArray("\xc3\xa9") << 1 << -1 << 0;
+        QTest::newRow("overlong C0 80") << QByteArray("\xc0\x80") << 0 << -1 << 0;
+        QTest::newRow("surrogate") << QByteArray("\xed\xa0\x80") << 0 << -1 << 0;
+        QTest::newRow("past U+10FFFF") << QByteArray("\xf4\x90\x80\x80") << 0 << -1 << 0;
+        QTest::newRow("cut short by the end") << QByteArray("a\xe2\x82") << 1 << -1 << 0;
+    }
+
+    void utf8CharAt() {
+        QFETCH(QByteArray, bytes);
+        QFETCH(int, at);
+        QFETCH(int, codePoint);
+        QFETCH(int, length);
+        const auto character = warren::utf8CharAt(view(bytes), static_cast<std::size_t>(at));
+        if (codePoint < 0) {
+            QVERIFY(!character.has_value());
+            return;
+        }
+        QVERIFY(character.has_value());
+        QCOMPARE(static_cast<int>(character->codePoint), codePoint);
+        QCOMPARE(character->length, static_cast<std::size_t>(length));
     }
 
     void validUtf8Replaces_data() {
