@@ -163,7 +163,14 @@ Result<std::string> Warrend::providerKeyFor(const control::TaskRecord& task,
         return own.error();
     if (*own)
         return std::move(**own);
-    return control::lookUpKey(provider, m_secrets.get());
+    auto serverWide = control::lookUpKey(provider, m_secrets.get());
+    if (!serverWide && serverWide.error().code == ErrorCode::NotFound) // its advice is the desktop's
+        return makeError(ErrorCode::NotFound, "no API key for " + provider.name +
+                                                  ": store your own with PUT /v1/me/provider-keys/" +
+                                                  provider.keyName +
+                                                  ", or ask the operator to give warrend one (" +
+                                                  control::keyEnvironmentVariable(provider.keyName) + ")");
+    return serverWide;
 }
 
 Status Warrend::listen(const ServeOptions& options) {

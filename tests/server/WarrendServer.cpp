@@ -34,6 +34,13 @@ QByteArray HttpAnswer::header(const QByteArray& name) const {
     return {};
 }
 
+QString HttpAnswer::errorCode() const {
+    const nlohmann::json parsed = json();
+    return parsed.is_object() && parsed.contains("error") && parsed["error"].is_object()
+               ? QString::fromStdString(parsed["error"].value("code", ""))
+               : QString();
+}
+
 std::unique_ptr<WarrendServer> WarrendServer::create(QString* error) {
     std::unique_ptr<WarrendServer> server(new WarrendServer());
     server->m_postgres = PostgresServer::start(error);

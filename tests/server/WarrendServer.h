@@ -29,6 +29,7 @@ struct HttpAnswer {
     QList<std::pair<QByteArray, QByteArray>> headers;
     nlohmann::json json() const; // the body as JSON; discarded when it is not
     QByteArray header(const QByteArray& name) const;
+    QString errorCode() const; // the JSON error's code ({"error": {"code"}}), empty when there is none
 };
 
 struct AdminResult {

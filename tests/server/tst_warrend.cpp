@@ -67,13 +67,6 @@ std::vector<json> untilQuestion(WarrendServer& server, const QString& task, cons
     return events;
 }
 
-QString errorCode(const HttpAnswer& answer) {
-    const json body = answer.json();
-    return body.is_object() && body.contains("error")
-               ? QString::fromStdString(body["error"].value("code", ""))
-               : QString();
-}
-
 } // namespace
 
 class TestWarrend : public QObject {
@@ -205,7 +198,7 @@ void TestWarrend::refusesCallersWithoutAValidKey() {
             headers.append({"Authorization", authorization});
         const HttpAnswer answer = m_server->request("GET", path, {}, {}, headers);
         QCOMPARE(answer.status, 401);
-        QCOMPARE(errorCode(answer), QString("unauthorized"));
+        QCOMPARE(answer.errorCode(), QString("unauthorized"));
     }
 }
 
@@ -267,7 +260,7 @@ void TestWarrend::anotherUsersIdsAnswer404() {
     const QStringList before = taskIds(m_bob);
     const HttpAnswer answer = m_server->request(method, path, m_bob, body);
     QCOMPARE(answer.status, 404);
-    QCOMPARE(errorCode(answer), QString("not_found"));
+    QCOMPARE(answer.errorCode(), QString("not_found"));
     QVERIFY(!answer.body.contains("docs/notes.md") && !answer.body.contains("limits_applied"));
     QCOMPARE(taskIds(m_bob), before);
     QVERIFY(!taskIds(m_bob).contains(m_aliceTask));
@@ -316,7 +309,7 @@ void TestWarrend::badRequestsCreateNothing() {
     const QStringList before = taskIds(m_alice);
     const HttpAnswer answer = m_server->request("POST", "/v1/tasks", m_alice, body);
     QCOMPARE(answer.status, status);
-    QVERIFY2(!errorCode(answer).isEmpty(), answer.body.constData());
+    QVERIFY2(!answer.errorCode().isEmpty(), answer.body.constData());
     QCOMPARE(taskIds(m_alice), before);
     QCOMPARE(QDir(m_server->dataDir() + "/data/workspaces")
                  .entryList(QDir::NoDotAndDotDot | QDir::AllEntries)
@@ -379,7 +372,7 @@ void TestWarrend::hostileUploadsLeaveNothing() {
     const HttpAnswer answer =
         m_server->request("POST", "/v1/uploads", m_alice, tar, {{"Content-Type", "application/x-tar"}});
     QCOMPARE(answer.status, 400);
-    QCOMPARE(errorCode(answer), QString("invalid_upload"));
+    QCOMPARE(answer.errorCode(), QString("invalid_upload"));
     QCOMPARE(QDir(m_server->dataDir() + "/data/uploads").entryList(QDir::NoDotAndDotDot | QDir::AllEntries),
              uploadsBefore);
     QVERIFY(!QFile::exists(m_server->dataDir() + "/data/escape.txt") && !QFile::exists("/tmp/escape.txt"));
@@ -398,7 +391,7 @@ void TestWarrend::idempotencyKeyCreatesOnce() {
     const HttpAnswer other =
         m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptAsking, kSafeMode), key);
     QCOMPARE(other.status, 422);
-    QCOMPARE(errorCode(other), QString("idempotency_conflict"));
+    QCOMPARE(other.errorCode(), QString("idempotency_conflict"));
     // Bob's use of the same key is his own.
     const QString bobs = upload(m_bob, workspace());
     const HttpAnswer his =
@@ -415,7 +408,7 @@ void TestWarrend::concurrencyQuotaAnswers429() {
     const HttpAnswer refused =
         m_server->request("POST", "/v1/tasks", carol, taskBody(uploadId, kScriptWritingDocs));
     QCOMPARE(refused.status, 429);
-    QCOMPARE(errorCode(refused), QString("quota_exceeded"));
+    QCOMPARE(refused.errorCode(), QString("quota_exceeded"));
     QVERIFY(!refused.header("Retry-After").isEmpty());
     QVERIFY(taskIds(carol).isEmpty());
     // Others are not affected.

@@ -55,13 +55,6 @@ QByteArray keyBody(const QByteArray& key) {
     return QByteArray::fromStdString(json{{"key", key.toStdString()}}.dump());
 }
 
-QString errorCode(const HttpAnswer& answer) {
-    const json body = answer.json();
-    return body.is_object() && body.contains("error")
-               ? QString::fromStdString(body["error"].value("code", ""))
-               : QString();
-}
-
 } // namespace
 
 class TestWarrendKeys : public QObject {
@@ -78,6 +71,7 @@ private slots:
     void theKeyIsNowhereButTheModelCall();
     void aChangedSecretFailsTheOwnersTask();
     void withoutASecretNoKeyIsStored();
+    void withNoKeyAtAllTheTaskSaysWhereOneGoes();
 
 private:
     HttpAnswer request(const QByteArray& method, const QString& path, const QString& key,
@@ -185,7 +179,7 @@ void TestWarrendKeys::badKeysAreRefusedAndNothingStored() {
     QFETCH(int, status);
     const HttpAnswer answer = request("PUT", "/v1/me/provider-keys/" + provider, m_alice, body);
     QVERIFY2(answer.status == status, answer.body.constData());
-    QVERIFY2(!errorCode(answer).isEmpty(), answer.body.constData());
+    QVERIFY2(!answer.errorCode().isEmpty(), answer.body.constData());
     QCOMPARE(request("GET", "/v1/me/provider-keys", m_alice).json(), json::parse(R"({"provider_keys": []})"));
 }
 
@@ -310,7 +304,7 @@ void TestWarrendKeys::withoutASecretNoKeyIsStored() {
     const HttpAnswer put =
         request("PUT", "/v1/me/provider-keys/openai-compatible", m_bob, R"({"key": "sk-bob-again"})");
     QCOMPARE(put.status, 409);
-    QCOMPARE(errorCode(put), QString("provider_keys_disabled"));
+    QCOMPARE(put.errorCode(), QString("provider_keys_disabled"));
     QVERIFY(put.json()["error"].value("message", "").find("--provider-key-secret FILE") != std::string::npos);
     QCOMPARE(request("GET", "/v1/me/provider-keys", m_bob).json()["provider_keys"].size(), 0u);
     const std::size_t first = m_model.requests().size();
@@ -319,6 +313,23 @@ void TestWarrendKeys::withoutASecretNoKeyIsStored() {
     QVERIFY(task.value("error", "").find("runs without --provider-key-secret") != std::string::npos);
     QCOMPARE(m_model.requests().size(), first);
     QVERIFY(!m_seen.contains(m_aliceKey) && !m_server->serverOutput().contains(m_aliceKey));
+}
+
+// Neither the owner nor the server has a key: the task fails before any model call, saying where a key goes
+// on a server (not the desktop's `warren secrets set`).
+void TestWarrendKeys::withNoKeyAtAllTheTaskSaysWhereOneGoes() {
+    m_server->stop();
+    m_server->setEnvironment("WARREN_OPENAI_COMPATIBLE_API_KEY", ""); // no server-wide key
+    QString error;
+    QVERIFY2(m_server->start(&error), qPrintable(error));
+    const std::size_t first = m_model.requests().size();
+    const json task = runTask(m_bob, 0);
+    QVERIFY2(task.value("status", "") == "failed", task.dump().c_str());
+    const std::string message = task.value("error", "");
+    QVERIFY2(message.find("PUT /v1/me/provider-keys/openai-compatible") != std::string::npos &&
+                 message.find("WARREN_OPENAI_COMPATIBLE_API_KEY") != std::string::npos,
+             message.c_str());
+    QCOMPARE(m_model.requests().size(), first);
 }
 
 QTEST_GUILESS_MAIN(TestWarrendKeys)
