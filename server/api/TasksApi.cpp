@@ -15,7 +15,9 @@
 #include "server/api/UploadsApi.h"
 #include "server/uploads/WorkspacePatch.h"
 
+#include <QFutureWatcher>
 #include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -265,17 +267,27 @@ void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, 
     waitForQuestion(parts.manager, given, std::move(reply));
 }
 
+// git diff of a large workspace takes a while: it runs on a pool thread (touching only the two trees),
+// and the answer is sent from the event loop, which meanwhile serves everyone else.
 void patch(ServerParts& parts, const Owned& owned, HttpReply reply) {
     if (!owned.uploadId)
         return reply.send(notFound("the upload of task " + owned.task.id));
-    auto diff = uploads::workspacePatch(parts.paths.uploadTree(*owned.uploadId),
-                                        parts.paths.workspace(owned.task.id));
-    if (!diff)
-        return reply.send(errorResponse(diff.error()));
-    HttpResponse response;
-    response.body = QByteArray::fromStdString(*diff);
-    response.withHeader("Content-Type", "text/x-diff");
-    reply.send(std::move(response));
+    using Diff = Result<std::string>;
+    auto* watcher = new QFutureWatcher<Diff>();
+    QObject::connect(watcher, &QFutureWatcherBase::finished, watcher, [watcher, reply] {
+        watcher->deleteLater();
+        const Diff diff = watcher->result();
+        if (!diff)
+            return reply.send(errorResponse(diff.error()));
+        HttpResponse response;
+        response.body = QByteArray::fromStdString(*diff);
+        response.withHeader("Content-Type", "text/x-diff");
+        reply.send(std::move(response));
+    });
+    watcher->setFuture(QtConcurrent::run(
+        [before = parts.paths.uploadTree(*owned.uploadId), after = parts.paths.workspace(owned.task.id)] {
+            return uploads::workspacePatch(before, after);
+        }));
 }
 
 // The file at path under root, never through a symlink or out of root (openat2 RESOLVE_BENEATH).

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -137,7 +138,18 @@ Result<std::string> workspacePatch(const fs::path& pristine, const fs::path& wor
 
     std::string patch;
     char buffer[64 * 1024];
+    const auto deadline = std::chrono::steady_clock::now() + options.timeout;
     for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd readable{readEnd.get(), POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&readable, 1, static_cast<int>(left.count())) == 0) {
+            ::kill(*pid, SIGKILL);
+            waitFor(*pid);
+            return makeError(ErrorCode::System, "git diff took longer than " +
+                                                    std::to_string(options.timeout.count() / 1000) +
+                                                    " s; the task's workspace may be too large to diff");
+        }
         const ssize_t n = ::read(readEnd.get(), buffer, sizeof buffer);
         if (n < 0 && errno == EINTR)
             continue;

@@ -14,6 +14,7 @@
 
 #include "common/Result.h"
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -21,8 +22,9 @@
 namespace warren::uploads {
 
 struct PatchOptions {
-    std::size_t maxBytes = 64u << 20; // past this the patch is refused, not cut
-    std::string git = "git";          // looked up in PATH when it has no '/'
+    std::size_t maxBytes = 64u << 20;           // past this the patch is refused, not cut
+    std::string git = "git";                    // looked up in PATH when it has no '/'
+    std::chrono::milliseconds timeout{120'000}; // past this git is killed and the patch refused
 };
 
 // "" when the trees are the same.

@@ -65,6 +65,7 @@ private slots:
     void sameTreesGiveAnEmptyPatch();
     void refusesAPatchPastTheCap();
     void saysWhenGitIsMissing();
+    void stopsAGitThatTakesTooLong();
     void saysWhenATreeIsMissing();
 
 private:
@@ -173,6 +174,23 @@ void WorkspacePatchTest::saysWhenGitIsMissing() {
     auto patch = workspacePatch(m_pristine, m_workspace, options);
     QVERIFY(!patch.ok());
     QVERIFY2(patch.error().message.find("is git installed?") != std::string::npos,
+             patch.error().message.c_str());
+}
+
+// A git that never answers (a tree too large, a stuck disk) is killed at the deadline.
+void WorkspacePatchTest::stopsAGitThatTakesTooLong() {
+    const QString slowGit = m_dir->filePath("slow-git");
+    QFile script(slowGit);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write("#!/bin/sh\nexec sleep 600\n");
+    script.close();
+    QVERIFY(script.setPermissions(QFile::ReadOwner | QFile::ExeOwner));
+    PatchOptions options;
+    options.git = slowGit.toStdString();
+    options.timeout = std::chrono::milliseconds(200);
+    auto patch = workspacePatch(m_pristine, m_workspace, options);
+    QVERIFY(!patch.ok());
+    QVERIFY2(patch.error().message.find("git diff took longer than") != std::string::npos,
              patch.error().message.c_str());
 }
 
