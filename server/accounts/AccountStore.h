@@ -110,11 +110,14 @@ public:
     Result<std::vector<std::string>> taskIds(std::int64_t userId); // newest first
 
     // Idempotency-Key: claims (user, key) for newTaskId and the body's hash, or answers the task an
-    // earlier claim stands for (Replay for the same body, Conflict for another). forget undoes a claim
-    // whose task could not be created, so that a retry can create it.
+    // earlier claim stands for (Replay for the same body, Conflict for another). A claim lasts
+    // kIdempotencyKeyLifetime from `at`: an older one is forgotten (with the user's other expired ones),
+    // so the key is new again and the table does not grow for ever. forget undoes a claim whose task
+    // could not be created, so that a retry can create it.
+    static constexpr std::chrono::hours kIdempotencyKeyLifetime{24};
     Result<IdempotencyClaim> claimIdempotencyKey(std::int64_t userId, const std::string& key,
-                                                 const std::string& requestBody,
-                                                 const std::string& newTaskId);
+                                                 const std::string& requestBody, const std::string& newTaskId,
+                                                 Clock::time_point at = Clock::now());
     Status forgetIdempotencyKey(std::int64_t userId, const std::string& key, const std::string& taskId);
 
     // Provider keys a user stores, sealed (SealedSecret) with secret, the operator's kSealKeyBytes, and bound

@@ -268,17 +268,29 @@ Result<std::vector<std::string>> AccountStore::taskIds(std::int64_t userId) {
 
 Result<IdempotencyClaim> AccountStore::claimIdempotencyKey(std::int64_t userId, const std::string& key,
                                                            const std::string& requestBody,
-                                                           const std::string& newTaskId) {
+                                                           const std::string& newTaskId,
+                                                           Clock::time_point at) {
     if (auto status = checkIdempotencyKey(key); !status)
         return status.error();
     const std::string what = "claim the Idempotency-Key " + key;
     const std::string requestHash = sha256Hex(requestBody);
+    const std::string now =
+        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(at.time_since_epoch()).count());
+    const std::string lifetime = std::to_string(std::chrono::seconds(kIdempotencyKeyLifetime).count());
+    auto expired = m_db.exec(what,
+                             "DELETE FROM idempotency_keys WHERE user_id = $1::bigint "
+                             "AND created_at < to_timestamp($2::bigint - $3::bigint)",
+                             {num(userId), now, lifetime});
+    if (!expired)
+        return expired.error();
     // A claim forgotten between the insert and the select (its task failed) is claimed again.
     for (int attempt = 0; attempt < 3; ++attempt) {
-        auto claimed = m_db.exec(what,
-                                 "INSERT INTO idempotency_keys (user_id, key, task_id, request_hash) "
-                                 "VALUES ($1::bigint, $2, $3, $4) ON CONFLICT (user_id, key) DO NOTHING",
-                                 {num(userId), key, newTaskId, requestHash});
+        auto claimed =
+            m_db.exec(what,
+                      "INSERT INTO idempotency_keys (user_id, key, task_id, request_hash, created_at) "
+                      "VALUES ($1::bigint, $2, $3, $4, to_timestamp($5::bigint)) "
+                      "ON CONFLICT (user_id, key) DO NOTHING",
+                      {num(userId), key, newTaskId, requestHash, now});
         if (!claimed)
             return claimed.error();
         if (claimed->affected == 1)

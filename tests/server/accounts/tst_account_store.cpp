@@ -407,6 +407,30 @@ private slots:
                  ErrorCode::InvalidArgument);
     }
 
+    // A claim lasts a day: within it the key answers its task; after it the key is new again (and another
+    // user's claim of the same key is untouched).
+    void idempotencyKeysExpire() {
+        const auto user = must(store().addUser("idem-late", "default")).account.userId;
+        const auto other = must(store().addUser("idem-late-other", "default")).account.userId;
+        const std::string body = R"({"prompt":"hi","workspace":"up"})";
+        const auto start = Clock::now();
+        const auto lifetime = AccountStore::kIdempotencyKeyLifetime;
+        QCOMPARE(must(store().claimIdempotencyKey(user, "day", body, "t-a", start)).outcome,
+                 IdempotencyClaim::Outcome::Claimed);
+        QCOMPARE(must(store().claimIdempotencyKey(other, "day", body, "t-o", start)).outcome,
+                 IdempotencyClaim::Outcome::Claimed);
+        const auto almost = start + lifetime - std::chrono::minutes(1);
+        auto replay = must(store().claimIdempotencyKey(user, "day", body + " ", "t-b", almost));
+        QCOMPARE(replay.outcome, IdempotencyClaim::Outcome::Conflict);
+        QCOMPARE(replay.taskId, std::string("t-a"));
+        const auto later = start + lifetime + std::chrono::minutes(1);
+        auto again = must(store().claimIdempotencyKey(user, "day", body + " ", "t-c", later));
+        QCOMPARE(again.outcome, IdempotencyClaim::Outcome::Claimed);
+        QCOMPARE(again.taskId, std::string("t-c"));
+        QCOMPARE(must(store().claimIdempotencyKey(other, "day", body, "t-p", almost)).taskId,
+                 std::string("t-o"));
+    }
+
     void cleanupTestCase() {
         m_store.reset();
         m_server.reset();
