@@ -37,16 +37,16 @@ class Session {
 public:
     QTemporaryDir root;
     QProcess agent;
-    std::vector<json> events;  // event params, in order
-    std::vector<json> others;  // every non-event message, in order
+    std::vector<json> events; // event params, in order
+    std::vector<json> others; // every non-event message, in order
 
     QString dir(const char* name) const { return root.path() + "/" + name; }
 
     bool start() {
         for (const char* name : {"workspace", "state", "output"})
             QDir().mkpath(dir(name));
-        agent.start(agentBinary(), {"serve", "--workspace", dir("workspace"), "--state", dir("state"), "--output",
-                                    dir("output")});
+        agent.start(agentBinary(), {"serve", "--workspace", dir("workspace"), "--state", dir("state"),
+                                    "--output", dir("output")});
         return agent.waitForStarted();
     }
     void sendLine(const QByteArray& line) {
@@ -59,8 +59,11 @@ public:
         send({{"jsonrpc", "2.0"},
               {"id", 1},
               {"method", "task.start"},
-              {"params", {{"protocol_version", 1}, {"task_id", taskId}, {"prompt", "Do the thing"},
-                          {"overrides", overrides}}}});
+              {"params",
+               {{"protocol_version", 1},
+                {"task_id", taskId},
+                {"prompt", "Do the thing"},
+                {"overrides", overrides}}}});
     }
     void respond(const json& request, const json& result) {
         send({{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", result}});
@@ -203,7 +206,8 @@ private slots:
         Session session;
         QVERIFY(session.start());
         session.startTask({{"approval_tools", {"shell"}}});
-        session.respond(session.nextRequest("llm.chat"), callReply("c1", "shell", {{"command", "touch ok.txt"}}));
+        session.respond(session.nextRequest("llm.chat"),
+                        callReply("c1", "shell", {{"command", "touch ok.txt"}}));
         QVERIFY(!session.nextRequest("approval.request").is_null());
         session.send({{"jsonrpc", "2.0"}, {"method", "control.pause"}});
         QCOMPARE(session.finish(), 75);
@@ -252,20 +256,22 @@ private slots:
     // Each bad line is answered or reported, and the task goes on to finish normally.
     void badLinesAreReportedAndTheTaskGoesOn_data() {
         QTest::addColumn<QByteArray>("line");
-        QTest::addColumn<int>("errorCode");   // the error response expected, 0 for none
+        QTest::addColumn<int>("errorCode");    // the error response expected, 0 for none
         QTest::addColumn<QString>("reported"); // text expected in an error event
         QTest::newRow("malformed json") << QByteArray("{\"jsonrpc\": \"2.0\", \"method\": ") << -32700 << "";
         QTest::newRow("not an object") << QByteArray("[1, 2]") << -32600 << "";
-        QTest::newRow("invalid utf-8") << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"x\xff\"}") << 0 << "UTF-8";
+        QTest::newRow("invalid utf-8")
+            << QByteArray("{\"jsonrpc\":\"2.0\",\"method\":\"x\xff\"}") << 0 << "UTF-8";
         QTest::newRow("over the cap") << QByteArray(8 * 1024 * 1024 + 10, 'a') << 0 << "exceed the line cap";
-        QTest::newRow("unknown method") << QByteArray(R"({"jsonrpc":"2.0","id":77,"method":"fly.away"})") << -32601
-                                        << "";
+        QTest::newRow("unknown method")
+            << QByteArray(R"({"jsonrpc":"2.0","id":77,"method":"fly.away"})") << -32601 << "";
         QTest::newRow("response for an unknown id")
             << QByteArray(R"({"jsonrpc":"2.0","id":12345,"result":{}})") << 0 << "12345";
-        QTest::newRow("unknown notification") << QByteArray(R"({"jsonrpc":"2.0","method":"control.dance"})") << 0
-                                              << "control.dance";
+        QTest::newRow("unknown notification")
+            << QByteArray(R"({"jsonrpc":"2.0","method":"control.dance"})") << 0 << "control.dance";
         QTest::newRow("second task.start")
-            << QByteArray(R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":1,"task_id":"x","prompt":"p"}})")
+            << QByteArray(
+                   R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":1,"task_id":"x","prompt":"p"}})")
             << -32600 << "";
     }
     void badLinesAreReportedAndTheTaskGoesOn() {
@@ -316,16 +322,22 @@ private slots:
         QVERIFY(session.start());
         session.startTask();
         json chat = session.nextRequest("llm.chat");
-        session.respond(chat, callReply("c1", "shell", {{"command", "echo $$ > sh.pid; exec sleep 1000"}}));
+        session.respond(
+            chat, callReply("c1", "shell",
+                            {{"command", "echo $$ > sh.pid.new && mv sh.pid.new sh.pid; exec sleep 1000"}}));
         QVERIFY(session.waitForEvent(et::kToolCall));
+        // The tool is running (its shell wrote its pid, whole: renamed into place) before the cancel comes,
+        // so the cancel has a process to kill.
+        const QString pidPath = session.dir("workspace") + "/sh.pid";
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(pidPath), 30000);
+        QFile pidFile(pidPath);
+        QVERIFY(pidFile.open(QIODevice::ReadOnly));
+        const pid_t pid = pidFile.readAll().trimmed().toInt();
+        QVERIFY(pid > 0);
         session.send({{"jsonrpc", "2.0"}, {"method", "control.cancel"}, {"params", {{"reason", "user"}}}});
         QCOMPARE(session.finish(), 1);
         QCOMPARE(session.lastEvent()["data"]["reason"], "cancelled");
-        QFile pidFile(session.dir("workspace") + "/sh.pid");
-        if (pidFile.open(QIODevice::ReadOnly)) {
-            const pid_t pid = pidFile.readAll().trimmed().toInt();
-            QVERIFY(pid > 0 && kill(pid, 0) != 0);
-        }
+        QVERIFY(kill(pid, 0) != 0);
     }
 
     void pauseThenResumeReportsTheInterruptedCall() {
@@ -344,8 +356,8 @@ private slots:
         // A second agent on the same directories resumes the task.
         QProcess& agent = first.agent;
         first.events.clear();
-        agent.start(agentBinary(), {"serve", "--workspace", first.dir("workspace"), "--state", first.dir("state"),
-                                    "--output", first.dir("output")});
+        agent.start(agentBinary(), {"serve", "--workspace", first.dir("workspace"), "--state",
+                                    first.dir("state"), "--output", first.dir("output")});
         QVERIFY(agent.waitForStarted());
         first.startTask();
         chat = first.nextRequest("llm.chat");
@@ -381,7 +393,8 @@ private slots:
                          params + "}");
         const json answer = session.next();
         QCOMPARE(answer["error"]["code"], -32602);
-        QVERIFY2(answer["error"]["message"].get<std::string>().find(message.toStdString()) != std::string::npos,
+        QVERIFY2(answer["error"]["message"].get<std::string>().find(message.toStdString()) !=
+                     std::string::npos,
                  answer.dump().c_str());
         QCOMPARE(session.finish(), 2);
     }
