@@ -122,11 +122,18 @@ Result<Created> createTask(ServerParts& parts, const Account& caller, const Task
     return Created(*task);
 }
 
-void create(ServerParts& parts, const Account& caller, const HttpRequest& request, HttpReply reply) {
+// The request's body as JSON, or the 400 that says why it is not.
+Result<json> bodyJson(const HttpRequest& request) {
     auto body = json_fields::parseJson(request.body.toStdString());
     if (!body)
-        return reply.send(errorResponse(
-            makeError(ErrorCode::InvalidArgument, "the request body is not JSON: " + body.error().message)));
+        return makeError(ErrorCode::InvalidArgument, "the request body is not JSON: " + body.error().message);
+    return body;
+}
+
+void create(ServerParts& parts, const Account& caller, const HttpRequest& request, HttpReply reply) {
+    auto body = bodyJson(request);
+    if (!body)
+        return reply.send(errorResponse(body.error()));
     auto parsed = parseTaskRequest(*body);
     if (!parsed)
         return reply.send(errorResponse(parsed.error()));
@@ -243,10 +250,9 @@ void waitForQuestion(control::TaskManager& manager, const Answer& answer, HttpRe
 void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
     using namespace json_fields;
     const std::string callId = pathParameter(request, "call");
-    auto body = parseJson(request.body.toStdString());
+    auto body = bodyJson(request);
     if (!body)
-        return reply.send(errorResponse(
-            makeError(ErrorCode::InvalidArgument, "the request body is not JSON: " + body.error().message)));
+        return reply.send(errorResponse(body.error()));
     Error error;
     bool approved = false;
     std::optional<std::string> note;

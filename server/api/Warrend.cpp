@@ -27,11 +27,21 @@
 #include <QTimer>
 #include <csignal>
 #include <filesystem>
+#include <set>
 
 namespace warren::server {
 
 namespace fs = std::filesystem;
 using control::TaskStatus;
+
+namespace {
+
+// A task whose run is still to come or going on: its streams stay open, its reservation is kept.
+bool queuedOrRunning(const Result<std::optional<control::TaskRecord>>& task) {
+    return task && *task && ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
+}
+
+} // namespace
 
 Result<std::unique_ptr<Warrend>> Warrend::open(const ServeOptions& options) {
     std::signal(SIGPIPE, SIG_IGN); // a dead agent or client is an error for its owner, not our end
@@ -130,11 +140,8 @@ Status Warrend::openControl(const ServeOptions& options) {
     offer->setInterval(kOfferSlotsEvery);
     connect(offer, &QTimer::timeout, this, &Warrend::offerSlots);
     offer->start();
-    m_streams = std::make_unique<EventStreams>(*m_store, [this](const std::string& id) {
-        auto task = m_store->task(id);
-        return task && *task &&
-               ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
-    });
+    m_streams = std::make_unique<EventStreams>(
+        *m_store, [this](const std::string& id) { return queuedOrRunning(m_store->task(id)); });
     connect(
         m_manager, &control::TaskManager::eventStored, this,
         [this](const std::string& id, const nlohmann::json& event) { m_streams->eventStored(id, event); });
@@ -203,13 +210,12 @@ void Warrend::resumeLeftOver() {
     auto waiting = m_accounts->waitingTasks();
     if (!waiting)
         return emit storeProblem(QString::fromStdString(waiting.error().message));
-    const auto waits = [&](const std::string& id) {
-        return std::any_of(waiting->begin(), waiting->end(),
-                           [&](const accounts::WaitingTask& task) { return task.taskId == id; });
-    };
+    std::set<std::string> waits;
+    for (const auto& task : *waiting)
+        waits.insert(task.taskId);
     if (auto queued = m_store->tasksWithStatus(TaskStatus::Queued); queued) {
         for (const auto& task : *queued) {
-            if (!waits(task.id)) // those wait for a slot: offerSlots starts them
+            if (!waits.contains(task.id)) // those wait for a slot: offerSlots starts them
                 again.push_back(task.id);
         }
     }
@@ -223,9 +229,7 @@ void Warrend::resumeLeftOver() {
         return emit storeProblem(QString::fromStdString(reserved.error().message));
     for (const auto& id : *reserved) {
         auto task = m_store->task(id);
-        const bool runs = task && *task &&
-                          ((*task)->status == TaskStatus::Queued || (*task)->status == TaskStatus::Running);
-        if (task && !runs && !m_manager->isActive(id))
+        if (task && !queuedOrRunning(task) && !m_manager->isActive(id))
             (void)m_quotas->runEnded(id);
     }
     offerSlots();
