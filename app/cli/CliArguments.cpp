@@ -30,6 +30,8 @@ constexpr OptionSpec kBackend{"--backend", "NAME",
 constexpr OptionSpec kImage{"--image", "IMAGE",
                             "docker/podman: the agent's image, present locally (default: Settings', else "
                             "debian:bookworm-slim)"};
+constexpr OptionSpec kRemote{"--remote", "URL",
+                             "drive the warrend at URL (key: `warren secrets set remote` or WARREN_REMOTE_KEY)"};
 constexpr OptionSpec kResumeBackend{"--backend", "NAME", "move the task to this sandbox: bwrap, docker or podman"};
 constexpr OptionSpec kResumeImage{"--image", "IMAGE", "docker/podman: the agent's image from here on"};
 
@@ -46,13 +48,25 @@ constexpr OptionSpec kRunOptions[] = {
     kJson,
     {"--timeout", "SECONDS", "stop the task after SECONDS of wall-clock time"},
     {"--token-budget", "N", "stop the task after N model tokens, input and output together"},
+    kRemote,
     kDataDir,
     kNoColor,
     kHelp,
 };
 constexpr OptionSpec kJsonOptions[] = {kJson, kDataDir, kNoColor, kHelp};
-constexpr OptionSpec kResumeOptions[] = {kJson, kApprove, kResumeBackend, kResumeImage, kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kRemoteJsonOptions[] = {kJson, kRemote, kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kResumeOptions[] = {kJson,    kApprove, kResumeBackend, kResumeImage,
+                                         kRemote, kDataDir, kNoColor,       kHelp};
 constexpr OptionSpec kPlainOptions[] = {kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kRemotePlainOptions[] = {kRemote, kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kApplyOptions[] = {
+    kRemote,
+    {"--workspace", "DIR", "apply to DIR (default: the directory the task was uploaded from)"},
+    {"--check", "", "only list what would be applied and what conflicts"},
+    kDataDir,
+    kNoColor,
+    kHelp,
+};
 constexpr OptionSpec kTopLevelOptions[] = {kDataDir, kNoColor, kHelp, {"--version", "", "print the version"}};
 
 struct CommandInfo {
@@ -64,13 +78,17 @@ struct CommandInfo {
 
 constexpr CommandInfo kCommands[] = {
     {"run", "run [OPTION]... PROMPT", "run one task headless and show what it does, live", kRunOptions},
-    {"tasks", "tasks [--json]", "list the tasks", kJsonOptions},
-    {"show", "show TASK [--json]", "print a task's events", kJsonOptions},
+    {"tasks", "tasks [--json]", "list the tasks", kRemoteJsonOptions},
+    {"show", "show TASK [--json]", "print a task's events", kRemoteJsonOptions},
     {"resume", "resume TASK [--json] [--approve MODE] [--backend NAME] [--image IMAGE]",
      "continue a paused or interrupted task from its checkpoint, in the same sandbox or another backend's",
      kResumeOptions},
-    {"cancel", "cancel TASK", "stop a running task", kPlainOptions},
-    {"export", "export TASK DIR", "copy a task's events, report and artifacts into DIR", kPlainOptions},
+    {"cancel", "cancel TASK", "stop a running task", kRemotePlainOptions},
+    {"export", "export TASK DIR", "copy a task's events, report and artifacts into DIR", kRemotePlainOptions},
+    {"apply", "apply TASK --remote URL [--workspace DIR] [--check]",
+     "bring a remote task's change home: apply it to the local workspace, leaving files changed here since the "
+     "upload as they are",
+     kApplyOptions},
     {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
      kJsonOptions},
     {"secrets", "secrets set|delete NAME", "store (key read from stdin) or delete a provider's API key",
@@ -279,6 +297,10 @@ bool applyCommon(const std::string& flag, const std::string& value, CliArguments
         arguments.noColor = true;
         return true;
     }
+    if (flag == "--remote") {
+        arguments.remote = value;
+        return true;
+    }
     return false;
 }
 
@@ -422,6 +444,22 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
             return words.error();
         return CliCommand(ExportCommand{(*words)[0], (*words)[1]});
     }
+    if (name == "apply") {
+        auto words = takeWords(name, scanned, {"TASK"});
+        if (!words)
+            return words.error();
+        ApplyCommand apply{words->front(), std::nullopt, false};
+        for (const auto& [flag, value] : scanned.options) {
+            if (flag == "--workspace")
+                apply.workspace = value;
+            else if (flag == "--check")
+                apply.check = true;
+        }
+        if (!arguments.remote)
+            return usageError("warren apply: --remote URL is missing: apply brings home the change of a task that "
+                              "ran on that server");
+        return CliCommand(std::move(apply));
+    }
     if (name == "help") {
         if (scanned.words.size() > 1)
             return usageError("warren help: takes at most one COMMAND, got " + quoted(scanned.words[1]));
@@ -530,7 +568,8 @@ std::string usageText(std::string_view command) {
         text += left + std::string(info.summary) + "\n";
     }
     text += "\nOptions of warren run:\n" + optionLines(kRunOptions);
-    text += "\nEvery command also takes --data-dir DIR, --no-color and --help.\n"
+    text += "\nEvery command also takes --data-dir DIR, --no-color and --help; run, tasks, show, resume, cancel,\n"
+            "export and apply take --remote URL to drive a warrend instead of this machine.\n"
             "'warren help COMMAND' shows one command's options.\n\n"
             "Exit status: 0 success, 1 the task failed, 2 usage error, 3 the sandbox is unavailable\n"
             "(run 'warren doctor' to see why).\n";

@@ -72,6 +72,13 @@ struct DoctorCommand {
     bool json = false;
 };
 
+// `warren apply TASK --remote URL`: a finished remote task's change, applied to its local workspace.
+struct ApplyCommand {
+    std::string taskId;
+    std::optional<std::string> workspace; // default: the one the task was uploaded from
+    bool check = false;                   // only say what would be applied and what conflicts
+};
+
 // The key itself is read from stdin, never from argv (argv is visible to every user in ps and is kept in
 // shell history).
 struct SecretsSetCommand {
@@ -84,12 +91,15 @@ struct SecretsDeleteCommand {
 
 using CliCommand = std::variant<WindowCommand, HelpCommand, VersionCommand, RunCommand, TasksCommand, ShowCommand,
                                 ResumeCommand, CancelCommand, ExportCommand, DoctorCommand, SecretsSetCommand,
-                                SecretsDeleteCommand>;
+                                SecretsDeleteCommand, ApplyCommand>;
 
 struct CliArguments {
     CliCommand command = WindowCommand{};
     std::optional<std::string> dataDir; // --data-dir, accepted by every command (and before the command)
     bool noColor = false;               // --no-color, accepted by every command
+    // --remote URL: the command drives that warrend instead of this machine's control plane (run, tasks,
+    // show, resume, cancel, export, apply; apply needs it).
+    std::optional<std::string> remote;
 };
 
 // args excludes argv[0]. An error (ErrorCode::InvalidArgument, exit status 2) names the flag or argument

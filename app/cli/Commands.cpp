@@ -5,6 +5,7 @@
 #include "app/cli/LiveView.h"
 #include "app/control/LocalControlPlane.h"
 #include "app/providers/ProviderConfig.h"
+#include "app/remote/RemoteControlPlane.h"
 #include "app/secrets/SecretStore.h"
 #include "app/tasks/ProviderKey.h"
 #include "app/tasks/SiteProfile.h"
@@ -59,7 +60,7 @@ ModelChoice chooseModel(const std::optional<std::string>& providerFlag, const st
     return choice;
 }
 
-Result<std::unique_ptr<LocalControlPlane>> openPlane(const CliArguments& arguments) {
+Result<std::unique_ptr<LocalControlPlane>> openLocalPlane(const CliArguments& arguments) {
     auto layers = siteProfileLayers();
     if (!layers)
         return layers.error();
@@ -67,6 +68,23 @@ Result<std::unique_ptr<LocalControlPlane>> openPlane(const CliArguments& argumen
     options.dataDir = arguments.dataDir.value_or("");
     options.extraProfileLayers = std::move(*layers);
     return LocalControlPlane::open(std::move(options));
+}
+
+// The warrend named by --remote, else this machine's control plane.
+Result<std::unique_ptr<ControlPlane>> openPlane(const CliArguments& arguments) {
+    if (arguments.remote) {
+        remote::RemoteOptions options;
+        options.url = QString::fromStdString(*arguments.remote);
+        options.dataDir = arguments.dataDir.value_or("");
+        auto plane = remote::RemoteControlPlane::open(std::move(options));
+        if (!plane)
+            return plane.error();
+        return std::unique_ptr<ControlPlane>(std::move(*plane));
+    }
+    auto plane = openLocalPlane(arguments);
+    if (!plane)
+        return plane.error();
+    return std::unique_ptr<ControlPlane>(std::move(*plane));
 }
 
 bool colorWanted(const CliArguments& arguments) {
@@ -91,7 +109,7 @@ std::uint64_t elapsedMs(const TaskRecord& task) {
 
 // Asks on the terminal: y (once), n (deny, with an optional note), a (always for this task), and for a plain
 // shell command c (every command starting with its program and subcommand, from now on: kept in Settings).
-void askOnTerminal(LocalControlPlane& plane, const ApprovalRecord& approval) {
+void askOnTerminal(ControlPlane& plane, const ApprovalRecord& approval) {
     const auto prefix = callCommandPrefix(approval.tool, json::parse(approval.arguments, nullptr, false));
     std::cerr << "\n? " << approval.tool << " wants to run: " << approval.arguments << "\n  why: " << approval.reason
               << "\n  approve? [y]es / [n]o / [a]lways for this task"
@@ -119,7 +137,7 @@ void askOnTerminal(LocalControlPlane& plane, const ApprovalRecord& approval) {
 
 // Follows one task until it ends: prints each event (live view or JSON lines), answers approvals, and
 // turns Ctrl-C into a cancel (a second Ctrl-C kills at once). Returns the exit status.
-int follow(LocalControlPlane& plane, const std::string& taskId, bool jsonLines, bool color, ApprovalMode mode) {
+int follow(ControlPlane& plane, const std::string& taskId, bool jsonLines, bool color, ApprovalMode mode) {
     LiveViewOptions options;
     options.color = color;
     options.taskId = taskId;
@@ -140,9 +158,12 @@ int follow(LocalControlPlane& plane, const std::string& taskId, bool jsonLines, 
         else
             plane.answerApproval(approval.taskId, approval.callId, mode == ApprovalMode::Auto, "", false);
     });
-    QObject::connect(&plane, &ControlPlane::storeProblem, &plane, [](const QString& message) {
-        std::cerr << "warren: " << message.toStdString() << "\n";
-    });
+    for (auto problem : {&ControlPlane::storeProblem, &ControlPlane::connectionProblem, &ControlPlane::keyRejected})
+        QObject::connect(&plane, problem, &plane, [](const QString& message) {
+            std::cerr << "warren: " << message.toStdString() << "\n";
+        });
+    QObject::connect(&plane, &ControlPlane::connectionRestored, &plane,
+                     [] { std::cerr << "warren: connected again; the task's events go on\n"; });
     int status = kExitTaskFailed;
     QObject::connect(&plane, &ControlPlane::taskFinished, &plane, [&](const std::string& id) {
         if (id != taskId)
@@ -208,10 +229,13 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     spec.timeoutSec = command.timeoutSec.value_or(0);
     spec.tokenBudget = command.tokenBudget.value_or(0);
 
+    if (arguments.remote && (command.backend || command.image))
+        return usageError("run: the server decides which sandbox its tasks run in; drop --backend and --image with "
+                          "--remote");
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    LocalControlPlane& local = **plane;
+    ControlPlane& local = **plane;
 
     auto settings = local.settings();
     if (!settings)
@@ -247,7 +271,8 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     if (!task)
         return usageError(task.error().message);
     if (!command.json)
-        std::cerr << "warren: task " << task->id << " in " << task->workspace << "\n";
+        std::cerr << "warren: task " << task->id << " in " << task->workspace
+                  << (arguments.remote ? " on " + local.describe() : std::string()) << "\n";
     return follow(local, task->id, command.json, colorWanted(arguments), spec.approval);
 }
 
@@ -366,7 +391,7 @@ int doctor(const CliArguments& arguments, const DoctorCommand& command) {
     auto agent = findAgentBinary(QCoreApplication::applicationDirPath().toStdString());
     add("warren-agent", agent ? "ok" : "failed", agent ? *agent : agent.error().message,
         agent ? "" : "install Warren completely or set WARREN_AGENT");
-    auto plane = openPlane(arguments);
+    auto plane = openLocalPlane(arguments);
     if (!plane) {
         add("data directory", "failed", plane.error().message, "pass --data-dir DIR with a writable directory");
     } else {
@@ -421,7 +446,7 @@ int doctor(const CliArguments& arguments, const DoctorCommand& command) {
 }
 
 int secretsSet(const CliArguments& arguments, const SecretsSetCommand& command) {
-    auto plane = openPlane(arguments);
+    auto plane = openLocalPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
     // Read from stdin, not echoed when it is a terminal.
@@ -453,11 +478,39 @@ int secretsSet(const CliArguments& arguments, const SecretsSetCommand& command) 
 }
 
 int secretsDelete(const CliArguments& arguments, const SecretsDeleteCommand& command) {
-    auto plane = openPlane(arguments);
+    auto plane = openLocalPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
     if (auto removed = (*plane)->secrets().remove(command.name); !removed)
         return usageError(removed.error().message);
+    return kExitOk;
+}
+
+int apply(const CliArguments& arguments, const ApplyCommand& command) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    const std::string workspace = command.workspace.value_or("");
+    auto plan = command.check ? (*plane)->planChanges(command.taskId, workspace)
+                              : (*plane)->applyChanges(command.taskId, workspace);
+    if (!plan)
+        return usageError(plan.error().message);
+    const char* verb = command.check ? "would apply " : "applied     ";
+    for (const auto& path : plan->applied)
+        std::cout << verb << path << "\n";
+    for (const auto& conflict : plan->conflicts)
+        std::cout << "conflict    " << conflict.path << ": " << conflict.reason << "\n";
+    if (plan->applied.empty() && plan->conflicts.empty()) {
+        std::cerr << "warren: task " << command.taskId << " changed nothing\n";
+        return kExitOk;
+    }
+    if (!plan->conflicts.empty()) {
+        std::cerr << "warren: " << plan->conflicts.size()
+                  << (plan->conflicts.size() == 1 ? " file was" : " files were")
+                  << " changed here since the upload and left as they are"
+                  << (command.check ? "" : "; the rest is applied") << "\n";
+        return kExitTaskFailed;
+    }
     return kExitOk;
 }
 
@@ -491,6 +544,8 @@ int runCommand(const CliArguments& arguments) {
                 return exportTask(arguments, command);
             } else if constexpr (std::is_same_v<T, DoctorCommand>) {
                 return doctor(arguments, command);
+            } else if constexpr (std::is_same_v<T, ApplyCommand>) {
+                return apply(arguments, command);
             } else if constexpr (std::is_same_v<T, SecretsSetCommand>) {
                 return secretsSet(arguments, command);
             } else {

@@ -1,6 +1,7 @@
 #pragma once
-// What each `warren` command does, over a LocalControlPlane. Exit statuses (DESIGN §4): 0 success, 1 the
-// task failed, 2 usage error, 3 the sandbox is unavailable.
+// What each `warren` command does, over a ControlPlane: this machine's, or with --remote a warrend's. Exit
+// statuses (DESIGN §4): 0 success, 1 the task failed (apply: files were left because they conflict), 2 usage
+// error, 3 the sandbox is unavailable.
 
 #include "app/cli/CliArguments.h"
 

@@ -1,7 +1,8 @@
 #pragma once
 // What a face of Warren (the CLI, the desktop window) needs from a control plane. LocalControlPlane runs
-// everything in this process; a remote one (HTTP + WebSocket to warrend) will implement the same
-// interface, so the faces never know which one they have.
+// everything in this process; RemoteControlPlane (app/remote) drives a warrend over its HTTP API and event
+// streams. The faces never branch on which one they have: what differs (where the agent's changes land,
+// how the connection is doing) is said through this interface.
 
 #include "app/control/Settings.h"
 #include "app/store/StoreTypes.h"
@@ -19,6 +20,16 @@ namespace warren::control {
 // A task's record as the faces show it and `warren export` writes it (task.json); spec is the stored
 // TaskSpec (provider, presets, `demo`, ...), never a key.
 nlohmann::json toJson(const TaskRecord& task);
+
+// A remote task's change, brought home (ControlPlane::applyChanges).
+struct FileConflict {
+    std::string path;   // relative to the workspace
+    std::string reason; // e.g. "changed here since the upload"
+};
+struct ChangesPlan {
+    std::vector<std::string> applied; // applied, or to be applied
+    std::vector<FileConflict> conflicts; // left as they are
+};
 
 class ControlPlane : public QObject {
     Q_OBJECT
@@ -64,12 +75,28 @@ public:
     // The name a provider's key is kept under (storeKey's keyName), or why the provider is not one.
     virtual Result<std::string> providerKeyName(const std::string& provider) = 0;
 
+    // Which control plane this is, for the window's title and status bar: "local" with the data directory,
+    // or the server and the user it acts as.
+    virtual std::string describe() = 0;
+    // Whether a task's changes land in the user's workspace only when asked (a server works on an uploaded
+    // copy: applyChanges brings them home). Locally the agent works in the workspace itself.
+    virtual bool changesComeHome() { return false; }
+    // What applying the task's change to its local workspace would do, or does: files applied, and files
+    // left alone because they changed here since the upload (nothing of those is overwritten).
+    virtual Result<ChangesPlan> planChanges(const std::string& taskId, const std::string& workspace);
+    virtual Result<ChangesPlan> applyChanges(const std::string& taskId, const std::string& workspace);
+
 signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);
     void approvalNeeded(const warren::control::ApprovalRecord& approval);
     void taskFinished(const std::string& taskId);
     // Events could not be stored (a full disk, a failing drive): what failed and what to do.
     void storeProblem(const QString& message);
+    // The connection to a server failed (message: why, and when the next try is) or works again.
+    void connectionProblem(const QString& message);
+    void connectionRestored();
+    // The server refused the API key (revoked, expired, mistyped): only a new key helps.
+    void keyRejected(const QString& message);
 };
 
 } // namespace warren::control

@@ -55,6 +55,7 @@ public:
     std::string keyStorageWarning() override;
     std::vector<std::string> presetNames() override;
     Result<std::string> providerKeyName(const std::string& provider) override;
+    std::string describe() override { return "local, " + m_data.root; }
     void testModel(const std::string& provider, const std::string& model, const std::string& key, QObject* context,
                    std::function<void(Status)> done) override;
 

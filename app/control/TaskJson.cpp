@@ -20,4 +20,12 @@ nlohmann::json toJson(const TaskRecord& task) {
             {"spec", nlohmann::json::parse(task.spec, nullptr, false)}};
 }
 
+Result<ChangesPlan> ControlPlane::planChanges(const std::string&, const std::string&) {
+    return makeError(ErrorCode::Unsupported, "a local task changes the workspace itself: there is nothing to apply");
+}
+
+Result<ChangesPlan> ControlPlane::applyChanges(const std::string& taskId, const std::string& workspace) {
+    return planChanges(taskId, workspace);
+}
+
 } // namespace warren::control

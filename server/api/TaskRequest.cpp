@@ -37,8 +37,8 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
     if (auto object = requireObject(body, "the request body"); !object)
         return object.error();
     if (auto keys = checkKeys(body,
-                              {"prompt", "workspace", "provider", "model", "script", "presets", "network",
-                               "limits", "token_budget", "queue"},
+                              {"prompt", "workspace", "provider", "model", "script", "presets", "settings",
+                               "network", "limits", "token_budget", "queue"},
                               "the request body", ListKnown::Yes);
         !keys)
         return keys.error();
@@ -71,6 +71,15 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
     request.queue = queue.value_or(false);
     if (auto script = readScript(body, request); !script)
         return script.error();
+    if (const auto settings = body.find("settings"); settings != body.end()) {
+        if (!settings->is_object())
+            return refuse("settings: must be an object of agent settings, got " + describeJson(*settings));
+        for (const auto& [key, value] : settings->items())
+            if (!value.is_string() && !value.is_number() && !value.is_boolean())
+                return refuse("settings." + key + ": must be a string, a number or a boolean, got " +
+                              describeJson(value));
+        request.settings = *settings;
+    }
     if (const auto limits = body.find("limits"); limits != body.end()) {
         auto read = accounts::limitsFromJson(*limits, accounts::LimitsScope::Request, "limits");
         if (!read)

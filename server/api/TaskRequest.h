@@ -2,12 +2,15 @@
 // The body of POST /v1/tasks (docs/SERVER.md), read strictly: an unknown field, a wrong type or an
 // impossible value is refused with a message naming the field, before anything is created. Pure.
 //
-//   {"prompt", "workspace": UPLOAD_ID, "provider"?, "model"?, "script"?, "presets"?, "network"?,
-//    "limits"?, "token_budget"?, "queue"?}
+//   {"prompt", "workspace": UPLOAD_ID, "provider"?, "model"?, "script"?, "presets"?, "settings"?,
+//    "network"?, "limits"?, "token_budget"?, "queue"?}
 //
 // script is a scripted model's {"turns": [...]} inline (the demo and tests), read by the same parser as a
 // script file; it excludes provider. limits are the sandbox's, by the profile's names (memory_mb, pids,
-// cpu_seconds, timeout_sec, ...): what the caller asks for, which the server clamps to its quotas. queue:
+// cpu_seconds, timeout_sec, ...): what the caller asks for, which the server clamps to its quotas. settings:
+// the agent's settings over the presets (`warren run --set KEY=VALUE`), an object of strings, numbers and
+// booleans, checked against the agent's settings table when the spec is; the server's own (the memory
+// prefix and backend) are set over them. queue:
 // when every concurrency slot of the caller's is taken, the task waits for one instead of being refused.
 
 #include "common/Result.h"
@@ -28,6 +31,7 @@ struct TaskRequest {
     std::string model;
     std::optional<std::string> script; // the script's JSON text, checked
     std::vector<std::string> presets;
+    nlohmann::json settings = nlohmann::json::object(); // agent settings: key -> string, number or boolean
     std::string network = "none";
     accounts::Limits limits;       // sandbox limits only
     std::uint64_t tokenBudget = 0; // 0: none asked for (the month's quota still applies)

@@ -60,7 +60,9 @@ control::TaskSpec specFor(ServerParts& parts, const Account& caller, const TaskR
     spec.model = request.model.empty() ? parts.options.model : request.model;
     spec.presets = request.presets;
     // The server's, over anything a preset says: memories live in its database, under the caller's prefix.
-    spec.overrides = {{"memory_prefix", memoryPrefix(caller)}, {"memory_backend", "host"}};
+    spec.overrides = request.settings;
+    spec.overrides["memory_prefix"] = memoryPrefix(caller);
+    spec.overrides["memory_backend"] = "host";
     spec.network = request.network;
     spec.approval = control::ApprovalMode::Ask; // the owner answers through /approvals/{id}
     spec.tokenBudget = admission.tokenBudget;

@@ -1,0 +1,127 @@
+#include "app/remote/RemoteClient.h"
+
+#include <QEventLoop>
+#include <QIODevice>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+
+namespace warren::remote {
+
+namespace {
+
+constexpr qint64 kMaxAnswerBytes = 256ll << 20; // a patch is capped at 64 MiB by the server, an artifact too
+
+} // namespace
+
+Result<QUrl> parseServerUrl(const QString& text) {
+    const QUrl url = QUrl::fromUserInput(text.trimmed());
+    const QString scheme = url.scheme();
+    if (text.trimmed().isEmpty() || !url.isValid() || url.host().isEmpty())
+        return makeError(ErrorCode::InvalidArgument,
+                         "\"" + text.toStdString() + "\" is not a server URL; expected http(s)://HOST:PORT");
+    if (scheme != "http" && scheme != "https")
+        return makeError(ErrorCode::InvalidArgument,
+                         "a server URL starts with https:// (or http:// on a trusted network), got \"" +
+                             text.toStdString() + "\"");
+    if (url.hasQuery() || url.hasFragment() || !url.userInfo().isEmpty())
+        return makeError(ErrorCode::InvalidArgument, "a server URL has no user, query or fragment: \"" +
+                                                         text.toStdString() + "\"");
+    QUrl base = url;
+    QString path = base.path();
+    while (path.endsWith('/'))
+        path.chop(1);
+    base.setPath(path);
+    return base;
+}
+
+RemoteClient::RemoteClient(QUrl base, std::string key, QObject* parent)
+    : QObject(parent), m_base(std::move(base)), m_key(std::move(key)), m_network(new QNetworkAccessManager(this)) {}
+
+QNetworkRequest RemoteClient::request(const QString& path) const {
+    QUrl url = m_base;
+    const int query = path.indexOf('?');
+    url.setPath(m_base.path() + (query < 0 ? path : path.left(query)));
+    if (query >= 0)
+        url.setQuery(path.mid(query + 1));
+    QNetworkRequest request(url);
+    request.setRawHeader("Authorization", QByteArray("Bearer ") + QByteArray::fromStdString(m_key));
+    request.setRawHeader("User-Agent", QByteArray("warren/") + WARREN_VERSION);
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    return request;
+}
+
+Result<QByteArray> RemoteClient::wait(QNetworkReply* reply) {
+    ++m_depth;
+    QEventLoop loop;
+    connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    if (!reply->isFinished())
+        loop.exec(QEventLoop::ExcludeUserInputEvents);
+    HttpOutcome outcome;
+    outcome.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray body = reply->read(kMaxAnswerBytes);
+    if (outcome.status == 0) {
+        outcome.networkError = reply->error();
+        outcome.networkMessage = reply->errorString();
+    }
+    reply->deleteLater();
+    if (--m_depth == 0)
+        emit idle();
+    if (outcome.status >= 200 && outcome.status < 300)
+        return body;
+    outcome.body = body;
+    Error failure = describeFailure(outcome, server());
+    if (keyRejected(outcome))
+        emit keyRejected(QString::fromStdString(failure.message));
+    return failure;
+}
+
+Result<QByteArray> RemoteClient::call(const QByteArray& method, const QString& path, const QByteArray& body,
+                                      const Headers& headers) {
+    QNetworkRequest request = this->request(path);
+    request.setTransferTimeout(static_cast<int>(kTransferTimeout.count()));
+    if (!body.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    for (const auto& [name, value] : headers)
+        request.setRawHeader(name, value);
+    return wait(m_network->sendCustomRequest(request, method, body));
+}
+
+Result<nlohmann::json> RemoteClient::callJson(const QByteArray& method, const QString& path,
+                                              const nlohmann::json& body, const Headers& headers) {
+    auto answer = call(method, path, body.is_null() ? QByteArray() : QByteArray::fromStdString(body.dump()), headers);
+    if (!answer)
+        return answer.error();
+    if (answer->isEmpty())
+        return nlohmann::json::object();
+    auto parsed = nlohmann::json::parse(answer->constData(), answer->constData() + answer->size(), nullptr, false);
+    if (parsed.is_discarded())
+        return makeError(ErrorCode::System, "warrend at " + server().toStdString() + " answered " +
+                                                path.toStdString() + " with something that is not JSON; is "
+                                                "that URL a warrend?");
+    return parsed;
+}
+
+Result<nlohmann::json> RemoteClient::upload(const QString& path, QIODevice* body) {
+    QNetworkRequest request = this->request(path);
+    request.setTransferTimeout(static_cast<int>(kTransferTimeout.count()));
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-tar"));
+    request.setHeader(QNetworkRequest::ContentLengthHeader, body->size());
+    auto answer = wait(m_network->post(request, body));
+    if (!answer)
+        return answer.error();
+    auto parsed = nlohmann::json::parse(answer->constData(), answer->constData() + answer->size(), nullptr, false);
+    if (!parsed.is_object())
+        return makeError(ErrorCode::System, "warrend's answer to the upload is not JSON");
+    return parsed;
+}
+
+QNetworkReply* RemoteClient::openStream(const QString& path, const Headers& headers) {
+    QNetworkRequest request = this->request(path);
+    request.setRawHeader("Accept", "text/event-stream");
+    for (const auto& [name, value] : headers)
+        request.setRawHeader(name, value);
+    return m_network->get(request);
+}
+
+} // namespace warren::remote

@@ -1,0 +1,448 @@
+#include "app/remote/RemoteControlPlane.h"
+
+#include "agent_core/config/AgentConfig.h"
+#include "app/control/Demo.h"
+#include "app/providers/ProviderConfig.h"
+#include "app/remote/RemoteEventStream.h"
+#include "app/remote/RemoteTaskHome.h"
+#include "app/remote/RemoteTaskJson.h"
+#include "app/remote/RemoteWorkspace.h"
+#include "app/remote/ServerProbe.h"
+#include "app/secrets/SecretStore.h"
+#include "app/store/Store.h"
+#include "app/store/sqlite/SqliteStore.h"
+#include "app/tasks/DataDir.h"
+
+#include <QTimer>
+#include <QUrlQuery>
+#include <QUuid>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace warren::remote {
+
+namespace fs = std::filesystem;
+using control::TaskRecord;
+using control::TaskStatus;
+using nlohmann::json;
+
+namespace {
+
+// The server's page size for GET .../events.
+constexpr std::size_t kEventPage = 1000;
+
+Result<std::string> keyFor(const RemoteOptions& options, const std::string& dataDir) {
+    if (!options.key.empty())
+        return options.key;
+    if (const char* fromEnv = std::getenv("WARREN_REMOTE_KEY"); fromEnv && *fromEnv)
+        return std::string(fromEnv);
+    auto secrets = options.useKeychain ? control::SecretStore::open(dataDir) : control::SecretStore::openFile(dataDir);
+    auto stored = secrets->read(kRemoteKeyName);
+    if (!stored)
+        return stored.error();
+    if (!*stored || (*stored)->empty())
+        return makeError(ErrorCode::InvalidArgument,
+                         "no API key for the server: store the key `warrend admin add-user` printed with `warren "
+                         "secrets set remote` (or in Settings), or set WARREN_REMOTE_KEY");
+    return **stored;
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+} // namespace
+
+RemoteControlPlane::RemoteControlPlane(std::unique_ptr<RemoteClient> client) : m_client(std::move(client)) {
+    m_client->setParent(nullptr);
+    connect(m_client.get(), &RemoteClient::idle, this, [this] {
+        if (!m_held.empty())
+            QTimer::singleShot(0, this, &RemoteControlPlane::deliverHeld);
+    });
+    connect(m_client.get(), &RemoteClient::keyRejected, this, &ControlPlane::keyRejected);
+}
+
+RemoteControlPlane::~RemoteControlPlane() {
+    for (auto& [id, stream] : m_streams)
+        delete stream;
+}
+
+Result<std::unique_ptr<RemoteControlPlane>> RemoteControlPlane::open(RemoteOptions options) {
+    auto base = parseServerUrl(options.url);
+    if (!base)
+        return base.error();
+    const std::string dataDir = options.dataDir.empty() ? control::DataDir::defaultRoot() : options.dataDir;
+    std::error_code error;
+    fs::create_directories(dataDir, error);
+    if (error)
+        return makeError(ErrorCode::System, "cannot create the data directory " + dataDir + ": " + error.message());
+    auto key = keyFor(options, dataDir);
+    if (!key)
+        return key.error();
+    std::unique_ptr<RemoteControlPlane> plane(
+        new RemoteControlPlane(std::make_unique<RemoteClient>(*base, *key)));
+    plane->m_dataDir = fs::canonical(dataDir, error).string();
+    plane->m_maxUploadBytes = options.maxUploadBytes;
+    auto identity = probeServer(*plane->m_client);
+    if (!identity)
+        return identity.error();
+    plane->m_identity = std::move(*identity);
+    auto settings = control::openSqliteStore(plane->m_dataDir + "/warren.db");
+    if (!settings)
+        return settings.error();
+    plane->m_settings = std::move(*settings);
+    return plane;
+}
+
+std::string RemoteControlPlane::describe() {
+    return m_identity.user + " at " + m_client->server().toStdString() + " (warrend " + m_identity.version + ")";
+}
+
+QString RemoteControlPlane::taskPath(const std::string& taskId, const QString& rest) const {
+    return "/v1/tasks/" + QString::fromUtf8(QUrl::toPercentEncoding(QString::fromStdString(taskId))) + rest;
+}
+
+void RemoteControlPlane::deliver(std::function<void()> signal) {
+    if (m_client->busy() || !m_held.empty() || m_delivering) {
+        m_held.push_back(std::move(signal));
+        return;
+    }
+    signal();
+}
+
+void RemoteControlPlane::deliverHeld() {
+    if (m_delivering)
+        return;
+    m_delivering = true;
+    while (!m_held.empty() && !m_client->busy()) {
+        auto next = std::move(m_held.front());
+        m_held.pop_front();
+        next();
+    }
+    m_delivering = false;
+}
+
+bool RemoteControlPlane::isOver(const std::string& taskId) {
+    auto found = task(taskId);
+    if (!found)
+        return false;
+    return !*found || ((*found)->status != TaskStatus::Queued && (*found)->status != TaskStatus::Running);
+}
+
+void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq) {
+    if (auto it = m_streams.find(taskId); it != m_streams.end()) {
+        afterSeq = std::max(afterSeq, it->second->lastSeq());
+        it->second->disconnect(this); // nothing more of it reaches the faces: the new one takes over
+        it->second->deleteLater();
+        m_streams.erase(it);
+    }
+    auto* stream = new RemoteEventStream(
+        *m_client, taskId, afterSeq, [this](const std::string& id) { return isOver(id); }, this);
+    m_streams[taskId] = stream;
+    connect(stream, &RemoteEventStream::event, this, [this](const std::string& id, const json& event) {
+        deliver([this, id, event] {
+            emit eventStored(id, event);
+            if (auto approval = approvalFromEvent(id, event))
+                emit approvalNeeded(*approval);
+        });
+    });
+    connect(stream, &RemoteEventStream::ended, this,
+            [this](const std::string& id) { deliver([this, id] { emit taskFinished(id); }); });
+    connect(stream, &RemoteEventStream::interrupted, this, [this](const std::string&, const QString& message) {
+        ++m_interrupted;
+        deliver([this, message] { emit connectionProblem(message); });
+    });
+    connect(stream, &RemoteEventStream::resumed, this, [this](const std::string&) {
+        if (m_interrupted > 0 && --m_interrupted == 0)
+            deliver([this] { emit connectionRestored(); });
+    });
+    connect(stream, &RemoteEventStream::keyRejected, this, [this] {
+        deliver([this] {
+            emit keyRejected(QString::fromStdString("warrend at " + m_client->server().toStdString() +
+                                                    " refused the API key (revoked or expired): enter a new one "
+                                                    "in Settings, or `warren secrets set remote`"));
+        });
+    });
+    stream->start();
+}
+
+void RemoteControlPlane::replaceKey(const std::string& key) {
+    m_client->setKey(key);
+    std::vector<std::pair<std::string, std::uint64_t>> restart;
+    for (const auto& [id, stream] : m_streams)
+        restart.emplace_back(id, stream->lastSeq());
+    for (const auto& [id, seq] : restart)
+        watch(id, seq);
+}
+
+Result<std::uint64_t> RemoteControlPlane::lastSeq(const std::string& taskId) {
+    auto page = m_client->callJson("GET", taskPath(taskId, "/events?before_seq=0&limit=1"));
+    if (!page)
+        return page.error();
+    const auto last = page->find("last_seq");
+    if (last == page->end() || !last->is_number_unsigned())
+        return makeError(ErrorCode::System, "warrend's answer for the events of " + taskId + " has no last_seq");
+    return last->get<std::uint64_t>();
+}
+
+TaskRecord RemoteControlPlane::withLocalWorkspace(TaskRecord task) const {
+    // The faces show where the task came from on this machine; the server's record names its upload.
+    if (auto home = loadTaskHome(m_dataDir, task.id); home && *home)
+        task.workspace = (*home)->workspace;
+    else
+        task.workspace = "upload " + task.workspace + " on " + m_client->server().toStdString();
+    return task;
+}
+
+Result<TaskRecord> RemoteControlPlane::submitTo(const std::string& prompt, const std::string& workspace,
+                                                const control::TaskSpec& spec, const json& script) {
+    std::error_code error;
+    const std::string local = fs::canonical(workspace, error).string();
+    if (error || !fs::is_directory(local))
+        return makeError(ErrorCode::InvalidArgument, "the workspace " + workspace + " is not a directory");
+    auto uploaded = uploadWorkspace(*m_client, local, m_dataDir, m_maxUploadBytes);
+    if (!uploaded)
+        return uploaded.error();
+    // The same key on a retry: a connection dropped after the server created the task answers that task
+    // again instead of creating a second one.
+    const QByteArray idempotency = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+    const json body = taskRequestJson(prompt, uploaded->uploadId, spec, script);
+    auto created = m_client->callJson("POST", "/v1/tasks", body, {{"Idempotency-Key", idempotency}});
+    if (!created && created.error().code == ErrorCode::Unavailable && created.error().message.find("quota") == std::string::npos)
+        created = m_client->callJson("POST", "/v1/tasks", body, {{"Idempotency-Key", idempotency}});
+    if (!created)
+        return created.error();
+    auto task = taskFromJson(*created);
+    if (!task)
+        return task.error();
+    RemoteTaskHome home{m_client->server().toStdString(), local, uploaded->uploadId, uploaded->manifest};
+    if (auto saved = saveTaskHome(m_dataDir, task->id, home); !saved)
+        return saved.error();
+    watch(task->id, 0);
+    return withLocalWorkspace(std::move(*task));
+}
+
+Result<TaskRecord> RemoteControlPlane::submit(const std::string& prompt, const std::string& workspace,
+                                              const control::TaskSpec& spec) {
+    json script;
+    if (spec.provider.rfind("scripted:", 0) == 0) {
+        const std::string path = spec.provider.substr(std::string_view("scripted:").size());
+        script = json::parse(readFile(path), nullptr, false);
+        if (!script.is_object())
+            return makeError(ErrorCode::InvalidArgument, "the script " + path + " is not a JSON object {\"turns\": [...]}");
+    }
+    return submitTo(prompt, workspace, spec, script);
+}
+
+Result<TaskRecord> RemoteControlPlane::submitDemo(control::TaskSpec spec) {
+    const std::string directory = m_dataDir + "/demo/" + QUuid::createUuid().toString(QUuid::Id128).toStdString();
+    if (auto written = control::writeDemo(directory); !written)
+        return written.error();
+    spec.demo = true;
+    spec.provider = "scripted:" + directory + "/script.json";
+    return submit(control::kDemoPrompt, directory + "/workspace", spec);
+}
+
+Status RemoteControlPlane::resume(const std::string& taskId, const control::SandboxMove& move) {
+    if (move.backend || move.image)
+        return makeError(ErrorCode::InvalidArgument,
+                         "warrend decides which sandbox its tasks run in; resume without --backend and --image");
+    auto last = lastSeq(taskId);
+    if (!last)
+        return last.error();
+    if (auto resumed = m_client->call("POST", taskPath(taskId, "/resume")); !resumed)
+        return resumed.error();
+    watch(taskId, *last);
+    return Ok{};
+}
+
+Status RemoteControlPlane::cancel(const std::string& taskId) {
+    if (auto cancelled = m_client->call("POST", taskPath(taskId, "/cancel")); !cancelled)
+        return cancelled.error();
+    return Ok{};
+}
+
+Status RemoteControlPlane::pause(const std::string&) {
+    return makeError(ErrorCode::Unsupported, "a task on a server cannot be paused: Stop it, and Resume it later "
+                                             "from its last checkpoint");
+}
+
+void RemoteControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
+                                        const std::string& note, bool always) {
+    json body = {{"approved", approved}, {"always", always}};
+    if (!note.empty())
+        body["note"] = note;
+    auto answered = m_client->call("POST", taskPath(taskId, "/approvals/" + QString::fromUtf8(QUrl::toPercentEncoding(
+                                                                         QString::fromStdString(callId)))),
+                                   QByteArray::fromStdString(body.dump()));
+    if (!answered)
+        emit connectionProblem(QString::fromStdString("the answer to " + taskId + "'s question did not reach the server: " +
+                                                      answered.error().message));
+}
+
+Status RemoteControlPlane::allowCommands(const std::string&, const std::string&) {
+    return makeError(ErrorCode::Unsupported,
+                     "warrend keeps no command rules of yours: approve each call, or Always for the rest of this task");
+}
+
+Result<std::vector<TaskRecord>> RemoteControlPlane::tasks() {
+    auto answer = m_client->callJson("GET", "/v1/tasks");
+    if (!answer)
+        return answer.error();
+    const auto list = answer->find("tasks");
+    if (list == answer->end() || !list->is_array())
+        return makeError(ErrorCode::System, "warrend's list of tasks does not read: expected {\"tasks\": [...]}");
+    std::vector<TaskRecord> tasks;
+    for (const auto& item : *list) {
+        auto task = taskFromJson(item);
+        if (!task)
+            return task.error();
+        tasks.push_back(withLocalWorkspace(std::move(*task)));
+    }
+    // What runs is watched from its latest event on: the faces hear of its new events as of a local one.
+    for (const auto& task : tasks) {
+        if ((task.status == TaskStatus::Queued || task.status == TaskStatus::Running) && !m_streams.contains(task.id)) {
+            if (auto last = lastSeq(task.id))
+                watch(task.id, *last);
+        }
+    }
+    return tasks;
+}
+
+Result<std::optional<TaskRecord>> RemoteControlPlane::task(const std::string& taskId) {
+    auto answer = m_client->callJson("GET", taskPath(taskId));
+    if (!answer) {
+        if (answer.error().code == ErrorCode::NotFound)
+            return std::optional<TaskRecord>();
+        return answer.error();
+    }
+    auto task = taskFromJson(*answer);
+    if (!task)
+        return task.error();
+    return std::optional<TaskRecord>(withLocalWorkspace(std::move(*task)));
+}
+
+Result<std::vector<json>> RemoteControlPlane::events(const std::string& taskId, std::uint64_t afterSeq) {
+    std::vector<json> events;
+    while (true) {
+        auto page = m_client->callJson("GET", taskPath(taskId, "/events?after_seq=" + QString::number(afterSeq) +
+                                                                   "&limit=" + QString::number(kEventPage)));
+        if (!page)
+            return page.error();
+        const auto list = page->find("events");
+        if (list == page->end() || !list->is_array())
+            return makeError(ErrorCode::System, "warrend's events of " + taskId + " do not read");
+        for (auto& event : *list)
+            events.push_back(std::move(event));
+        if (list->size() < kEventPage)
+            return events;
+        afterSeq = events.back().value("seq", afterSeq + list->size());
+    }
+}
+
+Result<std::vector<control::ArtifactRecord>> RemoteControlPlane::artifacts(const std::string& taskId) {
+    auto answer = m_client->callJson("GET", taskPath(taskId, "/artifacts"));
+    if (!answer)
+        return answer.error();
+    return artifactsFromJson(taskId, *answer);
+}
+
+Status RemoteControlPlane::exportTask(const std::string& taskId, const std::string& directory) {
+    auto record = task(taskId);
+    if (!record)
+        return record.error();
+    if (!*record)
+        return makeError(ErrorCode::NotFound, "no task " + taskId + " of yours on " + m_client->server().toStdString());
+    auto all = events(taskId);
+    if (!all)
+        return all.error();
+    auto listed = artifacts(taskId);
+    if (!listed)
+        return listed.error();
+    const fs::path root(directory);
+    std::error_code error;
+    fs::create_directories(root / "output", error);
+    if (error)
+        return makeError(ErrorCode::System, "cannot create " + directory + ": " + error.message());
+    std::ofstream summary(root / "task.json");
+    summary << control::toJson(**record).dump(2) << "\n";
+    std::ofstream lines(root / "events.jsonl");
+    for (const auto& event : *all)
+        lines << event.dump() << "\n";
+    for (const auto& artifact : *listed) {
+        // The server's names are relative paths below /output; one that is not stays on the server.
+        const fs::path relative = fs::path(artifact.path).lexically_normal();
+        if (relative.is_absolute() || relative.empty() || *relative.begin() == "..")
+            return makeError(ErrorCode::System, "warrend named an artifact \"" + artifact.path + "\" outside /output");
+        auto bytes = m_client->call("GET", taskPath(taskId, "/artifacts/" + QString::fromUtf8(QUrl::toPercentEncoding(
+                                                                               QString::fromStdString(artifact.path)))));
+        if (!bytes)
+            return bytes.error();
+        fs::create_directories((root / "output" / relative).parent_path(), error);
+        std::ofstream out(root / "output" / relative, std::ios::binary | std::ios::trunc);
+        out.write(bytes->constData(), bytes->size());
+        if (!out.flush())
+            return makeError(ErrorCode::System, "cannot write " + (root / "output" / relative).string() + "; is the disk full?");
+    }
+    if (!summary.flush() || !lines.flush())
+        return makeError(ErrorCode::System, "cannot write the export in " + directory + "; is the disk full?");
+    return Ok{};
+}
+
+Result<control::Settings> RemoteControlPlane::settings() { return control::loadSettings(*m_settings); }
+
+Status RemoteControlPlane::saveSettings(const control::Settings& settings) {
+    return control::saveSettings(*m_settings, settings);
+}
+
+Result<std::string> RemoteControlPlane::providerKeyName(const std::string& provider) {
+    auto config = control::parseProviderSpec(provider, "any");
+    if (!config)
+        return config.error();
+    if (config->keyName.empty())
+        return std::string(); // a local model server's: no key
+    // The server keeps a user's keys by the provider's name (PUT /v1/me/provider-keys/NAME).
+    return provider.substr(0, provider.find(':'));
+}
+
+Status RemoteControlPlane::storeKey(const std::string& keyName, const std::string& key) {
+    if (keyName.empty())
+        return makeError(ErrorCode::InvalidArgument, "this provider takes no API key");
+    auto stored = m_client->callJson("PUT", "/v1/me/provider-keys/" + QString::fromStdString(keyName), json{{"key", key}});
+    if (!stored)
+        return stored.error();
+    return Ok{};
+}
+
+Result<bool> RemoteControlPlane::hasKey(const std::string& keyName) {
+    auto listed = m_client->callJson("GET", "/v1/me/provider-keys");
+    if (!listed)
+        return listed.error();
+    for (const auto& item : listed->value("provider_keys", json::array()))
+        if (item.is_object() && item.value("provider", "") == keyName)
+            return true;
+    return false;
+}
+
+void RemoteControlPlane::testModel(const std::string&, const std::string&, const std::string&, QObject*,
+                                   std::function<void(Status)> done) {
+    done(makeError(ErrorCode::Unsupported, "the server calls the model, not this machine: run a small task to try "
+                                           "it; Test connection checks the server itself"));
+}
+
+std::vector<std::string> RemoteControlPlane::presetNames() { return agent::presetNames(); }
+
+Result<control::ChangesPlan> RemoteControlPlane::planChanges(const std::string& taskId, const std::string& workspace) {
+    return bringChangesHome(*m_client, m_dataDir, taskId, workspace, ApplyMode::PlanOnly);
+}
+
+Result<control::ChangesPlan> RemoteControlPlane::applyChanges(const std::string& taskId, const std::string& workspace) {
+    return bringChangesHome(*m_client, m_dataDir, taskId, workspace, ApplyMode::Apply);
+}
+
+} // namespace warren::remote

@@ -1,0 +1,73 @@
+#pragma once
+// One task's live events from warrend (GET /v1/tasks/{id}/events/stream, Server-Sent Events), kept alive
+// across a network that fails: when the connection drops, the server restarts or goes silent, the stream
+// reconnects with a growing pause (Backoff) and asks for what follows the last seq it delivered
+// (Last-Event-ID), so no event is lost or delivered twice. Events at or below that seq are dropped, whatever
+// the server sends.
+//
+// The server ends a stream when its task is no longer queued or running and every event was sent; a close
+// that is not such an end (a killed server closes the connection too) is told apart by asking for the task:
+// only a task that is over ends the stream (`ended`).
+
+#include "app/providers/SseParser.h"
+#include "app/remote/Backoff.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+class QNetworkReply;
+
+namespace warren::remote {
+
+class RemoteClient;
+
+class RemoteEventStream : public QObject {
+    Q_OBJECT
+public:
+    // isOver: whether the task is over (asked when the server closes the stream); an error counts as not.
+    RemoteEventStream(RemoteClient& client, std::string taskId, std::uint64_t afterSeq,
+                      std::function<bool(const std::string&)> isOver, QObject* parent = nullptr);
+    ~RemoteEventStream() override;
+
+    void start();
+    std::uint64_t lastSeq() const { return m_lastSeq; }
+    const std::string& taskId() const { return m_taskId; }
+
+    // No byte for this long (the server's keep-alive comment comes every 15 s): the connection is taken
+    // for dead and opened again.
+    static constexpr int kSilenceMs = 45'000;
+
+signals:
+    void event(const std::string& taskId, const nlohmann::json& event);
+    void ended(const std::string& taskId);
+    // The connection failed; message says why and when the next try is.
+    void interrupted(const std::string& taskId, const QString& message);
+    void resumed(const std::string& taskId); // the first bytes after an interruption arrived
+    void keyRejected();                      // 401: retrying would not help until the key changes
+
+private:
+    void connectNow();
+    void onReadyRead();
+    void onFinished();
+    void retryLater(const QString& why);
+    void dropReply();
+
+    RemoteClient& m_client;
+    std::string m_taskId;
+    std::uint64_t m_lastSeq;
+    std::function<bool(const std::string&)> m_isOver;
+    QPointer<QNetworkReply> m_reply;
+    control::SseParser m_parser;
+    Backoff m_backoff;
+    QTimer m_retry;
+    QTimer m_silence;
+    bool m_interrupted = false;
+    bool m_done = false;
+};
+
+} // namespace warren::remote

@@ -1,0 +1,114 @@
+#include "app/remote/RemoteTaskJson.h"
+
+#include "agent_core/protocol/EventPayloads.h"
+#include "agent_core/protocol/EventTypes.h"
+#include "common/JsonFields.h"
+
+namespace warren::remote {
+
+using nlohmann::json;
+using namespace json_fields;
+
+namespace {
+
+std::string text(const json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::uint64_t count(const json& object, const char* key) {
+    const auto it = object.find(key);
+    return it == object.end() ? 0 : asUint(*it).value_or(0);
+}
+
+} // namespace
+
+Result<control::TaskRecord> taskFromJson(const json& task) {
+    if (auto object = requireObject(task, "warrend's task"); !object)
+        return object.error();
+    control::TaskRecord record;
+    Error error;
+    std::string status;
+    if (!take(getString(task, "id", "warrend's task"), record.id, error) ||
+        !take(getString(task, "status", "warrend's task"), status, error))
+        return error;
+    const auto parsed = control::taskStatusFromName(status);
+    if (!parsed)
+        return makeError(ErrorCode::System, "warrend's task " + record.id + " has the status \"" + status +
+                                                "\", which this version of Warren does not know; update it");
+    record.status = *parsed;
+    record.prompt = text(task, "prompt");
+    record.workspace = text(task, "workspace");
+    record.createdAt = text(task, "created_at");
+    record.startedAt = text(task, "started_at");
+    record.finishedAt = text(task, "finished_at");
+    record.finishReason = text(task, "finish_reason");
+    record.summary = text(task, "summary");
+    record.error = text(task, "error");
+    record.steps = count(task, "steps");
+    record.tokensIn = count(task, "tokens_in");
+    record.tokensOut = count(task, "tokens_out");
+    record.runs = count(task, "runs");
+    const auto spec = task.find("spec");
+    record.spec = spec != task.end() && spec->is_object() ? spec->dump() : "{}";
+    return record;
+}
+
+json taskRequestJson(const std::string& prompt, const std::string& uploadId, const control::TaskSpec& spec,
+                     const json& script) {
+    json body = {{"prompt", prompt}, {"workspace", uploadId}, {"network", spec.network}};
+    if (!script.is_null())
+        body["script"] = script;
+    else if (!spec.provider.empty())
+        body["provider"] = spec.provider;
+    if (!spec.model.empty())
+        body["model"] = spec.model;
+    if (!spec.presets.empty())
+        body["presets"] = spec.presets;
+    if (spec.overrides.is_object() && !spec.overrides.empty())
+        body["settings"] = spec.overrides;
+    if (spec.timeoutSec > 0)
+        body["limits"] = {{"timeout_sec", spec.timeoutSec}};
+    if (spec.tokenBudget > 0)
+        body["token_budget"] = spec.tokenBudget;
+    return body;
+}
+
+std::optional<control::ApprovalRecord> approvalFromEvent(const std::string& taskId, const json& event) {
+    if (!event.is_object() || event.value("type", std::string()) != protocol::event_type::kApprovalRequested)
+        return std::nullopt;
+    const auto data = event.find("data");
+    if (data == event.end())
+        return std::nullopt;
+    auto payload = protocol::ApprovalRequestedData::fromJson(*data);
+    if (!payload)
+        return std::nullopt;
+    control::ApprovalRecord approval;
+    approval.taskId = taskId;
+    approval.callId = payload->id;
+    approval.tool = text(event, "tool");
+    approval.arguments = payload->arguments.dump();
+    approval.reason = payload->reason;
+    approval.requestedAt = text(event, "ts");
+    return approval;
+}
+
+Result<std::vector<control::ArtifactRecord>> artifactsFromJson(const std::string& taskId, const json& answer) {
+    const auto list = answer.find("artifacts");
+    if (!answer.is_object() || list == answer.end() || !list->is_array())
+        return makeError(ErrorCode::System, "warrend's list of artifacts does not read: expected {\"artifacts\": [...]}");
+    std::vector<control::ArtifactRecord> artifacts;
+    for (const auto& item : *list) {
+        control::ArtifactRecord artifact;
+        artifact.taskId = taskId;
+        artifact.path = item.is_object() ? text(item, "path") : "";
+        if (artifact.path.empty())
+            return makeError(ErrorCode::System, "warrend listed an artifact without a path");
+        artifact.bytes = count(item, "bytes");
+        artifact.sha256 = text(item, "sha256");
+        artifacts.push_back(std::move(artifact));
+    }
+    return artifacts;
+}
+
+} // namespace warren::remote
