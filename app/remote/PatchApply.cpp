@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <set>
 #include <sys/stat.h>
 
 namespace warren::remote {
@@ -27,6 +28,7 @@ const char* describe(LocalState::Type type) {
     case LocalState::Type::Missing:
     case LocalState::Type::Other:
     case LocalState::Type::BeyondSymlink:
+    case LocalState::Type::UnderFile:
         break;
     }
     return "something other than a file, a link or a directory";
@@ -38,6 +40,8 @@ std::optional<std::string> conflictReason(const ManifestEntry* uploaded, const L
     using Type = LocalState::Type;
     if (local.type == Type::BeyondSymlink)
         return std::string("a directory on its path is a symbolic link here");
+    if (local.type == Type::UnderFile)
+        return "\"" + local.blockedBy + "\" is a file here, where the patch needs a directory";
     if (uploaded == nullptr) {
         if (local.type == Type::Missing)
             return std::nullopt;
@@ -76,8 +80,12 @@ Result<LocalState> readLocalState(const fs::path& workspace, const std::string& 
             state.type = LocalState::Type::BeyondSymlink;
             return state;
         }
-        if (!S_ISDIR(info.st_mode))
-            return state; // a file where a directory would be: git's check says what it thinks of it
+        if (!S_ISDIR(info.st_mode)) {
+            // git apply --check does not see this one: it fails only when it writes, part-way through.
+            state.type = LocalState::Type::UnderFile;
+            state.blockedBy = path.substr(0, slash);
+            return state;
+        }
     }
     const fs::path full = workspace / path;
     struct stat info {};
@@ -176,10 +184,16 @@ struct Planned {
 Result<Planned> plan(const std::vector<Touched>& touched, const fs::path& workspace,
                      const WorkspaceManifest& manifest, const Applier& applier) {
     Planned planned;
+    std::set<std::string> deleted; // a file the patch deletes may stand where it creates a directory
+    for (const auto& each : touched)
+        if (each.file.change == PatchFile::Change::Deleted)
+            deleted.insert(each.file.path);
     for (const auto& each : touched) {
         auto local = readLocalState(workspace, each.file.path);
         if (!local)
             return local.error();
+        if (local->type == LocalState::Type::UnderFile && deleted.contains(local->blockedBy))
+            local->type = LocalState::Type::Missing;
         if (auto reason = conflictReason(manifest.find(each.file.path), *local))
             planned.plan.conflicts.push_back({each.file.path, std::move(*reason)});
         else

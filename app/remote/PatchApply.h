@@ -29,11 +29,14 @@ namespace warren::remote {
 
 // A path in the local workspace as it is now.
 struct LocalState {
-    enum class Type { Missing, File, Symlink, Directory, Other, BeyondSymlink };
+    // BeyondSymlink: a directory on its path is a link; UnderFile: something on its path (blockedBy) is not a
+    // directory, so nothing can be created there.
+    enum class Type { Missing, File, Symlink, Directory, Other, BeyondSymlink, UnderFile };
     Type type = Type::Missing;
     std::string sha256;      // files
     bool executable = false; // files
     std::string target;      // symlinks
+    std::string blockedBy;   // UnderFile
 };
 
 // Why the patch must not touch a path whose upload held uploaded (nullptr: nothing) and which is now local;
