@@ -70,10 +70,12 @@ Result<GitOutput> runProcess(std::vector<std::string> args, std::vector<std::str
                              const fs::path& stdinFile) {
     int outPipe[2], errPipe[2];
     if (::pipe2(outPipe, O_CLOEXEC) != 0)
-        return makeError(ErrorCode::System, std::string("cannot create a pipe for git: ") + std::strerror(errno));
+        return makeError(ErrorCode::System,
+                         std::string("cannot create a pipe for git: ") + std::strerror(errno));
     UniqueFd outRead(outPipe[0]), outWrite(outPipe[1]);
     if (::pipe2(errPipe, O_CLOEXEC) != 0)
-        return makeError(ErrorCode::System, std::string("cannot create a pipe for git: ") + std::strerror(errno));
+        return makeError(ErrorCode::System,
+                         std::string("cannot create a pipe for git: ") + std::strerror(errno));
     UniqueFd errRead(errPipe[0]), errWrite(errPipe[1]);
 
     const std::string input = stdinFile.empty() ? std::string("/dev/null") : stdinFile.string();
@@ -104,7 +106,7 @@ Result<GitOutput> runProcess(std::vector<std::string> args, std::vector<std::str
 }
 
 std::vector<std::string> gitEnvironment(const fs::path& scratch) {
-    std::vector<std::string> env = {"GIT_CONFIG_NOSYSTEM=1",     "GIT_CONFIG_GLOBAL=/dev/null",
+    std::vector<std::string> env = {"GIT_CONFIG_NOSYSTEM=1",    "GIT_CONFIG_GLOBAL=/dev/null",
                                     "HOME=" + scratch.string(), "XDG_CONFIG_HOME=" + scratch.string(),
                                     "GIT_TERMINAL_PROMPT=0",    "LC_ALL=C"};
     if (const char* path = std::getenv("PATH"))
@@ -125,8 +127,8 @@ Result<GitScratch> GitScratch::create(const std::string& git) {
     if (!init)
         return init.error();
     if (init->status != 0)
-        return makeError(ErrorCode::System, "git init failed (exit " + std::to_string(init->status) +
-                                                "): " + init->err);
+        return makeError(ErrorCode::System,
+                         "git init failed (exit " + std::to_string(init->status) + "): " + init->err);
     return scratch;
 }
 

@@ -39,7 +39,8 @@ public:
                           const std::filesystem::path& stdinFile = {}) const;
 
 private:
-    GitScratch(std::string git, std::filesystem::path path) : m_git(std::move(git)), m_path(std::move(path)) {}
+    GitScratch(std::string git, std::filesystem::path path)
+        : m_git(std::move(git)), m_path(std::move(path)) {}
     std::filesystem::path repository() const { return m_path / "empty.git"; }
 
     std::string m_git;

@@ -92,8 +92,8 @@ Result<LocalState> readLocalState(const fs::path& workspace, const std::string& 
     if (::lstat(full.c_str(), &info) != 0) {
         if (errno == ENOENT || errno == ENOTDIR)
             return state;
-        return makeError(ErrorCode::System, "cannot look at \"" + path + "\" in the workspace: " +
-                                                std::strerror(errno));
+        return makeError(ErrorCode::System,
+                         "cannot look at \"" + path + "\" in the workspace: " + std::strerror(errno));
     }
     if (S_ISREG(info.st_mode)) {
         state.type = LocalState::Type::File;
@@ -107,8 +107,8 @@ Result<LocalState> readLocalState(const fs::path& workspace, const std::string& 
         std::error_code error;
         state.target = fs::read_symlink(full, error).string();
         if (error)
-            return makeError(ErrorCode::System,
-                             "cannot read the symbolic link \"" + path + "\" in the workspace: " + error.message());
+            return makeError(ErrorCode::System, "cannot read the symbolic link \"" + path +
+                                                    "\" in the workspace: " + error.message());
     } else {
         state.type = S_ISDIR(info.st_mode) ? LocalState::Type::Directory : LocalState::Type::Other;
     }
@@ -123,7 +123,8 @@ struct Touched {
     std::vector<std::string_view> sections;
 };
 
-std::vector<Touched> groupByPath(const std::vector<PatchSection>& sections, const std::vector<PatchFile>& files) {
+std::vector<Touched> groupByPath(const std::vector<PatchSection>& sections,
+                                 const std::vector<PatchFile>& files) {
     std::vector<Touched> touched;
     for (const auto& file : files)
         touched.push_back({file, {}});
@@ -222,9 +223,10 @@ Result<Planned> plan(const std::vector<Touched>& touched, const fs::path& worksp
                 if (!again)
                     return again.error();
                 if (again->status != 0)
-                    return makeError(ErrorCode::System, "git apply accepts each file of the patch alone but not "
-                                                        "together: " + firstComplaint(again->err) +
-                                                        "; nothing was applied");
+                    return makeError(ErrorCode::System,
+                                     "git apply accepts each file of the patch alone but not "
+                                     "together: " +
+                                         firstComplaint(again->err) + "; nothing was applied");
             }
         }
     }
@@ -261,8 +263,8 @@ Result<Prepared> prepare(std::string_view patch, const fs::path& workspace) {
 
 } // namespace
 
-Result<PatchPlan> planPatch(std::string_view patch, const fs::path& workspace, const WorkspaceManifest& manifest,
-                            const ApplyOptions& options) {
+Result<PatchPlan> planPatch(std::string_view patch, const fs::path& workspace,
+                            const WorkspaceManifest& manifest, const ApplyOptions& options) {
     auto prepared = prepare(patch, workspace);
     if (!prepared)
         return prepared.error();
@@ -275,8 +277,8 @@ Result<PatchPlan> planPatch(std::string_view patch, const fs::path& workspace, c
     return std::move(planned->plan);
 }
 
-Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace, const WorkspaceManifest& manifest,
-                             const ApplyOptions& options) {
+Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace,
+                             const WorkspaceManifest& manifest, const ApplyOptions& options) {
     auto prepared = prepare(patch, workspace);
     if (!prepared)
         return prepared.error();
@@ -293,9 +295,9 @@ Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace, 
     if (!applied)
         return applied.error();
     if (applied->status != 0)
-        return makeError(ErrorCode::System, "git apply failed after its check passed: " +
-                                                firstComplaint(applied->err) +
-                                                "; look at the workspace before applying again");
+        return makeError(ErrorCode::System,
+                         "git apply failed after its check passed: " + firstComplaint(applied->err) +
+                             "; look at the workspace before applying again");
     return std::move(planned->plan);
 }
 

@@ -53,8 +53,8 @@ struct PatchConflict {
 };
 
 struct PatchPlan {
-    std::vector<PatchFile> apply;          // in the patch's order
-    std::vector<PatchConflict> conflicts;  // sorted by path
+    std::vector<PatchFile> apply;         // in the patch's order
+    std::vector<PatchConflict> conflicts; // sorted by path
 };
 
 struct ApplyOptions {

@@ -9,7 +9,9 @@ namespace {
 
 constexpr std::string_view kHeader = "diff --git ";
 
-std::string_view firstLine(std::string_view text) { return text.substr(0, std::min(text.find('\n'), text.size())); }
+std::string_view firstLine(std::string_view text) {
+    return text.substr(0, std::min(text.find('\n'), text.size()));
+}
 
 // One C-quoted name at the start of text; consumed is set to its length with the quotes.
 std::optional<std::string> unquoteAt(std::string_view text, std::size_t& consumed) {
@@ -36,16 +38,35 @@ std::optional<std::string> unquoteAt(std::string_view text, std::size_t& consume
             continue;
         }
         switch (e) {
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'v': out += '\v'; break;
-        case '\\': out += '\\'; break;
-        case '"': out += '"'; break;
-        default: return std::nullopt;
+        case 'a':
+            out += '\a';
+            break;
+        case 'b':
+            out += '\b';
+            break;
+        case 'f':
+            out += '\f';
+            break;
+        case 'n':
+            out += '\n';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case 't':
+            out += '\t';
+            break;
+        case 'v':
+            out += '\v';
+            break;
+        case '\\':
+            out += '\\';
+            break;
+        case '"':
+            out += '"';
+            break;
+        default:
+            return std::nullopt;
         }
     }
     return std::nullopt;
@@ -55,7 +76,8 @@ std::optional<std::string> unquoteAt(std::string_view text, std::size_t& consume
 Result<std::string> headerPath(std::string_view line) {
     const std::string_view both = line.substr(kHeader.size());
     const auto refused = [&](const std::string& why) {
-        return makeError(ErrorCode::InvalidArgument, "the patch's header \"" + std::string(line) + "\" " + why);
+        return makeError(ErrorCode::InvalidArgument,
+                         "the patch's header \"" + std::string(line) + "\" " + why);
     };
     std::string oldName, newName;
     if (both.starts_with('"')) {
@@ -196,8 +218,9 @@ Result<std::vector<PatchSection>> splitPatch(std::string_view patch) {
             start = at;
         } else if (start == std::string_view::npos &&
                    patch.substr(at, end - at).find_first_not_of(" \t\r") != std::string_view::npos) {
-            return makeError(ErrorCode::InvalidArgument,
-                             "the patch does not start with \"diff --git\": it is not a patch the server made");
+            return makeError(
+                ErrorCode::InvalidArgument,
+                "the patch does not start with \"diff --git\": it is not a patch the server made");
         }
         at = end + 1;
     }

@@ -43,7 +43,10 @@ std::string ustarBlock(const std::string& name, char type, std::uint32_t mode, s
     putOctal(h + 136, 12, static_cast<std::uint64_t>(std::clamp<std::int64_t>(mtime, 0, kMaxOctalSize)));
     h[156] = type;
     putText(h + 157, kLinkSize, linkTarget);
-    std::memcpy(h + 257, "ustar\0" "00", 8);
+    std::memcpy(h + 257,
+                "ustar\0"
+                "00",
+                8);
     // The checksum is summed with its own field as spaces, then written as six digits, NUL, space.
     std::memset(h + 148, ' ', 8);
     unsigned sum = 0;
@@ -56,7 +59,9 @@ std::string ustarBlock(const std::string& name, char type, std::uint32_t mode, s
 
 } // namespace
 
-std::uint64_t tarPadding(std::uint64_t size) { return (kBlock - size % kBlock) % kBlock; }
+std::uint64_t tarPadding(std::uint64_t size) {
+    return (kBlock - size % kBlock) % kBlock;
+}
 
 std::string tarHeaders(const TarMember& member) {
     const std::string path = member.type == TarMember::Type::Directory ? member.path + "/" : member.path;
@@ -75,8 +80,8 @@ std::string tarHeaders(const TarMember& member) {
     if (records.empty())
         return ustarBlock(path, type, member.mode, size, member.mtime, link);
     // The ustar header behind the pax one keeps what fits; a reader that knows pax takes the records.
-    std::string headers = ustarBlock("PaxHeaders/" + path.substr(0, kNameSize - 11), 'x', 0644,
-                                     records.size(), 0, {});
+    std::string headers =
+        ustarBlock("PaxHeaders/" + path.substr(0, kNameSize - 11), 'x', 0644, records.size(), 0, {});
     headers += records;
     headers.append(tarPadding(records.size()), '\0');
     headers += ustarBlock(path.substr(0, kNameSize), type, member.mode, size, member.mtime,

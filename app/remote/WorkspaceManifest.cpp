@@ -26,7 +26,9 @@ void Sha256::add(const char* data, std::size_t size) {
     m_state->hash.addData(QByteArrayView(data, static_cast<qsizetype>(size)));
 }
 
-std::string Sha256::hex() { return m_state->hash.result().toHex().toStdString(); }
+std::string Sha256::hex() {
+    return m_state->hash.result().toHex().toStdString();
+}
 
 Result<std::string> fileSha256(const std::filesystem::path& file, const std::string& name) {
     const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
@@ -53,8 +55,9 @@ WorkspaceManifest::WorkspaceManifest(std::vector<ManifestEntry> entries) : m_ent
 }
 
 const ManifestEntry* WorkspaceManifest::find(const std::string& path) const {
-    const auto at = std::lower_bound(m_entries.begin(), m_entries.end(), path,
-                                     [](const ManifestEntry& entry, const std::string& p) { return entry.path < p; });
+    const auto at =
+        std::lower_bound(m_entries.begin(), m_entries.end(), path,
+                         [](const ManifestEntry& entry, const std::string& p) { return entry.path < p; });
     return at != m_entries.end() && at->path == path ? &*at : nullptr;
 }
 
@@ -76,8 +79,9 @@ nlohmann::json WorkspaceManifest::toJson() const {
 namespace {
 
 bool isSha256Hex(const std::string& text) {
-    return text.size() == 64 &&
-           std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+    return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
 }
 
 Result<ManifestEntry> readEntry(const nlohmann::json& json, const std::string& where) {
@@ -99,7 +103,8 @@ Result<ManifestEntry> readEntry(const nlohmann::json& json, const std::string& w
             !jf::take(jf::getBool(json, "executable", where), entry.executable, error))
             return error;
         if (!isSha256Hex(entry.sha256))
-            return makeError(ErrorCode::InvalidArgument, where + ": \"sha256\" is not 64 lowercase hex digits");
+            return makeError(ErrorCode::InvalidArgument,
+                             where + ": \"sha256\" is not 64 lowercase hex digits");
         return entry;
     }
     if (type == "symlink") {
@@ -110,7 +115,8 @@ Result<ManifestEntry> readEntry(const nlohmann::json& json, const std::string& w
             return error;
         return entry;
     }
-    return makeError(ErrorCode::InvalidArgument, where + ": \"type\" must be \"file\" or \"symlink\", got \"" + type + "\"");
+    return makeError(ErrorCode::InvalidArgument,
+                     where + ": \"type\" must be \"file\" or \"symlink\", got \"" + type + "\"");
 }
 
 } // namespace

@@ -139,7 +139,8 @@ bool linkStaysInside(std::string_view linkPath, std::string_view target) {
 
 std::optional<std::string> skipReason(const FoundEntry& entry) {
     if (firstInvalidUtf8(entry.path))
-        return std::string("its name is not UTF-8, which the upload's manifest cannot hold; rename it to send it");
+        return std::string(
+            "its name is not UTF-8, which the upload's manifest cannot hold; rename it to send it");
     switch (entry.type) {
     case FoundEntry::Type::File:
     case FoundEntry::Type::Directory:
@@ -279,8 +280,9 @@ public:
 
     // The ignored paths of the repository (or plain tree) whose work tree is top, as seen from dir.
     Status listIgnored(const std::string& dir, const fs::path& top) {
-        std::vector<std::string> args = {"--work-tree=" + top.string(), "ls-files", "-z",
-                                         "--others", "--ignored", "--exclude-standard", "--directory"};
+        std::vector<std::string> args = {
+            "--work-tree=" + top.string(), "ls-files",   "-z", "--others", "--ignored",
+            "--exclude-standard",          "--directory"};
         if (const auto exclude = infoExclude(top))
             args.push_back("--exclude-from=" + exclude->string());
         const fs::path at = dir.empty() ? m_workspace : m_workspace / dir;
@@ -288,9 +290,9 @@ public:
         if (!listed)
             return listed.error();
         if (listed->status != 0)
-            return makeError(ErrorCode::System, "git could not read the .gitignore files of \"" + at.string() +
-                                                    "\" (exit " + std::to_string(listed->status) +
-                                                    "): " + listed->err);
+            return makeError(ErrorCode::System, "git could not read the .gitignore files of \"" +
+                                                    at.string() + "\" (exit " +
+                                                    std::to_string(listed->status) + "): " + listed->err);
         m_ignored.addListing(dir, listed->out);
         return Ok{};
     }
@@ -426,8 +428,8 @@ public:
     }
     Status flush() {
         if (!writeAll(m_fd, m_buffer))
-            return makeError(ErrorCode::System, std::string("cannot write the workspace's archive: ") +
-                                                    std::strerror(errno));
+            return makeError(ErrorCode::System,
+                             std::string("cannot write the workspace's archive: ") + std::strerror(errno));
         m_buffer.clear();
         return Ok{};
     }
@@ -449,7 +451,8 @@ Error unreadable(const std::string& path, const std::string& why) {
 // is sent as it was measured (the manifest says what was sent); one that shrank cannot fill its header.
 Result<ManifestEntry> writeFile(TarOutput& out, const fs::path& workspace, const FoundEntry& entry) {
     // O_NONBLOCK: if the file was replaced by a FIFO since the walk, opening it does not wait for a writer.
-    const UniqueFd fd(::open((workspace / entry.path).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    const UniqueFd fd(
+        ::open((workspace / entry.path).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     struct stat info {};
     if (!fd.valid() || ::fstat(fd.get(), &info) != 0)
         return unreadable(entry.path, std::strerror(errno));
@@ -464,9 +467,10 @@ Result<ManifestEntry> writeFile(TarOutput& out, const fs::path& workspace, const
         if (n < 0)
             return unreadable(entry.path, std::strerror(errno));
         if (n == 0)
-            return makeError(ErrorCode::System, "\"" + entry.path +
-                                                    "\" in the workspace became shorter while it was being "
-                                                    "packed; pack the workspace again once nothing writes to it");
+            return makeError(ErrorCode::System,
+                             "\"" + entry.path +
+                                 "\" in the workspace became shorter while it was being "
+                                 "packed; pack the workspace again once nothing writes to it");
         const auto got = static_cast<std::size_t>(n);
         hash.add(buffer.data(), got);
         if (auto written = out.write(std::string_view(buffer.data(), got)); !written)
@@ -536,7 +540,8 @@ Result<PackSelection> selectWorkspace(const fs::path& workspace, const PackOptio
     return choose(std::move(walk.found()));
 }
 
-Result<PackResult> packWorkspace(const fs::path& workspace, const fs::path& tarFile, const PackOptions& options) {
+Result<PackResult> packWorkspace(const fs::path& workspace, const fs::path& tarFile,
+                                 const PackOptions& options) {
     auto selection = selectWorkspace(workspace, options);
     if (!selection)
         return selection.error();

@@ -103,7 +103,8 @@ struct PackOptions {
 };
 
 // Walks workspace and chooses its entries as described above (git runs; nothing is written).
-Result<PackSelection> selectWorkspace(const std::filesystem::path& workspace, const PackOptions& options = {});
+Result<PackSelection> selectWorkspace(const std::filesystem::path& workspace,
+                                      const PackOptions& options = {});
 
 struct PackResult {
     WorkspaceManifest manifest;

@@ -49,7 +49,7 @@ inline QString sha256Of(const std::string& bytes) {
 }
 
 // Every path under root (".git" left out unless withGit) with its type, executable bit and content hash;
-// an empty directory too unless filesOnly.
+// directories with a trailing "/".
 inline QStringList snapshot(const fs::path& root, bool withGit = false) {
     QStringList out;
     for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
@@ -93,8 +93,9 @@ inline QString git(const fs::path& cwd, const QStringList& args) {
     env.insert("GIT_CONFIG_GLOBAL", "/dev/null");
     process.setProcessEnvironment(env);
     process.setWorkingDirectory(QString::fromStdString(cwd.string()));
-    process.start("git", QStringList{"-c", "user.name=Test", "-c", "user.email=test@example.com",
-                                     "-c", "init.defaultBranch=main"} + args);
+    process.start("git", QStringList{"-c", "user.name=Test", "-c", "user.email=test@example.com", "-c",
+                                     "init.defaultBranch=main"} +
+                             args);
     process.waitForFinished(60'000);
     if (process.exitCode() != 0)
         qWarning().noquote() << "git" << args.join(' ') << "failed:" << process.readAllStandardError();

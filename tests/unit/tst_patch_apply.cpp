@@ -32,7 +32,8 @@ QStringList describeFiles(const std::vector<PatchFile>& files) {
     QStringList out;
     for (const auto& file : files)
         out << QString("%1 %2%3 %4 %5")
-                   .arg(QString::fromStdString(file.path), describe(file.change), file.binary ? " binary" : "")
+                   .arg(QString::fromStdString(file.path), describe(file.change),
+                        file.binary ? " binary" : "")
                    .arg(file.oldMode, 0, 8)
                    .arg(file.newMode, 0, 8);
     return out;
@@ -59,9 +60,10 @@ QString reasonFor(const PatchPlan& plan, const std::string& path) {
     return {};
 }
 
-const char* kModified = "diff --git a/f b/f\n"
-                        "index 5626abf0f72e58d7a153368ba57db4c673c0e171..814f4a422927b82f5f8a43f8fab6d3839e3983f2 100644\n"
-                        "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n one\n+two\n";
+const char* kModified =
+    "diff --git a/f b/f\n"
+    "index 5626abf0f72e58d7a153368ba57db4c673c0e171..814f4a422927b82f5f8a43f8fab6d3839e3983f2 100644\n"
+    "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n one\n+two\n";
 
 } // namespace
 
@@ -153,20 +155,24 @@ void PatchApplyTest::patchFiles_data() {
                             << QStringList{"bin modified binary 100644 100644"};
     QTest::newRow("name with a space") << "diff --git a/sp ace b/sp ace\nold mode 100644\nnew mode 100755\n"
                                        << QStringList{"sp ace modified 100644 100755"};
-    QTest::newRow("name that looks like two") << "diff --git a/x b/x b/x b/x\nold mode 100644\nnew mode 100755\n"
-                                              << QStringList{"x b/x modified 100644 100755"};
+    QTest::newRow("name that looks like two")
+        << "diff --git a/x b/x b/x b/x\nold mode 100644\nnew mode 100755\n"
+        << QStringList{"x b/x modified 100644 100755"};
     QTest::newRow("quoted tab") << "diff --git \"a/t\\tab\" \"b/t\\tab\"\nold mode 100644\nnew mode 100755\n"
                                 << QStringList{"t\tab modified 100644 100755"};
     QTest::newRow("quoted UTF-8") << "diff --git \"a/\\303\\251t\\303\\251\" \"b/\\303\\251t\\303\\251\"\n"
                                      "old mode 100644\nnew mode 100755\n"
-                                  << QStringList{QString::fromUtf8("\xc3\xa9t\xc3\xa9 modified 100644 100755")};
+                                  << QStringList{
+                                         QString::fromUtf8("\xc3\xa9t\xc3\xa9 modified 100644 100755")};
     QTest::newRow("file become a link (two sections, one file)")
-        << "diff --git a/l b/l\ndeleted file mode 100644\nindex 1..0\n--- a/l\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+        << "diff --git a/l b/l\ndeleted file mode 100644\nindex 1..0\n--- a/l\n+++ /dev/null\n@@ -1 +0,0 "
+           "@@\n-x\n"
            "diff --git a/l b/l\nnew file mode 120000\nindex 0..2\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+t\n"
            "\\ No newline at end of file\n"
         << QStringList{"l modified 100644 120000"};
-    QTest::newRow("two files, in order") << QString(kModified) + "diff --git a/a b/a\nold mode 100755\nnew mode 100644\n"
-                                         << QStringList{"f modified 100644 100644", "a modified 100755 100644"};
+    QTest::newRow("two files, in order")
+        << QString(kModified) + "diff --git a/a b/a\nold mode 100755\nnew mode 100644\n"
+        << QStringList{"f modified 100644 100644", "a modified 100755 100644"};
     QTest::newRow("a hunk line that mentions diff --git")
         << "diff --git a/f b/f\nindex 1..2 100644\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-diff --git a/x b/x\n+y\n"
         << QStringList{"f modified 100644 100644"};
@@ -183,17 +189,23 @@ void PatchApplyTest::patchFiles() {
 void PatchApplyTest::refusedPatches_data() {
     QTest::addColumn<QString>("patch");
     QTest::addColumn<QString>("error");
-    QTest::newRow("up and out") << "diff --git a/../x b/../x\nold mode 100644\nnew mode 100755\n" << "\"../x\"";
+    QTest::newRow("up and out") << "diff --git a/../x b/../x\nold mode 100644\nnew mode 100755\n"
+                                << "\"../x\"";
     QTest::newRow("absolute") << "diff --git a//etc/x b//etc/x\nold mode 100644\nnew mode 100755\n"
                               << "inside the workspace";
     QTest::newRow("into .git") << "diff --git a/.git/config b/.git/config\nold mode 100644\nnew mode 100755\n"
                                << ".git";
-    QTest::newRow("into a nested .GIT") << "diff --git a/v/.GIT/hooks/x b/v/.GIT/hooks/x\nnew file mode 100755\n"
-                                        << ".git";
-    QTest::newRow("a rename") << "diff --git a/old b/new\nsimilarity index 100%\n" << "a/FILE and b/FILE";
-    QTest::newRow("not a patch") << "hello\n" << "does not start with";
-    QTest::newRow("unterminated quote") << "diff --git \"a/x \"b/x\"\n" << "quoted";
-    QTest::newRow("quoted names differ") << "diff --git \"a/x\" \"b/y\"\n" << "a/FILE and b/FILE";
+    QTest::newRow("into a nested .GIT")
+        << "diff --git a/v/.GIT/hooks/x b/v/.GIT/hooks/x\nnew file mode 100755\n"
+        << ".git";
+    QTest::newRow("a rename") << "diff --git a/old b/new\nsimilarity index 100%\n"
+                              << "a/FILE and b/FILE";
+    QTest::newRow("not a patch") << "hello\n"
+                                 << "does not start with";
+    QTest::newRow("unterminated quote") << "diff --git \"a/x \"b/x\"\n"
+                                        << "quoted";
+    QTest::newRow("quoted names differ") << "diff --git \"a/x\" \"b/y\"\n"
+                                         << "a/FILE and b/FILE";
 }
 
 void PatchApplyTest::refusedPatches() {
@@ -236,25 +248,36 @@ void PatchApplyTest::conflictReason_data() {
     QTest::addColumn<QString>("reason"); // a part of it; empty: no conflict
     using T = LocalState::Type;
     const QString same = QString(64, 'a'), other = QString(64, 'b');
-    QTest::newRow("unchanged file") << true << false << T::File << same << false << "" << "";
-    QTest::newRow("edited") << true << false << T::File << other << false << "" << "changed here";
-    QTest::newRow("chmod +x") << true << false << T::File << same << true << "" << "executable bit";
-    QTest::newRow("deleted") << true << false << T::Missing << "" << false << "" << "deleted";
+    QTest::newRow("unchanged file") << true << false << T::File << same << false << ""
+                                    << "";
+    QTest::newRow("edited") << true << false << T::File << other << false << ""
+                            << "changed here";
+    QTest::newRow("chmod +x") << true << false << T::File << same << true << ""
+                              << "executable bit";
+    QTest::newRow("deleted") << true << false << T::Missing << "" << false << ""
+                             << "deleted";
     QTest::newRow("file became a directory") << true << false << T::Directory << "" << false << ""
                                              << "is a directory here but was a file";
     QTest::newRow("file became a link") << true << false << T::Symlink << "" << false << "x"
                                         << "is a symbolic link here but was a file";
-    QTest::newRow("absent both times") << false << false << T::Missing << "" << false << "" << "";
-    QTest::newRow("created here") << false << false << T::File << same << false << "" << "not part of the upload";
+    QTest::newRow("absent both times") << false << false << T::Missing << "" << false << ""
+                                       << "";
+    QTest::newRow("created here") << false << false << T::File << same << false << ""
+                                  << "not part of the upload";
     QTest::newRow("created here as a directory") << false << false << T::Directory << "" << false << ""
                                                  << "not part of the upload";
-    QTest::newRow("unchanged link") << true << true << T::Symlink << "" << false << "t" << "";
-    QTest::newRow("link retargeted") << true << true << T::Symlink << "" << false << "u" << "points to \"u\"";
+    QTest::newRow("unchanged link") << true << true << T::Symlink << "" << false << "t"
+                                    << "";
+    QTest::newRow("link retargeted") << true << true << T::Symlink << "" << false << "u"
+                                     << "points to \"u\"";
     QTest::newRow("link became a file") << true << true << T::File << same << false << ""
                                         << "is a file here but was a symbolic link";
-    QTest::newRow("under a file") << false << false << T::UnderFile << "" << false << "" << "where the patch needs a directory";
-    QTest::newRow("beyond a link") << true << false << T::BeyondSymlink << "" << false << "" << "symbolic link";
-    QTest::newRow("a FIFO now") << true << false << T::Other << "" << false << "" << "something other";
+    QTest::newRow("under a file") << false << false << T::UnderFile << "" << false << ""
+                                  << "where the patch needs a directory";
+    QTest::newRow("beyond a link") << true << false << T::BeyondSymlink << "" << false << ""
+                                   << "symbolic link";
+    QTest::newRow("a FIFO now") << true << false << T::Other << "" << false << ""
+                                << "something other";
 }
 
 void PatchApplyTest::conflictReason() {
@@ -265,8 +288,9 @@ void PatchApplyTest::conflictReason() {
     QFETCH(bool, executable);
     QFETCH(QString, target);
     QFETCH(QString, reason);
-    ManifestEntry entry{"p", uploadedLink ? ManifestEntry::Type::Symlink : ManifestEntry::Type::File, 1,
-                        uploadedLink ? "" : std::string(64, 'a'), false, uploadedLink ? "t" : ""};
+    ManifestEntry entry{"p",   uploadedLink ? ManifestEntry::Type::Symlink : ManifestEntry::Type::File,
+                        1,     uploadedLink ? "" : std::string(64, 'a'),
+                        false, uploadedLink ? "t" : ""};
     LocalState state{local, hash.toStdString(), executable, target.toStdString(), "d"};
     const auto why = remote::conflictReason(uploaded ? &entry : nullptr, state);
     if (reason.isEmpty()) {

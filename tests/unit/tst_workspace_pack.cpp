@@ -105,16 +105,26 @@ void WorkspacePackTest::linkStaysInside_data() {
     QTest::addColumn<QString>("link");
     QTest::addColumn<QString>("target");
     QTest::addColumn<bool>("inside");
-    QTest::newRow("sibling") << "l" << "file" << true;
-    QTest::newRow("dot") << "l" << "." << true;
-    QTest::newRow("up from a subdirectory") << "a/l" << "../b" << true;
-    QTest::newRow("up twice from two deep") << "a/b/l" << "../../c" << true;
-    QTest::newRow("up from the root") << "l" << "../x" << false;
-    QTest::newRow("up past the root") << "a/l" << "../../x" << false;
-    QTest::newRow("down then up past the root") << "l" << "x/../../y" << false;
-    QTest::newRow("absolute") << "l" << "/etc/passwd" << false;
-    QTest::newRow("empty") << "l" << "" << false;
-    QTest::newRow("empty components") << "a/l" << "..//b/./c" << true;
+    QTest::newRow("sibling") << "l"
+                             << "file" << true;
+    QTest::newRow("dot") << "l"
+                         << "." << true;
+    QTest::newRow("up from a subdirectory") << "a/l"
+                                            << "../b" << true;
+    QTest::newRow("up twice from two deep") << "a/b/l"
+                                            << "../../c" << true;
+    QTest::newRow("up from the root") << "l"
+                                      << "../x" << false;
+    QTest::newRow("up past the root") << "a/l"
+                                      << "../../x" << false;
+    QTest::newRow("down then up past the root") << "l"
+                                                << "x/../../y" << false;
+    QTest::newRow("absolute") << "l"
+                              << "/etc/passwd" << false;
+    QTest::newRow("empty") << "l"
+                           << "" << false;
+    QTest::newRow("empty components") << "a/l"
+                                      << "..//b/./c" << true;
 }
 
 void WorkspacePackTest::linkStaysInside() {
@@ -154,15 +164,24 @@ void WorkspacePackTest::skipReason_data() {
     QTest::addColumn<FoundEntry::Type>("type");
     QTest::addColumn<QString>("target");
     QTest::addColumn<QString>("reason"); // a word of it; empty: packed
-    QTest::newRow("file") << "a.c" << FoundEntry::Type::File << "" << "";
-    QTest::newRow("directory") << "src" << FoundEntry::Type::Directory << "" << "";
-    QTest::newRow("link inside") << "l" << FoundEntry::Type::Symlink << "src/a.c" << "";
-    QTest::newRow("link absolute") << "l" << FoundEntry::Type::Symlink << "/etc/passwd" << "absolute";
-    QTest::newRow("link up and out") << "a/l" << FoundEntry::Type::Symlink << "../../x" << "out of the workspace";
-    QTest::newRow("fifo") << "f" << FoundEntry::Type::Fifo << "" << "FIFO";
-    QTest::newRow("socket") << "s" << FoundEntry::Type::Socket << "" << "socket";
-    QTest::newRow("character device") << "c" << FoundEntry::Type::CharDevice << "" << "character device";
-    QTest::newRow("block device") << "b" << FoundEntry::Type::BlockDevice << "" << "block device";
+    QTest::newRow("file") << "a.c" << FoundEntry::Type::File << ""
+                          << "";
+    QTest::newRow("directory") << "src" << FoundEntry::Type::Directory << ""
+                               << "";
+    QTest::newRow("link inside") << "l" << FoundEntry::Type::Symlink << "src/a.c"
+                                 << "";
+    QTest::newRow("link absolute") << "l" << FoundEntry::Type::Symlink << "/etc/passwd"
+                                   << "absolute";
+    QTest::newRow("link up and out") << "a/l" << FoundEntry::Type::Symlink << "../../x"
+                                     << "out of the workspace";
+    QTest::newRow("fifo") << "f" << FoundEntry::Type::Fifo << ""
+                          << "FIFO";
+    QTest::newRow("socket") << "s" << FoundEntry::Type::Socket << ""
+                            << "socket";
+    QTest::newRow("character device") << "c" << FoundEntry::Type::CharDevice << ""
+                                      << "character device";
+    QTest::newRow("block device") << "b" << FoundEntry::Type::BlockDevice << ""
+                                  << "block device";
     QTest::newRow("name not UTF-8") << QString::fromLatin1("caf\xe9") << FoundEntry::Type::File << ""
                                     << "not UTF-8";
 }
@@ -259,12 +278,13 @@ void WorkspacePackTest::tarHeadersReadBackByTheServer() {
     QVERIFY2(entry, entry ? "" : entry.error().message.c_str());
     QVERIFY(entry->has_value());
     const uploads::TarEntry& read = **entry;
-    const std::string expectedPath = member.type == TarMember::Type::Directory ? member.path + "/" : member.path;
+    const std::string expectedPath =
+        member.type == TarMember::Type::Directory ? member.path + "/" : member.path;
     QCOMPARE(read.path, expectedPath);
-    const uploads::TarEntryType expectedType = member.type == TarMember::Type::File ? uploads::TarEntryType::Regular
-                                               : member.type == TarMember::Type::Directory
-                                                   ? uploads::TarEntryType::Directory
-                                                   : uploads::TarEntryType::Symlink;
+    const uploads::TarEntryType expectedType =
+        member.type == TarMember::Type::File        ? uploads::TarEntryType::Regular
+        : member.type == TarMember::Type::Directory ? uploads::TarEntryType::Directory
+                                                    : uploads::TarEntryType::Symlink;
     QCOMPARE(read.type, expectedType);
     QCOMPARE(read.linkTarget, member.linkTarget);
     QCOMPARE(read.size, member.type == TarMember::Type::File ? size : 0);
@@ -311,7 +331,7 @@ void WorkspacePackTest::capMessageNamesTheLargestParts() {
     const auto over = checkPackSize(entries, kDefaultMaxUploadBytes);
     QVERIFY(!over);
     const QString message = QString::fromStdString(over.error().message);
-    QVERIFY2(message.contains("651 MiB"), qPrintable(message));                  // the total
+    QVERIFY2(message.contains("651 MiB"), qPrintable(message));                       // the total
     QVERIFY2(message.contains("more than the 512 MiB allowed"), qPrintable(message)); // the cap
     QVERIFY2(message.contains("node_modules/ (600 MiB), data.bin (50 MiB), src/ (1 MiB), README (10 bytes)"),
              qPrintable(message)); // largest first, directories with their '/'
@@ -328,9 +348,10 @@ void WorkspacePackTest::capCountsTheWholeArchive() {
 }
 
 void WorkspacePackTest::manifestJsonRoundTrips() {
-    const WorkspaceManifest manifest({{"src/b.c", ManifestEntry::Type::File, 3, std::string(64, 'a'), true, ""},
-                                      {"link", ManifestEntry::Type::Symlink, 0, "", false, "src/b.c"},
-                                      {"a.txt", ManifestEntry::Type::File, 0, std::string(64, 'f'), false, ""}});
+    const WorkspaceManifest manifest(
+        {{"src/b.c", ManifestEntry::Type::File, 3, std::string(64, 'a'), true, ""},
+         {"link", ManifestEntry::Type::Symlink, 0, "", false, "src/b.c"},
+         {"a.txt", ManifestEntry::Type::File, 0, std::string(64, 'f'), false, ""}});
     QCOMPARE(manifest.entries().front().path, std::string("a.txt")); // sorted
     const std::string text = manifest.toJson().dump();
     auto read = WorkspaceManifest::fromJson(nlohmann::json::parse(text));
@@ -344,18 +365,24 @@ void WorkspacePackTest::manifestJsonRefusesDamage_data() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("error");
     const QString hash = QString(64, 'a');
-    QTest::newRow("not an object") << "[]" << "object";
-    QTest::newRow("other version") << R"({"version": 2, "entries": []})" << "version 2";
-    QTest::newRow("unknown key") << R"({"version": 1, "entries": [], "x": 1})" << "unknown key";
-    QTest::newRow("no entries") << R"({"version": 1})" << "entries";
+    QTest::newRow("not an object") << "[]"
+                                   << "object";
+    QTest::newRow("other version") << R"({"version": 2, "entries": []})"
+                                   << "version 2";
+    QTest::newRow("unknown key") << R"({"version": 1, "entries": [], "x": 1})"
+                                 << "unknown key";
+    QTest::newRow("no entries") << R"({"version": 1})"
+                                << "entries";
     QTest::newRow("bad hash") << R"({"version": 1, "entries": [{"path": "a", "type": "file", "size": 1, )"
                                  R"("sha256": "xyz", "executable": false}]})"
                               << "sha256";
-    QTest::newRow("unknown type") << R"({"version": 1, "entries": [{"path": "a", "type": "fifo"}]})" << "type";
-    QTest::newRow("twice") << QString(R"({"version": 1, "entries": [{"path": "a", "type": "symlink", "target": "b"},)"
-                                      R"({"path": "a", "type": "file", "size": 1, "sha256": "%1", "executable": true}]})")
-                                  .arg(hash)
-                           << "twice";
+    QTest::newRow("unknown type") << R"({"version": 1, "entries": [{"path": "a", "type": "fifo"}]})"
+                                  << "type";
+    QTest::newRow("twice")
+        << QString(R"({"version": 1, "entries": [{"path": "a", "type": "symlink", "target": "b"},)"
+                   R"({"path": "a", "type": "file", "size": 1, "sha256": "%1", "executable": true}]})")
+               .arg(hash)
+        << "twice";
 }
 
 void WorkspacePackTest::manifestJsonRefusesDamage() {
@@ -389,8 +416,8 @@ void WorkspacePackTest::honoursNestedGitignoresAndNegations() {
     QVERIFY2(selection, selection ? "" : selection.error().message.c_str());
     QCOMPARE(packedPaths(*selection),
              (QStringList{".gitignore", "empty/", "keep.log", "logs/", "logs/important.txt", "obj/",
-                          "obj/notes.txt", "src/", "src/.gitignore", "src/a.c", "src/gen/", "src/gen/.gitignore",
-                          "src/gen/keep.tmp"}));
+                          "obj/notes.txt", "src/", "src/.gitignore", "src/a.c", "src/gen/",
+                          "src/gen/.gitignore", "src/gen/keep.tmp"}));
     QVERIFY(selection->skipped.empty());
 }
 
@@ -438,8 +465,8 @@ void WorkspacePackTest::nestedRepositoryFollowsItsOwnRules() {
     git(ws / "ignored-clone", {"init", "-q"});
     auto selection = selectWorkspace(ws);
     QVERIFY2(selection, selection ? "" : selection.error().message.c_str());
-    QCOMPARE(packedPaths(*selection),
-             (QStringList{".gitignore", "vendor/", "vendor/lib/", "vendor/lib/.gitignore", "vendor/lib/lib.c"}));
+    QCOMPARE(packedPaths(*selection), (QStringList{".gitignore", "vendor/", "vendor/lib/",
+                                                   "vendor/lib/.gitignore", "vendor/lib/lib.c"}));
 }
 
 void WorkspacePackTest::linksOutOfTheTreeAndSpecialFilesAreSkipped() {
@@ -453,7 +480,8 @@ void WorkspacePackTest::linksOutOfTheTreeAndSpecialFilesAreSkipped() {
     QCOMPARE(::mkfifo((ws / "fifo").c_str(), 0600), 0);
     auto selection = selectWorkspace(ws);
     QVERIFY2(selection, selection ? "" : selection.error().message.c_str());
-    QCOMPARE(packedPaths(*selection), (QStringList{"dangling", "inside", "src/", "src/a.c", "src/up-inside"}));
+    QCOMPARE(packedPaths(*selection),
+             (QStringList{"dangling", "inside", "src/", "src/a.c", "src/up-inside"}));
     QCOMPARE(skippedPaths(selection->skipped), (QStringList{"absolute", "fifo", "src/escape"}));
     for (const auto& skipped : selection->skipped)
         QVERIFY(!skipped.reason.empty());
@@ -521,7 +549,8 @@ void WorkspacePackTest::overTheCapWritesNothing() {
     QVERIFY(!packed);
     const QString message = QString::fromStdString(packed.error().message);
     QVERIFY2(message.contains("more than the 256 KiB allowed"), qPrintable(message));
-    QVERIFY2(message.contains("assets/ (293.9 KiB), huge.dat (195.3 KiB), src/ (1 byte)"), qPrintable(message));
+    QVERIFY2(message.contains("assets/ (293.9 KiB), huge.dat (195.3 KiB), src/ (1 byte)"),
+             qPrintable(message));
     QVERIFY2(message.contains(QString::number(archiveSize(selectWorkspace(ws)->entries)) + " bytes"),
              qPrintable(message));
     QVERIFY(!fs::exists(tar));
