@@ -13,6 +13,7 @@
 #include "app/store/sqlite/SqliteStore.h"
 #include "app/tasks/DataDir.h"
 
+#include <QMetaMethod>
 #include <QNetworkReply>
 #include <QTimer>
 #include <QUrlQuery>
@@ -329,7 +330,10 @@ Result<std::vector<TaskRecord>> RemoteControlPlane::tasks() {
             return task.error();
         tasks.push_back(withLocalWorkspace(std::move(*task)));
     }
-    // What runs is watched from its latest event on: the faces hear of its new events as of a local one.
+    // What runs is watched from its latest event on, when a face listens (the window; not `warren tasks`):
+    // it hears of its new events as of a local one's.
+    if (!isSignalConnected(QMetaMethod::fromSignal(&ControlPlane::eventStored)))
+        return tasks;
     for (const auto& task : tasks) {
         if ((task.status == TaskStatus::Queued || task.status == TaskStatus::Running) && !m_streams.contains(task.id)) {
             if (auto last = lastSeq(task.id))
