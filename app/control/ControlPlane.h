@@ -54,6 +54,10 @@ public:
     virtual Result<std::vector<TaskRecord>> tasks() = 0;
     virtual Result<std::optional<TaskRecord>> task(const std::string& taskId) = 0;
     virtual Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0) = 0;
+    // The latest `limit` events of a task with seq < beforeSeq (0: up to the last), oldest first; the
+    // window opens a task at its end and pages earlier events in as the user scrolls up.
+    virtual Result<std::vector<nlohmann::json>> eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
+                                                             std::size_t limit) = 0;
     virtual Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId) = 0;
     // Copies the task's record, its events (events.jsonl) and its /output files into directory.
     virtual Status exportTask(const std::string& taskId, const std::string& directory) = 0;

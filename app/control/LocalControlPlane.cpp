@@ -195,6 +195,20 @@ Result<std::vector<json>> LocalControlPlane::events(const std::string& taskId, s
     return events;
 }
 
+Result<std::vector<json>> LocalControlPlane::eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
+                                                          std::size_t limit) {
+    // No flush, unlike events(): whatever the writer has not committed yet reaches the window later as
+    // eventStored, past this page's end, and a page must not wait for a flooding task's writer.
+    auto rows = m_store->eventsBefore(taskId, beforeSeq, limit);
+    if (!rows)
+        return rows.error();
+    std::vector<json> events;
+    events.reserve(rows->size());
+    for (const auto& row : *rows)
+        events.push_back(json::parse(row.body, nullptr, false));
+    return events;
+}
+
 Result<std::vector<ArtifactRecord>> LocalControlPlane::artifacts(const std::string& taskId) {
     return m_store->artifacts(taskId);
 }

@@ -36,6 +36,10 @@ public:
     // In seq order, seq > afterSeq, at most limit.
     virtual Result<std::vector<EventRow>> events(const std::string& taskId, std::uint64_t afterSeq = 0,
                                                  std::uint64_t limit = UINT64_MAX) = 0;
+    // The latest limit events with seq < beforeSeq (0: up to the last), in seq order: a window opens a
+    // task at its end and pages earlier events in, each page one indexed read however long the task.
+    virtual Result<std::vector<EventRow>> eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
+                                                       std::uint64_t limit) = 0;
     virtual Result<std::uint64_t> lastSeq(const std::string& taskId) = 0; // 0 when the task has no events
 
     // Approvals: inserted when asked, updated when decided.

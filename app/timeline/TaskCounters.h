@@ -32,8 +32,14 @@ struct TaskCounters {
     // One event: its envelope's step and token usage, its data already read. ts is -1 when unknown.
     void add(const protocol::EventPayload& payload, std::uint64_t step,
              const std::optional<protocol::TokenUsage>& usage, std::int64_t ts);
+    // Puts the counters of the events just before these in front of them: counted apart (a window counts
+    // the task's earlier events page by page, and the ones it shows in its fold), the two add up to the
+    // counters of all of them in one run, the CPU sample across the seam included.
+    void prepend(const TaskCounters& earlier);
 
 private:
+    std::int64_t m_firstCpuMs = -1; // the first sample's, for a CPU figure across a prepend's seam
+    std::int64_t m_firstSampleMs = -1;
     std::int64_t m_lastCpuMs = -1;
     std::int64_t m_lastSampleMs = -1;
 };

@@ -94,6 +94,20 @@ std::optional<std::size_t> TimelineFold::callCard(const std::string& id) const {
     return it == m_calls.end() ? std::nullopt : std::optional<std::size_t>(it->second);
 }
 
+std::size_t TimelineFold::callCardOrEarlier(const Event& e, const std::string& id) {
+    if (const auto index = callCard(id))
+        return *index;
+    // Its tool_call came before the fold's first event: the call's card starts here, so that its output
+    // and result are shown, not dropped.
+    TimelineCard& card = newCard(Kind::ToolCall, e);
+    card.state = State::Running;
+    card.callId = id;
+    card.title = e.tool ? *e.tool + " (earlier call)" : "earlier call";
+    card.bodyKind = TimelineCard::Body::Output;
+    m_calls[id] = m_cards.size() - 1;
+    return m_cards.size() - 1;
+}
+
 void TimelineFold::take(const Event& e, const StepStartedData&) {
     m_streaming.reset();
     newCard(Kind::Step, e).title = "Step " + std::to_string(e.step);
@@ -144,18 +158,18 @@ void TimelineFold::take(const Event& e, const ToolCallData& data) {
     m_calls[card.callId] = m_cards.size() - 1;
 }
 
-void TimelineFold::take(const Event&, const ToolOutputData& data) {
-    if (const auto index = callCard(data.id)) {
-        m_cards[*index].body += data.text;
-        touch(*index);
-    }
+void TimelineFold::take(const Event& e, const ToolOutputData& data) {
+    const std::size_t before = m_cards.size();
+    const std::size_t index = callCardOrEarlier(e, data.id);
+    m_cards[index].body += data.text;
+    if (index < before)
+        touch(index);
 }
 
 void TimelineFold::take(const Event& e, const ToolResultData& data) {
-    const auto index = callCard(data.id);
-    if (!index)
-        return;
-    TimelineCard& card = m_cards[*index];
+    const std::size_t before = m_cards.size();
+    const std::size_t index = callCardOrEarlier(e, data.id);
+    TimelineCard& card = m_cards[index];
     std::string facts;
     auto fact = [&facts](const std::string& text) {
         facts += (facts.empty() ? "" : " \xC2\xB7 ") + text;
@@ -177,7 +191,8 @@ void TimelineFold::take(const Event& e, const ToolResultData& data) {
     // Tools that print nothing while they run (read_file, search, ...) show what the model read.
     if (card.body.empty())
         card.body = data.output;
-    touch(*index);
+    if (index < before)
+        touch(index);
 }
 
 void TimelineFold::take(const Event& e, const FileChangedData& data) {
@@ -215,15 +230,22 @@ void TimelineFold::take(const Event& e, const ApprovalRequestedData& data) {
     m_approvals[card.callId] = m_cards.size() - 1;
 }
 
-void TimelineFold::take(const Event&, const ApprovalResolvedData& data) {
-    const auto it = m_approvals.find(data.id);
-    if (it == m_approvals.end())
-        return;
+void TimelineFold::take(const Event& e, const ApprovalResolvedData& data) {
+    const std::size_t before = m_cards.size();
+    auto it = m_approvals.find(data.id);
+    if (it == m_approvals.end()) {
+        // Its question came before the fold's first event: the answer is shown on a card of its own.
+        TimelineCard& asked = newCard(Kind::Approval, e);
+        asked.callId = data.id;
+        asked.title = e.tool ? *e.tool + " (asked earlier)" : "asked earlier";
+        it = m_approvals.emplace(data.id, m_cards.size() - 1).first;
+    }
     TimelineCard& card = m_cards[it->second];
     card.state = data.approved ? State::Approved : State::Denied;
     const std::string note = data.note.value_or("");
     card.detail = (data.approved ? "approved" : "denied") + (note.empty() ? "" : " \xE2\x80\x94 " + note);
-    touch(it->second);
+    if (it->second < before)
+        touch(it->second);
 }
 
 void TimelineFold::take(const Event& e, const TaskResumedData& data) {

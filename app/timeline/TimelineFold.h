@@ -33,6 +33,10 @@ public:
     // A fold of a task whose first card is its prompt.
     explicit TimelineFold(std::string prompt = {});
 
+    // A fold may start in the middle of a task (a window shows the latest events first): an event whose
+    // earlier context it has not seen still shows. Output or a result of a call it never saw make that
+    // call's card ("earlier call"), an answer to a question it never saw makes an approval card, and a
+    // model_delta starts a reply card as at any step's start.
     // Takes one event; returns the cards that were there before it and that it changed (new cards are
     // those past the previous size of cards()).
     std::vector<std::size_t> apply(const ReadEvent& event);
@@ -48,6 +52,7 @@ private:
     TimelineCard& notice(const protocol::Event& envelope, TimelineCard::State state, std::string title,
                          std::string detail = {});
     std::optional<std::size_t> callCard(const std::string& id) const;
+    std::size_t callCardOrEarlier(const protocol::Event& e, const std::string& id);
 
     // One per event type that makes or changes cards.
     void take(const protocol::Event& e, const protocol::StepStartedData&);

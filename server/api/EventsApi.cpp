@@ -37,17 +37,25 @@ std::optional<QString> query(const http::HttpRequest& request, const char* name)
 
 void page(ServerParts& parts, const Owned& owned, const http::HttpRequest& request, http::HttpReply reply) {
     auto after = wholeNumber(query(request, "after_seq"), "after_seq");
+    auto before = wholeNumber(query(request, "before_seq"), "before_seq");
     auto limit = wholeNumber(query(request, "limit"), "limit");
-    if (!after || !limit)
-        return reply.send(errorResponse(!after ? after.error() : limit.error()));
+    for (const auto* number : {&after, &before, &limit})
+        if (!*number)
+            return reply.send(errorResponse(number->error()));
+    // One direction a page: forward from after_seq (a reader catching up), or back from before_seq (a
+    // window opening a task at its end and paging earlier events in).
+    if (*after && *before)
+        return reply.send(errorResponse(makeError(
+            ErrorCode::InvalidArgument, "after_seq and before_seq: give one of them, not both")));
     const std::uint64_t count = std::clamp<std::uint64_t>(limit->value_or(kPageLimit), 1, kPageLimit);
-    auto rows = parts.store.events(owned.task.id, after->value_or(0), count);
+    auto rows = *before ? parts.store.eventsBefore(owned.task.id, **before, count)
+                        : parts.store.events(owned.task.id, after->value_or(0), count);
     if (!rows)
         return reply.send(errorResponse(rows.error()));
     json events = json::array();
     for (const auto& row : *rows)
         events.push_back(json::parse(row.body, nullptr, false));
-    const std::uint64_t last = rows->empty() ? after->value_or(0) : rows->back().seq;
+    const std::uint64_t last = !rows->empty() ? rows->back().seq : *before ? 0 : after->value_or(0);
     reply.send(jsonResponse(200, {{"events", events}, {"last_seq", last}}));
 }
 

@@ -2,9 +2,11 @@
 // the task list, the timeline and the side panel show, and clicks what a user clicks.
 #include "app/store/sqlite/SqliteStore.h"
 #include "tests/gui/DesktopFixture.h"
+#include "tests/gui/LongTaskEvents.h"
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
 #include "ui/views/TimelineView.h"
+#include "ui/windows/SidePanel.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -13,6 +15,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -87,6 +90,7 @@ private slots:
     void stopEndsTheSandbox();
     void resumeContinuesAnInterruptedTask();
     void firstRunOffersTheDemo();
+    void aLongTaskOpensAtItsEndAndPagesInAsTheUserScrollsUp();
 };
 
 void TestGuiWindow::toolCallsOutputAndDiffAppearInOrder() {
@@ -365,6 +369,107 @@ void TestGuiWindow::firstRunOffersTheDemo() {
     QVERIFY(row.data(warren::ui::TaskListModel::DemoRole).toBool());
     QVERIFY(row.data().toString().startsWith("Demo: "));
     QVERIFY(!itemsOf(*desk.window().timeline(), Kind::FileChange).empty());
+}
+
+// A finished task of 1,700 events (written to the store as a run leaves it) opens with its latest page;
+// reaching the top of the timeline pages earlier events in above what is shown, the card the user was
+// reading staying where it was, until the cards are those of the whole task, each once; the side panel
+// counts the whole task from the start; live events still append once.
+void TestGuiWindow::aLongTaskOpensAtItsEndAndPagesInAsTheUserScrollsUp() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    const std::uint64_t total = 1700;
+    const std::vector<json> events = warren::test::longTaskEvents(total);
+    QTemporaryDir workspace;
+    const std::string id = "t-00000000fa9e";
+    {
+        auto store = warren::control::openSqliteStore((desk.dataDir() + "/warren.db").toStdString());
+        QVERIFY(store);
+        warren::control::TaskRecord task;
+        task.id = id;
+        task.prompt = "a long task";
+        task.workspace = workspace.path().toStdString();
+        task.spec = "{}";
+        task.status = warren::control::TaskStatus::Succeeded;
+        task.createdAt = "2026-11-29T10:00:00.000Z";
+        QVERIFY((*store)->insertTask(task));
+        std::vector<warren::control::EventRow> rows;
+        for (const json& event : events)
+            rows.push_back({id, event["seq"].get<std::uint64_t>(), event["ts"].get<std::string>(),
+                            event["type"].get<std::string>(), event["step"].get<std::uint64_t>(),
+                            event.value("tool", ""), event.dump()});
+        QVERIFY((*store)->appendEvents(rows));
+    }
+    TimelineModel whole; // what one load of every event shows
+    whole.reset(QString::fromStdString(id), "a long task");
+    whole.append(events);
+    const auto cards = [](const TimelineModel& model) {
+        std::vector<std::pair<std::uint64_t, QString>> all;
+        for (int row = 1; row < model.rowCount(); ++row)
+            all.emplace_back(model.item(row)->firstSeq, model.item(row)->title + "|" + model.item(row)->detail + "|" +
+                                                            model.item(row)->body.text());
+        return all;
+    };
+
+    desk.window().taskList()->refresh(id);
+    desk.window().selectTask(QString::fromStdString(id));
+    const TimelineModel& timeline = *desk.window().timeline();
+    auto* view = desk.window().timelineView();
+    QCoreApplication::processEvents();
+    QCOMPARE(timeline.firstSeq(), total - warren::ui::MainWindow::kPageEvents + 1); // the latest page only
+    QVERIFY(timeline.hasEarlier());
+    QCOMPARE(timeline.item(timeline.rowCount() - 1)->kind, Kind::Finished);
+    QVERIFY(view->following()); // at the end, and nothing more was read while it stays there
+    QCOMPARE(timeline.firstSeq(), total - warren::ui::MainWindow::kPageEvents + 1);
+    // The side panel counts the whole task once the earlier events are counted, a page at a time.
+    QTRY_VERIFY(!desk.window().countingEarlier());
+    QCOMPARE(timeline.activity().tokensIn, whole.activity().tokensIn);
+    QCOMPARE(timeline.activity().modelCalls, whole.activity().modelCalls);
+    QCOMPARE(timeline.activity().toolCalls, whole.activity().toolCalls);
+    QCOMPARE(timeline.activity().steps, whole.activity().steps);
+    QVERIFY(timeline.activity().files == whole.activity().files);
+    QVERIFY2(desk.window().sidePanel()->findChild<QLabel*>("numbers")->text().contains(
+                 QString::number(whole.activity().tokensIn)),
+             qPrintable(desk.window().sidePanel()->findChild<QLabel*>("numbers")->text()));
+
+    // Up to the top, page after page; the card that was at the top of the view stays where it was.
+    QScrollBar* bar = view->verticalScrollBar();
+    for (int page = 0; page < 10 && timeline.hasEarlier(); ++page) {
+        bar->setValue(bar->minimum());
+        const std::uint64_t first = timeline.firstSeq();
+        const auto shown = cards(timeline);
+        // A card made by an event that makes one whatever came before it: a step's rule.
+        int anchor = 1;
+        while (timeline.item(anchor)->kind != Kind::Step)
+            ++anchor;
+        const std::uint64_t anchorSeq = timeline.item(anchor)->firstSeq;
+        const int anchorTop = view->visualRect(timeline.index(anchor)).top();
+        QTRY_VERIFY(timeline.firstSeq() < first);
+        QVERIFY(!view->following());
+        int moved = 1;
+        while (timeline.item(moved)->firstSeq != anchorSeq)
+            ++moved;
+        QCOMPARE(view->visualRect(timeline.index(moved)).top(), anchorTop);
+        // What was shown is still shown below the new page, but for cards of calls that joined their call.
+        const auto now = cards(timeline);
+        const std::uint64_t fromStep = (first - 1) / 7 * 7 + 8;
+        QVERIFY(std::equal(std::find_if(shown.begin(), shown.end(), [&](const auto& c) { return c.first >= fromStep; }),
+                           shown.end(),
+                           std::find_if(now.begin(), now.end(), [&](const auto& c) { return c.first >= fromStep; })));
+    }
+    QVERIFY(!timeline.hasEarlier());
+    QCOMPARE(timeline.firstSeq(), 1u);
+    QCOMPARE(cards(timeline), cards(whole)); // every card, in order, once
+    QCOMPARE(timeline.activity().tokensIn, whole.activity().tokensIn);
+
+    // Live events for the open task append after what is shown, once each, whatever is repeated.
+    const auto more = warren::test::longTaskEvents(total + 2); // total + 1: a file change, + 2: the end
+    for (const json& event : {more[total - 1], more[total], more[total], more[total + 1], more[total + 1]})
+        emit desk.plane().eventStored(id, event);
+    desk.window().flushEvents();
+    QCOMPARE(timeline.rowCount(), whole.rowCount() + 2);
+    QCOMPARE(timeline.item(timeline.rowCount() - 2)->firstSeq, total + 1);
+    QCOMPARE(timeline.lastSeq(), total + 2);
 }
 
 QTEST_MAIN(TestGuiWindow)

@@ -1,5 +1,6 @@
 // TimelineModel from events: what cards a task's events make, in what order, how streamed pieces and
 // output chunks grow one card, and that a batch of events costs the view one insertion.
+#include "tests/gui/LongTaskEvents.h"
 #include "ui/models/TimelineModel.h"
 
 #include <QSignalSpy>
@@ -52,6 +53,7 @@ private slots:
     void networkRequestsAreNotices();
     void anEndedTaskLeavesNoCallRunning();
     void activityIsCounted();
+    void pagedInFromTheEndItEqualsOneLoad();
 };
 
 void TestTimelineModel::eventsBecomeCardsInOrder() {
@@ -241,6 +243,88 @@ void TestTimelineModel::activityIsCounted() {
     QCOMPARE(activity.tokensIn, 50u);
     QCOMPARE(activity.tokensOut, 7u);
     QCOMPARE(activity.steps, 2u);
+}
+
+// A long task opened at its end and paged in towards its start, each page read again with everything
+// shown (as the window does), ends with the very cards one load of all its events makes; the counters are
+// the whole task's at every point once the earlier events are counted.
+void TestTimelineModel::pagedInFromTheEndItEqualsOneLoad() {
+    const std::vector<json> all = warren::test::longTaskEvents(1000);
+    TimelineModel whole;
+    whole.reset("t-1", "p");
+    whole.append(all);
+    const auto cardsOf = [](const TimelineModel& model, std::uint64_t fromSeq) {
+        QStringList cards;
+        for (int row = 1; row < model.rowCount(); ++row)
+            if (model.item(row)->firstSeq >= fromSeq)
+                cards << QString::number(model.item(row)->firstSeq) + " " + model.item(row)->title + " " +
+                             model.item(row)->detail + " " + model.item(row)->body.text() + model.item(row)->prose;
+        return cards;
+    };
+    const auto latest = [&](std::uint64_t beforeSeq, std::size_t limit) {
+        const auto end = all.begin() + static_cast<std::ptrdiff_t>(beforeSeq - 1);
+        const auto begin = end - static_cast<std::ptrdiff_t>(std::min<std::size_t>(limit, beforeSeq - 1));
+        return std::vector<json>(begin, end);
+    };
+
+    TimelineModel paged;
+    paged.reset("t-1", "p");
+    const std::size_t page = 150;
+    paged.append(latest(1001, page));
+    QCOMPARE(paged.firstSeq(), 851u);
+    QVERIFY(paged.hasEarlier());
+    // 851 is the first output chunk of call_122, whose call is on the page before: its card starts there,
+    // with both chunks and the result.
+    QCOMPARE(paged.item(1)->firstSeq, 851u);
+    QCOMPARE(paged.item(1)->title, QStringLiteral("shell (earlier call)"));
+    QCOMPARE(paged.item(1)->body.text(), QStringLiteral("line 851\nline 852\n"));
+    QCOMPARE(paged.item(1)->state, State::Succeeded);
+    QCOMPARE(paged.item(paged.rowCount() - 1)->kind, Kind::Finished);
+    QVERIFY(paged.needsEarlierCounts());
+    // Before the earlier events are counted: what the page holds; after: the whole task's.
+    QCOMPARE(paged.activity().modelCalls, 21u);
+    {
+        std::vector<json> earlier = latest(851, 850);
+        warren::timeline::TaskCounters counted;
+        for (const json& event : earlier)
+            if (auto read = warren::timeline::readEvent(event))
+                counted.add(read->payload, read->envelope.step, read->envelope.tokenUsage, -1);
+        paged.addEarlierCounts(counted, true);
+        QVERIFY(!paged.needsEarlierCounts());
+        QCOMPARE(paged.activity().modelCalls, whole.activity().modelCalls);
+        QCOMPARE(paged.activity().tokensIn, whole.activity().tokensIn);
+        QCOMPARE(paged.activity().toolCalls, whole.activity().toolCalls);
+        QVERIFY(paged.activity().files == whole.activity().files);
+    }
+
+    QSignalSpy resets(&paged, &QAbstractItemModel::modelReset);
+    int pages = 0;
+    while (paged.hasEarlier() && pages < 20) {
+        const std::size_t wanted = paged.eventCount() + page;
+        const std::vector<json> events = latest(paged.lastSeq() + 1, wanted);
+        const std::uint64_t before = paged.firstSeq();
+        paged.prepend(events, events.size() < wanted);
+        ++pages;
+        QVERIFY(paged.firstSeq() < before);
+        // From the first step folded whole, the cards are those of one load.
+        const std::uint64_t fromStep = (paged.firstSeq() - 1) / 7 * 7 + 8;
+        QCOMPARE(cardsOf(paged, fromStep), cardsOf(whole, fromStep));
+        QCOMPARE(paged.activity().tokensIn, whole.activity().tokensIn);
+    }
+    QCOMPARE(pages, 6); // 850 events before the first page, 150 a page
+    QCOMPARE(resets.size(), pages);
+    QCOMPARE(paged.rowCount(), whole.rowCount());
+    QCOMPARE(cardsOf(paged, 0), cardsOf(whole, 0));
+    QCOMPARE(paged.eventCount(), all.size());
+
+    // A page that is not earlier, or does not reach what is shown, changes nothing.
+    paged.prepend(latest(500, 10), false);
+    QCOMPARE(cardsOf(paged, 0), cardsOf(whole, 0));
+    // Live events still append once.
+    const auto more = warren::test::longTaskEvents(1002); // 1001: a file change, 1002: the end
+    paged.append({more[999], more[1000], more[1000], more[1001]});
+    QCOMPARE(paged.lastSeq(), 1002u);
+    QCOMPARE(paged.rowCount(), whole.rowCount() + 2); // each once
 }
 
 QTEST_MAIN(TestTimelineModel)

@@ -79,6 +79,7 @@ private slots:
     void refusesCallersWithoutAValidKey_data();
     void refusesCallersWithoutAValidKey();
     void runsATaskFromAnUpload();
+    void pagesEventsBackFromTheEnd();
     void anotherUsersIdsAnswer404_data();
     void anotherUsersIdsAnswer404();
     void badRequestsCreateNothing_data();
@@ -231,12 +232,53 @@ void TestWarrend::runsATaskFromAnUpload() {
     QVERIFY(taskIds(m_alice).contains(m_aliceTask));
 }
 
+// The window's way in: the latest page first, then earlier ones, each oldest first, meeting every event once.
+void TestWarrend::pagesEventsBackFromTheEnd() {
+    QVERIFY(!m_aliceTask.isEmpty());
+    const QString events = "/v1/tasks/" + m_aliceTask + "/events";
+    const json all = m_server->request("GET", events, m_alice).json()["events"];
+    QVERIFY(all.size() >= 5);
+    const auto total = static_cast<std::uint64_t>(all.size());
+
+    const HttpAnswer latest = m_server->request("GET", events + "?before_seq=0&limit=2", m_alice);
+    QCOMPARE(latest.status, 200);
+    std::vector<json> page = latest.json()["events"].get<std::vector<json>>();
+    QCOMPARE(seqsOf(page), (std::vector<std::uint64_t>{total - 1, total}));
+    QCOMPARE(latest.json().value("last_seq", 0u), total);
+    QCOMPARE(page.back(), all.back());
+
+    std::vector<json> seen = page;
+    for (int pages = 0; pages < 100 && !page.empty(); ++pages) {
+        const auto first = page.front().value("seq", std::uint64_t{0});
+        const HttpAnswer earlier =
+            m_server->request("GET", events + "?limit=2&before_seq=" + QString::number(first), m_alice);
+        QCOMPARE(earlier.status, 200);
+        page = earlier.json()["events"].get<std::vector<json>>();
+        QVERIFY(page.size() <= 2);
+        seen.insert(seen.begin(), page.begin(), page.end());
+        if (page.empty())
+            QCOMPARE(earlier.json().value("last_seq", 1u), 0u);
+    }
+    QVERIFY(dense(seqsOf(seen)));
+    QCOMPARE(seen.size(), all.size());
+
+    const HttpAnswer both = m_server->request("GET", events + "?after_seq=1&before_seq=3", m_alice);
+    QCOMPARE(both.status, 400);
+    QCOMPARE(both.errorCode(), QString("invalid_request"));
+    QVERIFY2(both.body.contains("after_seq") && both.body.contains("before_seq"), both.body.constData());
+    const HttpAnswer bad = m_server->request("GET", events + "?before_seq=-1", m_alice);
+    QCOMPARE(bad.status, 400);
+    QVERIFY2(bad.body.contains("before_seq"), bad.body.constData());
+}
+
 void TestWarrend::anotherUsersIdsAnswer404_data() {
     QTest::addColumn<QByteArray>("method");
     QTest::addColumn<QString>("path"); // TASK: alice's task id
     QTest::addColumn<QByteArray>("body");
     QTest::newRow("show") << QByteArray("GET") << "/v1/tasks/TASK" << QByteArray();
     QTest::newRow("events") << QByteArray("GET") << "/v1/tasks/TASK/events" << QByteArray();
+    QTest::newRow("events before") << QByteArray("GET") << "/v1/tasks/TASK/events?before_seq=0&limit=2"
+                                   << QByteArray();
     QTest::newRow("stream") << QByteArray("GET") << "/v1/tasks/TASK/events/stream" << QByteArray();
     QTest::newRow("patch") << QByteArray("GET") << "/v1/tasks/TASK/patch" << QByteArray();
     QTest::newRow("artifacts") << QByteArray("GET") << "/v1/tasks/TASK/artifacts" << QByteArray();

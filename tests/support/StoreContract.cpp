@@ -168,6 +168,51 @@ void StoreContract::eventsComeBackInSeqOrder() {
     QCOMPARE(*none, std::uint64_t(0));
 }
 
+void StoreContract::eventsBeforePageBackFromTheEnd() {
+    auto store = openStore();
+    QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));
+    QVERIFY(store->insertTask(sampleTask("t-b", "2026-01-01T00:00:00.000Z")));
+    std::vector<EventRow> batch;
+    for (std::uint64_t seq = 1; seq <= 10; ++seq)
+        batch.push_back(sampleEvent("t-a", seq));
+    for (std::uint64_t seq = 1; seq <= 20; ++seq) // more, later ones of another task: never in t-a's pages
+        batch.push_back(sampleEvent("t-b", seq));
+    QVERIFY(store->appendEvents(batch));
+
+    auto latest = store->eventsBefore("t-a", 0, 4); // 0: from the end
+    QVERIFY(latest);
+    QCOMPARE(seqsOf(*latest), (std::vector<std::uint64_t>{7, 8, 9, 10})); // oldest first
+    const EventRow expected = sampleEvent("t-a", 8);
+    QCOMPARE(latest->at(1).taskId, expected.taskId);
+    QCOMPARE(latest->at(1).type, expected.type);
+    QCOMPARE(latest->at(1).step, expected.step);
+    QCOMPARE(latest->at(1).tool, expected.tool);
+    QCOMPARE(latest->at(1).body, expected.body);
+
+    // Paging back from the first seq of each page meets every event once, then nothing.
+    std::vector<std::uint64_t> seen = seqsOf(*latest);
+    std::uint64_t before = latest->front().seq;
+    for (const auto& page : {std::vector<std::uint64_t>{3, 4, 5, 6}, std::vector<std::uint64_t>{1, 2}}) {
+        auto earlier = store->eventsBefore("t-a", before, 4);
+        QVERIFY(earlier);
+        QCOMPARE(seqsOf(*earlier), page);
+        before = earlier->front().seq;
+    }
+    auto none = store->eventsBefore("t-a", before, 4);
+    QVERIFY(none && none->empty());
+
+    auto all = store->eventsBefore("t-a", 0, UINT64_MAX);
+    QVERIFY(all);
+    QCOMPARE(all->size(), std::size_t(10));
+    auto past = store->eventsBefore("t-a", 1000, 2); // beyond the last: the latest
+    QVERIFY(past);
+    QCOMPARE(seqsOf(*past), (std::vector<std::uint64_t>{9, 10}));
+    auto zero = store->eventsBefore("t-a", 0, 0);
+    QVERIFY(zero && zero->empty());
+    auto unknown = store->eventsBefore("t-none", 0, 10);
+    QVERIFY(unknown && unknown->empty());
+}
+
 void StoreContract::aRepeatedSeqRefusesTheWholeBatch() {
     auto store = openStore();
     QVERIFY(store->insertTask(sampleTask("t-a", "2026-01-01T00:00:00.000Z")));

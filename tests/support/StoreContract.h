@@ -35,6 +35,7 @@ private slots:
     void tasksRoundTrip();
     void taskErrorsNameTheTask();
     void eventsComeBackInSeqOrder();
+    void eventsBeforePageBackFromTheEnd();
     void aRepeatedSeqRefusesTheWholeBatch();
     void eventsOfAnUnknownTaskAreRefused();
     void approvalsRoundTrip();

@@ -183,11 +183,67 @@ private slots:
                             ev("model_delta", {{"text", "Hi"}}), ev("model_delta", {{"text", "!"}}),
                             ev("tool_call", {{"id", "c2"}, {"arguments", {{"command", "y"}}}}, 1, "shell"),
                             ev("task_finished", {{"reason", "cancelled"}, {"summary", nullptr}})});
-        const std::vector<std::vector<std::size_t>> expected{{}, {1}, {}, {2}, {2}, {}, {1, 3}};
+        // c9's output makes its own card (2): its call is not among the events the fold has seen.
+        const std::vector<std::vector<std::size_t>> expected{{}, {1}, {}, {3}, {3}, {}, {1, 4, 2}};
         QCOMPARE(changed, expected);
         QCOMPARE(timeline.cards()[1].state, State::Failed);
         QCOMPARE(timeline.cards()[1].detail, std::string("did not finish"));
-        QCOMPARE(timeline.cards()[4].title, std::string("Cancelled"));
+        QCOMPARE(timeline.cards()[2].body, std::string("lost"));
+        QCOMPARE(timeline.cards()[5].title, std::string("Cancelled"));
+    }
+
+    // A window shows a long task from its latest events: folded from any event on, nothing the events
+    // say is lost, and each call's output, result and answer stay on one card.
+    void startsAnywhereInATask() {
+        const std::vector<json> events{
+            ev("step_started", json::object(), 1),
+            ev("model_delta", {{"text", "Let me "}}),
+            ev("model_delta", {{"text", "look."}}),
+            ev("model_response", {{"content", "Let me look."}, {"tool_calls", json::array()}}, 1, {},
+               {{"token_usage", {{"input", 10}, {"output", 4}}}}),
+            ev("tool_call", {{"id", "c1"}, {"arguments", {{"command", "make"}}}}, 1, "shell"),
+            ev("tool_output", {{"id", "c1"}, {"stream", "stdout"}, {"text", "one\n"}}, 1, "shell"),
+            ev("tool_output", {{"id", "c1"}, {"stream", "stdout"}, {"text", "two\n"}}, 1, "shell"),
+            ev("tool_result", {{"id", "c1"}, {"exit_code", 0}, {"output", "one\ntwo\n"}}, 1, "shell",
+               {{"duration_ms", 5}}),
+            ev("approval_requested", {{"id", "c2"}, {"arguments", {{"command", "rm x"}}}, {"reason", "risky"}}, 2,
+               "shell"),
+            ev("approval_resolved", {{"id", "c2"}, {"approved", true}, {"note", "ok"}}, 2, "shell"),
+            ev("tool_call", {{"id", "c2"}, {"arguments", {{"command", "rm x"}}}}, 2, "shell"),
+            ev("tool_result", {{"id", "c2"}, {"exit_code", 1}, {"output", "no x"}}, 2, "shell"),
+            ev("task_finished", {{"reason", "finished"}, {"summary", "done"}}, 2)};
+        for (std::size_t start = 0; start < events.size(); ++start) {
+            TimelineFold timeline;
+            fold(timeline, std::vector<json>(events.begin() + static_cast<std::ptrdiff_t>(start), events.end()));
+            std::map<std::string, int> callCards;
+            std::string bodies, prose, details;
+            for (const auto& card : timeline.cards()) {
+                if (card.kind == Kind::ToolCall)
+                    ++callCards[card.callId];
+                bodies += card.body + "|";
+                prose += card.prose + "|";
+                details += card.detail + "|";
+            }
+            const QByteArray from = QByteArray::number(static_cast<qulonglong>(start));
+            for (const auto& [id, count] : callCards)
+                QVERIFY2(count == 1, from + ": two cards for " + QByteArray::fromStdString(id));
+            if (start <= 7)
+                QVERIFY2(bodies.find("two\n") != std::string::npos, from + ": " + QByteArray::fromStdString(bodies));
+            if (start <= 5)
+                QVERIFY2(bodies.find("one\ntwo\n") != std::string::npos, from);
+            if (start <= 3)
+                QVERIFY2(prose.find("Let me look.") != std::string::npos, from);
+            if (start <= 9)
+                QVERIFY2(details.find("approved \xE2\x80\x94 ok") != std::string::npos,
+                         from + ": " + QByteArray::fromStdString(details));
+            if (start <= 11) { // c2's result, whatever came before it
+                QVERIFY2(details.find("exit 1") != std::string::npos, from);
+                QVERIFY2(bodies.find("no x") != std::string::npos, from);
+            }
+            QCOMPARE(timeline.cards().back().kind, Kind::Finished);
+            // The counters count what the fold saw: a window adds what came before (TaskCounters::prepend).
+            QCOMPARE(timeline.counters().tokensIn, start <= 3 ? std::uint64_t(10) : std::uint64_t(0));
+        }
     }
 
     void resultsOfCalls_data() {
@@ -375,6 +431,46 @@ private slots:
         QCOMPARE(counters.steps, 3u);
         QCOMPARE(counters.tokensIn, 50u);
         QCOMPARE(counters.tokensOut, 7u);
+    }
+
+    // Counted in two parts (the earlier events page by page, the shown ones in the fold) and put together,
+    // the counters are those of one run over all the events, wherever the task is cut.
+    void countersAddUpAcrossACut() {
+        const std::vector<json> events{
+            ev("resource_sample", {{"rss_bytes", 1000}, {"cpu_ms", 100}}, 1, {}, {{"ts", "2026-11-29T10:00:00.000Z"}}),
+            ev("file_changed", {{"path", "a.txt"}, {"change", "created"}, {"added", 2}}, 1, "write_file"),
+            ev("model_response", {{"content", "x"}, {"tool_calls", json::array()}}, 1, {},
+               {{"token_usage", {{"input", 50}, {"output", 7}}}}),
+            ev("resource_sample", {{"rss_bytes", 3000}, {"cpu_ms", 600}}, 2, {}, {{"ts", "2026-11-29T10:00:01.000Z"}}),
+            ev("tool_call", {{"id", "c"}, {"arguments", json::object()}}, 2, "shell"),
+            ev("file_changed", {{"path", "a.txt"}, {"change", "modified"}, {"added", 1}, {"removed", 1}}, 3,
+               "edit_file"),
+            ev("resource_sample", {{"rss_bytes", 2000}, {"cpu_ms", 700}}, 3, {}, {{"ts", "2026-11-29T10:00:03.000Z"}}),
+            ev("model_response", {{"content", "y"}, {"tool_calls", json::array()}}, 3, {},
+               {{"token_usage", {{"input", 5}, {"output", 1}}}})};
+        TimelineFold whole;
+        fold(whole, events);
+        const TaskCounters& all = whole.counters();
+        QCOMPARE(all.cpuPercent, (std::vector<double>{50.0, 5.0}));
+        for (std::size_t cut = 0; cut <= events.size(); ++cut) {
+            TimelineFold earlier, later;
+            const auto at = events.begin() + static_cast<std::ptrdiff_t>(cut);
+            fold(earlier, std::vector<json>(events.begin(), at));
+            fold(later, std::vector<json>(at, events.end()));
+            TaskCounters joined = later.counters();
+            joined.prepend(earlier.counters());
+            const QByteArray where = "cut at " + QByteArray::number(static_cast<qulonglong>(cut));
+            QVERIFY2(joined.memoryBytes == all.memoryBytes, where);
+            QVERIFY2(joined.cpuPercent == all.cpuPercent, where);
+            QVERIFY2(joined.files == all.files, where);
+            QVERIFY2(joined.modelCalls == all.modelCalls && joined.toolCalls == all.toolCalls, where);
+            QVERIFY2(joined.steps == all.steps, where);
+            QVERIFY2(joined.tokensIn == all.tokensIn && joined.tokensOut == all.tokensOut, where);
+            // and once more in front, as a window counting page by page does: nothing counted twice
+            TaskCounters again = joined;
+            again.prepend(TaskCounters{});
+            QVERIFY2(again.cpuPercent == all.cpuPercent && again.tokensIn == all.tokensIn, where);
+        }
     }
 
     void refusesWhatTheProtocolRefuses_data() {

@@ -1,5 +1,6 @@
 #include "ui/models/TimelineModel.h"
 
+#include <algorithm>
 #include <set>
 
 namespace warren::ui {
@@ -37,14 +38,73 @@ void appendDiff(StyledText& body, const std::string& diff) {
 void TimelineModel::reset(const QString& taskId, const QString& prompt) {
     beginResetModel();
     m_taskId = taskId;
-    m_fold = timeline::TimelineFold(prompt.toStdString());
+    m_prompt = prompt.toStdString();
+    m_fold = timeline::TimelineFold(m_prompt);
     m_items.clear();
     m_lastSeq = 0;
+    m_firstSeq = 0;
+    m_eventCount = 0;
+    m_reachesStart = false;
+    m_appendedFrom = 0;
+    m_appended = {};
+    m_earlier = {};
+    m_earlierComplete = false;
+    m_wholeStale = true;
     m_items.emplace_back();
     sync(0);
     m_committed = m_items.size();
     endResetModel();
     emit activityChanged();
+}
+
+void TimelineModel::prepend(const std::vector<json>& events, bool reachesStart) {
+    m_reachesStart = m_reachesStart || reachesStart;
+    const auto seqOf = [](const json& event) { return event.is_object() ? event.value("seq", std::uint64_t{0}) : 0; };
+    if (events.empty() || seqOf(events.back()) < m_lastSeq || (m_firstSeq && seqOf(events.front()) >= m_firstSeq)) {
+        emit activityChanged(); // nothing earlier; the counters may now be the fold's
+        return;
+    }
+    // The cards a user opened stay open: a card is the same card when the same event made it.
+    std::set<std::uint64_t> expanded;
+    for (std::size_t row = 0; row < m_committed; ++row)
+        if (m_items[row].expanded)
+            expanded.insert(m_items[row].firstSeq);
+    m_prepending = true;
+    beginResetModel();
+    m_fold = timeline::TimelineFold(m_prompt);
+    m_items.clear();
+    m_items.emplace_back();
+    sync(0);
+    m_lastSeq = 0;
+    m_firstSeq = 0;
+    m_eventCount = 0;
+    for (const json& event : events)
+        take(event, nullptr, nullptr);
+    m_committed = m_items.size();
+    for (std::size_t row = 1; row < m_committed; ++row)
+        m_items[row].expanded = expanded.contains(m_items[row].firstSeq);
+    endResetModel();
+    m_prepending = false;
+    emit activityChanged();
+}
+
+void TimelineModel::addEarlierCounts(const timeline::TaskCounters& page, bool complete) {
+    m_earlier.prepend(page);
+    m_earlierComplete = m_earlierComplete || complete;
+    m_wholeStale = true;
+    emit activityChanged();
+}
+
+const timeline::TaskCounters& TimelineModel::activity() const {
+    // The fold has seen every event: its counters are the task's.
+    if (foldHasAll() || m_appendedFrom <= 1)
+        return m_fold.counters();
+    if (m_wholeStale) {
+        m_whole = m_appended;
+        m_whole.prepend(m_earlier);
+        m_wholeStale = false;
+    }
+    return m_whole;
 }
 
 const TimelineItem* TimelineModel::item(int row) const {
@@ -92,27 +152,9 @@ void TimelineModel::append(const std::vector<json>& events) {
     std::set<std::size_t> changed; // items the view already shows whose content changed
     const std::size_t before = m_committed;
     for (const json& event : events) {
-        if (!event.is_object())
-            continue;
-        const auto seq = event.value("seq", std::uint64_t{0});
-        if (seq <= m_lastSeq)
-            continue;
-        m_lastSeq = seq;
-        auto read = timeline::readEvent(event);
-        if (!read)
-            continue;
-        for (const std::size_t index : m_fold.apply(*read)) {
-            if (index < m_items.size()) {
-                sync(index);
-                ++m_items[index].version;
-                changed.insert(index);
-            }
-        }
-        while (m_items.size() < m_fold.cards().size()) {
-            m_items.emplace_back();
-            sync(m_items.size() - 1);
-        }
+        take(event, &changed, &m_appended); // the appended events' own counters: a prepend leaves them
     }
+    m_wholeStale = true;
     if (m_items.size() > m_committed) {
         beginInsertRows({}, static_cast<int>(m_committed), static_cast<int>(m_items.size()) - 1);
         m_committed = m_items.size();
@@ -124,6 +166,38 @@ void TimelineModel::append(const std::vector<json>& events) {
     }
     if (!events.empty())
         emit activityChanged();
+}
+
+void TimelineModel::take(const json& event, std::set<std::size_t>* changed, timeline::TaskCounters* counters) {
+    if (!event.is_object())
+        return;
+    const auto seq = event.value("seq", std::uint64_t{0});
+    if (seq <= m_lastSeq)
+        return;
+    m_lastSeq = seq;
+    if (m_firstSeq == 0)
+        m_firstSeq = seq;
+    ++m_eventCount;
+    auto read = timeline::readEvent(event);
+    if (!read)
+        return;
+    if (counters && m_appendedFrom == 0)
+        m_appendedFrom = seq;
+    if (counters)
+        counters->add(read->payload, read->envelope.step, read->envelope.tokenUsage,
+                      read->envelope.ts ? static_cast<std::int64_t>(read->envelope.ts) : -1);
+    for (const std::size_t index : m_fold.apply(*read)) {
+        if (index < m_items.size()) {
+            sync(index);
+            ++m_items[index].version;
+            if (changed)
+                changed->insert(index);
+        }
+    }
+    while (m_items.size() < m_fold.cards().size()) {
+        m_items.emplace_back();
+        sync(m_items.size() - 1);
+    }
 }
 
 void TimelineModel::sync(std::size_t index) {

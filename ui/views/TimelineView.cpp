@@ -5,6 +5,8 @@
 #include "ui/views/TimelineDelegate.h"
 
 #include <QScrollBar>
+#include <QTimer>
+#include <algorithm>
 
 namespace warren::ui {
 
@@ -28,6 +30,8 @@ TimelineView::TimelineView(QWidget* parent) : QListView(parent), m_delegate(new 
     verticalScrollBar()->setSingleStep(24);
     connect(verticalScrollBar(), &QScrollBar::valueChanged, this, [this](int value) {
         m_follow = value >= verticalScrollBar()->maximum() - kFollowSlack;
+        if (value <= verticalScrollBar()->minimum() + kFollowSlack)
+            askForEarlier();
     });
     connect(m_delegate, &TimelineDelegate::toggleClicked, this, [this](const QModelIndex& index) {
         if (const TimelineItem* item = m_model ? m_model->item(index.row()) : nullptr) {
@@ -40,10 +44,70 @@ TimelineView::TimelineView(QWidget* parent) : QListView(parent), m_delegate(new 
 void TimelineView::setTimeline(TimelineModel* model) {
     m_model = model;
     setModel(model);
+    connect(model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        if (m_model->prepending())
+            rememberTopCard();
+    });
     connect(model, &QAbstractItemModel::modelReset, this, [this] {
         m_delegate->forgetLayouts();
-        m_follow = true;
+        if (m_model->prepending()) {
+            restoreTopCard();
+            syncApprovalBars(0, m_model->rowCount() - 1);
+        } else {
+            m_follow = true;
+        }
     });
+}
+
+void TimelineView::askForEarlier() {
+    if (m_askQueued || !m_model || !m_model->hasEarlier())
+        return;
+    // Not from inside a scroll or a layout: the answer resets the model.
+    m_askQueued = true;
+    QTimer::singleShot(0, this, [this] {
+        m_askQueued = false;
+        executeDelayedItemsLayout(); // a model just reset has no scroll range until its rows are laid out
+        const QScrollBar* bar = verticalScrollBar();
+        if (m_model && m_model->hasEarlier() && bar->value() <= bar->minimum() + kFollowSlack)
+            emit earlierWanted();
+    });
+}
+
+void TimelineView::rememberTopCard() {
+    m_anchors.clear();
+    // Row 0 is the prompt, which stays first: the cards below it are the ones the user was reading.
+    for (int row = std::max(indexAt(QPoint(1, 1)).row(), 1); row < m_model->rowCount(); ++row) {
+        const QRect rect = visualRect(m_model->index(row));
+        if (rect.top() >= viewport()->height())
+            break;
+        m_anchors.emplace_back(m_model->item(row)->firstSeq, rect.top());
+    }
+}
+
+void TimelineView::restoreTopCard() {
+    m_follow = false;
+    // Cards are made in event order: below the prompt, their first seqs grow with the row.
+    const auto rowOf = [this](std::uint64_t seq) {
+        int low = 1, high = m_model->rowCount();
+        while (low < high) {
+            const int middle = (low + high) / 2;
+            if (m_model->item(middle)->firstSeq < seq)
+                low = middle + 1;
+            else
+                high = middle;
+        }
+        return low < m_model->rowCount() && m_model->item(low)->firstSeq == seq ? low : -1;
+    };
+    for (const auto& [seq, top] : m_anchors) {
+        const int row = rowOf(seq);
+        if (row < 0)
+            continue;
+        executeDelayedItemsLayout(); // the rows' positions now, not at the next layout
+        verticalScrollBar()->setValue(verticalScrollBar()->value() + visualRect(m_model->index(row)).top() - top);
+        break;
+    }
+    m_anchors.clear();
+    askForEarlier(); // the page added nothing that shows: the top is still in view
 }
 
 void TimelineView::rowsInserted(const QModelIndex& parent, int start, int end) {
@@ -72,6 +136,8 @@ void TimelineView::updateGeometries() {
     QListView::updateGeometries();
     if (m_follow)
         verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+    if (verticalScrollBar()->maximum() == 0)
+        askForEarlier(); // the cards do not fill the view: no scrolling would ever reach for more
 }
 
 void TimelineView::resizeEvent(QResizeEvent* event) {

@@ -130,6 +130,7 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     m_timelineView = new TimelineView(m_centre);
     m_timelineView->setObjectName("timeline");
     m_timelineView->setTimeline(m_timeline);
+    connect(m_timelineView, &TimelineView::earlierWanted, this, &MainWindow::loadEarlier);
     connect(m_timelineView, &TimelineView::approvalAnswered, this, [this](const ApprovalAnswer& answer) {
         const std::string task = m_selected.toStdString();
         if (!answer.alwaysCommands.isEmpty()) {
@@ -209,6 +210,8 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
             updateHeader();
     });
     m_clock.start();
+    m_countTimer.setInterval(0); // between other events: the window answers while a long task is counted
+    connect(&m_countTimer, &QTimer::timeout, this, &MainWindow::countEarlier);
 
     if (auto loaded = m_tasks->reload(); !loaded)
         showProblem(qs(loaded.error().message));
@@ -294,15 +297,65 @@ void MainWindow::selectTask(const QString& taskId) {
         return;
     m_selected = taskId;
     m_pending.clear();
+    m_countTimer.stop();
     const TaskRecord* task = m_tasks->record(row);
     m_timeline->reset(taskId, qs(task->prompt));
-    if (auto events = m_plane.events(task->id); events)
+    // The latest page only: opening costs the same for any task, and earlier pages come in as the user
+    // scrolls up. Live events append after it (eventStored comes after the commit, so none falls between).
+    if (auto events = m_plane.eventsBefore(task->id, 0, kPageEvents); events) {
         m_timeline->append(*events);
-    else
+        if (events->size() < kPageEvents)
+            m_timeline->prepend({}, true); // the whole task is there
+    } else {
         showProblem(qs(events.error().message));
+    }
+    // What the side panel counts (tokens, calls, changed files, samples) is the whole task's: the events
+    // before the page are counted a page at a time, after the window has shown the task.
+    if (m_timeline->needsEarlierCounts()) {
+        m_countBefore = m_timeline->appendedFrom();
+        m_countTimer.start();
+    }
     m_side->setWorkspace(qs(task->workspace));
     m_centre->setCurrentWidget(m_timelineView);
     updateHeader();
+}
+
+void MainWindow::loadEarlier() {
+    if (!m_timeline->hasEarlier() || m_selected.isEmpty())
+        return;
+    flushEvents(); // the page is read up to the last event shown: none may be waiting to be shown
+    // The page before the first event shown and every event shown, read again for the fold to start
+    // earlier: the model keeps cards, not events, and this costs what the window shows.
+    const std::size_t wanted = m_timeline->eventCount() + kPageEvents;
+    auto events = m_plane.eventsBefore(m_selected.toStdString(), m_timeline->lastSeq() + 1, wanted);
+    if (!events)
+        return showProblem(qs(events.error().message));
+    m_timeline->prepend(*events, events->size() < wanted);
+    m_side->setActivity(m_timeline->activity(), selectedElapsedMs());
+}
+
+void MainWindow::countEarlier() {
+    if (!m_timeline->needsEarlierCounts()) // paged in to the start meanwhile: the fold counts them all
+        return m_countTimer.stop();
+    const std::string taskId = m_selected.toStdString();
+    auto events = m_plane.eventsBefore(taskId, m_countBefore, kCountPageEvents);
+    if (!events) {
+        m_countTimer.stop();
+        return showProblem(qs(events.error().message));
+    }
+    timeline::TaskCounters page;
+    for (const auto& event : *events) {
+        if (auto read = timeline::readEvent(event))
+            page.add(read->payload, read->envelope.step, read->envelope.tokenUsage,
+                     read->envelope.ts ? static_cast<std::int64_t>(read->envelope.ts) : -1);
+    }
+    const bool complete = events->size() < kCountPageEvents || events->front().value("seq", std::uint64_t{0}) <= 1;
+    if (!events->empty())
+        m_countBefore = events->front().value("seq", std::uint64_t{0});
+    if (complete)
+        m_countTimer.stop();
+    m_timeline->addEarlierCounts(page, complete);
+    m_side->setActivity(m_timeline->activity(), selectedElapsedMs());
 }
 
 void MainWindow::onEventStored(const std::string& taskId, const nlohmann::json& event) {

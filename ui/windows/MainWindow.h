@@ -33,6 +33,11 @@ class MainWindow : public QMainWindow {
 public:
     static constexpr int kEventBatchMs = 50;
     static constexpr int kTaskRefreshMs = 250;
+    // A task opens at its end with this many events; as many more come in each time the user reaches
+    // the top (see docs/BENCHMARKS.md, "The desktop window", for why this many).
+    static constexpr std::size_t kPageEvents = 500;
+    // The earlier events are counted for the side panel this many a turn of the event loop, none kept.
+    static constexpr std::size_t kCountPageEvents = 2000;
 
     explicit MainWindow(control::ControlPlane& plane, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -51,6 +56,9 @@ public:
     SidePanel* sidePanel() const { return m_side; }
     QPushButton* button(const QString& name) const; // "stop", "resume", "rerun", "export", "open"
     void flushEvents(); // applies the buffered events now (the batch timer calls it)
+    void loadEarlier(); // the page before the first event shown (the timeline asks when its top shows)
+    // For tests: whether the selected task's earlier events are still being counted for the side panel.
+    bool countingEarlier() const { return m_countTimer.isActive(); }
 
 signals:
     void taskSubmitted(const QString& taskId);
@@ -59,6 +67,7 @@ private:
     void buildControls();
     void submit(const NewTaskBar::Request& request);
     void onEventStored(const std::string& taskId, const nlohmann::json& event);
+    void countEarlier(); // one page of the events before those the timeline counted itself
     void refreshDirtyTasks();
     void updateHeader();
     void updateWelcome();
@@ -94,6 +103,8 @@ private:
     QTimer m_eventTimer;
     QTimer m_refreshTimer;
     QTimer m_clock; // elapsed times of running tasks
+    QTimer m_countTimer;
+    std::uint64_t m_countBefore = 0; // the earlier events still to count are those before this seq
 };
 
 } // namespace warren::ui

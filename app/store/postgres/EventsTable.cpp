@@ -17,6 +17,10 @@ constexpr const char* kInsertEvents = "INSERT INTO events (task_id, seq, ts, typ
                                       "$4::text[], $5::bigint[], $6::text[], $7::text[])";
 constexpr const char* kSelectEvents = "SELECT task_id, seq, ts, type, step, tool, body FROM events "
                                       "WHERE task_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::bigint";
+// Newest first through the (task_id, seq) key, then put back in seq order: one index range either way.
+constexpr const char* kSelectEventsBefore =
+    "SELECT * FROM (SELECT task_id, seq, ts, type, step, tool, body FROM events "
+    "WHERE task_id = $1 AND seq < $2::bigint ORDER BY seq DESC LIMIT $3::bigint) AS page ORDER BY seq";
 constexpr const char* kLastSeq = "SELECT max(seq) FROM events WHERE task_id = $1";
 
 EventRow readEvent(const PgRow& row) {
@@ -93,6 +97,15 @@ Result<std::vector<EventRow>> PgStore::events(const std::string& taskId, std::ui
                                               std::uint64_t limit) {
     return pgAll(m_db.exec("read the events of task " + taskId, kSelectEvents,
                            pgParams(taskId, pgClamp(afterSeq), pgClamp(limit))),
+                 readEvent);
+}
+
+Result<std::vector<EventRow>> PgStore::eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
+                                                    std::uint64_t limit) {
+    // beforeSeq 0 is "after the last": every seq is below the largest bigint.
+    return pgAll(m_db.exec("read the events of task " + taskId + " before seq " + std::to_string(beforeSeq),
+                           kSelectEventsBefore,
+                           pgParams(taskId, pgClamp(beforeSeq == 0 ? UINT64_MAX : beforeSeq), pgClamp(limit))),
                  readEvent);
 }
 

@@ -29,6 +29,8 @@ public:
     Status appendEvents(const std::vector<EventRow>& events) override;
     Result<std::vector<EventRow>> events(const std::string& taskId, std::uint64_t afterSeq,
                                          std::uint64_t limit) override;
+    Result<std::vector<EventRow>> eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
+                                               std::uint64_t limit) override;
     Result<std::uint64_t> lastSeq(const std::string& taskId) override;
 
     Status insertApproval(const ApprovalRecord& approval) override;

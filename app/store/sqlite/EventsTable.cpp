@@ -15,6 +15,10 @@ constexpr const char* kInsertEvent =
     "INSERT INTO events (task_id, seq, ts, type, step, tool, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 constexpr const char* kSelectEvents = "SELECT task_id, seq, ts, type, step, tool, body FROM events "
                                       "WHERE task_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3";
+// Newest first through the (task_id, seq) key, then put back in seq order: one index range either way.
+constexpr const char* kSelectEventsBefore =
+    "SELECT * FROM (SELECT task_id, seq, ts, type, step, tool, body FROM events "
+    "WHERE task_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3) ORDER BY seq";
 constexpr const char* kLastSeq = "SELECT max(seq) FROM events WHERE task_id = ?1";
 
 EventRow readEvent(const Statement& row) {
@@ -70,6 +74,14 @@ Result<std::vector<EventRow>> SqliteStore::events(const std::string& taskId, std
     return m_db.query(kSelectEvents)
         .bind(taskId, afterSeq, limit)
         .all("read the events of task " + taskId, readEvent);
+}
+
+Result<std::vector<EventRow>> SqliteStore::eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
+                                                        std::uint64_t limit) {
+    // beforeSeq 0 is "after the last": every seq is below the largest bindable one (INT64_MAX).
+    return m_db.query(kSelectEventsBefore)
+        .bind(taskId, beforeSeq == 0 ? UINT64_MAX : beforeSeq, limit)
+        .all("read the events of task " + taskId + " before seq " + std::to_string(beforeSeq), readEvent);
 }
 
 Result<std::uint64_t> SqliteStore::lastSeq(const std::string& taskId) {
