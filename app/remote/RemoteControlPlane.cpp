@@ -374,6 +374,30 @@ Result<std::vector<json>> RemoteControlPlane::events(const std::string& taskId, 
     }
 }
 
+Result<std::vector<json>> RemoteControlPlane::eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
+                                                           std::size_t limit) {
+    // Pages of the server's size, from the end backwards, each put in front of the later ones.
+    std::vector<json> events;
+    while (limit > 0) {
+        const std::size_t count = std::min(limit, kEventPage);
+        auto page = m_client->callJson("GET", taskPath(taskId, "/events?before_seq=" + QString::number(beforeSeq) +
+                                                                   "&limit=" + QString::number(count)));
+        if (!page)
+            return page.error();
+        const auto list = page->find("events");
+        if (list == page->end() || !list->is_array())
+            return makeError(ErrorCode::System, "warrend's events of " + taskId + " do not read");
+        events.insert(events.begin(), list->begin(), list->end());
+        if (list->size() < count || list->empty())
+            break;
+        beforeSeq = list->front().value("seq", std::uint64_t{0});
+        if (beforeSeq <= 1)
+            break;
+        limit -= list->size();
+    }
+    return events;
+}
+
 Result<std::vector<control::ArtifactRecord>> RemoteControlPlane::artifacts(const std::string& taskId) {
     auto answer = m_client->callJson("GET", taskPath(taskId, "/artifacts"));
     if (!answer)

@@ -59,6 +59,8 @@ public:
     Result<std::vector<control::TaskRecord>> tasks() override;
     Result<std::optional<control::TaskRecord>> task(const std::string& taskId) override;
     Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0) override;
+    Result<std::vector<nlohmann::json>> eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
+                                                     std::size_t limit) override;
     Result<std::vector<control::ArtifactRecord>> artifacts(const std::string& taskId) override;
     Status exportTask(const std::string& taskId, const std::string& directory) override;
     Result<control::Settings> settings() override;
