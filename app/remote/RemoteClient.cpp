@@ -40,7 +40,7 @@ RemoteClient::RemoteClient(QUrl base, std::string key, QObject* parent)
 
 QNetworkRequest RemoteClient::request(const QString& path) const {
     QUrl url = m_base;
-    const int query = path.indexOf('?');
+    const qsizetype query = path.indexOf('?');
     url.setPath(m_base.path() + (query < 0 ? path : path.left(query)));
     if (query >= 0)
         url.setQuery(path.mid(query + 1));
@@ -71,7 +71,7 @@ Result<QByteArray> RemoteClient::wait(QNetworkReply* reply) {
         return body;
     outcome.body = body;
     Error failure = describeFailure(outcome, server());
-    if (keyRejected(outcome))
+    if (remote::keyRejected(outcome))
         emit keyRejected(QString::fromStdString(failure.message));
     return failure;
 }
