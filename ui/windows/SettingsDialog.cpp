@@ -1,6 +1,7 @@
 #include "ui/windows/SettingsDialog.h"
 
 #include "ui/widgets/NetworkChoice.h"
+#include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/SandboxChoices.h"
 
 #include <algorithm>
@@ -42,9 +43,14 @@ constexpr ProviderChoice kChoices[] = {
 
 } // namespace
 
-SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : QDialog(parent), m_plane(plane) {
+SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, PlaneContext context)
+    : QDialog(parent), m_plane(plane), m_remotePlane(context.opened.kind == control::PlaneKind::Remote) {
     setWindowTitle(tr("Warren Settings"));
     auto* layout = new QVBoxLayout(this);
+    if (context.chooser) {
+        m_planeBox = new ControlPlaneBox(*context.chooser, context.opened, this);
+        layout->addWidget(m_planeBox);
+    }
 
     auto* modelBox = new QGroupBox(tr("Model"), this);
     auto* form = new QFormLayout(modelBox);
@@ -123,6 +129,18 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     approvalsLayout->addWidget(remove, 0, Qt::AlignTop);
     layout->addWidget(approvalsBox);
 
+    if (m_remotePlane) {
+        // The server decides these for its tasks (its sandbox, its quotas, its rules): shown, not offered.
+        const QString onServer = tr("Tasks run on the server: it chooses this for them.");
+        for (QWidget* local : {static_cast<QWidget*>(sandboxBox), static_cast<QWidget*>(approvalsBox)}) {
+            local->setEnabled(false);
+            local->setToolTip(onServer);
+        }
+        m_maxConcurrent->setEnabled(false);
+        m_maxConcurrent->setToolTip(tr("The server's quota decides how many of your tasks run at once."));
+        m_test->setToolTip(tr("The server calls the model, not this computer: run a small task to try it."));
+    }
+
     m_error = new QLabel(this);
     m_error->setObjectName("error");
     m_error->setWordWrap(true);
@@ -198,7 +216,7 @@ void SettingsDialog::updateForm() {
     const bool none = choice.isEmpty();
     m_baseUrl->setEnabled(choice.endsWith(':'));
     m_model->setEnabled(!none);
-    m_test->setEnabled(!none);
+    m_test->setEnabled(!none && !m_remotePlane);
     const QString name = keyName();
     m_key->setEnabled(!none && !name.isEmpty());
     m_key->clear();
@@ -208,11 +226,15 @@ void SettingsDialog::updateForm() {
         m_keyState->setText(tr("A local server: no key needed."));
     } else {
         auto stored = m_plane.hasKey(name.toStdString());
-        QString state = stored && *stored ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
-                                          : tr("No key stored for %1 yet.").arg(name);
+        QString state = !stored        ? QString::fromStdString(stored.error().message)
+                        : *stored      ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
+                        : m_remotePlane ? tr("No key of yours for %1 on the server: its tasks use the server's own, if it has one.").arg(name)
+                                       : tr("No key stored for %1 yet.").arg(name);
         const QString warning = QString::fromStdString(m_plane.keyStorageWarning());
-        m_keyState->setText(warning.isEmpty() ? state + ' ' + tr("Keys are kept in the system keychain.")
-                                              : state + ' ' + warning);
+        const QString where = m_remotePlane ? tr("Your key is kept on the server, sealed, for your tasks only.")
+                              : warning.isEmpty() ? tr("Keys are kept in the system keychain.")
+                                                  : warning;
+        m_keyState->setText(state + ' ' + where);
     }
     m_key->setPlaceholderText(m_key->isEnabled() ? tr("paste the API key") : QString());
 }
@@ -251,6 +273,10 @@ void SettingsDialog::accept() {
     };
     if (auto valid = control::validateSettings(settings); !valid)
         return fail(valid.error().message);
+    if (m_planeBox) {
+        if (auto saved = m_planeBox->save(&m_reopen); !saved)
+            return fail(saved.error().message);
+    }
     if (!m_key->text().isEmpty()) {
         if (auto stored = m_plane.storeKey(keyName().toStdString(), m_key->text().toStdString()); !stored)
             return fail(stored.error().message);
