@@ -39,8 +39,10 @@ QString ofLimit(std::uint64_t used, std::optional<std::uint64_t> limit) {
 
 QString accountText(const control::ServerAccount& account) {
     QStringList lines;
-    lines << ControlPlaneBox::tr("Connected to warrend %1 at %2 (sandboxes: %3)")
-                 .arg(qs(account.version), qs(account.server), qs(account.sandbox.empty() ? "?" : account.sandbox));
+    QString server = ControlPlaneBox::tr("Connected to warrend %1 at %2").arg(qs(account.version), qs(account.server));
+    if (!account.sandbox.empty())
+        server += ControlPlaneBox::tr(" (its sandboxes: %1)").arg(qs(account.sandbox));
+    lines << server;
     lines << ControlPlaneBox::tr("You are %1, tenant %2").arg(qs(account.user), qs(account.tenant));
     lines << ControlPlaneBox::tr("Tasks running: %1 · Tokens this month: %2")
                  .arg(ofLimit(account.activeTasks, effectiveLimit(account.quotas, "max_concurrent")),
