@@ -206,11 +206,26 @@ void ToolProxy::approval(const protocol::Request& request, Reply reply) {
     emit approvalNeeded(record);
 }
 
+namespace {
+
+// A question by its record's callId, or by the tool call's id the agent gave (the window answers a card,
+// which knows the latter).
+template <typename Pending> auto findPending(Pending& pending, const std::string& callId) {
+    auto found = pending.find(callId);
+    if (found == pending.end())
+        found = std::find_if(pending.begin(), pending.end(),
+                             [&](const auto& entry) { return entry.second.toolCallId == callId; });
+    return found;
+}
+
+} // namespace
+
+bool ToolProxy::isWaiting(const std::string& callId) const {
+    return !m_aborted && findPending(m_pendingApprovals, callId) != m_pendingApprovals.end();
+}
+
 bool ToolProxy::answerApproval(const std::string& callId, bool approved, const std::string& note, bool always) {
-    auto pending = m_pendingApprovals.find(callId);
-    if (pending == m_pendingApprovals.end()) // the window answers a card, which knows the tool call's id
-        pending = std::find_if(m_pendingApprovals.begin(), m_pendingApprovals.end(),
-                               [&](const auto& entry) { return entry.second.toolCallId == callId; });
+    auto pending = findPending(m_pendingApprovals, callId);
     if (pending == m_pendingApprovals.end() || m_aborted)
         return false;
     auto [record, toolCallId, reply] = std::move(pending->second);

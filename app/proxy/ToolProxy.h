@@ -52,6 +52,8 @@ public:
     // tools: the tool) is approved for the rest of this task without asking.
     // False when no question with that id waits (answered already, never asked, or not asked yet).
     bool answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
+    // Whether the question callId (as answerApproval takes it) waits for the user now.
+    bool isWaiting(const std::string& callId) const;
     void addRule(const ApprovalRule& rule); // after the others, for the rest of this task
     // The task ended: model calls in flight are aborted and nothing more is answered.
     void abortAll();

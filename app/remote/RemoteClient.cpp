@@ -51,7 +51,7 @@ QNetworkRequest RemoteClient::request(const QString& path) const {
     return request;
 }
 
-Result<QByteArray> RemoteClient::wait(QNetworkReply* reply) {
+Result<QByteArray> RemoteClient::wait(QNetworkReply* reply, int* status) {
     ++m_depth;
     QEventLoop loop;
     connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
@@ -65,31 +65,34 @@ Result<QByteArray> RemoteClient::wait(QNetworkReply* reply) {
         outcome.networkMessage = reply->errorString();
     }
     reply->deleteLater();
+    if (status)
+        *status = outcome.status;
     if (--m_depth == 0)
         emit idle();
     if (outcome.status >= 200 && outcome.status < 300)
         return body;
     outcome.body = body;
     Error failure = describeFailure(outcome, server());
-    if (remote::keyRejected(outcome))
+    if (isKeyRejected(outcome))
         emit keyRejected(QString::fromStdString(failure.message));
     return failure;
 }
 
 Result<QByteArray> RemoteClient::call(const QByteArray& method, const QString& path, const QByteArray& body,
-                                      const Headers& headers) {
+                                      const Headers& headers, int* status) {
     QNetworkRequest request = this->request(path);
     request.setTransferTimeout(static_cast<int>(kTransferTimeout.count()));
     if (!body.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     for (const auto& [name, value] : headers)
         request.setRawHeader(name, value);
-    return wait(m_network->sendCustomRequest(request, method, body));
+    return wait(m_network->sendCustomRequest(request, method, body), status);
 }
 
 Result<nlohmann::json> RemoteClient::callJson(const QByteArray& method, const QString& path,
-                                              const nlohmann::json& body, const Headers& headers) {
-    auto answer = call(method, path, body.is_null() ? QByteArray() : QByteArray::fromStdString(body.dump()), headers);
+                                              const nlohmann::json& body, const Headers& headers, int* status) {
+    auto answer =
+        call(method, path, body.is_null() ? QByteArray() : QByteArray::fromStdString(body.dump()), headers, status);
     if (!answer)
         return answer.error();
     if (answer->isEmpty())
@@ -114,6 +117,12 @@ Result<nlohmann::json> RemoteClient::upload(const QString& path, QIODevice* body
     if (!parsed.is_object())
         return makeError(ErrorCode::System, "warrend's answer to the upload is not JSON");
     return parsed;
+}
+
+QNetworkReply* RemoteClient::get(const QString& path) {
+    QNetworkRequest request = this->request(path);
+    request.setTransferTimeout(static_cast<int>(kTransferTimeout.count()));
+    return m_network->get(request);
 }
 
 QNetworkReply* RemoteClient::openStream(const QString& path, const Headers& headers) {

@@ -44,16 +44,19 @@ public:
     RemoteClient(QUrl base, std::string key, QObject* parent = nullptr);
 
     // The answer's body when its status is 2xx; otherwise describeFailure's error (401 also emits
-    // keyRejected).
+    // keyRejected). status, when given, gets the HTTP status (0: no answer came).
     Result<QByteArray> call(const QByteArray& method, const QString& path, const QByteArray& body = {},
-                            const Headers& headers = {});
+                            const Headers& headers = {}, int* status = nullptr);
     Result<nlohmann::json> callJson(const QByteArray& method, const QString& path,
-                                    const nlohmann::json& body = nullptr, const Headers& headers = {});
+                                    const nlohmann::json& body = nullptr, const Headers& headers = {},
+                                    int* status = nullptr);
     // POSTs the device's bytes (a file, read as it is sent) as application/x-tar.
     Result<nlohmann::json> upload(const QString& path, QIODevice* body);
     // A GET whose body the caller reads as it arrives (the event stream); no transfer timeout: the server
     // sends a comment every 15 s, and the caller watches for silence itself.
     QNetworkReply* openStream(const QString& path, const Headers& headers);
+    // A GET answered later (the caller reads the reply when it finishes); no nested wait.
+    QNetworkReply* get(const QString& path);
 
     bool busy() const { return m_depth > 0; }
     const QUrl& base() const { return m_base; }
@@ -66,7 +69,7 @@ signals:
 
 private:
     QNetworkRequest request(const QString& path) const;
-    Result<QByteArray> wait(QNetworkReply* reply);
+    Result<QByteArray> wait(QNetworkReply* reply, int* status = nullptr);
 
     QUrl m_base;
     std::string m_key;

@@ -13,6 +13,7 @@
 #include "app/store/sqlite/SqliteStore.h"
 #include "app/tasks/DataDir.h"
 
+#include <QNetworkReply>
 #include <QTimer>
 #include <QUrlQuery>
 #include <QUuid>
@@ -145,11 +146,9 @@ void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq
         *m_client, taskId, afterSeq, [this](const std::string& id) { return isOver(id); }, this);
     m_streams[taskId] = stream;
     connect(stream, &RemoteEventStream::event, this, [this](const std::string& id, const json& event) {
-        deliver([this, id, event] {
-            emit eventStored(id, event);
-            if (auto approval = approvalFromEvent(id, event))
-                emit approvalNeeded(*approval);
-        });
+        deliver([this, id, event] { emit eventStored(id, event); });
+        if (auto approval = approvalFromEvent(id, event))
+            askIfWaiting(*approval);
     });
     connect(stream, &RemoteEventStream::ended, this,
             [this](const std::string& id) { deliver([this, id] { emit taskFinished(id); }); });
@@ -169,6 +168,19 @@ void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq
         });
     });
     stream->start();
+}
+
+void RemoteControlPlane::askIfWaiting(const control::ApprovalRecord& approval) {
+    // Every call that needs approval shows as approval_requested, also one a rule decides at once: only the
+    // server knows which wait for the user. Asked without waiting, so the events go on meanwhile.
+    const QString path = taskPath(approval.taskId, "/approvals/" + QString::fromUtf8(QUrl::toPercentEncoding(
+                                                                   QString::fromStdString(approval.callId))));
+    QNetworkReply* reply = m_client->get(path);
+    connect(reply, &QNetworkReply::finished, this, [this, reply, approval] {
+        reply->deleteLater();
+        if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200)
+            deliver([this, approval] { emit approvalNeeded(approval); });
+    });
 }
 
 void RemoteControlPlane::replaceKey(const std::string& key) {
@@ -191,11 +203,22 @@ Result<std::uint64_t> RemoteControlPlane::lastSeq(const std::string& taskId) {
 }
 
 TaskRecord RemoteControlPlane::withLocalWorkspace(TaskRecord task) const {
-    // The faces show where the task came from on this machine; the server's record names its upload.
-    if (auto home = loadTaskHome(m_dataDir, task.id); home && *home)
-        task.workspace = (*home)->workspace;
-    else
+    // The faces show where the task came from on this machine, and Rerun submits it from there again with
+    // its script; the server's record names its upload and says only "scripted".
+    auto home = loadTaskHome(m_dataDir, task.id);
+    if (!home || !*home) {
         task.workspace = "upload " + task.workspace + " on " + m_client->server().toStdString();
+        return task;
+    }
+    task.workspace = (*home)->workspace;
+    if (!(*home)->script.is_null()) {
+        json spec = json::parse(task.spec, nullptr, false);
+        if (spec.is_object()) {
+            spec["provider"] = "scripted:" + taskScriptFile(m_dataDir, task.id);
+            spec["demo"] = (*home)->demo;
+            task.spec = spec.dump();
+        }
+    }
     return task;
 }
 
@@ -212,15 +235,17 @@ Result<TaskRecord> RemoteControlPlane::submitTo(const std::string& prompt, const
     // again instead of creating a second one.
     const QByteArray idempotency = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
     const json body = taskRequestJson(prompt, uploaded->uploadId, spec, script);
-    auto created = m_client->callJson("POST", "/v1/tasks", body, {{"Idempotency-Key", idempotency}});
-    if (!created && created.error().code == ErrorCode::Unavailable && created.error().message.find("quota") == std::string::npos)
+    int status = 0;
+    auto created = m_client->callJson("POST", "/v1/tasks", body, {{"Idempotency-Key", idempotency}}, &status);
+    if (!created && status == 0) // no answer: the server may have created it before the connection went
         created = m_client->callJson("POST", "/v1/tasks", body, {{"Idempotency-Key", idempotency}});
     if (!created)
         return created.error();
     auto task = taskFromJson(*created);
     if (!task)
         return task.error();
-    RemoteTaskHome home{m_client->server().toStdString(), local, uploaded->uploadId, uploaded->manifest};
+    RemoteTaskHome home{m_client->server().toStdString(), local, uploaded->uploadId, uploaded->manifest, script,
+                        spec.demo};
     if (auto saved = saveTaskHome(m_dataDir, task->id, home); !saved)
         return saved.error();
     watch(task->id, 0);

@@ -87,6 +87,7 @@ private:
     QString taskPath(const std::string& taskId, const QString& rest = {}) const;
     Result<std::uint64_t> lastSeq(const std::string& taskId);
     bool isOver(const std::string& taskId);
+    void askIfWaiting(const control::ApprovalRecord& approval); // approvalNeeded when the server says it waits
     // Runs now, or after the faces' waiting call returned, always in the order given.
     void deliver(std::function<void()> signal);
     void deliverHeld();

@@ -25,12 +25,13 @@ void RemoteEventStream::start() { connectNow(); }
 
 void RemoteEventStream::dropReply() {
     m_silence.stop();
-    if (!m_reply)
-        return;
-    m_reply->disconnect(this);
-    m_reply->abort();
-    m_reply->deleteLater();
+    QNetworkReply* reply = m_reply.data();
     m_reply = nullptr;
+    if (!reply)
+        return;
+    reply->disconnect(this);
+    reply->abort();
+    reply->deleteLater();
 }
 
 void RemoteEventStream::connectNow() {
@@ -94,7 +95,7 @@ void RemoteEventStream::onFinished() {
         emit ended(m_taskId);
         return;
     }
-    if (keyRejected(outcome)) {
+    if (isKeyRejected(outcome)) {
         m_done = true;
         emit keyRejected();
         return;

@@ -13,7 +13,7 @@ std::string serverMessage(const QByteArray& body) {
     return message.is_string() ? message.get<std::string>() : std::string();
 }
 
-bool keyRejected(const HttpOutcome& outcome) { return outcome.status == 401; }
+bool isKeyRejected(const HttpOutcome& outcome) { return outcome.status == 401; }
 
 Error describeFailure(const HttpOutcome& outcome, const QString& server) {
     const std::string at = "warrend at " + server.toStdString();

@@ -26,7 +26,7 @@ struct HttpOutcome {
 Error describeFailure(const HttpOutcome& outcome, const QString& server);
 
 // 401: the key is missing, mistyped, revoked or expired; the server does not say which.
-bool keyRejected(const HttpOutcome& outcome);
+bool isKeyRejected(const HttpOutcome& outcome);
 
 // warrend's {"error": {"code", "message"}} message, empty when the body is not one.
 std::string serverMessage(const QByteArray& body);

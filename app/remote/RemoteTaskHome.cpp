@@ -24,6 +24,10 @@ bool plainTaskId(const std::string& taskId) {
 
 } // namespace
 
+std::string taskScriptFile(const std::string& dataDir, const std::string& taskId) {
+    return (fs::path(dataDir) / "remote" / (taskId + ".script.json")).string();
+}
+
 Status saveTaskHome(const std::string& dataDir, const std::string& taskId, const RemoteTaskHome& home) {
     if (!plainTaskId(taskId))
         return makeError(ErrorCode::InvalidArgument, "the server named a task \"" + taskId + "\", which is not a task id");
@@ -32,13 +36,21 @@ Status saveTaskHome(const std::string& dataDir, const std::string& taskId, const
     fs::create_directories(file.parent_path(), error);
     if (error)
         return makeError(ErrorCode::System, "cannot create " + file.parent_path().string() + ": " + error.message());
+    if (!home.script.is_null()) {
+        std::ofstream script(taskScriptFile(dataDir, taskId), std::ios::trunc);
+        script << home.script.dump();
+        if (!script.flush())
+            return makeError(ErrorCode::System, "cannot write " + taskScriptFile(dataDir, taskId) + "; is the disk full?");
+    }
     const fs::path temporary = file.string() + ".tmp";
     {
         std::ofstream out(temporary, std::ios::trunc);
         out << json{{"server", home.server},
                     {"workspace", home.workspace},
                     {"upload", home.uploadId},
-                    {"manifest", home.manifest}}
+                    {"manifest", home.manifest},
+                    {"script", home.script},
+                    {"demo", home.demo}}
                    .dump();
         out.flush();
         if (!out)
@@ -68,6 +80,8 @@ Result<std::optional<RemoteTaskHome>> loadTaskHome(const std::string& dataDir, c
     home.workspace = stored.value("workspace", "");
     home.uploadId = stored.value("upload", "");
     home.manifest = stored.value("manifest", json());
+    home.script = stored.value("script", json());
+    home.demo = stored.value("demo", false);
     return std::optional<RemoteTaskHome>(std::move(home));
 }
 

@@ -17,10 +17,16 @@ struct RemoteTaskHome {
     std::string workspace; // the local workspace, absolute
     std::string uploadId;
     nlohmann::json manifest; // what was uploaded (WorkspacePack's manifest)
+    // A scripted task's script (null for a model's) and whether it is the demo: the server's spec says only
+    // "scripted", and Rerun needs the script again.
+    nlohmann::json script;
+    bool demo = false;
 };
 
 Status saveTaskHome(const std::string& dataDir, const std::string& taskId, const RemoteTaskHome& home);
 // nullopt: the task was not submitted from this data directory.
 Result<std::optional<RemoteTaskHome>> loadTaskHome(const std::string& dataDir, const std::string& taskId);
+// Where a scripted task's script is kept, as a file a spec's "scripted:FILE" names.
+std::string taskScriptFile(const std::string& dataDir, const std::string& taskId);
 
 } // namespace warren::remote

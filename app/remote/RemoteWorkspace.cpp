@@ -52,22 +52,32 @@ Result<control::ChangesPlan> bringChangesHome(RemoteClient& client, const std::s
     auto home = loadTaskHome(dataDir, taskId);
     if (!home)
         return home.error();
-    if (workspace.empty() && !*home)
+    // Without the upload's manifest a file the user changed cannot be told from one the task changed.
+    if (!*home)
         return makeError(ErrorCode::InvalidArgument,
-                         "task " + taskId + " was not submitted from this machine's data directory: name the "
-                                            "workspace to apply it to with --workspace DIR");
+                         "task " + taskId + " was not submitted from this machine's data directory, so what was "
+                                            "uploaded is not known here and your changes could not be told from "
+                                            "the task's: apply it where it was submitted from");
+    auto manifest = WorkspaceManifest::fromJson((*home)->manifest);
+    if (!manifest)
+        return manifest.error();
     const std::string target = workspace.empty() ? (*home)->workspace : workspace;
-    WorkspaceManifest manifest;
-    if (*home) {
-        auto read = WorkspaceManifest::fromJson((*home)->manifest);
-        if (!read)
-            return read.error();
-        manifest = std::move(*read);
-    }
+    std::error_code error;
+    if (!fs::is_directory(target, error))
+        return makeError(ErrorCode::InvalidArgument, "the workspace " + target + " is not a directory");
     auto patch = client.call("GET", path + "/patch");
     if (!patch)
         return patch.error();
-    return bringPatchHome(patch->toStdString(), target, *home ? &manifest : nullptr, mode);
+    const std::string_view text(patch->constData(), static_cast<std::size_t>(patch->size()));
+    auto plan = mode == ApplyMode::Apply ? applyPatch(text, target, *manifest) : planPatch(text, target, *manifest);
+    if (!plan)
+        return plan.error();
+    control::ChangesPlan changes;
+    for (const auto& file : plan->apply)
+        changes.applied.push_back(file.path);
+    for (const auto& conflict : plan->conflicts)
+        changes.conflicts.push_back({conflict.path, conflict.reason});
+    return changes;
 }
 
 } // namespace warren::remote

@@ -141,6 +141,11 @@ bool TaskManager::answerApproval(const std::string& taskId, const std::string& c
     return running != m_running.end() && running->second->answerApproval(callId, approved, note, always);
 }
 
+bool TaskManager::isWaiting(const std::string& taskId, const std::string& callId) const {
+    const auto running = m_running.find(taskId);
+    return running != m_running.end() && running->second->isWaiting(callId);
+}
+
 std::vector<std::string> TaskManager::recoverInterrupted() {
     std::vector<std::string> recovered;
     auto running = m_env.store->tasksWithStatus(TaskStatus::Running);

@@ -38,6 +38,8 @@ public:
     // False when the task is not running here or no such question of it waits.
     bool answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                         const std::string& note, bool always);
+    // Whether that question of a task running here waits for an answer now.
+    bool isWaiting(const std::string& taskId, const std::string& callId) const;
     // The approval rules of tasks started from now on; addApprovalRule adds one to a running task too.
     void setApprovalRules(std::vector<ApprovalRule> rules);
     void addApprovalRule(const std::string& taskId, const ApprovalRule& rule);

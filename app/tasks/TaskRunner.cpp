@@ -377,6 +377,8 @@ bool TaskRunner::answerApproval(const std::string& callId, bool approved, const 
     return m_proxy && m_proxy->answerApproval(callId, approved, note, always);
 }
 
+bool TaskRunner::isWaiting(const std::string& callId) const { return m_proxy && m_proxy->isWaiting(callId); }
+
 void TaskRunner::addApprovalRule(const ApprovalRule& rule) {
     if (m_proxy)
         m_proxy->addRule(rule);

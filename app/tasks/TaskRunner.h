@@ -75,6 +75,7 @@ public:
     void pause();                        // checkpoint and stop: resumable
     bool answerApproval(const std::string& callId, bool approved, const std::string& note,
                         bool always);               // ToolProxy's
+    bool isWaiting(const std::string& callId) const; // ToolProxy's
     void addApprovalRule(const ApprovalRule& rule); // decides this task's later calls, after its other rules
     // The writer is done with this task's event seq: emits eventStored for it when it was stored (and
     // forgets those before it that the writer never gave back). Below the backpressure limits again,

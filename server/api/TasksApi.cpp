@@ -248,6 +248,34 @@ void waitForQuestion(control::TaskManager& manager, const Answer& answer, HttpRe
     });
 }
 
+// Whether the task waits for its owner's answer to callId: 200 {"id", "waiting": true} as soon as it does
+// (the question may reach the tool proxy a little after the event that shows it, as above), else 404 once
+// it has not asked in time (a rule decided the call, it was answered, or the task is not running).
+void question(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+    const std::string callId = pathParameter(request, "call");
+    auto& manager = parts.manager;
+    const auto waiting = [callId] { return jsonResponse(200, {{"id", callId}, {"waiting", true}}); };
+    if (manager.isWaiting(owned.task.id, callId))
+        return reply.send(waiting());
+    const auto notWaiting = [callId, task = owned.task.id] {
+        return notFound("a question " + callId + " waiting in task " + task);
+    };
+    if (!manager.isActive(owned.task.id))
+        return reply.send(notWaiting());
+    auto* watch = new QObject(&manager);
+    QObject::connect(&manager, &control::TaskManager::approvalNeeded, watch,
+                     [&manager, watch, task = owned.task.id, callId, reply, waiting](const control::ApprovalRecord&) {
+                         if (!manager.isWaiting(task, callId))
+                             return;
+                         reply.send(waiting());
+                         watch->deleteLater();
+                     });
+    QTimer::singleShot(kQuestionWaitMs, watch, [watch, reply, notWaiting] {
+        reply.send(notWaiting());
+        watch->deleteLater();
+    });
+}
+
 // {"approved": bool, "note"?: string, "always"?: bool} for a question the task is waiting on.
 void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
     using namespace json_fields;
@@ -385,6 +413,10 @@ void addTaskRoutes(http::Router& router, ServerParts& parts) {
     taskRoute("POST", "/v1/tasks/{id}/resume",
               [&parts](const Account& caller, const Owned& owned, const HttpRequest&, HttpReply reply) {
                   resume(parts, caller, owned, std::move(reply));
+              });
+    taskRoute("GET", "/v1/tasks/{id}/approvals/{call}",
+              [&parts](const Account&, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+                  question(parts, owned, request, std::move(reply));
               });
     taskRoute("POST", "/v1/tasks/{id}/approvals/{call}",
               [&parts](const Account&, const Owned& owned, const HttpRequest& request, HttpReply reply) {

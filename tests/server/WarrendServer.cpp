@@ -76,7 +76,7 @@ void WarrendServer::useTls(const QString& certificate, const QString& key) {
     m_tlsKey = key;
 }
 
-bool WarrendServer::start(QString* error, const QStringList& extra) {
+bool WarrendServer::start(QString* error, const QStringList& extra, bool samePort) {
     m_output.clear();
     QStringList tls;
     if (!m_tlsCertificate.isEmpty())
@@ -86,7 +86,9 @@ bool WarrendServer::start(QString* error, const QStringList& extra) {
     m_process.setProcessEnvironment(environment);
     m_process.setProcessChannelMode(QProcess::MergedChannels);
     m_process.setStandardInputFile(QProcess::nullDevice());
-    m_process.start(warrendBinary(), QStringList{"serve", "--listen", "127.0.0.1:0", "--database",
+    if (!samePort)
+        m_port = "0";
+    m_process.start(warrendBinary(), QStringList{"serve", "--listen", "127.0.0.1:" + m_port, "--database",
                                                  m_postgres->url(), "--data-dir", m_data.path() + "/data"} +
                                          tls + extra);
     static const QRegularExpression listening("listening on ([0-9.]+):([0-9]+)");
@@ -94,7 +96,8 @@ bool WarrendServer::start(QString* error, const QStringList& extra) {
         m_output += m_process.readAll();
         const auto match = listening.match(QString::fromUtf8(m_output));
         if (match.hasMatch()) {
-            m_url = (tls.isEmpty() ? "http://" : "https://") + match.captured(1) + ":" + match.captured(2);
+            m_port = match.captured(2);
+            m_url = (tls.isEmpty() ? "http://" : "https://") + match.captured(1) + ":" + m_port;
             return true;
         }
     }

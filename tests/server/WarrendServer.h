@@ -50,8 +50,9 @@ public:
     // one CA: a self-signed certificate is verified, not its errors ignored).
     void useTls(const QString& certificate, const QString& key);
 
-    // warrend serve; false with error when it did not say it listens.
-    bool start(QString* error, const QStringList& extra = {});
+    // warrend serve; false with error when it did not say it listens. samePort: on the port the last start
+    // bound (a restart its clients reconnect to), else on a free one.
+    bool start(QString* error, const QStringList& extra = {}, bool samePort = false);
     void setEnvironment(const QString& name, const QString& value); // of the next start()
     int exitCode(); // how the last warrend serve ended: its exit code, -1 while it runs or when it crashed
     qint64 processId() const { return m_process.processId(); } // 0 when it does not run
@@ -86,6 +87,7 @@ private:
     QProcessEnvironment m_environment;
     QByteArray m_output;
     QString m_url;
+    QString m_port = "0";
     QString m_tlsCertificate, m_tlsKey;
     QNetworkAccessManager m_network;
 };

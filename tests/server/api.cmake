@@ -21,3 +21,7 @@ warren_add_test(tst_provider_key_request SOURCES tst_provider_key_request.cpp LI
 # Provider keys end to end: each user's own key or the server's, sealed at rest, in no response, event, log
 # or sandbox.
 warren_add_warrend_test(tst_warrend_keys LIBS warren_mock_llm warren_store_postgres)
+# `warren --remote URL` end to end: the CLI against a real warrend (run, tasks, show, apply, another user's
+# ids, a kill -9 of the server mid-task).
+warren_add_warrend_test(tst_remote_cli)
+add_dependencies(tst_remote_cli warren warrend)

@@ -32,6 +32,7 @@ void putOptional(json& out, const char* key, const std::optional<warren::sandbox
 json describe(const CliArguments& arguments) {
     json out;
     putOptional(out, "data_dir", arguments.dataDir);
+    putOptional(out, "remote", arguments.remote);
     if (arguments.noColor)
         out["no_color"] = true;
     std::visit(
@@ -91,6 +92,12 @@ json describe(const CliArguments& arguments) {
                 out["command"] = "doctor";
                 if (command.json)
                     out["json"] = true;
+            } else if constexpr (std::is_same_v<T, ApplyCommand>) {
+                out["command"] = "apply";
+                out["task"] = command.taskId;
+                putOptional(out, "workspace", command.workspace);
+                if (command.check)
+                    out["check"] = true;
             } else if constexpr (std::is_same_v<T, SecretsSetCommand>) {
                 out["command"] = "secrets set";
                 out["name"] = command.name;
@@ -223,6 +230,19 @@ void TestCliArguments::parses_data() {
                             << j({{"command", "export"}, {"task", "t-1"}, {"dir", "out"}});
     QTest::newRow("doctor") << QStringList{"doctor"} << j({{"command", "doctor"}});
     QTest::newRow("doctor --json") << QStringList{"doctor", "--json"} << j({{"command", "doctor"}, {"json", true}});
+    QTest::newRow("run on a server")
+        << QStringList{"run", "--remote", "https://warren.example:8420", "--json", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"json", true}, {"remote", "https://warren.example:8420"}});
+    QTest::newRow("tasks on a server") << QStringList{"tasks", "--remote=http://127.0.0.1:8420"}
+                                       << j({{"command", "tasks"}, {"remote", "http://127.0.0.1:8420"}});
+    QTest::newRow("show, cancel, export, resume take --remote")
+        << QStringList{"resume", "t-1", "--remote", "http://h:1", "--approve", "auto"}
+        << j({{"command", "resume"}, {"task", "t-1"}, {"approve", "auto"}, {"remote", "http://h:1"}});
+    QTest::newRow("apply") << QStringList{"apply", "t-1", "--remote", "http://h:1"}
+                           << j({{"command", "apply"}, {"task", "t-1"}, {"remote", "http://h:1"}});
+    QTest::newRow("apply elsewhere, only checking")
+        << QStringList{"apply", "--check", "t-1", "--workspace", "w", "--remote", "http://h:1"}
+        << j({{"command", "apply"}, {"task", "t-1"}, {"workspace", "w"}, {"check", true}, {"remote", "http://h:1"}});
     QTest::newRow("secrets set") << QStringList{"secrets", "set", "openai"}
                                  << j({{"command", "secrets set"}, {"name", "openai"}});
     QTest::newRow("secrets delete") << QStringList{"secrets", "delete", "openai", "--data-dir", "/d"}
@@ -234,6 +254,14 @@ void TestCliArguments::errors_data() {
     QTest::addColumn<QString>("message");
 
     QTest::newRow("unknown command: typo") << QStringList{"rnu", "x"} << "unknown command 'rnu'; did you mean 'run'?";
+    QTest::newRow("apply without a server")
+        << QStringList{"apply", "t-1"}
+        << "warren apply: --remote URL is missing: apply brings home the change of a task that ran on that server";
+    QTest::newRow("apply without a task") << QStringList{"apply", "--remote", "http://h:1"}
+                                          << "warren apply: TASK is missing ('warren tasks' lists the task ids)";
+    QTest::newRow("--remote is not doctor's")
+        << QStringList{"doctor", "--remote", "http://h:1"}
+        << "warren doctor: unknown option --remote (it is an option of run, tasks, show, resume, cancel, export and apply)";
     QTest::newRow("unknown command: prefix") << QStringList{"doc"} << "unknown command 'doc'; did you mean 'doctor'?";
     QTest::newRow("unknown command: nothing close")
         << QStringList{"frobnicate"} << "unknown command 'frobnicate'; see 'warren --help'";
@@ -387,10 +415,10 @@ void TestCliArguments::errors() {
 void TestCliArguments::usageMentionsEveryCommandAndRunOption_data() {
     QTest::addColumn<QString>("word");
     for (const char* word : {"warren run", "warren tasks", "warren show TASK", "warren resume TASK", "warren cancel TASK",
-                             "warren export TASK DIR", "warren doctor", "warren secrets set|delete NAME", "--workspace DIR",
+                             "warren export TASK DIR", "warren apply TASK --remote URL", "warren doctor", "warren secrets set|delete NAME", "--workspace DIR",
                              "--provider NAME", "--model NAME", "--preset P[,P...]", "--set KEY=VALUE",
                              "--backend NAME", "--network POLICY", "--approve MODE", "--json", "--timeout SECONDS",
-                             "--token-budget N", "--data-dir DIR", "--no-color", "--help", "2 usage error"})
+                             "--token-budget N", "--remote URL", "--data-dir DIR", "--no-color", "--help", "2 usage error"})
         QTest::newRow(word) << QString::fromUtf8(word);
 }
 
