@@ -18,6 +18,7 @@
 
 #include <QComboBox>
 #include <QDialog>
+#include <QDialogButtonBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -353,12 +354,9 @@ void TestGuiRemote::lostConnectionIsShownAndCleared() {
     QVERIFY2(!desk.connection()->text().isEmpty(), "the status bar says why");
     // The same address again: the stream finds it and the problem is cleared.
     QString error;
-    QVERIFY2(m_server->start(&error, {"--listen", QUrl(url).host() + ":" + QString::number(QUrl(url).port())}),
-             qPrintable(error));
+    QVERIFY2(m_server->start(&error, {}, /*samePort=*/true), qPrintable(error));
     QCOMPARE(m_server->url(), url);
     QTRY_VERIFY_WITH_TIMEOUT(desk.connection()->isHidden(), 60000);
-    QVERIFY2(desk.window().statusBar()->currentMessage().contains("again"),
-             qPrintable(desk.window().statusBar()->currentMessage()));
     QVERIFY(bool(desk.plane().cancel(id.toStdString())));
     QTRY_VERIFY_WITH_TIMEOUT(control::isFinal(desk.status(id)), 30000); // its slot of the tenant's quota is free
 }

@@ -30,7 +30,7 @@ Status DesktopSession::open(const QByteArray& geometry) {
     if (!opened->notice.empty())
         m_window->statusBar()->showMessage(QString::fromStdString(opened->notice));
     m_window->show();
-    emit windowOpened(m_window.get());
+    emit windowOpened();
     return Ok{};
 }
 

@@ -29,7 +29,7 @@ public:
     control::ControlPlane* plane() const { return m_plane.get(); }
 
 signals:
-    void windowOpened(warren::ui::MainWindow* window); // after start() and after each re-open
+    void windowOpened(); // after start() and after each re-open: window() is the new one
     void failed(const QString& message);               // a re-open found no plane at all
 
 private:
