@@ -12,6 +12,10 @@ namespace {
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 
+QString files(std::size_t count) {
+    return count == 1 ? ApplyChangesDialog::tr("1 file") : ApplyChangesDialog::tr("%1 files").arg(count);
+}
+
 QListWidget* listOf(const QStringList& lines, const char* name, QWidget* parent) {
     auto* list = new QListWidget(parent);
     list->setObjectName(name);
@@ -27,6 +31,7 @@ ApplyChangesDialog::ApplyChangesDialog(const QString& taskId, const QString& wor
     : QDialog(parent) {
     setObjectName("applyChanges");
     setWindowTitle(tr("Apply changes"));
+    setMinimumWidth(560);
     auto* layout = new QVBoxLayout(this);
     QStringList applied;
     for (const auto& path : plan.applied)
@@ -56,7 +61,7 @@ ApplyChangesDialog::ApplyChangesDialog(const QString& taskId, const QString& wor
     }
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     if (!applied.isEmpty()) {
-        QPushButton* apply = buttons->addButton(tr("Apply %n file(s)", nullptr, static_cast<int>(applied.size())),
+        QPushButton* apply = buttons->addButton(tr("Apply %1").arg(files(plan.applied.size())),
                                                 QDialogButtonBox::AcceptRole);
         apply->setObjectName("confirmApply");
         apply->setDefault(true);
@@ -67,8 +72,7 @@ ApplyChangesDialog::ApplyChangesDialog(const QString& taskId, const QString& wor
 }
 
 QString appliedText(const QString& workspace, const control::ChangesPlan& applied) {
-    QString text = ApplyChangesDialog::tr("Applied %n file(s) to %1", nullptr, static_cast<int>(applied.applied.size()))
-                       .arg(workspace);
+    QString text = ApplyChangesDialog::tr("Applied %1 to %2").arg(files(applied.applied.size()), workspace);
     if (!applied.conflicts.empty()) {
         QStringList left;
         for (const auto& conflict : applied.conflicts)

@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QResizeEvent>
 
 namespace warren::ui {
 
@@ -63,6 +64,7 @@ QString accountText(const control::ServerAccount& account) {
 ControlPlaneBox::ControlPlaneBox(control::PlaneChooser& chooser, PlaneChoice opened, QWidget* parent)
     : QGroupBox(tr("Control plane"), parent), m_chooser(chooser), m_opened(std::move(opened)) {
     setObjectName("controlPlane");
+    setMinimumWidth(560); // room for a URL and the account's lines
     auto* form = new QFormLayout(this);
     m_kind = new QComboBox(this);
     m_kind->setObjectName("planeKind");
@@ -107,6 +109,19 @@ PlaneChoice ControlPlaneBox::choice() const {
 
 QString ControlPlaneBox::testResult() const { return m_result->text(); }
 
+// A form row does not grow for a wrapped label's height on its own (QFormLayout asks its sizeHint, one
+// line): each label is given the height its text needs at its width, again whenever the width changes.
+void ControlPlaneBox::fitLabels() {
+    for (QLabel* label : {m_keyState, m_result})
+        label->setMinimumHeight(label->width() > 0 ? label->heightForWidth(label->width()) : 0);
+}
+
+void ControlPlaneBox::resizeEvent(QResizeEvent* event) {
+    QGroupBox::resizeEvent(event);
+    if (event->size().width() != event->oldSize().width())
+        fitLabels();
+}
+
 void ControlPlaneBox::updateForm() {
     const bool remote = choice().kind == PlaneKind::Remote;
     m_url->setEnabled(remote);
@@ -114,7 +129,7 @@ void ControlPlaneBox::updateForm() {
     m_test->setEnabled(remote);
     if (!remote) {
         m_keyState->setText(tr("Tasks, their events and your keys stay on this computer."));
-        return;
+        return fitLabels();
     }
     auto stored = m_chooser.hasKey();
     QString state = !stored        ? qs(stored.error().message)
@@ -123,12 +138,14 @@ void ControlPlaneBox::updateForm() {
     const QString warning = qs(m_chooser.keyStorageWarning());
     m_keyState->setText(state + ' ' + (warning.isEmpty() ? tr("It is kept in the system keychain.") : warning));
     m_key->setPlaceholderText(tr("wrn_…"));
+    fitLabels();
 }
 
 void ControlPlaneBox::askForKey(const QString& why) {
     m_kind->setCurrentIndex(1);
     m_result->setText(why);
     m_key->setFocus();
+    fitLabels();
 }
 
 void ControlPlaneBox::testConnection() {
@@ -138,6 +155,7 @@ void ControlPlaneBox::testConnection() {
     auto account = m_chooser.test(asked.url, m_key->text().trimmed().toStdString());
     m_result->setText(account ? accountText(*account) : qs(account.error().message));
     m_test->setEnabled(choice().kind == PlaneKind::Remote);
+    fitLabels();
     emit testFinished();
 }
 

@@ -35,7 +35,11 @@ public:
 signals:
     void testFinished();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void fitLabels();
     void updateForm();
     void testConnection();
 

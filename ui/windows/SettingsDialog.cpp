@@ -15,6 +15,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace warren::ui {
@@ -47,9 +48,24 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     : QDialog(parent), m_plane(plane), m_remotePlane(context.opened.kind == control::PlaneKind::Remote) {
     setWindowTitle(tr("Warren Settings"));
     auto* layout = new QVBoxLayout(this);
+    // With the choice of control plane, two tabs: where tasks run, and how they run; a dialog holding both
+    // would be taller than a laptop's screen.
+    auto* agents = new QWidget(this);
+    auto* agentsLayout = new QVBoxLayout(agents);
     if (context.chooser) {
-        m_planeBox = new ControlPlaneBox(*context.chooser, context.opened, this);
-        layout->addWidget(m_planeBox);
+        auto* tabs = new QTabWidget(this);
+        tabs->setObjectName("settingsTabs");
+        m_planeBox = new ControlPlaneBox(*context.chooser, context.opened, tabs);
+        auto* planePage = new QWidget(tabs);
+        auto* planeLayout = new QVBoxLayout(planePage);
+        planeLayout->addWidget(m_planeBox);
+        planeLayout->addStretch(1);
+        tabs->addTab(planePage, tr("Control plane"));
+        tabs->addTab(agents, tr("Agents"));
+        layout->addWidget(tabs);
+    } else {
+        agentsLayout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(agents);
     }
 
     auto* modelBox = new QGroupBox(tr("Model"), this);
@@ -81,7 +97,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     form->addRow(tr("API key"), m_key);
     form->addRow(QString(), m_keyState);
     form->addRow(m_test, m_testResult);
-    layout->addWidget(modelBox);
+    agentsLayout->addWidget(modelBox);
 
     auto* tasksBox = new QGroupBox(tr("New tasks"), this);
     auto* tasksForm = new QFormLayout(tasksBox);
@@ -98,7 +114,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_maxConcurrent->setRange(1, 64);
     tasksForm->addRow(tr("Presets"), m_presets);
     tasksForm->addRow(tr("Tasks at a time"), m_maxConcurrent);
-    layout->addWidget(tasksBox);
+    agentsLayout->addWidget(tasksBox);
 
     auto* sandboxBox = new QGroupBox(tr("Sandbox"), this);
     auto* sandboxForm = new QFormLayout(sandboxBox);
@@ -113,7 +129,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     sandboxForm->addRow(tr("Backend"), m_backend);
     sandboxForm->addRow(tr("Image"), m_image);
     sandboxForm->addRow(tr("Network"), m_network);
-    layout->addWidget(sandboxBox);
+    agentsLayout->addWidget(sandboxBox);
 
     auto* approvalsBox = new QGroupBox(tr("Always allowed commands"), this);
     auto* approvalsLayout = new QHBoxLayout(approvalsBox);
@@ -127,7 +143,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     connect(remove, &QPushButton::clicked, this, [this] { delete m_allowedCommands->currentItem(); });
     approvalsLayout->addWidget(m_allowedCommands, 1);
     approvalsLayout->addWidget(remove, 0, Qt::AlignTop);
-    layout->addWidget(approvalsBox);
+    agentsLayout->addWidget(approvalsBox);
 
     if (m_remotePlane) {
         // The server decides these for its tasks (its sandbox, its quotas, its rules): shown, not offered.
