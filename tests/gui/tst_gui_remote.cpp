@@ -23,6 +23,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -122,6 +123,23 @@ QString deadUrl() {
 
 void choose(QComboBox* box, const QString& data) { box->setCurrentIndex(box->findData(data)); }
 
+// Answers the next message box that asks, once it is shown (it runs its own loop).
+void answerNextQuestion(QMessageBox::StandardButton answer, QString* asked) {
+    auto* poll = new QTimer;
+    QObject::connect(poll, &QTimer::timeout, poll, [poll, answer, asked] {
+        for (QWidget* widget : QApplication::topLevelWidgets()) {
+            auto* box = qobject_cast<QMessageBox*>(widget);
+            if (box && box->isVisible()) {
+                *asked = box->text();
+                box->button(answer)->click();
+                poll->deleteLater();
+                return;
+            }
+        }
+    });
+    poll->start(20);
+}
+
 } // namespace
 
 class TestGuiRemote : public QObject {
@@ -130,6 +148,7 @@ private slots:
     void initTestCase();
     void settingsSwitchToTheServerAndShowTheAccount();
     void unreachableServerAtStartOpensThisComputer();
+    void switchingAwayAsksWhileLocalTasksRun();
     void demoRunsRemotelyLiveWithApprovalAndComesHome();
     void changedLocalFilesAreLeftAlone();
     void lostConnectionIsShownAndCleared();
@@ -246,6 +265,36 @@ void TestGuiRemote::unreachableServerAtStartOpensThisComputer() {
     // The choice stays the server's, so Settings switch back with one Save.
     auto choice = remote::loadPlaneChoice(desk.dataDir().toStdString());
     QVERIFY(choice && choice->kind == PlaneKind::Remote);
+}
+
+// Closing this computer's plane stops its agents: the switch asks first, and No keeps everything as it is.
+void TestGuiRemote::switchingAwayAsksWhileLocalTasksRun() {
+    RemoteDesk desk;
+    QVERIFY(desk.start());
+    const QString id = submitCautiousDemo(desk); // here: it waits for an approval in the local sandbox
+    QVERIFY(!id.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(desk.status(id), TaskStatus::Running, kTaskTimeoutMs);
+    desk.window().showSettings();
+    ui::SettingsDialog* dialog = desk.window().settingsDialog();
+    QVERIFY(dialog);
+    choose(dialog->findChild<QComboBox*>("planeKind"), "remote");
+    dialog->findChild<QLineEdit*>("serverUrl")->setText(m_server->url());
+    dialog->findChild<QLineEdit*>("serverKey")->setText(m_alice);
+    auto* save = dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Save);
+
+    QString asked;
+    answerNextQuestion(QMessageBox::No, &asked);
+    QTest::mouseClick(save, Qt::LeftButton);
+    QVERIFY2(asked.contains("A task running on this computer will be stopped"), qPrintable(asked));
+    QVERIFY(desk.window().settingsDialog() == dialog); // still open, nothing saved
+    QVERIFY(remote::loadPlaneChoice(desk.dataDir().toStdString())->kind == PlaneKind::Local);
+    QCOMPARE(desk.status(id), TaskStatus::Running);
+
+    QSignalSpy reopened(&desk.session(), &ui::DesktopSession::windowOpened);
+    answerNextQuestion(QMessageBox::Yes, &asked);
+    QTest::mouseClick(save, Qt::LeftButton);
+    QVERIFY(reopened.wait(30000));
+    QVERIFY2(desk.planeLabel().startsWith("alice at "), qPrintable(desk.planeLabel()));
 }
 
 void TestGuiRemote::demoRunsRemotelyLiveWithApprovalAndComesHome() {

@@ -1,5 +1,6 @@
 #include "ui/windows/ControlPlaneBox.h"
 
+#include <algorithm>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -7,6 +8,7 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QUrl>
 
 namespace warren::ui {
 
@@ -107,13 +109,23 @@ PlaneChoice ControlPlaneBox::choice() const {
                        m_url->text().trimmed().toStdString()};
 }
 
+bool ControlPlaneBox::switches() const {
+    const PlaneChoice wanted = choice();
+    if (wanted.kind != m_opened.kind)
+        return true;
+    if (wanted.kind == PlaneKind::Local)
+        return false;
+    auto base = QUrl::fromUserInput(QString::fromStdString(wanted.url));
+    return base.toString(QUrl::StripTrailingSlash).toStdString() != m_opened.url;
+}
+
 QString ControlPlaneBox::testResult() const { return m_result->text(); }
 
 // A form row does not grow for a wrapped label's height on its own (QFormLayout asks its sizeHint, one
 // line): each label is given the height its text needs at its width, again whenever the width changes.
 void ControlPlaneBox::fitLabels() {
     for (QLabel* label : {m_keyState, m_result})
-        label->setMinimumHeight(label->width() > 0 ? label->heightForWidth(label->width()) : 0);
+        label->setMinimumHeight(label->width() > 0 ? std::max(0, label->heightForWidth(label->width())) : 0);
 }
 
 void ControlPlaneBox::resizeEvent(QResizeEvent* event) {

@@ -26,6 +26,8 @@ public:
     ControlPlaneBox(control::PlaneChooser& chooser, control::PlaneChoice opened, QWidget* parent = nullptr);
 
     control::PlaneChoice choice() const;
+    // The choice on screen is another plane than the window has: saving it closes this one.
+    bool switches() const;
     QString testResult() const;
     // Puts the cursor in the key field with why a new key is needed (the server refused the old one).
     void askForKey(const QString& why);

@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -289,6 +290,19 @@ void SettingsDialog::accept() {
     };
     if (auto valid = control::validateSettings(settings); !valid)
         return fail(valid.error().message);
+    if (m_planeBox && m_planeBox->switches() && !m_remotePlane) {
+        // Closing this computer's plane stops its running agents (they resume later from a checkpoint).
+        std::size_t active = 0;
+        if (auto tasks = m_plane.tasks())
+            for (const auto& task : *tasks)
+                active += task.status == control::TaskStatus::Running || task.status == control::TaskStatus::Queued;
+        if (active > 0 &&
+            QMessageBox::question(this, tr("Switch the control plane?"),
+                                  (active == 1 ? tr("A task running on this computer will be stopped")
+                                               : tr("%1 tasks running on this computer will be stopped").arg(active)) +
+                                      tr("; stopped tasks can be resumed when you switch back. Switch anyway?")) != QMessageBox::Yes)
+            return;
+    }
     if (m_planeBox) {
         if (auto saved = m_planeBox->save(&m_reopen); !saved)
             return fail(saved.error().message);
