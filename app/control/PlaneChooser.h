@@ -19,7 +19,8 @@ enum class PlaneKind { Local, Remote };
 
 struct PlaneChoice {
     PlaneKind kind = PlaneKind::Local;
-    std::string url; // the warrend's http(s)://HOST:PORT; kept while Local, so switching back needs no retyping
+    std::string
+        url; // the warrend's http(s)://HOST:PORT; kept while Local, so switching back needs no retyping
     friend bool operator==(const PlaneChoice&, const PlaneChoice&) = default;
 };
 

@@ -17,7 +17,9 @@ Error unreadable(const std::string& why) {
                                                      ": choose Local or Remote again in Settings");
 }
 
-std::string path(const std::string& dataDir) { return dataDir + "/" + kPlaneChoiceFile; }
+std::string path(const std::string& dataDir) {
+    return dataDir + "/" + kPlaneChoiceFile;
+}
 
 } // namespace
 
@@ -34,7 +36,8 @@ Result<PlaneChoice> parsePlaneChoice(const std::string& text) {
     else if (*plane == "remote")
         choice.kind = PlaneKind::Remote;
     else
-        return unreadable("names the plane \"" + plane->get<std::string>() + "\", not \"local\" or \"remote\"");
+        return unreadable("names the plane \"" + plane->get<std::string>() +
+                          "\", not \"local\" or \"remote\"");
     if (const auto url = value.find("url"); url != value.end()) {
         if (!url->is_string())
             return unreadable("has a \"url\" that is not text");
@@ -57,7 +60,8 @@ Result<PlaneChoice> loadPlaneChoice(const std::string& dataDir) {
     if (!file.exists())
         return PlaneChoice{};
     if (!file.open(QIODevice::ReadOnly))
-        return makeError(ErrorCode::System, "cannot read " + path(dataDir) + ": " + file.errorString().toStdString());
+        return makeError(ErrorCode::System,
+                         "cannot read " + path(dataDir) + ": " + file.errorString().toStdString());
     return parsePlaneChoice(file.readAll().toStdString());
 }
 
@@ -67,8 +71,8 @@ Status savePlaneChoice(const std::string& dataDir, const PlaneChoice& choice) {
     QSaveFile file(QString::fromStdString(path(dataDir)));
     const QByteArray text = QByteArray::fromStdString(planeChoiceText(choice));
     if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit())
-        return makeError(ErrorCode::System,
-                         "cannot write " + path(dataDir) + ": " + file.errorString().toStdString() + "; is the disk full?");
+        return makeError(ErrorCode::System, "cannot write " + path(dataDir) + ": " +
+                                                file.errorString().toStdString() + "; is the disk full?");
     return Ok{};
 }
 

@@ -35,7 +35,8 @@ RemotePlaneChooser::~RemotePlaneChooser() = default;
 
 control::SecretStore& RemotePlaneChooser::secrets() {
     if (!m_secrets)
-        m_secrets = m_useKeychain ? control::SecretStore::open(m_dataDir) : control::SecretStore::openFile(m_dataDir);
+        m_secrets =
+            m_useKeychain ? control::SecretStore::open(m_dataDir) : control::SecretStore::openFile(m_dataDir);
     return *m_secrets;
 }
 
@@ -49,7 +50,9 @@ Result<std::string> RemotePlaneChooser::storedKey() {
     return stored->value_or(std::string());
 }
 
-Result<PlaneChoice> RemotePlaneChooser::current() { return loadPlaneChoice(m_dataDir); }
+Result<PlaneChoice> RemotePlaneChooser::current() {
+    return loadPlaneChoice(m_dataDir);
+}
 
 Result<control::ServerAccount> RemotePlaneChooser::test(const std::string& url, const std::string& key) {
     auto base = parseServerUrl(QString::fromStdString(url));
@@ -110,6 +113,8 @@ Result<bool> RemotePlaneChooser::hasKey() {
     return !stored->empty();
 }
 
-std::string RemotePlaneChooser::keyStorageWarning() { return secrets().warning(); }
+std::string RemotePlaneChooser::keyStorageWarning() {
+    return secrets().warning();
+}
 
 } // namespace warren::remote

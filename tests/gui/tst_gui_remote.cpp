@@ -47,12 +47,13 @@ constexpr int kTaskTimeoutMs = 120000;
 class RemoteDesk {
 public:
     bool start() {
-        m_chooser = std::make_unique<remote::RemotePlaneChooser>(m_data.path().toStdString(), /*useKeychain=*/false);
+        m_chooser =
+            std::make_unique<remote::RemotePlaneChooser>(m_data.path().toStdString(), /*useKeychain=*/false);
         control::LocalOptions options;
         options.dataDir = m_data.path().toStdString();
         options.useKeychain = false;
-        m_session = std::make_unique<ui::DesktopSession>([options] { return remote::openChosenPlane(options); },
-                                                         m_chooser.get());
+        m_session = std::make_unique<ui::DesktopSession>(
+            [options] { return remote::openChosenPlane(options); }, m_chooser.get());
         auto started = m_session->start();
         if (!started)
             qWarning("the desktop did not open: %s", started.error().message.c_str());
@@ -121,7 +122,9 @@ QString deadUrl() {
     return QStringLiteral("http://127.0.0.1:%1").arg(port);
 }
 
-void choose(QComboBox* box, const QString& data) { box->setCurrentIndex(box->findData(data)); }
+void choose(QComboBox* box, const QString& data) {
+    box->setCurrentIndex(box->findData(data));
+}
 
 // Answers the next message box that asks, once it is shown (it runs its own loop).
 void answerNextQuestion(QMessageBox::StandardButton answer, QString* asked) {
@@ -168,8 +171,8 @@ void TestGuiRemote::initTestCase() {
     m_alice = m_server->addUser("alice", "acme");
     m_bob = m_server->addUser("bob", "acme");
     QVERIFY(m_alice.startsWith("wrn_") && m_bob.startsWith("wrn_"));
-    const auto quota = m_server->admin({"set-quota", "--tenant", "acme", "--max-concurrent", "3", "--memory-mb", "1024",
-                                        "--tokens-per-month", "500000"});
+    const auto quota = m_server->admin({"set-quota", "--tenant", "acme", "--max-concurrent", "3",
+                                        "--memory-mb", "1024", "--tokens-per-month", "500000"});
     QVERIFY2(quota.exitCode == 0, quota.err.constData());
     QVERIFY2(m_server->start(&error), qPrintable(error));
 }
@@ -223,9 +226,11 @@ void TestGuiRemote::settingsSwitchToTheServerAndShowTheAccount() {
     QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Save), Qt::LeftButton);
     QVERIFY(reopened.wait(30000));
     // The same desktop, now over the server.
-    QVERIFY2(desk.planeLabel().startsWith("alice at " + m_server->url() + " (warrend "), qPrintable(desk.planeLabel()));
+    QVERIFY2(desk.planeLabel().startsWith("alice at " + m_server->url() + " (warrend "),
+             qPrintable(desk.planeLabel()));
     QVERIFY(!desk.window().button("apply")->isHidden());
-    // The choice is saved without the key; the key is in the secrets file, as `warren secrets set remote` has it.
+    // The choice is saved without the key; the key is in the secrets file, as `warren secrets set remote` has
+    // it.
     const QByteArray saved = readAll(desk.dataDir() + "/" + remote::kPlaneChoiceFile);
     QVERIFY2(saved.contains("\"remote\"") && saved.contains(m_server->url().toUtf8()), saved.constData());
     QVERIFY(!saved.contains(m_alice.toUtf8()));
@@ -327,7 +332,8 @@ void TestGuiRemote::demoRunsRemotelyLiveWithApprovalAndComesHome() {
                     approve->isVisible());
         QTest::mouseClick(approve, Qt::LeftButton);
         ++answered;
-        QTRY_COMPARE_WITH_TIMEOUT(countOf(timeline, Kind::Approval, State::Approved), answered, kTaskTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(countOf(timeline, Kind::Approval, State::Approved), answered,
+                                  kTaskTimeoutMs);
         QVERIFY(answered < 10);
     }
     QVERIFY(answered >= 2); // the shell and the edit
@@ -394,7 +400,8 @@ void TestGuiRemote::lostConnectionIsShownAndCleared() {
     QVERIFY(!id.isEmpty());
     QTRY_VERIFY_WITH_TIMEOUT(desk.lists(id), 30000);
     desk.window().selectTask(id);
-    QTRY_VERIFY_WITH_TIMEOUT(countOf(*desk.window().timeline(), Kind::Approval, State::Waiting) == 1, kTaskTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(countOf(*desk.window().timeline(), Kind::Approval, State::Waiting) == 1,
+                             kTaskTimeoutMs);
     QVERIFY(desk.connection()->isHidden());
 
     const QString url = m_server->url();
@@ -407,7 +414,8 @@ void TestGuiRemote::lostConnectionIsShownAndCleared() {
     QCOMPARE(m_server->url(), url);
     QTRY_VERIFY_WITH_TIMEOUT(desk.connection()->isHidden(), 60000);
     QVERIFY(bool(desk.plane().cancel(id.toStdString())));
-    QTRY_VERIFY_WITH_TIMEOUT(control::isFinal(desk.status(id)), 30000); // its slot of the tenant's quota is free
+    QTRY_VERIFY_WITH_TIMEOUT(control::isFinal(desk.status(id)),
+                             30000); // its slot of the tenant's quota is free
 }
 
 void TestGuiRemote::revokedKeyAsksForANewOne() {
@@ -423,7 +431,8 @@ void TestGuiRemote::revokedKeyAsksForANewOne() {
     desk.window().runDemo();
     QTRY_VERIFY_WITH_TIMEOUT(desk.window().settingsDialog() != nullptr, 30000);
     QVERIFY(!desk.connection()->isHidden());
-    QVERIFY2(desk.connection()->text().contains("refused the API key"), qPrintable(desk.connection()->text()));
+    QVERIFY2(desk.connection()->text().contains("refused the API key"),
+             qPrintable(desk.connection()->text()));
     ui::SettingsDialog* dialog = desk.window().settingsDialog();
     QVERIFY(dialog->controlPlaneBox()->testResult().contains("refused the API key"));
     QCOMPARE(dialog->findChild<QComboBox*>("planeKind")->currentData().toString(), QStringLiteral("remote"));
@@ -459,7 +468,10 @@ void TestGuiRemote::eachUserSeesOnlyTheirOwnTasks() {
     for (RemoteDesk* desk : {&alice, &bob}) {
         QSignalSpy reopened(&desk->session(), &ui::DesktopSession::windowOpened);
         desk->window().showSettings();
-        desk->window().settingsDialog()->findChild<QLineEdit*>("serverKey")->setText(desk == &alice ? m_alice : m_bob);
+        desk->window()
+            .settingsDialog()
+            ->findChild<QLineEdit*>("serverKey")
+            ->setText(desk == &alice ? m_alice : m_bob);
         desk->window().settingsDialog()->accept();
         QVERIFY(reopened.wait(30000));
     }

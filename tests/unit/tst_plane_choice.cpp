@@ -33,21 +33,34 @@ void TestPlaneChoice::parse_data() {
     QTest::addColumn<QString>("url");
     QTest::addColumn<QString>("error"); // empty: it reads
 
-    QTest::newRow("local") << R"({"plane": "local"})" << false << "" << "";
-    QTest::newRow("local keeps the url") << R"({"plane": "local", "url": "https://h:8443"})" << false
-                                         << "https://h:8443" << "";
+    QTest::newRow("local") << R"({"plane": "local"})" << false << ""
+                           << "";
+    QTest::newRow("local keeps the url")
+        << R"({"plane": "local", "url": "https://h:8443"})" << false << "https://h:8443"
+        << "";
     QTest::newRow("remote") << R"({"plane": "remote", "url": "http://127.0.0.1:7070"})" << true
-                            << "http://127.0.0.1:7070" << "";
-    QTest::newRow("unknown keys are ignored") << R"({"plane": "local", "theme": 1})" << false << "" << "";
-    QTest::newRow("not json") << "plane=remote" << false << "" << "not a JSON object";
-    QTest::newRow("an array") << "[]" << false << "" << "not a JSON object";
-    QTest::newRow("empty") << "" << false << "" << "not a JSON object";
-    QTest::newRow("no plane") << R"({"url": "https://h"})" << false << "" << "names no \"plane\"";
-    QTest::newRow("plane not text") << R"({"plane": 1})" << false << "" << "names no \"plane\"";
-    QTest::newRow("unknown plane") << R"({"plane": "cloud"})" << false << "" << "\"cloud\"";
-    QTest::newRow("remote without url") << R"({"plane": "remote"})" << false << "" << "without its \"url\"";
-    QTest::newRow("remote empty url") << R"({"plane": "remote", "url": ""})" << false << "" << "without its \"url\"";
-    QTest::newRow("url not text") << R"({"plane": "remote", "url": 8443})" << false << "" << "not text";
+                            << "http://127.0.0.1:7070"
+                            << "";
+    QTest::newRow("unknown keys are ignored") << R"({"plane": "local", "theme": 1})" << false << ""
+                                              << "";
+    QTest::newRow("not json") << "plane=remote" << false << ""
+                              << "not a JSON object";
+    QTest::newRow("an array") << "[]" << false << ""
+                              << "not a JSON object";
+    QTest::newRow("empty") << "" << false << ""
+                           << "not a JSON object";
+    QTest::newRow("no plane") << R"({"url": "https://h"})" << false << ""
+                              << "names no \"plane\"";
+    QTest::newRow("plane not text") << R"({"plane": 1})" << false << ""
+                                    << "names no \"plane\"";
+    QTest::newRow("unknown plane") << R"({"plane": "cloud"})" << false << ""
+                                   << "\"cloud\"";
+    QTest::newRow("remote without url") << R"({"plane": "remote"})" << false << ""
+                                        << "without its \"url\"";
+    QTest::newRow("remote empty url") << R"({"plane": "remote", "url": ""})" << false << ""
+                                      << "without its \"url\"";
+    QTest::newRow("url not text") << R"({"plane": "remote", "url": 8443})" << false << ""
+                                  << "not text";
 }
 
 void TestPlaneChoice::parse() {
@@ -58,7 +71,8 @@ void TestPlaneChoice::parse() {
     auto choice = parsePlaneChoice(text.toStdString());
     if (!error.isEmpty()) {
         QVERIFY(!choice);
-        QVERIFY2(QString::fromStdString(choice.error().message).contains(error), choice.error().message.c_str());
+        QVERIFY2(QString::fromStdString(choice.error().message).contains(error),
+                 choice.error().message.c_str());
         QVERIFY(QString::fromStdString(choice.error().message).contains("Settings")); // what to do
         return;
     }
@@ -101,7 +115,8 @@ void TestPlaneChoice::savedWholeAndReadBack() {
     QVERIFY(bool(back));
     QVERIFY(*back == choice);
     // Nothing else is left behind: the temporary file was renamed into place.
-    QCOMPARE(QDir(QString::fromStdString(dir)).entryList(QDir::Files | QDir::Hidden), QStringList{kPlaneChoiceFile});
+    QCOMPARE(QDir(QString::fromStdString(dir)).entryList(QDir::Files | QDir::Hidden),
+             QStringList{kPlaneChoiceFile});
 
     // A damaged file is an error saying so, not a silent Local.
     QFile file(QString::fromStdString(dir) + "/" + kPlaneChoiceFile);
@@ -122,7 +137,8 @@ void TestPlaneChoice::chooserRefusesRemoteWithoutUrlOrKey() {
     QVERIFY2(QString::fromStdString(noUrl.error().message).contains("URL"), noUrl.error().message.c_str());
     auto noKey = chooser.save({PlaneKind::Remote, "http://127.0.0.1:9"}, "");
     QVERIFY(!noKey);
-    QVERIFY2(QString::fromStdString(noKey.error().message).contains("API key"), noKey.error().message.c_str());
+    QVERIFY2(QString::fromStdString(noKey.error().message).contains("API key"),
+             noKey.error().message.c_str());
     // Nothing was saved by either.
     QVERIFY(chooser.current()->kind == PlaneKind::Local);
     // Local saves even with a half-typed URL, which is dropped.

@@ -14,7 +14,9 @@ DesktopSession::~DesktopSession() {
     m_plane.reset();
 }
 
-Status DesktopSession::start() { return open({}); }
+Status DesktopSession::start() {
+    return open({});
+}
 
 Status DesktopSession::open(const QByteArray& geometry) {
     auto opened = m_open();

@@ -29,8 +29,8 @@ public:
     control::ControlPlane* plane() const { return m_plane.get(); }
 
 signals:
-    void windowOpened(); // after start() and after each re-open: window() is the new one
-    void failed(const QString& message);               // a re-open found no plane at all
+    void windowOpened();                 // after start() and after each re-open: window() is the new one
+    void failed(const QString& message); // a re-open found no plane at all
 
 private:
     void reopen();

@@ -10,7 +10,9 @@ namespace warren::ui {
 
 namespace {
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
+QString qs(const std::string& text) {
+    return QString::fromStdString(text);
+}
 
 QString files(std::size_t count) {
     return count == 1 ? ApplyChangesDialog::tr("1 file") : ApplyChangesDialog::tr("%1 files").arg(count);
@@ -20,7 +22,8 @@ QListWidget* listOf(const QStringList& lines, const char* name, QWidget* parent)
     auto* list = new QListWidget(parent);
     list->setObjectName(name);
     list->addItems(lines);
-    list->setMaximumHeight(list->fontMetrics().height() * static_cast<int>(std::min<qsizetype>(lines.size(), 10) + 1) + 8);
+    list->setMaximumHeight(
+        list->fontMetrics().height() * static_cast<int>(std::min<qsizetype>(lines.size(), 10) + 1) + 8);
     return list;
 }
 
@@ -44,10 +47,12 @@ ApplyChangesDialog::ApplyChangesDialog(const QString& taskId, const QString& wor
     intro->setWordWrap(true);
     intro->setTextInteractionFlags(Qt::TextSelectableByMouse);
     if (applied.isEmpty() && conflicts.isEmpty())
-        intro->setText(tr("Task %1 changed no files: there is nothing to bring into %2.").arg(taskId, workspace));
+        intro->setText(
+            tr("Task %1 changed no files: there is nothing to bring into %2.").arg(taskId, workspace));
     else
         intro->setText(tr("Task %1 ran on the server on a copy of %2. Applying its change writes these files "
-                          "there:").arg(taskId, workspace));
+                          "there:")
+                           .arg(taskId, workspace));
     layout->addWidget(intro);
     if (!applied.isEmpty())
         layout->addWidget(listOf(applied, "toApply", this));
@@ -61,8 +66,8 @@ ApplyChangesDialog::ApplyChangesDialog(const QString& taskId, const QString& wor
     }
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     if (!applied.isEmpty()) {
-        QPushButton* apply = buttons->addButton(tr("Apply %1").arg(files(plan.applied.size())),
-                                                QDialogButtonBox::AcceptRole);
+        QPushButton* apply =
+            buttons->addButton(tr("Apply %1").arg(files(plan.applied.size())), QDialogButtonBox::AcceptRole);
         apply->setObjectName("confirmApply");
         apply->setDefault(true);
     }
@@ -77,7 +82,8 @@ QString appliedText(const QString& workspace, const control::ChangesPlan& applie
         QStringList left;
         for (const auto& conflict : applied.conflicts)
             left << qs(conflict.path);
-        text += ApplyChangesDialog::tr("; left as they are (changed here since the upload): %1").arg(left.join(", "));
+        text += ApplyChangesDialog::tr("; left as they are (changed here since the upload): %1")
+                    .arg(left.join(", "));
     }
     return text;
 }

@@ -1,6 +1,5 @@
 #include "ui/windows/ControlPlaneBox.h"
 
-#include <algorithm>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -9,6 +8,7 @@
 #include <QPushButton>
 #include <QResizeEvent>
 #include <QUrl>
+#include <algorithm>
 
 namespace warren::ui {
 
@@ -18,7 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
+QString qs(const std::string& text) {
+    return QString::fromStdString(text);
+}
 
 // A quota binds at the lower of the user's and the tenant's level (docs/SERVER.md); unset binds nowhere.
 std::optional<std::uint64_t> effectiveLimit(const json& quotas, const char* name) {
@@ -31,7 +33,9 @@ std::optional<std::uint64_t> effectiveLimit(const json& quotas, const char* name
     return limit;
 }
 
-QString number(std::uint64_t value) { return QLocale().toString(static_cast<qulonglong>(value)); }
+QString number(std::uint64_t value) {
+    return QLocale().toString(static_cast<qulonglong>(value));
+}
 
 QString ofLimit(std::uint64_t used, std::optional<std::uint64_t> limit) {
     return limit ? ControlPlaneBox::tr("%1 of %2").arg(number(used), number(*limit))
@@ -42,7 +46,8 @@ QString ofLimit(std::uint64_t used, std::optional<std::uint64_t> limit) {
 
 QString accountText(const control::ServerAccount& account) {
     QStringList lines;
-    QString server = ControlPlaneBox::tr("Connected to warrend %1 at %2").arg(qs(account.version), qs(account.server));
+    QString server =
+        ControlPlaneBox::tr("Connected to warrend %1 at %2").arg(qs(account.version), qs(account.server));
     if (!account.sandbox.empty())
         server += ControlPlaneBox::tr(" (its sandboxes: %1)").arg(qs(account.sandbox));
     lines << server;
@@ -52,14 +57,17 @@ QString accountText(const control::ServerAccount& account) {
                       ofLimit(account.tokensThisMonth, effectiveLimit(account.quotas, "tokens_per_month")));
     QStringList sandbox;
     const std::pair<const char*, QString> limits[] = {
-        {"memory_mb", ControlPlaneBox::tr("memory %1 MiB")}, {"cpu_seconds", ControlPlaneBox::tr("CPU %1 s")},
-        {"timeout_sec", ControlPlaneBox::tr("wall time %1 s")}, {"pids", ControlPlaneBox::tr("%1 processes")},
+        {"memory_mb", ControlPlaneBox::tr("memory %1 MiB")},
+        {"cpu_seconds", ControlPlaneBox::tr("CPU %1 s")},
+        {"timeout_sec", ControlPlaneBox::tr("wall time %1 s")},
+        {"pids", ControlPlaneBox::tr("%1 processes")},
         {"file_size_mb", ControlPlaneBox::tr("files up to %1 MiB")}};
     for (const auto& [name, text] : limits)
         if (auto limit = effectiveLimit(account.quotas, name))
             sandbox << text.arg(number(*limit));
-    lines << (sandbox.isEmpty() ? ControlPlaneBox::tr("Each task's sandbox: the server's own limits")
-                                : ControlPlaneBox::tr("Each task's sandbox at most: %1").arg(sandbox.join(", ")));
+    lines << (sandbox.isEmpty()
+                  ? ControlPlaneBox::tr("Each task's sandbox: the server's own limits")
+                  : ControlPlaneBox::tr("Each task's sandbox at most: %1").arg(sandbox.join(", ")));
     return lines.join('\n');
 }
 
@@ -119,7 +127,9 @@ bool ControlPlaneBox::switches() const {
     return base.toString(QUrl::StripTrailingSlash).toStdString() != m_opened.url;
 }
 
-QString ControlPlaneBox::testResult() const { return m_result->text(); }
+QString ControlPlaneBox::testResult() const {
+    return m_result->text();
+}
 
 // A form row does not grow for a wrapped label's height on its own (QFormLayout asks its sizeHint, one
 // line): each label is given the height its text needs at its width, again whenever the width changes.
@@ -144,11 +154,12 @@ void ControlPlaneBox::updateForm() {
         return fitLabels();
     }
     auto stored = m_chooser.hasKey();
-    QString state = !stored        ? qs(stored.error().message)
-                    : *stored      ? tr("A key is stored; type a new one to replace it.")
-                                   : tr("No key stored yet: paste the one `warrend admin add-user` printed.");
+    QString state = !stored   ? qs(stored.error().message)
+                    : *stored ? tr("A key is stored; type a new one to replace it.")
+                              : tr("No key stored yet: paste the one `warrend admin add-user` printed.");
     const QString warning = qs(m_chooser.keyStorageWarning());
-    m_keyState->setText(state + ' ' + (warning.isEmpty() ? tr("It is kept in the system keychain.") : warning));
+    m_keyState->setText(state + ' ' +
+                        (warning.isEmpty() ? tr("It is kept in the system keychain.") : warning));
     m_key->setPlaceholderText(tr("wrn_…"));
     fitLabels();
 }
@@ -185,7 +196,8 @@ Status ControlPlaneBox::save(bool* reopen) {
     if (!now)
         return now.error();
     // Another plane than the window has, or a new key for the server it has: the window opens it again.
-    const bool otherPlane = now->kind != m_opened.kind || (now->kind == PlaneKind::Remote && now->url != m_opened.url);
+    const bool otherPlane =
+        now->kind != m_opened.kind || (now->kind == PlaneKind::Remote && now->url != m_opened.url);
     *reopen = otherPlane || (now->kind == PlaneKind::Remote && !key.empty());
     return Ok{};
 }
