@@ -52,6 +52,9 @@ public:
         control::LocalOptions options;
         options.dataDir = m_data.path().toStdString();
         options.useKeychain = false;
+        if (qgetenv("WARREN_AGENT_STATIC") == "0") // a sanitizer-built agent, as DesktopFixture explains
+            options.extraProfileLayers.push_back(nlohmann::json{
+                {"env", {{"ASAN_OPTIONS", "detect_leaks=0"}}}, {"limits", {{"memory_mb", 0u}}}});
         m_session = std::make_unique<ui::DesktopSession>(
             [options] { return remote::openChosenPlane(options); }, m_chooser.get());
         auto started = m_session->start();
