@@ -1,7 +1,8 @@
 // warren: the control plane's command line (DESIGN §4) and, alone with a display, the desktop window.
 // `warren run` is the live view of one task in the terminal; the other commands read and steer the tasks
 // stored in the data directory. This file is the only one that knows both faces and which control plane
-// they drive.
+// they drive: the window gets the plane its saved choice names (PlaneOpener) and the chooser Settings
+// change it with.
 
 #include "app/cli/CliArguments.h"
 #include "app/cli/Commands.h"
@@ -12,7 +13,8 @@
 #include <variant>
 
 #ifdef WARREN_WITH_GUI
-#include "app/control/LocalControlPlane.h"
+#include "app/remote/PlaneOpener.h"
+#include "app/remote/RemotePlaneChooser.h"
 #include "app/tasks/DataDir.h"
 #include "ui/desktop/Desktop.h"
 #endif
@@ -22,21 +24,19 @@ using namespace warren::control;
 namespace {
 
 #ifdef WARREN_WITH_GUI
-// The window over the control plane in this process, on the data directory given or the default.
+// The window over the control plane the saved choice names (this machine's, or a warrend's), on the data
+// directory given or the default.
 int runWindow(int& argc, char** argv, const std::optional<std::string>& dataDir) {
     const std::string root = dataDir.value_or(DataDir::defaultRoot());
-    return warren::ui::runDesktop(argc, argv, root, [root]() -> warren::Result<warren::ui::OpenedControlPlane> {
-        LocalOptions options;
-        options.dataDir = root;
-        auto plane = LocalControlPlane::open(std::move(options));
-        if (!plane)
-            return plane.error();
-        std::string notice;
-        if (const std::size_t recovered = (*plane)->recovered().size(); recovered > 0)
-            notice = std::to_string(recovered) + (recovered == 1 ? " task was" : " tasks were") +
-                     " running when Warren last stopped; marked interrupted, they can be resumed.";
-        return warren::ui::OpenedControlPlane{std::move(*plane), notice};
-    });
+    warren::remote::RemotePlaneChooser chooser(root);
+    return warren::ui::runDesktop(
+        argc, argv, root,
+        [root]() -> warren::Result<warren::ui::OpenedControlPlane> {
+            LocalOptions options;
+            options.dataDir = root;
+            return warren::remote::openChosenPlane(options);
+        },
+        &chooser);
 }
 #endif
 

@@ -1,11 +1,11 @@
 #include "ui/desktop/Desktop.h"
 
+#include "ui/desktop/DesktopSession.h"
 #include "ui/desktop/SingleInstance.h"
 #include "ui/windows/MainWindow.h"
 
 #include <QApplication>
 #include <QMessageBox>
-#include <QStatusBar>
 #include <cstdlib>
 #include <iostream>
 
@@ -24,7 +24,8 @@ bool displayAvailable() {
     return environmentSet("DISPLAY") || environmentSet("WAYLAND_DISPLAY") || environmentSet("QT_QPA_PLATFORM");
 }
 
-int runDesktop(int& argc, char** argv, const std::string& instanceKey, const ControlPlaneOpener& open) {
+int runDesktop(int& argc, char** argv, const std::string& instanceKey, const ControlPlaneOpener& open,
+               control::PlaneChooser* chooser) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("warren"));
     QApplication::setApplicationDisplayName(QStringLiteral("Warren"));
@@ -37,17 +38,20 @@ int runDesktop(int& argc, char** argv, const std::string& instanceKey, const Con
         return 0;
     }
 
-    auto opened = open();
-    if (!opened) {
+    DesktopSession session(open, chooser);
+    QObject::connect(&instance, &SingleInstance::activated, &session, [&session] {
+        if (MainWindow* window = session.window())
+            window->bringToFront();
+    });
+    QObject::connect(&session, &DesktopSession::failed, &session, [](const QString& message) {
+        QMessageBox::critical(nullptr, QStringLiteral("Warren"), QStringLiteral("Warren cannot open its data: ") + message);
+        QApplication::exit(1);
+    });
+    if (auto started = session.start(); !started) {
         QMessageBox::critical(nullptr, QStringLiteral("Warren"),
-                              QString::fromStdString("Warren cannot open its data: " + opened.error().message));
+                              QString::fromStdString("Warren cannot open its data: " + started.error().message));
         return 1;
     }
-    MainWindow window(*opened->plane);
-    QObject::connect(&instance, &SingleInstance::activated, &window, &MainWindow::bringToFront);
-    if (!opened->notice.empty())
-        window.statusBar()->showMessage(QString::fromStdString(opened->notice));
-    window.show();
     return QApplication::exec();
 }
 

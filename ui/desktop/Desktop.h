@@ -1,9 +1,11 @@
 #pragma once
 // `warren` with no command: the desktop window over a control plane, one window per user and data
 // directory (a second `warren` brings the first to the front and exits). The window knows only the
-// ControlPlane interface: which one it drives (local, or later a server) is the caller's choice.
+// ControlPlane interface: which one it drives (this machine's, or a warrend's) is the opener's business,
+// and Settings change it through the PlaneChooser interface.
 
 #include "app/control/ControlPlane.h"
+#include "app/control/PlaneChooser.h"
 #include "common/Result.h"
 
 #include <functional>
@@ -12,16 +14,17 @@
 
 namespace warren::ui {
 
-struct OpenedControlPlane {
-    std::unique_ptr<control::ControlPlane> plane;
-    std::string notice; // for the status bar when the window opens (e.g. tasks recovered); may be empty
-};
-// Called once this process holds the window of its data directory, so a second `warren` opens nothing.
+// The plane, which one it is, and a notice for the status bar when the window opens (tasks recovered, or
+// why the chosen server was not used); the notice may be empty.
+using OpenedControlPlane = control::OpenedPlane;
+// Called once this process holds the window of its data directory, so a second `warren` opens nothing, and
+// again each time Settings save another choice of control plane.
 using ControlPlaneOpener = std::function<Result<OpenedControlPlane>()>;
 
 // Creates the QApplication; returns the process's exit status. instanceKey names the one window (the data
-// directory).
-int runDesktop(int& argc, char** argv, const std::string& instanceKey, const ControlPlaneOpener& open);
+// directory). chooser (may be null: no choice offered) outlives the call.
+int runDesktop(int& argc, char** argv, const std::string& instanceKey, const ControlPlaneOpener& open,
+               control::PlaneChooser* chooser = nullptr);
 
 // Whether a window can be shown here (an X11 or Wayland display, or a Qt platform chosen explicitly).
 bool displayAvailable();

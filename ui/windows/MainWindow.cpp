@@ -4,6 +4,8 @@
 #include "ui/models/TimelineModel.h"
 #include "ui/views/TaskListDelegate.h"
 #include "ui/views/TimelineView.h"
+#include "ui/windows/ApplyChangesDialog.h"
+#include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/SettingsDialog.h"
 #include "ui/windows/SidePanel.h"
 
@@ -11,6 +13,7 @@
 #include <QComboBox>
 #include <QDesktopServices>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -101,7 +104,7 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     centreLayout->addLayout(header);
     buildControls();
     auto* controls = new QHBoxLayout();
-    for (const char* name : {"stop", "resume", "rerun", "export", "open"})
+    for (const char* name : {"stop", "resume", "rerun", "export", "apply", "open"})
         controls->addWidget(m_buttons[name]);
     controls->addStretch(1);
     centreLayout->addLayout(controls);
@@ -197,6 +200,28 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     });
     connect(&m_plane, &control::ControlPlane::storeProblem, this, &MainWindow::showProblem);
 
+    // Which control plane this window talks to, always; and the server's connection while it fails.
+    m_planeLabel = new QLabel(qs(m_plane.describe()), this);
+    m_planeLabel->setObjectName("controlPlane");
+    m_planeLabel->setToolTip(tr("The control plane this window drives; Settings switch it"));
+    m_connection = new QLabel(this);
+    m_connection->setObjectName("connection");
+    m_connection->setStyleSheet(QStringLiteral("color: #d03b3b"));
+    m_connection->setWordWrap(true);
+    m_connection->hide();
+    statusBar()->addPermanentWidget(m_connection, 1);
+    statusBar()->addPermanentWidget(m_planeLabel);
+    connect(&m_plane, &control::ControlPlane::connectionProblem, this, [this](const QString& message) {
+        m_connection->setText(message);
+        m_connection->show();
+    });
+    connect(&m_plane, &control::ControlPlane::connectionRestored, this, [this] {
+        m_connection->clear();
+        m_connection->hide();
+        statusBar()->showMessage(tr("Connected to the server again"), 10000);
+    });
+    connect(&m_plane, &control::ControlPlane::keyRejected, this, &MainWindow::onKeyRejected);
+
     m_eventTimer.setSingleShot(true);
     m_eventTimer.setInterval(kEventBatchMs);
     connect(&m_eventTimer, &QTimer::timeout, this, &MainWindow::flushEvents);
@@ -212,6 +237,8 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     m_clock.start();
     m_countTimer.setInterval(0); // between other events: the window answers while a long task is counted
     connect(&m_countTimer, &QTimer::timeout, this, &MainWindow::countEarlier);
+    // Only where a task's change lands elsewhere is there anything to bring home.
+    m_buttons["apply"]->setVisible(m_plane.changesComeHome());
 
     if (auto loaded = m_tasks->reload(); !loaded)
         showProblem(qs(loaded.error().message));
@@ -266,6 +293,10 @@ void MainWindow::buildControls() {
                     return showProblem(qs(exported.error().message));
                 statusBar()->showMessage(tr("Exported to %1").arg(directory), 10000);
             });
+    connect(make("apply", tr("Apply changes…"),
+                 tr("Bring the task's change from the server into your workspace; files you changed since "
+                    "are left alone")),
+            &QPushButton::clicked, this, &MainWindow::applyChanges);
     connect(make("open", tr("Open workspace"), tr("Open the task's workspace in the file manager")),
             &QPushButton::clicked, this, [this] {
                 if (const TaskRecord* task = selectedRecord())
@@ -410,6 +441,7 @@ void MainWindow::updateHeader() {
                                     task->status == TaskStatus::Failed);
     m_buttons["rerun"]->setEnabled(!active);
     m_buttons["export"]->setEnabled(true);
+    m_buttons["apply"]->setEnabled(control::isFinal(task->status));
     m_buttons["open"]->setEnabled(true);
     m_side->setActivity(m_timeline->activity(), elapsed);
 }
@@ -494,12 +526,70 @@ void MainWindow::runDemo() {
     emit taskSubmitted(qs(task->id));
 }
 
-void MainWindow::showSettings() {
-    SettingsDialog dialog(m_plane, this);
-    if (dialog.exec() == QDialog::Accepted) {
-        applySettings();
-        updateWelcome();
+void MainWindow::showSettings() { openSettings({}); }
+
+void MainWindow::setPlaneChooser(control::PlaneChooser* chooser, control::PlaneChoice opened) {
+    m_chooser = chooser;
+    m_opened = std::move(opened);
+}
+
+SettingsDialog* MainWindow::settingsDialog() const { return m_settingsDialog.data(); }
+
+void MainWindow::openSettings(const QString& keyProblem) {
+    SettingsDialog* dialog = m_settingsDialog.data();
+    if (dialog) {
+        dialog->raise();
+        dialog->activateWindow();
+    } else {
+        // Window-modal without a nested loop of its own, so the window's events go on while it is open.
+        dialog = new SettingsDialog(m_plane, this, PlaneContext{m_chooser, m_opened});
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QDialog::accepted, this, [this, dialog] {
+            applySettings();
+            updateWelcome();
+            if (dialog->reopenNeeded())
+                emit controlPlaneChosen();
+        });
+        m_settingsDialog = dialog;
+        dialog->open();
     }
+    if (ControlPlaneBox* box = dialog->controlPlaneBox(); box && !keyProblem.isEmpty())
+        box->askForKey(keyProblem);
+}
+
+void MainWindow::onKeyRejected(const QString& message) {
+    m_connection->setText(message);
+    m_connection->show();
+    if (!m_chooser || m_askedForKey)
+        return;
+    m_askedForKey = true;
+    openSettings(message);
+}
+
+void MainWindow::applyChanges() {
+    const TaskRecord* task = selectedRecord();
+    if (!task)
+        return;
+    const std::string taskId = task->id;
+    QString workspace = qs(task->workspace);
+    if (!QFileInfo(workspace).isDir()) {
+        // Submitted from elsewhere (another computer, another data directory): the user says where it goes.
+        workspace = QFileDialog::getExistingDirectory(this, tr("Apply the change of %1 to which workspace?").arg(qs(taskId)));
+        if (workspace.isEmpty())
+            return;
+    }
+    auto plan = m_plane.planChanges(taskId, workspace.toStdString());
+    if (!plan)
+        return showProblem(qs(plan.error().message));
+    auto* dialog = new ApplyChangesDialog(qs(taskId), workspace, *plan, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, taskId, workspace] {
+        auto applied = m_plane.applyChanges(taskId, workspace.toStdString());
+        if (!applied)
+            return showProblem(qs(applied.error().message));
+        statusBar()->showMessage(appliedText(workspace, *applied), 30000);
+    });
+    dialog->open();
 }
 
 void MainWindow::notify(const QString& title, const QString& message, const QString& taskId) {

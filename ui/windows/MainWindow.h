@@ -5,9 +5,11 @@
 // output costs the window a few model updates a second, not one per line.
 
 #include "app/control/ControlPlane.h"
+#include "app/control/PlaneChooser.h"
 #include "ui/windows/NewTaskBar.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QTimer>
 #include <set>
 #include <vector>
@@ -22,6 +24,7 @@ class QSystemTrayIcon;
 
 namespace warren::ui {
 
+class SettingsDialog;
 class SidePanel;
 class TaskFilterModel;
 class TaskListModel;
@@ -47,6 +50,9 @@ public:
     void bringToFront();
     void runDemo();
     void showSettings();
+    // Settings then offer the choice of control plane, and a refused key asks for a new one there.
+    // opened: the plane this window has (kind and server).
+    void setPlaneChooser(control::PlaneChooser* chooser, control::PlaneChoice opened);
 
     // For tests and benchmarks: what the window shows.
     TaskListModel* taskList() const { return m_tasks; }
@@ -54,7 +60,8 @@ public:
     TimelineView* timelineView() const { return m_timelineView; }
     NewTaskBar* newTaskBar() const { return m_newTask; }
     SidePanel* sidePanel() const { return m_side; }
-    QPushButton* button(const QString& name) const; // "stop", "resume", "rerun", "export", "open"
+    QPushButton* button(const QString& name) const; // "stop", "resume", "rerun", "export", "apply", "open"
+    SettingsDialog* settingsDialog() const; // while it is open
     void flushEvents(); // applies the buffered events now (the batch timer calls it)
     void loadEarlier(); // the page before the first event shown (the timeline asks when its top shows)
     // For tests: whether the selected task's earlier events are still being counted for the side panel.
@@ -62,6 +69,8 @@ public:
 
 signals:
     void taskSubmitted(const QString& taskId);
+    // Settings saved another control plane (or a new key for the server): the desktop opens it again.
+    void controlPlaneChosen();
 
 private:
     void buildControls();
@@ -73,6 +82,9 @@ private:
     void updateWelcome();
     void notify(const QString& title, const QString& message, const QString& taskId);
     void showProblem(const QString& message);
+    void openSettings(const QString& keyProblem);
+    void onKeyRejected(const QString& message);
+    void applyChanges();
     void applySettings();
     const control::TaskRecord* selectedRecord() const;
     qint64 selectedElapsedMs() const;
@@ -96,6 +108,12 @@ private:
     SidePanel* m_side;
     QSystemTrayIcon* m_tray = nullptr;
     QString m_notifiedTask;
+    QLabel* m_planeLabel;  // which control plane this is, always in the status bar
+    QLabel* m_connection;  // the server's connection problem, while there is one
+    control::PlaneChooser* m_chooser = nullptr;
+    control::PlaneChoice m_opened;
+    QPointer<SettingsDialog> m_settingsDialog;
+    bool m_askedForKey = false; // a refused key opens Settings once; afterwards the status bar says it
 
     QString m_selected;
     std::vector<nlohmann::json> m_pending; // the selected task's events not yet in the timeline

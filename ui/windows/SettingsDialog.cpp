@@ -1,6 +1,7 @@
 #include "ui/windows/SettingsDialog.h"
 
 #include "ui/widgets/NetworkChoice.h"
+#include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/SandboxChoices.h"
 
 #include <algorithm>
@@ -12,8 +13,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace warren::ui {
@@ -42,9 +45,29 @@ constexpr ProviderChoice kChoices[] = {
 
 } // namespace
 
-SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : QDialog(parent), m_plane(plane) {
+SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, PlaneContext context)
+    : QDialog(parent), m_plane(plane), m_remotePlane(context.opened.kind == control::PlaneKind::Remote) {
     setWindowTitle(tr("Warren Settings"));
     auto* layout = new QVBoxLayout(this);
+    // With the choice of control plane, two tabs: where tasks run, and how they run; a dialog holding both
+    // would be taller than a laptop's screen.
+    auto* agents = new QWidget(this);
+    auto* agentsLayout = new QVBoxLayout(agents);
+    if (context.chooser) {
+        auto* tabs = new QTabWidget(this);
+        tabs->setObjectName("settingsTabs");
+        m_planeBox = new ControlPlaneBox(*context.chooser, context.opened, tabs);
+        auto* planePage = new QWidget(tabs);
+        auto* planeLayout = new QVBoxLayout(planePage);
+        planeLayout->addWidget(m_planeBox);
+        planeLayout->addStretch(1);
+        tabs->addTab(planePage, tr("Control plane"));
+        tabs->addTab(agents, tr("Agents"));
+        layout->addWidget(tabs);
+    } else {
+        agentsLayout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(agents);
+    }
 
     auto* modelBox = new QGroupBox(tr("Model"), this);
     auto* form = new QFormLayout(modelBox);
@@ -75,7 +98,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     form->addRow(tr("API key"), m_key);
     form->addRow(QString(), m_keyState);
     form->addRow(m_test, m_testResult);
-    layout->addWidget(modelBox);
+    agentsLayout->addWidget(modelBox);
 
     auto* tasksBox = new QGroupBox(tr("New tasks"), this);
     auto* tasksForm = new QFormLayout(tasksBox);
@@ -92,7 +115,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     m_maxConcurrent->setRange(1, 64);
     tasksForm->addRow(tr("Presets"), m_presets);
     tasksForm->addRow(tr("Tasks at a time"), m_maxConcurrent);
-    layout->addWidget(tasksBox);
+    agentsLayout->addWidget(tasksBox);
 
     auto* sandboxBox = new QGroupBox(tr("Sandbox"), this);
     auto* sandboxForm = new QFormLayout(sandboxBox);
@@ -107,7 +130,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     sandboxForm->addRow(tr("Backend"), m_backend);
     sandboxForm->addRow(tr("Image"), m_image);
     sandboxForm->addRow(tr("Network"), m_network);
-    layout->addWidget(sandboxBox);
+    agentsLayout->addWidget(sandboxBox);
 
     auto* approvalsBox = new QGroupBox(tr("Always allowed commands"), this);
     auto* approvalsLayout = new QHBoxLayout(approvalsBox);
@@ -121,7 +144,19 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent) : 
     connect(remove, &QPushButton::clicked, this, [this] { delete m_allowedCommands->currentItem(); });
     approvalsLayout->addWidget(m_allowedCommands, 1);
     approvalsLayout->addWidget(remove, 0, Qt::AlignTop);
-    layout->addWidget(approvalsBox);
+    agentsLayout->addWidget(approvalsBox);
+
+    if (m_remotePlane) {
+        // The server decides these for its tasks (its sandbox, its quotas, its rules): shown, not offered.
+        const QString onServer = tr("Tasks run on the server: it chooses this for them.");
+        for (QWidget* local : {static_cast<QWidget*>(sandboxBox), static_cast<QWidget*>(approvalsBox)}) {
+            local->setEnabled(false);
+            local->setToolTip(onServer);
+        }
+        m_maxConcurrent->setEnabled(false);
+        m_maxConcurrent->setToolTip(tr("The server's quota decides how many of your tasks run at once."));
+        m_test->setToolTip(tr("The server calls the model, not this computer: run a small task to try it."));
+    }
 
     m_error = new QLabel(this);
     m_error->setObjectName("error");
@@ -198,7 +233,7 @@ void SettingsDialog::updateForm() {
     const bool none = choice.isEmpty();
     m_baseUrl->setEnabled(choice.endsWith(':'));
     m_model->setEnabled(!none);
-    m_test->setEnabled(!none);
+    m_test->setEnabled(!none && !m_remotePlane);
     const QString name = keyName();
     m_key->setEnabled(!none && !name.isEmpty());
     m_key->clear();
@@ -208,11 +243,15 @@ void SettingsDialog::updateForm() {
         m_keyState->setText(tr("A local server: no key needed."));
     } else {
         auto stored = m_plane.hasKey(name.toStdString());
-        QString state = stored && *stored ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
-                                          : tr("No key stored for %1 yet.").arg(name);
+        QString state = !stored        ? QString::fromStdString(stored.error().message)
+                        : *stored      ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
+                        : m_remotePlane ? tr("No key of yours for %1 on the server: its tasks use the server's own, if it has one.").arg(name)
+                                       : tr("No key stored for %1 yet.").arg(name);
         const QString warning = QString::fromStdString(m_plane.keyStorageWarning());
-        m_keyState->setText(warning.isEmpty() ? state + ' ' + tr("Keys are kept in the system keychain.")
-                                              : state + ' ' + warning);
+        const QString where = m_remotePlane ? tr("Your key is kept on the server, sealed, for your tasks only.")
+                              : warning.isEmpty() ? tr("Keys are kept in the system keychain.")
+                                                  : warning;
+        m_keyState->setText(state + ' ' + where);
     }
     m_key->setPlaceholderText(m_key->isEnabled() ? tr("paste the API key") : QString());
 }
@@ -251,6 +290,23 @@ void SettingsDialog::accept() {
     };
     if (auto valid = control::validateSettings(settings); !valid)
         return fail(valid.error().message);
+    if (m_planeBox && m_planeBox->switches() && !m_remotePlane) {
+        // Closing this computer's plane stops its running agents (they resume later from a checkpoint).
+        std::size_t active = 0;
+        if (auto tasks = m_plane.tasks())
+            for (const auto& task : *tasks)
+                active += task.status == control::TaskStatus::Running || task.status == control::TaskStatus::Queued;
+        if (active > 0 &&
+            QMessageBox::question(this, tr("Switch the control plane?"),
+                                  (active == 1 ? tr("A task running on this computer will be stopped")
+                                               : tr("%1 tasks running on this computer will be stopped").arg(active)) +
+                                      tr("; stopped tasks can be resumed when you switch back. Switch anyway?")) != QMessageBox::Yes)
+            return;
+    }
+    if (m_planeBox) {
+        if (auto saved = m_planeBox->save(&m_reopen); !saved)
+            return fail(saved.error().message);
+    }
     if (!m_key->text().isEmpty()) {
         if (auto stored = m_plane.storeKey(keyName().toStdString(), m_key->text().toStdString()); !stored)
             return fail(stored.error().message);

@@ -4,9 +4,13 @@
 // how many tasks run at a time, and the sandbox (bubblewrap, or Podman/Docker where found, with the image;
 // the default network policy), and the shell commands always allowed (remove only: they are added from an
 // approval).
-// Everything is saved through the control plane, so it is the same for `warren run`.
+// Everything is saved through the control plane, so it is the same for `warren run`. Given a PlaneChooser,
+// the dialog starts with the choice of control plane (ControlPlaneBox). Over a server's plane, the provider's
+// key is stored on the server for the user's own tasks, and what only this computer's plane uses (the
+// sandbox, tasks at a time, always-allowed commands, trying the model from here) is shown as such.
 
 #include "app/control/ControlPlane.h"
+#include "app/control/PlaneChooser.h"
 
 #include <QDialog>
 
@@ -19,16 +23,26 @@ class QListWidget;
 
 namespace warren::ui {
 
+class ControlPlaneBox;
 class NetworkChoice;
+
+// What the dialog needs to offer the choice of control plane; no chooser: no choice offered.
+struct PlaneContext {
+    control::PlaneChooser* chooser = nullptr;
+    control::PlaneChoice opened; // the plane the window has now
+};
 
 class SettingsDialog : public QDialog {
     Q_OBJECT
 public:
-    SettingsDialog(control::ControlPlane& plane, QWidget* parent = nullptr);
+    SettingsDialog(control::ControlPlane& plane, QWidget* parent = nullptr, PlaneContext context = {});
 
     // The --provider value the form describes ("" for none), e.g. "openai-compatible:http://host:8080/v1".
     QString providerSpec() const;
     QString testResult() const;
+    ControlPlaneBox* controlPlaneBox() const { return m_planeBox; }
+    // After Save: the saved choice of control plane (or its key) differs from the plane the window has.
+    bool reopenNeeded() const { return m_reopen; }
 
     void accept() override;
 
@@ -43,7 +57,10 @@ private:
     QString keyName() const;
 
     control::ControlPlane& m_plane;
+    bool m_remotePlane; // the plane the dialog saves to is a server's
     control::Settings m_settings;
+    ControlPlaneBox* m_planeBox = nullptr;
+    bool m_reopen = false;
     QComboBox* m_provider;
     QLineEdit* m_baseUrl;
     QLineEdit* m_model;

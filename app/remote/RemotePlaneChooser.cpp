@@ -1,0 +1,120 @@
+#include "app/remote/RemotePlaneChooser.h"
+
+#include "app/remote/PlaneChoice.h"
+#include "app/remote/RemoteClient.h"
+#include "app/remote/RemoteControlPlane.h"
+#include "app/remote/ServerProbe.h"
+#include "app/secrets/SecretStore.h"
+
+#include <cstdlib>
+
+namespace warren::remote {
+
+using control::PlaneChoice;
+using control::PlaneKind;
+using nlohmann::json;
+
+namespace {
+
+std::uint64_t count(const json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
+
+const char* environmentKey() {
+    const char* key = std::getenv("WARREN_REMOTE_KEY");
+    return key && *key ? key : nullptr;
+}
+
+} // namespace
+
+RemotePlaneChooser::RemotePlaneChooser(std::string dataDir, bool useKeychain)
+    : m_dataDir(std::move(dataDir)), m_useKeychain(useKeychain) {}
+
+RemotePlaneChooser::~RemotePlaneChooser() = default;
+
+control::SecretStore& RemotePlaneChooser::secrets() {
+    if (!m_secrets)
+        m_secrets =
+            m_useKeychain ? control::SecretStore::open(m_dataDir) : control::SecretStore::openFile(m_dataDir);
+    return *m_secrets;
+}
+
+Result<std::string> RemotePlaneChooser::storedKey() {
+    // The order RemoteControlPlane::open reads them in, so the test asks with the key the plane will use.
+    if (const char* fromEnvironment = environmentKey())
+        return std::string(fromEnvironment);
+    auto stored = secrets().read(kRemoteKeyName);
+    if (!stored)
+        return stored.error();
+    return stored->value_or(std::string());
+}
+
+Result<PlaneChoice> RemotePlaneChooser::current() {
+    return loadPlaneChoice(m_dataDir);
+}
+
+Result<control::ServerAccount> RemotePlaneChooser::test(const std::string& url, const std::string& key) {
+    auto base = parseServerUrl(QString::fromStdString(url));
+    if (!base)
+        return base.error();
+    std::string useKey = key;
+    if (useKey.empty()) {
+        auto stored = storedKey();
+        if (!stored)
+            return stored.error();
+        if (stored->empty())
+            return makeError(ErrorCode::InvalidArgument,
+                             "no API key for the server: paste the key `warrend admin add-user` printed");
+        useKey = std::move(*stored);
+    }
+    RemoteClient client(*base, useKey);
+    auto identity = probeServer(client);
+    if (!identity)
+        return identity.error();
+    control::ServerAccount account;
+    account.server = client.server().toStdString();
+    account.version = identity->version;
+    account.sandbox = identity->sandbox;
+    account.user = identity->user;
+    account.tenant = identity->tenant;
+    account.quotas = identity->quotas;
+    account.activeTasks = count(identity->usage, "active_tasks");
+    account.tokensThisMonth = count(identity->usage, "tokens_this_month");
+    return account;
+}
+
+Status RemotePlaneChooser::save(const PlaneChoice& choice, const std::string& key) {
+    PlaneChoice saved = choice;
+    if (auto base = parseServerUrl(QString::fromStdString(saved.url)))
+        saved.url = base->toString().toStdString();
+    else if (saved.kind == PlaneKind::Remote)
+        return base.error();
+    else
+        saved.url.clear(); // a half-typed URL does not stop a switch to Local
+    if (!key.empty()) {
+        if (auto stored = secrets().write(kRemoteKeyName, key); !stored)
+            return stored.error();
+    } else if (saved.kind == PlaneKind::Remote) {
+        auto stored = hasKey();
+        if (!stored)
+            return stored.error();
+        if (!*stored)
+            return makeError(ErrorCode::InvalidArgument,
+                             "enter the server's API key (the one `warrend admin add-user` printed)");
+    }
+    return savePlaneChoice(m_dataDir, saved);
+}
+
+Result<bool> RemotePlaneChooser::hasKey() {
+    auto stored = storedKey();
+    if (!stored)
+        return stored.error();
+    return !stored->empty();
+}
+
+std::string RemotePlaneChooser::keyStorageWarning() {
+    return secrets().warning();
+}
+
+} // namespace warren::remote
