@@ -235,6 +235,13 @@ const std::vector<Key>& keys() {
                 "latest messages compaction keeps verbatim"),
         boolKey("compress_history", &C::compressHistory,
                 "tool results older than the recent messages are shortened to their first line"),
+        uintKey("max_output_tokens", &C::maxOutputTokens, 0,
+                "output tokens one model reply may use (reasoning included); 0 = the provider's default"),
+        choiceKey("reasoning_effort", &C::reasoningEffort,
+                  {ReasoningEffort::Default, ReasoningEffort::Minimal, ReasoningEffort::Low, ReasoningEffort::Medium,
+                   ReasoningEffort::High},
+                  "how hard the model reasons: OpenAI's reasoning_effort, Anthropic's extended thinking budget; "
+                  "default = the model's own (thinking off)"),
         toolListKey("tools", &C::tools, true, "the tools the model may call; finish is always enabled"),
         boolKey("lazy_tools", &C::lazyTools, "a tool is constructed on its first call"),
         uintKey("shell_timeout_sec", &C::shellTimeoutSec, 1, "shell's timeout when a call gives none"),
@@ -366,6 +373,22 @@ std::string_view toString(LogFormat format) {
         return "json";
     }
     return "text";
+}
+
+std::string_view toString(ReasoningEffort effort) {
+    switch (effort) {
+    case ReasoningEffort::Default:
+        return "default";
+    case ReasoningEffort::Minimal:
+        return "minimal";
+    case ReasoningEffort::Low:
+        return "low";
+    case ReasoningEffort::Medium:
+        return "medium";
+    case ReasoningEffort::High:
+        return "high";
+    }
+    return "default";
 }
 
 const std::vector<std::string>& allToolNames() {

@@ -19,11 +19,15 @@ namespace warren::agent {
 enum class MemoryBackendKind { InMemory, Filesystem, Host };
 enum class LogLevel { Debug, Info, Warn, Error };
 enum class LogFormat { Text, Json };
+// How hard a reasoning model thinks before it answers: OpenAI's reasoning_effort, Anthropic's extended
+// thinking budget. Default leaves it to the model (and Anthropic's thinking off).
+enum class ReasoningEffort { Default, Minimal, Low, Medium, High };
 
 // The names the settings use: "in-memory"/"filesystem"/"host", "debug".."error", "text"/"json".
 std::string_view toString(MemoryBackendKind kind);
 std::string_view toString(LogLevel level);
 std::string_view toString(LogFormat format);
+std::string_view toString(ReasoningEffort effort); // "default", "minimal", "low", "medium", "high"
 
 // All tool names, in the order the model is told about them:
 // shell, read_file, write_file, edit_file, list_files, search, memory_save, memory_load, memory_search,
@@ -49,6 +53,10 @@ struct AgentConfig {
                                               // model call
     std::uint64_t keepRecentMessages = 8;     // keep_recent_messages (>= 2): kept verbatim when compacting
     bool compressHistory = false;             // compress_history: older tool results shortened to a line
+    // Model
+    std::uint64_t maxOutputTokens = 0; // max_output_tokens: the output token limit of one reply; 0 = the
+                                       // provider's default (docs/ARCHITECTURE.md, "Model requests")
+    ReasoningEffort reasoningEffort = ReasoningEffort::Default; // reasoning_effort
     // Tools
     std::vector<std::string> tools = allToolNames(); // tools: enabled tool names, no duplicates; "finish"
                                                      // is always enabled (added when missing)

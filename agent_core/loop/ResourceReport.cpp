@@ -15,6 +15,7 @@ nlohmann::json resourceReportJson(const ReportInputs& inputs) {
             {"model_calls", c.modelCalls},
             {"tokens_in", c.tokensIn},
             {"tokens_out", c.tokensOut},
+            {"tokens_reasoning", c.tokensReasoning},
             {"tool_calls", c.toolCalls},
             {"cache_hits", c.cacheHits},
             {"checkpoints", c.checkpoints},

@@ -2,6 +2,7 @@
 
 #include "agent_core/context/Budget.h"
 #include "agent_core/context/Compaction.h"
+#include "agent_core/context/CutReply.h"
 #include "agent_core/context/MemoryGuard.h"
 #include "agent_core/context/TokenEstimate.h"
 #include "agent_core/loop/BuiltInTools.h"
@@ -70,6 +71,17 @@ protocol::ToolResultData deniedResult() {
 
 protocol::GuardData guardEvent(std::string guard, std::string action, std::string detail) {
     return {std::move(guard), std::move(action), std::move(detail)};
+}
+
+// What the model_response event shows of a reply's reasoning: the text of its thinking blocks.
+std::string reasoningText(const std::vector<protocol::ReasoningBlock>& blocks) {
+    std::string text;
+    for (const auto& block : blocks) {
+        if (block.text.empty())
+            continue;
+        text += (text.empty() ? "" : "\n\n") + block.text;
+    }
+    return text;
 }
 
 std::uint64_t millisSince(Clock::time_point start) {
@@ -144,7 +156,7 @@ Status TaskRun::openState(const std::string& taskId, const std::string& prompt) 
         m_state.prompt = prompt;
         m_state.presets = m_settings.presets;
         m_state.overrides = m_settings.overrides;
-        m_state.messages = {{"system", kSystemPrompt, {}, std::nullopt}, {"user", prompt, {}, std::nullopt}};
+        m_state.messages = {{"system", kSystemPrompt, {}, std::nullopt, {}}, {"user", prompt, {}, std::nullopt, {}}};
     }
     m_countersAtStart = m_state.counters;
     SeqMark* mark = m_seqMark ? &*m_seqMark : nullptr;
@@ -311,29 +323,75 @@ std::optional<TaskOutcome> TaskRun::askModel() {
 
     protocol::LlmChatParams params{m_state.messages, m_tools->specs()};
     params.tools.push_back(finishSpec());
-    const auto started = Clock::now();
-    auto reply = m_model.chat(params, m_stepDeadline, m_cancellation);
-    if (!reply) {
-        if (auto stopped = stopIfRequested())
-            return stopped;
-        m_events.error("the model call failed: " + reply.error().message, true);
-        fireHook(hook::kOnError, reply.error().message);
-        return finish(ExitReason::Failed, reply.error().message);
+    if (m_config.maxOutputTokens)
+        params.maxOutputTokens = m_config.maxOutputTokens;
+    if (m_config.reasoningEffort != ReasoningEffort::Default)
+        params.reasoningEffort = std::string(toString(m_config.reasoningEffort));
+    for (;;) {
+        const auto started = Clock::now();
+        auto reply = m_model.chat(params, m_stepDeadline, m_cancellation);
+        if (!reply) {
+            if (auto stopped = stopIfRequested())
+                return stopped;
+            m_events.error("the model call failed: " + reply.error().message, true);
+            fireHook(hook::kOnError, reply.error().message);
+            return finish(ExitReason::Failed, reply.error().message);
+        }
+        auto& result = *reply;
+        m_state.counters.modelCalls++;
+        m_state.counters.tokensIn += result.tokenUsage.input;
+        m_state.counters.tokensOut += result.tokenUsage.output;
+        m_state.counters.tokensReasoning += result.tokenUsage.reasoning;
+        m_events.emit(protocol::ModelResponseData{result.content, result.toolCalls, result.finishReason,
+                                                  reasoningText(result.reasoning)},
+                      {std::nullopt, result.tokenUsage, millisSince(started)});
+        if (result.finishReason == "length") {
+            auto asked = onCutReply(result, params.maxOutputTokens.value_or(0));
+            if (!asked)
+                return std::nullopt; // the model was told; the next step asks it again
+            if (std::holds_alternative<TaskOutcome>(*asked))
+                return std::get<TaskOutcome>(*asked);
+            params.maxOutputTokens = std::get<std::uint64_t>(*asked);
+            continue;
+        }
+        m_cutsInARow = 0;
+        addMessage({"assistant", result.content, result.toolCalls, std::nullopt, std::move(result.reasoning)});
+        if (result.toolCalls.empty()) {
+            // A reply without tool calls is the model's last word.
+            m_finishSummary = result.content;
+        }
+        // Not saved yet: the state written before the first call (or at the end of the step) holds this
+        // reply. A kill before then asks the model again.
+        m_state.pendingCalls = std::move(result.toolCalls);
+        return std::nullopt;
     }
-    auto& result = *reply;
-    m_state.counters.modelCalls++;
-    m_state.counters.tokensIn += result.tokenUsage.input;
-    m_state.counters.tokensOut += result.tokenUsage.output;
-    m_events.emit(protocol::ModelResponseData{result.content, result.toolCalls, result.finishReason},
-                  {std::nullopt, result.tokenUsage, millisSince(started)});
-    addMessage({"assistant", result.content, result.toolCalls, std::nullopt});
-    if (result.toolCalls.empty()) {
-        // A reply without tool calls is the model's last word.
-        m_finishSummary = result.content;
+}
+
+std::optional<std::variant<std::uint64_t, TaskOutcome>> TaskRun::onCutReply(protocol::LlmChatResult& result,
+                                                                            std::uint64_t askedLimit) {
+    ++m_cutsInARow;
+    const std::uint64_t used = result.tokenUsage.output;
+    const std::string what = describeCutReply(used, result.cutToolCalls);
+    const CutReplyPlan plan = planForCutReply(used, askedLimit, m_cutsInARow);
+    switch (plan.action) {
+    case CutReplyPlan::Action::AskAgain:
+        m_events.emit(guardEvent("max_output_tokens", "warn",
+                                 what + "; asking again with room for " + std::to_string(plan.room) + " tokens"));
+        return plan.room;
+    case CutReplyPlan::Action::Stop: {
+        const std::string detail = what + ", " + std::to_string(m_cutsInARow) +
+                                   " replies in a row; raise max_output_tokens or make the task smaller";
+        m_events.emit(guardEvent("max_output_tokens", "stop", detail));
+        return finish(ExitReason::Guard, detail);
     }
-    // Not saved yet: the state written before the first call (or at the end of the step) holds this reply.
-    // A kill before then asks the model again.
-    m_state.pendingCalls = std::move(result.toolCalls);
+    case CutReplyPlan::Action::TellModel:
+        break;
+    }
+    m_events.emit(guardEvent("max_output_tokens", "warn", what + "; the model is told to work in smaller pieces"));
+    // The text it wrote stays in the conversation (it may have reasoned there); the calls do not.
+    if (!result.content.empty())
+        addMessage({"assistant", result.content, {}, std::nullopt, std::move(result.reasoning)});
+    addMessage({"user", cutReplyNotice(used, result.cutToolCalls), {}, std::nullopt, {}});
     return std::nullopt;
 }
 
@@ -523,7 +581,7 @@ void TaskRun::recordToolResult(const protocol::ToolCall& call, std::string conte
     data.id = call.id;
     data.output = content;
     m_events.emit(data, {call.name, std::nullopt, durationMs});
-    addMessage({"tool", std::move(content), {}, call.id});
+    addMessage({"tool", std::move(content), {}, call.id, {}});
 }
 
 void TaskRun::addMessage(protocol::ChatMessage message) {

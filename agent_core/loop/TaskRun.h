@@ -14,6 +14,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <variant>
 
 namespace warren::agent {
 
@@ -33,6 +34,10 @@ private:
 
     std::optional<TaskOutcome> checkGuards();
     std::optional<TaskOutcome> askModel();
+    // A reply cut by the output limit (CutReply.h): the room to ask again with, the end of the task, or
+    // nullopt when the model was told and the next step goes on.
+    std::optional<std::variant<std::uint64_t, TaskOutcome>> onCutReply(protocol::LlmChatResult& result,
+                                                                      std::uint64_t askedLimit);
     std::optional<TaskOutcome> runPendingCalls();
     std::optional<TaskOutcome> runCall(const protocol::ToolCall& call);
     ToolOutcome executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached);
@@ -79,6 +84,7 @@ private:
     std::chrono::steady_clock::time_point m_stepDeadline = std::chrono::steady_clock::time_point::max();
     RunCounters m_countersAtStart;
     std::optional<std::string> m_finishSummary;
+    unsigned m_cutsInARow = 0; // replies cut by the output limit since the last whole one
 };
 
 } // namespace warren::agent

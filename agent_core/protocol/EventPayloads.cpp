@@ -111,17 +111,21 @@ json ModelResponseData::toJson() const {
     json calls = json::array();
     for (const auto& call : toolCalls)
         calls.push_back(protocol::toJson(call));
-    return {{"content", content}, {"tool_calls", std::move(calls)}, {"finish_reason", finishReason}};
+    json out = {{"content", content}, {"tool_calls", std::move(calls)}, {"finish_reason", finishReason}};
+    if (!reasoning.empty())
+        out["reasoning"] = reasoning;
+    return out;
 }
 
 Result<ModelResponseData> ModelResponseData::fromJson(const json& data) {
     const auto at = where<ModelResponseData>();
     Error error;
     ModelResponseData out;
-    if (!take(checkObject<ModelResponseData>(data, {"content", "tool_calls", "finish_reason"}), error) ||
+    if (!take(checkObject<ModelResponseData>(data, {"content", "tool_calls", "finish_reason", "reasoning"}), error) ||
         !take(getString(data, "content", at), out.content, error) ||
         !take(getArray<ToolCall>(data, "tool_calls", at, false, toolCallFromJson), out.toolCalls, error) ||
-        !takeText(getOptionalString(data, "finish_reason", at), out.finishReason, error))
+        !takeText(getOptionalString(data, "finish_reason", at), out.finishReason, error) ||
+        !takeText(getOptionalString(data, "reasoning", at), out.reasoning, error))
         return error;
     return out;
 }

@@ -64,6 +64,7 @@ struct ModelResponseData {
     std::string content;
     std::vector<ToolCall> toolCalls;
     std::string finishReason;
+    std::string reasoning = {}; // what the model thought, as its API showed it (a summary); "" when it showed none
     nlohmann::json toJson() const;
     static Result<ModelResponseData> fromJson(const nlohmann::json& data);
     friend bool operator==(const ModelResponseData&, const ModelResponseData&) = default;

@@ -2,6 +2,8 @@
 
 #include "common/JsonFields.h"
 
+#include <algorithm>
+
 namespace warren::protocol {
 
 using nlohmann::json;
@@ -18,12 +20,47 @@ template <typename T> json arrayToJson(const std::vector<T>& items) {
 
 } // namespace
 
+json toJson(const ReasoningBlock& block) {
+    if (block.type == "redacted_thinking")
+        return {{"type", block.type}, {"data", block.data}};
+    json out = {{"type", block.type}, {"thinking", block.text}};
+    if (!block.signature.empty())
+        out["signature"] = block.signature;
+    return out;
+}
+
+Result<ReasoningBlock> reasoningBlockFromJson(const json& value, const std::string& where) {
+    Error error;
+    ReasoningBlock block;
+    if (!take(requireObject(value, where), error) || !take(getString(value, "type", where), block.type, error))
+        return error;
+    if (block.type == "redacted_thinking") {
+        if (!take(checkKeys(value, {"type", "data"}, where), error) ||
+            !take(getString(value, "data", where), block.data, error))
+            return error;
+        return block;
+    }
+    if (block.type != "thinking")
+        return makeError(ErrorCode::InvalidArgument, joinPath(where, "type") +
+                                                         ": must be thinking or redacted_thinking, got \"" +
+                                                         block.type + "\"");
+    std::optional<std::string> signature;
+    if (!take(checkKeys(value, {"type", "thinking", "signature"}, where), error) ||
+        !take(getString(value, "thinking", where), block.text, error) ||
+        !take(getOptionalString(value, "signature", where), signature, error))
+        return error;
+    block.signature = signature.value_or("");
+    return block;
+}
+
 json toJson(const ChatMessage& message) {
     json out = {{"role", message.role}, {"content", message.content}};
     if (!message.toolCalls.empty())
         out["tool_calls"] = arrayToJson(message.toolCalls);
     if (message.toolCallId)
         out["tool_call_id"] = *message.toolCallId;
+    if (!message.reasoning.empty())
+        out["reasoning"] = arrayToJson(message.reasoning);
     return out;
 }
 
@@ -31,12 +68,14 @@ Result<ChatMessage> chatMessageFromJson(const json& value, const std::string& wh
     Error error;
     ChatMessage message;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"role", "content", "tool_calls", "tool_call_id"}, where), error) ||
+        !take(checkKeys(value, {"role", "content", "tool_calls", "tool_call_id", "reasoning"}, where), error) ||
         !take(getString(value, "role", where), message.role, error) ||
         !take(getString(value, "content", where), message.content, error) ||
         !take(getArray<ToolCall>(value, "tool_calls", where, false, toolCallFromJson), message.toolCalls,
               error) ||
-        !take(getOptionalString(value, "tool_call_id", where), message.toolCallId, error))
+        !take(getOptionalString(value, "tool_call_id", where), message.toolCallId, error) ||
+        !take(getArray<ReasoningBlock>(value, "reasoning", where, false, reasoningBlockFromJson),
+              message.reasoning, error))
         return error;
     if (message.role != "system" && message.role != "user" && message.role != "assistant" &&
         message.role != "tool")
@@ -95,22 +134,36 @@ Result<ToolCall> toolCallFromJson(const json& value, const std::string& where) {
 }
 
 json toJson(const TokenUsage& usage) {
-    return {{"input", usage.input}, {"output", usage.output}};
+    json out = {{"input", usage.input}, {"output", usage.output}};
+    if (usage.reasoning)
+        out["reasoning"] = usage.reasoning;
+    return out;
 }
 
 Result<TokenUsage> tokenUsageFromJson(const json& value, const std::string& where) {
     Error error;
     TokenUsage usage;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"input", "output"}, where), error) ||
+        !take(checkKeys(value, {"input", "output", "reasoning"}, where), error) ||
         !take(getUint(value, "input", where), usage.input, error) ||
         !take(getUint(value, "output", where), usage.output, error))
         return error;
+    std::optional<std::uint64_t> reasoning;
+    if (!take(getOptionalUint(value, "reasoning", where), reasoning, error))
+        return error;
+    usage.reasoning = reasoning.value_or(0);
     return usage;
 }
 
 json toJson(const LlmChatParams& params) {
-    return {{"messages", arrayToJson(params.messages)}, {"tools", arrayToJson(params.tools)}};
+    json out = {{"messages", arrayToJson(params.messages)}, {"tools", arrayToJson(params.tools)}};
+    // Only when set: a conversation that asks for neither is the same line as in protocol version 1's first
+    // form, which a control plane that predates these keys still reads.
+    if (params.maxOutputTokens)
+        out["max_output_tokens"] = *params.maxOutputTokens;
+    if (params.reasoningEffort)
+        out["reasoning_effort"] = *params.reasoningEffort;
+    return out;
 }
 
 Result<LlmChatParams> llmChatParamsFromJson(const json& value) {
@@ -118,19 +171,35 @@ Result<LlmChatParams> llmChatParamsFromJson(const json& value) {
     Error error;
     LlmChatParams params;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"messages", "tools"}, where), error) ||
+        !take(checkKeys(value, {"messages", "tools", "max_output_tokens", "reasoning_effort"}, where), error) ||
         !take(getArray<ChatMessage>(value, "messages", where, true, chatMessageFromJson), params.messages,
               error) ||
-        !take(getArray<ToolSpec>(value, "tools", where, false, toolSpecFromJson), params.tools, error))
+        !take(getArray<ToolSpec>(value, "tools", where, false, toolSpecFromJson), params.tools, error) ||
+        !take(getOptionalUint(value, "max_output_tokens", where), params.maxOutputTokens, error) ||
+        !take(getOptionalString(value, "reasoning_effort", where), params.reasoningEffort, error))
         return error;
+    if (params.maxOutputTokens && *params.maxOutputTokens == 0)
+        return makeError(ErrorCode::InvalidArgument, where + ".max_output_tokens: must be at least 1, got 0");
+    if (params.reasoningEffort &&
+        std::find(kReasoningEfforts.begin(), kReasoningEfforts.end(), *params.reasoningEffort) ==
+            kReasoningEfforts.end())
+        return makeError(ErrorCode::InvalidArgument, where +
+                                                         ".reasoning_effort: must be minimal, low, medium or "
+                                                         "high, got \"" +
+                                                         *params.reasoningEffort + "\"");
     return params;
 }
 
 json toJson(const LlmChatResult& result) {
-    return {{"content", result.content},
-            {"tool_calls", arrayToJson(result.toolCalls)},
-            {"token_usage", toJson(result.tokenUsage)},
-            {"finish_reason", result.finishReason}};
+    json out = {{"content", result.content},
+                {"tool_calls", arrayToJson(result.toolCalls)},
+                {"token_usage", toJson(result.tokenUsage)},
+                {"finish_reason", result.finishReason}};
+    if (!result.reasoning.empty())
+        out["reasoning"] = arrayToJson(result.reasoning);
+    if (result.cutToolCalls)
+        out["cut_tool_calls"] = result.cutToolCalls;
+    return out;
 }
 
 Result<LlmChatResult> llmChatResultFromJson(const json& value) {
@@ -139,14 +208,23 @@ Result<LlmChatResult> llmChatResultFromJson(const json& value) {
     LlmChatResult result;
     json usage;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"content", "tool_calls", "token_usage", "finish_reason"}, where), error) ||
+        !take(checkKeys(value, {"content", "tool_calls", "token_usage", "finish_reason", "reasoning",
+                                "cut_tool_calls"},
+                        where),
+              error) ||
         !take(getString(value, "content", where), result.content, error) ||
         !take(getArray<ToolCall>(value, "tool_calls", where, false, toolCallFromJson), result.toolCalls,
               error) ||
         !take(getObject(value, "token_usage", where), usage, error) ||
         !take(tokenUsageFromJson(usage, joinPath(where, "token_usage")), result.tokenUsage, error) ||
-        !take(getString(value, "finish_reason", where), result.finishReason, error))
+        !take(getString(value, "finish_reason", where), result.finishReason, error) ||
+        !take(getArray<ReasoningBlock>(value, "reasoning", where, false, reasoningBlockFromJson), result.reasoning,
+              error))
         return error;
+    std::optional<std::uint64_t> cut;
+    if (!take(getOptionalUint(value, "cut_tool_calls", where), cut, error))
+        return error;
+    result.cutToolCalls = cut.value_or(0);
     if (result.finishReason != "stop" && result.finishReason != "tool_calls" &&
         result.finishReason != "length")
         return makeError(ErrorCode::InvalidArgument,

@@ -7,10 +7,12 @@
 #include "agent_core/protocol/ToolCall.h"
 #include "common/Result.h"
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warren::protocol {
@@ -37,12 +39,30 @@ inline constexpr const char* kControlPause = "control.pause";   // write a check
 // The member of a request's params that carries the task token (TaskStartParams::token).
 inline constexpr const char* kTokenParam = "token";
 
+// The reasoning_effort values llm.chat carries, lowest first.
+inline constexpr std::array<std::string_view, 4> kReasoningEfforts{"minimal", "low", "medium", "high"};
+
 // llm.chat
+// What a model thought before it answered, as its API returned it. Anthropic's extended thinking returns
+// "thinking" blocks (the summarised thinking and a signature) and "redacted_thinking" blocks (encrypted
+// data); with tool use the API requires them back, unchanged, in the assistant message the tool results
+// answer, so the agent keeps them in its history as opaque values. An OpenAI-compatible server's
+// reasoning text (reasoning_content) is a "thinking" block without a signature: shown, never sent back.
+struct ReasoningBlock {
+    std::string type;      // "thinking" or "redacted_thinking"
+    std::string text;      // thinking: what the model thought (may be a summary)
+    std::string signature; // thinking: the API's signature over it; empty when the API gave none
+    std::string data;      // redacted_thinking: the encrypted thinking
+    friend bool operator==(const ReasoningBlock&, const ReasoningBlock&) = default;
+};
+
 struct ChatMessage {
     std::string role; // "system", "user", "assistant" or "tool"
     std::string content;
     std::vector<ToolCall> toolCalls;       // assistant messages only
     std::optional<std::string> toolCallId; // tool messages only: the call this is the result of
+    // Assistant messages only: the reply's reasoning, kept to send back.
+    std::vector<ReasoningBlock> reasoning = {};
     friend bool operator==(const ChatMessage&, const ChatMessage&) = default;
 };
 
@@ -56,6 +76,11 @@ struct ToolSpec {
 struct LlmChatParams {
     std::vector<ChatMessage> messages;
     std::vector<ToolSpec> tools;
+    // The reply's output token limit (max_output_tokens); nullopt: the provider's default.
+    std::optional<std::uint64_t> maxOutputTokens = std::nullopt;
+    // "minimal", "low", "medium" or "high" (reasoning_effort); nullopt: the model's default, no reasoning
+    // asked for where it is optional.
+    std::optional<std::string> reasoningEffort = std::nullopt;
     friend bool operator==(const LlmChatParams&, const LlmChatParams&) = default;
 };
 
@@ -64,6 +89,10 @@ struct LlmChatResult {
     std::vector<ToolCall> toolCalls;
     TokenUsage tokenUsage;
     std::string finishReason; // "stop", "tool_calls" or "length"
+    std::vector<ReasoningBlock> reasoning = {}; // in the order the model wrote them
+    // finish_reason "length" only: tool calls the limit cut before their arguments were complete. They are
+    // not in toolCalls; the agent must not run them, only tell the model or ask again.
+    std::uint64_t cutToolCalls = 0;
     friend bool operator==(const LlmChatResult&, const LlmChatResult&) = default;
 };
 
@@ -145,6 +174,8 @@ Result<ToolCall> toolCallFromJson(const nlohmann::json& value, const std::string
 nlohmann::json toJson(const TokenUsage& usage);
 Result<TokenUsage> tokenUsageFromJson(const nlohmann::json& value, const std::string& where);
 
+nlohmann::json toJson(const ReasoningBlock& block);
+Result<ReasoningBlock> reasoningBlockFromJson(const nlohmann::json& value, const std::string& where);
 nlohmann::json toJson(const ChatMessage& message);
 Result<ChatMessage> chatMessageFromJson(const nlohmann::json& value, const std::string& where);
 nlohmann::json toJson(const ToolSpec& spec);

@@ -8,6 +8,10 @@ namespace warren::protocol {
 struct TokenUsage {
     std::uint64_t input = 0;
     std::uint64_t output = 0;
+    // Of output: the tokens the model spent reasoning before it answered (OpenAI's
+    // completion_tokens_details.reasoning_tokens). 0 when the API does not count them apart; on the wire
+    // only when not 0, so a reply without reasoning reads as it always did.
+    std::uint64_t reasoning = 0;
     friend bool operator==(const TokenUsage&, const TokenUsage&) = default;
 };
 

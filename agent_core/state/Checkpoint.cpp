@@ -53,6 +53,8 @@ json toJson(const RunCounters& counters) {
     for (const auto& [name, count] : counters.toolCalls)
         toolCalls[name] = count;
     out["tool_calls"] = std::move(toolCalls);
+    if (counters.tokensReasoning)
+        out["tokens_reasoning"] = counters.tokensReasoning;
     return out;
 }
 
@@ -61,7 +63,7 @@ Result<RunCounters> runCountersFromJson(const json& value, const std::string& wh
     RunCounters counters;
     if (!take(requireObject(value, where), error))
         return error;
-    std::vector<std::string_view> keys{"tool_calls"};
+    std::vector<std::string_view> keys{"tool_calls", "tokens_reasoning"};
     for (const auto& field : kCounterFields)
         keys.push_back(field.key);
     if (!take(checkKeys(value, keys, where), error))
@@ -70,6 +72,10 @@ Result<RunCounters> runCountersFromJson(const json& value, const std::string& wh
         if (!take(getUint(value, field.key, where), counters.*field.member, error))
             return error;
     }
+    std::optional<std::uint64_t> reasoning;
+    if (!take(getOptionalUint(value, "tokens_reasoning", where), reasoning, error))
+        return error;
+    counters.tokensReasoning = reasoning.value_or(0);
     json toolCalls;
     if (!take(getObject(value, "tool_calls", where), toolCalls, error))
         return error;

@@ -25,6 +25,7 @@ struct RunCounters {
     std::uint64_t steps = 0, modelCalls = 0, tokensIn = 0, tokensOut = 0, cacheHits = 0, checkpoints = 0,
                   bytesWritten = 0, resumes = 0, interruptedCalls = 0, wallMs = 0, cpuMs = 0,
                   peakRssBytes = 0;
+    std::uint64_t tokensReasoning = 0; // of tokensOut; optional in the checkpoint (older ones lack it)
     std::map<std::string, std::uint64_t> toolCalls; // by tool name
     friend bool operator==(const RunCounters&, const RunCounters&) = default;
 };
@@ -46,7 +47,8 @@ struct AgentState {
 };
 
 // Keys in snake_case: steps, model_calls, tokens_in, tokens_out, cache_hits, checkpoints, bytes_written,
-// resumes, interrupted_calls, wall_ms, cpu_ms, peak_rss_bytes, tool_calls {name: count}.
+// resumes, interrupted_calls, wall_ms, cpu_ms, peak_rss_bytes, tool_calls {name: count}; tokens_reasoning
+// when not 0.
 nlohmann::json toJson(const RunCounters& counters);
 Result<RunCounters> runCountersFromJson(const nlohmann::json& value, const std::string& where);
 

@@ -293,8 +293,9 @@ std::string LiveView::line(const protocol::Event& envelope, const protocol::Step
            "\n";
 }
 
-std::string LiveView::line(const protocol::Event&, const protocol::ModelResponseData& data) {
-    // The text was already streamed by model_delta: the response only ends the reply.
+std::string LiveView::line(const protocol::Event& envelope, const protocol::ModelResponseData& data) {
+    // The text was already streamed by model_delta: the response only ends the reply, and adds what the
+    // model thought when its API showed it, and what its reasoning cost.
     std::string body;
     if (!m_deltasShown && !data.content.empty()) {
         body = sanitizeForTerminal(data.content);
@@ -302,6 +303,10 @@ std::string LiveView::line(const protocol::Event&, const protocol::ModelResponse
             body += '\n';
     }
     m_deltasShown = false;
+    if (!data.reasoning.empty())
+        body += paint(kDim, "thought: " + truncated(oneLine(sanitizeForTerminal(data.reasoning)), 400)) + "\n";
+    if (envelope.tokenUsage && envelope.tokenUsage->reasoning > 0)
+        body += paint(kDim, "(" + withThousands(envelope.tokenUsage->reasoning) + " reasoning tokens)") + "\n";
     return body;
 }
 

@@ -3,6 +3,9 @@
 // `anthropic-version: 2023-06-01`.
 
 #include "app/providers/Provider.h"
+#include "app/providers/RequestDialect.h"
+
+#include <memory>
 
 namespace warren::control {
 
@@ -16,6 +19,7 @@ public:
 private:
     ProviderConfig m_config;
     QNetworkAccessManager* m_network;
+    std::shared_ptr<AnthropicDialect> m_dialect; // what the server takes, learned from its refusals during the task
 };
 
 } // namespace warren::control

@@ -82,6 +82,12 @@ Result<std::string> AnthropicStream::onBlockStart(const json& data) {
         m_content += text;
         return text;
     }
+    if (started.type == "thinking") {
+        started.json = stringOr(*block, "thinking");
+        started.signature = stringOr(*block, "signature");
+    }
+    if (started.type == "redacted_thinking")
+        started.json = stringOr(*block, "data");
     if (started.type == "tool_use") {
         started.id = stringOr(*block, "id");
         started.name = stringOr(*block, "name");
@@ -107,7 +113,11 @@ Result<std::string> AnthropicStream::onBlockDelta(const json& data) {
     }
     if (type == "input_json_delta")
         block->second.json += stringOr(*delta, "partial_json");
-    return std::string(); // thinking_delta, signature_delta, citations_delta: not part of the reply text
+    if (type == "thinking_delta")
+        block->second.json += stringOr(*delta, "thinking");
+    if (type == "signature_delta")
+        block->second.signature += stringOr(*delta, "signature");
+    return std::string(); // thinking is not part of the reply text; citations_delta is not used
 }
 
 Result<protocol::LlmChatResult> AnthropicStream::result() const {
@@ -117,7 +127,18 @@ Result<protocol::LlmChatResult> AnthropicStream::result() const {
     protocol::LlmChatResult result;
     result.content = m_content;
     result.tokenUsage = m_usage;
+    const bool cut = m_stopReason == "max_tokens";
     for (const auto& [index, block] : m_blocks) {
+        if (block.type == "thinking") {
+            // A block the limit cut before its signature cannot be sent back: the API would refuse it.
+            if (!block.signature.empty() || !cut)
+                result.reasoning.push_back({"thinking", block.json, block.signature, ""});
+            continue;
+        }
+        if (block.type == "redacted_thinking") {
+            result.reasoning.push_back({"redacted_thinking", "", "", block.json});
+            continue;
+        }
         if (block.type != "tool_use")
             continue;
         protocol::ToolCall call;
@@ -130,6 +151,10 @@ Result<protocol::LlmChatResult> AnthropicStream::result() const {
             call.arguments = block.initialInput; // a call without arguments streams no input_json_delta
         } else {
             const json input = json::parse(block.json, nullptr, false);
+            if ((input.is_discarded() || !input.is_object()) && cut) {
+                ++result.cutToolCalls; // max_tokens stopped the input half-way: not a call to run
+                continue;
+            }
             if (input.is_discarded() || !input.is_object())
                 return makeError(ErrorCode::System, "the model's call of " + call.name +
                                                         " has input that is not a JSON object: " +

@@ -3,6 +3,9 @@
 // content_block_start (text or tool_use with id and name), content_block_delta events (text_delta, or
 // input_json_delta whose partial_json pieces concatenate to the tool input), content_block_stop; then
 // message_delta (stop_reason, output tokens) and message_stop. ping is a keep-alive; error is a failure.
+// Extended thinking arrives as thinking blocks (thinking_delta pieces, then a signature_delta) and
+// redacted_thinking blocks (data whole in the start): they become the reply's reasoning, in order. With
+// stop_reason "max_tokens" a tool_use whose input is not whole JSON was cut: counted, not returned.
 
 #include "app/providers/ChatStreamDecoder.h"
 
@@ -19,10 +22,12 @@ public:
 
 private:
     struct Block {
-        std::string type; // "text", "tool_use", or one this decoder ignores ("thinking", ...)
+        std::string type; // "text", "tool_use", "thinking", "redacted_thinking", or one this decoder ignores
         std::string id;
         std::string name;
-        std::string json; // tool_use: the input, from the partial_json pieces
+        std::string json;      // tool_use: the input, from the partial_json pieces; thinking: the text;
+                               // redacted_thinking: the data
+        std::string signature; // thinking
         nlohmann::json initialInput = nlohmann::json::object();
     };
     Result<std::string> onBlockStart(const nlohmann::json& data);

@@ -11,6 +11,10 @@ namespace {
 // A non-2xx body is read only for its error message; a server that streams megabytes there is cut off.
 constexpr qsizetype kMaxErrorBody = 64 * 1024;
 
+// Each adaptation changes the dialect (RequestDialect.h refuses one that would not), so a few cover every
+// parameter it knows; the bound only stops a server that keeps finding new faults.
+constexpr int kMaxAdaptations = 4;
+
 // Failures where no server answered, which a second try may get past (a server restarting, a dropped
 // keep-alive connection). A wrong host name or a TLS failure will not change and is reported at once.
 bool isRetryableNetworkError(QNetworkReply::NetworkError error) {
@@ -125,6 +129,21 @@ void HttpChatCall::onReplyFinished() {
         m_errorBody.append(rest.left(kMaxErrorBody - m_errorBody.size()));
         const QByteArray reason = m_reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toByteArray();
         if (!RetryPolicy::isRetryableStatus(m_status)) {
+            if ((m_status == 400 || m_status == 422) && m_request.adapt && m_adaptations < kMaxAdaptations) {
+                if (auto next = m_request.adapt(m_status, m_errorBody)) {
+                    ++m_adaptations;
+                    m_request.body = std::move(next->body);
+                    const std::string why = "the model server at " + url + " refused the request (" +
+                                            std::to_string(m_status) + ": " +
+                                            excerpt(serverErrorText(m_errorBody), 200) + "); sending " +
+                                            next->what + " for the rest of this task";
+                    dropReply();
+                    emit adapted(QString::fromStdString(withoutKey(why, m_request.server.apiKey)));
+                    if (!m_done)
+                        m_retryTimer.start(0);
+                    return;
+                }
+            }
             fail(describeHttpStatus(m_request.server, m_status, reason, m_errorBody, 1));
             return;
         }

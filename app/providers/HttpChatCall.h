@@ -2,7 +2,8 @@
 // One streamed model call over HTTP, shared by OpenAiProvider and AnthropicProvider: posts the request,
 // reads the body as it arrives (readyRead), feeds the API's decoder and relays the text; retries 429/5xx
 // and connections that fail before the reply started, after a delay on a timer; fails a call whose
-// server goes silent for the request timeout.
+// server goes silent for the request timeout; sends an adapted request when the server refuses a parameter
+// (RequestDialect.h).
 
 #include "app/providers/ChatStreamDecoder.h"
 #include "app/providers/HttpFailure.h"
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace warren::control {
 
@@ -32,6 +34,13 @@ struct HttpChatRequest {
     RetryPolicy retry;
     std::chrono::milliseconds idleTimeout{120000};
     std::function<std::unique_ptr<ChatStreamDecoder>()> makeDecoder; // a fresh one per attempt
+    // A 400 or 422 that may name a parameter the server refuses: the body to send instead and what
+    // changed, or nullopt (the call fails as before). Unset: no adapting.
+    struct Adaptation {
+        QByteArray body;
+        std::string what;
+    };
+    std::function<std::optional<Adaptation>(int status, const QByteArray& errorBody)> adapt;
 };
 
 class HttpChatCall : public ChatCall {
@@ -61,6 +70,7 @@ private:
     std::unique_ptr<ChatStreamDecoder> m_decoder;
     SseParser m_parser;
     int m_attempt = 0;       // retries done so far
+    int m_adaptations = 0;   // requests adapted to a refusal so far
     int m_status = 0;        // this attempt's HTTP status, 0 before the headers
     QByteArray m_errorBody;  // the body of a non-2xx answer, capped
     qint64 m_bodyBytes = 0;  // bytes of a 2xx body received in this attempt

@@ -34,6 +34,8 @@ Result<std::string> OpenAiStream::feed(const SseEvent& event) {
     if (const auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) {
         m_usage.input = uintOr(*usage, "prompt_tokens", m_usage.input);
         m_usage.output = uintOr(*usage, "completion_tokens", m_usage.output);
+        if (const json* details = objectAt(*usage, "completion_tokens_details"))
+            m_usage.reasoning = uintOr(*details, "reasoning_tokens", m_usage.reasoning);
     }
     const auto choices = chunk.find("choices");
     if (choices == chunk.end() || !choices->is_array())
@@ -48,6 +50,10 @@ Result<std::string> OpenAiStream::feed(const SseEvent& event) {
         if (delta == choice.end() || !delta->is_object())
             continue;
         text += stringOr(*delta, "content");
+        // Servers that show their model's reasoning send it apart from the reply: vLLM and DeepSeek as
+        // reasoning_content, OpenRouter and Ollama as reasoning. OpenAI's own API shows none here.
+        m_reasoning += stringOr(*delta, "reasoning_content");
+        m_reasoning += stringOr(*delta, "reasoning");
         if (const auto calls = delta->find("tool_calls"); calls != delta->end() && calls->is_array()) {
             for (const json& fragment : *calls) {
                 if (auto added = addToolCallFragment(fragment); !added)
@@ -96,6 +102,9 @@ Result<protocol::LlmChatResult> OpenAiStream::result() const {
     protocol::LlmChatResult result;
     result.content = m_content;
     result.tokenUsage = m_usage;
+    if (!m_reasoning.empty())
+        result.reasoning.push_back({"thinking", m_reasoning, "", ""});
+    const bool cut = m_finishReason == "length";
     for (const auto& [index, pending] : m_calls) {
         if (pending.name.empty())
             return makeError(ErrorCode::System, "the model server sent tool call " + std::to_string(index) +
@@ -105,6 +114,10 @@ Result<protocol::LlmChatResult> OpenAiStream::result() const {
         call.name = pending.name;
         if (!pending.arguments.empty()) {
             const json arguments = json::parse(pending.arguments, nullptr, false);
+            if ((arguments.is_discarded() || !arguments.is_object()) && cut) {
+                ++result.cutToolCalls; // the limit stopped the arguments half-way: not a call to run
+                continue;
+            }
             if (arguments.is_discarded() || !arguments.is_object())
                 return makeError(ErrorCode::System, "the model's call of " + pending.name +
                                                         " has arguments that are not a JSON object: " +

@@ -3,7 +3,9 @@
 // `data: {chat.completion.chunk}` events, then `data: [DONE]`. Text arrives as choices[0].delta.content;
 // a tool call arrives in fragments keyed by its index, with id and name in the first fragment and the
 // arguments as pieces of one JSON string; with stream_options.include_usage the last chunk has empty
-// choices and the usage.
+// choices and the usage (with completion_tokens_details.reasoning_tokens for reasoning models). With
+// finish_reason "length" a call whose arguments are not whole JSON was cut by the output limit: it is
+// counted in cutToolCalls, not returned.
 
 #include "app/providers/ChatStreamDecoder.h"
 
@@ -27,6 +29,7 @@ private:
     Status addToolCallFragment(const nlohmann::json& fragment);
 
     std::string m_content;
+    std::string m_reasoning; // reasoning_content / reasoning deltas, where a server sends them
     std::map<std::uint64_t, PendingCall> m_calls; // by the stream's index, which orders them
     std::string m_finishReason;
     protocol::TokenUsage m_usage;

@@ -26,6 +26,19 @@ bool needsKey(const ProviderConfig& config) {
 
 } // namespace
 
+QList<QPair<QByteArray, QByteArray>> identificationHeaders(const ProviderConfig& config) {
+    QList<QPair<QByteArray, QByteArray>> headers{
+        qMakePair(QByteArray("User-Agent"), QByteArray("warren/" WARREN_VERSION))};
+    const QUrl url(QString::fromStdString(config.baseUrl));
+    const QString host = url.host().toLower();
+    if (config.name == "openrouter" || host == QLatin1String("openrouter.ai") ||
+        host.endsWith(QLatin1String(".openrouter.ai"))) {
+        headers.append(qMakePair(QByteArray("HTTP-Referer"), QByteArray(WARREN_HOMEPAGE)));
+        headers.append(qMakePair(QByteArray("X-Title"), QByteArray("Warren")));
+    }
+    return headers;
+}
+
 Result<std::unique_ptr<Provider>> createProvider(const ProviderConfig& config, QNetworkAccessManager* network) {
     if (config.kind == ProviderConfig::Kind::Scripted) {
         if (config.scriptPath.empty())

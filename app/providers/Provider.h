@@ -8,7 +8,10 @@
 #include "app/providers/ProviderConfig.h"
 #include "common/Result.h"
 
+#include <QByteArray>
+#include <QList>
 #include <QObject>
+#include <QPair>
 #include <QString>
 #include <memory>
 
@@ -28,6 +31,7 @@ public:
 signals:
     void delta(const QString& text); // a streamed piece of the reply's text, in order
     void retrying(int attempt, qint64 delayMs, const QString& why); // a 429/5xx/dropped call will be retried
+    void adapted(const QString& what); // the server refused a parameter; the call goes on with what it takes
     void finished();
 
 protected:
@@ -45,6 +49,10 @@ public:
     virtual ChatCall* chat(const protocol::LlmChatParams& params, QObject* parent) = 0;
     virtual std::string describe() const = 0; // "OpenAI-compatible gpt-4o-mini at http://127.0.0.1:8080/v1"
 };
+
+// Headers every model request carries: User-Agent warren/VERSION; for OpenRouter (by name, or a URL on
+// openrouter.ai) its app attribution, HTTP-Referer and X-Title.
+QList<QPair<QByteArray, QByteArray>> identificationHeaders(const ProviderConfig& config);
 
 // config.apiKey must already hold the key (from SecretStore) for providers that need one. network may
 // be null for the scripted provider. An error names what is wrong in the configuration.

@@ -1,5 +1,7 @@
 #include "app/providers/ProviderConfig.h"
 
+#include "app/providers/RequestDialect.h"
+
 #include <algorithm>
 #include <array>
 
@@ -111,6 +113,7 @@ Result<ProviderConfig> parseProviderSpec(const std::string& spec, const std::str
     if (model.empty())
         return usage("the " + config.name + " provider needs a model: pass --model NAME");
     config.model = model;
+    config.maxTokens = defaultOutputLimit(config.name, model);
     return config;
 }
 

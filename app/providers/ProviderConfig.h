@@ -21,7 +21,9 @@ struct ProviderConfig {
     std::string scriptPath;  // Scripted: the script file
     std::string keyName;     // SecretStore entry; empty: no key (local servers)
     std::string apiKey;      // filled at launch from the SecretStore; never serialized
-    std::uint64_t maxTokens = 4096;           // Anthropic requires it; OpenAI sends it as max_tokens
+    // The output token limit of a reply when the task sets none (max_output_tokens): defaultOutputLimit()
+    // for the provider and model; 0 sends none (Anthropic, which requires one, then asks for 4096).
+    std::uint64_t maxTokens = 0;
     int maxRetries = 4;                       // on 429, 5xx and dropped connections
     std::chrono::milliseconds retryBaseDelay{500}; // doubled per attempt, unless Retry-After says otherwise
     std::chrono::milliseconds maxRetryDelay{30000};

@@ -1,5 +1,7 @@
 #include "app/providers/RequestBody.h"
 
+#include <algorithm>
+
 namespace warren::control {
 
 using nlohmann::json;
@@ -37,6 +39,14 @@ json openAiMessage(const protocol::ChatMessage& message) {
 
 json anthropicBlocks(const protocol::ChatMessage& message) {
     json blocks = json::array();
+    if (message.role == "assistant") {
+        for (const protocol::ReasoningBlock& block : message.reasoning) {
+            if (block.type == "redacted_thinking" && !block.data.empty())
+                blocks.push_back({{"type", "redacted_thinking"}, {"data", block.data}});
+            else if (block.type == "thinking" && !block.signature.empty())
+                blocks.push_back({{"type", "thinking"}, {"thinking", block.text}, {"signature", block.signature}});
+        }
+    }
     if (message.role == "tool") {
         blocks.push_back({{"type", "tool_result"},
                           {"tool_use_id", message.toolCallId.value_or("")},
@@ -57,15 +67,23 @@ json anthropicBlocks(const protocol::ChatMessage& message) {
 
 } // namespace
 
-json openAiRequestBody(const protocol::LlmChatParams& params, const std::string& model, std::uint64_t maxTokens) {
+json openAiRequestBody(const protocol::LlmChatParams& params, const std::string& model, std::uint64_t defaultLimit,
+                       const OpenAiDialect& dialect) {
     json messages = json::array();
     for (const protocol::ChatMessage& message : params.messages)
         messages.push_back(openAiMessage(message));
-    json body{{"model", model},
-              {"messages", std::move(messages)},
-              {"max_tokens", maxTokens},
-              {"stream", true},
-              {"stream_options", {{"include_usage", true}}}};
+    json body{{"model", model}, {"messages", std::move(messages)}};
+    std::uint64_t limit = params.maxOutputTokens.value_or(defaultLimit);
+    if (dialect.limitCeiling && limit > dialect.limitCeiling)
+        limit = dialect.limitCeiling;
+    if (limit)
+        body[dialect.limitField == OpenAiDialect::LimitField::MaxTokens ? "max_tokens" : "max_completion_tokens"] =
+            limit;
+    if (params.reasoningEffort && dialect.reasoningEffort)
+        body["reasoning_effort"] = *params.reasoningEffort;
+    body["stream"] = true;
+    if (dialect.streamOptions)
+        body["stream_options"] = {{"include_usage", true}};
     if (!params.tools.empty()) {
         json tools = json::array();
         for (const protocol::ToolSpec& tool : params.tools)
@@ -79,8 +97,30 @@ json openAiRequestBody(const protocol::LlmChatParams& params, const std::string&
     return body;
 }
 
-json anthropicRequestBody(const protocol::LlmChatParams& params, const std::string& model,
-                          std::uint64_t maxTokens) {
+AnthropicLimits anthropicLimits(std::uint64_t limit, const std::optional<std::string>& effort,
+                                const AnthropicDialect& dialect) {
+    AnthropicLimits out;
+    out.maxTokens = limit ? limit : 4096;
+    if (effort && dialect.thinking) {
+        out.thinkingBudget = *effort == "minimal" ? kAnthropicMinThinkingBudget
+                             : *effort == "low"   ? 4096
+                             : *effort == "medium" ? 10000
+                                                   : 24000;
+        out.maxTokens = std::max(out.maxTokens, out.thinkingBudget + kAnthropicAnswerRoom);
+    }
+    if (dialect.limitCeiling && out.maxTokens > dialect.limitCeiling) {
+        out.maxTokens = dialect.limitCeiling;
+        if (out.thinkingBudget) {
+            // Less thinking rather than none, as long as the API's minimum and some answer still fit.
+            const std::uint64_t fits = out.maxTokens > kAnthropicAnswerRoom ? out.maxTokens - kAnthropicAnswerRoom : 0;
+            out.thinkingBudget = fits >= kAnthropicMinThinkingBudget ? std::min(out.thinkingBudget, fits) : 0;
+        }
+    }
+    return out;
+}
+
+json anthropicRequestBody(const protocol::LlmChatParams& params, const std::string& model, std::uint64_t defaultLimit,
+                          const AnthropicDialect& dialect) {
     std::string system;
     json messages = json::array();
     for (const protocol::ChatMessage& message : params.messages) {
@@ -101,7 +141,11 @@ json anthropicRequestBody(const protocol::LlmChatParams& params, const std::stri
             messages.push_back({{"role", role}, {"content", std::move(blocks)}});
         }
     }
-    json body{{"model", model}, {"max_tokens", maxTokens}, {"stream", true}, {"messages", std::move(messages)}};
+    const AnthropicLimits limits =
+        anthropicLimits(params.maxOutputTokens.value_or(defaultLimit), params.reasoningEffort, dialect);
+    json body{{"model", model}, {"max_tokens", limits.maxTokens}, {"stream", true}, {"messages", std::move(messages)}};
+    if (limits.thinkingBudget)
+        body["thinking"] = {{"type", "enabled"}, {"budget_tokens", limits.thinkingBudget}};
     if (!system.empty())
         body["system"] = system;
     if (!params.tools.empty()) {

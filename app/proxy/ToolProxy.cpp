@@ -105,6 +105,7 @@ void ToolProxy::chat(const protocol::Request& request, Reply reply) {
     m_calls.emplace_back(call);
     connect(call, &ChatCall::delta, this, &ToolProxy::modelDelta);
     connect(call, &ChatCall::retrying, this, &ToolProxy::modelRetry);
+    connect(call, &ChatCall::adapted, this, &ToolProxy::modelAdapted);
     const protocol::Id id = request.id;
     connect(call, &ChatCall::finished, this, [this, call, id, reply = std::move(reply)] {
         call->deleteLater();
@@ -118,6 +119,7 @@ void ToolProxy::chat(const protocol::Request& request, Reply reply) {
         }
         m_used.input += result->tokenUsage.input;
         m_used.output += result->tokenUsage.output;
+        m_used.reasoning += result->tokenUsage.reasoning;
         reply(protocol::Response{id, protocol::toJson(*result)});
         const std::uint64_t total = m_used.input + m_used.output;
         if (m_settings.tokenBudget && total >= m_settings.tokenBudget)

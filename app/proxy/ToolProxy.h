@@ -64,6 +64,7 @@ public:
 signals:
     void modelDelta(const QString& text);
     void modelRetry(int attempt, qint64 delayMs, const QString& why);
+    void modelAdapted(const QString& what); // the server refused a parameter; the request was adapted
     void approvalNeeded(const warren::control::ApprovalRecord& approval);
     void budgetExhausted(quint64 used, quint64 budget);
     void problem(const QString& message); // a refused request or a store failure, for the task's log

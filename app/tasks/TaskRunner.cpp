@@ -158,6 +158,8 @@ void TaskRunner::connectProxy() {
                                                         std::to_string(attempt) + " in " +
                                                         std::to_string(delayMs) + " ms"});
             });
+    connect(m_proxy.get(), &ToolProxy::modelAdapted, this,
+            [this](const QString& what) { recordOwn(protocol::LogData{"warn", what.toStdString()}); });
     connect(m_proxy.get(), &ToolProxy::problem, this, [this](const QString& message) {
         recordOwn(protocol::ErrorData{message.toStdString(), false});
     });

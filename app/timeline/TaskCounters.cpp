@@ -14,6 +14,7 @@ void TaskCounters::add(const EventPayload& payload, std::uint64_t step,
         if (usage) {
             tokensIn += usage->input;
             tokensOut += usage->output;
+            tokensReasoning += usage->reasoning;
         }
     } else if (std::holds_alternative<ToolCallData>(payload)) {
         ++toolCalls;

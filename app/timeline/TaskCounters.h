@@ -27,6 +27,7 @@ struct TaskCounters {
     std::uint64_t steps = 0;
     std::uint64_t tokensIn = 0;
     std::uint64_t tokensOut = 0;
+    std::uint64_t tokensReasoning = 0; // of tokensOut: spent reasoning, where the API counts them
     std::map<std::string, FileChange> files; // by workspace-relative path
 
     // One event: its envelope's step and token usage, its data already read. ts is -1 when unknown.

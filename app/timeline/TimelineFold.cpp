@@ -123,6 +123,12 @@ void TimelineFold::take(const Event& e, const ModelDeltaData& data) {
 }
 
 void TimelineFold::take(const Event& e, const ModelResponseData& data) {
+    // What the model thought comes whole with the reply (the streamed text is the answer only).
+    if (hasVisibleText(data.reasoning)) {
+        TimelineCard& thought = notice(e, State::Plain, "reasoning");
+        thought.bodyKind = TimelineCard::Body::Plain;
+        thought.body = data.reasoning;
+    }
     std::optional<std::size_t> target = m_streaming;
     if (!target && hasVisibleText(data.content)) {
         newCard(Kind::ModelText, e);
@@ -133,9 +139,12 @@ void TimelineFold::take(const Event& e, const ModelResponseData& data) {
         if (!data.content.empty())
             card.prose = data.content; // the whole reply is the authority over its streamed pieces
         card.state = State::Plain;
-        if (e.tokenUsage && e.tokenUsage->input > 0)
+        if (e.tokenUsage && e.tokenUsage->input > 0) {
             card.detail = std::to_string(e.tokenUsage->input) + " tokens in, " +
                           std::to_string(e.tokenUsage->output) + " out";
+            if (e.tokenUsage->reasoning > 0)
+                card.detail += " (" + std::to_string(e.tokenUsage->reasoning) + " reasoning)";
+        }
         touch(*target);
     }
     m_streaming.reset();

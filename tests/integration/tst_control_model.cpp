@@ -181,6 +181,8 @@ private slots:
     void refusedKeyFailsWithoutShowingIt();
     void rateLimitIsRetried_data();
     void rateLimitIsRetried();
+    void reasoningModelsThroughTheProxy_data();
+    void reasoningModelsThroughTheProxy();
 
 private:
     QStringList runArguments(const Scenario& scenario, const QString& workspace, const QString& prompt) const;
@@ -334,6 +336,86 @@ void TestControlModel::rateLimitIsRetried() {
     const json task = onlyTask(dataDir);
     QCOMPARE(task.value("tokens_in", -1), tokensIn);
     QCOMPARE(task.value("tokens_out", -1), tokensOut);
+}
+
+void TestControlModel::reasoningModelsThroughTheProxy_data() { providerRows(); }
+
+// Settings from --set reach the provider through the agent's llm.chat and the tool proxy, against servers
+// that refuse what the real APIs refuse. OpenAI-compatible, reasoning model: max_tokens is refused with
+// OpenAI's 400 and the proxy's provider adapts for the task; then a reply cut by the limit in the middle of
+// write_file is not run, the agent asks again with twice the room and the whole call runs. Anthropic,
+// thinking on: the reply's signed thinking block goes back with the tool result, as the API requires.
+void TestControlModel::reasoningModelsThroughTheProxy() {
+    QFETCH(bool, anthropic);
+    QTemporaryDir root;
+    QVERIFY(root.isValid());
+    const QString workspace = root.filePath("workspace");
+    const QString dataDir = root.filePath("data");
+    QVERIFY(QDir().mkpath(workspace));
+
+    MockLlmServer server;
+    QVERIFY(server.listen());
+    server.behaveLike(anthropic ? warren::test::RealApi::Anthropic : warren::test::RealApi::OpenAi);
+    const Scenario scenario = scenarioFor(anthropic, server);
+    const QStringList writeHello{"{\"path\": \"hello.txt\", ", "\"content\": \"hello from the mock\\n\"}"};
+    if (anthropic) {
+        server.enqueue(streamed(warren::test::anthropicThinkingToolUseStream({"The user wants ", "hello.txt."}, {},
+                                                                             "call_write_1", "write_file", writeHello)));
+    } else {
+        server.enqueue(streamed(warren::test::openAiToolCallStreamEnding(
+            "call_cut", "write_file", {"{\"path\": \"hello.txt\", ", "\"content\": \"hello fr"}, "length", 3000, 2900)));
+        server.enqueue(streamed(warren::test::openAiToolCallStreamEnding("call_write_1", "write_file", writeHello,
+                                                                         "tool_calls", 400, 300)));
+    }
+    server.enqueue(streamed(turn(scenario, {"Done."}, "call_finish_2", "finish", {"{\"summary\": \"Wrote it\"}"}, 57, 8)));
+
+    QStringList arguments{"run", "--json", "--approve", "auto", "--provider", scenario.provider,
+                          "--model", anthropic ? "claude-test" : "o4-mini", "--set", "max_output_tokens=3000",
+                          "--set", "reasoning_effort=low", "--workspace", workspace, "make hello.txt"};
+    const WarrenResult result = warren::test::runWarren(arguments, dataDir, environmentWithKey(dataDir, scenario));
+    QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
+    QFile hello(workspace + "/hello.txt");
+    QVERIFY2(hello.open(QIODevice::ReadOnly), qPrintable(describe(result)));
+    QCOMPARE(hello.readAll(), QByteArray("hello from the mock\n"));
+
+    const auto events = warren::test::jsonLines(result.out);
+    auto has = [&](const char* type, const char* key, const char* text) {
+        return std::any_of(events.begin(), events.end(), [&](const json& event) {
+            return event.value("type", "") == type &&
+                   event.value("data", json::object()).value(key, "").find(text) != std::string::npos;
+        });
+    };
+    const auto& requests = server.requests();
+    if (anthropic) {
+        QCOMPARE(server.refusals(), 0);
+        QCOMPARE(int(requests.size()), 2);
+        const json first = requests[0].json();
+        QCOMPARE(first["thinking"].value("budget_tokens", 0), 4096);
+        QVERIFY(first.value("max_tokens", 0) > 4096);
+        const json sentBack = requests[1].json()["messages"][1]["content"][0];
+        QCOMPARE(sentBack.value("type", ""), std::string("thinking"));
+        QCOMPARE(sentBack.value("signature", ""), warren::test::anthropicSignature("The user wants hello.txt."));
+        QVERIFY2(has("model_response", "reasoning", "The user wants hello.txt."), "the timeline lacks the thinking");
+    } else {
+        QCOMPARE(server.refusals(), 1);
+        QCOMPARE(int(requests.size()), 4);
+        QCOMPARE(requests[0].json().value("max_tokens", 0), 3000);
+        QCOMPARE(requests[1].json().value("max_completion_tokens", 0), 3000);
+        QCOMPARE(requests[1].json().value("reasoning_effort", ""), std::string("low"));
+        QCOMPARE(requests[2].json().value("max_completion_tokens", 0), 6000);
+        QVERIFY(!requests[3].json().contains("max_tokens"));
+        QVERIFY2(has("log", "message", "max_completion_tokens instead of max_tokens"), qPrintable(describe(result)));
+        QVERIFY2(has("guard", "detail", "middle of a tool call"), qPrintable(describe(result)));
+        for (const json& event : events)
+            QVERIFY2(!(event.value("type", "") == "tool_call" && event.value("data", json::object()).value("id", "") == "call_cut"),
+                     "the cut call was run");
+        // Reasoning tokens are part of the task's usage events.
+        QVERIFY(std::any_of(events.begin(), events.end(), [](const json& event) {
+            return event.value("type", "") == "model_response" &&
+                   event.value("token_usage", json::object()).value("reasoning", 0) == 2900;
+        }));
+    }
+    QCOMPARE(onlyTask(dataDir).value("status", ""), std::string("succeeded"));
 }
 
 QTEST_GUILESS_MAIN(TestControlModel)

@@ -91,9 +91,114 @@ void MockLlmServer::onReadyRead(QTcpSocket* socket) {
         return; // the body is still on its way
     request.body = buffer.mid(headerEnd + 4, length);
     buffer.remove(0, headerEnd + 4 + length);
+    std::optional<MockResponse> refused = refusal(request);
     m_requests.push_back(std::move(request));
     emit requestReceived();
+    if (refused) {
+        ++m_refusals;
+        m_queue.push_front(std::move(*refused)); // answered now, in place of the next scripted response
+    }
     respond(socket);
+}
+
+namespace {
+
+bool isReasoningModel(std::string model) {
+    if (model.starts_with("openai/"))
+        model = model.substr(7);
+    if (model.starts_with("gpt-5"))
+        return model.find("-chat") == std::string::npos;
+    return model.starts_with("o1") || model.starts_with("o3") || model.starts_with("o4");
+}
+
+MockResponse openAiRefusal(const std::string& message, const std::string& param, const std::string& code) {
+    const json body{{"error", {{"message", message}, {"type", "invalid_request_error"}, {"param", param}, {"code", code}}}};
+    return MockResponse::json(400, "Bad Request", QByteArray::fromStdString(body.dump(2)));
+}
+
+MockResponse anthropicRefusal(const std::string& message) {
+    const json body{{"type", "error"}, {"error", {{"type", "invalid_request_error"}, {"message", message}}}};
+    return MockResponse::json(400, "Bad Request", QByteArray::fromStdString(body.dump()));
+}
+
+} // namespace
+
+QByteArray openAiMaxTokensRefusal() {
+    return openAiRefusal("Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                         "'max_completion_tokens' instead.",
+                         "max_tokens", "unsupported_parameter")
+        .body;
+}
+
+std::string anthropicSignature(const std::string& thinking) {
+    return "sig:" + QByteArray::fromStdString(thinking).toBase64().toStdString();
+}
+
+std::optional<MockResponse> MockLlmServer::refusal(const RecordedRequest& request) const {
+    const json body = request.json();
+    if (m_api == RealApi::None || !body.is_object())
+        return std::nullopt;
+    const std::string model = body.value("model", "");
+    if (m_api == RealApi::OpenAi) {
+        if (isReasoningModel(model)) {
+            if (body.contains("max_tokens"))
+                return openAiRefusal("Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                                     "'max_completion_tokens' instead.",
+                                     "max_tokens", "unsupported_parameter");
+            if (body.contains("temperature") && body["temperature"] != 1)
+                return openAiRefusal("Unsupported value: 'temperature' does not support " +
+                                         body["temperature"].dump() +
+                                         " with this model. Only the default (1) value is supported.",
+                                     "temperature", "unsupported_value");
+        } else if (body.contains("reasoning_effort")) {
+            return openAiRefusal("Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+                                 "reasoning_effort", "unsupported_parameter");
+        }
+        return std::nullopt;
+    }
+    const std::uint64_t maxTokens = body.value("max_tokens", std::uint64_t{0});
+    if (m_outputCeiling > 0 && maxTokens > std::uint64_t(m_outputCeiling))
+        return anthropicRefusal("max_tokens: " + std::to_string(maxTokens) + " > " + std::to_string(m_outputCeiling) +
+                                ", which is the maximum allowed number of output tokens for " + model);
+    const auto thinking = body.find("thinking");
+    if (thinking == body.end() || !thinking->is_object() || thinking->value("type", "") != "enabled")
+        return std::nullopt;
+    const std::uint64_t budget = thinking->value("budget_tokens", std::uint64_t{0});
+    if (budget < 1024)
+        return anthropicRefusal("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
+    if (maxTokens <= budget)
+        return anthropicRefusal("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
+                                "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size");
+    // The assistant message the last tool results answer: the one before the last user message.
+    const json& messages = body.value("messages", json::array());
+    for (std::size_t i = messages.size(); i-- > 0;) {
+        const json& message = messages[i];
+        if (message.value("role", "") != "assistant")
+            continue;
+        const json& content = message.value("content", json::array());
+        bool usesTools = false;
+        for (const json& block : content)
+            usesTools = usesTools || block.value("type", "") == "tool_use";
+        if (!usesTools)
+            break;
+        const std::string first = content.empty() ? "" : content[0].value("type", "");
+        if (first != "thinking" && first != "redacted_thinking")
+            return anthropicRefusal("messages." + std::to_string(i) + ".content.0.type: Expected `thinking` or "
+                                    "`redacted_thinking`, but found `" + first + "`. When `thinking` is enabled, a "
+                                    "final `assistant` message must start with a thinking block (preceeding the "
+                                    "lastmost set of `tool_use` and `tool_result` blocks). We recommend you include "
+                                    "thinking blocks from previous turns. To avoid this requirement, disable "
+                                    "`thinking`. Please consult our documentation at "
+                                    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking");
+        for (const json& block : content) {
+            if (block.value("type", "") == "thinking" &&
+                block.value("signature", "") != anthropicSignature(block.value("thinking", "")))
+                return anthropicRefusal("messages." + std::to_string(i) +
+                                        ".content.0: Invalid `signature` in `thinking` block");
+        }
+        break;
+    }
+    return std::nullopt;
 }
 
 void MockLlmServer::respond(QTcpSocket* socket) {
@@ -179,12 +284,13 @@ json openAiChunk(json delta, json finishReason = nullptr) {
                 {"usage", nullptr}};
 }
 
-QByteArray openAiEnd(const char* finishReason, int promptTokens, int completionTokens) {
+QByteArray openAiEnd(const char* finishReason, int promptTokens, int completionTokens, int reasoningTokens = 0) {
     json usage = openAiChunk(json::object());
     usage["choices"] = json::array();
     usage["usage"] = json{{"prompt_tokens", promptTokens},
                           {"completion_tokens", completionTokens},
-                          {"total_tokens", promptTokens + completionTokens}};
+                          {"total_tokens", promptTokens + completionTokens},
+                          {"completion_tokens_details", {{"reasoning_tokens", reasoningTokens}}}};
     return data(openAiChunk(json::object(), finishReason)) + data(usage) + "data: [DONE]\n\n";
 }
 
@@ -227,6 +333,21 @@ QByteArray openAiTextStream(const QStringList& pieces, int promptTokens, int com
     return out + openAiEnd("stop", promptTokens, completionTokens);
 }
 
+QByteArray openAiToolCallStreamEnding(const QString& id, const QString& name, const QStringList& argumentFragments,
+                                      const char* finishReason, int completionTokens, int reasoningTokens) {
+    QByteArray out = data(openAiChunk({{"role", "assistant"}, {"content", nullptr}}));
+    out += data(openAiChunk(
+        {{"tool_calls", json::array({json{{"index", 0},
+                                          {"id", id.toStdString()},
+                                          {"type", "function"},
+                                          {"function", {{"name", name.toStdString()}, {"arguments", ""}}}}})}}));
+    for (const QString& fragment : argumentFragments)
+        out += data(openAiChunk(
+            {{"tool_calls",
+              json::array({json{{"index", 0}, {"function", {{"arguments", fragment.toStdString()}}}}})}}));
+    return out + openAiEnd(finishReason, 30, completionTokens, reasoningTokens);
+}
+
 QByteArray openAiToolCallStream(const QString& id, const QString& name, const QStringList& argumentFragments,
                                 const QString& leadingText) {
     QByteArray out = data(openAiChunk({{"role", "assistant"}, {"content", nullptr}}));
@@ -263,6 +384,43 @@ QByteArray anthropicToolUseStream(const QString& text, const QString& id, const 
                           {"delta", {{"type", "input_json_delta"}, {"partial_json", fragment.toStdString()}}}});
     out += anthropic({{"type", "content_block_stop"}, {"index", 1}});
     return out + anthropicEnd("tool_use", outputTokens);
+}
+
+QByteArray anthropicThinkingToolUseStream(const QStringList& thinkingPieces, const QString& redactedData,
+                                          const QString& id, const QString& name, const QStringList& inputFragments,
+                                          const char* stopReason, int outputTokens) {
+    QByteArray out = anthropicStart(50);
+    out += anthropic({{"type", "content_block_start"},
+                      {"index", 0},
+                      {"content_block", {{"type", "thinking"}, {"thinking", ""}, {"signature", ""}}}});
+    for (const QString& piece : thinkingPieces)
+        out += anthropic({{"type", "content_block_delta"},
+                          {"index", 0},
+                          {"delta", {{"type", "thinking_delta"}, {"thinking", piece.toStdString()}}}});
+    out += anthropic({{"type", "content_block_delta"},
+                      {"index", 0},
+                      {"delta", {{"type", "signature_delta"},
+                                 {"signature", anthropicSignature(thinkingPieces.join("").toStdString())}}}});
+    out += anthropic({{"type", "content_block_stop"}, {"index", 0}});
+    int index = 1;
+    if (!redactedData.isEmpty()) {
+        out += anthropic({{"type", "content_block_start"},
+                          {"index", index},
+                          {"content_block", {{"type", "redacted_thinking"}, {"data", redactedData.toStdString()}}}});
+        out += anthropic({{"type", "content_block_stop"}, {"index", index}});
+        ++index;
+    }
+    out += anthropic({{"type", "content_block_start"},
+                      {"index", index},
+                      {"content_block",
+                       {{"type", "tool_use"}, {"id", id.toStdString()}, {"name", name.toStdString()},
+                        {"input", json::object()}}}});
+    for (const QString& fragment : inputFragments)
+        out += anthropic({{"type", "content_block_delta"},
+                          {"index", index},
+                          {"delta", {{"type", "input_json_delta"}, {"partial_json", fragment.toStdString()}}}});
+    out += anthropic({{"type", "content_block_stop"}, {"index", index}});
+    return out + anthropicEnd(stopReason, outputTokens);
 }
 
 } // namespace warren::test

@@ -123,7 +123,29 @@ void TestAnthropicStream::assemblesReplies_data() {
                              blockStop(0), textStart(1), textDelta(1, "ok"), blockStop(1), messageDelta("end_turn", 3),
                              kStop}
         << QStringList{"ok"}
-        << q("{'content':'ok','tool_calls':[],'token_usage':{'input':25,'output':3},'finish_reason':'stop'}");
+        << q("{'content':'ok','tool_calls':[],'token_usage':{'input':25,'output':3},'finish_reason':'stop',"
+             "'reasoning':[{'type':'thinking','thinking':'hmm'}]}");
+    QTest::newRow("thinking with its signature, redacted thinking, then tool_use: kept in order to send back")
+        << QList<QByteArray>{kStart,
+                             q("{'type':'content_block_start','index':0,'content_block':{'type':'thinking','thinking':'','signature':''}}"),
+                             q("{'type':'content_block_delta','index':0,'delta':{'type':'thinking_delta','thinking':'List '}}"),
+                             q("{'type':'content_block_delta','index':0,'delta':{'type':'thinking_delta','thinking':'first.'}}"),
+                             q("{'type':'content_block_delta','index':0,'delta':{'type':'signature_delta','signature':'EqQB'}}"),
+                             blockStop(0),
+                             q("{'type':'content_block_start','index':1,'content_block':{'type':'redacted_thinking','data':'ENC'}}"),
+                             blockStop(1), toolStart(2, "toolu_1", "shell"), jsonDelta(2, "{'command':'ls'}"), blockStop(2),
+                             messageDelta("tool_use", 40), kStop}
+        << QStringList{}
+        << q("{'content':'','tool_calls':[{'id':'toolu_1','name':'shell','arguments':{'command':'ls'}}],"
+             "'token_usage':{'input':25,'output':40},'finish_reason':'tool_calls','reasoning':["
+             "{'type':'thinking','thinking':'List first.','signature':'EqQB'},{'type':'redacted_thinking','data':'ENC'}]}");
+    QTest::newRow("max_tokens in the middle of a tool_use: the call is cut, not returned")
+        << QList<QByteArray>{kStart, textStart(0), textDelta(0, "Writing."), blockStop(0),
+                             toolStart(1, "toolu_9", "write_file"), jsonDelta(1, "{'path':'big.txt','content':'aaa"),
+                             blockStop(1), messageDelta("max_tokens", 4096), kStop}
+        << QStringList{"Writing."}
+        << q("{'content':'Writing.','tool_calls':[],'token_usage':{'input':25,'output':4096},'finish_reason':'length',"
+             "'cut_tool_calls':1}");
     QTest::newRow("unknown event types are ignored")
         << QList<QByteArray>{kStart, q("{'type':'future_event','x':1}"), textStart(0), textDelta(0, "a"),
                              messageDelta("max_tokens", 2), kStop}

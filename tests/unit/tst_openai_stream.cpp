@@ -118,6 +118,27 @@ void TestOpenAiStream::assemblesReplies_data() {
     QTest::newRow("cut at max_tokens")
         << QList<QByteArray>{b(chunk("{'content':'abc'}", "'length'")), "[DONE]"} << QStringList{"abc"}
         << b(q("{'content':'abc','tool_calls':[],'token_usage':{'input':0,'output':0},'finish_reason':'length'}"));
+    QTest::newRow("reasoning tokens from completion_tokens_details")
+        << QList<QByteArray>{b(chunk("{'content':'ok'}", "'stop'")),
+                             b(q("{'id':'c','object':'chat.completion.chunk','choices':[],'usage':{'prompt_tokens':5,"
+                                 "'completion_tokens':900,'completion_tokens_details':{'reasoning_tokens':870}}}")),
+                             "[DONE]"}
+        << QStringList{"ok"}
+        << b(q("{'content':'ok','tool_calls':[],'token_usage':{'input':5,'output':900,'reasoning':870},"
+               "'finish_reason':'stop'}"));
+    QTest::newRow("a server's reasoning text is shown, not part of the reply")
+        << QList<QByteArray>{b(chunk("{'reasoning_content':'Think'}")), b(chunk("{'reasoning':'ing.'}")),
+                             b(chunk("{'content':'ok'}", "'stop'")), "[DONE]"}
+        << QStringList{"ok"}
+        << b(q("{'content':'ok','tool_calls':[],'token_usage':{'input':0,'output':0},'finish_reason':'stop',"
+               "'reasoning':[{'type':'thinking','thinking':'Thinking.'}]}"));
+    QTest::newRow("length in the middle of a call's arguments: the call is cut, not returned")
+        << QList<QByteArray>{b(chunk("{'tool_calls':[{'index':0,'id':'w','function':{'name':'write_file','arguments':''}}]}")),
+                             b(chunk("{'tool_calls':[{'index':0,'function':{'arguments':'{\\'path\\':\\'a\\',\\'content\\':\\'xx'}}]}")),
+                             b(chunk("{}", "'length'")), b(usageChunk(10, 4096)), "[DONE]"}
+        << QStringList{}
+        << b(q("{'content':'','tool_calls':[],'token_usage':{'input':10,'output':4096},'finish_reason':'length',"
+               "'cut_tool_calls':1}"));
     QTest::newRow("events after [DONE] are ignored")
         << QList<QByteArray>{b(chunk("{'content':'a'}", "'stop'")), "[DONE]", b(chunk("{'content':'late'}"))}
         << QStringList{"a"}

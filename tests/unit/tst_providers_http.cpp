@@ -107,6 +107,17 @@ private slots:
     void anthropicTextAndToolUse();
     void anthropicErrorEvent();
     void anthropicOverloaded529IsRetried();
+    void officialOpenAiSendsWhatReasoningModelsTake();
+    void refusedMaxTokensIsAdaptedOnceForTheTask_data();
+    void refusedMaxTokensIsAdaptedOnceForTheTask();
+    void reasoningTokensAreCounted();
+    void requestsIdentifyThemselves_data();
+    void requestsIdentifyThemselves();
+    void anthropicThinkingBlocksGoBackWithTheToolResults();
+    void anthropicWithoutThinkingBlocksIsRefused();
+    void anthropicStatedCeilingIsAdaptedTo();
+    void cutToolCallsAreNotReturned_data();
+    void cutToolCallsAreNotReturned();
 
 private:
     std::unique_ptr<MockLlmServer> m_server;
@@ -374,6 +385,197 @@ void TestProvidersHttp::anthropicOverloaded529IsRetried() {
     QCOMPARE(outcome.retries.size(), 1);
     QVERIFY(outcome.retries[0][2].toString().contains("529"));
     QCOMPARE(outcome.result->content, std::string("Back."));
+}
+
+// gpt-5-mini at the official provider: max_completion_tokens (its default 32768), reasoning_effort; a server
+// that refuses max_tokens for it as OpenAI does answers the first request.
+void TestProvidersHttp::officialOpenAiSendsWhatReasoningModelsTake() {
+    m_server->behaveLike(warren::test::RealApi::OpenAi);
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(warren::test::openAiTextStream({"ok"}))));
+    ProviderConfig config = openAiConfig(*m_server);
+    config = [&] {
+        auto parsed = parseProviderSpec("openai", "gpt-5-mini");
+        parsed->baseUrl = config.baseUrl;
+        parsed->apiKey = kKey;
+        return *parsed;
+    }();
+    LlmChatParams params = conversation();
+    params.reasoningEffort = "high";
+    const Outcome outcome = runCall(config, params);
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(m_server->refusals(), 0);
+    const nlohmann::json body = m_server->requests().at(0).json();
+    QCOMPARE(body.value("max_completion_tokens", 0), 32768);
+    QVERIFY(!body.contains("max_tokens"));
+    QVERIFY(!body.contains("temperature"));
+    QCOMPARE(body.value("reasoning_effort", ""), std::string("high"));
+}
+
+// A server reached as openai-compatible (or one Warren guessed wrong about) refuses max_tokens with
+// OpenAI's own 400: the provider sends max_completion_tokens instead, and keeps doing so for the task.
+void TestProvidersHttp::refusedMaxTokensIsAdaptedOnceForTheTask_data() {
+    QTest::addColumn<QString>("spec");
+    QTest::newRow("openai-compatible:URL") << "openai-compatible:";
+    QTest::newRow("openrouter by name, model with a router prefix") << "openrouter";
+}
+
+void TestProvidersHttp::refusedMaxTokensIsAdaptedOnceForTheTask() {
+    QFETCH(QString, spec);
+    m_server->behaveLike(warren::test::RealApi::OpenAi);
+    for (int i = 0; i < 2; ++i)
+        m_server->enqueue(MockResponse::sse(warren::test::splitEvents(warren::test::openAiTextStream({"ok"}))));
+    const std::string url = m_server->baseUrl().toStdString() + "/v1";
+    auto config = parseProviderSpec(spec == "openrouter" ? "openrouter" : "openai-compatible:" + url, "openai/o4-mini");
+    QVERIFY(config.ok());
+    config->baseUrl = url;
+    config->apiKey = kKey;
+    config->retryBaseDelay = std::chrono::milliseconds(5);
+    LlmChatParams params = conversation();
+    params.maxOutputTokens = 5000;
+
+    QNetworkAccessManager network;
+    auto provider = createProvider(*config, &network);
+    QVERIFY(provider.ok());
+    QStringList adaptations;
+    for (int call = 0; call < 2; ++call) {
+        QObject owner;
+        ChatCall* chat = provider.value()->chat(params, &owner);
+        QObject::connect(chat, &ChatCall::adapted, [&](const QString& what) { adaptations << what; });
+        QSignalSpy finished(chat, &ChatCall::finished);
+        QVERIFY(finished.wait(20000));
+        QVERIFY2(chat->result().ok(), chat->result().ok() ? "" : chat->result().error().message.c_str());
+    }
+    // First call: refused once, then adapted; second call: adapted from the start.
+    QCOMPARE(m_server->refusals(), 1);
+    QCOMPARE(int(m_server->requests().size()), 3);
+    QCOMPARE(m_server->requests()[0].json().value("max_tokens", 0), 5000);
+    for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+        const nlohmann::json body = m_server->requests()[i].json();
+        QCOMPARE(body.value("max_completion_tokens", 0), 5000);
+        QVERIFY(!body.contains("max_tokens"));
+    }
+    QCOMPARE(adaptations.size(), 1);
+    QVERIFY2(adaptations[0].contains("max_completion_tokens instead of max_tokens"), qPrintable(adaptations[0]));
+    QVERIFY2(adaptations[0].contains("Unsupported parameter"), qPrintable(adaptations[0]));
+    QVERIFY(!adaptations[0].contains(QString::fromStdString(kKey)));
+}
+
+void TestProvidersHttp::reasoningTokensAreCounted() {
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(warren::test::openAiToolCallStreamEnding(
+        "call_1", "shell", {"{\"command\":", "\"ls\"}"}, "tool_calls", 700, 640))));
+    const Outcome outcome = runCall(openAiConfig(*m_server));
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(outcome.result->tokenUsage.output, 700u);
+    QCOMPARE(outcome.result->tokenUsage.reasoning, 640u);
+}
+
+void TestProvidersHttp::requestsIdentifyThemselves_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("attribution");
+    QTest::newRow("openai") << "openai" << false;
+    QTest::newRow("anthropic") << "anthropic" << false;
+    QTest::newRow("openrouter") << "openrouter" << true;
+}
+
+void TestProvidersHttp::requestsIdentifyThemselves() {
+    QFETCH(QString, name);
+    QFETCH(bool, attribution);
+    ProviderConfig config = name == "anthropic" ? anthropicConfig(*m_server) : openAiConfig(*m_server);
+    config.name = name.toStdString();
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(
+        name == "anthropic" ? warren::test::anthropicTextStream({"ok"}) : warren::test::openAiTextStream({"ok"}))));
+    const Outcome outcome = runCall(config);
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    const auto& headers = m_server->requests().at(0).headers;
+    QVERIFY2(headers.value("user-agent").startsWith("warren/"), headers.value("user-agent").constData());
+    QCOMPARE(headers.contains("http-referer"), attribution);
+    QCOMPARE(headers.value("x-title"), attribution ? QByteArray("Warren") : QByteArray());
+    if (attribution)
+        QVERIFY(headers.value("http-referer").startsWith("https://"));
+}
+
+// Extended thinking with a tool call, as the Messages API does it: the reply's thinking block (signed) and
+// redacted_thinking block come back in the next request, first in the assistant message, unchanged; a
+// server that checks them (as Anthropic does) accepts the request.
+void TestProvidersHttp::anthropicThinkingBlocksGoBackWithTheToolResults() {
+    m_server->behaveLike(warren::test::RealApi::Anthropic);
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(warren::test::anthropicThinkingToolUseStream(
+        {"I should ", "list the files."}, "REDACTED-DATA", "toolu_1", "shell", {"{\"command\":", "\"ls\"}"}))));
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(warren::test::anthropicTextStream({"done"}))));
+    LlmChatParams params = conversation();
+    params.reasoningEffort = "low";
+    const Outcome first = runCall(anthropicConfig(*m_server), params);
+    QVERIFY2(first.result.ok(), qPrintable(first.error()));
+    QCOMPARE(first.result->reasoning.size(), std::size_t{2});
+    QCOMPARE(first.result->reasoning[0].text, std::string("I should list the files."));
+    QCOMPARE(first.deltas, QStringList{}); // thinking is not the reply's text
+
+    const nlohmann::json firstBody = m_server->requests().at(0).json();
+    QCOMPARE(firstBody["thinking"].dump(), std::string(R"({"budget_tokens":4096,"type":"enabled"})"));
+    QVERIFY(firstBody.value("max_tokens", 0) > 4096);
+
+    // The agent's next turn: the assistant message with the reasoning, then the tool result.
+    params.messages.push_back({"assistant", first.result->content, first.result->toolCalls, std::nullopt,
+                               first.result->reasoning});
+    params.messages.push_back({"tool", "a.txt", {}, std::string("toolu_1")});
+    const Outcome second = runCall(anthropicConfig(*m_server), params);
+    QVERIFY2(second.result.ok(), qPrintable(second.error()));
+    QCOMPARE(m_server->refusals(), 0);
+    const nlohmann::json content = m_server->requests().at(1).json()["messages"][1]["content"];
+    QCOMPARE(content[0].value("type", ""), std::string("thinking"));
+    QCOMPARE(content[0].value("signature", ""), warren::test::anthropicSignature("I should list the files."));
+    QCOMPARE(content[1].dump(), std::string(R"({"data":"REDACTED-DATA","type":"redacted_thinking"})"));
+    QCOMPARE(content[2].value("type", ""), std::string("tool_use"));
+}
+
+// The mock refuses as Anthropic does when the thinking blocks are missing: proof the check above can fail.
+void TestProvidersHttp::anthropicWithoutThinkingBlocksIsRefused() {
+    m_server->behaveLike(warren::test::RealApi::Anthropic);
+    LlmChatParams params = conversation();
+    params.reasoningEffort = "low";
+    const warren::protocol::ToolCall call{"toolu_1", "shell", nlohmann::json{{"command", "ls"}}};
+    params.messages.push_back(ChatMessage{"assistant", "", {call}, std::nullopt});
+    params.messages.push_back({"tool", "a.txt", {}, std::string("toolu_1")});
+    const Outcome outcome = runCall(anthropicConfig(*m_server), params);
+    QVERIFY(!outcome.result.ok());
+    QVERIFY2(outcome.error().contains("400") && outcome.error().contains("Expected `thinking`"), qPrintable(outcome.error()));
+    QCOMPARE(m_server->refusals(), 1);
+    QCOMPARE(int(m_server->requests().size()), 1); // nothing to adapt: not sent again
+}
+
+void TestProvidersHttp::anthropicStatedCeilingIsAdaptedTo() {
+    m_server->behaveLike(warren::test::RealApi::Anthropic);
+    m_server->setOutputCeiling(8192);
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(warren::test::anthropicTextStream({"ok"}))));
+    LlmChatParams params = conversation();
+    params.maxOutputTokens = 16384;
+    const Outcome outcome = runCall(anthropicConfig(*m_server), params);
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(int(m_server->requests().size()), 2);
+    QCOMPARE(m_server->requests()[0].json().value("max_tokens", 0), 16384);
+    QCOMPARE(m_server->requests()[1].json().value("max_tokens", 0), 8192);
+}
+
+// A reply the limit stopped in the middle of a call's arguments: finish_reason length, the call counted as
+// cut and not returned, so nothing can run it.
+void TestProvidersHttp::cutToolCallsAreNotReturned_data() {
+    QTest::addColumn<bool>("anthropic");
+    QTest::newRow("openai") << false;
+    QTest::newRow("anthropic") << true;
+}
+
+void TestProvidersHttp::cutToolCallsAreNotReturned() {
+    QFETCH(bool, anthropic);
+    const QStringList fragments{"{\"path\": \"big.txt\", ", "\"content\": \"line 1\\nline 2"};
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(
+        anthropic ? warren::test::anthropicThinkingToolUseStream({"long file"}, {}, "toolu_1", "write_file", fragments,
+                                                                 "max_tokens", 4096)
+                  : warren::test::openAiToolCallStreamEnding("call_1", "write_file", fragments, "length", 4096, 0))));
+    const Outcome outcome = runCall(anthropic ? anthropicConfig(*m_server) : openAiConfig(*m_server));
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(outcome.result->finishReason, std::string("length"));
+    QVERIFY(outcome.result->toolCalls.empty());
+    QCOMPARE(outcome.result->cutToolCalls, 1u);
 }
 
 QTEST_MAIN(TestProvidersHttp)
