@@ -33,7 +33,9 @@ QList<QPair<QByteArray, QByteArray>> identificationHeaders(const ProviderConfig&
     const QString host = url.host().toLower();
     if (config.name == "openrouter" || host == QLatin1String("openrouter.ai") ||
         host.endsWith(QLatin1String(".openrouter.ai"))) {
-        headers.append(qMakePair(QByteArray("HTTP-Referer"), QByteArray(WARREN_HOMEPAGE)));
+        // The referer is the project's home page when the build names one; none is better than a made-up one.
+        if (const QByteArray homepage(WARREN_HOMEPAGE); !homepage.isEmpty())
+            headers.append(qMakePair(QByteArray("HTTP-Referer"), homepage));
         headers.append(qMakePair(QByteArray("X-Title"), QByteArray("Warren")));
     }
     return headers;

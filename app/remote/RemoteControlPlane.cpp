@@ -7,6 +7,7 @@
 #include "app/remote/RemoteTaskHome.h"
 #include "app/remote/RemoteTaskJson.h"
 #include "app/remote/RemoteWorkspace.h"
+#include "app/remote/RemotePlaneChooser.h"
 #include "app/remote/ServerProbe.h"
 #include "app/secrets/SecretStore.h"
 #include "app/store/Store.h"
@@ -18,7 +19,6 @@
 #include <QTimer>
 #include <QUrlQuery>
 #include <QUuid>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -38,17 +38,13 @@ constexpr std::size_t kEventPage = 1000;
 Result<std::string> keyFor(const RemoteOptions& options, const std::string& dataDir) {
     if (!options.key.empty())
         return options.key;
-    if (const char* fromEnv = std::getenv("WARREN_REMOTE_KEY"); fromEnv && *fromEnv)
-        return std::string(fromEnv);
     auto secrets = options.useKeychain ? control::SecretStore::open(dataDir) : control::SecretStore::openFile(dataDir);
-    auto stored = secrets->read(kRemoteKeyName);
-    if (!stored)
-        return stored.error();
-    if (!*stored || (*stored)->empty())
+    auto stored = storedServerKey(*secrets);
+    if (stored && stored->empty())
         return makeError(ErrorCode::InvalidArgument,
                          "no API key for the server: store the key `warrend admin add-user` printed with `warren "
                          "secrets set remote` (or in Settings), or set WARREN_REMOTE_KEY");
-    return **stored;
+    return stored;
 }
 
 std::string readFile(const std::string& path) {
@@ -66,7 +62,8 @@ RemoteControlPlane::RemoteControlPlane(std::unique_ptr<RemoteClient> client) : m
         if (!m_held.empty())
             QTimer::singleShot(0, this, &RemoteControlPlane::deliverHeld);
     });
-    connect(m_client.get(), &RemoteClient::keyRejected, this, &ControlPlane::keyRejected);
+    connect(m_client.get(), &RemoteClient::keyRejected, this,
+            [this](const QString& message) { deliver([this, message] { emit keyRejected(message); }); });
 }
 
 RemoteControlPlane::~RemoteControlPlane() {
@@ -93,7 +90,7 @@ Result<std::unique_ptr<RemoteControlPlane>> RemoteControlPlane::open(RemoteOptio
     auto identity = probeServer(*plane->m_client);
     if (!identity)
         return identity.error();
-    plane->m_identity = std::move(*identity);
+    plane->m_account = std::move(*identity);
     auto settings = control::openSqliteStore(plane->m_dataDir + "/warren.db");
     if (!settings)
         return settings.error();
@@ -102,7 +99,7 @@ Result<std::unique_ptr<RemoteControlPlane>> RemoteControlPlane::open(RemoteOptio
 }
 
 std::string RemoteControlPlane::describe() {
-    return m_identity.user + " at " + m_client->server().toStdString() + " (warrend " + m_identity.version + ")";
+    return m_account.user + " at " + m_client->server().toStdString() + " (warrend " + m_account.version + ")";
 }
 
 QString RemoteControlPlane::taskPath(const std::string& taskId, const QString& rest) const {
@@ -151,16 +148,15 @@ void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq
         if (auto approval = approvalFromEvent(id, event))
             askIfWaiting(*approval);
     });
-    connect(stream, &RemoteEventStream::ended, this,
-            [this](const std::string& id) { deliver([this, id] { emit taskFinished(id); }); });
-    connect(stream, &RemoteEventStream::interrupted, this, [this](const std::string&, const QString& message) {
-        ++m_interrupted;
+    connect(stream, &RemoteEventStream::ended, this, [this](const std::string& id) {
+        deliver([this, id] { emit taskFinished(id); });
+        streamWorks(id);
+    });
+    connect(stream, &RemoteEventStream::interrupted, this, [this](const std::string& id, const QString& message) {
+        m_interrupted.insert(id);
         deliver([this, message] { emit connectionProblem(message); });
     });
-    connect(stream, &RemoteEventStream::resumed, this, [this](const std::string&) {
-        if (m_interrupted > 0 && --m_interrupted == 0)
-            deliver([this] { emit connectionRestored(); });
-    });
+    connect(stream, &RemoteEventStream::resumed, this, &RemoteControlPlane::streamWorks);
     connect(stream, &RemoteEventStream::keyRejected, this, [this] {
         deliver([this] {
             emit keyRejected(QString::fromStdString("warrend at " + m_client->server().toStdString() +
@@ -182,6 +178,11 @@ void RemoteControlPlane::askIfWaiting(const control::ApprovalRecord& approval) {
         if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200)
             deliver([this, approval] { emit approvalNeeded(approval); });
     });
+}
+
+void RemoteControlPlane::streamWorks(const std::string& taskId) {
+    if (m_interrupted.erase(taskId) > 0 && m_interrupted.empty())
+        deliver([this] { emit connectionRestored(); });
 }
 
 void RemoteControlPlane::replaceKey(const std::string& key) {

@@ -10,13 +10,14 @@
 // order, once that call has returned, so a face never sees an event in the middle of its own call.
 
 #include "app/control/ControlPlane.h"
+#include "app/control/PlaneChooser.h"
 #include "app/remote/RemoteClient.h"
-#include "app/remote/ServerProbe.h"
 
 #include <QObject>
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 
 namespace warren::control {
@@ -35,9 +36,6 @@ struct RemoteOptions {
     bool useKeychain = true;
     std::uint64_t maxUploadBytes = 512ull << 20; // the server's default --max-upload-mb
 };
-
-// The name the server's API key is kept under in the SecretStore (`warren secrets set remote`).
-inline constexpr const char* kRemoteKeyName = "remote";
 
 class RemoteControlPlane : public control::ControlPlane {
     Q_OBJECT
@@ -77,8 +75,6 @@ public:
     Result<control::ChangesPlan> planChanges(const std::string& taskId, const std::string& workspace) override;
     Result<control::ChangesPlan> applyChanges(const std::string& taskId, const std::string& workspace) override;
 
-    // The server and the account as they were when the plane opened.
-    const ServerIdentity& identity() const { return m_identity; }
     // Uses key from now on (after keyRejected), and reopens the streams that stopped for the old one.
     void replaceKey(const std::string& key);
     // Follows taskId's events from afterSeq on (eventStored, approvalNeeded, taskFinished).
@@ -89,6 +85,7 @@ private:
     QString taskPath(const std::string& taskId, const QString& rest = {}) const;
     Result<std::uint64_t> lastSeq(const std::string& taskId);
     bool isOver(const std::string& taskId);
+    void streamWorks(const std::string& taskId); // connectionRestored when it was the last one down
     void askIfWaiting(const control::ApprovalRecord& approval); // approvalNeeded when the server says it waits
     // Runs now, or after the faces' waiting call returned, always in the order given.
     void deliver(std::function<void()> signal);
@@ -101,11 +98,11 @@ private:
     std::string m_dataDir;
     std::uint64_t m_maxUploadBytes = 0;
     std::unique_ptr<control::Store> m_settings;
-    ServerIdentity m_identity;
+    control::ServerAccount m_account; // as the server said when the plane opened
     std::map<std::string, RemoteEventStream*> m_streams;
     std::deque<std::function<void()>> m_held;
     bool m_delivering = false;
-    std::size_t m_interrupted = 0; // streams waiting to reconnect
+    std::set<std::string> m_interrupted; // the tasks whose streams wait to reconnect
 };
 
 } // namespace warren::remote

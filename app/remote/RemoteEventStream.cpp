@@ -81,6 +81,10 @@ void RemoteEventStream::onFinished() {
     m_silence.stop();
     m_reply = nullptr;
     reply->deleteLater();
+    if (m_interrupted && status >= 200 && status < 500) { // the server answers again
+        m_interrupted = false;
+        emit resumed(m_taskId);
+    }
     if (status == 200) {
         // Closed by the server: the end of the task's events, or a server that went away mid-stream.
         if (m_isOver(m_taskId)) {

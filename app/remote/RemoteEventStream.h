@@ -47,7 +47,7 @@ signals:
     void ended(const std::string& taskId);
     // The connection failed; message says why and when the next try is.
     void interrupted(const std::string& taskId, const QString& message);
-    void resumed(const std::string& taskId); // the first bytes after an interruption arrived
+    void resumed(const std::string& taskId); // the server answers again after an interruption
     void keyRejected();                      // 401: retrying would not help until the key changes
 
 private:

@@ -2,7 +2,6 @@
 
 #include "app/remote/PlaneChoice.h"
 #include "app/remote/RemoteClient.h"
-#include "app/remote/RemoteControlPlane.h"
 #include "app/remote/ServerProbe.h"
 #include "app/secrets/SecretStore.h"
 
@@ -12,21 +11,19 @@ namespace warren::remote {
 
 using control::PlaneChoice;
 using control::PlaneKind;
-using nlohmann::json;
 
 namespace {
 
-std::uint64_t count(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it != object.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
-}
-
-const char* environmentKey() {
-    const char* key = std::getenv("WARREN_REMOTE_KEY");
-    return key && *key ? key : nullptr;
-}
-
 } // namespace
+
+Result<std::string> storedServerKey(control::SecretStore& secrets) {
+    if (const char* fromEnvironment = std::getenv("WARREN_REMOTE_KEY"); fromEnvironment && *fromEnvironment)
+        return std::string(fromEnvironment);
+    auto stored = secrets.read(kRemoteKeyName);
+    if (!stored)
+        return stored.error();
+    return stored->value_or(std::string());
+}
 
 RemotePlaneChooser::RemotePlaneChooser(std::string dataDir, bool useKeychain)
     : m_dataDir(std::move(dataDir)), m_useKeychain(useKeychain) {}
@@ -40,16 +37,6 @@ control::SecretStore& RemotePlaneChooser::secrets() {
     return *m_secrets;
 }
 
-Result<std::string> RemotePlaneChooser::storedKey() {
-    // The order RemoteControlPlane::open reads them in, so the test asks with the key the plane will use.
-    if (const char* fromEnvironment = environmentKey())
-        return std::string(fromEnvironment);
-    auto stored = secrets().read(kRemoteKeyName);
-    if (!stored)
-        return stored.error();
-    return stored->value_or(std::string());
-}
-
 Result<PlaneChoice> RemotePlaneChooser::current() {
     return loadPlaneChoice(m_dataDir);
 }
@@ -60,7 +47,7 @@ Result<control::ServerAccount> RemotePlaneChooser::test(const std::string& url, 
         return base.error();
     std::string useKey = key;
     if (useKey.empty()) {
-        auto stored = storedKey();
+        auto stored = storedServerKey(secrets());
         if (!stored)
             return stored.error();
         if (stored->empty())
@@ -69,19 +56,7 @@ Result<control::ServerAccount> RemotePlaneChooser::test(const std::string& url, 
         useKey = std::move(*stored);
     }
     RemoteClient client(*base, useKey);
-    auto identity = probeServer(client);
-    if (!identity)
-        return identity.error();
-    control::ServerAccount account;
-    account.server = client.server().toStdString();
-    account.version = identity->version;
-    account.sandbox = identity->sandbox;
-    account.user = identity->user;
-    account.tenant = identity->tenant;
-    account.quotas = identity->quotas;
-    account.activeTasks = count(identity->usage, "active_tasks");
-    account.tokensThisMonth = count(identity->usage, "tokens_this_month");
-    return account;
+    return probeServer(client);
 }
 
 Status RemotePlaneChooser::save(const PlaneChoice& choice, const std::string& key) {
@@ -107,7 +82,7 @@ Status RemotePlaneChooser::save(const PlaneChoice& choice, const std::string& ke
 }
 
 Result<bool> RemotePlaneChooser::hasKey() {
-    auto stored = storedKey();
+    auto stored = storedServerKey(secrets());
     if (!stored)
         return stored.error();
     return !stored->empty();

@@ -14,6 +14,13 @@ class SecretStore;
 
 namespace warren::remote {
 
+// The name the server's API key is kept under in the SecretStore (`warren secrets set remote`).
+inline constexpr const char* kRemoteKeyName = "remote";
+
+// The server's API key as every face finds it: WARREN_REMOTE_KEY, else the one stored as kRemoteKeyName;
+// empty when there is neither.
+Result<std::string> storedServerKey(control::SecretStore& secrets);
+
 class RemotePlaneChooser : public control::PlaneChooser {
 public:
     // useKeychain false: the 0600 file only (tests).
@@ -28,7 +35,6 @@ public:
 
 private:
     control::SecretStore& secrets(); // opened on first use: probing the keychain takes a moment
-    Result<std::string> storedKey();
 
     std::string m_dataDir;
     bool m_useKeychain;

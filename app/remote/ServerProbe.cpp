@@ -11,14 +11,14 @@ std::string text(const json& object, const char* key) {
     return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string count(const json& object, const char* key) {
+std::uint64_t count(const json& object, const char* key) {
     const auto it = object.find(key);
-    return it != object.end() && it->is_number_unsigned() ? std::to_string(it->get<std::uint64_t>()) : "0";
+    return it != object.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
 }
 
 } // namespace
 
-Result<ServerIdentity> probeServer(RemoteClient& client) {
+Result<control::ServerAccount> probeServer(RemoteClient& client) {
     auto server = client.callJson("GET", "/v1/server");
     if (!server)
         return server.error();
@@ -28,22 +28,17 @@ Result<ServerIdentity> probeServer(RemoteClient& client) {
     auto me = client.callJson("GET", "/v1/me");
     if (!me)
         return me.error();
-    ServerIdentity identity;
-    identity.version = text(*server, "version");
-    identity.apiVersion = server->contains("api_version") ? server->at("api_version").dump() : "";
-    identity.sandbox = text(*server, "sandbox");
-    identity.user = text(*me, "user");
-    identity.tenant = text(*me, "tenant");
-    identity.quotas = me->value("quotas", json::object());
-    identity.usage = me->value("usage", json::object());
-    return identity;
-}
-
-std::string describeIdentity(const ServerIdentity& identity) {
-    const std::string active = count(identity.usage, "active_tasks");
-    return identity.user + " (tenant " + identity.tenant + ") on warrend " + identity.version + ", " + active +
-           (active == "1" ? " task" : " tasks") + " running, " + count(identity.usage, "tokens_this_month") +
-           " tokens this month";
+    control::ServerAccount account;
+    account.server = client.server().toStdString();
+    account.version = text(*server, "version");
+    account.sandbox = text(*server, "sandbox");
+    account.user = text(*me, "user");
+    account.tenant = text(*me, "tenant");
+    account.quotas = me->value("quotas", json::object());
+    const json usage = me->value("usage", json::object());
+    account.activeTasks = count(usage, "active_tasks");
+    account.tokensThisMonth = count(usage, "tokens_this_month");
+    return account;
 }
 
 } // namespace warren::remote

@@ -488,10 +488,10 @@ void TestProvidersHttp::requestsIdentifyThemselves() {
     QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
     const auto& headers = m_server->requests().at(0).headers;
     QVERIFY2(headers.value("user-agent").startsWith("warren/"), headers.value("user-agent").constData());
-    QCOMPARE(headers.contains("http-referer"), attribution);
     QCOMPARE(headers.value("x-title"), attribution ? QByteArray("Warren") : QByteArray());
-    if (attribution)
-        QVERIFY(headers.value("http-referer").startsWith("https://"));
+    // The referer is the home page the build names, and none when it names none (never a made-up one).
+    QCOMPARE(headers.value("http-referer"), attribution ? QByteArray(WARREN_HOMEPAGE) : QByteArray());
+    QCOMPARE(headers.contains("http-referer"), attribution && !QByteArray(WARREN_HOMEPAGE).isEmpty());
 }
 
 // Extended thinking with a tool call, as the Messages API does it: the reply's thinking block (signed) and
