@@ -36,6 +36,17 @@ Result<std::string> namedAgentBinary(const std::string& path, const std::string&
     return canonical.string();
 }
 
+// The stored events as the faces take them.
+Result<std::vector<json>> eventBodies(Result<std::vector<EventRow>> rows) {
+    if (!rows)
+        return rows.error();
+    std::vector<json> events;
+    events.reserve(rows->size());
+    for (const auto& row : *rows)
+        events.push_back(json::parse(row.body, nullptr, false));
+    return events;
+}
+
 } // namespace
 
 Result<std::string> findAgentBinary(const std::string& programDir) {
@@ -185,28 +196,14 @@ Result<std::optional<TaskRecord>> LocalControlPlane::task(const std::string& tas
 
 Result<std::vector<json>> LocalControlPlane::events(const std::string& taskId, std::uint64_t afterSeq) {
     m_events->flush();
-    auto rows = m_store->events(taskId, afterSeq);
-    if (!rows)
-        return rows.error();
-    std::vector<json> events;
-    events.reserve(rows->size());
-    for (const auto& row : *rows)
-        events.push_back(json::parse(row.body, nullptr, false));
-    return events;
+    return eventBodies(m_store->events(taskId, afterSeq));
 }
 
 Result<std::vector<json>> LocalControlPlane::eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
                                                           std::size_t limit) {
     // No flush, unlike events(): whatever the writer has not committed yet reaches the window later as
     // eventStored, past this page's end, and a page must not wait for a flooding task's writer.
-    auto rows = m_store->eventsBefore(taskId, beforeSeq, limit);
-    if (!rows)
-        return rows.error();
-    std::vector<json> events;
-    events.reserve(rows->size());
-    for (const auto& row : *rows)
-        events.push_back(json::parse(row.body, nullptr, false));
-    return events;
+    return eventBodies(m_store->eventsBefore(taskId, beforeSeq, limit));
 }
 
 Result<std::vector<ArtifactRecord>> LocalControlPlane::artifacts(const std::string& taskId) {

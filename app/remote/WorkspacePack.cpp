@@ -1,6 +1,7 @@
 #include "app/remote/WorkspacePack.h"
 
 #include "app/remote/GitProcess.h"
+#include "common/LinkChain.h"
 #include "common/UniqueFd.h"
 #include "common/Utf8.h"
 #include "common/WriteAll.h"
@@ -8,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
@@ -22,28 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // The server follows a chain of links at most this far, as the kernel does (ELOOP at 40).
-constexpr int kMaxLinkHops = 40;
 // How many of the largest parts the over-the-cap message names.
 constexpr std::size_t kLargestNamed = 5;
-
-std::vector<std::string> split(std::string_view path) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (start <= path.size()) {
-        const auto slash = path.find('/', start);
-        const auto end = slash == std::string_view::npos ? path.size() : slash;
-        parts.emplace_back(path.substr(start, end - start));
-        start = end + 1;
-    }
-    return parts;
-}
-
-std::string join(const std::vector<std::string>& parts) {
-    std::string path;
-    for (std::size_t i = 0; i < parts.size(); ++i)
-        path += (i ? "/" : "") + parts[i];
-    return path;
-}
 
 TarMember toMember(const FoundEntry& entry) {
     TarMember member;
@@ -58,37 +38,18 @@ TarMember toMember(const FoundEntry& entry) {
     return member;
 }
 
-// Where the chain starting at the link `path` leads, or why it cannot be followed (out of the tree, a
-// loop). The same walk as the server's UploadPolicy::finish, so what passes here passes there.
+// Why the chain starting at the link `path` cannot be followed (out of the tree, a loop), as the server's
+// UploadPolicy::finish judges it (the same walk, common/LinkChain).
 std::optional<std::string> chainProblem(const std::string& path, const std::string& target,
                                         const std::map<std::string, std::string>& links) {
-    auto where = split(path);
-    where.pop_back(); // resolution starts in the link's directory
-    std::deque<std::string> left;
-    for (auto& part : split(target))
-        left.push_back(std::move(part));
-    int hops = 0;
-    while (!left.empty()) {
-        const std::string part = std::move(left.front());
-        left.pop_front();
-        if (part.empty() || part == ".")
-            continue;
-        if (part == "..") {
-            if (where.empty())
-                return "is a symbolic link that leads out of the workspace through its other links (\"" +
-                       target + "\"), which the server refuses";
-            where.pop_back();
-            continue;
-        }
-        where.push_back(part);
-        const auto link = links.find(join(where));
-        if (link == links.end())
-            continue;
-        if (++hops > kMaxLinkHops)
-            return std::string("is a symbolic link in a loop of links, which the server refuses");
-        where.pop_back();
-        const auto through = split(link->second);
-        left.insert(left.begin(), through.begin(), through.end());
+    switch (followLinkChain(path, target, links)) {
+    case LinkChain::StaysInside:
+        return std::nullopt;
+    case LinkChain::LeavesTree:
+        return "is a symbolic link that leads out of the workspace through its other links (\"" + target +
+               "\"), which the server refuses";
+    case LinkChain::Loops:
+        return std::string("is a symbolic link in a loop of links, which the server refuses");
     }
     return std::nullopt;
 }
@@ -124,8 +85,8 @@ bool IgnoreList::ignored(std::string_view path, bool directory) const {
 bool linkStaysInside(std::string_view linkPath, std::string_view target) {
     if (target.empty() || target.front() == '/')
         return false;
-    std::size_t depth = split(linkPath).size() - 1; // the link's directory
-    for (const auto& part : split(target)) {
+    std::size_t depth = splitPath(std::string(linkPath)).size() - 1; // the link's directory
+    for (const auto& part : splitPath(std::string(target))) {
         if (part == "..") {
             if (depth == 0)
                 return false;

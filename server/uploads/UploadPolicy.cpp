@@ -1,7 +1,8 @@
 #include "server/uploads/UploadPolicy.h"
 
+#include "common/LinkChain.h"
+
 #include <algorithm>
-#include <deque>
 #include <vector>
 
 namespace warren::uploads {
@@ -9,23 +10,10 @@ namespace warren::uploads {
 namespace {
 
 // A symlink chain longer than this is refused, as the kernel refuses it (ELOOP at 40).
-constexpr int kMaxLinkHops = 40;
 
 Error refuse(const TarEntry& entry, const std::string& why) {
     return makeError(ErrorCode::InvalidArgument, "the upload is refused: \"" + entry.path + "\" (at offset " +
                                                      std::to_string(entry.offset) + ") " + why);
-}
-
-std::vector<std::string> split(const std::string& path) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (start <= path.size()) {
-        const auto slash = path.find('/', start);
-        const auto end = slash == std::string::npos ? path.size() : slash;
-        parts.push_back(path.substr(start, end - start));
-        start = end + 1;
-    }
-    return parts;
 }
 
 std::string join(const std::vector<std::string>& parts, std::size_t count) {
@@ -44,7 +32,7 @@ Result<std::vector<std::string>> components(const std::string& path, const char*
     if (path.front() == '/')
         return makeError(ErrorCode::InvalidArgument, std::string("has an absolute ") + what);
     std::vector<std::string> kept;
-    for (auto& part : split(path)) {
+    for (auto& part : splitPath(path)) {
         if (part == "..")
             return makeError(ErrorCode::InvalidArgument,
                              std::string("has a \"..\" component in its ") + what);
@@ -68,7 +56,7 @@ Status checkLinkTarget(const TarEntry& entry, std::size_t depth) {
         return refused("with a NUL byte in its link target");
     if (target.front() == '/')
         return refused("with an absolute link target");
-    for (const auto& part : split(target)) {
+    for (const auto& part : splitPath(target)) {
         if (part == "..") {
             if (depth == 0)
                 return refused("to outside the tree");
@@ -89,7 +77,7 @@ const char* kindName(TarEntryType type) {
 } // namespace
 
 Status UploadPolicy::admitParents(const TarEntry& entry, const std::string& path) {
-    const auto parts = split(path);
+    const auto parts = splitPath(path);
     for (std::size_t count = 1; count < parts.size(); ++count) {
         const std::string parent = join(parts, count);
         const auto seen = m_seen.find(parent);
@@ -182,36 +170,16 @@ Result<AdmittedEntry> UploadPolicy::admit(const TarEntry& entry) {
 
 Status UploadPolicy::finish() const {
     for (const auto& [path, target] : m_links) {
-        auto where = split(path);
-        where.pop_back(); // resolution starts in the link's directory
-        std::deque<std::string> left;
-        for (auto& part : split(target))
-            left.push_back(std::move(part));
-        int hops = 0;
-        while (!left.empty()) {
-            const std::string part = std::move(left.front());
-            left.pop_front();
-            if (part.empty() || part == ".")
-                continue;
-            if (part == "..") {
-                if (where.empty())
-                    return makeError(ErrorCode::InvalidArgument,
-                                     "the upload is refused: the symbolic link \"" + path + "\" -> \"" +
-                                         target +
-                                         "\" leads outside the tree through the archive's other links");
-                where.pop_back();
-                continue;
-            }
-            where.push_back(part);
-            const auto link = m_links.find(join(where, where.size()));
-            if (link == m_links.end())
-                continue;
-            if (++hops > kMaxLinkHops)
-                return makeError(ErrorCode::InvalidArgument, "the upload is refused: the symbolic link \"" +
-                                                                 path + "\" is part of a loop of links");
-            where.pop_back();
-            const auto through = split(link->second);
-            left.insert(left.begin(), through.begin(), through.end());
+        switch (followLinkChain(path, target, m_links)) {
+        case LinkChain::StaysInside:
+            break;
+        case LinkChain::LeavesTree:
+            return makeError(ErrorCode::InvalidArgument, "the upload is refused: the symbolic link \"" + path +
+                                                             "\" -> \"" + target +
+                                                             "\" leads outside the tree through the archive's other links");
+        case LinkChain::Loops:
+            return makeError(ErrorCode::InvalidArgument, "the upload is refused: the symbolic link \"" + path +
+                                                             "\" is part of a loop of links");
         }
     }
     return Ok{};

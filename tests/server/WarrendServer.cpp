@@ -237,4 +237,18 @@ QByteArray tarOf(const QString& directory) {
     return tar.readAllStandardOutput();
 }
 
+std::vector<std::uint64_t> seqsOf(const std::vector<nlohmann::json>& events) {
+    std::vector<std::uint64_t> seqs;
+    for (const auto& event : events)
+        seqs.push_back(event.value("seq", std::uint64_t{0}));
+    return seqs;
+}
+
+bool dense(const std::vector<std::uint64_t>& seqs) {
+    for (std::size_t i = 0; i < seqs.size(); ++i)
+        if (seqs[i] != i + 1)
+            return false;
+    return true;
+}
+
 } // namespace warren::test

@@ -95,4 +95,8 @@ private:
 // A tar of directory's contents (the real tar, as a user would make it).
 QByteArray tarOf(const QString& directory);
 
+// The events' seqs, in order; and whether they are 1, 2, 3, ... (every event once, in order, from the first).
+std::vector<std::uint64_t> seqsOf(const std::vector<nlohmann::json>& events);
+bool dense(const std::vector<std::uint64_t>& seqs);
+
 } // namespace warren::test

@@ -33,20 +33,6 @@ QByteArray taskBody(const QString& upload, const QByteArray& script, const QByte
            "}";
 }
 
-std::vector<std::uint64_t> seqsOf(const std::vector<json>& events) {
-    std::vector<std::uint64_t> seqs;
-    for (const auto& event : events)
-        seqs.push_back(event.value("seq", std::uint64_t{0}));
-    return seqs;
-}
-
-bool dense(const std::vector<std::uint64_t>& seqs) {
-    for (std::size_t i = 0; i < seqs.size(); ++i)
-        if (seqs[i] != i + 1)
-            return false;
-    return true;
-}
-
 // The task's events up to the question about notes.txt (docs/a.md's is decided by a rule), from after lastId.
 std::vector<json> untilQuestion(WarrendServer& server, const QString& task, const QString& key,
                                 std::uint64_t lastId = 0) {
