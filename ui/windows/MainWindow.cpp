@@ -451,10 +451,12 @@ void MainWindow::updateWelcome() {
     const bool noModel = settings && settings->provider.empty();
     if (noModel)
         m_welcomeText->setText(
-            tr("<h2>Welcome to Warren</h2><p>Warren runs AI agents in a sandbox on this computer and shows "
-               "everything they do.</p><p>No model is set up yet. The <b>scripted demo</b> plays a recorded agent "
-               "fixing a failing test in a copy of a small demo workspace, inside the real sandbox: no model is "
-               "called and none of your files are touched.</p>"));
+            tr("<h2>Welcome to Warren</h2><p>Warren runs AI agents in a sandbox %1 and shows everything they "
+               "do.</p><p>No model is set up yet. The <b>scripted demo</b> plays a recorded agent fixing a failing "
+               "test in a copy of a small demo workspace, inside the real sandbox: no model is called and none of "
+               "your files are touched.</p>")
+                .arg(m_plane.changesComeHome() ? tr("on the server (%1)").arg(qs(m_plane.describe()).toHtmlEscaped())
+                                               : tr("on this computer")));
     else
         m_welcomeText->setText(tr("<h2>Warren</h2><p>Choose a task on the left, or describe a new one above and "
                                   "press Enter.</p>"));
