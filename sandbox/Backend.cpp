@@ -6,8 +6,8 @@
 namespace warren::sandbox {
 namespace {
 
-constexpr std::array<std::pair<Backend, std::string_view>, 3> kNames{
-    {{Backend::Bwrap, "bwrap"}, {Backend::Docker, "docker"}, {Backend::Podman, "podman"}}};
+constexpr std::array<std::pair<Backend, std::string_view>, 4> kNames{
+    {{Backend::Bwrap, "bwrap"}, {Backend::Docker, "docker"}, {Backend::Podman, "podman"}, {Backend::Kube, "kube"}}};
 
 } // namespace
 
@@ -19,7 +19,7 @@ std::string backendName(Backend backend) {
 }
 
 std::string backendNames() {
-    return "bwrap, docker or podman";
+    return "bwrap, docker, podman or kube";
 }
 
 Result<Backend> parseBackend(std::string_view name) {
@@ -28,7 +28,7 @@ Result<Backend> parseBackend(std::string_view name) {
             return value;
     return makeError(ErrorCode::InvalidArgument,
                      "backend \"" + std::string(name) +
-                         "\": the sandbox is bwrap (bubblewrap), docker or podman");
+                         "\": the sandbox is bwrap (bubblewrap), docker, podman or kube (a Pod, played by podman)");
 }
 
 std::optional<ContainerEngine> containerEngine(Backend backend) {
@@ -38,6 +38,7 @@ std::optional<ContainerEngine> containerEngine(Backend backend) {
     case Backend::Docker:
         return ContainerEngine::Docker;
     case Backend::Podman:
+    case Backend::Kube:
         return ContainerEngine::Podman;
     }
     return std::nullopt;

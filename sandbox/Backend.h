@@ -1,5 +1,6 @@
 #pragma once
-// Which sandbox runs a command: bubblewrap on the host, or a Docker or Podman container. Parsed once where a
+// Which sandbox runs a command: bubblewrap on the host, a Docker or Podman container, or the Pod a cluster
+// would run, played on this host by podman (kube). Parsed once where a
 // name comes in (a flag, a setting, a stored task) and printed back through backendName(), so everything
 // stored and shown keeps the same names.
 
@@ -11,15 +12,15 @@
 
 namespace warren::sandbox {
 
-enum class Backend { Bwrap, Docker, Podman };
+enum class Backend { Bwrap, Docker, Podman, Kube };
 // The container engines, for what differs between them (DockerCommand, Preflight).
 enum class ContainerEngine { Docker, Podman };
 
-std::string backendName(Backend backend); // "bwrap", "docker", "podman"
-std::string backendNames();               // "bwrap, docker or podman", for messages
+std::string backendName(Backend backend); // "bwrap", "docker", "podman", "kube"
+std::string backendNames();               // "bwrap, docker, podman or kube", for messages
 // The error names the valid ones.
 Result<Backend> parseBackend(std::string_view name);
-// The engine of a container backend; nullopt for bwrap.
+// The engine of a container backend (kube: podman); nullopt for bwrap.
 std::optional<ContainerEngine> containerEngine(Backend backend);
 
 } // namespace warren::sandbox

@@ -44,11 +44,12 @@ Run COMMAND in a bubblewrap + seccomp sandbox (or a Docker/Podman container) wit
   --cpu-seconds N       CPU time limit per process (0: none)
   --timeout SECONDS     kill the whole sandbox after SECONDS of wall-clock time (exit status 124)
   --backend NAME        bwrap (default), or docker or podman: the same profile in a container (the engine
-                        on PATH, with DOCKER_HOST, contexts and CONTAINERS_CONF as they are)
+                        on PATH, with DOCKER_HOST, contexts and CONTAINERS_CONF as they are), or kube:
+                        the Pod a cluster would run, played here by podman kube play (no stdin)
   --image IMAGE         the container's image (default debian:bookworm-slim); it must be present locally
   --env NAME=VALUE      set an environment variable inside
   --explain             print the resolved profile, the limits and the exact bwrap (or docker/podman)
-                        command line; run nothing
+                        command line, or the Pod; run nothing
   --help                show this help
 
 Exit status: COMMAND's status (128+N if signal N killed it), 124 on timeout,
@@ -164,7 +165,7 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
             return status.error();
     }
     if (result.image && result.backend == Backend::Bwrap)
-        return usageError("--image chooses the image of --backend docker|podman; bwrap runs on the host's /usr");
+        return usageError("--image chooses the image of --backend docker|podman|kube; bwrap runs on the host's /usr");
     if (result.command.empty())
         return usageError("no command given: warren-sandbox [OPTION]... -- COMMAND [ARG]...");
     return result;

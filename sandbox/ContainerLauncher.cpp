@@ -50,40 +50,7 @@ std::string readFirstLine(const std::string& path) {
     return trimmed(line);
 }
 
-// Field 22 of /proc/PID/stat (start time in clock ticks since boot), or empty when there is no such process.
-std::string processStartTime(pid_t pid) {
-    std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(file, line))
-        return {};
-    const auto afterName = line.rfind(')'); // the name may hold spaces and parentheses
-    if (afterName == std::string::npos || afterName + 2 > line.size())
-        return {};
-    std::istringstream fields(line.substr(afterName + 2));
-    std::string field;
-    for (int i = 3; i <= 22 && fields >> field; ++i) {
-    }
-    return field;
-}
 
-// Identifies this machine (and this boot: a process of an earlier boot is gone by definition).
-std::string machineId() {
-    std::string id = readFirstLine("/etc/machine-id");
-    if (id.empty()) {
-        char host[256] = {};
-        gethostname(host, sizeof host - 1);
-        id = host;
-    }
-    return id + "." + readFirstLine("/proc/sys/kernel/random/boot_id");
-}
-
-std::string enginePathOf(ContainerEngine engine, const std::string& override) {
-    if (!override.empty())
-        return override;
-    const char* path = std::getenv("PATH");
-    const std::string found = findExecutable(containerEngineName(engine), path ? path : "/usr/bin:/bin");
-    return found.empty() ? containerEngineName(engine) : found;
-}
 
 Status writeFile(const std::string& path, const std::string& bytes, mode_t mode) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
@@ -115,6 +82,44 @@ std::string scratchParent() {
     return runtimeDir && *runtimeDir ? runtimeDir : "/tmp";
 }
 
+
+} // namespace
+
+std::string containerEnginePath(ContainerEngine engine, const std::string& override) {
+    if (!override.empty())
+        return override;
+    const char* path = std::getenv("PATH");
+    const std::string found = findExecutable(containerEngineName(engine), path ? path : "/usr/bin:/bin");
+    return found.empty() ? containerEngineName(engine) : found;
+}
+
+// Field 22 of /proc/PID/stat (start time in clock ticks since boot), or empty when there is no such process.
+std::string processStartTime(pid_t pid) {
+    std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(file, line))
+        return {};
+    const auto afterName = line.rfind(')'); // the name may hold spaces and parentheses
+    if (afterName == std::string::npos || afterName + 2 > line.size())
+        return {};
+    std::istringstream fields(line.substr(afterName + 2));
+    std::string field;
+    for (int i = 3; i <= 22 && fields >> field; ++i) {
+    }
+    return field;
+}
+
+// Identifies this machine (and this boot: a process of an earlier boot is gone by definition).
+std::string launcherMachine() {
+    std::string id = readFirstLine("/etc/machine-id");
+    if (id.empty()) {
+        char host[256] = {};
+        gethostname(host, sizeof host - 1);
+        id = host;
+    }
+    return id + "." + readFirstLine("/proc/sys/kernel/random/boot_id");
+}
+
 void sweepOrphanedScratch() {
     const std::string parent = scratchParent();
     DIR* dir = ::opendir(parent.c_str());
@@ -137,8 +142,6 @@ void sweepOrphanedScratch() {
     for (const auto& path : orphans)
         removeContainerScratch({path, {}});
 }
-
-} // namespace
 
 Result<PreparedContainer> prepareContainer(SandboxProfile profile, const ContainerOptions& options,
                                            const std::string& dataDir, const std::string& containerName) {
@@ -206,13 +209,21 @@ void removeContainerScratch(const ContainerScratch& scratch) {
     if (scratch.dataDir.empty())
         return;
     unmountIdmappedView(scratch.dataDir + "/" + kWorkspaceViewName);
-    for (const char* name : {"seccomp.json", "passwd", "group", "env", "empty"})
-        ::unlink((scratch.dataDir + "/" + name).c_str());
+    // The directory is private (0700) and holds only the files a launch wrote there.
+    if (DIR* dir = ::opendir(scratch.dataDir.c_str())) {
+        std::vector<std::string> files;
+        while (dirent* entry = ::readdir(dir))
+            if (entry->d_type != DT_DIR)
+                files.push_back(scratch.dataDir + "/" + entry->d_name);
+        ::closedir(dir);
+        for (const auto& file : files)
+            ::unlink(file.c_str());
+    }
     ::rmdir(scratch.dataDir.c_str());
 }
 
 std::string containerOwner() {
-    return machineId() + ":" + std::to_string(getpid()) + ":" + processStartTime(getpid());
+    return launcherMachine() + ":" + std::to_string(getpid()) + ":" + processStartTime(getpid());
 }
 
 std::vector<std::string> orphanedContainers(const std::string& psOutput, const std::string& machine,
@@ -243,7 +254,7 @@ std::vector<std::string> orphanedContainers(const std::string& psOutput, const s
 }
 
 int sweepOrphanedContainers(ContainerEngine engine, const std::string& enginePath) {
-    const std::string program = enginePathOf(engine, enginePath);
+    const std::string program = containerEnginePath(engine, enginePath);
     // docker's ps has .Label; podman's has the .Labels map.
     const std::string format = engine == ContainerEngine::Podman
                                    ? std::string("{{.Names}}\t{{index .Labels \"") + kContainerOwnerLabel + "\"}}"
@@ -255,39 +266,55 @@ int sweepOrphanedContainers(ContainerEngine engine, const std::string& enginePat
     if (!succeeded(listed))
         return 0;
     int removed = 0;
-    for (const auto& name : orphanedContainers(listed.output, machineId(), processStartTime))
+    for (const auto& name : orphanedContainers(listed.output, launcherMachine(), processStartTime))
         if (succeeded(runCapturing({program, "rm", "--force", name})))
             ++removed;
     return removed;
 }
 
+Status writeContainerFiles(const std::string& seccompPath, const std::string& seccompJson,
+                           const std::vector<DockerDataFile>& files, const SandboxProfile& profile,
+                           const ProtectionPlan& protection, const std::optional<IdmappedView>& view) {
+    if (auto ok = writeFile(seccompPath, seccompJson, 0600); !ok)
+        return ok.error();
+    for (const auto& file : files)
+        if (auto ok = writeFile(file.hostPath, file.bytes, 0444); !ok)
+            return ok.error();
+    if (!view)
+        return Ok{};
+    // Through the real workspace: the engine, as root, could not create them in the view.
+    if (auto ok = createPlaceholders(profile.workspaceSource, protection); !ok)
+        return ok.error();
+    if (auto ok = mountIdmappedView(*view); !ok)
+        return makeError(ok.error().code,
+                         ok.error().message +
+                             ".\nThe container never runs as root, so it needs this view "
+                             "to write a root-owned workspace. Give the workspace to a user (chown -R USER " +
+                             view->source + "), or use --backend bwrap.");
+    return Ok{};
+}
+
 Result<ContainerProcess> ContainerProcess::start(const PreparedContainer& container, const LaunchOptions& options,
                                                  int launcherDeathSignal) {
     const DockerRequest& request = container.request;
-    if (auto ok = writeFile(request.seccompProfilePath, container.seccomp.json, 0600); !ok)
+    if (auto ok = writeContainerFiles(request.seccompProfilePath, container.seccomp.json, container.command.files,
+                                      container.profile, container.protection, container.command.workspaceView);
+        !ok)
         return ok.error();
-    for (const auto& file : container.command.files)
-        if (auto ok = writeFile(file.hostPath, file.bytes, 0444); !ok)
-            return ok.error();
-    if (const auto& view = container.command.workspaceView) {
-        // Through the real workspace: the engine, as root, could not create them in the view.
-        if (auto ok = createPlaceholders(container.profile.workspaceSource, container.protection); !ok)
-            return ok.error();
-        if (auto ok = mountIdmappedView(*view); !ok)
-            return makeError(
-                ok.error().code,
-                ok.error().message +
-                    ".\nThe container never runs as root, so it needs this view "
-                    "to write a root-owned workspace. Give the workspace to a user (chown -R USER " +
-                    view->source + "), or use --backend bwrap.");
-    }
+    std::vector<std::string> argv = container.command.argv;
+    argv.front() = containerEnginePath(request.engine, request.enginePath);
+    // Whatever the client left: a container it created after a kill, or one --rm did not remove.
+    std::vector<std::string> remove{argv.front(), "rm", "--force", request.containerName};
+    return spawn(std::move(argv), request.containerName, {std::move(remove)}, false, options, launcherDeathSignal);
+}
 
-    std::vector<std::string> words = container.command.argv;
-    const std::string program = enginePathOf(request.engine, request.enginePath);
+Result<ContainerProcess> ContainerProcess::spawn(std::vector<std::string> words, std::string containerName,
+                                                 std::vector<std::vector<std::string>> remove, bool removeAfterExit,
+                                                 const LaunchOptions& options, int launcherDeathSignal) {
+    const std::string program = words.front();
     if (program.find('/') == std::string::npos)
         return makeError(ErrorCode::NotFound, program + " is not installed or not on PATH. Install it, or use "
                                                         "--backend bwrap.");
-    words.front() = program;
     std::vector<char*> argv;
     for (const auto& word : words)
         argv.push_back(const_cast<char*>(word.c_str()));
@@ -295,7 +322,9 @@ Result<ContainerProcess> ContainerProcess::start(const PreparedContainer& contai
 
     ContainerProcess process;
     process.m_engine = program;
-    process.m_name = request.containerName;
+    process.m_name = std::move(containerName);
+    process.m_remove = std::move(remove);
+    process.m_removeAfterExit = removeAfterExit;
     const pid_t parent = getpid();
     const int stdio[3] = {options.stdinFd, options.stdoutFd, options.stderrFd};
     // fork + execve with nothing but async-signal-safe calls in between: the client must not inherit the
@@ -330,8 +359,9 @@ Result<ContainerProcess> ContainerProcess::start(const PreparedContainer& contai
 }
 
 ContainerProcess::ContainerProcess(ContainerProcess&& other) noexcept
-    : m_engine(std::move(other.m_engine)), m_name(std::move(other.m_name)), m_pid(other.m_pid),
-      m_pidfd(other.m_pidfd), m_killed(other.m_killed), m_timedOut(other.m_timedOut), m_exit(other.m_exit) {
+    : m_engine(std::move(other.m_engine)), m_name(std::move(other.m_name)), m_remove(std::move(other.m_remove)),
+      m_removeAfterExit(other.m_removeAfterExit), m_removed(other.m_removed), m_pid(other.m_pid), m_pidfd(other.m_pidfd), m_killed(other.m_killed), m_timedOut(other.m_timedOut),
+      m_exit(other.m_exit) {
     other.m_pid = -1;
     other.m_pidfd = -1;
 }
@@ -343,6 +373,8 @@ ContainerProcess::~ContainerProcess() {
         while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
         }
     }
+    if (m_pid > 0 && m_removeAfterExit && !m_removed)
+        removeContainer();
     if (m_pidfd >= 0)
         ::close(m_pidfd);
 }
@@ -361,8 +393,13 @@ void ContainerProcess::stopContainer() {
     } else {
         ::kill(m_pid, SIGKILL);
     }
-    // Whatever the client left: a container it created after the kill above, or one --rm did not remove.
-    runCapturing({m_engine, "rm", "--force", m_name});
+    removeContainer();
+}
+
+void ContainerProcess::removeContainer() {
+    m_removed = true;
+    for (const auto& command : m_remove)
+        runCapturing(command);
 }
 
 void ContainerProcess::terminate() {

@@ -65,14 +65,29 @@ struct ContainerScratch {
 Result<ContainerScratch> makeContainerScratch();
 void removeContainerScratch(const ContainerScratch& scratch);
 
-// This process as kContainerOwnerLabel's value.
+// This machine and boot, as an owner label names them; a process's start time (empty when no such process).
+std::string launcherMachine();
+std::string processStartTime(pid_t pid);
+// This process as kContainerOwnerLabel's value: "MACHINE:PID:STARTTIME".
 std::string containerOwner();
 // Pure: the names in `ps` output (one "NAME\tOWNER" per line) whose owner ran on `machine` and is gone.
 // startTimeOf(pid) is the process's start time, or empty when no such process exists.
 std::vector<std::string> orphanedContainers(const std::string& psOutput, const std::string& machine,
                                             const std::function<std::string(pid_t)>& startTimeOf);
-// Removes the containers a killed launcher left behind on this machine. Returns how many it removed.
+// Removes the scratch directories of launchers that are gone, detaching their workspace views.
+void sweepOrphanedScratch();
+// Removes the containers a killed launcher left behind on this machine, and its scratch directories.
+// Returns how many containers it removed.
 int sweepOrphanedContainers(ContainerEngine engine, const std::string& enginePath);
+
+// Writes what a container's command names before the engine starts: the seccomp profile (0600) and the other
+// files (0444), and for a workspace view, the protected paths' placeholders through the real workspace, then
+// the view itself.
+Status writeContainerFiles(const std::string& seccompPath, const std::string& seccompJson,
+                           const std::vector<DockerDataFile>& files, const SandboxProfile& profile,
+                           const ProtectionPlan& protection, const std::optional<IdmappedView>& view);
+// The engine's program: override when set, else its name found on PATH (the bare name when not found).
+std::string containerEnginePath(ContainerEngine engine, const std::string& override = {});
 
 class ContainerProcess {
 public:
@@ -82,6 +97,12 @@ public:
     // (an agent takes SIGHUP as "pause, resumable", where SIGTERM would cancel its task).
     static Result<ContainerProcess> start(const PreparedContainer& container, const LaunchOptions& options = {},
                                           int launcherDeathSignal = SIGTERM);
+    // The engine's client `argv` (argv[0] a path), which runs container `containerName` attached; `remove` are
+    // the engine commands that remove what the run made, run after a stop (the kill is by containerName), and
+    // with removeAfterExit also when the container ended by itself (an engine's --rm does that for a run).
+    static Result<ContainerProcess> spawn(std::vector<std::string> argv, std::string containerName,
+                                          std::vector<std::vector<std::string>> remove, bool removeAfterExit,
+                                          const LaunchOptions& options, int launcherDeathSignal);
 
     ContainerProcess(ContainerProcess&& other) noexcept;
     ContainerProcess& operator=(ContainerProcess&&) = delete;
@@ -103,10 +124,14 @@ public:
 private:
     ContainerProcess() = default;
     void stopContainer();
+    void removeContainer();
     SandboxExit reap(int waitStatus);
 
     std::string m_engine;
     std::string m_name;
+    std::vector<std::vector<std::string>> m_remove;
+    bool m_removeAfterExit = false;
+    bool m_removed = false;
     pid_t m_pid = -1;
     int m_pidfd = -1;
     bool m_killed = false;

@@ -20,20 +20,18 @@ void printList(std::ostream& out, const std::string& title, const std::vector<st
 
 class ContainerSandbox : public RunningSandbox {
 public:
-    ContainerSandbox(Backend backend, PreparedContainer prepared, ContainerScratch scratch,
-                     ContainerProcess process)
-        : m_backend(backend), m_prepared(std::move(prepared)), m_scratch(std::move(scratch)),
-          m_process(std::move(process)) {}
+    ContainerSandbox(ContainerRun run, ContainerProcess process)
+        : m_run(std::move(run)), m_process(std::move(process)) {}
     ~ContainerSandbox() override {
         m_process.reset(); // stops and removes the container if it still runs; then its files can go
-        removeContainerScratch(m_scratch);
-        removePlaceholders(m_prepared.profile.workspaceSource, m_prepared.protection);
+        removeContainerScratch(m_run.scratch);
+        removePlaceholders(m_run.profile.workspaceSource, m_run.protection);
     }
 
-    Backend backend() const override { return m_backend; }
-    const SandboxProfile& profile() const override { return m_prepared.profile; }
-    const ProtectionPlan& protection() const override { return m_prepared.protection; }
-    std::string commandLine() const override { return m_prepared.command.commandLine(); }
+    Backend backend() const override { return m_run.backend; }
+    const SandboxProfile& profile() const override { return m_run.profile; }
+    const ProtectionPlan& protection() const override { return m_run.protection; }
+    std::string commandLine() const override { return m_run.commandLine; }
     int pidfd() const override { return m_process->pidfd(); }
     std::optional<SandboxExit> wait(std::optional<std::chrono::milliseconds> timeout,
                                     int interruptFd) override {
@@ -44,18 +42,14 @@ public:
     void terminate() override { m_process->terminate(); }
     void kill() override { m_process->kill(); }
     std::string setupFailureReport() const override {
-        const ContainerEngine engine = m_prepared.request.engine;
-        const auto report =
-            runContainerPreflight(engine, m_prepared.request.image, m_prepared.profile.limits);
-        return report.ok() ? "The host passes every preflight check of the " + containerEngineName(engine) +
+        const auto report = runContainerPreflight(m_run.engine, m_run.image, m_run.profile.limits);
+        return report.ok() ? "The host passes every preflight check of the " + backendName(m_run.backend) +
                                  " backend; its message above says what failed.\n"
                            : "Preflight:\n" + report.describe();
     }
 
 private:
-    Backend m_backend;
-    PreparedContainer m_prepared;
-    ContainerScratch m_scratch;
+    ContainerRun m_run;
     std::optional<ContainerProcess> m_process;
 };
 
@@ -83,8 +77,11 @@ public:
             return process.error();
         }
         m_started = true;
-        return std::unique_ptr<RunningSandbox>(new ContainerSandbox(
-            m_backend, std::move(m_prepared), std::move(m_scratch), std::move(*process)));
+        const DockerRequest& request = m_prepared.request;
+        return makeContainerSandbox(ContainerRun{m_backend, std::move(m_prepared.profile),
+                                                 std::move(m_prepared.protection), m_prepared.command.commandLine(),
+                                                 request.engine, request.image, std::move(m_scratch)},
+                                    std::move(*process));
     }
 
 private:
@@ -152,6 +149,10 @@ Result<std::unique_ptr<SandboxLaunch>> prepareExplanation(SandboxRequest request
 }
 
 } // namespace
+
+std::unique_ptr<RunningSandbox> makeContainerSandbox(ContainerRun run, ContainerProcess process) {
+    return std::make_unique<ContainerSandbox>(std::move(run), std::move(process));
+}
 
 Result<std::unique_ptr<SandboxLaunch>> prepareContainerLaunch(SandboxRequest request) {
     const ContainerEngine engine = containerEngine(request.backend).value_or(ContainerEngine::Podman);

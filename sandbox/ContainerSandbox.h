@@ -5,12 +5,28 @@
 // that directory and the placeholders of protected paths when it is destroyed (ContainerLauncher does each).
 
 #include "common/Result.h"
+#include "sandbox/ContainerLauncher.h"
 #include "sandbox/SandboxLaunch.h"
 
 #include <memory>
+#include <string>
 
 namespace warren::sandbox {
 
 Result<std::unique_ptr<SandboxLaunch>> prepareContainerLaunch(SandboxRequest request);
+
+// What a running container holds, whichever translator made its command (DockerCommand, KubeManifest).
+struct ContainerRun {
+    Backend backend = Backend::Podman;
+    SandboxProfile profile; // with the workspace source canonicalised
+    ProtectionPlan protection;
+    std::string commandLine;
+    ContainerEngine engine = ContainerEngine::Podman;
+    std::string image; // for the preflight a setup failure runs
+    ContainerScratch scratch;
+};
+// The RunningSandbox of an engine's attached client: destroying it stops and removes the container (the
+// process's remove commands), then the scratch directory and the placeholders of protected paths.
+std::unique_ptr<RunningSandbox> makeContainerSandbox(ContainerRun run, ContainerProcess process);
 
 } // namespace warren::sandbox

@@ -1,5 +1,7 @@
 #include "sandbox/DockerCommand.h"
 
+#include "sandbox/ContainerUser.h"
+
 #include <algorithm>
 
 namespace warren::sandbox {
@@ -12,13 +14,17 @@ constexpr const char* kImageProvidedPaths[] = {"/usr",           "/bin",        
                                                "/etc/ld.so.cache", "/etc/alternatives", "/etc/ssl/certs",
                                                "/etc/localtime"};
 
-bool imageProvides(const MountSpec& mount) {
+} // namespace
+
+bool imageProvidesMount(const MountSpec& mount) {
     if (mount.type != MountSpec::Type::RoBind && mount.type != MountSpec::Type::Mirror)
         return false;
     return mount.source == mount.dest &&
            std::find(std::begin(kImageProvidedPaths), std::end(kImageProvidedPaths), mount.dest) !=
                std::end(kImageProvidedPaths);
 }
+
+namespace {
 
 Error usage(const std::string& message) { return makeError(ErrorCode::InvalidArgument, message); }
 
@@ -32,17 +38,6 @@ Status checkMountPath(const std::string& path, const std::string& what) {
 
 std::string bindOption(const std::string& source, const std::string& target, bool readOnly) {
     return "type=bind,source=" + source + ",target=" + target + (readOnly ? ",readonly" : "");
-}
-
-std::string passwdFile(const SandboxProfile& profile, std::uint32_t uid, std::uint32_t gid) {
-    const auto& u = profile.user;
-    return "root:x:0:0:root:/root:/usr/sbin/nologin\n" + u.name + ":x:" + std::to_string(uid) + ":" +
-           std::to_string(gid) + ":Warren sandbox:" + u.home + ":" + u.shell +
-           "\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
-}
-
-std::string groupFile(const SandboxProfile& profile, std::uint32_t gid) {
-    return "root:x:0:\n" + profile.user.name + ":x:" + std::to_string(gid) + ":\nnogroup:x:65534:\n";
 }
 
 bool validContainerName(const std::string& name) {
@@ -100,53 +95,23 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
     add({"--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--security-opt",
          "seccomp=" + request.seccompProfilePath});
 
-    // The user (see the header): who owns what the sandbox writes in the workspace.
-    std::uint32_t uid = profile.user.uid;
-    std::uint32_t gid = profile.user.gid;
-    if (podman && request.rootlessEngine) {
+    // The user (ContainerUser): who owns what the sandbox writes in the workspace.
+    ContainerUserInput userInput{request.rootlessEngine, podman,
+                                 request.invokerUid,     request.invokerGid,
+                                 request.workspaceOwnerUid, request.workspaceOwnerGid,
+                                 request.dataDir + "/" + kWorkspaceViewName};
+    const ContainerUser user = chooseContainerUser(profile, userInput);
+    const std::uint32_t uid = user.uid;
+    const std::uint32_t gid = user.gid;
+    if (user.keepId)
         add({"--userns", "keep-id:uid=" + std::to_string(uid) + ",gid=" + std::to_string(gid)});
-        result.hostOwnerUid = request.invokerUid;
-        result.hostOwnerGid = request.invokerGid;
-        result.notes.push_back("user: the invoking user is uid " + std::to_string(uid) +
-                               " inside (--userns=keep-id), as with bwrap; files written in the workspace are "
-                               "the user's");
-    } else if (request.rootlessEngine) {
-        result.notEnforced.push_back(
-            "user: rootless docker has no per-container uid map, so files the sandbox writes in the workspace "
-            "belong to a subordinate uid of the invoking user (uid " + std::to_string(uid) +
-            " inside), not to the user as with bwrap");
-    } else if (request.invokerUid != 0) {
-        uid = request.invokerUid;
-        gid = request.invokerGid;
-        result.notes.push_back("user: a rootful engine has no per-container uid map, so the sandbox runs as the "
-                               "invoking user's uid " + std::to_string(uid) + " (not the profile's " +
-                               std::to_string(profile.user.uid) + "), which keeps files it writes in the "
-                               "workspace the user's");
-    } else if (request.workspaceOwnerUid != 0) {
-        uid = request.workspaceOwnerUid;
-        gid = request.workspaceOwnerGid;
-        result.notes.push_back("user: Warren runs as root, and the container never does: it runs as the "
-                               "workspace's owner, uid " + std::to_string(uid) + " (not the profile's " +
-                               std::to_string(profile.user.uid) + "), so files it writes in the workspace stay "
-                               "the owner's");
-    } else {
-        result.workspaceView = IdmappedView{profile.workspaceSource,
-                                            request.dataDir + "/" + kWorkspaceViewName,
-                                            request.workspaceOwnerUid,
-                                            request.workspaceOwnerGid,
-                                            uid,
-                                            gid};
-        result.notes.push_back(
-            "user: Warren and the workspace's owner are root, and the container never is: it runs as uid " +
-            std::to_string(uid) + " on an idmapped view of the workspace, where root's files are uid " +
-            std::to_string(uid) +
-            "'s and what it writes is root's on the host, as with bwrap; files of "
-            "other users appear as nobody's there");
-    }
-    if (!request.rootlessEngine) {
-        result.hostOwnerUid = uid;
-        result.hostOwnerGid = gid;
-    }
+    if (!user.note.empty())
+        result.notes.push_back(user.note);
+    if (!user.notEnforced.empty())
+        result.notEnforced.push_back(user.notEnforced);
+    result.hostOwnerUid = user.hostOwnerUid;
+    result.hostOwnerGid = user.hostOwnerGid;
+    result.workspaceView = user.workspaceView;
     add({"--user", std::to_string(uid) + ":" + std::to_string(gid)});
     if (podman)
         add({"--passwd=false"}); // ours is bound below; podman would otherwise add an entry to the image's
@@ -193,7 +158,7 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
     std::vector<std::string> fromImage;
     bool proc = false, dev = false;
     for (const auto& mount : profile.mounts) {
-        if (imageProvides(mount)) {
+        if (imageProvidesMount(mount)) {
             fromImage.push_back(mount.dest);
             continue;
         }
@@ -254,8 +219,8 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
                            (proc && dev ? "" : " (the profile asks for none; every container has them)"));
     result.notes.push_back("/etc/hosts and /etc/hostname are written by the engine");
 
-    add({"--mount", bindOption(dataFile("passwd", passwdFile(profile, uid, gid), "/etc/passwd"), "/etc/passwd", true),
-         "--mount", bindOption(dataFile("group", groupFile(profile, gid), "/etc/group"), "/etc/group", true)});
+    add({"--mount", bindOption(dataFile("passwd", containerPasswdFile(profile, uid, gid), "/etc/passwd"), "/etc/passwd", true),
+         "--mount", bindOption(dataFile("group", containerGroupFile(profile, gid), "/etc/group"), "/etc/group", true)});
 
     const std::string& ws = profile.workspaceDest;
     if (auto ok = checkMountPath(profile.workspaceSource, "workspace"); !ok)

@@ -39,6 +39,10 @@ inline constexpr const char* kWorkspaceViewName = "workspace";
 
 std::string containerEngineName(ContainerEngine engine); // "docker", "podman"
 
+// A profile mount of the host's own system files onto themselves (/usr, /lib, ...): in a container the image
+// provides them, so it is not bound.
+bool imageProvidesMount(const MountSpec& mount);
+
 struct DockerRequest {
     ContainerEngine engine = ContainerEngine::Docker;
     std::string enginePath;                       // argv[0]; empty: the engine's name, found on PATH

@@ -2,6 +2,7 @@
 
 #include "sandbox/BwrapSandbox.h"
 #include "sandbox/ContainerSandbox.h"
+#include "sandbox/KubeSandbox.h"
 
 namespace warren::sandbox {
 
@@ -12,6 +13,8 @@ Result<std::unique_ptr<SandboxLaunch>> prepareLaunch(SandboxRequest request) {
     case Backend::Docker:
     case Backend::Podman:
         return prepareContainerLaunch(std::move(request));
+    case Backend::Kube:
+        return prepareKubeLaunch(std::move(request));
     }
     return makeError(ErrorCode::InvalidArgument, "unknown sandbox backend");
 }

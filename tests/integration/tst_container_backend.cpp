@@ -1,6 +1,8 @@
-// The container backend attacked for real: warren-sandbox --backend podman runs sandbox-probe (static, so it
+// The container backends attacked for real: warren-sandbox --backend podman runs sandbox-probe (static, so it
 // runs on any image) in the test image, and each attack the bubblewrap suites make must fail here too. Also
 // the lifecycle: the container is gone after an exit, a timeout, a signal and a SIGKILL of warren-sandbox.
+// The same suite runs as tst_kube_backend with WARREN_TEST_BACKEND=kube: the Pod a cluster would run, played
+// by podman kube play, where "the container" is the pod with its tmpfs volumes.
 //
 // Needs podman and the image: $WARREN_TEST_IMAGE (default localhost/warren-test:2), which
 // packaging/make-test-image.sh builds. Podman reads $CONTAINERS_CONF; when that is unset and runc is
@@ -23,6 +25,14 @@ namespace {
 
 QString engine() { return QStandardPaths::findExecutable(QStringLiteral("podman")); }
 
+// podman (the default) or kube.
+QString backend()
+{
+    const QString fromEnv = qEnvironmentVariable("WARREN_TEST_BACKEND");
+    return fromEnv.isEmpty() ? QStringLiteral("podman") : fromEnv;
+}
+bool kube() { return backend() == QLatin1String("kube"); }
+
 QString image()
 {
     const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
@@ -32,13 +42,25 @@ QString image()
 // `podman ARGS`, stdout only.
 RunOutcome podman(const QStringList& arguments) { return runProgram(engine(), arguments); }
 
-// Names of Warren's containers whose owner label names this pid.
+// Names of Warren's containers (kube: pods and their volumes) whose owner label names this pid.
 QStringList containersOwnedBy(qint64 pid)
 {
+    QStringList names;
+    if (kube()) {
+        for (const QString& kind : {QStringLiteral("pod"), QStringLiteral("volume")}) {
+            const RunOutcome listed = podman({kind, kind == QLatin1String("pod") ? QStringLiteral("ps") : QStringLiteral("ls"),
+                                              QStringLiteral("--filter"), QStringLiteral("label=warren.sandbox=1"),
+                                              QStringLiteral("--format"),
+                                              QStringLiteral("{{.Name}}\t{{index .Labels \"warren.owner-pid\"}}")});
+            for (const QString& line : QString::fromUtf8(listed.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+                if (line.section(QLatin1Char('\t'), 1) == QString::number(pid))
+                    names << line.section(QLatin1Char('\t'), 0, 0);
+        }
+        return names;
+    }
     const RunOutcome listed = podman({QStringLiteral("ps"), QStringLiteral("--all"), QStringLiteral("--filter"),
                                       QStringLiteral("label=warren.sandbox=1"), QStringLiteral("--format"),
                                       QStringLiteral("{{.Names}}\t{{index .Labels \"warren.owner\"}}")});
-    QStringList names;
     const QString marker = QStringLiteral(":%1:").arg(pid);
     for (const QString& line : QString::fromUtf8(listed.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         if (line.contains(marker))
@@ -65,10 +87,16 @@ QStringList viewsOf(const QString& directory) {
 
 QStringList allWarrenContainers()
 {
-    const RunOutcome listed = podman({QStringLiteral("ps"), QStringLiteral("--all"), QStringLiteral("--filter"),
-                                      QStringLiteral("label=warren.sandbox=1"), QStringLiteral("--format"),
-                                      QStringLiteral("{{.Names}}")});
-    return QString::fromUtf8(listed.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QStringList names;
+    const QStringList listings[] = {{QStringLiteral("ps"), QStringLiteral("--all")},
+                                    {QStringLiteral("pod"), QStringLiteral("ps")},
+                                    {QStringLiteral("volume"), QStringLiteral("ls")}};
+    for (const QStringList& listing : listings) {
+        const RunOutcome listed = podman(listing + QStringList{QStringLiteral("--filter"), QStringLiteral("label=warren.sandbox=1"),
+                                                               QStringLiteral("--format"), QStringLiteral("{{.Name}}")});
+        names += QString::fromUtf8(listed.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+    return names;
 }
 
 } // namespace
@@ -95,6 +123,7 @@ private slots:
     void killedLaunchersViewIsUnmounted();
     void protectedPathCannotBeWritten_data();
     void protectedPathCannotBeWritten();
+    void existingProtectedFileIsItselfAndReadOnly();
     void hostFileOutsideWorkspaceUnreadable();
     void pidsLimit();
     void memoryLimit();
@@ -144,7 +173,7 @@ void TestContainerBackend::init()
 
 QStringList TestContainerBackend::options(const QStringList& more) const
 {
-    return QStringList{QStringLiteral("--backend"), QStringLiteral("podman"), QStringLiteral("--image"), image()} + more;
+    return QStringList{QStringLiteral("--backend"), backend(), QStringLiteral("--image"), image()} + more;
 }
 
 RunOutcome TestContainerBackend::probe(const QStringList& arguments, const QStringList& more) const
@@ -160,8 +189,8 @@ void TestContainerBackend::commandStatusIsPropagated_data()
     QTest::newRow("failure") << QStringList{"/bin/sh", "-c", "exit 7"} << 7;
     QTest::newRow("killed by a signal") << QStringList{"/bin/sh", "-c", "kill -9 $$"} << exitForSignal(SIGKILL);
     // podman's --init (catatonit) reports a command it cannot execute with status 1 and its message, where
-    // bwrap's launcher says 127.
-    QTest::newRow("command not found") << QStringList{"/no/such/program"} << 1;
+    // bwrap's launcher says 127; in a pod the runtime cannot start it: podman's own 125, with runc's message.
+    QTest::newRow("command not found") << QStringList{"/no/such/program"} << (kube() ? 125 : 1);
 }
 
 void TestContainerBackend::commandStatusIsPropagated()
@@ -176,13 +205,14 @@ void TestContainerBackend::runsUnprivileged()
 {
     RunOptions input;
     input.input = "from stdin\n";
+    // A pod has no stdin (podman kube play attaches none): the line read is empty.
     const RunOutcome outcome = m_workspace->run(
         {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
          QStringLiteral("read line; echo \"$line\"; id -u; grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status")},
         options(), input);
     QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
     const QString out = QString::fromUtf8(outcome.out);
-    QVERIFY2(out.startsWith(QLatin1String("from stdin\n")), qPrintable(outcome.describe()));
+    QVERIFY2(out.startsWith(kube() ? QLatin1String("\n") : QLatin1String("from stdin\n")), qPrintable(outcome.describe()));
     QVERIFY2(out.contains(QLatin1String("\n1000\n")) || out.contains(QStringLiteral("\n%1\n").arg(getuid())),
              qPrintable(outcome.describe()));
     QVERIFY2(!out.contains(QLatin1String("\n0\n")), qPrintable(outcome.describe()));
@@ -379,6 +409,28 @@ void TestContainerBackend::protectedPathCannotBeWritten()
     QCOMPARE(m_workspace->entries(), before);
 }
 
+// A protected path that exists is mounted read-only over itself: the file itself (not another one, not the
+// workspace), and no write reaches it.
+void TestContainerBackend::existingProtectedFileIsItselfAndReadOnly()
+{
+    QVERIFY(QDir(m_workspace->path()).mkpath(QStringLiteral(".git")));
+    QFile config(m_workspace->hostPath(QStringLiteral(".git/config")));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("[core]\n");
+    config.close();
+    if (geteuid() == 0)
+        QVERIFY(chown(QFile::encodeName(m_workspace->hostPath(QStringLiteral(".git"))).constData(), 1000, 1000) == 0 &&
+                chown(QFile::encodeName(config.fileName()).constData(), 1000, 1000) == 0);
+    const RunOutcome outcome = m_workspace->run(
+        {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+         QStringLiteral("cat /workspace/.git/config; echo '[alias]' >> /workspace/.git/config && echo WRITTEN")},
+        options());
+    QVERIFY2(outcome.exited(), qPrintable(outcome.describe()));
+    QCOMPARE(QString::fromUtf8(outcome.out), QStringLiteral("[core]\n"));
+    QVERIFY(config.open(QIODevice::ReadOnly));
+    QCOMPARE(config.readAll(), QByteArray("[core]\n"));
+}
+
 void TestContainerBackend::hostFileOutsideWorkspaceUnreadable()
 {
     QTemporaryDir outside;
@@ -431,7 +483,7 @@ void TestContainerBackend::missingImageIs125WithFix()
 {
     const RunOutcome outcome = m_workspace->run(
         {QStringLiteral("/bin/sh"), QStringLiteral("-c"), QStringLiteral("touch /workspace/ran")},
-        {QStringLiteral("--backend"), QStringLiteral("podman"), QStringLiteral("--image"), QStringLiteral("localhost/warren-no-such-image:0")});
+        {QStringLiteral("--backend"), backend(), QStringLiteral("--image"), QStringLiteral("localhost/warren-no-such-image:0")});
     QVERIFY2(outcome.exited() && outcome.exitCode == 125, qPrintable(outcome.describe()));
     QVERIFY(!m_workspace->exists(QStringLiteral("ran")));
     const QString err = QString::fromUtf8(outcome.err);
