@@ -163,10 +163,10 @@ struct TaskStartParams {
     // Facts of the run the agent cannot see from inside and tells the model (its system prompt): the sandbox
     // backend ("bwrap", "podman", ...), the network policy ("none", "loopback", "allow:HOST,..."), the
     // provider ("openai", "anthropic", "ollama", ...) and the model's name. nullopt: not known.
-    std::optional<std::string> sandbox;
-    std::optional<std::string> network;
-    std::optional<std::string> provider;
-    std::optional<std::string> model;
+    std::optional<std::string> sandbox = std::nullopt;
+    std::optional<std::string> network = std::nullopt;
+    std::optional<std::string> provider = std::nullopt;
+    std::optional<std::string> model = std::nullopt;
     friend bool operator==(const TaskStartParams&, const TaskStartParams&) = default;
 };
 

@@ -356,6 +356,11 @@ private slots:
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         start.token = "payload.mac";
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
+        start.sandbox = "bwrap";
+        start.network = "allow:pypi.org";
+        start.provider = "anthropic";
+        start.model = "claude-sonnet-4-5";
+        QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         QVERIFY(!taskStartParamsFromJson(
             json{{"protocol_version", 2}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
         QVERIFY(controlParamsFromJson(toJson(ControlParams{std::string("user")})).value() ==
