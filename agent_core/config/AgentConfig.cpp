@@ -222,6 +222,12 @@ const std::vector<Key>& keys() {
                 "a tool still running this long into a step is killed and reported as timed out; 0 = none"),
         uintKey("token_budget", &C::tokenBudget, 0,
                 "input + output tokens the task may use; reaching it stops the task; 0 = none"),
+        uintKey("max_bad_calls", &C::maxBadCalls, 1,
+                "tool calls in a row the model gets wrong (arguments not JSON, no such tool, a missing, unknown "
+                "or mistyped argument) that stop the task; each is answered with what was wrong"),
+        uintKey("max_nudges", &C::maxNudges, 0,
+                "replies without a tool call answered with a nudge to go on or call finish before such a reply "
+                "ends the task"),
         boolKey("loop_detection", &C::loopDetection, "watch for the same tool call repeated in a row"),
         uintKey("loop_threshold", &C::loopThreshold, 2,
                 "that many identical calls in a row warn the model; one more stops the task"),
@@ -246,7 +252,10 @@ const std::vector<Key>& keys() {
         boolKey("lazy_tools", &C::lazyTools, "a tool is constructed on its first call"),
         uintKey("shell_timeout_sec", &C::shellTimeoutSec, 1, "shell's timeout when a call gives none"),
         uintKey("tool_output_limit_bytes", &C::toolOutputLimitBytes, 256,
-                "output of one tool call the model reads (head and tail kept)"),
+                "output one tool call collects (head and tail kept): its memory bound"),
+        uintKey("tool_output_limit_tokens", &C::toolOutputLimitTokens, 64,
+                "estimated tokens of one tool call's output the model reads (head and tail kept, the cut "
+                "marked with how to narrow it)"),
         toolListKey("approval_tools", &C::approvalTools, false, "calls of these tools wait for approval"),
         boolKey("execution_cache", &C::executionCache, "results of read-only tool calls are cached"),
         choiceKey("memory_backend", &C::memoryBackend,

@@ -41,6 +41,11 @@ struct AgentConfig {
     std::uint64_t timeoutPerStepSec = 0; // timeout_per_step_sec: 0 = none; a tool running at the
                                          // deadline is killed and reported as timed out
     std::uint64_t tokenBudget = 0;       // token_budget: input + output tokens; 0 = none
+    std::uint64_t maxBadCalls = 5;       // max_bad_calls (>= 1): tool calls in a row the model gets wrong
+                                         // (arguments not JSON, no such tool, a missing, unknown or
+                                         // mistyped argument) that stop the task; fewer are answered
+    std::uint64_t maxNudges = 2;         // max_nudges: replies without a tool call answered with a nudge
+                                         // to go on (or call finish) before such a reply ends the task
     bool loopDetection = false;          // loop_detection: the same call with the same arguments
     std::uint64_t loopThreshold = 3;     // loop_threshold (>= 2): ...this many times in a row warns the
                                          // model; one more repeat stops the task
@@ -62,8 +67,10 @@ struct AgentConfig {
                                                      // is always enabled (added when missing)
     bool lazyTools = false;                          // lazy_tools: a tool is constructed on its first call
     std::uint64_t shellTimeoutSec = 120;             // shell_timeout_sec (>= 1): shell's default timeout
-    std::uint64_t toolOutputLimitBytes = 16384; // tool_output_limit_bytes (>= 256): output the model reads
-                                                // per call
+    std::uint64_t toolOutputLimitBytes = 16384; // tool_output_limit_bytes (>= 256): output a tool collects
+                                                // per call (its memory bound)
+    std::uint64_t toolOutputLimitTokens = 3000; // tool_output_limit_tokens (>= 64): estimated tokens of one
+                                                // call's output the model reads (head and tail kept)
     std::vector<std::string> approvalTools;     // approval_tools: calls of these tools need approval
     bool executionCache = true;                 // execution_cache: cache read-only tool results
     // Memory

@@ -4,7 +4,6 @@ namespace warren::agent {
 
 namespace {
 
-constexpr std::uint64_t kBytesPerToken = 4;
 // Role markers and separators the chat templates wrap around each message.
 constexpr std::uint64_t kTokensPerMessage = 4;
 

@@ -10,6 +10,9 @@
 
 namespace warren::agent {
 
+// The estimate's rate: about four bytes of English or code per token.
+inline constexpr std::uint64_t kBytesPerToken = 4;
+
 // Role, content, tool call ids and names, and the arguments' JSON text: bytes / 4 rounded up, plus the
 // per-message framing.
 std::uint64_t estimateTokens(const protocol::ChatMessage& message);

@@ -14,6 +14,7 @@
 #include "agent_core/llm/Llm.h"
 #include "agent_core/loop/EventLog.h"
 #include "agent_core/loop/Hooks.h"
+#include "agent_core/prompt/SystemPrompt.h"
 #include "agent_core/tools/Cancellation.h"
 
 #include <filesystem>
@@ -66,6 +67,8 @@ public:
     void setApprover(Approver approver) { m_approver = std::move(approver); }
     // The control plane, for memory_backend host (HostChannel::call).
     void setHostCall(HostCall call) { m_hostCall = std::move(call); }
+    // What the control plane says of the run (sandbox, network, provider, model), for the system prompt.
+    void setRunFacts(RunFacts facts) { m_facts = std::move(facts); }
 
     // Runs the task to its end, or resumes it from the checkpoint in paths.state, reporting through events.
     TaskOutcome run(const AgentPaths& paths, const std::string& taskId, const std::string& prompt,
@@ -74,6 +77,7 @@ public:
 private:
     AgentConfig m_config;
     AgentSettings m_settings;
+    RunFacts m_facts;
     Hooks m_hooks;
     std::unique_ptr<Llm> m_model;
     Approver m_approver;

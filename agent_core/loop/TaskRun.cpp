@@ -4,10 +4,13 @@
 #include "agent_core/context/Compaction.h"
 #include "agent_core/context/CutReply.h"
 #include "agent_core/context/MemoryGuard.h"
+#include "agent_core/context/OutputBudget.h"
 #include "agent_core/context/TokenEstimate.h"
 #include "agent_core/loop/BuiltInTools.h"
+#include "agent_core/loop/CallCheck.h"
 #include "agent_core/loop/ResourceReport.h"
 #include "agent_core/memory/MemoryBackendFactory.h"
+#include "agent_core/prompt/ProjectInstructions.h"
 #include "agent_core/tools/WorkspaceSnapshot.h"
 
 #include <algorithm>
@@ -19,10 +22,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr const char* kSystemPrompt =
-    "You are a software agent working in the workspace /workspace, inside a sandbox. Use the tools to "
-    "inspect and change files and to run commands; paths are relative to /workspace. When the task is "
-    "done, call finish with a short summary of what you did.";
+// What a model that replied without a tool call is told in an unattended run (max_nudges).
+constexpr const char* kNudge =
+    "You replied without calling a tool. This run is unattended: nobody will answer or act on text. If the "
+    "task is done and checked, call finish with your summary; otherwise go on with the next tool call.";
 
 protocol::ToolSpec finishSpec() {
     return {"finish", "End the task with a summary of what was done.",
@@ -91,9 +94,10 @@ std::uint64_t millisSince(Clock::time_point start) {
 
 } // namespace
 
-TaskRun::TaskRun(const AgentConfig& config, const AgentSettings& settings, const Hooks& hooks, Llm& model, const Approver& approver,
-                 const HostCall& hostCall, const AgentPaths& paths, EventLog& events, Cancellation& cancellation)
-    : m_config(config), m_settings(settings), m_hooks(hooks), m_model(model), m_approver(approver), m_hostCall(hostCall),
+TaskRun::TaskRun(const AgentConfig& config, const AgentSettings& settings, const RunFacts& facts, const Hooks& hooks,
+                 Llm& model, const Approver& approver, const HostCall& hostCall, const AgentPaths& paths,
+                 EventLog& events, Cancellation& cancellation)
+    : m_config(config), m_settings(settings), m_facts(facts), m_hooks(hooks), m_model(model), m_approver(approver), m_hostCall(hostCall),
       m_paths(paths), m_events(events), m_cancellation(cancellation),
       m_loopDetector(config.loopThreshold), m_runStart(Clock::now()) {}
 
@@ -156,7 +160,6 @@ Status TaskRun::openState(const std::string& taskId, const std::string& prompt) 
         m_state.prompt = prompt;
         m_state.presets = m_settings.presets;
         m_state.overrides = m_settings.overrides;
-        m_state.messages = {{"system", kSystemPrompt, {}, std::nullopt, {}}, {"user", prompt, {}, std::nullopt, {}}};
     }
     m_countersAtStart = m_state.counters;
     SeqMark* mark = m_seqMark ? &*m_seqMark : nullptr;
@@ -198,12 +201,37 @@ void TaskRun::setUpTools() {
 
 void TaskRun::startFresh(const std::string& taskId, const std::string& prompt) {
     m_events.emit(protocol::TaskStartedData{taskId, prompt, m_state.presets, configToJson(m_config)});
+    startConversation(prompt);
     if (!m_memoryProblem.empty())
         m_events.log(LogLevel::Warn, "memory tools unavailable: " + m_memoryProblem);
     if (!m_paths.state)
         m_events.log(LogLevel::Info, "no state directory: the task cannot be resumed if it is stopped");
     fireHook(hook::kOnTaskStart);
     saveCheckpoint(true);
+}
+
+std::vector<protocol::ToolSpec> TaskRun::offeredTools() const {
+    auto specs = m_tools->specs();
+    specs.push_back(finishSpec());
+    return specs;
+}
+
+void TaskRun::startConversation(const std::string& prompt) {
+    std::vector<std::string> names;
+    for (const auto& spec : offeredTools())
+        names.push_back(spec.name);
+    const SystemPrompt system = renderSystemPrompt(m_config, m_facts, names);
+    m_events.log(LogLevel::Info, "system prompt version " + system.version + " for the " +
+                                     std::string(toString(system.family)) + " model family, about " +
+                                     std::to_string(system.text.size() / kBytesPerToken) + " tokens");
+    m_state.messages = {{"system", system.text, {}, std::nullopt, {}}};
+    const auto files = findProjectInstructions(m_paths.workspace);
+    for (const auto& file : files)
+        m_events.emit(protocol::ProjectInstructionsData{file.path, file.text, file.bytes, file.truncated});
+    if (!files.empty())
+        m_state.messages.push_back({"user", instructionsMessage(files), {}, std::nullopt, {}});
+    m_state.messages.push_back({"user", prompt, {}, std::nullopt, {}});
+    m_contextTokens.reset();
 }
 
 void TaskRun::resume() {
@@ -356,10 +384,10 @@ std::optional<TaskOutcome> TaskRun::askModel() {
         }
         m_cutsInARow = 0;
         addMessage({"assistant", result.content, result.toolCalls, std::nullopt, std::move(result.reasoning)});
-        if (result.toolCalls.empty()) {
-            // A reply without tool calls is the model's last word.
-            m_finishSummary = result.content;
-        }
+        if (result.toolCalls.empty())
+            onReplyWithoutCalls(result.content);
+        else
+            m_nudgesInARow = 0;
         // Not saved yet: the state written before the first call (or at the end of the step) holds this
         // reply. A kill before then asks the model again.
         m_state.pendingCalls = std::move(result.toolCalls);
@@ -395,12 +423,45 @@ std::optional<std::variant<std::uint64_t, TaskOutcome>> TaskRun::onCutReply(prot
     return std::nullopt;
 }
 
+void TaskRun::onReplyWithoutCalls(const std::string& content) {
+    if (m_nudgesInARow >= m_config.maxNudges) {
+        m_finishSummary = content; // the model's last word
+        return;
+    }
+    ++m_nudgesInARow;
+    m_events.emit(guardEvent("max_nudges", "warn",
+                             "the model replied without a tool call; told to go on or call finish (" +
+                                 std::to_string(m_nudgesInARow) + " of " + std::to_string(m_config.maxNudges) + ")"));
+    addMessage({"user", kNudge, {}, std::nullopt, {}});
+}
+
+std::optional<TaskOutcome> TaskRun::refuseBadCall(const protocol::ToolCall& call, const std::string& problem) {
+    m_events.emit(protocol::ToolCallData{call.id, call.arguments}, {call.name, std::nullopt, std::nullopt});
+    ++m_badCallsInARow;
+    if (m_badCallsInARow >= m_config.maxBadCalls) {
+        const std::string detail = std::to_string(m_badCallsInARow) +
+                                   " tool calls in a row the model got wrong (max_bad_calls); the last: " + problem;
+        recordToolResult(call, "Not run: " + problem, resultWith(std::nullopt));
+        m_events.emit(guardEvent("max_bad_calls", "stop", detail));
+        m_state.pendingCalls.clear();
+        return finish(ExitReason::Guard, detail);
+    }
+    recordToolResult(call, "Not run: " + problem, resultWith(1));
+    return std::nullopt;
+}
+
 std::optional<TaskOutcome> TaskRun::runPendingCalls() {
     while (!m_state.pendingCalls.empty()) {
         if (m_cancellation.stopRequested())
             return std::nullopt; // the checkpoint keeps the calls not started; stopIfRequested ends the run
         const auto call = m_state.pendingCalls.front();
         m_state.pendingCalls.erase(m_state.pendingCalls.begin());
+        if (auto problem = checkToolCall(call, offeredTools())) {
+            if (auto end = refuseBadCall(call, *problem))
+                return end;
+            continue;
+        }
+        m_badCallsInARow = 0;
         if (call.name == "finish") {
             m_finishSummary = call.arguments.is_object() && call.arguments.contains("summary") &&
                                       call.arguments["summary"].is_string()
@@ -508,7 +569,10 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
                              "effects, if any, are unknown.",
                          std::move(data), millisSince(started));
     } else {
-        recordToolResult(call, outcome.output + warning, std::move(data), millisSince(started));
+        // The model reads the output within its token budget; tool_output events carry all a process printed.
+        FittedOutput fitted = fitToBudget(outcome.output, m_config.toolOutputLimitTokens, narrowingHint(call.name));
+        data.truncated = data.truncated || fitted.cut;
+        recordToolResult(call, std::move(fitted.text) + warning, std::move(data), millisSince(started));
     }
     m_state.runningCall.reset();
     return std::nullopt;

@@ -7,6 +7,7 @@
 #include "agent_core/loop/Agent.h"
 #include "agent_core/loop/ToolRegistry.h"
 #include "agent_core/memory/AgentMemory.h"
+#include "agent_core/prompt/SystemPrompt.h"
 #include "agent_core/state/CheckpointStore.h"
 #include "agent_core/state/SeqMark.h"
 #include "agent_core/tools/ExecutionCache.h"
@@ -20,8 +21,9 @@ namespace warren::agent {
 
 class TaskRun {
 public:
-    TaskRun(const AgentConfig& config, const AgentSettings& settings, const Hooks& hooks, Llm& model, const Approver& approver,
-            const HostCall& hostCall, const AgentPaths& paths, EventLog& events, Cancellation& cancellation);
+    TaskRun(const AgentConfig& config, const AgentSettings& settings, const RunFacts& facts, const Hooks& hooks, Llm& model,
+            const Approver& approver, const HostCall& hostCall, const AgentPaths& paths, EventLog& events,
+            Cancellation& cancellation);
     ~TaskRun();
 
     TaskOutcome run(const std::string& taskId, const std::string& prompt);
@@ -38,7 +40,15 @@ private:
     // nullopt when the model was told and the next step goes on.
     std::optional<std::variant<std::uint64_t, TaskOutcome>> onCutReply(protocol::LlmChatResult& result,
                                                                       std::uint64_t askedLimit);
+    // What the model is offered: the enabled tools, then finish.
+    std::vector<protocol::ToolSpec> offeredTools() const;
+    // The conversation a task starts with: the system prompt, the project's instructions, the task.
+    void startConversation(const std::string& prompt);
+    // A reply without a tool call: nudged to go on (max_nudges), else the model's last word.
+    void onReplyWithoutCalls(const std::string& content);
     std::optional<TaskOutcome> runPendingCalls();
+    // A call checkToolCall refused: answered with what was wrong; max_bad_calls in a row stop the task.
+    std::optional<TaskOutcome> refuseBadCall(const protocol::ToolCall& call, const std::string& problem);
     std::optional<TaskOutcome> runCall(const protocol::ToolCall& call);
     ToolOutcome executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached);
     std::optional<TaskOutcome> endStep();
@@ -58,6 +68,7 @@ private:
 
     const AgentConfig& m_config;
     const AgentSettings& m_settings;
+    const RunFacts& m_facts;
     const Hooks& m_hooks;
     Llm& m_model;
     const Approver& m_approver;
@@ -85,6 +96,8 @@ private:
     RunCounters m_countersAtStart;
     std::optional<std::string> m_finishSummary;
     unsigned m_cutsInARow = 0; // replies cut by the output limit since the last whole one
+    std::uint64_t m_badCallsInARow = 0; // calls checkToolCall refused since the last good one
+    std::uint64_t m_nudgesInARow = 0;   // replies without a tool call since the last with one
 };
 
 } // namespace warren::agent

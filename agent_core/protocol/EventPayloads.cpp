@@ -296,6 +296,26 @@ Result<ApprovalResolvedData> ApprovalResolvedData::fromJson(const json& data) {
 
 // ---- the agent's own state ------------------------------------------------------------------------------
 
+json ProjectInstructionsData::toJson() const {
+    json out = {{"path", path}, {"text", text}, {"bytes", bytes}};
+    if (truncated)
+        out["truncated"] = true;
+    return out;
+}
+
+Result<ProjectInstructionsData> ProjectInstructionsData::fromJson(const json& data) {
+    const auto at = where<ProjectInstructionsData>();
+    Error error;
+    ProjectInstructionsData out;
+    if (!take(checkObject<ProjectInstructionsData>(data, {"path", "text", "bytes", "truncated"}), error) ||
+        !take(getString(data, "path", at), out.path, error) ||
+        !take(getString(data, "text", at), out.text, error) ||
+        !take(getUint(data, "bytes", at), out.bytes, error) ||
+        !takeFlag(getOptionalBool(data, "truncated", at), out.truncated, error))
+        return error;
+    return out;
+}
+
 json CheckpointData::toJson() const {
     return {{"path", path}, {"bytes", bytes}};
 }

@@ -145,6 +145,18 @@ struct ApprovalResolvedData {
     friend bool operator==(const ApprovalResolvedData&, const ApprovalResolvedData&) = default;
 };
 
+// One file of the project's instructions, as the model read it (agent_core/prompt/ProjectInstructions.h).
+struct ProjectInstructionsData {
+    static constexpr std::string_view kType = event_type::kProjectInstructions;
+    std::string path;        // relative to the workspace
+    std::string text;        // what the model read
+    std::uint64_t bytes = 0; // the file's size
+    bool truncated = false;  // text is cut (the cap for project instructions)
+    nlohmann::json toJson() const;
+    static Result<ProjectInstructionsData> fromJson(const nlohmann::json& data);
+    friend bool operator==(const ProjectInstructionsData&, const ProjectInstructionsData&) = default;
+};
+
 struct CheckpointData {
     static constexpr std::string_view kType = event_type::kCheckpoint;
     std::string path;
@@ -240,7 +252,7 @@ struct TaskFinishedData {
 
 // One event's data, whichever its type.
 using EventPayload =
-    std::variant<TaskStartedData, TaskResumedData, StepStartedData, ModelDeltaData, ModelResponseData,
+    std::variant<TaskStartedData, ProjectInstructionsData, TaskResumedData, StepStartedData, ModelDeltaData, ModelResponseData,
                  ToolCallData, ToolOutputData, ToolResultData, FileChangedData, ApprovalRequestedData,
                  ApprovalResolvedData, CheckpointData, ResourceSampleData, HookData, GuardData, ErrorData,
                  LogData, NetworkRequestData, LimitsAppliedData, TaskFinishedData>;

@@ -11,6 +11,7 @@ using namespace event_type;
 
 constexpr std::array kCatalog = {
     EventTypeInfo{kTaskStarted, "the task began: prompt, presets, config"},
+    EventTypeInfo{kProjectInstructions, "a project instructions file (AGENTS.md and the like) the model was given"},
     EventTypeInfo{kTaskResumed, "started from a checkpoint: the step it resumes at"},
     EventTypeInfo{kStepStarted, "a new step of the loop begins"},
     EventTypeInfo{kModelDelta, "a streamed piece of the model's reply"},

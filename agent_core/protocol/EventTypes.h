@@ -10,6 +10,7 @@ namespace warren::protocol {
 namespace event_type {
 // What each type means: eventTypeCatalog() and docs/PROTOCOL.md.
 inline constexpr std::string_view kTaskStarted = "task_started";
+inline constexpr std::string_view kProjectInstructions = "project_instructions";
 inline constexpr std::string_view kTaskResumed = "task_resumed";
 inline constexpr std::string_view kStepStarted = "step_started";
 inline constexpr std::string_view kModelDelta = "model_delta";

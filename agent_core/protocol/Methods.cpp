@@ -118,17 +118,21 @@ Result<MemoryHit> memoryHitFromJson(const json& value, const std::string& where)
 }
 
 json toJson(const ToolCall& call) {
-    return {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}};
+    json out = {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}};
+    if (call.invalidArguments)
+        out["invalid_arguments"] = *call.invalidArguments;
+    return out;
 }
 
 Result<ToolCall> toolCallFromJson(const json& value, const std::string& where) {
     Error error;
     ToolCall call;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"id", "name", "arguments"}, where), error) ||
+        !take(checkKeys(value, {"id", "name", "arguments", "invalid_arguments"}, where), error) ||
         !take(getString(value, "id", where), call.id, error) ||
         !take(getString(value, "name", where), call.name, error) ||
-        !take(getObject(value, "arguments", where), call.arguments, error))
+        !take(getObject(value, "arguments", where), call.arguments, error) ||
+        !take(getOptionalString(value, "invalid_arguments", where), call.invalidArguments, error))
         return error;
     return call;
 }
@@ -378,6 +382,12 @@ json toJson(const TaskStartParams& params) {
                 {"overrides", params.overrides}};
     if (params.token)
         out["token"] = *params.token;
+    const std::pair<const char*, const std::optional<std::string>*> facts[] = {
+        {"sandbox", &params.sandbox}, {"network", &params.network}, {"provider", &params.provider},
+        {"model", &params.model}};
+    for (const auto& [key, fact] : facts)
+        if (*fact)
+            out[key] = **fact;
     return out;
 }
 
@@ -386,7 +396,8 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
     Error error;
     TaskStartParams params;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides", "token"},
+        !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides", "token", "sandbox",
+                                "network", "provider", "model"},
                         where),
               error) ||
         !take(getUint(value, "protocol_version", where), params.protocolVersion, error))
@@ -409,6 +420,11 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
             return error;
         params.token = std::move(token);
     }
+    if (!take(getOptionalString(value, "sandbox", where), params.sandbox, error) ||
+        !take(getOptionalString(value, "network", where), params.network, error) ||
+        !take(getOptionalString(value, "provider", where), params.provider, error) ||
+        !take(getOptionalString(value, "model", where), params.model, error))
+        return error;
     return params;
 }
 

@@ -18,7 +18,7 @@
 namespace warren::protocol {
 
 // Bumped when a change would make an old peer misread a message; sent in task.start.
-inline constexpr std::uint64_t kProtocolVersion = 1;
+inline constexpr std::uint64_t kProtocolVersion = 2;
 
 namespace method {
 // agent -> control plane, notification: one event of the task (Event.h).
@@ -160,6 +160,13 @@ struct TaskStartParams {
     // The task's tool-proxy token: the agent puts it in the params of every request it sends (kTokenParam),
     // and the control plane checks it (task, scope, expiry, revocation) before acting.
     std::optional<std::string> token;
+    // Facts of the run the agent cannot see from inside and tells the model (its system prompt): the sandbox
+    // backend ("bwrap", "podman", ...), the network policy ("none", "loopback", "allow:HOST,..."), the
+    // provider ("openai", "anthropic", "ollama", ...) and the model's name. nullopt: not known.
+    std::optional<std::string> sandbox = std::nullopt;
+    std::optional<std::string> network = std::nullopt;
+    std::optional<std::string> provider = std::nullopt;
+    std::optional<std::string> model = std::nullopt;
     friend bool operator==(const TaskStartParams&, const TaskStartParams&) = default;
 };
 

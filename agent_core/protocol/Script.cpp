@@ -18,10 +18,15 @@ Result<ToolCall> readToolCall(const json& value, const std::string& where, std::
     ToolCall call;
     std::optional<std::string> id;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"id", "name", "arguments"}, where), error) ||
+        !take(checkKeys(value, {"id", "name", "arguments", "invalid_arguments"}, where), error) ||
         !take(getOptionalString(value, "id", where), id, error) ||
-        !take(getString(value, "name", where), call.name, error))
+        !take(getString(value, "name", where), call.name, error) ||
+        !take(getOptionalString(value, "invalid_arguments", where), call.invalidArguments, error))
         return error;
+    if (call.invalidArguments && value.contains("arguments"))
+        return makeError(ErrorCode::InvalidArgument,
+                         where + ": a call has \"arguments\" or \"invalid_arguments\" (the text a model wrote "
+                                 "that is not a JSON object), not both");
     if (call.name.empty())
         return makeError(ErrorCode::InvalidArgument, where + ".name: is empty");
     if (value.contains("arguments") && !take(getObject(value, "arguments", where), call.arguments, error))

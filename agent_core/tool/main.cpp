@@ -226,6 +226,7 @@ int runStandalone(const Options& options) {
     installProcessSettings(cancellation);
     const auto egress = startEgressForwarder(); // serves the tools until the agent exits
     (*agent)->setModel(std::make_unique<ScriptedLlm>(std::move(script).value()));
+    (*agent)->setRunFacts({std::nullopt, std::nullopt, std::string("scripted"), std::nullopt});
     const bool approveAll = options.approve.value_or("deny") == "auto";
     (*agent)->setApprover([approveAll](const protocol::ApprovalRequestParams&) -> Result<protocol::ApprovalResult> {
         if (approveAll)
@@ -298,6 +299,7 @@ int serve(const Options& options) {
     };
     (*agent)->setModel(std::make_unique<HostLlm>(call));
     (*agent)->setHostCall(call);
+    (*agent)->setRunFacts({params->sandbox, params->network, params->provider, params->model});
     (*agent)->setApprover([&call](const protocol::ApprovalRequestParams& approval)
                               -> Result<protocol::ApprovalResult> {
         // The user decides; the step's deadline does not hurry them.

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace warren::agent {
@@ -56,6 +57,20 @@ std::optional<std::string> readReplaced(const fs::path& path, std::size_t maxByt
     return content;
 }
 
+// Tools that trust a file's modification time in whole seconds (Python's bytecode cache checks the
+// source's mtime in seconds and its size; make, rsync's quick check) would take a file rewritten within
+// the second of the previous version, at the same size, for unchanged. The new version's mtime is moved
+// to the second after the old one's when the clock has not got there yet, so it always differs.
+bool advanceMtimePast(int fd, const struct stat& replaced) {
+    struct stat now {};
+    if (::fstat(fd, &now) != 0)
+        return false;
+    if (now.st_mtim.tv_sec > replaced.st_mtim.tv_sec)
+        return true;
+    const struct timespec times[2] = {{0, UTIME_OMIT}, {replaced.st_mtim.tv_sec + 1, now.st_mtim.tv_nsec}};
+    return ::futimens(fd, times) == 0;
+}
+
 } // namespace
 
 Status writeFileAtomically(const fs::path& path, const std::string& shown, std::string_view content,
@@ -91,6 +106,8 @@ Status writeFileAtomically(const fs::path& path, const std::string& shown, std::
         }
         if (::fchmod(fd, replaced->st_mode & 07777) != 0)
             return fail("cannot keep the mode of " + shown);
+        if (!advanceMtimePast(fd, *replaced))
+            return fail("cannot set the modification time of " + shown);
     }
     if (::fsync(fd) != 0)
         return fail("cannot write " + shown);

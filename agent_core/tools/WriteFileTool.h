@@ -23,7 +23,8 @@ public:
 // Writes content through a temporary file in the same directory, fsync and a rename: a reader, or a crash,
 // sees the old file or the new one, never a mix, and no temporary file is left behind. When `replaced` is
 // the file being replaced, its mode and (where the process may) its owner are kept; a new file gets 0666
-// less the umask. Messages name `shown`.
+// less the umask, and the new version's mtime is at least a whole second past the old one's (tools that
+// compare mtimes in seconds must see the change). Messages name `shown`.
 Status writeFileAtomically(const std::filesystem::path& path, const std::string& shown,
                            std::string_view content, const struct stat* replaced);
 

@@ -277,6 +277,12 @@ std::string LiveView::line(const protocol::Event&, const protocol::TaskStartedDa
     return body;
 }
 
+std::string LiveView::line(const protocol::Event&, const protocol::ProjectInstructionsData& data) {
+    return paint(kDim, "\xC2\xB7 project instructions: " + oneLine(data.path) + " (" + std::to_string(data.bytes) +
+                           " bytes" + (data.truncated ? ", cut to the cap" : "") + ")") +
+           "\n";
+}
+
 std::string LiveView::line(const protocol::Event&, const protocol::TaskResumedData& data) {
     return paint(kBold, "\xE2\x86\xBB resumed from step " + std::to_string(data.fromStep)) +
            (data.interruptedToolCall

@@ -55,6 +55,7 @@ private:
     std::string renderData(const protocol::Event& envelope, const protocol::ToolResultData& data);
     std::string renderData(const protocol::Event& envelope, const auto& data);
     std::string line(const protocol::Event& envelope, const protocol::TaskStartedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::ProjectInstructionsData& data);
     std::string line(const protocol::Event& envelope, const protocol::TaskResumedData& data);
     std::string line(const protocol::Event& envelope, const protocol::StepStartedData& data);
     std::string line(const protocol::Event& envelope, const protocol::ModelResponseData& data);

@@ -155,11 +155,11 @@ Result<protocol::LlmChatResult> AnthropicStream::result() const {
                 ++result.cutToolCalls; // max_tokens stopped the input half-way: not a call to run
                 continue;
             }
+            // A model's mistake, not the server's: the agent tells the model and the task goes on.
             if (input.is_discarded() || !input.is_object())
-                return makeError(ErrorCode::System, "the model's call of " + call.name +
-                                                        " has input that is not a JSON object: " +
-                                                        excerpt(block.json, kLineExcerpt));
-            call.arguments = input;
+                call.invalidArguments = block.json;
+            else
+                call.arguments = input;
         }
         result.toolCalls.push_back(std::move(call));
     }

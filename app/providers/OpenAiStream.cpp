@@ -118,11 +118,11 @@ Result<protocol::LlmChatResult> OpenAiStream::result() const {
                 ++result.cutToolCalls; // the limit stopped the arguments half-way: not a call to run
                 continue;
             }
+            // A model's mistake, not the server's: the agent tells the model and the task goes on.
             if (arguments.is_discarded() || !arguments.is_object())
-                return makeError(ErrorCode::System, "the model's call of " + pending.name +
-                                                        " has arguments that are not a JSON object: " +
-                                                        excerpt(pending.arguments, kLineExcerpt));
-            call.arguments = arguments;
+                call.invalidArguments = pending.arguments;
+            else
+                call.arguments = arguments;
         }
         result.toolCalls.push_back(std::move(call));
     }

@@ -102,6 +102,12 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     plan.start.prompt = task.prompt;
     plan.start.presets = spec.presets;
     plan.start.overrides = overrides;
+    // What the agent tells the model about its run (agent_core/prompt/SystemPrompt.h).
+    plan.start.sandbox = sandbox::backendName(spec.backend);
+    plan.start.network = spec.network;
+    plan.start.provider = plan.provider.name;
+    if (!plan.provider.model.empty())
+        plan.start.model = plan.provider.model;
     return plan;
 }
 

@@ -264,6 +264,13 @@ void TimelineFold::take(const Event& e, const TaskResumedData& data) {
                                     : std::string());
 }
 
+void TimelineFold::take(const Event& e, const ProjectInstructionsData& data) {
+    TimelineCard& card = notice(e, State::Plain, "project instructions: " + data.path,
+                                std::to_string(data.bytes) + " bytes" + (data.truncated ? ", cut to the cap" : ""));
+    card.bodyKind = TimelineCard::Body::Plain;
+    card.body = data.text;
+}
+
 void TimelineFold::take(const Event& e, const CheckpointData& data) {
     notice(e, State::Plain, "checkpoint saved", std::to_string(data.bytes) + " bytes");
 }

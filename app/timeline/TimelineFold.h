@@ -64,6 +64,7 @@ private:
     void take(const protocol::Event& e, const protocol::FileChangedData& data);
     void take(const protocol::Event& e, const protocol::ApprovalRequestedData& data);
     void take(const protocol::Event& e, const protocol::ApprovalResolvedData& data);
+    void take(const protocol::Event& e, const protocol::ProjectInstructionsData& data);
     void take(const protocol::Event& e, const protocol::TaskResumedData& data);
     void take(const protocol::Event& e, const protocol::CheckpointData& data);
     void take(const protocol::Event& e, const protocol::HookData& data);

@@ -513,8 +513,12 @@ private slots:
                                             << R"({"command":"seq 1 3000"})" << 256 + 48 << true;
         QTest::newRow("shell, 256, exit 3") << limit256 << "shell"
                                             << R"({"command":"seq 1 3000; exit 3"})" << 256 + 48 + 32 << true;
-        QTest::newRow("shell, default 16384") << QStringList{} << "shell"
-                                              << R"({"command":"seq 1 3000"})" << 0 << false;
+        QTest::newRow("shell, under both limits") << sets({"tool_output_limit_tokens=4000"}) << "shell"
+                                                  << R"({"command":"seq 1 3000"})" << 0 << false;
+        // What the model reads is also held to tool_output_limit_tokens (4 bytes a token), its marker saying
+        // how to narrow the command.
+        QTest::newRow("shell, 100 tokens") << sets({"tool_output_limit_tokens=100"}) << "shell"
+                                           << R"({"command":"seq 1 3000"})" << 100 * 4 + 220 << true;
         QTest::newRow("read_file, 256") << limit256 << "read_file"
                                         << R"({"path":"numbers.txt"})" << 256 + 128 << true;
     }
@@ -744,9 +748,9 @@ private slots:
         QTest::addColumn<QString>("level");
         QTest::addColumn<QStringList>("stdoutLevels"); // of the log events
         QTest::addColumn<QStringList>("stderrLevels"); // of the "warren-agent: LEVEL: ..." lines
-        // The run logs a warning (no memory store), an info (no state directory) and a warning (calls after
-        // finish), in that order.
-        const QStringList all{"warn", "info", "warn"};
+        // The run logs an info (the system prompt's version), a warning (no memory store), an info (no state
+        // directory) and a warning (calls after finish), in that order.
+        const QStringList all{"info", "warn", "info", "warn"};
         const QStringList warnings{"warn", "warn"};
         QTest::newRow("json, debug") << "json"
                                      << "debug" << all << QStringList{};

@@ -183,6 +183,8 @@ private slots:
     void rateLimitIsRetried();
     void reasoningModelsThroughTheProxy_data();
     void reasoningModelsThroughTheProxy();
+    void malformedCallsGoBackToTheModel_data();
+    void malformedCallsGoBackToTheModel();
 
 private:
     QStringList runArguments(const Scenario& scenario, const QString& workspace, const QString& prompt) const;
@@ -336,6 +338,57 @@ void TestControlModel::rateLimitIsRetried() {
     const json task = onlyTask(dataDir);
     QCOMPARE(task.value("tokens_in", -1), tokensIn);
     QCOMPARE(task.value("tokens_out", -1), tokensOut);
+}
+
+void TestControlModel::malformedCallsGoBackToTheModel_data() { providerRows(); }
+
+// A model that writes arguments that are not JSON (local models do) is told so and corrects itself; the task
+// goes on. The call goes back with empty arguments beside its result, which both APIs accept.
+void TestControlModel::malformedCallsGoBackToTheModel() {
+    QFETCH(bool, anthropic);
+    QTemporaryDir root;
+    QVERIFY(root.isValid());
+    const QString workspace = root.filePath("workspace");
+    const QString dataDir = root.filePath("data");
+    QVERIFY(QDir().mkpath(workspace));
+
+    MockLlmServer server;
+    QVERIFY(server.listen());
+    server.behaveLike(anthropic ? warren::test::RealApi::Anthropic : warren::test::RealApi::OpenAi);
+    const Scenario scenario = scenarioFor(anthropic, server);
+    server.enqueue(streamed(turn(scenario, {"Writing it."}, "call_bad_1", "write_file",
+                                 {"{\"path\": \"hello.txt\", ", "\"content\": hello}"}, 31, 13)));
+    server.enqueue(streamed(turn(scenario, {"Fixed."}, "call_write_2", "write_file",
+                                 {"{\"path\": \"hello.txt\", \"content\": \"hello\\n\"}"}, 40, 13)));
+    server.enqueue(streamed(turn(scenario, {"Done."}, "call_finish_3", "finish", {"{\"summary\": \"Wrote it\"}"}, 57, 8)));
+
+    const WarrenResult result = warren::test::runWarren(runArguments(scenario, workspace, "make hello.txt"), dataDir,
+                                                        environmentWithKey(dataDir, scenario));
+    QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
+    QFile hello(workspace + "/hello.txt");
+    QVERIFY2(hello.open(QIODevice::ReadOnly), qPrintable(describe(result)));
+    QCOMPARE(hello.readAll(), QByteArray("hello\n"));
+
+    QCOMPARE(int(server.requests().size()), 3);
+    QCOMPARE(server.refusals(), 0);
+    const json second = server.requests()[1].json();
+    const std::string sent = second.dump();
+    QVERIFY2(sent.find("the arguments are not a JSON object") != std::string::npos, sent.c_str());
+    QVERIFY2(sent.find("\\\"content\\\": hello}") != std::string::npos, sent.c_str());
+    // The bad call itself goes back with empty arguments.
+    const json& assistant = second["messages"][anthropic ? 1 : 2];
+    if (anthropic)
+        QCOMPARE(assistant["content"][1].value("input", json()), json::object());
+    else
+        QCOMPARE(assistant["tool_calls"][0]["function"].value("arguments", ""), std::string("{}"));
+
+    // The timeline has the bad call and its answer.
+    const auto events = warren::test::jsonLines(result.out);
+    const auto refused = std::find_if(events.begin(), events.end(), [](const json& event) {
+        return event.value("type", "") == "tool_result" && event["data"].value("id", "") == "call_bad_1";
+    });
+    QVERIFY(refused != events.end());
+    QVERIFY((*refused)["data"].value("output", "").starts_with("Not run: write_file: the arguments are not a JSON object"));
 }
 
 void TestControlModel::reasoningModelsThroughTheProxy_data() { providerRows(); }

@@ -2,3 +2,11 @@
 warren_add_test(tst_agent_api SOURCES tst_agent_api.cpp LIBS warren_agent_core LABELS unit)
 # What the loop does with a model's reply: settings into llm.chat, cut replies, thinking blocks kept.
 warren_add_test(tst_model_replies SOURCES tst_model_replies.cpp LIBS warren_agent_core LABELS unit)
+# A model's mistakes and what it is told: bad calls answered, nudges, the output budget, the prompt.
+warren_add_test(tst_model_mistakes SOURCES tst_model_mistakes.cpp LIBS warren_agent_core LABELS unit)
+# The checks a call passes before it runs (pure).
+warren_add_test(tst_call_check SOURCES tst_call_check.cpp LIBS warren_agent_core LABELS unit)
+# The system prompt with the facts of the run, and the project's instructions (AGENTS.md and the like).
+warren_add_test(tst_system_prompt SOURCES tst_system_prompt.cpp LIBS warren_agent_prompt LABELS unit)
+# What the model reads of a tool's output: the token budget, head and tail, the hint (pure).
+warren_add_test(tst_output_budget SOURCES tst_output_budget.cpp LIBS warren_agent_context LABELS unit)

@@ -146,6 +146,13 @@ void TestAnthropicStream::assemblesReplies_data() {
         << QStringList{"Writing."}
         << q("{'content':'Writing.','tool_calls':[],'token_usage':{'input':25,'output':4096},'finish_reason':'length',"
              "'cut_tool_calls':1}");
+    // The model's mistake goes back to it (the agent answers the call with what was wrong), never fails the reply.
+    QTest::newRow("tool input that is not JSON is passed on as the model wrote it")
+        << QList<QByteArray>{kStart, toolStart(0, "t", "shell"), jsonDelta(0, "{'comm"), blockStop(0),
+                             messageDelta("tool_use", 5), kStop}
+        << QStringList{}
+        << q("{'content':'','tool_calls':[{'id':'t','name':'shell','arguments':{},'invalid_arguments':'{\\'comm'}],"
+             "'token_usage':{'input':25,'output':5},'finish_reason':'tool_calls'}");
     QTest::newRow("unknown event types are ignored")
         << QList<QByteArray>{kStart, q("{'type':'future_event','x':1}"), textStart(0), textDelta(0, "a"),
                              messageDelta("max_tokens", 2), kStop}
@@ -178,9 +185,6 @@ void TestAnthropicStream::refusesBrokenStreams_data() {
     QTest::newRow("ends without message_stop")
         << QList<QByteArray>{kStart, textStart(0), textDelta(0, "a"), messageDelta("end_turn", 2)}
         << "without message_stop";
-    QTest::newRow("tool input that is not JSON")
-        << QList<QByteArray>{kStart, toolStart(0, "t", "shell"), jsonDelta(0, "{'comm"), blockStop(0), kStop}
-        << "call of shell has input that is not a JSON object";
 }
 
 void TestAnthropicStream::refusesBrokenStreams() {

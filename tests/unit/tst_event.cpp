@@ -143,6 +143,7 @@ private slots:
                                                      "log",
                                                      "network_request",
                                                      "limits_applied",
+                                                     "project_instructions",
                                                      "task_finished"};
         std::set<std::string_view> names;
         for (const auto& info : eventTypeCatalog()) {

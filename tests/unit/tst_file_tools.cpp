@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 using namespace warren;
@@ -411,6 +412,32 @@ private slots:
         QCOMPARE(m_changes.size(), 1u);
         QCOMPARE(q(std::string(toString(m_changes[0].change))), "modified");
         QVERIFY(!namesIn(m_workspace).join(",").contains(".warren-"));
+    }
+
+    // A file rewritten at the same size must not look unchanged to a check that counts mtime in whole
+    // seconds (Python's bytecode cache, make): the new version's mtime is past the old one's second, even
+    // when the old one's is ahead of the clock (set here to an hour ahead, so the clock cannot pass it).
+    void rewritesMoveTheMtimePastTheOldSecond_data() {
+        QTest::addColumn<bool>("edit");
+        QTest::newRow("write_file") << false;
+        QTest::newRow("edit_file") << true;
+    }
+    void rewritesMoveTheMtimePastTheOldSecond() {
+        QFETCH(bool, edit);
+        writeRaw(ws("mod.py"), "VALUE = 1\n");
+        struct stat before {};
+        QCOMPARE(::stat(ws("mod.py").c_str(), &before), 0);
+        const struct timespec ahead[2] = {{0, UTIME_OMIT}, {before.st_mtim.tv_sec + 3600, 500}};
+        QCOMPARE(::utimensat(AT_FDCWD, ws("mod.py").c_str(), ahead, 0), 0);
+        const ToolOutcome outcome =
+            edit ? EditFileTool().run({{"path", "mod.py"}, {"old_string", "1"}, {"new_string", "2"}}, env())
+                 : WriteFileTool().run({{"path", "mod.py"}, {"content", "VALUE = 2\n"}}, env());
+        QVERIFY2(outcome.ok, outcome.output.c_str());
+        struct stat after {};
+        QCOMPARE(::stat(ws("mod.py").c_str(), &after), 0);
+        QCOMPARE(after.st_size, before.st_size);
+        QCOMPARE(after.st_mtim.tv_sec, before.st_mtim.tv_sec + 3601);
+        QCOMPARE(q(readAll(ws("mod.py"))), "VALUE = 2\n");
     }
 
     // The change's diff, for file_changed: against nothing for a new file, against the old content for a

@@ -356,8 +356,13 @@ private slots:
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         start.token = "payload.mac";
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
+        start.sandbox = "bwrap";
+        start.network = "allow:pypi.org";
+        start.provider = "anthropic";
+        start.model = "claude-sonnet-4-5";
+        QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         QVERIFY(!taskStartParamsFromJson(
-            json{{"protocol_version", 1}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
+            json{{"protocol_version", 2}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
         QVERIFY(controlParamsFromJson(toJson(ControlParams{std::string("user")})).value() ==
                 ControlParams{std::string("user")});
         QVERIFY(controlParamsFromJson(json()).value() == ControlParams{});
@@ -399,13 +404,13 @@ private slots:
         QTest::newRow("memory.get result found without value")
             << "memory.get result" << QByteArray(R"({"found":true})") << "memory.get result.value: missing";
         QTest::newRow("task.start other protocol version")
-            << "task.start params" << QByteArray(R"({"protocol_version":2,"task_id":"t","prompt":"p"})")
-            << "task.start params.protocol_version: the control plane speaks version 2, this agent speaks "
-               "version 1; "
+            << "task.start params" << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p"})")
+            << "task.start params.protocol_version: the control plane speaks version 1, this agent speaks "
+               "version 2; "
                "install matching versions of warren and warren-agent";
         QTest::newRow("task.start preset not a string")
             << "task.start params"
-            << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p","presets":[1]})")
+            << QByteArray(R"({"protocol_version":2,"task_id":"t","prompt":"p","presets":[1]})")
             << "task.start params.presets[0]: must be a string, got the integer 1";
         QTest::newRow("control unknown key")
             << "control params" << QByteArray(R"({"why":"x"})") << "control params: unknown key \"why\"";

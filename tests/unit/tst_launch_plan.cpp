@@ -200,6 +200,11 @@ void TestLaunchPlan::tokenAndStartRequest() {
     QCOMPARE(once->start.taskId, "t-1");
     QCOMPARE(once->start.prompt, "fix the build");
     QVERIFY(!once->start.token); // issued when the plan is carried out
+    // The facts of the run the agent tells the model.
+    QCOMPARE(once->start.sandbox.value_or(""), "bwrap");
+    QCOMPARE(once->start.network.value_or(""), "none");
+    QCOMPARE(once->start.provider.value_or(""), "scripted");
+    QVERIFY(!once->start.model);
     QCOMPARE(once->provider.kind, ProviderConfig::Kind::Scripted);
     QVERIFY(once->provider.apiKey.empty());
 
@@ -208,6 +213,17 @@ void TestLaunchPlan::tokenAndStartRequest() {
     QCOMPARE(resumed->tokenLifetime, std::chrono::seconds(60 + 300)); // outlives the timeout
     QCOMPARE(resumed->run, 3u);
     QCOMPARE(resumed->start.presets, std::vector<std::string>{"safe-mode"});
+
+    TaskSpec remote = spec({}, "{}", "allow:pypi.org", false, 0);
+    remote.provider = "anthropic";
+    remote.model = "claude-sonnet-4-5";
+    remote.backend = sandbox::Backend::Podman;
+    auto withModel = planLaunch(task(), remote, environment());
+    QVERIFY(withModel);
+    QCOMPARE(withModel->start.sandbox.value_or(""), "podman");
+    QCOMPARE(withModel->start.network.value_or(""), "allow:pypi.org");
+    QCOMPARE(withModel->start.provider.value_or(""), "anthropic");
+    QCOMPARE(withModel->start.model.value_or(""), "claude-sonnet-4-5");
 }
 
 // A server's clamped limits win over every other layer, the site's included, and the rest of the

@@ -139,6 +139,19 @@ void TestOpenAiStream::assemblesReplies_data() {
         << QStringList{}
         << b(q("{'content':'','tool_calls':[],'token_usage':{'input':10,'output':4096},'finish_reason':'length',"
                "'cut_tool_calls':1}"));
+    // The model's mistake goes back to it (the agent answers the call with what was wrong), never fails the reply.
+    QTest::newRow("arguments that are not JSON are passed on as the model wrote them")
+        << QList<QByteArray>{b(chunk("{'tool_calls':[{'index':0,'id':'a','function':{'name':'shell','arguments':'{\\'x'}}]}")),
+                             "[DONE]"}
+        << QStringList{}
+        << b(q("{'content':'','tool_calls':[{'id':'a','name':'shell','arguments':{},'invalid_arguments':'{\\'x'}],"
+               "'token_usage':{'input':0,'output':0},'finish_reason':'tool_calls'}"));
+    QTest::newRow("arguments that are an array are passed on too")
+        << QList<QByteArray>{b(chunk("{'tool_calls':[{'index':0,'id':'a','function':{'name':'shell','arguments':'[1]'}}]}")),
+                             "[DONE]"}
+        << QStringList{}
+        << b(q("{'content':'','tool_calls':[{'id':'a','name':'shell','arguments':{},'invalid_arguments':'[1]'}],"
+               "'token_usage':{'input':0,'output':0},'finish_reason':'tool_calls'}"));
     QTest::newRow("events after [DONE] are ignored")
         << QList<QByteArray>{b(chunk("{'content':'a'}", "'stop'")), "[DONE]", b(chunk("{'content':'late'}"))}
         << QStringList{"a"}
@@ -168,14 +181,6 @@ void TestOpenAiStream::refusesBrokenStreams_data() {
         << "reported an error mid-reply: Model overloaded";
     QTest::newRow("stream ends without [DONE]") << QList<QByteArray>{b(chunk("{'content':'a'}", "'stop'"))}
                                                 << "without [DONE]";
-    QTest::newRow("arguments that are not JSON")
-        << QList<QByteArray>{b(chunk("{'tool_calls':[{'index':0,'id':'a','function':{'name':'shell','arguments':'{\\'x'}}]}")),
-                             "[DONE]"}
-        << "call of shell has arguments that are not a JSON object";
-    QTest::newRow("arguments that are an array")
-        << QList<QByteArray>{b(chunk("{'tool_calls':[{'index':0,'id':'a','function':{'name':'shell','arguments':'[1]'}}]}")),
-                             "[DONE]"}
-        << "not a JSON object";
     QTest::newRow("call without a name")
         << QList<QByteArray>{b(chunk("{'tool_calls':[{'index':0,'id':'a','function':{'arguments':'{}'}}]}")), "[DONE]"}
         << "without a function name";

@@ -17,7 +17,8 @@ QStringList describe(const Script& script) {
     for (const auto& turn : script.turns) {
         QStringList calls;
         for (const auto& call : turn.toolCalls)
-            calls << QString::fromStdString(call.id + ":" + call.name + ":" + call.arguments.dump());
+            calls << QString::fromStdString(call.id + ":" + call.name + ":" + call.arguments.dump() +
+                                            (call.invalidArguments ? " invalid " + *call.invalidArguments : ""));
         const QString usage =
             turn.usage ? QString("%1/%2").arg(turn.usage->input).arg(turn.usage->output) : "-";
         out << QString::fromStdString(turn.content) + "|" + calls.join(",") + "|" + usage;
@@ -62,6 +63,9 @@ private slots:
         QTest::newRow("usage") << QByteArray(
                                       R"({"turns":[{"content":"c","usage":{"input":120,"output":14}}]})")
                                << QStringList{"c||120/14"};
+        QTest::newRow("a model's arguments that are not JSON")
+            << QByteArray("{\"turns\":[{\"tool_calls\":[{\"name\":\"shell\",\"invalid_arguments\":\"{\\\"command\\\": ls\"}]}]}")
+            << QStringList{"|call_0_0:shell:{} invalid {\"command\": ls|-"};
         QTest::newRow("empty tool_calls with content")
             << QByteArray(R"({"turns":[{"content":"c","tool_calls":[]}]})") << QStringList{"c||-"};
     }
@@ -119,6 +123,13 @@ private slots:
         QTest::newRow("arguments an array")
             << QByteArray(R"({"turns":[{"tool_calls":[{"name":"shell","arguments":["ls"]}]}]})")
             << "s.json: turns[0].tool_calls[0].arguments: must be an object, got an array";
+        QTest::newRow("arguments and invalid_arguments")
+            << QByteArray(R"({"turns":[{"tool_calls":[{"name":"shell","arguments":{},"invalid_arguments":"x"}]}]})")
+            << "s.json: turns[0].tool_calls[0]: a call has \"arguments\" or \"invalid_arguments\" (the text a "
+               "model wrote that is not a JSON object), not both";
+        QTest::newRow("invalid_arguments not a string")
+            << QByteArray(R"({"turns":[{"tool_calls":[{"name":"shell","invalid_arguments":{}}]}]})")
+            << "s.json: turns[0].tool_calls[0].invalid_arguments: must be a string, got an object";
         QTest::newRow("unknown call key")
             << QByteArray(R"({"turns":[{"tool_calls":[{"name":"shell","args":{}}]}]})")
             << "s.json: turns[0].tool_calls[0]: unknown key \"args\"";
