@@ -205,7 +205,7 @@ void Exchange::deliver(HttpResponse response) {
     resume();
 }
 
-EventStream Exchange::openStream(EventSource source, std::function<void()> onClosed) {
+EventStream Exchange::openStream(QByteArray contentType, EventSource source, std::function<void()> onClosed) {
     if (answered()) {
         if (onClosed)
             onClosed();
@@ -214,6 +214,7 @@ EventStream Exchange::openStream(EventSource source, std::function<void()> onClo
     m_stream = std::make_shared<StreamState>();
     m_stream->context = &m_context;
     m_stream->connection = m_connection;
+    m_stream->contentType = std::move(contentType);
     m_stream->source = std::move(source);
     m_stream->onClosed = std::move(onClosed);
     resume();
@@ -281,7 +282,7 @@ MHD_Result Exchange::queueStream() {
         delete keep;
         return MHD_NO;
     }
-    MHD_add_response_header(reply, "Content-Type", "text/event-stream");
+    MHD_add_response_header(reply, "Content-Type", m_stream->contentType.constData());
     MHD_add_response_header(reply, "Cache-Control", "no-cache");
     const MHD_Result result = MHD_queue_response(m_connection, 200, reply);
     MHD_destroy_response(reply);

@@ -29,6 +29,7 @@ struct ServerContext {
 struct StreamState {
     ServerContext* context = nullptr;
     MHD_Connection* connection = nullptr;
+    QByteArray contentType;
     EventSource source;
     std::function<void()> onClosed;
     QByteArray pending; // the last pull, being copied into libmicrohttpd's buffer
@@ -57,7 +58,7 @@ public:
 
     // From HttpReply.
     void deliver(HttpResponse response);
-    EventStream openStream(EventSource source, std::function<void()> onClosed);
+    EventStream openStream(QByteArray contentType, EventSource source, std::function<void()> onClosed);
     bool answered() const { return m_answer.has_value() || m_stream != nullptr || m_queued; }
 
 private:

@@ -21,8 +21,12 @@ void HttpReply::send(HttpResponse response) const {
 }
 
 EventStream HttpReply::startEvents(EventSource source, std::function<void()> onClosed) const {
+    return startStream("text/event-stream", std::move(source), std::move(onClosed));
+}
+
+EventStream HttpReply::startStream(QByteArray contentType, EventSource source, std::function<void()> onClosed) const {
     if (auto exchange = m_token->exchange.lock())
-        return exchange->openStream(std::move(source), std::move(onClosed));
+        return exchange->openStream(std::move(contentType), std::move(source), std::move(onClosed));
     if (onClosed)
         onClosed();
     return {};

@@ -44,6 +44,9 @@ public:
     // ends for any reason (the client went away, it was cut for not reading, the server stopped), so the
     // owner drops its cursor. A client that went away while its stream slept is noticed at the next wake.
     EventStream startEvents(EventSource source, std::function<void()> onClosed = {}) const;
+    // The same stream with another media type: a Kubernetes watch (the API server double in tests/support)
+    // is one JSON document per line, application/json.
+    EventStream startStream(QByteArray contentType, EventSource source, std::function<void()> onClosed = {}) const;
     bool answered() const;
 
 private:

@@ -1,0 +1,365 @@
+#include "sandbox/kube/KubeCluster.h"
+
+#include "sandbox/kube/ApiStatus.h"
+
+#include <poll.h>
+
+namespace warren::kube {
+
+using nlohmann::json;
+
+namespace {
+
+bool isReadable(int fd) {
+    if (fd < 0)
+        return false;
+    pollfd one{fd, POLLIN, 0};
+    return ::poll(&one, 1, 0) > 0 && (one.revents & POLLIN);
+}
+
+std::string nameOf(const json& object) {
+    if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object())
+        return {};
+    return object["metadata"].value("name", std::string());
+}
+
+bool reached(KubeCluster::Goal goal, const PodState& state) {
+    if (state.progress == PodProgress::Ended)
+        return true;
+    switch (goal) {
+    case KubeCluster::Goal::Started:
+        return state.progress == PodProgress::Running || state.progress == PodProgress::Ready;
+    case KubeCluster::Goal::Ready:
+        return state.progress == PodProgress::Ready;
+    case KubeCluster::Goal::Ended:
+        return false;
+    }
+    return false;
+}
+
+PodState deletedState() {
+    PodState state;
+    state.progress = PodProgress::Ended;
+    state.reason = "Deleted";
+    state.message = "the pod was deleted before it ended";
+    return state;
+}
+
+} // namespace
+
+std::string describe(ResourceKind kind, const std::string& namespaceName, const std::string& name) {
+    return kindName(kind) + " " + namespaceName + "/" + name;
+}
+
+KubeCluster::KubeCluster(KubeClusterOptions options, std::unique_ptr<KubeHttp> http)
+    : m_options(std::move(options)), m_http(std::move(http)) {
+    m_namespace = m_options.namespaceName.empty() ? m_options.config.namespaceName : m_options.namespaceName;
+    if (m_namespace.empty())
+        m_namespace = "default";
+}
+
+KubeCluster::~KubeCluster() = default;
+
+Result<std::unique_ptr<KubeCluster>> KubeCluster::connect(const KubeClusterOptions& options) {
+    auto http = KubeHttp::create(options.config);
+    if (!http)
+        return http.error();
+    return std::unique_ptr<KubeCluster>(new KubeCluster(options, std::move(*http)));
+}
+
+std::vector<std::string> KubeCluster::leftBehind() const {
+    std::vector<std::string> names;
+    for (const auto& object : m_created)
+        names.push_back(describe(object.kind, m_namespace, object.name));
+    return names;
+}
+
+Result<json> KubeCluster::call(const ApiRequest& request, const std::string& what, int interruptFd) {
+    auto answer = m_http->send(request, m_options.callTimeout, interruptFd);
+    if (!answer)
+        return makeError(answer.error().code, what + " failed: " + answer.error().message);
+    if (answer->status < 200 || answer->status > 299)
+        return describeApiFailure(answer->status, answer->body, what, m_options.config.server).error;
+    json document = json::parse(answer->body, nullptr, false);
+    if (document.is_discarded())
+        return makeError(ErrorCode::Unavailable, what + ": the API server's answer is not JSON");
+    return document;
+}
+
+Status KubeCluster::create(const ClusterObjects& objects, int interruptFd) {
+    m_podName = nameOf(objects.pod);
+    if (m_podName.empty())
+        return makeError(ErrorCode::InvalidArgument, "the pod to create has no metadata.name");
+    m_useSandbox = false;
+    if (m_options.useSandboxCrd && !objects.sandbox.is_null()) {
+        const ApiRequest probe = discoveryRequest(ResourceKind::Sandbox);
+        auto answer = m_http->send(probe, m_options.callTimeout, interruptFd);
+        if (!answer)
+            return makeError(answer.error().code, "asking whether the cluster serves agents.x-k8s.io/v1beta1 "
+                                                  "failed: " + answer.error().message);
+        if (answer->status == 200)
+            m_useSandbox = true;
+        else if (answer->status != 404)
+            return describeApiFailure(answer->status, answer->body, "asking whether the cluster serves "
+                                                                    "agents.x-k8s.io/v1beta1",
+                                      m_options.config.server)
+                .error;
+    }
+    std::vector<const json*> order;
+    for (const json* object : {&objects.secret, &objects.networkPolicy})
+        if (!object->is_null())
+            order.push_back(object);
+    order.push_back(m_useSandbox ? &objects.sandbox : &objects.pod);
+    if (m_useSandbox && nameOf(objects.sandbox) != m_podName)
+        return makeError(ErrorCode::InvalidArgument, "the Sandbox and the Pod must share a name (the controller "
+                                                     "names the pod after the Sandbox)");
+
+    for (const json* object : order) {
+        auto kind = kindOf(*object);
+        if (!kind)
+            return kind.error();
+        const std::string name = nameOf(*object);
+        const std::string what = "creating " + describe(*kind, m_namespace, name);
+        if (const auto& meta = (*object)["metadata"]; meta.contains("namespace") && meta["namespace"] != m_namespace) {
+            (void)removeAll(std::nullopt, Clock::now() + m_options.callTimeout, interruptFd);
+            return makeError(ErrorCode::InvalidArgument, what + " failed: the object names namespace " +
+                                                             meta["namespace"].dump() + ", the cluster client " +
+                                                             m_namespace);
+        }
+        auto created = call(createRequest(*kind, m_namespace, *object), what, interruptFd);
+        if (!created) {
+            Status cleaned = removeAll(std::nullopt, Clock::now() + m_options.callTimeout, interruptFd);
+            Error error = created.error();
+            if (!cleaned)
+                error.message += "; and removing what was created before failed: " + cleaned.error().message;
+            return error;
+        }
+        m_created.push_back({*kind, name});
+        if (*kind == ResourceKind::Pod) {
+            m_podVersion = resourceVersionOf(*created);
+            m_state = podState(*created);
+        } else if (*kind == ResourceKind::Sandbox) {
+            m_sandboxVersion = resourceVersionOf(*created);
+            m_state = sandboxState(*created);
+        }
+    }
+    return Ok{};
+}
+
+Result<std::string> KubeCluster::relist(ResourceKind kind, const std::string& name, bool& stop, const Visit& visit,
+                                        int interruptFd) {
+    auto list = call(listRequest(kind, m_namespace, name), "listing " + describe(kind, m_namespace, name), interruptFd);
+    if (!list)
+        return list.error();
+    const std::string version = resourceVersionOf(*list);
+    const json& items = (*list)["items"];
+    bool found = false;
+    if (items.is_array()) {
+        for (const auto& item : items) {
+            if (nameOf(item) == name) {
+                found = true;
+                stop = visit(WatchEventType::Modified, item);
+            }
+        }
+    }
+    if (!found)
+        stop = visit(WatchEventType::Deleted, json());
+    return version;
+}
+
+Result<KubeCluster::WatchEnd> KubeCluster::watchObject(ResourceKind kind, const std::string& name,
+                                                       std::string resourceVersion, const Visit& visit,
+                                                       std::optional<Clock::time_point> deadline, int interruptFd) {
+    const auto until = deadline.value_or(Clock::time_point::max());
+    bool stop = false;
+    if (resourceVersion.empty()) {
+        auto listed = relist(kind, name, stop, visit, interruptFd);
+        if (!listed)
+            return listed.error();
+        if (stop)
+            return WatchEnd::Stopped;
+        resourceVersion = *listed;
+    }
+    const std::string what = "watching " + describe(kind, m_namespace, name);
+    for (;;) {
+        if (isReadable(interruptFd))
+            return WatchEnd::Interrupted;
+        if (Clock::now() >= until)
+            return WatchEnd::TimedOut;
+        auto connectTimeout = m_options.callTimeout;
+        if (deadline)
+            connectTimeout = std::min(connectTimeout, std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()));
+        auto start = m_http->watch(watchRequest(kind, m_namespace, name, resourceVersion, m_options.watchTimeoutSeconds),
+                                   connectTimeout, interruptFd);
+        if (!start) {
+            if (isReadable(interruptFd))
+                return WatchEnd::Interrupted;
+            if (Clock::now() >= until)
+                return WatchEnd::TimedOut;
+            return makeError(start.error().code, what + " failed: " + start.error().message);
+        }
+        if (!start->stream) {
+            if (start->refused.status != 410)
+                return describeApiFailure(start->refused.status, start->refused.body, what, m_options.config.server)
+                    .error;
+            ++m_counters.relists;
+            auto listed = relist(kind, name, stop, visit, interruptFd);
+            if (!listed)
+                return listed.error();
+            if (stop)
+                return WatchEnd::Stopped;
+            resourceVersion = *listed;
+            continue;
+        }
+        for (bool open = true; open;) {
+            auto read = start->stream->nextLine(until, interruptFd);
+            if (!read)
+                return makeError(read.error().code, what + ": " + read.error().message);
+            switch (read->outcome) {
+            case WatchStream::Outcome::Interrupted:
+                return WatchEnd::Interrupted;
+            case WatchStream::Outcome::TimedOut:
+                return WatchEnd::TimedOut;
+            case WatchStream::Outcome::Ended:
+                ++m_counters.reconnects;
+                open = false;
+                continue;
+            case WatchStream::Outcome::Line:
+                break;
+            }
+            auto event = parseWatchEvent(read->line);
+            if (!event)
+                return makeError(event.error().code, what + ": " + event.error().message);
+            if (event->type == WatchEventType::Bookmark) {
+                ++m_counters.bookmarks;
+                if (const std::string version = resourceVersionOf(event->object); !version.empty())
+                    resourceVersion = version;
+                continue;
+            }
+            if (event->type == WatchEventType::Error) {
+                if (!isResourceVersionExpired(*event))
+                    return makeError(ErrorCode::Unavailable,
+                                     what + ": the API server reported an error: " + watchErrorMessage(*event));
+                ++m_counters.relists;
+                auto listed = relist(kind, name, stop, visit, interruptFd);
+                if (!listed)
+                    return listed.error();
+                if (stop)
+                    return WatchEnd::Stopped;
+                resourceVersion = *listed;
+                open = false;
+                continue;
+            }
+            if (nameOf(event->object) != name)
+                continue; // a server that ignores the field selector
+            if (const std::string version = resourceVersionOf(event->object); !version.empty())
+                resourceVersion = version;
+            if (visit(event->type, event->object))
+                return WatchEnd::Stopped;
+        }
+    }
+}
+
+Result<KubeCluster::WaitResult> KubeCluster::waitFor(Goal goal, std::optional<Clock::time_point> deadline,
+                                                     int interruptFd) {
+    if (m_created.empty())
+        return makeError(ErrorCode::InvalidArgument, "nothing was created to wait for");
+    WaitResult result;
+    const auto settled = [&](const PodState& state) {
+        if (reached(goal, state))
+            return true;
+        return goal != Goal::Ended && state.progress == PodProgress::Stuck;
+    };
+    if (settled(m_state) && !(m_useSandbox && goal == Goal::Ended)) {
+        result.stop = m_state.progress == PodProgress::Stuck && !reached(goal, m_state) ? Stop::Stuck : Stop::Reached;
+        result.state = m_state;
+        return result;
+    }
+    // With the Sandbox CRD, readiness is the Sandbox's; how the command ended is its pod's.
+    const bool watchSandbox = m_useSandbox && goal != Goal::Ended;
+    const ResourceKind kind = watchSandbox ? ResourceKind::Sandbox : ResourceKind::Pod;
+    std::string& version = watchSandbox ? m_sandboxVersion : m_podVersion;
+    const Visit visit = [&](WatchEventType type, const json& object) {
+        if (type == WatchEventType::Deleted) {
+            m_state = deletedState();
+            return true;
+        }
+        version = resourceVersionOf(object);
+        m_state = watchSandbox ? sandboxState(object) : podState(object);
+        return settled(m_state);
+    };
+    auto end = watchObject(kind, m_podName, version, visit, deadline, interruptFd);
+    if (!end)
+        return end.error();
+    result.state = m_state;
+    switch (*end) {
+    case WatchEnd::Stopped:
+        result.stop = reached(goal, m_state) ? Stop::Reached : Stop::Stuck;
+        break;
+    case WatchEnd::Interrupted:
+        result.stop = Stop::Interrupted;
+        break;
+    case WatchEnd::TimedOut:
+        result.stop = Stop::TimedOut;
+        break;
+    }
+    return result;
+}
+
+Status KubeCluster::removeOne(const Created& object, std::optional<int> gracePeriodSeconds, Clock::time_point deadline,
+                              int interruptFd) {
+    const std::string name = describe(object.kind, m_namespace, object.name);
+    // The Sandbox in the foreground: it stays until its pod is gone, so its 404 means all of it is.
+    const Propagation propagation =
+        object.kind == ResourceKind::Sandbox ? Propagation::Foreground : Propagation::Background;
+    auto deleted = m_http->send(deleteRequest(object.kind, m_namespace, object.name, propagation, gracePeriodSeconds),
+                                m_options.callTimeout, interruptFd);
+    if (!deleted)
+        return makeError(deleted.error().code, "deleting " + name + " failed: " + deleted.error().message);
+    if (deleted->status == 404)
+        return Ok{};
+    if (deleted->status < 200 || deleted->status > 299)
+        return describeApiFailure(deleted->status, deleted->body, "deleting " + name, m_options.config.server).error;
+    for (;;) {
+        auto got = m_http->send(getRequest(object.kind, m_namespace, object.name), m_options.callTimeout, interruptFd);
+        if (!got)
+            return makeError(got.error().code, "checking that " + name + " is gone failed: " + got.error().message);
+        if (got->status == 404)
+            return Ok{};
+        if (got->status != 200)
+            return describeApiFailure(got->status, got->body, "checking that " + name + " is gone",
+                                      m_options.config.server)
+                .error;
+        // Still there (terminating, or waiting for its dependents): wait for its DELETED, then GET again.
+        const json current = json::parse(got->body, nullptr, false);
+        const Visit gone = [](WatchEventType type, const json&) { return type == WatchEventType::Deleted; };
+        auto end = watchObject(object.kind, object.name, resourceVersionOf(current), gone, deadline, interruptFd);
+        if (!end)
+            return end.error();
+        if (*end == WatchEnd::Interrupted)
+            return makeError(ErrorCode::Unavailable, "interrupted while waiting for " + name + " to go");
+        if (*end == WatchEnd::TimedOut)
+            return makeError(ErrorCode::Unavailable, name + " is still there after its deletion; delete it with "
+                                                            "kubectl delete " + resourceName(object.kind) + " -n " +
+                                                            m_namespace + " " + object.name);
+    }
+}
+
+Status KubeCluster::removeAll(std::optional<int> gracePeriodSeconds, Clock::time_point deadline, int interruptFd) {
+    std::string failures;
+    std::vector<Created> left;
+    // The pod (or sandbox) first: it uses the Secret, and the NetworkPolicy guards it while it runs.
+    for (auto object = m_created.rbegin(); object != m_created.rend(); ++object) {
+        Status removed = removeOne(*object, gracePeriodSeconds, deadline, interruptFd);
+        if (!removed) {
+            failures += (failures.empty() ? "" : "; ") + removed.error().message;
+            left.insert(left.begin(), *object);
+        }
+    }
+    m_created = std::move(left);
+    if (!failures.empty())
+        return makeError(ErrorCode::Unavailable, failures);
+    return Ok{};
+}
+
+} // namespace warren::kube

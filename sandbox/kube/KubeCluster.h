@@ -1,0 +1,119 @@
+#pragma once
+// One sandbox on a cluster, through its API: create the objects KubeManifest rendered (the Secret, the
+// NetworkPolicy, then the Pod, or the agent-sandbox Sandbox where the cluster serves that CRD), watch the
+// pod from the create's resourceVersion until it runs, is ready, is stuck or ends, and delete everything
+// created, checking each is gone (404). Blocking; one thread uses it at a time, except interruptFd.
+//
+// The watch is kept whole across what a cluster does to watches: a BOOKMARK advances the resourceVersion,
+// a connection the server closes (its timeoutSeconds, a restart, a load balancer) is reopened from the last
+// version seen, and an ERROR 410 (the version was compacted away) is answered by listing the object again
+// and watching from the list's version. No change of phase is missed: the list returns the current state.
+
+#include "common/Result.h"
+#include "sandbox/kube/KubeConfig.h"
+#include "sandbox/kube/KubeHttp.h"
+#include "sandbox/kube/KubeRequests.h"
+#include "sandbox/kube/WatchEvents.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::kube {
+
+struct KubeClusterOptions {
+    KubeConfig config;
+    std::string namespaceName; // empty: the kubeconfig's
+    std::chrono::milliseconds callTimeout{30000};
+    int watchTimeoutSeconds = 300; // asked of the server; the client reopens the watch after it
+    bool useSandboxCrd = true;     // create the Sandbox rather than the Pod when the cluster serves the CRD
+};
+
+// What to create. Null members are not created. The pod is required; the sandbox is used instead of it
+// when the cluster serves agents.x-k8s.io/v1beta1 (its controller then makes the pod, of the same name).
+struct ClusterObjects {
+    nlohmann::json pod;
+    nlohmann::json sandbox;
+    nlohmann::json secret;
+    nlohmann::json networkPolicy;
+};
+
+// How the watch went, for logs and for the tests that make the server misbehave.
+struct WatchCounters {
+    int reconnects = 0; // watches reopened after the server closed one
+    int relists = 0;    // lists after a 410
+    int bookmarks = 0;
+};
+
+class KubeCluster {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    static Result<std::unique_ptr<KubeCluster>> connect(const KubeClusterOptions& options);
+    ~KubeCluster();
+    KubeCluster(const KubeCluster&) = delete;
+    KubeCluster& operator=(const KubeCluster&) = delete;
+
+    // Creates the objects in order; on a failure, deletes what it had created and returns the failure.
+    Status create(const ClusterObjects& objects, int interruptFd = -1);
+
+    enum class Goal { Started, Ready, Ended }; // Started: running or ready
+    enum class Stop { Reached, Stuck, Interrupted, TimedOut };
+    struct WaitResult {
+        Stop stop = Stop::Reached;
+        PodState state; // the last state seen
+    };
+    // Watches until the goal is reached or passed (Ended passes every goal), the pod is stuck (for Started
+    // and Ready), the deadline passes or interruptFd becomes readable.
+    Result<WaitResult> waitFor(Goal goal, std::optional<Clock::time_point> deadline, int interruptFd = -1);
+
+    // Deletes what create() made, the pod (or sandbox) first. gracePeriodSeconds 0 kills the containers at
+    // once. Returns once a GET of each answers 404, or an error naming what is left behind.
+    Status removeAll(std::optional<int> gracePeriodSeconds, Clock::time_point deadline, int interruptFd = -1);
+
+    bool usesSandboxCrd() const { return m_useSandbox; }
+    const std::string& namespaceName() const { return m_namespace; }
+    const std::string& podName() const { return m_podName; }
+    const WatchCounters& counters() const { return m_counters; }
+    // What was created and not yet removed, for messages: "Pod ns/name".
+    std::vector<std::string> leftBehind() const;
+
+private:
+    struct Created {
+        ResourceKind kind;
+        std::string name;
+    };
+    // Called for each object the watch or a list sees; true stops the watch.
+    using Visit = std::function<bool(WatchEventType type, const nlohmann::json& object)>;
+    enum class WatchEnd { Stopped, Interrupted, TimedOut };
+    Result<WatchEnd> watchObject(ResourceKind kind, const std::string& name, std::string resourceVersion,
+                                 const Visit& visit, std::optional<Clock::time_point> deadline, int interruptFd);
+    // LIST narrowed to the name: visits the object (or a DELETED of nothing when there is none) and returns
+    // the list's resourceVersion.
+    Result<std::string> relist(ResourceKind kind, const std::string& name, bool& stop, const Visit& visit,
+                               int interruptFd);
+    Result<nlohmann::json> call(const ApiRequest& request, const std::string& what, int interruptFd);
+    Status removeOne(const Created& object, std::optional<int> gracePeriodSeconds, Clock::time_point deadline,
+                     int interruptFd);
+
+    KubeCluster(KubeClusterOptions options, std::unique_ptr<KubeHttp> http);
+
+    KubeClusterOptions m_options;
+    std::unique_ptr<KubeHttp> m_http;
+    std::string m_namespace;
+    std::string m_podName;
+    bool m_useSandbox = false;
+    std::string m_podVersion;     // the last resourceVersion seen of the pod: from its create, then its watch
+    std::string m_sandboxVersion; // the same of the Sandbox
+    PodState m_state;             // the last state seen
+    std::vector<Created> m_created;
+    WatchCounters m_counters;
+};
+
+std::string describe(ResourceKind kind, const std::string& namespaceName, const std::string& name);
+
+} // namespace warren::kube

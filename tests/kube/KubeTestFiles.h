@@ -1,0 +1,60 @@
+#pragma once
+// What the Kubernetes backend's tests share: a self-signed certificate made by the openssl CLI, and the
+// objects a sandbox sends (the shape KubeManifest renders, cut to what the API server double checks).
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QString>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace warren::test {
+
+inline bool makeCertificate(const QString& certificate, const QString& key) {
+    const QString openssl = QStandardPaths::findExecutable("openssl");
+    if (openssl.isEmpty())
+        return false;
+    QProcess make;
+    make.start(openssl, {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate});
+    return make.waitForFinished(60000) && make.exitStatus() == QProcess::NormalExit && make.exitCode() == 0;
+}
+
+inline nlohmann::json podObject(const std::string& name) {
+    return {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", name}, {"labels", {{"warren.sandbox/pod", name}}}}},
+            {"spec",
+             {{"restartPolicy", "Never"},
+              {"automountServiceAccountToken", false},
+              {"containers", nlohmann::json::array({{{"name", "sandbox"},
+                                                     {"image", "localhost/warren-test:latest"},
+                                                     {"command", {"/bin/true"}}}})}}}};
+}
+
+inline nlohmann::json secretObject(const std::string& name) {
+    return {{"apiVersion", "v1"},
+            {"kind", "Secret"},
+            {"metadata", {{"name", name + "-token"}}},
+            {"type", "Opaque"},
+            {"stringData", {{"token", "task-token"}}}};
+}
+
+inline nlohmann::json networkPolicyObject(const std::string& name) {
+    return {{"apiVersion", "networking.k8s.io/v1"},
+            {"kind", "NetworkPolicy"},
+            {"metadata", {{"name", name + "-egress"}}},
+            {"spec",
+             {{"podSelector", {{"matchLabels", {{"warren.sandbox/pod", name}}}}},
+              {"policyTypes", {"Ingress", "Egress"}}}}};
+}
+
+inline nlohmann::json sandboxObject(const std::string& name) {
+    const nlohmann::json pod = podObject(name);
+    return {{"apiVersion", "agents.x-k8s.io/v1beta1"},
+            {"kind", "Sandbox"},
+            {"metadata", {{"name", name}}},
+            {"spec", {{"podTemplate", {{"metadata", {{"labels", pod["metadata"]["labels"]}}}, {"spec", pod["spec"]}}}}}};
+}
+
+} // namespace warren::test

@@ -1,0 +1,83 @@
+#pragma once
+// KubeApiDouble: a DOUBLE of a Kubernetes API server, for tests only. It is not a cluster and runs nothing:
+// it keeps objects in memory and speaks the API's wire (paths, JSON, Status errors, resourceVersions, watch
+// streams) closely enough that the cluster client (sandbox/kube) and the real kubectl work against it
+// (tst_kube_api_double checks the latter). No cluster can run on the machines the tests run on; this is the
+// one stand-in the Kubernetes backend's tests use, and it is called a double wherever it appears.
+//
+// What it does, as the API server does: create (201; 409 AlreadyExists on a taken name; 422 Invalid with
+// the causes when a required field is missing), get, list (with the list's resourceVersion), delete
+// (DeleteOptions; the object goes at once, through a DELETED event), watch from a resourceVersion (the
+// changes since, then live; BOOKMARK events when asked; ERROR 410 Expired when the version is older than
+// the compaction point; the stream ends after timeoutSeconds), bearer-token authentication (401), and the
+// discovery documents kubectl reads (/api, /api/v1, /apis, the groups, /version), over plain HTTP or TLS.
+//
+// What it does in place of the rest of a cluster: no scheduler, kubelet or controller runs. A test moves a
+// pod through its phases (podPending, podRunning, podEnded); for a Sandbox it plays agent-sandbox's
+// controller at once: creating the Sandbox makes its Pod of the same name, the pod's readiness is mirrored
+// into the Sandbox's Ready condition, and deleting the Sandbox deletes the Pod. Deletion has no grace period.
+//
+// The server runs on its own thread (warren_http's HttpServer in that thread's event loop), so a test may
+// block in the client while it answers; every method here may be called from the test's thread.
+
+#include <QString>
+#include <QStringList>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace warren::test {
+
+class KubeApiDoubleCore;
+
+class KubeApiDouble {
+public:
+    struct Options {
+        QString certificate;   // PEM files: serve TLS with them; empty: plain HTTP
+        QString key;
+        QString token;         // the bearer token every request must carry; empty: none needed
+        bool serveSandboxCrd = true; // whether agents.x-k8s.io/v1beta1 is served (the CRD "installed")
+    };
+
+    static std::unique_ptr<KubeApiDouble> start(const Options& options, QString* error);
+    ~KubeApiDouble();
+    KubeApiDouble(const KubeApiDouble&) = delete;
+    KubeApiDouble& operator=(const KubeApiDouble&) = delete;
+
+    QString url() const; // "https://127.0.0.1:PORT" or "http://..."
+
+    // Test controls: a pod's phase, as a kubelet would report it (each one MODIFIED event).
+    void podPending(const std::string& ns, const std::string& name, const std::string& reason,
+                    const std::string& message = {});
+    void podUnschedulable(const std::string& ns, const std::string& name, const std::string& message);
+    void podRunning(const std::string& ns, const std::string& name, bool ready);
+    void podEnded(const std::string& ns, const std::string& name, bool succeeded, int exitCode,
+                  const std::string& reason);
+    // Creates, changes or deletes an unrelated object (a ConfigMap-like Secret "other"): the cluster's
+    // resourceVersion moves without the watched object changing.
+    void touchOther(const std::string& ns);
+    // Sends a BOOKMARK with the current resourceVersion to every watch that asked for bookmarks.
+    void bookmark();
+    // Everything before the current resourceVersion is compacted: a watch from an older one gets 410.
+    void compact();
+    // Ends every open watch stream, as a restarting API server or a load balancer would.
+    void dropWatches();
+
+    // Observations.
+    std::optional<nlohmann::json> object(const std::string& resource, const std::string& ns,
+                                         const std::string& name) const;
+    std::size_t objectCount(const std::string& ns) const; // every object of the namespace
+    std::string resourceVersion() const; // the cluster's current one
+    QStringList requests() const;        // "GET /api/v1/namespaces/ns/pods?watch=1&...", in order
+    // Waits until `count` watch streams have been opened since the start (a safety-net deadline).
+    bool waitForWatches(int count, std::chrono::milliseconds deadline) const;
+    int watchesOpened() const;
+
+private:
+    KubeApiDouble();
+    std::unique_ptr<KubeApiDoubleCore> m_core;
+};
+
+} // namespace warren::test

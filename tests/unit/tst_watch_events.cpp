@@ -1,0 +1,186 @@
+// WatchEvents: the watch stream's lines, a 410 as "relist", and what a Pod's or a Sandbox's status means for
+// the sandbox (waiting, stuck for a reason the user can fix, running, ready, ended with its exit code).
+#include "sandbox/kube/HttpWire.h"
+#include "sandbox/kube/WatchEvents.h"
+
+#include <QtTest>
+
+using namespace warren;
+using namespace warren::kube;
+using nlohmann::json;
+
+Q_DECLARE_METATYPE(warren::kube::PodProgress)
+Q_DECLARE_METATYPE(warren::kube::WatchEventType)
+
+class TestWatchEvents : public QObject {
+    Q_OBJECT
+private slots:
+    void parsesEvents_data();
+    void parsesEvents();
+    void refusesWhatIsNotAnEvent_data();
+    void refusesWhatIsNotAnEvent();
+    void podStates_data();
+    void podStates();
+    void sandboxStates_data();
+    void sandboxStates();
+    void decodesChunksAsTheyArrive();
+    void readsResponseHeads_data();
+    void readsResponseHeads();
+};
+
+void TestWatchEvents::parsesEvents_data() {
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<WatchEventType>("type");
+    QTest::addColumn<QString>("version");
+    QTest::addColumn<bool>("expired");
+    QTest::newRow("ADDED") << R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p","resourceVersion":"12"}}})"
+                           << WatchEventType::Added << "12" << false;
+    QTest::newRow("MODIFIED") << R"({"type":"MODIFIED","object":{"metadata":{"resourceVersion":"13"}}})"
+                              << WatchEventType::Modified << "13" << false;
+    QTest::newRow("DELETED") << R"({"type":"DELETED","object":{"metadata":{"resourceVersion":"14"}}})"
+                             << WatchEventType::Deleted << "14" << false;
+    QTest::newRow("BOOKMARK") << R"({"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"99"}}})"
+                              << WatchEventType::Bookmark << "99" << false;
+    QTest::newRow("ERROR 410 Expired")
+        << R"j({"type":"ERROR","object":{"kind":"Status","status":"Failure","message":"too old resource version: 5 (9)","reason":"Expired","code":410}})j"
+        << WatchEventType::Error << "" << true;
+    QTest::newRow("ERROR 410 Gone without reason")
+        << R"({"type":"ERROR","object":{"kind":"Status","code":410}})" << WatchEventType::Error << "" << true;
+    QTest::newRow("ERROR 500") << R"({"type":"ERROR","object":{"kind":"Status","message":"etcd","code":500}})"
+                               << WatchEventType::Error << "" << false;
+}
+
+void TestWatchEvents::parsesEvents() {
+    QFETCH(QString, line);
+    auto event = parseWatchEvent(line.toStdString());
+    QVERIFY2(event.ok(), event.ok() ? "" : event.error().message.c_str());
+    QTEST(event->type, "type");
+    QTEST(QString::fromStdString(resourceVersionOf(event->object)), "version");
+    QTEST(isResourceVersionExpired(*event), "expired");
+}
+
+void TestWatchEvents::refusesWhatIsNotAnEvent_data() {
+    QTest::addColumn<QString>("line");
+    QTest::newRow("not JSON") << "{\"type\":";
+    QTest::newRow("no object") << R"({"type":"ADDED"})";
+    QTest::newRow("unknown type") << R"({"type":"RESYNC","object":{}})";
+    QTest::newRow("an array") << "[1]";
+}
+
+void TestWatchEvents::refusesWhatIsNotAnEvent() {
+    QFETCH(QString, line);
+    auto event = parseWatchEvent(line.toStdString());
+    QVERIFY(!event.ok());
+    QVERIFY(QString::fromStdString(event.error().message).contains("watch"));
+}
+
+void TestWatchEvents::podStates_data() {
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<PodProgress>("progress");
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<int>("exitCode"); // -1: none
+    QTest::addColumn<QString>("described");
+    QTest::newRow("no status yet") << "{}" << PodProgress::Waiting << "" << -1 << "Waiting";
+    QTest::newRow("pending, creating")
+        << R"({"phase":"Pending","containerStatuses":[{"state":{"waiting":{"reason":"ContainerCreating"}}}]})"
+        << PodProgress::Waiting << "ContainerCreating" << -1 << "Waiting (ContainerCreating)";
+    QTest::newRow("ImagePullBackOff")
+        << R"({"phase":"Pending","containerStatuses":[{"state":{"waiting":{"reason":"ImagePullBackOff","message":"Back-off pulling image \"x\""}}}]})"
+        << PodProgress::Stuck << "ImagePullBackOff" << -1 << "Stuck (ImagePullBackOff): Back-off pulling image \"x\"";
+    QTest::newRow("ErrImagePull") << R"({"phase":"Pending","containerStatuses":[{"state":{"waiting":{"reason":"ErrImagePull"}}}]})"
+                                  << PodProgress::Stuck << "ErrImagePull" << -1 << "Stuck (ErrImagePull)";
+    QTest::newRow("Unschedulable")
+        << R"({"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/3 nodes are available: 3 Insufficient memory."}]})"
+        << PodProgress::Stuck << "Unschedulable" << -1 << "Stuck (Unschedulable): 0/3 nodes are available: 3 Insufficient memory.";
+    QTest::newRow("running, not ready")
+        << R"({"phase":"Running","conditions":[{"type":"Ready","status":"False"}]})" << PodProgress::Running << "" << -1 << "Running";
+    QTest::newRow("ready") << R"({"phase":"Running","conditions":[{"type":"Ready","status":"True"}]})"
+                           << PodProgress::Ready << "" << -1 << "Ready";
+    QTest::newRow("succeeded")
+        << R"({"phase":"Succeeded","containerStatuses":[{"state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]})"
+        << PodProgress::Ended << "Completed" << 0 << "Succeeded with exit code 0 (Completed)";
+    QTest::newRow("failed, exit 3")
+        << R"({"phase":"Failed","containerStatuses":[{"state":{"terminated":{"exitCode":3,"reason":"Error"}}}]})"
+        << PodProgress::Ended << "Error" << 3 << "Failed with exit code 3 (Error)";
+    QTest::newRow("OOMKilled")
+        << R"({"phase":"Failed","containerStatuses":[{"state":{"terminated":{"exitCode":137,"reason":"OOMKilled"}}}]})"
+        << PodProgress::Ended << "OOMKilled" << 137 << "Failed with exit code 137 (OOMKilled)";
+    QTest::newRow("deadline exceeded, no container exit")
+        << R"({"phase":"Failed","reason":"DeadlineExceeded","message":"Pod was active on the node longer than the specified deadline"})"
+        << PodProgress::Ended << "DeadlineExceeded" << -1
+        << "Failed (DeadlineExceeded): Pod was active on the node longer than the specified deadline";
+    QTest::newRow("restarted: the last termination")
+        << R"({"phase":"Failed","containerStatuses":[{"state":{"waiting":{"reason":"CrashLoopBackOff"}},"lastState":{"terminated":{"exitCode":1,"reason":"Error"}}}]})"
+        << PodProgress::Ended << "Error" << 1 << "Failed with exit code 1 (Error)";
+}
+
+void TestWatchEvents::podStates() {
+    QFETCH(QString, status);
+    QFETCH(int, exitCode);
+    const PodState state = podState(json{{"kind", "Pod"}, {"status", json::parse(status.toStdString())}});
+    QTEST(state.progress, "progress");
+    QTEST(QString::fromStdString(state.reason), "reason");
+    QCOMPARE(state.exitCode.value_or(-1), exitCode);
+    QTEST(QString::fromStdString(describePodState(state)), "described");
+}
+
+void TestWatchEvents::sandboxStates_data() {
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<PodProgress>("progress");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("no conditions") << "{}" << PodProgress::Waiting << "";
+    QTest::newRow("not ready") << R"({"conditions":[{"type":"Ready","status":"False","reason":"DependenciesNotReady"}]})"
+                               << PodProgress::Waiting << "DependenciesNotReady";
+    QTest::newRow("ready") << R"({"conditions":[{"type":"Ready","status":"True","reason":"DependenciesReady"}]})"
+                           << PodProgress::Ready << "DependenciesReady";
+}
+
+void TestWatchEvents::sandboxStates() {
+    QFETCH(QString, status);
+    const PodState state = sandboxState(json{{"status", json::parse(status.toStdString())}});
+    QTEST(state.progress, "progress");
+    QTEST(QString::fromStdString(state.reason), "reason");
+}
+
+void TestWatchEvents::decodesChunksAsTheyArrive() {
+    const std::string wire = "17\r\n{\"type\":\"ADDED\",\"a\":1}\n\r\n4;ext=1\r\nabcd\r\n0\r\nTrailer: x\r\n\r\n";
+    ChunkedDecoder decoder;
+    std::string input;
+    std::string output;
+    bool done = false;
+    for (char c : wire) { // one byte at a time: every split point
+        input.push_back(c);
+        auto fed = decoder.feed(input, output);
+        QVERIFY(fed.ok());
+        done = *fed;
+    }
+    QVERIFY(done);
+    QCOMPARE(output, std::string("{\"type\":\"ADDED\",\"a\":1}\nabcd"));
+    ChunkedDecoder bad;
+    std::string junk = "zz\r\n";
+    QVERIFY(!bad.feed(junk, output).ok());
+}
+
+void TestWatchEvents::readsResponseHeads_data() {
+    QTest::addColumn<QString>("head");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<bool>("chunked");
+    QTest::addColumn<int>("length"); // -1: none
+    QTest::newRow("content length") << "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 42" << 201 << false << 42;
+    QTest::newRow("chunked") << "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked" << 200 << true << -1;
+    QTest::newRow("neither: until close") << "HTTP/1.0 404 Not Found" << 404 << false << -1;
+}
+
+void TestWatchEvents::readsResponseHeads() {
+    QFETCH(QString, head);
+    QFETCH(int, length);
+    auto parsed = parseResponseHead(head.toStdString());
+    QVERIFY(parsed.ok());
+    QTEST(parsed->status, "status");
+    QTEST(parsed->chunked, "chunked");
+    QCOMPARE(parsed->contentLength ? static_cast<int>(*parsed->contentLength) : -1, length);
+    QVERIFY(!parseResponseHead("SSH-2.0-OpenSSH").ok());
+}
+
+QTEST_APPLESS_MAIN(TestWatchEvents)
+#include "tst_watch_events.moc"
