@@ -17,11 +17,9 @@ else
     if [ ! -x "$root/usr/sbin/apparmor_parser" ]; then
         echo "check-apparmor-profile: this host's AppArmor is older than 4.0; fetching Debian 13's apparmor_parser"
         # Debian 13's package lists, from the mirror this host's apt already uses, in a state of their own.
-        mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' |
-                 awk '$2 !~ /security|updates|backports/ { print $1; exit }')
-        [ -n "$mirror" ] || { echo "check-apparmor-profile: no Debian mirror in apt's sources" >&2; exit 1; }
+        mirror=$("$here/debian-mirror.sh")
         rm -rf "$cache" && mkdir -p "$cache/lists/partial" "$cache/debs" "$root"
-        echo "deb ${mirror%/} trixie main" >"$cache/sources.list"
+        echo "deb $mirror trixie main" >"$cache/sources.list"
         apt_options=(-o "Dir::Etc::SourceList=$cache/sources.list" -o Dir::Etc::SourceParts=/dev/null
                      -o "Dir::State::Lists=$cache/lists" -o "Dir::Cache=$cache/apt" -o APT::Sandbox::User=root)
         apt-get "${apt_options[@]}" update -qq

@@ -45,9 +45,7 @@ step "Debian 12 image ($image)"
 if podman image exists "$image"; then
     echo "$image exists"
 else
-    mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' |
-             awk '$2 !~ /security|updates|backports/ { print $1; exit }')
-    [ -n "$mirror" ] || { echo "test-package: no Debian mirror in apt's sources" >&2; exit 1; }
+    mirror=$("$here/debian-mirror.sh")
     rootfs=$(mktemp -d)
     trap 'rm -rf "$rootfs"' EXIT
     debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$build_dir/debootstrap.log" 2>&1 ||
