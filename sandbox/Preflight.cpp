@@ -1,6 +1,7 @@
 #include "sandbox/Preflight.h"
 
 #include "sandbox/SandboxSetup.h"
+#include "sandbox/UsernsRestriction.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,11 +39,6 @@ constexpr std::size_t kOutputCap = 64 * 1024;
 const char* const kInstallBwrap =
     "Install bubblewrap 0.8.0 or newer: sudo apt-get install bubblewrap (Debian, "
     "Ubuntu), sudo dnf install bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch).";
-const char* const kAppArmorFix =
-    "Allow bwrap to create user namespaces with an AppArmor profile, e.g. /etc/apparmor.d/bwrap containing "
-    "'abi <abi/4.0>, include <tunables/global> profile bwrap /usr/bin/bwrap flags=(unconfined) { userns, }', "
-    "loaded with sudo apparmor_parser -r /etc/apparmor.d/bwrap; or lift the restriction for all programs "
-    "with sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0.";
 
 std::string errnoText(int error) {
     return std::error_code(error, std::generic_category()).message();
@@ -156,7 +152,7 @@ std::vector<std::string> trialCommand(const std::string& bwrap) {
     return argv;
 }
 
-PreflightCheck trialCheck(const std::string& bwrap, const PreflightCheck& userns, bool apparmorRestricts) {
+PreflightCheck trialCheck(const std::string& bwrap, const PreflightCheck& userns, const PreflightCheck& apparmor) {
     const auto argv = trialCommand(bwrap);
     const ProcessOutcome outcome = runCapturing(argv);
     if (succeeded(outcome))
@@ -171,8 +167,8 @@ PreflightCheck trialCheck(const std::string& bwrap, const PreflightCheck& userns
     check.detail = commandLine + " " + describeOutcome(outcome);
     if (userns.status == Status::Failed)
         check.fix = userns.fix;
-    else if (apparmorRestricts)
-        check.fix = kAppArmorFix;
+    else if (apparmor.status != Status::Ok)
+        check.fix = apparmor.fix;
     else
         check.fix =
             "bwrap's message above says what failed. Inside a container, the container must allow nested "
@@ -300,8 +296,7 @@ bool parseBwrapVersion(const std::string& versionOutput, BwrapVersion& out) {
 }
 
 PreflightCheck userNamespaceCheck(const std::string& maxUserNamespaces,
-                                  const std::string& unprivilegedUsernsClone,
-                                  const std::string& apparmorRestrictUnprivilegedUserns, bool runningAsRoot,
+                                  const std::string& unprivilegedUsernsClone, bool runningAsRoot,
                                   bool bwrapSetuid) {
     PreflightCheck check{"user namespaces", Status::Ok, {}, {}};
     if (maxUserNamespaces == "0") {
@@ -329,19 +324,6 @@ PreflightCheck userNamespaceCheck(const std::string& maxUserNamespaces,
         check.status = Status::Failed;
         check.fix = "sudo sysctl -w kernel.unprivileged_userns_clone=1, and make it permanent with a file in "
                     "/etc/sysctl.d/.";
-        return check;
-    }
-    if (apparmorRestrictUnprivilegedUserns == "1") {
-        check.detail =
-            "kernel.apparmor_restrict_unprivileged_userns is 1 (Ubuntu 23.10 and later): a program "
-            "without privileges may create a user namespace only if an AppArmor profile allows it";
-        if (bwrapSetuid) {
-            check.detail += setuidNote;
-            return check;
-        }
-        check.status = Status::Warning;
-        check.detail += "; the sandbox trial shows whether one allows bwrap";
-        check.fix = kAppArmorFix;
         return check;
     }
     check.detail = "users may create user namespaces (user.max_user_namespaces = " +
@@ -447,24 +429,24 @@ PreflightReport runPreflight(const std::string& bwrapOverride) {
     const bool bwrapUsable = checkBwrap(report, bwrapOverride);
 
     const bool root = ::geteuid() == 0;
-    const std::string apparmor = trim(readText("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
-    PreflightCheck userns = userNamespaceCheck(trim(readText("/proc/sys/user/max_user_namespaces")),
-                                               trim(readText("/proc/sys/kernel/unprivileged_userns_clone")),
-                                               apparmor, root, report.bwrapSetuid);
+    const PreflightCheck userns = userNamespaceCheck(
+        trim(readText("/proc/sys/user/max_user_namespaces")),
+        trim(readText("/proc/sys/kernel/unprivileged_userns_clone")), root, report.bwrapSetuid);
+    PreflightCheck apparmor = usernsRestrictionCheck(readUsernsRestrictionInputs(root, report.bwrapSetuid));
+    report.checks.push_back(userns);
     if (bwrapUsable) {
-        PreflightCheck trial =
-            trialCheck(report.bwrapPath, userns, apparmor == "1" && !root && !report.bwrapSetuid);
-        if (trial.status == Status::Ok && userns.status == Status::Warning) {
-            userns = {userns.name,
-                      Status::Ok,
-                      "kernel.apparmor_restrict_unprivileged_userns is 1, and an AppArmor profile lets bwrap "
-                      "create user namespaces (the sandbox trial succeeded)",
-                      {}};
-        }
-        report.checks.push_back(userns);
+        PreflightCheck trial = trialCheck(report.bwrapPath, userns, apparmor);
+        if (trial.status == Status::Ok &&
+            apparmor.status == Status::Warning) // another profile lets bwrap through
+            apparmor = {apparmor.name,
+                        Status::Ok,
+                        apparmor.detail + "; still, an AppArmor profile lets bwrap create "
+                                          "them (the sandbox trial succeeded)",
+                        {}};
+        report.checks.push_back(apparmor);
         report.checks.push_back(trial);
     } else {
-        report.checks.push_back(userns);
+        report.checks.push_back(apparmor);
     }
 
     report.checks.push_back(seccompCheck(readText("/proc/self/status"),

@@ -3,7 +3,8 @@
 // what the user should do. Used by warren-sandbox before launching (a failed required check is exit
 // status 125) and later by `warren doctor`.
 //
-// The bwrap checks: "bwrap" (found, version, setuid), "user namespaces" (the sysctls), "sandbox trial" (a
+// The bwrap checks: "bwrap" (found, version, setuid), "user namespaces" (the sysctls), "apparmor" (Ubuntu's
+// restriction of user namespaces and Warren's profile that lifts it), "sandbox trial" (a
 // real bwrap run with the namespaces Warren uses, skipped when bwrap itself is unusable), "seccomp",
 // "cgroups" (a Warning at worst: rlimits stand in).
 
@@ -84,12 +85,11 @@ std::string describeOutcome(const ProcessOutcome& outcome); // "exited with stat
 
 // Pure helpers, tested directly.
 bool parseBwrapVersion(const std::string& versionOutput, BwrapVersion& out); // "bubblewrap 0.8.0\n"
-// Interprets the sysctls that decide whether an unprivileged process may create a user namespace.
-// Each argument is the file's trimmed content, or empty when the file does not exist. A restriction
-// that only an AppArmor profile can lift is a Warning: the sandbox trial decides.
+// Interprets the sysctls that decide whether an unprivileged process may create a user namespace, whatever
+// AppArmor says (that restriction is the "apparmor" check: sandbox/UsernsRestriction.h). Each argument is
+// the file's trimmed content, or empty when the file does not exist.
 PreflightCheck userNamespaceCheck(const std::string& maxUserNamespaces,
-                                  const std::string& unprivilegedUsernsClone,
-                                  const std::string& apparmorRestrictUnprivilegedUserns, bool runningAsRoot,
+                                  const std::string& unprivilegedUsernsClone, bool runningAsRoot,
                                   bool bwrapSetuid);
 // procSelfStatus: /proc/self/status; actionsAvail: /proc/sys/kernel/seccomp/actions_avail (empty when
 // the file does not exist).

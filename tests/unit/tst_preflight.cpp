@@ -113,80 +113,46 @@ void TestPreflight::parseBwrapVersion() {
 void TestPreflight::userNamespaceCheck_data() {
     QTest::addColumn<QString>("maxUserNamespaces");
     QTest::addColumn<QString>("unprivilegedClone");
-    QTest::addColumn<QString>("apparmorRestrict");
     QTest::addColumn<bool>("root");
     QTest::addColumn<bool>("setuidBwrap");
     QTest::addColumn<CheckStatus>("status");
     QTest::addColumn<QString>("mentioned"); // in the fix when not Ok, else in the detail
 
     QTest::newRow("allowed, user") << "15000"
-                                   << ""
                                    << "" << false << false << CheckStatus::Ok << "15000";
     QTest::newRow("allowed, root") << "15000"
-                                   << ""
                                    << "" << true << false << CheckStatus::Ok << "root";
     QTest::newRow("files absent") << ""
-                                  << ""
                                   << "" << false << false << CheckStatus::Ok << "unknown";
     QTest::newRow("max zero blocks user")
         << "0"
-        << ""
         << "" << false << false << CheckStatus::Failed << "user.max_user_namespaces=";
     QTest::newRow("max zero blocks root")
         << "0"
-        << ""
         << "" << true << false << CheckStatus::Failed << "user.max_user_namespaces=";
     QTest::newRow("max zero blocks setuid bwrap")
         << "0"
-        << ""
         << "" << false << true << CheckStatus::Failed << "user.max_user_namespaces=";
     QTest::newRow("debian switch off blocks user")
         << "15000"
-        << "0"
-        << "" << false << false << CheckStatus::Failed << "kernel.unprivileged_userns_clone=1";
+        << "0" << false << false << CheckStatus::Failed << "kernel.unprivileged_userns_clone=1";
     QTest::newRow("debian switch off, root") << "15000"
-                                             << "0"
-                                             << "" << true << false << CheckStatus::Ok << "root";
+                                             << "0" << true << false << CheckStatus::Ok << "root";
     QTest::newRow("debian switch off, setuid bwrap") << "15000"
-                                                     << "0"
-                                                     << "" << false << true << CheckStatus::Ok << "setuid";
+                                                     << "0" << false << true << CheckStatus::Ok << "setuid";
     QTest::newRow("debian switch on") << "15000"
-                                      << "1"
-                                      << "" << false << false << CheckStatus::Ok << "15000";
-    QTest::newRow("apparmor restricts user")
-        << "15000"
-        << ""
-        << "1" << false << false << CheckStatus::Warning << "AppArmor profile";
-    QTest::newRow("apparmor restricts user, sysctl named")
-        << "15000"
-        << ""
-        << "1" << false << false << CheckStatus::Warning << "kernel.apparmor_restrict_unprivileged_userns=0";
-    QTest::newRow("apparmor restricts, root") << "15000"
-                                              << ""
-                                              << "1" << true << false << CheckStatus::Ok << "root";
-    QTest::newRow("apparmor restricts, setuid bwrap") << "15000"
-                                                      << ""
-                                                      << "1" << false << true << CheckStatus::Ok << "setuid";
-    QTest::newRow("apparmor restriction off") << "15000"
-                                              << ""
-                                              << "0" << false << false << CheckStatus::Ok << "15000";
-    QTest::newRow("debian switch and apparmor both")
-        << "15000"
-        << "0"
-        << "1" << false << false << CheckStatus::Failed << "kernel.unprivileged_userns_clone=1";
+                                      << "1" << false << false << CheckStatus::Ok << "15000";
 }
 
 void TestPreflight::userNamespaceCheck() {
     QFETCH(QString, maxUserNamespaces);
     QFETCH(QString, unprivilegedClone);
-    QFETCH(QString, apparmorRestrict);
     QFETCH(bool, root);
     QFETCH(bool, setuidBwrap);
     QFETCH(CheckStatus, status);
     QFETCH(QString, mentioned);
-    const PreflightCheck check =
-        warren::sandbox::userNamespaceCheck(maxUserNamespaces.toStdString(), unprivilegedClone.toStdString(),
-                                            apparmorRestrict.toStdString(), root, setuidBwrap);
+    const PreflightCheck check = warren::sandbox::userNamespaceCheck(
+        maxUserNamespaces.toStdString(), unprivilegedClone.toStdString(), root, setuidBwrap);
     QCOMPARE(check.name, std::string("user namespaces"));
     QCOMPARE(check.status, status);
     QVERIFY(!check.detail.empty());
@@ -296,7 +262,7 @@ void TestPreflight::thisMachinePasses() {
     QVERIFY2(report.ok(), report.describe().c_str());
     QVERIFY(!report.bwrapPath.empty());
     QVERIFY(report.bwrapVersion >= kMinimumBwrap);
-    for (const char* name : {"bwrap", "user namespaces", "sandbox trial", "seccomp"}) {
+    for (const char* name : {"bwrap", "user namespaces", "apparmor", "sandbox trial", "seccomp"}) {
         const PreflightCheck* check = report.find(name);
         QVERIFY2(check && check->status == CheckStatus::Ok, name);
     }
