@@ -143,8 +143,7 @@ void sweepOrphanedScratch() {
         removeContainerScratch({path, {}});
 }
 
-Result<PreparedContainer> prepareContainer(SandboxProfile profile, const ContainerOptions& options,
-                                           const std::string& dataDir, const std::string& containerName) {
+Result<ContainerPolicy> resolveContainerPolicy(SandboxProfile profile) {
     auto workspace = canonicalWorkspace(profile.workspaceSource);
     if (!workspace)
         return workspace.error();
@@ -152,14 +151,25 @@ Result<PreparedContainer> prepareContainer(SandboxProfile profile, const Contain
     auto protection = planProtection(profile.workspaceSource, profile.protectedPaths);
     if (!protection)
         return protection.error();
-
     SeccompOptions seccompOptions;
     seccompOptions.networkDenied = profile.network == NetworkPolicy::None;
     seccompOptions.skip.insert(profile.seccompSkip.begin(), profile.seccompSkip.end());
     auto seccomp = renderDockerSeccomp(SeccompPolicy::builtIn(), seccompOptions);
     if (!seccomp)
         return seccomp.error();
+    struct stat workspaceStat {};
+    if (::stat(profile.workspaceSource.c_str(), &workspaceStat) != 0)
+        return makeError(ErrorCode::System, "cannot read the owner of the workspace " + profile.workspaceSource +
+                                                ": " + std::strerror(errno));
+    return ContainerPolicy{std::move(profile), std::move(*protection), std::move(*seccomp), workspaceStat.st_uid,
+                           workspaceStat.st_gid};
+}
 
+Result<PreparedContainer> prepareContainer(SandboxProfile profile, const ContainerOptions& options,
+                                           const std::string& dataDir, const std::string& containerName) {
+    auto policy = resolveContainerPolicy(std::move(profile));
+    if (!policy)
+        return policy.error();
     DockerRequest request;
     request.engine = options.engine;
     request.enginePath = options.enginePath;
@@ -170,16 +180,12 @@ Result<PreparedContainer> prepareContainer(SandboxProfile profile, const Contain
     request.labels[kContainerOwnerLabel] = containerOwner();
     request.dataDir = dataDir;
     request.seccompProfilePath = dataDir + "/seccomp.json";
-    request.protection = *protection;
+    request.protection = policy->protection;
     request.hostEnv = options.hostEnv;
     request.invokerUid = getuid();
     request.invokerGid = getgid();
-    struct stat workspaceStat {};
-    if (::stat(profile.workspaceSource.c_str(), &workspaceStat) != 0)
-        return makeError(ErrorCode::System, "cannot read the owner of the workspace " + profile.workspaceSource +
-                                                ": " + std::strerror(errno));
-    request.workspaceOwnerUid = workspaceStat.st_uid;
-    request.workspaceOwnerGid = workspaceStat.st_gid;
+    request.workspaceOwnerUid = policy->workspaceOwnerUid;
+    request.workspaceOwnerGid = policy->workspaceOwnerGid;
     request.rootlessEngine = options.rootlessEngine;
     request.hostOpenFilesHard = hardLimit(RLIMIT_NOFILE);
     // Podman lowers its own RLIMIT_NPROC to kernel.pid_max before starting the runtime, which inherits it.
@@ -188,11 +194,11 @@ Result<PreparedContainer> prepareContainer(SandboxProfile profile, const Contain
     if (pidMax && (!processes || pidMax < processes))
         processes = pidMax;
     request.hostProcessesHard = processes;
-    auto command = buildDockerCommand(profile, request);
+    auto command = buildDockerCommand(policy->profile, request);
     if (!command)
         return command.error();
-    return PreparedContainer{std::move(profile), std::move(*protection), std::move(*seccomp), std::move(request),
-                             std::move(*command)};
+    return PreparedContainer{std::move(policy->profile), std::move(policy->protection), std::move(policy->seccomp),
+                             std::move(request), std::move(*command)};
 }
 
 Result<ContainerScratch> makeContainerScratch() {

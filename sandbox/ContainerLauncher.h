@@ -49,6 +49,17 @@ struct PreparedContainer {
     DockerCommand command;
 };
 
+// What every container launch reads of the profile and the host before translating: the workspace made
+// canonical, its protected paths, the seccomp table as an OCI profile, and the workspace's owner.
+struct ContainerPolicy {
+    SandboxProfile profile;
+    ProtectionPlan protection;
+    DockerSeccompProfile seccomp;
+    std::uint32_t workspaceOwnerUid = 0;
+    std::uint32_t workspaceOwnerGid = 0;
+};
+Result<ContainerPolicy> resolveContainerPolicy(SandboxProfile profile);
+
 // Decides everything and touches nothing: the files are written by ContainerProcess::start() into
 // dataDir, which holds nothing else. Used by --explain too, so both show and run the same command.
 Result<PreparedContainer> prepareContainer(SandboxProfile profile, const ContainerOptions& options,

@@ -10,14 +10,6 @@
 namespace warren::sandbox {
 namespace {
 
-void printList(std::ostream& out, const std::string& title, const std::vector<std::string>& lines) {
-    out << "\n# " << title << "\n";
-    if (lines.empty())
-        out << "- nothing\n";
-    for (const auto& line : lines)
-        out << "- " << line << "\n";
-}
-
 class ContainerSandbox : public RunningSandbox {
 public:
     ContainerSandbox(ContainerRun run, ContainerProcess process)
@@ -103,10 +95,10 @@ std::string ContainerLaunch::explain() const {
         << m_prepared.profile.toJson().dump(2) << "\n\n# Backend\n- " << containerEngineName(request.engine)
         << (request.rootlessEngine ? ", rootless" : ", rootful")
         << " (assumed from the engine and the invoking uid, not asked), image " << request.image << "\n";
-    printList(out, "Not enforced as the profile says", command.notEnforced);
-    printList(out, "Not enforced by the container runtime's seccomp as by the bwrap filter",
+    explainList(out, "Not enforced as the profile says", command.notEnforced);
+    explainList(out, "Not enforced by the container runtime's seccomp as by the bwrap filter",
               m_prepared.seccomp.differences);
-    printList(out, "Enforced in another way than under bwrap", command.notes);
+    explainList(out, "Enforced in another way than under bwrap", command.notes);
     out << "\n# Protected paths in " << m_prepared.profile.workspaceSource << "\n";
     for (const auto& entry : m_prepared.protection.entries)
         out << "- " << entry.relative << ": " << protectionKindName(entry.kind) << "\n";
@@ -149,6 +141,14 @@ Result<std::unique_ptr<SandboxLaunch>> prepareExplanation(SandboxRequest request
 }
 
 } // namespace
+
+void explainList(std::ostream& out, const std::string& title, const std::vector<std::string>& lines) {
+    out << "\n# " << title << "\n";
+    if (lines.empty())
+        out << "- nothing\n";
+    for (const auto& line : lines)
+        out << "- " << line << "\n";
+}
 
 std::unique_ptr<RunningSandbox> makeContainerSandbox(ContainerRun run, ContainerProcess process) {
     return std::make_unique<ContainerSandbox>(std::move(run), std::move(process));

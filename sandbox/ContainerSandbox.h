@@ -9,7 +9,9 @@
 #include "sandbox/SandboxLaunch.h"
 
 #include <memory>
+#include <ostream>
 #include <string>
+#include <vector>
 
 namespace warren::sandbox {
 
@@ -28,5 +30,8 @@ struct ContainerRun {
 // The RunningSandbox of an engine's attached client: destroying it stops and removes the container (the
 // process's remove commands), then the scratch directory and the placeholders of protected paths.
 std::unique_ptr<RunningSandbox> makeContainerSandbox(ContainerRun run, ContainerProcess process);
+
+// One section of an --explain: "# TITLE", then a line per entry ("- nothing" for none).
+void explainList(std::ostream& out, const std::string& title, const std::vector<std::string>& lines);
 
 } // namespace warren::sandbox

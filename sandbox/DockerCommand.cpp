@@ -24,6 +24,24 @@ bool imageProvidesMount(const MountSpec& mount) {
                std::end(kImageProvidedPaths);
 }
 
+Result<std::optional<HostEntry>> containerBindSource(const MountSpec& mount, const HostLookup& lookup,
+                                                     const std::string& engine, std::vector<std::string>& notEnforced) {
+    const HostEntry entry = lookup(mount.source);
+    if (entry.kind == HostEntry::Kind::Missing) {
+        if (mount.optional)
+            return std::optional<HostEntry>();
+        return makeError(ErrorCode::NotFound, "mount source " + mount.source + " (for " + mount.dest +
+                                                  ") does not exist on this host; create it, or mark the mount "
+                                                  "\"optional\": true in the profile");
+    }
+    if (mount.type == MountSpec::Type::Mirror && entry.kind == HostEntry::Kind::Symlink) {
+        notEnforced.push_back("mount " + mount.dest + ": the symlink to " + entry.linkTarget + " is not created (" +
+                              engine + " cannot create symlinks)");
+        return std::optional<HostEntry>();
+    }
+    return std::optional<HostEntry>(entry);
+}
+
 namespace {
 
 Error usage(const std::string& message) { return makeError(ErrorCode::InvalidArgument, message); }
@@ -166,19 +184,11 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
         case MountSpec::Type::RoBind:
         case MountSpec::Type::Bind:
         case MountSpec::Type::Mirror: {
-            const HostEntry entry = lookup(mount.source);
-            if (entry.kind == HostEntry::Kind::Missing) {
-                if (mount.optional)
-                    break;
-                return makeError(ErrorCode::NotFound, "mount source " + mount.source + " (for " + mount.dest +
-                                                          ") does not exist on this host; create it, or mark "
-                                                          "the mount \"optional\": true in the profile");
-            }
-            if (mount.type == MountSpec::Type::Mirror && entry.kind == HostEntry::Kind::Symlink) {
-                result.notEnforced.push_back("mount " + mount.dest + ": the symlink to " + entry.linkTarget +
-                                             " is not created (docker run cannot create symlinks)");
+            auto source = containerBindSource(mount, lookup, "docker run", result.notEnforced);
+            if (!source)
+                return source.error();
+            if (!*source)
                 break;
-            }
             if (auto ok = checkMountPath(mount.source, "mount source"); !ok)
                 return ok.error();
             if (auto ok = checkMountPath(mount.dest, "mount destination"); !ok)

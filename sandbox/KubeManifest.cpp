@@ -181,20 +181,12 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
                 return usage("the profile binds the host's " + mount.source + " at " + mount.dest +
                              ", which no cluster node has; remove it from the profile, or mark it \"optional\"");
             }
-            const HostEntry entry = lookup(mount.source);
-            if (entry.kind == HostEntry::Kind::Missing) {
-                if (mount.optional)
-                    break;
-                return makeError(ErrorCode::NotFound, "mount source " + mount.source + " (for " + mount.dest +
-                                                          ") does not exist on this host; create it, or mark "
-                                                          "the mount \"optional\": true in the profile");
-            }
-            if (mount.type == MountSpec::Type::Mirror && entry.kind == HostEntry::Kind::Symlink) {
-                result.notEnforced.push_back("mount " + mount.dest + ": the symlink to " + entry.linkTarget +
-                                             " is not created (a Pod cannot create symlinks)");
+            auto source = containerBindSource(mount, lookup, "a Pod", result.notEnforced);
+            if (!source)
+                return source.error();
+            if (!*source)
                 break;
-            }
-            const bool directory = entry.kind == HostEntry::Kind::Directory;
+            const bool directory = (*source)->kind == HostEntry::Kind::Directory;
             const std::string volume =
                 volumes.add("bind", hostPathVolume(mount.source, directory ? "Directory" : "File"));
             volumes.mount(volume, mount.dest, mount.type != MountSpec::Type::Bind);

@@ -4,7 +4,6 @@
 #include "sandbox/ContainerSandbox.h"
 #include "sandbox/KubeManifest.h"
 #include "sandbox/Preflight.h"
-#include "sandbox/SandboxSetup.h"
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +12,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sstream>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace warren::sandbox {
@@ -160,23 +158,9 @@ struct PreparedPod {
 
 Result<PreparedPod> preparePod(SandboxProfile profile, const SandboxRequest& sandboxRequest, bool rootlessEngine,
                                std::string podman, const ContainerScratch& scratch) {
-    auto workspace = canonicalWorkspace(profile.workspaceSource);
-    if (!workspace)
-        return workspace.error();
-    profile.workspaceSource = *workspace;
-    auto protection = planProtection(profile.workspaceSource, profile.protectedPaths);
-    if (!protection)
-        return protection.error();
-    SeccompOptions seccompOptions;
-    seccompOptions.networkDenied = profile.network == NetworkPolicy::None;
-    seccompOptions.skip.insert(profile.seccompSkip.begin(), profile.seccompSkip.end());
-    auto seccomp = renderDockerSeccomp(SeccompPolicy::builtIn(), seccompOptions);
-    if (!seccomp)
-        return seccomp.error();
-    struct stat workspaceStat {};
-    if (::stat(profile.workspaceSource.c_str(), &workspaceStat) != 0)
-        return makeError(ErrorCode::System, "cannot read the owner of the workspace " + profile.workspaceSource +
-                                                ": " + std::strerror(errno));
+    auto policy = resolveContainerPolicy(std::move(profile));
+    if (!policy)
+        return policy.error();
 
     KubeRequest request;
     request.name = lowercase(scratch.containerName);
@@ -186,27 +170,20 @@ Result<PreparedPod> preparePod(SandboxProfile profile, const SandboxRequest& san
     for (const auto& [label, value] : ownerLabels())
         request.labels[label] = value;
     request.hostEnv = sandboxRequest.hostEnv;
-    request.seccompProfile = kubeSeccompProfileName(seccomp->json);
+    request.seccompProfile = kubeSeccompProfileName(policy->seccomp.json);
     const std::string viewPath = scratch.dataDir + "/" + kWorkspaceViewName;
-    request.user = chooseContainerUser(profile, {rootlessEngine, true, getuid(), getgid(), workspaceStat.st_uid,
-                                                 workspaceStat.st_gid, viewPath});
-    request.protection = *protection;
+    request.user = chooseContainerUser(policy->profile, {rootlessEngine, true, getuid(), getgid(),
+                                                         policy->workspaceOwnerUid, policy->workspaceOwnerGid, viewPath});
+    request.protection = policy->protection;
     request.hostDataDir = scratch.dataDir;
-    request.workspaceHostPath = request.user.workspaceView ? viewPath : profile.workspaceSource;
-    auto manifests = buildKubeManifests(profile, request);
+    request.workspaceHostPath = request.user.workspaceView ? viewPath : policy->profile.workspaceSource;
+    auto manifests = buildKubeManifests(policy->profile, request);
     if (!manifests)
         return manifests.error();
     manifests->files.push_back({scratch.dataDir + "/" + kPodFile, kubeYaml({manifests->pod}), "the Pod"});
-    return PreparedPod{std::move(profile), std::move(*protection), std::move(*seccomp), std::move(request),
-                       std::move(*manifests), std::move(podman), scratch.dataDir, sandboxRequest.image};
-}
-
-void printList(std::ostream& out, const std::string& title, const std::vector<std::string>& lines) {
-    out << "\n# " << title << "\n";
-    if (lines.empty())
-        out << "- nothing\n";
-    for (const auto& line : lines)
-        out << "- " << line << "\n";
+    return PreparedPod{std::move(policy->profile), std::move(policy->protection), std::move(policy->seccomp),
+                       std::move(request), std::move(*manifests), std::move(podman), scratch.dataDir,
+                       sandboxRequest.image};
 }
 
 class KubeLaunch : public SandboxLaunch {
@@ -245,14 +222,14 @@ std::string KubeLaunch::explain() const {
     out << "# Resolved profile\n"
         << pod.profile.toJson().dump(2) << "\n\n# Backend\n- kube: the Pod below, played by podman kube play, image "
         << pod.image << "\n";
-    printList(out, "Not enforced by the Pod as the profile says", pod.manifests.notEnforced);
-    printList(out, "Not enforced by the container runtime's seccomp as by the bwrap filter", pod.seccomp.differences);
+    explainList(out, "Not enforced by the Pod as the profile says", pod.manifests.notEnforced);
+    explainList(out, "Not enforced by the container runtime's seccomp as by the bwrap filter", pod.seccomp.differences);
     std::vector<std::string> notes = pod.manifests.notes;
     if (!pod.request.user.note.empty())
         notes.insert(notes.begin(), pod.request.user.note);
     notes.push_back("podman: seccomp from the pod's annotation, --network none, emptyDirs as tmpfs volumes of this "
                     "pod alone, the pids and swap limits in the pod's cgroup, the timeout by the launcher");
-    printList(out, "Enforced in another way than under bwrap", notes);
+    explainList(out, "Enforced in another way than under bwrap", notes);
     out << "\n# Protected paths in " << pod.profile.workspaceSource << "\n";
     for (const auto& entry : pod.protection.entries)
         out << "- " << entry.relative << ": " << protectionKindName(entry.kind) << "\n";

@@ -1,5 +1,6 @@
 #include "app/cli/CliArguments.h"
 
+#include "app/tasks/TaskSpec.h"
 #include "common/EditDistance.h"
 
 #include <algorithm>
@@ -135,7 +136,7 @@ std::string closest(std::string_view typed, const std::vector<std::string_view>&
     return best;
 }
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string singleQuoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 std::string unknownOption(std::string_view flag, std::string_view command, std::span<const OptionSpec> options) {
     const std::string where = command.empty() ? "warren" : "warren " + std::string(command);
@@ -197,7 +198,7 @@ Result<Scanned> scan(std::string_view command, std::span<const std::string> args
             return usageError(unknownOption(flag, command, options));
         if (spec->valueName.empty()) {
             if (eq != std::string::npos)
-                return usageError(flag + ": takes no value, got " + quoted(arg.substr(eq + 1)));
+                return usageError(flag + ": takes no value, got " + singleQuoted(arg.substr(eq + 1)));
             scanned.options.emplace_back(flag, std::string());
             continue;
         }
@@ -227,7 +228,7 @@ Result<std::uint64_t> positiveNumber(const std::string& flag, const std::string&
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
     if (error != std::errc() || end != value.data() + value.size() || number == 0)
         return usageError(flag + ": expected a whole number of " + std::string(what) + " above 0, got " +
-                          quoted(value));
+                          singleQuoted(value));
     return number;
 }
 
@@ -240,13 +241,13 @@ Status oneOf(const std::string& flag, const std::string& value, std::initializer
         list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + std::string(item);
         ++i;
     }
-    return usageError(flag + ": expected " + list + ", got " + quoted(value));
+    return usageError(flag + ": expected " + list + ", got " + singleQuoted(value));
 }
 
 Result<sandbox::Backend> backendOption(const std::string& flag, const std::string& value) {
-    auto backend = sandbox::parseBackend(value);
+    auto backend = control::parseAgentBackend(value);
     if (!backend)
-        return usageError(flag + ": expected " + sandbox::backendNames() + ", got " + quoted(value));
+        return usageError(flag + ": expected " + control::agentBackendNames() + ", got " + singleQuoted(value));
     return *backend;
 }
 
@@ -258,7 +259,7 @@ Result<std::vector<std::string>> commaList(const std::string& flag, const std::s
         const auto comma = value.find(',', start);
         std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (item.empty())
-            return usageError(flag + ": empty " + std::string(what) + " in " + quoted(value));
+            return usageError(flag + ": empty " + std::string(what) + " in " + singleQuoted(value));
         items.push_back(std::move(item));
         if (comma == std::string::npos)
             return items;
@@ -272,10 +273,10 @@ Status checkNetwork(const std::string& flag, const std::string& value) {
         return oneOf(flag, value, {"none", "loopback", "allow:HOST[,HOST...]"});
     auto hosts = commaList(flag, value.substr(kAllow.size()), "host");
     if (!hosts)
-        return usageError(flag + ": allow: needs hosts, as in allow:api.example.com,pypi.org; got " + quoted(value));
+        return usageError(flag + ": allow: needs hosts, as in allow:api.example.com,pypi.org; got " + singleQuoted(value));
     for (const auto& host : *hosts) {
         if (host.find_first_of(" \t") != std::string::npos)
-            return usageError(flag + ": a host cannot contain spaces, got " + quoted(host));
+            return usageError(flag + ": a host cannot contain spaces, got " + singleQuoted(host));
     }
     return Ok{};
 }
@@ -283,7 +284,7 @@ Status checkNetwork(const std::string& flag, const std::string& value) {
 // Only what would make the engine's command line read the name as something else; the engine checks the rest.
 Status checkImage(const std::string& flag, const std::string& value) {
     if (value.empty() || value.front() == '-' || value.find_first_of(" \t\n") != std::string::npos)
-        return usageError(flag + ": expected an image name such as debian:bookworm-slim, got " + quoted(value));
+        return usageError(flag + ": expected an image name such as debian:bookworm-slim, got " + singleQuoted(value));
     return Ok{};
 }
 
@@ -325,9 +326,9 @@ Result<RunCommand> buildRun(const Scanned& scanned, CliArguments& arguments) {
         } else if (flag == "--set") {
             const auto eq = value.find('=');
             if (eq == std::string::npos)
-                return usageError(flag + ": expected KEY=VALUE, got " + quoted(value));
+                return usageError(flag + ": expected KEY=VALUE, got " + singleQuoted(value));
             if (eq == 0)
-                return usageError(flag + ": the key before '=' is empty in " + quoted(value));
+                return usageError(flag + ": the key before '=' is empty in " + singleQuoted(value));
             run.settings.emplace_back(value.substr(0, eq), value.substr(eq + 1));
         } else if (flag == "--backend") {
             auto parsed = backendOption(flag, value);
@@ -382,7 +383,7 @@ Result<std::vector<std::string>> takeWords(std::string_view command, const Scann
         ++i;
     }
     if (words.size() > names.size())
-        return usageError("warren " + std::string(command) + ": unexpected argument " + quoted(words[names.size()]) +
+        return usageError("warren " + std::string(command) + ": unexpected argument " + singleQuoted(words[names.size()]) +
                           " (usage: warren " + std::string(findCommand(command)->synopsis) + ")");
     return std::vector<std::string>(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(names.size()));
 }
@@ -462,18 +463,18 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
     }
     if (name == "help") {
         if (scanned.words.size() > 1)
-            return usageError("warren help: takes at most one COMMAND, got " + quoted(scanned.words[1]));
+            return usageError("warren help: takes at most one COMMAND, got " + singleQuoted(scanned.words[1]));
         if (scanned.words.empty())
             return CliCommand(HelpCommand{});
         if (!findCommand(scanned.words[0]))
-            return usageError("warren help: unknown command " + quoted(scanned.words[0]));
+            return usageError("warren help: unknown command " + singleQuoted(scanned.words[0]));
         return CliCommand(HelpCommand{scanned.words[0]});
     }
     // secrets
     const std::vector<std::string>& words = scanned.words;
     if (words.empty() || (words[0] != "set" && words[0] != "delete"))
         return usageError("warren secrets: expected set or delete" +
-                          (words.empty() ? std::string() : ", got " + quoted(words[0])) +
+                          (words.empty() ? std::string() : ", got " + singleQuoted(words[0])) +
                           " (warren secrets set NAME reads the key from stdin)");
     if (words.size() < 2 || words[1].empty())
         return usageError("warren secrets " + words[0] + ": NAME is missing (the provider whose key it is)");
@@ -481,7 +482,7 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
         if (words[0] == "set")
             return usageError("warren secrets set: takes only NAME; the key is read from stdin, never from the "
                               "command line, where other users and the shell history would see it");
-        return usageError("warren secrets delete: unexpected argument " + quoted(words[2]));
+        return usageError("warren secrets delete: unexpected argument " + singleQuoted(words[2]));
     }
     if (words[0] == "set")
         return CliCommand(SecretsSetCommand{words[1]});
@@ -489,14 +490,14 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
 }
 
 std::string unknownCommand(const std::string& word) {
-    std::string message = "unknown command " + quoted(word);
+    std::string message = "unknown command " + singleQuoted(word);
     if (word.find(' ') != std::string::npos)
         return message + "; to run a task: warren run \"" + word + "\"";
     std::vector<std::string_view> names;
     for (const auto& command : kCommands)
         names.push_back(command.name);
     if (const std::string guess = closest(word, names); !guess.empty())
-        return message + "; did you mean " + quoted(guess) + "?";
+        return message + "; did you mean " + singleQuoted(guess) + "?";
     return message + "; see 'warren --help'";
 }
 

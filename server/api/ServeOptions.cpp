@@ -1,5 +1,7 @@
 #include "server/api/ServeOptions.h"
 
+#include "app/tasks/TaskSpec.h"
+
 #include <charconv>
 
 namespace warren::server {
@@ -61,7 +63,7 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
         } else if (flag == "--tls-key") {
             options.tlsKey = value;
         } else if (flag == "--backend") {
-            auto backend = sandbox::parseBackend(value);
+            auto backend = control::parseAgentBackend(value);
             if (!backend)
                 return backend.error();
             options.backend = *backend;

@@ -415,12 +415,12 @@ void TestCommandLine::errors_data() {
 
     QTest::newRow("backend unknown")
         << QStringList{"--backend", "lxc", "--", "true"} << kCwd
-        << R"(--backend must be bwrap, docker or podman, not "lxc")";
+        << R"(--backend must be bwrap, docker, podman or kube, not "lxc")";
     QTest::newRow("backend in capitals")
         << QStringList{"--backend=Docker", "--", "true"} << kCwd
-        << R"(--backend must be bwrap, docker or podman, not "Docker")";
+        << R"(--backend must be bwrap, docker, podman or kube, not "Docker")";
     QTest::newRow("backend empty")
-        << QStringList{"--backend", "", "--", "true"} << kCwd << R"(--backend must be bwrap, docker or podman, not "")";
+        << QStringList{"--backend", "", "--", "true"} << kCwd << R"(--backend must be bwrap, docker, podman or kube, not "")";
     QTest::newRow("image without a container backend")
         << QStringList{"--image", "debian:bookworm-slim", "--", "true"} << kCwd
         << "--image chooses the image of --backend docker|podman";
