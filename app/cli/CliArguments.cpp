@@ -67,6 +67,18 @@ constexpr OptionSpec kApplyOptions[] = {
     kNoColor,
     kHelp,
 };
+constexpr OptionSpec kDiffOptions[] = {
+    {"--step", "N", "only what step N changed (default: the whole task)"}, kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kRewindOptions[] = {
+    {"--to-step", "N", "the workspace as it was before step N ran (step 1: as the task found it)"},
+    {"--undo", "", "take the last rewind back: the workspace as it was before it"},
+    {"--path", "PATH", "only this file or directory (repeatable)"},
+    {"--check", "", "only list what would change"},
+    {"--yes", "", "do not ask on the terminal before changing the workspace"},
+    kDataDir,
+    kNoColor,
+    kHelp,
+};
 constexpr OptionSpec kTopLevelOptions[] = {kDataDir, kNoColor, kHelp, {"--version", "", "print the version"}};
 
 struct CommandInfo {
@@ -89,6 +101,13 @@ constexpr CommandInfo kCommands[] = {
      "bring a remote task's change home: apply it to the local workspace, leaving files changed here since the "
      "upload as they are",
      kApplyOptions},
+    {"diff", "diff TASK [--step N]",
+     "what a task changed in its workspace, shell commands' changes included: a unified diff of its snapshots",
+     kDiffOptions},
+    {"rewind", "rewind TASK --to-step N | --undo [--path PATH]... [--check] [--yes]",
+     "put the workspace back as it was before a step (first recording it as it is, for --undo); what "
+     "snapshots skip is left alone",
+     kRewindOptions},
     {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
      kJsonOptions},
     {"secrets", "secrets set|delete NAME", "store (key read from stdin) or delete a provider's API key",
@@ -443,6 +462,47 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
         if (!words)
             return words.error();
         return CliCommand(ExportCommand{(*words)[0], (*words)[1]});
+    }
+    if (name == "diff") {
+        auto words = takeWords(name, scanned, {"TASK"});
+        if (!words)
+            return words.error();
+        DiffCommand diff{words->front(), std::nullopt};
+        for (const auto& [flag, value] : scanned.options)
+            if (flag == "--step") {
+                auto step = positiveNumber(flag, value, "steps");
+                if (!step)
+                    return step.error();
+                diff.step = *step;
+            }
+        return CliCommand(std::move(diff));
+    }
+    if (name == "rewind") {
+        auto words = takeWords(name, scanned, {"TASK"});
+        if (!words)
+            return words.error();
+        RewindCommand rewind{words->front(), std::nullopt, {}, false, false};
+        bool undo = false;
+        for (const auto& [flag, value] : scanned.options) {
+            if (flag == "--to-step") {
+                auto step = positiveNumber(flag, value, "steps");
+                if (!step)
+                    return step.error();
+                rewind.toStep = *step;
+            } else if (flag == "--undo") {
+                undo = true;
+            } else if (flag == "--path") {
+                rewind.paths.push_back(value);
+            } else if (flag == "--check") {
+                rewind.check = true;
+            } else if (flag == "--yes") {
+                rewind.yes = true;
+            }
+        }
+        if (undo == rewind.toStep.has_value())
+            return usageError("warren rewind: say where to: --to-step N (before step N ran) or --undo (before "
+                              "the last rewind)");
+        return CliCommand(std::move(rewind));
     }
     if (name == "apply") {
         auto words = takeWords(name, scanned, {"TASK"});

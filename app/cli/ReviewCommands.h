@@ -1,0 +1,17 @@
+#pragma once
+// `warren diff` and `warren rewind`: a task's snapshots (app/snapshots) on the terminal. Local tasks only:
+// the snapshots are in the task's directory of the control plane that ran it.
+
+#include "app/cli/CliArguments.h"
+#include "app/store/StoreTypes.h"
+#include "app/tasks/DataDir.h"
+
+namespace warren::control {
+
+int diffTask(const DataDir& data, const TaskRecord& task, const DiffCommand& command);
+int rewindTask(const DataDir& data, const TaskRecord& task, const RewindCommand& command);
+
+// What a rewind cannot take back, said wherever one is offered.
+extern const char* const kRewindLimits;
+
+} // namespace warren::control
