@@ -27,6 +27,7 @@ struct RewindPlan {
     std::vector<std::string> pruneDirs;  // removed when empty after the deletions, deepest first
     std::vector<std::string> createDirs; // empty directories the target had
     bool empty() const { return files.empty() && pruneDirs.empty() && createDirs.empty(); }
+    bool operator==(const RewindPlan&) const = default;
     std::vector<std::string> deletions() const; // paths to remove before writing
     std::vector<std::string> writes() const;    // paths checkout-index writes from the target
 };
