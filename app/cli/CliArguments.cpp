@@ -73,6 +73,8 @@ constexpr OptionSpec kRewindOptions[] = {
     {"--to-step", "N", "the workspace as it was before step N ran (step 1: as the task found it)"},
     {"--undo", "", "take the last rewind back: the workspace as it was before it"},
     {"--path", "PATH", "only this file or directory (repeatable)"},
+    {"--files", "", "the workspace's files (the default; with --conversation, both)"},
+    {"--conversation", "", "the agent's conversation: `warren resume` continues the task from that step"},
     {"--check", "", "only list what would change"},
     {"--yes", "", "do not ask on the terminal before changing the workspace"},
     kDataDir,
@@ -104,7 +106,7 @@ constexpr CommandInfo kCommands[] = {
     {"diff", "diff TASK [--step N]",
      "what a task changed in its workspace, shell commands' changes included: a unified diff of its snapshots",
      kDiffOptions},
-    {"rewind", "rewind TASK --to-step N | --undo [--path PATH]... [--check] [--yes]",
+    {"rewind", "rewind TASK --to-step N [--files] [--conversation] | --undo [--path PATH]... [--check] [--yes]",
      "put the workspace back as it was before a step (first recording it as it is, for --undo); what "
      "snapshots skip is left alone",
      kRewindOptions},
@@ -481,8 +483,8 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
         auto words = takeWords(name, scanned, {"TASK"});
         if (!words)
             return words.error();
-        RewindCommand rewind{words->front(), std::nullopt, {}, false, false};
-        bool undo = false;
+        RewindCommand rewind{words->front(), std::nullopt, {}, false, false, true, false};
+        bool undo = false, files = false;
         for (const auto& [flag, value] : scanned.options) {
             if (flag == "--to-step") {
                 auto step = positiveNumber(flag, value, "steps");
@@ -497,8 +499,19 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
                 rewind.check = true;
             } else if (flag == "--yes") {
                 rewind.yes = true;
+            } else if (flag == "--files") {
+                files = true;
+            } else if (flag == "--conversation") {
+                rewind.conversation = true;
             }
         }
+        rewind.files = files || !rewind.conversation;
+        if (rewind.conversation && undo)
+            return usageError("warren rewind: --undo takes back a rewind of the files; to move the conversation, "
+                              "name the step: --to-step N --conversation");
+        if (rewind.conversation && !rewind.paths.empty() && !files)
+            return usageError("warren rewind: --path narrows the files; add --files to rewind them with the "
+                              "conversation");
         if (undo == rewind.toStep.has_value())
             return usageError("warren rewind: say where to: --to-step N (before step N ran) or --undo (before "
                               "the last rewind)");

@@ -93,6 +93,8 @@ struct RewindCommand {
     std::vector<std::string> paths;      // --path, repeatable: only these files or directories
     bool check = false;                  // only list what would change
     bool yes = false;                    // no question on the terminal
+    bool files = true;                   // --files (the default), and with --conversation
+    bool conversation = false;           // --conversation: the agent's checkpoint, so the task continues there
 };
 
 // The key itself is read from stdin, never from argv (argv is visible to every user in ps and is kept in

@@ -525,7 +525,7 @@ int onSnapshots(const CliArguments& arguments, const Command& command, Run run) 
     if (!record || !*record)
         return usageError(record ? "no task " + command.taskId + "; `warren tasks` lists them"
                                  : record.error().message);
-    return run((*plane)->dataDir(), **record, command);
+    return run(**plane, **record, command);
 }
 
 } // namespace

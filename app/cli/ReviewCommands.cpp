@@ -1,10 +1,13 @@
 #include "app/cli/ReviewCommands.h"
 
+#include "app/control/LocalControlPlane.h"
 #include "app/snapshots/ShadowRepo.h"
 #include "common/UniqueFd.h"
 
 #include <cstdio>
 #include <fcntl.h>
+#include <filesystem>
+#include <sys/stat.h>
 #include <iostream>
 #include <string>
 #include <sys/file.h>
@@ -12,6 +15,7 @@
 
 namespace warren::control {
 
+namespace fs = std::filesystem;
 using snapshots::ShadowRepo;
 using snapshots::Snapshot;
 using snapshots::SnapshotMeta;
@@ -62,9 +66,33 @@ void listSkipped(const SnapshotMeta& meta) {
     std::cerr << "\n";
 }
 
+// The checkpoint kept before the step replaces the agent's (atomically, owned as its directory is, so
+// that the agent can replace it again); none kept: the task had no checkpoint yet and starts afresh.
+Status putCheckpointBack(const fs::path& kept, const fs::path& checkpoint) {
+    std::error_code error;
+    if (!fs::exists(kept, error)) {
+        fs::remove(checkpoint, error);
+        if (error)
+            return makeError(ErrorCode::System, "cannot remove " + checkpoint.string() + ": " + error.message());
+        return Ok{};
+    }
+    const fs::path temporary = checkpoint.string() + ".rewind";
+    fs::copy_file(kept, temporary, fs::copy_options::overwrite_existing, error);
+    struct stat dir {};
+    if (!error && ::stat(checkpoint.parent_path().c_str(), &dir) == 0)
+        (void)::chown(temporary.c_str(), dir.st_uid, dir.st_gid);
+    if (!error)
+        fs::rename(temporary, checkpoint, error);
+    if (error)
+        return makeError(ErrorCode::System, "cannot put the checkpoint back into " + checkpoint.string() + ": " +
+                                                error.message());
+    return Ok{};
+}
+
 } // namespace
 
-int diffTask(const DataDir& data, const TaskRecord& task, const DiffCommand& command) {
+int diffTask(LocalControlPlane& plane, const TaskRecord& task, const DiffCommand& command) {
+    const DataDir& data = plane.dataDir();
     auto repo = openSnapshots(data, task);
     if (!repo)
         return failed(repo.error().message);
@@ -97,7 +125,8 @@ int diffTask(const DataDir& data, const TaskRecord& task, const DiffCommand& com
     return kOk;
 }
 
-int rewindTask(const DataDir& data, const TaskRecord& task, const RewindCommand& command) {
+int rewindTask(LocalControlPlane& plane, const TaskRecord& task, const RewindCommand& command) {
+    const DataDir& data = plane.dataDir();
     // The task's own lock: it cannot run while its workspace is put back, nor start meanwhile.
     UniqueFd lock(::open((data.taskDir(task.id) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
     if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
@@ -124,25 +153,38 @@ int rewindTask(const DataDir& data, const TaskRecord& task, const RewindCommand&
     if (auto interrupted = repo->interruptedRewind())
         std::cerr << "warren: a rewind (to " << *interrupted
                   << ") was interrupted; this one starts from the workspace as it was before that one\n";
-    auto plan = repo->previewRewind(*target, command.paths);
-    if (!plan)
-        return failed(plan.error().message);
-    std::cout << "rewind " << task.id << " to " << describe(target->meta) << " in " << task.workspace << ":\n";
-    if (plan->empty()) {
-        std::cout << "  nothing to change\n";
-        return kOk;
+    std::optional<snapshots::RewindPlan> plan;
+    if (command.files) {
+        auto previewed = repo->previewRewind(*target, command.paths);
+        if (!previewed)
+            return failed(previewed.error().message);
+        plan = std::move(*previewed);
     }
-    for (const auto& line : snapshots::describePlan(*plan))
-        std::cout << "  " << line << "\n";
-    std::cout << kRewindLimits << "\n";
-    if (command.check)
+    std::cout << "rewind " << task.id << " to " << describe(target->meta) << ":\n";
+    if (plan) {
+        std::cout << "files in " << task.workspace << ":\n";
+        if (plan->empty())
+            std::cout << "  nothing to change\n";
+        for (const auto& line : snapshots::describePlan(*plan))
+            std::cout << "  " << line << "\n";
+        std::cout << kRewindLimits << "\n";
+    }
+    const fs::path checkpoint = fs::path(data.stateDir(task.id)) / "checkpoint.json";
+    const fs::path kept =
+        command.conversation ? ShadowRepo::checkpointCopy(repo->dir(), *command.toStep) : fs::path();
+    if (command.conversation)
+        std::cout << "conversation: the agent's checkpoint "
+                  << (fs::exists(kept) ? "as it was before step " + std::to_string(*command.toStep)
+                                       : std::string("removed: the task starts again from its prompt"))
+                  << "; `warren resume " << task.id << "` continues from there\n";
+    if (command.check || (plan && plan->empty() && !command.conversation))
         return kOk;
     if (!command.yes) {
         if (!::isatty(STDIN_FILENO)) {
             std::cerr << "warren rewind: add --yes to change the workspace (stdin is not a terminal to ask on)\n";
             return kUsage;
         }
-        std::cout << "Change the workspace? [y/N] " << std::flush;
+        std::cout << "Go ahead? [y/N] " << std::flush;
         std::string answer;
         std::getline(std::cin, answer);
         if (answer != "y" && answer != "Y" && answer != "yes") {
@@ -150,12 +192,22 @@ int rewindTask(const DataDir& data, const TaskRecord& task, const RewindCommand&
             return kOk;
         }
     }
-    auto done = repo->rewind(*target, command.paths);
-    if (!done)
-        return failed(done.error().message + "\nRun the same command again to finish it, or `warren rewind " +
-                      task.id + " --undo` to go back.");
-    std::cout << "done: " << done->plan.files.size() << " files changed; `warren rewind " << task.id
-              << " --undo` takes it back\n";
+    if (plan) {
+        auto done = repo->rewind(*target, command.paths);
+        if (!done)
+            return failed(done.error().message + "\nRun the same command again to finish it, or `warren rewind " +
+                          task.id + " --undo` to go back.");
+        std::cout << "files: " << done->plan.files.size() << " changed; `warren rewind " << task.id
+                  << " --undo` takes it back\n";
+    }
+    if (command.conversation) {
+        if (auto put = putCheckpointBack(kept, checkpoint); !put)
+            return failed(put.error().message);
+        if (auto marked = plane.markRewound(task.id); !marked)
+            return failed(marked.error().message);
+        std::cout << "conversation: rewound; `warren resume " << task.id << "` continues from step "
+                  << *command.toStep << "\n";
+    }
     return kOk;
 }
 

@@ -4,12 +4,13 @@
 
 #include "app/cli/CliArguments.h"
 #include "app/store/StoreTypes.h"
-#include "app/tasks/DataDir.h"
 
 namespace warren::control {
 
-int diffTask(const DataDir& data, const TaskRecord& task, const DiffCommand& command);
-int rewindTask(const DataDir& data, const TaskRecord& task, const RewindCommand& command);
+class LocalControlPlane;
+
+int diffTask(LocalControlPlane& plane, const TaskRecord& task, const DiffCommand& command);
+int rewindTask(LocalControlPlane& plane, const TaskRecord& task, const RewindCommand& command);
 
 // What a rewind cannot take back, said wherever one is offered.
 extern const char* const kRewindLimits;

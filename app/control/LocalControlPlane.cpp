@@ -185,6 +185,22 @@ Status LocalControlPlane::cancel(const std::string& taskId) {
 
 Status LocalControlPlane::pause(const std::string& taskId) { return m_manager->pause(taskId); }
 
+Status LocalControlPlane::markRewound(const std::string& taskId) {
+    auto record = m_store->task(taskId);
+    if (!record)
+        return record.error();
+    if (!*record)
+        return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
+    TaskRecord task = **record;
+    if (task.status == TaskStatus::Queued || task.status == TaskStatus::Running)
+        return makeError(ErrorCode::InvalidArgument, "task " + taskId + " is " + taskStatusName(task.status));
+    task.status = TaskStatus::Paused;
+    task.finishedAt.clear();
+    task.finishReason.clear();
+    task.error.clear();
+    return m_store->updateTask(task);
+}
+
 void LocalControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                        const std::string& note, bool always) {
     m_manager->answerApproval(taskId, callId, approved, note, always);

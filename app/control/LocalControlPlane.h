@@ -62,6 +62,9 @@ public:
                    std::function<void(Status)> done) override;
 
     const DataDir& dataDir() const { return m_data; }
+    // After `warren rewind --conversation` put an earlier checkpoint back: the task, not running, is paused,
+    // so that `warren resume` continues it from there.
+    Status markRewound(const std::string& taskId);
     SecretStore& secrets(); // opened on first use
     std::vector<std::string> recovered() const { return m_recovered; } // interrupted on open
 

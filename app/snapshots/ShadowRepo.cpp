@@ -118,6 +118,10 @@ struct ShadowRepo::Lock {
     }
 };
 
+fs::path ShadowRepo::checkpointCopy(const fs::path& dir, std::uint64_t step) {
+    return dir / "checkpoints" / (std::to_string(step) + ".json");
+}
+
 bool ShadowRepo::exists(const fs::path& dir) {
     return fs::exists(dir / kMarker);
 }

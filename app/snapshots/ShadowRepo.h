@@ -60,6 +60,8 @@ public:
 
     const std::filesystem::path& dir() const { return m_dir; }
     const std::filesystem::path& workspace() const { return m_workspace; }
+    // Where the agent's checkpoint as it was before step `step` is kept (TaskSnapshots copies it there).
+    static std::filesystem::path checkpointCopy(const std::filesystem::path& dir, std::uint64_t step);
 
     // Records the workspace now as kind/step.
     Result<Snapshot> snapshot(SnapshotMeta::Kind kind, std::uint64_t step);

@@ -30,10 +30,6 @@ TaskSnapshots::~TaskSnapshots() {
     m_thread.wait();
 }
 
-fs::path TaskSnapshots::checkpointCopy(const fs::path& shadowDir, std::uint64_t step) {
-    return shadowDir / "checkpoints" / (std::to_string(step) + ".json");
-}
-
 void TaskSnapshots::take(SnapshotMeta::Kind kind, std::uint64_t step) {
     if (m_pending++ == 0)
         m_budget.start();
@@ -48,7 +44,7 @@ void TaskSnapshots::take(SnapshotMeta::Kind kind, std::uint64_t step) {
                 problem = QString::fromStdString(taken.error().message);
             } else if (kind == SnapshotMeta::Kind::Step) {
                 std::error_code error;
-                const fs::path copy = checkpointCopy(shadowDir, step);
+                const fs::path copy = ShadowRepo::checkpointCopy(shadowDir, step);
                 fs::create_directories(copy.parent_path(), error);
                 fs::remove(copy, error);
                 if (fs::exists(checkpoint, error) &&

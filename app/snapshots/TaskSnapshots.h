@@ -22,7 +22,7 @@ namespace warren::snapshots {
 class TaskSnapshots : public QObject {
     Q_OBJECT
 public:
-    // checkpoint: the agent's checkpoint file, copied beside each step's snapshot (checkpoints/N.json) so
+    // checkpoint: the agent's checkpoint file, copied beside each step's snapshot (ShadowRepo::checkpointCopy) so
     // that a rewind of the conversation can put it back.
     TaskSnapshots(std::filesystem::path shadowDir, std::filesystem::path workspace,
                   std::filesystem::path checkpoint, std::chrono::milliseconds budget,
@@ -36,9 +36,6 @@ public:
     // then runs once every snapshot asked for is taken, however long that takes (the task's end).
     void afterAll(std::function<void()> then);
     bool pending() const { return m_pending > 0; }
-
-    // The copy of the checkpoint taken before step `step` (absent: the task had none yet).
-    static std::filesystem::path checkpointCopy(const std::filesystem::path& shadowDir, std::uint64_t step);
 
 signals:
     // One per take(): "" when it was recorded, else why not.
