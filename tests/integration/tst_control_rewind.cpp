@@ -3,7 +3,8 @@
 // directories, a file replaced by a directory) and an edit tool; `warren diff` shows the whole change and one
 // step's; `warren rewind --to-step N` makes the workspace exactly what it was before step N (the expected
 // state is the same commands run on a copy), `--undo` takes that back; the user's .git is byte-identical
-// throughout; without --yes and a terminal, nothing changes.
+// throughout; without --yes and a terminal, nothing changes; with --conversation the task resumes from the
+// step and ends as it did.
 
 #include "tests/support/AgentRun.h"
 #include "tests/support/WarrenRun.h"
@@ -135,6 +136,16 @@ void TestControlRewind::shellChangesReviewedAndRewound() {
 
     QCOMPARE(treeHash(ws / ".git"), gitBefore);
     QVERIFY(runWarren({"rewind", id, "--to-step", "9", "--yes"}, data.path()).err.contains("no snapshot before step 9"));
+
+    // Files and conversation before step 3: the task continues from there, the model (the script) is asked
+    // for step 3 again, and the task ends as it did.
+    const auto both = runWarren({"rewind", id, "--to-step", "3", "--files", "--conversation", "--yes"}, data.path());
+    QVERIFY2(both.exitCode == 0, both.err.constData());
+    QVERIFY(!fs::exists(ws / "src/added.c"));
+    const auto resumed = runWarren({"resume", id}, data.path());
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    QCOMPARE(snapshot(ws), finalTree);
+    QCOMPARE(treeHash(ws / ".git"), gitBefore);
 }
 
 QTEST_GUILESS_MAIN(TestControlRewind)
