@@ -515,17 +515,13 @@ int apply(const CliArguments& arguments, const ApplyCommand& command) {
     return kExitOk;
 }
 
-// diff and rewind: the task's snapshots in this machine's data directory.
+// diff and rewind: the task's snapshots, kept by this machine's control plane.
 template <typename Command, typename Run>
 int onSnapshots(const CliArguments& arguments, const Command& command, Run run) {
     auto plane = openLocalPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    auto record = (*plane)->task(command.taskId);
-    if (!record || !*record)
-        return usageError(record ? "no task " + command.taskId + "; `warren tasks` lists them"
-                                 : record.error().message);
-    return run(**plane, **record, command);
+    return run(**plane, command);
 }
 
 } // namespace

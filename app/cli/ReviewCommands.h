@@ -1,18 +1,14 @@
 #pragma once
-// `warren diff` and `warren rewind`: a task's snapshots (app/snapshots) on the terminal. Local tasks only:
-// the snapshots are in the task's directory of the control plane that ran it.
+// `warren diff` and `warren rewind`: a task's snapshots on the terminal, through the ControlPlane (the
+// window offers the same calls), so what is listed before a rewind is what the rewind does.
 
 #include "app/cli/CliArguments.h"
-#include "app/store/StoreTypes.h"
 
 namespace warren::control {
 
-class LocalControlPlane;
+class ControlPlane;
 
-int diffTask(LocalControlPlane& plane, const TaskRecord& task, const DiffCommand& command);
-int rewindTask(LocalControlPlane& plane, const TaskRecord& task, const RewindCommand& command);
-
-// What a rewind cannot take back, said wherever one is offered.
-extern const char* const kRewindLimits;
+int diffTask(ControlPlane& plane, const DiffCommand& command);
+int rewindTask(ControlPlane& plane, const RewindCommand& command);
 
 } // namespace warren::control
