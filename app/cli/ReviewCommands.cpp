@@ -1,7 +1,6 @@
 #include "app/cli/ReviewCommands.h"
 
 #include "app/control/ControlPlane.h"
-#include "app/snapshots/TaskReview.h"
 
 #include <iostream>
 #include <string>
@@ -29,7 +28,7 @@ void print(const RewindSummary& summary, const RewindRequest& request) {
     if (request.conversation)
         std::cout << "conversation: " << summary.conversation << "\n";
     if (request.files)
-        std::cout << snapshots::kRewindLimits << "\n";
+        std::cout << kRewindLimits << "\n";
 }
 
 } // namespace

@@ -42,6 +42,11 @@ struct TaskChanges {
     std::vector<ReviewedFile> files;
     std::vector<std::string> skipped; // not recorded, left alone: "node_modules/", "big.iso (large)"
 };
+// What a rewind cannot take back, said wherever one is offered.
+inline constexpr const char* kRewindLimits =
+    "A rewind puts back the files in the workspace. It cannot take back what commands did outside it: files "
+    "elsewhere, network calls, databases, services started or stopped. What snapshots skip (ignored files, "
+    "dependency and build directories, large files) is left as it is.";
 struct RewindRequest {
     std::optional<std::uint64_t> toStep; // the workspace before step N ran; unset: before the last rewind
     std::vector<std::string> paths;      // only these files or directories; empty: all

@@ -10,11 +10,6 @@ namespace warren::snapshots {
 
 namespace fs = std::filesystem;
 
-const char* const kRewindLimits =
-    "A rewind puts back the files in the workspace. It cannot take back what commands did outside it: files "
-    "elsewhere, network calls, databases, services started or stopped. What snapshots skip (ignored files, "
-    "dependency and build directories, large files) is left as it is.";
-
 std::string describeSnapshot(const SnapshotMeta& meta) {
     switch (meta.kind) {
     case SnapshotMeta::Kind::Step:

@@ -13,9 +13,6 @@
 
 namespace warren::snapshots {
 
-// What a rewind cannot take back, said wherever one is offered.
-extern const char* const kRewindLimits;
-
 // "before step 3", "after step 4 (the end)", "before a rewind".
 std::string describeSnapshot(const SnapshotMeta& meta);
 
