@@ -202,7 +202,16 @@ Result<TaskChanges> LocalControlPlane::taskChanges(const std::string& taskId, st
     auto repo = snapshots::ShadowRepo::open(dir, (*record)->workspace);
     if (!repo)
         return repo.error();
-    auto range = snapshots::reviewRange(*repo, step);
+    // Up to now, unless the task runs: then up to the snapshot before its current step.
+    std::optional<snapshots::Snapshot> now;
+    const TaskStatus status = (*record)->status;
+    if (!step && status != TaskStatus::Running && status != TaskStatus::Queued && !m_manager->isActive(taskId)) {
+        auto present = repo->present();
+        if (!present)
+            return present.error();
+        now = std::move(*present);
+    }
+    auto range = snapshots::reviewRange(*repo, step, now ? &*now : nullptr);
     if (!range)
         return range.error();
     auto files = snapshots::reviewFiles(*repo, *range);

@@ -209,6 +209,8 @@ Result<Snapshot> ShadowRepo::snapshot(SnapshotMeta::Kind kind, std::uint64_t ste
     if (!lock)
         return lock.error();
     removeStaleLocks();
+    if (kind == SnapshotMeta::Kind::Present)
+        return record(kind, step, "refs/warren/present");
     return record(kind, step, kind == SnapshotMeta::Kind::Undo ? std::string() : stepRef(step));
 }
 
@@ -372,12 +374,20 @@ Result<RewindPlan> ShadowRepo::plan(const Snapshot& now, const Snapshot& target,
     return planRewind(*changed, splitNul(*listed), now.meta.emptyDirs, target.meta.emptyDirs, onlyPaths);
 }
 
+Result<Snapshot> ShadowRepo::present() {
+    auto lock = Lock::take(m_dir);
+    if (!lock)
+        return lock.error();
+    removeStaleLocks();
+    return record(SnapshotMeta::Kind::Present, 0, "refs/warren/present");
+}
+
 Result<RewindPlan> ShadowRepo::previewRewind(const Snapshot& target, const std::vector<std::string>& onlyPaths) {
     auto lock = Lock::take(m_dir);
     if (!lock)
         return lock.error();
     removeStaleLocks();
-    auto now = record(SnapshotMeta::Kind::Undo, 0, "refs/warren/present");
+    auto now = record(SnapshotMeta::Kind::Present, 0, "refs/warren/present");
     if (!now)
         return now.error();
     return plan(*now, target, onlyPaths);
@@ -402,7 +412,8 @@ Result<RewindResult> ShadowRepo::rewind(const Snapshot& target, const std::vecto
     if (journal.is_object() && journal.contains("undo_ref"))
         if (auto earlier = readSnapshot(journal["undo_ref"].get<std::string>()))
             undo = std::move(*earlier);
-    auto now = record(SnapshotMeta::Kind::Undo, 0, undo ? "refs/warren/present" : "");
+    auto now = undo ? record(SnapshotMeta::Kind::Present, 0, "refs/warren/present")
+                    : record(SnapshotMeta::Kind::Undo, 0, "");
     if (!now)
         return now.error();
     if (!undo)

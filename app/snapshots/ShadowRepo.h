@@ -76,6 +76,8 @@ public:
                              const std::vector<std::string>& paths = {}) const;
     Result<std::vector<TreeChange>> changes(const Snapshot& from, const Snapshot& to) const;
 
+    // Records the workspace as it is now (refs/warren/present, replaced each time), for a review up to now.
+    Result<Snapshot> present();
     // What rewinding to target would change now (narrowed to onlyPaths); the workspace is not touched.
     Result<RewindPlan> previewRewind(const Snapshot& target, const std::vector<std::string>& onlyPaths = {});
     // Records the present (an undo snapshot), then makes the workspace what target recorded (narrowed to

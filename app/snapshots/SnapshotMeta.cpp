@@ -14,6 +14,8 @@ const char* kindName(SnapshotMeta::Kind kind) {
         return "end";
     case SnapshotMeta::Kind::Undo:
         return "undo";
+    case SnapshotMeta::Kind::Present:
+        return "present";
     }
     return "step";
 }
@@ -29,6 +31,9 @@ std::string toCommitMessage(const SnapshotMeta& meta) {
         break;
     case SnapshotMeta::Kind::Undo:
         title = "before a rewind";
+        break;
+    case SnapshotMeta::Kind::Present:
+        title = "the workspace now";
         break;
     }
     const json body = {{"kind", kindName(meta.kind)},        {"step", meta.step},
@@ -56,6 +61,8 @@ Result<SnapshotMeta> fromCommitMessage(std::string_view message) {
             meta.kind = SnapshotMeta::Kind::End;
         else if (kind == "undo")
             meta.kind = SnapshotMeta::Kind::Undo;
+        else if (kind == "present")
+            meta.kind = SnapshotMeta::Kind::Present;
         else
             return damaged("kind \"" + kind + "\"");
         meta.step = body.at("step").get<std::uint64_t>();

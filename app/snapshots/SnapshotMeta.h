@@ -15,8 +15,9 @@ namespace warren::snapshots {
 
 struct SnapshotMeta {
     // Step: the workspace before step `step` ran (step 1: as the task found it). End: after the task's last
-    // step (`step` is that step + 1). Undo: the workspace just before a rewind changed it.
-    enum class Kind { Step, End, Undo };
+    // step (`step` is that step + 1). Undo: the workspace just before a rewind changed it. Present: the
+    // workspace when a review or a rewind's preview looked at it (replaced each time).
+    enum class Kind { Step, End, Undo, Present };
     Kind kind = Kind::Step;
     std::uint64_t step = 0;
     std::int64_t takenAtMs = 0; // since the epoch

@@ -18,17 +18,19 @@ std::string describeSnapshot(const SnapshotMeta& meta) {
         return "after step " + std::to_string(meta.step - 1) + " (the end)";
     case SnapshotMeta::Kind::Undo:
         return "before a rewind";
+    case SnapshotMeta::Kind::Present:
+        return "now";
     }
     return {};
 }
 
-Result<ReviewRange> reviewRange(const ShadowRepo& repo, std::optional<std::uint64_t> step) {
+Result<ReviewRange> reviewRange(const ShadowRepo& repo, std::optional<std::uint64_t> step, const Snapshot* now) {
     auto all = repo.list();
     if (!all)
         return all.error();
     std::optional<Snapshot> from, to;
     for (const auto& snapshot : *all) {
-        if (snapshot.meta.kind == SnapshotMeta::Kind::Undo)
+        if (snapshot.meta.kind == SnapshotMeta::Kind::Undo || snapshot.meta.kind == SnapshotMeta::Kind::Present)
             continue;
         if (!from && (!step || snapshot.meta.step == *step))
             from = snapshot;
@@ -37,6 +39,8 @@ Result<ReviewRange> reviewRange(const ShadowRepo& repo, std::optional<std::uint6
     }
     if (!from)
         return repo.beforeStep(step.value_or(1)).error();
+    if (now && !step)
+        return ReviewRange{std::move(*from), *now};
     if (!to || to->meta.step <= from->meta.step)
         return makeError(ErrorCode::NotFound,
                          step ? "step " + std::to_string(*step) +

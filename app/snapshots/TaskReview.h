@@ -13,15 +13,16 @@
 
 namespace warren::snapshots {
 
-// "before step 3", "after step 4 (the end)", "before a rewind".
+// "before step 3", "after step 4 (the end)", "before a rewind", "now".
 std::string describeSnapshot(const SnapshotMeta& meta);
 
 struct ReviewRange {
     Snapshot from, to;
 };
-// The whole task (before step 1 to the latest step or end snapshot), or what step N did (before step N to
-// before step N + 1). An error says what is missing.
-Result<ReviewRange> reviewRange(const ShadowRepo& repo, std::optional<std::uint64_t> step);
+// The whole task (before step 1 to now, when now is given, else to the latest step or end snapshot), or
+// what step N did (before step N to before step N + 1). An error says what is missing.
+Result<ReviewRange> reviewRange(const ShadowRepo& repo, std::optional<std::uint64_t> step,
+                                const Snapshot* now = nullptr);
 
 struct FileReview {
     std::string path;

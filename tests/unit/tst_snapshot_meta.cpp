@@ -15,6 +15,7 @@ private slots:
         QTest::newRow("step") << int(SnapshotMeta::Kind::Step);
         QTest::newRow("end") << int(SnapshotMeta::Kind::End);
         QTest::newRow("undo") << int(SnapshotMeta::Kind::Undo);
+        QTest::newRow("present") << int(SnapshotMeta::Kind::Present);
     }
     void roundTrip() {
         QFETCH(int, kind);
