@@ -132,8 +132,11 @@ Result<ShadowRepo> ShadowRepo::open(const fs::path& dir, const fs::path& workspa
     if (error || !fs::is_directory(canonical))
         return makeError(ErrorCode::NotFound, "the workspace " + workspace.string() + " is not a directory");
     ShadowRepo repo(dir, canonical, std::move(options));
-    if (exists(dir))
+    if (exists(dir)) {
+        if (auto kept = repo.keepHeldPaths(); !kept)
+            return kept.error();
         return repo;
+    }
     // Made aside and renamed into place: a repository killed half-made is never taken for one.
     fs::create_directories(dir.parent_path(), error);
     const fs::path building = dir.string() + ".new";
@@ -162,7 +165,25 @@ Result<ShadowRepo> ShadowRepo::open(const fs::path& dir, const fs::path& workspa
     fs::rename(building, dir, error);
     if (error)
         return makeError(ErrorCode::System, "cannot create " + dir.string() + ": " + error.message());
+    if (auto kept = repo.keepHeldPaths(); !kept)
+        return kept.error();
     return repo;
+}
+
+Status ShadowRepo::keepHeldPaths() {
+    const fs::path file = m_dir / "held";
+    auto& held = m_options.rules.heldPaths;
+    if (held.empty()) {
+        std::istringstream lines(readWhole(file));
+        for (std::string line; std::getline(lines, line);)
+            if (!line.empty())
+                held.push_back(line);
+        return Ok{};
+    }
+    std::string text;
+    for (const auto& path : held)
+        text += path + "\n";
+    return text == readWhole(file) ? Status(Ok{}) : writeWhole(file, text);
 }
 
 Result<std::string> ShadowRepo::git(const std::vector<std::string>& args, const std::string& index,

@@ -18,6 +18,10 @@ bool SnapshotRules::isDependencyDir(std::string_view name) const {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+bool SnapshotRules::isHeld(std::string_view path) const {
+    return std::find(heldPaths.begin(), heldPaths.end(), path) != heldPaths.end();
+}
+
 std::optional<std::string> literalPattern(std::string_view path, bool directory) {
     if (path.empty() || path.find('\n') != std::string_view::npos)
         return std::nullopt;
@@ -38,6 +42,9 @@ std::string excludeFileText(const SnapshotRules& rules, const std::vector<std::s
     std::string text = "# Written by Warren for each snapshot: what the task's snapshots leave out.\n";
     for (const auto& name : rules.dependencyDirNames())
         text += name + "/\n";
+    for (const auto& held : rules.heldPaths)
+        if (auto pattern = literalPattern(held, false)) // a pattern without '/' at its end: file or directory
+            text += *pattern + "\n";
     for (const auto& path : extraPaths)
         if (auto pattern = literalPattern(path, false))
             text += *pattern + "\n";

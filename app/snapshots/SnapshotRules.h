@@ -20,9 +20,14 @@ namespace warren::snapshots {
 
 struct SnapshotRules {
     std::uint64_t largeFileBytes = 16u << 20; // an untracked file above this is skipped
+    // The sandbox's protected paths (.envrc, .vscode, ...: read-only inside, and where absent held by an
+    // empty placeholder while the agent runs): the task cannot change them, so they are never recorded and
+    // a rewind leaves them alone; else a snapshot taken during the run would record the placeholders.
+    std::vector<std::string> heldPaths; // relative, without a trailing '/'
     static const std::vector<std::string>& dependencyDirNames();
 
     bool isDependencyDir(std::string_view name) const;
+    bool isHeld(std::string_view path) const;
     bool isLarge(std::uint64_t size) const { return size > largeFileBytes; }
 };
 
@@ -31,7 +36,8 @@ struct SnapshotRules {
 // newline in it): git then records it.
 std::optional<std::string> literalPattern(std::string_view path, bool directory);
 
-// info/exclude: the dependency directories, then each path in extraPaths (files) and extraDirs.
+// info/exclude: the dependency directories, the held paths, then each path in extraPaths (files) and
+// extraDirs.
 std::string excludeFileText(const SnapshotRules& rules, const std::vector<std::string>& extraPaths,
                             const std::vector<std::string>& extraDirs);
 

@@ -10,9 +10,9 @@ namespace warren::snapshots {
 namespace fs = std::filesystem;
 
 TaskSnapshots::TaskSnapshots(fs::path shadowDir, fs::path workspace, fs::path checkpoint,
-                             std::chrono::milliseconds budget, QObject* parent)
+                             std::vector<std::string> heldPaths, std::chrono::milliseconds budget, QObject* parent)
     : QObject(parent), m_shadowDir(std::move(shadowDir)), m_workspace(std::move(workspace)),
-      m_checkpoint(std::move(checkpoint)) {
+      m_checkpoint(std::move(checkpoint)), m_heldPaths(std::move(heldPaths)) {
     m_worker = new QObject;
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
@@ -35,10 +35,13 @@ void TaskSnapshots::take(SnapshotMeta::Kind kind, std::uint64_t step) {
         m_budget.start();
     QMetaObject::invokeMethod(
         m_worker,
-        [this, kind, step, shadowDir = m_shadowDir, workspace = m_workspace, checkpoint = m_checkpoint] {
+        [this, kind, step, shadowDir = m_shadowDir, workspace = m_workspace, checkpoint = m_checkpoint,
+         held = m_heldPaths] {
             const auto started = std::chrono::steady_clock::now();
             QString problem;
-            if (auto repo = ShadowRepo::open(shadowDir, workspace); !repo) {
+            ShadowRepo::Options options;
+            options.rules.heldPaths = held;
+            if (auto repo = ShadowRepo::open(shadowDir, workspace, options); !repo) {
                 problem = QString::fromStdString(repo.error().message);
             } else if (auto taken = repo->snapshot(kind, step); !taken) {
                 problem = QString::fromStdString(taken.error().message);

@@ -24,9 +24,10 @@ class TaskSnapshots : public QObject {
 public:
     // checkpoint: the agent's checkpoint file, copied beside each step's snapshot (ShadowRepo::checkpointCopy) so
     // that a rewind of the conversation can put it back.
+    // heldPaths: the sandbox's protected paths (SnapshotRules::heldPaths).
     TaskSnapshots(std::filesystem::path shadowDir, std::filesystem::path workspace,
-                  std::filesystem::path checkpoint, std::chrono::milliseconds budget,
-                  QObject* parent = nullptr);
+                  std::filesystem::path checkpoint, std::vector<std::string> heldPaths,
+                  std::chrono::milliseconds budget, QObject* parent = nullptr);
     ~TaskSnapshots() override; // waits for the snapshot being taken
 
     void take(SnapshotMeta::Kind kind, std::uint64_t step);
@@ -45,6 +46,7 @@ private:
     void release();
 
     std::filesystem::path m_shadowDir, m_workspace, m_checkpoint;
+    std::vector<std::string> m_heldPaths;
     QThread m_thread;
     QObject* m_worker = nullptr; // lives in m_thread
     int m_pending = 0;

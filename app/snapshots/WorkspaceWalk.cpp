@@ -57,6 +57,8 @@ struct Walker {
         Status status = Ok{};
         for (auto& entry : entries) {
             const std::string path = prefix.empty() ? entry.name : prefix + "/" + entry.name;
+            if (rules.isHeld(path))
+                continue;
             struct stat st {};
             if (::fstatat(::dirfd(dir), entry.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
                 continue; // gone meanwhile: git's walk will not find it either

@@ -7,11 +7,12 @@
 #include "app/egress/EgressProxy.h"
 #include "app/proxy/TaskToken.h"
 #include "app/proxy/ToolProxy.h"
+#include "app/snapshots/TaskSnapshots.h"
 #include "app/store/EventWriter.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentChannel.h"
 #include "app/tasks/LaunchPlan.h"
-#include "app/snapshots/TaskSnapshots.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -109,7 +110,7 @@ Status TaskRunner::launch() {
         return Ok{};
     }
     m_process = std::move(*process);
-    startSnapshots();
+    startSnapshots(*plan);
     m_channel->watch();
     watchSandbox();
     markRunning();
@@ -546,13 +547,23 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
 
 // The workspace is recorded before each step in the task's shadow repository (app/snapshots), beside the
 // task, for `warren diff` and `warren rewind`. A snapshot that fails is reported and the task goes on.
-void TaskRunner::startSnapshots() {
+void TaskRunner::startSnapshots(const LaunchPlan& plan) {
     if (m_task.workspace.empty())
         return;
+    // What the sandbox holds read-only (placeholders where absent) is not the task's to change or record.
+    std::vector<std::string> held;
+    if (auto profile = sandbox::resolveProfile(plan.launch.layers))
+        for (const auto& path : profile->protectedPaths)
+            if (!path.onlyIfExists) {
+                std::string relative = path.path;
+                while (!relative.empty() && relative.back() == '/')
+                    relative.pop_back();
+                held.push_back(relative);
+            }
     const std::string& id = m_task.id;
     m_snapshots = std::make_unique<snapshots::TaskSnapshots>(
         m_env.data.snapshotsDir(id), m_task.workspace, m_env.data.stateDir(id) + "/checkpoint.json",
-        m_env.snapshotBudget);
+        std::move(held), m_env.snapshotBudget);
     connect(m_snapshots.get(), &snapshots::TaskSnapshots::taken, this,
             [this](quint64 step, const QString& problem, qint64) {
                 if (!problem.isEmpty())

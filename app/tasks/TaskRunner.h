@@ -120,7 +120,7 @@ private:
     Status continueSequence();
     Status startEgress(const LaunchPlan& plan);
     void watchSandbox();
-    void startSnapshots();
+    void startSnapshots(const LaunchPlan& plan);
     void markRunning();
 
     void onStatusReadable();

@@ -307,6 +307,36 @@ private slots:
         QCOMPARE(snapshot(m_ws), after);
     }
 
+    void heldPathsNeitherRecordedNorTouched() {
+        writeFile(m_ws / "a", "1\n");
+        ShadowRepo::Options options;
+        options.rules.heldPaths = {".envrc", ".vscode"};
+        {
+            auto repo = ShadowRepo::open(m_shadow, m_ws, options);
+            QVERIFY(repo.ok());
+        }
+        // Opened later without them (as the CLI does), the repository keeps using them.
+        auto repo = ShadowRepo::open(m_shadow, m_ws);
+        QVERIFY(repo.ok());
+        // The sandbox's placeholders while the agent runs.
+        writeFile(m_ws / ".envrc", "");
+        fs::create_directories(m_ws / ".vscode");
+        auto first = repo->snapshot(Kind::Step, 1);
+        QVERIFY(first.ok());
+        QVERIFY(first->meta.emptyDirs.empty());
+        fs::remove(m_ws / ".envrc");
+        fs::remove(m_ws / ".vscode");
+        writeFile(m_ws / "a", "2\n");
+        auto end = repo->snapshot(Kind::End, 2);
+        QVERIFY(end.ok());
+        auto changes = repo->changes(*first, *end);
+        QVERIFY(changes.ok());
+        QCOMPARE(changes->size(), 1u);
+        QVERIFY(repo->rewind(*first).ok());
+        QVERIFY(!fs::exists(m_ws / ".envrc") && !fs::exists(m_ws / ".vscode"));
+        QCOMPARE(readFile(m_ws / "a"), std::string("1\n"));
+    }
+
     void prunedKeepsTheFirstAndTheLatest() {
         writeFile(m_ws / "a", "0\n");
         ShadowRepo::Options options;

@@ -28,6 +28,17 @@ private slots:
         QCOMPARE(SnapshotRules{}.isDependencyDir(name.toStdString()), skipped);
     }
 
+    void held() {
+        SnapshotRules rules;
+        rules.heldPaths = {".envrc", ".vscode"};
+        QVERIFY(rules.isHeld(".vscode"));
+        QVERIFY(!rules.isHeld(".vscode/settings.json")); // never reached: the walk does not enter .vscode
+        QVERIFY(!rules.isHeld("src/.envrc"));
+        const std::string text = excludeFileText(rules, {}, {});
+        QVERIFY(text.find("\n/.envrc\n") != std::string::npos);
+        QVERIFY(text.find("\n/.vscode\n") != std::string::npos);
+    }
+
     void large() {
         SnapshotRules rules;
         rules.largeFileBytes = 100;
