@@ -488,8 +488,11 @@ Status ShadowRepo::apply(const RewindPlan& plan, const Snapshot& target) {
         for (const auto& path : touched) {
             struct stat st {};
             const fs::path full = m_workspace / path;
-            if (::lstat(full.c_str(), &st) == 0 && st.st_uid == 0)
-                (void)::lchown(full.c_str(), root.st_uid, root.st_gid);
+            if (::lstat(full.c_str(), &st) == 0 && st.st_uid == 0 &&
+                ::lchown(full.c_str(), root.st_uid, root.st_gid) != 0)
+                return makeError(ErrorCode::System, "rewound " + path + ", but cannot give it to uid " +
+                                                        std::to_string(root.st_uid) + ", who owns the workspace: " +
+                                                        std::strerror(errno));
         }
     }
     return Ok{};

@@ -2,6 +2,7 @@
 
 #include "app/remote/PatchText.h"
 
+#include <cerrno>
 #include <map>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -107,8 +108,9 @@ Result<ConversationRewind> putConversationBack(const fs::path& snapshotsDir, std
     const fs::path temporary = checkpoint.string() + ".rewind";
     fs::copy_file(kept, temporary, fs::copy_options::overwrite_existing, error);
     struct stat dir {};
-    if (!error && ::stat(checkpoint.parent_path().c_str(), &dir) == 0)
-        (void)::chown(temporary.c_str(), dir.st_uid, dir.st_gid);
+    if (!error && ::stat(checkpoint.parent_path().c_str(), &dir) == 0 &&
+        ::chown(temporary.c_str(), dir.st_uid, dir.st_gid) != 0)
+        error = std::error_code(errno, std::generic_category());
     if (!error)
         fs::rename(temporary, checkpoint, error);
     if (error)
