@@ -38,8 +38,8 @@ void shell(const std::string& command) {
 std::uint64_t diskUsed(const fs::path& root) {
     std::uint64_t bytes = 0;
     std::error_code error;
-    for (auto it = fs::recursive_directory_iterator(root, error); !error && it != fs::recursive_directory_iterator();
-         it.increment(error)) {
+    for (auto it = fs::recursive_directory_iterator(root, error);
+         !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
         struct stat st {};
         if (::lstat(it->path().c_str(), &st) == 0)
             bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
@@ -50,8 +50,8 @@ std::uint64_t diskUsed(const fs::path& root) {
 std::string fileText(int dir, int file, int version) {
     std::string text;
     for (int line = 0; line < 20; ++line)
-        text += "dir " + std::to_string(dir) + " file " + std::to_string(file) + " line " + std::to_string(line) +
-                " version " + std::to_string(version) + "\n";
+        text += "dir " + std::to_string(dir) + " file " + std::to_string(file) + " line " +
+                std::to_string(line) + " version " + std::to_string(version) + "\n";
     return text;
 }
 
@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     for (int d = 0; d < dirs; ++d) {
         fs::create_directories(ws / ("dir" + std::to_string(d)));
         for (int f = 0; f < perDir && d * perDir + f < files; ++f)
-            std::ofstream(ws / ("dir" + std::to_string(d)) / ("file" + std::to_string(f) + ".txt")) << fileText(d, f, 0);
+            std::ofstream(ws / ("dir" + std::to_string(d)) / ("file" + std::to_string(f) + ".txt"))
+                << fileText(d, f, 0);
     }
     const std::string ident = "-c user.name=bench -c user.email=bench@example.com";
     shell("cd " + ws.string() + " && git init -q && git " + ident + " add -A && git " + ident +
@@ -113,15 +114,16 @@ int main(int argc, char** argv) {
         }
     }
     const double shadowMiB = static_cast<double>(diskUsed(shadow)) / (1024.0 * 1024.0);
-    const double copyGrewMiB = static_cast<double>(diskUsed(copy / ".git") - copyGitBefore) / (1024.0 * 1024.0);
+    const double copyGrewMiB =
+        static_cast<double>(diskUsed(copy / ".git") - copyGitBefore) / (1024.0 * 1024.0);
 
-    std::printf("workspace snapshots: a git repository of %d files, one file changed per step, %d steps\n", files,
-                steps);
+    std::printf("workspace snapshots: a git repository of %d files, one file changed per step, %d steps\n",
+                files, steps);
     std::printf("  first snapshot (index copied, objects borrowed)   %9.1f ms\n", firstMs);
-    std::printf("  per step  shadow snapshot          median %7.1f ms  p90 %7.1f ms\n", percentile(snapshotMs, 0.5),
-                percentile(snapshotMs, 0.9));
-    std::printf("  per step  git add -A && git commit median %7.1f ms  p90 %7.1f ms\n", percentile(commitMs, 0.5),
-                percentile(commitMs, 0.9));
+    std::printf("  per step  shadow snapshot          median %7.1f ms  p90 %7.1f ms\n",
+                percentile(snapshotMs, 0.5), percentile(snapshotMs, 0.9));
+    std::printf("  per step  git add -A && git commit median %7.1f ms  p90 %7.1f ms\n",
+                percentile(commitMs, 0.5), percentile(commitMs, 0.9));
     std::printf("  disk after %d steps: shadow repository %.2f MiB, the copy's .git grew %.2f MiB\n", steps,
                 shadowMiB, copyGrewMiB);
     std::error_code ignored;

@@ -78,8 +78,8 @@ int rewindTask(ControlPlane& plane, const RewindCommand& command) {
     if (request.files)
         std::cout << "done: `warren rewind " << command.taskId << " --undo` takes the files back\n";
     if (request.conversation)
-        std::cout << "`warren resume " << command.taskId << "` continues the task from step " << *command.toStep
-                  << "\n";
+        std::cout << "`warren resume " << command.taskId << "` continues the task from step "
+                  << *command.toStep << "\n";
     return kOk;
 }
 

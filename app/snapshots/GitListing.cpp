@@ -46,8 +46,8 @@ Result<std::vector<IndexEntry>> parseIndexEntries(std::string_view out) {
     for (const auto& record : splitNul(out)) {
         const auto tab = record.find('\t');
         const auto firstSpace = record.find(' ');
-        const auto secondSpace = firstSpace == std::string::npos ? std::string::npos
-                                                                  : record.find(' ', firstSpace + 1);
+        const auto secondSpace =
+            firstSpace == std::string::npos ? std::string::npos : record.find(' ', firstSpace + 1);
         if (tab == std::string::npos || secondSpace == std::string::npos || secondSpace > tab ||
             tab + 1 == record.size())
             return malformed("ls-files", record);

@@ -29,13 +29,24 @@ constexpr const char* kJournal = "rewind.json";
 
 // Switches for every run: nothing of the user's git setup applies, nothing runs but git itself.
 const std::vector<std::string>& switches() {
-    static const std::vector<std::string> list = {
-        "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false",   "-c", "core.fsmonitor=false",
-        "-c", "core.autocrlf=false",      "-c", "core.safecrlf=false",    "-c", "core.symlinks=true",
-        "-c", "core.filemode=true",       "-c", "core.ignorecase=false",  "-c", "core.quotepath=false",
-        "-c", "core.untrackedCache=false", "-c", "core.splitIndex=false", "-c", "index.sparse=false",
-        "-c", "gc.auto=0",                "-c", "maintenance.auto=false", "-c", "submodule.recurse=false",
-        "-c", "advice.addEmbeddedRepo=false", "-c", "diff.noprefix=false", "-c", "color.ui=false"};
+    static const std::vector<std::string> list = {"-c", "core.hooksPath=/dev/null",
+                                                  "-c", "commit.gpgsign=false",
+                                                  "-c", "core.fsmonitor=false",
+                                                  "-c", "core.autocrlf=false",
+                                                  "-c", "core.safecrlf=false",
+                                                  "-c", "core.symlinks=true",
+                                                  "-c", "core.filemode=true",
+                                                  "-c", "core.ignorecase=false",
+                                                  "-c", "core.quotepath=false",
+                                                  "-c", "core.untrackedCache=false",
+                                                  "-c", "core.splitIndex=false",
+                                                  "-c", "index.sparse=false",
+                                                  "-c", "gc.auto=0",
+                                                  "-c", "maintenance.auto=false",
+                                                  "-c", "submodule.recurse=false",
+                                                  "-c", "advice.addEmbeddedRepo=false",
+                                                  "-c", "diff.noprefix=false",
+                                                  "-c", "color.ui=false"};
     return list;
 }
 
@@ -88,7 +99,8 @@ std::optional<fs::path> borrowableRepository(const fs::path& workspace) {
     if (::lstat(dotGit.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || !fs::is_directory(dotGit / "objects"))
         return std::nullopt;
     std::string config = readWhole(dotGit / "config");
-    std::transform(config.begin(), config.end(), config.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(config.begin(), config.end(), config.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     if (config.find("objectformat") != std::string::npos && config.find("sha256") != std::string::npos)
         return std::nullopt;
     return dotGit;
@@ -141,8 +153,9 @@ Result<ShadowRepo> ShadowRepo::open(const fs::path& dir, const fs::path& workspa
     fs::create_directories(dir.parent_path(), error);
     const fs::path building = dir.string() + ".new";
     fs::remove_all(building, error);
-    auto init = remote::runGit({repo.m_options.git, "init", "--bare", "--quiet", "--template=", building.string()},
-                               building.parent_path());
+    auto init =
+        remote::runGit({repo.m_options.git, "init", "--bare", "--quiet", "--template=", building.string()},
+                       building.parent_path());
     if (!init)
         return init.error();
     if (init->status != 0)
@@ -194,8 +207,8 @@ Result<std::string> ShadowRepo::git(const std::vector<std::string>& args, const 
                              "--work-tree=" + m_workspace.string()});
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env = {"GIT_INDEX_FILE=" + (m_dir / (index.empty() ? "index" : index)).string(),
-                                    "GIT_AUTHOR_NAME=Warren",         "GIT_AUTHOR_EMAIL=warren@localhost",
-                                    "GIT_COMMITTER_NAME=Warren",      "GIT_COMMITTER_EMAIL=warren@localhost"};
+                                    "GIT_AUTHOR_NAME=Warren", "GIT_AUTHOR_EMAIL=warren@localhost",
+                                    "GIT_COMMITTER_NAME=Warren", "GIT_COMMITTER_EMAIL=warren@localhost"};
     fs::path stdinFile;
     if (!input.empty()) {
         stdinFile = m_dir / ("input-" + std::to_string(::getpid()));
@@ -210,14 +223,16 @@ Result<std::string> ShadowRepo::git(const std::vector<std::string>& args, const 
     if (!run)
         return run.error();
     if (run->status != 0)
-        return makeError(ErrorCode::System, "git " + (args.empty() ? "" : args[0]) + " failed in the snapshot " +
-                                                "repository " + m_dir.string() + ": " + run->err);
+        return makeError(ErrorCode::System, "git " + (args.empty() ? "" : args[0]) +
+                                                " failed in the snapshot " + "repository " + m_dir.string() +
+                                                ": " + run->err);
     return std::move(run->out);
 }
 
 void ShadowRepo::removeStaleLocks() const {
     std::error_code ignored;
-    for (const char* name : {"index.lock", "rewind.index.lock", "packed-refs.lock", "HEAD.lock", "config.lock"})
+    for (const char* name :
+         {"index.lock", "rewind.index.lock", "packed-refs.lock", "HEAD.lock", "config.lock"})
         fs::remove(m_dir / name, ignored);
     for (auto it = fs::recursive_directory_iterator(m_dir / "refs", ignored);
          it != fs::recursive_directory_iterator(); it.increment(ignored))
@@ -235,7 +250,8 @@ Result<Snapshot> ShadowRepo::snapshot(SnapshotMeta::Kind kind, std::uint64_t ste
     return record(kind, step, kind == SnapshotMeta::Kind::Undo ? std::string() : stepRef(step));
 }
 
-Result<Snapshot> ShadowRepo::record(SnapshotMeta::Kind kind, std::uint64_t step, const std::string& givenRef) {
+Result<Snapshot> ShadowRepo::record(SnapshotMeta::Kind kind, std::uint64_t step,
+                                    const std::string& givenRef) {
     const SnapshotRules& rules = m_options.rules;
     if (auto written = writeWhole(m_dir / "info" / "exclude", excludeFileText(rules, {}, {})); !written)
         return written.error();
@@ -266,8 +282,8 @@ Result<Snapshot> ShadowRepo::record(SnapshotMeta::Kind kind, std::uint64_t step,
         else
             unseeded.push_back(nested.root);
     }
-    if (auto written = writeWhole(m_dir / "info" / "exclude",
-                                  excludeFileText(rules, walked->largeFiles, unseeded));
+    if (auto written =
+            writeWhole(m_dir / "info" / "exclude", excludeFileText(rules, walked->largeFiles, unseeded));
         !written)
         return written.error();
     if (!nestedRoots.empty()) {
@@ -303,7 +319,8 @@ Result<Snapshot> ShadowRepo::record(SnapshotMeta::Kind kind, std::uint64_t step,
     meta.skippedDirs = walked->dependencyDirs;
     meta.skippedDirs.insert(meta.skippedDirs.end(), skippedDirs.begin(), skippedDirs.end());
     std::sort(meta.skippedDirs.begin(), meta.skippedDirs.end());
-    meta.skippedDirs.erase(std::unique(meta.skippedDirs.begin(), meta.skippedDirs.end()), meta.skippedDirs.end());
+    meta.skippedDirs.erase(std::unique(meta.skippedDirs.begin(), meta.skippedDirs.end()),
+                           meta.skippedDirs.end());
 
     // Without parents: a pruned snapshot's objects are then held by nothing.
     auto commit = git({"commit-tree", trimmed(*tree), "-F", "-"}, {}, toCommitMessage(meta));
@@ -311,7 +328,8 @@ Result<Snapshot> ShadowRepo::record(SnapshotMeta::Kind kind, std::uint64_t step,
         return commit.error();
     std::string ref = givenRef;
     if (ref.empty()) {
-        auto undo = git({"for-each-ref", "--count=1", "--sort=-refname", "--format=%(refname)", "refs/warren/undo/"});
+        auto undo =
+            git({"for-each-ref", "--count=1", "--sort=-refname", "--format=%(refname)", "refs/warren/undo/"});
         std::uint64_t next = 1;
         if (undo && !trimmed(*undo).empty())
             next = std::stoull(trimmed(*undo).substr(std::string("refs/warren/undo/").size())) + 1;
@@ -339,8 +357,8 @@ Result<Snapshot> ShadowRepo::readSnapshot(const std::string& ref) const {
 }
 
 Result<std::vector<Snapshot>> ShadowRepo::list() const {
-    auto refs = git({"for-each-ref", "--sort=refname", "--format=%(refname)", "refs/warren/steps/",
-                     "refs/warren/undo/"});
+    auto refs = git(
+        {"for-each-ref", "--sort=refname", "--format=%(refname)", "refs/warren/steps/", "refs/warren/undo/"});
     if (!refs)
         return refs.error();
     std::vector<Snapshot> snapshots;
@@ -364,15 +382,16 @@ Result<Snapshot> ShadowRepo::beforeStep(std::uint64_t step) const {
     for (const auto& snapshot : *all)
         if (snapshot.meta.kind != SnapshotMeta::Kind::Undo)
             steps += (steps.empty() ? "" : ", ") + std::to_string(snapshot.meta.step);
-    return makeError(ErrorCode::NotFound, "no snapshot before step " + std::to_string(step) +
-                                              (steps.empty() ? "; the task has none"
-                                                             : "; there are snapshots before steps " + steps));
+    return makeError(
+        ErrorCode::NotFound,
+        "no snapshot before step " + std::to_string(step) +
+            (steps.empty() ? "; the task has none" : "; there are snapshots before steps " + steps));
 }
 
 Result<std::string> ShadowRepo::diff(const Snapshot& from, const Snapshot& to,
                                      const std::vector<std::string>& paths) const {
-    std::vector<std::string> args = {"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color",
-                                     from.commit, to.commit, "--"};
+    std::vector<std::string> args = {"diff",       "--no-ext-diff", "--no-textconv", "--no-renames",
+                                     "--no-color", from.commit,     to.commit,       "--"};
     args.insert(args.end(), paths.begin(), paths.end());
     return git(args);
 }
@@ -403,7 +422,8 @@ Result<Snapshot> ShadowRepo::present() {
     return record(SnapshotMeta::Kind::Present, 0, "refs/warren/present");
 }
 
-Result<RewindPlan> ShadowRepo::previewRewind(const Snapshot& target, const std::vector<std::string>& onlyPaths) {
+Result<RewindPlan> ShadowRepo::previewRewind(const Snapshot& target,
+                                             const std::vector<std::string>& onlyPaths) {
     auto lock = Lock::take(m_dir);
     if (!lock)
         return lock.error();
@@ -475,7 +495,8 @@ Status ShadowRepo::apply(const RewindPlan& plan, const Snapshot& target) {
     for (const auto& dir : plan.createDirs) {
         fs::create_directories(m_workspace / dir, error);
         if (error)
-            return makeError(ErrorCode::System, "cannot create the directory " + dir + ": " + error.message());
+            return makeError(ErrorCode::System,
+                             "cannot create the directory " + dir + ": " + error.message());
     }
     // As root, what was written goes to whoever owns the workspace (the uid a sandbox writes as may differ
     // from ours), so the task can change it again.
@@ -491,8 +512,8 @@ Status ShadowRepo::apply(const RewindPlan& plan, const Snapshot& target) {
             if (::lstat(full.c_str(), &st) == 0 && st.st_uid == 0 &&
                 ::lchown(full.c_str(), root.st_uid, root.st_gid) != 0)
                 return makeError(ErrorCode::System, "rewound " + path + ", but cannot give it to uid " +
-                                                        std::to_string(root.st_uid) + ", who owns the workspace: " +
-                                                        std::strerror(errno));
+                                                        std::to_string(root.st_uid) +
+                                                        ", who owns the workspace: " + std::strerror(errno));
         }
     }
     return Ok{};

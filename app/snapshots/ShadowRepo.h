@@ -49,8 +49,8 @@ public:
         std::size_t keepSteps = 200; // step snapshots kept besides the first: older ones are pruned
     };
 
-    // Opens the repository at dir for workspace, creating it on first use. Held paths given in the options are
-    // kept in DIR/held; opened without any, the repository uses the ones kept.
+    // Opens the repository at dir for workspace, creating it on first use. Held paths given in the options
+    // are kept in DIR/held; opened without any, the repository uses the ones kept.
     static Result<ShadowRepo> open(const std::filesystem::path& dir, const std::filesystem::path& workspace,
                                    Options options);
     static Result<ShadowRepo> open(const std::filesystem::path& dir, const std::filesystem::path& workspace) {

@@ -37,8 +37,8 @@ std::string toCommitMessage(const SnapshotMeta& meta) {
         break;
     }
     const json body = {{"kind", kindName(meta.kind)},        {"step", meta.step},
-                       {"taken_at_ms", meta.takenAtMs},       {"empty_dirs", meta.emptyDirs},
-                       {"skipped_large", meta.skippedLarge},  {"skipped_dirs", meta.skippedDirs}};
+                       {"taken_at_ms", meta.takenAtMs},      {"empty_dirs", meta.emptyDirs},
+                       {"skipped_large", meta.skippedLarge}, {"skipped_dirs", meta.skippedDirs}};
     return "warren: " + title + "\n\n" + body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

@@ -20,7 +20,7 @@ struct SnapshotMeta {
     enum class Kind { Step, End, Undo, Present };
     Kind kind = Kind::Step;
     std::uint64_t step = 0;
-    std::int64_t takenAtMs = 0; // since the epoch
+    std::int64_t takenAtMs = 0;            // since the epoch
     std::vector<std::string> emptyDirs;    // sorted
     std::vector<std::string> skippedLarge; // files over the size limit, not recorded
     std::vector<std::string> skippedDirs;  // dependency directories and ignored ones, not recorded

@@ -7,9 +7,9 @@ namespace warren::snapshots {
 const std::vector<std::string>& SnapshotRules::dependencyDirNames() {
     // Package managers' and build tools' output: regenerated from what is recorded.
     static const std::vector<std::string> names = {
-        "node_modules", ".venv", "venv",  "__pycache__", ".tox",   ".mypy_cache", ".pytest_cache",
-        ".ruff_cache",  ".gradle", ".next", ".nuxt",     ".parcel-cache", ".terraform", "target",
-        "build",        "dist",    ".cache"};
+        "node_modules",  ".venv",       "venv",    "__pycache__", ".tox",  ".mypy_cache",
+        ".pytest_cache", ".ruff_cache", ".gradle", ".next",       ".nuxt", ".parcel-cache",
+        ".terraform",    "target",      "build",   "dist",        ".cache"};
     return names;
 }
 

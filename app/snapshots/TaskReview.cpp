@@ -25,13 +25,15 @@ std::string describeSnapshot(const SnapshotMeta& meta) {
     return {};
 }
 
-Result<ReviewRange> reviewRange(const ShadowRepo& repo, std::optional<std::uint64_t> step, const Snapshot* now) {
+Result<ReviewRange> reviewRange(const ShadowRepo& repo, std::optional<std::uint64_t> step,
+                                const Snapshot* now) {
     auto all = repo.list();
     if (!all)
         return all.error();
     std::optional<Snapshot> from, to;
     for (const auto& snapshot : *all) {
-        if (snapshot.meta.kind == SnapshotMeta::Kind::Undo || snapshot.meta.kind == SnapshotMeta::Kind::Present)
+        if (snapshot.meta.kind == SnapshotMeta::Kind::Undo ||
+            snapshot.meta.kind == SnapshotMeta::Kind::Present)
             continue;
         if (!from && (!step || snapshot.meta.step == *step))
             from = snapshot;
@@ -43,10 +45,11 @@ Result<ReviewRange> reviewRange(const ShadowRepo& repo, std::optional<std::uint6
     if (now && !step)
         return ReviewRange{std::move(*from), *now};
     if (!to || to->meta.step <= from->meta.step)
-        return makeError(ErrorCode::NotFound,
-                         step ? "step " + std::to_string(*step) +
-                                    " has no snapshot after it (the task is still in it, or was killed during it)"
-                              : std::string("the task has only the snapshot before its first step"));
+        return makeError(
+            ErrorCode::NotFound,
+            step ? "step " + std::to_string(*step) +
+                       " has no snapshot after it (the task is still in it, or was killed during it)"
+                 : std::string("the task has only the snapshot before its first step"));
     return ReviewRange{std::move(*from), std::move(*to)};
 }
 
@@ -65,9 +68,9 @@ Result<std::vector<FileReview>> reviewFiles(const ShadowRepo& repo, const Review
         text[section.file.path] += std::string(section.text);
     std::vector<FileReview> files;
     for (const auto& change : *changes) {
-        std::string kind = change.status == 'A'   ? "added"
-                           : change.status == 'D' ? "deleted"
-                           : change.status == 'T' ? "type"
+        std::string kind = change.status == 'A'                   ? "added"
+                           : change.status == 'D'                 ? "deleted"
+                           : change.status == 'T'                 ? "type"
                            : change.oldObject == change.newObject ? "mode"
                                                                   : "modified";
         files.push_back({change.path, std::move(kind), text[change.path]});
@@ -102,7 +105,8 @@ Result<ConversationRewind> putConversationBack(const fs::path& snapshotsDir, std
     if (!fs::exists(kept, error)) {
         fs::remove(checkpoint, error);
         if (error)
-            return makeError(ErrorCode::System, "cannot remove " + checkpoint.string() + ": " + error.message());
+            return makeError(ErrorCode::System,
+                             "cannot remove " + checkpoint.string() + ": " + error.message());
         return ConversationRewind{true};
     }
     const fs::path temporary = checkpoint.string() + ".rewind";
@@ -114,8 +118,8 @@ Result<ConversationRewind> putConversationBack(const fs::path& snapshotsDir, std
     if (!error)
         fs::rename(temporary, checkpoint, error);
     if (error)
-        return makeError(ErrorCode::System,
-                         "cannot put the checkpoint back into " + checkpoint.string() + ": " + error.message());
+        return makeError(ErrorCode::System, "cannot put the checkpoint back into " + checkpoint.string() +
+                                                ": " + error.message());
     return ConversationRewind{false};
 }
 

@@ -10,7 +10,8 @@ namespace warren::snapshots {
 namespace fs = std::filesystem;
 
 TaskSnapshots::TaskSnapshots(fs::path shadowDir, fs::path workspace, fs::path checkpoint,
-                             std::vector<std::string> heldPaths, std::chrono::milliseconds budget, QObject* parent)
+                             std::vector<std::string> heldPaths, std::chrono::milliseconds budget,
+                             QObject* parent)
     : QObject(parent), m_shadowDir(std::move(shadowDir)), m_workspace(std::move(workspace)),
       m_checkpoint(std::move(checkpoint)), m_heldPaths(std::move(heldPaths)) {
     m_worker = new QObject;

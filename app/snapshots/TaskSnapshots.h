@@ -22,9 +22,9 @@ namespace warren::snapshots {
 class TaskSnapshots : public QObject {
     Q_OBJECT
 public:
-    // checkpoint: the agent's checkpoint file, copied beside each step's snapshot (ShadowRepo::checkpointCopy) so
-    // that a rewind of the conversation can put it back.
-    // heldPaths: the sandbox's protected paths (SnapshotRules::heldPaths).
+    // checkpoint: the agent's checkpoint file, copied beside each step's snapshot
+    // (ShadowRepo::checkpointCopy) so that a rewind of the conversation can put it back. heldPaths: the
+    // sandbox's protected paths (SnapshotRules::heldPaths).
     TaskSnapshots(std::filesystem::path shadowDir, std::filesystem::path workspace,
                   std::filesystem::path checkpoint, std::vector<std::string> heldPaths,
                   std::chrono::milliseconds budget, QObject* parent = nullptr);

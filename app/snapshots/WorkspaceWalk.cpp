@@ -28,8 +28,9 @@ struct Walker {
         DIR* dir = ::fdopendir(dirFd);
         if (!dir) {
             ::close(dirFd);
-            return makeError(ErrorCode::System, "cannot read the directory " + (prefix.empty() ? "." : prefix) +
-                                                    ": " + std::strerror(errno));
+            return makeError(ErrorCode::System, "cannot read the directory " +
+                                                    (prefix.empty() ? "." : prefix) + ": " +
+                                                    std::strerror(errno));
         }
         struct Entry {
             std::string name;

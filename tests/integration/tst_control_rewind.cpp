@@ -88,8 +88,8 @@ void TestControlRewind::shellChangesReviewedAndRewound() {
                                  turn("write_file", {{"path", "src/added.c"}, {"content", "int added;\n"}}),
                                  turn("finish", {{"summary", "changed things"}})}));
     const QString workspace = QString::fromStdString(ws.string());
-    const auto run = runWarren({"run", "--provider", "scripted:" + script, "--workspace", workspace, "work"},
-                               data.path());
+    const auto run =
+        runWarren({"run", "--provider", "scripted:" + script, "--workspace", workspace, "work"}, data.path());
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const QString id = taskId(data.path());
     QVERIFY(!id.isEmpty());
@@ -106,7 +106,8 @@ void TestControlRewind::shellChangesReviewedAndRewound() {
     QVERIFY(whole.out.contains("new mode 100755") || whole.out.contains("old mode 100644"));
     const auto step2 = runWarren({"diff", id, "--step", "2"}, data.path());
     QVERIFY2(step2.exitCode == 0, step2.err.constData());
-    QVERIFY(step2.out.contains("b/tools") && !step2.out.contains("README.md") && !step2.out.contains("added.c"));
+    QVERIFY(step2.out.contains("b/tools") && !step2.out.contains("README.md") &&
+            !step2.out.contains("added.c"));
 
     // Listed, not done: --check, and no --yes without a terminal.
     const auto check = runWarren({"rewind", id, "--to-step", "1", "--check"}, data.path());
@@ -135,11 +136,13 @@ void TestControlRewind::shellChangesReviewedAndRewound() {
     QCOMPARE(snapshot(ws), finalTree);
 
     QCOMPARE(treeHash(ws / ".git"), gitBefore);
-    QVERIFY(runWarren({"rewind", id, "--to-step", "9", "--yes"}, data.path()).err.contains("no snapshot before step 9"));
+    QVERIFY(runWarren({"rewind", id, "--to-step", "9", "--yes"}, data.path())
+                .err.contains("no snapshot before step 9"));
 
     // Files and conversation before step 3: the task continues from there, the model (the script) is asked
     // for step 3 again, and the task ends as it did.
-    const auto both = runWarren({"rewind", id, "--to-step", "3", "--files", "--conversation", "--yes"}, data.path());
+    const auto both =
+        runWarren({"rewind", id, "--to-step", "3", "--files", "--conversation", "--yes"}, data.path());
     QVERIFY2(both.exitCode == 0, both.err.constData());
     QVERIFY(!fs::exists(ws / "src/added.c"));
     const auto resumed = runWarren({"resume", id}, data.path());

@@ -39,8 +39,8 @@ private slots:
     }
 
     void indexEntries() {
-        auto entries = parseIndexEntries(nul({"100644 " + kA + " 0\tsrc/a b.c", "120000 " + kB + " 0\tlink",
-                                              "160000 " + kA + " 0\tsub"}));
+        auto entries = parseIndexEntries(
+            nul({"100644 " + kA + " 0\tsrc/a b.c", "120000 " + kB + " 0\tlink", "160000 " + kA + " 0\tsub"}));
         QVERIFY(entries.ok());
         QCOMPARE(entries->size(), 3u);
         QCOMPARE((*entries)[0], (IndexEntry{kModeFile, kA, 0, "src/a b.c"}));
@@ -76,10 +76,11 @@ private slots:
                                  << kModeExecutable << 0u << "run.sh";
         QTest::newRow("mode only") << row(":100644 100755 " + kA + " " + kA + " M", "x") << "M" << kModeFile
                                    << kModeExecutable << "x";
-        QTest::newRow("file became a link") << row(":100644 120000 " + kA + " " + kB + " T", "l") << "T"
-                                            << kModeFile << kModeSymlink << "l";
-        QTest::newRow("tab and newline in the name") << row(":100644 100644 " + kA + " " + kB + " M", "a\tb\nc")
-                                                     << "M" << kModeFile << kModeFile << "a\tb\nc";
+        QTest::newRow("file became a link")
+            << row(":100644 120000 " + kA + " " + kB + " T", "l") << "T" << kModeFile << kModeSymlink << "l";
+        QTest::newRow("tab and newline in the name")
+            << row(":100644 100644 " + kA + " " + kB + " M", "a\tb\nc") << "M" << kModeFile << kModeFile
+            << "a\tb\nc";
     }
     void rawDiff() {
         QFETCH(QByteArray, out);
@@ -99,11 +100,14 @@ private slots:
 
     void refusedRawDiff_data() {
         QTest::addColumn<QByteArray>("out");
-        QTest::newRow("no path") << QByteArray::fromStdString(nul({":100644 100644 " + kA + " " + kB + " M"}));
-        QTest::newRow("no colon") << QByteArray::fromStdString(nul({"100644 100644 " + kA + " " + kB + " M", "a"}));
-        QTest::newRow("rename status") << QByteArray::fromStdString(
-            nul({":100644 100644 " + kA + " " + kB + " R100", "a"}));
-        QTest::newRow("abbreviated") << QByteArray::fromStdString(nul({":100644 100644 aaaaaaa bbbbbbb M", "a"}));
+        QTest::newRow("no path") << QByteArray::fromStdString(
+            nul({":100644 100644 " + kA + " " + kB + " M"}));
+        QTest::newRow("no colon") << QByteArray::fromStdString(
+            nul({"100644 100644 " + kA + " " + kB + " M", "a"}));
+        QTest::newRow("rename status")
+            << QByteArray::fromStdString(nul({":100644 100644 " + kA + " " + kB + " R100", "a"}));
+        QTest::newRow("abbreviated") << QByteArray::fromStdString(
+            nul({":100644 100644 aaaaaaa bbbbbbb M", "a"}));
     }
     void refusedRawDiff() {
         QFETCH(QByteArray, out);

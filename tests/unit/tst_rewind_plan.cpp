@@ -56,43 +56,44 @@ private slots:
         QTest::addColumn<QStringList>("only");
         QTest::addColumn<QStringList>("lines");
 
-        QTest::newRow("rm: the file comes back") << QStringList{"A src/a.c"} << QStringList{"src/a.c"}
-                                                 << QStringList{} << QStringList{} << QStringList{}
-                                                 << QStringList{"restore  src/a.c"};
+        QTest::newRow("rm: the file comes back")
+            << QStringList{"A src/a.c"} << QStringList{"src/a.c"} << QStringList{} << QStringList{}
+            << QStringList{} << QStringList{"restore  src/a.c"};
         QTest::newRow("a new file goes, and its new directory")
-            << QStringList{"D out/new.txt"} << QStringList{"a"} << QStringList{} << QStringList{} << QStringList{}
-            << QStringList{"delete   out/new.txt", "rmdir    out/ (when empty)"};
+            << QStringList{"D out/new.txt"} << QStringList{"a"} << QStringList{} << QStringList{}
+            << QStringList{} << QStringList{"delete   out/new.txt", "rmdir    out/ (when empty)"};
         QTest::newRow("a new file in a directory the target has: the directory stays")
             << QStringList{"D src/new.c"} << QStringList{"src/a.c"} << QStringList{} << QStringList{}
             << QStringList{} << QStringList{"delete   src/new.c"};
-        QTest::newRow("mv: both names") << QStringList{"A old", "D new"} << QStringList{"old"} << QStringList{}
-                                        << QStringList{} << QStringList{}
-                                        << QStringList{"delete   new", "restore  old"};
-        QTest::newRow("rename over: content") << QStringList{"M target.txt"} << QStringList{"target.txt"}
-                                              << QStringList{} << QStringList{} << QStringList{}
-                                              << QStringList{"rewrite  target.txt"};
+        QTest::newRow("mv: both names")
+            << QStringList{"A old", "D new"} << QStringList{"old"} << QStringList{} << QStringList{}
+            << QStringList{} << QStringList{"delete   new", "restore  old"};
+        QTest::newRow("rename over: content")
+            << QStringList{"M target.txt"} << QStringList{"target.txt"} << QStringList{} << QStringList{}
+            << QStringList{} << QStringList{"rewrite  target.txt"};
         QTest::newRow("the executable bit as the target had it")
-            << QStringList{"X run.sh"} << QStringList{"run.sh"} << QStringList{} << QStringList{} << QStringList{}
-            << QStringList{"chmod    run.sh (+x)"};
-        QTest::newRow("a link where a file was") << QStringList{"T l"} << QStringList{"l"} << QStringList{}
-                                                 << QStringList{} << QStringList{}
-                                                 << QStringList{"replace  l (a symbolic link again)"};
+            << QStringList{"X run.sh"} << QStringList{"run.sh"} << QStringList{} << QStringList{}
+            << QStringList{} << QStringList{"chmod    run.sh (+x)"};
+        QTest::newRow("a link where a file was")
+            << QStringList{"T l"} << QStringList{"l"} << QStringList{} << QStringList{} << QStringList{}
+            << QStringList{"replace  l (a symbolic link again)"};
         QTest::newRow("a file replaced by a directory")
-            << QStringList{"A x", "D x/f"} << QStringList{"x"} << QStringList{} << QStringList{} << QStringList{}
-            << QStringList{"restore  x", "delete   x/f", "rmdir    x/ (when empty)"};
+            << QStringList{"A x", "D x/f"} << QStringList{"x"} << QStringList{} << QStringList{}
+            << QStringList{} << QStringList{"restore  x", "delete   x/f", "rmdir    x/ (when empty)"};
         QTest::newRow("a directory replaced by a file")
             << QStringList{"D x", "A x/f"} << QStringList{"x/f"} << QStringList{} << QStringList{}
             << QStringList{} << QStringList{"delete   x", "restore  x/f"};
         QTest::newRow("empty directories: made since go, removed since come back")
             << QStringList{} << QStringList{"a"} << QStringList{"new/empty"} << QStringList{"old/deep/er"}
-            << QStringList{} << QStringList{"rmdir    new/empty/ (when empty)", "rmdir    new/ (when empty)",
-                                            "mkdir    old/deep/er/"};
+            << QStringList{}
+            << QStringList{"rmdir    new/empty/ (when empty)", "rmdir    new/ (when empty)",
+                           "mkdir    old/deep/er/"};
         QTest::newRow("an empty directory the target keeps stays")
             << QStringList{"D logs/x.log"} << QStringList{} << QStringList{} << QStringList{"logs"}
             << QStringList{} << QStringList{"delete   logs/x.log", "mkdir    logs/"};
-        QTest::newRow("narrowed to one file") << QStringList{"A a", "D b", "M c"} << QStringList{"a", "c"}
-                                              << QStringList{} << QStringList{} << QStringList{"c"}
-                                              << QStringList{"rewrite  c"};
+        QTest::newRow("narrowed to one file")
+            << QStringList{"A a", "D b", "M c"} << QStringList{"a", "c"} << QStringList{} << QStringList{}
+            << QStringList{"c"} << QStringList{"rewrite  c"};
         QTest::newRow("narrowed to a directory, not its namesake prefix")
             << QStringList{"M src/a", "M src2/b"} << QStringList{"src/a", "src2/b"} << QStringList{}
             << QStringList{} << QStringList{"src"} << QStringList{"rewrite  src/a"};

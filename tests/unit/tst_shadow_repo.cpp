@@ -42,26 +42,28 @@ void makeUserRepository(const fs::path& ws) {
 
 // What the agent's shell does in one step.
 void shellSideEffects(const fs::path& ws) {
-    fs::remove(ws / "README.md");                                  // rm
-    fs::rename(ws / "src/util.c", ws / "src/helpers.c");           // mv
+    fs::remove(ws / "README.md");                        // rm
+    fs::rename(ws / "src/util.c", ws / "src/helpers.c"); // mv
     writeFile(ws / "replacement", "the new main\n");
-    fs::rename(ws / "replacement", ws / "src/main.c");             // rename over
+    fs::rename(ws / "replacement", ws / "src/main.c"); // rename over
     writeFile(ws / "notes.txt", "edited\n");
-    setExecutable(ws / "notes.txt", true);                         // chmod +x
+    setExecutable(ws / "notes.txt", true); // chmod +x
     fs::remove(ws / "main-link");
-    fs::create_symlink("src/helpers.c", ws / "main-link");         // a link retargeted
-    fs::create_symlink("../README.md", ws / "src/dangling");       // a new, dangling link
-    writeFile(ws / "data/blob.bin", binaryBytes(70000, 11));       // binary content
-    fs::remove(ws / "empty/deeper");                               // an empty directory removed
-    fs::create_directories(ws / "made/empty");                     // and one made
+    fs::create_symlink("src/helpers.c", ws / "main-link");   // a link retargeted
+    fs::create_symlink("../README.md", ws / "src/dangling"); // a new, dangling link
+    writeFile(ws / "data/blob.bin", binaryBytes(70000, 11)); // binary content
+    fs::remove(ws / "empty/deeper");                         // an empty directory removed
+    fs::create_directories(ws / "made/empty");               // and one made
     fs::remove_all(ws / "tools");
-    writeFile(ws / "tools", "tools is a file now\n");              // a directory replaced by a file
+    writeFile(ws / "tools", "tools is a file now\n"); // a directory replaced by a file
     fs::remove(ws / "data/blob.bin");
     fs::create_directories(ws / "data/blob.bin");
     writeFile(ws / "data/blob.bin/inside", "a file replaced by a directory\n");
 }
 
-QString message(const Error& error) { return QString::fromStdString(error.message); }
+QString message(const Error& error) {
+    return QString::fromStdString(error.message);
+}
 
 // Waits until a file named name appears in dir (created or renamed into place); false when nothing came.
 bool waitForName(int inotifyFd, const std::string& name) {
@@ -177,7 +179,8 @@ private slots:
         }
         auto missing = repo->beforeStep(9);
         QVERIFY(!missing.ok());
-        QVERIFY2(missing.error().message.find("1, 2, 3, 4") != std::string::npos, qPrintable(message(missing.error())));
+        QVERIFY2(missing.error().message.find("1, 2, 3, 4") != std::string::npos,
+                 qPrintable(message(missing.error())));
     }
 
     void oneFileReverted() {

@@ -19,8 +19,8 @@ private slots:
     }
     void roundTrip() {
         QFETCH(int, kind);
-        SnapshotMeta meta{SnapshotMeta::Kind(kind), 7, 1700000000123, {"empty", "a/b"}, {"big.iso"},
-                          {"node_modules"}};
+        SnapshotMeta meta{SnapshotMeta::Kind(kind), 7,           1700000000123,
+                          {"empty", "a/b"},         {"big.iso"}, {"node_modules"}};
         const std::string message = toCommitMessage(meta);
         QVERIFY(message.rfind("warren: ", 0) == 0);
         auto read = fromCommitMessage(message);
@@ -28,18 +28,22 @@ private slots:
         QCOMPARE(*read, meta);
     }
     void titles() {
-        QVERIFY(toCommitMessage({SnapshotMeta::Kind::Step, 3, 0, {}, {}, {}}).rfind("warren: before step 3\n", 0) == 0);
-        QVERIFY(toCommitMessage({SnapshotMeta::Kind::End, 5, 0, {}, {}, {}}).rfind("warren: after the last step (4)\n", 0) == 0);
+        QVERIFY(toCommitMessage({SnapshotMeta::Kind::Step, 3, 0, {}, {}, {}})
+                    .rfind("warren: before step 3\n", 0) == 0);
+        QVERIFY(toCommitMessage({SnapshotMeta::Kind::End, 5, 0, {}, {}, {}})
+                    .rfind("warren: after the last step (4)\n", 0) == 0);
     }
     void damaged_data() {
         QTest::addColumn<QString>("message");
         QTest::newRow("no body") << "warren: before step 1\n";
         QTest::newRow("not json") << "t\n\n{nope";
-        QTest::newRow("unknown kind") << "t\n\n{\"kind\":\"x\",\"step\":1,\"taken_at_ms\":0,\"empty_dirs\":[],"
-                                         "\"skipped_large\":[],\"skipped_dirs\":[]}";
+        QTest::newRow("unknown kind")
+            << "t\n\n{\"kind\":\"x\",\"step\":1,\"taken_at_ms\":0,\"empty_dirs\":[],"
+               "\"skipped_large\":[],\"skipped_dirs\":[]}";
         QTest::newRow("missing key") << "t\n\n{\"kind\":\"step\",\"step\":1}";
-        QTest::newRow("wrong type") << "t\n\n{\"kind\":\"step\",\"step\":\"1\",\"taken_at_ms\":0,\"empty_dirs\":[],"
-                                       "\"skipped_large\":[],\"skipped_dirs\":[]}";
+        QTest::newRow("wrong type")
+            << "t\n\n{\"kind\":\"step\",\"step\":\"1\",\"taken_at_ms\":0,\"empty_dirs\":[],"
+               "\"skipped_large\":[],\"skipped_dirs\":[]}";
     }
     void damaged() {
         QFETCH(QString, message);

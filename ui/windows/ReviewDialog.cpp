@@ -68,19 +68,20 @@ void ReviewDialog::reload() {
         return;
     }
     m_changes = std::move(*changes);
-    m_summary->setText(m_changes.files.empty()
-                           ? tr("The task changed no files (from %1 to %2).")
-                                 .arg(qs(m_changes.from), qs(m_changes.to))
-                           : tr("%n file(s) changed, from %1 to %2, by the task's tools and its shell commands.",
-                                nullptr, static_cast<int>(m_changes.files.size()))
-                                 .arg(qs(m_changes.from), qs(m_changes.to)));
+    m_summary->setText(
+        m_changes.files.empty()
+            ? tr("The task changed no files (from %1 to %2).").arg(qs(m_changes.from), qs(m_changes.to))
+            : tr("%n file(s) changed, from %1 to %2, by the task's tools and its shell commands.", nullptr,
+                 static_cast<int>(m_changes.files.size()))
+                  .arg(qs(m_changes.from), qs(m_changes.to)));
     for (const auto& file : m_changes.files)
         m_files->addItem(QStringLiteral("%1  %2").arg(qs(file.change), -8).arg(qs(file.path)));
     QString skipped;
     for (const auto& path : m_changes.skipped)
         skipped += (skipped.isEmpty() ? QString() : QStringLiteral(", ")) + qs(path);
-    m_skipped->setText(skipped.isEmpty() ? QString()
-                                         : tr("Not recorded, so not shown and left alone by a rewind: %1").arg(skipped));
+    m_skipped->setText(skipped.isEmpty()
+                           ? QString()
+                           : tr("Not recorded, so not shown and left alone by a rewind: %1").arg(skipped));
     m_revert->setEnabled(!m_changes.files.empty());
     if (!m_changes.files.empty())
         m_files->setCurrentRow(0);
@@ -90,7 +91,8 @@ void ReviewDialog::showFile(int row) {
     if (row < 0 || row >= static_cast<int>(m_changes.files.size()))
         return m_diff->clear();
     const auto& file = m_changes.files[static_cast<std::size_t>(row)];
-    m_diff->setPlainText(file.diff.empty() ? tr("(no textual difference: %1)").arg(qs(file.change)) : qs(file.diff));
+    m_diff->setPlainText(file.diff.empty() ? tr("(no textual difference: %1)").arg(qs(file.change))
+                                           : qs(file.diff));
 }
 
 void ReviewDialog::revertSelected() {

@@ -9,8 +9,8 @@
 
 namespace warren::ui {
 
-RewindDialog::RewindDialog(const QString& taskId, const control::RewindSummary& preview, bool offerConversation,
-                           QWidget* parent)
+RewindDialog::RewindDialog(const QString& taskId, const control::RewindSummary& preview,
+                           bool offerConversation, QWidget* parent)
     : QDialog(parent) {
     setObjectName("rewindDialog");
     setWindowTitle(tr("Rewind"));
@@ -19,11 +19,12 @@ RewindDialog::RewindDialog(const QString& taskId, const control::RewindSummary& 
     auto* intro = new QLabel(this);
     intro->setWordWrap(true);
     const QString target = QString::fromStdString(preview.target);
-    intro->setText(preview.lines.empty()
-                       ? tr("The workspace of task %1 is already as it was %2: no file changes.").arg(taskId, target)
-                       : tr("Put the workspace of task %1 back as it was %2. First it is recorded as it is now, "
-                            "so this rewind can be undone. These change:")
-                             .arg(taskId, target));
+    intro->setText(
+        preview.lines.empty()
+            ? tr("The workspace of task %1 is already as it was %2: no file changes.").arg(taskId, target)
+            : tr("Put the workspace of task %1 back as it was %2. First it is recorded as it is now, "
+                 "so this rewind can be undone. These change:")
+                  .arg(taskId, target));
     layout->addWidget(intro);
     if (!preview.lines.empty()) {
         auto* list = new QListWidget(this);
@@ -38,7 +39,8 @@ RewindDialog::RewindDialog(const QString& taskId, const control::RewindSummary& 
     limits->setWordWrap(true);
     layout->addWidget(limits);
     if (offerConversation) {
-        m_conversation = new QCheckBox(tr("Also the conversation: Resume continues the task from this step"), this);
+        m_conversation =
+            new QCheckBox(tr("Also the conversation: Resume continues the task from this step"), this);
         m_conversation->setObjectName("rewindConversation");
         layout->addWidget(m_conversation);
     }
