@@ -565,11 +565,16 @@ void TaskRunner::startSnapshots(const LaunchPlan& plan) {
         m_env.data.snapshotsDir(id), m_task.workspace, m_env.data.stateDir(id) + "/checkpoint.json",
         std::move(held), m_env.snapshotBudget);
     connect(m_snapshots.get(), &snapshots::TaskSnapshots::taken, this,
-            [this](quint64 step, const QString& problem, qint64) {
+            [this](quint64 step, const QString& problem, qint64 elapsedMs) {
                 if (!problem.isEmpty())
                     recordOwn(protocol::LogData{"warn", "the workspace snapshot before step " +
                                                             std::to_string(step) + " failed (warren rewind "
                                                             "cannot go back to it): " + problem.toStdString()});
+                else if (elapsedMs > m_env.snapshotBudget.count())
+                    recordOwn(protocol::LogData{
+                        "warn", "the workspace snapshot before step " + std::to_string(step) + " took " +
+                                    std::to_string(elapsedMs) + " ms, past its budget: the agent went on "
+                                    "meanwhile, so it may hold some of that step's changes"});
             });
 }
 
