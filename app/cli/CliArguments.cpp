@@ -68,6 +68,20 @@ constexpr OptionSpec kApplyOptions[] = {
     kNoColor,
     kHelp,
 };
+constexpr OptionSpec kDiffOptions[] = {
+    {"--step", "N", "only what step N changed (default: the whole task)"}, kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kRewindOptions[] = {
+    {"--to-step", "N", "the workspace as it was before step N ran (step 1: as the task found it)"},
+    {"--undo", "", "take the last rewind back: the workspace as it was before it"},
+    {"--path", "PATH", "only this file or directory (repeatable)"},
+    {"--files", "", "the workspace's files (the default; with --conversation, both)"},
+    {"--conversation", "", "the agent's conversation: `warren resume` continues the task from that step"},
+    {"--check", "", "only list what would change"},
+    {"--yes", "", "do not ask on the terminal before changing the workspace"},
+    kDataDir,
+    kNoColor,
+    kHelp,
+};
 constexpr OptionSpec kTopLevelOptions[] = {kDataDir, kNoColor, kHelp, {"--version", "", "print the version"}};
 
 struct CommandInfo {
@@ -90,6 +104,13 @@ constexpr CommandInfo kCommands[] = {
      "bring a remote task's change home: apply it to the local workspace, leaving files changed here since the "
      "upload as they are",
      kApplyOptions},
+    {"diff", "diff TASK [--step N]",
+     "what a task changed in its workspace, shell commands' changes included: a unified diff of its snapshots",
+     kDiffOptions},
+    {"rewind", "rewind TASK --to-step N [--files] [--conversation] | --undo [--path PATH]... [--check] [--yes]",
+     "put the workspace back as it was before a step (first recording it as it is, for --undo); what "
+     "snapshots skip is left alone",
+     kRewindOptions},
     {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
      kJsonOptions},
     {"secrets", "secrets set|delete NAME", "store (key read from stdin) or delete a provider's API key",
@@ -444,6 +465,58 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
         if (!words)
             return words.error();
         return CliCommand(ExportCommand{(*words)[0], (*words)[1]});
+    }
+    if (name == "diff") {
+        auto words = takeWords(name, scanned, {"TASK"});
+        if (!words)
+            return words.error();
+        DiffCommand diff{words->front(), std::nullopt};
+        for (const auto& [flag, value] : scanned.options)
+            if (flag == "--step") {
+                auto step = positiveNumber(flag, value, "steps");
+                if (!step)
+                    return step.error();
+                diff.step = *step;
+            }
+        return CliCommand(std::move(diff));
+    }
+    if (name == "rewind") {
+        auto words = takeWords(name, scanned, {"TASK"});
+        if (!words)
+            return words.error();
+        RewindCommand rewind{words->front(), std::nullopt, {}, false, false, true, false};
+        bool undo = false, files = false;
+        for (const auto& [flag, value] : scanned.options) {
+            if (flag == "--to-step") {
+                auto step = positiveNumber(flag, value, "steps");
+                if (!step)
+                    return step.error();
+                rewind.toStep = *step;
+            } else if (flag == "--undo") {
+                undo = true;
+            } else if (flag == "--path") {
+                rewind.paths.push_back(value);
+            } else if (flag == "--check") {
+                rewind.check = true;
+            } else if (flag == "--yes") {
+                rewind.yes = true;
+            } else if (flag == "--files") {
+                files = true;
+            } else if (flag == "--conversation") {
+                rewind.conversation = true;
+            }
+        }
+        rewind.files = files || !rewind.conversation;
+        if (rewind.conversation && undo)
+            return usageError("warren rewind: --undo takes back a rewind of the files; to move the conversation, "
+                              "name the step: --to-step N --conversation");
+        if (rewind.conversation && !rewind.paths.empty() && !files)
+            return usageError("warren rewind: --path narrows the files; add --files to rewind them with the "
+                              "conversation");
+        if (undo == rewind.toStep.has_value())
+            return usageError("warren rewind: say where to: --to-step N (before step N ran) or --undo (before "
+                              "the last rewind)");
+        return CliCommand(std::move(rewind));
     }
     if (name == "apply") {
         auto words = takeWords(name, scanned, {"TASK"});

@@ -79,6 +79,24 @@ struct ApplyCommand {
     bool check = false;                   // only say what would be applied and what conflicts
 };
 
+// `warren diff TASK [--step N]`: what the task changed in its workspace, from its snapshots.
+struct DiffCommand {
+    std::string taskId;
+    std::optional<std::uint64_t> step; // only what step N changed
+};
+
+// `warren rewind TASK --to-step N | --undo`: the workspace as it was before step N ran (step 1: as the task
+// found it), or as it was before the last rewind.
+struct RewindCommand {
+    std::string taskId;
+    std::optional<std::uint64_t> toStep; // else --undo
+    std::vector<std::string> paths;      // --path, repeatable: only these files or directories
+    bool check = false;                  // only list what would change
+    bool yes = false;                    // no question on the terminal
+    bool files = true;                   // --files (the default), and with --conversation
+    bool conversation = false;           // --conversation: the agent's checkpoint, so the task continues there
+};
+
 // The key itself is read from stdin, never from argv (argv is visible to every user in ps and is kept in
 // shell history).
 struct SecretsSetCommand {
@@ -91,7 +109,7 @@ struct SecretsDeleteCommand {
 
 using CliCommand = std::variant<WindowCommand, HelpCommand, VersionCommand, RunCommand, TasksCommand, ShowCommand,
                                 ResumeCommand, CancelCommand, ExportCommand, DoctorCommand, SecretsSetCommand,
-                                SecretsDeleteCommand, ApplyCommand>;
+                                SecretsDeleteCommand, ApplyCommand, DiffCommand, RewindCommand>;
 
 struct CliArguments {
     CliCommand command = WindowCommand{};

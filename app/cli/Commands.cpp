@@ -3,6 +3,7 @@
 #include "agent_core/config/AgentConfig.h"
 #include "agent_core/protocol/Timestamp.h"
 #include "app/cli/LiveView.h"
+#include "app/cli/ReviewCommands.h"
 #include "app/control/LocalControlPlane.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteControlPlane.h"
@@ -514,6 +515,15 @@ int apply(const CliArguments& arguments, const ApplyCommand& command) {
     return kExitOk;
 }
 
+// diff and rewind: the task's snapshots, kept by this machine's control plane.
+template <typename Command, typename Run>
+int onSnapshots(const CliArguments& arguments, const Command& command, Run run) {
+    auto plane = openLocalPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    return run(**plane, command);
+}
+
 } // namespace
 
 int runCommand(const CliArguments& arguments) {
@@ -546,6 +556,10 @@ int runCommand(const CliArguments& arguments) {
                 return doctor(arguments, command);
             } else if constexpr (std::is_same_v<T, ApplyCommand>) {
                 return apply(arguments, command);
+            } else if constexpr (std::is_same_v<T, DiffCommand>) {
+                return onSnapshots(arguments, command, diffTask);
+            } else if constexpr (std::is_same_v<T, RewindCommand>) {
+                return onSnapshots(arguments, command, rewindTask);
             } else if constexpr (std::is_same_v<T, SecretsSetCommand>) {
                 return secretsSet(arguments, command);
             } else {

@@ -31,6 +31,35 @@ struct ChangesPlan {
     std::vector<FileConflict> conflicts; // left as they are
 };
 
+// Review and rewind (app/snapshots): a task's workspace as recorded before each step.
+struct ReviewedFile {
+    std::string path;
+    std::string change; // "added", "deleted", "modified", "mode", "type"
+    std::string diff;   // git's unified diff of the file
+};
+struct TaskChanges {
+    std::string from, to; // "before step 1", "after step 4 (the end)"
+    std::vector<ReviewedFile> files;
+    std::vector<std::string> skipped; // not recorded, left alone: "node_modules/", "big.iso (large)"
+};
+// What a rewind cannot take back, said wherever one is offered.
+inline constexpr const char* kRewindLimits =
+    "A rewind puts back the files in the workspace. It cannot take back what commands did outside it: files "
+    "elsewhere, network calls, databases, services started or stopped. What snapshots skip (ignored files, "
+    "dependency and build directories, large files) is left as it is.";
+struct RewindRequest {
+    std::optional<std::uint64_t> toStep; // the workspace before step N ran; unset: before the last rewind
+    std::vector<std::string> paths;      // only these files or directories; empty: all
+    bool files = true;
+    bool conversation = false; // also the agent's checkpoint, so that resume continues from step N
+};
+struct RewindSummary {
+    std::string target;             // "before step 3"
+    std::vector<std::string> lines; // what changes in the workspace, one per path ("restore  src/a.c")
+    std::string conversation;       // what happens to the conversation; empty when it is not rewound
+    bool changesNothing() const { return lines.empty() && conversation.empty(); }
+};
+
 class ControlPlane : public QObject {
     Q_OBJECT
 public:
@@ -89,6 +118,17 @@ public:
     // left alone because they changed here since the upload (nothing of those is overwritten).
     virtual Result<ChangesPlan> planChanges(const std::string& taskId, const std::string& workspace);
     virtual Result<ChangesPlan> applyChanges(const std::string& taskId, const std::string& workspace);
+
+    // Whether this plane keeps snapshots of its tasks' workspaces (this computer's does; a server's tasks
+    // have none here): review and rewind are offered only then.
+    virtual bool keepsSnapshots() { return false; }
+    // What the task changed (step: only that step), per file.
+    virtual Result<TaskChanges> taskChanges(const std::string& taskId, std::optional<std::uint64_t> step);
+    // What rewind would change now; nothing is touched.
+    virtual Result<RewindSummary> previewRewind(const std::string& taskId, const RewindRequest& request);
+    // Records the workspace as it is (so the rewind can be undone), then puts it back; a running task is
+    // refused.
+    virtual Result<RewindSummary> rewind(const std::string& taskId, const RewindRequest& request);
 
 signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);

@@ -6,17 +6,21 @@
 #include "app/proxy/ApprovalRules.h"
 #include "app/proxy/TaskToken.h"
 #include "app/secrets/SecretStore.h"
+#include "app/snapshots/TaskReview.h"
 #include "app/store/EventWriter.h"
 #include "app/store/sqlite/SqliteStore.h"
 #include "app/tasks/ProviderKey.h"
 #include "app/tasks/TaskManager.h"
+#include "common/UniqueFd.h"
 
 #include <QCoreApplication>
 #include <QNetworkAccessManager>
 #include <csignal>
+#include <fcntl.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace warren::control {
@@ -184,6 +188,115 @@ Status LocalControlPlane::cancel(const std::string& taskId) {
 }
 
 Status LocalControlPlane::pause(const std::string& taskId) { return m_manager->pause(taskId); }
+
+Result<TaskChanges> LocalControlPlane::taskChanges(const std::string& taskId, std::optional<std::uint64_t> step) {
+    auto record = m_store->task(taskId);
+    if (!record)
+        return record.error();
+    if (!*record)
+        return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
+    const std::string dir = m_data.snapshotsDir(taskId);
+    if (!snapshots::ShadowRepo::exists(dir))
+        return makeError(ErrorCode::NotFound, "task " + taskId + " has no snapshots (it never reached its first "
+                                                                  "step, or ran before Warren kept them)");
+    auto repo = snapshots::ShadowRepo::open(dir, (*record)->workspace);
+    if (!repo)
+        return repo.error();
+    // Up to now, unless the task runs: then up to the snapshot before its current step.
+    std::optional<snapshots::Snapshot> now;
+    const TaskStatus status = (*record)->status;
+    if (!step && status != TaskStatus::Running && status != TaskStatus::Queued && !m_manager->isActive(taskId)) {
+        auto present = repo->present();
+        if (!present)
+            return present.error();
+        now = std::move(*present);
+    }
+    auto range = snapshots::reviewRange(*repo, step, now ? &*now : nullptr);
+    if (!range)
+        return range.error();
+    auto files = snapshots::reviewFiles(*repo, *range);
+    if (!files)
+        return files.error();
+    TaskChanges changes{snapshots::describeSnapshot(range->from.meta), snapshots::describeSnapshot(range->to.meta),
+                        {}, {}};
+    for (auto& file : *files)
+        changes.files.push_back({std::move(file.path), std::move(file.change), std::move(file.diff)});
+    for (const auto& skippedDir : range->to.meta.skippedDirs)
+        changes.skipped.push_back(skippedDir + "/");
+    for (const auto& file : range->to.meta.skippedLarge)
+        changes.skipped.push_back(file + " (large)");
+    return changes;
+}
+
+Result<RewindSummary> LocalControlPlane::previewRewind(const std::string& taskId, const RewindRequest& request) {
+    return rewindTask(taskId, request, false);
+}
+
+Result<RewindSummary> LocalControlPlane::rewind(const std::string& taskId, const RewindRequest& request) {
+    return rewindTask(taskId, request, true);
+}
+
+// One path for the preview and the rewind, so that what is listed is what is done.
+Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, const RewindRequest& request, bool act) {
+    auto record = m_store->task(taskId);
+    if (!record)
+        return record.error();
+    if (!*record)
+        return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
+    TaskRecord task = **record;
+    if (request.conversation && !request.toStep)
+        return makeError(ErrorCode::InvalidArgument, "the conversation goes back to a step: name it");
+    // The task's own lock: it cannot run while its workspace is put back, nor start meanwhile.
+    UniqueFd lock(::open((m_data.taskDir(taskId) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (m_manager->isActive(taskId) || !lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
+        return makeError(ErrorCode::InvalidArgument,
+                         "task " + taskId + " is running; stop it first (warren cancel " + taskId + ")");
+    const std::string dir = m_data.snapshotsDir(taskId);
+    if (!snapshots::ShadowRepo::exists(dir))
+        return makeError(ErrorCode::NotFound, "task " + taskId + " has no snapshots (it never reached its first "
+                                                                  "step, or ran before Warren kept them)");
+    auto repo = snapshots::ShadowRepo::open(dir, task.workspace);
+    if (!repo)
+        return repo.error();
+    auto target = snapshots::rewindTarget(*repo, request.toStep);
+    if (!target)
+        return target.error();
+    RewindSummary summary;
+    summary.target = snapshots::describeSnapshot(target->meta);
+    if (request.files) {
+        auto plan = [&]() -> Result<snapshots::RewindPlan> {
+            if (!act)
+                return repo->previewRewind(*target, request.paths);
+            auto done = repo->rewind(*target, request.paths);
+            if (!done)
+                return done.error();
+            return std::move(done->plan);
+        }();
+        if (!plan)
+            return makeError(plan.error().code, plan.error().message + (act ? "\nRewind again to finish it, or undo it." : ""));
+        summary.lines = snapshots::describePlan(*plan);
+    }
+    if (request.conversation) {
+        const bool kept = snapshots::conversationKept(dir, *request.toStep);
+        summary.conversation = kept ? "the agent continues from before step " + std::to_string(*request.toStep)
+                                    : "the agent starts again from the prompt";
+        if (act) {
+            if (task.status == TaskStatus::Queued || task.status == TaskStatus::Running)
+                return makeError(ErrorCode::InvalidArgument, "task " + taskId + " is " + taskStatusName(task.status));
+            auto put = snapshots::putConversationBack(dir, *request.toStep, m_data.stateDir(taskId) + "/checkpoint.json");
+            if (!put)
+                return put.error();
+            // Paused: `resume` continues it from the checkpoint put back.
+            task.status = TaskStatus::Paused;
+            task.finishedAt.clear();
+            task.finishReason.clear();
+            task.error.clear();
+            if (auto updated = m_store->updateTask(task); !updated)
+                return updated.error();
+        }
+    }
+    return summary;
+}
 
 void LocalControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                        const std::string& note, bool always) {

@@ -62,6 +62,10 @@ public:
                    std::function<void(Status)> done) override;
 
     const DataDir& dataDir() const { return m_data; }
+    bool keepsSnapshots() override { return true; }
+    Result<TaskChanges> taskChanges(const std::string& taskId, std::optional<std::uint64_t> step) override;
+    Result<RewindSummary> previewRewind(const std::string& taskId, const RewindRequest& request) override;
+    Result<RewindSummary> rewind(const std::string& taskId, const RewindRequest& request) override;
     SecretStore& secrets(); // opened on first use
     std::vector<std::string> recovered() const { return m_recovered; } // interrupted on open
 
@@ -69,6 +73,7 @@ private:
     LocalControlPlane() = default;
     // The rules a task starts with: the default rules, then the user's always-allowed command prefixes.
     std::vector<ApprovalRule> approvalRules(const Settings& settings) const;
+    Result<RewindSummary> rewindTask(const std::string& taskId, const RewindRequest& request, bool act);
 
     DataDir m_data;
     std::unique_ptr<Store> m_store;

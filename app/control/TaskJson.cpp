@@ -28,4 +28,24 @@ Result<ChangesPlan> ControlPlane::applyChanges(const std::string& taskId, const 
     return planChanges(taskId, workspace);
 }
 
+namespace {
+Error noSnapshots() {
+    return makeError(ErrorCode::Unsupported,
+                     "this control plane keeps no snapshots of its tasks' workspaces: review and rewind are for "
+                     "tasks run on this computer");
+}
+} // namespace
+
+Result<TaskChanges> ControlPlane::taskChanges(const std::string&, std::optional<std::uint64_t>) {
+    return noSnapshots();
+}
+
+Result<RewindSummary> ControlPlane::previewRewind(const std::string&, const RewindRequest&) {
+    return noSnapshots();
+}
+
+Result<RewindSummary> ControlPlane::rewind(const std::string&, const RewindRequest&) {
+    return noSnapshots();
+}
+
 } // namespace warren::control

@@ -108,10 +108,12 @@ TaskTokens::TaskTokens(std::string secret) : m_secret(std::move(secret)) {}
 
 std::string TaskTokens::issue(const std::string& taskId, std::vector<std::string> scopes,
                               std::chrono::milliseconds lifetime) {
+    const std::string nonce = toBase64Url(QByteArray::fromStdString(randomBytes(kNonceBytes)));
+    m_issuedNonces[taskId].push_back(nonce);
     const json claims = {{"task", taskId},
                          {"scopes", std::move(scopes)},
                          {"exp", QDateTime::currentMSecsSinceEpoch() + lifetime.count()},
-                         {"nonce", toBase64Url(QByteArray::fromStdString(randomBytes(kNonceBytes)))}};
+                         {"nonce", nonce}};
     // Task ids are ours (ASCII); replace keeps dump() from throwing should one ever not be UTF-8.
     const std::string payload =
         toBase64Url(QByteArray::fromStdString(claims.dump(-1, ' ', false, json::error_handler_t::replace)));
@@ -140,7 +142,7 @@ Result<TokenClaims> TaskTokens::verify(const std::string& token, const std::stri
     auto claims = decode(token);
     if (!claims)
         return claims;
-    if (m_revokedNonces.count(claims->nonce) != 0 || m_revokedTasks.count(claims->taskId) != 0)
+    if (m_revokedNonces.count(claims->nonce) != 0)
         return refused("revoked");
     if (nowMs >= claims->expiresAtMs)
         return refused("expired");
@@ -156,7 +158,11 @@ void TaskTokens::revoke(const std::string& token) {
 }
 
 void TaskTokens::revokeTask(const std::string& taskId) {
-    m_revokedTasks.insert(taskId);
+    // Only this instance's tokens verify, and it remembers each one's nonce by task.
+    if (auto issued = m_issuedNonces.find(taskId); issued != m_issuedNonces.end()) {
+        m_revokedNonces.insert(issued->second.begin(), issued->second.end());
+        m_issuedNonces.erase(issued);
+    }
 }
 
 } // namespace warren::control

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,7 +37,9 @@ public:
     // "malformed"). nowMs: Unix ms (tests pass their own clock).
     Result<TokenClaims> verify(const std::string& token, const std::string& requiredScope, std::int64_t nowMs) const;
     void revoke(const std::string& token);       // this token only
-    void revokeTask(const std::string& taskId);  // every token issued for the task
+    // Every token issued for the task so far (its run ended). A later run of the task (resumed in the same
+    // process, after a pause or a rewind) gets a new token, which this does not refuse.
+    void revokeTask(const std::string& taskId);
 
 private:
     // The claims of a well-formed token this instance signed; no expiry, scope or revocation check.
@@ -44,7 +47,7 @@ private:
 
     std::string m_secret;
     std::set<std::string> m_revokedNonces;
-    std::set<std::string> m_revokedTasks;
+    std::map<std::string, std::vector<std::string>> m_issuedNonces; // by task, until revokeTask
 };
 
 } // namespace warren::control

@@ -116,6 +116,13 @@ std::vector<std::string> gitEnvironment(const fs::path& scratch) {
 
 } // namespace
 
+Result<GitOutput> runGit(std::vector<std::string> argv, const fs::path& home,
+                         const std::vector<std::string>& extraEnv, const fs::path& stdinFile) {
+    auto env = gitEnvironment(home);
+    env.insert(env.end(), extraEnv.begin(), extraEnv.end());
+    return runProcess(std::move(argv), std::move(env), stdinFile);
+}
+
 Result<GitScratch> GitScratch::create(const std::string& git) {
     std::string pattern = (fs::temp_directory_path() / "warren-git-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr)
@@ -152,7 +159,7 @@ Result<GitOutput> GitScratch::run(const fs::path& cwd, const std::vector<std::st
                                      cwd.string(),
                                      "--git-dir=" + repository().string()};
     argv.insert(argv.end(), args.begin(), args.end());
-    return runProcess(std::move(argv), gitEnvironment(m_path), stdinFile);
+    return runGit(std::move(argv), m_path, {}, stdinFile);
 }
 
 } // namespace warren::remote

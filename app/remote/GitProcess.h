@@ -22,6 +22,13 @@ struct GitOutput {
     std::string err; // trimmed
 };
 
+// git as argv says (argv[0] is git, looked up in PATH when it has no '/'), run under the environment described
+// above with home as its HOME and XDG_CONFIG_HOME, and extraEnv (NAME=VALUE) added. The caller names the
+// repository and the switches; GitScratch::run and the task snapshots (app/snapshots) both go through here.
+Result<GitOutput> runGit(std::vector<std::string> argv, const std::filesystem::path& home,
+                         const std::vector<std::string>& extraEnv = {},
+                         const std::filesystem::path& stdinFile = {});
+
 class GitScratch {
 public:
     // git is looked up in PATH when it has no '/'.

@@ -3,6 +3,7 @@
 //   warren.db                 the Store
 //   tasks/<id>/state          the agent's checkpoints (/state in its sandbox)
 //   tasks/<id>/output         its artifacts and resource_report.json (/output)
+//   tasks/<id>/snapshots      the workspace before each step (app/snapshots/ShadowRepo), never in a sandbox
 //   memories/<prefix>         the filesystem memory backend's files (/memories/<prefix>)
 //   secrets.json              API keys, only where no OS keychain answers (0600)
 
@@ -17,6 +18,7 @@ struct DataDir {
     std::string taskDir(const std::string& id) const { return root + "/tasks/" + id; }
     std::string stateDir(const std::string& id) const { return taskDir(id) + "/state"; }
     std::string outputDir(const std::string& id) const { return taskDir(id) + "/output"; }
+    std::string snapshotsDir(const std::string& id) const { return taskDir(id) + "/snapshots"; }
     std::string memoriesDir(const std::string& prefix) const { return root + "/memories/" + prefix; }
 
     // $XDG_DATA_HOME/warren, else ~/.local/share/warren.

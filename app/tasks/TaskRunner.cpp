@@ -7,10 +7,12 @@
 #include "app/egress/EgressProxy.h"
 #include "app/proxy/TaskToken.h"
 #include "app/proxy/ToolProxy.h"
+#include "app/snapshots/TaskSnapshots.h"
 #include "app/store/EventWriter.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentChannel.h"
 #include "app/tasks/LaunchPlan.h"
+#include "sandbox/SandboxProfile.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -108,6 +110,7 @@ Status TaskRunner::launch() {
         return Ok{};
     }
     m_process = std::move(*process);
+    startSnapshots(*plan);
     m_channel->watch();
     watchSandbox();
     markRunning();
@@ -267,7 +270,15 @@ void TaskRunner::onAgentLine(const Result<std::string>& line) {
     if (auto* notification = std::get_if<protocol::Notification>(&message)) {
         onAgentNotification(*notification);
     } else if (auto* request = std::get_if<protocol::Request>(&message)) {
-        m_proxy->handle(*request, [this](protocol::Message reply) { send(reply); });
+        // A step's model call waits for the snapshot of the workspace before that step (its budget).
+        const auto handle = [this, request = *request] {
+            if (!m_done)
+                m_proxy->handle(request, [this](protocol::Message reply) { send(reply); });
+        };
+        if (m_snapshots)
+            m_snapshots->whenTaken(handle);
+        else
+            handle();
     } else if (auto* error = std::get_if<protocol::ErrorResponse>(&message)) {
         // Only task.start is ever sent as a request: its refusal ends the run.
         m_startRefused = error->error.message;
@@ -294,6 +305,8 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, json body) {
         recordOwn(protocol::ErrorData{"agent events out of order: " + follows.error().message, false});
     m_lastAgentSeq = event.seq;
     m_step = event.step;
+    if (event.type == protocol::event_type::kStepStarted && m_snapshots)
+        m_snapshots->take(snapshots::SnapshotMeta::Kind::Step, event.step);
     m_task.steps = std::max(m_task.steps, event.step);
     if (event.type == protocol::event_type::kTaskFinished) {
         auto finished = protocol::TaskFinishedData::fromJson(event.data);
@@ -521,7 +534,48 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
         m_channel->close();
     // The task's record says it ended once its events are stored: a slow or restarting database holds
     // this task's end back, not the event loop everything else runs on.
-    afterStored([this, status, reason, error] { recordEnd(status, reason, error); });
+    const auto end = [this, status, reason, error] {
+        afterStored([this, status, reason, error] { recordEnd(status, reason, error); });
+    };
+    if (m_snapshots && m_step > 0) {
+        m_snapshots->take(snapshots::SnapshotMeta::Kind::End, m_step + 1);
+        m_snapshots->afterAll(end);
+    } else {
+        end();
+    }
+}
+
+// The workspace is recorded before each step in the task's shadow repository (app/snapshots), beside the
+// task, for `warren diff` and `warren rewind`. A snapshot that fails is reported and the task goes on.
+void TaskRunner::startSnapshots(const LaunchPlan& plan) {
+    if (m_task.workspace.empty())
+        return;
+    // What the sandbox holds read-only (placeholders where absent) is not the task's to change or record.
+    std::vector<std::string> held;
+    if (auto profile = sandbox::resolveProfile(plan.launch.layers))
+        for (const auto& path : profile->protectedPaths)
+            if (!path.onlyIfExists) {
+                std::string relative = path.path;
+                while (!relative.empty() && relative.back() == '/')
+                    relative.pop_back();
+                held.push_back(relative);
+            }
+    const std::string& id = m_task.id;
+    m_snapshots = std::make_unique<snapshots::TaskSnapshots>(
+        m_env.data.snapshotsDir(id), m_task.workspace, m_env.data.stateDir(id) + "/checkpoint.json",
+        std::move(held), m_env.snapshotBudget);
+    connect(m_snapshots.get(), &snapshots::TaskSnapshots::taken, this,
+            [this](quint64 step, const QString& problem, qint64 elapsedMs) {
+                if (!problem.isEmpty())
+                    recordOwn(protocol::LogData{"warn", "the workspace snapshot before step " +
+                                                            std::to_string(step) + " failed (warren rewind "
+                                                            "cannot go back to it): " + problem.toStdString()});
+                else if (elapsedMs > m_env.snapshotBudget.count())
+                    recordOwn(protocol::LogData{
+                        "warn", "the workspace snapshot before step " + std::to_string(step) + " took " +
+                                    std::to_string(elapsedMs) + " ms, past its budget: the agent went on "
+                                    "meanwhile, so it may hold some of that step's changes"});
+            });
 }
 
 void TaskRunner::recordEnd(TaskStatus status, const std::string& reason, const std::string& error) {

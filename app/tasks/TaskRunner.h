@@ -34,6 +34,10 @@ class QNetworkAccessManager;
 class QSocketNotifier;
 class QFileSystemWatcher;
 
+namespace warren::snapshots {
+class TaskSnapshots;
+}
+
 namespace warren::control {
 
 class AgentChannel;
@@ -60,6 +64,8 @@ struct RunnerEnvironment {
     std::vector<nlohmann::json> extraProfileLayers;
     std::vector<ApprovalRule> approvalRules;
     std::chrono::milliseconds stopGrace{5000}; // between asking, SIGTERM and SIGKILL
+    // How long the agent's next request waits for the snapshot of the workspace before its step.
+    std::chrono::milliseconds snapshotBudget{5000};
 };
 
 class TaskRunner : public QObject {
@@ -114,6 +120,7 @@ private:
     Status continueSequence();
     Status startEgress(const LaunchPlan& plan);
     void watchSandbox();
+    void startSnapshots(const LaunchPlan& plan);
     void markRunning();
 
     void onStatusReadable();
@@ -149,6 +156,7 @@ private:
     std::unique_ptr<ToolProxy> m_proxy;
     std::unique_ptr<EgressProxy> m_egress;              // --network allow:HOSTS: the task's only way out
     std::unique_ptr<AgentChannel> m_channel;            // the agent's stdio
+    std::unique_ptr<snapshots::TaskSnapshots> m_snapshots; // the workspace before each step
     std::unique_ptr<sandbox::RunningSandbox> m_process; // removes its placeholders and container when reset
     UniqueFd m_lock;
     QSocketNotifier* m_exitNotifier = nullptr;

@@ -98,6 +98,22 @@ json describe(const CliArguments& arguments) {
                 putOptional(out, "workspace", command.workspace);
                 if (command.check)
                     out["check"] = true;
+            } else if constexpr (std::is_same_v<T, DiffCommand>) {
+                out["command"] = "diff";
+                out["task"] = command.taskId;
+                putOptional(out, "step", command.step);
+            } else if constexpr (std::is_same_v<T, RewindCommand>) {
+                out["command"] = "rewind";
+                out["task"] = command.taskId;
+                putOptional(out, "to_step", command.toStep);
+                if (!command.paths.empty())
+                    out["paths"] = command.paths;
+                if (command.check)
+                    out["check"] = true;
+                if (command.yes)
+                    out["yes"] = true;
+                out["files"] = command.files;
+                out["conversation"] = command.conversation;
             } else if constexpr (std::is_same_v<T, SecretsSetCommand>) {
                 out["command"] = "secrets set";
                 out["name"] = command.name;
@@ -245,6 +261,23 @@ void TestCliArguments::parses_data() {
         << j({{"command", "apply"}, {"task", "t-1"}, {"workspace", "w"}, {"check", true}, {"remote", "http://h:1"}});
     QTest::newRow("secrets set") << QStringList{"secrets", "set", "openai"}
                                  << j({{"command", "secrets set"}, {"name", "openai"}});
+    QTest::newRow("diff, the whole task") << QStringList{"diff", "t-1"} << j({{"command", "diff"}, {"task", "t-1"}});
+    QTest::newRow("diff, one step") << QStringList{"diff", "t-1", "--step", "3"}
+                                    << j({{"command", "diff"}, {"task", "t-1"}, {"step", 3}});
+    QTest::newRow("rewind: the files by default")
+        << QStringList{"rewind", "t-1", "--to-step", "2"}
+        << j({{"command", "rewind"}, {"task", "t-1"}, {"to_step", 2}, {"files", true}, {"conversation", false}});
+    QTest::newRow("rewind: only the conversation")
+        << QStringList{"rewind", "t-1", "--to-step", "2", "--conversation", "--yes"}
+        << j({{"command", "rewind"}, {"task", "t-1"}, {"to_step", 2}, {"yes", true}, {"files", false},
+              {"conversation", true}});
+    QTest::newRow("rewind: both")
+        << QStringList{"rewind", "t-1", "--to-step", "2", "--conversation", "--files"}
+        << j({{"command", "rewind"}, {"task", "t-1"}, {"to_step", 2}, {"files", true}, {"conversation", true}});
+    QTest::newRow("rewind undone, two paths, checked")
+        << QStringList{"rewind", "t-1", "--undo", "--path", "a", "--path", "b/c", "--check"}
+        << j({{"command", "rewind"}, {"task", "t-1"}, {"paths", {"a", "b/c"}}, {"check", true}, {"files", true},
+              {"conversation", false}});
     QTest::newRow("secrets delete") << QStringList{"secrets", "delete", "openai", "--data-dir", "/d"}
                                     << j({{"command", "secrets delete"}, {"name", "openai"}, {"data_dir", "/d"}});
 }
@@ -257,6 +290,18 @@ void TestCliArguments::errors_data() {
     QTest::newRow("apply without a server")
         << QStringList{"apply", "t-1"}
         << "warren apply: --remote URL is missing: apply brings home the change of a task that ran on that server";
+    QTest::newRow("rewind to nowhere") << QStringList{"rewind", "t-1"}
+                                       << "warren rewind: say where to: --to-step N (before step N ran) or --undo "
+                                          "(before the last rewind)";
+    QTest::newRow("rewind to a step and undone") << QStringList{"rewind", "t-1", "--to-step", "1", "--undo"}
+                                                 << "warren rewind: say where to: --to-step N (before step N ran) or "
+                                                    "--undo (before the last rewind)";
+    QTest::newRow("rewind to step 0") << QStringList{"rewind", "t-1", "--to-step", "0"}
+                                      << "--to-step: expected a whole number of steps above 0, got '0'";
+    QTest::newRow("the conversation undone")
+        << QStringList{"rewind", "t-1", "--undo", "--conversation"}
+        << "warren rewind: --undo takes back a rewind of the files; to move the conversation, name the step: "
+           "--to-step N --conversation";
     QTest::newRow("apply without a task") << QStringList{"apply", "--remote", "http://h:1"}
                                           << "warren apply: TASK is missing ('warren tasks' lists the task ids)";
     QTest::newRow("--remote is not doctor's")
@@ -415,7 +460,8 @@ void TestCliArguments::errors() {
 void TestCliArguments::usageMentionsEveryCommandAndRunOption_data() {
     QTest::addColumn<QString>("word");
     for (const char* word : {"warren run", "warren tasks", "warren show TASK", "warren resume TASK", "warren cancel TASK",
-                             "warren export TASK DIR", "warren apply TASK --remote URL", "warren doctor", "warren secrets set|delete NAME", "--workspace DIR",
+                             "warren export TASK DIR", "warren apply TASK --remote URL", "warren diff TASK [--step N]",
+                             "warren rewind TASK --to-step N", "warren doctor", "warren secrets set|delete NAME", "--workspace DIR",
                              "--provider NAME", "--model NAME", "--preset P[,P...]", "--set KEY=VALUE",
                              "--backend NAME", "--network POLICY", "--approve MODE", "--json", "--timeout SECONDS",
                              "--token-budget N", "--remote URL", "--data-dir DIR", "--no-color", "--help", "2 usage error"})

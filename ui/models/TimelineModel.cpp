@@ -135,6 +135,8 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const {
         return static_cast<int>(it->state);
     case CallIdRole:
         return it->callId;
+    case StepRole:
+        return QVariant::fromValue<qulonglong>(it->step);
     default:
         return {};
     }

@@ -26,7 +26,7 @@ namespace warren::ui {
 class TimelineModel : public QAbstractListModel {
     Q_OBJECT
 public:
-    enum Role { KindRole = Qt::UserRole + 1, StateRole, CallIdRole };
+    enum Role { KindRole = Qt::UserRole + 1, StateRole, CallIdRole, StepRole };
 
     using QAbstractListModel::QAbstractListModel;
 

@@ -6,6 +6,8 @@
 #include "ui/views/TimelineView.h"
 #include "ui/windows/ApplyChangesDialog.h"
 #include "ui/windows/ControlPlaneBox.h"
+#include "ui/windows/ReviewDialog.h"
+#include "ui/windows/RewindDialog.h"
 #include "ui/windows/SettingsDialog.h"
 #include "ui/windows/SidePanel.h"
 
@@ -18,6 +20,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSplitter>
@@ -104,7 +107,7 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     centreLayout->addLayout(header);
     buildControls();
     auto* controls = new QHBoxLayout();
-    for (const char* name : {"stop", "resume", "rerun", "export", "apply", "open"})
+    for (const char* name : {"stop", "resume", "rerun", "review", "export", "apply", "open"})
         controls->addWidget(m_buttons[name]);
     controls->addStretch(1);
     centreLayout->addLayout(controls);
@@ -239,6 +242,12 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     connect(&m_countTimer, &QTimer::timeout, this, &MainWindow::countEarlier);
     // Only where a task's change lands elsewhere is there anything to bring home.
     m_buttons["apply"]->setVisible(m_plane.changesComeHome());
+    // Review and rewind where the plane keeps snapshots of the workspace (this computer's).
+    m_buttons["review"]->setVisible(m_plane.keepsSnapshots());
+    if (m_plane.keepsSnapshots()) {
+        m_timelineView->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(m_timelineView, &QWidget::customContextMenuRequested, this, &MainWindow::timelineMenu);
+    }
 
     if (auto loaded = m_tasks->reload(); !loaded)
         showProblem(qs(loaded.error().message));
@@ -283,6 +292,9 @@ void MainWindow::buildControls() {
                 m_tasks->refresh(rerun->id);
                 selectTask(qs(rerun->id));
             });
+    connect(make("review", tr("Review…"),
+                 tr("Every file the task changed, its shell commands' changes too, with its diff; revert a file")),
+            &QPushButton::clicked, this, &MainWindow::review);
     connect(make("export", tr("Export…"), tr("Save the task's record, its event log (JSON lines) and its output files")),
             &QPushButton::clicked, this, [this] {
                 const QString parent = QFileDialog::getExistingDirectory(this, tr("Export the task into"));
@@ -302,6 +314,60 @@ void MainWindow::buildControls() {
                 if (const TaskRecord* task = selectedRecord())
                     QDesktopServices::openUrl(QUrl::fromLocalFile(qs(task->workspace)));
             });
+}
+
+void MainWindow::review() {
+    if (m_selected.isEmpty())
+        return;
+    auto* dialog = new ReviewDialog(m_plane, m_selected, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ReviewDialog::workspaceChanged, this, [this](const QString& taskId) {
+        statusBar()->showMessage(tr("Reverted in the workspace of task %1; `warren rewind %1 --undo` takes it back")
+                                     .arg(taskId),
+                                 10000);
+    });
+    dialog->open();
+}
+
+void MainWindow::timelineMenu(const QPoint& position) {
+    const QModelIndex index = m_timelineView->indexAt(position);
+    if (!index.isValid() ||
+        index.data(TimelineModel::KindRole).toInt() != static_cast<int>(timeline::TimelineCard::Kind::Step))
+        return;
+    const std::uint64_t step = index.data(TimelineModel::StepRole).toULongLong();
+    const TaskRecord* task = selectedRecord();
+    QMenu menu(this);
+    QAction* rewind = menu.addAction(tr("Rewind to here…"));
+    rewind->setObjectName("rewindToHere");
+    const bool active = task && (task->status == TaskStatus::Running || task->status == TaskStatus::Queued);
+    rewind->setEnabled(task && !active);
+    if (active)
+        rewind->setToolTip(tr("Stop the task first"));
+    connect(rewind, &QAction::triggered, this, [this, step] { rewindToStep(step); });
+    menu.exec(m_timelineView->viewport()->mapToGlobal(position));
+}
+
+void MainWindow::rewindToStep(std::uint64_t step) {
+    control::RewindRequest request;
+    request.toStep = step;
+    const QString taskId = m_selected;
+    auto preview = m_plane.previewRewind(taskId.toStdString(), request);
+    if (!preview)
+        return showProblem(qs(preview.error().message));
+    auto* dialog = new RewindDialog(taskId, *preview, true, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, request, taskId]() mutable {
+        request.conversation = dialog->conversationChosen();
+        if (auto done = m_plane.rewind(taskId.toStdString(), request); !done)
+            return showProblem(qs(done.error().message));
+        m_tasks->refresh(taskId.toStdString());
+        updateHeader();
+        statusBar()->showMessage(request.conversation
+                                     ? tr("Rewound to before step %1; Resume continues from there").arg(*request.toStep)
+                                     : tr("Rewound the workspace to before step %1").arg(*request.toStep),
+                                 10000);
+    });
+    dialog->open();
 }
 
 QPushButton* MainWindow::button(const QString& name) const {
@@ -441,6 +507,7 @@ void MainWindow::updateHeader() {
                                     task->status == TaskStatus::Failed);
     m_buttons["rerun"]->setEnabled(!active);
     m_buttons["export"]->setEnabled(true);
+    m_buttons["review"]->setEnabled(true);
     m_buttons["apply"]->setEnabled(control::isFinal(task->status));
     m_buttons["open"]->setEnabled(true);
     m_side->setActivity(m_timeline->activity(), elapsed);

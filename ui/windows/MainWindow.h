@@ -60,7 +60,8 @@ public:
     TimelineView* timelineView() const { return m_timelineView; }
     NewTaskBar* newTaskBar() const { return m_newTask; }
     SidePanel* sidePanel() const { return m_side; }
-    QPushButton* button(const QString& name) const; // "stop", "resume", "rerun", "export", "apply", "open"
+    QPushButton* button(const QString& name) const; // "stop", "resume", "rerun", "review", "export", "apply", "open"
+    void rewindToStep(std::uint64_t step); // "Rewind to here" on a step of the timeline: asks, then rewinds
     SettingsDialog* settingsDialog() const; // while it is open
     void flushEvents(); // applies the buffered events now (the batch timer calls it)
     void loadEarlier(); // the page before the first event shown (the timeline asks when its top shows)
@@ -85,6 +86,8 @@ private:
     void openSettings(const QString& keyProblem);
     void onKeyRejected(const QString& message);
     void applyChanges();
+    void review();
+    void timelineMenu(const QPoint& position);
     void applySettings();
     const control::TaskRecord* selectedRecord() const;
     qint64 selectedElapsedMs() const;

@@ -1,0 +1,120 @@
+// Review and rewind in the window, over the real control plane: a scripted task in the real sandbox changes
+// its workspace through the shell and a file tool; Review lists every file with its diff and reverts one
+// after listing what that does; "Rewind to here" on a step puts the workspace (and, when chosen, the
+// conversation) back, and Resume continues the task from that step to the same end.
+
+#include "tests/gui/DesktopFixture.h"
+#include "ui/windows/MainWindow.h"
+#include "ui/windows/NewTaskBar.h"
+#include "ui/windows/ReviewDialog.h"
+#include "ui/windows/RewindDialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QtTest>
+
+using warren::test::DesktopFixture;
+using warren::test::turn;
+
+namespace {
+
+QString runFromBar(DesktopFixture& desk, const QString& workspace, const QString& prompt) {
+    QSignalSpy submitted(&desk.window(), &warren::ui::MainWindow::taskSubmitted);
+    desk.window().newTaskBar()->findChild<QComboBox*>("workspace")->setEditText(workspace);
+    QLineEdit* promptEdit = desk.window().newTaskBar()->promptEdit();
+    promptEdit->setText(prompt);
+    QTest::keyClick(promptEdit, Qt::Key_Return);
+    return submitted.isEmpty() ? QString() : submitted.first().first().toString();
+}
+
+QByteArray read(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(absent)");
+}
+
+QStringList rows(const QListWidget* list) {
+    QStringList out;
+    for (int i = 0; i < list->count(); ++i)
+        out << list->item(i)->text();
+    return out;
+}
+
+} // namespace
+
+class TestGuiReview : public QObject {
+    Q_OBJECT
+private slots:
+    void reviewRevertAndRewindToHere();
+};
+
+void TestGuiReview::reviewRevertAndRewindToHere() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir workspace;
+    {
+        QFile notes(workspace.filePath("notes.txt"));
+        QVERIFY(notes.open(QIODevice::WriteOnly));
+        notes.write("my notes\n");
+    }
+    desk.useScript({turn("", "shell", {{"command", "echo made > made.txt && rm notes.txt"}}),
+                    turn("", "write_file", {{"path", "b.txt"}, {"content", "b\n"}}),
+                    turn("", "finish", {{"summary", "done"}})});
+    const QString id = runFromBar(desk, workspace.path(), "Change things");
+    QVERIFY(!id.isEmpty());
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+
+    // Review: the shell's changes as well as the tool's.
+    QPushButton* reviewButton = desk.window().button("review");
+    QVERIFY(reviewButton && reviewButton->isVisible() && reviewButton->isEnabled());
+    reviewButton->click();
+    auto* review = desk.window().findChild<warren::ui::ReviewDialog*>("reviewDialog");
+    QVERIFY(review);
+    auto* files = review->findChild<QListWidget*>("reviewFiles");
+    QCOMPARE(rows(files), (QStringList{"added     b.txt", "added     made.txt", "deleted   notes.txt"}));
+    files->setCurrentRow(2);
+    QVERIFY(review->findChild<QPlainTextEdit*>("reviewDiff")->toPlainText().contains("-my notes"));
+
+    // Revert one file: listed first, then done.
+    review->findChild<QPushButton*>("reviewRevert")->click();
+    auto* revert = review->findChild<warren::ui::RewindDialog*>("rewindDialog");
+    QVERIFY(revert);
+    QCOMPARE(rows(revert->findChild<QListWidget*>("rewindChanges")), (QStringList{"restore  notes.txt"}));
+    QCOMPARE(read(workspace.filePath("notes.txt")), QByteArray("(absent)"));
+    revert->accept();
+    QCOMPARE(read(workspace.filePath("notes.txt")), QByteArray("my notes\n"));
+    QCOMPARE(read(workspace.filePath("made.txt")), QByteArray("made\n"));
+    QCOMPARE(rows(files), (QStringList{"added     b.txt", "added     made.txt"}));
+    review->reject();
+
+    // Rewind to here, on step 2, with the conversation: before step 2 is what step 1 left.
+    desk.window().rewindToStep(2);
+    auto* rewind = desk.window().findChild<warren::ui::RewindDialog*>("rewindDialog");
+    QVERIFY(rewind);
+    QVERIFY(rewind->findChild<QLabel*>("rewindLimits")->text().contains("cannot take back"));
+    QCOMPARE(rows(rewind->findChild<QListWidget*>("rewindChanges")),
+             (QStringList{"delete   b.txt", "delete   notes.txt"}));
+    rewind->findChild<QCheckBox*>("rewindConversation")->setChecked(true);
+    rewind->accept();
+    QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("(absent)"));
+    QCOMPARE(read(workspace.filePath("notes.txt")), QByteArray("(absent)"));
+    QCOMPARE(desk.status(id), warren::control::TaskStatus::Paused);
+
+    // Resume continues from step 2: the tool writes b.txt again, and the task ends as before.
+    QPushButton* resume = desk.window().button("resume");
+    QVERIFY(resume->isEnabled());
+    resume->click();
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+    QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("b\n"));
+}
+
+QTEST_MAIN(TestGuiReview)
+#include "tst_gui_review.moc"
