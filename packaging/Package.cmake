@@ -8,7 +8,7 @@
 # in the top CMakeLists.txt); the server's say COMPONENT warrend. Included from the top CMakeLists.txt.
 include(GNUInstallDirs)
 
-set(WARREN_PACKAGE_MAINTAINER "Warren developers <dev@warren.local>"
+set(WARREN_PACKAGE_MAINTAINER "Warren developers <warren@example.org>"
     CACHE STRING "the Maintainer field of the Debian packages")
 set(packaging ${CMAKE_CURRENT_SOURCE_DIR}/packaging)
 set(generated ${CMAKE_CURRENT_BINARY_DIR}/packaging)
@@ -58,23 +58,24 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 set(CPACK_DEBIAN_WARREN_PACKAGE_NAME warren)
-# bwrap is run, not linked, so shlibdeps cannot see it; 0.8 is the oldest Warren accepts (sandbox/Preflight.h).
-set(CPACK_DEBIAN_WARREN_PACKAGE_DEPENDS "bubblewrap (>= 0.8)")
+# bwrap and git are run, not linked, so shlibdeps cannot see them: bwrap 0.8 is the oldest Warren accepts
+# (sandbox/Preflight.h); git keeps each task's workspace snapshots (app/snapshots: warren diff and rewind).
+set(CPACK_DEBIAN_WARREN_PACKAGE_DEPENDS "bubblewrap (>= 0.8), git")
 set(CPACK_DEBIAN_WARREN_PACKAGE_RECOMMENDS "podman, gnome-keyring | keepassxc | org.freedesktop.secrets")
 set(CPACK_DEBIAN_WARREN_PACKAGE_SUGGESTS "apparmor")
 set(CPACK_DEBIAN_WARREN_PACKAGE_CONTROL_EXTRA ${packaging}/debian/warren/postinst ${packaging}/debian/warren/postrm)
 set(CPACK_COMPONENT_WARREN_DESCRIPTION
-    "Run AI agents on your code inside a sandbox and watch what they do
- Warren is a desktop app and command line that runs AI coding agents on your own
- machine. Each task's agent runs inside a bubblewrap sandbox with a seccomp
- filter (or a Podman container) and sees only the workspace you give it; the
- model API keys stay outside, in the system keychain. Every step, command,
- output and file change is recorded and shown live.
- .
- This package holds the window and CLI (warren), the standalone sandbox
- (warren-sandbox), the agent, and an AppArmor profile that lets Warren's own
- sandbox create user namespaces where AppArmor restricts them (Ubuntu 23.10
- and later).")
+   "Run AI agents on your code inside a sandbox and watch what they do
+Warren is a desktop app and command line that runs AI coding agents on your own
+machine. Each task's agent runs inside a bubblewrap sandbox with a seccomp
+filter (or a Podman container) and sees only the workspace you give it; the
+model API keys stay outside, in the system keychain. Every step, command,
+output and file change is recorded and shown live.
+
+This package holds the window and CLI (warren), the standalone sandbox
+(warren-sandbox), the agent, and an AppArmor profile that lets Warren's own
+sandbox create user namespaces where AppArmor restricts them (Ubuntu 23.10
+and later).")
 
 set(CPACK_DEBIAN_WARREND_PACKAGE_NAME warrend)
 set(CPACK_DEBIAN_WARREND_PACKAGE_SECTION net)
@@ -84,10 +85,10 @@ set(CPACK_DEBIAN_WARREND_PACKAGE_RECOMMENDS "postgresql")
 set(CPACK_DEBIAN_WARREND_PACKAGE_CONTROL_EXTRA
     ${packaging}/debian/warrend/conffiles ${packaging}/debian/warrend/postinst ${packaging}/debian/warrend/postrm)
 set(CPACK_COMPONENT_WARREND_DESCRIPTION
-    "Warren's control plane as a server for many users
- warrend runs Warren's control plane headless for many users: each user's
- agent runs in its own sandbox on the server, on a workspace uploaded as a
- tar, and the model keys stay on the server. Tasks and events are kept in
- PostgreSQL. Includes a hardened systemd unit and /etc/warrend/warrend.conf.")
+   "Warren's control plane as a server for many users
+warrend runs Warren's control plane headless for many users: each user's
+agent runs in its own sandbox on the server, on a workspace uploaded as a
+tar, and the model keys stay on the server. Tasks and events are kept in
+PostgreSQL. Includes a hardened systemd unit and /etc/warrend/warrend.conf.")
 
 include(CPack)

@@ -57,12 +57,14 @@ else
 fi
 
 step "install, doctor, demo, purge in a clean container"
-# What bubblewrap needs inside a podman container: only unmask=/proc/*. Podman covers parts of the
-# container's /proc (kcore, keys, timer_list, ...), and the kernel refuses a fresh /proc in a user namespace
-# where the existing one is partly covered ("Can't mount proc on /newroot/proc: Operation not permitted").
-# Podman's default seccomp profile already allows the user namespace and the mounts; no added capability,
-# not --privileged: bwrap gets its capabilities inside the user namespace it creates.
-podman run --rm --network host --security-opt 'unmask=/proc/*' \
+# What bubblewrap needs inside a podman container: unmask=/proc/* and no seccomp profile of podman's. Podman
+# covers parts of the container's /proc (kcore, keys, timer_list, ...), and the kernel refuses a fresh /proc
+# in a user namespace where the existing one is partly covered ("Can't mount proc on /newroot/proc:
+# Operation not permitted"); podman's default seccomp profile refuses sethostname without CAP_SYS_ADMIN,
+# which bwrap calls in the UTS namespace it made ("Can't set hostname"). Warren's own seccomp filter still
+# applies inside the sandbox. No added capability, not --privileged: bwrap gets its capabilities inside the
+# user namespace it creates.
+podman run --rm --network host --security-opt 'unmask=/proc/*' --security-opt seccomp=unconfined \
     -v "$build_dir:/packages:ro" -e DEBIAN_FRONTEND=noninteractive "$image" bash -euo pipefail -c '
     debs=$(ls /packages/warren_*_amd64.deb /packages/warrend_*_amd64.deb)
     apt-get update -qq
