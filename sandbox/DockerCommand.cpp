@@ -24,6 +24,13 @@ bool imageProvidesMount(const MountSpec& mount) {
                std::end(kImageProvidedPaths);
 }
 
+std::string fromImageNote(const std::string& image, const std::vector<std::string>& destinations) {
+    std::string list;
+    for (const auto& dest : destinations)
+        list += (list.empty() ? "" : ", ") + dest;
+    return "from the image " + image + ", read-only, instead of the host's: " + list;
+}
+
 Result<std::optional<HostEntry>> containerBindSource(const MountSpec& mount, const HostLookup& lookup,
                                                      const std::string& engine, std::vector<std::string>& notEnforced) {
     const HostEntry entry = lookup(mount.source);
@@ -217,12 +224,8 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
             break;
         }
     }
-    if (!fromImage.empty()) {
-        std::string list;
-        for (const auto& dest : fromImage)
-            list += (list.empty() ? "" : ", ") + dest;
-        result.notes.push_back("from the image " + request.image + ", read-only, instead of the host's: " + list);
-    }
+    if (!fromImage.empty())
+        result.notes.push_back(fromImageNote(request.image, fromImage));
     result.notes.push_back(std::string("/proc and /dev are the engine's: a fresh /proc of the container's pid "
                                        "namespace with /proc/sys and the kernel's sensitive entries read-only or "
                                        "masked, and a minimal /dev") +

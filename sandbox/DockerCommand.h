@@ -42,6 +42,8 @@ std::string containerEngineName(ContainerEngine engine); // "docker", "podman"
 // A profile mount of the host's own system files onto themselves (/usr, /lib, ...): in a container the image
 // provides them, so it is not bound.
 bool imageProvidesMount(const MountSpec& mount);
+// The note for those mounts: "from the image IMAGE, read-only, instead of the host's: /usr, /lib".
+std::string fromImageNote(const std::string& image, const std::vector<std::string>& destinations);
 // What a profile's bind mount (ro-bind, bind, mirror) binds in a container: the host entry, or nullopt when it
 // is skipped: an optional source that does not exist, or a mirrored symlink, which `engine` cannot create
 // (said in notEnforced). A required source that does not exist is an error.

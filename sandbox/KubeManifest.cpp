@@ -204,12 +204,8 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
             break;
         }
     }
-    if (!fromImage.empty()) {
-        std::string list;
-        for (const auto& dest : fromImage)
-            list += (list.empty() ? "" : ", ") + dest;
-        result.notes.push_back("from the image " + request.image + ", read-only, instead of the host's: " + list);
-    }
+    if (!fromImage.empty())
+        result.notes.push_back(fromImageNote(request.image, fromImage));
     result.notes.push_back("/proc and /dev are the container runtime's: a fresh /proc of the pod's pid namespace "
                            "with the kernel's sensitive entries read-only or masked, and a minimal /dev");
 
