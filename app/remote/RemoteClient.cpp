@@ -38,6 +38,13 @@ Result<QUrl> parseServerUrl(const QString& text) {
 RemoteClient::RemoteClient(QUrl base, std::string key, QObject* parent)
     : QObject(parent), m_base(std::move(base)), m_key(std::move(key)), m_network(new QNetworkAccessManager(this)) {}
 
+RemoteClient::~RemoteClient() {
+    for (QNetworkReply* reply : m_network->findChildren<QNetworkReply*>()) {
+        reply->disconnect();
+        reply->abort();
+    }
+}
+
 QNetworkRequest RemoteClient::request(const QString& path) const {
     QUrl url = m_base;
     const qsizetype query = path.indexOf('?');

@@ -42,6 +42,9 @@ public:
     static constexpr std::chrono::milliseconds kTransferTimeout{30'000};
 
     RemoteClient(QUrl base, std::string key, QObject* parent = nullptr);
+    // Aborts what is still under way with its receivers disconnected first: no handler runs against a client
+    // (or the plane holding it) that is being destroyed.
+    ~RemoteClient() override;
 
     // The answer's body when its status is 2xx; otherwise describeFailure's error (401 also emits
     // keyRejected). status, when given, gets the HTTP status (0: no answer came).

@@ -126,22 +126,34 @@ void RemoteControlPlane::deliverHeld() {
     m_delivering = false;
 }
 
-bool RemoteControlPlane::isOver(const std::string& taskId) {
-    auto found = task(taskId);
-    if (!found)
-        return false;
-    return !*found || ((*found)->status != TaskStatus::Queued && (*found)->status != TaskStatus::Running);
+void RemoteControlPlane::askIsOver(const std::string& taskId, QObject* context,
+                                   std::function<void(bool over)> answer) {
+    QNetworkReply* reply = m_client->get(taskPath(taskId));
+    connect(reply, &QNetworkReply::finished, context, [reply, answer = std::move(answer)] {
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status != 200)
+            return answer(status == 404);
+        const QByteArray body = reply->readAll();
+        auto task = taskFromJson(json::parse(body.constData(), body.constData() + body.size(), nullptr, false));
+        answer(task && task->status != TaskStatus::Queued && task->status != TaskStatus::Running);
+    });
 }
 
 void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq) {
     if (auto it = m_streams.find(taskId); it != m_streams.end()) {
         afterSeq = std::max(afterSeq, it->second->lastSeq());
         it->second->disconnect(this); // nothing more of it reaches the faces: the new one takes over
+        it->second->stop();
         it->second->deleteLater();
         m_streams.erase(it);
     }
     auto* stream = new RemoteEventStream(
-        *m_client, taskId, afterSeq, [this](const std::string& id) { return isOver(id); }, this);
+        *m_client, taskId, afterSeq,
+        [this](const std::string& id, QObject* context, std::function<void(bool)> answer) {
+            askIsOver(id, context, std::move(answer));
+        },
+        this);
     m_streams[taskId] = stream;
     connect(stream, &RemoteEventStream::event, this, [this](const std::string& id, const json& event) {
         deliver([this, id, event] { emit eventStored(id, event); });

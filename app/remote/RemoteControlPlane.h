@@ -84,7 +84,9 @@ private:
     explicit RemoteControlPlane(std::unique_ptr<RemoteClient> client);
     QString taskPath(const std::string& taskId, const QString& rest = {}) const;
     Result<std::uint64_t> lastSeq(const std::string& taskId);
-    bool isOver(const std::string& taskId);
+    // Whether the task is no longer queued or running (gone counts as over), answered when the server
+    // answers unless context is gone by then; an error counts as not over.
+    void askIsOver(const std::string& taskId, QObject* context, std::function<void(bool over)> answer);
     void streamWorks(const std::string& taskId); // connectionRestored when it was the last one down
     void askIfWaiting(const control::ApprovalRecord& approval); // approvalNeeded when the server says it waits
     // Runs now, or after the faces' waiting call returned, always in the order given.

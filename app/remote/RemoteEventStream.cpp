@@ -7,8 +7,9 @@
 namespace warren::remote {
 
 RemoteEventStream::RemoteEventStream(RemoteClient& client, std::string taskId, std::uint64_t afterSeq,
-                                     std::function<bool(const std::string&)> isOver, QObject* parent)
-    : QObject(parent), m_client(client), m_taskId(std::move(taskId)), m_lastSeq(afterSeq), m_isOver(std::move(isOver)) {
+                                     AskIsOver askIsOver, QObject* parent)
+    : QObject(parent), m_client(client), m_taskId(std::move(taskId)), m_lastSeq(afterSeq),
+      m_askIsOver(std::move(askIsOver)) {
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, &RemoteEventStream::connectNow);
     m_silence.setSingleShot(true);
@@ -22,6 +23,12 @@ RemoteEventStream::RemoteEventStream(RemoteClient& client, std::string taskId, s
 RemoteEventStream::~RemoteEventStream() { dropReply(); }
 
 void RemoteEventStream::start() { connectNow(); }
+
+void RemoteEventStream::stop() {
+    m_done = true;
+    m_retry.stop();
+    dropReply();
+}
 
 void RemoteEventStream::dropReply() {
     m_silence.stop();
@@ -77,6 +84,12 @@ void RemoteEventStream::onFinished() {
     QNetworkReply* reply = m_reply;
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const auto error = reply->error();
+    if (error == QNetworkReply::OperationCanceledError) { // aborted here, not ended by the server
+        m_reply = nullptr;
+        m_silence.stop();
+        reply->deleteLater();
+        return;
+    }
     HttpOutcome outcome{status, status == 0 ? static_cast<int>(error) : 0, reply->errorString(), reply->readAll()};
     m_silence.stop();
     m_reply = nullptr;
@@ -87,12 +100,15 @@ void RemoteEventStream::onFinished() {
     }
     if (status == 200) {
         // Closed by the server: the end of the task's events, or a server that went away mid-stream.
-        if (m_isOver(m_taskId)) {
+        m_askIsOver(m_taskId, this, [this](bool over) {
+            if (m_done || m_reply)
+                return; // stopped, or connected again meanwhile
+            if (!over)
+                return retryLater("the connection to warrend closed while the task still runs");
             m_done = true;
             emit ended(m_taskId);
-            return;
-        }
-        return retryLater("the connection to warrend closed while the task still runs");
+        });
+        return;
     }
     if (status == 404) { // no longer the caller's, or gone: nothing will come
         m_done = true;

@@ -7,7 +7,8 @@
 //
 // The server ends a stream when its task is no longer queued or running and every event was sent; a close
 // that is not such an end (a killed server closes the connection too) is told apart by asking for the task:
-// only a task that is over ends the stream (`ended`).
+// only a task that is over ends the stream (`ended`). The question is asked without waiting for its answer:
+// a nested wait inside a reply's handler would let the plane be deleted under it.
 
 #include "app/providers/SseParser.h"
 #include "app/remote/Backoff.h"
@@ -29,12 +30,18 @@ class RemoteClient;
 class RemoteEventStream : public QObject {
     Q_OBJECT
 public:
-    // isOver: whether the task is over (asked when the server closes the stream); an error counts as not.
-    RemoteEventStream(RemoteClient& client, std::string taskId, std::uint64_t afterSeq,
-                      std::function<bool(const std::string&)> isOver, QObject* parent = nullptr);
+    // Asked when the server closes the stream: whether the task is over, answered later through the
+    // callback unless the context (the stream) is gone by then (an error counts as not over).
+    using AskIsOver =
+        std::function<void(const std::string& taskId, QObject* context, std::function<void(bool over)> answer)>;
+    RemoteEventStream(RemoteClient& client, std::string taskId, std::uint64_t afterSeq, AskIsOver askIsOver,
+                      QObject* parent = nullptr);
     ~RemoteEventStream() override;
 
     void start();
+    // Ends the stream for good, now: its connection is dropped and no signal follows (a stream being
+    // replaced or deleted later must not act on a reply that finishes meanwhile).
+    void stop();
     std::uint64_t lastSeq() const { return m_lastSeq; }
     const std::string& taskId() const { return m_taskId; }
 
@@ -60,7 +67,7 @@ private:
     RemoteClient& m_client;
     std::string m_taskId;
     std::uint64_t m_lastSeq;
-    std::function<bool(const std::string&)> m_isOver;
+    AskIsOver m_askIsOver;
     QPointer<QNetworkReply> m_reply;
     control::SseParser m_parser;
     Backoff m_backoff;
