@@ -1,5 +1,6 @@
 #include "sandbox/ContainerLauncher.h"
 
+#include "sandbox/BwrapCommand.h"
 #include "sandbox/IdmappedMount.h"
 #include "sandbox/Preflight.h"
 #include "sandbox/SandboxSetup.h"
@@ -361,15 +362,70 @@ Result<ContainerProcess> ContainerProcess::spawn(std::vector<std::string> words,
         return makeError(ErrorCode::System, std::string("cannot watch the container's run client: ") +
                                             std::strerror(error));
     }
+    if (process.m_removeAfterExit)
+        if (auto janitor = process.startJanitor(); !janitor) {
+            process.kill();
+            return janitor.error();
+        }
     return process;
+}
+
+Status ContainerProcess::startJanitor() {
+    std::string script = "read -r _; timeout 60 " + shellCommandLine({m_engine, "wait", m_name}) + " >/dev/null 2>&1";
+    for (const auto& command : m_remove)
+        script += "; " + shellCommandLine(command) + " >/dev/null 2>&1";
+    const std::vector<std::string> words{"/bin/sh", "-c", script};
+    std::vector<char*> argv;
+    for (const auto& word : words)
+        argv.push_back(const_cast<char*>(word.c_str()));
+    argv.push_back(nullptr);
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        return makeError(ErrorCode::System, std::string("cannot start the container's janitor: ") + std::strerror(errno));
+    const pid_t pid = ::fork();
+    if (pid == 0) { // async-signal-safe calls only until execve
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::setsid(); // neither a terminal's ^C nor the launcher's process group takes it along
+        const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (::dup2(fds[0], 0) < 0 || devnull < 0 || ::dup2(devnull, 1) < 0 || ::dup2(devnull, 2) < 0)
+            ::_exit(127);
+        ::execve(argv[0], argv.data(), environ);
+        ::_exit(127);
+    }
+    const int error = errno;
+    ::close(fds[0]);
+    if (pid < 0) {
+        ::close(fds[1]);
+        return makeError(ErrorCode::System, std::string("cannot start the container's janitor: ") + std::strerror(error));
+    }
+    m_janitor = pid;
+    m_janitorPipe = fds[1];
+    return Ok{};
+}
+
+void ContainerProcess::dismissJanitor() {
+    if (m_janitor > 0) {
+        ::kill(m_janitor, SIGKILL);
+        while (::waitpid(m_janitor, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    }
+    if (m_janitorPipe >= 0)
+        ::close(m_janitorPipe);
+    m_janitor = -1;
+    m_janitorPipe = -1;
 }
 
 ContainerProcess::ContainerProcess(ContainerProcess&& other) noexcept
     : m_engine(std::move(other.m_engine)), m_name(std::move(other.m_name)), m_remove(std::move(other.m_remove)),
-      m_removeAfterExit(other.m_removeAfterExit), m_removed(other.m_removed), m_pid(other.m_pid), m_pidfd(other.m_pidfd), m_killed(other.m_killed), m_timedOut(other.m_timedOut),
-      m_exit(other.m_exit) {
+      m_removeAfterExit(other.m_removeAfterExit), m_removed(other.m_removed), m_pid(other.m_pid),
+      m_pidfd(other.m_pidfd), m_janitor(other.m_janitor), m_janitorPipe(other.m_janitorPipe),
+      m_killed(other.m_killed), m_timedOut(other.m_timedOut), m_exit(other.m_exit) {
     other.m_pid = -1;
     other.m_pidfd = -1;
+    other.m_janitor = -1;
+    other.m_janitorPipe = -1;
 }
 
 ContainerProcess::~ContainerProcess() {
@@ -381,6 +437,7 @@ ContainerProcess::~ContainerProcess() {
     }
     if (m_pid > 0 && m_removeAfterExit && !m_removed)
         removeContainer();
+    dismissJanitor();
     if (m_pidfd >= 0)
         ::close(m_pidfd);
 }
@@ -406,6 +463,7 @@ void ContainerProcess::removeContainer() {
     m_removed = true;
     for (const auto& command : m_remove)
         runCapturing(command);
+    dismissJanitor();
 }
 
 void ContainerProcess::terminate() {

@@ -111,6 +111,9 @@ public:
     // The engine's client `argv` (argv[0] a path), which runs container `containerName` attached; `remove` are
     // the engine commands that remove what the run made, run after a stop (the kill is by containerName), and
     // with removeAfterExit also when the container ended by itself (an engine's --rm does that for a run).
+    // With removeAfterExit a janitor (a shell in a session of its own) waits on a pipe whose other end only
+    // this process holds: if the launcher dies (kill -9), it waits up to a minute for the container to end
+    // (its command got launcherDeathSignal) and runs the remove commands, so nothing is left behind.
     static Result<ContainerProcess> spawn(std::vector<std::string> argv, std::string containerName,
                                           std::vector<std::vector<std::string>> remove, bool removeAfterExit,
                                           const LaunchOptions& options, int launcherDeathSignal);
@@ -136,6 +139,8 @@ private:
     ContainerProcess() = default;
     void stopContainer();
     void removeContainer();
+    Status startJanitor();
+    void dismissJanitor(); // the removal is done: the janitor goes without doing anything
     SandboxExit reap(int waitStatus);
 
     std::string m_engine;
@@ -145,6 +150,8 @@ private:
     bool m_removed = false;
     pid_t m_pid = -1;
     int m_pidfd = -1;
+    pid_t m_janitor = -1;
+    int m_janitorPipe = -1; // its write end: closed by the kernel when the launcher dies
     bool m_killed = false;
     bool m_timedOut = false;
     std::optional<SandboxExit> m_exit;

@@ -1,6 +1,8 @@
 // warren-agent: the agent, inside the sandbox.
 //   warren-agent serve [--workspace DIR] [--state DIR] [--output DIR]
 //       speaks the protocol (docs/PROTOCOL.md) on stdin/stdout with the control plane
+//   warren-agent serve ... --connect unix:PATH|tcp:HOST:PORT --token-file FILE
+//       the same on a connection it opens, whose first line is the hello with the task token
 //   warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR] [--preset P[,P...]]
 //       [--set KEY=VALUE]... [--approve auto|deny] [--task-id ID] PROMPT
 //       runs standalone with a scripted model and prints the events as JSON lines
@@ -12,6 +14,7 @@
 #include "agent_core/llm/HostLlm.h"
 #include "agent_core/llm/ScriptedLlm.h"
 #include "agent_core/loop/Agent.h"
+#include "agent_core/net/ControlConnection.h"
 #include "agent_core/net/EgressForwarder.h"
 
 #include <charconv>
@@ -37,9 +40,12 @@ constexpr int kExitPaused = 75; // EX_TEMPFAIL: run again with the same --state 
 
 // Where the tools' HTTP_PROXY and HTTPS_PROXY point when the control plane sets no WARREN_EGRESS_PORT.
 constexpr std::uint16_t kDefaultEgressPort = 3128;
+// serve --connect: how long the agent tries to reach a control plane that is not listening yet.
+constexpr std::chrono::seconds kConnectPatience{30};
 
 constexpr const char* kUsage =
     "usage: warren-agent serve [--workspace DIR] [--state DIR] [--output DIR]\n"
+    "                          [--connect unix:PATH|tcp:HOST:PORT --token-file FILE]\n"
     "       warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR]\n"
     "                        [--preset P[,P...]] [--set KEY=VALUE]... [--approve auto|deny]\n"
     "                        [--task-id ID] PROMPT\n";
@@ -108,7 +114,7 @@ int usageError(const std::string& message) {
 
 struct Options {
     std::string mode;
-    std::optional<std::string> script, workspace, state, output, taskId, approve;
+    std::optional<std::string> script, workspace, state, output, taskId, approve, connect, tokenFile;
     std::vector<std::string> presets;
     nlohmann::json overrides = nlohmann::json::object();
     std::vector<std::string> positional;
@@ -134,6 +140,8 @@ Result<Options> parseOptions(int argc, char** argv) {
                                              : arg == "--output"    ? &options.output
                                              : arg == "--task-id"   ? &options.taskId
                                              : arg == "--approve"   ? &options.approve
+                                             : arg == "--connect"   ? &options.connect
+                                             : arg == "--token-file" ? &options.tokenFile
                                                                     : nullptr;
         if (target) {
             auto v = value();
@@ -252,19 +260,42 @@ private:
     HostChannel& m_channel;
 };
 
+// --connect: the protocol's connection, opened by the agent, the hello sent. Without: stdin and stdout.
+Result<UniqueFd> controlConnection(const Options& options) {
+    if (!options.connect)
+        return UniqueFd();
+    auto address = parseControlAddress(*options.connect);
+    if (!address)
+        return address.error();
+    auto token = readTokenFile(*options.tokenFile);
+    if (!token)
+        return token.error();
+    return connectToControlPlane(*address, *token, kConnectPatience);
+}
+
 int serve(const Options& options) {
     if (!options.positional.empty() || options.script || !options.presets.empty() || !options.overrides.empty())
-        return usageError("serve takes only --workspace, --state and --output: the task comes in task.start");
+        return usageError("serve takes only --workspace, --state, --output, --connect and --token-file: the "
+                          "task comes in task.start");
+    if (options.connect.has_value() != options.tokenFile.has_value())
+        return usageError("--connect and --token-file go together: the token is the connection's credential");
     auto paths = resolvePaths(options, true);
     if (!paths)
         return usageError(paths.error().message);
 
     Cancellation cancellation;
     installProcessSettings(cancellation);
+    auto connection = controlConnection(options);
+    if (!connection) {
+        std::cerr << "warren-agent: " << connection.error().message << "\n";
+        return connection.error().code == ErrorCode::InvalidArgument ? kExitUsage : kExitFailed;
+    }
+    const int inFd = connection->valid() ? connection->get() : STDIN_FILENO;
+    const int outFd = connection->valid() ? connection->get() : STDOUT_FILENO;
     const auto egress = startEgressForwarder(); // serves the tools until the agent exits
     EventLog* events = nullptr;
     std::mutex eventsMutex;
-    HostChannel channel(STDIN_FILENO, STDOUT_FILENO, cancellation, [&](std::string problem) {
+    HostChannel channel(inFd, outFd, cancellation, [&](std::string problem) {
         std::lock_guard lock(eventsMutex);
         if (events)
             events->error(problem, false);

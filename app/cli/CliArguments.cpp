@@ -27,13 +27,13 @@ constexpr OptionSpec kApprove{"--approve", "MODE",
                               "risky tool calls: ask (on the terminal), auto (approve), deny (refuse)"};
 
 constexpr OptionSpec kBackend{"--backend", "NAME",
-                              "the sandbox: bwrap, docker or podman (default: Settings', else bwrap)"};
+                              "the sandbox: bwrap, docker, podman or kube (default: Settings', else bwrap)"};
 constexpr OptionSpec kImage{"--image", "IMAGE",
                             "docker/podman: the agent's image, present locally (default: Settings', else "
                             "debian:bookworm-slim)"};
 constexpr OptionSpec kRemote{"--remote", "URL",
                              "drive the warrend at URL (key: `warren secrets set remote` or WARREN_REMOTE_KEY)"};
-constexpr OptionSpec kResumeBackend{"--backend", "NAME", "move the task to this sandbox: bwrap, docker or podman"};
+constexpr OptionSpec kResumeBackend{"--backend", "NAME", "move the task to this sandbox: bwrap, docker, podman or kube"};
 constexpr OptionSpec kResumeImage{"--image", "IMAGE", "docker/podman: the agent's image from here on"};
 
 constexpr OptionSpec kRunOptions[] = {
@@ -266,9 +266,9 @@ Status oneOf(const std::string& flag, const std::string& value, std::initializer
 }
 
 Result<sandbox::Backend> backendOption(const std::string& flag, const std::string& value) {
-    auto backend = control::parseAgentBackend(value);
+    auto backend = sandbox::parseBackend(value);
     if (!backend)
-        return usageError(flag + ": expected " + control::agentBackendNames() + ", got " + singleQuoted(value));
+        return usageError(flag + ": expected " + sandbox::backendNames() + ", got " + singleQuoted(value));
     return *backend;
 }
 

@@ -107,7 +107,7 @@ Result<Settings> loadSettings(Store& store) {
     }
     const bool prefixesValid = std::all_of(settings.allowedCommands.begin(), settings.allowedCommands.end(),
                                            [](const std::string& prefix) { return commandPrefix(prefix) == prefix; });
-    const auto parsedBackend = parseAgentBackend(backend);
+    const auto parsedBackend = sandbox::parseBackend(backend);
     if (parsedBackend)
         settings.backend = *parsedBackend;
     for (const auto& [key, valid] : {std::pair{kBackend, bool(parsedBackend)},

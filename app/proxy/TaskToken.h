@@ -18,6 +18,7 @@ namespace scope {
 inline constexpr const char* kLlm = "llm";           // llm.chat
 inline constexpr const char* kMemory = "memory";     // memory.*
 inline constexpr const char* kApproval = "approval"; // approval.request
+inline constexpr const char* kChannel = "channel";   // the agent's hello on a connection it opens
 } // namespace scope
 
 struct TokenClaims {

@@ -41,11 +41,15 @@ void retire(QSocketNotifier*& notifier) {
 
 } // namespace
 
-Result<std::unique_ptr<AgentChannel>> AgentChannel::open() {
-    std::unique_ptr<AgentChannel> channel(new AgentChannel);
+Result<std::unique_ptr<AgentChannel>> AgentChannel::open(Transport transport) {
+    std::unique_ptr<AgentChannel> channel(new AgentChannel(transport));
     if (auto made = makePipe(channel->m_stdin, channel->m_childStdin, false); !made)
         return made.error();
-    if (auto made = makePipe(channel->m_stdout, channel->m_childStdout, true); !made)
+    if (transport == Transport::Socket) { // what is sent waits for the connection: the pipe's end is closed
+        channel->m_stdin.reset();
+        channel->m_awaitingConnection = true;
+    }
+    else if (auto made = makePipe(channel->m_stdout, channel->m_childStdout, true); !made)
         return made.error();
     if (auto made = makePipe(channel->m_stderr, channel->m_childStderr, true); !made)
         return made.error();
@@ -55,25 +59,44 @@ Result<std::unique_ptr<AgentChannel>> AgentChannel::open() {
 AgentChannel::~AgentChannel() = default;
 
 sandbox::LaunchOptions AgentChannel::childStdio() const {
-    return {m_childStdin.get(), m_childStdout.get(), m_childStderr.get()};
+    const int stdoutFd = m_transport == Transport::Socket ? m_childStderr.get() : m_childStdout.get();
+    return {m_childStdin.get(), stdoutFd, m_childStderr.get()};
 }
 
 void AgentChannel::watch() {
     m_childStdin.reset();
     m_childStdout.reset();
     m_childStderr.reset();
-    m_stdoutNotifier = new QSocketNotifier(m_stdout.get(), QSocketNotifier::Read, this);
-    connect(m_stdoutNotifier, &QSocketNotifier::activated, this, &AgentChannel::onStdoutReadable);
     m_stderrNotifier = new QSocketNotifier(m_stderr.get(), QSocketNotifier::Read, this);
     connect(m_stderrNotifier, &QSocketNotifier::activated, this, &AgentChannel::onStderrReadable);
+    if (m_transport == Transport::Stdio)
+        watchProtocol();
+}
+
+void AgentChannel::watchProtocol() {
+    m_stdoutNotifier = new QSocketNotifier(m_stdout.get(), QSocketNotifier::Read, this);
+    m_stdoutNotifier->setEnabled(m_reading);
+    connect(m_stdoutNotifier, &QSocketNotifier::activated, this, &AgentChannel::onStdoutReadable);
     m_stdinNotifier = new QSocketNotifier(m_stdin.get(), QSocketNotifier::Write, this);
     m_stdinNotifier->setEnabled(false);
     connect(m_stdinNotifier, &QSocketNotifier::activated, this, &AgentChannel::flushStdin);
 }
 
-void AgentChannel::send(const protocol::Message& message) {
-    if (!m_stdin.valid())
+void AgentChannel::adopt(UniqueFd connection, const std::string& afterHello) {
+    if (!m_awaitingConnection || !connection.valid())
         return;
+    m_awaitingConnection = false;
+    m_stdin = UniqueFd(fcntl(connection.get(), F_DUPFD_CLOEXEC, 0));
+    m_stdout = std::move(connection);
+    for (auto& line : m_lines.feed(afterHello))
+        emit lineRead(line);
+    watchProtocol();
+    flushStdin();
+}
+
+void AgentChannel::send(const protocol::Message& message) {
+    if (!m_stdin.valid() && !m_awaitingConnection)
+        return; // the agent is gone
     m_stdinBuffer += protocol::serialize(message);
     m_stdinBuffer += '\n';
     flushStdin();
@@ -164,6 +187,7 @@ void AgentChannel::drain() {
 }
 
 void AgentChannel::close() {
+    m_awaitingConnection = false;
     retire(m_stdoutNotifier);
     retire(m_stderrNotifier);
     retire(m_stdinNotifier);

@@ -5,6 +5,10 @@
 // is sent is buffered and written as the pipe takes it, so the event loop never blocks on a slow agent.
 // An agent that is gone is not an error here: stdin then drops what is sent, and the sandbox's exit says
 // how it ended.
+//
+// Over a socket (Transport::Socket: `warren-agent serve --connect`, for a sandbox that has no stdin to give):
+// the sandbox's stdout and stderr both go to the stderr pipe, what is sent waits until adopt() hands over the
+// agent's connection (AgentListener), and from then on the connection is both stdin and stdout.
 
 #include "agent_core/protocol/JsonRpc.h"
 #include "agent_core/protocol/LineReader.h"
@@ -23,13 +27,17 @@ namespace warren::control {
 class AgentChannel : public QObject {
     Q_OBJECT
 public:
-    static Result<std::unique_ptr<AgentChannel>> open(); // the three pipes, not yet watched
+    enum class Transport { Stdio, Socket };
+    // The pipes (stdin, stdout and stderr; over a socket, stdin and stderr), not yet watched.
+    static Result<std::unique_ptr<AgentChannel>> open(Transport transport = Transport::Stdio);
     ~AgentChannel() override;
 
     // The ends the sandbox gets as the agent's stdin, stdout and stderr; valid until watch().
     sandbox::LaunchOptions childStdio() const;
     // The sandbox holds the child's ends now: closes ours of them and starts reading.
     void watch();
+    // Transport::Socket: the agent's connection, and what it sent after its hello, as its stdin and stdout.
+    void adopt(UniqueFd connection, const std::string& afterHello);
     void send(const protocol::Message& message); // one line on the agent's stdin
     // Backpressure: while not reading, the agent's stdout is left in the pipe, which fills, so that the
     // agent waits in its write (a line already read is still handed on). Reading by default.
@@ -46,7 +54,8 @@ signals:
     void lineRead(const warren::Result<std::string>& line); // direct connections: valid during the call
 
 private:
-    AgentChannel() = default;
+    explicit AgentChannel(Transport transport) : m_transport(transport) {}
+    void watchProtocol();
     void onStdoutReadable();
     void onStderrReadable();
     void flushStdin();
@@ -60,6 +69,8 @@ private:
     std::string m_stdinBuffer;
     std::string m_stderrTail;
     bool m_reading = true;
+    Transport m_transport;
+    bool m_awaitingConnection = false; // over a socket, until adopt()
 };
 
 } // namespace warren::control

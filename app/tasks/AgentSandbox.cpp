@@ -26,6 +26,8 @@ std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
     };
     if (!input.memoriesDir.empty())
         mounts["/memories/" + input.memoryPrefix] = {{"type", "bind"}, {"source", input.memoriesDir}};
+    if (!input.channelDir.empty())
+        mounts[kChannelDirInSandbox] = {{"type", "ro-bind"}, {"source", input.channelDir}};
     std::vector<json> layers{sandbox::defaultProfileJson()};
     layers.push_back({{"workspace", {{"source", input.workspace}}}, {"mounts", mounts}});
     if (input.strict)
@@ -48,8 +50,15 @@ std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
     return layers;
 }
 
-std::vector<std::string> agentCommand() {
-    return {kAgentPathInSandbox, "serve", "--workspace", "/workspace", "--state", "/state", "--output", "/output"};
+std::vector<std::string> agentCommand(bool connects) {
+    std::vector<std::string> command{kAgentPathInSandbox, "serve",   "--workspace", "/workspace",
+                                     "--state",           "/state",  "--output",    "/output"};
+    if (connects) {
+        const std::string dir = kChannelDirInSandbox;
+        command.insert(command.end(), {"--connect", "unix:" + dir + "/" + kChannelSocketName, "--token-file",
+                                       dir + "/" + kChannelTokenName});
+    }
+    return command;
 }
 
 } // namespace warren::control

@@ -22,6 +22,9 @@ struct AgentSandboxInput {
     std::string agentBinary;  // host path of warren-agent
     std::string network = "none"; // the sandbox's: "none" or "loopback"
     std::string egressSocket;     // host path of the task's egress proxy socket; empty: none
+    // The agent connects (serve --connect): host directory with the control plane's socket and the task
+    // token, mounted read-only at /opt/warren/channel. Empty: the protocol goes over stdin and stdout.
+    std::string channelDir;
     bool strict = false;      // resources/profiles/strict.json on top
     std::vector<nlohmann::json> extraLayers; // the site's (WARREN_SANDBOX_PROFILE)
     nlohmann::json limits = nlohmann::json::object(); // a server's clamped limits, applied last
@@ -29,10 +32,14 @@ struct AgentSandboxInput {
 
 inline constexpr const char* kAgentPathInSandbox = "/opt/warren/warren-agent";
 inline constexpr const char* kEgressSocketInSandbox = "/opt/warren/egress.sock";
+inline constexpr const char* kChannelDirInSandbox = "/opt/warren/channel";
+inline constexpr const char* kChannelSocketName = "agent.sock"; // in the channel directory
+inline constexpr const char* kChannelTokenName = "token";
 inline constexpr int kEgressPort = 3128; // where the agent's forwarder listens, on the sandbox's 127.0.0.1
 
 std::vector<nlohmann::json> agentProfileLayers(const AgentSandboxInput& input);
-std::vector<std::string> agentCommand(); // warren-agent serve with the sandbox's paths
+// warren-agent serve with the sandbox's paths; connecting: to the socket in the channel directory.
+std::vector<std::string> agentCommand(bool connects = false);
 const nlohmann::json& strictProfileJson();
 
 } // namespace warren::control

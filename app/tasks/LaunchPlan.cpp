@@ -21,15 +21,29 @@ json withMemoryPrefix(json overrides) {
     return overrides;
 }
 
+Status fitsUnixSocket(const std::string& socket, const char* whose) {
+    if (socket.size() >= kMaxUnixSocketPath)
+        return makeError(ErrorCode::InvalidArgument, std::string("the ") + whose + " socket path " + socket +
+                                                         " is too long for a Unix socket; pass a shorter --data-dir");
+    return Ok{};
+}
+
 Result<std::string> egressSocketPath(const TaskNetwork& network, const DataDir& data, const std::string& id) {
     if (network.kind != TaskNetwork::Kind::Allow)
         return std::string();
     const std::string socket = data.taskDir(id) + "/egress.sock";
-    if (socket.size() >= kMaxUnixSocketPath)
-        return makeError(ErrorCode::InvalidArgument, "the egress proxy's socket path " + socket +
-                                                         " is too long for a Unix socket; " +
-                                                         "pass a shorter --data-dir");
+    if (auto fits = fitsUnixSocket(socket, "egress proxy's"); !fits)
+        return fits.error();
     return socket;
+}
+
+Result<std::string> channelDirectory(sandbox::Backend backend, const DataDir& data, const std::string& id) {
+    if (!agentConnects(backend))
+        return std::string();
+    const std::string dir = data.taskDir(id) + "/channel";
+    if (auto fits = fitsUnixSocket(dir + "/" + kChannelSocketName, "agent's"); !fits)
+        return fits.error();
+    return dir;
 }
 
 AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, const TaskSpec& spec,
@@ -41,6 +55,7 @@ AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, c
     input.agentBinary = environment.agentBinary;
     input.network = plan.network.kind == TaskNetwork::Kind::None ? "none" : "loopback";
     input.egressSocket = plan.egressSocket;
+    input.channelDir = plan.channelDir;
     input.strict = plan.strict;
     input.extraLayers = environment.extraProfileLayers;
     input.memoryPrefix = plan.config.memoryPrefix;
@@ -56,16 +71,23 @@ AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, 
     launch.backend = spec.backend;
     launch.image = spec.image;
     launch.taskId = task.id;
+    launch.agentConnects = !input.channelDir.empty();
     launch.layers = agentProfileLayers(input);
     // Not the workspace, not even the demo's copy in the data directory: a root-owned one is written through
     // an idmapped view (docs/SECURITY.md), which the owner that the launch chose would no longer match.
     launch.ownedDirs = {input.stateDir, input.outputDir};
     if (!input.memoriesDir.empty())
         launch.ownedDirs.push_back(input.memoriesDir);
+    if (!input.channelDir.empty()) // the token and the socket with it: the agent's uid reads and connects
+        launch.ownedDirs.push_back(input.channelDir);
     return launch;
 }
 
 } // namespace
+
+bool agentConnects(sandbox::Backend backend) {
+    return backend == sandbox::Backend::Kube;
+}
 
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
                               const PlanEnvironment& environment) {
@@ -88,6 +110,10 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     if (!socket)
         return socket.error();
     plan.egressSocket = std::move(*socket);
+    auto channel = channelDirectory(spec.backend, environment.data, task.id);
+    if (!channel)
+        return channel.error();
+    plan.channelDir = std::move(*channel);
 
     const AgentSandboxInput input = sandboxInput(plan, task, spec, environment);
     plan.directories = {input.stateDir, input.outputDir};
@@ -96,6 +122,8 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     plan.launch = agentLaunch(input, task, spec);
 
     plan.tokenScopes = {scope::kLlm, scope::kMemory, scope::kApproval};
+    if (!plan.channelDir.empty())
+        plan.tokenScopes.push_back(scope::kChannel);
     plan.tokenLifetime = std::chrono::seconds(spec.timeoutSec ? spec.timeoutSec + 300 : 7 * 24 * 3600);
     plan.run = task.runs + 1;
     plan.start.taskId = task.id;

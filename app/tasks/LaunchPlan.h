@@ -37,6 +37,9 @@ struct LaunchPlan {
     std::vector<std::string> directories; // to create, in order: state, output, then memories if mounted
     TaskNetwork network;
     std::string egressSocket; // allow:HOSTS: host path where the task's EgressProxy listens; empty: none
+    // A sandbox with no stdin for the protocol (kube): the agent connects to an AgentListener on a socket in
+    // this directory, made afresh for each launch, with the task token in a file beside it (0400).
+    std::string channelDir;   // empty: stdin and stdout
     AgentLaunch launch;       // all but its stdio, which the agent's pipes supply
     ProviderConfig provider;  // without the key
     std::vector<std::string> tokenScopes;
@@ -45,8 +48,11 @@ struct LaunchPlan {
     protocol::TaskStartParams start;       // without the token, issued when the plan is carried out
 };
 
+// Whether the agent of a backend opens its own connection to the control plane: a pod gets no stdin.
+bool agentConnects(sandbox::Backend backend);
+
 // An error is the user's to fix before anything runs: a bad preset or --set, network or provider, or a data
-// directory so deep that the egress socket's path does not fit a Unix socket address.
+// directory so deep that the egress or agent socket's path does not fit a Unix socket address.
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
                               const PlanEnvironment& environment);
 

@@ -11,6 +11,8 @@
 #include "app/store/EventWriter.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentChannel.h"
+#include "app/tasks/AgentListener.h"
+#include "app/tasks/AgentSandbox.h"
 #include "app/tasks/LaunchPlan.h"
 #include "sandbox/SandboxProfile.h"
 
@@ -19,6 +21,8 @@
 #include <QFileSystemWatcher>
 #include <QSocketNotifier>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/file.h>
@@ -98,7 +102,10 @@ Status TaskRunner::launch() {
         return proxy;
     if (auto egress = startEgress(*plan); !egress)
         return egress;
-    auto channel = AgentChannel::open();
+    if (auto listening = startListener(*plan); !listening)
+        return listening;
+    auto channel = AgentChannel::open(plan->channelDir.empty() ? AgentChannel::Transport::Stdio
+                                                               : AgentChannel::Transport::Socket);
     if (!channel)
         return channel.error();
     m_channel = std::move(*channel);
@@ -204,6 +211,36 @@ Status TaskRunner::startEgress(const LaunchPlan& plan) {
         else
             data.reason = decision.reason;
         recordOwn(data);
+    });
+    return Ok{};
+}
+
+// A sandbox with no stdin for the protocol (kube): the agent connects to a socket in a directory made afresh for
+// this launch, the task token beside it, and only a hello with that token (channel scope) is taken.
+Status TaskRunner::startListener(const LaunchPlan& plan) {
+    if (plan.channelDir.empty())
+        return Ok{};
+    std::error_code error;
+    fs::remove_all(plan.channelDir, error);
+    if (error || !fs::create_directory(plan.channelDir, error))
+        return makeError(ErrorCode::System, "cannot make " + plan.channelDir + " afresh: " + error.message() +
+                                                "; check that the data directory is writable");
+    fs::permissions(plan.channelDir, fs::perms::owner_all, error);
+    const std::string tokenPath = plan.channelDir + "/" + kChannelTokenName;
+    UniqueFd token(::open(tokenPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400));
+    const std::string line = m_token + "\n";
+    if (!token.valid() || ::write(token.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+        return makeError(ErrorCode::System, "cannot write the task token to " + tokenPath + ": " +
+                                                std::strerror(errno));
+    auto listener = AgentListener::listenUnix(plan.channelDir + "/" + kChannelSocketName, *m_env.tokens);
+    if (!listener)
+        return listener.error();
+    m_listener = std::move(*listener);
+    connect(m_listener.get(), &AgentListener::refused, this,
+            [this](const QString& why) { recordOwn(protocol::ErrorData{why.toStdString(), false}); });
+    m_listener->expect(m_task.id, [this](UniqueFd connection, const std::string& afterHello) {
+        if (m_channel)
+            m_channel->adopt(std::move(connection), afterHello);
     });
     return Ok{};
 }
@@ -517,6 +554,8 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
         m_task.tokensOut += used.output;
     }
     m_egress.reset(); // its connections close with it, so nothing of the task reaches out after its end
+    if (m_listener) // later: this may be a call from inside its accept
+        m_listener.release()->deleteLater();
     if (!m_token.empty())
         m_env.tokens->revokeTask(m_task.id);
     if (!error.empty())

@@ -41,6 +41,7 @@ class TaskSnapshots;
 namespace warren::control {
 
 class AgentChannel;
+class AgentListener;
 class EventWriter;
 struct LaunchPlan;
 struct ProviderConfig;
@@ -119,6 +120,7 @@ private:
     void connectProxy();
     Status continueSequence();
     Status startEgress(const LaunchPlan& plan);
+    Status startListener(const LaunchPlan& plan); // kube: the socket the agent connects to
     void watchSandbox();
     void startSnapshots(const LaunchPlan& plan);
     void markRunning();
@@ -155,7 +157,8 @@ private:
     std::string m_token;
     std::unique_ptr<ToolProxy> m_proxy;
     std::unique_ptr<EgressProxy> m_egress;              // --network allow:HOSTS: the task's only way out
-    std::unique_ptr<AgentChannel> m_channel;            // the agent's stdio
+    std::unique_ptr<AgentListener> m_listener;          // kube: where the agent connects, until it has
+    std::unique_ptr<AgentChannel> m_channel;            // the agent's stdio, or its connection
     std::unique_ptr<snapshots::TaskSnapshots> m_snapshots; // the workspace before each step
     std::unique_ptr<sandbox::RunningSandbox> m_process; // removes its placeholders and container when reset
     UniqueFd m_lock;

@@ -48,7 +48,7 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
     if (!mode)
         return mode.error();
     spec.approval = *mode;
-    auto parsedBackend = parseAgentBackend(backend);
+    auto parsedBackend = sandbox::parseBackend(backend);
     if (!parsedBackend)
         return makeError(ErrorCode::InvalidArgument, "task spec: " + parsedBackend.error().message);
     spec.backend = *parsedBackend;
@@ -78,27 +78,7 @@ Status validateNetwork(const std::string& network) {
     return Ok{};
 }
 
-std::string agentBackendNames() { return "bwrap, docker or podman"; }
-
-Status validateAgentBackend(sandbox::Backend backend) {
-    // The agent talks to the control plane on its stdin and stdout, which a pod does not attach.
-    if (backend == sandbox::Backend::Kube)
-        return makeError(ErrorCode::Unsupported, "the kube backend runs commands (warren-sandbox --backend kube); an "
-                                                 "agent needs stdin, which a pod has not: use " + agentBackendNames());
-    return Ok{};
-}
-
-Result<sandbox::Backend> parseAgentBackend(std::string_view name) {
-    auto backend = sandbox::parseBackend(name);
-    if (!backend || !validateAgentBackend(*backend))
-        return makeError(ErrorCode::InvalidArgument, "backend \"" + std::string(name) +
-                                                         "\": an agent runs in bwrap (bubblewrap), docker or podman");
-    return *backend;
-}
-
 Status validateSpec(const TaskSpec& spec) {
-    if (auto backend = validateAgentBackend(spec.backend); !backend)
-        return backend;
     if (auto network = validateNetwork(spec.network); !network)
         return network;
     if (auto image = validateImage(spec.image); !image)

@@ -53,10 +53,6 @@ struct SandboxMove {
 // own settings table, so the error is the one the agent would give), the network policy and the image's
 // name. The backend was parsed where it came in (sandbox::parseBackend).
 Status validateSpec(const TaskSpec& spec);
-// The backends an agent can run in (not kube, whose pod has no stdin for the agent's channel).
-std::string agentBackendNames(); // "bwrap, docker or podman", for messages
-Status validateAgentBackend(sandbox::Backend backend);
-Result<sandbox::Backend> parseAgentBackend(std::string_view name); // the error names the valid ones
 Status validateNetwork(const std::string& network); // "none", "loopback" or "allow:HOST[,HOST...]"
 Status validateImage(const std::string& image);     // a name the engine's command line reads as one
 

@@ -63,7 +63,7 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
         } else if (flag == "--tls-key") {
             options.tlsKey = value;
         } else if (flag == "--backend") {
-            auto backend = control::parseAgentBackend(value);
+            auto backend = sandbox::parseBackend(value);
             if (!backend)
                 return backend.error();
             options.backend = *backend;

@@ -3,3 +3,9 @@
 warren_add_test(tst_control_container SOURCES tst_control_container.cpp
                 LIBS warren_cli_test_support warren_agent_test_support Qt6::Network LABELS integration)
 set_tests_properties(tst_control_container PROPERTIES TIMEOUT 900)
+# The same with --backend kube: the Pod, played by podman kube play, its agent connecting to the control plane.
+add_test(NAME tst_control_kube COMMAND tst_control_container)
+get_test_property(tst_control_container LABELS control_container_labels)
+get_test_property(tst_control_container ENVIRONMENT control_container_environment)
+set_tests_properties(tst_control_kube PROPERTIES LABELS "${control_container_labels}" TIMEOUT 900
+                     ENVIRONMENT "${control_container_environment};WARREN_TEST_BACKEND=kube")

@@ -1,6 +1,7 @@
 // LaunchPlan: what one launch of a task's agent decides before it touches anything, row by row.
 
 #include "app/proxy/TaskToken.h"
+#include "app/tasks/AgentSandbox.h"
 #include "app/tasks/LaunchPlan.h"
 #include "sandbox/SandboxProfile.h"
 
@@ -66,6 +67,7 @@ private slots:
     void refusesBeforeAnythingRuns();
     void tokenAndStartRequest();
     void clampedLimitsComeLast();
+    void aPodsAgentConnects();
 };
 
 void TestLaunchPlan::plansTheLaunch_data() {
@@ -174,6 +176,9 @@ void TestLaunchPlan::refusesBeforeAnythingRuns_data() {
     QTest::newRow("socket path too long") << QStringList{} << "{}"
                                           << "allow:example.com" << script << "/" + QString(100, 'd')
                                           << "is too long for a Unix socket; pass a shorter --data-dir";
+    QTest::newRow("agent's socket path too long") << QStringList{} << "{}"
+                                                  << "kube" << script << "/" + QString(80, 'd')
+                                                  << "agent's socket path";
 }
 
 void TestLaunchPlan::refusesBeforeAnythingRuns() {
@@ -183,8 +188,10 @@ void TestLaunchPlan::refusesBeforeAnythingRuns() {
     QFETCH(QString, provider);
     QFETCH(QString, root);
     QFETCH(QString, message);
-    TaskSpec taskSpec = spec(presets, overrides, network, false, 0);
+    TaskSpec taskSpec = spec(presets, overrides, network == "kube" ? "none" : network, false, 0);
     taskSpec.provider = provider.toStdString();
+    if (network == "kube") // the row's backend: its agent's socket is in the task's directory
+        taskSpec.backend = sandbox::Backend::Kube;
     auto plan = planLaunch(task(), taskSpec, environment(root));
     QVERIFY(!plan);
     QVERIFY2(plan.error().message.find(message.toStdString()) != std::string::npos,
@@ -224,6 +231,41 @@ void TestLaunchPlan::tokenAndStartRequest() {
     QCOMPARE(withModel->start.network.value_or(""), "allow:pypi.org");
     QCOMPARE(withModel->start.provider.value_or(""), "anthropic");
     QCOMPARE(withModel->start.model.value_or(""), "claude-sonnet-4-5");
+}
+
+// A pod has no stdin: its agent connects to a socket in a directory of the task's own, mounted read-only with
+// the token beside it, and the token may say hello on it. Other backends keep stdin and stdout.
+void TestLaunchPlan::aPodsAgentConnects() {
+    TaskSpec kube = spec({}, "{}", "none", false, 0);
+    kube.backend = sandbox::Backend::Kube;
+    auto plan = planLaunch(task(), kube, environment());
+    QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+    const std::string dir = kRoot.toStdString() + "/tasks/t-1/channel";
+    QCOMPARE(plan->channelDir, dir);
+    QVERIFY(plan->launch.agentConnects);
+    QVERIFY(std::find(plan->launch.ownedDirs.begin(), plan->launch.ownedDirs.end(), dir) !=
+            plan->launch.ownedDirs.end()); // the sandbox's uid reads the token and connects
+    QVERIFY(std::find(plan->tokenScopes.begin(), plan->tokenScopes.end(), scope::kChannel) != plan->tokenScopes.end());
+    auto profile = sandbox::resolveProfile(plan->launch.layers);
+    QVERIFY(profile);
+    const auto* mount = mountAt(*profile, kChannelDirInSandbox);
+    QVERIFY(mount);
+    QCOMPARE(mount->source, dir);
+    QCOMPARE(mount->type, sandbox::MountSpec::Type::RoBind);
+    QCOMPARE(toList(agentCommand(true)).mid(8), (QStringList{"--connect", "unix:/opt/warren/channel/agent.sock",
+                                                             "--token-file", "/opt/warren/channel/token"}));
+
+    for (auto backend : {sandbox::Backend::Bwrap, sandbox::Backend::Docker, sandbox::Backend::Podman}) {
+        TaskSpec other = spec({}, "{}", "none", false, 0);
+        other.backend = backend;
+        auto stdio = planLaunch(task(), other, environment());
+        QVERIFY(stdio);
+        QVERIFY(stdio->channelDir.empty() && !stdio->launch.agentConnects);
+        QVERIFY(std::find(stdio->tokenScopes.begin(), stdio->tokenScopes.end(), scope::kChannel) ==
+                stdio->tokenScopes.end());
+        auto otherProfile = sandbox::resolveProfile(stdio->launch.layers);
+        QVERIFY(otherProfile && !mountAt(*otherProfile, kChannelDirInSandbox));
+    }
 }
 
 // A server's clamped limits win over every other layer, the site's included, and the rest of the

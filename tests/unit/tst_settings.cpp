@@ -74,9 +74,9 @@ void TestSettings::sandboxValidation_data() {
     QTest::newRow("podman") << "podman" << "localhost/warren-test:1" << "none" << "";
     QTest::newRow("docker with a digest") << "docker" << "debian@sha256:0123abcd" << "none" << "";
     QTest::newRow("loopback") << "bwrap" << image << "loopback" << "";
-    QTest::newRow("unknown backend") << "lxc" << image << "none" << "bwrap (bubblewrap), docker or podman";
+    QTest::newRow("unknown backend") << "lxc" << image << "none" << "bwrap (bubblewrap), docker, podman or kube";
     QTest::newRow("empty backend") << "" << image << "none" << "backend";
-    QTest::newRow("kube runs no agent") << "kube" << image << "none" << "bwrap (bubblewrap), docker or podman";
+    QTest::newRow("kube: a pod, its agent connecting") << "kube" << "localhost/warren-test:1" << "none" << "";
     QTest::newRow("empty image") << "podman" << "" << "none" << "expected an image name";
     QTest::newRow("image read as an option") << "podman" << "--privileged" << "none" << "expected an image name";
     QTest::newRow("image with a space") << "docker" << "debian bookworm" << "none" << "expected an image name";
@@ -107,7 +107,7 @@ void TestSettings::sandboxValidation() {
     Settings settings;
     // The backend is parsed where it comes in (a setting read from the store, the dialog): an unknown one is
     // that parse's error.
-    const auto parsed = warren::control::parseAgentBackend(backend.toStdString());
+    const auto parsed = warren::sandbox::parseBackend(backend.toStdString());
     if (parsed)
         settings.backend = *parsed;
     settings.image = image.toStdString();

@@ -18,6 +18,7 @@ constexpr Choice kBackends[] = {
     {QT_TRANSLATE_NOOP("SandboxChoices", "bubblewrap"), sandbox::Backend::Bwrap},
     {QT_TRANSLATE_NOOP("SandboxChoices", "Podman"), sandbox::Backend::Podman},
     {QT_TRANSLATE_NOOP("SandboxChoices", "Docker"), sandbox::Backend::Docker},
+    {QT_TRANSLATE_NOOP("SandboxChoices", "Kubernetes Pod, played by Podman"), sandbox::Backend::Kube},
 };
 
 QString tr(const char* text) { return QCoreApplication::translate("SandboxChoices", text); }
@@ -28,7 +29,9 @@ void fillBackends(QComboBox* box, const QString& current) {
     box->clear();
     for (const Choice& choice : kBackends) {
         const QString value = QString::fromStdString(sandbox::backendName(choice.backend));
-        if (!sandbox::containerEngine(choice.backend) || !QStandardPaths::findExecutable(value).isEmpty())
+        const auto engine = sandbox::containerEngine(choice.backend);
+        const QString program = engine == sandbox::ContainerEngine::Docker ? "docker" : "podman";
+        if (!engine || !QStandardPaths::findExecutable(program).isEmpty())
             box->addItem(tr(choice.label), value);
         else if (value == current)
             box->addItem(tr("%1 (not found on PATH)").arg(tr(choice.label)), value);

@@ -1,0 +1,251 @@
+// AgentListener, attacked over a real Unix socket: only a hello with a valid channel-scope token of the expected
+// task is handed on, once, with what followed it; everything else (another task's token, a forged, expired,
+// revoked or under-scoped one, a malformed, oversized, late or missing hello, a second connection, a flood of
+// silent ones) is answered with an error line, closed and reported, and no connection is handed on.
+
+#include "agent_core/protocol/AgentHello.h"
+#include "agent_core/protocol/JsonRpc.h"
+#include "app/tasks/AgentListener.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+using namespace warren;
+using namespace warren::control;
+
+namespace {
+
+constexpr auto kLifetime = std::chrono::hours(1);
+
+UniqueFd connectTo(const std::string& path) {
+    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_un where{};
+    where.sun_family = AF_UNIX;
+    std::memcpy(where.sun_path, path.c_str(), path.size() + 1);
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&where), sizeof where) != 0)
+        return UniqueFd();
+    return fd;
+}
+
+void sendText(const UniqueFd& fd, const std::string& text) {
+    QCOMPARE(::send(fd.get(), text.data(), text.size(), MSG_NOSIGNAL), static_cast<ssize_t>(text.size()));
+}
+
+// What the listener answered before it closed the connection: read to the end, the listener's event loop
+// running (waiting for its events, not for time) whenever nothing is there yet.
+std::string answerOf(const UniqueFd& fd) {
+    std::string answer;
+    QDeadlineTimer deadline(30000);
+    while (!deadline.hasExpired()) {
+        char buffer[4096];
+        const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, MSG_DONTWAIT);
+        if (n == 0)
+            return answer;
+        if (n > 0)
+            answer.append(buffer, static_cast<std::size_t>(n));
+        else
+            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 100);
+    }
+    return answer + "(still open)";
+}
+
+} // namespace
+
+class TestAgentListener : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void theTasksAgentIsHandedOnWithWhatFollowedItsHello();
+    void socketIsItsOwnersAlone();
+    void refusedHellos_data();
+    void refusedHellos();
+    void aSecondConnectionIsRefused();
+    void aForgottenTaskIsNotExpected();
+    void aSilentConnectionIsClosedAtItsDeadline();
+    void aHelloInPiecesIsRead();
+    void connectionsBeyondTheLimitAreClosedUnread();
+    void destroyingRemovesTheSocket();
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<TaskTokens> m_tokens;
+    std::unique_ptr<AgentListener> m_listener;
+    std::string m_path;
+    UniqueFd m_accepted;
+    std::string m_afterHello;
+    int m_acceptedCount = 0;
+};
+
+void TestAgentListener::init() {
+    m_dir = std::make_unique<QTemporaryDir>();
+    m_tokens = std::make_unique<TaskTokens>();
+    m_path = m_dir->filePath("agent.sock").toStdString();
+    auto listener = AgentListener::listenUnix(m_path, *m_tokens, std::chrono::milliseconds(300));
+    QVERIFY2(listener, listener ? "" : listener.error().message.c_str());
+    m_listener = std::move(*listener);
+    m_accepted.reset();
+    m_afterHello.clear();
+    m_acceptedCount = 0;
+    m_listener->expect("t-1", [this](UniqueFd connection, const std::string& afterHello) {
+        m_accepted = std::move(connection);
+        m_afterHello = afterHello;
+        ++m_acceptedCount;
+    });
+}
+
+void TestAgentListener::theTasksAgentIsHandedOnWithWhatFollowedItsHello() {
+    QSignalSpy refused(m_listener.get(), &AgentListener::refused);
+    const std::string token = m_tokens->issue("t-1", {scope::kLlm, scope::kChannel}, kLifetime);
+    UniqueFd agent = connectTo(m_path);
+    QVERIFY(agent.valid());
+    sendText(agent, protocol::helloLine(token) + "{\"early\":1}\n");
+    QTRY_COMPARE(m_acceptedCount, 1);
+    QCOMPARE(QString::fromStdString(m_afterHello), QStringLiteral("{\"early\":1}\n"));
+    QVERIFY(m_accepted.valid());
+    // Nothing was answered; the connection is the protocol's, both ways.
+    sendText(m_accepted, "ping\n");
+    char buffer[5] = {};
+    QCOMPARE(::recv(agent.get(), buffer, 5, MSG_WAITALL), ssize_t(5));
+    QCOMPARE(QByteArray(buffer, 5), QByteArray("ping\n"));
+    QCOMPARE(refused.count(), 0);
+}
+
+void TestAgentListener::socketIsItsOwnersAlone() {
+    struct stat st {};
+    QCOMPARE(::stat(m_path.c_str(), &st), 0);
+    QVERIFY(S_ISSOCK(st.st_mode));
+    QCOMPARE(st.st_mode & 0777, 0600u);
+}
+
+void TestAgentListener::refusedHellos_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("why");
+    QTest::newRow("another task's token") << "other-task" << "no agent of task t-2 is expected";
+    QTest::newRow("a token without the channel scope") << "no-scope" << "no scope channel";
+    QTest::newRow("a forged token") << "forged" << "the task token was refused";
+    QTest::newRow("a revoked token") << "revoked" << "revoked";
+    QTest::newRow("another control plane's token") << "foreign" << "the task token was refused";
+    QTest::newRow("not a hello") << "not-hello" << "must be the agent.hello notification";
+    QTest::newRow("not JSON") << "http" << "not a protocol message";
+    QTest::newRow("another protocol version") << "version" << "install matching versions";
+    QTest::newRow("over 4 KiB") << "huge" << "over 4096 bytes";
+    QTest::newRow("closed before its hello") << "closed" << "closed before its hello";
+}
+
+void TestAgentListener::refusedHellos() {
+    QFETCH(QString, kind);
+    QFETCH(QString, why);
+    QSignalSpy refused(m_listener.get(), &AgentListener::refused);
+    std::string line;
+    if (kind == "other-task") {
+        line = protocol::helloLine(m_tokens->issue("t-2", {scope::kChannel}, kLifetime));
+    } else if (kind == "no-scope") {
+        line = protocol::helloLine(m_tokens->issue("t-1", {scope::kLlm, scope::kMemory}, kLifetime));
+    } else if (kind == "forged") {
+        std::string token = m_tokens->issue("t-1", {scope::kChannel}, kLifetime);
+        token.back() = token.back() == 'A' ? 'B' : 'A';
+        line = protocol::helloLine(token);
+    } else if (kind == "revoked") {
+        const std::string token = m_tokens->issue("t-1", {scope::kChannel}, kLifetime);
+        m_tokens->revokeTask("t-1");
+        line = protocol::helloLine(token);
+    } else if (kind == "foreign") {
+        line = protocol::helloLine(TaskTokens().issue("t-1", {scope::kChannel}, kLifetime));
+    } else if (kind == "not-hello") {
+        line = R"({"jsonrpc":"2.0","method":"event","params":{}})" "\n";
+    } else if (kind == "http") {
+        line = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    } else if (kind == "version") {
+        line = R"({"jsonrpc":"2.0","method":"agent.hello","params":{"token":"x","protocol_version":1}})" "\n";
+    } else if (kind == "huge") {
+        line = std::string(8192, 'a');
+    }
+    UniqueFd agent = connectTo(m_path);
+    QVERIFY(agent.valid());
+    if (kind == "closed")
+        ::shutdown(agent.get(), SHUT_WR);
+    else
+        sendText(agent, line);
+    const std::string answer = answerOf(agent);
+    QTRY_COMPARE(refused.count(), 1);
+    const QString reported = refused.at(0).at(0).toString();
+    QVERIFY2(reported.contains(why) && reported.contains("refused"), qPrintable(reported));
+    QCOMPARE(m_acceptedCount, 0);
+    if (kind != "closed") { // the agent is told why, as a JSON-RPC error
+        auto message = protocol::parseMessage(answer.substr(0, answer.find('\n')));
+        QVERIFY2(message && std::holds_alternative<protocol::ErrorResponse>(*message), answer.c_str());
+        QVERIFY(QString::fromStdString(std::get<protocol::ErrorResponse>(*message).error.message).contains(why));
+    }
+}
+
+void TestAgentListener::aSecondConnectionIsRefused() {
+    const std::string token = m_tokens->issue("t-1", {scope::kChannel}, kLifetime);
+    UniqueFd agent = connectTo(m_path);
+    sendText(agent, protocol::helloLine(token));
+    QTRY_COMPARE(m_acceptedCount, 1);
+    QSignalSpy refused(m_listener.get(), &AgentListener::refused);
+    UniqueFd again = connectTo(m_path); // the same valid token, replayed
+    sendText(again, protocol::helloLine(token));
+    QVERIFY(QString::fromStdString(answerOf(again)).contains("no agent of task t-1 is expected"));
+    QTRY_COMPARE(refused.count(), 1);
+    QCOMPARE(m_acceptedCount, 1);
+}
+
+void TestAgentListener::aForgottenTaskIsNotExpected() {
+    m_listener->forget("t-1");
+    UniqueFd agent = connectTo(m_path);
+    sendText(agent, protocol::helloLine(m_tokens->issue("t-1", {scope::kChannel}, kLifetime)));
+    QVERIFY(QString::fromStdString(answerOf(agent)).contains("is expected"));
+    QCOMPARE(m_acceptedCount, 0);
+}
+
+void TestAgentListener::aSilentConnectionIsClosedAtItsDeadline() {
+    QSignalSpy refused(m_listener.get(), &AgentListener::refused);
+    UniqueFd agent = connectTo(m_path);
+    sendText(agent, "{\"jsonrpc\""); // a start, never finished
+    QVERIFY(QString::fromStdString(answerOf(agent)).contains("no hello within 300 ms"));
+    QTRY_COMPARE(refused.count(), 1);
+}
+
+void TestAgentListener::aHelloInPiecesIsRead() {
+    const std::string line = protocol::helloLine(m_tokens->issue("t-1", {scope::kChannel}, kLifetime));
+    UniqueFd agent = connectTo(m_path);
+    for (std::size_t at = 0; at < line.size(); at += 7) {
+        sendText(agent, line.substr(at, 7));
+        QCoreApplication::processEvents();
+    }
+    QTRY_COMPARE(m_acceptedCount, 1);
+    QVERIFY(m_afterHello.empty());
+}
+
+void TestAgentListener::connectionsBeyondTheLimitAreClosedUnread() {
+    QSignalSpy refused(m_listener.get(), &AgentListener::refused);
+    std::vector<UniqueFd> silent;
+    for (std::size_t i = 0; i < AgentListener::kMaxPending; ++i) {
+        silent.push_back(connectTo(m_path));
+        QVERIFY(silent.back().valid());
+    }
+    UniqueFd oneMore = connectTo(m_path);
+    QVERIFY(oneMore.valid()); // the kernel's backlog takes it; the listener closes it unread
+    QCOMPARE(answerOf(oneMore), std::string());
+    QTRY_VERIFY(!refused.isEmpty());
+    QVERIFY(refused.at(0).at(0).toString().contains("closed unread"));
+    // The silent ones reach their deadline; then the task's agent gets in.
+    QTRY_COMPARE(refused.count(), int(AgentListener::kMaxPending) + 1);
+    UniqueFd agent = connectTo(m_path);
+    sendText(agent, protocol::helloLine(m_tokens->issue("t-1", {scope::kChannel}, kLifetime)));
+    QTRY_COMPARE(m_acceptedCount, 1);
+}
+
+void TestAgentListener::destroyingRemovesTheSocket() {
+    m_listener.reset();
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(m_path)));
+    QVERIFY(!connectTo(m_path).valid());
+}
+
+QTEST_GUILESS_MAIN(TestAgentListener)
+#include "tst_agent_listener.moc"
