@@ -1,7 +1,8 @@
-// The container backend's start-up cost against bubblewrap's, measured side by side in one run: from
+// The container backends' start-up cost against bubblewrap's, measured side by side in one run: from
 // submitting a one-step scripted task to a LocalControlPlane in this process to the agent's first event
-// (task_started) being stored, and to the task's end. Rounds alternate bubblewrap and podman so drift hits
-// both alike; the first round of each is a warm-up and not counted. A third series is the engine alone,
+// (task_started) being stored, and to the task's end. Rounds alternate bubblewrap, podman and kube (the Pod
+// played by podman kube play, its agent connecting back over its socket) so drift hits all alike; the first
+// round of each is a warm-up and not counted. A third series is the engine alone,
 // `podman run --rm IMAGE true`, for what the container itself costs, and a fourth the preflight and sweep
 // every container launch runs first. Median, p90 and the ratio of the medians.
 // Where podman, its image or the static agent is missing it prints "skipped: REASON" and exits 0.
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <sys/stat.h>
@@ -111,7 +113,7 @@ int main(int argc, char** argv) {
     const std::string agent = fs::absolute(argv[1]).string(); // the profile binds it by absolute path
     const int rounds = argc > 2 ? std::max(3, std::atoi(argv[2])) : 10;
     const std::string image = argc > 3 ? argv[3] : "localhost/warren-test:2";
-    std::printf("bench_container_start: bubblewrap vs podman, submit to the agent's first event, %d rounds\n",
+    std::printf("bench_container_start: bubblewrap vs podman vs kube, submit to the agent's first event, %d rounds\n",
                 rounds);
     if (timed("command -v podman").first != 0) {
         std::printf("  skipped: no podman\n");
@@ -150,9 +152,12 @@ int main(int argc, char** argv) {
     if (!opened)
         fail("cannot open the control plane: " + opened.error().message);
 
-    std::vector<double> bwrapFirst, bwrapTotal, podmanFirst, podmanTotal, engineAlone, preflightAlone;
+    using warren::sandbox::Backend;
+    const Backend backends[] = {Backend::Bwrap, Backend::Podman, Backend::Kube};
+    std::map<Backend, std::vector<double>> first, total;
+    std::vector<double> engineAlone, preflightAlone;
     for (int round = 0; round <= rounds; ++round) {
-        for (const auto backend : {warren::sandbox::Backend::Bwrap, warren::sandbox::Backend::Podman}) {
+        for (const auto backend : backends) {
             TaskSpec spec;
             spec.provider = "scripted:" + script.string();
             spec.backend = backend;
@@ -160,8 +165,8 @@ int main(int argc, char** argv) {
             const Timing timing = runTask(**opened, workspace.string(), spec);
             if (round == 0)
                 continue; // warm-up: page cache, the engine's storage
-            (backend == warren::sandbox::Backend::Bwrap ? bwrapFirst : podmanFirst).push_back(timing.firstEventMs);
-            (backend == warren::sandbox::Backend::Bwrap ? bwrapTotal : podmanTotal).push_back(timing.finishedMs);
+            first[backend].push_back(timing.firstEventMs);
+            total[backend].push_back(timing.finishedMs);
         }
         const auto [status, ms] = timed("podman run --rm --network none " + quoted(image) + " true");
         if (status != 0)
@@ -181,13 +186,15 @@ int main(int argc, char** argv) {
     std::error_code ignored;
     fs::remove_all(base, ignored);
 
-    print("bubblewrap: submit to task_started", bwrapFirst);
-    print("podman: submit to task_started", podmanFirst);
-    print("bubblewrap: submit to finished", bwrapTotal);
-    print("podman: submit to finished", podmanTotal);
+    for (const auto backend : backends)
+        print((warren::sandbox::backendName(backend) + ": submit to task_started").c_str(), first[backend]);
+    for (const auto backend : backends)
+        print((warren::sandbox::backendName(backend) + ": submit to finished").c_str(), total[backend]);
     print("podman run --rm IMAGE true (engine alone)", engineAlone);
     print("podman preflight + sweep (per launch)", preflightAlone);
-    std::printf("  ratio podman / bubblewrap (first event, medians): %.1fx\n",
-                percentile(podmanFirst, 0.5) / percentile(bwrapFirst, 0.5));
+    for (const auto backend : {Backend::Podman, Backend::Kube})
+        std::printf("  ratio %s / bwrap (first event, medians): %.1fx\n",
+                    warren::sandbox::backendName(backend).c_str(),
+                    percentile(first[backend], 0.5) / percentile(first[Backend::Bwrap], 0.5));
     return 0;
 }

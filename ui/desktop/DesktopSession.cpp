@@ -40,13 +40,16 @@ void DesktopSession::reopen() {
     if (m_reopening)
         return;
     m_reopening = true;
-    // Called from inside the window (its Settings dialog's Save): the window and the plane go by
-    // deleteLater, which Qt runs only once control is back in the event loop it was called from, never in
-    // a deeper one such as the loop a server call waits in, so neither is destroyed under its own call.
-    // Only then does the new plane open: two planes never share the data directory's tasks.
+    // Called from inside the window (its Settings dialog's Save), so neither may be destroyed now: they go by
+    // deleteLater. Qt may run that inside a nested event loop, such as the one a server call waits in, so
+    // first the plane is cut off from every face (the window would answer its next event with a call): with
+    // no call of the old plane under way (a click is never delivered inside one) and none started after
+    // this, it can go wherever Qt deletes it. Only then does the new plane open: two planes never share the
+    // data directory's tasks.
     MainWindow* window = m_window.release();
     control::ControlPlane* plane = m_plane.release();
     const QByteArray geometry = window->saveGeometry();
+    plane->disconnect();
     window->disconnect(this);
     window->hide();
     window->deleteLater();
