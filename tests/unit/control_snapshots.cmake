@@ -4,3 +4,6 @@
 foreach(test tst_git_listing tst_snapshot_rules tst_snapshot_meta tst_rewind_plan tst_shadow_repo)
     warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_snapshots LABELS unit)
 endforeach()
+
+# What a fork takes of the original task: its events up to the step, its checkpoint made the new task's.
+warren_add_test(tst_task_fork SOURCES tst_task_fork.cpp LIBS warren_control LABELS unit)
