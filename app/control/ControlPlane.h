@@ -47,6 +47,11 @@ inline constexpr const char* kRewindLimits =
     "A rewind puts back the files in the workspace. It cannot take back what commands did outside it: files "
     "elsewhere, network calls, databases, services started or stopped. What snapshots skip (ignored files, "
     "dependency and build directories, large files) is left as it is.";
+// What a fork cannot keep apart, said where one is offered.
+inline constexpr const char* kForkLimits =
+    "The fork's workspace holds what the snapshots recorded: not .git, ignored files, dependency and build "
+    "directories or large files. What the task's commands did outside its workspace (files elsewhere, network "
+    "calls, databases) happened once and is shared: the fork may do it again.";
 struct RewindRequest {
     // The workspace before step N ran; unset: undo the last rewind, which takes back what it did (its files,
     // its conversation or both) whatever files and conversation say.

@@ -4,7 +4,8 @@
 // step's; `warren rewind --to-step N` makes the workspace exactly what it was before step N (the expected
 // state is the same commands run on a copy), `--undo` takes that back; the user's .git is byte-identical
 // throughout; without --yes and a terminal, nothing changes; with --conversation the task resumes from the
-// step and ends as it did.
+// step and ends as it did. --fork keeps both (the original byte-identical, the fork resumed from the step);
+// --undo takes back a rewind of the conversation, alone or with the files.
 
 #include "tests/support/AgentRun.h"
 #include "tests/support/WarrenRun.h"
