@@ -64,6 +64,12 @@ int diffTask(ControlPlane& plane, const DiffCommand& command) {
             std::cerr << " " << skipped;
         std::cerr << "\n";
     }
+    std::string emptyDirs; // git's diff shows no directory: said beside it
+    for (const auto& file : changes->files)
+        if (!file.path.empty() && file.path.back() == '/')
+            emptyDirs += std::string(" ") + (file.change == "added" ? "+" : "-") + file.path;
+    if (!emptyDirs.empty())
+        std::cerr << "empty directories made (+) or removed (-):" << emptyDirs << "\n";
     for (const auto& file : changes->files)
         std::cout << file.diff;
     return kOk;

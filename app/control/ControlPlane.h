@@ -33,7 +33,7 @@ struct ChangesPlan {
 
 // Review and rewind (app/snapshots): a task's workspace as recorded before each step.
 struct ReviewedFile {
-    std::string path;
+    std::string path;   // a file, or "dir/": an empty directory made or removed (git's diff shows none)
     std::string change; // "added", "deleted", "modified", "mode", "type"
     std::string diff;   // git's unified diff of the file
 };

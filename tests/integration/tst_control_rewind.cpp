@@ -110,6 +110,9 @@ void TestControlRewind::shellChangesReviewedAndRewound() {
                              "b/data/blob.bin/f", "a/tools/build.sh", "b/tools", "b/notes.txt"})
         QVERIFY2(whole.out.contains(path), path);
     QVERIFY(whole.out.contains("new mode 100755") || whole.out.contains("old mode 100644"));
+    // The empty directories step 1 made and removed, which git's diff cannot show.
+    QVERIFY2(whole.err.contains("empty directories made (+) or removed (-): -empty/deeper/ +made/empty/"),
+             whole.err.constData());
     const auto step2 = runWarren({"diff", id, "--step", "2"}, data.path());
     QVERIFY2(step2.exitCode == 0, step2.err.constData());
     QVERIFY(step2.out.contains("b/tools") && !step2.out.contains("README.md") &&
