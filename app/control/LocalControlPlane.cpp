@@ -259,6 +259,23 @@ void restoreTaskState(TaskRecord& task, const json& state) {
     task.error = state.value("error", "");
 }
 
+// The agent's checkpoint at from, made task taskId's, at to.
+Status copyCheckpoint(const fs::path& from, const fs::path& to, const std::string& taskId) {
+    std::ifstream in(from, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto forked = checkpointForTask(text.str(), taskId);
+    if (!forked)
+        return forked.error();
+    std::error_code error;
+    fs::create_directories(to.parent_path(), error);
+    std::ofstream out(to, std::ios::binary | std::ios::trunc);
+    out << *forked;
+    if (error || !out.flush())
+        return makeError(ErrorCode::System, "cannot write the fork's checkpoint " + to.string());
+    return Ok{};
+}
+
 } // namespace
 
 // One path for the preview and the rewind, so that what is listed is what is done. An undo takes back what
@@ -413,28 +430,39 @@ Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const For
         undoWorkspace();
         return copied.error();
     }
+    // Its past: the original's snapshots up to the step and the checkpoints kept before each, made its own.
+    auto own = snapshots::ShadowRepo::open(m_data.snapshotsDir(id), workspace);
+    if (!own) {
+        undoWorkspace();
+        return own.error();
+    }
+    if (auto adopted = own->adopt(*repo, request.fromStep); !adopted) {
+        undoWorkspace();
+        return adopted.error();
+    }
+    for (std::uint64_t step = 1; step <= request.fromStep; ++step) {
+        if (!snapshots::conversationKept(dir, step))
+            continue;
+        auto copied = copyCheckpoint(snapshots::ShadowRepo::checkpointCopy(dir, step),
+                                     snapshots::ShadowRepo::checkpointCopy(m_data.snapshotsDir(id), step), id);
+        if (!copied) {
+            undoWorkspace();
+            return copied.error();
+        }
+    }
     const bool conversation = snapshots::conversationKept(dir, request.fromStep);
     fs::create_directories(m_data.stateDir(id), error);
     if (error) {
         undoWorkspace();
         return makeError(ErrorCode::System, "cannot create " + m_data.stateDir(id) + ": " + error.message());
     }
-    if (conversation) {
-        std::ifstream in(snapshots::ShadowRepo::checkpointCopy(dir, request.fromStep), std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
-        auto forked = checkpointForTask(text.str(), id);
-        if (!forked) {
+    if (conversation)
+        if (auto copied = copyCheckpoint(snapshots::ShadowRepo::checkpointCopy(dir, request.fromStep),
+                                         m_data.stateDir(id) + "/checkpoint.json", id);
+            !copied) {
             undoWorkspace();
-            return forked.error();
+            return copied.error();
         }
-        std::ofstream out(m_data.stateDir(id) + "/checkpoint.json", std::ios::binary | std::ios::trunc);
-        out << *forked;
-        if (!out.flush()) {
-            undoWorkspace();
-            return makeError(ErrorCode::System, "cannot write the fork's checkpoint into " + m_data.stateDir(id));
-        }
-    }
     auto submitted = m_manager->submit(original.prompt, workspace.string(), *spec, id, TaskManager::Start::Held);
     if (!submitted) {
         undoWorkspace();

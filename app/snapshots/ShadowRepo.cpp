@@ -544,6 +544,26 @@ Status ShadowRepo::copyTo(const Snapshot& target, const fs::path& dest) {
     return Ok{};
 }
 
+Status ShadowRepo::adopt(const ShadowRepo& from, std::uint64_t upToStep) {
+    auto theirs = from.list();
+    if (!theirs)
+        return theirs.error();
+    std::vector<std::string> args = {"fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+                                     from.dir().string()};
+    for (const auto& snapshot : *theirs)
+        if (snapshot.meta.kind == SnapshotMeta::Kind::Step && snapshot.meta.step <= upToStep)
+            args.push_back(snapshot.ref + ":" + snapshot.ref);
+    if (args.size() == 5)
+        return Ok{};
+    auto lock = Lock::take(m_dir);
+    if (!lock)
+        return lock.error();
+    removeStaleLocks();
+    if (auto fetched = git(args); !fetched)
+        return fetched.error();
+    return Ok{};
+}
+
 Status ShadowRepo::prune() {
     auto lock = Lock::take(m_dir);
     if (!lock)

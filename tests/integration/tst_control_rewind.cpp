@@ -219,6 +219,12 @@ void TestControlRewind::forkedAndConversationUndone() {
     QVERIFY(forkEvents.back().dump().find("forked from task " + id.toStdString()) != std::string::npos);
     for (const auto& event : forkEvents)
         QVERIFY(event.value("step", 0) < 3);
+    // Its past is the original's: step 2's change is the same, and it can go back further.
+    const auto originalStep2 = runWarren({"diff", id, "--step", "2"}, data.path());
+    const auto forkStep2 = runWarren({"diff", forkId, "--step", "2"}, data.path());
+    QVERIFY2(forkStep2.exitCode == 0, forkStep2.err.constData());
+    QCOMPARE(forkStep2.out, originalStep2.out);
+    QVERIFY(forkStep2.out.contains("b/tools"));
 
     // The fork runs from step 3 to the same end, in its own workspace.
     const auto resumed = runWarren({"resume", forkId}, data.path());
@@ -228,6 +234,8 @@ void TestControlRewind::forkedAndConversationUndone() {
     expectedFork << "src/added.c - " + sha256Of("int added;\n");
     expectedFork.sort();
     QCOMPARE(snapshot(forkWs), expectedFork);
+    const auto forkBack = runWarren({"rewind", forkId, "--to-step", "1", "--check"}, data.path());
+    QVERIFY2(forkBack.exitCode == 0 && forkBack.out.contains("restore  README.md"), forkBack.out.constData());
 
     // The original: workspace, .git, events and status as they were.
     QCOMPARE(snapshot(ws), finalTree);
