@@ -20,6 +20,7 @@
 
 #include <QCoreApplication>
 #include <QNetworkAccessManager>
+#include <algorithm>
 #include <csignal>
 #include <fcntl.h>
 #include <cstdlib>
@@ -408,6 +409,16 @@ Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const For
     const fs::path workspace = request.workspace.empty() ? fs::path(m_data.taskDir(id)) / "workspace"
                                                          : fs::absolute(request.workspace);
     std::error_code error;
+    // Not inside the original's workspace (that would change it), nor around it.
+    const auto inside = [](const fs::path& path, const fs::path& above) {
+        return std::mismatch(above.begin(), above.end(), path.begin(), path.end()).first == above.end();
+    };
+    const fs::path resolved = fs::weakly_canonical(workspace, error);
+    const fs::path theirs = fs::weakly_canonical(original.workspace, error);
+    if (inside(resolved, theirs) || inside(theirs, resolved))
+        return makeError(ErrorCode::InvalidArgument, workspace.string() + " overlaps the workspace of task " + taskId +
+                                                         " (" + original.workspace +
+                                                         "); a fork's workspace is a directory of its own");
     if (fs::exists(workspace, error) && (!fs::is_directory(workspace, error) || !fs::is_empty(workspace, error)))
         return makeError(ErrorCode::InvalidArgument, workspace.string() + " is not empty; a fork's workspace is "
                                                                           "a new or empty directory");

@@ -199,6 +199,14 @@ void TestControlRewind::forkedAndConversationUndone() {
     QVERIFY2(refused.err.contains("is not empty"), refused.err.constData());
     QCOMPARE(snapshot(root / "full"), QStringList{"keep - " + sha256Of("mine\n")});
 
+    // Nor inside the original's workspace, which it would change.
+    const auto inside = runWarren({"rewind", id, "--to-step", "3", "--fork", "--workspace",
+                                   QString::fromStdString((ws / "forked").string())},
+                                  data.path());
+    QCOMPARE(inside.exitCode, 1);
+    QVERIFY2(inside.err.contains("overlaps the workspace of task"), inside.err.constData());
+    QCOMPARE(snapshot(ws), finalTree);
+
     const fs::path forkWs = root / "fork";
     const auto forked = runWarren(
         {"rewind", id, "--to-step", "3", "--fork", "--workspace", QString::fromStdString(forkWs.string())},
