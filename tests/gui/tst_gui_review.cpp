@@ -1,7 +1,8 @@
 // Review and rewind in the window, over the real control plane: a scripted task in the real sandbox changes
 // its workspace through the shell and a file tool; Review lists every file with its diff and reverts one
 // after listing what that does; "Rewind to here" on a step puts the workspace (and, when chosen, the
-// conversation) back, and Resume continues the task from that step to the same end; "Fork from here" makes a
+// conversation) back, "Undo the last rewind" brings both back, and Resume continues the task from that step to
+// the same end; "Fork from here" makes a
 // new task from a step, in a workspace of its own, that Resume runs to the same end while the original's
 // workspace and events stay as they were.
 
@@ -108,6 +109,27 @@ void TestGuiReview::reviewRevertAndRewindToHere() {
     rewind->accept();
     QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("(absent)"));
     QCOMPARE(read(workspace.filePath("notes.txt")), QByteArray("(absent)"));
+    QCOMPARE(desk.status(id), warren::control::TaskStatus::Paused);
+
+    // Undo the last rewind: both come back (the files step 2 wrote, the finished conversation), listed first;
+    // then the same rewind again.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete); // the accepted dialog goes
+    desk.window().undoRewind();
+    auto* undo = desk.window().findChild<warren::ui::RewindDialog*>("rewindDialog");
+    QVERIFY(undo);
+    QCOMPARE(rows(undo->findChild<QListWidget*>("rewindChanges")),
+             (QStringList{"restore  b.txt", "restore  notes.txt"}));
+    QVERIFY(undo->findChild<QLabel*>("rewindConversationNote")->text().contains("before that rewind"));
+    undo->accept();
+    QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("b\n"));
+    QCOMPARE(desk.status(id), warren::control::TaskStatus::Succeeded);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    desk.window().rewindToStep(2);
+    rewind = desk.window().findChild<warren::ui::RewindDialog*>("rewindDialog");
+    QVERIFY(rewind);
+    rewind->findChild<QCheckBox*>("rewindConversation")->setChecked(true);
+    rewind->accept();
+    QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("(absent)"));
     QCOMPARE(desk.status(id), warren::control::TaskStatus::Paused);
 
     // Resume continues from step 2: the tool writes b.txt again, and the task ends as before.

@@ -351,6 +351,11 @@ void MainWindow::timelineMenu(const QPoint& position) {
     fork->setToolTip(active ? tr("Stop the task first")
                             : tr("A new task from before this step, in a workspace of its own; this one stays"));
     connect(fork, &QAction::triggered, this, [this, step] { forkFromStep(step); });
+    menu.addSeparator();
+    QAction* undo = menu.addAction(tr("Undo the last rewind…"));
+    undo->setObjectName("undoRewind");
+    undo->setEnabled(task && !active);
+    connect(undo, &QAction::triggered, this, &MainWindow::undoRewind);
     menu.exec(m_timelineView->viewport()->mapToGlobal(position));
 }
 
@@ -373,6 +378,25 @@ void MainWindow::rewindToStep(std::uint64_t step) {
                                      ? tr("Rewound to before step %1; Resume continues from there").arg(*request.toStep)
                                      : tr("Rewound the workspace to before step %1").arg(*request.toStep),
                                  10000);
+    });
+    dialog->open();
+}
+
+void MainWindow::undoRewind() {
+    const QString taskId = m_selected;
+    const control::RewindRequest request; // no step: the last rewind, whatever it took back
+    auto preview = m_plane.previewRewind(taskId.toStdString(), request);
+    if (!preview)
+        return showProblem(qs(preview.error().message));
+    auto* dialog = new RewindDialog(taskId, *preview, false, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, request, taskId] {
+        auto done = m_plane.rewind(taskId.toStdString(), request);
+        if (!done)
+            return showProblem(qs(done.error().message));
+        m_tasks->refresh(taskId.toStdString());
+        updateHeader();
+        statusBar()->showMessage(tr("Undid the last rewind of task %1").arg(taskId), 10000);
     });
     dialog->open();
 }
