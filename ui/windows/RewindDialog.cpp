@@ -35,7 +35,8 @@ RewindDialog::RewindDialog(const QString& taskId, const control::RewindSummary& 
         layout->addWidget(list, 1);
     }
     if (!preview.conversation.empty()) { // an undo that takes the conversation back too
-        auto* conversation = new QLabel(tr("Conversation: %1").arg(QString::fromStdString(preview.conversation)), this);
+        auto* conversation =
+            new QLabel(tr("Conversation: %1").arg(QString::fromStdString(preview.conversation)), this);
         conversation->setObjectName("rewindConversationNote");
         conversation->setWordWrap(true);
         layout->addWidget(conversation);
