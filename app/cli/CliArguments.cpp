@@ -72,10 +72,14 @@ constexpr OptionSpec kDiffOptions[] = {
     {"--step", "N", "only what step N changed (default: the whole task)"}, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kRewindOptions[] = {
     {"--to-step", "N", "the workspace as it was before step N ran (step 1: as the task found it)"},
-    {"--undo", "", "take the last rewind back: the workspace as it was before it"},
+    {"--undo", "", "take the last rewind back: its files, its conversation or both, as they were before it"},
     {"--path", "PATH", "only this file or directory (repeatable)"},
     {"--files", "", "the workspace's files (the default; with --conversation, both)"},
     {"--conversation", "", "the agent's conversation: `warren resume` continues the task from that step"},
+    {"--fork", "", "keep both: a new task continues from before step N in a workspace of its own (printed); "
+                   "the task and its workspace stay as they are"},
+    {"--workspace", "DIR", "with --fork: the new task's workspace, a new or empty directory (default: in the "
+                           "data directory)"},
     {"--check", "", "only list what would change"},
     {"--yes", "", "do not ask on the terminal before changing the workspace"},
     kDataDir,
@@ -107,9 +111,11 @@ constexpr CommandInfo kCommands[] = {
     {"diff", "diff TASK [--step N]",
      "what a task changed in its workspace, shell commands' changes included: a unified diff of its snapshots",
      kDiffOptions},
-    {"rewind", "rewind TASK --to-step N [--files] [--conversation] | --undo [--path PATH]... [--check] [--yes]",
+    {"rewind",
+     "rewind TASK --to-step N [--files] [--conversation] | --to-step N --fork [--workspace DIR] | --undo "
+     "[--path PATH]... [--check] [--yes]",
      "put the workspace back as it was before a step (first recording it as it is, for --undo); what "
-     "snapshots skip is left alone",
+     "snapshots skip is left alone. --fork keeps both: a new task continues from that step",
      kRewindOptions},
     {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
      kJsonOptions},
@@ -484,8 +490,8 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
         auto words = takeWords(name, scanned, {"TASK"});
         if (!words)
             return words.error();
-        RewindCommand rewind{words->front(), std::nullopt, {}, false, false, true, false};
-        bool undo = false, files = false;
+        RewindCommand rewind{words->front(), std::nullopt, {}, false, false, true, false, false, {}};
+        bool undo = false, files = false, workspace = false;
         for (const auto& [flag, value] : scanned.options) {
             if (flag == "--to-step") {
                 auto step = positiveNumber(flag, value, "steps");
@@ -504,12 +510,22 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
                 files = true;
             } else if (flag == "--conversation") {
                 rewind.conversation = true;
+            } else if (flag == "--fork") {
+                rewind.fork = true;
+            } else if (flag == "--workspace") {
+                workspace = true;
+                rewind.workspace = value;
             }
         }
+        if (workspace && !rewind.fork)
+            return usageError("warren rewind: --workspace names a fork's workspace; add --fork");
+        if (rewind.fork && (undo || files || rewind.conversation || !rewind.paths.empty() || rewind.check))
+            return usageError("warren rewind: --fork takes the files and the conversation of one step into a new "
+                              "task, touching nothing else: --to-step N --fork [--workspace DIR], nothing more");
         rewind.files = files || !rewind.conversation;
-        if (rewind.conversation && undo)
-            return usageError("warren rewind: --undo takes back a rewind of the files; to move the conversation, "
-                              "name the step: --to-step N --conversation");
+        if ((rewind.conversation || files) && undo)
+            return usageError("warren rewind: --undo takes back what the last rewind did (its files, its "
+                              "conversation or both); it takes no --files or --conversation");
         if (rewind.conversation && !rewind.paths.empty() && !files)
             return usageError("warren rewind: --path narrows the files; add --files to rewind them with the "
                               "conversation");

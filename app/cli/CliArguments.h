@@ -86,7 +86,7 @@ struct DiffCommand {
 };
 
 // `warren rewind TASK --to-step N | --undo`: the workspace as it was before step N ran (step 1: as the task
-// found it), or as it was before the last rewind.
+// found it), or as it was before the last rewind; `--fork` a new task from before step N instead.
 struct RewindCommand {
     std::string taskId;
     std::optional<std::uint64_t> toStep; // else --undo
@@ -95,6 +95,8 @@ struct RewindCommand {
     bool yes = false;                    // no question on the terminal
     bool files = true;                   // --files (the default), and with --conversation
     bool conversation = false;           // --conversation: the agent's checkpoint, so the task continues there
+    bool fork = false;                   // --fork: a new task from before step N, this one left as it is
+    std::string workspace;               // --workspace DIR: the fork's (empty: in the data directory)
 };
 
 // The key itself is read from stdin, never from argv (argv is visible to every user in ps and is kept in

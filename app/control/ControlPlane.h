@@ -33,7 +33,7 @@ struct ChangesPlan {
 
 // Review and rewind (app/snapshots): a task's workspace as recorded before each step.
 struct ReviewedFile {
-    std::string path;
+    std::string path;   // a file, or "dir/": an empty directory made or removed (git's diff shows none)
     std::string change; // "added", "deleted", "modified", "mode", "type"
     std::string diff;   // git's unified diff of the file
 };
@@ -47,17 +47,39 @@ inline constexpr const char* kRewindLimits =
     "A rewind puts back the files in the workspace. It cannot take back what commands did outside it: files "
     "elsewhere, network calls, databases, services started or stopped. What snapshots skip (ignored files, "
     "dependency and build directories, large files) is left as it is.";
+// What a fork cannot keep apart, said where one is offered.
+inline constexpr const char* kForkLimits =
+    "The fork's workspace holds what the snapshots recorded: not .git, ignored files, dependency and build "
+    "directories or large files. What the task's commands did outside its workspace (files elsewhere, network "
+    "calls, databases) happened once and is shared: the fork may do it again.";
 struct RewindRequest {
-    std::optional<std::uint64_t> toStep; // the workspace before step N ran; unset: before the last rewind
-    std::vector<std::string> paths;      // only these files or directories; empty: all
+    // The workspace before step N ran; unset: undo the last rewind, which takes back what it did (its files,
+    // its conversation or both) whatever files and conversation say.
+    std::optional<std::uint64_t> toStep;
+    std::vector<std::string> paths; // only these files or directories; empty: all
     bool files = true;
     bool conversation = false; // also the agent's checkpoint, so that resume continues from step N
 };
 struct RewindSummary {
     std::string target;             // "before step 3"
+    bool files = false;             // whether the files are rewound (lines then lists what changes)
     std::vector<std::string> lines; // what changes in the workspace, one per path ("restore  src/a.c")
     std::string conversation;       // what happens to the conversation; empty when it is not rewound
     bool changesNothing() const { return lines.empty() && conversation.empty(); }
+};
+
+// A fork: a new task that continues from before step fromStep of another, in a workspace of its own that
+// holds what the snapshot before that step recorded; the original task and its workspace are not touched.
+struct ForkRequest {
+    std::uint64_t fromStep = 0;
+    std::string workspace; // an empty or absent directory; empty: DATA/tasks/NEW/workspace
+};
+struct ForkSummary {
+    TaskRecord task;                  // the new task, paused: resume runs it
+    std::string from;                 // "before step 3"
+    std::size_t files = 0;            // files written into its workspace
+    std::string conversation;         // where its agent continues from
+    std::vector<std::string> skipped; // what snapshots do not record, absent from the fork: "node_modules/"
 };
 
 class ControlPlane : public QObject {
@@ -129,6 +151,8 @@ public:
     // Records the workspace as it is (so the rewind can be undone), then puts it back; a running task is
     // refused.
     virtual Result<RewindSummary> rewind(const std::string& taskId, const RewindRequest& request);
+    // Keeps both: a new task from before a step of this one (ForkRequest); a running task is refused.
+    virtual Result<ForkSummary> fork(const std::string& taskId, const ForkRequest& request);
 
 signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);

@@ -1,11 +1,16 @@
 #include "app/control/LocalControlPlane.h"
 
 #include "agent_core/config/AgentConfig.h"
+#include "agent_core/protocol/Event.h"
+#include "agent_core/protocol/EventPayloads.h"
+#include "agent_core/protocol/Timestamp.h"
 #include "app/control/Demo.h"
+#include "app/control/TaskFork.h"
 #include "app/providers/Provider.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/proxy/TaskToken.h"
 #include "app/secrets/SecretStore.h"
+#include "app/snapshots/ConversationUndo.h"
 #include "app/snapshots/TaskReview.h"
 #include "app/store/EventWriter.h"
 #include "app/store/sqlite/SqliteStore.h"
@@ -15,11 +20,13 @@
 
 #include <QCoreApplication>
 #include <QNetworkAccessManager>
+#include <algorithm>
 #include <csignal>
 #include <fcntl.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -236,7 +243,44 @@ Result<RewindSummary> LocalControlPlane::rewind(const std::string& taskId, const
     return rewindTask(taskId, request, true);
 }
 
-// One path for the preview and the rewind, so that what is listed is what is done.
+namespace {
+
+// The status columns a rewind of the conversation changes, kept so that its undo restores them.
+json taskState(const TaskRecord& task) {
+    return {{"status", taskStatusName(task.status)},
+            {"finished_at", task.finishedAt},
+            {"finish_reason", task.finishReason},
+            {"error", task.error}};
+}
+
+void restoreTaskState(TaskRecord& task, const json& state) {
+    task.status = taskStatusFromName(state.value("status", "")).value_or(TaskStatus::Paused);
+    task.finishedAt = state.value("finished_at", "");
+    task.finishReason = state.value("finish_reason", "");
+    task.error = state.value("error", "");
+}
+
+// The agent's checkpoint at from, made task taskId's, at to.
+Status copyCheckpoint(const fs::path& from, const fs::path& to, const std::string& taskId) {
+    std::ifstream in(from, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto forked = checkpointForTask(text.str(), taskId);
+    if (!forked)
+        return forked.error();
+    std::error_code error;
+    fs::create_directories(to.parent_path(), error);
+    std::ofstream out(to, std::ios::binary | std::ios::trunc);
+    out << *forked;
+    if (error || !out.flush())
+        return makeError(ErrorCode::System, "cannot write the fork's checkpoint " + to.string());
+    return Ok{};
+}
+
+} // namespace
+
+// One path for the preview and the rewind, so that what is listed is what is done. An undo takes back what
+// the last rewind did: its files, its conversation, or both (what it kept for that, snapshots/ConversationUndo).
 Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, const RewindRequest& request, bool act) {
     auto record = m_store->task(taskId);
     if (!record)
@@ -244,8 +288,6 @@ Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, c
     if (!*record)
         return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
     TaskRecord task = **record;
-    if (request.conversation && !request.toStep)
-        return makeError(ErrorCode::InvalidArgument, "the conversation goes back to a step: name it");
     // The task's own lock: it cannot run while its workspace is put back, nor start meanwhile.
     UniqueFd lock(::open((m_data.taskDir(taskId) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
     if (m_manager->isActive(taskId) || !lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
@@ -261,40 +303,222 @@ Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, c
     auto target = snapshots::rewindTarget(*repo, request.toStep);
     if (!target)
         return target.error();
+    bool files = request.files, conversation = request.conversation && request.toStep;
+    std::optional<snapshots::KeptConversation> undoing;
+    if (!request.toStep) {
+        auto kept = snapshots::keptForUndo(dir, target->ref);
+        if (!kept)
+            return kept.error();
+        if (*kept) {
+            undoing = std::move(**kept);
+            files = undoing->files;
+            conversation = undoing->conversation;
+        }
+    }
+    if (act && conversation && (task.status == TaskStatus::Queued || task.status == TaskStatus::Running))
+        return makeError(ErrorCode::InvalidArgument, "task " + taskId + " is " + taskStatusName(task.status));
     RewindSummary summary;
     summary.target = snapshots::describeSnapshot(target->meta);
-    if (request.files) {
+    summary.files = files;
+    std::string undoRef; // the undo snapshot this rewind records
+    if (files) {
         auto plan = [&]() -> Result<snapshots::RewindPlan> {
             if (!act)
                 return repo->previewRewind(*target, request.paths);
             auto done = repo->rewind(*target, request.paths);
             if (!done)
                 return done.error();
+            undoRef = done->undo.ref;
             return std::move(done->plan);
         }();
         if (!plan)
             return makeError(plan.error().code, plan.error().message + (act ? "\nRewind again to finish it, or undo it." : ""));
         summary.lines = snapshots::describePlan(*plan);
     }
-    if (request.conversation) {
-        const bool kept = snapshots::conversationKept(dir, *request.toStep);
-        summary.conversation = kept ? "the agent continues from before step " + std::to_string(*request.toStep)
-                                    : "the agent starts again from the prompt";
-        if (act) {
-            if (task.status == TaskStatus::Queued || task.status == TaskStatus::Running)
-                return makeError(ErrorCode::InvalidArgument, "task " + taskId + " is " + taskStatusName(task.status));
-            auto put = snapshots::putConversationBack(dir, *request.toStep, m_data.stateDir(taskId) + "/checkpoint.json");
-            if (!put)
-                return put.error();
-            // Paused: `resume` continues it from the checkpoint put back.
-            task.status = TaskStatus::Paused;
-            task.finishedAt.clear();
-            task.finishReason.clear();
-            task.error.clear();
-            if (auto updated = m_store->updateTask(task); !updated)
-                return updated.error();
+    if (!conversation)
+        return summary;
+    if (undoing)
+        summary.conversation = "the conversation goes back to where it was before that rewind";
+    else
+        summary.conversation = snapshots::conversationKept(dir, *request.toStep)
+                                   ? "the agent continues from before step " + std::to_string(*request.toStep)
+                                   : "the agent starts again from the prompt";
+    if (!act)
+        return summary;
+    if (undoRef.empty()) { // the conversation alone: an undo snapshot all the same, so this can be undone
+        auto undo = repo->snapshot(snapshots::SnapshotMeta::Kind::Undo, 0);
+        if (!undo)
+            return undo.error();
+        undoRef = undo->ref;
+    }
+    const std::string checkpoint = m_data.stateDir(taskId) + "/checkpoint.json";
+    if (auto kept = snapshots::keepForUndo(dir, undoRef, {files, true, false, taskState(task)}, checkpoint); !kept)
+        return kept.error();
+    if (undoing) {
+        if (auto put = snapshots::restoreKeptCheckpoint(dir, target->ref, *undoing, checkpoint); !put)
+            return put.error();
+        restoreTaskState(task, undoing->taskState);
+    } else {
+        auto put = snapshots::putConversationBack(dir, *request.toStep, checkpoint);
+        if (!put)
+            return put.error();
+        // Paused: `resume` continues it from the checkpoint put back.
+        task.status = TaskStatus::Paused;
+        task.finishedAt.clear();
+        task.finishReason.clear();
+        task.error.clear();
+    }
+    if (auto updated = m_store->updateTask(task); !updated)
+        return updated.error();
+    return summary;
+}
+
+// A new task from before a step of another: the snapshot's files in a workspace of its own, the checkpoint
+// kept before that step, the events that led there. Nothing of the original changes: its workspace is not
+// read (the snapshot is), its events are copied, its snapshots only read.
+Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const ForkRequest& request) {
+    auto record = m_store->task(taskId);
+    if (!record)
+        return record.error();
+    if (!*record)
+        return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
+    const TaskRecord original = **record;
+    if (m_manager->isActive(taskId) || original.status == TaskStatus::Running ||
+        original.status == TaskStatus::Queued)
+        return makeError(ErrorCode::InvalidArgument,
+                         "task " + taskId + " is running; stop it first (warren cancel " + taskId + ")");
+    const std::string dir = m_data.snapshotsDir(taskId);
+    if (!snapshots::ShadowRepo::exists(dir))
+        return makeError(ErrorCode::NotFound, "task " + taskId + " has no snapshots (it never reached its first "
+                                                                  "step, or ran before Warren kept them)");
+    auto repo = snapshots::ShadowRepo::open(dir, original.workspace);
+    if (!repo)
+        return repo.error();
+    auto target = repo->beforeStep(request.fromStep);
+    if (!target)
+        return target.error();
+    if (target->meta.kind != snapshots::SnapshotMeta::Kind::Step)
+        return makeError(ErrorCode::InvalidArgument,
+                         "step " + std::to_string(request.fromStep) + " is past the task's last step: a fork "
+                                                                      "continues from before a step it ran");
+    auto spec = TaskSpec::fromJson(json::parse(original.spec, nullptr, false));
+    if (!spec)
+        return spec.error();
+
+    const std::string id = newTaskId();
+    const fs::path workspace = request.workspace.empty() ? fs::path(m_data.taskDir(id)) / "workspace"
+                                                         : fs::absolute(request.workspace);
+    std::error_code error;
+    // Not inside the original's workspace (that would change it), nor around it.
+    const auto inside = [](const fs::path& path, const fs::path& above) {
+        return std::mismatch(above.begin(), above.end(), path.begin(), path.end()).first == above.end();
+    };
+    const fs::path resolved = fs::weakly_canonical(workspace, error);
+    const fs::path theirs = fs::weakly_canonical(original.workspace, error);
+    if (inside(resolved, theirs) || inside(theirs, resolved))
+        return makeError(ErrorCode::InvalidArgument, workspace.string() + " overlaps the workspace of task " + taskId +
+                                                         " (" + original.workspace +
+                                                         "); a fork's workspace is a directory of its own");
+    if (fs::exists(workspace, error) && (!fs::is_directory(workspace, error) || !fs::is_empty(workspace, error)))
+        return makeError(ErrorCode::InvalidArgument, workspace.string() + " is not empty; a fork's workspace is "
+                                                                          "a new or empty directory");
+    const bool made = !fs::exists(workspace, error);
+    fs::create_directories(workspace, error);
+    if (error)
+        return makeError(ErrorCode::System, "cannot create " + workspace.string() + ": " + error.message());
+    // Failing before the task exists leaves nothing behind: the directory as it was, no task.
+    const auto undoWorkspace = [&] {
+        std::error_code ignored;
+        if (made) {
+            fs::remove_all(workspace, ignored);
+        } else {
+            for (const auto& entry : fs::directory_iterator(workspace, ignored))
+                fs::remove_all(entry.path(), ignored);
+        }
+        fs::remove_all(m_data.taskDir(id), ignored);
+    };
+    if (auto copied = repo->copyTo(*target, workspace); !copied) {
+        undoWorkspace();
+        return copied.error();
+    }
+    // Its past: the original's snapshots up to the step and the checkpoints kept before each, made its own.
+    auto own = snapshots::ShadowRepo::open(m_data.snapshotsDir(id), workspace);
+    if (!own) {
+        undoWorkspace();
+        return own.error();
+    }
+    if (auto adopted = own->adopt(*repo, request.fromStep); !adopted) {
+        undoWorkspace();
+        return adopted.error();
+    }
+    for (std::uint64_t step = 1; step <= request.fromStep; ++step) {
+        if (!snapshots::conversationKept(dir, step))
+            continue;
+        auto copied = copyCheckpoint(snapshots::ShadowRepo::checkpointCopy(dir, step),
+                                     snapshots::ShadowRepo::checkpointCopy(m_data.snapshotsDir(id), step), id);
+        if (!copied) {
+            undoWorkspace();
+            return copied.error();
         }
     }
+    const bool conversation = snapshots::conversationKept(dir, request.fromStep);
+    fs::create_directories(m_data.stateDir(id), error);
+    if (error) {
+        undoWorkspace();
+        return makeError(ErrorCode::System, "cannot create " + m_data.stateDir(id) + ": " + error.message());
+    }
+    if (conversation)
+        if (auto copied = copyCheckpoint(snapshots::ShadowRepo::checkpointCopy(dir, request.fromStep),
+                                         m_data.stateDir(id) + "/checkpoint.json", id);
+            !copied) {
+            undoWorkspace();
+            return copied.error();
+        }
+    auto submitted = m_manager->submit(original.prompt, workspace.string(), *spec, id, TaskManager::Start::Held);
+    if (!submitted) {
+        undoWorkspace();
+        return submitted.error();
+    }
+    TaskRecord task = *submitted;
+    task.status = TaskStatus::Paused; // `resume` runs it from its checkpoint
+    task.steps = request.fromStep - 1;
+    if (auto updated = m_store->updateTask(task); !updated)
+        return updated.error();
+
+    m_events->flush();
+    auto events = m_store->events(taskId);
+    if (!events)
+        return events.error();
+    std::vector<EventRow> rows = eventsBeforeStep(*events, request.fromStep, id);
+    protocol::Event note;
+    note.ts = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+    note.type = protocol::event_type::kLog;
+    note.step = request.fromStep - 1;
+    note.seq = rows.empty() ? 1 : rows.back().seq + 1;
+    note.data = protocol::LogData{"info", "forked from task " + taskId + " before step " +
+                                              std::to_string(request.fromStep) + "; " + taskId +
+                                              " and its workspace are as they were"}
+                    .toJson();
+    rows.push_back({id, note.seq, protocol::formatTimestamp(note.ts), note.type, note.step, "",
+                    protocol::toJson(note).dump()});
+    if (auto appended = m_store->appendEvents(rows); !appended)
+        return appended.error();
+
+    ForkSummary summary;
+    summary.task = task;
+    summary.from = snapshots::describeSnapshot(target->meta);
+    for (auto it = fs::recursive_directory_iterator(workspace, error); !error && it != fs::recursive_directory_iterator();
+         it.increment(error))
+        if (!it->is_directory() || it->is_symlink())
+            ++summary.files;
+    summary.conversation = conversation ? "its agent continues from before step " + std::to_string(request.fromStep)
+                                        : "its agent starts from the prompt";
+    for (const auto& skippedDir : target->meta.skippedDirs)
+        summary.skipped.push_back(skippedDir + "/");
+    for (const auto& file : target->meta.skippedLarge)
+        summary.skipped.push_back(file + " (large)");
     return summary;
 }
 

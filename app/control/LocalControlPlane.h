@@ -66,6 +66,7 @@ public:
     Result<TaskChanges> taskChanges(const std::string& taskId, std::optional<std::uint64_t> step) override;
     Result<RewindSummary> previewRewind(const std::string& taskId, const RewindRequest& request) override;
     Result<RewindSummary> rewind(const std::string& taskId, const RewindRequest& request) override;
+    Result<ForkSummary> fork(const std::string& taskId, const ForkRequest& request) override;
     SecretStore& secrets(); // opened on first use
     std::vector<std::string> recovered() const { return m_recovered; } // interrupted on open
 

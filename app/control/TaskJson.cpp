@@ -48,4 +48,8 @@ Result<RewindSummary> ControlPlane::rewind(const std::string&, const RewindReque
     return noSnapshots();
 }
 
+Result<ForkSummary> ControlPlane::fork(const std::string&, const ForkRequest&) {
+    return noSnapshots();
+}
+
 } // namespace warren::control

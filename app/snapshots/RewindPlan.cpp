@@ -9,10 +9,13 @@ namespace {
 bool within(const std::string& path, const std::vector<std::string>& onlyPaths) {
     if (onlyPaths.empty())
         return true;
-    for (const auto& only : onlyPaths)
+    for (std::string only : onlyPaths) {
+        while (only.size() > 1 && only.back() == '/') // "dir/" names the directory
+            only.pop_back();
         if (path == only || (path.size() > only.size() && path.compare(0, only.size(), only) == 0 &&
                              path[only.size()] == '/'))
             return true;
+    }
     return false;
 }
 

@@ -231,8 +231,8 @@ Result<std::string> ShadowRepo::git(const std::vector<std::string>& args, const 
 
 void ShadowRepo::removeStaleLocks() const {
     std::error_code ignored;
-    for (const char* name :
-         {"index.lock", "rewind.index.lock", "packed-refs.lock", "HEAD.lock", "config.lock"})
+    for (const char* name : {"index.lock", "rewind.index.lock", "fork.index.lock", "packed-refs.lock",
+                             "HEAD.lock", "config.lock"})
         fs::remove(m_dir / name, ignored);
     for (auto it = fs::recursive_directory_iterator(m_dir / "refs", ignored);
          it != fs::recursive_directory_iterator(); it.increment(ignored))
@@ -516,6 +516,51 @@ Status ShadowRepo::apply(const RewindPlan& plan, const Snapshot& target) {
                                                         ", who owns the workspace: " + std::strerror(errno));
         }
     }
+    return Ok{};
+}
+
+Status ShadowRepo::copyTo(const Snapshot& target, const fs::path& dest) {
+    auto lock = Lock::take(m_dir);
+    if (!lock)
+        return lock.error();
+    removeStaleLocks();
+    std::error_code error;
+    if (!fs::is_directory(dest, error) || !fs::is_empty(dest, error))
+        return makeError(ErrorCode::InvalidArgument, dest.string() + " is not an empty directory");
+    // The same repository with dest as its work tree, from an index of its own: the snapshots' index keeps
+    // the workspace's stat data.
+    const ShadowRepo there(m_dir, dest, m_options);
+    if (auto read = there.git({"read-tree", target.commit}, "fork.index"); !read)
+        return read.error();
+    if (auto checkedOut = there.git({"checkout-index", "-a", "-f"}, "fork.index"); !checkedOut)
+        return checkedOut.error();
+    fs::remove(m_dir / "fork.index", error);
+    for (const auto& dir : target.meta.emptyDirs) {
+        fs::create_directories(dest / dir, error);
+        if (error)
+            return makeError(ErrorCode::System,
+                             "cannot create the directory " + dir + ": " + error.message());
+    }
+    return Ok{};
+}
+
+Status ShadowRepo::adopt(const ShadowRepo& from, std::uint64_t upToStep) {
+    auto theirs = from.list();
+    if (!theirs)
+        return theirs.error();
+    std::vector<std::string> args = {"fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+                                     from.dir().string()};
+    for (const auto& snapshot : *theirs)
+        if (snapshot.meta.kind == SnapshotMeta::Kind::Step && snapshot.meta.step <= upToStep)
+            args.push_back(snapshot.ref + ":" + snapshot.ref);
+    if (args.size() == 5)
+        return Ok{};
+    auto lock = Lock::take(m_dir);
+    if (!lock)
+        return lock.error();
+    removeStaleLocks();
+    if (auto fetched = git(args); !fetched)
+        return fetched.error();
     return Ok{};
 }
 

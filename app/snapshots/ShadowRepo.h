@@ -84,6 +84,12 @@ public:
     // Records the present (an undo snapshot), then makes the workspace what target recorded (narrowed to
     // onlyPaths), leaving what snapshots skip alone.
     Result<RewindResult> rewind(const Snapshot& target, const std::vector<std::string>& onlyPaths = {});
+    // Writes what target recorded, its empty directories too, into dest (an empty directory), for a fork of
+    // the task: neither the workspace nor a snapshot changes. What snapshots skip is not there.
+    Status copyTo(const Snapshot& target, const std::filesystem::path& dest);
+    // Takes the step snapshots of another task's repository up to upToStep (a fork's past, so its review
+    // and rewinds reach back to its first step); that repository is only read.
+    Status adopt(const ShadowRepo& from, std::uint64_t upToStep);
     // A rewind that was killed before it finished: the step or undo snapshot it was going to.
     std::optional<std::string> interruptedRewind() const;
 

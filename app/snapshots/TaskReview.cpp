@@ -1,6 +1,9 @@
 #include "app/snapshots/TaskReview.h"
 
 #include "app/remote/PatchText.h"
+#include "app/snapshots/EmptyDirChanges.h"
+
+#include <algorithm>
 
 #include <cerrno>
 #include <map>
@@ -75,6 +78,13 @@ Result<std::vector<FileReview>> reviewFiles(const ShadowRepo& repo, const Review
                                                                   : "modified";
         files.push_back({change.path, std::move(kind), text[change.path]});
     }
+    // Empty directories made or removed, which git's diff cannot show: "dir/", with no diff text.
+    std::vector<std::string> changed;
+    for (const auto& change : *changes)
+        changed.push_back(change.path);
+    for (const auto& dir : emptyDirChanges(range.from.meta.emptyDirs, range.to.meta.emptyDirs, changed))
+        files.push_back({dir.dir + "/", dir.added ? "added" : "deleted", {}});
+    std::sort(files.begin(), files.end(), [](const FileReview& a, const FileReview& b) { return a.path < b.path; });
     return files;
 }
 

@@ -25,7 +25,7 @@ Result<ReviewRange> reviewRange(const ShadowRepo& repo, std::optional<std::uint6
                                 const Snapshot* now = nullptr);
 
 struct FileReview {
-    std::string path;
+    std::string path; // a file, or "dir/": an empty directory made or removed (diff then empty)
     std::string change; // "added", "deleted", "modified", "mode", "type"
     std::string diff;   // git's sections for the path
 };

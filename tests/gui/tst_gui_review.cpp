@@ -1,9 +1,13 @@
 // Review and rewind in the window, over the real control plane: a scripted task in the real sandbox changes
 // its workspace through the shell and a file tool; Review lists every file with its diff and reverts one
 // after listing what that does; "Rewind to here" on a step puts the workspace (and, when chosen, the
-// conversation) back, and Resume continues the task from that step to the same end.
+// conversation) back, "Undo the last rewind" brings both back, and Resume continues the task from that step to
+// the same end; "Fork from here" makes a
+// new task from a step, in a workspace of its own, that Resume runs to the same end while the original's
+// workspace and events stay as they were.
 
 #include "tests/gui/DesktopFixture.h"
+#include "ui/windows/ForkDialog.h"
 #include "ui/windows/MainWindow.h"
 #include "ui/windows/NewTaskBar.h"
 #include "ui/windows/ReviewDialog.h"
@@ -107,6 +111,27 @@ void TestGuiReview::reviewRevertAndRewindToHere() {
     QCOMPARE(read(workspace.filePath("notes.txt")), QByteArray("(absent)"));
     QCOMPARE(desk.status(id), warren::control::TaskStatus::Paused);
 
+    // Undo the last rewind: both come back (the files step 2 wrote, the finished conversation), listed first;
+    // then the same rewind again.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete); // the accepted dialog goes
+    desk.window().undoRewind();
+    auto* undo = desk.window().findChild<warren::ui::RewindDialog*>("rewindDialog");
+    QVERIFY(undo);
+    QCOMPARE(rows(undo->findChild<QListWidget*>("rewindChanges")),
+             (QStringList{"restore  b.txt", "restore  notes.txt"}));
+    QVERIFY(undo->findChild<QLabel*>("rewindConversationNote")->text().contains("before that rewind"));
+    undo->accept();
+    QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("b\n"));
+    QCOMPARE(desk.status(id), warren::control::TaskStatus::Succeeded);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    desk.window().rewindToStep(2);
+    rewind = desk.window().findChild<warren::ui::RewindDialog*>("rewindDialog");
+    QVERIFY(rewind);
+    rewind->findChild<QCheckBox*>("rewindConversation")->setChecked(true);
+    rewind->accept();
+    QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("(absent)"));
+    QCOMPARE(desk.status(id), warren::control::TaskStatus::Paused);
+
     // Resume continues from step 2: the tool writes b.txt again, and the task ends as before.
     QPushButton* resume = desk.window().button("resume");
     QVERIFY(resume->isEnabled());
@@ -114,6 +139,40 @@ void TestGuiReview::reviewRevertAndRewindToHere() {
     QVERIFY(desk.waitFinished(id));
     QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
     QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("b\n"));
+
+    // Fork from here, on step 2: a new task, selected, whose workspace holds what step 1 left; Resume runs
+    // it to the same end there, and the original's workspace and events stay as they were.
+    const auto eventsOf = [&desk](const QString& taskId) {
+        std::string out;
+        if (auto all = desk.plane().events(taskId.toStdString()))
+            for (const auto& event : *all)
+                out += event.dump() + "\n";
+        return out;
+    };
+    const std::string eventsBefore = eventsOf(id);
+    QVERIFY(!eventsBefore.empty());
+    QTemporaryDir forkParent;
+    const QString forkWorkspace = forkParent.filePath("fork");
+    desk.window().forkFromStep(2);
+    auto* fork = desk.window().findChild<warren::ui::ForkDialog*>("forkDialog");
+    QVERIFY(fork);
+    QVERIFY(fork->findChild<QLabel*>("forkLimits")->text().contains("outside its workspace"));
+    fork->findChild<QLineEdit*>("forkWorkspace")->setText(forkWorkspace);
+    fork->accept();
+    const QString forkId = desk.window().selectedTask();
+    QVERIFY(forkId != id && forkId.startsWith("t-"));
+    QCOMPARE(desk.status(forkId), warren::control::TaskStatus::Paused);
+    QCOMPARE(read(forkWorkspace + "/made.txt"), QByteArray("made\n"));
+    QCOMPARE(read(forkWorkspace + "/b.txt"), QByteArray("(absent)"));
+    QCOMPARE(read(forkWorkspace + "/notes.txt"), QByteArray("(absent)"));
+    resume->click();
+    QVERIFY(desk.waitFinished(forkId));
+    QVERIFY2(desk.status(forkId) == warren::control::TaskStatus::Succeeded, desk.describe(forkId).constData());
+    QCOMPARE(read(forkWorkspace + "/b.txt"), QByteArray("b\n"));
+    QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("b\n"));
+    QCOMPARE(read(workspace.filePath("made.txt")), QByteArray("made\n"));
+    QVERIFY(eventsOf(id) == eventsBefore);
+    QCOMPARE(desk.status(id), warren::control::TaskStatus::Succeeded);
 }
 
 QTEST_MAIN(TestGuiReview)

@@ -114,6 +114,10 @@ json describe(const CliArguments& arguments) {
                     out["yes"] = true;
                 out["files"] = command.files;
                 out["conversation"] = command.conversation;
+                if (command.fork)
+                    out["fork"] = true;
+                if (!command.workspace.empty())
+                    out["workspace"] = command.workspace;
             } else if constexpr (std::is_same_v<T, SecretsSetCommand>) {
                 out["command"] = "secrets set";
                 out["name"] = command.name;
@@ -278,6 +282,14 @@ void TestCliArguments::parses_data() {
         << QStringList{"rewind", "t-1", "--undo", "--path", "a", "--path", "b/c", "--check"}
         << j({{"command", "rewind"}, {"task", "t-1"}, {"paths", {"a", "b/c"}}, {"check", true}, {"files", true},
               {"conversation", false}});
+    QTest::newRow("rewind forked")
+        << QStringList{"rewind", "t-1", "--to-step", "3", "--fork"}
+        << j({{"command", "rewind"}, {"task", "t-1"}, {"to_step", 3}, {"files", true}, {"conversation", false},
+              {"fork", true}});
+    QTest::newRow("rewind forked into a workspace")
+        << QStringList{"rewind", "t-1", "--to-step", "3", "--fork", "--workspace", "/w/f"}
+        << j({{"command", "rewind"}, {"task", "t-1"}, {"to_step", 3}, {"files", true}, {"conversation", false},
+              {"fork", true}, {"workspace", "/w/f"}});
     QTest::newRow("secrets delete") << QStringList{"secrets", "delete", "openai", "--data-dir", "/d"}
                                     << j({{"command", "secrets delete"}, {"name", "openai"}, {"data_dir", "/d"}});
 }
@@ -300,8 +312,19 @@ void TestCliArguments::errors_data() {
                                       << "--to-step: expected a whole number of steps above 0, got '0'";
     QTest::newRow("the conversation undone")
         << QStringList{"rewind", "t-1", "--undo", "--conversation"}
-        << "warren rewind: --undo takes back a rewind of the files; to move the conversation, name the step: "
-           "--to-step N --conversation";
+        << "warren rewind: --undo takes back what the last rewind did (its files, its conversation or both); it "
+           "takes no --files or --conversation";
+    QTest::newRow("a fork narrowed")
+        << QStringList{"rewind", "t-1", "--to-step", "2", "--fork", "--path", "a"}
+        << "warren rewind: --fork takes the files and the conversation of one step into a new task, touching "
+           "nothing else: --to-step N --fork [--workspace DIR], nothing more";
+    QTest::newRow("a fork undone") << QStringList{"rewind", "t-1", "--undo", "--fork"}
+                                   << "warren rewind: --fork takes the files and the conversation of one step into "
+                                      "a new task, touching nothing else: --to-step N --fork [--workspace DIR], "
+                                      "nothing more";
+    QTest::newRow("a workspace without a fork")
+        << QStringList{"rewind", "t-1", "--to-step", "2", "--workspace", "/w"}
+        << "warren rewind: --workspace names a fork's workspace; add --fork";
     QTest::newRow("apply without a task") << QStringList{"apply", "--remote", "http://h:1"}
                                           << "warren apply: TASK is missing ('warren tasks' lists the task ids)";
     QTest::newRow("--remote is not doctor's")

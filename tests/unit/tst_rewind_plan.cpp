@@ -97,6 +97,9 @@ private slots:
         QTest::newRow("narrowed to a directory, not its namesake prefix")
             << QStringList{"M src/a", "M src2/b"} << QStringList{"src/a", "src2/b"} << QStringList{}
             << QStringList{} << QStringList{"src"} << QStringList{"rewrite  src/a"};
+        QTest::newRow("narrowed to an empty directory named as the review lists it, dir/")
+            << QStringList{"M a"} << QStringList{"a"} << QStringList{"new/empty"} << QStringList{"old/empty"}
+            << QStringList{"new/empty/"} << QStringList{"rmdir    new/empty/ (when empty)"};
         QTest::newRow("nothing") << QStringList{} << QStringList{"a"} << QStringList{"e"} << QStringList{"e"}
                                  << QStringList{} << QStringList{};
     }

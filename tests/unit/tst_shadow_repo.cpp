@@ -5,7 +5,7 @@
 // the middle of a snapshot or a rewind leaves both the workspace and the shadow repository usable.
 
 #include "app/snapshots/ShadowRepo.h"
-#include "tests/unit/WorkspaceTree.h"
+#include "tests/unit/UserRepository.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -22,23 +22,6 @@ using namespace warren::test;
 namespace {
 
 using Kind = SnapshotMeta::Kind;
-
-// A user's repository: committed files, an executable, a link, a binary file, an ignore file.
-void makeUserRepository(const fs::path& ws) {
-    writeFile(ws / "README.md", "# project\n");
-    writeFile(ws / "src/main.c", "int main(void) { return 0; }\n");
-    writeFile(ws / "src/util.c", "int util;\n");
-    writeFile(ws / "tools/build.sh", "#!/bin/sh\nmake\n");
-    setExecutable(ws / "tools/build.sh", true);
-    writeFile(ws / "data/blob.bin", binaryBytes(70000, 7));
-    writeFile(ws / ".gitignore", "*.log\n");
-    fs::create_symlink("src/main.c", ws / "main-link");
-    git(ws, {"init", "-q"});
-    git(ws, {"add", "-A"});
-    git(ws, {"commit", "-qm", "start"});
-    writeFile(ws / "notes.txt", "untracked but not ignored\n");
-    fs::create_directories(ws / "empty/deeper");
-}
 
 // What the agent's shell does in one step.
 void shellSideEffects(const fs::path& ws) {
@@ -158,6 +141,40 @@ private slots:
         QCOMPARE(snapshot(m_ws), after);
 
         QCOMPARE(treeHash(m_ws / ".git"), gitBefore);
+    }
+
+    // A fork's workspace: what a snapshot recorded, empty directories included, written elsewhere; the
+    // workspace, its .git and the snapshots stay as they were.
+    void copiedIntoAFork() {
+        makeUserRepository(m_ws);
+        auto repo = ShadowRepo::open(m_shadow, m_ws);
+        QVERIFY(repo.ok());
+        const QStringList before = snapshot(m_ws);
+        auto first = repo->snapshot(Kind::Step, 1);
+        QVERIFY(first.ok());
+        shellSideEffects(m_ws);
+        auto second = repo->snapshot(Kind::Step, 2);
+        QVERIFY(second.ok());
+        const QStringList after = snapshot(m_ws);
+        const QByteArray gitBefore = treeHash(m_ws / ".git");
+        const QByteArray shadowBefore = treeHash(m_shadow);
+
+        const fs::path fork = fs::path(m_dir->path().toStdString()) / "fork";
+        fs::create_directories(fork);
+        auto copied = repo->copyTo(*first, fork);
+        QVERIFY2(copied.ok(), copied.ok() ? "" : copied.error().message.c_str());
+        QCOMPARE(snapshot(fork), before);
+        QVERIFY(fs::is_directory(fork / "empty/deeper"));
+        QCOMPARE(snapshot(m_ws), after);
+        QCOMPARE(treeHash(m_ws / ".git"), gitBefore);
+        QCOMPARE(treeHash(m_shadow), shadowBefore);
+
+        // Into a directory that holds something: refused, nothing written.
+        auto refused = repo->copyTo(*second, fork);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("not an empty directory") != std::string::npos,
+                 qPrintable(message(refused.error())));
+        QCOMPARE(snapshot(fork), before);
     }
 
     void stepByStep() {

@@ -6,6 +6,7 @@
 #include "ui/views/TimelineView.h"
 #include "ui/windows/ApplyChangesDialog.h"
 #include "ui/windows/ControlPlaneBox.h"
+#include "ui/windows/ForkDialog.h"
 #include "ui/windows/ReviewDialog.h"
 #include "ui/windows/RewindDialog.h"
 #include "ui/windows/SettingsDialog.h"
@@ -344,6 +345,17 @@ void MainWindow::timelineMenu(const QPoint& position) {
     if (active)
         rewind->setToolTip(tr("Stop the task first"));
     connect(rewind, &QAction::triggered, this, [this, step] { rewindToStep(step); });
+    QAction* fork = menu.addAction(tr("Fork from here…"));
+    fork->setObjectName("forkFromHere");
+    fork->setEnabled(task && !active);
+    fork->setToolTip(active ? tr("Stop the task first")
+                            : tr("A new task from before this step, in a workspace of its own; this one stays"));
+    connect(fork, &QAction::triggered, this, [this, step] { forkFromStep(step); });
+    menu.addSeparator();
+    QAction* undo = menu.addAction(tr("Undo the last rewind…"));
+    undo->setObjectName("undoRewind");
+    undo->setEnabled(task && !active);
+    connect(undo, &QAction::triggered, this, &MainWindow::undoRewind);
     menu.exec(m_timelineView->viewport()->mapToGlobal(position));
 }
 
@@ -366,6 +378,44 @@ void MainWindow::rewindToStep(std::uint64_t step) {
                                      ? tr("Rewound to before step %1; Resume continues from there").arg(*request.toStep)
                                      : tr("Rewound the workspace to before step %1").arg(*request.toStep),
                                  10000);
+    });
+    dialog->open();
+}
+
+void MainWindow::undoRewind() {
+    const QString taskId = m_selected;
+    const control::RewindRequest request; // no step: the last rewind, whatever it took back
+    auto preview = m_plane.previewRewind(taskId.toStdString(), request);
+    if (!preview)
+        return showProblem(qs(preview.error().message));
+    auto* dialog = new RewindDialog(taskId, *preview, false, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, request, taskId] {
+        auto done = m_plane.rewind(taskId.toStdString(), request);
+        if (!done)
+            return showProblem(qs(done.error().message));
+        m_tasks->refresh(taskId.toStdString());
+        updateHeader();
+        statusBar()->showMessage(tr("Undid the last rewind of task %1").arg(taskId), 10000);
+    });
+    dialog->open();
+}
+
+void MainWindow::forkFromStep(std::uint64_t step) {
+    const QString taskId = m_selected;
+    auto* dialog = new ForkDialog(taskId, step, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, step, taskId] {
+        auto fork = m_plane.fork(taskId.toStdString(), control::ForkRequest{step, dialog->workspace().toStdString()});
+        if (!fork)
+            return showProblem(qs(fork.error().message));
+        m_tasks->refresh(fork->task.id);
+        selectTask(qs(fork->task.id));
+        statusBar()->showMessage(tr("Forked task %1 from before step %2 into task %3, in %4; Resume runs it")
+                                     .arg(taskId)
+                                     .arg(step)
+                                     .arg(qs(fork->task.id), qs(fork->task.workspace)),
+                                 15000);
     });
     dialog->open();
 }

@@ -62,6 +62,8 @@ public:
     SidePanel* sidePanel() const { return m_side; }
     QPushButton* button(const QString& name) const; // "stop", "resume", "rerun", "review", "export", "apply", "open"
     void rewindToStep(std::uint64_t step); // "Rewind to here" on a step of the timeline: asks, then rewinds
+    void forkFromStep(std::uint64_t step); // "Fork from here": asks, then makes the new task and selects it
+    void undoRewind(); // "Undo the last rewind": lists what it puts back (files, conversation), asks, undoes
     SettingsDialog* settingsDialog() const; // while it is open
     void flushEvents(); // applies the buffered events now (the batch timer calls it)
     void loadEarlier(); // the page before the first event shown (the timeline asks when its top shows)

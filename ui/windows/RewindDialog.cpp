@@ -34,6 +34,13 @@ RewindDialog::RewindDialog(const QString& taskId, const control::RewindSummary& 
         list->setFont(QFont(QStringLiteral("monospace")));
         layout->addWidget(list, 1);
     }
+    if (!preview.conversation.empty()) { // an undo that takes the conversation back too
+        auto* conversation =
+            new QLabel(tr("Conversation: %1").arg(QString::fromStdString(preview.conversation)), this);
+        conversation->setObjectName("rewindConversationNote");
+        conversation->setWordWrap(true);
+        layout->addWidget(conversation);
+    }
     auto* limits = new QLabel(QString::fromUtf8(control::kRewindLimits), this);
     limits->setObjectName("rewindLimits");
     limits->setWordWrap(true);
@@ -47,7 +54,7 @@ RewindDialog::RewindDialog(const QString& taskId, const control::RewindSummary& 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     auto* go = buttons->addButton(tr("Rewind"), QDialogButtonBox::AcceptRole);
     go->setObjectName("rewindGo");
-    go->setEnabled(!preview.lines.empty() || offerConversation);
+    go->setEnabled(!preview.changesNothing() || offerConversation);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
