@@ -196,22 +196,40 @@ Status LocalControlPlane::cancel(const std::string& taskId) {
 
 Status LocalControlPlane::pause(const std::string& taskId) { return m_manager->pause(taskId); }
 
-Result<TaskChanges> LocalControlPlane::taskChanges(const std::string& taskId, std::optional<std::uint64_t> step) {
-    auto record = m_store->task(taskId);
+namespace {
+
+// A task's record and its shadow repository of snapshots, or why there is none.
+struct TaskWithSnapshots {
+    TaskRecord task;
+    snapshots::ShadowRepo repo;
+};
+
+Result<TaskWithSnapshots> taskWithSnapshots(Store& store, const DataDir& data, const std::string& taskId) {
+    auto record = store.task(taskId);
     if (!record)
         return record.error();
     if (!*record)
         return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
-    const std::string dir = m_data.snapshotsDir(taskId);
+    const std::string dir = data.snapshotsDir(taskId);
     if (!snapshots::ShadowRepo::exists(dir))
         return makeError(ErrorCode::NotFound, "task " + taskId + " has no snapshots (it never reached its first "
                                                                   "step, or ran before Warren kept them)");
     auto repo = snapshots::ShadowRepo::open(dir, (*record)->workspace);
     if (!repo)
         return repo.error();
+    return TaskWithSnapshots{std::move(**record), std::move(*repo)};
+}
+
+} // namespace
+
+Result<TaskChanges> LocalControlPlane::taskChanges(const std::string& taskId, std::optional<std::uint64_t> step) {
+    auto found = taskWithSnapshots(*m_store, m_data, taskId);
+    if (!found)
+        return found.error();
+    snapshots::ShadowRepo* repo = &found->repo;
     // Up to now, unless the task runs: then up to the snapshot before its current step.
     std::optional<snapshots::Snapshot> now;
-    const TaskStatus status = (*record)->status;
+    const TaskStatus status = found->task.status;
     if (!step && status != TaskStatus::Running && status != TaskStatus::Queued && !m_manager->isActive(taskId)) {
         auto present = repo->present();
         if (!present)
@@ -282,24 +300,17 @@ Status copyCheckpoint(const fs::path& from, const fs::path& to, const std::strin
 // One path for the preview and the rewind, so that what is listed is what is done. An undo takes back what
 // the last rewind did: its files, its conversation, or both (what it kept for that, snapshots/ConversationUndo).
 Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, const RewindRequest& request, bool act) {
-    auto record = m_store->task(taskId);
-    if (!record)
-        return record.error();
-    if (!*record)
-        return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
-    TaskRecord task = **record;
+    auto found = taskWithSnapshots(*m_store, m_data, taskId);
+    if (!found)
+        return found.error();
+    TaskRecord task = found->task;
+    snapshots::ShadowRepo* repo = &found->repo;
+    const std::string dir = m_data.snapshotsDir(taskId);
     // The task's own lock: it cannot run while its workspace is put back, nor start meanwhile.
     UniqueFd lock(::open((m_data.taskDir(taskId) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
     if (m_manager->isActive(taskId) || !lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
         return makeError(ErrorCode::InvalidArgument,
                          "task " + taskId + " is running; stop it first (warren cancel " + taskId + ")");
-    const std::string dir = m_data.snapshotsDir(taskId);
-    if (!snapshots::ShadowRepo::exists(dir))
-        return makeError(ErrorCode::NotFound, "task " + taskId + " has no snapshots (it never reached its first "
-                                                                  "step, or ran before Warren kept them)");
-    auto repo = snapshots::ShadowRepo::open(dir, task.workspace);
-    if (!repo)
-        return repo.error();
     auto target = snapshots::rewindTarget(*repo, request.toStep);
     if (!target)
         return target.error();
@@ -377,23 +388,16 @@ Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, c
 // kept before that step, the events that led there. Nothing of the original changes: its workspace is not
 // read (the snapshot is), its events are copied, its snapshots only read.
 Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const ForkRequest& request) {
-    auto record = m_store->task(taskId);
-    if (!record)
-        return record.error();
-    if (!*record)
-        return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
-    const TaskRecord original = **record;
+    auto found = taskWithSnapshots(*m_store, m_data, taskId);
+    if (!found)
+        return found.error();
+    const TaskRecord original = found->task;
+    snapshots::ShadowRepo* repo = &found->repo;
+    const std::string dir = m_data.snapshotsDir(taskId);
     if (m_manager->isActive(taskId) || original.status == TaskStatus::Running ||
         original.status == TaskStatus::Queued)
         return makeError(ErrorCode::InvalidArgument,
                          "task " + taskId + " is running; stop it first (warren cancel " + taskId + ")");
-    const std::string dir = m_data.snapshotsDir(taskId);
-    if (!snapshots::ShadowRepo::exists(dir))
-        return makeError(ErrorCode::NotFound, "task " + taskId + " has no snapshots (it never reached its first "
-                                                                  "step, or ran before Warren kept them)");
-    auto repo = snapshots::ShadowRepo::open(dir, original.workspace);
-    if (!repo)
-        return repo.error();
     auto target = repo->beforeStep(request.fromStep);
     if (!target)
         return target.error();
