@@ -73,6 +73,7 @@ ScriptedLlm::ScriptedLlm(protocol::Script script) : m_script(std::move(script)) 
 Result<protocol::LlmChatResult> ScriptedLlm::chat(const protocol::LlmChatParams& params,
                                                   std::chrono::steady_clock::time_point /*deadline*/,
                                                   const Cancellation& /*cancellation*/) {
+    std::lock_guard lock(m_mutex);
     protocol::LlmChatResult result;
     if (auto retry = interruptedCalls(params.messages); !retry.empty()) {
         result.content = "Running the interrupted call again.";
@@ -98,9 +99,13 @@ Result<protocol::LlmChatResult> ScriptedLlm::chat(const protocol::LlmChatParams&
     return result;
 }
 
-nlohmann::json ScriptedLlm::saveState() const { return {{"position", m_position}}; }
+nlohmann::json ScriptedLlm::saveState() const {
+    std::lock_guard lock(m_mutex);
+    return {{"position", m_position}};
+}
 
 Status ScriptedLlm::restoreState(const nlohmann::json& state) {
+    std::lock_guard lock(m_mutex);
     if (state.is_null())
         return Ok{};
     if (!state.is_object() || !state.contains("position") || !state["position"].is_number_unsigned() ||
