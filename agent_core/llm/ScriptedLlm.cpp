@@ -1,5 +1,6 @@
 #include "agent_core/llm/ScriptedLlm.h"
 
+#include <algorithm>
 #include <string>
 
 namespace warren::agent {
@@ -81,6 +82,21 @@ Result<protocol::LlmChatResult> ScriptedLlm::chat(const protocol::LlmChatParams&
             call.id += "_retry";
             result.toolCalls.push_back(std::move(call));
         }
+    } else if (params.agent) {
+        // A sub-agent's turns are its own, served by the replies its conversation has (as the control
+        // plane's scripted provider serves every agent), so a resumed sub-agent gets the turn it is at.
+        const auto* turns = m_script.turnsOf(params.agent);
+        const auto served = static_cast<std::size_t>(std::count_if(
+            params.messages.begin(), params.messages.end(), [](const auto& m) { return m.role == "assistant"; }));
+        if (!turns || served >= turns->size())
+            return makeError(ErrorCode::InvalidArgument,
+                             m_script.origin + ": the script has no turn " + std::to_string(served + 1) + " for " +
+                                 *params.agent + "; add its turns under \"agents\", ending with a finish call");
+        const auto& turn = (*turns)[served];
+        result.content = turn.content;
+        result.toolCalls = turn.toolCalls;
+        if (turn.usage)
+            result.tokenUsage = *turn.usage;
     } else {
         if (m_position >= m_script.turns.size())
             return makeError(ErrorCode::InvalidArgument,

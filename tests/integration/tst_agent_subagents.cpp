@@ -260,8 +260,11 @@ private slots:
         QVERIFY(session.start());
         session.startTask({{"max_subagents", 2}});
         Agents agents(session);
+        // The task's agent goes on from its checkpoint: its wait was interrupted, or (killed before the
+        // state written ahead of the call) it is asked again after its spawns.
         json chat = agents.chatOf("");
-        QVERIFY(lastMessage(chat).starts_with("[interrupted]"));
+        QVERIFY2(lastMessage(chat).starts_with("[interrupted]") || lastMessage(chat).starts_with("Started agent-"),
+                 lastMessage(chat).c_str());
         json one = agents.chatOf("agent-1");
         json two = agents.chatOf("agent-2");
         std::set<std::string> resumed;
