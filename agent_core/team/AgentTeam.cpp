@@ -130,8 +130,7 @@ Result<std::string> AgentTeam::spawn(const AgentSeat& parent, const std::vector<
     member->brief = brief;
     member->depth = parent.depth + 1;
     member->config = m_env.config;
-    member->config.tools = std::move(tools).value();
-    member->config.approvalTools = m_env.config.approvalTools;
+    member->config.tools = std::move(tools).value(); // approvals stay the task's: they apply to every agent
     if (m_env.paths.state) {
         member->stateDir = *m_env.paths.state / kAgentsDir / member->id;
         std::error_code error;

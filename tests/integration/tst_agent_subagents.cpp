@@ -4,6 +4,7 @@
 // resumes every agent from its checkpoint, and cancel stops them all.
 
 #include "agent_core/protocol/EventTypes.h"
+#include "tests/support/SandboxRun.h"
 #include "tests/support/ServeSession.h"
 
 #include <QFile>
@@ -335,6 +336,34 @@ private slots:
         QVERIFY(session.hasEvent(et::kToolResult, "there is no sub-agent \\\"agent-7\\\" of yours (yours: agent-1)"));
         session.respond(chat, reply({finishCall("f", "done")}));
         QCOMPARE(session.finish(), 0);
+    }
+
+    // warren-agent run: the script's "agents" give each sub-agent its own turns.
+    void aScriptedRunScriptsItsSubAgents() {
+        QTemporaryDir dir;
+        for (const char* name : {"workspace", "state"})
+            QDir(dir.path()).mkpath(name);
+        const json script = {
+            {"turns", {{{"tool_calls", {call("s", "spawn_agent", {{"brief", "write x"}})}}},
+                       {{"tool_calls", {call("w", "wait_agents", json::object())}}},
+                       {{"tool_calls", {finishCall("f", "ok")}}}}},
+            {"agents", {{"agent-1", {{{"tool_calls", {call("x", "write_file", {{"path", "x.txt"}, {"content", "x"}})}}},
+                                     {{"tool_calls", {finishCall("f", "wrote x")}}}}}}}};
+        QFile file(dir.filePath("script.json"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(script.dump()));
+        file.close();
+        const auto run = runProgram(agentBinary(), {"run", "--script", dir.filePath("script.json"), "--workspace",
+                                                    dir.filePath("workspace"), "--state", dir.filePath("state"),
+                                                    "--preset", "local-light", "--set", "max_subagents=1", "go"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.describe()));
+        const auto events = parseEvents(run.out);
+        QVERIFY2(events.error.isEmpty(), qPrintable(events.error));
+        const auto finished = events.ofType(et::kAgentFinished);
+        QCOMPARE(finished.size(), std::size_t(1));
+        QCOMPARE(finished[0].data["summary"], "wrote x");
+        QCOMPARE(readAll(dir.filePath("workspace/x.txt")), QByteArray("x"));
+        QVERIFY(QFileInfo::exists(dir.filePath("state/agents/agent-1/agent.json")));
     }
 
     void offeredOnlyWhenAllowed() {
