@@ -256,6 +256,11 @@ const std::vector<Key>& keys() {
         uintKey("tool_output_limit_tokens", &C::toolOutputLimitTokens, 64,
                 "estimated tokens of one tool call's output the model reads (head and tail kept, the cut "
                 "marked with how to narrow it)"),
+        uintKey("max_subagents", &C::maxSubagents, 0,
+                "sub-agents open at once in the task's sandbox (spawn_agent, wait_agents, send_agent, close_agent "
+                "are offered when > 0); 0 = none"),
+        uintKey("max_agent_depth", &C::maxAgentDepth, 1,
+                "how deep sub-agents nest: 1 = only the task's own agent starts them"),
         toolListKey("approval_tools", &C::approvalTools, false, "calls of these tools wait for approval"),
         boolKey("execution_cache", &C::executionCache, "results of read-only tool calls are cached"),
         choiceKey("memory_backend", &C::memoryBackend,

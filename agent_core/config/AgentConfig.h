@@ -71,6 +71,9 @@ struct AgentConfig {
                                                 // per call (its memory bound)
     std::uint64_t toolOutputLimitTokens = 3000; // tool_output_limit_tokens (>= 64): estimated tokens of one
                                                 // call's output the model reads (head and tail kept)
+    std::uint64_t maxSubagents = 0;  // max_subagents: sub-agents open at once (spawn_agent and its tools
+                                     // are offered only when > 0); 0 = none
+    std::uint64_t maxAgentDepth = 1; // max_agent_depth (>= 1): 1 = only the task's own agent starts them
     std::vector<std::string> approvalTools;     // approval_tools: calls of these tools need approval
     bool executionCache = true;                 // execution_cache: cache read-only tool results
     // Memory

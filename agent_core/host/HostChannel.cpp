@@ -158,7 +158,7 @@ Result<protocol::Request> HostChannel::waitForTaskStart() {
 }
 
 Result<nlohmann::json> HostChannel::call(const std::string& method, nlohmann::json params,
-                                         std::chrono::steady_clock::time_point deadline) {
+                                         std::chrono::steady_clock::time_point deadline, const Cancellation* stop) {
     std::int64_t id = 0;
     {
         std::lock_guard lock(m_mutex);
@@ -183,7 +183,7 @@ Result<nlohmann::json> HostChannel::call(const std::string& method, nlohmann::js
         std::optional<std::string> failure;
         if (m_closed)
             failure = method + ": no answer: " + *m_closed;
-        else if (m_cancellation.stopRequested())
+        else if (m_cancellation.stopRequested() || (stop && stop->stopRequested()))
             failure = method + ": abandoned: the task is stopping";
         else if (std::chrono::steady_clock::now() >= deadline)
             failure = method + ": no answer before the step's deadline (timeout_per_step_sec)";

@@ -37,8 +37,9 @@ public:
 
     // Sends a request and waits for its response, until the deadline or a stop request. A JSON-RPC error
     // response becomes an Error with its message.
+    // stop, when given, ends the wait as the task's stop does (a sub-agent closed).
     Result<nlohmann::json> call(const std::string& method, nlohmann::json params,
-                                std::chrono::steady_clock::time_point deadline);
+                                std::chrono::steady_clock::time_point deadline, const Cancellation* stop = nullptr);
 
     // One line to stdout. False when it could not be written (the control plane is gone); a stop
     // (HostGone) is then requested.

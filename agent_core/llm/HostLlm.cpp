@@ -4,8 +4,8 @@ namespace warren::agent {
 
 Result<protocol::LlmChatResult> HostLlm::chat(const protocol::LlmChatParams& params,
                                               std::chrono::steady_clock::time_point deadline,
-                                              const Cancellation& /*cancellation: the call watches it*/) {
-    auto reply = m_call(protocol::method::kLlmChat, protocol::toJson(params), deadline);
+                                              const Cancellation& cancellation) {
+    auto reply = m_call(protocol::method::kLlmChat, protocol::toJson(params), deadline, &cancellation);
     if (!reply)
         return reply.error();
     auto result = protocol::llmChatResultFromJson(*reply);

@@ -1,5 +1,6 @@
 #include "agent_core/llm/ScriptedLlm.h"
 
+#include <algorithm>
 #include <string>
 
 namespace warren::agent {
@@ -73,6 +74,7 @@ ScriptedLlm::ScriptedLlm(protocol::Script script) : m_script(std::move(script)) 
 Result<protocol::LlmChatResult> ScriptedLlm::chat(const protocol::LlmChatParams& params,
                                                   std::chrono::steady_clock::time_point /*deadline*/,
                                                   const Cancellation& /*cancellation*/) {
+    std::lock_guard lock(m_mutex);
     protocol::LlmChatResult result;
     if (auto retry = interruptedCalls(params.messages); !retry.empty()) {
         result.content = "Running the interrupted call again.";
@@ -80,6 +82,21 @@ Result<protocol::LlmChatResult> ScriptedLlm::chat(const protocol::LlmChatParams&
             call.id += "_retry";
             result.toolCalls.push_back(std::move(call));
         }
+    } else if (params.agent) {
+        // A sub-agent's turns are its own, served by the replies its conversation has (as the control
+        // plane's scripted provider serves every agent), so a resumed sub-agent gets the turn it is at.
+        const auto* turns = m_script.turnsOf(params.agent);
+        const auto served = static_cast<std::size_t>(std::count_if(
+            params.messages.begin(), params.messages.end(), [](const auto& m) { return m.role == "assistant"; }));
+        if (!turns || served >= turns->size())
+            return makeError(ErrorCode::InvalidArgument,
+                             m_script.origin + ": the script has no turn " + std::to_string(served + 1) + " for " +
+                                 *params.agent + "; add its turns under \"agents\", ending with a finish call");
+        const auto& turn = (*turns)[served];
+        result.content = turn.content;
+        result.toolCalls = turn.toolCalls;
+        if (turn.usage)
+            result.tokenUsage = *turn.usage;
     } else {
         if (m_position >= m_script.turns.size())
             return makeError(ErrorCode::InvalidArgument,
@@ -98,9 +115,13 @@ Result<protocol::LlmChatResult> ScriptedLlm::chat(const protocol::LlmChatParams&
     return result;
 }
 
-nlohmann::json ScriptedLlm::saveState() const { return {{"position", m_position}}; }
+nlohmann::json ScriptedLlm::saveState() const {
+    std::lock_guard lock(m_mutex);
+    return {{"position", m_position}};
+}
 
 Status ScriptedLlm::restoreState(const nlohmann::json& state) {
+    std::lock_guard lock(m_mutex);
     if (state.is_null())
         return Ok{};
     if (!state.is_object() || !state.contains("position") || !state["position"].is_number_unsigned() ||

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 
+#include <mutex>
+
 namespace warren::agent {
 
 class ScriptedLlm : public Llm {
@@ -26,6 +28,7 @@ public:
 
 private:
     protocol::Script m_script;
+    mutable std::mutex m_mutex; // sub-agents ask from their own threads: each call takes the next turn
     std::size_t m_position = 0; // the next turn
 };
 

@@ -9,10 +9,6 @@
 
 namespace warren::agent {
 
-namespace {
-
-} // namespace
-
 bool LineEventSink::write(const protocol::Event& event) {
     // Tool output is arbitrary bytes: invalid UTF-8 is replaced rather than sent.
     return writeAll(m_fd, protocol::toJson(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
@@ -25,7 +21,16 @@ namespace {
 constexpr std::size_t kMaxWaiting = 256;
 } // namespace
 
+EventLog::EventLog(EventLog& task, std::string agent) : m_task(&task), m_agent(std::move(agent)) {
+    std::lock_guard lock(task.m_mutex);
+    m_level = task.m_level;
+    m_format = task.m_format;
+    m_begun = true;
+}
+
 void EventLog::begin(std::uint64_t firstSeq, std::function<void(std::uint64_t)> recordSeq) {
+    if (m_task)
+        return; // a sub-agent's events are numbered by the task's log
     std::lock_guard lock(m_mutex);
     m_nextSeq = firstSeq;
     m_recordSeq = std::move(recordSeq);
@@ -56,22 +61,35 @@ void EventLog::setStep(std::uint64_t step) {
 }
 
 std::uint64_t EventLog::nextSeq() const {
+    if (m_task)
+        return m_task->nextSeq();
     std::lock_guard lock(m_mutex);
     return m_nextSeq;
 }
 
 void EventLog::emit(std::string_view type, nlohmann::json data, EventExtras extras) {
-    std::lock_guard lock(m_mutex);
     protocol::Event event;
     event.ts = std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
     event.type = std::string(type);
-    event.step = m_step;
     event.tool = std::move(extras.tool);
     event.tokenUsage = extras.tokenUsage;
     event.durationMs = extras.durationMs;
     event.data = std::move(data);
+    {
+        std::lock_guard lock(m_mutex);
+        event.step = m_step;
+    }
+    event.agent = m_agent;
+    if (m_task)
+        m_task->deliver(std::move(event));
+    else
+        deliver(std::move(event));
+}
+
+void EventLog::deliver(protocol::Event event) {
+    std::lock_guard lock(m_mutex);
     if (m_begun)
         send(std::move(event));
     else if (m_waiting.size() < kMaxWaiting)
@@ -88,7 +106,7 @@ void EventLog::send(protocol::Event event) {
                        .count();
     if (m_recordSeq)
         m_recordSeq(event.seq);
-    m_sink.write(event);
+    m_sink->write(event);
 }
 
 void EventLog::log(LogLevel level, const std::string& message) {

@@ -43,7 +43,10 @@ struct EventExtras {
 
 class EventLog {
 public:
-    explicit EventLog(EventSink& sink) : m_sink(sink) {}
+    explicit EventLog(EventSink& sink) : m_sink(&sink) {}
+    // A sub-agent's log: its events carry agent and its own step, and go out through the task's log (one
+    // numbering, one sink), which must outlive it. Logging is configured as the task's is now.
+    EventLog(EventLog& task, std::string agent);
 
     // Numbering starts once the task's state is read (the first seq follows the checkpoint's). Events
     // emitted before, such as a bad line from the control plane, wait and go out first.
@@ -62,7 +65,10 @@ public:
     std::uint64_t nextSeq() const;
 
 private:
-    EventSink& m_sink;
+    EventSink* m_sink = nullptr;     // the task's log only
+    EventLog* m_task = nullptr;      // a sub-agent's log only
+    std::optional<std::string> m_agent;
+    void deliver(protocol::Event event); // numbers and sends, or keeps it until begin()
     std::function<void(std::uint64_t)> m_recordSeq;
     mutable std::mutex m_mutex;
     void emit(std::string_view type, nlohmann::json data, EventExtras extras);

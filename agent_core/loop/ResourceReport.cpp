@@ -8,7 +8,7 @@ namespace warren::agent {
 
 nlohmann::json resourceReportJson(const ReportInputs& inputs) {
     const auto& c = inputs.counters;
-    return {{"wall_ms", c.wallMs},
+    nlohmann::json report = {{"wall_ms", c.wallMs},
             {"cpu_ms", c.cpuMs},
             {"peak_rss_bytes", c.peakRssBytes},
             {"steps", c.steps},
@@ -24,6 +24,13 @@ nlohmann::json resourceReportJson(const ReportInputs& inputs) {
             {"interrupted_calls", c.interruptedCalls},
             {"tools_loaded", inputs.toolsLoaded},
             {"exit_reason", inputs.exitReason}};
+    if (inputs.subagentsStarted) {
+        const auto& s = inputs.subagentCounters;
+        report["subagents"] = {{"started", inputs.subagentsStarted}, {"steps", s.steps},
+                               {"model_calls", s.modelCalls},       {"tokens_in", s.tokensIn},
+                               {"tokens_out", s.tokensOut},         {"tool_calls", s.toolCalls}};
+    }
+    return report;
 }
 
 Status writeResourceReport(const std::filesystem::path& dir, const nlohmann::json& report) {

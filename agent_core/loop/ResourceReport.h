@@ -15,6 +15,8 @@ struct ReportInputs {
     RunCounters counters;               // cumulative, this run included
     std::string exitReason;             // as in task_finished
     std::vector<std::string> toolsLoaded;
+    std::uint64_t subagentsStarted = 0; // sub-agents of the task (spawn_agent); their counters summed:
+    RunCounters subagentCounters;       // not in `counters`, which are the task's own agent's
 };
 
 nlohmann::json resourceReportJson(const ReportInputs& inputs);

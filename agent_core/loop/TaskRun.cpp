@@ -11,6 +11,9 @@
 #include "agent_core/loop/ResourceReport.h"
 #include "agent_core/memory/MemoryBackendFactory.h"
 #include "agent_core/prompt/ProjectInstructions.h"
+#include "agent_core/team/AgentRoles.h"
+#include "agent_core/team/AgentTools.h"
+#include "agent_core/tools/WorkspacePath.h"
 #include "agent_core/tools/WorkspaceSnapshot.h"
 
 #include <algorithm>
@@ -101,6 +104,14 @@ TaskRun::TaskRun(const AgentConfig& config, const AgentSettings& settings, const
       m_paths(paths), m_events(events), m_cancellation(cancellation),
       m_loopDetector(config.loopThreshold), m_runStart(Clock::now()) {}
 
+TaskRun::TaskRun(const AgentConfig& config, const AgentSettings& settings, const RunFacts& facts, const Hooks& hooks,
+                 Llm& model, const Approver& approver, const HostCall& hostCall, const AgentPaths& paths,
+                 EventLog& events, Cancellation& cancellation, AgentTeam& team, AgentSeat seat)
+    : TaskRun(config, settings, facts, hooks, model, approver, hostCall, paths, events, cancellation) {
+    m_team = &team;
+    m_seat = std::move(seat);
+}
+
 TaskRun::~TaskRun() = default;
 
 TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt) {
@@ -112,11 +123,20 @@ TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt) {
     if (m_resumed && m_state.extra.contains("finished"))
         return refuse("task " + taskId + " already ended (" + m_state.extra["finished"].value("reason", "") +
                       "): nothing to resume; give a new task its own state directory");
+    if (!m_team) {
+        m_ownTeam = std::make_unique<AgentTeam>(TeamEnvironment{m_config, m_settings, m_facts, m_hooks, m_model,
+                                                                m_approver, m_hostCall, m_paths, m_events,
+                                                                m_cancellation, taskId});
+        m_team = m_ownTeam.get();
+        m_team->budget().add(m_state.counters.steps, m_state.counters.tokensIn + m_state.counters.tokensOut);
+    }
     setUpTools();
     if (m_resumed)
         resume();
     else
         startFresh(taskId, prompt);
+    if (m_ownTeam && m_resumed)
+        m_ownTeam->resumeAll(); // every sub-agent that had not ended goes on from its checkpoint
 
     for (;;) {
         if (auto end = stopIfRequested())
@@ -137,10 +157,12 @@ TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt) {
 Status TaskRun::openState(const std::string& taskId, const std::string& prompt) {
     std::uint64_t firstSeq = 1;
     if (m_paths.state) {
-        auto mark = SeqMark::open(*m_paths.state);
-        if (!mark)
-            return mark.error();
-        m_seqMark.emplace(std::move(mark).value());
+        if (!m_seat.isSubAgent()) { // a sub-agent's events are numbered by the task's log
+            auto mark = SeqMark::open(*m_paths.state);
+            if (!mark)
+                return mark.error();
+            m_seqMark.emplace(std::move(mark).value());
+        }
         m_store.emplace(*m_paths.state);
         auto loaded = m_store->load();
         if (!loaded)
@@ -153,7 +175,8 @@ Status TaskRun::openState(const std::string& taskId, const std::string& prompt) 
             m_state = std::move(**loaded);
             m_resumed = true;
         }
-        firstSeq = std::max(m_state.nextSeq, m_seqMark->last() + 1);
+        if (m_seqMark)
+            firstSeq = std::max(m_state.nextSeq, m_seqMark->last() + 1);
     }
     if (!m_resumed) {
         m_state.taskId = taskId;
@@ -175,10 +198,25 @@ Status TaskRun::openState(const std::string& taskId, const std::string& prompt) 
 void TaskRun::setUpTools() {
     const std::string hostGone = "memory_backend host needs the control plane: run the agent with "
                                  "warren-agent serve, or choose another memory_backend";
+    std::vector<std::string> enabled = m_config.tools;
+    std::vector<ToolEntry> entries;
+    if (m_seat.isSubAgent()) {
+        // The task's memory has one writer, the task's own agent: a sub-agent's roles leave the tools out.
+        entries = builtInTools(nullptr, "sub-agents do not use the task's memory");
+    }
+    for (auto& entry : m_team->toolsFor(m_seat, m_config.tools)) {
+        enabled.push_back(entry.spec.name);
+        entries.push_back(std::move(entry));
+    }
+    if (m_seat.isSubAgent()) {
+        m_tools = std::make_unique<ToolRegistry>(std::move(entries), enabled, m_config.lazyTools);
+        m_loopDetector.restore({m_state.recentCallKeys, m_state.loopWarned});
+        return;
+    }
     HostMemoryCall memoryCall = nullptr;
     if (m_hostCall)
         memoryCall = [this](const std::string& method, const nlohmann::json& params) {
-            return m_hostCall(method, params, m_stepDeadline);
+            return m_hostCall(method, params, m_stepDeadline, nullptr);
         };
     auto backend = (m_config.memoryBackend == MemoryBackendKind::Host && !m_hostCall)
                        ? Result<std::unique_ptr<MemoryBackend>>(makeError(ErrorCode::Unsupported, hostGone))
@@ -194,12 +232,19 @@ void TaskRun::setUpTools() {
         m_memoryProblem = backend.error().message;
     }
 
-    m_tools = std::make_unique<ToolRegistry>(builtInTools(m_memory.get(), m_memoryProblem), m_config.tools,
-                                             m_config.lazyTools);
+    auto tools = builtInTools(m_memory.get(), m_memoryProblem);
+    for (auto& entry : entries)
+        tools.push_back(std::move(entry));
+    m_tools = std::make_unique<ToolRegistry>(std::move(tools), enabled, m_config.lazyTools);
     m_loopDetector.restore({m_state.recentCallKeys, m_state.loopWarned});
 }
 
 void TaskRun::startFresh(const std::string& taskId, const std::string& prompt) {
+    if (m_seat.isSubAgent()) { // agent_started was emitted by the team
+        startConversation(subAgentBrief(m_seat.id, m_seat.role, prompt));
+        saveCheckpoint(true);
+        return;
+    }
     m_events.emit(protocol::TaskStartedData{taskId, prompt, m_state.presets, configToJson(m_config)});
     startConversation(prompt);
     if (!m_memoryProblem.empty())
@@ -235,8 +280,14 @@ void TaskRun::startConversation(const std::string& prompt) {
 }
 
 void TaskRun::resume() {
-    if (auto restored = m_model.restoreState(m_state.extra.value("model", nlohmann::json())); !restored)
+    if (m_seat.isSubAgent()) {
+        for (const auto& path : m_state.extra.value("claims", std::vector<std::string>{}))
+            m_team->claims().claim(m_seat.id, path);
+        for (const auto& path : m_state.extra.value("files_changed", std::vector<std::string>{}))
+            m_filesChanged.insert(path);
+    } else if (auto restored = m_model.restoreState(m_state.extra.value("model", nlohmann::json())); !restored) {
         m_events.error(restored.error().message, false);
+    }
     m_state.counters.resumes++;
     if (m_config.timeoutPerStepSec)
         m_stepDeadline = Clock::now() + std::chrono::seconds(m_config.timeoutPerStepSec);
@@ -278,9 +329,11 @@ std::optional<TaskOutcome> TaskRun::checkGuards() {
         m_events.emit(guardEvent(guard, "stop", detail));
         return finish(ExitReason::Guard, detail);
     };
-    if (stepsVerdict(m_state.step + 1, m_config.maxSteps) == BudgetVerdict::Exhausted)
-        return stop("max_steps", "stopped after " + std::to_string(m_state.step) + " steps (max_steps)");
-    const auto used = m_state.counters.tokensIn + m_state.counters.tokensOut;
+    // One budget for the whole task: every agent's steps and tokens count.
+    const auto steps = m_team->budget().steps();
+    if (stepsVerdict(steps + 1, m_config.maxSteps) == BudgetVerdict::Exhausted)
+        return stop("max_steps", "stopped after " + std::to_string(steps) + " steps (max_steps)");
+    const auto used = m_team->budget().tokens();
     if (tokenBudgetVerdict(used, m_config.tokenBudget) == BudgetVerdict::Exhausted)
         return stop("token_budget", "used " + std::to_string(used) + " tokens of a budget of " +
                                         std::to_string(m_config.tokenBudget) + " (token_budget)");
@@ -326,7 +379,12 @@ void TaskRun::shedMemory(std::uint64_t rssBytes) {
 std::optional<TaskOutcome> TaskRun::askModel() {
     m_state.step++;
     m_state.counters.steps++;
+    m_team->budget().add(1, 0);
     m_events.setStep(m_state.step);
+    if (m_seat.isSubAgent()) {
+        for (auto& message : m_team->takeMessages(m_seat.id))
+            addMessage({"user", "A message from the agent that started you:\n" + message, {}, std::nullopt, {}});
+    }
     m_events.emit(protocol::StepStartedData{});
     m_stepDeadline = m_config.timeoutPerStepSec
                          ? Clock::now() + std::chrono::seconds(m_config.timeoutPerStepSec)
@@ -355,6 +413,8 @@ std::optional<TaskOutcome> TaskRun::askModel() {
         params.maxOutputTokens = m_config.maxOutputTokens;
     if (m_config.reasoningEffort != ReasoningEffort::Default)
         params.reasoningEffort = std::string(toString(m_config.reasoningEffort));
+    if (m_seat.isSubAgent())
+        params.agent = m_seat.id;
     for (;;) {
         const auto started = Clock::now();
         auto reply = m_model.chat(params, m_stepDeadline, m_cancellation);
@@ -370,6 +430,7 @@ std::optional<TaskOutcome> TaskRun::askModel() {
         m_state.counters.tokensIn += result.tokenUsage.input;
         m_state.counters.tokensOut += result.tokenUsage.output;
         m_state.counters.tokensReasoning += result.tokenUsage.reasoning;
+        m_team->budget().add(0, result.tokenUsage.input + result.tokenUsage.output);
         m_events.emit(protocol::ModelResponseData{result.content, result.toolCalls, result.finishReason,
                                                   reasoningText(result.reasoning)},
                       {std::nullopt, result.tokenUsage, millisSince(started)});
@@ -542,6 +603,12 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
         }
     }
 
+    std::string claimed;
+    if (auto conflict = claimPath(call, claimed)) {
+        recordToolResult(call, *conflict + warning, resultWith(1));
+        return std::nullopt;
+    }
+
     // Written before the call starts: if the agent is killed now, the resumed run knows this call was
     // interrupted instead of silently running it again.
     m_state.runningCall = call;
@@ -575,7 +642,30 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
         recordToolResult(call, std::move(fitted.text) + warning, std::move(data), millisSince(started));
     }
     m_state.runningCall.reset();
+    if (!claimed.empty() && !m_seat.isSubAgent())
+        m_team->claims().release(m_seat.id, claimed); // the coordinator holds a path only while it writes
     return std::nullopt;
+}
+
+std::optional<std::string> TaskRun::claimPath(const protocol::ToolCall& call, std::string& claimed) {
+    if (call.name != "write_file" && call.name != "edit_file")
+        return std::nullopt;
+    const auto path = call.arguments.find("path");
+    if (path == call.arguments.end() || !path->is_string())
+        return std::nullopt; // the tool says what is wrong
+    auto resolved = resolveInWorkspace(m_paths.workspace, path->get<std::string>());
+    if (!resolved)
+        return std::nullopt;
+    const std::string relative = relativeToWorkspace(m_paths.workspace, *resolved);
+    const auto holder = m_team->claims().claim(m_seat.id, relative);
+    if (!holder) {
+        claimed = relative;
+        return std::nullopt;
+    }
+    return "Not run: conflict: " + relative + " is being written by " +
+           (holder->empty() ? std::string("the task's own agent") : *holder) +
+           ", another agent of this task working in the same workspace, until it ends. Leave the file to it, "
+           "or wait for it and try again.";
 }
 
 ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached) {
@@ -585,6 +675,7 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
     env.outputLimitBytes = m_config.toolOutputLimitBytes;
     env.shellTimeoutSec = m_config.shellTimeoutSec;
     env.cancellation = &m_cancellation;
+    env.callId = call.id;
     env.onOutput = [&](std::string_view stream, std::string_view text) {
         const auto which =
             stream == "stderr" ? protocol::OutputStream::Stderr : protocol::OutputStream::Stdout;
@@ -592,6 +683,7 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
                       {call.name, std::nullopt, std::nullopt});
     };
     env.onFileChanged = [&](const std::string& path, FileChange change, const FileDiff* diff) {
+        m_filesChanged.insert(path);
         m_events.emit(fileChangedData(path, change, diff), {call.name, std::nullopt, std::nullopt});
     };
 
@@ -668,7 +760,13 @@ void TaskRun::saveCheckpoint(bool durable) {
     if (durable)
         m_state.counters.checkpoints++;
     m_state.nextSeq = m_events.nextSeq() + (durable ? 1 : 0);
-    m_state.extra["model"] = m_model.saveState();
+    if (m_seat.isSubAgent()) {
+        // The model's state (a script's position) is the task's, kept by the task's own agent.
+        m_state.extra["files_changed"] = filesChanged();
+        m_state.extra["claims"] = m_team->claims().heldBy(m_seat.id);
+    } else {
+        m_state.extra["model"] = m_model.saveState();
+    }
     auto saved = m_store->save(m_state, durable);
     if (!saved) {
         m_events.error("writing the checkpoint failed: " + saved.error().message, false);
@@ -681,6 +779,9 @@ void TaskRun::saveCheckpoint(bool durable) {
 }
 
 TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
+    // Sub-agents end before the task does: paused with it (resumable), otherwise stopped.
+    if (m_ownTeam)
+        m_ownTeam->stopAll(reason == ExitReason::Paused ? StopRequest::Pause : StopRequest::Cancel);
     if (m_memory) {
         if (auto flushed = m_memory->flush(); !flushed)
             m_events.error("saving memories failed: " + flushed.error().message, false);
@@ -689,8 +790,14 @@ TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
     if (reason != ExitReason::Paused)
         m_state.extra["finished"] = {{"reason", toString(reason)}, {"summary", summary}};
     saveCheckpoint(true);
+    if (m_seat.isSubAgent()) {
+        m_events.emit(protocol::AgentFinishedData{std::string(toString(reason)), summary, filesChanged()});
+        return {reason, std::move(summary)};
+    }
     if (m_paths.output) {
-        auto report = resourceReportJson({m_state.counters, std::string(toString(reason)), m_tools->loaded()});
+        const auto subagents = m_team->totals();
+        auto report = resourceReportJson({m_state.counters, std::string(toString(reason)), m_tools->loaded(),
+                                          subagents.started, subagents.counters});
         if (auto written = writeResourceReport(*m_paths.output, report); !written)
             m_events.error(written.error().message, false);
     }
@@ -700,11 +807,17 @@ TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
 
 TaskOutcome TaskRun::refuse(const std::string& message) {
     m_events.error(message, true);
+    if (m_seat.isSubAgent()) {
+        m_events.emit(protocol::AgentFinishedData{"failed", message, {}});
+        return {ExitReason::Failed, message};
+    }
     m_events.emit(protocol::TaskFinishedData{"failed", message});
     return {ExitReason::Failed, message};
 }
 
 void TaskRun::fireHook(const char* name, std::string detail) {
+    if (m_seat.isSubAgent())
+        return; // the hooks are the task's life, not each agent's
     m_hooks.fire({name, m_state.taskId, m_state.step, std::move(detail)}, m_paths.workspace, m_events);
 }
 

@@ -10,11 +10,13 @@
 #include "agent_core/prompt/SystemPrompt.h"
 #include "agent_core/state/CheckpointStore.h"
 #include "agent_core/state/SeqMark.h"
+#include "agent_core/team/AgentTeam.h"
 #include "agent_core/tools/ExecutionCache.h"
 
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <variant>
 
 namespace warren::agent {
@@ -24,9 +26,18 @@ public:
     TaskRun(const AgentConfig& config, const AgentSettings& settings, const RunFacts& facts, const Hooks& hooks, Llm& model,
             const Approver& approver, const HostCall& hostCall, const AgentPaths& paths, EventLog& events,
             Cancellation& cancellation);
+    // A sub-agent's run (AgentTeam): its events, stop and state directory are its own, the team the task's.
+    TaskRun(const AgentConfig& config, const AgentSettings& settings, const RunFacts& facts, const Hooks& hooks, Llm& model,
+            const Approver& approver, const HostCall& hostCall, const AgentPaths& paths, EventLog& events,
+            Cancellation& cancellation, AgentTeam& team, AgentSeat seat);
     ~TaskRun();
 
+    // prompt: the task's, or a sub-agent's brief.
     TaskOutcome run(const std::string& taskId, const std::string& prompt);
+
+    const RunCounters& counters() const { return m_state.counters; }
+    // Workspace files this run's tools created, modified or deleted, sorted.
+    std::vector<std::string> filesChanged() const { return {m_filesChanged.begin(), m_filesChanged.end()}; }
 
 private:
     Status openState(const std::string& taskId, const std::string& prompt);
@@ -64,6 +75,8 @@ private:
     // Ends a task that cannot start: an error event and task_finished, nothing written.
     TaskOutcome refuse(const std::string& message);
     void fireHook(const char* name, std::string detail = {});
+    // write_file and edit_file claim their path (PathClaims): the conflict the model reads, or nullopt.
+    std::optional<std::string> claimPath(const protocol::ToolCall& call, std::string& claimed);
     void updateTimes();
 
     const AgentConfig& m_config;
@@ -76,6 +89,11 @@ private:
     AgentPaths m_paths;
     EventLog& m_events;
     Cancellation& m_cancellation;
+
+    std::unique_ptr<AgentTeam> m_ownTeam; // the task's own agent only
+    AgentTeam* m_team = nullptr;
+    AgentSeat m_seat;
+    std::set<std::string> m_filesChanged;
 
     std::optional<CheckpointStore> m_store;
     std::optional<SeqMark> m_seqMark;

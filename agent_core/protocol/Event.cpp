@@ -18,6 +18,8 @@ json toJson(const Event& event) {
         out["token_usage"] = toJson(*event.tokenUsage);
     if (event.durationMs)
         out["duration_ms"] = *event.durationMs;
+    if (event.agent)
+        out["agent"] = *event.agent;
     out["data"] = event.data;
     return out;
 }
@@ -39,7 +41,7 @@ Result<Event> readEvent(const json& value, bool complete, bool withData) {
         return Ok{};
     };
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"seq", "ts", "type", "step", "tool", "token_usage", "duration_ms", "data"},
+        !take(checkKeys(value, {"seq", "ts", "type", "step", "tool", "token_usage", "duration_ms", "agent", "data"},
                         where),
               error) ||
         !take(present("seq"), error) || !take(getOptionalUint(value, "seq", where), seq, error) ||
@@ -47,8 +49,11 @@ Result<Event> readEvent(const json& value, bool complete, bool withData) {
         !take(getString(value, "type", where), event.type, error) || !take(present("step"), error) ||
         !take(getOptionalUint(value, "step", where), step, error) ||
         !take(getOptionalString(value, "tool", where), event.tool, error) ||
-        !take(getOptionalUint(value, "duration_ms", where), event.durationMs, error))
+        !take(getOptionalUint(value, "duration_ms", where), event.durationMs, error) ||
+        !take(getOptionalString(value, "agent", where), event.agent, error))
         return error;
+    if (event.agent && event.agent->empty())
+        return makeError(ErrorCode::InvalidArgument, "event.agent: must not be empty (absent: the task's own agent)");
     event.seq = seq.value_or(0);
     event.step = step.value_or(0);
     if (ts) {

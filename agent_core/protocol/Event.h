@@ -24,6 +24,8 @@ struct Event {
     std::optional<std::string> tool;
     std::optional<TokenUsage> tokenUsage;
     std::optional<std::uint64_t> durationMs;
+    // The sub-agent the event came from (spawn_agent, docs/AGENT.md); absent for the task's own agent.
+    std::optional<std::string> agent;
     nlohmann::json data = nlohmann::json::object();
     friend bool operator==(const Event&, const Event&) = default;
 };

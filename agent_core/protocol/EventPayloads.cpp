@@ -476,6 +476,42 @@ Result<LimitsAppliedData> LimitsAppliedData::fromJson(const json& data) {
     return out;
 }
 
+// ---- sub-agents ----------------------------------------------------------------------------------------
+
+json AgentStartedData::toJson() const {
+    return {{"parent", nullable(parent)}, {"call_id", callId}, {"role", role}, {"brief", brief}, {"depth", depth}};
+}
+
+Result<AgentStartedData> AgentStartedData::fromJson(const json& data) {
+    const auto at = where<AgentStartedData>();
+    Error error;
+    AgentStartedData out;
+    if (!take(checkObject<AgentStartedData>(data, {"parent", "call_id", "role", "brief", "depth"}), error) ||
+        !take(getNullableString(data, "parent", at), out.parent, error) ||
+        !take(getString(data, "call_id", at), out.callId, error) ||
+        !take(getString(data, "role", at), out.role, error) ||
+        !take(getString(data, "brief", at), out.brief, error) ||
+        !take(getUint(data, "depth", at), out.depth, error))
+        return error;
+    return out;
+}
+
+json AgentFinishedData::toJson() const {
+    return {{"reason", reason}, {"summary", summary}, {"files", files}};
+}
+
+Result<AgentFinishedData> AgentFinishedData::fromJson(const json& data) {
+    const auto at = where<AgentFinishedData>();
+    Error error;
+    AgentFinishedData out;
+    if (!take(checkObject<AgentFinishedData>(data, {"reason", "summary", "files"}), error) ||
+        !take(getString(data, "reason", at), out.reason, error) ||
+        !take(getString(data, "summary", at), out.summary, error) ||
+        !take(getStringArray(data, "files", at, true), out.files, error))
+        return error;
+    return out;
+}
+
 json TaskFinishedData::toJson() const {
     return {{"reason", reason}, {"summary", nullable(summary)}};
 }

@@ -241,6 +241,29 @@ struct LimitsAppliedData {
     friend bool operator==(const LimitsAppliedData&, const LimitsAppliedData&) = default;
 };
 
+// A sub-agent's life (docs/AGENT.md, "Sub-agents"); the sub-agent's id is the envelope's agent.
+struct AgentStartedData {
+    static constexpr std::string_view kType = event_type::kAgentStarted;
+    std::optional<std::string> parent; // the agent that started it; null: the task's own agent
+    std::string callId;                // its spawn_agent call (a tool_call event of the parent)
+    std::string role;                  // worker, explorer
+    std::string brief;
+    std::uint64_t depth = 1;           // 1: started by the task's own agent
+    nlohmann::json toJson() const;
+    static Result<AgentStartedData> fromJson(const nlohmann::json& data);
+    friend bool operator==(const AgentStartedData&, const AgentStartedData&) = default;
+};
+
+struct AgentFinishedData {
+    static constexpr std::string_view kType = event_type::kAgentFinished;
+    std::string reason; // finished, failed, cancelled (closed, or the task cancelled), paused, guard
+    std::string summary;
+    std::vector<std::string> files; // workspace files it changed, sorted
+    nlohmann::json toJson() const;
+    static Result<AgentFinishedData> fromJson(const nlohmann::json& data);
+    friend bool operator==(const AgentFinishedData&, const AgentFinishedData&) = default;
+};
+
 struct TaskFinishedData {
     static constexpr std::string_view kType = event_type::kTaskFinished;
     std::string reason; // finished, failed, cancelled, paused, guard
@@ -255,7 +278,8 @@ using EventPayload =
     std::variant<TaskStartedData, ProjectInstructionsData, TaskResumedData, StepStartedData, ModelDeltaData, ModelResponseData,
                  ToolCallData, ToolOutputData, ToolResultData, FileChangedData, ApprovalRequestedData,
                  ApprovalResolvedData, CheckpointData, ResourceSampleData, HookData, GuardData, ErrorData,
-                 LogData, NetworkRequestData, LimitsAppliedData, TaskFinishedData>;
+                 LogData, NetworkRequestData, LimitsAppliedData, AgentStartedData, AgentFinishedData,
+                 TaskFinishedData>;
 
 // The data of an event of type, read by that type's fromJson; an unknown type is an error naming it.
 Result<EventPayload> payloadFromJson(std::string_view type, const nlohmann::json& data);

@@ -30,6 +30,8 @@ constexpr std::array kCatalog = {
     EventTypeInfo{kLog, "a diagnostic message with a level"},
     EventTypeInfo{kNetworkRequest, "the egress proxy let a request through to a listed host, or refused it"},
     EventTypeInfo{kLimitsApplied, "the sandbox limits a server task runs with, and which quota decided each"},
+    EventTypeInfo{kAgentStarted, "a sub-agent began in the task's sandbox: who started it, its role and brief"},
+    EventTypeInfo{kAgentFinished, "a sub-agent ended: reason, its final message, the files it changed"},
     EventTypeInfo{kTaskFinished, "the task ended: reason and summary"},
 };
 

@@ -167,6 +167,8 @@ json toJson(const LlmChatParams& params) {
         out["max_output_tokens"] = *params.maxOutputTokens;
     if (params.reasoningEffort)
         out["reasoning_effort"] = *params.reasoningEffort;
+    if (params.agent)
+        out["agent"] = *params.agent;
     return out;
 }
 
@@ -175,12 +177,13 @@ Result<LlmChatParams> llmChatParamsFromJson(const json& value) {
     Error error;
     LlmChatParams params;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"messages", "tools", "max_output_tokens", "reasoning_effort"}, where), error) ||
+        !take(checkKeys(value, {"messages", "tools", "max_output_tokens", "reasoning_effort", "agent"}, where), error) ||
         !take(getArray<ChatMessage>(value, "messages", where, true, chatMessageFromJson), params.messages,
               error) ||
         !take(getArray<ToolSpec>(value, "tools", where, false, toolSpecFromJson), params.tools, error) ||
         !take(getOptionalUint(value, "max_output_tokens", where), params.maxOutputTokens, error) ||
-        !take(getOptionalString(value, "reasoning_effort", where), params.reasoningEffort, error))
+        !take(getOptionalString(value, "reasoning_effort", where), params.reasoningEffort, error) ||
+        !take(getOptionalString(value, "agent", where), params.agent, error))
         return error;
     if (params.maxOutputTokens && *params.maxOutputTokens == 0)
         return makeError(ErrorCode::InvalidArgument, where + ".max_output_tokens: must be at least 1, got 0");

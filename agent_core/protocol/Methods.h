@@ -18,7 +18,7 @@
 namespace warren::protocol {
 
 // Bumped when a change would make an old peer misread a message; sent in task.start.
-inline constexpr std::uint64_t kProtocolVersion = 2;
+inline constexpr std::uint64_t kProtocolVersion = 3;
 
 namespace method {
 // agent -> control plane, notification: one event of the task (Event.h).
@@ -81,6 +81,9 @@ struct LlmChatParams {
     // "minimal", "low", "medium" or "high" (reasoning_effort); nullopt: the model's default, no reasoning
     // asked for where it is optional.
     std::optional<std::string> reasoningEffort = std::nullopt;
+    // The sub-agent asking (its events' agent); nullopt: the task's own agent. The control plane tags
+    // the model_delta events it streams with it.
+    std::optional<std::string> agent = std::nullopt;
     friend bool operator==(const LlmChatParams&, const LlmChatParams&) = default;
 };
 

@@ -67,6 +67,31 @@ Error located(const std::string& origin, const std::string& message) {
     return makeError(ErrorCode::InvalidArgument, origin + ": " + message);
 }
 
+// One agent's turns (at: where they are, "" or "agents"): a non-empty array, no call id used twice.
+Result<std::vector<ScriptTurn>> readTurns(const json& parent, const char* key, const std::string& at) {
+    auto turns = getArray<ScriptTurn>(
+        parent, key, at, true, [index = std::size_t{0}](const json& turn, const std::string& where) mutable {
+            return readTurn(turn, where, index++);
+        });
+    if (!turns)
+        return turns.error();
+    const std::string where = joinPath(at, key);
+    if (turns->empty())
+        return makeError(ErrorCode::InvalidArgument, where + ": is empty; a script needs at least one turn");
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < turns->size(); ++i) {
+        // The id pairs a call with its result in the conversation; two calls with one id would be confused.
+        const auto& calls = (*turns)[i].toolCalls;
+        for (std::size_t k = 0; k < calls.size(); ++k) {
+            if (!ids.insert(calls[k].id).second)
+                return makeError(ErrorCode::InvalidArgument, where + "[" + std::to_string(i) + "].tool_calls[" +
+                                                                 std::to_string(k) + "].id: \"" + calls[k].id +
+                                                                 "\" is used twice");
+        }
+    }
+    return turns;
+}
+
 } // namespace
 
 Result<Script> parseScript(std::string_view text, std::string origin) {
@@ -76,32 +101,34 @@ Result<Script> parseScript(std::string_view text, std::string origin) {
     const json& root = document.value();
     if (!root.is_object())
         return located(origin, "a script is an object {\"turns\": [...]}, got " + describeJson(root));
-    if (auto keys = checkKeys(root, {"turns"}, ""); !keys)
+    if (auto keys = checkKeys(root, {"turns", "agents"}, ""); !keys)
         return located(origin, keys.error().message);
-    auto turns = getArray<ScriptTurn>(
-        root, "turns", "", true, [index = std::size_t{0}](const json& turn, const std::string& at) mutable {
-            return readTurn(turn, at, index++);
-        });
+    auto turns = readTurns(root, "turns", "");
     if (!turns)
         return located(origin, turns.error().message);
-    if (turns->empty())
-        return located(origin, "turns: is empty; a script needs at least one turn");
 
     Script script;
     script.origin = std::move(origin);
-    std::set<std::string> ids;
-    for (std::size_t i = 0; i < turns->size(); ++i) {
-        // The id pairs a call with its result in the conversation; two calls with one id would be confused.
-        const auto& calls = (*turns)[i].toolCalls;
-        for (std::size_t k = 0; k < calls.size(); ++k) {
-            if (!ids.insert(calls[k].id).second)
-                return located(script.origin, "turns[" + std::to_string(i) + "].tool_calls[" +
-                                                  std::to_string(k) + "].id: \"" + calls[k].id +
-                                                  "\" is used twice");
+    script.turns = std::move(turns).value();
+    if (const auto agents = root.find("agents"); agents != root.end()) {
+        if (!agents->is_object())
+            return located(script.origin, "agents: must be an object of sub-agent id -> turns, got " +
+                                              describeJson(*agents));
+        for (const auto& [id, list] : agents->items()) {
+            auto agentTurns = readTurns(*agents, id.c_str(), "agents");
+            if (!agentTurns)
+                return located(script.origin, agentTurns.error().message);
+            script.agents[id] = std::move(agentTurns).value();
         }
     }
-    script.turns = std::move(turns).value();
     return script;
+}
+
+const std::vector<ScriptTurn>* Script::turnsOf(const std::optional<std::string>& agent) const {
+    if (!agent)
+        return &turns;
+    const auto found = agents.find(*agent);
+    return found == agents.end() ? nullptr : &found->second;
 }
 
 } // namespace warren::protocol

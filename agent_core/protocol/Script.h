@@ -4,12 +4,16 @@
 // scripted provider, so a script that works in one works in the other.
 //
 //   {"turns": [{"content": "...", "tool_calls": [{"name": "shell", "arguments": {"command": "ls"}}],
-//               "usage": {"input": 120, "output": 14}}]}
+//               "usage": {"input": 120, "output": 14}}],
+//    "agents": {"agent-1": [turns...]}}
+// "agents" (optional) scripts sub-agents: each one's turns, by its id, served by the turns of its own
+// conversation.
 
 #include "agent_core/protocol/TokenUsage.h"
 #include "agent_core/protocol/ToolCall.h"
 #include "common/Result.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,7 +31,11 @@ struct ScriptTurn {
 struct Script {
     std::string origin; // the file it came from, for error messages
     std::vector<ScriptTurn> turns;
+    std::map<std::string, std::vector<ScriptTurn>> agents; // a sub-agent's turns, by its id
     friend bool operator==(const Script&, const Script&) = default;
+
+    // The turns of agent (nullopt: the task's own); null when the script has none for it.
+    const std::vector<ScriptTurn>* turnsOf(const std::optional<std::string>& agent) const;
 };
 
 // Errors start with origin and name the turn and key: "demo.json: turns[2].tool_calls[0].arguments: ...".

@@ -323,10 +323,10 @@ int serve(const Options& options) {
     // Every request carries the task's token; the control plane refuses a request without a valid one.
     const std::optional<std::string> token = params->token;
     auto call = [&channel, token](const std::string& method, nlohmann::json callParams,
-                                  std::chrono::steady_clock::time_point deadline) {
+                                  std::chrono::steady_clock::time_point deadline, const Cancellation* stop) {
         if (token)
             callParams[protocol::kTokenParam] = *token;
-        return channel.call(method, std::move(callParams), deadline);
+        return channel.call(method, std::move(callParams), deadline, stop);
     };
     (*agent)->setModel(std::make_unique<HostLlm>(call));
     (*agent)->setHostCall(call);
@@ -335,7 +335,7 @@ int serve(const Options& options) {
                               -> Result<protocol::ApprovalResult> {
         // The user decides; the step's deadline does not hurry them.
         auto answer = call(protocol::method::kApprovalRequest, protocol::toJson(approval),
-                           std::chrono::steady_clock::time_point::max());
+                           std::chrono::steady_clock::time_point::max(), nullptr);
         if (!answer)
             return answer.error();
         return protocol::approvalResultFromJson(*answer);

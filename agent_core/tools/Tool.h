@@ -33,6 +33,7 @@ struct ToolEnv {
     std::size_t outputLimitBytes = 16 * 1024; // for ToolOutcome::output
     std::uint64_t shellTimeoutSec = 120;     // shell's timeout when the call gives no timeout_sec
     const Cancellation* cancellation = nullptr; // never null while a tool runs
+    std::string callId;                      // the model's id of this call (spawn_agent records it)
     // Live output of a process, in arrival order; stream is "stdout" or "stderr". Chunks end on UTF-8
     // character boundaries.
     std::function<void(std::string_view stream, std::string_view text)> onOutput;

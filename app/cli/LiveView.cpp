@@ -228,7 +228,45 @@ std::string LiveView::renderEvent(const json& event) {
         return unreadable(read.error().message);
     m_fold.apply(*read);
     const protocol::Event& envelope = read->envelope;
-    return std::visit([&](const auto& data) { return renderData(envelope, data); }, read->payload);
+    std::string text = std::visit([&](const auto& data) { return renderData(envelope, data); }, read->payload);
+    if (envelope.agent)
+        text = nested(envelope, text);
+    if (!text.empty())
+        m_atLineStart = text.back() == '\n';
+    return text;
+}
+
+std::string LiveView::nested(const protocol::Event& envelope, const std::string& text) {
+    const auto depth = m_depth.find(*envelope.agent);
+    const std::string prefix = std::string(2 * (depth == m_depth.end() ? 1 : depth->second), ' ') +
+                               paint(kDim, "\xE2\x94\x82 " + oneLine(*envelope.agent)) + " ";
+    std::string out;
+    bool lineStart = m_atLineStart;
+    for (const char c : text) {
+        if (lineStart && c != '\n')
+            out += prefix;
+        out += c;
+        lineStart = c == '\n';
+    }
+    return out;
+}
+
+std::string LiveView::line(const protocol::Event& envelope, const protocol::AgentStartedData& data) {
+    m_depth[envelope.agent.value_or("")] = data.depth;
+    return paint(kBold, "\xE2\x86\xB3 started (" + oneLine(data.role) + ") by " +
+                            (data.parent ? oneLine(*data.parent) : std::string("the task's agent")) + ": ") +
+           truncated(oneLine(data.brief), 200) + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::AgentFinishedData& data) {
+    std::string headline = data.reason == "finished" ? paint(kGreen, "\xE2\x9C\x93 finished")
+                           : data.reason == "paused" ? paint(kYellow, "\xE2\x96\xA0 paused")
+                                                     : paint(kRed, "\xE2\x9C\x97 " + oneLine(data.reason));
+    std::string files;
+    for (const auto& file : data.files)
+        files += (files.empty() ? "" : ", ") + oneLine(file);
+    return headline + (data.summary.empty() ? "" : ": " + truncated(oneLine(data.summary), 300)) +
+           (files.empty() ? "" : paint(kDim, " \xC2\xB7 changed " + files)) + "\n";
 }
 
 std::string LiveView::renderData(const protocol::Event&, const protocol::ModelDeltaData& data) {

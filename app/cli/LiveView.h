@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -70,6 +71,10 @@ private:
     std::string line(const protocol::Event& envelope, const protocol::NetworkRequestData& data);
     std::string line(const protocol::Event& envelope, const protocol::LimitsAppliedData& data);
     std::string line(const protocol::Event& envelope, const protocol::TaskFinishedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::AgentStartedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::AgentFinishedData& data);
+    // A sub-agent's lines nest under the task's: indented by its depth, each starting with its id.
+    std::string nested(const protocol::Event& envelope, const std::string& text);
     std::string toolOutput(const protocol::ToolOutputData& data);
     std::string outputLine(bool stderrStream, std::string_view rawLine);
     std::string flushOutput(); // pending partial lines and the "… N more lines" note of the open call
@@ -91,6 +96,8 @@ private:
     std::size_t m_outputLinesHidden = 0;
     std::string m_partialStdout; // raw output after the last newline, completed by the next chunk
     std::string m_partialStderr;
+    bool m_atLineStart = true;                    // the last text printed ended a line
+    std::map<std::string, std::uint64_t> m_depth; // sub-agent -> its depth (agent_started)
 };
 
 } // namespace warren::control

@@ -77,12 +77,17 @@ Result<protocol::LlmChatResult> ScriptedProvider::replyTo(const protocol::LlmCha
     const auto served = static_cast<std::size_t>(
         std::count_if(params.messages.begin(), params.messages.end(),
                       [](const protocol::ChatMessage& message) { return message.role == "assistant"; }));
-    if (served >= m_script.turns.size())
+    const auto* turns = m_script.turnsOf(params.agent);
+    if (!turns)
+        return makeError(ErrorCode::InvalidArgument, "the model script " + m_script.origin + " has no turns for " +
+                                                         *params.agent + ": add them under \"agents\"");
+    if (served >= turns->size())
         return makeError(ErrorCode::InvalidArgument,
-                         "the model script " + m_script.origin + " has " + std::to_string(m_script.turns.size()) +
-                             " turns and the agent asked for turn " + std::to_string(served + 1) +
+                         "the model script " + m_script.origin + " has " + std::to_string(turns->size()) +
+                             " turns" + (params.agent ? " for " + *params.agent : std::string()) +
+                             " and the agent asked for turn " + std::to_string(served + 1) +
                              ": add turns to the script (the last one usually calls finish)");
-    const protocol::ScriptTurn& turn = m_script.turns[served];
+    const protocol::ScriptTurn& turn = (*turns)[served];
     protocol::LlmChatResult result;
     result.content = turn.content;
     result.toolCalls = turn.toolCalls;

@@ -103,7 +103,8 @@ void ToolProxy::chat(const protocol::Request& request, Reply reply) {
     }
     ChatCall* call = m_provider->chat(*params, this);
     m_calls.emplace_back(call);
-    connect(call, &ChatCall::delta, this, &ToolProxy::modelDelta);
+    const QString agent = QString::fromStdString(params->agent.value_or(""));
+    connect(call, &ChatCall::delta, this, [this, agent](const QString& text) { emit modelDelta(text, agent); });
     connect(call, &ChatCall::retrying, this, &ToolProxy::modelRetry);
     connect(call, &ChatCall::adapted, this, &ToolProxy::modelAdapted);
     const protocol::Id id = request.id;

@@ -62,7 +62,8 @@ public:
     const Settings& settings() const { return m_settings; }
 
 signals:
-    void modelDelta(const QString& text);
+    // agent: the sub-agent whose call it is (llm.chat's agent); empty for the task's own agent.
+    void modelDelta(const QString& text, const QString& agent);
     void modelRetry(int attempt, qint64 delayMs, const QString& why);
     void modelAdapted(const QString& what); // the server refused a parameter; the request was adapted
     void approvalNeeded(const warren::control::ApprovalRecord& approval);

@@ -161,7 +161,10 @@ Status TaskRunner::startProxy(const LaunchPlan& plan) {
 
 void TaskRunner::connectProxy() {
     connect(m_proxy.get(), &ToolProxy::modelDelta, this,
-            [this](const QString& text) { recordOwn(protocol::ModelDeltaData{text.toStdString()}); });
+            [this](const QString& text, const QString& agent) {
+                recordOwn(protocol::ModelDeltaData{text.toStdString()},
+                          agent.isEmpty() ? std::nullopt : std::optional(agent.toStdString()));
+            });
     connect(m_proxy.get(), &ToolProxy::modelRetry, this,
             [this](int attempt, qint64 delayMs, const QString& why) {
                 recordOwn(protocol::LogData{"warn", "model call failed (" + why.toStdString() + "); retry " +
@@ -341,10 +344,13 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, json body) {
     if (auto follows = protocol::checkSeqFollows(m_lastAgentSeq, event.seq); !follows)
         recordOwn(protocol::ErrorData{"agent events out of order: " + follows.error().message, false});
     m_lastAgentSeq = event.seq;
-    m_step = event.step;
-    if (event.type == protocol::event_type::kStepStarted && m_snapshots)
-        m_snapshots->take(snapshots::SnapshotMeta::Kind::Step, event.step);
-    m_task.steps = std::max(m_task.steps, event.step);
+    // A sub-agent's steps are its own: the task's step, its snapshots and its count are the task's agent's.
+    if (!event.agent) {
+        m_step = event.step;
+        if (event.type == protocol::event_type::kStepStarted && m_snapshots)
+            m_snapshots->take(snapshots::SnapshotMeta::Kind::Step, event.step);
+        m_task.steps = std::max(m_task.steps, event.step);
+    }
     if (event.type == protocol::event_type::kTaskFinished) {
         auto finished = protocol::TaskFinishedData::fromJson(event.data);
         m_finishedReason = finished ? finished->reason : "failed";
@@ -354,13 +360,14 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, json body) {
     store(event, std::move(body));
 }
 
-void TaskRunner::recordOwn(const std::string& type, json data) {
+void TaskRunner::recordOwn(const std::string& type, json data, std::optional<std::string> agent) {
     protocol::Event event;
     event.ts = std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
     event.type = type;
     event.step = m_step;
+    event.agent = std::move(agent);
     event.data = std::move(data);
     store(event, protocol::toJson(event));
 }

@@ -135,10 +135,11 @@ private:
     void stop(StopCause cause, const std::string& why);
     void escalate();
     // The control plane's own events, each through its typed data (EventPayloads.h).
-    template <typename Payload> void recordOwn(const Payload& payload) {
-        recordOwn(std::string(Payload::kType), payload.toJson());
+    // agent: the sub-agent it concerns (a model_delta of its call), else the task's own agent.
+    template <typename Payload> void recordOwn(const Payload& payload, std::optional<std::string> agent = std::nullopt) {
+        recordOwn(std::string(Payload::kType), payload.toJson(), std::move(agent));
     }
-    void recordOwn(const std::string& type, nlohmann::json data);
+    void recordOwn(const std::string& type, nlohmann::json data, std::optional<std::string> agent = std::nullopt);
     void store(const protocol::Event& event, nlohmann::json body);
     // Calls then once every event stored so far is committed (or dropped) and emitted: at once when none
     // waits, else from onEventCommitted; never waits for the writer.

@@ -7,9 +7,12 @@ namespace warren::timeline {
 using namespace protocol;
 
 void TaskCounters::add(const EventPayload& payload, std::uint64_t step,
-                       const std::optional<TokenUsage>& usage, std::int64_t ts) {
-    steps = std::max(steps, step);
-    if (std::holds_alternative<ModelResponseData>(payload)) {
+                       const std::optional<TokenUsage>& usage, std::int64_t ts, bool fromSubAgent) {
+    if (!fromSubAgent)
+        steps = std::max(steps, step);
+    if (std::holds_alternative<AgentStartedData>(payload)) {
+        ++subagents;
+    } else if (std::holds_alternative<ModelResponseData>(payload)) {
         ++modelCalls;
         if (usage) {
             tokensIn += usage->input;
@@ -56,6 +59,7 @@ void TaskCounters::prepend(const TaskCounters& earlier) {
     modelCalls += earlier.modelCalls;
     toolCalls += earlier.toolCalls;
     steps = std::max(steps, earlier.steps);
+    subagents += earlier.subagents;
     tokensIn += earlier.tokensIn;
     tokensOut += earlier.tokensOut;
     for (const auto& [path, change] : earlier.files) {

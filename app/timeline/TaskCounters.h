@@ -24,15 +24,17 @@ struct TaskCounters {
     std::vector<double> cpuPercent;  // CPU time over wall time between two samples
     std::uint64_t modelCalls = 0;
     std::uint64_t toolCalls = 0;
-    std::uint64_t steps = 0;
+    std::uint64_t steps = 0;       // the task's own agent's
+    std::uint64_t subagents = 0;   // started (agent_started); their calls and tokens count above
     std::uint64_t tokensIn = 0;
     std::uint64_t tokensOut = 0;
     std::uint64_t tokensReasoning = 0; // of tokensOut: spent reasoning, where the API counts them
     std::map<std::string, FileChange> files; // by workspace-relative path
 
     // One event: its envelope's step and token usage, its data already read. ts is -1 when unknown.
+    // fromSubAgent: the envelope names an agent (its steps are its own, not the task's).
     void add(const protocol::EventPayload& payload, std::uint64_t step,
-             const std::optional<protocol::TokenUsage>& usage, std::int64_t ts);
+             const std::optional<protocol::TokenUsage>& usage, std::int64_t ts, bool fromSubAgent = false);
     // Puts the counters of the events just before these in front of them: counted apart (a window counts
     // the task's earlier events page by page, and the ones it shows in its fold), the two add up to the
     // counters of all of them in one run, the CPU sample across the seam included.

@@ -3,6 +3,7 @@
 // TimelineFold; the desktop paints it, a remote window will too. Text is UTF-8; a body is kept raw (tool
 // output with its ANSI colours, a diff, a command), for the face to style.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -18,6 +19,7 @@ struct TimelineCard {
         Approval,   // a call that waits for the user, then what was decided
         Notice,     // resumed, checkpoint, hook, guard, error, warnings
         Finished,   // how the task ended
+        Agent,      // a sub-agent (spawn_agent): role, brief, its status; its own cards follow, at its depth
     };
     enum class State { Plain, Running, Succeeded, Failed, Waiting, Approved, Denied, Warning };
     enum class Body {
@@ -41,6 +43,9 @@ struct TimelineCard {
     std::string arguments;      // tool calls and approvals: what the call acts on (CallDescription)
     std::string path;           // file changes
     std::string commandPrefix;  // approvals of shell calls: what "always allow commands like this" allows
+    std::string agent;          // the sub-agent whose work it is; "" for the task's own agent
+    std::uint64_t depth = 0;    // how deep that agent nests: 0 the task's own, 1 a sub-agent it started
+    std::size_t parentCard = 0; // Agent cards: the card of the spawn_agent call that started it
 };
 
 } // namespace warren::timeline

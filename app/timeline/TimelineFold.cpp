@@ -27,6 +27,14 @@ std::string cardDuration(std::uint64_t ms) {
     return std::to_string(ms / 60000) + " min " + std::to_string((ms % 60000) / 1000) + " s";
 }
 
+std::string callKey(const Event& e, const std::string& id) {
+    return e.agent.value_or("") + '\n' + id;
+}
+
+std::string agentOf(const Event& e) {
+    return e.agent.value_or("");
+}
+
 bool hasVisibleText(const std::string& text) {
     return text.find_first_not_of(" \t\r\n") != std::string::npos;
 }
@@ -62,7 +70,7 @@ std::vector<std::size_t> TimelineFold::apply(const ReadEvent& event) {
     m_changed.clear();
     const Event& envelope = event.envelope;
     m_counters.add(event.payload, envelope.step, envelope.tokenUsage,
-                   envelope.ts ? static_cast<std::int64_t>(envelope.ts) : -1);
+                   envelope.ts ? static_cast<std::int64_t>(envelope.ts) : -1, envelope.agent.has_value());
     std::visit([&](const auto& data) { take(envelope, data); }, event.payload);
     return std::move(m_changed);
 }
@@ -72,6 +80,11 @@ TimelineCard& TimelineFold::newCard(Kind kind, const Event& envelope) {
     created.kind = kind;
     created.step = envelope.step;
     created.firstSeq = envelope.seq;
+    if (envelope.agent) {
+        created.agent = *envelope.agent;
+        const auto agent = m_agents.find(*envelope.agent);
+        created.depth = agent == m_agents.end() ? 1 : m_cards[agent->second].depth;
+    }
     return created;
 }
 
@@ -89,13 +102,13 @@ void TimelineFold::touch(std::size_t index) {
         m_changed.push_back(index);
 }
 
-std::optional<std::size_t> TimelineFold::callCard(const std::string& id) const {
-    const auto it = m_calls.find(id);
+std::optional<std::size_t> TimelineFold::callCard(const std::string& key) const {
+    const auto it = m_calls.find(key);
     return it == m_calls.end() ? std::nullopt : std::optional<std::size_t>(it->second);
 }
 
 std::size_t TimelineFold::callCardOrEarlier(const Event& e, const std::string& id) {
-    if (const auto index = callCard(id))
+    if (const auto index = callCard(callKey(e, id)))
         return *index;
     // Its tool_call came before the fold's first event: the call's card starts here, so that its output
     // and result are shown, not dropped.
@@ -104,22 +117,23 @@ std::size_t TimelineFold::callCardOrEarlier(const Event& e, const std::string& i
     card.callId = id;
     card.title = e.tool ? *e.tool + " (earlier call)" : "earlier call";
     card.bodyKind = TimelineCard::Body::Output;
-    m_calls[id] = m_cards.size() - 1;
+    m_calls[callKey(e, id)] = m_cards.size() - 1;
     return m_cards.size() - 1;
 }
 
 void TimelineFold::take(const Event& e, const StepStartedData&) {
-    m_streaming.reset();
-    newCard(Kind::Step, e).title = "Step " + std::to_string(e.step);
+    m_streaming.erase(agentOf(e));
+    newCard(Kind::Step, e).title = (e.agent ? *e.agent + " \xC2\xB7 " : std::string()) + "Step " + std::to_string(e.step);
 }
 
 void TimelineFold::take(const Event& e, const ModelDeltaData& data) {
-    if (!m_streaming) {
+    auto streaming = m_streaming.find(agentOf(e));
+    if (streaming == m_streaming.end()) {
         newCard(Kind::ModelText, e).state = State::Running;
-        m_streaming = m_cards.size() - 1;
+        streaming = m_streaming.emplace(agentOf(e), m_cards.size() - 1).first;
     }
-    m_cards[*m_streaming].prose += data.text;
-    touch(*m_streaming);
+    m_cards[streaming->second].prose += data.text;
+    touch(streaming->second);
 }
 
 void TimelineFold::take(const Event& e, const ModelResponseData& data) {
@@ -129,7 +143,9 @@ void TimelineFold::take(const Event& e, const ModelResponseData& data) {
         thought.bodyKind = TimelineCard::Body::Plain;
         thought.body = data.reasoning;
     }
-    std::optional<std::size_t> target = m_streaming;
+    std::optional<std::size_t> target;
+    if (const auto streaming = m_streaming.find(agentOf(e)); streaming != m_streaming.end())
+        target = streaming->second;
     if (!target && hasVisibleText(data.content)) {
         newCard(Kind::ModelText, e);
         target = m_cards.size() - 1;
@@ -147,7 +163,7 @@ void TimelineFold::take(const Event& e, const ModelResponseData& data) {
         }
         touch(*target);
     }
-    m_streaming.reset();
+    m_streaming.erase(agentOf(e));
 }
 
 void TimelineFold::take(const Event& e, const ToolCallData& data) {
@@ -164,7 +180,7 @@ void TimelineFold::take(const Event& e, const ToolCallData& data) {
         if (command.find('\n') != std::string::npos)
             card.detail = command;
     }
-    m_calls[card.callId] = m_cards.size() - 1;
+    m_calls[callKey(e, card.callId)] = m_cards.size() - 1;
 }
 
 void TimelineFold::take(const Event& e, const ToolOutputData& data) {
@@ -236,18 +252,18 @@ void TimelineFold::take(const Event& e, const ApprovalRequestedData& data) {
         card.body = stringArgument(data.arguments, "command");
     }
     card.commandPrefix = control::callCommandPrefix(tool, data.arguments).value_or("");
-    m_approvals[card.callId] = m_cards.size() - 1;
+    m_approvals[callKey(e, card.callId)] = m_cards.size() - 1;
 }
 
 void TimelineFold::take(const Event& e, const ApprovalResolvedData& data) {
     const std::size_t before = m_cards.size();
-    auto it = m_approvals.find(data.id);
+    auto it = m_approvals.find(callKey(e, data.id));
     if (it == m_approvals.end()) {
         // Its question came before the fold's first event: the answer is shown on a card of its own.
         TimelineCard& asked = newCard(Kind::Approval, e);
         asked.callId = data.id;
         asked.title = e.tool ? *e.tool + " (asked earlier)" : "asked earlier";
-        it = m_approvals.emplace(data.id, m_cards.size() - 1).first;
+        it = m_approvals.emplace(callKey(e, data.id), m_cards.size() - 1).first;
     }
     TimelineCard& card = m_cards[it->second];
     card.state = data.approved ? State::Approved : State::Denied;
@@ -306,8 +322,45 @@ void TimelineFold::take(const Event& e, const LimitsAppliedData& data) {
     notice(e, State::Plain, "limits: " + describeLimits(data));
 }
 
+void TimelineFold::take(const Event& e, const AgentStartedData& data) {
+    const std::size_t before = m_cards.size();
+    TimelineCard& card = newCard(Kind::Agent, e);
+    card.state = State::Running;
+    card.depth = data.depth;
+    card.title = card.agent + " (" + data.role + ")";
+    card.prose = data.brief;
+    card.detail = "running";
+    Event starter = e;
+    starter.agent = data.parent;
+    card.parentCard = callCard(callKey(starter, data.callId)).value_or(0);
+    m_agents[card.agent] = before;
+}
+
+void TimelineFold::take(const Event& e, const AgentFinishedData& data) {
+    const std::size_t before = m_cards.size();
+    auto it = m_agents.find(agentOf(e));
+    if (it == m_agents.end()) { // started before the fold's first event
+        TimelineCard& card = newCard(Kind::Agent, e);
+        card.title = agentOf(e) + " (started earlier)";
+        it = m_agents.emplace(agentOf(e), m_cards.size() - 1).first;
+    }
+    m_streaming.erase(agentOf(e));
+    TimelineCard& card = m_cards[it->second];
+    card.state = data.reason == "finished" ? State::Succeeded : data.reason == "paused" ? State::Plain : State::Failed;
+    card.detail = data.reason;
+    if (!data.files.empty()) {
+        card.detail += " \xC2\xB7 changed ";
+        for (std::size_t i = 0; i < data.files.size(); ++i)
+            card.detail += (i ? ", " : "") + data.files[i];
+    }
+    if (!data.summary.empty())
+        card.prose += (card.prose.empty() ? "" : "\n\n") + data.summary;
+    if (it->second < before)
+        touch(it->second);
+}
+
 void TimelineFold::take(const Event& e, const TaskFinishedData& data) {
-    m_streaming.reset();
+    m_streaming.clear();
     TimelineCard& card = newCard(Kind::Finished, e);
     card.state = data.reason == "finished" ? State::Succeeded
                  : data.reason == "paused" ? State::Plain

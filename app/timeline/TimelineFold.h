@@ -51,7 +51,7 @@ private:
     TimelineCard& newCard(TimelineCard::Kind kind, const protocol::Event& envelope);
     TimelineCard& notice(const protocol::Event& envelope, TimelineCard::State state, std::string title,
                          std::string detail = {});
-    std::optional<std::size_t> callCard(const std::string& id) const;
+    std::optional<std::size_t> callCard(const std::string& key) const;
     std::size_t callCardOrEarlier(const protocol::Event& e, const std::string& id);
 
     // One per event type that makes or changes cards.
@@ -74,16 +74,20 @@ private:
     void take(const protocol::Event& e, const protocol::NetworkRequestData& data);
     void take(const protocol::Event& e, const protocol::LimitsAppliedData& data);
     void take(const protocol::Event& e, const protocol::TaskFinishedData& data);
+    void take(const protocol::Event& e, const protocol::AgentStartedData& data);
+    void take(const protocol::Event& e, const protocol::AgentFinishedData& data);
     void take(const protocol::Event&, const protocol::TaskStartedData&) {}    // the prompt card is there
     void take(const protocol::Event&, const protocol::ResourceSampleData&) {} // counted only
     void touch(std::size_t index);
 
     std::deque<TimelineCard> m_cards;
     std::vector<std::size_t> m_changed;             // of the event being taken
-    std::map<std::string, std::size_t> m_calls;     // tool call id -> its card
-    std::map<std::string, std::size_t> m_approvals; // call id -> its approval card
+    // Call ids are the model's, so each agent's are its own: keyed by agent and id (callKey).
+    std::map<std::string, std::size_t> m_calls;     // tool call -> its card
+    std::map<std::string, std::size_t> m_approvals; // call -> its approval card
     std::map<std::string, std::size_t> m_lastChange;
-    std::optional<std::size_t> m_streaming; // the reply being streamed in the current step
+    std::map<std::string, std::size_t> m_streaming; // agent -> the reply it streams in its current step
+    std::map<std::string, std::size_t> m_agents;    // sub-agent -> its Agent card
     TaskCounters m_counters;
 };
 

@@ -6,6 +6,7 @@
 #include "agent_core/protocol/LineReader.h"
 #include "agent_core/protocol/Methods.h"
 #include "tests/support/AgentRun.h"
+#include "tests/support/ServeSession.h"
 
 #include <QProcess>
 #include <QtTest>
@@ -32,102 +33,7 @@ json callReply(const std::string& id, const std::string& tool, json arguments) {
             {"finish_reason", "tool_calls"}};
 }
 
-// One warren-agent serve process and the control plane's side of its stdio.
-class Session {
-public:
-    QTemporaryDir root;
-    QProcess agent;
-    std::vector<json> events; // event params, in order
-    std::vector<json> others; // every non-event message, in order
-
-    QString dir(const char* name) const { return root.path() + "/" + name; }
-
-    bool start() {
-        for (const char* name : {"workspace", "state", "output"})
-            QDir().mkpath(dir(name));
-        agent.start(agentBinary(), {"serve", "--workspace", dir("workspace"), "--state", dir("state"),
-                                    "--output", dir("output")});
-        return agent.waitForStarted();
-    }
-    void sendLine(const QByteArray& line) {
-        agent.write(line + "\n");
-        while (agent.bytesToWrite() > 0 && agent.waitForBytesWritten(-1)) {
-        }
-    }
-    void send(const json& message) { sendLine(QByteArray::fromStdString(message.dump())); }
-    void startTask(const json& overrides = json::object(), const std::string& taskId = "t-1") {
-        send({{"jsonrpc", "2.0"},
-              {"id", 1},
-              {"method", "task.start"},
-              {"params",
-               {{"protocol_version", 2},
-                {"task_id", taskId},
-                {"prompt", "Do the thing"},
-                {"overrides", overrides}}}});
-    }
-    void respond(const json& request, const json& result) {
-        send({{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", result}});
-    }
-
-    // The next message that is not an event (events are collected); null when the agent exits first.
-    json next() {
-        while (m_othersTaken == others.size())
-            if (!readMore())
-                return nullptr;
-        return others[m_othersTaken++];
-    }
-    // The next request for method, answering nothing else on the way; null when the agent exits first.
-    json nextRequest(const std::string& method) {
-        for (json message = next(); !message.is_null(); message = next())
-            if (message.value("method", "") == method)
-                return message;
-        return nullptr;
-    }
-    // Reads until an event of this type arrived; false when the agent exits first.
-    bool waitForEvent(std::string_view type) {
-        for (std::size_t seen = 0;; ++seen) {
-            while (seen == events.size())
-                if (!readMore())
-                    return false;
-            if (events[seen].value("type", "") == type)
-                return true;
-        }
-    }
-    // Reads until the agent exits on its own (stdin stays open: closing it means the control plane left).
-    int finish() {
-        while (!next().is_null()) {
-        }
-        agent.waitForFinished(-1);
-        return agent.exitStatus() == QProcess::NormalExit ? agent.exitCode() : -1;
-    }
-    json lastEvent() const { return events.empty() ? json() : events.back(); }
-    bool hasEvent(std::string_view type, const std::string& needle = {}) const {
-        for (const auto& event : events)
-            if (event.value("type", "") == type && event.dump().find(needle) != std::string::npos)
-                return true;
-        return false;
-    }
-
-private:
-    // Waits for output and sorts the lines that came into events and others; false once the agent is gone.
-    bool readMore() {
-        if (agent.state() == QProcess::NotRunning && agent.bytesAvailable() == 0)
-            return false;
-        agent.waitForReadyRead(1000);
-        for (auto& line : m_reader.feed(agent.readAllStandardOutput().toStdString())) {
-            if (!line)
-                continue;
-            json message = json::parse(*line, nullptr, false);
-            if (message.value("method", "") == "event")
-                events.push_back(message["params"]);
-            else
-                others.push_back(message);
-        }
-        return true;
-    }
-    protocol::LineReader m_reader;
-    std::size_t m_othersTaken = 0;
-};
+using Session = ServeSession;
 
 } // namespace
 
@@ -271,7 +177,7 @@ private slots:
             << QByteArray(R"({"jsonrpc":"2.0","method":"control.dance"})") << 0 << "control.dance";
         QTest::newRow("second task.start")
             << QByteArray(
-                   R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":2,"task_id":"x","prompt":"p"}})")
+                   R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":3,"task_id":"x","prompt":"p"}})")
             << -32600 << "";
     }
     void badLinesAreReportedAndTheTaskGoesOn() {
@@ -378,10 +284,10 @@ private slots:
         QTest::newRow("protocol version")
             << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p"})") << "protocol_version";
         QTest::newRow("unknown preset")
-            << QByteArray(R"({"protocol_version":2,"task_id":"t","prompt":"p","presets":["warp-speed"]})")
+            << QByteArray(R"({"protocol_version":3,"task_id":"t","prompt":"p","presets":["warp-speed"]})")
             << "warp-speed";
         QTest::newRow("unknown key")
-            << QByteArray(R"({"protocol_version":2,"task_id":"t","prompt":"p","overrides":{"max_stepz":1}})")
+            << QByteArray(R"({"protocol_version":3,"task_id":"t","prompt":"p","overrides":{"max_stepz":1}})")
             << "max_stepz";
     }
     void refusedTaskStartsNameTheProblem() {

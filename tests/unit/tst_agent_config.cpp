@@ -257,6 +257,8 @@ private slots:
     void refusesBadValues_data() {
         QTest::addColumn<json>("overrides");
         QTest::addColumn<QString>("message");
+        QTest::newRow("max_agent_depth zero")
+            << json{{"max_agent_depth", 0}} << "--set max_agent_depth: must be an integer >= 1, got 0";
         QTest::newRow("loop_threshold below 2")
             << json{{"loop_threshold", 1}} << "--set loop_threshold: must be an integer >= 2, got 1";
         QTest::newRow("max_steps zero")
@@ -518,7 +520,7 @@ private slots:
         const auto defaults = configToJson(AgentConfig{});
         const auto infos = settingInfos();
         QCOMPARE(infos.size(), defaults.size());
-        QCOMPARE(infos.size(), std::size_t{33});
+        QCOMPARE(infos.size(), std::size_t{35});
         for (const auto& info : infos) {
             QVERIFY2(defaults.contains(info.name), info.name.c_str());
             QCOMPARE(text(info.defaultValue), text(defaults[info.name]));

@@ -143,6 +143,8 @@ private slots:
                                                      "log",
                                                      "network_request",
                                                      "limits_applied",
+                                                     "agent_started",
+                                                     "agent_finished",
                                                      "project_instructions",
                                                      "task_finished"};
         std::set<std::string_view> names;
@@ -165,13 +167,14 @@ private slots:
         full.tool = "shell";
         full.tokenUsage = TokenUsage{1200, 80};
         full.durationMs = 15;
+        full.agent = "agent-2";
         full.data = json{{"exit_code", 0}, {"truncated", false}};
 
         const std::string line = serialize(toNotification(full));
         QCOMPARE(
             QByteArray::fromStdString(line),
             QByteArray(
-                R"({"jsonrpc":"2.0","method":"event","params":{"data":{"exit_code":0,"truncated":false},)"
+                R"({"jsonrpc":"2.0","method":"event","params":{"agent":"agent-2","data":{"exit_code":0,"truncated":false},)"
                 R"("duration_ms":15,"seq":41,"step":3,"token_usage":{"input":1200,"output":80},)"
                 R"("tool":"shell","ts":"2026-11-29T10:52:03.123Z","type":"tool_result"}})"));
         const auto message = parseMessage(line);
@@ -233,6 +236,10 @@ private slots:
         QTest::newRow("token usage missing output")
             << "{" + base + R"(,"type":"model_response","token_usage":{"input":1}})"
             << "event.token_usage.output: missing";
+        QTest::newRow("agent not a string") << "{" + base + R"(,"type":"log","agent":1})"
+                                            << "event.agent: must be a string, got the integer 1";
+        QTest::newRow("agent empty") << "{" + base + R"(,"type":"log","agent":""})"
+                                     << "event.agent: must not be empty (absent: the task's own agent)";
         QTest::newRow("duration negative")
             << "{" + base + R"(,"type":"tool_result","duration_ms":-5})"
             << "event.duration_ms: must be a non-negative integer, got the integer -5";

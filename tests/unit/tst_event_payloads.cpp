@@ -118,6 +118,14 @@ private slots:
             << std::string(R"({"decided_by":{"memory_mb":"tenant","pids":"request"},"limits":{"memory_mb":512,"pids":64}})");
         QTest::newRow("limits_applied with nothing limited")
             << std::string("limits_applied") << std::string(R"({"decided_by":{},"limits":{}})");
+        QTest::newRow("agent_started by the task's own agent")
+            << std::string("agent_started")
+            << std::string(R"({"brief":"Write a.txt","call_id":"s1","depth":1,"parent":null,"role":"worker"})");
+        QTest::newRow("agent_started by a sub-agent")
+            << std::string("agent_started")
+            << std::string(R"({"brief":"Look","call_id":"c","depth":2,"parent":"agent-1","role":"explorer"})");
+        QTest::newRow("agent_finished")
+            << std::string("agent_finished") << std::string(R"({"files":["a.txt"],"reason":"finished","summary":"done"})");
         QTest::newRow("task_finished") << std::string("task_finished")
                                        << std::string(R"({"reason":"finished","summary":"Wrote hello.txt"})");
     }

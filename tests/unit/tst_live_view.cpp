@@ -92,6 +92,25 @@ void TestLiveView::renders_data() {
     QTest::newRow("step_started")
         << QByteArrayList{ev("step_started", json::object(), {{"step", 3}})}
         << "\n── step 3 ──\n";
+    QTest::newRow("a sub-agent nests under the task's lines, each line naming it")
+        << QByteArrayList{ev("agent_started",
+                             {{"parent", nullptr}, {"call_id", "s1"}, {"role", "explorer"}, {"brief", "Find the parser"},
+                              {"depth", 1}},
+                             {{"agent", "agent-1"}}),
+                          ev("step_started", json::object(), {{"step", 1}, {"agent", "agent-1"}}),
+                          ev("agent_finished", {{"reason", "finished"}, {"summary", "found it"}, {"files", {"a.txt"}}},
+                             {{"agent", "agent-1"}})}
+        << "  │ agent-1 ↳ started (explorer) by the task's agent: Find the parser\n"
+           "\n  │ agent-1 ── step 1 ──\n"
+           "  │ agent-1 ✓ finished: found it · changed a.txt\n";
+    QTest::newRow("a sub-agent's sub-agent nests deeper")
+        << QByteArrayList{ev("agent_started",
+                             {{"parent", "agent-1"}, {"call_id", "c"}, {"role", "worker"}, {"brief", "Test"}, {"depth", 2}},
+                             {{"agent", "agent-2"}}),
+                          ev("agent_finished", {{"reason", "cancelled"}, {"summary", ""}, {"files", json::array()}},
+                             {{"agent", "agent-2"}})}
+        << "    │ agent-2 ↳ started (worker) by agent-1: Test\n"
+           "    │ agent-2 ✗ cancelled\n";
 
     QTest::newRow("model_response without deltas")
         << QByteArrayList{ev("model_response", {{"content", "I will list the files."}, {"tool_calls", json::array()},

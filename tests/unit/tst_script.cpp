@@ -150,6 +150,28 @@ private slots:
         QTest::newRow("usage not an object")
             << QByteArray(R"({"turns":[{"content":"a","usage":5}]})")
             << "s.json: turns[0].usage: must be an object, got the integer 5";
+        QTest::newRow("agents not an object")
+            << QByteArray(R"({"turns":[{"content":"a"}],"agents":[]})")
+            << "s.json: agents: must be an object of sub-agent id -> turns, got an array";
+        QTest::newRow("a sub-agent without turns")
+            << QByteArray(R"({"turns":[{"content":"a"}],"agents":{"agent-1":[]}})")
+            << "s.json: agents.agent-1: is empty; a script needs at least one turn";
+        QTest::newRow("a sub-agent's bad turn")
+            << QByteArray(R"({"turns":[{"content":"a"}],"agents":{"agent-1":[{"content":"b"},7]}})")
+            << "s.json: agents.agent-1[1]: must be an object, got the integer 7";
+    }
+
+    void scriptsSubAgents() {
+        const auto script = parseScript(
+            R"({"turns":[{"content":"a"}],"agents":{"agent-2":[{"tool_calls":[{"name":"finish","arguments":{}}]}]}})",
+            "s.json");
+        QVERIFY2(script.ok(), script.ok() ? "" : script.error().message.c_str());
+        QCOMPARE(script->turnsOf(std::nullopt), &script->turns);
+        const auto* turns = script->turnsOf(std::string("agent-2"));
+        QVERIFY(turns);
+        // Ids are numbered within each agent's turns: each agent's calls are its own.
+        QCOMPARE(turns->at(0).toolCalls.at(0).id, std::string("call_0_0"));
+        QVERIFY(!script->turnsOf(std::string("agent-1")));
     }
 
     void refusesBadScripts() {

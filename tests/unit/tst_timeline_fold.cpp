@@ -55,6 +55,40 @@ class TestTimelineFold : public QObject {
     Q_OBJECT
 
 private slots:
+    void subAgentsHaveTheirOwnCardsAndStatus() {
+        TimelineFold timeline("Split the work");
+        const json sub = {{"agent", "agent-1"}};
+        fold(timeline, {ev("step_started", json::object(), 1),
+                        ev("tool_call", {{"id", "c1"}, {"arguments", {{"brief", "Write a.txt"}}}}, 1, "spawn_agent"),
+                        ev("agent_started", {{"parent", nullptr}, {"call_id", "c1"}, {"role", "worker"},
+                                             {"brief", "Write a.txt"}, {"depth", 1}}, 0, {}, sub),
+                        ev("step_started", json::object(), 1, {}, sub),
+                        // The same call id as the task's agent's: each agent's ids are its own.
+                        ev("tool_call", {{"id", "c1"}, {"arguments", {{"path", "a.txt"}, {"content", "x"}}}}, 1,
+                           "write_file", sub),
+                        ev("tool_result", {{"id", "c1"}, {"exit_code", 0}, {"truncated", false}, {"output", "ok"}}, 1,
+                           "write_file", sub)});
+        const auto& cards = timeline.cards();
+        QCOMPARE(cards.size(), std::size_t(6));
+        QCOMPARE(cards[3].kind, Kind::Agent);
+        QCOMPARE(cards[3].title, std::string("agent-1 (worker)"));
+        QCOMPARE(cards[3].parentCard, std::size_t(2));
+        QCOMPARE(cards[3].state, State::Running);
+        QCOMPARE(cards[4].title, std::string("agent-1 \xC2\xB7 Step 1"));
+        QCOMPARE(cards[4].depth, std::uint64_t(1));
+        QCOMPARE(cards[5].agent, std::string("agent-1"));
+        QCOMPARE(cards[5].state, State::Succeeded);
+        QCOMPARE(cards[2].state, State::Running); // the task's own c1 is still waiting for its result
+        const auto changed = fold(timeline, {ev("agent_finished", {{"reason", "finished"}, {"summary", "wrote it"},
+                                                                    {"files", {"a.txt"}}}, 1, {}, sub)});
+        QCOMPARE(changed[0], (std::vector<std::size_t>{3}));
+        QCOMPARE(cards[3].state, State::Succeeded);
+        QCOMPARE(cards[3].detail, std::string("finished \xC2\xB7 changed a.txt"));
+        QCOMPARE(cards[3].prose, std::string("Write a.txt\n\nwrote it"));
+        QCOMPARE(timeline.counters().subagents, std::uint64_t(1));
+        QCOMPARE(timeline.counters().steps, std::uint64_t(1));
+    }
+
     void describesCalls_data() {
         QTest::addColumn<std::string>("tool");
         QTest::addColumn<std::string>("arguments");

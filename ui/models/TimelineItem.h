@@ -19,6 +19,7 @@ struct TimelineItem {
     Kind kind = Kind::Notice;
     State state = State::Plain;
     std::uint64_t step = 0;
+    std::uint64_t depth = 0; // a sub-agent's cards nest (indented) under the task's: 1 for one it started
     QString title;  // one line
     QString detail; // a second, quieter line: exit code and duration, reason, token usage
     QString prose;  // the model's text, the prompt, a summary: wrapped, proportional font

@@ -209,6 +209,7 @@ void TimelineModel::sync(std::size_t index) {
     item.kind = card.kind;
     item.state = card.state;
     item.step = card.step;
+    item.depth = card.depth;
     item.firstSeq = card.firstSeq;
     item.title = qs(card.title);
     item.detail = qs(card.detail);

@@ -7,6 +7,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QTextLayout>
+#include <algorithm>
 
 namespace warren::ui {
 
@@ -17,6 +18,7 @@ using State = TimelineItem::State;
 
 constexpr int kMargin = 4;  // between cards
 constexpr int kPad = 8;     // inside a card
+constexpr int kNestIndent = 24; // a sub-agent's cards, per level of nesting
 constexpr int kBar = 4;     // the state colour on a card's left edge
 constexpr int kGap = 3;     // between a card's parts
 
@@ -121,9 +123,11 @@ const TimelineDelegate::Heights& TimelineDelegate::heights(const QFont& font) co
     return m_heights;
 }
 
-TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, const QRect& rect,
+TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, const QRect& row,
                                                       const QFont& font) const {
     Geometry g;
+    // A sub-agent's work nests under the task's, as deep as it was started (at most four levels shown).
+    const QRect rect = row.adjusted(kNestIndent * static_cast<int>(std::min<std::uint64_t>(item.depth, 4)), 0, 0, 0);
     const Heights& h = heights(font);
     if (item.kind == Kind::Step || isCompact(item)) {
         g.card = rect.adjusted(kMargin, item.kind == Kind::Step ? kMargin + 4 : 1, -kMargin, 0);

@@ -494,7 +494,8 @@ void MainWindow::countEarlier() {
     for (const auto& event : *events) {
         if (auto read = timeline::readEvent(event))
             page.add(read->payload, read->envelope.step, read->envelope.tokenUsage,
-                     read->envelope.ts ? static_cast<std::int64_t>(read->envelope.ts) : -1);
+                     read->envelope.ts ? static_cast<std::int64_t>(read->envelope.ts) : -1,
+                     read->envelope.agent.has_value());
     }
     const bool complete = events->size() < kCountPageEvents || events->front().value("seq", std::uint64_t{0}) <= 1;
     if (!events->empty())

@@ -1,0 +1,114 @@
+// What a sub-agent may call by its role (pure), and who holds which path (PathClaims).
+
+#include "agent_core/team/AgentRoles.h"
+#include "agent_core/team/PathClaims.h"
+
+#include <QtTest>
+
+using namespace warren::agent;
+
+namespace {
+
+QStringList toQt(const std::vector<std::string>& names) {
+    QStringList list;
+    for (const auto& name : names)
+        list << QString::fromStdString(name);
+    return list;
+}
+
+std::vector<std::string> fromQt(const QStringList& names) {
+    std::vector<std::string> list;
+    for (const auto& name : names)
+        list.push_back(name.toStdString());
+    return list;
+}
+
+} // namespace
+
+class TestAgentRoles : public QObject {
+    Q_OBJECT
+
+private slots:
+    void toolsForRole_data() {
+        QTest::addColumn<QString>("role");
+        QTest::addColumn<QStringList>("starter");
+        QTest::addColumn<QStringList>("expected");
+        QTest::addColumn<QString>("error");
+        const QStringList all = {"shell", "read_file", "write_file", "edit_file", "list_files", "search",
+                                 "memory_save", "memory_load", "memory_search", "finish"};
+        QTest::newRow("worker: the starter's without memory")
+            << "worker" << all
+            << QStringList{"shell", "read_file", "write_file", "edit_file", "list_files", "search", "finish"} << "";
+        QTest::newRow("explorer: read-only")
+            << "explorer" << all << QStringList{"read_file", "list_files", "search", "finish"} << "";
+        QTest::newRow("a role never widens the starter's tools")
+            << "explorer" << QStringList{"shell", "read_file", "finish"} << QStringList{"read_file", "finish"} << "";
+        QTest::newRow("finish is always there")
+            << "worker" << QStringList{"shell"} << QStringList{"shell", "finish"} << "";
+        QTest::newRow("unknown role") << "boss" << all << QStringList{}
+                                      << "unknown role \"boss\" (known: worker, explorer)";
+    }
+    void toolsForRole() {
+        QFETCH(QString, role);
+        QFETCH(QStringList, starter);
+        QFETCH(QStringList, expected);
+        QFETCH(QString, error);
+        const auto tools = warren::agent::toolsForRole(role.toStdString(), fromQt(starter));
+        if (!error.isEmpty()) {
+            QVERIFY(!tools);
+            QCOMPARE(QString::fromStdString(tools.error().message), error);
+            return;
+        }
+        QVERIFY(tools);
+        QCOMPARE(toQt(*tools), expected);
+    }
+
+    void theBriefSaysWhoAndHow() {
+        const auto text = subAgentBrief("agent-2", "explorer", "Find the parser");
+        QVERIFY(text.find("You are agent-2") == 0);
+        QVERIFY(text.find("read-only") != std::string::npos);
+        QVERIFY(text.ends_with("Your brief:\nFind the parser"));
+        QVERIFY(subAgentBrief("agent-1", "worker", "x").find("read-only") == std::string::npos);
+    }
+
+    // Rows of claims in order: "AGENT PATH" -> the holder it conflicts with ("" = granted).
+    void claims_data() {
+        QTest::addColumn<QStringList>("steps");
+        QTest::addColumn<QStringList>("holders");
+        QTest::newRow("first claim wins") << QStringList{"a x", "b x"} << QStringList{"", "a"};
+        QTest::newRow("a holder claims again") << QStringList{"a x", "a x"} << QStringList{"", ""};
+        QTest::newRow("other paths are free") << QStringList{"a x", "b y"} << QStringList{"", ""};
+        QTest::newRow("the task's own agent is a holder too") << QStringList{"- x", "a x"} << QStringList{"", "-"};
+    }
+    void claims() {
+        QFETCH(QStringList, steps);
+        QFETCH(QStringList, holders);
+        PathClaims claims;
+        auto agent = [](const QString& name) { return name == "-" ? std::string() : name.toStdString(); };
+        for (int i = 0; i < steps.size(); ++i) {
+            const auto parts = steps[i].split(' ');
+            const auto holder = claims.claim(agent(parts[0]), parts[1].toStdString());
+            if (holders[i].isEmpty())
+                QVERIFY2(!holder, qPrintable(steps[i]));
+            else
+                QCOMPARE(holder.value_or("?"), agent(holders[i]));
+        }
+    }
+
+    void releasing() {
+        PathClaims claims;
+        QVERIFY(!claims.claim("a", "x"));
+        QVERIFY(!claims.claim("a", "y"));
+        claims.release("b", "x"); // not b's: nothing happens
+        QCOMPARE(claims.claim("b", "x").value_or(""), std::string("a"));
+        QCOMPARE(claims.heldBy("a"), (std::vector<std::string>{"x", "y"}));
+        claims.release("a", "x");
+        QVERIFY(!claims.claim("b", "x"));
+        claims.releaseAll("a");
+        QVERIFY(claims.heldBy("a").empty());
+        QVERIFY(!claims.claim("c", "y"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAgentRoles)
+#include "tst_agent_roles.moc"
