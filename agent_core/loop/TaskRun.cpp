@@ -10,6 +10,7 @@
 #include "agent_core/loop/CallCheck.h"
 #include "agent_core/loop/ResourceReport.h"
 #include "agent_core/memory/MemoryBackendFactory.h"
+#include "agent_core/prompt/FamilyTools.h"
 #include "agent_core/prompt/ProjectInstructions.h"
 #include "agent_core/tools/WorkspaceSnapshot.h"
 
@@ -194,7 +195,8 @@ void TaskRun::setUpTools() {
         m_memoryProblem = backend.error().message;
     }
 
-    m_tools = std::make_unique<ToolRegistry>(builtInTools(m_memory.get(), m_memoryProblem), m_config.tools,
+    m_tools = std::make_unique<ToolRegistry>(builtInTools(m_memory.get(), m_memoryProblem),
+                                             toolsForFamily(m_config.tools, modelFamily(m_facts)),
                                              m_config.lazyTools);
     m_loopDetector.restore({m_state.recentCallKeys, m_state.loopWarned});
 }
@@ -593,6 +595,9 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
     };
     env.onFileChanged = [&](const std::string& path, FileChange change, const FileDiff* diff) {
         m_events.emit(fileChangedData(path, change, diff), {call.name, std::nullopt, std::nullopt});
+    };
+    env.onPlanUpdated = [&](const protocol::PlanUpdatedData& plan) {
+        m_events.emit(plan, {call.name, std::nullopt, std::nullopt});
     };
 
     std::optional<std::string> key;

@@ -18,7 +18,7 @@
 namespace warren::protocol {
 
 // Bumped when a change would make an old peer misread a message; sent in task.start.
-inline constexpr std::uint64_t kProtocolVersion = 2;
+inline constexpr std::uint64_t kProtocolVersion = 3;
 
 namespace method {
 // agent -> control plane, notification: one event of the task (Event.h).

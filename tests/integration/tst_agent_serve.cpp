@@ -60,7 +60,7 @@ public:
               {"id", 1},
               {"method", "task.start"},
               {"params",
-               {{"protocol_version", 2},
+               {{"protocol_version", 3},
                 {"task_id", taskId},
                 {"prompt", "Do the thing"},
                 {"overrides", overrides}}}});
@@ -271,7 +271,7 @@ private slots:
             << QByteArray(R"({"jsonrpc":"2.0","method":"control.dance"})") << 0 << "control.dance";
         QTest::newRow("second task.start")
             << QByteArray(
-                   R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":2,"task_id":"x","prompt":"p"}})")
+                   R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":3,"task_id":"x","prompt":"p"}})")
             << -32600 << "";
     }
     void badLinesAreReportedAndTheTaskGoesOn() {
@@ -378,10 +378,10 @@ private slots:
         QTest::newRow("protocol version")
             << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p"})") << "protocol_version";
         QTest::newRow("unknown preset")
-            << QByteArray(R"({"protocol_version":2,"task_id":"t","prompt":"p","presets":["warp-speed"]})")
+            << QByteArray(R"({"protocol_version":3,"task_id":"t","prompt":"p","presets":["warp-speed"]})")
             << "warp-speed";
         QTest::newRow("unknown key")
-            << QByteArray(R"({"protocol_version":2,"task_id":"t","prompt":"p","overrides":{"max_stepz":1}})")
+            << QByteArray(R"({"protocol_version":3,"task_id":"t","prompt":"p","overrides":{"max_stepz":1}})")
             << "max_stepz";
     }
     void refusedTaskStartsNameTheProblem() {

@@ -10,3 +10,5 @@ warren_add_test(tst_call_check SOURCES tst_call_check.cpp LIBS warren_agent_core
 warren_add_test(tst_system_prompt SOURCES tst_system_prompt.cpp LIBS warren_agent_prompt LABELS unit)
 # What the model reads of a tool's output: the token budget, head and tail, the hint (pure).
 warren_add_test(tst_output_budget SOURCES tst_output_budget.cpp LIBS warren_agent_context LABELS unit)
+# Which file-editing tool each model family is offered (pure).
+warren_add_test(tst_family_tools SOURCES tst_family_tools.cpp LIBS warren_agent_prompt LABELS unit)

@@ -403,6 +403,26 @@ private slots:
         QCOMPARE(int(timeline.cards()[1].state), state);
     }
 
+    // Each plan update is a card: a line per step with its mark, done when every step is completed.
+    void planUpdatesAreCards() {
+        TimelineFold timeline;
+        fold(timeline, {ev("plan_updated", {{"steps", json::array({{{"step", "Read"}, {"status", "completed"}},
+                                                                   {{"step", "Fix"}, {"status", "in_progress"}},
+                                                                   {{"step", "Test"}, {"status", "pending"}}})},
+                                            {"explanation", "found the bug"}}),
+                        ev("plan_updated", {{"steps", json::array({{{"step", "Read"}, {"status", "completed"}}})}})});
+        QCOMPARE(timeline.cards().size(), std::size_t(3));
+        const TimelineCard& first = timeline.cards()[1];
+        QCOMPARE(first.kind, Kind::Plan);
+        QCOMPARE(first.title, std::string("Plan"));
+        QCOMPARE(first.detail, std::string("1 of 3 done"));
+        QCOMPARE(first.prose, std::string("found the bug"));
+        QCOMPARE(first.body, std::string("✓ Read\n▸ Fix\n○ Test"));
+        QCOMPARE(int(first.bodyKind), int(TimelineCard::Body::Plain));
+        QCOMPARE(int(first.state), int(State::Running));
+        QCOMPARE(int(timeline.cards()[2].state), int(State::Succeeded));
+    }
+
     void silentEventsMakeNoCard() {
         TimelineFold timeline;
         fold(timeline, {ev("log", {{"level", "info"}, {"message", "x"}}),
