@@ -59,7 +59,8 @@ std::string title(const std::string& tool, const json& arguments) {
     if (tool == "apply_patch")
         return patchTitle(arguments);
     if (tool == "update_plan" && arguments.contains("plan") && arguments["plan"].is_array())
-        return "update plan (" + std::to_string(arguments["plan"].size()) + " steps)";
+        return "update plan (" + std::to_string(arguments["plan"].size()) +
+               (arguments["plan"].size() == 1 ? " step)" : " steps)");
     if (tool == "memory_save")
         return "remember " + stringArgument(arguments, "key");
     if (tool == "memory_load")
