@@ -406,9 +406,9 @@ std::string_view toString(ReasoningEffort effort) {
 }
 
 const std::vector<std::string>& allToolNames() {
-    static const std::vector<std::string> names = {"shell",         "read_file", "write_file",  "edit_file",
-                                                   "list_files",    "search",    "memory_save", "memory_load",
-                                                   "memory_search", "finish"};
+    static const std::vector<std::string> names = {"shell",       "read_file",     "write_file",  "edit_file",
+                                                   "apply_patch", "list_files",    "search",      "update_plan",
+                                                   "memory_save", "memory_load",   "memory_search", "finish"};
     return names;
 }
 

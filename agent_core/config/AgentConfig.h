@@ -30,8 +30,9 @@ std::string_view toString(LogFormat format);
 std::string_view toString(ReasoningEffort effort); // "default", "minimal", "low", "medium", "high"
 
 // All tool names, in the order the model is told about them:
-// shell, read_file, write_file, edit_file, list_files, search, memory_save, memory_load, memory_search,
-// finish.
+// shell, read_file, write_file, edit_file, apply_patch, list_files, search, update_plan, memory_save,
+// memory_load, memory_search, finish. Of edit_file and apply_patch a model is offered the one of its family
+// (prompt/FamilyTools.h).
 const std::vector<std::string>& allToolNames();
 
 struct AgentConfig {

@@ -2,11 +2,13 @@
 
 #include "agent_core/loop/ToolRegistry.h"
 #include "agent_core/memory/MemoryTools.h"
+#include "agent_core/tools/ApplyPatchTool.h"
 #include "agent_core/tools/EditFileTool.h"
 #include "agent_core/tools/ListFilesTool.h"
 #include "agent_core/tools/ReadFileTool.h"
 #include "agent_core/tools/SearchTool.h"
 #include "agent_core/tools/ShellTool.h"
+#include "agent_core/tools/UpdatePlanTool.h"
 #include "agent_core/tools/WriteFileTool.h"
 
 namespace warren::agent {
@@ -32,8 +34,10 @@ std::vector<ToolEntry> builtInTools(AgentMemory* memory, std::string unavailable
             plainTool<ReadFileTool>(),
             plainTool<WriteFileTool>(),
             plainTool<EditFileTool>(),
+            plainTool<ApplyPatchTool>(),
             plainTool<ListFilesTool>(),
             plainTool<SearchTool>(),
+            plainTool<UpdatePlanTool>(),
             memoryTool<MemorySaveTool>(memory, unavailableReason),
             memoryTool<MemoryLoadTool>(memory, unavailableReason),
             memoryTool<MemorySearchTool>(memory, unavailableReason)};

@@ -10,6 +10,7 @@
 #include "agent_core/loop/CallCheck.h"
 #include "agent_core/loop/ResourceReport.h"
 #include "agent_core/memory/MemoryBackendFactory.h"
+#include "agent_core/prompt/FamilyTools.h"
 #include "agent_core/prompt/ProjectInstructions.h"
 #include "agent_core/team/AgentRoles.h"
 #include "agent_core/team/AgentTools.h"
@@ -198,7 +199,8 @@ Status TaskRun::openState(const std::string& taskId, const std::string& prompt) 
 void TaskRun::setUpTools() {
     const std::string hostGone = "memory_backend host needs the control plane: run the agent with "
                                  "warren-agent serve, or choose another memory_backend";
-    std::vector<std::string> enabled = m_config.tools;
+    // Each family edits in the shape it was trained on (apply_patch or edit_file).
+    std::vector<std::string> enabled = toolsForFamily(m_config.tools, modelFamily(m_facts));
     std::vector<ToolEntry> entries;
     if (m_seat.isSubAgent()) {
         // The task's memory has one writer, the task's own agent: a sub-agent's roles leave the tools out.
@@ -685,6 +687,9 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
     env.onFileChanged = [&](const std::string& path, FileChange change, const FileDiff* diff) {
         m_filesChanged.insert(path);
         m_events.emit(fileChangedData(path, change, diff), {call.name, std::nullopt, std::nullopt});
+    };
+    env.onPlanUpdated = [&](const protocol::PlanUpdatedData& plan) {
+        m_events.emit(plan, {call.name, std::nullopt, std::nullopt});
     };
 
     std::optional<std::string> key;

@@ -11,6 +11,7 @@ extern const std::string_view promptSystemMd;
 extern const std::string_view promptOpenAiMd;
 extern const std::string_view promptAnthropicMd;
 extern const std::string_view promptGenericMd;
+extern const std::string_view promptApplyPatchMd;
 } // namespace warren::resources
 
 namespace warren::agent {
@@ -153,7 +154,13 @@ SystemPrompt renderSystemPrompt(const AgentConfig& config, const RunFacts& facts
                                                                                : resources::promptGenericMd;
     prompt.text = std::string(withoutHeader(resources::promptSystemMd));
     replaceAll(prompt.text, "{{facts}}", describeRun(config, facts, tools));
-    replaceAll(prompt.text, "{{family}}", withoutHeader(section));
+    std::string family(withoutHeader(section));
+    if (std::find(tools.begin(), tools.end(), "apply_patch") != tools.end()) {
+        while (!family.empty() && family.back() == '\n')
+            family.pop_back();
+        family += "\n\n" + std::string(withoutHeader(resources::promptApplyPatchMd));
+    }
+    replaceAll(prompt.text, "{{family}}", family);
     while (!prompt.text.empty() && prompt.text.back() == '\n')
         prompt.text.pop_back();
     return prompt;

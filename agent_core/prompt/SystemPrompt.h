@@ -2,7 +2,8 @@
 // The system prompt the model works under: how to work (resources/prompts/system.md), the section for its
 // model family where families differ (openai.md, anthropic.md, generic.md), and the facts of this run
 // the model cannot see from inside: where the workspace is, the sandbox, the network policy, its tools,
-// limits and approvals. Pure: the loop renders it once when a task starts.
+// limits and approvals. When the model is offered apply_patch, how to write a patch (apply_patch.md) follows
+// the family's section. Pure: the loop renders it once when a task starts.
 
 #include "agent_core/config/AgentConfig.h"
 

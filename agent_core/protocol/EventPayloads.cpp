@@ -373,6 +373,61 @@ Result<HookData> HookData::fromJson(const json& data) {
     return out;
 }
 
+std::string_view toString(PlanStatus status) {
+    switch (status) {
+    case PlanStatus::Pending:
+        return "pending";
+    case PlanStatus::InProgress:
+        return "in_progress";
+    case PlanStatus::Completed:
+        return "completed";
+    }
+    return "pending";
+}
+
+namespace {
+
+Result<PlanStep> planStepFromJson(const json& value, const std::string& at) {
+    Error error;
+    PlanStep step;
+    std::string status;
+    if (!take(requireObject(value, at), error) || !take(checkKeys(value, {"step", "status"}, at), error) ||
+        !take(getString(value, "step", at), step.step, error) ||
+        !take(getString(value, "status", at), status, error))
+        return error;
+    for (const PlanStatus known : {PlanStatus::Pending, PlanStatus::InProgress, PlanStatus::Completed})
+        if (status == toString(known)) {
+            step.status = known;
+            return step;
+        }
+    return makeError(ErrorCode::InvalidArgument, joinPath(at, "status") +
+                                                     ": must be pending, in_progress or completed, got \"" +
+                                                     status + "\"");
+}
+
+} // namespace
+
+json PlanUpdatedData::toJson() const {
+    json list = json::array();
+    for (const PlanStep& item : steps)
+        list.push_back({{"step", item.step}, {"status", toString(item.status)}});
+    json out{{"steps", std::move(list)}};
+    if (!explanation.empty())
+        out["explanation"] = explanation;
+    return out;
+}
+
+Result<PlanUpdatedData> PlanUpdatedData::fromJson(const json& data) {
+    const auto at = where<PlanUpdatedData>();
+    Error error;
+    PlanUpdatedData out;
+    if (!take(checkObject<PlanUpdatedData>(data, {"steps", "explanation"}), error) ||
+        !take(getArray<PlanStep>(data, "steps", at, true, planStepFromJson), out.steps, error) ||
+        !takeText(getOptionalString(data, "explanation", at), out.explanation, error))
+        return error;
+    return out;
+}
+
 json GuardData::toJson() const {
     return {{"guard", guard}, {"action", action}, {"detail", detail}};
 }

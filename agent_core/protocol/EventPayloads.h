@@ -188,6 +188,25 @@ struct HookData {
     friend bool operator==(const HookData&, const HookData&) = default;
 };
 
+// The model's plan, whole, each time it changes it (update_plan): its steps in order, and why it changed.
+enum class PlanStatus { Pending, InProgress, Completed };
+std::string_view toString(PlanStatus status); // "pending", "in_progress", "completed"
+
+struct PlanStep {
+    std::string step;
+    PlanStatus status = PlanStatus::Pending;
+    friend bool operator==(const PlanStep&, const PlanStep&) = default;
+};
+
+struct PlanUpdatedData {
+    static constexpr std::string_view kType = event_type::kPlanUpdated;
+    std::vector<PlanStep> steps;
+    std::string explanation; // written only when not empty
+    nlohmann::json toJson() const;
+    static Result<PlanUpdatedData> fromJson(const nlohmann::json& data);
+    friend bool operator==(const PlanUpdatedData&, const PlanUpdatedData&) = default;
+};
+
 struct GuardData {
     static constexpr std::string_view kType = event_type::kGuard;
     std::string guard;  // the setting, e.g. max_steps
@@ -277,8 +296,8 @@ struct TaskFinishedData {
 using EventPayload =
     std::variant<TaskStartedData, ProjectInstructionsData, TaskResumedData, StepStartedData, ModelDeltaData, ModelResponseData,
                  ToolCallData, ToolOutputData, ToolResultData, FileChangedData, ApprovalRequestedData,
-                 ApprovalResolvedData, CheckpointData, ResourceSampleData, HookData, GuardData, ErrorData,
-                 LogData, NetworkRequestData, LimitsAppliedData, AgentStartedData, AgentFinishedData,
+                 ApprovalResolvedData, CheckpointData, ResourceSampleData, HookData, PlanUpdatedData, GuardData,
+                 ErrorData, LogData, NetworkRequestData, LimitsAppliedData, AgentStartedData, AgentFinishedData,
                  TaskFinishedData>;
 
 // The data of an event of type, read by that type's fromJson; an unknown type is an error naming it.

@@ -25,6 +25,7 @@ constexpr std::array kCatalog = {
     EventTypeInfo{kCheckpoint, "state written to /state after a step"},
     EventTypeInfo{kResourceSample, "the agent's resident memory and CPU time"},
     EventTypeInfo{kHook, "a lifecycle hook ran, and its outcome"},
+    EventTypeInfo{kPlanUpdated, "the model's plan for the task, each step pending, in progress or completed"},
     EventTypeInfo{kGuard, "a self-protection limit warned or stopped the task"},
     EventTypeInfo{kError, "something failed; the task may go on"},
     EventTypeInfo{kLog, "a diagnostic message with a level"},

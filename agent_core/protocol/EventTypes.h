@@ -24,6 +24,7 @@ inline constexpr std::string_view kApprovalResolved = "approval_resolved";
 inline constexpr std::string_view kCheckpoint = "checkpoint";
 inline constexpr std::string_view kResourceSample = "resource_sample";
 inline constexpr std::string_view kHook = "hook";
+inline constexpr std::string_view kPlanUpdated = "plan_updated";
 inline constexpr std::string_view kGuard = "guard";
 inline constexpr std::string_view kError = "error";
 inline constexpr std::string_view kLog = "log";

@@ -41,6 +41,8 @@ struct ToolEnv {
     // changed, from a tool that knew the content before and after (write_file, edit_file); null for a change
     // seen only from outside, as a shell command's, and for a file too large to read back.
     std::function<void(const std::string& path, FileChange change, const FileDiff* diff)> onFileChanged;
+    // The model's plan, whole, each time update_plan changes it.
+    std::function<void(const protocol::PlanUpdatedData& plan)> onPlanUpdated;
 };
 
 struct ToolOutcome {

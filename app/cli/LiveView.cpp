@@ -420,6 +420,27 @@ std::string LiveView::line(const protocol::Event&, const protocol::HookData& dat
     return body + "\n";
 }
 
+// The whole plan each time it changes: the terminal cannot redraw the one printed before.
+std::string LiveView::line(const protocol::Event&, const protocol::PlanUpdatedData& data) {
+    std::string out = paint(kBold, "plan") + (data.explanation.empty() ? "" : ": " + oneLine(data.explanation)) + "\n";
+    for (const protocol::PlanStep& step : data.steps) {
+        const std::string mark(timeline::planMark(step.status));
+        const std::string text = oneLine(step.step);
+        switch (step.status) {
+        case protocol::PlanStatus::Completed:
+            out += "  " + paint(kGreen, mark) + " " + paint(kDim, text) + "\n";
+            break;
+        case protocol::PlanStatus::InProgress:
+            out += "  " + paint(kYellow, mark) + " " + paint(kBold, text) + "\n";
+            break;
+        case protocol::PlanStatus::Pending:
+            out += "  " + paint(kDim, mark) + " " + text + "\n";
+            break;
+        }
+    }
+    return out;
+}
+
 std::string LiveView::line(const protocol::Event&, const protocol::GuardData& data) {
     const bool stop = data.action == "stop";
     return paint(stop ? kRed : kYellow, std::string("\xE2\x9A\xA0 ") +

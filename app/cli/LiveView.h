@@ -65,6 +65,7 @@ private:
     std::string line(const protocol::Event& envelope, const protocol::ApprovalRequestedData& data);
     std::string line(const protocol::Event& envelope, const protocol::ApprovalResolvedData& data);
     std::string line(const protocol::Event& envelope, const protocol::HookData& data);
+    std::string line(const protocol::Event& envelope, const protocol::PlanUpdatedData& data);
     std::string line(const protocol::Event& envelope, const protocol::GuardData& data);
     std::string line(const protocol::Event& envelope, const protocol::ErrorData& data);
     std::string line(const protocol::Event& envelope, const protocol::LogData& data);

@@ -1,5 +1,6 @@
 #include "app/proxy/ApprovalRules.h"
 
+#include "agent_core/tools/PatchFormat.h"
 #include "common/JsonFields.h"
 
 #include <algorithm>
@@ -25,8 +26,10 @@ constexpr std::string_view kWorkspace = "/workspace";
 // it is refused unchecked (fail closed) rather than matched. A script file run by a short command serves.
 constexpr std::size_t kMaxCheckedCommandBytes = 16 * 1024;
 
+constexpr std::string_view kApplyPatch = "apply_patch";
+
 bool isWriteTool(std::string_view tool) {
-    return tool == "write_file" || tool == "edit_file";
+    return tool == "write_file" || tool == "edit_file" || tool == kApplyPatch;
 }
 
 Error invalid(std::string message) {
@@ -174,6 +177,62 @@ bool allowApplies(std::string_view tool, const json& arguments) {
     return true;
 }
 
+// Every path an apply_patch call writes, moves or deletes; nothing when the patch cannot be read (the tool
+// refuses it too).
+std::vector<std::string> patchPaths(const json& arguments) {
+    std::vector<std::string> paths;
+    const std::string* input = stringArgument(arguments, "input");
+    if (!input)
+        return paths;
+    const auto patch = agent::parsePatch(*input);
+    if (!patch)
+        return paths;
+    for (const auto& op : patch->ops) {
+        paths.push_back(op.path);
+        if (!op.moveTo.empty())
+            paths.push_back(op.moveTo);
+    }
+    return paths;
+}
+
+// The first rule that decides a call with this command or path (null when the call has none).
+ApprovalDecision firstMatch(const std::vector<ApprovalRule>& rules, const std::string& tool,
+                            const std::string* command, const std::string* path, bool allowApplies) {
+    for (const ApprovalRule& rule : rules) {
+        if (rule.tool != "*" && rule.tool != tool)
+            continue;
+        if (!rule.command.empty() && (!command || !commandMatches(rule, *command)))
+            continue;
+        if (!rule.path.empty() && (!path || !pathMatches(rule, *path)))
+            continue;
+        if (rule.verdict == ApprovalVerdict::Allow && !allowApplies)
+            continue;
+        return {rule.verdict, rule.reason};
+    }
+    return {ApprovalVerdict::Ask, ""};
+}
+
+// A patch touches several paths: each is decided as a write_file of it would be, and the patch gets the
+// strictest verdict (a deny of any path denies it; it is allowed only when every path is).
+ApprovalDecision decidePatch(const std::vector<ApprovalRule>& rules, const json& arguments) {
+    const std::string tool(kApplyPatch);
+    const auto paths = patchPaths(arguments);
+    if (paths.empty())
+        return firstMatch(rules, tool, nullptr, nullptr, false);
+    std::optional<ApprovalDecision> ask;
+    std::optional<ApprovalDecision> allow;
+    for (const std::string& path : paths) {
+        const WorkspacePathForm form = resolveWorkspacePath(path);
+        auto decision = firstMatch(rules, tool, nullptr, &path, !form.absolute && !form.dotDot);
+        if (decision.verdict == ApprovalVerdict::Deny)
+            return decision;
+        auto& slot = decision.verdict == ApprovalVerdict::Ask ? ask : allow;
+        if (!slot)
+            slot = std::move(decision);
+    }
+    return ask ? *ask : *allow;
+}
+
 Result<ApprovalRule> ruleFromJson(const json& item, std::size_t index) {
     const std::string where = "rule " + std::to_string(index + 1) + ": ";
     const std::string path = "approval rules: rule " + std::to_string(index + 1);
@@ -208,8 +267,8 @@ Result<ApprovalRule> ruleFromJson(const json& item, std::size_t index) {
     if (!rule.command.empty() && rule.tool != kShell && rule.tool != "*")
         return invalid(where + "\"command\" applies to the shell tool only, not to \"" + rule.tool + "\"");
     if (!rule.path.empty() && !isWriteTool(rule.tool) && rule.tool != "*")
-        return invalid(where + "\"path\" applies to write_file and edit_file only, not to \"" + rule.tool +
-                       "\"");
+        return invalid(where + "\"path\" applies to write_file, edit_file and apply_patch only, not to \"" +
+                       rule.tool + "\"");
     if (!rule.command.empty()) {
         try {
             std::regex(rule.command, std::regex::ECMAScript);
@@ -295,6 +354,8 @@ ApprovalRule commandPrefixRule(const std::string& prefix) {
 
 ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const std::string& tool,
                                 const json& arguments) {
+    if (tool == kApplyPatch)
+        return decidePatch(rules, arguments);
     const std::string* command = tool == kShell ? stringArgument(arguments, "command") : nullptr;
     const std::string* path = isWriteTool(tool) ? stringArgument(arguments, "path") : nullptr;
     if (command && command->size() > kMaxCheckedCommandBytes)
@@ -302,18 +363,7 @@ ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const st
                 "the command is longer than " + std::to_string(kMaxCheckedCommandBytes) +
                     " bytes, too long to check against the approval rules; put it in a "
                     "script file and run that"};
-    for (const ApprovalRule& rule : rules) {
-        if (rule.tool != "*" && rule.tool != tool)
-            continue;
-        if (!rule.command.empty() && (!command || !commandMatches(rule, *command)))
-            continue;
-        if (!rule.path.empty() && (!path || !pathMatches(rule, *path)))
-            continue;
-        if (rule.verdict == ApprovalVerdict::Allow && !allowApplies(tool, arguments))
-            continue;
-        return {rule.verdict, rule.reason};
-    }
-    return {ApprovalVerdict::Ask, ""};
+    return firstMatch(rules, tool, command, path, allowApplies(tool, arguments));
 }
 
 } // namespace warren::control

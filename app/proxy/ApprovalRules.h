@@ -1,7 +1,9 @@
 #pragma once
 // Which risky tool calls run without asking. Rules are data (resources/approvals/default.json, user
 // settings on top): by tool, by shell command pattern (ECMAScript regex over the whole command), and for
-// write_file/edit_file by path glob inside the workspace. First matching rule wins; no match means Ask.
+// write_file/edit_file/apply_patch by path glob inside the workspace. First matching rule wins; no match means
+// Ask. A patch is decided path by path (every file it adds, updates, deletes or moves to) and gets the
+// strictest verdict: one denied path denies it, and it is allowed only when every path is.
 // The policy mode (ApprovalMode.h) decides what Ask becomes: auto -> Allow, deny -> Deny, ask -> the user.
 
 #include "app/timeline/CommandPrefix.h"
@@ -21,7 +23,7 @@ struct ApprovalRule {
     ApprovalVerdict verdict = ApprovalVerdict::Ask;
     std::string tool;         // exact tool name, or "*"
     std::string command;      // shell only: regex the whole command must match; empty: any
-    std::string path;         // write_file/edit_file only: glob the path must match; empty: any
+    std::string path;         // write_file/edit_file/apply_patch only: glob the path must match; empty: any
     std::string reason;       // why the rule exists, shown with the decision
     friend bool operator==(const ApprovalRule&, const ApprovalRule&) = default;
 };
@@ -45,7 +47,8 @@ const nlohmann::json& defaultApprovalRulesJson(); // resources/approvals/default
 // match either, allow rules the words only, so quoting cannot hide an option from a rule.
 // Paths are taken relative to /workspace with "." and ".." applied: deny and ask rules match that or the path
 // as written; allow rules never match a path with a ".." segment or one outside the workspace. A rule with
-// "command" applies to shell calls only, one with "path" to write_file/edit_file calls only (also for "*").
+// "command" applies to shell calls only, one with "path" to write_file/edit_file/apply_patch calls only (also
+// for "*").
 // A command over 16 KiB is denied unchecked.
 ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const std::string& tool,
                                 const nlohmann::json& arguments);

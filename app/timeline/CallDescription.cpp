@@ -1,5 +1,7 @@
 #include "app/timeline/CallDescription.h"
 
+#include "agent_core/tools/PatchFormat.h"
+
 #include <optional>
 
 namespace warren::timeline {
@@ -24,6 +26,22 @@ std::optional<std::string> field(const json& arguments, const char* name) {
     return it->get<std::string>();
 }
 
+// The files a patch touches, as its title names them.
+std::string patchTitle(const json& arguments) {
+    const auto patch = agent::parsePatch(stringArgument(arguments, "input"));
+    if (!patch)
+        return "patch (not readable)";
+    std::string out = "patch";
+    for (std::size_t i = 0; i < patch->ops.size(); ++i) {
+        if (i == 3) {
+            out += " +" + std::to_string(patch->ops.size() - 3) + " more";
+            break;
+        }
+        out += (i == 0 ? " " : ", ") + patch->ops[i].path;
+    }
+    return out;
+}
+
 std::string title(const std::string& tool, const json& arguments) {
     const std::string path = stringArgument(arguments, "path");
     if (tool == "shell")
@@ -38,6 +56,11 @@ std::string title(const std::string& tool, const json& arguments) {
         return "list " + (path.empty() ? std::string(".") : path);
     if (tool == "search")
         return "search " + stringArgument(arguments, "pattern") + (path.empty() ? "" : " in " + path);
+    if (tool == "apply_patch")
+        return patchTitle(arguments);
+    if (tool == "update_plan" && arguments.contains("plan") && arguments["plan"].is_array())
+        return "update plan (" + std::to_string(arguments["plan"].size()) +
+               (arguments["plan"].size() == 1 ? " step)" : " steps)");
     if (tool == "memory_save")
         return "remember " + stringArgument(arguments, "key");
     if (tool == "memory_load")
@@ -62,6 +85,9 @@ std::string actedOn(const std::string& tool, const json& arguments) {
     if (tool == "search")
         if (const auto pattern = field(arguments, "pattern"))
             return *pattern + (path ? " in " + *path : "");
+    if (tool == "apply_patch")
+        if (const auto input = field(arguments, "input"))
+            return *input; // the patch itself: what an approval is about
     if (tool == "list_files" && (path || arguments.empty()))
         return path.value_or(".");
     return compactJson(arguments);

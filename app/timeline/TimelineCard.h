@@ -17,6 +17,7 @@ struct TimelineCard {
         ToolCall,   // a tool call: "$ command", "edit path", ...; its output, exit code and duration
         FileChange, // a file the agent wrote, with its diff
         Approval,   // a call that waits for the user, then what was decided
+        Plan,       // the model's plan as update_plan last sent it, a line per step
         Notice,     // resumed, checkpoint, hook, guard, error, warnings
         Finished,   // how the task ended
         Agent,      // a sub-agent (spawn_agent): role, brief, its status; its own cards follow, at its depth

@@ -41,6 +41,18 @@ bool hasVisibleText(const std::string& text) {
 
 } // namespace
 
+std::string_view planMark(PlanStatus status) {
+    switch (status) {
+    case PlanStatus::Completed:
+        return "\xE2\x9C\x93";
+    case PlanStatus::InProgress:
+        return "\xE2\x96\xB8";
+    case PlanStatus::Pending:
+        break;
+    }
+    return "\xE2\x97\x8B";
+}
+
 Result<ReadEvent> readEvent(const json& event) {
     // 100,000s of events when a task opens: its data is read into the payload in place, not copied first.
     auto envelope = envelopeForDisplay(event);
@@ -295,6 +307,23 @@ void TimelineFold::take(const Event& e, const HookData& data) {
     TimelineCard& card = notice(e, State::Plain, "hook " + data.name, data.detail);
     card.bodyKind = TimelineCard::Body::Output;
     card.body = data.output.value_or("");
+}
+
+// Each update is a card of its own, where it happened: the timeline shows how the plan moved.
+void TimelineFold::take(const Event& e, const PlanUpdatedData& data) {
+    TimelineCard& card = newCard(Kind::Plan, e);
+    std::size_t completed = 0;
+    for (const PlanStep& step : data.steps) {
+        completed += step.status == PlanStatus::Completed;
+        card.body += std::string(planMark(step.status)) + " " + step.step + "\n";
+    }
+    if (!card.body.empty())
+        card.body.pop_back();
+    card.bodyKind = TimelineCard::Body::Plain;
+    card.title = "Plan";
+    card.detail = std::to_string(completed) + " of " + std::to_string(data.steps.size()) + " done";
+    card.state = completed == data.steps.size() ? State::Succeeded : State::Running;
+    card.prose = data.explanation;
 }
 
 void TimelineFold::take(const Event& e, const GuardData& data) {

@@ -28,6 +28,9 @@ struct ReadEvent {
 // error names the key that is wrong ("event.step: ...", "tool_call data.arguments: missing").
 Result<ReadEvent> readEvent(const nlohmann::json& event);
 
+// How a plan step's status is marked, for every face: "✓" completed, "▸" in progress, "○" pending.
+std::string_view planMark(protocol::PlanStatus status);
+
 class TimelineFold {
 public:
     // A fold of a task whose first card is its prompt.
@@ -68,6 +71,7 @@ private:
     void take(const protocol::Event& e, const protocol::TaskResumedData& data);
     void take(const protocol::Event& e, const protocol::CheckpointData& data);
     void take(const protocol::Event& e, const protocol::HookData& data);
+    void take(const protocol::Event& e, const protocol::PlanUpdatedData& data);
     void take(const protocol::Event& e, const protocol::GuardData& data);
     void take(const protocol::Event& e, const protocol::ErrorData& data);
     void take(const protocol::Event& e, const protocol::LogData& data);

@@ -60,8 +60,9 @@ private slots:
         QStringList tools;
         for (const auto& spec : params->tools)
             tools << QString::fromStdString(spec.name);
+        // No model family stated: edit_file, not apply_patch.
         QCOMPARE(tools, (QStringList{"shell", "read_file", "write_file", "edit_file", "list_files", "search",
-                                     "memory_save", "memory_load", "memory_search", "finish"}));
+                                     "update_plan", "memory_save", "memory_load", "memory_search", "finish"}));
         session.respond(chat, callReply("c1", "write_file", {{"path", "out.txt"}, {"content", "hello\n"}}));
 
         chat = session.nextRequest("llm.chat");

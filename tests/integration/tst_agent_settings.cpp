@@ -470,7 +470,7 @@ private slots:
         QTest::newRow("lazy_tools=false: all enabled")
             << "lazy_tools=false"
             << QStringList{"edit_file", "list_files", "memory_load", "memory_save", "memory_search",
-                           "read_file", "search",     "shell",       "write_file"};
+                           "read_file", "search",     "shell",       "update_plan", "write_file"};
     }
     void lazyTools() {
         QFETCH(QString, setting);
@@ -869,14 +869,14 @@ private slots:
         QTest::newRow("safe-mode")
             << QStringList{"--preset", "safe-mode"}
             << R"({"max_steps":50,"memory_threshold_mb":512,"timeout_per_step_sec":30,"loop_detection":true,
-                   "approval_tools":["shell","write_file","edit_file"]})";
+                   "approval_tools":["shell","write_file","edit_file","apply_patch"]})";
         QTest::newRow("local-light") << QStringList{"--preset", "local-light"}
                                      << R"({"memory_backend":"in-memory","log_level":"info","lazy_tools":true,
-                   "tools":["shell","read_file","write_file","edit_file","list_files","finish"]})";
+                   "tools":["shell","read_file","write_file","edit_file","apply_patch","list_files","finish"]})";
         QTest::newRow("safe-mode,local-light: both")
             << QStringList{"--preset", "safe-mode,local-light"}
-            << R"({"max_steps":50,"memory_backend":"in-memory","approval_tools":["shell","write_file","edit_file"],
-                   "tools":["shell","read_file","write_file","edit_file","list_files","finish"]})";
+            << R"({"max_steps":50,"memory_backend":"in-memory","approval_tools":["shell","write_file","edit_file","apply_patch"],
+                   "tools":["shell","read_file","write_file","edit_file","apply_patch","list_files","finish"]})";
         QTest::newRow("memory-optimized,local-light: later wins")
             << QStringList{"--preset", "memory-optimized,local-light"}
             << R"({"memory_backend":"in-memory","max_memory_mb":400,"lazy_tools":true})";

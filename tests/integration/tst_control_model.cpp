@@ -185,6 +185,8 @@ private slots:
     void reasoningModelsThroughTheProxy();
     void malformedCallsGoBackToTheModel_data();
     void malformedCallsGoBackToTheModel();
+    void eachFamilyEditsInItsOwnShape_data();
+    void eachFamilyEditsInItsOwnShape();
 
 private:
     QStringList runArguments(const Scenario& scenario, const QString& workspace, const QString& prompt) const;
@@ -468,6 +470,83 @@ void TestControlModel::reasoningModelsThroughTheProxy() {
                    event.value("token_usage", json::object()).value("reasoning", 0) == 2900;
         }));
     }
+    QCOMPARE(onlyTask(dataDir).value("status", ""), std::string("succeeded"));
+}
+
+void TestControlModel::eachFamilyEditsInItsOwnShape_data() { providerRows(); }
+
+// An OpenAI model (gpt-*, through an OpenAI-compatible server) is offered apply_patch and told how to write a
+// patch; a Claude model is offered edit_file. Each edits app.py its own way through the real wire format,
+// and both edits reach the timeline as file_changed with the diff. Both keep a plan with update_plan, stored
+// as plan_updated.
+void TestControlModel::eachFamilyEditsInItsOwnShape() {
+    QFETCH(bool, anthropic);
+    QTemporaryDir root;
+    QVERIFY(root.isValid());
+    const QString workspace = root.filePath("workspace");
+    const QString dataDir = root.filePath("data");
+    QVERIFY(QDir().mkpath(workspace));
+    {
+        QFile app(workspace + "/app.py");
+        QVERIFY(app.open(QIODevice::WriteOnly));
+        app.write("def greet():\n    print(\"Hi\")\n");
+    }
+
+    MockLlmServer server;
+    QVERIFY(server.listen());
+    server.behaveLike(anthropic ? warren::test::RealApi::Anthropic : warren::test::RealApi::OpenAi);
+    const Scenario scenario = scenarioFor(anthropic, server);
+    server.enqueue(streamed(turn(scenario, {"Planning."}, "call_plan_0", "update_plan",
+                                 {"{\"plan\": [{\"step\": \"Change the greeting\", ",
+                                  "\"status\": \"in_progress\"}]}"},
+                                 20, 9)));
+    if (anthropic) {
+        server.enqueue(streamed(turn(scenario, {"Editing."}, "call_edit_1", "edit_file",
+                                     {"{\"path\": \"app.py\", \"old_string\": \"print(\\\"Hi\\\")\", ",
+                                      "\"new_string\": \"print(\\\"Hello\\\")\"}"},
+                                     31, 13)));
+    } else {
+        const json patch{{"input", "*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    print(\"Hi\")\n"
+                                   "+    print(\"Hello\")\n*** End Patch\n"}};
+        const QString arguments = QString::fromStdString(patch.dump());
+        server.enqueue(streamed(turn(scenario, {"Patching."}, "call_edit_1", "apply_patch",
+                                     {arguments.left(40), arguments.mid(40)}, 31, 13)));
+    }
+    server.enqueue(streamed(turn(scenario, {"Done."}, "call_finish_2", "finish", {"{\"summary\": \"Greets\"}"}, 57, 8)));
+
+    const QStringList arguments{"run", "--json", "--approve", "auto", "--provider", scenario.provider, "--model",
+                                anthropic ? "claude-test" : "gpt-4.1", "--workspace", workspace, "make it say Hello"};
+    const WarrenResult result = warren::test::runWarren(arguments, dataDir, environmentWithKey(dataDir, scenario));
+    QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
+    QFile app(workspace + "/app.py");
+    QVERIFY(app.open(QIODevice::ReadOnly));
+    QCOMPARE(app.readAll(), QByteArray("def greet():\n    print(\"Hello\")\n"));
+
+    QCOMPARE(server.refusals(), 0);
+    const json first = server.requests().front().json();
+    const QStringList tools = toolNames(first, anthropic);
+    QVERIFY2(tools.contains(anthropic ? "edit_file" : "apply_patch"), qPrintable(tools.join(',')));
+    QVERIFY2(!tools.contains(anthropic ? "apply_patch" : "edit_file"), qPrintable(tools.join(',')));
+    QVERIFY2(tools.contains("update_plan"), qPrintable(tools.join(',')));
+    const std::string system = anthropic ? first["system"].dump() : first["messages"][0].dump();
+    QCOMPARE(system.find("# Editing files with apply_patch") != std::string::npos, !anthropic);
+
+    const auto events = warren::test::jsonLines(result.out);
+    const auto plan = std::find_if(events.begin(), events.end(), [](const json& event) {
+        return event.value("type", "") == "plan_updated";
+    });
+    QVERIFY2(plan != events.end(), qPrintable(describe(result)));
+    QCOMPARE((*plan)["data"], json::parse(R"({"steps":[{"step":"Change the greeting","status":"in_progress"}]})"));
+    QCOMPARE(plan->value("tool", ""), std::string("update_plan"));
+    const auto changed = std::find_if(events.begin(), events.end(), [](const json& event) {
+        return event.value("type", "") == "file_changed";
+    });
+    QVERIFY2(changed != events.end(), qPrintable(describe(result)));
+    QCOMPARE((*changed)["data"].value("path", ""), std::string("app.py"));
+    QCOMPARE((*changed)["data"].value("change", ""), std::string("modified"));
+    QCOMPARE((*changed)["data"].value("diff", ""),
+             std::string("--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def greet():\n-    print(\"Hi\")\n"
+                         "+    print(\"Hello\")\n"));
     QCOMPARE(onlyTask(dataDir).value("status", ""), std::string("succeeded"));
 }
 

@@ -12,3 +12,5 @@ warren_add_test(tst_system_prompt SOURCES tst_system_prompt.cpp LIBS warren_agen
 warren_add_test(tst_output_budget SOURCES tst_output_budget.cpp LIBS warren_agent_context LABELS unit)
 # Sub-agents: the tools a role allows and the brief (pure), the path claims.
 warren_add_test(tst_agent_roles SOURCES tst_agent_roles.cpp LIBS warren_agent_core LABELS unit)
+# Which file-editing tool each model family is offered (pure).
+warren_add_test(tst_family_tools SOURCES tst_family_tools.cpp LIBS warren_agent_prompt LABELS unit)

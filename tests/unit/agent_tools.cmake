@@ -4,3 +4,9 @@
 foreach(test tst_workspace_path tst_file_tools tst_workspace_snapshot tst_execution_cache tst_unified_diff)
     warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_agent_tools LABELS unit)
 endforeach()
+
+# apply_patch: its format read (pure), its hunks matched (pure), and the tool against a real workspace;
+# update_plan: the plan read and reported.
+foreach(test tst_patch_format tst_patch_hunks tst_apply_patch_tool tst_update_plan)
+    warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_agent_tools LABELS unit)
+endforeach()

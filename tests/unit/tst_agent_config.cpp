@@ -72,7 +72,7 @@ private slots:
 
     void toolNames() {
         QCOMPARE(allToolNames(), (std::vector<std::string>{"shell", "read_file", "write_file", "edit_file",
-                                                           "list_files", "search", "memory_save",
+                                                           "apply_patch", "list_files", "search", "update_plan", "memory_save",
                                                            "memory_load", "memory_search", "finish"}));
     }
 
@@ -109,12 +109,12 @@ private slots:
                                            {"memory_threshold_mb", 512},
                                            {"timeout_per_step_sec", 30},
                                            {"loop_detection", true},
-                                           {"approval_tools", {"shell", "write_file", "edit_file"}}};
+                                           {"approval_tools", {"shell", "write_file", "edit_file", "apply_patch"}}};
         QTest::newRow("local-light")
             << "local-light"
             << json{{"memory_backend", "in-memory"},
                     {"lazy_tools", true},
-                    {"tools", {"shell", "read_file", "write_file", "edit_file", "list_files", "finish"}}};
+                    {"tools", {"shell", "read_file", "write_file", "edit_file", "apply_patch", "list_files", "finish"}}};
     }
 
     void presetChangesExactlyItsKeys() {
@@ -150,14 +150,14 @@ private slots:
         QCOMPARE(safe.memoryThresholdMb, 512u);
         QCOMPARE(safe.timeoutPerStepSec, 30u);
         QCOMPARE(safe.loopDetection, true);
-        QCOMPARE(safe.approvalTools, (std::vector<std::string>{"shell", "write_file", "edit_file"}));
+        QCOMPARE(safe.approvalTools, (std::vector<std::string>{"shell", "write_file", "edit_file", "apply_patch"}));
 
         const auto light = resolved({"local-light"});
         QVERIFY(light.memoryBackend == MemoryBackendKind::InMemory);
         QVERIFY(light.logLevel == LogLevel::Info);
         QCOMPARE(light.lazyTools, true);
         QCOMPARE(light.tools, (std::vector<std::string>{"shell", "read_file", "write_file", "edit_file",
-                                                        "list_files", "finish"}));
+                                                        "apply_patch", "list_files", "finish"}));
     }
 
     void laterPresetsWin() {
@@ -327,14 +327,14 @@ private slots:
             << "--set tools: must be an array of tool names, got [\"shell\",1]";
         QTest::newRow("unknown tool") << json{{"tools", json::array({"shel"})}}
                                       << "--set tools: unknown tool \"shel\" (known: shell, read_file, "
-                                         "write_file, edit_file, list_files, "
-                                         "search, memory_save, memory_load, memory_search, finish)";
+                                         "write_file, edit_file, apply_patch, list_files, "
+                                         "search, update_plan, memory_save, memory_load, memory_search, finish)";
         QTest::newRow("duplicate tool")
             << json{{"tools", {"shell", "read_file", "shell"}}} << "--set tools: \"shell\" is listed twice";
         QTest::newRow("unknown approval tool")
             << json{{"approval_tools", json::array({"rm"})}}
             << "--set approval_tools: unknown tool \"rm\" (known: shell, read_file, write_file, edit_file, "
-               "list_files, search, memory_save, memory_load, memory_search, finish)";
+               "apply_patch, list_files, search, update_plan, memory_save, memory_load, memory_search, finish)";
         QTest::newRow("duplicate approval tool") << json{{"approval_tools", {"shell", "shell"}}}
                                                  << "--set approval_tools: \"shell\" is listed twice";
         QTest::newRow("hook not a string")

@@ -133,7 +133,7 @@ private slots:
             << "\"command\" applies to the shell tool only";
         QTest::newRow("path for the shell") << "{\"rules\": [{\"verdict\": \"deny\", \"tool\": \"shell\", "
                                                "\"path\": \"src/**\", \"reason\": \"r\"}]}"
-                                            << "\"path\" applies to write_file and edit_file only";
+                                            << "\"path\" applies to write_file, edit_file and apply_patch only";
         QTest::newRow("second rule named") << "{\"rules\": [{\"verdict\": \"ask\", \"tool\": \"*\", "
                                               "\"reason\": \"r\"}, {\"verdict\": \"no\"}]}"
                                            << "rule 2:";
@@ -308,8 +308,12 @@ private slots:
     void defaultWriteRules() {
         QFETCH(QString, path);
         QFETCH(ApprovalVerdict, verdict);
-        for (const char* tool : {"write_file", "edit_file"}) {
-            const auto decision = decideApproval(defaultRules(), tool, {{"path", path.toStdString()}});
+        for (const char* tool : {"write_file", "edit_file", "apply_patch"}) {
+            const json arguments =
+                std::string_view(tool) == "apply_patch"
+                    ? json{{"input", "*** Begin Patch\n*** Update File: " + path.toStdString() + "\n@@\n-a\n+b\n*** End Patch"}}
+                    : json{{"path", path.toStdString()}};
+            const auto decision = decideApproval(defaultRules(), tool, arguments);
             QVERIFY2(decision.verdict == verdict,
                      qPrintable(QString("%1: got %2 (rule: %3)")
                                     .arg(tool, verdictName(decision.verdict),
@@ -317,7 +321,34 @@ private slots:
         }
     }
 
+    // A patch gets the strictest verdict of its paths: any denied path denies it, and it is allowed only
+    // when every path (moves' targets included) is.
+    void patchesTakeTheStrictestVerdictOfTheirPaths_data() {
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<ApprovalVerdict>("verdict");
+        QTest::newRow("all allowed") << "*** Add File: src/a.c\n+x\n*** Delete File: tests/t.py\n"
+                                     << ApprovalVerdict::Allow;
+        QTest::newRow("one asks") << "*** Add File: src/a.c\n+x\n*** Delete File: Makefile\n"
+                                  << ApprovalVerdict::Ask;
+        QTest::newRow("one denied among allowed")
+            << "*** Add File: src/a.c\n+x\n*** Add File: .git/hooks/pre-commit\n+x\n*** Delete File: Makefile\n"
+            << ApprovalVerdict::Deny;
+        QTest::newRow("moved into a denied place")
+            << "*** Update File: src/a.c\n*** Move to: .github/workflows/ci.yml\n@@\n-a\n+b\n"
+            << ApprovalVerdict::Deny;
+        QTest::newRow("outside the workspace") << "*** Delete File: ../x\n" << ApprovalVerdict::Deny;
+    }
+
+    void patchesTakeTheStrictestVerdictOfTheirPaths() {
+        QFETCH(QString, body);
+        QFETCH(ApprovalVerdict, verdict);
+        const json arguments{{"input", "*** Begin Patch\n" + body.toStdString() + "*** End Patch\n"}};
+        QCOMPARE(decideApproval(defaultRules(), "apply_patch", arguments).verdict, verdict);
+    }
+
     void callsWithoutTheirArgumentAsk() {
+        QCOMPARE(decideApproval(defaultRules(), "apply_patch", {{"input", "not a patch"}}).verdict,
+                 ApprovalVerdict::Ask);
         QCOMPARE(decideApproval(defaultRules(), "shell", json::object()).verdict, ApprovalVerdict::Ask);
         QCOMPARE(decideApproval(defaultRules(), "shell", {{"command", 42}}).verdict, ApprovalVerdict::Ask);
         QCOMPARE(decideApproval(defaultRules(), "write_file", json::array()).verdict, ApprovalVerdict::Ask);

@@ -88,6 +88,13 @@ private slots:
         QTest::newRow("approval_resolved with a note and who")
             << std::string("approval_resolved")
             << std::string(R"({"approved":false,"decided_by":"rule","id":"c1","note":"no"})");
+        QTest::newRow("plan_updated") << std::string("plan_updated")
+                                      << std::string(R"({"steps":[{"status":"completed","step":"Read"},)"
+                                                     R"({"status":"in_progress","step":"Fix"},)"
+                                                     R"({"status":"pending","step":"Test"}]})");
+        QTest::newRow("plan_updated with why") << std::string("plan_updated")
+                                               << std::string(R"({"explanation":"tests first","steps":[)"
+                                                              R"({"status":"pending","step":"Test"}]})");
         QTest::newRow("checkpoint") << std::string("checkpoint")
                                     << std::string(R"({"bytes":512,"path":"/state/checkpoint.json"})");
         QTest::newRow("resource_sample")
@@ -178,6 +185,11 @@ private slots:
         QTest::newRow("unknown key") << std::string("tool_call")
                                      << std::string(R"({"id":"c1","arguments":{},"argumnets":{}})")
                                      << "tool_call data: unknown key \"argumnets\"";
+        QTest::newRow("plan step status outside its set")
+            << std::string("plan_updated") << std::string(R"({"steps":[{"step":"a","status":"done"}]})")
+            << "plan_updated data.steps[0].status: must be pending, in_progress or completed, got \"done\"";
+        QTest::newRow("plan without steps") << std::string("plan_updated") << std::string(R"({})")
+                                            << "plan_updated data.steps: missing";
         QTest::newRow("step_started with data") << std::string("step_started") << std::string(R"({"step":1})")
                                                 << "step_started data: unknown key \"step\"";
         QTest::newRow("missing field") << std::string("tool_call") << std::string(R"({"id":"c1"})")

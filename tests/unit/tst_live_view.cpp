@@ -277,6 +277,12 @@ void TestLiveView::renders_data() {
                                       {"output", ""}, {"detail", "rss 410 MB over 400 MB"}})}
         << "⚙ hook on_low_memory: rss 410 MB over 400 MB\n";
 
+    QTest::newRow("plan")
+        << QByteArrayList{ev("plan_updated", {{"steps", json::array({{{"step", "Read"}, {"status", "completed"}},
+                                                                    {{"step", "Fix"}, {"status", "in_progress"}},
+                                                                    {{"step", "Test"}, {"status", "pending"}}})},
+                                              {"explanation", "found it"}})}
+        << "plan: found it\n  ✓ Read\n  ▸ Fix\n  ○ Test\n";
     QTest::newRow("guard warns")
         << QByteArrayList{ev("guard", {{"guard", "memory_threshold_mb"}, {"action", "warn"}, {"detail", "rss 520 MB"}})}
         << "⚠ warning from guard memory_threshold_mb: rss 520 MB\n";

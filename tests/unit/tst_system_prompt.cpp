@@ -80,7 +80,7 @@ private slots:
         for (const auto& part : absent)
             QVERIFY2(!text.contains(part), qPrintable("present: " + part));
         QVERIFY2(!text.contains("{{") && !text.contains("<!--"), qPrintable(text));
-        QCOMPARE(prompt.version, std::string("1"));
+        QCOMPARE(prompt.version, std::string("2"));
     }
 
     void theWaysOfWorkingAreThere() {
@@ -112,6 +112,22 @@ private slots:
         QCOMPARE(QString::fromStdString(std::string(toString(modelFamily(facts)))), family);
         const auto prompt = renderSystemPrompt(AgentConfig{}, facts, {"shell", "finish"});
         QVERIFY2(QString::fromStdString(prompt.text).contains(marker), qPrintable(marker));
+    }
+
+    // How to write a patch is told to a model offered apply_patch, whatever its family, and to no other.
+    void applyPatchIsExplainedWhenOffered() {
+        const RunFacts openAi{std::nullopt, std::nullopt, std::string("openai"), std::string("gpt-5")};
+        const RunFacts claude{std::nullopt, std::nullopt, std::string("anthropic"), std::string("claude-sonnet-4-5")};
+        const std::string heading = "# Editing files with apply_patch";
+        const auto offered = renderSystemPrompt(AgentConfig{}, openAi, {"shell", "apply_patch", "finish"}).text;
+        QVERIFY(offered.find(heading) != std::string::npos);
+        QVERIFY(offered.find("*** Begin Patch\n*** Update File: src/app.py\n@@ def greet():") != std::string::npos);
+        QVERIFY(offered.find("Persist:") < offered.find(heading)); // after the family's section
+        QVERIFY(offered.find("<!--") == std::string::npos);
+        QVERIFY(renderSystemPrompt(AgentConfig{}, openAi, {"shell", "edit_file", "finish"}).text.find(heading) ==
+                std::string::npos);
+        QVERIFY(renderSystemPrompt(AgentConfig{}, claude, {"shell", "apply_patch", "finish"}).text.find(heading) !=
+                std::string::npos);
     }
 
     void instructionsFromTheRootDown_data() {

@@ -115,6 +115,21 @@ private slots:
                                      << "recall k";
         QTest::newRow("memory_search") << std::string("memory_search") << std::string(R"({"query":"build"})")
                                        << "search memory for build";
+        QTest::newRow("apply_patch names its files")
+            << std::string("apply_patch")
+            << std::string(R"({"input":"*** Begin Patch\n*** Add File: a\n+x\n*** Delete File: b\n*** End Patch"})")
+            << "patch a, b";
+        QTest::newRow("apply_patch past three files")
+            << std::string("apply_patch")
+            << std::string(R"({"input":"*** Begin Patch\n*** Delete File: a\n*** Delete File: b\n)"
+                           R"(*** Delete File: c\n*** Delete File: d\n*** Delete File: e\n*** End Patch"})")
+            << "patch a, b, c +2 more";
+        QTest::newRow("apply_patch not readable")
+            << std::string("apply_patch") << std::string(R"({"input":"diff --git a/x b/x"})")
+            << "patch (not readable)";
+        QTest::newRow("update_plan") << std::string("update_plan")
+                                     << std::string(R"({"plan":[{"step":"a","status":"pending"}]})")
+                                     << "update plan (1 step)";
         QTest::newRow("another tool")
             << std::string("deploy") << std::string(R"({"to":"prod"})") << R"(deploy {"to":"prod"})";
     }
@@ -146,6 +161,9 @@ private slots:
             << std::string("write_file")
             << std::string(R"({"path":"a","content":")" + std::string(1234, 'x') + R"("})")
             << "a (1,234 bytes)";
+        QTest::newRow("apply_patch shows the patch")
+            << std::string("apply_patch") << std::string(R"({"input":"*** Begin Patch\n*** Delete File: a\n*** End Patch"})")
+            << "*** Begin Patch\n*** Delete File: a\n*** End Patch";
         QTest::newRow("write_file without a path")
             << std::string("write_file") << std::string(R"({"content":"x"})") << R"({"content":"x"})";
         QTest::newRow("search in a path")
@@ -435,6 +453,26 @@ private slots:
         QCOMPARE(timeline.cards()[1].title, title);
         QCOMPARE(timeline.cards()[1].detail, detail);
         QCOMPARE(int(timeline.cards()[1].state), state);
+    }
+
+    // Each plan update is a card: a line per step with its mark, done when every step is completed.
+    void planUpdatesAreCards() {
+        TimelineFold timeline;
+        fold(timeline, {ev("plan_updated", {{"steps", json::array({{{"step", "Read"}, {"status", "completed"}},
+                                                                   {{"step", "Fix"}, {"status", "in_progress"}},
+                                                                   {{"step", "Test"}, {"status", "pending"}}})},
+                                            {"explanation", "found the bug"}}),
+                        ev("plan_updated", {{"steps", json::array({{{"step", "Read"}, {"status", "completed"}}})}})});
+        QCOMPARE(timeline.cards().size(), std::size_t(3));
+        const TimelineCard& first = timeline.cards()[1];
+        QCOMPARE(first.kind, Kind::Plan);
+        QCOMPARE(first.title, std::string("Plan"));
+        QCOMPARE(first.detail, std::string("1 of 3 done"));
+        QCOMPARE(first.prose, std::string("found the bug"));
+        QCOMPARE(first.body, std::string("✓ Read\n▸ Fix\n○ Test"));
+        QCOMPARE(int(first.bodyKind), int(TimelineCard::Body::Plain));
+        QCOMPARE(int(first.state), int(State::Running));
+        QCOMPARE(int(timeline.cards()[2].state), int(State::Succeeded));
     }
 
     void silentEventsMakeNoCard() {

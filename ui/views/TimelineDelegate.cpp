@@ -83,7 +83,7 @@ void TimelineDelegate::forgetLayouts() {
 std::pair<qsizetype, qsizetype> TimelineDelegate::shownLines(const TimelineItem& item) {
     const qsizetype total = item.body.lineCount();
     const qsizetype limit = collapsedLimit(item);
-    if (item.expanded || total <= limit || item.kind == Kind::Approval)
+    if (item.expanded || total <= limit || item.kind == Kind::Approval || item.kind == Kind::Plan)
         return {0, total};
     // Output: its end, where the errors and the summary are. A diff: its start.
     return item.kind == Kind::FileChange ? std::pair{qsizetype{0}, limit} : std::pair{total - limit, limit};
@@ -157,7 +157,7 @@ TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, 
         const qsizetype count = shownLines(item).second;
         g.body = QRect(left, y + kGap, width, static_cast<int>(count) * h.monoLine + 2 * kGap);
         y = g.body.bottom() + 1;
-        if (item.kind != Kind::Approval && item.body.lineCount() > collapsedLimit(item)) {
+        if (item.kind != Kind::Approval && item.kind != Kind::Plan && item.body.lineCount() > collapsedLimit(item)) {
             g.toggle = QRect(left, y + kGap, width, h.text);
             y = g.toggle.bottom() + 1;
         }
