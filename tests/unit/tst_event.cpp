@@ -145,6 +145,7 @@ private slots:
                                                      "limits_applied",
                                                      "agent_started",
                                                      "agent_finished",
+                                                     "plan_updated",
                                                      "project_instructions",
                                                      "task_finished"};
         std::set<std::string_view> names;
