@@ -129,7 +129,7 @@ private slots:
         }
         for (const auto& [id, subChat] : first) {
             QCOMPARE(toolsOf(subChat), (QStringList{"shell", "read_file", "write_file", "edit_file", "list_files",
-                                                     "search", "finish"}));
+                                                     "search", "update_plan", "finish"}));
             QVERIFY(lastMessage(subChat).find("sub-agent") != std::string::npos);
         }
         QVERIFY(lastMessage(first["agent-2"]).find("Write b.txt") != std::string::npos);
