@@ -41,7 +41,9 @@ struct TaskOutcome {
 };
 
 // Decides a call that needs approval (approval_tools). An error counts as a denial.
-using Approver = std::function<Result<protocol::ApprovalResult>(const protocol::ApprovalRequestParams&)>;
+// stop: the asking agent's own stop request (a sub-agent's, which close_agent raises): the wait ends with it.
+using Approver = std::function<Result<protocol::ApprovalResult>(const protocol::ApprovalRequestParams&,
+                                                                const Cancellation* stop)>;
 
 // What the settings were resolved from, kept with the task (task_started, the checkpoint).
 struct AgentSettings {

@@ -433,6 +433,11 @@ std::optional<TaskOutcome> TaskRun::askModel() {
         m_state.counters.tokensOut += result.tokenUsage.output;
         m_state.counters.tokensReasoning += result.tokenUsage.reasoning;
         m_team->budget().add(0, result.tokenUsage.input + result.tokenUsage.output);
+        if (m_seat.isSubAgent()) {
+            for (std::size_t i = 0; i < result.toolCalls.size(); ++i)
+                result.toolCalls[i].id =
+                    subAgentCallId(m_seat.id, m_state.counters.modelCalls, i, result.toolCalls[i].id);
+        }
         m_events.emit(protocol::ModelResponseData{result.content, result.toolCalls, result.finishReason,
                                                   reasoningText(result.reasoning)},
                       {std::nullopt, result.tokenUsage, millisSince(started)});
@@ -585,7 +590,7 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
                       {call.name, std::nullopt, std::nullopt});
         protocol::ApprovalResult decision{false, "no approver: the call was denied"};
         if (m_approver) {
-            auto answer = m_approver(request);
+            auto answer = m_approver(request, &m_cancellation);
             decision = answer ? *answer
                               : protocol::ApprovalResult{false, "approval failed: " + answer.error().message};
         }
@@ -605,8 +610,8 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
         }
     }
 
-    std::string claimed;
-    if (auto conflict = claimPath(call, claimed)) {
+    std::vector<std::string> claimed;
+    if (auto conflict = claimPaths(call, claimed)) {
         recordToolResult(call, *conflict + warning, resultWith(1));
         return std::nullopt;
     }
@@ -644,30 +649,37 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
         recordToolResult(call, std::move(fitted.text) + warning, std::move(data), millisSince(started));
     }
     m_state.runningCall.reset();
-    if (!claimed.empty() && !m_seat.isSubAgent())
-        m_team->claims().release(m_seat.id, claimed); // the coordinator holds a path only while it writes
+    releaseCallClaims(claimed);
     return std::nullopt;
 }
 
-std::optional<std::string> TaskRun::claimPath(const protocol::ToolCall& call, std::string& claimed) {
-    if (call.name != "write_file" && call.name != "edit_file")
-        return std::nullopt;
-    const auto path = call.arguments.find("path");
-    if (path == call.arguments.end() || !path->is_string())
-        return std::nullopt; // the tool says what is wrong
-    auto resolved = resolveInWorkspace(m_paths.workspace, path->get<std::string>());
-    if (!resolved)
-        return std::nullopt;
-    const std::string relative = relativeToWorkspace(m_paths.workspace, *resolved);
-    const auto holder = m_team->claims().claim(m_seat.id, relative);
-    if (!holder) {
-        claimed = relative;
-        return std::nullopt;
+std::optional<std::string> TaskRun::claimPaths(const protocol::ToolCall& call,
+                                               std::vector<std::string>& claimed) {
+    for (const std::string& path : pathsWrittenBy(call)) {
+        auto resolved = resolveInWorkspace(m_paths.workspace, path);
+        if (!resolved)
+            continue; // the tool says what is wrong
+        const std::string relative = relativeToWorkspace(m_paths.workspace, *resolved);
+        const auto holder = m_team->claims().claim(m_seat.id, relative);
+        if (!holder) {
+            claimed.push_back(relative);
+            continue;
+        }
+        releaseCallClaims(claimed); // all of the call's paths or none
+        claimed.clear();
+        return "Not run: conflict: " + relative + " is being written by " +
+               (holder->empty() ? std::string("the task's own agent") : *holder) +
+               ", another agent of this task working in the same workspace, until it ends. Leave the file to "
+               "it, or wait for it and try again.";
     }
-    return "Not run: conflict: " + relative + " is being written by " +
-           (holder->empty() ? std::string("the task's own agent") : *holder) +
-           ", another agent of this task working in the same workspace, until it ends. Leave the file to it, "
-           "or wait for it and try again.";
+    return std::nullopt;
+}
+
+void TaskRun::releaseCallClaims(const std::vector<std::string>& claimed) {
+    if (m_seat.isSubAgent())
+        return; // a sub-agent holds its paths until it ends
+    for (const std::string& path : claimed)
+        m_team->claims().release(m_seat.id, path); // the coordinator only while it writes
 }
 
 ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached) {

@@ -75,8 +75,10 @@ private:
     // Ends a task that cannot start: an error event and task_finished, nothing written.
     TaskOutcome refuse(const std::string& message);
     void fireHook(const char* name, std::string detail = {});
-    // write_file and edit_file claim their path (PathClaims): the conflict the model reads, or nullopt.
-    std::optional<std::string> claimPath(const protocol::ToolCall& call, std::string& claimed);
+    // Claims every path the call writes (PathClaims): the conflict the model is told, or nullopt with the
+    // paths claimed.
+    std::optional<std::string> claimPaths(const protocol::ToolCall& call, std::vector<std::string>& claimed);
+    void releaseCallClaims(const std::vector<std::string>& claimed);
     void updateTimes();
 
     const AgentConfig& m_config;

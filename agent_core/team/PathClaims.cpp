@@ -1,5 +1,7 @@
 #include "agent_core/team/PathClaims.h"
 
+#include "agent_core/tools/PatchFormat.h"
+
 namespace warren::agent {
 
 std::optional<std::string> PathClaims::claim(const std::string& agent, const std::string& path) {
@@ -27,6 +29,27 @@ std::vector<std::string> PathClaims::heldBy(const std::string& agent) const {
     for (const auto& [path, holder] : m_holder)
         if (holder == agent)
             paths.push_back(path);
+    return paths;
+}
+
+std::vector<std::string> pathsWrittenBy(const protocol::ToolCall& call) {
+    const bool patch = call.name == "apply_patch";
+    if (call.name != "write_file" && call.name != "edit_file" && !patch)
+        return {};
+    const auto argument = call.arguments.find(patch ? "input" : "path");
+    if (!call.arguments.is_object() || argument == call.arguments.end() || !argument->is_string())
+        return {};
+    if (!patch)
+        return {argument->get<std::string>()};
+    auto parsed = parsePatch(argument->get<std::string>());
+    if (!parsed)
+        return {};
+    std::vector<std::string> paths;
+    for (const auto& op : parsed->ops) {
+        paths.push_back(op.path);
+        if (!op.moveTo.empty())
+            paths.push_back(op.moveTo);
+    }
     return paths;
 }
 

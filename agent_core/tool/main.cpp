@@ -236,7 +236,8 @@ int runStandalone(const Options& options) {
     (*agent)->setModel(std::make_unique<ScriptedLlm>(std::move(script).value()));
     (*agent)->setRunFacts({std::nullopt, std::nullopt, std::string("scripted"), std::nullopt});
     const bool approveAll = options.approve.value_or("deny") == "auto";
-    (*agent)->setApprover([approveAll](const protocol::ApprovalRequestParams&) -> Result<protocol::ApprovalResult> {
+    (*agent)->setApprover([approveAll](const protocol::ApprovalRequestParams&,
+                                       const Cancellation*) -> Result<protocol::ApprovalResult> {
         if (approveAll)
             return protocol::ApprovalResult{true, std::nullopt};
         return protocol::ApprovalResult{false, "denied by --approve deny (standalone run)"};
@@ -331,11 +332,12 @@ int serve(const Options& options) {
     (*agent)->setModel(std::make_unique<HostLlm>(call));
     (*agent)->setHostCall(call);
     (*agent)->setRunFacts({params->sandbox, params->network, params->provider, params->model});
-    (*agent)->setApprover([&call](const protocol::ApprovalRequestParams& approval)
-                              -> Result<protocol::ApprovalResult> {
-        // The user decides; the step's deadline does not hurry them.
+    (*agent)->setApprover([&call](const protocol::ApprovalRequestParams& approval,
+                                  const Cancellation* stop) -> Result<protocol::ApprovalResult> {
+        // The user decides; the step's deadline does not hurry them. A stop of the task or of the asking
+        // agent ends the wait.
         auto answer = call(protocol::method::kApprovalRequest, protocol::toJson(approval),
-                           std::chrono::steady_clock::time_point::max(), nullptr);
+                           std::chrono::steady_clock::time_point::max(), stop);
         if (!answer)
             return answer.error();
         return protocol::approvalResultFromJson(*answer);

@@ -7,10 +7,8 @@
 #include "agent_core/tools/WorkspacePath.h"
 #include "agent_core/tools/WriteFileTool.h"
 
-#include <array>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,41 +41,23 @@ Error systemError(const std::string& what) {
 
 // A file about to be deleted, whole and as bytes (it may be binary), so a failed patch can put it back.
 Result<std::string> readForDelete(const fs::path& path, const std::string& shown, struct stat& status) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
+    if (::lstat(path.c_str(), &status) != 0)
         return errno == ENOENT || errno == ENOTDIR
                    ? makeError(ErrorCode::NotFound, shown + " does not exist; nothing to delete")
                    : systemError("cannot read " + shown);
-    std::string content;
-    bool ok = ::fstat(fd, &status) == 0;
-    if (ok && !S_ISREG(status.st_mode)) {
-        ::close(fd);
+    if (!S_ISREG(status.st_mode))
         return makeError(ErrorCode::InvalidArgument,
                          shown + (S_ISDIR(status.st_mode) ? " is a directory" : " is not a regular file") +
                              "; *** Delete File deletes a file");
-    }
-    std::array<char, 64 * 1024> buffer{};
-    while (ok) {
-        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            ok = n == 0;
-            break;
-        }
-        content.append(buffer.data(), static_cast<std::size_t>(n));
-        if (content.size() > ApplyPatchTool::kMaxFileBytes) {
-            ::close(fd);
-            return makeError(ErrorCode::InvalidArgument,
-                             shown + " is larger than 16 MiB; delete it with a shell command");
-        }
-    }
-    const int savedErrno = errno;
-    ::close(fd);
-    errno = savedErrno;
-    if (!ok)
-        return systemError("cannot read " + shown);
-    return content;
+    if (static_cast<std::uint64_t>(status.st_size) > ApplyPatchTool::kMaxFileBytes)
+        return makeError(ErrorCode::InvalidArgument,
+                         shown + " is larger than 16 MiB; delete it with a shell command");
+    // Read as it is opened: a file swapped since the look above is refused, not followed.
+    auto file = readWholeFile(path, shown, ApplyPatchTool::kMaxFileBytes);
+    if (!file)
+        return file.error();
+    status = file->status;
+    return std::move(file->content);
 }
 
 // A path must not exist yet (a file to add, a move's target).

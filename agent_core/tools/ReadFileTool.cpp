@@ -268,7 +268,7 @@ std::optional<std::string> ReadFileTool::contentKey(const json& arguments, const
     return digest.hex();
 }
 
-Result<TextFile> readTextFile(const fs::path& path, const std::string& shown, std::size_t maxBytes) {
+Result<TextFile> readWholeFile(const fs::path& path, const std::string& shown, std::size_t maxBytes) {
     TextFile file;
     auto fd = openRegularFile(path, shown, file.status);
     if (!fd)
@@ -299,7 +299,12 @@ Result<TextFile> readTextFile(const fs::path& path, const std::string& shown, st
         done += static_cast<std::size_t>(n);
     }
     file.content.resize(done);
-    if (looksBinary(file.content))
+    return file;
+}
+
+Result<TextFile> readTextFile(const fs::path& path, const std::string& shown, std::size_t maxBytes) {
+    auto file = readWholeFile(path, shown, maxBytes);
+    if (file && looksBinary(file->content))
         return makeError(ErrorCode::InvalidArgument, shown + " is a binary file (it has NUL bytes)");
     return file;
 }

@@ -34,9 +34,12 @@ struct TextFile {
     struct stat status {};
 };
 
-// A workspace file read whole (edit_file, search). The message, to be prefixed with the tool's name, says
-// why it was refused: missing, a directory, not a regular file, larger than maxBytes, or binary. `shown`
-// is how the path appears in messages.
+// A workspace file read whole, as bytes (a file write_file replaces, one apply_patch deletes). The message,
+// to be prefixed with the tool's name, says why it was refused: missing, a directory, not a regular file,
+// or larger than maxBytes. `shown` is how the path appears in messages.
+Result<TextFile> readWholeFile(const std::filesystem::path& path, const std::string& shown,
+                               std::size_t maxBytes);
+// The same, refusing a binary file (edit_file, search, apply_patch's updates).
 Result<TextFile> readTextFile(const std::filesystem::path& path, const std::string& shown,
                               std::size_t maxBytes);
 

@@ -1,10 +1,10 @@
 #include "agent_core/tools/WriteFileTool.h"
 
+#include "agent_core/tools/ReadFileTool.h"
 #include "agent_core/tools/ToolArguments.h"
 #include "agent_core/tools/WorkspacePath.h"
 #include "common/WriteAll.h"
 
-#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -27,34 +27,6 @@ constexpr std::size_t kMaxDiffedFileBytes = 16 * 1024 * 1024;
 
 Error systemError(const std::string& what) {
     return makeError(ErrorCode::System, what + ": " + std::strerror(errno));
-}
-
-// The content a write is about to replace, for the diff of the change; nullopt when it is larger than
-// maxBytes or cannot be read (a file the agent may write but not read). Opened without following a symlink
-// or blocking on a FIFO, in case the file was swapped since it was looked at.
-std::optional<std::string> readReplaced(const fs::path& path, std::size_t maxBytes) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return std::nullopt;
-    struct stat status {};
-    bool ok = ::fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
-    std::string content;
-    std::array<char, 64 * 1024> buffer{};
-    while (ok) {
-        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            ok = n == 0;
-            break;
-        }
-        content.append(buffer.data(), static_cast<std::size_t>(n));
-        ok = content.size() <= maxBytes;
-    }
-    ::close(fd);
-    if (!ok)
-        return std::nullopt;
-    return content;
 }
 
 // Tools that trust a file's modification time in whole seconds (Python's bytecode cache checks the
@@ -180,9 +152,13 @@ ToolOutcome WriteFileTool::run(const json& arguments, const ToolEnv& env) {
                            relativeToWorkspace(env.workspace, resolved->parent_path()) + ": " + ec.message());
     }
 
+    // The content about to be replaced, for the diff of the change; none when it is too large or cannot be
+    // read (a file the agent may write but not read).
     std::optional<std::string> replaced;
-    if (env.onFileChanged && exists && static_cast<std::uint64_t>(status.st_size) <= kMaxDiffedFileBytes)
-        replaced = readReplaced(*resolved, kMaxDiffedFileBytes);
+    if (env.onFileChanged && exists && static_cast<std::uint64_t>(status.st_size) <= kMaxDiffedFileBytes) {
+        if (auto file = readWholeFile(*resolved, shown, kMaxDiffedFileBytes))
+            replaced = std::move(file->content);
+    }
 
     if (auto written = writeFileAtomically(*resolved, shown, *content, exists ? &status : nullptr); !written)
         return failure(tool + ": " + written.error().message);

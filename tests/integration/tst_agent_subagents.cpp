@@ -57,17 +57,23 @@ public:
     explicit Agents(ServeSession& session) : m_session(session) {}
 
     // The next llm.chat of agent ("" is the task's own agent), holding the others that come first.
-    json chatOf(const std::string& agent) {
+    json chatOf(const std::string& agent) { return requestOf("llm.chat", agent); }
+    // The next request of method from agent (approval.request names none: ""), holding the others.
+    json requestOf(const std::string& method, const std::string& agent) {
+        const std::string key = method == "llm.chat" ? agent : method + " " + agent;
         for (;;) {
-            if (auto held = m_held.find(agent); held != m_held.end() && !held->second.empty()) {
-                json chat = held->second.front();
+            if (auto held = m_held.find(key); held != m_held.end() && !held->second.empty()) {
+                json request = held->second.front();
                 held->second.erase(held->second.begin());
-                return chat;
+                return request;
             }
-            json chat = m_session.nextRequest("llm.chat");
-            if (chat.is_null())
-                return chat;
-            m_held[agentOf(chat)].push_back(chat);
+            json request = m_session.next();
+            if (request.is_null())
+                return request;
+            const std::string method_ = request.value("method", "");
+            if (!method_.empty())
+                m_held[method_ == "llm.chat" ? agentOf(request) : method_ + " " + agentOf(request)].push_back(
+                    request);
         }
     }
     // Whether agent's request is already held, without reading more.
@@ -205,7 +211,9 @@ private slots:
         session.respond(agents.chatOf(""), reply({call("s1", "spawn_agent", {{"brief", "Own notes.txt"}})}));
         session.respond(agents.chatOf("agent-1"),
                         reply({call("w1", "write_file", {{"path", "notes.txt"}, {"content", "sub\n"}})}));
-        QVERIFY(session.waitFor([](const json& e) { return e.value("type", "") == "tool_result" && e["data"]["id"] == "w1"; }));
+        QVERIFY(session.waitFor([](const json& e) {
+            return e.value("type", "") == "tool_result" && e["data"]["id"] == "agent-1_w1";
+        }));
         session.respond(agents.chatOf(""),
                         reply({call("w2", "write_file", {{"path", "./notes.txt"}, {"content", "root\n"}})}));
         json chat = agents.chatOf("");
@@ -274,7 +282,7 @@ private slots:
                 resumed.insert(session.events[i].value("agent", "task"));
         QVERIFY((resumed == std::set<std::string>{"task", "agent-1", "agent-2"}));
         // agent-1's write is in its context: it goes on from there.
-        QCOMPARE(one["params"]["messages"].back().value("tool_call_id", ""), "w1");
+        QCOMPARE(one["params"]["messages"].back().value("tool_call_id", ""), "agent-1_w1");
         session.respond(one, reply({finishCall("f", "one written")}));
         session.respond(two, reply({call("w2", "write_file", {{"path", "two.txt"}, {"content", "2\n"}})}));
         session.respond(agents.chatOf("agent-2"), reply({finishCall("f", "two written")}));
@@ -310,6 +318,71 @@ private slots:
         QCOMPARE(session.lastEvent()["type"], "task_finished");
         QCOMPARE(session.lastEvent()["data"]["reason"], "cancelled");
         QVERIFY(kill(pid, 0) != 0); // nothing left running
+    }
+
+    // Two agents whose models give their calls the same id ask approval at once: each question, each event
+    // and each answer stays with its own agent's call.
+    void approvalsOfAgentsWithTheSameCallIdsStayApart() {
+        ServeSession session;
+        QVERIFY(session.start());
+        session.startTask({{"max_subagents", 2}, {"approval_tools", {"shell"}}});
+        Agents agents(session);
+        session.respond(agents.chatOf(""), reply({call("s1", "spawn_agent", {{"brief", "Make one"}}),
+                                                  call("s2", "spawn_agent", {{"brief", "Make two"}})}));
+        for (const char* id : {"agent-1", "agent-2"}) {
+            const json chat = agents.chatOf(id);
+            session.respond(chat, reply({call("x", "shell", {{"command", std::string("touch ") + id}})}));
+        }
+        std::map<std::string, json> asked; // by the call id the control plane sees
+        for (int i = 0; i < 2; ++i) {
+            const json approval = agents.requestOf("approval.request", "");
+            QVERIFY(!approval.is_null());
+            asked[approval["params"]["call_id"].get<std::string>()] = approval;
+        }
+        QCOMPARE(asked.size(), std::size_t(2));
+        QVERIFY(asked.contains("agent-1_x"));
+        QVERIFY(asked.contains("agent-2_x"));
+        QCOMPARE(asked["agent-2_x"]["params"]["arguments"]["command"], "touch agent-2");
+        session.respond(asked["agent-2_x"], {{"approved", true}});
+        session.respond(asked["agent-1_x"], {{"approved", false}, {"note", "not this one"}});
+        for (const char* id : {"agent-1", "agent-2"})
+            session.respond(agents.chatOf(id), reply({finishCall("f", "done")}));
+        session.respond(agents.chatOf(""), reply({call("wait", "wait_agents", json::object())}));
+        session.respond(agents.chatOf(""), reply({finishCall("f", "both asked")}));
+        QCOMPARE(session.finish(), 0);
+
+        QVERIFY(QFileInfo::exists(session.dir("workspace") + "/agent-2"));
+        QVERIFY(!QFileInfo::exists(session.dir("workspace") + "/agent-1"));
+        for (const char* id : {"agent-1", "agent-2"}) {
+            const auto requested = eventsOf(session, id, et::kApprovalRequested);
+            QCOMPARE(requested.size(), std::size_t(1));
+            QCOMPARE(requested[0]["data"]["id"], std::string(id) + "_x");
+            const auto resolved = eventsOf(session, id, et::kApprovalResolved);
+            QCOMPARE(resolved.size(), std::size_t(1));
+            QCOMPARE(resolved[0]["data"]["approved"], std::string(id) == "agent-2");
+        }
+    }
+
+    // close_agent ends a sub-agent that waits for the user's approval: the question is withdrawn.
+    void closingAnAgentEndsItsApprovalWait() {
+        ServeSession session;
+        QVERIFY(session.start());
+        session.startTask({{"max_subagents", 1}, {"approval_tools", {"shell"}}});
+        Agents agents(session);
+        session.respond(agents.chatOf(""), reply({call("s1", "spawn_agent", {{"brief", "Ask"}})}));
+        session.respond(agents.chatOf("agent-1"), reply({call("x", "shell", {{"command", "touch asked"}})}));
+        const json approval = agents.requestOf("approval.request", "");
+        QVERIFY(!approval.is_null()); // never answered
+        session.respond(agents.chatOf(""), reply({call("c", "close_agent", {{"agent", "agent-1"}})}));
+        const json chat = agents.chatOf("");
+        QVERIFY2(lastMessage(chat).find("Closed. agent-1 (worker) cancelled") != std::string::npos,
+                 lastMessage(chat).c_str());
+        session.respond(chat, reply({finishCall("f", "closed it")}));
+        QCOMPARE(session.finish(), 0);
+        const auto resolved = eventsOf(session, "agent-1", et::kApprovalResolved);
+        QCOMPARE(resolved.size(), std::size_t(1));
+        QCOMPARE(resolved[0]["data"]["approved"], false);
+        QVERIFY(!QFileInfo::exists(session.dir("workspace") + "/asked"));
     }
 
     void messagesAndClose() {

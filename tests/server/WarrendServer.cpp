@@ -10,6 +10,7 @@
 #include <QSslConfiguration>
 #include <QTimer>
 #include <csignal>
+#include <sys/prctl.h>
 
 namespace warren::test {
 
@@ -86,6 +87,8 @@ bool WarrendServer::start(QString* error, const QStringList& extra, bool samePor
     m_process.setProcessEnvironment(environment);
     m_process.setProcessChannelMode(QProcess::MergedChannels);
     m_process.setStandardInputFile(QProcess::nullDevice());
+    // A test killed without its destructors (QtTest's watchdog) takes its warrend with it.
+    m_process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
     if (!samePort)
         m_port = "0";
     m_process.start(warrendBinary(), QStringList{"serve", "--listen", "127.0.0.1:" + m_port, "--database",

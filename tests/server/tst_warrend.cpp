@@ -9,6 +9,8 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <map>
+#include <set>
 
 using namespace warren::test;
 using nlohmann::json;
@@ -27,6 +29,18 @@ const QByteArray kScriptAsking = R"({"turns": [
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt"}}]}]})";
 
 const QByteArray kSafeMode = R"(, "presets": ["safe-mode"])";
+
+// The task's agent starts two sub-agents, each writing its own file in the shared workspace.
+const QByteArray kScriptWithSubAgents = R"({"turns": [
+  {"tool_calls": [{"id": "s1", "name": "spawn_agent", "arguments": {"brief": "Write docs/one.md"}},
+                  {"id": "s2", "name": "spawn_agent", "arguments": {"brief": "Write docs/two.md"}}]},
+  {"tool_calls": [{"id": "w", "name": "wait_agents", "arguments": {}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "both written"}}]}],
+ "agents": {
+  "agent-1": [{"tool_calls": [{"id": "x", "name": "write_file", "arguments": {"path": "docs/one.md", "content": "one\n"}}]},
+              {"tool_calls": [{"name": "finish", "arguments": {"summary": "one"}}]}],
+  "agent-2": [{"tool_calls": [{"id": "x", "name": "write_file", "arguments": {"path": "docs/two.md", "content": "two\n"}}]},
+              {"tool_calls": [{"name": "finish", "arguments": {"summary": "two"}}]}]}})";
 
 QByteArray taskBody(const QString& upload, const QByteArray& script, const QByteArray& more = {}) {
     return R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + script + more +
@@ -77,6 +91,7 @@ private slots:
     void concurrencyQuotaAnswers429();
     void queuedTasksWaitForASlot();
     void limitsAreClampedAndComeFirst();
+    void subAgentsRunOnTheServer();
     void approvalsSurviveAKilledServer();
     void eventsSurviveADatabaseRestart();
 
@@ -537,6 +552,45 @@ void TestWarrend::limitsAreClampedAndComeFirst() {
     QCOMPARE(QString::fromStdString(first["data"]["decided_by"].value("timeout_sec", "")),
              QString("request"));
     QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
+}
+
+// Sub-agents through the server: their events reach the store and the stream with the agent that made them,
+// their files the task's patch, and the resource report counts them; another user sees none of it.
+void TestWarrend::subAgentsRunOnTheServer() {
+    const QString uploadId = upload(m_alice, workspace());
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_alice,
+                          taskBody(uploadId, kScriptWithSubAgents, R"(, "settings": {"max_subagents": 2})"));
+    QVERIFY2(created.status == 201, created.body.constData());
+    const QString task = QString::fromStdString(created.json().value("id", ""));
+    const auto events = m_server->streamEvents(task, m_alice, "task_finished");
+    QVERIFY(!events.empty());
+    QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
+    std::map<std::string, std::string> changedBy; // path -> agent
+    std::set<std::string> started;
+    for (const json& event : events) {
+        if (event.value("type", "") == "agent_started")
+            started.insert(event.value("agent", ""));
+        if (event.value("type", "") == "file_changed")
+            changedBy[event["data"].value("path", "")] = event.value("agent", "");
+    }
+    QCOMPARE(started, (std::set<std::string>{"agent-1", "agent-2"}));
+    QCOMPARE(changedBy,
+             (std::map<std::string, std::string>{{"docs/one.md", "agent-1"}, {"docs/two.md", "agent-2"}}));
+    // The stored events are the streamed ones, agents included.
+    const HttpAnswer page = m_server->request("GET", "/v1/tasks/" + task + "/events", m_alice);
+    QCOMPARE(page.json()["events"].size(), events.size());
+    QCOMPARE(page.json()["events"], json(events));
+
+    const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + task + "/patch", m_alice);
+    QVERIFY2(patch.body.contains("b/docs/one.md") && patch.body.contains("b/docs/two.md"),
+             patch.body.constData());
+    const HttpAnswer report =
+        m_server->request("GET", "/v1/tasks/" + task + "/artifacts/resource_report.json", m_alice);
+    QCOMPARE(report.status, 200);
+    QCOMPARE(report.json()["subagents"].value("started", 0), 2);
+    for (const QString& path : {"/v1/tasks/" + task + "/events", "/v1/tasks/" + task + "/patch"})
+        QCOMPARE(m_server->request("GET", path, m_bob).status, 404);
 }
 
 // kill -9 while the task waits for its owner: the restarted server resumes it, the stream continues from

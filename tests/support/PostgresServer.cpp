@@ -4,9 +4,11 @@
 #include <QFile>
 #include <QProcess>
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace warren::test {
@@ -109,12 +111,46 @@ std::unique_ptr<PostgresServer> PostgresServer::start(const Options& options, QS
     if (!server->pgCtl({"start", "-o", server->serverOptions().join(' ')}, error))
         return nullptr;
     server->m_running = true;
+    server->startJanitor();
     return server;
 }
 
 PostgresServer::~PostgresServer() {
     if (m_running)
         pgCtl({"stop", "-m", "immediate"}, nullptr);
+    if (m_janitorPipe >= 0) {
+        ::close(m_janitorPipe); // the janitor finds the server stopped, and the directory goes below
+        ::waitpid(m_janitor, nullptr, 0);
+    }
+}
+
+void PostgresServer::startJanitor() {
+    int pipe[2];
+    if (::pipe2(pipe, O_CLOEXEC) != 0)
+        return; // no janitor: the destructor still stops the server
+    const QByteArray pgCtl = (m_bin + "/pg_ctl").toLocal8Bit();
+    const QByteArray data = m_dir.filePath("data").toLocal8Bit();
+    const QByteArray dir = m_dir.path().toLocal8Bit();
+    const QByteArray runAs = m_asPostgres ? QByteArray("runuser -u postgres -- ") : QByteArray();
+    const QByteArray script =
+        "read _; " + runAs + "\"$1\" -D \"$2\" stop -m immediate >/dev/null 2>&1; rm -rf \"$3\"";
+    const char* argv[] = {
+        "sh",   "-c", script.constData(), "janitor", pgCtl.constData(), data.constData(), dir.constData(),
+        nullptr};
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::dup2(pipe[0], STDIN_FILENO); // dup2 clears O_CLOEXEC on the copy
+        ::setsid();                    // a signal to the test's process group does not reach it
+        ::execv("/bin/sh", const_cast<char* const*>(argv));
+        ::_exit(127);
+    }
+    ::close(pipe[0]);
+    if (child < 0) {
+        ::close(pipe[1]);
+        return;
+    }
+    m_janitor = child;
+    m_janitorPipe = pipe[1];
 }
 
 QStringList PostgresServer::serverOptions() const {

@@ -4,10 +4,15 @@
 // it runs as the postgres user (PostgreSQL refuses root); otherwise as the current user. The destructor
 // stops it and removes the directory. The binaries come from `pg_config --bindir`, else
 // /usr/lib/postgresql/*/bin.
+//
+// A test that dies without its destructors (QtTest's watchdog aborts a hung test) must not leave the server
+// running: a janitor, a shell in its own session waiting on a pipe only this process holds, stops it and
+// removes the directory when the pipe closes.
 
 #include <QString>
 #include <QTemporaryDir>
 #include <memory>
+#include <sys/types.h>
 
 namespace warren::test {
 
@@ -37,6 +42,7 @@ public:
 private:
     PostgresServer() = default;
     bool pgCtl(const QStringList& args, QString* error) const;
+    void startJanitor();
     QStringList serverOptions() const;
 
     QTemporaryDir m_dir;
@@ -47,6 +53,8 @@ private:
     int m_port = 5432; // the socket's name (.s.PGSQL.N) in the private directory, or the TCP port
     bool m_tcp = false;
     bool m_running = false;
+    int m_janitorPipe = -1; // its write end: closing it (or this process's end) sets the janitor off
+    pid_t m_janitor = -1;
 };
 
 } // namespace warren::test

@@ -84,7 +84,8 @@ private slots:
         auto agent = createAgent({}, {{"approval_tools", {"write_file"}}, {"memory_backend", "in-memory"}});
         QVERIFY(agent);
         std::vector<protocol::ApprovalRequestParams> asked;
-        (*agent)->setApprover([&](const protocol::ApprovalRequestParams& request) -> Result<protocol::ApprovalResult> {
+        (*agent)->setApprover([&](const protocol::ApprovalRequestParams& request,
+                                  const Cancellation*) -> Result<protocol::ApprovalResult> {
             asked.push_back(request);
             return protocol::ApprovalResult{approve, approve ? std::nullopt : std::optional<std::string>("no")};
         });

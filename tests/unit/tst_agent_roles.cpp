@@ -71,6 +71,18 @@ private slots:
         QVERIFY(subAgentBrief("agent-1", "worker", "x").find("read-only") == std::string::npos);
     }
 
+    void aSubAgentsCallIdsAreItsOwn() {
+        QCOMPARE(subAgentCallId("agent-2", 7, 0, "call_0"), "agent-2_call_0");
+        QCOMPARE(subAgentCallId("agent-3", 7, 0, "call_0"), "agent-3_call_0");
+        // OpenAI's ids are 29 characters: with the agent's, still within the 40 providers accept.
+        QCOMPARE(subAgentCallId("agent-12", 1, 0, "call_abcdefghijklmnopqrstuvwx"),
+                 "agent-12_call_abcdefghijklmnopqrstuvwx");
+        // Longer, or none: the step and the index.
+        QCOMPARE(subAgentCallId("agent-2", 7, 1, std::string(40, 'a')), "agent-2_7_1");
+        QCOMPARE(subAgentCallId("agent-2", 8, 0, ""), "agent-2_8_0");
+        QVERIFY(subAgentCallId("agent-2", 9, 3, std::string(64, 'b')).size() <= 40);
+    }
+
     // Rows of claims in order: "AGENT PATH" -> the holder it conflicts with ("" = granted).
     void claims_data() {
         QTest::addColumn<QStringList>("steps");
@@ -93,6 +105,37 @@ private slots:
             else
                 QCOMPARE(holder.value_or("?"), agent(holders[i]));
         }
+    }
+
+    void pathsWrittenBy_data() {
+        QTest::addColumn<QString>("tool");
+        QTest::addColumn<QString>("arguments");
+        QTest::addColumn<QStringList>("expected");
+        QTest::newRow("write_file") << "write_file"
+                                    << R"({"path":"a/b.txt","content":"x"})" << QStringList{"a/b.txt"};
+        QTest::newRow("edit_file") << "edit_file"
+                                   << R"({"path":"c","old_string":"1","new_string":"2"})" << QStringList{"c"};
+        QTest::newRow("apply_patch: every file, a move's target too")
+            << "apply_patch"
+            << R"({"input":"*** Begin Patch\n*** Add File: new.txt\n+hi\n*** Delete File: old.txt\n*** Update File: m.txt\n*** Move to: n.txt\n@@\n-a\n+b\n*** End Patch"})"
+            << QStringList{"new.txt", "old.txt", "m.txt", "n.txt"};
+        QTest::newRow("apply_patch that does not parse: the tool refuses it")
+            << "apply_patch"
+            << R"({"input":"nope"})" << QStringList{};
+        QTest::newRow("a path that is not a string") << "write_file"
+                                                     << R"({"path":7})" << QStringList{};
+        QTest::newRow("shell: not known beforehand") << "shell"
+                                                     << R"({"command":"echo > x"})" << QStringList{};
+        QTest::newRow("arguments that are not an object") << "write_file"
+                                                          << R"("x")" << QStringList{};
+    }
+    void pathsWrittenBy() {
+        QFETCH(QString, tool);
+        QFETCH(QString, arguments);
+        QFETCH(QStringList, expected);
+        const warren::protocol::ToolCall call{"id", tool.toStdString(),
+                                              nlohmann::json::parse(arguments.toStdString())};
+        QCOMPARE(toQt(warren::agent::pathsWrittenBy(call)), expected);
     }
 
     void releasing() {
