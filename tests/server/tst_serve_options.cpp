@@ -1,18 +1,14 @@
 // warrend serve's command line: what each flag sets, and the refusals that name the flag.
 #include "server/api/ServeOptions.h"
+#include "tests/support/StringLists.h"
 
 #include <QtTest>
 
 using warren::server::parseServeOptions;
+using warren::test::toQt;
+using warren::test::toStd;
 
 namespace {
-
-std::vector<std::string> words(const QStringList& list) {
-    std::vector<std::string> out;
-    for (const auto& word : list)
-        out.push_back(word.toStdString());
-    return out;
-}
 
 const QStringList kRequired{"--listen",        "127.0.0.1:8420", "--database",
                             "postgresql:///w", "--data-dir",     "/srv/w"};
@@ -25,7 +21,7 @@ class TestServeOptions : public QObject {
 private slots:
     void readsEveryFlag() {
         auto options = parseServeOptions(
-            words(kRequired + QStringList{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--backend", "podman",
+            toStd(kRequired + QStringList{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--backend", "podman",
                                           "--image", "localhost/a:1", "--max-tasks", "8", "--provider",
                                           "openai", "--model", "m", "--max-upload-mb", "3",
                                           "--provider-key-secret", "/etc/warrend/keys.secret"}));
@@ -46,14 +42,14 @@ private slots:
     }
 
     void withoutASecretUsersStoreNoKeys() {
-        auto options = parseServeOptions(words(kRequired));
+        auto options = parseServeOptions(toStd(kRequired));
         QVERIFY(options);
         QVERIFY(options->providerKeySecret.empty());
     }
 
     void readsAnIpv6Listen() {
         auto options =
-            parseServeOptions(words({"--listen", "[::1]:0", "--database", "d", "--data-dir", "x"}));
+            parseServeOptions(toStd({"--listen", "[::1]:0", "--database", "d", "--data-dir", "x"}));
         QVERIFY(options);
         QCOMPARE(options->host, std::string("::1"));
         QCOMPARE(options->port, std::uint16_t(0));
@@ -91,7 +87,7 @@ private slots:
     void refuses() {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        auto options = parseServeOptions(words(args));
+        auto options = parseServeOptions(toStd(args));
         QVERIFY(!options);
         QVERIFY2(options.error().message.find(message.toStdString()) != std::string::npos,
                  options.error().message.c_str());

@@ -1,7 +1,7 @@
 #pragma once
-// Helpers of the app/remote tests: files written and read, a tree's snapshot to compare two trees, the
-// real git run on a test repository (no user or system configuration), and a hash of everything under a
-// directory to prove it was not written.
+// Helpers of the tests of workspace files (the agent's file tools, app/remote): files written and read, a
+// file's mode, a tree's snapshot to compare two trees, the real git run on a test repository (no user or
+// system configuration), and a hash of everything under a directory to prove it was not written.
 
 #include <QCryptographicHash>
 #include <QProcess>
@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 
 namespace warren::test {
 
@@ -28,6 +29,12 @@ inline std::string readFile(const fs::path& path) {
     std::stringstream content;
     content << in.rdbuf();
     return content.str();
+}
+
+inline mode_t modeOf(const fs::path& path) {
+    struct stat status {};
+    ::lstat(path.c_str(), &status);
+    return status.st_mode & 07777;
 }
 
 inline void setExecutable(const fs::path& path, bool executable) {

@@ -2,26 +2,17 @@
 
 #include "agent_core/team/AgentRoles.h"
 #include "agent_core/team/PathClaims.h"
+#include "tests/support/StringLists.h"
 
 #include <QtTest>
 
+using warren::test::toQt;
+using warren::test::toStd;
 using namespace warren::agent;
 
 namespace {
 
-QStringList toQt(const std::vector<std::string>& names) {
-    QStringList list;
-    for (const auto& name : names)
-        list << QString::fromStdString(name);
-    return list;
-}
 
-std::vector<std::string> fromQt(const QStringList& names) {
-    std::vector<std::string> list;
-    for (const auto& name : names)
-        list.push_back(name.toStdString());
-    return list;
-}
 
 } // namespace
 
@@ -53,7 +44,7 @@ private slots:
         QFETCH(QStringList, starter);
         QFETCH(QStringList, expected);
         QFETCH(QString, error);
-        const auto tools = warren::agent::toolsForRole(role.toStdString(), fromQt(starter));
+        const auto tools = warren::agent::toolsForRole(role.toStdString(), toStd(starter));
         if (!error.isEmpty()) {
             QVERIFY(!tools);
             QCOMPARE(QString::fromStdString(tools.error().message), error);

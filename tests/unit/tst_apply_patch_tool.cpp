@@ -4,6 +4,7 @@
 // is undone; modes are kept; bad arguments are named.
 
 #include "agent_core/tools/ApplyPatchTool.h"
+#include "tests/unit/WorkspaceTree.h"
 
 #include <QtTest>
 #include <filesystem>
@@ -13,39 +14,11 @@
 
 using namespace warren;
 using namespace warren::agent;
+using namespace warren::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readAll(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-void writeRaw(const fs::path& path, std::string_view content) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-}
-
-mode_t modeOf(const fs::path& path) {
-    struct stat status {};
-    ::lstat(path.c_str(), &status);
-    return status.st_mode & 07777;
-}
-
-// Every path under root with its content, for "nothing changed".
-QStringList tree(const fs::path& root) {
-    QStringList out;
-    for (const auto& entry : fs::recursive_directory_iterator(root)) {
-        const auto relative = QString::fromStdString(fs::relative(entry.path(), root).string());
-        out << (entry.is_directory() ? relative + "/" : relative + "=" + QString::fromStdString(readAll(entry.path())));
-    }
-    out.sort();
-    return out;
-}
 
 json patchCall(const std::string& body) {
     return {{"input", "*** Begin Patch\n" + body + "*** End Patch\n"}};
@@ -88,10 +61,11 @@ private slots:
         m_workspace = fs::path(m_dir->path().toStdString()) / "ws";
         fs::create_directories(m_workspace);
         m_changes.clear();
-        writeRaw(m_workspace / "src/app.py", "def greet():\n    print(\"Hi\")\n\ndef main():\n    greet()\n");
-        writeRaw(m_workspace / "old.txt", "obsolete\n");
-        writeRaw(m_workspace / "notes.md", "# Notes\n");
-        writeRaw(m_dir->path().toStdString() + "/outside.txt", "outside\n");
+        writeFile(m_workspace / "src/app.py",
+                  "def greet():\n    print(\"Hi\")\n\ndef main():\n    greet()\n");
+        writeFile(m_workspace / "old.txt", "obsolete\n");
+        writeFile(m_workspace / "notes.md", "# Notes\n");
+        writeFile(m_dir->path().toStdString() + "/outside.txt", "outside\n");
     }
 
     void appliesEveryKindOfChange() {
@@ -105,17 +79,17 @@ private slots:
         QVERIFY2(outcome.ok, outcome.output.c_str());
         QCOMPARE(QString::fromStdString(outcome.output),
                  QString("applied the patch:\nA docs/hello.txt\nM src/app.py\nM notes.md -> doc/notes.md\nD old.txt"));
-        QCOMPARE(readAll(m_workspace / "docs/hello.txt"), std::string("Hello\nworld\n"));
-        QCOMPARE(readAll(m_workspace / "src/app.py"),
+        QCOMPARE(readFile(m_workspace / "docs/hello.txt"), std::string("Hello\nworld\n"));
+        QCOMPARE(readFile(m_workspace / "src/app.py"),
                  std::string("def greet():\n    print(\"Hello, world!\")\n\ndef main():\n    greet()\n"));
         QCOMPARE(modeOf(m_workspace / "src/app.py"), mode_t(0750));
-        QCOMPARE(readAll(m_workspace / "doc/notes.md"), std::string("# Notes\n- one\n"));
+        QCOMPARE(readFile(m_workspace / "doc/notes.md"), std::string("# Notes\n- one\n"));
         QCOMPARE(modeOf(m_workspace / "doc/notes.md"), mode_t(0640));
         QVERIFY(!fs::exists(m_workspace / "notes.md"));
         QVERIFY(!fs::exists(m_workspace / "old.txt"));
-        QCOMPARE(outcome.bytesWritten, readAll(m_workspace / "docs/hello.txt").size() +
-                                           readAll(m_workspace / "src/app.py").size() +
-                                           readAll(m_workspace / "doc/notes.md").size());
+        QCOMPARE(outcome.bytesWritten, readFile(m_workspace / "docs/hello.txt").size() +
+                                           readFile(m_workspace / "src/app.py").size() +
+                                           readFile(m_workspace / "doc/notes.md").size());
 
         QCOMPARE(m_changes.size(), std::size_t(5));
         QCOMPARE(m_changes[0].path, std::string("docs/hello.txt"));
@@ -185,7 +159,7 @@ private slots:
         QFETCH(QString, body);
         QFETCH(QString, message);
         fs::create_symlink(fs::path(m_dir->path().toStdString()) / "outside.txt", m_workspace / "link.txt");
-        const QStringList before = tree(fs::path(m_dir->path().toStdString()));
+        const QStringList before = snapshot(fs::path(m_dir->path().toStdString()));
         const auto outcome = run(patchCall(body.toStdString()));
         QVERIFY(!outcome.ok);
         if (message.isEmpty()) // a path leading out: refused as the other file tools refuse it
@@ -194,7 +168,7 @@ private slots:
                      outcome.output.c_str());
         else
             QCOMPARE(QString::fromStdString(outcome.output), message);
-        QCOMPARE(tree(fs::path(m_dir->path().toStdString())), before);
+        QCOMPARE(snapshot(fs::path(m_dir->path().toStdString())), before);
         QVERIFY(m_changes.empty());
     }
 
@@ -202,7 +176,7 @@ private slots:
         // "old.txt/new.txt" cannot be created (old.txt is a file): the failure comes after src/app.py was
         // rewritten and notes.md deleted, so both must come back.
         ::chmod((m_workspace / "notes.md").c_str(), 0600);
-        const QStringList before = tree(m_workspace);
+        const QStringList before = snapshot(m_workspace);
         const auto outcome = run(patchCall("*** Update File: src/app.py\n@@\n-    greet()\n+    pass\n"
                                            "*** Delete File: notes.md\n"
                                            "*** Add File: fresh/dir/a.txt\n+a\n"
@@ -212,19 +186,19 @@ private slots:
                  outcome.output.c_str());
         QVERIFY2(outcome.output.ends_with("; the files written before it were restored; no file was changed"),
                  outcome.output.c_str());
-        QCOMPARE(tree(m_workspace), before);
+        QCOMPARE(snapshot(m_workspace), before);
         QCOMPARE(modeOf(m_workspace / "notes.md"), mode_t(0600));
         QVERIFY(m_changes.empty());
     }
 
     void saysWhenAHunkMatchedOnlyLoosely() {
-        writeRaw(m_workspace / "cfg.txt", "key = 1   \nother\n");
+        writeFile(m_workspace / "cfg.txt", "key = 1   \nother\n");
         const auto outcome = run(patchCall("*** Update File: cfg.txt\n@@\n-key = 1\n+key = 2\n"));
         QVERIFY2(outcome.ok, outcome.output.c_str());
         QCOMPARE(QString::fromStdString(outcome.output),
                  QString("applied the patch:\nM cfg.txt\n  (its hunk 1 matched only ignoring trailing whitespace; "
                          "check the result)"));
-        QCOMPARE(readAll(m_workspace / "cfg.txt"), std::string("key = 2\nother\n"));
+        QCOMPARE(readFile(m_workspace / "cfg.txt"), std::string("key = 2\nother\n"));
     }
 
     void namesBadArguments_data() {

@@ -2,12 +2,15 @@
 // anything. The host is a fake HostLookup, so each row states which host paths exist and what they are.
 
 #include "sandbox/BwrapCommand.h"
+#include "tests/support/StringLists.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <unistd.h>
 
+using warren::test::toQt;
+using warren::test::toStd;
 using namespace warren;
 using namespace warren::sandbox;
 using nlohmann::json;
@@ -21,13 +24,6 @@ const std::vector<std::uint8_t> kFilter = {0x20, 0x00, 0x00, 0x00, 0x04, 0x00, 0
 
 QString qs(const std::string& text) {
     return QString::fromStdString(text);
-}
-
-QStringList toQt(const std::vector<std::string>& list) {
-    QStringList out;
-    for (const auto& item : list)
-        out << qs(item);
-    return out;
 }
 
 // A small profile without the default's mounts, env or protected paths, so each row shows only its own.

@@ -2,22 +2,18 @@
 // that names the flag or argument, says what was expected, and suggests what was probably meant.
 
 #include "app/cli/CliArguments.h"
+#include "tests/support/StringLists.h"
 
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+using warren::test::toQt;
+using warren::test::toStd;
 using namespace warren;
 using namespace warren::control;
 using nlohmann::json;
 
 namespace {
-
-std::vector<std::string> toStd(const QStringList& list) {
-    std::vector<std::string> out;
-    for (const QString& item : list)
-        out.push_back(item.toStdString());
-    return out;
-}
 
 template <typename T> void putOptional(json& out, const char* key, const std::optional<T>& value) {
     if (value)

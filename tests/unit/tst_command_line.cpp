@@ -4,9 +4,12 @@
 
 #include "sandbox/CommandLine.h"
 #include "sandbox/SandboxProfile.h"
+#include "tests/support/StringLists.h"
 
 #include <QtTest>
 
+using warren::test::toQt;
+using warren::test::toStd;
 using namespace warren;
 using namespace warren::sandbox;
 using nlohmann::json;
@@ -17,20 +20,6 @@ const QString kCwd = QStringLiteral("/home/user/project");
 
 QString qs(const std::string& text) {
     return QString::fromStdString(text);
-}
-
-std::vector<std::string> toStd(const QStringList& list) {
-    std::vector<std::string> out;
-    for (const QString& item : list)
-        out.push_back(item.toStdString());
-    return out;
-}
-
-QStringList toQt(const std::vector<std::string>& list) {
-    QStringList out;
-    for (const auto& item : list)
-        out << qs(item);
-    return out;
 }
 
 Result<SandboxCommandLine> parse(const QStringList& args, const QString& cwd = kCwd) {

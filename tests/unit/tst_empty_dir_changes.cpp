@@ -3,19 +3,16 @@
 // started being empty is the diff's files, not a change of its own.
 
 #include "app/snapshots/EmptyDirChanges.h"
+#include "tests/support/StringLists.h"
 
 #include <QTest>
 
+using warren::test::toQt;
+using warren::test::toStd;
 using namespace warren::snapshots;
 
 namespace {
 
-std::vector<std::string> strings(const QStringList& list) {
-    std::vector<std::string> out;
-    for (const QString& item : list)
-        out.push_back(item.toStdString());
-    return out;
-}
 
 } // namespace
 
@@ -54,7 +51,7 @@ private slots:
         QFETCH(QStringList, changed);
         QFETCH(QStringList, expected);
         QStringList got;
-        for (const auto& change : emptyDirChanges(strings(fromEmpty), strings(toEmpty), strings(changed)))
+        for (const auto& change : emptyDirChanges(toStd(fromEmpty), toStd(toEmpty), toStd(changed)))
             got << (change.added ? "+" : "-") + QString::fromStdString(change.dir);
         QCOMPARE(got, expected);
     }

@@ -9,38 +9,22 @@
 #include "agent_core/tools/SearchTool.h"
 #include "agent_core/tools/WriteFileTool.h"
 #include "common/Utf8.h"
+#include "tests/unit/WorkspaceTree.h"
 
 #include <QtTest>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <fcntl.h>
 #include <sys/stat.h>
 
 using namespace warren;
 using namespace warren::agent;
+using namespace warren::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readAll(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-void writeRaw(const fs::path& path, std::string_view content) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-}
-
-mode_t modeOf(const fs::path& path) {
-    struct stat status {};
-    ::lstat(path.c_str(), &status);
-    return status.st_mode & 07777;
-}
 
 // Names in a directory, sorted, for "no temporary file left behind".
 QStringList namesIn(const fs::path& directory) {
@@ -87,9 +71,9 @@ class TestFileTools : public QObject {
 
     // A small tree shared by the tests: files, a subdirectory, symlinks in and out, a dangling one.
     void makeTree() {
-        writeRaw(ws("file.txt"), "one\ntwo\nthree\n");
-        writeRaw(ws("a/b.txt"), "b\n");
-        writeRaw(m_outside / "secret.txt", "secret\n");
+        writeFile(ws("file.txt"), "one\ntwo\nthree\n");
+        writeFile(ws("a/b.txt"), "b\n");
+        writeFile(m_outside / "secret.txt", "secret\n");
         fs::create_symlink("file.txt", ws("link_file"));
         fs::create_directory_symlink("a", ws("link_dir"));
         fs::create_directory_symlink("../outside", ws("link_out"));
@@ -180,8 +164,7 @@ private slots:
         QFETCH(QByteArray, content);
         QFETCH(QByteArray, arguments);
         QFETCH(QString, output);
-        writeRaw(ws("f.txt"),
-                 std::string_view(content.constData(), static_cast<std::size_t>(content.size())));
+        writeFile(ws("f.txt"), content.toStdString());
         fs::create_symlink("f.txt", ws("link_f"));
         json args = json::parse(arguments.toStdString());
         if (!args.contains("path"))
@@ -248,7 +231,7 @@ private slots:
     }
 
     void readFileRefusesBinaryAndSpecialFiles() {
-        writeRaw(ws("bin.dat"), std::string("ELF\0\1\2", 6));
+        writeFile(ws("bin.dat"), std::string("ELF\0\1\2", 6));
         ToolOutcome outcome = ReadFileTool().run({{"path", "bin.dat"}}, env());
         QVERIFY(!outcome.ok);
         QCOMPARE(q(outcome.output),
@@ -264,7 +247,7 @@ private slots:
         std::string text;
         for (int i = 1; i <= 100000; ++i)
             text += "line " + std::to_string(i) + "\n";
-        writeRaw(ws("huge.txt"), text);
+        writeFile(ws("huge.txt"), text);
         m_outputLimit = 1000;
         const ToolOutcome outcome = ReadFileTool().run({{"path", "huge.txt"}}, env());
         QVERIFY(outcome.ok);
@@ -289,7 +272,7 @@ private slots:
         std::string text;
         for (int i = 0; i < 100000; ++i)
             text += "\xC3\xA9"; // é, two bytes
-        writeRaw(ws("long.txt"), text + "\nnext\n");
+        writeFile(ws("long.txt"), text + "\nnext\n");
         m_outputLimit = 101;
         const ToolOutcome outcome = ReadFileTool().run({{"path", "long.txt"}}, env());
         QVERIFY(outcome.ok);
@@ -354,7 +337,7 @@ private slots:
     }
 
     void listAndSearchContentKeysFollowTheTree() {
-        writeRaw(ws("deep/1/2/3/far.txt"), "far\n");
+        writeFile(ws("deep/1/2/3/far.txt"), "far\n");
         ListFilesTool list;
         SearchTool search;
         const json listArgs = {{"depth", 2}};
@@ -375,7 +358,7 @@ private slots:
         const auto beforeAppend = searchKey;
         QTRY_VERIFY((searchKey = search.contentKey(searchArgs, env())).has_value());
         QVERIFY(searchKey != beforeAppend);
-        writeRaw(ws("a/new.txt"), "new\n");
+        writeFile(ws("a/new.txt"), "new\n");
         QVERIFY(list.contentKey(listArgs, env()) != listKey);
         QVERIFY(search.contentKey(searchArgs, env()) != searchKey);
         QCOMPARE(list.contentKey({{"path", "nope"}}, env()), std::nullopt);
@@ -390,7 +373,7 @@ private slots:
         QVERIFY2(outcome.ok, outcome.output.c_str());
         QCOMPARE(q(outcome.output), "wrote 3 bytes to new/dir/f.txt (new file)");
         QCOMPARE(outcome.bytesWritten, 3u);
-        QCOMPARE(q(readAll(ws("new/dir/f.txt"))), "hi\n");
+        QCOMPARE(q(test::readFile(ws("new/dir/f.txt"))), "hi\n");
         QCOMPARE(m_changes.size(), 1u);
         QCOMPARE(q(m_changes[0].path), "new/dir/f.txt");
         QCOMPARE(q(std::string(toString(m_changes[0].change))), "created");
@@ -407,7 +390,7 @@ private slots:
             WriteFileTool().run({{"path", "/workspace/file.txt"}, {"content", ""}}, env());
         QVERIFY2(outcome.ok, outcome.output.c_str());
         QCOMPARE(q(outcome.output), "wrote 0 bytes to file.txt");
-        QCOMPARE(q(readAll(ws("file.txt"))), "");
+        QCOMPARE(q(test::readFile(ws("file.txt"))), "");
         QCOMPARE(modeOf(ws("file.txt")), mode_t{0750});
         QCOMPARE(m_changes.size(), 1u);
         QCOMPARE(q(std::string(toString(m_changes[0].change))), "modified");
@@ -424,7 +407,7 @@ private slots:
     }
     void rewritesMoveTheMtimePastTheOldSecond() {
         QFETCH(bool, edit);
-        writeRaw(ws("mod.py"), "VALUE = 1\n");
+        writeFile(ws("mod.py"), "VALUE = 1\n");
         struct stat before {};
         QCOMPARE(::stat(ws("mod.py").c_str(), &before), 0);
         const struct timespec ahead[2] = {{0, UTIME_OMIT}, {before.st_mtim.tv_sec + 3600, 500}};
@@ -437,7 +420,7 @@ private slots:
         QCOMPARE(::stat(ws("mod.py").c_str(), &after), 0);
         QCOMPARE(after.st_size, before.st_size);
         QCOMPARE(after.st_mtim.tv_sec, before.st_mtim.tv_sec + 3601);
-        QCOMPARE(q(readAll(ws("mod.py"))), "VALUE = 2\n");
+        QCOMPARE(q(test::readFile(ws("mod.py"))), "VALUE = 2\n");
     }
 
     // The change's diff, for file_changed: against nothing for a new file, against the old content for a
@@ -458,7 +441,7 @@ private slots:
         QCOMPARE(m_changes[1].diff->removed, 1u);
         QVERIFY(!m_changes[1].diff->truncated && !m_changes[1].diff->binary);
 
-        writeRaw(ws("blob.bin"), std::string("a\0b", 3));
+        writeFile(ws("blob.bin"), std::string("a\0b", 3));
         outcome = WriteFileTool().run({{"path", "blob.bin"}, {"content", "text\n"}}, env());
         QVERIFY2(outcome.ok, outcome.output.c_str());
         QCOMPARE(m_changes.size(), 3u);
@@ -471,13 +454,13 @@ private slots:
         ToolOutcome outcome = WriteFileTool().run({{"path", "link_file"}, {"content", "via link\n"}}, env());
         QVERIFY2(outcome.ok, outcome.output.c_str());
         QVERIFY(fs::is_symlink(ws("link_file"))); // the link stays, its target changes
-        QCOMPARE(q(readAll(ws("file.txt"))), "via link\n");
+        QCOMPARE(q(test::readFile(ws("file.txt"))), "via link\n");
         outcome = WriteFileTool().run({{"path", "dangling_in"}, {"content", "x"}}, env());
         QVERIFY2(outcome.ok, outcome.output.c_str());
-        QCOMPARE(q(readAll(ws("new_target.txt"))), "x");
+        QCOMPARE(q(test::readFile(ws("new_target.txt"))), "x");
         outcome = WriteFileTool().run({{"path", "link_dir/c.txt"}, {"content", "c"}}, env());
         QVERIFY(outcome.ok);
-        QCOMPARE(q(readAll(ws("a/c.txt"))), "c");
+        QCOMPARE(q(test::readFile(ws("a/c.txt"))), "c");
         QCOMPARE(m_changes.size(), 3u);
         QCOMPARE(q(m_changes[0].path), "file.txt");
         QCOMPARE(q(std::string(toString(m_changes[0].change))), "modified");
@@ -501,7 +484,7 @@ private slots:
                      q(outcome.output).contains("is outside the workspace"),
                  outcome.output.c_str());
         QCOMPARE(namesIn(m_outside), before);
-        QCOMPARE(q(readAll(m_outside / "secret.txt")), "secret\n");
+        QCOMPARE(q(test::readFile(m_outside / "secret.txt")), "secret\n");
         QVERIFY(m_changes.empty());
     }
 
@@ -543,7 +526,7 @@ private slots:
         QCOMPARE(
             q(outcome.output),
             "write_file: file.txt is read-only; change its permissions first if it really should change");
-        QCOMPARE(q(readAll(ws("file.txt"))), "one\ntwo\nthree\n");
+        QCOMPARE(q(test::readFile(ws("file.txt"))), "one\ntwo\nthree\n");
         QVERIFY(!namesIn(m_workspace).join(",").contains(".warren-"));
     }
 
@@ -555,7 +538,7 @@ private slots:
         std::stringstream held;
         held << old.rdbuf();
         QCOMPARE(q(held.str()), "one\ntwo\nthree\n");
-        QCOMPARE(q(readAll(ws("file.txt"))), "new\n");
+        QCOMPARE(q(test::readFile(ws("file.txt"))), "new\n");
         const QStringList expected{"a",        "dangling_in", "dangling_out", "file.txt", "link_abs_out",
                                    "link_dir", "link_file",   "link_out"};
         QCOMPARE(namesIn(m_workspace), expected);
@@ -600,14 +583,14 @@ private slots:
         QFETCH(QString, arguments);
         QFETCH(QString, after);
         QFETCH(QString, output);
-        writeRaw(ws("f.txt"), before.toStdString());
+        writeFile(ws("f.txt"), before.toStdString());
         ::chmod(ws("f.txt").c_str(), 0640);
         json args = json::parse(arguments.toStdString());
         args["path"] = "f.txt";
         const ToolOutcome outcome = EditFileTool().run(args, env());
         QVERIFY2(outcome.ok, outcome.output.c_str());
         QCOMPARE(q(outcome.output), output);
-        QCOMPARE(q(readAll(ws("f.txt"))), after);
+        QCOMPARE(q(test::readFile(ws("f.txt"))), after);
         QCOMPARE(outcome.bytesWritten, static_cast<std::uint64_t>(after.toUtf8().size()));
         QCOMPARE(modeOf(ws("f.txt")), mode_t{0640});
         QCOMPARE(m_changes.size(), 1u);
@@ -666,16 +649,16 @@ private slots:
     void editFileFailures() {
         QFETCH(QString, arguments);
         QFETCH(QString, message);
-        writeRaw(ws("f.txt"), "a a a\n");
-        writeRaw(ws("bin.dat"), std::string("a\0b", 3));
-        writeRaw(ws("ro.txt"), "a\n");
+        writeFile(ws("f.txt"), "a a a\n");
+        writeFile(ws("bin.dat"), std::string("a\0b", 3));
+        writeFile(ws("ro.txt"), "a\n");
         ::chmod(ws("ro.txt").c_str(), 0444);
         const ToolOutcome outcome = EditFileTool().run(json::parse(arguments.toStdString()), env());
         QVERIFY(!outcome.ok);
         QVERIFY2(q(outcome.output).startsWith(message), outcome.output.c_str());
-        QCOMPARE(q(readAll(ws("f.txt"))), "a a a\n");
-        QCOMPARE(q(readAll(ws("ro.txt"))), "a\n");
-        QCOMPARE(q(readAll(m_outside / "secret.txt")), "secret\n");
+        QCOMPARE(q(test::readFile(ws("f.txt"))), "a a a\n");
+        QCOMPARE(q(test::readFile(ws("ro.txt"))), "a\n");
+        QCOMPARE(q(test::readFile(m_outside / "secret.txt")), "secret\n");
         QVERIFY(m_changes.empty());
     }
 
@@ -706,11 +689,11 @@ private slots:
         QFETCH(QString, arguments);
         QFETCH(QString, output);
         fs::remove_all(m_workspace);
-        writeRaw(ws(".git/HEAD"), "ref\n");
-        writeRaw(ws("a/b.txt"), "b");
-        writeRaw(ws("a/c/d.txt"), "d");
-        writeRaw(ws("a/c/e/f.txt"), "f");
-        writeRaw(ws("z.txt"), "z");
+        writeFile(ws(".git/HEAD"), "ref\n");
+        writeFile(ws("a/b.txt"), "b");
+        writeFile(ws("a/c/d.txt"), "d");
+        writeFile(ws("a/c/e/f.txt"), "f");
+        writeFile(ws("z.txt"), "z");
         fs::create_symlink("z.txt", ws("link_file"));
         fs::create_directory_symlink("a", ws("link_dir"));
         const ToolOutcome outcome = ListFilesTool().run(json::parse(arguments.toStdString()), env());
@@ -720,9 +703,9 @@ private slots:
 
     // A directory's entries come right after it: "x-y" < "x/" < "x0", as the paths sort.
     void listFilesSortsAsPaths() {
-        writeRaw(ws("s/x-y"), "");
-        writeRaw(ws("s/x/in"), "");
-        writeRaw(ws("s/x0"), "");
+        writeFile(ws("s/x-y"), "");
+        writeFile(ws("s/x/in"), "");
+        writeFile(ws("s/x0"), "");
         fs::create_directories(ws("empty"));
         ToolOutcome outcome = ListFilesTool().run({{"path", "s"}}, env());
         QCOMPARE(q(outcome.output), "s/x-y\ns/x/\ns/x/in\ns/x0\n");
@@ -777,7 +760,7 @@ private slots:
 
     void listFilesCapsEntries() {
         for (int i = 0; i < 2100; ++i)
-            writeRaw(ws("many/f" + std::to_string(10000 + i)), "");
+            writeFile(ws("many/f" + std::to_string(10000 + i)), "");
         m_outputLimit = 1024 * 1024;
         ToolOutcome outcome = ListFilesTool().run({{"path", "many"}}, env());
         QVERIFY(outcome.ok);
@@ -829,13 +812,13 @@ private slots:
         QFETCH(QString, arguments);
         QFETCH(QString, output);
         fs::remove_all(m_workspace);
-        writeRaw(ws("a.cpp"), "int main\nfoo\nfoo again\n");
-        writeRaw(ws("b.h"), "bar foo\n");
-        writeRaw(ws("sub/c.cpp"), "xfoo\n");
-        writeRaw(ws("crlf.txt"), "dos\r\nunix\n");
-        writeRaw(ws(".git/config"), "foo hidden\n");
-        writeRaw(ws("bin.dat"), std::string("foo hidden\0", 11));
-        writeRaw(m_outside / "o.txt", "foo hidden\n");
+        writeFile(ws("a.cpp"), "int main\nfoo\nfoo again\n");
+        writeFile(ws("b.h"), "bar foo\n");
+        writeFile(ws("sub/c.cpp"), "xfoo\n");
+        writeFile(ws("crlf.txt"), "dos\r\nunix\n");
+        writeFile(ws(".git/config"), "foo hidden\n");
+        writeFile(ws("bin.dat"), std::string("foo hidden\0", 11));
+        writeFile(m_outside / "o.txt", "foo hidden\n");
         fs::create_directory_symlink("../outside", ws("link_out"));
         fs::create_symlink("../outside/o.txt", ws("link_o.txt"));
         fs::create_symlink("a.cpp", ws("link_a.cpp"));
@@ -875,7 +858,7 @@ private slots:
     void searchFailures() {
         QFETCH(QString, arguments);
         QFETCH(QString, message);
-        writeRaw(ws("bin.dat"), std::string("a\0", 2));
+        writeFile(ws("bin.dat"), std::string("a\0", 2));
         const ToolOutcome outcome = SearchTool().run(json::parse(arguments.toStdString()), env());
         QVERIFY(!outcome.ok);
         QVERIFY2(q(outcome.output).startsWith(message), outcome.output.c_str());
@@ -885,7 +868,7 @@ private slots:
         std::string many;
         for (int i = 0; i < 600; ++i)
             many += "match\n";
-        writeRaw(ws("many.txt"), many);
+        writeFile(ws("many.txt"), many);
         m_outputLimit = 1024 * 1024;
         ToolOutcome outcome = SearchTool().run({{"pattern", "match"}}, env());
         QVERIFY(outcome.ok);
@@ -900,8 +883,8 @@ private slots:
         QVERIFY2(q(outcome.output).contains("\n[output limit of 64 bytes reached"), outcome.output.c_str());
 
         m_outputLimit = 16 * 1024;
-        writeRaw(ws("wide.txt"),
-                 "needle " + std::string(5000, 'x') + " tail\n" + std::string(3000, 'y') + "needle\n");
+        writeFile(ws("wide.txt"),
+                  "needle " + std::string(5000, 'x') + " tail\n" + std::string(3000, 'y') + "needle\n");
         outcome = SearchTool().run({{"pattern", "needle"}, {"path", "wide.txt"}}, env());
         QVERIFY(outcome.ok);
         // Shown cut to a readable length; a match past the matched part of a long line is not found.
@@ -912,13 +895,13 @@ private slots:
 
         // A pattern that recurses once per character, over a very long line: matched on its start only,
         // so the stack holds (this crashed with the whole line under ASan).
-        writeRaw(ws("minified.js"), std::string(200000, 'a') + "\n");
+        writeFile(ws("minified.js"), std::string(200000, 'a') + "\n");
         outcome = SearchTool().run({{"pattern", "(a|b)*c"}, {"path", "minified.js"}}, env());
         QVERIFY(outcome.ok);
         QVERIFY(
             outcome.output.starts_with("no matches for /(a|b)*c/ in minified.js\n[1 line(s) longer than"));
 
-        writeRaw(ws("big.txt"), std::string(SearchTool::kMaxFileBytes, 'a') + "\nneedle\n");
+        writeFile(ws("big.txt"), std::string(SearchTool::kMaxFileBytes, 'a') + "\nneedle\n");
         outcome = SearchTool().run({{"pattern", "needle"}, {"glob", "big.txt"}}, env());
         QVERIFY(outcome.ok);
         QCOMPARE(q(outcome.output),

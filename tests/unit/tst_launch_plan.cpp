@@ -4,9 +4,12 @@
 #include "app/tasks/AgentSandbox.h"
 #include "app/tasks/LaunchPlan.h"
 #include "sandbox/SandboxProfile.h"
+#include "tests/support/StringLists.h"
 
 #include <QtTest>
 
+using warren::test::toQt;
+using warren::test::toStd;
 using namespace warren;
 using namespace warren::control;
 using nlohmann::json;
@@ -39,13 +42,6 @@ TaskSpec spec(const QStringList& presets, const QString& overrides, const QStrin
 
 PlanEnvironment environment(const QString& root = kRoot) {
     return {DataDir{root.toStdString()}, "/usr/lib/warren/warren-agent", {}};
-}
-
-QStringList toList(const std::vector<std::string>& strings) {
-    QStringList list;
-    for (const auto& string : strings)
-        list << QString::fromStdString(string);
-    return list;
 }
 
 const sandbox::MountSpec* mountAt(const sandbox::SandboxProfile& profile, const std::string& dest) {
@@ -133,8 +129,8 @@ void TestLaunchPlan::plansTheLaunch() {
     QTEST(QString::fromStdString(plan->config.memoryPrefix), "memoryPrefix");
     QTEST(QString::fromStdString(plan->start.overrides.value("memory_prefix", "")), "memoryPrefix");
     QTEST(plan->strict, "strict");
-    QTEST(toList(plan->directories), "directories");
-    QTEST(toList(plan->launch.ownedDirs), "ownedDirs");
+    QTEST(toQt(plan->directories), "directories");
+    QTEST(toQt(plan->launch.ownedDirs), "ownedDirs");
     QTEST(QString::fromStdString(plan->egressSocket), "egressSocket");
     QCOMPARE(plan->network.kind == TaskNetwork::Kind::Allow, !plan->egressSocket.empty());
 
@@ -201,7 +197,7 @@ void TestLaunchPlan::refusesBeforeAnythingRuns() {
 void TestLaunchPlan::tokenAndStartRequest() {
     auto once = planLaunch(task(), spec({}, "{}", "none", false, 0), environment());
     QVERIFY(once);
-    QCOMPARE(toList(once->tokenScopes), (QStringList{scope::kLlm, scope::kMemory, scope::kApproval}));
+    QCOMPARE(toQt(once->tokenScopes), (QStringList{scope::kLlm, scope::kMemory, scope::kApproval}));
     QCOMPARE(once->tokenLifetime, std::chrono::seconds(7 * 24 * 3600)); // no timeout: a week
     QCOMPARE(once->run, 1u);
     QCOMPARE(once->start.taskId, "t-1");
@@ -252,8 +248,8 @@ void TestLaunchPlan::aPodsAgentConnects() {
     QVERIFY(mount);
     QCOMPARE(mount->source, dir);
     QCOMPARE(mount->type, sandbox::MountSpec::Type::RoBind);
-    QCOMPARE(toList(agentCommand(true)).mid(8), (QStringList{"--connect", "unix:/opt/warren/channel/agent.sock",
-                                                             "--token-file", "/opt/warren/channel/token"}));
+    QCOMPARE(toQt(agentCommand(true)).mid(8), (QStringList{"--connect", "unix:/opt/warren/channel/agent.sock",
+                                                           "--token-file", "/opt/warren/channel/token"}));
 
     for (auto backend : {sandbox::Backend::Bwrap, sandbox::Backend::Docker, sandbox::Backend::Podman}) {
         TaskSpec other = spec({}, "{}", "none", false, 0);

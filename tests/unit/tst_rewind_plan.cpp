@@ -2,9 +2,12 @@
 // rewind does, as rows read the way `warren rewind` lists them.
 
 #include "app/snapshots/RewindPlan.h"
+#include "tests/support/StringLists.h"
 
 #include <QTest>
 
+using warren::test::toQt;
+using warren::test::toStd;
 using namespace warren::snapshots;
 
 namespace {
@@ -37,12 +40,6 @@ std::vector<TreeChange> changes(const QStringList& rows) {
     return out;
 }
 
-std::vector<std::string> strings(const QStringList& list) {
-    std::vector<std::string> out;
-    for (const QString& item : list)
-        out.push_back(item.toStdString());
-    return out;
-}
 } // namespace
 
 class RewindPlanTest : public QObject {
@@ -110,8 +107,8 @@ private slots:
         QFETCH(QStringList, targetEmpty);
         QFETCH(QStringList, only);
         QFETCH(QStringList, lines);
-        const RewindPlan plan = planRewind(::changes(changes), strings(targetPaths), strings(nowEmpty),
-                                           strings(targetEmpty), strings(only));
+        const RewindPlan plan = planRewind(::changes(changes), toStd(targetPaths), toStd(nowEmpty),
+                                           toStd(targetEmpty), toStd(only));
         QStringList got;
         for (const auto& line : describePlan(plan))
             got << QString::fromStdString(line);
