@@ -201,6 +201,7 @@ namespace {
 // A task's record and its shadow repository of snapshots, or why there is none.
 struct TaskWithSnapshots {
     TaskRecord task;
+    std::string dir; // the shadow repository's
     snapshots::ShadowRepo repo;
 };
 
@@ -217,7 +218,7 @@ Result<TaskWithSnapshots> taskWithSnapshots(Store& store, const DataDir& data, c
     auto repo = snapshots::ShadowRepo::open(dir, (*record)->workspace);
     if (!repo)
         return repo.error();
-    return TaskWithSnapshots{std::move(**record), std::move(*repo)};
+    return TaskWithSnapshots{std::move(**record), dir, std::move(*repo)};
 }
 
 } // namespace
@@ -305,7 +306,7 @@ Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, c
         return found.error();
     TaskRecord task = found->task;
     snapshots::ShadowRepo* repo = &found->repo;
-    const std::string dir = m_data.snapshotsDir(taskId);
+    const std::string& dir = found->dir;
     // The task's own lock: it cannot run while its workspace is put back, nor start meanwhile.
     UniqueFd lock(::open((m_data.taskDir(taskId) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
     if (m_manager->isActive(taskId) || !lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
@@ -393,7 +394,7 @@ Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const For
         return found.error();
     const TaskRecord original = found->task;
     snapshots::ShadowRepo* repo = &found->repo;
-    const std::string dir = m_data.snapshotsDir(taskId);
+    const std::string& dir = found->dir;
     if (m_manager->isActive(taskId) || original.status == TaskStatus::Running ||
         original.status == TaskStatus::Queued)
         return makeError(ErrorCode::InvalidArgument,
