@@ -58,12 +58,12 @@ std::string subAgentBrief(const std::string& agentId, std::string_view role, con
     return text + "\n\nYour brief:\n" + brief;
 }
 
-std::string subAgentCallId(const std::string& agentId, std::uint64_t step, std::size_t index,
+std::string subAgentCallId(const std::string& agentId, std::uint64_t modelCall, std::size_t index,
                            const std::string& modelId) {
     constexpr std::size_t kLongestId = 40; // OpenAI's limit on a tool call's id
     std::string id = agentId + "_" + modelId;
     if (modelId.empty() || id.size() > kLongestId)
-        id = agentId + "_" + std::to_string(step) + "_" + std::to_string(index);
+        id = agentId + "_" + std::to_string(modelCall) + "_" + std::to_string(index);
     return id;
 }
 

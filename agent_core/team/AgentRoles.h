@@ -29,9 +29,10 @@ std::string subAgentBrief(const std::string& agentId, std::string_view role, con
 
 // A sub-agent's tool call id, unique in the task: agents share the approvals and the events of one task,
 // where the model's own ids repeat (a local model's "call_0" every turn, two agents' scripted "w"). The id
-// is the agent's id before the model's, or before the step and the call's index where that would be longer
-// than providers accept (40). Deterministic, so a resumed agent names its calls as before.
-std::string subAgentCallId(const std::string& agentId, std::uint64_t step, std::size_t index,
+// is the agent's id before the model's, or before the number of the agent's model call and the call's
+// index where that would be longer than providers accept (40). Deterministic, so a resumed agent names its
+// calls as before.
+std::string subAgentCallId(const std::string& agentId, std::uint64_t modelCall, std::size_t index,
                            const std::string& modelId);
 
 } // namespace warren::agent

@@ -68,7 +68,7 @@ private slots:
         // OpenAI's ids are 29 characters: with the agent's, still within the 40 providers accept.
         QCOMPARE(subAgentCallId("agent-12", 1, 0, "call_abcdefghijklmnopqrstuvwx"),
                  "agent-12_call_abcdefghijklmnopqrstuvwx");
-        // Longer, or none: the step and the index.
+        // Longer, or none: the model call's number and the index.
         QCOMPARE(subAgentCallId("agent-2", 7, 1, std::string(40, 'a')), "agent-2_7_1");
         QCOMPARE(subAgentCallId("agent-2", 8, 0, ""), "agent-2_8_0");
         QVERIFY(subAgentCallId("agent-2", 9, 3, std::string(64, 'b')).size() <= 40);
