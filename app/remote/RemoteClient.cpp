@@ -132,12 +132,13 @@ QNetworkReply* RemoteClient::get(const QString& path) {
     return m_network->get(request);
 }
 
-QNetworkReply* RemoteClient::openStream(const QString& path, const Headers& headers) {
+QNetworkReply* RemoteClient::openStream(const QString& path, const Headers& headers,
+                                        QNetworkAccessManager& network) {
     QNetworkRequest request = this->request(path);
     request.setRawHeader("Accept", "text/event-stream");
     for (const auto& [name, value] : headers)
         request.setRawHeader(name, value);
-    return m_network->get(request);
+    return network.get(request);
 }
 
 } // namespace warren::remote

@@ -57,7 +57,9 @@ public:
     Result<nlohmann::json> upload(const QString& path, QIODevice* body);
     // A GET whose body the caller reads as it arrives (the event stream); no transfer timeout: the server
     // sends a comment every 15 s, and the caller watches for silence itself.
-    QNetworkReply* openStream(const QString& path, const Headers& headers);
+    // On the stream's own network: a stream holds its HTTP/1 connection as long as its task runs, and a
+    // pool keeps six per server, so streams in the calls' pool would hold every call back once six tasks ran.
+    QNetworkReply* openStream(const QString& path, const Headers& headers, QNetworkAccessManager& network);
     // A GET answered later (the caller reads the reply when it finishes); no nested wait.
     QNetworkReply* get(const QString& path);
 

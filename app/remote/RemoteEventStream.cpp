@@ -2,14 +2,15 @@
 
 #include "app/remote/RemoteClient.h"
 
+#include <QNetworkAccessManager>
 #include <QNetworkReply>
 
 namespace warren::remote {
 
 RemoteEventStream::RemoteEventStream(RemoteClient& client, std::string taskId, std::uint64_t afterSeq,
                                      AskIsOver askIsOver, QObject* parent)
-    : QObject(parent), m_client(client), m_taskId(std::move(taskId)), m_lastSeq(afterSeq),
-      m_askIsOver(std::move(askIsOver)) {
+    : QObject(parent), m_client(client), m_network(new QNetworkAccessManager(this)),
+      m_taskId(std::move(taskId)), m_lastSeq(afterSeq), m_askIsOver(std::move(askIsOver)) {
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, &RemoteEventStream::connectNow);
     m_silence.setSingleShot(true);
@@ -45,7 +46,8 @@ void RemoteEventStream::connectNow() {
     dropReply();
     m_parser = control::SseParser();
     const QString path = "/v1/tasks/" + QString::fromStdString(m_taskId) + "/events/stream";
-    m_reply = m_client.openStream(path, {{"Last-Event-ID", QByteArray::number(static_cast<qulonglong>(m_lastSeq))}});
+    m_reply = m_client.openStream(
+        path, {{"Last-Event-ID", QByteArray::number(static_cast<qulonglong>(m_lastSeq))}}, *m_network);
     connect(m_reply, &QNetworkReply::readyRead, this, &RemoteEventStream::onReadyRead);
     connect(m_reply, &QNetworkReply::finished, this, &RemoteEventStream::onFinished);
     m_silence.start();

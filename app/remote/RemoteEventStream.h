@@ -9,6 +9,8 @@
 // that is not such an end (a killed server closes the connection too) is told apart by asking for the task:
 // only a task that is over ends the stream (`ended`). The question is asked without waiting for its answer:
 // a nested wait inside a reply's handler would let the plane be deleted under it.
+//
+// Each stream has a network of its own: streams never take a connection the plane's calls wait for.
 
 #include "app/providers/SseParser.h"
 #include "app/remote/Backoff.h"
@@ -21,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+class QNetworkAccessManager;
 class QNetworkReply;
 
 namespace warren::remote {
@@ -65,6 +68,7 @@ private:
     void dropReply();
 
     RemoteClient& m_client;
+    QNetworkAccessManager* m_network;
     std::string m_taskId;
     std::uint64_t m_lastSeq;
     AskIsOver m_askIsOver;

@@ -25,3 +25,5 @@ warren_add_warrend_test(tst_warrend_keys LIBS warren_mock_llm warren_store_postg
 # ids, a kill -9 of the server mid-task).
 warren_add_warrend_test(tst_remote_cli)
 add_dependencies(tst_remote_cli warren warrend)
+# The window's RemoteControlPlane against a real warrend: calls answered while many tasks stream.
+warren_add_warrend_test(tst_remote_plane LIBS warren_remote)
