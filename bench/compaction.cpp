@@ -53,7 +53,8 @@ public:
     };
     std::vector<Call> calls;
 
-    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params, std::chrono::steady_clock::time_point deadline,
+    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params,
+                                         std::chrono::steady_clock::time_point deadline,
                                          const Cancellation& cancellation) override {
         std::uint64_t toolBytes = 0;
         for (const auto& tool : params.tools)
@@ -88,7 +89,8 @@ std::string taskScript() {
     nlohmann::json turns = nlohmann::json::array();
     for (int i = 1; i <= kFiles; ++i)
         turns.push_back({{"tool_calls",
-                          {{{"name", "read_file"}, {"arguments", {{"path", "src/file" + std::to_string(i) + ".txt"}}}}}}});
+                          {{{"name", "read_file"},
+                            {"arguments", {{"path", "src/file" + std::to_string(i) + ".txt"}}}}}}});
     turns.push_back({{"tool_calls", {{{"name", "finish"}, {"arguments", {{"summary", "read them all"}}}}}}});
     return nlohmann::json{{"turns", turns}}.dump();
 }
@@ -132,8 +134,8 @@ bool runTask(Mode& mode) {
     NullSink sink;
     EventLog events(sink);
     Cancellation cancellation;
-    const auto outcome =
-        (*agent)->run({workspace, std::nullopt, std::nullopt}, "bench", "Read every file under src/", events, cancellation);
+    const auto outcome = (*agent)->run({workspace, std::nullopt, std::nullopt}, "bench",
+                                       "Read every file under src/", events, cancellation);
     fs::remove_all(workspace);
     if (outcome.reason != ExitReason::Finished) {
         std::fprintf(stderr, "%s: the task did not finish: %s\n", mode.name, outcome.summary.c_str());
@@ -175,7 +177,9 @@ std::vector<std::uint64_t> stepTokens(const Mode& mode) {
     return out;
 }
 
-unsigned long long ull(std::uint64_t value) { return static_cast<unsigned long long>(value); }
+unsigned long long ull(std::uint64_t value) {
+    return static_cast<unsigned long long>(value);
+}
 
 } // namespace
 
@@ -191,7 +195,8 @@ int main(int argc, char** argv) {
             return 1;
     }
 
-    std::printf("# estimated tokens sent per step (4 bytes a token), %d reads of %zu bytes, context_window_limit %llu\n",
+    std::printf("# estimated tokens sent per step (4 bytes a token), %d reads of %zu bytes, "
+                "context_window_limit %llu\n",
                 kFiles, kFileBytes, ull(limit));
     std::printf("%-6s %10s %12s %8s %10s %8s\n", "step", "off", "mechanical", "ratio", "model", "ratio");
     const auto off = stepTokens(modes[0]);
@@ -205,17 +210,19 @@ int main(int argc, char** argv) {
                     static_cast<double>(model[i]) / static_cast<double>(off[i]));
     }
     const Totals t0 = totalsOf(modes[0]);
-    std::printf("%-10s %6s %8s %12s %14s %10s %8s\n", "# mode", "steps", "handoffs", "sent total", "handoff notes",
-                "peak step", "ratio");
+    std::printf("%-10s %6s %8s %12s %14s %10s %8s\n", "# mode", "steps", "handoffs", "sent total",
+                "handoff notes", "peak step", "ratio");
     std::string json;
     for (const auto& mode : modes) {
         const Totals t = totalsOf(mode);
-        const double ratio = static_cast<double>(t.sent + t.answered) / static_cast<double>(t0.sent + t0.answered);
-        std::printf("%-10s %6llu %8llu %12llu %14llu %10llu %8.2f\n", mode.name, ull(t.steps), ull(t.handoffs),
-                    ull(t.sent), ull(t.answered), ull(t.peak), ratio);
-        json += (json.empty() ? "" : ",") + std::string("\"") + mode.name + "\":{\"steps\":" + std::to_string(t.steps) +
-                ",\"handoffs\":" + std::to_string(t.handoffs) + ",\"sent\":" + std::to_string(t.sent) +
-                ",\"answered\":" + std::to_string(t.answered) + ",\"peak_step\":" + std::to_string(t.peak) + "}";
+        const double ratio =
+            static_cast<double>(t.sent + t.answered) / static_cast<double>(t0.sent + t0.answered);
+        std::printf("%-10s %6llu %8llu %12llu %14llu %10llu %8.2f\n", mode.name, ull(t.steps),
+                    ull(t.handoffs), ull(t.sent), ull(t.answered), ull(t.peak), ratio);
+        json += (json.empty() ? "" : ",") + std::string("\"") + mode.name +
+                "\":{\"steps\":" + std::to_string(t.steps) + ",\"handoffs\":" + std::to_string(t.handoffs) +
+                ",\"sent\":" + std::to_string(t.sent) + ",\"answered\":" + std::to_string(t.answered) +
+                ",\"peak_step\":" + std::to_string(t.peak) + "}";
     }
     std::printf("{\"bench\":\"compaction\",\"context_window_limit\":%llu,%s}\n", ull(limit), json.c_str());
     return 0;

@@ -241,7 +241,8 @@ const std::vector<Key>& keys() {
                 "latest messages compaction keeps verbatim"),
         boolKey("compress_history", &C::compressHistory,
                 "tool results older than the recent messages are shortened to their first line"),
-        choiceKey("compaction_summary", &C::compactionSummary, {CompactionSummary::Model, CompactionSummary::Mechanical},
+        choiceKey("compaction_summary", &C::compactionSummary,
+                  {CompactionSummary::Model, CompactionSummary::Mechanical},
                   "what replaces the turns compaction cuts: model = a handoff summary the model writes (goal, "
                   "done, pending, state of the code and tests; the mechanical one when that call fails), "
                   "mechanical = the calls made and the first line of each result"),

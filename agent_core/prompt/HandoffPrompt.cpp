@@ -69,14 +69,16 @@ std::vector<ChatMessage> handoffRequest(std::string_view task, const std::vector
                                         std::uint64_t contextWindowLimit) {
     const std::string instructions(withoutHeader(resources::promptHandoffMd));
     const std::uint64_t words = handoffSummaryLimit(contextWindowLimit) / 2;
-    const std::string head = "The task:\n" + shortened(task, kMaxTaskBytes) + "\n\nThe part of the conversation being removed, oldest first:\n\n";
+    const std::string head = "The task:\n" + shortened(task, kMaxTaskBytes) +
+                             "\n\nThe part of the conversation being removed, oldest first:\n\n";
     const std::string tail = "\n\nWrite the handoff note now, under " + std::to_string(words) + " words.";
 
     // What the transcript may take: the window, less the instructions, the frame and the answer's room.
     const std::uint64_t fixed = estimateTokens(std::vector<ChatMessage>{
         {"system", instructions, {}, std::nullopt}, {"user", head + tail, {}, std::nullopt}});
     const std::uint64_t reserved = fixed + handoffSummaryLimit(contextWindowLimit);
-    const std::uint64_t roomBytes = contextWindowLimit > reserved ? (contextWindowLimit - reserved) * kBytesPerToken : 0;
+    const std::uint64_t roomBytes =
+        contextWindowLimit > reserved ? (contextWindowLimit - reserved) * kBytesPerToken : 0;
 
     // An earlier note is kept whole; of the rest, the latest entries that fit.
     std::vector<std::string> entries;

@@ -1,9 +1,9 @@
 // compactHistory / shedHistory / estimateTokens: under the limit nothing changes; over it the outputs of
 // old tool calls become stubs first, oldest first, and only when that is not enough the oldest turns
-// become one summary of their tool calls (or a handoff summary the model wrote); the system and task messages and the latest messages stay;
-// tool results are never separated from the assistant message that asked for them; a second compaction
-// folds the first summary in; compress_history shortens old tool results; the result fits the limit
-// whenever a cut can make it fit.
+// become one summary of their tool calls (or a handoff summary the model wrote); the system and task
+// messages and the latest messages stay; tool results are never separated from the assistant message
+// that asked for them; a second compaction folds the first summary in; compress_history shortens old
+// tool results; the result fits the limit whenever a cut can make it fit.
 
 #include "agent_core/context/Compaction.h"
 #include "agent_core/context/TokenEstimate.h"

@@ -17,17 +17,19 @@ using warren::protocol::LlmChatResult;
 
 namespace {
 
-const std::string kNote = "## Goal\nFix the parser.\n## Done\n- read src/parse.c\n## Pending\n- fix the off-by-one\n"
-                          "## State of the code and tests\nparse.c unchanged; test_parse fails: expected 3, got 2";
+const std::string kNote =
+    "## Goal\nFix the parser.\n## Done\n- read src/parse.c\n## Pending\n- fix the off-by-one\n"
+    "## State of the code and tests\nparse.c unchanged; test_parse fails: expected 3, got 2";
 
 std::vector<ChatMessage> turns(int count, std::size_t outputBytes) {
     std::vector<ChatMessage> out;
     for (int i = 1; i <= count; ++i) {
         const auto id = "call_" + std::to_string(i);
-        out.push_back({"assistant",
-                       "",
-                       {warren::protocol::ToolCall{id, "shell", json{{"command", "step " + std::to_string(i)}}}},
-                       std::nullopt});
+        out.push_back(
+            {"assistant",
+             "",
+             {warren::protocol::ToolCall{id, "shell", json{{"command", "step " + std::to_string(i)}}}},
+             std::nullopt});
         out.push_back({"tool", "out " + std::to_string(i) + "\n" + std::string(outputBytes, 'x'), {}, id});
     }
     return out;
@@ -90,8 +92,10 @@ private slots:
         const auto& user = request[1].content;
         QVERIFY(user.find("older messages left out for room]") != std::string::npos);
         if (limit >= 4000) {
-            QVERIFY(user.find("[an earlier note, for the part before]\n[Earlier conversation compacted: 12 messages") !=
-                    std::string::npos);
+            QVERIFY(
+                user.find(
+                    "[an earlier note, for the part before]\n[Earlier conversation compacted: 12 messages") !=
+                std::string::npos);
             QVERIFY(user.find("[result of call call_200]") != std::string::npos); // the latest are kept
         }
         QVERIFY(user.find("call_1:") == std::string::npos); // the oldest go first
@@ -105,9 +109,10 @@ private slots:
         QTest::addColumn<QString>("summary");
         const QString note = QString::fromStdString(kNote);
         QTest::newRow("the four headings") << note << "stop" << false << QString() << note;
-        QTest::newRow("trimmed, preamble dropped")
-            << "Here is the note:\n\n" + note + "\n\n" << "stop" << false << QString() << note;
-        QTest::newRow("empty") << "  \n" << "stop" << false << "the answer is empty" << QString();
+        QTest::newRow("trimmed, preamble dropped") << "Here is the note:\n\n" + note + "\n\n"
+                                                   << "stop" << false << QString() << note;
+        QTest::newRow("empty") << "  \n"
+                               << "stop" << false << "the answer is empty" << QString();
         QTest::newRow("a heading missing")
             << QString(note).replace("## Pending", "## Next") << "stop" << false
             << "the answer lacks the heading \"## Pending\"" << QString();
@@ -117,11 +122,13 @@ private slots:
         QTest::newRow("cut by the output limit")
             << note << "length" << false << "the answer was cut by the output limit" << QString();
         QTest::newRow("a tool call") << note << "tool_calls" << true
-                                     << "the answer called a tool instead of writing the summary" << QString();
-        QTest::newRow("oversized") << note + "\n" + QString(2000, 'y') << "stop" << false
-                                   << "the answer is about 548 tokens, over the 500 a summary may take (an eighth "
-                                      "of context_window_limit)"
-                                   << QString();
+                                     << "the answer called a tool instead of writing the summary"
+                                     << QString();
+        QTest::newRow("oversized")
+            << note + "\n" + QString(2000, 'y') << "stop" << false
+            << "the answer is about 548 tokens, over the 500 a summary may take (an eighth "
+               "of context_window_limit)"
+            << QString();
     }
     void checksTheAnswer() {
         QFETCH(QString, content);

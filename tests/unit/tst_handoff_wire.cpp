@@ -19,17 +19,17 @@ using warren::test::MockResponse;
 
 namespace {
 
-const QStringList kNotePieces{"## Goal\nFix the ", "parser.\n## Done\n- read src/parse.c\n## Pend", "ing\n- fix it\n",
+const QStringList kNotePieces{"## Goal\nFix the ", "parser.\n## Done\n- read src/parse.c\n## Pend",
+                              "ing\n- fix it\n",
                               "## State of the code and tests\nparse.c unchanged; test_parse fails"};
 
 // OpenAI's refusal of a request over the model's window.
-const QByteArray kContextLengthRefusal =
-    QByteArray::fromStdString(nlohmann::json{{"error",
-                                              {{"message", "This model's maximum context length is 8192 tokens."},
-                                               {"type", "invalid_request_error"},
-                                               {"param", "messages"},
-                                               {"code", "context_length_exceeded"}}}}
-                                  .dump());
+const QByteArray kContextLengthRefusal = QByteArray::fromStdString(nlohmann::json{
+    {"error",
+     {{"message", "This model's maximum context length is 8192 tokens."},
+      {"type", "invalid_request_error"},
+      {"param", "messages"},
+      {"code", "context_length_exceeded"}}}}.dump());
 
 ProviderConfig configFor(bool anthropic, const MockLlmServer& server) {
     ProviderConfig config;
@@ -49,15 +49,18 @@ ProviderConfig configFor(bool anthropic, const MockLlmServer& server) {
 // The request TaskRun sends: the handoff messages, no tools.
 LlmChatParams handoffParams() {
     std::vector<ChatMessage> cut;
-    cut.push_back({"assistant",
-                   "Reading the parser.",
-                   {warren::protocol::ToolCall{"call_1", "read_file", nlohmann::json{{"path", "src/parse.c"}}}},
-                   std::nullopt});
-    cut.push_back({"tool", "int parse(const char* s) {\n  return count(s) - 1;\n}\n", {}, std::string("call_1")});
+    cut.push_back(
+        {"assistant",
+         "Reading the parser.",
+         {warren::protocol::ToolCall{"call_1", "read_file", nlohmann::json{{"path", "src/parse.c"}}}},
+         std::nullopt});
+    cut.push_back(
+        {"tool", "int parse(const char* s) {\n  return count(s) - 1;\n}\n", {}, std::string("call_1")});
     return {handoffRequest("Fix the parser.", cut, 8000), {}};
 }
 
-warren::Result<warren::protocol::LlmChatResult> call(const ProviderConfig& config, const LlmChatParams& params) {
+warren::Result<warren::protocol::LlmChatResult> call(const ProviderConfig& config,
+                                                     const LlmChatParams& params) {
     QNetworkAccessManager network;
     auto provider = createProvider(config, &network);
     if (!provider)
@@ -122,7 +125,8 @@ private slots:
         }
         QVERIFY2(system.find("## State of the code and tests") != std::string::npos, system.c_str());
         QVERIFY2(user.find("The task:\nFix the parser.") != std::string::npos, user.c_str());
-        QVERIFY2(user.find("-> call call_1: read_file {\"path\":\"src/parse.c\"}") != std::string::npos, user.c_str());
+        QVERIFY2(user.find("-> call call_1: read_file {\"path\":\"src/parse.c\"}") != std::string::npos,
+                 user.c_str());
         QVERIFY2(user.find("return count(s) - 1;") != std::string::npos, user.c_str());
     }
 
@@ -130,7 +134,8 @@ private slots:
         MockLlmServer server;
         QVERIFY(server.listen());
         server.behaveLike(warren::test::RealApi::OpenAi);
-        server.enqueue(MockResponse::sse({warren::test::openAiTextStream({"I read parse.c ", "and will fix it."})}));
+        server.enqueue(
+            MockResponse::sse({warren::test::openAiTextStream({"I read parse.c ", "and will fix it."})}));
         const auto reply = call(configFor(false, server), handoffParams());
         QVERIFY2(reply.ok(), reply.ok() ? "" : reply.error().message.c_str());
         const auto verdict = checkHandoffSummary(*reply, 8000);
@@ -141,9 +146,7 @@ private slots:
     void aRefusedRequestIsAnError() {
         MockLlmServer server;
         QVERIFY(server.listen());
-        server.enqueue(MockResponse::json(
-            400, "Bad Request",
-            kContextLengthRefusal));
+        server.enqueue(MockResponse::json(400, "Bad Request", kContextLengthRefusal));
         const auto reply = call(configFor(false, server), handoffParams());
         QVERIFY(!reply.ok());
         QVERIFY2(reply.error().message.find("maximum context length") != std::string::npos,
