@@ -241,6 +241,11 @@ const std::vector<Key>& keys() {
                 "latest messages compaction keeps verbatim"),
         boolKey("compress_history", &C::compressHistory,
                 "tool results older than the recent messages are shortened to their first line"),
+        choiceKey("compaction_summary", &C::compactionSummary,
+                  {CompactionSummary::Model, CompactionSummary::Mechanical},
+                  "what replaces the turns compaction cuts: model = a handoff summary the model writes (goal, "
+                  "done, pending, state of the code and tests; the mechanical one when that call fails), "
+                  "mechanical = the calls made and the first line of each result"),
         uintKey("max_output_tokens", &C::maxOutputTokens, 0,
                 "output tokens one model reply may use (reasoning included); 0 = the provider's default"),
         choiceKey("reasoning_effort", &C::reasoningEffort,
@@ -403,6 +408,10 @@ std::string_view toString(ReasoningEffort effort) {
         return "high";
     }
     return "default";
+}
+
+std::string_view toString(CompactionSummary summary) {
+    return summary == CompactionSummary::Mechanical ? "mechanical" : "model";
 }
 
 const std::vector<std::string>& allToolNames() {

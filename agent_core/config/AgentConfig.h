@@ -22,12 +22,16 @@ enum class LogFormat { Text, Json };
 // How hard a reasoning model thinks before it answers: OpenAI's reasoning_effort, Anthropic's extended
 // thinking budget. Default leaves it to the model (and Anthropic's thinking off).
 enum class ReasoningEffort { Default, Minimal, Low, Medium, High };
+// What replaces the turns compaction cuts: a handoff summary the model writes (the mechanical one when its
+// answer fails), or the mechanical summary of the calls made.
+enum class CompactionSummary { Model, Mechanical };
 
 // The names the settings use: "in-memory"/"filesystem"/"host", "debug".."error", "text"/"json".
 std::string_view toString(MemoryBackendKind kind);
 std::string_view toString(LogLevel level);
 std::string_view toString(LogFormat format);
 std::string_view toString(ReasoningEffort effort); // "default", "minimal", "low", "medium", "high"
+std::string_view toString(CompactionSummary summary); // "model", "mechanical"
 
 // All tool names, in the order the model is told about them:
 // shell, read_file, write_file, edit_file, apply_patch, list_files, search, update_plan, memory_save,
@@ -59,6 +63,7 @@ struct AgentConfig {
                                               // model call
     std::uint64_t keepRecentMessages = 8;     // keep_recent_messages (>= 2): kept verbatim when compacting
     bool compressHistory = false;             // compress_history: older tool results shortened to a line
+    CompactionSummary compactionSummary = CompactionSummary::Model; // compaction_summary
     // Model
     std::uint64_t maxOutputTokens = 0; // max_output_tokens: the output token limit of one reply; 0 = the
                                        // provider's default (docs/ARCHITECTURE.md, "Model requests")

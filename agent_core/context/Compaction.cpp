@@ -18,6 +18,8 @@ namespace {
 
 constexpr std::string_view kSummaryPrefix = "[Earlier conversation compacted: ";
 constexpr std::string_view kSummaryMiddle = " cut. Summary: ";
+constexpr std::string_view kHandoffMiddle = " cut. Handoff summary:\n";
+constexpr std::string_view kDroppedPrefix = "[output dropped to save context: ";
 constexpr std::string_view kNoToolCalls = "no tool calls";
 constexpr std::string_view kItemSeparator = "; ";
 constexpr std::string_view kOmitted = "...; ";
@@ -68,9 +70,22 @@ std::string compressedToolResult(const std::string& content) {
     return std::string(kept) + " [" + std::to_string(content.size() - kept.size()) + " bytes elided]";
 }
 
+std::string argumentsText(const nlohmann::json& arguments) {
+    return arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// One line in place of an old tool result: the call it answered and where its output still is.
+std::string droppedOutputStub(const protocol::ToolCall* call, const ChatMessage& result) {
+    const std::string id = result.toolCallId.value_or("");
+    const std::string who =
+        call ? call->name + " " + shortened(argumentsText(call->arguments), kMaxArgumentBytes) : "a tool call";
+    return std::string(kDroppedPrefix) + who + " returned " + std::to_string(result.content.size()) +
+           " bytes; the whole output is in the task's events (the tool_result of call " + id + ")]";
+}
+
 struct Summary {
     std::uint64_t cutMessages = 0;
-    std::string body; // items separated by "; ", "" when no tool calls were cut
+    std::string body; // items separated by "; " ("" when no tool calls were cut), or a handoff summary
 };
 
 std::optional<Summary> parseSummary(const ChatMessage& message) {
@@ -92,6 +107,13 @@ std::optional<Summary> parseSummary(const ChatMessage& message) {
             break;
         }
     }
+    if (text.starts_with(kHandoffMiddle)) {
+        text.remove_prefix(kHandoffMiddle.size());
+        while (!text.empty() && text.back() == '\n')
+            text.remove_suffix(1);
+        summary.body = std::string(text);
+        return summary;
+    }
     if (!text.starts_with(kSummaryMiddle))
         return std::nullopt;
     text.remove_prefix(kSummaryMiddle.size());
@@ -110,11 +132,13 @@ std::string callItems(const ChatMessage& assistant,
                       const std::unordered_map<std::string, std::string_view>& results) {
     std::string items;
     for (const auto& call : assistant.toolCalls) {
-        const auto arguments = call.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        const auto arguments = argumentsText(call.arguments);
         std::string item = call.name + " " + shortened(arguments, kMaxArgumentBytes) + " -> ";
         const auto result = results.find(call.id);
         if (result == results.end()) {
             item += "(no result)";
+        } else if (result->second.starts_with(kDroppedPrefix)) {
+            item += "(output dropped earlier)";
         } else {
             const auto line = firstNonBlankLine(result->second);
             item += line.empty() ? std::string("(no output)") : shortened(line, kMaxOutcomeBytes);
@@ -162,6 +186,19 @@ bool isCompactionSummary(const ChatMessage& message) {
     return parseSummary(message).has_value();
 }
 
+ChatMessage handoffSummaryMessage(std::uint64_t summarisedMessages, std::string_view handoff) {
+    return {"user",
+            std::string(kSummaryPrefix) + std::to_string(summarisedMessages) +
+                (summarisedMessages == 1 ? " message" : " messages") + std::string(kHandoffMiddle) +
+                std::string(handoff) + "\n]",
+            {},
+            std::nullopt};
+}
+
+bool isDroppedOutput(const ChatMessage& message) {
+    return message.role == "tool" && std::string_view(message.content).starts_with(kDroppedPrefix);
+}
+
 CompactionResult compactHistory(const std::vector<ChatMessage>& messages, const CompactionOptions& options) {
     CompactionResult result;
     result.messages = messages;
@@ -183,7 +220,30 @@ CompactionResult compactHistory(const std::vector<ChatMessage>& messages, const 
                 working[i].content = compressedToolResult(working[i].content);
         }
     }
-    const std::uint64_t uncut = estimateTokens(working);
+    std::uint64_t uncut = estimateTokens(working);
+    // Old outputs go first, oldest first: the turns, and what each call was, stay in the conversation.
+    if (uncut > options.limitTokens) {
+        std::unordered_map<std::string, const protocol::ToolCall*> calls;
+        for (std::size_t i = middleStart; i < tailStart; ++i) {
+            for (const auto& call : working[i].toolCalls)
+                calls.emplace(call.id, &call);
+        }
+        for (std::size_t i = middleStart; i < tailStart && uncut > options.limitTokens; ++i) {
+            auto& message = working[i];
+            if (message.role != "tool" || isDroppedOutput(message))
+                continue;
+            const auto call = message.toolCallId ? calls.find(*message.toolCallId) : calls.end();
+            ChatMessage stub = message;
+            stub.content = droppedOutputStub(call == calls.end() ? nullptr : call->second, message);
+            const auto before = estimateTokens(message);
+            const auto after = estimateTokens(stub);
+            if (after >= before)
+                continue; // a short output says more than its stub
+            uncut = uncut - before + after;
+            message = std::move(stub);
+            ++result.droppedOutputs;
+        }
+    }
     result.estimatedTokensAfter = uncut;
     if (uncut <= options.limitTokens || middleStart >= tailStart)
         return result;
@@ -194,10 +254,11 @@ CompactionResult compactHistory(const std::vector<ChatMessage>& messages, const 
         suffix[i] = suffix[i + 1] + estimateTokens(working[i]);
     const std::uint64_t headTokens = suffix[0] - suffix[head];
 
+    // What the calls returned as the input held it: an output just dropped still gives its first line.
     std::unordered_map<std::string, std::string_view> results;
     for (std::size_t i = middleStart; i < tailStart; ++i) {
-        if (working[i].role == "tool" && working[i].toolCallId)
-            results.emplace(*working[i].toolCallId, working[i].content);
+        if (messages[i].role == "tool" && messages[i].toolCallId)
+            results.emplace(*messages[i].toolCallId, messages[i].content);
     }
 
     // Try each turn boundary in order: the first that fits cuts the least.
@@ -232,6 +293,11 @@ CompactionResult compactHistory(const std::vector<ChatMessage>& messages, const 
     }
     if (!chosenEnd)
         return result;
+
+    result.summaryIndex = head;
+    result.summarisedMessages = earlier.cutMessages + (*chosenEnd - middleStart);
+    result.cutMessages.assign(messages.begin() + static_cast<std::ptrdiff_t>(head),
+                              messages.begin() + static_cast<std::ptrdiff_t>(*chosenEnd));
 
     std::vector<ChatMessage> compacted;
     compacted.reserve(head + 1 + (count - *chosenEnd));

@@ -82,6 +82,18 @@ Result<protocol::LlmChatResult> ScriptedLlm::chat(const protocol::LlmChatParams&
             call.id += "_retry";
             result.toolCalls.push_back(std::move(call));
         }
+    } else if (params.tools.empty()) {
+        // A request without tools is compaction's handoff summary request: answered by the next turn when
+        // that is text only; else refused without taking a turn, so a script written without such a
+        // turn goes on as it was written (and compaction falls back to its mechanical summary).
+        if (params.agent || m_position >= m_script.turns.size() || !m_script.turns[m_position].toolCalls.empty())
+            return makeError(ErrorCode::InvalidArgument,
+                             m_script.origin + ": the script has no turn for a request without tools (a handoff "
+                                               "summary): put a turn with content and no tool_calls where it is asked");
+        const auto& turn = m_script.turns[m_position++];
+        result.content = turn.content;
+        if (turn.usage)
+            result.tokenUsage = *turn.usage;
     } else if (params.agent) {
         // A sub-agent's turns are its own, served by the replies its conversation has (as the control
         // plane's scripted provider serves every agent), so a resumed sub-agent gets the turn it is at.

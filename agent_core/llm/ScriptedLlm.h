@@ -2,7 +2,8 @@
 // The scripted model: each call takes the next turn of a script (protocol/Script.h). A call whose last
 // tool results say a call was interrupted (kInterruptedResult) is answered by retrying those calls, as a
 // real model would, without consuming a turn: so a task killed and resumed any number of times follows
-// the same script to the same end.
+// the same script to the same end. A request without tools (compaction's handoff summary) takes the next
+// turn only when it has no tool calls, and is refused otherwise without taking one.
 
 #include "agent_core/llm/Llm.h"
 #include "agent_core/protocol/Script.h"

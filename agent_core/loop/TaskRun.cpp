@@ -11,6 +11,7 @@
 #include "agent_core/loop/ResourceReport.h"
 #include "agent_core/memory/MemoryBackendFactory.h"
 #include "agent_core/prompt/FamilyTools.h"
+#include "agent_core/prompt/HandoffPrompt.h"
 #include "agent_core/prompt/ProjectInstructions.h"
 #include "agent_core/team/AgentRoles.h"
 #include "agent_core/team/AgentTools.h"
@@ -396,18 +397,8 @@ std::optional<TaskOutcome> TaskRun::askModel() {
     // unless it has to be compacted (or compress_history shortens old results every step).
     if (!m_contextTokens)
         m_contextTokens = estimateTokens(m_state.messages);
-    if (m_config.compressHistory || *m_contextTokens > m_config.contextWindowLimit) {
-        auto compacted = compactHistory(m_state.messages, {m_config.contextWindowLimit,
-                                                           m_config.keepRecentMessages, m_config.compressHistory});
-        if (compacted.cutCount) {
-            m_events.log(LogLevel::Info, "compacted the conversation: " + std::to_string(compacted.cutCount) +
-                                             " messages summarised, about " +
-                                             std::to_string(compacted.estimatedTokensBefore) + " -> " +
-                                             std::to_string(compacted.estimatedTokensAfter) + " tokens");
-        }
-        m_state.messages = std::move(compacted.messages);
-        m_contextTokens = compacted.estimatedTokensAfter;
-    }
+    if (m_config.compressHistory || *m_contextTokens > m_config.contextWindowLimit)
+        compactContext();
 
     protocol::LlmChatParams params{m_state.messages, m_tools->specs()};
     params.tools.push_back(finishSpec());
@@ -461,6 +452,68 @@ std::optional<TaskOutcome> TaskRun::askModel() {
         m_state.pendingCalls = std::move(result.toolCalls);
         return std::nullopt;
     }
+}
+
+void TaskRun::compactContext() {
+    const std::uint64_t limit = m_config.contextWindowLimit;
+    const bool byModel = m_config.compactionSummary == CompactionSummary::Model;
+    auto compacted = compactHistory(m_state.messages, {limit, m_config.keepRecentMessages, m_config.compressHistory});
+    if (compacted.cutCount && byModel) {
+        // The model's summary may be longer than the mechanical one: cut so that it has room.
+        compacted = compactHistory(m_state.messages, {limit - std::min(limit, handoffSummaryLimit(limit)),
+                                                      m_config.keepRecentMessages, m_config.compressHistory});
+    }
+    std::string replacedBy;
+    if (compacted.cutCount) {
+        replacedBy = "the mechanical summary";
+        if (byModel) {
+            const auto handoff = writeHandoffSummary(compacted.cutMessages);
+            if (handoff.summary) {
+                auto& summary = compacted.messages[compacted.summaryIndex];
+                const auto others = compacted.estimatedTokensAfter - estimateTokens(summary);
+                summary = handoffSummaryMessage(compacted.summarisedMessages, *handoff.summary);
+                compacted.estimatedTokensAfter = others + estimateTokens(summary);
+                replacedBy = "a handoff summary the model wrote (handoff prompt " + handoffPromptVersion() + ")";
+            } else {
+                replacedBy += " (the model's handoff summary was not used: " + handoff.problem + ")";
+            }
+        }
+        m_events.log(LogLevel::Info, "compacted the conversation: " + std::to_string(compacted.cutCount) +
+                                         " messages summarised, about " +
+                                         std::to_string(compacted.estimatedTokensBefore) + " -> " +
+                                         std::to_string(compacted.estimatedTokensAfter) + " tokens");
+    }
+    if (compacted.droppedOutputs || compacted.cutCount) {
+        std::string detail = "compacted the conversation from about " +
+                             std::to_string(compacted.estimatedTokensBefore) + " to " +
+                             std::to_string(compacted.estimatedTokensAfter) + " estimated tokens: " +
+                             std::to_string(compacted.droppedOutputs) + " old tool outputs dropped";
+        if (compacted.cutCount)
+            detail += ", " + std::to_string(compacted.cutCount) + " messages replaced by " + replacedBy;
+        m_events.emit(guardEvent("context_window_limit", "warn", detail));
+    }
+    m_state.messages = std::move(compacted.messages);
+    m_contextTokens = compacted.estimatedTokensAfter;
+}
+
+HandoffVerdict TaskRun::writeHandoffSummary(const std::vector<protocol::ChatMessage>& cut) {
+    // One call without tools, through the same model as every step, counted like one.
+    protocol::LlmChatParams params{handoffRequest(m_state.prompt, cut, m_config.contextWindowLimit), {}};
+    if (m_config.maxOutputTokens)
+        params.maxOutputTokens = m_config.maxOutputTokens;
+    if (m_config.reasoningEffort != ReasoningEffort::Default)
+        params.reasoningEffort = std::string(toString(m_config.reasoningEffort));
+    if (m_seat.isSubAgent())
+        params.agent = m_seat.id;
+    auto reply = m_model.chat(params, m_stepDeadline, m_cancellation);
+    if (!reply)
+        return {std::nullopt, "the model call failed: " + reply.error().message};
+    m_state.counters.modelCalls++;
+    m_state.counters.tokensIn += reply->tokenUsage.input;
+    m_state.counters.tokensOut += reply->tokenUsage.output;
+    m_state.counters.tokensReasoning += reply->tokenUsage.reasoning;
+    m_team->budget().add(0, reply->tokenUsage.input + reply->tokenUsage.output);
+    return checkHandoffSummary(*reply, m_config.contextWindowLimit);
 }
 
 std::optional<std::variant<std::uint64_t, TaskOutcome>> TaskRun::onCutReply(protocol::LlmChatResult& result,

@@ -7,6 +7,7 @@
 #include "agent_core/loop/Agent.h"
 #include "agent_core/loop/ToolRegistry.h"
 #include "agent_core/memory/AgentMemory.h"
+#include "agent_core/prompt/HandoffPrompt.h"
 #include "agent_core/prompt/SystemPrompt.h"
 #include "agent_core/state/CheckpointStore.h"
 #include "agent_core/state/SeqMark.h"
@@ -47,6 +48,11 @@ private:
 
     std::optional<TaskOutcome> checkGuards();
     std::optional<TaskOutcome> askModel();
+    // Brings the conversation under context_window_limit (Compaction.h): old outputs dropped, then turns
+    // cut and replaced by a summary, the model's when compaction_summary is model and its answer passes.
+    // A guard event (context_window_limit, warn) says what was done.
+    void compactContext();
+    HandoffVerdict writeHandoffSummary(const std::vector<protocol::ChatMessage>& cut);
     // A reply cut by the output limit (CutReply.h): the room to ask again with, the end of the task, or
     // nullopt when the model was told and the next step goes on.
     std::optional<std::variant<std::uint64_t, TaskOutcome>> onCutReply(protocol::LlmChatResult& result,

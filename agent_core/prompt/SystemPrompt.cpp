@@ -1,5 +1,6 @@
 #include "agent_core/prompt/SystemPrompt.h"
 
+#include "agent_core/prompt/PromptText.h"
 #include "agent_core/tools/WorkspacePath.h"
 
 #include <algorithm>
@@ -27,30 +28,6 @@ std::string lower(std::string_view text) {
 bool startsWithAny(const std::string& text, std::initializer_list<std::string_view> prefixes) {
     return std::any_of(prefixes.begin(), prefixes.end(),
                        [&](std::string_view prefix) { return std::string_view(text).starts_with(prefix); });
-}
-
-// A part's text without its leading comment (what it is and how it is filled in: for the people editing
-// it, not for the model).
-std::string_view withoutHeader(std::string_view text) {
-    if (!text.starts_with("<!--"))
-        return text;
-    const auto end = text.find("-->");
-    if (end == std::string_view::npos)
-        return text;
-    text.remove_prefix(end + 3);
-    while (!text.empty() && text.front() == '\n')
-        text.remove_prefix(1);
-    return text;
-}
-
-std::string versionOf(std::string_view text) {
-    const auto at = text.find("version ");
-    if (at == std::string_view::npos || at > text.find("-->"))
-        return "unversioned";
-    auto end = at + 8;
-    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])))
-        ++end;
-    return std::string(text.substr(at + 8, end - at - 8));
 }
 
 void replaceAll(std::string& text, std::string_view placeholder, std::string_view value) {

@@ -437,6 +437,73 @@ private slots:
         }
     }
 
+    // What replaces the cut turns: the model's handoff summary when its answer passes (a text turn of the
+    // script answers the request without tools), else the mechanical summary, with the reason in the
+    // context_window_limit guard event.
+    void handoffSummary_data() {
+        QTest::addColumn<QString>("setting");
+        QTest::addColumn<bool>("answerTurn");
+        QTest::addColumn<QString>("answer");
+        QTest::addColumn<QString>("detail");
+        const QString note = "## Goal\nRead big.txt four times.\n## Done\n- read big.txt twice\n## Pending\n- read it "
+                             "twice more\n## State of the code and tests\nNothing changed.";
+        QTest::newRow("model writes it") << "compaction_summary=model" << true << note
+                                         << "replaced by a handoff summary the model wrote";
+        QTest::newRow("empty answer: mechanical")
+            << "compaction_summary=model" << true << QString()
+            << "replaced by the mechanical summary (the model's handoff summary was not used: the answer is empty)";
+        QTest::newRow("no headings: mechanical")
+            << "compaction_summary=model" << true << "I read the file twice."
+            << "replaced by the mechanical summary (the model's handoff summary was not used: the answer lacks "
+               "the heading \"## Goal\")";
+        QTest::newRow("no turn for it: mechanical")
+            << "compaction_summary=model" << false << QString()
+            << "replaced by the mechanical summary (the model's handoff summary was not used: the model call "
+               "failed: ";
+        QTest::newRow("compaction_summary=mechanical")
+            << "compaction_summary=mechanical" << false << QString() << "replaced by the mechanical summary";
+    }
+    void handoffSummary() {
+        QFETCH(QString, setting);
+        QFETCH(bool, answerTurn);
+        QFETCH(QString, answer);
+        QFETCH(QString, detail);
+        AgentDirs dirs;
+        QVERIFY(writeFile(dirs.inWorkspace("big.txt"), QByteArray(3000, 'x') + "\n"));
+        std::vector<json> turns;
+        for (int i = 0; i < 4; ++i) {
+            turns.push_back(turn("read_file", {{"path", "big.txt"}}));
+            // With the system prompt over the limit, the first turn is cut (and summarised) before the
+            // third model call.
+            if (i == 1 && answerTurn)
+                turns.push_back({{"content", answer.toStdString()}});
+        }
+        turns.push_back(finishTurn());
+        const auto run = dirs.run(turns, sets({"context_window_limit=1000", "keep_recent_messages=2",
+                                               "compaction_summary=mechanical"})
+                                             << "--set" << setting);
+        QVERIFY2(run.valid(), qPrintable(run.describe()));
+        QCOMPARE(run.reason(), QString("finished"));
+        QStringList details;
+        for (const auto& event : run.events.ofType(et::kGuard)) {
+            if (event.data.value("guard", "") == "context_window_limit")
+                details << text(event.data.value("detail", json()));
+        }
+        QVERIFY2(!details.isEmpty(), "no context_window_limit event");
+        QVERIFY2(details.front().contains(detail), qPrintable(details.join("\n")));
+        QVERIFY2(details.front().startsWith("compacted the conversation from about "), qPrintable(details.front()));
+
+        // The note stays in the conversation, folded into the later summaries.
+        bool handoff = false;
+        for (const auto& message : dirs.checkpointMessages()) {
+            const auto content = message.value("content", "");
+            handoff = handoff || content.find("## Goal\nRead big.txt four times.") != std::string::npos;
+        }
+        QCOMPARE(handoff, detail.contains("the model wrote"));
+        // A summary request answered is a model call of the task: counted with the steps' calls.
+        QCOMPARE(text(dirs.report()["model_calls"]), QString::number(run.steps() + (answerTurn ? 1 : 0)));
+    }
+
     // ---- tools ----------------------------------------------------------------------------------------
 
     void toolsLimitsWhatTheModelMayCall_data() {

@@ -8,6 +8,9 @@ warren_add_test(tst_model_mistakes SOURCES tst_model_mistakes.cpp LIBS warren_ag
 warren_add_test(tst_call_check SOURCES tst_call_check.cpp LIBS warren_agent_core LABELS unit)
 # The system prompt with the facts of the run, and the project's instructions (AGENTS.md and the like).
 warren_add_test(tst_system_prompt SOURCES tst_system_prompt.cpp LIBS warren_agent_prompt LABELS unit)
+# The handoff summary compaction asks the model for: the request and the check of the answer (pure).
+warren_add_test(tst_handoff_prompt SOURCES tst_handoff_prompt.cpp LIBS warren_agent_prompt warren_agent_context
+                LABELS unit)
 # What the model reads of a tool's output: the token budget, head and tail, the hint (pure).
 warren_add_test(tst_output_budget SOURCES tst_output_budget.cpp LIBS warren_agent_context LABELS unit)
 # Sub-agents: the tools a role allows and the brief (pure), the path claims.

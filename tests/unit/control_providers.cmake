@@ -7,3 +7,6 @@ find_package(Qt6 6.4 REQUIRED COMPONENTS Network)
 warren_add_test(tst_providers_http SOURCES tst_providers_http.cpp
                 LIBS warren_providers warren_mock_llm Qt6::Network LABELS integration)
 target_compile_definitions(tst_providers_http PRIVATE WARREN_HOMEPAGE="${WARREN_HOMEPAGE}") # what the build sends
+# The handoff summary request over the real OpenAI and Anthropic wire formats, and its answers checked.
+warren_add_test(tst_handoff_wire SOURCES tst_handoff_wire.cpp
+                LIBS warren_providers warren_agent_prompt warren_mock_llm Qt6::Network LABELS integration)

@@ -477,6 +477,7 @@ private slots:
                                                    {"context_window_limit", 4000},
                                                    {"keep_recent_messages", 6},
                                                    {"compress_history", true},
+                                                   {"compaction_summary", "mechanical"},
                                                    {"tools", {"search", "shell", "finish"}},
                                                    {"lazy_tools", true},
                                                    {"shell_timeout_sec", 9},
@@ -520,7 +521,7 @@ private slots:
         const auto defaults = configToJson(AgentConfig{});
         const auto infos = settingInfos();
         QCOMPARE(infos.size(), defaults.size());
-        QCOMPARE(infos.size(), std::size_t{35});
+        QCOMPARE(infos.size(), std::size_t{36});
         for (const auto& info : infos) {
             QVERIFY2(defaults.contains(info.name), info.name.c_str());
             QCOMPARE(text(info.defaultValue), text(defaults[info.name]));

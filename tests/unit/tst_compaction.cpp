@@ -1,8 +1,9 @@
-// compactHistory / shedHistory / estimateTokens: under the limit nothing changes; over it the oldest turns
-// become one summary of their tool calls; the system and task messages and the latest messages stay;
-// tool results are never separated from the assistant message that asked for them; a second compaction
-// folds the first summary in; compress_history shortens old tool results; the result fits the limit
-// whenever a cut can make it fit.
+// compactHistory / shedHistory / estimateTokens: under the limit nothing changes; over it the outputs of
+// old tool calls become stubs first, oldest first, and only when that is not enough the oldest turns
+// become one summary of their tool calls (or a handoff summary the model wrote); the system and task
+// messages and the latest messages stay; tool results are never separated from the assistant message
+// that asked for them; a second compaction folds the first summary in; compress_history shortens old
+// tool results; the result fits the limit whenever a cut can make it fit.
 
 #include "agent_core/context/Compaction.h"
 #include "agent_core/context/TokenEstimate.h"
@@ -64,12 +65,22 @@ QStringList describe(const std::vector<ChatMessage>& messages) {
             for (const auto& call : m.toolCalls)
                 ids << QString::fromStdString(call.id);
             out << "A " + ids.join(",");
+        } else if (isDroppedOutput(m)) {
+            out << "D " + QString::fromStdString(m.toolCallId.value_or("?"));
         } else if (m.role == "tool") {
             out << "T " + QString::fromStdString(m.toolCallId.value_or("?"));
         } else {
             out << QString::fromStdString(m.role);
         }
     }
+    return out;
+}
+
+// "A first", "<result> first", ... "A last", "<result> last": turns as describe() shows them.
+QStringList turnsDescribed(int first, int last, const QString& result) {
+    QStringList out;
+    for (int i = first; i <= last; ++i)
+        out << QString("A %1").arg(i) << QString("%1 %2").arg(result).arg(i);
     return out;
 }
 
@@ -133,35 +144,45 @@ private slots:
         QTest::addColumn<int>("limit");
         QTest::addColumn<int>("keepRecent");
         QTest::addColumn<QStringList>("expected");
+        QTest::addColumn<int>("droppedOutputs");
         QTest::addColumn<int>("cutCount");
 
         QTest::newRow("under limit unchanged")
             << 3 << 100 << 100000 << 4
-            << QStringList{"system", "user", "A 1", "T 1", "A 2", "T 2", "A 3", "T 3"} << 0;
+            << QStringList{"system", "user", "A 1", "T 1", "A 2", "T 2", "A 3", "T 3"} << 0 << 0;
         QTest::newRow("at limit unchanged")
             << 3 << 100 << int(estimateTokens(conversation(3, 100))) << 2
-            << QStringList{"system", "user", "A 1", "T 1", "A 2", "T 2", "A 3", "T 3"} << 0;
-        // Each turn is about 515 tokens: three recent turns and the summary fit in 2000, four do not.
-        QTest::newRow("over limit cuts the oldest turns")
+            << QStringList{"system", "user", "A 1", "T 1", "A 2", "T 2", "A 3", "T 3"} << 0 << 0;
+        // Each turn is about 528 tokens, about 57 with its output dropped: dropping the oldest 7 outputs
+        // is enough, no turn is cut.
+        QTest::newRow("over limit drops the oldest outputs first")
             << 10 << 2000 << 2000 << 4
-            << QStringList{"system", "user", "summary 14", "A 8", "T 8", "A 9", "T 9", "A 10", "T 10"} << 14;
+            << QStringList{"system", "user", "A 1", "D 1", "A 2", "D 2", "A 3", "D 3", "A 4", "D 4",
+                           "A 5",    "D 5",  "A 6", "D 6", "A 7", "D 7", "A 8", "T 8", "A 9", "T 9",
+                           "A 10",   "T 10"}
+            << 7 << 0;
+        // 40 turns: every old output dropped is still too much, so the oldest turns are cut as well.
+        // 27 turns cut; the outputs of the 11 old turns kept stay dropped.
+        QTest::newRow("dropping not enough: the oldest turns are cut")
+            << 40 << 2000 << 2000 << 4
+            << QStringList{"system", "user", "summary 54"} + turnsDescribed(28, 38, "D") + turnsDescribed(39, 40, "T")
+            << 38 << 54;
         QTest::newRow("cuts only as many turns as needed")
-            << 10 << 2000 << 4300 << 2
-            << QStringList{"system", "user", "summary 4", "A 3", "T 3", "A 4", "T 4", "A 5",  "T 5", "A 6",
-                           "T 6",    "A 7",  "T 7",       "A 8", "T 8", "A 9", "T 9", "A 10", "T 10"}
-            << 4;
+            << 40 << 2000 << 2800 << 4
+            << QStringList{"system", "user", "summary 20"} + turnsDescribed(11, 38, "D") + turnsDescribed(39, 40, "T")
+            << 38 << 20;
         // The latest 3 messages start with a tool result: its assistant message is kept with it.
         QTest::newRow("keep extends to the turn boundary")
             << 10 << 2000 << 1000 << 3
-            << QStringList{"system", "user", "summary 16", "A 9", "T 9", "A 10", "T 10"} << 16;
+            << QStringList{"system", "user", "summary 16", "A 9", "T 9", "A 10", "T 10"} << 8 << 16;
         // Nothing fits: everything between the task and the kept messages is cut, and the result is
         // over the limit (as small as it can be).
         QTest::newRow("impossible limit cuts all it may")
             << 10 << 2000 << 1000 << 4
-            << QStringList{"system", "user", "summary 16", "A 9", "T 9", "A 10", "T 10"} << 16;
+            << QStringList{"system", "user", "summary 16", "A 9", "T 9", "A 10", "T 10"} << 8 << 16;
         QTest::newRow("keep covers everything")
             << 3 << 2000 << 1000 << 100
-            << QStringList{"system", "user", "A 1", "T 1", "A 2", "T 2", "A 3", "T 3"} << 0;
+            << QStringList{"system", "user", "A 1", "T 1", "A 2", "T 2", "A 3", "T 3"} << 0 << 0;
     }
 
     void compactsConversations() {
@@ -170,16 +191,18 @@ private slots:
         QFETCH(int, limit);
         QFETCH(int, keepRecent);
         QFETCH(QStringList, expected);
+        QFETCH(int, droppedOutputs);
         QFETCH(int, cutCount);
         const auto input = conversation(turns, std::size_t(resultBytes));
         const auto result = compactHistory(
             input, {std::uint64_t(limit), std::uint64_t(keepRecent), /*compressToolResults=*/false});
         QCOMPARE(describe(result.messages), expected);
+        QCOMPARE(result.droppedOutputs, std::uint64_t(droppedOutputs));
         QCOMPARE(result.cutCount, std::uint64_t(cutCount));
         QCOMPARE(result.estimatedTokensBefore, estimateTokens(input));
         QCOMPARE(result.estimatedTokensAfter, estimateTokens(result.messages));
         QCOMPARE(pairingProblem(result.messages), QString());
-        if (cutCount == 0)
+        if (cutCount == 0 && droppedOutputs == 0)
             QVERIFY(result.messages == input);
     }
 
@@ -190,7 +213,7 @@ private slots:
         input.push_back(message("user", "Loop warning: you repeated the same call."));
         const auto tail = conversation(2, 2000, 5);
         input.insert(input.end(), tail.begin(), tail.end());
-        const auto result = compactHistory(input, {900, 2, false});
+        const auto result = compactHistory(input, {600, 2, false});
         QCOMPARE(describe(result.messages), (QStringList{"system", "user", "summary 11", "A 6", "T 6"}));
         QCOMPARE(
             QString::fromStdString(result.messages[2].content),
@@ -198,6 +221,52 @@ private slots:
             "error: no such file; shell {\"command\":\"step 2\"} -> out 2; shell {\"command\":\"step 3\"} "
             "-> out 3; shell {\"command\":\"step 4\"} -> out 4; shell {\"command\":\"step 5\"} -> out 5]");
         QCOMPARE(result.messages[2].role, std::string("user"));
+    }
+
+    void droppedOutputNamesTheCall() {
+        const auto input = conversation(4, 2000);
+        const auto result = compactHistory(input, {1500, 2, false});
+        QCOMPARE(result.cutCount, std::uint64_t(0));
+        QCOMPARE(result.droppedOutputs, std::uint64_t(2));
+        QCOMPARE(describe(result.messages),
+                 (QStringList{"system", "user", "A 1", "D 1", "A 2", "D 2", "A 3", "T 3", "A 4", "T 4"}));
+        QCOMPARE(result.messages[3].content,
+                 std::string("[output dropped to save context: shell {\"command\":\"step 1\"} returned 2000 bytes; "
+                             "the whole output is in the task's events (the tool_result of call 1)]"));
+        QCOMPARE(result.messages[3].toolCallId, input[3].toolCallId);
+        QVERIFY(result.estimatedTokensAfter <= 1500);
+        QCOMPARE(result.estimatedTokensAfter, estimateTokens(result.messages));
+        // A dropped output stays as it is: compacting again under the same limit changes nothing.
+        QVERIFY(compactHistory(result.messages, {1500, 2, false}).messages == result.messages);
+    }
+
+    void shortOutputsAreNotDropped() {
+        // Outputs shorter than their stub stay; the turns are cut instead.
+        const auto input = conversation(30, 10);
+        const auto result = compactHistory(input, {300, 2, false});
+        QCOMPARE(result.droppedOutputs, std::uint64_t(0));
+        QVERIFY(result.cutCount > 0);
+        for (const auto& message : result.messages)
+            QVERIFY(!isDroppedOutput(message));
+    }
+
+    void handoffSummaryFoldsLikeAMechanicalOne() {
+        const auto handoff = handoffSummaryMessage(12, "## Goal\nMake the tests pass.\n## Done\nread a.txt");
+        QVERIFY(isCompactionSummary(handoff));
+        QCOMPARE(handoff.role, std::string("user"));
+        QVERIFY(handoff.content.starts_with("[Earlier conversation compacted: 12 messages cut. Handoff summary:\n"
+                                            "## Goal\n"));
+        std::vector<ChatMessage> input = {message("system", "s"), message("user", "task"), handoff};
+        const auto turns = conversation(20, 2000, 7);
+        input.insert(input.end(), turns.begin(), turns.end());
+        const auto result = compactHistory(input, {1500, 2, false});
+        QCOMPARE(summaryCount(result.messages), 1);
+        QCOMPARE(result.summaryIndex, std::size_t(2));
+        QCOMPARE(result.summarisedMessages, 12 + result.cutCount);
+        QCOMPARE(result.cutMessages.front(), handoff);
+        const auto summary = QString::fromStdString(result.messages[2].content);
+        QVERIFY2(summary.contains("## Goal\nMake the tests pass."), qPrintable(summary));
+        QVERIFY2(summary.contains("shell {\"command\":\"step 7\"} -> out 7"), qPrintable(summary));
     }
 
     void summaryShortensLongArgumentsAndOutcomes() {
@@ -231,22 +300,33 @@ private slots:
     }
 
     void repeatedCompactionKeepsOneSummary() {
-        const auto first = compactHistory(conversation(10, 2000), {2000, 4, false});
-        QCOMPARE(first.cutCount, std::uint64_t(14));
+        const auto first = compactHistory(conversation(30, 2000), {2000, 4, false});
+        QCOMPARE(first.cutCount, std::uint64_t(30));
+        QCOMPARE(describe(first.messages),
+                 (QStringList{"system", "user", "summary 30"} + turnsDescribed(16, 28, "D") +
+                  turnsDescribed(29, 30, "T")));
         auto grown = first.messages;
-        const auto more = conversation(5, 2000, 11);
+        const auto more = conversation(20, 2000, 31);
         grown.insert(grown.end(), more.begin(), more.end());
 
         const auto second = compactHistory(grown, {2000, 4, false});
         QCOMPARE(summaryCount(second.messages), 1);
-        QCOMPARE(describe(second.messages), (QStringList{"system", "user", "summary 24", "A 13", "T 13",
-                                                         "A 14", "T 14", "A 15", "T 15"}));
-        QCOMPARE(second.cutCount, std::uint64_t(10));
+        QCOMPARE(describe(second.messages),
+                 (QStringList{"system", "user", "summary 80"} + turnsDescribed(41, 48, "D") +
+                  turnsDescribed(49, 50, "T")));
+        QCOMPARE(second.cutCount, std::uint64_t(50));
+        QCOMPARE(second.summarisedMessages, std::uint64_t(80));
+        // The earlier summary and the cut turns, as the input held them, for a model to summarise.
+        QCOMPARE(second.cutMessages.size(), std::size_t(51));
+        QCOMPARE(second.cutMessages.front(), grown[2]);
+        QCOMPARE(second.cutMessages.back(), grown[52]);
         const auto summary = QString::fromStdString(second.messages[2].content);
-        QVERIFY2(summary.contains("Summary: shell {\"command\":\"step 1\"} -> out 1; "), qPrintable(summary));
-        QVERIFY2(summary.contains("step 7\"} -> out 7; shell {\"command\":\"step 8\"} -> out 8; "),
+        // Folded: the latest calls of both fit its bound, the oldest are left out.
+        QVERIFY2(summary.contains("Summary: ...; shell {\"command\":\"step "), qPrintable(summary));
+        QVERIFY2(summary.contains("shell {\"command\":\"step 28\"} -> (output dropped earlier); "
+                                  "shell {\"command\":\"step 29\"} -> out 29; "),
                  qPrintable(summary));
-        QVERIFY2(summary.endsWith("shell {\"command\":\"step 12\"} -> out 12]"), qPrintable(summary));
+        QVERIFY2(summary.endsWith("shell {\"command\":\"step 40\"} -> out 40]"), qPrintable(summary));
         QCOMPARE(pairingProblem(second.messages), QString());
 
         // Under the limit, a summary stays as it is.
@@ -362,7 +442,7 @@ private slots:
     void withoutSystemMessageTheTaskStays() {
         auto input = conversation(6, 2000);
         input.erase(input.begin());
-        const auto result = compactHistory(input, {1000, 2, false});
+        const auto result = compactHistory(input, {600, 2, false});
         QCOMPARE(describe(result.messages), (QStringList{"user", "summary 10", "A 6", "T 6"}));
     }
 
