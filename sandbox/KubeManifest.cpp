@@ -50,14 +50,22 @@ json memoryVolume(std::uint64_t sizeMb) {
     return {{"emptyDir", {{"medium", "Memory"}, {"sizeLimit", mebibytes(sizeMb)}}}};
 }
 
-json networkPolicy(const KubeRequest& request, const json& metadata, const ControlPlanePeer& peer) {
-    json controlPlane{{"podSelector", {{"matchLabels", peer.podLabels}}}};
-    if (!peer.namespaceName.empty())
-        controlPlane["namespaceSelector"] = {
-            {"matchLabels", {{"kubernetes.io/metadata.name", peer.namespaceName}}}};
-    // The control plane's address is a Service name: the cluster's DNS is the one other peer.
-    const json dns{{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", "kube-system"}}}}},
-                   {"podSelector", {{"matchLabels", {{"k8s-app", "kube-dns"}}}}}};
+// No ingress; egress to the control plane's pods on their port and to the cluster's DNS, or, without a
+// peer, to nothing at all.
+json networkPolicy(const KubeRequest& request, const json& metadata, const ControlPlanePeer* peer) {
+    json egress = json::array();
+    if (peer) {
+        json controlPlane{{"podSelector", {{"matchLabels", peer->podLabels}}}};
+        if (!peer->namespaceName.empty())
+            controlPlane["namespaceSelector"] = {
+                {"matchLabels", {{"kubernetes.io/metadata.name", peer->namespaceName}}}};
+        // The control plane's address is a Service name: the cluster's DNS is the one other peer.
+        const json dns{{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", "kube-system"}}}}},
+                       {"podSelector", {{"matchLabels", {{"k8s-app", "kube-dns"}}}}}};
+        egress = {{{"to", {controlPlane}}, {"ports", {{{"protocol", "TCP"}, {"port", peer->port}}}}},
+                  {{"to", {dns}},
+                   {"ports", {{{"protocol", "UDP"}, {"port", 53}}, {{"protocol", "TCP"}, {"port", 53}}}}}};
+    }
     return {{"apiVersion", "networking.k8s.io/v1"},
             {"kind", "NetworkPolicy"},
             {"metadata", metadata},
@@ -65,10 +73,7 @@ json networkPolicy(const KubeRequest& request, const json& metadata, const Contr
              {{"podSelector", {{"matchLabels", {{kKubePodLabel, request.name}}}}},
               {"policyTypes", {"Ingress", "Egress"}},
               {"ingress", json::array()},
-              {"egress",
-               {{{"to", {controlPlane}}, {"ports", {{{"protocol", "TCP"}, {"port", peer.port}}}}},
-                {{"to", {dns}},
-                 {"ports", {{{"protocol", "UDP"}, {"port", 53}}, {{"protocol", "TCP"}, {"port", 53}}}}}}}}}};
+              {"egress", egress}}}};
 }
 
 Status checkRequest(const SandboxProfile& profile, const KubeRequest& request) {
@@ -356,7 +361,12 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
           {"operatingMode", "Running"}}}};
 
     if (request.controlPlane)
-        result.networkPolicy = networkPolicy(request, metadata, *request.controlPlane);
+        result.networkPolicy = networkPolicy(request, metadata, &*request.controlPlane);
+    else if (!oneHost) {
+        result.networkPolicy = networkPolicy(request, metadata, nullptr);
+        result.notes.push_back("network: no control plane to reach, so the NetworkPolicy lets nothing in or out "
+                               "of the pod (where the cluster's network plugin enforces NetworkPolicies)");
+    }
     if (profile.network == NetworkPolicy::Loopback)
         result.notes.push_back("network loopback: the pod's own lo; the seccomp profile allows AF_INET/AF_INET6 "
                                "sockets");

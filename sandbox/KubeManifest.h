@@ -60,14 +60,16 @@ struct KubeRequest {
     std::string hostDataDir;
     std::string workspaceHostPath;
     std::string taskToken; // the Secret and WARREN_TASK_TOKEN; empty: neither
-    std::optional<ControlPlanePeer> controlPlane; // set: the NetworkPolicy
+    // Set: the NetworkPolicy lets the pod reach it (and the cluster's DNS). Unset on a cluster: the
+    // NetworkPolicy lets the pod reach nothing. Unset on one host: none (podman runs it with --network none).
+    std::optional<ControlPlanePeer> controlPlane;
 };
 
 struct KubeManifests {
     nlohmann::json pod;
     nlohmann::json sandbox;       // agents.x-k8s.io/v1beta1 Sandbox with the pod's spec
     nlohmann::json secret;        // null without a token
-    nlohmann::json networkPolicy; // null without a control plane peer
+    nlohmann::json networkPolicy; // null on one host without a control plane peer
     std::vector<DockerDataFile> files; // one host: what the launcher writes before playing the pod
     std::vector<std::string> notEnforced; // profile settings a Pod cannot say
     std::vector<std::string> notes;       // settings enforced in another way than under bwrap

@@ -390,7 +390,19 @@ private slots:
 
         const auto withoutPeer = buildKubeManifests(*profile, oneHostRequest(), fakeHost());
         QVERIFY(withoutPeer);
-        QVERIFY(withoutPeer->networkPolicy.is_null());
+        QVERIFY(withoutPeer->networkPolicy.is_null()); // podman: --network none instead
+
+        // On a cluster with no control plane to reach (warren-sandbox --backend kubernetes): nothing in or out.
+        KubeRequest isolated = clusterRequest();
+        isolated.controlPlane.reset();
+        const auto alone = buildKubeManifests(*profile, isolated, fakeHost());
+        QVERIFY(alone);
+        const json& closed = alone->networkPolicy["spec"];
+        QCOMPARE(closed["podSelector"], (json{{"matchLabels", {{kKubePodLabel, "warren-42-abcdef"}}}}));
+        QCOMPARE(closed["policyTypes"], (json{"Ingress", "Egress"}));
+        QCOMPARE(closed["ingress"], json::array());
+        QCOMPARE(closed["egress"], json::array());
+        QVERIFY2(joined(alone->notes).contains("lets nothing in or out"), qPrintable(joined(alone->notes)));
     }
 
     void sandboxCarriesThePodsSpec() {
