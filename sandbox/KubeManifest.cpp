@@ -101,6 +101,8 @@ Status checkRequest(const SandboxProfile& profile, const KubeRequest& request) {
                          "'_' and '.', starting and ending with a letter or digit");
     if (request.hostDataDir.empty() != request.workspaceHostPath.empty())
         return usage("a pod on one host needs both its data directory and the workspace's host path");
+    if (!request.taskToken.empty() && (request.tokenDir.empty() || request.tokenDir.front() != '/'))
+        return usage("the task token's Secret needs the absolute directory the pod reads it from");
     if (request.controlPlane && (request.controlPlane->port <= 0 || request.controlPlane->port > 65535 ||
                                  request.controlPlane->podLabels.empty()))
         return usage("the control plane peer needs its pods' labels and a port from 1 to 65535");
@@ -270,14 +272,19 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
         }
     }
 
-    // The environment: only what the profile passes, and the task's token from its Secret.
+    // The environment: only what the profile passes.
     json env = json::array();
     for (const auto& [name, value] : sandboxEnvironment(profile, request.hostEnv))
         env.push_back({{"name", name}, {"value", value}});
+    // The task's token: a file of its Secret, which the agent reads (--token-file), as on one host.
     const std::string secretName = request.name + "-token";
     if (!request.taskToken.empty()) {
-        env.push_back({{"name", "WARREN_TASK_TOKEN"},
-                       {"valueFrom", {{"secretKeyRef", {{"name", secretName}, {"key", "token"}}}}}});
+        constexpr int kOwnerAndGroupRead = 0440; // root:fsGroup, and the pod runs with that group
+        const json source{{"secret",
+                           {{"secretName", secretName},
+                            {"defaultMode", kOwnerAndGroupRead},
+                            {"items", {{{"key", "token"}, {"path", "token"}}}}}}};
+        volumes.mount(volumes.add("token", source), request.tokenDir, true);
         json secretMetadata = metadata;
         secretMetadata["name"] = secretName;
         result.secret = {{"apiVersion", "v1"},
@@ -340,6 +347,8 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
                 {"seccompProfile", seccomp}}},
               {"containers", {container}},
               {"volumes", volumes.volumes()}};
+    if (!request.taskToken.empty()) // the token's file is group-readable by this group alone
+        spec["securityContext"]["fsGroup"] = request.user.gid;
     if (!request.runtimeClass.empty())
         spec["runtimeClassName"] = request.runtimeClass;
     if (limits.timeoutSec)
