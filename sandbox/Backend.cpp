@@ -6,8 +6,11 @@
 namespace warren::sandbox {
 namespace {
 
-constexpr std::array<std::pair<Backend, std::string_view>, 4> kNames{
-    {{Backend::Bwrap, "bwrap"}, {Backend::Docker, "docker"}, {Backend::Podman, "podman"}, {Backend::Kube, "kube"}}};
+constexpr std::array<std::pair<Backend, std::string_view>, 5> kNames{{{Backend::Bwrap, "bwrap"},
+                                                                      {Backend::Docker, "docker"},
+                                                                      {Backend::Podman, "podman"},
+                                                                      {Backend::Kube, "kube"},
+                                                                      {Backend::Kubernetes, "kubernetes"}}};
 
 } // namespace
 
@@ -19,7 +22,7 @@ std::string backendName(Backend backend) {
 }
 
 std::string backendNames() {
-    return "bwrap, docker, podman or kube";
+    return "bwrap, docker, podman, kube or kubernetes";
 }
 
 Result<Backend> parseBackend(std::string_view name) {
@@ -28,12 +31,14 @@ Result<Backend> parseBackend(std::string_view name) {
             return value;
     return makeError(ErrorCode::InvalidArgument,
                      "backend \"" + std::string(name) +
-                         "\": the sandbox is bwrap (bubblewrap), docker, podman or kube (a Pod, played by podman)");
+                         "\": the sandbox is bwrap (bubblewrap), docker, podman, kube (a Pod, played by podman) or "
+                         "kubernetes (that Pod on a cluster, through its API)");
 }
 
 std::optional<ContainerEngine> containerEngine(Backend backend) {
     switch (backend) {
     case Backend::Bwrap:
+    case Backend::Kubernetes:
         return std::nullopt;
     case Backend::Docker:
         return ContainerEngine::Docker;

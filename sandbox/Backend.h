@@ -1,8 +1,8 @@
 #pragma once
-// Which sandbox runs a command: bubblewrap on the host, a Docker or Podman container, or the Pod a cluster
-// would run, played on this host by podman (kube). Parsed once where a
-// name comes in (a flag, a setting, a stored task) and printed back through backendName(), so everything
-// stored and shown keeps the same names.
+// Which sandbox runs a command: bubblewrap on the host, a Docker or Podman container, the Pod a cluster
+// would run, played on this host by podman (kube), or that Pod sent to a cluster's API (kubernetes). Parsed
+// once where a name comes in (a flag, a setting, a stored task) and printed back through backendName(), so
+// everything stored and shown keeps the same names.
 
 #include "common/Result.h"
 
@@ -12,15 +12,16 @@
 
 namespace warren::sandbox {
 
-enum class Backend { Bwrap, Docker, Podman, Kube };
+enum class Backend { Bwrap, Docker, Podman, Kube, Kubernetes };
 // The container engines, for what differs between them (DockerCommand, Preflight).
 enum class ContainerEngine { Docker, Podman };
 
-std::string backendName(Backend backend); // "bwrap", "docker", "podman", "kube"
-std::string backendNames();               // "bwrap, docker, podman or kube", for messages
+std::string backendName(Backend backend); // "bwrap", "docker", "podman", "kube", "kubernetes"
+std::string backendNames();               // "bwrap, docker, podman, kube or kubernetes", for messages
 // The error names the valid ones.
 Result<Backend> parseBackend(std::string_view name);
-// The engine of a container backend (kube: podman); nullopt for bwrap.
+// The engine of a container backend on this host (kube: podman); nullopt for bwrap and kubernetes (a
+// cluster's nodes run the pod).
 std::optional<ContainerEngine> containerEngine(Backend backend);
 
 } // namespace warren::sandbox

@@ -45,11 +45,17 @@ Run COMMAND in a bubblewrap + seccomp sandbox (or a Docker/Podman container) wit
   --timeout SECONDS     kill the whole sandbox after SECONDS of wall-clock time (exit status 124)
   --backend NAME        bwrap (default), or docker or podman: the same profile in a container (the engine
                         on PATH, with DOCKER_HOST, contexts and CONTAINERS_CONF as they are), or kube:
-                        the Pod a cluster would run, played here by podman kube play (no stdin)
+                        the Pod a cluster would run, played here by podman kube play (no stdin), or
+                        kubernetes: that Pod sent to a cluster's API (no stdin, and its output is not
+                        shown: only the exit status comes back; the workspace is an empty directory)
   --image IMAGE         the container's image (default debian:bookworm-slim); it must be present locally
+                        (kubernetes: the cluster's nodes pull it)
+  --kubeconfig FILE     kubernetes: the cluster and credentials (default: $KUBECONFIG, ~/.kube/config,
+                        else the pod's service account)
+  --namespace NS        kubernetes: the namespace of the pod (default: the kubeconfig context's)
   --env NAME=VALUE      set an environment variable inside
   --explain             print the resolved profile, the limits and the exact bwrap (or docker/podman)
-                        command line, or the Pod; run nothing
+                        command line, or the Pod and the objects sent with it; run nothing
   --help                show this help
 
 Exit status: COMMAND's status (128+N if signal N killed it), 124 on timeout,
@@ -118,6 +124,16 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
              result.image = value;
              return Ok{};
          }},
+        {"--kubeconfig", [&result, &cwd](const std::string&, const std::string& value) -> Status {
+             if (value.empty())
+                 return usageError("--kubeconfig needs the path of a kubeconfig file");
+             result.kubeconfig = absolute(value, cwd);
+             return Ok{};
+         }},
+        {"--namespace", [&result](const std::string&, const std::string& value) -> Status {
+             result.kubeNamespace = value;
+             return Ok{};
+         }},
         {"--env", [&patch](const std::string&, const std::string& value) -> Status {
              const auto eq = value.find('=');
              if (eq == std::string::npos || eq == 0)
@@ -165,7 +181,12 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
             return status.error();
     }
     if (result.image && result.backend == Backend::Bwrap)
-        return usageError("--image chooses the image of --backend docker|podman|kube; bwrap runs on the host's /usr");
+        return usageError("--image chooses the image of --backend docker|podman|kube|kubernetes; bwrap runs on the "
+                          "host's /usr");
+    if ((result.kubeconfig || result.kubeNamespace) && result.backend != Backend::Kubernetes)
+        return usageError(std::string(result.kubeconfig ? "--kubeconfig" : "--namespace") +
+                          " chooses where --backend kubernetes sends the pod; the " + backendName(result.backend) +
+                          " backend runs on this host");
     if (result.command.empty())
         return usageError("no command given: warren-sandbox [OPTION]... -- COMMAND [ARG]...");
     return result;

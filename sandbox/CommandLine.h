@@ -17,6 +17,9 @@ struct SandboxCommandLine {
     nlohmann::json overrides = nlohmann::json::object(); // the command-line profile layer
     Backend backend = Backend::Bwrap;
     std::optional<std::string> image; // --image: only with a container backend
+    // --kubeconfig and --namespace: only with --backend kubernetes.
+    std::optional<std::string> kubeconfig;
+    std::optional<std::string> kubeNamespace;
     bool explain = false;
     bool help = false;
     std::vector<std::string> command;

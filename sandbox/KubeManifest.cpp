@@ -50,14 +50,22 @@ json memoryVolume(std::uint64_t sizeMb) {
     return {{"emptyDir", {{"medium", "Memory"}, {"sizeLimit", mebibytes(sizeMb)}}}};
 }
 
-json networkPolicy(const KubeRequest& request, const json& metadata, const ControlPlanePeer& peer) {
-    json controlPlane{{"podSelector", {{"matchLabels", peer.podLabels}}}};
-    if (!peer.namespaceName.empty())
-        controlPlane["namespaceSelector"] = {
-            {"matchLabels", {{"kubernetes.io/metadata.name", peer.namespaceName}}}};
-    // The control plane's address is a Service name: the cluster's DNS is the one other peer.
-    const json dns{{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", "kube-system"}}}}},
-                   {"podSelector", {{"matchLabels", {{"k8s-app", "kube-dns"}}}}}};
+// No ingress; egress to the control plane's pods on their port and to the cluster's DNS, or, without a
+// peer, to nothing at all.
+json networkPolicy(const KubeRequest& request, const json& metadata, const ControlPlanePeer* peer) {
+    json egress = json::array();
+    if (peer) {
+        json controlPlane{{"podSelector", {{"matchLabels", peer->podLabels}}}};
+        if (!peer->namespaceName.empty())
+            controlPlane["namespaceSelector"] = {
+                {"matchLabels", {{"kubernetes.io/metadata.name", peer->namespaceName}}}};
+        // The control plane's address is a Service name: the cluster's DNS is the one other peer.
+        const json dns{{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", "kube-system"}}}}},
+                       {"podSelector", {{"matchLabels", {{"k8s-app", "kube-dns"}}}}}};
+        egress = {{{"to", {controlPlane}}, {"ports", {{{"protocol", "TCP"}, {"port", peer->port}}}}},
+                  {{"to", {dns}},
+                   {"ports", {{{"protocol", "UDP"}, {"port", 53}}, {{"protocol", "TCP"}, {"port", 53}}}}}};
+    }
     return {{"apiVersion", "networking.k8s.io/v1"},
             {"kind", "NetworkPolicy"},
             {"metadata", metadata},
@@ -65,10 +73,7 @@ json networkPolicy(const KubeRequest& request, const json& metadata, const Contr
              {{"podSelector", {{"matchLabels", {{kKubePodLabel, request.name}}}}},
               {"policyTypes", {"Ingress", "Egress"}},
               {"ingress", json::array()},
-              {"egress",
-               {{{"to", {controlPlane}}, {"ports", {{{"protocol", "TCP"}, {"port", peer.port}}}}},
-                {{"to", {dns}},
-                 {"ports", {{{"protocol", "UDP"}, {"port", 53}}, {{"protocol", "TCP"}, {"port", 53}}}}}}}}}};
+              {"egress", egress}}}};
 }
 
 Status checkRequest(const SandboxProfile& profile, const KubeRequest& request) {
@@ -96,6 +101,8 @@ Status checkRequest(const SandboxProfile& profile, const KubeRequest& request) {
                          "'_' and '.', starting and ending with a letter or digit");
     if (request.hostDataDir.empty() != request.workspaceHostPath.empty())
         return usage("a pod on one host needs both its data directory and the workspace's host path");
+    if (!request.taskToken.empty() && (request.tokenDir.empty() || request.tokenDir.front() != '/'))
+        return usage("the task token's Secret needs the absolute directory the pod reads it from");
     if (request.controlPlane && (request.controlPlane->port <= 0 || request.controlPlane->port > 65535 ||
                                  request.controlPlane->podLabels.empty()))
         return usage("the control plane peer needs its pods' labels and a port from 1 to 65535");
@@ -265,14 +272,19 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
         }
     }
 
-    // The environment: only what the profile passes, and the task's token from its Secret.
+    // The environment: only what the profile passes.
     json env = json::array();
     for (const auto& [name, value] : sandboxEnvironment(profile, request.hostEnv))
         env.push_back({{"name", name}, {"value", value}});
+    // The task's token: a file of its Secret, which the agent reads (--token-file), as on one host.
     const std::string secretName = request.name + "-token";
     if (!request.taskToken.empty()) {
-        env.push_back({{"name", "WARREN_TASK_TOKEN"},
-                       {"valueFrom", {{"secretKeyRef", {{"name", secretName}, {"key", "token"}}}}}});
+        constexpr int kOwnerAndGroupRead = 0440; // root:fsGroup, and the pod runs with that group
+        const json source{{"secret",
+                           {{"secretName", secretName},
+                            {"defaultMode", kOwnerAndGroupRead},
+                            {"items", {{{"key", "token"}, {"path", "token"}}}}}}};
+        volumes.mount(volumes.add("token", source), request.tokenDir, true);
         json secretMetadata = metadata;
         secretMetadata["name"] = secretName;
         result.secret = {{"apiVersion", "v1"},
@@ -335,6 +347,8 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
                 {"seccompProfile", seccomp}}},
               {"containers", {container}},
               {"volumes", volumes.volumes()}};
+    if (!request.taskToken.empty()) // the token's file is group-readable by this group alone
+        spec["securityContext"]["fsGroup"] = request.user.gid;
     if (!request.runtimeClass.empty())
         spec["runtimeClassName"] = request.runtimeClass;
     if (limits.timeoutSec)
@@ -356,7 +370,12 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
           {"operatingMode", "Running"}}}};
 
     if (request.controlPlane)
-        result.networkPolicy = networkPolicy(request, metadata, *request.controlPlane);
+        result.networkPolicy = networkPolicy(request, metadata, &*request.controlPlane);
+    else if (!oneHost) {
+        result.networkPolicy = networkPolicy(request, metadata, nullptr);
+        result.notes.push_back("network: no control plane to reach, so the NetworkPolicy lets nothing in or out "
+                               "of the pod (where the cluster's network plugin enforces NetworkPolicies)");
+    }
     if (profile.network == NetworkPolicy::Loopback)
         result.notes.push_back("network loopback: the pod's own lo; the seccomp profile allows AF_INET/AF_INET6 "
                                "sockets");

@@ -16,7 +16,9 @@
 //   by the Pod: a node's podPidsLimit, podman's --pids-limit, the launcher's deadline);
 // - where the files come from: on one host (podman kube play) the workspace and the profile's binds are
 //   hostPath volumes; on a cluster no node has them, so the workspace is an emptyDir that the agent fills
-//   from the upload, and any other bind of the profile is an error.
+//   from the upload, and any other bind of the profile is an error;
+// - the task token only in its Secret, a read-only volume of mode 0440 owned by the pod's fsGroup: never in
+//   the pod spec, the environment or the command line.
 
 #include "common/Result.h"
 #include "sandbox/BwrapCommand.h"
@@ -59,15 +61,20 @@ struct KubeRequest {
     // host path (the workspace itself, or its idmapped view). Both empty: a cluster.
     std::string hostDataDir;
     std::string workspaceHostPath;
-    std::string taskToken; // the Secret and WARREN_TASK_TOKEN; empty: neither
-    std::optional<ControlPlanePeer> controlPlane; // set: the NetworkPolicy
+    // The task token: a Secret, mounted read-only as the file "token" in tokenDir (what the agent's
+    // --token-file reads), readable by the pod's group alone. Empty: neither.
+    std::string taskToken;
+    std::string tokenDir;
+    // Set: the NetworkPolicy lets the pod reach it (and the cluster's DNS). Unset on a cluster: the
+    // NetworkPolicy lets the pod reach nothing. Unset on one host: none (podman runs it with --network none).
+    std::optional<ControlPlanePeer> controlPlane;
 };
 
 struct KubeManifests {
     nlohmann::json pod;
     nlohmann::json sandbox;       // agents.x-k8s.io/v1beta1 Sandbox with the pod's spec
     nlohmann::json secret;        // null without a token
-    nlohmann::json networkPolicy; // null without a control plane peer
+    nlohmann::json networkPolicy; // null on one host without a control plane peer
     std::vector<DockerDataFile> files; // one host: what the launcher writes before playing the pod
     std::vector<std::string> notEnforced; // profile settings a Pod cannot say
     std::vector<std::string> notes;       // settings enforced in another way than under bwrap

@@ -1,6 +1,7 @@
 #include "sandbox/SandboxLaunch.h"
 
 #include "sandbox/BwrapSandbox.h"
+#include "sandbox/ClusterSandbox.h"
 #include "sandbox/ContainerSandbox.h"
 #include "sandbox/KubeSandbox.h"
 
@@ -15,6 +16,8 @@ Result<std::unique_ptr<SandboxLaunch>> prepareLaunch(SandboxRequest request) {
         return prepareContainerLaunch(std::move(request));
     case Backend::Kube:
         return prepareKubeLaunch(std::move(request));
+    case Backend::Kubernetes:
+        return prepareClusterLaunch(std::move(request));
     }
     return makeError(ErrorCode::InvalidArgument, "unknown sandbox backend");
 }

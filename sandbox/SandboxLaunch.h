@@ -5,7 +5,8 @@
 // shows exactly what a run would start; then start() runs it. Between the two the caller may act on what
 // the sandbox will write as (hostOwner()), before anything runs.
 //
-// Each backend is one implementation (BwrapSandbox, ContainerSandbox); another backend is one more.
+// Each backend is one implementation (BwrapSandbox, ContainerSandbox, KubeSandbox, ClusterSandbox); another
+// backend is one more.
 
 #include "common/Result.h"
 #include "sandbox/Backend.h"
@@ -39,6 +40,11 @@ struct SandboxRequest {
     // What the engine's run client gets when the launcher dies, which it passes on to the command (an agent
     // takes SIGHUP as "pause, resumable", where SIGTERM would cancel its task). bwrap's sandbox is killed.
     int launcherDeathSignal = SIGTERM;
+
+    // The kubernetes backend: the kubeconfig (nullopt: kubectl's order, kube::loadKubeConfig) and the
+    // namespace (empty: the kubeconfig's).
+    std::optional<std::string> kubeconfig;
+    std::string kubeNamespace;
 };
 
 // Who owns, on the host, what the sandbox writes in its binds.

@@ -86,11 +86,18 @@ AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, 
 } // namespace
 
 bool agentConnects(sandbox::Backend backend) {
-    return backend == sandbox::Backend::Kube;
+    return backend == sandbox::Backend::Kube || backend == sandbox::Backend::Kubernetes;
 }
 
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
                               const PlanEnvironment& environment) {
+    if (spec.backend == sandbox::Backend::Kubernetes)
+        return makeError(ErrorCode::Unsupported,
+                         "the kubernetes backend cannot run a task's agent yet: the control plane takes the agent's "
+                         "connection on a Unix socket of this host only, which a pod on a cluster cannot reach, and "
+                         "the agent's binary is bound from this host (docs/DEPLOY.md). Run the task with --backend "
+                         "kube (the same Pod, played on this host by podman); warren-sandbox --backend kubernetes "
+                         "runs a command on a cluster");
     LaunchPlan plan;
     const json overrides = withMemoryPrefix(spec.overrides);
     auto config = agent::resolveConfig(spec.presets, overrides);

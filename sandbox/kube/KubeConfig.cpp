@@ -256,6 +256,13 @@ Result<KubeConfig> inClusterConfig(const std::map<std::string, std::string>& env
     return config;
 }
 
+Result<KubeConfig> loadKubeConfigFile(const std::string& path, const std::optional<std::string>& context) {
+    auto text = readWholeFile(path);
+    if (!text)
+        return text.error();
+    return parseKubeConfig(*text, path, context, readWholeFile);
+}
+
 Result<KubeConfig> loadKubeConfig(const std::optional<std::string>& context) {
     std::vector<std::string> candidates;
     if (const char* list = std::getenv("KUBECONFIG"); list && *list) {
@@ -277,10 +284,7 @@ Result<KubeConfig> loadKubeConfig(const std::optional<std::string>& context) {
         struct stat info {};
         if (::stat(path.c_str(), &info) != 0)
             continue;
-        auto text = readWholeFile(path);
-        if (!text)
-            return text.error();
-        return parseKubeConfig(*text, path, context, readWholeFile);
+        return loadKubeConfigFile(path, context);
     }
     std::map<std::string, std::string> environment;
     for (const char* name : {"KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"}) {

@@ -40,6 +40,9 @@ inline constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.i
 Result<KubeConfig> inClusterConfig(const std::map<std::string, std::string>& environment,
                                    const std::string& directory, const FileReader& read);
 
+// The kubeconfig file at path (kubectl's --kubeconfig): read, then parseKubeConfig.
+Result<KubeConfig> loadKubeConfigFile(const std::string& path, const std::optional<std::string>& context = std::nullopt);
+
 // kubectl's order: $KUBECONFIG (its first file that exists), ~/.kube/config, then the pod's service account.
 Result<KubeConfig> loadKubeConfig(const std::optional<std::string>& context = std::nullopt);
 

@@ -85,6 +85,8 @@ std::pair<SandboxExit, int> waitForExit(RunningSandbox& sandbox, std::uint64_t t
 // bwrap failed before the command ran: 127 when the command does not exist inside, else the sandbox's own
 // failure with what the host lacks. A container engine's 125 is its own failure or the command's.
 int setupFailedAfterStart(const RunningSandbox& sandbox, const std::string& program) {
+    if (sandbox.backend() == Backend::Kubernetes) // the cluster's reason: a stuck or vanished pod
+        return setupFailed(sandbox.setupFailureReport());
     if (sandbox.backend() != Backend::Bwrap)
         return setupFailed(
             backendName(sandbox.backend()) +
@@ -116,8 +118,9 @@ int exitCodeOf(const RunningSandbox& sandbox, const SandboxExit& exit, int inter
         return setupFailedAfterStart(sandbox, program);
     case SandboxExit::Reason::TimedOut:
         std::cerr << "warren-sandbox: timed out after " << limits.timeoutSec << " s; "
-                  << (sandbox.backend() == Backend::Bwrap ? "the whole sandbox was killed"
-                                                          : "the container was killed and removed")
+                  << (sandbox.backend() == Backend::Bwrap        ? "the whole sandbox was killed"
+                      : sandbox.backend() == Backend::Kubernetes ? "the pod was deleted"
+                                                                 : "the container was killed and removed")
                   << "\n";
         return kExitTimedOut;
     case SandboxExit::Reason::Killed:
@@ -155,6 +158,8 @@ int main(int argc, char** argv) {
     request.hostEnv = currentEnvironment();
     request.explainOnly = commandLine->explain;
     request.image = commandLine->image.value_or(kDefaultContainerImage);
+    request.kubeconfig = commandLine->kubeconfig;
+    request.kubeNamespace = commandLine->kubeNamespace.value_or("");
     auto launch = prepareLaunch(std::move(request));
     if (!launch)
         return setupFailed(launch.error().message);

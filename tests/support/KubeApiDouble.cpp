@@ -670,6 +670,16 @@ std::size_t KubeApiDouble::objectCount(const std::string& ns) const {
     return count;
 }
 
+std::vector<std::string> KubeApiDouble::names(const std::string& resource, const std::string& ns) const {
+    std::vector<std::string> found;
+    m_core->run([&] {
+        for (const auto& [key, object] : m_core->objects)
+            if (std::get<0>(key) == resource && std::get<1>(key) == ns)
+                found.push_back(std::get<2>(key));
+    });
+    return found; // in the map's order: sorted
+}
+
 std::string KubeApiDouble::resourceVersion() const {
     std::string version;
     m_core->run([&] { version = std::to_string(m_core->version); });

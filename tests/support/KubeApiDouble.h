@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace warren::test {
 
@@ -69,6 +70,8 @@ public:
     std::optional<nlohmann::json> object(const std::string& resource, const std::string& ns,
                                          const std::string& name) const;
     std::size_t objectCount(const std::string& ns) const; // every object of the namespace
+    // The names of a resource's objects in the namespace ("pods"), sorted: how a test finds a generated name.
+    std::vector<std::string> names(const std::string& resource, const std::string& ns) const;
     std::string resourceVersion() const; // the cluster's current one
     QStringList requests() const;        // "GET /api/v1/namespaces/ns/pods?watch=1&...", in order
     // Waits until `count` watch streams have been opened since the start (a safety-net deadline).

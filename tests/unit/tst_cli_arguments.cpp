@@ -374,9 +374,9 @@ void TestCliArguments::errors_data() {
     QTest::newRow("resume approve yes") << QStringList{"resume", "t-1", "--approve=yes"}
                                         << "--approve: expected ask, auto or deny, got 'yes'";
     QTest::newRow("backend") << QStringList{"run", "--backend", "lxc", "go"}
-                             << "--backend: expected bwrap, docker, podman or kube, got 'lxc'";
+                             << "--backend: expected bwrap, docker, podman, kube or kubernetes, got 'lxc'";
     QTest::newRow("resume backend") << QStringList{"resume", "t-1", "--backend", "lxc"}
-                                    << "--backend: expected bwrap, docker, podman or kube, got 'lxc'";
+                                    << "--backend: expected bwrap, docker, podman, kube or kubernetes, got 'lxc'";
     QTest::newRow("image read as an option") << QStringList{"run", "--image=--privileged", "go"}
                                              << "--image: expected an image name such as debian:bookworm-slim, got "
                                                 "'--privileged'";

@@ -45,6 +45,7 @@ private slots:
     void backendBwrapChangesNothing();
     void containerBackend_data();
     void containerBackend();
+    void kubernetesFlags();
     void help_data();
     void help();
     void usageMentionsEveryFlag_data();
@@ -294,6 +295,8 @@ void TestCommandLine::containerBackend_data() {
         << "debian:bookworm-slim";
     QTest::newRow("last backend wins")
         << QStringList{"--backend", "docker", "--backend", "podman", "--", "true"} << "podman" << "";
+    QTest::newRow("kubernetes with an image")
+        << QStringList{"--backend", "kubernetes", "--image", "alpine:3", "--", "true"} << "kubernetes" << "alpine:3";
 }
 // clang-format on
 
@@ -311,6 +314,20 @@ void TestCommandLine::containerBackend() {
         QCOMPARE(qs(*line->image), image);
     auto plain = parse({"--", "true"});
     QVERIFY(plain.ok());
+    QCOMPARE(qs(line->overrides.dump()), qs(plain->overrides.dump()));
+}
+
+// --kubeconfig is made absolute against the working directory; neither flag is part of the profile.
+void TestCommandLine::kubernetesFlags() {
+    auto line = parse({"--backend", "kubernetes", "--kubeconfig", "conf/cluster.yaml", "--namespace=sandboxes", "--",
+                       "true"});
+    QVERIFY2(line.ok(), line.ok() ? "" : line.error().message.c_str());
+    QCOMPARE(line->backend, Backend::Kubernetes);
+    QCOMPARE(qs(line->kubeconfig.value_or("")), kCwd + "/conf/cluster.yaml");
+    QCOMPARE(qs(line->kubeNamespace.value_or("")), QString("sandboxes"));
+    auto plain = parse({"--backend", "kubernetes", "--", "true"});
+    QVERIFY(plain.ok());
+    QVERIFY(!plain->kubeconfig && !plain->kubeNamespace);
     QCOMPARE(qs(line->overrides.dump()), qs(plain->overrides.dump()));
 }
 
@@ -342,7 +359,8 @@ void TestCommandLine::usageMentionsEveryFlag_data() {
 
     for (const char* flag : {"--profile FILE", "--workspace DIR", "--ro PATH", "--rw PATH", "--network MODE",
                              "--memory-mb N", "--pids N", "--cpu-seconds N", "--timeout SECONDS", "--backend",
-                             "--image IMAGE", "--env NAME=VALUE", "--explain", "--help", "124", "125"})
+                             "--image IMAGE", "--kubeconfig FILE", "--namespace NS", "--env NAME=VALUE", "--explain",
+                             "--help", "124", "125"})
         QTest::newRow(flag) << QString(flag);
 }
 // clang-format on
@@ -364,7 +382,8 @@ void TestCommandLine::errors_data() {
         << QStringList{"--pids", "5", "--"} << kCwd << "no command given";
 
     for (const char* flag : {"--profile", "--workspace", "--ro", "--rw", "--network", "--memory-mb", "--pids",
-                             "--cpu-seconds", "--timeout", "--backend", "--image", "--env"})
+                             "--cpu-seconds", "--timeout", "--backend", "--image", "--kubeconfig", "--namespace",
+                             "--env"})
         QTest::addRow("%s without a value", flag)
             << QStringList{flag} << kCwd << QString(flag) + " needs a value";
 
@@ -404,12 +423,12 @@ void TestCommandLine::errors_data() {
 
     QTest::newRow("backend unknown")
         << QStringList{"--backend", "lxc", "--", "true"} << kCwd
-        << R"(--backend must be bwrap, docker, podman or kube, not "lxc")";
+        << R"(--backend must be bwrap, docker, podman, kube or kubernetes, not "lxc")";
     QTest::newRow("backend in capitals")
         << QStringList{"--backend=Docker", "--", "true"} << kCwd
-        << R"(--backend must be bwrap, docker, podman or kube, not "Docker")";
+        << R"(--backend must be bwrap, docker, podman, kube or kubernetes, not "Docker")";
     QTest::newRow("backend empty")
-        << QStringList{"--backend", "", "--", "true"} << kCwd << R"(--backend must be bwrap, docker, podman or kube, not "")";
+        << QStringList{"--backend", "", "--", "true"} << kCwd << R"(--backend must be bwrap, docker, podman, kube or kubernetes, not "")";
     QTest::newRow("image without a container backend")
         << QStringList{"--image", "debian:bookworm-slim", "--", "true"} << kCwd
         << "--image chooses the image of --backend docker|podman";
@@ -418,6 +437,15 @@ void TestCommandLine::errors_data() {
         << "--image chooses the image of --backend docker|podman";
     QTest::newRow("image empty")
         << QStringList{"--backend", "docker", "--image=", "--", "true"} << kCwd << "--image needs an image name";
+    QTest::newRow("kubeconfig without backend kubernetes")
+        << QStringList{"--kubeconfig", "/k", "--", "true"} << kCwd
+        << "--kubeconfig chooses where --backend kubernetes sends the pod; the bwrap backend runs on this host";
+    QTest::newRow("namespace with backend kube")
+        << QStringList{"--backend", "kube", "--namespace", "ns", "--", "true"} << kCwd
+        << "--namespace chooses where --backend kubernetes sends the pod; the kube backend runs on this host";
+    QTest::newRow("kubeconfig empty")
+        << QStringList{"--backend", "kubernetes", "--kubeconfig=", "--", "true"} << kCwd
+        << "--kubeconfig needs the path of a kubeconfig file";
 
     QTest::newRow("env without equals")
         << QStringList{"--env", "DEBUG", "--", "true"} << kCwd << R"(--env needs NAME=VALUE, not "DEBUG")";

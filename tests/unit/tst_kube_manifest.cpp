@@ -57,12 +57,13 @@ KubeRequest clusterRequest() {
     r.runtimeClass = "gvisor";
     r.labels = {{"warren.task", "t-0001"}, {"warren.tenant", "acme"}};
     r.taskToken = "wt1.secret-token";
+    r.tokenDir = "/opt/warren/channel";
     r.controlPlane = ControlPlanePeer{{{"app.kubernetes.io/name", "warrend"}}, "warren", 8443};
     return r;
 }
 
 // Each mount of the container as "PATH <- SOURCE[ subPath S] ro|rw", SOURCE one of hostPath:PATH:TYPE,
-// emptyDir[:MEDIUM:SIZE].
+// emptyDir[:MEDIUM:SIZE], secret:NAME.
 QStringList mounts(const json& pod) {
     const json& spec = pod["spec"];
     std::map<std::string, json> volumes;
@@ -75,6 +76,8 @@ QStringList mounts(const json& pod) {
         if (volume.contains("hostPath"))
             source = qs("hostPath:" + volume["hostPath"]["path"].get<std::string>() + ":" +
                         volume["hostPath"]["type"].get<std::string>());
+        else if (volume.contains("secret"))
+            source = qs("secret:" + volume["secret"]["secretName"].get<std::string>());
         else {
             source = QStringLiteral("emptyDir");
             const json& dir = volume["emptyDir"];
@@ -337,7 +340,8 @@ private slots:
         QVERIFY(profile);
         const auto result = buildKubeManifests(*profile, clusterRequest(), fakeHost());
         QVERIFY2(result, result ? "" : result.error().message.c_str());
-        QCOMPARE(mounts(result->pod), (QStringList{"/tmp <- emptyDir:Memory:8Mi rw", "/workspace <- emptyDir rw"}));
+        QCOMPARE(mounts(result->pod), (QStringList{"/tmp <- emptyDir:Memory:8Mi rw", "/workspace <- emptyDir rw",
+                                                   "/opt/warren/channel <- secret:warren-42-abcdef-token ro"}));
         QVERIFY(result->files.empty());
         QVERIFY(result->pod.dump().find("hostPath") == std::string::npos);
 
@@ -356,17 +360,44 @@ private slots:
         QVERIFY2(result, result ? "" : result.error().message.c_str());
         const json& env = result->pod["spec"]["containers"][0]["env"];
         QVERIFY(std::find(env.begin(), env.end(), json{{"name", "LANG"}, {"value", "C.UTF-8"}}) != env.end());
-        const json token{{"name", "WARREN_TASK_TOKEN"},
-                         {"valueFrom", {{"secretKeyRef", {{"name", "warren-42-abcdef-token"}, {"key", "token"}}}}}};
-        QVERIFY2(std::find(env.begin(), env.end(), token) != env.end(), env.dump().c_str());
+        // The token is a file of its Secret, where the agent's --token-file reads it: not in the environment
+        // (the agent no longer reads WARREN_TASK_TOKEN), not in the pod spec.
+        QVERIFY(result->pod.dump().find("WARREN_TASK_TOKEN") == std::string::npos);
         QVERIFY(result->pod.dump().find("wt1.secret-token") == std::string::npos); // only in the Secret
         QCOMPARE(result->secret["metadata"]["name"], json("warren-42-abcdef-token"));
+        QCOMPARE(result->secret["metadata"]["namespace"], json("warren-sandboxes"));
+        QCOMPARE(result->secret["type"], json("Opaque"));
         QCOMPARE(result->secret["stringData"], (json{{"token", "wt1.secret-token"}}));
+        const json& spec = result->pod["spec"];
+        const json* tokenVolume = nullptr;
+        for (const auto& volume : spec["volumes"])
+            if (volume.contains("secret"))
+                tokenVolume = &volume;
+        QVERIFY(tokenVolume);
+        // 0440, root and the pod's fsGroup: the pod's non-root user reads it through its group, nobody writes.
+        QCOMPARE((*tokenVolume)["secret"], (json{{"secretName", "warren-42-abcdef-token"},
+                                                 {"defaultMode", 0440},
+                                                 {"items", {{{"key", "token"}, {"path", "token"}}}}}));
+        const json& volumeMounts = spec["containers"][0]["volumeMounts"];
+        const json tokenMount{{"name", (*tokenVolume)["name"]}, {"mountPath", "/opt/warren/channel"}, {"readOnly", true}};
+        QVERIFY2(std::find(volumeMounts.begin(), volumeMounts.end(), tokenMount) != volumeMounts.end(),
+                 volumeMounts.dump().c_str());
+        QCOMPARE(spec["securityContext"]["fsGroup"], json(1000));
+        QCOMPARE(spec["securityContext"]["runAsGroup"], json(1000));
+        QCOMPARE(result->sandbox["spec"]["podTemplate"]["spec"], spec); // the Sandbox mounts it the same way
 
         const auto withoutToken = buildKubeManifests(*profile, oneHostRequest(), fakeHost());
         QVERIFY(withoutToken);
         QVERIFY(withoutToken->secret.is_null());
-        QVERIFY(withoutToken->pod.dump().find("WARREN_TASK_TOKEN") == std::string::npos);
+        QVERIFY(withoutToken->pod.dump().find("\"secret\"") == std::string::npos);
+        QVERIFY(!withoutToken->pod["spec"]["securityContext"].contains("fsGroup"));
+
+        KubeRequest nowhere = clusterRequest();
+        nowhere.tokenDir = "opt/warren/channel";
+        const auto refused = buildKubeManifests(*profile, nowhere, fakeHost());
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("absolute directory") != std::string::npos,
+                 refused.error().message.c_str());
     }
 
     void networkPolicyLetsThePodReachOnlyTheControlPlane() {
@@ -390,7 +421,19 @@ private slots:
 
         const auto withoutPeer = buildKubeManifests(*profile, oneHostRequest(), fakeHost());
         QVERIFY(withoutPeer);
-        QVERIFY(withoutPeer->networkPolicy.is_null());
+        QVERIFY(withoutPeer->networkPolicy.is_null()); // podman: --network none instead
+
+        // On a cluster with no control plane to reach (warren-sandbox --backend kubernetes): nothing in or out.
+        KubeRequest isolated = clusterRequest();
+        isolated.controlPlane.reset();
+        const auto alone = buildKubeManifests(*profile, isolated, fakeHost());
+        QVERIFY(alone);
+        const json& closed = alone->networkPolicy["spec"];
+        QCOMPARE(closed["podSelector"], (json{{"matchLabels", {{kKubePodLabel, "warren-42-abcdef"}}}}));
+        QCOMPARE(closed["policyTypes"], (json{"Ingress", "Egress"}));
+        QCOMPARE(closed["ingress"], json::array());
+        QCOMPARE(closed["egress"], json::array());
+        QVERIFY2(joined(alone->notes).contains("lets nothing in or out"), qPrintable(joined(alone->notes)));
     }
 
     void sandboxCarriesThePodsSpec() {

@@ -63,6 +63,7 @@ private slots:
     void refusesBeforeAnythingRuns();
     void tokenAndStartRequest();
     void clampedLimitsComeLast();
+    void aClusterIsRefusedUntilItsAgentCanConnect();
     void aPodsAgentConnects();
 };
 
@@ -227,6 +228,19 @@ void TestLaunchPlan::tokenAndStartRequest() {
     QCOMPARE(withModel->start.network.value_or(""), "allow:pypi.org");
     QCOMPARE(withModel->start.provider.value_or(""), "anthropic");
     QCOMPARE(withModel->start.model.value_or(""), "claude-sonnet-4-5");
+}
+
+// The kubernetes backend places pods on a cluster, which cannot reach the agent's Unix socket on this host:
+// the plan refuses it, saying what to use instead, before anything is made.
+void TestLaunchPlan::aClusterIsRefusedUntilItsAgentCanConnect() {
+    TaskSpec onCluster = spec({}, "{}", "none", false, 0);
+    onCluster.backend = sandbox::Backend::Kubernetes;
+    auto plan = planLaunch(task(), onCluster, environment());
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().code, ErrorCode::Unsupported);
+    QVERIFY2(plan.error().message.find("the kubernetes backend cannot run a task's agent yet") != std::string::npos &&
+                 plan.error().message.find("--backend kube") != std::string::npos,
+             plan.error().message.c_str());
 }
 
 // A pod has no stdin: its agent connects to a socket in a directory of the task's own, mounted read-only with

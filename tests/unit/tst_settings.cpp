@@ -74,7 +74,7 @@ void TestSettings::sandboxValidation_data() {
     QTest::newRow("podman") << "podman" << "localhost/warren-test:1" << "none" << "";
     QTest::newRow("docker with a digest") << "docker" << "debian@sha256:0123abcd" << "none" << "";
     QTest::newRow("loopback") << "bwrap" << image << "loopback" << "";
-    QTest::newRow("unknown backend") << "lxc" << image << "none" << "bwrap (bubblewrap), docker, podman or kube";
+    QTest::newRow("unknown backend") << "lxc" << image << "none" << "bwrap (bubblewrap), docker, podman, kube (a Pod, played by podman) or kubernetes";
     QTest::newRow("empty backend") << "" << image << "none" << "backend";
     QTest::newRow("kube: a pod, its agent connecting") << "kube" << "localhost/warren-test:1" << "none" << "";
     QTest::newRow("empty image") << "podman" << "" << "none" << "expected an image name";

@@ -1,0 +1,371 @@
+#include "sandbox/ClusterSandbox.h"
+
+#include "common/UniqueFd.h"
+#include "sandbox/ContainerLauncher.h"
+#include "sandbox/ContainerSandbox.h"
+#include "sandbox/KubeManifest.h"
+#include "sandbox/kube/KubeCluster.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <poll.h>
+#include <random>
+#include <sstream>
+#include <sys/eventfd.h>
+#include <thread>
+#include <unistd.h>
+
+namespace warren::sandbox {
+namespace {
+
+using nlohmann::json;
+using Clock = kube::KubeCluster::Clock;
+
+// How long terminate() gives the command between SIGTERM and SIGKILL, as `kubectl delete` would.
+constexpr int kTerminateGraceSeconds = 10;
+// How long deleting and checking every object may take beyond a grace period, before it is reported left.
+constexpr std::chrono::seconds kRemovalDeadline{60};
+
+// "warren-" and ten letters or digits: a DNS-1123 label no other launch picks.
+std::string podName() {
+    static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    std::random_device random;
+    std::uniform_int_distribution<std::size_t> pick(0, sizeof kAlphabet - 2);
+    std::string name = "warren-";
+    for (int i = 0; i < 10; ++i)
+        name += kAlphabet[pick(random)];
+    return name;
+}
+
+void signalFd(int fd) {
+    const std::uint64_t one = 1;
+    while (::write(fd, &one, sizeof one) < 0 && errno == EINTR) {
+    }
+}
+
+void drainFd(int fd) {
+    std::uint64_t count = 0;
+    while (::read(fd, &count, sizeof count) < 0 && errno == EINTR) {
+    }
+}
+
+// How the pod's end reads as a sandbox's exit. Without the container's exit code the command's status
+// cannot be told (the pod was deleted or evicted before it said): SetupFailed, with the state in the report.
+SandboxExit exitOf(const kube::PodState& state) {
+    SandboxExit exit;
+    exit.oomKilled = state.reason == "OOMKilled";
+    if (state.reason == "DeadlineExceeded") { // activeDeadlineSeconds: the profile's timeout
+        exit.reason = SandboxExit::Reason::TimedOut;
+        exit.exitCode = state.exitCode.value_or(128 + SIGKILL);
+    } else if (state.exitCode) {
+        exit.reason = SandboxExit::Reason::Exited;
+        exit.exitCode = *state.exitCode;
+    } else {
+        exit.reason = SandboxExit::Reason::SetupFailed;
+    }
+    return exit;
+}
+
+struct PreparedClusterPod {
+    SandboxProfile profile; // with the workspace source canonicalised
+    ProtectionPlan protection;
+    DockerSeccompProfile seccomp;
+    KubeRequest request;
+    KubeManifests manifests;
+    std::optional<kube::KubeConfig> config; // nullopt only for --explain, when it could not be loaded
+    std::string configError;
+
+    std::string where() const {
+        return "Pod " + request.namespaceName + "/" + request.name +
+               (config ? " through " + config->server + " (" + config->source + ")" : std::string());
+    }
+};
+
+// The watcher owns the cluster client while it runs; terminate() and kill() only ask it, through m_wake.
+class ClusterSandbox : public RunningSandbox {
+public:
+    ClusterSandbox(PreparedClusterPod prepared, std::unique_ptr<kube::KubeCluster> cluster, UniqueFd wake,
+                   UniqueFd ended)
+        : m_prepared(std::move(prepared)), m_cluster(std::move(cluster)), m_wake(std::move(wake)),
+          m_ended(std::move(ended)) {
+        m_watcher = std::thread([this] { watch(); });
+    }
+    ~ClusterSandbox() override;
+
+    Backend backend() const override { return Backend::Kubernetes; }
+    const SandboxProfile& profile() const override { return m_prepared.profile; }
+    const ProtectionPlan& protection() const override { return m_prepared.protection; }
+    std::string commandLine() const override {
+        return m_prepared.where() + ": " + shellCommandLine(m_prepared.request.command);
+    }
+    int pidfd() const override { return m_ended.get(); }
+    std::optional<SandboxExit> wait(std::optional<std::chrono::milliseconds> timeout, int interruptFd) override;
+    std::optional<SandboxExit> exitStatus() override;
+    void terminate() override { ask(Request::Terminate); }
+    void kill() override { ask(Request::Kill); }
+    std::string setupFailureReport() const override { return m_report; }
+
+private:
+    enum class Request { None, Terminate, Kill };
+    void ask(Request request);
+    void watch();
+    Result<kube::KubeCluster::WaitResult> follow();
+    void stop(Request request);
+    void remove(std::optional<int> gracePeriodSeconds, int interruptFd);
+    void joinWatcher() {
+        if (m_watcher.joinable())
+            m_watcher.join();
+    }
+
+    PreparedClusterPod m_prepared;
+    std::unique_ptr<kube::KubeCluster> m_cluster;
+    UniqueFd m_wake;  // eventfd: terminate() or kill() asks the watcher to stop the pod
+    UniqueFd m_ended; // eventfd: readable once the pod has ended and its objects are gone
+    std::atomic<Request> m_request{Request::None};
+    std::atomic<bool> m_timedOut{false};
+    std::thread m_watcher;
+    // Written by the watcher; read only after joining it.
+    SandboxExit m_exit;
+    std::string m_report;
+};
+
+void ClusterSandbox::ask(Request request) {
+    Request asked = m_request.load();
+    while (asked < request && !m_request.compare_exchange_weak(asked, request)) {
+    }
+    signalFd(m_wake.get());
+}
+
+// Until the pod runs (or is stuck on its way), then until it ends; each wait from the last version seen.
+Result<kube::KubeCluster::WaitResult> ClusterSandbox::follow() {
+    using Goal = kube::KubeCluster::Goal;
+    auto started = m_cluster->waitFor(Goal::Started, std::nullopt, m_wake.get());
+    if (!started || started->stop != kube::KubeCluster::Stop::Reached ||
+        started->state.progress == kube::PodProgress::Ended)
+        return started;
+    return m_cluster->waitFor(Goal::Ended, std::nullopt, m_wake.get());
+}
+
+void ClusterSandbox::watch() {
+    auto followed = follow();
+    if (!followed) {
+        // The API server went away mid-watch: the command's fate is unknown, and the pod is not left to run.
+        m_exit.reason = SandboxExit::Reason::SetupFailed;
+        m_report = "lost sight of the " + m_prepared.where() + ": " + followed.error().message +
+                   "\nThe pod was deleted.";
+        remove(0, -1);
+    } else {
+        switch (followed->stop) {
+        case kube::KubeCluster::Stop::Reached:
+            m_exit = exitOf(followed->state);
+            if (m_exit.reason == SandboxExit::Reason::SetupFailed)
+                m_report = "the " + m_prepared.where() + " ended without its container's exit status: " +
+                           kube::describePodState(followed->state);
+            remove(std::nullopt, -1);
+            break;
+        case kube::KubeCluster::Stop::Stuck:
+            m_exit.reason = SandboxExit::Reason::SetupFailed;
+            m_report = "the " + m_prepared.where() + " did not start: " + kube::describePodState(followed->state) +
+                       "\nCheck that the image " + m_prepared.request.image +
+                       " can be pulled by the cluster's nodes and that they have room for the pod; the pod "
+                       "was deleted.";
+            remove(0, -1);
+            break;
+        case kube::KubeCluster::Stop::Interrupted:
+        case kube::KubeCluster::Stop::TimedOut: // no deadline was given
+            stop(m_request.load());
+            break;
+        }
+    }
+    signalFd(m_ended.get());
+}
+
+// terminate(): the pod deleted with a grace period, which kill() may still cut short; kill(): at once.
+void ClusterSandbox::stop(Request request) {
+    drainFd(m_wake.get());
+    if (request == Request::Terminate) {
+        m_exit.reason = SandboxExit::Reason::Signaled;
+        m_exit.exitCode = 128 + SIGTERM;
+        remove(kTerminateGraceSeconds, m_wake.get());
+        if (m_cluster->leftBehind().empty())
+            return;
+    }
+    m_exit.reason = SandboxExit::Reason::Killed;
+    m_exit.exitCode = 128 + SIGKILL;
+    remove(0, -1);
+}
+
+void ClusterSandbox::remove(std::optional<int> gracePeriodSeconds, int interruptFd) {
+    const auto deadline = Clock::now() + std::chrono::seconds(gracePeriodSeconds.value_or(0)) + kRemovalDeadline;
+    if (auto removed = m_cluster->removeAll(gracePeriodSeconds, deadline, interruptFd); !removed && interruptFd < 0)
+        m_report += (m_report.empty() ? "" : "\n") + removed.error().message;
+}
+
+ClusterSandbox::~ClusterSandbox() {
+    ask(Request::Kill);
+    joinWatcher();
+    if (m_cluster->leftBehind().empty())
+        return;
+    if (auto removed = m_cluster->removeAll(0, Clock::now() + kRemovalDeadline); !removed)
+        std::cerr << "warren: could not delete from the cluster: " << removed.error().message << "\n";
+}
+
+std::optional<SandboxExit> ClusterSandbox::wait(std::optional<std::chrono::milliseconds> timeout, int interruptFd) {
+    const auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout
+                                  : std::chrono::steady_clock::time_point::max();
+    while (true) {
+        int waitMs = -1;
+        if (timeout && !m_timedOut) {
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            waitMs = static_cast<int>(std::max<std::chrono::milliseconds::rep>(0, left.count()));
+        }
+        pollfd fds[2] = {{m_ended.get(), POLLIN, 0}, {interruptFd, POLLIN, 0}};
+        const int ready = ::poll(fds, interruptFd >= 0 ? 2 : 1, waitMs);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready > 0 && (fds[0].revents & POLLIN))
+            return exitStatus();
+        if (ready > 0 && interruptFd >= 0 && fds[1].revents)
+            return std::nullopt;
+        if (ready == 0) { // the deadline
+            m_timedOut = true;
+            kill();
+        }
+    }
+}
+
+std::optional<SandboxExit> ClusterSandbox::exitStatus() {
+    joinWatcher();
+    SandboxExit exit = m_exit;
+    if (m_timedOut && exit.reason == SandboxExit::Reason::Killed)
+        exit.reason = SandboxExit::Reason::TimedOut;
+    return exit;
+}
+
+class ClusterLaunch : public SandboxLaunch {
+public:
+    explicit ClusterLaunch(PreparedClusterPod prepared) : m_prepared(std::move(prepared)) {}
+
+    std::string explain() const override;
+    std::optional<HostOwner> hostOwner() const override { return std::nullopt; } // nothing on this host
+    Result<std::unique_ptr<RunningSandbox>> start() override;
+
+private:
+    PreparedClusterPod m_prepared;
+};
+
+std::string ClusterLaunch::explain() const {
+    const PreparedClusterPod& pod = m_prepared;
+    std::ostringstream out;
+    out << "# Resolved profile\n" << pod.profile.toJson().dump(2) << "\n\n# Backend\n- kubernetes: the objects below, ";
+    if (pod.config)
+        out << "created through the API of " << pod.config->server << " (from " << pod.config->source
+            << "), in namespace " << pod.request.namespaceName;
+    else
+        out << "for a cluster not known here (" << pod.configError << "), in namespace "
+            << pod.request.namespaceName;
+    out << "; image " << pod.request.image << "\n";
+    explainList(out, "Not enforced by the Pod as the profile says", pod.manifests.notEnforced);
+    explainList(out, "Not enforced by the container runtime's seccomp as by the bwrap filter", pod.seccomp.differences);
+    std::vector<std::string> notes = pod.manifests.notes;
+    notes.insert(notes.begin(), pod.request.user.note);
+    notes.push_back("seccomp: every node must hold the profile as " + pod.request.seccompProfile +
+                    " under its kubelet's seccomp root (" + std::to_string(pod.seccomp.json.size()) +
+                    " bytes, the same table as the bwrap filter); a pod whose profile is missing does not start");
+    notes.push_back("no stdin, stdout or stderr: the command's output is not streamed here (an agent talks "
+                    "over its channel instead)");
+    if (pod.profile.limits.timeoutSec)
+        notes.push_back("limits.timeout_sec: the pod's activeDeadlineSeconds, and the launcher deletes the pod at "
+                        "its deadline");
+    explainList(out, "Enforced in another way than under bwrap", notes);
+    out << "\n# Protected paths in the workspace\n";
+    for (const auto& entry : pod.protection.entries)
+        out << "- " << entry.relative << ": " << protectionKindName(entry.kind) << "\n";
+    out << "\n# Objects created, in this order, and deleted when the sandbox ends\n"
+        << kubeYaml({pod.manifests.secret, pod.manifests.networkPolicy, pod.manifests.pod});
+    return out.str();
+}
+
+Result<std::unique_ptr<RunningSandbox>> ClusterLaunch::start() {
+    if (!m_prepared.config)
+        return makeError(ErrorCode::NotFound, m_prepared.configError);
+    UniqueFd wake(::eventfd(0, EFD_CLOEXEC)), ended(::eventfd(0, EFD_CLOEXEC));
+    if (!wake.valid() || !ended.valid())
+        return makeError(ErrorCode::System, std::string("cannot make an eventfd: ") + std::strerror(errno));
+    kube::KubeClusterOptions options;
+    options.config = *m_prepared.config;
+    options.namespaceName = m_prepared.request.namespaceName;
+    // The Pod itself, not agent-sandbox's Sandbox: KubeCluster follows a Sandbox's Ready condition until it
+    // runs, which a command that ends before its pod is ready never sets.
+    options.useSandboxCrd = false;
+    auto cluster = kube::KubeCluster::connect(options);
+    if (!cluster)
+        return cluster.error();
+    const KubeManifests& manifests = m_prepared.manifests;
+    // create() deletes what it had made when a later object fails.
+    if (auto created = (*cluster)->create({manifests.pod, json(), manifests.secret, manifests.networkPolicy});
+        !created)
+        return makeError(created.error().code, "the kubernetes backend could not create the " + m_prepared.where() +
+                                                   ": " + created.error().message);
+    return std::unique_ptr<RunningSandbox>(
+        new ClusterSandbox(std::move(m_prepared), std::move(*cluster), std::move(wake), std::move(ended)));
+}
+
+Result<kube::KubeConfig> clusterConfig(const SandboxRequest& request) {
+    if (request.kubeconfig)
+        return kube::loadKubeConfigFile(*request.kubeconfig);
+    return kube::loadKubeConfig();
+}
+
+} // namespace
+
+Result<std::unique_ptr<SandboxLaunch>> prepareClusterLaunch(SandboxRequest request) {
+    PreparedClusterPod prepared;
+    auto config = clusterConfig(request);
+    if (config)
+        prepared.config = std::move(*config);
+    else if (!request.explainOnly)
+        return makeError(config.error().code, "the kubernetes backend cannot find its cluster: " +
+                                                  config.error().message +
+                                                  "\nPass --kubeconfig FILE, or set KUBECONFIG.");
+    else
+        prepared.configError = config.error().message;
+
+    auto policy = resolveContainerPolicy(std::move(request.profile));
+    if (!policy)
+        return policy.error();
+    // hostDataDir and workspaceHostPath stay empty: the cluster variant of the manifests.
+    KubeRequest& pod = prepared.request;
+    pod.name = podName();
+    pod.namespaceName = !request.kubeNamespace.empty() ? request.kubeNamespace
+                        : prepared.config                ? prepared.config->namespaceName
+                                                         : std::string();
+    if (pod.namespaceName.empty())
+        pod.namespaceName = "default";
+    pod.image = request.image;
+    pod.command = request.command;
+    pod.labels = request.labels;
+    pod.hostEnv = request.hostEnv;
+    pod.seccompProfile = kubeSeccompProfileName(policy->seccomp.json);
+    // On a node, not this host: the profile's own user, whose files are the pod's alone.
+    pod.user.uid = policy->profile.user.uid;
+    pod.user.gid = policy->profile.user.gid;
+    pod.user.note = "user: the profile's uid " + std::to_string(pod.user.uid) +
+                    " on the node; nothing of this host is mounted, so no file of it is written";
+    pod.protection = policy->protection;
+    auto manifests = buildKubeManifests(policy->profile, pod);
+    if (!manifests)
+        return manifests.error();
+    prepared.manifests = std::move(*manifests);
+    prepared.profile = std::move(policy->profile);
+    prepared.protection = std::move(policy->protection);
+    prepared.seccomp = std::move(policy->seccomp);
+    return std::unique_ptr<SandboxLaunch>(new ClusterLaunch(std::move(prepared)));
+}
+
+} // namespace warren::sandbox
