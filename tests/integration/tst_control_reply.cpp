@@ -192,7 +192,7 @@ private slots:
         QVERIFY2(noCheckpoint.err.contains("task " + id.toUtf8() + " cannot be continued: its agent left no "
                                                                    "checkpoint"),
                  noCheckpoint.err.constData());
-        const WarrenResult empty = warren::test::runWarren({"reply", id, "--", " "}, dataDir);
+        const WarrenResult empty = warren::test::runWarren({"reply", id, " "}, dataDir);
         QCOMPARE(empty.exitCode, 2);
         QVERIFY2(empty.err.contains("MESSAGE is missing"), empty.err.constData());
         const WarrenResult unknown = warren::test::runWarren({"reply", "t-000000000000", "go on"}, dataDir);
