@@ -26,11 +26,11 @@ Agent::Agent(AgentConfig config, AgentSettings settings)
 }
 
 TaskOutcome Agent::run(const AgentPaths& paths, const std::string& taskId, const std::string& prompt,
-                       EventLog& events, Cancellation& cancellation) {
+                       EventLog& events, Cancellation& cancellation, const std::optional<std::string>& reply) {
     if (!m_model)
         return {ExitReason::Failed, "no model: call setModel before run"};
     TaskRun run(m_config, m_settings, m_facts, m_hooks, *m_model, m_approver, m_hostCall, paths, events, cancellation);
-    return run.run(taskId, prompt);
+    return run.run(taskId, prompt, reply);
 }
 
 Result<std::unique_ptr<Agent>> createAgent(const std::vector<std::string>& presets,

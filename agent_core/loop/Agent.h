@@ -73,8 +73,11 @@ public:
     void setRunFacts(RunFacts facts) { m_facts = std::move(facts); }
 
     // Runs the task to its end, or resumes it from the checkpoint in paths.state, reporting through events.
+    // reply: the user's message to a task whose run ended (finished, failed, cancelled or paused), added to
+    // the checkpoint's conversation before the loop goes on; a task without a checkpoint is refused.
     TaskOutcome run(const AgentPaths& paths, const std::string& taskId, const std::string& prompt,
-                    EventLog& events, Cancellation& cancellation);
+                    EventLog& events, Cancellation& cancellation,
+                    const std::optional<std::string>& reply = std::nullopt);
 
 private:
     AgentConfig m_config;

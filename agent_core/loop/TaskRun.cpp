@@ -116,15 +116,22 @@ TaskRun::TaskRun(const AgentConfig& config, const AgentSettings& settings, const
 
 TaskRun::~TaskRun() = default;
 
-TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt) {
+TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt,
+                         const std::optional<std::string>& reply) {
     if (auto opened = openState(taskId, prompt); !opened) {
         // Nothing can be trusted about the state: say why, touch nothing.
         m_events.begin(m_seqMark ? m_seqMark->last() + 1 : 1, nullptr);
         return refuse(opened.error().message);
     }
+    if (reply && !m_resumed)
+        return refuse("a reply continues task " + taskId + " from its checkpoint, and there is none" +
+                      (m_paths.state ? " in " + m_paths.state->string() : std::string(" (no state directory)")) +
+                      "; start a new task instead");
+    if (reply)
+        m_state.extra.erase("finished"); // the run that ended is continued
     if (m_resumed && m_state.extra.contains("finished"))
         return refuse("task " + taskId + " already ended (" + m_state.extra["finished"].value("reason", "") +
-                      "): nothing to resume; give a new task its own state directory");
+                      "): nothing to resume; reply to it to go on, or give a new task its own state directory");
     if (!m_team) {
         m_ownTeam = std::make_unique<AgentTeam>(TeamEnvironment{m_config, m_settings, m_facts, m_hooks, m_model,
                                                                 m_approver, m_hostCall, m_paths, m_events,
@@ -134,7 +141,7 @@ TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt) {
     }
     setUpTools();
     if (m_resumed)
-        resume();
+        resume(reply);
     else
         startFresh(taskId, prompt);
     if (m_ownTeam && m_resumed)
@@ -282,7 +289,7 @@ void TaskRun::startConversation(const std::string& prompt) {
     m_contextTokens.reset();
 }
 
-void TaskRun::resume() {
+void TaskRun::resume(const std::optional<std::string>& reply) {
     if (m_seat.isSubAgent()) {
         for (const auto& path : m_state.extra.value("claims", std::vector<std::string>{}))
             m_team->claims().claim(m_seat.id, path);
@@ -309,7 +316,23 @@ void TaskRun::resume() {
     } else {
         m_events.emit(protocol::TaskResumedData{m_state.step, std::nullopt});
     }
+    if (reply)
+        addReply(*reply);
+    else
+        saveCheckpoint(true);
+}
+
+void TaskRun::addReply(const std::string& reply) {
+    // An assistant message's calls are each answered before anything else is said (every provider's rule).
+    for (const auto& call : m_state.pendingCalls)
+        recordToolResult(call, "Not run: the task stopped before this call ran, and the user replied instead.",
+                         resultWith(std::nullopt));
+    m_state.pendingCalls.clear();
+    addMessage({"user", reply, {}, std::nullopt, {}});
+    m_nudgesInARow = 0;
+    // Durable before the event: once the control plane sees user_message it forgets the reply it kept.
     saveCheckpoint(true);
+    m_events.emit(protocol::UserMessageData{reply});
 }
 
 std::optional<TaskOutcome> TaskRun::stopIfRequested() {

@@ -33,8 +33,10 @@ public:
             Cancellation& cancellation, AgentTeam& team, AgentSeat seat);
     ~TaskRun();
 
-    // prompt: the task's, or a sub-agent's brief.
-    TaskOutcome run(const std::string& taskId, const std::string& prompt);
+    // prompt: the task's, or a sub-agent's brief. reply: the user's message to a task whose run ended
+    // (Agent::run).
+    TaskOutcome run(const std::string& taskId, const std::string& prompt,
+                    const std::optional<std::string>& reply = std::nullopt);
 
     const RunCounters& counters() const { return m_state.counters; }
     // Workspace files this run's tools created, modified or deleted, sorted.
@@ -43,7 +45,9 @@ public:
 private:
     Status openState(const std::string& taskId, const std::string& prompt);
     void startFresh(const std::string& taskId, const std::string& prompt);
-    void resume();
+    void resume(const std::optional<std::string>& reply);
+    // The user's reply joins the conversation: calls the model made that never ran are answered first.
+    void addReply(const std::string& reply);
     void setUpTools();
 
     std::optional<TaskOutcome> checkGuards();

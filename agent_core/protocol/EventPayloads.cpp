@@ -82,6 +82,19 @@ Result<TaskResumedData> TaskResumedData::fromJson(const json& data) {
     return out;
 }
 
+json UserMessageData::toJson() const {
+    return {{"text", text}};
+}
+
+Result<UserMessageData> UserMessageData::fromJson(const json& data) {
+    const auto at = where<UserMessageData>();
+    Error error;
+    UserMessageData out;
+    if (!take(checkObject<UserMessageData>(data, {"text"}), error) || !take(getString(data, "text", at), out.text, error))
+        return error;
+    return out;
+}
+
 json StepStartedData::toJson() const {
     return json::object();
 }

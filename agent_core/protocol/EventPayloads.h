@@ -44,6 +44,15 @@ struct TaskResumedData {
     friend bool operator==(const TaskResumedData&, const TaskResumedData&) = default;
 };
 
+// The user's reply (task.start's reply), as the model reads it.
+struct UserMessageData {
+    static constexpr std::string_view kType = event_type::kUserMessage;
+    std::string text;
+    nlohmann::json toJson() const;
+    static Result<UserMessageData> fromJson(const nlohmann::json& data);
+    friend bool operator==(const UserMessageData&, const UserMessageData&) = default;
+};
+
 struct StepStartedData {
     static constexpr std::string_view kType = event_type::kStepStarted;
     nlohmann::json toJson() const;
@@ -294,8 +303,8 @@ struct TaskFinishedData {
 
 // One event's data, whichever its type.
 using EventPayload =
-    std::variant<TaskStartedData, ProjectInstructionsData, TaskResumedData, StepStartedData, ModelDeltaData, ModelResponseData,
-                 ToolCallData, ToolOutputData, ToolResultData, FileChangedData, ApprovalRequestedData,
+    std::variant<TaskStartedData, ProjectInstructionsData, TaskResumedData, UserMessageData, StepStartedData,
+                 ModelDeltaData, ModelResponseData, ToolCallData, ToolOutputData, ToolResultData, FileChangedData, ApprovalRequestedData,
                  ApprovalResolvedData, CheckpointData, ResourceSampleData, HookData, PlanUpdatedData, GuardData,
                  ErrorData, LogData, NetworkRequestData, LimitsAppliedData, AgentStartedData, AgentFinishedData,
                  TaskFinishedData>;

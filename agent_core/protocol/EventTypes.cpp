@@ -13,6 +13,7 @@ constexpr std::array kCatalog = {
     EventTypeInfo{kTaskStarted, "the task began: prompt, presets, config"},
     EventTypeInfo{kProjectInstructions, "a project instructions file (AGENTS.md and the like) the model was given"},
     EventTypeInfo{kTaskResumed, "started from a checkpoint: the step it resumes at"},
+    EventTypeInfo{kUserMessage, "the user's reply to a task whose run ended, added to the conversation"},
     EventTypeInfo{kStepStarted, "a new step of the loop begins"},
     EventTypeInfo{kModelDelta, "a streamed piece of the model's reply"},
     EventTypeInfo{kModelResponse, "the model's complete reply of a step"},

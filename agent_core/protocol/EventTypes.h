@@ -12,6 +12,7 @@ namespace event_type {
 inline constexpr std::string_view kTaskStarted = "task_started";
 inline constexpr std::string_view kProjectInstructions = "project_instructions";
 inline constexpr std::string_view kTaskResumed = "task_resumed";
+inline constexpr std::string_view kUserMessage = "user_message";
 inline constexpr std::string_view kStepStarted = "step_started";
 inline constexpr std::string_view kModelDelta = "model_delta";
 inline constexpr std::string_view kModelResponse = "model_response";

@@ -391,6 +391,8 @@ json toJson(const TaskStartParams& params) {
     for (const auto& [key, fact] : facts)
         if (*fact)
             out[key] = **fact;
+    if (params.reply)
+        out["reply"] = *params.reply;
     return out;
 }
 
@@ -400,7 +402,7 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
     TaskStartParams params;
     if (!take(requireObject(value, where), error) ||
         !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides", "token", "sandbox",
-                                "network", "provider", "model"},
+                                "network", "provider", "model", "reply"},
                         where),
               error) ||
         !take(getUint(value, "protocol_version", where), params.protocolVersion, error))
@@ -426,7 +428,8 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
     if (!take(getOptionalString(value, "sandbox", where), params.sandbox, error) ||
         !take(getOptionalString(value, "network", where), params.network, error) ||
         !take(getOptionalString(value, "provider", where), params.provider, error) ||
-        !take(getOptionalString(value, "model", where), params.model, error))
+        !take(getOptionalString(value, "model", where), params.model, error) ||
+        !take(getOptionalString(value, "reply", where), params.reply, error))
         return error;
     return params;
 }

@@ -18,7 +18,7 @@
 namespace warren::protocol {
 
 // Bumped when a change would make an old peer misread a message; sent in task.start.
-inline constexpr std::uint64_t kProtocolVersion = 3;
+inline constexpr std::uint64_t kProtocolVersion = 4;
 
 namespace method {
 // agent -> control plane, notification: one event of the task (Event.h).
@@ -170,6 +170,9 @@ struct TaskStartParams {
     std::optional<std::string> network = std::nullopt;
     std::optional<std::string> provider = std::nullopt;
     std::optional<std::string> model = std::nullopt;
+    // The user's reply to a task whose run ended: the agent continues from its checkpoint with this message
+    // added to the conversation (a user_message event). nullopt: a start, or a plain resume.
+    std::optional<std::string> reply = std::nullopt;
     friend bool operator==(const TaskStartParams&, const TaskStartParams&) = default;
 };
 

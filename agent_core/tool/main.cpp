@@ -347,7 +347,7 @@ int serve(const Options& options) {
         std::lock_guard lock(eventsMutex);
         events = &log;
     }
-    const auto outcome = (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation);
+    const auto outcome = (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation, params->reply);
     {
         std::lock_guard lock(eventsMutex);
         events = nullptr;

@@ -58,6 +58,7 @@ constexpr OptionSpec kJsonOptions[] = {kJson, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kRemoteJsonOptions[] = {kJson, kRemote, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kResumeOptions[] = {kJson,    kApprove, kResumeBackend, kResumeImage,
                                          kRemote, kDataDir, kNoColor,       kHelp};
+constexpr OptionSpec kReplyOptions[] = {kJson, kApprove, kRemote, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kPlainOptions[] = {kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kRemotePlainOptions[] = {kRemote, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kApplyOptions[] = {
@@ -102,6 +103,10 @@ constexpr CommandInfo kCommands[] = {
     {"resume", "resume TASK [--json] [--approve MODE] [--backend NAME] [--image IMAGE]",
      "continue a paused or interrupted task from its checkpoint, in the same sandbox or another backend's",
      kResumeOptions},
+    {"reply", "reply TASK MESSAGE [--json] [--approve MODE]",
+     "continue a task whose run ended (finished, failed, stopped or paused) with your message, in the same "
+     "workspace and conversation",
+     kReplyOptions},
     {"cancel", "cancel TASK", "stop a running task", kRemotePlainOptions},
     {"export", "export TASK DIR", "copy a task's events, report and artifacts into DIR", kRemotePlainOptions},
     {"apply", "apply TASK --remote URL [--workspace DIR] [--check]",
@@ -466,6 +471,16 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
             return CliCommand(ResumeCommand{std::move(task), json, approve, backend, image});
         return CliCommand(CancelCommand{std::move(task)});
     }
+    if (name == "reply") {
+        if (scanned.words.empty() || scanned.words.front().empty())
+            return usageError("warren reply: TASK is missing ('warren tasks' lists the task ids)");
+        ReplyCommand reply{scanned.words.front(), {}, json, approve};
+        for (std::size_t i = 1; i < scanned.words.size(); ++i)
+            reply.message += (reply.message.empty() ? "" : " ") + scanned.words[i];
+        if (reply.message.find_first_not_of(" \t\n") == std::string::npos)
+            return usageError("warren reply: MESSAGE is missing: warren reply TASK \"what the agent should do next\"");
+        return CliCommand(std::move(reply));
+    }
     if (name == "export") {
         auto words = takeWords(name, scanned, {"TASK", "DIR"});
         if (!words)
@@ -658,8 +673,8 @@ std::string usageText(std::string_view command) {
         text += left + std::string(info.summary) + "\n";
     }
     text += "\nOptions of warren run:\n" + optionLines(kRunOptions);
-    text += "\nEvery command also takes --data-dir DIR, --no-color and --help; run, tasks, show, resume, cancel,\n"
-            "export and apply take --remote URL to drive a warrend instead of this machine.\n"
+    text += "\nEvery command also takes --data-dir DIR, --no-color and --help; run, tasks, show, resume, reply,\n"
+            "cancel, export and apply take --remote URL to drive a warrend instead of this machine.\n"
             "'warren help COMMAND' shows one command's options.\n\n"
             "Exit status: 0 success, 1 the task failed, 2 usage error, 3 the sandbox is unavailable\n"
             "(run 'warren doctor' to see why).\n";

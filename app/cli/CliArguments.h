@@ -59,6 +59,14 @@ struct ResumeCommand {
     std::optional<std::string> image;   // docker/podman: the agent's image
 };
 
+// `warren reply TASK MESSAGE`: the task whose run ended goes on with the user's message.
+struct ReplyCommand {
+    std::string taskId;
+    std::string message; // the words after TASK, joined by spaces (or everything after --)
+    bool json = false;
+    std::optional<std::string> approve; // ask, auto or deny
+};
+
 struct CancelCommand {
     std::string taskId;
 };
@@ -110,7 +118,7 @@ struct SecretsDeleteCommand {
 };
 
 using CliCommand = std::variant<WindowCommand, HelpCommand, VersionCommand, RunCommand, TasksCommand, ShowCommand,
-                                ResumeCommand, CancelCommand, ExportCommand, DoctorCommand, SecretsSetCommand,
+                                ResumeCommand, ReplyCommand, CancelCommand, ExportCommand, DoctorCommand, SecretsSetCommand,
                                 SecretsDeleteCommand, ApplyCommand, DiffCommand, RewindCommand>;
 
 struct CliArguments {
@@ -118,7 +126,7 @@ struct CliArguments {
     std::optional<std::string> dataDir; // --data-dir, accepted by every command (and before the command)
     bool noColor = false;               // --no-color, accepted by every command
     // --remote URL: the command drives that warrend instead of this machine's control plane (run, tasks,
-    // show, resume, cancel, export, apply; apply needs it).
+    // show, resume, reply, cancel, export, apply; apply needs it).
     std::optional<std::string> remote;
 };
 

@@ -277,26 +277,44 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     return follow(local, task->id, command.json, colorWanted(arguments), spec.approval);
 }
 
+// How a task that goes on answers approvals: --approve, else as it was started.
+Result<ApprovalMode> continuingMode(ControlPlane& plane, const std::string& taskId,
+                                    const std::optional<std::string>& approve) {
+    auto record = plane.task(taskId);
+    if (!record)
+        return record.error();
+    if (!*record)
+        return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
+    if (approve)
+        return parseApprovalMode(*approve);
+    auto spec = TaskSpec::fromJson(json::parse((*record)->spec, nullptr, false));
+    if (!spec)
+        return spec.error();
+    return spec->approval;
+}
+
 int resume(const CliArguments& arguments, const ResumeCommand& command) {
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    auto record = (*plane)->task(command.taskId);
-    if (!record || !*record)
-        return usageError(record ? "no task " + command.taskId + "; `warren tasks` lists them" : record.error().message);
-    auto spec = TaskSpec::fromJson(json::parse((*record)->spec, nullptr, false));
-    if (!spec)
-        return usageError(spec.error().message);
-    ApprovalMode mode = spec->approval;
-    if (command.approve) {
-        auto parsed = parseApprovalMode(*command.approve);
-        if (!parsed)
-            return usageError(parsed.error().message);
-        mode = *parsed;
-    }
+    auto mode = continuingMode(**plane, command.taskId, command.approve);
+    if (!mode)
+        return usageError(mode.error().message);
     if (auto resumed = (*plane)->resume(command.taskId, {command.backend, command.image}); !resumed)
         return usageError(resumed.error().message);
-    return follow(**plane, command.taskId, command.json, colorWanted(arguments), mode);
+    return follow(**plane, command.taskId, command.json, colorWanted(arguments), *mode);
+}
+
+int reply(const CliArguments& arguments, const ReplyCommand& command) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    auto mode = continuingMode(**plane, command.taskId, command.approve);
+    if (!mode)
+        return usageError(mode.error().message);
+    if (auto replied = (*plane)->reply(command.taskId, command.message); !replied)
+        return usageError(replied.error().message);
+    return follow(**plane, command.taskId, command.json, colorWanted(arguments), *mode);
 }
 
 int tasks(const CliArguments& arguments, const TasksCommand& command) {
@@ -548,6 +566,8 @@ int runCommand(const CliArguments& arguments) {
                 return show(arguments, command);
             } else if constexpr (std::is_same_v<T, ResumeCommand>) {
                 return resume(arguments, command);
+            } else if constexpr (std::is_same_v<T, ReplyCommand>) {
+                return reply(arguments, command);
             } else if constexpr (std::is_same_v<T, CancelCommand>) {
                 return cancel(arguments, command);
             } else if constexpr (std::is_same_v<T, ExportCommand>) {

@@ -329,6 +329,14 @@ std::string LiveView::line(const protocol::Event&, const protocol::TaskResumedDa
            "\n";
 }
 
+// The user's reply, whole (like the prompt under task_started).
+std::string LiveView::line(const protocol::Event&, const protocol::UserMessageData& data) {
+    std::string body = paint(kBold, "\xE2\x97\x8F you replied") + "\n";
+    for (const auto& replyLine : splitLines(sanitizeForTerminal(data.text)))
+        body += "  " + replyLine + "\n";
+    return body;
+}
+
 std::string LiveView::line(const protocol::Event& envelope, const protocol::StepStartedData&) {
     m_deltasShown = false;
     return "\n" +

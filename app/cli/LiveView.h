@@ -58,6 +58,7 @@ private:
     std::string line(const protocol::Event& envelope, const protocol::TaskStartedData& data);
     std::string line(const protocol::Event& envelope, const protocol::ProjectInstructionsData& data);
     std::string line(const protocol::Event& envelope, const protocol::TaskResumedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::UserMessageData& data);
     std::string line(const protocol::Event& envelope, const protocol::StepStartedData& data);
     std::string line(const protocol::Event& envelope, const protocol::ModelResponseData& data);
     std::string line(const protocol::Event& envelope, const protocol::ToolCallData& data);

@@ -190,6 +190,10 @@ Status LocalControlPlane::resume(const std::string& taskId, const SandboxMove& m
     return m_manager->resume(taskId, move);
 }
 
+Status LocalControlPlane::reply(const std::string& taskId, const std::string& message) {
+    return m_manager->reply(taskId, message);
+}
+
 Status LocalControlPlane::cancel(const std::string& taskId) {
     return m_manager->cancel(taskId, "cancelled by the user");
 }

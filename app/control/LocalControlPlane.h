@@ -37,6 +37,7 @@ public:
 
     Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec) override;
     Status resume(const std::string& taskId, const SandboxMove& move) override;
+    Status reply(const std::string& taskId, const std::string& message) override;
     Status cancel(const std::string& taskId) override;
     Status pause(const std::string& taskId) override;
     void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,

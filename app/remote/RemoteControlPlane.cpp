@@ -300,6 +300,16 @@ Status RemoteControlPlane::resume(const std::string& taskId, const control::Sand
     return Ok{};
 }
 
+Status RemoteControlPlane::reply(const std::string& taskId, const std::string& message) {
+    auto last = lastSeq(taskId);
+    if (!last)
+        return last.error();
+    if (auto replied = m_client->callJson("POST", taskPath(taskId, "/reply"), {{"message", message}}); !replied)
+        return replied.error();
+    watch(taskId, *last);
+    return Ok{};
+}
+
 Status RemoteControlPlane::cancel(const std::string& taskId) {
     if (auto cancelled = m_client->call("POST", taskPath(taskId, "/cancel")); !cancelled)
         return cancelled.error();

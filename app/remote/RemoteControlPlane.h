@@ -49,6 +49,7 @@ public:
                                        const control::TaskSpec& spec) override;
     Result<control::TaskRecord> submitDemo(control::TaskSpec spec) override;
     Status resume(const std::string& taskId, const control::SandboxMove& move) override;
+    Status reply(const std::string& taskId, const std::string& message) override;
     Status cancel(const std::string& taskId) override;
     Status pause(const std::string& taskId) override;
     void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,

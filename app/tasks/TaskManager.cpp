@@ -2,6 +2,7 @@
 
 #include "agent_core/protocol/Timestamp.h"
 #include "app/store/Store.h"
+#include "app/tasks/TaskReply.h"
 
 #include <QRandomGenerator>
 #include <fcntl.h>
@@ -93,11 +94,39 @@ Status TaskManager::resume(const std::string& id, const SandboxMove& move) {
             return valid;
         record.spec = spec->toJson().dump();
     }
+    return requeue(std::move(record));
+}
+
+Status TaskManager::reply(const std::string& id, const std::string& message) {
+    if (auto valid = checkReply(message); !valid)
+        return valid;
+    auto task = m_env.store->task(id);
+    if (!task)
+        return task.error();
+    if (!*task)
+        return makeError(ErrorCode::NotFound, "no task " + id + "; `warren tasks` lists them");
+    TaskRecord record = **task;
+    if (isActive(id) || lockedElsewhere(id))
+        record.status = TaskStatus::Running; // whatever the record says yet
+    std::error_code error;
+    const bool checkpoint = fs::exists(m_env.data.stateDir(id) + "/checkpoint.json", error);
+    if (auto repliable = checkRepliable(record, checkpoint); !repliable)
+        return repliable;
+    if (auto kept = keepReply(m_env.data, id, message); !kept)
+        return kept;
+    // The run that ended is continued: its end no longer stands.
+    record.finishedAt.clear();
+    record.finishReason.clear();
+    record.error.clear();
+    return requeue(std::move(record));
+}
+
+Status TaskManager::requeue(TaskRecord record) {
     record.status = TaskStatus::Queued;
     if (auto updated = m_env.store->updateTask(record); !updated)
         return updated;
-    if (std::find(m_queue.begin(), m_queue.end(), id) == m_queue.end())
-        m_queue.push_back(id);
+    if (std::find(m_queue.begin(), m_queue.end(), record.id) == m_queue.end())
+        m_queue.push_back(record.id);
     schedule();
     return Ok{};
 }

@@ -31,6 +31,10 @@ public:
     // A paused, interrupted or failed task goes back in the queue; its agent resumes from its checkpoint.
     // move: another backend or image from now on (stored in the task's spec).
     Status resume(const std::string& id, const SandboxMove& move);
+    // A task whose run ended, continued with the user's message (TaskReply.h): back in the queue, its agent
+    // resumes from its checkpoint with the message added. Refused while it is queued or running, and for a
+    // task that left no checkpoint.
+    Status reply(const std::string& id, const std::string& message);
     // Running here: ask the agent, then SIGTERM, then kill. Running in another warren process: ask that
     // process (a request file it watches). Not running: marked cancelled.
     Status cancel(const std::string& id, const std::string& why);
@@ -63,6 +67,7 @@ signals:
 
 private:
     void schedule();
+    Status requeue(TaskRecord record); // queued, started when a slot is free
     bool lockedElsewhere(const std::string& id) const;
 
     RunnerEnvironment m_env;

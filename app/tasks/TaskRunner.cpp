@@ -14,6 +14,7 @@
 #include "app/tasks/AgentListener.h"
 #include "app/tasks/AgentSandbox.h"
 #include "app/tasks/LaunchPlan.h"
+#include "app/tasks/TaskReply.h"
 #include "sandbox/SandboxProfile.h"
 
 #include <QCryptographicHash>
@@ -123,6 +124,7 @@ Status TaskRunner::launch() {
     markRunning();
     protocol::TaskStartParams params = plan->start;
     params.token = m_token;
+    params.reply = keptReply(m_env.data, m_task.id); // until the agent has taken it (its user_message)
     send(protocol::Request{std::int64_t{0}, protocol::method::kTaskStart, protocol::toJson(params)});
     return Ok{};
 }
@@ -351,6 +353,8 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, json body) {
             m_snapshots->take(snapshots::SnapshotMeta::Kind::Step, event.step);
         m_task.steps = std::max(m_task.steps, event.step);
     }
+    if (event.type == protocol::event_type::kUserMessage && !event.agent)
+        forgetReply(m_env.data, m_task.id); // the agent's checkpoint holds it now
     if (event.type == protocol::event_type::kTaskFinished) {
         auto finished = protocol::TaskFinishedData::fromJson(event.data);
         m_finishedReason = finished ? finished->reason : "failed";

@@ -292,6 +292,13 @@ void TimelineFold::take(const Event& e, const TaskResumedData& data) {
                                     : std::string());
 }
 
+// The user's reply, shown as the prompt is: what the agent was told to do next.
+void TimelineFold::take(const Event& e, const UserMessageData& data) {
+    TimelineCard& card = newCard(Kind::Task, e);
+    card.title = "Your reply";
+    card.prose = data.text;
+}
+
 void TimelineFold::take(const Event& e, const ProjectInstructionsData& data) {
     TimelineCard& card = notice(e, State::Plain, "project instructions: " + data.path,
                                 std::to_string(data.bytes) + " bytes" + (data.truncated ? ", cut to the cap" : ""));

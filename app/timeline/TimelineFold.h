@@ -69,6 +69,7 @@ private:
     void take(const protocol::Event& e, const protocol::ApprovalResolvedData& data);
     void take(const protocol::Event& e, const protocol::ProjectInstructionsData& data);
     void take(const protocol::Event& e, const protocol::TaskResumedData& data);
+    void take(const protocol::Event& e, const protocol::UserMessageData& data);
     void take(const protocol::Event& e, const protocol::CheckpointData& data);
     void take(const protocol::Event& e, const protocol::HookData& data);
     void take(const protocol::Event& e, const protocol::PlanUpdatedData& data);

@@ -3,6 +3,7 @@
 #include "app/control/ControlPlane.h"
 #include "app/store/Store.h"
 #include "app/tasks/TaskManager.h"
+#include "app/tasks/TaskReply.h"
 #include "common/JsonFields.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/Authentication.h"
@@ -215,6 +216,43 @@ void resume(ServerParts& parts, const Account& caller, const Owned& owned, HttpR
                    : errorResponse(task ? makeError(ErrorCode::NotFound, "task " + id) : task.error()));
 }
 
+// The owner's message to a task whose run ended: it continues from its checkpoint (TaskManager::reply), in
+// a slot of the owner's quota as a resume takes one.
+void replyTo(ServerParts& parts, const Account& caller, const Owned& owned, const HttpRequest& request,
+             HttpReply reply) {
+    using namespace json_fields;
+    auto body = bodyJson(request);
+    if (!body)
+        return reply.send(errorResponse(body.error()));
+    Error error;
+    std::string message;
+    if (!take(requireObject(*body, "the request body"), error) ||
+        !take(checkKeys(*body, {"message"}, "the request body", ListKnown::Yes), error) ||
+        !take(getString(*body, "message", ""), message, error))
+        return reply.send(errorResponse(error));
+    if (auto valid = control::checkReply(message); !valid)
+        return reply.send(errorResponse(valid.error()));
+    const std::string& id = owned.task.id;
+    if (parts.manager.isActive(id) || owned.task.status == control::TaskStatus::Queued ||
+        owned.task.status == control::TaskStatus::Running)
+        return reply.send(HttpResponse::error(409, "conflict",
+                                              QString::fromStdString("task " + id + " is running; wait for it or "
+                                                                                    "cancel it, then reply")));
+    auto refused = parts.quotas.readmit(caller, id);
+    if (!refused)
+        return reply.send(errorResponse(refused.error()));
+    if (*refused)
+        return reply.send(overQuota(**refused));
+    if (auto replied = parts.manager.reply(id, message); !replied) {
+        (void)parts.quotas.release(id);
+        return reply.send(errorResponse(replied.error()));
+    }
+    auto task = parts.store.task(id);
+    reply.send(task && *task
+                   ? jsonResponse(202, taskJson(**task, owned.uploadId))
+                   : errorResponse(task ? makeError(ErrorCode::NotFound, "task " + id) : task.error()));
+}
+
 // An owner's answer to one of a task's questions (callId: the tool call's id, approval_requested's data.id).
 struct Answer {
     std::string taskId, callId;
@@ -413,6 +451,10 @@ void addTaskRoutes(http::Router& router, ServerParts& parts) {
     taskRoute("POST", "/v1/tasks/{id}/resume",
               [&parts](const Account& caller, const Owned& owned, const HttpRequest&, HttpReply reply) {
                   resume(parts, caller, owned, std::move(reply));
+              });
+    taskRoute("POST", "/v1/tasks/{id}/reply",
+              [&parts](const Account& caller, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+                  replyTo(parts, caller, owned, request, std::move(reply));
               });
     taskRoute("GET", "/v1/tasks/{id}/approvals/{call}",
               [&parts](const Account&, const Owned& owned, const HttpRequest& request, HttpReply reply) {

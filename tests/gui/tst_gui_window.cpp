@@ -6,6 +6,7 @@
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
 #include "ui/views/TimelineView.h"
+#include "ui/windows/ReplyBar.h"
 #include "ui/windows/SidePanel.h"
 
 #include <QAction>
@@ -89,6 +90,7 @@ private slots:
     void networkChoiceAppliesToOneTask();
     void stopEndsTheSandbox();
     void resumeContinuesAnInterruptedTask();
+    void aReplyContinuesAFinishedTask();
     void firstRunOffersTheDemo();
     void aLongTaskOpensAtItsEndAndPagesInAsTheUserScrollsUp();
 };
@@ -348,6 +350,56 @@ void TestGuiWindow::resumeContinuesAnInterruptedTask() {
                         [](const TimelineItem* item) { return item->title.startsWith("Resumed"); }));
     // The interrupted call did not come back; it is not shown as still running.
     QCOMPARE(itemsOf(timeline, Kind::ToolCall).front()->state, State::Failed);
+}
+
+// The reply bar under the timeline: disabled while the task runs, then a typed reply continues the finished
+// task in its workspace, and the timeline shows the message where the conversation took it.
+void TestGuiWindow::aReplyContinuesAFinishedTask() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir workspace;
+    desk.useScript({turn("", "write_file", {{"path", "first.txt"}, {"content", "1\n"}}),
+                    turn("", "finish", {{"summary", "wrote first.txt"}}),
+                    turn("As you asked.", "write_file", {{"path", "second.txt"}, {"content", "2\n"}}),
+                    turn("", "finish", {{"summary", "wrote second.txt"}})});
+    const QString id = runFromBar(desk, workspace.path(), "Write first.txt");
+    QVERIFY(!id.isEmpty());
+    warren::ui::ReplyBar* bar = desk.window().replyBar();
+    QVERIFY(!bar->sendButton()->isEnabled() && !bar->messageEdit()->isEnabled()); // queued: not yet
+    QVERIFY2(bar->sendButton()->toolTip().contains("Stop it, then reply"), qPrintable(bar->sendButton()->toolTip()));
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+    QTRY_VERIFY(bar->messageEdit()->isEnabled() && bar->sendButton()->isEnabled());
+
+    bar->messageEdit()->setText(QStringLiteral("Now write second.txt"));
+    QTest::keyClick(bar->messageEdit(), Qt::Key_Return);
+    QVERIFY(bar->messageEdit()->text().isEmpty());
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+    QVERIFY(QFile::exists(workspace.filePath("first.txt")));
+    QVERIFY(QFile::exists(workspace.filePath("second.txt")));
+
+    const TimelineModel& timeline = *desk.window().timeline();
+    const auto asked = itemsOf(timeline, Kind::Task);
+    QCOMPARE(asked.size(), std::size_t{2});
+    QCOMPARE(asked[0]->prose, QStringLiteral("Write first.txt"));
+    QCOMPARE(asked[1]->title, QStringLiteral("Your reply"));
+    QCOMPARE(asked[1]->prose, QStringLiteral("Now write second.txt"));
+    // In the order it happened: the first end, the reply, the work it asked for, the second end.
+    int firstEnd = -1, reply = -1, secondWrite = -1, secondEnd = -1;
+    for (int row = 0; row < timeline.rowCount(); ++row) {
+        const TimelineItem* item = timeline.item(row);
+        if (item->kind == Kind::Finished)
+            (firstEnd < 0 ? firstEnd : secondEnd) = row;
+        else if (item == asked[1])
+            reply = row;
+        else if (item->kind == Kind::FileChange && item->path == QStringLiteral("second.txt"))
+            secondWrite = row;
+    }
+    QVERIFY2(firstEnd >= 0 && firstEnd < reply && reply < secondWrite && secondWrite < secondEnd,
+             qPrintable(QString("%1 %2 %3 %4").arg(firstEnd).arg(reply).arg(secondWrite).arg(secondEnd)));
+    QCOMPARE(itemsOf(timeline, Kind::Finished).back()->prose, QStringLiteral("wrote second.txt"));
+    QVERIFY(bar->sendButton()->isEnabled());
 }
 
 void TestGuiWindow::firstRunOffersTheDemo() {

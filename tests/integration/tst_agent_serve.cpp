@@ -135,6 +135,81 @@ private slots:
         QVERIFY(QFileInfo::exists(session.dir("workspace") + "/ok.txt"));
     }
 
+    // A reply to a task paused before its calls ran: the calls are answered "not run" before the message
+    // (each call answered first, as every provider wants), the message is last in the conversation the model
+    // gets, and is recorded once; then the task goes on and finishes. A finished task takes a reply too.
+    void aReplyAnswersTheCallsItReplacesFirst() {
+        Session session;
+        QVERIFY(session.start());
+        session.startTask({{"approval_tools", {"shell"}}});
+        json twoCalls = callReply("c1", "shell", {{"command", "touch one.txt"}});
+        twoCalls["tool_calls"].push_back({{"id", "c2"}, {"name", "shell"}, {"arguments", {{"command", "touch two.txt"}}}});
+        session.respond(session.nextRequest("llm.chat"), twoCalls);
+        QVERIFY(!session.nextRequest("approval.request").is_null());
+        session.send({{"jsonrpc", "2.0"}, {"method", "control.pause"}});
+        QCOMPARE(session.finish(), 75);
+
+        const auto again = [&](Session& next, const std::optional<std::string>& reply) {
+            next.root.remove();
+            next.agent.start(agentBinary(), {"serve", "--workspace", session.dir("workspace"), "--state",
+                                             session.dir("state"), "--output", session.dir("output")});
+            if (!next.agent.waitForStarted())
+                return false;
+            next.startTask({{"approval_tools", {"shell"}}}, "t-1", reply);
+            return true;
+        };
+        Session replied;
+        QVERIFY(again(replied, "Use ls instead"));
+        const json chat = replied.nextRequest("llm.chat");
+        QVERIFY2(!chat.is_null(), "the replied task must ask the model, not run the calls it replaced");
+        const auto params = protocol::llmChatParamsFromJson(chat["params"]);
+        QVERIFY(params);
+        const auto& messages = params->messages;
+        QVERIFY(messages.size() >= 4);
+        QCOMPARE(messages.back().role, std::string("user"));
+        QCOMPARE(messages.back().content, std::string("Use ls instead"));
+        for (const auto& [offset, id] : {std::pair{3u, "c1"}, std::pair{2u, "c2"}}) {
+            const auto& answer = messages[messages.size() - offset];
+            QCOMPARE(answer.role, std::string("tool"));
+            QCOMPARE(answer.toolCallId.value_or(""), std::string(id));
+            QVERIFY2(answer.content.starts_with("Not run"), answer.content.c_str());
+        }
+        std::vector<std::string> order;
+        for (const auto& event : replied.events)
+            order.push_back(event.value("type", ""));
+        const auto at = [&](std::string_view type) { return std::find(order.begin(), order.end(), type) - order.begin(); };
+        QVERIFY(at(et::kTaskResumed) < at(et::kToolResult) && at(et::kToolResult) < at(et::kUserMessage));
+        QCOMPARE(int(std::count(order.begin(), order.end(), std::string(et::kUserMessage))), 1);
+        replied.respond(chat, finishReply("listed instead"));
+        QCOMPARE(replied.finish(), 0);
+        QVERIFY(!QFileInfo::exists(session.dir("workspace") + "/one.txt"));
+        QVERIFY(!QFileInfo::exists(session.dir("workspace") + "/two.txt"));
+
+        // Finished: a plain resume is refused, a reply goes on.
+        Session resumed;
+        QVERIFY(again(resumed, std::nullopt));
+        QCOMPARE(resumed.finish(), 1);
+        QVERIFY(resumed.hasEvent(et::kError, "reply to it to go on"));
+        Session twice;
+        QVERIFY(again(twice, "One more thing"));
+        const json last = twice.nextRequest("llm.chat");
+        QVERIFY(!last.is_null());
+        QCOMPARE(protocol::llmChatParamsFromJson(last["params"])->messages.back().content, std::string("One more thing"));
+        twice.respond(last, finishReply("and the other"));
+        QCOMPARE(twice.finish(), 0);
+        QCOMPARE(twice.lastEvent()["data"].value("summary", ""), std::string("and the other"));
+    }
+
+    // Without a checkpoint there is nothing to continue: the reply is refused, nothing is written.
+    void aReplyWithoutACheckpointIsRefused() {
+        Session session;
+        QVERIFY(session.start());
+        session.startTask(json::object(), "t-1", std::string("go on"));
+        QCOMPARE(session.finish(), 1);
+        QVERIFY(session.hasEvent(et::kError, "a reply continues task t-1 from its checkpoint, and there is none"));
+        QVERIFY(!QFileInfo::exists(session.dir("state") + "/checkpoint.json"));
+    }
+
     void hostMemoryGoesThroughTheControlPlane() {
         Session session;
         QVERIFY(session.start());
@@ -178,7 +253,7 @@ private slots:
             << QByteArray(R"({"jsonrpc":"2.0","method":"control.dance"})") << 0 << "control.dance";
         QTest::newRow("second task.start")
             << QByteArray(
-                   R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":3,"task_id":"x","prompt":"p"}})")
+                   R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":4,"task_id":"x","prompt":"p"}})")
             << -32600 << "";
     }
     void badLinesAreReportedAndTheTaskGoesOn() {
@@ -285,10 +360,10 @@ private slots:
         QTest::newRow("protocol version")
             << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p"})") << "protocol_version";
         QTest::newRow("unknown preset")
-            << QByteArray(R"({"protocol_version":3,"task_id":"t","prompt":"p","presets":["warp-speed"]})")
+            << QByteArray(R"({"protocol_version":4,"task_id":"t","prompt":"p","presets":["warp-speed"]})")
             << "warp-speed";
         QTest::newRow("unknown key")
-            << QByteArray(R"({"protocol_version":3,"task_id":"t","prompt":"p","overrides":{"max_stepz":1}})")
+            << QByteArray(R"({"protocol_version":4,"task_id":"t","prompt":"p","overrides":{"max_stepz":1}})")
             << "max_stepz";
     }
     void refusedTaskStartsNameTheProblem() {

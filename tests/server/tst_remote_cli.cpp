@@ -40,6 +40,13 @@ const QByteArray kScriptAsking = R"({"turns": [
   {"tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "asked\n"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote"}}]}]})";
 
+// A task that finishes, and what it does when its owner replies.
+const QByteArray kScriptReplied = R"({"turns": [
+  {"tool_calls": [{"name": "write_file", "arguments": {"path": "notes.md", "content": "first\n"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.md"}}]},
+  {"content": "As you asked.", "tool_calls": [{"name": "write_file", "arguments": {"path": "more.md", "content": "more\n"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote more.md too"}}]}]})";
+
 bool writeFile(const QString& path, const QByteArray& content) {
     QDir().mkpath(QFileInfo(path).absolutePath());
     QFile file(path);
@@ -83,6 +90,7 @@ private slots:
     void anotherUsersTaskIsNotFound_data();
     void anotherUsersTaskIsNotFound();
     void continuesAcrossAServerKilledMidTask();
+    void aReplyGoesOnOnTheServer();
     void saysWhatIsWrongWithTheServerOrTheKey_data();
     void saysWhatIsWrongWithTheServerOrTheKey();
 
@@ -262,6 +270,7 @@ void TestRemoteCli::anotherUsersTaskIsNotFound_data() {
     QTest::newRow("show --json") << QStringList{"show", "TASK", "--json"};
     QTest::newRow("cancel") << QStringList{"cancel", "TASK"};
     QTest::newRow("resume") << QStringList{"resume", "TASK", "--approve", "deny"};
+    QTest::newRow("reply") << QStringList{"reply", "TASK", "now delete everything", "--approve", "auto"};
     QTest::newRow("export") << QStringList{"export", "TASK", "EXPORT"};
     QTest::newRow("apply") << QStringList{"apply", "TASK", "--workspace", "WORKSPACE"};
 }
@@ -331,6 +340,40 @@ void TestRemoteCli::continuesAcrossAServerKilledMidTask() {
     for (const auto& event : events)
         resumed = resumed || event.value("type", "") == "task_resumed";
     QVERIFY2(resumed, "the server resumed the task after its restart");
+}
+
+// `warren reply --remote`: the finished task goes on on the server with the message, and the live view
+// follows its new events from where the first run's ended.
+void TestRemoteCli::aReplyGoesOnOnTheServer() {
+    const QString workspace = makeWorkspace();
+    const auto run = remote({"run", "--json", "--workspace", workspace, "--provider",
+                             "scripted:" + scriptFile(kScriptReplied), "write the notes"},
+                            m_alice);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const auto first = jsonLines(run.out);
+    const QString task = taskIdOf(first);
+    QVERIFY(!task.isEmpty());
+    const auto replied = remote({"reply", task, "Also write more.md", "--json"}, m_alice);
+    QVERIFY2(replied.exitCode == 0, replied.err.constData());
+    const auto events = jsonLines(replied.out);
+    QVERIFY(!events.empty());
+    std::vector<json> all = first;
+    all.insert(all.end(), events.begin(), events.end());
+    QVERIFY2(dense(seqsOf(all)), "the reply's events follow the first run's, each once");
+    std::vector<std::string> said;
+    for (const auto& event : events)
+        if (event.value("type", "") == "user_message")
+            said.push_back(event["data"].value("text", ""));
+    QCOMPARE(said, std::vector<std::string>{"Also write more.md"});
+    QCOMPARE(events.back().value("type", ""), "task_finished");
+    QCOMPARE(events.back()["data"].value("summary", ""), "wrote more.md too");
+    const auto applied = remote({"apply", task, "--workspace", workspace}, m_alice);
+    QVERIFY2(applied.exitCode == 0, applied.err.constData());
+    QCOMPARE(readFile(workspace + "/notes.md"), QByteArray("first\n"));
+    QCOMPARE(readFile(workspace + "/more.md"), QByteArray("more\n"));
+    const auto again = remote({"reply", task, " "}, m_alice);
+    QCOMPARE(again.exitCode, 2);
+    QVERIFY2(again.err.contains("MESSAGE is missing"), again.err.constData());
 }
 
 void TestRemoteCli::saysWhatIsWrongWithTheServerOrTheKey_data() {

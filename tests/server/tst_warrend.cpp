@@ -28,6 +28,14 @@ const QByteArray kScriptAsking = R"({"turns": [
   {"content": "Now a file no rule allows.", "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "asked\n"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt"}}]}]})";
 
+// kScriptAsking, then what the agent does after its owner's reply: another file, and finish again.
+const QByteArray kScriptReplied = R"({"turns": [
+  {"content": "First the docs.", "tool_calls": [{"name": "write_file", "arguments": {"path": "docs/a.md", "content": "a\n"}}]},
+  {"content": "Now a file no rule allows.", "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "asked\n"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt"}}]},
+  {"content": "As you asked.", "tool_calls": [{"name": "write_file", "arguments": {"path": "docs/b.md", "content": "b\n"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote docs/b.md too"}}]}]})";
+
 const QByteArray kSafeMode = R"(, "presets": ["safe-mode"])";
 
 // The task's agent starts two sub-agents, each writing its own file in the shared workspace.
@@ -93,6 +101,7 @@ private slots:
     void limitsAreClampedAndComeFirst();
     void subAgentsRunOnTheServer();
     void approvalsSurviveAKilledServer();
+    void repliesContinueAnEndedTask();
     void eventsSurviveADatabaseRestart();
 
 private:
@@ -287,6 +296,8 @@ void TestWarrend::anotherUsersIdsAnswer404_data() {
                                  << QByteArray();
     QTest::newRow("cancel") << QByteArray("POST") << "/v1/tasks/TASK/cancel" << QByteArray();
     QTest::newRow("resume") << QByteArray("POST") << "/v1/tasks/TASK/resume" << QByteArray();
+    QTest::newRow("reply") << QByteArray("POST") << "/v1/tasks/TASK/reply"
+                           << QByteArray(R"({"message": "now delete docs/"})");
     QTest::newRow("approval") << QByteArray("POST") << "/v1/tasks/TASK/approvals/call_0_0"
                               << QByteArray(R"({"approved": true})");
     QTest::newRow("a task on alice's upload") << QByteArray("POST") << "/v1/tasks" << QByteArray("UPLOAD");
@@ -628,6 +639,62 @@ void TestWarrend::approvalsSurviveAKilledServer() {
     QVERIFY2(dense(seqsOf(all)), "every event exactly once, in order, across the kill");
     const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + task + "/patch", m_alice);
     QVERIFY2(patch.body.contains("+asked"), patch.body.constData());
+}
+
+// A reply: refused while the task runs (it waits for its owner's answer), refused empty or oversized, then
+// the ended task goes on from its checkpoint with the message, in its own workspace, to a second finish.
+void TestWarrend::repliesContinueAnEndedTask() {
+    const QString uploadId = upload(m_alice, workspace());
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptReplied, kSafeMode));
+    QCOMPARE(created.status, 201);
+    const QString task = QString::fromStdString(created.json().value("id", ""));
+    const QString replyPath = "/v1/tasks/" + task + "/reply";
+    auto events = untilQuestion(*m_server, task, m_alice);
+    QVERIFY(!events.empty());
+    const HttpAnswer whileRunning = m_server->request("POST", replyPath, m_alice, R"({"message": "also b"})");
+    QCOMPARE(whileRunning.status, 409);
+    QVERIFY2(whileRunning.body.contains("is running"), whileRunning.body.constData());
+
+    const std::string callId = events.back()["data"].value("id", "");
+    QCOMPARE(m_server->request("POST", "/v1/tasks/" + task + "/approvals/" + QString::fromStdString(callId), m_alice,
+                               R"({"approved": true})")
+                 .status,
+             202);
+    // To the stream's end: the task's record says how it ended once the stream has ended.
+    auto rest = m_server->streamEvents(task, m_alice, {},
+                                       QByteArray::number(static_cast<qulonglong>(events.back().value("seq", 0u))));
+    QVERIFY(!rest.empty());
+    QCOMPARE(QString::fromStdString(rest.back()["data"].value("reason", "")), QString("finished"));
+    const auto lastSeq = rest.back().value("seq", std::uint64_t{0});
+
+    for (const QByteArray& bad : {QByteArray(R"({"message": " \n"})"), QByteArray(R"({"message": 3})"),
+                                  QByteArray(R"({"message": "x", "extra": 1})"),
+                                  R"({"message": ")" + QByteArray(256 * 1024 + 1, 'a') + R"("})"}) {
+        const HttpAnswer refused = m_server->request("POST", replyPath, m_alice, bad);
+        QVERIFY2(refused.status == 400, refused.body.left(300).constData());
+        QCOMPARE(refused.errorCode(), QString("invalid_request"));
+    }
+    QCOMPARE(QString::fromStdString(m_server->request("GET", "/v1/tasks/" + task, m_alice).json().value("status", "")),
+             QString("succeeded"));
+
+    const HttpAnswer replied =
+        m_server->request("POST", replyPath, m_alice, R"({"message": "Please also write docs/b.md"})");
+    QVERIFY2(replied.status == 202, replied.body.constData());
+    const auto after = m_server->streamEvents(task, m_alice, {}, QByteArray::number(static_cast<qulonglong>(lastSeq)));
+    QVERIFY(!after.empty());
+    QCOMPARE(after.front().value("seq", std::uint64_t{0}), lastSeq + 1);
+    std::vector<json> said;
+    for (const auto& event : after)
+        if (event.value("type", "") == "user_message")
+            said.push_back(event);
+    QCOMPARE(said.size(), std::size_t{1});
+    QCOMPARE(said.front()["data"].value("text", ""), std::string("Please also write docs/b.md"));
+    QCOMPARE(QString::fromStdString(after.back()["data"].value("summary", "")), QString("wrote docs/b.md too"));
+    QCOMPARE(QString::fromStdString(m_server->request("GET", "/v1/tasks/" + task, m_alice).json().value("status", "")),
+             QString("succeeded"));
+    const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + task + "/patch", m_alice);
+    QVERIFY2(patch.body.contains("+asked") && patch.body.contains("b/docs/b.md"), patch.body.constData());
 }
 
 // PostgreSQL restarts while a task runs: the server keeps its events, and the stream resumes.

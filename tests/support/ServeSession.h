@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,15 +41,16 @@ public:
         }
     }
     void send(const json& message) { sendLine(QByteArray::fromStdString(message.dump())); }
-    void startTask(const json& overrides = json::object(), const std::string& taskId = "t-1") {
-        send({{"jsonrpc", "2.0"},
-              {"id", 1},
-              {"method", "task.start"},
-              {"params",
-               {{"protocol_version", protocol::kProtocolVersion},
-                {"task_id", taskId},
-                {"prompt", "Do the thing"},
-                {"overrides", overrides}}}});
+    // reply: task.start's reply (the user's message to a task whose run ended).
+    void startTask(const json& overrides = json::object(), const std::string& taskId = "t-1",
+                   const std::optional<std::string>& reply = std::nullopt) {
+        json params = {{"protocol_version", protocol::kProtocolVersion},
+                       {"task_id", taskId},
+                       {"prompt", "Do the thing"},
+                       {"overrides", overrides}};
+        if (reply)
+            params["reply"] = *reply;
+        send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "task.start"}, {"params", params}});
     }
     void respond(const json& request, const json& result) {
         send({{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", result}});

@@ -77,6 +77,13 @@ json describe(const CliArguments& arguments) {
                 putOptional(out, "approve", command.approve);
                 putOptional(out, "backend", command.backend);
                 putOptional(out, "image", command.image);
+            } else if constexpr (std::is_same_v<T, ReplyCommand>) {
+                out["command"] = "reply";
+                out["task"] = command.taskId;
+                out["message"] = command.message;
+                if (command.json)
+                    out["json"] = true;
+                putOptional(out, "approve", command.approve);
             } else if constexpr (std::is_same_v<T, CancelCommand>) {
                 out["command"] = "cancel";
                 out["task"] = command.taskId;
@@ -233,6 +240,15 @@ void TestCliArguments::parses_data() {
         << QStringList{"resume", "t-1", "--json", "--approve", "deny", "--data-dir=/d", "--no-color"}
         << j({{"command", "resume"}, {"task", "t-1"}, {"json", true}, {"approve", "deny"}, {"data_dir", "/d"},
               {"no_color", true}});
+    QTest::newRow("reply") << QStringList{"reply", "t-1", "also", "the README"}
+                           << j({{"command", "reply"}, {"task", "t-1"}, {"message", "also the README"}});
+    QTest::newRow("reply with options")
+        << QStringList{"reply", "--json", "t-1", "go on", "--approve", "auto", "--remote", "http://h:1"}
+        << j({{"command", "reply"}, {"task", "t-1"}, {"message", "go on"}, {"json", true}, {"approve", "auto"},
+              {"remote", "http://h:1"}});
+    QTest::newRow("reply with dashes after --")
+        << QStringList{"reply", "t-1", "--", "--force", "is fine"}
+        << j({{"command", "reply"}, {"task", "t-1"}, {"message", "--force is fine"}});
     QTest::newRow("resume in another backend")
         << QStringList{"resume", "t-1", "--backend", "podman", "--image=localhost/warren-test:1"}
         << j({{"command", "resume"}, {"task", "t-1"}, {"backend", "podman"}, {"image", "localhost/warren-test:1"}});
@@ -325,7 +341,7 @@ void TestCliArguments::errors_data() {
                                           << "warren apply: TASK is missing ('warren tasks' lists the task ids)";
     QTest::newRow("--remote is not doctor's")
         << QStringList{"doctor", "--remote", "http://h:1"}
-        << "warren doctor: unknown option --remote (it is an option of run, tasks, show, resume, cancel, export and apply)";
+        << "warren doctor: unknown option --remote (it is an option of run, tasks, show, resume, reply, cancel, export and apply)";
     QTest::newRow("unknown command: prefix") << QStringList{"doc"} << "unknown command 'doc'; did you mean 'doctor'?";
     QTest::newRow("unknown command: nothing close")
         << QStringList{"frobnicate"} << "unknown command 'frobnicate'; see 'warren --help'";
@@ -342,15 +358,15 @@ void TestCliArguments::errors_data() {
     QTest::newRow("unknown short option") << QStringList{"run", "-v", "go"}
                                           << "warren run: unknown option -v; see 'warren run --help'";
     QTest::newRow("option of another command")
-        << QStringList{"tasks", "--approve", "auto"} << "warren tasks: unknown option --approve (it is an option of run and resume)";
+        << QStringList{"tasks", "--approve", "auto"} << "warren tasks: unknown option --approve (it is an option of run, resume and reply)";
     QTest::newRow("run option on cancel")
         << QStringList{"cancel", "--json", "t-1"}
-        << "warren cancel: unknown option --json (it is an option of run, tasks, show, resume and doctor)";
+        << "warren cancel: unknown option --json (it is an option of run, tasks, show, resume, reply and doctor)";
     QTest::newRow("unknown option before the command")
         << QStringList{"--dat-dir", "/d"} << "warren: unknown option --dat-dir; did you mean --data-dir?";
     QTest::newRow("command option before the command")
         << QStringList{"--json", "tasks"}
-        << "warren: unknown option --json (it is an option of run, tasks, show, resume and doctor)";
+        << "warren: unknown option --json (it is an option of run, tasks, show, resume, reply and doctor)";
 
     QTest::newRow("missing value at the end") << QStringList{"run", "go", "--model"} << "--model: needs a value (--model NAME)";
     QTest::newRow("missing value: next is an option")
@@ -422,6 +438,11 @@ void TestCliArguments::errors_data() {
                                          << "warren show: unexpected argument 't-2' (usage: warren show TASK [--json])";
     QTest::newRow("resume without a task") << QStringList{"resume", "--json"}
                                            << "warren resume: TASK is missing ('warren tasks' lists the task ids)";
+    QTest::newRow("reply without a task") << QStringList{"reply", "--json"}
+                                          << "warren reply: TASK is missing ('warren tasks' lists the task ids)";
+    QTest::newRow("reply without a message")
+        << QStringList{"reply", "t-1", " "}
+        << "warren reply: MESSAGE is missing: warren reply TASK \"what the agent should do next\"";
     QTest::newRow("cancel without a task") << QStringList{"cancel"} << "warren cancel: TASK is missing ('warren tasks' lists the task ids)";
     QTest::newRow("cancel with two tasks") << QStringList{"cancel", "a", "b"}
                                            << "warren cancel: unexpected argument 'b' (usage: warren cancel TASK)";
@@ -455,7 +476,7 @@ void TestCliArguments::errors_data() {
         << QStringList{"secrets", "delete", "openai", "x"} << "warren secrets delete: unexpected argument 'x'";
     QTest::newRow("secrets set --json")
         << QStringList{"secrets", "set", "openai", "--json"}
-        << "warren secrets: unknown option --json (it is an option of run, tasks, show, resume and doctor)";
+        << "warren secrets: unknown option --json (it is an option of run, tasks, show, resume, reply and doctor)";
 }
 // clang-format on
 
@@ -478,7 +499,7 @@ void TestCliArguments::errors() {
 
 void TestCliArguments::usageMentionsEveryCommandAndRunOption_data() {
     QTest::addColumn<QString>("word");
-    for (const char* word : {"warren run", "warren tasks", "warren show TASK", "warren resume TASK", "warren cancel TASK",
+    for (const char* word : {"warren run", "warren tasks", "warren show TASK", "warren resume TASK", "warren reply TASK MESSAGE", "warren cancel TASK",
                              "warren export TASK DIR", "warren apply TASK --remote URL", "warren diff TASK [--step N]",
                              "warren rewind TASK --to-step N", "warren doctor", "warren secrets set|delete NAME", "--workspace DIR",
                              "--provider NAME", "--model NAME", "--preset P[,P...]", "--set KEY=VALUE",

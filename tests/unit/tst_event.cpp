@@ -147,6 +147,7 @@ private slots:
                                                      "agent_finished",
                                                      "plan_updated",
                                                      "project_instructions",
+                                                     "user_message",
                                                      "task_finished"};
         std::set<std::string_view> names;
         for (const auto& info : eventTypeCatalog()) {

@@ -95,6 +95,8 @@ private slots:
         QTest::newRow("plan_updated with why") << std::string("plan_updated")
                                                << std::string(R"({"explanation":"tests first","steps":[)"
                                                               R"({"status":"pending","step":"Test"}]})");
+        QTest::newRow("user_message") << std::string("user_message")
+                                      << std::string(R"({"text":"also update the README"})");
         QTest::newRow("checkpoint") << std::string("checkpoint")
                                     << std::string(R"({"bytes":512,"path":"/state/checkpoint.json"})");
         QTest::newRow("resource_sample")
@@ -188,6 +190,8 @@ private slots:
         QTest::newRow("plan step status outside its set")
             << std::string("plan_updated") << std::string(R"({"steps":[{"step":"a","status":"done"}]})")
             << "plan_updated data.steps[0].status: must be pending, in_progress or completed, got \"done\"";
+        QTest::newRow("user_message without text") << std::string("user_message") << std::string(R"({})")
+                                                   << "user_message data.text: missing";
         QTest::newRow("plan without steps") << std::string("plan_updated") << std::string(R"({})")
                                             << "plan_updated data.steps: missing";
         QTest::newRow("step_started with data") << std::string("step_started") << std::string(R"({"step":1})")

@@ -361,8 +361,12 @@ private slots:
         start.provider = "anthropic";
         start.model = "claude-sonnet-4-5";
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
+        QVERIFY(!toJson(start).contains("reply")); // a start or a resume says nothing of one
+        start.reply = "now the README too";
+        QCOMPARE(toJson(start).value("reply", ""), std::string("now the README too"));
+        QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         QVERIFY(!taskStartParamsFromJson(
-            json{{"protocol_version", 3}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
+            json{{"protocol_version", 4}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
         QVERIFY(controlParamsFromJson(toJson(ControlParams{std::string("user")})).value() ==
                 ControlParams{std::string("user")});
         QVERIFY(controlParamsFromJson(json()).value() == ControlParams{});
@@ -406,12 +410,16 @@ private slots:
         QTest::newRow("task.start other protocol version")
             << "task.start params" << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p"})")
             << "task.start params.protocol_version: the control plane speaks version 1, this agent speaks "
-               "version 3; "
+               "version 4; "
                "install matching versions of warren and warren-agent";
         QTest::newRow("task.start preset not a string")
             << "task.start params"
-            << QByteArray(R"({"protocol_version":3,"task_id":"t","prompt":"p","presets":[1]})")
+            << QByteArray(R"({"protocol_version":4,"task_id":"t","prompt":"p","presets":[1]})")
             << "task.start params.presets[0]: must be a string, got the integer 1";
+        QTest::newRow("task.start reply not a string")
+            << "task.start params"
+            << QByteArray(R"({"protocol_version":4,"task_id":"t","prompt":"p","reply":["go on"]})")
+            << "task.start params.reply: must be a string, got an array";
         QTest::newRow("control unknown key")
             << "control params" << QByteArray(R"({"why":"x"})") << "control params: unknown key \"why\"";
     }

@@ -256,6 +256,9 @@ void TestLiveView::renders_data() {
                              {{"tool", "shell"}})}
         << "  ✓ approved by rule\n";
 
+    QTest::newRow("user_message: the reply whole")
+        << QByteArrayList{ev("user_message", {{"text", "also bye.txt\nand \x1b[31mno colours"}})}
+        << "● you replied\n  also bye.txt\n  and no colours\n";
     QTest::newRow("checkpoint is silent") << QByteArrayList{ev("checkpoint", {{"path", "/state/x"}, {"bytes", 10}})} << "";
     QTest::newRow("resource_sample is silent")
         << QByteArrayList{ev("resource_sample", {{"rss_bytes", 1000}, {"cpu_ms", 5}})} << "";

@@ -455,6 +455,20 @@ private slots:
         QCOMPARE(int(timeline.cards()[1].state), state);
     }
 
+    // The user's reply reads as the prompt does: a card of its own, in the order it came.
+    void aReplyIsACardLikeThePrompt() {
+        TimelineFold timeline("make hello.txt");
+        fold(timeline, {ev("task_finished", {{"reason", "finished"}, {"summary", "done"}}, 2),
+                        ev("task_resumed", {{"from_step", 2}, {"interrupted_tool_call", nullptr}}, 2),
+                        ev("user_message", {{"text", "also bye.txt\nplease"}}, 2)});
+        const TimelineCard& reply = timeline.cards().back();
+        QCOMPARE(reply.kind, Kind::Task);
+        QCOMPARE(reply.title, std::string("Your reply"));
+        QCOMPARE(reply.prose, std::string("also bye.txt\nplease"));
+        QCOMPARE(reply.step, std::uint64_t{2});
+        QCOMPARE(timeline.cards().front().prose, std::string("make hello.txt"));
+    }
+
     // Each plan update is a card: a line per step with its mark, done when every step is completed.
     void planUpdatesAreCards() {
         TimelineFold timeline;

@@ -7,6 +7,7 @@
 #include "ui/windows/ApplyChangesDialog.h"
 #include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/ForkDialog.h"
+#include "ui/windows/ReplyBar.h"
 #include "ui/windows/ReviewDialog.h"
 #include "ui/windows/RewindDialog.h"
 #include "ui/windows/SettingsDialog.h"
@@ -150,6 +151,9 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     m_centre->addWidget(m_welcome);
     m_centre->addWidget(m_timelineView);
     centreLayout->addWidget(m_centre, 1);
+    m_reply = new ReplyBar(centre);
+    connect(m_reply, &ReplyBar::replyRequested, this, &MainWindow::sendReply);
+    centreLayout->addWidget(m_reply);
 
     m_side = new SidePanel(splitter);
     connect(m_side, &SidePanel::changedFileActivated, this, [this](const QString& path) {
@@ -542,6 +546,7 @@ void MainWindow::updateHeader() {
         m_status->clear();
         for (auto& [name, button] : m_buttons)
             button->setEnabled(false);
+        m_reply->setRepliable(false, tr("Select a task to reply to it"));
         return;
     }
     m_title->setText(shortTitle(*task));
@@ -561,6 +566,9 @@ void MainWindow::updateHeader() {
     m_buttons["review"]->setEnabled(true);
     m_buttons["apply"]->setEnabled(control::isFinal(task->status));
     m_buttons["open"]->setEnabled(true);
+    m_reply->setRepliable(!active, task->status == TaskStatus::Queued
+                                       ? tr("The task waits for a free slot: wait for it, or Stop it, then reply")
+                                       : tr("The agent is working: wait for it, or Stop it, then reply"));
     m_side->setActivity(m_timeline->activity(), elapsed);
 }
 
@@ -594,6 +602,20 @@ void MainWindow::applySettings() {
     for (const auto& preset : settings->presets)
         defaults.presets << qs(preset);
     m_newTask->setDefaults(defaults);
+}
+
+// The selected task goes on with the message; its new events reach the timeline as they come.
+void MainWindow::sendReply(const QString& message) {
+    if (m_selected.isEmpty())
+        return;
+    const std::string task = m_selected.toStdString();
+    if (auto replied = m_plane.reply(task, message.toStdString()); !replied) {
+        showProblem(qs(replied.error().message));
+        return;
+    }
+    m_reply->clearMessage();
+    m_tasks->refresh(task);
+    updateHeader();
 }
 
 void MainWindow::submit(const NewTaskBar::Request& request) {

@@ -24,6 +24,7 @@ class QSystemTrayIcon;
 
 namespace warren::ui {
 
+class ReplyBar;
 class SettingsDialog;
 class SidePanel;
 class TaskFilterModel;
@@ -59,6 +60,7 @@ public:
     TimelineModel* timeline() const { return m_timeline; }
     TimelineView* timelineView() const { return m_timelineView; }
     NewTaskBar* newTaskBar() const { return m_newTask; }
+    ReplyBar* replyBar() const { return m_reply; }
     SidePanel* sidePanel() const { return m_side; }
     QPushButton* button(const QString& name) const; // "stop", "resume", "rerun", "review", "export", "apply", "open"
     void rewindToStep(std::uint64_t step); // "Rewind to here" on a step of the timeline: asks, then rewinds
@@ -78,6 +80,7 @@ signals:
 private:
     void buildControls();
     void submit(const NewTaskBar::Request& request);
+    void sendReply(const QString& message);
     void onEventStored(const std::string& taskId, const nlohmann::json& event);
     void countEarlier(); // one page of the events before those the timeline counted itself
     void refreshDirtyTasks();
@@ -100,6 +103,7 @@ private:
     TimelineModel* m_timeline;
 
     NewTaskBar* m_newTask;
+    ReplyBar* m_reply = nullptr;
     QListView* m_taskView;
     QComboBox* m_filter;
     QStackedWidget* m_centre;

@@ -1,0 +1,64 @@
+#include "app/tasks/TaskReply.h"
+
+#include <QSaveFile>
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace warren::control {
+
+Status checkReply(std::string_view message) {
+    if (std::all_of(message.begin(), message.end(), [](unsigned char c) { return std::isspace(c) != 0; }))
+        return makeError(ErrorCode::InvalidArgument, "the reply is empty; say what the agent should do next");
+    if (message.size() > kMaxReplyBytes)
+        return makeError(ErrorCode::InvalidArgument, "the reply is " + std::to_string(message.size()) +
+                                                         " bytes, more than the " + std::to_string(kMaxReplyBytes) +
+                                                         " a reply may have; shorten it, or put the text in a "
+                                                         "workspace file and name it");
+    return Ok{};
+}
+
+Status checkRepliable(const TaskRecord& task, bool checkpointExists) {
+    if (task.status == TaskStatus::Queued || task.status == TaskStatus::Running)
+        return makeError(ErrorCode::InvalidArgument, "task " + task.id + " is " + taskStatusName(task.status) +
+                                                         "; wait for it or cancel it (warren cancel " + task.id +
+                                                         "), then reply");
+    if (!checkpointExists)
+        return makeError(ErrorCode::InvalidArgument,
+                         "task " + task.id + " cannot be continued: its agent left no checkpoint (the run ended "
+                                             "before its first step); start a new task instead");
+    return Ok{};
+}
+
+std::string replyPath(const DataDir& data, const std::string& taskId) { return data.taskDir(taskId) + "/reply"; }
+
+Status keepReply(const DataDir& data, const std::string& taskId, const std::string& message) {
+    std::error_code error;
+    std::filesystem::create_directories(data.taskDir(taskId), error);
+    QSaveFile file(QString::fromStdString(replyPath(data, taskId)));
+    if (error || !file.open(QIODevice::WriteOnly) ||
+        file.write(message.data(), static_cast<qint64>(message.size())) != static_cast<qint64>(message.size()) ||
+        !file.commit())
+        return makeError(ErrorCode::System, "cannot keep the reply in " + replyPath(data, taskId) + ": " +
+                                                (error ? error.message() : file.errorString().toStdString()) +
+                                                "; is the disk full?");
+    return Ok{};
+}
+
+std::optional<std::string> keptReply(const DataDir& data, const std::string& taskId) {
+    std::ifstream in(replyPath(data, taskId), std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void forgetReply(const DataDir& data, const std::string& taskId) {
+    std::error_code ignored;
+    std::filesystem::remove(replyPath(data, taskId), ignored);
+}
+
+} // namespace warren::control
