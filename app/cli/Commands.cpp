@@ -293,28 +293,30 @@ Result<ApprovalMode> continuingMode(ControlPlane& plane, const std::string& task
     return spec->approval;
 }
 
-int resume(const CliArguments& arguments, const ResumeCommand& command) {
+// resume and reply: the task goes on, followed live as run follows a new one.
+int continueTask(const CliArguments& arguments, const std::string& taskId,
+                 const std::optional<std::string>& approve, bool jsonOutput,
+                 const std::function<Status(ControlPlane&)>& action) {
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    auto mode = continuingMode(**plane, command.taskId, command.approve);
+    auto mode = continuingMode(**plane, taskId, approve);
     if (!mode)
         return usageError(mode.error().message);
-    if (auto resumed = (*plane)->resume(command.taskId, {command.backend, command.image}); !resumed)
-        return usageError(resumed.error().message);
-    return follow(**plane, command.taskId, command.json, colorWanted(arguments), *mode);
+    if (auto continued = action(**plane); !continued)
+        return usageError(continued.error().message);
+    return follow(**plane, taskId, jsonOutput, colorWanted(arguments), *mode);
+}
+
+int resume(const CliArguments& arguments, const ResumeCommand& command) {
+    return continueTask(arguments, command.taskId, command.approve, command.json, [&](ControlPlane& plane) {
+        return plane.resume(command.taskId, {command.backend, command.image});
+    });
 }
 
 int reply(const CliArguments& arguments, const ReplyCommand& command) {
-    auto plane = openPlane(arguments);
-    if (!plane)
-        return usageError(plane.error().message);
-    auto mode = continuingMode(**plane, command.taskId, command.approve);
-    if (!mode)
-        return usageError(mode.error().message);
-    if (auto replied = (*plane)->reply(command.taskId, command.message); !replied)
-        return usageError(replied.error().message);
-    return follow(**plane, command.taskId, command.json, colorWanted(arguments), *mode);
+    return continueTask(arguments, command.taskId, command.approve, command.json,
+                        [&](ControlPlane& plane) { return plane.reply(command.taskId, command.message); });
 }
 
 int tasks(const CliArguments& arguments, const TasksCommand& command) {

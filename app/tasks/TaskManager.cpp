@@ -72,13 +72,20 @@ bool TaskManager::lockedElsewhere(const std::string& id) const {
     return locked;
 }
 
-Status TaskManager::resume(const std::string& id, const SandboxMove& move) {
+Result<TaskRecord> TaskManager::storedTask(const std::string& id) const {
     auto task = m_env.store->task(id);
     if (!task)
         return task.error();
     if (!*task)
         return makeError(ErrorCode::NotFound, "no task " + id + "; `warren tasks` lists them");
-    TaskRecord record = **task;
+    return **task;
+}
+
+Status TaskManager::resume(const std::string& id, const SandboxMove& move) {
+    auto task = storedTask(id);
+    if (!task)
+        return task.error();
+    TaskRecord record = *task;
     if (isActive(id) || lockedElsewhere(id))
         return makeError(ErrorCode::InvalidArgument, "task " + id + " is running");
     if (record.status == TaskStatus::Succeeded || record.status == TaskStatus::Cancelled)
@@ -100,12 +107,10 @@ Status TaskManager::resume(const std::string& id, const SandboxMove& move) {
 Status TaskManager::reply(const std::string& id, const std::string& message) {
     if (auto valid = checkReply(message); !valid)
         return valid;
-    auto task = m_env.store->task(id);
+    auto task = storedTask(id);
     if (!task)
         return task.error();
-    if (!*task)
-        return makeError(ErrorCode::NotFound, "no task " + id + "; `warren tasks` lists them");
-    TaskRecord record = **task;
+    TaskRecord record = *task;
     if (isActive(id) || lockedElsewhere(id))
         record.status = TaskStatus::Running; // whatever the record says yet
     std::error_code error;
@@ -136,16 +141,14 @@ Status TaskManager::cancel(const std::string& id, const std::string& why) {
         running->second->cancel(why);
         return Ok{};
     }
-    auto task = m_env.store->task(id);
+    auto task = storedTask(id);
     if (!task)
         return task.error();
-    if (!*task)
-        return makeError(ErrorCode::NotFound, "no task " + id + "; `warren tasks` lists them");
     if (lockedElsewhere(id)) {
         std::ofstream(m_env.data.taskDir(id) + "/cancel-requested") << why << "\n";
         return Ok{};
     }
-    TaskRecord record = **task;
+    TaskRecord record = *task;
     if (isFinal(record.status))
         return makeError(ErrorCode::InvalidArgument,
                          "task " + id + " has already " + taskStatusName(record.status));

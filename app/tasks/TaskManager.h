@@ -68,6 +68,7 @@ signals:
 private:
     void schedule();
     Status requeue(TaskRecord record); // queued, started when a slot is free
+    Result<TaskRecord> storedTask(const std::string& id) const; // NotFound names `warren tasks`
     bool lockedElsewhere(const std::string& id) const;
 
     RunnerEnvironment m_env;
