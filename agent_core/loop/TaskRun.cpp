@@ -423,14 +423,9 @@ std::optional<TaskOutcome> TaskRun::askModel() {
     if (m_config.compressHistory || *m_contextTokens > m_config.contextWindowLimit)
         compactContext();
 
-    protocol::LlmChatParams params{m_state.messages, m_tools->specs()};
-    params.tools.push_back(finishSpec());
-    if (m_config.maxOutputTokens)
-        params.maxOutputTokens = m_config.maxOutputTokens;
-    if (m_config.reasoningEffort != ReasoningEffort::Default)
-        params.reasoningEffort = std::string(toString(m_config.reasoningEffort));
-    if (m_seat.isSubAgent())
-        params.agent = m_seat.id;
+    auto tools = m_tools->specs();
+    tools.push_back(finishSpec());
+    protocol::LlmChatParams params = chatParams(m_state.messages, std::move(tools));
     for (;;) {
         const auto started = Clock::now();
         auto reply = m_model.chat(params, m_stepDeadline, m_cancellation);
@@ -442,11 +437,7 @@ std::optional<TaskOutcome> TaskRun::askModel() {
             return finish(ExitReason::Failed, reply.error().message);
         }
         auto& result = *reply;
-        m_state.counters.modelCalls++;
-        m_state.counters.tokensIn += result.tokenUsage.input;
-        m_state.counters.tokensOut += result.tokenUsage.output;
-        m_state.counters.tokensReasoning += result.tokenUsage.reasoning;
-        m_team->budget().add(0, result.tokenUsage.input + result.tokenUsage.output);
+        countModelCall(result.tokenUsage);
         if (m_seat.isSubAgent()) {
             for (std::size_t i = 0; i < result.toolCalls.size(); ++i)
                 result.toolCalls[i].id =
@@ -519,23 +510,34 @@ void TaskRun::compactContext() {
     m_contextTokens = compacted.estimatedTokensAfter;
 }
 
-HandoffVerdict TaskRun::writeHandoffSummary(const std::vector<protocol::ChatMessage>& cut) {
-    // One call without tools, through the same model as every step, counted like one.
-    protocol::LlmChatParams params{handoffRequest(m_state.prompt, cut, m_config.contextWindowLimit), {}};
+protocol::LlmChatParams TaskRun::chatParams(std::vector<protocol::ChatMessage> messages,
+                                            std::vector<protocol::ToolSpec> tools) const {
+    protocol::LlmChatParams params{std::move(messages), std::move(tools)};
     if (m_config.maxOutputTokens)
         params.maxOutputTokens = m_config.maxOutputTokens;
     if (m_config.reasoningEffort != ReasoningEffort::Default)
         params.reasoningEffort = std::string(toString(m_config.reasoningEffort));
     if (m_seat.isSubAgent())
         params.agent = m_seat.id;
+    return params;
+}
+
+void TaskRun::countModelCall(const protocol::TokenUsage& usage) {
+    m_state.counters.modelCalls++;
+    m_state.counters.tokensIn += usage.input;
+    m_state.counters.tokensOut += usage.output;
+    m_state.counters.tokensReasoning += usage.reasoning;
+    m_team->budget().add(0, usage.input + usage.output);
+}
+
+HandoffVerdict TaskRun::writeHandoffSummary(const std::vector<protocol::ChatMessage>& cut) {
+    // One call without tools, through the same model as every step, counted like one.
+    const protocol::LlmChatParams params =
+        chatParams(handoffRequest(m_state.prompt, cut, m_config.contextWindowLimit), {});
     auto reply = m_model.chat(params, m_stepDeadline, m_cancellation);
     if (!reply)
         return {std::nullopt, "the model call failed: " + reply.error().message};
-    m_state.counters.modelCalls++;
-    m_state.counters.tokensIn += reply->tokenUsage.input;
-    m_state.counters.tokensOut += reply->tokenUsage.output;
-    m_state.counters.tokensReasoning += reply->tokenUsage.reasoning;
-    m_team->budget().add(0, reply->tokenUsage.input + reply->tokenUsage.output);
+    countModelCall(reply->tokenUsage);
     return checkHandoffSummary(*reply, m_config.contextWindowLimit);
 }
 

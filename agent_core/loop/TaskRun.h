@@ -56,6 +56,10 @@ private:
     // cut and replaced by a summary, the model's when compaction_summary is model and its answer passes.
     // A guard event (context_window_limit, warn) says what was done.
     void compactContext();
+    // A model call's parameters as every call of this agent sends them (output limit, reasoning, agent).
+    protocol::LlmChatParams chatParams(std::vector<protocol::ChatMessage> messages,
+                                       std::vector<protocol::ToolSpec> tools) const;
+    void countModelCall(const protocol::TokenUsage& usage); // in the counters and the task's budget
     HandoffVerdict writeHandoffSummary(const std::vector<protocol::ChatMessage>& cut);
     // A reply cut by the output limit (CutReply.h): the room to ask again with, the end of the task, or
     // nullopt when the model was told and the next step goes on.
