@@ -6,9 +6,15 @@
 #include <QStandardPaths>
 #include <QString>
 #include <nlohmann/json.hpp>
+#include <chrono>
 #include <string>
 
 namespace warren::test {
+
+// The bearer token the double accepts, and how long a test waits at most: a safety net, as every wait ends
+// on an event long before.
+inline constexpr const char* kToken = "double-token";
+inline constexpr std::chrono::seconds kSafety{60};
 
 inline bool makeCertificate(const QString& certificate, const QString& key) {
     const QString openssl = QStandardPaths::findExecutable("openssl");

@@ -22,10 +22,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr auto kSafety = 60s; // a safety net: every wait ends on an event long before
-
-const char* kToken = "double-token";
-
 QString errorOf(const Error& error) { return QString::fromStdString(error.message); }
 
 } // namespace

@@ -21,10 +21,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr auto kSafety = 60s; // a safety net: every wait ends on an event long before
-
-const char* kToken = "double-token";
-
 std::string text(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
