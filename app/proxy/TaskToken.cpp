@@ -50,7 +50,9 @@ std::optional<QByteArray> fromBase64Url(std::string_view text) {
     auto decoded =
         QByteArray::fromBase64Encoding(QByteArray(text.data(), static_cast<qsizetype>(text.size())),
                                        kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
-    if (!decoded)
+    // Only the one canonical spelling is accepted: the spare low bits of the last character are
+    // ignored by the decoder, so a token whose text differs could otherwise verify as the same token.
+    if (!decoded || toBase64Url(*decoded) != text)
         return std::nullopt;
     return *decoded;
 }

@@ -147,7 +147,8 @@ void TestAgentListener::refusedHellos() {
         line = protocol::helloLine(m_tokens->issue("t-1", {scope::kLlm, scope::kMemory}, kLifetime));
     } else if (kind == "forged") {
         std::string token = m_tokens->issue("t-1", {scope::kChannel}, kLifetime);
-        token.back() = token.back() == 'A' ? 'B' : 'A';
+        char& inTheMac = token[token.size() - 2];
+        inTheMac = inTheMac == 'A' ? 'B' : 'A';
         line = protocol::helloLine(token);
     } else if (kind == "revoked") {
         const std::string token = m_tokens->issue("t-1", {scope::kChannel}, kLifetime);

@@ -76,6 +76,24 @@ private slots:
         QVERIFY(messageOf(tokens.verify(token, scope::kLlm, now())).contains("bad signature"));
     }
 
+    // The last character of each part has spare low bits a decoder ignores: a token is one exact string,
+    // so no other spelling of it verifies (the nonce stays the token's one identity).
+    void noOtherSpellingOfATokenVerifies() {
+        TaskTokens tokens("secret");
+        const std::string token = tokens.issue("task-1", {scope::kLlm}, 60s);
+        const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        for (const std::size_t at : {token.find('.') - 1, token.size() - 1}) {
+            for (const char c : alphabet) {
+                if (c == token[at])
+                    continue;
+                std::string respelled = token;
+                respelled[at] = c;
+                QVERIFY2(!tokens.verify(respelled, scope::kLlm, now()).ok(), respelled.c_str());
+            }
+        }
+        QVERIFY(tokens.verify(token, scope::kLlm, now()).ok());
+    }
+
     void expiredTokenIsRefused() {
         TaskTokens tokens("secret");
         const std::string token = tokens.issue("task-1", {scope::kLlm}, 60s);
