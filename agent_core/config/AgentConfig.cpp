@@ -16,6 +16,7 @@ extern const std::string_view presetLocalLightJson;
 extern const std::string_view presetMemoryOptimizedJson;
 extern const std::string_view presetProductionLogJson;
 extern const std::string_view presetSafeModeJson;
+extern const std::string_view presetTeamJson;
 } // namespace warren::resources
 
 namespace warren::agent {
@@ -31,12 +32,13 @@ struct BuiltInPreset {
 
 // Sorted by name. A preset is parsed and checked by applySettings each time it is used, so a broken file
 // is reported like any other bad setting (and the tests resolve every one).
-std::array<BuiltInPreset, 5> builtInPresets() {
+std::array<BuiltInPreset, 6> builtInPresets() {
     return {{{"local-light", resources::presetLocalLightJson},
              {"long-term-memory", resources::presetLongTermMemoryJson},
              {"memory-optimized", resources::presetMemoryOptimizedJson},
              {"production-log", resources::presetProductionLogJson},
-             {"safe-mode", resources::presetSafeModeJson}}};
+             {"safe-mode", resources::presetSafeModeJson},
+             {"team", resources::presetTeamJson}}};
 }
 
 Error invalid(std::string message) {

@@ -20,7 +20,7 @@ struct TimelineCard {
         Plan,       // the model's plan as update_plan last sent it, a line per step
         Notice,     // resumed, checkpoint, hook, guard, error, warnings
         Finished,   // how the task ended
-        Agent,      // a sub-agent (spawn_agent): role, brief, its status; its own cards follow, at its depth
+        Agent,      // a sub-agent (spawn_agent): role, brief, its live status; its work is folded into it
     };
     enum class State { Plain, Running, Succeeded, Failed, Waiting, Approved, Denied, Warning };
     enum class Body {
@@ -47,6 +47,10 @@ struct TimelineCard {
     std::string agent;          // the sub-agent whose work it is; "" for the task's own agent
     std::uint64_t depth = 0;    // how deep that agent nests: 0 the task's own, 1 a sub-agent it started
     std::size_t parentCard = 0; // Agent cards: the card of the spawn_agent call that started it
+    // The Agent card of the sub-agent whose work this card is (a nested sub-agent's Agent card: its parent's),
+    // where a face folds it in; 0: the task's own agent's work, shown in the task's flow.
+    std::size_t agentCard = 0;
+    std::size_t members = 0; // Agent cards: how many cards name it as their agentCard
 };
 
 } // namespace warren::timeline

@@ -96,8 +96,31 @@ TimelineCard& TimelineFold::newCard(Kind kind, const Event& envelope) {
         created.agent = *envelope.agent;
         const auto agent = m_agents.find(*envelope.agent);
         created.depth = agent == m_agents.end() ? 1 : m_cards[agent->second].depth;
+        if (agent != m_agents.end())
+            joinAgent(created, agent->second);
     }
     return created;
+}
+
+void TimelineFold::joinAgent(TimelineCard& card, std::size_t agentCard) {
+    card.agentCard = agentCard;
+    ++m_cards[agentCard].members;
+    touch(agentCard);
+}
+
+void TimelineFold::showProgress(const std::string& agent) {
+    const auto card = m_agents.find(agent);
+    if (card == m_agents.end() || m_cards[card->second].state != State::Running)
+        return;
+    const AgentProgress& progress = m_progress[agent];
+    std::string detail = "running";
+    if (progress.step > 0)
+        detail += " \xC2\xB7 step " + std::to_string(progress.step);
+    if (progress.calls > 0)
+        detail += " \xC2\xB7 " + std::to_string(progress.calls) + (progress.calls == 1 ? " call" : " calls") +
+                  " \xC2\xB7 last: " + progress.lastCall;
+    m_cards[card->second].detail = std::move(detail);
+    touch(card->second);
 }
 
 TimelineCard& TimelineFold::notice(const Event& envelope, State state, std::string title,
@@ -136,6 +159,10 @@ std::size_t TimelineFold::callCardOrEarlier(const Event& e, const std::string& i
 void TimelineFold::take(const Event& e, const StepStartedData&) {
     m_streaming.erase(agentOf(e));
     newCard(Kind::Step, e).title = (e.agent ? *e.agent + " \xC2\xB7 " : std::string()) + "Step " + std::to_string(e.step);
+    if (e.agent) {
+        m_progress[*e.agent].step = e.step;
+        showProgress(*e.agent);
+    }
 }
 
 void TimelineFold::take(const Event& e, const ModelDeltaData& data) {
@@ -193,6 +220,12 @@ void TimelineFold::take(const Event& e, const ToolCallData& data) {
             card.detail = command;
     }
     m_calls[callKey(e, card.callId)] = m_cards.size() - 1;
+    if (e.agent) {
+        AgentProgress& progress = m_progress[*e.agent];
+        ++progress.calls;
+        progress.lastCall = card.title;
+        showProgress(*e.agent);
+    }
 }
 
 void TimelineFold::take(const Event& e, const ToolOutputData& data) {
@@ -369,6 +402,9 @@ void TimelineFold::take(const Event& e, const AgentStartedData& data) {
     Event starter = e;
     starter.agent = data.parent;
     card.parentCard = callCard(callKey(starter, data.callId)).value_or(0);
+    if (data.parent)
+        if (const auto parent = m_agents.find(*data.parent); parent != m_agents.end())
+            joinAgent(card, parent->second);
     m_agents[card.agent] = before;
 }
 
@@ -384,6 +420,8 @@ void TimelineFold::take(const Event& e, const AgentFinishedData& data) {
     TimelineCard& card = m_cards[it->second];
     card.state = data.reason == "finished" ? State::Succeeded : data.reason == "paused" ? State::Plain : State::Failed;
     card.detail = data.reason;
+    if (const std::uint64_t calls = m_progress[agentOf(e)].calls; calls > 0)
+        card.detail += " \xC2\xB7 " + std::to_string(calls) + (calls == 1 ? " call" : " calls");
     if (!data.files.empty()) {
         card.detail += " \xC2\xB7 changed ";
         for (std::size_t i = 0; i < data.files.size(); ++i)

@@ -84,6 +84,15 @@ private:
     void take(const protocol::Event&, const protocol::TaskStartedData&) {}    // the prompt card is there
     void take(const protocol::Event&, const protocol::ResourceSampleData&) {} // counted only
     void touch(std::size_t index);
+    void joinAgent(TimelineCard& card, std::size_t agentCard); // card is agentCard's work
+    void showProgress(const std::string& agent);                // its Agent card's detail while it runs
+
+    // What an Agent card says while its agent runs: "running · step 3 · 5 calls · last: $ pytest".
+    struct AgentProgress {
+        std::uint64_t step = 0;
+        std::uint64_t calls = 0;
+        std::string lastCall;
+    };
 
     std::deque<TimelineCard> m_cards;
     std::vector<std::size_t> m_changed;             // of the event being taken
@@ -93,6 +102,7 @@ private:
     std::map<std::string, std::size_t> m_lastChange;
     std::map<std::string, std::size_t> m_streaming; // agent -> the reply it streams in its current step
     std::map<std::string, std::size_t> m_agents;    // sub-agent -> its Agent card
+    std::map<std::string, AgentProgress> m_progress; // sub-agent -> what it has done so far
     TaskCounters m_counters;
 };
 

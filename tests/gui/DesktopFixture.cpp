@@ -37,12 +37,15 @@ void DesktopFixture::close() {
     m_plane.reset();
 }
 
-QString DesktopFixture::useScript(const std::vector<json>& turns) {
+QString DesktopFixture::useScript(const std::vector<json>& turns, const json& agents) {
     const QString path = m_data.filePath(QStringLiteral("script-%1.json").arg(++m_scripts));
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return {};
-    file.write(QByteArray::fromStdString(json{{"turns", turns}}.dump()));
+    json script{{"turns", turns}};
+    if (!agents.is_null())
+        script["agents"] = agents;
+    file.write(QByteArray::fromStdString(script.dump()));
     file.close();
     auto settings = m_plane->settings();
     if (!settings)

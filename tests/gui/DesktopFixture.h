@@ -22,8 +22,9 @@ public:
     control::LocalControlPlane& plane() { return *m_plane; }
     ui::MainWindow& window() { return *m_window; }
 
-    // Writes a model script ({"turns": [...]}) and makes it the configured model.
-    QString useScript(const std::vector<nlohmann::json>& turns);
+    // Writes a model script ({"turns": [...]}, and its sub-agents' {"agents": {ID: [...]}} when given) and
+    // makes it the configured model.
+    QString useScript(const std::vector<nlohmann::json>& turns, const nlohmann::json& agents = {});
     // Waits until the task ends (taskFinished), up to timeoutMs; the window's pending events are applied.
     bool waitFinished(const QString& taskId, int timeoutMs = 120000);
     // Waits until an event of this type is stored for the task.

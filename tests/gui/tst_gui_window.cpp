@@ -5,6 +5,7 @@
 #include "tests/gui/LongTaskEvents.h"
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
+#include "ui/views/TimelineDelegate.h"
 #include "ui/views/TimelineView.h"
 #include "ui/windows/ReplyBar.h"
 #include "ui/windows/SidePanel.h"
@@ -91,6 +92,7 @@ private slots:
     void stopEndsTheSandbox();
     void resumeContinuesAnInterruptedTask();
     void aReplyContinuesAFinishedTask();
+    void aSubAgentsWorkIsFoldedIntoItsCard();
     void firstRunOffersTheDemo();
     void aLongTaskOpensAtItsEndAndPagesInAsTheUserScrollsUp();
 };
@@ -400,6 +402,80 @@ void TestGuiWindow::aReplyContinuesAFinishedTask() {
              qPrintable(QString("%1 %2 %3 %4").arg(firstEnd).arg(reply).arg(secondWrite).arg(secondEnd)));
     QCOMPARE(itemsOf(timeline, Kind::Finished).back()->prose, QStringLiteral("wrote second.txt"));
     QVERIFY(bar->sendButton()->isEnabled());
+}
+
+// With the team preset the agent starts a helper: its card sits under the call that started it and says
+// how it ended; its work is folded into it until the user clicks "Show its work", or asks for a file it
+// changed from the side panel.
+void TestGuiWindow::aSubAgentsWorkIsFoldedIntoItsCard() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    desk.window().newTaskBar()->setDefaults({{"team"}, {}, "bwrap", "none"});
+    QTemporaryDir workspace;
+    desk.useScript({turn("", "spawn_agent", {{"brief", "Write a.txt"}}), turn("", "wait_agents", json::object()),
+                    turn("", "finish", {{"summary", "the helper wrote a.txt"}})},
+                   {{"agent-1", {turn("", "write_file", {{"path", "a.txt"}, {"content", "a\n"}}),
+                                 turn("", "finish", {{"summary", "wrote a.txt"}})}}});
+    const QString id = runFromBar(desk, workspace.path(), "Get a helper to write a.txt");
+    QVERIFY(!id.isEmpty());
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+    QVERIFY(QFile::exists(workspace.filePath("a.txt")));
+
+    const TimelineModel& timeline = *desk.window().timeline();
+    warren::ui::TimelineView* view = desk.window().timelineView();
+    int agentRow = -1;
+    for (int row = 0; row < timeline.rowCount(); ++row)
+        if (timeline.item(row)->kind == Kind::Agent)
+            agentRow = row;
+    QVERIFY(agentRow > 0);
+    const TimelineItem& agent = *timeline.item(agentRow);
+    QCOMPARE(agent.title, QStringLiteral("agent-1 (worker)"));
+    QCOMPARE(agent.state, State::Succeeded);
+    QVERIFY2(agent.detail.startsWith(QString::fromUtf8("finished \u00b7 2 calls \u00b7 changed a.txt")),
+             qPrintable(agent.detail));
+    QCOMPARE(timeline.item(agentRow - 1)->kind, Kind::ToolCall); // the spawn_agent call that started it
+    QVERIFY(!view->isRowHidden(agentRow));
+    std::vector<int> work, shown;
+    for (int row = 0; row < timeline.rowCount(); ++row) {
+        if (timeline.item(row)->agentRow == static_cast<std::size_t>(agentRow))
+            work.push_back(row);
+        else if (!view->isRowHidden(row))
+            shown.push_back(row);
+    }
+    QCOMPARE(agent.members, work.size());
+    QVERIFY(work.size() >= 4); // its steps, its two calls, its file change
+    for (const int row : work)
+        QVERIFY2(view->isRowHidden(row), qPrintable(timeline.item(row)->title));
+    QCOMPARE(shown.size(), static_cast<std::size_t>(timeline.rowCount()) - work.size()); // the task's own work shows
+
+    // "Show its work (N cards)", clicked as a user does; the card stays where it was.
+    const auto toggleOf = [&] {
+        QStyleOptionViewItem option;
+        option.initFrom(view->viewport());
+        option.rect = view->visualRect(timeline.index(agentRow));
+        option.font = view->font();
+        return static_cast<warren::ui::TimelineDelegate*>(view->itemDelegate())
+            ->toggleRect(option, timeline.index(agentRow));
+    };
+    const QRect toggle = toggleOf();
+    QVERIFY(!toggle.isEmpty());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, toggle.center());
+    QVERIFY(timeline.item(agentRow)->expanded);
+    for (const int row : work)
+        QVERIFY2(!view->isRowHidden(row), qPrintable(timeline.item(row)->title));
+    QCOMPARE(toggleOf(), toggle);
+    QVERIFY(!view->following());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, toggle.center());
+    QVERIFY(!timeline.item(agentRow)->expanded);
+    QVERIFY(view->isRowHidden(work.front()));
+
+    // The side panel's file takes the user to the helper's change, unfolded.
+    const int change = timeline.lastChangeOf(QStringLiteral("a.txt"));
+    QVERIFY(change > agentRow && timeline.item(change)->agentRow == static_cast<std::size_t>(agentRow));
+    emit desk.window().findChild<warren::ui::SidePanel*>()->changedFileActivated(QStringLiteral("a.txt"));
+    QVERIFY(timeline.item(agentRow)->expanded);
+    QVERIFY(!view->isRowHidden(change));
 }
 
 void TestGuiWindow::firstRunOffersTheDemo() {

@@ -16,11 +16,14 @@ namespace {
 
 class Events {
 public:
-    json add(const std::string& type, json data, std::uint64_t step, const std::string& tool = {}) {
+    json add(const std::string& type, json data, std::uint64_t step, const std::string& tool = {},
+             const std::string& agent = {}) {
         json event{{"seq", ++m_seq}, {"ts", "2026-11-29T10:00:00.000Z"}, {"type", type}, {"step", step},
                    {"data", std::move(data)}};
         if (!tool.empty())
             event["tool"] = tool;
+        if (!agent.empty())
+            event["agent"] = agent;
         m_all.push_back(event);
         return event;
     }
@@ -49,6 +52,7 @@ private slots:
     void eventsAreTakenOnce();
     void diffLinesAreColoured();
     void approvalIsResolvedInPlace();
+    void aSubAgentsWorkIsFoldedUntilItsCardIsExpanded();
     void approvalsOfferTheCommandPrefix();
     void networkRequestsAreNotices();
     void anEndedTaskLeavesNoCallRunning();
@@ -176,6 +180,36 @@ void TestTimelineModel::approvalIsResolvedInPlace() {
     QCOMPARE(model.item(1)->state, State::Denied);
     QVERIFY(model.item(1)->detail.contains("not now"));
     QCOMPARE(changed.size(), 1);
+}
+
+// A sub-agent's cards are folded into its Agent card, a nested one's into its parent's too, while its
+// questions to the user never are.
+void TestTimelineModel::aSubAgentsWorkIsFoldedUntilItsCardIsExpanded() {
+    TimelineModel model;
+    model.reset("t-1", "p");
+    Events events;
+    events.add("tool_call", {{"id", "c1"}, {"arguments", {{"brief", "Plan"}}}}, 1, "spawn_agent");
+    events.add("agent_started", {{"parent", nullptr}, {"call_id", "c1"}, {"role", "worker"}, {"brief", "Plan"}, {"depth", 1}},
+               0, {}, "agent-1");
+    events.add("tool_call", {{"id", "c1"}, {"arguments", {{"brief", "Look"}}}}, 1, "spawn_agent", "agent-1");
+    events.add("agent_started", {{"parent", "agent-1"}, {"call_id", "c1"}, {"role", "explorer"}, {"brief", "Look"},
+                                 {"depth", 2}}, 0, {}, "agent-2");
+    events.add("tool_call", {{"id", "c1"}, {"arguments", {{"path", "a"}}}}, 1, "read_file", "agent-2");
+    events.add("approval_requested", {{"id", "c2"}, {"arguments", {{"command", "make"}}}, {"reason", "shell"}}, 1,
+               "shell", "agent-2");
+    events.add("step_started", json::object(), 2);
+    model.append(events.take());
+    QCOMPARE(model.rowCount(), 8);
+    const std::vector<bool> foldedAtFirst = {false, false, false, true, true, true, false, false};
+    for (int row = 0; row < model.rowCount(); ++row)
+        QVERIFY2(model.folded(row) == foldedAtFirst[static_cast<std::size_t>(row)], qPrintable(model.item(row)->title));
+    QCOMPARE(model.item(2)->members, std::size_t(2));
+    model.setExpanded(2, true); // agent-1's work shows; agent-2's stays folded into agent-2's card
+    QVERIFY(!model.folded(3) && !model.folded(4) && model.folded(5));
+    model.setExpanded(4, true);
+    QVERIFY(!model.folded(5));
+    model.setExpanded(2, false); // folding the parent folds everything under it again
+    QVERIFY(model.folded(3) && model.folded(4) && model.folded(5) && !model.folded(6));
 }
 
 // "Always allow commands like this" is offered with exactly the prefix it would allow, and only where one is

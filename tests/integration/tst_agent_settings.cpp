@@ -940,6 +940,7 @@ private slots:
         QTest::newRow("local-light") << QStringList{"--preset", "local-light"}
                                      << R"({"memory_backend":"in-memory","log_level":"info","lazy_tools":true,
                    "tools":["shell","read_file","write_file","edit_file","apply_patch","list_files","finish"]})";
+        QTest::newRow("team") << QStringList{"--preset", "team"} << R"({"max_subagents":3})";
         QTest::newRow("safe-mode,local-light: both")
             << QStringList{"--preset", "safe-mode,local-light"}
             << R"({"max_steps":50,"memory_backend":"in-memory","approval_tools":["shell","write_file","edit_file","apply_patch"],

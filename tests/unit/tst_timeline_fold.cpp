@@ -79,14 +79,51 @@ private slots:
         QCOMPARE(cards[5].agent, std::string("agent-1"));
         QCOMPARE(cards[5].state, State::Succeeded);
         QCOMPARE(cards[2].state, State::Running); // the task's own c1 is still waiting for its result
+        // Its work is folded into its card, which says what it is doing; the task's own cards are not.
+        QCOMPARE(cards[4].agentCard, std::size_t(3));
+        QCOMPARE(cards[5].agentCard, std::size_t(3));
+        QCOMPARE(cards[3].members, std::size_t(2));
+        QCOMPARE(cards[2].agentCard, std::size_t(0));
+        QCOMPARE(cards[3].agentCard, std::size_t(0));
+        QCOMPARE(cards[3].detail, std::string("running \xC2\xB7 step 1 \xC2\xB7 1 call \xC2\xB7 last: ") + cards[5].title);
         const auto changed = fold(timeline, {ev("agent_finished", {{"reason", "finished"}, {"summary", "wrote it"},
                                                                     {"files", {"a.txt"}}}, 1, {}, sub)});
         QCOMPARE(changed[0], (std::vector<std::size_t>{3}));
         QCOMPARE(cards[3].state, State::Succeeded);
-        QCOMPARE(cards[3].detail, std::string("finished \xC2\xB7 changed a.txt"));
+        QCOMPARE(cards[3].detail, std::string("finished \xC2\xB7 1 call \xC2\xB7 changed a.txt"));
         QCOMPARE(cards[3].prose, std::string("Write a.txt\n\nwrote it"));
         QCOMPARE(timeline.counters().subagents, std::uint64_t(1));
         QCOMPARE(timeline.counters().steps, std::uint64_t(1));
+    }
+
+    // A sub-agent started by a sub-agent is part of its parent's work, and its own work is its own.
+    void nestedSubAgentsFoldIntoTheirParent() {
+        TimelineFold timeline("Split the work twice");
+        const json first = {{"agent", "agent-1"}};
+        const json second = {{"agent", "agent-2"}};
+        fold(timeline, {ev("tool_call", {{"id", "c1"}, {"arguments", {{"brief", "Plan it"}}}}, 1, "spawn_agent"),
+                        ev("agent_started", {{"parent", nullptr}, {"call_id", "c1"}, {"role", "worker"},
+                                             {"brief", "Plan it"}, {"depth", 1}}, 0, {}, first),
+                        ev("tool_call", {{"id", "c1"}, {"arguments", {{"brief", "Look"}}}}, 1, "spawn_agent", first),
+                        ev("agent_started", {{"parent", "agent-1"}, {"call_id", "c1"}, {"role", "explorer"},
+                                             {"brief", "Look"}, {"depth", 2}}, 0, {}, second),
+                        ev("step_started", json::object(), 1, {}, second),
+                        ev("step_started", json::object(), 2, {}, first)});
+        const auto& cards = timeline.cards();
+        QCOMPARE(cards.size(), std::size_t(7));
+        QCOMPARE(cards[2].title, std::string("agent-1 (worker)"));
+        QCOMPARE(cards[4].title, std::string("agent-2 (explorer)"));
+        QCOMPARE(cards[2].agentCard, std::size_t(0));
+        QCOMPARE(cards[3].agentCard, std::size_t(2)); // agent-1's call
+        QCOMPARE(cards[4].agentCard, std::size_t(2)); // agent-2's card, in agent-1's work
+        QCOMPARE(cards[4].parentCard, std::size_t(3));
+        QCOMPARE(cards[5].agentCard, std::size_t(4));
+        QCOMPARE(cards[6].agentCard, std::size_t(2));
+        QCOMPARE(cards[2].members, std::size_t(3));
+        QCOMPARE(cards[4].members, std::size_t(1));
+        QCOMPARE(cards[4].depth, std::uint64_t(2));
+        QCOMPARE(cards[2].detail, std::string("running \xC2\xB7 step 2 \xC2\xB7 1 call \xC2\xB7 last: ") + cards[3].title);
+        QCOMPARE(cards[4].detail, std::string("running \xC2\xB7 step 1"));
     }
 
     void describesCalls_data() {

@@ -150,6 +150,20 @@ void TimelineModel::setExpanded(int row, bool expanded) {
     emit dataChanged(index(row), index(row));
 }
 
+bool TimelineModel::folded(int row) const {
+    const TimelineItem* at = item(row);
+    if (at && at->kind == TimelineItem::Kind::Approval) // a question to the user is never out of sight
+        return false;
+    // An Agent card comes before its work: a walk up ends at the task's own flow.
+    while (at && at->agentRow != 0) {
+        const TimelineItem* agent = item(static_cast<int>(at->agentRow));
+        if (!agent || !agent->expanded)
+            return true;
+        at = agent;
+    }
+    return false;
+}
+
 void TimelineModel::append(const std::vector<json>& events) {
     std::set<std::size_t> changed; // items the view already shows whose content changed
     const std::size_t before = m_committed;
@@ -210,6 +224,8 @@ void TimelineModel::sync(std::size_t index) {
     item.state = card.state;
     item.step = card.step;
     item.depth = card.depth;
+    item.agentRow = card.agentCard;
+    item.members = card.members;
     item.firstSeq = card.firstSeq;
     item.title = qs(card.title);
     item.detail = qs(card.detail);

@@ -43,6 +43,9 @@ public:
     // last; complete: the task's first event is counted.
     void addEarlierCounts(const timeline::TaskCounters& page, bool complete);
     void setExpanded(int row, bool expanded);
+    // Whether the row is a sub-agent's work whose Agent card (or one above it) is not expanded: the view
+    // hides it. Never an approval: a question to the user stays in sight.
+    bool folded(int row) const;
 
     const QString& taskId() const { return m_taskId; }
     std::uint64_t lastSeq() const { return m_lastSeq; }

@@ -162,6 +162,10 @@ TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, 
             y = g.toggle.bottom() + 1;
         }
     }
+    if (item.kind == Kind::Agent && item.members > 0) { // its work, folded into it
+        g.toggle = QRect(left, y + kGap, width, h.text);
+        y = g.toggle.bottom() + 1;
+    }
     if (item.kind == Kind::Approval && item.state == State::Waiting) {
         g.approvalBar = QRect(left, y + kGap, width, kApprovalBarHeight);
         y = g.approvalBar.bottom() + 1;
@@ -267,10 +271,14 @@ void TimelineDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
         painter->setFont(option.font);
         painter->setPen(palette.color(QPalette::Link));
         const qsizetype count = shownLines(*item).second;
-        const QString text = item->expanded ? tr("Show less")
-                                            : tr("Show all %1 lines (%2 hidden)")
-                                                  .arg(item->body.lineCount())
-                                                  .arg(item->body.lineCount() - count);
+        const QString text = item->kind == Kind::Agent
+                                 ? (item->expanded      ? tr("Hide its work")
+                                    : item->members == 1 ? tr("Show its work (1 card)")
+                                                         : tr("Show its work (%1 cards)").arg(item->members))
+                             : item->expanded ? tr("Show less")
+                                              : tr("Show all %1 lines (%2 hidden)")
+                                                    .arg(item->body.lineCount())
+                                                    .arg(item->body.lineCount() - count);
         painter->drawText(g.toggle, Qt::AlignLeft | Qt::AlignVCenter, text);
     }
     painter->restore();

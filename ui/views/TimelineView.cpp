@@ -36,6 +36,10 @@ TimelineView::TimelineView(QWidget* parent) : QListView(parent), m_delegate(new 
     connect(m_delegate, &TimelineDelegate::toggleClicked, this, [this](const QModelIndex& index) {
         if (const TimelineItem* item = m_model ? m_model->item(index.row()) : nullptr) {
             m_model->setExpanded(index.row(), !item->expanded);
+            if (item->kind == TimelineItem::Kind::Agent) {
+                m_follow = false; // the user reads the card they opened, not the newest one below
+                syncFolded(index.row() + 1, m_model->rowCount() - 1);
+            }
             scheduleDelayedItemsLayout();
         }
     });
@@ -50,6 +54,7 @@ void TimelineView::setTimeline(TimelineModel* model) {
     });
     connect(model, &QAbstractItemModel::modelReset, this, [this] {
         m_delegate->forgetLayouts();
+        syncFolded(0, m_model->rowCount() - 1);
         if (m_model->prepending()) {
             restoreTopCard();
             syncApprovalBars(0, m_model->rowCount() - 1);
@@ -73,10 +78,36 @@ void TimelineView::askForEarlier() {
     });
 }
 
+void TimelineView::reveal(int row) {
+    if (!m_model || !m_model->item(row))
+        return;
+    for (const TimelineItem* at = m_model->item(row); at->agentRow != 0;) {
+        const int agentRow = static_cast<int>(at->agentRow);
+        at = m_model->item(agentRow);
+        if (!at)
+            return;
+        if (!at->expanded)
+            m_model->setExpanded(agentRow, true);
+    }
+    syncFolded(0, m_model->rowCount() - 1);
+    executeDelayedItemsLayout();
+    scrollTo(m_model->index(row), QAbstractItemView::PositionAtTop);
+}
+
+void TimelineView::syncFolded(int first, int last) {
+    for (int row = first; row <= last; ++row) {
+        const bool folded = m_model->folded(row);
+        if (isRowHidden(row) != folded)
+            setRowHidden(row, folded);
+    }
+}
+
 void TimelineView::rememberTopCard() {
     m_anchors.clear();
     // Row 0 is the prompt, which stays first: the cards below it are the ones the user was reading.
     for (int row = std::max(indexAt(QPoint(1, 1)).row(), 1); row < m_model->rowCount(); ++row) {
+        if (isRowHidden(row))
+            continue;
         const QRect rect = visualRect(m_model->index(row));
         if (rect.top() >= viewport()->height())
             break;
@@ -100,7 +131,7 @@ void TimelineView::restoreTopCard() {
     };
     for (const auto& [seq, top] : m_anchors) {
         const int row = rowOf(seq);
-        if (row < 0)
+        if (row < 0 || isRowHidden(row)) // folded into an Agent card: the refold shows it collapsed
             continue;
         executeDelayedItemsLayout(); // the rows' positions now, not at the next layout
         verticalScrollBar()->setValue(verticalScrollBar()->value() + visualRect(m_model->index(row)).top() - top);
@@ -112,6 +143,7 @@ void TimelineView::restoreTopCard() {
 
 void TimelineView::rowsInserted(const QModelIndex& parent, int start, int end) {
     QListView::rowsInserted(parent, start, end);
+    syncFolded(start, end);
     syncApprovalBars(start, end);
 }
 

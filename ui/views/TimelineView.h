@@ -2,7 +2,8 @@
 // The live timeline: a list view of TimelineModel's cards that follows the newest card unless the user
 // scrolled up, lays out again only when a card's height really changed, and puts the Approve / Deny bar
 // into each waiting approval card. A task shown from its end asks for earlier events (earlierWanted) when
-// the user reaches the top, and keeps the card at the top where it was when they are put above it.
+// the user reaches the top, and keeps the card at the top where it was when they are put above it. A
+// sub-agent's work is folded into its Agent card (hidden rows) until the user expands that card.
 
 #include "ui/views/ApprovalBar.h"
 
@@ -22,6 +23,8 @@ public:
     explicit TimelineView(QWidget* parent = nullptr);
     void setTimeline(TimelineModel* model);
     bool following() const { return m_follow; }
+    // Scrolls to the row, expanding the Agent cards it is folded into.
+    void reveal(int row);
 
 signals:
     void approvalAnswered(const warren::ui::ApprovalAnswer& answer);
@@ -36,6 +39,7 @@ protected:
 
 private:
     void syncApprovalBars(int first, int last);
+    void syncFolded(int first, int last); // hides the rows of sub-agents' work that is folded
     void askForEarlier(); // once per turn of the event loop, when the top shows and there is more
     void rememberTopCard();
     void restoreTopCard();

@@ -157,10 +157,7 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
 
     m_side = new SidePanel(splitter);
     connect(m_side, &SidePanel::changedFileActivated, this, [this](const QString& path) {
-        const int row = m_timeline->lastChangeOf(path);
-        if (row < 0)
-            return;
-        m_timelineView->scrollTo(m_timeline->index(row), QAbstractItemView::PositionAtTop);
+        m_timelineView->reveal(m_timeline->lastChangeOf(path));
     });
     splitter->addWidget(left);
     splitter->addWidget(centre);
