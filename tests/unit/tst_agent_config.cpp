@@ -79,7 +79,7 @@ private slots:
     void presetNamesAreTheBuiltIns() {
         QCOMPARE(presetNames(),
                  (std::vector<std::string>{"local-light", "long-term-memory", "memory-optimized",
-                                           "production-log", "safe-mode"}));
+                                           "production-log", "safe-mode", "team"}));
     }
 
     void everyBuiltInPresetResolves() {
@@ -380,7 +380,7 @@ private slots:
     void unknownPresetListsTheKnownOnes() {
         QCOMPARE(errorOf({"safe-mode", "safe_mode"}, json()),
                  "unknown preset \"safe_mode\" (known: local-light, long-term-memory, memory-optimized, "
-                 "production-log, safe-mode)");
+                 "production-log, safe-mode, team)");
         QVERIFY(resolveConfig({"safe_mode"}, json()).error().code == ErrorCode::InvalidArgument);
     }
 
