@@ -67,6 +67,24 @@ std::string title(const std::string& tool, const json& arguments) {
         return "recall " + stringArgument(arguments, "key");
     if (tool == "memory_search")
         return "search memory for " + stringArgument(arguments, "query");
+    if (tool == "spawn_agent" && arguments.contains("brief")) {
+        const std::string role = stringArgument(arguments, "role");
+        return "start " + (role.empty() ? std::string("worker") : role) + ": " +
+               firstLine(stringArgument(arguments, "brief"));
+    }
+    if (tool == "wait_agents") {
+        const auto agents = arguments.find("agents");
+        if (agents == arguments.end() || !agents->is_array())
+            return "wait for the agents";
+        std::string names;
+        for (const json& agent : *agents)
+            names += (names.empty() ? "" : ", ") + (agent.is_string() ? agent.get<std::string>() : compactJson(agent));
+        return "wait for " + names;
+    }
+    if (tool == "send_agent" && arguments.contains("agent"))
+        return "tell " + stringArgument(arguments, "agent") + ": " + firstLine(stringArgument(arguments, "message"));
+    if (tool == "close_agent" && arguments.contains("agent"))
+        return "close " + stringArgument(arguments, "agent");
     return tool + " " + firstLine(compactJson(arguments));
 }
 

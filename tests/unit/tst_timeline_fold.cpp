@@ -150,6 +150,21 @@ private slots:
                                      << std::string(R"({"key":"k","value":"v"})") << "remember k";
         QTest::newRow("memory_load") << std::string("memory_load") << std::string(R"({"key":"k"})")
                                      << "recall k";
+        QTest::newRow("spawn_agent") << std::string("spawn_agent")
+                                     << std::string(R"({"brief":"Write the tests\nfor the parser"})")
+                                     << "start worker: Write the tests \xE2\x80\xA6";
+        QTest::newRow("spawn_agent, a role") << std::string("spawn_agent")
+                                             << std::string(R"({"brief":"Look","role":"explorer"})")
+                                             << "start explorer: Look";
+        QTest::newRow("wait_agents") << std::string("wait_agents") << std::string("{}") << "wait for the agents";
+        QTest::newRow("wait_agents, named") << std::string("wait_agents")
+                                            << std::string(R"({"agents":["agent-1","agent-2"]})")
+                                            << "wait for agent-1, agent-2";
+        QTest::newRow("send_agent") << std::string("send_agent")
+                                    << std::string(R"({"agent":"agent-2","message":"Use pytest"})")
+                                    << "tell agent-2: Use pytest";
+        QTest::newRow("close_agent") << std::string("close_agent") << std::string(R"({"agent":"agent-2"})")
+                                     << "close agent-2";
         QTest::newRow("memory_search") << std::string("memory_search") << std::string(R"({"query":"build"})")
                                        << "search memory for build";
         QTest::newRow("apply_patch names its files")
