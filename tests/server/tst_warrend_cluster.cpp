@@ -56,14 +56,16 @@ void TestWarrendCluster::anAgentWithoutAnExpectedTaskIsRefused() {
     QFile file(tokenFile);
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write(QByteArray::fromStdString(
-        control::TaskTokens().issue("t-000000000001", {control::scope::kChannel}, std::chrono::hours(1)) + "\n"));
+        control::TaskTokens().issue("t-000000000001", {control::scope::kChannel}, std::chrono::hours(1)) +
+        "\n"));
     file.close();
     for (const char* dir : {"ws", "state", "output"})
         QVERIFY(QDir(m_scratch.path()).mkpath(dir));
     QProcess agent;
     agent.start(qEnvironmentVariable("WARREN_AGENT"),
                 {"serve", "--workspace", m_scratch.filePath("ws"), "--state", m_scratch.filePath("state"),
-                 "--output", m_scratch.filePath("output"), "--connect", m_agentAddress, "--token-file", tokenFile});
+                 "--output", m_scratch.filePath("output"), "--connect", m_agentAddress, "--token-file",
+                 tokenFile});
     QVERIFY(agent.waitForFinished(60000));
     QVERIFY2(agent.exitCode() != 0, agent.readAllStandardError().constData());
     QVERIFY(m_server->waitForOutput("the task token was refused"));
@@ -76,12 +78,13 @@ void TestWarrendCluster::aClusterTaskFailsSayingWhatIsMissing() {
     QVERIFY(readme.open(QIODevice::WriteOnly));
     readme.write("hello\n");
     readme.close();
-    const HttpAnswer uploaded = m_server->request("POST", "/v1/uploads", m_key, tarOf(m_scratch.filePath("project")),
-                                                  {{"Content-Type", "application/x-tar"}});
+    const HttpAnswer uploaded =
+        m_server->request("POST", "/v1/uploads", m_key, tarOf(m_scratch.filePath("project")),
+                          {{"Content-Type", "application/x-tar"}});
     QCOMPARE(uploaded.status, 201);
-    const QByteArray body = R"({"prompt": "do it", "workspace": ")" +
-                            QByteArray::fromStdString(uploaded.json().value("id", "")) +
-                            R"(", "script": {"turns": [{"tool_calls": [{"name": "finish", "arguments": {"summary": "x"}}]}]}})";
+    const QByteArray body =
+        R"({"prompt": "do it", "workspace": ")" + QByteArray::fromStdString(uploaded.json().value("id", "")) +
+        R"(", "script": {"turns": [{"tool_calls": [{"name": "finish", "arguments": {"summary": "x"}}]}]}})";
     const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_key, body);
     QVERIFY2(created.status == 201, created.body.constData());
     const QString id = QString::fromStdString(created.json().value("id", ""));
