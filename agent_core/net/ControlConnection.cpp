@@ -73,6 +73,43 @@ Status sendAll(int fd, const std::string& bytes) {
     return Ok{};
 }
 
+// HOST:PORT into address (kind Tcp); false with why set when it is not one.
+bool parseHostPort(std::string_view text, bool anyPort, ControlAddress& address, std::string& why) {
+    address.kind = ControlAddress::Kind::Tcp;
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) {
+        why = "a TCP address is HOST:PORT";
+        return false;
+    }
+    std::string_view host = text.substr(0, colon);
+    if (host.front() == '[') {
+        if (host.size() < 3 || host.back() != ']') {
+            why = "an IPv6 address is written [ADDRESS]";
+            return false;
+        }
+        host = host.substr(1, host.size() - 2);
+    } else if (host.find(':') != std::string_view::npos) {
+        why = "an IPv6 address is written [ADDRESS]";
+        return false;
+    }
+    if (std::any_of(host.begin(), host.end(),
+                    [](char c) { return c <= ' ' || c == '/' || c == '@' || c == '?' || c == '#'; })) {
+        why = "the host holds a character no host name has";
+        return false;
+    }
+    const std::string_view port = text.substr(colon + 1);
+    unsigned value = 0;
+    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (port.empty() || error != std::errc() || end != port.data() + port.size() || (value == 0 && !anyPort) ||
+        value > 65535) {
+        why = anyPort ? "the port is a number from 0 (any free port) to 65535" : "the port is a number from 1 to 65535";
+        return false;
+    }
+    address.host = std::string(host);
+    address.port = static_cast<std::uint16_t>(value);
+    return true;
+}
+
 } // namespace
 
 Result<ControlAddress> parseControlAddress(std::string_view text) {
@@ -89,29 +126,18 @@ Result<ControlAddress> parseControlAddress(std::string_view text) {
     }
     if (!text.starts_with("tcp:"))
         return invalid(text, "unknown kind of address");
-    address.kind = ControlAddress::Kind::Tcp;
-    const std::string_view rest = text.substr(4);
-    const std::size_t colon = rest.rfind(':');
-    if (colon == std::string_view::npos || colon == 0)
-        return invalid(text, "a TCP address is HOST:PORT");
-    std::string_view host = rest.substr(0, colon);
-    if (host.front() == '[') {
-        if (host.size() < 3 || host.back() != ']')
-            return invalid(text, "an IPv6 address is written [ADDRESS]");
-        host = host.substr(1, host.size() - 2);
-    } else if (host.find(':') != std::string_view::npos) {
-        return invalid(text, "an IPv6 address is written [ADDRESS]");
-    }
-    if (std::any_of(host.begin(), host.end(),
-                    [](char c) { return c <= ' ' || c == '/' || c == '@' || c == '?' || c == '#'; }))
-        return invalid(text, "the host holds a character no host name has");
-    const std::string_view port = rest.substr(colon + 1);
-    unsigned value = 0;
-    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
-    if (port.empty() || error != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535)
-        return invalid(text, "the port is a number from 1 to 65535");
-    address.host = std::string(host);
-    address.port = static_cast<std::uint16_t>(value);
+    std::string why;
+    if (!parseHostPort(text.substr(4), false, address, why))
+        return invalid(text, why);
+    return address;
+}
+
+Result<ControlAddress> parseTcpAddress(std::string_view hostPort, bool anyPort) {
+    ControlAddress address;
+    std::string why;
+    if (!parseHostPort(hostPort, anyPort, address, why))
+        return makeError(ErrorCode::InvalidArgument, "\"" + std::string(hostPort) + "\": " + why +
+                                                         "; expected HOST:PORT");
     return address;
 }
 

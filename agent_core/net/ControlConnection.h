@@ -25,6 +25,8 @@ struct ControlAddress {
 };
 
 Result<ControlAddress> parseControlAddress(std::string_view text); // pure
+// HOST:PORT alone, as after tcp: (a listener's address: port 0 asks the kernel for a free one where anyPort).
+Result<ControlAddress> parseTcpAddress(std::string_view hostPort, bool anyPort = false); // pure
 std::string describe(const ControlAddress& address);               // as given: for messages
 
 // The token in the file, without a trailing newline; an error when it is missing, empty, over 4 KiB or not

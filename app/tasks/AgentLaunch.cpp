@@ -69,7 +69,7 @@ Result<std::unique_ptr<sandbox::RunningSandbox>> launchAgent(const AgentLaunch& 
     sandbox::SandboxRequest request;
     request.backend = launch.backend;
     request.profile = std::move(*profile);
-    request.command = agentCommand(launch.agentConnects);
+    request.command = launch.command;
     request.hostEnv = sandbox::currentEnvironment();
     request.stdio = launch.stdio;
     request.image = launch.image;

@@ -20,7 +20,7 @@ struct AgentLaunch {
     sandbox::Backend backend = sandbox::Backend::Bwrap; // TaskSpec::backend
     std::string image;                                  // docker and podman: the image the agent runs on
     std::string taskId;                                 // labels the container
-    bool agentConnects = false;                         // serve --connect (LaunchPlan::agentConnects)
+    std::vector<std::string> command;                   // agentCommand()
     std::vector<nlohmann::json> layers;                 // agentProfileLayers()
     // The task's own directories (state, output, memories). When Warren runs as root they are handed to the
     // uid the sandbox writes as, which differs between backends: a task moved from one to the other must

@@ -1,5 +1,6 @@
 #include "app/tasks/AgentListener.h"
 
+#include "agent_core/net/ControlConnection.h"
 #include "agent_core/protocol/AgentHello.h"
 #include "agent_core/protocol/JsonRpc.h"
 
@@ -7,6 +8,8 @@
 #include <QTimer>
 #include <cerrno>
 #include <cstring>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -50,6 +53,37 @@ Result<std::unique_ptr<AgentListener>> AgentListener::listenUnix(const std::stri
     return std::unique_ptr<AgentListener>(new AgentListener(std::move(socket), path, tokens, helloTimeout));
 }
 
+Result<std::unique_ptr<AgentListener>> AgentListener::listenTcp(const std::string& hostPort, const TaskTokens& tokens,
+                                                                 std::chrono::milliseconds helloTimeout) {
+    auto address = agent::parseTcpAddress(hostPort, true);
+    if (!address)
+        return makeError(ErrorCode::InvalidArgument, "the agents' address " + address.error().message);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    const std::string port = std::to_string(address->port);
+    if (const int status = ::getaddrinfo(address->host.c_str(), port.c_str(), &hints, &found); status != 0)
+        return makeError(ErrorCode::InvalidArgument,
+                         "cannot resolve " + address->host + " to listen on: " + ::gai_strerror(status));
+    std::string last = "no address";
+    for (addrinfo* entry = found; entry; entry = entry->ai_next) {
+        UniqueFd socket(::socket(entry->ai_family, entry->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                                 entry->ai_protocol));
+        const int reuse = 1; // a restarted warrend binds again while its old connections linger in TIME_WAIT
+        if (socket.valid() && ::setsockopt(socket.get(), SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof reuse) == 0 &&
+            ::bind(socket.get(), entry->ai_addr, entry->ai_addrlen) == 0 &&
+            ::listen(socket.get(), static_cast<int>(kMaxPending)) == 0) {
+            ::freeaddrinfo(found);
+            return std::unique_ptr<AgentListener>(new AgentListener(std::move(socket), {}, tokens, helloTimeout));
+        }
+        last = std::strerror(errno);
+    }
+    ::freeaddrinfo(found);
+    return makeError(ErrorCode::System, "cannot listen on " + hostPort + ": " + last);
+}
+
 AgentListener::AgentListener(UniqueFd socket, std::string path, const TaskTokens& tokens,
                              std::chrono::milliseconds helloTimeout)
     : m_socket(std::move(socket)), m_path(std::move(path)), m_tokens(tokens), m_helloTimeout(helloTimeout) {
@@ -65,6 +99,18 @@ AgentListener::~AgentListener() {
 void AgentListener::expect(const std::string& taskId, Accept accept) { m_expected[taskId] = std::move(accept); }
 
 void AgentListener::forget(const std::string& taskId) { m_expected.erase(taskId); }
+
+std::uint16_t AgentListener::port() const {
+    sockaddr_storage bound{};
+    socklen_t size = sizeof bound;
+    if (::getsockname(m_socket.get(), reinterpret_cast<sockaddr*>(&bound), &size) != 0)
+        return 0;
+    if (bound.ss_family == AF_INET)
+        return ntohs(reinterpret_cast<const sockaddr_in&>(bound).sin_port);
+    if (bound.ss_family == AF_INET6)
+        return ntohs(reinterpret_cast<const sockaddr_in6&>(bound).sin6_port);
+    return 0;
+}
 
 void AgentListener::onAcceptable() {
     for (;;) {
@@ -132,7 +178,7 @@ void AgentListener::refuse(std::list<Pending>::iterator pending, const std::stri
     const std::string line = protocol::serialize(answer) + "\n";
     [[maybe_unused]] const ssize_t sent = ::send(pending->fd.get(), line.data(), line.size(), MSG_NOSIGNAL);
     drop(pending);
-    emit refused(QString::fromStdString("a connection to the agent's socket was refused: " + why));
+    emit refused(QString::fromStdString("a connection to the agents' listener was refused: " + why));
 }
 
 void AgentListener::drop(std::list<Pending>::iterator pending) {

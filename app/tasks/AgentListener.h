@@ -2,8 +2,9 @@
 // The control plane's end of `warren-agent serve --connect`: a listening socket that hands each connection
 // whose hello (protocol/AgentHello.h) carries a valid task token of the `channel` scope to the runner that
 // expects that task's agent, once per launch. TaskRunner makes one per launch, on a Unix socket in the
-// task's own directory, mounted into that sandbox alone; a server's cluster listener serves many tasks the
-// same way, told apart by the token's task.
+// task's own directory, mounted into that sandbox alone; warrend's cluster listener (`--agent-address`, on
+// TCP) serves all its cluster tasks the same way, told apart by the token's task. Both take the same checks:
+// the transport only decides who can reach the listener, never what it accepts.
 //
 // A connection is refused (an error line, then closed, and `refused` says why) when its hello is late
 // (kHelloTimeout), over kMaxHelloBytes, malformed or of another protocol version, when its token does not
@@ -17,6 +18,7 @@
 #include <QObject>
 #include <QString>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <list>
 #include <map>
@@ -41,10 +43,14 @@ public:
     // the sandbox's uid gets it with the task's directories.
     static Result<std::unique_ptr<AgentListener>> listenUnix(const std::string& path, const TaskTokens& tokens,
                                                              std::chrono::milliseconds helloTimeout = kHelloTimeout);
+    // Listens on TCP at HOST:PORT (a name or an address, [...] for IPv6; port 0: any free port, see port()).
+    static Result<std::unique_ptr<AgentListener>> listenTcp(const std::string& hostPort, const TaskTokens& tokens,
+                                                            std::chrono::milliseconds helloTimeout = kHelloTimeout);
     ~AgentListener() override; // closes every connection not handed on, and removes the socket file
 
     void expect(const std::string& taskId, Accept accept); // the next agent of this task to say hello
     void forget(const std::string& taskId);
+    std::uint16_t port() const; // TCP: the port bound (the kernel's choice for port 0); Unix: 0
 
 signals:
     void refused(const QString& why);

@@ -18,7 +18,15 @@ const json& strictProfileJson() {
     return profile;
 }
 
-std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
+namespace {
+
+// Nothing of the host: the pod's own scratch for what the agent writes besides the workspace.
+json clusterMounts() {
+    return {{"/state", {{"type", "tmpfs"}, {"size_mb", kClusterScratchMb}}},
+            {"/output", {{"type", "tmpfs"}, {"size_mb", kClusterScratchMb}}}};
+}
+
+json hostMounts(const AgentSandboxInput& input) {
     json mounts = {
         {"/state", {{"type", "bind"}, {"source", input.stateDir}}},
         {"/output", {{"type", "bind"}, {"source", input.outputDir}}},
@@ -28,6 +36,13 @@ std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
         mounts["/memories/" + input.memoryPrefix] = {{"type", "bind"}, {"source", input.memoriesDir}};
     if (!input.channelDir.empty())
         mounts[kChannelDirInSandbox] = {{"type", "ro-bind"}, {"source", input.channelDir}};
+    return mounts;
+}
+
+} // namespace
+
+std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
+    const json mounts = input.clusterAddress.empty() ? hostMounts(input) : clusterMounts();
     std::vector<json> layers{sandbox::defaultProfileJson()};
     layers.push_back({{"workspace", {{"source", input.workspace}}}, {"mounts", mounts}});
     if (input.strict)
@@ -50,14 +65,15 @@ std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
     return layers;
 }
 
-std::vector<std::string> agentCommand(bool connects) {
-    std::vector<std::string> command{kAgentPathInSandbox, "serve",   "--workspace", "/workspace",
-                                     "--state",           "/state",  "--output",    "/output"};
-    if (connects) {
-        const std::string dir = kChannelDirInSandbox;
-        command.insert(command.end(), {"--connect", "unix:" + dir + "/" + kChannelSocketName, "--token-file",
-                                       dir + "/" + kChannelTokenName});
-    }
+std::vector<std::string> agentCommand(const AgentSandboxInput& input) {
+    const bool cluster = !input.clusterAddress.empty();
+    std::vector<std::string> command{cluster ? kAgentInImage : kAgentPathInSandbox,
+                                     "serve", "--workspace", "/workspace", "--state", "/state", "--output", "/output"};
+    const std::string dir = kChannelDirInSandbox;
+    if (cluster || !input.channelDir.empty())
+        command.insert(command.end(),
+                       {"--connect", cluster ? input.clusterAddress : "unix:" + dir + "/" + kChannelSocketName,
+                        "--token-file", dir + "/" + kChannelTokenName});
     return command;
 }
 

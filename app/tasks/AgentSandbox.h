@@ -25,12 +25,20 @@ struct AgentSandboxInput {
     // The agent connects (serve --connect): host directory with the control plane's socket and the task
     // token, mounted read-only at /opt/warren/channel. Empty: the protocol goes over stdin and stdout.
     std::string channelDir;
+    // A pod on a cluster (--backend kubernetes): tcp:HOST:PORT, warrend's listener, where the agent connects
+    // with the token its Secret mounts at /opt/warren/channel. No host path is mounted (no node has them):
+    // the agent is the image's, on its PATH; /state and /output are the pod's own (tmpfs); the workspace is
+    // the pod's empty directory.
+    std::string clusterAddress;
     bool strict = false;      // resources/profiles/strict.json on top
     std::vector<nlohmann::json> extraLayers; // the site's (WARREN_SANDBOX_PROFILE)
     nlohmann::json limits = nlohmann::json::object(); // a server's clamped limits, applied last
 };
 
 inline constexpr const char* kAgentPathInSandbox = "/opt/warren/warren-agent";
+inline constexpr const char* kAgentInImage = "warren-agent"; // a cluster's pod: on the image's PATH
+// A cluster pod's /state and /output, each a tmpfs of this size (counted in the pod's memory).
+inline constexpr int kClusterScratchMb = 256;
 inline constexpr const char* kEgressSocketInSandbox = "/opt/warren/egress.sock";
 inline constexpr const char* kChannelDirInSandbox = "/opt/warren/channel";
 inline constexpr const char* kChannelSocketName = "agent.sock"; // in the channel directory
@@ -38,8 +46,9 @@ inline constexpr const char* kChannelTokenName = "token";
 inline constexpr int kEgressPort = 3128; // where the agent's forwarder listens, on the sandbox's 127.0.0.1
 
 std::vector<nlohmann::json> agentProfileLayers(const AgentSandboxInput& input);
-// warren-agent serve with the sandbox's paths; connecting: to the socket in the channel directory.
-std::vector<std::string> agentCommand(bool connects = false);
+// warren-agent serve with the sandbox's paths; with a channel directory: connecting to the socket in it; on a
+// cluster: the image's agent, connecting to the cluster address.
+std::vector<std::string> agentCommand(const AgentSandboxInput& input);
 const nlohmann::json& strictProfileJson();
 
 } // namespace warren::control

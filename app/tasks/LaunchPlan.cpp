@@ -38,12 +38,31 @@ Result<std::string> egressSocketPath(const TaskNetwork& network, const DataDir& 
 }
 
 Result<std::string> channelDirectory(sandbox::Backend backend, const DataDir& data, const std::string& id) {
-    if (!agentConnects(backend))
+    if (backend != sandbox::Backend::Kube) // kubernetes: the network, not a socket of this host
         return std::string();
     const std::string dir = data.taskDir(id) + "/channel";
     if (auto fits = fitsUnixSocket(dir + "/" + kChannelSocketName, "agent's"); !fits)
         return fits.error();
     return dir;
+}
+
+// A pod on a cluster reaches nothing of this host but the agents' listener: what needs more is refused.
+Status fitsCluster(const LaunchPlan& plan, const PlanEnvironment& environment) {
+    if (environment.clusterAgentAddress.empty())
+        return makeError(ErrorCode::Unsupported,
+                         "the kubernetes backend needs a listener for agents on the network, which only warrend has: "
+                         "start warrend serve with --agent-address HOST:PORT (and --agent-advertise HOST:PORT when "
+                         "the pods reach it by another name; docs/DEPLOY.md). On one host, run the task with "
+                         "--backend kube");
+    if (plan.network.kind == TaskNetwork::Kind::Allow)
+        return makeError(ErrorCode::Unsupported,
+                         "--network allow:HOSTS needs the egress proxy's socket of this host, which a pod on a "
+                         "cluster cannot reach; run the cluster task with --network none");
+    if (plan.config.memoryBackend == agent::MemoryBackendKind::Filesystem)
+        return makeError(ErrorCode::Unsupported,
+                         "the filesystem memory backend keeps memories in a directory of this host, which a pod on "
+                         "a cluster cannot reach; use the host memory backend (--set memory_backend=host)");
+    return Ok{};
 }
 
 AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, const TaskSpec& spec,
@@ -56,6 +75,7 @@ AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, c
     input.network = plan.network.kind == TaskNetwork::Kind::None ? "none" : "loopback";
     input.egressSocket = plan.egressSocket;
     input.channelDir = plan.channelDir;
+    input.clusterAddress = plan.clusterAddress;
     input.strict = plan.strict;
     input.extraLayers = environment.extraProfileLayers;
     input.memoryPrefix = plan.config.memoryPrefix;
@@ -71,7 +91,7 @@ AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, 
     launch.backend = spec.backend;
     launch.image = spec.image;
     launch.taskId = task.id;
-    launch.agentConnects = !input.channelDir.empty();
+    launch.command = agentCommand(input);
     launch.layers = agentProfileLayers(input);
     // Not the workspace, not even the demo's copy in the data directory: a root-owned one is written through
     // an idmapped view (docs/SECURITY.md), which the owner that the launch chose would no longer match.
@@ -80,24 +100,15 @@ AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, 
         launch.ownedDirs.push_back(input.memoriesDir);
     if (!input.channelDir.empty()) // the token and the socket with it: the agent's uid reads and connects
         launch.ownedDirs.push_back(input.channelDir);
+    if (!input.clusterAddress.empty()) // nothing of this host is the pod's
+        launch.ownedDirs.clear();
     return launch;
 }
 
 } // namespace
 
-bool agentConnects(sandbox::Backend backend) {
-    return backend == sandbox::Backend::Kube || backend == sandbox::Backend::Kubernetes;
-}
-
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
                               const PlanEnvironment& environment) {
-    if (spec.backend == sandbox::Backend::Kubernetes)
-        return makeError(ErrorCode::Unsupported,
-                         "the kubernetes backend cannot run a task's agent yet: the control plane takes the agent's "
-                         "connection on a Unix socket of this host only, which a pod on a cluster cannot reach, and "
-                         "the agent's binary is bound from this host (docs/DEPLOY.md). Run the task with --backend "
-                         "kube (the same Pod, played on this host by podman); warren-sandbox --backend kubernetes "
-                         "runs a command on a cluster");
     LaunchPlan plan;
     const json overrides = withMemoryPrefix(spec.overrides);
     auto config = agent::resolveConfig(spec.presets, overrides);
@@ -121,6 +132,11 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     if (!channel)
         return channel.error();
     plan.channelDir = std::move(*channel);
+    if (spec.backend == sandbox::Backend::Kubernetes) {
+        if (auto fits = fitsCluster(plan, environment); !fits)
+            return fits.error();
+        plan.clusterAddress = "tcp:" + environment.clusterAgentAddress;
+    }
 
     const AgentSandboxInput input = sandboxInput(plan, task, spec, environment);
     plan.directories = {input.stateDir, input.outputDir};
@@ -129,7 +145,7 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     plan.launch = agentLaunch(input, task, spec);
 
     plan.tokenScopes = {scope::kLlm, scope::kMemory, scope::kApproval};
-    if (!plan.channelDir.empty())
+    if (!plan.channelDir.empty() || !plan.clusterAddress.empty())
         plan.tokenScopes.push_back(scope::kChannel);
     plan.tokenLifetime = std::chrono::seconds(spec.timeoutSec ? spec.timeoutSec + 300 : 7 * 24 * 3600);
     plan.run = task.runs + 1;

@@ -29,6 +29,9 @@ struct PlanEnvironment {
     DataDir data;
     std::string agentBinary;                        // host path of warren-agent
     std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE, applied last
+    // warrend --agent-address: HOST:PORT where a cluster's pods reach its agents' listener (as
+    // advertised); empty: no such listener, and --backend kubernetes is refused.
+    std::string clusterAgentAddress;
 };
 
 struct LaunchPlan {
@@ -40,6 +43,9 @@ struct LaunchPlan {
     // A sandbox with no stdin for the protocol (kube): the agent connects to an AgentListener on a socket in
     // this directory, made afresh for each launch, with the task token in a file beside it (0400).
     std::string channelDir;   // empty: stdin and stdout
+    // A pod on a cluster (kubernetes): its agent connects over the network to this address (the server's
+    // one listener for all its cluster tasks), with the token from the pod's Secret. Empty: not a cluster.
+    std::string clusterAddress;
     AgentLaunch launch;       // all but its stdio, which the agent's pipes supply
     ProviderConfig provider;  // without the key
     std::vector<std::string> tokenScopes;
@@ -48,11 +54,9 @@ struct LaunchPlan {
     protocol::TaskStartParams start;       // without the token, issued when the plan is carried out
 };
 
-// Whether the agent of a backend opens its own connection to the control plane: a pod gets no stdin.
-bool agentConnects(sandbox::Backend backend);
-
-// An error is the user's to fix before anything runs: a bad preset or --set, network or provider, or a data
-// directory so deep that the egress or agent socket's path does not fit a Unix socket address.
+// An error is the user's to fix before anything runs: a bad preset or --set, network or provider, a data
+// directory so deep that the egress or agent socket's path does not fit a Unix socket address, or a cluster
+// task where nothing takes its agent's connection or what it asks for needs this host's files.
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
                               const PlanEnvironment& environment);
 

@@ -89,9 +89,15 @@ void TaskRunner::start() {
 }
 
 Status TaskRunner::launch() {
-    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers});
+    auto plan = planLaunch(m_task, m_spec,
+                           {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.clusterAgentAddress});
     if (!plan)
         return plan.error();
+    if (!plan->clusterAddress.empty()) // planned, not yet carried out: docs/DEPLOY.md says what is missing
+        return makeError(ErrorCode::Unsupported,
+                         "the kubernetes backend cannot run a task's agent yet: its workspace cannot reach the pod, "
+                         "nor its changes, /output and checkpoints come back to this server (docs/DEPLOY.md). Run "
+                         "the task with --backend kube (the same Pod, played on this host by podman)");
     for (const auto& directory : plan->directories)
         if (auto made = makeDirectory(directory); !made)
             return made;

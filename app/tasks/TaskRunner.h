@@ -63,6 +63,7 @@ struct RunnerEnvironment {
     DataDir data;
     std::string agentBinary;
     std::vector<nlohmann::json> extraProfileLayers;
+    std::string clusterAgentAddress; // warrend --agent-address, as advertised (PlanEnvironment); empty: none
     std::vector<ApprovalRule> approvalRules;
     std::chrono::milliseconds stopGrace{5000}; // between asking, SIGTERM and SIGKILL
     // How long the agent's next request waits for the snapshot of the workspace before its step.

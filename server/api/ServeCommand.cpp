@@ -37,6 +37,8 @@ int runServe(const std::vector<std::string>& args) {
         std::cerr << "warrend: " << message.toStdString() << "\n";
     });
     std::cout << "listening on " << options->host << ":" << (*server)->port() << std::endl;
+    if (!(*server)->agentAddress().empty())
+        std::cout << "cluster agents connect to " << (*server)->agentAddress() << std::endl;
     const int code = QCoreApplication::exec();
     server->reset();
     ::close(stopSignals);

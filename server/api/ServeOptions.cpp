@@ -1,5 +1,6 @@
 #include "server/api/ServeOptions.h"
 
+#include "agent_core/net/ControlConnection.h"
 #include "app/tasks/TaskSpec.h"
 
 #include <charconv>
@@ -36,6 +37,21 @@ Status readListen(const std::string& text, ServeOptions& options) {
     options.host = host;
     options.port = static_cast<std::uint16_t>(*port);
     return Ok{};
+}
+
+// --agent-address and --agent-advertise: checked as the agent checks its --connect (one parser); a pod is
+// told a port, so only the listening address may ask for any free one.
+Status readAgentAddress(const std::string& flag, const std::string& text, std::string& into) {
+    auto address = agent::parseTcpAddress(text, flag == "--agent-address");
+    if (!address)
+        return refuse(flag + " " + address.error().message);
+    into = text;
+    return Ok{};
+}
+
+bool isWildcard(const std::string& hostPort) {
+    const std::string host = agent::parseTcpAddress(hostPort, true)->host;
+    return host == "0.0.0.0" || host == "::" || host.empty();
 }
 
 } // namespace
@@ -90,6 +106,10 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
                     "--provider-key-secret needs a file: make one with `(umask 077 && openssl rand "
                     "-out FILE 32)`");
             options.providerKeySecret = value; // read and checked when warrend opens it
+        } else if (flag == "--agent-address") {
+            read = readAgentAddress(flag, value, options.agentAddress);
+        } else if (flag == "--agent-advertise") {
+            read = readAgentAddress(flag, value, options.agentAdvertise);
         } else {
             return makeError(ErrorCode::InvalidArgument, "unknown option " + flag + "; see `warrend --help`");
         }
@@ -105,6 +125,14 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
                                                      "the agents' state go there");
     if (options.tlsCertificate.empty() != options.tlsKey.empty())
         return makeError(ErrorCode::InvalidArgument, "--tls-cert and --tls-key go together");
+    if (!options.agentAdvertise.empty() && options.agentAddress.empty())
+        return makeError(ErrorCode::InvalidArgument,
+                         "--agent-advertise goes with --agent-address HOST:PORT, where warrend listens for agents");
+    if (!options.agentAddress.empty() && options.agentAdvertise.empty() && isWildcard(options.agentAddress))
+        return makeError(ErrorCode::InvalidArgument,
+                         "--agent-address " + options.agentAddress +
+                             " listens on every address, which no pod can connect to: name the one the pods reach "
+                             "with --agent-advertise HOST:PORT (e.g. warrend's Service)");
     return options;
 }
 

@@ -4,6 +4,7 @@
 //   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
 //                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--provider SPEC] [--model M]
 //                 [--max-upload-mb N] [--provider-key-secret FILE]
+//                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT]]
 
 #include "common/Result.h"
 #include "sandbox/Backend.h"
@@ -30,6 +31,11 @@ struct ServeOptions {
     // The operator's 32-byte file that seals the provider keys users store; empty: users cannot store any,
     // and tasks use the server-wide keys only.
     std::string providerKeySecret;
+    // Where the agents of cluster tasks (--backend kubernetes) connect: HOST:PORT to listen on (port 0: any
+    // free one), and HOST:PORT the pods are told (a Service's name, say) when that differs. Both empty: no
+    // listener, and a cluster task is refused.
+    std::string agentAddress;
+    std::string agentAdvertise;
 };
 
 // args: what follows "serve". An error names the flag and says what it expects.

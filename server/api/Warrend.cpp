@@ -7,6 +7,7 @@
 #include "app/store/EventWriter.h"
 #include "app/store/OpenStore.h"
 #include "app/store/Store.h"
+#include "app/tasks/AgentListener.h"
 #include "app/tasks/ProviderKey.h"
 #include "app/tasks/SiteProfile.h"
 #include "app/tasks/TaskManager.h"
@@ -118,6 +119,8 @@ Status Warrend::openControl(const ServeOptions& options) {
     auto agent = control::findAgentBinary(QCoreApplication::applicationDirPath().toStdString());
     if (!agent)
         return agent.error();
+    if (auto agents = listenForAgents(options); !agents)
+        return agents;
 
     control::RunnerEnvironment environment;
     environment.store = m_store.get();
@@ -131,6 +134,8 @@ Status Warrend::openControl(const ServeOptions& options) {
     environment.data = control::DataDir{root};
     environment.agentBinary = *agent;
     environment.extraProfileLayers = std::move(*layers);
+    if (!m_agentAddress.empty())
+        environment.clusterAgentAddress = m_agentAddress.substr(4); // without "tcp:"
     environment.approvalRules = std::move(*rules);
     m_manager = new control::TaskManager(environment, options.maxTasks, this);
     m_quotas = std::make_unique<Quotas>(*m_accounts, *m_store);
@@ -158,6 +163,26 @@ Status Warrend::openControl(const ServeOptions& options) {
     kept.dataDir = root;
     m_parts = std::unique_ptr<ServerParts>(
         new ServerParts{*m_store, *m_accounts, *m_manager, *m_streams, *m_quotas, ServerPaths{root}, kept});
+    return Ok{};
+}
+
+// One listener for the agents of every cluster task, told apart by their tokens' task. Pods are told the
+// advertised address, else the one listened on with the port bound (port 0 asks for any).
+Status Warrend::listenForAgents(const ServeOptions& options) {
+    if (options.agentAddress.empty())
+        return Ok{};
+    auto listener = control::AgentListener::listenTcp(options.agentAddress, *m_tokens);
+    if (!listener)
+        return makeError(listener.error().code, "--agent-address: " + listener.error().message);
+    m_agents = std::move(*listener);
+    connect(m_agents.get(), &control::AgentListener::refused, this,
+            [this](const QString& why) { emit storeProblem(why); });
+    if (!options.agentAdvertise.empty()) {
+        m_agentAddress = "tcp:" + options.agentAdvertise;
+    } else {
+        const std::string& given = options.agentAddress;
+        m_agentAddress = "tcp:" + given.substr(0, given.rfind(':') + 1) + std::to_string(m_agents->port());
+    }
     return Ok{};
 }
 

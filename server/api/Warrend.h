@@ -3,7 +3,8 @@
 // writer) over PostgreSQL, with the accounts, the uploads and the HTTP API in front of it, for many users.
 // Crash-only: opening it marks the tasks a dead server left running as interrupted and resumes them (and
 // those it left queued, but for those waiting for a concurrency slot) from their checkpoints, each keeping
-// the reservation it held.
+// the reservation it held. With --agent-address, one AgentListener on TCP takes the connections of its cluster
+// tasks' agents (docs/DEPLOY.md).
 
 #include "common/Result.h"
 #include "server/api/ServeOptions.h"
@@ -14,6 +15,7 @@
 #include <memory>
 
 namespace warren::control {
+class AgentListener;
 struct ProviderConfig;
 struct TaskRecord;
 class EventWriter;
@@ -42,6 +44,8 @@ public:
     ~Warrend() override;
 
     quint16 port() const { return m_port; }
+    // tcp:HOST:PORT the cluster's pods are told to connect to; empty without --agent-address.
+    const std::string& agentAddress() const { return m_agentAddress; }
 
 signals:
     // Events could not be stored: what failed; warrend keeps them and retries.
@@ -50,6 +54,7 @@ signals:
 private:
     Warrend() = default;
     Status openControl(const ServeOptions& options);
+    Status listenForAgents(const ServeOptions& options);
     Status listen(const ServeOptions& options);
     void resumeLeftOver();
     void runEnded(const std::string& taskId);
@@ -71,6 +76,8 @@ private:
     std::unique_ptr<ServerParts> m_parts;
     std::unique_ptr<http::HttpServer> m_http;
     quint16 m_port = 0;
+    std::unique_ptr<control::AgentListener> m_agents; // --agent-address
+    std::string m_agentAddress;
 };
 
 } // namespace warren::server

@@ -47,6 +47,20 @@ private slots:
         QVERIFY(options->providerKeySecret.empty());
     }
 
+    void readsTheAgentsAddresses() {
+        auto options = parseServeOptions(toStd(
+            kRequired + QStringList{"--agent-address", "0.0.0.0:8421", "--agent-advertise", "warrend.warren:8421"}));
+        QVERIFY2(options, options ? "" : options.error().message.c_str());
+        QCOMPARE(options->agentAddress, std::string("0.0.0.0:8421"));
+        QCOMPARE(options->agentAdvertise, std::string("warrend.warren:8421"));
+        auto alone = parseServeOptions(toStd(kRequired + QStringList{"--agent-address", "10.0.0.5:0"}));
+        QVERIFY2(alone, alone ? "" : alone.error().message.c_str());
+        QCOMPARE(alone->agentAddress, std::string("10.0.0.5:0"));
+        QVERIFY(alone->agentAdvertise.empty());
+        auto none = parseServeOptions(toStd(kRequired));
+        QVERIFY(none && none->agentAddress.empty() && none->agentAdvertise.empty());
+    }
+
     void readsAnIpv6Listen() {
         auto options =
             parseServeOptions(toStd({"--listen", "[::1]:0", "--database", "d", "--data-dir", "x"}));
@@ -74,6 +88,19 @@ private slots:
         QTest::newRow("cert without key")
             << (kRequired + QStringList{"--tls-cert", "c.pem"}) << "go together";
         QTest::newRow("unknown backend") << (kRequired + QStringList{"--backend", "vm"}) << "vm";
+        QTest::newRow("agent address without port")
+            << (kRequired + QStringList{"--agent-address", "10.0.0.5"}) << "--agent-address \"10.0.0.5\": a TCP address is HOST:PORT";
+        QTest::newRow("agent address bare IPv6")
+            << (kRequired + QStringList{"--agent-address", "::1:8421"}) << "[ADDRESS]";
+        QTest::newRow("advertised port 0")
+            << (kRequired + QStringList{"--agent-address", "10.0.0.5:0", "--agent-advertise", "w:0"})
+            << "--agent-advertise \"w:0\": the port is a number from 1 to 65535";
+        QTest::newRow("advertise without address")
+            << (kRequired + QStringList{"--agent-advertise", "w:8421"}) << "goes with --agent-address";
+        QTest::newRow("every address, none advertised")
+            << (kRequired + QStringList{"--agent-address", "0.0.0.0:8421"}) << "name the one the pods reach";
+        QTest::newRow("every IPv6 address, none advertised")
+            << (kRequired + QStringList{"--agent-address", "[::]:8421"}) << "--agent-advertise HOST:PORT";
         QTest::newRow("unknown option")
             << (kRequired + QStringList{"--verbose", "1"}) << "unknown option --verbose";
         QTest::newRow("flag without value")

@@ -1,4 +1,5 @@
-// AgentListener, attacked over a real Unix socket: only a hello with a valid channel-scope token of the expected
+// AgentListener, attacked over a real Unix socket and over real TCP (every test runs on both: the global data
+// row names the transport, since the checks are the same whatever carries them): only a hello with a valid channel-scope token of the expected
 // task is handed on, once, with what followed it; everything else (another task's token, a forged, expired,
 // revoked or under-scoped one, a malformed, oversized, late or missing hello, a second connection, a flood of
 // silent ones) is answered with an error line, closed and reported, and no connection is handed on.
@@ -10,6 +11,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -21,11 +24,27 @@ namespace {
 
 constexpr auto kLifetime = std::chrono::hours(1);
 
-UniqueFd connectTo(const std::string& path) {
+// Where a listener is: a Unix socket's path, or the TCP port on 127.0.0.1.
+struct Endpoint {
+    std::string path;
+    std::uint16_t port = 0;
+};
+
+UniqueFd connectTo(const Endpoint& endpoint) {
+    if (endpoint.path.empty()) {
+        UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        sockaddr_in where{};
+        where.sin_family = AF_INET;
+        where.sin_port = htons(endpoint.port);
+        where.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&where), sizeof where) != 0)
+            return UniqueFd();
+        return fd;
+    }
     UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_un where{};
     where.sun_family = AF_UNIX;
-    std::memcpy(where.sun_path, path.c_str(), path.size() + 1);
+    std::memcpy(where.sun_path, endpoint.path.c_str(), endpoint.path.size() + 1);
     if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&where), sizeof where) != 0)
         return UniqueFd();
     return fd;
@@ -58,6 +77,7 @@ std::string answerOf(const UniqueFd& fd) {
 class TestAgentListener : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase_data();
     void init();
     void theTasksAgentIsHandedOnWithWhatFollowedItsHello();
     void socketIsItsOwnersAlone();
@@ -66,6 +86,11 @@ private slots:
     void aSecondConnectionIsRefused();
     void aForgottenTaskIsNotExpected();
     void aSilentConnectionIsClosedAtItsDeadline();
+    void aConnectionThatNeverSendsIsClosedAtItsDeadline();
+    void portZeroReportsThePortBound();
+    void badTcpAddressesAreRefused_data();
+    void badTcpAddressesAreRefused();
+    void aTcpPortInUseIsAnError();
     void aHelloInPiecesIsRead();
     void connectionsBeyondTheLimitAreClosedUnread();
     void destroyingRemovesTheSocket();
@@ -74,19 +99,30 @@ private:
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<TaskTokens> m_tokens;
     std::unique_ptr<AgentListener> m_listener;
-    std::string m_path;
+    Endpoint m_at;
     UniqueFd m_accepted;
     std::string m_afterHello;
     int m_acceptedCount = 0;
 };
 
+void TestAgentListener::initTestCase_data() {
+    QTest::addColumn<bool>("tcp");
+    QTest::newRow("unix") << false;
+    QTest::newRow("tcp") << true;
+}
+
 void TestAgentListener::init() {
+    QFETCH_GLOBAL(bool, tcp);
     m_dir = std::make_unique<QTemporaryDir>();
     m_tokens = std::make_unique<TaskTokens>();
-    m_path = m_dir->filePath("agent.sock").toStdString();
-    auto listener = AgentListener::listenUnix(m_path, *m_tokens, std::chrono::milliseconds(300));
+    m_at = {};
+    if (!tcp)
+        m_at.path = m_dir->filePath("agent.sock").toStdString();
+    auto listener = tcp ? AgentListener::listenTcp("127.0.0.1:0", *m_tokens, std::chrono::milliseconds(300))
+                        : AgentListener::listenUnix(m_at.path, *m_tokens, std::chrono::milliseconds(300));
     QVERIFY2(listener, listener ? "" : listener.error().message.c_str());
     m_listener = std::move(*listener);
+    m_at.port = m_listener->port();
     m_accepted.reset();
     m_afterHello.clear();
     m_acceptedCount = 0;
@@ -100,7 +136,7 @@ void TestAgentListener::init() {
 void TestAgentListener::theTasksAgentIsHandedOnWithWhatFollowedItsHello() {
     QSignalSpy refused(m_listener.get(), &AgentListener::refused);
     const std::string token = m_tokens->issue("t-1", {scope::kLlm, scope::kChannel}, kLifetime);
-    UniqueFd agent = connectTo(m_path);
+    UniqueFd agent = connectTo(m_at);
     QVERIFY(agent.valid());
     sendText(agent, protocol::helloLine(token) + "{\"early\":1}\n");
     QTRY_COMPARE(m_acceptedCount, 1);
@@ -115,8 +151,11 @@ void TestAgentListener::theTasksAgentIsHandedOnWithWhatFollowedItsHello() {
 }
 
 void TestAgentListener::socketIsItsOwnersAlone() {
+    QFETCH_GLOBAL(bool, tcp);
+    if (tcp)
+        QSKIP("a TCP listener has no file: who can reach it is the network's to decide (docs/SECURITY.md)");
     struct stat st {};
-    QCOMPARE(::stat(m_path.c_str(), &st), 0);
+    QCOMPARE(::stat(m_at.path.c_str(), &st), 0);
     QVERIFY(S_ISSOCK(st.st_mode));
     QCOMPARE(st.st_mode & 0777, 0600u);
 }
@@ -165,7 +204,7 @@ void TestAgentListener::refusedHellos() {
     } else if (kind == "huge") {
         line = std::string(8192, 'a');
     }
-    UniqueFd agent = connectTo(m_path);
+    UniqueFd agent = connectTo(m_at);
     QVERIFY(agent.valid());
     if (kind == "closed")
         ::shutdown(agent.get(), SHUT_WR);
@@ -185,11 +224,11 @@ void TestAgentListener::refusedHellos() {
 
 void TestAgentListener::aSecondConnectionIsRefused() {
     const std::string token = m_tokens->issue("t-1", {scope::kChannel}, kLifetime);
-    UniqueFd agent = connectTo(m_path);
+    UniqueFd agent = connectTo(m_at);
     sendText(agent, protocol::helloLine(token));
     QTRY_COMPARE(m_acceptedCount, 1);
     QSignalSpy refused(m_listener.get(), &AgentListener::refused);
-    UniqueFd again = connectTo(m_path); // the same valid token, replayed
+    UniqueFd again = connectTo(m_at); // the same valid token, replayed
     sendText(again, protocol::helloLine(token));
     QVERIFY(QString::fromStdString(answerOf(again)).contains("no agent of task t-1 is expected"));
     QTRY_COMPARE(refused.count(), 1);
@@ -198,7 +237,7 @@ void TestAgentListener::aSecondConnectionIsRefused() {
 
 void TestAgentListener::aForgottenTaskIsNotExpected() {
     m_listener->forget("t-1");
-    UniqueFd agent = connectTo(m_path);
+    UniqueFd agent = connectTo(m_at);
     sendText(agent, protocol::helloLine(m_tokens->issue("t-1", {scope::kChannel}, kLifetime)));
     QVERIFY(QString::fromStdString(answerOf(agent)).contains("is expected"));
     QCOMPARE(m_acceptedCount, 0);
@@ -206,15 +245,69 @@ void TestAgentListener::aForgottenTaskIsNotExpected() {
 
 void TestAgentListener::aSilentConnectionIsClosedAtItsDeadline() {
     QSignalSpy refused(m_listener.get(), &AgentListener::refused);
-    UniqueFd agent = connectTo(m_path);
+    UniqueFd agent = connectTo(m_at);
     sendText(agent, "{\"jsonrpc\""); // a start, never finished
     QVERIFY(QString::fromStdString(answerOf(agent)).contains("no hello within 300 ms"));
     QTRY_COMPARE(refused.count(), 1);
 }
 
+void TestAgentListener::aConnectionThatNeverSendsIsClosedAtItsDeadline() {
+    QSignalSpy refused(m_listener.get(), &AgentListener::refused);
+    UniqueFd silent = connectTo(m_at);
+    QVERIFY(silent.valid());
+    QVERIFY(QString::fromStdString(answerOf(silent)).contains("no hello within 300 ms"));
+    QTRY_COMPARE(refused.count(), 1);
+    QCOMPARE(m_acceptedCount, 0);
+}
+
+void TestAgentListener::portZeroReportsThePortBound() {
+    QFETCH_GLOBAL(bool, tcp);
+    if (!tcp) {
+        QCOMPARE(m_listener->port(), std::uint16_t(0));
+        return;
+    }
+    QVERIFY(m_at.port != 0);
+    // The port reported is the one listening: the task's agent gets in through it.
+    UniqueFd agent = connectTo(m_at);
+    QVERIFY(agent.valid());
+    sendText(agent, protocol::helloLine(m_tokens->issue("t-1", {scope::kChannel}, kLifetime)));
+    QTRY_COMPARE(m_acceptedCount, 1);
+}
+
+void TestAgentListener::badTcpAddressesAreRefused_data() {
+    QTest::addColumn<QString>("address");
+    QTest::addColumn<QString>("why");
+    QTest::newRow("no port") << "127.0.0.1" << "HOST:PORT";
+    QTest::newRow("no host") << ":7000" << "HOST:PORT";
+    QTest::newRow("port out of range") << "127.0.0.1:70000" << "from 0 (any free port) to 65535";
+    QTest::newRow("port not a number") << "127.0.0.1:http" << "from 0 (any free port) to 65535";
+    QTest::newRow("bare IPv6") << "::1:7000" << "[ADDRESS]";
+    QTest::newRow("a path in the host") << "a/b:7000" << "no host name has";
+    QTest::newRow("a host that does not resolve") << "no-such-host.invalid:7000" << "cannot resolve";
+}
+
+void TestAgentListener::badTcpAddressesAreRefused() {
+    QFETCH(QString, address);
+    QFETCH(QString, why);
+    auto listener = AgentListener::listenTcp(address.toStdString(), *m_tokens);
+    QVERIFY(!listener);
+    const QString message = QString::fromStdString(listener.error().message);
+    QVERIFY2(message.contains(why), qPrintable(message));
+}
+
+void TestAgentListener::aTcpPortInUseIsAnError() {
+    QFETCH_GLOBAL(bool, tcp);
+    if (!tcp)
+        QSKIP("a Unix socket's path is replaced, never in use");
+    auto second = AgentListener::listenTcp("127.0.0.1:" + std::to_string(m_at.port), *m_tokens);
+    QVERIFY(!second);
+    QVERIFY2(QString::fromStdString(second.error().message).contains("cannot listen on 127.0.0.1:"),
+             second.error().message.c_str());
+}
+
 void TestAgentListener::aHelloInPiecesIsRead() {
     const std::string line = protocol::helloLine(m_tokens->issue("t-1", {scope::kChannel}, kLifetime));
-    UniqueFd agent = connectTo(m_path);
+    UniqueFd agent = connectTo(m_at);
     for (std::size_t at = 0; at < line.size(); at += 7) {
         sendText(agent, line.substr(at, 7));
         QCoreApplication::processEvents();
@@ -227,25 +320,26 @@ void TestAgentListener::connectionsBeyondTheLimitAreClosedUnread() {
     QSignalSpy refused(m_listener.get(), &AgentListener::refused);
     std::vector<UniqueFd> silent;
     for (std::size_t i = 0; i < AgentListener::kMaxPending; ++i) {
-        silent.push_back(connectTo(m_path));
+        silent.push_back(connectTo(m_at));
         QVERIFY(silent.back().valid());
     }
-    UniqueFd oneMore = connectTo(m_path);
+    UniqueFd oneMore = connectTo(m_at);
     QVERIFY(oneMore.valid()); // the kernel's backlog takes it; the listener closes it unread
     QCOMPARE(answerOf(oneMore), std::string());
     QTRY_VERIFY(!refused.isEmpty());
     QVERIFY(refused.at(0).at(0).toString().contains("closed unread"));
     // The silent ones reach their deadline; then the task's agent gets in.
     QTRY_COMPARE(refused.count(), int(AgentListener::kMaxPending) + 1);
-    UniqueFd agent = connectTo(m_path);
+    UniqueFd agent = connectTo(m_at);
     sendText(agent, protocol::helloLine(m_tokens->issue("t-1", {scope::kChannel}, kLifetime)));
     QTRY_COMPARE(m_acceptedCount, 1);
 }
 
 void TestAgentListener::destroyingRemovesTheSocket() {
     m_listener.reset();
-    QVERIFY(!QFileInfo::exists(QString::fromStdString(m_path)));
-    QVERIFY(!connectTo(m_path).valid());
+    if (!m_at.path.empty())
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(m_at.path)));
+    QVERIFY(!connectTo(m_at).valid());
 }
 
 QTEST_GUILESS_MAIN(TestAgentListener)

@@ -128,7 +128,7 @@ void TestAgentSandbox::extraLayersComeLast() {
 }
 
 void TestAgentSandbox::commandIsTheAgentInServeMode() {
-    const auto command = agentCommand();
+    const auto command = agentCommand(AgentSandboxInput{});
     QCOMPARE(command.front(), kAgentPathInSandbox);
     QCOMPARE(command.at(1), "serve");
 }

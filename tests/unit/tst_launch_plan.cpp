@@ -3,6 +3,7 @@
 #include "app/proxy/TaskToken.h"
 #include "app/tasks/AgentSandbox.h"
 #include "app/tasks/LaunchPlan.h"
+#include "sandbox/KubeManifest.h"
 #include "sandbox/SandboxProfile.h"
 #include "tests/support/StringLists.h"
 
@@ -40,8 +41,8 @@ TaskSpec spec(const QStringList& presets, const QString& overrides, const QStrin
     return result;
 }
 
-PlanEnvironment environment(const QString& root = kRoot) {
-    return {DataDir{root.toStdString()}, "/usr/lib/warren/warren-agent", {}};
+PlanEnvironment environment(const QString& root = kRoot, const std::string& clusterAgentAddress = {}) {
+    return {DataDir{root.toStdString()}, "/usr/lib/warren/warren-agent", {}, clusterAgentAddress};
 }
 
 const sandbox::MountSpec* mountAt(const sandbox::SandboxProfile& profile, const std::string& dest) {
@@ -63,7 +64,9 @@ private slots:
     void refusesBeforeAnythingRuns();
     void tokenAndStartRequest();
     void clampedLimitsComeLast();
-    void aClusterIsRefusedUntilItsAgentCanConnect();
+    void aClusterTaskNeedsWhatAPodCanReach_data();
+    void aClusterTaskNeedsWhatAPodCanReach();
+    void aClusterPodsAgentConnectsOverTheNetwork();
     void aPodsAgentConnects();
 };
 
@@ -230,17 +233,71 @@ void TestLaunchPlan::tokenAndStartRequest() {
     QCOMPARE(withModel->start.model.value_or(""), "claude-sonnet-4-5");
 }
 
-// The kubernetes backend places pods on a cluster, which cannot reach the agent's Unix socket on this host:
-// the plan refuses it, saying what to use instead, before anything is made.
-void TestLaunchPlan::aClusterIsRefusedUntilItsAgentCanConnect() {
-    TaskSpec onCluster = spec({}, "{}", "none", false, 0);
+// A pod on a cluster reaches nothing of this host but warrend's listener for agents: without one, or with what
+// needs this host's sockets or directories, the plan refuses, naming what to change, before anything is made.
+void TestLaunchPlan::aClusterTaskNeedsWhatAPodCanReach_data() {
+    QTest::addColumn<QString>("address");
+    QTest::addColumn<QString>("overrides");
+    QTest::addColumn<QString>("network");
+    QTest::addColumn<QString>("why");
+    QTest::newRow("no listener for agents") << "" << R"({"memory_backend":"host"})" << "none" << "--agent-address HOST:PORT";
+    QTest::newRow("an egress proxy on this host")
+        << "warrend:8421" << R"({"memory_backend":"host"})" << "allow:pypi.org" << "--network none";
+    QTest::newRow("memories in a directory of this host")
+        << "warrend:8421" << "{}" << "none" << "memory_backend=host";
+}
+
+void TestLaunchPlan::aClusterTaskNeedsWhatAPodCanReach() {
+    QFETCH(QString, address);
+    QFETCH(QString, overrides);
+    QFETCH(QString, network);
+    QFETCH(QString, why);
+    TaskSpec onCluster = spec({}, overrides, network, false, 0);
     onCluster.backend = sandbox::Backend::Kubernetes;
-    auto plan = planLaunch(task(), onCluster, environment());
+    auto plan = planLaunch(task(), onCluster, environment(kRoot, address.toStdString()));
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, ErrorCode::Unsupported);
-    QVERIFY2(plan.error().message.find("the kubernetes backend cannot run a task's agent yet") != std::string::npos &&
-                 plan.error().message.find("--backend kube") != std::string::npos,
-             plan.error().message.c_str());
+    QVERIFY2(plan.error().message.find(why.toStdString()) != std::string::npos, plan.error().message.c_str());
+}
+
+// The pod's agent is the image's, connecting to the address warrend advertises, with the token its Secret
+// mounts; nothing of this host is mounted, so the cluster variant of the Pod renders (a host bind would be
+// refused there), its command the plan's.
+void TestLaunchPlan::aClusterPodsAgentConnectsOverTheNetwork() {
+    TaskSpec onCluster = spec({}, R"({"memory_backend":"host"})", "none", false, 0);
+    onCluster.backend = sandbox::Backend::Kubernetes;
+    auto plan = planLaunch(task(), onCluster, environment(kRoot, "warrend.warren.svc:8421"));
+    QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+    QCOMPARE(plan->clusterAddress, std::string("tcp:warrend.warren.svc:8421"));
+    QVERIFY(plan->channelDir.empty());
+    QVERIFY(plan->launch.ownedDirs.empty());
+    QVERIFY(std::find(plan->tokenScopes.begin(), plan->tokenScopes.end(), scope::kChannel) != plan->tokenScopes.end());
+    QCOMPARE(toQt(plan->launch.command),
+             (QStringList{"warren-agent", "serve", "--workspace", "/workspace", "--state", "/state", "--output",
+                          "/output", "--connect", "tcp:warrend.warren.svc:8421", "--token-file",
+                          "/opt/warren/channel/token"}));
+    auto profile = sandbox::resolveProfile(plan->launch.layers);
+    QVERIFY2(profile, profile ? "" : profile.error().message.c_str());
+    for (const char* scratch : {"/state", "/output"}) {
+        const auto* mount = mountAt(*profile, scratch);
+        QVERIFY(mount);
+        QCOMPARE(mount->type, sandbox::MountSpec::Type::Tmpfs);
+    }
+    QVERIFY(!mountAt(*profile, kAgentPathInSandbox) && !mountAt(*profile, kChannelDirInSandbox));
+
+    sandbox::KubeRequest pod;
+    pod.name = "warren-t-1";
+    pod.namespaceName = "warren-sandboxes";
+    pod.command = plan->launch.command;
+    pod.user.uid = pod.user.gid = 1000;
+    pod.taskToken = "the-token";
+    pod.tokenDir = kChannelDirInSandbox;
+    pod.seccompProfile = "warren-seccomp-0123456789abcdef.json";
+    auto manifests = sandbox::buildKubeManifests(*profile, pod);
+    QVERIFY2(manifests, manifests ? "" : manifests.error().message.c_str());
+    QCOMPARE(manifests->pod["spec"]["containers"][0]["command"], json(plan->launch.command));
+    for (const auto& volume : manifests->pod["spec"]["volumes"])
+        QVERIFY2(!volume.contains("hostPath"), volume.dump().c_str());
 }
 
 // A pod has no stdin: its agent connects to a socket in a directory of the task's own, mounted read-only with
@@ -252,7 +309,8 @@ void TestLaunchPlan::aPodsAgentConnects() {
     QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
     const std::string dir = kRoot.toStdString() + "/tasks/t-1/channel";
     QCOMPARE(plan->channelDir, dir);
-    QVERIFY(plan->launch.agentConnects);
+    QCOMPARE(toQt(plan->launch.command).mid(8), (QStringList{"--connect", "unix:/opt/warren/channel/agent.sock",
+                                                             "--token-file", "/opt/warren/channel/token"}));
     QVERIFY(std::find(plan->launch.ownedDirs.begin(), plan->launch.ownedDirs.end(), dir) !=
             plan->launch.ownedDirs.end()); // the sandbox's uid reads the token and connects
     QVERIFY(std::find(plan->tokenScopes.begin(), plan->tokenScopes.end(), scope::kChannel) != plan->tokenScopes.end());
@@ -262,15 +320,13 @@ void TestLaunchPlan::aPodsAgentConnects() {
     QVERIFY(mount);
     QCOMPARE(mount->source, dir);
     QCOMPARE(mount->type, sandbox::MountSpec::Type::RoBind);
-    QCOMPARE(toQt(agentCommand(true)).mid(8), (QStringList{"--connect", "unix:/opt/warren/channel/agent.sock",
-                                                           "--token-file", "/opt/warren/channel/token"}));
 
     for (auto backend : {sandbox::Backend::Bwrap, sandbox::Backend::Docker, sandbox::Backend::Podman}) {
         TaskSpec other = spec({}, "{}", "none", false, 0);
         other.backend = backend;
         auto stdio = planLaunch(task(), other, environment());
         QVERIFY(stdio);
-        QVERIFY(stdio->channelDir.empty() && !stdio->launch.agentConnects);
+        QVERIFY(stdio->channelDir.empty() && stdio->launch.command.size() == 8); // no --connect
         QVERIFY(std::find(stdio->tokenScopes.begin(), stdio->tokenScopes.end(), scope::kChannel) ==
                 stdio->tokenScopes.end());
         auto otherProfile = sandbox::resolveProfile(stdio->launch.layers);
