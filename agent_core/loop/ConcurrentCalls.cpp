@@ -1,6 +1,7 @@
 #include "agent_core/loop/ConcurrentCalls.h"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <optional>
 
@@ -9,7 +10,7 @@ namespace warren::agent {
 ConcurrentCalls::ConcurrentCalls(std::vector<Call> calls, std::size_t maxAtOnce) {
     m_slots.reserve(calls.size());
     for (auto& call : calls)
-        m_slots.push_back({std::move(call), {}, {}, false});
+        m_slots.push_back({std::move(call), {}, {}, 0, false});
     const std::size_t workers = std::min(std::max<std::size_t>(maxAtOnce, 1), m_slots.size());
     for (std::size_t i = 0; i < workers; ++i)
         m_workers.emplace_back([this] { work(); });
@@ -27,7 +28,7 @@ bool ConcurrentCalls::has(const std::string& callId) const {
     return std::any_of(m_slots.begin(), m_slots.end(), [&](const Slot& slot) { return slot.call.id == callId; });
 }
 
-ToolOutcome ConcurrentCalls::take(const std::string& callId, const ToolEnv& live) {
+ConcurrentCalls::Taken ConcurrentCalls::take(const std::string& callId, const ToolEnv& live) {
     auto slot = std::find_if(m_slots.begin(), m_slots.end(), [&](const Slot& s) { return s.call.id == callId; });
     {
         std::unique_lock lock(m_mutex);
@@ -36,7 +37,7 @@ ToolOutcome ConcurrentCalls::take(const std::string& callId, const ToolEnv& live
     for (const auto& report : slot->reports)
         report(live);
     slot->reports.clear();
-    return std::move(slot->outcome);
+    return {std::move(slot->outcome), slot->ranMs};
 }
 
 void ConcurrentCalls::work() {
@@ -82,6 +83,7 @@ void ConcurrentCalls::runSlot(Slot& slot) {
     };
     // A tool never throws (Tool.h), but an exception on this thread would end the agent: it becomes the
     // call's failure instead.
+    const auto started = std::chrono::steady_clock::now();
     try {
         slot.outcome = slot.call.tool->run(slot.call.arguments, env);
     } catch (const std::exception& e) {
@@ -89,6 +91,8 @@ void ConcurrentCalls::runSlot(Slot& slot) {
     } catch (...) {
         slot.outcome = failure("the tool failed");
     }
+    slot.ranMs = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
 }
 
 } // namespace warren::agent

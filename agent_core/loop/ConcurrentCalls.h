@@ -13,6 +13,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -41,9 +42,13 @@ public:
 
     bool has(const std::string& callId) const;
 
+    struct Taken {
+        ToolOutcome outcome;
+        std::uint64_t ranMs = 0; // how long the tool ran, from its start on a worker to its end
+    };
     // Waits for the call to end, replays what it reported through live's callbacks and returns its
     // outcome. Each call is taken once; callId must be one has() knows.
-    ToolOutcome take(const std::string& callId, const ToolEnv& live);
+    Taken take(const std::string& callId, const ToolEnv& live);
 
 private:
     using Report = std::function<void(const ToolEnv& live)>;
@@ -51,6 +56,7 @@ private:
         Call call;
         std::vector<Report> reports; // written by the worker until done
         ToolOutcome outcome;
+        std::uint64_t ranMs = 0;
         bool done = false;
     };
 

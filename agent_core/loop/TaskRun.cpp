@@ -749,7 +749,9 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
 
     const auto started = Clock::now();
     bool cached = false;
-    ToolOutcome outcome = executeTool(*tool, call, cached);
+    std::optional<std::uint64_t> ranAheadMs;
+    ToolOutcome outcome = executeTool(*tool, call, cached, ranAheadMs);
+    const std::uint64_t durationMs = ranAheadMs.value_or(millisSince(started));
     m_state.counters.bytesWritten += outcome.bytesWritten;
     protocol::ToolResultData data = resultWith(outcome.exitCode);
     data.truncated = outcome.truncated;
@@ -767,12 +769,12 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
                          std::string(kInterruptedResult) +
                              " The task was stopped while this call ran; it was killed and not run again. Its "
                              "effects, if any, are unknown.",
-                         std::move(data), millisSince(started));
+                         std::move(data), durationMs);
     } else {
         // The model reads the output within its token budget; tool_output events carry all a process printed.
         FittedOutput fitted = fitToBudget(outcome.output, m_config.toolOutputLimitTokens, narrowingHint(call.name));
         data.truncated = data.truncated || fitted.cut;
-        recordToolResult(call, std::move(fitted.text) + warning, std::move(data), millisSince(started));
+        recordToolResult(call, std::move(fitted.text) + warning, std::move(data), durationMs);
     }
     m_state.runningCall.reset();
     releaseCallClaims(claimed);
@@ -819,7 +821,8 @@ ToolEnv TaskRun::toolEnv(const std::string& callId) const {
     return env;
 }
 
-ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached) {
+ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached,
+                                  std::optional<std::uint64_t>& ranAheadMs) {
     ToolEnv env = toolEnv(call.id);
     env.onOutput = [&](std::string_view stream, std::string_view text) {
         const auto which =
@@ -837,10 +840,11 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
 
     if (m_readAhead && m_readAhead->has(call.id)) {
         // Run ahead beside the others of its run: what it reported is told now, in its turn.
-        ToolOutcome outcome = m_readAhead->take(call.id, env);
+        auto taken = m_readAhead->take(call.id, env);
         if (const auto key = m_readAheadKeys.find(call.id); key != m_readAheadKeys.end())
-            m_cache.store(key->second, outcome);
-        return outcome;
+            m_cache.store(key->second, taken.outcome);
+        ranAheadMs = taken.ranMs;
+        return std::move(taken.outcome);
     }
 
     std::optional<std::string> key;

@@ -84,7 +84,9 @@ private:
     // time; each is answered in its turn (executeTool). Calls the cache answers are left to it.
     void startReadAhead();
     ToolEnv toolEnv(const std::string& callId) const; // without the callbacks, which are the caller's
-    ToolOutcome executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached);
+    // cached: served from the execution cache; ranAheadMs: how long the tool ran, when it ran ahead.
+    ToolOutcome executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached,
+                            std::optional<std::uint64_t>& ranAheadMs);
     std::optional<TaskOutcome> endStep();
     std::optional<TaskOutcome> stopIfRequested();
     void shedMemory(std::uint64_t rssBytes);

@@ -112,8 +112,8 @@ private slots:
         ConcurrentCalls calls({callOf("a", tool, cancellation, {{"say", "a"}}),
                                callOf("b", tool, cancellation, {{"say", "b"}})});
         Heard heard;
-        const auto a = calls.take("a", heard.env());
-        const auto b = calls.take("b", heard.env());
+        const auto a = calls.take("a", heard.env()).outcome;
+        const auto b = calls.take("b", heard.env()).outcome;
         QVERIFY2(a.ok, a.output.c_str());
         QVERIFY2(b.ok, b.output.c_str());
         QCOMPARE(a.output, std::string("met a"));
@@ -134,7 +134,7 @@ private slots:
         ConcurrentCalls calls(std::move(list));
         Heard heard;
         for (int i = 0; i < 8; ++i) {
-            const auto outcome = calls.take("c" + std::to_string(i), heard.env());
+            const auto outcome = calls.take("c" + std::to_string(i), heard.env()).outcome;
             QVERIFY2(outcome.ok, outcome.output.c_str());
         }
         QCOMPARE(meeting.mostAtOnce, int(ConcurrentCalls::kMaxAtOnce));
@@ -149,11 +149,11 @@ private slots:
                                callOf("b", tool, cancellation, {{"say", "b"}})});
         Heard heard;
         QVERIFY(calls.has("gone") && !calls.has("c"));
-        QCOMPARE(calls.take("a", heard.env()).output, std::string("met a"));
-        const auto gone = calls.take("gone", heard.env());
+        QCOMPARE(calls.take("a", heard.env()).outcome.output, std::string("met a"));
+        const auto gone = calls.take("gone", heard.env()).outcome;
         QVERIFY(!gone.ok);
         QCOMPARE(gone.output, std::string("read_file: no such file: gone.txt"));
-        QCOMPARE(calls.take("b", heard.env()).output, std::string("met b"));
+        QCOMPARE(calls.take("b", heard.env()).outcome.output, std::string("met b"));
     }
 
     void aStopLeavesNothingRunning() {
@@ -168,7 +168,7 @@ private slots:
                                   1);
             cancellation.request(StopRequest::Cancel);
             Heard heard;
-            const auto a = calls.take("a", heard.env());
+            const auto a = calls.take("a", heard.env()).outcome;
             QVERIFY(a.cancelled);
         }
         QCOMPARE(running.load(), 0);
