@@ -2,10 +2,13 @@
 // one after another, with the real tools on a workspace of real files:
 //  - search: CALLS searches, each over its own directory of 25 text files of 2,000 lines (std::regex over
 //    about 3 MB a call: the read-only call whose cost is real);
-//  - read_file: CALLS reads of 1 MB files (the default window: the first 2,000 lines).
+//  - read_file: CALLS reads of 1 MB files (the default window: the first 2,000 lines);
+//  - the searches through the agent loop (an in-process model that answers at once): one reply of CALLS
+//    calls against CALLS replies of one call each, which run one after another.
 // Interleaved rounds, medians; the ratio is parallel / sequential (below 1: faster).
 //   bench_read_ahead [CALLS] [ROUNDS]
 
+#include "agent_core/loop/Agent.h"
 #include "agent_core/loop/ConcurrentCalls.h"
 #include "agent_core/tools/ReadFileTool.h"
 #include "agent_core/tools/SearchTool.h"
@@ -13,6 +16,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -70,6 +74,51 @@ double concurrentMs(const Batch& batch, const ToolEnv& env) {
     return msSince(start);
 }
 
+class ListedLlm : public Llm {
+public:
+    std::deque<warren::protocol::LlmChatResult> replies;
+    warren::Result<warren::protocol::LlmChatResult> chat(const warren::protocol::LlmChatParams&, Clock::time_point,
+                                                         const Cancellation&) override {
+        if (replies.empty())
+            return warren::makeError(warren::ErrorCode::System, "no reply left");
+        auto reply = replies.front();
+        replies.pop_front();
+        return reply;
+    }
+};
+
+class NullSink : public EventSink {
+public:
+    bool write(const warren::protocol::Event&) override { return true; }
+};
+
+warren::protocol::LlmChatResult replyOf(std::vector<warren::protocol::ToolCall> calls) {
+    warren::protocol::LlmChatResult reply;
+    reply.toolCalls = std::move(calls);
+    reply.finishReason = "tool_calls";
+    return reply;
+}
+
+// The task's wall time with the model's replies given: the loop's own work and the tools'.
+double agentMs(const fs::path& workspace, std::deque<warren::protocol::LlmChatResult> replies) {
+    replies.push_back(replyOf({{"fin", "finish", {{"summary", "done"}}}}));
+    auto agent = createAgent({"local-light"}, {{"tools", {"search"}}, {"execution_cache", false}, {"log_level", "warn"}});
+    if (!agent)
+        std::exit(1);
+    auto model = std::make_unique<ListedLlm>();
+    model->replies = std::move(replies);
+    (*agent)->setModel(std::move(model));
+    NullSink sink;
+    EventLog events(sink);
+    Cancellation cancellation;
+    const auto start = Clock::now();
+    const auto outcome = (*agent)->run({workspace, std::nullopt, std::nullopt}, "bench", "search", events, cancellation);
+    const double ms = msSince(start);
+    if (outcome.reason != ExitReason::Finished)
+        std::exit(1);
+    return ms;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -113,6 +162,25 @@ int main(int argc, char** argv) {
                       batch.name.c_str(), c);
         jsonLine += part;
     }
+    std::deque<warren::protocol::LlmChatResult> oneReply, oneByOne;
+    std::vector<warren::protocol::ToolCall> searches;
+    for (std::size_t i = 0; i < batches[0].arguments.size(); ++i) {
+        searches.push_back({"s" + std::to_string(i), "search", batches[0].arguments[i]});
+        oneByOne.push_back(replyOf({searches.back()}));
+    }
+    oneReply.push_back(replyOf(searches));
+    std::vector<double> sequential, concurrent;
+    for (int round = 0; round < rounds; ++round) {
+        sequential.push_back(agentMs(root, oneByOne));
+        concurrent.push_back(agentMs(root, oneReply));
+    }
+    const double s = percentile(sequential, 0.5);
+    const double c = percentile(concurrent, 0.5);
+    std::printf("%-12s %14.2f %14.2f %8.2f   (the agent loop: %d replies of one call / one reply)\n", "search, loop",
+                s, c, c / s, callCount);
+    char part[160];
+    std::snprintf(part, sizeof part, ",\"loop_sequential_ms\":%.2f,\"loop_concurrent_ms\":%.2f", s, c);
+    jsonLine += part;
     std::printf("%s}\n", jsonLine.c_str());
     fs::remove_all(root);
     return 0;

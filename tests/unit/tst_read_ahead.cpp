@@ -239,6 +239,25 @@ private slots:
         QVERIFY(answers[2].starts_with("r3: ") && contains(answers[2], "content of file 3"));
     }
 
+    void aCancelMidRunEndsWithNothingRunning() {
+        // run() returns only once the calls run ahead have ended: none outlives the task.
+        QTemporaryDir workspace;
+        std::vector<protocol::ToolCall> calls;
+        for (int i = 1; i <= 6; ++i) {
+            writeFile(workspace, QString("f%1.txt").arg(i), "some content\n");
+            calls.push_back({"s" + std::to_string(i), "search", {{"pattern", "content"}}});
+        }
+        Run cancelled;
+        cancelled.sink.onEvent = [&](const protocol::Event& event) {
+            if (event.type == et::kToolResult && event.data.value("id", "") == "s2")
+                cancelled.cancellation.request(StopRequest::Cancel);
+        };
+        runIn(cancelled, workspace, std::nullopt, {callingAll(calls), finishing()});
+        QCOMPARE(toString(cancelled.outcome.reason), std::string_view("cancelled"));
+        QCOMPARE(cancelled.sink.callEvents(),
+                 (std::vector<std::string>{"tool_call s1", "tool_result s1", "tool_call s2", "tool_result s2"}));
+    }
+
     void aCrashMidRunIsResumedWithEveryCallAnswered() {
         // The state as a kill would leave it while r1's result is being recorded and r2, r3 run ahead: the
         // checkpoint written before r1 ran, copied at that moment.
