@@ -40,7 +40,8 @@ void makeWorkspace(const fs::path& root, int calls) {
         for (int f = 0; f < 25; ++f) {
             std::ofstream out(dir / ("file" + std::to_string(f) + ".txt"));
             for (int line = 0; line < 2000; ++line)
-                out << "line " << line << " of file " << f << " in dir " << d << ": some words to search through\n";
+                out << "line " << line << " of file " << f << " in dir " << d
+                    << ": some words to search through\n";
         }
         std::ofstream big(root / ("big" + std::to_string(d) + ".txt"));
         for (int line = 0; line < 16000; ++line)
@@ -77,8 +78,8 @@ double concurrentMs(const Batch& batch, const ToolEnv& env) {
 class ListedLlm : public Llm {
 public:
     std::deque<warren::protocol::LlmChatResult> replies;
-    warren::Result<warren::protocol::LlmChatResult> chat(const warren::protocol::LlmChatParams&, Clock::time_point,
-                                                         const Cancellation&) override {
+    warren::Result<warren::protocol::LlmChatResult> chat(const warren::protocol::LlmChatParams&,
+                                                         Clock::time_point, const Cancellation&) override {
         if (replies.empty())
             return warren::makeError(warren::ErrorCode::System, "no reply left");
         auto reply = replies.front();
@@ -102,7 +103,8 @@ warren::protocol::LlmChatResult replyOf(std::vector<warren::protocol::ToolCall> 
 // The task's wall time with the model's replies given: the loop's own work and the tools'.
 double agentMs(const fs::path& workspace, std::deque<warren::protocol::LlmChatResult> replies) {
     replies.push_back(replyOf({{"fin", "finish", {{"summary", "done"}}}}));
-    auto agent = createAgent({"local-light"}, {{"tools", {"search"}}, {"execution_cache", false}, {"log_level", "warn"}});
+    auto agent = createAgent({"local-light"},
+                             {{"tools", {"search"}}, {"execution_cache", false}, {"log_level", "warn"}});
     if (!agent)
         std::exit(1);
     auto model = std::make_unique<ListedLlm>();
@@ -112,7 +114,8 @@ double agentMs(const fs::path& workspace, std::deque<warren::protocol::LlmChatRe
     EventLog events(sink);
     Cancellation cancellation;
     const auto start = Clock::now();
-    const auto outcome = (*agent)->run({workspace, std::nullopt, std::nullopt}, "bench", "search", events, cancellation);
+    const auto outcome =
+        (*agent)->run({workspace, std::nullopt, std::nullopt}, "bench", "search", events, cancellation);
     const double ms = msSince(start);
     if (outcome.reason != ExitReason::Finished)
         std::exit(1);
@@ -135,8 +138,10 @@ int main(int argc, char** argv) {
     ReadFileTool read;
     std::vector<Batch> batches = {{"search", &search, {}}, {"read_file", &read, {}}};
     for (int i = 0; i < callCount; ++i) {
-        // Found in a few lines only, so each search reads its whole directory (a search stops at 500 matches).
-        batches[0].arguments.push_back({{"pattern", "line 1999 of file 2[0-9] "}, {"path", "dir" + std::to_string(i)}});
+        // Found in a few lines only, so each search reads its whole directory (a search stops at 500
+        // matches).
+        batches[0].arguments.push_back(
+            {{"pattern", "line 1999 of file 2[0-9] "}, {"path", "dir" + std::to_string(i)}});
         batches[1].arguments.push_back({{"path", "big" + std::to_string(i) + ".txt"}});
     }
     for (const auto& batch : batches) // warm the page cache: both variants read from memory
@@ -158,8 +163,8 @@ int main(int argc, char** argv) {
         const double c = percentile(concurrent, 0.5);
         std::printf("%-12s %14.2f %14.2f %8.2f\n", batch.name.c_str(), s, c, c / s);
         char part[160];
-        std::snprintf(part, sizeof part, ",\"%s_sequential_ms\":%.2f,\"%s_concurrent_ms\":%.2f", batch.name.c_str(), s,
-                      batch.name.c_str(), c);
+        std::snprintf(part, sizeof part, ",\"%s_sequential_ms\":%.2f,\"%s_concurrent_ms\":%.2f",
+                      batch.name.c_str(), s, batch.name.c_str(), c);
         jsonLine += part;
     }
     std::deque<warren::protocol::LlmChatResult> oneReply, oneByOne;
@@ -176,8 +181,8 @@ int main(int argc, char** argv) {
     }
     const double s = percentile(sequential, 0.5);
     const double c = percentile(concurrent, 0.5);
-    std::printf("%-12s %14.2f %14.2f %8.2f   (the agent loop: %d replies of one call / one reply)\n", "search, loop",
-                s, c, c / s, callCount);
+    std::printf("%-12s %14.2f %14.2f %8.2f   (the agent loop: %d replies of one call / one reply)\n",
+                "search, loop", s, c, c / s, callCount);
     char part[160];
     std::snprintf(part, sizeof part, ",\"loop_sequential_ms\":%.2f,\"loop_concurrent_ms\":%.2f", s, c);
     jsonLine += part;

@@ -25,11 +25,13 @@ ConcurrentCalls::~ConcurrentCalls() {
 }
 
 bool ConcurrentCalls::has(const std::string& callId) const {
-    return std::any_of(m_slots.begin(), m_slots.end(), [&](const Slot& slot) { return slot.call.id == callId; });
+    return std::any_of(m_slots.begin(), m_slots.end(),
+                       [&](const Slot& slot) { return slot.call.id == callId; });
 }
 
 ConcurrentCalls::Taken ConcurrentCalls::take(const std::string& callId, const ToolEnv& live) {
-    auto slot = std::find_if(m_slots.begin(), m_slots.end(), [&](const Slot& s) { return s.call.id == callId; });
+    auto slot =
+        std::find_if(m_slots.begin(), m_slots.end(), [&](const Slot& s) { return s.call.id == callId; });
     {
         std::unique_lock lock(m_mutex);
         m_ended.wait(lock, [&] { return slot->done; });
@@ -92,7 +94,8 @@ void ConcurrentCalls::runSlot(Slot& slot) {
         slot.outcome = failure("the tool failed");
     }
     slot.ranMs = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
+            .count());
 }
 
 } // namespace warren::agent

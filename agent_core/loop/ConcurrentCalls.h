@@ -28,10 +28,10 @@ public:
     static constexpr std::size_t kMaxAtOnce = 4;
 
     struct Call {
-        std::string id;           // the model's id of the call; also env.callId
-        Tool* tool = nullptr;     // outlives this object
+        std::string id;       // the model's id of the call; also env.callId
+        Tool* tool = nullptr; // outlives this object
         nlohmann::json arguments;
-        ToolEnv env;              // the callbacks are replaced: take() replays through its own
+        ToolEnv env; // the callbacks are replaced: take() replays through its own
     };
 
     // Starts the calls, in their order, at most maxAtOnce at a time (at least one).

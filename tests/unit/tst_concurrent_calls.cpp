@@ -40,7 +40,8 @@ public:
         ++m_meeting.running;
         m_meeting.mostAtOnce = std::max(m_meeting.mostAtOnce, m_meeting.running);
         m_meeting.changed.notify_all();
-        const bool met = m_meeting.changed.wait_for(lock, kSafetyNet, [&] { return m_meeting.started >= m_needed; });
+        const bool met =
+            m_meeting.changed.wait_for(lock, kSafetyNet, [&] { return m_meeting.started >= m_needed; });
         --m_meeting.running;
         if (!met)
             return failure("alone: the others never started");
@@ -58,7 +59,9 @@ private:
 
 class FailingTool : public Tool {
 public:
-    ToolOutcome run(const json&, const ToolEnv&) override { return failure("read_file: no such file: gone.txt"); }
+    ToolOutcome run(const json&, const ToolEnv&) override {
+        return failure("read_file: no such file: gone.txt");
+    }
 };
 
 // Waits for the stop, as a long read does, and says it was stopped.
@@ -80,7 +83,7 @@ private:
 };
 
 ConcurrentCalls::Call callOf(const std::string& id, Tool& tool, const Cancellation& cancellation,
-                              json arguments = json::object()) {
+                             json arguments = json::object()) {
     ToolEnv env;
     env.cancellation = &cancellation;
     env.callId = id;
@@ -119,7 +122,8 @@ private slots:
         QCOMPARE(a.output, std::string("met a"));
         QCOMPARE(b.output, std::string("met b"));
         // Each call's reports come back whole, in its turn, whatever order the calls ran in.
-        QCOMPARE(heard.lines, (std::vector<std::string>{"stdout: a 1", "stderr: a 2", "stdout: b 1", "stderr: b 2"}));
+        QCOMPARE(heard.lines,
+                 (std::vector<std::string>{"stdout: a 1", "stderr: a 2", "stdout: b 1", "stderr: b 2"}));
     }
 
     void noMoreThanTheLimitRunAtOnce() {
@@ -145,7 +149,8 @@ private slots:
         Meeting meeting;
         MeetingTool tool(meeting, 2);
         FailingTool failing;
-        ConcurrentCalls calls({callOf("a", tool, cancellation, {{"say", "a"}}), callOf("gone", failing, cancellation),
+        ConcurrentCalls calls({callOf("a", tool, cancellation, {{"say", "a"}}),
+                               callOf("gone", failing, cancellation),
                                callOf("b", tool, cancellation, {{"say", "b"}})});
         Heard heard;
         QVERIFY(calls.has("gone") && !calls.has("c"));

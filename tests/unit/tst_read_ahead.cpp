@@ -54,7 +54,8 @@ class ListedLlm : public Llm {
 public:
     std::deque<protocol::LlmChatResult> replies;
     std::vector<protocol::LlmChatParams> asked;
-    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params, std::chrono::steady_clock::time_point,
+    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params,
+                                         std::chrono::steady_clock::time_point,
                                          const Cancellation&) override {
         asked.push_back(params);
         if (replies.empty())
@@ -117,8 +118,8 @@ void runIn(Run& run, const QTemporaryDir& workspace, std::optional<std::filesyst
     (*agent)->setModel(std::move(llm));
     run.agent = std::move(agent).value();
     EventLog events(run.sink);
-    run.outcome = run.agent->run({workspace.path().toStdString(), std::move(state), std::nullopt}, "t", "look around",
-                                events, run.cancellation);
+    run.outcome = run.agent->run({workspace.path().toStdString(), std::move(state), std::nullopt}, "t",
+                                 "look around", events, run.cancellation);
 }
 
 void writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& content) {
@@ -140,7 +141,8 @@ private slots:
     void readsComeBackInCallOrder() {
         QTemporaryDir workspace;
         for (int i = 1; i <= 6; ++i)
-            writeFile(workspace, QString("f%1.txt").arg(i), QByteArray("content of file ") + QByteArray::number(i));
+            writeFile(workspace, QString("f%1.txt").arg(i),
+                      QByteArray("content of file ") + QByteArray::number(i));
         std::vector<protocol::ToolCall> calls;
         for (int i = 1; i <= 6; ++i)
             calls.push_back(reading("r" + std::to_string(i), "f" + std::to_string(i) + ".txt"));
@@ -213,9 +215,10 @@ private slots:
     void aStopMidRunLeavesTheRestForTheResumedRun() {
         QTemporaryDir workspace, state;
         for (int i = 1; i <= 3; ++i)
-            writeFile(workspace, QString("f%1.txt").arg(i), QByteArray("content of file ") + QByteArray::number(i));
+            writeFile(workspace, QString("f%1.txt").arg(i),
+                      QByteArray("content of file ") + QByteArray::number(i));
         const std::vector<protocol::ToolCall> calls = {reading("r1", "f1.txt"), reading("r2", "f2.txt"),
-                                                        reading("r3", "f3.txt")};
+                                                       reading("r3", "f3.txt")};
         Run paused;
         paused.sink.onEvent = [&](const protocol::Event& event) {
             if (event.type == et::kToolResult && event.data.value("id", "") == "r1")
@@ -254,8 +257,8 @@ private slots:
         };
         runIn(cancelled, workspace, std::nullopt, {callingAll(calls), finishing()});
         QCOMPARE(toString(cancelled.outcome.reason), std::string_view("cancelled"));
-        QCOMPARE(cancelled.sink.callEvents(),
-                 (std::vector<std::string>{"tool_call s1", "tool_result s1", "tool_call s2", "tool_result s2"}));
+        QCOMPARE(cancelled.sink.callEvents(), (std::vector<std::string>{"tool_call s1", "tool_result s1",
+                                                                        "tool_call s2", "tool_result s2"}));
     }
 
     void aCrashMidRunIsResumedWithEveryCallAnswered() {
@@ -263,9 +266,10 @@ private slots:
         // checkpoint written before r1 ran, copied at that moment.
         QTemporaryDir workspace, state, crashed;
         for (int i = 1; i <= 3; ++i)
-            writeFile(workspace, QString("f%1.txt").arg(i), QByteArray("content of file ") + QByteArray::number(i));
+            writeFile(workspace, QString("f%1.txt").arg(i),
+                      QByteArray("content of file ") + QByteArray::number(i));
         const std::vector<protocol::ToolCall> calls = {reading("r1", "f1.txt"), reading("r2", "f2.txt"),
-                                                        reading("r3", "f3.txt")};
+                                                       reading("r3", "f3.txt")};
         Run first;
         first.sink.onEvent = [&](const protocol::Event& event) {
             if (event.type == et::kToolResult && event.data.value("id", "") == "r1")
