@@ -10,7 +10,7 @@ namespace warren::agent {
 ConcurrentCalls::ConcurrentCalls(std::vector<Call> calls, std::size_t maxAtOnce) {
     m_slots.reserve(calls.size());
     for (auto& call : calls)
-        m_slots.push_back({std::move(call), {}, {}, 0, false});
+        m_slots.push_back({std::move(call), {}, {}, 0, false, false});
     const std::size_t workers = std::min(std::max<std::size_t>(maxAtOnce, 1), m_slots.size());
     for (std::size_t i = 0; i < workers; ++i)
         m_workers.emplace_back([this] { work(); });
@@ -26,16 +26,17 @@ ConcurrentCalls::~ConcurrentCalls() {
 
 bool ConcurrentCalls::has(const std::string& callId) const {
     return std::any_of(m_slots.begin(), m_slots.end(),
-                       [&](const Slot& slot) { return slot.call.id == callId; });
+                       [&](const Slot& slot) { return slot.call.id == callId && !slot.taken; });
 }
 
 ConcurrentCalls::Taken ConcurrentCalls::take(const std::string& callId, const ToolEnv& live) {
     auto slot =
-        std::find_if(m_slots.begin(), m_slots.end(), [&](const Slot& s) { return s.call.id == callId; });
+        std::find_if(m_slots.begin(), m_slots.end(), [&](const Slot& s) { return s.call.id == callId && !s.taken; });
     {
         std::unique_lock lock(m_mutex);
         m_ended.wait(lock, [&] { return slot->done; });
     }
+    slot->taken = true;
     for (const auto& report : slot->reports)
         report(live);
     slot->reports.clear();

@@ -40,6 +40,7 @@ public:
     ConcurrentCalls(const ConcurrentCalls&) = delete;
     ConcurrentCalls& operator=(const ConcurrentCalls&) = delete;
 
+    // Whether the call is one of these and not yet taken. Ids are unique among the calls.
     bool has(const std::string& callId) const;
 
     struct Taken {
@@ -47,7 +48,7 @@ public:
         std::uint64_t ranMs = 0; // how long the tool ran, from its start on a worker to its end
     };
     // Waits for the call to end, replays what it reported through live's callbacks and returns its
-    // outcome. Each call is taken once; callId must be one has() knows.
+    // outcome. Each call is taken once: callId must be one has() says yes to.
     Taken take(const std::string& callId, const ToolEnv& live);
 
 private:
@@ -58,6 +59,7 @@ private:
         ToolOutcome outcome;
         std::uint64_t ranMs = 0;
         bool done = false;
+        bool taken = false; // the loop's thread only
     };
 
     void work();

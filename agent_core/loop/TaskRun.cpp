@@ -658,6 +658,9 @@ void TaskRun::startReadAhead() {
         Tool* tool = readAheadTool(call);
         if (!tool)
             break; // a call with effects, or one the loop answers itself, keeps its place in the order
+        const auto sameId = [&](const ConcurrentCalls::Call& ahead) { return ahead.id == call.id; };
+        if (keys.contains(call.id) || std::any_of(calls.begin(), calls.end(), sameId))
+            break; // the id names what is handed back: a model that repeats one gets those calls in turn
         ConcurrentCalls::Call ahead{call.id, tool, call.arguments, toolEnv(call.id)};
         if (m_config.executionCache) {
             // The key of what the call reads, taken before it reads: the outcome is stored under it.
