@@ -183,14 +183,17 @@ private slots:
         for (const char* name : {"a", "b", "c", "d"})
             writeFile(workspace, QString(name) + ".txt", QByteArray("file ") + name);
         const std::vector<protocol::ToolCall> calls = {reading("call_0", "a.txt"), reading("call_0", "b.txt"),
-                                                       reading("call_1", "c.txt"), reading("call_0", "d.txt")};
+                                                       reading("call_1", "c.txt"),
+                                                       reading("call_0", "d.txt")};
         Run run;
         runIn(run, workspace, std::nullopt, {callingAll(calls), finishing()});
         QCOMPARE(toString(run.outcome.reason), std::string_view("finished"));
         std::vector<std::string> files;
         for (const auto& answer : run.answers())
-            files.push_back(answer.substr(0, answer.find(':')) + " " + answer.substr(answer.find("file "), 6));
-        QCOMPARE(files, (std::vector<std::string>{"call_0 file a", "call_0 file b", "call_1 file c", "call_0 file d"}));
+            files.push_back(answer.substr(0, answer.find(':')) + " " +
+                            answer.substr(answer.find("file "), 6));
+        QCOMPARE(files, (std::vector<std::string>{"call_0 file a", "call_0 file b", "call_1 file c",
+                                                  "call_0 file d"}));
     }
 
     void aCallWithEffectsKeepsItsPlace() {
