@@ -43,4 +43,11 @@ std::vector<ToolEntry> builtInTools(AgentMemory* memory, std::string unavailable
             memoryTool<MemorySearchTool>(memory, unavailableReason)};
 }
 
+bool isReadOnlyTool(const std::string& name) {
+    for (auto& entry : builtInTools(nullptr, "not made to run"))
+        if (entry.spec.name == name)
+            return entry.make()->readOnly();
+    return false;
+}
+
 } // namespace warren::agent

@@ -12,4 +12,8 @@ namespace warren::agent {
 // memory may be null: the memory tools then answer every call with unavailableReason.
 std::vector<ToolEntry> builtInTools(AgentMemory* memory, std::string unavailableReason);
 
+// Whether the built-in tool of that name only reads (Tool::readOnly()), asked of the tool itself. Made here
+// without a memory, the memory tools say no: they stand in for the task's memory, which no role shares.
+bool isReadOnlyTool(const std::string& name);
+
 } // namespace warren::agent

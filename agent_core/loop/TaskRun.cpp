@@ -597,9 +597,19 @@ std::optional<TaskOutcome> TaskRun::refuseBadCall(const protocol::ToolCall& call
 }
 
 std::optional<TaskOutcome> TaskRun::runPendingCalls() {
+    // However the calls end, none read ahead outlives them (the destructor waits for those running).
+    struct ReadAheadEnd {
+        TaskRun& run;
+        ~ReadAheadEnd() {
+            run.m_readAhead.reset();
+            run.m_readAheadKeys.clear();
+        }
+    } readAheadEnd{*this};
     while (!m_state.pendingCalls.empty()) {
         if (m_cancellation.stopRequested())
             return std::nullopt; // the checkpoint keeps the calls not started; stopIfRequested ends the run
+        if (!m_readAhead || !m_readAhead->has(m_state.pendingCalls.front().id))
+            startReadAhead();
         const auto call = m_state.pendingCalls.front();
         m_state.pendingCalls.erase(m_state.pendingCalls.begin());
         if (auto problem = checkToolCall(call, offeredTools())) {
@@ -626,6 +636,47 @@ std::optional<TaskOutcome> TaskRun::runPendingCalls() {
             return end;
     }
     return std::nullopt;
+}
+
+Tool* TaskRun::readAheadTool(const protocol::ToolCall& call) {
+    if (call.name == "finish" || checkToolCall(call, offeredTools()))
+        return nullptr;
+    if (std::find(m_config.approvalTools.begin(), m_config.approvalTools.end(), call.name) !=
+        m_config.approvalTools.end())
+        return nullptr;
+    std::string unavailable;
+    Tool* tool = m_tools->find(call.name, unavailable);
+    return tool && tool->readOnly() && tool->concurrencySafe() ? tool : nullptr;
+}
+
+void TaskRun::startReadAhead() {
+    m_readAhead.reset();
+    m_readAheadKeys.clear();
+    std::vector<ConcurrentCalls::Call> calls;
+    std::map<std::string, std::string> keys;
+    for (const auto& call : m_state.pendingCalls) {
+        Tool* tool = readAheadTool(call);
+        if (!tool)
+            break; // a call with effects, or one the loop answers itself, keeps its place in the order
+        const auto sameId = [&](const ConcurrentCalls::Call& ahead) { return ahead.id == call.id; };
+        if (keys.contains(call.id) || std::any_of(calls.begin(), calls.end(), sameId))
+            break; // the id names what is handed back: a model that repeats one gets those calls in turn
+        ConcurrentCalls::Call ahead{call.id, tool, call.arguments, toolEnv(call.id)};
+        if (m_config.executionCache) {
+            // The key of what the call reads, taken before it reads: the outcome is stored under it.
+            if (auto content = tool->contentKey(call.arguments, ahead.env)) {
+                auto key = cacheKey(call.name, call.arguments, *content);
+                if (m_cache.contains(key))
+                    continue; // the cache answers it at its turn
+                keys[call.id] = std::move(key);
+            }
+        }
+        calls.push_back(std::move(ahead));
+    }
+    if (calls.size() < 2)
+        return; // nothing to run beside
+    m_readAheadKeys = std::move(keys);
+    m_readAhead = std::make_unique<ConcurrentCalls>(std::move(calls));
 }
 
 std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
@@ -701,7 +752,9 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
 
     const auto started = Clock::now();
     bool cached = false;
-    ToolOutcome outcome = executeTool(*tool, call, cached);
+    std::optional<std::uint64_t> ranAheadMs;
+    ToolOutcome outcome = executeTool(*tool, call, cached, ranAheadMs);
+    const std::uint64_t durationMs = ranAheadMs.value_or(millisSince(started));
     m_state.counters.bytesWritten += outcome.bytesWritten;
     protocol::ToolResultData data = resultWith(outcome.exitCode);
     data.truncated = outcome.truncated;
@@ -719,12 +772,12 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
                          std::string(kInterruptedResult) +
                              " The task was stopped while this call ran; it was killed and not run again. Its "
                              "effects, if any, are unknown.",
-                         std::move(data), millisSince(started));
+                         std::move(data), durationMs);
     } else {
         // The model reads the output within its token budget; tool_output events carry all a process printed.
         FittedOutput fitted = fitToBudget(outcome.output, m_config.toolOutputLimitTokens, narrowingHint(call.name));
         data.truncated = data.truncated || fitted.cut;
-        recordToolResult(call, std::move(fitted.text) + warning, std::move(data), millisSince(started));
+        recordToolResult(call, std::move(fitted.text) + warning, std::move(data), durationMs);
     }
     m_state.runningCall.reset();
     releaseCallClaims(claimed);
@@ -760,14 +813,20 @@ void TaskRun::releaseCallClaims(const std::vector<std::string>& claimed) {
         m_team->claims().release(m_seat.id, path); // the coordinator only while it writes
 }
 
-ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached) {
+ToolEnv TaskRun::toolEnv(const std::string& callId) const {
     ToolEnv env;
     env.workspace = m_paths.workspace;
     env.deadline = m_stepDeadline;
     env.outputLimitBytes = m_config.toolOutputLimitBytes;
     env.shellTimeoutSec = m_config.shellTimeoutSec;
     env.cancellation = &m_cancellation;
-    env.callId = call.id;
+    env.callId = callId;
+    return env;
+}
+
+ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached,
+                                  std::optional<std::uint64_t>& ranAheadMs) {
+    ToolEnv env = toolEnv(call.id);
     env.onOutput = [&](std::string_view stream, std::string_view text) {
         const auto which =
             stream == "stderr" ? protocol::OutputStream::Stderr : protocol::OutputStream::Stdout;
@@ -781,6 +840,15 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
     env.onPlanUpdated = [&](const protocol::PlanUpdatedData& plan) {
         m_events.emit(plan, {call.name, std::nullopt, std::nullopt});
     };
+
+    if (m_readAhead && m_readAhead->has(call.id)) {
+        // Run ahead beside the others of its run: what it reported is told now, in its turn.
+        auto taken = m_readAhead->take(call.id, env);
+        if (const auto key = m_readAheadKeys.find(call.id); key != m_readAheadKeys.end())
+            m_cache.store(key->second, taken.outcome);
+        ranAheadMs = taken.ranMs;
+        return std::move(taken.outcome);
+    }
 
     std::optional<std::string> key;
     if (m_config.executionCache && tool.readOnly()) {

@@ -5,6 +5,7 @@
 
 #include "agent_core/context/LoopDetector.h"
 #include "agent_core/loop/Agent.h"
+#include "agent_core/loop/ConcurrentCalls.h"
 #include "agent_core/loop/ToolRegistry.h"
 #include "agent_core/memory/AgentMemory.h"
 #include "agent_core/prompt/HandoffPrompt.h"
@@ -15,6 +16,7 @@
 #include "agent_core/tools/ExecutionCache.h"
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -75,7 +77,16 @@ private:
     // A call checkToolCall refused: answered with what was wrong; max_bad_calls in a row stop the task.
     std::optional<TaskOutcome> refuseBadCall(const protocol::ToolCall& call, const std::string& problem);
     std::optional<TaskOutcome> runCall(const protocol::ToolCall& call);
-    ToolOutcome executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached);
+    // The tool of a call that may run ahead of its turn, beside the others of its reply (ConcurrentCalls):
+    // well-formed, read-only and safe to run concurrently, not waiting for an approval; else null.
+    Tool* readAheadTool(const protocol::ToolCall& call);
+    // Runs the pending calls from the first on that may run ahead, up to the first that may not, at the same
+    // time; each is answered in its turn (executeTool). Calls the cache answers are left to it.
+    void startReadAhead();
+    ToolEnv toolEnv(const std::string& callId) const; // without the callbacks, which are the caller's
+    // cached: served from the execution cache; ranAheadMs: how long the tool ran, when it ran ahead.
+    ToolOutcome executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached,
+                            std::optional<std::uint64_t>& ranAheadMs);
     std::optional<TaskOutcome> endStep();
     std::optional<TaskOutcome> stopIfRequested();
     void shedMemory(std::uint64_t rssBytes);
@@ -121,6 +132,8 @@ private:
     std::string m_memoryProblem;
     std::unique_ptr<ToolRegistry> m_tools;
     ExecutionCache m_cache;
+    std::unique_ptr<ConcurrentCalls> m_readAhead;       // the calls of the current run of read-only calls
+    std::map<std::string, std::string> m_readAheadKeys; // call id -> cache key taken before it started
     LoopDetector m_loopDetector;
     bool m_memoryShed = false;
     std::optional<std::uint64_t> m_contextTokens; // estimateTokens(m_state.messages); nullopt: not known

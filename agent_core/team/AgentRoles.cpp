@@ -1,12 +1,12 @@
 #include "agent_core/team/AgentRoles.h"
 
+#include "agent_core/loop/BuiltInTools.h"
+
 #include <algorithm>
 
 namespace warren::agent {
 
 namespace {
-
-const std::vector<std::string> kExplorerTools = {"read_file", "list_files", "search"};
 
 bool isMemoryTool(const std::string& name) {
     return name.starts_with("memory_");
@@ -33,8 +33,7 @@ Result<std::vector<std::string>> toolsForRole(std::string_view role, const std::
                      [](const std::string& name) { return !isMemoryTool(name); });
     } else if (role == "explorer") {
         std::copy_if(starterTools.begin(), starterTools.end(), std::back_inserter(tools), [](const std::string& name) {
-            return name == "finish" ||
-                   std::find(kExplorerTools.begin(), kExplorerTools.end(), name) != kExplorerTools.end();
+            return name == "finish" || (!isMemoryTool(name) && isReadOnlyTool(name));
         });
     } else {
         return makeError(ErrorCode::InvalidArgument,

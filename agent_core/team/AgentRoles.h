@@ -1,8 +1,9 @@
 #pragma once
-// What a sub-agent may do, by its role, and what it is told when it starts (pure). A role narrows the
-// tools of the agent that starts it, never widens them:
+// What a sub-agent may do, by its role, and what it is told when it starts (pure: the tools are asked
+// whether they only read, never run). A role narrows the tools of the agent that starts it, never widens
+// them:
 //   worker    the starter's tools, without the memory tools (the task's memory has one writer)
-//   explorer  read-only: read_file, list_files, search
+//   explorer  read-only: the worker's tools that only read (Tool::readOnly()): read_file, list_files, search
 // The agent tools (spawn_agent, ...) are added by the loop where max_agent_depth allows.
 
 #include "common/Result.h"

@@ -35,6 +35,8 @@ public:
     // The stored outcome, now the most recently used, or nullptr; counts a hit or a miss. The pointer is
     // valid until the next store() or clear().
     const ToolOutcome* find(const std::string& key);
+    // Whether find(key) would answer, without counting or touching the order.
+    bool contains(const std::string& key) const { return m_index.contains(key); }
 
     // Stores a successful outcome under key (replacing any), evicting the least recently used entries to
     // stay within the budget. Failed, stopped and over-budget outcomes are not stored.

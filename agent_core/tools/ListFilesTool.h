@@ -20,6 +20,7 @@ public:
 
     ToolOutcome run(const nlohmann::json& arguments, const ToolEnv& env) override;
     bool readOnly() const override { return true; }
+    bool concurrencySafe() const override { return true; }
     // The names and stat identities of the entries the listing walks, within its depth.
     std::optional<std::string> contentKey(const nlohmann::json& arguments, const ToolEnv& env) const override;
 };

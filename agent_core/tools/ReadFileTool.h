@@ -21,6 +21,7 @@ public:
 
     ToolOutcome run(const nlohmann::json& arguments, const ToolEnv& env) override;
     bool readOnly() const override { return true; }
+    bool concurrencySafe() const override { return true; }
     // The resolved path and its stat identity: any write changes the ctime, a rename the inode.
     std::optional<std::string> contentKey(const nlohmann::json& arguments, const ToolEnv& env) const override;
 };

@@ -24,6 +24,7 @@ public:
 
     ToolOutcome run(const nlohmann::json& arguments, const ToolEnv& env) override;
     bool readOnly() const override { return true; }
+    bool concurrencySafe() const override { return true; }
     // The paths and stat identities of what the search walks.
     std::optional<std::string> contentKey(const nlohmann::json& arguments, const ToolEnv& env) const override;
 };

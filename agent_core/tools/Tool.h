@@ -73,6 +73,11 @@ public:
                                                   const ToolEnv& /*env*/) const {
         return std::nullopt;
     }
+
+    // A read-only tool that shares nothing with another call but the files it reads: the loop may run it
+    // on another thread at the same time as other such calls of one reply (ConcurrentCalls). The memory
+    // tools share their store and its backend, so they are not.
+    virtual bool concurrencySafe() const { return false; }
 };
 
 // A tool as the registry knows it: what the model is told, and how to make it (on first use when tools

@@ -17,3 +17,6 @@ warren_add_test(tst_output_budget SOURCES tst_output_budget.cpp LIBS warren_agen
 warren_add_test(tst_agent_roles SOURCES tst_agent_roles.cpp LIBS warren_agent_core LABELS unit)
 # Which file-editing tool each model family is offered (pure).
 warren_add_test(tst_family_tools SOURCES tst_family_tools.cpp LIBS warren_agent_prompt LABELS unit)
+# A reply's read-only calls run at the same time (ConcurrentCalls), answered in call order by the loop.
+warren_add_test(tst_concurrent_calls SOURCES tst_concurrent_calls.cpp LIBS warren_agent_core LABELS unit)
+warren_add_test(tst_read_ahead SOURCES tst_read_ahead.cpp LIBS warren_agent_core LABELS unit)

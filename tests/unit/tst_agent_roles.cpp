@@ -32,6 +32,10 @@ private slots:
             << QStringList{"shell", "read_file", "write_file", "edit_file", "list_files", "search", "finish"} << "";
         QTest::newRow("explorer: read-only")
             << "explorer" << all << QStringList{"read_file", "list_files", "search", "finish"} << "";
+        QTest::newRow("explorer: what the tools say of themselves")
+            << "explorer"
+            << QStringList{"shell", "apply_patch", "update_plan", "search", "list_files", "memory_load", "read_file"}
+            << QStringList{"search", "list_files", "read_file", "finish"} << "";
         QTest::newRow("a role never widens the starter's tools")
             << "explorer" << QStringList{"shell", "read_file", "finish"} << QStringList{"read_file", "finish"} << "";
         QTest::newRow("finish is always there")
