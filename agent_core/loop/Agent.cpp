@@ -16,6 +16,8 @@ std::string_view toString(ExitReason reason) {
         return "paused";
     case ExitReason::Guard:
         return "guard";
+    case ExitReason::Waiting:
+        return "waiting";
     }
     return "failed";
 }

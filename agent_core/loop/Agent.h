@@ -32,7 +32,8 @@ struct AgentPaths {
     std::optional<std::filesystem::path> output; // /output: resource_report.json; none = no report
 };
 
-enum class ExitReason { Finished, Failed, Cancelled, Paused, Guard };
+// Waiting: the model replied to the user in an attended run (RunFacts::attended); a reply continues it.
+enum class ExitReason { Finished, Failed, Cancelled, Paused, Guard, Waiting };
 std::string_view toString(ExitReason reason); // as task_finished says it
 
 struct TaskOutcome {
@@ -73,7 +74,7 @@ public:
     void setRunFacts(RunFacts facts) { m_facts = std::move(facts); }
 
     // Runs the task to its end, or resumes it from the checkpoint in paths.state, reporting through events.
-    // reply: the user's message to a task whose run ended (finished, failed, cancelled or paused), added to
+    // reply: the user's message to a task whose run ended (finished, waiting, failed, cancelled or paused), added to
     // the checkpoint's conversation before the loop goes on; a task without a checkpoint is refused.
     TaskOutcome run(const AgentPaths& paths, const std::string& taskId, const std::string& prompt,
                     EventLog& events, Cancellation& cancellation,

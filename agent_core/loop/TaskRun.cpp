@@ -31,6 +31,10 @@ namespace {
 constexpr const char* kNudge =
     "You replied without calling a tool. This run is unattended: nobody will answer or act on text. If the "
     "task is done and checked, call finish with your summary; otherwise go on with the next tool call.";
+// ... and in an attended run, where only an empty reply is nudged (any other is the user's turn).
+constexpr const char* kEmptyReplyNudge =
+    "Your reply was empty. If the task is done and checked, call finish with your summary; if you need the "
+    "user, write your question; otherwise go on with the next tool call.";
 
 protocol::ToolSpec finishSpec() {
     return {"finish", "End the task with a summary of what was done.",
@@ -275,7 +279,9 @@ void TaskRun::startConversation(const std::string& prompt) {
     std::vector<std::string> names;
     for (const auto& spec : offeredTools())
         names.push_back(spec.name);
-    const SystemPrompt system = renderSystemPrompt(m_config, m_facts, names);
+    RunFacts facts = m_facts;
+    facts.attended = attended();
+    const SystemPrompt system = renderSystemPrompt(m_config, facts, names);
     m_events.log(LogLevel::Info, "system prompt version " + system.version + " for the " +
                                      std::string(toString(system.family)) + " model family, about " +
                                      std::to_string(system.text.size() / kBytesPerToken) + " tokens");
@@ -570,15 +576,21 @@ std::optional<std::variant<std::uint64_t, TaskOutcome>> TaskRun::onCutReply(prot
 }
 
 void TaskRun::onReplyWithoutCalls(const std::string& content) {
+    // Someone reads it: the turn is theirs. An empty reply says nothing to them, so it is nudged instead.
+    const bool blank = content.find_first_not_of(" \t\r\n") == std::string::npos;
+    if (attended() && !blank) {
+        m_ending = TaskOutcome{ExitReason::Waiting, content};
+        return;
+    }
     if (m_nudgesInARow >= m_config.maxNudges) {
-        m_finishSummary = content; // the model's last word
+        m_ending = TaskOutcome{ExitReason::Finished, content}; // the model's last word
         return;
     }
     ++m_nudgesInARow;
     m_events.emit(guardEvent("max_nudges", "warn",
                              "the model replied without a tool call; told to go on or call finish (" +
                                  std::to_string(m_nudgesInARow) + " of " + std::to_string(m_config.maxNudges) + ")"));
-    addMessage({"user", kNudge, {}, std::nullopt, {}});
+    addMessage({"user", attended() ? kEmptyReplyNudge : kNudge, {}, std::nullopt, {}});
 }
 
 std::optional<TaskOutcome> TaskRun::refuseBadCall(const protocol::ToolCall& call, const std::string& problem) {
@@ -619,10 +631,10 @@ std::optional<TaskOutcome> TaskRun::runPendingCalls() {
         }
         m_badCallsInARow = 0;
         if (call.name == "finish") {
-            m_finishSummary = call.arguments.is_object() && call.arguments.contains("summary") &&
-                                      call.arguments["summary"].is_string()
-                                  ? call.arguments["summary"].get<std::string>()
-                                  : std::string();
+            const bool hasSummary = call.arguments.is_object() && call.arguments.contains("summary") &&
+                                    call.arguments["summary"].is_string();
+            m_ending = TaskOutcome{ExitReason::Finished,
+                                   hasSummary ? call.arguments["summary"].get<std::string>() : std::string()};
             m_state.counters.toolCalls["finish"]++;
             m_events.emit(protocol::ToolCallData{call.id, call.arguments},
                           {"finish", std::nullopt, std::nullopt});
@@ -880,8 +892,9 @@ ToolOutcome TaskRun::executeTool(Tool& tool, const protocol::ToolCall& call, boo
 }
 
 std::optional<TaskOutcome> TaskRun::endStep() {
-    // A task that reached finish is done, whatever stop request came in meanwhile.
-    if (m_cancellation.stopRequested() && !m_finishSummary)
+    // A task that reached its end (finish, or a reply to the user) ends so, whatever stop request came in
+    // meanwhile.
+    if (m_cancellation.stopRequested() && !m_ending)
         return stopIfRequested();
     fireHook(hook::kOnStep);
     if (m_memory) {
@@ -889,8 +902,8 @@ std::optional<TaskOutcome> TaskRun::endStep() {
             m_events.error("saving memories failed: " + flushed.error().message, false);
     }
     m_events.emit(protocol::ResourceSampleData{currentRssBytes().value_or(0), cpuMillisSoFar()});
-    if (m_finishSummary)
-        return finish(ExitReason::Finished, *m_finishSummary); // which writes the last checkpoint
+    if (m_ending)
+        return finish(m_ending->reason, m_ending->summary); // which writes the last checkpoint
     saveCheckpoint(true);
     return std::nullopt;
 }
@@ -942,9 +955,11 @@ void TaskRun::saveCheckpoint(bool durable) {
 }
 
 TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
-    // Sub-agents end before the task does: paused with it (resumable), otherwise stopped.
+    // Sub-agents end before the task does: paused with it (resumable, as a task waiting for the user's
+    // reply is), otherwise stopped.
+    const bool goesOn = reason == ExitReason::Paused || reason == ExitReason::Waiting;
     if (m_ownTeam)
-        m_ownTeam->stopAll(reason == ExitReason::Paused ? StopRequest::Pause : StopRequest::Cancel);
+        m_ownTeam->stopAll(goesOn ? StopRequest::Pause : StopRequest::Cancel);
     if (m_memory) {
         if (auto flushed = m_memory->flush(); !flushed)
             m_events.error("saving memories failed: " + flushed.error().message, false);

@@ -71,8 +71,12 @@ private:
     std::vector<protocol::ToolSpec> offeredTools() const;
     // The conversation a task starts with: the system prompt, the project's instructions, the task.
     void startConversation(const std::string& prompt);
-    // A reply without a tool call: nudged to go on (max_nudges), else the model's last word.
+    // A reply without a tool call: in an attended run the user's turn (the task ends waiting), else nudged
+    // to go on (max_nudges), else the model's last word.
     void onReplyWithoutCalls(const std::string& content);
+    // A user follows the task's own agent (RunFacts::attended); a sub-agent answers to the agent that
+    // started it.
+    bool attended() const { return m_facts.attended && !m_seat.isSubAgent(); }
     std::optional<TaskOutcome> runPendingCalls();
     // A call checkToolCall refused: answered with what was wrong; max_bad_calls in a row stop the task.
     std::optional<TaskOutcome> refuseBadCall(const protocol::ToolCall& call, const std::string& problem);
@@ -141,7 +145,9 @@ private:
     std::chrono::steady_clock::time_point m_runStart;
     std::chrono::steady_clock::time_point m_stepDeadline = std::chrono::steady_clock::time_point::max();
     RunCounters m_countersAtStart;
-    std::optional<std::string> m_finishSummary;
+    // How the step ends the task, when it does: finish and its summary, the model's last word past
+    // max_nudges, or its reply to the user in an attended run (Waiting).
+    std::optional<TaskOutcome> m_ending;
     unsigned m_cutsInARow = 0; // replies cut by the output limit since the last whole one
     std::uint64_t m_badCallsInARow = 0; // calls checkToolCall refused since the last good one
     std::uint64_t m_nudgesInARow = 0;   // replies without a tool call since the last with one

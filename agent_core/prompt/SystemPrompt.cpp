@@ -101,6 +101,10 @@ std::string describeRun(const AgentConfig& config, const RunFacts& facts, const 
     out += sandboxLine(facts.sandbox) + "\n";
     out += networkLine(facts.network) + "\n";
     out += "- Tools: " + joined(tools) + ".\n";
+    if (facts.attended)
+        out += "- User: the developer follows this run, so here a question does get an answer. A reply without "
+               "a tool call ends your turn: it is shown to them and the task goes on with their answer. Ask only "
+               "what you cannot decide or find out yourself; when the task is done and checked, call finish.\n";
     std::string limits = "at most " + std::to_string(config.maxSteps) +
                          " steps (a step is one reply of yours and its tool calls)";
     if (config.tokenBudget)

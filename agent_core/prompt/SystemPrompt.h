@@ -21,6 +21,9 @@ struct RunFacts {
     std::optional<std::string> network;  // "none", "loopback", "allow:HOST[,HOST...]"
     std::optional<std::string> provider; // "openai", "anthropic", "ollama", "scripted", ...
     std::optional<std::string> model;    // the model's name
+    // A user follows the run (the window, `warren run` on a terminal): a reply without a tool call ends the
+    // run and waits for theirs, instead of being nudged (max_nudges).
+    bool attended = false;
     friend bool operator==(const RunFacts&, const RunFacts&) = default;
 };
 

@@ -393,6 +393,8 @@ json toJson(const TaskStartParams& params) {
             out[key] = **fact;
     if (params.reply)
         out["reply"] = *params.reply;
+    if (params.attended)
+        out["attended"] = true;
     return out;
 }
 
@@ -402,7 +404,7 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
     TaskStartParams params;
     if (!take(requireObject(value, where), error) ||
         !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides", "token", "sandbox",
-                                "network", "provider", "model", "reply"},
+                                "network", "provider", "model", "reply", "attended"},
                         where),
               error) ||
         !take(getUint(value, "protocol_version", where), params.protocolVersion, error))
@@ -430,6 +432,8 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
         !take(getOptionalString(value, "provider", where), params.provider, error) ||
         !take(getOptionalString(value, "model", where), params.model, error) ||
         !take(getOptionalString(value, "reply", where), params.reply, error))
+        return error;
+    if (value.contains("attended") && !take(getBool(value, "attended", where), params.attended, error))
         return error;
     return params;
 }

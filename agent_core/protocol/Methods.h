@@ -18,7 +18,7 @@
 namespace warren::protocol {
 
 // Bumped when a change would make an old peer misread a message; sent in task.start.
-inline constexpr std::uint64_t kProtocolVersion = 4;
+inline constexpr std::uint64_t kProtocolVersion = 5;
 
 namespace method {
 // agent -> control plane, notification: one event of the task (Event.h).
@@ -173,6 +173,8 @@ struct TaskStartParams {
     // The user's reply to a task whose run ended: the agent continues from its checkpoint with this message
     // added to the conversation (a user_message event). nullopt: a start, or a plain resume.
     std::optional<std::string> reply = std::nullopt;
+    // A user follows the run: a reply without a tool call ends it waiting for theirs (RunFacts::attended).
+    bool attended = false;
     friend bool operator==(const TaskStartParams&, const TaskStartParams&) = default;
 };
 

@@ -46,7 +46,7 @@ std::string named(const std::string& id) {
 
 std::optional<ExitReason> exitReasonFrom(const std::string& text) {
     for (auto reason : {ExitReason::Finished, ExitReason::Failed, ExitReason::Cancelled, ExitReason::Paused,
-                        ExitReason::Guard})
+                        ExitReason::Guard, ExitReason::Waiting})
         if (toString(reason) == text)
             return reason;
     return std::nullopt;

@@ -99,6 +99,7 @@ std::unique_ptr<EgressForwarder> startEgressForwarder() {
 int exitCodeFor(ExitReason reason) {
     switch (reason) {
     case ExitReason::Finished:
+    case ExitReason::Waiting: // the run ended as it should: the user's reply continues it
         return kExitFinished;
     case ExitReason::Paused:
         return kExitPaused;
@@ -331,7 +332,7 @@ int serve(const Options& options) {
     };
     (*agent)->setModel(std::make_unique<HostLlm>(call));
     (*agent)->setHostCall(call);
-    (*agent)->setRunFacts({params->sandbox, params->network, params->provider, params->model});
+    (*agent)->setRunFacts({params->sandbox, params->network, params->provider, params->model, params->attended});
     (*agent)->setApprover([&call](const protocol::ApprovalRequestParams& approval,
                                   const Cancellation* stop) -> Result<protocol::ApprovalResult> {
         // The user decides; the step's deadline does not hurry them. A stop of the task or of the asking

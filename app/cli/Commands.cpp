@@ -93,8 +93,8 @@ bool colorWanted(const CliArguments& arguments) {
 }
 
 int exitStatusFor(const TaskRecord& task) {
-    if (task.status == TaskStatus::Succeeded)
-        return kExitOk;
+    if (task.status == TaskStatus::Succeeded || task.status == TaskStatus::Waiting)
+        return kExitOk; // waiting: the run handed the turn to the user, as an attended run does
     if (task.finishReason == "sandbox")
         return kExitSandboxUnavailable;
     return kExitTaskFailed;
@@ -180,6 +180,8 @@ int follow(ControlPlane& plane, const std::string& taskId, bool jsonLines, bool 
                 std::cerr << "warren: " << task.error << "\n";
             if (task.status == TaskStatus::Interrupted || task.status == TaskStatus::Paused)
                 std::cerr << "warren: resume with `warren resume " << task.id << "`\n";
+            if (task.status == TaskStatus::Waiting)
+                std::cerr << "warren: answer with `warren reply " << task.id << " \"...\"`\n";
         }
         QCoreApplication::exit(0);
     });
@@ -229,6 +231,8 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     spec.approval = *mode;
     spec.timeoutSec = command.timeoutSec.value_or(0);
     spec.tokenBudget = command.tokenBudget.value_or(0);
+    // Someone at a terminal reads the agent's replies and can answer them (warren reply); a script cannot.
+    spec.attended = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !command.json;
 
     if (arguments.remote && (command.backend || command.image))
         return usageError("run: the server decides which sandbox its tasks run in; drop --backend and --image with "

@@ -491,6 +491,8 @@ std::string LiveView::line(const protocol::Event&, const protocol::TaskFinishedD
         headline = paint(kRed, "\xE2\x9C\x97 failed");
     else if (data.reason == "guard")
         headline = paint(kRed, "\xE2\x9C\x97 stopped by a guard");
+    else if (data.reason == "waiting")
+        headline = paint(kCyan, "? the agent waits for your reply");
     else
         headline = paint(kYellow, "\xE2\x96\xA0 " + oneLine(data.reason));
     std::string body = "\n" + headline;

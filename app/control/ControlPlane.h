@@ -93,9 +93,9 @@ public:
     // spec gives the rest (approvals, presets).
     virtual Result<TaskRecord> submitDemo(TaskSpec spec) = 0;
     virtual Status resume(const std::string& taskId, const SandboxMove& move) = 0; // move: {} to stay
-    // Continues a task whose run ended (finished, failed, cancelled, paused, interrupted) with the user's
-    // message, in the same workspace, from its agent's checkpoint; refused while it runs or is queued, and
-    // for a task whose agent left no checkpoint (app/tasks/TaskReply.h).
+    // Continues a task whose run ended (finished, waiting for the reply, failed, cancelled, paused,
+    // interrupted) with the user's message, in the same workspace, from its agent's checkpoint; refused while
+    // it runs or is queued, and for a task whose agent left no checkpoint (app/tasks/TaskReply.h).
     virtual Status reply(const std::string& taskId, const std::string& message) = 0;
     virtual Status cancel(const std::string& taskId) = 0;
     virtual Status pause(const std::string& taskId) = 0;

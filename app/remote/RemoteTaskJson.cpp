@@ -71,6 +71,8 @@ json taskRequestJson(const std::string& prompt, const std::string& uploadId, con
         body["limits"] = {{"timeout_sec", spec.timeoutSec}};
     if (spec.tokenBudget > 0)
         body["token_budget"] = spec.tokenBudget;
+    if (spec.attended)
+        body["attended"] = true;
     return body;
 }
 

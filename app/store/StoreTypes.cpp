@@ -8,10 +8,11 @@ namespace warren::control {
 namespace {
 
 // The names are stored in the database: changing one needs a migration.
-constexpr std::array<std::pair<TaskStatus, const char*>, 7> kStatusNames = {{
+constexpr std::array<std::pair<TaskStatus, const char*>, 8> kStatusNames = {{
     {TaskStatus::Queued, "queued"},
     {TaskStatus::Running, "running"},
     {TaskStatus::Paused, "paused"},
+    {TaskStatus::Waiting, "waiting"},
     {TaskStatus::Interrupted, "interrupted"},
     {TaskStatus::Succeeded, "succeeded"},
     {TaskStatus::Failed, "failed"},

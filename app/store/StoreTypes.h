@@ -11,6 +11,7 @@ enum class TaskStatus {
     Queued,      // waiting for a free slot
     Running,     // an agent process is working on it
     Paused,      // stopped with a checkpoint by the user; resumable
+    Waiting,     // the agent asked the user (an attended run); `warren reply` continues it
     Interrupted, // its process died (crash, kill, reboot); resumable from the checkpoint
     Succeeded,   // the agent called finish
     Failed,      // the agent, the sandbox or the model failed; error says what
@@ -18,7 +19,7 @@ enum class TaskStatus {
 };
 const char* taskStatusName(TaskStatus status); // "queued", "running", ...
 std::optional<TaskStatus> taskStatusFromName(const std::string& name);
-bool isFinal(TaskStatus status); // Succeeded, Failed, Cancelled
+bool isFinal(TaskStatus status); // Succeeded, Failed, Cancelled (not Waiting: its user has the turn)
 
 struct TaskRecord {
     std::string id;        // "t-" + 12 hex digits, unique

@@ -159,6 +159,7 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     plan.start.provider = plan.provider.name;
     if (!plan.provider.model.empty())
         plan.start.model = plan.provider.model;
+    plan.start.attended = spec.attended;
     return plan;
 }
 

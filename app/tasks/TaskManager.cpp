@@ -88,6 +88,9 @@ Status TaskManager::resume(const std::string& id, const SandboxMove& move) {
     TaskRecord record = *task;
     if (isActive(id) || lockedElsewhere(id))
         return makeError(ErrorCode::InvalidArgument, "task " + id + " is running");
+    if (record.status == TaskStatus::Waiting)
+        return makeError(ErrorCode::InvalidArgument, "task " + id + " is waiting for your reply; `warren reply " +
+                                                         id + " MESSAGE` continues it");
     if (record.status == TaskStatus::Succeeded || record.status == TaskStatus::Cancelled)
         return makeError(ErrorCode::InvalidArgument, "task " + id + " has " + taskStatusName(record.status) +
                                                          "; only paused, interrupted or failed tasks resume");

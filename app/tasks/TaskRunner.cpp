@@ -58,6 +58,8 @@ TaskStatus statusForFinishReason(const std::string& reason) {
         return TaskStatus::Cancelled;
     if (reason == "paused")
         return TaskStatus::Paused;
+    if (reason == "waiting")
+        return TaskStatus::Waiting;
     return TaskStatus::Failed; // failed, guard
 }
 

@@ -19,6 +19,8 @@ json TaskSpec::toJson() const {
             {"image", image}};
     if (limits)
         out["limits"] = limits->toJson();
+    if (attended)
+        out["attended"] = true;
     return out;
 }
 
@@ -40,7 +42,8 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
         !take(getUint(value, "token_budget", where), spec.tokenBudget, error) ||
         !take(getBool(value, "demo", where), spec.demo, error) ||
         !takeIfPresent(getOptionalString(value, "backend", where), backend, error) ||
-        !takeIfPresent(getOptionalString(value, "image", where), spec.image, error))
+        !takeIfPresent(getOptionalString(value, "image", where), spec.image, error) ||
+        (value.contains("attended") && !take(getBool(value, "attended", where), spec.attended, error)))
         return makeError(ErrorCode::InvalidArgument,
                          "the stored task spec is unreadable (" + error.message +
                              "); the database may come from a newer Warren");

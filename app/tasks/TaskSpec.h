@@ -32,6 +32,9 @@ struct TaskSpec {
     std::uint64_t timeoutSec = 0;                        // wall clock over the whole task; 0: none
     std::uint64_t tokenBudget = 0;                       // tokens in + out over the whole task; 0: none
     bool demo = false; // the built-in scripted demo (provider is its script), labelled as such
+    // A user follows the task (the window, `warren run` on a terminal, a server request that asks): a reply
+    // of the model without a tool call ends the run waiting for theirs (TaskStatus::Waiting).
+    bool attended = false;
     sandbox::Backend backend = sandbox::Backend::Bwrap; // the sandbox; stored as its backendName()
     std::string image = kDefaultAgentImage;            // docker/podman: the image the agent runs on
     // The sandbox limits a server clamped to its quotas (profile limit names), applied over every other

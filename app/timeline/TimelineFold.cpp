@@ -436,11 +436,13 @@ void TimelineFold::take(const Event& e, const AgentFinishedData& data) {
 void TimelineFold::take(const Event& e, const TaskFinishedData& data) {
     m_streaming.clear();
     TimelineCard& card = newCard(Kind::Finished, e);
-    card.state = data.reason == "finished" ? State::Succeeded
-                 : data.reason == "paused" ? State::Plain
-                                           : State::Failed;
+    card.state = data.reason == "finished"  ? State::Succeeded
+                 : data.reason == "paused"  ? State::Plain
+                 : data.reason == "waiting" ? State::Waiting
+                                            : State::Failed;
     card.title = data.reason == "finished"    ? "Finished"
                  : data.reason == "paused"    ? "Paused"
+                 : data.reason == "waiting"   ? "Waiting for your reply"
                  : data.reason == "cancelled" ? "Cancelled"
                                               : "Stopped: " + data.reason;
     card.prose = data.summary.value_or("");

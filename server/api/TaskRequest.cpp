@@ -38,7 +38,7 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
         return object.error();
     if (auto keys = checkKeys(body,
                               {"prompt", "workspace", "provider", "model", "script", "presets", "settings",
-                               "network", "limits", "token_budget", "queue"},
+                               "network", "limits", "token_budget", "queue", "attended"},
                               "the request body", ListKnown::Yes);
         !keys)
         return keys.error();
@@ -46,7 +46,7 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
     Error error;
     std::optional<std::string> provider, model, network;
     std::optional<std::uint64_t> budget;
-    std::optional<bool> queue;
+    std::optional<bool> queue, attended;
     if (!take(getString(body, "prompt", ""), request.prompt, error) ||
         !take(getString(body, "workspace", ""), request.workspace, error) ||
         !take(getOptionalString(body, "provider", ""), provider, error) ||
@@ -54,7 +54,8 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
         !take(getStringArray(body, "presets", "", false), request.presets, error) ||
         !take(getOptionalString(body, "network", ""), network, error) ||
         !take(getOptionalUint(body, "token_budget", ""), budget, error) ||
-        !take(getOptionalBool(body, "queue", ""), queue, error))
+        !take(getOptionalBool(body, "queue", ""), queue, error) ||
+        !take(getOptionalBool(body, "attended", ""), attended, error))
         return error;
     if (request.prompt.empty())
         return refuse("prompt: is empty; say what the agent should do");
@@ -69,6 +70,7 @@ Result<TaskRequest> parseTaskRequest(const json& body) {
     request.network = network.value_or("none");
     request.tokenBudget = budget.value_or(0);
     request.queue = queue.value_or(false);
+    request.attended = attended.value_or(false);
     if (auto script = readScript(body, request); !script)
         return script.error();
     if (const auto settings = body.find("settings"); settings != body.end()) {

@@ -3,7 +3,7 @@
 // impossible value is refused with a message naming the field, before anything is created. Pure.
 //
 //   {"prompt", "workspace": UPLOAD_ID, "provider"?, "model"?, "script"?, "presets"?, "settings"?,
-//    "network"?, "limits"?, "token_budget"?, "queue"?}
+//    "network"?, "limits"?, "token_budget"?, "queue"?, "attended"?}
 //
 // script is a scripted model's {"turns": [...]} inline (the demo and tests), read by the same parser as a
 // script file; it excludes provider. limits are the sandbox's, by the profile's names (memory_mb, pids,
@@ -12,6 +12,8 @@
 // booleans, checked against the agent's settings table when the spec is; the server's own (the memory
 // prefix and backend) are set over them. queue:
 // when every concurrency slot of the caller's is taken, the task waits for one instead of being refused.
+// attended: someone follows the task (a terminal's `warren run --remote`), so a reply of the model without a
+// tool call ends the run waiting for theirs (status waiting) instead of being nudged.
 
 #include "common/Result.h"
 #include "server/accounts/Limits.h"
@@ -36,6 +38,7 @@ struct TaskRequest {
     accounts::Limits limits;       // sandbox limits only
     std::uint64_t tokenBudget = 0; // 0: none asked for (the month's quota still applies)
     bool queue = false;
+    bool attended = false;
 };
 
 Result<TaskRequest> parseTaskRequest(const nlohmann::json& body);

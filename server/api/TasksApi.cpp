@@ -71,6 +71,7 @@ control::TaskSpec specFor(ServerParts& parts, const Account& caller, const TaskR
     if (!parts.options.image.empty())
         spec.image = parts.options.image;
     spec.limits = admission.limits;
+    spec.attended = request.attended;
     return spec;
 }
 

@@ -91,7 +91,8 @@ QByteArray DesktopFixture::describe(const QString& taskId) {
 
 bool DesktopFixture::waitFinished(const QString& taskId, int timeoutMs) {
     const bool ended = spinUntil([&] { return control::isFinal(status(taskId)) ||
-                                              status(taskId) == control::TaskStatus::Paused; },
+                                              status(taskId) == control::TaskStatus::Paused ||
+                                              status(taskId) == control::TaskStatus::Waiting; },
                                  timeoutMs);
     QCoreApplication::processEvents();
     m_window->flushEvents();

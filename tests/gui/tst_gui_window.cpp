@@ -93,6 +93,7 @@ private slots:
     void resumeContinuesAnInterruptedTask();
     void aReplyContinuesAFinishedTask();
     void aSubAgentsWorkIsFoldedIntoItsCard();
+    void theAgentsQuestionWaitsForTheUser();
     void firstRunOffersTheDemo();
     void aLongTaskOpensAtItsEndAndPagesInAsTheUserScrollsUp();
 };
@@ -476,6 +477,34 @@ void TestGuiWindow::aSubAgentsWorkIsFoldedIntoItsCard() {
     emit desk.window().findChild<warren::ui::SidePanel*>()->changedFileActivated(QStringLiteral("a.txt"));
     QVERIFY(timeline.item(agentRow)->expanded);
     QVERIFY(!view->isRowHidden(change));
+}
+
+// A task run from the window is attended: the model's reply without a tool call ends the run waiting, the
+// question shown and the reply bar enabled with the focus, and the answer continues the task.
+void TestGuiWindow::theAgentsQuestionWaitsForTheUser() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir workspace;
+    desk.useScript({turn("Which name should the file have?"),
+                    turn("", "write_file", {{"path", "a.txt"}, {"content", "a\n"}}),
+                    turn("", "finish", {{"summary", "wrote a.txt"}})});
+    const QString id = runFromBar(desk, workspace.path(), "Write a file");
+    QVERIFY(!id.isEmpty());
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Waiting, desk.describe(id).constData());
+    warren::ui::ReplyBar* bar = desk.window().replyBar();
+    QTRY_VERIFY(bar->messageEdit()->isEnabled() && bar->sendButton()->isEnabled());
+    QCOMPARE(desk.window().focusWidget(), static_cast<QWidget*>(bar->messageEdit()));
+    const auto ends = itemsOf(*desk.window().timeline(), Kind::Finished);
+    QCOMPARE(ends.size(), std::size_t{1});
+    QCOMPARE(ends[0]->title, QStringLiteral("Waiting for your reply"));
+    QCOMPARE(ends[0]->prose, QStringLiteral("Which name should the file have?"));
+
+    bar->messageEdit()->setText(QStringLiteral("a.txt"));
+    QTest::keyClick(bar->messageEdit(), Qt::Key_Return);
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+    QVERIFY(QFile::exists(workspace.filePath("a.txt")));
 }
 
 void TestGuiWindow::firstRunOffersTheDemo() {

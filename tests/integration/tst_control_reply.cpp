@@ -1,7 +1,9 @@
 // `warren reply` end to end: a task that finished goes on with the user's message, through the real CLI, a
 // sandboxed agent and an OpenAI-compatible or Anthropic server (MockLlmServer, in this process). The model is
 // asked again with the whole conversation and the message last; the agent works in the same workspace;
-// the timeline records the message once. Replies that cannot be taken are refused with what to do.
+// the timeline records the message once. Replies that cannot be taken are refused with what to do. A task
+// run on a terminal (attended) whose model replies without a tool call ends waiting for the user, not
+// nudged, and the reply continues it; run by a script (--json) it is nudged as before.
 #include "tests/support/MockLlmServer.h"
 #include "tests/support/WarrenRun.h"
 
@@ -44,6 +46,14 @@ void enqueueCall(MockLlmServer& server, const Provider& provider, const QString&
     const QByteArray stream = provider.anthropic
                                   ? warren::test::anthropicToolUseStream("Next.", id, tool, fragments)
                                   : warren::test::openAiToolCallStream(id, tool, fragments, "Next.");
+    server.enqueue(MockResponse::sse(warren::test::splitChunks(stream, 61)));
+}
+
+// One model turn of text only: no tool call.
+void enqueueText(MockLlmServer& server, const Provider& provider, const QString& text) {
+    const QStringList pieces{text.left(9), text.mid(9)};
+    const QByteArray stream =
+        provider.anthropic ? warren::test::anthropicTextStream(pieces) : warren::test::openAiTextStream(pieces);
     server.enqueue(MockResponse::sse(warren::test::splitChunks(stream, 61)));
 }
 
@@ -168,6 +178,94 @@ private slots:
         const QByteArray body = server.requests()[2].body;
         QVERIFY(body.contains("call_hello") && body.contains("call_done_1") && body.contains("make hello.txt"));
         QVERIFY(messages.size() > server.requests()[1].json()["messages"].size());
+    }
+
+    void anAttendedTaskWaitsForTheUsersReply_data() {
+        QTest::addColumn<bool>("anthropic");
+        QTest::newRow("openai-compatible") << false;
+        QTest::newRow("anthropic") << true;
+    }
+
+    void anAttendedTaskWaitsForTheUsersReply() {
+        QFETCH(bool, anthropic);
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        const QString workspace = root.filePath("workspace");
+        const QString dataDir = root.filePath("data");
+        QVERIFY(QDir().mkpath(workspace));
+        MockLlmServer server;
+        QVERIFY(server.listen());
+        const Provider provider = providerFor(anthropic, server);
+        const QProcessEnvironment environment = environmentFor(dataDir, provider);
+        const QString question = "I wrote hello.txt. Should bye.txt say bye or goodbye?";
+
+        enqueueCall(server, provider, "call_hello", "write_file", {{"path", "hello.txt"}, {"content", "hello\n"}});
+        enqueueText(server, provider, question);
+        const WarrenResult ran = warren::test::runWarrenOnTerminal(
+            {"run", "--approve", "auto", "--provider", provider.spec, "--model", "mock-1", "--workspace", workspace,
+             "make hello.txt and bye.txt"},
+            dataDir, environment);
+        QVERIFY2(ran.exitCode == 0, qPrintable(describe(ran)));
+        json task = onlyTask(dataDir);
+        const QString id = QString::fromStdString(task.value("id", ""));
+        QCOMPARE(task.value("status", ""), std::string("waiting"));
+        QCOMPARE(task.value("summary", ""), question.toStdString());
+        QVERIFY2(ran.out.contains("waits for your reply"), qPrintable(describe(ran)));
+        QVERIFY2(ran.err.contains("warren reply " + id.toUtf8() + " \""), qPrintable(describe(ran)));
+        QCOMPARE(int(server.requests().size()), 2); // not nudged
+        QVERIFY(QFile::exists(dataDir + "/tasks/" + id + "/state/checkpoint.json"));
+        const auto stored = warren::test::jsonLines(warren::test::runWarren({"show", id, "--json"}, dataDir).out);
+        QVERIFY(ofType(stored, "guard").empty());
+        QCOMPARE(ofType(stored, "task_finished").back()["data"].value("reason", ""), std::string("waiting"));
+        // Nothing to resume: the turn is the user's.
+        const WarrenResult resumed = warren::test::runWarren({"resume", id}, dataDir, environment);
+        QCOMPARE(resumed.exitCode, 2);
+        QVERIFY2(resumed.err.contains("waiting for your reply"), resumed.err.constData());
+
+        enqueueCall(server, provider, "call_bye", "write_file", {{"path", "bye.txt"}, {"content", "goodbye\n"}});
+        enqueueCall(server, provider, "call_done", "finish", {{"summary", "wrote both"}});
+        const WarrenResult replied = warren::test::runWarren({"reply", id, "goodbye", "--json"}, dataDir, environment);
+        QVERIFY2(replied.exitCode == 0, qPrintable(describe(replied)));
+        task = onlyTask(dataDir);
+        QCOMPARE(task.value("status", ""), std::string("succeeded"));
+        QCOMPARE(task.value("summary", ""), std::string("wrote both"));
+        QFile bye(workspace + "/bye.txt");
+        QVERIFY(bye.open(QIODevice::ReadOnly));
+        QCOMPARE(bye.readAll(), QByteArray("goodbye\n"));
+
+        // The model was asked again with the whole conversation: its question, then the user's answer.
+        QCOMPARE(int(server.requests().size()), 4);
+        const json third = server.requests()[2].json();
+        const json& messages = third["messages"];
+        QVERIFY(messages.is_array() && messages.size() >= 2);
+        QCOMPARE(messages.back().value("role", ""), std::string("user"));
+        QCOMPARE(contentText(messages.back()), std::string("goodbye"));
+        const json& asked = messages[messages.size() - 2];
+        QCOMPARE(asked.value("role", ""), std::string("assistant"));
+        QCOMPARE(contentText(asked), question.toStdString());
+        QVERIFY(server.requests()[2].body.contains("call_hello"));
+    }
+
+    void anUnattendedTaskIsNudged() {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        const QString workspace = root.filePath("workspace");
+        const QString dataDir = root.filePath("data");
+        QVERIFY(QDir().mkpath(workspace));
+        MockLlmServer server;
+        QVERIFY(server.listen());
+        const Provider provider = providerFor(false, server);
+        enqueueText(server, provider, "Should I write hello.txt?");
+        enqueueCall(server, provider, "call_done", "finish", {{"summary", "nothing to do"}});
+        const WarrenResult ran = warren::test::runWarrenOnTerminal(
+            {"run", "--json", "--provider", provider.spec, "--model", "mock-1", "--workspace", workspace, "look"},
+            dataDir, environmentFor(dataDir, provider));
+        QVERIFY2(ran.exitCode == 0, qPrintable(describe(ran)));
+        QCOMPARE(onlyTask(dataDir).value("status", ""), std::string("succeeded"));
+        QCOMPARE(int(server.requests().size()), 2);
+        const auto guards = ofType(warren::test::jsonLines(ran.out), "guard");
+        QCOMPARE(guards.size(), std::size_t{1});
+        QCOMPARE(guards.front()["data"].value("guard", ""), std::string("max_nudges"));
     }
 
     void repliesThatCannotBeTakenAreRefused() {

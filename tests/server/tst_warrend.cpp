@@ -102,6 +102,7 @@ private slots:
     void subAgentsRunOnTheServer();
     void approvalsSurviveAKilledServer();
     void repliesContinueAnEndedTask();
+    void anAttendedTaskWaitsForItsOwner();
     void eventsSurviveADatabaseRestart();
 
 private:
@@ -350,6 +351,9 @@ void TestWarrend::badRequestsCreateNothing_data() {
         << 400;
     QTest::newRow("queue not a boolean")
         << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "queue": "yes", "script": {"turns": []}})")
+        << 400;
+    QTest::newRow("attended not a boolean")
+        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "attended": 1, "script": {"turns": []}})")
         << 400;
     QTest::newRow("unknown upload") << QByteArray(R"({"prompt": "x", "workspace": "u-0000000000000000"})")
                                     << 404;
@@ -643,6 +647,26 @@ void TestWarrend::approvalsSurviveAKilledServer() {
 
 // A reply: refused while the task runs (it waits for its owner's answer), refused empty or oversized, then
 // the ended task goes on from its checkpoint with the message, in its own workspace, to a second finish.
+// "attended": true: a reply of the model without a tool call ends the run waiting for its owner, not nudged.
+void TestWarrend::anAttendedTaskWaitsForItsOwner() {
+    const QString uploadId = upload(m_alice, workspace());
+    const QByteArray asking = R"({"turns": [{"content": "Which file should I write?"},
+      {"tool_calls": [{"name": "finish", "arguments": {"summary": "unreachable"}}]}]})";
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_alice, taskBody(uploadId, asking, R"(, "attended": true)"));
+    QVERIFY2(created.status == 201, created.body.constData());
+    const QString task = QString::fromStdString(created.json().value("id", ""));
+    const auto events = m_server->streamEvents(task, m_alice, {});
+    QVERIFY(!events.empty());
+    QCOMPARE(QString::fromStdString(events.back().value("type", "")), QString("task_finished"));
+    QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("waiting"));
+    for (const auto& event : events)
+        QVERIFY(event.value("type", "") != "guard");
+    const json record = m_server->request("GET", "/v1/tasks/" + task, m_alice).json();
+    QCOMPARE(QString::fromStdString(record.value("status", "")), QString("waiting"));
+    QCOMPARE(QString::fromStdString(record.value("summary", "")), QString("Which file should I write?"));
+}
+
 void TestWarrend::repliesContinueAnEndedTask() {
     const QString uploadId = upload(m_alice, workspace());
     const HttpAnswer created =

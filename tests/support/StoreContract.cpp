@@ -112,6 +112,24 @@ void StoreContract::tasksRoundTrip() {
     QVERIFY(missing && !missing->has_value());
 }
 
+void StoreContract::everyStatusRoundTrips() {
+    auto store = openStore();
+    auto task = sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z");
+    QVERIFY(store->insertTask(task));
+    for (const char* name : {"queued", "running", "paused", "waiting", "interrupted", "succeeded", "failed", "cancelled"}) {
+        const auto status = taskStatusFromName(name);
+        QVERIFY2(status, name);
+        QCOMPARE(std::string(taskStatusName(*status)), std::string(name));
+        task.status = *status;
+        QVERIFY2(store->updateTask(task), name);
+        auto read = store->task(task.id);
+        QVERIFY(read && read->has_value());
+        QCOMPARE((*read)->status, *status);
+        auto listed = store->tasksWithStatus(*status);
+        QVERIFY(listed && listed->size() == 1);
+    }
+}
+
 void StoreContract::taskErrorsNameTheTask() {
     auto store = openStore();
     const auto task = sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z");

@@ -33,6 +33,7 @@ private slots:
 
     void reopeningIsIdempotent();
     void tasksRoundTrip();
+    void everyStatusRoundTrips();
     void taskErrorsNameTheTask();
     void eventsComeBackInSeqOrder();
     void eventsBeforePageBackFromTheEnd();

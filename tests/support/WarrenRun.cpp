@@ -3,7 +3,13 @@
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
+#include <QSocketNotifier>
 #include <QTimer>
+#include <cerrno>
+#include <fcntl.h>
+#include <pty.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 namespace warren::test {
 
@@ -35,16 +41,18 @@ void startWarren(QProcess& process, const QStringList& args, const QString& data
     process.start();
 }
 
-WarrenResult runWarren(const QStringList& args, const QString& dataDir, const QProcessEnvironment& environment) {
-    QProcess process;
+namespace {
+
+// Waits for a started `warren` to end while this process's event loop keeps running (a mock model server
+// in the test goes on answering); its stdout and stderr, unless the caller reads them elsewhere.
+WarrenResult waitForWarren(QProcess& process) {
     WarrenResult result;
-    // The event loop keeps running meanwhile: a mock model server in this process goes on answering.
     QEventLoop loop;
     QObject::connect(&process, &QProcess::finished, &loop, &QEventLoop::quit);
     QObject::connect(&process, &QProcess::errorOccurred, &loop, &QEventLoop::quit);
     QTimer::singleShot(kWarrenTimeoutMs, &loop, &QEventLoop::quit);
-    startWarren(process, args, dataDir, environment);
-    loop.exec();
+    if (process.state() != QProcess::NotRunning)
+        loop.exec();
     if (process.state() != QProcess::NotRunning) {
         process.kill();
         process.waitForFinished();
@@ -57,6 +65,52 @@ WarrenResult runWarren(const QStringList& args, const QString& dataDir, const QP
     }
     result.out = process.readAllStandardOutput();
     result.err += process.readAllStandardError();
+    return result;
+}
+
+} // namespace
+
+WarrenResult runWarren(const QStringList& args, const QString& dataDir, const QProcessEnvironment& environment) {
+    QProcess process;
+    startWarren(process, args, dataDir, environment);
+    return waitForWarren(process);
+}
+
+WarrenResult runWarrenOnTerminal(const QStringList& args, const QString& dataDir,
+                                 const QProcessEnvironment& environment) {
+    int master = -1;
+    int slave = -1;
+    if (openpty(&master, &slave, nullptr, nullptr, nullptr) != 0)
+        return {-1, {}, "openpty: " + QByteArray(strerror(errno))};
+    fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+    fcntl(master, F_SETFD, FD_CLOEXEC);
+    QProcess process;
+    process.setChildProcessModifier([slave] {
+        // The terminal becomes the child's own, on its stdin and stdout.
+        setsid();
+        ioctl(slave, TIOCSCTTY, 0);
+        dup2(slave, STDIN_FILENO);
+        dup2(slave, STDOUT_FILENO);
+        close(slave);
+    });
+    QByteArray shown;
+    const auto drain = [&] {
+        char buffer[4096];
+        for (ssize_t n; (n = read(master, buffer, sizeof buffer)) > 0;)
+            shown.append(buffer, n);
+    };
+    QSocketNotifier notifier(master, QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, drain);
+    process.setProcessEnvironment(environment.isEmpty() ? warrenEnvironment(dataDir) : environment);
+    process.setProgram(warrenBinary());
+    process.setArguments(args + QStringList{"--data-dir", dataDir});
+    process.start();
+    close(slave); // the child holds it now
+    WarrenResult result = waitForWarren(process);
+    drain();
+    notifier.setEnabled(false);
+    close(master);
+    result.out = shown;
     return result;
 }
 

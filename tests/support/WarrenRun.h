@@ -31,6 +31,11 @@ inline constexpr int kWarrenTimeoutMs = 240000;
 WarrenResult runWarren(const QStringList& args, const QString& dataDir,
                        const QProcessEnvironment& environment = QProcessEnvironment());
 
+// Runs it as runWarren does, but with stdin and stdout a terminal (a pseudo-terminal this process reads,
+// into out), as a user at a shell runs it; stderr stays a pipe.
+WarrenResult runWarrenOnTerminal(const QStringList& args, const QString& dataDir,
+                                 const QProcessEnvironment& environment = QProcessEnvironment());
+
 // Starts `warren ARGS --data-dir DATA` with its stdout read by the caller.
 void startWarren(QProcess& process, const QStringList& args, const QString& dataDir,
                  const QProcessEnvironment& environment = QProcessEnvironment());

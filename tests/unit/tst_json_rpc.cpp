@@ -365,8 +365,12 @@ private slots:
         start.reply = "now the README too";
         QCOMPARE(toJson(start).value("reply", ""), std::string("now the README too"));
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
+        QVERIFY(!toJson(start).contains("attended")); // unattended, as every run before version 5
+        start.attended = true;
+        QCOMPARE(toJson(start).value("attended", false), true);
+        QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         QVERIFY(!taskStartParamsFromJson(
-            json{{"protocol_version", 4}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
+            json{{"protocol_version", 5}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
         QVERIFY(controlParamsFromJson(toJson(ControlParams{std::string("user")})).value() ==
                 ControlParams{std::string("user")});
         QVERIFY(controlParamsFromJson(json()).value() == ControlParams{});
@@ -410,16 +414,20 @@ private slots:
         QTest::newRow("task.start other protocol version")
             << "task.start params" << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p"})")
             << "task.start params.protocol_version: the control plane speaks version 1, this agent speaks "
-               "version 4; "
+               "version 5; "
                "install matching versions of warren and warren-agent";
         QTest::newRow("task.start preset not a string")
             << "task.start params"
-            << QByteArray(R"({"protocol_version":4,"task_id":"t","prompt":"p","presets":[1]})")
+            << QByteArray(R"({"protocol_version":5,"task_id":"t","prompt":"p","presets":[1]})")
             << "task.start params.presets[0]: must be a string, got the integer 1";
         QTest::newRow("task.start reply not a string")
             << "task.start params"
-            << QByteArray(R"({"protocol_version":4,"task_id":"t","prompt":"p","reply":["go on"]})")
+            << QByteArray(R"({"protocol_version":5,"task_id":"t","prompt":"p","reply":["go on"]})")
             << "task.start params.reply: must be a string, got an array";
+        QTest::newRow("task.start attended not a boolean")
+            << "task.start params"
+            << QByteArray(R"({"protocol_version":5,"task_id":"t","prompt":"p","attended":"yes"})")
+            << "task.start params.attended: must be true or false, got a string";
         QTest::newRow("control unknown key")
             << "control params" << QByteArray(R"({"why":"x"})") << "control params: unknown key \"why\"";
     }

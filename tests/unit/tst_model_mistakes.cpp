@@ -1,7 +1,8 @@
 // What the loop does with a model that gets things wrong, as local models often do, and with what it is
 // told: a bad call (arguments not JSON, no such tool, a missing or mistyped argument) is answered with what
 // was wrong and the task goes on, until max_bad_calls in a row stop it; a reply without a tool call is
-// nudged max_nudges times before it ends the task; tool output is cut to its token budget with a hint;
+// nudged max_nudges times before it ends the task, unless a user follows the run (attended), when it ends
+// the run waiting for their reply; tool output is cut to its token budget with a hint;
 // the system prompt carries the facts of the run and the project's instructions follow it.
 
 #include "agent_core/loop/Agent.h"
@@ -12,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <deque>
 
 using namespace warren;
@@ -96,8 +98,11 @@ struct Ran {
     }
 };
 
+// state: the state directory (checkpoints), none by default; reply: the user's, to a task that ended.
 std::unique_ptr<Ran> runWith(const json& overrides, const QTemporaryDir& workspace,
-                             std::deque<protocol::LlmChatResult> replies, RunFacts facts = {}) {
+                             std::deque<protocol::LlmChatResult> replies, RunFacts facts = {},
+                             const QTemporaryDir* state = nullptr,
+                             const std::optional<std::string>& reply = std::nullopt) {
     auto agent = createAgent({"local-light"}, overrides);
     if (!agent)
         return nullptr;
@@ -110,8 +115,11 @@ std::unique_ptr<Ran> runWith(const json& overrides, const QTemporaryDir& workspa
     ran->agent = std::move(agent).value();
     EventLog events(ran->sink);
     Cancellation cancellation;
-    ran->outcome = ran->agent->run({workspace.path().toStdString(), std::nullopt, std::nullopt}, "t", "do the task",
-                                   events, cancellation);
+    std::optional<std::filesystem::path> stateDir;
+    if (state)
+        stateDir = state->path().toStdString();
+    ran->outcome = ran->agent->run({workspace.path().toStdString(), stateDir, std::nullopt}, "t", "do the task",
+                                   events, cancellation, reply);
     return ran;
 }
 
@@ -233,6 +241,71 @@ private slots:
             QVERIFY(history.back().content.find("call finish") != std::string::npos);
             QCOMPARE(history[history.size() - 2].content, std::string("reply 1"));
         }
+    }
+
+    void anAttendedReplyWaitsForTheUser() {
+        QTemporaryDir workspace;
+        QTemporaryDir state;
+        RunFacts attended;
+        attended.attended = true;
+        auto ran = runWith({{"max_nudges", 2}}, workspace,
+                           {calling("l1", "list_files", json::object()), saying("Which file should I fix?")},
+                           attended, &state);
+        QVERIFY(ran);
+        QCOMPARE(toString(ran->outcome.reason), std::string_view("waiting"));
+        QCOMPARE(ran->outcome.summary, std::string("Which file should I fix?"));
+        QVERIFY(ran->sink.ofType(et::kGuard).empty()); // not nudged
+        QCOMPARE(ran->model->asked.size(), std::size_t{2});
+        const auto finished = ran->sink.ofType(et::kTaskFinished);
+        QCOMPARE(finished.size(), std::size_t{1});
+        const auto data = protocol::TaskFinishedData::fromJson(finished[0].data).value();
+        QCOMPARE(data.reason, std::string("waiting"));
+        QCOMPARE(data.summary, std::string("Which file should I fix?"));
+        QVERIFY(QFile::exists(state.filePath("checkpoint.json")));
+        // The model was told it may ask.
+        QVERIFY(ran->model->asked[0].messages[0].content.find("the developer follows this run") != std::string::npos);
+
+        // A plain resume has nothing to do; the user's reply continues the whole conversation.
+        auto resumed = runWith({{"max_nudges", 2}}, workspace, {finishing("fixed a.txt")}, attended, &state);
+        QVERIFY(resumed);
+        QCOMPARE(toString(resumed->outcome.reason), std::string_view("failed"));
+        QVERIFY2(resumed->outcome.summary.find("reply to it") != std::string::npos, resumed->outcome.summary.c_str());
+        auto replied = runWith({{"max_nudges", 2}}, workspace, {finishing("fixed a.txt")}, attended, &state,
+                               std::string("a.txt"));
+        QVERIFY(replied);
+        QCOMPARE(toString(replied->outcome.reason), std::string_view("finished"));
+        QCOMPARE(replied->outcome.summary, std::string("fixed a.txt"));
+        const auto& history = replied->model->asked[0].messages;
+        QCOMPARE(history.back().role, std::string("user"));
+        QCOMPARE(history.back().content, std::string("a.txt"));
+        QCOMPARE(history[history.size() - 2].role, std::string("assistant"));
+        QCOMPARE(history[history.size() - 2].content, std::string("Which file should I fix?"));
+        QVERIFY(std::any_of(history.begin(), history.end(),
+                            [](const auto& message) { return message.toolCallId == std::optional<std::string>("l1"); }));
+    }
+
+    void anUnattendedOrEmptyReplyIsNudged_data() {
+        QTest::addColumn<bool>("attended");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("told");
+        QTest::newRow("unattended") << false << "I think it is done." << "This run is unattended";
+        QTest::newRow("attended, empty") << true << " \n" << "Your reply was empty";
+    }
+    void anUnattendedOrEmptyReplyIsNudged() {
+        QFETCH(bool, attended);
+        QFETCH(QString, text);
+        QFETCH(QString, told);
+        QTemporaryDir workspace;
+        RunFacts facts;
+        facts.attended = attended;
+        auto ran = runWith({{"max_nudges", 2}}, workspace, {saying(text.toStdString()), finishing("done")}, facts);
+        QVERIFY(ran);
+        QCOMPARE(toString(ran->outcome.reason), std::string_view("finished"));
+        QCOMPARE(ran->sink.ofType(et::kGuard).size(), std::size_t{1});
+        const auto& history = ran->model->asked[1].messages;
+        QVERIFY(history.back().content.find(told.toStdString()) != std::string::npos);
+        // Only an attended run tells the model that someone answers.
+        QCOMPARE(history[0].content.find("the developer follows this run") != std::string::npos, attended);
     }
 
     void toolOutputIsCutToItsBudget() {

@@ -147,6 +147,40 @@ private slots:
         sqlite3_close(db);
     }
 
+    void aVersionOneDatabaseKeepsItsTasksAndEventsAndTakesWaiting() {
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(m_path.c_str(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr), SQLITE_OK);
+        QVERIFY(migrate(db, migrations().first(1), m_path));
+        const char* rows =
+            "INSERT INTO tasks (id, prompt, workspace, spec, status, created_at) VALUES "
+            "('t-000000000001', 'p', '/w', '{}', 'paused', '2026-01-01T00:00:00.000Z');"
+            "INSERT INTO events (task_id, seq, ts, type, step, body) VALUES "
+            "('t-000000000001', 1, '2026-01-01T00:00:00.000Z', 'task_started', 0, '{}');";
+        QCOMPARE(sqlite3_exec(db, rows, nullptr, nullptr, nullptr), SQLITE_OK);
+        QVERIFY(sqlite3_exec(db, "UPDATE tasks SET status = 'waiting'", nullptr, nullptr, nullptr) != SQLITE_OK);
+        sqlite3_close(db);
+
+        auto store = openSqlite();
+        QCOMPARE(store->schemaVersion(), latestSchemaVersion());
+        auto task = store->task("t-000000000001");
+        QVERIFY(task && task->has_value());
+        QCOMPARE((*task)->status, TaskStatus::Paused);
+        auto events = store->events("t-000000000001", 0, UINT64_MAX);
+        QVERIFY(events);
+        QCOMPARE(events->size(), std::size_t{1}); // not taken with the rebuilt table
+        auto waiting = **task;
+        waiting.status = TaskStatus::Waiting;
+        QVERIFY(store->updateTask(waiting));
+        sqlite3_stmt* statement = nullptr;
+        sqlite3_prepare_v2(store->handle(), "PRAGMA foreign_keys", -1, &statement, nullptr);
+        QCOMPARE(sqlite3_step(statement), SQLITE_ROW);
+        QCOMPARE(sqlite3_column_int(statement, 0), 1); // on again after the migration
+        sqlite3_finalize(statement);
+        QVERIFY(sqlite3_exec(store->handle(), "UPDATE tasks SET status = 'dreaming'", nullptr, nullptr, nullptr) !=
+                SQLITE_OK);
+    }
+
     // ---- tasks
 
     void taskStatusNames_data() {
@@ -156,6 +190,7 @@ private slots:
         QTest::newRow("queued") << int(TaskStatus::Queued) << "queued" << false;
         QTest::newRow("running") << int(TaskStatus::Running) << "running" << false;
         QTest::newRow("paused") << int(TaskStatus::Paused) << "paused" << false;
+        QTest::newRow("waiting") << int(TaskStatus::Waiting) << "waiting" << false;
         QTest::newRow("interrupted") << int(TaskStatus::Interrupted) << "interrupted" << false;
         QTest::newRow("succeeded") << int(TaskStatus::Succeeded) << "succeeded" << true;
         QTest::newRow("failed") << int(TaskStatus::Failed) << "failed" << true;

@@ -46,6 +46,7 @@ private slots:
         spec.demo = true;
         spec.backend = sandbox::Backend::Podman;
         spec.image = "localhost/agent:1";
+        spec.attended = true;
         auto read = TaskSpec::fromJson(spec.toJson());
         QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
         QCOMPARE(QString::fromStdString(read->toJson().dump()), QString::fromStdString(spec.toJson().dump()));
@@ -59,6 +60,7 @@ private slots:
         QCOMPARE(read->backend, sandbox::Backend::Bwrap);
         QCOMPARE(QString::fromStdString(read->image), QString(kDefaultAgentImage));
         QVERIFY(!read->limits);
+        QVERIFY(!read->attended); // stored before attended runs: unattended, as they ran
     }
 
     void unreadable_data() {
@@ -89,6 +91,9 @@ private slots:
         QTest::newRow("demo a string") << "demo"
                                        << "\"yes\""
                                        << "spec.demo: must be true or false, got a string";
+        QTest::newRow("attended a string") << "attended"
+                                           << "\"yes\""
+                                           << "spec.attended: must be true or false, got a string";
         QTest::newRow("image a number") << "image"
                                         << "1"
                                         << "spec.image: must be a string, got the integer 1";

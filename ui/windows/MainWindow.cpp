@@ -73,7 +73,7 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     m_filter->setObjectName("filter");
     m_filter->addItem(tr("All tasks"), static_cast<int>(TaskFilterModel::Filter::All));
     m_filter->addItem(tr("Queued and running"), static_cast<int>(TaskFilterModel::Filter::Active));
-    m_filter->addItem(tr("Paused, interrupted or failed"), static_cast<int>(TaskFilterModel::Filter::NeedsAttention));
+    m_filter->addItem(tr("Waiting for you, paused, interrupted or failed"), static_cast<int>(TaskFilterModel::Filter::NeedsAttention));
     m_filter->addItem(tr("Ended"), static_cast<int>(TaskFilterModel::Filter::Finished));
     connect(m_filter, &QComboBox::currentIndexChanged, this, [this] {
         m_filtered->setFilter(static_cast<TaskFilterModel::Filter>(m_filter->currentData().toInt()));
@@ -198,8 +198,10 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     connect(&m_plane, &control::ControlPlane::taskFinished, this, [this](const std::string& taskId) {
         flushEvents();
         m_tasks->refresh(taskId);
-        if (qs(taskId) == m_selected)
+        if (qs(taskId) == m_selected) {
             updateHeader();
+            focusReplyIfWaiting();
+        }
         if (auto task = m_plane.task(taskId); task && *task)
             notify(tr("Task %1").arg(statusText((*task)->status)), shortTitle(**task), qs(taskId));
     });
@@ -466,6 +468,13 @@ void MainWindow::selectTask(const QString& taskId) {
     m_side->setWorkspace(qs(task->workspace));
     m_centre->setCurrentWidget(m_timelineView);
     updateHeader();
+    focusReplyIfWaiting();
+}
+
+// The agent asked the user: the turn is theirs, so their typing goes to the reply.
+void MainWindow::focusReplyIfWaiting() {
+    if (const TaskRecord* task = selectedRecord(); task && task->status == TaskStatus::Waiting)
+        m_reply->messageEdit()->setFocus();
 }
 
 void MainWindow::loadEarlier() {
@@ -625,6 +634,7 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
         return;
     }
     control::TaskSpec spec;
+    spec.attended = true; // the window shows the agent's replies and takes the user's
     spec.provider = settings->provider;
     spec.model = request.model.isEmpty() ? settings->model : request.model.toStdString();
     for (const QString& preset : request.presets)
@@ -652,6 +662,7 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
 
 void MainWindow::runDemo() {
     control::TaskSpec spec;
+    spec.attended = true;
     spec.approval = control::ApprovalMode::Ask;
     if (auto settings = m_plane.settings()) { // the demo runs in the sandbox the user chose
         spec.backend = settings->backend;

@@ -80,6 +80,7 @@ signals:
 private:
     void buildControls();
     void submit(const NewTaskBar::Request& request);
+    void focusReplyIfWaiting();
     void sendReply(const QString& message);
     void onEventStored(const std::string& taskId, const nlohmann::json& event);
     void countEarlier(); // one page of the events before those the timeline counted itself

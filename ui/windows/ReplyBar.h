@@ -1,6 +1,6 @@
 #pragma once
-// Under the selected task's timeline: a reply to it. A task whose run ended (finished, failed, stopped,
-// paused) goes on with the message, in its workspace and conversation (ControlPlane::reply); while it runs
+// Under the selected task's timeline: a reply to it. A task whose run ended (finished, waiting for the
+// user's reply, failed, stopped, paused) goes on with the message, in its workspace and conversation (ControlPlane::reply); while it runs
 // or waits for a slot the bar is disabled and says why. Enter sends, as in the new-task bar.
 
 #include <QWidget>

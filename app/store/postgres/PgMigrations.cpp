@@ -93,9 +93,18 @@ CREATE TABLE settings (
 );
 )sql";
 
-constexpr std::array<PgMigration, 1> kMigrations = {{
+// Version 2: tasks.status may be 'waiting' (the agent asked the user). The constraint has the name
+// PostgreSQL gave the column's CHECK in version 1.
+constexpr std::string_view kSchemaV2 = R"sql(
+ALTER TABLE tasks DROP CONSTRAINT tasks_status_check;
+ALTER TABLE tasks ADD CONSTRAINT tasks_status_check
+    CHECK (status IN ('queued', 'running', 'paused', 'waiting', 'interrupted', 'succeeded', 'failed', 'cancelled'));
+)sql";
+
+constexpr std::array<PgMigration, 2> kMigrations = {{
     {1, "the first schema: tasks, events, approvals, artifacts, memories with full-text search, settings",
      kSchemaV1},
+    {2, "a task may be waiting for the user's reply", kSchemaV2},
 }};
 
 Error newerThanBuild(const PgConnection& db, int found, int latest) {

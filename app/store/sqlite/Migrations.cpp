@@ -99,9 +99,43 @@ CREATE TABLE settings (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr std::array<Migration, 1> kMigrations = {{
+// Version 2: tasks.status may be 'waiting' (the agent asked the user). SQLite changes a CHECK only by
+// rebuilding the table (its "other kinds of table schema changes"); migrate() runs every step with foreign
+// keys off, so dropping the old table does not cascade into events, approvals and artifacts, and checks
+// them before it commits.
+constexpr std::string_view kSchemaV2 = R"sql(
+CREATE TABLE tasks_v2 (
+    id            TEXT PRIMARY KEY NOT NULL,
+    prompt        TEXT NOT NULL,
+    workspace     TEXT NOT NULL,
+    spec          TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('queued', 'running', 'paused', 'waiting', 'interrupted',
+                                                  'succeeded', 'failed', 'cancelled')),
+    created_at    TEXT NOT NULL,
+    started_at    TEXT NOT NULL DEFAULT '',
+    finished_at   TEXT NOT NULL DEFAULT '',
+    finish_reason TEXT NOT NULL DEFAULT '',
+    summary       TEXT NOT NULL DEFAULT '',
+    error         TEXT NOT NULL DEFAULT '',
+    steps         INTEGER NOT NULL DEFAULT 0,
+    tokens_in     INTEGER NOT NULL DEFAULT 0,
+    tokens_out    INTEGER NOT NULL DEFAULT 0,
+    runs          INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO tasks_v2 (rowid, id, prompt, workspace, spec, status, created_at, started_at, finished_at,
+                      finish_reason, summary, error, steps, tokens_in, tokens_out, runs)
+    SELECT rowid, id, prompt, workspace, spec, status, created_at, started_at, finished_at, finish_reason,
+           summary, error, steps, tokens_in, tokens_out, runs FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_v2 RENAME TO tasks;
+CREATE INDEX tasks_by_status ON tasks (status);
+CREATE INDEX tasks_by_created ON tasks (created_at);
+)sql";
+
+constexpr std::array<Migration, 2> kMigrations = {{
     {1, "the first schema: tasks, events, approvals, artifacts, memories with full-text search, settings",
      kSchemaV1},
+    {2, "a task may be waiting for the user's reply", kSchemaV2},
 }};
 
 } // namespace
@@ -133,6 +167,42 @@ Error newerThanBuild(const std::string& path, int found, int latest) {
                          "(--data-dir)");
 }
 
+// A step that rebuilt a table must leave every reference whole: the first row that does not names its table.
+Status checkForeignKeys(sqlite3* db) {
+    auto check = Statement::prepare(db, "PRAGMA foreign_key_check");
+    if (!check)
+        return check.error();
+    const int rc = check->step();
+    if (rc == SQLITE_ROW)
+        return makeError(ErrorCode::System, "a row of " + check->text(0) + " refers to a row of " + check->text(2) +
+                                                " that the step removed");
+    if (rc != SQLITE_DONE)
+        return makeError(ErrorCode::System, "cannot check the foreign keys: " + sqliteError(db));
+    return Ok{};
+}
+
+// Foreign keys are off while the steps run (SQLite ignores the pragma inside a transaction), so that a
+// table rebuilt by a step does not take its references with it; each step is checked before it commits.
+class ForeignKeysOff {
+public:
+    explicit ForeignKeysOff(sqlite3* db) : m_db(db) {
+        if (auto query = Statement::prepare(db, "PRAGMA foreign_keys"); query && query->step() == SQLITE_ROW)
+            m_wasOn = query->uint(0) != 0;
+        if (m_wasOn)
+            (void)execute(m_db, "PRAGMA foreign_keys = OFF");
+    }
+    ~ForeignKeysOff() {
+        if (m_wasOn)
+            (void)execute(m_db, "PRAGMA foreign_keys = ON");
+    }
+    ForeignKeysOff(const ForeignKeysOff&) = delete;
+    ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+private:
+    sqlite3* m_db;
+    bool m_wasOn = false;
+};
+
 } // namespace
 
 Status migrate(sqlite3* db, std::span<const Migration> steps, const std::string& path) {
@@ -146,6 +216,7 @@ Status migrate(sqlite3* db, std::span<const Migration> steps, const std::string&
     if (found.value() == latest)
         return Ok{};
 
+    const ForeignKeysOff keysOff(db);
     for (const auto& step : steps) {
         auto transaction = Transaction::begin(db);
         if (!transaction)
@@ -161,6 +232,8 @@ Status migrate(sqlite3* db, std::span<const Migration> steps, const std::string&
         if (current.value() >= step.version)
             continue; // the transaction rolls back: nothing was written
         auto applied = execute(db, step.sql);
+        if (applied)
+            applied = checkForeignKeys(db);
         if (applied)
             applied = execute(db, "PRAGMA user_version = " + std::to_string(step.version));
         if (applied)
