@@ -60,4 +60,36 @@ LinkChain followLinkChain(const std::string& linkPath, const std::string& target
     return LinkChain::StaysInside;
 }
 
+bool linkStaysInside(std::string_view linkPath, std::string_view target) {
+    if (target.empty() || target.front() == '/')
+        return false;
+    std::size_t depth = splitPath(std::string(linkPath)).size() - 1; // the link's directory
+    for (const auto& part : splitPath(std::string(target))) {
+        if (part == "..") {
+            if (depth == 0)
+                return false;
+            --depth;
+        } else if (!part.empty() && part != ".") {
+            ++depth;
+        }
+    }
+    return true;
+}
+
+std::map<std::string, LinkChain> linksLeavingTree(std::map<std::string, std::string> links) {
+    std::map<std::string, LinkChain> leaving;
+    for (;;) {
+        std::map<std::string, LinkChain> found;
+        for (const auto& [path, target] : links)
+            if (const auto chain = followLinkChain(path, target, links); chain != LinkChain::StaysInside)
+                found.emplace(path, chain);
+        if (found.empty())
+            return leaving;
+        for (const auto& [path, chain] : found) {
+            links.erase(path);
+            leaving.emplace(path, chain);
+        }
+    }
+}
+
 } // namespace warren

@@ -1,5 +1,6 @@
 #include "agent_core/protocol/Methods.h"
 
+#include "common/Base64.h"
 #include "common/JsonFields.h"
 
 #include <algorithm>
@@ -16,6 +17,33 @@ template <typename T> json arrayToJson(const std::vector<T>& items) {
     for (const auto& item : items)
         out.push_back(toJson(item));
     return out;
+}
+
+// A transfer chunk's data: base64 of at most kTransferChunkBytes.
+Result<std::string> chunkFromJson(const json& value, const std::string& where) {
+    Error error;
+    std::string text;
+    if (!take(getString(value, "data", where), text, error))
+        return error;
+    if (text.size() > (kTransferChunkBytes + 2) / 3 * 4)
+        return makeError(ErrorCode::InvalidArgument, joinPath(where, "data") + ": a chunk holds at most " +
+                                                         std::to_string(kTransferChunkBytes) + " bytes");
+    auto bytes = decodeBase64(text);
+    if (!bytes)
+        return makeError(ErrorCode::InvalidArgument, joinPath(where, "data") + ": must be base64");
+    return std::move(*bytes);
+}
+
+// One of kTransferTrees.
+Result<std::string> treeFromJson(const json& value, const std::string& where) {
+    Error error;
+    std::string tree;
+    if (!take(getString(value, "tree", where), tree, error))
+        return error;
+    if (std::find(kTransferTrees.begin(), kTransferTrees.end(), tree) == kTransferTrees.end())
+        return makeError(ErrorCode::InvalidArgument,
+                         joinPath(where, "tree") + ": must be workspace, state or output, got \"" + tree + "\"");
+    return tree;
 }
 
 } // namespace
@@ -372,6 +400,55 @@ Result<MemorySearchResult> memorySearchResultFromJson(const json& value) {
         !take(getArray<MemoryHit>(value, "hits", where, true, memoryHitFromJson), result.hits, error))
         return error;
     return result;
+}
+
+json toJson(const WorkspacePullParams& params) { return {{"tree", params.tree}, {"offset", params.offset}}; }
+
+Result<WorkspacePullParams> workspacePullParamsFromJson(const json& value) {
+    const std::string where = "workspace.pull params";
+    Error error;
+    WorkspacePullParams params;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"tree", "offset"}, where), error) ||
+        !take(treeFromJson(value, where), params.tree, error) ||
+        !take(getUint(value, "offset", where), params.offset, error))
+        return error;
+    return params;
+}
+
+json toJson(const WorkspacePullResult& result) {
+    return {{"data", encodeBase64(result.data)}, {"eof", result.eof}};
+}
+
+Result<WorkspacePullResult> workspacePullResultFromJson(const json& value) {
+    const std::string where = "workspace.pull result";
+    Error error;
+    WorkspacePullResult result;
+    if (!take(requireObject(value, where), error) || !take(checkKeys(value, {"data", "eof"}, where), error) ||
+        !take(chunkFromJson(value, where), result.data, error) ||
+        !take(getBool(value, "eof", where), result.eof, error))
+        return error;
+    return result;
+}
+
+json toJson(const WorkspacePushParams& params) {
+    return {{"tree", params.tree},
+            {"offset", params.offset},
+            {"data", encodeBase64(params.data)},
+            {"eof", params.eof}};
+}
+
+Result<WorkspacePushParams> workspacePushParamsFromJson(const json& value) {
+    const std::string where = "workspace.push params";
+    Error error;
+    WorkspacePushParams params;
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"tree", "offset", "data", "eof"}, where), error) ||
+        !take(treeFromJson(value, where), params.tree, error) ||
+        !take(getUint(value, "offset", where), params.offset, error) ||
+        !take(chunkFromJson(value, where), params.data, error) ||
+        !take(getBool(value, "eof", where), params.eof, error))
+        return error;
+    return params;
 }
 
 json toJson(const TaskStartParams& params) {

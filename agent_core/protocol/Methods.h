@@ -18,7 +18,7 @@
 namespace warren::protocol {
 
 // Bumped when a change would make an old peer misread a message; sent in task.start.
-inline constexpr std::uint64_t kProtocolVersion = 5;
+inline constexpr std::uint64_t kProtocolVersion = 6;
 
 namespace method {
 // agent -> control plane, notification: one event of the task (Event.h).
@@ -29,6 +29,10 @@ inline constexpr const char* kApprovalRequest = "approval.request"; // may this 
 inline constexpr const char* kMemoryGet = "memory.get";
 inline constexpr const char* kMemoryPut = "memory.put";
 inline constexpr const char* kMemorySearch = "memory.search";
+// The task's trees as tar archives in chunks, for an agent whose sandbox has none of the host's files (a
+// cluster's pod): the workspace into the sandbox, the workspace, /state and /output back.
+inline constexpr const char* kWorkspacePull = "workspace.pull";
+inline constexpr const char* kWorkspacePush = "workspace.push";
 // control plane -> agent, request: the task to run.
 inline constexpr const char* kTaskStart = "task.start";
 // control plane -> agent, notifications.
@@ -153,6 +157,38 @@ struct MemorySearchResult {
     friend bool operator==(const MemorySearchResult&, const MemorySearchResult&) = default;
 };
 
+// workspace.pull / workspace.push. A chunk's bytes travel as base64 in a JSON string; at most
+// kTransferChunkBytes of them per message, so a line stays far below the reader's cap.
+inline constexpr std::size_t kTransferChunkBytes = 1u << 20;
+
+// The task's trees these carry: the workspace, /state (the checkpoint a resume starts from) and /output.
+inline constexpr std::array<std::string_view, 3> kTransferTrees{"workspace", "state", "output"};
+
+// The chunk of the tar of one of the task's trees that starts at offset. Offsets follow each other from 0;
+// asking for 0 again starts the archive again.
+struct WorkspacePullParams {
+    std::string tree; // one of kTransferTrees
+    std::uint64_t offset = 0;
+    friend bool operator==(const WorkspacePullParams&, const WorkspacePullParams&) = default;
+};
+
+struct WorkspacePullResult {
+    std::string data; // the chunk's bytes (base64 on the wire); empty only with eof
+    bool eof = false; // the archive ends with this chunk
+    friend bool operator==(const WorkspacePullResult&, const WorkspacePullResult&) = default;
+};
+
+// A chunk of a tar of one of the agent's trees, at offset (the chunks follow each other from 0). With eof,
+// the archive is complete: the control plane extracts it and replaces its copy of the tree with it. The
+// result is {}.
+struct WorkspacePushParams {
+    std::string tree; // one of kTransferTrees
+    std::uint64_t offset = 0;
+    std::string data; // the chunk's bytes (base64 on the wire)
+    bool eof = false;
+    friend bool operator==(const WorkspacePushParams&, const WorkspacePushParams&) = default;
+};
+
 // task.start
 struct TaskStartParams {
     std::uint64_t protocolVersion = kProtocolVersion;
@@ -218,6 +254,16 @@ nlohmann::json toJson(const MemorySearchParams& params);
 Result<MemorySearchParams> memorySearchParamsFromJson(const nlohmann::json& value);
 nlohmann::json toJson(const MemorySearchResult& result);
 Result<MemorySearchResult> memorySearchResultFromJson(const nlohmann::json& value);
+
+nlohmann::json toJson(const WorkspacePullParams& params);
+// Also refuses a tree not in kTransferTrees.
+Result<WorkspacePullParams> workspacePullParamsFromJson(const nlohmann::json& value);
+nlohmann::json toJson(const WorkspacePullResult& result);
+// Also refuses data that is not base64 or decodes to more than kTransferChunkBytes.
+Result<WorkspacePullResult> workspacePullResultFromJson(const nlohmann::json& value);
+nlohmann::json toJson(const WorkspacePushParams& params);
+// Also refuses a tree not in kTransferTrees, and data as the pull's result does.
+Result<WorkspacePushParams> workspacePushParamsFromJson(const nlohmann::json& value);
 
 nlohmann::json toJson(const TaskStartParams& params);
 // Also refuses a protocol_version other than kProtocolVersion, naming both.

@@ -1,8 +1,9 @@
 // warren-agent: the agent, inside the sandbox.
 //   warren-agent serve [--workspace DIR] [--state DIR] [--output DIR]
 //       speaks the protocol (docs/PROTOCOL.md) on stdin/stdout with the control plane
-//   warren-agent serve ... --connect unix:PATH|tcp:HOST:PORT --token-file FILE
-//       the same on a connection it opens, whose first line is the hello with the task token
+//   warren-agent serve ... --connect unix:PATH|tcp:HOST:PORT --token-file FILE [--carry-trees]
+//       the same on a connection it opens, whose first line is the hello with the task token; with
+//       --carry-trees the workspace and /state come from the control plane and go back to it (a pod)
 //   warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR] [--preset P[,P...]]
 //       [--set KEY=VALUE]... [--approve auto|deny] [--task-id ID] PROMPT
 //       runs standalone with a scripted model and prints the events as JSON lines
@@ -11,17 +12,20 @@
 // allow-list) and WARREN_EGRESS_PORT (where the tools' HTTP_PROXY points, default 3128).
 
 #include "agent_core/host/HostChannel.h"
+#include "agent_core/host/TreeTransfer.h"
 #include "agent_core/llm/HostLlm.h"
 #include "agent_core/llm/ScriptedLlm.h"
 #include "agent_core/loop/Agent.h"
 #include "agent_core/net/ControlConnection.h"
 #include "agent_core/net/EgressForwarder.h"
+#include "agent_core/protocol/EventTypes.h"
 
 #include <charconv>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -45,7 +49,7 @@ constexpr std::chrono::seconds kConnectPatience{30};
 
 constexpr const char* kUsage =
     "usage: warren-agent serve [--workspace DIR] [--state DIR] [--output DIR]\n"
-    "                          [--connect unix:PATH|tcp:HOST:PORT --token-file FILE]\n"
+    "                          [--connect unix:PATH|tcp:HOST:PORT --token-file FILE [--carry-trees]]\n"
     "       warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR]\n"
     "                        [--preset P[,P...]] [--set KEY=VALUE]... [--approve auto|deny]\n"
     "                        [--task-id ID] PROMPT\n";
@@ -119,6 +123,7 @@ struct Options {
     std::vector<std::string> presets;
     nlohmann::json overrides = nlohmann::json::object();
     std::vector<std::string> positional;
+    bool carryTrees = false;
 };
 
 Result<Options> parseOptions(int argc, char** argv) {
@@ -144,7 +149,9 @@ Result<Options> parseOptions(int argc, char** argv) {
                                              : arg == "--connect"   ? &options.connect
                                              : arg == "--token-file" ? &options.tokenFile
                                                                     : nullptr;
-        if (target) {
+        if (arg == "--carry-trees") {
+            options.carryTrees = true;
+        } else if (target) {
             auto v = value();
             if (!v)
                 return v.error();
@@ -252,15 +259,50 @@ int runStandalone(const Options& options) {
     return exitCodeFor(outcome.reason);
 }
 
-// Events as JSON-RPC notifications on the channel.
+// Events as JSON-RPC notifications on the channel. afterCheckpoint, when set, runs once a checkpoint event
+// is sent (--carry-trees: /state goes to the control plane, so a resume elsewhere finds it).
 class HostEventSink : public EventSink {
 public:
     explicit HostEventSink(HostChannel& channel) : m_channel(channel) {}
-    bool write(const protocol::Event& event) override { return m_channel.send(protocol::toNotification(event)); }
+    bool write(const protocol::Event& event) override {
+        const bool sent = m_channel.send(protocol::toNotification(event));
+        if (sent && afterCheckpoint && event.type == protocol::event_type::kCheckpoint)
+            afterCheckpoint();
+        return sent;
+    }
+    std::function<void()> afterCheckpoint;
 
 private:
     HostChannel& m_channel;
 };
+
+// --carry-trees: the pod's empty workspace and /state filled from the control plane's (workspace.pull).
+Status pullTrees(const HostCall& call, const AgentPaths& paths) {
+    if (auto pulled = pullTree(call, "workspace", paths.workspace); !pulled)
+        return pulled.error();
+    if (paths.state)
+        if (auto pulled = pullTree(call, "state", *paths.state); !pulled)
+            return pulled.error();
+    return Ok{};
+}
+
+// --carry-trees: the workspace, /state and /output sent back (workspace.push), each replacing the control
+// plane's copy. What an archive cannot hold (a socket, a link out of the tree) stays behind, said on stderr.
+Status pushTrees(const HostCall& call, const AgentPaths& paths) {
+    const std::vector<std::pair<std::string, std::optional<std::filesystem::path>>> trees{
+        {"workspace", paths.workspace}, {"state", paths.state}, {"output", paths.output}};
+    for (const auto& [tree, directory] : trees) {
+        if (!directory)
+            continue;
+        auto pushed = pushTree(call, tree, *directory);
+        if (!pushed)
+            return pushed.error();
+        for (const auto& left : *pushed)
+            std::cerr << "warren-agent: " << tree << "/" << left.path << " was not sent back: it " << left.reason
+                      << "\n";
+    }
+    return Ok{};
+}
 
 // --connect: the protocol's connection, opened by the agent, the hello sent. Without: stdin and stdout.
 Result<UniqueFd> controlConnection(const Options& options) {
@@ -277,10 +319,12 @@ Result<UniqueFd> controlConnection(const Options& options) {
 
 int serve(const Options& options) {
     if (!options.positional.empty() || options.script || !options.presets.empty() || !options.overrides.empty())
-        return usageError("serve takes only --workspace, --state, --output, --connect and --token-file: the "
+        return usageError("serve takes only --workspace, --state, --output, --connect, --token-file and --carry-trees: the "
                           "task comes in task.start");
     if (options.connect.has_value() != options.tokenFile.has_value())
         return usageError("--connect and --token-file go together: the token is the connection's credential");
+    if (options.carryTrees && !options.connect)
+        return usageError("--carry-trees needs --connect: on stdin the agent runs beside the control plane's trees");
     auto paths = resolvePaths(options, true);
     if (!paths)
         return usageError(paths.error().message);
@@ -348,7 +392,27 @@ int serve(const Options& options) {
         std::lock_guard lock(eventsMutex);
         events = &log;
     }
+    const HostCall hostCall = call;
+    if (options.carryTrees) {
+        if (auto pulled = pullTrees(hostCall, *paths); !pulled) {
+            log.error("the task's trees did not reach the sandbox: " + pulled.error().message, true);
+            return kExitFailed;
+        }
+        // Not reported as an event: this runs inside the event log's write. The push at the end retries.
+        if (paths->state)
+            sink.afterCheckpoint = [&hostCall, state = *paths->state] {
+                if (auto pushed = pushTree(hostCall, "state", state); !pushed)
+                    std::cerr << "warren-agent: /state after a checkpoint: " << pushed.error().message << "\n";
+            };
+    }
     const auto outcome = (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation, params->reply);
+    sink.afterCheckpoint = nullptr;
+    if (options.carryTrees) {
+        if (auto pushed = pushTrees(hostCall, *paths); !pushed) {
+            log.error("the task's trees did not come back from the sandbox: " + pushed.error().message, true);
+            return kExitFailed;
+        }
+    }
     {
         std::lock_guard lock(eventsMutex);
         events = nullptr;

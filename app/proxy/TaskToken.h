@@ -19,6 +19,7 @@ inline constexpr const char* kLlm = "llm";           // llm.chat
 inline constexpr const char* kMemory = "memory";     // memory.*
 inline constexpr const char* kApproval = "approval"; // approval.request
 inline constexpr const char* kChannel = "channel";   // the agent's hello on a connection it opens
+inline constexpr const char* kTrees = "trees";       // workspace.pull, workspace.push
 } // namespace scope
 
 struct TokenClaims {

@@ -31,6 +31,8 @@ const char* scopeFor(const std::string& method) {
         return scope::kMemory;
     if (method == protocol::method::kApprovalRequest)
         return scope::kApproval;
+    if (method == protocol::method::kWorkspacePull || method == protocol::method::kWorkspacePush)
+        return scope::kTrees;
     return nullptr;
 }
 
@@ -47,7 +49,10 @@ std::string now() { return protocol::formatTimestamp(std::chrono::system_clock::
 ToolProxy::ToolProxy(Settings settings, TaskTokens& tokens, Store& store, std::unique_ptr<Provider> provider,
                      QObject* parent)
     : QObject(parent), m_settings(std::move(settings)), m_tokens(tokens), m_store(store),
-      m_provider(std::move(provider)) {}
+      m_provider(std::move(provider)) {
+    if (m_settings.trees)
+        m_trees.emplace(*m_settings.trees);
+}
 
 ToolProxy::~ToolProxy() { abortAll(); }
 
@@ -79,8 +84,38 @@ void ToolProxy::handle(const protocol::Request& request, Reply reply) {
         chat(checked, std::move(reply));
     else if (request.method == protocol::method::kApprovalRequest)
         approval(checked, std::move(reply));
+    else if (requiredScope == std::string_view(scope::kTrees))
+        carry(checked, std::move(reply));
     else
         memory(checked, std::move(reply));
+}
+
+void ToolProxy::carry(const protocol::Request& request, Reply reply) {
+    if (!m_trees) {
+        reply(failure(request.id, protocol::rpc_error::kMethodNotFound,
+                      request.method + ": this task's agent runs beside its trees; there is nothing to carry"));
+        return;
+    }
+    auto refusedBy = [&](const Error& error) {
+        emit problem(QString::fromStdString(error.message));
+        const int code = error.code == ErrorCode::InvalidArgument ? protocol::rpc_error::kInvalidParams : kStoreFailed;
+        reply(failure(request.id, code, error.message));
+    };
+    if (request.method == protocol::method::kWorkspacePull) {
+        auto params = protocol::workspacePullParamsFromJson(request.params);
+        if (!params)
+            return reply(failure(request.id, protocol::rpc_error::kInvalidParams, params.error().message));
+        auto chunk = m_trees->pull(*params);
+        if (!chunk)
+            return refusedBy(chunk.error());
+        return reply(protocol::Response{request.id, protocol::toJson(*chunk)});
+    }
+    auto params = protocol::workspacePushParamsFromJson(request.params);
+    if (!params)
+        return reply(failure(request.id, protocol::rpc_error::kInvalidParams, params.error().message));
+    if (auto pushed = m_trees->push(*params); !pushed)
+        return refusedBy(pushed.error());
+    reply(protocol::Response{request.id, json::object()});
 }
 
 void ToolProxy::chat(const protocol::Request& request, Reply reply) {

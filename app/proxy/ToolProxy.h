@@ -2,7 +2,9 @@
 // The control plane's side of one task's requests (docs/PROTOCOL.md): every request must carry the task's
 // token with the method's scope; then llm.chat goes to the provider with the real key (its streamed text
 // comes out as modelDelta), memory.* is served from the store confined to the task's memory prefix, and
-// approval.request is decided by the rules, the approval mode, and, when they say ask, the user.
+// approval.request is decided by the rules, the approval mode, and, when they say ask, the user;
+// workspace.pull and workspace.push carry the task's trees (TaskTrees) for a task whose agent runs where
+// they are not (a cluster's pod), and are refused for any other.
 // The token budget is enforced here, on the provider's own counts, which the agent cannot understate.
 
 #include "agent_core/protocol/JsonRpc.h"
@@ -11,6 +13,7 @@
 #include "app/proxy/ApprovalMode.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/proxy/TaskToken.h"
+#include "app/proxy/TaskTrees.h"
 #include "app/store/StoreTypes.h"
 
 #include <QObject>
@@ -18,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,6 +40,9 @@ public:
         std::uint64_t tokenBudget = 0; // 0: none
         ApprovalMode approvalMode = ApprovalMode::Deny;
         std::vector<ApprovalRule> rules;
+        // The trees workspace.pull and workspace.push carry; nullopt: the agent has them (a sandbox on this
+        // host), and those methods are refused.
+        std::optional<TaskTrees::Settings> trees = std::nullopt;
     };
     using Reply = std::function<void(protocol::Message)>;
     using Answer = std::function<void(bool approved, const std::string& note)>;
@@ -74,6 +81,7 @@ private:
     void chat(const protocol::Request& request, Reply reply);
     void memory(const protocol::Request& request, Reply reply);
     void approval(const protocol::Request& request, Reply reply);
+    void carry(const protocol::Request& request, Reply reply);
     void decide(ApprovalRecord record, bool approved, const std::string& by, const std::string& note);
     std::string alwaysKey(const std::string& tool, const nlohmann::json& arguments) const;
 
@@ -81,6 +89,7 @@ private:
     TaskTokens& m_tokens;
     Store& m_store;
     std::unique_ptr<Provider> m_provider;
+    std::optional<TaskTrees> m_trees;
     protocol::TokenUsage m_used;
     struct PendingApproval {
         ApprovalRecord record;

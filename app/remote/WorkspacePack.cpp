@@ -17,6 +17,11 @@
 
 namespace warren::remote {
 
+using tar::kTarEndBytes;
+using tar::TarMember;
+using tar::tarHeaders;
+using tar::tarPadding;
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -38,20 +43,13 @@ TarMember toMember(const FoundEntry& entry) {
     return member;
 }
 
-// Why the chain starting at the link `path` cannot be followed (out of the tree, a loop), as the server's
-// UploadPolicy::finish judges it (the same walk, common/LinkChain).
-std::optional<std::string> chainProblem(const std::string& path, const std::string& target,
-                                        const std::map<std::string, std::string>& links) {
-    switch (followLinkChain(path, target, links)) {
-    case LinkChain::StaysInside:
-        return std::nullopt;
-    case LinkChain::LeavesTree:
-        return "is a symbolic link that leads out of the workspace through its other links (\"" + target +
-               "\"), which the server refuses";
-    case LinkChain::Loops:
-        return std::string("is a symbolic link in a loop of links, which the server refuses");
-    }
-    return std::nullopt;
+// Why the link at path, with target, is left out: its chain leads out of the tree or loops, which the
+// server's UploadPolicy::finish refuses (the same walk, common/LinkChain).
+std::string chainProblem(LinkChain chain, const std::string& target) {
+    if (chain == LinkChain::Loops)
+        return "is a symbolic link in a loop of links, which the server refuses";
+    return "is a symbolic link that leads out of the workspace through its other links (\"" + target +
+           "\"), which the server refuses";
 }
 
 std::string topLevelOf(const FoundEntry& entry) {
@@ -80,22 +78,6 @@ void IgnoreList::addListing(std::string_view root, std::string_view gitOutput) {
 
 bool IgnoreList::ignored(std::string_view path, bool directory) const {
     return directory ? m_directories.contains(path) : m_files.contains(path);
-}
-
-bool linkStaysInside(std::string_view linkPath, std::string_view target) {
-    if (target.empty() || target.front() == '/')
-        return false;
-    std::size_t depth = splitPath(std::string(linkPath)).size() - 1; // the link's directory
-    for (const auto& part : splitPath(std::string(target))) {
-        if (part == "..") {
-            if (depth == 0)
-                return false;
-            --depth;
-        } else if (!part.empty() && part != ".") {
-            ++depth;
-        }
-    }
-    return true;
 }
 
 std::optional<std::string> skipReason(const FoundEntry& entry) {
@@ -128,22 +110,6 @@ std::optional<std::string> skipReason(const FoundEntry& entry) {
         break;
     }
     return std::string("is of a file type a workspace upload cannot hold");
-}
-
-std::map<std::string, std::string> linksLeavingTree(std::map<std::string, std::string> links) {
-    std::map<std::string, std::string> leaving;
-    for (;;) {
-        std::map<std::string, std::string> found;
-        for (const auto& [path, target] : links)
-            if (auto problem = chainProblem(path, target, links))
-                found.emplace(path, std::move(*problem));
-        if (found.empty())
-            return leaving;
-        for (auto& [path, reason] : found) {
-            links.erase(path);
-            leaving.emplace(path, std::move(reason));
-        }
-    }
 }
 
 std::uint64_t archiveSize(const std::vector<FoundEntry>& entries) {
@@ -367,12 +333,12 @@ PackSelection choose(std::vector<FoundEntry> found) {
             links.emplace(entry.path, entry.linkTarget);
         selection.entries.push_back(std::move(entry));
     }
-    const auto leaving = linksLeavingTree(std::move(links));
+    const auto leaving = linksLeavingTree(links);
     std::erase_if(selection.entries, [&](const FoundEntry& entry) {
         return entry.type == FoundEntry::Type::Symlink && leaving.contains(entry.path);
     });
-    for (const auto& [path, reason] : leaving)
-        selection.skipped.push_back({path, reason});
+    for (const auto& [path, chain] : leaving)
+        selection.skipped.push_back({path, chainProblem(chain, links.at(path))});
     std::sort(selection.skipped.begin(), selection.skipped.end(),
               [](const SkippedEntry& a, const SkippedEntry& b) { return a.path < b.path; });
     return selection;

@@ -20,7 +20,7 @@
 // Pure: the ignore list, what is skipped and why, the archive's size against the cap and the message when
 // it is over. Edges: the walk of the directory, git, the tar file.
 
-#include "app/remote/TarHeader.h"
+#include "common/tar/TarHeader.h"
 #include "app/remote/WorkspaceManifest.h"
 #include "common/Result.h"
 
@@ -69,17 +69,9 @@ private:
 };
 
 // Why the entry is not packed, or nullopt when it is (files, directories and links that stay inside).
-// Links are judged here one by one, lexically; linksLeavingTree follows chains through other links.
+// Links are judged here one by one, lexically (common/LinkChain's linkStaysInside); linksLeavingTree
+// follows chains through other links.
 std::optional<std::string> skipReason(const FoundEntry& entry);
-
-// Whether target, read from the directory holding the link at linkPath, stays inside the tree without
-// following other links: not absolute, and no ".." climbing above the tree's root.
-bool linkStaysInside(std::string_view linkPath, std::string_view target);
-
-// The links (path -> target) that, followed through the others as the kernel would (the server's
-// UploadPolicy::finish), lead out of the tree or loop, with the reason. Leaving one out can change where
-// another leads, so this runs until none is left to drop.
-std::map<std::string, std::string> linksLeavingTree(std::map<std::string, std::string> links);
 
 // What will be packed, in archive order (each directory before what it holds), and what will not.
 struct PackSelection {

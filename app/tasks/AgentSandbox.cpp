@@ -74,6 +74,8 @@ std::vector<std::string> agentCommand(const AgentSandboxInput& input) {
         command.insert(command.end(),
                        {"--connect", cluster ? input.clusterAddress : "unix:" + dir + "/" + kChannelSocketName,
                         "--token-file", dir + "/" + kChannelTokenName});
+    if (cluster) // the pod has none of this host's files: the trees cross the connection
+        command.push_back("--carry-trees");
     return command;
 }
 

@@ -142,11 +142,18 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     plan.directories = {input.stateDir, input.outputDir};
     if (!input.memoriesDir.empty())
         plan.directories.push_back(input.memoriesDir);
+    if (!plan.clusterAddress.empty()) {
+        plan.carriedTrees = {{"workspace", input.workspace}, {"state", input.stateDir}, {"output", input.outputDir}};
+        plan.carriedTreesScratch = environment.data.taskDir(task.id) + "/trees";
+        plan.directories.push_back(plan.carriedTreesScratch);
+    }
     plan.launch = agentLaunch(input, task, spec);
 
     plan.tokenScopes = {scope::kLlm, scope::kMemory, scope::kApproval};
     if (!plan.channelDir.empty() || !plan.clusterAddress.empty())
         plan.tokenScopes.push_back(scope::kChannel);
+    if (!plan.carriedTrees.empty())
+        plan.tokenScopes.push_back(scope::kTrees);
     plan.tokenLifetime = std::chrono::seconds(spec.timeoutSec ? spec.timeoutSec + 300 : 7 * 24 * 3600);
     plan.run = task.runs + 1;
     plan.start.taskId = task.id;

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ struct LaunchPlan {
     // A pod on a cluster (kubernetes): its agent connects over the network to this address (the server's
     // one listener for all its cluster tasks), with the token from the pod's Secret. Empty: not a cluster.
     std::string clusterAddress;
+    // A cluster's pod: the host directories its agent fills its own from and sends back (workspace.pull,
+    // workspace.push; `serve --carry-trees`), by the protocol's tree name, and where pushed archives wait
+    // (on the same file system, tasks/<id>/trees). Empty: the agent has them, mounted.
+    std::map<std::string, std::string> carriedTrees;
+    std::string carriedTreesScratch;
     AgentLaunch launch;       // all but its stdio, which the agent's pipes supply
     ProviderConfig provider;  // without the key
     std::vector<std::string> tokenScopes;

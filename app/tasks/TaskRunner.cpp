@@ -97,9 +97,10 @@ Status TaskRunner::launch() {
         return plan.error();
     if (!plan->clusterAddress.empty()) // planned, not yet carried out: docs/DEPLOY.md says what is missing
         return makeError(ErrorCode::Unsupported,
-                         "the kubernetes backend cannot run a task's agent yet: its workspace cannot reach the pod, "
-                         "nor its changes, /output and checkpoints come back to this server (docs/DEPLOY.md). Run "
-                         "the task with --backend kube (the same Pod, played on this host by podman)");
+                         "the kubernetes backend cannot run a task's agent yet: the pod is not yet created with the "
+                         "task's token, nor its agent's connection taken from this server's listener "
+                         "(docs/DEPLOY.md). Run the task with --backend kube (the same Pod, played on this host by "
+                         "podman)");
     for (const auto& directory : plan->directories)
         if (auto made = makeDirectory(directory); !made)
             return made;
@@ -164,6 +165,13 @@ Status TaskRunner::startProxy(const LaunchPlan& plan) {
     m_token = m_env.tokens->issue(m_task.id, plan.tokenScopes, plan.tokenLifetime);
     ToolProxy::Settings proxySettings{m_task.id,          plan.run,        plan.config.memoryPrefix,
                                       m_spec.tokenBudget, m_spec.approval, m_env.approvalRules};
+    if (!plan.carriedTrees.empty()) {
+        TaskTrees::Settings trees;
+        for (const auto& [name, directory] : plan.carriedTrees)
+            trees.trees.emplace(name, directory);
+        trees.scratch = plan.carriedTreesScratch;
+        proxySettings.trees = std::move(trees);
+    }
     m_proxy = std::make_unique<ToolProxy>(proxySettings, *m_env.tokens, *m_env.store, std::move(*provider));
     connectProxy();
     return Ok{};

@@ -1,5 +1,6 @@
 #include "sandbox/kube/KubeConfig.h"
 
+#include "common/Base64.h"
 #include "sandbox/kube/YamlDocument.h"
 
 #include <cstdlib>
@@ -26,37 +27,6 @@ std::string resolve(const std::string& path, const std::string& base) {
     if (path.empty() || path[0] == '/')
         return path;
     return directoryOf(base) + "/" + path;
-}
-
-// Standard base64 (kubeconfig's *-data fields); nullopt on a character outside the alphabet.
-std::optional<std::string> decodeBase64(std::string_view text) {
-    std::string out;
-    unsigned buffer = 0;
-    int bits = 0;
-    for (char c : text) {
-        int value;
-        if (c >= 'A' && c <= 'Z')
-            value = c - 'A';
-        else if (c >= 'a' && c <= 'z')
-            value = c - 'a' + 26;
-        else if (c >= '0' && c <= '9')
-            value = c - '0' + 52;
-        else if (c == '+')
-            value = 62;
-        else if (c == '/')
-            value = 63;
-        else if (c == '=' || c == '\n' || c == '\r' || c == ' ')
-            continue;
-        else
-            return std::nullopt;
-        buffer = (buffer << 6) | static_cast<unsigned>(value);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out.push_back(static_cast<char>((buffer >> bits) & 0xFFu));
-        }
-    }
-    return out;
 }
 
 // The entry of list (clusters, users, contexts) called name: {"name": ..., "<kind>": {...}}.

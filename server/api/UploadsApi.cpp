@@ -5,7 +5,7 @@
 #include "server/api/HttpErrors.h"
 #include "server/api/ServerIds.h"
 #include "server/api/ServerParts.h"
-#include "server/uploads/UploadExtractor.h"
+#include "common/tar/UploadExtractor.h"
 
 #include <cstring>
 #include <fcntl.h>
@@ -49,13 +49,13 @@ void receive(ServerParts& parts, const accounts::Account& caller, const http::Ht
 
 } // namespace
 
-Result<uploads::UploadCounts> extractUpload(const std::string& tarPath, const std::string& target) {
+Result<tar::UploadCounts> extractUpload(const std::string& tarPath, const std::string& target) {
     const int fd = ::open(tarPath.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return makeError(ErrorCode::System,
                          "cannot read the upload " + tarPath + ": " + std::strerror(errno));
-    uploads::FdByteSource source(fd);
-    auto counts = uploads::UploadExtractor(uploads::UploadLimits{}).extract(source, target);
+    tar::FdByteSource source(fd);
+    auto counts = tar::UploadExtractor(tar::UploadLimits{}).extract(source, target);
     ::close(fd);
     return counts;
 }

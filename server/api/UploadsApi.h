@@ -5,7 +5,7 @@
 
 #include "common/Result.h"
 #include "server/http/Router.h"
-#include "server/uploads/UploadExtractor.h"
+#include "common/tar/UploadExtractor.h"
 
 #include <string>
 
@@ -17,6 +17,6 @@ void addUploadRoutes(http::Router& router, ServerParts& parts);
 
 // Extracts the tar at tarPath into target (which must not exist): the upload's tree, and each task's own
 // workspace. The error is the extractor's: what was wrong, with which entry.
-Result<uploads::UploadCounts> extractUpload(const std::string& tarPath, const std::string& target);
+Result<tar::UploadCounts> extractUpload(const std::string& tarPath, const std::string& target);
 
 } // namespace warren::server

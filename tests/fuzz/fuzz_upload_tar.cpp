@@ -8,8 +8,8 @@
 //   build-fuzz/tests/fuzz/fuzz_upload_tar -max_total_time=60 build-fuzz/corpus-uploads
 //   tests/fuzz/corpus-uploads
 
-#include "server/uploads/TarReader.h"
-#include "server/uploads/UploadPolicy.h"
+#include "common/tar/TarReader.h"
+#include "common/tar/UploadPolicy.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-using namespace warren::uploads;
+using namespace warren::tar;
 
 namespace {
 

@@ -253,7 +253,7 @@ private slots:
             << QByteArray(R"({"jsonrpc":"2.0","method":"control.dance"})") << 0 << "control.dance";
         QTest::newRow("second task.start")
             << QByteArray(
-                   R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":5,"task_id":"x","prompt":"p"}})")
+                   R"({"jsonrpc":"2.0","id":2,"method":"task.start","params":{"protocol_version":6,"task_id":"x","prompt":"p"}})")
             << -32600 << "";
     }
     void badLinesAreReportedAndTheTaskGoesOn() {
@@ -360,10 +360,10 @@ private slots:
         QTest::newRow("protocol version")
             << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p"})") << "protocol_version";
         QTest::newRow("unknown preset")
-            << QByteArray(R"({"protocol_version":5,"task_id":"t","prompt":"p","presets":["warp-speed"]})")
+            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","presets":["warp-speed"]})")
             << "warp-speed";
         QTest::newRow("unknown key")
-            << QByteArray(R"({"protocol_version":5,"task_id":"t","prompt":"p","overrides":{"max_stepz":1}})")
+            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","overrides":{"max_stepz":1}})")
             << "max_stepz";
     }
     void refusedTaskStartsNameTheProblem() {

@@ -92,7 +92,7 @@ void TestWarrendCluster::aClusterTaskFailsSayingWhatIsMissing() {
     const json shown = m_server->request("GET", "/v1/tasks/" + id, m_key).json();
     QCOMPARE(QString::fromStdString(shown.value("status", "")), QString("failed"));
     const QString error = QString::fromStdString(shown.value("error", ""));
-    QVERIFY2(error.contains("its workspace cannot reach the pod") && error.contains("--backend kube"),
+    QVERIFY2(error.contains("nor its agent's connection taken from this server's listener") && error.contains("--backend kube"),
              qPrintable(error));
 }
 

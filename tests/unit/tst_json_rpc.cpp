@@ -370,7 +370,15 @@ private slots:
         QCOMPARE(toJson(start).value("attended", false), true);
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         QVERIFY(!taskStartParamsFromJson(
-            json{{"protocol_version", 5}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
+            json{{"protocol_version", kProtocolVersion}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
+        QVERIFY(workspacePullParamsFromJson(toJson(WorkspacePullParams{"state", 4096})).value() ==
+                (WorkspacePullParams{"state", 4096}));
+        const std::string bytes("\0\xff tar\n", 7);
+        QVERIFY(workspacePullResultFromJson(toJson(WorkspacePullResult{bytes, true})).value() ==
+                (WorkspacePullResult{bytes, true}));
+        QCOMPARE(toJson(WorkspacePullResult{bytes, false})["data"].get<std::string>(), std::string("AP8gdGFyCg=="));
+        WorkspacePushParams push{"output", 1u << 20, std::string(kTransferChunkBytes, 'x'), false};
+        QVERIFY(workspacePushParamsFromJson(toJson(push)).value() == push);
         QVERIFY(controlParamsFromJson(toJson(ControlParams{std::string("user")})).value() ==
                 ControlParams{std::string("user")});
         QVERIFY(controlParamsFromJson(json()).value() == ControlParams{});
@@ -418,16 +426,37 @@ private slots:
                "install matching versions of warren and warren-agent";
         QTest::newRow("task.start preset not a string")
             << "task.start params"
-            << QByteArray(R"({"protocol_version":5,"task_id":"t","prompt":"p","presets":[1]})")
+            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","presets":[1]})")
             << "task.start params.presets[0]: must be a string, got the integer 1";
         QTest::newRow("task.start reply not a string")
             << "task.start params"
-            << QByteArray(R"({"protocol_version":5,"task_id":"t","prompt":"p","reply":["go on"]})")
+            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","reply":["go on"]})")
             << "task.start params.reply: must be a string, got an array";
         QTest::newRow("task.start attended not a boolean")
             << "task.start params"
-            << QByteArray(R"({"protocol_version":5,"task_id":"t","prompt":"p","attended":"yes"})")
+            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","attended":"yes"})")
             << "task.start params.attended: must be true or false, got a string";
+        QTest::newRow("workspace.pull tree outside the set")
+            << "workspace.pull params" << QByteArray(R"({"tree":"/etc","offset":0})")
+            << "workspace.pull params.tree: must be workspace, state or output, got \"/etc\"";
+        QTest::newRow("workspace.pull negative offset")
+            << "workspace.pull params" << QByteArray(R"({"tree":"state","offset":-1})")
+            << "workspace.pull params.offset: must be a non-negative integer, got the integer -1";
+        QTest::newRow("workspace.pull result not base64")
+            << "workspace.pull result" << QByteArray(R"({"data":"not*base64","eof":false})")
+            << "workspace.pull result.data: must be base64";
+        QTest::newRow("workspace.pull result over a chunk")
+            << "workspace.pull result"
+            << QByteArray::fromStdString(R"({"data":")" + std::string((kTransferChunkBytes + 3) / 3 * 4 + 4, 'A') +
+                                         R"(","eof":true})")
+            << "workspace.pull result.data: a chunk holds at most 1048576 bytes";
+        QTest::newRow("workspace.push without eof")
+            << "workspace.push params" << QByteArray(R"({"tree":"workspace","offset":0,"data":""})")
+            << "workspace.push params.eof: missing";
+        QTest::newRow("workspace.push unknown key")
+            << "workspace.push params"
+            << QByteArray(R"({"tree":"workspace","offset":0,"data":"","eof":true,"path":"/"})")
+            << "workspace.push params: unknown key \"path\"";
         QTest::newRow("control unknown key")
             << "control params" << QByteArray(R"({"why":"x"})") << "control params: unknown key \"why\"";
     }
@@ -454,6 +483,12 @@ private slots:
             capture(taskStartParamsFromJson(document));
         else if (method == "control params")
             capture(controlParamsFromJson(document));
+        else if (method == "workspace.pull params")
+            capture(workspacePullParamsFromJson(document));
+        else if (method == "workspace.pull result")
+            capture(workspacePullResultFromJson(document));
+        else if (method == "workspace.push params")
+            capture(workspacePushParamsFromJson(document));
         QVERIFY(error.has_value());
         QCOMPARE(QString::fromStdString(error->message), message);
     }

@@ -275,7 +275,13 @@ void TestLaunchPlan::aClusterPodsAgentConnectsOverTheNetwork() {
     QCOMPARE(toQt(plan->launch.command),
              (QStringList{"warren-agent", "serve", "--workspace", "/workspace", "--state", "/state", "--output",
                           "/output", "--connect", "tcp:warrend.warren.svc:8421", "--token-file",
-                          "/opt/warren/channel/token"}));
+                          "/opt/warren/channel/token", "--carry-trees"}));
+    QVERIFY(std::find(plan->tokenScopes.begin(), plan->tokenScopes.end(), scope::kTrees) != plan->tokenScopes.end());
+    QCOMPARE(plan->carriedTrees.size(), 3u);
+    QCOMPARE(plan->carriedTrees.at("state"), plan->directories.at(0));
+    QCOMPARE(plan->carriedTrees.at("output"), plan->directories.at(1));
+    QVERIFY(std::find(plan->directories.begin(), plan->directories.end(), plan->carriedTreesScratch) !=
+            plan->directories.end());
     auto profile = sandbox::resolveProfile(plan->launch.layers);
     QVERIFY2(profile, profile ? "" : profile.error().message.c_str());
     for (const char* scratch : {"/state", "/output"}) {
@@ -311,6 +317,7 @@ void TestLaunchPlan::aPodsAgentConnects() {
     QCOMPARE(plan->channelDir, dir);
     QCOMPARE(toQt(plan->launch.command).mid(8), (QStringList{"--connect", "unix:/opt/warren/channel/agent.sock",
                                                              "--token-file", "/opt/warren/channel/token"}));
+    QVERIFY(plan->carriedTrees.empty()); // the pod on this host mounts the trees
     QVERIFY(std::find(plan->launch.ownedDirs.begin(), plan->launch.ownedDirs.end(), dir) !=
             plan->launch.ownedDirs.end()); // the sandbox's uid reads the token and connects
     QVERIFY(std::find(plan->tokenScopes.begin(), plan->tokenScopes.end(), scope::kChannel) != plan->tokenScopes.end());

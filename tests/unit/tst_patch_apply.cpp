@@ -7,7 +7,7 @@
 #include "app/remote/PatchApply.h"
 #include "app/remote/WorkspacePack.h"
 #include "common/UniqueFd.h"
-#include "server/uploads/UploadExtractor.h"
+#include "common/tar/UploadExtractor.h"
 #include "server/uploads/WorkspacePatch.h"
 #include "tests/unit/WorkspaceTree.h"
 
@@ -123,8 +123,8 @@ std::string PatchApplyTest::uploadAndChange(const std::function<void(const fs::p
     m_manifest = packed->manifest;
     for (const fs::path& tree : {m_root / "pristine", m_task}) {
         const UniqueFd fd(::open(tar.c_str(), O_RDONLY | O_CLOEXEC));
-        uploads::FdByteSource source(fd.get());
-        auto extracted = uploads::UploadExtractor(uploads::UploadLimits{}).extract(source, tree);
+        tar::FdByteSource source(fd.get());
+        auto extracted = tar::UploadExtractor(tar::UploadLimits{}).extract(source, tree);
         if (!extracted)
             qFatal("extract: %s", extracted.error().message.c_str());
     }

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace warren::uploads::test {
+namespace warren::tar::test {
 
 struct TarHeader {
     std::string name;
@@ -152,4 +152,4 @@ private:
     std::string m_bytes;
 };
 
-} // namespace warren::uploads::test
+} // namespace warren::tar::test

@@ -1,15 +1,15 @@
 // TarReader: the formats it reads (ustar, GNU long names, pax), reading in pieces of any size, and the
 // errors for what is not a tar or is a broken one.
 
-#include "server/uploads/TarReader.h"
+#include "common/tar/TarReader.h"
 #include "tests/server/uploads/TarBuilder.h"
 
 #include <QTest>
 #include <algorithm>
 
-using namespace warren::uploads;
-using warren::uploads::test::TarBuilder;
-using warren::uploads::test::TarHeader;
+using namespace warren::tar;
+using warren::tar::test::TarBuilder;
+using warren::tar::test::TarHeader;
 
 namespace {
 

@@ -3,7 +3,7 @@
 // (a file-size rlimit) cleaned up the same way, and archives made by the real tar in its formats.
 
 #include "common/UniqueFd.h"
-#include "server/uploads/UploadExtractor.h"
+#include "common/tar/UploadExtractor.h"
 #include "tests/server/uploads/TarBuilder.h"
 
 #include <QDirIterator>
@@ -17,9 +17,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-using namespace warren::uploads;
-using warren::uploads::test::TarBuilder;
-using warren::uploads::test::TarHeader;
+using namespace warren::tar;
+using warren::tar::test::TarBuilder;
+using warren::tar::test::TarHeader;
 
 namespace {
 

@@ -1,11 +1,11 @@
 // UploadPolicy: each row is an attack (or a harmless shape that looks like one) as a sequence of entries;
 // the last entry is refused with a reason naming it, or everything is admitted as the row says.
 
-#include "server/uploads/UploadPolicy.h"
+#include "common/tar/UploadPolicy.h"
 
 #include <QTest>
 
-using namespace warren::uploads;
+using namespace warren::tar;
 
 using Entries = std::vector<TarEntry>;
 Q_DECLARE_METATYPE(Entries)

@@ -1,6 +1,6 @@
-#include "server/uploads/TarEntry.h"
+#include "common/tar/TarEntry.h"
 
-namespace warren::uploads {
+namespace warren::tar {
 
 const char* describe(TarEntryType type) {
     switch (type) {
@@ -24,4 +24,4 @@ const char* describe(TarEntryType type) {
     return "an entry of an unsupported type";
 }
 
-} // namespace warren::uploads
+} // namespace warren::tar

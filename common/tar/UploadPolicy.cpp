@@ -1,11 +1,11 @@
-#include "server/uploads/UploadPolicy.h"
+#include "common/tar/UploadPolicy.h"
 
 #include "common/LinkChain.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace warren::uploads {
+namespace warren::tar {
 
 namespace {
 
@@ -185,4 +185,4 @@ Status UploadPolicy::finish() const {
     return Ok{};
 }
 
-} // namespace warren::uploads
+} // namespace warren::tar

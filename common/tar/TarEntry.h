@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace warren::uploads {
+namespace warren::tar {
 
 enum class TarEntryType { Regular, Directory, Symlink, Hardlink, CharDevice, BlockDevice, Fifo, Other };
 
@@ -20,4 +20,4 @@ struct TarEntry {
 
 const char* describe(TarEntryType type);
 
-} // namespace warren::uploads
+} // namespace warren::tar

@@ -1,10 +1,10 @@
-#include "server/uploads/TarReader.h"
+#include "common/tar/TarReader.h"
 
 #include <algorithm>
 #include <limits>
 #include <string_view>
 
-namespace warren::uploads {
+namespace warren::tar {
 
 namespace {
 
@@ -348,4 +348,4 @@ Result<std::optional<TarEntry>> TarReader::next() {
     }
 }
 
-} // namespace warren::uploads
+} // namespace warren::tar

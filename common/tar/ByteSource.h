@@ -13,7 +13,7 @@
 #include <string_view>
 #include <unistd.h>
 
-namespace warren::uploads {
+namespace warren::tar {
 
 class ByteSource {
 public:
@@ -54,4 +54,4 @@ private:
     std::string_view m_bytes;
 };
 
-} // namespace warren::uploads
+} // namespace warren::tar

@@ -1,8 +1,8 @@
-#include "server/uploads/UploadExtractor.h"
+#include "common/tar/UploadExtractor.h"
 
 #include "common/UniqueFd.h"
 #include "common/WriteAll.h"
-#include "server/uploads/TarReader.h"
+#include "common/tar/TarReader.h"
 
 #include <cerrno>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <vector>
 
-namespace warren::uploads {
+namespace warren::tar {
 
 namespace {
 
@@ -146,28 +146,55 @@ Result<UploadCounts> extractInto(ByteSource& source, int root, const UploadLimit
     return counts;
 }
 
+Result<UploadCounts> extractIntoDirectory(ByteSource& source, const std::filesystem::path& target,
+                                          const UploadLimits& limits) {
+    const UniqueFd root(::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!root.valid())
+        return systemError("open the directory", target.string());
+    return extractInto(source, root.get(), limits);
+}
+
+// The error, with a failure to remove what was extracted added to it.
+Error withCleanup(Error error, const std::error_code& removeError) {
+    if (removeError)
+        error.message += " (and removing what was extracted failed: " + removeError.message() + ")";
+    return error;
+}
+
 } // namespace
 
 Result<UploadCounts> UploadExtractor::extract(ByteSource& source, const std::filesystem::path& target) const {
     if (::mkdir(target.c_str(), 0700) != 0)
         return makeError(ErrorCode::System, "cannot create the upload's directory \"" + target.string() +
                                                 "\": " + std::strerror(errno));
-    Result<UploadCounts> result = makeError(ErrorCode::System, "");
-    {
-        const UniqueFd root(::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        result = root.valid() ? extractInto(source, root.get(), m_limits)
-                              : Result<UploadCounts>(systemError("open the directory", target.string()));
-    }
+    auto result = extractIntoDirectory(source, target, m_limits);
     if (result)
         return result;
     // remove_all does not follow symlinks: it removes the links the upload made, not what they name.
     std::error_code removeError;
     std::filesystem::remove_all(target, removeError);
-    if (removeError)
-        return makeError(result.error().code,
-                         result.error().message +
-                             " (and removing what was extracted failed: " + removeError.message() + ")");
-    return result;
+    return withCleanup(result.error(), removeError);
 }
 
-} // namespace warren::uploads
+Result<UploadCounts> UploadExtractor::extractIntoEmpty(ByteSource& source,
+                                                       const std::filesystem::path& target) const {
+    std::error_code error;
+    if (!std::filesystem::is_directory(std::filesystem::symlink_status(target, error)) ||
+        !std::filesystem::is_empty(target, error))
+        return makeError(ErrorCode::InvalidArgument,
+                         "cannot extract into \"" + target.string() + "\": it is not an empty directory");
+    auto result = extractIntoDirectory(source, target, m_limits);
+    if (result)
+        return result;
+    std::error_code removeError;
+    std::vector<std::filesystem::path> extracted;
+    for (std::filesystem::directory_iterator it(target, removeError), end; !removeError && it != end;
+         it.increment(removeError))
+        extracted.push_back(it->path());
+    for (const auto& path : extracted)
+        if (!removeError)
+            std::filesystem::remove_all(path, removeError);
+    return withCleanup(result.error(), removeError);
+}
+
+} // namespace warren::tar

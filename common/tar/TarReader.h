@@ -10,8 +10,8 @@
 // Pure: no policy here (UploadPolicy decides what is allowed), no file system (UploadExtractor writes).
 
 #include "common/Result.h"
-#include "server/uploads/ByteSource.h"
-#include "server/uploads/TarEntry.h"
+#include "common/tar/ByteSource.h"
+#include "common/tar/TarEntry.h"
 
 #include <array>
 #include <cstddef>
@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-namespace warren::uploads {
+namespace warren::tar {
 
 class TarReader {
 public:
@@ -61,4 +61,4 @@ private:
     Pending m_pending; // GNU long names and pax records for the next header
 };
 
-} // namespace warren::uploads
+} // namespace warren::tar

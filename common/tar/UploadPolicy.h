@@ -12,7 +12,7 @@
 // offset in the archive and the reason.
 
 #include "common/Result.h"
-#include "server/uploads/TarEntry.h"
+#include "common/tar/TarEntry.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +20,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace warren::uploads {
+namespace warren::tar {
 
 struct UploadLimits {
     std::uint64_t maxEntries = 100'000;       // files, directories and links, those made on the way too
@@ -57,4 +57,4 @@ private:
     std::uint64_t m_bytes = 0;
 };
 
-} // namespace warren::uploads
+} // namespace warren::tar

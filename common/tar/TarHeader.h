@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-namespace warren::remote {
+namespace warren::tar {
 
 struct TarMember {
     enum class Type { File, Directory, Symlink };
@@ -28,4 +28,4 @@ std::uint64_t tarPadding(std::uint64_t size);
 // The end-of-archive marker: two zero blocks.
 inline constexpr std::uint64_t kTarEndBytes = 1024;
 
-} // namespace warren::remote
+} // namespace warren::tar

@@ -1,9 +1,9 @@
-#include "app/remote/TarHeader.h"
+#include "common/tar/TarHeader.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace warren::remote {
+namespace warren::tar {
 
 namespace {
 
@@ -89,4 +89,4 @@ std::string tarHeaders(const TarMember& member) {
     return headers;
 }
 
-} // namespace warren::remote
+} // namespace warren::tar

@@ -7,13 +7,13 @@
 // everything in it are removed, so nothing half-extracted remains.
 
 #include "common/Result.h"
-#include "server/uploads/ByteSource.h"
-#include "server/uploads/UploadPolicy.h"
+#include "common/tar/ByteSource.h"
+#include "common/tar/UploadPolicy.h"
 
 #include <cstdint>
 #include <filesystem>
 
-namespace warren::uploads {
+namespace warren::tar {
 
 struct UploadCounts {
     std::uint64_t files = 0;
@@ -28,9 +28,12 @@ public:
 
     // target must not exist; its parent must. The tar is read from source to its end-of-archive block.
     Result<UploadCounts> extract(ByteSource& source, const std::filesystem::path& target) const;
+    // The same into target, an empty directory that exists and stays (a pod's workspace, a volume that
+    // cannot be replaced): on any error what was extracted is removed and target is left empty.
+    Result<UploadCounts> extractIntoEmpty(ByteSource& source, const std::filesystem::path& target) const;
 
 private:
     UploadLimits m_limits;
 };
 
-} // namespace warren::uploads
+} // namespace warren::tar
