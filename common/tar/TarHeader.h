@@ -1,5 +1,5 @@
 #pragma once
-// The headers of one tar member as warrend's reader (server/uploads/TarReader) takes them: a POSIX ustar
+// The headers of one tar member as warrend's reader (common/tar/TarReader) takes them: a POSIX ustar
 // header, preceded by a pax extended header ('x') when the path or the link target does not fit ustar's
 // 100 bytes or the size does not fit its 11 octal digits. Owner and group are 0 and unnamed: the server
 // extracts as itself. Pure, so every layout is a test row.

@@ -422,7 +422,7 @@ private slots:
         QTest::newRow("task.start other protocol version")
             << "task.start params" << QByteArray(R"({"protocol_version":1,"task_id":"t","prompt":"p"})")
             << "task.start params.protocol_version: the control plane speaks version 1, this agent speaks "
-               "version 5; "
+               "version 6; "
                "install matching versions of warren and warren-agent";
         QTest::newRow("task.start preset not a string")
             << "task.start params"
