@@ -18,11 +18,16 @@ using nlohmann::json;
 
 namespace {
 
-// Whether a process whose command line names text runs (a task's sandbox names its task's directories).
-bool processNaming(const QString& text) {
+// Whether the task's sandbox runs: a process of warren-agent whose command line names the task's directories.
+// Only the agent's: warrend's own short-lived helpers name the task too (a git of its workspace once the
+// agent has ended), and a check that sees them come and go would see the sandbox come back.
+bool sandboxOf(const QString& task) {
     for (const QString& pid : QDir("/proc").entryList(QDir::Dirs)) {
         QFile cmdline("/proc/" + pid + "/cmdline");
-        if (pid.toInt() > 0 && cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().contains(text.toUtf8()))
+        if (pid.toInt() <= 0 || !cmdline.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray line = cmdline.readAll();
+        if (line.contains(task.toUtf8()) && line.contains("warren-agent"))
             return true;
     }
     return false;
@@ -97,7 +102,7 @@ private slots:
                 m_server->request("GET", "/v1/tasks/" + task, m_key).json().value("status", ""));
         };
         QTRY_COMPARE_WITH_TIMEOUT(status(), QString("running"), 60000); // set once its sandbox is launched
-        QTRY_VERIFY_WITH_TIMEOUT(!processNaming(task), 60000);          // and now the sandbox is gone
+        QTRY_VERIFY_WITH_TIMEOUT(!sandboxOf(task), 60000);             // and now the sandbox is gone
         QCOMPARE(m_server->request("GET", "/v1/server", {}).status, 200);
         QCOMPARE(status(), QString("running"));
         QVERIFY(locker->exec("unlock", "COMMIT"));
