@@ -6,6 +6,7 @@
 // the system prompt carries the facts of the run and the project's instructions follow it.
 
 #include "agent_core/loop/Agent.h"
+#include "tests/support/AgentLoopDoubles.h"
 #include "agent_core/protocol/EventPayloads.h"
 #include "agent_core/protocol/EventTypes.h"
 
@@ -23,38 +24,12 @@ using nlohmann::json;
 
 Q_DECLARE_METATYPE(json)
 
+using test::CollectingSink;
+using test::ListedLlm;
+
 namespace {
 
-class CollectingSink : public EventSink {
-public:
-    std::vector<protocol::Event> events;
-    bool write(const protocol::Event& event) override {
-        events.push_back(event);
-        return true;
-    }
-    std::vector<protocol::Event> ofType(std::string_view type) const {
-        std::vector<protocol::Event> out;
-        for (const auto& event : events)
-            if (event.type == type)
-                out.push_back(event);
-        return out;
-    }
-};
 
-class ListedLlm : public Llm {
-public:
-    std::deque<protocol::LlmChatResult> replies;
-    std::vector<protocol::LlmChatParams> asked;
-    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params, std::chrono::steady_clock::time_point,
-                                         const Cancellation&) override {
-        asked.push_back(params);
-        if (replies.empty())
-            return makeError(ErrorCode::System, "no reply left");
-        auto reply = replies.front();
-        replies.pop_front();
-        return reply;
-    }
-};
 
 protocol::LlmChatResult calling(const std::string& id, const std::string& tool, json arguments) {
     protocol::LlmChatResult reply;

@@ -5,6 +5,7 @@
 
 #include "agent_core/context/CutReply.h"
 #include "agent_core/loop/Agent.h"
+#include "tests/support/AgentLoopDoubles.h"
 #include "agent_core/protocol/EventPayloads.h"
 #include "agent_core/protocol/EventTypes.h"
 
@@ -20,39 +21,20 @@ using nlohmann::json;
 
 Q_DECLARE_METATYPE(json)
 
+using test::ListedLlm;
+
 namespace {
 
-class CollectingSink : public EventSink {
+class CollectingSink : public test::CollectingSink {
 public:
-    std::vector<protocol::Event> events;
-    bool write(const protocol::Event& event) override {
-        events.push_back(event);
-        return true;
-    }
     std::vector<protocol::GuardData> guards() const {
         std::vector<protocol::GuardData> out;
-        for (const auto& event : events)
-            if (event.type == et::kGuard)
-                out.push_back(protocol::GuardData::fromJson(event.data).value());
+        for (const auto& event : ofType(et::kGuard))
+            out.push_back(protocol::GuardData::fromJson(event.data).value());
         return out;
     }
 };
 
-// A model that answers from a list and remembers what it was asked.
-class ListedLlm : public Llm {
-public:
-    std::deque<protocol::LlmChatResult> replies;
-    std::vector<protocol::LlmChatParams> asked;
-    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params, std::chrono::steady_clock::time_point,
-                                         const Cancellation&) override {
-        asked.push_back(params);
-        if (replies.empty())
-            return makeError(ErrorCode::System, "no reply left");
-        auto reply = replies.front();
-        replies.pop_front();
-        return reply;
-    }
-};
 
 protocol::LlmChatResult cutReply(std::uint64_t outputTokens) {
     protocol::LlmChatResult reply;

@@ -6,6 +6,7 @@
 // A real agent on a real workspace, with a listed model.
 
 #include "agent_core/loop/Agent.h"
+#include "tests/support/AgentLoopDoubles.h"
 #include "agent_core/protocol/EventPayloads.h"
 #include "agent_core/protocol/EventTypes.h"
 
@@ -22,18 +23,12 @@ using namespace warren::agent;
 namespace et = warren::protocol::event_type;
 using nlohmann::json;
 
+using test::ListedLlm;
+
 namespace {
 
-class CollectingSink : public EventSink {
+class CollectingSink : public test::CollectingSink {
 public:
-    std::vector<protocol::Event> events;
-    std::function<void(const protocol::Event&)> onEvent;
-    bool write(const protocol::Event& event) override {
-        events.push_back(event);
-        if (onEvent)
-            onEvent(event);
-        return true;
-    }
     // "tool_call c1", "tool_result c1", ... for the events of the calls, in order.
     std::vector<std::string> callEvents() const {
         std::vector<std::string> out;
@@ -50,21 +45,6 @@ public:
     }
 };
 
-class ListedLlm : public Llm {
-public:
-    std::deque<protocol::LlmChatResult> replies;
-    std::vector<protocol::LlmChatParams> asked;
-    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params,
-                                         std::chrono::steady_clock::time_point,
-                                         const Cancellation&) override {
-        asked.push_back(params);
-        if (replies.empty())
-            return makeError(ErrorCode::System, "no reply left");
-        auto reply = replies.front();
-        replies.pop_front();
-        return reply;
-    }
-};
 
 protocol::LlmChatResult callingAll(std::vector<protocol::ToolCall> calls) {
     protocol::LlmChatResult reply;
