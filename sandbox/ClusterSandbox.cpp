@@ -70,6 +70,14 @@ SandboxExit exitOf(const kube::PodState& state) {
     return exit;
 }
 
+// A Secret as --explain shows it: its keys, never their values.
+json redacted(json secret) {
+    if (secret.contains("stringData"))
+        for (auto& value : secret["stringData"])
+            value = "(" + std::to_string(value.get<std::string>().size()) + " bytes, not shown)";
+    return secret;
+}
+
 struct PreparedClusterPod {
     SandboxProfile profile; // with the workspace source canonicalised
     ProtectionPlan protection;
@@ -287,7 +295,7 @@ std::string ClusterLaunch::explain() const {
     for (const auto& entry : pod.protection.entries)
         out << "- " << entry.relative << ": " << protectionKindName(entry.kind) << "\n";
     out << "\n# Objects created, in this order, and deleted when the sandbox ends\n"
-        << kubeYaml({pod.manifests.secret, pod.manifests.networkPolicy, pod.manifests.pod});
+        << kubeYaml({redacted(pod.manifests.secret), pod.manifests.networkPolicy, pod.manifests.pod});
     return out.str();
 }
 
@@ -352,6 +360,10 @@ Result<std::unique_ptr<SandboxLaunch>> prepareClusterLaunch(SandboxRequest reque
     pod.labels = request.labels;
     pod.hostEnv = request.hostEnv;
     pod.seccompProfile = kubeSeccompProfileName(policy->seccomp.json);
+    pod.runtimeClass = request.runtimeClass;
+    pod.taskToken = request.taskToken;
+    pod.tokenDir = request.tokenDir;
+    pod.controlPlane = request.controlPlane;
     // On a node, not this host: the profile's own user, whose files are the pod's alone.
     pod.user.uid = policy->profile.user.uid;
     pod.user.gid = policy->profile.user.gid;

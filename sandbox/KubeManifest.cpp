@@ -50,13 +50,14 @@ json memoryVolume(std::uint64_t sizeMb) {
     return {{"emptyDir", {{"medium", "Memory"}, {"sizeLimit", mebibytes(sizeMb)}}}};
 }
 
-// No ingress; egress to the control plane's pods on their port and to the cluster's DNS, or, without a
-// peer, to nothing at all.
+// No ingress; egress to the control plane (its pods, or its address block) on its port and to the
+// cluster's DNS, or, without a peer, to nothing at all.
 json networkPolicy(const KubeRequest& request, const json& metadata, const ControlPlanePeer* peer) {
     json egress = json::array();
     if (peer) {
-        json controlPlane{{"podSelector", {{"matchLabels", peer->podLabels}}}};
-        if (!peer->namespaceName.empty())
+        json controlPlane = peer->ipBlock.empty() ? json{{"podSelector", {{"matchLabels", peer->podLabels}}}}
+                                                  : json{{"ipBlock", {{"cidr", peer->ipBlock}}}};
+        if (peer->ipBlock.empty() && !peer->namespaceName.empty())
             controlPlane["namespaceSelector"] = {
                 {"matchLabels", {{"kubernetes.io/metadata.name", peer->namespaceName}}}};
         // The control plane's address is a Service name: the cluster's DNS is the one other peer.
@@ -104,8 +105,9 @@ Status checkRequest(const SandboxProfile& profile, const KubeRequest& request) {
     if (!request.taskToken.empty() && (request.tokenDir.empty() || request.tokenDir.front() != '/'))
         return usage("the task token's Secret needs the absolute directory the pod reads it from");
     if (request.controlPlane && (request.controlPlane->port <= 0 || request.controlPlane->port > 65535 ||
-                                 request.controlPlane->podLabels.empty()))
-        return usage("the control plane peer needs its pods' labels and a port from 1 to 65535");
+                                 request.controlPlane->podLabels.empty() == request.controlPlane->ipBlock.empty()))
+        return usage("the control plane peer needs either its pods' labels or an address block, and a port from 1 "
+                     "to 65535");
     return Ok{};
 }
 

@@ -22,6 +22,7 @@
 
 #include "common/Result.h"
 #include "sandbox/BwrapCommand.h"
+#include "sandbox/ControlPlanePeer.h"
 #include "sandbox/ContainerUser.h"
 #include "sandbox/DockerCommand.h"
 #include "sandbox/ProtectedPaths.h"
@@ -38,13 +39,6 @@ namespace warren::sandbox {
 // The label every Warren pod carries, and the one naming it alone (the NetworkPolicy selects by it).
 inline constexpr const char* kKubePodLabel = "warren.sandbox/pod";
 inline constexpr const char* kKubeContainerName = "sandbox";
-
-// Who the pod may reach: the control plane's pods, on one port.
-struct ControlPlanePeer {
-    std::map<std::string, std::string> podLabels; // e.g. app.kubernetes.io/name=warrend
-    std::string namespaceName;                    // the control plane's namespace; empty: the pod's own
-    int port = 0;
-};
 
 struct KubeRequest {
     std::string name;          // DNS-1123 label, "warren-...": the Pod's and the Sandbox's; the others derive

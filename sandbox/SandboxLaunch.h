@@ -10,6 +10,7 @@
 
 #include "common/Result.h"
 #include "sandbox/Backend.h"
+#include "sandbox/ControlPlanePeer.h"
 #include "sandbox/DockerCommand.h"
 #include "sandbox/Launcher.h"
 #include "sandbox/RunningSandbox.h"
@@ -42,9 +43,15 @@ struct SandboxRequest {
     int launcherDeathSignal = SIGTERM;
 
     // The kubernetes backend: the kubeconfig (nullopt: kubectl's order, kube::loadKubeConfig) and the
-    // namespace (empty: the kubeconfig's).
+    // namespace (empty: the kubeconfig's), and the runtime class (e.g. gvisor; empty: the cluster's default).
     std::optional<std::string> kubeconfig;
     std::string kubeNamespace;
+    std::string runtimeClass;
+    // A control plane's pod: the task token, as a Secret the pod reads at tokenDir/token, and who the pod may
+    // reach (its NetworkPolicy; unset: nothing). Empty token: no Secret.
+    std::string taskToken;
+    std::string tokenDir;
+    std::optional<ControlPlanePeer> controlPlane;
 };
 
 // Who owns, on the host, what the sandbox writes in its binds.

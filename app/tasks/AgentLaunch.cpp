@@ -78,6 +78,10 @@ Result<std::unique_ptr<sandbox::RunningSandbox>> launchAgent(const AgentLaunch& 
     // and is removed, and `warren resume` continues the task, as after bwrap's sandbox dies with its
     // launcher.
     request.launcherDeathSignal = SIGHUP;
+    request.taskToken = launch.taskToken;
+    request.tokenDir = launch.tokenDir;
+    request.controlPlane = launch.controlPlane;
+    request.runtimeClass = launch.runtimeClass;
     auto prepared = sandbox::prepareLaunch(std::move(request));
     if (!prepared)
         return explained(prepared.error(), launch.backend, false);

@@ -6,11 +6,13 @@
 
 #include "common/Result.h"
 #include "sandbox/Backend.h"
+#include "sandbox/ControlPlanePeer.h"
 #include "sandbox/Launcher.h"
 #include "sandbox/RunningSandbox.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,12 @@ struct AgentLaunch {
     // still be able to read and replace its checkpoint.
     std::vector<std::string> ownedDirs;
     sandbox::LaunchOptions stdio;
+    // A cluster's pod (kubernetes): the task token its Secret carries, read at tokenDir/token (set when the
+    // token is issued), who the pod may reach (its NetworkPolicy), and its runtime class.
+    std::string taskToken;
+    std::string tokenDir;
+    std::optional<sandbox::ControlPlanePeer> controlPlane;
+    std::string runtimeClass;
 };
 
 // Prepares and starts the sandbox. An error is complete: what failed and what to do (the container

@@ -48,7 +48,7 @@ Result<std::string> channelDirectory(sandbox::Backend backend, const DataDir& da
 
 // A pod on a cluster reaches nothing of this host but the agents' listener: what needs more is refused.
 Status fitsCluster(const LaunchPlan& plan, const PlanEnvironment& environment) {
-    if (environment.clusterAgentAddress.empty())
+    if (environment.cluster.agentAddress.empty())
         return makeError(ErrorCode::Unsupported,
                          "the kubernetes backend needs a listener for agents on the network, which only warrend has: "
                          "start warrend serve with --agent-address HOST:PORT (and --agent-advertise HOST:PORT when "
@@ -86,7 +86,8 @@ AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, c
     return input;
 }
 
-AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, const TaskSpec& spec) {
+AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, const TaskSpec& spec,
+                        const ClusterPlacement& cluster) {
     AgentLaunch launch;
     launch.backend = spec.backend;
     launch.image = spec.image;
@@ -100,8 +101,12 @@ AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, 
         launch.ownedDirs.push_back(input.memoriesDir);
     if (!input.channelDir.empty()) // the token and the socket with it: the agent's uid reads and connects
         launch.ownedDirs.push_back(input.channelDir);
-    if (!input.clusterAddress.empty()) // nothing of this host is the pod's
+    if (!input.clusterAddress.empty()) { // nothing of this host is the pod's; the token is its Secret's
         launch.ownedDirs.clear();
+        launch.tokenDir = kChannelDirInSandbox;
+        launch.controlPlane = cluster.peer;
+        launch.runtimeClass = cluster.runtimeClass;
+    }
     return launch;
 }
 
@@ -135,7 +140,7 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     if (spec.backend == sandbox::Backend::Kubernetes) {
         if (auto fits = fitsCluster(plan, environment); !fits)
             return fits.error();
-        plan.clusterAddress = "tcp:" + environment.clusterAgentAddress;
+        plan.clusterAddress = "tcp:" + environment.cluster.agentAddress;
     }
 
     const AgentSandboxInput input = sandboxInput(plan, task, spec, environment);
@@ -147,7 +152,7 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
         plan.carriedTreesScratch = environment.data.taskDir(task.id) + "/trees";
         plan.directories.push_back(plan.carriedTreesScratch);
     }
-    plan.launch = agentLaunch(input, task, spec);
+    plan.launch = agentLaunch(input, task, spec, environment.cluster);
 
     plan.tokenScopes = {scope::kLlm, scope::kMemory, scope::kApproval};
     if (!plan.channelDir.empty() || !plan.clusterAddress.empty())

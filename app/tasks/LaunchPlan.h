@@ -12,6 +12,7 @@
 #include "app/providers/ProviderConfig.h"
 #include "app/store/StoreTypes.h"
 #include "app/tasks/AgentLaunch.h"
+#include "app/tasks/ClusterPlacement.h"
 #include "app/tasks/DataDir.h"
 #include "app/tasks/TaskSpec.h"
 #include "common/Result.h"
@@ -30,9 +31,7 @@ struct PlanEnvironment {
     DataDir data;
     std::string agentBinary;                        // host path of warren-agent
     std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE, applied last
-    // warrend --agent-address: HOST:PORT where a cluster's pods reach its agents' listener (as
-    // advertised); empty: no such listener, and --backend kubernetes is refused.
-    std::string clusterAgentAddress;
+    ClusterPlacement cluster; // warrend's; no agent address: --backend kubernetes is refused
 };
 
 struct LaunchPlan {

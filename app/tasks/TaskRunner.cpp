@@ -20,6 +20,7 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QFileSystemWatcher>
+#include <QPointer>
 #include <QSocketNotifier>
 #include <algorithm>
 #include <cerrno>
@@ -91,16 +92,9 @@ void TaskRunner::start() {
 }
 
 Status TaskRunner::launch() {
-    auto plan = planLaunch(m_task, m_spec,
-                           {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.clusterAgentAddress});
+    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.cluster});
     if (!plan)
         return plan.error();
-    if (!plan->clusterAddress.empty()) // planned, not yet carried out: docs/DEPLOY.md says what is missing
-        return makeError(ErrorCode::Unsupported,
-                         "the kubernetes backend cannot run a task's agent yet: the pod is not yet created with the "
-                         "task's token, nor its agent's connection taken from this server's listener "
-                         "(docs/DEPLOY.md). Run the task with --backend kube (the same Pod, played on this host by "
-                         "podman)");
     for (const auto& directory : plan->directories)
         if (auto made = makeDirectory(directory); !made)
             return made;
@@ -114,13 +108,15 @@ Status TaskRunner::launch() {
         return egress;
     if (auto listening = startListener(*plan); !listening)
         return listening;
-    auto channel = AgentChannel::open(plan->channelDir.empty() ? AgentChannel::Transport::Stdio
-                                                               : AgentChannel::Transport::Socket);
+    const bool connects = !plan->channelDir.empty() || !plan->clusterAddress.empty();
+    auto channel = AgentChannel::open(connects ? AgentChannel::Transport::Socket : AgentChannel::Transport::Stdio);
     if (!channel)
         return channel.error();
     m_channel = std::move(*channel);
     connect(m_channel.get(), &AgentChannel::lineRead, this, &TaskRunner::onAgentLine);
     plan->launch.stdio = m_channel->childStdio();
+    if (!plan->clusterAddress.empty())
+        plan->launch.taskToken = m_token;
     auto process = launchAgent(plan->launch);
     if (!process) {
         fail("sandbox", process.error().message);
@@ -236,9 +232,23 @@ Status TaskRunner::startEgress(const LaunchPlan& plan) {
     return Ok{};
 }
 
-// A sandbox with no stdin for the protocol (kube): the agent connects to a socket in a directory made afresh for
-// this launch, the task token beside it, and only a hello with that token (channel scope) is taken.
+// A sandbox with no stdin for the protocol connects, and only a hello with this task's token (channel scope)
+// is taken: on one host (kube) on a socket in a directory made afresh for this launch, the token beside it; a
+// cluster's pod on warrend's one listener for all its cluster tasks, the token in the pod's Secret.
 Status TaskRunner::startListener(const LaunchPlan& plan) {
+    const auto adopt = [runner = QPointer<TaskRunner>(this)](UniqueFd connection, const std::string& afterHello) {
+        TaskRunner* self = runner.data();
+        if (self && self->m_channel)
+            self->m_channel->adopt(std::move(connection), afterHello);
+    };
+    if (!plan.clusterAddress.empty()) {
+        if (!m_env.clusterAgents)
+            return makeError(ErrorCode::Unsupported, "this control plane has no listener for cluster agents; start "
+                                                     "warrend serve with --agent-address HOST:PORT");
+        m_env.clusterAgents->expect(m_task.id, adopt);
+        m_expectsClusterAgent = true;
+        return Ok{};
+    }
     if (plan.channelDir.empty())
         return Ok{};
     std::error_code error;
@@ -259,10 +269,7 @@ Status TaskRunner::startListener(const LaunchPlan& plan) {
     m_listener = std::move(*listener);
     connect(m_listener.get(), &AgentListener::refused, this,
             [this](const QString& why) { recordOwn(protocol::ErrorData{why.toStdString(), false}); });
-    m_listener->expect(m_task.id, [this](UniqueFd connection, const std::string& afterHello) {
-        if (m_channel)
-            m_channel->adopt(std::move(connection), afterHello);
-    });
+    m_listener->expect(m_task.id, adopt);
     return Ok{};
 }
 
@@ -583,6 +590,8 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     m_egress.reset(); // its connections close with it, so nothing of the task reaches out after its end
     if (m_listener) // later: this may be a call from inside its accept
         m_listener.release()->deleteLater();
+    if (m_expectsClusterAgent) // an agent that never connected: no later one of its token is taken
+        m_env.clusterAgents->forget(m_task.id);
     if (!m_token.empty())
         m_env.tokens->revokeTask(m_task.id);
     if (!error.empty())

@@ -14,6 +14,7 @@
 #include "app/proxy/ApprovalRules.h"
 #include "app/store/StoreTypes.h"
 #include "app/tasks/AgentLaunch.h"
+#include "app/tasks/ClusterPlacement.h"
 #include "app/tasks/DataDir.h"
 #include "app/tasks/TaskSpec.h"
 #include "common/Result.h"
@@ -63,7 +64,8 @@ struct RunnerEnvironment {
     DataDir data;
     std::string agentBinary;
     std::vector<nlohmann::json> extraProfileLayers;
-    std::string clusterAgentAddress; // warrend --agent-address, as advertised (PlanEnvironment); empty: none
+    ClusterPlacement cluster;              // warrend's (PlanEnvironment); no agent address: no cluster
+    AgentListener* clusterAgents = nullptr; // warrend's one listener for the agents of its cluster tasks
     std::vector<ApprovalRule> approvalRules;
     std::chrono::milliseconds stopGrace{5000}; // between asking, SIGTERM and SIGKILL
     // How long the agent's next request waits for the snapshot of the workspace before its step.
@@ -121,7 +123,7 @@ private:
     void connectProxy();
     Status continueSequence();
     Status startEgress(const LaunchPlan& plan);
-    Status startListener(const LaunchPlan& plan); // kube: the socket the agent connects to
+    Status startListener(const LaunchPlan& plan); // kube and kubernetes: where the agent connects
     void watchSandbox();
     void startSnapshots(const LaunchPlan& plan);
     void markRunning();
@@ -160,6 +162,7 @@ private:
     std::unique_ptr<ToolProxy> m_proxy;
     std::unique_ptr<EgressProxy> m_egress;              // --network allow:HOSTS: the task's only way out
     std::unique_ptr<AgentListener> m_listener;          // kube: where the agent connects, until it has
+    bool m_expectsClusterAgent = false; // told warrend's listener (clusterAgents) to hand this task's agent over
     std::unique_ptr<AgentChannel> m_channel;            // the agent's stdio, or its connection
     std::unique_ptr<snapshots::TaskSnapshots> m_snapshots; // the workspace before each step
     std::unique_ptr<sandbox::RunningSandbox> m_process; // removes its placeholders and container when reset

@@ -2,6 +2,7 @@
 
 #include "agent_core/net/ControlConnection.h"
 #include "app/tasks/TaskSpec.h"
+#include "sandbox/KubeManifest.h"
 
 #include <charconv>
 
@@ -110,6 +111,17 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
             read = readAgentAddress(flag, value, options.agentAddress);
         } else if (flag == "--agent-advertise") {
             read = readAgentAddress(flag, value, options.agentAdvertise);
+        } else if (flag == "--agent-peer") {
+            auto peer = sandbox::parseControlPlanePeer(value);
+            if (!peer)
+                return makeError(ErrorCode::InvalidArgument, "--agent-peer " + peer.error().message);
+            options.agentPeer = std::move(*peer);
+        } else if (flag == "--runtime-class") {
+            if (!sandbox::isDnsLabel(value))
+                return makeError(ErrorCode::InvalidArgument, "--runtime-class " + value +
+                                                                 ": a RuntimeClass's name is a DNS-1123 label "
+                                                                 "(lowercase letters, digits and '-'), e.g. gvisor");
+            options.runtimeClass = value;
         } else {
             return makeError(ErrorCode::InvalidArgument, "unknown option " + flag + "; see `warrend --help`");
         }
@@ -128,6 +140,16 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
     if (!options.agentAdvertise.empty() && options.agentAddress.empty())
         return makeError(ErrorCode::InvalidArgument,
                          "--agent-advertise goes with --agent-address HOST:PORT, where warrend listens for agents");
+    if ((options.agentPeer || !options.runtimeClass.empty()) && options.agentAddress.empty())
+        return makeError(ErrorCode::InvalidArgument, std::string(options.agentPeer ? "--agent-peer" : "--runtime-class") +
+                                                         " describes the pods of cluster tasks, whose agents connect "
+                                                         "to --agent-address HOST:PORT, which is missing");
+    if (options.backend == sandbox::Backend::Kubernetes && !options.agentAddress.empty() && !options.agentPeer)
+        return makeError(ErrorCode::InvalidArgument,
+                         "--backend kubernetes needs --agent-peer: each sandbox pod's NetworkPolicy lets it reach "
+                         "warrend alone, named by its pods (--agent-peer NAMESPACE/KEY=VALUE, e.g. "
+                         "warren/app.kubernetes.io/name=warrend) or, outside the cluster, its address block "
+                         "(--agent-peer 10.0.3.7/32)");
     if (!options.agentAddress.empty() && options.agentAdvertise.empty() && isWildcard(options.agentAddress))
         return makeError(ErrorCode::InvalidArgument,
                          "--agent-address " + options.agentAddress +

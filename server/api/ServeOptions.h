@@ -4,10 +4,12 @@
 //   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
 //                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--provider SPEC] [--model M]
 //                 [--max-upload-mb N] [--provider-key-secret FILE]
-//                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT]]
+//                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT] [--agent-peer PEER]
+//                  [--runtime-class NAME]]
 
 #include "common/Result.h"
 #include "sandbox/Backend.h"
+#include "sandbox/ControlPlanePeer.h"
 
 #include <cstdint>
 #include <optional>
@@ -36,6 +38,10 @@ struct ServeOptions {
     // listener, and a cluster task is refused.
     std::string agentAddress;
     std::string agentAdvertise;
+    // Who the sandbox pods' NetworkPolicy lets them reach: warrend's pods (NAMESPACE/KEY=VALUE,...) or its
+    // address block; its port is the one the agents' listener binds. Required with --backend kubernetes.
+    std::optional<sandbox::ControlPlanePeer> agentPeer;
+    std::string runtimeClass; // the sandbox pods' runtime class (e.g. gvisor); empty: the cluster's default
 };
 
 // args: what follows "serve". An error names the flag and says what it expects.

@@ -134,8 +134,14 @@ Status Warrend::openControl(const ServeOptions& options) {
     environment.data = control::DataDir{root};
     environment.agentBinary = *agent;
     environment.extraProfileLayers = std::move(*layers);
-    if (!m_agentAddress.empty())
-        environment.clusterAgentAddress = m_agentAddress.substr(4); // without "tcp:"
+    if (m_agents) {
+        environment.cluster.agentAddress = m_agentAddress.substr(4); // without "tcp:"
+        environment.cluster.peer = options.agentPeer;
+        if (environment.cluster.peer) // the policy names the port the listener bound, on warrend's pod
+            environment.cluster.peer->port = m_agents->port();
+        environment.cluster.runtimeClass = options.runtimeClass;
+        environment.clusterAgents = m_agents.get();
+    }
     environment.approvalRules = std::move(*rules);
     m_manager = new control::TaskManager(environment, options.maxTasks, this);
     m_quotas = std::make_unique<Quotas>(*m_accounts, *m_store);

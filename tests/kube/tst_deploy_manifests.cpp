@@ -115,20 +115,17 @@ private slots:
         const json& pod = deployment["spec"]["template"];
         const json& container = containerNamed(pod["spec"], "warrend");
         QVERIFY(container.is_object());
-        std::vector<std::string> args = container["args"].get<std::vector<std::string>>();
-        QCOMPARE(args.front(), std::string("serve"));
-        args.erase(args.begin());
+        QCOMPARE(container["args"][0], json("serve"));
         // $(VAR) is the kubelet's: each names a variable the container has.
         std::set<std::string> env;
         for (const json& variable : container["env"])
             env.insert(variable["name"].get<std::string>());
-        static const std::regex reference(R"(\$\(([A-Z_]+)\))");
-        for (std::string& arg : args) {
-            for (std::sregex_iterator it(arg.begin(), arg.end(), reference), end; it != end; ++it)
+        for (const json& arg : container["args"]) {
+            const std::string text = arg.get<std::string>();
+            for (std::sregex_iterator it(text.begin(), text.end(), reference()), end; it != end; ++it)
                 QVERIFY2(env.count((*it)[1].str()) == 1, (*it)[1].str().c_str());
-            arg = std::regex_replace(arg, reference, "value");
         }
-        auto options = server::parseServeOptions(args);
+        auto options = warrendsOptions();
         QVERIFY2(options.ok(), options ? "" : options.error().message.c_str());
         QCOMPARE(options->backend, sandbox::Backend::Kubernetes);
         QCOMPARE(options->dataDir, std::string("/var/lib/warrend"));
@@ -212,9 +209,22 @@ private slots:
         request.command = {"warren-agent", "serve"};
         request.seccompProfile = "warren-seccomp.json";
         request.user.uid = request.user.gid = 65532;
+        // The sandbox pod's one way out is what warrend's --agent-peer names: its own pods, on its agents' port.
+        auto options = warrendsOptions();
+        QVERIFY2(options.ok(), options ? "" : options.error().message.c_str());
+        QVERIFY(options->agentPeer);
+        request.controlPlane = options->agentPeer;
+        request.controlPlane->port = std::stoi(options->agentAddress.substr(options->agentAddress.rfind(':') + 1));
         auto rendered = sandbox::buildKubeManifests(*profile, request);
         QVERIFY2(rendered.ok(), rendered ? "" : rendered.error().message.c_str());
         const json& sandboxPod = rendered->pod;
+        const json& warrendPod = m_all["Deployment/warrend"]["spec"]["template"];
+        const json& way = rendered->networkPolicy["spec"]["egress"][0];
+        QVERIFY(labelsMatch(way["to"][0]["podSelector"]["matchLabels"], warrendPod["metadata"]["labels"]));
+        QCOMPARE(way["to"][0]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"],
+                 m_all["Deployment/warrend"]["metadata"]["namespace"]);
+        QCOMPARE(way["ports"][0]["port"].get<int>(),
+                 portNamed(containerNamed(warrendPod["spec"], "warrend")["ports"], "agents", "containerPort"));
 
         bool admitted = false;
         for (const json& rule : m_all["NetworkPolicy/warrend"]["spec"]["ingress"]) {
@@ -232,6 +242,22 @@ private slots:
     }
 
 private:
+    // $(VAR) in an argument: the kubelet's, from the container's environment.
+    static const std::regex& reference() {
+        static const std::regex pattern(R"(\$\(([A-Z_]+)\))");
+        return pattern;
+    }
+
+    // warrend's arguments as its own parser reads them, each $(VAR) a value.
+    Result<server::ServeOptions> warrendsOptions() {
+        const json& container = containerNamed(m_all["Deployment/warrend"]["spec"]["template"]["spec"], "warrend");
+        std::vector<std::string> args = container["args"].get<std::vector<std::string>>();
+        args.erase(args.begin()); // serve
+        for (std::string& arg : args)
+            arg = std::regex_replace(arg, reference(), "value");
+        return server::parseServeOptions(args);
+    }
+
     std::map<std::string, json> m_all;
 };
 

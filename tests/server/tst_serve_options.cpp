@@ -59,6 +59,24 @@ private slots:
         QVERIFY(alone->agentAdvertise.empty());
         auto none = parseServeOptions(toStd(kRequired));
         QVERIFY(none && none->agentAddress.empty() && none->agentAdvertise.empty());
+        QVERIFY(!none->agentPeer && none->runtimeClass.empty());
+    }
+
+    // The cluster's pods: who they may reach (warrend's pods, or its address block) and their runtime class.
+    void readsThePodsPeerAndRuntimeClass() {
+        auto options = parseServeOptions(
+            toStd(kRequired + QStringList{"--backend", "kubernetes", "--agent-address", "10.0.0.5:8421",
+                                          "--agent-peer", "warren/app.kubernetes.io/name=warrend",
+                                          "--runtime-class", "gvisor"}));
+        QVERIFY2(options, options ? "" : options.error().message.c_str());
+        QVERIFY(options->agentPeer);
+        QCOMPARE(options->agentPeer->namespaceName, std::string("warren"));
+        QCOMPARE(options->agentPeer->podLabels.at("app.kubernetes.io/name"), std::string("warrend"));
+        QCOMPARE(options->runtimeClass, std::string("gvisor"));
+        auto block = parseServeOptions(toStd(kRequired + QStringList{"--backend", "kubernetes", "--agent-address",
+                                                                     "10.0.0.5:8421", "--agent-peer", "10.0.0.5/32"}));
+        QVERIFY2(block, block ? "" : block.error().message.c_str());
+        QCOMPARE(block->agentPeer->ipBlock, std::string("10.0.0.5/32"));
     }
 
     void readsAnIpv6Listen() {
@@ -101,6 +119,22 @@ private slots:
             << (kRequired + QStringList{"--agent-address", "0.0.0.0:8421"}) << "name the one the pods reach";
         QTest::newRow("every IPv6 address, none advertised")
             << (kRequired + QStringList{"--agent-address", "[::]:8421"}) << "--agent-advertise HOST:PORT";
+        QTest::newRow("cluster without a peer")
+            << (kRequired + QStringList{"--backend", "kubernetes", "--agent-address", "10.0.0.5:8421"})
+            << "--backend kubernetes needs --agent-peer";
+        QTest::newRow("peer without address")
+            << (kRequired + QStringList{"--agent-peer", "warren/app=warrend"}) << "--agent-address HOST:PORT, which is missing";
+        QTest::newRow("runtime class without address")
+            << (kRequired + QStringList{"--runtime-class", "gvisor"}) << "--runtime-class describes the pods";
+        QTest::newRow("peer of no form")
+            << (kRequired + QStringList{"--agent-address", "10.0.0.5:8421", "--agent-peer", "warrend"})
+            << "--agent-peer \"warrend\": no '/'";
+        QTest::newRow("peer of every address")
+            << (kRequired + QStringList{"--agent-address", "10.0.0.5:8421", "--agent-peer", "0.0.0.0/0"})
+            << "would let the pods reach anything";
+        QTest::newRow("runtime class not a name")
+            << (kRequired + QStringList{"--agent-address", "10.0.0.5:8421", "--runtime-class", "G Visor"})
+            << "DNS-1123 label";
         QTest::newRow("unknown option")
             << (kRequired + QStringList{"--verbose", "1"}) << "unknown option --verbose";
         QTest::newRow("flag without value")

@@ -2,7 +2,7 @@
 // far as it goes without a cluster: it prints the address pods are told; the real warren-agent, connecting
 // there over TCP as a pod's would (`serve --connect tcp:... --token-file`), is refused when its token is not
 // one of a task this server expects, and the refusal is in warrend's log; a task of the kubernetes backend
-// fails before anything is made, saying what is not built yet (docs/DEPLOY.md). (The listener's every
+// without a cluster to reach fails, saying what to set. (The listener's every
 // refusal is tst_agent_listener's; the pod's plan is tst_launch_plan's.)
 #include "app/proxy/TaskToken.h"
 #include "tests/server/WarrendServer.h"
@@ -24,7 +24,7 @@ class TestWarrendCluster : public QObject {
 private slots:
     void initTestCase();
     void anAgentWithoutAnExpectedTaskIsRefused();
-    void aClusterTaskFailsSayingWhatIsMissing();
+    void withoutAClusterATaskFailsSayingSo();
 
 private:
     std::unique_ptr<WarrendServer> m_server;
@@ -39,7 +39,8 @@ void TestWarrendCluster::initTestCase() {
     QVERIFY2(m_server, qPrintable(error));
     m_key = m_server->addUser("alice");
     QVERIFY(m_key.startsWith("wrn_"));
-    QVERIFY2(m_server->start(&error, {"--backend", "kubernetes", "--agent-address", "127.0.0.1:0"}),
+    QVERIFY2(m_server->start(&error, {"--backend", "kubernetes", "--agent-address", "127.0.0.1:0", "--agent-peer",
+                                        "warren/app.kubernetes.io/name=warrend"}),
              qPrintable(error));
     QVERIFY(m_server->waitForOutput("cluster agents connect to "));
     static const QRegularExpression told("cluster agents connect to (tcp:127\\.0\\.0\\.1:([0-9]+))");
@@ -72,7 +73,8 @@ void TestWarrendCluster::anAgentWithoutAnExpectedTaskIsRefused() {
     QVERIFY(m_server->serverOutput().contains("agents' listener was refused"));
 }
 
-void TestWarrendCluster::aClusterTaskFailsSayingWhatIsMissing() {
+// No kubeconfig and not in a pod: the task fails with what to set, before anything is made.
+void TestWarrendCluster::withoutAClusterATaskFailsSayingSo() {
     QVERIFY(QDir(m_scratch.path()).mkpath("project"));
     QFile readme(m_scratch.filePath("project/README.md"));
     QVERIFY(readme.open(QIODevice::WriteOnly));
@@ -92,8 +94,7 @@ void TestWarrendCluster::aClusterTaskFailsSayingWhatIsMissing() {
     const json shown = m_server->request("GET", "/v1/tasks/" + id, m_key).json();
     QCOMPARE(QString::fromStdString(shown.value("status", "")), QString("failed"));
     const QString error = QString::fromStdString(shown.value("error", ""));
-    QVERIFY2(error.contains("nor its agent's connection taken from this server's listener") && error.contains("--backend kube"),
-             qPrintable(error));
+    QVERIFY2(error.contains("cannot find its cluster") && error.contains("KUBECONFIG"), qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(TestWarrendCluster)

@@ -58,7 +58,7 @@ KubeRequest clusterRequest() {
     r.labels = {{"warren.task", "t-0001"}, {"warren.tenant", "acme"}};
     r.taskToken = "wt1.secret-token";
     r.tokenDir = "/opt/warren/channel";
-    r.controlPlane = ControlPlanePeer{{{"app.kubernetes.io/name", "warrend"}}, "warren", 8443};
+    r.controlPlane = ControlPlanePeer{{{"app.kubernetes.io/name", "warrend"}}, "warren", 8443, ""};
     return r;
 }
 
@@ -434,6 +434,53 @@ private slots:
         QCOMPARE(closed["ingress"], json::array());
         QCOMPARE(closed["egress"], json::array());
         QVERIFY2(joined(alone->notes).contains("lets nothing in or out"), qPrintable(joined(alone->notes)));
+
+        // A control plane outside the cluster: its address block, on its port, and still the DNS.
+        KubeRequest outside = clusterRequest();
+        outside.controlPlane = ControlPlanePeer{{}, "", 8421, "192.0.2.10/32"};
+        const auto byAddress = buildKubeManifests(*profile, outside, fakeHost());
+        QVERIFY2(byAddress, byAddress ? "" : byAddress.error().message.c_str());
+        const json& egress = byAddress->networkPolicy["spec"]["egress"];
+        QCOMPARE(egress.size(), std::size_t{2});
+        QCOMPARE(egress[0], (json{{"to", {{{"ipBlock", {{"cidr", "192.0.2.10/32"}}}}}},
+                                  {"ports", {{{"protocol", "TCP"}, {"port", 8421}}}}}));
+
+        // Neither pods nor a block, or both: refused, never a policy that lets the pod reach more.
+        for (const ControlPlanePeer& wrong : {ControlPlanePeer{{}, "warren", 8421, ""},
+                                              ControlPlanePeer{{{"app", "warrend"}}, "", 8421, "192.0.2.10/32"},
+                                              ControlPlanePeer{{{"app", "warrend"}}, "", 0, ""}}) {
+            KubeRequest bad = clusterRequest();
+            bad.controlPlane = wrong;
+            const auto refused = buildKubeManifests(*profile, bad, fakeHost());
+            QVERIFY(!refused);
+            QVERIFY2(refused.error().message.find("control plane peer") != std::string::npos,
+                     refused.error().message.c_str());
+        }
+    }
+
+    // warrend's --agent-peer: the control plane's pods or its address block, and what else is refused.
+    void aControlPlanePeerIsReadFromItsText() {
+        const auto pods = parseControlPlanePeer("warren/app.kubernetes.io/name=warrend,tier=server");
+        QVERIFY2(pods, pods ? "" : pods.error().message.c_str());
+        QCOMPARE(pods->namespaceName, std::string("warren"));
+        QCOMPARE(pods->podLabels, (std::map<std::string, std::string>{{"app.kubernetes.io/name", "warrend"},
+                                                                      {"tier", "server"}}));
+        QVERIFY(pods->ipBlock.empty());
+        const auto v4 = parseControlPlanePeer("10.0.3.7/32");
+        QVERIFY(v4);
+        QCOMPARE(v4->ipBlock, std::string("10.0.3.7/32"));
+        QVERIFY(v4->podLabels.empty());
+        const auto v6 = parseControlPlanePeer("fd00::7/128");
+        QVERIFY(v6);
+        QCOMPARE(v6->ipBlock, std::string("fd00::7/128"));
+        for (const char* wrong : {"", "warrend", "warren/", "warren/app", "warren/=x", "warren/app=", "Warren/app=x",
+                                  "warren/app=x,app=y", "warren/app=x y", "warren/-bad=x", "warren/a..b/c=x",
+                                  "10.0.0.1/33", "10.0.0.1/", "10.0.0.1/x", "0.0.0.0/0", "::/0", "warren/app=x,"}) {
+            const auto refused = parseControlPlanePeer(wrong);
+            QVERIFY2(!refused, wrong);
+            QVERIFY2(refused.error().message.find("expected NAMESPACE/KEY=VALUE") != std::string::npos,
+                     refused.error().message.c_str());
+        }
     }
 
     void sandboxCarriesThePodsSpec() {

@@ -41,8 +41,8 @@ TaskSpec spec(const QStringList& presets, const QString& overrides, const QStrin
     return result;
 }
 
-PlanEnvironment environment(const QString& root = kRoot, const std::string& clusterAgentAddress = {}) {
-    return {DataDir{root.toStdString()}, "/usr/lib/warren/warren-agent", {}, clusterAgentAddress};
+PlanEnvironment environment(const QString& root = kRoot, const ClusterPlacement& cluster = {}) {
+    return {DataDir{root.toStdString()}, "/usr/lib/warren/warren-agent", {}, cluster};
 }
 
 const sandbox::MountSpec* mountAt(const sandbox::SandboxProfile& profile, const std::string& dest) {
@@ -254,7 +254,7 @@ void TestLaunchPlan::aClusterTaskNeedsWhatAPodCanReach() {
     QFETCH(QString, why);
     TaskSpec onCluster = spec({}, overrides, network, false, 0);
     onCluster.backend = sandbox::Backend::Kubernetes;
-    auto plan = planLaunch(task(), onCluster, environment(kRoot, address.toStdString()));
+    auto plan = planLaunch(task(), onCluster, environment(kRoot, {address.toStdString(), std::nullopt, ""}));
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, ErrorCode::Unsupported);
     QVERIFY2(plan.error().message.find(why.toStdString()) != std::string::npos, plan.error().message.c_str());
@@ -266,11 +266,19 @@ void TestLaunchPlan::aClusterTaskNeedsWhatAPodCanReach() {
 void TestLaunchPlan::aClusterPodsAgentConnectsOverTheNetwork() {
     TaskSpec onCluster = spec({}, R"({"memory_backend":"host"})", "none", false, 0);
     onCluster.backend = sandbox::Backend::Kubernetes;
-    auto plan = planLaunch(task(), onCluster, environment(kRoot, "warrend.warren.svc:8421"));
+    const sandbox::ControlPlanePeer warrend{{{"app.kubernetes.io/name", "warrend"}}, "warren", 8421, ""};
+    auto plan = planLaunch(task(), onCluster, environment(kRoot, {"warrend.warren.svc:8421", warrend, "gvisor"}));
     QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
     QCOMPARE(plan->clusterAddress, std::string("tcp:warrend.warren.svc:8421"));
     QVERIFY(plan->channelDir.empty());
     QVERIFY(plan->launch.ownedDirs.empty());
+    // The token is the Secret's, read where the command reads it; warrend's pods are the pod's one peer.
+    QCOMPARE(plan->launch.tokenDir, std::string(kChannelDirInSandbox));
+    QVERIFY(plan->launch.taskToken.empty()); // issued when the plan is carried out
+    QVERIFY(plan->launch.controlPlane);
+    QCOMPARE(plan->launch.controlPlane->podLabels, warrend.podLabels);
+    QCOMPARE(plan->launch.controlPlane->port, 8421);
+    QCOMPARE(plan->launch.runtimeClass, std::string("gvisor"));
     QVERIFY(std::find(plan->tokenScopes.begin(), plan->tokenScopes.end(), scope::kChannel) != plan->tokenScopes.end());
     QCOMPARE(toQt(plan->launch.command),
              (QStringList{"warren-agent", "serve", "--workspace", "/workspace", "--state", "/state", "--output",
@@ -297,11 +305,15 @@ void TestLaunchPlan::aClusterPodsAgentConnectsOverTheNetwork() {
     pod.command = plan->launch.command;
     pod.user.uid = pod.user.gid = 1000;
     pod.taskToken = "the-token";
-    pod.tokenDir = kChannelDirInSandbox;
+    pod.tokenDir = plan->launch.tokenDir;
+    pod.controlPlane = plan->launch.controlPlane;
+    pod.runtimeClass = plan->launch.runtimeClass;
     pod.seccompProfile = "warren-seccomp-0123456789abcdef.json";
     auto manifests = sandbox::buildKubeManifests(*profile, pod);
     QVERIFY2(manifests, manifests ? "" : manifests.error().message.c_str());
     QCOMPARE(manifests->pod["spec"]["containers"][0]["command"], json(plan->launch.command));
+    QCOMPARE(manifests->pod["spec"]["runtimeClassName"], json("gvisor"));
+    QCOMPARE(manifests->networkPolicy["spec"]["egress"][0]["ports"][0]["port"], json(8421));
     for (const auto& volume : manifests->pod["spec"]["volumes"])
         QVERIFY2(!volume.contains("hostPath"), volume.dump().c_str());
 }
