@@ -159,6 +159,22 @@ Result<kube::KubeCluster::WaitResult> ClusterSandbox::follow() {
 }
 
 void ClusterSandbox::watch() {
+    // Created here, not in start(): a slow or unreachable API server holds up this thread (up to a call's
+    // timeout for each object), never the launcher's, which may be a control plane's event loop.
+    const KubeManifests& manifests = m_prepared.manifests;
+    if (auto created = m_cluster->create({manifests.pod, json(), manifests.secret, manifests.networkPolicy},
+                                         m_wake.get());
+        !created) { // create() has deleted what it had made
+        if (const Request asked = m_request.load(); asked != Request::None) {
+            stop(asked);
+        } else {
+            m_exit.reason = SandboxExit::Reason::SetupFailed;
+            m_report = "the kubernetes backend could not create the " + m_prepared.where() + ": " +
+                       created.error().message;
+        }
+        signalFd(m_ended.get());
+        return;
+    }
     auto followed = follow();
     if (!followed) {
         // The API server went away mid-watch: the command's fate is unknown, and the pod is not left to run.
@@ -314,12 +330,6 @@ Result<std::unique_ptr<RunningSandbox>> ClusterLaunch::start() {
     auto cluster = kube::KubeCluster::connect(options);
     if (!cluster)
         return cluster.error();
-    const KubeManifests& manifests = m_prepared.manifests;
-    // create() deletes what it had made when a later object fails.
-    if (auto created = (*cluster)->create({manifests.pod, json(), manifests.secret, manifests.networkPolicy});
-        !created)
-        return makeError(created.error().code, "the kubernetes backend could not create the " + m_prepared.where() +
-                                                   ": " + created.error().message);
     return std::unique_ptr<RunningSandbox>(
         new ClusterSandbox(std::move(m_prepared), std::move(*cluster), std::move(wake), std::move(ended)));
 }

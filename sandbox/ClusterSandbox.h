@@ -2,8 +2,8 @@
 // The kubernetes backend of SandboxLaunch: the Pod that KubeManifest renders for a cluster (no host path in
 // it: the workspace is an emptyDir), sent to a cluster's API through kube::KubeCluster (DESIGN §10).
 // - prepare: the manifests and the kubeconfig (--explain prints the objects and asks the cluster nothing);
-// - start: the Secret (with a task token) and the Pod are created; a watcher thread then follows the pod
-//   from the create's resourceVersion: until it runs (a pod stuck on its way, such as ImagePullBackOff or
+// - start: a watcher thread creates the Secret (with a task token), the NetworkPolicy and the Pod (a failure
+//   is SetupFailed with the API server's answer), then follows the pod from the create's resourceVersion: until it runs (a pod stuck on its way, such as ImagePullBackOff or
 //   Unschedulable, is SetupFailed with the cluster's reason), then until it ends (the container's exit code
 //   and reason: OOMKilled, DeadlineExceeded as TimedOut); pidfd() is an eventfd the watcher makes readable;
 // - terminate deletes the pod with a grace period (its command gets SIGTERM); kill deletes it at once;

@@ -103,9 +103,15 @@ std::unique_ptr<RunningSandbox> TestClusterSandbox::started(const std::string& n
         qWarning("prepare: %s", launch.error().message.c_str());
         return nullptr;
     }
+    const int watches = m_api->watchesOpened();
     auto sandbox = (*launch)->start();
     if (!sandbox) {
         qWarning("start: %s", sandbox.error().message.c_str());
+        return nullptr;
+    }
+    // The sandbox's thread creates the objects, then watches its pod: once the watch is open, the pod is there.
+    if (!m_api->waitForWatches(watches + 1, kSafety)) {
+        qWarning("start: the sandbox did not watch its pod");
         return nullptr;
     }
     return std::move(*sandbox);
@@ -276,9 +282,12 @@ void TestClusterSandbox::unreachableApiServerIsAClearError() {
     const QString nobody = writeKubeconfig("nobody", "http://127.0.0.1:1");
     auto launch = prepareLaunch(request("unreachable", nobody));
     QVERIFY2(launch, launch ? "" : launch.error().message.c_str());
-    auto sandbox = (*launch)->start();
-    QVERIFY(!sandbox);
-    const QString message = errorOf(sandbox.error());
+    auto sandbox = (*launch)->start(); // the objects are created on the sandbox's own thread
+    QVERIFY(sandbox);
+    const auto exit = (*sandbox)->wait(kSafety);
+    QVERIFY(exit);
+    QCOMPARE(exit->reason, SandboxExit::Reason::SetupFailed);
+    const QString message = QString::fromStdString((*sandbox)->setupFailureReport());
     QVERIFY2(message.contains("could not create the Pod unreachable/warren-") && message.contains("cannot connect") &&
                  message.contains("127.0.0.1:1"),
              qPrintable(message));
