@@ -10,6 +10,7 @@
 #include "sandbox/Launcher.h"
 #include "sandbox/RunningSandbox.h"
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,7 +22,8 @@ namespace warren::control {
 struct AgentLaunch {
     sandbox::Backend backend = sandbox::Backend::Bwrap; // TaskSpec::backend
     std::string image;                                  // docker and podman: the image the agent runs on
-    std::string taskId;                                 // labels the container
+    std::string taskId;                                 // labels the container (warren.task)
+    std::map<std::string, std::string> labels;          // more labels (warrend: the owner's tenant and user)
     std::vector<std::string> command;                   // agentCommand()
     std::vector<nlohmann::json> layers;                 // agentProfileLayers()
     // The task's own directories (state, output, memories). When Warren runs as root they are handed to the

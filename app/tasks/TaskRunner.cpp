@@ -95,6 +95,12 @@ Status TaskRunner::launch() {
     auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.cluster});
     if (!plan)
         return plan.error();
+    if (m_env.sandboxLabels) {
+        auto labels = m_env.sandboxLabels(m_task);
+        if (!labels)
+            return labels.error();
+        plan->launch.labels = std::move(*labels);
+    }
     for (const auto& directory : plan->directories)
         if (auto made = makeDirectory(directory); !made)
             return made;

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -60,6 +61,8 @@ struct RunnerEnvironment {
     // one: the desktop's SecretStore (ProviderKey), warrend's the task owner's own key or the server's.
     std::function<Result<std::string>(const TaskRecord& task, const ProviderConfig& provider)> providerKey;
     std::function<void()> deliverStored;   // hands every committed event to its runner (TaskManager)
+    // More labels of the task's sandbox (warrend: its owner's tenant and user); unset: none.
+    std::function<Result<std::map<std::string, std::string>>(const TaskRecord& task)> sandboxLabels;
     QNetworkAccessManager* network = nullptr;
     DataDir data;
     std::string agentBinary;

@@ -108,6 +108,8 @@ public:
                       const std::optional<std::string>& uploadId);
     Result<std::optional<TaskOwnership>> task(std::int64_t userId, const std::string& taskId);
     Result<std::vector<std::string>> taskIds(std::int64_t userId); // newest first
+    // Whose task this is (for the labels of its sandbox), whoever asks: warrend's own question, never a user's.
+    Result<std::optional<Account>> taskOwner(const std::string& taskId);
 
     // Idempotency-Key: claims (user, key) for newTaskId and the body's hash, or answers the task an
     // earlier claim stands for (Replay for the same body, Conflict for another). A claim lasts

@@ -17,6 +17,7 @@
 #include "server/api/EventsApi.h"
 #include "server/api/ProviderKeysApi.h"
 #include "server/api/Quotas.h"
+#include "server/api/SandboxLabels.h"
 #include "server/api/ServerInfoApi.h"
 #include "server/api/ServerParts.h"
 #include "server/api/TasksApi.h"
@@ -129,6 +130,12 @@ Status Warrend::openControl(const ServeOptions& options) {
     environment.providerKey = [this](const control::TaskRecord& task,
                                      const control::ProviderConfig& provider) {
         return providerKeyFor(task, provider);
+    };
+    environment.sandboxLabels = [this](const control::TaskRecord& task) -> Result<std::map<std::string, std::string>> {
+        auto owner = m_accounts->taskOwner(task.id);
+        if (!owner)
+            return owner.error();
+        return *owner ? sandboxLabels(**owner) : std::map<std::string, std::string>();
     };
     environment.network = m_network;
     environment.data = control::DataDir{root};

@@ -377,6 +377,13 @@ private slots:
         QCOMPARE(store().recordUpload(other, "up-1", "/x").error().code, ErrorCode::InvalidArgument);
         must(store().recordTask(owner, "task-3", std::nullopt));
         QCOMPARE(must(store().taskIds(owner)), (std::vector<std::string>{"task-3", "task-1"}));
+        // warrend's own question, for a sandbox's labels: the owner and their tenant; none for a stranger.
+        const auto whose = must(store().taskOwner("task-1"));
+        QVERIFY(whose);
+        QCOMPARE(whose->userId, owner);
+        QCOMPARE(whose->userName, std::string("owner"));
+        QCOMPARE(whose->tenantName, std::string("default"));
+        QVERIFY(!must(store().taskOwner("task-9")));
     }
 
     void idempotencyKeys() {
