@@ -147,6 +147,7 @@ public:
     };
     std::vector<Event> history;
     std::vector<std::shared_ptr<WatchState>> watches;
+    KubeApiDouble::PodObserver podObserver;
 
     // Shared with the test's thread.
     mutable QMutex mutex;
@@ -185,6 +186,15 @@ public:
         const std::string name = object["metadata"]["name"].get<std::string>();
         objects[{resource, ns, name}] = object;
         emitEvent(type, resource, ns, object);
+        if (resource == "pods" && type == "ADDED")
+            tellPodObserver(type, object);
+    }
+
+    void tellPodObserver(const std::string& type, const json& pod) {
+        if (podObserver) {
+            const auto observer = podObserver; // it may replace itself
+            observer(type, pod);
+        }
     }
 
     void remove(const std::string& resource, const std::string& ns, const std::string& name) {
@@ -195,6 +205,8 @@ public:
         objects.erase(found);
         object["metadata"]["resourceVersion"] = nextVersion();
         emitEvent("DELETED", resource, ns, object);
+        if (resource == "pods")
+            tellPodObserver("DELETED", object);
     }
 
     // The agent-sandbox controller's part, played at once: the pod's readiness as the Sandbox's condition.
@@ -216,9 +228,9 @@ public:
         store("sandboxes", ns, object, "MODIFIED");
     }
 
-    void setPodStatus(const std::string& ns, const std::string& name, json status) {
+    void setPodStatus(const std::string& ns, const std::string& name, const std::string& uid, json status) {
         auto found = objects.find({"pods", ns, name});
-        if (found == objects.end())
+        if (found == objects.end() || (!uid.empty() && at(found->second, {"metadata", "uid"}) != uid))
             return;
         json pod = found->second;
         pod["status"] = std::move(status);
@@ -558,9 +570,9 @@ std::unique_ptr<KubeApiDouble> KubeApiDouble::start(const Options& options, QStr
 QString KubeApiDouble::url() const { return m_core->url; }
 
 void KubeApiDouble::podPending(const std::string& ns, const std::string& name, const std::string& reason,
-                               const std::string& message) {
+                               const std::string& message, const std::string& uid) {
     m_core->run([&] {
-        m_core->setPodStatus(ns, name,
+        m_core->setPodStatus(ns, name, uid,
                              {{"phase", "Pending"},
                               {"conditions", json::array({{{"type", "PodScheduled"}, {"status", "True"}}})},
                               {"containerStatuses",
@@ -572,7 +584,7 @@ void KubeApiDouble::podPending(const std::string& ns, const std::string& name, c
 
 void KubeApiDouble::podUnschedulable(const std::string& ns, const std::string& name, const std::string& message) {
     m_core->run([&] {
-        m_core->setPodStatus(ns, name,
+        m_core->setPodStatus(ns, name, {},
                              {{"phase", "Pending"},
                               {"conditions", json::array({{{"type", "PodScheduled"},
                                                            {"status", "False"},
@@ -581,10 +593,11 @@ void KubeApiDouble::podUnschedulable(const std::string& ns, const std::string& n
     });
 }
 
-void KubeApiDouble::podRunning(const std::string& ns, const std::string& name, bool ready) {
+void KubeApiDouble::podRunning(const std::string& ns, const std::string& name, bool ready,
+                               const std::string& uid) {
     m_core->run([&] {
         const std::string flag = ready ? "True" : "False";
-        m_core->setPodStatus(ns, name,
+        m_core->setPodStatus(ns, name, uid,
                              {{"phase", "Running"},
                               {"conditions", json::array({{{"type", "PodScheduled"}, {"status", "True"}},
                                                           {{"type", "Ready"}, {"status", flag}}})},
@@ -596,10 +609,10 @@ void KubeApiDouble::podRunning(const std::string& ns, const std::string& name, b
 }
 
 void KubeApiDouble::podEnded(const std::string& ns, const std::string& name, bool succeeded, int exitCode,
-                             const std::string& reason) {
+                             const std::string& reason, const std::string& uid) {
     m_core->run([&] {
         m_core->setPodStatus(
-            ns, name,
+            ns, name, uid,
             {{"phase", succeeded ? "Succeeded" : "Failed"},
              {"conditions", json::array({{{"type", "Ready"}, {"status", "False"}, {"reason", "PodCompleted"}}})},
              {"containerStatuses",
@@ -607,6 +620,10 @@ void KubeApiDouble::podEnded(const std::string& ns, const std::string& name, boo
                             {"ready", false},
                             {"state", {{"terminated", {{"exitCode", exitCode}, {"reason", reason}}}}}}})}});
     });
+}
+
+void KubeApiDouble::setPodObserver(PodObserver observer) {
+    m_core->run([&] { m_core->podObserver = std::move(observer); });
 }
 
 void KubeApiDouble::touchOther(const std::string& ns) {

@@ -19,10 +19,14 @@
 //
 // The server runs on its own thread (warren_http's HttpServer in that thread's event loop), so a test may
 // block in the client while it answers; every method here may be called from the test's thread.
+//
+// Another double can learn of pods (setPodObserver): the kubelet double (tests/support/KubeletDouble) runs
+// each created pod's command and reports its phases back through podRunning and podEnded.
 
 #include <QString>
 #include <QStringList>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -49,13 +53,25 @@ public:
 
     QString url() const; // "https://127.0.0.1:PORT" or "http://..."
 
-    // Test controls: a pod's phase, as a kubelet would report it (each one MODIFIED event).
+    // Test controls: a pod's phase, as a kubelet would report it (each one MODIFIED event). A pod that does
+    // not exist is left alone. With a uid, so is a pod of that name with another uid: a kubelet reports on
+    // the pod it runs, and that one may have been deleted and another created under its name meanwhile.
     void podPending(const std::string& ns, const std::string& name, const std::string& reason,
-                    const std::string& message = {});
+                    const std::string& message = {}, const std::string& uid = {});
     void podUnschedulable(const std::string& ns, const std::string& name, const std::string& message);
-    void podRunning(const std::string& ns, const std::string& name, bool ready);
+    void podRunning(const std::string& ns, const std::string& name, bool ready, const std::string& uid = {});
     void podEnded(const std::string& ns, const std::string& name, bool succeeded, int exitCode,
-                  const std::string& reason);
+                  const std::string& reason, const std::string& uid = {});
+
+    // Called with "ADDED" and the pod as stored (its uid, namespace and spec) after a Pod is created, by a
+    // request or by the Sandbox controller's play, and with "DELETED" and its last state after one is
+    // deleted. It runs on the double's server thread, inside the request that made the change: the
+    // double's own methods may be called from it (they run inline there), but it must not wait for another
+    // thread that calls the double, which would wait for this one. Hand work to a thread of your own.
+    // Replaced or cleared (an empty function) from another thread, it returns once no call of the previous
+    // one is running: after that the previous one is not called again.
+    using PodObserver = std::function<void(const std::string& type, const nlohmann::json& pod)>;
+    void setPodObserver(PodObserver observer);
     // Creates, changes or deletes an unrelated object (a ConfigMap-like Secret "other"): the cluster's
     // resourceVersion moves without the watched object changing.
     void touchOther(const std::string& ns);
