@@ -12,7 +12,7 @@ warren_add_warrend_test(tst_warrend)
 target_compile_definitions(tst_warrend PRIVATE WARREN_OPENAPI="${CMAKE_SOURCE_DIR}/docs/openapi.json")
 warren_add_warrend_test(tst_warrend_tls) # HTTPS with a self-signed certificate openssl makes
 # The listener for cluster agents (--agent-address): the real warren-agent connecting over TCP, refused.
-warren_add_warrend_test(tst_warrend_cluster LIBS warren_proxy)
+warren_add_warrend_test(tst_warrend_cluster LIBS warren_proxy warren_kubelet_double)
 add_dependencies(tst_warrend_cluster warren-agent)
 warren_add_warrend_test(tst_warrend_memory LIBS warren_store_postgres) # reads the memories table itself
 warren_add_test(tst_serve_options SOURCES tst_serve_options.cpp LIBS warren_api LABELS unit server)

@@ -140,6 +140,7 @@ public:
     std::uint64_t compactedBelow = 0;
     std::uint64_t uids = 0;
     std::map<Key, json> objects;
+    std::vector<std::pair<std::string, json>> createdObjects; // every create by a request: (resource, object)
     struct Event {
         std::uint64_t version;
         std::string resource, ns, name, type;
@@ -340,6 +341,7 @@ public:
             object["status"] = {{"phase", "Pending"}};
         store(type.resource, ns, object, "ADDED");
         const json created = objects[{type.resource, ns, name}];
+        createdObjects.push_back({type.resource, created});
         if (type.kind == "Sandbox") {
             json pod = {{"apiVersion", "v1"},
                         {"kind", "Pod"},
@@ -685,6 +687,16 @@ std::size_t KubeApiDouble::objectCount(const std::string& ns) const {
             count += std::get<1>(key) == ns ? 1u : 0u;
     });
     return count;
+}
+
+std::vector<nlohmann::json> KubeApiDouble::created(const std::string& resource, const std::string& ns) const {
+    std::vector<json> found;
+    m_core->run([&] {
+        for (const auto& [kind, object] : m_core->createdObjects)
+            if (kind == resource && object["metadata"]["namespace"] == ns)
+                found.push_back(object);
+    });
+    return found;
 }
 
 std::vector<std::string> KubeApiDouble::names(const std::string& resource, const std::string& ns) const {

@@ -86,6 +86,9 @@ public:
     std::optional<nlohmann::json> object(const std::string& resource, const std::string& ns,
                                          const std::string& name) const;
     std::size_t objectCount(const std::string& ns) const; // every object of the namespace
+    // Every object of the resource created in the namespace by a request, as the create answered it, in order,
+    // deleted ones included: what a test inspects after the sandbox that made them has ended.
+    std::vector<nlohmann::json> created(const std::string& resource, const std::string& ns) const;
     // The names of a resource's objects in the namespace ("pods"), sorted: how a test finds a generated name.
     std::vector<std::string> names(const std::string& resource, const std::string& ns) const;
     std::string resourceVersion() const; // the cluster's current one
