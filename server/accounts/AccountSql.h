@@ -4,6 +4,7 @@
 // the provider keys users store). Internal.
 
 #include "app/store/postgres/PgConnection.h"
+#include "server/accounts/AccountTypes.h"
 #include "server/accounts/Limits.h"
 
 #include <cstdint>
@@ -34,6 +35,15 @@ inline Limits limitsFromRow(const control::PgRow& row, std::size_t first) {
             limits.set(info.name, row.uint(column));
     }
     return limits;
+}
+
+// The columns of an account, for a SELECT over users u JOIN tenants t.
+inline constexpr const char* kAccountColumns = "u.id, u.name, t.id, t.name";
+
+// The account whose kAccountColumns start at column first.
+inline Account accountFromRow(const control::PgRow& row, std::size_t first = 0) {
+    return Account{static_cast<std::int64_t>(row.uint(first)), row.text(first + 1),
+                   static_cast<std::int64_t>(row.uint(first + 2)), row.text(first + 3)};
 }
 
 // A refusal for a duplicate key (SQLSTATE 23505) as InvalidArgument with this message.

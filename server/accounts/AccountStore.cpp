@@ -147,16 +147,15 @@ Result<NewUser> AccountStore::addUser(const std::string& name, const std::string
 Result<std::optional<Account>> AccountStore::user(const std::string& name) {
     auto reply =
         m_db.exec("look up user " + name,
-                  "SELECT u.id, u.name, t.id, t.name FROM users u JOIN tenants t ON t.id = u.tenant_id "
-                  "WHERE u.name = $1",
+                  (std::string("SELECT ") + kAccountColumns +
+                   " FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE u.name = $1")
+                      .c_str(),
                   {name});
     if (!reply)
         return reply.error();
     if (reply->rows.empty())
         return std::optional<Account>();
-    const PgRow& row = reply->rows.front();
-    return std::optional<Account>(Account{static_cast<std::int64_t>(row.uint(0)), row.text(1),
-                                          static_cast<std::int64_t>(row.uint(2)), row.text(3)});
+    return std::optional<Account>(accountFromRow(reply->rows.front()));
 }
 
 Result<std::string> AccountStore::addKey(const std::string& userName) {
@@ -263,17 +262,16 @@ Result<std::optional<Account>> AccountStore::authenticate(const std::string& api
         return std::optional<Account>();
     const std::string hashed = api_key::hash(apiKey);
     auto reply = m_db.exec("check an API key",
-                           "SELECT k.key_hash, u.id, u.name, t.id, t.name FROM api_keys k "
-                           "JOIN users u ON u.id = k.user_id JOIN tenants t ON t.id = u.tenant_id "
-                           "WHERE k.key_hash = $1 AND k.revoked_at IS NULL",
+                           (std::string("SELECT k.key_hash, ") + kAccountColumns +
+                            " FROM api_keys k JOIN users u ON u.id = k.user_id "
+                            "JOIN tenants t ON t.id = u.tenant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL")
+                               .c_str(),
                            {hashed});
     if (!reply)
         return reply.error();
     if (reply->rows.empty() || !api_key::constantTimeEquals(reply->rows.front().text(0), hashed))
         return std::optional<Account>();
-    const PgRow& row = reply->rows.front();
-    return std::optional<Account>(Account{static_cast<std::int64_t>(row.uint(1)), row.text(2),
-                                          static_cast<std::int64_t>(row.uint(3)), row.text(4)});
+    return std::optional<Account>(accountFromRow(reply->rows.front(), 1));
 }
 
 Status AccountStore::setQuota(const char* table, const std::string& name,

@@ -255,16 +255,16 @@ Result<std::optional<TaskOwnership>> AccountStore::task(std::int64_t userId, con
 
 Result<std::optional<Account>> AccountStore::taskOwner(const std::string& taskId) {
     auto reply = m_db.exec("look up the owner of task " + taskId,
-                           "SELECT u.id, u.name, t.id, t.name FROM task_owners o JOIN users u ON u.id = o.user_id "
-                           "JOIN tenants t ON t.id = u.tenant_id WHERE o.task_id = $1",
+                           (std::string("SELECT ") + kAccountColumns +
+                            " FROM task_owners o JOIN users u ON u.id = o.user_id "
+                            "JOIN tenants t ON t.id = u.tenant_id WHERE o.task_id = $1")
+                               .c_str(),
                            {taskId});
     if (!reply)
         return reply.error();
     if (reply->rows.empty())
         return std::optional<Account>();
-    const PgRow& row = reply->rows.front();
-    return std::optional<Account>(Account{static_cast<std::int64_t>(row.uint(0)), row.text(1),
-                                          static_cast<std::int64_t>(row.uint(2)), row.text(3)});
+    return std::optional<Account>(accountFromRow(reply->rows.front()));
 }
 
 Result<std::vector<std::string>> AccountStore::taskIds(std::int64_t userId) {
