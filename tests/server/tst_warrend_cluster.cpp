@@ -305,10 +305,13 @@ void TestWarrendCluster::whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes() {
 
     QString error;
     QVERIFY2(restartWarrend({}, &error), qPrintable(error)); // kill -9, then start again
-    QVERIFY2(m_server->waitForOutput("removed Pod " + QByteArray(kNamespace) + "/" + QByteArray::fromStdString(firstPod)) ||
-                 !m_api->object("pods", kNamespace, firstPod),
-             m_server->serverOutput().constData());
+    // Nothing but the resumed task's launch deletes the first pod: its removal is the sweep's. The resumed
+    // agent's next tool call says the task's new pod runs.
     QVERIFY(m_kubelet->waitFor(kNamespace, firstPod, Stage::Removed, kSafety));
+    QVERIFY(!m_api->object("pods", kNamespace, firstPod));
+    const QByteArray seen = QByteArray::number(static_cast<qulonglong>(started.back().value("seq", 0u)));
+    const auto resumed = m_server->streamEvents(id, m_key, "tool_call", seen);
+    QVERIFY2(!resumed.empty() && resumed.back().value("type", "") == "tool_call", m_server->serverOutput().constData());
     QVERIFY(m_api->created("pods", kNamespace).size() > podsCreated); // the task's pod, made again
     QCOMPARE(m_api->names("pods", kNamespace).size(), std::size_t(1));
     QCOMPARE(m_api->names("secrets", kNamespace).size(), std::size_t(1));
