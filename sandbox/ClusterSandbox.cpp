@@ -11,10 +11,12 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <fcntl.h>
 #include <iostream>
 #include <poll.h>
 #include <random>
 #include <sstream>
+#include <string_view>
 #include <sys/eventfd.h>
 #include <thread>
 #include <unistd.h>
@@ -29,6 +31,10 @@ using Clock = kube::KubeCluster::Clock;
 constexpr int kTerminateGraceSeconds = 10;
 // How long deleting and checking every object may take beyond a grace period, before it is reported left.
 constexpr std::chrono::seconds kRemovalDeadline{60};
+// How much of the pod's log the launcher gets once its container has ended: an agent's last words, a
+// command's last output; bounded, as the log is written in one piece to the launcher's stderr.
+constexpr int kLogTailLines = 1000;
+constexpr std::size_t kLogTailBytes = 64 * 1024;
 
 // "warren-" and ten letters or digits: a DNS-1123 label no other launch picks.
 std::string podName() {
@@ -50,6 +56,18 @@ void signalFd(int fd) {
 void drainFd(int fd) {
     std::uint64_t count = 0;
     while (::read(fd, &count, sizeof count) < 0 && errno == EINTR) {
+    }
+}
+
+// All of text, or as much as the descriptor takes: a reader that went away loses the rest, nothing more.
+void writeAll(int fd, std::string_view text) {
+    while (fd >= 0 && !text.empty()) {
+        const ssize_t written = ::write(fd, text.data(), text.size());
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written <= 0)
+            return;
+        text.remove_prefix(static_cast<std::size_t>(written));
     }
 }
 
@@ -86,6 +104,7 @@ struct PreparedClusterPod {
     KubeManifests manifests;
     std::optional<kube::KubeConfig> config; // nullopt only for --explain, when it could not be loaded
     std::string configError;
+    int stderrFd = -1; // the launcher's request: -1 its own
 
     std::string where() const {
         return "Pod " + request.namespaceName + "/" + request.name +
@@ -97,9 +116,9 @@ struct PreparedClusterPod {
 class ClusterSandbox : public RunningSandbox {
 public:
     ClusterSandbox(PreparedClusterPod prepared, std::unique_ptr<kube::KubeCluster> cluster, UniqueFd wake,
-                   UniqueFd ended)
+                   UniqueFd ended, UniqueFd output)
         : m_prepared(std::move(prepared)), m_cluster(std::move(cluster)), m_wake(std::move(wake)),
-          m_ended(std::move(ended)) {
+          m_ended(std::move(ended)), m_output(std::move(output)) {
         m_watcher = std::thread([this] { watch(); });
     }
     ~ClusterSandbox() override;
@@ -121,7 +140,10 @@ private:
     enum class Request { None, Terminate, Kill };
     void ask(Request request);
     void watch();
+    bool removeLeftovers();
     Result<kube::KubeCluster::WaitResult> follow();
+    void passLogOn();
+    void finish();
     void stop(Request request);
     void remove(std::optional<int> gracePeriodSeconds, int interruptFd);
     void joinWatcher() {
@@ -133,6 +155,7 @@ private:
     std::unique_ptr<kube::KubeCluster> m_cluster;
     UniqueFd m_wake;  // eventfd: terminate() or kill() asks the watcher to stop the pod
     UniqueFd m_ended; // eventfd: readable once the pod has ended and its objects are gone
+    UniqueFd m_output; // the launcher's stderr, duplicated: the pod's log tail goes there; closed at the end
     std::atomic<Request> m_request{Request::None};
     std::atomic<bool> m_timedOut{false};
     std::thread m_watcher;
@@ -158,9 +181,62 @@ Result<kube::KubeCluster::WaitResult> ClusterSandbox::follow() {
     return m_cluster->waitFor(Goal::Ended, std::nullopt, m_wake.get());
 }
 
+// A launcher killed with kill -9 (a control plane that crashed) could not delete its task's objects, and the
+// pod may still run: before the task's objects are made again, what carries its label goes. Only for a
+// task's sandbox: a request without the label (warren-sandbox's own runs) has nothing to find. False when
+// the launch must stop (m_exit and m_report say why, or a stop was asked).
+bool ClusterSandbox::removeLeftovers() {
+    const auto task = m_prepared.request.labels.find(kTaskLabel);
+    if (task == m_prepared.request.labels.end())
+        return true;
+    auto removed = m_cluster->removeLabelled({{kKubeManagedByLabel, "warren"}, {kTaskLabel, task->second}},
+                                             Clock::now() + kRemovalDeadline, m_wake.get());
+    if (removed) {
+        for (const auto& object : *removed)
+            writeAll(m_output.get(), "warren: removed " + object + " left by an earlier run of task " +
+                                         task->second + "\n");
+        return true;
+    }
+    if (const Request asked = m_request.load(); asked != Request::None) {
+        stop(asked);
+    } else {
+        m_exit.reason = SandboxExit::Reason::SetupFailed;
+        m_report = "the kubernetes backend could not remove what an earlier run of task " + task->second +
+                   " left in namespace " + m_prepared.request.namespaceName + ": " + removed.error().message;
+    }
+    return false;
+}
+
+// The pod's output is not streamed: once its container has ended, the tail of its log is the launcher's,
+// on the stderr it gave, before the pod (and its log) is deleted. A log that cannot be read changes nothing
+// of the exit: one line says so.
+void ClusterSandbox::passLogOn() {
+    if (!m_output.valid())
+        return;
+    auto log = m_cluster->podLog(kKubeContainerName, kLogTailLines, kLogTailBytes, m_wake.get());
+    if (!log) {
+        writeAll(m_output.get(), "warren: the pod's output is lost: " + log.error().message + "\n");
+        return;
+    }
+    if (!log->empty() && log->back() != '\n')
+        log->push_back('\n');
+    writeAll(m_output.get(), *log);
+}
+
+// The launcher's stderr is closed before the end is told: a launcher that reads a pipe to its end (as a
+// control plane drains its agent's stderr once the sandbox has exited) must not wait on this copy.
+void ClusterSandbox::finish() {
+    m_output.reset();
+    signalFd(m_ended.get());
+}
+
 void ClusterSandbox::watch() {
     // Created here, not in start(): a slow or unreachable API server holds up this thread (up to a call's
     // timeout for each object), never the launcher's, which may be a control plane's event loop.
+    if (!removeLeftovers()) {
+        finish();
+        return;
+    }
     const KubeManifests& manifests = m_prepared.manifests;
     if (auto created = m_cluster->create({manifests.pod, json(), manifests.secret, manifests.networkPolicy},
                                          m_wake.get());
@@ -172,7 +248,7 @@ void ClusterSandbox::watch() {
             m_report = "the kubernetes backend could not create the " + m_prepared.where() + ": " +
                        created.error().message;
         }
-        signalFd(m_ended.get());
+        finish();
         return;
     }
     auto followed = follow();
@@ -186,6 +262,8 @@ void ClusterSandbox::watch() {
         switch (followed->stop) {
         case kube::KubeCluster::Stop::Reached:
             m_exit = exitOf(followed->state);
+            if (followed->state.exitCode) // its container ran: the command's output, success or not
+                passLogOn();
             if (m_exit.reason == SandboxExit::Reason::SetupFailed)
                 m_report = "the " + m_prepared.where() + " ended without its container's exit status: " +
                            kube::describePodState(followed->state);
@@ -205,7 +283,7 @@ void ClusterSandbox::watch() {
             break;
         }
     }
-    signalFd(m_ended.get());
+    finish();
 }
 
 // terminate(): the pod deleted with a grace period, which kill() may still cut short; kill(): at once.
@@ -301,8 +379,10 @@ std::string ClusterLaunch::explain() const {
     notes.push_back("seccomp: every node must hold the profile as " + pod.request.seccompProfile +
                     " under its kubelet's seccomp root (" + std::to_string(pod.seccomp.json.size()) +
                     " bytes, the same table as the bwrap filter); a pod whose profile is missing does not start");
-    notes.push_back("no stdin, stdout or stderr: the command's output is not streamed here (an agent talks "
-                    "over its channel instead)");
+    notes.push_back("no stdin, and the command's output is not streamed: once its container has ended, the last " +
+                    std::to_string(kLogTailLines) + " lines of the pod's log (at most " +
+                    std::to_string(kLogTailBytes / 1024) +
+                    " KiB, stdout and stderr together) are written to the launcher's stderr");
     if (pod.profile.limits.timeoutSec)
         notes.push_back("limits.timeout_sec: the pod's activeDeadlineSeconds, and the launcher deletes the pod at "
                         "its deadline");
@@ -330,8 +410,12 @@ Result<std::unique_ptr<RunningSandbox>> ClusterLaunch::start() {
     auto cluster = kube::KubeCluster::connect(options);
     if (!cluster)
         return cluster.error();
-    return std::unique_ptr<RunningSandbox>(
-        new ClusterSandbox(std::move(m_prepared), std::move(*cluster), std::move(wake), std::move(ended)));
+    // The stderr the launcher gave, or its own (-1, as the other backends' commands inherit it), duplicated
+    // now: a caller may close its copy once started. A launcher without a stderr gets no log.
+    const int stderrFd = m_prepared.stderrFd >= 0 ? m_prepared.stderrFd : STDERR_FILENO;
+    UniqueFd output(::fcntl(stderrFd, F_DUPFD_CLOEXEC, 0));
+    return std::unique_ptr<RunningSandbox>(new ClusterSandbox(std::move(m_prepared), std::move(*cluster),
+                                                              std::move(wake), std::move(ended), std::move(output)));
 }
 
 Result<kube::KubeConfig> clusterConfig(const SandboxRequest& request) {
@@ -365,6 +449,7 @@ Result<std::unique_ptr<SandboxLaunch>> prepareClusterLaunch(SandboxRequest reque
                                                          : std::string();
     if (pod.namespaceName.empty())
         pod.namespaceName = "default";
+    prepared.stderrFd = request.stdio.stderrFd;
     pod.image = request.image;
     pod.command = request.command;
     pod.labels = request.labels;

@@ -46,8 +46,10 @@ Run COMMAND in a bubblewrap + seccomp sandbox (or a Docker/Podman container) wit
   --backend NAME        bwrap (default), or docker or podman: the same profile in a container (the engine
                         on PATH, with DOCKER_HOST, contexts and CONTAINERS_CONF as they are), or kube:
                         the Pod a cluster would run, played here by podman kube play (no stdin), or
-                        kubernetes: that Pod sent to a cluster's API (no stdin, and its output is not
-                        shown: only the exit status comes back; the workspace is an empty directory)
+                        kubernetes: that Pod sent to a cluster's API (no stdin; its output is not
+                        streamed: the last 1000 lines of the pod's log, at most 64 KiB, stdout and stderr
+                        together, are printed on stderr once it has ended; the workspace is an empty
+                        directory)
   --image IMAGE         the container's image (default debian:bookworm-slim); it must be present locally
                         (kubernetes: the cluster's nodes pull it)
   --kubeconfig FILE     kubernetes: the cluster and credentials (default: $KUBECONFIG, ~/.kube/config,

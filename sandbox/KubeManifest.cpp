@@ -166,7 +166,7 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
     };
 
     json labels = request.labels;
-    labels["app.kubernetes.io/managed-by"] = "warren";
+    labels[kKubeManagedByLabel] = "warren";
     labels[kKubePodLabel] = request.name;
     json metadata{{"name", request.name}, {"labels", labels}};
     if (!request.namespaceName.empty())

@@ -36,7 +36,9 @@
 
 namespace warren::sandbox {
 
-// The label every Warren pod carries, and the one naming it alone (the NetworkPolicy selects by it).
+// The label every object Warren makes carries (with the value "warren"), and the one naming its pod alone
+// (the NetworkPolicy selects by it).
+inline constexpr const char* kKubeManagedByLabel = "app.kubernetes.io/managed-by";
 inline constexpr const char* kKubePodLabel = "warren.sandbox/pod";
 inline constexpr const char* kKubeContainerName = "sandbox";
 

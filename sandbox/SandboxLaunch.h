@@ -26,12 +26,16 @@
 
 namespace warren::sandbox {
 
+// The label naming a control plane's task on what its sandbox makes. The kubernetes backend deletes what
+// carries its task's before making that task's objects again (ClusterSandbox).
+inline constexpr const char* kTaskLabel = "warren.task";
+
 struct SandboxRequest {
     Backend backend = Backend::Bwrap;
     SandboxProfile profile; // resolved
     std::vector<std::string> command;
     std::map<std::string, std::string> hostEnv; // for the profile's env_passthrough
-    LaunchOptions stdio;                        // -1: the caller's
+    LaunchOptions stdio;                        // -1: the caller's (kubernetes: stderr only, the log's tail)
     // An --explain: decide and describe, but create nothing (no cgroup, no files, no engine asked).
     bool explainOnly = false;
 

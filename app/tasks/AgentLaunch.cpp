@@ -74,7 +74,7 @@ Result<std::unique_ptr<sandbox::RunningSandbox>> launchAgent(const AgentLaunch& 
     request.stdio = launch.stdio;
     request.image = launch.image;
     request.labels = launch.labels;
-    request.labels["warren.task"] = launch.taskId;
+    request.labels[sandbox::kTaskLabel] = launch.taskId;
     // When warren dies, a container's agent is told to pause (SIGHUP): it checkpoints and its container ends
     // and is removed, and `warren resume` continues the task, as after bwrap's sandbox dies with its
     // launcher.

@@ -2,6 +2,7 @@
 
 #include "sandbox/kube/ApiStatus.h"
 
+#include <algorithm>
 #include <poll.h>
 
 namespace warren::kube {
@@ -9,6 +10,10 @@ namespace warren::kube {
 using nlohmann::json;
 
 namespace {
+
+// The server's limitBytes counts from the first line of the tail it selected, so it would cut the tail's end,
+// the part that matters: it is only the bound on what one log call may bring, above any tail kept.
+constexpr std::size_t kLogFetchLimit = 1024 * 1024;
 
 bool isReadable(int fd) {
     if (fd < 0)
@@ -258,6 +263,59 @@ Result<KubeCluster::WatchEnd> KubeCluster::watchObject(ResourceKind kind, const 
                 return WatchEnd::Stopped;
         }
     }
+}
+
+Result<std::string> KubeCluster::podLog(const std::string& container, int tailLines, std::size_t keepBytes,
+                                        int interruptFd) {
+    const std::string what = "reading the log of " + describe(ResourceKind::Pod, m_namespace, m_podName);
+    auto answer = m_http->send(podLogRequest(m_namespace, m_podName, container, tailLines,
+                                             std::max(keepBytes, kLogFetchLimit)),
+                               m_options.callTimeout, interruptFd);
+    if (!answer)
+        return makeError(answer.error().code, what + " failed: " + answer.error().message);
+    if (answer->status != 200)
+        return describeApiFailure(answer->status, answer->body, what, m_options.config.server).error;
+    std::string text = std::move(answer->body);
+    if (text.size() > keepBytes) {
+        text.erase(0, text.size() - keepBytes);
+        if (const auto newline = text.find('\n'); newline != std::string::npos && newline + 1 < text.size())
+            text.erase(0, newline + 1); // from a whole line, which also keeps UTF-8 whole
+    }
+    return text;
+}
+
+Result<std::vector<std::string>> KubeCluster::removeLabelled(const std::map<std::string, std::string>& labels,
+                                                             Clock::time_point deadline, int interruptFd) {
+    if (labels.empty())
+        return makeError(ErrorCode::InvalidArgument, "removing by label needs at least one label");
+    std::vector<ResourceKind> kinds;
+    if (m_options.useSandboxCrd)
+        kinds.push_back(ResourceKind::Sandbox); // first: deleting it deletes its pod
+    kinds.insert(kinds.end(), {ResourceKind::Pod, ResourceKind::NetworkPolicy, ResourceKind::Secret});
+    std::vector<std::string> removed;
+    for (const ResourceKind kind : kinds) {
+        const std::string what = "listing the " + resourceName(kind) + " in namespace " + m_namespace +
+                                 " labelled as this sandbox's";
+        auto answer = m_http->send(labelledListRequest(kind, m_namespace, labels), m_options.callTimeout, interruptFd);
+        if (!answer)
+            return makeError(answer.error().code, what + " failed: " + answer.error().message);
+        if (answer->status == 404 && kind == ResourceKind::Sandbox)
+            continue; // the CRD is not installed: there are none
+        if (answer->status != 200)
+            return describeApiFailure(answer->status, answer->body, what, m_options.config.server).error;
+        const json list = json::parse(answer->body, nullptr, false);
+        if (!list.is_object() || !list.contains("items") || !list["items"].is_array())
+            return makeError(ErrorCode::Unavailable, what + ": the API server's answer is not a list");
+        for (const auto& item : list["items"]) {
+            const std::string name = nameOf(item);
+            if (name.empty())
+                continue;
+            if (Status gone = removeOne({kind, name}, 0, deadline, interruptFd); !gone)
+                return gone.error();
+            removed.push_back(describe(kind, m_namespace, name));
+        }
+    }
+    return removed;
 }
 
 Result<KubeCluster::WaitResult> KubeCluster::waitFor(Goal goal, std::optional<Clock::time_point> deadline,

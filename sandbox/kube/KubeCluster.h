@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -74,6 +75,19 @@ public:
     // Deletes what create() made, the pod (or sandbox) first. gracePeriodSeconds 0 kills the containers at
     // once. Returns once a GET of each answers 404, or an error naming what is left behind.
     Status removeAll(std::optional<int> gracePeriodSeconds, Clock::time_point deadline, int interruptFd = -1);
+
+    // The tail of the pod's container's log (stdout and stderr as the runtime kept them): its last tailLines
+    // lines, of which the last keepBytes bytes are kept, from the start of a line. Ask once the container has
+    // ended and before removeAll(): the log goes with the pod.
+    Result<std::string> podLog(const std::string& container, int tailLines, std::size_t keepBytes,
+                               int interruptFd = -1);
+
+    // Deletes at once (grace 0) every object of the kinds this client creates that carries all the labels in
+    // the namespace, and checks each is gone: what a launcher killed before its clean-up left (its pod may
+    // still run). Returns what it removed ("Pod ns/name"). Call it before create(), which it does not know
+    // of; the labels must not be empty (that would select every object).
+    Result<std::vector<std::string>> removeLabelled(const std::map<std::string, std::string>& labels,
+                                                    Clock::time_point deadline, int interruptFd = -1);
 
     bool usesSandboxCrd() const { return m_useSandbox; }
     const std::string& namespaceName() const { return m_namespace; }

@@ -87,6 +87,36 @@ ApiRequest listRequest(ResourceKind kind, const std::string& namespaceName, cons
     return {"GET", collectionPath(kind, namespaceName) + "?" + nameSelector(name), {}};
 }
 
+// Label keys may carry a prefix ("app.kubernetes.io/managed-by"); keys and values are otherwise letters, digits,
+// '-', '_' and '.', so '/', '=' and ',' are all that need escaping in the query.
+static std::string escapeSelector(const std::string& selector) {
+    std::string escaped;
+    for (const char c : selector) {
+        switch (c) {
+        case '/':
+            escaped += "%2F";
+            break;
+        case '=':
+            escaped += "%3D";
+            break;
+        case ',':
+            escaped += "%2C";
+            break;
+        default:
+            escaped += c;
+        }
+    }
+    return escaped;
+}
+
+ApiRequest labelledListRequest(ResourceKind kind, const std::string& namespaceName,
+                               const std::map<std::string, std::string>& labels) {
+    std::string selector;
+    for (const auto& [key, value] : labels)
+        selector += (selector.empty() ? "" : ",") + key + "=" + value;
+    return {"GET", collectionPath(kind, namespaceName) + "?labelSelector=" + escapeSelector(selector), {}};
+}
+
 ApiRequest watchRequest(ResourceKind kind, const std::string& namespaceName, const std::string& name,
                         const std::string& resourceVersion, int timeoutSeconds) {
     return {"GET",
@@ -104,6 +134,14 @@ ApiRequest deleteRequest(ResourceKind kind, const std::string& namespaceName, co
     if (gracePeriodSeconds)
         options["gracePeriodSeconds"] = *gracePeriodSeconds;
     return {"DELETE", objectPath(kind, namespaceName, name), options.dump()};
+}
+
+ApiRequest podLogRequest(const std::string& namespaceName, const std::string& podName, const std::string& container,
+                         int tailLines, std::size_t limitBytes) {
+    return {"GET",
+            objectPath(ResourceKind::Pod, namespaceName, podName) + "/log?container=" + container +
+                "&tailLines=" + std::to_string(tailLines) + "&limitBytes=" + std::to_string(limitBytes),
+            {}};
 }
 
 ApiRequest discoveryRequest(ResourceKind kind) { return {"GET", groupVersionPath(kind), {}}; }

@@ -5,6 +5,8 @@
 
 #include "common/Result.h"
 
+#include <cstddef>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -32,6 +34,9 @@ ApiRequest createRequest(ResourceKind kind, const std::string& namespaceName, co
 ApiRequest getRequest(ResourceKind kind, const std::string& namespaceName, const std::string& name);
 // The collection narrowed to one name: its resourceVersion is the collection's, the point a watch resumes from.
 ApiRequest listRequest(ResourceKind kind, const std::string& namespaceName, const std::string& name);
+// The collection narrowed to the objects carrying every one of the labels (a labelSelector of equalities).
+ApiRequest labelledListRequest(ResourceKind kind, const std::string& namespaceName,
+                               const std::map<std::string, std::string>& labels);
 // Changes to the one object after resourceVersion, with bookmarks; the server ends it after timeoutSeconds.
 ApiRequest watchRequest(ResourceKind kind, const std::string& namespaceName, const std::string& name,
                         const std::string& resourceVersion, int timeoutSeconds);
@@ -41,6 +46,10 @@ enum class Propagation { Background, Foreground };
 // gracePeriodSeconds: 0 kills the pod's containers at once; nullopt leaves the pod's own grace period.
 ApiRequest deleteRequest(ResourceKind kind, const std::string& namespaceName, const std::string& name,
                          Propagation propagation, std::optional<int> gracePeriodSeconds = std::nullopt);
+// The last tailLines lines of a pod's container's log (stdout and stderr as the runtime kept them), plain
+// text; the server stops after limitBytes, counted from the first line sent.
+ApiRequest podLogRequest(const std::string& namespaceName, const std::string& podName, const std::string& container,
+                         int tailLines, std::size_t limitBytes);
 // Whether the cluster serves the kind: 200 yes, 404 no (the agent-sandbox CRD is not installed).
 ApiRequest discoveryRequest(ResourceKind kind);
 

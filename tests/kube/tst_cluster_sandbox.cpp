@@ -1,10 +1,11 @@
 // The kubernetes backend (sandbox/ClusterSandbox) through prepareLaunch, as warren-sandbox runs it, against
 // the API server DOUBLE (tests/support/KubeApiDouble: not a cluster; none can run here), over real TLS with a
 // kubeconfig file naming the double's CA and token. The double runs no pod: each test moves the pod through
-// its phases as a kubelet would report them, and checks what the sandbox reports and that the double holds
-// none of the test's objects afterwards.
+// its phases as a kubelet would report them (and gives its log text), and checks what the sandbox reports,
+// what reaches the stderr it was given, and that the double holds none of the test's objects afterwards.
 #include "sandbox/SandboxLaunch.h"
 #include "sandbox/SandboxSetup.h"
+#include "sandbox/kube/KubeCluster.h"
 #include "tests/kube/KubeTestFiles.h"
 #include "tests/support/KubeApiDouble.h"
 
@@ -12,7 +13,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
+#include <fcntl.h>
 #include <poll.h>
+#include <unistd.h>
 
 using namespace warren;
 using namespace warren::sandbox;
@@ -23,6 +26,48 @@ using namespace std::chrono_literals;
 namespace {
 
 QString errorOf(const Error& error) { return QString::fromStdString(error.message); }
+
+// A pipe for the sandbox's stderr: the test keeps the read end, the sandbox gets (and duplicates) the write end.
+struct StderrPipe {
+    int read = -1;
+    int write = -1;
+    StderrPipe() {
+        int ends[2];
+        if (::pipe2(ends, O_CLOEXEC) == 0) {
+            read = ends[0];
+            write = ends[1];
+        }
+    }
+    ~StderrPipe() {
+        closeWrite();
+        if (read >= 0)
+            ::close(read);
+    }
+    void closeWrite() {
+        if (write >= 0)
+            ::close(write);
+        write = -1;
+    }
+    // Everything until every write end is closed: returns only once the sandbox has closed its copy.
+    std::string readToEnd() const {
+        std::string text;
+        char buffer[4096];
+        for (;;) {
+            const ssize_t n = ::read(read, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return text;
+            text.append(buffer, static_cast<std::size_t>(n));
+        }
+    }
+};
+
+json labelled(json object, const std::string& name, const std::string& task) {
+    object["metadata"]["name"] = name;
+    object["metadata"]["labels"] = {{"app.kubernetes.io/managed-by", "warren"}, {"warren.task", task}};
+    return object;
+}
 
 } // namespace
 
@@ -39,13 +84,18 @@ private slots:
     void destroyingARunningSandboxDeletesEverything();
     void aWatchTheDoubleClosesStillSeesTheEnd();
     void explainAsksTheDoubleNothing();
+    void theLogsTailReachesTheGivenStderrAfterTheEnd();
+    void aLogThatCannotBeReadLeavesTheExitAsItWas();
+    void whatAnEarlierRunOfTheTaskLeftIsRemovedFirst();
+    void aRunWithoutATaskLabelLooksForNothingLeft();
     void unreachableApiServerIsAClearError();
     void missingKubeconfigIsAClearError();
 
 private:
     QString writeKubeconfig(const QString& name, const QString& server) const;
     SandboxRequest request(const std::string& ns, const QString& kubeconfig = {}) const;
-    std::unique_ptr<RunningSandbox> started(const std::string& ns);
+    std::unique_ptr<RunningSandbox> started(const std::string& ns, int stderrFd = -1);
+    std::unique_ptr<RunningSandbox> started(SandboxRequest request);
     std::string onlyPod(const std::string& ns) const;
 
     QTemporaryDir m_dir;
@@ -97,8 +147,14 @@ SandboxRequest TestClusterSandbox::request(const std::string& ns, const QString&
     return request;
 }
 
-std::unique_ptr<RunningSandbox> TestClusterSandbox::started(const std::string& ns) {
-    auto launch = prepareLaunch(request(ns));
+std::unique_ptr<RunningSandbox> TestClusterSandbox::started(const std::string& ns, int stderrFd) {
+    SandboxRequest asked = request(ns);
+    asked.stdio.stderrFd = stderrFd;
+    return started(std::move(asked));
+}
+
+std::unique_ptr<RunningSandbox> TestClusterSandbox::started(SandboxRequest asked) {
+    auto launch = prepareLaunch(std::move(asked));
     if (!launch) {
         qWarning("prepare: %s", launch.error().message.c_str());
         return nullptr;
@@ -278,6 +334,126 @@ void TestClusterSandbox::explainAsksTheDoubleNothing() {
     QVERIFY(m_api->names("pods", "explained").empty());
 }
 
+// The double serves the pod's log as the API server does (tailLines): the sandbox asks for its tail once the
+// container has ended, writes it to the stderr it was given, and closes that before it says it has ended.
+void TestClusterSandbox::theLogsTailReachesTheGivenStderrAfterTheEnd() {
+    const std::string ns = "logged";
+    std::string log;
+    for (int i = 0; i < 1500; ++i)
+        log += "line " + std::to_string(i) + "\n";
+    m_api->setPodLogSource([ns, log](const std::string& from, const std::string&) -> std::optional<std::string> {
+        return from == ns ? std::optional<std::string>(log) : std::nullopt;
+    });
+    StderrPipe stderrPipe;
+    QVERIFY(stderrPipe.write >= 0);
+    auto sandbox = started(ns, stderrPipe.write);
+    QVERIFY(sandbox);
+    stderrPipe.closeWrite(); // the sandbox holds its own copy
+    const std::string name = onlyPod(ns);
+    m_api->podRunning(ns, name, true);
+    m_api->podEnded(ns, name, false, 3, "Error");
+    const auto exit = sandbox->wait(kSafety);
+    m_api->setPodLogSource({});
+    QVERIFY(exit);
+    QCOMPARE(exit->reason, SandboxExit::Reason::Exited);
+    QCOMPARE(exit->exitCode, 3);
+    const std::string received = stderrPipe.readToEnd(); // an end: the sandbox closed its copy
+    QVERIFY2(received.rfind("line 500\n", 0) == 0, received.substr(0, 200).c_str()); // the last 1000 lines
+    QVERIFY(received.size() > 9 && received.compare(received.size() - 10, 10, "line 1499\n") == 0);
+    QVERIFY(m_api->requests().contains(QString::fromStdString("GET /api/v1/namespaces/" + ns + "/pods/" + name +
+                                                              "/log?container=sandbox&limitBytes=1048576&tailLines=1000")));
+    QCOMPARE(m_api->objectCount(ns), std::size_t(0));
+}
+
+void TestClusterSandbox::aLogThatCannotBeReadLeavesTheExitAsItWas() {
+    const std::string ns = "unlogged"; // no log source: the double answers 400 "waiting to start"
+    StderrPipe stderrPipe;
+    auto sandbox = started(ns, stderrPipe.write);
+    QVERIFY(sandbox);
+    stderrPipe.closeWrite();
+    const std::string name = onlyPod(ns);
+    m_api->podRunning(ns, name, true);
+    m_api->podEnded(ns, name, false, 7, "Error");
+    const auto exit = sandbox->wait(kSafety);
+    QVERIFY(exit);
+    QCOMPARE(exit->reason, SandboxExit::Reason::Exited);
+    QCOMPARE(exit->exitCode, 7);
+    QVERIFY(sandbox->setupFailureReport().empty());
+    const QString received = QString::fromStdString(stderrPipe.readToEnd());
+    QCOMPARE(received.count('\n'), 1);
+    QVERIFY2(received.startsWith("warren: the pod's output is lost: reading the log of Pod unlogged/warren-") &&
+                 received.contains("is waiting to start"),
+             qPrintable(received));
+    QCOMPARE(m_api->objectCount(ns), std::size_t(0));
+}
+
+// A launcher killed with kill -9 left its task's pod, Secret and policy: the task's next sandbox deletes them
+// before it makes its own, and says so; another task's objects in the namespace are not touched.
+void TestClusterSandbox::whatAnEarlierRunOfTheTaskLeftIsRemovedFirst() {
+    const std::string ns = "swept";
+    auto config = kube::loadKubeConfigFile(m_kubeconfig.toStdString());
+    QVERIFY(config);
+    const auto leave = [&](const std::string& prefix, const std::string& task) {
+        kube::KubeClusterOptions options;
+        options.config = *config;
+        options.namespaceName = ns;
+        auto earlier = kube::KubeCluster::connect(options);
+        QVERIFY(earlier);
+        auto created = (*earlier)->create({labelled(podObject(prefix + "-pod"), prefix + "-pod", task), json(),
+                                           labelled(secretObject(prefix), prefix + "-token", task),
+                                           labelled(networkPolicyObject(prefix), prefix + "-egress", task)});
+        QVERIFY2(created, created ? "" : created.error().message.c_str());
+        // Destroyed without removeAll: what a killed launcher leaves.
+    };
+    leave("left", "t-" + ns);
+    leave("other", "t-another-task");
+    if (QTest::currentTestFailed())
+        return;
+    m_api->podRunning(ns, "left-pod", true); // it may still run
+    QCOMPARE(m_api->objectCount(ns), std::size_t(6));
+
+    StderrPipe stderrPipe;
+    auto sandbox = started(ns, stderrPipe.write);
+    QVERIFY(sandbox);
+    stderrPipe.closeWrite();
+    QCOMPARE(m_api->names("pods", ns).size(), std::size_t(2));
+    QVERIFY(!m_api->object("pods", ns, "left-pod"));
+    QVERIFY(!m_api->object("secrets", ns, "left-token"));
+    QVERIFY(!m_api->object("networkpolicies", ns, "left-egress"));
+    for (const auto& [resource, name] : std::vector<std::pair<std::string, std::string>>{
+             {"pods", "other-pod"}, {"secrets", "other-token"}, {"networkpolicies", "other-egress"}})
+        QVERIFY2(m_api->object(resource, ns, name), name.c_str());
+    std::string name;
+    for (const auto& pod : m_api->names("pods", ns))
+        if (pod != "other-pod")
+            name = pod;
+    m_api->podRunning(ns, name, true);
+    m_api->podEnded(ns, name, true, 0, "Completed");
+    QVERIFY(sandbox->wait(kSafety));
+    const QString received = QString::fromStdString(stderrPipe.readToEnd());
+    for (const char* removed : {"warren: removed Pod swept/left-pod left by an earlier run of task t-swept\n",
+                                "warren: removed Secret swept/left-token left by an earlier run of task t-swept\n",
+                                "warren: removed NetworkPolicy swept/left-egress left by an earlier run of task "
+                                "t-swept\n"})
+        QVERIFY2(received.contains(removed), qPrintable(received));
+    QVERIFY(!received.contains("other"));
+    QCOMPARE(m_api->objectCount(ns), std::size_t(3)); // the other task's, as they were
+}
+
+// warren-sandbox's own runs carry no task label: nothing is looked for, so nothing of anyone's is removed.
+void TestClusterSandbox::aRunWithoutATaskLabelLooksForNothingLeft() {
+    const std::string ns = "unlabelled";
+    SandboxRequest asked = request(ns);
+    asked.labels.clear();
+    auto sandbox = started(std::move(asked));
+    QVERIFY(sandbox);
+    sandbox->kill();
+    QVERIFY(sandbox->wait(kSafety));
+    for (const QString& line : m_api->requests())
+        QVERIFY2(!line.contains("/namespaces/unlabelled/") || !line.contains("labelSelector"), qPrintable(line));
+    QCOMPARE(m_api->objectCount(ns), std::size_t(0));
+}
+
 void TestClusterSandbox::unreachableApiServerIsAClearError() {
     const QString nobody = writeKubeconfig("nobody", "http://127.0.0.1:1");
     auto launch = prepareLaunch(request("unreachable", nobody));
@@ -288,8 +464,9 @@ void TestClusterSandbox::unreachableApiServerIsAClearError() {
     QVERIFY(exit);
     QCOMPARE(exit->reason, SandboxExit::Reason::SetupFailed);
     const QString message = QString::fromStdString((*sandbox)->setupFailureReport());
-    QVERIFY2(message.contains("could not create the Pod unreachable/warren-") && message.contains("cannot connect") &&
-                 message.contains("127.0.0.1:1"),
+    // The first call is the look for what an earlier run of the task left.
+    QVERIFY2(message.contains("the kubernetes backend could not") && message.contains("namespace unreachable") &&
+                 message.contains("cannot connect") && message.contains("127.0.0.1:1"),
              qPrintable(message));
 }
 

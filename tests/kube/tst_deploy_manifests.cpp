@@ -8,6 +8,7 @@
 
 #include "sandbox/KubeManifest.h"
 #include "sandbox/SandboxProfile.h"
+#include "sandbox/kube/ClusterPermissions.h"
 #include "sandbox/kube/KubeConfig.h"
 #include "sandbox/kube/YamlDocument.h"
 #include "server/api/ServeOptions.h"
@@ -177,6 +178,30 @@ private slots:
         QCOMPARE(subject["namespace"], m_all["Deployment/warrend"]["metadata"]["namespace"]);
         QCOMPARE(subject["namespace"], m_all["ServiceAccount/warrend"]["metadata"]["namespace"]);
         QCOMPARE(m_all["RoleBinding/warrend-sandboxes"]["roleRef"]["name"], json("warrend-sandboxes"));
+    }
+
+    // The Role grants what the cluster client's calls need (kube::clusterClientPermissions), and nothing more.
+    void theRoleGrantsWhatTheClientUsesAndNoMore() {
+        std::set<std::string> granted, needed;
+        for (const json& rule : m_all["Role/warrend-sandboxes"]["rules"])
+            for (const json& group : rule["apiGroups"])
+                for (const json& resource : rule["resources"])
+                    for (const json& verb : rule["verbs"])
+                        granted.insert(group.get<std::string>() + "|" + resource.get<std::string>() + "|" +
+                                       verb.get<std::string>());
+        for (const auto& permission : kube::clusterClientPermissions())
+            for (const auto& verb : permission.verbs)
+                needed.insert(permission.apiGroup + "|" + permission.resource + "|" + verb);
+        QVERIFY(needed.count("|pods/log|get"));
+        QVERIFY(needed.count("|pods|list"));
+        std::string differences;
+        for (const auto& row : needed)
+            if (!granted.count(row))
+                differences += "not granted: " + row + "\n";
+        for (const auto& row : granted)
+            if (!needed.count(row))
+                differences += "granted but not used: " + row + "\n";
+        QVERIFY2(differences.empty(), differences.c_str());
     }
 
     void everyPodIsUnprivileged() {

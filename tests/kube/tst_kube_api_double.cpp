@@ -1,6 +1,7 @@
 // The API server double's wire, checked with the real kubectl: kubectl reads its discovery documents,
-// creates, gets, lists, watches (with --output-watch-events) and deletes through it, and reports its
-// AlreadyExists, Invalid, NotFound and Unauthorized answers as it would a cluster's. What kubectl accepts
+// creates, gets, lists (by label too), watches (with --output-watch-events), reads a pod's log and deletes
+// through it, and reports its AlreadyExists, Invalid, NotFound and Unauthorized answers as it would a
+// cluster's. What kubectl accepts
 // here is what the cluster client's tests (tst_kube_cluster) rely on the double to get right. Skips, saying
 // so, where kubectl is not installed (Debian 12 does not package it).
 #include "tests/kube/KubeTestFiles.h"
@@ -34,6 +35,8 @@ private slots:
     void kubectlReportsTheDoublesErrors();
     void kubectlWatchesEvents();
     void kubectlListsSandboxes();
+    void kubectlReadsAPodsLog();
+    void kubectlSelectsByLabel();
     void kubectlIsRefusedWithoutTheToken();
 
 private:
@@ -220,6 +223,60 @@ void TestKubeApiDouble::kubectlListsSandboxes() {
     QVERIFY2(pod.exitCode == 0, qPrintable(pod.err));
     QCOMPARE(kubectl({"delete", "sandboxes.agents.x-k8s.io", "wire-s"}).exitCode, 0);
     QVERIFY(!m_api->object("pods", "wire", "wire-s"));
+}
+
+void TestKubeApiDouble::kubectlReadsAPodsLog() {
+    QCOMPARE(kubectl({"create", "-f", writeJson("pod-l.json", podObject("wire-l")), "--validate=false"}).exitCode, 0);
+    const Run waiting = kubectl({"logs", "wire-l"}); // no source yet: no container has run
+    QVERIFY(waiting.exitCode != 0);
+    QVERIFY2(waiting.err.contains("container \"sandbox\" in pod \"wire-l\" is waiting to start"), qPrintable(waiting.err));
+
+    m_api->setPodLogSource([](const std::string& ns, const std::string& name) -> std::optional<std::string> {
+        if (ns == "wire" && name == "wire-l")
+            return std::string("first\nsecond\nthird\n");
+        return std::nullopt;
+    });
+    const Run all = kubectl({"logs", "wire-l"});
+    const Run tail = kubectl({"logs", "wire-l", "-c", "sandbox", "--tail=2"});
+    const Run cut = kubectl({"logs", "wire-l", "--limit-bytes=8"});
+    const Run missing = kubectl({"logs", "wire-none"});
+    m_api->setPodLogSource({});
+    QVERIFY2(all.exitCode == 0, qPrintable(all.err));
+    QCOMPARE(all.out, QString("first\nsecond\nthird\n"));
+    QVERIFY2(tail.exitCode == 0, qPrintable(tail.err));
+    QCOMPARE(tail.out, QString("second\nthird\n"));
+    QVERIFY2(cut.exitCode == 0, qPrintable(cut.err));
+    QCOMPARE(cut.out, QString("first\nse")); // 8 bytes from the first
+    QVERIFY(missing.exitCode != 0);
+    QVERIFY2(missing.err.contains("(NotFound)"), qPrintable(missing.err)); // kubectl's own sentence, as for a GET
+    const QStringList requests = m_api->requests();
+    QVERIFY2(requests.contains("GET /api/v1/namespaces/wire/pods/wire-l/log?container=sandbox&tailLines=2"),
+             qPrintable(requests.join('\n')));
+    QCOMPARE(kubectl({"delete", "pod", "wire-l"}).exitCode, 0);
+}
+
+void TestKubeApiDouble::kubectlSelectsByLabel() {
+    for (const auto& [name, task] : {std::pair{"wire-t1", "t-1"}, std::pair{"wire-t2", "t-2"}}) {
+        json pod = podObject(name);
+        pod["metadata"]["labels"]["warren.task"] = task;
+        pod["metadata"]["labels"]["app.kubernetes.io/managed-by"] = "warren";
+        QCOMPARE(kubectl({"create", "-f", writeJson(QString(name) + ".json", pod), "--validate=false"}).exitCode, 0);
+    }
+    const auto namesOf = [&](const QString& selector) {
+        const Run listed = kubectl({"get", "pods", "-l", selector, "-o", "json"});
+        QStringList names;
+        if (listed.exitCode != 0)
+            return QStringList{"failed: " + listed.err};
+        const json list = json::parse(listed.out.toStdString(), nullptr, false);
+        for (const json& item : list["items"])
+            names << QString::fromStdString(item["metadata"]["name"].get<std::string>());
+        return names;
+    };
+    QCOMPARE(namesOf("warren.task=t-1"), QStringList{"wire-t1"});
+    QCOMPARE(namesOf("app.kubernetes.io/managed-by=warren,warren.task==t-2"), QStringList{"wire-t2"});
+    QCOMPARE(namesOf("app.kubernetes.io/managed-by=warren"), (QStringList{"wire-t1", "wire-t2"}));
+    QCOMPARE(namesOf("warren.task=t-3"), QStringList{});
+    QCOMPARE(kubectl({"delete", "pod", "wire-t1", "wire-t2"}).exitCode, 0);
 }
 
 void TestKubeApiDouble::kubectlIsRefusedWithoutTheToken() {

@@ -9,7 +9,9 @@
 // Checked: a task runs in its pod and its work comes back (status, events, the patch, the agent's artifacts),
 // with the objects warrend made as they must be (labels of the owner, runtime class, image, the token only in
 // the Secret, the NetworkPolicy naming warrend's pods on the port bound) and none left after; a cancelled
-// task's pod is deleted, its process killed; an agent whose token is of no expected task is refused.
+// task's pod is deleted, its process killed; an agent whose token is of no expected task is refused; an
+// agent that fails in its pod has its own words, from the pod's log, in the task's error; and what a warrend
+// killed with kill -9 left on the cluster is removed when the task's pod is made again.
 #include "app/proxy/TaskToken.h"
 #include "tests/kube/KubeTestFiles.h"
 #include "tests/server/WarrendServer.h"
@@ -52,9 +54,12 @@ private slots:
     void aTaskRunsInAPodAndItsWorkComesBack();
     void aCancelledTasksPodIsDeleted();
     void anAgentWithoutAnExpectedTaskIsRefused();
+    void anAgentThatFailsInItsPodIsHeardInTheTasksError();
+    void whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes();
 
 private:
     QString writeKubeconfig();
+    bool restartWarrend(const QStringList& extra, QString* error);
     QString createTask(const QByteArray& script); // its id
     json lastCreated(const std::string& resource) const;
 
@@ -103,16 +108,7 @@ void TestWarrendCluster::initTestCase() {
     m_key = m_server->addUser("alice", "acme");
     QVERIFY(m_key.startsWith("wrn_"));
     m_server->setEnvironment("KUBECONFIG", kubeconfig);
-    QVERIFY2(m_server->start(&error, {"--backend", "kubernetes", "--image", "localhost/warren-sandbox:dev",
-                                      "--agent-address", "127.0.0.1:0", "--agent-peer",
-                                      "warren/app.kubernetes.io/name=warrend", "--runtime-class", "gvisor"}),
-             qPrintable(error));
-    QVERIFY(m_server->waitForOutput("cluster agents connect to "));
-    static const QRegularExpression told("cluster agents connect to (tcp:127\\.0\\.0\\.1:([0-9]+))");
-    const auto match = told.match(QString::fromUtf8(m_server->serverOutput()));
-    QVERIFY2(match.hasMatch(), m_server->serverOutput().constData());
-    QVERIFY(match.captured(2).toUInt() != 0); // port 0 asked for any: the one bound is told
-    m_agentAddress = match.captured(1);
+    QVERIFY2(restartWarrend({}, &error), qPrintable(error));
 
     QVERIFY(QDir(m_scratch.path()).mkpath("project"));
     QFile readme(m_scratch.filePath("project/README.md"));
@@ -121,6 +117,33 @@ void TestWarrendCluster::initTestCase() {
     readme.close();
     m_upload = m_server->upload(m_key, m_scratch.filePath("project"));
     QVERIFY(!m_upload.isEmpty());
+}
+
+// warrend serve on the double (killed with kill -9 first when it runs), with more options; m_agentAddress the
+// agents' address it tells.
+bool TestWarrendCluster::restartWarrend(const QStringList& extra, QString* error) {
+    if (m_server->processId() != 0)
+        m_server->kill();
+    if (!m_server->start(error, QStringList{"--backend", "kubernetes", "--image", "localhost/warren-sandbox:dev",
+                                            "--agent-address", "127.0.0.1:0", "--agent-peer",
+                                            "warren/app.kubernetes.io/name=warrend", "--runtime-class", "gvisor"} +
+                                    extra))
+        return false;
+    if (!m_server->waitForOutput("cluster agents connect to ")) {
+        *error = "warrend did not say where cluster agents connect";
+        return false;
+    }
+    static const QRegularExpression told("cluster agents connect to (tcp:127\\.0\\.0\\.1:([0-9]+))");
+    QRegularExpressionMatch match;
+    // The last one told: a restarted warrend's output follows the earlier one's.
+    for (auto matches = told.globalMatch(QString::fromUtf8(m_server->serverOutput())); matches.hasNext();)
+        match = matches.next();
+    if (!match.hasMatch() || match.captured(2).toUInt() == 0) { // port 0 asked for any: the one bound is told
+        *error = "no agents' address in warrend's output: " + QString::fromUtf8(m_server->serverOutput());
+        return false;
+    }
+    m_agentAddress = match.captured(1);
+    return true;
 }
 
 void TestWarrendCluster::cleanupTestCase() {
@@ -239,6 +262,66 @@ void TestWarrendCluster::anAgentWithoutAnExpectedTaskIsRefused() {
     QVERIFY2(agent.exitCode() != 0, agent.readAllStandardError().constData());
     QVERIFY(m_server->waitForOutput("the task token was refused"));
     QVERIFY(m_server->serverOutput().contains("agents' listener was refused"));
+}
+
+// warrend tells its pods to connect to its HTTP port instead of the agents' one (an --agent-advertise
+// naming the wrong port): the agent in the pod is answered with HTTP, says so on its stderr and exits 1. Its
+// stderr is in no pipe of warrend's: its words reach the task's error through the pod's log.
+void TestWarrendCluster::anAgentThatFailsInItsPodIsHeardInTheTasksError() {
+    const QString httpPort = m_server->url().section(':', -1);
+    QString error;
+    QVERIFY2(restartWarrend({"--agent-advertise", "127.0.0.1:" + httpPort}, &error), qPrintable(error));
+    const QString id = createTask(kScriptWriting);
+    QVERIFY(!id.isEmpty());
+    m_server->streamEvents(id, m_key, {}); // to the stream's end: the run is over
+    const json shown = m_server->request("GET", "/v1/tasks/" + id, m_key).json();
+    const std::string podName = lastCreated("pods")["metadata"].value("name", "");
+    const std::string log = m_kubelet->log(kNamespace, podName);
+    QVERIFY2(!log.empty(), "the agent said nothing in its pod");
+    const QString taskError = QString::fromStdString(shown.value("error", ""));
+    QVERIFY2(shown.value("status", "") != "succeeded" && taskError.contains("The agent said:") &&
+                 taskError.contains("warren-agent: "),
+             (shown.dump() + "\nthe pod's log:\n" + log).c_str());
+    // The agent's own last line, word for word.
+    std::string lastLine = log.substr(0, log.find_last_not_of('\n') + 1);
+    lastLine = lastLine.substr(lastLine.rfind('\n') + 1);
+    QVERIFY2(taskError.contains(QString::fromStdString(lastLine)), (lastLine + "\n" + shown.dump()).c_str());
+    QVERIFY(m_kubelet->waitFor(kNamespace, podName, Stage::Removed, kSafety));
+    QCOMPARE(m_api->objectCount(kNamespace), std::size_t(0));
+    QVERIFY2(restartWarrend({}, &error), qPrintable(error));
+}
+
+// kill -9 while the task's agent runs a long command: nothing deletes its pod, Secret and policy. The
+// restarted warrend resumes the task, and its launch removes them before making the task's new ones; once
+// the task is cancelled, the cluster holds nothing.
+void TestWarrendCluster::whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes() {
+    const QString id = createTask(kScriptWaiting);
+    QVERIFY(!id.isEmpty());
+    const auto started = m_server->streamEvents(id, m_key, "tool_call");
+    QVERIFY(!started.empty());
+    const std::string firstPod = lastCreated("pods")["metadata"].value("name", "");
+    QVERIFY(m_api->object("pods", kNamespace, firstPod));
+    const std::size_t podsCreated = m_api->created("pods", kNamespace).size();
+
+    QString error;
+    QVERIFY2(restartWarrend({}, &error), qPrintable(error)); // kill -9, then start again
+    // Nothing but the resumed task's launch deletes the first pod: its removal is the sweep's. The resumed
+    // agent's next tool call says the task's new pod runs.
+    QVERIFY(m_kubelet->waitFor(kNamespace, firstPod, Stage::Removed, kSafety));
+    QVERIFY(!m_api->object("pods", kNamespace, firstPod));
+    const QByteArray seen = QByteArray::number(static_cast<qulonglong>(started.back().value("seq", 0u)));
+    const auto resumed = m_server->streamEvents(id, m_key, "tool_call", seen);
+    QVERIFY2(!resumed.empty() && resumed.back().value("type", "") == "tool_call", m_server->serverOutput().constData());
+    QVERIFY(m_api->created("pods", kNamespace).size() > podsCreated); // the task's pod, made again
+    QCOMPARE(m_api->names("pods", kNamespace).size(), std::size_t(1));
+    QCOMPARE(m_api->names("secrets", kNamespace).size(), std::size_t(1));
+    QCOMPARE(m_api->names("networkpolicies", kNamespace).size(), std::size_t(1));
+
+    QCOMPARE(m_server->request("POST", "/v1/tasks/" + id + "/cancel", m_key).status, 202);
+    m_server->streamEvents(id, m_key, {}); // to the stream's end
+    const std::string secondPod = lastCreated("pods")["metadata"].value("name", "");
+    QVERIFY(m_kubelet->waitFor(kNamespace, secondPod, Stage::Removed, kSafety));
+    QCOMPARE(m_api->objectCount(kNamespace), std::size_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestWarrendCluster)

@@ -113,6 +113,54 @@ std::string nameFromSelector(const QString& selector) {
     return rest.toStdString();
 }
 
+// "a=b,c==d" as the pairs it requires; nullopt for what the double does not serve (!=, in, notin, exists).
+std::optional<std::map<std::string, std::string>> labelsFromSelector(const QString& selector) {
+    std::map<std::string, std::string> required;
+    for (const QString& term : selector.split(',', Qt::SkipEmptyParts)) {
+        const qsizetype equals = term.indexOf('=');
+        if (equals <= 0 || term.contains("!=") || term.contains(' '))
+            return std::nullopt;
+        const QString value = term.mid(term.mid(equals).startsWith("==") ? equals + 2 : equals + 1);
+        if (value.contains('='))
+            return std::nullopt;
+        required[term.left(equals).toStdString()] = value.toStdString();
+    }
+    return required;
+}
+
+bool carries(const json& object, const std::map<std::string, std::string>& labels) {
+    const json& present = at(object, {"metadata", "labels"});
+    for (const auto& [key, value] : labels)
+        if (!present.is_object() || !present.contains(key) || present[key] != value)
+            return false;
+    return true;
+}
+
+// The log as the API server cuts it: the last tailLines lines, then at most limitBytes of those.
+std::string logTail(std::string text, const http::HttpRequest& request) {
+    bool given = false;
+    const int tailLines = request.query.value("tailLines").toInt(&given);
+    if (given && tailLines >= 0) {
+        std::size_t start = text.size();
+        int lines = 0;
+        // A last line without its newline counts as a line.
+        std::size_t end = !text.empty() && text.back() == '\n' ? text.size() - 1 : text.size();
+        while (lines < tailLines && end > 0) {
+            const std::size_t newline = text.rfind('\n', end - 1);
+            start = newline == std::string::npos ? 0 : newline + 1;
+            ++lines;
+            if (newline == std::string::npos)
+                break;
+            end = newline;
+        }
+        text.erase(0, tailLines == 0 ? text.size() : start);
+    }
+    const qlonglong limitBytes = request.query.value("limitBytes").toLongLong(&given);
+    if (given && limitBytes > 0 && static_cast<std::size_t>(limitBytes) < text.size())
+        text.resize(static_cast<std::size_t>(limitBytes));
+    return text;
+}
+
 } // namespace
 
 struct WatchState {
@@ -149,6 +197,7 @@ public:
     std::vector<Event> history;
     std::vector<std::shared_ptr<WatchState>> watches;
     KubeApiDouble::PodObserver podObserver;
+    KubeApiDouble::PodLogSource podLogSource;
 
     // Shared with the test's thread.
     mutable QMutex mutex;
@@ -403,6 +452,45 @@ public:
         reply.send(answer(200, last));
     }
 
+    void podLog(const http::HttpRequest& request, const http::HttpReply& reply) {
+        const std::string ns = request.pathParameters.value("ns").toStdString();
+        const std::string name = request.pathParameters.value("name").toStdString();
+        auto found = objects.find({"pods", ns, name});
+        if (found == objects.end()) {
+            reply.send(answer(404, statusObject(404, "NotFound", "pods \"" + name + "\" not found",
+                                                {{"name", name}, {"kind", "pods"}})));
+            return;
+        }
+        const json& containers = at(found->second, {"spec", "containers"});
+        std::string container = request.query.value("container").toStdString();
+        if (container.empty() && containers.is_array() && containers.size() == 1)
+            container = containers[0].value("name", "");
+        bool known = false;
+        for (const auto& each : containers)
+            known |= each.value("name", "") == container;
+        if (!known) {
+            reply.send(answer(400, statusObject(400, "BadRequest",
+                                                "container " + container + " is not valid for pod " + name)));
+            return;
+        }
+        std::optional<std::string> text;
+        if (podLogSource) {
+            const auto source = podLogSource;
+            text = source(ns, name);
+        }
+        if (!text) {
+            reply.send(answer(400, statusObject(400, "BadRequest",
+                                                "container \"" + container + "\" in pod \"" + name +
+                                                    "\" is waiting to start: ContainerCreating")));
+            return;
+        }
+        http::HttpResponse response;
+        response.status = 200;
+        response.body = QByteArray::fromStdString(logTail(std::move(*text), request));
+        response.withHeader("Content-Type", "text/plain");
+        reply.send(std::move(response));
+    }
+
     void listOrWatch(const ResourceType& type, const http::HttpRequest& request, const http::HttpReply& reply) {
         const std::string ns = request.pathParameters.value("ns").toStdString();
         const std::string name = nameFromSelector(request.query.value("fieldSelector"));
@@ -411,9 +499,17 @@ public:
             watch(type, ns, name, request, reply);
             return;
         }
+        const auto labels = labelsFromSelector(request.query.value("labelSelector"));
+        if (!labels) {
+            reply.send(answer(400, statusObject(400, "BadRequest",
+                                                "the API double serves labelSelectors of equalities only: " +
+                                                    request.query.value("labelSelector").toStdString())));
+            return;
+        }
         json items = json::array();
         for (const auto& [key, object] : objects) {
-            if (std::get<0>(key) == type.resource && std::get<1>(key) == ns && (name.empty() || std::get<2>(key) == name))
+            if (std::get<0>(key) == type.resource && std::get<1>(key) == ns &&
+                (name.empty() || std::get<2>(key) == name) && carries(object, *labels))
                 items.push_back(object);
         }
         reply.send(answer(200, {{"kind", type.kind + "List"},
@@ -525,6 +621,9 @@ public:
                        }));
             router.add("DELETE", collection + "/{name}",
                        guarded([this, t](const http::HttpRequest& r, http::HttpReply reply) { destroy(*t, r, reply); }));
+            if (type.kind == "Pod")
+                router.add("GET", collection + "/{name}/log",
+                           guarded([this](const http::HttpRequest& r, http::HttpReply reply) { podLog(r, reply); }));
         }
     }
 };
@@ -626,6 +725,10 @@ void KubeApiDouble::podEnded(const std::string& ns, const std::string& name, boo
 
 void KubeApiDouble::setPodObserver(PodObserver observer) {
     m_core->run([&] { m_core->podObserver = std::move(observer); });
+}
+
+void KubeApiDouble::setPodLogSource(PodLogSource source) {
+    m_core->run([&] { m_core->podLogSource = std::move(source); });
 }
 
 void KubeApiDouble::touchOther(const std::string& ns) {

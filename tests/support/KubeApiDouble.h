@@ -6,7 +6,9 @@
 // one stand-in the Kubernetes backend's tests use, and it is called a double wherever it appears.
 //
 // What it does, as the API server does: create (201; 409 AlreadyExists on a taken name; 422 Invalid with
-// the causes when a required field is missing), get, list (with the list's resourceVersion), delete
+// the causes when a required field is missing), get, list (with the list's resourceVersion; a fieldSelector
+// on metadata.name, a labelSelector of equalities "a=b,c=d"), a pod's log (plain text, tailLines and
+// limitBytes; the text from setPodLogSource), delete
 // (DeleteOptions; the object goes at once, through a DELETED event), watch from a resourceVersion (the
 // changes since, then live; BOOKMARK events when asked; ERROR 410 Expired when the version is older than
 // the compaction point; the stream ends after timeoutSeconds), bearer-token authentication (401), and the
@@ -72,6 +74,11 @@ public:
     // one is running: after that the previous one is not called again.
     using PodObserver = std::function<void(const std::string& type, const nlohmann::json& pod)>;
     void setPodObserver(PodObserver observer);
+    // What GET .../pods/NAME/log answers for a pod that exists: the text its container wrote so far, or
+    // nullopt while no container has run (400 "is waiting to start", as the API server answers). Without a
+    // source every pod is waiting. Called on the server thread, as the observer is; the same rules hold.
+    using PodLogSource = std::function<std::optional<std::string>(const std::string& ns, const std::string& name)>;
+    void setPodLogSource(PodLogSource source);
     // Creates, changes or deletes an unrelated object (a ConfigMap-like Secret "other"): the cluster's
     // resourceVersion moves without the watched object changing.
     void touchOther(const std::string& ns);

@@ -131,7 +131,26 @@ public:
     void runContainer(PodRun& run);
     int superviseProcess(PodRun& run, pid_t pid, bool* deadlineExceeded);
     void awaitDeletion(const PodRun& run);
+    std::optional<std::string> logOf(const std::string& ns, const std::string& name) const;
 };
+
+// What the container wrote so far, once its process was started (its log file is then complete up to now);
+// nullopt before, and for a pod whose process never started, as a kubelet has no log of a container that
+// did not run.
+std::optional<std::string> KubeletDoubleCore::logOf(const std::string& ns, const std::string& name) const {
+    std::string path;
+    {
+        std::lock_guard lock(mutex);
+        const auto run = newest(ns, name);
+        if (!run || !(run->alive || run->exitCode))
+            return std::nullopt;
+        path = run->dir + "/log";
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    return content.str();
+}
 
 namespace {
 
@@ -366,10 +385,12 @@ KubeletDouble::KubeletDouble(KubeApiDouble& api, Options options)
     : m_core(std::make_unique<KubeletDoubleCore>(api, std::move(options))) {
     KubeletDoubleCore* core = m_core.get();
     api.setPodObserver([core](const std::string& type, const json& pod) { core->observe(type, pod); });
+    api.setPodLogSource([core](const std::string& ns, const std::string& name) { return core->logOf(ns, name); });
 }
 
 KubeletDouble::~KubeletDouble() {
     m_core->api.setPodObserver({}); // returns once no observer call runs: no pod is added after this
+    m_core->api.setPodLogSource({});
     std::vector<std::shared_ptr<PodRun>> pods;
     {
         std::lock_guard lock(m_core->mutex);
@@ -429,16 +450,7 @@ std::string KubeletDouble::failure(const std::string& ns, const std::string& nam
 }
 
 std::string KubeletDouble::log(const std::string& ns, const std::string& name) const {
-    std::string path;
-    {
-        std::lock_guard lock(m_core->mutex);
-        if (const auto run = m_core->newest(ns, name))
-            path = run->dir + "/log";
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream content;
-    content << in.rdbuf();
-    return content.str();
+    return m_core->logOf(ns, name).value_or(std::string());
 }
 
 std::string KubeletDouble::volumeDir(const std::string& ns, const std::string& name,

@@ -10,7 +10,8 @@
 //     hostPath is a mount failure, reported as the kubelet does: the pod stays Pending (ContainerCreating)
 //     with the failure as the message;
 //   - the command + args with every path under a volumeMount rewritten to its host directory (PodCommand),
-//     in its own process group, stdout and stderr into a log; the image's command names are mapped to host
+//     in its own process group, stdout and stderr into a log, which the API double serves as the pod's log
+//     (GET .../pods/NAME/log, through its setPodLogSource) once the process has started; the image's command names are mapped to host
 //     binaries by the test; an unknown one ends the pod Failed, exit 128, StartError (as containerd does);
 //   - Running and ready once the process is started; Succeeded or Failed with the exit code (128+signal
 //     when killed) and Completed or Error when it ends; activeDeadlineSeconds (from when the double saw the

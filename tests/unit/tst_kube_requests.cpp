@@ -17,6 +17,8 @@ private slots:
     void pathsPerKind();
     void watchAsksFromAVersionWithBookmarks();
     void deleteSendsDeleteOptions();
+    void labelledListEscapesTheSelector();
+    void podLogAsksForTheContainersTail();
     void kindOfRefusesOthers();
     void failuresAreReadable_data();
     void failuresAreReadable();
@@ -71,6 +73,24 @@ void TestKubeRequests::deleteSendsDeleteOptions() {
     QCOMPARE(now["propagationPolicy"], json("Foreground"));
     QCOMPARE(now["gracePeriodSeconds"], json(0));
     QCOMPARE(deleteRequest(ResourceKind::Pod, "n", "p", Propagation::Background).method, std::string("DELETE"));
+}
+
+void TestKubeRequests::labelledListEscapesTheSelector() {
+    const ApiRequest one = labelledListRequest(ResourceKind::Secret, "ns", {{"warren.task", "t-0001"}});
+    QCOMPARE(one.method, std::string("GET"));
+    QCOMPARE(one.path, std::string("/api/v1/namespaces/ns/secrets?labelSelector=warren.task%3Dt-0001"));
+    const ApiRequest two = labelledListRequest(ResourceKind::NetworkPolicy, "ns",
+                                               {{"warren.task", "t-2"}, {"app.kubernetes.io/managed-by", "warren"}});
+    QCOMPARE(two.path, std::string("/apis/networking.k8s.io/v1/namespaces/ns/networkpolicies?labelSelector="
+                                   "app.kubernetes.io%2Fmanaged-by%3Dwarren%2Cwarren.task%3Dt-2"));
+}
+
+void TestKubeRequests::podLogAsksForTheContainersTail() {
+    const ApiRequest log = podLogRequest("agents", "warren-7", "sandbox", 500, 65536);
+    QCOMPARE(log.method, std::string("GET"));
+    QCOMPARE(log.path, std::string("/api/v1/namespaces/agents/pods/warren-7/log?container=sandbox&tailLines=500"
+                                   "&limitBytes=65536"));
+    QVERIFY(log.body.empty());
 }
 
 void TestKubeRequests::kindOfRefusesOthers() {
