@@ -2,23 +2,19 @@
 // through the tool proxy to an OpenAI-compatible or Anthropic server (MockLlmServer, in this process)
 // that streams tool calls in fragments, text in pieces and usage. Also what a user sees when the server
 // refuses the key (401) or asks to slow down (429 with Retry-After).
-#include "tests/support/MockLlmServer.h"
-#include "tests/support/WarrenRun.h"
+#include "tests/integration/ModelRunFixture.h"
 
-#include <QDir>
 #include <QFile>
-#include <QRandomGenerator>
-#include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QtTest>
 
 using nlohmann::json;
+using warren::test::describe;
 using warren::test::MockLlmServer;
 using warren::test::MockResponse;
+using warren::test::ModelRunFixture;
 using warren::test::WarrenResult;
 
 namespace {
-
 
 QByteArray sseJson(const json& value) {
     return warren::test::sseEvent(QByteArray::fromStdString(value.dump()));
@@ -93,60 +89,23 @@ QByteArray anthropicTurn(const QStringList& pieces, const std::string& callId, c
     return out + anthropicEvent({{"type", "message_stop"}});
 }
 
-struct Scenario {
-    bool anthropic = false;
-    QString key;
-    QString provider; // the --provider value
-    QString keyVariable;
-};
-
-Scenario scenarioFor(bool anthropic, const MockLlmServer& server) {
-    Scenario scenario;
-    scenario.anthropic = anthropic;
-    scenario.key = QStringLiteral("sk-e2e-") + QString::number(QRandomGenerator::global()->generate64(), 16);
-    scenario.provider =
-        anthropic ? "anthropic:" + server.baseUrl() : "openai-compatible:" + server.baseUrl() + "/v1";
-    scenario.keyVariable = anthropic ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY";
-    return scenario;
-}
-
-QByteArray turn(const Scenario& scenario, const QStringList& pieces, const std::string& callId,
-                const std::string& tool, const QStringList& fragments, int in, int out) {
-    return scenario.anthropic ? anthropicTurn(pieces, callId, tool, fragments, in, out)
-                              : openAiTurn(pieces, callId, tool, fragments, in, out);
-}
-
-// The stream cut at arbitrary byte positions, so events and lines arrive split over several reads.
-MockResponse streamed(const QByteArray& stream) {
-    return MockResponse::sse(warren::test::splitChunks(stream, 61));
+QByteArray turn(bool anthropic, const QStringList& pieces, const std::string& callId, const std::string& tool,
+                const QStringList& fragments, int in, int out) {
+    return anthropic ? anthropicTurn(pieces, callId, tool, fragments, in, out)
+                     : openAiTurn(pieces, callId, tool, fragments, in, out);
 }
 
 // Turn 1 writes hello.txt (arguments in fragments), turn 2 finishes. Returns the usage the mock reports.
-QPair<int, int> enqueueHelloTurns(MockLlmServer& server, const Scenario& scenario) {
-    server.enqueue(streamed(turn(scenario, {"I will ", "write the ", "file."}, "call_write_1", "write_file",
-                                 {"{\"pa", "th\": \"hel", "lo.txt\", \"cont", "ent\": \"hello from ", "the mock\\n\"}"},
-                                 31, 13)));
-    server.enqueue(streamed(turn(scenario, {"Wrote ", "hello.txt", " for you."}, "call_finish_2", "finish",
-                                 {"{\"summ", "ary\": \"Wrote hello.txt\"}"}, 57, 8)));
+QPair<int, int> enqueueHelloTurns(ModelRunFixture& fixture) {
+    fixture.enqueueStream(
+        turn(fixture.anthropic(), {"I will ", "write the ", "file."}, "call_write_1", "write_file",
+             {"{\"pa", "th\": \"hel", "lo.txt\", \"cont", "ent\": \"hello from ", "the mock\\n\"}"}, 31, 13));
+    fixture.enqueueStream(turn(fixture.anthropic(), {"Wrote ", "hello.txt", " for you."}, "call_finish_2",
+                               "finish", {"{\"summ", "ary\": \"Wrote hello.txt\"}"}, 57, 8));
     return {31 + 57, 13 + 8};
 }
 
 const QStringList kHelloPieces{"I will ", "write the ", "file.", "Wrote ", "hello.txt", " for you."};
-
-QProcessEnvironment environmentWithKey(const QString& dataDir, const Scenario& scenario) {
-    QProcessEnvironment environment = warren::test::warrenEnvironment(dataDir);
-    for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "WARREN_OPENAI_COMPATIBLE_API_KEY"})
-        environment.remove(name);
-    environment.insert(scenario.keyVariable, scenario.key);
-    return environment;
-}
-
-// The one task in the data directory, as `warren tasks --json` reports it.
-json onlyTask(const QString& dataDir) {
-    const WarrenResult listed = warren::test::runWarren({"tasks", "--json"}, dataDir);
-    const auto tasks = warren::test::jsonLines(listed.out);
-    return tasks.size() == 1 ? tasks.front() : json();
-}
 
 QStringList deltaTexts(const std::vector<json>& events) {
     QStringList texts;
@@ -161,11 +120,6 @@ QStringList toolNames(const json& body, bool anthropic) {
     for (const auto& tool : body.value("tools", json::array()))
         names << QString::fromStdString(anthropic ? tool.value("name", "") : tool["function"].value("name", ""));
     return names;
-}
-
-QString describe(const WarrenResult& result) {
-    return QString::fromUtf8("exit " + QByteArray::number(result.exitCode) + "\nstderr:\n" + result.err.right(3000) +
-                             "\nstdout (tail):\n" + result.out.right(3000));
 }
 
 } // namespace
@@ -187,9 +141,6 @@ private slots:
     void malformedCallsGoBackToTheModel();
     void eachFamilyEditsInItsOwnShape_data();
     void eachFamilyEditsInItsOwnShape();
-
-private:
-    QStringList runArguments(const Scenario& scenario, const QString& workspace, const QString& prompt) const;
 };
 
 void TestControlModel::initTestCase() {
@@ -197,45 +148,26 @@ void TestControlModel::initTestCase() {
         QSKIP("WARREN_CLI is not set: run through ctest");
 }
 
-QStringList TestControlModel::runArguments(const Scenario& scenario, const QString& workspace,
-                                           const QString& prompt) const {
-    return {"run", "--json", "--approve", "auto", "--provider", scenario.provider, "--model", "mock-1",
-            "--workspace", workspace, prompt};
-}
-
-static void providerRows() {
-    QTest::addColumn<bool>("anthropic");
-    QTest::newRow("openai-compatible") << false;
-    QTest::newRow("anthropic") << true;
-}
-
-void TestControlModel::streamedToolCallsRunTheTask_data() { providerRows(); }
+void TestControlModel::streamedToolCallsRunTheTask_data() { warren::test::addApiRows(); }
 
 void TestControlModel::streamedToolCallsRunTheTask() {
     QFETCH(bool, anthropic);
-    QTemporaryDir root;
-    QVERIFY(root.isValid());
-    const QString workspace = root.filePath("workspace");
-    const QString dataDir = root.filePath("data");
-    QVERIFY(QDir().mkpath(workspace));
+    ModelRunFixture fixture(anthropic);
+    QVERIFY(fixture.ready());
+    MockLlmServer& server = fixture.server();
+    const auto [tokensIn, tokensOut] = enqueueHelloTurns(fixture);
 
-    MockLlmServer server;
-    QVERIFY(server.listen());
-    const Scenario scenario = scenarioFor(anthropic, server);
-    const auto [tokensIn, tokensOut] = enqueueHelloTurns(server, scenario);
-
-    const WarrenResult result =
-        warren::test::runWarren(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
+    const WarrenResult result = fixture.run("make hello.txt");
     QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
 
-    QFile hello(workspace + "/hello.txt");
+    QFile hello(fixture.workspace() + "/hello.txt");
     QVERIFY2(hello.open(QIODevice::ReadOnly), "the agent's write_file did not reach the workspace");
     QCOMPARE(hello.readAll(), QByteArray("hello from the mock\n"));
 
     const auto events = warren::test::jsonLines(result.out);
     QCOMPARE(deltaTexts(events), kHelloPieces);
 
-    const json task = onlyTask(dataDir);
+    const json task = fixture.onlyTask();
     QVERIFY2(task.is_object(), "warren tasks --json did not list exactly one task");
     QCOMPARE(task.value("status", ""), std::string("succeeded"));
     QCOMPARE(task.value("tokens_in", -1), tokensIn);
@@ -247,11 +179,11 @@ void TestControlModel::streamedToolCallsRunTheTask() {
         QCOMPARE(request.method, QByteArray("POST"));
         if (anthropic) {
             QCOMPARE(request.path, QByteArray("/v1/messages"));
-            QCOMPARE(request.headers.value("x-api-key"), scenario.key.toUtf8());
+            QCOMPARE(request.headers.value("x-api-key"), fixture.key().toUtf8());
             QVERIFY(!request.headers.value("anthropic-version").isEmpty());
         } else {
             QCOMPARE(request.path, QByteArray("/v1/chat/completions"));
-            QCOMPARE(request.headers.value("authorization"), "Bearer " + scenario.key.toUtf8());
+            QCOMPARE(request.headers.value("authorization"), "Bearer " + fixture.key().toUtf8());
         }
         const json body = request.json();
         QVERIFY(body.is_object());
@@ -266,65 +198,51 @@ void TestControlModel::streamedToolCallsRunTheTask() {
     QVERIFY(server.requests()[1].body.contains("call_write_1"));
 }
 
-void TestControlModel::refusedKeyFailsWithoutShowingIt_data() { providerRows(); }
+void TestControlModel::refusedKeyFailsWithoutShowingIt_data() { warren::test::addApiRows(); }
 
 void TestControlModel::refusedKeyFailsWithoutShowingIt() {
     QFETCH(bool, anthropic);
-    QTemporaryDir root;
-    QVERIFY(root.isValid());
-    const QString workspace = root.filePath("workspace");
-    const QString dataDir = root.filePath("data");
-    QVERIFY(QDir().mkpath(workspace));
-
-    MockLlmServer server;
-    QVERIFY(server.listen());
-    const Scenario scenario = scenarioFor(anthropic, server);
+    ModelRunFixture fixture(anthropic);
+    QVERIFY(fixture.ready());
+    MockLlmServer& server = fixture.server();
     // Like the real services, the refusal quotes the key it was given.
-    const QByteArray refusal = "{\"error\":{\"type\":\"authentication_error\",\"message\":\"Incorrect API key provided: " +
-                               scenario.key.toUtf8() + "\"}}";
+    const QByteArray refusal =
+        "{\"error\":{\"type\":\"authentication_error\",\"message\":\"Incorrect API key provided: " +
+        fixture.key().toUtf8() + "\"}}";
     for (int i = 0; i < 4; ++i) // enough for an agent that tries its model call again
         server.enqueue(MockResponse::json(401, "Unauthorized", refusal));
 
-    const WarrenResult result =
-        warren::test::runWarren(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
+    const WarrenResult result = fixture.run("make hello.txt");
     QVERIFY2(result.exitCode == 1, qPrintable(describe(result)));
     QVERIFY2(result.err.contains("401"), qPrintable(describe(result)));
     QVERIFY2(result.err.contains("key"), qPrintable(describe(result)));
     QVERIFY(!server.requests().empty());
 
-    const QByteArray key = scenario.key.toUtf8();
+    const QByteArray key = fixture.key().toUtf8();
     QVERIFY2(!result.err.contains(key), "warren's stderr shows the API key");
     QVERIFY2(!result.out.contains(key), "warren's --json events show the API key");
-    const WarrenResult shown = warren::test::runWarren({"show", onlyTask(dataDir).value("id", "").c_str(), "--json"},
-                                                       dataDir);
+    const WarrenResult shown = fixture.warren({"show", fixture.onlyTask().value("id", "").c_str(), "--json"});
     QCOMPARE(shown.exitCode, 0);
     QVERIFY(!shown.out.isEmpty());
     QVERIFY2(!shown.out.contains(key), "a stored event shows the API key");
-    QCOMPARE(onlyTask(dataDir).value("status", ""), std::string("failed"));
+    QCOMPARE(fixture.onlyTask().value("status", ""), std::string("failed"));
 }
 
-void TestControlModel::rateLimitIsRetried_data() { providerRows(); }
+void TestControlModel::rateLimitIsRetried_data() { warren::test::addApiRows(); }
 
 void TestControlModel::rateLimitIsRetried() {
     QFETCH(bool, anthropic);
-    QTemporaryDir root;
-    QVERIFY(root.isValid());
-    const QString workspace = root.filePath("workspace");
-    const QString dataDir = root.filePath("data");
-    QVERIFY(QDir().mkpath(workspace));
-
-    MockLlmServer server;
-    QVERIFY(server.listen());
-    const Scenario scenario = scenarioFor(anthropic, server);
+    ModelRunFixture fixture(anthropic);
+    QVERIFY(fixture.ready());
+    MockLlmServer& server = fixture.server();
     server.enqueue(MockResponse::json(429, "Too Many Requests",
                                       "{\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}",
                                       {qMakePair(QByteArray("Retry-After"), QByteArray("1"))}));
-    const auto [tokensIn, tokensOut] = enqueueHelloTurns(server, scenario);
+    const auto [tokensIn, tokensOut] = enqueueHelloTurns(fixture);
 
-    const WarrenResult result =
-        warren::test::runWarren(runArguments(scenario, workspace, "make hello.txt"), dataDir, environmentWithKey(dataDir, scenario));
+    const WarrenResult result = fixture.run("make hello.txt");
     QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
-    QVERIFY(QFile::exists(workspace + "/hello.txt"));
+    QVERIFY(QFile::exists(fixture.workspace() + "/hello.txt"));
     QCOMPARE(int(server.requests().size()), 3);
 
     const auto events = warren::test::jsonLines(result.out);
@@ -337,37 +255,30 @@ void TestControlModel::rateLimitIsRetried() {
     }
     QVERIFY2(retryLogged, "no log event records the retry after the 429");
     QCOMPARE(deltaTexts(events), kHelloPieces);
-    const json task = onlyTask(dataDir);
+    const json task = fixture.onlyTask();
     QCOMPARE(task.value("tokens_in", -1), tokensIn);
     QCOMPARE(task.value("tokens_out", -1), tokensOut);
 }
 
-void TestControlModel::malformedCallsGoBackToTheModel_data() { providerRows(); }
+void TestControlModel::malformedCallsGoBackToTheModel_data() { warren::test::addApiRows(); }
 
 // A model that writes arguments that are not JSON (local models do) is told so and corrects itself; the task
 // goes on. The call goes back with empty arguments beside its result, which both APIs accept.
 void TestControlModel::malformedCallsGoBackToTheModel() {
     QFETCH(bool, anthropic);
-    QTemporaryDir root;
-    QVERIFY(root.isValid());
-    const QString workspace = root.filePath("workspace");
-    const QString dataDir = root.filePath("data");
-    QVERIFY(QDir().mkpath(workspace));
+    ModelRunFixture fixture(anthropic);
+    QVERIFY(fixture.ready());
+    MockLlmServer& server = fixture.server();
+    fixture.enqueueStream(turn(anthropic, {"Writing it."}, "call_bad_1", "write_file",
+                               {"{\"path\": \"hello.txt\", ", "\"content\": hello}"}, 31, 13));
+    fixture.enqueueStream(turn(anthropic, {"Fixed."}, "call_write_2", "write_file",
+                               {"{\"path\": \"hello.txt\", \"content\": \"hello\\n\"}"}, 40, 13));
+    fixture.enqueueStream(
+        turn(anthropic, {"Done."}, "call_finish_3", "finish", {"{\"summary\": \"Wrote it\"}"}, 57, 8));
 
-    MockLlmServer server;
-    QVERIFY(server.listen());
-    server.behaveLike(anthropic ? warren::test::RealApi::Anthropic : warren::test::RealApi::OpenAi);
-    const Scenario scenario = scenarioFor(anthropic, server);
-    server.enqueue(streamed(turn(scenario, {"Writing it."}, "call_bad_1", "write_file",
-                                 {"{\"path\": \"hello.txt\", ", "\"content\": hello}"}, 31, 13)));
-    server.enqueue(streamed(turn(scenario, {"Fixed."}, "call_write_2", "write_file",
-                                 {"{\"path\": \"hello.txt\", \"content\": \"hello\\n\"}"}, 40, 13)));
-    server.enqueue(streamed(turn(scenario, {"Done."}, "call_finish_3", "finish", {"{\"summary\": \"Wrote it\"}"}, 57, 8)));
-
-    const WarrenResult result = warren::test::runWarren(runArguments(scenario, workspace, "make hello.txt"), dataDir,
-                                                        environmentWithKey(dataDir, scenario));
+    const WarrenResult result = fixture.run("make hello.txt");
     QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
-    QFile hello(workspace + "/hello.txt");
+    QFile hello(fixture.workspace() + "/hello.txt");
     QVERIFY2(hello.open(QIODevice::ReadOnly), qPrintable(describe(result)));
     QCOMPARE(hello.readAll(), QByteArray("hello\n"));
 
@@ -393,7 +304,7 @@ void TestControlModel::malformedCallsGoBackToTheModel() {
     QVERIFY((*refused)["data"].value("output", "").starts_with("Not run: write_file: the arguments are not a JSON object"));
 }
 
-void TestControlModel::reasoningModelsThroughTheProxy_data() { providerRows(); }
+void TestControlModel::reasoningModelsThroughTheProxy_data() { warren::test::addApiRows(); }
 
 // Settings from --set reach the provider through the agent's llm.chat and the tool proxy, against servers
 // that refuse what the real APIs refuse. OpenAI-compatible, reasoning model: max_tokens is refused with
@@ -402,34 +313,28 @@ void TestControlModel::reasoningModelsThroughTheProxy_data() { providerRows(); }
 // thinking on: the reply's signed thinking block goes back with the tool result, as the API requires.
 void TestControlModel::reasoningModelsThroughTheProxy() {
     QFETCH(bool, anthropic);
-    QTemporaryDir root;
-    QVERIFY(root.isValid());
-    const QString workspace = root.filePath("workspace");
-    const QString dataDir = root.filePath("data");
-    QVERIFY(QDir().mkpath(workspace));
-
-    MockLlmServer server;
-    QVERIFY(server.listen());
-    server.behaveLike(anthropic ? warren::test::RealApi::Anthropic : warren::test::RealApi::OpenAi);
-    const Scenario scenario = scenarioFor(anthropic, server);
+    ModelRunFixture fixture(anthropic);
+    QVERIFY(fixture.ready());
+    MockLlmServer& server = fixture.server();
     const QStringList writeHello{"{\"path\": \"hello.txt\", ", "\"content\": \"hello from the mock\\n\"}"};
     if (anthropic) {
-        server.enqueue(streamed(warren::test::anthropicThinkingToolUseStream({"The user wants ", "hello.txt."}, {},
-                                                                             "call_write_1", "write_file", writeHello)));
+        fixture.enqueueStream(warren::test::anthropicThinkingToolUseStream(
+            {"The user wants ", "hello.txt."}, {}, "call_write_1", "write_file", writeHello));
     } else {
-        server.enqueue(streamed(warren::test::openAiToolCallStreamEnding(
-            "call_cut", "write_file", {"{\"path\": \"hello.txt\", ", "\"content\": \"hello fr"}, "length", 3000, 2900)));
-        server.enqueue(streamed(warren::test::openAiToolCallStreamEnding("call_write_1", "write_file", writeHello,
-                                                                         "tool_calls", 400, 300)));
+        fixture.enqueueStream(warren::test::openAiToolCallStreamEnding(
+            "call_cut", "write_file", {"{\"path\": \"hello.txt\", ", "\"content\": \"hello fr"}, "length",
+            3000, 2900));
+        fixture.enqueueStream(warren::test::openAiToolCallStreamEnding("call_write_1", "write_file",
+                                                                       writeHello, "tool_calls", 400, 300));
     }
-    server.enqueue(streamed(turn(scenario, {"Done."}, "call_finish_2", "finish", {"{\"summary\": \"Wrote it\"}"}, 57, 8)));
+    fixture.enqueueStream(
+        turn(anthropic, {"Done."}, "call_finish_2", "finish", {"{\"summary\": \"Wrote it\"}"}, 57, 8));
 
-    QStringList arguments{"run", "--json", "--approve", "auto", "--provider", scenario.provider,
-                          "--model", anthropic ? "claude-test" : "o4-mini", "--set", "max_output_tokens=3000",
-                          "--set", "reasoning_effort=low", "--workspace", workspace, "make hello.txt"};
-    const WarrenResult result = warren::test::runWarren(arguments, dataDir, environmentWithKey(dataDir, scenario));
+    const WarrenResult result =
+        fixture.run("make hello.txt", anthropic ? "claude-test" : "o4-mini",
+                    {"--set", "max_output_tokens=3000", "--set", "reasoning_effort=low"});
     QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
-    QFile hello(workspace + "/hello.txt");
+    QFile hello(fixture.workspace() + "/hello.txt");
     QVERIFY2(hello.open(QIODevice::ReadOnly), qPrintable(describe(result)));
     QCOMPARE(hello.readAll(), QByteArray("hello from the mock\n"));
 
@@ -470,10 +375,10 @@ void TestControlModel::reasoningModelsThroughTheProxy() {
                    event.value("token_usage", json::object()).value("reasoning", 0) == 2900;
         }));
     }
-    QCOMPARE(onlyTask(dataDir).value("status", ""), std::string("succeeded"));
+    QCOMPARE(fixture.onlyTask().value("status", ""), std::string("succeeded"));
 }
 
-void TestControlModel::eachFamilyEditsInItsOwnShape_data() { providerRows(); }
+void TestControlModel::eachFamilyEditsInItsOwnShape_data() { warren::test::addApiRows(); }
 
 // An OpenAI model (gpt-*, through an OpenAI-compatible server) is offered apply_patch and told how to write a
 // patch; a Claude model is offered edit_file. Each edits app.py its own way through the real wire format,
@@ -481,44 +386,35 @@ void TestControlModel::eachFamilyEditsInItsOwnShape_data() { providerRows(); }
 // as plan_updated.
 void TestControlModel::eachFamilyEditsInItsOwnShape() {
     QFETCH(bool, anthropic);
-    QTemporaryDir root;
-    QVERIFY(root.isValid());
-    const QString workspace = root.filePath("workspace");
-    const QString dataDir = root.filePath("data");
-    QVERIFY(QDir().mkpath(workspace));
+    ModelRunFixture fixture(anthropic);
+    QVERIFY(fixture.ready());
+    MockLlmServer& server = fixture.server();
     {
-        QFile app(workspace + "/app.py");
+        QFile app(fixture.workspace() + "/app.py");
         QVERIFY(app.open(QIODevice::WriteOnly));
         app.write("def greet():\n    print(\"Hi\")\n");
     }
-
-    MockLlmServer server;
-    QVERIFY(server.listen());
-    server.behaveLike(anthropic ? warren::test::RealApi::Anthropic : warren::test::RealApi::OpenAi);
-    const Scenario scenario = scenarioFor(anthropic, server);
-    server.enqueue(streamed(turn(scenario, {"Planning."}, "call_plan_0", "update_plan",
-                                 {"{\"plan\": [{\"step\": \"Change the greeting\", ",
-                                  "\"status\": \"in_progress\"}]}"},
-                                 20, 9)));
+    fixture.enqueueStream(
+        turn(anthropic, {"Planning."}, "call_plan_0", "update_plan",
+             {"{\"plan\": [{\"step\": \"Change the greeting\", ", "\"status\": \"in_progress\"}]}"}, 20, 9));
     if (anthropic) {
-        server.enqueue(streamed(turn(scenario, {"Editing."}, "call_edit_1", "edit_file",
-                                     {"{\"path\": \"app.py\", \"old_string\": \"print(\\\"Hi\\\")\", ",
-                                      "\"new_string\": \"print(\\\"Hello\\\")\"}"},
-                                     31, 13)));
+        fixture.enqueueStream(turn(anthropic, {"Editing."}, "call_edit_1", "edit_file",
+                                   {"{\"path\": \"app.py\", \"old_string\": \"print(\\\"Hi\\\")\", ",
+                                    "\"new_string\": \"print(\\\"Hello\\\")\"}"},
+                                   31, 13));
     } else {
         const json patch{{"input", "*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    print(\"Hi\")\n"
                                    "+    print(\"Hello\")\n*** End Patch\n"}};
         const QString arguments = QString::fromStdString(patch.dump());
-        server.enqueue(streamed(turn(scenario, {"Patching."}, "call_edit_1", "apply_patch",
-                                     {arguments.left(40), arguments.mid(40)}, 31, 13)));
+        fixture.enqueueStream(turn(anthropic, {"Patching."}, "call_edit_1", "apply_patch",
+                                   {arguments.left(40), arguments.mid(40)}, 31, 13));
     }
-    server.enqueue(streamed(turn(scenario, {"Done."}, "call_finish_2", "finish", {"{\"summary\": \"Greets\"}"}, 57, 8)));
+    fixture.enqueueStream(
+        turn(anthropic, {"Done."}, "call_finish_2", "finish", {"{\"summary\": \"Greets\"}"}, 57, 8));
 
-    const QStringList arguments{"run", "--json", "--approve", "auto", "--provider", scenario.provider, "--model",
-                                anthropic ? "claude-test" : "gpt-4.1", "--workspace", workspace, "make it say Hello"};
-    const WarrenResult result = warren::test::runWarren(arguments, dataDir, environmentWithKey(dataDir, scenario));
+    const WarrenResult result = fixture.run("make it say Hello", anthropic ? "claude-test" : "gpt-4.1");
     QVERIFY2(result.exitCode == 0, qPrintable(describe(result)));
-    QFile app(workspace + "/app.py");
+    QFile app(fixture.workspace() + "/app.py");
     QVERIFY(app.open(QIODevice::ReadOnly));
     QCOMPARE(app.readAll(), QByteArray("def greet():\n    print(\"Hello\")\n"));
 
@@ -547,7 +443,7 @@ void TestControlModel::eachFamilyEditsInItsOwnShape() {
     QCOMPARE((*changed)["data"].value("diff", ""),
              std::string("--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def greet():\n-    print(\"Hi\")\n"
                          "+    print(\"Hello\")\n"));
-    QCOMPARE(onlyTask(dataDir).value("status", ""), std::string("succeeded"));
+    QCOMPARE(fixture.onlyTask().value("status", ""), std::string("succeeded"));
 }
 
 QTEST_GUILESS_MAIN(TestControlModel)
