@@ -2,6 +2,7 @@
 // What the Kubernetes backend's tests share: a self-signed certificate made by the openssl CLI, and the
 // objects a sandbox sends (the shape KubeManifest renders, cut to what the API server double checks).
 
+#include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QString>
@@ -24,6 +25,22 @@ inline bool makeCertificate(const QString& certificate, const QString& key) {
     make.start(openssl, {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                          "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate});
     return make.waitForFinished(60000) && make.exitStatus() == QProcess::NormalExit && make.exitCode() == 0;
+}
+
+// A kubeconfig as kubectl writes it, at path: the server, its CA by file (a relative path is the
+// kubeconfig's directory's), a bearer token, and the current context's namespace. Its path; empty on failure.
+inline QString writeKubeconfig(const QString& path, const QString& server, const QString& ca, const QString& token,
+                               const QString& ns) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(QString("apiVersion: v1\nkind: Config\nclusters:\n- name: double\n  cluster:\n    server: %1\n"
+                       "    certificate-authority: %2\nusers:\n- name: tester\n  user:\n    token: %3\n"
+                       "contexts:\n- name: double\n  context:\n    cluster: double\n    user: tester\n"
+                       "    namespace: %4\ncurrent-context: double\n")
+                   .arg(server, ca, token, ns)
+                   .toUtf8());
+    return path;
 }
 
 inline nlohmann::json podObject(const std::string& name) {

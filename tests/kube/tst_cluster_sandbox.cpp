@@ -116,20 +116,9 @@ void TestClusterSandbox::initTestCase() {
     QVERIFY(!m_kubeconfig.isEmpty());
 }
 
-// A kubeconfig as kubectl writes it: the CA by file, a bearer token, a context with its own namespace (which
-// every test overrides with --namespace).
+// A kubeconfig whose CA is named relative to it; a context namespace every test overrides with --namespace.
 QString TestClusterSandbox::writeKubeconfig(const QString& name, const QString& server) const {
-    const QString path = m_dir.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(QString("apiVersion: v1\nkind: Config\nclusters:\n- name: double\n  cluster:\n    server: %1\n"
-                       "    certificate-authority: cert.pem\nusers:\n- name: tester\n  user:\n    token: %2\n"
-                       "contexts:\n- name: double\n  context:\n    cluster: double\n    user: tester\n"
-                       "    namespace: unused\ncurrent-context: double\n")
-                   .arg(server, kToken)
-                   .toUtf8());
-    return path;
+    return warren::test::writeKubeconfig(m_dir.filePath(name), server, "cert.pem", kToken, "unused");
 }
 
 SandboxRequest TestClusterSandbox::request(const std::string& ns, const QString& kubeconfig) const {

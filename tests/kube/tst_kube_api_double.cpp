@@ -65,19 +65,7 @@ void TestKubeApiDouble::initTestCase() {
 }
 
 QString TestKubeApiDouble::writeKubeconfig(const QString& name, const QString& token) {
-    const QString path = m_dir.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    // YAML, as kubectl writes it; the CA as a file path beside it.
-    file.write(QString("apiVersion: v1\nkind: Config\nclusters:\n- name: double\n  cluster:\n"
-                       "    server: %1\n    certificate-authority: %2\n"
-                       "users:\n- name: tester\n  user:\n    token: %3\n"
-                       "contexts:\n- name: double\n  context:\n    cluster: double\n    user: tester\n"
-                       "    namespace: wire\ncurrent-context: double\n")
-                   .arg(m_api->url(), m_dir.filePath("cert.pem"), token)
-                   .toUtf8());
-    return path;
+    return warren::test::writeKubeconfig(m_dir.filePath(name), m_api->url(), m_dir.filePath("cert.pem"), token, "wire");
 }
 
 QString TestKubeApiDouble::writeJson(const QString& name, const json& object) {

@@ -73,17 +73,8 @@ private:
 };
 
 QString TestWarrendCluster::writeKubeconfig() {
-    const QString path = m_scratch.filePath("kubeconfig");
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(QString("apiVersion: v1\nkind: Config\nclusters:\n- name: double\n  cluster:\n    server: %1\n"
-                       "    certificate-authority: %2\nusers:\n- name: warrend\n  user:\n    token: %3\n"
-                       "contexts:\n- name: sandboxes\n  context:\n    cluster: double\n    user: warrend\n"
-                       "    namespace: %4\ncurrent-context: sandboxes\n")
-                   .arg(m_api->url(), m_scratch.filePath("cert.pem"), kToken, kNamespace)
-                   .toUtf8());
-    return path;
+    return warren::test::writeKubeconfig(m_scratch.filePath("kubeconfig"), m_api->url(), m_scratch.filePath("cert.pem"),
+                                 kToken, kNamespace);
 }
 
 void TestWarrendCluster::initTestCase() {
