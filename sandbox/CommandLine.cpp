@@ -55,6 +55,7 @@ Run COMMAND in a bubblewrap + seccomp sandbox (or a Docker/Podman container) wit
   --kubeconfig FILE     kubernetes: the cluster and credentials (default: $KUBECONFIG, ~/.kube/config,
                         else the pod's service account)
   --namespace NS        kubernetes: the namespace of the pod (default: the kubeconfig context's)
+  --runtime-class NAME  kubernetes: the pod's RuntimeClass, e.g. gvisor (default: the cluster's runtime)
   --env NAME=VALUE      set an environment variable inside
   --explain             print the resolved profile, the limits and the exact bwrap (or docker/podman)
                         command line, or the Pod and the objects sent with it; run nothing
@@ -136,6 +137,10 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
              result.kubeNamespace = value;
              return Ok{};
          }},
+        {"--runtime-class", [&result](const std::string&, const std::string& value) -> Status {
+             result.runtimeClass = value; // the translator checks it is a RuntimeClass's name
+             return Ok{};
+         }},
         {"--env", [&patch](const std::string&, const std::string& value) -> Status {
              const auto eq = value.find('=');
              if (eq == std::string::npos || eq == 0)
@@ -185,8 +190,10 @@ Result<SandboxCommandLine> parseCommandLine(const std::vector<std::string>& args
     if (result.image && result.backend == Backend::Bwrap)
         return usageError("--image chooses the image of --backend docker|podman|kube|kubernetes; bwrap runs on the "
                           "host's /usr");
-    if ((result.kubeconfig || result.kubeNamespace) && result.backend != Backend::Kubernetes)
-        return usageError(std::string(result.kubeconfig ? "--kubeconfig" : "--namespace") +
+    if ((result.kubeconfig || result.kubeNamespace || result.runtimeClass) && result.backend != Backend::Kubernetes)
+        return usageError(std::string(result.kubeconfig      ? "--kubeconfig"
+                                      : result.kubeNamespace ? "--namespace"
+                                                             : "--runtime-class") +
                           " chooses where --backend kubernetes sends the pod; the " + backendName(result.backend) +
                           " backend runs on this host");
     if (result.command.empty())

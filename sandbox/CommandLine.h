@@ -17,9 +17,10 @@ struct SandboxCommandLine {
     nlohmann::json overrides = nlohmann::json::object(); // the command-line profile layer
     Backend backend = Backend::Bwrap;
     std::optional<std::string> image; // --image: only with a container backend
-    // --kubeconfig and --namespace: only with --backend kubernetes.
+    // --kubeconfig, --namespace and --runtime-class: only with --backend kubernetes.
     std::optional<std::string> kubeconfig;
     std::optional<std::string> kubeNamespace;
+    std::optional<std::string> runtimeClass;
     bool explain = false;
     bool help = false;
     std::vector<std::string> command;

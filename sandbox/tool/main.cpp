@@ -160,6 +160,7 @@ int main(int argc, char** argv) {
     request.image = commandLine->image.value_or(kDefaultContainerImage);
     request.kubeconfig = commandLine->kubeconfig;
     request.kubeNamespace = commandLine->kubeNamespace.value_or("");
+    request.runtimeClass = commandLine->runtimeClass.value_or("");
     auto launch = prepareLaunch(std::move(request));
     if (!launch)
         return setupFailed(launch.error().message);

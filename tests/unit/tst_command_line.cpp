@@ -319,15 +319,16 @@ void TestCommandLine::containerBackend() {
 
 // --kubeconfig is made absolute against the working directory; neither flag is part of the profile.
 void TestCommandLine::kubernetesFlags() {
-    auto line = parse({"--backend", "kubernetes", "--kubeconfig", "conf/cluster.yaml", "--namespace=sandboxes", "--",
-                       "true"});
+    auto line = parse({"--backend", "kubernetes", "--kubeconfig", "conf/cluster.yaml", "--namespace=sandboxes",
+                       "--runtime-class", "gvisor", "--", "true"});
     QVERIFY2(line.ok(), line.ok() ? "" : line.error().message.c_str());
     QCOMPARE(line->backend, Backend::Kubernetes);
     QCOMPARE(qs(line->kubeconfig.value_or("")), kCwd + "/conf/cluster.yaml");
     QCOMPARE(qs(line->kubeNamespace.value_or("")), QString("sandboxes"));
+    QCOMPARE(qs(line->runtimeClass.value_or("")), QString("gvisor"));
     auto plain = parse({"--backend", "kubernetes", "--", "true"});
     QVERIFY(plain.ok());
-    QVERIFY(!plain->kubeconfig && !plain->kubeNamespace);
+    QVERIFY(!plain->kubeconfig && !plain->kubeNamespace && !plain->runtimeClass);
     QCOMPARE(qs(line->overrides.dump()), qs(plain->overrides.dump()));
 }
 
@@ -359,7 +360,7 @@ void TestCommandLine::usageMentionsEveryFlag_data() {
 
     for (const char* flag : {"--profile FILE", "--workspace DIR", "--ro PATH", "--rw PATH", "--network MODE",
                              "--memory-mb N", "--pids N", "--cpu-seconds N", "--timeout SECONDS", "--backend",
-                             "--image IMAGE", "--kubeconfig FILE", "--namespace NS", "--env NAME=VALUE", "--explain",
+                             "--image IMAGE", "--kubeconfig FILE", "--namespace NS", "--runtime-class NAME", "--env NAME=VALUE", "--explain",
                              "--help", "124", "125"})
         QTest::newRow(flag) << QString(flag);
 }
@@ -383,7 +384,7 @@ void TestCommandLine::errors_data() {
 
     for (const char* flag : {"--profile", "--workspace", "--ro", "--rw", "--network", "--memory-mb", "--pids",
                              "--cpu-seconds", "--timeout", "--backend", "--image", "--kubeconfig", "--namespace",
-                             "--env"})
+                             "--runtime-class", "--env"})
         QTest::addRow("%s without a value", flag)
             << QStringList{flag} << kCwd << QString(flag) + " needs a value";
 
@@ -443,6 +444,9 @@ void TestCommandLine::errors_data() {
     QTest::newRow("namespace with backend kube")
         << QStringList{"--backend", "kube", "--namespace", "ns", "--", "true"} << kCwd
         << "--namespace chooses where --backend kubernetes sends the pod; the kube backend runs on this host";
+    QTest::newRow("runtime class with backend podman")
+        << QStringList{"--backend", "podman", "--runtime-class", "gvisor", "--", "true"} << kCwd
+        << "--runtime-class chooses where --backend kubernetes sends the pod; the podman backend runs on this host";
     QTest::newRow("kubeconfig empty")
         << QStringList{"--backend", "kubernetes", "--kubeconfig=", "--", "true"} << kCwd
         << "--kubeconfig needs the path of a kubeconfig file";
