@@ -105,9 +105,11 @@ struct PreparedClusterPod {
     std::optional<kube::KubeConfig> config; // nullopt only for --explain, when it could not be loaded
     std::string configError;
     int stderrFd = -1; // the launcher's request: -1 its own
+    std::optional<std::chrono::milliseconds> podAppearTimeout; // nullopt: the cluster client's default
 
-    std::string where() const {
-        return "Pod " + request.namespaceName + "/" + request.name +
+    // The Sandbox where the cluster serves agent-sandbox's CRD (its pod has the same name), else the Pod.
+    std::string where(bool sandbox = false) const {
+        return std::string(sandbox ? "Sandbox " : "Pod ") + request.namespaceName + "/" + request.name +
                (config ? " through " + config->server + " (" + config->source + ")" : std::string());
     }
 };
@@ -146,6 +148,7 @@ private:
     void finish();
     void stop(Request request);
     void remove(std::optional<int> gracePeriodSeconds, int interruptFd);
+    std::string where() const { return m_prepared.where(m_cluster->usesSandboxCrd()); } // once create() has run
     void joinWatcher() {
         if (m_watcher.joinable())
             m_watcher.join();
@@ -238,14 +241,14 @@ void ClusterSandbox::watch() {
         return;
     }
     const KubeManifests& manifests = m_prepared.manifests;
-    if (auto created = m_cluster->create({manifests.pod, json(), manifests.secret, manifests.networkPolicy},
+    if (auto created = m_cluster->create({manifests.pod, manifests.sandbox, manifests.secret, manifests.networkPolicy},
                                          m_wake.get());
         !created) { // create() has deleted what it had made
         if (const Request asked = m_request.load(); asked != Request::None) {
             stop(asked);
         } else {
             m_exit.reason = SandboxExit::Reason::SetupFailed;
-            m_report = "the kubernetes backend could not create the " + m_prepared.where() + ": " +
+            m_report = "the kubernetes backend could not create the " + where() + ": " +
                        created.error().message;
         }
         finish();
@@ -255,8 +258,8 @@ void ClusterSandbox::watch() {
     if (!followed) {
         // The API server went away mid-watch: the command's fate is unknown, and the pod is not left to run.
         m_exit.reason = SandboxExit::Reason::SetupFailed;
-        m_report = "lost sight of the " + m_prepared.where() + ": " + followed.error().message +
-                   "\nThe pod was deleted.";
+        m_report = "lost sight of the " + where() + ": " + followed.error().message +
+                   (m_cluster->usesSandboxCrd() ? "\nThe Sandbox and its pod were deleted." : "\nThe pod was deleted.");
         remove(0, -1);
     } else {
         switch (followed->stop) {
@@ -265,16 +268,22 @@ void ClusterSandbox::watch() {
             if (followed->state.exitCode) // its container ran: the command's output, success or not
                 passLogOn();
             if (m_exit.reason == SandboxExit::Reason::SetupFailed)
-                m_report = "the " + m_prepared.where() + " ended without its container's exit status: " +
+                m_report = "the " + where() + " ended without its container's exit status: " +
                            kube::describePodState(followed->state);
             remove(std::nullopt, -1);
             break;
         case kube::KubeCluster::Stop::Stuck:
             m_exit.reason = SandboxExit::Reason::SetupFailed;
-            m_report = "the " + m_prepared.where() + " did not start: " + kube::describePodState(followed->state) +
-                       "\nCheck that the image " + m_prepared.request.image +
-                       " can be pulled by the cluster's nodes and that they have room for the pod; the pod "
-                       "was deleted.";
+            m_report = "the " + where() + " did not start: " + kube::describePodState(followed->state);
+            if (followed->state.reason == "NoPod") // the Sandbox's controller, not the pod, is what failed
+                m_report += "\nCheck that agent-sandbox's controller runs in the cluster and accepts the Sandbox "
+                            "(kubectl describe sandbox -n " + m_prepared.request.namespaceName + " " +
+                            m_prepared.request.name + "); the Sandbox was deleted.";
+            else
+                m_report += "\nCheck that the image " + m_prepared.request.image +
+                            " can be pulled by the cluster's nodes and that they have room for the pod; " +
+                            (m_cluster->usesSandboxCrd() ? "the Sandbox and its pod were" : "the pod was") +
+                            " deleted.";
             remove(0, -1);
             break;
         case kube::KubeCluster::Stop::Interrupted:
@@ -372,6 +381,9 @@ std::string ClusterLaunch::explain() const {
         out << "for a cluster not known here (" << pod.configError << "), in namespace "
             << pod.request.namespaceName;
     out << "; image " << pod.request.image << "\n";
+    out << "- the Pod's place: where the cluster serves agents.x-k8s.io/v1beta1 (agent-sandbox's CRD), a Sandbox "
+        << pod.request.name << " is created instead, with the pod's spec as its podTemplate, and its controller makes "
+           "the pod of that name (deleted with the Sandbox); elsewhere the Pod itself\n";
     explainList(out, "Not enforced by the Pod as the profile says", pod.manifests.notEnforced);
     explainList(out, "Not enforced by the container runtime's seccomp as by the bwrap filter", pod.seccomp.differences);
     std::vector<std::string> notes = pod.manifests.notes;
@@ -404,9 +416,10 @@ Result<std::unique_ptr<RunningSandbox>> ClusterLaunch::start() {
     kube::KubeClusterOptions options;
     options.config = *m_prepared.config;
     options.namespaceName = m_prepared.request.namespaceName;
-    // The Pod itself, not agent-sandbox's Sandbox: KubeCluster follows a Sandbox's Ready condition until it
-    // runs, which a command that ends before its pod is ready never sets.
-    options.useSandboxCrd = false;
+    // agent-sandbox's Sandbox where the cluster serves its CRD (its controller makes the pod), else the Pod.
+    options.useSandboxCrd = true;
+    if (m_prepared.podAppearTimeout)
+        options.podAppearTimeout = *m_prepared.podAppearTimeout;
     auto cluster = kube::KubeCluster::connect(options);
     if (!cluster)
         return cluster.error();
@@ -450,6 +463,7 @@ Result<std::unique_ptr<SandboxLaunch>> prepareClusterLaunch(SandboxRequest reque
     if (pod.namespaceName.empty())
         pod.namespaceName = "default";
     prepared.stderrFd = request.stdio.stderrFd;
+    prepared.podAppearTimeout = request.kubePodAppearTimeout;
     pod.image = request.image;
     pod.command = request.command;
     pod.labels = request.labels;

@@ -16,6 +16,7 @@
 #include "sandbox/RunningSandbox.h"
 #include "sandbox/SandboxProfile.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <map>
@@ -51,6 +52,9 @@ struct SandboxRequest {
     std::optional<std::string> kubeconfig;
     std::string kubeNamespace;
     std::string runtimeClass;
+    // How long agent-sandbox's controller may take to make a Sandbox's pod before the launch fails (SetupFailed);
+    // nullopt: the cluster client's default (kube::KubeClusterOptions::podAppearTimeout).
+    std::optional<std::chrono::milliseconds> kubePodAppearTimeout;
     // A control plane's pod: the task token, as a Secret the pod reads at tokenDir/token, and who the pod may
     // reach (its NetworkPolicy; unset: nothing). Empty token: no Secret.
     std::string taskToken;

@@ -96,6 +96,8 @@ Status KubeCluster::create(const ClusterObjects& objects, int interruptFd) {
     if (m_podName.empty())
         return makeError(ErrorCode::InvalidArgument, "the pod to create has no metadata.name");
     m_useSandbox = false;
+    m_podSeen = false;
+    m_stateIsPods = false;
     if (m_options.useSandboxCrd && !objects.sandbox.is_null()) {
         const ApiRequest probe = discoveryRequest(ResourceKind::Sandbox);
         auto answer = m_http->send(probe, m_options.callTimeout, interruptFd);
@@ -143,9 +145,11 @@ Status KubeCluster::create(const ClusterObjects& objects, int interruptFd) {
         if (*kind == ResourceKind::Pod) {
             m_podVersion = resourceVersionOf(*created);
             m_state = podState(*created);
+            m_stateIsPods = true;
         } else if (*kind == ResourceKind::Sandbox) {
             m_sandboxVersion = resourceVersionOf(*created);
             m_state = sandboxState(*created);
+            m_podAppearBy = Clock::now() + m_options.podAppearTimeout;
         }
     }
     return Ok{};
@@ -328,40 +332,76 @@ Result<KubeCluster::WaitResult> KubeCluster::waitFor(Goal goal, std::optional<Cl
             return true;
         return goal != Goal::Ended && state.progress == PodProgress::Stuck;
     };
-    if (settled(m_state) && !(m_useSandbox && goal == Goal::Ended)) {
+    // A Sandbox's state answers only for readiness (which implies the pod's start); the rest is the pod's.
+    const bool stateAnswers = m_stateIsPods || (goal != Goal::Ended && reached(goal, m_state));
+    if (stateAnswers && settled(m_state)) {
         result.stop = m_state.progress == PodProgress::Stuck && !reached(goal, m_state) ? Stop::Stuck : Stop::Reached;
         result.state = m_state;
         return result;
     }
-    // With the Sandbox CRD, readiness is the Sandbox's; how the command ended is its pod's.
-    const bool watchSandbox = m_useSandbox && goal != Goal::Ended;
+    // With the Sandbox CRD, readiness is the Sandbox's Ready condition; whether the command started and how
+    // it ended are its pod's: a command that ends before its pod is ever ready never makes the Sandbox ready.
+    const bool watchSandbox = m_useSandbox && goal == Goal::Ready;
+    const bool awaitPod = m_useSandbox && !watchSandbox; // the controller's pod, maybe not there yet
     const ResourceKind kind = watchSandbox ? ResourceKind::Sandbox : ResourceKind::Pod;
     std::string& version = watchSandbox ? m_sandboxVersion : m_podVersion;
     const Visit visit = [&](WatchEventType type, const json& object) {
         if (type == WatchEventType::Deleted) {
+            if (awaitPod && !m_podSeen)
+                return false; // a list that found no pod yet: the controller has not made it
             m_state = deletedState();
+            m_stateIsPods = !watchSandbox;
             return true;
         }
         version = resourceVersionOf(object);
-        m_state = watchSandbox ? sandboxState(object) : podState(object);
-        return settled(m_state);
+        if (watchSandbox) {
+            m_state = sandboxState(object);
+            m_stateIsPods = false;
+            return settled(m_state);
+        }
+        const bool first = awaitPod && !m_podSeen;
+        m_podSeen = true;
+        m_state = podState(object);
+        m_stateIsPods = true;
+        return first || settled(m_state); // first: the watch goes on without the pod's deadline
     };
-    auto end = watchObject(kind, m_podName, version, visit, deadline, interruptFd);
-    if (!end)
-        return end.error();
-    result.state = m_state;
-    switch (*end) {
-    case WatchEnd::Stopped:
-        result.stop = reached(goal, m_state) ? Stop::Reached : Stop::Stuck;
-        break;
-    case WatchEnd::Interrupted:
-        result.stop = Stop::Interrupted;
-        break;
-    case WatchEnd::TimedOut:
-        result.stop = Stop::TimedOut;
-        break;
+    for (;;) {
+        const bool appearing = awaitPod && !m_podSeen;
+        std::optional<Clock::time_point> until = deadline;
+        if (appearing && (!until || m_podAppearBy < *until))
+            until = m_podAppearBy;
+        auto end = watchObject(kind, m_podName, version, visit, until, interruptFd);
+        if (!end)
+            return end.error();
+        if (*end == WatchEnd::Stopped && appearing && !settled(m_state))
+            continue; // the pod appeared: follow it to the goal
+        result.state = m_state;
+        switch (*end) {
+        case WatchEnd::Stopped:
+            result.stop = reached(goal, m_state) ? Stop::Reached : Stop::Stuck;
+            break;
+        case WatchEnd::Interrupted:
+            result.stop = Stop::Interrupted;
+            break;
+        case WatchEnd::TimedOut:
+            result.stop = Stop::TimedOut;
+            if (appearing && !m_podSeen && (!deadline || m_podAppearBy < *deadline)) {
+                const auto ms = m_options.podAppearTimeout.count();
+                const std::string waited =
+                    ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+                result.stop = Stop::Stuck;
+                result.state = PodState{};
+                result.state.progress = PodProgress::Stuck;
+                result.state.reason = "NoPod";
+                result.state.message = "agent-sandbox's controller made no pod for " +
+                                       describe(ResourceKind::Sandbox, m_namespace, m_podName) + " within " + waited;
+                m_state = result.state;
+                m_stateIsPods = true;
+            }
+            break;
+        }
+        return result;
     }
-    return result;
 }
 
 Status KubeCluster::removeOne(const Created& object, std::optional<int> gracePeriodSeconds, Clock::time_point deadline,

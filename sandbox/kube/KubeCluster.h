@@ -32,6 +32,9 @@ struct KubeClusterOptions {
     std::chrono::milliseconds callTimeout{30000};
     int watchTimeoutSeconds = 300; // asked of the server; the client reopens the watch after it
     bool useSandboxCrd = true;     // create the Sandbox rather than the Pod when the cluster serves the CRD
+    // How long after a Sandbox's creation its controller may take to make the pod before waitFor gives up
+    // (Stuck): a controller that is not running, or refuses the Sandbox, must not hold a launcher for ever.
+    std::chrono::milliseconds podAppearTimeout{std::chrono::minutes(3)};
 };
 
 // What to create. Null members are not created. The pod is required; the sandbox is used instead of it
@@ -69,7 +72,10 @@ public:
         PodState state; // the last state seen
     };
     // Watches until the goal is reached or passed (Ended passes every goal), the pod is stuck (for Started
-    // and Ready), the deadline passes or interruptFd becomes readable.
+    // and Ready), the deadline passes or interruptFd becomes readable. With a Sandbox, Ready is its Ready
+    // condition; Started and Ended are its pod's, which the controller may not have made yet: until the pod
+    // is seen, its absence is not its end, and once podAppearTimeout has passed since the Sandbox's creation
+    // without it the wait stops as Stuck (reason "NoPod").
     Result<WaitResult> waitFor(Goal goal, std::optional<Clock::time_point> deadline, int interruptFd = -1);
 
     // Deletes what create() made, the pod (or sandbox) first. gracePeriodSeconds 0 kills the containers at
@@ -124,6 +130,9 @@ private:
     std::string m_podVersion;     // the last resourceVersion seen of the pod: from its create, then its watch
     std::string m_sandboxVersion; // the same of the Sandbox
     PodState m_state;             // the last state seen
+    bool m_stateIsPods = false;   // m_state is the pod's (else the Sandbox's, with the CRD)
+    bool m_podSeen = false;       // with the CRD: the controller's pod has been seen at least once
+    Clock::time_point m_podAppearBy; // with the CRD: when waiting for the controller's pod gives up
     std::vector<Created> m_created;
     WatchCounters m_counters;
 };

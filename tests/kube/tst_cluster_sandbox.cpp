@@ -1,6 +1,8 @@
 // The kubernetes backend (sandbox/ClusterSandbox) through prepareLaunch, as warren-sandbox runs it, against
 // the API server DOUBLE (tests/support/KubeApiDouble: not a cluster; none can run here), over real TLS with a
-// kubeconfig file naming the double's CA and token. The double runs no pod: each test moves the pod through
+// kubeconfig file naming the double's CA and token. The double serves agent-sandbox's CRD and plays its
+// controller (the Sandbox's pod at once), so the sandbox is a Sandbox; two more doubles serve no CRD (a
+// bare Pod) and play a controller that makes no pod until told. The double runs no pod: each test moves the pod through
 // its phases as a kubelet would report them (and gives its log text), and checks what the sandbox reports,
 // what reaches the stderr it was given, and that the double holds none of the test's objects afterwards.
 #include "sandbox/SandboxLaunch.h"
@@ -90,6 +92,10 @@ private slots:
     void aRunWithoutATaskLabelLooksForNothingLeft();
     void unreachableApiServerIsAClearError();
     void missingKubeconfigIsAClearError();
+    void aCommandThatEndsBeforeItsPodIsReadyHasItsExitCode();
+    void whereTheCrdIsNotServedABarePodIsCreated();
+    void aPodTheControllerMakesLateIsFollowed();
+    void aControllerThatMakesNoPodIsSetupFailedAtTheDeadline();
 
 private:
     QString writeKubeconfig(const QString& name, const QString& server) const;
@@ -101,6 +107,10 @@ private:
     QTemporaryDir m_dir;
     std::unique_ptr<KubeApiDouble> m_api;
     QString m_kubeconfig;
+    std::unique_ptr<KubeApiDouble> m_bareApi; // no agent-sandbox CRD
+    QString m_bareKubeconfig;
+    std::unique_ptr<KubeApiDouble> m_idleApi; // the CRD, and a controller that makes pods only when told
+    QString m_idleKubeconfig;
 };
 
 void TestClusterSandbox::initTestCase() {
@@ -114,6 +124,14 @@ void TestClusterSandbox::initTestCase() {
     QVERIFY2(m_api, qPrintable(error));
     m_kubeconfig = writeKubeconfig("kubeconfig", m_api->url());
     QVERIFY(!m_kubeconfig.isEmpty());
+    m_bareApi = KubeApiDouble::start({m_dir.filePath("cert.pem"), m_dir.filePath("key.pem"), kToken, false}, &error);
+    QVERIFY2(m_bareApi, qPrintable(error));
+    m_bareKubeconfig = writeKubeconfig("bare-kubeconfig", m_bareApi->url());
+    KubeApiDouble::Options idle{m_dir.filePath("cert.pem"), m_dir.filePath("key.pem"), kToken, true};
+    idle.sandboxControllerMakesPods = false;
+    m_idleApi = KubeApiDouble::start(idle, &error);
+    QVERIFY2(m_idleApi, qPrintable(error));
+    m_idleKubeconfig = writeKubeconfig("idle-kubeconfig", m_idleApi->url());
 }
 
 // A kubeconfig whose CA is named relative to it; a context namespace every test overrides with --namespace.
@@ -143,19 +161,22 @@ std::unique_ptr<RunningSandbox> TestClusterSandbox::started(const std::string& n
 }
 
 std::unique_ptr<RunningSandbox> TestClusterSandbox::started(SandboxRequest asked) {
-    auto launch = prepareLaunch(std::move(asked));
+    auto launch = prepareLaunch(asked);
     if (!launch) {
         qWarning("prepare: %s", launch.error().message.c_str());
         return nullptr;
     }
-    const int watches = m_api->watchesOpened();
+    KubeApiDouble* api = asked.kubeconfig == m_bareKubeconfig.toStdString()   ? m_bareApi.get()
+                         : asked.kubeconfig == m_idleKubeconfig.toStdString() ? m_idleApi.get()
+                                                                               : m_api.get();
+    const int watches = api->watchesOpened();
     auto sandbox = (*launch)->start();
     if (!sandbox) {
         qWarning("start: %s", sandbox.error().message.c_str());
         return nullptr;
     }
     // The sandbox's thread creates the objects, then watches its pod: once the watch is open, the pod is there.
-    if (!m_api->waitForWatches(watches + 1, kSafety)) {
+    if (!api->waitForWatches(watches + 1, kSafety)) {
         qWarning("start: the sandbox did not watch its pod");
         return nullptr;
     }
@@ -204,10 +225,19 @@ void TestClusterSandbox::podHasTheTranslatorsFieldsAndTheExitIsTheContainers() {
     QVERIFY(pod->dump().find("hostPath") == std::string::npos);
     QCOMPARE((*pod)["metadata"]["labels"]["warren.task"], json("t-" + ns));
     QCOMPARE((*pod)["metadata"]["namespace"], json(ns));
+    // Through agent-sandbox's Sandbox: the pod is its controller's, of its name, with its template's labels.
+    const auto sandboxes = m_api->created("sandboxes", ns);
+    QCOMPARE(sandboxes.size(), std::size_t(1));
+    QCOMPARE(sandboxes.front()["metadata"]["name"], json(name));
+    QCOMPARE(sandboxes.front()["metadata"]["labels"]["warren.task"], json("t-" + ns));
+    QCOMPARE((*pod)["metadata"]["ownerReferences"][0]["kind"], json("Sandbox"));
+    QCOMPARE((*pod)["metadata"]["labels"]["warren.sandbox/pod"], json(name)); // what the NetworkPolicy selects
+    QVERIFY(m_api->created("pods", ns).empty()); // no bare Pod was asked for
     // No control plane to reach: a NetworkPolicy that lets nothing in or out; no token, so no Secret.
     const auto policies = m_api->names("networkpolicies", ns);
     QCOMPARE(policies.size(), std::size_t(1));
     const auto policy = m_api->object("networkpolicies", ns, policies.front());
+    QCOMPARE((*policy)["spec"]["podSelector"]["matchLabels"]["warren.sandbox/pod"], json(name));
     QCOMPARE((*policy)["spec"]["egress"], json::array());
     QCOMPARE((*policy)["spec"]["ingress"], json::array());
     QVERIFY(m_api->names("secrets", ns).empty());
@@ -253,7 +283,8 @@ void TestClusterSandbox::killDeletesEverything() {
     QVERIFY(exit);
     QCOMPARE(exit->reason, SandboxExit::Reason::Killed);
     QCOMPARE(m_api->objectCount(ns), std::size_t(0));
-    QVERIFY(m_api->requests().contains(QString::fromStdString("DELETE /api/v1/namespaces/" + ns + "/pods/" + name)));
+    QVERIFY(m_api->requests().contains(
+        QString::fromStdString("DELETE /apis/agents.x-k8s.io/v1beta1/namespaces/" + ns + "/sandboxes/" + name)));
 }
 
 void TestClusterSandbox::terminateDeletesEverything() {
@@ -285,7 +316,7 @@ void TestClusterSandbox::destroyingARunningSandboxDeletesEverything() {
     auto sandbox = started(ns);
     QVERIFY(sandbox);
     m_api->podRunning(ns, onlyPod(ns), true);
-    QCOMPARE(m_api->objectCount(ns), std::size_t(2)); // the pod and its NetworkPolicy
+    QCOMPARE(m_api->objectCount(ns), std::size_t(3)); // the Sandbox, its pod and the NetworkPolicy
     sandbox.reset();
     QCOMPARE(m_api->objectCount(ns), std::size_t(0));
 }
@@ -316,7 +347,8 @@ void TestClusterSandbox::explainAsksTheDoubleNothing() {
     QVERIFY2(launch, launch ? "" : launch.error().message.c_str());
     const QString text = QString::fromStdString((*launch)->explain());
     for (const char* expected : {"\"kind\": \"Pod\"", "\"kind\": \"NetworkPolicy\"", "\"namespace\": \"explained\"",
-                                 "not streamed", "warren-seccomp-"})
+                                 "not streamed", "warren-seccomp-",
+                                 "where the cluster serves agents.x-k8s.io/v1beta1 (agent-sandbox's CRD), a Sandbox"})
         QVERIFY2(text.contains(expected), expected);
     QVERIFY(text.contains(m_api->url()));
     QCOMPARE(m_api->requests().size(), before);
@@ -382,24 +414,29 @@ void TestClusterSandbox::whatAnEarlierRunOfTheTaskLeftIsRemovedFirst() {
     const std::string ns = "swept";
     auto config = kube::loadKubeConfigFile(m_kubeconfig.toStdString());
     QVERIFY(config);
-    const auto leave = [&](const std::string& prefix, const std::string& task) {
+    // The earlier run of this task went through a Sandbox (its controller made the pod); the other task's
+    // through a bare Pod.
+    const auto leave = [&](const std::string& prefix, const std::string& task, bool viaSandbox) {
         kube::KubeClusterOptions options;
         options.config = *config;
         options.namespaceName = ns;
         auto earlier = kube::KubeCluster::connect(options);
         QVERIFY(earlier);
-        auto created = (*earlier)->create({labelled(podObject(prefix + "-pod"), prefix + "-pod", task), json(),
+        auto created = (*earlier)->create({labelled(podObject(prefix + "-pod"), prefix + "-pod", task),
+                                           viaSandbox ? labelled(sandboxObject(prefix + "-pod"), prefix + "-pod", task)
+                                                      : json(),
                                            labelled(secretObject(prefix), prefix + "-token", task),
                                            labelled(networkPolicyObject(prefix), prefix + "-egress", task)});
         QVERIFY2(created, created ? "" : created.error().message.c_str());
         // Destroyed without removeAll: what a killed launcher leaves.
     };
-    leave("left", "t-" + ns);
-    leave("other", "t-another-task");
+    leave("left", "t-" + ns, true);
+    leave("other", "t-another-task", false);
     if (QTest::currentTestFailed())
         return;
     m_api->podRunning(ns, "left-pod", true); // it may still run
-    QCOMPARE(m_api->objectCount(ns), std::size_t(6));
+    QVERIFY(m_api->object("sandboxes", ns, "left-pod"));
+    QCOMPARE(m_api->objectCount(ns), std::size_t(7));
 
     StderrPipe stderrPipe;
     auto sandbox = started(ns, stderrPipe.write);
@@ -407,6 +444,7 @@ void TestClusterSandbox::whatAnEarlierRunOfTheTaskLeftIsRemovedFirst() {
     stderrPipe.closeWrite();
     QCOMPARE(m_api->names("pods", ns).size(), std::size_t(2));
     QVERIFY(!m_api->object("pods", ns, "left-pod"));
+    QVERIFY(!m_api->object("sandboxes", ns, "left-pod"));
     QVERIFY(!m_api->object("secrets", ns, "left-token"));
     QVERIFY(!m_api->object("networkpolicies", ns, "left-egress"));
     for (const auto& [resource, name] : std::vector<std::pair<std::string, std::string>>{
@@ -420,7 +458,7 @@ void TestClusterSandbox::whatAnEarlierRunOfTheTaskLeftIsRemovedFirst() {
     m_api->podEnded(ns, name, true, 0, "Completed");
     QVERIFY(sandbox->wait(kSafety));
     const QString received = QString::fromStdString(stderrPipe.readToEnd());
-    for (const char* removed : {"warren: removed Pod swept/left-pod left by an earlier run of task t-swept\n",
+    for (const char* removed : {"warren: removed Sandbox swept/left-pod left by an earlier run of task t-swept\n",
                                 "warren: removed Secret swept/left-token left by an earlier run of task t-swept\n",
                                 "warren: removed NetworkPolicy swept/left-egress left by an earlier run of task "
                                 "t-swept\n"})
@@ -467,6 +505,80 @@ void TestClusterSandbox::missingKubeconfigIsAClearError() {
     QVERIFY2(message.contains("cannot find its cluster") && message.contains(missing) &&
                  message.contains("--kubeconfig"),
              qPrintable(message));
+}
+
+// The pod ends before it is ever ready, so the Sandbox is never Ready: the end is still seen (the pod's),
+// with the container's exit code.
+void TestClusterSandbox::aCommandThatEndsBeforeItsPodIsReadyHasItsExitCode() {
+    const std::string ns = "quick";
+    auto sandbox = started(ns);
+    QVERIFY(sandbox);
+    const std::string name = onlyPod(ns);
+    QVERIFY(m_api->object("sandboxes", ns, name));
+    m_api->podEnded(ns, name, false, 5, "Error");
+    const auto exit = sandbox->wait(kSafety);
+    QVERIFY(exit);
+    QCOMPARE(exit->reason, SandboxExit::Reason::Exited);
+    QCOMPARE(exit->exitCode, 5);
+    QCOMPARE(m_api->created("sandboxes", ns).size(), std::size_t(1));
+    QCOMPARE(m_api->objectCount(ns), std::size_t(0));
+}
+
+void TestClusterSandbox::whereTheCrdIsNotServedABarePodIsCreated() {
+    const std::string ns = "bare";
+    auto sandbox = started(request(ns, m_bareKubeconfig));
+    QVERIFY(sandbox);
+    const auto pods = m_bareApi->names("pods", ns);
+    QCOMPARE(pods.size(), std::size_t(1));
+    const std::string name = pods.front();
+    QCOMPARE(m_bareApi->created("pods", ns).size(), std::size_t(1));
+    QVERIFY(m_bareApi->created("sandboxes", ns).empty());
+    m_bareApi->podEnded(ns, name, false, 3, "Error");
+    const auto exit = sandbox->wait(kSafety);
+    QVERIFY(exit);
+    QCOMPARE(exit->reason, SandboxExit::Reason::Exited);
+    QCOMPARE(exit->exitCode, 3);
+    QVERIFY(m_bareApi->requests().contains(
+        QString::fromStdString("DELETE /api/v1/namespaces/" + ns + "/pods/" + name)));
+    QCOMPARE(m_bareApi->objectCount(ns), std::size_t(0));
+}
+
+void TestClusterSandbox::aPodTheControllerMakesLateIsFollowed() {
+    const std::string ns = "late";
+    auto sandbox = started(request(ns, m_idleKubeconfig)); // returns once the watch of the absent pod is open
+    QVERIFY(sandbox);
+    const auto sandboxes = m_idleApi->names("sandboxes", ns);
+    QCOMPARE(sandboxes.size(), std::size_t(1));
+    const std::string name = sandboxes.front();
+    QVERIFY(m_idleApi->names("pods", ns).empty());
+    pollfd ended{sandbox->pidfd(), POLLIN, 0};
+    QCOMPARE(::poll(&ended, 1, 200), 0); // the list that found no pod was not taken for its end
+    QVERIFY(m_idleApi->makeSandboxPod(ns, name));
+    m_idleApi->podRunning(ns, name, true);
+    m_idleApi->podEnded(ns, name, true, 0, "Completed");
+    const auto exit = sandbox->wait(kSafety);
+    QVERIFY(exit);
+    QCOMPARE(exit->reason, SandboxExit::Reason::Exited);
+    QCOMPARE(exit->exitCode, 0);
+    QCOMPARE(m_idleApi->objectCount(ns), std::size_t(0));
+}
+
+void TestClusterSandbox::aControllerThatMakesNoPodIsSetupFailedAtTheDeadline() {
+    const std::string ns = "no-pod";
+    SandboxRequest asked = request(ns, m_idleKubeconfig);
+    asked.kubePodAppearTimeout = 300ms;
+    auto sandbox = started(std::move(asked));
+    QVERIFY(sandbox);
+    const auto exit = sandbox->wait(kSafety);
+    QVERIFY(exit);
+    QCOMPARE(exit->reason, SandboxExit::Reason::SetupFailed);
+    const QString report = QString::fromStdString(sandbox->setupFailureReport());
+    QVERIFY2(report.contains("did not start") && report.contains("NoPod") &&
+                 report.contains("agent-sandbox's controller made no pod for Sandbox no-pod/warren-") &&
+                 report.contains("within 300 ms") && report.contains("the Sandbox was deleted"),
+             qPrintable(report));
+    QCOMPARE(m_idleApi->created("sandboxes", ns).size(), std::size_t(1));
+    QCOMPARE(m_idleApi->objectCount(ns), std::size_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestClusterSandbox)

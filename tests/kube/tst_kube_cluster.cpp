@@ -40,6 +40,9 @@ private slots:
     void aClosedWatchResumesWithoutMissingTheEnd();
     void aStuckPodIsReportedWithItsReason();
     void usesTheSandboxCrdWhereServed();
+    void withASandboxStartedAndEndedAreThePods();
+    void aPodTheControllerMakesLateIsWaitedFor();
+    void aControllerThatMakesNoPodIsStuckAtTheDeadline();
     void waitingCanBeInterrupted();
     void errorsAreReadable();
 
@@ -51,6 +54,7 @@ private:
 
     QTemporaryDir m_dir;
     std::unique_ptr<KubeApiDouble> m_api;
+    std::unique_ptr<KubeApiDouble> m_idleApi; // its Sandbox controller makes pods only when told
 };
 
 void TestKubeCluster::initTestCase() {
@@ -63,6 +67,10 @@ void TestKubeCluster::initTestCase() {
     m_api = KubeApiDouble::start({m_dir.filePath("cert.pem"), m_dir.filePath("key.pem"), kToken, true}, &error);
     QVERIFY2(m_api, qPrintable(error));
     QVERIFY(m_api->url().startsWith("https://127.0.0.1:"));
+    KubeApiDouble::Options idle{m_dir.filePath("cert.pem"), m_dir.filePath("key.pem"), kToken, true};
+    idle.sandboxControllerMakesPods = false;
+    m_idleApi = KubeApiDouble::start(idle, &error);
+    QVERIFY2(m_idleApi, qPrintable(error));
 }
 
 KubeClusterOptions TestKubeCluster::options(const std::string& ns) const {
@@ -259,6 +267,101 @@ void TestKubeCluster::usesTheSandboxCrdWhereServed() {
     QVERIFY(cluster->removeAll(std::nullopt, KubeCluster::Clock::now() + kSafety).ok());
     QCOMPARE(m_api->objectCount("six"), std::size_t(0));
     QVERIFY(m_api->requests().contains("DELETE /apis/agents.x-k8s.io/v1beta1/namespaces/six/sandboxes/warren-f"));
+}
+
+// A command that ends before its pod is ever ready never makes the Sandbox ready: Started and Ended watch the
+// pod of the Sandbox's name, so its end is seen with its exit code.
+void TestKubeCluster::withASandboxStartedAndEndedAreThePods() {
+    auto cluster = connected("six-b");
+    QVERIFY(cluster);
+    ClusterObjects withSandbox = objects("warren-fb");
+    withSandbox.sandbox = sandboxObject("warren-fb");
+    QVERIFY(cluster->create(withSandbox).ok());
+    QVERIFY(cluster->usesSandboxCrd());
+    const int watches = m_api->watchesOpened();
+    auto started = std::async(std::launch::async, [&] { return cluster->waitFor(KubeCluster::Goal::Started, std::nullopt); });
+    QVERIFY(m_api->waitForWatches(watches + 1, kSafety));
+    QVERIFY2(lastWatch().startsWith("GET /api/v1/namespaces/six-b/pods?"), qPrintable(lastWatch()));
+    m_api->podEnded("six-b", "warren-fb", false, 3, "Error");
+    QCOMPARE(started.wait_for(kSafety), std::future_status::ready);
+    auto reached = started.get();
+    QVERIFY2(reached.ok(), reached.ok() ? "" : reached.error().message.c_str());
+    QCOMPARE(reached->stop, KubeCluster::Stop::Reached);
+    QCOMPARE(reached->state.progress, PodProgress::Ended);
+    QCOMPARE(reached->state.exitCode.value_or(-1), 3);
+    const auto sandbox = m_api->object("sandboxes", "six-b", "warren-fb");
+    QVERIFY(sandbox);
+    QVERIFY(sandbox->dump().find("\"status\":\"True\"") == std::string::npos); // never ready
+    QVERIFY(cluster->removeAll(0, KubeCluster::Clock::now() + kSafety).ok());
+    QCOMPARE(m_api->objectCount("six-b"), std::size_t(0));
+}
+
+// The controller's pod is not there when the wait starts: the list that finds none is not the pod's end.
+void TestKubeCluster::aPodTheControllerMakesLateIsWaitedFor() {
+    KubeClusterOptions asked = options("six-c");
+    asked.config.server = m_idleApi->url().toStdString();
+    auto cluster = KubeCluster::connect(asked);
+    QVERIFY(cluster);
+    ClusterObjects withSandbox = objects("warren-fc");
+    withSandbox.sandbox = sandboxObject("warren-fc");
+    QVERIFY((*cluster)->create(withSandbox).ok());
+    QVERIFY(!m_idleApi->object("pods", "six-c", "warren-fc"));
+    const int watches = m_idleApi->watchesOpened();
+    auto started = std::async(std::launch::async,
+                              [&] { return (*cluster)->waitFor(KubeCluster::Goal::Started, std::nullopt); });
+    QVERIFY(m_idleApi->waitForWatches(watches + 1, kSafety));
+    QCOMPARE(started.wait_for(100ms), std::future_status::timeout);
+    QVERIFY(m_idleApi->makeSandboxPod("six-c", "warren-fc"));
+    m_idleApi->podRunning("six-c", "warren-fc", false);
+    QCOMPARE(started.wait_for(kSafety), std::future_status::ready);
+    auto reached = started.get();
+    QVERIFY2(reached.ok(), reached.ok() ? "" : reached.error().message.c_str());
+    QCOMPARE(reached->stop, KubeCluster::Stop::Reached);
+    QCOMPARE(reached->state.progress, PodProgress::Running);
+    // Once seen, the pod's deletion is its end.
+    auto ended = std::async(std::launch::async, [&] { return (*cluster)->waitFor(KubeCluster::Goal::Ended, std::nullopt); });
+    QVERIFY(m_idleApi->waitForWatches(watches + 2, kSafety));
+    QVERIFY((*cluster)->removeAll(0, KubeCluster::Clock::now() + kSafety).ok());
+    QCOMPARE(ended.wait_for(kSafety), std::future_status::ready);
+    auto end = ended.get();
+    QVERIFY(end.ok());
+    QCOMPARE(end->state.reason, std::string("Deleted"));
+    QCOMPARE(m_idleApi->objectCount("six-c"), std::size_t(0));
+}
+
+void TestKubeCluster::aControllerThatMakesNoPodIsStuckAtTheDeadline() {
+    KubeClusterOptions asked = options("six-d");
+    asked.config.server = m_idleApi->url().toStdString();
+    asked.podAppearTimeout = 300ms;
+    auto cluster = KubeCluster::connect(asked);
+    QVERIFY(cluster);
+    ClusterObjects withSandbox = objects("warren-fd");
+    withSandbox.sandbox = sandboxObject("warren-fd");
+    QVERIFY((*cluster)->create(withSandbox).ok());
+    for (const auto goal : {KubeCluster::Goal::Started, KubeCluster::Goal::Ended}) {
+        const auto before = KubeCluster::Clock::now();
+        auto waited = (*cluster)->waitFor(goal, before + kSafety);
+        QVERIFY2(waited.ok(), waited.ok() ? "" : waited.error().message.c_str());
+        QCOMPARE(waited->stop, KubeCluster::Stop::Stuck);
+        QCOMPARE(waited->state.reason, std::string("NoPod"));
+        QCOMPARE(waited->state.message,
+                 std::string("agent-sandbox's controller made no pod for Sandbox six-d/warren-fd within 300 ms"));
+        QVERIFY(KubeCluster::Clock::now() - before < 10s);
+    }
+    // An earlier deadline of the caller's is a time-out, not the controller's fault.
+    KubeClusterOptions patient = asked;
+    patient.podAppearTimeout = 60s;
+    auto other = KubeCluster::connect(patient);
+    QVERIFY(other);
+    ClusterObjects second = objects("warren-fe");
+    second.sandbox = sandboxObject("warren-fe");
+    QVERIFY((*other)->create(second).ok());
+    auto timedOut = (*other)->waitFor(KubeCluster::Goal::Started, KubeCluster::Clock::now() + 200ms);
+    QVERIFY(timedOut.ok());
+    QCOMPARE(timedOut->stop, KubeCluster::Stop::TimedOut);
+    QVERIFY((*cluster)->removeAll(0, KubeCluster::Clock::now() + kSafety).ok());
+    QVERIFY((*other)->removeAll(0, KubeCluster::Clock::now() + kSafety).ok());
+    QCOMPARE(m_idleApi->objectCount("six-d"), std::size_t(0));
 }
 
 void TestKubeCluster::waitingCanBeInterrupted() {

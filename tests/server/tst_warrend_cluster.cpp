@@ -6,6 +6,9 @@
 // token as a file. Everything of warrend is real: PostgreSQL, HTTP, the pod's objects, the agents' TCP
 // listener, the task token's hello, the trees carried across the connection.
 //
+// The API double serves agent-sandbox's CRD and plays its controller, so warrend creates a Sandbox for each
+// task (the double makes its pod, which the kubelet double runs) and never a bare Pod.
+//
 // Checked: a task runs in its pod and its work comes back (status, events, the patch, the agent's artifacts),
 // with the objects warrend made as they must be (labels of the owner, runtime class, image, the token only in
 // the Secret, the NetworkPolicy naming warrend's pods on the port bound) and none left after; a cancelled
@@ -83,7 +86,7 @@ void TestWarrendCluster::initTestCase() {
         QSKIP("needs openssl to make the API double's certificate (packaging/install-deps.sh)");
     QVERIFY(makeCertificate(m_scratch.filePath("cert.pem"), m_scratch.filePath("key.pem")));
     QString error;
-    m_api = KubeApiDouble::start({m_scratch.filePath("cert.pem"), m_scratch.filePath("key.pem"), kToken, false},
+    m_api = KubeApiDouble::start({m_scratch.filePath("cert.pem"), m_scratch.filePath("key.pem"), kToken, true},
                                  &error);
     QVERIFY2(m_api, qPrintable(error));
     QVERIFY(QDir(m_scratch.path()).mkdir("kubelet"));
@@ -165,8 +168,8 @@ void TestWarrendCluster::aTaskRunsInAPodAndItsWorkComesBack() {
     QVERIFY(!id.isEmpty());
     const auto events = m_server->streamEvents(id, m_key, {}); // to the stream's end: the run is over
     const json shown = m_server->request("GET", "/v1/tasks/" + id, m_key).json();
-    const json pod = lastCreated("pods");
-    const std::string podName = pod.is_object() ? pod["metadata"].value("name", "") : "";
+    const json sandbox = lastCreated("sandboxes");
+    const std::string podName = sandbox.is_object() ? sandbox["metadata"].value("name", "") : "";
     QVERIFY2(shown.value("status", "") == "succeeded",
              (shown.dump() + "\nthe pod's log:\n" + m_kubelet->log(kNamespace, podName)).c_str());
     QCOMPARE(m_kubelet->podsRun(), podsBefore + 1);
@@ -183,13 +186,18 @@ void TestWarrendCluster::aTaskRunsInAPodAndItsWorkComesBack() {
     const HttpAnswer report = m_server->request("GET", "/v1/tasks/" + id + "/artifacts/resource_report.json", m_key);
     QVERIFY2(report.status == 200, report.body.constData());
 
-    // The pod as warrend made it: the owner's labels, the runtime class and image, the agent connecting to
-    // the address told, the token in the Secret alone.
-    QVERIFY(pod.is_object());
-    const json& labels = pod["metadata"]["labels"];
-    QCOMPARE(labels.value("warren.task", ""), id.toStdString());
-    QCOMPARE(labels.value("warren.tenant", ""), std::string("acme"));
-    QCOMPARE(labels.value("warren.user", ""), std::string("alice"));
+    // The Sandbox as warrend made it, in place of a Pod: the owner's labels (on it and its pod template), the
+    // runtime class and image, the agent connecting to the address told, the token in the Secret alone.
+    QVERIFY(sandbox.is_object());
+    QVERIFY(m_api->created("pods", kNamespace).empty());
+    const json& podTemplate = sandbox["spec"]["podTemplate"];
+    for (const json* labels : {&sandbox["metadata"]["labels"], &podTemplate["metadata"]["labels"]}) {
+        QCOMPARE(labels->value("warren.task", ""), id.toStdString());
+        QCOMPARE(labels->value("warren.tenant", ""), std::string("acme"));
+        QCOMPARE(labels->value("warren.user", ""), std::string("alice"));
+    }
+    QCOMPARE(podTemplate["metadata"]["labels"].value("warren.sandbox/pod", ""), podName); // the policy's selector
+    const json& pod = podTemplate;
     QCOMPARE(pod["spec"].value("runtimeClassName", ""), std::string("gvisor"));
     const json& container = pod["spec"]["containers"][0];
     QCOMPARE(container.value("image", ""), std::string("localhost/warren-sandbox:dev"));
@@ -199,7 +207,7 @@ void TestWarrendCluster::aTaskRunsInAPodAndItsWorkComesBack() {
     QVERIFY(secret.is_object());
     const std::string token = secret["stringData"].value("token", "");
     QVERIFY(!token.empty());
-    QVERIFY(pod.dump().find(token) == std::string::npos);
+    QVERIFY(sandbox.dump().find(token) == std::string::npos);
     // The pod's one way out: warrend's pods in their namespace, on the port its listener bound.
     const json policy = lastCreated("networkpolicies");
     QVERIFY(policy.is_object());
@@ -207,6 +215,7 @@ void TestWarrendCluster::aTaskRunsInAPodAndItsWorkComesBack() {
     QCOMPARE(out["to"][0]["podSelector"]["matchLabels"], (json{{"app.kubernetes.io/name", "warrend"}}));
     QCOMPARE(out["to"][0]["namespaceSelector"]["matchLabels"], (json{{"kubernetes.io/metadata.name", "warren"}}));
     QCOMPARE(out["ports"][0]["port"].get<int>(), m_agentAddress.section(':', -1).toInt());
+    QCOMPARE(policy["spec"]["podSelector"]["matchLabels"], (json{{"warren.sandbox/pod", podName}}));
 
     // Nothing is left on the cluster; the pod's process has ended.
     QVERIFY(m_kubelet->waitFor(kNamespace, podName, Stage::Removed, kSafety));
@@ -225,8 +234,8 @@ void TestWarrendCluster::aCancelledTasksPodIsDeleted() {
     m_server->streamEvents(id, m_key, {}); // to the stream's end
     const json shown = m_server->request("GET", "/v1/tasks/" + id, m_key).json();
     QCOMPARE(QString::fromStdString(shown.value("status", "")), QString("cancelled"));
-    const std::string podName = lastCreated("pods")["metadata"].value("name", "");
-    QCOMPARE(lastCreated("pods")["metadata"]["labels"].value("warren.task", ""), id.toStdString());
+    const std::string podName = lastCreated("sandboxes")["metadata"].value("name", "");
+    QCOMPARE(lastCreated("sandboxes")["metadata"]["labels"].value("warren.task", ""), id.toStdString());
     QVERIFY(m_kubelet->waitFor(kNamespace, podName, Stage::Removed, kSafety));
     QVERIFY(!m_kubelet->processAlive(kNamespace, podName));
     QCOMPARE(m_api->objectCount(kNamespace), std::size_t(0));
@@ -266,7 +275,7 @@ void TestWarrendCluster::anAgentThatFailsInItsPodIsHeardInTheTasksError() {
     QVERIFY(!id.isEmpty());
     m_server->streamEvents(id, m_key, {}); // to the stream's end: the run is over
     const json shown = m_server->request("GET", "/v1/tasks/" + id, m_key).json();
-    const std::string podName = lastCreated("pods")["metadata"].value("name", "");
+    const std::string podName = lastCreated("sandboxes")["metadata"].value("name", "");
     const std::string log = m_kubelet->log(kNamespace, podName);
     QVERIFY2(!log.empty(), "the agent said nothing in its pod");
     const QString taskError = QString::fromStdString(shown.value("error", ""));
@@ -290,9 +299,10 @@ void TestWarrendCluster::whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes() {
     QVERIFY(!id.isEmpty());
     const auto started = m_server->streamEvents(id, m_key, "tool_call");
     QVERIFY(!started.empty());
-    const std::string firstPod = lastCreated("pods")["metadata"].value("name", "");
+    const std::string firstPod = lastCreated("sandboxes")["metadata"].value("name", "");
+    QVERIFY(m_api->object("sandboxes", kNamespace, firstPod));
     QVERIFY(m_api->object("pods", kNamespace, firstPod));
-    const std::size_t podsCreated = m_api->created("pods", kNamespace).size();
+    const std::size_t sandboxesCreated = m_api->created("sandboxes", kNamespace).size();
 
     QString error;
     QVERIFY2(restartWarrend({}, &error), qPrintable(error)); // kill -9, then start again
@@ -300,17 +310,19 @@ void TestWarrendCluster::whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes() {
     // agent's next tool call says the task's new pod runs.
     QVERIFY(m_kubelet->waitFor(kNamespace, firstPod, Stage::Removed, kSafety));
     QVERIFY(!m_api->object("pods", kNamespace, firstPod));
+    QVERIFY(!m_api->object("sandboxes", kNamespace, firstPod));
     const QByteArray seen = QByteArray::number(static_cast<qulonglong>(started.back().value("seq", 0u)));
     const auto resumed = m_server->streamEvents(id, m_key, "tool_call", seen);
     QVERIFY2(!resumed.empty() && resumed.back().value("type", "") == "tool_call", m_server->serverOutput().constData());
-    QVERIFY(m_api->created("pods", kNamespace).size() > podsCreated); // the task's pod, made again
+    QVERIFY(m_api->created("sandboxes", kNamespace).size() > sandboxesCreated); // the task's, made again
+    QCOMPARE(m_api->names("sandboxes", kNamespace).size(), std::size_t(1));
     QCOMPARE(m_api->names("pods", kNamespace).size(), std::size_t(1));
     QCOMPARE(m_api->names("secrets", kNamespace).size(), std::size_t(1));
     QCOMPARE(m_api->names("networkpolicies", kNamespace).size(), std::size_t(1));
 
     QCOMPARE(m_server->request("POST", "/v1/tasks/" + id + "/cancel", m_key).status, 202);
     m_server->streamEvents(id, m_key, {}); // to the stream's end
-    const std::string secondPod = lastCreated("pods")["metadata"].value("name", "");
+    const std::string secondPod = lastCreated("sandboxes")["metadata"].value("name", "");
     QVERIFY(m_kubelet->waitFor(kNamespace, secondPod, Stage::Removed, kSafety));
     QCOMPARE(m_api->objectCount(kNamespace), std::size_t(0));
 }

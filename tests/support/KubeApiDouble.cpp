@@ -259,6 +259,37 @@ public:
             tellPodObserver("DELETED", object);
     }
 
+    // The agent-sandbox controller's part: the Sandbox's pod, of its name, from its podTemplate, owned by it.
+    // False when there is no such Sandbox or the pod exists.
+    bool makeSandboxPod(const std::string& ns, const std::string& name) {
+        auto sandbox = objects.find({"sandboxes", ns, name});
+        if (sandbox == objects.end() || objects.count({"pods", ns, name}))
+            return false;
+        const json& object = sandbox->second;
+        const json& templateMeta = at(object, {"spec", "podTemplate", "metadata"});
+        json metadata = {{"name", name},
+                         {"namespace", ns},
+                         {"labels", templateMeta.is_object() && templateMeta.contains("labels")
+                                        ? templateMeta["labels"]
+                                        : json::object()},
+                         {"uid", "00000000-0000-4000-8000-" +
+                                     QString::number(++uids).rightJustified(12, '0').toStdString()},
+                         {"ownerReferences", json::array({{{"apiVersion", "agents.x-k8s.io/v1beta1"},
+                                                           {"kind", "Sandbox"},
+                                                           {"name", name},
+                                                           {"uid", object["metadata"]["uid"]},
+                                                           {"controller", true}}})}};
+        if (templateMeta.is_object() && templateMeta.contains("annotations"))
+            metadata["annotations"] = templateMeta["annotations"];
+        json pod = {{"apiVersion", "v1"},
+                    {"kind", "Pod"},
+                    {"metadata", metadata},
+                    {"spec", at(object, {"spec", "podTemplate", "spec"})},
+                    {"status", {{"phase", "Pending"}}}};
+        store("pods", ns, pod, "ADDED");
+        return true;
+    }
+
     // The agent-sandbox controller's part, played at once: the pod's readiness as the Sandbox's condition.
     void mirrorIntoSandbox(const std::string& ns, const json& pod) {
         auto sandbox = objects.find({"sandboxes", ns, pod["metadata"]["name"].get<std::string>()});
@@ -391,27 +422,8 @@ public:
         store(type.resource, ns, object, "ADDED");
         const json created = objects[{type.resource, ns, name}];
         createdObjects.push_back({type.resource, created});
-        if (type.kind == "Sandbox") {
-            json pod = {{"apiVersion", "v1"},
-                        {"kind", "Pod"},
-                        {"metadata",
-                         {{"name", name},
-                          {"namespace", ns},
-                          {"labels", at(object, {"spec", "podTemplate", "metadata", "labels"}).is_object()
-                                         ? at(object, {"spec", "podTemplate", "metadata", "labels"})
-                                         : json::object()},
-                          {"uid", "00000000-0000-4000-8000-" +
-                                      QString::number(++uids).rightJustified(12, '0').toStdString()},
-                          {"ownerReferences",
-                           json::array({{{"apiVersion", type.apiVersion},
-                                         {"kind", "Sandbox"},
-                                         {"name", name},
-                                         {"uid", object["metadata"]["uid"]},
-                                         {"controller", true}}})}}},
-                        {"spec", at(object, {"spec", "podTemplate", "spec"})},
-                        {"status", {{"phase", "Pending"}}}};
-            store("pods", ns, pod, "ADDED");
-        }
+        if (type.kind == "Sandbox" && options.sandboxControllerMakesPods)
+            makeSandboxPod(ns, name);
         reply.send(answer(201, created));
     }
 
@@ -729,6 +741,12 @@ void KubeApiDouble::setPodObserver(PodObserver observer) {
 
 void KubeApiDouble::setPodLogSource(PodLogSource source) {
     m_core->run([&] { m_core->podLogSource = std::move(source); });
+}
+
+bool KubeApiDouble::makeSandboxPod(const std::string& ns, const std::string& name) {
+    bool made = false;
+    m_core->run([&] { made = m_core->makeSandboxPod(ns, name); });
+    return made;
 }
 
 void KubeApiDouble::touchOther(const std::string& ns) {

@@ -16,8 +16,9 @@
 //
 // What it does in place of the rest of a cluster: no scheduler, kubelet or controller runs. A test moves a
 // pod through its phases (podPending, podRunning, podEnded); for a Sandbox it plays agent-sandbox's
-// controller at once: creating the Sandbox makes its Pod of the same name, the pod's readiness is mirrored
-// into the Sandbox's Ready condition, and deleting the Sandbox deletes the Pod. Deletion has no grace period.
+// controller at once: creating the Sandbox makes its Pod of the same name (or, told so, only when the test
+// calls makeSandboxPod), the pod's readiness is mirrored into the Sandbox's Ready condition, and deleting
+// the Sandbox deletes the Pod. Deletion has no grace period.
 //
 // The server runs on its own thread (warren_http's HttpServer in that thread's event loop), so a test may
 // block in the client while it answers; every method here may be called from the test's thread.
@@ -46,6 +47,9 @@ public:
         QString key;
         QString token;         // the bearer token every request must carry; empty: none needed
         bool serveSandboxCrd = true; // whether agents.x-k8s.io/v1beta1 is served (the CRD "installed")
+        // Whether the controller's play makes a Sandbox's pod as the Sandbox is created; false: a controller
+        // that makes none until the test calls makeSandboxPod (one that is slow, or not running).
+        bool sandboxControllerMakesPods = true;
     };
 
     static std::unique_ptr<KubeApiDouble> start(const Options& options, QString* error);
@@ -79,6 +83,9 @@ public:
     // source every pod is waiting. Called on the server thread, as the observer is; the same rules hold.
     using PodLogSource = std::function<std::optional<std::string>(const std::string& ns, const std::string& name)>;
     void setPodLogSource(PodLogSource source);
+    // The controller's late play, with sandboxControllerMakesPods false: makes the Sandbox's pod now (an
+    // ADDED event, the pod observer told). False when there is no such Sandbox or its pod exists.
+    bool makeSandboxPod(const std::string& ns, const std::string& name);
     // Creates, changes or deletes an unrelated object (a ConfigMap-like Secret "other"): the cluster's
     // resourceVersion moves without the watched object changing.
     void touchOther(const std::string& ns);

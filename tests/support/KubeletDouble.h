@@ -1,6 +1,7 @@
 #pragma once
 // KubeletDouble: a DOUBLE of a kubelet, for tests only, beside the API server double (KubeApiDouble). It is
-// not a node and contains nothing: it learns of each Pod the API double creates (its pod observer) and runs
+// not a node and contains nothing: it learns of each Pod the API double creates (its pod observer; a request's
+// or its play of agent-sandbox's controller, for a Sandbox) and runs
 // the pod's first container's command as a plain host process, so that a test of warrend on the kubernetes
 // backend can have the real agent connect back. No cluster can run on the machines the tests run on.
 //
