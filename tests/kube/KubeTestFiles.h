@@ -27,6 +27,14 @@ inline bool makeCertificate(const QString& certificate, const QString& key) {
     return make.waitForFinished(60000) && make.exitStatus() == QProcess::NormalExit && make.exitCode() == 0;
 }
 
+// A file's bytes; empty when it cannot be read.
+inline std::string fileText(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return file.readAll().toStdString();
+}
+
 // A kubeconfig as kubectl writes it, at path: the server, its CA by file (a relative path is the
 // kubeconfig's directory's), a bearer token, and the current context's namespace. Its path; empty on failure.
 inline QString writeKubeconfig(const QString& path, const QString& server, const QString& ca, const QString& token,

@@ -19,17 +19,6 @@ using namespace warren::test;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-namespace {
-
-std::string text(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return file.readAll().toStdString();
-}
-
-} // namespace
-
 class TestKubeCluster : public QObject {
     Q_OBJECT
 private slots:
@@ -76,7 +65,7 @@ void TestKubeCluster::initTestCase() {
 KubeClusterOptions TestKubeCluster::options(const std::string& ns) const {
     KubeClusterOptions options;
     options.config.server = m_api->url().toStdString();
-    options.config.caPem = text(m_dir.filePath("cert.pem"));
+    options.config.caPem = fileText(m_dir.filePath("cert.pem"));
     options.config.token = kToken;
     options.config.namespaceName = ns;
     options.config.source = "the test's kubeconfig";
@@ -420,7 +409,7 @@ void TestKubeCluster::errorsAreReadable() {
 
     // TLS: a CA that did not sign the server's certificate.
     KubeClusterOptions otherCa = options("eight");
-    otherCa.config.caPem = text(m_dir.filePath("other-cert.pem"));
+    otherCa.config.caPem = fileText(m_dir.filePath("other-cert.pem"));
     const Status untrusted = (*KubeCluster::connect(otherCa))->create(objects("warren-k"));
     QVERIFY(!untrusted.ok());
     const QString tls = QString::fromStdString(untrusted.error().message);

@@ -32,13 +32,6 @@ Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
-std::string fileText(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return file.readAll().toStdString();
-}
-
 constexpr const char* kTaskToken = "the-task-token";
 
 // A pod shaped as KubeManifest's cluster variant renders it: the workspace an emptyDir at /workspace, /state
