@@ -2,6 +2,8 @@
 // What the Kubernetes backend's tests share: a self-signed certificate made by the openssl CLI, and the
 // objects a sandbox sends (the shape KubeManifest renders, cut to what the API server double checks).
 
+#include "sandbox/kube/KubeCluster.h"
+
 #include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
@@ -33,6 +35,17 @@ inline std::string fileText(const QString& path) {
     if (!file.open(QIODevice::ReadOnly))
         return {};
     return file.readAll().toStdString();
+}
+
+// The cluster client's options for the API double at url, trusting the CA at caPath, with its token, in ns.
+inline kube::KubeClusterOptions doubleClusterOptions(const QString& url, const QString& caPath, const std::string& ns) {
+    kube::KubeClusterOptions options;
+    options.config.server = url.toStdString();
+    options.config.caPem = fileText(caPath);
+    options.config.token = kToken;
+    options.config.namespaceName = ns;
+    options.config.source = "the test's kubeconfig";
+    return options;
 }
 
 // A kubeconfig as kubectl writes it, at path: the server, its CA by file (a relative path is the

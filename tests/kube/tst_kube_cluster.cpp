@@ -63,12 +63,7 @@ void TestKubeCluster::initTestCase() {
 }
 
 KubeClusterOptions TestKubeCluster::options(const std::string& ns) const {
-    KubeClusterOptions options;
-    options.config.server = m_api->url().toStdString();
-    options.config.caPem = fileText(m_dir.filePath("cert.pem"));
-    options.config.token = kToken;
-    options.config.namespaceName = ns;
-    options.config.source = "the test's kubeconfig";
+    KubeClusterOptions options = doubleClusterOptions(m_api->url(), m_dir.filePath("cert.pem"), ns);
     options.callTimeout = 30s;
     return options;
 }

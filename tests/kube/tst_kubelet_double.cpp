@@ -124,12 +124,7 @@ void TestKubeletDouble::cleanupTestCase() {
 }
 
 std::unique_ptr<KubeCluster> TestKubeletDouble::connected(const std::string& ns, bool useSandboxCrd) {
-    KubeClusterOptions options;
-    options.config.server = m_api->url().toStdString();
-    options.config.caPem = fileText(m_dir.filePath("cert.pem"));
-    options.config.token = kToken;
-    options.config.namespaceName = ns;
-    options.config.source = "the test's kubeconfig";
+    KubeClusterOptions options = doubleClusterOptions(m_api->url(), m_dir.filePath("cert.pem"), ns);
     options.useSandboxCrd = useSandboxCrd;
     auto cluster = KubeCluster::connect(options);
     if (!cluster) {
