@@ -4,6 +4,17 @@
 
 namespace warren::kube {
 
+namespace {
+
+// A member that is a string, else "": the body is the API server's (or whatever answers at its address),
+// and a member of another type must read as absent, not throw.
+std::string stringMember(const nlohmann::json& object, const char* key) {
+    const auto found = object.find(key);
+    return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+} // namespace
+
 ApiFailure describeApiFailure(int status, std::string_view body, const std::string& what,
                               const std::string& server) {
     ApiFailure failure;
@@ -11,17 +22,17 @@ ApiFailure describeApiFailure(int status, std::string_view body, const std::stri
     std::string message;
     std::string causes;
     const auto document = nlohmann::json::parse(body, nullptr, false);
-    if (document.is_object() && document.value("kind", std::string()) == "Status") {
-        failure.reason = document.value("reason", std::string());
-        message = document.value("message", std::string());
-        if (document.contains("details") && document["details"].is_object() &&
-            document["details"].contains("causes") && document["details"]["causes"].is_array()) {
-            for (const auto& cause : document["details"]["causes"]) {
+    if (document.is_object() && stringMember(document, "kind") == "Status") {
+        failure.reason = stringMember(document, "reason");
+        message = stringMember(document, "message");
+        const auto details = document.find("details");
+        if (details != document.end() && details->is_object() && details->contains("causes") &&
+            (*details)["causes"].is_array()) {
+            for (const auto& cause : (*details)["causes"]) {
                 if (!cause.is_object())
                     continue;
-                const std::string field = cause.value("field", std::string());
-                const std::string text = cause.value("message", std::string());
-                causes += "\n  " + (field.empty() ? std::string() : field + ": ") + text;
+                const std::string field = stringMember(cause, "field");
+                causes += "\n  " + (field.empty() ? std::string() : field + ": ") + stringMember(cause, "message");
             }
         }
     }

@@ -22,12 +22,6 @@ bool isReadable(int fd) {
     return ::poll(&one, 1, 0) > 0 && (one.revents & POLLIN);
 }
 
-std::string nameOf(const json& object) {
-    if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object())
-        return {};
-    return object["metadata"].value("name", std::string());
-}
-
 bool reached(KubeCluster::Goal goal, const PodState& state) {
     if (state.progress == PodProgress::Ended)
         return true;
@@ -161,14 +155,11 @@ Result<std::string> KubeCluster::relist(ResourceKind kind, const std::string& na
     if (!list)
         return list.error();
     const std::string version = resourceVersionOf(*list);
-    const json& items = (*list)["items"];
     bool found = false;
-    if (items.is_array()) {
-        for (const auto& item : items) {
-            if (nameOf(item) == name) {
-                found = true;
-                stop = visit(WatchEventType::Modified, item);
-            }
+    for (const auto& item : itemsOf(*list)) {
+        if (nameOf(item) == name) {
+            found = true;
+            stop = visit(WatchEventType::Modified, item);
         }
     }
     if (!found)

@@ -88,6 +88,14 @@ Result<WatchEvent> parseWatchEvent(std::string_view line) {
 
 std::string resourceVersionOf(const json& object) { return text(member(object, "metadata"), "resourceVersion"); }
 
+std::string nameOf(const json& object) { return text(member(object, "metadata"), "name"); }
+
+const json& itemsOf(const json& list) {
+    static const json none = json::array();
+    const json& items = member(list, "items");
+    return items.is_array() ? items : none;
+}
+
 bool isResourceVersionExpired(const WatchEvent& event) {
     if (event.type != WatchEventType::Error)
         return false;

@@ -24,6 +24,11 @@ struct WatchEvent {
 Result<WatchEvent> parseWatchEvent(std::string_view line);
 // The object's metadata.resourceVersion, or "".
 std::string resourceVersionOf(const nlohmann::json& object);
+// The object's metadata.name, or "" (also when the answer is not an object or the name not a string).
+std::string nameOf(const nlohmann::json& object);
+// A list's items, or an empty array when the answer is not a list: an API server's answer may have any
+// shape, and a wrong one must read as nothing rather than throw.
+const nlohmann::json& itemsOf(const nlohmann::json& list);
 // An ERROR event whose Status says the resourceVersion is too old (410 Gone / Expired).
 bool isResourceVersionExpired(const WatchEvent& event);
 // An ERROR event's Status message, for a person.

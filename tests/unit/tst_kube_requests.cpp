@@ -122,6 +122,13 @@ void TestKubeRequests::failuresAreReadable_data() {
         << "Invalid" << QStringList{"refused as invalid", "spec.containers: Required value", "metadata.name: Required value"};
     QTest::newRow("503 without a Status") << 503 << "<html>busy</html>" << ""
                                           << QStringList{"answered 503", "try again"};
+    // Found by fuzz_kube_answers: a member of another type than the Status's threw out of the reader.
+    QTest::newRow("a Status whose kind is a number") << 500 << R"({"kind":210,"message":"x"})" << ""
+                                                     << QStringList{"answered 500"};
+    QTest::newRow("a Status with mistyped members")
+        << 422
+        << R"({"kind":"Status","reason":7,"message":["m"],"details":{"causes":[{"field":1,"message":"Required value"},3]}})"
+        << "" << QStringList{"refused as invalid", "\n  Required value"};
 }
 
 void TestKubeRequests::failuresAreReadable() {

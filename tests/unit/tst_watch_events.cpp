@@ -23,6 +23,8 @@ private slots:
     void podStates();
     void sandboxStates_data();
     void sandboxStates();
+    void readsNamesAndItemsOfAnyShape_data();
+    void readsNamesAndItemsOfAnyShape();
     void decodesChunksAsTheyArrive();
     void readsResponseHeads_data();
     void readsResponseHeads();
@@ -140,6 +142,27 @@ void TestWatchEvents::sandboxStates() {
     const PodState state = sandboxState(json{{"status", json::parse(status.toStdString())}});
     QTEST(state.progress, "progress");
     QTEST(QString::fromStdString(state.reason), "reason");
+}
+
+// A list or object the API server answers with may have any shape: one that is not what the cluster client
+// expects reads as no name and no items, never throws (a number as a name once did, through json::value).
+void TestWatchEvents::readsNamesAndItemsOfAnyShape_data() {
+    QTest::addColumn<QString>("answer");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("items");
+    QTest::newRow("a list") << R"({"metadata":{"name":"l"},"items":[{"metadata":{"name":"p"}},{}]})" << "l" << 2;
+    QTest::newRow("a name that is a number") << R"({"metadata":{"name":7}})" << "" << 0;
+    QTest::newRow("metadata that is an array") << R"({"metadata":["name"]})" << "" << 0;
+    QTest::newRow("items that are an object") << R"({"items":{"a":1}})" << "" << 0;
+    QTest::newRow("an array") << R"([{"items":[1]}])" << "" << 0;
+    QTest::newRow("a string") << R"("items")" << "" << 0;
+}
+
+void TestWatchEvents::readsNamesAndItemsOfAnyShape() {
+    QFETCH(QString, answer);
+    const json parsed = json::parse(answer.toStdString());
+    QTEST(QString::fromStdString(nameOf(parsed)), "name");
+    QTEST(static_cast<int>(itemsOf(parsed).size()), "items");
 }
 
 void TestWatchEvents::decodesChunksAsTheyArrive() {

@@ -1,0 +1,127 @@
+// What a Kubernetes API server answers the cluster client (sandbox/kube), as bytes, through the reader the
+// first byte picks:
+//  0. a watch's line (parseWatchEvent) and what is read of its object: resource version, name, pod and
+//     Sandbox state, an ERROR's meaning;
+//  1. a failed call's body (describeApiFailure), with a status from the next two bytes;
+//  2. a response head (parseResponseHead);
+//  3. a chunked body (ChunkedDecoder), fed whole and in pieces: the same data, or an error both ways;
+//  4. a list's answer: its items and their names, as KubeCluster reads them;
+//  5. YAML (parseYaml, the kubeconfig's reader).
+// Nothing may crash, leak or trip a sanitizer.
+
+#include "FuzzInput.h"
+
+#include "sandbox/kube/ApiStatus.h"
+#include "sandbox/kube/HttpWire.h"
+#include "sandbox/kube/WatchEvents.h"
+#include "sandbox/kube/YamlDocument.h"
+
+#include <algorithm>
+#include <cctype>
+
+using namespace warren;
+using warren::fuzz::require;
+
+namespace {
+
+void readObject(const nlohmann::json& object) {
+    (void)kube::resourceVersionOf(object);
+    (void)kube::nameOf(object);
+    (void)kube::describePodState(kube::podState(object));
+    (void)kube::describePodState(kube::sandboxState(object));
+}
+
+void watchLine(std::string_view line) {
+    auto event = kube::parseWatchEvent(line);
+    if (!event)
+        return;
+    require(event->object.is_object());
+    readObject(event->object);
+    (void)kube::isResourceVersionExpired(*event);
+    (void)kube::watchErrorMessage(*event);
+}
+
+void failure(std::string_view bytes) {
+    if (bytes.size() < 2)
+        return;
+    const int status = (static_cast<unsigned char>(bytes[0]) << 8 | static_cast<unsigned char>(bytes[1])) % 1000;
+    const auto described = kube::describeApiFailure(status, bytes.substr(2), "creating Pod p", "https://k");
+    require(described.status == status && !described.error.message.empty());
+}
+
+void responseHead(std::string_view head) {
+    auto parsed = kube::parseResponseHead(head);
+    if (!parsed)
+        return;
+    require(parsed->status >= 0 && parsed->status <= 999);
+    for (const auto& [name, value] : parsed->headers)
+        require(!name.empty() && std::none_of(name.begin(), name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); }));
+    require(!(parsed->chunked && parsed->contentLength));
+}
+
+struct Decoded {
+    bool failed = false;
+    bool done = false;
+    std::string data;
+};
+
+Decoded decodeChunked(std::string_view body, std::size_t piece) {
+    kube::ChunkedDecoder decoder;
+    Decoded out;
+    std::string input;
+    for (std::size_t at = 0; at < body.size() && !out.done; at += piece) {
+        input.append(body.substr(at, piece));
+        auto done = decoder.feed(input, out.data);
+        if (!done) {
+            out.failed = true;
+            return out;
+        }
+        out.done = *done;
+        require(out.done == decoder.finished());
+    }
+    return out;
+}
+
+void chunked(std::string_view body, std::size_t piece) {
+    const Decoded whole = decodeChunked(body, std::max<std::size_t>(body.size(), 1));
+    const Decoded pieces = decodeChunked(body, piece);
+    require(whole.failed == pieces.failed);
+    if (!whole.failed) {
+        require(whole.done == pieces.done);
+        require(whole.data == pieces.data);
+    }
+}
+
+void list(std::string_view body) {
+    const auto answer = nlohmann::json::parse(body, nullptr, false);
+    for (const auto& item : kube::itemsOf(answer))
+        readObject(item);
+    readObject(answer);
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const auto input = fuzz::FuzzInput::from(data, size);
+    switch (input.pick(6)) {
+    case 0:
+        watchLine(input.body);
+        break;
+    case 1:
+        failure(input.body);
+        break;
+    case 2:
+        responseHead(input.body);
+        break;
+    case 3:
+        chunked(input.body, input.pieceSize());
+        break;
+    case 4:
+        list(input.body);
+        break;
+    default:
+        (void)kube::parseYaml(input.body);
+        break;
+    }
+    return 0;
+}

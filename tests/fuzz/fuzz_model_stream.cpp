@@ -1,0 +1,68 @@
+// A model server's streamed reply, as bytes: SseParser (fed whole, then again in pieces of the size the
+// first byte picks: the events must be the same), then the events through the decoder the first byte picks
+// (OpenAiStream or AnthropicStream), as HttpChatCall does. Nothing may crash, leak or trip a sanitizer, and
+// a reply the decoder returns must be what the agent can be sent: its JSON (the llm.chat result) one line
+// that reads back as the same reply.
+
+#include "FuzzInput.h"
+
+#include "agent_core/protocol/Methods.h"
+#include "app/providers/AnthropicStream.h"
+#include "app/providers/OpenAiStream.h"
+#include "app/providers/SseParser.h"
+
+#include <memory>
+
+using namespace warren;
+using warren::fuzz::require;
+
+namespace {
+
+std::vector<control::SseEvent> parseWhole(std::string_view bytes) {
+    control::SseParser parser;
+    auto events = parser.feed(bytes);
+    auto last = parser.finish();
+    events.insert(events.end(), last.begin(), last.end());
+    return events;
+}
+
+std::vector<control::SseEvent> parseInPieces(std::string_view bytes, std::size_t piece) {
+    control::SseParser parser;
+    std::vector<control::SseEvent> events;
+    for (std::size_t at = 0; at < bytes.size(); at += piece) {
+        auto some = parser.feed(bytes.substr(at, piece));
+        events.insert(events.end(), some.begin(), some.end());
+    }
+    auto last = parser.finish();
+    events.insert(events.end(), last.begin(), last.end());
+    return events;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const auto input = fuzz::FuzzInput::from(data, size);
+    const auto events = parseWhole(input.body);
+    require(parseInPieces(input.body, input.pieceSize()) == events);
+
+    std::unique_ptr<control::ChatStreamDecoder> decoder;
+    if (input.pick(2) == 0)
+        decoder = std::make_unique<control::OpenAiStream>();
+    else
+        decoder = std::make_unique<control::AnthropicStream>();
+    for (const auto& event : events) {
+        if (!decoder->feed(event))
+            return 0; // after an error the decoder is not fed again
+    }
+    auto reply = decoder->result();
+    require(!reply || decoder->complete());
+    if (!reply)
+        return 0;
+    const std::string line = protocol::toJson(*reply).dump();
+    require(line.find('\n') == std::string::npos);
+    auto again = protocol::llmChatResultFromJson(nlohmann::json::parse(line));
+    require(again.ok() && *again == *reply);
+    for (const auto& call : reply->toolCalls)
+        require(!call.name.empty() && call.arguments.is_object());
+    return 0;
+}
