@@ -1,5 +1,7 @@
 #include "app/providers/AnthropicStream.h"
 
+#include "common/JsonFields.h"
+
 namespace warren::control {
 
 using nlohmann::json;
@@ -16,9 +18,12 @@ std::string mapAnthropicStopReason(const std::string& reason, bool hasToolCalls)
 Result<std::string> AnthropicStream::feed(const SseEvent& event) {
     if (m_done)
         return std::string();
-    const json data = json::parse(event.data, nullptr, false);
-    if (data.is_discarded())
+    // Depth-capped, like every reading of a server's JSON: a deeply nested event would overflow the stack
+    // of the first copy or dump.
+    const auto parsed = json_fields::parseJson(event.data);
+    if (!parsed)
         return malformed("a line that is not JSON", event.data);
+    const json& data = *parsed;
     if (!data.is_object())
         return malformed("a line that is not a JSON object", event.data);
     // The data's "type" repeats the event name; it is the one the API documents as authoritative.
@@ -150,7 +155,8 @@ Result<protocol::LlmChatResult> AnthropicStream::result() const {
         if (block.json.empty()) {
             call.arguments = block.initialInput; // a call without arguments streams no input_json_delta
         } else {
-            const json input = json::parse(block.json, nullptr, false);
+            const auto parsed = json_fields::parseJson(block.json);
+            const json input = parsed ? *parsed : json(json::value_t::discarded);
             if ((input.is_discarded() || !input.is_object()) && cut) {
                 ++result.cutToolCalls; // max_tokens stopped the input half-way: not a call to run
                 continue;

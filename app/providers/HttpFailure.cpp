@@ -1,6 +1,7 @@
 #include "app/providers/HttpFailure.h"
 
 #include "app/providers/ChatStreamDecoder.h"
+#include "common/JsonFields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,8 +32,9 @@ std::string hint(const ServerContext& server, int status) {
 
 std::string serverErrorText(const QByteArray& body) {
     const std::string text = body.trimmed().toStdString();
-    const json document = json::parse(text, nullptr, false);
-    if (!document.is_discarded() && document.is_object()) {
+    const auto parsed = json_fields::parseJson(text); // depth-capped: it->dump() below recurses
+    const json document = parsed ? *parsed : json();
+    if (document.is_object()) {
         for (const char* key : {"error", "detail", "message"}) {
             const auto it = document.find(key);
             if (it == document.end())

@@ -1,5 +1,7 @@
 #include "app/providers/OpenAiStream.h"
 
+#include "common/JsonFields.h"
+
 namespace warren::control {
 
 using nlohmann::json;
@@ -20,9 +22,12 @@ Result<std::string> OpenAiStream::feed(const SseEvent& event) {
         m_done = true;
         return std::string();
     }
-    const json chunk = json::parse(event.data, nullptr, false);
-    if (chunk.is_discarded())
+    // Depth-capped, like every reading of a server's JSON: a deeply nested chunk would overflow the stack
+    // of the first copy or dump.
+    const auto parsed = json_fields::parseJson(event.data);
+    if (!parsed)
         return malformed("a line that is not JSON", event.data);
+    const json& chunk = *parsed;
     if (!chunk.is_object())
         return malformed("a line that is not a JSON object", event.data);
     // vLLM, OpenRouter and others report a failure that happens after the 200 inside the stream.
@@ -113,7 +118,8 @@ Result<protocol::LlmChatResult> OpenAiStream::result() const {
         call.id = pending.id.empty() ? "call_" + std::to_string(index) : pending.id;
         call.name = pending.name;
         if (!pending.arguments.empty()) {
-            const json arguments = json::parse(pending.arguments, nullptr, false);
+            const auto parsed = json_fields::parseJson(pending.arguments);
+            const json arguments = parsed ? *parsed : json(json::value_t::discarded);
             if ((arguments.is_discarded() || !arguments.is_object()) && cut) {
                 ++result.cutToolCalls; // the limit stopped the arguments half-way: not a call to run
                 continue;

@@ -1,5 +1,7 @@
 #include "app/remote/RemoteClient.h"
 
+#include "common/JsonFields.h"
+
 #include <QEventLoop>
 #include <QIODevice>
 #include <QNetworkAccessManager>
@@ -104,8 +106,10 @@ Result<nlohmann::json> RemoteClient::callJson(const QByteArray& method, const QS
         return answer.error();
     if (answer->isEmpty())
         return nlohmann::json::object();
-    auto parsed = nlohmann::json::parse(answer->constData(), answer->constData() + answer->size(), nullptr, false);
-    if (parsed.is_discarded())
+    // Depth-capped: whatever answers at the URL decides the bytes, and a deeply nested value would overflow
+    // the stack of the first copy or dump.
+    auto parsed = json_fields::parseJson(std::string_view(answer->constData(), static_cast<std::size_t>(answer->size())));
+    if (!parsed)
         return makeError(ErrorCode::System, "warrend at " + server().toStdString() + " answered " +
                                                 path.toStdString() + " with something that is not JSON; is "
                                                 "that URL a warrend?");
@@ -120,8 +124,8 @@ Result<nlohmann::json> RemoteClient::upload(const QString& path, QIODevice* body
     auto answer = wait(m_network->post(request, body));
     if (!answer)
         return answer.error();
-    auto parsed = nlohmann::json::parse(answer->constData(), answer->constData() + answer->size(), nullptr, false);
-    if (!parsed.is_object())
+    auto parsed = json_fields::parseJson(std::string_view(answer->constData(), static_cast<std::size_t>(answer->size())));
+    if (!parsed || !parsed->is_object())
         return makeError(ErrorCode::System, "warrend's answer to the upload is not JSON");
     return parsed;
 }

@@ -207,13 +207,13 @@ void RemoteControlPlane::replaceKey(const std::string& key) {
 }
 
 Result<std::uint64_t> RemoteControlPlane::lastSeq(const std::string& taskId) {
-    auto page = m_client->callJson("GET", taskPath(taskId, "/events?before_seq=0&limit=1"));
+    auto answer = m_client->callJson("GET", taskPath(taskId, "/events?before_seq=0&limit=1"));
+    if (!answer)
+        return answer.error();
+    auto page = eventsPageFromJson(taskId, *answer);
     if (!page)
         return page.error();
-    const auto last = page->find("last_seq");
-    if (last == page->end() || !last->is_number_unsigned())
-        return makeError(ErrorCode::System, "warrend's answer for the events of " + taskId + " has no last_seq");
-    return last->get<std::uint64_t>();
+    return page->lastSeq;
 }
 
 TaskRecord RemoteControlPlane::withLocalWorkspace(TaskRecord task) const {
@@ -343,16 +343,12 @@ Result<std::vector<TaskRecord>> RemoteControlPlane::tasks() {
     auto answer = m_client->callJson("GET", "/v1/tasks");
     if (!answer)
         return answer.error();
-    const auto list = answer->find("tasks");
-    if (list == answer->end() || !list->is_array())
-        return makeError(ErrorCode::System, "warrend's list of tasks does not read: expected {\"tasks\": [...]}");
+    auto read = tasksFromJson(*answer);
+    if (!read)
+        return read.error();
     std::vector<TaskRecord> tasks;
-    for (const auto& item : *list) {
-        auto task = taskFromJson(item);
-        if (!task)
-            return task.error();
-        tasks.push_back(withLocalWorkspace(std::move(*task)));
-    }
+    for (auto& task : *read)
+        tasks.push_back(withLocalWorkspace(std::move(task)));
     // What runs is watched from its latest event on, when a face listens (the window; not `warren tasks`):
     // it hears of its new events as of a local one's.
     if (!isSignalConnected(QMetaMethod::fromSignal(&ControlPlane::eventStored)))
@@ -382,18 +378,22 @@ Result<std::optional<TaskRecord>> RemoteControlPlane::task(const std::string& ta
 Result<std::vector<json>> RemoteControlPlane::events(const std::string& taskId, std::uint64_t afterSeq) {
     std::vector<json> events;
     while (true) {
-        auto page = m_client->callJson("GET", taskPath(taskId, "/events?after_seq=" + QString::number(afterSeq) +
-                                                                   "&limit=" + QString::number(kEventPage)));
+        auto answer = m_client->callJson("GET", taskPath(taskId, "/events?after_seq=" + QString::number(afterSeq) +
+                                                                     "&limit=" + QString::number(kEventPage)));
+        if (!answer)
+            return answer.error();
+        auto page = eventsPageFromJson(taskId, *answer);
         if (!page)
             return page.error();
-        const auto list = page->find("events");
-        if (list == page->end() || !list->is_array())
-            return makeError(ErrorCode::System, "warrend's events of " + taskId + " do not read");
-        for (auto& event : *list)
+        const std::size_t count = page->events.size();
+        for (auto& event : page->events)
             events.push_back(std::move(event));
-        if (list->size() < kEventPage)
+        if (count < kEventPage)
             return events;
-        afterSeq = events.back().value("seq", afterSeq + list->size());
+        const std::uint64_t next = events.back()["seq"].get<std::uint64_t>();
+        if (next <= afterSeq)
+            return makeError(ErrorCode::System, "warrend's events of " + taskId + " do not follow their seq");
+        afterSeq = next;
     }
 }
 
@@ -403,20 +403,24 @@ Result<std::vector<json>> RemoteControlPlane::eventsBefore(const std::string& ta
     std::vector<json> events;
     while (limit > 0) {
         const std::size_t count = std::min(limit, kEventPage);
-        auto page = m_client->callJson("GET", taskPath(taskId, "/events?before_seq=" + QString::number(beforeSeq) +
-                                                                   "&limit=" + QString::number(count)));
+        auto answer = m_client->callJson("GET", taskPath(taskId, "/events?before_seq=" + QString::number(beforeSeq) +
+                                                                     "&limit=" + QString::number(count)));
+        if (!answer)
+            return answer.error();
+        auto page = eventsPageFromJson(taskId, *answer);
         if (!page)
             return page.error();
-        const auto list = page->find("events");
-        if (list == page->end() || !list->is_array())
-            return makeError(ErrorCode::System, "warrend's events of " + taskId + " do not read");
-        events.insert(events.begin(), list->begin(), list->end());
-        if (list->size() < count || list->empty())
+        const auto& list = page->events;
+        events.insert(events.begin(), list.begin(), list.end());
+        if (list.size() < count || list.empty())
             break;
-        beforeSeq = list->front().value("seq", std::uint64_t{0});
+        const std::uint64_t earlier = list.front()["seq"].get<std::uint64_t>();
+        if (beforeSeq != 0 && earlier >= beforeSeq)
+            return makeError(ErrorCode::System, "warrend's events of " + taskId + " do not follow their seq");
+        beforeSeq = earlier;
         if (beforeSeq <= 1)
             break;
-        limit -= list->size();
+        limit -= std::min(limit, list.size());
     }
     return events;
 }
@@ -499,10 +503,7 @@ Result<bool> RemoteControlPlane::hasKey(const std::string& keyName) {
     auto listed = m_client->callJson("GET", "/v1/me/provider-keys");
     if (!listed)
         return listed.error();
-    for (const auto& item : listed->value("provider_keys", json::array()))
-        if (item.is_object() && item.value("provider", "") == keyName)
-            return true;
-    return false;
+    return listsProviderKey(*listed, keyName);
 }
 
 void RemoteControlPlane::testModel(const std::string&, const std::string&, const std::string&, QObject*,

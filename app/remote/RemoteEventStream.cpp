@@ -1,6 +1,7 @@
 #include "app/remote/RemoteEventStream.h"
 
 #include "app/remote/RemoteClient.h"
+#include "app/remote/RemoteTaskJson.h"
 
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -66,15 +67,15 @@ void RemoteEventStream::onReadyRead() {
     }
     const QByteArray bytes = m_reply->readAll();
     for (const auto& frame : m_parser.feed(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())))) {
-        auto parsed = nlohmann::json::parse(frame.data, nullptr, false);
-        if (!parsed.is_object() || !parsed.contains("seq") || !parsed["seq"].is_number_unsigned())
+        auto parsed = eventFromStreamData(frame.data);
+        if (!parsed)
             continue; // not an event of ours; the seq cursor keeps the stream honest
-        const auto seq = parsed["seq"].get<std::uint64_t>();
+        const auto seq = (*parsed)["seq"].get<std::uint64_t>();
         if (seq <= m_lastSeq)
             continue;
         m_lastSeq = seq;
         m_backoff.reset();
-        emit event(m_taskId, parsed);
+        emit event(m_taskId, *parsed);
         if (m_done || !m_reply)
             return; // a handler stopped this stream
     }

@@ -1,16 +1,22 @@
 #include "app/remote/RemoteFailure.h"
 
+#include "common/JsonFields.h"
+
 #include <QNetworkReply>
 #include <nlohmann/json.hpp>
 
 namespace warren::remote {
 
 std::string serverMessage(const QByteArray& body) {
-    const auto parsed = nlohmann::json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
-    if (!parsed.is_object() || !parsed.contains("error") || !parsed["error"].is_object())
+    // Any server's error body, of any shape: find, never a const operator[] (which asserts on a missing key).
+    const auto parsed = json_fields::parseJson(std::string_view(body.constData(), static_cast<std::size_t>(body.size())));
+    if (!parsed || !parsed->is_object())
         return {};
-    const auto& message = parsed["error"]["message"];
-    return message.is_string() ? message.get<std::string>() : std::string();
+    const auto error = parsed->find("error");
+    if (error == parsed->end() || !error->is_object())
+        return {};
+    const auto message = error->find("message");
+    return message != error->end() && message->is_string() ? message->get<std::string>() : std::string();
 }
 
 bool isKeyRejected(const HttpOutcome& outcome) { return outcome.status == 401; }

@@ -4,6 +4,8 @@
 #include "agent_core/protocol/EventTypes.h"
 #include "common/JsonFields.h"
 
+#include <algorithm>
+
 namespace warren::remote {
 
 using nlohmann::json;
@@ -19,6 +21,20 @@ std::string text(const json& object, const char* key) {
 std::uint64_t count(const json& object, const char* key) {
     const auto it = object.find(key);
     return it == object.end() ? 0 : asUint(*it).value_or(0);
+}
+
+// The member when the value is an object that has it, else null: find on a value of another type would
+// read as absent too, but json::value and operator[] throw or assert there.
+const json& member(const json& object, const char* key) {
+    static const json none;
+    if (!object.is_object())
+        return none;
+    const auto it = object.find(key);
+    return it == object.end() ? none : *it;
+}
+
+bool hasSeq(const json& event) {
+    return member(event, "seq").is_number_unsigned();
 }
 
 } // namespace
@@ -77,7 +93,7 @@ json taskRequestJson(const std::string& prompt, const std::string& uploadId, con
 }
 
 std::optional<control::ApprovalRecord> approvalFromEvent(const std::string& taskId, const json& event) {
-    if (!event.is_object() || event.value("type", std::string()) != protocol::event_type::kApprovalRequested)
+    if (!event.is_object() || text(event, "type") != protocol::event_type::kApprovalRequested)
         return std::nullopt;
     const auto data = event.find("data");
     if (data == event.end())
@@ -111,6 +127,50 @@ Result<std::vector<control::ArtifactRecord>> artifactsFromJson(const std::string
         artifacts.push_back(std::move(artifact));
     }
     return artifacts;
+}
+
+Result<std::vector<control::TaskRecord>> tasksFromJson(const json& answer) {
+    const json& list = member(answer, "tasks");
+    if (!list.is_array())
+        return makeError(ErrorCode::System, "warrend's list of tasks does not read: expected {\"tasks\": [...]}");
+    std::vector<control::TaskRecord> tasks;
+    for (const auto& item : list) {
+        auto task = taskFromJson(item);
+        if (!task)
+            return task.error();
+        tasks.push_back(std::move(*task));
+    }
+    return tasks;
+}
+
+Result<EventsPage> eventsPageFromJson(const std::string& taskId, const json& answer) {
+    const json& list = member(answer, "events");
+    const json& last = member(answer, "last_seq");
+    if (!list.is_array() || !last.is_number_unsigned())
+        return makeError(ErrorCode::System, "warrend's events of " + taskId +
+                                                " do not read: expected {\"events\": [...], \"last_seq\": N}");
+    EventsPage page;
+    page.lastSeq = last.get<std::uint64_t>();
+    for (const auto& event : list) {
+        if (!hasSeq(event))
+            return makeError(ErrorCode::System, "warrend sent an event of " + taskId + " without its seq");
+        page.events.push_back(event);
+    }
+    return page;
+}
+
+std::optional<json> eventFromStreamData(std::string_view data) {
+    auto parsed = parseJson(data);
+    if (!parsed || !hasSeq(*parsed))
+        return std::nullopt;
+    return std::move(*parsed);
+}
+
+bool listsProviderKey(const json& answer, const std::string& keyName) {
+    const json& list = member(answer, "provider_keys");
+    if (!list.is_array())
+        return false;
+    return std::any_of(list.begin(), list.end(), [&](const json& item) { return text(item, "provider") == keyName; });
 }
 
 } // namespace warren::remote

@@ -2,6 +2,10 @@
 // warrend's JSON read into the records the faces already know, and a TaskSpec written as the body of POST
 // /v1/tasks. Pure: the server's task JSON is the one `warren show --json` prints (control::toJson), so a
 // remote task is a TaskRecord like a local one, and a remote approval an ApprovalRecord.
+//
+// Every answer is read as bytes from a server that may not be a warrend, or not an honest one: an answer of
+// another shape than warrend's is an error (or reads as nothing), never an exception or a crash
+// (tests/fuzz/fuzz_remote_answers).
 
 #include "app/store/StoreTypes.h"
 #include "app/tasks/TaskSpec.h"
@@ -10,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace warren::remote {
 
@@ -30,5 +36,24 @@ std::optional<control::ApprovalRecord> approvalFromEvent(const std::string& task
 // The artifacts list of GET /v1/tasks/{id}/artifacts.
 Result<std::vector<control::ArtifactRecord>> artifactsFromJson(const std::string& taskId,
                                                                const nlohmann::json& answer);
+
+// GET /v1/tasks: {"tasks": [task, ...]}.
+Result<std::vector<control::TaskRecord>> tasksFromJson(const nlohmann::json& answer);
+
+// A page of GET /v1/tasks/{id}/events: its events, each an object with its seq (a whole number), and
+// last_seq.
+struct EventsPage {
+    std::vector<nlohmann::json> events;
+    std::uint64_t lastSeq = 0;
+};
+Result<EventsPage> eventsPageFromJson(const std::string& taskId, const nlohmann::json& answer);
+
+// One event of the live stream (an SSE event's data): the event, when it is a JSON object with its seq;
+// nullopt for anything else, which the stream skips (its seq cursor keeps it honest). JSON nesting deeper
+// than json_fields::kMaxJsonDepth is not read.
+std::optional<nlohmann::json> eventFromStreamData(std::string_view data);
+
+// Whether GET /v1/me/provider-keys ({"provider_keys": [{"provider", ...}]}) lists keyName.
+bool listsProviderKey(const nlohmann::json& answer, const std::string& keyName);
 
 } // namespace warren::remote

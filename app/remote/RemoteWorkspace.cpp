@@ -3,6 +3,7 @@
 #include "app/remote/PatchApply.h"
 #include "app/remote/RemoteClient.h"
 #include "app/remote/RemoteTaskHome.h"
+#include "app/remote/RemoteTaskJson.h"
 #include "app/remote/WorkspacePack.h"
 
 #include <QFile>
@@ -42,12 +43,15 @@ Result<control::ChangesPlan> bringChangesHome(RemoteClient& client, const std::s
                                               const std::string& taskId, const std::string& workspace,
                                               ApplyMode mode) {
     const QString path = "/v1/tasks/" + QString::fromUtf8(QUrl::toPercentEncoding(QString::fromStdString(taskId)));
-    auto task = client.callJson("GET", path);
+    auto answer = client.callJson("GET", path);
+    if (!answer)
+        return answer.error();
+    auto task = taskFromJson(*answer);
     if (!task)
         return task.error();
-    const std::string status = task->value("status", "");
-    if (status == "queued" || status == "running")
-        return makeError(ErrorCode::InvalidArgument, "task " + taskId + " is still " + status +
+    if (task->status == control::TaskStatus::Queued || task->status == control::TaskStatus::Running)
+        return makeError(ErrorCode::InvalidArgument, "task " + taskId + " is still " +
+                                                         control::taskStatusName(task->status) +
                                                          ": its change is final once it has ended");
     auto home = loadTaskHome(dataDir, taskId);
     if (!home)

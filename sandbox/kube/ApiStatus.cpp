@@ -1,5 +1,7 @@
 #include "sandbox/kube/ApiStatus.h"
 
+#include "common/JsonFields.h"
+
 #include <nlohmann/json.hpp>
 
 namespace warren::kube {
@@ -21,7 +23,8 @@ ApiFailure describeApiFailure(int status, std::string_view body, const std::stri
     failure.status = status;
     std::string message;
     std::string causes;
-    const auto document = nlohmann::json::parse(body, nullptr, false);
+    auto parsed = json_fields::parseJson(body);
+    const nlohmann::json document = parsed ? std::move(*parsed) : nlohmann::json();
     if (document.is_object() && stringMember(document, "kind") == "Status") {
         failure.reason = stringMember(document, "reason");
         message = stringMember(document, "message");

@@ -1,6 +1,8 @@
 #include "sandbox/kube/KubeCluster.h"
 
+#include "common/JsonFields.h"
 #include "sandbox/kube/ApiStatus.h"
+
 
 #include <algorithm>
 #include <poll.h>
@@ -79,8 +81,10 @@ Result<json> KubeCluster::call(const ApiRequest& request, const std::string& wha
         return makeError(answer.error().code, what + " failed: " + answer.error().message);
     if (answer->status < 200 || answer->status > 299)
         return describeApiFailure(answer->status, answer->body, what, m_options.config.server).error;
-    json document = json::parse(answer->body, nullptr, false);
-    if (document.is_discarded())
+    // Depth-capped, as every answer of the API server is read: a deeply nested one would overflow the stack
+    // of the first copy or dump.
+    auto document = json_fields::parseJson(answer->body);
+    if (!document)
         return makeError(ErrorCode::Unavailable, what + ": the API server's answer is not JSON");
     return document;
 }
@@ -298,7 +302,8 @@ Result<std::vector<std::string>> KubeCluster::removeLabelled(const std::map<std:
             continue; // the CRD is not installed: there are none
         if (answer->status != 200)
             return describeApiFailure(answer->status, answer->body, what, m_options.config.server).error;
-        const json list = json::parse(answer->body, nullptr, false);
+        auto parsed = json_fields::parseJson(answer->body);
+        const json list = parsed ? std::move(*parsed) : json();
         if (!list.is_object() || !list.contains("items") || !list["items"].is_array())
             return makeError(ErrorCode::Unavailable, what + ": the API server's answer is not a list");
         for (const auto& item : list["items"]) {
@@ -420,7 +425,8 @@ Status KubeCluster::removeOne(const Created& object, std::optional<int> gracePer
                                       m_options.config.server)
                 .error;
         // Still there (terminating, or waiting for its dependents): wait for its DELETED, then GET again.
-        const json current = json::parse(got->body, nullptr, false);
+        auto parsed = json_fields::parseJson(got->body);
+        const json current = parsed ? std::move(*parsed) : json();
         const Visit gone = [](WatchEventType type, const json&) { return type == WatchEventType::Deleted; };
         auto end = watchObject(object.kind, object.name, resourceVersionOf(current), gone, deadline, interruptFd);
         if (!end)

@@ -1,5 +1,7 @@
 #include "sandbox/kube/WatchEvents.h"
 
+#include "common/JsonFields.h"
+
 #include <array>
 #include <string>
 
@@ -62,7 +64,9 @@ const json& terminatedState(const json& status) {
 } // namespace
 
 Result<WatchEvent> parseWatchEvent(std::string_view line) {
-    const json document = json::parse(line, nullptr, false);
+    // Depth-capped: the event's object is copied and may be dumped into a message.
+    auto parsed = json_fields::parseJson(line);
+    const json document = parsed ? std::move(*parsed) : json();
     if (!document.is_object() || !member(document, "type").is_string() || !member(document, "object").is_object())
         return makeError(ErrorCode::InvalidArgument,
                          "the API server's watch sent a line that is not an event: " +

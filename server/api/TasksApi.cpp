@@ -6,6 +6,7 @@
 #include "app/tasks/TaskReply.h"
 #include "common/JsonFields.h"
 #include "server/accounts/AccountStore.h"
+#include "server/api/AnswerRequest.h"
 #include "server/api/Authentication.h"
 #include "server/api/EventStreams.h"
 #include "server/api/HttpErrors.h"
@@ -221,18 +222,13 @@ void resume(ServerParts& parts, const Account& caller, const Owned& owned, HttpR
 // a slot of the owner's quota as a resume takes one.
 void replyTo(ServerParts& parts, const Account& caller, const Owned& owned, const HttpRequest& request,
              HttpReply reply) {
-    using namespace json_fields;
     auto body = bodyJson(request);
     if (!body)
         return reply.send(errorResponse(body.error()));
-    Error error;
-    std::string message;
-    if (!take(requireObject(*body, "the request body"), error) ||
-        !take(checkKeys(*body, {"message"}, "the request body", ListKnown::Yes), error) ||
-        !take(getString(*body, "message", ""), message, error))
-        return reply.send(errorResponse(error));
-    if (auto valid = control::checkReply(message); !valid)
-        return reply.send(errorResponse(valid.error()));
+    auto parsed = parseReplyRequest(*body);
+    if (!parsed)
+        return reply.send(errorResponse(parsed.error()));
+    const std::string& message = *parsed;
     const std::string& id = owned.task.id;
     if (parts.manager.isActive(id) || owned.task.status == control::TaskStatus::Queued ||
         owned.task.status == control::TaskStatus::Running)
@@ -317,22 +313,14 @@ void question(ServerParts& parts, const Owned& owned, const HttpRequest& request
 
 // {"approved": bool, "note"?: string, "always"?: bool} for a question the task is waiting on.
 void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
-    using namespace json_fields;
     const std::string callId = pathParameter(request, "call");
     auto body = bodyJson(request);
     if (!body)
         return reply.send(errorResponse(body.error()));
-    Error error;
-    bool approved = false;
-    std::optional<std::string> note;
-    std::optional<bool> always;
-    if (!take(requireObject(*body, "the request body"), error) ||
-        !take(checkKeys(*body, {"approved", "note", "always"}, "the request body", ListKnown::Yes), error) ||
-        !take(getBool(*body, "approved", ""), approved, error) ||
-        !take(getOptionalString(*body, "note", ""), note, error) ||
-        !take(getOptionalBool(*body, "always", ""), always, error))
-        return reply.send(errorResponse(error));
-    const Answer given{owned.task.id, callId, approved, note.value_or(""), always.value_or(false)};
+    auto parsed = parseApprovalAnswer(*body);
+    if (!parsed)
+        return reply.send(errorResponse(parsed.error()));
+    const Answer given{owned.task.id, callId, parsed->approved, parsed->note, parsed->always};
     if (given.deliver(parts.manager))
         return reply.send(given.accepted());
     if (!parts.manager.isActive(owned.task.id))

@@ -7,10 +7,11 @@
 //  3. a chunked body (ChunkedDecoder), fed whole and in pieces: the same data, or an error both ways;
 //  4. a list's answer: its items and their names, as KubeCluster reads them;
 //  5. YAML (parseYaml, the kubeconfig's reader).
-// Nothing may crash, leak or trip a sanitizer.
+// Nothing may crash, leak or trip a sanitizer; an event's object is nested no deeper than the cap.
 
 #include "FuzzInput.h"
 
+#include "common/JsonFields.h"
 #include "sandbox/kube/ApiStatus.h"
 #include "sandbox/kube/HttpWire.h"
 #include "sandbox/kube/WatchEvents.h"
@@ -24,6 +25,14 @@ using warren::fuzz::require;
 
 namespace {
 
+std::size_t depth(const nlohmann::json& value) {
+    std::size_t deepest = 0;
+    if (value.is_structured())
+        for (const auto& item : value)
+            deepest = std::max(deepest, depth(item));
+    return value.is_structured() ? deepest + 1 : 0;
+}
+
 void readObject(const nlohmann::json& object) {
     (void)kube::resourceVersionOf(object);
     (void)kube::nameOf(object);
@@ -35,7 +44,7 @@ void watchLine(std::string_view line) {
     auto event = kube::parseWatchEvent(line);
     if (!event)
         return;
-    require(event->object.is_object());
+    require(event->object.is_object() && depth(event->object) < json_fields::kMaxJsonDepth);
     readObject(event->object);
     (void)kube::isResourceVersionExpired(*event);
     (void)kube::watchErrorMessage(*event);

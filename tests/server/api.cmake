@@ -21,6 +21,7 @@ warren_add_warrend_test(tst_warrend_backpressure LIBS warren_tasks warren_store_
 add_dependencies(tst_warrend_backpressure flood-agent)
 set_property(TEST tst_warrend_backpressure APPEND PROPERTY ENVIRONMENT "WARREN_FLOOD_AGENT=$<TARGET_FILE:flood-agent>")
 warren_add_test(tst_provider_key_request SOURCES tst_provider_key_request.cpp LIBS warren_api LABELS unit server)
+warren_add_test(tst_answer_request SOURCES tst_answer_request.cpp LIBS warren_api LABELS unit server)
 # Provider keys end to end: each user's own key or the server's, sealed at rest, in no response, event, log
 # or sandbox.
 warren_add_warrend_test(tst_warrend_keys LIBS warren_mock_llm warren_store_postgres)

@@ -179,6 +179,10 @@ void TestAnthropicStream::refusesBrokenStreams_data() {
         << QList<QByteArray>{kStart, q("{'type':'error','error':{'type':'overloaded_error','message':'Overloaded'}}")}
         << "reported overloaded_error mid-reply: Overloaded";
     QTest::newRow("not JSON") << QList<QByteArray>{kStart, "{\"type\":"} << "not JSON: data: {\"type\":";
+    // Nested deeper than json_fields::kMaxJsonDepth: a copy or dump of it would recurse that deep.
+    QTest::newRow("nested 100000 deep")
+        << QList<QByteArray>{kStart, "{\"type\":\"ping\",\"x\":" + QByteArray(100000, '[') + QByteArray(100000, ']') + "}"}
+        << "not JSON";
     QTest::newRow("no type") << QList<QByteArray>{"{\"x\":1}"} << "without a \"type\"";
     QTest::newRow("delta for a block never started") << QList<QByteArray>{kStart, textDelta(3, "a")}
                                                      << "was not started";

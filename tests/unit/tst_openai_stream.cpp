@@ -65,6 +65,7 @@ private slots:
     void assemblesReplies();
     void refusesBrokenStreams_data();
     void refusesBrokenStreams();
+    void passesOnArgumentsNestedTooDeep();
     void mapsFinishReasons_data();
     void mapsFinishReasons();
 };
@@ -168,6 +169,19 @@ void TestOpenAiStream::assemblesReplies() {
     QCOMPARE(QByteArray::fromStdString(got.result.dump()), QByteArray::fromStdString(nlohmann::json::parse(result.toStdString()).dump()));
 }
 
+// Arguments nested deeper than json_fields::kMaxJsonDepth are no JSON the agent can be sent (every copy or dump
+// recurses as deep): they reach the model as arguments that did not read, like any other.
+void TestOpenAiStream::passesOnArgumentsNestedTooDeep() {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    const nlohmann::json fragment = {{"index", 0}, {"id", "a"}, {"function", {{"name", "shell"}, {"arguments", deep}}}};
+    const nlohmann::json chunk = {{"choices", {{{"index", 0}, {"delta", {{"tool_calls", {fragment}}}}}}}};
+    const Run got = run({b(chunk.dump()), "[DONE]"});
+    QCOMPARE(got.error, QString());
+    const auto& call = got.result["tool_calls"][0];
+    QCOMPARE(call["arguments"], nlohmann::json::object());
+    QCOMPARE(call["invalid_arguments"].get<std::string>().size(), deep.size());
+}
+
 void TestOpenAiStream::refusesBrokenStreams_data() {
     QTest::addColumn<QList<QByteArray>>("data");
     QTest::addColumn<QString>("error");
@@ -176,6 +190,9 @@ void TestOpenAiStream::refusesBrokenStreams_data() {
                                            << "not JSON: data: {\"choices\": [oops";
     QTest::newRow("long bad line is cut") << QList<QByteArray>{QByteArray(5000, 'x')} << QString(200, 'x') + "...";
     QTest::newRow("chunk without choices") << QList<QByteArray>{"{\"id\":\"c\"}"} << "without \"choices\"";
+    // Nested deeper than json_fields::kMaxJsonDepth: a copy or dump of it would recurse that deep.
+    QTest::newRow("chunk nested 100000 deep") << QList<QByteArray>{"{\"choices\":" + QByteArray(100000, '[') + QByteArray(100000, ']') + "}"}
+                                             << "not JSON";
     QTest::newRow("error object in the stream")
         << QList<QByteArray>{b(q("{'error':{'message':'Model overloaded','type':'server_error'}}"))}
         << "reported an error mid-reply: Model overloaded";

@@ -70,6 +70,10 @@ void TestRemoteFailure::readsTheServersMessage() {
     QCOMPARE(serverMessage("not json"), "");
     QCOMPARE(serverMessage(R"({"error": "flat"})"), "");
     QCOMPARE(serverMessage(R"({"error": {"message": 5}})"), "");
+    // An error object without a message was read with a const operator[], which asserts (undefined behaviour
+    // without assertions); and a value nested deeper than the cap is not JSON to the client.
+    QCOMPARE(serverMessage(R"({"error": {"code": "x"}})"), "");
+    QCOMPARE(serverMessage(QByteArray(100000, '[') + QByteArray(100000, ']')), "");
 }
 
 void TestRemoteFailure::backsOffAndStartsOver() {

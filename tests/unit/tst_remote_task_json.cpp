@@ -2,6 +2,7 @@
 // task JSON is the local one's (control::toJson), so a round trip loses nothing.
 #include "app/control/ControlPlane.h"
 #include "app/remote/RemoteTaskJson.h"
+#include "app/remote/ServerAccountJson.h"
 
 #include <QtTest>
 
@@ -19,6 +20,12 @@ private slots:
     void writesTheRequest();
     void readsApprovals();
     void readsArtifacts();
+    void readsAnswersOfAnyShape_data();
+    void readsAnswersOfAnyShape();
+    void readsPagesOfEvents();
+    void readsStreamedEvents_data();
+    void readsStreamedEvents();
+    void readsTheServerProbe();
 };
 
 void TestRemoteTaskJson::readsWhatToJsonWrites() {
@@ -119,6 +126,87 @@ void TestRemoteTaskJson::readsArtifacts() {
     QCOMPARE(read->front().bytes, 10u);
     QVERIFY(!artifactsFromJson("t-1", json{{"artifacts", {{{"bytes", 1}}}}}).ok());
     QVERIFY(!artifactsFromJson("t-1", json::array()).ok());
+}
+
+// Whatever answers at the server's URL decides the bytes: an answer of another shape than warrend's reads as
+// an error or as nothing, and never throws (fuzz_remote_answers found approvalFromEvent throwing on a "type"
+// that is a number, through json::value, on every event of the live stream).
+void TestRemoteTaskJson::readsAnswersOfAnyShape_data() {
+    QTest::addColumn<QByteArray>("answer");
+    QTest::newRow("an event whose type is a number") << QByteArray(R"({"seq": 1, "type": 1, "data": {}})");
+    QTest::newRow("an array") << QByteArray(R"([{"tasks": []}])");
+    QTest::newRow("a string") << QByteArray(R"("events")");
+    QTest::newRow("members of other types")
+        << QByteArray(R"({"tasks": {}, "events": 3, "last_seq": "9", "artifacts": "a", "provider_keys": {"provider": "openai"}})");
+    QTest::newRow("items of other types")
+        << QByteArray(R"({"tasks": [1], "events": [[]], "last_seq": 1, "artifacts": [null], "provider_keys": [1, {"provider": 2}]})");
+}
+
+void TestRemoteTaskJson::readsAnswersOfAnyShape() {
+    QFETCH(QByteArray, answer);
+    const json read = json::parse(answer.toStdString());
+    QVERIFY(!approvalFromEvent("t-1", read));
+    QVERIFY(!taskFromJson(read).ok());
+    QVERIFY(!tasksFromJson(read).ok());
+    QVERIFY(!eventsPageFromJson("t-1", read).ok());
+    QVERIFY(!artifactsFromJson("t-1", read).ok());
+    QVERIFY(!listsProviderKey(read, "openai"));
+}
+
+void TestRemoteTaskJson::readsPagesOfEvents() {
+    const auto page = eventsPageFromJson("t-1", json::parse(R"({"events": [{"seq": 4, "type": "x"}, {"seq": 5}], "last_seq": 5})"));
+    QVERIFY(page.ok());
+    QCOMPARE(page->lastSeq, 5u);
+    QCOMPARE(page->events.size(), std::size_t{2});
+    const auto noSeq = eventsPageFromJson("t-1", json::parse(R"({"events": [{"seq": 4}, {"type": "x"}], "last_seq": 5})"));
+    QVERIFY(!noSeq.ok());
+    QVERIFY2(noSeq.error().message.find("without its seq") != std::string::npos, noSeq.error().message.c_str());
+    QVERIFY(!eventsPageFromJson("t-1", json::parse(R"({"events": [{"seq": -1}], "last_seq": 5})")).ok());
+    QVERIFY(listsProviderKey(json::parse(R"({"provider_keys": [{"provider": "anthropic"}, {"provider": "openai"}]})"), "openai"));
+    auto tasks = tasksFromJson(json::parse(R"({"tasks": [{"id": "t-1", "status": "running"}]})"));
+    QVERIFY(tasks.ok());
+    QCOMPARE(tasks->size(), std::size_t{1});
+}
+
+void TestRemoteTaskJson::readsStreamedEvents_data() {
+    QTest::addColumn<QByteArray>("data");
+    QTest::addColumn<bool>("read");
+    QTest::newRow("an event") << QByteArray(R"({"seq": 3, "type": "tool_call"})") << true;
+    QTest::newRow("no seq") << QByteArray(R"({"type": "tool_call"})") << false;
+    QTest::newRow("a seq that is a string") << QByteArray(R"({"seq": "3"})") << false;
+    QTest::newRow("a negative seq") << QByteArray(R"({"seq": -3})") << false;
+    QTest::newRow("not JSON") << QByteArray("{\"seq\": 3") << false;
+    QTest::newRow("an array") << QByteArray("[3]") << false;
+    // Nested deeper than json_fields::kMaxJsonDepth: a copy or dump of it would recurse that deep.
+    QTest::newRow("nested 100000 deep")
+        << (QByteArray(R"({"seq": 3, "data": )") + QByteArray(100000, '[') + QByteArray(100000, ']') + "}") << false;
+}
+
+void TestRemoteTaskJson::readsStreamedEvents() {
+    QFETCH(QByteArray, data);
+    QFETCH(bool, read);
+    const auto event = eventFromStreamData(std::string_view(data.constData(), static_cast<std::size_t>(data.size())));
+    QCOMPARE(event.has_value(), read);
+}
+
+void TestRemoteTaskJson::readsTheServerProbe() {
+    const json server = {{"name", "warrend"}, {"version", "1.0"}, {"sandbox", "bwrap"}};
+    const json me = json::parse(R"({"user": "ann", "tenant": "t", "quotas": {"user": {}}, "usage": {"active_tasks": 2, "tokens_this_month": 7}})");
+    auto account = serverAccountFromJson("https://w", server, me);
+    QVERIFY(account.ok());
+    QCOMPARE(account->user, "ann");
+    QCOMPARE(account->activeTasks, 2u);
+    QCOMPARE(account->tokensThisMonth, 7u);
+    QCOMPARE(account->quotas, (json{{"user", json::object()}}));
+    // /v1/me answered with an array once threw out of json::value; mistyped members read as absent.
+    QVERIFY(!serverAccountFromJson("https://w", server, json::array()).ok());
+    auto odd = serverAccountFromJson("https://w", server, json::parse(R"({"user": 1, "quotas": [], "usage": "x"})"));
+    QVERIFY(odd.ok());
+    QCOMPARE(odd->user, "");
+    QVERIFY(odd->quotas.is_object());
+    const auto notWarrend = serverAccountFromJson("https://w", json::parse(R"({"name": 5})"), me);
+    QVERIFY(!notWarrend.ok());
+    QVERIFY(notWarrend.error().message.find("not a warrend") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestRemoteTaskJson)

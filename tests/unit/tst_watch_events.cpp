@@ -67,6 +67,9 @@ void TestWatchEvents::refusesWhatIsNotAnEvent_data() {
     QTest::newRow("no object") << R"({"type":"ADDED"})";
     QTest::newRow("unknown type") << R"({"type":"RESYNC","object":{}})";
     QTest::newRow("an array") << "[1]";
+    // Nested deeper than json_fields::kMaxJsonDepth: the event's object is copied, and a copy recurses as deep.
+    QTest::newRow("nested 100000 deep")
+        << R"({"type":"ADDED","object":{"a":)" + QString(100000, '[') + QString(100000, ']') + "}}";
 }
 
 void TestWatchEvents::refusesWhatIsNotAnEvent() {
