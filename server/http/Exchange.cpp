@@ -102,7 +102,7 @@ Exchange::~Exchange() {
 MHD_Result Exchange::begin(const char* url, const char* method, const char* version) {
     m_request.method = method;
     // Before anything else reads a header: a head two parsers could frame differently is refused whole.
-    const std::optional<QList<QByteArray>> lines = sentHeaderLines(m_connection);
+    const std::optional<QList<QByteArray>> lines = sentHeaderLines(m_connection, method);
     const std::optional<HeadRefusal> refusal =
         lines ? checkRequestHead(*lines, version ? QByteArrayView(version) : QByteArrayView())
               : HeadRefusal{"bad_header",
@@ -155,7 +155,12 @@ void Exchange::readHeadersAndQuery() {
     MHD_get_connection_values(
         m_connection, MHD_HEADER_KIND,
         [](void* cls, MHD_ValueKind, const char* key, const char* value) {
-            static_cast<HttpRequest*>(cls)->headers.append({QByteArray(key), QByteArray(value ? value : "")});
+            // libmicrohttpd 0.9.75 drops the whitespace before a value but keeps what follows it, which is
+            // not part of the value either (RFC 9110 §5.5).
+            QByteArray text(value ? value : "");
+            while (text.endsWith(' ') || text.endsWith('\t'))
+                text.chop(1);
+            static_cast<HttpRequest*>(cls)->headers.append({QByteArray(key), std::move(text)});
             return MHD_YES;
         },
         &m_request);

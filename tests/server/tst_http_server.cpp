@@ -659,6 +659,12 @@ private slots:
         QTest::newRow("two NULs in Authorization")
             << literal("GET /hello/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer abc\0\0def\r\n\r\n") +
                    smuggled;
+        QTest::newRow("four NULs in Authorization, the last header")
+            << literal("GET /hello/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer abc\0\0\0\0def\r\n\r\n") +
+                   smuggled;
+        QTest::newRow("NULs and a CRLF's look in the last header")
+            << literal("GET /hello/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer abc\0\0\0\0\r\n\r\n") +
+                   smuggled;
         QTest::newRow("NUL in Content-Length")
             << literal("POST /echo HTTP/1.1\r\nContent-Length: 0\0 33\r\nHost: x\r\n\r\n") + smuggled;
         QTest::newRow("two Authorizations") << "GET /hello/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
@@ -696,6 +702,32 @@ private slots:
         QVERIFY(!error.value("message").toString().isEmpty());
         QCOMPARE(m_counted, 0);
         servesAnother();
+    }
+
+    // The checks read the head as libmicrohttpd left it in its buffer: a head that arrives in pieces, one
+    // that makes the buffer grow, and whitespace around values are all still read right and answered.
+    void headsInPiecesAndLargeHeadsAreAnswered() {
+        start();
+        QByteArray head = "GET /hello/pieces HTTP/1.1\r\nHost: x\r\nUser-Agent:   spaced   \r\nX-Empty:\r\n";
+        for (int i = 0; head.size() < 24 * 1024; ++i)
+            head += "X-Header-" + QByteArray::number(i) + ":\t" + QByteArray(60, 'v') + " \r\n";
+        head += "Connection: close\r\n\r\n";
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, m_port);
+        QVERIFY(waitUntil([&] { return socket.state() == QAbstractSocket::ConnectedState; }));
+        for (qsizetype at = 0; at < head.size(); at += 997) {
+            socket.write(head.mid(at, 997));
+            QVERIFY(socket.waitForBytesWritten(5000));
+            QCoreApplication::processEvents(); // the server reads what came so far
+        }
+        QByteArray answer;
+        QVERIFY(waitUntil([&] {
+            answer += socket.readAll();
+            return socket.state() == QAbstractSocket::UnconnectedState;
+        }));
+        answer += socket.readAll();
+        QVERIFY2(answer.startsWith("HTTP/1.1 200"), answer.left(400).constData());
+        QVERIFY(answer.contains("\"agent\":\"spaced\""));
     }
 
     // Headers sent one line at a time, each well within the idle timeout: the head's deadline, counted from
