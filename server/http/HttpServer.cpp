@@ -220,8 +220,8 @@ void HttpServer::close() {
     MHD_run(m_daemon);
     m_notifier.reset();
     m_timer.stop();
+    MHD_stop_daemon(m_daemon); // its completed callbacks may arm the deadline timer again
     m_deadlineTimer.stop();
-    MHD_stop_daemon(m_daemon);
     m_daemon = nullptr;
     m_context->stopping = false;
 }
