@@ -751,7 +751,7 @@ private slots:
         servesAnother();
         QVERIFY(waitUntil([&] { return slow.state() == QAbstractSocket::UnconnectedState; }));
         QVERIFY(since.elapsed() >= 1900); // not before its deadline
-        QVERIFY(lines >= 3);
+        QVERIFY(lines >= 2); // it kept sending: an idle timer would have been reset
         QVERIFY(!slow.readAll().startsWith("HTTP/1.1 200"));
         QCOMPARE(m_counted, 0);
         servesAnother();
