@@ -100,6 +100,11 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
             if (!n)
                 return n.error();
             options.maxUploadBytes = *n << 20;
+        } else if (flag == "--max-connections-per-client") {
+            auto n = number(flag, value, 0, 100000);
+            if (!n)
+                return n.error();
+            options.maxConnectionsPerClient = static_cast<unsigned>(*n);
         } else if (flag == "--provider-key-secret") {
             if (value.empty())
                 return makeError(

@@ -3,7 +3,7 @@
 //
 //   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
 //                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--provider SPEC] [--model M]
-//                 [--max-upload-mb N] [--provider-key-secret FILE]
+//                 [--max-upload-mb N] [--provider-key-secret FILE] [--max-connections-per-client N]
 //                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT] [--agent-peer PEER]
 //                  [--runtime-class NAME]]
 
@@ -30,6 +30,9 @@ struct ServeOptions {
     std::string provider;     // the provider of tasks that name none ("openai", ...); empty: they must
     std::string model;
     std::uint64_t maxUploadBytes = 512ull << 20;
+    // Connections one client (an IPv4 address, an IPv6 /64) may hold at once; 0: no limit, for a server
+    // behind a reverse proxy, where every client has the proxy's address.
+    unsigned maxConnectionsPerClient = 64;
     // The operator's 32-byte file that seals the provider keys users store; empty: users cannot store any,
     // and tasks use the server-wide keys only.
     std::string providerKeySecret;

@@ -225,8 +225,10 @@ Status Warrend::listen(const ServeOptions& options) {
     addTaskRoutes(router, *m_parts);
     addEventRoutes(router, *m_parts);
     addProviderKeyRoutes(router, *m_parts, m_providerKeySecret);
+    http::HttpServerLimits limits;
+    limits.maxConnectionsPerIp = options.maxConnectionsPerClient;
     m_http = std::make_unique<http::HttpServer>(std::move(router),
-                                                QString::fromStdString(m_parts->paths.incoming()));
+                                                QString::fromStdString(m_parts->paths.incoming()), limits);
     std::optional<http::TlsFiles> tls;
     if (!options.tlsCertificate.empty())
         tls = http::TlsFiles{QString::fromStdString(options.tlsCertificate),

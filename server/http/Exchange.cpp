@@ -1,9 +1,12 @@
 #include "server/http/Exchange.h"
 
+#include "server/http/RequestHeadCheck.h"
+#include "server/http/SentHeaderLines.h"
 #include "server/http/UrlDecoding.h"
 
 #include <QDir>
 #include <QLoggingCategory>
+#include <chrono>
 #include <cstring>
 
 Q_DECLARE_LOGGING_CATEGORY(lcHttp)
@@ -35,7 +38,18 @@ HttpResponse storageFailure(const QFile& file) {
         QStringLiteral("The server could not store the upload: %1.").arg(file.errorString()));
 }
 
+bool isChunked(MHD_Connection* connection) {
+    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) !=
+           nullptr;
+}
+
 } // namespace
+
+std::int64_t monotonicMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
 
 void StreamState::wake() {
     if (!open || !suspended)
@@ -85,8 +99,21 @@ Exchange::~Exchange() {
     m_context.live.erase(this);
 }
 
-MHD_Result Exchange::begin(const char* url, const char* method) {
+MHD_Result Exchange::begin(const char* url, const char* method, const char* version) {
     m_request.method = method;
+    // Before anything else reads a header: a head two parsers could frame differently is refused whole.
+    const std::optional<QList<QByteArray>> lines = sentHeaderLines(m_connection, method);
+    const std::optional<HeadRefusal> refusal =
+        lines ? checkRequestHead(*lines, version ? QByteArrayView(version) : QByteArrayView())
+              : HeadRefusal{"bad_header",
+                            QStringLiteral("A header line does not end in CRLF, or is folded onto "
+                                           "the next line (RFC 9112 §2.2, §5.2).")};
+    if (refusal)
+        return refuseAndClose(HttpResponse::error(400, QString::fromLatin1(refusal->code), refusal->message));
+    const bool bodyFollows = declaredLength(m_connection).value_or(0) > 0 || isChunked(m_connection);
+    m_context.connections.headReceived(m_connection, bodyFollows, monotonicMs());
+    m_context.deadlinesChanged();
+
     const Router::Result match = m_context.router->match(m_request.method, url);
     if (std::holds_alternative<MalformedPath>(match)) {
         return refuse(
@@ -128,7 +155,12 @@ void Exchange::readHeadersAndQuery() {
     MHD_get_connection_values(
         m_connection, MHD_HEADER_KIND,
         [](void* cls, MHD_ValueKind, const char* key, const char* value) {
-            static_cast<HttpRequest*>(cls)->headers.append({QByteArray(key), QByteArray(value ? value : "")});
+            // libmicrohttpd 0.9.75 drops the whitespace before a value but keeps what follows it, which is
+            // not part of the value either (RFC 9110 §5.5).
+            QByteArray text(value ? value : "");
+            while (text.endsWith(' ') || text.endsWith('\t'))
+                text.chop(1);
+            static_cast<HttpRequest*>(cls)->headers.append({QByteArray(key), std::move(text)});
             return MHD_YES;
         },
         &m_request);
@@ -149,6 +181,8 @@ void Exchange::readHeadersAndQuery() {
 MHD_Result Exchange::receive(const char* data, size_t* size) {
     const qint64 piece = static_cast<qint64>(*size);
     *size = 0;
+    m_bodyBytesSeen += static_cast<std::uint64_t>(piece);
+    m_context.connections.bodyReceived(m_connection, m_bodyBytesSeen);
     if (m_queued || m_storageFailure)
         return MHD_YES; // refused already, or the rest is discarded (bounded)
     const qint64 limit = m_route->options.maxBodyBytes;
@@ -170,6 +204,7 @@ MHD_Result Exchange::receive(const char* data, size_t* size) {
 MHD_Result Exchange::finish() {
     if (m_queued)
         return MHD_YES;
+    m_context.connections.answering(m_connection);
     if (!m_handlerCalled) {
         m_handlerCalled = true;
         if (m_bodyFile) {
@@ -236,14 +271,14 @@ void Exchange::resumeForStop() {
 }
 
 void Exchange::completed() {
+    m_context.connections.answered(m_connection, monotonicMs());
+    m_context.deadlinesChanged();
     if (m_stream)
         m_stream->close();
 }
 
 MHD_Result Exchange::refuse(HttpResponse response) {
-    const bool bodyFollows =
-        declaredLength(m_connection).value_or(0) > 0 ||
-        MHD_lookup_connection_value(m_connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    const bool bodyFollows = declaredLength(m_connection).value_or(0) > 0 || isChunked(m_connection);
     if (!bodyFollows) {
         // Answered from finish(): libmicrohttpd closes a connection whose answer came before the request
         // was complete, and there is no reason to lose this one.
@@ -252,6 +287,11 @@ MHD_Result Exchange::refuse(HttpResponse response) {
         return MHD_YES;
     }
     // Refused before its body was read: the body is never read, so the connection ends after the answer.
+    return refuseAndClose(std::move(response));
+}
+
+MHD_Result Exchange::refuseAndClose(HttpResponse response) {
+    m_context.connections.answering(m_connection);
     response.withHeader("Connection", "close");
     return queue(response);
 }

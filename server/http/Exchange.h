@@ -2,6 +2,7 @@
 // One request on one connection, from its first header to the completed callback: what the server's
 // libmicrohttpd callbacks forward to. Internal to warren_http.
 
+#include "server/http/ClientConnections.h"
 #include "server/http/HttpReply.h"
 #include "server/http/HttpRequest.h"
 #include "server/http/HttpServerLimits.h"
@@ -24,7 +25,12 @@ struct ServerContext {
     std::function<void()> runSoon; // libmicrohttpd must run after a resume, or the connection sits still
     bool stopping = false;
     std::unordered_set<Exchange*> live;
+    ClientConnections connections{{}};
+    std::function<void()> deadlinesChanged; // a deadline may now come sooner than the server's timer
 };
+
+// Milliseconds on the monotonic clock ClientConnections counts in.
+std::int64_t monotonicMs();
 
 struct StreamState {
     ServerContext* context = nullptr;
@@ -49,7 +55,7 @@ public:
 
     // The access handler's three cases: the headers are in, a piece of the body, the body is complete
     // (or the connection was resumed).
-    MHD_Result begin(const char* url, const char* method);
+    MHD_Result begin(const char* url, const char* method, const char* version);
     MHD_Result receive(const char* data, size_t* size);
     MHD_Result finish();
     void completed();
@@ -62,7 +68,8 @@ public:
     bool answered() const { return m_answer.has_value() || m_stream != nullptr || m_queued; }
 
 private:
-    MHD_Result refuse(HttpResponse response); // answers without the handler, any body unread
+    MHD_Result refuse(HttpResponse response);         // answers without the handler, any body unread
+    MHD_Result refuseAndClose(HttpResponse response); // answers now; nothing after it is read
     MHD_Result queue(const HttpResponse& response);
     MHD_Result queueStream();
     MHD_Result answerOrSleep();
@@ -81,6 +88,7 @@ private:
     bool m_queued = false;
     bool m_handlerCalled = false;
     bool m_suspended = false;
+    std::uint64_t m_bodyBytesSeen = 0; // kept or discarded, for the body's rate
 };
 
 } // namespace warren::http

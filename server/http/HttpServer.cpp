@@ -1,5 +1,6 @@
 #include "server/http/HttpServer.h"
 
+#include "server/http/ClientAddressKey.h"
 #include "server/http/Exchange.h"
 
 #include <QLoggingCategory>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <vector>
 
 Q_LOGGING_CATEGORY(lcHttp, "warren.http")
@@ -19,14 +21,14 @@ namespace warren::http {
 
 namespace {
 
-MHD_Result onAccess(void* cls, MHD_Connection* connection, const char* url, const char* method, const char*,
-                    const char* uploadData, size_t* uploadSize, void** state) {
+MHD_Result onAccess(void* cls, MHD_Connection* connection, const char* url, const char* method,
+                    const char* version, const char* uploadData, size_t* uploadSize, void** state) {
     auto* slot = static_cast<std::shared_ptr<Exchange>*>(*state);
     if (!slot) {
         slot = new std::shared_ptr<Exchange>(
             std::make_shared<Exchange>(*static_cast<ServerContext*>(cls), connection));
         *state = slot;
-        return (*slot)->begin(url, method);
+        return (*slot)->begin(url, method, version);
     }
     if (*uploadSize > 0)
         return (*slot)->receive(uploadData, uploadSize);
@@ -40,6 +42,50 @@ void onCompleted(void*, MHD_Connection*, void** state, MHD_RequestTerminationCod
     *state = nullptr;
     (*slot)->completed();
     delete slot;
+}
+
+// Ends a connection from outside libmicrohttpd: with its socket shut down, its next read sees the end and
+// libmicrohttpd closes it as if the client had left (completed callbacks and all).
+void cut(ServerContext& context, int socket, const char* why) {
+    qCDebug(lcHttp) << "closing a connection:" << why;
+    ::shutdown(socket, SHUT_RDWR);
+    context.runSoon();
+}
+
+// Called before libmicrohttpd takes a connection on: the per-client limit (an IPv6 /64 is one client).
+MHD_Result admit(void* cls, const sockaddr* address, socklen_t) {
+    const auto& context = *static_cast<ServerContext*>(cls);
+    return context.connections.admits(clientAddressKey(address)) ? MHD_YES : MHD_NO;
+}
+
+void onConnection(void* cls, MHD_Connection* connection, void**, MHD_ConnectionNotificationCode code) {
+    auto& context = *static_cast<ServerContext*>(cls);
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        context.connections.closed(connection);
+        return;
+    }
+    const auto* socket = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const auto* address = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    context.connections.opened(connection, socket ? socket->connect_fd : -1,
+                               address ? clientAddressKey(address->client_addr) : QByteArray(),
+                               monotonicMs());
+    // At the cap libmicrohttpd stops accepting, and a newcomer would wait for whoever holds the places to
+    // leave: the client holding the most gives up one it is not being answered on.
+    if (const auto victim = context.connections.makeRoomFor(connection); victim && *victim >= 0)
+        cut(context, *victim, "the server is full and its client holds the most connections");
+    context.deadlinesChanged();
+}
+
+// One place past the cap, for the newcomer that makes another connection give way (onConnection): at its
+// own limit libmicrohttpd stops accepting, and a newcomer would wait in the backlog for a place that the
+// clients holding them need never give up.
+unsigned daemonConnectionLimit(const HttpServerLimits& limits) {
+    return limits.maxConnections + 1;
+}
+
+ClientConnectionLimits connectionLimits(const HttpServerLimits& limits) {
+    return {limits.maxConnections, limits.maxConnectionsPerIp, std::int64_t{limits.headTimeoutSeconds} * 1000,
+            std::int64_t{limits.bodyGraceSeconds} * 1000, limits.minBodyBytesPerSecond};
 }
 
 // The path stays as sent: the router decodes each segment, so "%2F" cannot split one.
@@ -89,11 +135,18 @@ HttpServer::HttpServer(Router router, QString uploadDirectory, HttpServerLimits 
     m_context->router = m_router.get();
     m_context->limits = limits;
     m_context->uploadDirectory = std::move(uploadDirectory);
+    m_context->connections = ClientConnections(connectionLimits(limits));
     m_context->runSoon = [this] {
         m_timer.start(0);
     };
+    m_context->deadlinesChanged = [this] {
+        armDeadlines();
+    };
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &HttpServer::run);
+    m_deadlineTimer.setSingleShot(true);
+    m_deadlineTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_deadlineTimer, &QTimer::timeout, this, &HttpServer::cutLateClients);
 }
 
 HttpServer::~HttpServer() {
@@ -128,11 +181,13 @@ Result<quint16> HttpServer::listen(const QHostAddress& host, quint16 port,
 
     const HttpServerLimits& limits = m_context->limits;
     m_lastLog.clear();
+    // The per-client limit is admit()'s, not MHD_OPTION_PER_IP_CONNECTION_LIMIT, which counts each IPv6
+    // address apart.
     m_daemon = MHD_start_daemon(
-        flags, 0, nullptr, nullptr, &onAccess, m_context.get(), MHD_OPTION_EXTERNAL_LOGGER, &onLog,
+        flags, 0, &admit, m_context.get(), &onAccess, m_context.get(), MHD_OPTION_EXTERNAL_LOGGER, &onLog,
         &m_lastLog, // first, or it misses the early messages
         MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&address->storage), MHD_OPTION_CONNECTION_LIMIT,
-        limits.maxConnections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.maxConnectionsPerIp,
+        daemonConnectionLimit(limits), MHD_OPTION_NOTIFY_CONNECTION, &onConnection, m_context.get(),
         MHD_OPTION_CONNECTION_TIMEOUT, limits.idleTimeoutSeconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         limits.connectionMemoryBytes, MHD_OPTION_NOTIFY_COMPLETED, &onCompleted, nullptr,
         MHD_OPTION_UNESCAPE_CALLBACK, &keepEscaped, nullptr,
@@ -165,7 +220,8 @@ void HttpServer::close() {
     MHD_run(m_daemon);
     m_notifier.reset();
     m_timer.stop();
-    MHD_stop_daemon(m_daemon);
+    MHD_stop_daemon(m_daemon); // its completed callbacks may arm the deadline timer again
+    m_deadlineTimer.stop();
     m_daemon = nullptr;
     m_context->stopping = false;
 }
@@ -177,11 +233,12 @@ unsigned HttpServer::connectionCount() const {
 void HttpServer::run() {
     if (!m_daemon)
         return;
-    const bool wasFull = connectionCount() >= m_context->limits.maxConnections;
+    const unsigned limit = daemonConnectionLimit(m_context->limits);
+    const bool wasFull = connectionCount() >= limit;
     MHD_run(m_daemon);
     // At the limit libmicrohttpd takes its listening socket out of epoll, and puts it back only at the
     // start of a later run: without that run, clients waiting in the backlog would wait for other traffic.
-    if (wasFull && connectionCount() < m_context->limits.maxConnections) {
+    if (wasFull && connectionCount() < limit) {
         m_timer.start(0);
         return;
     }
@@ -196,6 +253,29 @@ void HttpServer::armTimer() {
     }
     m_timer.start(
         static_cast<int>(std::min<MHD_UNSIGNED_LONG_LONG>(milliseconds, std::numeric_limits<int>::max())));
+}
+
+} // namespace warren::http
+
+namespace warren::http {
+
+void HttpServer::armDeadlines() {
+    const std::optional<std::int64_t> next = m_context->connections.nextDeadline();
+    if (!next) {
+        m_deadlineTimer.stop();
+        return;
+    }
+    const std::int64_t wait = std::max<std::int64_t>(0, *next - monotonicMs());
+    // Only ever sooner: a deadline that moved later is found still ahead when the timer fires.
+    if (m_deadlineTimer.isActive() && m_deadlineTimer.remainingTime() <= wait)
+        return;
+    m_deadlineTimer.start(static_cast<int>(std::min<std::int64_t>(wait, std::numeric_limits<int>::max())));
+}
+
+void HttpServer::cutLateClients() {
+    for (const int socket : m_context->connections.expire(monotonicMs()))
+        cut(*m_context, socket, "its request's head or body did not arrive in time");
+    armDeadlines();
 }
 
 } // namespace warren::http

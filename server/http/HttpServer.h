@@ -42,6 +42,8 @@ public:
 private:
     void run();
     void armTimer();
+    void armDeadlines();
+    void cutLateClients(); // past ClientConnections' deadlines
 
     std::unique_ptr<Router> m_router;
     std::unique_ptr<ServerContext> m_context;
@@ -49,6 +51,7 @@ private:
     MHD_Daemon* m_daemon = nullptr;
     std::unique_ptr<QSocketNotifier> m_notifier;
     QTimer m_timer;
+    QTimer m_deadlineTimer;
     QString m_lastLog;
 };
 

@@ -5,8 +5,8 @@
 // its declared size.
 // Built and run like fuzz_protocol_line (docs/PROTOCOL.md, "Fuzzing"), with its own seeds (plain tars from
 // GNU tar in the gnu, pax and ustar formats, each after the byte that picks the piece size):
-//   build-fuzz/tests/fuzz/fuzz_upload_tar -max_total_time=60 build-fuzz/corpus-uploads
-//   tests/fuzz/corpus-uploads
+//   build-fuzz/tests/fuzz/fuzz_upload_tar -max_total_time=60 build-fuzz/corpus-upload-tar
+//   tests/fuzz/corpus-upload-tar
 
 #include "common/tar/TarReader.h"
 #include "common/tar/UploadPolicy.h"

@@ -24,7 +24,8 @@ private slots:
             toStd(kRequired + QStringList{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--backend", "podman",
                                           "--image", "localhost/a:1", "--max-tasks", "8", "--provider",
                                           "openai", "--model", "m", "--max-upload-mb", "3",
-                                          "--provider-key-secret", "/etc/warrend/keys.secret"}));
+                                          "--provider-key-secret", "/etc/warrend/keys.secret",
+                                          "--max-connections-per-client", "0"}));
         QVERIFY2(options, options ? "" : options.error().message.c_str());
         QCOMPARE(options->host, std::string("127.0.0.1"));
         QCOMPARE(options->port, std::uint16_t(8420));
@@ -39,12 +40,14 @@ private slots:
         QCOMPARE(options->model, std::string("m"));
         QCOMPARE(options->maxUploadBytes, std::uint64_t(3) << 20);
         QCOMPARE(options->providerKeySecret, std::string("/etc/warrend/keys.secret"));
+        QCOMPARE(options->maxConnectionsPerClient, 0u);
     }
 
     void withoutASecretUsersStoreNoKeys() {
         auto options = parseServeOptions(toStd(kRequired));
         QVERIFY(options);
         QVERIFY(options->providerKeySecret.empty());
+        QCOMPARE(options->maxConnectionsPerClient, 64u);
     }
 
     void readsTheAgentsAddresses() {
@@ -103,6 +106,9 @@ private slots:
         QTest::newRow("zero tasks") << (kRequired + QStringList{"--max-tasks", "0"}) << "--max-tasks 0";
         QTest::newRow("upload size not a number")
             << (kRequired + QStringList{"--max-upload-mb", "lots"}) << "--max-upload-mb lots";
+        QTest::newRow("connections per client not a number")
+            << (kRequired + QStringList{"--max-connections-per-client", "many"})
+            << "--max-connections-per-client many";
         QTest::newRow("cert without key")
             << (kRequired + QStringList{"--tls-cert", "c.pem"}) << "go together";
         QTest::newRow("unknown backend") << (kRequired + QStringList{"--backend", "vm"}) << "vm";

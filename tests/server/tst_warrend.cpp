@@ -93,6 +93,8 @@ private slots:
     void badRequestsCreateNothing_data();
     void badRequestsCreateNothing();
     void oversizeBodiesAreRefusedUnread();
+    void smuggledRequestsNeverRun_data();
+    void smuggledRequestsNeverRun();
     void hostileUploadsLeaveNothing_data();
     void hostileUploadsLeaveNothing();
     void idempotencyKeyCreatesOnce();
@@ -388,6 +390,56 @@ void TestWarrend::oversizeBodiesAreRefusedUnread() {
         answer += socket.readAll();
     QVERIFY2(answer.startsWith("HTTP/1.1 413"), answer.constData());
     QVERIFY(taskIds(m_alice).size() >= 1);
+}
+
+// A head whose framing or credentials two parsers could read differently, with a second request behind it
+// that would create one of bob's tasks (as a proxy in front that framed the body otherwise would forward
+// it): 400, the connection closed, and bob has no new task.
+void TestWarrend::smuggledRequestsNeverRun_data() {
+    QTest::addColumn<QByteArray>("head"); // before the smuggled request; %ALICE% is alice's key
+    QTest::newRow("Content-Length and Transfer-Encoding")
+        << QByteArray("POST /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %ALICE%\r\n"
+                      "Content-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+                      "0\r\n\r\n");
+    QTest::newRow("two Content-Lengths")
+        << QByteArray("POST /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %ALICE%\r\n"
+                      "Content-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}");
+    QTest::newRow("Transfer-Encoding with a space")
+        << QByteArray("POST /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %ALICE%\r\n"
+                      "Content-Type: application/json\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n");
+    QTest::newRow("two Authorizations")
+        << QByteArray("GET /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %ALICE%\r\n"
+                      "Authorization: Bearer wrn_other\r\n\r\n");
+    QTest::newRow("NUL in Authorization")
+        << QByteArray("GET /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %ALICE%") + QByteArray(1, '\0') +
+               "x\r\n\r\n";
+}
+
+void TestWarrend::smuggledRequestsNeverRun() {
+    QFETCH(QByteArray, head);
+    head.replace("%ALICE%", m_alice.toUtf8());
+    static QString bobsUpload;
+    if (bobsUpload.isEmpty())
+        bobsUpload = upload(m_bob, workspace());
+    const qsizetype bobsTasks = taskIds(m_bob).size();
+    const QByteArray body = taskBody(bobsUpload, kScriptWritingDocs);
+    const QByteArray smuggled = "POST /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + m_bob.toUtf8() +
+                                "\r\nContent-Type: application/json\r\nContent-Length: " +
+                                QByteArray::number(body.size()) + "\r\n\r\n" + body;
+    const QUrl url(m_server->url());
+    QTcpSocket socket;
+    socket.connectToHost(url.host(), static_cast<quint16>(url.port()));
+    QVERIFY(socket.waitForConnected(10000));
+    socket.write(head + smuggled);
+    QByteArray answer;
+    while (socket.state() == QAbstractSocket::ConnectedState && socket.waitForReadyRead(30000))
+        answer += socket.readAll();
+    answer += socket.readAll();
+    QVERIFY2(socket.state() != QAbstractSocket::ConnectedState, "the server kept the connection open");
+    QVERIFY2(answer.startsWith("HTTP/1.1 400"), answer.constData());
+    QVERIFY(answer.contains("Connection: close"));
+    QCOMPARE(answer.count("HTTP/1.1 "), 1);
+    QCOMPARE(taskIds(m_bob).size(), bobsTasks);
 }
 
 void TestWarrend::hostileUploadsLeaveNothing_data() {
