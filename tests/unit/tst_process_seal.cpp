@@ -56,7 +56,7 @@ void TestProcessSeal::controlPlaneStop() {
     QCOMPARE(isControlPlaneStop(code, pid, launcher), taken);
 }
 
-// A child (the agent) seals itself or not; its own child (a tool) tries to open the agent's stdout through
+// A child (the agent) seals itself or not; its own child (a tool) tries to open the agent's channel through
 // /proc. Both give up every capability first, as in every sandbox: root's CAP_SYS_PTRACE passes any such
 // check. Returns what the agent reported of itself ('y': undumpable, no core) and what the tool got
 // ('o': opened, 'r': refused).
@@ -79,9 +79,14 @@ std::pair<char, char> attackFromAChild(bool seal) {
         const char state = ok && prctl(PR_GET_DUMPABLE) == 0 && core.rlim_max == 0 ? 'y' : 'n';
         if (write(report[1], &state, 1) != 1)
             _exit(2);
+        // The agent's channel: a pipe of its own (one made by another user, as a test runner's stdout may be,
+        // would be refused for its owner alone). The tool reopens its read end, which opens as a write end.
+        int channel[2];
+        if (pipe(channel) != 0)
+            _exit(6);
         const pid_t tool = fork();
         if (tool == 0) {
-            const std::string path = "/proc/" + std::to_string(getppid()) + "/fd/1";
+            const std::string path = "/proc/" + std::to_string(getppid()) + "/fd/" + std::to_string(channel[0]);
             const char opened = open(path.c_str(), O_WRONLY | O_NONBLOCK) >= 0 ? 'o' : 'r';
             _exit(write(report[1], &opened, 1) == 1 ? 0 : 4);
         }
