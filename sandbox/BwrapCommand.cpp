@@ -5,6 +5,7 @@
 #include <climits>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace warren::sandbox {
 namespace {
@@ -201,13 +202,41 @@ Result<BwrapCommand> buildBwrapCommand(const SandboxProfile& profile, const Bwra
     b.add({"--remount-ro", "/"});
     const int seccompFd = b.data(std::string(request.seccompFilter.begin(), request.seccompFilter.end()), "seccomp filter");
     b.add({"--chdir", ws, "--seccomp", std::to_string(seccompFd), "--json-status-fd",
-           std::to_string(BwrapCommand::kStatusFd), "--"});
+           std::to_string(BwrapCommand::kStatusFd)});
+    // Without bwrap's own reaper as pid 1, which keeps bwrap's stdio open for as long as the sandbox runs:
+    // the command's stdio is then held by the command alone.
+    if (request.commandIsInit)
+        b.add({"--as-pid-1"});
+
+    // Everything after argv[0] and before "--" goes on a descriptor, NUL-terminated (bwrap --args). A NUL
+    // inside a word would split it into options of its own there, so no word may hold one.
+    const auto holdsNul = [](const std::string& word) { return word.find('\0') != std::string::npos; };
+    for (const std::vector<std::string>* words : {&std::as_const(b.argv()), &request.command})
+        if (const auto bad = std::find_if(words->begin(), words->end(), holdsNul); bad != words->end())
+            return makeError(ErrorCode::InvalidArgument,
+                             "a sandbox option or command word holds a NUL character: " + shellQuote(*bad) +
+                                 "; remove it from the profile or the command");
+    std::string options;
+    for (auto it = b.argv().begin() + 1; it != b.argv().end(); ++it)
+        options += *it + '\0';
+    b.data(std::move(options), "bwrap's options (--args)");
+    b.add({"--"});
     b.argv().insert(b.argv().end(), request.command.begin(), request.command.end());
 
     BwrapCommand command;
     command.argv = std::move(b.argv());
     command.dataFds = std::move(b.dataFds());
+    command.commandIsInit = request.commandIsInit;
+    command.commandWords = request.command.size();
     return command;
+}
+
+std::vector<std::string> BwrapCommand::execArgv() const {
+    if (argv.empty() || dataFds.empty() || commandWords == 0 || commandWords + 2 > argv.size())
+        return argv;
+    std::vector<std::string> exec{argv.front(), "--args", std::to_string(dataFds.back().fd)};
+    exec.insert(exec.end(), argv.end() - static_cast<std::ptrdiff_t>(commandWords) - 1, argv.end()); // "--" on
+    return exec;
 }
 
 } // namespace warren::sandbox

@@ -36,14 +36,20 @@ struct BwrapRequest {
     std::vector<std::uint8_t> seccompFilter;   // compiled BPF (SeccompPolicy::compileBpf)
     ProtectionPlan protection;                 // planProtection() for the profile's workspace
     std::map<std::string, std::string> hostEnv; // source of env_passthrough values
+    bool commandIsInit = false;                 // --as-pid-1 (SandboxRequest::commandIsInit)
 };
 
 struct BwrapCommand {
     static constexpr int kStatusFd = 3; // bwrap --json-status-fd: tells a setup failure from the command's
-    std::vector<std::string> argv;      // argv[0] is the bwrap path
-    std::vector<DataFd> dataFds;        // numbered from kStatusFd + 1
+    std::vector<std::string> argv;      // argv[0] is the bwrap path; what bwrap is told, for --explain
+    std::vector<DataFd> dataFds;        // numbered from kStatusFd + 1; the last holds bwrap's options
+    bool commandIsInit = false;         // the command is the sandbox's pid 1 (--as-pid-1)
+    std::size_t commandWords = 0;       // the command: the last words of argv, after "--"
 
-    std::string commandLine() const;    // shell-quoted, for --explain and error messages
+    // What is exec'd: bwrap's options (every host path among them) come on a descriptor (--args), so that
+    // the command line of no process, which /proc/N/cmdline shows to anyone, names a host path.
+    std::vector<std::string> execArgv() const;
+    std::string commandLine() const;    // argv shell-quoted, for --explain and error messages
 };
 
 Result<BwrapCommand> buildBwrapCommand(const SandboxProfile& profile, const BwrapRequest& request,

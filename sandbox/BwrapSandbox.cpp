@@ -91,6 +91,7 @@ Result<std::unique_ptr<SandboxLaunch>> prepareBwrapLaunch(SandboxRequest request
     SetupOptions options;
     options.hostEnv = std::move(request.hostEnv);
     options.createCgroup = !request.explainOnly;
+    options.commandIsInit = request.commandIsInit;
     auto prepared = prepareSandbox(std::move(request.profile), request.command, options);
     if (!prepared)
         return prepared.error();

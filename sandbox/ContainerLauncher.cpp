@@ -176,6 +176,7 @@ Result<PreparedContainer> prepareContainer(SandboxProfile profile, const Contain
     request.enginePath = options.enginePath;
     request.image = options.image;
     request.command = options.command;
+    request.commandIsInit = options.commandIsInit;
     request.containerName = containerName;
     request.labels = options.labels;
     request.labels[kContainerOwnerLabel] = containerOwner();

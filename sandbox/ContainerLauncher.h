@@ -39,6 +39,7 @@ struct ContainerOptions {
     std::map<std::string, std::string> hostEnv;
     std::map<std::string, std::string> labels; // besides the owner
     bool rootlessEngine = false;                // as the engine reported it (preflight)
+    bool commandIsInit = false;                 // SandboxRequest::commandIsInit: no --init
 };
 
 struct PreparedContainer {

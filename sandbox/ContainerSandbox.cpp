@@ -120,6 +120,7 @@ ContainerOptions containerOptions(const SandboxRequest& request, ContainerEngine
     options.command = request.command;
     options.hostEnv = request.hostEnv;
     options.labels = request.labels;
+    options.commandIsInit = request.commandIsInit;
     return options;
 }
 

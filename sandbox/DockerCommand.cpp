@@ -114,7 +114,11 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
     add({"--interactive", "--rm", "--name", request.containerName, "--label", std::string(kContainerLabel) + "=1"});
     for (const auto& [name, value] : request.labels)
         add({"--label", name + "=" + value});
-    add({"--pull", "never", "--init"});
+    add({"--pull", "never"});
+    // An init reaps orphans and passes signals on, but holds the container's stdio as pid 1, where a process
+    // of the same uid reopens it through /proc/1/fd: a command that is its own init goes without.
+    if (!request.commandIsInit)
+        add({"--init"});
 
     // Privileges: none, and no way to gain any. The seccomp profile is the same table as the BPF filter.
     add({"--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--security-opt",

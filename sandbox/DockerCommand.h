@@ -55,6 +55,7 @@ struct DockerRequest {
     std::string enginePath;                       // argv[0]; empty: the engine's name, found on PATH
     std::string image = kDefaultContainerImage;
     std::vector<std::string> command;             // what runs inside
+    bool commandIsInit = false;                   // it is pid 1 (SandboxRequest::commandIsInit): no --init
     std::string containerName;                    // "warren-..." and unique: --name, for cleanup
     std::map<std::string, std::string> labels;    // more --label NAME=VALUE (e.g. the task id)
     std::string seccompProfilePath;               // file holding renderDockerSeccomp()'s JSON

@@ -143,6 +143,7 @@ Result<SandboxProcess> SandboxProcess::start(const BwrapCommand& command, const 
 
     SandboxProcess process;
     process.m_cgroup = std::move(cgroup);
+    process.m_commandIsInit = command.commandIsInit;
 
     std::vector<UniqueFd> dataFds;
     for (const auto& data : command.dataFds) {
@@ -159,8 +160,9 @@ Result<SandboxProcess> SandboxProcess::start(const BwrapCommand& command, const 
         return systemError("pipe2");
     UniqueFd errorRead(errorPipe[0]), errorWrite(errorPipe[1]);
 
+    const std::vector<std::string> execArgv = command.execArgv();
     std::vector<char*> argv;
-    for (const auto& word : command.argv)
+    for (const auto& word : execArgv)
         argv.push_back(const_cast<char*>(word.c_str()));
     argv.push_back(nullptr);
 
@@ -210,7 +212,8 @@ Result<SandboxProcess> SandboxProcess::start(const BwrapCommand& command, const 
 SandboxProcess::SandboxProcess(SandboxProcess&& other) noexcept
     : m_pid(std::exchange(other.m_pid, -1)), m_pidfd(std::exchange(other.m_pidfd, -1)),
       m_statusFd(std::exchange(other.m_statusFd, -1)), m_statusText(std::move(other.m_statusText)),
-      m_innerPid(other.m_innerPid), m_innerPidfd(std::exchange(other.m_innerPidfd, -1)),
+      m_innerPid(other.m_innerPid), m_commandIsInit(other.m_commandIsInit),
+      m_innerPidfd(std::exchange(other.m_innerPidfd, -1)),
       m_killed(other.m_killed), m_timedOut(other.m_timedOut), m_cgroup(std::move(other.m_cgroup)),
       m_exit(other.m_exit) {
     other.m_cgroup.reset();
@@ -271,6 +274,11 @@ void SandboxProcess::kill() {
 void SandboxProcess::terminate() {
     if (m_pid <= 0 || m_exit || m_innerPid <= 0)
         return;
+    if (m_commandIsInit) { // from outside its namespace, which the command takes as its control plane's
+        if (m_innerPidfd >= 0)
+            syscall(SYS_pidfd_send_signal, m_innerPidfd, SIGTERM, nullptr, 0);
+        return;
+    }
     const std::string children =
         "/proc/" + std::to_string(m_innerPid) + "/task/" + std::to_string(m_innerPid) + "/children";
     std::ifstream list(children);

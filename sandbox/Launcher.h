@@ -60,8 +60,8 @@ public:
 
     // SIGKILL to every process of the sandbox; wait() then reports Killed.
     void kill();
-    // SIGTERM to the command (the children of bwrap's init inside the sandbox), a graceful stop before
-    // kill(). Does nothing until bwrap has reported the sandbox's init (see statusFd()).
+    // SIGTERM to the command (the sandbox's pid 1 when it is the command, else the children of bwrap's
+    // init), a graceful stop before kill(). Does nothing until bwrap has reported the sandbox's init (see statusFd()).
     void terminate();
 
     // For an event loop that does not call wait() until the end: call readStatus() whenever statusFd() is
@@ -79,6 +79,7 @@ private:
     int m_statusFd = -1;          // read end of bwrap's --json-status-fd
     std::string m_statusText;     // what bwrap has reported so far
     pid_t m_innerPid = -1;        // the sandbox's pid 1 as the host sees it
+    bool m_commandIsInit = false; // pid 1 is the command itself (BwrapCommand::commandIsInit)
     int m_innerPidfd = -1;
     bool m_killed = false;
     bool m_timedOut = false;

@@ -39,6 +39,10 @@ struct SandboxRequest {
     LaunchOptions stdio;                        // -1: the caller's (kubernetes: stderr only, the log's tail)
     // An --explain: decide and describe, but create nothing (no cgroup, no files, no engine asked).
     bool explainOnly = false;
+    // The command reaps orphans and stops on SIGTERM by itself (warren-agent): it runs as the sandbox's pid 1,
+    // so that no other process of the sandbox holds its stdio, which a process of the same uid could reopen
+    // through /proc/1/fd (bwrap's reaper, podman's --init). The kubernetes backend's pid 1 is the pod's pause.
+    bool commandIsInit = false;
 
     // Container backends.
     std::string image = kDefaultContainerImage;

@@ -182,6 +182,7 @@ Result<PreparedSandbox> prepareSandbox(SandboxProfile profile, const std::vector
     request.seccompFilter = std::move(*filter);
     request.protection = *protection;
     request.hostEnv = options.hostEnv;
+    request.commandIsInit = options.commandIsInit;
     auto bwrap = buildBwrapCommand(profile, request);
     if (!bwrap)
         return bwrap.error();

@@ -21,6 +21,7 @@ struct SetupOptions {
     std::string bwrapPath;                       // empty: search PATH
     std::map<std::string, std::string> hostEnv;  // for the profile's env_passthrough
     bool createCgroup = true;                    // false for --explain: decide, but touch nothing
+    bool commandIsInit = false;                  // SandboxRequest::commandIsInit
 };
 
 struct PreparedSandbox {

@@ -18,6 +18,7 @@
 #include "agent_core/loop/Agent.h"
 #include "agent_core/net/ControlConnection.h"
 #include "agent_core/net/EgressForwarder.h"
+#include "agent_core/process/ProcessSeal.h"
 #include "agent_core/protocol/EventTypes.h"
 
 #include <charconv>
@@ -55,17 +56,31 @@ constexpr const char* kUsage =
     "                        [--task-id ID] PROMPT\n";
 
 Cancellation* g_cancellation = nullptr;
+// serve: only the control plane may stop the task (isControlPlaneStop); a tool's signal is ignored, so a tool
+// cannot end its task as if the user had cancelled it. run: the user at the terminal, any sender.
+bool g_onlyControlPlaneStops = false;
+pid_t g_launcherPid = 0;
 
-void onSignal(int signal) {
+void onSignal(int signal, siginfo_t* info, void*) {
+    if (g_onlyControlPlaneStops && !isControlPlaneStop(info->si_code, info->si_pid, g_launcherPid)) {
+        static constexpr char kIgnored[] = "warren-agent: ignored a stop signal from a process of the sandbox\n";
+        [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, kIgnored, sizeof kIgnored - 1);
+        return;
+    }
     // SIGTERM is how the control plane cancels a task; an interactive interrupt pauses it (resumable).
     if (g_cancellation)
         g_cancellation->request(signal == SIGTERM ? StopRequest::Cancel : StopRequest::Pause);
 }
 
-void installProcessSettings(Cancellation& cancellation) {
+enum class StopSenders { Anyone, ControlPlane };
+
+void installProcessSettings(Cancellation& cancellation, StopSenders senders) {
     g_cancellation = &cancellation;
+    g_onlyControlPlaneStops = senders == StopSenders::ControlPlane;
+    g_launcherPid = ::getppid(); // 0 in a sandbox: the launcher is outside the agent's pid namespace
     struct sigaction action {};
-    action.sa_handler = onSignal;
+    action.sa_sigaction = onSignal;
+    action.sa_flags = SA_SIGINFO;
     sigemptyset(&action.sa_mask);
     for (int signal : {SIGTERM, SIGINT, SIGHUP})
         sigaction(signal, &action, nullptr);
@@ -239,7 +254,7 @@ int runStandalone(const Options& options) {
         return usageError(agent.error().message);
 
     Cancellation cancellation;
-    installProcessSettings(cancellation);
+    installProcessSettings(cancellation, StopSenders::Anyone);
     const auto egress = startEgressForwarder(); // serves the tools until the agent exits
     (*agent)->setModel(std::make_unique<ScriptedLlm>(std::move(script).value()));
     (*agent)->setRunFacts({std::nullopt, std::nullopt, std::string("scripted"), std::nullopt});
@@ -330,7 +345,7 @@ int serve(const Options& options) {
         return usageError(paths.error().message);
 
     Cancellation cancellation;
-    installProcessSettings(cancellation);
+    installProcessSettings(cancellation, StopSenders::ControlPlane);
     auto connection = controlConnection(options);
     if (!connection) {
         std::cerr << "warren-agent: " << connection.error().message << "\n";
@@ -423,6 +438,11 @@ int serve(const Options& options) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // Before anything is read or any tool runs: a tool must never reach this process's descriptors or memory.
+    if (auto sealed = sealProcess(); !sealed) {
+        std::cerr << "warren-agent: " << sealed.error().message << "\n";
+        return kExitFailed;
+    }
     if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
         std::cout << kUsage;
         return kExitFinished;

@@ -70,6 +70,7 @@ Result<std::unique_ptr<sandbox::RunningSandbox>> launchAgent(const AgentLaunch& 
     request.backend = launch.backend;
     request.profile = std::move(*profile);
     request.command = launch.command;
+    request.commandIsInit = true; // the agent reaps and handles SIGTERM and SIGHUP (warren-agent's main)
     request.hostEnv = sandbox::currentEnvironment();
     request.stdio = launch.stdio;
     request.image = launch.image;

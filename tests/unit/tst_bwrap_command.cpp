@@ -128,6 +128,12 @@ private slots:
     void synthesizedFiles();
     void commandAfterDoubleDash_data();
     void commandAfterDoubleDash();
+    void execArgvNamesNoHostPath_data();
+    void execArgvNamesNoHostPath();
+    void asPid1OnlyForACommandThatIsItsInit_data();
+    void asPid1OnlyForACommandThatIsItsInit();
+    void refusesANulThatWouldSplitAnOption_data();
+    void refusesANulThatWouldSplitAnOption();
     void refusesToBuild_data();
     void refusesToBuild();
     void shellQuote_data();
@@ -478,12 +484,12 @@ void TestBwrapCommand::dataFds() {
     QVERIFY2(command.ok(), command.ok() ? "" : command.error().message.c_str());
     const auto& data = command->dataFds;
 
-    // passwd, group, hosts, hostname, the placeholders, then the seccomp filter.
-    QCOMPARE(qsizetype(data.size()), 4 + placeholderFiles.size() + 1);
+    // passwd, group, hosts, hostname, the placeholders, the seccomp filter, then bwrap's options.
+    QCOMPARE(qsizetype(data.size()), 4 + placeholderFiles.size() + 2);
     for (std::size_t i = 0; i < data.size(); ++i)
         QCOMPARE(data[i].fd, BwrapCommand::kStatusFd + 1 + int(i));
 
-    const DataFd& seccomp = data.back();
+    const DataFd& seccomp = data[data.size() - 2];
     QCOMPARE(qs(seccomp.purpose), QString("seccomp filter"));
     QVERIFY(seccomp.bytes == std::string(kFilter.begin(), kFilter.end()));
 
@@ -494,8 +500,8 @@ void TestBwrapCommand::dataFds() {
     QCOMPARE(options.value(seccompAt + 1), QString::number(seccomp.fd));
 
     // Every other descriptor feeds exactly one --file or --ro-bind-data whose destination is its purpose.
-    QCOMPARE(options.count("--ro-bind-data") + options.count("--file"), qsizetype(data.size()) - 1);
-    for (std::size_t i = 0; i + 1 < data.size(); ++i) {
+    QCOMPARE(options.count("--ro-bind-data") + options.count("--file"), qsizetype(data.size()) - 2);
+    for (std::size_t i = 0; i + 2 < data.size(); ++i) {
         const QString fd = QString::number(data[i].fd), dest = qs(data[i].purpose);
         const bool found = findSequence(options, {"--ro-bind-data", fd, dest}) >= 0 ||
                            findSequence(options, {"--file", fd, dest}) >= 0;
@@ -585,6 +591,106 @@ void TestBwrapCommand::commandAfterDoubleDash() {
     QVERIFY(!options.isEmpty());
     QCOMPARE(options.mid(options.size() - 3), (QStringList{"--json-status-fd", "3", "--"}));
     QCOMPARE(argv.mid(1 + options.size()), command);
+}
+
+// What is exec'd shows in /proc/N/cmdline to every process that can see bwrap: only the command's words;
+// bwrap's options, every host path among them, arrive on the --args descriptor, exactly as argv has them.
+// clang-format off
+void TestBwrapCommand::execArgvNamesNoHostPath_data() {
+    QTest::addColumn<QString>("patch");
+    QTest::addColumn<QStringList>("command");
+    QTest::addColumn<bool>("commandIsInit");
+
+    QTest::newRow("the agent")
+        << R"({"mounts": {"/opt/warren/bin/warren-agent": {"type": "ro-bind", "source": "/var/lib/warren/bin/warren-agent"},
+                          "/state": {"type": "bind", "source": "/var/lib/warren/tasks/t1/state"}}})"
+        << QStringList{"/opt/warren/bin/warren-agent", "serve", "--workspace", "/workspace"} << true;
+    QTest::newRow("a command with a double dash")
+        << R"({"mounts": {"/data": {"type": "ro-bind", "source": "/srv/host-data"}}})"
+        << QStringList{"git", "log", "--", "README"} << false;
+    QTest::newRow("a command that looks like options") << "{}" << QStringList{"--ro-bind", "/", "/"} << false;
+}
+// clang-format on
+
+void TestBwrapCommand::execArgvNamesNoHostPath() {
+    QFETCH(QString, patch);
+    QFETCH(QStringList, command);
+    QFETCH(bool, commandIsInit);
+
+    auto profile = profileWith(patch);
+    QVERIFY2(profile.ok(), profile.ok() ? "" : profile.error().message.c_str());
+    BwrapRequest r = request(toStd(command));
+    r.commandIsInit = commandIsInit;
+    const QStringList hosts{"dir /var/lib/warren/tasks/t1/state", "file /var/lib/warren/bin/warren-agent",
+                            "dir /srv/host-data"};
+    auto built = buildBwrapCommand(*profile, r, fakeHost(hosts));
+    QVERIFY2(built.ok(), built.ok() ? "" : built.error().message.c_str());
+
+    const DataFd& args = built->dataFds.back();
+    QCOMPARE(qs(args.purpose), QString("bwrap's options (--args)"));
+    const QStringList exec = toQt(built->execArgv());
+    QCOMPARE(exec, QStringList({qs(kBwrap), "--args", QString::number(args.fd), "--"}) + command);
+
+    // The descriptor holds every option of argv, each ended by a NUL, and nothing else.
+    const QStringList argv = toQt(built->argv);
+    const QStringList options = argv.mid(1, argv.size() - command.size() - 2); // between argv[0] and "--"
+    QVERIFY(args.bytes.size() > 0 && args.bytes.back() == '\0');
+    const QStringList fromFd = QString::fromStdString(args.bytes.substr(0, args.bytes.size() - 1)).split(QChar(0));
+    QCOMPARE(fromFd, options);
+    QCOMPARE(argv.mid(1), options + QStringList{"--"} + command);
+
+    for (const QString& host : {qs(kWorkspace), QString("/var/lib/warren"), QString("/srv/host-data")})
+        for (const QString& word : exec)
+            QVERIFY2(!word.contains(host), qPrintable(word));
+}
+
+// clang-format off
+void TestBwrapCommand::asPid1OnlyForACommandThatIsItsInit_data() {
+    QTest::addColumn<bool>("commandIsInit");
+    QTest::newRow("a command: bwrap's reaper is pid 1") << false;
+    QTest::newRow("the agent: pid 1 itself, no reaper holding its stdio") << true;
+}
+// clang-format on
+
+void TestBwrapCommand::asPid1OnlyForACommandThatIsItsInit() {
+    QFETCH(bool, commandIsInit);
+    auto profile = profileWith("{}");
+    QVERIFY(profile.ok());
+    BwrapRequest r = request();
+    r.commandIsInit = commandIsInit;
+    auto built = buildBwrapCommand(*profile, r, fakeHost({}));
+    QVERIFY(built.ok());
+    QCOMPARE(built->commandIsInit, commandIsInit);
+    const QStringList argv = toQt(built->argv);
+    const qsizetype end = argv.indexOf("--");
+    QCOMPARE(argv.mid(0, end).contains("--as-pid-1"), commandIsInit);
+    QVERIFY(argv.mid(0, end).contains("--unshare-pid"));
+}
+
+// bwrap's options cross on a descriptor as NUL-separated words: a NUL inside one would make options of its own.
+// clang-format off
+void TestBwrapCommand::refusesANulThatWouldSplitAnOption_data() {
+    QTest::addColumn<bool>("inEnvironment");
+    QTest::newRow("an environment value") << true;
+    QTest::newRow("a command word") << false;
+}
+// clang-format on
+
+void TestBwrapCommand::refusesANulThatWouldSplitAnOption() {
+    QFETCH(bool, inEnvironment);
+    const std::string smuggled = std::string("x") + '\0' + "--bind" + '\0' + "/" + '\0' + "/";
+    auto profile = profileWith("{}");
+    QVERIFY(profile.ok());
+    BwrapRequest r = request({"sh", "-c", inEnvironment ? "true" : smuggled});
+    if (inEnvironment) {
+        json env = {{"env", {{"INNOCENT", smuggled}}}};
+        profile = profileWith(QString::fromStdString(env.dump()));
+        QVERIFY2(profile.ok(), profile.ok() ? "" : profile.error().message.c_str());
+    }
+    auto built = buildBwrapCommand(*profile, r, fakeHost({}));
+    QVERIFY(!built.ok());
+    QCOMPARE(built.error().code, ErrorCode::InvalidArgument);
+    QVERIFY2(qs(built.error().message).contains("NUL"), built.error().message.c_str());
 }
 
 // clang-format off

@@ -96,6 +96,8 @@ private slots:
     void workspaceOwner_data();
     void workspaceOwner();
     void commandComesLast();
+    void initOnlyForACommandThatIsNone_data();
+    void initOnlyForACommandThatIsNone();
     void environmentFromFileOnly();
     void passwdNamesTheUidInside();
     void everyRequestedLimitIsSetOrReported();
@@ -339,6 +341,28 @@ void TestDockerCommand::commandComesLast() {
     const std::vector<std::string> tail(command->argv.end() - 5, command->argv.end());
     QCOMPARE(tail, (std::vector<std::string>{"--entrypoint", "sh", "debian:bookworm-slim", "-c", "true"}));
     QCOMPARE(qs(command->commandLine()).count("'true'") + qs(command->commandLine()).count(" true"), 1);
+}
+
+void TestDockerCommand::initOnlyForACommandThatIsNone_data() {
+    QTest::addColumn<bool>("commandIsInit");
+    QTest::addColumn<bool>("init");
+    QTest::newRow("a command: podman's init reaps and passes signals on") << false << true;
+    // The agent: pid 1 itself, so that no init holds its stdio where /proc/1/fd reopens it.
+    QTest::newRow("its own init: no other pid 1") << true << false;
+}
+
+void TestDockerCommand::initOnlyForACommandThatIsNone() {
+    QFETCH(bool, commandIsInit);
+    QFETCH(bool, init);
+    auto profile = profileWith("{}");
+    QVERIFY(profile);
+    DockerRequest r = request("podman");
+    r.commandIsInit = commandIsInit;
+    auto command = buildDockerCommand(*profile, r, fakeHost());
+    QVERIFY(command);
+    const auto entrypoint = std::find(command->argv.begin(), command->argv.end(), "--entrypoint");
+    QCOMPARE(std::find(command->argv.begin(), entrypoint, "--init") != entrypoint, init);
+    QVERIFY(containsSequence(command->argv, "--pull never"));
 }
 
 // Values stay out of argv (visible in ps); only the profile's variables and the passed-through ones.
