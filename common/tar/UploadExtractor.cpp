@@ -34,12 +34,27 @@ Error outside(const std::string& path) {
                      "the upload is refused: \"" + path + "\" does not name a path inside the upload");
 }
 
+// The directory of the entry before, kept open: a tar lists a directory's entries after it, so the next
+// entry's parent is most often that directory or one below it, and the walk starts there rather than at
+// the root (an archive of deep paths would otherwise cost its depth in openat calls per entry). It was
+// reached by the same checked walk, and the policy never lets a directory be replaced.
+struct ParentCache {
+    std::string path; // relative to the root; "" is the root
+    UniqueFd dir;
+};
+
 // The directory that will hold path's last component, creating missing ones on the way. A component that
 // is a symlink or a file fails here (ELOOP, ENOTDIR) whatever the policy said.
-Result<UniqueFd> openParent(int root, const std::string& path, std::string& name) {
-    UniqueFd dir(::fcntl(root, F_DUPFD_CLOEXEC, 0));
+Result<UniqueFd> openParent(int root, const std::string& path, std::string& name, ParentCache& cache) {
     std::size_t start = 0;
-    for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', start)) {
+    UniqueFd dir;
+    if (cache.dir.valid() && (cache.path.empty() || path.starts_with(cache.path + "/"))) {
+        dir = UniqueFd(::fcntl(cache.dir.get(), F_DUPFD_CLOEXEC, 0));
+        start = cache.path.empty() ? 0 : cache.path.size() + 1;
+    } else {
+        dir = UniqueFd(::fcntl(root, F_DUPFD_CLOEXEC, 0));
+    }
+    for (auto slash = path.find('/', start); slash != std::string::npos; slash = path.find('/', start)) {
         const std::string part = path.substr(start, slash - start);
         if (!isPlainComponent(part))
             return outside(path);
@@ -57,6 +72,8 @@ Result<UniqueFd> openParent(int root, const std::string& path, std::string& name
     name = path.substr(start);
     if (!isPlainComponent(name))
         return outside(path);
+    cache.path = start == 0 ? std::string() : path.substr(0, start - 1);
+    cache.dir = UniqueFd(::fcntl(dir.get(), F_DUPFD_CLOEXEC, 0));
     return dir;
 }
 
@@ -95,7 +112,8 @@ Status writeDirectory(int parent, const std::string& name, const AdmittedEntry& 
     return Ok{};
 }
 
-Status writeEntry(TarReader& reader, int root, const AdmittedEntry& entry, UploadCounts& counts) {
+Status writeEntry(TarReader& reader, int root, const AdmittedEntry& entry, UploadCounts& counts,
+                  ParentCache& cache) {
     if (entry.path.empty()) { // "./": the tree's root, which extract() created
         ++counts.directories;
         if (::fchmod(root, entry.mode) != 0)
@@ -103,7 +121,7 @@ Status writeEntry(TarReader& reader, int root, const AdmittedEntry& entry, Uploa
         return Ok{};
     }
     std::string name;
-    auto parent = openParent(root, entry.path, name);
+    auto parent = openParent(root, entry.path, name, cache);
     if (!parent)
         return parent.error();
     switch (entry.type) {
@@ -129,6 +147,7 @@ Result<UploadCounts> extractInto(ByteSource& source, int root, const UploadLimit
     TarReader reader(source);
     UploadPolicy policy(limits);
     UploadCounts counts;
+    ParentCache cache;
     for (;;) {
         auto entry = reader.next();
         if (!entry)
@@ -138,7 +157,7 @@ Result<UploadCounts> extractInto(ByteSource& source, int root, const UploadLimit
         auto admitted = policy.admit(**entry);
         if (!admitted)
             return admitted.error();
-        if (auto written = writeEntry(reader, root, *admitted, counts); !written)
+        if (auto written = writeEntry(reader, root, *admitted, counts, cache); !written)
             return written.error();
     }
     if (auto finished = policy.finish(); !finished)

@@ -76,24 +76,34 @@ const char* kindName(TarEntryType type) {
 
 } // namespace
 
+// From the entry's parent upwards, to the first directory already known: its own parents were checked when
+// it was admitted, and a directory is never replaced, so what lies above it still holds. Each entry costs
+// one lookup in the common case, and the walk up is paid once per directory created on the way, so an
+// archive of deep paths costs no more than the directories it makes (a walk from the top, per entry, costs
+// its depth squared in path bytes).
 Status UploadPolicy::admitParents(const TarEntry& entry, const std::string& path) {
-    const auto parts = splitPath(path);
-    for (std::size_t count = 1; count < parts.size(); ++count) {
-        const std::string parent = join(parts, count);
+    std::vector<std::string> created; // deepest first
+    for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0;
+         slash = path.rfind('/', slash - 1)) {
+        std::string parent = path.substr(0, slash);
         const auto seen = m_seen.find(parent);
-        if (seen == m_seen.end()) {
-            // Created on the way, as tar does; it counts as an entry, or one archive of deep paths would
-            // have the server create (and remember) thousands of directories per entry it declares.
-            if (++m_entries > m_limits.maxEntries)
-                return refuse(entry, "needs one directory more than the " +
-                                         std::to_string(m_limits.maxEntries) + " entries allowed");
-            m_seen.emplace(parent, Kind::Directory);
-        } else if (seen->second == Kind::Symlink) {
-            return refuse(entry, "goes through \"" + parent + "\", a symbolic link of the same archive");
-        } else if (seen->second == Kind::File) {
-            return refuse(entry, "goes through \"" + parent + "\", a file of the same archive");
+        if (seen != m_seen.end()) {
+            if (seen->second == Kind::Symlink)
+                return refuse(entry, "goes through \"" + parent + "\", a symbolic link of the same archive");
+            if (seen->second == Kind::File)
+                return refuse(entry, "goes through \"" + parent + "\", a file of the same archive");
+            break;
         }
+        created.push_back(std::move(parent));
     }
+    // Created on the way, as tar does; each counts as an entry, or one archive of deep paths would have the
+    // server create (and remember) thousands of directories per entry it declares.
+    if (created.size() > m_limits.maxEntries - std::min(m_entries, m_limits.maxEntries))
+        return refuse(entry, "needs one directory more than the " + std::to_string(m_limits.maxEntries) +
+                                 " entries allowed");
+    m_entries += created.size();
+    for (auto& parent : created)
+        m_seen.emplace(std::move(parent), Kind::Directory);
     return Ok{};
 }
 
@@ -126,6 +136,12 @@ Result<AdmittedEntry> UploadPolicy::admit(const TarEntry& entry) {
     auto parts = components(entry.path, "name");
     if (!parts)
         return refuse(entry, parts.error().message);
+    for (const auto& part : *parts) {
+        if (part.size() > m_limits.maxNameBytes)
+            return refuse(entry, "has a name of " + std::to_string(part.size()) + " bytes (\"" +
+                                     part.substr(0, 32) + "...\"); a file or directory name may have at most " +
+                                     std::to_string(m_limits.maxNameBytes) + " bytes");
+    }
     AdmittedEntry admitted;
     admitted.type = entry.type;
     admitted.path = join(*parts, parts->size());

@@ -6,7 +6,8 @@
 // whose target is absolute or leaves the tree from the link's directory (also through the archive's other
 // links: finish() follows the chains once every link is known), an entry whose parent is a symlink or a
 // file of the same archive, a path that appears twice (only a directory may be repeated, so nothing
-// replaces a directory or a file), and more entries, longer paths or more bytes than the caller's limits.
+// replaces a directory or a file), and more entries, longer paths, longer names (a component longer than a file system holds would fail
+// on the server's disk, not in the client's archive) or more bytes than the caller's limits.
 // Modes are masked: no setuid, setgid or sticky bit, and the owner can always read and write (and enter
 // directories), so the server can copy and remove what it extracted. Every refusal names the entry, its
 // offset in the archive and the reason.
@@ -26,6 +27,7 @@ struct UploadLimits {
     std::uint64_t maxEntries = 100'000;       // files, directories and links, those made on the way too
     std::size_t maxPathBytes = 4096;          // of a path or a link target, as declared
     std::uint64_t maxTotalBytes = 1ull << 30; // the sum of the regular files' sizes
+    std::size_t maxNameBytes = 255;           // of one component of a path: NAME_MAX, what a file system holds
 };
 
 struct AdmittedEntry {

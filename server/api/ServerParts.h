@@ -1,6 +1,7 @@
 #pragma once
 // What warrend's endpoints share: the task store, the accounts, the task manager, the event streams and
-// where files go. Owned by Warrend; the endpoint files only borrow them, all on the server's one thread.
+// where files go. Owned by Warrend; the endpoint files only borrow them, all on the server's one thread
+// (DiskWork's workers touch none of them).
 
 #include "server/accounts/AccountTypes.h"
 #include "server/api/ServeOptions.h"
@@ -18,12 +19,14 @@ class AccountStore;
 
 namespace warren::server {
 
+class DiskWork;
 class EventStreams;
 class Quotas;
 
 // Under --data-dir:
-//   uploads/<id>/upload.tar      the body as it came (each task of it extracts its own workspace)
-//   uploads/<id>/tree            the upload extracted once: checked, and the patch's "before"
+//   uploads/<id>/upload.tar      the body as it came, until it is extracted
+//   uploads/<id>/tree            the upload extracted once: checked, each task's workspace is copied from
+//                                it, and the patch's "before"
 //   workspaces/<task>            the task's workspace, mounted at /workspace
 //   scripts/<task>.json          an inline script (scripted model)
 //   tasks/, memories/            the control plane's (DataDir)
@@ -43,6 +46,7 @@ struct ServerParts {
     control::TaskManager& manager;
     EventStreams& streams;
     Quotas& quotas;
+    DiskWork& work; // every request's disk and process work runs there, off the event loop
     ServerPaths paths;
     ServeOptions options;
 };

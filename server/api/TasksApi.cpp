@@ -15,18 +15,15 @@
 #include "server/api/ServerParts.h"
 #include "server/api/TaskRequest.h"
 #include "server/api/UploadsApi.h"
+#include "server/uploads/ArtifactFile.h"
+#include "server/uploads/RemoveTree.h"
+#include "server/uploads/WorkspaceCopy.h"
 #include "server/uploads/WorkspacePatch.h"
+#include "server/work/DiskWork.h"
 
-#include <QFutureWatcher>
 #include <QTimer>
-#include <QtConcurrent/QtConcurrentRun>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <linux/openat2.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#include <variant>
 
 namespace warren::server {
 
@@ -76,55 +73,106 @@ control::TaskSpec specFor(ServerParts& parts, const Account& caller, const TaskR
     return spec;
 }
 
-using Created = std::variant<control::TaskRecord, accounts::OverQuota>;
+// A task being created: what the event loop decided before its workspace is made on a worker, and needs
+// after.
+struct Creation {
+    Account caller;
+    TaskRequest request;
+    accounts::UploadOwnership upload;
+    std::string id;
+    std::optional<std::string> idempotencyKey;
+    control::TaskSpec spec;
+    bool waits = false; // over the concurrency quota, created held until WaitingTasks gives it a slot
+};
 
-// Everything the task needs, in an order that leaves nothing behind when a step fails.
-Result<Created> createTask(ServerParts& parts, const Account& caller, const TaskRequest& request,
-                           const accounts::UploadOwnership& upload, const std::string& id) {
-    auto admission = parts.quotas.admit(caller, request, id);
-    if (!admission)
-        return admission.error();
-    // Over the concurrency quota, a task that asked to queue is created held, and waits for a slot
-    // (WaitingTasks); any other refusal (the month's tokens) creates nothing.
-    const bool waits = admission->refused && request.queue &&
-                       admission->refused->limit == accounts::LimitName::MaxConcurrent;
-    if (admission->refused && !waits)
-        return Created(*admission->refused);
-    const auto undo = [&](const Error& error) -> Result<Created> {
-        std::error_code ignored;
-        fs::remove_all(parts.paths.workspace(id), ignored);
-        fs::remove(parts.paths.script(id), ignored);
+// The task's workspace, copied from its upload's checked tree, and its inline script: the disk part of
+// creating a task, on a worker. On failure what it made is removed.
+Status makeWorkspace(const std::string& tree, const std::string& workspace, const std::string& scriptPath,
+                     const std::optional<std::string>& script) {
+    if (auto copied = uploads::copyWorkspace(tree, workspace, tar::UploadLimits{}); !copied)
+        return copied.error();
+    if (script) {
+        std::ofstream file(scriptPath);
+        file << *script;
+        if (!file.flush()) {
+            (void)uploads::removeTree(workspace);
+            std::error_code ignored;
+            fs::remove(scriptPath, ignored);
+            return makeError(ErrorCode::System, "cannot write the task's script; is the server's disk full?");
+        }
+    }
+    return Ok{};
+}
+
+void refuseCreation(ServerParts& parts, const Creation& creation, const HttpReply& reply, HttpResponse response) {
+    if (creation.idempotencyKey)
+        (void)parts.accounts.forgetIdempotencyKey(creation.caller.userId, *creation.idempotencyKey, creation.id);
+    reply.send(std::move(response));
+}
+
+// After the workspace: recorded as the caller's, listed as waiting or submitted. A step that fails gives the
+// reservation back and removes what was made (on a worker).
+void finishCreation(ServerParts& parts, const Creation& creation, Status made, const HttpReply& reply) {
+    const std::string& id = creation.id;
+    const auto undo = [&](const Error& error) {
+        parts.work.runDetached(workOwner(creation.caller),
+                               [workspace = parts.paths.workspace(id), script = parts.paths.script(id)] {
+                                   (void)uploads::removeTree(workspace);
+                                   std::error_code ignored;
+                                   fs::remove(script, ignored);
+                               });
         (void)parts.accounts.forgetWaitingTask(id);
         (void)parts.quotas.release(id);
-        return error;
+        refuseCreation(parts, creation, reply, errorResponse(error));
     };
-    if (auto extracted = extractUpload(parts.paths.uploadTar(upload.uploadId), parts.paths.workspace(id));
-        !extracted)
-        return undo(extracted.error());
-    if (request.script) {
-        std::ofstream file(parts.paths.script(id));
-        file << *request.script;
-        if (!file.flush())
-            return undo(
-                makeError(ErrorCode::System, "cannot write the task's script; is the server's disk full?"));
+    if (!made) {
+        (void)parts.quotas.release(id);
+        return refuseCreation(parts, creation, reply, errorResponse(made.error()));
     }
-    const control::TaskSpec spec = specFor(parts, caller, request, *admission, id);
-    if (auto valid = control::validateSpec(spec); !valid)
-        return undo(valid.error());
-    if (auto recorded = parts.accounts.recordTask(caller.userId, id, upload.uploadId); !recorded)
+    if (auto recorded = parts.accounts.recordTask(creation.caller.userId, id, creation.upload.uploadId); !recorded)
         return undo(recorded.error());
     // Listed as waiting before it is stored as queued: a crash in between leaves a stale entry (dropped
     // by the next offer), never a queued task that would start on restart without a slot.
-    if (waits) {
-        if (auto listed = parts.accounts.addWaitingTask(caller.userId, id); !listed)
+    if (creation.waits) {
+        if (auto listed = parts.accounts.addWaitingTask(creation.caller.userId, id); !listed)
             return undo(listed.error());
     }
-    auto task = parts.manager.submit(request.prompt, parts.paths.workspace(id), spec, id,
-                                     waits ? control::TaskManager::Start::Held
-                                           : control::TaskManager::Start::WhenFree);
+    auto task = parts.manager.submit(creation.request.prompt, parts.paths.workspace(id), creation.spec, id,
+                                     creation.waits ? control::TaskManager::Start::Held
+                                                    : control::TaskManager::Start::WhenFree);
     if (!task)
         return undo(task.error());
-    return Created(*task);
+    reply.send(jsonResponse(201, taskJson(*task, creation.upload.uploadId))
+                   .withHeader("Location", QByteArray::fromStdString("/v1/tasks/" + id)));
+}
+
+// Everything the task needs, in an order that leaves nothing behind when a step fails: the quota's
+// reservation and the spec here, the workspace on a worker, the records back here. A client that leaves
+// meanwhile loses nothing: the task is created all the same (and its Idempotency-Key finds it).
+void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
+    auto admission = parts.quotas.admit(creation.caller, creation.request, creation.id);
+    if (!admission)
+        return refuseCreation(parts, creation, reply, errorResponse(admission.error()));
+    // Over the concurrency quota, a task that asked to queue is created held, and waits for a slot
+    // (WaitingTasks); any other refusal (the month's tokens) creates nothing.
+    creation.waits = admission->refused && creation.request.queue &&
+                     admission->refused->limit == accounts::LimitName::MaxConcurrent;
+    if (admission->refused && !creation.waits)
+        return refuseCreation(parts, creation, reply, overQuota(*admission->refused));
+    creation.spec = specFor(parts, creation.caller, creation.request, *admission, creation.id);
+    if (auto valid = control::validateSpec(creation.spec); !valid) {
+        (void)parts.quotas.release(creation.id);
+        return refuseCreation(parts, creation, reply, errorResponse(valid.error()));
+    }
+    const std::string owner = workOwner(creation.caller);
+    auto shared = std::make_shared<Creation>(std::move(creation));
+    parts.work.run<Status>(
+        owner,
+        [tree = parts.paths.uploadTree(shared->upload.uploadId), workspace = parts.paths.workspace(shared->id),
+         scriptPath = parts.paths.script(shared->id), script = shared->request.script] {
+            return makeWorkspace(tree, workspace, scriptPath, script);
+        },
+        [&parts, shared, reply](Status made) { finishCreation(parts, *shared, std::move(made), reply); });
 }
 
 // The request's body as JSON, or the 400 that says why it is not.
@@ -173,15 +221,7 @@ void create(ServerParts& parts, const Account& caller, const HttpRequest& reques
                                                   "Idempotency-Key is still being handled"));
         }
     }
-    auto created = createTask(parts, caller, *parsed, **upload, id);
-    if (!created || std::holds_alternative<accounts::OverQuota>(*created)) {
-        if (idempotencyKey)
-            (void)parts.accounts.forgetIdempotencyKey(caller.userId, *idempotencyKey, id);
-        return reply.send(created ? overQuota(std::get<accounts::OverQuota>(*created))
-                                  : errorResponse(created.error()));
-    }
-    reply.send(jsonResponse(201, taskJson(std::get<control::TaskRecord>(*created), (*upload)->uploadId))
-                   .withHeader("Location", QByteArray::fromStdString("/v1/tasks/" + id)));
+    createTask(parts, Creation{caller, std::move(*parsed), **upload, id, idempotencyKey, {}, false}, std::move(reply));
 }
 
 void list(ServerParts& parts, const Account& caller, HttpReply reply) {
@@ -330,58 +370,57 @@ void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, 
     waitForQuestion(parts.manager, given, std::move(reply));
 }
 
-// git diff of a large workspace takes a while: it runs on a pool thread (touching only the two trees),
-// and the answer is sent from the event loop, which meanwhile serves everyone else.
-void patch(ServerParts& parts, const Owned& owned, HttpReply reply) {
+// Whether anyone still waits for this answer: read-only work for a client that has gone is not started.
+std::function<bool()> stillWanted(const HttpReply& reply) {
+    return [reply] { return !reply.answered(); };
+}
+
+// git diff of a large workspace takes a while: it runs on a worker (touching only the two trees), and the
+// answer is sent from the event loop, which meanwhile serves everyone else.
+void patch(ServerParts& parts, const Account& caller, const Owned& owned, HttpReply reply) {
     if (!owned.uploadId)
         return reply.send(notFound("the upload of task " + owned.task.id));
     using Diff = Result<std::string>;
-    auto* watcher = new QFutureWatcher<Diff>();
-    QObject::connect(watcher, &QFutureWatcherBase::finished, watcher, [watcher, reply] {
-        watcher->deleteLater();
-        const Diff diff = watcher->result();
-        if (!diff)
-            return reply.send(errorResponse(diff.error()));
-        HttpResponse response;
-        response.body = QByteArray::fromStdString(*diff);
-        response.withHeader("Content-Type", "text/x-diff");
-        reply.send(std::move(response));
-    });
-    watcher->setFuture(QtConcurrent::run(
+    parts.work.run<Diff>(
+        workOwner(caller),
         [before = parts.paths.uploadTree(*owned.uploadId), after = parts.paths.workspace(owned.task.id)] {
             return uploads::workspacePatch(before, after);
-        }));
+        },
+        [reply](Diff diff) {
+            if (!diff)
+                return reply.send(errorResponse(diff.error()));
+            HttpResponse response;
+            response.body = QByteArray::fromStdString(*diff);
+            response.withHeader("Content-Type", "text/x-diff");
+            reply.send(std::move(response));
+        },
+        stillWanted(reply));
 }
 
-// The file at path under root, never through a symlink or out of root (openat2 RESOLVE_BENEATH).
-Result<std::string> readBeneath(const std::string& root, const std::string& path) {
-    const int dir = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0)
-        return makeError(ErrorCode::NotFound, "the task left no output");
-    open_how how{};
-    how.flags = O_RDONLY | O_CLOEXEC;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    const int fd = static_cast<int>(::syscall(SYS_openat2, dir, path.c_str(), &how, sizeof how));
-    ::close(dir);
-    if (fd < 0)
-        return makeError(ErrorCode::NotFound,
-                         "artifact " + path + " cannot be opened: " + std::strerror(errno));
-    std::string data;
-    char buffer[65536];
-    ssize_t n = 0;
-    while ((n = ::read(fd, buffer, sizeof buffer)) > 0 && data.size() <= kMaxArtifactBytes)
-        data.append(buffer, static_cast<std::size_t>(n));
-    ::close(fd);
-    if (n < 0)
-        return makeError(ErrorCode::System, "cannot read artifact " + path);
-    if (data.size() > kMaxArtifactBytes)
-        return makeError(ErrorCode::Unsupported, "artifact " + path + " is larger than " +
-                                                     std::to_string(kMaxArtifactBytes >> 20) +
-                                                     " MiB; this server does not serve it");
-    return data;
+HttpResponse artifactResponse(uploads::ArtifactRead read) {
+    using Outcome = uploads::ArtifactRead::Outcome;
+    const QString message = QString::fromStdString(read.message);
+    switch (read.outcome) {
+    case Outcome::Read: {
+        HttpResponse response;
+        response.body = QByteArray::fromStdString(read.data);
+        response.withHeader("Content-Type", "application/octet-stream");
+        return response;
+    }
+    case Outcome::Missing:
+        return HttpResponse::error(404, "not_found", message);
+    case Outcome::NotRegular: // a FIFO, a device, a socket, a link: the task's doing, refused unread
+        return HttpResponse::error(422, "not_a_regular_file", message);
+    case Outcome::TooLarge:
+        return HttpResponse::error(413, "artifact_too_large", message);
+    case Outcome::Failed:
+        break;
+    }
+    return HttpResponse::error(500, "internal", message);
 }
 
-void artifacts(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+void artifacts(ServerParts& parts, const Account& caller, const Owned& owned, const HttpRequest& request,
+               HttpReply reply) {
     auto listed = parts.store.artifacts(owned.task.id);
     if (!listed)
         return reply.send(errorResponse(listed.error()));
@@ -397,13 +436,13 @@ void artifacts(ServerParts& parts, const Owned& owned, const HttpRequest& reques
         std::any_of(listed->begin(), listed->end(), [&](const auto& a) { return a.path == name; });
     if (!known)
         return reply.send(notFound("artifact " + name));
-    auto data = readBeneath(parts.paths.root + "/tasks/" + owned.task.id + "/output", name);
-    if (!data)
-        return reply.send(errorResponse(data.error()));
-    HttpResponse response;
-    response.body = QByteArray::fromStdString(*data);
-    response.withHeader("Content-Type", "application/octet-stream");
-    reply.send(std::move(response));
+    parts.work.run<uploads::ArtifactRead>(
+        workOwner(caller),
+        [output = parts.paths.root + "/tasks/" + owned.task.id + "/output", name] {
+            return uploads::readArtifact(output, name, kMaxArtifactBytes);
+        },
+        [reply](uploads::ArtifactRead read) { reply.send(artifactResponse(std::move(read))); },
+        stillWanted(reply));
 }
 
 } // namespace
@@ -454,14 +493,13 @@ void addTaskRoutes(http::Router& router, ServerParts& parts) {
                   answer(parts, owned, request, std::move(reply));
               });
     taskRoute("GET", "/v1/tasks/{id}/patch",
-              [&parts](const Account&, const Owned& owned, const HttpRequest&, HttpReply reply) {
-                  patch(parts, owned, std::move(reply));
+              [&parts](const Account& caller, const Owned& owned, const HttpRequest&, HttpReply reply) {
+                  patch(parts, caller, owned, std::move(reply));
               });
     for (const char* pattern : {"/v1/tasks/{id}/artifacts", "/v1/tasks/{id}/artifacts/{name}"})
         taskRoute("GET", pattern,
-                  [&parts](const Account&, const Owned& owned, const HttpRequest& request, HttpReply reply) {
-                      artifacts(parts, owned, request, std::move(reply));
-                  });
+                  [&parts](const Account& caller, const Owned& owned, const HttpRequest& request,
+                           HttpReply reply) { artifacts(parts, caller, owned, request, std::move(reply)); });
 }
 
 } // namespace warren::server

@@ -6,6 +6,8 @@
 #include "server/api/ServerIds.h"
 #include "server/api/ServerParts.h"
 #include "common/tar/UploadExtractor.h"
+#include "server/uploads/RemoveTree.h"
+#include "server/work/DiskWork.h"
 
 #include <cstring>
 #include <fcntl.h>
@@ -18,6 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The body is moved into the upload's directory at once (a rename: the exchange's file would otherwise
+// go with a client that leaves), then extracted and checked on a worker while the event loop serves
+// everyone else; recorded as the caller's back here. A client that leaves meanwhile loses nothing: the
+// upload is kept and recorded all the same.
 void receive(ServerParts& parts, const accounts::Account& caller, const http::HttpRequest& request,
              http::HttpReply reply) {
     const std::string id = newUploadId();
@@ -27,24 +33,40 @@ void receive(ServerParts& parts, const accounts::Account& caller, const http::Ht
     if (!error)
         fs::rename(request.bodyFile.toStdString(), parts.paths.uploadTar(id), error);
     if (error) {
-        fs::remove_all(dir, error);
+        fs::remove(dir, error); // empty: nothing was moved into it
         return reply.send(
             errorResponse(makeError(ErrorCode::System, "cannot keep the upload: " + error.message() +
                                                            "; is the server's disk full?")));
     }
-    auto counts = extractUpload(parts.paths.uploadTar(id), parts.paths.uploadTree(id));
-    Status recorded = Ok{};
-    if (counts)
-        recorded = parts.accounts.recordUpload(caller.userId, id, dir);
-    if (!counts || !recorded) {
-        fs::remove_all(dir, error);
-        const Error& why = counts ? recorded.error() : counts.error();
-        if (why.code == ErrorCode::InvalidArgument)
-            return reply.send(
-                http::HttpResponse::error(400, "invalid_upload", QString::fromStdString(why.message)));
-        return reply.send(errorResponse(why));
-    }
-    reply.send(jsonResponse(201, {{"id", id}, {"files", counts->files}, {"bytes", counts->bytes}}));
+    const std::string owner = workOwner(caller);
+    using Extracted = Result<tar::UploadCounts>;
+    parts.work.run<Extracted>(
+        owner,
+        [tar = parts.paths.uploadTar(id), tree = parts.paths.uploadTree(id), dir]() -> Extracted {
+            auto counts = extractUpload(tar, tree);
+            // Extracted once, here: each task's workspace is copied from the tree, so the tar has served.
+            std::error_code ignored;
+            if (counts)
+                fs::remove(tar, ignored);
+            else
+                (void)uploads::removeTree(dir);
+            return counts;
+        },
+        [&parts, caller, id, dir, owner, reply](Extracted counts) {
+            Status recorded = Ok{};
+            if (counts)
+                recorded = parts.accounts.recordUpload(caller.userId, id, dir);
+            if (!counts || !recorded) {
+                if (counts) // extracted but not recorded: nobody can use it
+                    parts.work.runDetached(owner, [dir] { (void)uploads::removeTree(dir); });
+                const Error& why = counts ? recorded.error() : counts.error();
+                if (why.code == ErrorCode::InvalidArgument)
+                    return reply.send(
+                        http::HttpResponse::error(400, "invalid_upload", QString::fromStdString(why.message)));
+                return reply.send(errorResponse(why));
+            }
+            reply.send(jsonResponse(201, {{"id", id}, {"files", counts->files}, {"bytes", counts->bytes}}));
+        });
 }
 
 } // namespace
@@ -58,6 +80,10 @@ Result<tar::UploadCounts> extractUpload(const std::string& tarPath, const std::s
     auto counts = tar::UploadExtractor(tar::UploadLimits{}).extract(source, target);
     ::close(fd);
     return counts;
+}
+
+std::string workOwner(const accounts::Account& caller) {
+    return "user-" + std::to_string(caller.userId);
 }
 
 void addUploadRoutes(http::Router& router, ServerParts& parts) {

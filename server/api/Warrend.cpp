@@ -23,6 +23,7 @@
 #include "server/api/TasksApi.h"
 #include "server/api/UploadsApi.h"
 #include "server/api/WaitingTasks.h"
+#include "server/work/DiskWork.h"
 
 #include <QCoreApplication>
 #include <QNetworkAccessManager>
@@ -174,8 +175,9 @@ Status Warrend::openControl(const ServeOptions& options) {
 
     ServeOptions kept = options;
     kept.dataDir = root;
-    m_parts = std::unique_ptr<ServerParts>(
-        new ServerParts{*m_store, *m_accounts, *m_manager, *m_streams, *m_quotas, ServerPaths{root}, kept});
+    m_work = std::make_unique<DiskWork>(kDiskWorkers, kDiskWorkersPerUser);
+    m_parts = std::unique_ptr<ServerParts>(new ServerParts{*m_store, *m_accounts, *m_manager, *m_streams, *m_quotas,
+                                                           *m_work, ServerPaths{root}, kept});
     return Ok{};
 }
 

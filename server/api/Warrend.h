@@ -31,6 +31,7 @@ class QNetworkAccessManager;
 
 namespace warren::server {
 
+class DiskWork;
 class EventStreams;
 class Quotas;
 class WaitingTasks;
@@ -40,6 +41,10 @@ class Warrend : public QObject {
     Q_OBJECT
 public:
     static constexpr std::chrono::seconds kOfferSlotsEvery{30}; // besides every end of a run
+    // The workers for requests' disk and process work (DiskWork), and how many of them one user may hold:
+    // disk-bound work, so more than the cores; half each, so one user never holds them all.
+    static constexpr std::size_t kDiskWorkers = 4;
+    static constexpr std::size_t kDiskWorkersPerUser = 2;
     static Result<std::unique_ptr<Warrend>> open(const ServeOptions& options);
     ~Warrend() override;
 
@@ -74,6 +79,7 @@ private:
     std::unique_ptr<Quotas> m_quotas;
     std::unique_ptr<WaitingTasks> m_waiting;
     std::unique_ptr<ServerParts> m_parts;
+    std::unique_ptr<DiskWork> m_work; // after m_parts: gone (its workers done) before what its jobs use
     std::unique_ptr<http::HttpServer> m_http;
     quint16 m_port = 0;
     std::unique_ptr<control::AgentListener> m_agents; // --agent-address

@@ -31,3 +31,8 @@ warren_add_warrend_test(tst_remote_cli)
 add_dependencies(tst_remote_cli warren warrend)
 # The window's RemoteControlPlane against a real warrend: calls answered while many tasks stream.
 warren_add_warrend_test(tst_remote_plane LIBS warren_remote)
+# One request never stalls every user: big and deep uploads, workspaces made from them, artifacts that are
+# FIFOs, devices or links, a client that leaves mid-way, over-long names (issue 30 §4, §7a).
+warren_add_warrend_test(tst_warrend_stalls)
+# Three 50 MB uploads at a time, twice, on a loaded CI machine: more than QtTest's 300 s per function.
+set_property(TEST tst_warrend_stalls APPEND PROPERTY ENVIRONMENT "QTEST_FUNCTION_TIMEOUT=590000")

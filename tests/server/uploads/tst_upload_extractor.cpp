@@ -209,6 +209,10 @@ void UploadExtractorTest::refusesHostileArchives_data() {
         UploadLimits{3, defaults.maxPathBytes, defaults.maxTotalBytes});
     row("path_too_long", start().file("src/" + std::string(40, 'p'), "x").finish(), "longer than the 32",
         UploadLimits{defaults.maxEntries, 32, defaults.maxTotalBytes});
+    // A name longer than NAME_MAX (a pax path lifts ustar's 100 bytes) is the client's fault, said as such.
+    row("pax_name_longer_than_a_file_system_holds",
+        start().pax({{"path", "src/" + std::string(300, 'n')}}).file("harmless", "x").finish(),
+        "may have at most 255 bytes");
     row("total_size_too_large", start().file("b", std::string(100, 'b')).finish(), "past the 100 bytes",
         UploadLimits{defaults.maxEntries, defaults.maxPathBytes, 100});
 }

@@ -38,6 +38,7 @@ UploadLimits smallLimits() {
     UploadLimits limits;
     limits.maxEntries = 5;
     limits.maxPathBytes = 64;
+    limits.maxNameBytes = 40;
     limits.maxTotalBytes = 100;
     return limits;
 }
@@ -118,6 +119,11 @@ void UploadPolicyTest::refuses_data() {
     QTest::newRow("too_many_directories_on_the_way")
         << Entries{fileEntry("a/b/c/d/e/f")} << "needs one directory more than the 5 entries allowed";
     QTest::newRow("path_too_long") << Entries{fileEntry(longPath)} << "longer than the 64 bytes";
+    // A name no file system holds (NAME_MAX) is the archive's fault, refused before anything is written.
+    QTest::newRow("name_too_long") << Entries{fileEntry(std::string(41, 'n'))} << "at most 40 bytes";
+    QTest::newRow("directory_name_too_long")
+        << Entries{fileEntry(std::string(41, 'd') + "/f")} << "a name of 41 bytes";
+    QTest::newRow("link_name_too_long") << Entries{symlinkEntry(std::string(41, 'l'), "x")} << "at most 40 bytes";
     QTest::newRow("link_target_too_long")
         << Entries{symlinkEntry("l", longPath)} << "longer than the 64 bytes";
     QTest::newRow("total_size_exceeded")
@@ -202,9 +208,10 @@ void UploadPolicyTest::admits_data() {
     QTest::newRow("symlink_sibling") << Entries{symlinkEntry("d/l", "../x")} << "d/l" << 0;
     QTest::newRow("symlink_to_dot") << Entries{symlinkEntry("l", ".")} << "l" << 0;
     QTest::newRow("symlink_to_dir_with_trailing_slash") << Entries{symlinkEntry("l", "a/b/")} << "l" << 0;
+    const std::string longestPath = std::string(40, 'e') + "/" + std::string(23, 'e'); // 64 bytes
     QTest::newRow("exactly_the_limits") << Entries{fileEntry("a", 50), fileEntry("b", 50), dirEntry("c"),
-                                                   dirEntry("d"), fileEntry(std::string(64, 'e'), 0)}
-                                        << QString(64, 'e') << 0644;
+                                                   fileEntry(longestPath, 0)}
+                                        << QString::fromStdString(longestPath) << 0644;
 }
 
 void UploadPolicyTest::admits() {
