@@ -10,6 +10,7 @@
 #include "server/api/EventStreams.h"
 #include "server/api/HttpErrors.h"
 #include "server/api/OwnedTask.h"
+#include "server/api/ProviderEndpoints.h"
 #include "server/api/Quotas.h"
 #include "server/api/ServerParts.h"
 #include "server/api/TaskRequest.h"
@@ -75,6 +76,23 @@ control::TaskSpec specFor(ServerParts& parts, const Account& caller, const TaskR
     return spec;
 }
 
+// What the task would reach inside the server's host and networks without the operator's word: its
+// allow-list's addresses and local names, its provider endpoint's (DESIGN.md §12). Names DNS resolves inside
+// are refused again where the connection is made.
+Status checkInside(const control::TaskSpec& spec, const ServeOptions& options) {
+    auto network = control::parseTaskNetwork(spec.network);
+    if (!network)
+        return network.error();
+    if (auto allowed = control::checkAllowListInside(*network, options.insideAccess()); !allowed)
+        return allowed;
+    if (spec.provider.starts_with("scripted:"))
+        return Ok{};
+    auto provider = control::parseProviderSpec(spec.provider, spec.model);
+    if (!provider)
+        return provider.error();
+    return checkProviderEndpoint(*provider, options.provider, options.insideAccess());
+}
+
 using Created = std::variant<control::TaskRecord, accounts::OverQuota>;
 
 // Everything the task needs, in an order that leaves nothing behind when a step fails.
@@ -110,6 +128,8 @@ Result<Created> createTask(ServerParts& parts, const Account& caller, const Task
     const control::TaskSpec spec = specFor(parts, caller, request, *admission, id);
     if (auto valid = control::validateSpec(spec); !valid)
         return undo(valid.error());
+    if (auto inside = checkInside(spec, parts.options); !inside)
+        return undo(inside.error());
     if (auto recorded = parts.accounts.recordTask(caller.userId, id, upload.uploadId); !recorded)
         return undo(recorded.error());
     // Listed as waiting before it is stored as queued: a crash in between leaves a stale entry (dropped
