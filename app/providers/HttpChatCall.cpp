@@ -72,11 +72,20 @@ void HttpChatCall::send() {
         return post(m_request.url, {});
     // Resolved here, checked, and the checked address connected to: Qt's own lookup would be a second
     // answer the check never saw.
+    // Both ways answer from the event loop: a refusal is a finished() the caller, still in chat(), would miss.
     const QString host = m_request.url.host();
     const QHostAddress literal(host);
-    if (!literal.isNull())
-        return postChecked({literal});
     m_idleTimer.start();
+    if (!literal.isNull()) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, literal] {
+                if (!m_done && !m_reply)
+                    postChecked({literal});
+            },
+            Qt::QueuedConnection);
+        return;
+    }
     QHostInfo::lookupHost(host, this, [this](const QHostInfo& info) {
         if (m_done || m_reply)
             return; // failed (timed out) or aborted meanwhile
