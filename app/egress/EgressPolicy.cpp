@@ -77,12 +77,7 @@ bool isCanonicalDottedQuad(std::string_view text) {
     return octets == 4;
 }
 
-// A host as a client or a rule writes it, reduced to what is compared: lowercase, no brackets, no trailing
-// dot, and whether it is an address literal. nullopt for anything that is neither a DNS name nor a literal.
-struct NormalizedHost {
-    std::string host;
-    std::optional<QHostAddress> address;
-};
+} // namespace
 
 std::optional<NormalizedHost> normalizeHost(std::string_view written) {
     if (!isAscii(written))
@@ -103,6 +98,8 @@ std::optional<NormalizedHost> normalizeHost(std::string_view written) {
         return std::nullopt;
     return NormalizedHost{std::move(host), std::nullopt};
 }
+
+namespace {
 
 bool portAllowed(const HostRule& rule, std::uint16_t port) {
     if (rule.port)

@@ -48,6 +48,14 @@ const HostRule* matchHost(const std::vector<HostRule>& rules, std::string_view h
 // ("::ffff:127.0.0.1", "2001:db8::1"). nullopt for anything else, names included.
 std::optional<QHostAddress> parseAddressLiteral(std::string_view text);
 
+// A host as a client or a rule writes it, reduced to what is compared: lowercase, no brackets, no trailing
+// dot, and whether it is an address literal. nullopt for anything that is neither a DNS name nor a literal.
+struct NormalizedHost {
+    std::string host;
+    std::optional<QHostAddress> address;
+};
+std::optional<NormalizedHost> normalizeHost(std::string_view written);
+
 // Whether address lies inside the machine or its networks, or in a range that is never a public host (the
 // list under addressAllowed). IPv6 outside global unicast (2000::/3) is inside, except the IPv4-mapped,
 // IPv4-translated and NAT64 (64:ff9b::/96) forms, which are judged by the IPv4 address they carry.

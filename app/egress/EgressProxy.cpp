@@ -118,14 +118,18 @@ private:
     void connectTo(const QList<QHostAddress>& resolved) {
         std::string inside;
         for (const QHostAddress& address : resolved) {
-            if (addressAllowed(*m_rule, address))
+            if (addressAllowed(*m_rule, m_request.host, address, m_request.port, m_proxy.m_inside))
                 m_candidates.push_back(address);
             else if (inside.empty())
                 inside = address.toString().toStdString();
         }
         if (m_candidates.empty())
             return refuse(403, m_request.host + " resolves only to addresses inside this machine or its networks (" +
-                                   inside + "), which an allow-list never reaches");
+                                   inside + "), which an allow-list never reaches" +
+                                   (m_proxy.m_inside.operatorOnly
+                                        ? " on a server unless its operator allows that destination "
+                                          "(warrend serve --allow-internal)"
+                                        : ""));
         m_phase = Phase::Connecting;
         m_upstream = new QTcpSocket(this);
         m_upstream->setReadBufferSize(kHighWater);
@@ -262,11 +266,12 @@ private:
     bool m_closing = false;
 };
 
-EgressProxy::EgressProxy(std::string socketPath, std::vector<HostRule> rules)
-    : m_socketPath(std::move(socketPath)), m_rules(std::move(rules)) {}
+EgressProxy::EgressProxy(std::string socketPath, std::vector<HostRule> rules, InsideAccess inside)
+    : m_socketPath(std::move(socketPath)), m_rules(std::move(rules)), m_inside(std::move(inside)) {}
 
-Result<std::unique_ptr<EgressProxy>> EgressProxy::listen(const std::string& socketPath, std::vector<HostRule> rules) {
-    std::unique_ptr<EgressProxy> proxy(new EgressProxy(socketPath, std::move(rules)));
+Result<std::unique_ptr<EgressProxy>> EgressProxy::listen(const std::string& socketPath, std::vector<HostRule> rules,
+                                                         InsideAccess inside) {
+    std::unique_ptr<EgressProxy> proxy(new EgressProxy(socketPath, std::move(rules), std::move(inside)));
     proxy->m_server = new QLocalServer(proxy.get());
     proxy->m_server->setSocketOptions(QLocalServer::WorldAccessOption);
     QLocalServer::removeServer(QString::fromStdString(socketPath));

@@ -6,6 +6,7 @@
 // allowed or refused, for the task's timeline. The refusal is an HTTP answer the tool prints, saying why.
 
 #include "app/egress/EgressPolicy.h"
+#include "app/egress/InsideDestinations.h"
 #include "common/Result.h"
 
 #include <QObject>
@@ -33,8 +34,11 @@ public:
     static constexpr int kMaxConnections = 128;
 
     // Listens on socketPath (created 0777 inside a directory only the control plane can enter, so the
-    // sandbox's user can connect); the file is removed when the proxy goes.
-    static Result<std::unique_ptr<EgressProxy>> listen(const std::string& socketPath, std::vector<HostRule> rules);
+    // sandbox's user can connect); the file is removed when the proxy goes. inside: who decides which
+    // addresses inside this machine and its networks a rule reaches (the desktop's user, or warrend's
+    // operator), checked on the address each connection is made to.
+    static Result<std::unique_ptr<EgressProxy>> listen(const std::string& socketPath, std::vector<HostRule> rules,
+                                                       InsideAccess inside = {});
     ~EgressProxy() override; // closes every connection
 
     std::string socketPath() const { return m_socketPath; }
@@ -44,11 +48,12 @@ signals:
 
 private:
     class Connection;
-    EgressProxy(std::string socketPath, std::vector<HostRule> rules);
+    EgressProxy(std::string socketPath, std::vector<HostRule> rules, InsideAccess inside);
     void accept();
 
     std::string m_socketPath;
     std::vector<HostRule> m_rules;
+    InsideAccess m_inside;
     QLocalServer* m_server = nullptr;
     int m_open = 0;
 };

@@ -28,6 +28,7 @@ ChatCall* AnthropicProvider::chat(const protocol::LlmChatParams& params, QObject
     request.server = ServerContext{m_config.baseUrl, m_config.name, m_config.keyName, m_config.model, m_config.apiKey};
     request.retry = RetryPolicy{m_config.maxRetries, m_config.retryBaseDelay, m_config.maxRetryDelay};
     request.idleTimeout = m_config.requestTimeout;
+    request.access = m_config.access;
     request.makeDecoder = [] { return std::make_unique<AnthropicStream>(); };
     request.adapt = [dialect = m_dialect, params, model = m_config.model, limit = m_config.maxTokens](
                         int, const QByteArray& errorBody) -> std::optional<HttpChatRequest::Adaptation> {

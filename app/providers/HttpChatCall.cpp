@@ -1,6 +1,7 @@
 #include "app/providers/HttpChatCall.h"
 
 #include <QDateTime>
+#include <QHostInfo>
 #include <QNetworkAccessManager>
 #include <QNetworkRequest>
 
@@ -67,9 +68,70 @@ void HttpChatCall::send() {
     m_bodyBytes = 0;
     m_timedOut = false;
 
-    QNetworkRequest request(m_request.url);
+    if (!m_request.access)
+        return post(m_request.url, {});
+    // Resolved here, checked, and the checked address connected to: Qt's own lookup would be a second
+    // answer the check never saw.
+    // Both ways answer from the event loop: a refusal is a finished() the caller, still in chat(), would miss.
+    const QString host = m_request.url.host();
+    const QHostAddress literal(host);
+    m_idleTimer.start();
+    if (!literal.isNull()) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, literal] {
+                if (!m_done && !m_reply)
+                    postChecked({literal});
+            },
+            Qt::QueuedConnection);
+        return;
+    }
+    QHostInfo::lookupHost(host, this, [this](const QHostInfo& info) {
+        if (m_done || m_reply)
+            return; // failed (timed out) or aborted meanwhile
+        if (info.error() != QHostInfo::NoError)
+            return retryOrFail("cannot resolve " + m_request.url.host().toStdString() + ": " +
+                                   info.errorString().toStdString(),
+                               "could not reach the model server at " + m_request.server.url + ": cannot resolve " +
+                                   m_request.url.host().toStdString() + ": " + info.errorString().toStdString(),
+                               m_request.retry.delay(m_attempt + 1, {}, {}, QDateTime::currentDateTimeUtc()));
+        postChecked(info.addresses());
+    });
+}
+
+// The first address the access allows; none: the call fails, saying why, and nothing is sent.
+void HttpChatCall::postChecked(const QList<QHostAddress>& addresses) {
+    const QString host = m_request.url.host();
+    const int port = m_request.url.port(m_request.url.scheme() == QLatin1String("https") ? 443 : 80);
+    std::string inside;
+    for (const QHostAddress& address : addresses) {
+        if (insideReachable(*m_request.access, host.toStdString(), address, std::uint16_t(port))) {
+            QUrl url = m_request.url;
+            url.setHost(address.toString());
+            return post(url, host);
+        }
+        if (inside.empty())
+            inside = address.toString().toStdString();
+    }
+    fail("the model server at " + m_request.server.url + " is " +
+         (inside.empty() ? std::string("at no address")
+                         : "inside the server's own host or its networks (" + inside + ")") +
+         ", which a provider a user names is never connected to on a server; use a public endpoint, or ask "
+         "the operator to allow it with warrend serve --allow-internal");
+}
+
+// url: where to connect; hostName: the name it was reached by (Host, TLS peer), empty when url has it.
+void HttpChatCall::post(const QUrl& url, const QString& hostName) {
+    QNetworkRequest request(url);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     request.setRawHeader("Accept", "text/event-stream");
+    if (!hostName.isEmpty() && QHostAddress(hostName).isNull()) {
+        const int port = m_request.url.port();
+        request.setRawHeader("Host", (hostName + (port < 0 ? QString() : ":" + QString::number(port))).toUtf8());
+        request.setPeerVerifyName(hostName); // the certificate's name, and the name sent as TLS SNI
+    }
+    if (m_request.access) // a redirect would be a second destination nobody checked
+        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     for (const auto& [name, value] : m_request.headers)
         request.setRawHeader(name, value);
     m_reply = m_network->post(request, m_request.body);

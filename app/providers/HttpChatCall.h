@@ -5,6 +5,7 @@
 // server goes silent for the request timeout; sends an adapted request when the server refuses a parameter
 // (RequestDialect.h).
 
+#include "app/egress/InsideDestinations.h"
 #include "app/providers/ChatStreamDecoder.h"
 #include "app/providers/HttpFailure.h"
 #include "app/providers/Provider.h"
@@ -12,6 +13,7 @@
 #include "app/providers/SseParser.h"
 
 #include <QByteArray>
+#include <QHostAddress>
 #include <QList>
 #include <QNetworkReply>
 #include <QPair>
@@ -33,6 +35,11 @@ struct HttpChatRequest {
     ServerContext server;
     RetryPolicy retry;
     std::chrono::milliseconds idleTimeout{120000};
+    // Set (warrend, an endpoint a user named): each attempt resolves the URL's host itself, connects only to
+    // an address insideReachable allows (sending the host's name as Host and as the TLS peer name), so
+    // neither a name that resolves inside nor one that changes its answer between check and use (DNS
+    // rebinding) reaches the server's host or networks. nullopt: Qt resolves and connects as it likes.
+    std::optional<InsideAccess> access;
     std::function<std::unique_ptr<ChatStreamDecoder>()> makeDecoder; // a fresh one per attempt
     // A 400 or 422 that may name a parameter the server refuses: the body to send instead and what
     // changed, or nullopt (the call fails as before). Unset: no adapting.
@@ -53,6 +60,8 @@ public:
 
 private:
     void send();
+    void postChecked(const QList<QHostAddress>& addresses);
+    void post(const QUrl& url, const QString& hostName);
     void onReadyRead();
     void onReplyFinished();
     void onIdleTimeout();

@@ -30,6 +30,7 @@ ChatCall* OpenAiProvider::chat(const protocol::LlmChatParams& params, QObject* p
     request.server = ServerContext{m_config.baseUrl, m_config.name, m_config.keyName, m_config.model, m_config.apiKey};
     request.retry = RetryPolicy{m_config.maxRetries, m_config.retryBaseDelay, m_config.maxRetryDelay};
     request.idleTimeout = m_config.requestTimeout;
+    request.access = m_config.access;
     request.makeDecoder = [] { return std::make_unique<OpenAiStream>(); };
     // The dialect is the provider's, so what one call learns holds for the task's later calls.
     request.adapt = [dialect = m_dialect, params, model = m_config.model, limit = m_config.maxTokens](

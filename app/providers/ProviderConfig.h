@@ -3,10 +3,12 @@
 // settings; the key itself is looked up in the SecretStore under keyName just before use and is never
 // part of anything stored or shown.
 
+#include "app/egress/InsideDestinations.h"
 #include "common/Result.h"
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,10 @@ struct ProviderConfig {
     std::string scriptPath;  // Scripted: the script file
     std::string keyName;     // SecretStore entry; empty: no key (local servers)
     std::string apiKey;      // filled at launch from the SecretStore; never serialized
+    // Set at launch on warrend for an endpoint a user named: the call connects only to an address its host
+    // resolves to outside the server's host and networks (or one the operator allows), checked when it
+    // connects, and follows no redirect. nullopt: wherever baseUrl points (the desktop; the operator's own).
+    std::optional<InsideAccess> access;
     // The output token limit of a reply when the task sets none (max_output_tokens): defaultOutputLimit()
     // for the provider and model; 0 sends none (Anthropic, which requires one, then asks for 4096).
     std::uint64_t maxTokens = 0;

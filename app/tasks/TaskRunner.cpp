@@ -161,6 +161,8 @@ Status TaskRunner::startProxy(const LaunchPlan& plan) {
     if (!key)
         return key.error();
     providerConfig.apiKey = *key;
+    if (m_env.providerAccess)
+        providerConfig.access = m_env.providerAccess(providerConfig);
     auto provider = createProvider(providerConfig, m_env.network);
     if (!provider)
         return provider.error();
@@ -222,7 +224,7 @@ Status TaskRunner::continueSequence() {
 Status TaskRunner::startEgress(const LaunchPlan& plan) {
     if (plan.egressSocket.empty())
         return Ok{};
-    auto egress = EgressProxy::listen(plan.egressSocket, plan.network.hosts);
+    auto egress = EgressProxy::listen(plan.egressSocket, plan.network.hosts, m_env.egressAccess);
     if (!egress)
         return egress.error();
     m_egress = std::move(*egress);

@@ -11,6 +11,7 @@
 // sent; the agent's seq is checked on arrival so that a lost or repeated event is reported.
 
 #include "agent_core/protocol/Event.h"
+#include "app/egress/InsideDestinations.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/store/StoreTypes.h"
 #include "app/tasks/AgentLaunch.h"
@@ -60,6 +61,13 @@ struct RunnerEnvironment {
     // The API key for the task's provider, looked up just before launch and only for a provider that needs
     // one: the desktop's SecretStore (ProviderKey), warrend's the task owner's own key or the server's.
     std::function<Result<std::string>(const TaskRecord& task, const ProviderConfig& provider)> providerKey;
+    // Where the task's provider may be connected to, decided just before launch: unset or nullopt (the
+    // desktop, and warrend's own configured endpoints): wherever its URL points; else (warrend, an endpoint
+    // a user named) only at addresses outside this machine and its networks, or the operator's.
+    std::function<std::optional<InsideAccess>(const ProviderConfig& provider)> providerAccess;
+    // Which addresses inside this machine and its networks the egress proxy's rules reach: the desktop's
+    // user decides (an address literal), warrend's operator (--allow-internal) whatever the rules say.
+    InsideAccess egressAccess;
     std::function<void()> deliverStored;   // hands every committed event to its runner (TaskManager)
     // More labels of the task's sandbox (warrend: its owner's tenant and user); unset: none.
     std::function<Result<std::map<std::string, std::string>>(const TaskRecord& task)> sandboxLabels;

@@ -112,6 +112,11 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
                     "--provider-key-secret needs a file: make one with `(umask 077 && openssl rand "
                     "-out FILE 32)`");
             options.providerKeySecret = value; // read and checked when warrend opens it
+        } else if (flag == "--allow-internal") { // repeatable: the lists add up
+            auto destinations = control::parseInsideDestinations(value);
+            if (!destinations)
+                return destinations.error();
+            options.allowInternal.insert(options.allowInternal.end(), destinations->begin(), destinations->end());
         } else if (flag == "--agent-address") {
             read = readAgentAddress(flag, value, options.agentAddress);
         } else if (flag == "--agent-advertise") {

@@ -4,9 +4,11 @@
 //   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
 //                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--provider SPEC] [--model M]
 //                 [--max-upload-mb N] [--provider-key-secret FILE] [--max-connections-per-client N]
+//                 [--allow-internal DEST[,DEST...]]
 //                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT] [--agent-peer PEER]
 //                  [--runtime-class NAME]]
 
+#include "app/egress/InsideDestinations.h"
 #include "common/Result.h"
 #include "sandbox/Backend.h"
 #include "sandbox/ControlPlanePeer.h"
@@ -45,6 +47,11 @@ struct ServeOptions {
     // address block; its port is the one the agents' listener binds. Required with --backend kubernetes.
     std::optional<sandbox::ControlPlanePeer> agentPeer;
     std::string runtimeClass; // the sandbox pods' runtime class (e.g. gvisor); empty: the cluster's default
+    // The destinations inside warrend's host and networks (loopback, private, link-local, metadata) that a
+    // task may reach: through its network allow-list, or as a provider endpoint its user names. Empty: none;
+    // only the operator's own --provider and the hosted services' fixed URLs are reached wherever they are.
+    std::vector<control::InsideDestination> allowInternal;
+    control::InsideAccess insideAccess() const { return {true, allowInternal}; }
 };
 
 // args: what follows "serve". An error names the flag and says what it expects.

@@ -11,6 +11,7 @@
 #include "server/api/EventStreams.h"
 #include "server/api/HttpErrors.h"
 #include "server/api/OwnedTask.h"
+#include "server/api/ProviderEndpoints.h"
 #include "server/api/Quotas.h"
 #include "server/api/ServerParts.h"
 #include "server/api/TaskRequest.h"
@@ -84,6 +85,23 @@ struct Creation {
     control::TaskSpec spec;
     bool waits = false; // over the concurrency quota, created held until WaitingTasks gives it a slot
 };
+
+// What the task would reach inside the server's host and networks without the operator's word: its
+// allow-list's addresses and local names, its provider endpoint's (DESIGN.md §12). Names DNS resolves inside
+// are refused again where the connection is made.
+Status checkInside(const control::TaskSpec& spec, const ServeOptions& options) {
+    auto network = control::parseTaskNetwork(spec.network);
+    if (!network)
+        return network.error();
+    if (auto allowed = control::checkAllowListInside(*network, options.insideAccess()); !allowed)
+        return allowed;
+    if (spec.provider.starts_with("scripted:"))
+        return Ok{};
+    auto provider = control::parseProviderSpec(spec.provider, spec.model);
+    if (!provider)
+        return provider.error();
+    return checkProviderEndpoint(*provider, options.provider, options.insideAccess());
+}
 
 // The task's workspace, copied from its upload's checked tree, and its inline script: the disk part of
 // creating a task, on a worker. On failure what it made is removed.
@@ -160,7 +178,10 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
     if (admission->refused && !creation.waits)
         return refuseCreation(parts, creation, reply, overQuota(*admission->refused));
     creation.spec = specFor(parts, creation.caller, creation.request, *admission, creation.id);
-    if (auto valid = control::validateSpec(creation.spec); !valid) {
+    Status valid = control::validateSpec(creation.spec);
+    if (valid)
+        valid = checkInside(creation.spec, parts.options);
+    if (!valid) {
         (void)parts.quotas.release(creation.id);
         return refuseCreation(parts, creation, reply, errorResponse(valid.error()));
     }

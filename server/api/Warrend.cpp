@@ -15,6 +15,7 @@
 #include "server/accounts/ProviderKeySecret.h"
 #include "server/api/EventStreams.h"
 #include "server/api/EventsApi.h"
+#include "server/api/ProviderEndpoints.h"
 #include "server/api/ProviderKeysApi.h"
 #include "server/api/Quotas.h"
 #include "server/api/SandboxLabels.h"
@@ -132,6 +133,15 @@ Status Warrend::openControl(const ServeOptions& options) {
                                      const control::ProviderConfig& provider) {
         return providerKeyFor(task, provider);
     };
+    // A provider endpoint a user names is connected to only outside the server's host and networks, or
+    // where the operator allows; the operator's own endpoints wherever they are.
+    environment.providerAccess = [provider = options.provider, access = options.insideAccess()](
+                                     const control::ProviderConfig& config) -> std::optional<control::InsideAccess> {
+        if (isOperatorEndpoint(config, provider))
+            return std::nullopt;
+        return access;
+    };
+    environment.egressAccess = options.insideAccess();
     environment.sandboxLabels = [this](const control::TaskRecord& task) -> Result<std::map<std::string, std::string>> {
         auto owner = m_accounts->taskOwner(task.id);
         if (!owner)
@@ -201,7 +211,8 @@ Status Warrend::listenForAgents(const ServeOptions& options) {
     return Ok{};
 }
 
-// The owner's own key for the provider, else the server-wide one. An owner's key that cannot be read or
+// The owner's own key for the provider, else the server-wide one when the provider is the endpoint the
+// operator configured it for (ProviderEndpoints). An owner's key that cannot be read or
 // opened fails the task: never another key in its place.
 Result<std::string> Warrend::providerKeyFor(const control::TaskRecord& task,
                                             const control::ProviderConfig& provider) {
@@ -210,6 +221,13 @@ Result<std::string> Warrend::providerKeyFor(const control::TaskRecord& task,
         return own.error();
     if (*own)
         return std::move(**own);
+    // The operator's key goes to the endpoint it was given for, never to one a user names: that would hand
+    // it to whoever runs the server at that URL.
+    if (!isOperatorEndpoint(provider, m_parts->options.provider))
+        return makeError(ErrorCode::InvalidArgument,
+                         "the server's " + provider.keyName + " key is sent only to the endpoints the operator "
+                         "configured it for, not to " + provider.baseUrl + ": store your own key for it with "
+                         "PUT /v1/me/provider-keys/" + provider.keyName);
     auto serverWide = control::lookUpKey(provider, m_secrets.get());
     if (!serverWide && serverWide.error().code == ErrorCode::NotFound) // its advice is the desktop's
         return makeError(ErrorCode::NotFound, "no API key for " + provider.name +

@@ -20,11 +20,16 @@ warren_add_test(tst_serve_options SOURCES tst_serve_options.cpp LIBS warren_api 
 warren_add_warrend_test(tst_warrend_backpressure LIBS warren_tasks warren_store_postgres)
 add_dependencies(tst_warrend_backpressure flood-agent)
 set_property(TEST tst_warrend_backpressure APPEND PROPERTY ENVIRONMENT "WARREN_FLOOD_AGENT=$<TARGET_FILE:flood-agent>")
+warren_add_test(tst_provider_endpoints SOURCES tst_provider_endpoints.cpp LIBS warren_api LABELS unit server)
 warren_add_test(tst_provider_key_request SOURCES tst_provider_key_request.cpp LIBS warren_api LABELS unit server)
 warren_add_test(tst_answer_request SOURCES tst_answer_request.cpp LIBS warren_api LABELS unit server)
 # Provider keys end to end: each user's own key or the server's, sealed at rest, in no response, event, log
 # or sandbox.
 warren_add_warrend_test(tst_warrend_keys LIBS warren_mock_llm warren_store_postgres)
+# What a task may make warrend connect to (DESIGN.md §12): a user's provider endpoint never gets the
+# server's key nor reaches inside the server's host; a sandbox's allow-list reaches inside only where
+# --allow-internal says.
+warren_add_warrend_test(tst_warrend_destinations LIBS warren_mock_llm)
 # `warren --remote URL` end to end: the CLI against a real warrend (run, tasks, show, apply, another user's
 # ids, a kill -9 of the server mid-task).
 warren_add_warrend_test(tst_remote_cli)

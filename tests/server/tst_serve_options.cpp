@@ -48,6 +48,21 @@ private slots:
         QVERIFY(options);
         QVERIFY(options->providerKeySecret.empty());
         QCOMPARE(options->maxConnectionsPerClient, 64u);
+        QVERIFY(options->allowInternal.empty()); // nothing inside is reached but the operator's --provider
+        QVERIFY(options->insideAccess().operatorOnly);
+    }
+
+    void readsTheInternalDestinationsTheOperatorAllows() {
+        auto options = parseServeOptions(
+            toStd(kRequired + QStringList{"--allow-internal", "127.0.0.1:11434,10.0.0.0/8", "--allow-internal",
+                                          "models.internal:8000"}));
+        QVERIFY2(options, options ? "" : options.error().message.c_str());
+        QCOMPARE(options->allowInternal.size(), std::size_t(3)); // repeated flags add up
+        const auto access = options->insideAccess();
+        QVERIFY(warren::control::insideReachable(access, "127.0.0.1", QHostAddress("127.0.0.1"), 11434));
+        QVERIFY(!warren::control::insideReachable(access, "127.0.0.1", QHostAddress("127.0.0.1"), 5432));
+        QVERIFY(warren::control::insideReachable(access, "x", QHostAddress("10.2.3.4"), 22));
+        QVERIFY(warren::control::insideReachable(access, "models.internal", QHostAddress("172.16.0.9"), 8000));
     }
 
     void readsTheAgentsAddresses() {
@@ -147,6 +162,10 @@ private slots:
             << (kRequired + QStringList{"--model"}) << "--model needs a value";
         QTest::newRow("provider key secret without value")
             << (kRequired + QStringList{"--provider-key-secret"}) << "--provider-key-secret needs a value";
+        QTest::newRow("allow-internal not a destination")
+            << (kRequired + QStringList{"--allow-internal", "127.1"}) << "--allow-internal: \"127.1\"";
+        QTest::newRow("allow-internal bad block")
+            << (kRequired + QStringList{"--allow-internal", "10.0.0.0/40"}) << "prefix length";
         QTest::newRow("provider key secret empty")
             << (kRequired + QStringList{"--provider-key-secret", ""}) << "openssl rand -out FILE 32";
     }

@@ -80,6 +80,11 @@ private:
     // task's JSON when done; its events and the model's requests are kept.
     json runTask(const QString& key, int modelTurns = 2);
     QList<QByteArray> authorizationsSince(std::size_t first) const;
+    // The model server as the operator's configured endpoint: the server-wide key is for it (a task naming
+    // any other endpoint never gets that key: tst_warrend_destinations).
+    QStringList withOperatorEndpoint(QStringList args = {}) const {
+        return args + QStringList{"--provider", "openai-compatible:" + m_model.baseUrl() + "/v1", "--model", "m"};
+    }
 
     std::unique_ptr<WarrendServer> m_server;
     MockLlmServer m_model;
@@ -106,7 +111,7 @@ void TestWarrendKeys::initTestCase() {
     m_alice = m_server->addUser("alice");
     m_bob = m_server->addUser("bob");
     QVERIFY(m_alice.startsWith("wrn_") && m_bob.startsWith("wrn_"));
-    QVERIFY2(m_server->start(&error, {"--provider-key-secret", m_secretFile}), qPrintable(error));
+    QVERIFY2(m_server->start(&error, withOperatorEndpoint({"--provider-key-secret", m_secretFile})), qPrintable(error));
     const QString workspace = m_scratch.filePath("ws");
     QVERIFY(QDir().mkpath(workspace));
     QVERIFY(writeFile(workspace + "/README.md", "# project\n"));
@@ -287,7 +292,7 @@ void TestWarrendKeys::theKeyIsNowhereButTheModelCall() {
 void TestWarrendKeys::aChangedSecretFailsTheOwnersTask() {
     m_server->stop();
     QString error;
-    QVERIFY2(m_server->start(&error, {"--provider-key-secret", m_otherSecretFile}), qPrintable(error));
+    QVERIFY2(m_server->start(&error, withOperatorEndpoint({"--provider-key-secret", m_otherSecretFile})), qPrintable(error));
     const std::size_t first = m_model.requests().size();
     const json task = runTask(m_alice, 0);
     QVERIFY2(task.value("status", "") == "failed", task.dump().c_str());
@@ -300,7 +305,7 @@ void TestWarrendKeys::aChangedSecretFailsTheOwnersTask() {
 void TestWarrendKeys::withoutASecretNoKeyIsStored() {
     m_server->stop();
     QString error;
-    QVERIFY2(m_server->start(&error), qPrintable(error));
+    QVERIFY2(m_server->start(&error, withOperatorEndpoint()), qPrintable(error));
     const HttpAnswer put =
         request("PUT", "/v1/me/provider-keys/openai-compatible", m_bob, R"({"key": "sk-bob-again"})");
     QCOMPARE(put.status, 409);
@@ -321,7 +326,7 @@ void TestWarrendKeys::withNoKeyAtAllTheTaskSaysWhereOneGoes() {
     m_server->stop();
     m_server->setEnvironment("WARREN_OPENAI_COMPATIBLE_API_KEY", ""); // no server-wide key
     QString error;
-    QVERIFY2(m_server->start(&error), qPrintable(error));
+    QVERIFY2(m_server->start(&error, withOperatorEndpoint()), qPrintable(error));
     const std::size_t first = m_model.requests().size();
     const json task = runTask(m_bob, 0);
     QVERIFY2(task.value("status", "") == "failed", task.dump().c_str());

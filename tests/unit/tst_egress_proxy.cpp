@@ -47,11 +47,12 @@ struct Fixture {
     std::unique_ptr<EgressProxy> proxy;
     std::unique_ptr<QSignalSpy> decisions;
 
-    bool start(const std::string& allow) {
+    bool start(const std::string& allow, InsideAccess inside = {}) {
         auto network = parseTaskNetwork(allow);
         if (!network)
             return false;
-        auto listening = EgressProxy::listen(dir.filePath("egress.sock").toStdString(), network->hosts);
+        auto listening =
+            EgressProxy::listen(dir.filePath("egress.sock").toStdString(), network->hosts, std::move(inside));
         if (!listening)
             return false;
         proxy = std::move(*listening);
@@ -101,6 +102,8 @@ private slots:
     void tunnelCarriesBytesBothWaysUnchanged();
     void unlistedHostIsRefusedWithoutAConnection();
     void listedNameResolvingInsideIsRefused();
+    void onAServerNoRuleReachesInsideUnlessTheOperatorAllows_data();
+    void onAServerNoRuleReachesInsideUnlessTheOperatorAllows();
     void malformedHeadIsRefused();
     void unreachableHostIsABadGateway();
     void connectionsAreCapped();
@@ -189,6 +192,51 @@ void TestEgressProxy::listedNameResolvingInsideIsRefused() {
     QVERIFY2(answer.startsWith("HTTP/1.1 403"), answer.constData());
     QVERIFY2(answer.contains("resolves only to addresses inside"), answer.constData());
     QCOMPARE(host.connections, 0);
+}
+
+// warrend (operatorOnly): a rule that is a loopback address literal, in any spelling the allow-list reads,
+// or a name that resolves there, reaches the host's loopback only where the operator's --allow-internal
+// names it; the desktop's user may name the literal (plainHttpIsRelayedWithASafeHead).
+void TestEgressProxy::onAServerNoRuleReachesInsideUnlessTheOperatorAllows_data() {
+    QTest::addColumn<QString>("host");       // as the rule and the request write it
+    QTest::addColumn<QString>("allowed");    // the operator's --allow-internal; empty: none
+    QTest::addColumn<bool>("reached");
+    QTest::newRow("127.0.0.1, nothing allowed") << "127.0.0.1" << "" << false;
+    QTest::newRow("localhost, nothing allowed") << "localhost" << "" << false;
+    QTest::newRow("mapped ::ffff:127.0.0.1") << "[::ffff:127.0.0.1]" << "" << false;
+    QTest::newRow("another port allowed") << "127.0.0.1" << "127.0.0.1:1" << false;
+    QTest::newRow("a private block allowed") << "127.0.0.1" << "10.0.0.0/8" << false;
+    QTest::newRow("the address allowed") << "127.0.0.1" << "127.0.0.1:PORT" << true;
+    QTest::newRow("loopback's block allowed") << "127.0.0.1" << "127.0.0.0/8" << true;
+    QTest::newRow("localhost by its address") << "localhost" << "127.0.0.1:PORT" << true;
+}
+
+void TestEgressProxy::onAServerNoRuleReachesInsideUnlessTheOperatorAllows() {
+    QFETCH(QString, host);
+    QFETCH(QString, allowed);
+    QFETCH(bool, reached);
+    HostHttpServer server;
+    const QString port = QString::number(server.port());
+    InsideAccess access{true, {}};
+    if (!allowed.isEmpty()) {
+        auto destinations = parseInsideDestinations(QString(allowed).replace("PORT", port).toStdString());
+        QVERIFY2(destinations, destinations ? "" : destinations.error().message.c_str());
+        access.allowed = *destinations;
+    }
+    Fixture f;
+    QVERIFY(f.start(("allow:" + host + ":" + port).toStdString(), access));
+    const QByteArray answer =
+        f.exchange("GET http://" + (host + ":" + port).toUtf8() + "/ HTTP/1.1\r\n\r\n");
+    if (reached) {
+        QVERIFY2(answer.startsWith("HTTP/1.1 200 OK"), answer.constData());
+        QCOMPARE(server.connections, 1);
+        return;
+    }
+    QVERIFY2(answer.startsWith("HTTP/1.1 403"), answer.constData());
+    QVERIFY2(answer.contains("warrend serve --allow-internal"), answer.constData());
+    QCOMPARE(server.connections, 0);
+    QCOMPARE(f.decisions->size(), 1);
+    QVERIFY(!f.decision(0).allowed);
 }
 
 void TestEgressProxy::malformedHeadIsRefused() {

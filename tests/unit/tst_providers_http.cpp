@@ -118,6 +118,8 @@ private slots:
     void anthropicStatedCeilingIsAdaptedTo();
     void cutToolCallsAreNotReturned_data();
     void cutToolCallsAreNotReturned();
+    void aGuardedCallConnectsOnlyWhereAccessAllows_data();
+    void aGuardedCallConnectsOnlyWhereAccessAllows();
 
 private:
     std::unique_ptr<MockLlmServer> m_server;
@@ -576,6 +578,57 @@ void TestProvidersHttp::cutToolCallsAreNotReturned() {
     QCOMPARE(outcome.result->finishReason, std::string("length"));
     QVERIFY(outcome.result->toolCalls.empty());
     QCOMPARE(outcome.result->cutToolCalls, 1u);
+}
+
+// warrend's guard on an endpoint a user names (ProviderConfig::access): the host is resolved by the call,
+// each address checked, and only a checked address is connected to, with the name kept as Host; an address
+// inside that access does not allow gets no connection at all, and a redirect is not followed.
+void TestProvidersHttp::aGuardedCallConnectsOnlyWhereAccessAllows_data() {
+    QTest::addColumn<QString>("host");    // in the URL
+    QTest::addColumn<QString>("allowed"); // the operator's --allow-internal; empty: none
+    QTest::addColumn<bool>("reached");
+    QTest::newRow("loopback address, nothing allowed") << "127.0.0.1" << "" << false;
+    QTest::newRow("localhost, nothing allowed") << "localhost" << "" << false;
+    QTest::newRow("loopback, another port allowed") << "127.0.0.1" << "127.0.0.1:1" << false;
+    QTest::newRow("loopback address allowed") << "127.0.0.1" << "127.0.0.1:PORT" << true;
+    QTest::newRow("localhost, its address allowed") << "localhost" << "127.0.0.1:PORT" << true;
+}
+
+void TestProvidersHttp::aGuardedCallConnectsOnlyWhereAccessAllows() {
+    QFETCH(QString, host);
+    QFETCH(QString, allowed);
+    QFETCH(bool, reached);
+    const QString port = QString::number(m_server->port());
+    ProviderConfig config = openAiConfig(*m_server);
+    config.baseUrl = ("http://" + host + ":" + port + "/v1").toStdString();
+    config.maxRetries = 0;
+    InsideAccess access{true, {}};
+    if (!allowed.isEmpty())
+        access.allowed = *parseInsideDestinations(QString(allowed).replace("PORT", port).toStdString());
+    config.access = access;
+    m_server->enqueue(MockResponse::sse(warren::test::splitEvents(warren::test::openAiTextStream({"hi"}))));
+    const Outcome outcome = runCall(config);
+    if (!reached) {
+        QVERIFY(!outcome.result.ok());
+        QVERIFY2(outcome.error().contains("inside the server's own host") && outcome.error().contains("--allow-internal"),
+                 qPrintable(outcome.error()));
+        QCOMPARE(m_server->requests().size(), 0u);
+        return;
+    }
+    QVERIFY2(outcome.result.ok(), qPrintable(outcome.error()));
+    QCOMPARE(m_server->requests().size(), 1u);
+    QCOMPARE(m_server->requests().front().headers.value("host"), (host + ":" + port).toUtf8());
+
+    // The allowed endpoint redirects to another address inside: the call fails there, nothing follows.
+    warren::test::MockLlmServer other;
+    QVERIFY(other.listen());
+    m_server->enqueue(MockResponse::json(
+        307, "Temporary Redirect", "{}",
+        {{"Location", "http://127.0.0.1:" + QByteArray::number(other.port()) + "/v1/chat/completions"}}));
+    const Outcome redirected = runCall(config);
+    QVERIFY(!redirected.result.ok());
+    QVERIFY2(redirected.error().contains("307"), qPrintable(redirected.error()));
+    QCOMPARE(other.requests().size(), 0u);
 }
 
 QTEST_MAIN(TestProvidersHttp)
