@@ -29,11 +29,7 @@ constexpr int kFloodUploads = 3;
 }
 
 QByteArray manySmallFiles() {
-    TarBuilder tar;
-    for (int d = 0; d < 100; ++d)
-        for (int f = 0; f < 500; ++f)
-            tar.file("d" + std::to_string(d) + "/f" + std::to_string(f), "x");
-    return QByteArray::fromStdString(tar.finish());
+    return QByteArray::fromStdString(warren::tar::test::smallFilesArchive(100, 500));
 }
 
 struct Samples {

@@ -286,4 +286,14 @@ Result<std::vector<std::string>> getStringArray(const json& object, const char* 
     return getArray<std::string>(object, key, where, required, readString);
 }
 
+std::string memberString(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::uint64_t memberUint(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    return it == object.end() ? 0 : asUint(*it).value_or(0);
+}
+
 } // namespace warren::json_fields

@@ -39,6 +39,12 @@ std::string describeJson(const nlohmann::json& value);
 // negative; one parsed from text is unsigned: both count.
 std::optional<std::uint64_t> asUint(const nlohmann::json& value);
 
+// object[key] when it is a string, else "" (missing, another type, or object not an object at all): for
+// readers of answers from outside that take what they can and never throw.
+std::string memberString(const nlohmann::json& object, const char* key);
+// object[key] as asUint reads it, else 0 (missing, not a non-negative integer, object not an object).
+std::uint64_t memberUint(const nlohmann::json& object, const char* key);
+
 // The first key of object not in allowed, for a reader that words the error its own way.
 std::optional<std::string> findUnknownKey(const nlohmann::json& object,
                                           std::span<const std::string_view> allowed);

@@ -13,16 +13,6 @@ using namespace json_fields;
 
 namespace {
 
-std::string text(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::uint64_t count(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it == object.end() ? 0 : asUint(*it).value_or(0);
-}
-
 // The member when the value is an object that has it, else null: find on a value of another type would
 // read as absent too, but json::value and operator[] throw or assert there.
 const json& member(const json& object, const char* key) {
@@ -53,18 +43,18 @@ Result<control::TaskRecord> taskFromJson(const json& task) {
         return makeError(ErrorCode::System, "warrend's task " + record.id + " has the status \"" + status +
                                                 "\", which this version of Warren does not know; update it");
     record.status = *parsed;
-    record.prompt = text(task, "prompt");
-    record.workspace = text(task, "workspace");
-    record.createdAt = text(task, "created_at");
-    record.startedAt = text(task, "started_at");
-    record.finishedAt = text(task, "finished_at");
-    record.finishReason = text(task, "finish_reason");
-    record.summary = text(task, "summary");
-    record.error = text(task, "error");
-    record.steps = count(task, "steps");
-    record.tokensIn = count(task, "tokens_in");
-    record.tokensOut = count(task, "tokens_out");
-    record.runs = count(task, "runs");
+    record.prompt = memberString(task, "prompt");
+    record.workspace = memberString(task, "workspace");
+    record.createdAt = memberString(task, "created_at");
+    record.startedAt = memberString(task, "started_at");
+    record.finishedAt = memberString(task, "finished_at");
+    record.finishReason = memberString(task, "finish_reason");
+    record.summary = memberString(task, "summary");
+    record.error = memberString(task, "error");
+    record.steps = memberUint(task, "steps");
+    record.tokensIn = memberUint(task, "tokens_in");
+    record.tokensOut = memberUint(task, "tokens_out");
+    record.runs = memberUint(task, "runs");
     const auto spec = task.find("spec");
     record.spec = spec != task.end() && spec->is_object() ? spec->dump() : "{}";
     return record;
@@ -93,7 +83,7 @@ json taskRequestJson(const std::string& prompt, const std::string& uploadId, con
 }
 
 std::optional<control::ApprovalRecord> approvalFromEvent(const std::string& taskId, const json& event) {
-    if (!event.is_object() || text(event, "type") != protocol::event_type::kApprovalRequested)
+    if (!event.is_object() || memberString(event, "type") != protocol::event_type::kApprovalRequested)
         return std::nullopt;
     const auto data = event.find("data");
     if (data == event.end())
@@ -104,26 +94,26 @@ std::optional<control::ApprovalRecord> approvalFromEvent(const std::string& task
     control::ApprovalRecord approval;
     approval.taskId = taskId;
     approval.callId = payload->id;
-    approval.tool = text(event, "tool");
+    approval.tool = memberString(event, "tool");
     approval.arguments = payload->arguments.dump();
     approval.reason = payload->reason;
-    approval.requestedAt = text(event, "ts");
+    approval.requestedAt = memberString(event, "ts");
     return approval;
 }
 
 Result<std::vector<control::ArtifactRecord>> artifactsFromJson(const std::string& taskId, const json& answer) {
-    const auto list = answer.find("artifacts");
-    if (!answer.is_object() || list == answer.end() || !list->is_array())
+    const json& list = member(answer, "artifacts");
+    if (!list.is_array())
         return makeError(ErrorCode::System, "warrend's list of artifacts does not read: expected {\"artifacts\": [...]}");
     std::vector<control::ArtifactRecord> artifacts;
-    for (const auto& item : *list) {
+    for (const auto& item : list) {
         control::ArtifactRecord artifact;
         artifact.taskId = taskId;
-        artifact.path = item.is_object() ? text(item, "path") : "";
+        artifact.path = item.is_object() ? memberString(item, "path") : "";
         if (artifact.path.empty())
             return makeError(ErrorCode::System, "warrend listed an artifact without a path");
-        artifact.bytes = count(item, "bytes");
-        artifact.sha256 = text(item, "sha256");
+        artifact.bytes = memberUint(item, "bytes");
+        artifact.sha256 = memberString(item, "sha256");
         artifacts.push_back(std::move(artifact));
     }
     return artifacts;
@@ -170,7 +160,7 @@ bool listsProviderKey(const json& answer, const std::string& keyName) {
     const json& list = member(answer, "provider_keys");
     if (!list.is_array())
         return false;
-    return std::any_of(list.begin(), list.end(), [&](const json& item) { return text(item, "provider") == keyName; });
+    return std::any_of(list.begin(), list.end(), [&](const json& item) { return memberString(item, "provider") == keyName; });
 }
 
 } // namespace warren::remote

@@ -35,11 +35,7 @@ QByteArray taskBody(const QString& upload) {
 
 // 50,000 one-byte files, 500 to a directory: an archive of about 50 MB that is mostly metadata.
 QByteArray manySmallFiles() {
-    TarBuilder tar;
-    for (int d = 0; d < 100; ++d)
-        for (int f = 0; f < 500; ++f)
-            tar.file("d" + std::to_string(d) + "/f" + std::to_string(f), "x");
-    return QByteArray::fromStdString(tar.finish());
+    return QByteArray::fromStdString(warren::tar::test::smallFilesArchive(100, 500));
 }
 
 // 10 chains of 2,000 nested directories ("d/d/d/..."), a file at every level: paths of up to 4,000 bytes,

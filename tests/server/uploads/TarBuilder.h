@@ -152,4 +152,14 @@ private:
     std::string m_bytes;
 };
 
+// An archive of many one-byte files, filesEach to a directory ("d0/f0", ...): mostly metadata, the upload
+// that costs a server the most work for its size (the stall attacks and their benchmark).
+inline std::string smallFilesArchive(int directories, int filesEach) {
+    TarBuilder tar;
+    for (int d = 0; d < directories; ++d)
+        for (int f = 0; f < filesEach; ++f)
+            tar.file("d" + std::to_string(d) + "/f" + std::to_string(f), "x");
+    return tar.finish();
+}
+
 } // namespace warren::tar::test
