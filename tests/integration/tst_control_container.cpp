@@ -285,7 +285,7 @@ void TestControlContainer::moveBetweenBackends(const QStringList& first, const Q
         QCOMPARE(after.events[i], before.events[i]);
     QCOMPARE(after.events.back().type, "task_finished");
     // A stopped pod is removed by its own launcher, which outlived warren, once its agent has gone: that may
-    // still be under way while the resumed run ends (it failed CI once, seconds before the removal).
+    // still be under way when the resumed run ends (a clean-clone CI run once found it there).
     QTRY_COMPARE_WITH_TIMEOUT(containersOf(id), QStringList{}, 60000);
 }
 
