@@ -31,7 +31,8 @@ TaskOutcome Agent::run(const AgentPaths& paths, const std::string& taskId, const
                        EventLog& events, Cancellation& cancellation, const std::optional<std::string>& reply) {
     if (!m_model)
         return {ExitReason::Failed, "no model: call setModel before run"};
-    TaskRun run(m_config, m_settings, m_facts, m_hooks, *m_model, m_approver, m_hostCall, paths, events, cancellation);
+    TaskRun run(RunContext{m_config, m_settings, m_facts, m_hooks, *m_model, m_approver, m_hostCall, paths,
+                           events, cancellation});
     return run.run(taskId, prompt, reply);
 }
 

@@ -57,4 +57,10 @@ std::uint64_t peakRssBytesSoFar() {
     return static_cast<std::uint64_t>(self.ru_maxrss) * 1024;
 }
 
+std::uint64_t millisSince(std::chrono::steady_clock::time_point start) {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+            .count());
+}
+
 } // namespace warren::agent

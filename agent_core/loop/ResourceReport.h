@@ -4,6 +4,7 @@
 
 #include "agent_core/state/Checkpoint.h"
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,5 +28,7 @@ Status writeResourceReport(const std::filesystem::path& dir, const nlohmann::jso
 // CPU time of the agent and the tools it waited for, in ms; its peak RSS in bytes (getrusage).
 std::uint64_t cpuMillisSoFar();
 std::uint64_t peakRssBytesSoFar();
+// Wall time since start, in ms (steady clock).
+std::uint64_t millisSince(std::chrono::steady_clock::time_point start);
 
 } // namespace warren::agent

@@ -1,11 +1,12 @@
 #pragma once
-// One run of a task: the loop of DESIGN §3. Each step asks the model, runs the tool calls it made and
-// records what they returned, until finish, a guard, a stop request or a failure. The state is written to
-// /state before each tool call (so a kill mid-call is known on resume) and, fsync'd, after each step.
+// One run of a task: the loop of DESIGN §3. Each step asks the model, runs the tool calls it made
+// (CallRunner) and records what they returned, until finish, a guard, a stop request or a failure. The state
+// is written to /state before each tool call (so a kill mid-call is known on resume) and, fsync'd, after
+// each step. The same loop runs the task's own agent and each sub-agent; SeatRules says how they differ.
 
-#include "agent_core/context/LoopDetector.h"
-#include "agent_core/loop/Agent.h"
-#include "agent_core/loop/ConcurrentCalls.h"
+#include "agent_core/loop/AgentSeat.h"
+#include "agent_core/loop/CallRunner.h"
+#include "agent_core/loop/RunContext.h"
 #include "agent_core/loop/ToolRegistry.h"
 #include "agent_core/memory/AgentMemory.h"
 #include "agent_core/prompt/HandoffPrompt.h"
@@ -13,10 +14,8 @@
 #include "agent_core/state/CheckpointStore.h"
 #include "agent_core/state/SeqMark.h"
 #include "agent_core/team/AgentTeam.h"
-#include "agent_core/tools/ExecutionCache.h"
 
 #include <chrono>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -26,13 +25,10 @@ namespace warren::agent {
 
 class TaskRun {
 public:
-    TaskRun(const AgentConfig& config, const AgentSettings& settings, const RunFacts& facts, const Hooks& hooks, Llm& model,
-            const Approver& approver, const HostCall& hostCall, const AgentPaths& paths, EventLog& events,
-            Cancellation& cancellation);
+    // The task's own agent's run, which starts the task's team.
+    explicit TaskRun(const RunContext& context);
     // A sub-agent's run (AgentTeam): its events, stop and state directory are its own, the team the task's.
-    TaskRun(const AgentConfig& config, const AgentSettings& settings, const RunFacts& facts, const Hooks& hooks, Llm& model,
-            const Approver& approver, const HostCall& hostCall, const AgentPaths& paths, EventLog& events,
-            Cancellation& cancellation, AgentTeam& team, AgentSeat seat);
+    TaskRun(const RunContext& context, AgentTeam& team, AgentSeat seat);
     ~TaskRun();
 
     // prompt: the task's, or a sub-agent's brief. reply: the user's message to a task whose run ended
@@ -51,9 +47,15 @@ private:
     // The user's reply joins the conversation: calls the model made that never ran are answered first.
     void addReply(const std::string& reply);
     void setUpTools();
+    void openMemory(); // m_memory, or m_memoryProblem saying why the memory tools are unavailable
 
     std::optional<TaskOutcome> checkGuards();
+    // A new step: counted, the parent's messages read (SeatRules::readsInbox), step_started, its deadline,
+    // the conversation compacted when it has grown past context_window_limit.
+    void startStep();
     std::optional<TaskOutcome> askModel();
+    // A whole reply joins the conversation; its calls become the pending calls.
+    void takeReply(protocol::LlmChatResult& result);
     // Brings the conversation under context_window_limit (Compaction.h): old outputs dropped, then turns
     // cut and replaced by a summary, the model's when compaction_summary is model and its answer passes.
     // A guard event (context_window_limit, warn) says what was done.
@@ -66,9 +68,7 @@ private:
     // A reply cut by the output limit (CutReply.h): the room to ask again with, the end of the task, or
     // nullopt when the model was told and the next step goes on.
     std::optional<std::variant<std::uint64_t, TaskOutcome>> onCutReply(protocol::LlmChatResult& result,
-                                                                      std::uint64_t askedLimit);
-    // What the model is offered: the enabled tools, then finish.
-    std::vector<protocol::ToolSpec> offeredTools() const;
+                                                                       std::uint64_t askedLimit);
     // The conversation a task starts with: the system prompt, the project's instructions, the task.
     void startConversation(const std::string& prompt);
     // A reply without a tool call: in an attended run the user's turn (the task ends waiting), else nudged
@@ -76,21 +76,9 @@ private:
     void onReplyWithoutCalls(const std::string& content);
     // A user follows the task's own agent (RunFacts::attended); a sub-agent answers to the agent that
     // started it.
-    bool attended() const { return m_facts.attended && !m_seat.isSubAgent(); }
+    bool attended() const { return m_context.facts.attended && m_rules.mayWaitForUser; }
+    // The pending calls (CallRunner), and how they end the task when they do.
     std::optional<TaskOutcome> runPendingCalls();
-    // A call checkToolCall refused: answered with what was wrong; max_bad_calls in a row stop the task.
-    std::optional<TaskOutcome> refuseBadCall(const protocol::ToolCall& call, const std::string& problem);
-    std::optional<TaskOutcome> runCall(const protocol::ToolCall& call);
-    // The tool of a call that may run ahead of its turn, beside the others of its reply (ConcurrentCalls):
-    // well-formed, read-only and safe to run concurrently, not waiting for an approval; else null.
-    Tool* readAheadTool(const protocol::ToolCall& call);
-    // Runs the pending calls from the first on that may run ahead, up to the first that may not, at the same
-    // time; each is answered in its turn (executeTool). Calls the cache answers are left to it.
-    void startReadAhead();
-    ToolEnv toolEnv(const std::string& callId) const; // without the callbacks, which are the caller's
-    // cached: served from the execution cache; ranAheadMs: how long the tool ran, when it ran ahead.
-    ToolOutcome executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached,
-                            std::optional<std::uint64_t>& ranAheadMs);
     std::optional<TaskOutcome> endStep();
     std::optional<TaskOutcome> stopIfRequested();
     void shedMemory(std::uint64_t rssBytes);
@@ -103,27 +91,14 @@ private:
     TaskOutcome finish(ExitReason reason, std::string summary);
     // Ends a task that cannot start: an error event and task_finished, nothing written.
     TaskOutcome refuse(const std::string& message);
-    void fireHook(const char* name, std::string detail = {});
-    // Claims every path the call writes (PathClaims): the conflict the model is told, or nullopt with the
-    // paths claimed.
-    std::optional<std::string> claimPaths(const protocol::ToolCall& call, std::vector<std::string>& claimed);
-    void releaseCallClaims(const std::vector<std::string>& claimed);
+    void fireHook(const char* name, std::string detail = {}); // SeatRules::firesHooks
     void updateTimes();
 
-    const AgentConfig& m_config;
-    const AgentSettings& m_settings;
-    const RunFacts& m_facts;
-    const Hooks& m_hooks;
-    Llm& m_model;
-    const Approver& m_approver;
-    const HostCall& m_hostCall;
-    AgentPaths m_paths;
-    EventLog& m_events;
-    Cancellation& m_cancellation;
-
-    std::unique_ptr<AgentTeam> m_ownTeam; // the task's own agent only
+    const RunContext m_context;
+    std::unique_ptr<AgentTeam> m_ownTeam; // SeatRules::ownsTeam
     AgentTeam* m_team = nullptr;
     AgentSeat m_seat;
+    SeatRules m_rules;
     std::set<std::string> m_filesChanged;
 
     std::optional<CheckpointStore> m_store;
@@ -135,10 +110,6 @@ private:
     std::unique_ptr<AgentMemory> m_memory;
     std::string m_memoryProblem;
     std::unique_ptr<ToolRegistry> m_tools;
-    ExecutionCache m_cache;
-    std::unique_ptr<ConcurrentCalls> m_readAhead;       // the calls of the current run of read-only calls
-    std::map<std::string, std::string> m_readAheadKeys; // call id -> cache key taken before it started
-    LoopDetector m_loopDetector;
     bool m_memoryShed = false;
     std::optional<std::uint64_t> m_contextTokens; // estimateTokens(m_state.messages); nullopt: not known
 
@@ -148,9 +119,9 @@ private:
     // How the step ends the task, when it does: finish and its summary, the model's last word past
     // max_nudges, or its reply to the user in an attended run (Waiting).
     std::optional<TaskOutcome> m_ending;
-    unsigned m_cutsInARow = 0; // replies cut by the output limit since the last whole one
-    std::uint64_t m_badCallsInARow = 0; // calls checkToolCall refused since the last good one
+    unsigned m_cutsInARow = 0;          // replies cut by the output limit since the last whole one
     std::uint64_t m_nudgesInARow = 0;   // replies without a tool call since the last with one
+    std::unique_ptr<CallRunner> m_calls; // last: it holds on to the members above
 };
 
 } // namespace warren::agent

@@ -78,7 +78,8 @@ void addCounters(RunCounters& sum, const RunCounters& more) {
 
 } // namespace
 
-AgentTeam::AgentTeam(TeamEnvironment environment) : m_env(std::move(environment)) {}
+AgentTeam::AgentTeam(const RunContext& task, std::string taskId)
+    : m_task(task), m_taskId(std::move(taskId)) {}
 
 AgentTeam::~AgentTeam() {
     stopAll(StopRequest::Cancel);
@@ -92,7 +93,7 @@ AgentTeam::~AgentTeam() {
 }
 
 bool AgentTeam::canSpawnFrom(std::uint64_t depth) const {
-    return m_env.config.maxSubagents > 0 && depth < m_env.config.maxAgentDepth;
+    return m_task.config.maxSubagents > 0 && depth < m_task.config.maxAgentDepth;
 }
 
 std::vector<ToolEntry> AgentTeam::toolsFor(const AgentSeat& seat, const std::vector<std::string>& seatTools) {
@@ -106,7 +107,7 @@ Result<std::string> AgentTeam::spawn(const AgentSeat& parent, const std::vector<
     if (!canSpawnFrom(parent.depth))
         return makeError(ErrorCode::InvalidArgument,
                          "sub-agents cannot start their own here (max_agent_depth " +
-                             std::to_string(m_env.config.maxAgentDepth) + "); do the work yourself");
+                             std::to_string(m_task.config.maxAgentDepth) + "); do the work yourself");
     auto tools = toolsForRole(role, parentTools);
     if (!tools)
         return tools.error();
@@ -118,7 +119,7 @@ Result<std::string> AgentTeam::spawn(const AgentSeat& parent, const std::vector<
         if (m_forwarded != StopRequest::None)
             return makeError(ErrorCode::Unsupported, "the task is stopping: no new sub-agent");
         const auto open = std::count_if(m_members.begin(), m_members.end(), [](const auto& m) { return !m->ended; });
-        if (static_cast<std::uint64_t>(open) >= m_env.config.maxSubagents)
+        if (static_cast<std::uint64_t>(open) >= m_task.config.maxSubagents)
             return makeError(ErrorCode::Unsupported,
                              std::to_string(open) + " sub-agents are open, the most this task allows (max_subagents): "
                                                     "wait for one (wait_agents) or close one (close_agent) first");
@@ -129,10 +130,10 @@ Result<std::string> AgentTeam::spawn(const AgentSeat& parent, const std::vector<
     member->role = role;
     member->brief = brief;
     member->depth = parent.depth + 1;
-    member->config = m_env.config;
+    member->config = m_task.config;
     member->config.tools = std::move(tools).value(); // approvals stay the task's: they apply to every agent
-    if (m_env.paths.state) {
-        member->stateDir = *m_env.paths.state / kAgentsDir / member->id;
+    if (m_task.paths.state) {
+        member->stateDir = *m_task.paths.state / kAgentsDir / member->id;
         std::error_code error;
         fs::create_directories(*member->stateDir, error);
         const nlohmann::json record = {{"id", member->id},   {"parent", member->parent}, {"call_id", callId},
@@ -143,7 +144,7 @@ Result<std::string> AgentTeam::spawn(const AgentSeat& parent, const std::vector<
                                                 member->stateDir->string() + ": " +
                                                 (error ? error.message() : written.error().message));
     }
-    member->events = std::make_unique<EventLog>(m_env.events, member->id);
+    member->events = std::make_unique<EventLog>(m_task.events, member->id);
     member->events->emit(protocol::AgentStartedData{parent.isSubAgent() ? std::optional(parent.id) : std::nullopt,
                                                     callId, role, brief, member->depth});
     const std::string id = member->id;
@@ -159,10 +160,16 @@ void AgentTeam::start(Member& member) {
 }
 
 void AgentTeam::runMember(Member& member) {
-    AgentPaths paths{m_env.paths.workspace, member.stateDir, std::nullopt};
-    TaskRun run(member.config, m_env.settings, m_env.facts, m_env.hooks, m_env.model, m_env.approver, m_env.hostCall,
-                paths, *member.events, *member.stop, *this, AgentSeat{member.id, member.role, member.depth});
-    const TaskOutcome outcome = run.run(m_env.taskId, member.brief);
+    // The task's settings, facts, hooks, model, approver and host; its own config (its role's tools), state
+    // directory (no /output: the report is the task's), events and stop.
+    const RunContext context{
+        member.config,   m_task.settings,
+        m_task.facts,    m_task.hooks,
+        m_task.model,    m_task.approver,
+        m_task.hostCall, AgentPaths{m_task.paths.workspace, member.stateDir, std::nullopt},
+        *member.events,  *member.stop};
+    TaskRun run(context, *this, AgentSeat{member.id, member.role, member.depth});
+    const TaskOutcome outcome = run.run(m_taskId, member.brief);
     // What it started ends with it: paused with it, otherwise stopped.
     std::vector<Member*> children;
     {
@@ -324,9 +331,9 @@ std::vector<std::string> AgentTeam::takeMessages(const std::string& id) {
 }
 
 void AgentTeam::resumeAll() {
-    if (!m_env.paths.state)
+    if (!m_task.paths.state)
         return;
-    const fs::path root = *m_env.paths.state / kAgentsDir;
+    const fs::path root = *m_task.paths.state / kAgentsDir;
     std::error_code error;
     std::vector<fs::path> dirs;
     for (const auto& entry : fs::directory_iterator(root, error))
@@ -341,8 +348,9 @@ void AgentTeam::resumeAll() {
         text << file.rdbuf();
         const auto record = nlohmann::json::parse(text.str(), nullptr, false);
         if (!record.is_object() || !record.value("id", nlohmann::json()).is_string()) {
-            m_env.events.error("the sub-agent record " + (dir / kMemberFile).string() + " cannot be read; it is left out",
-                               false);
+            m_task.events.error("the sub-agent record " + (dir / kMemberFile).string() +
+                                    " cannot be read; it is left out",
+                                false);
             continue;
         }
         auto member = std::make_unique<Member>();
@@ -353,11 +361,11 @@ void AgentTeam::resumeAll() {
         member->brief = record.value("brief", "");
         member->depth = record.value("depth", std::uint64_t{1});
         member->stateDir = dir;
-        member->config = m_env.config;
-        auto parentTools = m_env.config.tools;
+        member->config = m_task.config;
+        auto parentTools = m_task.config.tools;
         if (auto tools = toolsForRole(member->role, parentTools))
             member->config.tools = std::move(tools).value();
-        member->events = std::make_unique<EventLog>(m_env.events, member->id);
+        member->events = std::make_unique<EventLog>(m_task.events, member->id);
         m_lastNumber = std::max(m_lastNumber, numberOf(member->id));
         auto checkpoint = CheckpointStore(dir).load();
         if (checkpoint && *checkpoint) {
@@ -414,15 +422,15 @@ void AgentTeam::ensureForwarder() {
 void AgentTeam::forwardStops() {
     // A stop of the task (a signal, control.cancel or pause, a closed stdin) reaches every sub-agent's
     // running tool and model call at once, not at its next step.
-    pollfd fds[2] = {{m_env.cancellation.fd(), POLLIN, 0}, {m_wakeFd, POLLIN, 0}};
+    pollfd fds[2] = {{m_task.cancellation.fd(), POLLIN, 0}, {m_wakeFd, POLLIN, 0}};
     for (;;) {
-        const int timeoutMs = m_env.cancellation.fd() < 0 ? 100 : -1; // no eventfd: look now and then
+        const int timeoutMs = m_task.cancellation.fd() < 0 ? 100 : -1; // no eventfd: look now and then
         const int ready = poll(fds, 2, timeoutMs);
         if (ready < 0 && errno != EINTR)
             return;
         if (fds[1].revents)
             return;
-        const StopRequest why = m_env.cancellation.requested();
+        const StopRequest why = m_task.cancellation.requested();
         if (why == StopRequest::None)
             continue;
         std::lock_guard lock(m_mutex);

@@ -7,7 +7,8 @@
 // STATE/agents/ID/, beside agent.json (who started it, role, brief), so a task killed mid-way resumes
 // every agent that had not ended.
 
-#include "agent_core/loop/Agent.h"
+#include "agent_core/loop/AgentSeat.h"
+#include "agent_core/loop/RunContext.h"
 #include "agent_core/state/Checkpoint.h"
 #include "agent_core/team/PathClaims.h"
 #include "agent_core/team/TaskBudget.h"
@@ -23,29 +24,6 @@
 
 namespace warren::agent {
 
-// Who a loop runs for: the task's own agent has id "" and depth 0.
-struct AgentSeat {
-    std::string id;
-    std::string role;
-    std::uint64_t depth = 0;
-    bool isSubAgent() const { return !id.empty(); }
-};
-
-// What every agent of the task shares; owned by the task's own TaskRun, which outlives the team.
-struct TeamEnvironment {
-    const AgentConfig& config;
-    const AgentSettings& settings;
-    const RunFacts& facts;
-    const Hooks& hooks;
-    Llm& model;
-    const Approver& approver;
-    const HostCall& hostCall;
-    AgentPaths paths;
-    EventLog& events;
-    Cancellation& cancellation;
-    std::string taskId;
-};
-
 struct SubAgentTotals {
     std::uint64_t started = 0;
     RunCounters counters; // summed over the sub-agents
@@ -53,7 +31,8 @@ struct SubAgentTotals {
 
 class AgentTeam {
 public:
-    explicit AgentTeam(TeamEnvironment environment);
+    // task: the context of the task's own agent, whose TaskRun owns the team and outlives it.
+    AgentTeam(const RunContext& task, std::string taskId);
     ~AgentTeam(); // stops (cancel) and joins every sub-agent still running
     AgentTeam(const AgentTeam&) = delete;
     AgentTeam& operator=(const AgentTeam&) = delete;
@@ -100,7 +79,8 @@ private:
     void forwardStops();
     void ensureForwarder(); // m_mutex held
 
-    TeamEnvironment m_env;
+    RunContext m_task;
+    std::string m_taskId;
     TaskBudget m_budget;
     PathClaims m_claims;
     mutable std::mutex m_mutex;
