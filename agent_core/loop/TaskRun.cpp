@@ -2,14 +2,12 @@
 
 #include "agent_core/context/Budget.h"
 #include "agent_core/context/Compaction.h"
-#include "agent_core/context/CutReply.h"
 #include "agent_core/context/MemoryGuard.h"
 #include "agent_core/context/TokenEstimate.h"
 #include "agent_core/loop/BuiltInTools.h"
 #include "agent_core/loop/ResourceReport.h"
 #include "agent_core/memory/MemoryBackendFactory.h"
 #include "agent_core/prompt/FamilyTools.h"
-#include "agent_core/prompt/HandoffPrompt.h"
 #include "agent_core/prompt/ProjectInstructions.h"
 #include "agent_core/team/AgentRoles.h"
 
@@ -22,30 +20,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// What a model that replied without a tool call is told in an unattended run (max_nudges).
-constexpr const char* kNudge =
-    "You replied without calling a tool. This run is unattended: nobody will answer or act on text. If the "
-    "task is done and checked, call finish with your summary; otherwise go on with the next tool call.";
-// ... and in an attended run, where only an empty reply is nudged (any other is the user's turn).
-constexpr const char* kEmptyReplyNudge =
-    "Your reply was empty. If the task is done and checked, call finish with your summary; if you need the "
-    "user, write your question; otherwise go on with the next tool call.";
-
 protocol::ToolResultData interruptedResult() {
     auto data = toolResultWith(std::nullopt);
     data.interrupted = true;
     return data;
-}
-
-// What the model_response event shows of a reply's reasoning: the text of its thinking blocks.
-std::string reasoningText(const std::vector<protocol::ReasoningBlock>& blocks) {
-    std::string text;
-    for (const auto& block : blocks) {
-        if (block.text.empty())
-            continue;
-        text += (text.empty() ? "" : "\n\n") + block.text;
-    }
-    return text;
 }
 
 } // namespace
@@ -167,6 +145,8 @@ void TaskRun::setUpTools() {
                           }};
     m_calls = std::make_unique<CallRunner>(m_context, m_seat, m_state, *m_tools, m_team->claims(),
                                            m_stepDeadline, m_filesChanged, std::move(host));
+    m_turn =
+        std::make_unique<ModelTurn>(m_context, m_seat, m_state, *m_tools, m_team->budget(), m_stepDeadline);
 }
 
 void TaskRun::openMemory() {
@@ -216,7 +196,7 @@ void TaskRun::startConversation(const std::string& prompt) {
     for (const auto& spec : offeredTools(*m_tools))
         names.push_back(spec.name);
     RunFacts facts = m_context.facts;
-    facts.attended = attended();
+    facts.attended = m_turn->attended();
     const SystemPrompt system = renderSystemPrompt(m_context.config, facts, names);
     m_context.events.log(LogLevel::Info, "system prompt version " + system.version + " for the " +
                                              std::string(toString(system.family)) + " model family, about " +
@@ -229,7 +209,7 @@ void TaskRun::startConversation(const std::string& prompt) {
     if (!files.empty())
         m_state.messages.push_back({"user", instructionsMessage(files), {}, std::nullopt, {}});
     m_state.messages.push_back({"user", prompt, {}, std::nullopt, {}});
-    m_contextTokens.reset();
+    m_turn->forgetEstimate();
 }
 
 void TaskRun::resume(const std::optional<std::string>& reply) {
@@ -273,8 +253,8 @@ void TaskRun::addReply(const std::string& reply) {
                          "Not run: the task stopped before this call ran, and the user replied instead.",
                          toolResultWith(std::nullopt));
     m_state.pendingCalls.clear();
-    addMessage({"user", reply, {}, std::nullopt, {}});
-    m_nudgesInARow = 0;
+    m_turn->addMessage({"user", reply, {}, std::nullopt, {}});
+    m_turn->userReplied();
     // Durable before the event: once the control plane sees user_message it forgets the reply it kept.
     saveCheckpoint(true);
     m_context.events.emit(protocol::UserMessageData{reply});
@@ -337,7 +317,7 @@ void TaskRun::shedMemory(std::uint64_t rssBytes) {
     if (m_memory)
         m_memory->shedCaches();
     m_state.messages = shedHistory(m_state.messages);
-    m_contextTokens.reset();
+    m_turn->forgetEstimate();
     malloc_trim(0);
     m_memoryShed = true;
     const std::string limit =
@@ -358,193 +338,38 @@ void TaskRun::startStep() {
     m_context.events.setStep(m_state.step);
     if (m_rules.readsInbox) {
         for (auto& message : m_team->takeMessages(m_seat.id))
-            addMessage({"user", "A message from the agent that started you:\n" + message, {}, std::nullopt, {}});
+            m_turn->addMessage(
+                {"user", "A message from the agent that started you:\n" + message, {}, std::nullopt, {}});
     }
     m_context.events.emit(protocol::StepStartedData{});
     m_stepDeadline = m_context.config.timeoutPerStepSec
                          ? Clock::now() + std::chrono::seconds(m_context.config.timeoutPerStepSec)
                          : Clock::time_point::max();
 
-    // The estimate is kept up to date as messages are added, so a step does not walk the whole conversation
-    // unless it has to be compacted (or compress_history shortens old results every step).
-    if (!m_contextTokens)
-        m_contextTokens = estimateTokens(m_state.messages);
-    if (m_context.config.compressHistory || *m_contextTokens > m_context.config.contextWindowLimit)
-        compactContext();
+    m_turn->compactIfDue();
 }
 
 std::optional<TaskOutcome> TaskRun::askModel() {
-    protocol::LlmChatParams params = chatParams(m_state.messages, offeredTools(*m_tools));
-    for (;;) {
-        const auto started = Clock::now();
-        auto reply = m_context.model.chat(params, m_stepDeadline, m_context.cancellation);
-        if (!reply) {
-            if (auto stopped = stopIfRequested())
-                return stopped;
-            m_context.events.error("the model call failed: " + reply.error().message, true);
-            fireHook(hook::kOnError, reply.error().message);
-            return finish(ExitReason::Failed, reply.error().message);
-        }
-        auto& result = *reply;
-        countModelCall(result.tokenUsage);
-        if (m_rules.namesItself) {
-            for (std::size_t i = 0; i < result.toolCalls.size(); ++i)
-                result.toolCalls[i].id =
-                    subAgentCallId(m_seat.id, m_state.counters.modelCalls, i, result.toolCalls[i].id);
-        }
-        m_context.events.emit(protocol::ModelResponseData{result.content, result.toolCalls,
-                                                          result.finishReason,
-                                                          reasoningText(result.reasoning)},
-                              {std::nullopt, result.tokenUsage, millisSince(started)});
-        if (result.finishReason == "length") {
-            auto asked = onCutReply(result, params.maxOutputTokens.value_or(0));
-            if (!asked)
-                return std::nullopt; // the model was told; the next step asks it again
-            if (std::holds_alternative<TaskOutcome>(*asked))
-                return std::get<TaskOutcome>(*asked);
-            params.maxOutputTokens = std::get<std::uint64_t>(*asked);
-            continue;
-        }
-        takeReply(result);
+    auto end = m_turn->ask();
+    if (!end)
+        return std::nullopt;
+    switch (end->kind) {
+    case ModelTurn::End::Kind::Failed:
+        if (auto stopped = stopIfRequested())
+            return stopped;
+        m_context.events.error("the model call failed: " + end->detail, true);
+        fireHook(hook::kOnError, end->detail);
+        return finish(ExitReason::Failed, std::move(end->detail));
+    case ModelTurn::End::Kind::Guard:
+        return finish(ExitReason::Guard, std::move(end->detail));
+    case ModelTurn::End::Kind::Waiting:
+        m_ending = TaskOutcome{ExitReason::Waiting, std::move(end->detail)};
+        return std::nullopt;
+    case ModelTurn::End::Kind::LastWord:
+        m_ending = TaskOutcome{ExitReason::Finished, std::move(end->detail)}; // the model's last word
         return std::nullopt;
     }
-}
-
-void TaskRun::takeReply(protocol::LlmChatResult& result) {
-    m_cutsInARow = 0;
-    addMessage({"assistant", result.content, result.toolCalls, std::nullopt, std::move(result.reasoning)});
-    if (result.toolCalls.empty())
-        onReplyWithoutCalls(result.content);
-    else
-        m_nudgesInARow = 0;
-    // Not saved yet: the state written before the first call (or at the end of the step) holds this
-    // reply. A kill before then asks the model again.
-    m_state.pendingCalls = std::move(result.toolCalls);
-}
-
-void TaskRun::compactContext() {
-    const std::uint64_t limit = m_context.config.contextWindowLimit;
-    const bool byModel = m_context.config.compactionSummary == CompactionSummary::Model;
-    auto compacted = compactHistory(
-        m_state.messages, {limit, m_context.config.keepRecentMessages, m_context.config.compressHistory});
-    if (compacted.cutCount && byModel) {
-        // The model's summary may be longer than the mechanical one: cut so that it has room.
-        compacted = compactHistory(m_state.messages,
-                                   {limit - std::min(limit, handoffSummaryLimit(limit)),
-                                    m_context.config.keepRecentMessages, m_context.config.compressHistory});
-    }
-    std::string replacedBy;
-    if (compacted.cutCount) {
-        replacedBy = "the mechanical summary";
-        if (byModel) {
-            const auto handoff = writeHandoffSummary(compacted.cutMessages);
-            if (handoff.summary) {
-                auto& summary = compacted.messages[compacted.summaryIndex];
-                const auto others = compacted.estimatedTokensAfter - estimateTokens(summary);
-                summary = handoffSummaryMessage(compacted.summarisedMessages, *handoff.summary);
-                compacted.estimatedTokensAfter = others + estimateTokens(summary);
-                replacedBy = "a handoff summary the model wrote (handoff prompt " + handoffPromptVersion() + ")";
-            } else {
-                replacedBy += " (the model's handoff summary was not used: " + handoff.problem + ")";
-            }
-        }
-        m_context.events.log(LogLevel::Info,
-                             "compacted the conversation: " + std::to_string(compacted.cutCount) +
-                                 " messages summarised, about " +
-                                 std::to_string(compacted.estimatedTokensBefore) + " -> " +
-                                 std::to_string(compacted.estimatedTokensAfter) + " tokens");
-    }
-    if (compacted.droppedOutputs || compacted.cutCount) {
-        std::string detail = "compacted the conversation from about " +
-                             std::to_string(compacted.estimatedTokensBefore) + " to " +
-                             std::to_string(compacted.estimatedTokensAfter) + " estimated tokens: " +
-                             std::to_string(compacted.droppedOutputs) + " old tool outputs dropped";
-        if (compacted.cutCount)
-            detail += ", " + std::to_string(compacted.cutCount) + " messages replaced by " + replacedBy;
-        m_context.events.emit(protocol::GuardData{"context_window_limit", "warn", detail});
-    }
-    m_state.messages = std::move(compacted.messages);
-    m_contextTokens = compacted.estimatedTokensAfter;
-}
-
-protocol::LlmChatParams TaskRun::chatParams(std::vector<protocol::ChatMessage> messages,
-                                            std::vector<protocol::ToolSpec> tools) const {
-    protocol::LlmChatParams params{std::move(messages), std::move(tools)};
-    if (m_context.config.maxOutputTokens)
-        params.maxOutputTokens = m_context.config.maxOutputTokens;
-    if (m_context.config.reasoningEffort != ReasoningEffort::Default)
-        params.reasoningEffort = std::string(toString(m_context.config.reasoningEffort));
-    if (m_rules.namesItself)
-        params.agent = m_seat.id;
-    return params;
-}
-
-void TaskRun::countModelCall(const protocol::TokenUsage& usage) {
-    m_state.counters.modelCalls++;
-    m_state.counters.tokensIn += usage.input;
-    m_state.counters.tokensOut += usage.output;
-    m_state.counters.tokensReasoning += usage.reasoning;
-    m_team->budget().add(0, usage.input + usage.output);
-}
-
-HandoffVerdict TaskRun::writeHandoffSummary(const std::vector<protocol::ChatMessage>& cut) {
-    // One call without tools, through the same model as every step, counted like one.
-    const protocol::LlmChatParams params =
-        chatParams(handoffRequest(m_state.prompt, cut, m_context.config.contextWindowLimit), {});
-    auto reply = m_context.model.chat(params, m_stepDeadline, m_context.cancellation);
-    if (!reply)
-        return {std::nullopt, "the model call failed: " + reply.error().message};
-    countModelCall(reply->tokenUsage);
-    return checkHandoffSummary(*reply, m_context.config.contextWindowLimit);
-}
-
-std::optional<std::variant<std::uint64_t, TaskOutcome>> TaskRun::onCutReply(protocol::LlmChatResult& result,
-                                                                            std::uint64_t askedLimit) {
-    ++m_cutsInARow;
-    const std::uint64_t used = result.tokenUsage.output;
-    const std::string what = describeCutReply(used, result.cutToolCalls);
-    const CutReplyPlan plan = planForCutReply(used, askedLimit, m_cutsInARow);
-    switch (plan.action) {
-    case CutReplyPlan::Action::AskAgain:
-        m_context.events.emit(protocol::GuardData{"max_output_tokens", "warn",
-                                                  what + "; asking again with room for " +
-                                                      std::to_string(plan.room) + " tokens"});
-        return plan.room;
-    case CutReplyPlan::Action::Stop: {
-        const std::string detail = what + ", " + std::to_string(m_cutsInARow) +
-                                   " replies in a row; raise max_output_tokens or make the task smaller";
-        m_context.events.emit(protocol::GuardData{"max_output_tokens", "stop", detail});
-        return finish(ExitReason::Guard, detail);
-    }
-    case CutReplyPlan::Action::TellModel:
-        break;
-    }
-    m_context.events.emit(protocol::GuardData{"max_output_tokens", "warn",
-                                              what + "; the model is told to work in smaller pieces"});
-    // The text it wrote stays in the conversation (it may have reasoned there); the calls do not.
-    if (!result.content.empty())
-        addMessage({"assistant", result.content, {}, std::nullopt, std::move(result.reasoning)});
-    addMessage({"user", cutReplyNotice(used, result.cutToolCalls), {}, std::nullopt, {}});
     return std::nullopt;
-}
-
-void TaskRun::onReplyWithoutCalls(const std::string& content) {
-    // Someone reads it: the turn is theirs. An empty reply says nothing to them, so it is nudged instead.
-    const bool blank = content.find_first_not_of(" \t\r\n") == std::string::npos;
-    if (attended() && !blank) {
-        m_ending = TaskOutcome{ExitReason::Waiting, content};
-        return;
-    }
-    if (m_nudgesInARow >= m_context.config.maxNudges) {
-        m_ending = TaskOutcome{ExitReason::Finished, content}; // the model's last word
-        return;
-    }
-    ++m_nudgesInARow;
-    m_context.events.emit(protocol::GuardData{
-        "max_nudges", "warn",
-        "the model replied without a tool call; told to go on or call finish (" +
-            std::to_string(m_nudgesInARow) + " of " + std::to_string(m_context.config.maxNudges) + ")"});
-    addMessage({"user", attended() ? kEmptyReplyNudge : kNudge, {}, std::nullopt, {}});
 }
 
 std::optional<TaskOutcome> TaskRun::runPendingCalls() {
@@ -585,13 +410,7 @@ void TaskRun::recordToolResult(const protocol::ToolCall& call, std::string conte
     data.id = call.id;
     data.output = content;
     m_context.events.emit(data, {call.name, std::nullopt, durationMs});
-    addMessage({"tool", std::move(content), {}, call.id, {}});
-}
-
-void TaskRun::addMessage(protocol::ChatMessage message) {
-    if (m_contextTokens)
-        *m_contextTokens += estimateTokens(message);
-    m_state.messages.push_back(std::move(message));
+    m_turn->addMessage({"tool", std::move(content), {}, call.id, {}});
 }
 
 void TaskRun::updateTimes() {

@@ -6,10 +6,10 @@
 
 #include "agent_core/loop/AgentSeat.h"
 #include "agent_core/loop/CallRunner.h"
+#include "agent_core/loop/ModelTurn.h"
 #include "agent_core/loop/RunContext.h"
 #include "agent_core/loop/ToolRegistry.h"
 #include "agent_core/memory/AgentMemory.h"
-#include "agent_core/prompt/HandoffPrompt.h"
 #include "agent_core/prompt/SystemPrompt.h"
 #include "agent_core/state/CheckpointStore.h"
 #include "agent_core/state/SeqMark.h"
@@ -19,7 +19,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <variant>
 
 namespace warren::agent {
 
@@ -53,30 +52,10 @@ private:
     // A new step: counted, the parent's messages read (SeatRules::readsInbox), step_started, its deadline,
     // the conversation compacted when it has grown past context_window_limit.
     void startStep();
+    // The model's reply (ModelTurn), and how it ends the task when it does.
     std::optional<TaskOutcome> askModel();
-    // A whole reply joins the conversation; its calls become the pending calls.
-    void takeReply(protocol::LlmChatResult& result);
-    // Brings the conversation under context_window_limit (Compaction.h): old outputs dropped, then turns
-    // cut and replaced by a summary, the model's when compaction_summary is model and its answer passes.
-    // A guard event (context_window_limit, warn) says what was done.
-    void compactContext();
-    // A model call's parameters as every call of this agent sends them (output limit, reasoning, agent).
-    protocol::LlmChatParams chatParams(std::vector<protocol::ChatMessage> messages,
-                                       std::vector<protocol::ToolSpec> tools) const;
-    void countModelCall(const protocol::TokenUsage& usage); // in the counters and the task's budget
-    HandoffVerdict writeHandoffSummary(const std::vector<protocol::ChatMessage>& cut);
-    // A reply cut by the output limit (CutReply.h): the room to ask again with, the end of the task, or
-    // nullopt when the model was told and the next step goes on.
-    std::optional<std::variant<std::uint64_t, TaskOutcome>> onCutReply(protocol::LlmChatResult& result,
-                                                                       std::uint64_t askedLimit);
     // The conversation a task starts with: the system prompt, the project's instructions, the task.
     void startConversation(const std::string& prompt);
-    // A reply without a tool call: in an attended run the user's turn (the task ends waiting), else nudged
-    // to go on (max_nudges), else the model's last word.
-    void onReplyWithoutCalls(const std::string& content);
-    // A user follows the task's own agent (RunFacts::attended); a sub-agent answers to the agent that
-    // started it.
-    bool attended() const { return m_context.facts.attended && m_rules.mayWaitForUser; }
     // The pending calls (CallRunner), and how they end the task when they do.
     std::optional<TaskOutcome> runPendingCalls();
     std::optional<TaskOutcome> endStep();
@@ -86,7 +65,6 @@ private:
     // The tool_result event (data completed with id, output, truncated) and the tool message the model reads.
     void recordToolResult(const protocol::ToolCall& call, std::string content, protocol::ToolResultData data,
                           std::optional<std::uint64_t> durationMs = std::nullopt);
-    void addMessage(protocol::ChatMessage message);
     void saveCheckpoint(bool durable);
     TaskOutcome finish(ExitReason reason, std::string summary);
     // Ends a task that cannot start: an error event and task_finished, nothing written.
@@ -111,7 +89,6 @@ private:
     std::string m_memoryProblem;
     std::unique_ptr<ToolRegistry> m_tools;
     bool m_memoryShed = false;
-    std::optional<std::uint64_t> m_contextTokens; // estimateTokens(m_state.messages); nullopt: not known
 
     std::chrono::steady_clock::time_point m_runStart;
     std::chrono::steady_clock::time_point m_stepDeadline = std::chrono::steady_clock::time_point::max();
@@ -119,9 +96,9 @@ private:
     // How the step ends the task, when it does: finish and its summary, the model's last word past
     // max_nudges, or its reply to the user in an attended run (Waiting).
     std::optional<TaskOutcome> m_ending;
-    unsigned m_cutsInARow = 0;          // replies cut by the output limit since the last whole one
-    std::uint64_t m_nudgesInARow = 0;   // replies without a tool call since the last with one
-    std::unique_ptr<CallRunner> m_calls; // last: it holds on to the members above
+    // Last: they hold on to the members above.
+    std::unique_ptr<CallRunner> m_calls;
+    std::unique_ptr<ModelTurn> m_turn;
 };
 
 } // namespace warren::agent
