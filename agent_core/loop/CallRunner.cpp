@@ -346,24 +346,28 @@ ToolEnv CallRunner::toolEnv(const std::string& callId) const {
     return env;
 }
 
-ToolOutcome CallRunner::executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached,
-                                    std::optional<std::uint64_t>& ranAheadMs) {
-    auto& events = m_context.events;
+ToolEnv CallRunner::reportingEnv(const protocol::ToolCall& call) {
     ToolEnv env = toolEnv(call.id);
-    env.onOutput = [&](std::string_view stream, std::string_view text) {
+    env.onOutput = [this, id = call.id, name = call.name](std::string_view stream, std::string_view text) {
         const auto which =
             stream == "stderr" ? protocol::OutputStream::Stderr : protocol::OutputStream::Stdout;
-        events.emit(protocol::ToolOutputData{call.id, which, std::string(text)},
-                    {call.name, std::nullopt, std::nullopt});
+        m_context.events.emit(protocol::ToolOutputData{id, which, std::string(text)},
+                              {name, std::nullopt, std::nullopt});
     };
-    env.onFileChanged = [&](const std::string& path, FileChange change, const FileDiff* diff) {
+    env.onFileChanged = [this, name = call.name](const std::string& path, FileChange change,
+                                                 const FileDiff* diff) {
         m_filesChanged.insert(path);
-        events.emit(fileChangedData(path, change, diff), {call.name, std::nullopt, std::nullopt});
+        m_context.events.emit(fileChangedData(path, change, diff), {name, std::nullopt, std::nullopt});
     };
-    env.onPlanUpdated = [&](const protocol::PlanUpdatedData& plan) {
-        events.emit(plan, {call.name, std::nullopt, std::nullopt});
+    env.onPlanUpdated = [this, name = call.name](const protocol::PlanUpdatedData& plan) {
+        m_context.events.emit(plan, {name, std::nullopt, std::nullopt});
     };
+    return env;
+}
 
+ToolOutcome CallRunner::executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached,
+                                    std::optional<std::uint64_t>& ranAheadMs) {
+    ToolEnv env = reportingEnv(call);
     if (m_readAhead && m_readAhead->has(call.id)) {
         // Run ahead beside the others of its run: what it reported is told now, in its turn.
         auto taken = m_readAhead->take(call.id, env);
@@ -378,8 +382,9 @@ ToolOutcome CallRunner::executeTool(Tool& tool, const protocol::ToolCall& call, 
         if (auto content = tool.contentKey(call.arguments, env)) {
             key = cacheKey(call.name, call.arguments, *content);
             if (const ToolOutcome* hit = m_cache.find(*key)) {
-                events.log(LogLevel::Debug, call.name + " " + call.arguments.dump() +
-                                                ": unchanged since an earlier call, served from the cache");
+                m_context.events.log(LogLevel::Debug,
+                                     call.name + " " + call.arguments.dump() +
+                                         ": unchanged since an earlier call, served from the cache");
                 cached = true;
                 m_state.counters.cacheHits++;
                 return *hit;

@@ -86,6 +86,8 @@ private:
     void startReadAhead();
     bool needsApproval(const std::string& tool) const;
     ToolEnv toolEnv(const std::string& callId) const; // without the callbacks, which are the caller's
+    // toolEnv with the callbacks that report the call's output, file changes and plan as its events.
+    ToolEnv reportingEnv(const protocol::ToolCall& call);
     // cached: served from the execution cache; ranAheadMs: how long the tool ran, when it ran ahead.
     ToolOutcome executeTool(Tool& tool, const protocol::ToolCall& call, bool& cached,
                             std::optional<std::uint64_t>& ranAheadMs);

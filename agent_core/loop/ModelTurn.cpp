@@ -108,15 +108,15 @@ std::optional<ModelTurn::End> ModelTurn::takeReply(protocol::LlmChatResult& resu
 }
 
 void ModelTurn::compact() {
-    const std::uint64_t limit = m_context.config.contextWindowLimit;
-    const bool byModel = m_context.config.compactionSummary == CompactionSummary::Model;
-    auto compacted = compactHistory(
-        m_state.messages, {limit, m_context.config.keepRecentMessages, m_context.config.compressHistory});
+    const auto& config = m_context.config;
+    const std::uint64_t limit = config.contextWindowLimit;
+    const bool byModel = config.compactionSummary == CompactionSummary::Model;
+    auto compacted =
+        compactHistory(m_state.messages, {limit, config.keepRecentMessages, config.compressHistory});
     if (compacted.cutCount && byModel) {
         // The model's summary may be longer than the mechanical one: cut so that it has room.
-        compacted = compactHistory(m_state.messages,
-                                   {limit - std::min(limit, handoffSummaryLimit(limit)),
-                                    m_context.config.keepRecentMessages, m_context.config.compressHistory});
+        compacted = compactHistory(m_state.messages, {limit - std::min(limit, handoffSummaryLimit(limit)),
+                                                      config.keepRecentMessages, config.compressHistory});
     }
     std::string replacedBy;
     if (compacted.cutCount) {
@@ -155,11 +155,12 @@ void ModelTurn::compact() {
 
 protocol::LlmChatParams ModelTurn::chatParams(std::vector<protocol::ChatMessage> messages,
                                               std::vector<protocol::ToolSpec> tools) const {
+    const auto& config = m_context.config;
     protocol::LlmChatParams params{std::move(messages), std::move(tools)};
-    if (m_context.config.maxOutputTokens)
-        params.maxOutputTokens = m_context.config.maxOutputTokens;
-    if (m_context.config.reasoningEffort != ReasoningEffort::Default)
-        params.reasoningEffort = std::string(toString(m_context.config.reasoningEffort));
+    if (config.maxOutputTokens)
+        params.maxOutputTokens = config.maxOutputTokens;
+    if (config.reasoningEffort != ReasoningEffort::Default)
+        params.reasoningEffort = std::string(toString(config.reasoningEffort));
     if (m_rules.namesItself)
         params.agent = m_seat.id;
     return params;

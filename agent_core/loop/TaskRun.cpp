@@ -38,6 +38,27 @@ TaskRun::~TaskRun() = default;
 
 TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt,
                          const std::optional<std::string>& reply) {
+    if (auto refused = start(taskId, prompt, reply))
+        return *refused;
+    for (;;) {
+        if (auto end = stopIfRequested())
+            return *end;
+        if (m_state.pendingCalls.empty()) {
+            if (auto end = checkGuards())
+                return *end;
+            startStep();
+            if (auto end = askModel())
+                return *end;
+        }
+        if (auto end = runPendingCalls())
+            return *end;
+        if (auto end = endStep())
+            return *end;
+    }
+}
+
+std::optional<TaskOutcome> TaskRun::start(const std::string& taskId, const std::string& prompt,
+                                          const std::optional<std::string>& reply) {
     if (auto opened = openState(taskId, prompt); !opened) {
         // Nothing can be trusted about the state: say why, touch nothing.
         m_context.events.begin(m_seqMark ? m_seqMark->last() + 1 : 1, nullptr);
@@ -65,22 +86,7 @@ TaskOutcome TaskRun::run(const std::string& taskId, const std::string& prompt,
         startFresh(taskId, prompt);
     if (m_rules.ownsTeam && m_resumed)
         m_ownTeam->resumeAll(); // every sub-agent that had not ended goes on from its checkpoint
-
-    for (;;) {
-        if (auto end = stopIfRequested())
-            return *end;
-        if (m_state.pendingCalls.empty()) {
-            if (auto end = checkGuards())
-                return *end;
-            startStep();
-            if (auto end = askModel())
-                return *end;
-        }
-        if (auto end = runPendingCalls())
-            return *end;
-        if (auto end = endStep())
-            return *end;
-    }
+    return std::nullopt;
 }
 
 Status TaskRun::openState(const std::string& taskId, const std::string& prompt) {
@@ -276,42 +282,42 @@ std::optional<TaskOutcome> TaskRun::stopIfRequested() {
 }
 
 std::optional<TaskOutcome> TaskRun::checkGuards() {
+    const auto& config = m_context.config;
     auto stop = [&](const char* guard, std::string detail) {
         m_context.events.emit(protocol::GuardData{guard, "stop", detail});
         return finish(ExitReason::Guard, detail);
     };
     // One budget for the whole task: every agent's steps and tokens count.
     const auto steps = m_team->budget().steps();
-    if (stepsVerdict(steps + 1, m_context.config.maxSteps) == BudgetVerdict::Exhausted)
+    if (stepsVerdict(steps + 1, config.maxSteps) == BudgetVerdict::Exhausted)
         return stop("max_steps", "stopped after " + std::to_string(steps) + " steps (max_steps)");
     const auto used = m_team->budget().tokens();
-    if (tokenBudgetVerdict(used, m_context.config.tokenBudget) == BudgetVerdict::Exhausted)
+    if (tokenBudgetVerdict(used, config.tokenBudget) == BudgetVerdict::Exhausted)
         return stop("token_budget", "used " + std::to_string(used) + " tokens of a budget of " +
-                                        std::to_string(m_context.config.tokenBudget) + " (token_budget)");
-    if (m_context.config.memoryThresholdMb || m_context.config.maxMemoryMb) {
+                                        std::to_string(config.tokenBudget) + " (token_budget)");
+    if (config.memoryThresholdMb || config.maxMemoryMb) {
         const auto rss = currentRssBytes().value_or(0);
         // Shed once per rise: only a fall back under the threshold re-arms it.
-        const auto rearmBelow = (m_context.config.memoryThresholdMb ? m_context.config.memoryThresholdMb
-                                                                    : m_context.config.maxMemoryMb)
+        const auto rearmBelow = (config.memoryThresholdMb ? config.memoryThresholdMb : config.maxMemoryMb)
                                 << 20;
         if (rss <= rearmBelow)
             m_memoryShed = false;
-        auto verdict = memoryVerdict(rss, m_context.config.memoryThresholdMb, m_context.config.maxMemoryMb,
-                                     m_memoryShed);
+        auto verdict = memoryVerdict(rss, config.memoryThresholdMb, config.maxMemoryMb, m_memoryShed);
         if (verdict == MemoryVerdict::Shed) {
             shedMemory(rss);
-            verdict = memoryVerdict(currentRssBytes().value_or(0), m_context.config.memoryThresholdMb,
-                                    m_context.config.maxMemoryMb, m_memoryShed);
+            verdict = memoryVerdict(currentRssBytes().value_or(0), config.memoryThresholdMb,
+                                    config.maxMemoryMb, m_memoryShed);
         }
         if (verdict == MemoryVerdict::Stop)
-            return stop("max_memory_mb",
-                        "resident memory " + std::to_string(rss >> 20) + " MiB stays above max_memory_mb " +
-                            std::to_string(m_context.config.maxMemoryMb) + " after shedding");
+            return stop("max_memory_mb", "resident memory " + std::to_string(rss >> 20) +
+                                             " MiB stays above max_memory_mb " +
+                                             std::to_string(config.maxMemoryMb) + " after shedding");
     }
     return std::nullopt;
 }
 
 void TaskRun::shedMemory(std::uint64_t rssBytes) {
+    const auto& config = m_context.config;
     const auto before = m_state.messages.size();
     m_calls->clearCache();
     if (m_memory)
@@ -320,10 +326,9 @@ void TaskRun::shedMemory(std::uint64_t rssBytes) {
     m_turn->forgetEstimate();
     malloc_trim(0);
     m_memoryShed = true;
-    const std::string limit =
-        m_context.config.memoryThresholdMb
-            ? "memory_threshold_mb " + std::to_string(m_context.config.memoryThresholdMb)
-            : "max_memory_mb " + std::to_string(m_context.config.maxMemoryMb);
+    const std::string limit = config.memoryThresholdMb
+                                  ? "memory_threshold_mb " + std::to_string(config.memoryThresholdMb)
+                                  : "max_memory_mb " + std::to_string(config.maxMemoryMb);
     const std::string detail = "resident memory " + std::to_string(rssBytes >> 20) + " MiB above " + limit +
                                ": cleared the tool cache, cut history from " + std::to_string(before) + " to " +
                                std::to_string(m_state.messages.size()) + " messages";

@@ -40,6 +40,10 @@ public:
     std::vector<std::string> filesChanged() const { return {m_filesChanged.begin(), m_filesChanged.end()}; }
 
 private:
+    // The state opened, the team and tools set up, the task started or resumed: nullopt, or the outcome of
+    // a task that cannot start (refuse).
+    std::optional<TaskOutcome> start(const std::string& taskId, const std::string& prompt,
+                                     const std::optional<std::string>& reply);
     Status openState(const std::string& taskId, const std::string& prompt);
     void startFresh(const std::string& taskId, const std::string& prompt);
     void resume(const std::optional<std::string>& reply);

@@ -20,3 +20,5 @@ warren_add_test(tst_family_tools SOURCES tst_family_tools.cpp LIBS warren_agent_
 # A reply's read-only calls run at the same time (ConcurrentCalls), answered in call order by the loop.
 warren_add_test(tst_concurrent_calls SOURCES tst_concurrent_calls.cpp LIBS warren_agent_core LABELS unit)
 warren_add_test(tst_read_ahead SOURCES tst_read_ahead.cpp LIBS warren_agent_core LABELS unit)
+# A reply's tool calls (CallRunner) without the rest of the loop: approval, claims, guards, what a stop leaves.
+warren_add_test(tst_call_runner SOURCES tst_call_runner.cpp LIBS warren_agent_core LABELS unit)
