@@ -8,7 +8,6 @@
 #include "agent_core/team/AgentRoles.h"
 
 #include <algorithm>
-#include <variant>
 
 namespace warren::agent {
 
