@@ -8,6 +8,7 @@
 // Also the time from submit (with the remote one, the workspace's pack and upload) to the first event.
 //   bench_remote_events [ROUNDS]      (WARREN_WARREND and WARREN_AGENT as for the tests)
 
+#include "app/control/WaitFor.h"
 #include "agent_core/protocol/Timestamp.h"
 #include "app/control/LocalControlPlane.h"
 #include "app/remote/RemoteControlPlane.h"
@@ -71,7 +72,8 @@ Round runRound(control::ControlPlane& plane, const QString& workspace, const QSt
     });
     control::TaskSpec spec;
     spec.provider = "scripted:" + script.toStdString();
-    auto submitted = plane.submit("print", workspace.toStdString(), spec);
+    auto submitted = control::waitFor<control::TaskRecord>(
+        [&](auto done) { plane.submit("print", workspace.toStdString(), spec, done); });
     if (!submitted)
         fail(QString::fromStdString(submitted.error().message));
     task = submitted->id;
@@ -107,7 +109,8 @@ int main(int argc, char** argv) {
     remoteOptions.key = bench.key.toStdString();
     remoteOptions.dataDir = (bench.scratch->path() + "/remote").toStdString();
     remoteOptions.useKeychain = false;
-    auto remote = remote::RemoteControlPlane::open(remoteOptions);
+    auto remote = control::waitFor<std::unique_ptr<remote::RemoteControlPlane>>(
+        [&](auto done) { remote::RemoteControlPlane::open(remoteOptions, done); });
     if (!remote)
         fail(QString::fromStdString(remote.error().message));
 

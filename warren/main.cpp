@@ -31,10 +31,10 @@ int runWindow(int& argc, char** argv, const std::optional<std::string>& dataDir)
     warren::remote::RemotePlaneChooser chooser(root);
     return warren::ui::runDesktop(
         argc, argv, root,
-        [root]() -> warren::Result<warren::ui::OpenedControlPlane> {
+        [root](Done<warren::ui::OpenedControlPlane> done) {
             LocalOptions options;
             options.dataDir = root;
-            return warren::remote::openChosenPlane(options);
+            warren::remote::openChosenPlane(options, std::move(done));
         },
         &chooser);
 }

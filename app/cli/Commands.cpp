@@ -4,6 +4,7 @@
 #include "agent_core/protocol/Timestamp.h"
 #include "app/cli/LiveView.h"
 #include "app/cli/ReviewCommands.h"
+#include "app/control/WaitFor.h"
 #include "app/control/LocalControlPlane.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteControlPlane.h"
@@ -77,7 +78,8 @@ Result<std::unique_ptr<ControlPlane>> openPlane(const CliArguments& arguments) {
         remote::RemoteOptions options;
         options.url = QString::fromStdString(*arguments.remote);
         options.dataDir = arguments.dataDir.value_or("");
-        auto plane = remote::RemoteControlPlane::open(std::move(options));
+        auto plane = waitFor<std::unique_ptr<remote::RemoteControlPlane>>(
+            [&](auto done) { remote::RemoteControlPlane::open(std::move(options), done); });
         if (!plane)
             return plane.error();
         return std::unique_ptr<ControlPlane>(std::move(*plane));
@@ -123,10 +125,14 @@ void askOnTerminal(ControlPlane& plane, const ApprovalRecord& approval) {
     }
     const char first = answer.empty() ? 'n' : static_cast<char>(std::tolower(static_cast<unsigned char>(answer[0])));
     if (first == 'c' && prefix) {
-        if (auto allowed = plane.allowCommands(approval.taskId, *prefix); !allowed)
-            std::cerr << "warren: " << allowed.error().message << "; approved this once\n";
+        plane.allowCommands(approval.taskId, *prefix, [&plane, approval](Status allowed) {
+            if (!allowed)
+                std::cerr << "warren: " << allowed.error().message << "; approved this once\n";
+            plane.answerApproval(approval.taskId, approval.callId, true, "", false);
+        });
+        return;
     }
-    if (first == 'y' || first == 'a' || (first == 'c' && prefix)) {
+    if (first == 'y' || first == 'a') {
         plane.answerApproval(approval.taskId, approval.callId, true, "", first == 'a');
         return;
     }
@@ -169,21 +175,22 @@ int follow(ControlPlane& plane, const std::string& taskId, bool jsonLines, bool 
     QObject::connect(&plane, &ControlPlane::taskFinished, &plane, [&](const std::string& id) {
         if (id != taskId)
             return;
-        auto record = plane.task(taskId);
-        if (record && *record) {
-            const TaskRecord& task = **record;
-            status = exitStatusFor(task);
-            if (!jsonLines)
-                std::cout << view.summary(taskStatusName(task.status), task.steps, task.tokensIn, task.tokensOut,
-                                          elapsedMs(task));
-            if (!task.error.empty())
-                std::cerr << "warren: " << task.error << "\n";
-            if (task.status == TaskStatus::Interrupted || task.status == TaskStatus::Paused)
-                std::cerr << "warren: resume with `warren resume " << task.id << "`\n";
-            if (task.status == TaskStatus::Waiting)
-                std::cerr << "warren: answer with `warren reply " << task.id << " \"...\"`\n";
-        }
-        QCoreApplication::exit(0);
+        plane.task(taskId, [&](Result<std::optional<TaskRecord>> record) {
+            if (record && *record) {
+                const TaskRecord& task = **record;
+                status = exitStatusFor(task);
+                if (!jsonLines)
+                    std::cout << view.summary(taskStatusName(task.status), task.steps, task.tokensIn, task.tokensOut,
+                                              elapsedMs(task));
+                if (!task.error.empty())
+                    std::cerr << "warren: " << task.error << "\n";
+                if (task.status == TaskStatus::Interrupted || task.status == TaskStatus::Paused)
+                    std::cerr << "warren: resume with `warren resume " << task.id << "`\n";
+                if (task.status == TaskStatus::Waiting)
+                    std::cerr << "warren: answer with `warren reply " << task.id << " \"...\"`\n";
+            }
+            QCoreApplication::exit(0);
+        });
     });
 
     sigset_t stopSignals;
@@ -200,7 +207,10 @@ int follow(ControlPlane& plane, const std::string& taskId, bool jsonLines, bool 
             return;
         if (++interrupts == 1) {
             std::cerr << "\nwarren: cancelling the task (Ctrl-C again to kill it now)\n";
-            (void)plane.cancel(taskId);
+            plane.cancel(taskId, [taskId](Status cancelled) {
+                if (!cancelled)
+                    std::cerr << "warren: " << cancelled.error().message << "\n";
+            });
         } else {
             std::cerr << "\nwarren: killed; `warren resume " << taskId << "` continues from the last checkpoint\n";
             QCoreApplication::exit(0);
@@ -259,19 +269,20 @@ int run(const CliArguments& arguments, const RunCommand& command) {
         std::cerr << "warren: no display for the window, so this is the scripted demo, headless: a recorded agent "
                      "fixes a failing test in a copy of the demo workspace.\n       `warren help` lists the "
                      "commands; `warren run PROMPT` runs a task.\n";
-        task = local.submitDemo(spec);
+        task = waitFor<TaskRecord>([&](auto done) { local.submitDemo(spec, done); });
     } else if (provider.empty()) {
         std::cerr << "warren: no model is configured, so this is the scripted demo: a recorded agent fixes a "
                      "failing test in a copy of the demo workspace.\n       Use a real model with --provider "
                      "openai|anthropic|ollama|... --model NAME (keys: `warren secrets set NAME`).\n";
-        task = local.submitDemo(spec);
+        task = waitFor<TaskRecord>([&](auto done) { local.submitDemo(spec, done); });
     } else {
         if (command.prompt.empty())
             return usageError("run: what should the agent do? Give the task as the last argument");
         spec.provider = provider;
         if (auto config = parseProviderSpec(provider, model); !config)
             return usageError(config.error().message);
-        task = local.submit(command.prompt, command.workspace.value_or("."), spec);
+        task = waitFor<TaskRecord>(
+            [&](auto done) { local.submit(command.prompt, command.workspace.value_or("."), spec, done); });
     }
     if (!task)
         return usageError(task.error().message);
@@ -284,7 +295,7 @@ int run(const CliArguments& arguments, const RunCommand& command) {
 // How a task that goes on answers approvals: --approve, else as it was started.
 Result<ApprovalMode> continuingMode(ControlPlane& plane, const std::string& taskId,
                                     const std::optional<std::string>& approve) {
-    auto record = plane.task(taskId);
+    auto record = waitFor<std::optional<TaskRecord>>([&](auto done) { plane.task(taskId, done); });
     if (!record)
         return record.error();
     if (!*record)
@@ -300,34 +311,35 @@ Result<ApprovalMode> continuingMode(ControlPlane& plane, const std::string& task
 // resume and reply: the task goes on, followed live as run follows a new one.
 int continueTask(const CliArguments& arguments, const std::string& taskId,
                  const std::optional<std::string>& approve, bool jsonOutput,
-                 const std::function<Status(ControlPlane&)>& action) {
+                 const std::function<void(ControlPlane&, Done<Ok>)>& action) {
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
     auto mode = continuingMode(**plane, taskId, approve);
     if (!mode)
         return usageError(mode.error().message);
-    if (auto continued = action(**plane); !continued)
+    if (auto continued = waitFor<Ok>([&](auto done) { action(**plane, done); }); !continued)
         return usageError(continued.error().message);
     return follow(**plane, taskId, jsonOutput, colorWanted(arguments), *mode);
 }
 
 int resume(const CliArguments& arguments, const ResumeCommand& command) {
-    return continueTask(arguments, command.taskId, command.approve, command.json, [&](ControlPlane& plane) {
-        return plane.resume(command.taskId, {command.backend, command.image});
-    });
+    return continueTask(arguments, command.taskId, command.approve, command.json,
+                        [&](ControlPlane& plane, Done<Ok> done) {
+                            plane.resume(command.taskId, {command.backend, command.image}, done);
+                        });
 }
 
 int reply(const CliArguments& arguments, const ReplyCommand& command) {
     return continueTask(arguments, command.taskId, command.approve, command.json,
-                        [&](ControlPlane& plane) { return plane.reply(command.taskId, command.message); });
+                        [&](ControlPlane& plane, Done<Ok> done) { plane.reply(command.taskId, command.message, done); });
 }
 
 int tasks(const CliArguments& arguments, const TasksCommand& command) {
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    auto all = (*plane)->tasks();
+    auto all = waitFor<std::vector<TaskRecord>>([&](auto done) { (*plane)->tasks(done); });
     if (!all)
         return usageError(all.error().message);
     for (const auto& task : *all) {
@@ -351,10 +363,10 @@ int show(const CliArguments& arguments, const ShowCommand& command) {
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    auto record = (*plane)->task(command.taskId);
+    auto record = waitFor<std::optional<TaskRecord>>([&](auto done) { (*plane)->task(command.taskId, done); });
     if (!record || !*record)
         return usageError(record ? "no task " + command.taskId + "; `warren tasks` lists them" : record.error().message);
-    auto events = (*plane)->events(command.taskId);
+    auto events = waitFor<std::vector<json>>([&](auto done) { (*plane)->events(command.taskId, 0, done); });
     if (!events)
         return usageError(events.error().message);
     if (command.json) {
@@ -381,7 +393,7 @@ int cancel(const CliArguments& arguments, const CancelCommand& command) {
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    if (auto cancelled = (*plane)->cancel(command.taskId); !cancelled)
+    if (auto cancelled = waitFor<Ok>([&](auto done) { (*plane)->cancel(command.taskId, done); }); !cancelled)
         return usageError(cancelled.error().message);
     std::cerr << "warren: asked task " << command.taskId << " to stop\n";
     return kExitOk;
@@ -391,7 +403,8 @@ int exportTask(const CliArguments& arguments, const ExportCommand& command) {
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    if (auto exported = (*plane)->exportTask(command.taskId, command.directory); !exported)
+    if (auto exported = waitFor<Ok>([&](auto done) { (*plane)->exportTask(command.taskId, command.directory, done); });
+        !exported)
         return usageError(exported.error().message);
     std::cerr << "warren: exported " << command.taskId << " to " << command.directory
               << " (task.json, events.jsonl, output/)\n";
@@ -516,8 +529,12 @@ int apply(const CliArguments& arguments, const ApplyCommand& command) {
     if (!plane)
         return usageError(plane.error().message);
     const std::string workspace = command.workspace.value_or("");
-    auto plan = command.check ? (*plane)->planChanges(command.taskId, workspace)
-                              : (*plane)->applyChanges(command.taskId, workspace);
+    auto plan = waitFor<ChangesPlan>([&](auto done) {
+        if (command.check)
+            (*plane)->planChanges(command.taskId, workspace, done);
+        else
+            (*plane)->applyChanges(command.taskId, workspace, done);
+    });
     if (!plan)
         return usageError(plan.error().message);
     const char* verb = command.check ? "would apply " : "applied     ";

@@ -1,6 +1,6 @@
 #include "app/cli/ReviewCommands.h"
 
-#include "app/control/ControlPlane.h"
+#include "app/control/LocalControlPlane.h"
 
 #include <iostream>
 #include <string>
@@ -32,7 +32,7 @@ void print(const RewindSummary& summary) {
 }
 
 // --fork: nothing of the task changes, so nothing to ask; what the new task holds is said after.
-int forkTask(ControlPlane& plane, const RewindCommand& command) {
+int forkTask(LocalControlPlane& plane, const RewindCommand& command) {
     auto fork = plane.fork(command.taskId, ForkRequest{*command.toStep, command.workspace});
     if (!fork)
         return failed(fork.error().message);
@@ -52,7 +52,7 @@ int forkTask(ControlPlane& plane, const RewindCommand& command) {
 
 } // namespace
 
-int diffTask(ControlPlane& plane, const DiffCommand& command) {
+int diffTask(LocalControlPlane& plane, const DiffCommand& command) {
     auto changes = plane.taskChanges(command.taskId, command.step);
     if (!changes)
         return failed(changes.error().message);
@@ -75,7 +75,7 @@ int diffTask(ControlPlane& plane, const DiffCommand& command) {
     return kOk;
 }
 
-int rewindTask(ControlPlane& plane, const RewindCommand& command) {
+int rewindTask(LocalControlPlane& plane, const RewindCommand& command) {
     if (command.fork)
         return forkTask(plane, command);
     RewindRequest request{command.toStep, command.paths, command.files, command.conversation};

@@ -4,6 +4,7 @@
 // streams. The faces never branch on which one they have: what differs (where the agent's changes land,
 // how the connection is doing) is said through this interface.
 
+#include "app/control/Done.h"
 #include "app/control/Settings.h"
 #include "app/store/StoreTypes.h"
 #include "app/tasks/TaskSpec.h"
@@ -87,76 +88,90 @@ class ControlPlane : public QObject {
 public:
     using QObject::QObject;
 
-    virtual Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace,
-                                      const TaskSpec& spec) = 0;
+    // The calls that may wait (on a server, on the disk) answer through done (app/control/Done.h): later,
+    // never inside the call, on the plane's thread. A face is never blocked or re-entered by one.
+    virtual void submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
+                        Done<TaskRecord> done) = 0;
     // The built-in scripted demo (resources/demo) on a fresh copy of its workspace, marked as the demo;
     // spec gives the rest (approvals, presets).
-    virtual Result<TaskRecord> submitDemo(TaskSpec spec) = 0;
-    virtual Status resume(const std::string& taskId, const SandboxMove& move) = 0; // move: {} to stay
+    virtual void submitDemo(TaskSpec spec, Done<TaskRecord> done) = 0;
+    virtual void resume(const std::string& taskId, const SandboxMove& move, Done<Ok> done) = 0; // move: {} to stay
     // Continues a task whose run ended (finished, waiting for the reply, failed, cancelled, paused,
     // interrupted) with the user's message, in the same workspace, from its agent's checkpoint; refused while
     // it runs or is queued, and for a task whose agent left no checkpoint (app/tasks/TaskReply.h).
-    virtual Status reply(const std::string& taskId, const std::string& message) = 0;
-    virtual Status cancel(const std::string& taskId) = 0;
-    virtual Status pause(const std::string& taskId) = 0;
+    virtual void reply(const std::string& taskId, const std::string& message, Done<Ok> done) = 0;
+    virtual void cancel(const std::string& taskId, Done<Ok> done) = 0;
+    virtual void pause(const std::string& taskId, Done<Ok> done) = 0;
     // callId: approvalNeeded's ApprovalRecord::callId, or the tool call's id (approval_requested's data.id).
+    // An answer that cannot be delivered is said through connectionProblem.
     virtual void answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                 const std::string& note, bool always) = 0;
     // "Always allow commands like this": prefix (commandPrefix) is saved in the settings for every later
     // task and allowed from now on in this one, after the rules that deny or ask.
-    virtual Status allowCommands(const std::string& taskId, const std::string& prefix) = 0;
+    virtual void allowCommands(const std::string& taskId, const std::string& prefix, Done<Ok> done) = 0;
 
-    virtual Result<std::vector<TaskRecord>> tasks() = 0;
-    virtual Result<std::optional<TaskRecord>> task(const std::string& taskId) = 0;
-    virtual Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0) = 0;
+    virtual void tasks(Done<std::vector<TaskRecord>> done) = 0;
+    virtual void task(const std::string& taskId, Done<std::optional<TaskRecord>> done) = 0;
+    // Every event of the task after afterSeq, oldest first.
+    virtual void events(const std::string& taskId, std::uint64_t afterSeq, Done<std::vector<nlohmann::json>> done) = 0;
     // The latest `limit` events of a task with seq < beforeSeq (0: up to the last), oldest first; the
     // window opens a task at its end and pages earlier events in as the user scrolls up.
-    virtual Result<std::vector<nlohmann::json>> eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
-                                                             std::size_t limit) = 0;
-    virtual Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId) = 0;
+    virtual void eventsBefore(const std::string& taskId, std::uint64_t beforeSeq, std::size_t limit,
+                              Done<std::vector<nlohmann::json>> done) = 0;
+    virtual void artifacts(const std::string& taskId, Done<std::vector<ArtifactRecord>> done) = 0;
     // Copies the task's record, its events (events.jsonl) and its /output files into directory.
-    virtual Status exportTask(const std::string& taskId, const std::string& directory) = 0;
+    virtual void exportTask(const std::string& taskId, const std::string& directory, Done<Ok> done) = 0;
 
-    virtual Result<Settings> settings() = 0;
-    virtual Status saveSettings(const Settings& settings) = 0; // applies at once (e.g. tasks at a time)
     // The provider's API key, kept in the keychain (or the 0600 file) under keyName; never readable back
     // through this interface.
-    virtual Status storeKey(const std::string& keyName, const std::string& key) = 0;
-    virtual Result<bool> hasKey(const std::string& keyName) = 0;
-    // Empty when keys are in the keychain; otherwise what the user should know (keys in a 0600 file).
-    virtual std::string keyStorageWarning() = 0;
+    virtual void storeKey(const std::string& keyName, const std::string& key, Done<Ok> done) = 0;
+    virtual void hasKey(const std::string& keyName, Done<bool> done) = 0;
     // One tiny model call with this provider and model, and key (empty: the stored one), so Settings can
     // say whether it works before anything runs. done runs once, in context's thread, unless context dies.
     virtual void testModel(const std::string& provider, const std::string& model, const std::string& key,
                            QObject* context, std::function<void(Status)> done) = 0;
+
+    // What applying the task's change to its local workspace would do, or does: files applied, and files
+    // left alone because they changed here since the upload (nothing of those is overwritten).
+    virtual void planChanges(const std::string& taskId, const std::string& workspace, Done<ChangesPlan> done);
+    virtual void applyChanges(const std::string& taskId, const std::string& workspace, Done<ChangesPlan> done);
+
+    // What the task changed (step: only that step), per file.
+    virtual void taskChanges(const std::string& taskId, std::optional<std::uint64_t> step, Done<TaskChanges> done);
+    // What rewind would change now; nothing is touched.
+    virtual void previewRewind(const std::string& taskId, const RewindRequest& request, Done<RewindSummary> done);
+    // Records the workspace as it is (so the rewind can be undone), then puts it back; a running task is
+    // refused.
+    virtual void rewind(const std::string& taskId, const RewindRequest& request, Done<RewindSummary> done);
+    // Keeps both: a new task from before a step of this one (ForkRequest); a running task is refused.
+    virtual void fork(const std::string& taskId, const ForkRequest& request, Done<ForkSummary> done);
+
+    // What this machine knows at once (the local settings database, this build), answered in the call.
+    virtual Result<Settings> settings() = 0;
+    virtual Status saveSettings(const Settings& settings) = 0; // applies at once (e.g. tasks at a time)
+    // Empty when keys are in the keychain; otherwise what the user should know (keys in a 0600 file).
+    virtual std::string keyStorageWarning() = 0;
     // The agent's presets a task may name, for the faces' choices.
     virtual std::vector<std::string> presetNames() = 0;
     // The name a provider's key is kept under (storeKey's keyName), or why the provider is not one.
     virtual Result<std::string> providerKeyName(const std::string& provider) = 0;
-
     // Which control plane this is, for the window's title and status bar: "local" with the data directory,
     // or the server and the user it acts as.
     virtual std::string describe() = 0;
     // Whether a task's changes land in the user's workspace only when asked (a server works on an uploaded
     // copy: applyChanges brings them home). Locally the agent works in the workspace itself.
     virtual bool changesComeHome() { return false; }
-    // What applying the task's change to its local workspace would do, or does: files applied, and files
-    // left alone because they changed here since the upload (nothing of those is overwritten).
-    virtual Result<ChangesPlan> planChanges(const std::string& taskId, const std::string& workspace);
-    virtual Result<ChangesPlan> applyChanges(const std::string& taskId, const std::string& workspace);
-
     // Whether this plane keeps snapshots of its tasks' workspaces (this computer's does; a server's tasks
     // have none here): review and rewind are offered only then.
     virtual bool keepsSnapshots() { return false; }
-    // What the task changed (step: only that step), per file.
-    virtual Result<TaskChanges> taskChanges(const std::string& taskId, std::optional<std::uint64_t> step);
-    // What rewind would change now; nothing is touched.
-    virtual Result<RewindSummary> previewRewind(const std::string& taskId, const RewindRequest& request);
-    // Records the workspace as it is (so the rewind can be undone), then puts it back; a running task is
-    // refused.
-    virtual Result<RewindSummary> rewind(const std::string& taskId, const RewindRequest& request);
-    // Keeps both: a new task from before a step of this one (ForkRequest); a running task is refused.
-    virtual Result<ForkSummary> fork(const std::string& taskId, const ForkRequest& request);
+
+protected:
+    // Hands a result to done from the event loop, after the call that produced it has returned.
+    template <typename T> void answer(Done<T> done, Result<T> result) {
+        QMetaObject::invokeMethod(
+            this, [done = std::move(done), result = std::move(result)]() mutable { done(std::move(result)); },
+            Qt::QueuedConnection);
+    }
 
 signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);

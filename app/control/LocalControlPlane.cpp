@@ -681,4 +681,62 @@ void LocalControlPlane::testModel(const std::string& provider, const std::string
     });
 }
 
+// The faces' calls: the synchronous forms above, answered from the event loop.
+
+void LocalControlPlane::submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
+                               Done<TaskRecord> done) {
+    answer(std::move(done), submit(prompt, workspace, spec));
+}
+void LocalControlPlane::submitDemo(TaskSpec spec, Done<TaskRecord> done) {
+    answer(std::move(done), submitDemo(std::move(spec)));
+}
+void LocalControlPlane::resume(const std::string& taskId, const SandboxMove& move, Done<Ok> done) {
+    answer(std::move(done), resume(taskId, move));
+}
+void LocalControlPlane::reply(const std::string& taskId, const std::string& message, Done<Ok> done) {
+    answer(std::move(done), reply(taskId, message));
+}
+void LocalControlPlane::cancel(const std::string& taskId, Done<Ok> done) { answer(std::move(done), cancel(taskId)); }
+void LocalControlPlane::pause(const std::string& taskId, Done<Ok> done) { answer(std::move(done), pause(taskId)); }
+void LocalControlPlane::allowCommands(const std::string& taskId, const std::string& prefix, Done<Ok> done) {
+    answer(std::move(done), allowCommands(taskId, prefix));
+}
+void LocalControlPlane::tasks(Done<std::vector<TaskRecord>> done) { answer(std::move(done), tasks()); }
+void LocalControlPlane::task(const std::string& taskId, Done<std::optional<TaskRecord>> done) {
+    answer(std::move(done), task(taskId));
+}
+void LocalControlPlane::events(const std::string& taskId, std::uint64_t afterSeq, Done<std::vector<json>> done) {
+    answer(std::move(done), events(taskId, afterSeq));
+}
+void LocalControlPlane::eventsBefore(const std::string& taskId, std::uint64_t beforeSeq, std::size_t limit,
+                                     Done<std::vector<json>> done) {
+    answer(std::move(done), eventsBefore(taskId, beforeSeq, limit));
+}
+void LocalControlPlane::artifacts(const std::string& taskId, Done<std::vector<ArtifactRecord>> done) {
+    answer(std::move(done), artifacts(taskId));
+}
+void LocalControlPlane::exportTask(const std::string& taskId, const std::string& directory, Done<Ok> done) {
+    answer(std::move(done), exportTask(taskId, directory));
+}
+void LocalControlPlane::storeKey(const std::string& keyName, const std::string& key, Done<Ok> done) {
+    answer(std::move(done), storeKey(keyName, key));
+}
+void LocalControlPlane::hasKey(const std::string& keyName, Done<bool> done) {
+    answer(std::move(done), hasKey(keyName));
+}
+void LocalControlPlane::taskChanges(const std::string& taskId, std::optional<std::uint64_t> step,
+                                    Done<TaskChanges> done) {
+    answer(std::move(done), taskChanges(taskId, step));
+}
+void LocalControlPlane::previewRewind(const std::string& taskId, const RewindRequest& request,
+                                      Done<RewindSummary> done) {
+    answer(std::move(done), previewRewind(taskId, request));
+}
+void LocalControlPlane::rewind(const std::string& taskId, const RewindRequest& request, Done<RewindSummary> done) {
+    answer(std::move(done), rewind(taskId, request));
+}
+void LocalControlPlane::fork(const std::string& taskId, const ForkRequest& request, Done<ForkSummary> done) {
+    answer(std::move(done), fork(taskId, request));
+}
+
 } // namespace warren::control

@@ -35,39 +35,64 @@ public:
     static Result<std::unique_ptr<LocalControlPlane>> open(LocalOptions options);
     ~LocalControlPlane() override;
 
-    Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec) override;
-    Status resume(const std::string& taskId, const SandboxMove& move) override;
-    Status reply(const std::string& taskId, const std::string& message) override;
-    Status cancel(const std::string& taskId) override;
-    Status pause(const std::string& taskId) override;
+    // The faces' calls (ControlPlane): each runs its synchronous form below and answers from the event loop.
+    void submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
+                Done<TaskRecord> done) override;
+    void submitDemo(TaskSpec spec, Done<TaskRecord> done) override;
+    void resume(const std::string& taskId, const SandboxMove& move, Done<Ok> done) override;
+    void reply(const std::string& taskId, const std::string& message, Done<Ok> done) override;
+    void cancel(const std::string& taskId, Done<Ok> done) override;
+    void pause(const std::string& taskId, Done<Ok> done) override;
     void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
                         bool always) override;
-    Status allowCommands(const std::string& taskId, const std::string& prefix) override;
-    Result<std::vector<TaskRecord>> tasks() override;
-    Result<std::optional<TaskRecord>> task(const std::string& taskId) override;
-    Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0) override;
-    Result<std::vector<nlohmann::json>> eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
-                                                     std::size_t limit) override;
-    Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId) override;
-    Status exportTask(const std::string& taskId, const std::string& directory) override;
-    Result<TaskRecord> submitDemo(TaskSpec spec) override;
+    void allowCommands(const std::string& taskId, const std::string& prefix, Done<Ok> done) override;
+    void tasks(Done<std::vector<TaskRecord>> done) override;
+    void task(const std::string& taskId, Done<std::optional<TaskRecord>> done) override;
+    void events(const std::string& taskId, std::uint64_t afterSeq, Done<std::vector<nlohmann::json>> done) override;
+    void eventsBefore(const std::string& taskId, std::uint64_t beforeSeq, std::size_t limit,
+                      Done<std::vector<nlohmann::json>> done) override;
+    void artifacts(const std::string& taskId, Done<std::vector<ArtifactRecord>> done) override;
+    void exportTask(const std::string& taskId, const std::string& directory, Done<Ok> done) override;
+    void storeKey(const std::string& keyName, const std::string& key, Done<Ok> done) override;
+    void hasKey(const std::string& keyName, Done<bool> done) override;
+    void testModel(const std::string& provider, const std::string& model, const std::string& key, QObject* context,
+                   std::function<void(Status)> done) override;
+    void taskChanges(const std::string& taskId, std::optional<std::uint64_t> step, Done<TaskChanges> done) override;
+    void previewRewind(const std::string& taskId, const RewindRequest& request, Done<RewindSummary> done) override;
+    void rewind(const std::string& taskId, const RewindRequest& request, Done<RewindSummary> done) override;
+    void fork(const std::string& taskId, const ForkRequest& request, Done<ForkSummary> done) override;
     Result<Settings> settings() override;
     Status saveSettings(const Settings& settings) override;
-    Status storeKey(const std::string& keyName, const std::string& key) override;
-    Result<bool> hasKey(const std::string& keyName) override;
     std::string keyStorageWarning() override;
     std::vector<std::string> presetNames() override;
     Result<std::string> providerKeyName(const std::string& provider) override;
     std::string describe() override { return "local, " + m_data.root; }
-    void testModel(const std::string& provider, const std::string& model, const std::string& key, QObject* context,
-                   std::function<void(Status)> done) override;
+    bool keepsSnapshots() override { return true; }
+
+    // The same in this process, answered in the call: for this machine's own commands (the CLI's
+    // `secrets`, `diff`, `rewind`) and tests.
+    Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec);
+    Result<TaskRecord> submitDemo(TaskSpec spec);
+    Status resume(const std::string& taskId, const SandboxMove& move);
+    Status reply(const std::string& taskId, const std::string& message);
+    Status cancel(const std::string& taskId);
+    Status pause(const std::string& taskId);
+    Status allowCommands(const std::string& taskId, const std::string& prefix);
+    Result<std::vector<TaskRecord>> tasks();
+    Result<std::optional<TaskRecord>> task(const std::string& taskId);
+    Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0);
+    Result<std::vector<nlohmann::json>> eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
+                                                     std::size_t limit);
+    Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId);
+    Status exportTask(const std::string& taskId, const std::string& directory);
+    Status storeKey(const std::string& keyName, const std::string& key);
+    Result<bool> hasKey(const std::string& keyName);
+    Result<TaskChanges> taskChanges(const std::string& taskId, std::optional<std::uint64_t> step);
+    Result<RewindSummary> previewRewind(const std::string& taskId, const RewindRequest& request);
+    Result<RewindSummary> rewind(const std::string& taskId, const RewindRequest& request);
+    Result<ForkSummary> fork(const std::string& taskId, const ForkRequest& request);
 
     const DataDir& dataDir() const { return m_data; }
-    bool keepsSnapshots() override { return true; }
-    Result<TaskChanges> taskChanges(const std::string& taskId, std::optional<std::uint64_t> step) override;
-    Result<RewindSummary> previewRewind(const std::string& taskId, const RewindRequest& request) override;
-    Result<RewindSummary> rewind(const std::string& taskId, const RewindRequest& request) override;
-    Result<ForkSummary> fork(const std::string& taskId, const ForkRequest& request) override;
     SecretStore& secrets(); // opened on first use
     std::vector<std::string> recovered() const { return m_recovered; } // interrupted on open
 

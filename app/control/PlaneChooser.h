@@ -4,6 +4,7 @@
 // (app/remote/RemotePlaneChooser) keeps the choice in the data directory and the server's API key in the
 // keychain, and the opener (app/remote/PlaneOpener) opens what it says.
 
+#include "app/control/Done.h"
 #include "common/Result.h"
 
 #include <cstdint>
@@ -50,8 +51,8 @@ public:
     virtual Result<PlaneChoice> current() = 0;
     // Asks the server at url with key (empty: the stored one) who it is and who the key makes us. The
     // errors tell apart a URL that does not read, a server that does not answer, something that is not a
-    // warrend, and a refused key. Waits for the answers (the event loop runs, user input waits).
-    virtual Result<ServerAccount> test(const std::string& url, const std::string& key) = 0;
+    // warrend, and a refused key. done runs later, on this thread.
+    virtual void test(const std::string& url, const std::string& key, Done<ServerAccount> done) = 0;
     // Saves the choice; a non-empty key is stored first (keychain, as kRemoteKeyName). Remote needs a URL
     // that reads and a key (given now, or stored before).
     virtual Status save(const PlaneChoice& choice, const std::string& key) = 0;

@@ -4,6 +4,8 @@
 #include "app/remote/RemoteControlPlane.h"
 #include "app/tasks/DataDir.h"
 
+#include <QTimer>
+
 namespace warren::remote {
 
 using control::OpenedPlane;
@@ -21,22 +23,10 @@ Result<OpenedPlane> openLocalPlane(const control::LocalOptions& local) {
     return opened;
 }
 
-Result<OpenedPlane> openChosenPlane(const control::LocalOptions& local) {
-    const std::string dataDir = local.dataDir.empty() ? control::DataDir::defaultRoot() : local.dataDir;
-    auto choice = loadPlaneChoice(dataDir);
-    std::string why;
-    if (!choice) {
-        why = choice.error().message;
-    } else if (choice->kind == PlaneKind::Remote) {
-        RemoteOptions options;
-        options.url = QString::fromStdString(choice->url);
-        options.dataDir = dataDir;
-        options.useKeychain = local.useKeychain;
-        auto plane = RemoteControlPlane::open(std::move(options));
-        if (plane)
-            return OpenedPlane{std::move(*plane), {}, PlaneKind::Remote, choice->url};
-        why = plane.error().message;
-    }
+namespace {
+
+// This machine's plane in place of the server's, saying why (why is empty when Local was chosen).
+Result<OpenedPlane> openLocalInstead(const control::LocalOptions& local, const std::string& why) {
     auto opened = openLocalPlane(local);
     if (!opened || why.empty())
         return opened;
@@ -46,6 +36,27 @@ Result<OpenedPlane> openChosenPlane(const control::LocalOptions& local) {
                      "). Settings → Control plane switches back." +
                      (opened->notice.empty() ? std::string() : " " + opened->notice);
     return opened;
+}
+
+} // namespace
+
+void openChosenPlane(const control::LocalOptions& local, control::Done<OpenedPlane> done) {
+    const std::string dataDir = local.dataDir.empty() ? control::DataDir::defaultRoot() : local.dataDir;
+    auto choice = loadPlaneChoice(dataDir);
+    if (!choice || choice->kind != PlaneKind::Remote) {
+        const std::string why = choice ? std::string() : choice.error().message;
+        QTimer::singleShot(0, [local, why, done] { done(openLocalInstead(local, why)); });
+        return;
+    }
+    RemoteOptions options;
+    options.url = QString::fromStdString(choice->url);
+    options.dataDir = dataDir;
+    options.useKeychain = local.useKeychain;
+    RemoteControlPlane::open(std::move(options), [local, url = choice->url, done](auto plane) {
+        if (plane)
+            return done(OpenedPlane{std::move(*plane), {}, PlaneKind::Remote, url});
+        done(openLocalInstead(local, plane.error().message));
+    });
 }
 
 } // namespace warren::remote

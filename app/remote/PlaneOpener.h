@@ -10,8 +10,9 @@
 
 namespace warren::remote {
 
-// local: the local plane's options; its dataDir and useKeychain serve the remote plane too.
-Result<control::OpenedPlane> openChosenPlane(const control::LocalOptions& local);
+// local: the local plane's options; its dataDir and useKeychain serve the remote plane too. done runs later,
+// on this thread, once the server answered (or did not).
+void openChosenPlane(const control::LocalOptions& local, control::Done<control::OpenedPlane> done);
 
 // This machine's plane, with the notice of tasks recovered from a crash.
 Result<control::OpenedPlane> openLocalPlane(const control::LocalOptions& local);

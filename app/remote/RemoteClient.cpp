@@ -2,7 +2,6 @@
 
 #include "common/JsonFields.h"
 
-#include <QEventLoop>
 #include <QIODevice>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -60,80 +59,78 @@ QNetworkRequest RemoteClient::request(const QString& path) const {
     return request;
 }
 
-Result<QByteArray> RemoteClient::wait(QNetworkReply* reply, int* status) {
-    ++m_depth;
-    QEventLoop loop;
-    connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    if (!reply->isFinished())
-        loop.exec(QEventLoop::ExcludeUserInputEvents);
-    HttpOutcome outcome;
-    outcome.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QByteArray body = reply->read(kMaxAnswerBytes);
-    if (outcome.status == 0) {
-        outcome.networkError = reply->error();
-        outcome.networkMessage = reply->errorString();
-    }
-    reply->deleteLater();
-    if (status)
-        *status = outcome.status;
-    if (--m_depth == 0)
-        emit idle();
-    if (outcome.status >= 200 && outcome.status < 300)
-        return body;
-    outcome.body = body;
-    Error failure = describeFailure(outcome, server());
-    if (isKeyRejected(outcome))
-        emit keyRejected(QString::fromStdString(failure.message));
-    return failure;
+void RemoteClient::answerWhenFinished(QNetworkReply* reply, QObject* context, Answer done) {
+    connect(reply, &QNetworkReply::finished, context, [this, reply, done = std::move(done)] {
+        reply->deleteLater();
+        HttpOutcome outcome;
+        outcome.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QByteArray body = reply->read(kMaxAnswerBytes);
+        if (outcome.status == 0) {
+            outcome.networkError = reply->error();
+            outcome.networkMessage = reply->errorString();
+        }
+        if (outcome.status >= 200 && outcome.status < 300)
+            return done(body, outcome.status);
+        outcome.body = body;
+        Error failure = describeFailure(outcome, server());
+        if (isKeyRejected(outcome))
+            emit keyRejected(QString::fromStdString(failure.message));
+        done(std::move(failure), outcome.status);
+    });
 }
 
-Result<QByteArray> RemoteClient::call(const QByteArray& method, const QString& path, const QByteArray& body,
-                                      const Headers& headers, int* status) {
+void RemoteClient::send(const QByteArray& method, const QString& path, const QByteArray& body, const Headers& headers,
+                        QObject* context, Answer done) {
     QNetworkRequest request = this->request(path);
     request.setTransferTimeout(static_cast<int>(kTransferTimeout.count()));
     if (!body.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     for (const auto& [name, value] : headers)
         request.setRawHeader(name, value);
-    return wait(m_network->sendCustomRequest(request, method, body), status);
+    answerWhenFinished(m_network->sendCustomRequest(request, method, body), context, std::move(done));
 }
 
-Result<nlohmann::json> RemoteClient::callJson(const QByteArray& method, const QString& path,
-                                              const nlohmann::json& body, const Headers& headers, int* status) {
-    auto answer =
-        call(method, path, body.is_null() ? QByteArray() : QByteArray::fromStdString(body.dump()), headers, status);
-    if (!answer)
-        return answer.error();
-    if (answer->isEmpty())
+namespace {
+
+// Depth-capped: whatever answers at the URL decides the bytes, and a deeply nested value would overflow the
+// stack of the first copy or dump.
+Result<nlohmann::json> jsonAnswer(const QByteArray& answer, const std::string& server, const QString& path) {
+    if (answer.isEmpty())
         return nlohmann::json::object();
-    // Depth-capped: whatever answers at the URL decides the bytes, and a deeply nested value would overflow
-    // the stack of the first copy or dump.
-    auto parsed = json_fields::parseJson(std::string_view(answer->constData(), static_cast<std::size_t>(answer->size())));
+    auto parsed = json_fields::parseJson(std::string_view(answer.constData(), static_cast<std::size_t>(answer.size())));
     if (!parsed)
-        return makeError(ErrorCode::System, "warrend at " + server().toStdString() + " answered " +
-                                                path.toStdString() + " with something that is not JSON; is "
-                                                "that URL a warrend?");
+        return makeError(ErrorCode::System, "warrend at " + server + " answered " + path.toStdString() +
+                                                " with something that is not JSON; is that URL a warrend?");
     return parsed;
 }
 
-Result<nlohmann::json> RemoteClient::upload(const QString& path, QIODevice* body) {
+} // namespace
+
+void RemoteClient::sendJson(const QByteArray& method, const QString& path, const nlohmann::json& body,
+                            const Headers& headers, QObject* context, JsonAnswer done) {
+    send(method, path, body.is_null() ? QByteArray() : QByteArray::fromStdString(body.dump()), headers, context,
+         [this, path, done = std::move(done)](Result<QByteArray> answer, int status) {
+             if (!answer)
+                 return done(answer.error(), status);
+             done(jsonAnswer(*answer, server().toStdString(), path), status);
+         });
+}
+
+void RemoteClient::upload(const QString& path, std::unique_ptr<QIODevice> body, QObject* context, JsonAnswer done) {
     QNetworkRequest request = this->request(path);
     request.setTransferTimeout(static_cast<int>(kTransferTimeout.count()));
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-tar"));
     request.setHeader(QNetworkRequest::ContentLengthHeader, body->size());
-    auto answer = wait(m_network->post(request, body));
-    if (!answer)
-        return answer.error();
-    auto parsed = json_fields::parseJson(std::string_view(answer->constData(), static_cast<std::size_t>(answer->size())));
-    if (!parsed || !parsed->is_object())
-        return makeError(ErrorCode::System, "warrend's answer to the upload is not JSON");
-    return parsed;
-}
-
-QNetworkReply* RemoteClient::get(const QString& path) {
-    QNetworkRequest request = this->request(path);
-    request.setTransferTimeout(static_cast<int>(kTransferTimeout.count()));
-    return m_network->get(request);
+    QNetworkReply* reply = m_network->post(request, body.get());
+    body.release()->setParent(reply); // read as it is sent, gone with the reply
+    answerWhenFinished(reply, context, [this, path, done = std::move(done)](Result<QByteArray> answer, int status) {
+        if (!answer)
+            return done(answer.error(), status);
+        auto parsed = jsonAnswer(*answer, server().toStdString(), path);
+        if (!parsed || !parsed->is_object())
+            return done(makeError(ErrorCode::System, "warrend's answer to the upload is not JSON"), status);
+        done(std::move(parsed), status);
+    });
 }
 
 QNetworkReply* RemoteClient::openStream(const QString& path, const Headers& headers,

@@ -1,11 +1,9 @@
 #pragma once
 // The HTTP edge to one warrend: its URL and the user's API key (Bearer), over QNetworkAccessManager.
 //
-// ControlPlane's calls answer at once, so call() waits for its reply in a nested event loop that leaves
-// the user's input queued (ExcludeUserInputEvents): the window repaints and other replies and streams go
-// on, but no click can start a second call inside the first. A reply that stops moving for
-// kTransferTimeout is abandoned with a message. While a call waits, `busy()` is true; the plane holds back
-// what its streams deliver until `idle` so no face sees an event in the middle of one of its own calls.
+// Every request answers later, through a continuation run when its reply has finished (never inside the
+// call, never in a nested event loop), in the context object's thread and only while that object lives. A
+// reply that stops moving for kTransferTimeout is abandoned with a message.
 
 #include "app/remote/RemoteFailure.h"
 #include "common/Result.h"
@@ -16,6 +14,8 @@
 #include <QString>
 #include <QUrl>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -46,40 +46,40 @@ public:
     // (or the plane holding it) that is being destroyed.
     ~RemoteClient() override;
 
-    // The answer's body when its status is 2xx; otherwise describeFailure's error (401 also emits
-    // keyRejected). status, when given, gets the HTTP status (0: no answer came).
-    Result<QByteArray> call(const QByteArray& method, const QString& path, const QByteArray& body = {},
-                            const Headers& headers = {}, int* status = nullptr);
-    Result<nlohmann::json> callJson(const QByteArray& method, const QString& path,
-                                    const nlohmann::json& body = nullptr, const Headers& headers = {},
-                                    int* status = nullptr);
-    // POSTs the device's bytes (a file, read as it is sent) as application/x-tar.
-    Result<nlohmann::json> upload(const QString& path, QIODevice* body);
+    // What a request's continuation gets: the body when its status is 2xx, otherwise describeFailure's error
+    // (401 also emits keyRejected); and the HTTP status (0: no answer came).
+    using Answer = std::function<void(Result<QByteArray> body, int status)>;
+    using JsonAnswer = std::function<void(Result<nlohmann::json> body, int status)>;
+
+    void send(const QByteArray& method, const QString& path, const QByteArray& body, const Headers& headers,
+              QObject* context, Answer done);
+    // A JSON body (null: none) and a JSON answer (an empty one reads as {}).
+    void sendJson(const QByteArray& method, const QString& path, const nlohmann::json& body, const Headers& headers,
+                  QObject* context, JsonAnswer done);
+    // POSTs the device's bytes (a file, read as it is sent) as application/x-tar; the client owns body from
+    // now on and closes it when the answer came.
+    void upload(const QString& path, std::unique_ptr<QIODevice> body, QObject* context, JsonAnswer done);
     // A GET whose body the caller reads as it arrives (the event stream); no transfer timeout: the server
     // sends a comment every 15 s, and the caller watches for silence itself.
     // On the stream's own network: a stream holds its HTTP/1 connection as long as its task runs, and a
     // pool keeps six per server, so streams in the calls' pool would hold every call back once six tasks ran.
     QNetworkReply* openStream(const QString& path, const Headers& headers, QNetworkAccessManager& network);
-    // A GET answered later (the caller reads the reply when it finishes); no nested wait.
-    QNetworkReply* get(const QString& path);
 
-    bool busy() const { return m_depth > 0; }
     const QUrl& base() const { return m_base; }
     QString server() const { return m_base.toString(); }
     void setKey(std::string key) { m_key = std::move(key); }
 
 signals:
     void keyRejected(const QString& message);
-    void idle(); // the last waiting call returned
 
 private:
     QNetworkRequest request(const QString& path) const;
-    Result<QByteArray> wait(QNetworkReply* reply, int* status = nullptr);
+    // Runs done with reply's outcome once it has finished.
+    void answerWhenFinished(QNetworkReply* reply, QObject* context, Answer done);
 
     QUrl m_base;
     std::string m_key;
     QNetworkAccessManager* m_network;
-    int m_depth = 0;
 };
 
 } // namespace warren::remote

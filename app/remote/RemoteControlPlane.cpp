@@ -58,12 +58,7 @@ std::string readFile(const std::string& path) {
 
 RemoteControlPlane::RemoteControlPlane(std::unique_ptr<RemoteClient> client) : m_client(std::move(client)) {
     m_client->setParent(nullptr);
-    connect(m_client.get(), &RemoteClient::idle, this, [this] {
-        if (!m_held.empty())
-            QTimer::singleShot(0, this, &RemoteControlPlane::deliverHeld);
-    });
-    connect(m_client.get(), &RemoteClient::keyRejected, this,
-            [this](const QString& message) { deliver([this, message] { emit keyRejected(message); }); });
+    connect(m_client.get(), &RemoteClient::keyRejected, this, &ControlPlane::keyRejected);
 }
 
 RemoteControlPlane::~RemoteControlPlane() {
@@ -71,31 +66,38 @@ RemoteControlPlane::~RemoteControlPlane() {
         delete stream;
 }
 
-Result<std::unique_ptr<RemoteControlPlane>> RemoteControlPlane::open(RemoteOptions options) {
+void RemoteControlPlane::open(RemoteOptions options, control::Done<std::unique_ptr<RemoteControlPlane>> done) {
+    auto fail = [&done](Error error) {
+        // Later, like every answer: the caller's code after open() runs first.
+        QTimer::singleShot(0, [done, error] { done(error); });
+    };
     auto base = parseServerUrl(options.url);
     if (!base)
-        return base.error();
+        return fail(base.error());
     const std::string dataDir = options.dataDir.empty() ? control::DataDir::defaultRoot() : options.dataDir;
     std::error_code error;
     fs::create_directories(dataDir, error);
     if (error)
-        return makeError(ErrorCode::System, "cannot create the data directory " + dataDir + ": " + error.message());
+        return fail(makeError(ErrorCode::System, "cannot create the data directory " + dataDir + ": " + error.message()));
     auto key = keyFor(options, dataDir);
     if (!key)
-        return key.error();
-    std::unique_ptr<RemoteControlPlane> plane(
-        new RemoteControlPlane(std::make_unique<RemoteClient>(*base, *key)));
+        return fail(key.error());
+    auto settings = control::openSqliteStore(fs::canonical(dataDir, error).string() + "/warren.db");
+    if (!settings)
+        return fail(settings.error());
+    auto* plane = new RemoteControlPlane(std::make_unique<RemoteClient>(*base, *key));
     plane->m_dataDir = fs::canonical(dataDir, error).string();
     plane->m_maxUploadBytes = options.maxUploadBytes;
-    auto identity = probeServer(*plane->m_client);
-    if (!identity)
-        return identity.error();
-    plane->m_account = std::move(*identity);
-    auto settings = control::openSqliteStore(plane->m_dataDir + "/warren.db");
-    if (!settings)
-        return settings.error();
     plane->m_settings = std::move(*settings);
-    return plane;
+    probeServer(*plane->m_client, plane, [plane, done](Result<control::ServerAccount> identity) {
+        std::unique_ptr<RemoteControlPlane> opened(plane);
+        if (!identity) {
+            opened.release()->deleteLater(); // inside its client's reply handler: not now
+            return done(identity.error());
+        }
+        opened->m_account = std::move(*identity);
+        done(std::move(opened));
+    });
 }
 
 std::string RemoteControlPlane::describe() {
@@ -106,38 +108,15 @@ QString RemoteControlPlane::taskPath(const std::string& taskId, const QString& r
     return "/v1/tasks/" + QString::fromUtf8(QUrl::toPercentEncoding(QString::fromStdString(taskId))) + rest;
 }
 
-void RemoteControlPlane::deliver(std::function<void()> signal) {
-    if (m_client->busy() || !m_held.empty() || m_delivering) {
-        m_held.push_back(std::move(signal));
-        return;
-    }
-    signal();
-}
-
-void RemoteControlPlane::deliverHeld() {
-    if (m_delivering)
-        return;
-    m_delivering = true;
-    while (!m_held.empty() && !m_client->busy()) {
-        auto next = std::move(m_held.front());
-        m_held.pop_front();
-        next();
-    }
-    m_delivering = false;
-}
-
 void RemoteControlPlane::askIsOver(const std::string& taskId, QObject* context,
                                    std::function<void(bool over)> answer) {
-    QNetworkReply* reply = m_client->get(taskPath(taskId));
-    connect(reply, &QNetworkReply::finished, context, [reply, answer = std::move(answer)] {
-        reply->deleteLater();
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        if (status != 200)
-            return answer(status == 404);
-        const QByteArray body = reply->readAll();
-        auto task = taskFromJson(json::parse(body.constData(), body.constData() + body.size(), nullptr, false));
-        answer(task && task->status != TaskStatus::Queued && task->status != TaskStatus::Running);
-    });
+    m_client->sendJson("GET", taskPath(taskId), nullptr, {}, context,
+                       [answer = std::move(answer)](Result<json> body, int status) {
+                           if (!body)
+                               return answer(status == 404);
+                           auto task = taskFromJson(*body);
+                           answer(task && task->status != TaskStatus::Queued && task->status != TaskStatus::Running);
+                       });
 }
 
 void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq) {
@@ -156,45 +135,41 @@ void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq
         this);
     m_streams[taskId] = stream;
     connect(stream, &RemoteEventStream::event, this, [this](const std::string& id, const json& event) {
-        deliver([this, id, event] { emit eventStored(id, event); });
+        emit eventStored(id, event);
         if (auto approval = approvalFromEvent(id, event))
             askIfWaiting(*approval);
     });
     connect(stream, &RemoteEventStream::ended, this, [this](const std::string& id) {
-        deliver([this, id] { emit taskFinished(id); });
+        emit taskFinished(id);
         streamWorks(id);
     });
     connect(stream, &RemoteEventStream::interrupted, this, [this](const std::string& id, const QString& message) {
         m_interrupted.insert(id);
-        deliver([this, message] { emit connectionProblem(message); });
+        emit connectionProblem(message);
     });
     connect(stream, &RemoteEventStream::resumed, this, &RemoteControlPlane::streamWorks);
     connect(stream, &RemoteEventStream::keyRejected, this, [this] {
-        deliver([this] {
-            emit keyRejected(QString::fromStdString("warrend at " + m_client->server().toStdString() +
-                                                    " refused the API key (revoked or expired): enter a new one "
-                                                    "in Settings, or `warren secrets set remote`"));
-        });
+        emit keyRejected(QString::fromStdString("warrend at " + m_client->server().toStdString() +
+                                                " refused the API key (revoked or expired): enter a new one "
+                                                "in Settings, or `warren secrets set remote`"));
     });
     stream->start();
 }
 
 void RemoteControlPlane::askIfWaiting(const control::ApprovalRecord& approval) {
     // Every call that needs approval shows as approval_requested, also one a rule decides at once: only the
-    // server knows which wait for the user. Asked without waiting, so the events go on meanwhile.
+    // server knows which wait for the user.
     const QString path = taskPath(approval.taskId, "/approvals/" + QString::fromUtf8(QUrl::toPercentEncoding(
                                                                    QString::fromStdString(approval.callId))));
-    QNetworkReply* reply = m_client->get(path);
-    connect(reply, &QNetworkReply::finished, this, [this, reply, approval] {
-        reply->deleteLater();
-        if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200)
-            deliver([this, approval] { emit approvalNeeded(approval); });
+    m_client->send("GET", path, {}, {}, this, [this, approval](Result<QByteArray> waiting, int status) {
+        if (waiting && status == 200)
+            emit approvalNeeded(approval);
     });
 }
 
 void RemoteControlPlane::streamWorks(const std::string& taskId) {
     if (m_interrupted.erase(taskId) > 0 && m_interrupted.empty())
-        deliver([this] { emit connectionRestored(); });
+        emit connectionRestored();
 }
 
 void RemoteControlPlane::replaceKey(const std::string& key) {
@@ -206,14 +181,16 @@ void RemoteControlPlane::replaceKey(const std::string& key) {
         watch(id, seq);
 }
 
-Result<std::uint64_t> RemoteControlPlane::lastSeq(const std::string& taskId) {
-    auto answer = m_client->callJson("GET", taskPath(taskId, "/events?before_seq=0&limit=1"));
-    if (!answer)
-        return answer.error();
-    auto page = eventsPageFromJson(taskId, *answer);
-    if (!page)
-        return page.error();
-    return page->lastSeq;
+void RemoteControlPlane::lastSeq(const std::string& taskId, control::Done<std::uint64_t> done) {
+    m_client->sendJson("GET", taskPath(taskId, "/events?before_seq=0&limit=1"), nullptr, {}, this,
+                       [taskId, done = std::move(done)](Result<json> answer, int) {
+                           if (!answer)
+                               return done(answer.error());
+                           auto page = eventsPageFromJson(taskId, *answer);
+                           if (!page)
+                               return done(page.error());
+                           done(page->lastSeq);
+                       });
 }
 
 TaskRecord RemoteControlPlane::withLocalWorkspace(TaskRecord task) const {
@@ -236,89 +213,109 @@ TaskRecord RemoteControlPlane::withLocalWorkspace(TaskRecord task) const {
     return task;
 }
 
-Result<TaskRecord> RemoteControlPlane::submitTo(const std::string& prompt, const std::string& workspace,
-                                                const control::TaskSpec& spec, const json& script) {
+void RemoteControlPlane::submitTo(const std::string& prompt, const std::string& workspace,
+                                  const control::TaskSpec& spec, const json& script,
+                                  control::Done<TaskRecord> done) {
     std::error_code error;
     const std::string local = fs::canonical(workspace, error).string();
     if (error || !fs::is_directory(local))
-        return makeError(ErrorCode::InvalidArgument, "the workspace " + workspace + " is not a directory");
-    auto uploaded = uploadWorkspace(*m_client, local, m_dataDir, m_maxUploadBytes);
-    if (!uploaded)
-        return uploaded.error();
-    // The same key on a retry: a connection dropped after the server created the task answers that task
-    // again instead of creating a second one.
-    const QByteArray idempotency = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
-    const json body = taskRequestJson(prompt, uploaded->uploadId, spec, script);
-    int status = 0;
-    auto created = m_client->callJson("POST", "/v1/tasks", body, {{"Idempotency-Key", idempotency}}, &status);
-    if (!created && status == 0) // no answer: the server may have created it before the connection went
-        created = m_client->callJson("POST", "/v1/tasks", body, {{"Idempotency-Key", idempotency}});
-    if (!created)
-        return created.error();
-    auto task = taskFromJson(*created);
-    if (!task)
-        return task.error();
-    RemoteTaskHome home{m_client->server().toStdString(), local, uploaded->uploadId, uploaded->manifest, script,
-                        spec.demo};
-    if (auto saved = saveTaskHome(m_dataDir, task->id, home); !saved)
-        return saved.error();
-    watch(task->id, 0);
-    return withLocalWorkspace(std::move(*task));
+        return answer<TaskRecord>(std::move(done),
+                                  makeError(ErrorCode::InvalidArgument, "the workspace " + workspace + " is not a directory"));
+    uploadWorkspace(*m_client, local, m_dataDir, m_maxUploadBytes, this,
+                    [this, prompt, local, spec, script, done = std::move(done)](Result<Uploaded> uploaded) {
+                        if (!uploaded)
+                            return done(uploaded.error());
+                        // The same key on a retry: a connection dropped after the server created the task
+                        // answers that task again instead of creating a second one.
+                        const QByteArray idempotency = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+                        const json body = taskRequestJson(prompt, uploaded->uploadId, spec, script);
+                        RemoteTaskHome home{m_client->server().toStdString(), local, uploaded->uploadId,
+                                            uploaded->manifest, script, spec.demo};
+                        createTask(body, idempotency, true, [this, home, done](const Result<TaskRecord>& task) {
+                            if (!task)
+                                return done(task.error());
+                            if (auto saved = saveTaskHome(m_dataDir, task->id, home); !saved)
+                                return done(saved.error());
+                            watch(task->id, 0);
+                            done(withLocalWorkspace(std::move(*task)));
+                        });
+                    });
 }
 
-Result<TaskRecord> RemoteControlPlane::submit(const std::string& prompt, const std::string& workspace,
-                                              const control::TaskSpec& spec) {
+void RemoteControlPlane::createTask(const json& body, const QByteArray& idempotency, bool retry,
+                                    control::Done<TaskRecord> done) {
+    m_client->sendJson("POST", "/v1/tasks", body, {{"Idempotency-Key", idempotency}}, this,
+                       [this, body, idempotency, retry, done = std::move(done)](Result<json> created, int status) {
+                           // No answer: the server may have created it before the connection went.
+                           if (!created && status == 0 && retry)
+                               return createTask(body, idempotency, false, done);
+                           if (!created)
+                               return done(created.error());
+                           done(taskFromJson(*created));
+                       });
+}
+
+void RemoteControlPlane::submit(const std::string& prompt, const std::string& workspace, const control::TaskSpec& spec,
+                                control::Done<TaskRecord> done) {
     json script;
     if (spec.provider.rfind("scripted:", 0) == 0) {
         const std::string path = spec.provider.substr(std::string_view("scripted:").size());
         script = json::parse(readFile(path), nullptr, false);
         if (!script.is_object())
-            return makeError(ErrorCode::InvalidArgument, "the script " + path + " is not a JSON object {\"turns\": [...]}");
+            return answer<TaskRecord>(std::move(done),
+                                      makeError(ErrorCode::InvalidArgument,
+                                                "the script " + path + " is not a JSON object {\"turns\": [...]}"));
     }
-    return submitTo(prompt, workspace, spec, script);
+    submitTo(prompt, workspace, spec, script, std::move(done));
 }
 
-Result<TaskRecord> RemoteControlPlane::submitDemo(control::TaskSpec spec) {
+void RemoteControlPlane::submitDemo(control::TaskSpec spec, control::Done<TaskRecord> done) {
     const std::string directory = m_dataDir + "/demo/" + QUuid::createUuid().toString(QUuid::Id128).toStdString();
     if (auto written = control::writeDemo(directory); !written)
-        return written.error();
+        return answer<TaskRecord>(std::move(done), written.error());
     spec.demo = true;
     spec.provider = "scripted:" + directory + "/script.json";
-    return submit(control::kDemoPrompt, directory + "/workspace", spec);
+    submit(control::kDemoPrompt, directory + "/workspace", spec, std::move(done));
 }
 
-Status RemoteControlPlane::resume(const std::string& taskId, const control::SandboxMove& move) {
+void RemoteControlPlane::continueTask(const std::string& taskId, const QString& path, const json& body,
+                                      control::Done<Ok> done) {
+    lastSeq(taskId, [this, taskId, path, body, done = std::move(done)](Result<std::uint64_t> last) {
+        if (!last)
+            return done(last.error());
+        m_client->sendJson("POST", path, body, {}, this, [this, taskId, last = *last, done](Result<json> posted, int) {
+            if (!posted)
+                return done(posted.error());
+            watch(taskId, last);
+            done(Ok{});
+        });
+    });
+}
+
+void RemoteControlPlane::resume(const std::string& taskId, const control::SandboxMove& move, control::Done<Ok> done) {
     if (move.backend || move.image)
-        return makeError(ErrorCode::InvalidArgument,
-                         "warrend decides which sandbox its tasks run in; resume without --backend and --image");
-    auto last = lastSeq(taskId);
-    if (!last)
-        return last.error();
-    if (auto resumed = m_client->call("POST", taskPath(taskId, "/resume")); !resumed)
-        return resumed.error();
-    watch(taskId, *last);
-    return Ok{};
+        return answer<Ok>(std::move(done), makeError(ErrorCode::InvalidArgument,
+                                                     "warrend decides which sandbox its tasks run in; resume without "
+                                                     "--backend and --image"));
+    continueTask(taskId, taskPath(taskId, "/resume"), nullptr, std::move(done));
 }
 
-Status RemoteControlPlane::reply(const std::string& taskId, const std::string& message) {
-    auto last = lastSeq(taskId);
-    if (!last)
-        return last.error();
-    if (auto replied = m_client->callJson("POST", taskPath(taskId, "/reply"), {{"message", message}}); !replied)
-        return replied.error();
-    watch(taskId, *last);
-    return Ok{};
+void RemoteControlPlane::reply(const std::string& taskId, const std::string& message, control::Done<Ok> done) {
+    continueTask(taskId, taskPath(taskId, "/reply"), {{"message", message}}, std::move(done));
 }
 
-Status RemoteControlPlane::cancel(const std::string& taskId) {
-    if (auto cancelled = m_client->call("POST", taskPath(taskId, "/cancel")); !cancelled)
-        return cancelled.error();
-    return Ok{};
+void RemoteControlPlane::cancel(const std::string& taskId, control::Done<Ok> done) {
+    m_client->send("POST", taskPath(taskId, "/cancel"), {}, {}, this,
+                   [done = std::move(done)](Result<QByteArray> cancelled, int) {
+                       if (!cancelled)
+                           return done(cancelled.error());
+                       done(Ok{});
+                   });
 }
 
-Status RemoteControlPlane::pause(const std::string&) {
-    return makeError(ErrorCode::Unsupported, "a task on a server cannot be paused: Stop it, and Resume it later "
-                                             "from its last checkpoint");
+void RemoteControlPlane::pause(const std::string&, control::Done<Ok> done) {
+    answer<Ok>(std::move(done), makeError(ErrorCode::Unsupported, "a task on a server cannot be paused: Stop it, and "
+                                                                  "Resume it later from its last checkpoint"));
 }
 
 void RemoteControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
@@ -326,152 +323,202 @@ void RemoteControlPlane::answerApproval(const std::string& taskId, const std::st
     json body = {{"approved", approved}, {"always", always}};
     if (!note.empty())
         body["note"] = note;
-    auto answered = m_client->call("POST", taskPath(taskId, "/approvals/" + QString::fromUtf8(QUrl::toPercentEncoding(
-                                                                         QString::fromStdString(callId)))),
-                                   QByteArray::fromStdString(body.dump()));
-    if (!answered)
-        emit connectionProblem(QString::fromStdString("the answer to " + taskId + "'s question did not reach the server: " +
-                                                      answered.error().message));
+    const QString path =
+        taskPath(taskId, "/approvals/" + QString::fromUtf8(QUrl::toPercentEncoding(QString::fromStdString(callId))));
+    m_client->sendJson("POST", path, body, {}, this, [this, taskId](Result<json> answered, int) {
+        if (!answered)
+            emit connectionProblem(QString::fromStdString("the answer to " + taskId +
+                                                          "'s question did not reach the server: " +
+                                                          answered.error().message));
+    });
 }
 
-Status RemoteControlPlane::allowCommands(const std::string&, const std::string&) {
-    return makeError(ErrorCode::Unsupported,
-                     "warrend keeps no command rules of yours: approve each call, or Always for the rest of this task");
+void RemoteControlPlane::allowCommands(const std::string&, const std::string&, control::Done<Ok> done) {
+    answer<Ok>(std::move(done), makeError(ErrorCode::Unsupported, "warrend keeps no command rules of yours: approve "
+                                                                  "each call, or Always for the rest of this task"));
 }
 
-Result<std::vector<TaskRecord>> RemoteControlPlane::tasks() {
-    auto answer = m_client->callJson("GET", "/v1/tasks");
-    if (!answer)
-        return answer.error();
-    auto read = tasksFromJson(*answer);
-    if (!read)
-        return read.error();
-    std::vector<TaskRecord> tasks;
-    for (auto& task : *read)
-        tasks.push_back(withLocalWorkspace(std::move(task)));
-    // What runs is watched from its latest event on, when a face listens (the window; not `warren tasks`):
-    // it hears of its new events as of a local one's.
-    if (!isSignalConnected(QMetaMethod::fromSignal(&ControlPlane::eventStored)))
-        return tasks;
-    for (const auto& task : tasks) {
-        if ((task.status == TaskStatus::Queued || task.status == TaskStatus::Running) && !m_streams.contains(task.id)) {
-            if (auto last = lastSeq(task.id))
-                watch(task.id, *last);
+void RemoteControlPlane::tasks(control::Done<std::vector<TaskRecord>> done) {
+    m_client->sendJson("GET", "/v1/tasks", nullptr, {}, this, [this, done = std::move(done)](Result<json> answer, int) {
+        if (!answer)
+            return done(answer.error());
+        auto read = tasksFromJson(*answer);
+        if (!read)
+            return done(read.error());
+        std::vector<TaskRecord> tasks;
+        for (auto& task : *read)
+            tasks.push_back(withLocalWorkspace(std::move(task)));
+        // What runs is watched from its latest event on, when a face listens (the window; not `warren
+        // tasks`): it hears of its new events as of a local one's.
+        if (isSignalConnected(QMetaMethod::fromSignal(&ControlPlane::eventStored))) {
+            for (const auto& task : tasks) {
+                if ((task.status == TaskStatus::Queued || task.status == TaskStatus::Running) &&
+                    !m_streams.contains(task.id)) {
+                    lastSeq(task.id, [this, id = task.id](Result<std::uint64_t> last) {
+                        if (last && !m_streams.contains(id))
+                            watch(id, *last);
+                    });
+                }
+            }
         }
-    }
-    return tasks;
+        done(std::move(tasks));
+    });
 }
 
-Result<std::optional<TaskRecord>> RemoteControlPlane::task(const std::string& taskId) {
-    auto answer = m_client->callJson("GET", taskPath(taskId));
-    if (!answer) {
-        if (answer.error().code == ErrorCode::NotFound)
-            return std::optional<TaskRecord>();
-        return answer.error();
-    }
-    auto task = taskFromJson(*answer);
-    if (!task)
-        return task.error();
-    return std::optional<TaskRecord>(withLocalWorkspace(std::move(*task)));
+void RemoteControlPlane::task(const std::string& taskId, control::Done<std::optional<TaskRecord>> done) {
+    m_client->sendJson("GET", taskPath(taskId), nullptr, {}, this, [this, done = std::move(done)](Result<json> answer, int) {
+        if (!answer) {
+            if (answer.error().code == ErrorCode::NotFound)
+                return done(std::optional<TaskRecord>());
+            return done(answer.error());
+        }
+        auto task = taskFromJson(*answer);
+        if (!task)
+            return done(task.error());
+        done(std::optional<TaskRecord>(withLocalWorkspace(std::move(*task))));
+    });
 }
 
-Result<std::vector<json>> RemoteControlPlane::events(const std::string& taskId, std::uint64_t afterSeq) {
-    std::vector<json> events;
-    while (true) {
-        auto answer = m_client->callJson("GET", taskPath(taskId, "/events?after_seq=" + QString::number(afterSeq) +
-                                                                     "&limit=" + QString::number(kEventPage)));
-        if (!answer)
-            return answer.error();
-        auto page = eventsPageFromJson(taskId, *answer);
-        if (!page)
-            return page.error();
-        const std::size_t count = page->events.size();
-        for (auto& event : page->events)
-            events.push_back(std::move(event));
-        if (count < kEventPage)
-            return events;
-        const std::uint64_t next = events.back()["seq"].get<std::uint64_t>();
-        if (next <= afterSeq)
-            return makeError(ErrorCode::System, "warrend's events of " + taskId + " do not follow their seq");
-        afterSeq = next;
-    }
+void RemoteControlPlane::events(const std::string& taskId, std::uint64_t afterSeq,
+                                control::Done<std::vector<json>> done) {
+    eventsAfter(taskId, afterSeq, {}, std::move(done));
 }
 
-Result<std::vector<json>> RemoteControlPlane::eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
-                                                           std::size_t limit) {
+void RemoteControlPlane::eventsAfter(const std::string& taskId, std::uint64_t afterSeq, std::vector<json> collected,
+                                     control::Done<std::vector<json>> done) {
+    const QString path =
+        taskPath(taskId, "/events?after_seq=" + QString::number(afterSeq) + "&limit=" + QString::number(kEventPage));
+    m_client->sendJson("GET", path, nullptr, {}, this,
+                       [this, taskId, afterSeq, collected = std::move(collected),
+                        done = std::move(done)](Result<json> answer, int) mutable {
+                           if (!answer)
+                               return done(answer.error());
+                           auto page = eventsPageFromJson(taskId, *answer);
+                           if (!page)
+                               return done(page.error());
+                           const std::size_t count = page->events.size();
+                           for (auto& event : page->events)
+                               collected.push_back(std::move(event));
+                           if (count < kEventPage)
+                               return done(std::move(collected));
+                           const std::uint64_t next = collected.back()["seq"].get<std::uint64_t>();
+                           if (next <= afterSeq)
+                               return done(makeError(ErrorCode::System,
+                                                     "warrend's events of " + taskId + " do not follow their seq"));
+                           eventsAfter(taskId, next, std::move(collected), std::move(done));
+                       });
+}
+
+void RemoteControlPlane::eventsBefore(const std::string& taskId, std::uint64_t beforeSeq, std::size_t limit,
+                                      control::Done<std::vector<json>> done) {
+    eventsEarlier(taskId, beforeSeq, limit, {}, std::move(done));
+}
+
+void RemoteControlPlane::eventsEarlier(const std::string& taskId, std::uint64_t beforeSeq, std::size_t limit,
+                                       std::vector<json> collected, control::Done<std::vector<json>> done) {
     // Pages of the server's size, from the end backwards, each put in front of the later ones.
-    std::vector<json> events;
-    while (limit > 0) {
-        const std::size_t count = std::min(limit, kEventPage);
-        auto answer = m_client->callJson("GET", taskPath(taskId, "/events?before_seq=" + QString::number(beforeSeq) +
-                                                                     "&limit=" + QString::number(count)));
-        if (!answer)
-            return answer.error();
-        auto page = eventsPageFromJson(taskId, *answer);
-        if (!page)
-            return page.error();
-        const auto& list = page->events;
-        events.insert(events.begin(), list.begin(), list.end());
-        if (list.size() < count || list.empty())
-            break;
-        const std::uint64_t earlier = list.front()["seq"].get<std::uint64_t>();
-        if (beforeSeq != 0 && earlier >= beforeSeq)
-            return makeError(ErrorCode::System, "warrend's events of " + taskId + " do not follow their seq");
-        beforeSeq = earlier;
-        if (beforeSeq <= 1)
-            break;
-        limit -= std::min(limit, list.size());
-    }
-    return events;
+    if (limit == 0)
+        return answer(std::move(done), Result<std::vector<json>>(std::move(collected)));
+    const std::size_t count = std::min(limit, kEventPage);
+    const QString path =
+        taskPath(taskId, "/events?before_seq=" + QString::number(beforeSeq) + "&limit=" + QString::number(count));
+    m_client->sendJson("GET", path, nullptr, {}, this,
+                       [this, taskId, beforeSeq, limit, count, collected = std::move(collected),
+                        done = std::move(done)](Result<json> answer, int) mutable {
+                           if (!answer)
+                               return done(answer.error());
+                           auto page = eventsPageFromJson(taskId, *answer);
+                           if (!page)
+                               return done(page.error());
+                           const auto& list = page->events;
+                           collected.insert(collected.begin(), list.begin(), list.end());
+                           if (list.size() < count || list.empty())
+                               return done(std::move(collected));
+                           const std::uint64_t earlier = list.front()["seq"].get<std::uint64_t>();
+                           if (beforeSeq != 0 && earlier >= beforeSeq)
+                               return done(makeError(ErrorCode::System,
+                                                     "warrend's events of " + taskId + " do not follow their seq"));
+                           if (earlier <= 1)
+                               return done(std::move(collected));
+                           eventsEarlier(taskId, earlier, limit - std::min(limit, list.size()), std::move(collected),
+                                         std::move(done));
+                       });
 }
 
-Result<std::vector<control::ArtifactRecord>> RemoteControlPlane::artifacts(const std::string& taskId) {
-    auto answer = m_client->callJson("GET", taskPath(taskId, "/artifacts"));
-    if (!answer)
-        return answer.error();
-    return artifactsFromJson(taskId, *answer);
+void RemoteControlPlane::artifacts(const std::string& taskId, control::Done<std::vector<control::ArtifactRecord>> done) {
+    m_client->sendJson("GET", taskPath(taskId, "/artifacts"), nullptr, {}, this,
+                       [taskId, done = std::move(done)](Result<json> answer, int) {
+                           if (!answer)
+                               return done(answer.error());
+                           done(artifactsFromJson(taskId, *answer));
+                       });
 }
 
-Status RemoteControlPlane::exportTask(const std::string& taskId, const std::string& directory) {
-    auto record = task(taskId);
-    if (!record)
-        return record.error();
-    if (!*record)
-        return makeError(ErrorCode::NotFound, "no task " + taskId + " of yours on " + m_client->server().toStdString());
-    auto all = events(taskId);
-    if (!all)
-        return all.error();
-    auto listed = artifacts(taskId);
-    if (!listed)
-        return listed.error();
+void RemoteControlPlane::exportTask(const std::string& taskId, const std::string& directory, control::Done<Ok> done) {
+    // The record, then the events, then the list of artifacts, then each artifact: one request at a time.
+    task(taskId, [this, taskId, directory, done = std::move(done)](const Result<std::optional<TaskRecord>>& record) {
+        if (!record)
+            return done(record.error());
+        if (!*record)
+            return done(makeError(ErrorCode::NotFound,
+                                  "no task " + taskId + " of yours on " + m_client->server().toStdString()));
+        events(taskId, 0, [this, taskId, directory, record = **record, done](Result<std::vector<json>> all) {
+            if (!all)
+                return done(all.error());
+            artifacts(taskId, [this, taskId, directory, record, all = *all,
+                               done](Result<std::vector<control::ArtifactRecord>> listed) {
+                if (!listed)
+                    return done(listed.error());
+                if (auto written = writeExport(directory, record, all); !written)
+                    return done(written.error());
+                fetchArtifacts(taskId, directory, *listed, 0, done);
+            });
+        });
+    });
+}
+
+Status RemoteControlPlane::writeExport(const std::string& directory, const TaskRecord& record,
+                                       const std::vector<json>& events) {
     const fs::path root(directory);
     std::error_code error;
     fs::create_directories(root / "output", error);
     if (error)
         return makeError(ErrorCode::System, "cannot create " + directory + ": " + error.message());
     std::ofstream summary(root / "task.json");
-    summary << control::toJson(**record).dump(2) << "\n";
+    summary << control::toJson(record).dump(2) << "\n";
     std::ofstream lines(root / "events.jsonl");
-    for (const auto& event : *all)
+    for (const auto& event : events)
         lines << event.dump() << "\n";
-    for (const auto& artifact : *listed) {
-        // The server's names are relative paths below /output; one that is not stays on the server.
-        const fs::path relative = fs::path(artifact.path).lexically_normal();
-        if (relative.is_absolute() || relative.empty() || *relative.begin() == "..")
-            return makeError(ErrorCode::System, "warrend named an artifact \"" + artifact.path + "\" outside /output");
-        auto bytes = m_client->call("GET", taskPath(taskId, "/artifacts/" + QString::fromUtf8(QUrl::toPercentEncoding(
-                                                                               QString::fromStdString(artifact.path)))));
-        if (!bytes)
-            return bytes.error();
-        fs::create_directories((root / "output" / relative).parent_path(), error);
-        std::ofstream out(root / "output" / relative, std::ios::binary | std::ios::trunc);
-        out.write(bytes->constData(), bytes->size());
-        if (!out.flush())
-            return makeError(ErrorCode::System, "cannot write " + (root / "output" / relative).string() + "; is the disk full?");
-    }
     if (!summary.flush() || !lines.flush())
         return makeError(ErrorCode::System, "cannot write the export in " + directory + "; is the disk full?");
     return Ok{};
+}
+
+void RemoteControlPlane::fetchArtifacts(const std::string& taskId, const std::string& directory,
+                                        std::vector<control::ArtifactRecord> listed, std::size_t next,
+                                        control::Done<Ok> done) {
+    if (next == listed.size())
+        return done(Ok{});
+    const fs::path root(directory);
+    // The server's names are relative paths below /output; one that is not stays on the server.
+    const fs::path relative = fs::path(listed[next].path).lexically_normal();
+    if (relative.is_absolute() || relative.empty() || *relative.begin() == "..")
+        return done(makeError(ErrorCode::System, "warrend named an artifact \"" + listed[next].path + "\" outside /output"));
+    const QString path = taskPath(taskId, "/artifacts/" + QString::fromUtf8(QUrl::toPercentEncoding(
+                                                              QString::fromStdString(listed[next].path))));
+    m_client->send("GET", path, {}, {}, this,
+                   [this, taskId, directory, listed = std::move(listed), next, target = root / "output" / relative,
+                    done = std::move(done)](Result<QByteArray> bytes, int) mutable {
+                       if (!bytes)
+                           return done(bytes.error());
+                       std::error_code error;
+                       fs::create_directories(target.parent_path(), error);
+                       std::ofstream out(target, std::ios::binary | std::ios::trunc);
+                       out.write(bytes->constData(), bytes->size());
+                       if (!out.flush())
+                           return done(makeError(ErrorCode::System, "cannot write " + target.string() + "; is the disk full?"));
+                       fetchArtifacts(taskId, directory, std::move(listed), next + 1, std::move(done));
+                   });
 }
 
 Result<control::Settings> RemoteControlPlane::settings() { return control::loadSettings(*m_settings); }
@@ -490,36 +537,44 @@ Result<std::string> RemoteControlPlane::providerKeyName(const std::string& provi
     return provider.substr(0, provider.find(':'));
 }
 
-Status RemoteControlPlane::storeKey(const std::string& keyName, const std::string& key) {
+void RemoteControlPlane::storeKey(const std::string& keyName, const std::string& key, control::Done<Ok> done) {
     if (keyName.empty())
-        return makeError(ErrorCode::InvalidArgument, "this provider takes no API key");
-    auto stored = m_client->callJson("PUT", "/v1/me/provider-keys/" + QString::fromStdString(keyName), json{{"key", key}});
-    if (!stored)
-        return stored.error();
-    return Ok{};
+        return answer<Ok>(std::move(done), makeError(ErrorCode::InvalidArgument, "this provider takes no API key"));
+    m_client->sendJson("PUT", "/v1/me/provider-keys/" + QString::fromStdString(keyName), json{{"key", key}}, {}, this,
+                       [done = std::move(done)](Result<json> stored, int) {
+                           if (!stored)
+                               return done(stored.error());
+                           done(Ok{});
+                       });
 }
 
-Result<bool> RemoteControlPlane::hasKey(const std::string& keyName) {
-    auto listed = m_client->callJson("GET", "/v1/me/provider-keys");
-    if (!listed)
-        return listed.error();
-    return listsProviderKey(*listed, keyName);
+void RemoteControlPlane::hasKey(const std::string& keyName, control::Done<bool> done) {
+    m_client->sendJson("GET", "/v1/me/provider-keys", nullptr, {}, this,
+                       [keyName, done = std::move(done)](Result<json> listed, int) {
+                           if (!listed)
+                               return done(listed.error());
+                           done(listsProviderKey(*listed, keyName));
+                       });
 }
 
-void RemoteControlPlane::testModel(const std::string&, const std::string&, const std::string&, QObject*,
+void RemoteControlPlane::testModel(const std::string&, const std::string&, const std::string&, QObject* context,
                                    std::function<void(Status)> done) {
-    done(makeError(ErrorCode::Unsupported, "the server calls the model, not this machine: run a small task to try "
-                                           "it; Test connection checks the server itself"));
+    QTimer::singleShot(0, context, [done = std::move(done)] {
+        done(makeError(ErrorCode::Unsupported, "the server calls the model, not this machine: run a small task to "
+                                               "try it; Test connection checks the server itself"));
+    });
 }
 
 std::vector<std::string> RemoteControlPlane::presetNames() { return agent::presetNames(); }
 
-Result<control::ChangesPlan> RemoteControlPlane::planChanges(const std::string& taskId, const std::string& workspace) {
-    return bringChangesHome(*m_client, m_dataDir, taskId, workspace, ApplyMode::PlanOnly);
+void RemoteControlPlane::planChanges(const std::string& taskId, const std::string& workspace,
+                                     control::Done<control::ChangesPlan> done) {
+    bringChangesHome(*m_client, m_dataDir, taskId, workspace, ApplyMode::PlanOnly, this, std::move(done));
 }
 
-Result<control::ChangesPlan> RemoteControlPlane::applyChanges(const std::string& taskId, const std::string& workspace) {
-    return bringChangesHome(*m_client, m_dataDir, taskId, workspace, ApplyMode::Apply);
+void RemoteControlPlane::applyChanges(const std::string& taskId, const std::string& workspace,
+                                      control::Done<control::ChangesPlan> done) {
+    bringChangesHome(*m_client, m_dataDir, taskId, workspace, ApplyMode::Apply, this, std::move(done));
 }
 
 } // namespace warren::remote

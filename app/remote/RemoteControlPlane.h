@@ -6,15 +6,14 @@
 // from here, which local workspace it came from and what was uploaded (RemoteTaskHome), so its change can
 // come home without overwriting what the user changed since (applyChanges).
 //
-// Events a stream delivers while a call of the faces waits for its reply are held back and delivered, in
-// order, once that call has returned, so a face never sees an event in the middle of its own call.
+// Every call answers through its continuation when the server has answered (app/control/Done.h); nothing
+// waits, so a stream's events reach the faces as they come, between their calls, never inside one.
 
 #include "app/control/ControlPlane.h"
 #include "app/control/PlaneChooser.h"
 #include "app/remote/RemoteClient.h"
 
 #include <QObject>
-#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -41,40 +40,43 @@ class RemoteControlPlane : public control::ControlPlane {
     Q_OBJECT
 public:
     // Reaches the server (GET /v1/server, GET /v1/me): a wrong URL, a server that does not answer or a
-    // refused key is an error saying which, before any window opens on it.
-    static Result<std::unique_ptr<RemoteControlPlane>> open(RemoteOptions options);
+    // refused key is an error saying which, before any window opens on it. done runs on this thread.
+    static void open(RemoteOptions options, control::Done<std::unique_ptr<RemoteControlPlane>> done);
     ~RemoteControlPlane() override;
 
-    Result<control::TaskRecord> submit(const std::string& prompt, const std::string& workspace,
-                                       const control::TaskSpec& spec) override;
-    Result<control::TaskRecord> submitDemo(control::TaskSpec spec) override;
-    Status resume(const std::string& taskId, const control::SandboxMove& move) override;
-    Status reply(const std::string& taskId, const std::string& message) override;
-    Status cancel(const std::string& taskId) override;
-    Status pause(const std::string& taskId) override;
+    void submit(const std::string& prompt, const std::string& workspace, const control::TaskSpec& spec,
+                control::Done<control::TaskRecord> done) override;
+    void submitDemo(control::TaskSpec spec, control::Done<control::TaskRecord> done) override;
+    void resume(const std::string& taskId, const control::SandboxMove& move, control::Done<Ok> done) override;
+    void reply(const std::string& taskId, const std::string& message, control::Done<Ok> done) override;
+    void cancel(const std::string& taskId, control::Done<Ok> done) override;
+    void pause(const std::string& taskId, control::Done<Ok> done) override;
     void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
                         bool always) override;
-    Status allowCommands(const std::string& taskId, const std::string& prefix) override;
-    Result<std::vector<control::TaskRecord>> tasks() override;
-    Result<std::optional<control::TaskRecord>> task(const std::string& taskId) override;
-    Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0) override;
-    Result<std::vector<nlohmann::json>> eventsBefore(const std::string& taskId, std::uint64_t beforeSeq,
-                                                     std::size_t limit) override;
-    Result<std::vector<control::ArtifactRecord>> artifacts(const std::string& taskId) override;
-    Status exportTask(const std::string& taskId, const std::string& directory) override;
-    Result<control::Settings> settings() override;
-    Status saveSettings(const control::Settings& settings) override;
-    Status storeKey(const std::string& keyName, const std::string& key) override;
-    Result<bool> hasKey(const std::string& keyName) override;
-    std::string keyStorageWarning() override { return {}; }
+    void allowCommands(const std::string& taskId, const std::string& prefix, control::Done<Ok> done) override;
+    void tasks(control::Done<std::vector<control::TaskRecord>> done) override;
+    void task(const std::string& taskId, control::Done<std::optional<control::TaskRecord>> done) override;
+    void events(const std::string& taskId, std::uint64_t afterSeq,
+                control::Done<std::vector<nlohmann::json>> done) override;
+    void eventsBefore(const std::string& taskId, std::uint64_t beforeSeq, std::size_t limit,
+                      control::Done<std::vector<nlohmann::json>> done) override;
+    void artifacts(const std::string& taskId, control::Done<std::vector<control::ArtifactRecord>> done) override;
+    void exportTask(const std::string& taskId, const std::string& directory, control::Done<Ok> done) override;
+    void storeKey(const std::string& keyName, const std::string& key, control::Done<Ok> done) override;
+    void hasKey(const std::string& keyName, control::Done<bool> done) override;
     void testModel(const std::string& provider, const std::string& model, const std::string& key, QObject* context,
                    std::function<void(Status)> done) override;
+    void planChanges(const std::string& taskId, const std::string& workspace,
+                     control::Done<control::ChangesPlan> done) override;
+    void applyChanges(const std::string& taskId, const std::string& workspace,
+                      control::Done<control::ChangesPlan> done) override;
+    Result<control::Settings> settings() override;
+    Status saveSettings(const control::Settings& settings) override;
+    std::string keyStorageWarning() override { return {}; }
     std::vector<std::string> presetNames() override;
     Result<std::string> providerKeyName(const std::string& provider) override;
     std::string describe() override;
     bool changesComeHome() override { return true; }
-    Result<control::ChangesPlan> planChanges(const std::string& taskId, const std::string& workspace) override;
-    Result<control::ChangesPlan> applyChanges(const std::string& taskId, const std::string& workspace) override;
 
     // Uses key from now on (after keyRejected), and reopens the streams that stopped for the old one.
     void replaceKey(const std::string& key);
@@ -84,17 +86,29 @@ public:
 private:
     explicit RemoteControlPlane(std::unique_ptr<RemoteClient> client);
     QString taskPath(const std::string& taskId, const QString& rest = {}) const;
-    Result<std::uint64_t> lastSeq(const std::string& taskId);
+    // The seq of the task's latest event (0: none yet).
+    void lastSeq(const std::string& taskId, control::Done<std::uint64_t> done);
     // Whether the task is no longer queued or running (gone counts as over), answered when the server
     // answers unless context is gone by then; an error counts as not over.
     void askIsOver(const std::string& taskId, QObject* context, std::function<void(bool over)> answer);
     void streamWorks(const std::string& taskId); // connectionRestored when it was the last one down
     void askIfWaiting(const control::ApprovalRecord& approval); // approvalNeeded when the server says it waits
-    // Runs now, or after the faces' waiting call returned, always in the order given.
-    void deliver(std::function<void()> signal);
-    void deliverHeld();
-    Result<control::TaskRecord> submitTo(const std::string& prompt, const std::string& workspace,
-                                         const control::TaskSpec& spec, const nlohmann::json& script);
+    void submitTo(const std::string& prompt, const std::string& workspace, const control::TaskSpec& spec,
+                  const nlohmann::json& script, control::Done<control::TaskRecord> done);
+    void createTask(const nlohmann::json& body, const QByteArray& idempotency, bool retry,
+                    control::Done<control::TaskRecord> done);
+    // POSTs path (a task's resume or reply) and follows the task's events from before it on.
+    void continueTask(const std::string& taskId, const QString& path, const nlohmann::json& body,
+                      control::Done<Ok> done);
+    void eventsAfter(const std::string& taskId, std::uint64_t afterSeq, std::vector<nlohmann::json> collected,
+                     control::Done<std::vector<nlohmann::json>> done);
+    void eventsEarlier(const std::string& taskId, std::uint64_t beforeSeq, std::size_t limit,
+                       std::vector<nlohmann::json> collected, control::Done<std::vector<nlohmann::json>> done);
+    static Status writeExport(const std::string& directory, const control::TaskRecord& record,
+                              const std::vector<nlohmann::json>& events);
+    // Fetches the artifacts from listed[next] on into directory/output, one after the other.
+    void fetchArtifacts(const std::string& taskId, const std::string& directory,
+                        std::vector<control::ArtifactRecord> listed, std::size_t next, control::Done<Ok> done);
     control::TaskRecord withLocalWorkspace(control::TaskRecord task) const;
 
     std::unique_ptr<RemoteClient> m_client;
@@ -103,8 +117,6 @@ private:
     std::unique_ptr<control::Store> m_settings;
     control::ServerAccount m_account; // as the server said when the plane opened
     std::map<std::string, RemoteEventStream*> m_streams;
-    std::deque<std::function<void()>> m_held;
-    bool m_delivering = false;
     std::set<std::string> m_interrupted; // the tasks whose streams wait to reconnect
 };
 

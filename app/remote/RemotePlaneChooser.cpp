@@ -5,6 +5,8 @@
 #include "app/remote/ServerProbe.h"
 #include "app/secrets/SecretStore.h"
 
+#include <QTimer>
+
 #include <cstdlib>
 
 namespace warren::remote {
@@ -41,22 +43,38 @@ Result<PlaneChoice> RemotePlaneChooser::current() {
     return loadPlaneChoice(m_dataDir);
 }
 
-Result<control::ServerAccount> RemotePlaneChooser::test(const std::string& url, const std::string& key) {
+namespace {
+
+Result<std::pair<QUrl, std::string>> serverAndKey(const std::string& url, const std::string& key,
+                                                  control::SecretStore& secrets) {
     auto base = parseServerUrl(QString::fromStdString(url));
     if (!base)
         return base.error();
-    std::string useKey = key;
-    if (useKey.empty()) {
-        auto stored = storedServerKey(secrets());
-        if (!stored)
-            return stored.error();
-        if (stored->empty())
-            return makeError(ErrorCode::InvalidArgument,
-                             "no API key for the server: paste the key `warrend admin add-user` printed");
-        useKey = std::move(*stored);
+    if (!key.empty())
+        return std::pair(*base, key);
+    auto stored = storedServerKey(secrets);
+    if (!stored)
+        return stored.error();
+    if (stored->empty())
+        return makeError(ErrorCode::InvalidArgument,
+                         "no API key for the server: paste the key `warrend admin add-user` printed");
+    return std::pair(*base, *stored);
+}
+
+} // namespace
+
+void RemotePlaneChooser::test(const std::string& url, const std::string& key, control::Done<control::ServerAccount> done) {
+    auto asked = serverAndKey(url, key, secrets());
+    if (!asked) {
+        QTimer::singleShot(0, [error = asked.error(), done] { done(error); });
+        return;
     }
-    RemoteClient client(*base, useKey);
-    return probeServer(client);
+    // The client lives until the probe has answered, then goes.
+    auto* client = new RemoteClient(asked->first, asked->second);
+    probeServer(*client, client, [client, done](Result<control::ServerAccount> account) {
+        client->deleteLater();
+        done(std::move(account));
+    });
 }
 
 Status RemotePlaneChooser::save(const PlaneChoice& choice, const std::string& key) {

@@ -1,5 +1,6 @@
 #include "app/remote/RemoteWorkspace.h"
 
+#include "app/control/OffThread.h"
 #include "app/remote/PatchApply.h"
 #include "app/remote/RemoteClient.h"
 #include "app/remote/RemoteTaskHome.h"
@@ -15,38 +16,75 @@ namespace warren::remote {
 
 namespace fs = std::filesystem;
 
-Result<Uploaded> uploadWorkspace(RemoteClient& client, const std::string& workspace, const std::string& scratchDir,
-                                 std::uint64_t maxBytes) {
+namespace {
+
+struct Packed {
+    fs::path tar;
+    nlohmann::json manifest;
+};
+
+} // namespace
+
+void uploadWorkspace(RemoteClient& client, const std::string& workspace, const std::string& scratchDir,
+                     std::uint64_t maxBytes, QObject* context, control::Done<Uploaded> done) {
     const fs::path tar = fs::path(scratchDir) / ("upload-" + QUuid::createUuid().toString(QUuid::Id128).toStdString() + ".tar");
-    PackOptions options;
-    options.maxBytes = maxBytes;
-    auto packed = packWorkspace(workspace, tar, options);
-    if (!packed)
-        return packed.error();
-    QFile body(QString::fromStdString(tar.string()));
-    if (!body.open(QIODevice::ReadOnly)) {
-        fs::remove(tar);
-        return makeError(ErrorCode::System, "cannot read back the packed workspace " + tar.string());
-    }
-    auto answer = client.upload("/v1/uploads", &body);
-    body.close();
-    fs::remove(tar);
-    if (!answer)
-        return Error{answer.error().code, "the upload of " + workspace + " failed: " + answer.error().message};
-    const auto id = answer->find("id");
-    if (id == answer->end() || !id->is_string())
-        return makeError(ErrorCode::System, "warrend's answer to the upload has no id");
-    return Uploaded{id->get<std::string>(), packed->manifest.toJson()};
+    auto pack = [workspace, tar, maxBytes]() -> Result<Packed> {
+        PackOptions options;
+        options.maxBytes = maxBytes;
+        auto packed = packWorkspace(workspace, tar, options);
+        if (!packed)
+            return packed.error();
+        return Packed{tar, packed->manifest.toJson()};
+    };
+    control::offThread<Packed>(context, pack, [&client, context, workspace, done = std::move(done)](Result<Packed> packed) {
+        if (!packed)
+            return done(packed.error());
+        auto body = std::make_unique<QFile>(QString::fromStdString(packed->tar.string()));
+        if (!body->open(QIODevice::ReadOnly)) {
+            fs::remove(packed->tar);
+            return done(makeError(ErrorCode::System, "cannot read back the packed workspace " + packed->tar.string()));
+        }
+        client.upload("/v1/uploads", std::move(body), context,
+                      [workspace, tar = packed->tar, manifest = packed->manifest, done](Result<nlohmann::json> answer, int) {
+                          std::error_code ignored;
+                          fs::remove(tar, ignored);
+                          if (!answer)
+                              return done(Error{answer.error().code,
+                                                "the upload of " + workspace + " failed: " + answer.error().message});
+                          const auto id = answer->find("id");
+                          if (id == answer->end() || !id->is_string())
+                              return done(makeError(ErrorCode::System, "warrend's answer to the upload has no id"));
+                          done(Uploaded{id->get<std::string>(), manifest});
+                      });
+    });
 }
 
-Result<control::ChangesPlan> bringChangesHome(RemoteClient& client, const std::string& dataDir,
-                                              const std::string& taskId, const std::string& workspace,
-                                              ApplyMode mode) {
-    const QString path = "/v1/tasks/" + QString::fromUtf8(QUrl::toPercentEncoding(QString::fromStdString(taskId)));
-    auto answer = client.callJson("GET", path);
-    if (!answer)
-        return answer.error();
-    auto task = taskFromJson(*answer);
+namespace {
+
+// What the task's change would do to target, or does (mode), from the patch the server sent.
+Result<control::ChangesPlan> applyHere(const QByteArray& patch, const std::string& target,
+                                       const WorkspaceManifest& manifest, ApplyMode mode) {
+    const std::string_view text(patch.constData(), static_cast<std::size_t>(patch.size()));
+    auto plan = mode == ApplyMode::Apply ? applyPatch(text, target, manifest) : planPatch(text, target, manifest);
+    if (!plan)
+        return plan.error();
+    control::ChangesPlan changes;
+    for (const auto& file : plan->apply)
+        changes.applied.push_back(file.path);
+    for (const auto& conflict : plan->conflicts)
+        changes.conflicts.push_back({conflict.path, conflict.reason});
+    return changes;
+}
+
+// Where the change of a task that has ended goes, and what was uploaded, or why it cannot come home.
+struct Destination {
+    std::string target;
+    WorkspaceManifest manifest;
+};
+
+Result<Destination> destination(const nlohmann::json& answer, const std::string& dataDir, const std::string& taskId,
+                                const std::string& workspace) {
+    auto task = taskFromJson(answer);
     if (!task)
         return task.error();
     if (task->status == control::TaskStatus::Queued || task->status == control::TaskStatus::Running)
@@ -69,19 +107,35 @@ Result<control::ChangesPlan> bringChangesHome(RemoteClient& client, const std::s
     std::error_code error;
     if (!fs::is_directory(target, error))
         return makeError(ErrorCode::InvalidArgument, "the workspace " + target + " is not a directory");
-    auto patch = client.call("GET", path + "/patch");
-    if (!patch)
-        return patch.error();
-    const std::string_view text(patch->constData(), static_cast<std::size_t>(patch->size()));
-    auto plan = mode == ApplyMode::Apply ? applyPatch(text, target, *manifest) : planPatch(text, target, *manifest);
-    if (!plan)
-        return plan.error();
-    control::ChangesPlan changes;
-    for (const auto& file : plan->apply)
-        changes.applied.push_back(file.path);
-    for (const auto& conflict : plan->conflicts)
-        changes.conflicts.push_back({conflict.path, conflict.reason});
-    return changes;
+    return Destination{target, std::move(*manifest)};
+}
+
+} // namespace
+
+void bringChangesHome(RemoteClient& client, const std::string& dataDir, const std::string& taskId,
+                      const std::string& workspace, ApplyMode mode, QObject* context,
+                      control::Done<control::ChangesPlan> done) {
+    const QString path = "/v1/tasks/" + QString::fromUtf8(QUrl::toPercentEncoding(QString::fromStdString(taskId)));
+    client.sendJson("GET", path, nullptr, {}, context,
+                    [&client, dataDir, taskId, workspace, mode, context, path,
+                     done = std::move(done)](Result<nlohmann::json> answer, int) {
+                        if (!answer)
+                            return done(answer.error());
+                        auto where = destination(*answer, dataDir, taskId, workspace);
+                        if (!where)
+                            return done(where.error());
+                        client.send("GET", path + "/patch", {}, {}, context,
+                                    [where = std::move(*where), mode, context, done](Result<QByteArray> patch, int) {
+                                        if (!patch)
+                                            return done(patch.error());
+                                        control::offThread<control::ChangesPlan>(
+                                            context,
+                                            [patch = *patch, where, mode] {
+                                                return applyHere(patch, where.target, where.manifest, mode);
+                                            },
+                                            done);
+                                    });
+                    });
 }
 
 } // namespace warren::remote

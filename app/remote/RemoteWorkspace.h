@@ -21,16 +21,17 @@ struct Uploaded {
     nlohmann::json manifest; // WorkspaceManifest::toJson
 };
 
-// scratchDir holds the tar while it is sent (removed afterwards).
-Result<Uploaded> uploadWorkspace(RemoteClient& client, const std::string& workspace, const std::string& scratchDir,
-                                 std::uint64_t maxBytes);
+// scratchDir holds the tar while it is sent (removed afterwards). The packing runs off the caller's thread;
+// done runs on context's, unless context is gone (client lives as long as context).
+void uploadWorkspace(RemoteClient& client, const std::string& workspace, const std::string& scratchDir,
+                     std::uint64_t maxBytes, QObject* context, control::Done<Uploaded> done);
 
 enum class ApplyMode { PlanOnly, Apply };
 
 // workspace: where the change goes; empty: the directory the task was uploaded from (its RemoteTaskHome
 // in dataDir). A task still queued or running has no final change yet: an error says to wait.
-Result<control::ChangesPlan> bringChangesHome(RemoteClient& client, const std::string& dataDir,
-                                              const std::string& taskId, const std::string& workspace,
-                                              ApplyMode mode);
+void bringChangesHome(RemoteClient& client, const std::string& dataDir, const std::string& taskId,
+                      const std::string& workspace, ApplyMode mode, QObject* context,
+                      control::Done<control::ChangesPlan> done);
 
 } // namespace warren::remote

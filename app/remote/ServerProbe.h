@@ -3,13 +3,13 @@
 // connection" shows it, and RemoteControlPlane::open asks it before anything else, so a wrong URL, a
 // server that does not answer, something that is not a warrend, and a refused key are each told apart.
 
+#include "app/control/Done.h"
 #include "app/control/PlaneChooser.h"
 #include "app/remote/RemoteClient.h"
-#include "common/Result.h"
 
 namespace warren::remote {
 
-// The URL asked is the account's server.
-Result<control::ServerAccount> probeServer(RemoteClient& client);
+// The URL asked is the account's server; done runs in context's thread, unless context is gone.
+void probeServer(RemoteClient& client, QObject* context, control::Done<control::ServerAccount> done);
 
 } // namespace warren::remote

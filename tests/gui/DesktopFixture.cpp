@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QEventLoop>
 #include <QFile>
+#include <QSignalSpy>
 #include <QTimer>
 
 namespace warren::test {
@@ -28,8 +29,9 @@ bool DesktopFixture::open(bool useKeychain) {
     }
     m_plane = std::move(*plane);
     m_window = std::make_unique<ui::MainWindow>(*m_plane);
+    QSignalSpy listed(m_window.get(), &ui::MainWindow::tasksListed);
     m_window->show();
-    return true;
+    return listed.wait(30000); // the window asks for its tasks and shows them when they come
 }
 
 void DesktopFixture::close() {

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     window.resize(1360, 820);
     QSignalSpy submitted(&window, &warren::ui::MainWindow::taskSubmitted);
     window.runDemo();
-    if (submitted.isEmpty() || !desk.waitFinished(submitted.first().first().toString())) {
+    if ((submitted.isEmpty() && !submitted.wait(30000)) || !desk.waitFinished(submitted.first().first().toString())) {
         std::fprintf(stderr, "gui-screenshot: the demo did not finish\n");
         return 1;
     }

@@ -4,6 +4,7 @@
 // demo runs there while its timeline fills in the window, an approval is answered from the window, Apply
 // changes brings the change into the local workspace, a lost connection and a revoked key are shown, and
 // two users each see only their own tasks.
+#include "app/control/WaitFor.h"
 #include "app/remote/PlaneChoice.h"
 #include "app/remote/PlaneOpener.h"
 #include "app/remote/RemotePlaneChooser.h"
@@ -65,11 +66,17 @@ public:
             options.extraProfileLayers.push_back(nlohmann::json{
                 {"env", {{"ASAN_OPTIONS", "detect_leaks=0"}}}, {"limits", {{"memory_mb", 0u}}}});
         m_session = std::make_unique<ui::DesktopSession>(
-            [options] { return remote::openChosenPlane(options); }, m_chooser.get());
-        auto started = m_session->start();
-        if (!started)
-            qWarning("the desktop did not open: %s", started.error().message.c_str());
-        return bool(started);
+            [options](control::Done<control::OpenedPlane> done) { remote::openChosenPlane(options, done); },
+            m_chooser.get());
+        QSignalSpy opened(m_session.get(), &ui::DesktopSession::windowOpened);
+        QSignalSpy failed(m_session.get(), &ui::DesktopSession::failed);
+        m_session->start();
+        if (!QTest::qWaitFor([&] { return !opened.isEmpty() || !failed.isEmpty(); }, 60000) || opened.isEmpty()) {
+            qWarning("the desktop did not open: %s",
+                     failed.isEmpty() ? "no answer" : qPrintable(failed.first().first().toString()));
+            return false;
+        }
+        return true;
     }
     // Saves the choice as Settings would (the key to the secrets file), then opens the desktop on it.
     bool startRemote(const QString& url, const QString& key) {
@@ -88,7 +95,8 @@ public:
     QString planeLabel() { return window().findChild<QLabel*>("controlPlane")->text(); }
     QLabel* connection() { return window().findChild<QLabel*>("connection"); }
     TaskStatus status(const QString& id) {
-        auto task = plane().task(id.toStdString());
+        auto task = control::waitFor<std::optional<control::TaskRecord>>(
+            [&](auto done) { plane().task(id.toStdString(), done); });
         return task && *task ? (*task)->status : TaskStatus::Queued;
     }
     bool lists(const QString& id) { return window().taskList()->rowOf(id.toStdString()) >= 0; }
@@ -104,7 +112,7 @@ QString submitCautiousDemo(RemoteDesk& desk) {
     control::TaskSpec spec;
     spec.approval = control::ApprovalMode::Ask;
     spec.presets = {"safe-mode"};
-    auto task = desk.plane().submitDemo(spec);
+    auto task = control::waitFor<control::TaskRecord>([&](auto done) { desk.plane().submitDemo(spec, done); });
     if (!task) {
         qWarning("%s", task.error().message.c_str());
         return {};
@@ -258,7 +266,7 @@ void TestGuiRemote::settingsSwitchToTheServerAndShowTheAccount() {
     auto* provider = dialog->findChild<QComboBox*>("provider");
     choose(provider, "openai");
     QVERIFY(!dialog->findChild<QPushButton*>("test")->isEnabled()); // the server calls the model
-    QVERIFY2(dialog->findChild<QLabel*>("keyState")->text().contains("on the server"),
+    QTRY_VERIFY2(dialog->findChild<QLabel*>("keyState")->text().contains("on the server"),
              qPrintable(dialog->findChild<QLabel*>("keyState")->text()));
 
     // And back to this computer, with no restart.
@@ -302,7 +310,7 @@ void TestGuiRemote::switchingAwayAsksWhileLocalTasksRun() {
     QString asked;
     answerNextQuestion(QMessageBox::No, &asked);
     QTest::mouseClick(save, Qt::LeftButton);
-    QVERIFY2(asked.contains("A task running on this computer will be stopped"), qPrintable(asked));
+    QTRY_VERIFY2(asked.contains("A task running on this computer will be stopped"), qPrintable(asked));
     QVERIFY(desk.window().settingsDialog() == dialog); // still open, nothing saved
     QVERIFY(remote::loadPlaneChoice(desk.dataDir().toStdString())->kind == PlaneKind::Local);
     QCOMPARE(desk.status(id), TaskStatus::Running);
@@ -355,7 +363,8 @@ void TestGuiRemote::demoRunsRemotelyLiveWithApprovalAndComesHome() {
     QVERIFY(countOf(timeline, Kind::FileChange) >= 1);
 
     // The change is on the server's copy; the local workspace still has the typo until it is applied.
-    auto task = desk.plane().task(id.toStdString());
+    auto task = control::waitFor<std::optional<control::TaskRecord>>(
+        [&](auto done) { desk.plane().task(id.toStdString(), done); });
     QVERIFY(task && *task);
     const QString greet = QString::fromStdString((*task)->workspace) + "/greet.sh";
     QVERIFY2(readAll(greet).contains("Helo,"), greet.toUtf8().constData());
@@ -372,7 +381,7 @@ void TestGuiRemote::demoRunsRemotelyLiveWithApprovalAndComesHome() {
     QVERIFY(readAll(greet).contains("Helo,")); // showing the plan applies nothing
     QTest::mouseClick(plan->findChild<QPushButton*>("confirmApply"), Qt::LeftButton);
     QTRY_VERIFY(readAll(greet).contains("Hello,"));
-    QVERIFY2(desk.window().statusBar()->currentMessage().startsWith("Applied 1 file"),
+    QTRY_VERIFY2(desk.window().statusBar()->currentMessage().startsWith("Applied 1 file"),
              qPrintable(desk.window().statusBar()->currentMessage()));
 }
 
@@ -380,7 +389,7 @@ void TestGuiRemote::demoRunsRemotelyLiveWithApprovalAndComesHome() {
 void TestGuiRemote::changedLocalFilesAreLeftAlone() {
     RemoteDesk desk;
     QVERIFY(desk.startRemote(m_server->url(), m_alice));
-    auto task = desk.plane().submitDemo({});
+    auto task = control::waitFor<control::TaskRecord>([&](auto done) { desk.plane().submitDemo({}, done); });
     QVERIFY2(task, task ? "" : task.error().message.c_str());
     const QString id = QString::fromStdString(task->id);
     QTRY_COMPARE_WITH_TIMEOUT(desk.status(id), TaskStatus::Succeeded, kTaskTimeoutMs);
@@ -425,7 +434,7 @@ void TestGuiRemote::lostConnectionIsShownAndCleared() {
     QVERIFY2(m_server->start(&error, {}, /*samePort=*/true), qPrintable(error));
     QCOMPARE(m_server->url(), url);
     QTRY_VERIFY_WITH_TIMEOUT(desk.connection()->isHidden(), 60000);
-    QVERIFY(bool(desk.plane().cancel(id.toStdString())));
+    QVERIFY(bool(control::waitFor<Ok>([&](auto done) { desk.plane().cancel(id.toStdString(), done); })));
     QTRY_VERIFY_WITH_TIMEOUT(control::isFinal(desk.status(id)),
                              30000); // its slot of the tenant's quota is free
 }
@@ -460,7 +469,7 @@ void TestGuiRemote::revokedKeyAsksForANewOne() {
     QVERIFY2(desk.planeLabel().startsWith("carol at "), qPrintable(desk.planeLabel()));
     QVERIFY(desk.connection()->isHidden());
     // The new key works: she can run a task again.
-    auto task = desk.plane().submitDemo({});
+    auto task = control::waitFor<control::TaskRecord>([&](auto done) { desk.plane().submitDemo({}, done); });
     QVERIFY2(task, task ? "" : task.error().message.c_str());
     QTRY_VERIFY_WITH_TIMEOUT(control::isFinal(desk.status(QString::fromStdString(task->id))), kTaskTimeoutMs);
 }
@@ -470,8 +479,8 @@ void TestGuiRemote::eachUserSeesOnlyTheirOwnTasks() {
     RemoteDesk bob;
     QVERIFY(alice.startRemote(m_server->url(), m_alice));
     QVERIFY(bob.startRemote(m_server->url(), m_bob));
-    auto aliceTask = alice.plane().submitDemo({});
-    auto bobTask = bob.plane().submitDemo({});
+    auto aliceTask = control::waitFor<control::TaskRecord>([&](auto done) { alice.plane().submitDemo({}, done); });
+    auto bobTask = control::waitFor<control::TaskRecord>([&](auto done) { bob.plane().submitDemo({}, done); });
     QVERIFY(aliceTask && bobTask);
     const QString aliceId = QString::fromStdString(aliceTask->id);
     const QString bobId = QString::fromStdString(bobTask->id);
@@ -490,9 +499,9 @@ void TestGuiRemote::eachUserSeesOnlyTheirOwnTasks() {
         saveInTheEventLoop(desk->window().settingsDialog());
         QVERIFY(reopened.wait(30000));
     }
-    QVERIFY(alice.lists(aliceId));
+    QTRY_VERIFY(alice.lists(aliceId)); // once each window has its list
+    QTRY_VERIFY(bob.lists(bobId));
     QVERIFY(!alice.lists(bobId));
-    QVERIFY(bob.lists(bobId));
     QVERIFY(!bob.lists(aliceId));
     QVERIFY(alice.window().taskList()->rowCount() >= 1);
     for (int row = 0; row < alice.window().taskList()->rowCount(); ++row)

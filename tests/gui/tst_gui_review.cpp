@@ -35,7 +35,21 @@ QString runFromBar(DesktopFixture& desk, const QString& workspace, const QString
     QLineEdit* promptEdit = desk.window().newTaskBar()->promptEdit();
     promptEdit->setText(prompt);
     QTest::keyClick(promptEdit, Qt::Key_Return);
-    return submitted.isEmpty() ? QString() : submitted.first().first().toString();
+    if (submitted.isEmpty() && !submitted.wait(30000))
+        return {};
+    return submitted.first().first().toString();
+}
+
+// The rewind dialog parent shows, once the plane's preview came (nullptr after 10 s).
+warren::ui::RewindDialog* shownRewind(QObject* parent) {
+    warren::ui::RewindDialog* shown = nullptr;
+    (void)QTest::qWaitFor([&] {
+        for (auto* dialog : parent->findChildren<warren::ui::RewindDialog*>("rewindDialog"))
+            if (dialog->isVisible())
+                shown = dialog;
+        return shown != nullptr;
+    }, 10000);
+    return shown;
 }
 
 QByteArray read(const QString& path) {
@@ -82,59 +96,59 @@ void TestGuiReview::reviewRevertAndRewindToHere() {
     auto* review = desk.window().findChild<warren::ui::ReviewDialog*>("reviewDialog");
     QVERIFY(review);
     auto* files = review->findChild<QListWidget*>("reviewFiles");
-    QCOMPARE(rows(files), (QStringList{"added     b.txt", "added     made.txt", "deleted   notes.txt"}));
+    QTRY_COMPARE(rows(files), (QStringList{"added     b.txt", "added     made.txt", "deleted   notes.txt"}));
     files->setCurrentRow(2);
     QVERIFY(review->findChild<QPlainTextEdit*>("reviewDiff")->toPlainText().contains("-my notes"));
 
     // Revert one file: listed first, then done.
     review->findChild<QPushButton*>("reviewRevert")->click();
-    auto* revert = review->findChild<warren::ui::RewindDialog*>("rewindDialog");
+    auto* revert = shownRewind(review);
     QVERIFY(revert);
     QCOMPARE(rows(revert->findChild<QListWidget*>("rewindChanges")), (QStringList{"restore  notes.txt"}));
     QCOMPARE(read(workspace.filePath("notes.txt")), QByteArray("(absent)"));
     revert->accept();
+    QTRY_COMPARE(rows(files), (QStringList{"added     b.txt", "added     made.txt"})); // reverted and read again
     QCOMPARE(read(workspace.filePath("notes.txt")), QByteArray("my notes\n"));
     QCOMPARE(read(workspace.filePath("made.txt")), QByteArray("made\n"));
-    QCOMPARE(rows(files), (QStringList{"added     b.txt", "added     made.txt"}));
     review->reject();
 
     // Rewind to here, on step 2, with the conversation: before step 2 is what step 1 left.
     desk.window().rewindToStep(2);
-    auto* rewind = desk.window().findChild<warren::ui::RewindDialog*>("rewindDialog");
+    auto* rewind = shownRewind(&desk.window());
     QVERIFY(rewind);
     QVERIFY(rewind->findChild<QLabel*>("rewindLimits")->text().contains("cannot take back"));
     QCOMPARE(rows(rewind->findChild<QListWidget*>("rewindChanges")),
              (QStringList{"delete   b.txt", "delete   notes.txt"}));
     rewind->findChild<QCheckBox*>("rewindConversation")->setChecked(true);
     rewind->accept();
+    QTRY_COMPARE(desk.status(id), warren::control::TaskStatus::Paused);
     QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("(absent)"));
     QCOMPARE(read(workspace.filePath("notes.txt")), QByteArray("(absent)"));
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Paused);
 
     // Undo the last rewind: both come back (the files step 2 wrote, the finished conversation), listed first;
     // then the same rewind again.
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete); // the accepted dialog goes
     desk.window().undoRewind();
-    auto* undo = desk.window().findChild<warren::ui::RewindDialog*>("rewindDialog");
+    auto* undo = shownRewind(&desk.window());
     QVERIFY(undo);
     QCOMPARE(rows(undo->findChild<QListWidget*>("rewindChanges")),
              (QStringList{"restore  b.txt", "restore  notes.txt"}));
     QVERIFY(undo->findChild<QLabel*>("rewindConversationNote")->text().contains("before that rewind"));
     undo->accept();
+    QTRY_COMPARE(desk.status(id), warren::control::TaskStatus::Succeeded);
     QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("b\n"));
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Succeeded);
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
     desk.window().rewindToStep(2);
-    rewind = desk.window().findChild<warren::ui::RewindDialog*>("rewindDialog");
+    rewind = shownRewind(&desk.window());
     QVERIFY(rewind);
     rewind->findChild<QCheckBox*>("rewindConversation")->setChecked(true);
     rewind->accept();
+    QTRY_COMPARE(desk.status(id), warren::control::TaskStatus::Paused);
     QCOMPARE(read(workspace.filePath("b.txt")), QByteArray("(absent)"));
-    QCOMPARE(desk.status(id), warren::control::TaskStatus::Paused);
 
     // Resume continues from step 2: the tool writes b.txt again, and the task ends as before.
     QPushButton* resume = desk.window().button("resume");
-    QVERIFY(resume->isEnabled());
+    QTRY_VERIFY(resume->isEnabled());
     resume->click();
     QVERIFY(desk.waitFinished(id));
     QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
@@ -159,8 +173,9 @@ void TestGuiReview::reviewRevertAndRewindToHere() {
     QVERIFY(fork->findChild<QLabel*>("forkLimits")->text().contains("outside its workspace"));
     fork->findChild<QLineEdit*>("forkWorkspace")->setText(forkWorkspace);
     fork->accept();
+    QTRY_VERIFY(desk.window().selectedTask() != id);
     const QString forkId = desk.window().selectedTask();
-    QVERIFY(forkId != id && forkId.startsWith("t-"));
+    QVERIFY(forkId.startsWith("t-"));
     QCOMPARE(desk.status(forkId), warren::control::TaskStatus::Paused);
     QCOMPARE(read(forkWorkspace + "/made.txt"), QByteArray("made\n"));
     QCOMPARE(read(forkWorkspace + "/b.txt"), QByteArray("(absent)"));

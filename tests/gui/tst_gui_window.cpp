@@ -54,7 +54,9 @@ QString runFromBar(DesktopFixture& desk, const QString& workspace, const QString
     QLineEdit* promptEdit = desk.window().newTaskBar()->promptEdit();
     promptEdit->setText(prompt);
     QTest::keyClick(promptEdit, Qt::Key_Return);
-    return submitted.isEmpty() ? QString() : submitted.first().first().toString();
+    if (submitted.isEmpty() && !submitted.wait(30000))
+        return {};
+    return submitted.first().first().toString();
 }
 
 // Who decided each approval of the task, in order ("user", "rule", ...), as the store has it.
@@ -376,7 +378,7 @@ void TestGuiWindow::aReplyContinuesAFinishedTask() {
 
     bar->messageEdit()->setText(QStringLiteral("Now write second.txt"));
     QTest::keyClick(bar->messageEdit(), Qt::Key_Return);
-    QVERIFY(bar->messageEdit()->text().isEmpty());
+    QTRY_VERIFY(bar->messageEdit()->text().isEmpty()); // once the plane took the reply
     QVERIFY(desk.waitFinished(id));
     QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
     QVERIFY(QFile::exists(workspace.filePath("first.txt")));
@@ -517,6 +519,7 @@ void TestGuiWindow::firstRunOffersTheDemo() {
 
     QSignalSpy submitted(&desk.window(), &warren::ui::MainWindow::taskSubmitted);
     QTest::mouseClick(demo, Qt::LeftButton);
+    QVERIFY(submitted.wait(30000));
     QCOMPARE(submitted.size(), 1);
     const QString id = submitted.first().first().toString();
     QVERIFY(desk.waitFinished(id));
@@ -569,11 +572,11 @@ void TestGuiWindow::aLongTaskOpensAtItsEndAndPagesInAsTheUserScrollsUp() {
     };
 
     desk.window().taskList()->refresh(id);
+    QTRY_VERIFY(desk.window().taskList()->rowOf(id) >= 0);
     desk.window().selectTask(QString::fromStdString(id));
     const TimelineModel& timeline = *desk.window().timeline();
     auto* view = desk.window().timelineView();
-    QCoreApplication::processEvents();
-    QCOMPARE(timeline.firstSeq(), total - warren::ui::MainWindow::kPageEvents + 1); // the latest page only
+    QTRY_COMPARE(timeline.firstSeq(), total - warren::ui::MainWindow::kPageEvents + 1); // the latest page only
     QVERIFY(timeline.hasEarlier());
     QCOMPARE(timeline.item(timeline.rowCount() - 1)->kind, Kind::Finished);
     QVERIFY(view->following()); // at the end, and nothing more was read while it stays there

@@ -1,5 +1,6 @@
 // RemoteControlPlane, the window's way to a warrend, against a real one: what the window relies on beyond
 // what the CLI tests cover.
+#include "app/control/WaitFor.h"
 #include "app/remote/RemoteControlPlane.h"
 #include "tests/server/WarrendServer.h"
 
@@ -62,17 +63,20 @@ void TestRemotePlane::callsAreAnsweredWhileManyTasksStream() {
     }
 
     QTemporaryDir data;
-    auto plane = remote::RemoteControlPlane::open({server->url(), key.toStdString(), data.path().toStdString(), false});
+    auto plane = control::waitFor<std::unique_ptr<remote::RemoteControlPlane>>([&](auto done) {
+        remote::RemoteControlPlane::open({server->url(), key.toStdString(), data.path().toStdString(), false}, done);
+    });
     QVERIFY2(plane, plane ? "" : plane.error().message.c_str());
     std::set<std::string> heard; // tasks whose stream brought an event
     connect(plane->get(), &control::ControlPlane::eventStored, this,
             [&](const std::string& taskId, const json&) { heard.insert(taskId); });
-    auto listed = (*plane)->tasks(); // a listening face: each running task is streamed from here on
+    // A listening face: each running task is streamed from here on.
+    auto listed = control::waitFor<std::vector<control::TaskRecord>>([&](auto done) { (*plane)->tasks(done); });
     QVERIFY2(listed, listed ? "" : listed.error().message.c_str());
     QCOMPARE(listed->size(), std::size_t(kTasks));
 
     const std::string first = *ids.begin();
-    auto shown = (*plane)->task(first);
+    auto shown = control::waitFor<std::optional<control::TaskRecord>>([&](auto done) { (*plane)->task(first, done); });
     QVERIFY2(shown, shown ? "" : shown.error().message.c_str());
     QVERIFY(shown->has_value());
     QCOMPARE((*shown)->id, first);

@@ -1,6 +1,7 @@
 // The desktop's choice of control plane: the file's text read and written purely (each malformed file a
 // row), a round trip through a real data directory (written whole, Local when there is none), and what
 // RemotePlaneChooser refuses to save.
+#include "app/control/WaitFor.h"
 #include "app/remote/PlaneChoice.h"
 #include "app/remote/RemotePlaneChooser.h"
 #include "app/secrets/SecretStore.h"
@@ -145,7 +146,8 @@ void TestPlaneChoice::chooserRefusesRemoteWithoutUrlOrKey() {
     QVERIFY(bool(chooser.save({PlaneKind::Local, "not a url"}, "")));
     QVERIFY(chooser.current()->url.empty());
     // A test without a key says so before asking anything.
-    auto tested = chooser.test("http://127.0.0.1:9", "");
+    auto tested = warren::control::waitFor<warren::control::ServerAccount>(
+        [&](auto done) { chooser.test("http://127.0.0.1:9", "", done); });
     QVERIFY(!tested);
     QVERIFY(QString::fromStdString(tested.error().message).contains("API key"));
 }

@@ -47,11 +47,7 @@ int runDesktop(int& argc, char** argv, const std::string& instanceKey, const Con
         QMessageBox::critical(nullptr, QStringLiteral("Warren"), QStringLiteral("Warren cannot open its data: ") + message);
         QApplication::exit(1);
     });
-    if (auto started = session.start(); !started) {
-        QMessageBox::critical(nullptr, QStringLiteral("Warren"),
-                              QString::fromStdString("Warren cannot open its data: " + started.error().message));
-        return 1;
-    }
+    session.start();
     return QApplication::exec();
 }
 

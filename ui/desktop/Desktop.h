@@ -19,7 +19,8 @@ namespace warren::ui {
 using OpenedControlPlane = control::OpenedPlane;
 // Called once this process holds the window of its data directory, so a second `warren` opens nothing, and
 // again each time Settings save another choice of control plane.
-using ControlPlaneOpener = std::function<Result<OpenedControlPlane>()>;
+// It answers through done, later: the window shows once the plane is open.
+using ControlPlaneOpener = std::function<void(control::Done<OpenedControlPlane> done)>;
 
 // Creates the QApplication; returns the process's exit status. instanceKey names the one window (the data
 // directory). chooser (may be null: no choice offered) outlives the call.

@@ -23,24 +23,26 @@ public:
     DesktopSession(ControlPlaneOpener open, control::PlaneChooser* chooser, QObject* parent = nullptr);
     ~DesktopSession() override;
 
-    // Opens the plane and shows the window over it; the error when no plane opens at all.
-    Status start();
+    // Opens the plane and shows the window over it (windowOpened), or says why no plane opens at all
+    // (failed).
+    void start();
     MainWindow* window() const { return m_window.get(); }
     control::ControlPlane* plane() const { return m_plane.get(); }
 
 signals:
     void windowOpened();                 // after start() and after each re-open: window() is the new one
-    void failed(const QString& message); // a re-open found no plane at all
+    void failed(const QString& message); // no plane opens at all
 
 private:
     void reopen();
-    Status open(const QByteArray& geometry);
+    void open(const QByteArray& geometry);
+    void show(control::OpenedPlane opened, const QByteArray& geometry);
 
     ControlPlaneOpener m_open;
     control::PlaneChooser* m_chooser;
     std::unique_ptr<control::ControlPlane> m_plane;
     std::unique_ptr<MainWindow> m_window;
-    bool m_reopening = false;
+    bool m_opening = false; // between asking the opener and its answer
 };
 
 } // namespace warren::ui

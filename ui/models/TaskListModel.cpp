@@ -47,34 +47,42 @@ QString elapsedText(qint64 ms) {
 TaskListModel::TaskListModel(control::ControlPlane& plane, QObject* parent)
     : QAbstractListModel(parent), m_plane(plane) {}
 
-Status TaskListModel::reload() {
-    auto tasks = m_plane.tasks();
-    if (!tasks)
-        return tasks.error();
-    beginResetModel();
-    m_tasks = std::move(*tasks);
-    std::stable_sort(m_tasks.begin(), m_tasks.end(),
-                     [](const TaskRecord& a, const TaskRecord& b) { return a.createdAt > b.createdAt; });
-    m_demo.clear();
-    for (const auto& task : m_tasks)
-        m_demo.push_back(isDemo(task));
-    endResetModel();
-    return Ok{};
+void TaskListModel::reload(std::function<void(Status)> then) {
+    m_plane.tasks(control::within(this, [this, then = std::move(then)](Result<std::vector<TaskRecord>> tasks) {
+        if (!tasks)
+            return then(tasks.error());
+        beginResetModel();
+        m_tasks = std::move(*tasks);
+        std::stable_sort(m_tasks.begin(), m_tasks.end(),
+                         [](const TaskRecord& a, const TaskRecord& b) { return a.createdAt > b.createdAt; });
+        m_demo.clear();
+        for (const auto& task : m_tasks)
+            m_demo.push_back(isDemo(task));
+        endResetModel();
+        then(Ok{});
+    }));
 }
 
-void TaskListModel::refresh(const std::string& taskId) {
-    auto task = m_plane.task(taskId);
-    if (!task || !*task)
-        return;
-    const int row = rowOf(taskId);
+void TaskListModel::refresh(const std::string& taskId, std::function<void()> then) {
+    m_plane.task(taskId, control::within(this, [this, then = std::move(then)](Result<std::optional<TaskRecord>> task) {
+        if (!task || !*task)
+            return;
+        put(**task);
+        if (then)
+            then();
+    }));
+}
+
+void TaskListModel::put(const TaskRecord& task) {
+    const int row = rowOf(task.id);
     if (row < 0) {
         beginInsertRows({}, 0, 0); // the newest task goes on top
-        m_tasks.insert(m_tasks.begin(), **task);
-        m_demo.insert(m_demo.begin(), isDemo(**task));
+        m_tasks.insert(m_tasks.begin(), task);
+        m_demo.insert(m_demo.begin(), isDemo(task));
         endInsertRows();
         return;
     }
-    m_tasks[static_cast<std::size_t>(row)] = **task;
+    m_tasks[static_cast<std::size_t>(row)] = task;
     emit dataChanged(index(row), index(row));
 }
 

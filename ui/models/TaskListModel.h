@@ -17,8 +17,11 @@ public:
 
     explicit TaskListModel(control::ControlPlane& plane, QObject* parent = nullptr);
 
-    Status reload();
-    void refresh(const std::string& taskId); // re-reads one task; adds it when new
+    // Reads every task again; then runs once they are in (or with why not).
+    void reload(std::function<void(Status)> then);
+    // Re-reads one task (adds it when new); then runs once it is in, if it still exists.
+    void refresh(const std::string& taskId, std::function<void()> then = {});
+    void put(const control::TaskRecord& task); // one task's record as the caller has it
     int rowOf(const std::string& taskId) const;
     const control::TaskRecord* record(int row) const;
 

@@ -175,11 +175,13 @@ void ControlPlaneBox::testConnection() {
     m_test->setEnabled(false);
     m_result->setText(tr("Asking the server…"));
     const PlaneChoice asked = choice();
-    auto account = m_chooser.test(asked.url, m_key->text().trimmed().toStdString());
-    m_result->setText(account ? accountText(*account) : qs(account.error().message));
-    m_test->setEnabled(choice().kind == PlaneKind::Remote);
-    fitLabels();
-    emit testFinished();
+    m_chooser.test(asked.url, m_key->text().trimmed().toStdString(),
+                   control::within(this, [this](Result<control::ServerAccount> account) {
+                       m_result->setText(account ? accountText(*account) : qs(account.error().message));
+                       m_test->setEnabled(choice().kind == PlaneKind::Remote);
+                       fitLabels();
+                       emit testFinished();
+                   }));
 }
 
 Status ControlPlaneBox::save(bool* reopen) {

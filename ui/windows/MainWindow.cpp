@@ -141,10 +141,11 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     connect(m_timelineView, &TimelineView::earlierWanted, this, &MainWindow::loadEarlier);
     connect(m_timelineView, &TimelineView::approvalAnswered, this, [this](const ApprovalAnswer& answer) {
         const std::string task = m_selected.toStdString();
-        if (!answer.alwaysCommands.isEmpty()) {
-            if (auto allowed = m_plane.allowCommands(task, answer.alwaysCommands.toStdString()); !allowed)
-                showProblem(qs(allowed.error().message)); // the call itself is still approved, once
-        }
+        if (!answer.alwaysCommands.isEmpty())
+            m_plane.allowCommands(task, answer.alwaysCommands.toStdString(), control::within(this, [this](Status allowed) {
+                if (!allowed)
+                    showProblem(qs(allowed.error().message)); // the call itself is still approved, once
+            }));
         m_plane.answerApproval(task, answer.callId.toStdString(), answer.approved, answer.note.toStdString(),
                                answer.alwaysInTask);
     });
@@ -168,6 +169,45 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     splitter->setSizes({300, 720, 260});
     setCentralWidget(central);
 
+    buildMenus();
+    connectPlane();
+
+    m_eventTimer.setSingleShot(true);
+    m_eventTimer.setInterval(kEventBatchMs);
+    connect(&m_eventTimer, &QTimer::timeout, this, &MainWindow::flushEvents);
+    m_refreshTimer.setSingleShot(true);
+    m_refreshTimer.setInterval(kTaskRefreshMs);
+    connect(&m_refreshTimer, &QTimer::timeout, this, &MainWindow::refreshDirtyTasks);
+    m_clock.setInterval(1000);
+    connect(&m_clock, &QTimer::timeout, this, [this] {
+        m_taskView->viewport()->update();
+        if (const TaskRecord* task = selectedRecord(); task && task->status == TaskStatus::Running)
+            updateHeader();
+    });
+    m_clock.start();
+    // Only where a task's change lands elsewhere is there anything to bring home.
+    m_buttons["apply"]->setVisible(m_plane.changesComeHome());
+    // Review and rewind where the plane keeps snapshots of the workspace (this computer's).
+    m_buttons["review"]->setVisible(m_plane.keepsSnapshots());
+    if (m_plane.keepsSnapshots()) {
+        m_timelineView->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(m_timelineView, &QWidget::customContextMenuRequested, this, &MainWindow::timelineMenu);
+    }
+
+    m_tasks->reload(control::within(this, [this](Status loaded) {
+        if (!loaded)
+            showProblem(qs(loaded.error().message));
+        updateHeader();
+        emit tasksListed();
+    }));
+    applySettings();
+    updateHeader();
+    updateWelcome();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&Warren"));
     file->addAction(tr("&New task"), QKeySequence::New, this, [this] { m_newTask->promptEdit()->setFocus(); });
     file->addAction(tr("Run the &demo"), this, &MainWindow::runDemo);
@@ -186,24 +226,32 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
         connect(m_tray, &QSystemTrayIcon::activated, this, &MainWindow::bringToFront);
         m_tray->show();
     }
+}
 
+// What the plane says reaches the window here; and the status bar says which plane it is.
+void MainWindow::connectPlane() {
     connect(m_newTask, &NewTaskBar::runRequested, this, &MainWindow::submit);
     connect(&m_plane, &control::ControlPlane::eventStored, this, &MainWindow::onEventStored);
     connect(&m_plane, &control::ControlPlane::approvalNeeded, this, [this](const control::ApprovalRecord& approval) {
         m_dirty.insert(approval.taskId);
-        auto task = m_plane.task(approval.taskId);
-        const QString title = task && *task ? shortTitle(**task) : qs(approval.taskId);
-        notify(tr("Approval needed"), tr("%1 waits for you: %2").arg(title, qs(approval.tool)), qs(approval.taskId));
+        m_plane.task(approval.taskId, control::within(this, [this, approval](Result<std::optional<TaskRecord>> task) {
+            const QString title = task && *task ? shortTitle(**task) : qs(approval.taskId);
+            notify(tr("Approval needed"), tr("%1 waits for you: %2").arg(title, qs(approval.tool)),
+                   qs(approval.taskId));
+        }));
     });
     connect(&m_plane, &control::ControlPlane::taskFinished, this, [this](const std::string& taskId) {
         flushEvents();
-        m_tasks->refresh(taskId);
-        if (qs(taskId) == m_selected) {
-            updateHeader();
-            focusReplyIfWaiting();
-        }
-        if (auto task = m_plane.task(taskId); task && *task)
-            notify(tr("Task %1").arg(statusText((*task)->status)), shortTitle(**task), qs(taskId));
+        m_tasks->refresh(taskId, [this, taskId] {
+            if (qs(taskId) == m_selected) {
+                updateHeader();
+                focusReplyIfWaiting();
+            }
+        });
+        m_plane.task(taskId, control::within(this, [this, taskId](Result<std::optional<TaskRecord>> task) {
+            if (task && *task)
+                notify(tr("Task %1").arg(statusText((*task)->status)), shortTitle(**task), qs(taskId));
+        }));
     });
     connect(&m_plane, &control::ControlPlane::storeProblem, this, &MainWindow::showProblem);
 
@@ -228,39 +276,7 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
         statusBar()->showMessage(tr("Connected to the server again"), 10000);
     });
     connect(&m_plane, &control::ControlPlane::keyRejected, this, &MainWindow::onKeyRejected);
-
-    m_eventTimer.setSingleShot(true);
-    m_eventTimer.setInterval(kEventBatchMs);
-    connect(&m_eventTimer, &QTimer::timeout, this, &MainWindow::flushEvents);
-    m_refreshTimer.setSingleShot(true);
-    m_refreshTimer.setInterval(kTaskRefreshMs);
-    connect(&m_refreshTimer, &QTimer::timeout, this, &MainWindow::refreshDirtyTasks);
-    m_clock.setInterval(1000);
-    connect(&m_clock, &QTimer::timeout, this, [this] {
-        m_taskView->viewport()->update();
-        if (const TaskRecord* task = selectedRecord(); task && task->status == TaskStatus::Running)
-            updateHeader();
-    });
-    m_clock.start();
-    m_countTimer.setInterval(0); // between other events: the window answers while a long task is counted
-    connect(&m_countTimer, &QTimer::timeout, this, &MainWindow::countEarlier);
-    // Only where a task's change lands elsewhere is there anything to bring home.
-    m_buttons["apply"]->setVisible(m_plane.changesComeHome());
-    // Review and rewind where the plane keeps snapshots of the workspace (this computer's).
-    m_buttons["review"]->setVisible(m_plane.keepsSnapshots());
-    if (m_plane.keepsSnapshots()) {
-        m_timelineView->setContextMenuPolicy(Qt::CustomContextMenu);
-        connect(m_timelineView, &QWidget::customContextMenuRequested, this, &MainWindow::timelineMenu);
-    }
-
-    if (auto loaded = m_tasks->reload(); !loaded)
-        showProblem(qs(loaded.error().message));
-    applySettings();
-    updateHeader();
-    updateWelcome();
 }
-
-MainWindow::~MainWindow() = default;
 
 void MainWindow::buildControls() {
     auto make = [this](const char* name, const QString& text, const QString& tip) {
@@ -271,16 +287,21 @@ void MainWindow::buildControls() {
         return button;
     };
     connect(make("stop", tr("Stop"), tr("Cancel the task: its sandbox is stopped")), &QPushButton::clicked, this, [this] {
-        if (auto stopped = m_plane.cancel(m_selected.toStdString()); !stopped)
-            showProblem(qs(stopped.error().message));
-        m_dirty.insert(m_selected.toStdString());
-        m_refreshTimer.start();
+        const std::string taskId = m_selected.toStdString();
+        m_plane.cancel(taskId, control::within(this, [this, taskId](Status stopped) {
+            if (!stopped)
+                showProblem(qs(stopped.error().message));
+            m_dirty.insert(taskId);
+            m_refreshTimer.start();
+        }));
     });
     connect(make("resume", tr("Resume"), tr("Continue from the last checkpoint")), &QPushButton::clicked, this, [this] {
-        if (auto resumed = m_plane.resume(m_selected.toStdString(), {}); !resumed)
-            showProblem(qs(resumed.error().message));
-        m_tasks->refresh(m_selected.toStdString());
-        updateHeader();
+        const std::string taskId = m_selected.toStdString();
+        m_plane.resume(taskId, {}, control::within(this, [this, taskId](Status resumed) {
+            if (!resumed)
+                showProblem(qs(resumed.error().message));
+            refreshShown(taskId);
+        }));
     });
     connect(make("rerun", tr("Rerun"), tr("Run the same task again, from the start, as a new task")),
             &QPushButton::clicked, this, [this] {
@@ -290,11 +311,16 @@ void MainWindow::buildControls() {
                 auto spec = control::TaskSpec::fromJson(nlohmann::json::parse(task->spec, nullptr, false));
                 if (!spec)
                     return showProblem(qs(spec.error().message));
-                auto rerun = spec->demo ? m_plane.submitDemo(*spec) : m_plane.submit(task->prompt, task->workspace, *spec);
-                if (!rerun)
-                    return showProblem(qs(rerun.error().message));
-                m_tasks->refresh(rerun->id);
-                selectTask(qs(rerun->id));
+                auto shown = control::within(this, [this](Result<TaskRecord> rerun) {
+                    if (!rerun)
+                        return showProblem(qs(rerun.error().message));
+                    m_tasks->put(*rerun);
+                    selectTask(qs(rerun->id));
+                });
+                if (spec->demo)
+                    m_plane.submitDemo(*spec, shown);
+                else
+                    m_plane.submit(task->prompt, task->workspace, *spec, shown);
             });
     connect(make("review", tr("Review…"),
                  tr("Every file the task changed, its shell commands' changes too, with its diff; revert a file")),
@@ -305,9 +331,13 @@ void MainWindow::buildControls() {
                 if (parent.isEmpty())
                     return;
                 const QString directory = parent + QStringLiteral("/warren-") + m_selected;
-                if (auto exported = m_plane.exportTask(m_selected.toStdString(), directory.toStdString()); !exported)
-                    return showProblem(qs(exported.error().message));
-                statusBar()->showMessage(tr("Exported to %1").arg(directory), 10000);
+                statusBar()->showMessage(tr("Exporting into %1…").arg(directory));
+                m_plane.exportTask(m_selected.toStdString(), directory.toStdString(),
+                                   control::within(this, [this, directory](Status exported) {
+                                       if (!exported)
+                                           return showProblem(qs(exported.error().message));
+                                       statusBar()->showMessage(tr("Exported to %1").arg(directory), 10000);
+                                   }));
             });
     connect(make("apply", tr("Apply changes…"),
                  tr("Bring the task's change from the server into your workspace; files you changed since "
@@ -366,42 +396,45 @@ void MainWindow::rewindToStep(std::uint64_t step) {
     control::RewindRequest request;
     request.toStep = step;
     const QString taskId = m_selected;
-    auto preview = m_plane.previewRewind(taskId.toStdString(), request);
-    if (!preview)
-        return showProblem(qs(preview.error().message));
-    auto* dialog = new RewindDialog(taskId, *preview, true, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, dialog, request, taskId]() mutable {
-        request.conversation = dialog->conversationChosen();
-        if (auto done = m_plane.rewind(taskId.toStdString(), request); !done)
-            return showProblem(qs(done.error().message));
-        m_tasks->refresh(taskId.toStdString());
-        updateHeader();
-        statusBar()->showMessage(request.conversation
-                                     ? tr("Rewound to before step %1; Resume continues from there").arg(*request.toStep)
-                                     : tr("Rewound the workspace to before step %1").arg(*request.toStep),
-                                 10000);
-    });
-    dialog->open();
+    m_plane.previewRewind(taskId.toStdString(), request, control::within(this, [this, request, taskId](Result<control::RewindSummary> preview) {
+        if (!preview)
+            return showProblem(qs(preview.error().message));
+        auto* dialog = new RewindDialog(taskId, *preview, true, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QDialog::accepted, this, [this, dialog, request, taskId]() mutable {
+            request.conversation = dialog->conversationChosen();
+            m_plane.rewind(taskId.toStdString(), request, control::within(this, [this, request, taskId](Result<control::RewindSummary> done) {
+                if (!done)
+                    return showProblem(qs(done.error().message));
+                refreshShown(taskId.toStdString());
+                statusBar()->showMessage(request.conversation
+                                             ? tr("Rewound to before step %1; Resume continues from there").arg(*request.toStep)
+                                             : tr("Rewound the workspace to before step %1").arg(*request.toStep),
+                                         10000);
+            }));
+        });
+        dialog->open();
+    }));
 }
 
 void MainWindow::undoRewind() {
     const QString taskId = m_selected;
     const control::RewindRequest request; // no step: the last rewind, whatever it took back
-    auto preview = m_plane.previewRewind(taskId.toStdString(), request);
-    if (!preview)
-        return showProblem(qs(preview.error().message));
-    auto* dialog = new RewindDialog(taskId, *preview, false, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, request, taskId] {
-        auto done = m_plane.rewind(taskId.toStdString(), request);
-        if (!done)
-            return showProblem(qs(done.error().message));
-        m_tasks->refresh(taskId.toStdString());
-        updateHeader();
-        statusBar()->showMessage(tr("Undid the last rewind of task %1").arg(taskId), 10000);
-    });
-    dialog->open();
+    m_plane.previewRewind(taskId.toStdString(), request, control::within(this, [this, request, taskId](Result<control::RewindSummary> preview) {
+        if (!preview)
+            return showProblem(qs(preview.error().message));
+        auto* dialog = new RewindDialog(taskId, *preview, false, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QDialog::accepted, this, [this, request, taskId] {
+            m_plane.rewind(taskId.toStdString(), request, control::within(this, [this, taskId](Result<control::RewindSummary> done) {
+                if (!done)
+                    return showProblem(qs(done.error().message));
+                refreshShown(taskId.toStdString());
+                statusBar()->showMessage(tr("Undid the last rewind of task %1").arg(taskId), 10000);
+            }));
+        });
+        dialog->open();
+    }));
 }
 
 void MainWindow::forkFromStep(std::uint64_t step) {
@@ -409,16 +442,18 @@ void MainWindow::forkFromStep(std::uint64_t step) {
     auto* dialog = new ForkDialog(taskId, step, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog, step, taskId] {
-        auto fork = m_plane.fork(taskId.toStdString(), control::ForkRequest{step, dialog->workspace().toStdString()});
-        if (!fork)
-            return showProblem(qs(fork.error().message));
-        m_tasks->refresh(fork->task.id);
-        selectTask(qs(fork->task.id));
-        statusBar()->showMessage(tr("Forked task %1 from before step %2 into task %3, in %4; Resume runs it")
-                                     .arg(taskId)
-                                     .arg(step)
-                                     .arg(qs(fork->task.id), qs(fork->task.workspace)),
-                                 15000);
+        const control::ForkRequest request{step, dialog->workspace().toStdString()};
+        m_plane.fork(taskId.toStdString(), request, control::within(this, [this, step, taskId](Result<control::ForkSummary> fork) {
+            if (!fork)
+                return showProblem(qs(fork.error().message));
+            m_tasks->put(fork->task);
+            selectTask(qs(fork->task.id));
+            statusBar()->showMessage(tr("Forked task %1 from before step %2 into task %3, in %4; Resume runs it")
+                                         .arg(taskId)
+                                         .arg(step)
+                                         .arg(qs(fork->task.id), qs(fork->task.workspace)),
+                                     15000);
+        }));
     });
     dialog->open();
 }
@@ -447,24 +482,31 @@ void MainWindow::selectTask(const QString& taskId) {
         return;
     m_selected = taskId;
     m_pending.clear();
-    m_countTimer.stop();
+    m_counting = false;
     const TaskRecord* task = m_tasks->record(row);
     m_timeline->reset(taskId, qs(task->prompt));
     // The latest page only: opening costs the same for any task, and earlier pages come in as the user
-    // scrolls up. Live events append after it (eventStored comes after the commit, so none falls between).
-    if (auto events = m_plane.eventsBefore(task->id, 0, kPageEvents); events) {
+    // scrolls up. Live events that come meanwhile wait in m_pending and follow the page (the timeline drops
+    // what the page already holds).
+    const std::uint64_t shown = ++m_shownGeneration;
+    m_pageLoading = true;
+    m_plane.eventsBefore(task->id, 0, kPageEvents, control::within(this, [this, shown](Result<std::vector<nlohmann::json>> events) {
+        if (shown != m_shownGeneration)
+            return; // another task was selected meanwhile
+        m_pageLoading = false;
+        if (!events)
+            return showProblem(qs(events.error().message));
         m_timeline->append(*events);
         if (events->size() < kPageEvents)
             m_timeline->prepend({}, true); // the whole task is there
-    } else {
-        showProblem(qs(events.error().message));
-    }
-    // What the side panel counts (tokens, calls, changed files, samples) is the whole task's: the events
-    // before the page are counted a page at a time, after the window has shown the task.
-    if (m_timeline->needsEarlierCounts()) {
-        m_countBefore = m_timeline->appendedFrom();
-        m_countTimer.start();
-    }
+        flushEvents();
+        // What the side panel counts (tokens, calls, changed files, samples) is the whole task's: the events
+        // before the page are counted a page at a time, after the window has shown the task.
+        if (m_timeline->needsEarlierCounts()) {
+            m_countBefore = m_timeline->appendedFrom();
+            countEarlier();
+        }
+    }));
     m_side->setWorkspace(qs(task->workspace));
     m_centre->setCurrentWidget(m_timelineView);
     updateHeader();
@@ -478,28 +520,48 @@ void MainWindow::focusReplyIfWaiting() {
 }
 
 void MainWindow::loadEarlier() {
-    if (!m_timeline->hasEarlier() || m_selected.isEmpty())
+    if (!m_timeline->hasEarlier() || m_selected.isEmpty() || m_pageLoading)
         return;
     flushEvents(); // the page is read up to the last event shown: none may be waiting to be shown
     // The page before the first event shown and every event shown, read again for the fold to start
-    // earlier: the model keeps cards, not events, and this costs what the window shows.
+    // earlier: the model keeps cards, not events, and this costs what the window shows. Live events wait
+    // in m_pending until it is in.
     const std::size_t wanted = m_timeline->eventCount() + kPageEvents;
-    auto events = m_plane.eventsBefore(m_selected.toStdString(), m_timeline->lastSeq() + 1, wanted);
-    if (!events)
-        return showProblem(qs(events.error().message));
-    m_timeline->prepend(*events, events->size() < wanted);
-    m_side->setActivity(m_timeline->activity(), selectedElapsedMs());
+    const std::uint64_t shown = m_shownGeneration;
+    m_pageLoading = true;
+    m_plane.eventsBefore(m_selected.toStdString(), m_timeline->lastSeq() + 1, wanted,
+                         control::within(this, [this, shown, wanted](Result<std::vector<nlohmann::json>> events) {
+                             if (shown != m_shownGeneration)
+                                 return;
+                             m_pageLoading = false;
+                             if (!events)
+                                 return showProblem(qs(events.error().message));
+                             m_timeline->prepend(*events, events->size() < wanted);
+                             flushEvents();
+                             m_side->setActivity(m_timeline->activity(), selectedElapsedMs());
+                         }));
 }
 
 void MainWindow::countEarlier() {
-    if (!m_timeline->needsEarlierCounts()) // paged in to the start meanwhile: the fold counts them all
-        return m_countTimer.stop();
-    const std::string taskId = m_selected.toStdString();
-    auto events = m_plane.eventsBefore(taskId, m_countBefore, kCountPageEvents);
-    if (!events) {
-        m_countTimer.stop();
+    m_counting = m_timeline->needsEarlierCounts(); // paged in to the start meanwhile: the fold counts them all
+    if (!m_counting)
+        return;
+    const std::uint64_t shown = m_shownGeneration;
+    m_plane.eventsBefore(m_selected.toStdString(), m_countBefore, kCountPageEvents,
+                         control::within(this, [this, shown](Result<std::vector<nlohmann::json>> events) {
+                             if (shown == m_shownGeneration)
+                                 countPage(events);
+                         }));
+}
+
+// One page of countEarlier's, then the next, between other events: the window answers while a long task is
+// counted.
+void MainWindow::countPage(const Result<std::vector<nlohmann::json>>& events) {
+    m_counting = false;
+    if (!m_timeline->needsEarlierCounts())
+        return;
+    if (!events)
         return showProblem(qs(events.error().message));
-    }
     timeline::TaskCounters page;
     for (const auto& event : *events) {
         if (auto read = timeline::readEvent(event))
@@ -510,10 +572,10 @@ void MainWindow::countEarlier() {
     const bool complete = events->size() < kCountPageEvents || events->front().value("seq", std::uint64_t{0}) <= 1;
     if (!events->empty())
         m_countBefore = events->front().value("seq", std::uint64_t{0});
-    if (complete)
-        m_countTimer.stop();
     m_timeline->addEarlierCounts(page, complete);
     m_side->setActivity(m_timeline->activity(), selectedElapsedMs());
+    if (!complete)
+        countEarlier();
 }
 
 void MainWindow::onEventStored(const std::string& taskId, const nlohmann::json& event) {
@@ -528,7 +590,7 @@ void MainWindow::onEventStored(const std::string& taskId, const nlohmann::json& 
 
 void MainWindow::flushEvents() {
     m_eventTimer.stop();
-    if (m_pending.empty())
+    if (m_pending.empty() || m_pageLoading)
         return;
     std::vector<nlohmann::json> batch;
     batch.swap(m_pending);
@@ -540,9 +602,7 @@ void MainWindow::refreshDirtyTasks() {
     std::set<std::string> dirty;
     dirty.swap(m_dirty);
     for (const auto& id : dirty)
-        m_tasks->refresh(id);
-    if (dirty.contains(m_selected.toStdString()))
-        updateHeader();
+        refreshShown(id);
 }
 
 void MainWindow::updateHeader() {
@@ -615,13 +675,19 @@ void MainWindow::sendReply(const QString& message) {
     if (m_selected.isEmpty())
         return;
     const std::string task = m_selected.toStdString();
-    if (auto replied = m_plane.reply(task, message.toStdString()); !replied) {
-        showProblem(qs(replied.error().message));
-        return;
-    }
-    m_reply->clearMessage();
-    m_tasks->refresh(task);
-    updateHeader();
+    m_plane.reply(task, message.toStdString(), control::within(this, [this, task](Status replied) {
+        if (!replied)
+            return showProblem(qs(replied.error().message));
+        m_reply->clearMessage();
+        refreshShown(task);
+    }));
+}
+
+void MainWindow::refreshShown(const std::string& taskId) {
+    m_tasks->refresh(taskId, [this, taskId] {
+        if (qs(taskId) == m_selected)
+            updateHeader();
+    });
 }
 
 void MainWindow::submit(const NewTaskBar::Request& request) {
@@ -648,16 +714,24 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
     spec.network = request.network.toStdString();
     if (auto valid = control::validateSpec(spec); !valid)
         return showProblem(qs(valid.error().message));
-    auto task = m_plane.submit(request.prompt.toStdString(), request.workspace.toStdString(), spec);
-    if (!task)
-        return showProblem(qs(task.error().message));
-    settings->recentWorkspaces = control::rememberWorkspace(settings->recentWorkspaces, task->workspace);
-    (void)m_plane.saveSettings(*settings);
-    applySettings();
-    m_newTask->clearPrompt();
-    m_tasks->refresh(task->id);
-    selectTask(qs(task->id));
-    emit taskSubmitted(qs(task->id));
+    m_plane.submit(request.prompt.toStdString(), request.workspace.toStdString(), spec,
+                   control::within(this, [this](Result<TaskRecord> task) {
+                       if (!task)
+                           return showProblem(qs(task.error().message));
+                       if (auto stored = m_plane.settings()) {
+                           stored->recentWorkspaces = control::rememberWorkspace(stored->recentWorkspaces, task->workspace);
+                           (void)m_plane.saveSettings(*stored);
+                       }
+                       applySettings();
+                       m_newTask->clearPrompt();
+                       showSubmitted(*task);
+                   }));
+}
+
+void MainWindow::showSubmitted(const TaskRecord& task) {
+    m_tasks->put(task);
+    selectTask(qs(task.id));
+    emit taskSubmitted(qs(task.id));
 }
 
 void MainWindow::runDemo() {
@@ -668,12 +742,11 @@ void MainWindow::runDemo() {
         spec.backend = settings->backend;
         spec.image = settings->image;
     }
-    auto task = m_plane.submitDemo(spec);
-    if (!task)
-        return showProblem(qs(task.error().message));
-    m_tasks->refresh(task->id);
-    selectTask(qs(task->id));
-    emit taskSubmitted(qs(task->id));
+    m_plane.submitDemo(spec, control::within(this, [this](Result<TaskRecord> task) {
+        if (!task)
+            return showProblem(qs(task.error().message));
+        showSubmitted(*task);
+    }));
 }
 
 void MainWindow::showSettings() { openSettings({}); }
@@ -728,18 +801,20 @@ void MainWindow::applyChanges() {
         if (workspace.isEmpty())
             return;
     }
-    auto plan = m_plane.planChanges(taskId, workspace.toStdString());
-    if (!plan)
-        return showProblem(qs(plan.error().message));
-    auto* dialog = new ApplyChangesDialog(qs(taskId), workspace, *plan, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, taskId, workspace] {
-        auto applied = m_plane.applyChanges(taskId, workspace.toStdString());
-        if (!applied)
-            return showProblem(qs(applied.error().message));
-        statusBar()->showMessage(appliedText(workspace, *applied), 30000);
-    });
-    dialog->open();
+    m_plane.planChanges(taskId, workspace.toStdString(), control::within(this, [this, taskId, workspace](Result<control::ChangesPlan> plan) {
+        if (!plan)
+            return showProblem(qs(plan.error().message));
+        auto* dialog = new ApplyChangesDialog(qs(taskId), workspace, *plan, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QDialog::accepted, this, [this, taskId, workspace] {
+            m_plane.applyChanges(taskId, workspace.toStdString(), control::within(this, [this, workspace](Result<control::ChangesPlan> applied) {
+                if (!applied)
+                    return showProblem(qs(applied.error().message));
+                statusBar()->showMessage(appliedText(workspace, *applied), 30000);
+            }));
+        });
+        dialog->open();
+    }));
 }
 
 void MainWindow::notify(const QString& title, const QString& message, const QString& taskId) {

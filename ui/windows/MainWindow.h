@@ -70,15 +70,21 @@ public:
     void flushEvents(); // applies the buffered events now (the batch timer calls it)
     void loadEarlier(); // the page before the first event shown (the timeline asks when its top shows)
     // For tests: whether the selected task's earlier events are still being counted for the side panel.
-    bool countingEarlier() const { return m_countTimer.isActive(); }
+    bool countingEarlier() const { return m_counting; }
 
 signals:
     void taskSubmitted(const QString& taskId);
+    void tasksListed(); // the task list was read (again) from the plane
     // Settings saved another control plane (or a new key for the server): the desktop opens it again.
     void controlPlaneChosen();
 
 private:
     void buildControls();
+    void buildMenus();
+    void connectPlane();
+    void showSubmitted(const control::TaskRecord& task); // selects the new task
+    void refreshShown(const std::string& taskId);        // its row, and the header when it is selected
+    void countPage(const Result<std::vector<nlohmann::json>>& events);
     void submit(const NewTaskBar::Request& request);
     void focusReplyIfWaiting();
     void sendReply(const QString& message);
@@ -127,11 +133,13 @@ private:
 
     QString m_selected;
     std::vector<nlohmann::json> m_pending; // the selected task's events not yet in the timeline
+    bool m_pageLoading = false;            // a page of its events is asked for: m_pending waits for it
+    std::uint64_t m_shownGeneration = 0;   // counts selections: an answer for an earlier one is dropped
     std::set<std::string> m_dirty;         // tasks whose row should be read again
     QTimer m_eventTimer;
     QTimer m_refreshTimer;
     QTimer m_clock; // elapsed times of running tasks
-    QTimer m_countTimer;
+    bool m_counting = false; // the events before the page are being counted
     std::uint64_t m_countBefore = 0; // the earlier events still to count are those before this seq
 };
 

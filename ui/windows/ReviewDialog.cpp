@@ -59,7 +59,13 @@ ReviewDialog::ReviewDialog(control::ControlPlane& plane, const QString& taskId, 
 void ReviewDialog::reload() {
     m_files->clear();
     m_diff->clear();
-    auto changes = m_plane.taskChanges(m_taskId.toStdString(), std::nullopt);
+    m_revert->setEnabled(false);
+    m_summary->setText(tr("Reading the task's changes…"));
+    m_plane.taskChanges(m_taskId.toStdString(), std::nullopt,
+                        control::within(this, [this](Result<control::TaskChanges> changes) { show(std::move(changes)); }));
+}
+
+void ReviewDialog::show(Result<control::TaskChanges> changes) {
     if (!changes) {
         m_changes = {};
         m_summary->setText(qs(changes.error().message));
@@ -102,22 +108,21 @@ void ReviewDialog::revertSelected() {
     control::RewindRequest request;
     request.toStep = 1;
     request.paths = {m_changes.files[static_cast<std::size_t>(row)].path};
-    auto preview = m_plane.previewRewind(m_taskId.toStdString(), request);
-    if (!preview) {
-        m_summary->setText(qs(preview.error().message));
-        return;
-    }
-    auto* dialog = new RewindDialog(m_taskId, *preview, false, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, request] {
-        if (auto done = m_plane.rewind(m_taskId.toStdString(), request); !done) {
-            m_summary->setText(qs(done.error().message));
-            return;
-        }
-        emit workspaceChanged(m_taskId);
-        reload();
-    });
-    dialog->open();
+    m_plane.previewRewind(m_taskId.toStdString(), request, control::within(this, [this, request](Result<control::RewindSummary> preview) {
+        if (!preview)
+            return m_summary->setText(qs(preview.error().message));
+        auto* dialog = new RewindDialog(m_taskId, *preview, false, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QDialog::accepted, this, [this, request] {
+            m_plane.rewind(m_taskId.toStdString(), request, control::within(this, [this](Result<control::RewindSummary> done) {
+                if (!done)
+                    return m_summary->setText(qs(done.error().message));
+                emit workspaceChanged(m_taskId);
+                reload();
+            }));
+        });
+        dialog->open();
+    }));
 }
 
 } // namespace warren::ui

@@ -20,6 +20,7 @@ public:
     ReviewDialog(control::ControlPlane& plane, const QString& taskId, QWidget* parent = nullptr);
 
     void reload();
+    void show(Result<control::TaskChanges> changes);
     void revertSelected(); // asks with a RewindDialog (opened, not run modally), then rewinds the file
 
 signals:

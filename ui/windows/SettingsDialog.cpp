@@ -242,16 +242,21 @@ void SettingsDialog::updateForm() {
     } else if (name.isEmpty()) {
         m_keyState->setText(tr("A local server: no key needed."));
     } else {
-        auto stored = m_plane.hasKey(name.toStdString());
-        QString state = !stored        ? QString::fromStdString(stored.error().message)
-                        : *stored      ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
-                        : m_remotePlane ? tr("No key of yours for %1 on the server: its tasks use the server's own, if it has one.").arg(name)
-                                       : tr("No key stored for %1 yet.").arg(name);
         const QString warning = QString::fromStdString(m_plane.keyStorageWarning());
         const QString where = m_remotePlane ? tr("Your key is kept on the server, sealed, for your tasks only.")
                               : warning.isEmpty() ? tr("Keys are kept in the system keychain.")
                                                   : warning;
-        m_keyState->setText(state + ' ' + where);
+        m_keyState->setText(tr("Looking for a stored key…"));
+        const QString shownFor = providerSpec();
+        m_plane.hasKey(name.toStdString(), control::within(this, [this, name, where, shownFor](Result<bool> stored) {
+            if (providerSpec() != shownFor)
+                return; // another provider was chosen meanwhile: its own answer follows
+            QString state = !stored        ? QString::fromStdString(stored.error().message)
+                            : *stored      ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
+                            : m_remotePlane ? tr("No key of yours for %1 on the server: its tasks use the server's own, if it has one.").arg(name)
+                                           : tr("No key stored for %1 yet.").arg(name);
+            m_keyState->setText(state + ' ' + where);
+        }));
     }
     m_key->setPlaceholderText(m_key->isEnabled() ? tr("paste the API key") : QString());
 }
@@ -284,37 +289,57 @@ void SettingsDialog::accept() {
     settings.allowedCommands.clear();
     for (int i = 0; i < m_allowedCommands->count(); ++i)
         settings.allowedCommands.push_back(m_allowedCommands->item(i)->text().toStdString());
-    auto fail = [this](const std::string& message) {
-        m_error->setText(QString::fromStdString(message));
-        m_error->show();
-    };
     if (auto valid = control::validateSettings(settings); !valid)
         return fail(valid.error().message);
-    if (m_planeBox && m_planeBox->switches() && !m_remotePlane) {
-        // Closing this computer's plane stops its running agents (they resume later from a checkpoint).
+    if (!(m_planeBox && m_planeBox->switches() && !m_remotePlane))
+        return save(settings);
+    // Closing this computer's plane stops its running agents (they resume later from a checkpoint).
+    m_plane.tasks(control::within(this, [this, settings](Result<std::vector<control::TaskRecord>> tasks) {
         std::size_t active = 0;
-        if (auto tasks = m_plane.tasks())
+        if (tasks)
             for (const auto& task : *tasks)
                 active += task.status == control::TaskStatus::Running || task.status == control::TaskStatus::Queued;
-        if (active > 0 &&
-            QMessageBox::question(this, tr("Switch the control plane?"),
-                                  (active == 1 ? tr("A task running on this computer will be stopped")
-                                               : tr("%1 tasks running on this computer will be stopped").arg(active)) +
-                                      tr("; stopped tasks can be resumed when you switch back. Switch anyway?")) != QMessageBox::Yes)
-            return;
-    }
+        if (active == 0)
+            return save(settings);
+        auto* question = new QMessageBox(
+            QMessageBox::Question, tr("Switch the control plane?"),
+            (active == 1 ? tr("A task running on this computer will be stopped")
+                         : tr("%1 tasks running on this computer will be stopped").arg(active)) +
+                tr("; stopped tasks can be resumed when you switch back. Switch anyway?"),
+            QMessageBox::Yes | QMessageBox::No, this);
+        question->setAttribute(Qt::WA_DeleteOnClose);
+        connect(question, &QMessageBox::finished, this, [this, settings](int answer) {
+            if (answer == QMessageBox::Yes)
+                save(settings);
+        });
+        question->open(); // window-modal, no loop of its own
+    }));
+}
+
+void SettingsDialog::fail(const std::string& message) {
+    m_error->setText(QString::fromStdString(message));
+    m_error->show();
+}
+
+void SettingsDialog::save(const control::Settings& settings) {
     if (m_planeBox) {
         if (auto saved = m_planeBox->save(&m_reopen); !saved)
             return fail(saved.error().message);
     }
-    if (!m_key->text().isEmpty()) {
-        if (auto stored = m_plane.storeKey(keyName().toStdString(), m_key->text().toStdString()); !stored)
-            return fail(stored.error().message);
-        m_key->clear();
-    }
-    if (auto saved = m_plane.saveSettings(settings); !saved)
-        return fail(saved.error().message);
-    QDialog::accept();
+    auto close = [this, settings] {
+        if (auto saved = m_plane.saveSettings(settings); !saved)
+            return fail(saved.error().message);
+        QDialog::accept();
+    };
+    if (m_key->text().isEmpty())
+        return close();
+    m_plane.storeKey(keyName().toStdString(), m_key->text().toStdString(),
+                     control::within(this, [this, close](Status stored) {
+                         if (!stored)
+                             return fail(stored.error().message);
+                         m_key->clear();
+                         close();
+                     }));
 }
 
 } // namespace warren::ui

@@ -51,6 +51,9 @@ signals:
 
 private:
     void load();
+    // Saves the choices (the control plane, the key, the settings), then closes; or says what failed.
+    void save(const control::Settings& settings);
+    void fail(const std::string& message);
     void updateForm();
     void updateSandbox();
     void testConnection();
