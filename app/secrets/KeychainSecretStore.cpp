@@ -1,8 +1,11 @@
 #include "app/secrets/KeychainSecretStore.h"
 
-#include <QEventLoop>
+#include <QCoreApplication>
 #include <QRandomGenerator>
-#include <QTimer>
+#include <QThread>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <qt6keychain/keychain.h>
 
 namespace warren::control {
@@ -11,27 +14,49 @@ namespace {
 
 constexpr const char* kProbeName = "warren-keychain-probe";
 
-// Starts the job and waits for it, at most KeychainSecretStore::kJobTimeout. False on timeout: the job is
-// then left to delete itself should the keychain ever answer, since it may still be running.
+// The thread every keychain job runs on, with an event loop of its own for qtkeychain's D-Bus replies: the
+// caller waits for the job's end without running any event loop of its own, so nothing of the caller's (a
+// window's click, a stream's event) runs in the middle of a keychain call.
+QThread& keychainThread() {
+    static QThread* thread = [] {
+        auto* started = new QThread;
+        started->setObjectName(QStringLiteral("keychain"));
+        started->start();
+        // Stopped at exit, after the last job.
+        QObject::connect(QCoreApplication::instance(), &QObject::destroyed, started, [started] {
+            started->quit();
+            started->wait();
+        }, Qt::DirectConnection);
+        return started;
+    }();
+    return *thread;
+}
+
+// Starts the job on the keychain thread and waits for it, at most KeychainSecretStore::kJobTimeout. False on
+// timeout: the job is then left to delete itself should the keychain ever answer, since it may still run.
+// On true the job has finished: its results may be read, and it goes with deleteLater.
 bool runToCompletion(QKeychain::Job* job) {
-    QEventLoop loop;
-    bool finished = false;
-    QObject::connect(job, &QKeychain::Job::finished, &loop, [&] {
-        finished = true;
-        loop.quit();
-    });
-    QTimer timer;
-    timer.setSingleShot(true);
-    QObject::connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
-    timer.start(KeychainSecretStore::kJobTimeout);
-    job->start();
-    if (!finished)
-        loop.exec();
-    if (!finished) {
-        QObject::disconnect(job, nullptr, &loop, nullptr);
-        job->setAutoDelete(true);
-    }
-    return finished;
+    struct Outcome {
+        std::mutex mutex;
+        std::condition_variable ended;
+        bool finished = false;
+        bool abandoned = false;
+    };
+    auto outcome = std::make_shared<Outcome>();
+    job->moveToThread(&keychainThread());
+    QObject::connect(job, &QKeychain::Job::finished, job, [outcome, job] {
+        std::lock_guard lock(outcome->mutex);
+        outcome->finished = true;
+        if (outcome->abandoned)
+            job->deleteLater();
+        outcome->ended.notify_all();
+    }, Qt::DirectConnection);
+    QMetaObject::invokeMethod(job, [job] { job->start(); }, Qt::QueuedConnection);
+    std::unique_lock lock(outcome->mutex);
+    if (outcome->ended.wait_for(lock, KeychainSecretStore::kJobTimeout, [&] { return outcome->finished; }))
+        return true;
+    outcome->abandoned = true;
+    return false;
 }
 
 template <typename JobType> JobType* newJob(const std::string& service, const std::string& name) {
@@ -41,6 +66,12 @@ template <typename JobType> JobType* newJob(const std::string& service, const st
     job->setKey(QString::fromStdString(name));
     return job;
 }
+
+// A finished job lives on the keychain thread: it goes from there.
+struct LaterDeleter {
+    void operator()(QObject* job) const { job->deleteLater(); }
+};
+template <typename JobType> using JobPtr = std::unique_ptr<JobType, LaterDeleter>;
 
 Error keychainError(const std::string& what, const QKeychain::Job& job) {
     return makeError(ErrorCode::System,
@@ -60,9 +91,9 @@ KeychainSecretStore::KeychainSecretStore(std::string service) : m_service(std::m
 
 Result<std::optional<std::string>> KeychainSecretStore::read(const std::string& name) {
     const std::string what = "cannot read \"" + name + "\" from the OS keychain";
-    std::unique_ptr<QKeychain::ReadPasswordJob> job(newJob<QKeychain::ReadPasswordJob>(m_service, name));
+    JobPtr<QKeychain::ReadPasswordJob> job(newJob<QKeychain::ReadPasswordJob>(m_service, name));
     if (!runToCompletion(job.get())) {
-        job.release(); // deletes itself when it finishes
+        job.release(); // goes when it finishes
         return timedOut(what);
     }
     if (job->error() == QKeychain::EntryNotFound)
@@ -74,7 +105,7 @@ Result<std::optional<std::string>> KeychainSecretStore::read(const std::string& 
 
 Status KeychainSecretStore::write(const std::string& name, const std::string& secret) {
     const std::string what = "cannot store \"" + name + "\" in the OS keychain";
-    std::unique_ptr<QKeychain::WritePasswordJob> job(newJob<QKeychain::WritePasswordJob>(m_service, name));
+    JobPtr<QKeychain::WritePasswordJob> job(newJob<QKeychain::WritePasswordJob>(m_service, name));
     job->setBinaryData(QByteArray::fromStdString(secret));
     if (!runToCompletion(job.get())) {
         job.release();
@@ -87,7 +118,7 @@ Status KeychainSecretStore::write(const std::string& name, const std::string& se
 
 Status KeychainSecretStore::remove(const std::string& name) {
     const std::string what = "cannot delete \"" + name + "\" from the OS keychain";
-    std::unique_ptr<QKeychain::DeletePasswordJob> job(newJob<QKeychain::DeletePasswordJob>(m_service, name));
+    JobPtr<QKeychain::DeletePasswordJob> job(newJob<QKeychain::DeletePasswordJob>(m_service, name));
     if (!runToCompletion(job.get())) {
         job.release();
         return timedOut(what);

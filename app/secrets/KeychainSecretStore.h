@@ -1,7 +1,8 @@
 #pragma once
-// API keys in the OS keychain (Secret Service: gnome-keyring, KWallet) through qtkeychain. Each job runs to
-// completion in a local event loop bounded by a timeout, so a keychain that never answers is an error, not
-// a hang. Needs a QCoreApplication.
+// API keys in the OS keychain (Secret Service: gnome-keyring, KWallet) through qtkeychain. Each job runs on a
+// keychain thread of its own while the caller waits, at most kJobTimeout, without an event loop: a keychain
+// that never answers is an error, not a hang, and nothing of the caller's runs in the middle of the call.
+// Needs a QCoreApplication.
 
 #include "app/secrets/SecretStore.h"
 

@@ -7,8 +7,10 @@
 #include "app/control/WaitFor.h"
 #include "app/remote/PlaneChoice.h"
 #include "app/remote/PlaneOpener.h"
+#include "app/remote/RemoteControlPlane.h"
 #include "app/remote/RemotePlaneChooser.h"
 #include "tests/server/WarrendServer.h"
+#include "tests/support/HeldServer.h"
 #include "ui/desktop/DesktopSession.h"
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
@@ -177,6 +179,7 @@ private slots:
     void lostConnectionIsShownAndCleared();
     void revokedKeyAsksForANewOne();
     void eachUserSeesOnlyTheirOwnTasks();
+    void aStuckServerNeverFreezesTheWindow();
 
 private:
     std::unique_ptr<WarrendServer> m_server;
@@ -509,6 +512,36 @@ void TestGuiRemote::eachUserSeesOnlyTheirOwnTasks() {
     // And selecting the other's task shows nothing of it.
     bob.window().selectTask(aliceId);
     QVERIFY(bob.window().selectedTask() != aliceId);
+}
+
+// A server that answers who it is and then nothing: the window opens, takes the user's typing and opens
+// Settings while every call it made waits; what it asked for shows once the server answers.
+void TestGuiRemote::aStuckServerNeverFreezesTheWindow() {
+    test::HeldServer server(-1);
+    QVERIFY(server.listen());
+    QTemporaryDir data;
+    auto plane = control::waitFor<std::unique_ptr<remote::RemoteControlPlane>>([&](auto done) {
+        remote::RemoteControlPlane::open({server.url(), "wrn_held", data.path().toStdString(), false}, done);
+    });
+    QVERIFY2(plane, plane ? "" : plane.error().message.c_str());
+    MainWindow window(**plane);
+    QSignalSpy listed(&window, &MainWindow::tasksListed);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_VERIFY(server.held() >= 1); // the task list, asked and not answered
+
+    QLineEdit* prompt = window.newTaskBar()->promptEdit();
+    prompt->setFocus();
+    QTest::keyClicks(prompt, "typed while the server says nothing");
+    QCOMPARE(prompt->text(), QStringLiteral("typed while the server says nothing"));
+    window.showSettings();
+    QVERIFY(window.settingsDialog() && window.settingsDialog()->isVisible());
+    window.settingsDialog()->reject();
+    QVERIFY(server.held() >= 1 && listed.isEmpty()); // still waiting, and nothing pretended an answer
+
+    server.release();
+    QVERIFY(listed.wait(10000));
+    QCOMPARE(window.taskList()->rowCount(), 0);
 }
 
 QTEST_MAIN(TestGuiRemote)
