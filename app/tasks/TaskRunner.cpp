@@ -376,10 +376,11 @@ void TaskRunner::onAgentNotification(protocol::Notification& notification) {
     m_lastAgentSeq = event->seq;
     auto payload = protocol::payloadFromJson(event->type, event->data);
     if (!payload) {
-        recordOwn(protocol::ErrorData{refusedEventMessage(*event, payload.error().message), false});
-        // The run goes on; only its end must not wait for a reason the agent failed to give.
+        const std::string refused = refusedEventMessage(*event, payload.error().message);
+        recordOwn(protocol::ErrorData{refused, false});
+        // The run goes on; an end whose reason cannot be read is a failure, and says why.
         if (event->type == protocol::event_type::kTaskFinished)
-            m_ending.agentFinished("failed", "");
+            m_ending.agentFinished("failed", refused);
         return;
     }
     onAgentEvent(*event, *payload, std::move(notification.params));

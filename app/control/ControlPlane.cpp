@@ -1,3 +1,7 @@
+// ControlPlane's own parts: a task's JSON as the faces show it, and the defaults of what not every control
+// plane does (bring a task's changes home: a local task changed its workspace itself; review and rewind: a
+// server's tasks keep no snapshots here).
+
 #include "app/control/ControlPlane.h"
 
 namespace warren::control {
