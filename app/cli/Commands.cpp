@@ -6,11 +6,11 @@
 #include "app/cli/ReviewCommands.h"
 #include "app/control/WaitFor.h"
 #include "app/control/LocalControlPlane.h"
+#include "app/engine/AgentBinary.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteControlPlane.h"
 #include "app/secrets/SecretStore.h"
 #include "app/tasks/ProviderKey.h"
-#include "app/tasks/SiteProfile.h"
 #include "sandbox/Preflight.h"
 #include "sandbox/SandboxProfile.h"
 
@@ -63,12 +63,8 @@ ModelChoice chooseModel(const std::optional<std::string>& providerFlag, const st
 }
 
 Result<std::unique_ptr<LocalControlPlane>> openLocalPlane(const CliArguments& arguments) {
-    auto layers = siteProfileLayers();
-    if (!layers)
-        return layers.error();
     LocalOptions options;
     options.dataDir = arguments.dataDir.value_or("");
-    options.extraProfileLayers = std::move(*layers);
     return LocalControlPlane::open(std::move(options));
 }
 

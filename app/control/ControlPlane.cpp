@@ -1,6 +1,28 @@
+// ControlPlane's own parts: a task's JSON as the faces show it, and the defaults of what not every control
+// plane does (bring a task's changes home: a local task changed its workspace itself; review and rewind: a
+// server's tasks keep no snapshots here).
+
 #include "app/control/ControlPlane.h"
 
 namespace warren::control {
+
+nlohmann::json toJson(const TaskRecord& task) {
+    return {{"id", task.id},
+            {"status", taskStatusName(task.status)},
+            {"prompt", task.prompt},
+            {"workspace", task.workspace},
+            {"created_at", task.createdAt},
+            {"started_at", task.startedAt},
+            {"finished_at", task.finishedAt},
+            {"finish_reason", task.finishReason},
+            {"summary", task.summary},
+            {"error", task.error},
+            {"steps", task.steps},
+            {"tokens_in", task.tokensIn},
+            {"tokens_out", task.tokensOut},
+            {"runs", task.runs},
+            {"spec", nlohmann::json::parse(task.spec, nullptr, false)}};
+}
 
 namespace {
 

@@ -6,24 +6,22 @@
 #include "agent_core/protocol/Timestamp.h"
 #include "app/control/Demo.h"
 #include "app/control/TaskFork.h"
+#include "app/engine/ControlEngine.h"
 #include "app/providers/Provider.h"
 #include "app/proxy/ApprovalRules.h"
-#include "app/proxy/TaskToken.h"
 #include "app/secrets/SecretStore.h"
 #include "app/snapshots/ConversationUndo.h"
 #include "app/snapshots/TaskReview.h"
 #include "app/store/EventWriter.h"
 #include "app/store/sqlite/SqliteStore.h"
 #include "app/tasks/ProviderKey.h"
+#include "app/tasks/StoredEvents.h"
 #include "app/tasks/TaskManager.h"
 #include "common/UniqueFd.h"
 
-#include <QCoreApplication>
 #include <QNetworkAccessManager>
 #include <algorithm>
-#include <csignal>
 #include <fcntl.h>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -36,16 +34,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// The agent's binary named by the user (relative paths from the current directory), as the absolute host
-// path the sandbox mounts.
-Result<std::string> namedAgentBinary(const std::string& path, const std::string& namedBy) {
-    std::error_code error;
-    const auto canonical = fs::canonical(path, error);
-    if (error || access(canonical.c_str(), X_OK) != 0)
-        return makeError(ErrorCode::NotFound, namedBy + path + " is not an executable file; fix the path");
-    return canonical.string();
-}
 
 // The stored events as the faces take them.
 Result<std::vector<json>> eventBodies(Result<std::vector<EventRow>> rows) {
@@ -60,103 +48,44 @@ Result<std::vector<json>> eventBodies(Result<std::vector<EventRow>> rows) {
 
 } // namespace
 
-Result<std::string> findAgentBinary(const std::string& programDir) {
-    if (const char* fromEnv = std::getenv("WARREN_AGENT"); fromEnv && *fromEnv)
-        return namedAgentBinary(fromEnv, "WARREN_AGENT=");
-    const std::vector<std::string> candidates = {programDir + "/warren-agent",
-                                                 programDir + "/../agent_core/tool/warren-agent",
-                                                 programDir + "/../lib/warren/warren-agent"};
-    for (const auto& candidate : candidates) {
-        std::error_code error;
-        const auto path = fs::canonical(candidate, error);
-        if (!error && access(path.c_str(), X_OK) == 0)
-            return path.string();
-    }
-    std::string looked;
-    for (const auto& candidate : candidates)
-        looked += "\n  " + candidate;
-    return makeError(ErrorCode::NotFound, "cannot find warren-agent; looked in:" + looked +
-                                              "\nInstall Warren completely, or set WARREN_AGENT to its path.");
-}
-
 Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions options) {
-    // Writing to an agent that died must be an error (EPIPE) for its runner, not the end of this process.
-    std::signal(SIGPIPE, SIG_IGN);
     std::unique_ptr<LocalControlPlane> plane(new LocalControlPlane());
-    plane->m_data.root = options.dataDir.empty() ? DataDir::defaultRoot() : options.dataDir;
-    std::error_code error;
-    fs::create_directories(plane->m_data.root + "/tasks", error);
-    if (error)
-        return makeError(ErrorCode::System, "cannot create the data directory " + plane->m_data.root + ": " +
-                                                error.message() + "; pass --data-dir DIR");
-    fs::permissions(plane->m_data.root, fs::perms::owner_all, error);
-    // The tasks' directories are mounted into sandboxes, which take absolute host paths only.
-    plane->m_data.root = fs::canonical(plane->m_data.root, error).string();
-    if (error)
-        return makeError(ErrorCode::System, "cannot resolve the data directory: " + error.message());
-
-    const StoreOpener openStore = [path = plane->m_data.database()] { return openSqliteStore(path); };
-    auto store = openStore();
-    if (!store)
-        return store.error();
-    plane->m_store = std::move(*store);
-    // The writer reports from its own thread; the faces hear it on theirs.
-    const auto onError = [plane = plane.get()](std::string message) {
-        QMetaObject::invokeMethod(
-            plane,
-            [plane, message] {
-                emit plane->storeProblem(QString::fromStdString(
-                    message + "; free some space in " + plane->m_data.root + " or pass another --data-dir"));
-            },
-            Qt::QueuedConnection);
-    };
-    // Committed events become eventStored on this thread, through their runners.
-    const auto onCommitted = [plane = plane.get()] {
-        QMetaObject::invokeMethod(
-            plane,
-            [plane] {
-                if (plane->m_manager)
-                    plane->m_manager->deliverStored();
-            },
-            Qt::QueuedConnection);
-    };
-    auto events = EventWriter::open(openStore, onError, onCommitted);
-    if (!events)
-        return events.error();
-    plane->m_events = std::move(*events);
-    plane->m_tokens = std::make_unique<TaskTokens>();
+    auto data = DataDir::prepare(options.dataDir.empty() ? DataDir::defaultRoot() : options.dataDir);
+    if (!data)
+        return data.error();
+    plane->m_data = *data;
     plane->m_useKeychain = options.useKeychain;
-    plane->m_network = new QNetworkAccessManager(plane.get());
-
-    auto rules = parseApprovalRules(defaultApprovalRulesJson());
-    if (!rules)
-        return rules.error();
-    auto agent = options.agentBinary.empty()
-                     ? findAgentBinary(QCoreApplication::applicationDirPath().toStdString())
-                     : namedAgentBinary(options.agentBinary, "the agent binary ");
-    if (!agent)
-        return agent.error();
-
-    RunnerEnvironment environment;
-    environment.store = plane->m_store.get();
-    environment.events = plane->m_events.get();
-    environment.tokens = plane->m_tokens.get();
-    // The SecretStore is opened on first use: probing a keychain costs a D-Bus round trip.
-    environment.providerKey = [plane = plane.get()](const TaskRecord&, const ProviderConfig& provider) {
-        return lookUpKey(provider, &plane->secrets());
+    EngineOptions engineOptions{*data, [path = data->database()] { return openSqliteStore(path); },
+                                options.agentBinary, std::move(options.extraProfileLayers)};
+    // The keys are the user's keychain's; tasks at a time and the always-allowed commands, the settings'.
+    const auto face = [&](ControlEngine& engine) -> Result<FaceSetup> {
+        FaceSetup setup;
+        // The SecretStore is opened on first use: probing a keychain costs a D-Bus round trip.
+        setup.hooks.providerKey = [plane = plane.get()](const TaskRecord&, const ProviderConfig& provider) {
+            return lookUpKey(provider, &plane->secrets());
+        };
+        auto stored = loadSettings(engine.store());
+        setup.maxConcurrent = options.maxConcurrent.value_or(stored ? stored->maxConcurrent : Settings{}.maxConcurrent);
+        plane->m_defaultRules = engine.defaultApprovalRules(); // saveSettings adds the settings' to them
+        setup.approvalRules = plane->approvalRules(stored ? *stored : Settings{});
+        return setup;
     };
-    environment.network = plane->m_network;
-    environment.data = plane->m_data;
-    environment.agentBinary = *agent;
-    environment.extraProfileLayers = options.extraProfileLayers;
-    plane->m_defaultRules = std::move(*rules);
-    auto stored = loadSettings(*plane->m_store);
-    environment.approvalRules = plane->approvalRules(stored ? *stored : Settings{});
-    const std::size_t maxConcurrent = options.maxConcurrent.value_or(stored ? stored->maxConcurrent : Settings{}.maxConcurrent);
-    plane->m_manager = new TaskManager(environment, maxConcurrent, plane.get());
-    connect(plane->m_manager, &TaskManager::eventStored, plane.get(), &ControlPlane::eventStored);
-    connect(plane->m_manager, &TaskManager::approvalNeeded, plane.get(), &ControlPlane::approvalNeeded);
-    connect(plane->m_manager, &TaskManager::taskFinished, plane.get(), &ControlPlane::taskFinished);
+    auto engine = ControlEngine::open(std::move(engineOptions), face);
+    if (!engine)
+        return engine.error();
+    plane->m_engine = std::move(*engine);
+    plane->m_store = &plane->m_engine->store();
+    plane->m_events = &plane->m_engine->events().writer();
+    plane->m_network = &plane->m_engine->network();
+    plane->m_manager = &plane->m_engine->tasks();
+    LocalControlPlane* self = plane.get();
+    connect(&self->m_engine->events(), &StoredEvents::eventStored, self, &ControlPlane::eventStored);
+    connect(&self->m_engine->events(), &StoredEvents::problem, self, [self](const QString& message) {
+        emit self->storeProblem(message + QString::fromStdString("; free some space in " + self->m_data.root +
+                                                                 " or pass another --data-dir"));
+    });
+    connect(self->m_manager, &TaskManager::approvalNeeded, self, &ControlPlane::approvalNeeded);
+    connect(self->m_manager, &TaskManager::taskFinished, self, &ControlPlane::taskFinished);
     plane->m_recovered = plane->m_manager->recoverInterrupted();
     return plane;
 }
@@ -167,10 +96,7 @@ SecretStore& LocalControlPlane::secrets() {
     return *m_secrets;
 }
 
-LocalControlPlane::~LocalControlPlane() {
-    delete m_manager; // stops the runners before the store and the writer go
-    m_manager = nullptr;
-}
+LocalControlPlane::~LocalControlPlane() = default;
 
 Result<TaskRecord> LocalControlPlane::submitDemo(TaskSpec spec) {
     const std::string directory = m_data.root + "/demo/" + newTaskId();

@@ -1,7 +1,7 @@
 #pragma once
-// The control plane in this process: the store (warren.db in the data directory), the event writer, the
-// task manager, the tool proxy's tokens, the secrets. Opening it recovers tasks a dead process left
-// running.
+// The control plane in this process: the engine (app/engine/ControlEngine) over warren.db in the data
+// directory, with the user's keychain (or a 0600 file) for the keys and the settings' approval rules and
+// tasks at a time. Opening it recovers tasks a dead process left running.
 
 #include "app/control/ControlPlane.h"
 #include "app/proxy/ApprovalRules.h"
@@ -15,17 +15,17 @@ class QNetworkAccessManager;
 
 namespace warren::control {
 
+class ControlEngine;
 class EventWriter;
 class SecretStore;
 class Store;
 class TaskManager;
-class TaskTokens;
 
 struct LocalOptions {
     std::string dataDir;     // empty: DataDir::defaultRoot()
-    std::string agentBinary; // empty: found next to this program (see findAgentBinary)
+    std::string agentBinary; // empty: found next to this program (app/engine/AgentBinary.h)
     std::optional<std::size_t> maxConcurrent; // unset: the stored setting (Settings::maxConcurrent)
-    std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE
+    std::vector<nlohmann::json> extraProfileLayers; // after WARREN_SANDBOX_PROFILE's (tests)
     bool useKeychain = true; // false: the 0600 file only (tests)
 };
 
@@ -103,19 +103,16 @@ private:
     Result<RewindSummary> rewindTask(const std::string& taskId, const RewindRequest& request, bool act);
 
     DataDir m_data;
-    std::unique_ptr<Store> m_store;
-    std::unique_ptr<EventWriter> m_events;
-    std::unique_ptr<TaskTokens> m_tokens;
     std::unique_ptr<SecretStore> m_secrets;
     bool m_useKeychain = true;
+    std::vector<std::string> m_recovered;
+    std::vector<ApprovalRule> m_defaultRules; // the engine's, which the settings' allowed commands follow
+    std::unique_ptr<ControlEngine> m_engine; // goes first: its runners may ask for keys until then
+    // The engine's parts this plane uses.
+    Store* m_store = nullptr;
+    EventWriter* m_events = nullptr;
     QNetworkAccessManager* m_network = nullptr;
     TaskManager* m_manager = nullptr;
-    std::vector<std::string> m_recovered;
-    std::vector<ApprovalRule> m_defaultRules;
 };
-
-// The warren-agent binary: $WARREN_AGENT, else beside this program, else the build tree's
-// agent_core/warren-agent, else <prefix>/lib/warren/warren-agent. An error says where it looked.
-Result<std::string> findAgentBinary(const std::string& programDir);
 
 } // namespace warren::control

@@ -8,7 +8,7 @@
 // gone) costs nothing: the writer keeps the batch, reports the problem, reconnects through its StoreOpener
 // and retries, with a growing pause, until the batch is stored; after a lost connection it first checks
 // whether the batch's commit happened, so that no event is written twice. The queue itself is not bounded
-// and nothing is dropped for want of room; its producers bound it (TaskRunner's backpressure).
+// and nothing is dropped for want of room; its producers bound it (EventSequencer's backpressure).
 //
 // Its owner learns what is committed, not what is queued: after each commit the rows' keys wait in
 // takeCommitted() and onCommitted() says so, so that nothing is shown as stored before the database has

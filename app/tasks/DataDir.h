@@ -7,7 +7,10 @@
 //   memories/<prefix>         the filesystem memory backend's files (/memories/<prefix>)
 //   secrets.json              API keys, only where no OS keychain answers (0600)
 
+#include "common/Result.h"
+
 #include <string>
+#include <vector>
 
 namespace warren::control {
 
@@ -23,6 +26,9 @@ struct DataDir {
 
     // $XDG_DATA_HOME/warren, else ~/.local/share/warren.
     static std::string defaultRoot();
+    // path made (its own user's only, with tasks/ and subdirs in it) and resolved: the tasks' directories
+    // are mounted into sandboxes, which take absolute host paths only.
+    static Result<DataDir> prepare(const std::string& path, const std::vector<std::string>& subdirs = {});
 };
 
 } // namespace warren::control

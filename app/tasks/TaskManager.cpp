@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -26,11 +25,7 @@ std::string newTaskId() {
 
 TaskManager::TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent)
     : QObject(parent), m_env(std::move(environment)),
-      m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {
-    m_env.deliverStored = [this] {
-        deliverStored();
-    };
-}
+      m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {}
 
 TaskManager::~TaskManager() {
     for (auto& [id, runner] : m_running)
@@ -213,19 +208,6 @@ void TaskManager::setMaxConcurrent(std::size_t maxConcurrent) {
     schedule();
 }
 
-void TaskManager::deliverStored() {
-    auto taken = m_env.events->takeCommitted();
-    m_committed.insert(m_committed.end(), std::make_move_iterator(taken.begin()),
-                       std::make_move_iterator(taken.end()));
-    // One at a time from the front: a handler of eventStored may end a task, whose runner calls this again.
-    while (!m_committed.empty()) {
-        const CommittedEvent event = std::move(m_committed.front());
-        m_committed.pop_front();
-        if (auto runner = m_running.find(event.taskId); runner != m_running.end())
-            runner->second->onEventCommitted(event.seq, event.dropped);
-    }
-}
-
 void TaskManager::schedule() {
     while (m_running.size() < m_maxConcurrent && !m_queue.empty()) {
         const std::string id = m_queue.front();
@@ -236,7 +218,6 @@ void TaskManager::schedule() {
         auto spec = TaskSpec::fromJson(nlohmann::json::parse((*task)->spec, nullptr, false));
         auto* runner = new TaskRunner(m_env, **task, spec ? *spec : TaskSpec{}, this);
         m_running[id] = runner;
-        connect(runner, &TaskRunner::eventStored, this, &TaskManager::eventStored);
         connect(runner, &TaskRunner::approvalNeeded, this, &TaskManager::approvalNeeded);
         connect(runner, &TaskRunner::outputPaused, this, &TaskManager::outputPaused);
         connect(runner, &TaskRunner::finished, this, [this](const std::string& finishedId) {

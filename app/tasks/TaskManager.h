@@ -1,9 +1,8 @@
 #pragma once
 // The queue: tasks wait until one of maxConcurrent slots is free, then get a TaskRunner. Also the
 // recovery on start (a task left `running` whose process is gone becomes `interrupted`), resume, cancel
-// and pause, wherever the task is in its life.
+// and pause, wherever the task is in its life. Its runners' events reach the faces through StoredEvents.
 
-#include "app/store/EventWriter.h"
 #include "app/store/StoreTypes.h"
 #include "app/tasks/TaskRunner.h"
 #include "app/tasks/TaskSpec.h"
@@ -52,15 +51,10 @@ public:
 
     void
     setMaxConcurrent(std::size_t maxConcurrent); // more slots start queued tasks now; fewer wait for ends
-    // Takes what the EventWriter has committed and hands each event to its runner, which emits
-    // eventStored: in commit order, also when a runner's handler calls this again (LocalControlPlane calls
-    // it when the writer says it committed, a runner after it flushed the writer).
-    void deliverStored();
     std::size_t activeCount() const { return m_running.size(); }
     bool isActive(const std::string& id) const { return m_running.contains(id); }
 
 signals:
-    void eventStored(const std::string& taskId, const nlohmann::json& event);
     void approvalNeeded(const warren::control::ApprovalRecord& approval);
     void taskFinished(const std::string& taskId);
     void outputPaused(const std::string& taskId, bool paused, std::size_t uncommitted); // TaskRunner's
@@ -75,7 +69,6 @@ private:
     std::size_t m_maxConcurrent;
     std::deque<std::string> m_queue;
     std::map<std::string, TaskRunner*> m_running;
-    std::deque<CommittedEvent> m_committed; // taken from the writer, not yet handed to their runners
 };
 
 std::string newTaskId(); // "t-" + 12 random hex digits

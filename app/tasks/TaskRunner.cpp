@@ -8,17 +8,16 @@
 #include "app/proxy/TaskToken.h"
 #include "app/proxy/ToolProxy.h"
 #include "app/snapshots/TaskSnapshots.h"
-#include "app/store/EventWriter.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentChannel.h"
 #include "app/tasks/AgentListener.h"
 #include "app/tasks/AgentSandbox.h"
+#include "app/tasks/EventSequencer.h"
 #include "app/tasks/LaunchPlan.h"
 #include "app/tasks/TaskReply.h"
+#include "common/Utf8.h"
 #include "sandbox/SandboxProfile.h"
 
-#include <QCryptographicHash>
-#include <QFile>
 #include <QFileSystemWatcher>
 #include <QPointer>
 #include <QSocketNotifier>
@@ -38,6 +37,7 @@ namespace {
 
 constexpr const char* kCancelRequestFile = "cancel-requested";
 constexpr std::size_t kDiagnosticsBytes = 2000; // of the agent's stderr, in the message when it fails
+constexpr std::size_t kRefusedEventBytes = 1000; // of the message that says why an agent's event was refused
 
 std::string now() {
     return protocol::formatTimestamp(std::chrono::system_clock::now());
@@ -52,22 +52,26 @@ Status makeDirectory(const std::string& path) {
     return Ok{};
 }
 
-TaskStatus statusForFinishReason(const std::string& reason) {
-    if (reason == "finished")
-        return TaskStatus::Succeeded;
-    if (reason == "cancelled")
-        return TaskStatus::Cancelled;
-    if (reason == "paused")
-        return TaskStatus::Paused;
-    if (reason == "waiting")
-        return TaskStatus::Waiting;
-    return TaskStatus::Failed; // failed, guard
+// What the agent sent wrong, as the error event that stands in its place: bounded, since the reason quotes
+// what the agent sent.
+std::string refusedEventMessage(const protocol::Event& event, const std::string& why) {
+    std::string message = "the agent's " + event.type + " event (its seq " + std::to_string(event.seq) +
+                          ") was not stored: its data does not read as a " + event.type + ": " + why;
+    if (message.size() > kRefusedEventBytes)
+        message = std::string(utf8Prefix(message, kRefusedEventBytes)) + "...";
+    return message;
 }
 
 } // namespace
 
 TaskRunner::TaskRunner(const RunnerEnvironment& environment, TaskRecord task, TaskSpec spec, QObject* parent)
-    : QObject(parent), m_env(environment), m_task(std::move(task)), m_spec(std::move(spec)) {
+    : QObject(parent), m_env(environment), m_task(std::move(task)), m_spec(std::move(spec)),
+      m_events(new EventSequencer(*m_env.events, m_task.id, this)) {
+    connect(m_events, &EventSequencer::readingChanged, this, [this](bool reading, std::size_t uncommitted) {
+        if (m_channel)
+            m_channel->setReading(reading);
+        emit outputPaused(m_task.id, !reading, uncommitted);
+    });
     m_timeout.setSingleShot(true);
     m_grace.setSingleShot(true);
     connect(&m_timeout, &QTimer::timeout, this, [this] {
@@ -83,7 +87,6 @@ TaskRunner::~TaskRunner() {
 }
 
 void TaskRunner::start() {
-    m_startedAt = std::chrono::steady_clock::now();
     if (auto launched = launch(); !launched) {
         // finish() may already have run (a sandbox that could not be set up says so itself).
         if (!m_done)
@@ -92,11 +95,11 @@ void TaskRunner::start() {
 }
 
 Status TaskRunner::launch() {
-    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.cluster});
+    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster});
     if (!plan)
         return plan.error();
-    if (m_env.sandboxLabels) {
-        auto labels = m_env.sandboxLabels(m_task);
+    if (m_env.face.sandboxLabels) {
+        auto labels = m_env.face.sandboxLabels(m_task);
         if (!labels)
             return labels.error();
         plan->launch.labels = std::move(*labels);
@@ -157,12 +160,12 @@ Status TaskRunner::takeLock() {
 Status TaskRunner::startProxy(const LaunchPlan& plan) {
     ProviderConfig providerConfig = plan.provider;
     auto key = providerConfig.keyName.empty() ? Result<std::string>(std::string())
-                                              : m_env.providerKey(m_task, providerConfig);
+                                              : m_env.face.providerKey(m_task, providerConfig);
     if (!key)
         return key.error();
     providerConfig.apiKey = *key;
-    if (m_env.providerAccess)
-        providerConfig.access = m_env.providerAccess(providerConfig);
+    if (m_env.face.providerAccess)
+        providerConfig.access = m_env.face.providerAccess(providerConfig);
     auto provider = createProvider(providerConfig, m_env.network);
     if (!provider)
         return provider.error();
@@ -200,7 +203,7 @@ void TaskRunner::connectProxy() {
     });
     connect(m_proxy.get(), &ToolProxy::approvalNeeded, this, [this](const ApprovalRecord& approval) {
         // Whoever asks the user has shown what led to the question.
-        afterStored([this, approval] { emit approvalNeeded(approval); });
+        m_events->afterStored([this, approval] { emit approvalNeeded(approval); });
     });
     connect(m_proxy.get(), &ToolProxy::budgetExhausted, this, [this](quint64 used, quint64 budget) {
         stop(StopCause::Budget, "the task used " + std::to_string(used) + " tokens of its budget of " +
@@ -210,11 +213,9 @@ void TaskRunner::connectProxy() {
 
 // Events continue the task's sequence.
 Status TaskRunner::continueSequence() {
-    m_env.events->flush();
-    auto lastSeq = m_env.store->lastSeq(m_task.id);
+    auto lastSeq = m_events->continueAfterStored(*m_env.store);
     if (!lastSeq)
         return lastSeq.error();
-    m_nextSeq = *lastSeq + 1;
     if (*lastSeq == 0 && m_spec.limits) // what the server clamped comes first
         recordOwn(*m_spec.limits);
     return Ok{};
@@ -224,7 +225,7 @@ Status TaskRunner::continueSequence() {
 Status TaskRunner::startEgress(const LaunchPlan& plan) {
     if (plan.egressSocket.empty())
         return Ok{};
-    auto egress = EgressProxy::listen(plan.egressSocket, plan.network.hosts, m_env.egressAccess);
+    auto egress = EgressProxy::listen(plan.egressSocket, plan.network.hosts, m_env.face.egressAccess);
     if (!egress)
         return egress.error();
     m_egress = std::move(*egress);
@@ -250,10 +251,10 @@ Status TaskRunner::startListener(const LaunchPlan& plan) {
             self->m_channel->adopt(std::move(connection), afterHello);
     };
     if (!plan.clusterAddress.empty()) {
-        if (!m_env.clusterAgents)
+        if (!m_env.face.clusterAgents)
             return makeError(ErrorCode::Unsupported, "this control plane has no listener for cluster agents; start "
                                                      "warrend serve with --agent-address HOST:PORT");
-        m_env.clusterAgents->expect(m_task.id, adopt);
+        m_env.face.clusterAgents->expect(m_task.id, adopt);
         m_expectsClusterAgent = true;
         return Ok{};
     }
@@ -289,8 +290,8 @@ void TaskRunner::watchSandbox() {
         connect(m_statusNotifier, &QSocketNotifier::activated, this, &TaskRunner::onStatusReadable);
     }
     // `warren cancel` from another process drops a file in the task's directory.
-    m_cancelWatcher = new QFileSystemWatcher({QString::fromStdString(m_env.data.taskDir(m_task.id))}, this);
-    connect(m_cancelWatcher, &QFileSystemWatcher::directoryChanged, this, [this] {
+    auto* cancelWatcher = new QFileSystemWatcher({QString::fromStdString(m_env.data.taskDir(m_task.id))}, this);
+    connect(cancelWatcher, &QFileSystemWatcher::directoryChanged, this, [this] {
         if (fs::exists(m_env.data.taskDir(m_task.id) + "/" + kCancelRequestFile))
             cancel("cancelled with `warren cancel`");
     });
@@ -354,8 +355,8 @@ void TaskRunner::onAgentLine(const Result<std::string>& line) {
             handle();
     } else if (auto* error = std::get_if<protocol::ErrorResponse>(&message)) {
         // Only task.start is ever sent as a request: its refusal ends the run.
-        m_startRefused = error->error.message;
-        recordOwn(protocol::ErrorData{"the agent refused the task: " + m_startRefused, true});
+        m_ending.agentRefused(error->error.message);
+        recordOwn(protocol::ErrorData{"the agent refused the task: " + error->error.message, true});
     }
 }
 
@@ -370,13 +371,22 @@ void TaskRunner::onAgentNotification(protocol::Notification& notification) {
         recordOwn(protocol::ErrorData{"agent event refused: " + event.error().message, false});
         return;
     }
-    onAgentEvent(std::move(*event), std::move(notification.params));
+    if (auto follows = protocol::checkSeqFollows(m_lastAgentSeq, event->seq); !follows)
+        recordOwn(protocol::ErrorData{"agent events out of order: " + follows.error().message, false});
+    m_lastAgentSeq = event->seq;
+    auto payload = protocol::payloadFromJson(event->type, event->data);
+    if (!payload) {
+        const std::string refused = refusedEventMessage(*event, payload.error().message);
+        recordOwn(protocol::ErrorData{refused, false});
+        // The run goes on; an end whose reason cannot be read is a failure, and says why.
+        if (event->type == protocol::event_type::kTaskFinished)
+            m_ending.agentFinished("failed", refused);
+        return;
+    }
+    onAgentEvent(*event, *payload, std::move(notification.params));
 }
 
-void TaskRunner::onAgentEvent(const protocol::Event& event, json body) {
-    if (auto follows = protocol::checkSeqFollows(m_lastAgentSeq, event.seq); !follows)
-        recordOwn(protocol::ErrorData{"agent events out of order: " + follows.error().message, false});
-    m_lastAgentSeq = event.seq;
+void TaskRunner::onAgentEvent(const protocol::Event& event, const protocol::EventPayload& payload, json body) {
     // A sub-agent's steps are its own: the task's step, its snapshots and its count are the task's agent's.
     if (!event.agent) {
         m_step = event.step;
@@ -386,13 +396,10 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, json body) {
     }
     if (event.type == protocol::event_type::kUserMessage && !event.agent)
         forgetReply(m_env.data, m_task.id); // the agent's checkpoint holds it now
-    if (event.type == protocol::event_type::kTaskFinished) {
-        auto finished = protocol::TaskFinishedData::fromJson(event.data);
-        m_finishedReason = finished ? finished->reason : "failed";
-        m_summary = finished ? finished->summary.value_or("") : "";
-    }
+    if (const auto* finished = std::get_if<protocol::TaskFinishedData>(&payload))
+        m_ending.agentFinished(finished->reason, finished->summary.value_or(""));
     // The agent's object as it came (validated above), under the store's seq: no re-serialising.
-    store(event, std::move(body));
+    m_events->store(event, std::move(body));
 }
 
 void TaskRunner::recordOwn(const std::string& type, json data, std::optional<std::string> agent) {
@@ -404,58 +411,7 @@ void TaskRunner::recordOwn(const std::string& type, json data, std::optional<std
     event.step = m_step;
     event.agent = std::move(agent);
     event.data = std::move(data);
-    store(event, protocol::toJson(event));
-}
-
-void TaskRunner::store(const protocol::Event& event, json body) {
-    const std::uint64_t seq = m_nextSeq++;
-    body["seq"] = seq;
-    EventRow row{m_task.id,
-                 seq,
-                 protocol::formatTimestamp(event.ts),
-                 event.type,
-                 event.step,
-                 event.tool.value_or(""),
-                 body.dump(-1, ' ', false, json::error_handler_t::replace)};
-    const std::size_t bytes = row.body.size();
-    m_env.events->append(std::move(row));
-    m_uncommitted.push_back({seq, std::move(body), bytes});
-    m_uncommittedBytes += bytes;
-    if (!m_readingPaused && (m_uncommitted.size() >= kPauseAtEvents || m_uncommittedBytes >= kPauseAtBytes))
-        setReading(false);
-}
-
-void TaskRunner::onEventCommitted(std::uint64_t seq, bool dropped) {
-    while (!m_uncommitted.empty() && m_uncommitted.front().seq <= seq) {
-        Uncommitted done = std::move(m_uncommitted.front());
-        m_uncommitted.pop_front(); // before the emit: a handler may get here again
-        m_uncommittedBytes -= done.bytes;
-        if (done.seq == seq && !dropped)
-            emit eventStored(m_task.id, done.event);
-    }
-    if (m_readingPaused && m_uncommitted.size() <= kPauseAtEvents / 2 &&
-        m_uncommittedBytes <= kPauseAtBytes / 2)
-        setReading(true);
-    while (!m_afterStored.empty() &&
-           (m_uncommitted.empty() || m_uncommitted.front().seq > m_afterStored.front().first)) {
-        auto then = std::move(m_afterStored.front().second);
-        m_afterStored.pop_front(); // before the call: it may get here again
-        then();
-    }
-}
-
-void TaskRunner::setReading(bool reading) {
-    m_readingPaused = !reading;
-    if (m_channel)
-        m_channel->setReading(reading);
-    emit outputPaused(m_task.id, m_readingPaused, m_uncommitted.size());
-}
-
-void TaskRunner::afterStored(std::function<void()> then) {
-    m_env.deliverStored(); // what is committed already
-    if (m_uncommitted.empty())
-        return then();
-    m_afterStored.emplace_back(m_nextSeq - 1, std::move(then));
+    m_events->store(event, protocol::toJson(event));
 }
 
 void TaskRunner::cancel(const std::string& why) {
@@ -479,10 +435,9 @@ void TaskRunner::addApprovalRule(const ApprovalRule& rule) {
 }
 
 void TaskRunner::stop(StopCause cause, const std::string& why) {
-    if (m_done || !m_process || m_stopCause != StopCause::None)
+    if (m_done || !m_process || m_ending.stopCause() != StopCause::None)
         return;
-    m_stopCause = cause;
-    m_stopWhy = why;
+    m_ending.stopped(cause, why);
     const char* method =
         cause == StopCause::Pause ? protocol::method::kControlPause : protocol::method::kControlCancel;
     send(protocol::Notification{method, protocol::toJson(protocol::ControlParams{why})});
@@ -520,67 +475,8 @@ void TaskRunner::onSandboxExited() {
     if (exit->oomKilled)
         recordOwn(protocol::ErrorData{
             "the sandbox reached its memory limit and the kernel killed a process in it", false});
-    const Ending ending = endingAfter(*exit, diagnostics);
+    const RunEnding::Ending ending = m_ending.after(*exit, diagnostics, m_task.id);
     finish(ending.status, ending.reason, ending.error);
-}
-
-// How the run ended: as the agent said (unless the control plane stopped it for a limit), else as the
-// control plane stopped it, else the agent's refusal, else it died on its way.
-TaskRunner::Ending TaskRunner::endingAfter(const sandbox::SandboxExit& exit,
-                                           const std::string& diagnostics) const {
-    if (m_finishedReason) {
-        TaskStatus status = statusForFinishReason(*m_finishedReason);
-        std::string error;
-        if (m_stopCause == StopCause::Timeout || m_stopCause == StopCause::Budget) {
-            status = TaskStatus::Failed;
-            error = m_stopWhy;
-        } else if (status == TaskStatus::Failed) {
-            error = m_summary;
-        }
-        const std::string reason = m_stopCause == StopCause::Timeout  ? "timeout"
-                                   : m_stopCause == StopCause::Budget ? "budget"
-                                                                      : *m_finishedReason;
-        return {status, reason, error};
-    }
-    switch (m_stopCause) {
-    case StopCause::User:
-        return {TaskStatus::Cancelled, "cancelled", ""};
-    case StopCause::Pause:
-        return {TaskStatus::Paused, "paused", ""};
-    case StopCause::Timeout:
-        return {TaskStatus::Failed, "timeout", m_stopWhy};
-    case StopCause::Budget:
-        return {TaskStatus::Failed, "budget", m_stopWhy};
-    default:
-        break;
-    }
-    if (!m_startRefused.empty())
-        return {TaskStatus::Failed, "refused", "the agent refused the task: " + m_startRefused + diagnostics};
-    const std::string how = exit.reason == sandbox::SandboxExit::Reason::Signaled
-                                ? "was killed by signal " + std::to_string(exit.exitCode - 128)
-                                : "exited with status " + std::to_string(exit.exitCode);
-    return {TaskStatus::Interrupted, "interrupted",
-            "the agent " + how + " without finishing the task" + diagnostics + "\n`warren resume " +
-                m_task.id + "` continues from its last checkpoint."};
-}
-
-void TaskRunner::recordArtifacts() {
-    const std::string root = m_env.data.outputDir(m_task.id);
-    std::error_code error;
-    for (auto it = fs::recursive_directory_iterator(root, error);
-         !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-        if (!it->is_regular_file(error) || it->is_symlink(error))
-            continue;
-        QFile file(QString::fromStdString(it->path().string()));
-        if (!file.open(QIODevice::ReadOnly))
-            continue;
-        QCryptographicHash hash(QCryptographicHash::Sha256);
-        hash.addData(&file);
-        ArtifactRecord artifact{m_task.id, fs::relative(it->path(), root).string(),
-                                static_cast<std::uint64_t>(file.size()), hash.result().toHex().toStdString()};
-        if (auto stored = m_env.store->putArtifact(artifact); !stored)
-            recordOwn(protocol::ErrorData{stored.error().message, false});
-    }
 }
 
 void TaskRunner::finish(TaskStatus status, const std::string& reason, const std::string& error) {
@@ -599,12 +495,13 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     if (m_listener) // later: this may be a call from inside its accept
         m_listener.release()->deleteLater();
     if (m_expectsClusterAgent) // an agent that never connected: no later one of its token is taken
-        m_env.clusterAgents->forget(m_task.id);
+        m_env.face.clusterAgents->forget(m_task.id);
     if (!m_token.empty())
         m_env.tokens->revokeTask(m_task.id);
     if (!error.empty())
         recordOwn(protocol::ErrorData{error, true});
-    recordArtifacts();
+    for (const auto& problem : storeArtifacts(*m_env.store, m_task.id, m_env.data.outputDir(m_task.id)))
+        recordOwn(protocol::ErrorData{problem, false});
     // The notifiers watch descriptors that close with the process: none may fire after this.
     for (QSocketNotifier* notifier : {m_exitNotifier, m_statusNotifier})
         if (notifier) {
@@ -618,7 +515,7 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
     // The task's record says it ended once its events are stored: a slow or restarting database holds
     // this task's end back, not the event loop everything else runs on.
     const auto end = [this, status, reason, error] {
-        afterStored([this, status, reason, error] { recordEnd(status, reason, error); });
+        m_events->afterStored([this, status, reason, error] { recordEnd(status, reason, error); });
     };
     if (m_snapshots && m_step > 0) {
         m_snapshots->take(snapshots::SnapshotMeta::Kind::End, m_step + 1);
@@ -665,8 +562,8 @@ void TaskRunner::recordEnd(TaskStatus status, const std::string& reason, const s
     m_task.status = status;
     m_task.finishReason = reason;
     m_task.error = error;
-    if (!m_summary.empty())
-        m_task.summary = m_summary;
+    if (!m_ending.summary().empty())
+        m_task.summary = m_ending.summary();
     m_task.finishedAt = isFinal(status) ? now() : "";
     if (auto updated = m_env.store->updateTask(m_task); !updated)
         m_task.error += "\n(the task's record could not be updated: " + updated.error().message + ")";

@@ -1,15 +1,12 @@
 #include "server/api/Warrend.h"
 
-#include "app/control/LocalControlPlane.h"
-#include "app/proxy/ApprovalRules.h"
-#include "app/proxy/TaskToken.h"
+#include "app/engine/ControlEngine.h"
 #include "app/secrets/SecretStore.h"
-#include "app/store/EventWriter.h"
 #include "app/store/OpenStore.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentListener.h"
 #include "app/tasks/ProviderKey.h"
-#include "app/tasks/SiteProfile.h"
+#include "app/tasks/StoredEvents.h"
 #include "app/tasks/TaskManager.h"
 #include "server/accounts/AccountStore.h"
 #include "server/accounts/ProviderKeySecret.h"
@@ -26,16 +23,11 @@
 #include "server/api/WaitingTasks.h"
 #include "server/work/DiskWork.h"
 
-#include <QCoreApplication>
-#include <QNetworkAccessManager>
 #include <QTimer>
-#include <csignal>
-#include <filesystem>
 #include <set>
 
 namespace warren::server {
 
-namespace fs = std::filesystem;
 using control::TaskStatus;
 
 namespace {
@@ -48,7 +40,6 @@ bool queuedOrRunning(const Result<std::optional<control::TaskRecord>>& task) {
 } // namespace
 
 Result<std::unique_ptr<Warrend>> Warrend::open(const ServeOptions& options) {
-    std::signal(SIGPIPE, SIG_IGN); // a dead agent or client is an error for its owner, not our end
     std::unique_ptr<Warrend> server(new Warrend());
     if (auto opened = server->openControl(options); !opened)
         return opened.error();
@@ -59,52 +50,21 @@ Result<std::unique_ptr<Warrend>> Warrend::open(const ServeOptions& options) {
 }
 
 Warrend::~Warrend() {
-    m_http.reset();   // no request reaches what goes next
-    delete m_manager; // stops the runners (their tasks are recovered as interrupted next time)
-    m_manager = nullptr;
+    m_http.reset(); // no request reaches what goes next
+    m_work.reset(); // its workers done before what their jobs use
+    m_parts.reset();
+    m_engine.reset(); // stops the runners (their tasks are recovered as interrupted next time)
 }
 
 Status Warrend::openControl(const ServeOptions& options) {
-    std::error_code error;
-    for (const char* dir : {"tasks", "uploads", "workspaces", "scripts", "incoming"})
-        fs::create_directories(fs::path(options.dataDir) / dir, error);
-    if (error)
-        return makeError(ErrorCode::System, "cannot create the data directory " + options.dataDir + ": " +
-                                                error.message() + "; pass another --data-dir");
-    fs::permissions(options.dataDir, fs::perms::owner_all, error);
-    const std::string root = fs::canonical(options.dataDir, error).string();
-    if (error)
-        return makeError(ErrorCode::System, "cannot resolve the data directory: " + error.message());
-
-    const control::StoreOpener openStore = control::storeOpener(options.databaseUrl);
-    auto store = openStore();
-    if (!store)
-        return store.error();
-    m_store = std::move(*store);
+    auto data = control::DataDir::prepare(options.dataDir, {"uploads", "workspaces", "scripts", "incoming"});
+    if (!data)
+        return data.error();
+    const std::string root = data->root;
     auto accounts = accounts::AccountStore::open(options.databaseUrl);
     if (!accounts)
         return accounts.error();
     m_accounts = std::make_unique<accounts::AccountStore>(std::move(*accounts));
-
-    const auto onError = [this](std::string message) {
-        QMetaObject::invokeMethod(
-            this, [this, message] { emit storeProblem(QString::fromStdString(message)); },
-            Qt::QueuedConnection);
-    };
-    const auto onCommitted = [this] {
-        QMetaObject::invokeMethod(
-            this,
-            [this] {
-                if (m_manager)
-                    m_manager->deliverStored();
-            },
-            Qt::QueuedConnection);
-    };
-    auto events = control::EventWriter::open(openStore, onError, onCommitted);
-    if (!events)
-        return events.error();
-    m_events = std::move(*events);
-    m_tokens = std::make_unique<control::TaskTokens>();
     m_secrets = control::SecretStore::openFile(root); // server-wide keys: the environment, or this 0600 file
     if (!options.providerKeySecret.empty()) {
         auto secret = accounts::readProviderKeySecret(options.providerKeySecret);
@@ -112,71 +72,64 @@ Status Warrend::openControl(const ServeOptions& options) {
             return secret.error();
         m_providerKeySecret = std::move(*secret);
     }
-    m_network = new QNetworkAccessManager(this);
-    auto rules = control::parseApprovalRules(control::defaultApprovalRulesJson());
-    if (!rules)
-        return rules.error();
-    auto layers = control::siteProfileLayers();
-    if (!layers)
-        return layers.error();
-    auto agent = control::findAgentBinary(QCoreApplication::applicationDirPath().toStdString());
-    if (!agent)
-        return agent.error();
-    if (auto agents = listenForAgents(options); !agents)
-        return agents;
 
-    control::RunnerEnvironment environment;
-    environment.store = m_store.get();
-    environment.events = m_events.get();
-    environment.tokens = m_tokens.get();
-    environment.providerKey = [this](const control::TaskRecord& task,
-                                     const control::ProviderConfig& provider) {
-        return providerKeyFor(task, provider);
+    // The keys are the accounts' (or the server's); where a task may reach, the operator's; the cluster's
+    // agents come in through one listener.
+    const auto face = [&](control::ControlEngine& engine) -> Result<control::FaceSetup> {
+        if (auto agents = listenForAgents(options, engine.tokens()); !agents)
+            return agents.error();
+        control::FaceSetup setup;
+        control::FaceHooks& hooks = setup.hooks;
+        hooks.providerKey = [this](const control::TaskRecord& task, const control::ProviderConfig& provider) {
+            return providerKeyFor(task, provider);
+        };
+        // A provider endpoint a user names is connected to only outside the server's host and networks, or
+        // where the operator allows; the operator's own endpoints wherever they are.
+        hooks.providerAccess = [provider = options.provider, access = options.insideAccess()](
+                                   const control::ProviderConfig& config) -> std::optional<control::InsideAccess> {
+            if (isOperatorEndpoint(config, provider))
+                return std::nullopt;
+            return access;
+        };
+        hooks.egressAccess = options.insideAccess();
+        hooks.sandboxLabels = [this](const control::TaskRecord& task) -> Result<std::map<std::string, std::string>> {
+            auto owner = m_accounts->taskOwner(task.id);
+            if (!owner)
+                return owner.error();
+            return *owner ? sandboxLabels(**owner) : std::map<std::string, std::string>();
+        };
+        if (m_agents) {
+            hooks.cluster.agentAddress = m_agentAddress.substr(4); // without "tcp:"
+            hooks.cluster.peer = options.agentPeer;
+            if (hooks.cluster.peer) // the policy names the port the listener bound, on warrend's pod
+                hooks.cluster.peer->port = m_agents->port();
+            hooks.cluster.runtimeClass = options.runtimeClass;
+            hooks.clusterAgents = m_agents.get();
+        }
+        setup.maxConcurrent = options.maxTasks;
+        setup.approvalRules = engine.defaultApprovalRules();
+        return setup;
     };
-    // A provider endpoint a user names is connected to only outside the server's host and networks, or
-    // where the operator allows; the operator's own endpoints wherever they are.
-    environment.providerAccess = [provider = options.provider, access = options.insideAccess()](
-                                     const control::ProviderConfig& config) -> std::optional<control::InsideAccess> {
-        if (isOperatorEndpoint(config, provider))
-            return std::nullopt;
-        return access;
-    };
-    environment.egressAccess = options.insideAccess();
-    environment.sandboxLabels = [this](const control::TaskRecord& task) -> Result<std::map<std::string, std::string>> {
-        auto owner = m_accounts->taskOwner(task.id);
-        if (!owner)
-            return owner.error();
-        return *owner ? sandboxLabels(**owner) : std::map<std::string, std::string>();
-    };
-    environment.network = m_network;
-    environment.data = control::DataDir{root};
-    environment.agentBinary = *agent;
-    environment.extraProfileLayers = std::move(*layers);
-    if (m_agents) {
-        environment.cluster.agentAddress = m_agentAddress.substr(4); // without "tcp:"
-        environment.cluster.peer = options.agentPeer;
-        if (environment.cluster.peer) // the policy names the port the listener bound, on warrend's pod
-            environment.cluster.peer->port = m_agents->port();
-        environment.cluster.runtimeClass = options.runtimeClass;
-        environment.clusterAgents = m_agents.get();
-    }
-    environment.approvalRules = std::move(*rules);
-    m_manager = new control::TaskManager(environment, options.maxTasks, this);
-    m_quotas = std::make_unique<Quotas>(*m_accounts, *m_store);
-    m_waiting = std::make_unique<WaitingTasks>(*m_accounts, *m_store, *m_manager);
+    auto engine = control::ControlEngine::open({*data, control::storeOpener(options.databaseUrl), {}, {}}, face);
+    if (!engine)
+        return engine.error();
+    m_engine = std::move(*engine);
+    control::Store& store = m_engine->store();
+    control::TaskManager& manager = m_engine->tasks();
+    m_quotas = std::make_unique<Quotas>(*m_accounts, store);
+    m_waiting = std::make_unique<WaitingTasks>(*m_accounts, store, manager);
     // The operator may raise a quota with `warrend admin` (another process) at any time.
     auto* offer = new QTimer(this);
     offer->setInterval(kOfferSlotsEvery);
     connect(offer, &QTimer::timeout, this, &Warrend::offerSlots);
     offer->start();
     m_streams = std::make_unique<EventStreams>(
-        *m_store, [this](const std::string& id) { return queuedOrRunning(m_store->task(id)); });
-    connect(
-        m_manager, &control::TaskManager::eventStored, this,
-        [this](const std::string& id, const nlohmann::json& event) { m_streams->eventStored(id, event); });
-    connect(m_manager, &control::TaskManager::taskFinished, this,
-            [this](const std::string& id) { runEnded(id); });
-    connect(m_manager, &control::TaskManager::outputPaused, this,
+        store, [&store](const std::string& id) { return queuedOrRunning(store.task(id)); });
+    connect(&m_engine->events(), &control::StoredEvents::eventStored, this,
+            [this](const std::string& id, const nlohmann::json& event) { m_streams->eventStored(id, event); });
+    connect(&m_engine->events(), &control::StoredEvents::problem, this, &Warrend::storeProblem);
+    connect(&manager, &control::TaskManager::taskFinished, this, [this](const std::string& id) { runEnded(id); });
+    connect(&manager, &control::TaskManager::outputPaused, this,
             [this](const std::string& id, bool paused, std::size_t uncommitted) {
                 emit storeProblem(QString::fromStdString(
                     "task " + id + ": " + std::to_string(uncommitted) + " events wait for the database; " +
@@ -186,17 +139,17 @@ Status Warrend::openControl(const ServeOptions& options) {
     ServeOptions kept = options;
     kept.dataDir = root;
     m_work = std::make_unique<DiskWork>(kDiskWorkers, kDiskWorkersPerUser);
-    m_parts = std::unique_ptr<ServerParts>(new ServerParts{*m_store, *m_accounts, *m_manager, *m_streams, *m_quotas,
-                                                           *m_work, ServerPaths{root}, kept});
+    m_parts = std::unique_ptr<ServerParts>(
+        new ServerParts{store, *m_accounts, manager, *m_streams, *m_quotas, *m_work, ServerPaths{root}, kept});
     return Ok{};
 }
 
 // One listener for the agents of every cluster task, told apart by their tokens' task. Pods are told the
 // advertised address, else the one listened on with the port bound (port 0 asks for any).
-Status Warrend::listenForAgents(const ServeOptions& options) {
+Status Warrend::listenForAgents(const ServeOptions& options, control::TaskTokens& tokens) {
     if (options.agentAddress.empty())
         return Ok{};
-    auto listener = control::AgentListener::listenTcp(options.agentAddress, *m_tokens);
+    auto listener = control::AgentListener::listenTcp(options.agentAddress, tokens);
     if (!listener)
         return makeError(listener.error().code, "--agent-address: " + listener.error().message);
     m_agents = std::move(*listener);
@@ -266,21 +219,21 @@ Status Warrend::listen(const ServeOptions& options) {
 // What a dead server left: running tasks become interrupted, and they and the queued ones run again; a
 // reservation whose task does not (it ended while the server died) goes back to its tenant.
 void Warrend::resumeLeftOver() {
-    std::vector<std::string> again = m_manager->recoverInterrupted();
+    std::vector<std::string> again = m_engine->tasks().recoverInterrupted();
     auto waiting = m_accounts->waitingTasks();
     if (!waiting)
         return emit storeProblem(QString::fromStdString(waiting.error().message));
     std::set<std::string> waits;
     for (const auto& task : *waiting)
         waits.insert(task.taskId);
-    if (auto queued = m_store->tasksWithStatus(TaskStatus::Queued); queued) {
+    if (auto queued = m_engine->store().tasksWithStatus(TaskStatus::Queued); queued) {
         for (const auto& task : *queued) {
             if (!waits.contains(task.id)) // those wait for a slot: offerSlots starts them
                 again.push_back(task.id);
         }
     }
     for (const auto& id : again) {
-        if (auto resumed = m_manager->resume(id, {}); !resumed)
+        if (auto resumed = m_engine->tasks().resume(id, {}); !resumed)
             emit storeProblem(
                 QString::fromStdString("cannot resume task " + id + ": " + resumed.error().message));
     }
@@ -288,15 +241,15 @@ void Warrend::resumeLeftOver() {
     if (!reserved)
         return emit storeProblem(QString::fromStdString(reserved.error().message));
     for (const auto& id : *reserved) {
-        auto task = m_store->task(id);
-        if (task && !queuedOrRunning(task) && !m_manager->isActive(id))
+        auto task = m_engine->store().task(id);
+        if (task && !queuedOrRunning(task) && !m_engine->tasks().isActive(id))
             (void)m_quotas->runEnded(id);
     }
     offerSlots();
 }
 
 void Warrend::runEnded(const std::string& taskId) {
-    if (!m_manager->isActive(taskId)) {
+    if (!m_engine->tasks().isActive(taskId)) {
         if (auto ended = m_quotas->runEnded(taskId); !ended)
             emit storeProblem(QString::fromStdString("task " + taskId + ": " + ended.error().message));
         offerSlots();

@@ -1,6 +1,6 @@
 #pragma once
-// warrend serve: the control plane's task machinery (TaskManager, the tool proxy's tokens, the event
-// writer) over PostgreSQL, with the accounts, the uploads and the HTTP API in front of it, for many users.
+// warrend serve: the control plane's engine (app/engine/ControlEngine) over PostgreSQL, with the accounts,
+// the uploads and the HTTP API in front of it, for many users.
 // Crash-only: opening it marks the tasks a dead server left running as interrupted and resumes them (and
 // those it left queued, but for those waiting for a concurrency slot) from their checkpoints, each keeping
 // the reservation it held. With --agent-address, one AgentListener on TCP takes the connections of its cluster
@@ -16,18 +16,15 @@
 
 namespace warren::control {
 class AgentListener;
+class ControlEngine;
 struct ProviderConfig;
 struct TaskRecord;
-class EventWriter;
-class Store;
-class TaskManager;
 class TaskTokens;
 class SecretStore;
 } // namespace warren::control
 namespace warren::accounts {
 class AccountStore;
 }
-class QNetworkAccessManager;
 
 namespace warren::server {
 
@@ -59,7 +56,7 @@ signals:
 private:
     Warrend() = default;
     Status openControl(const ServeOptions& options);
-    Status listenForAgents(const ServeOptions& options);
+    Status listenForAgents(const ServeOptions& options, control::TaskTokens& tokens);
     Status listen(const ServeOptions& options);
     void resumeLeftOver();
     void runEnded(const std::string& taskId);
@@ -67,14 +64,10 @@ private:
     Result<std::string> providerKeyFor(const control::TaskRecord& task,
                                        const control::ProviderConfig& provider);
 
-    std::unique_ptr<control::Store> m_store;
     std::unique_ptr<accounts::AccountStore> m_accounts;
-    std::unique_ptr<control::EventWriter> m_events;
-    std::unique_ptr<control::TaskTokens> m_tokens;
     std::unique_ptr<control::SecretStore> m_secrets; // the server-wide keys
     std::string m_providerKeySecret;                 // seals the users' own keys; empty: they store none
-    QNetworkAccessManager* m_network = nullptr;
-    control::TaskManager* m_manager = nullptr;
+    std::unique_ptr<control::ControlEngine> m_engine;
     std::unique_ptr<EventStreams> m_streams;
     std::unique_ptr<Quotas> m_quotas;
     std::unique_ptr<WaitingTasks> m_waiting;

@@ -2,6 +2,7 @@
 // independent SQLite connection already finds in warren.db. flood-agent (tests/support/flood_agent.c) in
 // the real sandbox writes the events as fast as the pipe takes them, so the writer's thread is always
 // behind the reader's: a signal sent when an event is queued rather than committed is caught here.
+// Also what is stored of an event whose data does not match its type: an error event in its place.
 
 #include "app/control/LocalControlPlane.h"
 
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 #include <string>
+#include <vector>
 
 using namespace warren::control;
 using nlohmann::json;
@@ -62,6 +64,31 @@ private:
 
 QString floodAgent() { return QProcessEnvironment::systemEnvironment().value("WARREN_FLOOD_AGENT"); }
 
+// A workspace and the scripted provider's script (flood-agent never asks the model) in root.
+TaskSpec floodSpec(const QTemporaryDir& root) {
+    QDir().mkpath(root.path() + "/workspace");
+    QFile file(root.path() + "/script.json");
+    if (file.open(QIODevice::WriteOnly))
+        file.write("{\"turns\":[{\"content\":\"x\"}]}\n");
+    TaskSpec spec;
+    spec.provider = "scripted:" + file.fileName().toStdString();
+    return spec;
+}
+
+LocalOptions floodOptions(const QTemporaryDir& root) {
+    LocalOptions options;
+    options.dataDir = (root.path() + "/data").toStdString();
+    options.agentBinary = floodAgent().toStdString();
+    options.useKeychain = false;
+    return options;
+}
+
+std::string dataString(const json& event, const char* key) {
+    const json data = event.value("data", json::object());
+    const auto found = data.find(key);
+    return found != data.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
 } // namespace
 
 class TestControlStored : public QObject {
@@ -78,18 +105,8 @@ private slots:
         constexpr int kLines = 20000;
         QTemporaryDir root;
         QVERIFY(root.isValid());
-        const QString workspace = root.path() + "/workspace";
-        const QString script = root.path() + "/script.json";
-        QVERIFY(QDir().mkpath(workspace));
-        QFile file(script);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("{\"turns\":[{\"content\":\"x\"}]}\n"); // flood-agent never asks the model
-        file.close();
-
-        LocalOptions options;
-        options.dataDir = (root.path() + "/data").toStdString();
-        options.agentBinary = floodAgent().toStdString();
-        options.useKeychain = false;
+        const TaskSpec spec = floodSpec(root);
+        const LocalOptions options = floodOptions(root);
         auto plane = LocalControlPlane::open(options);
         QVERIFY2(plane, plane ? "" : plane.error().message.c_str());
         DiskReader disk(options.dataDir + "/warren.db");
@@ -113,9 +130,8 @@ private slots:
         });
         QTimer::singleShot(std::chrono::minutes(5), plane->get(), [] { QCoreApplication::exit(1); });
 
-        TaskSpec spec;
-        spec.provider = "scripted:" + script.toStdString();
-        auto task = (*plane)->submit(QString("flood %1").arg(kLines).toStdString(), workspace.toStdString(), spec);
+        auto task = (*plane)->submit(QString("flood %1").arg(kLines).toStdString(),
+                                     (root.path() + "/workspace").toStdString(), spec);
         QVERIFY2(task, task ? "" : task.error().message.c_str());
         QCOMPARE(QCoreApplication::exec(), 0);
         QVERIFY(finished);
@@ -126,6 +142,61 @@ private slots:
         QCOMPARE(signalled, static_cast<std::uint64_t>(stored->size())); // each stored event told once
         QCOMPARE(outOfOrder, std::uint64_t{0});
         QCOMPARE(notOnDisk, std::uint64_t{0});
+    }
+
+    // Three events whose envelopes are sound and whose data is not what their type says (a tool_output's
+    // stream "sideways", one 64 KiB long, a log's message a number): none is stored as if it were valid.
+    // Each becomes a non-fatal error event, where it arrived, saying what the agent sent wrong, at most about
+    // 1 KB long; the good events around them are all stored and the task ends as the agent said.
+    void malformedPayloadStoredAsError() {
+        constexpr int kLines = 10;
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        auto plane = LocalControlPlane::open(floodOptions(root));
+        QVERIFY2(plane, plane ? "" : plane.error().message.c_str());
+        QObject::connect(plane->get(), &ControlPlane::taskFinished, plane->get(), [] { QCoreApplication::exit(0); });
+        QTimer::singleShot(std::chrono::minutes(5), plane->get(), [] { QCoreApplication::exit(1); });
+        auto task = (*plane)->submit(QString("flood %1 malformed").arg(kLines).toStdString(),
+                                     (root.path() + "/workspace").toStdString(), floodSpec(root));
+        QVERIFY2(task, task ? "" : task.error().message.c_str());
+        QCOMPARE(QCoreApplication::exec(), 0);
+
+        auto stored = (*plane)->events(task->id);
+        QVERIFY(stored);
+        std::vector<std::string> lines, errors, before;
+        std::string lastLine;
+        for (const auto& event : *stored) {
+            const std::string type = event.value("type", "");
+            QVERIFY2(type != "log", qPrintable(QString::fromStdString(event.dump()))); // the malformed one
+            if (type == "tool_output") {
+                QCOMPARE(QString::fromStdString(dataString(event, "stream")), QString("stdout"));
+                lastLine = dataString(event, "text");
+                lines.push_back(lastLine);
+            } else if (type == "error") {
+                QCOMPARE(event.value("data", json::object()).value("fatal", true), false);
+                errors.push_back(dataString(event, "message"));
+                before.push_back(lastLine);
+            }
+        }
+        QCOMPARE(lines.size(), std::size_t{kLines});
+        for (int i = 0; i < kLines; ++i)
+            QCOMPARE(QString::fromStdString(lines[static_cast<std::size_t>(i)]), QString("line %1").arg(i + 1));
+        QCOMPARE(errors.size(), std::size_t{3});
+        const char* expected[] = {"the agent's tool_output event (its seq 6) was not stored",
+                                  "the agent's tool_output event (its seq 7) was not stored",
+                                  "the agent's log event (its seq 8) was not stored"};
+        for (std::size_t i = 0; i < errors.size(); ++i) {
+            QVERIFY2(errors[i].starts_with(expected[i]), errors[i].c_str());
+            QVERIFY2(errors[i].size() <= 1010, qPrintable(QString::number(errors[i].size())));
+            QCOMPARE(QString::fromStdString(before[i]), QString("line 5"));
+        }
+        QVERIFY2(errors[0].find("must be stdout or stderr, got \"sideways\"") != std::string::npos, errors[0].c_str());
+        QVERIFY2(errors[1].ends_with("yyy..."), errors[1].c_str()); // the agent's 64 KiB, cut
+        QVERIFY2(errors[2].find("message") != std::string::npos, errors[2].c_str());
+
+        auto record = (*plane)->task(task->id);
+        QVERIFY(record && *record);
+        QCOMPARE(QString(taskStatusName((*record)->status)), QString("succeeded"));
     }
 };
 

@@ -3,7 +3,7 @@
 // sandbox) is made to wait in its write once a bounded number of its events wait for the database; warrend
 // says so. When the database takes them again, every event is stored exactly once, in order.
 #include "app/store/postgres/PgConnection.h"
-#include "app/tasks/TaskRunner.h"
+#include "app/tasks/EventSequencer.h"
 #include "tests/server/WarrendServer.h"
 
 #include <QDir>
@@ -62,7 +62,7 @@ private slots:
         const QString& key = m_key;
         auto locker = lockEvents();
         QVERIFY(locker);
-        constexpr int kEvents = 3 * static_cast<int>(control::TaskRunner::kPauseAtEvents);
+        constexpr int kEvents = 3 * static_cast<int>(control::EventSequencer::kPauseAtEvents);
         const QString task = flood(kEvents);
         QVERIFY(!task.isEmpty());
 
@@ -71,7 +71,7 @@ private slots:
         static const QRegularExpression paused("([0-9]+) events wait for the database; the agent waits");
         const auto match = paused.match(QString::fromUtf8(server->serverOutput()));
         QVERIFY(match.hasMatch());
-        QVERIFY2(match.captured(1).toULongLong() <= control::TaskRunner::kPauseAtEvents,
+        QVERIFY2(match.captured(1).toULongLong() <= control::EventSequencer::kPauseAtEvents,
                  qPrintable(match.captured(0)));
         QCOMPARE(server->request("GET", "/v1/tasks/" + task + "/events", key).json()["events"].size(),
                  std::size_t{0});

@@ -12,6 +12,9 @@
  *   "flood N bad"   the same N good events, and after event (N+1)/2 four lines the control plane must survive:
  *                   one that is not JSON, one longer than the 8 MiB line cap, one that is not UTF-8, and a
  *                   `log` event whose seq goes back to 1
+ *   "flood N malformed"  the same N good events, and after event (N+1)/2 three well-formed events whose data
+ *                   does not match their type: a `tool_output` whose stream is "sideways", one whose stream is
+ *                   64 KiB of "y", and a `log` whose message is a number
  *
  * The events are written with large buffered writes, as fast as the pipe takes them: the point is to find
  * out whether the control plane keeps up without losing or reordering anything. The JSON is read with
@@ -84,8 +87,10 @@ static int copy_prompt(const char* line, char* out, size_t size)
     return 1;
 }
 
-/* "flood N" or "flood N bad", words separated by blanks. */
-static int parse_prompt(const char* prompt, unsigned long* count, int* bad)
+enum { GOOD = 0, BAD_LINES = 1, MALFORMED_DATA = 2 };
+
+/* "flood N", "flood N bad" or "flood N malformed", words separated by blanks. */
+static int parse_prompt(const char* prompt, unsigned long* count, int* mode)
 {
     const char* p = prompt + strspn(prompt, " \t\n");
     if (strncmp(p, "flood", 5) != 0)
@@ -96,7 +101,7 @@ static int parse_prompt(const char* prompt, unsigned long* count, int* bad)
     if (end == p || *count == 0)
         return 0;
     p = end + strspn(end, " \t\n");
-    *bad = strncmp(p, "bad", 3) == 0;
+    *mode = strncmp(p, "bad", 3) == 0 ? BAD_LINES : strncmp(p, "malformed", 9) == 0 ? MALFORMED_DATA : GOOD;
     return 1;
 }
 
@@ -142,10 +147,34 @@ static void write_bad_lines(void)
            ts);
 }
 
+/* Events that are sound JSON-RPC and sound envelopes, whose data is not what their type says. Each takes the
+ * next seq, like any event. */
+static void write_malformed_events(unsigned long* seq)
+{
+    char ts[64];
+    timestamp(ts, sizeof ts);
+    printf("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":%lu,\"ts\":\"%s\",\"type\":\"tool_output\","
+           "\"step\":1,\"tool\":\"shell\",\"data\":{\"id\":\"call_0_0\",\"stream\":\"sideways\",\"text\":\"x\"}}}\n",
+           ++*seq, ts);
+
+    printf("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":%lu,\"ts\":\"%s\",\"type\":\"tool_output\","
+           "\"step\":1,\"tool\":\"shell\",\"data\":{\"id\":\"call_0_0\",\"stream\":\"",
+           ++*seq, ts);
+    static char chunk[64 * 1024];
+    memset(chunk, 'y', sizeof chunk);
+    fwrite(chunk, 1, sizeof chunk, stdout);
+    fputs("\",\"text\":\"x\"}}}\n", stdout);
+
+    printf("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":%lu,\"ts\":\"%s\",\"type\":\"log\",\"step\":1,"
+           "\"data\":{\"level\":\"info\",\"message\":7}}}\n",
+           ++*seq, ts);
+}
+
 int main(int argc, char** argv)
 {
     if (argc < 2 || strcmp(argv[1], "serve") != 0) {
-        fprintf(stderr, "usage: flood-agent serve (the task's prompt says \"flood N\" or \"flood N bad\")\n");
+        fprintf(stderr, "usage: flood-agent serve (the task's prompt says \"flood N\", \"flood N bad\" or \"flood N "
+                        "malformed\")\n");
         return EXIT_REFUSED;
     }
 
@@ -166,10 +195,10 @@ int main(int argc, char** argv)
         return EXIT_REFUSED;
     }
     unsigned long count = 0;
-    int bad = 0;
-    if (!parse_prompt(prompt, &count, &bad)) {
+    int mode = GOOD;
+    if (!parse_prompt(prompt, &count, &mode)) {
         printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32602,\"message\":\"flood-agent: the prompt "
-               "must be \\\"flood N\\\" or \\\"flood N bad\\\"\"}}\n",
+               "must be \\\"flood N\\\", \\\"flood N bad\\\" or \\\"flood N malformed\\\"\"}}\n",
                id);
         return EXIT_REFUSED;
     }
@@ -181,8 +210,10 @@ int main(int argc, char** argv)
     unsigned long seq = 0;
     for (unsigned long i = 1; i <= count; ++i) {
         write_tool_output(++seq, i);
-        if (bad && i == (count + 1) / 2)
+        if (mode == BAD_LINES && i == (count + 1) / 2)
             write_bad_lines();
+        if (mode == MALFORMED_DATA && i == (count + 1) / 2)
+            write_malformed_events(&seq);
     }
     char ts[64];
     timestamp(ts, sizeof ts);

@@ -1,8 +1,9 @@
 # Tests of app/tasks/, app/proxy/ToolProxy and app/control/Settings: a task's stored spec, a reply's checks,
-# the pure parts of launching a task, the agent channel's backpressure on real pipes, the proxy with a real store, the
+# how a run ends, the pure parts of launching a task, the agent channel's backpressure on real pipes, the proxy with a real store, the
 # settings.
 warren_add_test(tst_task_spec SOURCES tst_task_spec.cpp LIBS warren_task_spec LABELS unit)
 warren_add_test(tst_task_reply SOURCES tst_task_reply.cpp LIBS warren_tasks LABELS unit)
+warren_add_test(tst_run_ending SOURCES tst_run_ending.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_launch_plan SOURCES tst_launch_plan.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_agent_sandbox SOURCES tst_agent_sandbox.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_agent_channel SOURCES tst_agent_channel.cpp LIBS warren_tasks LABELS unit)

@@ -1,0 +1,64 @@
+#pragma once
+// What every runner of one control plane shares: the engine's parts (app/engine/ControlEngine builds them
+// once for both faces) and what the face adds (FaceHooks: the desktop's keychain, warrend's accounts and
+// cluster).
+
+#include "app/egress/InsideDestinations.h"
+#include "app/proxy/ApprovalRules.h"
+#include "app/store/StoreTypes.h"
+#include "app/tasks/ClusterPlacement.h"
+#include "app/tasks/DataDir.h"
+#include "common/Result.h"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+class QNetworkAccessManager;
+
+namespace warren::control {
+
+class AgentListener;
+struct ProviderConfig;
+class Store;
+class StoredEvents;
+class TaskTokens;
+
+// Where the faces differ in how a task runs.
+struct FaceHooks {
+    // The API key for the task's provider, looked up just before launch and only for a provider that needs
+    // one: the desktop's SecretStore (ProviderKey), warrend's the task owner's own key or the server's.
+    std::function<Result<std::string>(const TaskRecord& task, const ProviderConfig& provider)> providerKey;
+    // Where the task's provider may be connected to, decided just before launch: unset or nullopt (the
+    // desktop, and warrend's own configured endpoints): wherever its URL points; else (warrend, an endpoint
+    // a user named) only at addresses outside this machine and its networks, or the operator's.
+    std::function<std::optional<InsideAccess>(const ProviderConfig& provider)> providerAccess;
+    // Which addresses inside this machine and its networks the egress proxy's rules reach: the desktop's
+    // user decides (an address literal), warrend's operator (--allow-internal) whatever the rules say.
+    InsideAccess egressAccess;
+    // More labels of the task's sandbox (warrend: its owner's tenant and user); unset: none.
+    std::function<Result<std::map<std::string, std::string>>(const TaskRecord& task)> sandboxLabels;
+    ClusterPlacement cluster;               // warrend's (PlanEnvironment); no agent address: no cluster
+    AgentListener* clusterAgents = nullptr; // warrend's one listener for the agents of its cluster tasks
+};
+
+struct RunnerEnvironment {
+    Store* store = nullptr;
+    StoredEvents* events = nullptr; // the writer, and its commits handed to each task's EventSequencer
+    TaskTokens* tokens = nullptr;
+    QNetworkAccessManager* network = nullptr;
+    DataDir data;
+    std::string agentBinary;
+    std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE, then the face's
+    FaceHooks face;
+    std::vector<ApprovalRule> approvalRules;
+    std::chrono::milliseconds stopGrace{5000}; // between asking, SIGTERM and SIGKILL
+    // How long the agent's next request waits for the snapshot of the workspace before its step.
+    std::chrono::milliseconds snapshotBudget{5000};
+};
+
+} // namespace warren::control
