@@ -63,8 +63,10 @@ Result<std::vector<json>> eventBodies(Result<std::vector<EventRow>> rows) {
 Result<std::string> findAgentBinary(const std::string& programDir) {
     if (const char* fromEnv = std::getenv("WARREN_AGENT"); fromEnv && *fromEnv)
         return namedAgentBinary(fromEnv, "WARREN_AGENT=");
+    // The build tree's agent from build/warren/ and from build/server/warrend/; the installed one from bin/.
     const std::vector<std::string> candidates = {programDir + "/warren-agent",
                                                  programDir + "/../agent_core/tool/warren-agent",
+                                                 programDir + "/../../agent_core/tool/warren-agent",
                                                  programDir + "/../lib/warren/warren-agent"};
     for (const auto& candidate : candidates) {
         std::error_code error;

@@ -90,7 +90,8 @@ private:
 };
 
 // The warren-agent binary: $WARREN_AGENT, else beside this program, else the build tree's
-// agent_core/warren-agent, else <prefix>/lib/warren/warren-agent. An error says where it looked.
+// agent_core/tool/warren-agent (seen from warren/ or server/warrend/), else <prefix>/lib/warren/warren-agent.
+// An error says where it looked.
 Result<std::string> findAgentBinary(const std::string& programDir);
 
 } // namespace warren::control
