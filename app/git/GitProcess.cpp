@@ -1,4 +1,4 @@
-#include "app/remote/GitProcess.h"
+#include "app/git/GitProcess.h"
 
 #include "common/UniqueFd.h"
 
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <utility>
 
-namespace warren::remote {
+namespace warren::git {
 
 namespace {
 
@@ -162,4 +162,4 @@ Result<GitOutput> GitScratch::run(const fs::path& cwd, const std::vector<std::st
     return runGit(std::move(argv), m_path, {}, stdinFile);
 }
 
-} // namespace warren::remote
+} // namespace warren::git

@@ -1,9 +1,9 @@
-#include "app/remote/PatchText.h"
+#include "app/git/PatchText.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace warren::remote {
+namespace warren::git {
 
 namespace {
 
@@ -253,4 +253,4 @@ Result<std::vector<PatchFile>> patchFiles(std::string_view patch) {
     return files;
 }
 
-} // namespace warren::remote
+} // namespace warren::git

@@ -1,5 +1,5 @@
 #pragma once
-// The task's patch as GET /v1/tasks/{id}/patch sends it (server/uploads/WorkspacePatch.h): git's diff
+// The task's patch as GET /v1/tasks/{id}/patch sends it (app/git/WorkspacePatch.h): git's diff
 // between the upload's tree and the task's workspace, one section per file, each opening with
 // "diff --git a/X b/X" (C-quoted, "\"a/X\" \"b/X\"", when X holds a tab, a quote, a backslash or bytes
 // past ASCII). Renames are never detected, so a file's two names are the same; a file that changed type
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warren::remote {
+namespace warren::git {
 
 struct PatchFile {
     enum class Change { Modified, Added, Deleted };
@@ -46,4 +46,4 @@ std::optional<std::string> unquoteGitName(std::string_view quoted);
 
 const char* describe(PatchFile::Change change);
 
-} // namespace warren::remote
+} // namespace warren::git

@@ -1,7 +1,7 @@
-#include "server/uploads/WorkspacePatch.h"
+#include "app/git/WorkspacePatch.h"
 
 #include "common/UniqueFd.h"
-#include "server/uploads/GitDiffText.h"
+#include "app/git/GitDiffText.h"
 
 #include <cerrno>
 #include <csignal>
@@ -16,7 +16,7 @@
 
 extern char** environ;
 
-namespace warren::uploads {
+namespace warren::git {
 
 namespace {
 
@@ -173,4 +173,4 @@ Result<std::string> workspacePatch(const fs::path& pristine, const fs::path& wor
     return tidyGitDiff(patch);
 }
 
-} // namespace warren::uploads
+} // namespace warren::git

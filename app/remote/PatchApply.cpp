@@ -1,6 +1,6 @@
 #include "app/remote/PatchApply.h"
 
-#include "app/remote/GitProcess.h"
+#include "app/git/GitProcess.h"
 #include "common/UniqueFd.h"
 #include "common/WriteAll.h"
 
@@ -14,6 +14,10 @@
 namespace warren::remote {
 
 namespace fs = std::filesystem;
+using git::GitOutput;
+using git::GitScratch;
+using git::PatchFile;
+using git::PatchSection;
 
 namespace {
 
@@ -250,10 +254,10 @@ Result<Prepared> prepare(std::string_view patch, const fs::path& workspace) {
     if (error || !fs::is_directory(prepared.workspace, error))
         return makeError(ErrorCode::NotFound,
                          "the workspace \"" + workspace.string() + "\" is not a directory that can be read");
-    auto sections = splitPatch(patch);
+    auto sections = git::splitPatch(patch);
     if (!sections)
         return sections.error();
-    auto files = patchFiles(patch);
+    auto files = git::patchFiles(patch);
     if (!files)
         return files.error();
     prepared.sections = std::move(*sections);

@@ -15,7 +15,7 @@
 // planPatch says what applyPatch will do, touching nothing; applyPatch plans again (the files may have
 // changed meanwhile) and applies.
 
-#include "app/remote/PatchText.h"
+#include "app/git/PatchText.h"
 #include "app/remote/WorkspaceManifest.h"
 #include "common/Result.h"
 
@@ -53,7 +53,7 @@ struct PatchConflict {
 };
 
 struct PatchPlan {
-    std::vector<PatchFile> apply;         // in the patch's order
+    std::vector<git::PatchFile> apply;    // in the patch's order
     std::vector<PatchConflict> conflicts; // sorted by path
 };
 

@@ -1,6 +1,6 @@
 #include "app/snapshots/ShadowRepo.h"
 
-#include "app/remote/GitProcess.h"
+#include "app/git/GitProcess.h"
 #include "app/snapshots/WorkspaceWalk.h"
 #include "common/UniqueFd.h"
 
@@ -154,7 +154,7 @@ Result<ShadowRepo> ShadowRepo::open(const fs::path& dir, const fs::path& workspa
     const fs::path building = dir.string() + ".new";
     fs::remove_all(building, error);
     auto init =
-        remote::runGit({repo.m_options.git, "init", "--bare", "--quiet", "--template=", building.string()},
+        git::runGit({repo.m_options.git, "init", "--bare", "--quiet", "--template=", building.string()},
                        building.parent_path());
     if (!init)
         return init.error();
@@ -215,7 +215,7 @@ Result<std::string> ShadowRepo::git(const std::vector<std::string>& args, const 
         if (auto written = writeWhole(stdinFile, input); !written)
             return written.error();
     }
-    auto run = remote::runGit(std::move(argv), m_dir, env, stdinFile);
+    auto run = git::runGit(std::move(argv), m_dir, env, stdinFile);
     if (!stdinFile.empty()) {
         std::error_code ignored;
         fs::remove(stdinFile, ignored);

@@ -8,7 +8,7 @@
 #include "app/remote/WorkspacePack.h"
 #include "common/UniqueFd.h"
 #include "common/tar/UploadExtractor.h"
-#include "server/uploads/WorkspacePatch.h"
+#include "app/git/WorkspacePatch.h"
 #include "tests/unit/WorkspaceTree.h"
 
 #include <QStandardPaths>
@@ -18,6 +18,7 @@
 #include <functional>
 
 using namespace warren;
+using namespace warren::git;
 using namespace warren::remote;
 using namespace warren::test;
 
@@ -129,7 +130,7 @@ std::string PatchApplyTest::uploadAndChange(const std::function<void(const fs::p
             qFatal("extract: %s", extracted.error().message.c_str());
     }
     change(m_task);
-    auto patch = uploads::workspacePatch(m_root / "pristine", m_task);
+    auto patch = git::workspacePatch(m_root / "pristine", m_task);
     if (!patch)
         qFatal("patch: %s", patch.error().message.c_str());
     return *patch;
@@ -181,7 +182,7 @@ void PatchApplyTest::patchFiles_data() {
 void PatchApplyTest::patchFiles() {
     QFETCH(QString, patch);
     QFETCH(QStringList, files);
-    auto parsed = remote::patchFiles(patch.toStdString());
+    auto parsed = git::patchFiles(patch.toStdString());
     QVERIFY2(parsed, parsed ? "" : parsed.error().message.c_str());
     QCOMPARE(describeFiles(*parsed), files);
 }
@@ -211,7 +212,7 @@ void PatchApplyTest::refusedPatches_data() {
 void PatchApplyTest::refusedPatches() {
     QFETCH(QString, patch);
     QFETCH(QString, error);
-    auto parsed = remote::patchFiles(patch.toStdString());
+    auto parsed = git::patchFiles(patch.toStdString());
     QVERIFY(!parsed);
     QVERIFY2(QString::fromStdString(parsed.error().message).contains(error), parsed.error().message.c_str());
 }
@@ -232,7 +233,7 @@ void PatchApplyTest::unquoteGitName() {
     QFETCH(QString, quoted);
     QFETCH(QByteArray, name);
     QFETCH(bool, valid);
-    const auto unquoted = remote::unquoteGitName(quoted.toStdString());
+    const auto unquoted = git::unquoteGitName(quoted.toStdString());
     QCOMPARE(unquoted.has_value(), valid);
     if (valid)
         QCOMPARE(QByteArray::fromStdString(*unquoted), name);
@@ -451,11 +452,11 @@ void PatchApplyTest::usersRepositoryStaysByteIdentical() {
     writeFile(m_local / "src/main.c", "v1\n");
     writeFile(m_local / "src/util.c", "u1\n");
     writeFile(m_local / "build/out.o", "object\n");
-    git(m_local, {"init", "-q"});
-    git(m_local, {"add", "-A"});
-    git(m_local, {"commit", "-qm", "first"});
+    test::git(m_local, {"init", "-q"});
+    test::git(m_local, {"add", "-A"});
+    test::git(m_local, {"commit", "-qm", "first"});
     writeFile(m_local / "src/util.c", "u2 staged\n");
-    git(m_local, {"add", "src/util.c"}); // an index that differs from HEAD
+    test::git(m_local, {"add", "src/util.c"}); // an index that differs from HEAD
     const std::string patch = uploadAndChange([](const fs::path& task) {
         writeFile(task / "src/main.c", "v2\n");
         writeFile(task / "src/new.c", "new\n");
