@@ -46,4 +46,10 @@ std::optional<std::string> unquoteGitName(std::string_view quoted);
 
 const char* describe(PatchFile::Change change);
 
+// The id of the blob git says the section's file held before it ("index OLD..NEW", the full SHA-1 warrend's
+// --full-index writes), lowercase hex; nullopt when the section has none (a new file, an abbreviated or
+// damaged id). What the task started from, told by the patch itself: a local file with this id is as the
+// upload held it.
+std::optional<std::string> preimageBlob(std::string_view section);
+
 } // namespace warren::git

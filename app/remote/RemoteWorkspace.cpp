@@ -10,6 +10,7 @@
 #include <QUrl>
 #include <QUuid>
 #include <filesystem>
+#include <optional>
 
 namespace warren::remote {
 
@@ -56,15 +57,19 @@ Result<control::ChangesPlan> bringChangesHome(RemoteClient& client, const std::s
     auto home = loadTaskHome(dataDir, taskId);
     if (!home)
         return home.error();
-    // Without the upload's manifest a file the user changed cannot be told from one the task changed.
-    if (!*home)
+    // Submitted from another data directory or computer: the workspace is the user's to name, and the
+    // patch's pre-images stand for the upload's manifest.
+    if (!*home && workspace.empty())
         return makeError(ErrorCode::InvalidArgument,
-                         "task " + taskId + " was not submitted from this machine's data directory, so what was "
-                                            "uploaded is not known here and your changes could not be told from "
-                                            "the task's: apply it where it was submitted from");
-    auto manifest = WorkspaceManifest::fromJson((*home)->manifest);
-    if (!manifest)
-        return manifest.error();
+                         "task " + taskId + " was submitted from another computer or data directory than " + dataDir +
+                             ", so where its change goes is not known here: name the workspace with --workspace DIR");
+    std::optional<WorkspaceManifest> manifest;
+    if (*home) {
+        auto read = WorkspaceManifest::fromJson((*home)->manifest);
+        if (!read)
+            return read.error();
+        manifest = std::move(*read);
+    }
     const std::string target = workspace.empty() ? (*home)->workspace : workspace;
     std::error_code error;
     if (!fs::is_directory(target, error))
@@ -73,7 +78,9 @@ Result<control::ChangesPlan> bringChangesHome(RemoteClient& client, const std::s
     if (!patch)
         return patch.error();
     const std::string_view text(patch->constData(), static_cast<std::size_t>(patch->size()));
-    auto plan = mode == ApplyMode::Apply ? applyPatch(text, target, *manifest) : planPatch(text, target, *manifest);
+    const bool apply = mode == ApplyMode::Apply;
+    auto plan = manifest ? (apply ? applyPatch(text, target, *manifest) : planPatch(text, target, *manifest))
+                         : (apply ? applyPatch(text, target) : planPatch(text, target));
     if (!plan)
         return plan.error();
     control::ChangesPlan changes;
