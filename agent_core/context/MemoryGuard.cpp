@@ -1,8 +1,8 @@
 #include "agent_core/context/MemoryGuard.h"
 
-#include <fstream>
+#include "common/FileText.h"
+
 #include <limits>
-#include <sstream>
 #include <string>
 
 namespace warren::agent {
@@ -56,12 +56,10 @@ std::optional<std::uint64_t> parseRssBytes(std::string_view status) {
 }
 
 std::optional<std::uint64_t> currentRssBytes() {
-    std::ifstream file("/proc/self/status");
-    if (!file)
+    const auto text = readFileText("/proc/self/status");
+    if (!text)
         return std::nullopt;
-    std::ostringstream text;
-    text << file.rdbuf();
-    return parseRssBytes(text.str());
+    return parseRssBytes(*text);
 }
 
 MemoryVerdict memoryVerdict(std::uint64_t rssBytes, std::uint64_t thresholdMb, std::uint64_t maxMb,

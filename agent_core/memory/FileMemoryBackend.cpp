@@ -3,6 +3,7 @@
 #include "agent_core/memory/MemoryNames.h"
 #include "agent_core/memory/MemoryRanking.h"
 #include "agent_core/state/AtomicFile.h"
+#include "common/FileText.h"
 #include "common/JsonFields.h"
 
 #include <cerrno>
@@ -87,7 +88,7 @@ Status FileMemoryBackend::checkAvailable() const {
 
 Result<MemoryEntry> FileMemoryBackend::readEntry(const std::filesystem::path& file,
                                                  const std::string& ns) const {
-    auto text = readWholeFile(file);
+    auto text = readFileText(file);
     if (!text)
         return text.error();
     const auto corrupt = [&](const std::string& why) {

@@ -1,5 +1,6 @@
 #include "agent_core/state/AtomicFile.h"
 
+#include "common/FileText.h"
 #include "common/UniqueFd.h"
 #include "common/WriteAll.h"
 
@@ -16,33 +17,6 @@ namespace warren::agent {
 namespace {
 
 constexpr std::string_view kTempMarker = ".tmp-";
-
-std::string errnoText(int error) {
-    return std::strerror(error);
-}
-
-// What a user can do about the errors that are not bugs.
-std::string hintFor(int error) {
-    switch (error) {
-    case ENOSPC:
-    case EDQUOT:
-        return " (the disk is full: free some space)";
-    case EFBIG:
-        return " (the file size limit is reached: raise it with ulimit -f)";
-    case EROFS:
-        return " (the file system is read-only: mount it read-write)";
-    case EACCES:
-    case EPERM:
-        return " (permission denied: make the directory writable for this user)";
-    default:
-        return "";
-    }
-}
-
-Error systemError(const std::string& what, int error) {
-    return makeError(error == ENOENT ? ErrorCode::NotFound : ErrorCode::System,
-                     what + ": " + errnoText(error) + hintFor(error));
-}
 
 // A random suffix, not the pid: agents in different sandboxes sharing a directory all run as pid 1 or 2.
 std::string randomSuffix() {
@@ -72,18 +46,18 @@ Result<std::uint64_t> writeFileAtomically(const std::filesystem::path& target, s
         fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
         if (fd < 0 && errno != EEXIST) {
             const int error = errno;
-            return systemError("cannot create " + temp.string(), error);
+            return fileError("cannot create " + temp.string(), error);
         }
     }
     if (fd < 0)
-        return systemError("cannot create a temp file for " + target.string(), EEXIST);
+        return fileError("cannot create a temp file for " + target.string(), EEXIST);
 
     UniqueFd file(fd);
     // errno is read first: building the message may allocate.
     const auto fail = [&](const char* action, const std::string& object) -> Error {
         const int error = errno;
         ::unlink(temp.c_str());
-        return systemError(action + object, error);
+        return fileError(action + object, error);
     };
     if (!writeAll(file.get(), bytes))
         return fail("writing ", temp.string());
@@ -98,35 +72,12 @@ Result<std::uint64_t> writeFileAtomically(const std::filesystem::path& target, s
         UniqueFd directory(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
         if (directory.get() < 0 || ::fsync(directory.get()) != 0) {
             const int error = errno;
-            return systemError(target.string() + " was written but syncing its directory " + dir.string() +
+            return fileError(target.string() + " was written but syncing its directory " + dir.string() +
                                    " failed",
                                error);
         }
     }
     return static_cast<std::uint64_t>(bytes.size());
-}
-
-Result<std::string> readWholeFile(const std::filesystem::path& path) {
-    UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (file.get() < 0) {
-        const int error = errno;
-        return systemError("cannot open " + path.string(), error);
-    }
-    std::string content;
-    char buffer[65536];
-    for (;;) {
-        const ssize_t got = ::read(file.get(), buffer, sizeof buffer);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            const int error = errno;
-            return systemError("cannot read " + path.string(), error);
-        }
-        if (got == 0)
-            break;
-        content.append(buffer, static_cast<std::size_t>(got));
-    }
-    return content;
 }
 
 std::size_t removeLeftoverTemps(const std::filesystem::path& target) {

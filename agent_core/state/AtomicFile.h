@@ -22,9 +22,6 @@ namespace warren::agent {
 Result<std::uint64_t> writeFileAtomically(const std::filesystem::path& target, std::string_view bytes,
                                           bool durable, mode_t mode = 0600);
 
-// The whole file. ErrorCode::NotFound when it does not exist; the message names the file.
-Result<std::string> readWholeFile(const std::filesystem::path& path);
-
 // Whether name is a temp file of writeFileAtomically(dir / target), e.g. ".checkpoint.json.tmp-1f2e3d4c".
 bool isTempFileOf(std::string_view name, std::string_view target);
 

@@ -1,6 +1,7 @@
 #include "agent_core/state/CheckpointStore.h"
 
 #include "agent_core/state/AtomicFile.h"
+#include "common/FileText.h"
 #include "common/JsonFields.h"
 
 #include <utility>
@@ -12,7 +13,7 @@ CheckpointStore::CheckpointStore(std::filesystem::path stateDir) : m_stateDir(st
 Result<std::optional<AgentState>> CheckpointStore::load() const {
     const auto file = path();
     removeLeftoverTemps(file);
-    auto text = readWholeFile(file);
+    auto text = readFileText(file);
     if (!text) {
         if (text.error().code == ErrorCode::NotFound)
             return std::optional<AgentState>();

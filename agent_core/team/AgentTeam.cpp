@@ -5,11 +5,10 @@
 #include "agent_core/state/CheckpointStore.h"
 #include "agent_core/team/AgentRoles.h"
 #include "agent_core/team/AgentTools.h"
+#include "common/FileText.h"
 
 #include <algorithm>
-#include <fstream>
 #include <poll.h>
-#include <sstream>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -343,10 +342,8 @@ void AgentTeam::resumeAll() {
         return numberOf(a.filename().string()) < numberOf(b.filename().string());
     });
     for (const auto& dir : dirs) {
-        std::ifstream file(dir / kMemberFile);
-        std::stringstream text;
-        text << file.rdbuf();
-        const auto record = nlohmann::json::parse(text.str(), nullptr, false);
+        const auto text = readFileText(dir / kMemberFile);
+        const auto record = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
         if (!record.is_object() || !record.value("id", nlohmann::json()).is_string()) {
             m_task.events.error("the sub-agent record " + (dir / kMemberFile).string() +
                                     " cannot be read; it is left out",

@@ -20,12 +20,12 @@
 #include "agent_core/net/EgressForwarder.h"
 #include "agent_core/process/ProcessSeal.h"
 #include "agent_core/protocol/EventTypes.h"
+#include "common/FileText.h"
 
 #include <charconv>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <mutex>
@@ -241,12 +241,10 @@ int runStandalone(const Options& options) {
     auto paths = resolvePaths(options, false);
     if (!paths)
         return usageError(paths.error().message);
-    std::ifstream file(*options.script, std::ios::binary);
-    if (!file)
-        return usageError("cannot read the script " + *options.script + ": " + std::strerror(errno));
-    std::stringstream text;
-    text << file.rdbuf();
-    auto script = protocol::parseScript(text.str(), *options.script);
+    const auto text = readFileText(*options.script);
+    if (!text)
+        return usageError("cannot read the script: " + text.error().message);
+    auto script = protocol::parseScript(*text, *options.script);
     if (!script)
         return usageError(script.error().message);
     auto agent = createAgent(options.presets, options.overrides);

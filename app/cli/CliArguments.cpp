@@ -89,45 +89,64 @@ constexpr OptionSpec kRewindOptions[] = {
 };
 constexpr OptionSpec kTopLevelOptions[] = {kDataDir, kNoColor, kHelp, {"--version", "", "print the version"}};
 
+struct Scanned;
+struct Invocation;
+using CommandBuilder = Result<CliCommand> (*)(Invocation& call);
+Result<CliCommand> buildRunCommand(Invocation& call);
+Result<CliCommand> buildTasks(Invocation& call);
+Result<CliCommand> buildShow(Invocation& call);
+Result<CliCommand> buildResume(Invocation& call);
+Result<CliCommand> buildReply(Invocation& call);
+Result<CliCommand> buildCancel(Invocation& call);
+Result<CliCommand> buildExport(Invocation& call);
+Result<CliCommand> buildApply(Invocation& call);
+Result<CliCommand> buildDiff(Invocation& call);
+Result<CliCommand> buildRewind(Invocation& call);
+Result<CliCommand> buildDoctor(Invocation& call);
+Result<CliCommand> buildSecrets(Invocation& call);
+Result<CliCommand> buildHelp(Invocation& call);
+Result<CliCommand> buildVersion(Invocation& call);
+
 struct CommandInfo {
     std::string_view name;
     std::string_view synopsis;
     std::string_view summary;
     std::span<const OptionSpec> options;
+    CommandBuilder build; // the command from its scanned words and options
 };
 
 constexpr CommandInfo kCommands[] = {
-    {"run", "run [OPTION]... PROMPT", "run one task headless and show what it does, live", kRunOptions},
-    {"tasks", "tasks [--json]", "list the tasks", kRemoteJsonOptions},
-    {"show", "show TASK [--json]", "print a task's events", kRemoteJsonOptions},
+    {"run", "run [OPTION]... PROMPT", "run one task headless and show what it does, live", kRunOptions, buildRunCommand},
+    {"tasks", "tasks [--json]", "list the tasks", kRemoteJsonOptions, buildTasks},
+    {"show", "show TASK [--json]", "print a task's events", kRemoteJsonOptions, buildShow},
     {"resume", "resume TASK [--json] [--approve MODE] [--backend NAME] [--image IMAGE]",
      "continue a paused or interrupted task from its checkpoint, in the same sandbox or another backend's",
-     kResumeOptions},
+     kResumeOptions, buildResume},
     {"reply", "reply TASK MESSAGE [--json] [--approve MODE]",
      "continue a task whose run ended (finished, failed, stopped or paused) with your message, in the same "
      "workspace and conversation",
-     kReplyOptions},
-    {"cancel", "cancel TASK", "stop a running task", kRemotePlainOptions},
-    {"export", "export TASK DIR", "copy a task's events, report and artifacts into DIR", kRemotePlainOptions},
+     kReplyOptions, buildReply},
+    {"cancel", "cancel TASK", "stop a running task", kRemotePlainOptions, buildCancel},
+    {"export", "export TASK DIR", "copy a task's events, report and artifacts into DIR", kRemotePlainOptions, buildExport},
     {"apply", "apply TASK --remote URL [--workspace DIR] [--check]",
      "bring a remote task's change home: apply it to the local workspace, leaving files changed here since the "
      "upload as they are",
-     kApplyOptions},
+     kApplyOptions, buildApply},
     {"diff", "diff TASK [--step N]",
      "what a task changed in its workspace, shell commands' changes included: a unified diff of its snapshots",
-     kDiffOptions},
+     kDiffOptions, buildDiff},
     {"rewind",
      "rewind TASK --to-step N [--files] [--conversation] | --to-step N --fork [--workspace DIR] | --undo "
      "[--path PATH]... [--check] [--yes]",
      "put the workspace back as it was before a step (first recording it as it is, for --undo); what "
      "snapshots skip is left alone. --fork keeps both: a new task continues from that step",
-     kRewindOptions},
+     kRewindOptions, buildRewind},
     {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
-     kJsonOptions},
+     kJsonOptions, buildDoctor},
     {"secrets", "secrets set|delete NAME", "store (key read from stdin) or delete a provider's API key",
-     kPlainOptions},
-    {"help", "help [COMMAND]", "show this help, or one command's", kPlainOptions},
-    {"version", "version", "print the version", kPlainOptions},
+     kPlainOptions, buildSecrets},
+    {"help", "help [COMMAND]", "show this help, or one command's", kPlainOptions, buildHelp},
+    {"version", "version", "print the version", kPlainOptions, buildVersion},
 };
 
 const CommandInfo* findCommand(std::string_view name) {
@@ -420,162 +439,176 @@ Result<std::vector<std::string>> takeWords(std::string_view command, const Scann
     return std::vector<std::string>(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(names.size()));
 }
 
-Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned, CliArguments& arguments) {
+// What every command but run shares: its words and options as scanned, and the options several commands
+// take, read once.
+struct Invocation {
+    std::string_view name;
+    const Scanned& scanned;
+    CliArguments& arguments;
     bool json = false;
     std::optional<std::string> approve, image;
     std::optional<sandbox::Backend> backend;
-    for (const auto& [flag, value] : scanned.options) {
-        if (info.name == "run" || applyCommon(flag, value, arguments))
-            continue;
-        if (flag == "--json") {
-            json = true;
-        } else if (flag == "--approve") {
-            if (auto status = oneOf(flag, value, {"ask", "auto", "deny"}); !status)
-                return status.error();
-            approve = value;
-        } else if (flag == "--backend") {
-            auto parsed = backendOption(flag, value);
-            if (!parsed)
-                return parsed.error();
-            backend = *parsed;
-        } else if (flag == "--image") {
-            if (auto status = checkImage(flag, value); !status)
-                return status.error();
-            image = value;
+};
+
+Result<CliCommand> buildRunCommand(Invocation& call) {
+    auto run = buildRun(call.scanned, call.arguments);
+    if (!run)
+        return run.error();
+    return CliCommand(std::move(run).value());
+}
+
+Result<CliCommand> buildTasks(Invocation& call) {
+    if (auto words = takeWords(call.name, call.scanned, {}); !words)
+        return words.error();
+    return CliCommand(TasksCommand{call.json});
+}
+
+Result<CliCommand> buildDoctor(Invocation& call) {
+    if (auto words = takeWords(call.name, call.scanned, {}); !words)
+        return words.error();
+    return CliCommand(DoctorCommand{call.json});
+}
+
+Result<CliCommand> buildVersion(Invocation& call) {
+    if (auto words = takeWords(call.name, call.scanned, {}); !words)
+        return words.error();
+    return CliCommand(VersionCommand{});
+}
+
+Result<CliCommand> buildShow(Invocation& call) {
+    auto words = takeWords(call.name, call.scanned, {"TASK"});
+    if (!words)
+        return words.error();
+    return CliCommand(ShowCommand{std::move(words->front()), call.json});
+}
+
+Result<CliCommand> buildResume(Invocation& call) {
+    auto words = takeWords(call.name, call.scanned, {"TASK"});
+    if (!words)
+        return words.error();
+    return CliCommand(ResumeCommand{std::move(words->front()), call.json, call.approve, call.backend, call.image});
+}
+
+Result<CliCommand> buildCancel(Invocation& call) {
+    auto words = takeWords(call.name, call.scanned, {"TASK"});
+    if (!words)
+        return words.error();
+    return CliCommand(CancelCommand{std::move(words->front())});
+}
+
+Result<CliCommand> buildReply(Invocation& call) {
+    const Scanned& scanned = call.scanned;
+    if (scanned.words.empty() || scanned.words.front().empty())
+        return usageError("warren reply: TASK is missing ('warren tasks' lists the task ids)");
+    ReplyCommand reply{scanned.words.front(), {}, call.json, call.approve};
+    for (std::size_t i = 1; i < scanned.words.size(); ++i)
+        reply.message += (reply.message.empty() ? "" : " ") + scanned.words[i];
+    if (reply.message.find_first_not_of(" \t\n") == std::string::npos)
+        return usageError("warren reply: MESSAGE is missing: warren reply TASK \"what the agent should do next\"");
+    return CliCommand(std::move(reply));
+}
+
+Result<CliCommand> buildExport(Invocation& call) {
+    auto words = takeWords(call.name, call.scanned, {"TASK", "DIR"});
+    if (!words)
+        return words.error();
+    return CliCommand(ExportCommand{(*words)[0], (*words)[1]});
+}
+
+Result<CliCommand> buildDiff(Invocation& call) {
+    auto words = takeWords(call.name, call.scanned, {"TASK"});
+    if (!words)
+        return words.error();
+    DiffCommand diff{words->front(), std::nullopt};
+    for (const auto& [flag, value] : call.scanned.options)
+        if (flag == "--step") {
+            auto step = positiveNumber(flag, value, "steps");
+            if (!step)
+                return step.error();
+            diff.step = *step;
+        }
+    return CliCommand(std::move(diff));
+}
+
+Result<CliCommand> buildRewind(Invocation& call) {
+    auto words = takeWords(call.name, call.scanned, {"TASK"});
+    if (!words)
+        return words.error();
+    RewindCommand rewind{words->front(), std::nullopt, {}, false, false, true, false, false, {}};
+    bool undo = false, files = false, workspace = false;
+    for (const auto& [flag, value] : call.scanned.options) {
+        if (flag == "--to-step") {
+            auto step = positiveNumber(flag, value, "steps");
+            if (!step)
+                return step.error();
+            rewind.toStep = *step;
+        } else if (flag == "--undo") {
+            undo = true;
+        } else if (flag == "--path") {
+            rewind.paths.push_back(value);
+        } else if (flag == "--check") {
+            rewind.check = true;
+        } else if (flag == "--yes") {
+            rewind.yes = true;
+        } else if (flag == "--files") {
+            files = true;
+        } else if (flag == "--conversation") {
+            rewind.conversation = true;
+        } else if (flag == "--fork") {
+            rewind.fork = true;
+        } else if (flag == "--workspace") {
+            workspace = true;
+            rewind.workspace = value;
         }
     }
-    const std::string_view name = info.name;
-    if (name == "run") {
-        auto run = buildRun(scanned, arguments);
-        if (!run)
-            return run.error();
-        return CliCommand(std::move(run).value());
+    if (workspace && !rewind.fork)
+        return usageError("warren rewind: --workspace names a fork's workspace; add --fork");
+    if (rewind.fork && (undo || files || rewind.conversation || !rewind.paths.empty() || rewind.check))
+        return usageError("warren rewind: --fork takes the files and the conversation of one step into a new "
+                          "task, touching nothing else: --to-step N --fork [--workspace DIR], nothing more");
+    rewind.files = files || !rewind.conversation;
+    if ((rewind.conversation || files) && undo)
+        return usageError("warren rewind: --undo takes back what the last rewind did (its files, its "
+                          "conversation or both); it takes no --files or --conversation");
+    if (rewind.conversation && !rewind.paths.empty() && !files)
+        return usageError("warren rewind: --path narrows the files; add --files to rewind them with the "
+                          "conversation");
+    if (undo == rewind.toStep.has_value())
+        return usageError("warren rewind: say where to: --to-step N (before step N ran) or --undo (before "
+                          "the last rewind)");
+    return CliCommand(std::move(rewind));
+}
+
+Result<CliCommand> buildApply(Invocation& call) {
+    auto words = takeWords(call.name, call.scanned, {"TASK"});
+    if (!words)
+        return words.error();
+    ApplyCommand apply{words->front(), std::nullopt, false};
+    for (const auto& [flag, value] : call.scanned.options) {
+        if (flag == "--workspace")
+            apply.workspace = value;
+        else if (flag == "--check")
+            apply.check = true;
     }
-    if (name == "tasks" || name == "doctor" || name == "version") {
-        if (auto words = takeWords(name, scanned, {}); !words)
-            return words.error();
-        if (name == "tasks")
-            return CliCommand(TasksCommand{json});
-        if (name == "doctor")
-            return CliCommand(DoctorCommand{json});
-        return CliCommand(VersionCommand{});
-    }
-    if (name == "show" || name == "resume" || name == "cancel") {
-        auto words = takeWords(name, scanned, {"TASK"});
-        if (!words)
-            return words.error();
-        std::string task = std::move(words->front());
-        if (name == "show")
-            return CliCommand(ShowCommand{std::move(task), json});
-        if (name == "resume")
-            return CliCommand(ResumeCommand{std::move(task), json, approve, backend, image});
-        return CliCommand(CancelCommand{std::move(task)});
-    }
-    if (name == "reply") {
-        if (scanned.words.empty() || scanned.words.front().empty())
-            return usageError("warren reply: TASK is missing ('warren tasks' lists the task ids)");
-        ReplyCommand reply{scanned.words.front(), {}, json, approve};
-        for (std::size_t i = 1; i < scanned.words.size(); ++i)
-            reply.message += (reply.message.empty() ? "" : " ") + scanned.words[i];
-        if (reply.message.find_first_not_of(" \t\n") == std::string::npos)
-            return usageError("warren reply: MESSAGE is missing: warren reply TASK \"what the agent should do next\"");
-        return CliCommand(std::move(reply));
-    }
-    if (name == "export") {
-        auto words = takeWords(name, scanned, {"TASK", "DIR"});
-        if (!words)
-            return words.error();
-        return CliCommand(ExportCommand{(*words)[0], (*words)[1]});
-    }
-    if (name == "diff") {
-        auto words = takeWords(name, scanned, {"TASK"});
-        if (!words)
-            return words.error();
-        DiffCommand diff{words->front(), std::nullopt};
-        for (const auto& [flag, value] : scanned.options)
-            if (flag == "--step") {
-                auto step = positiveNumber(flag, value, "steps");
-                if (!step)
-                    return step.error();
-                diff.step = *step;
-            }
-        return CliCommand(std::move(diff));
-    }
-    if (name == "rewind") {
-        auto words = takeWords(name, scanned, {"TASK"});
-        if (!words)
-            return words.error();
-        RewindCommand rewind{words->front(), std::nullopt, {}, false, false, true, false, false, {}};
-        bool undo = false, files = false, workspace = false;
-        for (const auto& [flag, value] : scanned.options) {
-            if (flag == "--to-step") {
-                auto step = positiveNumber(flag, value, "steps");
-                if (!step)
-                    return step.error();
-                rewind.toStep = *step;
-            } else if (flag == "--undo") {
-                undo = true;
-            } else if (flag == "--path") {
-                rewind.paths.push_back(value);
-            } else if (flag == "--check") {
-                rewind.check = true;
-            } else if (flag == "--yes") {
-                rewind.yes = true;
-            } else if (flag == "--files") {
-                files = true;
-            } else if (flag == "--conversation") {
-                rewind.conversation = true;
-            } else if (flag == "--fork") {
-                rewind.fork = true;
-            } else if (flag == "--workspace") {
-                workspace = true;
-                rewind.workspace = value;
-            }
-        }
-        if (workspace && !rewind.fork)
-            return usageError("warren rewind: --workspace names a fork's workspace; add --fork");
-        if (rewind.fork && (undo || files || rewind.conversation || !rewind.paths.empty() || rewind.check))
-            return usageError("warren rewind: --fork takes the files and the conversation of one step into a new "
-                              "task, touching nothing else: --to-step N --fork [--workspace DIR], nothing more");
-        rewind.files = files || !rewind.conversation;
-        if ((rewind.conversation || files) && undo)
-            return usageError("warren rewind: --undo takes back what the last rewind did (its files, its "
-                              "conversation or both); it takes no --files or --conversation");
-        if (rewind.conversation && !rewind.paths.empty() && !files)
-            return usageError("warren rewind: --path narrows the files; add --files to rewind them with the "
-                              "conversation");
-        if (undo == rewind.toStep.has_value())
-            return usageError("warren rewind: say where to: --to-step N (before step N ran) or --undo (before "
-                              "the last rewind)");
-        return CliCommand(std::move(rewind));
-    }
-    if (name == "apply") {
-        auto words = takeWords(name, scanned, {"TASK"});
-        if (!words)
-            return words.error();
-        ApplyCommand apply{words->front(), std::nullopt, false};
-        for (const auto& [flag, value] : scanned.options) {
-            if (flag == "--workspace")
-                apply.workspace = value;
-            else if (flag == "--check")
-                apply.check = true;
-        }
-        if (!arguments.remote)
-            return usageError("warren apply: --remote URL is missing: apply brings home the change of a task that "
-                              "ran on that server");
-        return CliCommand(std::move(apply));
-    }
-    if (name == "help") {
-        if (scanned.words.size() > 1)
-            return usageError("warren help: takes at most one COMMAND, got " + singleQuoted(scanned.words[1]));
-        if (scanned.words.empty())
-            return CliCommand(HelpCommand{});
-        if (!findCommand(scanned.words[0]))
-            return usageError("warren help: unknown command " + singleQuoted(scanned.words[0]));
-        return CliCommand(HelpCommand{scanned.words[0]});
-    }
-    // secrets
-    const std::vector<std::string>& words = scanned.words;
+    if (!call.arguments.remote)
+        return usageError("warren apply: --remote URL is missing: apply brings home the change of a task that "
+                          "ran on that server");
+    return CliCommand(std::move(apply));
+}
+
+Result<CliCommand> buildHelp(Invocation& call) {
+    const Scanned& scanned = call.scanned;
+    if (scanned.words.size() > 1)
+        return usageError("warren help: takes at most one COMMAND, got " + singleQuoted(scanned.words[1]));
+    if (scanned.words.empty())
+        return CliCommand(HelpCommand{});
+    if (!findCommand(scanned.words[0]))
+        return usageError("warren help: unknown command " + singleQuoted(scanned.words[0]));
+    return CliCommand(HelpCommand{scanned.words[0]});
+}
+
+Result<CliCommand> buildSecrets(Invocation& call) {
+    const std::vector<std::string>& words = call.scanned.words;
     if (words.empty() || (words[0] != "set" && words[0] != "delete"))
         return usageError("warren secrets: expected set or delete" +
                           (words.empty() ? std::string() : ", got " + singleQuoted(words[0])) +
@@ -591,6 +624,33 @@ Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned,
     if (words[0] == "set")
         return CliCommand(SecretsSetCommand{words[1]});
     return CliCommand(SecretsDeleteCommand{words[1]});
+}
+
+Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned, CliArguments& arguments) {
+    Invocation call{info.name, scanned, arguments, false, std::nullopt, std::nullopt, std::nullopt};
+    if (info.name == "run") // run reads all of its own options
+        return info.build(call);
+    for (const auto& [flag, value] : scanned.options) {
+        if (applyCommon(flag, value, arguments))
+            continue;
+        if (flag == "--json") {
+            call.json = true;
+        } else if (flag == "--approve") {
+            if (auto status = oneOf(flag, value, {"ask", "auto", "deny"}); !status)
+                return status.error();
+            call.approve = value;
+        } else if (flag == "--backend") {
+            auto parsed = backendOption(flag, value);
+            if (!parsed)
+                return parsed.error();
+            call.backend = *parsed;
+        } else if (flag == "--image") {
+            if (auto status = checkImage(flag, value); !status)
+                return status.error();
+            call.image = value;
+        }
+    }
+    return info.build(call);
 }
 
 std::string unknownCommand(const std::string& word) {

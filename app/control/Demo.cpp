@@ -1,7 +1,8 @@
 #include "app/control/Demo.h"
 
+#include "common/FileText.h"
+
 #include <filesystem>
-#include <fstream>
 #include <string_view>
 #include <sys/stat.h>
 
@@ -17,19 +18,6 @@ namespace warren::control {
 
 using namespace warren::resources;
 
-namespace {
-
-Status writeFile(const std::filesystem::path& path, std::string_view text, mode_t mode) {
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file.write(text.data(), static_cast<std::streamsize>(text.size()));
-    file.close();
-    if (!file || chmod(path.c_str(), mode) != 0)
-        return makeError(ErrorCode::System, "cannot write the demo file " + path.string());
-    return Ok{};
-}
-
-} // namespace
-
 Status writeDemo(const std::string& directory) {
     const std::filesystem::path root(directory);
     std::error_code error;
@@ -40,7 +28,7 @@ Status writeDemo(const std::string& directory) {
                                     std::tuple{"workspace/greet.sh", demoGreetText, 0755},
                                     std::tuple{"workspace/test.sh", demoTestText, 0755},
                                     std::tuple{"workspace/README.md", demoReadmeText, 0644}})
-        if (auto written = writeFile(root / name, text, static_cast<mode_t>(mode)); !written)
+        if (auto written = writeFileText(root / name, text, static_cast<mode_t>(mode)); !written)
             return written;
     return Ok{};
 }

@@ -22,6 +22,7 @@ Result<std::string> findAgentBinary(const std::string& programDir) {
         return namedAgentBinary(fromEnv, "WARREN_AGENT=");
     const std::vector<std::string> candidates = {programDir + "/warren-agent",
                                                  programDir + "/../agent_core/tool/warren-agent",
+                                                 programDir + "/../../agent_core/tool/warren-agent",
                                                  programDir + "/../lib/warren/warren-agent"};
     for (const auto& candidate : candidates) {
         std::error_code error;

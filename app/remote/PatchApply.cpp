@@ -1,9 +1,10 @@
 #include "app/remote/PatchApply.h"
 
-#include "app/remote/GitProcess.h"
+#include "app/git/GitProcess.h"
 #include "common/UniqueFd.h"
 #include "common/WriteAll.h"
 
+#include <QCryptographicHash>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -14,6 +15,10 @@
 namespace warren::remote {
 
 namespace fs = std::filesystem;
+using git::GitOutput;
+using git::GitScratch;
+using git::PatchFile;
+using git::PatchSection;
 
 namespace {
 
@@ -56,6 +61,8 @@ std::optional<std::string> conflictReason(const ManifestEntry* uploaded, const L
         return std::string("is ") + describe(local.type) + " here but was " + describe(expected) +
                " in the upload";
     if (!wasFile) {
+        if (uploaded->target.empty()) // known only by the patch's blob id
+            return std::string("the symbolic link was changed here since the upload");
         if (local.target != uploaded->target)
             return "the symbolic link was changed here since the upload (it points to \"" + local.target +
                    "\", not \"" + uploaded->target + "\")";
@@ -177,6 +184,70 @@ private:
     const GitScratch& m_git;
 };
 
+// git's blob id of a regular file, read as it streams.
+Result<std::string> fileBlobId(const fs::path& file, const std::string& name) {
+    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat info {};
+    if (!fd.valid() || ::fstat(fd.get(), &info) != 0)
+        return makeError(ErrorCode::System, "cannot read \"" + name + "\": " + std::strerror(errno));
+    QCryptographicHash hash(QCryptographicHash::Sha1);
+    hash.addData(QByteArray("blob ") + QByteArray::number(static_cast<qlonglong>(info.st_size)) +
+                 QByteArray(1, '\0'));
+    char buffer[64 * 1024];
+    for (;;) {
+        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return makeError(ErrorCode::System, "cannot read \"" + name + "\": " + std::strerror(errno));
+        if (n == 0)
+            break;
+        hash.addData(QByteArrayView(buffer, n));
+    }
+    return hash.result().toHex().toStdString();
+}
+
+constexpr std::uint32_t kExecutableMode = 0100755;
+constexpr std::uint32_t kSymlinkMode = 0120000;
+
+// What the upload held of each path the patch touches, as the patch tells it (its pre-images): the local
+// path's own entry where its blob id and type are the pre-image's, an entry nothing local matches where
+// they are not, and none for a file the patch creates. A section without an index line changes only the
+// mode, which leaves the content as it is here: only the mode is compared. conflictReason then decides as
+// with a manifest.
+Result<WorkspaceManifest> manifestFromPreimages(const std::vector<Touched>& touched, const fs::path& workspace) {
+    std::vector<ManifestEntry> entries;
+    for (const auto& each : touched) {
+        if (each.file.change == PatchFile::Change::Added)
+            continue;
+        std::optional<std::string> blob;
+        for (const auto section : each.sections)
+            if (!blob)
+                blob = git::preimageBlob(section);
+        ManifestEntry entry;
+        entry.path = each.file.path;
+        entry.type = each.file.oldMode == kSymlinkMode ? ManifestEntry::Type::Symlink : ManifestEntry::Type::File;
+        entry.executable = each.file.oldMode == kExecutableMode;
+        auto local = readLocalState(workspace, each.file.path);
+        if (!local)
+            return local.error();
+        if (!blob && entry.type == ManifestEntry::Type::File && local->type == LocalState::Type::File) {
+            entry.sha256 = local->sha256;
+        } else if (blob && entry.type == ManifestEntry::Type::File && local->type == LocalState::Type::File) {
+            auto id = fileBlobId(workspace / each.file.path, each.file.path);
+            if (!id)
+                return id.error();
+            if (*id == *blob)
+                entry.sha256 = local->sha256;
+        } else if (blob && entry.type == ManifestEntry::Type::Symlink && local->type == LocalState::Type::Symlink &&
+                   gitBlobId(local->target) == *blob) {
+            entry.target = local->target;
+        }
+        entries.push_back(std::move(entry));
+    }
+    return WorkspaceManifest(std::move(entries));
+}
+
 struct Planned {
     PatchPlan plan;
     std::vector<const Touched*> apply;
@@ -250,10 +321,10 @@ Result<Prepared> prepare(std::string_view patch, const fs::path& workspace) {
     if (error || !fs::is_directory(prepared.workspace, error))
         return makeError(ErrorCode::NotFound,
                          "the workspace \"" + workspace.string() + "\" is not a directory that can be read");
-    auto sections = splitPatch(patch);
+    auto sections = git::splitPatch(patch);
     if (!sections)
         return sections.error();
-    auto files = patchFiles(patch);
+    auto files = git::patchFiles(patch);
     if (!files)
         return files.error();
     prepared.sections = std::move(*sections);
@@ -262,6 +333,34 @@ Result<Prepared> prepare(std::string_view patch, const fs::path& workspace) {
 }
 
 } // namespace
+
+std::string gitBlobId(std::string_view content) {
+    QCryptographicHash hash(QCryptographicHash::Sha1);
+    hash.addData(QByteArray("blob ") + QByteArray::number(static_cast<qulonglong>(content.size())) +
+                 QByteArray(1, '\0'));
+    hash.addData(QByteArrayView(content.data(), static_cast<qsizetype>(content.size())));
+    return hash.result().toHex().toStdString();
+}
+
+Result<PatchPlan> planPatch(std::string_view patch, const fs::path& workspace, const ApplyOptions& options) {
+    auto prepared = prepare(patch, workspace);
+    if (!prepared)
+        return prepared.error();
+    auto manifest = manifestFromPreimages(prepared->touched, prepared->workspace);
+    if (!manifest)
+        return manifest.error();
+    return planPatch(patch, workspace, *manifest, options);
+}
+
+Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace, const ApplyOptions& options) {
+    auto prepared = prepare(patch, workspace);
+    if (!prepared)
+        return prepared.error();
+    auto manifest = manifestFromPreimages(prepared->touched, prepared->workspace);
+    if (!manifest)
+        return manifest.error();
+    return applyPatch(patch, workspace, *manifest, options);
+}
 
 Result<PatchPlan> planPatch(std::string_view patch, const fs::path& workspace,
                             const WorkspaceManifest& manifest, const ApplyOptions& options) {

@@ -14,8 +14,13 @@
 //
 // planPatch says what applyPatch will do, touching nothing; applyPatch plans again (the files may have
 // changed meanwhile) and applies.
+//
+// Without the manifest (the task was submitted from another data directory or computer, and the user names
+// the workspace), the patch itself says what the upload held of each file it touches: the blob id and mode
+// of its pre-image. A local file whose git blob id and mode are those is as uploaded; anything else is a
+// conflict, with the same reasons.
 
-#include "app/remote/PatchText.h"
+#include "app/git/PatchText.h"
 #include "app/remote/WorkspaceManifest.h"
 #include "common/Result.h"
 
@@ -53,7 +58,7 @@ struct PatchConflict {
 };
 
 struct PatchPlan {
-    std::vector<PatchFile> apply;         // in the patch's order
+    std::vector<git::PatchFile> apply;    // in the patch's order
     std::vector<PatchConflict> conflicts; // sorted by path
 };
 
@@ -69,5 +74,14 @@ Result<PatchPlan> planPatch(std::string_view patch, const std::filesystem::path&
 // were not touched.
 Result<PatchPlan> applyPatch(std::string_view patch, const std::filesystem::path& workspace,
                              const WorkspaceManifest& manifest, const ApplyOptions& options = {});
+
+// The same, against the patch's pre-images in place of the upload's manifest.
+Result<PatchPlan> planPatch(std::string_view patch, const std::filesystem::path& workspace,
+                            const ApplyOptions& options = {});
+Result<PatchPlan> applyPatch(std::string_view patch, const std::filesystem::path& workspace,
+                             const ApplyOptions& options = {});
+
+// git's id of a blob holding content (SHA-1 of "blob SIZE\0" and content), lowercase hex. Pure.
+std::string gitBlobId(std::string_view content);
 
 } // namespace warren::remote

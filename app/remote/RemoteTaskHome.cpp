@@ -1,10 +1,10 @@
 #include "app/remote/RemoteTaskHome.h"
 
+#include "common/FileText.h"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace warren::remote {
 
@@ -36,26 +36,14 @@ Status saveTaskHome(const std::string& dataDir, const std::string& taskId, const
     fs::create_directories(file.parent_path(), error);
     if (error)
         return makeError(ErrorCode::System, "cannot create " + file.parent_path().string() + ": " + error.message());
-    if (!home.script.is_null()) {
-        std::ofstream script(taskScriptFile(dataDir, taskId), std::ios::trunc);
-        script << home.script.dump();
-        if (!script.flush())
-            return makeError(ErrorCode::System, "cannot write " + taskScriptFile(dataDir, taskId) + "; is the disk full?");
-    }
+    if (!home.script.is_null())
+        if (auto written = writeFileText(taskScriptFile(dataDir, taskId), home.script.dump()); !written)
+            return written.error();
     const fs::path temporary = file.string() + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::trunc);
-        out << json{{"server", home.server},
-                    {"workspace", home.workspace},
-                    {"upload", home.uploadId},
-                    {"manifest", home.manifest},
-                    {"script", home.script},
-                    {"demo", home.demo}}
-                   .dump();
-        out.flush();
-        if (!out)
-            return makeError(ErrorCode::System, "cannot write " + temporary.string() + "; is the disk full?");
-    }
+    const json record = {{"server", home.server},     {"workspace", home.workspace}, {"upload", home.uploadId},
+                         {"manifest", home.manifest}, {"script", home.script},       {"demo", home.demo}};
+    if (auto written = writeFileText(temporary, record.dump()); !written)
+        return written.error();
     fs::rename(temporary, file, error);
     if (error)
         return makeError(ErrorCode::System, "cannot write " + file.string() + ": " + error.message());
@@ -65,12 +53,10 @@ Status saveTaskHome(const std::string& dataDir, const std::string& taskId, const
 Result<std::optional<RemoteTaskHome>> loadTaskHome(const std::string& dataDir, const std::string& taskId) {
     if (!plainTaskId(taskId))
         return std::optional<RemoteTaskHome>();
-    std::ifstream in(homeFile(dataDir, taskId));
-    if (!in)
+    const auto text = readFileText(homeFile(dataDir, taskId));
+    if (!text)
         return std::optional<RemoteTaskHome>();
-    std::stringstream text;
-    text << in.rdbuf();
-    const json stored = json::parse(text.str(), nullptr, false);
+    const json stored = json::parse(*text, nullptr, false);
     if (!stored.is_object() || !stored.value("workspace", json()).is_string())
         return makeError(ErrorCode::System, "the record of task " + taskId + " in " +
                                                 homeFile(dataDir, taskId).string() +

@@ -11,6 +11,7 @@
 #include <QUrl>
 #include <QUuid>
 #include <filesystem>
+#include <optional>
 
 namespace warren::remote {
 
@@ -62,10 +63,13 @@ void uploadWorkspace(RemoteClient& client, const std::string& workspace, const s
 namespace {
 
 // What the task's change would do to target, or does (mode), from the patch the server sent.
+// Without the upload's manifest (a task submitted elsewhere) the patch's pre-images stand for it.
 Result<control::ChangesPlan> applyHere(const QByteArray& patch, const std::string& target,
-                                       const WorkspaceManifest& manifest, ApplyMode mode) {
+                                       const std::optional<WorkspaceManifest>& manifest, ApplyMode mode) {
     const std::string_view text(patch.constData(), static_cast<std::size_t>(patch.size()));
-    auto plan = mode == ApplyMode::Apply ? applyPatch(text, target, manifest) : planPatch(text, target, manifest);
+    const bool apply = mode == ApplyMode::Apply;
+    auto plan = manifest ? (apply ? applyPatch(text, target, *manifest) : planPatch(text, target, *manifest))
+                         : (apply ? applyPatch(text, target) : planPatch(text, target));
     if (!plan)
         return plan.error();
     control::ChangesPlan changes;
@@ -79,7 +83,7 @@ Result<control::ChangesPlan> applyHere(const QByteArray& patch, const std::strin
 // Where the change of a task that has ended goes, and what was uploaded, or why it cannot come home.
 struct Destination {
     std::string target;
-    WorkspaceManifest manifest;
+    std::optional<WorkspaceManifest> manifest; // what was uploaded, when the task was submitted from here
 };
 
 Result<Destination> destination(const nlohmann::json& answer, const std::string& dataDir, const std::string& taskId,
@@ -94,15 +98,19 @@ Result<Destination> destination(const nlohmann::json& answer, const std::string&
     auto home = loadTaskHome(dataDir, taskId);
     if (!home)
         return home.error();
-    // Without the upload's manifest a file the user changed cannot be told from one the task changed.
-    if (!*home)
+    // Submitted from another data directory or computer: the workspace is the user's to name, and the
+    // patch's pre-images stand for the upload's manifest.
+    if (!*home && workspace.empty())
         return makeError(ErrorCode::InvalidArgument,
-                         "task " + taskId + " was not submitted from this machine's data directory, so what was "
-                                            "uploaded is not known here and your changes could not be told from "
-                                            "the task's: apply it where it was submitted from");
-    auto manifest = WorkspaceManifest::fromJson((*home)->manifest);
-    if (!manifest)
-        return manifest.error();
+                         "task " + taskId + " was submitted from another computer or data directory than " + dataDir +
+                             ", so where its change goes is not known here: name the workspace with --workspace DIR");
+    std::optional<WorkspaceManifest> manifest;
+    if (*home) {
+        auto read = WorkspaceManifest::fromJson((*home)->manifest);
+        if (!read)
+            return read.error();
+        manifest = std::move(*read);
+    }
     const std::string target = workspace.empty() ? (*home)->workspace : workspace;
     std::error_code error;
     if (!fs::is_directory(target, error))

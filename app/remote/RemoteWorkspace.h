@@ -29,7 +29,8 @@ void uploadWorkspace(RemoteClient& client, const std::string& workspace, const s
 enum class ApplyMode { PlanOnly, Apply };
 
 // workspace: where the change goes; empty: the directory the task was uploaded from (its RemoteTaskHome
-// in dataDir). A task still queued or running has no final change yet: an error says to wait.
+// in dataDir). A task submitted from elsewhere has no home here: applied to the workspace named, against the
+// patch's pre-images (PatchApply). A task still queued or running has no final change yet: an error says to wait.
 void bringChangesHome(RemoteClient& client, const std::string& dataDir, const std::string& taskId,
                       const std::string& workspace, ApplyMode mode, QObject* context,
                       control::Done<control::ChangesPlan> done);

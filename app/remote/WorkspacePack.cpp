@@ -1,6 +1,6 @@
 #include "app/remote/WorkspacePack.h"
 
-#include "app/remote/GitProcess.h"
+#include "app/git/GitProcess.h"
 #include "common/LinkChain.h"
 #include "common/UniqueFd.h"
 #include "common/Utf8.h"
@@ -17,6 +17,7 @@
 
 namespace warren::remote {
 
+using git::GitScratch;
 using tar::kTarEndBytes;
 using tar::TarMember;
 using tar::tarHeaders;

@@ -1,8 +1,8 @@
 #include "app/snapshots/ConversationUndo.h"
 
+#include "common/FileText.h"
+
 #include <cerrno>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,12 +62,8 @@ Status keepForUndo(const fs::path& snapshotsDir, const std::string& undoRef, con
                          {"task", kept.taskState}};
     const fs::path path = recordPath(snapshotsDir, undoRef);
     const fs::path temporary = path.string() + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << record.dump() << "\n";
-        if (!out.flush())
-            return makeError(ErrorCode::System, "cannot write " + temporary.string());
-    }
+    if (auto written = writeFileText(temporary, record.dump() + "\n"); !written)
+        return written.error();
     fs::rename(temporary, path, error);
     if (error)
         return makeError(ErrorCode::System, "cannot write " + path.string() + ": " + error.message());
@@ -80,10 +76,8 @@ Result<std::optional<KeptConversation>> keptForUndo(const fs::path& snapshotsDir
     std::error_code error;
     if (!fs::exists(path, error))
         return std::optional<KeptConversation>{};
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    const json record = json::parse(text.str(), nullptr, false);
+    const auto text = readFileText(path);
+    const json record = text ? json::parse(*text, nullptr, false) : json();
     if (!record.is_object() || !record.value("files", json()).is_boolean() ||
         !record.value("conversation", json()).is_boolean())
         return makeError(ErrorCode::System, path.string() +

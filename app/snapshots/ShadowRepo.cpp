@@ -1,7 +1,8 @@
 #include "app/snapshots/ShadowRepo.h"
 
-#include "app/remote/GitProcess.h"
+#include "app/git/GitProcess.h"
 #include "app/snapshots/WorkspaceWalk.h"
+#include "common/FileText.h"
 #include "common/UniqueFd.h"
 
 #include <algorithm>
@@ -10,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/file.h>
@@ -52,12 +52,8 @@ const std::vector<std::string>& switches() {
 
 Status writeWhole(const fs::path& path, const std::string& bytes) {
     const fs::path temporary = path.string() + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << bytes;
-        if (!out.flush())
-            return makeError(ErrorCode::System, "cannot write " + temporary.string());
-    }
+    if (auto written = writeFileText(temporary, bytes); !written)
+        return written.error();
     std::error_code error;
     fs::rename(temporary, path, error);
     if (error)
@@ -65,11 +61,10 @@ Status writeWhole(const fs::path& path, const std::string& bytes) {
     return Ok{};
 }
 
+// A file that is missing or unreadable reads as empty: a repository being made has none of them yet.
 std::string readWhole(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream content;
-    content << in.rdbuf();
-    return content.str();
+    auto text = readFileText(path);
+    return text ? std::move(*text) : std::string();
 }
 
 std::int64_t nowMs() {
@@ -154,7 +149,7 @@ Result<ShadowRepo> ShadowRepo::open(const fs::path& dir, const fs::path& workspa
     const fs::path building = dir.string() + ".new";
     fs::remove_all(building, error);
     auto init =
-        remote::runGit({repo.m_options.git, "init", "--bare", "--quiet", "--template=", building.string()},
+        git::runGit({repo.m_options.git, "init", "--bare", "--quiet", "--template=", building.string()},
                        building.parent_path());
     if (!init)
         return init.error();
@@ -215,7 +210,7 @@ Result<std::string> ShadowRepo::git(const std::vector<std::string>& args, const 
         if (auto written = writeWhole(stdinFile, input); !written)
             return written.error();
     }
-    auto run = remote::runGit(std::move(argv), m_dir, env, stdinFile);
+    auto run = git::runGit(std::move(argv), m_dir, env, stdinFile);
     if (!stdinFile.empty()) {
         std::error_code ignored;
         fs::remove(stdinFile, ignored);

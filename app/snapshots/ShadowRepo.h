@@ -6,7 +6,7 @@
 // Isolation from the user's own repository: its .git is never named to git, so git neither reads its index
 // nor writes there; its objects are borrowed read-only (objects/info/alternates), and its index is copied
 // once to seed the shadow's, so that unchanged tracked files are neither stored nor hashed again. No user
-// or system configuration is read (app/remote/GitProcess), and hooks, signing, fsmonitor, filters,
+// or system configuration is read (app/git/GitProcess), and hooks, signing, fsmonitor, filters,
 // end-of-line conversion and automatic gc are off (see ShadowRepo.cpp's switches and SnapshotRules).
 //
 // Crash-only: every change is made under a lock file; git's own lock files left by a killed run are stale

@@ -1,6 +1,6 @@
 #include "app/snapshots/TaskReview.h"
 
-#include "app/remote/PatchText.h"
+#include "app/git/PatchText.h"
 #include "app/snapshots/EmptyDirChanges.h"
 
 #include <algorithm>
@@ -63,7 +63,7 @@ Result<std::vector<FileReview>> reviewFiles(const ShadowRepo& repo, const Review
     auto diff = repo.diff(range.from, range.to);
     if (!diff)
         return diff.error();
-    auto sections = remote::splitPatch(*diff);
+    auto sections = git::splitPatch(*diff);
     if (!sections)
         return sections.error();
     std::map<std::string, std::string> text;

@@ -1,11 +1,11 @@
 #include "app/tasks/TaskReply.h"
 
+#include "common/FileText.h"
+
 #include <QSaveFile>
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace warren::control {
 
@@ -48,12 +48,10 @@ Status keepReply(const DataDir& data, const std::string& taskId, const std::stri
 }
 
 std::optional<std::string> keptReply(const DataDir& data, const std::string& taskId) {
-    std::ifstream in(replyPath(data, taskId), std::ios::binary);
-    if (!in)
+    auto text = readFileText(replyPath(data, taskId));
+    if (!text)
         return std::nullopt;
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    return std::move(*text);
 }
 
 void forgetReply(const DataDir& data, const std::string& taskId) {

@@ -19,7 +19,7 @@
 #include "server/uploads/ArtifactFile.h"
 #include "server/uploads/RemoveTree.h"
 #include "server/uploads/WorkspaceCopy.h"
-#include "server/uploads/WorkspacePatch.h"
+#include "app/git/WorkspacePatch.h"
 #include "server/work/DiskWork.h"
 
 #include <QTimer>
@@ -405,7 +405,7 @@ void patch(ServerParts& parts, const Account& caller, const Owned& owned, HttpRe
     parts.work.run<Diff>(
         workOwner(caller),
         [before = parts.paths.uploadTree(*owned.uploadId), after = parts.paths.workspace(owned.task.id)] {
-            return uploads::workspacePatch(before, after);
+            return git::workspacePatch(before, after);
         },
         [reply](Diff diff) {
             if (!diff)

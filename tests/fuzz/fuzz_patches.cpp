@@ -12,8 +12,8 @@
 
 #include "agent_core/tools/PatchFormat.h"
 #include "agent_core/tools/PatchHunks.h"
-#include "app/remote/PatchText.h"
-#include "server/uploads/GitDiffText.h"
+#include "app/git/PatchText.h"
+#include "app/git/GitDiffText.h"
 
 #include <algorithm>
 
@@ -44,8 +44,8 @@ void requirePlainPath(const std::string& path) {
 }
 
 void remotePatch(std::string_view patch) {
-    auto sections = remote::splitPatch(patch);
-    auto files = remote::patchFiles(patch);
+    auto sections = git::splitPatch(patch);
+    auto files = git::patchFiles(patch);
     require(sections.ok() == files.ok());
     if (!sections)
         return;
@@ -60,10 +60,10 @@ void remotePatch(std::string_view patch) {
 }
 
 void tidiedDiff(std::string_view raw) {
-    const std::string tidy = uploads::tidyGitDiff(raw);
+    const std::string tidy = git::tidyGitDiff(raw);
     require(tidy.size() <= raw.size());
-    require(uploads::tidyGitDiff(tidy) == tidy);
-    if (auto sections = remote::splitPatch(tidy))
+    require(git::tidyGitDiff(tidy) == tidy);
+    if (auto sections = git::splitPatch(tidy))
         for (const auto& section : *sections)
             requirePlainPath(section.file.path);
 }
@@ -98,7 +98,7 @@ void agentPatch(std::string_view input) {
 }
 
 void gitName(std::string_view quoted) {
-    auto name = remote::unquoteGitName(quoted);
+    auto name = git::unquoteGitName(quoted);
     if (!name)
         return;
     require(quoted.size() >= 2 && quoted.front() == '"' && quoted.back() == '"');

@@ -85,6 +85,7 @@ private slots:
     void runsATaskOnTheServerWithTheLiveView();
     void printsTheSameEventsAsALocalRun();
     void appliesTheChangeAndLeavesLocalEditsAlone();
+    void appliesFromAnotherDataDirectoryIntoTheWorkspaceNamed();
     void answersOnlyTheQuestionsForTheUser_data();
     void answersOnlyTheQuestionsForTheUser();
     void anotherUsersTaskIsNotFound_data();
@@ -232,6 +233,31 @@ void TestRemoteCli::appliesTheChangeAndLeavesLocalEditsAlone() {
     QVERIFY2(elsewhere.exitCode == 0, elsewhere.err.constData());
     QCOMPARE(readFile(copy + "/a.txt"), QByteArray("ALPHA\nbeta\n"));
     QCOMPARE(readFile(copy + "/notes.md"), QByteArray("remote notes\n"));
+}
+
+// Another computer, or another data directory: nothing of the upload is known there, so the user names the
+// workspace, and the patch's own pre-images tell the files the user changed from the task's.
+void TestRemoteCli::appliesFromAnotherDataDirectoryIntoTheWorkspaceNamed() {
+    QVERIFY(!m_task.isEmpty());
+    const QString elsewhere = m_dir.path() + "/elsewhere";
+    const auto fromElsewhere = [&](const QStringList& args) {
+        return runWarren(args + QStringList{"--remote", m_server->url()}, elsewhere, environmentWithKey(m_alice));
+    };
+    const auto unnamed = fromElsewhere({"apply", m_task});
+    QCOMPARE(unnamed.exitCode, 2);
+    QVERIFY2(unnamed.err.contains("--workspace DIR"), unnamed.err.constData());
+
+    const QString copy = makeWorkspace();
+    QVERIFY(writeFile(copy + "/a.txt", "alpha, edited here\n"));
+    const auto check = fromElsewhere({"apply", m_task, "--workspace", copy, "--check"});
+    QCOMPARE(check.exitCode, 1);
+    QVERIFY2(check.out.contains("would apply notes.md") && check.out.contains("would apply b.txt"), check.out.constData());
+    QVERIFY2(check.out.contains("conflict    a.txt: was changed here since the upload"), check.out.constData());
+    const auto applied = fromElsewhere({"apply", m_task, "--workspace", copy});
+    QCOMPARE(applied.exitCode, 1); // a.txt was left
+    QCOMPARE(readFile(copy + "/notes.md"), QByteArray("remote notes\n"));
+    QVERIFY(!QFile::exists(copy + "/b.txt"));
+    QCOMPARE(readFile(copy + "/a.txt"), QByteArray("alpha, edited here\n"));
 }
 
 void TestRemoteCli::answersOnlyTheQuestionsForTheUser_data() {

@@ -1,4 +1,4 @@
-# common tests: the shared vocabulary (the strict JSON reader, UTF-8).
-foreach(test tst_json_fields tst_utf8)
+# common tests: the shared vocabulary (the strict JSON reader, UTF-8, a child process run to its end, a whole file).
+foreach(test tst_json_fields tst_utf8 tst_child_process tst_file_text)
     warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_base LABELS unit)
 endforeach()

@@ -8,7 +8,7 @@
 #include "app/remote/WorkspacePack.h"
 #include "common/UniqueFd.h"
 #include "common/tar/UploadExtractor.h"
-#include "server/uploads/WorkspacePatch.h"
+#include "app/git/WorkspacePatch.h"
 #include "tests/unit/WorkspaceTree.h"
 
 #include <QStandardPaths>
@@ -18,6 +18,7 @@
 #include <functional>
 
 using namespace warren;
+using namespace warren::git;
 using namespace warren::remote;
 using namespace warren::test;
 
@@ -81,8 +82,12 @@ private slots:
     void unquoteGitName();
     void conflictReason_data();
     void conflictReason();
+    void preimageBlob_data();
+    void preimageBlob();
 
+    void appliesEveryKindOfChange_data();
     void appliesEveryKindOfChange();
+    void conflictsAreLeftAloneAndTheRestApplied_data();
     void conflictsAreLeftAloneAndTheRestApplied();
     void aFileWhereTheTaskMadeADirectoryIsAConflict();
     void aFileTheTaskMadeADirectoryIsApplied();
@@ -95,6 +100,10 @@ private:
     // m_local packed into an upload; the server's pristine tree and the task's workspace extracted from
     // it; change() run on the task's workspace; the server's patch between the two.
     std::string uploadAndChange(const std::function<void(const fs::path&)>& change);
+    // planPatch or applyPatch against the upload's manifest, or (the task submitted from elsewhere) against
+    // the patch's own pre-images, as the test's "baseline" column says.
+    Result<PatchPlan> planAgainst(const std::string& patch, const QString& baseline) const;
+    Result<PatchPlan> applyAgainst(const std::string& patch, const QString& baseline) const;
 
     std::unique_ptr<QTemporaryDir> m_dir;
     fs::path m_root, m_local, m_task;
@@ -129,11 +138,29 @@ std::string PatchApplyTest::uploadAndChange(const std::function<void(const fs::p
             qFatal("extract: %s", extracted.error().message.c_str());
     }
     change(m_task);
-    auto patch = uploads::workspacePatch(m_root / "pristine", m_task);
+    auto patch = git::workspacePatch(m_root / "pristine", m_task);
     if (!patch)
         qFatal("patch: %s", patch.error().message.c_str());
     return *patch;
 }
+
+Result<PatchPlan> PatchApplyTest::planAgainst(const std::string& patch, const QString& baseline) const {
+    return baseline == "manifest" ? planPatch(patch, m_local, m_manifest) : planPatch(patch, m_local);
+}
+
+Result<PatchPlan> PatchApplyTest::applyAgainst(const std::string& patch, const QString& baseline) const {
+    return baseline == "manifest" ? applyPatch(patch, m_local, m_manifest) : applyPatch(patch, m_local);
+}
+
+namespace {
+
+void baselines() {
+    QTest::addColumn<QString>("baseline");
+    QTest::newRow("the upload's manifest") << "manifest";
+    QTest::newRow("the patch's pre-images") << "preimages";
+}
+
+} // namespace
 
 // ---- pure ----
 
@@ -181,7 +208,7 @@ void PatchApplyTest::patchFiles_data() {
 void PatchApplyTest::patchFiles() {
     QFETCH(QString, patch);
     QFETCH(QStringList, files);
-    auto parsed = remote::patchFiles(patch.toStdString());
+    auto parsed = git::patchFiles(patch.toStdString());
     QVERIFY2(parsed, parsed ? "" : parsed.error().message.c_str());
     QCOMPARE(describeFiles(*parsed), files);
 }
@@ -211,7 +238,7 @@ void PatchApplyTest::refusedPatches_data() {
 void PatchApplyTest::refusedPatches() {
     QFETCH(QString, patch);
     QFETCH(QString, error);
-    auto parsed = remote::patchFiles(patch.toStdString());
+    auto parsed = git::patchFiles(patch.toStdString());
     QVERIFY(!parsed);
     QVERIFY2(QString::fromStdString(parsed.error().message).contains(error), parsed.error().message.c_str());
 }
@@ -232,7 +259,7 @@ void PatchApplyTest::unquoteGitName() {
     QFETCH(QString, quoted);
     QFETCH(QByteArray, name);
     QFETCH(bool, valid);
-    const auto unquoted = remote::unquoteGitName(quoted.toStdString());
+    const auto unquoted = git::unquoteGitName(quoted.toStdString());
     QCOMPARE(unquoted.has_value(), valid);
     if (valid)
         QCOMPARE(QByteArray::fromStdString(*unquoted), name);
@@ -301,9 +328,44 @@ void PatchApplyTest::conflictReason() {
     }
 }
 
+void PatchApplyTest::preimageBlob_data() {
+    QTest::addColumn<QString>("section");
+    QTest::addColumn<QString>("blob"); // empty: none
+    const QString id = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+    QTest::newRow("modified") << "diff --git a/f b/f\nindex " + id + "..0123456789abcdef0123456789abcdef01234567 100644\n"
+                                 "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n"
+                              << id;
+    QTest::newRow("deleted") << "diff --git a/f b/f\ndeleted file mode 100755\nindex " + id +
+                                    "..0000000000000000000000000000000000000000\n"
+                             << id;
+    QTest::newRow("mode and content") << "diff --git a/f b/f\nold mode 100644\nnew mode 100755\nindex " + id +
+                                             "..1111111111111111111111111111111111111111\nGIT binary patch\n"
+                                      << id;
+    QTest::newRow("added: no pre-image") << "diff --git a/f b/f\nnew file mode 100644\nindex "
+                                            "0000000000000000000000000000000000000000..1111111111111111111111111111111111111111\n"
+                                         << "";
+    QTest::newRow("abbreviated id") << "diff --git a/f b/f\nindex e69de29..1111111 100644\n--- a/f\n" << "";
+    QTest::newRow("not hex") << "diff --git a/f b/f\nindex " + QString(40, 'g') + "..1111111111111111111111111111111111111111\n"
+                             << "";
+    QTest::newRow("only a mode change") << "diff --git a/f b/f\nold mode 100644\nnew mode 100755\n" << "";
+    QTest::newRow("an index line inside a hunk") << "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-index " + id +
+                                                        "..1111111111111111111111111111111111111111\n"
+                                                 << "";
+}
+
+void PatchApplyTest::preimageBlob() {
+    QFETCH(QString, section);
+    QFETCH(QString, blob);
+    const auto found = git::preimageBlob(section.toStdString());
+    QCOMPARE(QString::fromStdString(found.value_or("")), blob);
+}
+
 // ---- with git and files ----
 
+void PatchApplyTest::appliesEveryKindOfChange_data() { baselines(); }
+
 void PatchApplyTest::appliesEveryKindOfChange() {
+    QFETCH(QString, baseline);
     writeFile(m_local / "src/main.c", "int main() {\n    return 0;\n}\n");
     writeFile(m_local / "gone.txt", "bye\n");
     writeFile(m_local / "data/blob.bin", binaryBytes(5000, 3));
@@ -323,13 +385,13 @@ void PatchApplyTest::appliesEveryKindOfChange() {
         writeFile(task / "t\tab \xc3\xa9.txt", "two\n");
     });
     const QStringList before = snapshot(m_local);
-    auto plan = planPatch(patch, m_local, m_manifest);
+    auto plan = planAgainst(patch, baseline);
     QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
     QCOMPARE(snapshot(m_local), before); // planning writes nothing
     QVERIFY(plan->conflicts.empty());
     QCOMPARE(plan->apply.size(), std::size_t(9));
 
-    auto applied = applyPatch(patch, m_local, m_manifest);
+    auto applied = applyAgainst(patch, baseline);
     QVERIFY2(applied, applied ? "" : applied.error().message.c_str());
     QCOMPARE(paths(applied->apply), paths(plan->apply));
     QVERIFY(applied->conflicts.empty());
@@ -337,7 +399,10 @@ void PatchApplyTest::appliesEveryKindOfChange() {
     QCOMPARE(snapshot(m_local), snapshot(m_task));
 }
 
+void PatchApplyTest::conflictsAreLeftAloneAndTheRestApplied_data() { baselines(); }
+
 void PatchApplyTest::conflictsAreLeftAloneAndTheRestApplied() {
+    QFETCH(QString, baseline);
     writeFile(m_local / "edited.txt", "base\n");
     writeFile(m_local / "deleted.txt", "base\n");
     writeFile(m_local / "chmodded.sh", "base\n");
@@ -363,7 +428,7 @@ void PatchApplyTest::conflictsAreLeftAloneAndTheRestApplied() {
     const QString createdBefore = sha256Of(readFile(m_local / "created.txt"));
 
     const QStringList before = snapshot(m_local);
-    auto plan = planPatch(patch, m_local, m_manifest);
+    auto plan = planAgainst(patch, baseline);
     QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
     QCOMPARE(snapshot(m_local), before);
     const QStringList conflicts{"chmodded.sh", "created.txt", "deleted.txt", "edited.txt"};
@@ -374,7 +439,7 @@ void PatchApplyTest::conflictsAreLeftAloneAndTheRestApplied() {
     QVERIFY(reasonFor(*plan, "created.txt").contains("not part of the upload"));
     QCOMPARE(paths(plan->apply), (QStringList{"clean-gone.txt", "clean-new.txt", "clean.bin", "clean.txt"}));
 
-    auto applied = applyPatch(patch, m_local, m_manifest);
+    auto applied = applyAgainst(patch, baseline);
     QVERIFY2(applied, applied ? "" : applied.error().message.c_str());
     QCOMPARE(conflictPaths(applied->conflicts), conflicts);
     QCOMPARE(paths(applied->apply), paths(plan->apply));
@@ -451,11 +516,11 @@ void PatchApplyTest::usersRepositoryStaysByteIdentical() {
     writeFile(m_local / "src/main.c", "v1\n");
     writeFile(m_local / "src/util.c", "u1\n");
     writeFile(m_local / "build/out.o", "object\n");
-    git(m_local, {"init", "-q"});
-    git(m_local, {"add", "-A"});
-    git(m_local, {"commit", "-qm", "first"});
+    test::git(m_local, {"init", "-q"});
+    test::git(m_local, {"add", "-A"});
+    test::git(m_local, {"commit", "-qm", "first"});
     writeFile(m_local / "src/util.c", "u2 staged\n");
-    git(m_local, {"add", "src/util.c"}); // an index that differs from HEAD
+    test::git(m_local, {"add", "src/util.c"}); // an index that differs from HEAD
     const std::string patch = uploadAndChange([](const fs::path& task) {
         writeFile(task / "src/main.c", "v2\n");
         writeFile(task / "src/new.c", "new\n");

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace warren::remote {
+namespace warren::git {
 
 struct GitOutput {
     int status = 0; // git's exit status (128 + the signal when it was killed)
@@ -54,4 +54,4 @@ private:
     std::filesystem::path m_path;
 };
 
-} // namespace warren::remote
+} // namespace warren::git

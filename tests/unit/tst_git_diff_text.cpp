@@ -1,11 +1,11 @@
 // tidyGitDiff: the headers of added and deleted files, the sections under .git dropped, and everything
 // else left byte for byte.
 
-#include "server/uploads/GitDiffText.h"
+#include "app/git/GitDiffText.h"
 
 #include <QTest>
 
-using warren::uploads::tidyGitDiff;
+using warren::git::tidyGitDiff;
 
 namespace {
 

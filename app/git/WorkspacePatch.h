@@ -19,7 +19,7 @@
 #include <filesystem>
 #include <string>
 
-namespace warren::uploads {
+namespace warren::git {
 
 struct PatchOptions {
     std::size_t maxBytes = 64u << 20;           // past this the patch is refused, not cut
@@ -31,4 +31,4 @@ struct PatchOptions {
 Result<std::string> workspacePatch(const std::filesystem::path& pristine,
                                    const std::filesystem::path& workspace, const PatchOptions& options = {});
 
-} // namespace warren::uploads
+} // namespace warren::git

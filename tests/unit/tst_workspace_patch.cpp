@@ -3,7 +3,7 @@
 // pristine tree and reproduces the workspace; paths are relative to the workspace's root; the cap and a
 // missing git are clear errors.
 
-#include "server/uploads/WorkspacePatch.h"
+#include "app/git/WorkspacePatch.h"
 
 #include <QDirIterator>
 #include <QProcess>
@@ -13,7 +13,7 @@
 #include <fstream>
 #include <random>
 
-using namespace warren::uploads;
+using namespace warren::git;
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-namespace warren::uploads {
+namespace warren::git {
 
 std::string tidyGitDiff(std::string_view raw);
 
-} // namespace warren::uploads
+} // namespace warren::git

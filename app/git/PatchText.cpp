@@ -1,9 +1,9 @@
-#include "app/remote/PatchText.h"
+#include "app/git/PatchText.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace warren::remote {
+namespace warren::git {
 
 namespace {
 
@@ -253,4 +253,27 @@ Result<std::vector<PatchFile>> patchFiles(std::string_view patch) {
     return files;
 }
 
-} // namespace warren::remote
+std::optional<std::string> preimageBlob(std::string_view section) {
+    std::size_t at = section.find('\n');
+    while (at != std::string_view::npos && at + 1 < section.size()) {
+        const std::string_view line = firstLine(section.substr(at + 1));
+        at = section.find('\n', at + 1);
+        if (line.starts_with("@@") || line.starts_with("--- ") || line == "GIT binary patch" ||
+            line.starts_with("Binary files "))
+            return std::nullopt;
+        if (!line.starts_with("index "))
+            continue;
+        const std::string_view ids = line.substr(6);
+        const auto dots = ids.find("..");
+        if (dots != 40) // SHA-1, as git diff --no-index names blobs
+            return std::nullopt;
+        const std::string_view old = ids.substr(0, dots);
+        if (old.find_first_not_of("0123456789abcdef") != std::string_view::npos ||
+            old.find_first_not_of('0') == std::string_view::npos)
+            return std::nullopt;
+        return std::string(old);
+    }
+    return std::nullopt;
+}
+
+} // namespace warren::git

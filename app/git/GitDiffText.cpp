@@ -1,10 +1,10 @@
-#include "server/uploads/GitDiffText.h"
+#include "app/git/GitDiffText.h"
 
 #include <algorithm>
 #include <cctype>
 #include <vector>
 
-namespace warren::uploads {
+namespace warren::git {
 
 namespace {
 
@@ -97,4 +97,4 @@ std::string tidyGitDiff(std::string_view raw) {
     return patch;
 }
 
-} // namespace warren::uploads
+} // namespace warren::git

@@ -1,5 +1,5 @@
 #pragma once
-// The task's patch as GET /v1/tasks/{id}/patch sends it (server/uploads/WorkspacePatch.h): git's diff
+// The task's patch as GET /v1/tasks/{id}/patch sends it (app/git/WorkspacePatch.h): git's diff
 // between the upload's tree and the task's workspace, one section per file, each opening with
 // "diff --git a/X b/X" (C-quoted, "\"a/X\" \"b/X\"", when X holds a tab, a quote, a backslash or bytes
 // past ASCII). Renames are never detected, so a file's two names are the same; a file that changed type
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warren::remote {
+namespace warren::git {
 
 struct PatchFile {
     enum class Change { Modified, Added, Deleted };
@@ -46,4 +46,10 @@ std::optional<std::string> unquoteGitName(std::string_view quoted);
 
 const char* describe(PatchFile::Change change);
 
-} // namespace warren::remote
+// The id of the blob git says the section's file held before it ("index OLD..NEW", the full SHA-1 warrend's
+// --full-index writes), lowercase hex; nullopt when the section has none (a new file, an abbreviated or
+// damaged id). What the task started from, told by the patch itself: a local file with this id is as the
+// upload held it.
+std::optional<std::string> preimageBlob(std::string_view section);
+
+} // namespace warren::git
