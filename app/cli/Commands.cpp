@@ -11,7 +11,7 @@
 #include "app/tasks/ProviderKey.h"
 #include "app/tasks/SiteProfile.h"
 #include "sandbox/Preflight.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <QCoreApplication>
 #include <QSocketNotifier>

@@ -15,7 +15,7 @@
 #include "app/tasks/AgentSandbox.h"
 #include "app/tasks/LaunchPlan.h"
 #include "app/tasks/TaskReply.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <QCryptographicHash>
 #include <QFile>
