@@ -1,54 +1,11 @@
 #include "sandbox/container/DockerCommand.h"
 
+#include "sandbox/container/ContainerSpec.h"
 #include "sandbox/container/ContainerUser.h"
 
 #include <algorithm>
 
 namespace warren::sandbox {
-namespace {
-
-// The host's own system files in the default profile: in a container the image provides them. A profile
-// mount of one of these paths onto itself is therefore not bound (and said so in the notes).
-constexpr const char* kImageProvidedPaths[] = {"/usr",           "/bin",           "/sbin",
-                                               "/lib",           "/lib32",         "/lib64",
-                                               "/etc/ld.so.cache", "/etc/alternatives", "/etc/ssl/certs",
-                                               "/etc/localtime"};
-
-} // namespace
-
-bool imageProvidesMount(const MountSpec& mount) {
-    if (mount.type != MountSpec::Type::RoBind && mount.type != MountSpec::Type::Mirror)
-        return false;
-    return mount.source == mount.dest &&
-           std::find(std::begin(kImageProvidedPaths), std::end(kImageProvidedPaths), mount.dest) !=
-               std::end(kImageProvidedPaths);
-}
-
-std::string fromImageNote(const std::string& image, const std::vector<std::string>& destinations) {
-    std::string list;
-    for (const auto& dest : destinations)
-        list += (list.empty() ? "" : ", ") + dest;
-    return "from the image " + image + ", read-only, instead of the host's: " + list;
-}
-
-Result<std::optional<HostEntry>> containerBindSource(const MountSpec& mount, const HostLookup& lookup,
-                                                     const std::string& engine, std::vector<std::string>& notEnforced) {
-    const HostEntry entry = lookup(mount.source);
-    if (entry.kind == HostEntry::Kind::Missing) {
-        if (mount.optional)
-            return std::optional<HostEntry>();
-        return makeError(ErrorCode::NotFound, "mount source " + mount.source + " (for " + mount.dest +
-                                                  ") does not exist on this host; create it, or mark the mount "
-                                                  "\"optional\": true in the profile");
-    }
-    if (mount.type == MountSpec::Type::Mirror && entry.kind == HostEntry::Kind::Symlink) {
-        notEnforced.push_back("mount " + mount.dest + ": the symlink to " + entry.linkTarget + " is not created (" +
-                              engine + " cannot create symlinks)");
-        return std::optional<HostEntry>();
-    }
-    return std::optional<HostEntry>(entry);
-}
-
 namespace {
 
 Error usage(const std::string& message) { return makeError(ErrorCode::InvalidArgument, message); }
@@ -70,6 +27,43 @@ bool validContainerName(const std::string& name) {
                return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
                       c == '_' || c == '.';
            });
+}
+
+// One mount of the ContainerSpec as options: a bind with --mount, memory with --tmpfs.
+Status addMount(const ContainerMount& mount, std::vector<std::string>& argv) {
+    using Purpose = ContainerMount::Purpose;
+    switch (mount.kind) {
+    case ContainerMount::Kind::HostPath:
+        if (mount.purpose == Purpose::ProfileMount) {
+            if (auto ok = checkMountPath(mount.source, "mount source"); !ok)
+                return ok;
+            if (auto ok = checkMountPath(mount.dest, "mount destination"); !ok)
+                return ok;
+        } else if (mount.purpose == Purpose::ProtectedPath) {
+            if (auto ok = checkMountPath(mount.source, "protected path"); !ok)
+                return ok;
+        }
+        argv.insert(argv.end(), {"--mount", bindOption(mount.source, mount.dest, mount.readOnly)});
+        return Ok{};
+    case ContainerMount::Kind::Memory:
+        if (auto ok = checkMountPath(mount.dest, "tmpfs"); !ok)
+            return ok;
+        if (mount.dest.find(':') != std::string::npos)
+            return usage("tmpfs " + mount.dest + " contains ':', which --tmpfs cannot carry");
+        // exec, like bwrap's tmpfs (the engines default to noexec); 1777 like bwrap's too.
+        argv.insert(argv.end(), {"--tmpfs", mount.dest + ":rw,exec,nosuid,nodev,size=" +
+                                                std::to_string(mount.sizeMb) + "m,mode=1777"});
+        return Ok{};
+    case ContainerMount::Kind::EmptyDirectory:
+        if (mount.dest.find(':') != std::string::npos)
+            return usage("protected path " + mount.dest + " contains ':', which --tmpfs cannot carry");
+        argv.insert(argv.end(), {"--tmpfs", mount.dest + ":ro,nosuid,nodev,noexec,size=4k,mode=0555"});
+        return Ok{};
+    case ContainerMount::Kind::UploadedWorkspace:
+    case ContainerMount::Kind::WorkspacePath:
+        break;
+    }
+    return usage("a container of docker or podman runs on this host, with the workspace bound, not uploaded");
 }
 
 std::string ulimit(const char* name, std::uint64_t value) {
@@ -102,11 +96,6 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
     DockerCommand result;
     auto& argv = result.argv;
     auto add = [&argv](std::initializer_list<std::string> words) { argv.insert(argv.end(), words); };
-    auto dataFile = [&](const std::string& name, std::string bytes, std::string purpose) {
-        const std::string path = request.dataDir + "/" + name;
-        result.files.push_back({path, std::move(bytes), std::move(purpose)});
-        return path;
-    };
 
     add({request.enginePath.empty() ? containerEngineName(request.engine) : request.enginePath, "run"});
     // Attached stdin for the agent's protocol; removed when it ends; found again by name and label when the
@@ -183,109 +172,50 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
         result.notes.push_back("limits.timeout_sec: enforced by the launcher, which kills and removes the "
                                "container");
 
-    // Mounts: the profile's, then the workspace and its protected paths. The engine orders them by depth.
-    std::vector<std::string> fromImage;
-    bool proc = false, dev = false;
-    for (const auto& mount : profile.mounts) {
-        if (imageProvidesMount(mount)) {
-            fromImage.push_back(mount.dest);
-            continue;
-        }
-        switch (mount.type) {
-        case MountSpec::Type::RoBind:
-        case MountSpec::Type::Bind:
-        case MountSpec::Type::Mirror: {
-            auto source = containerBindSource(mount, lookup, "docker run", result.notEnforced);
-            if (!source)
-                return source.error();
-            if (!*source)
-                break;
-            if (auto ok = checkMountPath(mount.source, "mount source"); !ok)
-                return ok.error();
-            if (auto ok = checkMountPath(mount.dest, "mount destination"); !ok)
-                return ok.error();
-            add({"--mount", bindOption(mount.source, mount.dest, mount.type != MountSpec::Type::Bind)});
-            break;
-        }
-        case MountSpec::Type::Symlink:
-            result.notEnforced.push_back("mount " + mount.dest + ": the symlink to " + mount.target +
-                                         " is not created (docker run cannot create symlinks)");
-            break;
-        case MountSpec::Type::Tmpfs:
-            if (auto ok = checkMountPath(mount.dest, "tmpfs"); !ok)
-                return ok.error();
-            if (mount.dest.find(':') != std::string::npos)
-                return usage("tmpfs " + mount.dest + " contains ':', which --tmpfs cannot carry");
-            // exec, like bwrap's tmpfs (the engines default to noexec); 1777 like bwrap's too.
-            add({"--tmpfs",
-                 mount.dest + ":rw,exec,nosuid,nodev,size=" + std::to_string(mount.sizeMb) + "m,mode=1777"});
-            break;
-        case MountSpec::Type::Proc:
-            proc = true;
-            break;
-        case MountSpec::Type::Dev:
-            dev = true;
-            break;
-        }
-    }
-    if (!fromImage.empty())
-        result.notes.push_back(fromImageNote(request.image, fromImage));
+    // Mounts: the ContainerSpec's, in its order (the engine orders them by depth), the workspace and its
+    // protected paths from the idmapped view when there is one, so they show the same owners.
+    if (auto ok = checkMountPath(profile.workspaceSource, "workspace"); !ok)
+        return ok.error();
+    ContainerSpecInput specInput;
+    specInput.image = request.image;
+    specInput.engineWords = "docker run";
+    specInput.dataDir = request.dataDir;
+    specInput.workspaceHostPath = result.workspaceView ? result.workspaceView->path : profile.workspaceSource;
+    specInput.protection = request.protection;
+    specInput.hostEnv = request.hostEnv;
+    specInput.uid = uid;
+    specInput.gid = gid;
+    auto container = buildContainerSpec(profile, specInput, lookup);
+    if (!container)
+        return container.error();
+    for (const auto& mount : container->mounts)
+        if (auto ok = addMount(mount, argv); !ok)
+            return ok.error();
+    result.files = std::move(container->files);
+    result.notEnforced.insert(result.notEnforced.end(), container->notEnforced.begin(), container->notEnforced.end());
+    result.notes.insert(result.notes.end(), container->notes.begin(), container->notes.end());
     result.notes.push_back(std::string("/proc and /dev are the engine's: a fresh /proc of the container's pid "
                                        "namespace with /proc/sys and the kernel's sensitive entries read-only or "
                                        "masked, and a minimal /dev") +
-                           (proc && dev ? "" : " (the profile asks for none; every container has them)"));
+                           (container->profileAsksForProcAndDev ? "" : " (the profile asks for none; every container has them)"));
     result.notes.push_back("/etc/hosts and /etc/hostname are written by the engine");
-
-    add({"--mount", bindOption(dataFile("passwd", containerPasswdFile(profile, uid, gid), "/etc/passwd"), "/etc/passwd", true),
-         "--mount", bindOption(dataFile("group", containerGroupFile(profile, gid), "/etc/group"), "/etc/group", true)});
-
-    const std::string& ws = profile.workspaceDest;
-    if (auto ok = checkMountPath(profile.workspaceSource, "workspace"); !ok)
-        return ok.error();
-    // The protected paths' binds come from the same view as the workspace, so they show the same owners.
-    const std::string workspace = result.workspaceView ? result.workspaceView->path : profile.workspaceSource;
-    add({"--mount", bindOption(workspace, ws, !profile.workspaceWritable)});
-    for (const auto& entry : request.protection.entries) {
-        const std::string source = workspace + "/" + entry.relative;
-        const std::string dest = ws + "/" + entry.relative;
-        if (auto ok = checkMountPath(source, "protected path"); !ok)
-            return ok.error();
-        switch (entry.kind) {
-        case ProtectionEntry::Kind::Pin:
-            add({"--mount", bindOption(source, dest, !profile.workspaceWritable)});
-            break;
-        case ProtectionEntry::Kind::ReadOnly:
-            add({"--mount", bindOption(source, dest, true)});
-            break;
-        case ProtectionEntry::Kind::PlaceholderFile: {
-            const std::string empty = request.dataDir + "/empty";
-            if (std::none_of(result.files.begin(), result.files.end(),
-                             [&](const DockerDataFile& file) { return file.hostPath == empty; }))
-                result.files.push_back({empty, {}, "empty placeholder"});
-            add({"--mount", bindOption(empty, dest, true)});
-            break;
-        }
-        case ProtectionEntry::Kind::PlaceholderDir:
-            if (dest.find(':') != std::string::npos)
-                return usage("protected path " + dest + " contains ':', which --tmpfs cannot carry");
-            add({"--tmpfs", dest + ":ro,nosuid,nodev,noexec,size=4k,mode=0555"});
-            break;
-        }
-    }
 
     // The environment: only what the profile passes, from a file so values stay out of argv.
     std::string envFile;
-    for (const auto& [name, value] : sandboxEnvironment(profile, request.hostEnv)) {
+    for (const auto& [name, value] : container->env) {
         if (value.find('\n') != std::string::npos)
             return usage("environment variable " + name + " holds a newline, which an engine's --env-file "
                                                            "cannot carry; use --backend bwrap");
         envFile += name + "=" + value + "\n";
     }
-    add({"--env-file", dataFile("env", envFile, "environment")});
+    const std::string envPath = request.dataDir + "/env";
+    result.files.push_back({envPath, envFile, "environment"});
+    add({"--env-file", envPath});
     result.notes.push_back(std::string("environment: the profile's variables, plus HOSTNAME") +
                            (podman ? " and container=podman" : "") + " from the engine and any ENV of the image "
                            "that the profile does not set");
 
+    const std::string& ws = profile.workspaceDest;
     add({"--workdir", ws, "--entrypoint", request.command.front(), request.image});
     argv.insert(argv.end(), request.command.begin() + 1, request.command.end());
     return result;

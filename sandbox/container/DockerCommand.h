@@ -1,6 +1,7 @@
 #pragma once
 // The one translator from a resolved SandboxProfile to a `docker run` / `podman run` command line, the
-// container backend's counterpart of BwrapCommand. Pure apart from the HostLookup it is given: tests
+// container backend's counterpart of BwrapCommand: the mounts, environment and files are the ContainerSpec's
+// (shared with KubeManifest), rendered as options. Pure apart from the HostLookup it is given: tests
 // inspect the exact argv for a profile without an engine. Whatever the engine cannot express is listed in
 // notEnforced, never dropped silently: --explain prints it and the launcher decides (fail closed).
 //
@@ -19,6 +20,7 @@
 #include "common/Result.h"
 #include "sandbox/Backend.h"
 #include "sandbox/bwrap/BwrapCommand.h"
+#include "sandbox/container/ContainerSpec.h"
 #include "sandbox/container/IdmappedMount.h"
 #include "sandbox/policy/ProtectedPaths.h"
 #include "sandbox/policy/SandboxProfile.h"
@@ -38,17 +40,6 @@ inline constexpr const char* kContainerLabel = "warren.sandbox";
 inline constexpr const char* kWorkspaceViewName = "workspace";
 
 std::string containerEngineName(ContainerEngine engine); // "docker", "podman"
-
-// A profile mount of the host's own system files onto themselves (/usr, /lib, ...): in a container the image
-// provides them, so it is not bound.
-bool imageProvidesMount(const MountSpec& mount);
-// The note for those mounts: "from the image IMAGE, read-only, instead of the host's: /usr, /lib".
-std::string fromImageNote(const std::string& image, const std::vector<std::string>& destinations);
-// What a profile's bind mount (ro-bind, bind, mirror) binds in a container: the host entry, or nullopt when it
-// is skipped: an optional source that does not exist, or a mirrored symlink, which `engine` cannot create
-// (said in notEnforced). A required source that does not exist is an error.
-Result<std::optional<HostEntry>> containerBindSource(const MountSpec& mount, const HostLookup& lookup,
-                                                     const std::string& engine, std::vector<std::string>& notEnforced);
 
 struct DockerRequest {
     ContainerEngine engine = ContainerEngine::Docker;
@@ -74,13 +65,6 @@ struct DockerRequest {
     // start. So for podman the two are always given, at most these.
     std::uint64_t hostOpenFilesHard = 0;
     std::uint64_t hostProcessesHard = 0;
-};
-
-// A file the launcher writes (mode 0444) before starting the engine; the argv binds it read-only.
-struct DockerDataFile {
-    std::string hostPath; // inside DockerRequest::dataDir
-    std::string bytes;
-    std::string purpose; // for --explain: "/etc/passwd", "environment", ...
 };
 
 struct DockerCommand {

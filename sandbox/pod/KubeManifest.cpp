@@ -1,5 +1,7 @@
 #include "sandbox/pod/KubeManifest.h"
 
+#include "sandbox/container/ContainerSpec.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -46,8 +48,68 @@ json hostPathVolume(const std::string& path, const char* type) {
     return {{"hostPath", {{"path", path}, {"type", type}}}};
 }
 
+// A volume's name says what it holds ("bind-0", "etc-1", ...).
+const char* volumeKind(ContainerMount::Purpose purpose) {
+    switch (purpose) {
+    case ContainerMount::Purpose::ProfileMount:
+        return "bind";
+    case ContainerMount::Purpose::SystemFile:
+        return "etc";
+    case ContainerMount::Purpose::Workspace:
+        return "workspace";
+    case ContainerMount::Purpose::ProtectedPath:
+        return "protected";
+    case ContainerMount::Purpose::Placeholder:
+        return "placeholder";
+    }
+    return "volume";
+}
+
+// The hostPath's type, which the kubelet checks before it mounts; none for a protected path, which may be a
+// file or a directory. On one host, a hostPath of the protected path itself: podman 4.3 ignores subPath on a
+// hostPath volume (it would mount the whole workspace there).
+const char* hostPathType(const ContainerMount& mount) {
+    if (mount.purpose == ContainerMount::Purpose::ProtectedPath)
+        return "";
+    if (mount.purpose == ContainerMount::Purpose::ProfileMount || mount.purpose == ContainerMount::Purpose::Workspace)
+        return mount.directory ? "Directory" : "File";
+    return "File";
+}
+
 json memoryVolume(std::uint64_t sizeMb) {
     return {{"emptyDir", {{"medium", "Memory"}, {"sizeLimit", mebibytes(sizeMb)}}}};
+}
+
+// The ContainerSpec's mounts as volumes and their mounts, in its order.
+PodVolumes podVolumes(const std::vector<ContainerMount>& mounts, std::string prefix) {
+    PodVolumes volumes(std::move(prefix));
+    std::string workspace; // the workspace's volume
+    for (const auto& mount : mounts) {
+        switch (mount.kind) {
+        case ContainerMount::Kind::HostPath: {
+            const std::string volume =
+                volumes.add(volumeKind(mount.purpose), hostPathVolume(mount.source, hostPathType(mount)));
+            volumes.mount(volume, mount.dest, mount.readOnly);
+            if (mount.purpose == ContainerMount::Purpose::Workspace)
+                workspace = volume;
+            break;
+        }
+        case ContainerMount::Kind::Memory:
+            volumes.mount(volumes.add("tmpfs", memoryVolume(mount.sizeMb)), mount.dest, false);
+            break;
+        case ContainerMount::Kind::EmptyDirectory:
+            volumes.mount(volumes.add("placeholder", json{{"emptyDir", {{"sizeLimit", "4Ki"}}}}), mount.dest, true);
+            break;
+        case ContainerMount::Kind::UploadedWorkspace:
+            workspace = volumes.add("workspace", json{{"emptyDir", json::object()}});
+            volumes.mount(workspace, mount.dest, mount.readOnly);
+            break;
+        case ContainerMount::Kind::WorkspacePath:
+            volumes.mount(workspace, mount.dest, mount.readOnly, mount.relative);
+            break;
+        }
+    }
+    return volumes;
 }
 
 // No ingress; egress to the control plane (its pods, or its address block) on its port and to the
@@ -157,13 +219,6 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
         return ok.error();
     const bool oneHost = !request.hostDataDir.empty();
     KubeManifests result;
-    auto dataFile = [&](const std::string& name, std::string bytes, std::string purpose) {
-        const std::string path = request.hostDataDir + "/" + name;
-        if (std::none_of(result.files.begin(), result.files.end(),
-                         [&](const DockerDataFile& file) { return file.hostPath == path; }))
-            result.files.push_back({path, std::move(bytes), std::move(purpose)});
-        return path;
-    };
 
     json labels = request.labels;
     labels[kKubeManagedByLabel] = "warren";
@@ -172,111 +227,30 @@ Result<KubeManifests> buildKubeManifests(const SandboxProfile& profile, const Ku
     if (!request.namespaceName.empty())
         metadata["namespace"] = request.namespaceName;
 
-    // Mounts: the profile's, then the workspace and its protected paths.
-    PodVolumes volumes(oneHost ? request.name + "-" : "");
-    std::vector<std::string> fromImage;
-    for (const auto& mount : profile.mounts) {
-        if (imageProvidesMount(mount)) {
-            fromImage.push_back(mount.dest);
-            continue;
-        }
-        switch (mount.type) {
-        case MountSpec::Type::RoBind:
-        case MountSpec::Type::Bind:
-        case MountSpec::Type::Mirror: {
-            if (!oneHost) {
-                if (mount.optional)
-                    break;
-                return usage("the profile binds the host's " + mount.source + " at " + mount.dest +
-                             ", which no cluster node has; remove it from the profile, or mark it \"optional\"");
-            }
-            auto source = containerBindSource(mount, lookup, "a Pod", result.notEnforced);
-            if (!source)
-                return source.error();
-            if (!*source)
-                break;
-            const bool directory = (*source)->kind == HostEntry::Kind::Directory;
-            const std::string volume =
-                volumes.add("bind", hostPathVolume(mount.source, directory ? "Directory" : "File"));
-            volumes.mount(volume, mount.dest, mount.type != MountSpec::Type::Bind);
-            break;
-        }
-        case MountSpec::Type::Symlink:
-            result.notEnforced.push_back("mount " + mount.dest + ": the symlink to " + mount.target +
-                                         " is not created (a Pod cannot create symlinks)");
-            break;
-        case MountSpec::Type::Tmpfs:
-            volumes.mount(volumes.add("tmpfs", memoryVolume(mount.sizeMb)), mount.dest, false);
-            break;
-        case MountSpec::Type::Proc:
-        case MountSpec::Type::Dev:
-            break;
-        }
-    }
-    if (!fromImage.empty())
-        result.notes.push_back(fromImageNote(request.image, fromImage));
+    // Mounts: the ContainerSpec's, as volumes and their mounts.
+    ContainerSpecInput specInput;
+    specInput.image = request.image;
+    specInput.engineWords = "a Pod";
+    specInput.dataDir = request.hostDataDir;
+    specInput.workspaceHostPath = request.workspaceHostPath;
+    specInput.protection = request.protection;
+    specInput.hostEnv = request.hostEnv;
+    specInput.uid = request.user.uid;
+    specInput.gid = request.user.gid;
+    auto containerSpec = buildContainerSpec(profile, specInput, lookup);
+    if (!containerSpec)
+        return containerSpec.error();
+    PodVolumes volumes = podVolumes(containerSpec->mounts, oneHost ? request.name + "-" : "");
+    result.files = std::move(containerSpec->files);
+    result.notEnforced = std::move(containerSpec->notEnforced);
+    result.notes = std::move(containerSpec->notes);
     result.notes.push_back("/proc and /dev are the container runtime's: a fresh /proc of the pod's pid namespace "
                            "with the kernel's sensitive entries read-only or masked, and a minimal /dev");
-
     const std::string& ws = profile.workspaceDest;
-    std::string workspace;
-    if (oneHost) {
-        const std::uint32_t uid = request.user.uid, gid = request.user.gid;
-        volumes.mount(volumes.add("etc", hostPathVolume(dataFile("passwd", containerPasswdFile(profile, uid, gid),
-                                                                  "/etc/passwd"),
-                                                         "File")),
-                      "/etc/passwd", true);
-        volumes.mount(volumes.add("etc", hostPathVolume(dataFile("group", containerGroupFile(profile, gid),
-                                                                  "/etc/group"),
-                                                         "File")),
-                      "/etc/group", true);
-        workspace = volumes.add("workspace", hostPathVolume(request.workspaceHostPath, "Directory"));
-    } else {
-        result.notes.push_back("/etc/passwd and /etc/group are the image's: it must name uid " +
-                               std::to_string(request.user.uid));
-        workspace = volumes.add("workspace", json{{"emptyDir", json::object()}});
-        result.notes.push_back("workspace: an empty directory on the node, which the agent fills from the upload "
-                               "and whose changes come back the same way");
-    }
-    volumes.mount(workspace, ws, !profile.workspaceWritable);
-    for (const auto& entry : request.protection.entries) {
-        const std::string dest = ws + "/" + entry.relative;
-        // On one host, a hostPath of the path itself: podman 4.3 ignores subPath on a hostPath volume (it
-        // would mount the whole workspace there).
-        auto over = [&](bool readOnly) {
-            if (oneHost)
-                volumes.mount(volumes.add("protected",
-                                          hostPathVolume(request.workspaceHostPath + "/" + entry.relative, "")),
-                              dest, readOnly);
-            else
-                volumes.mount(workspace, dest, readOnly, entry.relative);
-        };
-        switch (entry.kind) {
-        case ProtectionEntry::Kind::Pin:
-            over(!profile.workspaceWritable);
-            break;
-        case ProtectionEntry::Kind::ReadOnly:
-            over(true);
-            break;
-        case ProtectionEntry::Kind::PlaceholderFile:
-            if (!oneHost) {
-                result.notEnforced.push_back("protected path " + entry.relative +
-                                             ": a file the pod may not create; on a cluster it is not held");
-                break;
-            }
-            volumes.mount(volumes.add("placeholder", hostPathVolume(dataFile("empty", {}, "empty placeholder"),
-                                                                     "File")),
-                          dest, true);
-            break;
-        case ProtectionEntry::Kind::PlaceholderDir:
-            volumes.mount(volumes.add("placeholder", json{{"emptyDir", {{"sizeLimit", "4Ki"}}}}), dest, true);
-            break;
-        }
-    }
 
     // The environment: only what the profile passes.
     json env = json::array();
-    for (const auto& [name, value] : sandboxEnvironment(profile, request.hostEnv))
+    for (const auto& [name, value] : containerSpec->env)
         env.push_back({{"name", name}, {"value", value}});
     // The task's token: a file of its Secret, which the agent reads (--token-file), as on one host.
     const std::string secretName = request.name + "-token";
