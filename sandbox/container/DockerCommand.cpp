@@ -192,12 +192,15 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
         if (auto ok = addMount(mount, argv); !ok)
             return ok.error();
     result.files = std::move(container->files);
-    result.notEnforced.insert(result.notEnforced.end(), container->notEnforced.begin(), container->notEnforced.end());
+    auto& notEnforced = result.notEnforced;
+    notEnforced.insert(notEnforced.end(), container->notEnforced.begin(), container->notEnforced.end());
     result.notes.insert(result.notes.end(), container->notes.begin(), container->notes.end());
     result.notes.push_back(std::string("/proc and /dev are the engine's: a fresh /proc of the container's pid "
                                        "namespace with /proc/sys and the kernel's sensitive entries read-only or "
                                        "masked, and a minimal /dev") +
-                           (container->profileAsksForProcAndDev ? "" : " (the profile asks for none; every container has them)"));
+                           (container->profileAsksForProcAndDev
+                                ? ""
+                                : " (the profile asks for none; every container has them)"));
     result.notes.push_back("/etc/hosts and /etc/hostname are written by the engine");
 
     // The environment: only what the profile passes, from a file so values stay out of argv.
