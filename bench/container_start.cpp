@@ -11,8 +11,8 @@
 
 #include "app/control/LocalControlPlane.h"
 #include "bench/BenchStats.h"
-#include "sandbox/ContainerLauncher.h"
 #include "sandbox/Preflight.h"
+#include "sandbox/container/ContainerLauncher.h"
 
 #include <QCoreApplication>
 #include <QTimer>

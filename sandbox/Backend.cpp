@@ -35,6 +35,20 @@ Result<Backend> parseBackend(std::string_view name) {
                          "kubernetes (that Pod on a cluster, through its API)");
 }
 
+AgentRoute agentRoute(Backend backend) {
+    switch (backend) {
+    case Backend::Bwrap:
+    case Backend::Docker:
+    case Backend::Podman:
+        return AgentRoute::Stdio;
+    case Backend::Kube:
+        return AgentRoute::HostSocket;
+    case Backend::Kubernetes:
+        return AgentRoute::Network;
+    }
+    return AgentRoute::Stdio;
+}
+
 std::optional<ContainerEngine> containerEngine(Backend backend) {
     switch (backend) {
     case Backend::Bwrap:

@@ -20,6 +20,12 @@ std::string backendName(Backend backend); // "bwrap", "docker", "podman", "kube"
 std::string backendNames();               // "bwrap, docker, podman, kube or kubernetes", for messages
 // The error names the valid ones.
 Result<Backend> parseBackend(std::string_view name);
+// How an agent in the backend's sandbox reaches the control plane that started it, which is what a launch
+// plans around: its stdin and stdout (bwrap, and an engine's attached run client), a Unix socket of this host
+// bound into the sandbox (kube: podman kube play attaches no stdin), or the network (kubernetes: the pod's
+// node shares nothing with this host, no socket and no directory, so its trees are carried to and fro).
+enum class AgentRoute { Stdio, HostSocket, Network };
+AgentRoute agentRoute(Backend backend);
 // The engine of a container backend on this host (kube: podman); nullopt for bwrap and kubernetes (a
 // cluster's nodes run the pod).
 std::optional<ContainerEngine> containerEngine(Backend backend);

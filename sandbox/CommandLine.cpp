@@ -1,6 +1,6 @@
 #include "sandbox/CommandLine.h"
 
-#include "sandbox/SandboxPaths.h"
+#include "sandbox/policy/SandboxPaths.h"
 
 #include <charconv>
 #include <functional>

@@ -1,7 +1,7 @@
 #include "sandbox/Preflight.h"
 
-#include "sandbox/SandboxSetup.h"
-#include "sandbox/UsernsRestriction.h"
+#include "sandbox/bwrap/SandboxSetup.h"
+#include "sandbox/bwrap/UsernsRestriction.h"
 
 #include <nlohmann/json.hpp>
 

@@ -9,9 +9,9 @@
 // "cgroups" (a Warning at worst: rlimits stand in).
 
 #include "common/Result.h"
-#include "sandbox/Cgroup.h"
-#include "sandbox/DockerCommand.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/bwrap/Cgroup.h"
+#include "sandbox/container/DockerCommand.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <string>
 #include <vector>
@@ -86,7 +86,7 @@ std::string describeOutcome(const ProcessOutcome& outcome); // "exited with stat
 // Pure helpers, tested directly.
 bool parseBwrapVersion(const std::string& versionOutput, BwrapVersion& out); // "bubblewrap 0.8.0\n"
 // Interprets the sysctls that decide whether an unprivileged process may create a user namespace, whatever
-// AppArmor says (that restriction is the "apparmor" check: sandbox/UsernsRestriction.h). Each argument is
+// AppArmor says (that restriction is the "apparmor" check: sandbox/bwrap/UsernsRestriction.h). Each argument is
 // the file's trimmed content, or empty when the file does not exist.
 PreflightCheck userNamespaceCheck(const std::string& maxUserNamespaces,
                                   const std::string& unprivilegedUsernsClone, bool runningAsRoot,

@@ -5,9 +5,9 @@
 // and for a container its files and the container itself.
 
 #include "sandbox/Backend.h"
-#include "sandbox/Launcher.h"
-#include "sandbox/ProtectedPaths.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/bwrap/Launcher.h"
+#include "sandbox/policy/ProtectedPaths.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <chrono>
 #include <optional>

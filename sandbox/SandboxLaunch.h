@@ -5,16 +5,16 @@
 // shows exactly what a run would start; then start() runs it. Between the two the caller may act on what
 // the sandbox will write as (hostOwner()), before anything runs.
 //
-// Each backend is one implementation (BwrapSandbox, ContainerSandbox, KubeSandbox, ClusterSandbox); another
-// backend is one more.
+// Each backend is one implementation (bwrap/BwrapSandbox, container/ContainerSandbox, pod/PodmanPodSandbox,
+// cluster/ClusterSandbox), chosen in PrepareLaunch.cpp; another backend is one more.
 
 #include "common/Result.h"
 #include "sandbox/Backend.h"
-#include "sandbox/ControlPlanePeer.h"
-#include "sandbox/DockerCommand.h"
-#include "sandbox/Launcher.h"
 #include "sandbox/RunningSandbox.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/bwrap/Launcher.h"
+#include "sandbox/cluster/ControlPlanePeer.h"
+#include "sandbox/container/DockerCommand.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <chrono>
 #include <csignal>

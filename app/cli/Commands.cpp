@@ -12,7 +12,7 @@
 #include "app/secrets/SecretStore.h"
 #include "app/tasks/ProviderKey.h"
 #include "sandbox/Preflight.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <QCoreApplication>
 #include <QSocketNotifier>

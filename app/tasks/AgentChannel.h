@@ -14,7 +14,7 @@
 #include "agent_core/protocol/LineReader.h"
 #include "common/Result.h"
 #include "common/UniqueFd.h"
-#include "sandbox/Launcher.h"
+#include "sandbox/bwrap/Launcher.h"
 
 #include <QObject>
 #include <memory>

@@ -2,7 +2,7 @@
 
 #include "app/tasks/AgentSandbox.h"
 #include "sandbox/SandboxLaunch.h"
-#include "sandbox/SandboxSetup.h"
+#include "sandbox/bwrap/SandboxSetup.h"
 
 #include <cerrno>
 #include <csignal>

@@ -6,9 +6,9 @@
 
 #include "common/Result.h"
 #include "sandbox/Backend.h"
-#include "sandbox/ControlPlanePeer.h"
-#include "sandbox/Launcher.h"
 #include "sandbox/RunningSandbox.h"
+#include "sandbox/bwrap/Launcher.h"
+#include "sandbox/cluster/ControlPlanePeer.h"
 
 #include <map>
 #include <memory>

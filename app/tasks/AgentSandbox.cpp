@@ -1,6 +1,6 @@
 #include "app/tasks/AgentSandbox.h"
 
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <string_view>
 

@@ -3,7 +3,7 @@
 // --agent-peer, --runtime-class; docs/DEPLOY.md): where the pods' agents connect, who the pods may reach, and
 // the runtime they run in. No address: no cluster, and a task of the kubernetes backend is refused.
 
-#include "sandbox/ControlPlanePeer.h"
+#include "sandbox/cluster/ControlPlanePeer.h"
 
 #include <optional>
 #include <string>

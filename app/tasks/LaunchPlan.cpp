@@ -2,6 +2,7 @@
 
 #include "app/proxy/TaskToken.h"
 #include "app/tasks/AgentSandbox.h"
+#include "sandbox/Backend.h"
 
 #include <algorithm>
 #include <sys/un.h>
@@ -38,7 +39,7 @@ Result<std::string> egressSocketPath(const TaskNetwork& network, const DataDir& 
 }
 
 Result<std::string> channelDirectory(sandbox::Backend backend, const DataDir& data, const std::string& id) {
-    if (backend != sandbox::Backend::Kube) // kubernetes: the network, not a socket of this host
+    if (sandbox::agentRoute(backend) != sandbox::AgentRoute::HostSocket)
         return std::string();
     const std::string dir = data.taskDir(id) + "/channel";
     if (auto fits = fitsUnixSocket(dir + "/" + kChannelSocketName, "agent's"); !fits)
@@ -137,7 +138,7 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     if (!channel)
         return channel.error();
     plan.channelDir = std::move(*channel);
-    if (spec.backend == sandbox::Backend::Kubernetes) {
+    if (sandbox::agentRoute(spec.backend) == sandbox::AgentRoute::Network) {
         if (auto fits = fitsCluster(plan, environment); !fits)
             return fits.error();
         plan.clusterAddress = "tcp:" + environment.cluster.agentAddress;

@@ -5,7 +5,7 @@
 // the run left in /output, recorded as the task's artifacts.
 
 #include "app/store/StoreTypes.h"
-#include "sandbox/Launcher.h"
+#include "sandbox/bwrap/Launcher.h"
 
 #include <optional>
 #include <string>

@@ -16,7 +16,7 @@
 #include "app/tasks/LaunchPlan.h"
 #include "app/tasks/TaskReply.h"
 #include "common/Utf8.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <QFileSystemWatcher>
 #include <QPointer>

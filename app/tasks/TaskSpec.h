@@ -7,7 +7,7 @@
 #include "app/proxy/ApprovalMode.h"
 #include "common/Result.h"
 #include "sandbox/Backend.h"
-#include "sandbox/DockerCommand.h"
+#include "sandbox/container/DockerCommand.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

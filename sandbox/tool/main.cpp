@@ -2,9 +2,9 @@
 
 #include "sandbox/CommandLine.h"
 #include "sandbox/SandboxLaunch.h"
-#include "sandbox/SandboxPaths.h"
-#include "sandbox/SandboxProfile.h"
-#include "sandbox/SandboxSetup.h"
+#include "sandbox/bwrap/SandboxSetup.h"
+#include "sandbox/policy/SandboxPaths.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <cerrno>
 #include <chrono>

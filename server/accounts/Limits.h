@@ -13,7 +13,7 @@
 // tenant has. Each says which level decided it, and the whole is the task's first event. Pure.
 
 #include "common/Result.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <array>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "server/api/SandboxLabels.h"
 
-#include "sandbox/KubeManifest.h"
+#include "sandbox/pod/KubeManifest.h"
 
 namespace warren::server {
 

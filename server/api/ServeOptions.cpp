@@ -2,7 +2,7 @@
 
 #include "agent_core/net/ControlConnection.h"
 #include "app/tasks/TaskSpec.h"
-#include "sandbox/KubeManifest.h"
+#include "sandbox/pod/KubeManifest.h"
 
 #include <charconv>
 

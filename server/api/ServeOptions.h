@@ -11,7 +11,7 @@
 #include "app/egress/InsideDestinations.h"
 #include "common/Result.h"
 #include "sandbox/Backend.h"
-#include "sandbox/ControlPlanePeer.h"
+#include "sandbox/cluster/ControlPlanePeer.h"
 
 #include <cstdint>
 #include <optional>

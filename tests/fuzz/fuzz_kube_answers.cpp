@@ -1,4 +1,4 @@
-// What a Kubernetes API server answers the cluster client (sandbox/kube), as bytes, through the reader the
+// What a Kubernetes API server answers the cluster client (sandbox/cluster/client), as bytes, through the reader the
 // first byte picks:
 //  0. a watch's line (parseWatchEvent) and what is read of its object: resource version, name, pod and
 //     Sandbox state, an ERROR's meaning;
@@ -12,10 +12,10 @@
 #include "FuzzInput.h"
 
 #include "common/JsonFields.h"
-#include "sandbox/kube/ApiStatus.h"
-#include "sandbox/kube/HttpWire.h"
-#include "sandbox/kube/WatchEvents.h"
-#include "sandbox/kube/YamlDocument.h"
+#include "sandbox/cluster/client/ApiStatus.h"
+#include "sandbox/cluster/client/HttpWire.h"
+#include "sandbox/cluster/client/WatchEvents.h"
+#include "sandbox/cluster/client/YamlDocument.h"
 
 #include <algorithm>
 #include <cctype>

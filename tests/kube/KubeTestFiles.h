@@ -2,7 +2,7 @@
 // What the Kubernetes backend's tests share: a self-signed certificate made by the openssl CLI, and the
 // objects a sandbox sends (the shape KubeManifest renders, cut to what the API server double checks).
 
-#include "sandbox/kube/KubeCluster.h"
+#include "sandbox/cluster/client/KubeCluster.h"
 
 #include <QFile>
 #include <QProcess>

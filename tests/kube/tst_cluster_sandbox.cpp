@@ -1,4 +1,4 @@
-// The kubernetes backend (sandbox/ClusterSandbox) through prepareLaunch, as warren-sandbox runs it, against
+// The kubernetes backend (sandbox/cluster/ClusterSandbox) through prepareLaunch, as warren-sandbox runs it, against
 // the API server DOUBLE (tests/support/KubeApiDouble: not a cluster; none can run here), over real TLS with a
 // kubeconfig file naming the double's CA and token. The double serves agent-sandbox's CRD and plays its
 // controller (the Sandbox's pod at once), so the sandbox is a Sandbox; two more doubles serve no CRD (a
@@ -6,8 +6,8 @@
 // its phases as a kubelet would report them (and gives its log text), and checks what the sandbox reports,
 // what reaches the stderr it was given, and that the double holds none of the test's objects afterwards.
 #include "sandbox/SandboxLaunch.h"
-#include "sandbox/SandboxSetup.h"
-#include "sandbox/kube/KubeCluster.h"
+#include "sandbox/bwrap/SandboxSetup.h"
+#include "sandbox/cluster/client/KubeCluster.h"
 #include "tests/kube/KubeTestFiles.h"
 #include "tests/support/KubeApiDouble.h"
 

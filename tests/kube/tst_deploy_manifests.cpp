@@ -6,11 +6,11 @@
 // root with the runtime's seccomp profile; the policy in front of warrend's agent port admits the pods the
 // translator renders; and nothing mounts a host path.
 
-#include "sandbox/KubeManifest.h"
-#include "sandbox/SandboxProfile.h"
-#include "sandbox/kube/ClusterPermissions.h"
-#include "sandbox/kube/KubeConfig.h"
-#include "sandbox/kube/YamlDocument.h"
+#include "sandbox/cluster/client/ClusterPermissions.h"
+#include "sandbox/cluster/client/KubeConfig.h"
+#include "sandbox/cluster/client/YamlDocument.h"
+#include "sandbox/pod/KubeManifest.h"
+#include "sandbox/policy/SandboxProfile.h"
 #include "server/api/ServeOptions.h"
 
 #include <QDir>

@@ -2,7 +2,7 @@
 // here), over real TLS with a certificate made by openssl: create, watch until ready from the create's
 // resourceVersion, 410 -> relist, bookmarks advance the version, a closed watch resumes without missing the
 // change, deletion leaves nothing, the Sandbox CRD, interruption, and the errors a user sees.
-#include "sandbox/kube/KubeCluster.h"
+#include "sandbox/cluster/client/KubeCluster.h"
 #include "tests/kube/KubeTestFiles.h"
 #include "tests/support/KubeApiDouble.h"
 

@@ -3,7 +3,7 @@
 // secret volume's files), then pods created through the real cluster client over TLS, run as host
 // processes: their exit code and phase, the token reaching the process, paths rewritten, deletion killing
 // the process group, a mount or start failure reported as a kubelet does, and activeDeadlineSeconds.
-#include "sandbox/kube/KubeCluster.h"
+#include "sandbox/cluster/client/KubeCluster.h"
 #include "tests/kube/KubeTestFiles.h"
 #include "tests/support/KubeApiDouble.h"
 #include "tests/support/KubeletDouble.h"

@@ -1,7 +1,7 @@
 #pragma once
 // KubeApiDouble: a DOUBLE of a Kubernetes API server, for tests only. It is not a cluster and runs nothing:
 // it keeps objects in memory and speaks the API's wire (paths, JSON, Status errors, resourceVersions, watch
-// streams) closely enough that the cluster client (sandbox/kube) and the real kubectl work against it
+// streams) closely enough that the cluster client (sandbox/cluster/client) and the real kubectl work against it
 // (tst_kube_api_double checks the latter). No cluster can run on the machines the tests run on; this is the
 // one stand-in the Kubernetes backend's tests use, and it is called a double wherever it appears.
 //

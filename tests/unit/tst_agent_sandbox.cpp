@@ -2,7 +2,7 @@
 // would resolve them.
 
 #include "app/tasks/AgentSandbox.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // BwrapCommand: the exact bubblewrap argv and descriptor data for a profile, inspected without launching
 // anything. The host is a fake HostLookup, so each row states which host paths exist and what they are.
 
-#include "sandbox/BwrapCommand.h"
+#include "sandbox/bwrap/BwrapCommand.h"
 #include "tests/support/StringLists.h"
 
 #include <QProcess>

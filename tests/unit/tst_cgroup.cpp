@@ -3,7 +3,7 @@
 // Where this host does not let us create cgroups (an unprivileged user), those tests skip and say why,
 // and the failure path is tested instead.
 
-#include "sandbox/Cgroup.h"
+#include "sandbox/bwrap/Cgroup.h"
 
 #include <QtTest>
 #include <csignal>

@@ -3,7 +3,7 @@
 // which argument and why.
 
 #include "sandbox/CommandLine.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/policy/SandboxProfile.h"
 #include "tests/support/StringLists.h"
 
 #include <QtTest>

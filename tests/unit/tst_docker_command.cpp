@@ -2,9 +2,9 @@
 // one profile feature and the argv words (or the not-enforced entry) it must produce. The host is a fake
 // HostLookup, so each row says which host paths exist.
 
-#include "sandbox/ContainerLauncher.h"
-#include "sandbox/DockerCommand.h"
 #include "sandbox/Preflight.h"
+#include "sandbox/container/ContainerLauncher.h"
+#include "sandbox/container/DockerCommand.h"
 
 #include <QtTest>
 

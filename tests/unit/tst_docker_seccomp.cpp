@@ -2,7 +2,7 @@
 // SeccompPolicy the BPF filter is compiled from, so a row added to the table is checked here without a
 // test change, and the profile can never say something the table does not.
 
-#include "sandbox/DockerSeccomp.h"
+#include "sandbox/policy/DockerSeccomp.h"
 
 #include <QtTest>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 // that refuses idmapped mounts (procfs) is an error that mounts nothing. Making a view needs root; as a
 // user only the refusal is checked.
 
-#include "sandbox/IdmappedMount.h"
+#include "sandbox/container/IdmappedMount.h"
 
 #include <QtTest>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // KubeConfig: the current context of a kubeconfig in YAML (as kubectl writes it) or JSON, credentials inline
 // (base64) or in files beside it, and the pod's own service account; every error names the field and file.
-#include "sandbox/kube/KubeConfig.h"
+#include "sandbox/cluster/client/KubeConfig.h"
 
 #include <QtTest>
 #include <map>

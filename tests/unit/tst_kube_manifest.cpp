@@ -3,7 +3,7 @@
 // against the schema of the Kubernetes and agent-sandbox fields Warren writes (tests/fixtures/kube), so a
 // misspelt or mistyped field fails here rather than on a cluster.
 
-#include "sandbox/KubeManifest.h"
+#include "sandbox/pod/KubeManifest.h"
 #include "tests/support/StructuralSchema.h"
 
 #include <QtTest>

@@ -1,6 +1,6 @@
 // KubeRequests and ApiStatus: the REST calls of the cluster client, and what a failed one tells the user.
-#include "sandbox/kube/ApiStatus.h"
-#include "sandbox/kube/KubeRequests.h"
+#include "sandbox/cluster/client/ApiStatus.h"
+#include "sandbox/cluster/client/KubeRequests.h"
 
 #include <QtTest>
 

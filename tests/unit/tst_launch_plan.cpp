@@ -3,8 +3,8 @@
 #include "app/proxy/TaskToken.h"
 #include "app/tasks/AgentSandbox.h"
 #include "app/tasks/LaunchPlan.h"
-#include "sandbox/KubeManifest.h"
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/pod/KubeManifest.h"
+#include "sandbox/policy/SandboxProfile.h"
 #include "tests/support/StringLists.h"
 
 #include <QtTest>

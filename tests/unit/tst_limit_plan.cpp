@@ -1,7 +1,7 @@
 // LimitPlan: how each limit of a profile is enforced on a host with a given set of cgroup controllers, as
 // root or as a normal user; a limit that nothing here can enforce is an error, never silently dropped.
 
-#include "sandbox/LimitPlan.h"
+#include "sandbox/bwrap/LimitPlan.h"
 
 #include <QtTest>
 

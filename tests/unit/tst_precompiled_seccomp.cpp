@@ -1,7 +1,7 @@
 // The filters compiled at build time must be exactly what the translator makes at run time, and a
 // profile that skips a row must get a filter compiled for it, not the precompiled default.
 
-#include "sandbox/PrecompiledSeccomp.h"
+#include "sandbox/policy/PrecompiledSeccomp.h"
 
 #include <QtTest>
 

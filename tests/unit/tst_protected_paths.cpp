@@ -10,7 +10,7 @@
 // P and Q are relative to the workspace unless they start with {outside} (a directory next to it, which
 // the sandbox cannot see); {ws} and {outside} in a link TARGET are replaced by the absolute paths.
 
-#include "sandbox/ProtectedPaths.h"
+#include "sandbox/policy/ProtectedPaths.h"
 
 #include <QDirIterator>
 #include <QTemporaryDir>

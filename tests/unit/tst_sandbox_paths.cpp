@@ -1,7 +1,7 @@
 // hostPathOf() and commandFound(): a sandbox path traced back to the host through the profile's mounts,
 // with a fake host (no real filesystem), one row per case.
 
-#include "sandbox/SandboxPaths.h"
+#include "sandbox/policy/SandboxPaths.h"
 
 #include <QtTest>
 

@@ -2,7 +2,7 @@
 // strict validation of the merged document, and the resolved profile's JSON (what --explain prints) read
 // back into the same profile.
 
-#include "sandbox/SandboxProfile.h"
+#include "sandbox/policy/SandboxProfile.h"
 
 #include <QtTest>
 

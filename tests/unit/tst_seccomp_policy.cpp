@@ -9,7 +9,7 @@
 // errno, because libc acts on it (clone3 falls back to clone); for them an unfiltered control run shows
 // that the kernel itself has the call.
 
-#include "sandbox/SeccompPolicy.h"
+#include "sandbox/policy/SeccompPolicy.h"
 
 #include <QtTest>
 #include <algorithm>

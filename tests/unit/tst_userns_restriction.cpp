@@ -2,7 +2,7 @@
 // kernel shows (the sysctl, this process's AppArmor label, the loaded profiles, the installed profile file,
 // the program's path), then the edge on this machine.
 
-#include "sandbox/UsernsRestriction.h"
+#include "sandbox/bwrap/UsernsRestriction.h"
 
 #include <QtTest>
 #include <unistd.h>

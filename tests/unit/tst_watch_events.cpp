@@ -1,7 +1,7 @@
 // WatchEvents: the watch stream's lines, a 410 as "relist", and what a Pod's or a Sandbox's status means for
 // the sandbox (waiting, stuck for a reason the user can fix, running, ready, ended with its exit code).
-#include "sandbox/kube/HttpWire.h"
-#include "sandbox/kube/WatchEvents.h"
+#include "sandbox/cluster/client/HttpWire.h"
+#include "sandbox/cluster/client/WatchEvents.h"
 
 #include <QtTest>
 
