@@ -6,6 +6,8 @@
 #include "app/remote/RemoteEventStream.h"
 #include "app/remote/RemoteTaskHome.h"
 #include "app/remote/RemoteTaskJson.h"
+#include "app/wire/OwnerAnswers.h"
+#include "app/wire/ProviderKeyBody.h"
 #include "app/remote/RemoteWorkspace.h"
 #include "app/remote/RemotePlaneChooser.h"
 #include "app/remote/ServerProbe.h"
@@ -304,7 +306,7 @@ Status RemoteControlPlane::reply(const std::string& taskId, const std::string& m
     auto last = lastSeq(taskId);
     if (!last)
         return last.error();
-    if (auto replied = m_client->callJson("POST", taskPath(taskId, "/reply"), {{"message", message}}); !replied)
+    if (auto replied = m_client->callJson("POST", taskPath(taskId, "/reply"), wire::Reply{message}.toJson()); !replied)
         return replied.error();
     watch(taskId, *last);
     return Ok{};
@@ -323,9 +325,7 @@ Status RemoteControlPlane::pause(const std::string&) {
 
 void RemoteControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                         const std::string& note, bool always) {
-    json body = {{"approved", approved}, {"always", always}};
-    if (!note.empty())
-        body["note"] = note;
+    const json body = wire::ApprovalAnswer{approved, note, always}.toJson();
     auto answered = m_client->call("POST", taskPath(taskId, "/approvals/" + QString::fromUtf8(QUrl::toPercentEncoding(
                                                                          QString::fromStdString(callId)))),
                                    QByteArray::fromStdString(body.dump()));
@@ -493,7 +493,7 @@ Result<std::string> RemoteControlPlane::providerKeyName(const std::string& provi
 Status RemoteControlPlane::storeKey(const std::string& keyName, const std::string& key) {
     if (keyName.empty())
         return makeError(ErrorCode::InvalidArgument, "this provider takes no API key");
-    auto stored = m_client->callJson("PUT", "/v1/me/provider-keys/" + QString::fromStdString(keyName), json{{"key", key}});
+    auto stored = m_client->callJson("PUT", "/v1/me/provider-keys/" + QString::fromStdString(keyName), wire::ProviderKeyBody{key}.toJson());
     if (!stored)
         return stored.error();
     return Ok{};
