@@ -81,8 +81,8 @@ protocol::ToolResultData deniedResult() {
     return data;
 }
 
-protocol::GuardData guardEvent(std::string guard, std::string action, std::string detail) {
-    return {std::move(guard), std::move(action), std::move(detail)};
+protocol::GuardData guardEvent(std::string guard, protocol::GuardAction action, std::string detail) {
+    return {std::move(guard), action, std::move(detail)};
 }
 
 // What the model_response event shows of a reply's reasoning: the text of its thinking blocks.
@@ -358,7 +358,7 @@ std::optional<TaskOutcome> TaskRun::stopIfRequested() {
 
 std::optional<TaskOutcome> TaskRun::checkGuards() {
     auto stop = [&](const char* guard, std::string detail) {
-        m_events.emit(guardEvent(guard, "stop", detail));
+        m_events.emit(guardEvent(guard, protocol::GuardAction::Stop, detail));
         return finish(ExitReason::Guard, detail);
     };
     // One budget for the whole task: every agent's steps and tokens count.
@@ -404,7 +404,7 @@ void TaskRun::shedMemory(std::uint64_t rssBytes) {
     const std::string detail = "resident memory " + std::to_string(rssBytes >> 20) + " MiB above " + limit +
                                ": cleared the tool cache, cut history from " + std::to_string(before) + " to " +
                                std::to_string(m_state.messages.size()) + " messages";
-    m_events.emit(guardEvent("memory_threshold_mb", "warn", detail));
+    m_events.emit(guardEvent("memory_threshold_mb", protocol::GuardAction::Warn, detail));
     fireHook(hook::kOnLowMemory, std::to_string(rssBytes));
 }
 
@@ -510,7 +510,7 @@ void TaskRun::compactContext() {
                              std::to_string(compacted.droppedOutputs) + " old tool outputs dropped";
         if (compacted.cutCount)
             detail += ", " + std::to_string(compacted.cutCount) + " messages replaced by " + replacedBy;
-        m_events.emit(guardEvent("context_window_limit", "warn", detail));
+        m_events.emit(guardEvent("context_window_limit", protocol::GuardAction::Warn, detail));
     }
     m_state.messages = std::move(compacted.messages);
     m_contextTokens = compacted.estimatedTokensAfter;
@@ -555,19 +555,19 @@ std::optional<std::variant<std::uint64_t, TaskOutcome>> TaskRun::onCutReply(prot
     const CutReplyPlan plan = planForCutReply(used, askedLimit, m_cutsInARow);
     switch (plan.action) {
     case CutReplyPlan::Action::AskAgain:
-        m_events.emit(guardEvent("max_output_tokens", "warn",
+        m_events.emit(guardEvent("max_output_tokens", protocol::GuardAction::Warn,
                                  what + "; asking again with room for " + std::to_string(plan.room) + " tokens"));
         return plan.room;
     case CutReplyPlan::Action::Stop: {
         const std::string detail = what + ", " + std::to_string(m_cutsInARow) +
                                    " replies in a row; raise max_output_tokens or make the task smaller";
-        m_events.emit(guardEvent("max_output_tokens", "stop", detail));
+        m_events.emit(guardEvent("max_output_tokens", protocol::GuardAction::Stop, detail));
         return finish(ExitReason::Guard, detail);
     }
     case CutReplyPlan::Action::TellModel:
         break;
     }
-    m_events.emit(guardEvent("max_output_tokens", "warn", what + "; the model is told to work in smaller pieces"));
+    m_events.emit(guardEvent("max_output_tokens", protocol::GuardAction::Warn, what + "; the model is told to work in smaller pieces"));
     // The text it wrote stays in the conversation (it may have reasoned there); the calls do not.
     if (!result.content.empty())
         addMessage({"assistant", result.content, {}, std::nullopt, std::move(result.reasoning)});
@@ -587,7 +587,7 @@ void TaskRun::onReplyWithoutCalls(const std::string& content) {
         return;
     }
     ++m_nudgesInARow;
-    m_events.emit(guardEvent("max_nudges", "warn",
+    m_events.emit(guardEvent("max_nudges", protocol::GuardAction::Warn,
                              "the model replied without a tool call; told to go on or call finish (" +
                                  std::to_string(m_nudgesInARow) + " of " + std::to_string(m_config.maxNudges) + ")"));
     addMessage({"user", attended() ? kEmptyReplyNudge : kNudge, {}, std::nullopt, {}});
@@ -600,7 +600,7 @@ std::optional<TaskOutcome> TaskRun::refuseBadCall(const protocol::ToolCall& call
         const std::string detail = std::to_string(m_badCallsInARow) +
                                    " tool calls in a row the model got wrong (max_bad_calls); the last: " + problem;
         recordToolResult(call, "Not run: " + problem, resultWith(std::nullopt));
-        m_events.emit(guardEvent("max_bad_calls", "stop", detail));
+        m_events.emit(guardEvent("max_bad_calls", protocol::GuardAction::Stop, detail));
         m_state.pendingCalls.clear();
         return finish(ExitReason::Guard, detail);
     }
@@ -703,7 +703,7 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
         if (verdict == LoopVerdict::Stop) {
             const std::string detail = "the model repeated the call " + call.name + " " + call.arguments.dump() +
                                        " after being warned (loop_detection)";
-            m_events.emit(guardEvent("loop_detection", "stop", detail));
+            m_events.emit(guardEvent("loop_detection", protocol::GuardAction::Stop, detail));
             recordToolResult(call, "Not run: " + detail, resultWith(std::nullopt));
             return finish(ExitReason::Guard, detail);
         }
@@ -711,7 +711,7 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
             warning = "\n[warning: this exact call has now been made " + std::to_string(m_config.loopThreshold) +
                       " times in a row and its result will not change. Do something different or finish; "
                       "one more repeat stops the task.]";
-            m_events.emit(guardEvent("loop_detection", "warn",
+            m_events.emit(guardEvent("loop_detection", protocol::GuardAction::Warn,
                                      "repeated call " + call.name + " " + call.arguments.dump()));
         }
     }
@@ -773,7 +773,7 @@ std::optional<TaskOutcome> TaskRun::runCall(const protocol::ToolCall& call) {
     data.cached = cached;
     data.timedOut = outcome.timedOut;
     if (outcome.timedOut && Clock::now() >= m_stepDeadline)
-        m_events.emit(guardEvent("timeout_per_step_sec", "warn",
+        m_events.emit(guardEvent("timeout_per_step_sec", protocol::GuardAction::Warn,
                                  call.name + " was stopped at the step's deadline of " +
                                      std::to_string(m_config.timeoutPerStepSec) + " s"));
     if (outcome.cancelled) {
@@ -969,7 +969,7 @@ TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
         m_state.extra["finished"] = {{"reason", toString(reason)}, {"summary", summary}};
     saveCheckpoint(true);
     if (m_seat.isSubAgent()) {
-        m_events.emit(protocol::AgentFinishedData{std::string(toString(reason)), summary, filesChanged()});
+        m_events.emit(protocol::AgentFinishedData{reason, summary, filesChanged()});
         return {reason, std::move(summary)};
     }
     if (m_paths.output) {
@@ -979,17 +979,17 @@ TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
         if (auto written = writeResourceReport(*m_paths.output, report); !written)
             m_events.error(written.error().message, false);
     }
-    m_events.emit(protocol::TaskFinishedData{std::string(toString(reason)), summary});
+    m_events.emit(protocol::TaskFinishedData{reason, summary});
     return {reason, std::move(summary)};
 }
 
 TaskOutcome TaskRun::refuse(const std::string& message) {
     m_events.error(message, true);
     if (m_seat.isSubAgent()) {
-        m_events.emit(protocol::AgentFinishedData{"failed", message, {}});
+        m_events.emit(protocol::AgentFinishedData{ExitReason::Failed, message, {}});
         return {ExitReason::Failed, message};
     }
-    m_events.emit(protocol::TaskFinishedData{"failed", message});
+    m_events.emit(protocol::TaskFinishedData{ExitReason::Failed, message});
     return {ExitReason::Failed, message};
 }
 

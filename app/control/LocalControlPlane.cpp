@@ -506,7 +506,7 @@ Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const For
     note.type = protocol::event_type::kLog;
     note.step = request.fromStep - 1;
     note.seq = rows.empty() ? 1 : rows.back().seq + 1;
-    note.data = protocol::LogData{"info", "forked from task " + taskId + " before step " +
+    note.data = protocol::LogData{protocol::LogLevel::Info, "forked from task " + taskId + " before step " +
                                               std::to_string(request.fromStep) + "; " + taskId +
                                               " and its workspace are as they were"}
                     .toJson();
