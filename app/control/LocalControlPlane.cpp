@@ -7,6 +7,7 @@
 #include "app/control/Demo.h"
 #include "app/control/TaskFork.h"
 #include "app/providers/Provider.h"
+#include "app/providers/ProviderChoice.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/proxy/TaskToken.h"
 #include "app/secrets/SecretStore.h"
@@ -176,7 +177,7 @@ Result<TaskRecord> LocalControlPlane::submitDemo(TaskSpec spec) {
     const std::string directory = m_data.root + "/demo/" + newTaskId();
     if (auto written = writeDemo(directory); !written)
         return written.error();
-    spec.provider = "scripted:" + directory + "/script.json";
+    spec.provider = ProviderChoice::scripted(directory + "/script.json").toString();
     spec.demo = true;
     return submit(kDemoPrompt, directory + "/workspace", spec);
 }

@@ -2,13 +2,14 @@
 
 #include "agent_core/config/AgentConfig.h"
 #include "app/control/Demo.h"
+#include "app/providers/ProviderChoice.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteEventStream.h"
 #include "app/remote/RemoteTaskHome.h"
 #include "app/remote/RemoteTaskJson.h"
+#include "app/remote/RemoteWorkspace.h"
 #include "app/wire/OwnerAnswers.h"
 #include "app/wire/ProviderKeyBody.h"
-#include "app/remote/RemoteWorkspace.h"
 #include "app/remote/RemotePlaneChooser.h"
 #include "app/remote/ServerProbe.h"
 #include "app/secrets/SecretStore.h"
@@ -230,7 +231,7 @@ TaskRecord RemoteControlPlane::withLocalWorkspace(TaskRecord task) const {
     if (!(*home)->script.is_null()) {
         json spec = json::parse(task.spec, nullptr, false);
         if (spec.is_object()) {
-            spec["provider"] = "scripted:" + taskScriptFile(m_dataDir, task.id);
+            spec["provider"] = control::ProviderChoice::scripted(taskScriptFile(m_dataDir, task.id)).toString();
             spec["demo"] = (*home)->demo;
             task.spec = spec.dump();
         }
@@ -271,8 +272,8 @@ Result<TaskRecord> RemoteControlPlane::submitTo(const std::string& prompt, const
 Result<TaskRecord> RemoteControlPlane::submit(const std::string& prompt, const std::string& workspace,
                                               const control::TaskSpec& spec) {
     json script;
-    if (spec.provider.rfind("scripted:", 0) == 0) {
-        const std::string path = spec.provider.substr(std::string_view("scripted:").size());
+    if (const auto choice = control::ProviderChoice::parse(spec.provider); choice.isScripted()) {
+        const std::string path = choice.scriptFile();
         script = json::parse(readFile(path), nullptr, false);
         if (!script.is_object())
             return makeError(ErrorCode::InvalidArgument, "the script " + path + " is not a JSON object {\"turns\": [...]}");
@@ -285,7 +286,7 @@ Result<TaskRecord> RemoteControlPlane::submitDemo(control::TaskSpec spec) {
     if (auto written = control::writeDemo(directory); !written)
         return written.error();
     spec.demo = true;
-    spec.provider = "scripted:" + directory + "/script.json";
+    spec.provider = control::ProviderChoice::scripted(directory + "/script.json").toString();
     return submit(control::kDemoPrompt, directory + "/workspace", spec);
 }
 

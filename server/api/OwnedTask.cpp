@@ -1,5 +1,6 @@
 #include "server/api/OwnedTask.h"
 
+#include "app/providers/ProviderChoice.h"
 #include "app/store/Store.h"
 #include "app/wire/TaskAnswer.h"
 #include "server/accounts/AccountStore.h"
@@ -28,8 +29,8 @@ Result<std::optional<Owned>> ownedTask(ServerParts& parts, const accounts::Accou
 control::TaskRecord ownerView(control::TaskRecord task, const std::optional<std::string>& uploadId) {
     task.workspace = uploadId.value_or("");
     if (auto spec = json::parse(task.spec, nullptr, false); spec.is_object()) {
-        if (spec.value("provider", std::string()).starts_with("scripted:")) {
-            spec["provider"] = "scripted";
+        if (control::ProviderChoice::parse(spec.value("provider", std::string())).isScripted()) {
+            spec["provider"] = control::ProviderChoice::kScriptedName;
             task.spec = spec.dump();
         }
     }

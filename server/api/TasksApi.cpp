@@ -1,6 +1,7 @@
 #include "server/api/TasksApi.h"
 
 #include "app/control/ControlPlane.h"
+#include "app/providers/ProviderChoice.h"
 #include "app/store/Store.h"
 #include "app/tasks/TaskManager.h"
 #include "app/tasks/TaskReply.h"
@@ -58,7 +59,7 @@ std::string memoryPrefix(const Account& caller) {
 control::TaskSpec specFor(ServerParts& parts, const Account& caller, const wire::TaskRequest& request,
                           const Admission& admission, const std::string& id) {
     control::TaskSpec spec;
-    spec.provider = request.script ? "scripted:" + parts.paths.script(id)
+    spec.provider = request.script ? control::ProviderChoice::scripted(parts.paths.script(id)).toString()
                                    : (request.provider.empty() ? parts.options.provider : request.provider);
     spec.model = request.model.empty() ? parts.options.model : request.model;
     spec.presets = request.presets;
@@ -98,7 +99,7 @@ Status checkInside(const control::TaskSpec& spec, const ServeOptions& options) {
         return network.error();
     if (auto allowed = control::checkAllowListInside(*network, options.insideAccess()); !allowed)
         return allowed;
-    if (spec.provider.starts_with("scripted:"))
+    if (control::ProviderChoice::parse(spec.provider).isScripted())
         return Ok{};
     auto provider = control::parseProviderSpec(spec.provider, spec.model);
     if (!provider)
