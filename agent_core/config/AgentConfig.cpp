@@ -372,20 +372,6 @@ std::string_view toString(MemoryBackendKind kind) {
     return "filesystem";
 }
 
-std::string_view toString(LogLevel level) {
-    switch (level) {
-    case LogLevel::Debug:
-        return "debug";
-    case LogLevel::Info:
-        return "info";
-    case LogLevel::Warn:
-        return "warn";
-    case LogLevel::Error:
-        return "error";
-    }
-    return "info";
-}
-
 std::string_view toString(LogFormat format) {
     switch (format) {
     case LogFormat::Text:

@@ -5,6 +5,7 @@
 // wrong type or range, is an error naming it and where it came from. One table of keys in AgentConfig.cpp
 // drives validation, configToJson and settingInfos(); the defaults are the initialisers below.
 
+#include "agent_core/protocol/EventEnums.h"
 #include "common/Result.h"
 
 #include <cstdint>
@@ -17,7 +18,7 @@
 namespace warren::agent {
 
 enum class MemoryBackendKind { InMemory, Filesystem, Host };
-enum class LogLevel { Debug, Info, Warn, Error };
+using LogLevel = protocol::LogLevel; // its names are the log events' (protocol::toString)
 enum class LogFormat { Text, Json };
 // How hard a reasoning model thinks before it answers: OpenAI's reasoning_effort, Anthropic's extended
 // thinking budget. Default leaves it to the model (and Anthropic's thinking off).
@@ -28,7 +29,6 @@ enum class CompactionSummary { Model, Mechanical };
 
 // The names the settings use: "in-memory"/"filesystem"/"host", "debug".."error", "text"/"json".
 std::string_view toString(MemoryBackendKind kind);
-std::string_view toString(LogLevel level);
 std::string_view toString(LogFormat format);
 std::string_view toString(ReasoningEffort effort); // "default", "minimal", "low", "medium", "high"
 std::string_view toString(CompactionSummary summary); // "model", "mechanical"

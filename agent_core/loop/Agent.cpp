@@ -4,24 +4,6 @@
 
 namespace warren::agent {
 
-std::string_view toString(ExitReason reason) {
-    switch (reason) {
-    case ExitReason::Finished:
-        return "finished";
-    case ExitReason::Failed:
-        return "failed";
-    case ExitReason::Cancelled:
-        return "cancelled";
-    case ExitReason::Paused:
-        return "paused";
-    case ExitReason::Guard:
-        return "guard";
-    case ExitReason::Waiting:
-        return "waiting";
-    }
-    return "failed";
-}
-
 Agent::Agent(AgentConfig config, AgentSettings settings)
     : m_config(std::move(config)), m_settings(std::move(settings)) {
     m_hooks.setCommands(m_config.hooks);

@@ -32,9 +32,9 @@ struct AgentPaths {
     std::optional<std::filesystem::path> output; // /output: resource_report.json; none = no report
 };
 
-// Waiting: the model replied to the user in an attended run (RunFacts::attended); a reply continues it.
-enum class ExitReason { Finished, Failed, Cancelled, Paused, Guard, Waiting };
-std::string_view toString(ExitReason reason); // as task_finished says it
+// How a run ended, as task_finished says it (protocol::toString). Waiting: the model replied to the user in
+// an attended run (RunFacts::attended); a reply continues it.
+using ExitReason = protocol::FinishReason;
 
 struct TaskOutcome {
     ExitReason reason = ExitReason::Failed;

@@ -125,7 +125,7 @@ std::optional<CallRunner::End> CallRunner::refuseBadCall(const protocol::ToolCal
             std::to_string(m_badCallsInARow) +
             " tool calls in a row the model got wrong (max_bad_calls); the last: " + problem;
         m_host.record(call, "Not run: " + problem, toolResultWith(std::nullopt), std::nullopt);
-        events.emit(protocol::GuardData{"max_bad_calls", "stop", detail});
+        events.emit(protocol::GuardData{"max_bad_calls", protocol::GuardAction::Stop, detail});
         m_state.pendingCalls.clear();
         return End{End::Kind::Guard, detail};
     }
@@ -187,7 +187,7 @@ std::optional<CallRunner::End> CallRunner::checkLoop(const protocol::ToolCall& c
     if (verdict == LoopVerdict::Stop) {
         const std::string detail = "the model repeated the call " + call.name + " " + call.arguments.dump() +
                                    " after being warned (loop_detection)";
-        m_context.events.emit(protocol::GuardData{"loop_detection", "stop", detail});
+        m_context.events.emit(protocol::GuardData{"loop_detection", protocol::GuardAction::Stop, detail});
         m_host.record(call, "Not run: " + detail, toolResultWith(std::nullopt), std::nullopt);
         return End{End::Kind::Guard, detail};
     }
@@ -197,7 +197,7 @@ std::optional<CallRunner::End> CallRunner::checkLoop(const protocol::ToolCall& c
                   " times in a row and its result will not change. Do something different or finish; "
                   "one more repeat stops the task.]";
         m_context.events.emit(protocol::GuardData{
-            "loop_detection", "warn", "repeated call " + call.name + " " + call.arguments.dump()});
+            "loop_detection", protocol::GuardAction::Warn, "repeated call " + call.name + " " + call.arguments.dump()});
     }
     return std::nullopt;
 }
@@ -243,7 +243,7 @@ void CallRunner::recordRun(const protocol::ToolCall& call, ToolOutcome outcome, 
     data.cached = cached;
     data.timedOut = outcome.timedOut;
     if (outcome.timedOut && Clock::now() >= m_stepDeadline)
-        m_context.events.emit(protocol::GuardData{"timeout_per_step_sec", "warn",
+        m_context.events.emit(protocol::GuardData{"timeout_per_step_sec", protocol::GuardAction::Warn,
                                                   call.name + " was stopped at the step's deadline of " +
                                                       std::to_string(m_context.config.timeoutPerStepSec) +
                                                       " s"});

@@ -118,7 +118,7 @@ void EventLog::log(LogLevel level, const std::string& message) {
         format = m_format;
     }
     if (format == LogFormat::Json)
-        emit(protocol::LogData{std::string(toString(level)), message});
+        emit(protocol::LogData{level, message});
     else
         writeAll(STDERR_FILENO, "warren-agent: " + std::string(toString(level)) + ": " + message + "\n");
 }

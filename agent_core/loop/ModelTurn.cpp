@@ -146,7 +146,7 @@ void ModelTurn::compact() {
             " estimated tokens: " + std::to_string(compacted.droppedOutputs) + " old tool outputs dropped";
         if (compacted.cutCount)
             detail += ", " + std::to_string(compacted.cutCount) + " messages replaced by " + replacedBy;
-        m_context.events.emit(protocol::GuardData{"context_window_limit", "warn", detail});
+        m_context.events.emit(protocol::GuardData{"context_window_limit", protocol::GuardAction::Warn, detail});
     }
     m_state.messages = std::move(compacted.messages);
     m_contextTokens = compacted.estimatedTokensAfter;
@@ -192,20 +192,20 @@ ModelTurn::onCutReply(protocol::LlmChatResult& result, std::uint64_t askedLimit)
     const CutReplyPlan plan = planForCutReply(used, askedLimit, m_cutsInARow);
     switch (plan.action) {
     case CutReplyPlan::Action::AskAgain:
-        m_context.events.emit(protocol::GuardData{"max_output_tokens", "warn",
+        m_context.events.emit(protocol::GuardData{"max_output_tokens", protocol::GuardAction::Warn,
                                                   what + "; asking again with room for " +
                                                       std::to_string(plan.room) + " tokens"});
         return plan.room;
     case CutReplyPlan::Action::Stop: {
         const std::string detail = what + ", " + std::to_string(m_cutsInARow) +
                                    " replies in a row; raise max_output_tokens or make the task smaller";
-        m_context.events.emit(protocol::GuardData{"max_output_tokens", "stop", detail});
+        m_context.events.emit(protocol::GuardData{"max_output_tokens", protocol::GuardAction::Stop, detail});
         return End{End::Kind::Guard, detail};
     }
     case CutReplyPlan::Action::TellModel:
         break;
     }
-    m_context.events.emit(protocol::GuardData{"max_output_tokens", "warn",
+    m_context.events.emit(protocol::GuardData{"max_output_tokens", protocol::GuardAction::Warn,
                                               what + "; the model is told to work in smaller pieces"});
     // The text it wrote stays in the conversation (it may have reasoned there); the calls do not.
     if (!result.content.empty())
@@ -223,7 +223,7 @@ std::optional<ModelTurn::End> ModelTurn::onReplyWithoutCalls(const std::string& 
         return End{End::Kind::LastWord, content};
     ++m_nudgesInARow;
     m_context.events.emit(protocol::GuardData{
-        "max_nudges", "warn",
+        "max_nudges", protocol::GuardAction::Warn,
         "the model replied without a tool call; told to go on or call finish (" +
             std::to_string(m_nudgesInARow) + " of " + std::to_string(m_context.config.maxNudges) + ")"});
     addMessage({"user", attended() ? kEmptyReplyNudge : kNudge, {}, std::nullopt, {}});

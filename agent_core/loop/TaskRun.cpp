@@ -284,7 +284,7 @@ std::optional<TaskOutcome> TaskRun::stopIfRequested() {
 std::optional<TaskOutcome> TaskRun::checkGuards() {
     const auto& config = m_context.config;
     auto stop = [&](const char* guard, std::string detail) {
-        m_context.events.emit(protocol::GuardData{guard, "stop", detail});
+        m_context.events.emit(protocol::GuardData{guard, protocol::GuardAction::Stop, detail});
         return finish(ExitReason::Guard, detail);
     };
     // One budget for the whole task: every agent's steps and tokens count.
@@ -332,7 +332,7 @@ void TaskRun::shedMemory(std::uint64_t rssBytes) {
     const std::string detail = "resident memory " + std::to_string(rssBytes >> 20) + " MiB above " + limit +
                                ": cleared the tool cache, cut history from " + std::to_string(before) + " to " +
                                std::to_string(m_state.messages.size()) + " messages";
-    m_context.events.emit(protocol::GuardData{"memory_threshold_mb", "warn", detail});
+    m_context.events.emit(protocol::GuardData{"memory_threshold_mb", protocol::GuardAction::Warn, detail});
     fireHook(hook::kOnLowMemory, std::to_string(rssBytes));
 }
 
@@ -466,7 +466,7 @@ TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
     saveCheckpoint(true);
     if (!m_rules.announcesTask) {
         m_context.events.emit(
-            protocol::AgentFinishedData{std::string(toString(reason)), summary, filesChanged()});
+            protocol::AgentFinishedData{reason, summary, filesChanged()});
         return {reason, std::move(summary)};
     }
     if (m_context.paths.output) {
@@ -476,17 +476,17 @@ TaskOutcome TaskRun::finish(ExitReason reason, std::string summary) {
         if (auto written = writeResourceReport(*m_context.paths.output, report); !written)
             m_context.events.error(written.error().message, false);
     }
-    m_context.events.emit(protocol::TaskFinishedData{std::string(toString(reason)), summary});
+    m_context.events.emit(protocol::TaskFinishedData{reason, summary});
     return {reason, std::move(summary)};
 }
 
 TaskOutcome TaskRun::refuse(const std::string& message) {
     m_context.events.error(message, true);
     if (!m_rules.announcesTask) {
-        m_context.events.emit(protocol::AgentFinishedData{"failed", message, {}});
+        m_context.events.emit(protocol::AgentFinishedData{ExitReason::Failed, message, {}});
         return {ExitReason::Failed, message};
     }
-    m_context.events.emit(protocol::TaskFinishedData{"failed", message});
+    m_context.events.emit(protocol::TaskFinishedData{ExitReason::Failed, message});
     return {ExitReason::Failed, message};
 }
 

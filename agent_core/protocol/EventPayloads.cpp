@@ -22,6 +22,25 @@ template <typename Data> Status checkObject(const json& data, std::initializer_l
     return checkKeys(data, keys, where<Data>());
 }
 
+// A member of a closed set by its name (EventEnums.h): an error names the field and the names it takes.
+template <typename Enum>
+bool takeName(Result<std::string>&& name, std::optional<Enum> (*fromName)(std::string_view), const std::string& field,
+              const char* names, Enum& out, Error& error) {
+    if (!name) {
+        error = name.error();
+        return false;
+    }
+    const auto member = fromName(*name);
+    if (!member) {
+        error = Error{ErrorCode::InvalidArgument, field + ": must be " + names + ", got \"" + *name + "\""};
+        return false;
+    }
+    out = *member;
+    return true;
+}
+
+constexpr const char* kFinishReasons = "finished, failed, cancelled, paused, guard or waiting";
+
 json nullable(const std::optional<std::string>& value) {
     return value ? json(*value) : json();
 }
@@ -442,7 +461,7 @@ Result<PlanUpdatedData> PlanUpdatedData::fromJson(const json& data) {
 }
 
 json GuardData::toJson() const {
-    return {{"guard", guard}, {"action", action}, {"detail", detail}};
+    return {{"guard", guard}, {"action", toString(action)}, {"detail", detail}};
 }
 
 Result<GuardData> GuardData::fromJson(const json& data) {
@@ -451,7 +470,8 @@ Result<GuardData> GuardData::fromJson(const json& data) {
     GuardData out;
     if (!take(checkObject<GuardData>(data, {"guard", "action", "detail"}), error) ||
         !take(getString(data, "guard", at), out.guard, error) ||
-        !take(getString(data, "action", at), out.action, error) ||
+        !takeName(getString(data, "action", at), guardActionFromName, joinPath(at, "action"), "warn or stop",
+                  out.action, error) ||
         !take(getString(data, "detail", at), out.detail, error))
         return error;
     return out;
@@ -475,7 +495,7 @@ Result<ErrorData> ErrorData::fromJson(const json& data) {
 }
 
 json LogData::toJson() const {
-    return {{"level", level}, {"message", message}};
+    return {{"level", toString(level)}, {"message", message}};
 }
 
 Result<LogData> LogData::fromJson(const json& data) {
@@ -483,7 +503,8 @@ Result<LogData> LogData::fromJson(const json& data) {
     Error error;
     LogData out;
     if (!take(checkObject<LogData>(data, {"level", "message"}), error) ||
-        !take(getString(data, "level", at), out.level, error) ||
+        !takeName(getString(data, "level", at), logLevelFromName, joinPath(at, "level"),
+                  "debug, info, warn or error", out.level, error) ||
         !take(getString(data, "message", at), out.message, error))
         return error;
     return out;
@@ -565,7 +586,7 @@ Result<AgentStartedData> AgentStartedData::fromJson(const json& data) {
 }
 
 json AgentFinishedData::toJson() const {
-    return {{"reason", reason}, {"summary", summary}, {"files", files}};
+    return {{"reason", toString(reason)}, {"summary", summary}, {"files", files}};
 }
 
 Result<AgentFinishedData> AgentFinishedData::fromJson(const json& data) {
@@ -573,7 +594,8 @@ Result<AgentFinishedData> AgentFinishedData::fromJson(const json& data) {
     Error error;
     AgentFinishedData out;
     if (!take(checkObject<AgentFinishedData>(data, {"reason", "summary", "files"}), error) ||
-        !take(getString(data, "reason", at), out.reason, error) ||
+        !takeName(getString(data, "reason", at), finishReasonFromName, joinPath(at, "reason"), kFinishReasons,
+                  out.reason, error) ||
         !take(getString(data, "summary", at), out.summary, error) ||
         !take(getStringArray(data, "files", at, true), out.files, error))
         return error;
@@ -581,7 +603,7 @@ Result<AgentFinishedData> AgentFinishedData::fromJson(const json& data) {
 }
 
 json TaskFinishedData::toJson() const {
-    return {{"reason", reason}, {"summary", nullable(summary)}};
+    return {{"reason", toString(reason)}, {"summary", nullable(summary)}};
 }
 
 Result<TaskFinishedData> TaskFinishedData::fromJson(const json& data) {
@@ -589,7 +611,8 @@ Result<TaskFinishedData> TaskFinishedData::fromJson(const json& data) {
     Error error;
     TaskFinishedData out;
     if (!take(checkObject<TaskFinishedData>(data, {"reason", "summary"}), error) ||
-        !take(getString(data, "reason", at), out.reason, error) ||
+        !takeName(getString(data, "reason", at), finishReasonFromName, joinPath(at, "reason"), kFinishReasons,
+                  out.reason, error) ||
         !take(getNullableString(data, "summary", at), out.summary, error))
         return error;
     return out;

@@ -9,6 +9,7 @@
 // naming the type and the key ("file_changed data.added: must be a non-negative integer, got ...").
 // Fields a writer may leave out (docs/PROTOCOL.md "where they apply") read as their empty value.
 
+#include "agent_core/protocol/EventEnums.h"
 #include "agent_core/protocol/EventTypes.h"
 #include "agent_core/protocol/ToolCall.h"
 #include "common/Result.h"
@@ -219,7 +220,7 @@ struct PlanUpdatedData {
 struct GuardData {
     static constexpr std::string_view kType = event_type::kGuard;
     std::string guard;  // the setting, e.g. max_steps
-    std::string action; // warn or stop
+    GuardAction action = GuardAction::Warn;
     std::string detail;
     nlohmann::json toJson() const;
     static Result<GuardData> fromJson(const nlohmann::json& data);
@@ -237,7 +238,7 @@ struct ErrorData {
 
 struct LogData {
     static constexpr std::string_view kType = event_type::kLog;
-    std::string level;
+    LogLevel level = LogLevel::Info;
     std::string message;
     nlohmann::json toJson() const;
     static Result<LogData> fromJson(const nlohmann::json& data);
@@ -284,7 +285,7 @@ struct AgentStartedData {
 
 struct AgentFinishedData {
     static constexpr std::string_view kType = event_type::kAgentFinished;
-    std::string reason; // finished, failed, cancelled (closed, or the task cancelled), paused, guard
+    FinishReason reason = FinishReason::Failed; // cancelled: closed, or the task cancelled
     std::string summary;
     std::vector<std::string> files; // workspace files it changed, sorted
     nlohmann::json toJson() const;
@@ -294,7 +295,7 @@ struct AgentFinishedData {
 
 struct TaskFinishedData {
     static constexpr std::string_view kType = event_type::kTaskFinished;
-    std::string reason; // finished, failed, cancelled, paused, guard
+    FinishReason reason = FinishReason::Failed;
     std::optional<std::string> summary;
     nlohmann::json toJson() const;
     static Result<TaskFinishedData> fromJson(const nlohmann::json& data);

@@ -43,14 +43,6 @@ std::string named(const std::string& id) {
     return id.empty() ? std::string("the task's own agent") : id;
 }
 
-std::optional<ExitReason> exitReasonFrom(const std::string& text) {
-    for (auto reason : {ExitReason::Finished, ExitReason::Failed, ExitReason::Cancelled, ExitReason::Paused,
-                        ExitReason::Guard, ExitReason::Waiting})
-        if (toString(reason) == text)
-            return reason;
-    return std::nullopt;
-}
-
 std::uint64_t numberOf(const std::string& id) {
     const auto dash = id.rfind('-');
     if (dash == std::string::npos)
@@ -371,7 +363,7 @@ void AgentTeam::resumeAll() {
             member->counters = state.counters;
             if (state.extra.contains("finished")) {
                 member->ended = true;
-                member->reason = exitReasonFrom(state.extra["finished"].value("reason", "")).value_or(ExitReason::Failed);
+                member->reason = protocol::finishReasonFromName(state.extra["finished"].value("reason", "")).value_or(ExitReason::Failed);
                 member->summary = state.extra["finished"].value("summary", "");
                 member->files = state.extra.value("files_changed", std::vector<std::string>{});
             }

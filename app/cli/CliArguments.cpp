@@ -1,5 +1,6 @@
 #include "app/cli/CliArguments.h"
 
+#include "app/providers/ProviderChoice.h"
 #include "app/tasks/TaskSpec.h"
 #include "common/EditDistance.h"
 
@@ -364,7 +365,7 @@ Result<RunCommand> buildRun(const Scanned& scanned, CliArguments& arguments) {
         if (flag == "--workspace") {
             run.workspace = value;
         } else if (flag == "--provider") {
-            if (value.rfind("scripted:", 0) == 0 && value.size() == std::string_view("scripted:").size())
+            if (const auto choice = control::ProviderChoice::parse(value); choice.isScripted() && choice.scriptFile().empty())
                 return usageError(flag + ": scripted: needs a file, as in scripted:demo.json");
             run.provider = value;
         } else if (flag == "--model") {

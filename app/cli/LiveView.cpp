@@ -259,9 +259,10 @@ std::string LiveView::line(const protocol::Event& envelope, const protocol::Agen
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::AgentFinishedData& data) {
-    std::string headline = data.reason == "finished" ? paint(kGreen, "\xE2\x9C\x93 finished")
-                           : data.reason == "paused" ? paint(kYellow, "\xE2\x96\xA0 paused")
-                                                     : paint(kRed, "\xE2\x9C\x97 " + oneLine(data.reason));
+    using protocol::FinishReason;
+    std::string headline = data.reason == FinishReason::Finished ? paint(kGreen, "\xE2\x9C\x93 finished")
+                           : data.reason == FinishReason::Paused ? paint(kYellow, "\xE2\x96\xA0 paused")
+                                                                 : paint(kRed, "\xE2\x9C\x97 " + std::string(toString(data.reason)));
     std::string files;
     for (const auto& file : data.files)
         files += (files.empty() ? "" : ", ") + oneLine(file);
@@ -450,7 +451,7 @@ std::string LiveView::line(const protocol::Event&, const protocol::PlanUpdatedDa
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::GuardData& data) {
-    const bool stop = data.action == "stop";
+    const bool stop = data.action == protocol::GuardAction::Stop;
     return paint(stop ? kRed : kYellow, std::string("\xE2\x9A\xA0 ") +
                                             (stop ? "stopped by " : "warning from ") + "guard " +
                                             oneLine(data.guard)) +
@@ -463,9 +464,9 @@ std::string LiveView::line(const protocol::Event&, const protocol::ErrorData& da
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::LogData& data) {
-    if (data.level == "warn" || data.level == "warning")
+    if (data.level == protocol::LogLevel::Warn)
         return paint(kYellow, "warning: ") + oneLine(data.message) + "\n";
-    if (data.level == "error")
+    if (data.level == protocol::LogLevel::Error)
         return paint(kRed, "error: ") + oneLine(data.message) + "\n";
     return {};
 }
@@ -485,16 +486,24 @@ std::string LiveView::line(const protocol::Event&, const protocol::LimitsApplied
 
 std::string LiveView::line(const protocol::Event&, const protocol::TaskFinishedData& data) {
     std::string headline;
-    if (data.reason == "finished")
+    switch (data.reason) {
+    case protocol::FinishReason::Finished:
         headline = paint(kGreen, "\xE2\x9C\x93 finished");
-    else if (data.reason == "failed")
+        break;
+    case protocol::FinishReason::Failed:
         headline = paint(kRed, "\xE2\x9C\x97 failed");
-    else if (data.reason == "guard")
+        break;
+    case protocol::FinishReason::Guard:
         headline = paint(kRed, "\xE2\x9C\x97 stopped by a guard");
-    else if (data.reason == "waiting")
+        break;
+    case protocol::FinishReason::Waiting:
         headline = paint(kCyan, "? the agent waits for your reply");
-    else
-        headline = paint(kYellow, "\xE2\x96\xA0 " + oneLine(data.reason));
+        break;
+    case protocol::FinishReason::Cancelled:
+    case protocol::FinishReason::Paused:
+        headline = paint(kYellow, "\xE2\x96\xA0 " + std::string(toString(data.reason)));
+        break;
+    }
     std::string body = "\n" + headline;
     const auto lines = splitLines(sanitizeForTerminal(data.summary.value_or("")));
     for (std::size_t i = 0; i < lines.size(); ++i)

@@ -8,6 +8,7 @@
 #include "app/control/TaskFork.h"
 #include "app/engine/ControlEngine.h"
 #include "app/providers/Provider.h"
+#include "app/providers/ProviderChoice.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/secrets/SecretStore.h"
 #include "app/snapshots/ConversationUndo.h"
@@ -102,7 +103,7 @@ Result<TaskRecord> LocalControlPlane::submitDemo(TaskSpec spec) {
     const std::string directory = m_data.root + "/demo/" + newTaskId();
     if (auto written = writeDemo(directory); !written)
         return written.error();
-    spec.provider = "scripted:" + directory + "/script.json";
+    spec.provider = ProviderChoice::scripted(directory + "/script.json").toString();
     spec.demo = true;
     return submit(kDemoPrompt, directory + "/workspace", spec);
 }
@@ -432,7 +433,7 @@ Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const For
     note.type = protocol::event_type::kLog;
     note.step = request.fromStep - 1;
     note.seq = rows.empty() ? 1 : rows.back().seq + 1;
-    note.data = protocol::LogData{"info", "forked from task " + taskId + " before step " +
+    note.data = protocol::LogData{protocol::LogLevel::Info, "forked from task " + taskId + " before step " +
                                               std::to_string(request.fromStep) + "; " + taskId +
                                               " and its workspace are as they were"}
                     .toJson();

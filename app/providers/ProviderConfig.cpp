@@ -1,5 +1,6 @@
 #include "app/providers/ProviderConfig.h"
 
+#include "app/providers/ProviderChoice.h"
 #include "app/providers/RequestDialect.h"
 
 #include <algorithm>
@@ -71,10 +72,10 @@ std::vector<std::string> providerKeyNames() {
 
 Result<ProviderConfig> parseProviderSpec(const std::string& spec, const std::string& model) {
     ProviderConfig config;
-    if (spec.starts_with("scripted:")) {
+    if (const auto choice = ProviderChoice::parse(spec); choice.isScripted()) {
         config.kind = ProviderConfig::Kind::Scripted;
-        config.name = "scripted";
-        config.scriptPath = spec.substr(9);
+        config.name = ProviderChoice::kScriptedName;
+        config.scriptPath = choice.scriptFile();
         if (config.scriptPath.empty())
             return usage("--provider scripted:FILE needs the script file after the colon");
         config.model = model; // ignored by the scripted model; kept so the task shows what was asked

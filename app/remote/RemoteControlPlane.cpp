@@ -2,17 +2,20 @@
 
 #include "agent_core/config/AgentConfig.h"
 #include "app/control/Demo.h"
+#include "app/providers/ProviderChoice.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteEventStream.h"
+#include "app/remote/RemotePlaneChooser.h"
 #include "app/remote/RemoteTaskHome.h"
 #include "app/remote/RemoteTaskJson.h"
 #include "app/remote/RemoteWorkspace.h"
-#include "app/remote/RemotePlaneChooser.h"
 #include "app/remote/ServerProbe.h"
 #include "app/secrets/SecretStore.h"
 #include "app/store/Store.h"
 #include "app/store/sqlite/SqliteStore.h"
 #include "app/tasks/DataDir.h"
+#include "app/wire/OwnerAnswers.h"
+#include "app/wire/ProviderKeyBody.h"
 
 #include <QMetaMethod>
 #include <QNetworkReply>
@@ -205,7 +208,7 @@ TaskRecord RemoteControlPlane::withLocalWorkspace(TaskRecord task) const {
     if (!(*home)->script.is_null()) {
         json spec = json::parse(task.spec, nullptr, false);
         if (spec.is_object()) {
-            spec["provider"] = "scripted:" + taskScriptFile(m_dataDir, task.id);
+            spec["provider"] = control::ProviderChoice::scripted(taskScriptFile(m_dataDir, task.id)).toString();
             spec["demo"] = (*home)->demo;
             task.spec = spec.dump();
         }
@@ -258,8 +261,8 @@ void RemoteControlPlane::createTask(const json& body, const QByteArray& idempote
 void RemoteControlPlane::submit(const std::string& prompt, const std::string& workspace, const control::TaskSpec& spec,
                                 control::Done<TaskRecord> done) {
     json script;
-    if (spec.provider.rfind("scripted:", 0) == 0) {
-        const std::string path = spec.provider.substr(std::string_view("scripted:").size());
+    if (const auto choice = control::ProviderChoice::parse(spec.provider); choice.isScripted()) {
+        const std::string path = choice.scriptFile();
         script = json::parse(readFile(path), nullptr, false);
         if (!script.is_object())
             return answer<TaskRecord>(std::move(done),
@@ -274,7 +277,7 @@ void RemoteControlPlane::submitDemo(control::TaskSpec spec, control::Done<TaskRe
     if (auto written = control::writeDemo(directory); !written)
         return answer<TaskRecord>(std::move(done), written.error());
     spec.demo = true;
-    spec.provider = "scripted:" + directory + "/script.json";
+    spec.provider = control::ProviderChoice::scripted(directory + "/script.json").toString();
     submit(control::kDemoPrompt, directory + "/workspace", spec, std::move(done));
 }
 
@@ -301,7 +304,7 @@ void RemoteControlPlane::resume(const std::string& taskId, const control::Sandbo
 }
 
 void RemoteControlPlane::reply(const std::string& taskId, const std::string& message, control::Done<Ok> done) {
-    continueTask(taskId, taskPath(taskId, "/reply"), {{"message", message}}, std::move(done));
+    continueTask(taskId, taskPath(taskId, "/reply"), wire::Reply{message}.toJson(), std::move(done));
 }
 
 void RemoteControlPlane::cancel(const std::string& taskId, control::Done<Ok> done) {
@@ -320,9 +323,7 @@ void RemoteControlPlane::pause(const std::string&, control::Done<Ok> done) {
 
 void RemoteControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                         const std::string& note, bool always) {
-    json body = {{"approved", approved}, {"always", always}};
-    if (!note.empty())
-        body["note"] = note;
+    const json body = wire::ApprovalAnswer{approved, note, always}.toJson();
     const QString path =
         taskPath(taskId, "/approvals/" + QString::fromUtf8(QUrl::toPercentEncoding(QString::fromStdString(callId))));
     m_client->sendJson("POST", path, body, {}, this, [this, taskId](Result<json> answered, int) {
@@ -540,7 +541,7 @@ Result<std::string> RemoteControlPlane::providerKeyName(const std::string& provi
 void RemoteControlPlane::storeKey(const std::string& keyName, const std::string& key, control::Done<Ok> done) {
     if (keyName.empty())
         return answer<Ok>(std::move(done), makeError(ErrorCode::InvalidArgument, "this provider takes no API key"));
-    m_client->sendJson("PUT", "/v1/me/provider-keys/" + QString::fromStdString(keyName), json{{"key", key}}, {}, this,
+    m_client->sendJson("PUT", "/v1/me/provider-keys/" + QString::fromStdString(keyName), wire::ProviderKeyBody{key}.toJson(), {}, this,
                        [done = std::move(done)](Result<json> stored, int) {
                            if (!stored)
                                return done(stored.error());

@@ -192,12 +192,12 @@ void TaskRunner::connectProxy() {
             });
     connect(m_proxy.get(), &ToolProxy::modelRetry, this,
             [this](int attempt, qint64 delayMs, const QString& why) {
-                recordOwn(protocol::LogData{"warn", "model call failed (" + why.toStdString() + "); retry " +
+                recordOwn(protocol::LogData{protocol::LogLevel::Warn, "model call failed (" + why.toStdString() + "); retry " +
                                                         std::to_string(attempt) + " in " +
                                                         std::to_string(delayMs) + " ms"});
             });
     connect(m_proxy.get(), &ToolProxy::modelAdapted, this,
-            [this](const QString& what) { recordOwn(protocol::LogData{"warn", what.toStdString()}); });
+            [this](const QString& what) { recordOwn(protocol::LogData{protocol::LogLevel::Warn, what.toStdString()}); });
     connect(m_proxy.get(), &ToolProxy::problem, this, [this](const QString& message) {
         recordOwn(protocol::ErrorData{message.toStdString(), false});
     });
@@ -397,7 +397,7 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, const protocol::Even
     if (event.type == protocol::event_type::kUserMessage && !event.agent)
         forgetReply(m_env.data, m_task.id); // the agent's checkpoint holds it now
     if (const auto* finished = std::get_if<protocol::TaskFinishedData>(&payload))
-        m_ending.agentFinished(finished->reason, finished->summary.value_or(""));
+        m_ending.agentFinished(std::string(toString(finished->reason)), finished->summary.value_or(""));
     // The agent's object as it came (validated above), under the store's seq: no re-serialising.
     m_events->store(event, std::move(body));
 }
@@ -547,12 +547,12 @@ void TaskRunner::startSnapshots(const LaunchPlan& plan) {
     connect(m_snapshots.get(), &snapshots::TaskSnapshots::taken, this,
             [this](quint64 step, const QString& problem, qint64 elapsedMs) {
                 if (!problem.isEmpty())
-                    recordOwn(protocol::LogData{"warn", "the workspace snapshot before step " +
+                    recordOwn(protocol::LogData{protocol::LogLevel::Warn, "the workspace snapshot before step " +
                                                             std::to_string(step) + " failed (warren rewind "
                                                             "cannot go back to it): " + problem.toStdString()});
                 else if (elapsedMs > m_env.snapshotBudget.count())
                     recordOwn(protocol::LogData{
-                        "warn", "the workspace snapshot before step " + std::to_string(step) + " took " +
+                        protocol::LogLevel::Warn, "the workspace snapshot before step " + std::to_string(step) + " took " +
                                     std::to_string(elapsedMs) + " ms, past its budget: the agent went on "
                                     "meanwhile, so it may hold some of that step's changes"});
             });

@@ -367,7 +367,7 @@ void TimelineFold::take(const Event& e, const PlanUpdatedData& data) {
 }
 
 void TimelineFold::take(const Event& e, const GuardData& data) {
-    notice(e, State::Warning, "guard " + data.guard + ": " + data.action, data.detail);
+    notice(e, State::Warning, "guard " + data.guard + ": " + std::string(toString(data.action)), data.detail);
 }
 
 void TimelineFold::take(const Event& e, const ErrorData& data) {
@@ -375,7 +375,7 @@ void TimelineFold::take(const Event& e, const ErrorData& data) {
 }
 
 void TimelineFold::take(const Event& e, const LogData& data) {
-    if (data.level == "warn" || data.level == "warning" || data.level == "error")
+    if (data.level == protocol::LogLevel::Warn || data.level == protocol::LogLevel::Error)
         notice(e, State::Warning, data.message);
 }
 
@@ -418,8 +418,11 @@ void TimelineFold::take(const Event& e, const AgentFinishedData& data) {
     }
     m_streaming.erase(agentOf(e));
     TimelineCard& card = m_cards[it->second];
-    card.state = data.reason == "finished" ? State::Succeeded : data.reason == "paused" ? State::Plain : State::Failed;
-    card.detail = data.reason;
+    using protocol::FinishReason;
+    card.state = data.reason == FinishReason::Finished ? State::Succeeded
+                 : data.reason == FinishReason::Paused ? State::Plain
+                                                       : State::Failed;
+    card.detail = toString(data.reason);
     if (const std::uint64_t calls = m_progress[agentOf(e)].calls; calls > 0)
         card.detail += " \xC2\xB7 " + std::to_string(calls) + (calls == 1 ? " call" : " calls");
     if (!data.files.empty()) {
@@ -436,15 +439,16 @@ void TimelineFold::take(const Event& e, const AgentFinishedData& data) {
 void TimelineFold::take(const Event& e, const TaskFinishedData& data) {
     m_streaming.clear();
     TimelineCard& card = newCard(Kind::Finished, e);
-    card.state = data.reason == "finished"  ? State::Succeeded
-                 : data.reason == "paused"  ? State::Plain
-                 : data.reason == "waiting" ? State::Waiting
-                                            : State::Failed;
-    card.title = data.reason == "finished"    ? "Finished"
-                 : data.reason == "paused"    ? "Paused"
-                 : data.reason == "waiting"   ? "Waiting for your reply"
-                 : data.reason == "cancelled" ? "Cancelled"
-                                              : "Stopped: " + data.reason;
+    using protocol::FinishReason;
+    card.state = data.reason == FinishReason::Finished  ? State::Succeeded
+                 : data.reason == FinishReason::Paused  ? State::Plain
+                 : data.reason == FinishReason::Waiting ? State::Waiting
+                                                        : State::Failed;
+    card.title = data.reason == FinishReason::Finished    ? "Finished"
+                 : data.reason == FinishReason::Paused    ? "Paused"
+                 : data.reason == FinishReason::Waiting   ? "Waiting for your reply"
+                 : data.reason == FinishReason::Cancelled ? "Cancelled"
+                                                          : "Stopped: " + std::string(toString(data.reason));
     card.prose = data.summary.value_or("");
     // A call still marked running when its task ended did not come back.
     for (const auto& [id, index] : m_calls) {

@@ -1,6 +1,7 @@
 #include "server/api/EventsApi.h"
 
 #include "app/store/Store.h"
+#include "app/wire/EventsPage.h"
 #include "server/api/EventStreams.h"
 #include "server/api/HttpErrors.h"
 #include "server/api/OwnedTask.h"
@@ -52,11 +53,11 @@ void page(ServerParts& parts, const Owned& owned, const http::HttpRequest& reque
                         : parts.store.events(owned.task.id, after->value_or(0), count);
     if (!rows)
         return reply.send(errorResponse(rows.error()));
-    json events = json::array();
+    wire::EventsPage events;
     for (const auto& row : *rows)
-        events.push_back(json::parse(row.body, nullptr, false));
-    const std::uint64_t last = !rows->empty() ? rows->back().seq : *before ? 0 : after->value_or(0);
-    reply.send(jsonResponse(200, {{"events", events}, {"last_seq", last}}));
+        events.events.push_back(json::parse(row.body, nullptr, false));
+    events.lastSeq = !rows->empty() ? rows->back().seq : *before ? 0 : after->value_or(0);
+    reply.send(jsonResponse(200, events.toJson()));
 }
 
 void stream(ServerParts& parts, const Owned& owned, const http::HttpRequest& request, http::HttpReply reply) {

@@ -1,7 +1,8 @@
 #include "server/api/OwnedTask.h"
 
-#include "app/control/ControlPlane.h"
+#include "app/providers/ProviderChoice.h"
 #include "app/store/Store.h"
+#include "app/wire/TaskAnswer.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/HttpErrors.h"
 #include "server/api/ServerParts.h"
@@ -25,14 +26,19 @@ Result<std::optional<Owned>> ownedTask(ServerParts& parts, const accounts::Accou
     return std::optional<Owned>(Owned{**task, (*owned)->uploadId});
 }
 
-json taskJson(const control::TaskRecord& task, const std::optional<std::string>& uploadId) {
-    json out = control::toJson(task);
-    out["workspace"] = uploadId.value_or("");
-    if (auto& spec = out["spec"]; spec.is_object()) {
-        if (spec.value("provider", std::string()).starts_with("scripted:"))
-            spec["provider"] = "scripted";
+control::TaskRecord ownerView(control::TaskRecord task, const std::optional<std::string>& uploadId) {
+    task.workspace = uploadId.value_or("");
+    if (auto spec = json::parse(task.spec, nullptr, false); spec.is_object()) {
+        if (control::ProviderChoice::parse(spec.value("provider", std::string())).isScripted()) {
+            spec["provider"] = control::ProviderChoice::kScriptedName;
+            task.spec = spec.dump();
+        }
     }
-    return out;
+    return task;
+}
+
+json taskJson(const control::TaskRecord& task, const std::optional<std::string>& uploadId) {
+    return wire::taskToJson(ownerView(task, uploadId));
 }
 
 std::string pathParameter(const http::HttpRequest& request, const char* name) {

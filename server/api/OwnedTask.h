@@ -26,8 +26,10 @@ struct Owned {
 Result<std::optional<Owned>> ownedTask(ServerParts& parts, const accounts::Account& caller,
                                        const std::string& id);
 
-// `warren show --json`'s shape, with the upload it started from as its workspace and the provider it asked
-// for (not the server's paths).
+// The task as its owner sees it: the upload it started from as its workspace and the provider it asked for
+// (not the server's paths).
+control::TaskRecord ownerView(control::TaskRecord task, const std::optional<std::string>& uploadId);
+// ownerView in the API's shape (wire::taskToJson).
 nlohmann::json taskJson(const control::TaskRecord& task, const std::optional<std::string>& uploadId);
 
 // A path parameter ("{id}") of the request.

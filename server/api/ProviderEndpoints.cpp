@@ -1,5 +1,7 @@
 #include "server/api/ProviderEndpoints.h"
 
+#include "app/providers/ProviderChoice.h"
+
 #include <QHostAddress>
 #include <QUrl>
 #include <array>
@@ -33,7 +35,7 @@ bool isOperatorEndpoint(const control::ProviderConfig& provider, const std::stri
         if (hosted && sameEndpoint(provider, *hosted))
             return true;
     }
-    if (operatorSpec.empty() || operatorSpec.starts_with("scripted:"))
+    if (operatorSpec.empty() || control::ProviderChoice::parse(operatorSpec).isScripted())
         return false;
     auto configured = control::parseProviderSpec(operatorSpec, "any");
     return configured && sameEndpoint(provider, *configured);

@@ -1,7 +1,6 @@
 #include "server/api/ProviderKeyRequest.h"
 
 #include "app/providers/ProviderConfig.h"
-#include "common/JsonFields.h"
 #include "common/Utf8.h"
 
 #include <algorithm>
@@ -14,8 +13,6 @@ Error refuse(const std::string& message) {
     return makeError(ErrorCode::InvalidArgument, message);
 }
 
-const char* const kShape = R"(; send {"key": "..."} and nothing else)";
-
 } // namespace
 
 Status checkProviderKeyName(const std::string& provider) {
@@ -27,32 +24,6 @@ Status checkProviderKeyName(const std::string& provider) {
         known += (known.empty() ? "" : ", ") + name;
     return refuse("warrend keeps no keys for a provider named \"" + validUtf8(provider.substr(0, 64)) +
                   "\": use one of " + known);
-}
-
-Result<std::string> parseProviderKeyBody(std::string_view body) {
-    // The parser's own messages quote what it read last: none of them is passed on.
-    if (firstInvalidUtf8(body))
-        return refuse(std::string("the request body is not UTF-8") + kShape);
-    auto parsed =
-        json_fields::parseJson(body, json_fields::ParseOptions{true}); // strict: two keys, two meanings
-    if (!parsed || !parsed->is_object())
-        return refuse(std::string("the request body is not a JSON object") + kShape);
-    // Not named: a key pasted as a field's name would be repeated.
-    if (parsed->size() > 1 || (parsed->size() == 1 && !parsed->contains("key")))
-        return refuse(std::string("the request body has a field other than \"key\"") + kShape);
-    const auto key = parsed->find("key");
-    if (key == parsed->end() || !key->is_string())
-        return refuse(std::string("key: a string is required") + kShape);
-    const std::string& text = key->get_ref<const std::string&>();
-    if (text.empty())
-        return refuse("key: is empty; to remove a key, DELETE it");
-    if (text.size() > kMaxProviderKeyBytes)
-        return refuse("key: longer than " + std::to_string(kMaxProviderKeyBytes) + " bytes");
-    const bool visible = std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < '\x7f'; });
-    if (!visible)
-        return refuse("key: holds a space, a control or a non-ASCII character; providers' keys are visible "
-                      "ASCII");
-    return text;
 }
 
 } // namespace warren::server

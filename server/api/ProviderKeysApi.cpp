@@ -1,5 +1,6 @@
 #include "server/api/ProviderKeysApi.h"
 
+#include "app/wire/ProviderKeyBody.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/Authentication.h"
 #include "server/api/HttpErrors.h"
@@ -16,18 +17,18 @@ using nlohmann::json;
 
 namespace {
 
-json keysJson(const std::vector<accounts::ProviderKeyInfo>& keys) {
-    json out = json::array();
+wire::ProviderKeyList keyList(const std::vector<accounts::ProviderKeyInfo>& keys) {
+    wire::ProviderKeyList list;
     for (const auto& key : keys)
-        out.push_back({{"provider", key.provider}, {"updated_at", key.updatedAt}});
-    return out;
+        list.keys.push_back({key.provider, key.updatedAt});
+    return list;
 }
 
 void list(ServerParts& parts, const Account& caller, HttpReply reply) {
     auto keys = parts.accounts.providerKeys(caller.userId);
     if (!keys)
         return reply.send(errorResponse(keys.error()));
-    reply.send(jsonResponse(200, {{"provider_keys", keysJson(*keys)}}));
+    reply.send(jsonResponse(200, keyList(*keys).toJson()));
 }
 
 void put(ServerParts& parts, const std::string& secret, const Account& caller, const HttpRequest& request,
@@ -40,11 +41,11 @@ void put(ServerParts& parts, const std::string& secret, const Account& caller, c
             409, "provider_keys_disabled",
             "this warrend keeps no user's provider key: its operator has to start it with "
             "--provider-key-secret FILE (docs/SERVER.md); until then tasks use the server-wide key"));
-    auto key = parseProviderKeyBody(
+    auto key = wire::ProviderKeyBody::fromJson(
         std::string_view(request.body.constData(), static_cast<std::size_t>(request.body.size())));
     if (!key)
         return reply.send(errorResponse(key.error()));
-    auto stored = parts.accounts.setProviderKey(caller.userId, provider, *key, secret);
+    auto stored = parts.accounts.setProviderKey(caller.userId, provider, key->key, secret);
     if (!stored)
         return reply.send(errorResponse(stored.error()));
     reply.send(jsonResponse(200, {{"provider", stored->provider}, {"updated_at", stored->updatedAt}}));
@@ -80,7 +81,7 @@ void addProviderKeyRoutes(http::Router& router, ServerParts& parts, const std::s
         [&parts, &secret](const Account& caller, const HttpRequest& request, HttpReply reply) {
             put(parts, secret, caller, request, std::move(reply));
         },
-        http::RouteOptions{static_cast<qint64>(kMaxProviderKeyBytes) + 1024, false});
+        http::RouteOptions{static_cast<qint64>(wire::kMaxProviderKeyBytes) + 1024, false});
     route("DELETE", "/v1/me/provider-keys/{provider}",
           [&parts](const Account& caller, const HttpRequest& request, HttpReply reply) {
               remove(parts, caller, request, std::move(reply));

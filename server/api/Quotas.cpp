@@ -39,7 +39,7 @@ Result<Admission> Quotas::admit(const accounts::Account& caller, const TaskReque
     admission.limits = limitsApplied(effective);
 
     // What is left of the month bounds the task's budget (the user's count; the tenant's is checked above).
-    admission.tokenBudget = request.tokenBudget;
+    admission.tokenBudget = request.body.tokenBudget;
     if (const auto& month = effective.get(accounts::LimitName::TokensPerMonth); month.value) {
         auto used = m_accounts.tokensUsed(caller.userId);
         if (!used)

@@ -1,5 +1,6 @@
 #include "server/api/ServerInfoApi.h"
 
+#include "app/wire/ServerAnswers.h"
 #include "sandbox/Backend.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/Authentication.h"
@@ -20,22 +21,19 @@ void me(ServerParts& parts, const accounts::Account& caller, http::HttpReply rep
         return reply.send(errorResponse(!quotas   ? quotas.error()
                                         : !active ? active.error()
                                                   : tokens.error()));
-    reply.send(jsonResponse(200, {{"user", caller.userName},
-                                  {"tenant", caller.tenantName},
-                                  {"quotas",
-                                   {{"user", accounts::limitsToJson(quotas->user)},
-                                    {"tenant", accounts::limitsToJson(quotas->tenant)}}},
-                                  {"usage", {{"active_tasks", *active}, {"tokens_this_month", *tokens}}}}));
+    const wire::Me answer{caller.userName, caller.tenantName,
+                          {{"user", accounts::limitsToJson(quotas->user)},
+                           {"tenant", accounts::limitsToJson(quotas->tenant)}},
+                          *active, *tokens};
+    reply.send(jsonResponse(200, answer.toJson()));
 }
 
 } // namespace
 
 void addServerInfoRoutes(http::Router& router, ServerParts& parts) {
     router.add("GET", "/v1/server", [&parts](const http::HttpRequest&, http::HttpReply reply) {
-        reply.send(jsonResponse(200, {{"name", "warrend"},
-                                      {"version", WARREN_VERSION},
-                                      {"api_version", kApiVersion},
-                                      {"sandbox", sandbox::backendName(parts.options.backend)}}));
+        const wire::ServerInfo info{"warrend", WARREN_VERSION, kApiVersion, sandbox::backendName(parts.options.backend)};
+        reply.send(jsonResponse(200, info.toJson()));
     });
     router.add("GET", "/v1/me",
                authenticated(parts.accounts,

@@ -1,44 +1,19 @@
 #pragma once
-// The body of POST /v1/tasks (docs/SERVER.md), read strictly: an unknown field, a wrong type or an
-// impossible value is refused with a message naming the field, before anything is created. Pure.
-//
-//   {"prompt", "workspace": UPLOAD_ID, "provider"?, "model"?, "script"?, "presets"?, "settings"?,
-//    "network"?, "limits"?, "token_budget"?, "queue"?, "attended"?}
-//
-// script is a scripted model's {"turns": [...]} inline (the demo and tests), read by the same parser as a
-// script file; it excludes provider. limits are the sandbox's, by the profile's names (memory_mb, pids,
-// cpu_seconds, timeout_sec, ...): what the caller asks for, which the server clamps to its quotas. settings:
-// the agent's settings over the presets (`warren run --set KEY=VALUE`), an object of strings, numbers and
-// booleans, checked against the agent's settings table when the spec is; the server's own (the memory
-// prefix and backend) are set over them. queue:
-// when every concurrency slot of the caller's is taken, the task waits for one instead of being refused.
-// attended: someone follows the task (a terminal's `warren run --remote`), so a reply of the model without a
-// tool call ends the run waiting for theirs (status waiting) instead of being nudged.
+// The body of POST /v1/tasks as the server takes it: app/wire's TaskRequest (read strictly, each refusal
+// naming the field), with its limits read as the sandbox limits a task may ask for, which the caller's
+// quotas then clamp (Quotas::admit). Pure.
 
+#include "app/wire/TaskRequest.h"
 #include "common/Result.h"
 #include "server/accounts/Limits.h"
 
-#include <cstdint>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <string>
-#include <vector>
 
 namespace warren::server {
 
 struct TaskRequest {
-    std::string prompt;
-    std::string workspace; // an upload's id
-    std::string provider;  // empty: the server's default
-    std::string model;
-    std::optional<std::string> script; // the script's JSON text, checked
-    std::vector<std::string> presets;
-    nlohmann::json settings = nlohmann::json::object(); // agent settings: key -> string, number or boolean
-    std::string network = "none";
-    accounts::Limits limits;       // sandbox limits only
-    std::uint64_t tokenBudget = 0; // 0: none asked for (the month's quota still applies)
-    bool queue = false;
-    bool attended = false;
+    wire::TaskRequest body;
+    accounts::Limits limits; // body.limits: sandbox limits only
 };
 
 Result<TaskRequest> parseTaskRequest(const nlohmann::json& body);

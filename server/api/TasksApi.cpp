@@ -1,9 +1,13 @@
 #include "server/api/TasksApi.h"
 
 #include "app/control/ControlPlane.h"
+#include "app/providers/ProviderChoice.h"
 #include "app/store/Store.h"
 #include "app/tasks/TaskManager.h"
 #include "app/tasks/TaskReply.h"
+#include "app/wire/ArtifactList.h"
+#include "app/wire/OwnerAnswers.h"
+#include "app/wire/TaskAnswer.h"
 #include "common/JsonFields.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/AnswerRequest.h"
@@ -52,10 +56,10 @@ std::string memoryPrefix(const Account& caller) {
     return "user-" + std::to_string(caller.userId) + "/assistant-main";
 }
 
-control::TaskSpec specFor(ServerParts& parts, const Account& caller, const TaskRequest& request,
+control::TaskSpec specFor(ServerParts& parts, const Account& caller, const wire::TaskRequest& request,
                           const Admission& admission, const std::string& id) {
     control::TaskSpec spec;
-    spec.provider = request.script ? "scripted:" + parts.paths.script(id)
+    spec.provider = request.script ? control::ProviderChoice::scripted(parts.paths.script(id)).toString()
                                    : (request.provider.empty() ? parts.options.provider : request.provider);
     spec.model = request.model.empty() ? parts.options.model : request.model;
     spec.presets = request.presets;
@@ -95,7 +99,7 @@ Status checkInside(const control::TaskSpec& spec, const ServeOptions& options) {
         return network.error();
     if (auto allowed = control::checkAllowListInside(*network, options.insideAccess()); !allowed)
         return allowed;
-    if (spec.provider.starts_with("scripted:"))
+    if (control::ProviderChoice::parse(spec.provider).isScripted())
         return Ok{};
     auto provider = control::parseProviderSpec(spec.provider, spec.model);
     if (!provider)
@@ -106,12 +110,12 @@ Status checkInside(const control::TaskSpec& spec, const ServeOptions& options) {
 // The task's workspace, copied from its upload's checked tree, and its inline script: the disk part of
 // creating a task, on a worker. On failure what it made is removed.
 Status makeWorkspace(const std::string& tree, const std::string& workspace, const std::string& scriptPath,
-                     const std::optional<std::string>& script) {
+                     const std::optional<json>& script) {
     if (auto copied = uploads::copyWorkspace(tree, workspace, tar::UploadLimits{}); !copied)
         return copied.error();
     if (script) {
         std::ofstream file(scriptPath);
-        file << *script;
+        file << script->dump();
         if (!file.flush()) {
             (void)uploads::removeTree(workspace);
             std::error_code ignored;
@@ -155,7 +159,7 @@ void finishCreation(ServerParts& parts, const Creation& creation, Status made, c
         if (auto listed = parts.accounts.addWaitingTask(creation.caller.userId, id); !listed)
             return undo(listed.error());
     }
-    auto task = parts.manager.submit(creation.request.prompt, parts.paths.workspace(id), creation.spec, id,
+    auto task = parts.manager.submit(creation.request.body.prompt, parts.paths.workspace(id), creation.spec, id,
                                      creation.waits ? control::TaskManager::Start::Held
                                                     : control::TaskManager::Start::WhenFree);
     if (!task)
@@ -173,11 +177,11 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
         return refuseCreation(parts, creation, reply, errorResponse(admission.error()));
     // Over the concurrency quota, a task that asked to queue is created held, and waits for a slot
     // (WaitingTasks); any other refusal (the month's tokens) creates nothing.
-    creation.waits = admission->refused && creation.request.queue &&
+    creation.waits = admission->refused && creation.request.body.queue &&
                      admission->refused->limit == accounts::LimitName::MaxConcurrent;
     if (admission->refused && !creation.waits)
         return refuseCreation(parts, creation, reply, overQuota(*admission->refused));
-    creation.spec = specFor(parts, creation.caller, creation.request, *admission, creation.id);
+    creation.spec = specFor(parts, creation.caller, creation.request.body, *admission, creation.id);
     Status valid = control::validateSpec(creation.spec);
     if (valid)
         valid = checkInside(creation.spec, parts.options);
@@ -190,7 +194,7 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
     parts.work.run<Status>(
         owner,
         [tree = parts.paths.uploadTree(shared->upload.uploadId), workspace = parts.paths.workspace(shared->id),
-         scriptPath = parts.paths.script(shared->id), script = shared->request.script] {
+         scriptPath = parts.paths.script(shared->id), script = shared->request.body.script] {
             return makeWorkspace(tree, workspace, scriptPath, script);
         },
         [&parts, shared, reply](Status made) { finishCreation(parts, *shared, std::move(made), reply); });
@@ -211,11 +215,11 @@ void create(ServerParts& parts, const Account& caller, const HttpRequest& reques
     auto parsed = parseTaskRequest(*body);
     if (!parsed)
         return reply.send(errorResponse(parsed.error()));
-    auto upload = parts.accounts.upload(caller.userId, parsed->workspace);
+    auto upload = parts.accounts.upload(caller.userId, parsed->body.workspace);
     if (!upload)
         return reply.send(errorResponse(upload.error()));
     if (!*upload)
-        return reply.send(notFound("upload " + parsed->workspace));
+        return reply.send(notFound("upload " + parsed->body.workspace));
 
     const std::string id = control::newTaskId();
     std::optional<std::string> idempotencyKey;
@@ -249,15 +253,15 @@ void list(ServerParts& parts, const Account& caller, HttpReply reply) {
     auto ids = parts.accounts.taskIds(caller.userId);
     if (!ids)
         return reply.send(errorResponse(ids.error()));
-    json tasks = json::array();
+    std::vector<control::TaskRecord> tasks;
     for (const auto& id : *ids) {
         auto owned = ownedTask(parts, caller, id);
         if (!owned)
             return reply.send(errorResponse(owned.error()));
         if (*owned)
-            tasks.push_back(taskJson((*owned)->task, (*owned)->uploadId));
+            tasks.push_back(ownerView((*owned)->task, (*owned)->uploadId));
     }
-    reply.send(jsonResponse(200, {{"tasks", tasks}}));
+    reply.send(jsonResponse(200, wire::tasksToJson(tasks)));
 }
 
 void resume(ServerParts& parts, const Account& caller, const Owned& owned, HttpReply reply) {
@@ -378,7 +382,7 @@ void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, 
     auto body = bodyJson(request);
     if (!body)
         return reply.send(errorResponse(body.error()));
-    auto parsed = parseApprovalAnswer(*body);
+    auto parsed = wire::ApprovalAnswer::fromJson(*body);
     if (!parsed)
         return reply.send(errorResponse(parsed.error()));
     const Answer given{owned.task.id, callId, parsed->approved, parsed->note, parsed->always};
@@ -447,10 +451,7 @@ void artifacts(ServerParts& parts, const Account& caller, const Owned& owned, co
         return reply.send(errorResponse(listed.error()));
     const std::string name = pathParameter(request, "name");
     if (name.empty()) {
-        json out = json::array();
-        for (const auto& artifact : *listed)
-            out.push_back({{"path", artifact.path}, {"bytes", artifact.bytes}, {"sha256", artifact.sha256}});
-        return reply.send(jsonResponse(200, {{"artifacts", out}}));
+        return reply.send(jsonResponse(200, wire::artifactsToJson(*listed)));
     }
     // Only what the task's record lists, so no name reaches the file system unchecked.
     const bool known =

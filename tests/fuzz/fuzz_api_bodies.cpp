@@ -1,11 +1,12 @@
 // warrend's request bodies, as bytes, read the way the handlers read them (json_fields::parseJson, then the
 // body's reader), through the reader the first byte picks:
 //  0. POST /v1/tasks (parseTaskRequest): what it admits holds what it promises (a prompt, an upload id, a
-//     script that parses, settings of scalars), and written back as a body it reads as the same request;
-//  1. PUT /v1/me/provider-keys/{provider} (parseProviderKeyBody): a key is 1 to 4096 visible ASCII bytes, and
-//     a refusal is a short fixed sentence (it never repeats the body, which may be the key);
+//     script that parses, settings of scalars), and written back (wire::TaskRequest::toJson, as the client
+//     writes it) as a body it reads as the same request;
+//  1. PUT /v1/me/provider-keys/{provider} (wire::ProviderKeyBody): a key is 1 to 4096 visible ASCII bytes,
+//     and a refusal is a short fixed sentence (it never repeats the body, which may be the key);
 //  2. POST /v1/tasks/{id}/reply (parseReplyRequest), 3. POST /v1/tasks/{id}/approvals/{call}
-//     (parseApprovalAnswer): what they admit reads back the same;
+//     (wire::ApprovalAnswer): what they admit reads back the same;
 //  4. a limits object (limitsFromJson, as a request's and as a quota's): written back, read the same.
 // Nothing may crash, leak or trip a sanitizer.
 
@@ -14,8 +15,9 @@
 #include "agent_core/protocol/Script.h"
 #include "common/JsonFields.h"
 #include "server/accounts/Limits.h"
+#include "app/wire/OwnerAnswers.h"
+#include "app/wire/ProviderKeyBody.h"
 #include "server/api/AnswerRequest.h"
-#include "server/api/ProviderKeyRequest.h"
 #include "server/api/TaskRequest.h"
 
 #include <algorithm>
@@ -34,25 +36,19 @@ json setLimits(const accounts::Limits& limits) {
     return out;
 }
 
+// The limits as read, written back in place of the body's: what the server took is what it reads again.
 json toBody(const server::TaskRequest& request) {
-    json body = {{"prompt", request.prompt},   {"workspace", request.workspace}, {"presets", request.presets},
-                 {"settings", request.settings}, {"network", request.network},   {"queue", request.queue},
-                 {"attended", request.attended}, {"limits", setLimits(request.limits)}};
-    if (!request.provider.empty())
-        body["provider"] = request.provider;
-    if (!request.model.empty())
-        body["model"] = request.model;
-    if (request.script)
-        body["script"] = json::parse(*request.script);
-    if (request.tokenBudget > 0)
-        body["token_budget"] = request.tokenBudget;
-    return body;
+    auto body = request.body;
+    body.limits = setLimits(request.limits);
+    return body.toJson();
 }
 
-bool same(const server::TaskRequest& a, const server::TaskRequest& b) {
+bool same(const server::TaskRequest& x, const server::TaskRequest& y) {
+    const auto& a = x.body;
+    const auto& b = y.body;
     return a.prompt == b.prompt && a.workspace == b.workspace && a.provider == b.provider && a.model == b.model &&
            a.script == b.script && a.presets == b.presets && a.settings == b.settings && a.network == b.network &&
-           a.limits == b.limits && a.tokenBudget == b.tokenBudget && a.queue == b.queue && a.attended == b.attended;
+           x.limits == y.limits && a.tokenBudget == b.tokenBudget && a.queue == b.queue && a.attended == b.attended;
 }
 
 // The body the handler reads: the bytes as JSON, or nothing to read.
@@ -68,11 +64,12 @@ void taskRequest(std::string_view bytes) {
     auto request = server::parseTaskRequest(*body);
     if (!request)
         return;
-    require(!request->prompt.empty() && !request->workspace.empty());
-    require(!request->provider.starts_with("scripted"));
-    require(!request->script || (request->provider.empty() && protocol::parseScript(*request->script, "s").ok()));
-    require(request->settings.is_object());
-    for (const auto& [key, value] : request->settings.items())
+    const auto& asked = request->body;
+    require(!asked.prompt.empty() && !asked.workspace.empty());
+    require(!asked.provider.starts_with("scripted"));
+    require(!asked.script || (asked.provider.empty() && protocol::parseScript(asked.script->dump(), "s").ok()));
+    require(asked.settings.is_object());
+    for (const auto& [key, value] : asked.settings.items())
         require(value.is_string() || value.is_number() || value.is_boolean());
     for (const auto& info : accounts::allLimits())
         require(info.sandbox || !request->limits.get(info.name));
@@ -81,17 +78,18 @@ void taskRequest(std::string_view bytes) {
 }
 
 void providerKey(std::string_view bytes) {
-    auto key = server::parseProviderKeyBody(bytes);
+    auto key = wire::ProviderKeyBody::fromJson(bytes);
     if (!key) {
         // A refused body may be the key itself: the message quotes none of it, so it is one of a few fixed
         // sentences whatever the body's size.
         require(key.error().message.size() <= 200);
         return;
     }
-    require(!key->empty() && key->size() <= server::kMaxProviderKeyBytes);
-    require(std::all_of(key->begin(), key->end(), [](char c) { return c > ' ' && c < '\x7f'; }));
-    auto again = server::parseProviderKeyBody(json{{"key", *key}}.dump());
-    require(again.ok() && *again == *key);
+    const std::string& text = key->key;
+    require(!text.empty() && text.size() <= wire::kMaxProviderKeyBytes);
+    require(std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < '\x7f'; }));
+    auto again = wire::ProviderKeyBody::fromJson(key->toJson().dump());
+    require(again.ok() && again->key == text);
 }
 
 void replyRequest(std::string_view bytes) {
@@ -109,11 +107,10 @@ void approvalAnswer(std::string_view bytes) {
     const auto body = bodyJson(bytes);
     if (!body)
         return;
-    auto answer = server::parseApprovalAnswer(*body);
+    auto answer = wire::ApprovalAnswer::fromJson(*body);
     if (!answer)
         return;
-    const json written = {{"approved", answer->approved}, {"note", answer->note}, {"always", answer->always}};
-    auto again = server::parseApprovalAnswer(json::parse(written.dump()));
+    auto again = wire::ApprovalAnswer::fromJson(json::parse(answer->toJson().dump()));
     require(again.ok() && again->approved == answer->approved && again->note == answer->note &&
             again->always == answer->always);
 }

@@ -1,5 +1,6 @@
 // The bodies of an owner's answers to a task, read strictly: POST /v1/tasks/{id}/reply's {"message"} and
 // POST /v1/tasks/{id}/approvals/{call}'s {"approved", "note"?, "always"?}. Every refusal names the field.
+#include "app/wire/OwnerAnswers.h"
 #include "server/api/AnswerRequest.h"
 
 #include <QtTest>
@@ -59,7 +60,7 @@ private slots:
         QFETCH(QByteArray, body);
         QFETCH(bool, ok);
         QFETCH(QString, note);
-        const auto read = parseApprovalAnswer(json::parse(body.toStdString()));
+        const auto read = warren::wire::ApprovalAnswer::fromJson(json::parse(body.toStdString()));
         QCOMPARE(read.ok(), ok);
         if (!ok) {
             QVERIFY2(QString::fromStdString(read.error().message).contains(note), read.error().message.c_str());

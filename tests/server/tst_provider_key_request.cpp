@@ -1,10 +1,13 @@
 // PUT /v1/me/provider-keys/{provider}'s input: the providers warrend keeps keys for, and the strict body,
 // whose refusals never repeat what was sent.
+#include "app/wire/ProviderKeyBody.h"
 #include "server/api/ProviderKeyRequest.h"
 
 #include <QtTest>
 
 using namespace warren::server;
+using warren::wire::kMaxProviderKeyBytes;
+using warren::wire::ProviderKeyBody;
 
 class TestProviderKeyRequest : public QObject {
     Q_OBJECT
@@ -35,10 +38,10 @@ private slots:
     }
 
     void readsTheKey() {
-        auto key = parseProviderKeyBody(R"({"key": "sk-proj-abc_123-XYZ"})");
+        auto key = ProviderKeyBody::fromJson(R"({"key": "sk-proj-abc_123-XYZ"})");
         QVERIFY2(key, key ? "" : key.error().message.c_str());
-        QCOMPARE(*key, std::string("sk-proj-abc_123-XYZ"));
-        auto longest = parseProviderKeyBody("{\"key\": \"" + std::string(kMaxProviderKeyBytes, 'k') + "\"}");
+        QCOMPARE(key->key, std::string("sk-proj-abc_123-XYZ"));
+        auto longest = ProviderKeyBody::fromJson("{\"key\": \"" + std::string(kMaxProviderKeyBytes, 'k') + "\"}");
         QVERIFY(longest);
     }
 
@@ -72,7 +75,7 @@ private slots:
     void refuses() {
         QFETCH(QByteArray, body);
         QFETCH(QString, message);
-        auto key = parseProviderKeyBody(body.toStdString());
+        auto key = ProviderKeyBody::fromJson(body.toStdString());
         QVERIFY(!key);
         QVERIFY(key.error().code == warren::ErrorCode::InvalidArgument);
         const QString error = QString::fromStdString(key.error().message);

@@ -251,6 +251,29 @@ private slots:
             << "limits_applied data.decided_by.memory_mb: must name who decided a limit in limits, got \"tenant\"";
         QTest::newRow("error without a message")
             << std::string("error") << std::string(R"({"fatal":true})") << "error data.message: missing";
+        QTest::newRow("guard action outside its set")
+            << std::string("guard") << std::string(R"({"guard":"max_steps","action":"halt","detail":""})")
+            << "guard data.action: must be warn or stop, got \"halt\"";
+        QTest::newRow("log level outside its set") << std::string("log")
+                                                   << std::string(R"({"level":"loud","message":"m"})")
+                                                   << "log data.level: must be debug, info, warn or error, got \"loud\"";
+        QTest::newRow("finish reason outside its set")
+            << std::string("task_finished") << std::string(R"({"reason":"timeout","summary":null})")
+            << "task_finished data.reason: must be finished, failed, cancelled, paused, guard or waiting, got \"timeout\"";
+    }
+
+    // Each closed set's names read back as the member they name; "warning", which the faces always took as
+    // a warning, reads as warn.
+    void namesTheClosedSets() {
+        for (auto reason : {FinishReason::Finished, FinishReason::Failed, FinishReason::Cancelled,
+                            FinishReason::Paused, FinishReason::Guard, FinishReason::Waiting})
+            QVERIFY(finishReasonFromName(toString(reason)) == reason);
+        for (auto action : {GuardAction::Warn, GuardAction::Stop})
+            QVERIFY(guardActionFromName(toString(action)) == action);
+        for (auto level : {LogLevel::Debug, LogLevel::Info, LogLevel::Warn, LogLevel::Error})
+            QVERIFY(logLevelFromName(toString(level)) == level);
+        QVERIFY(logLevelFromName("warning") == LogLevel::Warn);
+        QVERIFY(!finishReasonFromName("Finished") && !guardActionFromName("") && !logLevelFromName("trace"));
     }
 
     void refuses() {

@@ -207,7 +207,7 @@ private slots:
         for (const auto& guard : guards) {
             const auto data = protocol::GuardData::fromJson(guard.data).value();
             QCOMPARE(data.guard, std::string("max_nudges"));
-            QCOMPARE(data.action, std::string("warn"));
+            QCOMPARE(std::string(toString(data.action)), std::string("warn"));
         }
         if (nudges) {
             // The model was told, after its reply, to go on or finish.
@@ -234,7 +234,7 @@ private slots:
         const auto finished = ran->sink.ofType(et::kTaskFinished);
         QCOMPARE(finished.size(), std::size_t{1});
         const auto data = protocol::TaskFinishedData::fromJson(finished[0].data).value();
-        QCOMPARE(data.reason, std::string("waiting"));
+        QCOMPARE(std::string(toString(data.reason)), std::string("waiting"));
         QCOMPARE(data.summary, std::string("Which file should I fix?"));
         QVERIFY(QFile::exists(state.filePath("checkpoint.json")));
         // The model was told it may ask.

@@ -154,7 +154,7 @@ private slots:
         const auto guards = ran->sink.guards();
         QCOMPARE(guards.size(), std::size_t{1});
         QCOMPARE(guards[0].guard, std::string("max_output_tokens"));
-        QCOMPARE(guards[0].action, std::string("warn"));
+        QCOMPARE(std::string(toString(guards[0].action)), std::string("warn"));
         QVERIFY2(guards[0].detail.find("middle of a tool call") != std::string::npos, guards[0].detail.c_str());
         QVERIFY2(guards[0].detail.find("8192") != std::string::npos, guards[0].detail.c_str());
         // One write_file ran: the whole one.
@@ -202,7 +202,7 @@ private slots:
                  told.back().content.c_str());
         const auto guards = ran->sink.guards();
         QCOMPARE(guards.size(), std::size_t{3});
-        QCOMPARE(guards.back().action, std::string("stop"));
+        QCOMPARE(std::string(toString(guards.back().action)), std::string("stop"));
         for (const auto& event : ran->sink.events)
             QVERIFY(event.type != et::kToolCall);
     }

@@ -1,5 +1,6 @@
 // parseProviderSpec, createProvider's checks, the scripted provider and the text of HTTP failures.
 #include "app/providers/HttpFailure.h"
+#include "app/providers/ProviderChoice.h"
 #include "app/providers/Provider.h"
 #include "app/providers/ScriptedProvider.h"
 
@@ -39,6 +40,8 @@ private slots:
     void keyNamesAreThoseOfTheSpecs();
     void refusesSpecs_data();
     void refusesSpecs();
+    void choosesAProvider_data();
+    void choosesAProvider();
     void createProviderChecksTheConfig();
     void scriptedTurnFollowsTheConversation();
     void scriptedCallStreamsThenFinishes();
@@ -104,6 +107,31 @@ void TestProviderConfig::refusesSpecs() {
     const auto config = parseProviderSpec(spec.toStdString(), model.toStdString());
     QVERIFY(!config.ok());
     QVERIFY2(QString::fromStdString(config.error().message).contains(error), config.error().message.c_str());
+}
+
+// "scripted:FILE" taken apart and written again in one place: every other choice stays as it was written.
+void TestProviderConfig::choosesAProvider_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("scripted");
+    QTest::addColumn<QString>("scriptFile");
+    QTest::newRow("a script") << "scripted:/tmp/s.json" << true << "/tmp/s.json";
+    QTest::newRow("a script with a colon") << "scripted:c:d.json" << true << "c:d.json";
+    QTest::newRow("no file after the colon") << "scripted:" << true << "";
+    QTest::newRow("a name") << "openai" << false << "";
+    QTest::newRow("a URL") << "openai-compatible:http://h:1/v1" << false << "";
+    QTest::newRow("the bare name") << "scripted" << false << "";
+}
+
+void TestProviderConfig::choosesAProvider() {
+    QFETCH(QString, text);
+    QFETCH(bool, scripted);
+    QFETCH(QString, scriptFile);
+    const auto choice = ProviderChoice::parse(text.toStdString());
+    QCOMPARE(choice.isScripted(), scripted);
+    QCOMPARE(QString::fromStdString(choice.scriptFile()), scriptFile);
+    QCOMPARE(QString::fromStdString(choice.toString()), text);
+    if (scripted)
+        QCOMPARE(ProviderChoice::scripted(scriptFile.toStdString()).toString(), text.toStdString());
 }
 
 void TestProviderConfig::createProviderChecksTheConfig() {

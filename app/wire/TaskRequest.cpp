@@ -1,0 +1,110 @@
+#include "app/wire/TaskRequest.h"
+
+#include "agent_core/protocol/Script.h"
+#include "common/JsonFields.h"
+
+namespace warren::wire {
+
+using nlohmann::json;
+using namespace json_fields;
+
+namespace {
+
+Error refuse(const std::string& message) {
+    return Error{ErrorCode::InvalidArgument, message};
+}
+
+Status readScript(const json& body, TaskRequest& request) {
+    const auto it = body.find("script");
+    if (it == body.end())
+        return Ok{};
+    if (!it->is_object())
+        return refuse("script: must be an object {\"turns\": [...]}, got " + describeJson(*it));
+    if (!request.provider.empty())
+        return refuse("script: a task has a script or a provider, not both");
+    if (auto parsed = protocol::parseScript(it->dump(), "script"); !parsed)
+        return parsed.error();
+    request.script = *it;
+    return Ok{};
+}
+
+Status readSettings(const json& body, TaskRequest& request) {
+    const auto settings = body.find("settings");
+    if (settings == body.end())
+        return Ok{};
+    if (!settings->is_object())
+        return refuse("settings: must be an object of agent settings, got " + describeJson(*settings));
+    for (const auto& [key, value] : settings->items())
+        if (!value.is_string() && !value.is_number() && !value.is_boolean())
+            return refuse("settings." + key + ": must be a string, a number or a boolean, got " + describeJson(value));
+    request.settings = *settings;
+    return Ok{};
+}
+
+} // namespace
+
+json TaskRequest::toJson() const {
+    json body = {{"prompt", prompt}, {"workspace", workspace}, {"network", network}};
+    if (script)
+        body["script"] = *script;
+    if (!provider.empty())
+        body["provider"] = provider;
+    if (!model.empty())
+        body["model"] = model;
+    if (!presets.empty())
+        body["presets"] = presets;
+    if (settings.is_object() && !settings.empty())
+        body["settings"] = settings;
+    if (limits.is_object() && !limits.empty())
+        body["limits"] = limits;
+    if (tokenBudget > 0)
+        body["token_budget"] = tokenBudget;
+    if (queue)
+        body["queue"] = true;
+    if (attended)
+        body["attended"] = true;
+    return body;
+}
+
+Result<TaskRequest> TaskRequest::fromJson(const json& body) {
+    if (auto object = requireObject(body, "the request body"); !object)
+        return object.error();
+    if (auto keys = checkKeys(body,
+                              {"prompt", "workspace", "provider", "model", "script", "presets", "settings",
+                               "network", "limits", "token_budget", "queue", "attended"},
+                              "the request body", ListKnown::Yes);
+        !keys)
+        return keys.error();
+    TaskRequest request;
+    Error error;
+    if (!take(getString(body, "prompt", ""), request.prompt, error) ||
+        !take(getString(body, "workspace", ""), request.workspace, error) ||
+        !takeIfPresent(getOptionalString(body, "provider", ""), request.provider, error) ||
+        !takeIfPresent(getOptionalString(body, "model", ""), request.model, error) ||
+        !take(getStringArray(body, "presets", "", false), request.presets, error) ||
+        !takeIfPresent(getOptionalString(body, "network", ""), request.network, error) ||
+        !takeIfPresent(getOptionalUint(body, "token_budget", ""), request.tokenBudget, error) ||
+        !takeIfPresent(getOptionalBool(body, "queue", ""), request.queue, error) ||
+        !takeIfPresent(getOptionalBool(body, "attended", ""), request.attended, error))
+        return error;
+    if (request.prompt.empty())
+        return refuse("prompt: is empty; say what the agent should do");
+    if (request.prompt.size() > kMaxPromptBytes)
+        return refuse("prompt: longer than " + std::to_string(kMaxPromptBytes) + " bytes");
+    if (request.workspace.empty())
+        return refuse("workspace: is empty; POST the workspace's tar to /v1/uploads and pass its id");
+    if (request.provider.starts_with("scripted"))
+        return refuse("provider: a scripted model comes inline, as script");
+    if (auto script = readScript(body, request); !script)
+        return script.error();
+    if (auto settings = readSettings(body, request); !settings)
+        return settings.error();
+    if (const auto limits = body.find("limits"); limits != body.end()) {
+        if (auto object = requireObject(*limits, "limits"); !object)
+            return object.error();
+        request.limits = *limits;
+    }
+    return request;
+}
+
+} // namespace warren::wire
