@@ -115,7 +115,7 @@ Result<Destination> destination(const nlohmann::json& answer, const std::string&
     std::error_code error;
     if (!fs::is_directory(target, error))
         return makeError(ErrorCode::InvalidArgument, "the workspace " + target + " is not a directory");
-    return Destination{target, std::move(*manifest)};
+    return Destination{target, std::move(manifest)};
 }
 
 } // namespace

@@ -250,7 +250,7 @@ void TestRemoteCli::appliesFromAnotherDataDirectoryIntoTheWorkspaceNamed() {
     const QString copy = makeWorkspace();
     QVERIFY(writeFile(copy + "/a.txt", "alpha, edited here\n"));
     const auto check = fromElsewhere({"apply", m_task, "--workspace", copy, "--check"});
-    QCOMPARE(check.exitCode, 1);
+    QVERIFY2(check.exitCode == 1, check.err.constData());
     QVERIFY2(check.out.contains("would apply notes.md") && check.out.contains("would apply b.txt"), check.out.constData());
     QVERIFY2(check.out.contains("conflict    a.txt: was changed here since the upload"), check.out.constData());
     const auto applied = fromElsewhere({"apply", m_task, "--workspace", copy});
