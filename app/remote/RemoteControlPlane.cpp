@@ -14,6 +14,7 @@
 #include "app/store/Store.h"
 #include "app/store/sqlite/SqliteStore.h"
 #include "app/tasks/DataDir.h"
+#include "common/FileText.h"
 #include "app/wire/OwnerAnswers.h"
 #include "app/wire/ProviderKeyBody.h"
 
@@ -24,7 +25,6 @@
 #include <QUuid>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace warren::remote {
 
@@ -50,12 +50,13 @@ Result<std::string> keyFor(const RemoteOptions& options, const std::string& data
     return stored;
 }
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+// A page of GET .../events as the server answered it, or why it is none.
+Result<EventsPage> pageOf(const std::string& taskId, const Result<json>& answer) {
+    if (!answer)
+        return answer.error();
+    return eventsPageFromJson(taskId, *answer);
 }
+
 
 } // namespace
 
@@ -187,9 +188,7 @@ void RemoteControlPlane::replaceKey(const std::string& key) {
 void RemoteControlPlane::lastSeq(const std::string& taskId, control::Done<std::uint64_t> done) {
     m_client->sendJson("GET", taskPath(taskId, "/events?before_seq=0&limit=1"), nullptr, {}, this,
                        [taskId, done = std::move(done)](Result<json> answer, int) {
-                           if (!answer)
-                               return done(answer.error());
-                           auto page = eventsPageFromJson(taskId, *answer);
+                           auto page = pageOf(taskId, answer);
                            if (!page)
                                return done(page.error());
                            done(page->lastSeq);
@@ -263,7 +262,10 @@ void RemoteControlPlane::submit(const std::string& prompt, const std::string& wo
     json script;
     if (const auto choice = control::ProviderChoice::parse(spec.provider); choice.isScripted()) {
         const std::string path = choice.scriptFile();
-        script = json::parse(readFile(path), nullptr, false);
+        auto text = readFileText(path);
+        if (!text)
+            return answer<TaskRecord>(std::move(done), text.error());
+        script = json::parse(*text, nullptr, false);
         if (!script.is_object())
             return answer<TaskRecord>(std::move(done),
                                       makeError(ErrorCode::InvalidArgument,
@@ -392,9 +394,7 @@ void RemoteControlPlane::eventsAfter(const std::string& taskId, std::uint64_t af
     m_client->sendJson("GET", path, nullptr, {}, this,
                        [this, taskId, afterSeq, collected = std::move(collected),
                         done = std::move(done)](Result<json> answer, int) mutable {
-                           if (!answer)
-                               return done(answer.error());
-                           auto page = eventsPageFromJson(taskId, *answer);
+                           auto page = pageOf(taskId, answer);
                            if (!page)
                                return done(page.error());
                            const std::size_t count = page->events.size();
@@ -426,9 +426,7 @@ void RemoteControlPlane::eventsEarlier(const std::string& taskId, std::uint64_t 
     m_client->sendJson("GET", path, nullptr, {}, this,
                        [this, taskId, beforeSeq, limit, count, collected = std::move(collected),
                         done = std::move(done)](Result<json> answer, int) mutable {
-                           if (!answer)
-                               return done(answer.error());
-                           auto page = eventsPageFromJson(taskId, *answer);
+                           auto page = pageOf(taskId, answer);
                            if (!page)
                                return done(page.error());
                            const auto& list = page->events;
