@@ -1,10 +1,11 @@
 #pragma once
 // Disk work a plane's call needs (packing a workspace, applying a patch) run on Qt's thread pool, its result
-// handed to done on context's thread: the event loop the faces live on goes on meanwhile. work must touch
-// nothing the calling thread uses at the same time.
+// handed to done on the main thread, unless context (which lives there) is gone by then: the event loop the
+// faces live on goes on meanwhile. work must touch nothing the calling thread uses at the same time.
 
 #include "app/control/Done.h"
 
+#include <QCoreApplication>
 #include <QMetaObject>
 #include <QThreadPool>
 #include <memory>
@@ -12,15 +13,19 @@
 namespace warren::control {
 
 template <typename T, typename Work> void offThread(QObject* context, Work work, Done<T> done) {
+    // The answer crosses back through the application object, on the thread the context lives on (the
+    // main thread, where the planes live), and the context is looked at only there: a QPointer read on the
+    // pool's thread could race the context's deletion.
     QThreadPool::globalInstance()->start([context = QPointer<QObject>(context), work = std::move(work),
                                           done = std::move(done)]() mutable {
         auto result = std::make_shared<Result<T>>(work());
-        QObject* target = context.data();
-        if (!target)
-            return;
-        // Queued onto context's thread; dropped there if context went meanwhile.
-        QMetaObject::invokeMethod(target, [result, done = std::move(done)]() mutable { done(std::move(*result)); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [context, result, done = std::move(done)]() mutable {
+                if (context)
+                    done(std::move(*result));
+            },
+            Qt::QueuedConnection);
     });
 }
 
