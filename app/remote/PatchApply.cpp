@@ -193,17 +193,12 @@ Result<std::string> fileBlobId(const fs::path& file, const std::string& name) {
     QCryptographicHash hash(QCryptographicHash::Sha1);
     hash.addData(QByteArray("blob ") + QByteArray::number(static_cast<qlonglong>(info.st_size)) +
                  QByteArray(1, '\0'));
-    char buffer[64 * 1024];
-    for (;;) {
-        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return makeError(ErrorCode::System, "cannot read \"" + name + "\": " + std::strerror(errno));
-        if (n == 0)
-            break;
-        hash.addData(QByteArrayView(buffer, n));
-    }
+    if (auto read = readChunks(fd.get(), name,
+                               [&](const char* bytes, std::size_t size) {
+                                   hash.addData(QByteArrayView(bytes, static_cast<qsizetype>(size)));
+                               });
+        !read)
+        return read.error();
     return hash.result().toHex().toStdString();
 }
 

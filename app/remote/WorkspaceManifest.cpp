@@ -3,6 +3,7 @@
 #include "common/JsonFields.h"
 #include "common/UniqueFd.h"
 
+#include <functional>
 #include <QByteArray>
 #include <QCryptographicHash>
 #include <algorithm>
@@ -30,22 +31,28 @@ std::string Sha256::hex() {
     return m_state->hash.result().toHex().toStdString();
 }
 
-Result<std::string> fileSha256(const std::filesystem::path& file, const std::string& name) {
-    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd.valid())
-        return makeError(ErrorCode::System, "cannot read \"" + name + "\": " + std::strerror(errno));
-    Sha256 hash;
+Status readChunks(int fd, const std::string& name, const std::function<void(const char*, std::size_t)>& take) {
     char buffer[64 * 1024];
     for (;;) {
-        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             return makeError(ErrorCode::System, "cannot read \"" + name + "\": " + std::strerror(errno));
         if (n == 0)
-            break;
-        hash.add(buffer, static_cast<std::size_t>(n));
+            return Ok{};
+        take(buffer, static_cast<std::size_t>(n));
     }
+}
+
+Result<std::string> fileSha256(const std::filesystem::path& file, const std::string& name) {
+    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid())
+        return makeError(ErrorCode::System, "cannot read \"" + name + "\": " + std::strerror(errno));
+    Sha256 hash;
+    if (auto read = readChunks(fd.get(), name, [&](const char* bytes, std::size_t size) { hash.add(bytes, size); });
+        !read)
+        return read.error();
     return hash.hex();
 }
 

@@ -10,6 +10,7 @@
 
 #include "common/Result.h"
 
+#include <functional>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -66,5 +67,7 @@ private:
 
 // The SHA-256 of a regular file's content, read in pieces; the error names the file.
 Result<std::string> fileSha256(const std::filesystem::path& file, const std::string& name);
+// Reads the open file fd to its end a chunk at a time, handing each to take; name is the file's in errors.
+Status readChunks(int fd, const std::string& name, const std::function<void(const char*, std::size_t)>& take);
 
 } // namespace warren::remote
