@@ -714,10 +714,17 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
     spec.network = request.network.toStdString();
     if (auto valid = control::validateSpec(spec); !valid)
         return showProblem(qs(valid.error().message));
+    // One submission at a time from the bar: sending a workspace to a server takes a while, and a second
+    // Enter meanwhile would make a second task.
+    m_newTask->setEnabled(false);
+    statusBar()->showMessage(m_plane.changesComeHome() ? tr("Sending the workspace to the server…")
+                                                       : tr("Starting the task…"));
     m_plane.submit(request.prompt.toStdString(), request.workspace.toStdString(), spec,
                    control::within(this, [this](Result<TaskRecord> task) {
+                       m_newTask->setEnabled(true);
                        if (!task)
                            return showProblem(qs(task.error().message));
+                       statusBar()->clearMessage();
                        if (auto stored = m_plane.settings()) {
                            stored->recentWorkspaces = control::rememberWorkspace(stored->recentWorkspaces, task->workspace);
                            (void)m_plane.saveSettings(*stored);
