@@ -18,6 +18,7 @@
 #include "app/wire/OwnerAnswers.h"
 #include "app/wire/ProviderKeyBody.h"
 
+#include <QCoreApplication>
 #include <QMetaMethod>
 #include <QNetworkReply>
 #include <QTimer>
@@ -94,13 +95,20 @@ void RemoteControlPlane::open(RemoteOptions options, control::Done<std::unique_p
     plane->m_maxUploadBytes = options.maxUploadBytes;
     plane->m_settings = std::move(*settings);
     probeServer(*plane->m_client, plane, [plane, done](Result<control::ServerAccount> identity) {
-        std::unique_ptr<RemoteControlPlane> opened(plane);
         if (!identity) {
-            opened.release()->deleteLater(); // inside its client's reply handler: not now
-            return done(identity.error());
+            // Out of its client's reply handler first, where the plane may go; then the answer. (A
+            // deleteLater would never run in a command that exits on this answer.)
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [plane, done, error = identity.error()] {
+                    delete plane;
+                    done(error);
+                },
+                Qt::QueuedConnection);
+            return;
         }
-        opened->m_account = std::move(*identity);
-        done(std::move(opened));
+        plane->m_account = std::move(*identity);
+        done(std::unique_ptr<RemoteControlPlane>(plane));
     });
 }
 

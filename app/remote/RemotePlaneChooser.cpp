@@ -5,6 +5,7 @@
 #include "app/remote/ServerProbe.h"
 #include "app/secrets/SecretStore.h"
 
+#include <QCoreApplication>
 #include <QTimer>
 
 #include <cstdlib>
@@ -69,11 +70,16 @@ void RemotePlaneChooser::test(const std::string& url, const std::string& key, co
         QTimer::singleShot(0, [error = asked.error(), done] { done(error); });
         return;
     }
-    // The client lives until the probe has answered, then goes.
+    // The client lives until the probe has answered, then goes, out of its own reply's handler.
     auto* client = new RemoteClient(asked->first, asked->second);
     probeServer(*client, client, [client, done](Result<control::ServerAccount> account) {
-        client->deleteLater();
-        done(std::move(account));
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [client, done, account = std::move(account)] {
+                delete client;
+                done(account);
+            },
+            Qt::QueuedConnection);
     });
 }
 
