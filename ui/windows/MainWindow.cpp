@@ -25,6 +25,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -53,7 +54,8 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
       m_filtered(new TaskFilterModel(this)), m_timeline(new TimelineModel(this)) {
     setWindowTitle(tr("Warren"));
     setWindowIcon(QIcon::fromTheme(QStringLiteral("warren"), QIcon(QStringLiteral(":/warren/icons/warren.png"))));
-    resize(1280, 800);
+    // Its usual size, but never larger than the screen it opens on.
+    resize(screen() ? QSize(1280, 800).boundedTo(screen()->availableGeometry().size()) : QSize(1280, 800));
     m_filtered->setSourceModel(m_tasks);
 
     auto* central = new QWidget(this);
