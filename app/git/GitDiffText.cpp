@@ -1,5 +1,7 @@
 #include "app/git/GitDiffText.h"
 
+#include "app/git/PatchText.h"
+
 #include <algorithm>
 #include <cctype>
 #include <vector>
@@ -33,15 +35,6 @@ bool parseNames(std::string_view section, Names& names) {
     return both[names.half] == ' ' && side(prefix) && side(names.half + 1 + prefix) &&
            both.substr(prefix + 1, names.half - prefix - 1) ==
                both.substr(names.half + 2 + prefix, names.half - prefix - 1);
-}
-
-bool isGitComponent(std::string_view part) {
-    if (part.size() != 4)
-        return false;
-    for (std::size_t i = 0; i < 4; ++i)
-        if (std::tolower(static_cast<unsigned char>(part[i])) != ".git"[i])
-            return false;
-    return true;
 }
 
 // P's components without its "a/" prefix (and quotes); a ".git" among the directories marks metadata.

@@ -101,15 +101,6 @@ Result<std::string> headerPath(std::string_view line) {
     return oldName.substr(2);
 }
 
-bool isGitComponent(std::string_view part) {
-    if (part.size() != 4)
-        return false;
-    for (std::size_t i = 0; i < 4; ++i)
-        if (std::tolower(static_cast<unsigned char>(part[i])) != ".git"[i])
-            return false;
-    return true;
-}
-
 Status checkPath(const std::string& path) {
     const auto refused = [&](const std::string& why) {
         return makeError(ErrorCode::InvalidArgument,
@@ -274,6 +265,15 @@ std::optional<std::string> preimageBlob(std::string_view section) {
         return std::string(old);
     }
     return std::nullopt;
+}
+
+bool isGitComponent(std::string_view part) {
+    if (part.size() != 4)
+        return false;
+    for (std::size_t i = 0; i < 4; ++i)
+        if (std::tolower(static_cast<unsigned char>(part[i])) != ".git"[i])
+            return false;
+    return true;
 }
 
 } // namespace warren::git

@@ -52,4 +52,8 @@ const char* describe(PatchFile::Change change);
 // upload held it.
 std::optional<std::string> preimageBlob(std::string_view section);
 
+// Whether a path component names git's metadata directory (".git", in any case: a case-insensitive
+// filesystem takes ".GIT" for it).
+bool isGitComponent(std::string_view part);
+
 } // namespace warren::git
