@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 
@@ -337,45 +338,23 @@ std::string gitBlobId(std::string_view content) {
     return hash.result().toHex().toStdString();
 }
 
-Result<PatchPlan> planPatch(std::string_view patch, const fs::path& workspace, const ApplyOptions& options) {
-    auto prepared = prepare(patch, workspace);
-    if (!prepared)
-        return prepared.error();
-    auto manifest = manifestFromPreimages(prepared->touched, prepared->workspace);
-    if (!manifest)
-        return manifest.error();
-    return planPatch(patch, workspace, *manifest, options);
-}
+namespace {
 
-Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace, const ApplyOptions& options) {
+// The patch read once; against the upload's manifest, or without one against the patch's own pre-images;
+// planned, and applied when apply is set.
+Result<PatchPlan> planOrApply(std::string_view patch, const fs::path& workspace, const WorkspaceManifest* uploaded,
+                              const ApplyOptions& options, bool apply) {
     auto prepared = prepare(patch, workspace);
     if (!prepared)
         return prepared.error();
-    auto manifest = manifestFromPreimages(prepared->touched, prepared->workspace);
-    if (!manifest)
-        return manifest.error();
-    return applyPatch(patch, workspace, *manifest, options);
-}
-
-Result<PatchPlan> planPatch(std::string_view patch, const fs::path& workspace,
-                            const WorkspaceManifest& manifest, const ApplyOptions& options) {
-    auto prepared = prepare(patch, workspace);
-    if (!prepared)
-        return prepared.error();
-    auto git = GitScratch::create(options.git);
-    if (!git)
-        return git.error();
-    auto planned = plan(prepared->touched, prepared->workspace, manifest, Applier(prepared->workspace, *git));
-    if (!planned)
-        return planned.error();
-    return std::move(planned->plan);
-}
-
-Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace,
-                             const WorkspaceManifest& manifest, const ApplyOptions& options) {
-    auto prepared = prepare(patch, workspace);
-    if (!prepared)
-        return prepared.error();
+    std::optional<WorkspaceManifest> fromPreimages;
+    if (!uploaded) {
+        auto derived = manifestFromPreimages(prepared->touched, prepared->workspace);
+        if (!derived)
+            return derived.error();
+        fromPreimages = std::move(*derived);
+    }
+    const WorkspaceManifest& manifest = uploaded ? *uploaded : *fromPreimages;
     auto git = GitScratch::create(options.git);
     if (!git)
         return git.error();
@@ -383,7 +362,7 @@ Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace,
     auto planned = plan(prepared->touched, prepared->workspace, manifest, applier);
     if (!planned)
         return planned.error();
-    if (planned->apply.empty())
+    if (!apply || planned->apply.empty())
         return std::move(planned->plan);
     auto applied = applier.apply(planned->apply, false);
     if (!applied)
@@ -393,6 +372,26 @@ Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace,
                          "git apply failed after its check passed: " + firstComplaint(applied->err) +
                              "; look at the workspace before applying again");
     return std::move(planned->plan);
+}
+
+} // namespace
+
+Result<PatchPlan> planPatch(std::string_view patch, const fs::path& workspace, const ApplyOptions& options) {
+    return planOrApply(patch, workspace, nullptr, options, false);
+}
+
+Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace, const ApplyOptions& options) {
+    return planOrApply(patch, workspace, nullptr, options, true);
+}
+
+Result<PatchPlan> planPatch(std::string_view patch, const fs::path& workspace,
+                            const WorkspaceManifest& manifest, const ApplyOptions& options) {
+    return planOrApply(patch, workspace, &manifest, options, false);
+}
+
+Result<PatchPlan> applyPatch(std::string_view patch, const fs::path& workspace,
+                             const WorkspaceManifest& manifest, const ApplyOptions& options) {
+    return planOrApply(patch, workspace, &manifest, options, true);
 }
 
 } // namespace warren::remote
