@@ -43,6 +43,9 @@ constexpr OptionSpec kRunOptions[] = {
     {"--model", "NAME", "the model to ask"},
     {"--preset", "P[,P...]", "presets applied in order, later wins (repeatable)"},
     {"--set", "KEY=VALUE", "one setting over the presets (repeatable, later wins)"},
+    {"--agent", "NAME", "the agent: warren (Warren's own), claude-code or codex (your install, run in the sandbox; "
+                        "default: Settings', else warren)"},
+    {"--agent-path", "PATH", "claude-code/codex: the CLI's executable (default: `claude` or `codex` on PATH)"},
     kBackend,
     kImage,
     {"--network", "POLICY", "none, loopback or allow:HOST[,HOST...]"},
@@ -391,6 +394,13 @@ Result<RunCommand> buildRun(const Scanned& scanned, CliArguments& arguments) {
             if (auto status = checkImage(flag, value); !status)
                 return status.error();
             run.image = value;
+        } else if (flag == "--agent") {
+            auto agent = protocol::parseAgentKind(value);
+            if (!agent)
+                return usageError(flag + ": expected " + protocol::agentKindNames() + ", got " + singleQuoted(value));
+            run.agent = *agent;
+        } else if (flag == "--agent-path") {
+            run.agentPath = value;
         } else if (flag == "--network") {
             if (auto status = checkNetwork(flag, value); !status)
                 return status.error();
@@ -417,6 +427,9 @@ Result<RunCommand> buildRun(const Scanned& scanned, CliArguments& arguments) {
         run.prompt += (run.prompt.empty() ? "" : " ") + word;
     if (run.prompt.find_first_not_of(" \t\n") == std::string::npos)
         return usageError("warren run: PROMPT is missing: warren run [OPTION]... \"what the agent should do\"");
+    if (run.agentPath && run.agent && !protocol::isCliAgent(*run.agent))
+        return usageError("--agent-path names a CLI's executable; Warren's own agent is built in: drop --agent-path "
+                          "or choose --agent claude-code or codex");
     return run;
 }
 

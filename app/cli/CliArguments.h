@@ -4,6 +4,7 @@
 // provider names, presets and --set keys are checked by the parts that use them; only syntax is checked
 // here. Paths are not resolved against the current directory.
 
+#include "agent_core/protocol/AgentKind.h"
 #include "common/Result.h"
 #include "sandbox/Backend.h"
 
@@ -34,6 +35,8 @@ struct RunCommand {
     std::vector<std::pair<std::string, std::string>> settings; // --set KEY=VALUE, in order
     std::optional<sandbox::Backend> backend;
     std::optional<std::string> image;                          // docker/podman: the agent's image
+    std::optional<protocol::AgentKind> agent;                  // warren, claude-code or codex
+    std::optional<std::string> agentPath;                      // the CLI's executable (default: on PATH)
     std::optional<std::string> network;                        // none, loopback or allow:HOST[,HOST...]
     std::optional<std::string> approve;                        // ask, auto or deny
     bool json = false;                                         // one event per line instead of the live view

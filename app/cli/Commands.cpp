@@ -243,6 +243,8 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     if (arguments.remote && (command.backend || command.image))
         return usageError("run: the server decides which sandbox its tasks run in; drop --backend and --image with "
                           "--remote");
+    if (arguments.remote && command.agentPath)
+        return usageError("run: a server runs its operator's install of the CLI; drop --agent-path with --remote");
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
@@ -259,8 +261,20 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     spec.backend = command.backend.value_or(settings->backend);
     spec.image = command.image.value_or(settings->image);
     spec.network = command.network.value_or(settings->network);
+    spec.agent = command.agent.value_or(settings->agent);
+    spec.agentPath = command.agentPath.value_or("");
+    if (!spec.agentPath.empty() && !protocol::isCliAgent(spec.agent))
+        return usageError("run: --agent-path names a CLI's executable, and the agent is Warren's own; add --agent "
+                          "claude-code or --agent codex");
     spec.model = model;
     Result<TaskRecord> task = makeError(ErrorCode::InvalidArgument, "");
+    if (command.demo || provider.empty()) { // the demo is a recording of Warren's own agent
+        if (command.agent && protocol::isCliAgent(*command.agent))
+            return usageError("run: " + std::string(protocol::agentKindName(*command.agent)) +
+                              " talks to a model; choose one with --provider and --model");
+        spec.agent = protocol::AgentKind::Warren;
+        spec.agentPath.clear();
+    }
     if (command.demo) {
         std::cerr << "warren: no display for the window, so this is the scripted demo, headless: a recorded agent "
                      "fixes a failing test in a copy of the demo workspace.\n       `warren help` lists the "

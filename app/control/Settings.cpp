@@ -20,6 +20,7 @@ constexpr const char* kModel = "model.name";
 constexpr const char* kPresets = "tasks.presets";
 constexpr const char* kMaxConcurrent = "tasks.max_concurrent";
 constexpr const char* kBackend = "sandbox.backend";
+constexpr const char* kAgent = "tasks.agent";
 constexpr const char* kImage = "sandbox.image";
 constexpr const char* kNetwork = "sandbox.network";
 constexpr const char* kRecentWorkspaces = "ui.recent_workspaces";
@@ -73,9 +74,10 @@ std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, cons
 Result<Settings> loadSettings(Store& store) {
     Settings settings;
     std::string backend = sandbox::backendName(settings.backend);
+    std::string agent(protocol::agentKindName(settings.agent));
     for (const auto& [key, target] : {std::pair{kProvider, &settings.provider}, std::pair{kModel, &settings.model},
                                       std::pair{kBackend, &backend}, std::pair{kImage, &settings.image},
-                                      std::pair{kNetwork, &settings.network}}) {
+                                      std::pair{kNetwork, &settings.network}, std::pair{kAgent, &agent}}) {
         auto value = store.setting(key);
         if (!value)
             return value.error();
@@ -110,7 +112,10 @@ Result<Settings> loadSettings(Store& store) {
     const auto parsedBackend = sandbox::parseBackend(backend);
     if (parsedBackend)
         settings.backend = *parsedBackend;
-    for (const auto& [key, valid] : {std::pair{kBackend, bool(parsedBackend)},
+    const auto parsedAgent = protocol::parseAgentKind(agent);
+    if (parsedAgent)
+        settings.agent = *parsedAgent;
+    for (const auto& [key, valid] : {std::pair{kBackend, bool(parsedBackend)}, std::pair{kAgent, bool(parsedAgent)},
                                      std::pair{kImage, bool(validateImage(settings.image))},
                                      std::pair{kNetwork, bool(validateNetwork(settings.network))},
                                      std::pair{kAllowedCommands, prefixesValid}}) {
@@ -130,6 +135,7 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kPresets, json(settings.presets).dump()},
         {kMaxConcurrent, std::to_string(settings.maxConcurrent)},
         {kBackend, sandbox::backendName(settings.backend)},
+        {kAgent, std::string(protocol::agentKindName(settings.agent))},
         {kImage, settings.image},
         {kNetwork, settings.network},
         {kRecentWorkspaces, json(settings.recentWorkspaces).dump()},

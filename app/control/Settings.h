@@ -1,6 +1,6 @@
 #pragma once
-// What the user set once and every task starts from: the model, the default presets, the sandbox (backend,
-// image and network policy), how many tasks run at a time, the workspaces used recently. Stored in the settings table of
+// What the user set once and every task starts from: the model, the default presets, the agent, the sandbox
+// (backend, image and network policy), how many tasks run at a time, the workspaces used recently. Stored in the settings table of
 // warren.db, one row per key; the provider's key is never among them (it lives in the SecretStore under the
 // provider's key name).
 
@@ -23,6 +23,7 @@ struct Settings {
     sandbox::Backend backend = sandbox::Backend::Bwrap; // stored as its backendName() (TaskSpec::backend)
     std::string image = kDefaultAgentImage;        // docker/podman: the agent's image
     std::string network = "none";                  // the default network policy (TaskSpec::network)
+    protocol::AgentKind agent = protocol::AgentKind::Warren; // the agent new tasks run (TaskSpec::agent)
     std::vector<std::string> recentWorkspaces; // most recent first, at most kMaxRecentWorkspaces
     // Shell command prefixes the user always allows ("git status"): commandPrefixRule, after the default rules.
     std::vector<std::string> allowedCommands;

@@ -29,6 +29,7 @@ json taskRequestJson(const std::string& prompt, const std::string& uploadId, con
         request.limits = {{"timeout_sec", spec.timeoutSec}};
     request.tokenBudget = spec.tokenBudget;
     request.attended = spec.attended;
+    request.agent = spec.agent;
     return request.toJson();
 }
 

@@ -36,6 +36,11 @@ json hostMounts(const AgentSandboxInput& input) {
         mounts["/memories/" + input.memoryPrefix] = {{"type", "bind"}, {"source", input.memoriesDir}};
     if (!input.channelDir.empty())
         mounts[kChannelDirInSandbox] = {{"type", "ro-bind"}, {"source", input.channelDir}};
+    if (input.cli) {
+        mounts[input.cli->directory ? std::string(kCliDirInSandbox) : input.cli->program] = {
+            {"type", "ro-bind"}, {"source", input.cli->source}};
+        mounts[kModelSocketInSandbox] = {{"type", "bind"}, {"source", input.modelSocket}};
+    }
     return mounts;
 }
 

@@ -7,7 +7,10 @@
 // raises them).
 // Pure: tests inspect the layers; planLaunch puts them in the task's AgentLaunch.
 
+#include "app/tasks/AgentCli.h"
+
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,10 @@ struct AgentSandboxInput {
     // the agent is the image's, on its PATH; /state and /output are the pod's own (tmpfs); the workspace is
     // the pod's empty directory.
     std::string clusterAddress;
+    // A CLI agent (Claude Code, Codex): its install, mounted read-only, and the host path of the task's model
+    // proxy socket, mounted at /opt/warren/model.sock (the CLI's only way to its model).
+    std::optional<CliInstall> cli;
+    std::string modelSocket;
     bool strict = false;      // resources/profiles/strict.json on top
     std::vector<nlohmann::json> extraLayers; // the site's (WARREN_SANDBOX_PROFILE)
     nlohmann::json limits = nlohmann::json::object(); // a server's clamped limits, applied last
@@ -40,6 +47,7 @@ inline constexpr const char* kAgentInImage = "warren-agent"; // a cluster's pod:
 // A cluster pod's /state and /output, each a tmpfs of this size (counted in the pod's memory).
 inline constexpr int kClusterScratchMb = 256;
 inline constexpr const char* kEgressSocketInSandbox = "/opt/warren/egress.sock";
+inline constexpr const char* kModelSocketInSandbox = "/opt/warren/model.sock";
 inline constexpr const char* kChannelDirInSandbox = "/opt/warren/channel";
 inline constexpr const char* kChannelSocketName = "agent.sock"; // in the channel directory
 inline constexpr const char* kChannelTokenName = "token";

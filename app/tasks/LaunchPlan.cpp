@@ -38,6 +38,13 @@ Result<std::string> egressSocketPath(const TaskNetwork& network, const DataDir& 
     return socket;
 }
 
+Result<std::string> modelSocketPath(const DataDir& data, const std::string& id) {
+    const std::string socket = data.taskDir(id) + "/model.sock";
+    if (auto fits = fitsUnixSocket(socket, "model proxy's"); !fits)
+        return fits.error();
+    return socket;
+}
+
 Result<std::string> channelDirectory(sandbox::Backend backend, const DataDir& data, const std::string& id) {
     if (sandbox::agentRoute(backend) != sandbox::AgentRoute::HostSocket)
         return std::string();
@@ -59,6 +66,10 @@ Status fitsCluster(const LaunchPlan& plan, const PlanEnvironment& environment) {
         return makeError(ErrorCode::Unsupported,
                          "--network allow:HOSTS needs the egress proxy's socket of this host, which a pod on a "
                          "cluster cannot reach; run the cluster task with --network none");
+    if (plan.cli)
+        return makeError(ErrorCode::Unsupported,
+                         "a CLI agent reaches its model through the model proxy's socket of this host, which a pod on "
+                         "a cluster cannot reach yet; run it with --backend kube, podman or bwrap");
     if (plan.config.memoryBackend == agent::MemoryBackendKind::Filesystem)
         return makeError(ErrorCode::Unsupported,
                          "the filesystem memory backend keeps memories in a directory of this host, which a pod on "
@@ -76,6 +87,8 @@ AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, c
     input.network = plan.network.kind == TaskNetwork::Kind::None ? "none" : "loopback";
     input.egressSocket = plan.egressSocket;
     input.channelDir = plan.channelDir;
+    input.cli = plan.cli;
+    input.modelSocket = plan.modelSocket;
     input.clusterAddress = plan.clusterAddress;
     input.strict = plan.strict;
     input.extraLayers = environment.extraProfileLayers;
@@ -113,8 +126,29 @@ AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, 
 
 } // namespace
 
-Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
-                              const PlanEnvironment& environment) {
+Status cliSpeaksProvider(protocol::AgentKind agent, const ProviderConfig& provider) {
+    using protocol::AgentKind;
+    const bool speaks = agent == AgentKind::Warren ||
+                        (agent == AgentKind::ClaudeCode && provider.kind == ProviderConfig::Kind::Anthropic) ||
+                        (agent == AgentKind::Codex && provider.kind == ProviderConfig::Kind::OpenAi);
+    if (speaks)
+        return Ok{};
+    const std::string name(protocol::agentKindName(agent));
+    if (provider.kind == ProviderConfig::Kind::Scripted)
+        return makeError(ErrorCode::InvalidArgument,
+                         "the scripted provider plays Warren's own agent; " + name + " talks to a model: " +
+                             (agent == AgentKind::ClaudeCode ? "--provider anthropic (or anthropic:URL)"
+                                                             : "--provider openai (or openai-compatible:URL)"));
+    return makeError(ErrorCode::InvalidArgument,
+                     agent == AgentKind::ClaudeCode
+                         ? "claude-code speaks Anthropic's Messages API, not " + provider.name +
+                               "'s: run it with --provider anthropic (or anthropic:URL)"
+                         : "codex speaks OpenAI's Responses API, not " + provider.name +
+                               "'s: run it with --provider openai (or openai-compatible:URL)");
+}
+
+Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, const PlanEnvironment& environment,
+                              const std::optional<CliInstall>& cli) {
     LaunchPlan plan;
     const json overrides = withMemoryPrefix(spec.overrides);
     auto config = agent::resolveConfig(spec.presets, overrides);
@@ -130,6 +164,18 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
     if (!provider)
         return provider.error();
     plan.provider = std::move(*provider);
+    if (auto speaks = cliSpeaksProvider(spec.agent, plan.provider); !speaks)
+        return speaks.error();
+    if (protocol::isCliAgent(spec.agent)) {
+        if (!cli)
+            return makeError(ErrorCode::InvalidArgument,
+                             std::string(protocol::agentKindName(spec.agent)) + " is not installed where it was looked for");
+        auto model = modelSocketPath(environment.data, task.id);
+        if (!model)
+            return model.error();
+        plan.cli = cli;
+        plan.modelSocket = std::move(*model);
+    }
     auto socket = egressSocketPath(plan.network, environment.data, task.id);
     if (!socket)
         return socket.error();

@@ -11,6 +11,7 @@
 #include "app/egress/EgressPolicy.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/store/StoreTypes.h"
+#include "app/tasks/AgentCli.h"
 #include "app/tasks/AgentLaunch.h"
 #include "app/tasks/ClusterPlacement.h"
 #include "app/tasks/DataDir.h"
@@ -40,6 +41,10 @@ struct LaunchPlan {
     std::vector<std::string> directories; // to create, in order: state, output, then memories if mounted
     TaskNetwork network;
     std::string egressSocket; // allow:HOSTS: host path where the task's EgressProxy listens; empty: none
+    // A CLI agent: where it is installed, and the host path where the task's ModelProxy listens (the CLI's
+    // only way to its model, with the task token as its key). nullopt and empty: Warren's own agent.
+    std::optional<CliInstall> cli;
+    std::string modelSocket;
     // A sandbox with no stdin for the protocol (kube): the agent connects to an AgentListener on a socket in
     // this directory, made afresh for each launch, with the task token in a file beside it (0400).
     std::string channelDir;   // empty: stdin and stdout
@@ -60,9 +65,15 @@ struct LaunchPlan {
 };
 
 // An error is the user's to fix before anything runs: a bad preset or --set, network or provider, a data
-// directory so deep that the egress or agent socket's path does not fit a Unix socket address, or a cluster
-// task where nothing takes its agent's connection or what it asks for needs this host's files.
-Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec,
-                              const PlanEnvironment& environment);
+// directory so deep that the egress or agent socket's path does not fit a Unix socket address, a CLI agent
+// with a provider whose wire it does not speak, or a cluster task where nothing takes its agent's connection
+// or what it asks for needs this host's files. cli: the install of the CLI spec.agent names, found by the
+// caller (locateCli); nullopt for Warren's own agent.
+Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, const PlanEnvironment& environment,
+                              const std::optional<CliInstall>& cli = std::nullopt);
+
+// Which provider wires a CLI speaks: Claude Code, Anthropic's Messages API; Codex, OpenAI's Responses API.
+// The error says which --provider to choose.
+Status cliSpeaksProvider(protocol::AgentKind agent, const ProviderConfig& provider);
 
 } // namespace warren::control

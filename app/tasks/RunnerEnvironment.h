@@ -3,6 +3,7 @@
 // once for both faces) and what the face adds (FaceHooks: the desktop's keychain, warrend's accounts and
 // cluster).
 
+#include "agent_core/protocol/AgentKind.h"
 #include "app/egress/InsideDestinations.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/store/StoreTypes.h"
@@ -42,6 +43,9 @@ struct FaceHooks {
     InsideAccess egressAccess;
     // More labels of the task's sandbox (warrend: its owner's tenant and user); unset: none.
     std::function<Result<std::map<std::string, std::string>>(const TaskRecord& task)> sandboxLabels;
+    // The CLI agents' installs the face names (warrend serve --agent-cli KIND=PATH); a kind not named is
+    // looked up on PATH at each launch (locateCli), unless the task names its own (the desktop's --agent-path).
+    std::map<protocol::AgentKind, std::string> agentClis;
     ClusterPlacement cluster;               // warrend's (PlanEnvironment); no agent address: no cluster
     AgentListener* clusterAgents = nullptr; // warrend's one listener for the agents of its cluster tasks
 };

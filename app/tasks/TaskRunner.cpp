@@ -10,6 +10,7 @@
 #include "app/snapshots/TaskSnapshots.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentChannel.h"
+#include "app/tasks/AgentCli.h"
 #include "app/tasks/AgentListener.h"
 #include "app/tasks/AgentSandbox.h"
 #include "app/tasks/EventSequencer.h"
@@ -95,7 +96,12 @@ void TaskRunner::start() {
 }
 
 Status TaskRunner::launch() {
-    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster});
+    // The CLI's install, at each launch: the one the task started with may have been updated or removed since.
+    auto cli = taskCli(m_spec.agent, m_spec.agentPath, m_env.face.agentClis);
+    if (!cli)
+        return cli.error();
+    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster},
+                           *cli);
     if (!plan)
         return plan.error();
     if (m_env.face.sandboxLabels) {

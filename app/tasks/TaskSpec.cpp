@@ -21,6 +21,10 @@ json TaskSpec::toJson() const {
         out["limits"] = limits->toJson();
     if (attended)
         out["attended"] = true;
+    if (agent != protocol::AgentKind::Warren)
+        out["agent"] = protocol::agentKindName(agent);
+    if (!agentPath.empty())
+        out["agent_path"] = agentPath;
     return out;
 }
 
@@ -30,6 +34,7 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
     TaskSpec spec;
     std::string approval;
     std::string backend = "bwrap"; // tasks stored before the container backend ran under bubblewrap
+    std::string agent = "warren";  // tasks stored before other agents ran Warren's
     Error error;
     if (!take(requireObject(value, where), error) ||
         !take(getString(value, "provider", where), spec.provider, error) ||
@@ -43,6 +48,8 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
         !take(getBool(value, "demo", where), spec.demo, error) ||
         !takeIfPresent(getOptionalString(value, "backend", where), backend, error) ||
         !takeIfPresent(getOptionalString(value, "image", where), spec.image, error) ||
+        !takeIfPresent(getOptionalString(value, "agent", where), agent, error) ||
+        !takeIfPresent(getOptionalString(value, "agent_path", where), spec.agentPath, error) ||
         (value.contains("attended") && !take(getBool(value, "attended", where), spec.attended, error)))
         return makeError(ErrorCode::InvalidArgument,
                          "the stored task spec is unreadable (" + error.message +
@@ -55,6 +62,10 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
     if (!parsedBackend)
         return makeError(ErrorCode::InvalidArgument, "task spec: " + parsedBackend.error().message);
     spec.backend = *parsedBackend;
+    auto parsedAgent = protocol::parseAgentKind(agent);
+    if (!parsedAgent)
+        return makeError(ErrorCode::InvalidArgument, "task spec: " + parsedAgent.error().message);
+    spec.agent = *parsedAgent;
     if (value.contains("limits")) {
         auto read = protocol::LimitsAppliedData::fromJson(value.at("limits"));
         if (!read)

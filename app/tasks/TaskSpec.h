@@ -3,6 +3,7 @@
 // limits. Stored with the task (tasks.spec, JSON) so `warren resume` relaunches it the same way. Never
 // holds a key: the provider's key is looked up by name at launch.
 
+#include "agent_core/protocol/AgentKind.h"
 #include "agent_core/protocol/EventPayloads.h"
 #include "app/proxy/ApprovalMode.h"
 #include "common/Result.h"
@@ -37,6 +38,11 @@ struct TaskSpec {
     bool attended = false;
     sandbox::Backend backend = sandbox::Backend::Bwrap; // the sandbox; stored as its backendName()
     std::string image = kDefaultAgentImage;            // docker/podman: the image the agent runs on
+    // Which agent runs in the sandbox (DESIGN §11): Warren's own, or a CLI under its supervisor. The CLI is
+    // the user's install: agentPath names it (`--agent-path`, the desktop only: a server's user names no
+    // path of the server's), else the face's own (warrend serve's, or found on PATH) at each launch.
+    protocol::AgentKind agent = protocol::AgentKind::Warren; // stored as its agentKindName()
+    std::string agentPath;
     // The sandbox limits a server clamped to its quotas (profile limit names), applied over every other
     // layer and recorded as the task's first event; unset on the desktop, where the profile decides.
     std::optional<protocol::LimitsAppliedData> limits;

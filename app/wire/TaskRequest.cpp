@@ -63,6 +63,8 @@ json TaskRequest::toJson() const {
         body["queue"] = true;
     if (attended)
         body["attended"] = true;
+    if (agent != protocol::AgentKind::Warren)
+        body["agent"] = protocol::agentKindName(agent);
     return body;
 }
 
@@ -71,12 +73,13 @@ Result<TaskRequest> TaskRequest::fromJson(const json& body) {
         return object.error();
     if (auto keys = checkKeys(body,
                               {"prompt", "workspace", "provider", "model", "script", "presets", "settings",
-                               "network", "limits", "token_budget", "queue", "attended"},
+                               "network", "limits", "token_budget", "queue", "attended", "agent"},
                               "the request body", ListKnown::Yes);
         !keys)
         return keys.error();
     TaskRequest request;
     Error error;
+    std::string agent = "warren";
     if (!take(getString(body, "prompt", ""), request.prompt, error) ||
         !take(getString(body, "workspace", ""), request.workspace, error) ||
         !takeIfPresent(getOptionalString(body, "provider", ""), request.provider, error) ||
@@ -85,8 +88,13 @@ Result<TaskRequest> TaskRequest::fromJson(const json& body) {
         !takeIfPresent(getOptionalString(body, "network", ""), request.network, error) ||
         !takeIfPresent(getOptionalUint(body, "token_budget", ""), request.tokenBudget, error) ||
         !takeIfPresent(getOptionalBool(body, "queue", ""), request.queue, error) ||
-        !takeIfPresent(getOptionalBool(body, "attended", ""), request.attended, error))
+        !takeIfPresent(getOptionalBool(body, "attended", ""), request.attended, error) ||
+        !takeIfPresent(getOptionalString(body, "agent", ""), agent, error))
         return error;
+    auto parsedAgent = protocol::parseAgentKind(agent);
+    if (!parsedAgent)
+        return refuse("agent: " + parsedAgent.error().message);
+    request.agent = *parsedAgent;
     if (request.prompt.empty())
         return refuse("prompt: is empty; say what the agent should do");
     if (request.prompt.size() > kMaxPromptBytes)

@@ -4,7 +4,7 @@
 // message naming the field, before anything is created.
 //
 //   {"prompt", "workspace": UPLOAD_ID, "provider"?, "model"?, "script"?, "presets"?, "settings"?,
-//    "network"?, "limits"?, "token_budget"?, "queue"?, "attended"?}
+//    "network"?, "limits"?, "token_budget"?, "queue"?, "attended"?, "agent"?}
 //
 // script is a scripted model's {"turns": [...]} inline (the demo and tests), read by the same parser as a
 // script file; it excludes provider. limits are the sandbox's, by the profile's names (memory_mb, pids,
@@ -14,7 +14,10 @@
 // the spec is. queue: when every concurrency slot of the caller's is taken, the task waits for one instead
 // of being refused. attended: someone follows the task (a terminal's `warren run --remote`), so a reply of
 // the model without a tool call ends the run waiting for theirs (status waiting) instead of being nudged.
+// agent: warren (the default), claude-code or codex: a CLI the server's operator installed (DESIGN §11); the
+// caller names no path of the server's.
 
+#include "agent_core/protocol/AgentKind.h"
 #include "common/Result.h"
 
 #include <cstdint>
@@ -40,6 +43,7 @@ struct TaskRequest {
     std::uint64_t tokenBudget = 0;                    // 0: none asked for
     bool queue = false;
     bool attended = false;
+    protocol::AgentKind agent = protocol::AgentKind::Warren;
 
     // Only what differs from the defaults, besides prompt, workspace and network.
     nlohmann::json toJson() const;

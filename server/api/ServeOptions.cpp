@@ -55,6 +55,18 @@ bool isWildcard(const std::string& hostPort) {
     return host == "0.0.0.0" || host == "::" || host.empty();
 }
 
+// KIND=PATH: an absolute path, so what runs does not depend on the directory warrend started in.
+Status readAgentCli(const std::string& value, std::map<protocol::AgentKind, std::string>& clis) {
+    const auto eq = value.find('=');
+    auto kind = protocol::parseAgentKind(value.substr(0, eq));
+    if (eq == std::string::npos || !kind || !protocol::isCliAgent(*kind) || value.size() == eq + 1 || value[eq + 1] != '/')
+        return makeError(ErrorCode::InvalidArgument, "--agent-cli " + value +
+                                                         ": expected claude-code=PATH or codex=PATH, PATH the "
+                                                         "CLI's executable as an absolute path");
+    clis[*kind] = value.substr(eq + 1);
+    return Ok{};
+}
+
 } // namespace
 
 Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
@@ -126,6 +138,8 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
             if (!peer)
                 return makeError(ErrorCode::InvalidArgument, "--agent-peer " + peer.error().message);
             options.agentPeer = std::move(*peer);
+        } else if (flag == "--agent-cli") {
+            read = readAgentCli(value, options.agentClis);
         } else if (flag == "--runtime-class") {
             if (!sandbox::isDnsLabel(value))
                 return makeError(ErrorCode::InvalidArgument, "--runtime-class " + value +

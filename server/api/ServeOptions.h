@@ -8,12 +8,14 @@
 //                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT] [--agent-peer PEER]
 //                  [--runtime-class NAME]]
 
+#include "agent_core/protocol/AgentKind.h"
 #include "app/egress/InsideDestinations.h"
 #include "common/Result.h"
 #include "sandbox/Backend.h"
 #include "sandbox/cluster/ControlPlanePeer.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +48,9 @@ struct ServeOptions {
     // Who the sandbox pods' NetworkPolicy lets them reach: warrend's pods (NAMESPACE/KEY=VALUE,...) or its
     // address block; its port is the one the agents' listener binds. Required with --backend kubernetes.
     std::optional<sandbox::ControlPlanePeer> agentPeer;
+    // --agent-cli KIND=PATH (repeatable): the operator's install of a CLI agent (claude-code, codex) that
+    // users' tasks may run ("agent" in POST /v1/tasks); a kind not named is looked up on warrend's PATH.
+    std::map<protocol::AgentKind, std::string> agentClis;
     std::string runtimeClass; // the sandbox pods' runtime class (e.g. gvisor); empty: the cluster's default
     // The destinations inside warrend's host and networks (loopback, private, link-local, metadata) that a
     // task may reach: through its network allow-list, or as a provider endpoint its user names. Empty: none;

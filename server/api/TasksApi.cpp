@@ -75,6 +75,7 @@ control::TaskSpec specFor(ServerParts& parts, const Account& caller, const wire:
         spec.image = parts.options.image;
     spec.limits = admission.limits;
     spec.attended = request.attended;
+    spec.agent = request.agent; // the operator's install (warrend serve --agent-cli), never a path of the caller's
     return spec;
 }
 

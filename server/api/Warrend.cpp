@@ -92,6 +92,7 @@ Status Warrend::openControl(const ServeOptions& options) {
             return access;
         };
         hooks.egressAccess = options.insideAccess();
+        hooks.agentClis = options.agentClis;
         hooks.sandboxLabels = [this](const control::TaskRecord& task) -> Result<std::map<std::string, std::string>> {
             auto owner = m_accounts->taskOwner(task.id);
             if (!owner)

@@ -194,7 +194,7 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
     QVERIFY(bool(settings));
     settings->presets = {"safe-mode"}; // approvals for risky tools
     QVERIFY(bool(desk.plane().saveSettings(*settings)));
-    desk.window().newTaskBar()->setDefaults({{"safe-mode"}, {}, "bwrap", "none"});
+    desk.window().newTaskBar()->setDefaults({{"safe-mode"}, {}, "warren", "bwrap", "none"});
 
     const QString id = runFromBar(desk, workspace.path(), "Make a file");
     QVERIFY(desk.waitEvent(id, "approval_requested"));
@@ -232,7 +232,7 @@ void TestGuiWindow::alwaysAllowCommandsReachesLaterTasks() {
     QVERIFY(bool(settings));
     settings->presets = {"safe-mode"};
     QVERIFY(bool(desk.plane().saveSettings(*settings)));
-    desk.window().newTaskBar()->setDefaults({{"safe-mode"}, {}, "bwrap", "none"});
+    desk.window().newTaskBar()->setDefaults({{"safe-mode"}, {}, "warren", "bwrap", "none"});
 
     const QString id = runFromBar(desk, workspace.path(), "Make files");
     QVERIFY(desk.waitEvent(id, "approval_requested"));
@@ -413,7 +413,7 @@ void TestGuiWindow::aReplyContinuesAFinishedTask() {
 void TestGuiWindow::aSubAgentsWorkIsFoldedIntoItsCard() {
     DesktopFixture desk;
     QVERIFY(desk.open());
-    desk.window().newTaskBar()->setDefaults({{"team"}, {}, "bwrap", "none"});
+    desk.window().newTaskBar()->setDefaults({{"team"}, {}, "warren", "bwrap", "none"});
     QTemporaryDir workspace;
     desk.useScript({turn("", "spawn_agent", {{"brief", "Write a.txt"}}), turn("", "wait_agents", json::object()),
                     turn("", "finish", {{"summary", "the helper wrote a.txt"}})},

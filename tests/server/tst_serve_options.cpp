@@ -97,6 +97,16 @@ private slots:
         QCOMPARE(block->agentPeer->ipBlock, std::string("10.0.0.5/32"));
     }
 
+    void readsTheOperatorsCliAgents() {
+        auto options = parseServeOptions(toStd(kRequired + QStringList{"--agent-cli", "claude-code=/opt/claude/claude",
+                                                                       "--agent-cli", "codex=/opt/codex/bin/codex"}));
+        QVERIFY2(options, options ? "" : options.error().message.c_str());
+        using warren::protocol::AgentKind;
+        QCOMPARE(options->agentClis.at(AgentKind::ClaudeCode), std::string("/opt/claude/claude"));
+        QCOMPARE(options->agentClis.at(AgentKind::Codex), std::string("/opt/codex/bin/codex"));
+        QVERIFY(parseServeOptions(toStd(kRequired))->agentClis.empty()); // looked up on PATH at launch
+    }
+
     void readsAnIpv6Listen() {
         auto options =
             parseServeOptions(toStd({"--listen", "[::1]:0", "--database", "d", "--data-dir", "x"}));
@@ -166,6 +176,11 @@ private slots:
             << (kRequired + QStringList{"--allow-internal", "127.1"}) << "--allow-internal: \"127.1\"";
         QTest::newRow("allow-internal bad block")
             << (kRequired + QStringList{"--allow-internal", "10.0.0.0/40"}) << "prefix length";
+        QTest::newRow("agent cli of warren's own agent")
+            << (kRequired + QStringList{"--agent-cli", "warren=/usr/bin/warren-agent"}) << "claude-code=PATH or codex=PATH";
+        QTest::newRow("agent cli unknown") << (kRequired + QStringList{"--agent-cli", "aider=/x"}) << "--agent-cli aider=/x";
+        QTest::newRow("agent cli without path") << (kRequired + QStringList{"--agent-cli", "codex"}) << "absolute path";
+        QTest::newRow("agent cli relative") << (kRequired + QStringList{"--agent-cli", "codex=bin/codex"}) << "absolute path";
         QTest::newRow("provider key secret empty")
             << (kRequired + QStringList{"--provider-key-secret", ""}) << "openssl rand -out FILE 32";
     }

@@ -6,6 +6,8 @@ warren_add_test(tst_task_reply SOURCES tst_task_reply.cpp LIBS warren_tasks LABE
 warren_add_test(tst_run_ending SOURCES tst_run_ending.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_launch_plan SOURCES tst_launch_plan.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_agent_sandbox SOURCES tst_agent_sandbox.cpp LIBS warren_tasks LABELS unit)
+# Where a CLI agent (Claude Code, Codex) is installed, on real directory layouts.
+warren_add_test(tst_agent_cli SOURCES tst_agent_cli.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_agent_channel SOURCES tst_agent_channel.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_tool_proxy SOURCES tst_tool_proxy.cpp LIBS warren_tasks warren_store_sqlite LABELS unit)
 warren_add_test(tst_settings SOURCES tst_settings.cpp LIBS warren_control warren_store_sqlite LABELS unit)

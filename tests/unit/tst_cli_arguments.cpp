@@ -54,6 +54,9 @@ json describe(const CliArguments& arguments) {
                     out["settings"].push_back(json::array({key, value}));
                 putOptional(out, "backend", command.backend);
                 putOptional(out, "image", command.image);
+                if (command.agent)
+                    out["agent"] = std::string(protocol::agentKindName(*command.agent));
+                putOptional(out, "agent_path", command.agentPath);
                 putOptional(out, "network", command.network);
                 putOptional(out, "approve", command.approve);
                 if (command.json)
@@ -255,6 +258,9 @@ void TestCliArguments::parses_data() {
     QTest::newRow("run in a container")
         << QStringList{"run", "--backend=podman", "--image", "localhost/warren-test:1", "go"}
         << j({{"command", "run"}, {"prompt", "go"}, {"backend", "podman"}, {"image", "localhost/warren-test:1"}});
+    QTest::newRow("run claude code from a path")
+        << QStringList{"run", "--agent", "claude-code", "--agent-path=/opt/claude", "go"}
+        << j({{"command", "run"}, {"prompt", "go"}, {"agent", "claude-code"}, {"agent_path", "/opt/claude"}});
     QTest::newRow("cancel") << QStringList{"cancel", "t-1"} << j({{"command", "cancel"}, {"task", "t-1"}});
     QTest::newRow("cancel --data-dir") << QStringList{"cancel", "--data-dir", "/d", "t-1"}
                                        << j({{"command", "cancel"}, {"task", "t-1"}, {"data_dir", "/d"}});
@@ -389,6 +395,14 @@ void TestCliArguments::errors_data() {
                                  << "--approve: expected ask, auto or deny, got 'yes'";
     QTest::newRow("resume approve yes") << QStringList{"resume", "t-1", "--approve=yes"}
                                         << "--approve: expected ask, auto or deny, got 'yes'";
+    QTest::newRow("agent") << QStringList{"run", "--agent", "aider", "go"}
+                           << "--agent: expected warren, claude-code or codex, got 'aider'";
+    QTest::newRow("agent path empty") << QStringList{"run", "--agent-path=", "go"}
+                                      << "--agent-path: needs a value (--agent-path PATH), got an empty one";
+    QTest::newRow("agent path for warren's own agent")
+        << QStringList{"run", "--agent", "warren", "--agent-path", "/x", "go"}
+        << "--agent-path names a CLI's executable; Warren's own agent is built in: drop --agent-path or choose "
+           "--agent claude-code or codex";
     QTest::newRow("backend") << QStringList{"run", "--backend", "lxc", "go"}
                              << "--backend: expected bwrap, docker, podman, kube or kubernetes, got 'lxc'";
     QTest::newRow("resume backend") << QStringList{"resume", "t-1", "--backend", "lxc"}

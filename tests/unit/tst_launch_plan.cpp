@@ -68,6 +68,11 @@ private slots:
     void aClusterTaskNeedsWhatAPodCanReach();
     void aClusterPodsAgentConnectsOverTheNetwork();
     void aPodsAgentConnects();
+    void aCliAgentGetsItsInstallAndTheModelSocket_data();
+    void aCliAgentGetsItsInstallAndTheModelSocket();
+    void aCliAgentNeedsAProviderItSpeaks_data();
+    void aCliAgentNeedsAProviderItSpeaks();
+    void aCliAgentDoesNotRunOnACluster();
 };
 
 void TestLaunchPlan::plansTheLaunch_data() {
@@ -373,6 +378,93 @@ void TestLaunchPlan::clampedLimitsComeLast() {
     auto siteProfile = sandbox::resolveProfile(unclamped->launch.layers);
     QVERIFY(siteProfile);
     QCOMPARE(siteProfile->limits.memoryMb, 4096u);
+}
+
+void TestLaunchPlan::aCliAgentGetsItsInstallAndTheModelSocket_data() {
+    QTest::addColumn<int>("agent");
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<bool>("directory");
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QString>("mountedAt");
+    QTest::newRow("claude-code: one executable") << int(protocol::AgentKind::ClaudeCode) << "anthropic" << false
+                                                 << "/usr/lib/node_modules/claude.exe" << "/opt/warren/cli/claude"
+                                                 << "/opt/warren/cli/claude";
+    QTest::newRow("codex: its vendor directory") << int(protocol::AgentKind::Codex) << "openai" << true
+                                                 << "/usr/lib/node_modules/vendor" << "/opt/warren/cli/bin/codex"
+                                                 << "/opt/warren/cli";
+}
+
+void TestLaunchPlan::aCliAgentGetsItsInstallAndTheModelSocket() {
+    QFETCH(int, agent);
+    QFETCH(QString, provider);
+    QFETCH(bool, directory);
+    QFETCH(QString, source);
+    QFETCH(QString, program);
+    QFETCH(QString, mountedAt);
+    TaskSpec cli = spec({}, "{}", "none", false, 0);
+    cli.agent = protocol::AgentKind(agent);
+    cli.provider = provider.toStdString();
+    cli.model = "m";
+    const CliInstall install{source.toStdString(), directory, program.toStdString(), {}};
+    auto plan = planLaunch(task(), cli, environment(), install);
+    QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+    QVERIFY(plan->cli == install);
+    QCOMPARE(plan->modelSocket, std::string("/data/tasks/t-1/model.sock"));
+    auto profile = sandbox::resolveProfile(plan->launch.layers);
+    QVERIFY(profile);
+    const auto* cliMount = mountAt(*profile, mountedAt.toStdString());
+    QVERIFY(cliMount);
+    QCOMPARE(cliMount->source, source.toStdString());
+    QCOMPARE(cliMount->type, sandbox::MountSpec::Type::RoBind); // the sandbox cannot change the user's install
+    const auto* socket = mountAt(*profile, kModelSocketInSandbox);
+    QVERIFY(socket);
+    QCOMPARE(socket->source, plan->modelSocket);
+
+    // Warren's own agent has neither.
+    auto own = planLaunch(task(), spec({}, "{}", "none", false, 0), environment());
+    QVERIFY(own);
+    QVERIFY(!own->cli);
+    QVERIFY(own->modelSocket.empty());
+    auto ownProfile = sandbox::resolveProfile(own->launch.layers);
+    QVERIFY(ownProfile);
+    QVERIFY(!mountAt(*ownProfile, kModelSocketInSandbox));
+}
+
+void TestLaunchPlan::aCliAgentNeedsAProviderItSpeaks_data() {
+    QTest::addColumn<int>("agent");
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("claude-code on openai") << int(protocol::AgentKind::ClaudeCode) << "openai" << "--provider anthropic";
+    QTest::newRow("claude-code on ollama") << int(protocol::AgentKind::ClaudeCode) << "ollama" << "--provider anthropic";
+    QTest::newRow("codex on anthropic") << int(protocol::AgentKind::Codex) << "anthropic" << "--provider openai";
+    QTest::newRow("codex on a script") << int(protocol::AgentKind::Codex) << "scripted:/s.json" << "--provider openai";
+}
+
+void TestLaunchPlan::aCliAgentNeedsAProviderItSpeaks() {
+    QFETCH(int, agent);
+    QFETCH(QString, provider);
+    QFETCH(QString, named);
+    TaskSpec cli = spec({}, "{}", "none", false, 0);
+    cli.agent = protocol::AgentKind(agent);
+    cli.provider = provider.toStdString();
+    cli.model = "m";
+    auto plan = planLaunch(task(), cli, environment(), CliInstall{"/x", false, "/opt/warren/cli/x", {}});
+    QVERIFY(!plan);
+    QVERIFY2(QString::fromStdString(plan.error().message).contains(named), plan.error().message.c_str());
+}
+
+void TestLaunchPlan::aCliAgentDoesNotRunOnACluster() {
+    TaskSpec cli = spec({}, R"({"memory_backend":"host"})", "none", false, 0);
+    cli.agent = protocol::AgentKind::ClaudeCode;
+    cli.provider = "anthropic";
+    cli.model = "m";
+    cli.backend = sandbox::Backend::Kubernetes;
+    auto plan = planLaunch(task(), cli, environment(kRoot, {"warrend:8421", std::nullopt, ""}),
+                           CliInstall{"/x", false, "/opt/warren/cli/x", {}});
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().code, ErrorCode::Unsupported);
+    QVERIFY2(plan.error().message.find("--backend kube") != std::string::npos, plan.error().message.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestLaunchPlan)

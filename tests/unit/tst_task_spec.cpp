@@ -47,6 +47,8 @@ private slots:
         spec.backend = sandbox::Backend::Podman;
         spec.image = "localhost/agent:1";
         spec.attended = true;
+        spec.agent = protocol::AgentKind::Codex;
+        spec.agentPath = "/opt/codex/bin/codex";
         auto read = TaskSpec::fromJson(spec.toJson());
         QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
         QCOMPARE(QString::fromStdString(read->toJson().dump()), QString::fromStdString(spec.toJson().dump()));
@@ -61,6 +63,8 @@ private slots:
         QCOMPARE(QString::fromStdString(read->image), QString(kDefaultAgentImage));
         QVERIFY(!read->limits);
         QVERIFY(!read->attended); // stored before attended runs: unattended, as they ran
+        QCOMPARE(read->agent, protocol::AgentKind::Warren); // stored before other agents: Warren's ran them
+        QVERIFY(read->agentPath.empty());
     }
 
     void unreadable_data() {
@@ -101,6 +105,9 @@ private slots:
             << "approval"
             << "\"sometimes\""
             << "unknown approval mode \"sometimes\": use ask, auto or deny";
+        QTest::newRow("unknown agent") << "agent"
+                                       << "\"aider\""
+                                       << "unknown agent \"aider\": expected warren, claude-code or codex";
         QTest::newRow("unknown backend") << "backend"
                                          << "\"kvm\""
                                          << "task spec: ";

@@ -665,8 +665,8 @@ void MainWindow::applySettings() {
     for (const auto& workspace : settings->recentWorkspaces)
         recent << qs(workspace);
     m_newTask->setRecentWorkspaces(recent);
-    NewTaskBar::Defaults defaults{{}, qs(settings->model), qs(sandbox::backendName(settings->backend)),
-                                 qs(settings->network)};
+    NewTaskBar::Defaults defaults{{}, qs(settings->model), QString::fromUtf8(protocol::agentKindName(settings->agent)),
+                                 qs(sandbox::backendName(settings->backend)), qs(settings->network)};
     for (const auto& preset : settings->presets)
         defaults.presets << qs(preset);
     m_newTask->setDefaults(defaults);
@@ -714,6 +714,10 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
     spec.backend = *backend;
     spec.image = settings->image;
     spec.network = request.network.toStdString();
+    auto agent = protocol::parseAgentKind(request.agent.toStdString());
+    if (!agent)
+        return showProblem(qs(agent.error().message));
+    spec.agent = *agent;
     if (auto valid = control::validateSpec(spec); !valid)
         return showProblem(qs(valid.error().message));
     // One submission at a time from the bar: sending a workspace to a server takes a while, and a second

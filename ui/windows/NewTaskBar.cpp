@@ -1,6 +1,7 @@
 #include "ui/windows/NewTaskBar.h"
 
 #include "ui/widgets/NetworkChoice.h"
+#include "ui/windows/AgentChoices.h"
 #include "ui/windows/SandboxChoices.h"
 
 #include <QComboBox>
@@ -61,6 +62,11 @@ NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* par
     m_model->setToolTip(tr("The model for this task; empty uses the one in Settings"));
     connect(m_model, &QLineEdit::returnPressed, this, &NewTaskBar::submit);
 
+    m_agent = new QComboBox(this);
+    m_agent->setObjectName("agent");
+    m_agent->setToolTip(tr("The agent that does this task, in its sandbox: Warren's own, or your Claude Code or "
+                           "Codex (their keys stay with Warren)"));
+    fillAgents(m_agent, QString::fromUtf8(protocol::agentKindName(protocol::AgentKind::Warren)));
     m_backend = new QComboBox(this);
     m_backend->setObjectName("backend");
     m_backend->setToolTip(tr("The sandbox this task runs in"));
@@ -78,6 +84,7 @@ NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* par
     layout->addWidget(m_prompt, 5);
     layout->addWidget(m_presets);
     layout->addWidget(m_model, 1);
+    layout->addWidget(m_agent);
     layout->addWidget(m_backend);
     layout->addWidget(m_network);
     layout->addWidget(m_run);
@@ -96,6 +103,7 @@ void NewTaskBar::setDefaults(const Defaults& defaults) {
     const QStringList checked = checkedPresets();
     m_presets->setText(checked.isEmpty() ? tr("No preset") : checked.join(QStringLiteral(", ")));
     m_model->setPlaceholderText(defaults.model.isEmpty() ? tr("model") : defaults.model);
+    fillAgents(m_agent, defaults.agent);
     fillBackends(m_backend, defaults.backend);
     m_network->setValue(defaults.network);
 }
@@ -116,7 +124,8 @@ void NewTaskBar::submit() {
         return;
     }
     emit runRequested({m_prompt->text().trimmed(), m_workspace->currentText().trimmed(), checkedPresets(),
-                       m_model->text().trimmed(), m_backend->currentData().toString(), m_network->value()});
+                       m_model->text().trimmed(), m_agent->currentData().toString(),
+                       m_backend->currentData().toString(), m_network->value()});
 }
 
 } // namespace warren::ui

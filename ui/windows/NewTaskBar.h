@@ -1,6 +1,6 @@
 #pragma once
 // Where a task starts: the workspace (the recent ones, or browse), what to do, the presets, the model, the
-// sandbox backend and the network policy. Enter runs it. After each run the choices return to the defaults
+// agent, the sandbox backend and the network policy. Enter runs it. After each run the choices return to the defaults
 // from Settings, so a wider network for one task never carries over to the next.
 
 #include <QWidget>
@@ -24,6 +24,7 @@ public:
         QString workspace;
         QStringList presets;
         QString model;   // empty: the configured one
+        QString agent;   // TaskSpec::agent
         QString backend; // TaskSpec::backend
         QString network; // TaskSpec::network
     };
@@ -35,6 +36,7 @@ public:
     struct Defaults {
         QStringList presets;
         QString model;
+        QString agent;
         QString backend;
         QString network;
     };
@@ -53,6 +55,7 @@ private:
     QLineEdit* m_prompt;
     QToolButton* m_presets;
     QLineEdit* m_model;
+    QComboBox* m_agent;
     QComboBox* m_backend;
     NetworkChoice* m_network;
     QPushButton* m_run;

@@ -2,6 +2,7 @@
 
 #include "ui/widgets/NetworkChoice.h"
 #include "ui/windows/ControlPlaneBox.h"
+#include "ui/windows/AgentChoices.h"
 #include "ui/windows/SandboxChoices.h"
 
 #include <algorithm>
@@ -113,6 +114,12 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_maxConcurrent = new QSpinBox(tasksBox);
     m_maxConcurrent->setObjectName("maxConcurrent");
     m_maxConcurrent->setRange(1, 64);
+    m_agent = new QComboBox(tasksBox);
+    m_agent->setObjectName("agent");
+    m_agent->setToolTip(tr("The agent new tasks run: Warren's own, or your Claude Code or Codex, run in the task's "
+                           "sandbox with its key kept outside (Claude Code needs an Anthropic model, Codex an "
+                           "OpenAI one)"));
+    tasksForm->addRow(tr("Agent"), m_agent);
     tasksForm->addRow(tr("Presets"), m_presets);
     tasksForm->addRow(tr("Tasks at a time"), m_maxConcurrent);
     agentsLayout->addWidget(tasksBox);
@@ -204,6 +211,7 @@ void SettingsDialog::load() {
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
+    fillAgents(m_agent, QString::fromUtf8(protocol::agentKindName(m_settings.agent)));
     fillBackends(m_backend, QString::fromStdString(sandbox::backendName(m_settings.backend)));
     m_network->setValue(QString::fromStdString(m_settings.network));
     m_image->setText(QString::fromStdString(m_settings.image));
@@ -282,6 +290,7 @@ void SettingsDialog::accept() {
         if (m_presets->item(i)->checkState() == Qt::Checked)
             settings.presets.push_back(m_presets->item(i)->text().toStdString());
     settings.maxConcurrent = static_cast<std::size_t>(m_maxConcurrent->value());
+    settings.agent = chosenAgent(m_agent);
     settings.backend = chosenBackend(m_backend);
     const QString image = m_image->text().trimmed();
     settings.image = image.isEmpty() ? std::string(control::kDefaultAgentImage) : image.toStdString();

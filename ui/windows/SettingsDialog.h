@@ -73,6 +73,7 @@ private:
     QLabel* m_testResult;
     QListWidget* m_presets;
     QSpinBox* m_maxConcurrent;
+    QComboBox* m_agent;
     QComboBox* m_backend;
     QLineEdit* m_image;
     NetworkChoice* m_network;

@@ -1,0 +1,135 @@
+#include "app/tasks/AgentCli.h"
+
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+#include <unistd.h>
+
+namespace warren::control {
+
+namespace fs = std::filesystem;
+using protocol::AgentKind;
+
+namespace {
+
+#if defined(__aarch64__)
+constexpr const char* kCodexTriple = "aarch64-unknown-linux-musl";
+constexpr const char* kCodexPlatformPackage = "codex-linux-arm64";
+#else
+constexpr const char* kCodexTriple = "x86_64-unknown-linux-musl";
+constexpr const char* kCodexPlatformPackage = "codex-linux-x64";
+#endif
+
+const char* displayName(AgentKind kind) {
+    return kind == AgentKind::ClaudeCode ? "Claude Code" : "Codex";
+}
+
+std::string installHint(AgentKind kind) {
+    return std::string("install it (npm install -g ") + cliPackageName(kind) + ") or name it with --agent-path PATH";
+}
+
+bool isElf(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::array<char, 4> magic{};
+    return in.read(magic.data(), magic.size()) && magic == std::array<char, 4>{0x7f, 'E', 'L', 'F'};
+}
+
+bool isExecutableFile(const fs::path& file) {
+    std::error_code error;
+    return fs::is_regular_file(file, error) && ::access(file.c_str(), X_OK) == 0;
+}
+
+Result<fs::path> findOnPath(AgentKind kind, const std::string& searchPath) {
+    std::size_t from = 0;
+    while (from <= searchPath.size()) {
+        const std::size_t end = std::min(searchPath.find(':', from), searchPath.size());
+        const std::string dir = searchPath.substr(from, end - from);
+        if (!dir.empty() && dir.front() == '/') // a relative PATH entry would depend on where Warren started
+            if (const fs::path candidate = fs::path(dir) / cliCommandName(kind); isExecutableFile(candidate))
+                return candidate;
+        from = end + 1;
+    }
+    return makeError(ErrorCode::NotFound, std::string(displayName(kind)) + " is not installed: no `" +
+                                              cliCommandName(kind) + "` on PATH; " + installHint(kind));
+}
+
+// Codex's vendor directory (bin/codex, codex-path/rg) for its executable, or for the launcher npm links.
+std::optional<fs::path> codexVendorDir(const fs::path& real) {
+    if (isElf(real)) {
+        const fs::path dir = real.parent_path().parent_path();
+        if (real.parent_path().filename() == "bin" && fs::is_directory(dir / "codex-path"))
+            return dir;
+        return std::nullopt;
+    }
+    // bin/codex.js of @openai/codex: the platform's package beside it (npm's flat layout) or inside it.
+    const fs::path package = real.parent_path().parent_path();
+    const fs::path platform = fs::path("@openai") / kCodexPlatformPackage / "vendor" / kCodexTriple;
+    for (const fs::path& candidate : {package.parent_path().parent_path() / platform,
+                                      package / "node_modules" / platform, package / "vendor" / kCodexTriple})
+        if (isExecutableFile(candidate / "bin" / "codex"))
+            return candidate;
+    return std::nullopt;
+}
+
+} // namespace
+
+const char* cliCommandName(AgentKind kind) {
+    return kind == AgentKind::ClaudeCode ? "claude" : "codex";
+}
+
+const char* cliPackageName(AgentKind kind) {
+    return kind == AgentKind::ClaudeCode ? "@anthropic-ai/claude-code" : "@openai/codex";
+}
+
+Result<CliInstall> locateCli(AgentKind kind, const std::string& named, const std::string& searchPath) {
+    if (!protocol::isCliAgent(kind))
+        return makeError(ErrorCode::InvalidArgument, "Warren's own agent is not a CLI to locate");
+    fs::path given;
+    if (named.empty()) {
+        auto found = findOnPath(kind, searchPath);
+        if (!found)
+            return found.error();
+        given = *found;
+    } else {
+        given = named;
+    }
+    std::error_code error;
+    const fs::path real = fs::canonical(given, error);
+    if (error || !isExecutableFile(real))
+        return makeError(ErrorCode::NotFound, std::string(displayName(kind)) + " at " + given.string() +
+                                                  " is not an executable file; " + installHint(kind));
+    const std::string inside = kCliDirInSandbox;
+    if (kind == AgentKind::ClaudeCode) {
+        if (!isElf(real)) // Claude Code 1 was a Node.js script, which would need Node.js in every sandbox
+            return makeError(ErrorCode::Unsupported,
+                             "Claude Code at " + real.string() +
+                                 " is not a native executable (Claude Code 1 was a Node.js script); Warren runs "
+                                 "Claude Code 2 or later: npm install -g @anthropic-ai/claude-code@latest");
+        return CliInstall{real.string(), false, inside + "/claude", {}};
+    }
+    if (const auto vendor = codexVendorDir(real))
+        return CliInstall{vendor->string(), true, inside + "/bin/codex", {inside + "/codex-path"}};
+    if (isElf(real)) // a codex executable of its own, without the vendor directory around it
+        return CliInstall{real.string(), false, inside + "/codex", {}};
+    return makeError(ErrorCode::NotFound, "Codex at " + real.string() + " has no executable for this machine beside it (" +
+                                              std::string("@openai/") + kCodexPlatformPackage + "); " +
+                                              installHint(kind));
+}
+
+Result<std::optional<CliInstall>> taskCli(AgentKind agent, const std::string& agentPath,
+                                          const std::map<AgentKind, std::string>& configured) {
+    if (!protocol::isCliAgent(agent))
+        return std::optional<CliInstall>();
+    std::string named = agentPath;
+    if (const auto it = configured.find(agent); named.empty() && it != configured.end())
+        named = it->second;
+    const char* path = std::getenv("PATH");
+    auto install = locateCli(agent, named, path ? path : "");
+    if (!install)
+        return install.error();
+    return std::optional<CliInstall>(std::move(*install));
+}
+
+} // namespace warren::control
