@@ -22,6 +22,12 @@ if command -v podman >/dev/null 2>&1; then
     phase "test image" "$source_dir/packaging/make-test-image.sh"
 fi
 
+# Claude Code and Codex, pinned in the package list, for the tests that run them in the sandbox (without
+# them those tests skip, naming the variable).
+tools_dir=${TEST_TOOLS_DIR:-$build_dir/test-tools}
+phase "test tools (npm)" "$source_dir/packaging/install-deps.sh" --test-tools "$tools_dir"
+export WARREN_TEST_CLAUDE="$tools_dir/node_modules/.bin/claude" WARREN_TEST_CODEX="$tools_dir/node_modules/.bin/codex"
+
 phase "tests as $(id -un)" ctest --test-dir "$build_dir" --output-on-failure
 
 [ "$(id -u)" = 0 ] && [ "${UNPRIVILEGED_PASS:-1}" != 0 ] || exit 0
@@ -60,5 +66,6 @@ install -o root -g root -m 4755 "$probe" "$setuid_probe"
 
 phase "sandbox tests as the unprivileged user $test_user" \
     runuser -u "$test_user" -- env HOME="$test_home" USER="$test_user" LOGNAME="$test_user" \
-    WARREN_PROBE_SETUID="$setuid_probe" TMPDIR=/tmp \
+    WARREN_PROBE_SETUID="$setuid_probe" TMPDIR=/tmp WARREN_TEST_CLAUDE="$WARREN_TEST_CLAUDE" \
+    WARREN_TEST_CODEX="$WARREN_TEST_CODEX" \
     ctest --test-dir "$build_dir" --output-on-failure -L sandbox
