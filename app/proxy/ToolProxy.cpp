@@ -73,11 +73,9 @@ void ToolProxy::handle(const protocol::Request& request, Reply reply) {
         token = checked.params[protocol::kTokenParam].get<std::string>();
         checked.params.erase(protocol::kTokenParam);
     }
-    auto claims = m_tokens.verify(token, requiredScope, nowMs());
-    if (!claims || claims->taskId != m_settings.taskId) {
-        const std::string why = claims ? "the token belongs to another task" : claims.error().message;
-        emit problem(QString::fromStdString(request.method + " refused: " + why));
-        reply(failure(request.id, kUnauthorized, request.method + ": unauthorized: " + why));
+    if (auto valid = checkToken(token, requiredScope); !valid) {
+        emit problem(QString::fromStdString(request.method + " refused: " + valid.error().message));
+        reply(failure(request.id, kUnauthorized, request.method + ": unauthorized: " + valid.error().message));
         return;
     }
     if (request.method == protocol::method::kLlmChat)
@@ -124,12 +122,8 @@ void ToolProxy::chat(const protocol::Request& request, Reply reply) {
         reply(failure(request.id, protocol::rpc_error::kInvalidParams, params.error().message));
         return;
     }
-    const std::uint64_t spent = m_used.input + m_used.output;
-    if (m_settings.tokenBudget && spent >= m_settings.tokenBudget) {
-        emit budgetExhausted(spent, m_settings.tokenBudget);
-        reply(failure(request.id, kBudgetExhausted,
-                      "the task's token budget of " + std::to_string(m_settings.tokenBudget) +
-                          " is spent (" + std::to_string(spent) + " used); raise it with --token-budget"));
+    if (const auto spent = budgetSpent()) {
+        reply(failure(request.id, kBudgetExhausted, *spent));
         return;
     }
     if (!m_provider) {
@@ -153,14 +147,47 @@ void ToolProxy::chat(const protocol::Request& request, Reply reply) {
             reply(failure(id, kModelFailed, result.error().message));
             return;
         }
-        m_used.input += result->tokenUsage.input;
-        m_used.output += result->tokenUsage.output;
-        m_used.reasoning += result->tokenUsage.reasoning;
         reply(protocol::Response{id, protocol::toJson(*result)});
-        const std::uint64_t total = m_used.input + m_used.output;
-        if (m_settings.tokenBudget && total >= m_settings.tokenBudget)
-            emit budgetExhausted(total, m_settings.tokenBudget);
+        count(result->tokenUsage);
     });
+}
+
+std::optional<std::string> ToolProxy::budgetSpent() {
+    const std::uint64_t spent = m_used.input + m_used.output;
+    if (!m_settings.tokenBudget || spent < m_settings.tokenBudget)
+        return std::nullopt;
+    emit budgetExhausted(spent, m_settings.tokenBudget);
+    return "the task's token budget of " + std::to_string(m_settings.tokenBudget) + " is spent (" +
+           std::to_string(spent) + " used); raise it with --token-budget";
+}
+
+void ToolProxy::count(const protocol::TokenUsage& usage) {
+    m_used.input += usage.input;
+    m_used.output += usage.output;
+    m_used.reasoning += usage.reasoning;
+    const std::uint64_t total = m_used.input + m_used.output;
+    if (m_settings.tokenBudget && total >= m_settings.tokenBudget)
+        emit budgetExhausted(total, m_settings.tokenBudget);
+}
+
+Status ToolProxy::checkToken(const std::string& token, const char* requiredScope) const {
+    auto claims = m_tokens.verify(token, requiredScope, nowMs());
+    if (!claims)
+        return claims.error();
+    if (claims->taskId != m_settings.taskId)
+        return makeError(ErrorCode::InvalidArgument, "the token belongs to another task");
+    return Ok{};
+}
+
+Status ToolProxy::admitModelCall() {
+    if (const auto spent = budgetSpent())
+        return makeError(ErrorCode::InvalidArgument, *spent);
+    return Ok{};
+}
+
+void ToolProxy::countModelCall(const protocol::TokenUsage& usage) {
+    if (!m_aborted)
+        count(usage);
 }
 
 void ToolProxy::memory(const protocol::Request& request, Reply reply) {

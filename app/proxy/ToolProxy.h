@@ -65,6 +65,14 @@ public:
     // The task ended: model calls in flight are aborted and nothing more is answered.
     void abortAll();
 
+    // A CLI agent's model calls go through the task's ModelProxy, not llm.chat, and count against the same
+    // budget: whether one more may go (an error, and budgetExhausted, once the budget is spent), and what one
+    // used, on the provider's counts.
+    Status admitModelCall();
+    // A token of this task with that scope, unexpired and not revoked (what every request is checked with).
+    Status checkToken(const std::string& token, const char* requiredScope) const;
+    void countModelCall(const protocol::TokenUsage& usage);
+
     protocol::TokenUsage used() const { return m_used; }
     const Settings& settings() const { return m_settings; }
 
@@ -82,6 +90,8 @@ private:
     void memory(const protocol::Request& request, Reply reply);
     void approval(const protocol::Request& request, Reply reply);
     void carry(const protocol::Request& request, Reply reply);
+    std::optional<std::string> budgetSpent(); // why no model call may go, once the budget is spent
+    void count(const protocol::TokenUsage& usage);
     void decide(ApprovalRecord record, bool approved, const std::string& by, const std::string& note);
     std::string alwaysKey(const std::string& tool, const nlohmann::json& arguments) const;
 
