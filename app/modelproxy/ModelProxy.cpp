@@ -34,10 +34,10 @@ constexpr qsizetype kMaxErrorBody = 64 * 1024;
 // (Host, Content-Length), every credential the CLI sent (the task token, or anything else it holds), and
 // Accept-Encoding, so the answer arrives in a form the proxy can read for its usage and mask the key in.
 bool dropsRequestHeader(std::string_view name) {
-    static constexpr std::array<std::string_view, 16> kNames = {
+    static constexpr std::array<std::string_view, 17> kNames = {
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host",
         "content-length", "expect", "authorization", "proxy-authorization", "x-api-key", "api-key",
-        "x-goog-api-key", "accept-encoding"};
+        "x-goog-api-key", "cookie", "accept-encoding"};
     const std::string lower = ascii::lowered(name);
     return std::find(kNames.begin(), kNames.end(), lower) != kNames.end();
 }
@@ -141,7 +141,8 @@ private:
                                  : "POST /v1/responses and /v1/chat/completions"));
             return false;
         }
-        const std::string token = clientToken(m_head);
+        m_token = clientToken(m_head);
+        const std::string& token = m_token;
         if (token.empty()) {
             refuse(401, "no API key: this proxy takes the task's token as the API key (x-api-key or "
                         "Authorization: Bearer)");
@@ -234,8 +235,9 @@ private:
         QNetworkRequest request(url);
         // A redirect would be a second destination nobody checked, and the CLI's answer is the provider's.
         request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+        // The token is Warren's alone: a header that carries it under any other name stays here too.
         for (const ModelRequestHeader& header : m_head.headers)
-            if (!dropsRequestHeader(header.name))
+            if (!dropsRequestHeader(header.name) && header.value.find(m_token) == std::string::npos)
                 request.setRawHeader(QByteArray::fromStdString(header.name), QByteArray::fromStdString(header.value));
         if (!hostName.isEmpty() && QHostAddress(hostName).isNull()) {
             const QUrl original(QString::fromStdString(m_route.upstreamUrl));
@@ -418,6 +420,7 @@ private:
         if (m_reported)
             return;
         m_reported = true;
+        m_call.error = KeyMask::masked(std::move(m_call.error), m_proxy.m_upstream.apiKey);
         m_call.durationMs = m_clock.isValid() ? m_clock.elapsed() : 0;
         emit m_proxy.called(m_call);
     }
@@ -476,6 +479,7 @@ private:
     QByteArray m_errorBody;
     ModelRequestHead m_head;
     ModelRoute m_route;
+    std::string m_token; // the task token the CLI presented
     ModelCall m_call;
     KeyMask m_mask;
     std::optional<ModelUsageReader> m_usage;
