@@ -488,6 +488,21 @@ private:
     bool m_closing = false;
 };
 
+protocol::ModelCallData modelCallEvent(const ModelCall& call) {
+    protocol::ModelCallData data;
+    data.path = call.path;
+    data.model = call.model;
+    data.status = std::uint64_t(std::max(call.status, 0));
+    data.inputTokens = call.inputTokens;
+    data.outputTokens = call.outputTokens;
+    data.durationMs = std::uint64_t(std::max<std::int64_t>(call.durationMs, 0));
+    if (call.firstByteMs >= 0)
+        data.firstByteMs = std::uint64_t(call.firstByteMs);
+    if (!call.error.empty())
+        data.error = call.error;
+    return data;
+}
+
 ModelProxy::ModelProxy(std::string socketPath, ModelUpstream upstream, TokenCheck checkToken, ModelProxyLimits limits)
     : m_socketPath(std::move(socketPath)), m_upstream(std::move(upstream)), m_checkToken(std::move(checkToken)),
       m_limits(limits) {}

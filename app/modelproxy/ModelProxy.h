@@ -8,6 +8,7 @@
 // streams the answer back as it arrives, the key masked out of it (KeyMask). Each forwarded call is reported
 // with its usage (ModelUsage). The sandbox side is one request per connection (Connection: close).
 
+#include "agent_core/protocol/EventPayloads.h"
 #include "app/egress/InsideDestinations.h"
 #include "app/providers/ProviderConfig.h"
 #include "common/Result.h"
@@ -55,6 +56,9 @@ struct ModelCall {
     std::int64_t firstByteMs = -1; // from the request's arrival to the answer's first byte; -1: none came
     std::string error;             // why it failed (the provider's message for a 4xx/5xx); empty when it worked
 };
+
+// The call as the task's model_call event records it.
+protocol::ModelCallData modelCallEvent(const ModelCall& call);
 
 struct ModelProxyLimits {
     std::chrono::milliseconds requestTimeout{30'000}; // the head and body must have arrived by then

@@ -266,6 +266,13 @@ void TestModelProxy::eachWireFormatIsForwardedWithTheRealKey() {
     QCOMPARE(call.outputTokens, std::uint64_t(output));
     QVERIFY(call.firstByteMs >= 0 && call.firstByteMs <= call.durationMs);
     QVERIFY2(call.error.empty(), call.error.c_str());
+    // As the task records it: a model_call event that reads back the same.
+    const protocol::ModelCallData event = modelCallEvent(call);
+    QCOMPARE(event.inputTokens, std::uint64_t(input));
+    QVERIFY(event.firstByteMs && !event.error);
+    const auto read = protocol::ModelCallData::fromJson(event.toJson());
+    QVERIFY(read.ok());
+    QVERIFY(*read == event);
 }
 
 void TestModelProxy::aJsonAnswerIsPassedAndCounted() {
