@@ -536,6 +536,38 @@ Result<NetworkRequestData> NetworkRequestData::fromJson(const json& data) {
     return out;
 }
 
+json ModelCallData::toJson() const {
+    json out = {{"path", path},
+                {"model", model},
+                {"status", status},
+                {"input_tokens", inputTokens},
+                {"output_tokens", outputTokens},
+                {"duration_ms", durationMs}};
+    if (firstByteMs)
+        out["first_byte_ms"] = *firstByteMs;
+    if (error)
+        out["error"] = *error;
+    return out;
+}
+
+Result<ModelCallData> ModelCallData::fromJson(const json& data) {
+    const auto at = where<ModelCallData>();
+    Error error;
+    ModelCallData out;
+    if (!take(checkObject<ModelCallData>(data, {"path", "model", "status", "input_tokens", "output_tokens",
+                                                "duration_ms", "first_byte_ms", "error"}),
+              error) ||
+        !take(getString(data, "path", at), out.path, error) || !take(getString(data, "model", at), out.model, error) ||
+        !take(getUint(data, "status", at), out.status, error) ||
+        !take(getUint(data, "input_tokens", at), out.inputTokens, error) ||
+        !take(getUint(data, "output_tokens", at), out.outputTokens, error) ||
+        !take(getUint(data, "duration_ms", at), out.durationMs, error) ||
+        !take(getOptionalUint(data, "first_byte_ms", at), out.firstByteMs, error) ||
+        !take(getOptionalString(data, "error", at), out.error, error))
+        return error;
+    return out;
+}
+
 json LimitsAppliedData::toJson() const {
     return {{"limits", limits}, {"decided_by", decidedBy}};
 }

@@ -258,6 +258,22 @@ struct NetworkRequestData {
     friend bool operator==(const NetworkRequestData&, const NetworkRequestData&) = default;
 };
 
+// One call a CLI agent (Claude Code, Codex) made through the task's model proxy, once it ended.
+struct ModelCallData {
+    static constexpr std::string_view kType = event_type::kModelCall;
+    std::string path;  // as the CLI sent it, without the query: "/v1/messages", "/v1/responses"
+    std::string model; // the request's; empty when it named none
+    std::uint64_t status = 0; // as answered to the CLI (the provider's, or the proxy's refusal); 0: none
+    std::uint64_t inputTokens = 0;
+    std::uint64_t outputTokens = 0;
+    std::uint64_t durationMs = 0;
+    std::optional<std::uint64_t> firstByteMs; // none when no answer began
+    std::optional<std::string> error;         // why it failed
+    nlohmann::json toJson() const;
+    static Result<ModelCallData> fromJson(const nlohmann::json& data);
+    friend bool operator==(const ModelCallData&, const ModelCallData&) = default;
+};
+
 // The limits a task's sandbox runs with when a server clamped them to its quotas: its first event. Keys are
 // the sandbox profile's limit names (memory_mb, pids, cpu_seconds, timeout_sec, ...); decided_by says, for
 // each, whose number it is: "request", "user" or "tenant".
@@ -307,7 +323,7 @@ using EventPayload =
     std::variant<TaskStartedData, ProjectInstructionsData, TaskResumedData, UserMessageData, StepStartedData,
                  ModelDeltaData, ModelResponseData, ToolCallData, ToolOutputData, ToolResultData, FileChangedData, ApprovalRequestedData,
                  ApprovalResolvedData, CheckpointData, ResourceSampleData, HookData, PlanUpdatedData, GuardData,
-                 ErrorData, LogData, NetworkRequestData, LimitsAppliedData, AgentStartedData, AgentFinishedData,
+                 ErrorData, LogData, NetworkRequestData, ModelCallData, LimitsAppliedData, AgentStartedData, AgentFinishedData,
                  TaskFinishedData>;
 
 // The data of an event of type, read by that type's fromJson; an unknown type is an error naming it.

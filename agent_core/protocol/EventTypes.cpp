@@ -32,6 +32,7 @@ constexpr std::array kCatalog = {
     EventTypeInfo{kLog, "a diagnostic message with a level"},
     EventTypeInfo{kNetworkRequest, "the egress proxy let a request through to a listed host, or refused it"},
     EventTypeInfo{kLimitsApplied, "the sandbox limits a server task runs with, and which quota decided each"},
+    EventTypeInfo{kModelCall, "a CLI agent's call through the model proxy: model, status, tokens, timings"},
     EventTypeInfo{kAgentStarted, "a sub-agent began in the task's sandbox: who started it, its role and brief"},
     EventTypeInfo{kAgentFinished, "a sub-agent ended: reason, its final message, the files it changed"},
     EventTypeInfo{kTaskFinished, "the task ended: reason and summary"},
@@ -46,6 +47,10 @@ std::span<const EventTypeInfo> eventTypeCatalog() {
 bool isKnownEventType(std::string_view type) {
     return std::any_of(kCatalog.begin(), kCatalog.end(),
                        [type](const EventTypeInfo& info) { return info.name == type; });
+}
+
+bool isControlPlaneEventType(std::string_view type) {
+    return type == kNetworkRequest || type == kLimitsApplied || type == kModelCall;
 }
 
 } // namespace warren::protocol

@@ -31,6 +31,7 @@ inline constexpr std::string_view kError = "error";
 inline constexpr std::string_view kLog = "log";
 inline constexpr std::string_view kNetworkRequest = "network_request"; // written by the control plane
 inline constexpr std::string_view kLimitsApplied = "limits_applied";   // written by the control plane
+inline constexpr std::string_view kModelCall = "model_call";           // written by the control plane
 inline constexpr std::string_view kAgentStarted = "agent_started";
 inline constexpr std::string_view kAgentFinished = "agent_finished";
 inline constexpr std::string_view kTaskFinished = "task_finished";
@@ -44,5 +45,9 @@ struct EventTypeInfo {
 // Every event type, in the order above, with its one-line meaning.
 std::span<const EventTypeInfo> eventTypeCatalog();
 bool isKnownEventType(std::string_view type);
+
+// The types only the control plane writes (what its egress and model proxies saw, the limits it applied):
+// an agent that sends one is forging the audit trail, and its event is refused, not stored.
+bool isControlPlaneEventType(std::string_view type);
 
 } // namespace warren::protocol

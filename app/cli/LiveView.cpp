@@ -480,6 +480,15 @@ std::string LiveView::line(const protocol::Event&, const protocol::NetworkReques
            oneLine(data.reason.value_or("")) + "\n";
 }
 
+std::string LiveView::line(const protocol::Event&, const protocol::ModelCallData& data) {
+    const std::string call = "model call: " + oneLine(data.model.empty() ? data.path : data.model) + " (" +
+                             std::to_string(data.status) + ")";
+    if (data.error)
+        return paint(kYellow, "\xE2\x87\xA2 " + call + ": ") + oneLine(*data.error) + "\n";
+    return paint(kDim, "\xE2\x87\xA2 " + call + ", " + std::to_string(data.inputTokens) + " tokens in, " +
+                           std::to_string(data.outputTokens) + " out") + "\n";
+}
+
 std::string LiveView::line(const protocol::Event&, const protocol::LimitsAppliedData& data) {
     return paint(kDim, "limits: " + timeline::describeLimits(data)) + "\n";
 }

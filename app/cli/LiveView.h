@@ -71,6 +71,7 @@ private:
     std::string line(const protocol::Event& envelope, const protocol::ErrorData& data);
     std::string line(const protocol::Event& envelope, const protocol::LogData& data);
     std::string line(const protocol::Event& envelope, const protocol::NetworkRequestData& data);
+    std::string line(const protocol::Event& envelope, const protocol::ModelCallData& data);
     std::string line(const protocol::Event& envelope, const protocol::LimitsAppliedData& data);
     std::string line(const protocol::Event& envelope, const protocol::TaskFinishedData& data);
     std::string line(const protocol::Event& envelope, const protocol::AgentStartedData& data);

@@ -19,6 +19,12 @@ void TaskCounters::add(const EventPayload& payload, std::uint64_t step,
             tokensOut += usage->output;
             tokensReasoning += usage->reasoning;
         }
+    } else if (const auto* call = std::get_if<ModelCallData>(&payload)) {
+        // A CLI agent's call, counted by the control plane's model proxy (count_tokens answers no prompt).
+        if (!call->path.ends_with("/count_tokens"))
+            ++modelCalls;
+        tokensIn += call->inputTokens;
+        tokensOut += call->outputTokens;
     } else if (std::holds_alternative<ToolCallData>(payload)) {
         ++toolCalls;
     } else if (const auto* changed = std::get_if<FileChangedData>(&payload)) {

@@ -387,6 +387,18 @@ void TimelineFold::take(const Event& e, const NetworkRequestData& data) {
         notice(e, State::Warning, "network refused: " + target, data.reason.value_or(""));
 }
 
+void TimelineFold::take(const Event& e, const ModelCallData& data) {
+    const std::string title = "model call: " + (data.model.empty() ? data.path : data.model) +
+                              (data.status ? " (" + std::to_string(data.status) + ")" : "");
+    if (data.error) {
+        notice(e, State::Warning, title, *data.error);
+        return;
+    }
+    notice(e, State::Plain, title,
+           std::to_string(data.inputTokens) + " tokens in, " + std::to_string(data.outputTokens) + " out, " +
+               std::to_string(data.durationMs) + " ms");
+}
+
 void TimelineFold::take(const Event& e, const LimitsAppliedData& data) {
     notice(e, State::Plain, "limits: " + describeLimits(data));
 }

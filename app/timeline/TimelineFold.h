@@ -77,6 +77,7 @@ private:
     void take(const protocol::Event& e, const protocol::ErrorData& data);
     void take(const protocol::Event& e, const protocol::LogData& data);
     void take(const protocol::Event& e, const protocol::NetworkRequestData& data);
+    void take(const protocol::Event& e, const protocol::ModelCallData& data);
     void take(const protocol::Event& e, const protocol::LimitsAppliedData& data);
     void take(const protocol::Event& e, const protocol::TaskFinishedData& data);
     void take(const protocol::Event& e, const protocol::AgentStartedData& data);

@@ -2,7 +2,9 @@
 
 #include <QHostAddress>
 #include <QTcpSocket>
+#include <QPointer>
 #include <QTimer>
+#include <utility>
 
 namespace warren::test {
 
@@ -226,7 +228,22 @@ void MockLlmServer::respond(QTcpSocket* socket) {
     writeChunks(socket, std::move(response), 0);
 }
 
+void MockLlmServer::release() {
+    if (auto next = std::exchange(m_held, {}))
+        next();
+}
+
 void MockLlmServer::writeChunks(QTcpSocket* socket, MockResponse response, int next) {
+    if (next == response.holdBeforeChunk) {
+        response.holdBeforeChunk = -1;
+        QPointer<QTcpSocket> alive(socket);
+        m_held = [this, alive, response = std::move(response), next]() mutable {
+            if (alive)
+                writeChunks(alive, std::move(response), next);
+        };
+        emit held();
+        return;
+    }
     if (next >= response.chunks.size()) {
         if (!response.dropMidStream)
             socket->write("0\r\n\r\n");
@@ -363,6 +380,31 @@ QByteArray openAiToolCallStream(const QString& id, const QString& name, const QS
             {{"tool_calls",
               json::array({json{{"index", 0}, {"function", {{"arguments", fragment.toStdString()}}}}})}}));
     return out + openAiEnd("tool_calls", 30, 12);
+}
+
+QByteArray openAiResponsesStream(const QStringList& pieces, int inputTokens, int outputTokens) {
+    const auto event = [](const json& value) {
+        return sseEvent(QByteArray::fromStdString(value.dump()),
+                        QByteArray::fromStdString(value.at("type").get<std::string>()));
+    };
+    const json response{{"id", "resp_mock"}, {"object", "response"}, {"model", "gpt-mock"}, {"status", "in_progress"},
+                        {"output", json::array()}, {"usage", nullptr}};
+    QByteArray out = event({{"type", "response.created"}, {"sequence_number", 0}, {"response", response}});
+    std::string text;
+    int sequence = 1;
+    for (const QString& piece : pieces) {
+        text += piece.toStdString();
+        out += event({{"type", "response.output_text.delta"}, {"sequence_number", sequence++}, {"item_id", "msg_mock"},
+                      {"output_index", 0}, {"content_index", 0}, {"delta", piece.toStdString()}});
+    }
+    json completed = response;
+    completed["status"] = "completed";
+    completed["output"] = json::array({json{{"type", "message"}, {"id", "msg_mock"}, {"role", "assistant"},
+                                            {"content", json::array({json{{"type", "output_text"}, {"text", text}}})}}});
+    completed["usage"] = json{{"input_tokens", inputTokens}, {"input_tokens_details", {{"cached_tokens", 0}}},
+                              {"output_tokens", outputTokens}, {"output_tokens_details", {{"reasoning_tokens", 0}}},
+                              {"total_tokens", inputTokens + outputTokens}};
+    return out + event({{"type", "response.completed"}, {"sequence_number", sequence}, {"response", completed}});
 }
 
 QByteArray anthropicTextStream(const QStringList& pieces, int inputTokens, int outputTokens) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct MockResponse {
     bool streamed = false;
     bool dropMidStream = false; // close the connection after the chunks, without the final empty chunk
     int chunkIntervalMs = 2;
+    // The stream stops before this chunk (0: before the first) until release(); -1: it never stops. The
+    // server emits held() when it stops, so a test can check what reached the client meanwhile.
+    int holdBeforeChunk = -1;
 
     static MockResponse json(int status, const QByteArray& reason, const QByteArray& body,
                              QList<QPair<QByteArray, QByteArray>> headers = {});
@@ -75,9 +79,12 @@ public:
     int refusals() const { return m_refusals; }                     // requests answered with a 400 by the rules
     const std::vector<RecordedRequest>& requests() const { return m_requests; }
     int pendingResponses() const { return int(m_queue.size()); }
+    void release(); // a held stream goes on (holdBeforeChunk)
+    bool holding() const { return bool(m_held); }
 
 signals:
     void requestReceived();
+    void held();
 
 private:
     void onNewConnection();
@@ -90,6 +97,7 @@ private:
     std::deque<MockResponse> m_queue;
     std::vector<RecordedRequest> m_requests;
     QMap<QTcpSocket*, QByteArray> m_buffers;
+    std::function<void()> m_held; // the held stream's next step
     RealApi m_api = RealApi::None;
     int m_outputCeiling = 0;
     int m_refusals = 0;
@@ -108,6 +116,9 @@ QByteArray openAiToolCallStream(const QString& id, const QString& name, const QS
 // completion_tokens_details. With "length" and fragments that stop mid-JSON it is a call cut by the limit.
 QByteArray openAiToolCallStreamEnding(const QString& id, const QString& name, const QStringList& argumentFragments,
                                       const char* finishReason, int completionTokens, int reasoningTokens);
+// OpenAI's Responses API (what Codex speaks): response.created, the text as response.output_text.delta
+// events, then response.completed with the usage, each "event: NAME" as the service sends them.
+QByteArray openAiResponsesStream(const QStringList& pieces, int inputTokens = 13, int outputTokens = 5);
 QByteArray anthropicTextStream(const QStringList& pieces, int inputTokens = 25, int outputTokens = 9);
 // A text block, a ping, then a tool_use block whose input arrives in the given partial_json fragments.
 QByteArray anthropicToolUseStream(const QString& text, const QString& id, const QString& name,

@@ -143,6 +143,7 @@ private slots:
                                                      "log",
                                                      "network_request",
                                                      "limits_applied",
+                                                     "model_call",
                                                      "agent_started",
                                                      "agent_finished",
                                                      "plan_updated",
@@ -158,6 +159,17 @@ private slots:
         QVERIFY(names == expected);
         QCOMPARE(eventTypeCatalog().size(), expected.size());
         QVERIFY(!isKnownEventType("tool_calls"));
+    }
+
+    // What only the control plane writes: an agent that sends one of these is refused.
+    void controlPlaneTypes() {
+        std::set<std::string_view> own;
+        for (const auto& info : eventTypeCatalog())
+            if (isControlPlaneEventType(info.name))
+                own.insert(info.name);
+        QVERIFY((own == std::set<std::string_view>{"network_request", "limits_applied", "model_call"}));
+        QVERIFY(!isControlPlaneEventType("model_response"));
+        QVERIFY(!isControlPlaneEventType("nonsense"));
     }
 
     void roundTripsThroughTheNotification() {

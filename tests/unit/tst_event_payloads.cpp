@@ -122,6 +122,14 @@ private slots:
         QTest::newRow("network_request refused")
             << std::string("network_request")
             << std::string(R"({"allowed":false,"host":"evil","method":"","port":80,"reason":"not listed"})");
+        QTest::newRow("model_call")
+            << std::string("model_call")
+            << std::string(R"({"duration_ms":2300,"first_byte_ms":410,"input_tokens":1200,"model":"claude-sonnet-4-5",)"
+                           R"("output_tokens":80,"path":"/v1/messages","status":200})");
+        QTest::newRow("model_call refused before an answer")
+            << std::string("model_call")
+            << std::string(R"({"duration_ms":3,"error":"could not reach the model server","input_tokens":0,"model":"",)"
+                           R"("output_tokens":0,"path":"/v1/responses","status":502})");
         QTest::newRow("limits_applied")
             << std::string("limits_applied")
             << std::string(R"({"decided_by":{"memory_mb":"tenant","pids":"request"},"limits":{"memory_mb":512,"pids":64}})");
@@ -229,6 +237,14 @@ private slots:
         QTest::newRow("allowed missing")
             << std::string("network_request") << std::string(R"({"method":"GET","host":"a","port":80})")
             << "network_request data.allowed: missing";
+        QTest::newRow("model_call without its status")
+            << std::string("model_call")
+            << std::string(R"({"path":"/v1/messages","model":"m","input_tokens":1,"output_tokens":1,"duration_ms":1})")
+            << "model_call data.status: missing";
+        QTest::newRow("model_call with negative tokens")
+            << std::string("model_call")
+            << std::string(R"({"path":"/","model":"m","status":200,"input_tokens":-5,"output_tokens":1,"duration_ms":1})")
+            << "model_call data.input_tokens: must be a non-negative integer, got the integer -5";
         QTest::newRow("port is negative")
             << std::string("network_request")
             << std::string(R"({"method":"GET","host":"a","port":-1,"allowed":true})")

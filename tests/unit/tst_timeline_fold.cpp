@@ -490,6 +490,18 @@ private slots:
                    R"({"method":"GET","host":"evil","port":80,"allowed":false,"reason":"not listed"})")
             << std::string("network refused: GET evil:80") << std::string("not listed")
             << int(State::Warning);
+        QTest::newRow("model call")
+            << std::string("model_call")
+            << std::string(R"({"path":"/v1/messages","model":"claude-x","status":200,"input_tokens":1200,)"
+                           R"("output_tokens":80,"duration_ms":2300,"first_byte_ms":400})")
+            << std::string("model call: claude-x (200)") << std::string("1200 tokens in, 80 out, 2300 ms")
+            << int(State::Plain);
+        QTest::newRow("model call failed")
+            << std::string("model_call")
+            << std::string(R"({"path":"/v1/responses","model":"","status":502,"input_tokens":0,"output_tokens":0,)"
+                           R"("duration_ms":3,"error":"could not reach the model server"})")
+            << std::string("model call: /v1/responses (502)") << std::string("could not reach the model server")
+            << int(State::Warning);
     }
 
     void notices() {
@@ -569,6 +581,20 @@ private slots:
         QCOMPARE(counters.steps, 3u);
         QCOMPARE(counters.tokensIn, 50u);
         QCOMPARE(counters.tokensOut, 7u);
+    }
+
+    // A CLI agent's calls are counted from the model proxy's events; count_tokens is no model call.
+    void countsTheModelProxysCalls() {
+        TimelineFold timeline;
+        const auto call = [](const char* path, int in, int out) {
+            return ev("model_call", {{"path", path}, {"model", "m"}, {"status", 200}, {"input_tokens", in},
+                                     {"output_tokens", out}, {"duration_ms", 5}});
+        };
+        fold(timeline, {call("/v1/messages", 100, 20), call("/v1/messages/count_tokens", 0, 0),
+                        call("/v1/messages", 300, 40)});
+        QCOMPARE(timeline.counters().modelCalls, 2u);
+        QCOMPARE(timeline.counters().tokensIn, 400u);
+        QCOMPARE(timeline.counters().tokensOut, 60u);
     }
 
     // Counted in two parts (the earlier events page by page, the shown ones in the fold) and put together,
