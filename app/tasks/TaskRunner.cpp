@@ -5,6 +5,7 @@
 #include "agent_core/protocol/Methods.h"
 #include "agent_core/protocol/Timestamp.h"
 #include "app/egress/EgressProxy.h"
+#include "app/modelproxy/ModelProxy.h"
 #include "app/proxy/TaskToken.h"
 #include "app/proxy/ToolProxy.h"
 #include "app/snapshots/TaskSnapshots.h"
@@ -187,6 +188,37 @@ Status TaskRunner::startProxy(const LaunchPlan& plan) {
     }
     m_proxy = std::make_unique<ToolProxy>(proxySettings, *m_env.tokens, *m_env.store, std::move(*provider));
     connectProxy();
+    return startModelProxy(plan, providerConfig);
+}
+
+// A CLI agent reaches its model only through the task's ModelProxy, holding the task token as its key; the
+// provider's key stays here. Each call waits for the snapshot of the workspace before the step it starts (the
+// CLI's tools are idle while it waits for its model, so the snapshot is the workspace between two steps), and
+// counts against the task's budget.
+Status TaskRunner::startModelProxy(const LaunchPlan& plan, const ProviderConfig& provider) {
+    if (!plan.cli)
+        return Ok{};
+    ModelUpstream upstream{provider.kind, provider.baseUrl, provider.apiKey, provider.access};
+    auto proxy = ModelProxy::listen(plan.modelSocket, std::move(upstream), [this](const std::string& token) {
+        return m_proxy ? m_proxy->checkToken(token, scope::kLlm)
+                       : makeError(ErrorCode::Unavailable, "the task has ended");
+    });
+    if (!proxy)
+        return proxy.error();
+    m_modelProxy = std::move(*proxy);
+    m_modelProxy->setAdmission([this](const ModelCallInfo&, ModelProxy::Done done) {
+        if (auto admitted = m_proxy ? m_proxy->admitModelCall() : Status(Ok{}); !admitted)
+            return done(admitted);
+        if (!m_snapshots)
+            return done(Ok{});
+        m_snapshots->take(snapshots::SnapshotMeta::Kind::Step, m_step + 1);
+        m_snapshots->whenTaken([done = std::move(done)] { done(Ok{}); });
+    });
+    connect(m_modelProxy.get(), &ModelProxy::called, this, [this](const ModelCall& call) {
+        if (m_proxy)
+            m_proxy->countModelCall({call.inputTokens, call.outputTokens, 0});
+        recordOwn(modelCallEvent(call));
+    });
     return Ok{};
 }
 
@@ -396,7 +428,8 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, const protocol::Even
     // A sub-agent's steps are its own: the task's step, its snapshots and its count are the task's agent's.
     if (!event.agent) {
         m_step = event.step;
-        if (event.type == protocol::event_type::kStepStarted && m_snapshots)
+        // A CLI's steps are snapshotted as its model calls arrive (startModelProxy), before their tools run.
+        if (event.type == protocol::event_type::kStepStarted && m_snapshots && !m_modelProxy)
             m_snapshots->take(snapshots::SnapshotMeta::Kind::Step, event.step);
         m_task.steps = std::max(m_task.steps, event.step);
     }
@@ -498,6 +531,7 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
         m_task.tokensOut += used.output;
     }
     m_egress.reset(); // its connections close with it, so nothing of the task reaches out after its end
+    m_modelProxy.reset();
     if (m_listener) // later: this may be a call from inside its accept
         m_listener.release()->deleteLater();
     if (m_expectsClusterAgent) // an agent that never connected: no later one of its token is taken

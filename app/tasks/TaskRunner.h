@@ -44,6 +44,8 @@ class AgentChannel;
 class EgressProxy;
 class EventSequencer;
 struct LaunchPlan;
+class ModelProxy;
+struct ProviderConfig;
 class ToolProxy;
 
 class TaskRunner : public QObject {
@@ -80,6 +82,7 @@ private:
     void connectProxy();
     Status continueSequence();
     Status startEgress(const LaunchPlan& plan);
+    Status startModelProxy(const LaunchPlan& plan, const ProviderConfig& provider);
     Status startListener(const LaunchPlan& plan); // kube and kubernetes: where the agent connects
     void watchSandbox();
     void startSnapshots(const LaunchPlan& plan);
@@ -111,6 +114,7 @@ private:
     TaskSpec m_spec;
     std::string m_token;
     std::unique_ptr<ToolProxy> m_proxy;
+    std::unique_ptr<ModelProxy> m_modelProxy;           // a CLI agent: its only way to its model
     std::unique_ptr<EgressProxy> m_egress;              // --network allow:HOSTS: the task's only way out
     std::unique_ptr<AgentListener> m_listener;          // kube: where the agent connects, until it has
     bool m_expectsClusterAgent = false; // told warrend's listener (clusterAgents) to hand this task's agent over
