@@ -506,12 +506,17 @@ Prepare<Ok> LocalControlPlane::exportSteps(const std::string& taskId, const std:
             return record.error();
         if (!*record)
             return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
-        auto all = events(taskId);
-        if (!all)
-            return all.error();
-        return Work<Ok>([task = toJson(**record), events = std::move(*all), outputDir = m_data.outputDir(taskId),
-                         directory]() -> Result<Apply<Ok>> {
-            if (auto written = writeExport(task, events, outputDir, directory); !written)
+        m_events->flush();
+        auto rows = m_store->events(taskId);
+        if (!rows)
+            return rows.error();
+        // Read here; taken apart and written out there (a long task's events are most of the work).
+        return Work<Ok>([task = toJson(**record), rows = std::move(*rows), outputDir = m_data.outputDir(taskId),
+                         directory]() mutable -> Result<Apply<Ok>> {
+            auto events = eventBodies(std::move(rows));
+            if (!events)
+                return events.error();
+            if (auto written = writeExport(task, *events, outputDir, directory); !written)
                 return written.error();
             return Apply<Ok>([] { return Result<Ok>(Ok{}); });
         });
