@@ -122,8 +122,8 @@ Result<TaskRecord> LocalControlPlane::submit(const std::string& prompt, const st
     return m_manager->submit(prompt, workspace, spec);
 }
 
-// A task whose workspace or conversation a rewind or fork is putting in place, or reading, does not run
-// meanwhile; its runner could not take the task's lock anyway, and would say so less clearly.
+// A task that a rewind (or its preview) or a fork is working on does not run meanwhile: the rewind holds the
+// task's lock, which its runner would fail to take saying less; the fork reads snapshots a run would add to.
 Status LocalControlPlane::mayRun(const std::string& taskId) const {
     if (const std::string held = m_work->holding(taskId); !held.empty())
         return makeError(ErrorCode::InvalidArgument, "task " + taskId + " cannot run while " + held +
