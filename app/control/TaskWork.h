@@ -10,6 +10,7 @@
 #include "app/control/OffThread.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QThreadPool>
 #include <deque>
 #include <functional>
@@ -55,8 +56,10 @@ public:
         enqueue(taskId, std::move(holds), [this, taskId, prepare = std::move(prepare), done = std::move(done)]() {
             Done<T> finish = [this, taskId, done](Result<T> result) {
                 finished(taskId);
+                const QPointer<TaskWork> alive(this); // done may close the plane
                 done(std::move(result));
-                next(taskId);
+                if (alive)
+                    next(taskId);
             };
             auto work = prepare();
             if (!work) {
