@@ -1,11 +1,10 @@
 #include "app/control/LocalControlPlane.h"
 
 #include "agent_core/config/AgentConfig.h"
-#include "agent_core/protocol/Event.h"
-#include "agent_core/protocol/EventPayloads.h"
-#include "agent_core/protocol/Timestamp.h"
 #include "app/control/Demo.h"
+#include "app/control/ForkFiles.h"
 #include "app/control/TaskFork.h"
+#include "app/control/TaskWork.h"
 #include "app/engine/ControlEngine.h"
 #include "app/providers/Provider.h"
 #include "app/providers/ProviderChoice.h"
@@ -25,7 +24,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -56,6 +54,8 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
         return data.error();
     plane->m_data = *data;
     plane->m_useKeychain = options.useKeychain;
+    plane->m_work = std::make_unique<TaskWork>();
+    plane->m_work->setBeforeWork(std::move(options.beforeDiskWork));
     EngineOptions engineOptions{*data, [path = data->database()] { return openSqliteStore(path); },
                                 options.agentBinary, std::move(options.extraProfileLayers)};
     // The keys are the user's keychain's; tasks at a time and the always-allowed commands, the settings'.
@@ -99,25 +99,47 @@ SecretStore& LocalControlPlane::secrets() {
 
 LocalControlPlane::~LocalControlPlane() = default;
 
-Result<TaskRecord> LocalControlPlane::submitDemo(TaskSpec spec) {
-    const std::string directory = m_data.root + "/demo/" + newTaskId();
-    if (auto written = writeDemo(directory); !written)
-        return written.error();
-    spec.provider = ProviderChoice::scripted(directory + "/script.json").toString();
-    spec.demo = true;
-    return submit(kDemoPrompt, directory + "/workspace", spec);
+// The demo's files are written off the faces' thread, then its task is submitted.
+Prepare<TaskRecord> LocalControlPlane::submitDemoSteps(TaskSpec spec) {
+    return [this, spec = std::move(spec)]() -> Result<Work<TaskRecord>> {
+        const std::string directory = m_data.root + "/demo/" + newTaskId();
+        return Work<TaskRecord>([this, spec, directory]() -> Result<Apply<TaskRecord>> {
+            if (auto written = writeDemo(directory); !written)
+                return written.error();
+            return Apply<TaskRecord>([this, spec, directory]() mutable {
+                spec.provider = ProviderChoice::scripted(directory + "/script.json").toString();
+                spec.demo = true;
+                return submit(kDemoPrompt, directory + "/workspace", spec);
+            });
+        });
+    };
 }
+
+Result<TaskRecord> LocalControlPlane::submitDemo(TaskSpec spec) { return runHere(submitDemoSteps(std::move(spec))); }
 
 Result<TaskRecord> LocalControlPlane::submit(const std::string& prompt, const std::string& workspace,
                                              const TaskSpec& spec) {
     return m_manager->submit(prompt, workspace, spec);
 }
 
+// A task that a rewind (or its preview) or a fork is working on does not run meanwhile: the rewind holds the
+// task's lock, which its runner would fail to take saying less; the fork reads snapshots a run would add to.
+Status LocalControlPlane::mayRun(const std::string& taskId) const {
+    if (const std::string held = m_work->holding(taskId); !held.empty())
+        return makeError(ErrorCode::InvalidArgument, "task " + taskId + " cannot run while " + held +
+                                                         " of it is under way; try again once it is done");
+    return Ok{};
+}
+
 Status LocalControlPlane::resume(const std::string& taskId, const SandboxMove& move) {
+    if (auto free = mayRun(taskId); !free)
+        return free;
     return m_manager->resume(taskId, move);
 }
 
 Status LocalControlPlane::reply(const std::string& taskId, const std::string& message) {
+    if (auto free = mayRun(taskId); !free)
+        return free;
     return m_manager->reply(taskId, message);
 }
 
@@ -129,46 +151,34 @@ Status LocalControlPlane::pause(const std::string& taskId) { return m_manager->p
 
 namespace {
 
-// A task's record and its shadow repository of snapshots, or why there is none.
-struct TaskWithSnapshots {
-    TaskRecord task;
-    std::string dir; // the shadow repository's
-    snapshots::ShadowRepo repo;
-};
-
-Result<TaskWithSnapshots> taskWithSnapshots(Store& store, const DataDir& data, const std::string& taskId) {
+// A task's record, when it has snapshots; else why not. Its shadow repository is opened by the work.
+Result<TaskRecord> taskWithSnapshots(Store& store, const DataDir& data, const std::string& taskId) {
     auto record = store.task(taskId);
     if (!record)
         return record.error();
     if (!*record)
         return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
-    const std::string dir = data.snapshotsDir(taskId);
-    if (!snapshots::ShadowRepo::exists(dir))
+    if (!snapshots::ShadowRepo::exists(data.snapshotsDir(taskId)))
         return makeError(ErrorCode::NotFound, "task " + taskId + " has no snapshots (it never reached its first "
                                                                   "step, or ran before Warren kept them)");
-    auto repo = snapshots::ShadowRepo::open(dir, (*record)->workspace);
-    if (!repo)
-        return repo.error();
-    return TaskWithSnapshots{std::move(**record), dir, std::move(*repo)};
+    return std::move(**record);
 }
 
-} // namespace
-
-Result<TaskChanges> LocalControlPlane::taskChanges(const std::string& taskId, std::optional<std::uint64_t> step) {
-    auto found = taskWithSnapshots(*m_store, m_data, taskId);
-    if (!found)
-        return found.error();
-    snapshots::ShadowRepo* repo = &found->repo;
-    // Up to now, unless the task runs: then up to the snapshot before its current step.
-    std::optional<snapshots::Snapshot> now;
-    const TaskStatus status = found->task.status;
-    if (!step && status != TaskStatus::Running && status != TaskStatus::Queued && !m_manager->isActive(taskId)) {
-        auto present = repo->present();
-        if (!present)
-            return present.error();
-        now = std::move(*present);
+// What the task changed, from its shadow repository at dir: up to now when `now`, else up to its latest
+// snapshot (it runs: the workspace is the agent's step's, half-done).
+Result<TaskChanges> reviewChanges(const std::string& dir, const std::string& workspace,
+                                  std::optional<std::uint64_t> step, bool now) {
+    auto repo = snapshots::ShadowRepo::open(dir, workspace);
+    if (!repo)
+        return repo.error();
+    std::optional<snapshots::Snapshot> present;
+    if (now) {
+        auto taken = repo->present();
+        if (!taken)
+            return taken.error();
+        present = std::move(*taken);
     }
-    auto range = snapshots::reviewRange(*repo, step, now ? &*now : nullptr);
+    auto range = snapshots::reviewRange(*repo, step, present ? &*present : nullptr);
     if (!range)
         return range.error();
     auto files = snapshots::reviewFiles(*repo, *range);
@@ -185,12 +195,36 @@ Result<TaskChanges> LocalControlPlane::taskChanges(const std::string& taskId, st
     return changes;
 }
 
+} // namespace
+
+Prepare<TaskChanges> LocalControlPlane::taskChangesSteps(const std::string& taskId, std::optional<std::uint64_t> step) {
+    return [this, taskId, step]() -> Result<Work<TaskChanges>> {
+        auto task = taskWithSnapshots(*m_store, m_data, taskId);
+        if (!task)
+            return task.error();
+        // Up to now, unless the task runs: then up to the snapshot before its current step.
+        const bool now = !step && task->status != TaskStatus::Running && task->status != TaskStatus::Queued &&
+                         !m_manager->isActive(taskId);
+        return Work<TaskChanges>(
+            [dir = m_data.snapshotsDir(taskId), workspace = task->workspace, step, now]() -> Result<Apply<TaskChanges>> {
+                auto changes = reviewChanges(dir, workspace, step, now);
+                if (!changes)
+                    return changes.error();
+                return Apply<TaskChanges>([changes = std::move(*changes)] { return changes; });
+            });
+    };
+}
+
+Result<TaskChanges> LocalControlPlane::taskChanges(const std::string& taskId, std::optional<std::uint64_t> step) {
+    return runHere(taskChangesSteps(taskId, step));
+}
+
 Result<RewindSummary> LocalControlPlane::previewRewind(const std::string& taskId, const RewindRequest& request) {
-    return rewindTask(taskId, request, false);
+    return runHere(rewindSteps(taskId, request, false));
 }
 
 Result<RewindSummary> LocalControlPlane::rewind(const std::string& taskId, const RewindRequest& request) {
-    return rewindTask(taskId, request, true);
+    return runHere(rewindSteps(taskId, request, true));
 }
 
 namespace {
@@ -210,39 +244,20 @@ void restoreTaskState(TaskRecord& task, const json& state) {
     task.error = state.value("error", "");
 }
 
-// The agent's checkpoint at from, made task taskId's, at to.
-Status copyCheckpoint(const fs::path& from, const fs::path& to, const std::string& taskId) {
-    std::ifstream in(from, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto forked = checkpointForTask(text.str(), taskId);
-    if (!forked)
-        return forked.error();
-    std::error_code error;
-    fs::create_directories(to.parent_path(), error);
-    std::ofstream out(to, std::ios::binary | std::ios::trunc);
-    out << *forked;
-    if (error || !out.flush())
-        return makeError(ErrorCode::System, "cannot write the fork's checkpoint " + to.string());
-    return Ok{};
-}
-
-} // namespace
+struct Rewound {
+    RewindSummary summary;
+    std::optional<json> state; // the task's status columns after a rewind of its conversation
+};
 
 // One path for the preview and the rewind, so that what is listed is what is done. An undo takes back what
 // the last rewind did: its files, its conversation, or both (what it kept for that, snapshots/ConversationUndo).
-Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, const RewindRequest& request, bool act) {
-    auto found = taskWithSnapshots(*m_store, m_data, taskId);
-    if (!found)
-        return found.error();
-    TaskRecord task = found->task;
-    snapshots::ShadowRepo* repo = &found->repo;
-    const std::string& dir = found->dir;
-    // The task's own lock: it cannot run while its workspace is put back, nor start meanwhile.
-    UniqueFd lock(::open((m_data.taskDir(taskId) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-    if (m_manager->isActive(taskId) || !lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
-        return makeError(ErrorCode::InvalidArgument,
-                         "task " + taskId + " is running; stop it first (warren cancel " + taskId + ")");
+// The disk and git work of it, on the task's shadow repository at dir; the store is not touched.
+Result<Rewound> rewindInRepository(const TaskRecord& task, const std::string& dir, const std::string& checkpoint,
+                                   const RewindRequest& request, bool act) {
+    auto opened = snapshots::ShadowRepo::open(dir, task.workspace);
+    if (!opened)
+        return opened.error();
+    snapshots::ShadowRepo* repo = &*opened;
     auto target = snapshots::rewindTarget(*repo, request.toStep);
     if (!target)
         return target.error();
@@ -259,8 +274,9 @@ Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, c
         }
     }
     if (act && conversation && (task.status == TaskStatus::Queued || task.status == TaskStatus::Running))
-        return makeError(ErrorCode::InvalidArgument, "task " + taskId + " is " + taskStatusName(task.status));
-    RewindSummary summary;
+        return makeError(ErrorCode::InvalidArgument, "task " + task.id + " is " + taskStatusName(task.status));
+    Rewound rewound;
+    RewindSummary& summary = rewound.summary;
     summary.target = snapshots::describeSnapshot(target->meta);
     summary.files = files;
     std::string undoRef; // the undo snapshot this rewind records
@@ -279,7 +295,7 @@ Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, c
         summary.lines = snapshots::describePlan(*plan);
     }
     if (!conversation)
-        return summary;
+        return rewound;
     if (undoing)
         summary.conversation = "the conversation goes back to where it was before that rewind";
     else
@@ -287,30 +303,75 @@ Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, c
                                    ? "the agent continues from before step " + std::to_string(*request.toStep)
                                    : "the agent starts again from the prompt";
     if (!act)
-        return summary;
+        return rewound;
     if (undoRef.empty()) { // the conversation alone: an undo snapshot all the same, so this can be undone
         auto undo = repo->snapshot(snapshots::SnapshotMeta::Kind::Undo, 0);
         if (!undo)
             return undo.error();
         undoRef = undo->ref;
     }
-    const std::string checkpoint = m_data.stateDir(taskId) + "/checkpoint.json";
     if (auto kept = snapshots::keepForUndo(dir, undoRef, {files, true, false, taskState(task)}, checkpoint); !kept)
         return kept.error();
+    TaskRecord after = task;
     if (undoing) {
         if (auto put = snapshots::restoreKeptCheckpoint(dir, target->ref, *undoing, checkpoint); !put)
             return put.error();
-        restoreTaskState(task, undoing->taskState);
+        restoreTaskState(after, undoing->taskState);
     } else {
         auto put = snapshots::putConversationBack(dir, *request.toStep, checkpoint);
         if (!put)
             return put.error();
         // Paused: `resume` continues it from the checkpoint put back.
-        task.status = TaskStatus::Paused;
-        task.finishedAt.clear();
-        task.finishReason.clear();
-        task.error.clear();
+        after.status = TaskStatus::Paused;
+        after.finishedAt.clear();
+        after.finishReason.clear();
+        after.error.clear();
     }
+    rewound.state = taskState(after);
+    return rewound;
+}
+
+} // namespace
+
+Prepare<RewindSummary> LocalControlPlane::rewindSteps(const std::string& taskId, const RewindRequest& request,
+                                                      bool act) {
+    return [this, taskId, request, act]() -> Result<Work<RewindSummary>> {
+        auto task = taskWithSnapshots(*m_store, m_data, taskId);
+        if (!task)
+            return task.error();
+        // The task's own lock, held until the rewind is recorded: it cannot run while its workspace is put
+        // back, nor start meanwhile, here or in another warren process.
+        auto lock = std::make_shared<UniqueFd>(
+            ::open((m_data.taskDir(taskId) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+        if (m_manager->isActive(taskId) || !lock->valid() || ::flock(lock->get(), LOCK_EX | LOCK_NB) != 0)
+            return makeError(ErrorCode::InvalidArgument,
+                             "task " + taskId + " is running; stop it first (warren cancel " + taskId + ")");
+        return Work<RewindSummary>([this, task = std::move(*task), dir = m_data.snapshotsDir(taskId),
+                                    checkpoint = m_data.stateDir(taskId) + "/checkpoint.json", request, act,
+                                    lock = std::move(lock)]() mutable -> Result<Apply<RewindSummary>> {
+            auto held = std::move(lock); // let go with this step when it fails, else with the next
+            auto rewound = rewindInRepository(task, dir, checkpoint, request, act);
+            if (!rewound)
+                return rewound.error();
+            return Apply<RewindSummary>([this, id = task.id, rewound = std::move(*rewound), held = std::move(held)] {
+                return recordRewind(id, rewound.summary, rewound.state);
+            });
+        });
+    };
+}
+
+// The task's status columns as the rewind of its conversation left them, on the record as it is now.
+Result<RewindSummary> LocalControlPlane::recordRewind(const std::string& taskId, const RewindSummary& summary,
+                                                      const std::optional<json>& state) {
+    if (!state)
+        return summary;
+    auto record = m_store->task(taskId);
+    if (!record)
+        return record.error();
+    if (!*record)
+        return makeError(ErrorCode::NotFound, "task " + taskId + " is gone; its workspace was rewound all the same");
+    TaskRecord task = std::move(**record);
+    restoreTaskState(task, *state);
     if (auto updated = m_store->updateTask(task); !updated)
         return updated.error();
     return summary;
@@ -318,144 +379,72 @@ Result<RewindSummary> LocalControlPlane::rewindTask(const std::string& taskId, c
 
 // A new task from before a step of another: the snapshot's files in a workspace of its own, the checkpoint
 // kept before that step, the events that led there. Nothing of the original changes: its workspace is not
-// read (the snapshot is), its events are copied, its snapshots only read.
-Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const ForkRequest& request) {
-    auto found = taskWithSnapshots(*m_store, m_data, taskId);
-    if (!found)
-        return found.error();
-    const TaskRecord original = found->task;
-    snapshots::ShadowRepo* repo = &found->repo;
-    const std::string& dir = found->dir;
-    if (m_manager->isActive(taskId) || original.status == TaskStatus::Running ||
-        original.status == TaskStatus::Queued)
-        return makeError(ErrorCode::InvalidArgument,
-                         "task " + taskId + " is running; stop it first (warren cancel " + taskId + ")");
-    auto target = repo->beforeStep(request.fromStep);
-    if (!target)
-        return target.error();
-    if (target->meta.kind != snapshots::SnapshotMeta::Kind::Step)
-        return makeError(ErrorCode::InvalidArgument,
-                         "step " + std::to_string(request.fromStep) + " is past the task's last step: a fork "
-                                                                      "continues from before a step it ran");
-    auto spec = TaskSpec::fromJson(json::parse(original.spec, nullptr, false));
-    if (!spec)
-        return spec.error();
+// read (the snapshot is), its events are copied, its snapshots only read. Here what the store says of the
+// original; ForkFiles makes the files off the faces' thread; recordFork records the new task.
+Prepare<ForkSummary> LocalControlPlane::forkSteps(const std::string& taskId, const ForkRequest& request) {
+    return [this, taskId, request]() -> Result<Work<ForkSummary>> {
+        auto original = taskWithSnapshots(*m_store, m_data, taskId);
+        if (!original)
+            return original.error();
+        if (m_manager->isActive(taskId) || original->status == TaskStatus::Running ||
+            original->status == TaskStatus::Queued)
+            return makeError(ErrorCode::InvalidArgument,
+                             "task " + taskId + " is running; stop it first (warren cancel " + taskId + ")");
+        auto spec = TaskSpec::fromJson(json::parse(original->spec, nullptr, false));
+        if (!spec)
+            return spec.error();
+        m_events->flush();
+        auto events = m_store->events(taskId);
+        if (!events)
+            return events.error();
+        const std::string id = newTaskId();
+        const fs::path workspace = request.workspace.empty() ? fs::path(m_data.taskDir(id)) / "workspace"
+                                                             : fs::absolute(request.workspace);
+        ForkOrigin origin{taskId, original->workspace, m_data.snapshotsDir(taskId), request.fromStep};
+        return Work<ForkSummary>([this, origin, data = m_data, id, workspace, prompt = original->prompt,
+                                  spec = std::move(*spec),
+                                  past = eventsBeforeStep(*events, request.fromStep, id)]() -> Result<Apply<ForkSummary>> {
+            auto files = ForkFiles::make(origin, data, id, workspace);
+            if (!files)
+                return files.error();
+            return Apply<ForkSummary>([this, origin, id, prompt, spec, past, files = std::move(*files)] {
+                return recordFork(origin, id, prompt, spec, past, *files);
+            });
+        });
+    };
+}
 
-    const std::string id = newTaskId();
-    const fs::path workspace = request.workspace.empty() ? fs::path(m_data.taskDir(id)) / "workspace"
-                                                         : fs::absolute(request.workspace);
-    std::error_code error;
-    // Not inside the original's workspace (that would change it), nor around it.
-    const auto inside = [](const fs::path& path, const fs::path& above) {
-        return std::mismatch(above.begin(), above.end(), path.begin(), path.end()).first == above.end();
-    };
-    const fs::path resolved = fs::weakly_canonical(workspace, error);
-    const fs::path theirs = fs::weakly_canonical(original.workspace, error);
-    if (inside(resolved, theirs) || inside(theirs, resolved))
-        return makeError(ErrorCode::InvalidArgument, workspace.string() + " overlaps the workspace of task " + taskId +
-                                                         " (" + original.workspace +
-                                                         "); a fork's workspace is a directory of its own");
-    if (fs::exists(workspace, error) && (!fs::is_directory(workspace, error) || !fs::is_empty(workspace, error)))
-        return makeError(ErrorCode::InvalidArgument, workspace.string() + " is not empty; a fork's workspace is "
-                                                                          "a new or empty directory");
-    const bool made = !fs::exists(workspace, error);
-    fs::create_directories(workspace, error);
-    if (error)
-        return makeError(ErrorCode::System, "cannot create " + workspace.string() + ": " + error.message());
-    // Failing before the task exists leaves nothing behind: the directory as it was, no task.
-    const auto undoWorkspace = [&] {
-        std::error_code ignored;
-        if (made) {
-            fs::remove_all(workspace, ignored);
-        } else {
-            for (const auto& entry : fs::directory_iterator(workspace, ignored))
-                fs::remove_all(entry.path(), ignored);
-        }
-        fs::remove_all(m_data.taskDir(id), ignored);
-    };
-    if (auto copied = repo->copyTo(*target, workspace); !copied) {
-        undoWorkspace();
-        return copied.error();
-    }
-    // Its past: the original's snapshots up to the step and the checkpoints kept before each, made its own.
-    auto own = snapshots::ShadowRepo::open(m_data.snapshotsDir(id), workspace);
-    if (!own) {
-        undoWorkspace();
-        return own.error();
-    }
-    if (auto adopted = own->adopt(*repo, request.fromStep); !adopted) {
-        undoWorkspace();
-        return adopted.error();
-    }
-    for (std::uint64_t step = 1; step <= request.fromStep; ++step) {
-        if (!snapshots::conversationKept(dir, step))
-            continue;
-        auto copied = copyCheckpoint(snapshots::ShadowRepo::checkpointCopy(dir, step),
-                                     snapshots::ShadowRepo::checkpointCopy(m_data.snapshotsDir(id), step), id);
-        if (!copied) {
-            undoWorkspace();
-            return copied.error();
-        }
-    }
-    const bool conversation = snapshots::conversationKept(dir, request.fromStep);
-    fs::create_directories(m_data.stateDir(id), error);
-    if (error) {
-        undoWorkspace();
-        return makeError(ErrorCode::System, "cannot create " + m_data.stateDir(id) + ": " + error.message());
-    }
-    if (conversation)
-        if (auto copied = copyCheckpoint(snapshots::ShadowRepo::checkpointCopy(dir, request.fromStep),
-                                         m_data.stateDir(id) + "/checkpoint.json", id);
-            !copied) {
-            undoWorkspace();
-            return copied.error();
-        }
-    auto submitted = m_manager->submit(original.prompt, workspace.string(), *spec, id, TaskManager::Start::Held);
-    if (!submitted) {
-        undoWorkspace();
-        return submitted.error();
-    }
+Result<ForkSummary> LocalControlPlane::recordFork(const ForkOrigin& origin, const std::string& id,
+                                                  const std::string& prompt, const TaskSpec& spec,
+                                                  std::vector<EventRow> past, ForkFiles& files) {
+    auto submitted = m_manager->submit(prompt, files.workspace().string(), spec, id, TaskManager::Start::Held);
+    if (!submitted)
+        return submitted.error(); // the files go with ForkFiles
+    files.keep();
     TaskRecord task = *submitted;
     task.status = TaskStatus::Paused; // `resume` runs it from its checkpoint
-    task.steps = request.fromStep - 1;
+    task.steps = origin.fromStep - 1;
     if (auto updated = m_store->updateTask(task); !updated)
         return updated.error();
-
-    m_events->flush();
-    auto events = m_store->events(taskId);
-    if (!events)
-        return events.error();
-    std::vector<EventRow> rows = eventsBeforeStep(*events, request.fromStep, id);
-    protocol::Event note;
-    note.ts = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  std::chrono::system_clock::now().time_since_epoch())
-                  .count();
-    note.type = protocol::event_type::kLog;
-    note.step = request.fromStep - 1;
-    note.seq = rows.empty() ? 1 : rows.back().seq + 1;
-    note.data = protocol::LogData{protocol::LogLevel::Info, "forked from task " + taskId + " before step " +
-                                              std::to_string(request.fromStep) + "; " + taskId +
-                                              " and its workspace are as they were"}
-                    .toJson();
-    rows.push_back({id, note.seq, protocol::formatTimestamp(note.ts), note.type, note.step, "",
-                    protocol::toJson(note).dump()});
-    if (auto appended = m_store->appendEvents(rows); !appended)
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    past.push_back(forkedNote(past, origin.taskId, origin.fromStep, id, now));
+    if (auto appended = m_store->appendEvents(past); !appended)
         return appended.error();
-
     ForkSummary summary;
     summary.task = task;
-    summary.from = snapshots::describeSnapshot(target->meta);
-    for (auto it = fs::recursive_directory_iterator(workspace, error); !error && it != fs::recursive_directory_iterator();
-         it.increment(error))
-        if (!it->is_directory() || it->is_symlink())
-            ++summary.files;
-    summary.conversation = conversation ? "its agent continues from before step " + std::to_string(request.fromStep)
-                                        : "its agent starts from the prompt";
-    for (const auto& skippedDir : target->meta.skippedDirs)
-        summary.skipped.push_back(skippedDir + "/");
-    for (const auto& file : target->meta.skippedLarge)
-        summary.skipped.push_back(file + " (large)");
+    summary.from = files.from;
+    summary.files = files.files;
+    summary.conversation = files.conversation
+                               ? "its agent continues from before step " + std::to_string(origin.fromStep)
+                               : "its agent starts from the prompt";
+    summary.skipped = files.skipped;
     return summary;
+}
+
+Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const ForkRequest& request) {
+    return runHere(forkSteps(taskId, request));
 }
 
 void LocalControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
@@ -483,33 +472,59 @@ Result<std::vector<ArtifactRecord>> LocalControlPlane::artifacts(const std::stri
     return m_store->artifacts(taskId);
 }
 
-Status LocalControlPlane::exportTask(const std::string& taskId, const std::string& directory) {
-    auto record = task(taskId);
-    if (!record)
-        return record.error();
-    if (!*record)
-        return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
-    auto all = events(taskId);
-    if (!all)
-        return all.error();
+namespace {
+
+// `warren export`'s files: the record (task.json), its events (events.jsonl), its /output files.
+Status writeExport(const json& task, const std::vector<json>& events, const std::string& outputDir,
+                   const std::string& directory) {
     std::error_code error;
     fs::create_directories(fs::path(directory) / "output", error);
     if (error)
         return makeError(ErrorCode::System, "cannot create " + directory + ": " + error.message());
     std::ofstream summary(fs::path(directory) / "task.json");
-    summary << toJson(**record).dump(2) << "\n";
+    summary << task.dump(2) << "\n";
     summary.close();
     std::ofstream lines(fs::path(directory) / "events.jsonl");
-    for (const auto& event : *all)
+    for (const auto& event : events)
         lines << event.dump() << "\n";
     lines.close();
-    fs::copy(m_data.outputDir(taskId), fs::path(directory) / "output",
+    fs::copy(outputDir, fs::path(directory) / "output",
              fs::copy_options::recursive | fs::copy_options::overwrite_existing, error);
     if (error && error != std::errc::no_such_file_or_directory)
         return makeError(ErrorCode::System, "cannot copy the task's output: " + error.message());
     if (!summary || !lines)
         return makeError(ErrorCode::System, "cannot write the export in " + directory + "; is the disk full?");
     return Ok{};
+}
+
+} // namespace
+
+Prepare<Ok> LocalControlPlane::exportSteps(const std::string& taskId, const std::string& directory) {
+    return [this, taskId, directory]() -> Result<Work<Ok>> {
+        auto record = task(taskId);
+        if (!record)
+            return record.error();
+        if (!*record)
+            return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
+        m_events->flush();
+        auto rows = m_store->events(taskId);
+        if (!rows)
+            return rows.error();
+        // Read here; taken apart and written out there (a long task's events are most of the work).
+        return Work<Ok>([task = toJson(**record), rows = std::move(*rows), outputDir = m_data.outputDir(taskId),
+                         directory]() mutable -> Result<Apply<Ok>> {
+            auto events = eventBodies(std::move(rows));
+            if (!events)
+                return events.error();
+            if (auto written = writeExport(task, *events, outputDir, directory); !written)
+                return written.error();
+            return Apply<Ok>([] { return Result<Ok>(Ok{}); });
+        });
+    };
+}
+
+Status LocalControlPlane::exportTask(const std::string& taskId, const std::string& directory) {
+    return runHere(exportSteps(taskId, directory));
 }
 
 } // namespace warren::control
@@ -608,14 +623,16 @@ void LocalControlPlane::testModel(const std::string& provider, const std::string
     });
 }
 
-// The faces' calls: the synchronous forms above, answered from the event loop.
+// The faces' calls: the synchronous forms above, answered from the event loop; those with disk or process
+// work queued on their task (TaskWork), which does that work off the faces' thread.
 
 void LocalControlPlane::submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
                                Done<TaskRecord> done) {
     answer(std::move(done), submit(prompt, workspace, spec));
 }
 void LocalControlPlane::submitDemo(TaskSpec spec, Done<TaskRecord> done) {
-    answer(std::move(done), submitDemo(std::move(spec)));
+    const std::string key = "demo"; // one demo written at a time
+    m_work->run(key, submitDemoSteps(std::move(spec)), std::move(done));
 }
 void LocalControlPlane::resume(const std::string& taskId, const SandboxMove& move, Done<Ok> done) {
     answer(std::move(done), resume(taskId, move));
@@ -643,7 +660,7 @@ void LocalControlPlane::artifacts(const std::string& taskId, Done<std::vector<Ar
     answer(std::move(done), artifacts(taskId));
 }
 void LocalControlPlane::exportTask(const std::string& taskId, const std::string& directory, Done<Ok> done) {
-    answer(std::move(done), exportTask(taskId, directory));
+    m_work->run(taskId, exportSteps(taskId, directory), std::move(done));
 }
 void LocalControlPlane::storeKey(const std::string& keyName, const std::string& key, Done<Ok> done) {
     answer(std::move(done), storeKey(keyName, key));
@@ -653,17 +670,17 @@ void LocalControlPlane::hasKey(const std::string& keyName, Done<bool> done) {
 }
 void LocalControlPlane::taskChanges(const std::string& taskId, std::optional<std::uint64_t> step,
                                     Done<TaskChanges> done) {
-    answer(std::move(done), taskChanges(taskId, step));
+    m_work->run(taskId, taskChangesSteps(taskId, step), std::move(done));
 }
 void LocalControlPlane::previewRewind(const std::string& taskId, const RewindRequest& request,
                                       Done<RewindSummary> done) {
-    answer(std::move(done), previewRewind(taskId, request));
+    m_work->run(taskId, rewindSteps(taskId, request, false), std::move(done), "a preview of a rewind");
 }
 void LocalControlPlane::rewind(const std::string& taskId, const RewindRequest& request, Done<RewindSummary> done) {
-    answer(std::move(done), rewind(taskId, request));
+    m_work->run(taskId, rewindSteps(taskId, request, true), std::move(done), "a rewind");
 }
 void LocalControlPlane::fork(const std::string& taskId, const ForkRequest& request, Done<ForkSummary> done) {
-    answer(std::move(done), fork(taskId, request));
+    m_work->run(taskId, forkSteps(taskId, request), std::move(done), "a fork");
 }
 
 } // namespace warren::control

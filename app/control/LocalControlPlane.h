@@ -4,10 +4,12 @@
 // tasks at a time. Opening it recovers tasks a dead process left running.
 
 #include "app/control/ControlPlane.h"
+#include "app/control/TaskWork.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/tasks/DataDir.h"
 #include "common/Result.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -16,6 +18,8 @@ class QNetworkAccessManager;
 namespace warren::control {
 
 class ControlEngine;
+class ForkFiles;
+struct ForkOrigin;
 class EventWriter;
 class SecretStore;
 class Store;
@@ -27,6 +31,8 @@ struct LocalOptions {
     std::optional<std::size_t> maxConcurrent; // unset: the stored setting (Settings::maxConcurrent)
     std::vector<nlohmann::json> extraProfileLayers; // after WARREN_SANDBOX_PROFILE's (tests)
     bool useKeychain = true; // false: the 0600 file only (tests)
+    // Tests: runs on the worker's thread before the disk work of each call that has some (a test holds it).
+    std::function<void()> beforeDiskWork;
 };
 
 class LocalControlPlane : public ControlPlane {
@@ -35,7 +41,10 @@ public:
     static Result<std::unique_ptr<LocalControlPlane>> open(LocalOptions options);
     ~LocalControlPlane() override;
 
-    // The faces' calls (ControlPlane): each runs its synchronous form below and answers from the event loop.
+    // The faces' calls (ControlPlane): each runs its synchronous form below and answers from the event loop;
+    // those with disk or process work (submitDemo, exportTask, taskChanges, previewRewind, rewind, fork) do
+    // it off the faces' thread, one call at a time per task (TaskWork), and refuse resume and reply of a
+    // task while a rewind, a preview of one or a fork of it is under way.
     void submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
                 Done<TaskRecord> done) override;
     void submitDemo(TaskSpec spec, Done<TaskRecord> done) override;
@@ -70,7 +79,7 @@ public:
     bool keepsSnapshots() override { return true; }
 
     // The same in this process, answered in the call: for this machine's own commands (the CLI's
-    // `secrets`, `diff`, `rewind`) and tests.
+    // `secrets`, `diff`, `rewind`) and tests. The same steps as the faces' forms, run in a row.
     Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec);
     Result<TaskRecord> submitDemo(TaskSpec spec);
     Status resume(const std::string& taskId, const SandboxMove& move);
@@ -100,19 +109,30 @@ private:
     LocalControlPlane() = default;
     // The rules a task starts with: the default rules, then the user's always-allowed command prefixes.
     std::vector<ApprovalRule> approvalRules(const Settings& settings) const;
-    Result<RewindSummary> rewindTask(const std::string& taskId, const RewindRequest& request, bool act);
+    // The steps of the calls with disk or process work (TaskWork.h), for both forms.
+    Prepare<TaskRecord> submitDemoSteps(TaskSpec spec);
+    Prepare<Ok> exportSteps(const std::string& taskId, const std::string& directory);
+    Prepare<TaskChanges> taskChangesSteps(const std::string& taskId, std::optional<std::uint64_t> step);
+    Prepare<RewindSummary> rewindSteps(const std::string& taskId, const RewindRequest& request, bool act);
+    Result<RewindSummary> recordRewind(const std::string& taskId, const RewindSummary& summary,
+                                       const std::optional<nlohmann::json>& state);
+    Prepare<ForkSummary> forkSteps(const std::string& taskId, const ForkRequest& request);
+    Result<ForkSummary> recordFork(const ForkOrigin& origin, const std::string& id, const std::string& prompt,
+                                   const TaskSpec& spec, std::vector<EventRow> past, ForkFiles& files);
+    Status mayRun(const std::string& taskId) const;
 
     DataDir m_data;
     std::unique_ptr<SecretStore> m_secrets;
     bool m_useKeychain = true;
     std::vector<std::string> m_recovered;
     std::vector<ApprovalRule> m_defaultRules; // the engine's, which the settings' allowed commands follow
-    std::unique_ptr<ControlEngine> m_engine; // goes first: its runners may ask for keys until then
+    std::unique_ptr<ControlEngine> m_engine; // goes before the keys: its runners may ask for them until then
     // The engine's parts this plane uses.
     Store* m_store = nullptr;
     EventWriter* m_events = nullptr;
     QNetworkAccessManager* m_network = nullptr;
     TaskManager* m_manager = nullptr;
+    std::unique_ptr<TaskWork> m_work; // first to go: waits for the work under way, drops what it would apply
 };
 
 } // namespace warren::control

@@ -1,6 +1,9 @@
 #include "app/control/TaskFork.h"
 
+#include "agent_core/protocol/Event.h"
+#include "agent_core/protocol/EventPayloads.h"
 #include "agent_core/protocol/EventTypes.h"
+#include "agent_core/protocol/Timestamp.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +21,21 @@ std::vector<EventRow> eventsBeforeStep(const std::vector<EventRow>& events, std:
     for (auto& row : kept)
         row.taskId = newTaskId;
     return kept;
+}
+
+EventRow forkedNote(const std::vector<EventRow>& past, const std::string& originalId, std::uint64_t fromStep,
+                    const std::string& newTaskId, std::int64_t tsMs) {
+    protocol::Event note;
+    note.ts = tsMs;
+    note.type = protocol::event_type::kLog;
+    note.step = fromStep - 1;
+    note.seq = past.empty() ? 1 : past.back().seq + 1;
+    note.data = protocol::LogData{protocol::LogLevel::Info, "forked from task " + originalId + " before step " +
+                                                                std::to_string(fromStep) + "; " + originalId +
+                                                                " and its workspace are as they were"}
+                    .toJson();
+    return {newTaskId, note.seq, protocol::formatTimestamp(note.ts), note.type, note.step, "",
+            protocol::toJson(note).dump()};
 }
 
 Result<std::string> checkpointForTask(const std::string& checkpoint, const std::string& newTaskId) {

@@ -17,6 +17,11 @@ namespace warren::control {
 std::vector<EventRow> eventsBeforeStep(const std::vector<EventRow>& events, std::uint64_t step,
                                        const std::string& newTaskId);
 
+// The event that ends the fork's copied past (past: eventsBeforeStep's, under newTaskId): a log line saying
+// where it came from, after past's last seq, at tsMs.
+EventRow forkedNote(const std::vector<EventRow>& past, const std::string& originalId, std::uint64_t fromStep,
+                    const std::string& newTaskId, std::int64_t tsMs);
+
 // The checkpoint text (agent_core/state/Checkpoint) with its task_id replaced by newTaskId; the rest as it
 // was. An error when the text is not a checkpoint.
 Result<std::string> checkpointForTask(const std::string& checkpoint, const std::string& newTaskId);

@@ -9,3 +9,8 @@ endforeach()
 
 # What a fork takes of the original task: its events up to the step, its checkpoint made the new task's.
 warren_add_test(tst_task_fork SOURCES tst_task_fork.cpp LIBS warren_control LABELS unit)
+
+# LocalControlPlane's disk work (fork, rewind, export, review) off the faces' thread, one call at a time per
+# task, against a runner's snapshot in the same shadow repository, and a plane closed mid-fork.
+warren_add_test(tst_control_disk_work SOURCES tst_control_disk_work.cpp
+                LIBS warren_control warren_snapshots warren_store_sqlite LABELS unit)

@@ -1,5 +1,6 @@
 // What a fork takes of the original task (app/control/TaskFork): the events before the latest start of the
-// step it continues from, under the new id with their seqs; the checkpoint with only its task id changed.
+// step it continues from, under the new id with their seqs, then a note of where it came from; the checkpoint
+// with only its task id changed.
 
 #include "app/control/TaskFork.h"
 
@@ -46,6 +47,29 @@ private slots:
             QCOMPARE(rows[i].taskId, std::string("t-new"));
             QCOMPARE(rows[i].body, history()[i].body);
         }
+    }
+
+    // The note that ends the copied past follows its last seq, at the step before the one it continues from.
+    void forkedNote_data() {
+        QTest::addColumn<quint64>("step");
+        QTest::addColumn<quint64>("seq");
+        QTest::newRow("after the past") << quint64(3) << quint64(6);
+        QTest::newRow("before step 1: after the start") << quint64(1) << quint64(2);
+    }
+    void forkedNote() {
+        QFETCH(quint64, step);
+        QFETCH(quint64, seq);
+        const auto past = control::eventsBeforeStep(history(), step, "t-new");
+        const EventRow note = control::forkedNote(past, "t-old", step, "t-new", 1764892800000);
+        QCOMPARE(note.taskId, std::string("t-new"));
+        QCOMPARE(note.seq, seq);
+        QCOMPARE(note.step, step - 1);
+        QCOMPARE(note.type, std::string("log"));
+        QCOMPARE(note.ts, std::string("2025-12-05T00:00:00.000Z"));
+        const auto body = nlohmann::json::parse(note.body);
+        QCOMPARE(body["seq"].get<std::uint64_t>(), seq);
+        QCOMPARE(body["data"]["message"].get<std::string>(),
+                 "forked from task t-old before step " + std::to_string(step) + "; t-old and its workspace are as they were");
     }
 
     void checkpointForTask() {
