@@ -51,7 +51,7 @@ Result<fs::path> findOnPath(AgentKind kind, const std::string& searchPath) {
                 return candidate;
         from = end + 1;
     }
-    return makeError(ErrorCode::NotFound, std::string(displayName(kind)) + " is not installed: no `" +
+    return makeError(ErrorCode::InvalidArgument, std::string(displayName(kind)) + " is not installed: no `" +
                                               cliCommandName(kind) + "` on PATH; " + installHint(kind));
 }
 
@@ -98,12 +98,12 @@ Result<CliInstall> locateCli(AgentKind kind, const std::string& named, const std
     std::error_code error;
     const fs::path real = fs::canonical(given, error);
     if (error || !isExecutableFile(real))
-        return makeError(ErrorCode::NotFound, std::string(displayName(kind)) + " at " + given.string() +
+        return makeError(ErrorCode::InvalidArgument, std::string(displayName(kind)) + " at " + given.string() +
                                                   " is not an executable file; " + installHint(kind));
     const std::string inside = kCliDirInSandbox;
     if (kind == AgentKind::ClaudeCode) {
         if (!isElf(real)) // Claude Code 1 was a Node.js script, which would need Node.js in every sandbox
-            return makeError(ErrorCode::Unsupported,
+            return makeError(ErrorCode::InvalidArgument,
                              "Claude Code at " + real.string() +
                                  " is not a native executable (Claude Code 1 was a Node.js script); Warren runs "
                                  "Claude Code 2 or later: npm install -g @anthropic-ai/claude-code@latest");
@@ -113,7 +113,7 @@ Result<CliInstall> locateCli(AgentKind kind, const std::string& named, const std
         return CliInstall{vendor->string(), true, inside + "/bin/codex", {inside + "/codex-path"}};
     if (isElf(real)) // a codex executable of its own, without the vendor directory around it
         return CliInstall{real.string(), false, inside + "/codex", {}};
-    return makeError(ErrorCode::NotFound, "Codex at " + real.string() + " has no executable for this machine beside it (" +
+    return makeError(ErrorCode::InvalidArgument, "Codex at " + real.string() + " has no executable for this machine beside it (" +
                                               std::string("@openai/") + kCodexPlatformPackage + "); " +
                                               installHint(kind));
 }
@@ -130,6 +130,38 @@ Result<std::optional<CliInstall>> taskCli(AgentKind agent, const std::string& ag
     if (!install)
         return install.error();
     return std::optional<CliInstall>(std::move(*install));
+}
+
+Status cliSpeaksProvider(protocol::AgentKind agent, const ProviderConfig& provider) {
+    using protocol::AgentKind;
+    const bool speaks = agent == AgentKind::Warren ||
+                        (agent == AgentKind::ClaudeCode && provider.kind == ProviderConfig::Kind::Anthropic) ||
+                        (agent == AgentKind::Codex && provider.kind == ProviderConfig::Kind::OpenAi);
+    if (speaks)
+        return Ok{};
+    const std::string name(protocol::agentKindName(agent));
+    if (provider.kind == ProviderConfig::Kind::Scripted)
+        return makeError(ErrorCode::InvalidArgument,
+                         "the scripted provider plays Warren's own agent; " + name + " talks to a model: " +
+                             (agent == AgentKind::ClaudeCode ? "--provider anthropic (or anthropic:URL)"
+                                                             : "--provider openai (or openai-compatible:URL)"));
+    return makeError(ErrorCode::InvalidArgument,
+                     agent == AgentKind::ClaudeCode
+                         ? "claude-code speaks Anthropic's Messages API, not " + provider.name +
+                               "'s: run it with --provider anthropic (or anthropic:URL)"
+                         : "codex speaks OpenAI's Responses API, not " + provider.name +
+                               "'s: run it with --provider openai (or openai-compatible:URL)");
+}
+
+Status checkTaskAgent(const TaskSpec& spec, const std::map<AgentKind, std::string>& configured) {
+    if (!protocol::isCliAgent(spec.agent))
+        return Ok{};
+    if (auto install = taskCli(spec.agent, spec.agentPath, configured); !install)
+        return install.error();
+    auto provider = parseProviderSpec(spec.provider, spec.model);
+    if (!provider) // the launch reports it, as for any task
+        return Ok{};
+    return cliSpeaksProvider(spec.agent, *provider);
 }
 
 } // namespace warren::control

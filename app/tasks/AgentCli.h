@@ -6,6 +6,8 @@
 // before any sandbox starts: a missing or unusable install is an error naming what to install.
 
 #include "agent_core/protocol/AgentKind.h"
+#include "app/providers/ProviderConfig.h"
+#include "app/tasks/TaskSpec.h"
 #include "common/Result.h"
 
 #include <map>
@@ -37,5 +39,13 @@ Result<CliInstall> locateCli(protocol::AgentKind kind, const std::string& named,
 // face's (configured), or the CLI on this process's PATH. What each launch and each submission checks.
 Result<std::optional<CliInstall>> taskCli(protocol::AgentKind agent, const std::string& agentPath,
                                           const std::map<protocol::AgentKind, std::string>& configured);
+
+// Which provider wires a CLI speaks: Claude Code, Anthropic's Messages API; Codex, OpenAI's Responses API.
+// The error says which --provider to choose. Pure.
+Status cliSpeaksProvider(protocol::AgentKind agent, const ProviderConfig& provider);
+
+// What a submission checks before a task exists (TaskManager, warrend's POST /v1/tasks before it copies the
+// workspace): the task's CLI is installed, and speaks its provider's wire where the provider is known.
+Status checkTaskAgent(const TaskSpec& spec, const std::map<protocol::AgentKind, std::string>& configured);
 
 } // namespace warren::control

@@ -126,27 +126,6 @@ AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, 
 
 } // namespace
 
-Status cliSpeaksProvider(protocol::AgentKind agent, const ProviderConfig& provider) {
-    using protocol::AgentKind;
-    const bool speaks = agent == AgentKind::Warren ||
-                        (agent == AgentKind::ClaudeCode && provider.kind == ProviderConfig::Kind::Anthropic) ||
-                        (agent == AgentKind::Codex && provider.kind == ProviderConfig::Kind::OpenAi);
-    if (speaks)
-        return Ok{};
-    const std::string name(protocol::agentKindName(agent));
-    if (provider.kind == ProviderConfig::Kind::Scripted)
-        return makeError(ErrorCode::InvalidArgument,
-                         "the scripted provider plays Warren's own agent; " + name + " talks to a model: " +
-                             (agent == AgentKind::ClaudeCode ? "--provider anthropic (or anthropic:URL)"
-                                                             : "--provider openai (or openai-compatible:URL)"));
-    return makeError(ErrorCode::InvalidArgument,
-                     agent == AgentKind::ClaudeCode
-                         ? "claude-code speaks Anthropic's Messages API, not " + provider.name +
-                               "'s: run it with --provider anthropic (or anthropic:URL)"
-                         : "codex speaks OpenAI's Responses API, not " + provider.name +
-                               "'s: run it with --provider openai (or openai-compatible:URL)");
-}
-
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, const PlanEnvironment& environment,
                               const std::optional<CliInstall>& cli) {
     LaunchPlan plan;

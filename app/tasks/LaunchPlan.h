@@ -72,8 +72,4 @@ struct LaunchPlan {
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, const PlanEnvironment& environment,
                               const std::optional<CliInstall>& cli = std::nullopt);
 
-// Which provider wires a CLI speaks: Claude Code, Anthropic's Messages API; Codex, OpenAI's Responses API.
-// The error says which --provider to choose.
-Status cliSpeaksProvider(protocol::AgentKind agent, const ProviderConfig& provider);
-
 } // namespace warren::control

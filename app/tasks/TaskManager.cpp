@@ -3,7 +3,6 @@
 #include "agent_core/protocol/Timestamp.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentCli.h"
-#include "app/tasks/LaunchPlan.h"
 #include "app/tasks/TaskReply.h"
 
 #include <QRandomGenerator>
@@ -25,18 +24,6 @@ std::string newTaskId() {
     return id;
 }
 
-// A CLI agent that is not installed, or cannot speak to the task's model, is refused before the task exists.
-Status TaskManager::checkAgent(const TaskSpec& spec) const {
-    if (!protocol::isCliAgent(spec.agent))
-        return Ok{};
-    if (auto install = taskCli(spec.agent, spec.agentPath, m_env.face.agentClis); !install)
-        return install.error();
-    auto provider = parseProviderSpec(spec.provider, spec.model);
-    if (!provider) // the launch reports it as it always has
-        return Ok{};
-    return cliSpeaksProvider(spec.agent, *provider);
-}
-
 TaskManager::TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent)
     : QObject(parent), m_env(std::move(environment)),
       m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {}
@@ -50,7 +37,8 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
                                        const TaskSpec& spec, const std::string& id, Start start) {
     if (auto valid = validateSpec(spec); !valid)
         return valid.error();
-    if (auto agent = checkAgent(spec); !agent)
+    // A CLI agent that is not installed, or cannot speak to the task's model, is refused before the task exists.
+    if (auto agent = checkTaskAgent(spec, m_env.face.agentClis); !agent)
         return agent.error();
     std::error_code error;
     const fs::path canonical = fs::canonical(workspace, error);

@@ -63,7 +63,6 @@ private:
     void schedule();
     Status requeue(TaskRecord record); // queued, started when a slot is free
     Result<TaskRecord> storedTask(const std::string& id) const; // NotFound names `warren tasks`
-    Status checkAgent(const TaskSpec& spec) const;
     bool lockedElsewhere(const std::string& id) const;
 
     RunnerEnvironment m_env;

@@ -3,6 +3,7 @@
 #include "app/control/ControlPlane.h"
 #include "app/providers/ProviderChoice.h"
 #include "app/store/Store.h"
+#include "app/tasks/AgentCli.h"
 #include "app/tasks/TaskManager.h"
 #include "app/tasks/TaskReply.h"
 #include "app/wire/ArtifactList.h"
@@ -186,6 +187,8 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
     Status valid = control::validateSpec(creation.spec);
     if (valid)
         valid = checkInside(creation.spec, parts.options);
+    if (valid)
+        valid = control::checkTaskAgent(creation.spec, parts.options.agentClis);
     if (!valid) {
         (void)parts.quotas.release(creation.id);
         return refuseCreation(parts, creation, reply, errorResponse(valid.error()));
