@@ -1,0 +1,53 @@
+#include "agent_core/clis/CliSession.h"
+
+#include "agent_core/clis/CliCommand.h"
+#include "agent_core/state/AtomicFile.h"
+#include "common/FileText.h"
+#include "common/JsonFields.h"
+
+namespace warren::agent {
+
+using nlohmann::json;
+using namespace json_fields;
+
+Result<std::optional<CliSession>> readCliSession(const std::filesystem::path& stateDir) {
+    const auto path = stateDir / kCliSessionFile;
+    std::error_code error;
+    if (!std::filesystem::exists(path, error))
+        return std::optional<CliSession>();
+    const auto text = readFileText(path);
+    if (!text)
+        return text.error();
+    const std::string where = path.string();
+    auto value = parseJson(*text);
+    if (!value)
+        return makeError(ErrorCode::InvalidArgument, where + ": " + value.error().message);
+    Error failure;
+    std::string kind;
+    CliSession session;
+    if (!take(requireObject(*value, where), failure) ||
+        !take(checkKeys(*value, {"kind", "id", "step"}, where), failure) ||
+        !take(getString(*value, "kind", where), kind, failure) ||
+        !take(getString(*value, "id", where), session.id, failure) ||
+        !take(getUint(*value, "step", where), session.step, failure))
+        return failure;
+    const auto parsed = protocol::cliKindFromName(kind);
+    if (!parsed)
+        return makeError(ErrorCode::InvalidArgument,
+                         where + ": kind \"" + kind + "\" is not a CLI Warren runs");
+    if (!isValidSessionId(session.id))
+        return makeError(ErrorCode::InvalidArgument,
+                         where + ": the session id is not one a CLI gives (letters, digits, '-' and '_')");
+    session.kind = *parsed;
+    return std::optional<CliSession>(session);
+}
+
+Status writeCliSession(const std::filesystem::path& stateDir, const CliSession& session) {
+    const json value = {
+        {"kind", protocol::toString(session.kind)}, {"id", session.id}, {"step", session.step}};
+    if (auto written = writeFileAtomically(stateDir / kCliSessionFile, value.dump() + "\n", true); !written)
+        return written.error();
+    return Ok{};
+}
+
+} // namespace warren::agent
