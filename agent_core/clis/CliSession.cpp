@@ -42,12 +42,26 @@ Result<std::optional<CliSession>> readCliSession(const std::filesystem::path& st
     return std::optional<CliSession>(session);
 }
 
-Status writeCliSession(const std::filesystem::path& stateDir, const CliSession& session) {
+Status writeCliSession(const std::filesystem::path& stateDir, const CliSession& session, bool durable) {
     const json value = {
         {"kind", protocol::toString(session.kind)}, {"id", session.id}, {"step", session.step}};
-    if (auto written = writeFileAtomically(stateDir / kCliSessionFile, value.dump() + "\n", true); !written)
+    if (auto written = writeFileAtomically(stateDir / kCliSessionFile, value.dump() + "\n", durable);
+        !written)
         return written.error();
     return Ok{};
+}
+
+bool cliSessionSaved(protocol::CliKind kind, const std::filesystem::path& home, const std::string& id) {
+    const auto root = home / (kind == protocol::CliKind::ClaudeCode ? ".claude/projects" : ".codex/sessions");
+    std::error_code error;
+    // Links are not followed: the home is written by the CLI, which runs the model's commands.
+    for (std::filesystem::recursive_directory_iterator it(root, error), end; !error && it != end;
+         it.increment(error)) {
+        const std::string name = it->path().filename().string();
+        if (name.ends_with(".jsonl") && name.find(id) != std::string::npos && it->is_regular_file(error))
+            return true;
+    }
+    return false;
 }
 
 } // namespace warren::agent

@@ -26,6 +26,13 @@ inline constexpr const char* kCliSessionFile = "cli-session.json";
 // nullopt when there is none yet; an error names the file when it cannot be read or is not one of ours
 // (an id that isValidSessionId refuses included: it becomes an argument of the CLI).
 Result<std::optional<CliSession>> readCliSession(const std::filesystem::path& stateDir);
-Status writeCliSession(const std::filesystem::path& stateDir, const CliSession& session);
+// durable: fsync'd (the session's first record and the run's end); a step's record only survives a killed
+// process, as SeqMark's does.
+Status writeCliSession(const std::filesystem::path& stateDir, const CliSession& session, bool durable = true);
+
+// Whether the CLI saved the session's conversation under its home (Claude Code under .claude/projects, Codex
+// under .codex/sessions, a file named after the id). A CLI killed in its first turn may have named a session
+// it never wrote: resuming it fails ("No conversation found"), so the supervisor starts a new one instead.
+bool cliSessionSaved(protocol::CliKind kind, const std::filesystem::path& home, const std::string& id);
 
 } // namespace warren::agent

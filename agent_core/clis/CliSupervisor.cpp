@@ -123,6 +123,13 @@ void Supervisor::remember(const std::string& sessionId) {
 void Supervisor::emit(const CliEvent& event) {
     if (std::holds_alternative<StepStartedData>(event.payload)) {
         m_events.setStep(++m_step);
+        // A resume after a kill numbers its steps after this one (the control plane's snapshots are per
+        // step).
+        if (m_session) {
+            m_session->step = m_step;
+            if (auto written = writeCliSession(*m_paths.state, *m_session, false); !written)
+                m_events.error("saving the " + m_name + " session failed: " + written.error().message, false);
+        }
     }
     std::visit(
         [&](const auto& payload) {
@@ -184,25 +191,34 @@ TaskOutcome Supervisor::run() {
         return refuse("this task's state holds a " + displayName(m_session->kind) +
                       " session; it cannot go on as " + m_name);
 
-    std::string prompt = m_task.prompt;
+    const auto home = *m_paths.state / "cli-home";
     if (m_session) {
         m_step = m_session->step;
         m_events.setStep(m_step);
         m_events.emit(TaskResumedData{m_step, std::nullopt});
-        prompt = m_task.reply.value_or(kContinuePrompt);
+        if (!cliSessionSaved(m_cli.kind, home, m_session->id)) {
+            // An event, not a diagnostic: the user sees why the CLI starts over.
+            m_events.emit(LogData{LogLevel::Warn, m_name + " stopped before it saved its session " +
+                                                      m_session->id +
+                                                      "; a new session starts from the task's prompt"});
+            m_session.reset();
+        }
     } else {
         m_events.emit(TaskStartedData{m_task.taskId,
                                       m_task.prompt,
                                       m_task.presets,
                                       {{"agent", toString(m_cli.kind)}, {"model", m_cli.model}}});
-        // A reply to a task whose CLI never named its session: a new session reads both.
-        if (m_task.reply)
-            prompt += "\n\n" + *m_task.reply;
     }
+    // A session goes on with the user's reply, or is told to continue; a new one reads the task and the
+    // reply.
+    std::string prompt = m_task.prompt;
+    if (m_session)
+        prompt = m_task.reply.value_or(kContinuePrompt);
+    else if (m_task.reply)
+        prompt += "\n\n" + *m_task.reply;
     if (m_task.reply)
         m_events.emit(UserMessageData{*m_task.reply});
 
-    const auto home = *m_paths.state / "cli-home";
     std::error_code error;
     std::filesystem::create_directories(home, error);
     if (!error)

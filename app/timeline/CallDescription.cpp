@@ -44,7 +44,7 @@ std::string patchTitle(const json& arguments) {
     return out;
 }
 
-// A path a CLI agent names (Claude Code's are absolute), as Warren's tools name it: relative to the workspace.
+// A path a CLI agent names (Claude Code gives absolute ones) as Warren names it: relative to the workspace.
 std::string workspacePath(std::string path) {
     constexpr std::string_view kWorkspace = "/workspace/";
     return path.starts_with(kWorkspace) ? path.substr(kWorkspace.size()) : path;

@@ -158,6 +158,52 @@ private slots:
             QVERIFY(event.dump().find(kToken) == std::string::npos);
     }
 
+    // kill -9 of warren-agent while the CLI runs a command: the next start continues the CLI's session.
+    void killedAgentResumes_data() { runAndReply_data(); }
+    void killedAgentResumes() {
+        QFETCH(QString, variable);
+        QFETCH(QString, kind);
+        const QString program = cliFrom(variable.toUtf8().constData());
+        if (program.isEmpty())
+            QSKIP(qPrintable("set " + variable + " to the CLI's executable to run this test"));
+        const bool claude = kind == "claude-code";
+        ServeSession session;
+        CliModelServer model;
+        QVERIFY(model.listen());
+        const std::vector<ScriptedTurn> turns{
+            claude ? ScriptedTurn::call("Bash", {{"command", "echo started; sleep 600"}})
+                   : ScriptedTurn::call("exec_command", {{"cmd", "echo started; sleep 600"}}),
+            ScriptedTurn::say("Resumed and done.")};
+        claude ? model.scriptAnthropic(turns) : model.scriptResponses(turns);
+        UnixTcpRelay proxy;
+        const std::string socket = session.dir("model.sock").toStdString();
+        QVERIFY(proxy.start(socket, model.port()));
+        const json cli = cliParams(kind.toStdString(), program, socket, claude ? "claude-test" : "gpt-test");
+        QVERIFY(session.start());
+        startCliTask(session, cli);
+        QVERIFY(session.waitForEvent("tool_call"));
+        session.kill9();
+
+        const std::size_t before = session.events.size();
+        QVERIFY(session.start());
+        startCliTask(session, cli);
+        const int status = session.finish();
+        std::string resumed;
+        for (std::size_t i = before; i < session.events.size(); ++i)
+            resumed += session.events[i].dump().substr(0, 300) + "\n";
+        QVERIFY2(status == 0, resumed.c_str());
+        QCOMPARE(session.events[before].value("type", ""), std::string("task_resumed"));
+        QCOMPARE(session.lastEvent()["data"]["summary"].get<std::string>(), std::string("Resumed and done."));
+        const auto calls = model.modelCalls();
+        QCOMPARE(calls.size(), std::size_t(2));
+        QVERIFY2(calls.back().body.find("Say hello, then write notes.txt") != std::string::npos,
+                 "the resumed session does not hold the earlier conversation");
+        // Killed in its first turn, Claude Code may not have saved the session it named: then a new one
+        // starts from the task's prompt, and says so. Otherwise the session is told to continue.
+        if (!session.hasEvent("log", "a new session starts from the task's prompt"))
+            QVERIFY(calls.back().body.find("Continue the task") != std::string::npos);
+    }
+
     // A cancel from the control plane ends the CLI at once and the task as cancelled.
     void cancelKillsTheCli() {
         const QString program = cliFrom("WARREN_TEST_CLAUDE");
