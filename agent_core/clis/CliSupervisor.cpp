@@ -170,6 +170,9 @@ void Supervisor::onStderr(std::string_view bytes) {
 }
 
 TaskOutcome Supervisor::run() {
+    // The CLI's stderr and the supervisor's notes go out as log events, for the user to see beside the
+    // CLI's work (Warren's own agent does so with its production-log preset).
+    m_events.configureLogging(LogLevel::Info, LogFormat::Json);
     if (!m_paths.state) {
         m_events.begin(1, nullptr);
         return refuse("a CLI agent needs a state directory (--state): its session lives there");

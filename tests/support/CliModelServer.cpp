@@ -22,7 +22,8 @@ std::string sse(const std::string& name, const json& data) {
 }
 
 std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
     return text;
 }
 
@@ -52,21 +53,23 @@ std::string anthropicTurnStream(const ScriptedTurn& turn, int index) {
                                            {"index", 0},
                                            {"delta", {{"type", "text_delta"}, {"text", turn.text}}}});
     } else {
-        out += sse("content_block_start",
-                   {{"type", "content_block_start"},
-                    {"index", 0},
-                    {"content_block",
-                     {{"type", "tool_use"}, {"id", "toolu_" + n}, {"name", turn.tool}, {"input", json::object()}}}});
+        out += sse(
+            "content_block_start",
+            {{"type", "content_block_start"},
+             {"index", 0},
+             {"content_block",
+              {{"type", "tool_use"}, {"id", "toolu_" + n}, {"name", turn.tool}, {"input", json::object()}}}});
         out += sse("content_block_delta",
                    {{"type", "content_block_delta"},
                     {"index", 0},
                     {"delta", {{"type", "input_json_delta"}, {"partial_json", turn.arguments.dump()}}}});
     }
     out += sse("content_block_stop", {{"type", "content_block_stop"}, {"index", 0}});
-    out += sse("message_delta", {{"type", "message_delta"},
-                                 {"delta", {{"stop_reason", turn.tool.empty() ? "end_turn" : "tool_use"},
-                                            {"stop_sequence", nullptr}}},
-                                 {"usage", {{"output_tokens", 7}}}});
+    out += sse("message_delta",
+               {{"type", "message_delta"},
+                {"delta",
+                 {{"stop_reason", turn.tool.empty() ? "end_turn" : "tool_use"}, {"stop_sequence", nullptr}}},
+                {"usage", {{"output_tokens", 7}}}});
     out += sse("message_stop", {{"type", "message_stop"}});
     return out;
 }
@@ -79,7 +82,8 @@ std::string responsesTurnStream(const ScriptedTurn& turn, int index) {
                    {"id", "msg_" + n},
                    {"role", "assistant"},
                    {"status", "completed"},
-                   {"content", {{{"type", "output_text"}, {"text", turn.text}, {"annotations", json::array()}}}}}
+                   {"content",
+                    {{{"type", "output_text"}, {"text", turn.text}, {"annotations", json::array()}}}}}
             : json{{"type", "function_call"},
                    {"id", "fc_" + n},
                    {"call_id", "call_" + n},
@@ -87,27 +91,27 @@ std::string responsesTurnStream(const ScriptedTurn& turn, int index) {
                    {"arguments", turn.arguments.dump()},
                    {"status", "completed"}};
     const std::string id = "resp_" + n;
-    std::string out = sse("response.created", {{"type", "response.created"},
-                                               {"response",
-                                                {{"id", id}, {"object", "response"}, {"status", "in_progress"},
-                                                 {"output", json::array()}}}});
+    std::string out =
+        sse("response.created",
+            {{"type", "response.created"},
+             {"response",
+              {{"id", id}, {"object", "response"}, {"status", "in_progress"}, {"output", json::array()}}}});
     out += sse("response.output_item.added",
                {{"type", "response.output_item.added"}, {"output_index", 0}, {"item", item}});
     out += sse("response.output_item.done",
                {{"type", "response.output_item.done"}, {"output_index", 0}, {"item", item}});
-    out += sse("response.completed",
-               {{"type", "response.completed"},
-                {"response",
-                 {{"id", id},
-                  {"object", "response"},
-                  {"status", "completed"},
-                  {"output", {item}},
-                  {"usage",
-                   {{"input_tokens", 20},
-                    {"input_tokens_details", {{"cached_tokens", 0}}},
-                    {"output_tokens", 7},
-                    {"output_tokens_details", {{"reasoning_tokens", 0}}},
-                    {"total_tokens", 27}}}}}});
+    out += sse("response.completed", {{"type", "response.completed"},
+                                      {"response",
+                                       {{"id", id},
+                                        {"object", "response"},
+                                        {"status", "completed"},
+                                        {"output", {item}},
+                                        {"usage",
+                                         {{"input_tokens", 20},
+                                          {"input_tokens_details", {{"cached_tokens", 0}}},
+                                          {"output_tokens", 7},
+                                          {"output_tokens_details", {{"reasoning_tokens", 0}}},
+                                          {"total_tokens", 27}}}}}});
     return out;
 }
 
@@ -119,7 +123,7 @@ struct CliModelServer::State {
     std::vector<ScriptedTurn> anthropic, responses;
     std::size_t anthropicNext = 0, responsesNext = 0;
     std::vector<ModelRequest> requests;
-    std::vector<int> open;             // connections being served, shut down when the server stops
+    std::vector<int> open; // connections being served, shut down when the server stops
     std::vector<std::thread> handlers;
     bool stopping = false;
 
@@ -211,17 +215,18 @@ std::string CliModelServer::State::answer(const ModelRequest& request) {
         std::lock_guard lock(mutex);
         if (path == "/v1/messages") {
             const std::size_t index = anthropicNext++;
-            stream = anthropicTurnStream(index < anthropic.size() ? anthropic[index] : ScriptedTurn::say(kScriptEnded),
-                                         int(index));
+            stream = anthropicTurnStream(
+                index < anthropic.size() ? anthropic[index] : ScriptedTurn::say(kScriptEnded), int(index));
         } else if (path == "/v1/responses") {
             const std::size_t index = responsesNext++;
-            stream = responsesTurnStream(index < responses.size() ? responses[index] : ScriptedTurn::say(kScriptEnded),
-                                         int(index));
+            stream = responsesTurnStream(
+                index < responses.size() ? responses[index] : ScriptedTurn::say(kScriptEnded), int(index));
         } else {
             return plain(404, R"({"error":"not found"})");
         }
     }
-    return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nContent-Length: " +
+    return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: "
+           "no-cache\r\nContent-Length: " +
            std::to_string(stream.size()) + "\r\nConnection: close\r\n\r\n" + stream;
 }
 
@@ -280,7 +285,8 @@ bool CliModelServer::listen() {
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t length = sizeof address;
     if (!fd.valid() || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-        ::listen(fd.get(), 64) != 0 || ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0)
+        ::listen(fd.get(), 64) != 0 ||
+        ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0)
         return false;
     m_state->port = ntohs(address.sin_port);
     m_state->listener = std::move(fd);

@@ -25,8 +25,8 @@
 namespace warren::test {
 
 struct ScriptedTurn {
-    std::string text;                                     // a text answer, when tool is empty
-    std::string tool;                                     // a tool call's name
+    std::string text;                                    // a text answer, when tool is empty
+    std::string tool;                                    // a tool call's name
     nlohmann::json arguments = nlohmann::json::object(); // its arguments
     static ScriptedTurn say(std::string text) { return {std::move(text), {}, nlohmann::json::object()}; }
     static ScriptedTurn call(std::string tool, nlohmann::json arguments) {
@@ -36,7 +36,7 @@ struct ScriptedTurn {
 
 struct ModelRequest {
     std::string method;
-    std::string path; // with its query
+    std::string path;                           // with its query
     std::map<std::string, std::string> headers; // names in lower case
     std::string body;
     nlohmann::json json() const; // the body parsed; discarded when it is not JSON

@@ -37,7 +37,8 @@ void UnixTcpRelay::State::relay(int client) {
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     address.sin_port = htons(port);
-    if (server.valid() && ::connect(server.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    if (server.valid() &&
+        ::connect(server.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
         {
             std::lock_guard lock(mutex);
             open.push_back(server.get());
