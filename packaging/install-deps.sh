@@ -37,8 +37,8 @@ if [ -z "$tools_dir" ]; then
     exit 0
 fi
 
-# The npm packages: each at its pinned version, or installed (no install scripts: what runs is the
-# package's own executable, as on a user's machine).
+# The npm packages: each at its pinned version, or installed as a user's `npm install -g` would (Claude Code's
+# install script links its platform package's executable into bin/, offline).
 command -v npm >/dev/null || apt_install npm
 wanted=()
 for spec in "${npm_packages[@]}"; do
@@ -52,4 +52,4 @@ if [ ${#wanted[@]} -eq 0 ]; then
 fi
 echo "install-deps: installing ${wanted[*]} into $tools_dir"
 mkdir -p "$tools_dir"
-npm install --prefix "$tools_dir" --ignore-scripts --no-audit --no-fund --loglevel=error "${wanted[@]}"
+npm install --prefix "$tools_dir" --no-audit --no-fund --loglevel=error "${wanted[@]}"

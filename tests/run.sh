@@ -26,7 +26,9 @@ fi
 # them those tests skip, naming the variable).
 tools_dir=${TEST_TOOLS_DIR:-$build_dir/test-tools}
 phase "test tools (npm)" "$source_dir/packaging/install-deps.sh" --test-tools "$tools_dir"
-export WARREN_TEST_CLAUDE="$tools_dir/node_modules/.bin/claude" WARREN_TEST_CODEX="$tools_dir/node_modules/.bin/codex"
+# Codex's own executable, as Warren mounts it (its npm launcher needs Node.js, which a sandbox lacks).
+codex=$(find "$tools_dir/node_modules/@openai" -path '*/vendor/*/bin/codex' -type f | head -n 1)
+export WARREN_TEST_CLAUDE="$tools_dir/node_modules/.bin/claude" WARREN_TEST_CODEX="$codex"
 
 phase "tests as $(id -un)" ctest --test-dir "$build_dir" --output-on-failure
 

@@ -23,7 +23,10 @@ std::string_view agentKindName(AgentKind kind) {
 }
 
 std::string agentKindNames() {
-    return "warren, claude-code or codex";
+    std::string names;
+    for (std::size_t i = 0; i < kNames.size(); ++i)
+        names += std::string(i == 0 ? "" : i + 1 == kNames.size() ? " or " : ", ") + std::string(kNames[i].second);
+    return names;
 }
 
 Result<AgentKind> parseAgentKind(std::string_view name) {
@@ -32,6 +35,13 @@ Result<AgentKind> parseAgentKind(std::string_view name) {
             return kind;
     return makeError(ErrorCode::InvalidArgument,
                      "unknown agent \"" + std::string(name) + "\": expected " + agentKindNames());
+}
+
+std::optional<AgentKind> cliAgentFromName(std::string_view name) {
+    auto kind = parseAgentKind(name);
+    if (!kind || !isCliAgent(*kind))
+        return std::nullopt;
+    return *kind;
 }
 
 } // namespace warren::protocol

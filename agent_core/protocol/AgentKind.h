@@ -5,6 +5,7 @@
 
 #include "common/Result.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,5 +17,7 @@ std::string_view agentKindName(AgentKind kind); // "warren", "claude-code", "cod
 std::string agentKindNames();                   // "warren, claude-code or codex", for messages
 Result<AgentKind> parseAgentKind(std::string_view name); // the error names the valid ones
 inline bool isCliAgent(AgentKind kind) { return kind != AgentKind::Warren; }
+// A CLI's name ("claude-code", "codex": task.start's cli.kind, a CLI session's file); nullopt for any other.
+std::optional<AgentKind> cliAgentFromName(std::string_view name);
 
 } // namespace warren::protocol

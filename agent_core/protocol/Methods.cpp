@@ -451,6 +451,47 @@ Result<WorkspacePushParams> workspacePushParamsFromJson(const json& value) {
     return params;
 }
 
+json toJson(const CliAgentParams& params) {
+    return {{"kind", agentKindName(params.kind)},
+            {"program", params.program},
+            {"path_dirs", params.pathDirs},
+            {"model_socket", params.modelSocket},
+            {"model", params.model}};
+}
+
+Result<CliAgentParams> cliAgentParamsFromJson(const json& value, const std::string& where) {
+    Error error;
+    CliAgentParams params;
+    std::string kind;
+    if (!take(requireObject(value, where), error) ||
+        !take(checkKeys(value, {"kind", "program", "path_dirs", "model_socket", "model"}, where), error) ||
+        !take(getString(value, "kind", where), kind, error) ||
+        !take(getString(value, "program", where), params.program, error) ||
+        !take(getArray<std::string>(value, "path_dirs", where, false, readString), params.pathDirs, error) ||
+        !take(getString(value, "model_socket", where), params.modelSocket, error) ||
+        !take(getString(value, "model", where), params.model, error))
+        return error;
+    const auto parsed = cliAgentFromName(kind);
+    if (!parsed)
+        return makeError(ErrorCode::InvalidArgument,
+                         joinPath(where, "kind") + ": must be claude-code or codex, got \"" + kind + "\"");
+    params.kind = *parsed;
+    // Relative paths would resolve against whatever directory the agent runs in: never what was meant.
+    const std::pair<const char*, const std::string*> paths[] = {{"program", &params.program},
+                                                               {"model_socket", &params.modelSocket}};
+    for (const auto& [key, path] : paths)
+        if (!path->starts_with('/'))
+            return makeError(ErrorCode::InvalidArgument,
+                             joinPath(where, key) + ": must be an absolute path inside the sandbox, got \"" +
+                                 *path + "\"");
+    for (const auto& dir : params.pathDirs)
+        if (!dir.starts_with('/') || dir.find(':') != std::string::npos)
+            return makeError(ErrorCode::InvalidArgument,
+                             joinPath(where, "path_dirs") +
+                                 ": each must be an absolute path without ':', got \"" + dir + "\"");
+    return params;
+}
+
 json toJson(const TaskStartParams& params) {
     json presets = json::array();
     for (const auto& preset : params.presets)
@@ -472,6 +513,8 @@ json toJson(const TaskStartParams& params) {
         out["reply"] = *params.reply;
     if (params.attended)
         out["attended"] = true;
+    if (params.cli)
+        out["cli"] = toJson(*params.cli);
     return out;
 }
 
@@ -481,7 +524,7 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
     TaskStartParams params;
     if (!take(requireObject(value, where), error) ||
         !take(checkKeys(value, {"protocol_version", "task_id", "prompt", "presets", "overrides", "token", "sandbox",
-                                "network", "provider", "model", "reply", "attended"},
+                                "network", "provider", "model", "reply", "attended", "cli"},
                         where),
               error) ||
         !take(getUint(value, "protocol_version", where), params.protocolVersion, error))
@@ -512,6 +555,12 @@ Result<TaskStartParams> taskStartParamsFromJson(const json& value) {
         return error;
     if (value.contains("attended") && !take(getBool(value, "attended", where), params.attended, error))
         return error;
+    if (value.contains("cli")) {
+        auto cli = cliAgentParamsFromJson(value["cli"], joinPath(where, "cli"));
+        if (!cli)
+            return cli.error();
+        params.cli = std::move(cli).value();
+    }
     return params;
 }
 

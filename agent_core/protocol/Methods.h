@@ -3,6 +3,7 @@
 // describes each with an example line. Readers are strict (unknown keys and wrong types are errors naming
 // the key) so that a mismatch between the two sides shows up as an error, not as a default value.
 
+#include "agent_core/protocol/AgentKind.h"
 #include "agent_core/protocol/TokenUsage.h"
 #include "agent_core/protocol/ToolCall.h"
 #include "common/Result.h"
@@ -189,6 +190,17 @@ struct WorkspacePushParams {
     friend bool operator==(const WorkspacePushParams&, const WorkspacePushParams&) = default;
 };
 
+// task.start's cli: run this coding-agent CLI under warren-agent's supervisor instead of Warren's own loop
+// (docs/AGENT.md "A CLI agent"). Every path is inside the sandbox.
+struct CliAgentParams {
+    AgentKind kind = AgentKind::ClaudeCode;
+    std::string program;               // the CLI's executable (mounted read-only by the control plane)
+    std::vector<std::string> pathDirs; // directories put on the CLI's PATH before the system's (codex's rg)
+    std::string modelSocket;           // the Unix socket of the control plane's model proxy
+    std::string model;                 // the model name the CLI asks for
+    friend bool operator==(const CliAgentParams&, const CliAgentParams&) = default;
+};
+
 // task.start
 struct TaskStartParams {
     std::uint64_t protocolVersion = kProtocolVersion;
@@ -211,6 +223,9 @@ struct TaskStartParams {
     std::optional<std::string> reply = std::nullopt;
     // A user follows the run: a reply without a tool call ends it waiting for theirs (RunFacts::attended).
     bool attended = false;
+    // Run a coding-agent CLI instead of Warren's own agent; token is then the CLI's API key, which the model
+    // proxy behind modelSocket swaps for the real one. nullopt: Warren's own agent.
+    std::optional<CliAgentParams> cli = std::nullopt;
     friend bool operator==(const TaskStartParams&, const TaskStartParams&) = default;
 };
 
@@ -265,6 +280,9 @@ nlohmann::json toJson(const WorkspacePushParams& params);
 // Also refuses a tree not in kTransferTrees, and data as the pull's result does.
 Result<WorkspacePushParams> workspacePushParamsFromJson(const nlohmann::json& value);
 
+nlohmann::json toJson(const CliAgentParams& params);
+// Also refuses an unknown kind, and a program or model_socket that is not an absolute path.
+Result<CliAgentParams> cliAgentParamsFromJson(const nlohmann::json& value, const std::string& where);
 nlohmann::json toJson(const TaskStartParams& params);
 // Also refuses a protocol_version other than kProtocolVersion, naming both.
 Result<TaskStartParams> taskStartParamsFromJson(const nlohmann::json& value);

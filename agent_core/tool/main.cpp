@@ -1,6 +1,7 @@
 // warren-agent: the agent, inside the sandbox.
 //   warren-agent serve [--workspace DIR] [--state DIR] [--output DIR]
-//       speaks the protocol (docs/PROTOCOL.md) on stdin/stdout with the control plane
+//       speaks the protocol (docs/PROTOCOL.md) on stdin/stdout with the control plane; a task.start with
+//       cli runs that coding-agent CLI under the supervisor (agent_core/clis) instead of Warren's own loop
 //   warren-agent serve ... --connect unix:PATH|tcp:HOST:PORT --token-file FILE [--carry-trees]
 //       the same on a connection it opens, whose first line is the hello with the task token; with
 //       --carry-trees the workspace and /state come from the control plane and go back to it (a pod)
@@ -11,6 +12,7 @@
 // Environment: WARREN_EGRESS_SOCKET (the control plane's egress proxy socket, when the network is an
 // allow-list) and WARREN_EGRESS_PORT (where the tools' HTTP_PROXY points, default 3128).
 
+#include "agent_core/clis/CliSupervisor.h"
 #include "agent_core/host/HostChannel.h"
 #include "agent_core/host/TreeTransfer.h"
 #include "agent_core/llm/HostLlm.h"
@@ -369,8 +371,10 @@ int serve(const Options& options) {
         return kExitFailed;
     }
     auto params = protocol::taskStartParamsFromJson(request->params);
-    auto agent = params ? createAgent(params->presets, params->overrides)
-                        : Result<std::unique_ptr<Agent>>(params.error());
+    // A CLI agent (task.start's cli) takes no settings of Warren's agent: none to check.
+    auto agent = !params       ? Result<std::unique_ptr<Agent>>(params.error())
+                 : params->cli ? Result<std::unique_ptr<Agent>>(nullptr)
+                               : createAgent(params->presets, params->overrides);
     if (!agent) {
         channel.send(protocol::ErrorResponse{
             request->id, {protocol::rpc_error::kInvalidParams, "task.start: " + agent.error().message, std::nullopt}});
@@ -387,19 +391,21 @@ int serve(const Options& options) {
             callParams[protocol::kTokenParam] = *token;
         return channel.call(method, std::move(callParams), deadline, stop);
     };
-    (*agent)->setModel(std::make_unique<HostLlm>(call));
-    (*agent)->setHostCall(call);
-    (*agent)->setRunFacts({params->sandbox, params->network, params->provider, params->model, params->attended});
-    (*agent)->setApprover([&call](const protocol::ApprovalRequestParams& approval,
-                                  const Cancellation* stop) -> Result<protocol::ApprovalResult> {
-        // The user decides; the step's deadline does not hurry them. A stop of the task or of the asking
-        // agent ends the wait.
-        auto answer = call(protocol::method::kApprovalRequest, protocol::toJson(approval),
-                           std::chrono::steady_clock::time_point::max(), stop);
-        if (!answer)
-            return answer.error();
-        return protocol::approvalResultFromJson(*answer);
-    });
+    if (*agent) { // Warren's own agent: its model, host calls and approvals go through the channel
+        (*agent)->setModel(std::make_unique<HostLlm>(call));
+        (*agent)->setHostCall(call);
+        (*agent)->setRunFacts({params->sandbox, params->network, params->provider, params->model, params->attended});
+        (*agent)->setApprover([&call](const protocol::ApprovalRequestParams& approval,
+                                      const Cancellation* stop) -> Result<protocol::ApprovalResult> {
+            // The user decides; the step's deadline does not hurry them. A stop of the task or of the asking
+            // agent ends the wait.
+            auto answer = call(protocol::method::kApprovalRequest, protocol::toJson(approval),
+                               std::chrono::steady_clock::time_point::max(), stop);
+            if (!answer)
+                return answer.error();
+            return protocol::approvalResultFromJson(*answer);
+        });
+    }
     EventLog log(sink);
     {
         std::lock_guard lock(eventsMutex);
@@ -418,7 +424,13 @@ int serve(const Options& options) {
                     std::cerr << "warren-agent: /state after a checkpoint: " << pushed.error().message << "\n";
             };
     }
-    const auto outcome = (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation, params->reply);
+    const auto outcome =
+        params->cli ? runCliAgent(*params->cli,
+                                  {params->taskId, params->prompt, params->presets, params->reply,
+                                   params->token.value_or(""),
+                                   egress ? std::optional<std::uint16_t>(egress->port()) : std::nullopt},
+                                  *paths, log, cancellation)
+                    : (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation, params->reply);
     sink.afterCheckpoint = nullptr;
     if (options.carryTrees) {
         if (auto pushed = pushTrees(hostCall, *paths); !pushed) {

@@ -17,9 +17,11 @@ namespace {
 #if defined(__aarch64__)
 constexpr const char* kCodexTriple = "aarch64-unknown-linux-musl";
 constexpr const char* kCodexPlatformPackage = "codex-linux-arm64";
+constexpr const char* kClaudePlatformPackage = "claude-code-linux-arm64";
 #else
 constexpr const char* kCodexTriple = "x86_64-unknown-linux-musl";
 constexpr const char* kCodexPlatformPackage = "codex-linux-x64";
+constexpr const char* kClaudePlatformPackage = "claude-code-linux-x64";
 #endif
 
 const char* displayName(AgentKind kind) {
@@ -53,6 +55,17 @@ Result<fs::path> findOnPath(AgentKind kind, const std::string& searchPath) {
     }
     return makeError(ErrorCode::InvalidArgument, std::string(displayName(kind)) + " is not installed: no `" +
                                               cliCommandName(kind) + "` on PATH; " + installHint(kind));
+}
+
+// Claude Code 2 installed without its install script (npm --ignore-scripts, some pnpm setups): bin/claude.exe
+// is a stub, and the executable is the platform package's, beside the package or inside it.
+std::optional<fs::path> claudeNativeExecutable(const fs::path& real) {
+    const fs::path package = real.parent_path().parent_path();
+    const fs::path platform = fs::path("@anthropic-ai") / kClaudePlatformPackage / "claude";
+    for (const fs::path& candidate : {package.parent_path().parent_path() / platform, package / "node_modules" / platform})
+        if (isExecutableFile(candidate) && isElf(candidate))
+            return fs::canonical(candidate);
+    return std::nullopt;
 }
 
 // Codex's vendor directory (bin/codex, codex-path/rg) for its executable, or for the launcher npm links.
@@ -102,6 +115,8 @@ Result<CliInstall> locateCli(AgentKind kind, const std::string& named, const std
                                                   " is not an executable file; " + installHint(kind));
     const std::string inside = kCliDirInSandbox;
     if (kind == AgentKind::ClaudeCode) {
+        if (const auto native = claudeNativeExecutable(real); !isElf(real) && native)
+            return CliInstall{native->string(), false, inside + "/claude", {}};
         if (!isElf(real)) // Claude Code 1 was a Node.js script, which would need Node.js in every sandbox
             return makeError(ErrorCode::InvalidArgument,
                              "Claude Code at " + real.string() +

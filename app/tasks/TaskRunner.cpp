@@ -409,6 +409,14 @@ void TaskRunner::onAgentNotification(protocol::Notification& notification) {
         recordOwn(protocol::ErrorData{"agent event refused: " + event.error().message, false});
         return;
     }
+    // What the control plane alone witnesses (its egress decisions, the limits it applied, the model calls
+    // its proxy made) is never taken from the sandbox, where it could be forged.
+    if (protocol::isControlPlaneEventType(event->type)) {
+        recordOwn(protocol::ErrorData{"agent event refused: " + event->type +
+                                          " is written by the control plane only, never by the agent",
+                                      false});
+        return;
+    }
     if (auto follows = protocol::checkSeqFollows(m_lastAgentSeq, event->seq); !follows)
         recordOwn(protocol::ErrorData{"agent events out of order: " + follows.error().message, false});
     m_lastAgentSeq = event->seq;

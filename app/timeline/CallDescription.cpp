@@ -3,6 +3,8 @@
 #include "agent_core/tools/PatchFormat.h"
 
 #include <optional>
+#include <string_view>
+#include <utility>
 
 namespace warren::timeline {
 
@@ -42,7 +44,73 @@ std::string patchTitle(const json& arguments) {
     return out;
 }
 
+// A path a CLI agent names (Claude Code gives absolute ones) as Warren names it: relative to the workspace.
+std::string workspacePath(std::string path) {
+    constexpr std::string_view kWorkspace = "/workspace/";
+    return path.starts_with(kWorkspace) ? path.substr(kWorkspace.size()) : path;
+}
+
+// A call of a coding-agent CLI (Claude Code, Codex; docs/AGENT.md "A CLI agent") that is one of Warren's own
+// tools under another name, as that tool: described once, the same way. nullopt: not one of them.
+std::optional<std::pair<std::string, json>> asWarrenCall(const std::string& tool, const json& arguments) {
+    const auto command = field(arguments, "command");
+    if ((tool == "Bash" || tool == "command_execution") && command)
+        return std::pair<std::string, json>{"shell", {{"command", *command}}};
+    const auto filePath = field(arguments, "file_path");
+    if (!filePath)
+        return std::nullopt;
+    json mapped = {{"path", workspacePath(*filePath)}};
+    if (tool == "Write") {
+        if (const auto content = field(arguments, "content"))
+            mapped["content"] = *content;
+        return std::pair<std::string, json>{"write_file", mapped};
+    }
+    if (tool == "Edit" || tool == "MultiEdit")
+        return std::pair<std::string, json>{"edit_file", mapped};
+    if (tool == "Read")
+        return std::pair<std::string, json>{"read_file", mapped};
+    return std::nullopt;
+}
+
+// The CLIs' calls that have no Warren tool of their own; nullopt for any other.
+std::optional<std::string> cliTitle(const std::string& tool, const json& arguments) {
+    if (tool == "Grep" || tool == "Glob") {
+        const std::string path = workspacePath(stringArgument(arguments, "path"));
+        return (tool == "Grep" ? "search " : "find ") + stringArgument(arguments, "pattern") +
+               (path.empty() ? "" : " in " + path);
+    }
+    if (tool == "WebFetch" && arguments.contains("url"))
+        return "fetch " + stringArgument(arguments, "url");
+    if ((tool == "WebSearch" || tool == "web_search") && arguments.contains("query"))
+        return "search the web for " + stringArgument(arguments, "query");
+    if (tool == "TodoWrite" && arguments.contains("todos") && arguments["todos"].is_array())
+        return "update plan (" + std::to_string(arguments["todos"].size()) +
+               (arguments["todos"].size() == 1 ? " step)" : " steps)");
+    if (tool == "Task" && arguments.contains("description"))
+        return "start agent: " + firstLine(stringArgument(arguments, "description"));
+    if (tool == "file_change" && arguments.contains("changes") && arguments["changes"].is_array()) {
+        std::string out;
+        const auto& changes = arguments["changes"];
+        for (std::size_t i = 0; i < changes.size(); ++i) {
+            if (i == 3) {
+                out += " +" + std::to_string(changes.size() - 3) + " more";
+                break;
+            }
+            out += (i == 0 ? "" : ", ") + stringArgument(changes[i], "kind") + " " +
+                   workspacePath(stringArgument(changes[i], "path"));
+        }
+        return out.empty() ? std::string("file change") : out;
+    }
+    if (tool == "mcp_tool_call" && arguments.contains("tool"))
+        return stringArgument(arguments, "server") + "/" + stringArgument(arguments, "tool");
+    return std::nullopt;
+}
+
 std::string title(const std::string& tool, const json& arguments) {
+    if (const auto warren = asWarrenCall(tool, arguments))
+        return title(warren->first, warren->second);
+    if (const auto cli = cliTitle(tool, arguments))
+        return *cli;
     const std::string path = stringArgument(arguments, "path");
     if (tool == "shell")
         return "$ " + firstLine(stringArgument(arguments, "command"));
@@ -89,6 +157,8 @@ std::string title(const std::string& tool, const json& arguments) {
 }
 
 std::string actedOn(const std::string& tool, const json& arguments) {
+    if (const auto warren = asWarrenCall(tool, arguments))
+        return actedOn(warren->first, warren->second);
     const auto path = field(arguments, "path");
     if (tool == "shell")
         return field(arguments, "command").value_or(compactJson(arguments));

@@ -148,6 +148,43 @@ private slots:
     // stream "sideways", one 64 KiB long, a log's message a number): none is stored as if it were valid.
     // Each becomes a non-fatal error event, where it arrived, saying what the agent sent wrong, at most about
     // 1 KB long; the good events around them are all stored and the task ends as the agent said.
+    // The events only the control plane witnesses cannot be forged from inside the sandbox: an agent that
+    // writes them gets an error in their place, and the task goes on.
+    void forgedControlPlaneEventsRefused() {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        auto plane = LocalControlPlane::open(floodOptions(root));
+        QVERIFY2(plane, plane ? "" : plane.error().message.c_str());
+        QObject::connect(plane->get(), &ControlPlane::taskFinished, plane->get(), [] { QCoreApplication::exit(0); });
+        QTimer::singleShot(std::chrono::minutes(5), plane->get(), [] { QCoreApplication::exit(1); });
+        auto task = (*plane)->submit("flood 4 forged", (root.path() + "/workspace").toStdString(), floodSpec(root));
+        QVERIFY2(task, task ? "" : task.error().message.c_str());
+        QCOMPARE(QCoreApplication::exec(), 0);
+
+        auto stored = (*plane)->events(task->id);
+        QVERIFY(stored);
+        std::vector<std::string> refused;
+        for (const auto& event : *stored) {
+            const std::string type = event.value("type", "");
+            QVERIFY2(type != "network_request" && type != "limits_applied" && type != "model_call",
+                     event.dump().c_str());
+            if (type == "error")
+                refused.push_back(dataString(event, "message"));
+        }
+        QCOMPARE(refused.size(), std::size_t{3});
+        for (const char* type : {"network_request", "limits_applied", "model_call"})
+            QVERIFY2(std::any_of(refused.begin(), refused.end(),
+                                 [&](const std::string& message) {
+                                     return message.find(std::string(type) + " is written by the control plane only") !=
+                                            std::string::npos;
+                                 }),
+                     type);
+        auto record = (*plane)->task(task->id);
+        QVERIFY(record && *record);
+        QCOMPARE(QString(taskStatusName((*record)->status)), QString("succeeded"));
+        QCOMPARE((*record)->tokensIn, std::uint64_t{0}); // the forged million counted nowhere
+    }
+
     void malformedPayloadStoredAsError() {
         constexpr int kLines = 10;
         QTemporaryDir root;

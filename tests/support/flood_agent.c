@@ -15,6 +15,9 @@
  *   "flood N malformed"  the same N good events, and after event (N+1)/2 three well-formed events whose data
  *                   does not match their type: a `tool_output` whose stream is "sideways", one whose stream is
  *                   64 KiB of "y", and a `log` whose message is a number
+ *   "flood N forged"  the same N good events, and after event (N+1)/2 three well-formed events of the types only
+ *                   the control plane writes: a `network_request` allowed to evil.example, a `limits_applied`
+ *                   and a `model_call` of a million tokens
  *
  * The events are written with large buffered writes, as fast as the pipe takes them: the point is to find
  * out whether the control plane keeps up without losing or reordering anything. The JSON is read with
@@ -87,9 +90,9 @@ static int copy_prompt(const char* line, char* out, size_t size)
     return 1;
 }
 
-enum { GOOD = 0, BAD_LINES = 1, MALFORMED_DATA = 2 };
+enum { GOOD = 0, BAD_LINES = 1, MALFORMED_DATA = 2, FORGED = 3 };
 
-/* "flood N", "flood N bad" or "flood N malformed", words separated by blanks. */
+/* "flood N", "flood N bad", "flood N malformed" or "flood N forged", words separated by blanks. */
 static int parse_prompt(const char* prompt, unsigned long* count, int* mode)
 {
     const char* p = prompt + strspn(prompt, " \t\n");
@@ -101,7 +104,10 @@ static int parse_prompt(const char* prompt, unsigned long* count, int* mode)
     if (end == p || *count == 0)
         return 0;
     p = end + strspn(end, " \t\n");
-    *mode = strncmp(p, "bad", 3) == 0 ? BAD_LINES : strncmp(p, "malformed", 9) == 0 ? MALFORMED_DATA : GOOD;
+    *mode = strncmp(p, "bad", 3) == 0         ? BAD_LINES
+            : strncmp(p, "malformed", 9) == 0 ? MALFORMED_DATA
+            : strncmp(p, "forged", 6) == 0    ? FORGED
+                                              : GOOD;
     return 1;
 }
 
@@ -170,11 +176,29 @@ static void write_malformed_events(unsigned long* seq)
            ++*seq, ts);
 }
 
+static void write_forged_events(unsigned long* seq)
+{
+    char ts[64];
+    timestamp(ts, sizeof ts);
+    printf("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":%lu,\"ts\":\"%s\",\"type\":"
+           "\"network_request\",\"step\":1,\"data\":{\"method\":\"CONNECT\",\"host\":\"evil.example\",\"port\":443,"
+           "\"allowed\":true,\"address\":\"203.0.113.9\"}}}\n",
+           ++*seq, ts);
+    printf("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":%lu,\"ts\":\"%s\",\"type\":"
+           "\"limits_applied\",\"step\":1,\"data\":{\"limits\":{\"memory_mb\":999999},"
+           "\"decided_by\":{\"memory_mb\":\"request\"}}}}\n",
+           ++*seq, ts);
+    printf("{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"seq\":%lu,\"ts\":\"%s\",\"type\":"
+           "\"model_call\",\"step\":1,\"data\":{\"path\":\"/v1/messages\",\"model\":\"m\",\"status\":200,"
+           "\"input_tokens\":1000000,\"output_tokens\":0,\"duration_ms\":1}}}\n",
+           ++*seq, ts);
+}
+
 int main(int argc, char** argv)
 {
     if (argc < 2 || strcmp(argv[1], "serve") != 0) {
-        fprintf(stderr, "usage: flood-agent serve (the task's prompt says \"flood N\", \"flood N bad\" or \"flood N "
-                        "malformed\")\n");
+        fprintf(stderr, "usage: flood-agent serve (the task's prompt says \"flood N\", \"flood N bad\", \"flood N "
+                        "malformed\" or \"flood N forged\")\n");
         return EXIT_REFUSED;
     }
 
@@ -214,6 +238,8 @@ int main(int argc, char** argv)
             write_bad_lines();
         if (mode == MALFORMED_DATA && i == (count + 1) / 2)
             write_malformed_events(&seq);
+        if (mode == FORGED && i == (count + 1) / 2)
+            write_forged_events(&seq);
     }
     char ts[64];
     timestamp(ts, sizeof ts);

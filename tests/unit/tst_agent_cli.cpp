@@ -26,9 +26,11 @@ const std::string kElf = std::string("\x7f" "ELF", 4) + std::string(60, '\0');
 #if defined(__aarch64__)
 const char* const kTriple = "aarch64-unknown-linux-musl";
 const char* const kPlatform = "codex-linux-arm64";
+const char* const kClaudePlatform = "claude-code-linux-arm64";
 #else
 const char* const kTriple = "x86_64-unknown-linux-musl";
 const char* const kPlatform = "codex-linux-x64";
+const char* const kClaudePlatform = "claude-code-linux-x64";
 #endif
 
 } // namespace
@@ -55,6 +57,19 @@ private slots:
         QVERIFY(!found->directory);
         QCOMPARE(found->program, std::string("/opt/warren/cli/claude"));
         QVERIFY(found->pathDirs.empty());
+    }
+
+    // Installed without its install script (npm --ignore-scripts): bin/claude.exe is a stub that only says so,
+    // and the executable is the platform package's beside it.
+    void claudeCodeWithoutItsInstallScript() {
+        const fs::path modules = m_root / "lib/node_modules";
+        writeFile(modules / "@anthropic-ai/claude-code/bin/claude.exe", "#!/usr/bin/env node\n");
+        const fs::path native = modules / "@anthropic-ai" / kClaudePlatform / "claude";
+        writeFile(native, kElf);
+        auto found = locateCli(AgentKind::ClaudeCode, (modules / "@anthropic-ai/claude-code/bin/claude.exe").string(), "");
+        QVERIFY2(found, found ? "" : found.error().message.c_str());
+        QCOMPARE(found->source, fs::canonical(native).string());
+        QCOMPARE(found->program, std::string("/opt/warren/cli/claude"));
     }
 
     // npm -g: bin/codex links to the Node.js launcher; the platform package's vendor directory is mounted, so

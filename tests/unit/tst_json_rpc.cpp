@@ -369,6 +369,11 @@ private slots:
         start.attended = true;
         QCOMPARE(toJson(start).value("attended", false), true);
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
+        QVERIFY(!toJson(start).contains("cli")); // Warren's own agent, as every start before the CLIs
+        start.cli = CliAgentParams{AgentKind::Codex, "/opt/codex/bin/codex", {"/opt/codex/path"}, "/run/warren/model.sock",
+                                   "gpt-5.1-codex"};
+        QCOMPARE(toJson(start)["cli"]["kind"].get<std::string>(), std::string("codex"));
+        QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         QVERIFY(!taskStartParamsFromJson(
             json{{"protocol_version", kProtocolVersion}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
         QVERIFY(workspacePullParamsFromJson(toJson(WorkspacePullParams{"state", 4096})).value() ==
@@ -436,6 +441,26 @@ private slots:
             << "task.start params"
             << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","attended":"yes"})")
             << "task.start params.attended: must be true or false, got a string";
+        QTest::newRow("task.start cli of an unknown kind")
+            << "task.start params"
+            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","cli":{"kind":"aider","program":"/c",)"
+                          R"("model_socket":"/m.sock","model":"x"}})")
+            << "task.start params.cli.kind: must be claude-code or codex, got \"aider\"";
+        QTest::newRow("task.start cli program not absolute")
+            << "task.start params"
+            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","cli":{"kind":"codex","program":"codex",)"
+                          R"("model_socket":"/m.sock","model":"x"}})")
+            << "task.start params.cli.program: must be an absolute path inside the sandbox, got \"codex\"";
+        QTest::newRow("task.start cli path dir that adds another")
+            << "task.start params"
+            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","cli":{"kind":"codex","program":"/c",)"
+                          R"("path_dirs":["/opt/x:."],"model_socket":"/m.sock","model":"x"}})")
+            << "task.start params.cli.path_dirs: each must be an absolute path without ':', got \"/opt/x:.\"";
+        QTest::newRow("task.start cli without a model")
+            << "task.start params"
+            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","cli":{"kind":"codex","program":"/c",)"
+                          R"("model_socket":"/m.sock"}})")
+            << "task.start params.cli.model: missing";
         QTest::newRow("workspace.pull tree outside the set")
             << "workspace.pull params" << QByteArray(R"({"tree":"/etc","offset":0})")
             << "workspace.pull params.tree: must be workspace, state or output, got \"/etc\"";

@@ -420,11 +420,18 @@ void TestLaunchPlan::aCliAgentGetsItsInstallAndTheModelSocket() {
     const auto* socket = mountAt(*profile, kModelSocketInSandbox);
     QVERIFY(socket);
     QCOMPARE(socket->source, plan->modelSocket);
+    // The agent is told to run the CLI, where the sandbox has it, and where its model is.
+    QVERIFY(plan->start.cli);
+    QCOMPARE(plan->start.cli->kind, protocol::AgentKind(agent));
+    QCOMPARE(plan->start.cli->program, program.toStdString());
+    QCOMPARE(plan->start.cli->modelSocket, std::string(kModelSocketInSandbox));
+    QCOMPARE(plan->start.cli->model, std::string("m"));
 
     // Warren's own agent has neither.
     auto own = planLaunch(task(), spec({}, "{}", "none", false, 0), environment());
     QVERIFY(own);
     QVERIFY(!own->cli);
+    QVERIFY(!own->start.cli);
     QVERIFY(own->modelSocket.empty());
     auto ownProfile = sandbox::resolveProfile(own->launch.layers);
     QVERIFY(ownProfile);

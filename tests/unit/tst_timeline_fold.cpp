@@ -184,6 +184,32 @@ private slots:
                                      << "update plan (1 step)";
         QTest::newRow("another tool")
             << std::string("deploy") << std::string(R"({"to":"prod"})") << R"(deploy {"to":"prod"})";
+        // The coding-agent CLIs' calls (docs/AGENT.md "A CLI agent"), with the names the CLIs give them.
+        QTest::newRow("Claude Code's Bash") << std::string("Bash")
+                                            << std::string(R"({"command":"make test","description":"tests"})")
+                                            << "$ make test";
+        QTest::newRow("Claude Code's Edit") << std::string("Edit")
+                                            << std::string(R"({"file_path":"/workspace/src/a.c","old_string":"a"})")
+                                            << "edit src/a.c";
+        QTest::newRow("Claude Code's Write outside the workspace")
+            << std::string("Write") << std::string(R"({"file_path":"/tmp/x","content":""})") << "write /tmp/x";
+        QTest::newRow("Claude Code's Read") << std::string("Read") << std::string(R"({"file_path":"/workspace/a"})")
+                                            << "read a";
+        QTest::newRow("Claude Code's Grep") << std::string("Grep")
+                                            << std::string(R"({"pattern":"TODO","path":"/workspace/src"})")
+                                            << "search TODO in src";
+        QTest::newRow("Claude Code's TodoWrite") << std::string("TodoWrite")
+                                                 << std::string(R"({"todos":[{"content":"a"},{"content":"b"}]})")
+                                                 << "update plan (2 steps)";
+        QTest::newRow("Codex's command") << std::string("command_execution")
+                                         << std::string(R"({"command":"/bin/bash -lc 'make test'"})")
+                                         << "$ /bin/bash -lc 'make test'";
+        QTest::newRow("Codex's file change")
+            << std::string("file_change")
+            << std::string(R"({"changes":[{"path":"/workspace/a.txt","kind":"add"},{"path":"b.txt","kind":"update"}]})")
+            << "add a.txt, update b.txt";
+        QTest::newRow("Claude Code's Bash without a command")
+            << std::string("Bash") << std::string(R"({"cmd":"ls"})") << R"(Bash {"cmd":"ls"})";
     }
 
     void describesCalls() {
@@ -218,6 +244,15 @@ private slots:
             << "*** Begin Patch\n*** Delete File: a\n*** End Patch";
         QTest::newRow("write_file without a path")
             << std::string("write_file") << std::string(R"({"content":"x"})") << R"({"content":"x"})";
+        QTest::newRow("Claude Code's Bash as shell")
+            << std::string("Bash") << std::string(R"({"command":"make test","description":"run the tests"})")
+            << "make test";
+        QTest::newRow("Claude Code's Write relative to the workspace")
+            << std::string("Write") << std::string(R"({"file_path":"/workspace/a.txt","content":"hi\n"})")
+            << "a.txt (3 bytes)";
+        QTest::newRow("Codex's command")
+            << std::string("command_execution") << std::string(R"({"command":"/bin/bash -lc ls"})")
+            << "/bin/bash -lc ls";
         QTest::newRow("search in a path")
             << std::string("search") << std::string(R"({"pattern":"TODO","path":"src"})") << "TODO in src";
         QTest::newRow("search without a pattern")

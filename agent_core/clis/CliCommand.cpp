@@ -1,0 +1,152 @@
+#include "agent_core/clis/CliCommand.h"
+
+#include <cstdio>
+
+namespace warren::agent {
+
+namespace {
+
+// The system's directories after the task's own (codex's vendored rg): what a shell in the sandbox finds.
+constexpr const char* kSystemPath = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+
+std::string searchPath(const protocol::CliAgentParams& cli) {
+    std::string path;
+    for (const auto& dir : cli.pathDirs)
+        path += dir + ":";
+    return path + kSystemPath;
+}
+
+std::vector<std::string> commonEnvironment(const protocol::CliAgentParams& cli, const CliRun& run) {
+    std::vector<std::string> env{
+        "HOME=" + run.home.string(),
+        "PATH=" + searchPath(cli),
+        "LANG=C.UTF-8",
+        "TERM=dumb",
+        "NO_COLOR=1",
+        // XDG lookups land in HOME too, never in a directory of the sandbox's user.
+        "XDG_CONFIG_HOME=" + (run.home / ".config").string(),
+        "XDG_CACHE_HOME=" + (run.home / ".cache").string(),
+        "XDG_DATA_HOME=" + (run.home / ".local/share").string(),
+        "XDG_STATE_HOME=" + (run.home / ".local/state").string(),
+    };
+    if (run.egressPort) {
+        const std::string proxy = "http://127.0.0.1:" + std::to_string(*run.egressPort);
+        for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+            env.push_back(std::string(name) + "=" + proxy);
+        // The model is reached directly on loopback, never through the egress proxy.
+        env.push_back("NO_PROXY=127.0.0.1,localhost");
+        env.push_back("no_proxy=127.0.0.1,localhost");
+    }
+    return env;
+}
+
+std::string modelUrl(const CliRun& run) {
+    return "http://127.0.0.1:" + std::to_string(run.modelPort);
+}
+
+CliCommand claudeCommand(const protocol::CliAgentParams& cli, const CliRun& run) {
+    CliCommand command;
+    command.argv = {cli.program,         "-p",          "--output-format",
+                    "stream-json",       "--verbose",   "--model=" + cli.model,
+                    "--permission-mode", "acceptEdits", "--allowedTools",
+                    kClaudeAllowedTools};
+    if (run.session)
+        command.argv.push_back("--resume=" + *run.session);
+    // After "--" a prompt that starts with '-' is still the prompt.
+    command.argv.insert(command.argv.end(), {"--", run.prompt});
+    command.environment = commonEnvironment(cli, run);
+    const std::vector<std::string> claude{
+        "ANTHROPIC_BASE_URL=" + modelUrl(run),
+        "ANTHROPIC_API_KEY=" + run.token,
+        // Nothing but the model calls: no telemetry, error reports, update checks or feedback.
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+        "DISABLE_AUTOUPDATER=1",
+        "DISABLE_TELEMETRY=1",
+        "DISABLE_ERROR_REPORTING=1",
+        "DISABLE_BUG_COMMAND=1",
+        "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL=1",
+    };
+    command.environment.insert(command.environment.end(), claude.begin(), claude.end());
+    return command;
+}
+
+CliCommand codexCommand(const protocol::CliAgentParams& cli, const CliRun& run) {
+    const auto codexHome = run.home / ".codex";
+    CliCommand command;
+    // Codex ignores OPENAI_BASE_URL: the model proxy is a model provider of its config.
+    command.files.push_back({codexHome / "config.toml",
+                             "# Written by warren-agent before each run: the model is Warren's model proxy.\n"
+                             "model = " +
+                                 tomlString(cli.model) +
+                                 "\n"
+                                 "model_provider = \"warren\"\n"
+                                 "approval_policy = \"never\"\n"
+                                 "sandbox_mode = \"danger-full-access\"\n"
+                                 "check_for_update_on_startup = false\n"
+                                 "\n[analytics]\nenabled = false\n"
+                                 "\n[model_providers.warren]\n"
+                                 "name = \"Warren model proxy\"\n"
+                                 "base_url = " +
+                                 tomlString(modelUrl(run) + "/v1") +
+                                 "\n"
+                                 "wire_api = \"responses\"\n"
+                                 "env_key = \"" +
+                                 std::string(kCodexKeyVariable) + "\"\n"});
+    // Warren's sandbox is the boundary: codex's own would only get in the way of the work.
+    command.argv = {cli.program, "exec",
+                    "--json",    "--skip-git-repo-check",
+                    "--sandbox", "danger-full-access",
+                    "-c",        "analytics.enabled=false",
+                    "--disable", "plugins",
+                    "--cd",      run.workspace.string()};
+    if (run.session)
+        command.argv.insert(command.argv.end(), {"resume", *run.session});
+    command.argv.insert(command.argv.end(), {"--", run.prompt});
+    command.environment = commonEnvironment(cli, run);
+    command.environment.push_back("CODEX_HOME=" + codexHome.string());
+    command.environment.push_back(std::string(kCodexKeyVariable) + "=" + run.token);
+    return command;
+}
+
+} // namespace
+
+CliCommand buildCliCommand(const protocol::CliAgentParams& cli, const CliRun& run) {
+    // cli.kind is a CLI: cliAgentParamsFromJson refuses Warren's own agent.
+    return cli.kind == protocol::AgentKind::Codex ? codexCommand(cli, run) : claudeCommand(cli, run);
+}
+
+bool isValidSessionId(const std::string& id) {
+    if (id.empty() || id.size() > 128)
+        return false;
+    for (const char c : id)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+              c == '_'))
+            return false;
+    return true;
+}
+
+std::string tomlString(const std::string& value) {
+    std::string out = "\"";
+    for (const char raw : value) {
+        const auto c = static_cast<unsigned char>(raw);
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        default:
+            if (c < 0x20 || c == 0x7f) {
+                char escaped[8];
+                std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+                out += escaped;
+            } else {
+                out += raw;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+} // namespace warren::agent

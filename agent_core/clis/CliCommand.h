@@ -1,0 +1,65 @@
+#pragma once
+// How warren-agent starts a coding-agent CLI (docs/AGENT.md "A CLI agent"), as a pure function of the task's
+// cli parameters and the paths of this run: argv, the whole environment (built from nothing, never inherited:
+// the sandbox's variables, the agent's own, and the user's never reach the CLI) and the files to write before
+// it starts (codex's config.toml). Tests inspect it without launching anything.
+
+#include "agent_core/protocol/Methods.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::agent {
+
+// The variable holding the task token for codex (its model provider's env_key).
+inline constexpr const char* kCodexKeyVariable = "WARREN_MODEL_TOKEN";
+// The tools Claude Code may use without asking (it runs in -p mode, where a prompt would deny them). Its own
+// permission prompts are off because Warren's sandbox is the boundary; --dangerously-skip-permissions would
+// say so more simply but Claude Code refuses it as root, and the sandbox may run the agent as root in its
+// user namespace.
+inline constexpr const char* kClaudeAllowedTools =
+    "Bash Edit MultiEdit Write Read Glob Grep LS NotebookEdit WebFetch WebSearch TodoWrite Task";
+
+struct CliRun {
+    std::filesystem::path workspace;
+    std::filesystem::path home;  // the CLI's HOME: STATE/cli-home, kept across resumes
+    std::uint16_t modelPort = 0; // 127.0.0.1:modelPort forwards to the model proxy's socket
+    std::string token;           // the task token: the CLI's API key (the proxy swaps in the real one)
+    // The port of the egress forwarder when the network is an allow-list: the CLI's commands get it as their
+    // HTTP(S)_PROXY, and the model's address is exempt (NO_PROXY). nullopt: no proxy variables.
+    std::optional<std::uint16_t> egressPort;
+    // The CLI's own session to continue (resume, reply); nullopt: a new session.
+    std::optional<std::string> session;
+    std::string prompt; // the task's prompt, the user's reply, or kContinuePrompt
+};
+
+struct FileToWrite {
+    std::filesystem::path path;
+    std::string content;
+};
+
+struct CliCommand {
+    std::vector<std::string> argv;
+    std::vector<std::string> environment; // "NAME=VALUE", the CLI's whole environment
+    std::vector<FileToWrite> files;       // written (mode 0600) before the CLI starts
+};
+
+// What a resumed session is told when there is no reply: the run was interrupted, not finished.
+inline constexpr const char* kContinuePrompt =
+    "Your previous run was interrupted before it finished. Continue the task from where you stopped; check "
+    "the state of the workspace before repeating any command.";
+
+CliCommand buildCliCommand(const protocol::CliAgentParams& cli, const CliRun& run);
+
+// A session id a CLI reported, accepted only when it can be passed back as one argument and cannot name a
+// path: letters, digits, '-' and '_', 1 to 128 of them.
+bool isValidSessionId(const std::string& id);
+
+// value as a TOML basic string, quotes included: every '"', '\\' and control character escaped, so a value
+// cannot end the string and add a key of its own.
+std::string tomlString(const std::string& value);
+
+} // namespace warren::agent

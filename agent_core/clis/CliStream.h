@@ -1,0 +1,43 @@
+#pragma once
+// What one line of a CLI's structured output means to Warren (ClaudeStream, CodexStream): the events it
+// becomes, in the payload types every face reads (protocol/EventPayloads.h), and what the supervisor must
+// know besides: the CLI's session id, and the run's end when the line is the CLI's final result.
+
+#include "agent_core/protocol/EventPayloads.h"
+#include "agent_core/protocol/TokenUsage.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warren::agent {
+
+struct CliEvent {
+    protocol::EventPayload payload;
+    std::optional<std::string> tool; // the event's tool (tool_call, tool_result): the CLI's own tool name
+};
+
+// The CLI's own account of how its run ended (its result line). The supervisor emits task_finished from
+// it once the CLI has exited, so that nothing follows task_finished.
+struct CliEnd {
+    protocol::FinishReason reason = protocol::FinishReason::Finished;
+    std::string summary;
+    std::optional<protocol::TokenUsage> usage;
+};
+
+struct CliLine {
+    std::vector<CliEvent> events;
+    std::optional<std::string> sessionId; // the CLI named its session (not yet checked: isValidSessionId)
+    std::optional<CliEnd> end;
+};
+
+// A tool's output as a tool_result carries it: at most this many bytes (cut on a UTF-8 boundary).
+inline constexpr std::size_t kCliToolOutputBytes = 16 * 1024;
+// The part of a line that is not understood which goes into the event that says so.
+inline constexpr std::size_t kCliQuotedLineBytes = 300;
+
+// text cut to at most limit bytes on a UTF-8 boundary; truncated says whether anything was cut.
+std::string boundedText(const std::string& text, std::size_t limit, bool* truncated = nullptr);
+
+} // namespace warren::agent

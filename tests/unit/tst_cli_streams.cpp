@@ -1,0 +1,257 @@
+// The translators of the CLIs' streams (ClaudeStream, CodexStream): streams captured from Claude Code 2.1.197
+// and Codex 0.171.0 against a model double (tests/fixtures/cli_streams), and lines a CLI, or whatever runs in
+// its sandbox, might write instead.
+
+#include "agent_core/clis/ClaudeStream.h"
+#include "agent_core/clis/CodexStream.h"
+#include "common/FileText.h"
+
+#include <QtTest>
+#include <variant>
+
+using namespace warren;
+using namespace warren::agent;
+using namespace warren::protocol;
+using nlohmann::json;
+
+namespace {
+
+struct Translated {
+    std::vector<CliEvent> events;
+    std::optional<std::string> sessionId;
+    std::optional<CliEnd> end;
+    // "type" or "type:tool", in order.
+    QStringList names() const {
+        QStringList out;
+        for (const auto& event : events) {
+            const auto type = std::visit([](const auto& payload) { return payload.kType; }, event.payload);
+            out << QString::fromUtf8(type.data(), qsizetype(type.size())) +
+                       (event.tool ? ":" + QString::fromStdString(*event.tool) : QString());
+        }
+        return out;
+    }
+    template <typename T> std::vector<T> of() const {
+        std::vector<T> out;
+        for (const auto& event : events)
+            if (const auto* payload = std::get_if<T>(&event.payload))
+                out.push_back(*payload);
+        return out;
+    }
+};
+
+template <typename Stream> Translated translateAll(const std::vector<std::string>& lines) {
+    Stream stream;
+    Translated out;
+    for (const auto& line : lines) {
+        auto translated = stream.translate(line);
+        out.events.insert(out.events.end(), translated.events.begin(), translated.events.end());
+        if (translated.sessionId)
+            out.sessionId = translated.sessionId;
+        if (translated.end)
+            out.end = translated.end;
+    }
+    return out;
+}
+
+Translated translate(const QString& cli, const std::vector<std::string>& lines) {
+    return cli == "claude" ? translateAll<ClaudeStream>(lines) : translateAll<CodexStream>(lines);
+}
+
+std::vector<std::string> fixtureLines(const QString& name) {
+    const auto text = readFileText(qEnvironmentVariable("WARREN_TEST_DATA").toStdString() + "/cli_streams/" +
+                                   name.toStdString());
+    std::vector<std::string> lines;
+    if (!text)
+        return lines;
+    std::stringstream stream(*text);
+    for (std::string line; std::getline(stream, line);)
+        lines.push_back(line);
+    return lines;
+}
+
+} // namespace
+
+class TestCliStreams : public QObject {
+    Q_OBJECT
+private slots:
+    // A whole captured run: the events in order, the session, and how it ended.
+    void capturedStream_data() {
+        QTest::addColumn<QString>("cli");
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<QStringList>("events");
+        QTest::addColumn<QString>("session");
+        QTest::addColumn<QString>("summary");
+
+        QTest::newRow("claude runs a command and writes a file")
+            << "claude" << "claude-tools.jsonl"
+            << QStringList{"log", "step_started", "tool_call:Bash", "tool_result:Bash", "step_started",
+                           "tool_call:Write", "tool_result:Write", "step_started", "model_response"}
+            << "3bc68a99-b534-4974-953b-3624ba3c854d" << "Done: ran echo and wrote notes.txt.";
+        QTest::newRow("claude resumed with a reply")
+            << "claude" << "claude-resume.jsonl" << QStringList{"log", "step_started", "model_response"}
+            << "3bc68a99-b534-4974-953b-3624ba3c854d" << "Done: ran echo and wrote notes.txt.";
+        QTest::newRow("codex runs two commands")
+            << "codex" << "codex-tools.jsonl"
+            << QStringList{"log", "error", "step_started", "tool_call:command_execution",
+                           "tool_result:command_execution", "step_started", "tool_call:command_execution",
+                           "tool_result:command_execution", "model_response"}
+            << "01a24448-8064-7e03-b1f3-3094454d6de2" << "Done: ran echo and wrote notes.txt.";
+        QTest::newRow("codex resumed with a reply")
+            << "codex" << "codex-resume.jsonl" << QStringList{"log", "error", "step_started", "model_response"}
+            << "01a24448-8064-7e03-b1f3-3094454d6de2" << "Follow-up done.";
+    }
+    void capturedStream() {
+        QFETCH(QString, cli);
+        QFETCH(QString, fixture);
+        QFETCH(QStringList, events);
+        QFETCH(QString, session);
+        QFETCH(QString, summary);
+        const auto lines = fixtureLines(fixture);
+        QVERIFY2(!lines.empty(), qPrintable("no fixture " + fixture + " under $WARREN_TEST_DATA/cli_streams"));
+        const auto out = translate(cli, lines);
+        QCOMPARE(out.names(), events);
+        QCOMPARE(QString::fromStdString(out.sessionId.value_or("")), session);
+        QVERIFY(out.end.has_value());
+        QVERIFY(out.end->reason == FinishReason::Finished);
+        QCOMPARE(QString::fromStdString(out.end->summary), summary);
+        QVERIFY(out.end->usage.has_value());
+        QVERIFY(out.end->usage->input > 0 && out.end->usage->output > 0);
+        for (const auto& error : out.of<ErrorData>())
+            QVERIFY(!error.fatal); // codex's word about an unknown model's metadata: it goes on
+    }
+
+    // The calls' arguments and results as the faces show them.
+    void claudeCallsAndResults() {
+        const auto out = translate("claude", fixtureLines("claude-tools.jsonl"));
+        const auto calls = out.of<ToolCallData>();
+        QCOMPARE(calls.size(), std::size_t(2));
+        QCOMPARE(calls[0].id, std::string("toolu_0"));
+        QCOMPARE(calls[0].arguments.value("command", ""), std::string("echo hello from $(hostname)"));
+        QCOMPARE(calls[1].arguments.value("file_path", ""), std::string("/workspace/notes.txt"));
+        const auto results = out.of<ToolResultData>();
+        QCOMPARE(results[0].output, std::string("hello from vm"));
+        QCOMPARE(results[0].exitCode, std::optional<std::int64_t>(0));
+    }
+    void codexCallsAndResults() {
+        const auto out = translate("codex", fixtureLines("codex-tools.jsonl"));
+        const auto calls = out.of<ToolCallData>();
+        QCOMPARE(calls.size(), std::size_t(2));
+        QCOMPARE(calls[0].arguments.value("command", ""), std::string("/bin/bash -lc 'echo hello from $(hostname)'"));
+        const auto results = out.of<ToolResultData>();
+        QCOMPARE(results[0].id, std::string("item_1"));
+        QCOMPARE(results[0].output, std::string("hello from vm\n"));
+        QCOMPARE(results[0].exitCode, std::optional<std::int64_t>(0));
+    }
+
+    // Lines that are not a captured run: a CLI's failures, and what a compromised CLI might write.
+    void lines_data() {
+        QTest::addColumn<QString>("cli");
+        QTest::addColumn<QStringList>("lines");
+        QTest::addColumn<QStringList>("events");
+        QTest::addColumn<int>("end"); // -1: none, else a FinishReason
+
+        const int none = -1;
+        const int failed = int(FinishReason::Failed);
+        QTest::newRow("claude: not JSON") << "claude" << QStringList{"Segmentation fault"} << QStringList{"error"}
+                                          << none;
+        QTest::newRow("claude: JSON but not an object") << "claude" << QStringList{"[1,2]"} << QStringList{"error"}
+                                                        << none;
+        QTest::newRow("claude: no type") << "claude" << QStringList{R"({"x":1})"} << QStringList{"error"} << none;
+        QTest::newRow("claude: a type it does not know is a debug log")
+            << "claude" << QStringList{R"({"type":"stream_event"})"} << QStringList{"log"} << none;
+        QTest::newRow("claude: assistant without content")
+            << "claude" << QStringList{R"({"type":"assistant","message":{"id":"m1"}})"}
+            << QStringList{"step_started"} << none;
+        QTest::newRow("claude: two blocks of one reply are one step")
+            << "claude"
+            << QStringList{R"({"type":"assistant","message":{"id":"m1","content":[{"type":"thinking","thinking":"hm"}]}})",
+                           R"({"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"hi"}]}})"}
+            << QStringList{"step_started", "model_response", "model_response"} << none;
+        QTest::newRow("claude: tool input not an object becomes empty arguments")
+            << "claude"
+            << QStringList{R"({"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":"ls"}]}})"}
+            << QStringList{"step_started", "tool_call:Bash"} << none;
+        QTest::newRow("claude: result of an unknown call has no tool")
+            << "claude"
+            << QStringList{R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"zz","content":"x"}]}})"}
+            << QStringList{"tool_result"} << none;
+        QTest::newRow("claude: error result")
+            << "claude"
+            << QStringList{R"({"type":"result","subtype":"error_max_turns","is_error":true,"session_id":"s-1"})"}
+            << QStringList{"error"} << failed;
+        QTest::newRow("codex: not JSON") << "codex" << QStringList{"{\"type\":"} << QStringList{"error"} << none;
+        QTest::newRow("codex: stream error then failed turn")
+            << "codex"
+            << QStringList{R"({"type":"error","message":"stream disconnected"})",
+                           R"({"type":"turn.failed","error":{"message":"unexpected status 401"}})"}
+            << QStringList{"error", "error"} << failed;
+        QTest::newRow("codex: a file change is a call and its result")
+            << "codex"
+            << QStringList{R"({"type":"turn.started"})",
+                           R"({"type":"item.completed","item":{"id":"i1","type":"file_change","status":"completed","changes":[{"path":"a.txt","kind":"add"}]}})"}
+            << QStringList{"step_started", "tool_call:file_change", "tool_result:file_change"} << none;
+        QTest::newRow("codex: a plan")
+            << "codex"
+            << QStringList{R"({"type":"item.started","item":{"id":"i1","type":"todo_list","items":[{"text":"a","completed":true},{"text":"b","completed":false}]}})"}
+            << QStringList{"plan_updated"} << none;
+        QTest::newRow("codex: item without an object")
+            << "codex" << QStringList{R"({"type":"item.completed","item":"x"})"} << QStringList{"log"} << none;
+    }
+    void lines() {
+        QFETCH(QString, cli);
+        QFETCH(QStringList, lines);
+        QFETCH(QStringList, events);
+        QFETCH(int, end);
+        std::vector<std::string> input;
+        for (const auto& line : lines)
+            input.push_back(line.toStdString());
+        const auto out = translate(cli, input);
+        QCOMPARE(out.names(), events);
+        QCOMPARE(out.end ? int(out.end->reason) : -1, end);
+        for (const auto& event : out.events) // every event is one the protocol's readers accept
+            std::visit([](const auto& payload) { QVERIFY(std::decay_t<decltype(payload)>::fromJson(payload.toJson())); },
+                       event.payload);
+    }
+
+    // A command's output is bounded, on a character boundary, and says it was cut.
+    void outputIsBounded() {
+        const std::string huge(kCliToolOutputBytes + 10, 'x');
+        const std::string withAccent = std::string(kCliToolOutputBytes - 1, 'a') + "\xc3\xa9";
+        for (const auto& output : {huge, withAccent}) {
+            const json item = {{"id", "i1"}, {"type", "command_execution"}, {"command", "yes"},
+                               {"aggregated_output", output}, {"exit_code", 0}, {"status", "completed"}};
+            const auto out = translate("codex", {json{{"type", "item.completed"}, {"item", item}}.dump()});
+            const auto results = out.of<ToolResultData>();
+            QCOMPARE(results.size(), std::size_t(1));
+            QVERIFY(results[0].truncated);
+            QVERIFY(results[0].output.size() <= kCliToolOutputBytes);
+            QVERIFY(results[0].output.back() != '\xc3');
+        }
+    }
+
+    // Claude Code's Bash says a failed command's status first.
+    void claudeExitCode_data() {
+        QTest::addColumn<QString>("content");
+        QTest::addColumn<bool>("isError");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("success") << "ok" << false << 0;
+        QTest::newRow("exit code given") << "Exit code 2\nno such file" << true << 2;
+        QTest::newRow("error without a code") << "File has not been read yet" << true << 1;
+    }
+    void claudeExitCode() {
+        QFETCH(QString, content);
+        QFETCH(bool, isError);
+        QFETCH(int, exitCode);
+        const json line = {{"type", "user"},
+                           {"message",
+                            {{"content",
+                              {{{"type", "tool_result"}, {"tool_use_id", "t"}, {"content", content.toStdString()},
+                                {"is_error", isError}}}}}}};
+        const auto results = translate("claude", {line.dump()}).of<ToolResultData>();
+        QCOMPARE(results.size(), std::size_t(1));
+        QCOMPARE(results[0].exitCode, std::optional<std::int64_t>(exitCode));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliStreams)
+#include "tst_cli_streams.moc"
