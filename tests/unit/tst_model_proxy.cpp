@@ -9,6 +9,9 @@
 #include "tests/support/MockLlmServer.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QLocalSocket>
 #include <QProcess>
 #include <QSignalSpy>
@@ -190,6 +193,7 @@ private slots:
     void onAServerAnEndpointInsideIsRefused();
     void aClosedClientEndsTheCall();
     void claudeCodeTalksThroughTheProxy();
+    void codexTalksThroughTheProxy();
 };
 
 void TestModelProxy::eachWireFormatIsForwardedWithTheRealKey_data() {
@@ -665,6 +669,53 @@ void TestModelProxy::claudeCodeTalksThroughTheProxy() {
     grep.start("grep", {"-r", "-l", QString::fromStdString(kRealKey), home.path()});
     QVERIFY(grep.waitForFinished());
     QCOMPARE(grep.readAllStandardOutput(), QByteArray());
+}
+
+// The real Codex the same way, over the Responses API: its model provider's base_url the forwarder, its
+// env_key the task token.
+void TestModelProxy::codexTalksThroughTheProxy() {
+    const QString codex = qEnvironmentVariable("WARREN_TEST_CODEX");
+    if (codex.isEmpty())
+        QSKIP("WARREN_TEST_CODEX is not set (the path of Codex's codex binary)");
+    Fixture f;
+    QVERIFY(f.start(ProviderConfig::Kind::OpenAi));
+    for (int i = 0; i < 4; ++i)
+        f.server.enqueue(MockResponse::sse(warren::test::splitEvents(
+            warren::test::openAiResponsesStream({"Hello from ", "the proxied model."}, 40, 6))));
+    auto forwarder = agent::EgressForwarder::start(f.proxy->socketPath(), 0);
+    QVERIFY2(forwarder.ok(), forwarder.ok() ? "" : forwarder.error().message.c_str());
+    QTemporaryDir home;
+    QVERIFY(QDir(home.path()).mkpath(".codex"));
+    QFile config(home.filePath(".codex/config.toml"));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("model = \"gpt-5\"\nmodel_provider = \"warren\"\n[model_providers.warren]\nname = \"warren\"\n"
+                 "base_url = \"http://127.0.0.1:" + QByteArray::number((*forwarder)->port()) + "/v1\"\n"
+                 "wire_api = \"responses\"\nenv_key = \"WARREN_TASK_TOKEN\"\n");
+    config.close();
+    QProcess process;
+    QProcessEnvironment environment;
+    environment.insert("PATH", QFileInfo(codex).absolutePath() + "/../codex-path:/usr/bin:/bin");
+    environment.insert("HOME", home.path());
+    environment.insert("CODEX_HOME", home.filePath(".codex"));
+    environment.insert("WARREN_TASK_TOKEN", QString::fromStdString(f.token));
+    process.setProcessEnvironment(environment);
+    process.setWorkingDirectory(home.path());
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.start(codex, {"exec", "-c", "analytics.enabled=false", "--disable", "plugins", "--skip-git-repo-check",
+                          "Say hello"});
+    QVERIFY(process.waitForStarted());
+    QVERIFY(QTest::qWaitFor([&] { return process.state() == QProcess::NotRunning; }, 60000));
+    const QByteArray output = process.readAllStandardOutput();
+    QVERIFY2(output.contains("Hello from the proxied model."), (output + process.readAllStandardError()).constData());
+    QVERIFY(f.server.requests().size() >= 1);
+    for (const auto& received : f.server.requests()) {
+        QCOMPARE(received.headers.value("authorization"), "Bearer " + QByteArray::fromStdString(kRealKey));
+        QCOMPARE(received.path, QByteArray("/v1/responses"));
+    }
+    QVERIFY(!f.upstreamBytes().contains(QByteArray::fromStdString(f.token)));
+    QVERIFY(f.calls->size() >= 1);
+    QCOMPARE(f.call(0).inputTokens, 40u);
+    QCOMPARE(f.call(0).outputTokens, 6u);
 }
 
 QTEST_MAIN(TestModelProxy)
