@@ -6,7 +6,10 @@
 // task token the CLI holds as its API key, asks the task whether the call may go (admission: the workspace
 // snapshot, the budget), then forwards the body unchanged with the real key in place of the token and
 // streams the answer back as it arrives, the key masked out of it (KeyMask). Each forwarded call is reported
-// with its usage (ModelUsage). The sandbox side is one request per connection (Connection: close).
+// with its usage (ModelUsage). The sandbox side is one request per connection (Connection: close). The calls
+// share one QNetworkAccessManager, which keeps its connections to the provider alive between calls; over
+// HTTP/1.1 it opens at most six to one host, so a seventh concurrent call waits for one of them to end
+// (an HTTPS provider speaks HTTP/2, which carries them all on one connection).
 
 #include "agent_core/protocol/EventPayloads.h"
 #include "app/egress/InsideDestinations.h"

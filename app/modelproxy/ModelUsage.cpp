@@ -1,5 +1,7 @@
 #include "app/modelproxy/ModelUsage.h"
 
+#include "common/JsonFields.h"
+
 #include <nlohmann/json.hpp>
 
 namespace warren::control {
@@ -14,7 +16,8 @@ std::uint64_t count(const json& usage, const char* name) {
 }
 
 bool has(const json& usage, const char* name) {
-    return usage.contains(name) && usage[name].is_number_unsigned();
+    const auto it = usage.find(name);
+    return it != usage.end() && it->is_number_unsigned();
 }
 
 // A document's usage into out: a count that is present replaces the one before (Anthropic's message_delta
@@ -36,8 +39,11 @@ void readUsage(const json& usage, ModelUsage& out) {
 void readDocument(const json& document, ModelUsage& out) {
     if (!document.is_object())
         return;
-    for (const json* holder : {&document, document.contains("message") ? &document["message"] : nullptr,
-                               document.contains("response") ? &document["response"] : nullptr}) {
+    const auto member = [&document](const char* name) -> const json* {
+        const auto it = document.find(name);
+        return it == document.end() ? nullptr : &*it;
+    };
+    for (const json* holder : {&document, member("message"), member("response")}) {
         if (holder == nullptr || !holder->is_object())
             continue;
         if (const auto model = holder->find("model"); model != holder->end() && model->is_string())
@@ -50,9 +56,9 @@ void readDocument(const json& document, ModelUsage& out) {
 } // namespace
 
 void ModelUsageReader::take(std::string_view text) {
-    const json document = json::parse(text, nullptr, false);
-    if (!document.is_discarded())
-        readDocument(document, m_usage);
+    // The provider's bytes: read with the depth cap, and by type (an answer is not trusted to be well formed).
+    if (const auto document = json_fields::parseJson(text))
+        readDocument(*document, m_usage);
 }
 
 void ModelUsageReader::feed(std::string_view bytes) {
@@ -79,7 +85,8 @@ void ModelUsageReader::finish() {
 }
 
 std::string requestModel(std::string_view body) {
-    // Every top-level member but "model" is skipped as it is read: the messages are never built.
+    // Every top-level member but "model" is skipped as it is read: the messages are never built, so a body of
+    // 32 MiB costs no tree of its own, and nesting under them (the parser is iterative) builds nothing.
     const json::parser_callback_t topLevelOnly = [](int depth, json::parse_event_t event, json& parsed) {
         return event != json::parse_event_t::key || depth != 1 || parsed == "model";
     };

@@ -383,28 +383,44 @@ QByteArray openAiToolCallStream(const QString& id, const QString& name, const QS
 }
 
 QByteArray openAiResponsesStream(const QStringList& pieces, int inputTokens, int outputTokens) {
-    const auto event = [](const json& value) {
+    int sequence = 0;
+    const auto event = [&sequence](json value) {
+        value["sequence_number"] = sequence++;
         return sseEvent(QByteArray::fromStdString(value.dump()),
                         QByteArray::fromStdString(value.at("type").get<std::string>()));
     };
     const json response{{"id", "resp_mock"}, {"object", "response"}, {"model", "gpt-mock"}, {"status", "in_progress"},
                         {"output", json::array()}, {"usage", nullptr}};
-    QByteArray out = event({{"type", "response.created"}, {"sequence_number", 0}, {"response", response}});
     std::string text;
-    int sequence = 1;
-    for (const QString& piece : pieces) {
+    for (const QString& piece : pieces)
         text += piece.toStdString();
-        out += event({{"type", "response.output_text.delta"}, {"sequence_number", sequence++}, {"item_id", "msg_mock"},
-                      {"output_index", 0}, {"content_index", 0}, {"delta", piece.toStdString()}});
-    }
+    const json part{{"type", "output_text"}, {"text", ""}, {"annotations", json::array()}};
+    json message{{"type", "message"}, {"id", "msg_mock"}, {"status", "in_progress"}, {"role", "assistant"},
+                 {"content", json::array()}};
+    QByteArray out = event({{"type", "response.created"}, {"response", response}});
+    out += event({{"type", "response.in_progress"}, {"response", response}});
+    out += event({{"type", "response.output_item.added"}, {"output_index", 0}, {"item", message}});
+    out += event({{"type", "response.content_part.added"}, {"item_id", "msg_mock"}, {"output_index", 0},
+                  {"content_index", 0}, {"part", part}});
+    for (const QString& piece : pieces)
+        out += event({{"type", "response.output_text.delta"}, {"item_id", "msg_mock"}, {"output_index", 0},
+                      {"content_index", 0}, {"delta", piece.toStdString()}});
+    json donePart = part;
+    donePart["text"] = text;
+    out += event({{"type", "response.output_text.done"}, {"item_id", "msg_mock"}, {"output_index", 0},
+                  {"content_index", 0}, {"text", text}});
+    out += event({{"type", "response.content_part.done"}, {"item_id", "msg_mock"}, {"output_index", 0},
+                  {"content_index", 0}, {"part", donePart}});
+    message["status"] = "completed";
+    message["content"] = json::array({donePart});
+    out += event({{"type", "response.output_item.done"}, {"output_index", 0}, {"item", message}});
     json completed = response;
     completed["status"] = "completed";
-    completed["output"] = json::array({json{{"type", "message"}, {"id", "msg_mock"}, {"role", "assistant"},
-                                            {"content", json::array({json{{"type", "output_text"}, {"text", text}}})}}});
+    completed["output"] = json::array({message});
     completed["usage"] = json{{"input_tokens", inputTokens}, {"input_tokens_details", {{"cached_tokens", 0}}},
                               {"output_tokens", outputTokens}, {"output_tokens_details", {{"reasoning_tokens", 0}}},
                               {"total_tokens", inputTokens + outputTokens}};
-    return out + event({{"type", "response.completed"}, {"sequence_number", sequence}, {"response", completed}});
+    return out + event({{"type", "response.completed"}, {"response", completed}});
 }
 
 QByteArray anthropicTextStream(const QStringList& pieces, int inputTokens, int outputTokens) {

@@ -116,8 +116,9 @@ QByteArray openAiToolCallStream(const QString& id, const QString& name, const QS
 // completion_tokens_details. With "length" and fragments that stop mid-JSON it is a call cut by the limit.
 QByteArray openAiToolCallStreamEnding(const QString& id, const QString& name, const QStringList& argumentFragments,
                                       const char* finishReason, int completionTokens, int reasoningTokens);
-// OpenAI's Responses API (what Codex speaks): response.created, the text as response.output_text.delta
-// events, then response.completed with the usage, each "event: NAME" as the service sends them.
+// OpenAI's Responses API (what Codex speaks): response.created, one message item (output_item.added,
+// content_part.added, the text as output_text.delta events, their .done events), then response.completed
+// with the usage, each "event: NAME" as the service sends them.
 QByteArray openAiResponsesStream(const QStringList& pieces, int inputTokens = 13, int outputTokens = 5);
 QByteArray anthropicTextStream(const QStringList& pieces, int inputTokens = 25, int outputTokens = 9);
 // A text block, a ping, then a tool_use block whose input arrives in the given partial_json fragments.

@@ -4,4 +4,4 @@ foreach(test tst_model_request_head tst_key_mask)
 endforeach()
 warren_add_test(tst_model_usage SOURCES tst_model_usage.cpp LIBS warren_model_proxy warren_mock_llm LABELS unit)
 warren_add_test(tst_model_proxy SOURCES tst_model_proxy.cpp
-                LIBS warren_model_proxy warren_proxy warren_mock_llm Qt6::Network LABELS integration)
+                LIBS warren_model_proxy warren_proxy warren_agent_net warren_mock_llm Qt6::Network LABELS integration)

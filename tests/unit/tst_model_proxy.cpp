@@ -3,12 +3,17 @@
 // reaches the provider with the real key and the body unchanged, and the answer streams back as it comes;
 // everything else is refused in the API's own error shape and reaches nothing; the real key never comes back.
 
+#include "agent_core/net/EgressForwarder.h"
 #include "app/modelproxy/ModelProxy.h"
 #include "app/proxy/TaskToken.h"
 #include "tests/support/MockLlmServer.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QLocalSocket>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -187,6 +192,8 @@ private slots:
     void onAServerAnEndpointInsideIsRefused_data();
     void onAServerAnEndpointInsideIsRefused();
     void aClosedClientEndsTheCall();
+    void claudeCodeTalksThroughTheProxy();
+    void codexTalksThroughTheProxy();
 };
 
 void TestModelProxy::eachWireFormatIsForwardedWithTheRealKey_data() {
@@ -616,6 +623,99 @@ void TestModelProxy::aClosedClientEndsTheCall() {
     QVERIFY(f.call(0).error.find("closed its connection") != std::string::npos);
     QCOMPARE(f.call(0).inputTokens, 25u);
     f.server.release();
+}
+
+// The real Claude Code, as a task runs it: its base URL the forwarder on 127.0.0.1 (as warren-agent serves it
+// in the sandbox), its key the task token. It probes, calls, and prints the model's answer; the model server
+// sees only the real key, and Claude Code's home holds no trace of it.
+void TestModelProxy::claudeCodeTalksThroughTheProxy() {
+    const QString claude = qEnvironmentVariable("WARREN_TEST_CLAUDE");
+    if (claude.isEmpty())
+        QSKIP("WARREN_TEST_CLAUDE is not set (the path of Claude Code's claude binary)");
+    Fixture f;
+    QVERIFY(f.start(ProviderConfig::Kind::Anthropic));
+    for (int i = 0; i < 4; ++i) // any further call it makes answers the same
+        f.server.enqueue(MockResponse::sse(warren::test::splitEvents(
+            warren::test::anthropicTextStream({"Hello from ", "the proxied model."}, 30, 8))));
+    auto forwarder = agent::EgressForwarder::start(f.proxy->socketPath(), 0);
+    QVERIFY2(forwarder.ok(), forwarder.ok() ? "" : forwarder.error().message.c_str());
+    QTemporaryDir home;
+    QProcess process;
+    QProcessEnvironment environment;
+    environment.insert("PATH", "/usr/bin:/bin");
+    environment.insert("HOME", home.path());
+    environment.insert("ANTHROPIC_BASE_URL", "http://127.0.0.1:" + QString::number((*forwarder)->port()));
+    environment.insert("ANTHROPIC_API_KEY", QString::fromStdString(f.token));
+    environment.insert("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    process.setProcessEnvironment(environment);
+    process.setWorkingDirectory(home.path());
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.start(claude, {"-p", "Say hello", "--max-turns", "1"});
+    QVERIFY(process.waitForStarted());
+    QVERIFY(QTest::qWaitFor([&] { return process.state() == QProcess::NotRunning; }, 60000));
+    const QByteArray output = process.readAllStandardOutput();
+    QVERIFY2(output.contains("Hello from the proxied model."), (output + process.readAllStandardError()).constData());
+    QVERIFY(f.server.requests().size() >= 1);
+    for (const auto& received : f.server.requests()) {
+        QCOMPARE(received.headers.value("x-api-key"), QByteArray::fromStdString(kRealKey));
+        QVERIFY(received.path.startsWith("/v1/messages"));
+    }
+    QVERIFY(!f.upstreamBytes().contains(QByteArray::fromStdString(f.token)));
+    QVERIFY(f.calls->size() >= 1);
+    QCOMPARE(f.call(0).inputTokens, 30u);
+    QCOMPARE(f.call(0).outputTokens, 8u);
+    // Nothing Claude Code wrote holds the real key.
+    QProcess grep;
+    grep.start("grep", {"-r", "-l", QString::fromStdString(kRealKey), home.path()});
+    QVERIFY(grep.waitForFinished());
+    QCOMPARE(grep.readAllStandardOutput(), QByteArray());
+}
+
+// The real Codex the same way, over the Responses API: its model provider's base_url the forwarder, its
+// env_key the task token.
+void TestModelProxy::codexTalksThroughTheProxy() {
+    const QString codex = qEnvironmentVariable("WARREN_TEST_CODEX");
+    if (codex.isEmpty())
+        QSKIP("WARREN_TEST_CODEX is not set (the path of Codex's codex binary)");
+    Fixture f;
+    QVERIFY(f.start(ProviderConfig::Kind::OpenAi));
+    for (int i = 0; i < 4; ++i)
+        f.server.enqueue(MockResponse::sse(warren::test::splitEvents(
+            warren::test::openAiResponsesStream({"Hello from ", "the proxied model."}, 40, 6))));
+    auto forwarder = agent::EgressForwarder::start(f.proxy->socketPath(), 0);
+    QVERIFY2(forwarder.ok(), forwarder.ok() ? "" : forwarder.error().message.c_str());
+    QTemporaryDir home;
+    QVERIFY(QDir(home.path()).mkpath(".codex"));
+    QFile config(home.filePath(".codex/config.toml"));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("model = \"gpt-5\"\nmodel_provider = \"warren\"\n[model_providers.warren]\nname = \"warren\"\n"
+                 "base_url = \"http://127.0.0.1:" + QByteArray::number((*forwarder)->port()) + "/v1\"\n"
+                 "wire_api = \"responses\"\nenv_key = \"WARREN_TASK_TOKEN\"\n");
+    config.close();
+    QProcess process;
+    QProcessEnvironment environment;
+    environment.insert("PATH", QFileInfo(codex).absolutePath() + "/../codex-path:/usr/bin:/bin");
+    environment.insert("HOME", home.path());
+    environment.insert("CODEX_HOME", home.filePath(".codex"));
+    environment.insert("WARREN_TASK_TOKEN", QString::fromStdString(f.token));
+    process.setProcessEnvironment(environment);
+    process.setWorkingDirectory(home.path());
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.start(codex, {"exec", "-c", "analytics.enabled=false", "--disable", "plugins", "--skip-git-repo-check",
+                          "Say hello"});
+    QVERIFY(process.waitForStarted());
+    QVERIFY(QTest::qWaitFor([&] { return process.state() == QProcess::NotRunning; }, 60000));
+    const QByteArray output = process.readAllStandardOutput();
+    QVERIFY2(output.contains("Hello from the proxied model."), (output + process.readAllStandardError()).constData());
+    QVERIFY(f.server.requests().size() >= 1);
+    for (const auto& received : f.server.requests()) {
+        QCOMPARE(received.headers.value("authorization"), "Bearer " + QByteArray::fromStdString(kRealKey));
+        QCOMPARE(received.path, QByteArray("/v1/responses"));
+    }
+    QVERIFY(!f.upstreamBytes().contains(QByteArray::fromStdString(f.token)));
+    QVERIFY(f.calls->size() >= 1);
+    QCOMPARE(f.call(0).inputTokens, 40u);
+    QCOMPARE(f.call(0).outputTokens, 6u);
 }
 
 QTEST_MAIN(TestModelProxy)
