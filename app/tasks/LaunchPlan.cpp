@@ -84,7 +84,9 @@ AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, c
     input.stateDir = environment.data.stateDir(task.id);
     input.outputDir = environment.data.outputDir(task.id);
     input.agentBinary = environment.agentBinary;
-    input.network = plan.network.kind == TaskNetwork::Kind::None ? "none" : "loopback";
+    // A CLI speaks HTTP to its model on the sandbox's own loopback (the agent forwards it to the proxy's
+    // socket): its own network namespace, with no route out, as with network none.
+    input.network = plan.network.kind == TaskNetwork::Kind::None && !plan.cli ? "none" : "loopback";
     input.egressSocket = plan.egressSocket;
     input.channelDir = plan.channelDir;
     input.cli = plan.cli;

@@ -420,6 +420,8 @@ void TestLaunchPlan::aCliAgentGetsItsInstallAndTheModelSocket() {
     const auto* socket = mountAt(*profile, kModelSocketInSandbox);
     QVERIFY(socket);
     QCOMPARE(socket->source, plan->modelSocket);
+    // Its HTTP to the forwarder needs the sandbox's own loopback; nothing routes out of it.
+    QCOMPARE(profile->network, sandbox::NetworkPolicy::Loopback);
     // The agent is told to run the CLI, where the sandbox has it, and where its model is.
     QVERIFY(plan->start.cli);
     QCOMPARE(plan->start.cli->kind, protocol::AgentKind(agent));

@@ -1,0 +1,163 @@
+// Claude Code and Codex under `warren run --agent ...`, end to end: the real CLI (WARREN_TEST_CLAUDE,
+// WARREN_TEST_CODEX; skipped, naming the variable, without them) in the real sandbox, its model reached only
+// through the task's model proxy, against a model double that speaks each CLI's wire. What DESIGN §11
+// promises: the CLI and its commands run inside (the sandbox's host name and user), the model double receives
+// the real key and nothing in the sandbox, the events or the data directory holds it, the CLI's tool calls
+// are events, the model calls are the control plane's events, and diff covers what the CLI changed. A CLI
+// that is not installed is refused before any task exists.
+
+#include "tests/support/CliModelServer.h"
+#include "tests/support/WarrenRun.h"
+
+#include <QDirIterator>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+const QByteArray kRealKey = "sk-real-9f3a1c-never-in-the-sandbox";
+
+QString cliFrom(const char* variable) { return QProcessEnvironment::systemEnvironment().value(variable); }
+
+// Whether any file under dir holds bytes (the real key): the database, the events, the CLI's home and session.
+QString fileHolding(const QString& dir, const QByteArray& bytes) {
+    QDirIterator files(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile file(files.next());
+        if (file.open(QIODevice::ReadOnly) && file.readAll().contains(bytes))
+            return file.fileName();
+    }
+    return {};
+}
+
+std::string textOf(const json& event, const char* key) {
+    const json data = event.value("data", json::object());
+    const auto found = data.find(key);
+    return found != data.end() ? (found->is_string() ? found->get<std::string>() : found->dump()) : std::string();
+}
+
+} // namespace
+
+class TestControlCliAgent : public QObject {
+    Q_OBJECT
+
+private slots:
+    void runsInTheSandboxWithItsKeyOutside_data() {
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QString>("agent");
+        QTest::newRow("claude-code") << "WARREN_TEST_CLAUDE" << "claude-code";
+        QTest::newRow("codex") << "WARREN_TEST_CODEX" << "codex";
+    }
+
+    void runsInTheSandboxWithItsKeyOutside() {
+        QFETCH(QString, variable);
+        QFETCH(QString, agent);
+        const QString program = cliFrom(variable.toUtf8().constData());
+        if (program.isEmpty())
+            QSKIP(qPrintable("set " + variable + " to the CLI's executable to run this test"));
+        const bool claude = agent == "claude-code";
+        QTemporaryDir data, workspace;
+        QVERIFY(data.isValid() && workspace.isValid());
+
+        // Where the model asks the CLI to look: who and where it is, and what key variable it sees.
+        const std::string probe = "echo \"host=$(hostname) user=$(id -un) key=${ANTHROPIC_API_KEY}${WARREN_MODEL_TOKEN}\"";
+        CliModelServer model;
+        QVERIFY(model.listen());
+        if (claude)
+            model.scriptAnthropic({ScriptedTurn::call("Bash", {{"command", probe}, {"description", "look around"}}),
+                                   ScriptedTurn::call("Write", {{"file_path", "/workspace/notes.txt"},
+                                                                {"content", "written by the model\n"}}),
+                                   ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
+        else
+            model.scriptResponses({ScriptedTurn::call("exec_command", {{"cmd", probe}}),
+                                   ScriptedTurn::call("exec_command",
+                                                      {{"cmd", "printf 'written by the model\\n' > notes.txt"}}),
+                                   ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
+
+        QProcessEnvironment environment;
+        environment.insert(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", kRealKey);
+        const QString provider = claude ? "anthropic:" + QString::fromStdString(model.baseUrl())
+                                        : "openai-compatible:" + QString::fromStdString(model.baseUrl()) + "/v1";
+        const auto run = runWarren({"run", "--json", "--agent", agent, "--agent-path", program, "--provider", provider,
+                                    "--model", claude ? "claude-test" : "gpt-test", "--workspace", workspace.path(),
+                                    "Look around, then write notes.txt"},
+                                   data.path(), environment);
+        QVERIFY2(run.exitCode == 0, (run.err + run.out.right(4000)).constData());
+        const auto events = jsonLines(run.out);
+
+        // The CLI's command ran in the sandbox, as its user, and saw no key but the task's token.
+        std::string output;
+        bool called = false;
+        int modelCalls = 0;
+        for (const auto& event : events) {
+            const std::string type = event.value("type", "");
+            if (type == "tool_call" && event.dump().find("hostname") != std::string::npos)
+                called = true;
+            if (type == "tool_result" || type == "tool_output")
+                output += textOf(event, "output") + textOf(event, "text");
+            if (type == "model_call") {
+                ++modelCalls;
+                QCOMPARE(event["data"].value("status", 0), 200);
+            }
+        }
+        QVERIFY2(called, "no tool_call event holds the CLI's command");
+        QVERIFY2(output.find("host=warren user=agent") != std::string::npos, output.c_str());
+        QVERIFY(modelCalls >= 3); // each of the model's turns, through the proxy
+        QCOMPARE(QString::fromStdString(events.back().value("type", "")), QString("task_finished"));
+
+        // The CLI wrote in the workspace.
+        QFile notes(workspace.filePath("notes.txt"));
+        QVERIFY(notes.open(QIODevice::ReadOnly));
+        QCOMPARE(notes.readAll(), QByteArray("written by the model\n"));
+
+        // The model double saw the real key on every call and nothing else; nothing Warren kept holds it.
+        const auto calls = model.modelCalls();
+        QVERIFY(calls.size() >= 3);
+        for (const auto& call : calls) {
+            const std::string key = claude ? call.headers.count("x-api-key") ? call.headers.at("x-api-key") : ""
+                                           : call.headers.count("authorization") ? call.headers.at("authorization") : "";
+            QCOMPARE(QString::fromStdString(key), claude ? QString(kRealKey) : "Bearer " + QString(kRealKey));
+        }
+        QVERIFY2(!run.out.contains(kRealKey) && !run.err.contains(kRealKey), "the key reached warren's output");
+        QVERIFY2(output.find(kRealKey.toStdString()) == std::string::npos, "the key reached the sandbox");
+        const QString holder = fileHolding(data.path(), kRealKey);
+        QVERIFY2(holder.isEmpty(), qPrintable(holder));
+        QVERIFY(fileHolding(workspace.path(), kRealKey).isEmpty());
+
+        // What the CLI changed is the task's diff, from the snapshots taken as its model calls arrived.
+        const auto tasks = jsonLines(runWarren({"tasks", "--json"}, data.path()).out);
+        QCOMPARE(tasks.size(), std::size_t{1});
+        const auto diff = runWarren({"diff", QString::fromStdString(tasks.front().value("id", ""))}, data.path());
+        QVERIFY2(diff.exitCode == 0, diff.err.constData());
+        QVERIFY2(diff.out.contains("b/notes.txt") && diff.out.contains("+written by the model"), diff.out.constData());
+    }
+
+    void aMissingCliIsRefusedBeforeAnyTask() {
+        QTemporaryDir data, workspace;
+        QVERIFY(data.isValid() && workspace.isValid());
+        const auto run = runWarren({"run", "--agent", "claude-code", "--agent-path", workspace.filePath("no-claude"),
+                                    "--provider", "anthropic:http://127.0.0.1:9", "--model", "m", "--workspace",
+                                    workspace.path(), "anything"},
+                                   data.path());
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("npm install -g @anthropic-ai/claude-code"), run.err.constData());
+        QVERIFY(jsonLines(runWarren({"tasks", "--json"}, data.path()).out).empty());
+
+        // A CLI and a provider of another wire: refused, naming the provider to choose.
+        const auto wrongWire = runWarren({"run", "--agent", "codex", "--agent-path", cliFrom("WARREN_TEST_CODEX").isEmpty()
+                                                                                        ? "/bin/true"
+                                                                                        : cliFrom("WARREN_TEST_CODEX"),
+                                          "--provider", "anthropic:http://127.0.0.1:9", "--model", "m", "--workspace",
+                                          workspace.path(), "anything"},
+                                         data.path());
+        QCOMPARE(wrongWire.exitCode, 2);
+        QVERIFY2(wrongWire.err.contains("--provider openai"), wrongWire.err.constData());
+    }
+};
+
+QTEST_MAIN(TestControlCliAgent)
+#include "tst_control_cli_agent.moc"
