@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     }
     const std::string agent = fs::absolute(argv[1]).string(); // the profile binds it by absolute path
     const int rounds = argc > 2 ? std::max(3, std::atoi(argv[2])) : 10;
-    const std::string image = argc > 3 ? argv[3] : "localhost/warren-test:2";
+    const std::string image = argc > 3 ? argv[3] : "localhost/warren-test:3";
     std::printf("bench_container_start: bubblewrap vs podman vs kube, submit to the agent's first event, %d rounds\n",
                 rounds);
     if (timed("command -v podman").first != 0) {

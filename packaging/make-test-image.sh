@@ -5,14 +5,14 @@
 #
 #   packaging/make-test-image.sh [--engine podman|docker] [--tag TAG] [--force]
 #
-# The image holds /bin/sh, the coreutils and a few other tools the tests use, the shared libraries they need,
+# The image holds /bin/sh, bash (Claude Code runs its commands with it), the coreutils and a few other tools the tests use, the shared libraries they need,
 # and nothing else: no package manager, no setuid programs (curl for the egress proxy tests). The tag goes up
-# whenever the list of tools changes. Tests copy their own static probes into the
+# whenever the list of tools or libraries changes. Tests copy their own static probes into the
 # workspace. Podman reads CONTAINERS_CONF as usual (see packaging/containers.conf).
 set -eu
 
 engine=podman
-tag=localhost/warren-test:2
+tag=localhost/warren-test:3
 force=no
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -35,7 +35,7 @@ fi
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT INT TERM
 
-tools="sh dash ls cat echo id sleep true false env mkdir rm cp mv touch ln chmod stat head tail wc grep sed
+tools="sh dash bash ls cat echo id sleep true false env mkdir rm cp mv touch ln chmod stat head tail wc grep sed
        printf test readlink dd kill ps uname tr sort cut basename dirname find yes seq timeout curl"
 mkdir -p "$root/usr/bin" "$root/usr/lib" "$root/etc" "$root/tmp" "$root/proc" "$root/dev" "$root/sys" \
          "$root/workspace" "$root/home/agent" "$root/root"
@@ -64,6 +64,15 @@ for tool in $tools; do
         copy_with_libs "$path"
     else
         echo "note: $tool is not on this host, the image goes without it" >&2
+    fi
+done
+# The C library's parts a native program from elsewhere links (Claude Code's executable: libm, libdl,
+# libpthread, librt), beside libc, where the host's libc is.
+libdir=$(dirname "$(ldd /bin/sh | awk '/libc\.so/ { print $3 }')")
+for lib in libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1; do
+    if [ -e "$libdir/$lib" ]; then
+        mkdir -p "$root$libdir"
+        [ -e "$root$libdir/$lib" ] || cp -L "$libdir/$lib" "$root$libdir/$lib"
     fi
 done
 # The dynamic loader at its canonical path (/lib64 on x86_64), whatever ldd printed it as.

@@ -20,6 +20,7 @@ std::vector<std::string> commonEnvironment(const protocol::CliAgentParams& cli, 
     std::vector<std::string> env{
         "HOME=" + run.home.string(),
         "PATH=" + searchPath(cli),
+        "SHELL=" + run.shell,
         "LANG=C.UTF-8",
         "TERM=dumb",
         "NO_COLOR=1",

@@ -34,6 +34,9 @@ struct CliRun {
     // The CLI's own session to continue (resume, reply); nullopt: a new session.
     std::optional<std::string> session;
     std::string prompt; // the task's prompt, the user's reply, or kContinuePrompt
+    // The sandbox's shell, the CLI's SHELL (Claude Code runs its commands with it, and finds none in an image
+    // without bash unless told): /bin/bash where the sandbox has it, else /bin/sh.
+    std::string shell = "/bin/sh";
 };
 
 struct FileToWrite {

@@ -17,38 +17,9 @@ ModelHeadError fail(int status, std::string message) {
     return ModelHeadError{status, std::move(message)};
 }
 
-bool equalsIgnoringCase(std::string_view a, std::string_view b) {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
-}
-
-bool isTokenChar(char c) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-        return true;
-    return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool isToken(std::string_view text) {
-    return !text.empty() && std::all_of(text.begin(), text.end(), isTokenChar);
-}
-
-// Bytes a head never holds (NUL, a CR not before LF, an LF not after CR, other control characters but tab):
-// servers split such heads differently, which is how requests are smuggled past a proxy.
 std::optional<ModelHeadError> findBadByte(std::string_view bytes, bool complete) {
-    for (std::size_t i = 0; i < bytes.size(); ++i) {
-        const auto c = static_cast<unsigned char>(bytes[i]);
-        if (c == 0)
-            return fail(400, "the request head holds a NUL byte");
-        if (c == '\r') {
-            if (i + 1 < bytes.size() ? bytes[i + 1] != '\n' : complete)
-                return fail(400, "the request head holds a CR that does not end a line: end lines with CRLF");
-        } else if (c == '\n') {
-            if (i == 0 || bytes[i - 1] != '\r')
-                return fail(400, "the request head holds a bare LF: end lines with CRLF");
-        } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
-            return fail(400, "the request head holds a control character");
-        }
-    }
+    if (const char* bad = badHeadByte(bytes, complete))
+        return fail(400, bad);
     return std::nullopt;
 }
 

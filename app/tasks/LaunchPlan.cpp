@@ -137,6 +137,8 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
         return config.error();
     plan.config = std::move(*config);
     plan.strict = std::find(spec.presets.begin(), spec.presets.end(), "safe-mode") != spec.presets.end();
+    if (auto honours = cliHonoursConfig(spec.agent, plan.config); !honours)
+        return honours.error();
     auto network = parseTaskNetwork(spec.network);
     if (!network)
         return network.error();

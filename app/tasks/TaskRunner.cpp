@@ -211,7 +211,9 @@ Status TaskRunner::startModelProxy(const LaunchPlan& plan, const ProviderConfig&
             return done(admitted);
         if (!m_snapshots)
             return done(Ok{});
-        m_snapshots->take(snapshots::SnapshotMeta::Kind::Step, m_step + 1);
+        // Before the step the call's reply acts in: the current one while it has not acted yet (Codex starts
+        // its turn's step before the first call), else the next one.
+        m_snapshots->take(snapshots::SnapshotMeta::Kind::Step, m_step == 0 || m_stepActed ? m_step + 1 : m_step);
         m_snapshots->whenTaken([done = std::move(done)] { done(Ok{}); });
     });
     connect(m_modelProxy.get(), &ModelProxy::called, this, [this](const ModelCall& call) {
@@ -435,7 +437,10 @@ void TaskRunner::onAgentNotification(protocol::Notification& notification) {
 void TaskRunner::onAgentEvent(const protocol::Event& event, const protocol::EventPayload& payload, json body) {
     // A sub-agent's steps are its own: the task's step, its snapshots and its count are the task's agent's.
     if (!event.agent) {
+        if (event.step != m_step)
+            m_stepActed = false;
         m_step = event.step;
+        m_stepActed = m_stepActed || event.type == protocol::event_type::kToolCall;
         // A CLI's steps are snapshotted as its model calls arrive (startModelProxy), before their tools run.
         if (event.type == protocol::event_type::kStepStarted && m_snapshots && !m_modelProxy)
             m_snapshots->take(snapshots::SnapshotMeta::Kind::Step, event.step);

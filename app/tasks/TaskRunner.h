@@ -131,6 +131,7 @@ private:
     RunEnding m_ending;
     std::optional<std::uint64_t> m_lastAgentSeq;
     std::uint64_t m_step = 0;
+    bool m_stepActed = false; // a tool call came in m_step: what comes next is the following step's
     bool m_done = false;
 };
 

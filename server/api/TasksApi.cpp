@@ -109,6 +109,19 @@ Status checkInside(const control::TaskSpec& spec, const ServeOptions& options) {
     return checkProviderEndpoint(*provider, options.provider, options.insideAccess());
 }
 
+// A CLI agent runs from the operator's install only (`serve --agent-cli`, else warrend's PATH); a caller
+// who asks for one the server lacks is told so without the server's paths.
+Status checkServerAgent(const control::TaskSpec& spec, const ServeOptions& options) {
+    if (auto speaks = control::checkAgentSpec(spec); !speaks)
+        return speaks;
+    if (control::taskCli(spec.agent, {}, options.agentClis))
+        return Ok{};
+    const std::string name(protocol::agentKindName(spec.agent));
+    return makeError(ErrorCode::InvalidArgument, "this server does not offer " + name +
+                                                     "; its operator installs it and starts warrend with "
+                                                     "--agent-cli " + name + "=PATH");
+}
+
 // The task's workspace, copied from its upload's checked tree, and its inline script: the disk part of
 // creating a task, on a worker. On failure what it made is removed.
 Status makeWorkspace(const std::string& tree, const std::string& workspace, const std::string& scriptPath,
@@ -188,7 +201,7 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
     if (valid)
         valid = checkInside(creation.spec, parts.options);
     if (valid)
-        valid = control::checkTaskAgent(creation.spec, parts.options.agentClis);
+        valid = checkServerAgent(creation.spec, parts.options);
     if (!valid) {
         (void)parts.quotas.release(creation.id);
         return refuseCreation(parts, creation, reply, errorResponse(valid.error()));

@@ -4,7 +4,7 @@
 // The same suite runs as tst_kube_backend with WARREN_TEST_BACKEND=kube: the Pod a cluster would run, played
 // by podman kube play, where "the container" is the pod with its tmpfs volumes.
 //
-// Needs podman and the image: $WARREN_TEST_IMAGE (default localhost/warren-test:2), which
+// Needs podman and the image: $WARREN_TEST_IMAGE (default localhost/warren-test:3), which
 // packaging/make-test-image.sh builds. Podman reads $CONTAINERS_CONF; when that is unset and runc is
 // installed, the repository's packaging/containers.conf is used (see it for why).
 
@@ -36,7 +36,7 @@ bool kube() { return backend() == QLatin1String("kube"); }
 QString image()
 {
     const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
-    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:2") : fromEnv;
+    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:3") : fromEnv;
 }
 
 // `podman ARGS`, stdout only.

@@ -42,7 +42,7 @@ QString backend() {
 
 QString image() {
     const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
-    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:2") : fromEnv;
+    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:3") : fromEnv;
 }
 
 QStringList backendArguments() {

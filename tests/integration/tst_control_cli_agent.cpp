@@ -1,9 +1,10 @@
 // Claude Code and Codex under `warren run --agent ...`, end to end: the real CLI (WARREN_TEST_CLAUDE,
-// WARREN_TEST_CODEX; skipped, naming the variable, without them) in the real sandbox, its model reached only
+// WARREN_TEST_CODEX; skipped, naming the variable, without them) in the real sandbox (bubblewrap, and podman
+// with the test image of packaging/make-test-image.sh where it is there), its model reached only
 // through the task's model proxy, against a model double that speaks each CLI's wire. What DESIGN §11
 // promises: the CLI and its commands run inside (the sandbox's host name and user), the model double receives
 // the real key and nothing in the sandbox, the events or the data directory holds it, the CLI's tool calls
-// are events, the model calls are the control plane's events, and diff covers what the CLI changed. A CLI
+// are events, the model calls are the control plane's events, and diff and rewind cover what the CLI changed. A CLI
 // that is not installed is refused before any task exists.
 
 #include "tests/support/CliModelServer.h"
@@ -11,6 +12,7 @@
 
 #include <QDirIterator>
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -49,22 +51,36 @@ private slots:
     void runsInTheSandboxWithItsKeyOutside_data() {
         QTest::addColumn<QString>("variable");
         QTest::addColumn<QString>("agent");
-        QTest::newRow("claude-code") << "WARREN_TEST_CLAUDE" << "claude-code";
-        QTest::newRow("codex") << "WARREN_TEST_CODEX" << "codex";
+        QTest::addColumn<QString>("backend");
+        for (const QString backend : {"bwrap", "podman"}) {
+            QTest::addRow("claude-code, %s", qPrintable(backend)) << "WARREN_TEST_CLAUDE" << "claude-code" << backend;
+            QTest::addRow("codex, %s", qPrintable(backend)) << "WARREN_TEST_CODEX" << "codex" << backend;
+        }
     }
 
     void runsInTheSandboxWithItsKeyOutside() {
         QFETCH(QString, variable);
         QFETCH(QString, agent);
+        QFETCH(QString, backend);
         const QString program = cliFrom(variable.toUtf8().constData());
         if (program.isEmpty())
             QSKIP(qPrintable("set " + variable + " to the CLI's executable to run this test"));
+        QStringList sandbox{"--backend", backend};
+        if (backend == "podman") {
+            const QString image = cliFrom("WARREN_TEST_IMAGE").isEmpty() ? "localhost/warren-test:3" : cliFrom("WARREN_TEST_IMAGE");
+            if (cliFrom("WARREN_AGENT_STATIC") == "0")
+                QSKIP("the agent of this build is dynamically linked (sanitizers): it cannot run on an image without "
+                      "the host's libraries");
+            if (QProcess::execute("podman", {"image", "exists", image}) != 0)
+                QSKIP(qPrintable("podman or its image " + image + " is missing (packaging/make-test-image.sh)"));
+            sandbox << "--image" << image;
+        }
         const bool claude = agent == "claude-code";
         QTemporaryDir data, workspace;
         QVERIFY(data.isValid() && workspace.isValid());
 
         // Where the model asks the CLI to look: who and where it is, and what key variable it sees.
-        const std::string probe = "echo \"host=$(hostname) user=$(id -un) key=${ANTHROPIC_API_KEY}${WARREN_MODEL_TOKEN}\"";
+        const std::string probe = "echo \"host=$(uname -n) user=$(id -un) key=${ANTHROPIC_API_KEY}${WARREN_MODEL_TOKEN}\"";
         CliModelServer model;
         QVERIFY(model.listen());
         if (claude)
@@ -80,11 +96,15 @@ private slots:
 
         QProcessEnvironment environment;
         environment.insert(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", kRealKey);
+        for (const char* podmanNeeds : {"PATH", "CONTAINERS_CONF"})
+            if (!cliFrom(podmanNeeds).isEmpty())
+                environment.insert(podmanNeeds, cliFrom(podmanNeeds));
         const QString provider = claude ? "anthropic:" + QString::fromStdString(model.baseUrl())
                                         : "openai-compatible:" + QString::fromStdString(model.baseUrl()) + "/v1";
-        const auto run = runWarren({"run", "--json", "--agent", agent, "--agent-path", program, "--provider", provider,
-                                    "--model", claude ? "claude-test" : "gpt-test", "--workspace", workspace.path(),
-                                    "Look around, then write notes.txt"},
+        const auto run = runWarren(QStringList{"run", "--json", "--agent", agent, "--agent-path", program, "--provider",
+                                               provider, "--model", claude ? "claude-test" : "gpt-test", "--workspace",
+                                               workspace.path()} +
+                                       sandbox + QStringList{"Look around, then write notes.txt"},
                                    data.path(), environment);
         QVERIFY2(run.exitCode == 0, (run.err + run.out.right(4000)).constData());
         const auto events = jsonLines(run.out);
@@ -95,7 +115,7 @@ private slots:
         int modelCalls = 0;
         for (const auto& event : events) {
             const std::string type = event.value("type", "");
-            if (type == "tool_call" && event.dump().find("hostname") != std::string::npos)
+            if (type == "tool_call" && event.dump().find("uname -n") != std::string::npos)
                 called = true;
             if (type == "tool_result" || type == "tool_output")
                 output += textOf(event, "output") + textOf(event, "text");
@@ -105,7 +125,9 @@ private slots:
             }
         }
         QVERIFY2(called, "no tool_call event holds the CLI's command");
-        QVERIFY2(output.find("host=warren user=agent") != std::string::npos, output.c_str());
+        // (A container's uid has no name in its image's passwd: the host name tells.)
+        QVERIFY2(output.find(backend == "bwrap" ? "host=warren user=agent" : "host=warren user=") != std::string::npos,
+                 output.c_str());
         QVERIFY(modelCalls >= 3); // each of the model's turns, through the proxy
         QCOMPARE(QString::fromStdString(events.back().value("type", "")), QString("task_finished"));
 
@@ -134,6 +156,15 @@ private slots:
         const auto diff = runWarren({"diff", QString::fromStdString(tasks.front().value("id", ""))}, data.path());
         QVERIFY2(diff.exitCode == 0, diff.err.constData());
         QVERIFY2(diff.out.contains("b/notes.txt") && diff.out.contains("+written by the model"), diff.out.constData());
+
+        // Rewind puts the workspace back as it was before the CLI's first model call, and --undo returns it.
+        const QString id = QString::fromStdString(tasks.front().value("id", ""));
+        const auto rewound = runWarren({"rewind", id, "--to-step", "1", "--yes"}, data.path());
+        QVERIFY2(rewound.exitCode == 0, rewound.err.constData());
+        QVERIFY(!QFile::exists(workspace.filePath("notes.txt")));
+        const auto undone = runWarren({"rewind", id, "--undo", "--yes"}, data.path());
+        QVERIFY2(undone.exitCode == 0, undone.err.constData());
+        QVERIFY(QFile::exists(workspace.filePath("notes.txt")));
     }
 
     void aMissingCliIsRefusedBeforeAnyTask() {
@@ -156,6 +187,14 @@ private slots:
                                          data.path());
         QCOMPARE(wrongWire.exitCode, 2);
         QVERIFY2(wrongWire.err.contains("--provider openai"), wrongWire.err.constData());
+
+        // A server runs its operator's install: --agent-path does not go with --remote (refused before any
+        // connection: nothing listens at the URL).
+        const auto remote = runWarren({"run", "--remote", "http://127.0.0.1:9", "--agent", "codex", "--agent-path",
+                                       "/bin/sh", "anything"},
+                                      data.path());
+        QCOMPARE(remote.exitCode, 2);
+        QVERIFY2(remote.err.contains("drop --agent-path with --remote"), remote.err.constData());
     }
 };
 

@@ -3,7 +3,7 @@
 // `warren` killed, resumed under the other, both ways); a cancel or a timeout leaves no container behind; a
 // missing image fails the task with the preflight's report (exit 3).
 //
-// Needs podman, the image ($WARREN_TEST_IMAGE, default localhost/warren-test:2, from
+// Needs podman, the image ($WARREN_TEST_IMAGE, default localhost/warren-test:3, from
 // packaging/make-test-image.sh) and the static agent; skips with the reason otherwise. Podman reads
 // $CONTAINERS_CONF; when that is unset and runc is installed, the repository's packaging/containers.conf is
 // used.
@@ -31,7 +31,7 @@ namespace {
 
 QString image() {
     const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
-    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:2") : fromEnv;
+    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:3") : fromEnv;
 }
 
 // podman, or kube (tst_control_kube: the Pod, played by podman kube play, its agent connecting back).

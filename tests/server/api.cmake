@@ -15,6 +15,9 @@ warren_add_warrend_test(tst_warrend_tls) # HTTPS with a self-signed certificate 
 warren_add_warrend_test(tst_warrend_cluster LIBS warren_proxy warren_kubelet_double)
 add_dependencies(tst_warrend_cluster warren-agent)
 warren_add_warrend_test(tst_warrend_memory LIBS warren_store_postgres) # reads the memories table itself
+# Claude Code and Codex as a user's agent on warrend: the operator's install of the real CLI, the operator's key
+# only at the model double (WARREN_TEST_CLAUDE, WARREN_TEST_CODEX; skipped without them).
+warren_add_warrend_test(tst_warrend_cli_agent LIBS warren_cli_model_double)
 warren_add_test(tst_serve_options SOURCES tst_serve_options.cpp LIBS warren_api LABELS unit server)
 # Backpressure: a flooding agent waits while the database takes no events, and loses none.
 warren_add_warrend_test(tst_warrend_backpressure LIBS warren_tasks warren_store_postgres)

@@ -92,6 +92,7 @@ private slots:
     void anotherUsersIdsAnswer404();
     void badRequestsCreateNothing_data();
     void badRequestsCreateNothing();
+    void aCliAgentIsTheOperatorsInstall();
     void oversizeBodiesAreRefusedUnread();
     void smuggledRequestsNeverRun_data();
     void smuggledRequestsNeverRun();
@@ -125,7 +126,9 @@ void TestWarrend::initTestCase() {
     m_alice = m_server->addUser("alice");
     m_bob = m_server->addUser("bob");
     QVERIFY(m_alice.startsWith("wrn_") && m_bob.startsWith("wrn_"));
-    QVERIFY2(m_server->start(&error), qPrintable(error));
+    // The operator names a Claude Code that is not there (aCliAgentIsTheOperatorsInstall).
+    QVERIFY2(m_server->start(&error, {"--agent-cli", "claude-code=" + m_scratch.path() + "/opt/no-claude"}),
+             qPrintable(error));
 }
 
 QString TestWarrend::workspace() {
@@ -357,6 +360,19 @@ void TestWarrend::badRequestsCreateNothing_data() {
     QTest::newRow("attended not a boolean")
         << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "attended": 1, "script": {"turns": []}})")
         << 400;
+    QTest::newRow("unknown agent")
+        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "agent": "aider", "script": {"turns": []}})")
+        << 400;
+    // The CLI is the operator's install: a caller cannot name a path on the server.
+    QTest::newRow("agent path")
+        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "agent": "codex", "agent_path": "/bin/sh"})")
+        << 400;
+    QTest::newRow("CLI agent with safe-mode")
+        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "agent": "codex", "provider": "openai", "model": "m", "presets": ["safe-mode"]})")
+        << 400;
+    QTest::newRow("CLI agent on a script")
+        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "agent": "codex", "script": {"turns": []}})")
+        << 400;
     QTest::newRow("unknown upload") << QByteArray(R"({"prompt": "x", "workspace": "u-0000000000000000"})")
                                     << 404;
 }
@@ -375,6 +391,22 @@ void TestWarrend::badRequestsCreateNothing() {
                  .entryList(QDir::NoDotAndDotDot | QDir::AllEntries)
                  .size(),
              before.size());
+}
+
+// A CLI agent the operator's install lacks is refused before its workspace is copied, in words that name
+// no path of the server's.
+void TestWarrend::aCliAgentIsTheOperatorsInstall() {
+    const QStringList before = taskIds(m_alice);
+    const HttpAnswer answer = m_server->request(
+        "POST", "/v1/tasks", m_alice,
+        R"({"prompt": "x", "provider": "anthropic", "model": "m", "agent": "claude-code", "workspace": ")" +
+            m_aliceUpload.toUtf8() + "\"}");
+    QCOMPARE(answer.status, 400);
+    const std::string message = answer.json()["error"].value("message", "");
+    QVERIFY2(message.find("does not offer claude-code") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("no-claude") == std::string::npos && message.find(m_scratch.path().toStdString()) == std::string::npos,
+             message.c_str());
+    QCOMPARE(taskIds(m_alice), before);
 }
 
 // A body declared larger than the route takes is refused from its headers, before a byte of it is read.
@@ -641,17 +673,19 @@ void TestWarrend::subAgentsRunOnTheServer() {
         if (event.value("type", "") == "file_changed")
             changedBy[event["data"].value("path", "")] = event.value("agent", "");
     }
-    QCOMPARE(started, (std::set<std::string>{"agent-1", "agent-2"}));
-    QCOMPARE(changedBy,
-             (std::map<std::string, std::string>{{"docs/one.md", "agent-1"}, {"docs/two.md", "agent-2"}}));
+    const std::string streamed = json(events).dump(1);
+    QVERIFY2(started == (std::set<std::string>{"agent-1", "agent-2"}), streamed.c_str());
+    QVERIFY2(changedBy ==
+                 (std::map<std::string, std::string>{{"docs/one.md", "agent-1"}, {"docs/two.md", "agent-2"}}),
+             streamed.c_str());
     // The stored events are the streamed ones, agents included.
     const HttpAnswer page = m_server->request("GET", "/v1/tasks/" + task + "/events", m_alice);
-    QCOMPARE(page.json()["events"].size(), events.size());
-    QCOMPARE(page.json()["events"], json(events));
+    QVERIFY2(page.json()["events"] == json(events), (page.body.toStdString() + "\nstreamed: " + streamed).c_str());
 
     const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + task + "/patch", m_alice);
     QVERIFY2(patch.body.contains("b/docs/one.md") && patch.body.contains("b/docs/two.md"),
-             patch.body.constData());
+             qPrintable(QString::number(patch.status) + " " + patch.error + " " + patch.body + "\nstreamed: " +
+                        QString::fromStdString(streamed)));
     const HttpAnswer report =
         m_server->request("GET", "/v1/tasks/" + task + "/artifacts/resource_report.json", m_alice);
     QCOMPARE(report.status, 200);

@@ -1,6 +1,7 @@
 #include "tests/support/CliModelServer.h"
 
 #include "common/UniqueFd.h"
+#include "tests/support/ConnectionThreads.h"
 #include "common/WriteAll.h"
 
 #include <algorithm>
@@ -8,7 +9,6 @@
 #include <cctype>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <thread>
 #include <unistd.h>
 
 namespace warren::test {
@@ -116,18 +116,13 @@ std::string responsesTurnStream(const ScriptedTurn& turn, int index) {
 }
 
 struct CliModelServer::State {
-    UniqueFd listener;
     std::uint16_t port = 0;
-    std::thread acceptor;
     mutable std::mutex mutex;
     std::vector<ScriptedTurn> anthropic, responses;
     std::size_t anthropicNext = 0, responsesNext = 0;
     std::vector<ModelRequest> requests;
-    std::vector<int> open; // connections being served, shut down when the server stops
-    std::vector<std::thread> handlers;
-    bool stopping = false;
+    std::unique_ptr<ConnectionThreads> connections; // last: stopped first
 
-    void acceptLoop();
     void serve(int fd);
     std::string answer(const ModelRequest& request);
 };
@@ -232,51 +227,18 @@ std::string CliModelServer::State::answer(const ModelRequest& request) {
 
 void CliModelServer::State::serve(int fd) {
     ModelRequest request;
-    if (readRequest(fd, request)) {
-        {
-            std::lock_guard lock(mutex);
-            requests.push_back(request);
-        }
-        writeAll(fd, answer(request));
-    }
-    ::shutdown(fd, SHUT_RDWR);
-    std::lock_guard lock(mutex);
-    open.erase(std::remove(open.begin(), open.end(), fd), open.end());
-    ::close(fd);
-}
-
-void CliModelServer::State::acceptLoop() {
-    for (;;) {
-        const int fd = ::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (!readRequest(fd, request))
+        return;
+    {
         std::lock_guard lock(mutex);
-        if (stopping) {
-            if (fd >= 0)
-                ::close(fd);
-            return;
-        }
-        if (fd < 0)
-            continue;
-        open.push_back(fd);
-        handlers.emplace_back([this, fd] { serve(fd); });
+        requests.push_back(request);
     }
+    writeAll(fd, answer(request));
 }
 
 CliModelServer::CliModelServer() : m_state(std::make_shared<State>()) {}
 
-CliModelServer::~CliModelServer() {
-    {
-        std::lock_guard lock(m_state->mutex);
-        m_state->stopping = true;
-        for (const int fd : m_state->open)
-            ::shutdown(fd, SHUT_RDWR);
-    }
-    if (m_state->listener.valid())
-        ::shutdown(m_state->listener.get(), SHUT_RDWR); // wakes accept()
-    if (m_state->acceptor.joinable())
-        m_state->acceptor.join();
-    for (auto& handler : m_state->handlers)
-        handler.join();
-}
+CliModelServer::~CliModelServer() = default;
 
 bool CliModelServer::listen() {
     UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -289,8 +251,8 @@ bool CliModelServer::listen() {
         ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0)
         return false;
     m_state->port = ntohs(address.sin_port);
-    m_state->listener = std::move(fd);
-    m_state->acceptor = std::thread([state = m_state.get()] { state->acceptLoop(); });
+    m_state->connections =
+        std::make_unique<ConnectionThreads>(std::move(fd), [state = m_state.get()](int client, ConnectionThreads&) { state->serve(client); });
     return true;
 }
 

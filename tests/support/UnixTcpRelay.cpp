@@ -2,36 +2,27 @@
 
 #include "common/UniqueFd.h"
 #include "common/WriteAll.h"
+#include "tests/support/ConnectionThreads.h"
 
-#include <algorithm>
 #include <arpa/inet.h>
 #include <cstring>
-#include <mutex>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <thread>
 #include <unistd.h>
-#include <vector>
 
 namespace warren::test {
 
 struct UnixTcpRelay::State {
-    UniqueFd listener;
     std::string path;
     std::uint16_t port = 0;
-    std::thread acceptor;
-    std::mutex mutex;
-    std::vector<int> open;
-    std::vector<std::thread> pumps;
-    bool stopping = false;
+    std::unique_ptr<ConnectionThreads> connections; // last: stopped first
 
-    void acceptLoop();
-    void relay(int client);
+    void relay(int client, ConnectionThreads& threads);
 };
 
-void UnixTcpRelay::State::relay(int client) {
+void UnixTcpRelay::State::relay(int client, ConnectionThreads& threads) {
     UniqueFd server(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -39,10 +30,7 @@ void UnixTcpRelay::State::relay(int client) {
     address.sin_port = htons(port);
     if (server.valid() &&
         ::connect(server.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-        {
-            std::lock_guard lock(mutex);
-            open.push_back(server.get());
-        }
+        threads.track(server.get());
         pollfd fds[2] = {{client, POLLIN, 0}, {server.get(), POLLIN, 0}};
         bool clientOpen = true, serverOpen = true;
         char buffer[65536];
@@ -61,45 +49,14 @@ void UnixTcpRelay::State::relay(int client) {
                 }
             }
         }
-        std::lock_guard lock(mutex);
-        open.erase(std::remove(open.begin(), open.end(), server.get()), open.end());
-    }
-    std::lock_guard lock(mutex);
-    open.erase(std::remove(open.begin(), open.end(), client), open.end());
-    ::close(client);
-}
-
-void UnixTcpRelay::State::acceptLoop() {
-    for (;;) {
-        const int fd = ::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC);
-        std::lock_guard lock(mutex);
-        if (stopping) {
-            if (fd >= 0)
-                ::close(fd);
-            return;
-        }
-        if (fd < 0)
-            continue;
-        open.push_back(fd);
-        pumps.emplace_back([this, fd] { relay(fd); });
+        threads.untrack(server.get());
     }
 }
 
 UnixTcpRelay::UnixTcpRelay() : m_state(std::make_shared<State>()) {}
 
 UnixTcpRelay::~UnixTcpRelay() {
-    {
-        std::lock_guard lock(m_state->mutex);
-        m_state->stopping = true;
-        for (const int fd : m_state->open)
-            ::shutdown(fd, SHUT_RDWR);
-    }
-    if (m_state->listener.valid())
-        ::shutdown(m_state->listener.get(), SHUT_RDWR);
-    if (m_state->acceptor.joinable())
-        m_state->acceptor.join();
-    for (auto& pump : m_state->pumps)
-        pump.join();
+    m_state->connections.reset();
     if (!m_state->path.empty())
         ::unlink(m_state->path.c_str());
 }
@@ -117,8 +74,8 @@ bool UnixTcpRelay::start(const std::string& socketPath, std::uint16_t port) {
         return false;
     m_state->path = socketPath;
     m_state->port = port;
-    m_state->listener = std::move(fd);
-    m_state->acceptor = std::thread([state = m_state.get()] { state->acceptLoop(); });
+    m_state->connections =
+        std::make_unique<ConnectionThreads>(std::move(fd), [state = m_state.get()](int client, ConnectionThreads& threads) { state->relay(client, threads); });
     return true;
 }
 

@@ -65,6 +65,7 @@ private slots:
         QCOMPARE(variable(command, "HOME"), std::optional<std::string>("/state/cli-home"));
         QCOMPARE(variable(command, "PATH")->substr(0, 14), std::string("/opt/cli/path:"));
         QVERIFY(!variable(command, "HTTP_PROXY")); // no egress forwarder: no proxy
+        QCOMPARE(variable(command, "SHELL"), std::optional<std::string>("/bin/sh")); // the sandbox's, as chosen
         std::vector<std::string> names;
         for (const auto& entry : command.environment)
             names.push_back(entry.substr(0, entry.find('=')));

@@ -32,7 +32,7 @@ HostEntry fakeHost(const std::string& path) {
 
 ContainerSpecInput input(bool onHost) {
     ContainerSpecInput in;
-    in.image = "localhost/warren-test:2";
+    in.image = "localhost/warren-test:3";
     in.engineWords = "an engine";
     if (onHost) {
         in.dataDir = kDataDir;

@@ -39,7 +39,7 @@ HostLookup fakeHost() {
 KubeRequest oneHostRequest() {
     KubeRequest r;
     r.name = "warren-42-abcdef";
-    r.image = "localhost/warren-test:2";
+    r.image = "localhost/warren-test:3";
     r.command = {"sh", "-c", "true"};
     r.seccompProfile = "warren-seccomp-0123456789abcdef.json";
     r.user.uid = 1000;

@@ -73,6 +73,8 @@ private slots:
     void aCliAgentNeedsAProviderItSpeaks_data();
     void aCliAgentNeedsAProviderItSpeaks();
     void aCliAgentDoesNotRunOnACluster();
+    void aCliAgentIsNotRunWithoutTheAsksItsSettingsWant_data();
+    void aCliAgentIsNotRunWithoutTheAsksItsSettingsWant();
 };
 
 void TestLaunchPlan::plansTheLaunch_data() {
@@ -474,6 +476,39 @@ void TestLaunchPlan::aCliAgentDoesNotRunOnACluster() {
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, ErrorCode::Unsupported);
     QVERIFY2(plan.error().message.find("--backend kube") != std::string::npos, plan.error().message.c_str());
+}
+
+// Safe-mode (or approval_tools of the user's own) asks before writes; a CLI cannot ask Warren yet, so such a
+// task is refused where it is submitted and where it is launched, not run without the asks.
+void TestLaunchPlan::aCliAgentIsNotRunWithoutTheAsksItsSettingsWant_data() {
+    QTest::addColumn<QStringList>("presets");
+    QTest::addColumn<QString>("overrides");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("safe-mode") << QStringList{"safe-mode"} << "{}" << "approval_tools: shell, write_file";
+    QTest::newRow("approval_tools") << QStringList{} << R"({"approval_tools": ["shell"]})" << "approval_tools: shell";
+}
+
+void TestLaunchPlan::aCliAgentIsNotRunWithoutTheAsksItsSettingsWant() {
+    QFETCH(QStringList, presets);
+    QFETCH(QString, overrides);
+    QFETCH(QString, named);
+    TaskSpec cli = spec(presets, overrides, "none", false, 0);
+    cli.agent = protocol::AgentKind::Codex;
+    cli.provider = "openai";
+    cli.model = "m";
+    const auto submitted = checkAgentSpec(cli);
+    QVERIFY(!submitted);
+    QVERIFY2(submitted.error().message.find(named.toStdString()) != std::string::npos, submitted.error().message.c_str());
+    QVERIFY(submitted.error().message.find("--agent warren") != std::string::npos);
+    auto plan = planLaunch(task(), cli, environment(), CliInstall{"/x", false, "/opt/warren/cli/x", {}});
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().message, submitted.error().message);
+
+    // Warren's own agent asks; the same settings are its to run.
+    cli.agent = protocol::AgentKind::Warren;
+    cli.provider = "scripted:/s.json";
+    QVERIFY(checkAgentSpec(cli));
+    QVERIFY(planLaunch(task(), cli, environment()));
 }
 
 QTEST_APPLESS_MAIN(TestLaunchPlan)

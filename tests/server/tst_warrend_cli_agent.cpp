@@ -1,0 +1,132 @@
+// Claude Code and Codex on a warrend, end to end: a user asks for `"agent": "claude-code"` or `"codex"`, the
+// operator's install (`serve --agent-cli`, the real CLI: WARREN_TEST_CLAUDE, WARREN_TEST_CODEX; skipped,
+// naming the variable, without them) runs in the task's sandbox, its model reached only through the task's
+// model proxy with the operator's key. The model double receives that key on every call; the user's events,
+// the task's answer and warrend's data directory never hold it; the task's patch is what the CLI wrote.
+
+#include "tests/server/WarrendServer.h"
+#include "tests/support/CliModelServer.h"
+
+#include <QDirIterator>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+const QByteArray kOperatorKey = "sk-operator-5d1e-never-in-the-sandbox";
+
+QString fileHolding(const QString& dir, const QByteArray& bytes) {
+    QDirIterator files(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile file(files.next());
+        if (file.open(QIODevice::ReadOnly) && file.readAll().contains(bytes))
+            return file.fileName();
+    }
+    return {};
+}
+
+} // namespace
+
+class TestWarrendCliAgent : public QObject {
+    Q_OBJECT
+
+private slots:
+    void runsTheOperatorsInstallWithItsKeyOutside_data() {
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QString>("agent");
+        QTest::newRow("claude-code") << "WARREN_TEST_CLAUDE" << "claude-code";
+        QTest::newRow("codex") << "WARREN_TEST_CODEX" << "codex";
+    }
+
+    void runsTheOperatorsInstallWithItsKeyOutside() {
+        QFETCH(QString, variable);
+        QFETCH(QString, agent);
+        const QString program = QProcessEnvironment::systemEnvironment().value(variable);
+        if (program.isEmpty())
+            QSKIP(qPrintable("set " + variable + " to the CLI's executable to run this test"));
+        const bool claude = agent == "claude-code";
+
+        const std::string probe = "echo \"host=$(uname -n) user=$(id -un)\"";
+        CliModelServer model;
+        QVERIFY(model.listen());
+        if (claude)
+            model.scriptAnthropic({ScriptedTurn::call("Bash", {{"command", probe}, {"description", "look around"}}),
+                                   ScriptedTurn::call("Write", {{"file_path", "/workspace/notes.txt"},
+                                                                {"content", "written on the server\n"}}),
+                                   ScriptedTurn::say("Done.")});
+        else
+            model.scriptResponses({ScriptedTurn::call("exec_command", {{"cmd", probe}}),
+                                   ScriptedTurn::call("exec_command",
+                                                      {{"cmd", "printf 'written on the server\\n' > notes.txt"}}),
+                                   ScriptedTurn::say("Done.")});
+
+        // The operator's provider is the model double, with the operator's key; the CLI is the operator's.
+        QString error;
+        auto server = WarrendServer::create(&error);
+        QVERIFY2(server, qPrintable(error));
+        const QString alice = server->addUser("alice");
+        const QString base = QString::fromStdString(model.baseUrl());
+        server->setEnvironment(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", kOperatorKey);
+        QVERIFY2(server->start(&error, {"--provider", claude ? "anthropic:" + base : "openai-compatible:" + base + "/v1",
+                                        "--model", claude ? "claude-test" : "gpt-test", "--agent-cli",
+                                        agent + "=" + program}),
+                 qPrintable(error));
+
+        QTemporaryDir workspace;
+        QVERIFY(workspace.isValid());
+        QFile readme(workspace.filePath("README.md"));
+        QVERIFY(readme.open(QIODevice::WriteOnly) && readme.write("# project\n") > 0);
+        readme.close();
+        const QString upload = server->upload(alice, workspace.path());
+        QVERIFY(!upload.isEmpty());
+
+        const json body = {{"prompt", "Look around, then write notes.txt"},
+                           {"agent", agent.toStdString()},
+                           {"workspace", upload.toStdString()}};
+        const HttpAnswer created =
+            server->request("POST", "/v1/tasks", alice, QByteArray::fromStdString(body.dump()));
+        QVERIFY2(created.status == 201, created.body.constData());
+        const QString task = QString::fromStdString(created.json().value("id", ""));
+        QCOMPARE(QString::fromStdString(created.json()["spec"].value("agent", "")), agent);
+
+        const auto events = server->streamEvents(task, alice, {}); // to the stream's end
+        QVERIFY(!events.empty());
+        std::string seen;
+        int modelCalls = 0;
+        for (const auto& event : events) {
+            seen += event.dump() + "\n";
+            if (event.value("type", "") == "model_call")
+                ++modelCalls;
+        }
+        QVERIFY2(events.back().value("type", "") == "task_finished", seen.c_str());
+        QVERIFY2(seen.find("host=warren user=agent") != std::string::npos, seen.c_str()); // inside the sandbox
+        QVERIFY(modelCalls >= 3); // the control plane's record of each call
+        QVERIFY2(seen.find(kOperatorKey.toStdString()) == std::string::npos, "the key reached the user's events");
+
+        const HttpAnswer shown = server->request("GET", "/v1/tasks/" + task, alice);
+        QCOMPARE(QString::fromStdString(shown.json().value("status", "")), QString("succeeded"));
+        QVERIFY(!shown.body.contains(kOperatorKey));
+        const HttpAnswer patch = server->request("GET", "/v1/tasks/" + task + "/patch", alice);
+        QCOMPARE(patch.status, 200);
+        QVERIFY2(patch.body.contains("b/notes.txt") && patch.body.contains("+written on the server"),
+                 patch.body.constData());
+
+        // The model double saw the operator's key on every call; nothing warrend keeps on disk holds it.
+        const auto calls = model.modelCalls();
+        QVERIFY(calls.size() >= 3);
+        for (const auto& call : calls) {
+            const char* header = claude ? "x-api-key" : "authorization";
+            const std::string key = call.headers.count(header) ? call.headers.at(header) : "";
+            QCOMPARE(QString::fromStdString(key), claude ? QString(kOperatorKey) : "Bearer " + QString(kOperatorKey));
+        }
+        const QString holder = fileHolding(server->dataDir(), kOperatorKey);
+        QVERIFY2(holder.isEmpty(), qPrintable(holder));
+    }
+};
+
+QTEST_MAIN(TestWarrendCliAgent)
+#include "tst_warrend_cli_agent.moc"
