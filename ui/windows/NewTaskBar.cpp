@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QVBoxLayout>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
@@ -16,7 +17,7 @@
 namespace warren::ui {
 
 NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* parent) : QWidget(parent) {
-    auto* layout = new QHBoxLayout(this);
+    auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
 
     m_workspace = new QComboBox(this);
@@ -58,6 +59,7 @@ NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* par
 
     m_model = new QLineEdit(this);
     m_model->setObjectName("model");
+    m_model->setMinimumWidth(110);
     m_model->setMaximumWidth(180);
     m_model->setToolTip(tr("The model for this task; empty uses the one in Settings"));
     connect(m_model, &QLineEdit::returnPressed, this, &NewTaskBar::submit);
@@ -79,15 +81,44 @@ NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* par
     m_run->setDefault(true);
     connect(m_run, &QPushButton::clicked, this, &NewTaskBar::submit);
 
-    layout->addWidget(m_workspace, 2);
-    layout->addWidget(browse);
-    layout->addWidget(m_prompt, 5);
-    layout->addWidget(m_presets);
-    layout->addWidget(m_model, 1);
-    layout->addWidget(m_agent);
-    layout->addWidget(m_backend);
-    layout->addWidget(m_network);
-    layout->addWidget(m_run);
+    // The combos as wide as their current choice, not their longest item.
+    for (QComboBox* box : {m_agent, m_backend}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(10);
+    }
+
+    // How the task runs, in a row of its own under the prompt when one row is too narrow for both.
+    m_options = new QWidget(this);
+    auto* options = new QHBoxLayout(m_options);
+    options->setContentsMargins(0, 0, 0, 0);
+    options->addWidget(m_presets);
+    options->addWidget(m_model, 1);
+    options->addWidget(m_agent);
+    options->addWidget(m_backend);
+    options->addWidget(m_network);
+
+    m_firstRow = new QHBoxLayout;
+    m_firstRow->addWidget(m_workspace, 2);
+    m_firstRow->addWidget(browse);
+    m_firstRow->addWidget(m_prompt, 5);
+    m_firstRow->addWidget(m_options, 3);
+    m_firstRow->addWidget(m_run);
+    m_secondRow = new QHBoxLayout;
+    layout->addLayout(m_firstRow);
+    layout->addLayout(m_secondRow);
+}
+
+void NewTaskBar::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // One row while the prompt keeps room to read what is typed beside the options.
+    const bool twoRows = width() < m_options->sizeHint().width() + kOneRowExtra;
+    if (twoRows == (m_secondRow->indexOf(m_options) >= 0))
+        return;
+    (twoRows ? m_firstRow : m_secondRow)->removeWidget(m_options);
+    if (twoRows)
+        m_secondRow->addWidget(m_options);
+    else
+        m_firstRow->insertWidget(m_firstRow->indexOf(m_run), m_options, 3);
 }
 
 void NewTaskBar::setRecentWorkspaces(const QStringList& workspaces) {

@@ -1,13 +1,15 @@
 #pragma once
 // Where a task starts: the workspace (the recent ones, or browse), what to do, the presets, the model, the
-// agent, the sandbox backend and the network policy. Enter runs it. After each run the choices return to the defaults
-// from Settings, so a wider network for one task never carries over to the next.
+// agent, the sandbox backend and the network policy (in a second row when the window is narrow). Enter runs
+// it. After each run the choices return to the defaults from Settings, so a wider network for one task never
+// carries over to the next.
 
 #include <QWidget>
 #include <string>
 #include <vector>
 
 class QComboBox;
+class QHBoxLayout;
 class QLineEdit;
 class QPushButton;
 class QToolButton;
@@ -47,7 +49,13 @@ public:
 signals:
     void runRequested(const warren::ui::NewTaskBar::Request& request);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    // What the workspace, the prompt and Run need beside the options for one row to do.
+    static constexpr int kOneRowExtra = 640;
+
     void submit();
     QStringList checkedPresets() const;
 
@@ -59,6 +67,9 @@ private:
     QComboBox* m_backend;
     NetworkChoice* m_network;
     QPushButton* m_run;
+    QWidget* m_options;        // presets, model, agent, backend, network
+    QHBoxLayout* m_firstRow;   // workspace, prompt, [options,] Run
+    QHBoxLayout* m_secondRow;  // [options] when the bar is narrow
 };
 
 } // namespace warren::ui
