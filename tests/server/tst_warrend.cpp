@@ -662,8 +662,10 @@ void TestWarrend::subAgentsRunOnTheServer() {
                           taskBody(uploadId, kScriptWithSubAgents, R"(, "settings": {"max_subagents": 2})"));
     QVERIFY2(created.status == 201, created.body.constData());
     const QString task = QString::fromStdString(created.json().value("id", ""));
-    const auto events = m_server->streamEvents(task, m_alice, "task_finished");
+    // To the stream's end: the run is over, so the stored events and the workspace are final.
+    const auto events = m_server->streamEvents(task, m_alice, {});
     QVERIFY(!events.empty());
+    QCOMPARE(QString::fromStdString(events.back().value("type", "")), QString("task_finished"));
     QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
     std::map<std::string, std::string> changedBy; // path -> agent
     std::set<std::string> started;
