@@ -10,7 +10,6 @@
 #include "tests/support/CliModelServer.h"
 #include "tests/support/WarrenRun.h"
 
-#include <QDirIterator>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -25,16 +24,6 @@ const QByteArray kRealKey = "sk-real-9f3a1c-never-in-the-sandbox";
 
 QString cliFrom(const char* variable) { return QProcessEnvironment::systemEnvironment().value(variable); }
 
-// Whether any file under dir holds bytes (the real key): the database, the events, the CLI's home and session.
-QString fileHolding(const QString& dir, const QByteArray& bytes) {
-    QDirIterator files(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
-    while (files.hasNext()) {
-        QFile file(files.next());
-        if (file.open(QIODevice::ReadOnly) && file.readAll().contains(bytes))
-            return file.fileName();
-    }
-    return {};
-}
 
 std::string textOf(const json& event, const char* key) {
     const json data = event.value("data", json::object());
@@ -83,16 +72,7 @@ private slots:
         const std::string probe = "echo \"host=$(uname -n) user=$(id -un) key=${ANTHROPIC_API_KEY}${WARREN_MODEL_TOKEN}\"";
         CliModelServer model;
         QVERIFY(model.listen());
-        if (claude)
-            model.scriptAnthropic({ScriptedTurn::call("Bash", {{"command", probe}, {"description", "look around"}}),
-                                   ScriptedTurn::call("Write", {{"file_path", "/workspace/notes.txt"},
-                                                                {"content", "written by the model\n"}}),
-                                   ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
-        else
-            model.scriptResponses({ScriptedTurn::call("exec_command", {{"cmd", probe}}),
-                                   ScriptedTurn::call("exec_command",
-                                                      {{"cmd", "printf 'written by the model\\n' > notes.txt"}}),
-                                   ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
+        scriptCommandThenNotes(model, claude, probe, "written by the model\n");
 
         QProcessEnvironment environment;
         environment.insert(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", kRealKey);

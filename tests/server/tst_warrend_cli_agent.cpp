@@ -6,8 +6,8 @@
 
 #include "tests/server/WarrendServer.h"
 #include "tests/support/CliModelServer.h"
+#include "tests/support/WarrenRun.h"
 
-#include <QDirIterator>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -19,15 +19,6 @@ namespace {
 
 const QByteArray kOperatorKey = "sk-operator-5d1e-never-in-the-sandbox";
 
-QString fileHolding(const QString& dir, const QByteArray& bytes) {
-    QDirIterator files(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
-    while (files.hasNext()) {
-        QFile file(files.next());
-        if (file.open(QIODevice::ReadOnly) && file.readAll().contains(bytes))
-            return file.fileName();
-    }
-    return {};
-}
 
 } // namespace
 
@@ -53,16 +44,7 @@ private slots:
         const std::string probe = "echo \"host=$(uname -n) user=$(id -un)\"";
         CliModelServer model;
         QVERIFY(model.listen());
-        if (claude)
-            model.scriptAnthropic({ScriptedTurn::call("Bash", {{"command", probe}, {"description", "look around"}}),
-                                   ScriptedTurn::call("Write", {{"file_path", "/workspace/notes.txt"},
-                                                                {"content", "written on the server\n"}}),
-                                   ScriptedTurn::say("Done.")});
-        else
-            model.scriptResponses({ScriptedTurn::call("exec_command", {{"cmd", probe}}),
-                                   ScriptedTurn::call("exec_command",
-                                                      {{"cmd", "printf 'written on the server\\n' > notes.txt"}}),
-                                   ScriptedTurn::say("Done.")});
+        scriptCommandThenNotes(model, claude, probe, "written on the server\n");
 
         // The operator's provider is the model double, with the operator's key; the CLI is the operator's.
         QString error;

@@ -291,4 +291,16 @@ std::vector<ModelRequest> CliModelServer::modelCalls() const {
     return out;
 }
 
+void scriptCommandThenNotes(CliModelServer& model, bool claude, const std::string& command,
+                            const std::string& content) {
+    if (claude)
+        model.scriptAnthropic({ScriptedTurn::call("Bash", {{"command", command}, {"description", "look around"}}),
+                               ScriptedTurn::call("Write", {{"file_path", "/workspace/notes.txt"}, {"content", content}}),
+                               ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
+    else
+        model.scriptResponses({ScriptedTurn::call("exec_command", {{"cmd", command}}),
+                               ScriptedTurn::call("exec_command", {{"cmd", "cat > notes.txt <<'EOF'\n" + content + "EOF"}}),
+                               ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
+}
+
 } // namespace warren::test

@@ -67,6 +67,11 @@ private:
     std::shared_ptr<State> m_state;
 };
 
+// A CLI's task in three turns, in its own tool names: run command with its shell tool, write notes.txt in
+// the workspace holding content, say it is done. claude: Claude Code's (Anthropic), else Codex's (Responses).
+void scriptCommandThenNotes(CliModelServer& model, bool claude, const std::string& command,
+                            const std::string& content);
+
 // The Anthropic and Responses streams one turn becomes (SSE text), for tests that check a wire alone.
 std::string anthropicTurnStream(const ScriptedTurn& turn, int index);
 std::string responsesTurnStream(const ScriptedTurn& turn, int index);

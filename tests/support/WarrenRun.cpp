@@ -1,6 +1,7 @@
 #include "tests/support/WarrenRun.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QEventLoop>
 #include <QFile>
 #include <QSocketNotifier>
@@ -124,6 +125,16 @@ std::vector<nlohmann::json> jsonLines(const QByteArray& text) {
             lines.push_back(std::move(value));
     }
     return lines;
+}
+
+QString fileHolding(const QString& dir, const QByteArray& bytes) {
+    QDirIterator files(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile file(files.next());
+        if (file.open(QIODevice::ReadOnly) && file.readAll().contains(bytes))
+            return file.fileName();
+    }
+    return {};
 }
 
 } // namespace warren::test

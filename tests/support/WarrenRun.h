@@ -43,4 +43,8 @@ void startWarren(QProcess& process, const QStringList& args, const QString& data
 // One JSON value per non-empty line (--json output, events.jsonl); lines that are not JSON are skipped.
 std::vector<nlohmann::json> jsonLines(const QByteArray& text);
 
+// A file under dir (at any depth, hidden ones too) that holds bytes, such as a key that must be nowhere;
+// empty when none does.
+QString fileHolding(const QString& dir, const QByteArray& bytes);
+
 } // namespace warren::test
