@@ -168,25 +168,9 @@ Status cliSpeaksProvider(protocol::AgentKind agent, const ProviderConfig& provid
                                "'s: run it with --provider openai (or openai-compatible:URL)");
 }
 
-Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& config) {
-    if (!protocol::isCliAgent(agent) || config.approvalTools.empty())
-        return Ok{};
-    std::string tools;
-    for (const auto& tool : config.approvalTools)
-        tools += (tools.empty() ? "" : ", ") + tool;
-    return makeError(ErrorCode::InvalidArgument,
-                     std::string(protocol::agentKindName(agent)) +
-                         " cannot put its calls to Warren's approvals yet, and this task's settings ask for them "
-                         "(approval_tools: " + tools + ", as the safe-mode preset sets): run it without safe-mode "
-                         "and approval_tools, or run Warren's own agent (--agent warren)");
-}
-
-Status checkAgentSpec(const TaskSpec& spec) {
+Status checkAgentProvider(const TaskSpec& spec) {
     if (!protocol::isCliAgent(spec.agent))
         return Ok{};
-    if (auto config = agent::resolveConfig(spec.presets, spec.overrides); config) // else the launch reports it
-        if (auto honours = cliHonoursConfig(spec.agent, *config); !honours)
-            return honours;
     auto provider = parseProviderSpec(spec.provider, spec.model);
     if (!provider) // the launch reports it, as for any task
         return Ok{};
@@ -194,7 +178,7 @@ Status checkAgentSpec(const TaskSpec& spec) {
 }
 
 Status checkTaskAgent(const TaskSpec& spec, const std::map<AgentKind, std::string>& configured) {
-    if (auto speaks = checkAgentSpec(spec); !speaks)
+    if (auto speaks = checkAgentProvider(spec); !speaks)
         return speaks;
     if (auto install = taskCli(spec.agent, spec.agentPath, configured); !install)
         return install.error();

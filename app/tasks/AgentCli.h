@@ -5,7 +5,6 @@
 // directory, which is what is mounted, so no Node.js is needed in the sandbox. Found once per launch,
 // before any sandbox starts: a missing or unusable install is an error naming what to install.
 
-#include "agent_core/config/AgentConfig.h"
 #include "agent_core/protocol/AgentKind.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/tasks/TaskSpec.h"
@@ -45,17 +44,12 @@ Result<std::optional<CliInstall>> taskCli(protocol::AgentKind agent, const std::
 // The error says which --provider to choose. Pure.
 Status cliSpeaksProvider(protocol::AgentKind agent, const ProviderConfig& provider);
 
-// What a CLI cannot honour of a task's settings: calls that wait for the user's approval (approval_tools, as
-// the safe-mode preset sets). Claude Code and Codex decide their calls by a fixed allow-list inside the
-// sandbox (docs/AGENT.md, "A CLI agent"), so such a task is refused rather than run without the asks. Pure.
-Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& config);
+// The task's agent speaks its provider's wire, where the provider reads (else the launch reports it, as for
+// any task). Always, for Warren's own. Pure.
+Status checkAgentProvider(const TaskSpec& spec);
 
-// The task's agent can run its spec: cliHonoursConfig, and it speaks its provider's wire, where the settings
-// and the provider read (else the launch reports them, as for any task). Always, for Warren's own. Pure.
-Status checkAgentSpec(const TaskSpec& spec);
-
-// What a submission checks before a task exists (TaskManager, warrend's POST /v1/tasks before it copies the
-// workspace): checkAgentSpec, then the task's CLI is installed.
+// What a submission checks before a task exists, after validateSpec (TaskManager, warrend's POST /v1/tasks
+// before it copies the workspace): checkAgentProvider, then the task's CLI is installed.
 Status checkTaskAgent(const TaskSpec& spec, const std::map<protocol::AgentKind, std::string>& configured);
 
 } // namespace warren::control

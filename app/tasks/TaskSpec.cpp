@@ -100,7 +100,20 @@ Status validateSpec(const TaskSpec& spec) {
     auto config = agent::resolveConfig(spec.presets, spec.overrides);
     if (!config)
         return config.error();
-    return Ok{};
+    return cliHonoursConfig(spec.agent, *config);
+}
+
+Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& config) {
+    if (!protocol::isCliAgent(agent) || config.approvalTools.empty())
+        return Ok{};
+    std::string tools;
+    for (const auto& tool : config.approvalTools)
+        tools += (tools.empty() ? "" : ", ") + tool;
+    return makeError(ErrorCode::InvalidArgument,
+                     std::string(protocol::agentKindName(agent)) +
+                         " cannot put its calls to Warren's approvals yet, and this task's settings ask for them "
+                         "(approval_tools: " + tools + ", as the safe-mode preset sets): run it without safe-mode "
+                         "and approval_tools, or run Warren's own agent (--agent warren)");
 }
 
 } // namespace warren::control

@@ -17,6 +17,10 @@
 #include <string>
 #include <vector>
 
+namespace warren::agent {
+struct AgentConfig;
+}
+
 namespace warren::control {
 
 // The image a container backend runs the agent on when none is chosen. The agent is statically linked, so
@@ -59,9 +63,16 @@ struct SandboxMove {
 };
 
 // Checks what can be checked before anything is launched: the presets and --set keys (with the agent's
-// own settings table, so the error is the one the agent would give), the network policy and the image's
-// name. The backend was parsed where it came in (sandbox::parseBackend).
+// own settings table, so the error is the one the agent would give), that the task's agent can honour them
+// (cliHonoursConfig), the network policy and the image's name. The backend was parsed where it came in
+// (sandbox::parseBackend).
 Status validateSpec(const TaskSpec& spec);
+
+// What a CLI agent cannot honour of a task's settings: calls that wait for the user's approval
+// (approval_tools, as the safe-mode preset sets). Claude Code and Codex decide their calls by a fixed
+// allow-list inside the sandbox (docs/AGENT.md, "A CLI agent"), so such a task is refused rather than run
+// without the asks; at submission (validateSpec) and at launch (planLaunch). Pure.
+Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& config);
 Status validateNetwork(const std::string& network); // "none", "loopback" or "allow:HOST[,HOST...]"
 Status validateImage(const std::string& image);     // a name the engine's command line reads as one
 

@@ -112,7 +112,7 @@ Status checkInside(const control::TaskSpec& spec, const ServeOptions& options) {
 // A CLI agent runs from the operator's install only (`serve --agent-cli`, else warrend's PATH); a caller
 // who asks for one the server lacks is told so without the server's paths.
 Status checkServerAgent(const control::TaskSpec& spec, const ServeOptions& options) {
-    if (auto speaks = control::checkAgentSpec(spec); !speaks)
+    if (auto speaks = control::checkAgentProvider(spec); !speaks)
         return speaks;
     if (control::taskCli(spec.agent, {}, options.agentClis))
         return Ok{};

@@ -496,7 +496,7 @@ void TestLaunchPlan::aCliAgentIsNotRunWithoutTheAsksItsSettingsWant() {
     cli.agent = protocol::AgentKind::Codex;
     cli.provider = "openai";
     cli.model = "m";
-    const auto submitted = checkAgentSpec(cli);
+    const auto submitted = validateSpec(cli);
     QVERIFY(!submitted);
     QVERIFY2(submitted.error().message.find(named.toStdString()) != std::string::npos, submitted.error().message.c_str());
     QVERIFY(submitted.error().message.find("--agent warren") != std::string::npos);
@@ -507,7 +507,7 @@ void TestLaunchPlan::aCliAgentIsNotRunWithoutTheAsksItsSettingsWant() {
     // Warren's own agent asks; the same settings are its to run.
     cli.agent = protocol::AgentKind::Warren;
     cli.provider = "scripted:/s.json";
-    QVERIFY(checkAgentSpec(cli));
+    QVERIFY(validateSpec(cli));
     QVERIFY(planLaunch(task(), cli, environment()));
 }
 
