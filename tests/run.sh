@@ -4,6 +4,7 @@
 # sandbox must hold for both. Each phase prints how long it took.
 #   tests/run.sh [CMAKE_ARG...]        e.g. BUILD_DIR=build-asan tests/run.sh -DWITH_ASAN=ON
 #   UNPRIVILEGED_PASS=0 tests/run.sh   without the second pass
+#   TEST_JOBS=N tests/run.sh           N tests at a time (default: the number of cores + 1)
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=$(realpath -m "${BUILD_DIR:-$source_dir/build}")
@@ -30,7 +31,10 @@ phase "test tools (npm)" "$source_dir/packaging/install-deps.sh" --test-tools "$
 codex=$(find "$tools_dir/node_modules/@openai" -path '*/vendor/*/bin/codex' -type f | head -n 1)
 export WARREN_TEST_CLAUDE="$tools_dir/node_modules/.bin/claude" WARREN_TEST_CODEX="$codex"
 
-phase "tests as $(id -un)" ctest --test-dir "$build_dir" --output-on-failure
+# Most tests wait on processes, sandboxes and sockets more than they compute: a few run side by side (each
+# test's containers, servers and directories are its own). TEST_JOBS=1 runs them one at a time.
+jobs=${TEST_JOBS:-$(($(nproc) + 1))}
+phase "tests as $(id -un)" ctest --test-dir "$build_dir" --output-on-failure --parallel "$jobs"
 
 [ "$(id -u)" = 0 ] && [ "${UNPRIVILEGED_PASS:-1}" != 0 ] || exit 0
 
@@ -70,4 +74,4 @@ phase "sandbox tests as the unprivileged user $test_user" \
     runuser -u "$test_user" -- env HOME="$test_home" USER="$test_user" LOGNAME="$test_user" \
     WARREN_PROBE_SETUID="$setuid_probe" TMPDIR=/tmp WARREN_TEST_CLAUDE="$WARREN_TEST_CLAUDE" \
     WARREN_TEST_CODEX="$WARREN_TEST_CODEX" \
-    ctest --test-dir "$build_dir" --output-on-failure -L sandbox
+    ctest --test-dir "$build_dir" --output-on-failure --parallel "$jobs" -L sandbox

@@ -81,6 +81,7 @@ RunOutcome runProgram(const QString& program, const QStringList& arguments, cons
         outcome.err = process.errorString().toUtf8();
         return outcome;
     }
+    outcome.pid = process.processId();
     if (!options.input.isEmpty())
         process.write(options.input);
     process.closeWriteChannel();

@@ -16,6 +16,7 @@ struct RunOutcome {
     int exitCode = -1;      // the exit status; -1 when the program did not exit normally
     bool crashed = false;   // the program itself died of a signal (warren-sandbox must never do that)
     bool hung = false;      // it outlived the harness's deadline and was killed
+    qint64 pid = 0;         // the program's process id (what warren-sandbox labels its containers with)
     QByteArray out;
     QByteArray err;
 
