@@ -1,5 +1,7 @@
 #include "agent_core/clis/ClaudeStream.h"
 
+#include "agent_core/clis/ClaudePermissions.h"
+
 #include "common/JsonFields.h"
 
 namespace warren::agent {
@@ -98,6 +100,13 @@ CliLine ClaudeStream::translate(std::string_view line) {
         onUser(object["message"], out);
     } else if (type == "result") {
         onResult(object, out);
+    } else if (type == "control_request") {
+        out.permission = claudePermissionAskOf(object);
+        if (!out.permission) {
+            const std::string subtype = object.contains("request") ? stringMember(object["request"], "subtype") : "";
+            out.events.push_back({LogData{LogLevel::Debug, "Claude Code asked " + subtype + "; refused"}, std::nullopt});
+            out.reply = claudeControlRefusal(stringMember(object, "request_id"), subtype);
+        }
     } else if (type.empty()) {
         out.events.push_back(problem("Claude Code wrote an object without a type: " + quoted(line)));
     } else {

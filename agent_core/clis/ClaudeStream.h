@@ -8,6 +8,8 @@
 //       tool_use -> tool_call (arguments = its input, tool = Claude Code's name: Bash, Edit, Write, ...)
 //   {"type":"user","message":{"content":[{"type":"tool_result",...}]}}  -> tool_result, output bounded
 //   {"type":"result","is_error":...,"result":...,"usage":{...}}  the end, its summary and usage
+//   {"type":"control_request","request":{"subtype":"can_use_tool",...}}  a permission ask
+//       (ClaudePermissions); any other control request is answered that it is not served
 // Anything else is a debug log; a line that is not JSON, or not what these say, is an error event (not
 // fatal): the CLI's output is the sandbox's, not to be trusted, and never stops the supervisor.
 

@@ -1,5 +1,7 @@
 #include "agent_core/clis/CliCommand.h"
 
+#include "agent_core/clis/ClaudePermissions.h"
+
 #include <cstdio>
 
 namespace warren::agent {
@@ -47,14 +49,26 @@ std::string modelUrl(const CliRun& run) {
 
 CliCommand claudeCommand(const protocol::CliAgentParams& cli, const CliRun& run) {
     CliCommand command;
-    command.argv = {cli.program,         "-p",          "--output-format",
-                    "stream-json",       "--verbose",   "--model=" + cli.model,
-                    "--permission-mode", "acceptEdits", "--allowedTools",
-                    kClaudeAllowedTools};
+    // Its own permission rules let through what needs no approval (Warren's sandbox is the boundary;
+    // --dangerously-skip-permissions would say so more simply but Claude Code refuses it as root, and the
+    // sandbox may run the agent as root in its user namespace); every other call is asked for on stdio.
+    command.argv = {cli.program,
+                    "-p",
+                    "--input-format",
+                    "stream-json",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--model=" + cli.model,
+                    "--permission-mode",
+                    "default",
+                    "--permission-prompt-tool",
+                    "stdio",
+                    "--allowedTools",
+                    claudeAllowedTools(cli.approvalTools)};
     if (run.session)
         command.argv.push_back("--resume=" + *run.session);
-    // After "--" a prompt that starts with '-' is still the prompt.
-    command.argv.insert(command.argv.end(), {"--", run.prompt});
+    command.input = claudeUserMessage(run.prompt);
     command.environment = commonEnvironment(cli, run);
     const std::vector<std::string> claude{
         "ANTHROPIC_BASE_URL=" + modelUrl(run),

@@ -16,13 +16,6 @@ namespace warren::agent {
 
 // The variable holding the task token for codex (its model provider's env_key).
 inline constexpr const char* kCodexKeyVariable = "WARREN_MODEL_TOKEN";
-// The tools Claude Code may use without asking (it runs in -p mode, where a prompt would deny them). Its own
-// permission prompts are off because Warren's sandbox is the boundary; --dangerously-skip-permissions would
-// say so more simply but Claude Code refuses it as root, and the sandbox may run the agent as root in its
-// user namespace.
-inline constexpr const char* kClaudeAllowedTools =
-    "Bash Edit MultiEdit Write Read Glob Grep LS NotebookEdit WebFetch WebSearch TodoWrite Task";
-
 struct CliRun {
     std::filesystem::path workspace;
     std::filesystem::path home;  // the CLI's HOME: STATE/cli-home, kept across resumes
@@ -48,6 +41,10 @@ struct CliCommand {
     std::vector<std::string> argv;
     std::vector<std::string> environment; // "NAME=VALUE", the CLI's whole environment
     std::vector<FileToWrite> files;       // written (mode 0600) before the CLI starts
+    // Claude Code: its prompt, the first line on its stdin, which stays open for the answers to its
+    // permission asks (ClaudePermissions.h) until its result. Empty: stdin is /dev/null (Codex waits for
+    // an open stdin to end).
+    std::string input;
 };
 
 // What a resumed session is told when there is no reply: the run was interrupted, not finished.

@@ -7,6 +7,7 @@
 #include "agent_core/protocol/TokenUsage.h"
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,10 +27,22 @@ struct CliEnd {
     std::optional<protocol::TokenUsage> usage;
 };
 
+// The CLI asks whether one of its tool calls may run (Claude Code's can_use_tool), and waits for the answer.
+struct CliPermissionAsk {
+    std::string requestId; // the answer carries the same id
+    std::string tool;      // the CLI's own tool name
+    nlohmann::json input = nlohmann::json::object();
+    std::string callId; // the tool call's id: the tool_call event's id
+};
+
 struct CliLine {
     std::vector<CliEvent> events;
     std::optional<std::string> sessionId; // the CLI named its session (not yet checked: isValidSessionId)
     std::optional<CliEnd> end;
+    std::optional<CliPermissionAsk> permission;
+    // A line (with its newline) to write to the CLI's stdin at once: the answer to a request of the CLI's
+    // that Warren does not serve, so that it does not wait for one.
+    std::string reply;
 };
 
 // A tool's output as a tool_result carries it: at most this many bytes (cut on a UTF-8 boundary).

@@ -1,5 +1,6 @@
 #include "agent_core/clis/CliSupervisor.h"
 
+#include "agent_core/clis/ClaudePermissions.h"
 #include "agent_core/clis/ClaudeStream.h"
 #include "agent_core/clis/CliCommand.h"
 #include "agent_core/clis/CliSession.h"
@@ -9,10 +10,15 @@
 #include "agent_core/protocol/LineReader.h"
 #include "agent_core/state/AtomicFile.h"
 #include "agent_core/state/SeqMark.h"
+#include "common/UniqueFd.h"
 
+#include <cerrno>
+#include <cstring>
 #include <limits>
-#include <unistd.h>
+#include <sys/socket.h>
 #include <system_error>
+#include <thread>
+#include <unistd.h>
 #include <variant>
 
 namespace warren::agent {
@@ -27,6 +33,20 @@ constexpr std::size_t kMaxStreamLineBytes = 4u << 20;
 // The CLI's stderr, as log events: lines of at most this many bytes, and at most this many lines a run.
 constexpr std::size_t kMaxStderrLineBytes = 2048;
 constexpr std::size_t kMaxStderrLines = 200;
+
+// bytes to a socket, whole; false when its peer is gone. MSG_NOSIGNAL: a CLI that went away is an EPIPE,
+// never a SIGPIPE for the supervisor.
+bool sendAll(int fd, std::string_view bytes) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
 
 std::string displayName(AgentKind kind) {
     return kind == AgentKind::ClaudeCode ? "Claude Code" : "Codex";
@@ -68,6 +88,9 @@ private:
     void onLine(const std::string& line);
     void emit(const CliEvent& event);
     void remember(const std::string& sessionId);
+    void answer(const CliPermissionAsk& ask);
+    void tell(const std::string& line);
+    void closeInput();
 
     const CliAgentParams& m_cli;
     const CliTask& m_task;
@@ -83,6 +106,9 @@ private:
     std::optional<CliSession> m_session;
     std::uint64_t m_step = 0;
     std::optional<CliEnd> m_end;
+    UniqueFd m_input; // the CLI's stdin (Claude Code's), open until its result
+    bool m_promptWritten = false;
+    std::jthread m_promptWriter; // joined before m_input closes
 };
 
 TaskOutcome Supervisor::refuse(const std::string& message) {
@@ -139,14 +165,61 @@ void Supervisor::emit(const CliEvent& event) {
         event.payload);
 }
 
+// One line to the CLI's stdin, after the prompt. When the CLI is gone (its stdin closed) it ends without it.
+void Supervisor::tell(const std::string& line) {
+    if (m_promptWriter.joinable())
+        m_promptWriter.join();
+    if (m_input.valid() && (!m_promptWritten || !sendAll(m_input.get(), line)))
+        closeInput();
+}
+
+void Supervisor::closeInput() {
+    if (m_promptWriter.joinable())
+        m_promptWriter.join();
+    m_input.reset();
+}
+
+// The CLI waits for the answer: a call approval_tools names waits for the approver (the user decides, and
+// nothing hurries them), every other call runs. Warren's own agent's events say so (CallRunner::askApproval).
+void Supervisor::answer(const CliPermissionAsk& ask) {
+    if (!claudeCallNeedsApproval(ask.tool, m_cli.approvalTools)) {
+        tell(claudePermissionAnswer(ask, true, {}));
+        return;
+    }
+    // Asked as Warren's call, so the approval rules and the user's "always" read it as they do Warren's
+    // agent's; the events keep Claude Code's names, as its tool_call did.
+    auto call = warrenCallOf(ask.tool, ask.input);
+    const std::string reason = call.tool != ask.tool
+                                   ? ask.tool + " is " + call.tool + ", which is in approval_tools"
+                                   : ask.tool + " is none of Warren's tools, and approval_tools is set";
+    const ApprovalRequestParams request{call.tool, std::move(call.arguments), reason, ask.callId};
+    m_events.emit(ApprovalRequestedData{ask.callId, ask.input, request.reason}, {ask.tool, std::nullopt, std::nullopt});
+    ApprovalResult decision{false, "no approver: the call was denied"};
+    if (m_task.approver) {
+        auto answered = m_task.approver(request, nullptr);
+        decision = answered ? *answered : ApprovalResult{false, "approval failed: " + answered.error().message};
+    }
+    m_events.emit(ApprovalResolvedData{ask.callId, decision.approved, decision.note, std::nullopt},
+                  {ask.tool, std::nullopt, std::nullopt});
+    tell(claudePermissionAnswer(ask, decision.approved,
+                                "Denied: the user did not approve this call." +
+                                    (decision.note ? " Their note: " + *decision.note : std::string())));
+}
+
 void Supervisor::onLine(const std::string& line) {
     auto translated = m_translator.translate(line);
     if (translated.sessionId)
         remember(*translated.sessionId);
     for (const auto& event : translated.events)
         emit(event);
-    if (translated.end)
+    if (!translated.reply.empty())
+        tell(translated.reply);
+    if (translated.permission)
+        answer(*translated.permission);
+    if (translated.end) {
         m_end = std::move(translated.end);
+        closeInput(); // nothing more to say: the CLI exits once its stdin ends
+    }
 }
 
 void Supervisor::onStdout(std::string_view bytes) {
@@ -262,6 +335,16 @@ TaskOutcome Supervisor::run() {
         else
             onStderr(text);
     };
+    if (!command.input.empty()) {
+        int ends[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+            return refuse(std::string("the CLI's stdin cannot be made: ") + std::strerror(errno));
+        spec.stdinFd = ends[0]; // runProcess closes it
+        m_input.reset(ends[1]);
+        // The prompt may be larger than the socket holds: it is written while the CLI starts and reads it.
+        m_promptWriter = std::jthread(
+            [this, fd = ends[1], input = command.input] { m_promptWritten = sendAll(fd, input); });
+    }
     m_events.log(LogLevel::Info, "starting " + m_name + " (" + m_cli.program + ")" +
                                      (m_session ? ", continuing session " + m_session->id : std::string()));
     const auto result = runProcess(spec);

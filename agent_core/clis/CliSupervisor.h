@@ -3,8 +3,9 @@
 // runs in the task's sandbox in its structured mode, talks to the model through a forwarder from
 // 127.0.0.1 to the control plane's model proxy socket with the task token as its key, and its stream
 // becomes Warren's events (ClaudeStream, CodexStream). Its session is kept in the state directory, so a
-// later start (after a kill, or with the user's reply) continues it. A stop from the control plane kills
-// the CLI's process group at once.
+// later start (after a kill, or with the user's reply) continues it. A call the task's approval_tools name
+// waits for the approver (approval_requested, approval_resolved), as Warren's own agent's do. A stop from
+// the control plane kills the CLI's process group at once.
 
 #include "agent_core/loop/Agent.h"
 #include "agent_core/loop/EventLog.h"
@@ -25,6 +26,9 @@ struct CliTask {
     std::optional<std::string> reply;        // the user's reply to a run that ended: continues the session
     std::string token;                       // the CLI's API key
     std::optional<std::uint16_t> egressPort; // the egress forwarder's port, when there is one
+    // Answers the CLI's asks to run a call that approval_tools names (cli.approvalTools); null: each is
+    // denied.
+    Approver approver;
 };
 
 // Runs the CLI to its end and emits the task's events through events (begun here: the seq mark is the

@@ -283,16 +283,16 @@ struct RunningChild {
     UniqueFd stderrPipe;
 };
 
-Result<RunningChild> startChild(const ProcessSpec& spec) {
+// input: the child's stdin (closed here once the child has it); invalid: /dev/null.
+Result<RunningChild> startChild(const ProcessSpec& spec, UniqueFd input) {
     const std::string& program = spec.argv.front();
     auto path = resolveProgram(spec);
     if (!path)
         return path.error();
 
-    UniqueFd devNull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    devNull.reset(aboveStdio(devNull.release()));
-    if (!devNull.valid())
-        return startError(program, "/dev/null: ", errno);
+    input.reset(aboveStdio(input.valid() ? input.release() : ::open("/dev/null", O_RDONLY | O_CLOEXEC)));
+    if (!input.valid())
+        return startError(program, "stdin: ", errno);
     RunningChild child;
     UniqueFd outWrite, errWrite, failRead, failWrite;
     if (!makePipe(child.stdoutPipe, outWrite) || !makePipe(child.stderrPipe, errWrite) ||
@@ -315,7 +315,7 @@ Result<RunningChild> startChild(const ProcessSpec& spec) {
     plan.argv = argv.data();
     plan.envp = spec.environment.empty() ? environ : envp.data();
     plan.workdir = workdir.empty() ? nullptr : workdir.c_str();
-    plan.stdio = {devNull.get(), outWrite.get(), errWrite.get()};
+    plan.stdio = {input.get(), outWrite.get(), errWrite.get()};
     plan.errorFd = failWrite.get();
     plan.parent = ::getpid();
 
@@ -428,9 +428,10 @@ int endEverything(RunningChild& child, OutputCollector& output, std::vector<char
 
 Result<ProcessResult> runProcess(const ProcessSpec& spec) {
     const auto started = Clock::now();
+    UniqueFd input(spec.stdinFd);
     if (spec.argv.empty())
         return makeError(ErrorCode::InvalidArgument, "cannot start a process: no program given");
-    auto child = startChild(spec);
+    auto child = startChild(spec, std::move(input));
     if (!child)
         return child.error();
 

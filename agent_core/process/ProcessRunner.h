@@ -1,10 +1,10 @@
 #pragma once
-// Runs one tool process to the end (DESIGN §4): in its own process group, with stdin from /dev/null and
-// stdout/stderr on pipes of their own (the agent's fd 1 is the protocol channel), nothing else of the
-// agent's inherited, a deadline (SIGTERM to the group, SIGKILL after a grace), a stop that kills at once,
-// output streamed live and capped for the model. When it returns nothing the process started is left
-// running: the group is killed as soon as the main process exits, and killAndReapDescendants() catches
-// what escaped the group.
+// Runs one tool process to the end (DESIGN §4): in its own process group, with stdin from /dev/null (or a
+// pipe the caller writes to) and stdout/stderr on pipes of their own (the agent's fd 1 is the protocol
+// channel), nothing else of the agent's inherited, a deadline (SIGTERM to the group, SIGKILL after a
+// grace), a stop that kills at once, output streamed live and capped for the model. When it returns
+// nothing the process started is left running: the group is killed as soon as the main process exits, and
+// killAndReapDescendants() catches what escaped the group.
 //
 // One call at a time per agent: the end of a call kills and reaps every child of the agent.
 
@@ -28,6 +28,9 @@ struct ProcessSpec {
     std::filesystem::path workdir;        // empty = the agent's
     std::vector<std::string> environment; // "NAME=VALUE"; empty = inherit the agent's
     Deadline deadline = Deadline::max();
+    // The child's stdin, the read end of a pipe the caller writes to: runProcess closes it (once the child
+    // has it, so a write after the child's exit fails instead of waiting). -1 = /dev/null.
+    int stdinFd = -1;
     int stopFd = -1;                     // readable = stop now (Cancellation::fd()); -1 = none
     std::function<bool()> stopRequested; // polled when stopFd is -1
     // Live output in arrival order, each chunk ending on a UTF-8 character boundary; stream is "stdout"

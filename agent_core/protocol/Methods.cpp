@@ -456,7 +456,8 @@ json toJson(const CliAgentParams& params) {
             {"program", params.program},
             {"path_dirs", params.pathDirs},
             {"model_socket", params.modelSocket},
-            {"model", params.model}};
+            {"model", params.model},
+            {"approval_tools", params.approvalTools}};
 }
 
 Result<CliAgentParams> cliAgentParamsFromJson(const json& value, const std::string& where) {
@@ -464,12 +465,14 @@ Result<CliAgentParams> cliAgentParamsFromJson(const json& value, const std::stri
     CliAgentParams params;
     std::string kind;
     if (!take(requireObject(value, where), error) ||
-        !take(checkKeys(value, {"kind", "program", "path_dirs", "model_socket", "model"}, where), error) ||
+        !take(checkKeys(value, {"kind", "program", "path_dirs", "model_socket", "model", "approval_tools"}, where),
+              error) ||
         !take(getString(value, "kind", where), kind, error) ||
         !take(getString(value, "program", where), params.program, error) ||
         !take(getArray<std::string>(value, "path_dirs", where, false, readString), params.pathDirs, error) ||
         !take(getString(value, "model_socket", where), params.modelSocket, error) ||
-        !take(getString(value, "model", where), params.model, error))
+        !take(getString(value, "model", where), params.model, error) ||
+        !take(getArray<std::string>(value, "approval_tools", where, false, readString), params.approvalTools, error))
         return error;
     const auto parsed = cliAgentFromName(kind);
     if (!parsed)

@@ -198,6 +198,9 @@ struct CliAgentParams {
     std::vector<std::string> pathDirs; // directories put on the CLI's PATH before the system's (codex's rg)
     std::string modelSocket;           // the Unix socket of the control plane's model proxy
     std::string model;                 // the model name the CLI asks for
+    // approval_tools of the task's settings (Warren's tool names): the CLI's calls of these wait for
+    // approval.request, as Warren's own agent's do. Empty: none waits.
+    std::vector<std::string> approvalTools = {};
     friend bool operator==(const CliAgentParams&, const CliAgentParams&) = default;
 };
 

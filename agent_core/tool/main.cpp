@@ -391,20 +391,21 @@ int serve(const Options& options) {
             callParams[protocol::kTokenParam] = *token;
         return channel.call(method, std::move(callParams), deadline, stop);
     };
+    // Approvals, for Warren's agent and a CLI's: the user decides; the step's deadline does not hurry them.
+    // A stop of the task or of the asking agent ends the wait.
+    const Approver approver = [&call](const protocol::ApprovalRequestParams& approval,
+                                      const Cancellation* stop) -> Result<protocol::ApprovalResult> {
+        auto answer = call(protocol::method::kApprovalRequest, protocol::toJson(approval),
+                           std::chrono::steady_clock::time_point::max(), stop);
+        if (!answer)
+            return answer.error();
+        return protocol::approvalResultFromJson(*answer);
+    };
     if (*agent) { // Warren's own agent: its model, host calls and approvals go through the channel
         (*agent)->setModel(std::make_unique<HostLlm>(call));
         (*agent)->setHostCall(call);
         (*agent)->setRunFacts({params->sandbox, params->network, params->provider, params->model, params->attended});
-        (*agent)->setApprover([&call](const protocol::ApprovalRequestParams& approval,
-                                      const Cancellation* stop) -> Result<protocol::ApprovalResult> {
-            // The user decides; the step's deadline does not hurry them. A stop of the task or of the asking
-            // agent ends the wait.
-            auto answer = call(protocol::method::kApprovalRequest, protocol::toJson(approval),
-                               std::chrono::steady_clock::time_point::max(), stop);
-            if (!answer)
-                return answer.error();
-            return protocol::approvalResultFromJson(*answer);
-        });
+        (*agent)->setApprover(approver);
     }
     EventLog log(sink);
     {
@@ -428,7 +429,8 @@ int serve(const Options& options) {
         params->cli ? runCliAgent(*params->cli,
                                   {params->taskId, params->prompt, params->presets, params->reply,
                                    params->token.value_or(""),
-                                   egress ? std::optional<std::uint16_t>(egress->port()) : std::nullopt},
+                                   egress ? std::optional<std::uint16_t>(egress->port()) : std::nullopt,
+                                   approver},
                                   *paths, log, cancellation)
                     : (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation, params->reply);
     sink.afterCheckpoint = nullptr;

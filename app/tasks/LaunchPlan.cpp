@@ -203,8 +203,9 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
         plan.start.model = plan.provider.model;
     plan.start.attended = spec.attended;
     if (plan.cli) // the CLI in place of Warren's loop, its model only through the proxy's socket
-        plan.start.cli = protocol::CliAgentParams{spec.agent, plan.cli->program, plan.cli->pathDirs,
-                                                  kModelSocketInSandbox, plan.provider.model};
+        plan.start.cli = protocol::CliAgentParams{spec.agent,           plan.cli->program,
+                                                  plan.cli->pathDirs,   kModelSocketInSandbox,
+                                                  plan.provider.model, plan.config.approvalTools};
     return plan;
 }
 

@@ -104,7 +104,9 @@ Status validateSpec(const TaskSpec& spec) {
 }
 
 Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& config) {
-    if (!protocol::isCliAgent(agent) || config.approvalTools.empty())
+    // Claude Code's permission asks reach Warren's approvals (agent_core/clis/ClaudePermissions.h); Codex's
+    // structured mode (exec) has no way to ask.
+    if (agent != protocol::AgentKind::Codex || config.approvalTools.empty())
         return Ok{};
     std::string tools;
     for (const auto& tool : config.approvalTools)
@@ -113,7 +115,8 @@ Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& con
                      std::string(protocol::agentKindName(agent)) +
                          " cannot put its calls to Warren's approvals yet, and this task's settings ask for them "
                          "(approval_tools: " + tools + ", as the safe-mode preset sets): run it without safe-mode "
-                         "and approval_tools, or run Warren's own agent (--agent warren)");
+                         "and approval_tools, or run Claude Code (--agent claude-code) or Warren's own agent "
+                         "(--agent warren), which ask");
 }
 
 } // namespace warren::control

@@ -68,10 +68,10 @@ struct SandboxMove {
 // (sandbox::parseBackend).
 Status validateSpec(const TaskSpec& spec);
 
-// What a CLI agent cannot honour of a task's settings: calls that wait for the user's approval
-// (approval_tools, as the safe-mode preset sets). Claude Code and Codex decide their calls by a fixed
-// allow-list inside the sandbox (docs/AGENT.md, "A CLI agent"), so such a task is refused rather than run
-// without the asks; at submission (validateSpec) and at launch (planLaunch). Pure.
+// What a CLI agent cannot honour of a task's settings: Codex's calls cannot wait for the user's approval
+// (approval_tools, as the safe-mode preset sets), so such a Codex task is refused rather than run without
+// the asks (docs/AGENT.md, "A CLI agent"); Claude Code's can. At submission (validateSpec) and at launch
+// (planLaunch). Pure.
 Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& config);
 Status validateNetwork(const std::string& network); // "none", "loopback" or "allow:HOST[,HOST...]"
 Status validateImage(const std::string& image);     // a name the engine's command line reads as one

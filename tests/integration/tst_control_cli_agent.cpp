@@ -14,6 +14,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <map>
 
 using namespace warren::test;
 using nlohmann::json;
@@ -145,6 +146,61 @@ private slots:
         const auto undone = runWarren({"rewind", id, "--undo", "--yes"}, data.path());
         QVERIFY2(undone.exitCode == 0, undone.err.constData());
         QVERIFY(QFile::exists(workspace.filePath("notes.txt")));
+    }
+
+    // With safe-mode, Claude Code's shell and file writes wait for Warren's approvals, as Warren's own
+    // agent's do: --approve decides, and the approval rules read its calls as Warren's (a deny rule stops
+    // its `rm -rf ./` even with --approve auto). What was denied did not run.
+    void claudeAsksWarrensApprovals_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<bool>("commandRuns");
+        QTest::addColumn<bool>("writeRuns");
+        QTest::newRow("--approve deny") << "deny" << "touch ran.txt" << false << false;
+        QTest::newRow("--approve auto") << "auto" << "touch ran.txt" << true << true;
+        QTest::newRow("--approve auto, a deny rule") << "auto" << "rm -rf ./ ; touch ran.txt" << false << true;
+    }
+    void claudeAsksWarrensApprovals() {
+        QFETCH(QString, mode);
+        QFETCH(QString, command);
+        QFETCH(bool, commandRuns);
+        QFETCH(bool, writeRuns);
+        const QString program = cliFrom("WARREN_TEST_CLAUDE");
+        if (program.isEmpty())
+            QSKIP("set WARREN_TEST_CLAUDE to Claude Code's executable to run this test");
+        QTemporaryDir data, workspace;
+        QVERIFY(data.isValid() && workspace.isValid());
+        CliModelServer model;
+        QVERIFY(model.listen());
+        scriptCommandThenNotes(model, true, command.toStdString(), "written by the model\n");
+        QProcessEnvironment environment;
+        environment.insert("ANTHROPIC_API_KEY", kRealKey);
+        const auto run = runWarren({"run", "--json", "--agent", "claude-code", "--agent-path", program, "--provider",
+                                    "anthropic:" + QString::fromStdString(model.baseUrl()), "--model", "claude-test",
+                                    "--preset", "safe-mode", "--approve", mode, "--workspace", workspace.path(),
+                                    "Look around, then write notes.txt"},
+                                   data.path(), environment);
+        QVERIFY2(run.exitCode == 0, (run.err + run.out.right(4000)).constData());
+
+        // Each call was asked for, by its tool_call's id, and answered as the mode and rules say.
+        std::map<std::string, std::string> callIds; // tool -> its call's id
+        std::map<std::string, bool> approved;       // call id -> the answer
+        int asked = 0;
+        for (const auto& event : jsonLines(run.out)) {
+            const std::string type = event.value("type", "");
+            if (type == "tool_call")
+                callIds[event.value("tool", "")] = textOf(event, "id");
+            if (type == "approval_requested")
+                ++asked;
+            if (type == "approval_resolved")
+                approved[textOf(event, "id")] = event["data"].value("approved", false);
+        }
+        QCOMPARE(asked, 2);
+        QVERIFY(callIds.count("Bash") && callIds.count("Write"));
+        QCOMPARE(approved.count(callIds["Bash"]) ? approved[callIds["Bash"]] : !commandRuns, commandRuns);
+        QCOMPARE(approved.count(callIds["Write"]) ? approved[callIds["Write"]] : !writeRuns, writeRuns);
+        QCOMPARE(QFile::exists(workspace.filePath("ran.txt")), commandRuns);
+        QCOMPARE(QFile::exists(workspace.filePath("notes.txt")), writeRuns);
     }
 
     void aMissingCliIsRefusedBeforeAnyTask() {

@@ -3,6 +3,7 @@
 // reply continues the session, and what the control plane or the CLI hands in cannot become something else
 // (a prompt an option, a model name a config key, a session id a path).
 
+#include "agent_core/clis/ClaudePermissions.h"
 #include "agent_core/clis/CliCommand.h"
 #include "agent_core/clis/CliSession.h"
 #include "common/FileText.h"
@@ -72,8 +73,15 @@ private slots:
         std::sort(names.begin(), names.end());
         QVERIFY(std::adjacent_find(names.begin(), names.end()) == names.end()); // each variable once
         QCOMPARE(command.argv.front(), std::string("/opt/cli/bin/cli"));
-        QCOMPARE(command.argv.back(), std::string("fix the test"));
-        QCOMPARE(command.argv[command.argv.size() - 2], std::string("--"));
+        // The prompt: Claude Code's first line on stdin, Codex's last argument after "--".
+        if (AgentKind(kind) == AgentKind::ClaudeCode) {
+            QCOMPARE(nlohmann::json::parse(command.input)["message"]["content"], "fix the test");
+            QVERIFY(std::find(command.argv.begin(), command.argv.end(), "fix the test") == command.argv.end());
+        } else {
+            QVERIFY(command.input.empty()); // stdin /dev/null: codex waits for an open one to end
+            QCOMPARE(command.argv.back(), std::string("fix the test"));
+            QCOMPARE(command.argv[command.argv.size() - 2], std::string("--"));
+        }
     }
 
     void claude() {
@@ -82,8 +90,13 @@ private slots:
         QCOMPARE(variable(command, "ANTHROPIC_BASE_URL"), std::optional<std::string>("http://127.0.0.1:40123"));
         QCOMPARE(variable(command, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), std::optional<std::string>("1"));
         QCOMPARE(variable(command, "DISABLE_AUTOUPDATER"), std::optional<std::string>("1"));
-        QVERIFY(hasArgs(command, {"-p", "--output-format", "stream-json", "--verbose", "--model=some-model"}));
-        QVERIFY(hasArgs(command, {"--permission-mode", "acceptEdits", "--allowedTools"}));
+        QVERIFY(hasArgs(command, {"-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                                  "--verbose", "--model=some-model"}));
+        // Its rules let through what needs no approval; anything else is asked on stdio.
+        QVERIFY(hasArgs(command, {"--permission-mode", "default", "--permission-prompt-tool", "stdio",
+                                  "--allowedTools", claudeAllowedTools({})}));
+        const nlohmann::json message{{"type", "user"}, {"message", {{"role", "user"}, {"content", "fix the test"}}}};
+        QCOMPARE(nlohmann::json::parse(command.input), message);
         // As root (a sandbox's root in its namespace) Claude Code refuses to skip its permissions.
         QVERIFY(!hasArgs(command, {"--dangerously-skip-permissions"}));
         QVERIFY(command.files.empty());
@@ -111,7 +124,7 @@ private slots:
     void resume_data() {
         QTest::addColumn<int>("kind");
         QTest::addColumn<QStringList>("expected");
-        QTest::newRow("claude-code") << int(AgentKind::ClaudeCode) << QStringList{"--resume=abc-123", "--", "go on"};
+        QTest::newRow("claude-code") << int(AgentKind::ClaudeCode) << QStringList{"--resume=abc-123"};
         QTest::newRow("codex") << int(AgentKind::Codex) << QStringList{"resume", "abc-123", "--", "go on"};
     }
     void resume() {
@@ -125,6 +138,18 @@ private slots:
         for (const auto& arg : expected)
             tail.push_back(arg.toStdString());
         QVERIFY(std::equal(tail.rbegin(), tail.rend(), command.argv.rbegin()));
+        if (AgentKind(kind) == AgentKind::ClaudeCode)
+            QCOMPARE(nlohmann::json::parse(command.input)["message"]["content"], "go on");
+    }
+
+    // The approval_tools of the task decide which of Claude Code's tools run unasked.
+    void claudeAllowedToolsFollowApprovalTools() {
+        auto cli = params(AgentKind::ClaudeCode);
+        cli.approvalTools = {"shell", "write_file", "edit_file", "apply_patch"}; // safe-mode's
+        const auto command = buildCliCommand(cli, run());
+        const auto allowed = std::find(command.argv.begin(), command.argv.end(), "--allowedTools");
+        QVERIFY(allowed != command.argv.end() && allowed + 1 != command.argv.end());
+        QCOMPARE(allowed[1], std::string("Read NotebookRead Glob LS Grep TodoWrite"));
     }
 
     // With an egress allow-list the CLI's commands reach it through the forwarder; the model never does.

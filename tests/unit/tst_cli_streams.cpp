@@ -2,6 +2,7 @@
 // and Codex 0.171.0 against a model double (tests/fixtures/cli_streams), and lines a CLI, or whatever runs in
 // its sandbox, might write instead.
 
+#include "agent_core/clis/ClaudePermissions.h"
 #include "agent_core/clis/ClaudeStream.h"
 #include "agent_core/clis/CodexStream.h"
 #include "common/FileText.h"
@@ -250,6 +251,74 @@ private slots:
         const auto results = translate("claude", {line.dump()}).of<ToolResultData>();
         QCOMPARE(results.size(), std::size_t(1));
         QCOMPARE(results[0].exitCode, std::optional<std::int64_t>(exitCode));
+    }
+
+    // Claude Code's permission ask (a line captured from 2.1.197 with --permission-prompt-tool stdio) and the
+    // answers the supervisor writes back; any other control request is refused so Claude Code never waits.
+    void claudePermissionAsks() {
+        ClaudeStream stream;
+        const std::string ask =
+            R"({"type":"control_request","request_id":"dc35e4cd","request":{"subtype":"can_use_tool","tool_name":"Bash",)"
+            R"("display_name":"Bash","input":{"command":"echo hi > ran.txt","description":"write"},"description":"write",)"
+            R"("permission_suggestions":[],"blocked_path":"/tmp/exp/ran.txt","tool_use_id":"toolu_1"}})";
+        const auto asked = stream.translate(ask);
+        QVERIFY(asked.events.empty());
+        QVERIFY(asked.permission && asked.reply.empty());
+        QCOMPARE(asked.permission->requestId, std::string("dc35e4cd"));
+        QCOMPARE(asked.permission->tool, std::string("Bash"));
+        QCOMPARE(asked.permission->callId, std::string("toolu_1"));
+        QCOMPARE(asked.permission->input.value("command", ""), std::string("echo hi > ran.txt"));
+
+        const json allowed = json::parse(claudePermissionAnswer(*asked.permission, true, ""));
+        QCOMPARE(allowed["type"], "control_response");
+        QCOMPARE(allowed["response"]["request_id"], "dc35e4cd");
+        QCOMPARE(allowed["response"]["response"]["behavior"], "allow");
+        QCOMPARE(allowed["response"]["response"]["updatedInput"], asked.permission->input);
+        const std::string denyLine = claudePermissionAnswer(*asked.permission, false, "no \"rm\"\nplease");
+        QCOMPARE(std::count(denyLine.begin(), denyLine.end(), '\n'), 1L); // one line, whatever the note says
+        const json denied = json::parse(denyLine);
+        QCOMPARE(denied["response"]["response"]["behavior"], "deny");
+        QCOMPARE(denied["response"]["response"]["message"], "no \"rm\"\nplease");
+
+        const auto other = stream.translate(R"({"type":"control_request","request_id":"r9","request":{"subtype":"mcp_message"}})");
+        QVERIFY(!other.permission);
+        const json refusal = json::parse(other.reply);
+        QCOMPARE(refusal["response"]["subtype"], "error");
+        QCOMPARE(refusal["response"]["request_id"], "r9");
+        // Not an ask it can answer: no request id, or a request that is not an object.
+        QVERIFY(!stream.translate(R"({"type":"control_request","request":{"subtype":"can_use_tool","tool_name":"Bash"}})").permission);
+        QVERIFY(!stream.translate(R"({"type":"control_request","request_id":"r","request":"can_use_tool"})").permission);
+    }
+
+    void claudeApprovals_data() {
+        QTest::addColumn<QString>("tool");
+        QTest::addColumn<QStringList>("approvalTools");
+        QTest::addColumn<bool>("asks");
+        const QStringList safeMode{"shell", "write_file", "edit_file", "apply_patch"};
+        QTest::newRow("Bash is shell") << "Bash" << safeMode << true;
+        QTest::newRow("Write is write_file") << "Write" << safeMode << true;
+        QTest::newRow("MultiEdit is edit_file") << "MultiEdit" << safeMode << true;
+        QTest::newRow("Read is read_file, not listed") << "Read" << safeMode << false;
+        QTest::newRow("Bash when only writes ask") << "Bash" << QStringList{"write_file"} << false;
+        QTest::newRow("an MCP tool has no counterpart") << "mcp__github__create_issue" << QStringList{"read_file"} << true;
+        QTest::newRow("WebFetch has no counterpart") << "WebFetch" << QStringList{"shell"} << true;
+        QTest::newRow("nothing asks without approval_tools") << "mcp__github__create_issue" << QStringList{} << false;
+    }
+    void claudeApprovals() {
+        QFETCH(QString, tool);
+        QFETCH(QStringList, approvalTools);
+        QFETCH(bool, asks);
+        std::vector<std::string> tools;
+        for (const auto& name : approvalTools)
+            tools.push_back(name.toStdString());
+        QCOMPARE(claudeCallNeedsApproval(tool.toStdString(), tools), asks);
+        // What asks is never in --allowedTools.
+        std::stringstream allowed(claudeAllowedTools(tools));
+        std::vector<std::string> names;
+        for (std::string name; allowed >> name;)
+            names.push_back(name);
+        QCOMPARE(std::find(names.begin(), names.end(), tool.toStdString()) != names.end(),
+                 !asks && warrenToolOf(tool.toStdString()).has_value());
     }
 };
 

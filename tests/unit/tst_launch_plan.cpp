@@ -73,8 +73,8 @@ private slots:
     void aCliAgentNeedsAProviderItSpeaks_data();
     void aCliAgentNeedsAProviderItSpeaks();
     void aCliAgentDoesNotRunOnACluster();
-    void aCliAgentIsNotRunWithoutTheAsksItsSettingsWant_data();
-    void aCliAgentIsNotRunWithoutTheAsksItsSettingsWant();
+    void codexIsNotRunWithoutTheAsksItsSettingsWant_data();
+    void codexIsNotRunWithoutTheAsksItsSettingsWant();
 };
 
 void TestLaunchPlan::plansTheLaunch_data() {
@@ -480,7 +480,7 @@ void TestLaunchPlan::aCliAgentDoesNotRunOnACluster() {
 
 // Safe-mode (or approval_tools of the user's own) asks before writes; a CLI cannot ask Warren yet, so such a
 // task is refused where it is submitted and where it is launched, not run without the asks.
-void TestLaunchPlan::aCliAgentIsNotRunWithoutTheAsksItsSettingsWant_data() {
+void TestLaunchPlan::codexIsNotRunWithoutTheAsksItsSettingsWant_data() {
     QTest::addColumn<QStringList>("presets");
     QTest::addColumn<QString>("overrides");
     QTest::addColumn<QString>("named");
@@ -488,7 +488,7 @@ void TestLaunchPlan::aCliAgentIsNotRunWithoutTheAsksItsSettingsWant_data() {
     QTest::newRow("approval_tools") << QStringList{} << R"({"approval_tools": ["shell"]})" << "approval_tools: shell";
 }
 
-void TestLaunchPlan::aCliAgentIsNotRunWithoutTheAsksItsSettingsWant() {
+void TestLaunchPlan::codexIsNotRunWithoutTheAsksItsSettingsWant() {
     QFETCH(QStringList, presets);
     QFETCH(QString, overrides);
     QFETCH(QString, named);
@@ -503,6 +503,16 @@ void TestLaunchPlan::aCliAgentIsNotRunWithoutTheAsksItsSettingsWant() {
     auto plan = planLaunch(task(), cli, environment(), CliInstall{"/x", false, "/opt/warren/cli/x", {}});
     QVERIFY(!plan);
     QCOMPARE(plan.error().message, submitted.error().message);
+
+    // Claude Code asks (its permission asks become approval.request): the task runs, and its CLI is told
+    // which of Warren's tools ask.
+    cli.agent = protocol::AgentKind::ClaudeCode;
+    cli.provider = "anthropic";
+    QVERIFY(validateSpec(cli));
+    auto claude = planLaunch(task(), cli, environment(), CliInstall{"/x", false, "/opt/warren/cli/x", {}});
+    QVERIFY(claude && claude->start.cli);
+    QVERIFY(!claude->start.cli->approvalTools.empty());
+    QCOMPARE(claude->start.cli->approvalTools, claude->config.approvalTools);
 
     // Warren's own agent asks; the same settings are its to run.
     cli.agent = protocol::AgentKind::Warren;
