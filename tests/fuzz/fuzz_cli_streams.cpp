@@ -1,0 +1,69 @@
+// What a coding-agent CLI writes on its stdout, as bytes (the CLI runs in the sandbox: its output is
+// hostile input): LineReader with the supervisor's cap (fed in pieces of the size the first byte picks), then
+// each line through the translator the first byte picks (bit 0: ClaudeStream or CodexStream), as
+// CliSupervisor does. Nothing may crash, leak or trip a sanitizer; every event must be one the protocol's
+// readers accept again, a tool's output no longer than its bound, and whatever the supervisor would write
+// back to the CLI (the answer to a permission ask, the refusal of another request) exactly one JSON line.
+
+#include "FuzzInput.h"
+
+#include "agent_core/clis/ClaudePermissions.h"
+#include "agent_core/clis/ClaudeStream.h"
+#include "agent_core/clis/CodexStream.h"
+#include "agent_core/protocol/LineReader.h"
+
+#include <variant>
+
+using namespace warren;
+using namespace warren::agent;
+using warren::fuzz::require;
+
+namespace {
+
+void requireOneJsonLine(const std::string& line) {
+    require(!line.empty() && line.back() == '\n' && line.find('\n') == line.size() - 1);
+    require(nlohmann::json::accept(line));
+}
+
+template <typename Stream> void translateLines(std::string_view bytes, std::size_t piece) {
+    Stream stream;
+    protocol::LineReader reader(4096);
+    const auto onLines = [&](auto lines) {
+        for (const auto& line : lines) {
+            if (!line)
+                continue;
+            const CliLine out = stream.translate(*line);
+            for (const auto& event : out.events) {
+                std::visit(
+                    [](const auto& payload) {
+                        require(std::decay_t<decltype(payload)>::fromJson(payload.toJson()).ok());
+                        if constexpr (std::is_same_v<std::decay_t<decltype(payload)>, protocol::ToolResultData>)
+                            require(payload.output.size() <= kCliToolOutputBytes);
+                    },
+                    event.payload);
+            }
+            if (!out.reply.empty())
+                requireOneJsonLine(out.reply);
+            if (out.permission) {
+                requireOneJsonLine(claudePermissionAnswer(*out.permission, true, {}));
+                requireOneJsonLine(claudePermissionAnswer(*out.permission, false, *line));
+                const auto call = warrenCallOf(out.permission->tool, out.permission->input);
+                require(call.arguments.is_object());
+            }
+        }
+    };
+    for (std::size_t at = 0; at < bytes.size(); at += piece)
+        onLines(reader.feed(bytes.substr(at, piece)));
+    onLines(reader.finish());
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const auto input = fuzz::FuzzInput::from(data, size);
+    if (input.pick(2) == 0)
+        translateLines<ClaudeStream>(input.body, input.pieceSize());
+    else
+        translateLines<CodexStream>(input.body, input.pieceSize());
+    return 0;
+}
