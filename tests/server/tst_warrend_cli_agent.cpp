@@ -108,6 +108,66 @@ private slots:
         const QString holder = fileHolding(server->dataDir(), kOperatorKey);
         QVERIFY2(holder.isEmpty(), qPrintable(holder));
     }
+
+    // With safe-mode on a warrend, Claude Code's command and write wait for the task's owner, who answers
+    // through the API by the tool call's id: the denied command did not run (and the model got the owner's
+    // note), the approved write is in the task's patch.
+    void claudeAsksItsOwner() {
+        const QString program = QProcessEnvironment::systemEnvironment().value("WARREN_TEST_CLAUDE");
+        if (program.isEmpty())
+            QSKIP("set WARREN_TEST_CLAUDE to Claude Code's executable to run this test");
+        CliModelServer model;
+        QVERIFY(model.listen());
+        scriptCommandThenNotes(model, true, "touch ran.txt", "approved by alice\n");
+        QString error;
+        auto server = WarrendServer::create(&error);
+        QVERIFY2(server, qPrintable(error));
+        const QString alice = server->addUser("alice");
+        server->setEnvironment("ANTHROPIC_API_KEY", kOperatorKey);
+        QVERIFY2(server->start(&error, {"--provider", "anthropic:" + QString::fromStdString(model.baseUrl()), "--model",
+                                        "claude-test", "--agent-cli", "claude-code=" + program}),
+                 qPrintable(error));
+        QTemporaryDir workspace;
+        QVERIFY(workspace.isValid());
+        const QString upload = server->upload(alice, workspace.path());
+        QVERIFY(!upload.isEmpty());
+        const json body = {{"prompt", "Look around, then write notes.txt"},
+                           {"agent", "claude-code"},
+                           {"presets", {"safe-mode"}},
+                           {"workspace", upload.toStdString()}};
+        const HttpAnswer created = server->request("POST", "/v1/tasks", alice, QByteArray::fromStdString(body.dump()));
+        QVERIFY2(created.status == 201, created.body.constData());
+        const QString task = QString::fromStdString(created.json().value("id", ""));
+
+        // Two questions, in order: the command (denied, with a note), then the write (approved).
+        QByteArray lastSeq;
+        std::vector<std::string> toolsAsked;
+        for (const bool approve : {false, true}) {
+            const auto events = server->streamEvents(task, alice, "approval_requested", lastSeq);
+            QVERIFY2(!events.empty() && events.back().value("type", "") == "approval_requested",
+                     server->serverOutput().right(3000).constData());
+            lastSeq = QByteArray::number(events.back().value("seq", 0ull));
+            toolsAsked.push_back(events.back().value("tool", ""));
+            const QString call = QString::fromStdString(events.back()["data"].value("id", ""));
+            const json answer = approve ? json{{"approved", true}} : json{{"approved", false}, {"note", "not that"}};
+            QCOMPARE(server->request("POST", "/v1/tasks/" + task + "/approvals/" + call, alice,
+                                     QByteArray::fromStdString(answer.dump()))
+                         .status,
+                     202);
+        }
+        QCOMPARE(toolsAsked, (std::vector<std::string>{"Bash", "Write"}));
+        const auto rest = server->streamEvents(task, alice, {}, lastSeq);
+        QVERIFY(!rest.empty() && rest.back().value("type", "") == "task_finished");
+
+        const HttpAnswer patch = server->request("GET", "/v1/tasks/" + task + "/patch", alice);
+        QCOMPARE(patch.status, 200);
+        QVERIFY2(patch.body.contains("b/notes.txt") && patch.body.contains("+approved by alice"), patch.body.constData());
+        QVERIFY2(!patch.body.contains("ran.txt"), patch.body.constData());
+        // Claude Code told its model the owner's words with the refusal.
+        const auto calls = model.modelCalls();
+        QVERIFY(calls.size() >= 2);
+        QVERIFY2(calls[1].body.find("not that") != std::string::npos, calls[1].body.c_str());
+    }
 };
 
 QTEST_MAIN(TestWarrendCliAgent)
