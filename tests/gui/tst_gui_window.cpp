@@ -19,6 +19,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QtTest>
 
 using nlohmann::json;
@@ -97,6 +98,7 @@ private slots:
     void aSubAgentsWorkIsFoldedIntoItsCard();
     void theAgentsQuestionWaitsForTheUser();
     void firstRunOffersTheDemo();
+    void fitsASmallScreen();
     void aLongTaskOpensAtItsEndAndPagesInAsTheUserScrollsUp();
 };
 
@@ -529,6 +531,39 @@ void TestGuiWindow::firstRunOffersTheDemo() {
     QVERIFY(row.data(warren::ui::TaskListModel::DemoRole).toBool());
     QVERIFY(row.data().toString().startsWith("Demo: "));
     QVERIFY(!itemsOf(*desk.window().timeline(), Kind::FileChange).empty());
+}
+
+// On an 800×600 screen the whole window fits: nothing of it needs more width or height than the screen has
+// (the new-task bar takes two rows, the buttons wrap, the panels narrow), with a task open and without one.
+void TestGuiWindow::fitsASmallScreen() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    // What each part needs, for the failure message: the panes, and any widget in them over 200 px wide.
+    const auto describe = [&] {
+        const auto size = [](const QWidget* widget) {
+            return QString("%1×%2").arg(widget->minimumSizeHint().width()).arg(widget->minimumSizeHint().height());
+        };
+        QString parts = "window " + size(&desk.window()) + ": new-task bar " + size(desk.window().newTaskBar());
+        for (const QWidget* widget : desk.window().newTaskBar()->findChildren<QWidget*>())
+            if (widget->isVisible() && widget->minimumSizeHint().width() > 100)
+                parts += QString(" (%1 %2 %3)").arg(widget->metaObject()->className(), widget->objectName(), size(widget));
+        const auto* splitter = desk.window().findChild<QSplitter*>();
+        for (int pane = 0; splitter && pane < splitter->count(); ++pane) {
+            parts += QString(" pane %1 %2").arg(pane).arg(size(splitter->widget(pane)));
+            for (const QWidget* widget : splitter->widget(pane)->findChildren<QWidget*>())
+                if (widget->isVisible() && widget->minimumSizeHint().width() > 200)
+                    parts += QString(" (%1 %2 %3)").arg(widget->metaObject()->className(), widget->objectName(), size(widget));
+        }
+        return parts;
+    };
+    QVERIFY2(desk.window().minimumSizeHint().width() <= 800 && desk.window().minimumSizeHint().height() <= 600,
+             qPrintable(describe()));
+    desk.window().resize(800, 600);
+    QTest::mouseClick(desk.window().findChild<QPushButton*>("demo"), Qt::LeftButton);
+    QTRY_VERIFY(desk.window().taskList()->rowCount() == 1);
+    QTRY_VERIFY(!desk.window().findChild<QLabel*>("title")->text().isEmpty());
+    QVERIFY2(desk.window().minimumSizeHint().width() <= 800 && desk.window().minimumSizeHint().height() <= 600,
+             qPrintable(describe()));
 }
 
 // A finished task of 1,700 events (written to the store as a run leaves it) opens with its latest page;

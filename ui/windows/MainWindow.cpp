@@ -4,6 +4,7 @@
 #include "ui/models/TimelineModel.h"
 #include "ui/views/TaskListDelegate.h"
 #include "ui/views/TimelineView.h"
+#include "ui/widgets/FlowLayout.h"
 #include "ui/windows/ApplyChangesDialog.h"
 #include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/ForkDialog.h"
@@ -73,6 +74,9 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     leftLayout->setContentsMargins(4, 4, 0, 4);
     m_filter = new QComboBox(left);
     m_filter->setObjectName("filter");
+    // As wide as the list, not as its longest choice: the window must fit a small screen.
+    m_filter->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_filter->setMinimumContentsLength(12);
     m_filter->addItem(tr("All tasks"), static_cast<int>(TaskFilterModel::Filter::All));
     m_filter->addItem(tr("Queued and running"), static_cast<int>(TaskFilterModel::Filter::Active));
     m_filter->addItem(tr("Waiting for you, paused, interrupted or failed"), static_cast<int>(TaskFilterModel::Filter::NeedsAttention));
@@ -104,16 +108,16 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     titleFont.setBold(true);
     m_title->setFont(titleFont);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title->setWordWrap(true); // a long title takes a second line rather than widening the window
     m_status = new QLabel(centre);
     m_status->setObjectName("status");
     header->addWidget(m_title, 1);
     header->addWidget(m_status);
     centreLayout->addLayout(header);
     buildControls();
-    auto* controls = new QHBoxLayout();
+    auto* controls = new FlowLayout();
     for (const char* name : {"stop", "resume", "rerun", "review", "export", "apply", "open"})
         controls->addWidget(m_buttons[name]);
-    controls->addStretch(1);
     centreLayout->addLayout(controls);
 
     m_centre = new QStackedWidget(centre);

@@ -9,6 +9,7 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
@@ -106,6 +107,15 @@ NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* par
     m_secondRow = new QHBoxLayout;
     layout->addLayout(m_firstRow);
     layout->addLayout(m_secondRow);
+}
+
+QSize NewTaskBar::minimumSizeHint() const {
+    const int options = m_options->minimumSizeHint().width();
+    int firstRow = m_firstRow->minimumSize().width();
+    if (m_firstRow->indexOf(m_options) >= 0)
+        firstRow -= options + m_firstRow->spacing();
+    const QMargins margins = layout()->contentsMargins();
+    return {std::max(firstRow, options) + margins.left() + margins.right(), QWidget::minimumSizeHint().height()};
 }
 
 void NewTaskBar::resizeEvent(QResizeEvent* event) {

@@ -46,6 +46,10 @@ public:
     void clearPrompt();
     QLineEdit* promptEdit() const { return m_prompt; }
 
+    // As narrow as its two rows can be, whichever it shows now: the window may be made that narrow, and the
+    // bar then takes two rows.
+    QSize minimumSizeHint() const override;
+
 signals:
     void runRequested(const warren::ui::NewTaskBar::Request& request);
 

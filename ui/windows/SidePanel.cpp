@@ -107,6 +107,7 @@ SidePanel::SidePanel(QWidget* parent) : QWidget(parent) {
     m_numbers = new QLabel(resourcesBox);
     m_numbers->setObjectName("numbers");
     m_numbers->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_numbers->setWordWrap(true);
     resourcesLayout->addWidget(m_memory);
     resourcesLayout->addWidget(m_cpu);
     resourcesLayout->addWidget(m_numbers);
