@@ -52,6 +52,8 @@ std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
     layers.push_back({{"workspace", {{"source", input.workspace}}}, {"mounts", mounts}});
     if (input.strict)
         layers.push_back(strictProfileJson());
+    if (input.cli) // its runtime's address space, where the memory limit is an RLIMIT_AS (LimitPlan)
+        layers.push_back({{"limits", {{"address_space_floor_mb", kCliAddressSpaceFloorMb}}}});
     json network = {{"network", input.network}};
     if (!input.egressSocket.empty()) {
         network["mounts"] = {{kEgressSocketInSandbox, {{"type", "bind"}, {"source", input.egressSocket}}}};

@@ -51,6 +51,9 @@ inline constexpr const char* kModelSocketInSandbox = "/opt/warren/model.sock";
 inline constexpr const char* kChannelDirInSandbox = "/opt/warren/channel";
 inline constexpr const char* kChannelSocketName = "agent.sock"; // in the channel directory
 inline constexpr const char* kChannelTokenName = "token";
+// A CLI agent's sandbox never caps a process's address space below this where its memory limit falls back
+// to RLIMIT_AS (no memory cgroup): Claude Code's runtime needs about 3 GiB of it to run at all.
+inline constexpr int kCliAddressSpaceFloorMb = 8192;
 inline constexpr int kEgressPort = 3128; // where the agent's forwarder listens, on the sandbox's 127.0.0.1
 
 std::vector<nlohmann::json> agentProfileLayers(const AgentSandboxInput& input);

@@ -1,5 +1,7 @@
 #include "sandbox/bwrap/LimitPlan.h"
 
+#include <algorithm>
+
 namespace warren::sandbox {
 namespace {
 
@@ -23,11 +25,16 @@ Result<LimitPlan> planLimits(const SandboxLimits& limits, const HostLimitFacts& 
             plan.cgroup.memoryBytes = mebibytesToBytes(limits.memoryMb);
             plan.notes.push_back("memory: " + std::to_string(limits.memoryMb) + " MiB for the whole sandbox (cgroup)");
         } else {
-            if (!addressSpace || limits.memoryMb < addressSpace)
-                addressSpace = limits.memoryMb;
-            plan.notes.push_back("memory: " + std::to_string(limits.memoryMb) +
-                                 " MiB of address space per process (no writable memory cgroup here: " +
-                                 host.cgroups.detail + ")");
+            const std::uint64_t fallback = std::max(limits.memoryMb, limits.addressSpaceFloorMb);
+            if (!addressSpace || fallback < addressSpace)
+                addressSpace = fallback;
+            plan.notes.push_back(
+                "memory: " + std::to_string(fallback) + " MiB of address space per process" +
+                (fallback > limits.memoryMb ? " (memory_mb is " + std::to_string(limits.memoryMb) +
+                                                  "; address_space_floor_mb raises the cap for a runtime that "
+                                                  "reserves more than it uses)"
+                                            : std::string()) +
+                " (no writable memory cgroup here: " + host.cgroups.detail + ")");
         }
     }
     if (addressSpace) {

@@ -93,7 +93,7 @@ Status readLimits(const json& value, SandboxLimits& limits) {
     Error error;
     if (!take(checkKeys(value,
                         {"memory_mb", "pids", "cpu_seconds", "file_size_mb", "open_files", "address_space_mb",
-                         "timeout_sec"},
+                         "timeout_sec", "address_space_floor_mb"},
                         where, ListKnown::Yes),
               error) ||
         !takeIfPresent(getOptionalUint(value, "memory_mb", where), limits.memoryMb, error) ||
@@ -102,7 +102,8 @@ Status readLimits(const json& value, SandboxLimits& limits) {
         !takeIfPresent(getOptionalUint(value, "file_size_mb", where), limits.fileSizeMb, error) ||
         !takeIfPresent(getOptionalUint(value, "open_files", where), limits.openFiles, error) ||
         !takeIfPresent(getOptionalUint(value, "address_space_mb", where), limits.addressSpaceMb, error) ||
-        !takeIfPresent(getOptionalUint(value, "timeout_sec", where), limits.timeoutSec, error))
+        !takeIfPresent(getOptionalUint(value, "timeout_sec", where), limits.timeoutSec, error) ||
+        !takeIfPresent(getOptionalUint(value, "address_space_floor_mb", where), limits.addressSpaceFloorMb, error))
         return profileError(error.message);
     return Ok{};
 }
@@ -340,7 +341,8 @@ json SandboxProfile::toJson() const {
           {"file_size_mb", limits.fileSizeMb},
           {"open_files", limits.openFiles},
           {"address_space_mb", limits.addressSpaceMb},
-          {"timeout_sec", limits.timeoutSec}}},
+          {"timeout_sec", limits.timeoutSec},
+          {"address_space_floor_mb", limits.addressSpaceFloorMb}}},
         {"seccomp", {{"skip", seccompSkip}}},
         {"protected_paths", protectedJson},
     };

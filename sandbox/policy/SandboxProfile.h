@@ -51,7 +51,10 @@ struct SandboxLimits {
     std::uint64_t openFiles = 0;      // RLIMIT_NOFILE
     std::uint64_t addressSpaceMb = 0; // RLIMIT_AS, set explicitly
     std::uint64_t timeoutSec = 0;     // wall clock, enforced by the launcher
-};                                    // 0 means "no limit" everywhere
+    // Where memoryMb falls back to RLIMIT_AS, never below this: a runtime that reserves far more address
+    // space than it uses (Claude Code's needs about 3 GiB to start a run) would crash at any cap below it.
+    std::uint64_t addressSpaceFloorMb = 0;
+}; // 0 means "no limit" everywhere
 
 struct SandboxUser {
     std::string name = "agent";

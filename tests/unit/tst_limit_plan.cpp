@@ -120,6 +120,19 @@ void TestLimitPlan::plan_data() {
         << QStringList{"AS " + mib(1024) + " " + mib(1024), "CORE 0 0"}
         << QStringList{"memory: 512 MiB for the whole sandbox (cgroup)",
                        "address space: 1024 MiB per process"};
+    // A CLI agent's runtime reserves more address space than it uses: the fallback never goes below the floor,
+    // and says so; with a memory cgroup the floor changes nothing.
+    QTest::newRow("the memory fallback raised to the floor")
+        << SandboxLimits{.memoryMb = 1024, .addressSpaceFloorMb = 8192} << host("none") << 0ull << 0ull
+        << QStringList{"AS " + mib(8192) + " " + mib(8192), "CORE 0 0"}
+        << QStringList{"memory: 8192 MiB of address space per process|memory_mb is 1024|address_space_floor_mb"};
+    QTest::newRow("a memory fallback above the floor")
+        << SandboxLimits{.memoryMb = 16384, .addressSpaceFloorMb = 8192} << host("none") << 0ull << 0ull
+        << QStringList{"AS " + mib(16384) + " " + mib(16384), "CORE 0 0"}
+        << QStringList{"memory: 16384 MiB of address space per process"};
+    QTest::newRow("the floor beside a memory cgroup")
+        << SandboxLimits{.memoryMb = 1024, .addressSpaceFloorMb = 8192} << host("memory") << bytesOf(1024) << 0ull
+        << QStringList{"CORE 0 0"} << QStringList{"memory: 1024 MiB for the whole sandbox (cgroup)"};
     QTest::newRow("address space alone")
         << SandboxLimits{.addressSpaceMb = 300} << host("memory+pids") << 0ull << 0ull
         << QStringList{"AS " + mib(300) + " " + mib(300), "CORE 0 0"}
