@@ -203,6 +203,65 @@ private slots:
         QCOMPARE(QFile::exists(workspace.filePath("notes.txt")), writeRuns);
     }
 
+    // kill -9 of the control plane while Claude Code's command runs: the sandbox goes with it, the next warren
+    // finds the task interrupted, and `warren resume` continues the CLI's task to its end (its own session
+    // where Claude Code had saved it, else anew, saying so); the first run's events are kept as they were.
+    void aKilledWarrenResumesTheCli() {
+        const QString program = cliFrom("WARREN_TEST_CLAUDE");
+        if (program.isEmpty())
+            QSKIP("set WARREN_TEST_CLAUDE to Claude Code's executable to run this test");
+        QTemporaryDir data, workspace;
+        QVERIFY(data.isValid() && workspace.isValid());
+        CliModelServer model;
+        QVERIFY(model.listen());
+        const std::string marker = "sleep 617";
+        scriptCommandThenNotes(model, true, marker, "written after the resume\n");
+        QProcessEnvironment environment = warrenEnvironment(data.path());
+        environment.insert("ANTHROPIC_API_KEY", kRealKey);
+        QProcess warren;
+        startWarren(warren,
+                    {"run", "--json", "--agent", "claude-code", "--agent-path", program, "--provider",
+                     "anthropic:" + QString::fromStdString(model.baseUrl()), "--model", "claude-test", "--workspace",
+                     workspace.path(), "Look around, then write notes.txt"},
+                    data.path(), environment);
+        QByteArray firstRun;
+        QVERIFY2(readEventsUntil(
+                     warren,
+                     [&](const json& event) {
+                         return event.value("type", "") == "tool_call" && event.dump().find(marker) != std::string::npos;
+                     },
+                     &firstRun),
+                 firstRun.right(3000).constData());
+        warren.kill(); // SIGKILL: no chance to clean up
+        QVERIFY(warren.waitForFinished(60000));
+
+        const auto tasks = jsonLines(runWarren({"tasks", "--json"}, data.path()).out);
+        QCOMPARE(tasks.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(tasks.front().value("status", "")), QString("interrupted"));
+        const QString id = QString::fromStdString(tasks.front().value("id", ""));
+        const auto before = jsonLines(runWarren({"show", id, "--json"}, data.path()).out);
+        QVERIFY(!before.empty());
+
+        const auto resumed = runWarren({"resume", id, "--json"}, data.path(), environment);
+        QVERIFY2(resumed.exitCode == 0, (resumed.err + resumed.out.right(3000)).constData());
+        QFile notes(workspace.filePath("notes.txt"));
+        QVERIFY(notes.open(QIODevice::ReadOnly));
+        QCOMPARE(notes.readAll(), QByteArray("written after the resume\n"));
+        const auto after = jsonLines(runWarren({"show", id, "--json"}, data.path()).out);
+        QVERIFY(after.size() > before.size());
+        for (std::size_t i = 0; i < before.size(); ++i)
+            QCOMPARE(after[i].dump(), before[i].dump());
+        bool resumedEvent = false;
+        for (std::size_t i = before.size(); i < after.size(); ++i)
+            resumedEvent = resumedEvent || after[i].value("type", "") == "task_resumed";
+        QVERIFY(resumedEvent);
+        QCOMPARE(QString::fromStdString(after.back().value("type", "")), QString("task_finished"));
+        QCOMPARE(QString::fromStdString(jsonLines(runWarren({"tasks", "--json"}, data.path()).out).front().value("status", "")),
+                 QString("succeeded"));
+        // The killed run's command went with its sandbox.
+        QVERIFY(QProcess::execute("pgrep", {"-f", QString::fromStdString(marker)}) != 0);
+    }
+
     void aMissingCliIsRefusedBeforeAnyTask() {
         QTemporaryDir data, workspace;
         QVERIFY(data.isValid() && workspace.isValid());

@@ -95,19 +95,6 @@ QStringList viewLines(const QByteArray& out) {
     return lines;
 }
 
-// Reads the --json events of a running warren until one satisfies done.
-bool readUntil(QProcess& process, const std::function<bool(const json&)>& done) {
-    for (;;) {
-        while (process.canReadLine()) {
-            const json event = json::parse(process.readLine().toStdString(), nullptr, false);
-            if (!event.is_discarded() && done(event))
-                return true;
-        }
-        if (process.state() == QProcess::NotRunning || !process.waitForReadyRead(120000))
-            return false;
-    }
-}
-
 // The long command has started, so the agent's checkpoint records the call as started.
 bool isSleepCall(const json& event) {
     return event.value("type", "") == "tool_output" &&
@@ -258,7 +245,7 @@ void TestControlContainer::moveBetweenBackends(const QStringList& first, const Q
         QStringList{"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path()} +
             first + QStringList{"work"},
         data.path());
-    QVERIFY(readUntil(warren, isSleepCall));
+    QVERIFY(readEventsUntil(warren, isSleepCall));
     warren.kill(); // SIGKILL: no chance to clean up
     QVERIFY(warren.waitForFinished(60000));
 
@@ -307,7 +294,7 @@ void TestControlContainer::cancelRemovesTheContainer() {
         QStringList{"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path()} +
             inPodman() + QStringList{"work"},
         data.path());
-    QVERIFY(readUntil(warren, isSleepCall));
+    QVERIFY(readEventsUntil(warren, isSleepCall));
     const QString id = taskId(taskRecord(data.path()));
     QCOMPARE(containersOf(id).size(), 1);
     QCOMPARE(runWarren({"cancel", id}, data.path()).exitCode, 0);

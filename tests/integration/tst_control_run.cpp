@@ -74,21 +74,6 @@ pid_t agentUnder(qint64 warrenPid) {
     return -1;
 }
 
-// Reads the --json events of a running warren until one satisfies done.
-bool readUntil(QProcess& process, QByteArray& out, const std::function<bool(const json&)>& done) {
-    for (;;) {
-        while (process.canReadLine()) {
-            const QByteArray line = process.readLine();
-            out += line;
-            const json event = json::parse(line.toStdString(), nullptr, false);
-            if (!event.is_discarded() && done(event))
-                return true;
-        }
-        if (process.state() == QProcess::NotRunning || !process.waitForReadyRead(60000))
-            return false;
-    }
-}
-
 // The long command is running: its first output is out, so the agent's checkpoint already records the
 // call as started (a kill before that point would, rightly, make the resumed agent ask for it again).
 bool isSleepCall(const json& event) {
@@ -112,7 +97,7 @@ bool runUntilAsked(QProcess& warren, QByteArray& out, const QString& dataDir, co
     warren.start(warrenBinary(), {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--provider",
                                   "scripted:" + script, "--workspace", workspace, "--data-dir", dataDir, "work"});
     return warren.waitForStarted() &&
-           readUntil(warren, out, [](const json& event) { return event.value("type", "") == "approval_requested"; });
+           readEventsUntil(warren, [](const json& event) { return event.value("type", "") == "approval_requested"; }, &out);
 }
 
 } // namespace
@@ -222,7 +207,7 @@ void TestControlRun::killedAgentResumesAndCompletes() {
     startWarren(warren, {"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(), "work"},
                 data.path());
     QByteArray firstRun;
-    QVERIFY(readUntil(warren, firstRun, isSleepCall));
+    QVERIFY(readEventsUntil(warren, isSleepCall, &firstRun));
     const pid_t agent = agentUnder(warren.processId());
     QVERIFY(agent > 0);
     QCOMPARE(::kill(agent, SIGKILL), 0);
@@ -257,7 +242,7 @@ void TestControlRun::killedWarrenIsRecoveredAndResumed() {
     startWarren(warren, {"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(), "work"},
                 data.path());
     QByteArray firstRun;
-    QVERIFY(readUntil(warren, firstRun, isSleepCall));
+    QVERIFY(readEventsUntil(warren, isSleepCall, &firstRun));
     warren.kill(); // SIGKILL: no chance to clean up; the sandbox dies with it
     QVERIFY(warren.waitForFinished(60000));
 
@@ -288,7 +273,7 @@ void TestControlRun::cancelFromAnotherProcess() {
     startWarren(warren, {"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(), "work"},
                 data.path());
     QByteArray out;
-    QVERIFY(readUntil(warren, out, isSleepCall));
+    QVERIFY(readEventsUntil(warren, isSleepCall, &out));
     const QString id = QString::fromStdString(taskRecord(data.path())["id"].get<std::string>());
     QCOMPARE(runWarren({"cancel", id}, data.path()).exitCode, 0);
     // runWarren ran the event loop: warren may already have been seen to finish.

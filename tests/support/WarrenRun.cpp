@@ -42,6 +42,22 @@ void startWarren(QProcess& process, const QStringList& args, const QString& data
     process.start();
 }
 
+bool readEventsUntil(QProcess& process, const std::function<bool(const nlohmann::json&)>& done, QByteArray* out,
+                     int timeoutMs) {
+    for (;;) {
+        while (process.canReadLine()) {
+            const QByteArray line = process.readLine();
+            if (out)
+                *out += line;
+            const auto event = nlohmann::json::parse(line.toStdString(), nullptr, false);
+            if (!event.is_discarded() && done(event))
+                return true;
+        }
+        if (process.state() == QProcess::NotRunning || !process.waitForReadyRead(timeoutMs))
+            return false;
+    }
+}
+
 namespace {
 
 // Waits for a started `warren` to end while this process's event loop keeps running (a mock model server

@@ -7,6 +7,7 @@
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -39,6 +40,11 @@ WarrenResult runWarrenOnTerminal(const QStringList& args, const QString& dataDir
 // Starts `warren ARGS --data-dir DATA` with its stdout read by the caller.
 void startWarren(QProcess& process, const QStringList& args, const QString& dataDir,
                  const QProcessEnvironment& environment = QProcessEnvironment());
+
+// Reads the --json events of a warren started so until one satisfies done, appending the lines read to out
+// when given; false when warren ends, or writes nothing for timeoutMs, first.
+bool readEventsUntil(QProcess& process, const std::function<bool(const nlohmann::json&)>& done,
+                     QByteArray* out = nullptr, int timeoutMs = 120000);
 
 // One JSON value per non-empty line (--json output, events.jsonl); lines that are not JSON are skipped.
 std::vector<nlohmann::json> jsonLines(const QByteArray& text);
