@@ -3,6 +3,7 @@
 #include "app/store/sqlite/SqliteStore.h"
 #include "tests/gui/DesktopFixture.h"
 #include "tests/gui/LongTaskEvents.h"
+#include "tests/support/CliModelServer.h"
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
 #include "ui/views/TimelineDelegate.h"
@@ -17,6 +18,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSplitter>
@@ -90,6 +92,7 @@ private slots:
     void toolCallsOutputAndDiffAppearInOrder();
     void streamedTextGrows();
     void approvalCardBlocksUntilClicked();
+    void claudeCodesCallsWaitForTheirCards();
     void alwaysAllowCommandsReachesLaterTasks();
     void networkChoiceAppliesToOneTask();
     void stopEndsTheSandbox();
@@ -220,6 +223,55 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
     QVERIFY(QFile::exists(workspace.filePath("approved.txt"))); // the click reached the agent
     QCOMPARE(itemsOf(timeline, Kind::Approval).front()->state, State::Approved);
     QTRY_VERIFY(desk.window().timelineView()->findChild<QPushButton*>("approve") == nullptr);
+}
+
+// The same cards for Claude Code (WARREN_TEST_CLAUDE, found on PATH as a user's install is; skipped
+// without): with safe-mode its command and its write each wait for a click, and what was clicked reached
+// Claude Code in its sandbox.
+void TestGuiWindow::claudeCodesCallsWaitForTheirCards() {
+    const QString claude = qEnvironmentVariable("WARREN_TEST_CLAUDE");
+    if (claude.isEmpty())
+        QSKIP("set WARREN_TEST_CLAUDE to Claude Code's executable to run this test");
+    QTemporaryDir bin, workspace;
+    QVERIFY(QFile::link(claude, bin.filePath("claude")));
+    const QByteArray path = qgetenv("PATH");
+    qputenv("PATH", bin.path().toUtf8() + ":" + path);
+    qputenv("ANTHROPIC_API_KEY", "sk-test-gui");
+    const auto restore = qScopeGuard([&] {
+        qputenv("PATH", path);
+        qunsetenv("ANTHROPIC_API_KEY");
+    });
+    warren::test::CliModelServer model;
+    QVERIFY(model.listen());
+    warren::test::scriptCommandThenNotes(model, true, "touch approved.txt", "clicked\n");
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    settings->provider = "anthropic:" + model.baseUrl();
+    settings->model = "claude-test";
+    settings->presets = {"safe-mode"};
+    settings->agent = warren::protocol::AgentKind::ClaudeCode;
+    QVERIFY(bool(desk.plane().saveSettings(*settings)));
+    desk.window().newTaskBar()->setDefaults({{"safe-mode"}, "claude-test", "claude-code", "bwrap", "none"});
+
+    const QString id = runFromBar(desk, workspace.path(), "Look around, then write notes.txt");
+    QVERIFY2(!id.isEmpty(), "the task was not submitted");
+    for (int card = 1; card <= 2; ++card) { // Bash, then Write
+        QPushButton* approve = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((approve = desk.window().timelineView()->findChild<QPushButton*>("approve")) != nullptr &&
+                                     approve->isVisible(),
+                                 60000);
+        QCOMPARE(int(itemsOf(*desk.window().timeline(), Kind::Approval).size()), card);
+        QVERIFY(!QFile::exists(workspace.filePath(card == 1 ? "approved.txt" : "notes.txt")));
+        QTest::mouseClick(approve, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(itemsOf(*desk.window().timeline(), Kind::Approval).back()->state == State::Approved,
+                                 60000);
+    }
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+    QVERIFY(QFile::exists(workspace.filePath("approved.txt")));
+    QVERIFY(QFile::exists(workspace.filePath("notes.txt")));
 }
 
 // "Always allow commands starting with touch": the call runs, the task's next touch runs without a card,
