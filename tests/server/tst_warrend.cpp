@@ -732,7 +732,8 @@ void TestWarrend::approvalsSurviveAKilledServer() {
     all.insert(all.end(), rest.begin(), rest.end());
     QVERIFY2(dense(seqsOf(all)), "every event exactly once, in order, across the kill");
     const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + task + "/patch", m_alice);
-    QVERIFY2(patch.body.contains("+asked"), patch.body.constData());
+    QVERIFY2(patch.body.contains("+asked"),
+             qPrintable(QString("status %1: %2").arg(patch.status).arg(QString::fromUtf8(patch.body))));
 }
 
 // A reply: refused while the task runs (it waits for its owner's answer), refused empty or oversized, then
