@@ -8,8 +8,8 @@
 
 namespace warren::agent {
 
-using nlohmann::json;
 using json_fields::memberString;
+using nlohmann::json;
 
 namespace {
 
@@ -45,7 +45,8 @@ std::optional<std::string> warrenToolOf(const std::string& claudeTool) {
 }
 
 WarrenCall warrenCallOf(const std::string& claudeTool, const json& input) {
-    WarrenCall call{warrenToolOf(claudeTool).value_or(claudeTool), input.is_object() ? input : json::object()};
+    WarrenCall call{warrenToolOf(claudeTool).value_or(claudeTool),
+                    input.is_object() ? input : json::object()};
     for (const char* key : {"file_path", "notebook_path"})
         if (call.arguments.contains(key) && call.arguments[key].is_string())
             call.arguments["path"] = call.arguments[key];
@@ -92,8 +93,9 @@ std::optional<CliPermissionAsk> claudePermissionAskOf(const json& object) {
 std::string claudePermissionAnswer(const CliPermissionAsk& ask, bool allowed, const std::string& message) {
     const json decision = allowed ? json{{"behavior", "allow"}, {"updatedInput", ask.input}}
                                   : json{{"behavior", "deny"}, {"message", message}};
-    const json line{{"type", "control_response"},
-                    {"response", {{"subtype", "success"}, {"request_id", ask.requestId}, {"response", decision}}}};
+    const json line{
+        {"type", "control_response"},
+        {"response", {{"subtype", "success"}, {"request_id", ask.requestId}, {"response", decision}}}};
     return line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

@@ -40,7 +40,6 @@ bool claudeCallNeedsApproval(const std::string& claudeTool, const std::vector<st
 // the supervisor as permission requests.
 std::string claudeAllowedTools(const std::vector<std::string>& approvalTools);
 
-
 // A control_request line's can_use_tool ask; nullopt for any other request (or one without a request id).
 std::optional<CliPermissionAsk> claudePermissionAskOf(const nlohmann::json& object);
 

@@ -193,11 +193,13 @@ void Supervisor::answer(const CliPermissionAsk& ask) {
                                    ? ask.tool + " is " + call.tool + ", which is in approval_tools"
                                    : ask.tool + " is none of Warren's tools, and approval_tools is set";
     const ApprovalRequestParams request{call.tool, std::move(call.arguments), reason, ask.callId};
-    m_events.emit(ApprovalRequestedData{ask.callId, ask.input, request.reason}, {ask.tool, std::nullopt, std::nullopt});
+    m_events.emit(ApprovalRequestedData{ask.callId, ask.input, request.reason},
+                  {ask.tool, std::nullopt, std::nullopt});
     ApprovalResult decision{false, "no approver: the call was denied"};
     if (m_task.approver) {
         auto answered = m_task.approver(request, nullptr);
-        decision = answered ? *answered : ApprovalResult{false, "approval failed: " + answered.error().message};
+        decision =
+            answered ? *answered : ApprovalResult{false, "approval failed: " + answered.error().message};
     }
     m_events.emit(ApprovalResolvedData{ask.callId, decision.approved, decision.note, std::nullopt},
                   {ask.tool, std::nullopt, std::nullopt});

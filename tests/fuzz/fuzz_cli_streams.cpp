@@ -6,7 +6,6 @@
 // back to the CLI (the answer to a permission ask, the refusal of another request) exactly one JSON line.
 
 #include "FuzzInput.h"
-
 #include "agent_core/clis/ClaudePermissions.h"
 #include "agent_core/clis/ClaudeStream.h"
 #include "agent_core/clis/CodexStream.h"
@@ -37,7 +36,8 @@ template <typename Stream> void translateLines(std::string_view bytes, std::size
                 std::visit(
                     [](const auto& payload) {
                         require(std::decay_t<decltype(payload)>::fromJson(payload.toJson()).ok());
-                        if constexpr (std::is_same_v<std::decay_t<decltype(payload)>, protocol::ToolResultData>)
+                        if constexpr (std::is_same_v<std::decay_t<decltype(payload)>,
+                                                     protocol::ToolResultData>)
                             require(payload.output.size() <= kCliToolOutputBytes);
                     },
                     event.payload);

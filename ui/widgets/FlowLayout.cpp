@@ -1,6 +1,7 @@
 #include "ui/widgets/FlowLayout.h"
 
 #include <QWidget>
+#include <algorithm>
 
 namespace warren::ui {
 
@@ -11,9 +12,13 @@ FlowLayout::~FlowLayout() {
         delete item;
 }
 
-void FlowLayout::addItem(QLayoutItem* item) { m_items.append(item); }
+void FlowLayout::addItem(QLayoutItem* item) {
+    m_items.append(item);
+}
 
-int FlowLayout::count() const { return static_cast<int>(m_items.size()); }
+int FlowLayout::count() const {
+    return static_cast<int>(m_items.size());
+}
 
 QLayoutItem* FlowLayout::itemAt(int index) const {
     return index >= 0 && index < m_items.size() ? m_items.at(index) : nullptr;
@@ -23,11 +28,17 @@ QLayoutItem* FlowLayout::takeAt(int index) {
     return index >= 0 && index < m_items.size() ? m_items.takeAt(index) : nullptr;
 }
 
-Qt::Orientations FlowLayout::expandingDirections() const { return {}; }
+Qt::Orientations FlowLayout::expandingDirections() const {
+    return {};
+}
 
-bool FlowLayout::hasHeightForWidth() const { return true; }
+bool FlowLayout::hasHeightForWidth() const {
+    return true;
+}
 
-int FlowLayout::heightForWidth(int width) const { return arrange(QRect(0, 0, width, 0), false); }
+int FlowLayout::heightForWidth(int width) const {
+    return arrange(QRect(0, 0, width, 0), false);
+}
 
 QSize FlowLayout::minimumSize() const {
     QSize size;
