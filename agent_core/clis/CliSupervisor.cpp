@@ -186,15 +186,16 @@ void Supervisor::answer(const CliPermissionAsk& ask) {
         tell(claudePermissionAnswer(ask, true, {}));
         return;
     }
-    // Asked as Warren's call, so the approval rules and the user's "always" read it as they do Warren's
-    // agent's; the events keep Claude Code's names, as its tool_call did.
+    // Asked, and shown, as Warren's call (linked to Claude Code's tool_call by its id): the approval rules,
+    // the user's "always" and the window's card (a shell command's text, "commands starting with ...") read it
+    // as they do Warren's own agent's.
     auto call = warrenCallOf(ask.tool, ask.input);
     const std::string reason = call.tool != ask.tool
                                    ? ask.tool + " is " + call.tool + ", which is in approval_tools"
                                    : ask.tool + " is none of Warren's tools, and approval_tools is set";
     const ApprovalRequestParams request{call.tool, std::move(call.arguments), reason, ask.callId};
-    m_events.emit(ApprovalRequestedData{ask.callId, ask.input, request.reason},
-                  {ask.tool, std::nullopt, std::nullopt});
+    m_events.emit(ApprovalRequestedData{ask.callId, request.arguments, request.reason},
+                  {request.tool, std::nullopt, std::nullopt});
     ApprovalResult decision{false, "no approver: the call was denied"};
     if (m_task.approver) {
         auto answered = m_task.approver(request, nullptr);
@@ -202,7 +203,7 @@ void Supervisor::answer(const CliPermissionAsk& ask) {
             answered ? *answered : ApprovalResult{false, "approval failed: " + answered.error().message};
     }
     m_events.emit(ApprovalResolvedData{ask.callId, decision.approved, decision.note, std::nullopt},
-                  {ask.tool, std::nullopt, std::nullopt});
+                  {request.tool, std::nullopt, std::nullopt});
     tell(claudePermissionAnswer(ask, decision.approved,
                                 "Denied: the user did not approve this call." +
                                     (decision.note ? " Their note: " + *decision.note : std::string())));

@@ -262,7 +262,11 @@ void TestGuiWindow::claudeCodesCallsWaitForTheirCards() {
         QTRY_VERIFY_WITH_TIMEOUT((approve = desk.window().timelineView()->findChild<QPushButton*>("approve")) != nullptr &&
                                      approve->isVisible(),
                                  60000);
-        QCOMPARE(int(itemsOf(*desk.window().timeline(), Kind::Approval).size()), card);
+        const auto approvals = itemsOf(*desk.window().timeline(), Kind::Approval);
+        QCOMPARE(int(approvals.size()), card);
+        // Its command shows, and "always" offers commands like it, as for Warren's own agent's shell call.
+        if (card == 1)
+            QCOMPARE(approvals.back()->commandPrefix, QString("touch"));
         QVERIFY(!QFile::exists(workspace.filePath(card == 1 ? "approved.txt" : "notes.txt")));
         QTest::mouseClick(approve, Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(itemsOf(*desk.window().timeline(), Kind::Approval).back()->state == State::Approved,

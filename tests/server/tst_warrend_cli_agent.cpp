@@ -155,7 +155,7 @@ private slots:
                          .status,
                      202);
         }
-        QCOMPARE(toolsAsked, (std::vector<std::string>{"Bash", "Write"}));
+        QCOMPARE(toolsAsked, (std::vector<std::string>{"shell", "write_file"})); // asked as Warren's calls
         const auto rest = server->streamEvents(task, alice, {}, lastSeq);
         QVERIFY(!rest.empty() && rest.back().value("type", "") == "task_finished");
 
