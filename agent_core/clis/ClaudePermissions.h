@@ -23,8 +23,9 @@ namespace warren::agent {
 std::optional<std::string> warrenToolOf(const std::string& claudeTool);
 
 // A call of Claude Code's as Warren's approval rules read it (app/proxy/ApprovalRules.h): its Warren tool's
-// name (or its own, without one) and its input with file_path or notebook_path also as path. So a rule
-// allowing `git status` or a path glob decides a Claude Code call as it decides Warren's own agent's.
+// name (or its own, without one) and its input with file_path or notebook_path also as path (relative to
+// /workspace when inside it, as Warren's agent names files). So a rule allowing `git status` or a path glob
+// decides a Claude Code call as it decides Warren's own agent's.
 struct WarrenCall {
     std::string tool;
     nlohmann::json arguments;

@@ -290,6 +290,26 @@ private slots:
         QVERIFY(!stream.translate(R"({"type":"control_request","request_id":"r","request":"can_use_tool"})").permission);
     }
 
+    // Asked as Warren's calls: its tool's name, and a file's path as Warren's agent names it. A path that
+    // leaves the workspace stays as written, for the rules to judge.
+    void claudeCallsAsWarrens() {
+        const auto bash = warrenCallOf("Bash", {{"command", "git status"}, {"description", "look"}});
+        QCOMPARE(bash.tool, std::string("shell"));
+        QCOMPARE(bash.arguments.value("command", ""), std::string("git status"));
+        const auto write = warrenCallOf("Write", {{"file_path", "/workspace/docs/a.md"}, {"content", "x"}});
+        QCOMPARE(write.tool, std::string("write_file"));
+        QCOMPARE(write.arguments.value("path", ""), std::string("docs/a.md"));
+        QCOMPARE(warrenCallOf("Edit", {{"file_path", "/workspace/../etc/passwd"}}).arguments.value("path", ""),
+                 std::string("../etc/passwd"));
+        QCOMPARE(warrenCallOf("Edit", {{"file_path", "/etc/passwd"}}).arguments.value("path", ""),
+                 std::string("/etc/passwd"));
+        QCOMPARE(warrenCallOf("Edit", {{"file_path", "/workspace2/x"}}).arguments.value("path", ""),
+                 std::string("/workspace2/x"));
+        const auto mcp = warrenCallOf("mcp__github__create_issue", json::array());
+        QCOMPARE(mcp.tool, std::string("mcp__github__create_issue"));
+        QVERIFY(mcp.arguments.is_object() && mcp.arguments.empty());
+    }
+
     void claudeApprovals_data() {
         QTest::addColumn<QString>("tool");
         QTest::addColumn<QStringList>("approvalTools");
