@@ -7,6 +7,7 @@
 #include "agent_core/clis/CodexStream.h"
 #include "agent_core/net/EgressForwarder.h"
 #include "agent_core/process/ProcessRunner.h"
+#include "agent_core/process/ProcessTreeUsage.h"
 #include "agent_core/protocol/LineReader.h"
 #include "agent_core/state/AtomicFile.h"
 #include "agent_core/state/SeqMark.h"
@@ -88,6 +89,7 @@ private:
     void onLine(const std::string& line);
     void emit(const CliEvent& event);
     void remember(const std::string& sessionId);
+    void sample();
     void answer(const CliPermissionAsk& ask);
     void tell(const std::string& line);
     void closeInput();
@@ -123,6 +125,7 @@ TaskOutcome Supervisor::finish(FinishReason reason, std::string summary, std::op
         if (auto written = writeCliSession(*m_paths.state, *m_session); !written)
             m_events.error("saving the " + m_name + " session failed: " + written.error().message, false);
     }
+    sample();
     m_events.emit(TaskFinishedData{reason, summary}, {std::nullopt, usage, std::nullopt});
     return {reason, std::move(summary)};
 }
@@ -147,8 +150,17 @@ void Supervisor::remember(const std::string& sessionId) {
                        false);
 }
 
+// What the CLI and its commands use now (the supervisor's whole process tree, with what it already reaped),
+// as Warren's own agent reports itself at each step's end: the window's resource graphs.
+void Supervisor::sample() {
+    const auto usage = processTreeUsage(::getpid());
+    m_events.emit(ResourceSampleData{usage.rssBytes, usage.cpuMs});
+}
+
 void Supervisor::emit(const CliEvent& event) {
     if (std::holds_alternative<StepStartedData>(event.payload)) {
+        if (m_step > 0)
+            sample(); // the previous step's end
         m_events.setStep(++m_step);
         // A resume after a kill numbers its steps after this one (the control plane's snapshots are per
         // step).

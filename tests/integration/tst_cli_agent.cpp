@@ -119,6 +119,16 @@ private slots:
         QCOMPARE(session.lastEvent()["data"]["summary"].get<std::string>(),
                  std::string("Done: said hello and wrote notes.txt."));
         QVERIFY(!ofType(session, "step_started").empty());
+        // What the CLI's process tree used, at each step's end and the task's: the window's resource graphs
+        // (a CLI's runtime holds tens of megabytes at least; its CPU time only grows).
+        const auto samples = ofType(session, "resource_sample");
+        QVERIFY(samples.size() >= 2);
+        std::uint64_t cpuMs = 0;
+        for (const auto& sample : samples) {
+            QVERIFY2(sample["data"].value("rss_bytes", 0ull) > (16ull << 20), sample.dump().c_str());
+            QVERIFY(sample["data"].value("cpu_ms", 0ull) >= cpuMs);
+            cpuMs = sample["data"].value("cpu_ms", 0ull);
+        }
 
         // The double saw the token as the key, on every model call, and nothing else.
         const auto firstRun = model.modelCalls();
