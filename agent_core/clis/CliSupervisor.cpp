@@ -125,7 +125,6 @@ TaskOutcome Supervisor::finish(FinishReason reason, std::string summary, std::op
         if (auto written = writeCliSession(*m_paths.state, *m_session); !written)
             m_events.error("saving the " + m_name + " session failed: " + written.error().message, false);
     }
-    sample();
     m_events.emit(TaskFinishedData{reason, summary}, {std::nullopt, usage, std::nullopt});
     return {reason, std::move(summary)};
 }
@@ -233,6 +232,7 @@ void Supervisor::onLine(const std::string& line) {
         answer(*translated.permission);
     if (translated.end) {
         m_end = std::move(translated.end);
+        sample(); // the last step's end, while the CLI is still there to be measured
         closeInput(); // nothing more to say: the CLI exits once its stdin ends
     }
 }
