@@ -8,4 +8,5 @@ add_test(NAME tst_control_kube COMMAND tst_control_container)
 get_test_property(tst_control_container LABELS control_container_labels)
 get_test_property(tst_control_container ENVIRONMENT control_container_environment)
 set_tests_properties(tst_control_kube PROPERTIES LABELS "${control_container_labels}" TIMEOUT 900
-                     ENVIRONMENT "${control_container_environment};WARREN_TEST_BACKEND=kube")
+                     ENVIRONMENT "${control_container_environment};WARREN_TEST_BACKEND=kube"
+                     COST 30) # among the longest: started first (tests/CMakeLists.txt, WARREN_LONG_TESTS)
