@@ -105,6 +105,7 @@ TreeUsage processTreeUsage(pid_t root) {
             continue;
         usage.rssBytes += found->second.rssPages * pageBytes;
         usage.cpuMs += found->second.cpuTicks * 1000 / ticksPerSecond;
+        ++usage.processes;
         stats.erase(found); // a pid is counted once, whatever its parent claims
         const auto [first, last] = children.equal_range(pid);
         for (auto child = first; child != last; ++child)

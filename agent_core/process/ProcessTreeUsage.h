@@ -25,6 +25,7 @@ std::optional<ProcStat> parseProcStat(std::string_view line);
 struct TreeUsage {
     std::uint64_t rssBytes = 0;
     std::uint64_t cpuMs = 0;
+    std::uint64_t processes = 0; // how many were counted
 };
 
 // root and its descendants, as /proc shows them now (a process that ends meanwhile is skipped).
