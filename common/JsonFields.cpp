@@ -296,4 +296,9 @@ std::uint64_t memberUint(const nlohmann::json& object, const char* key) {
     return it == object.end() ? 0 : asUint(*it).value_or(0);
 }
 
+bool memberBool(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
 } // namespace warren::json_fields

@@ -44,6 +44,8 @@ std::optional<std::uint64_t> asUint(const nlohmann::json& value);
 std::string memberString(const nlohmann::json& object, const char* key);
 // object[key] as asUint reads it, else 0 (missing, not a non-negative integer, object not an object).
 std::uint64_t memberUint(const nlohmann::json& object, const char* key);
+// object[key] when it is a boolean, else false (json::value would throw on a member of another type).
+bool memberBool(const nlohmann::json& object, const char* key);
 
 // The first key of object not in allowed, for a reader that words the error its own way.
 std::optional<std::string> findUnknownKey(const nlohmann::json& object,

@@ -153,7 +153,7 @@ void ClaudeStream::onUser(const json& message, CliLine& out) {
             continue;
         const std::string callId = stringMember(block, "tool_use_id");
         const std::string text = resultText(block.contains("content") ? block["content"] : json());
-        const bool isError = block.value("is_error", false) == true;
+        const bool isError = json_fields::memberBool(block, "is_error");
         ToolResultData result;
         result.id = callId;
         result.output = boundedText(text, kCliToolOutputBytes, &result.truncated);
@@ -167,7 +167,7 @@ void ClaudeStream::onUser(const json& message, CliLine& out) {
 void ClaudeStream::onResult(const json& object, CliLine& out) {
     CliEnd end;
     const bool isError =
-        object.value("is_error", false) == true || stringMember(object, "subtype") != "success";
+        json_fields::memberBool(object, "is_error") || stringMember(object, "subtype") != "success";
     std::string summary = stringMember(object, "result");
     if (isError) {
         std::string why = stringMember(object, "subtype");

@@ -149,7 +149,7 @@ void CodexStream::onItem(const json& item, bool completed, CliLine& out) {
         if (const auto items = item.find("items"); items != item.end() && items->is_array())
             for (const auto& step : *items)
                 if (step.is_object())
-                    plan.steps.push_back({stringMember(step, "text"), step.value("completed", false) == true
+                    plan.steps.push_back({stringMember(step, "text"), json_fields::memberBool(step, "completed")
                                                                           ? PlanStatus::Completed
                                                                           : PlanStatus::Pending});
         out.events.push_back({std::move(plan), std::nullopt});

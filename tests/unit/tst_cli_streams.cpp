@@ -180,6 +180,19 @@ private slots:
             << "claude"
             << QStringList{R"({"type":"result","subtype":"error_max_turns","is_error":true,"session_id":"s-1"})"}
             << QStringList{"error"} << failed;
+        // Members of another type than the CLI writes are read as absent, never thrown on (found by
+        // fuzz_cli_streams: a result line's is_error as a string ended the supervisor).
+        QTest::newRow("claude: is_error not a boolean")
+            << "claude" << QStringList{R"({"type":"result","subtype":"success","is_error":"yes","result":"x"})"}
+            << QStringList{} << int(FinishReason::Finished);
+        QTest::newRow("claude: a tool result's is_error not a boolean")
+            << "claude"
+            << QStringList{R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"x","is_error":1}]}})"}
+            << QStringList{"tool_result"} << none;
+        QTest::newRow("codex: a plan step's completed not a boolean")
+            << "codex"
+            << QStringList{R"({"type":"item.started","item":{"id":"i1","type":"todo_list","items":[{"text":"a","completed":"no"}]}})"}
+            << QStringList{"plan_updated"} << none;
         QTest::newRow("codex: not JSON") << "codex" << QStringList{"{\"type\":"} << QStringList{"error"} << none;
         QTest::newRow("codex: stream error then failed turn")
             << "codex"
