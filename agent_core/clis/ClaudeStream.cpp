@@ -8,6 +8,7 @@ namespace warren::agent {
 
 using nlohmann::json;
 using namespace protocol;
+using json_fields::memberString;
 
 namespace {
 
@@ -17,11 +18,6 @@ std::string quoted(std::string_view line) {
 
 CliEvent problem(const std::string& message) {
     return {ErrorData{message, false}, std::nullopt};
-}
-
-std::string stringMember(const json& object, const char* key) {
-    const auto found = object.find(key);
-    return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
 
 // A tool_result's content: a string, or text blocks (an image block is named, not carried).
@@ -34,9 +30,9 @@ std::string resultText(const json& content) {
     for (const auto& block : content) {
         if (!block.is_object())
             continue;
-        const std::string type = stringMember(block, "type");
+        const std::string type = memberString(block, "type");
         if (type == "text")
-            text += (text.empty() ? "" : "\n") + stringMember(block, "text");
+            text += (text.empty() ? "" : "\n") + memberString(block, "text");
         else if (!type.empty())
             text += (text.empty() ? "[" : "\n[") + type + "]";
     }
@@ -81,15 +77,15 @@ CliLine ClaudeStream::translate(std::string_view line) {
         return out;
     }
     const json& object = *parsed;
-    const std::string type = stringMember(object, "type");
+    const std::string type = memberString(object, "type");
     if (type == "system") {
-        const std::string subtype = stringMember(object, "subtype");
+        const std::string subtype = memberString(object, "subtype");
         if (subtype == "init") {
-            const std::string session = stringMember(object, "session_id");
+            const std::string session = memberString(object, "session_id");
             if (!session.empty())
                 out.sessionId = session;
             out.events.push_back({LogData{LogLevel::Info, "Claude Code session " + session + ", model " +
-                                                              stringMember(object, "model")},
+                                                              memberString(object, "model")},
                                   std::nullopt});
         } else {
             out.events.push_back({LogData{LogLevel::Debug, "Claude Code: system " + subtype}, std::nullopt});
@@ -103,9 +99,9 @@ CliLine ClaudeStream::translate(std::string_view line) {
     } else if (type == "control_request") {
         out.permission = claudePermissionAskOf(object);
         if (!out.permission) {
-            const std::string subtype = object.contains("request") ? stringMember(object["request"], "subtype") : "";
+            const std::string subtype = object.contains("request") ? memberString(object["request"], "subtype") : "";
             out.events.push_back({LogData{LogLevel::Debug, "Claude Code asked " + subtype + "; refused"}, std::nullopt});
-            out.reply = claudeControlRefusal(stringMember(object, "request_id"), subtype);
+            out.reply = claudeControlRefusal(memberString(object, "request_id"), subtype);
         }
     } else if (type.empty()) {
         out.events.push_back(problem("Claude Code wrote an object without a type: " + quoted(line)));
@@ -116,7 +112,7 @@ CliLine ClaudeStream::translate(std::string_view line) {
 }
 
 void ClaudeStream::onAssistant(const json& message, CliLine& out) {
-    const std::string id = stringMember(message, "id");
+    const std::string id = memberString(message, "id");
     // Claude Code writes each content block of a reply as a line of its own, all with the reply's id.
     if (id.empty() || id != m_messageId)
         out.events.push_back({StepStartedData{}, std::nullopt});
@@ -127,15 +123,15 @@ void ClaudeStream::onAssistant(const json& message, CliLine& out) {
     for (const auto& block : *content) {
         if (!block.is_object())
             continue;
-        const std::string type = stringMember(block, "type");
+        const std::string type = memberString(block, "type");
         if (type == "text") {
-            out.events.push_back({ModelResponseData{stringMember(block, "text"), {}, "", ""}, std::nullopt});
+            out.events.push_back({ModelResponseData{memberString(block, "text"), {}, "", ""}, std::nullopt});
         } else if (type == "thinking") {
             out.events.push_back(
-                {ModelResponseData{"", {}, "", stringMember(block, "thinking")}, std::nullopt});
+                {ModelResponseData{"", {}, "", memberString(block, "thinking")}, std::nullopt});
         } else if (type == "tool_use") {
-            const std::string callId = stringMember(block, "id");
-            const std::string name = stringMember(block, "name");
+            const std::string callId = memberString(block, "id");
+            const std::string name = memberString(block, "name");
             json input =
                 block.contains("input") && block["input"].is_object() ? block["input"] : json::object();
             m_tools[callId] = name;
@@ -149,9 +145,9 @@ void ClaudeStream::onUser(const json& message, CliLine& out) {
     if (content == message.end() || !content->is_array())
         return;
     for (const auto& block : *content) {
-        if (!block.is_object() || stringMember(block, "type") != "tool_result")
+        if (!block.is_object() || memberString(block, "type") != "tool_result")
             continue;
-        const std::string callId = stringMember(block, "tool_use_id");
+        const std::string callId = memberString(block, "tool_use_id");
         const std::string text = resultText(block.contains("content") ? block["content"] : json());
         const bool isError = json_fields::memberBool(block, "is_error");
         ToolResultData result;
@@ -167,10 +163,10 @@ void ClaudeStream::onUser(const json& message, CliLine& out) {
 void ClaudeStream::onResult(const json& object, CliLine& out) {
     CliEnd end;
     const bool isError =
-        json_fields::memberBool(object, "is_error") || stringMember(object, "subtype") != "success";
-    std::string summary = stringMember(object, "result");
+        json_fields::memberBool(object, "is_error") || memberString(object, "subtype") != "success";
+    std::string summary = memberString(object, "result");
     if (isError) {
-        std::string why = stringMember(object, "subtype");
+        std::string why = memberString(object, "subtype");
         if (const auto errors = object.find("errors"); errors != object.end() && errors->is_array())
             for (const auto& error : *errors)
                 if (error.is_string())
@@ -184,7 +180,7 @@ void ClaudeStream::onResult(const json& object, CliLine& out) {
     end.summary = boundedText(summary, kCliToolOutputBytes);
     if (object.contains("usage"))
         end.usage = usageOf(object["usage"]);
-    const std::string session = stringMember(object, "session_id");
+    const std::string session = memberString(object, "session_id");
     if (!session.empty())
         out.sessionId = session;
     out.end = std::move(end);

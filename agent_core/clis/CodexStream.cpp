@@ -6,13 +6,9 @@ namespace warren::agent {
 
 using nlohmann::json;
 using namespace protocol;
+using json_fields::memberString;
 
 namespace {
-
-std::string stringMember(const json& object, const char* key) {
-    const auto found = object.find(key);
-    return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
 
 CliEvent problem(const std::string& message, bool fatal = false) {
     return {ErrorData{message, fatal}, std::nullopt};
@@ -26,36 +22,36 @@ bool isToolItem(const std::string& type) {
 // The tool_call's arguments: what the item says it will do.
 json argumentsOf(const json& item, const std::string& type) {
     if (type == "command_execution")
-        return {{"command", stringMember(item, "command")}};
+        return {{"command", memberString(item, "command")}};
     if (type == "file_change")
         return {{"changes",
                  item.contains("changes") && item["changes"].is_array() ? item["changes"] : json::array()}};
     if (type == "mcp_tool_call")
-        return {{"server", stringMember(item, "server")},
-                {"tool", stringMember(item, "tool")},
+        return {{"server", memberString(item, "server")},
+                {"tool", memberString(item, "tool")},
                 {"arguments", item.contains("arguments") ? item["arguments"] : json::object()}};
-    return {{"query", stringMember(item, "query")}};
+    return {{"query", memberString(item, "query")}};
 }
 
 // What a completed tool item returned, as the model read it.
 ToolResultData resultOf(const json& item, const std::string& type) {
     ToolResultData result;
-    result.id = stringMember(item, "id");
-    const std::string status = stringMember(item, "status");
+    result.id = memberString(item, "id");
+    const std::string status = memberString(item, "status");
     std::string output;
     if (type == "command_execution") {
-        output = stringMember(item, "aggregated_output");
+        output = memberString(item, "aggregated_output");
         if (const auto code = item.find("exit_code"); code != item.end() && code->is_number_integer())
             result.exitCode = code->get<std::int64_t>();
     } else if (type == "file_change") {
         if (const auto changes = item.find("changes"); changes != item.end() && changes->is_array())
             for (const auto& change : *changes)
                 if (change.is_object())
-                    output += stringMember(change, "kind") + " " + stringMember(change, "path") + "\n";
+                    output += memberString(change, "kind") + " " + memberString(change, "path") + "\n";
         result.exitCode = status == "completed" ? 0 : 1;
     } else if (type == "mcp_tool_call") {
         if (const auto error = item.find("error"); error != item.end() && !error->is_null())
-            output = error->is_object() ? stringMember(*error, "message") : error->dump();
+            output = error->is_object() ? memberString(*error, "message") : error->dump();
         else if (const auto value = item.find("result"); value != item.end() && !value->is_null())
             output = value->dump();
         result.exitCode = status == "completed" ? 0 : 1;
@@ -88,9 +84,9 @@ CliLine CodexStream::translate(std::string_view line) {
         return out;
     }
     const json& object = *parsed;
-    const std::string type = stringMember(object, "type");
+    const std::string type = memberString(object, "type");
     if (type == "thread.started") {
-        const std::string thread = stringMember(object, "thread_id");
+        const std::string thread = memberString(object, "thread_id");
         if (!thread.empty())
             out.sessionId = thread;
         out.events.push_back({LogData{LogLevel::Info, "Codex session " + thread}, std::nullopt});
@@ -106,14 +102,14 @@ CliLine CodexStream::translate(std::string_view line) {
     } else if (type == "turn.failed") {
         std::string message;
         if (const auto error = object.find("error"); error != object.end() && error->is_object())
-            message = stringMember(*error, "message");
+            message = memberString(*error, "message");
         if (message.empty())
             message = m_lastError.empty() ? "the turn failed" : m_lastError;
         const std::string summary = "Codex ended with an error: " + boundedText(message, kCliToolOutputBytes);
         out.events.push_back(problem(summary, true));
         out.end = CliEnd{FinishReason::Failed, summary, std::nullopt};
     } else if (type == "error") {
-        m_lastError = stringMember(object, "message");
+        m_lastError = memberString(object, "message");
         out.events.push_back(problem("Codex: " + boundedText(m_lastError, kCliToolOutputBytes)));
     } else if (type.empty()) {
         out.events.push_back(problem("Codex wrote an object without a type: " +
@@ -135,8 +131,8 @@ void CodexStream::startCall(const std::string& id, const std::string& type, json
 }
 
 void CodexStream::onItem(const json& item, bool completed, CliLine& out) {
-    const std::string type = stringMember(item, "type");
-    const std::string id = stringMember(item, "id");
+    const std::string type = memberString(item, "type");
+    const std::string id = memberString(item, "id");
     if (isToolItem(type)) {
         if (!m_started.contains(id))
             startCall(id, type, argumentsOf(item, type), out);
@@ -149,7 +145,7 @@ void CodexStream::onItem(const json& item, bool completed, CliLine& out) {
         if (const auto items = item.find("items"); items != item.end() && items->is_array())
             for (const auto& step : *items)
                 if (step.is_object())
-                    plan.steps.push_back({stringMember(step, "text"), json_fields::memberBool(step, "completed")
+                    plan.steps.push_back({memberString(step, "text"), json_fields::memberBool(step, "completed")
                                                                           ? PlanStatus::Completed
                                                                           : PlanStatus::Pending});
         out.events.push_back({std::move(plan), std::nullopt});
@@ -158,12 +154,12 @@ void CodexStream::onItem(const json& item, bool completed, CliLine& out) {
     if (!completed)
         return; // a message is taken whole when it completes
     if (type == "agent_message") {
-        m_lastMessage = stringMember(item, "text");
+        m_lastMessage = memberString(item, "text");
         out.events.push_back({ModelResponseData{m_lastMessage, {}, "", ""}, std::nullopt});
     } else if (type == "reasoning") {
-        out.events.push_back({ModelResponseData{"", {}, "", stringMember(item, "text")}, std::nullopt});
+        out.events.push_back({ModelResponseData{"", {}, "", memberString(item, "text")}, std::nullopt});
     } else if (type == "error") {
-        m_lastError = stringMember(item, "message");
+        m_lastError = memberString(item, "message");
         out.events.push_back(problem("Codex: " + boundedText(m_lastError, kCliToolOutputBytes)));
     } else {
         out.events.push_back({LogData{LogLevel::Debug, "Codex: item " + type}, std::nullopt});
