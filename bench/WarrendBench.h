@@ -3,7 +3,7 @@
 // loopback) started with the benchmark's flags, one user, and one upload of a workspace holding the given
 // files. A step that fails ends the benchmark with a message (benchmarks report, they do not recover).
 
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 
 #include <QByteArray>
 #include <QString>

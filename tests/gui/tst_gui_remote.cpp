@@ -1,4 +1,4 @@
-// Remote mode in the window, against a real warrend on a PostgreSQL of its own (tests/server/WarrendServer)
+// Remote mode in the window, against a real warrend on a PostgreSQL of its own (tests/support/WarrendServer)
 // with real sandboxes: the desktop session opens what the saved choice names (the real opener and
 // chooser, keys in the 0600 file), Settings switch it to the server and show the account, the scripted
 // demo runs there while its timeline fills in the window, an approval is answered from the window, Apply
@@ -9,7 +9,7 @@
 #include "app/remote/PlaneOpener.h"
 #include "app/remote/RemoteControlPlane.h"
 #include "app/remote/RemotePlaneChooser.h"
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 #include "tests/support/HeldServer.h"
 #include "ui/desktop/DesktopSession.h"
 #include "ui/models/TaskListModel.h"

@@ -2,7 +2,7 @@
 // own, tasks in real sandboxes with scripted models. The workspace goes up as git would pack it, the live
 // view is the same as a local run's, the change comes home without overwriting what the user changed
 // since, another user's ids are not found, and a kill -9 of the server mid-task loses and repeats no event.
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 #include "tests/support/WarrenRun.h"
 
 #include <QDir>

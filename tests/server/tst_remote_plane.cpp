@@ -2,7 +2,7 @@
 // what the CLI tests cover.
 #include "app/control/WaitFor.h"
 #include "app/remote/RemoteControlPlane.h"
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 
 #include <QDir>
 #include <QFile>

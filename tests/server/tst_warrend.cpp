@@ -1,7 +1,7 @@
 // warrend as its users meet it: a real server process on PostgreSQL, real HTTP, real sandboxes, scripted
 // models. Every endpoint is tried with another user's ids; bad and hostile input is refused with nothing
 // created; a kill -9 of the server and a restart of the database lose and repeat no event.
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 
 #include <QDir>
 #include <QFile>

@@ -4,7 +4,7 @@
 // says so. When the database takes them again, every event is stored exactly once, in order.
 #include "app/store/postgres/PgConnection.h"
 #include "app/tasks/EventSequencer.h"
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 
 #include <QDir>
 #include <QProcessEnvironment>

@@ -4,7 +4,7 @@
 // model proxy with the operator's key. The model double receives that key on every call; the user's events,
 // the task's answer and warrend's data directory never hold it; the task's patch is what the CLI wrote.
 
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 #include "tests/support/CliModelServer.h"
 #include "tests/support/WarrenRun.h"
 

@@ -17,7 +17,7 @@
 // killed with kill -9 left on the cluster is removed when the task's pod is made again.
 #include "app/proxy/TaskToken.h"
 #include "tests/kube/KubeTestFiles.h"
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 #include "tests/support/KubeApiDouble.h"
 #include "tests/support/KubeletDouble.h"
 

@@ -6,7 +6,7 @@
 // operator's --allow-internal names the destination; a task's network allow-list reaches inside on the same
 // terms (refused when the task is created, and again by the egress proxy when it connects).
 
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 #include "tests/support/HostHttpServer.h"
 #include "tests/support/MockLlmServer.h"
 

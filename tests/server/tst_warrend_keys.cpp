@@ -4,7 +4,7 @@
 // no response, event, log line, table row, data file or sandbox. A changed or missing operator secret fails
 // the owner's task with a message that says so, never with someone else's key in its place.
 #include "app/store/postgres/PgConnection.h"
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 #include "tests/support/MockLlmServer.h"
 
 #include <QDirIterator>

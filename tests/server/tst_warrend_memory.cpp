@@ -5,7 +5,7 @@
 // found by the same searches, and Alice's later tasks find hers, so the searches work and the negative
 // means something. The note is in the database under Alice's prefix, user-<id>/assistant-main.
 #include "app/store/postgres/PgConnection.h"
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 
 #include <QDir>
 #include <QFile>

@@ -5,7 +5,7 @@
 // replaced with a FIFO, a device, a socket or a symbolic link (to /etc/passwd, to another user's file) are
 // refused with a 4xx and the server keeps answering. A client that leaves mid-way loses nothing. A pax
 // name longer than a file system holds is the client's fault: 400.
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 #include "tests/server/uploads/TarBuilder.h"
 
 #include <QDir>

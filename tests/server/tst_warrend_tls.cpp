@@ -3,7 +3,7 @@
 // event stream work; a client that does not trust the certificate, and plain HTTP on the port, get no
 // answer; files that do not load stop the start with a message naming the file. (What the HTTP server
 // itself does with TLS is tst_http_server's; the flags' parsing is tst_serve_options'.)
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,5 +1,6 @@
-#include "tests/server/WarrendServer.h"
+#include "tests/support/WarrendServer.h"
 
+#include "server/uploads/RemoveTree.h"
 #include "tests/support/WarrenRun.h"
 
 #include <QEventLoop>
@@ -52,6 +53,10 @@ std::unique_ptr<WarrendServer> WarrendServer::create(QString* error) {
 
 WarrendServer::~WarrendServer() {
     stop();
+    // What the test's uploads and workspaces left (hundreds of thousands of files, paths past PATH_MAX) goes
+    // a directory descriptor at a time, as warrend removes them: QTemporaryDir hands the kernel whole paths,
+    // which is quadratic in the depth (minutes on a loaded machine) and fails past PATH_MAX.
+    (void)uploads::removeTree(m_data.path().toStdString() + "/data");
 }
 
 AdminResult WarrendServer::admin(const QStringList& args) {
