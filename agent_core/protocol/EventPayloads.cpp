@@ -516,6 +516,12 @@ json NetworkRequestData::toJson() const {
         out["address"] = *address;
     if (reason)
         out["reason"] = *reason;
+    if (path)
+        out["path"] = *path;
+    if (status)
+        out["status"] = *status;
+    if (!secrets.empty())
+        out["secrets"] = secrets;
     return out;
 }
 
@@ -524,14 +530,18 @@ Result<NetworkRequestData> NetworkRequestData::fromJson(const json& data) {
     Error error;
     NetworkRequestData out;
     if (!take(
-            checkObject<NetworkRequestData>(data, {"method", "host", "port", "allowed", "address", "reason"}),
+            checkObject<NetworkRequestData>(
+                data, {"method", "host", "port", "allowed", "address", "reason", "path", "status", "secrets"}),
             error) ||
         !take(getString(data, "method", at), out.method, error) ||
         !take(getString(data, "host", at), out.host, error) ||
         !take(getUint(data, "port", at), out.port, error) ||
         !take(getBool(data, "allowed", at), out.allowed, error) ||
         !take(getOptionalString(data, "address", at), out.address, error) ||
-        !take(getOptionalString(data, "reason", at), out.reason, error))
+        !take(getOptionalString(data, "reason", at), out.reason, error) ||
+        !take(getOptionalString(data, "path", at), out.path, error) ||
+        !take(getOptionalUint(data, "status", at), out.status, error) ||
+        !take(getStringArray(data, "secrets", at, false), out.secrets, error))
         return error;
     return out;
 }

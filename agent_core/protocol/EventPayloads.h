@@ -253,6 +253,12 @@ struct NetworkRequestData {
     bool allowed = false;
     std::optional<std::string> address; // when allowed: what it connected to
     std::optional<std::string> reason;  // when refused: what the tool was told
+    // A request the egress proxy made itself, to a host a task's secret is bound to (DESIGN §12): its path
+    // (without the query), the status it was answered with, and the names of the secrets put in (never a
+    // value). None for a connection only passed through.
+    std::optional<std::string> path;
+    std::optional<std::uint64_t> status;
+    std::vector<std::string> secrets;
     nlohmann::json toJson() const;
     static Result<NetworkRequestData> fromJson(const nlohmann::json& data);
     friend bool operator==(const NetworkRequestData&, const NetworkRequestData&) = default;

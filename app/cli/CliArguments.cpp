@@ -1,6 +1,8 @@
 #include "app/cli/CliArguments.h"
 
+#include "app/egress/EgressPolicy.h"
 #include "app/providers/ProviderChoice.h"
+#include "app/secretproxy/HostSecret.h"
 #include "app/tasks/TaskSpec.h"
 #include "common/EditDistance.h"
 
@@ -49,6 +51,10 @@ constexpr OptionSpec kRunOptions[] = {
     kBackend,
     kImage,
     {"--network", "POLICY", "none, loopback or allow:HOST[,HOST...]"},
+    {"--secret", "NAME[,NAME...]", "secrets stored with `warren secrets set NAME --host HOST`: the sandbox holds a "
+                                   "placeholder, the egress proxy puts the value in for those hosts (repeatable)"},
+    {"--resolve", "HOST:PORT:ADDR", "connect to HOST:PORT at ADDR for this task, as curl's (repeatable)"},
+    {"--egress-ca", "FILE", "PEM certificates the egress proxy trusts besides the system's for a secret's host"},
     kApprove,
     kJson,
     {"--timeout", "SECONDS", "stop the task after SECONDS of wall-clock time"},
@@ -64,6 +70,14 @@ constexpr OptionSpec kResumeOptions[] = {kJson,    kApprove, kResumeBackend, kRe
                                          kRemote, kDataDir, kNoColor,       kHelp};
 constexpr OptionSpec kReplyOptions[] = {kJson, kApprove, kRemote, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kPlainOptions[] = {kDataDir, kNoColor, kHelp};
+constexpr OptionSpec kSecretsOptions[] = {
+    {"--host", "HOST[,HOST...]", "set: bind the secret to these hosts (an allow-list's syntax): the egress proxy "
+                                 "puts it into their requests, the sandbox sees a placeholder"},
+    {"--header", "TEMPLATE", "set, with --host: the header to send it in, as 'Authorization: Bearer {}'"},
+    kDataDir,
+    kNoColor,
+    kHelp,
+};
 constexpr OptionSpec kRemotePlainOptions[] = {kRemote, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kApplyOptions[] = {
     kRemote,
@@ -147,8 +161,9 @@ constexpr CommandInfo kCommands[] = {
      kRewindOptions, buildRewind},
     {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
      kJsonOptions, buildDoctor},
-    {"secrets", "secrets set|delete NAME", "store (key read from stdin) or delete a provider's API key",
-     kPlainOptions, buildSecrets},
+    {"secrets", "secrets set|delete NAME [--host HOST[,HOST...] [--header TEMPLATE]]",
+     "store (value read from stdin) or delete a provider's API key, or with --host a secret for those hosts only",
+     kSecretsOptions, buildSecrets},
     {"help", "help [COMMAND]", "show this help, or one command's", kPlainOptions, buildHelp},
     {"version", "version", "print the version", kPlainOptions, buildVersion},
 };
@@ -405,6 +420,20 @@ Result<RunCommand> buildRun(const Scanned& scanned, CliArguments& arguments) {
             if (auto status = checkNetwork(flag, value); !status)
                 return status.error();
             run.network = value;
+        } else if (flag == "--secret") {
+            auto names = commaList(flag, value, "secret name");
+            if (!names)
+                return names.error();
+            for (const std::string& name : *names)
+                if (auto valid = control::validateSecretName(name); !valid)
+                    return usageError(flag + " " + name + ": " + valid.error().message);
+            run.secrets.insert(run.secrets.end(), names->begin(), names->end());
+        } else if (flag == "--resolve") {
+            if (auto pinned = control::parsePinnedAddress(value); !pinned)
+                return usageError(pinned.error().message);
+            run.resolve.push_back(value);
+        } else if (flag == "--egress-ca") {
+            run.egressCa = value;
         } else if (flag == "--approve") {
             if (auto status = oneOf(flag, value, {"ask", "auto", "deny"}); !status)
                 return status.error();
@@ -635,9 +664,24 @@ Result<CliCommand> buildSecrets(Invocation& call) {
                               "command line, where other users and the shell history would see it");
         return usageError("warren secrets delete: unexpected argument " + singleQuoted(words[2]));
     }
-    if (words[0] == "set")
-        return CliCommand(SecretsSetCommand{words[1]});
-    return CliCommand(SecretsDeleteCommand{words[1]});
+    SecretsSetCommand set{words[1], std::nullopt, std::nullopt};
+    for (const auto& [flag, value] : call.scanned.options) {
+        if (flag == "--host")
+            set.hosts = value;
+        else if (flag == "--header")
+            set.header = value;
+    }
+    if (words[0] == "delete") {
+        if (set.hosts || set.header)
+            return usageError("warren secrets delete NAME: takes no --host or --header");
+        return CliCommand(SecretsDeleteCommand{words[1]});
+    }
+    if (set.header && !set.hosts)
+        return usageError("warren secrets set: --header needs --host, the hosts the secret is sent to");
+    if (set.hosts)
+        if (auto binding = control::parseSecretBinding(set.name, *set.hosts, set.header.value_or("")); !binding)
+            return usageError("warren secrets set " + set.name + ": " + binding.error().message);
+    return CliCommand(std::move(set));
 }
 
 Result<CliCommand> buildCommand(const CommandInfo& info, const Scanned& scanned, CliArguments& arguments) {

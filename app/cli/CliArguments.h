@@ -38,6 +38,9 @@ struct RunCommand {
     std::optional<protocol::AgentKind> agent;                  // warren, claude-code or codex
     std::optional<std::string> agentPath;                      // the CLI's executable (default: on PATH)
     std::optional<std::string> network;                        // none, loopback or allow:HOST[,HOST...]
+    std::vector<std::string> secrets;                          // --secret NAME[,NAME...] (repeatable)
+    std::vector<std::string> resolve;                          // --resolve HOST:PORT:ADDRESS (repeatable)
+    std::optional<std::string> egressCa;                       // --egress-ca FILE
     std::optional<std::string> approve;                        // ask, auto or deny
     bool json = false;                                         // one event per line instead of the live view
     std::optional<std::uint64_t> timeoutSec;                   // > 0
@@ -114,6 +117,9 @@ struct RewindCommand {
 // shell history).
 struct SecretsSetCommand {
     std::string name;
+    // --host: a secret bound to hosts (DESIGN §12), put in by the egress proxy; none: a provider's API key.
+    std::optional<std::string> hosts;
+    std::optional<std::string> header; // --header 'Authorization: Bearer {}'
 };
 
 struct SecretsDeleteCommand {

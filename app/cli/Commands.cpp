@@ -10,6 +10,7 @@
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteControlPlane.h"
 #include "app/secrets/SecretStore.h"
+#include "app/secretproxy/HostSecret.h"
 #include "app/tasks/ProviderKey.h"
 #include "sandbox/Preflight.h"
 #include "sandbox/policy/SandboxProfile.h"
@@ -21,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <sys/signalfd.h>
@@ -245,6 +247,9 @@ int run(const CliArguments& arguments, const RunCommand& command) {
                           "--remote");
     if (arguments.remote && command.agentPath)
         return usageError("run: a server runs its operator's install of the CLI; drop --agent-path with --remote");
+    if (arguments.remote && (!command.secrets.empty() || !command.resolve.empty() || command.egressCa))
+        return usageError("run: --secret, --resolve and --egress-ca are this machine's; a server does not take "
+                          "them yet: drop them with --remote");
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
@@ -263,6 +268,10 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     spec.network = command.network.value_or(settings->network);
     spec.agent = command.agent.value_or(settings->agent);
     spec.agentPath = command.agentPath.value_or("");
+    spec.secrets = command.secrets;
+    spec.resolve = command.resolve;
+    if (command.egressCa)
+        spec.egressCa = std::filesystem::absolute(*command.egressCa).string();
     if (!spec.agentPath.empty() && !protocol::isCliAgent(spec.agent))
         return usageError("run: --agent-path names a CLI's executable, and the agent is Warren's own; add --agent "
                           "claude-code or --agent codex");
@@ -504,7 +513,7 @@ int secretsSet(const CliArguments& arguments, const SecretsSetCommand& command) 
         termios quiet = saved;
         quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
         tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
-        std::cerr << "API key for " << command.name << ": " << std::flush;
+        std::cerr << (command.hosts ? "Value of " : "API key for ") << command.name << ": " << std::flush;
     }
     std::string key;
     std::getline(std::cin, key);
@@ -517,11 +526,22 @@ int secretsSet(const CliArguments& arguments, const SecretsSetCommand& command) 
     if (key.empty())
         return usageError("secrets set " + command.name + ": no key on stdin");
     auto& secrets = (*plane)->secrets();
-    if (auto written = secrets.write(command.name, key); !written)
+    if (command.hosts) {
+        auto secret = makeHostSecret(command.name, *command.hosts, command.header.value_or(""), key);
+        if (!secret)
+            return usageError("secrets set " + command.name + ": " + secret.error().message);
+        if (auto written = secrets.write(hostSecretEntry(command.name), storedHostSecret(*secret)); !written)
+            return usageError(written.error().message);
+    } else if (auto written = secrets.write(command.name, key); !written) {
         return usageError(written.error().message);
+    }
     if (!secrets.warning().empty())
         std::cerr << "warren: " << secrets.warning() << "\n";
-    std::cerr << "warren: stored the key " << command.name << "\n";
+    if (command.hosts)
+        std::cerr << "warren: stored the secret " << command.name << " for " << *command.hosts
+                  << "; a task gets it with --secret " << command.name << "\n";
+    else
+        std::cerr << "warren: stored the key " << command.name << "\n";
     return kExitOk;
 }
 
@@ -529,8 +549,10 @@ int secretsDelete(const CliArguments& arguments, const SecretsDeleteCommand& com
     auto plane = openLocalPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    if (auto removed = (*plane)->secrets().remove(command.name); !removed)
-        return usageError(removed.error().message);
+    // A provider's key and a secret for hosts may share the name: both go.
+    for (const std::string& entry : {command.name, hostSecretEntry(command.name)})
+        if (auto removed = (*plane)->secrets().remove(entry); !removed)
+            return usageError(removed.error().message);
     return kExitOk;
 }
 

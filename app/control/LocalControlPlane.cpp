@@ -17,6 +17,7 @@
 #include "app/tasks/ProviderKey.h"
 #include "app/tasks/StoredEvents.h"
 #include "app/tasks/TaskManager.h"
+#include "app/tasks/TaskSecrets.h"
 #include "common/UniqueFd.h"
 
 #include <QNetworkAccessManager>
@@ -64,6 +65,9 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
         // The SecretStore is opened on first use: probing a keychain costs a D-Bus round trip.
         setup.hooks.providerKey = [plane = plane.get()](const TaskRecord&, const ProviderConfig& provider) {
             return lookUpKey(provider, &plane->secrets());
+        };
+        setup.hooks.hostSecret = [plane = plane.get()](const TaskRecord&, const std::string& name) {
+            return lookUpHostSecret(name, plane->secrets());
         };
         auto stored = loadSettings(engine.store());
         setup.maxConcurrent = options.maxConcurrent.value_or(stored ? stored->maxConcurrent : Settings{}.maxConcurrent);

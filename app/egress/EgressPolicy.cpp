@@ -383,4 +383,39 @@ bool addressAllowed(const HostRule& rule, const QHostAddress& address) {
     return !isInternalAddress(address);
 }
 
+Result<PinnedAddress> parsePinnedAddress(std::string_view text) {
+    const auto bad = [&](const std::string& why) {
+        return makeError(ErrorCode::InvalidArgument, "--resolve " + std::string(text) + ": " + why +
+                                                         "; write HOST:PORT:ADDRESS, such as "
+                                                         "api.example.test:8443:127.0.0.1");
+    };
+    const std::size_t first = text.find(':');
+    const std::size_t second = first == std::string_view::npos ? first : text.find(':', first + 1);
+    if (second == std::string_view::npos)
+        return bad("is not HOST:PORT:ADDRESS");
+    const auto host = normalizeHost(text.substr(0, first));
+    if (!host || host->address)
+        return bad("HOST must be a DNS name");
+    const auto port = parsePort(text.substr(first + 1, second - first - 1));
+    if (!port)
+        return bad("PORT must be a number from 1 to 65535");
+    std::string_view address = text.substr(second + 1);
+    if (address.size() > 2 && address.front() == '[' && address.back() == ']')
+        address = address.substr(1, address.size() - 2);
+    const auto literal = parseAddressLiteral(address);
+    if (!literal)
+        return bad("ADDRESS must be an IPv4 or IPv6 address");
+    return PinnedAddress{host->host, *port, *literal};
+}
+
+const PinnedAddress* findPinned(const std::vector<PinnedAddress>& pinned, std::string_view host, std::uint16_t port) {
+    const auto normalized = normalizeHost(host);
+    if (!normalized || normalized->address)
+        return nullptr;
+    for (const PinnedAddress& entry : pinned)
+        if (entry.host == normalized->host && entry.port == port)
+            return &entry;
+    return nullptr;
+}
+
 } // namespace warren::control

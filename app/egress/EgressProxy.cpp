@@ -106,6 +106,10 @@ private:
         QHostAddress literal;
         if (m_rule->literalAddress && literal.setAddress(QString::fromStdString(m_request.host)))
             return connectTo({literal});
+        if (const PinnedAddress* pinned = findPinned(m_proxy.m_pinned, m_request.host, m_request.port)) {
+            m_pinned = true;
+            return connectTo({pinned->address});
+        }
         QHostInfo::lookupHost(QString::fromStdString(m_request.host), this, [this](const QHostInfo& info) {
             if (m_phase != Phase::Resolving)
                 return; // refused meanwhile (timed out)
@@ -118,7 +122,12 @@ private:
     void connectTo(const QList<QHostAddress>& resolved) {
         std::string inside;
         for (const QHostAddress& address : resolved) {
-            if (addressAllowed(*m_rule, m_request.host, address, m_request.port, m_proxy.m_inside))
+            // A pinned address is the user's own choice for this task, as an address literal in the list is.
+            const bool allowed = m_pinned ? insideReachable(m_proxy.m_inside, m_request.host, address, m_request.port) ||
+                                                !m_proxy.m_inside.operatorOnly
+                                          : addressAllowed(*m_rule, m_request.host, address, m_request.port,
+                                                           m_proxy.m_inside);
+            if (allowed)
                 m_candidates.push_back(address);
             else if (inside.empty())
                 inside = address.toString().toStdString();
@@ -130,12 +139,29 @@ private:
                                         ? " on a server unless its operator allows that destination "
                                           "(warrend serve --allow-internal)"
                                         : ""));
+        if (m_request.tunnel && m_proxy.m_interceptor &&
+            m_proxy.m_interceptor->intercepts(m_request.host, m_request.port))
+            return handOver();
         m_phase = Phase::Connecting;
         m_upstream = new QTcpSocket(this);
         m_upstream->setReadBufferSize(kHighWater);
         connect(m_upstream, &QTcpSocket::connected, this, &Connection::onConnected);
         connect(m_upstream, &QTcpSocket::errorOccurred, this, &Connection::onUpstreamError);
         tryNext();
+    }
+
+    // The interceptor opens this connection itself: the decision is reported here, the client is its now.
+    void handOver() {
+        m_timer.stop();
+        m_phase = Phase::Done;
+        m_address = m_candidates.front().toString().toStdString();
+        report(true, "");
+        disconnect(m_client, nullptr, this, nullptr);
+        m_client->setParent(nullptr);
+        m_client->write("HTTP/1.1 200 Connection established\r\n\r\n");
+        m_proxy.m_interceptor->take(std::exchange(m_client, nullptr), std::exchange(m_early, {}), m_request,
+                                    std::move(m_candidates));
+        close();
     }
 
     void tryNext() {
@@ -264,14 +290,18 @@ private:
     std::string m_address;
     bool m_clientGone = false;
     bool m_closing = false;
+    bool m_pinned = false; // the host's address came from --resolve
 };
 
-EgressProxy::EgressProxy(std::string socketPath, std::vector<HostRule> rules, InsideAccess inside)
-    : m_socketPath(std::move(socketPath)), m_rules(std::move(rules)), m_inside(std::move(inside)) {}
+EgressProxy::EgressProxy(std::string socketPath, std::vector<HostRule> rules, InsideAccess inside,
+                         std::vector<PinnedAddress> pinned)
+    : m_socketPath(std::move(socketPath)), m_rules(std::move(rules)), m_inside(std::move(inside)),
+      m_pinned(std::move(pinned)) {}
 
 Result<std::unique_ptr<EgressProxy>> EgressProxy::listen(const std::string& socketPath, std::vector<HostRule> rules,
-                                                         InsideAccess inside) {
-    std::unique_ptr<EgressProxy> proxy(new EgressProxy(socketPath, std::move(rules), std::move(inside)));
+                                                         InsideAccess inside, std::vector<PinnedAddress> pinned) {
+    std::unique_ptr<EgressProxy> proxy(
+        new EgressProxy(socketPath, std::move(rules), std::move(inside), std::move(pinned)));
     proxy->m_server = new QLocalServer(proxy.get());
     proxy->m_server->setSocketOptions(QLocalServer::WorldAccessOption);
     QLocalServer::removeServer(QString::fromStdString(socketPath));

@@ -5,6 +5,7 @@
 // machine's networks, and then pipes bytes both ways with bounded buffers. Every request is reported,
 // allowed or refused, for the task's timeline. The refusal is an HTTP answer the tool prints, saying why.
 
+#include "app/egress/EgressInterceptor.h"
 #include "app/egress/EgressPolicy.h"
 #include "app/egress/InsideDestinations.h"
 #include "common/Result.h"
@@ -36,10 +37,15 @@ public:
     // Listens on socketPath (created 0777 inside a directory only the control plane can enter, so the
     // sandbox's user can connect); the file is removed when the proxy goes. inside: who decides which
     // addresses inside this machine and its networks a rule reaches (the desktop's user, or warrend's
-    // operator), checked on the address each connection is made to.
+    // operator), checked on the address each connection is made to. pinned: --resolve, names this task
+    // reaches at the address given instead of DNS's (inside the machine only where inside lets it).
     static Result<std::unique_ptr<EgressProxy>> listen(const std::string& socketPath, std::vector<HostRule> rules,
-                                                       InsideAccess inside = {});
+                                                       InsideAccess inside = {},
+                                                       std::vector<PinnedAddress> pinned = {});
     ~EgressProxy() override; // closes every connection
+
+    // CONNECTs to the hosts interceptor names are handed to it once allowed; it outlives the proxy.
+    void setInterceptor(EgressInterceptor* interceptor) { m_interceptor = interceptor; }
 
     std::string socketPath() const { return m_socketPath; }
 
@@ -48,12 +54,15 @@ signals:
 
 private:
     class Connection;
-    EgressProxy(std::string socketPath, std::vector<HostRule> rules, InsideAccess inside);
+    EgressProxy(std::string socketPath, std::vector<HostRule> rules, InsideAccess inside,
+                std::vector<PinnedAddress> pinned);
     void accept();
 
     std::string m_socketPath;
     std::vector<HostRule> m_rules;
     InsideAccess m_inside;
+    std::vector<PinnedAddress> m_pinned;
+    EgressInterceptor* m_interceptor = nullptr;
     QLocalServer* m_server = nullptr;
     int m_open = 0;
 };

@@ -1,7 +1,8 @@
 #pragma once
-// The real API key taken out of a stream of bytes on its way back to the sandbox, whatever pieces the
-// network cuts it into: an upstream that echoes the key (in an error message, a debug field) must not hand
-// it to the CLI it was kept from. Pure.
+// A real key taken out of a stream of bytes on its way back to the sandbox, whatever pieces the network cuts
+// it into: an upstream that echoes the key (in an error message, a debug field) must not hand it to the
+// sandbox it was kept from. The model proxy replaces a provider's key with "[the API key]"; the egress
+// proxy a secret's value with the task's placeholder for it. Pure.
 
 #include <string>
 #include <string_view>
@@ -10,7 +11,7 @@ namespace warren::control {
 
 class KeyMask {
 public:
-    explicit KeyMask(std::string key); // an empty key masks nothing
+    explicit KeyMask(std::string key, std::string replacement = std::string(kReplacement)); // "": masks nothing
 
     // The bytes that can be passed on now, every whole key replaced. A tail that may be the start of the key
     // is held back until the next piece (or finish) shows whether it is; a tail that cannot be is never
@@ -19,11 +20,13 @@ public:
     std::string finish(); // what was held back; the stream ended
 
     // text with every occurrence of key replaced.
-    static std::string masked(std::string text, const std::string& key);
+    static std::string masked(std::string text, const std::string& key,
+                              std::string_view replacement = kReplacement);
     static constexpr std::string_view kReplacement = "[the API key]";
 
 private:
     std::string m_key;
+    std::string m_replacement;
     std::string m_held;
 };
 

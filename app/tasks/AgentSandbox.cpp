@@ -62,6 +62,15 @@ std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
                     {"NO_PROXY", "localhost,127.0.0.1,::1"}, {"no_proxy", "localhost,127.0.0.1,::1"}};
         for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
             env[name] = "http://127.0.0.1:" + port;
+        for (const auto& [name, placeholder] : input.secretPlaceholders)
+            env[name] = placeholder;
+        if (!input.egressAuthorityFile.empty()) {
+            network["mounts"][kEgressAuthorityInSandbox] = {{"type", "ro-bind"}, {"source", input.egressAuthorityFile}};
+            network["mounts"][kAuthorityBundleInSandbox] = {{"type", "ro-bind"}, {"source", input.egressAuthorityBundle}};
+            for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"})
+                env[name] = kAuthorityBundleInSandbox;
+            env["NODE_EXTRA_CA_CERTS"] = kEgressAuthorityInSandbox;
+        }
         network["env"] = env;
     }
     layers.push_back(network);

@@ -9,6 +9,7 @@
 
 #include "app/tasks/AgentCli.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -25,6 +26,12 @@ struct AgentSandboxInput {
     std::string agentBinary;  // host path of warren-agent
     std::string network = "none"; // the sandbox's: "none" or "loopback"
     std::string egressSocket;     // host path of the task's egress proxy socket; empty: none
+    // Secrets bound to hosts: each NAME=placeholder in the environment, and the task's certificate authority
+    // (host paths), mounted at /opt/warren/egress-ca.pem and, with the system's, /opt/warren/ca-bundle.pem,
+    // named by the variables TLS clients read (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, ...).
+    std::map<std::string, std::string> secretPlaceholders;
+    std::string egressAuthorityFile;
+    std::string egressAuthorityBundle;
     // The agent connects (serve --connect): host directory with the control plane's socket and the task
     // token, mounted read-only at /opt/warren/channel. Empty: the protocol goes over stdin and stdout.
     std::string channelDir;
@@ -47,6 +54,8 @@ inline constexpr const char* kAgentInImage = "warren-agent"; // a cluster's pod:
 // A cluster pod's /state and /output, each a tmpfs of this size (counted in the pod's memory).
 inline constexpr int kClusterScratchMb = 256;
 inline constexpr const char* kEgressSocketInSandbox = "/opt/warren/egress.sock";
+inline constexpr const char* kEgressAuthorityInSandbox = "/opt/warren/egress-ca.pem";
+inline constexpr const char* kAuthorityBundleInSandbox = "/opt/warren/ca-bundle.pem";
 inline constexpr const char* kModelSocketInSandbox = "/opt/warren/model.sock";
 inline constexpr const char* kChannelDirInSandbox = "/opt/warren/channel";
 inline constexpr const char* kChannelSocketName = "agent.sock"; // in the channel directory

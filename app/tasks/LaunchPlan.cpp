@@ -88,6 +88,8 @@ AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, c
     // socket): its own network namespace, with no route out, as with network none.
     input.network = plan.network.kind == TaskNetwork::Kind::None && !plan.cli ? "none" : "loopback";
     input.egressSocket = plan.egressSocket;
+    input.egressAuthorityFile = plan.egressAuthorityFile;
+    input.egressAuthorityBundle = plan.egressAuthorityBundle;
     input.channelDir = plan.channelDir;
     input.cli = plan.cli;
     input.modelSocket = plan.modelSocket;
@@ -126,10 +128,22 @@ AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, 
     return launch;
 }
 
+// The secrets' hosts join the allow-list (a task without one now has one: loopback and those hosts).
+void addSecretHosts(TaskNetwork& network, const std::vector<TaskSecret>& secrets) {
+    if (secrets.empty())
+        return;
+    if (network.kind != TaskNetwork::Kind::Allow)
+        network = TaskNetwork{TaskNetwork::Kind::Allow, {}};
+    for (const TaskSecret& secret : secrets)
+        for (const HostRule& rule : secret.secret.hosts)
+            if (std::find(network.hosts.begin(), network.hosts.end(), rule) == network.hosts.end())
+                network.hosts.push_back(rule);
+}
+
 } // namespace
 
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, const PlanEnvironment& environment,
-                              const std::optional<CliInstall>& cli) {
+                              const std::optional<CliInstall>& cli, const std::vector<TaskSecret>& secrets) {
     LaunchPlan plan;
     const json overrides = withMemoryPrefix(spec.overrides);
     auto config = agent::resolveConfig(spec.presets, overrides);
@@ -143,6 +157,17 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
     if (!network)
         return network.error();
     plan.network = std::move(*network);
+    addSecretHosts(plan.network, secrets);
+    for (const std::string& entry : spec.resolve) {
+        auto pinned = parsePinnedAddress(entry);
+        if (!pinned)
+            return pinned.error();
+        plan.pinned.push_back(std::move(*pinned));
+    }
+    if (!secrets.empty()) {
+        plan.egressAuthorityFile = environment.data.taskDir(task.id) + "/egress-ca.pem";
+        plan.egressAuthorityBundle = environment.data.taskDir(task.id) + "/egress-ca-bundle.pem";
+    }
     auto provider = parseProviderSpec(spec.provider, spec.model);
     if (!provider)
         return provider.error();
@@ -173,7 +198,9 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
         plan.clusterAddress = "tcp:" + environment.cluster.agentAddress;
     }
 
-    const AgentSandboxInput input = sandboxInput(plan, task, spec, environment);
+    AgentSandboxInput input = sandboxInput(plan, task, spec, environment);
+    for (const TaskSecret& secret : secrets)
+        input.secretPlaceholders.emplace(secret.secret.name, secret.placeholder);
     plan.directories = {input.stateDir, input.outputDir};
     if (!input.memoriesDir.empty())
         plan.directories.push_back(input.memoriesDir);

@@ -10,6 +10,7 @@
 #include "agent_core/protocol/Methods.h"
 #include "app/egress/EgressPolicy.h"
 #include "app/providers/ProviderConfig.h"
+#include "app/secretproxy/SecretInjection.h"
 #include "app/store/StoreTypes.h"
 #include "app/tasks/AgentCli.h"
 #include "app/tasks/AgentLaunch.h"
@@ -39,8 +40,14 @@ struct LaunchPlan {
     agent::AgentConfig config;            // as the agent will resolve it, memory prefix included
     bool strict = false;                  // safe-mode: the strict profile on top of the agent's mounts
     std::vector<std::string> directories; // to create, in order: state, output, then memories if mounted
-    TaskNetwork network;
+    TaskNetwork network;      // with the hosts of the task's secrets added
     std::string egressSocket; // allow:HOSTS: host path where the task's EgressProxy listens; empty: none
+    std::vector<PinnedAddress> pinned; // --resolve
+    // Secrets bound to hosts: where the task's certificate authority is written (host paths, mounted
+    // read-only): its certificate alone (NODE_EXTRA_CA_CERTS) and with the system's (SSL_CERT_FILE, ...).
+    // Empty: the task has no secrets.
+    std::string egressAuthorityFile;
+    std::string egressAuthorityBundle;
     // A CLI agent: where it is installed, and the host path where the task's ModelProxy listens (the CLI's
     // only way to its model, with the task token as its key). nullopt and empty: Warren's own agent.
     std::optional<CliInstall> cli;
@@ -68,8 +75,11 @@ struct LaunchPlan {
 // directory so deep that the egress or agent socket's path does not fit a Unix socket address, a CLI agent
 // with a provider whose wire it does not speak, or a cluster task where nothing takes its agent's connection
 // or what it asks for needs this host's files. cli: the install of the CLI spec.agent names, found by the
-// caller (locateCli); nullopt for Warren's own agent.
+// caller (locateCli); nullopt for Warren's own agent. secrets: the task's, looked up and given placeholders
+// by the caller; their hosts join the allow-list and their placeholders the sandbox's environment (their
+// values are not read).
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, const PlanEnvironment& environment,
-                              const std::optional<CliInstall>& cli = std::nullopt);
+                              const std::optional<CliInstall>& cli = std::nullopt,
+                              const std::vector<TaskSecret>& secrets = {});
 
 } // namespace warren::control

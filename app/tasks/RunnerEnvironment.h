@@ -6,6 +6,7 @@
 #include "agent_core/protocol/AgentKind.h"
 #include "app/egress/InsideDestinations.h"
 #include "app/proxy/ApprovalRules.h"
+#include "app/secretproxy/HostSecret.h"
 #include "app/store/StoreTypes.h"
 #include "app/tasks/ClusterPlacement.h"
 #include "app/tasks/DataDir.h"
@@ -34,6 +35,9 @@ struct FaceHooks {
     // The API key for the task's provider, looked up just before launch and only for a provider that needs
     // one: the desktop's SecretStore (ProviderKey), warrend's the task owner's own key or the server's.
     std::function<Result<std::string>(const TaskRecord& task, const ProviderConfig& provider)> providerKey;
+    // A secret bound to hosts the task names (--secret NAME), with its value, looked up at each launch: the
+    // desktop's SecretStore; unset (warrend, for now): a task with secrets is refused at launch.
+    std::function<Result<HostSecret>(const TaskRecord& task, const std::string& name)> hostSecret;
     // Where the task's provider may be connected to, decided just before launch: unset or nullopt (the
     // desktop, and warrend's own configured endpoints): wherever its URL points; else (warrend, an endpoint
     // a user named) only at addresses outside this machine and its networks, or the operator's.

@@ -17,6 +17,7 @@
 #include "app/tasks/EventSequencer.h"
 #include "app/tasks/LaunchPlan.h"
 #include "app/tasks/TaskReply.h"
+#include "app/tasks/TaskSecrets.h"
 #include "common/Utf8.h"
 #include "sandbox/policy/SandboxProfile.h"
 
@@ -101,8 +102,11 @@ Status TaskRunner::launch() {
     auto cli = taskCli(m_spec.agent, m_spec.agentPath, m_env.face.agentClis);
     if (!cli)
         return cli.error();
+    auto secrets = lookUpTaskSecrets(m_task, m_spec, m_env.face);
+    if (!secrets)
+        return secrets.error();
     auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster},
-                           *cli);
+                           *cli, *secrets);
     if (!plan)
         return plan.error();
     if (m_env.face.sandboxLabels) {
@@ -120,7 +124,7 @@ Status TaskRunner::launch() {
         return continued;
     if (auto proxy = startProxy(*plan); !proxy)
         return proxy;
-    if (auto egress = startEgress(*plan); !egress)
+    if (auto egress = startEgress(*plan, std::move(*secrets)); !egress)
         return egress;
     if (auto listening = startListener(*plan); !listening)
         return listening;
@@ -261,17 +265,43 @@ Status TaskRunner::continueSequence() {
     return Ok{};
 }
 
-// --network allow:HOSTS: the task's only way out, each of its decisions an event.
-Status TaskRunner::startEgress(const LaunchPlan& plan) {
+// --network allow:HOSTS: the task's only way out, each of its decisions an event; with --secret, the requests
+// to the secrets' hosts made here with their values, each an event naming the secrets put in.
+Status TaskRunner::startEgress(const LaunchPlan& plan, std::vector<TaskSecret> secrets) {
     if (plan.egressSocket.empty())
         return Ok{};
-    auto egress = EgressProxy::listen(plan.egressSocket, plan.network.hosts, m_env.face.egressAccess);
+    auto egress = EgressProxy::listen(plan.egressSocket, plan.network.hosts, m_env.face.egressAccess, plan.pinned);
     if (!egress)
         return egress.error();
     m_egress = std::move(*egress);
+    auto secretProxy = startSecretProxy(plan, m_spec, std::move(secrets));
+    if (!secretProxy)
+        return secretProxy.error();
+    m_secrets = std::move(*secretProxy);
+    if (m_secrets) {
+        m_egress->setInterceptor(m_secrets.get());
+        connect(m_secrets.get(), &SecretProxy::requested, this, [this](const SecretRequest& request) {
+            protocol::NetworkRequestData data;
+            data.method = request.method;
+            data.host = request.host;
+            data.port = request.port;
+            data.allowed = true;
+            data.address = request.address;
+            data.path = request.path;
+            if (request.status > 0)
+                data.status = std::uint64_t(request.status);
+            if (!request.error.empty())
+                data.reason = request.error;
+            data.secrets = request.secrets;
+            recordOwn(data);
+        });
+    }
     connect(m_egress.get(), &EgressProxy::decided, this, [this](const EgressDecision& decision) {
-        protocol::NetworkRequestData data{decision.method,  decision.host, decision.port,
-                                          decision.allowed, std::nullopt,  std::nullopt};
+        protocol::NetworkRequestData data;
+        data.method = decision.method;
+        data.host = decision.host;
+        data.port = decision.port;
+        data.allowed = decision.allowed;
         if (decision.allowed)
             data.address = decision.address;
         else
@@ -544,6 +574,7 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
         m_task.tokensOut += used.output;
     }
     m_egress.reset(); // its connections close with it, so nothing of the task reaches out after its end
+    m_secrets.reset();
     m_modelProxy.reset();
     if (m_listener) // later: this may be a call from inside its accept
         m_listener.release()->deleteLater();

@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 class QNetworkAccessManager;
 class QSocketNotifier;
@@ -45,6 +46,8 @@ class EgressProxy;
 class EventSequencer;
 struct LaunchPlan;
 class ModelProxy;
+class SecretProxy;
+struct TaskSecret;
 struct ProviderConfig;
 class ToolProxy;
 
@@ -81,7 +84,7 @@ private:
     Status startProxy(const LaunchPlan& plan); // the provider with its key, the token, the ToolProxy
     void connectProxy();
     Status continueSequence();
-    Status startEgress(const LaunchPlan& plan);
+    Status startEgress(const LaunchPlan& plan, std::vector<TaskSecret> secrets);
     Status startModelProxy(const LaunchPlan& plan, const ProviderConfig& provider);
     Status startListener(const LaunchPlan& plan); // kube and kubernetes: where the agent connects
     void watchSandbox();
@@ -115,7 +118,8 @@ private:
     std::string m_token;
     std::unique_ptr<ToolProxy> m_proxy;
     std::unique_ptr<ModelProxy> m_modelProxy;           // a CLI agent: its only way to its model
-    std::unique_ptr<EgressProxy> m_egress;              // --network allow:HOSTS: the task's only way out
+    std::unique_ptr<SecretProxy> m_secrets; // --secret: the hosts' requests made with their values (outlives m_egress)
+    std::unique_ptr<EgressProxy> m_egress;  // --network allow:HOSTS: the task's only way out
     std::unique_ptr<AgentListener> m_listener;          // kube: where the agent connects, until it has
     bool m_expectsClusterAgent = false; // told warrend's listener (clusterAgents) to hand this task's agent over
     std::unique_ptr<AgentChannel> m_channel;            // the agent's stdio, or its connection

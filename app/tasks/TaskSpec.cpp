@@ -2,6 +2,7 @@
 
 #include "agent_core/config/AgentConfig.h"
 #include "app/egress/EgressPolicy.h"
+#include "app/secretproxy/HostSecret.h"
 #include "common/JsonFields.h"
 
 #include <algorithm>
@@ -25,6 +26,12 @@ json TaskSpec::toJson() const {
         out["agent"] = protocol::agentKindName(agent);
     if (!agentPath.empty())
         out["agent_path"] = agentPath;
+    if (!secrets.empty())
+        out["secrets"] = secrets;
+    if (!resolve.empty())
+        out["resolve"] = resolve;
+    if (!egressCa.empty())
+        out["egress_ca"] = egressCa;
     return out;
 }
 
@@ -50,6 +57,9 @@ Result<TaskSpec> TaskSpec::fromJson(const json& value) {
         !takeIfPresent(getOptionalString(value, "image", where), spec.image, error) ||
         !takeIfPresent(getOptionalString(value, "agent", where), agent, error) ||
         !takeIfPresent(getOptionalString(value, "agent_path", where), spec.agentPath, error) ||
+        !take(getStringArray(value, "secrets", where, false), spec.secrets, error) ||
+        !take(getStringArray(value, "resolve", where, false), spec.resolve, error) ||
+        !takeIfPresent(getOptionalString(value, "egress_ca", where), spec.egressCa, error) ||
         (value.contains("attended") && !take(getBool(value, "attended", where), spec.attended, error)))
         return makeError(ErrorCode::InvalidArgument,
                          "the stored task spec is unreadable (" + error.message +
@@ -92,9 +102,25 @@ Status validateNetwork(const std::string& network) {
     return Ok{};
 }
 
+Status validateEgressOptions(const TaskSpec& spec) {
+    for (std::size_t i = 0; i < spec.secrets.size(); ++i) {
+        if (auto valid = validateSecretName(spec.secrets[i]); !valid)
+            return makeError(ErrorCode::InvalidArgument, "--secret " + spec.secrets[i] + ": " + valid.error().message);
+        if (std::find(spec.secrets.begin(), spec.secrets.begin() + std::ptrdiff_t(i), spec.secrets[i]) !=
+            spec.secrets.begin() + std::ptrdiff_t(i))
+            return makeError(ErrorCode::InvalidArgument, "--secret " + spec.secrets[i] + " is named twice");
+    }
+    for (const std::string& entry : spec.resolve)
+        if (auto pinned = parsePinnedAddress(entry); !pinned)
+            return pinned.error();
+    return Ok{};
+}
+
 Status validateSpec(const TaskSpec& spec) {
     if (auto network = validateNetwork(spec.network); !network)
         return network;
+    if (auto egress = validateEgressOptions(spec); !egress)
+        return egress;
     if (auto image = validateImage(spec.image); !image)
         return image;
     auto config = agent::resolveConfig(spec.presets, spec.overrides);

@@ -33,6 +33,13 @@ struct TaskSpec {
     std::vector<std::string> presets;
     nlohmann::json overrides = nlohmann::json::object(); // --set KEY=VALUE, agent settings
     std::string network = "none";                        // "none", "loopback" or "allow:HOST[,HOST...]"
+    // Secrets bound to hosts (DESIGN §12), by name: looked up at each launch, each in the sandbox only as a
+    // placeholder, its value put in by the egress proxy for its hosts, which join the allow-list.
+    std::vector<std::string> secrets;
+    // The desktop's: --resolve HOST:PORT:ADDRESS (EgressPolicy's PinnedAddress), and --egress-ca FILE, PEM
+    // certificates the egress proxy trusts besides the system's when it connects on for a secret's host.
+    std::vector<std::string> resolve;
+    std::string egressCa;
     ApprovalMode approval = ApprovalMode::Deny;          // what an approval no rule decides becomes
     std::uint64_t timeoutSec = 0;                        // wall clock over the whole task; 0: none
     std::uint64_t tokenBudget = 0;                       // tokens in + out over the whole task; 0: none
@@ -74,6 +81,8 @@ Status validateSpec(const TaskSpec& spec);
 // (planLaunch). Pure.
 Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& config);
 Status validateNetwork(const std::string& network); // "none", "loopback" or "allow:HOST[,HOST...]"
+// The names of --secret (HostSecret's rules, no name twice) and the entries of --resolve.
+Status validateEgressOptions(const TaskSpec& spec);
 Status validateImage(const std::string& image);     // a name the engine's command line reads as one
 
 } // namespace warren::control

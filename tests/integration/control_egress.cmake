@@ -3,3 +3,8 @@
 warren_add_test(tst_control_egress SOURCES tst_control_egress.cpp
                 LIBS warren_cli_test_support warren_agent_test_support Qt6::Network LABELS integration)
 set_tests_properties(tst_control_egress PROPERTIES TIMEOUT 300)
+# Secrets bound to hosts (DESIGN §12): `warren run --secret` through the egress proxy's TLS, against HTTPS
+# servers in the test.
+warren_add_test(tst_control_secrets SOURCES tst_control_secrets.cpp
+                LIBS warren_cli_test_support warren_agent_test_support Qt6::Network LABELS integration)
+set_tests_properties(tst_control_secrets PROPERTIES TIMEOUT 300)

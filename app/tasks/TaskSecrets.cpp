@@ -1,0 +1,87 @@
+#include "app/tasks/TaskSecrets.h"
+
+#include "app/secrets/SecretStore.h"
+
+#include <QFile>
+#include <QRandomGenerator>
+#include <QSaveFile>
+#include <QSslConfiguration>
+
+namespace warren::control {
+
+namespace {
+
+std::string randomPlaceholder() {
+    std::array<quint32, 4> words{};
+    QRandomGenerator::system()->fillRange(words.data(), words.size());
+    std::array<std::uint8_t, 16> bytes{};
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = static_cast<std::uint8_t>(words[i / 4] >> (8 * (i % 4)));
+    return makePlaceholder(bytes);
+}
+
+// Public certificates only: readable by the sandbox's user, whoever that is.
+Status writeCertificates(const std::string& path, const QByteArray& pem) {
+    QSaveFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::WriteOnly) || file.write(pem) != pem.size() ||
+        !file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther) ||
+        !file.commit())
+        return makeError(ErrorCode::System, "cannot write the task's certificate authority to " + path + ": " +
+                                                file.errorString().toStdString());
+    return Ok{};
+}
+
+} // namespace
+
+Result<HostSecret> lookUpHostSecret(const std::string& name, SecretStore& store) {
+    auto stored = store.read(hostSecretEntry(name));
+    if (!stored)
+        return makeError(stored.error().code, "cannot read the secret " + name + ": " + stored.error().message);
+    if (!*stored)
+        return makeError(ErrorCode::NotFound, "no secret " + name + ": store it with `warren secrets set " + name +
+                                                  " --host HOST` (the value is read from stdin)");
+    return readHostSecret(name, **stored);
+}
+
+Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const TaskSpec& spec, const FaceHooks& face) {
+    std::vector<TaskSecret> secrets;
+    for (const std::string& name : spec.secrets) {
+        if (!face.hostSecret)
+            return makeError(ErrorCode::Unsupported, "this control plane keeps no secrets for hosts (--secret " + name + ")");
+        auto secret = face.hostSecret(task, name);
+        if (!secret)
+            return secret.error();
+        secrets.push_back({std::move(*secret), randomPlaceholder()});
+    }
+    return secrets;
+}
+
+Result<std::unique_ptr<SecretProxy>> startSecretProxy(const LaunchPlan& plan, const TaskSpec& spec,
+                                                      std::vector<TaskSecret> secrets) {
+    if (secrets.empty())
+        return std::unique_ptr<SecretProxy>();
+    std::vector<HostRule> hosts;
+    for (const TaskSecret& secret : secrets)
+        hosts.insert(hosts.end(), secret.secret.hosts.begin(), secret.secret.hosts.end());
+    auto authority = TaskAuthority::create(hosts);
+    if (!authority)
+        return authority.error();
+    const QByteArray own = QByteArray::fromStdString((*authority)->certificatePem());
+    QByteArray bundle;
+    for (const QSslCertificate& certificate : QSslConfiguration::systemCaCertificates())
+        bundle += certificate.toPem();
+    if (auto written = writeCertificates(plan.egressAuthorityFile, own); !written)
+        return written.error();
+    if (auto written = writeCertificates(plan.egressAuthorityBundle, bundle + own); !written)
+        return written.error();
+    QList<QSslCertificate> upstream;
+    if (!spec.egressCa.empty()) {
+        upstream = QSslCertificate::fromPath(QString::fromStdString(spec.egressCa), QSsl::Pem);
+        if (upstream.isEmpty())
+            return makeError(ErrorCode::InvalidArgument,
+                             "--egress-ca " + spec.egressCa + " holds no PEM certificate (or cannot be read)");
+    }
+    return std::make_unique<SecretProxy>(std::move(secrets), std::move(*authority), std::move(upstream));
+}
+
+} // namespace warren::control

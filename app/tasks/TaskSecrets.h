@@ -1,0 +1,29 @@
+#pragma once
+// A task's secrets bound to hosts at each launch (DESIGN §12): looked up by name through the face (the
+// desktop's keychain), each given a placeholder unique to this launch; then the task's certificate authority
+// written where the plan mounts it, and the SecretProxy that alone holds the values.
+
+#include "app/secretproxy/SecretProxy.h"
+#include "app/tasks/LaunchPlan.h"
+#include "app/tasks/RunnerEnvironment.h"
+#include "common/Result.h"
+
+#include <memory>
+#include <vector>
+
+namespace warren::control {
+
+class SecretStore;
+
+// The secret kept as NAME in store (`warren secrets set NAME --host ...`); an error says how to store it.
+Result<HostSecret> lookUpHostSecret(const std::string& name, SecretStore& store);
+
+// An error names the secret that is missing and how to store it.
+Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const TaskSpec& spec, const FaceHooks& face);
+
+// nullptr when the task has no secrets. The authority's certificate (and the system's authorities with it)
+// is written to the plan's files; --egress-ca's certificates are trusted upstream.
+Result<std::unique_ptr<SecretProxy>> startSecretProxy(const LaunchPlan& plan, const TaskSpec& spec,
+                                                      std::vector<TaskSecret> secrets);
+
+} // namespace warren::control
