@@ -2,6 +2,7 @@
 
 #include "agent_core/clis/ClaudePermissions.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace warren::agent {
@@ -40,6 +41,7 @@ std::vector<std::string> commonEnvironment(const protocol::CliAgentParams& cli, 
         env.push_back("NO_PROXY=127.0.0.1,localhost");
         env.push_back("no_proxy=127.0.0.1,localhost");
     }
+    env.insert(env.end(), run.secretEnvironment.begin(), run.secretEnvironment.end());
     return env;
 }
 
@@ -162,6 +164,29 @@ std::string tomlString(const std::string& value) {
         }
     }
     return out + "\"";
+}
+
+std::vector<std::string> sandboxSecretEnvironment(const std::function<const char*(const char*)>& get) {
+    std::vector<std::string> names{"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
+                                   "NODE_EXTRA_CA_CERTS"};
+    if (const char* listed = get(kSecretNamesVariable)) {
+        std::string list = listed;
+        for (std::size_t start = 0; start <= list.size();) {
+            const std::size_t comma = std::min(list.find(',', start), list.size());
+            const std::string name = list.substr(start, comma - start);
+            const bool variable = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+                return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+            });
+            if (variable)
+                names.push_back(name);
+            start = comma + 1;
+        }
+    }
+    std::vector<std::string> environment;
+    for (const std::string& name : names)
+        if (const char* value = get(name.c_str()))
+            environment.push_back(name + "=" + value);
+    return environment;
 }
 
 } // namespace warren::agent

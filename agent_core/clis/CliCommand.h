@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct CliRun {
     // The sandbox's shell, the CLI's SHELL (Claude Code runs its commands with it, and finds none in an image
     // without bash unless told): /bin/bash where the sandbox has it, else /bin/sh.
     std::string shell = "/bin/sh";
+    // What the sandbox sets for the commands of a task with secrets bound to hosts (DESIGN §12), passed on
+    // to the CLI and its commands as "NAME=VALUE" (sandboxSecretEnvironment).
+    std::vector<std::string> secretEnvironment;
 };
 
 struct FileToWrite {
@@ -53,6 +57,12 @@ inline constexpr const char* kContinuePrompt =
     "the state of the workspace before repeating any command.";
 
 CliCommand buildCliCommand(const protocol::CliAgentParams& cli, const CliRun& run);
+
+// Of the sandbox's environment (get: getenv), each secret's placeholder (the names WARREN_SECRETS lists) and
+// the variables that name the task's certificate authority (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, ...), as
+// "NAME=VALUE"; a name that is not a variable's is skipped.
+std::vector<std::string> sandboxSecretEnvironment(const std::function<const char*(const char*)>& get);
+inline constexpr const char* kSecretNamesVariable = "WARREN_SECRETS";
 
 // A session id a CLI reported, accepted only when it can be passed back as one argument and cannot name a
 // path: letters, digits, '-' and '_', 1 to 128 of them.

@@ -325,7 +325,8 @@ TaskOutcome Supervisor::run() {
     const CliCommand command = buildCliCommand(
         m_cli, {m_paths.workspace, home, (*forwarder)->port(), m_task.token, m_task.egressPort,
                 m_session ? std::optional(m_session->id) : std::nullopt, prompt,
-                ::access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh"});
+                ::access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh",
+                sandboxSecretEnvironment([](const char* name) { return std::getenv(name); })});
     for (const auto& file : command.files) {
         std::filesystem::create_directories(file.path.parent_path(), error);
         if (error)

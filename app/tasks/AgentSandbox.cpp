@@ -62,8 +62,13 @@ std::vector<json> agentProfileLayers(const AgentSandboxInput& input) {
                     {"NO_PROXY", "localhost,127.0.0.1,::1"}, {"no_proxy", "localhost,127.0.0.1,::1"}};
         for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
             env[name] = "http://127.0.0.1:" + port;
-        for (const auto& [name, placeholder] : input.secretPlaceholders)
+        std::string names;
+        for (const auto& [name, placeholder] : input.secretPlaceholders) {
             env[name] = placeholder;
+            names += (names.empty() ? "" : ",") + name;
+        }
+        if (!names.empty()) // a CLI agent builds its commands' environment afresh: these are passed on
+            env["WARREN_SECRETS"] = names;
         if (!input.egressAuthorityFile.empty()) {
             network["mounts"][kEgressAuthorityInSandbox] = {{"type", "ro-bind"}, {"source", input.egressAuthorityFile}};
             network["mounts"][kAuthorityBundleInSandbox] = {{"type", "ro-bind"}, {"source", input.egressAuthorityBundle}};

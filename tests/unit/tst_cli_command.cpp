@@ -10,6 +10,7 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <map>
 #include <algorithm>
 #include <cstdlib>
 
@@ -24,7 +25,8 @@ CliAgentParams params(AgentKind kind) {
 }
 
 CliRun run() {
-    return {"/workspace", "/state/cli-home", 40123, "payload.mac", std::nullopt, std::nullopt, "fix the test"};
+    return {"/workspace", "/state/cli-home", 40123, "payload.mac", std::nullopt, std::nullopt, "fix the test", "/bin/sh",
+            {}};
 }
 
 std::optional<std::string> variable(const CliCommand& command, const std::string& name) {
@@ -223,6 +225,33 @@ private slots:
         const auto read = readCliSession(state.path().toStdString());
         QVERIFY(!read);
         QVERIFY2(QString::fromStdString(read.error().message).contains(message), read.error().message.c_str());
+    }
+
+    // A task's secrets (DESIGN §12): the CLI's commands get the placeholders the sandbox holds and the
+    // variables naming the task's authority, and nothing else of the sandbox's environment.
+    void secretEnvironment() {
+        const std::map<std::string, std::string> sandbox = {
+            {"WARREN_SECRETS", "GH_TOKEN,,bad name,SEARCH_KEY,ABSENT"},
+            {"GH_TOKEN", "warren-secret-1"},
+            {"SEARCH_KEY", "warren-secret-2"},
+            {"SSL_CERT_FILE", "/opt/warren/ca-bundle.pem"},
+            {"NODE_EXTRA_CA_CERTS", "/opt/warren/egress-ca.pem"},
+            {"OPENAI_API_KEY", "sk-real"},
+        };
+        const auto get = [&](const char* name) -> const char* {
+            const auto found = sandbox.find(name);
+            return found == sandbox.end() ? nullptr : found->second.c_str();
+        };
+        const std::vector<std::string> passed = sandboxSecretEnvironment(get);
+        QCOMPARE(passed, (std::vector<std::string>{"SSL_CERT_FILE=/opt/warren/ca-bundle.pem",
+                                                   "NODE_EXTRA_CA_CERTS=/opt/warren/egress-ca.pem",
+                                                   "GH_TOKEN=warren-secret-1", "SEARCH_KEY=warren-secret-2"}));
+        CliRun withSecrets = run();
+        withSecrets.secretEnvironment = passed;
+        const auto command = buildCliCommand(params(AgentKind::ClaudeCode), withSecrets);
+        QCOMPARE(variable(command, "GH_TOKEN"), std::optional<std::string>("warren-secret-1"));
+        QVERIFY(!variable(command, "OPENAI_API_KEY"));
+        QVERIFY(sandboxSecretEnvironment([](const char*) -> const char* { return nullptr; }).empty());
     }
 };
 
