@@ -186,9 +186,7 @@ private:
         request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
         request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
         request.setTransferTimeout(kIdleTimeoutMs);
-        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
-        tls.setCaCertificates(QSslConfiguration::systemCaCertificates() + m_proxy.m_upstreamAuthorities);
-        request.setSslConfiguration(tls);
+        request.setSslConfiguration(m_proxy.m_upstreamTls);
         request.setPeerVerifyName(QString::fromStdString(m_request.host));
         const QString host = QString::fromStdString(m_request.host);
         const bool v6 = host.contains(':');
@@ -365,7 +363,9 @@ private:
 SecretProxy::SecretProxy(std::vector<TaskSecret> secrets, std::unique_ptr<TaskAuthority> authority,
                          QList<QSslCertificate> upstreamAuthorities)
     : m_secrets(std::move(secrets)), m_authority(std::move(authority)),
-      m_upstreamAuthorities(std::move(upstreamAuthorities)), m_network(new QNetworkAccessManager(this)) {}
+      m_upstreamTls(QSslConfiguration::defaultConfiguration()), m_network(new QNetworkAccessManager(this)) {
+    m_upstreamTls.setCaCertificates(QSslConfiguration::systemCaCertificates() + upstreamAuthorities);
+}
 
 SecretProxy::~SecretProxy() {
     // The exchanges before the members they use (QObject would delete them after those are gone).

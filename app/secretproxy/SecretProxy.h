@@ -16,6 +16,7 @@
 #include <QList>
 #include <QObject>
 #include <QSslCertificate>
+#include <QSslConfiguration>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,7 +59,7 @@ private:
     class Exchange;
     std::vector<TaskSecret> m_secrets;
     std::unique_ptr<TaskAuthority> m_authority;
-    QList<QSslCertificate> m_upstreamAuthorities;
+    QSslConfiguration m_upstreamTls; // the system's authorities and --egress-ca's, read once (a store is slow to load)
     QNetworkAccessManager* m_network = nullptr;
     int m_open = 0;
 };
