@@ -185,6 +185,9 @@ private:
         QNetworkRequest request(url);
         request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
         request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+        // The sandbox's client keeps its own cookies: none is added from, or saved to, this end's jar.
+        request.setAttribute(QNetworkRequest::CookieLoadControlAttribute, QNetworkRequest::Manual);
+        request.setAttribute(QNetworkRequest::CookieSaveControlAttribute, QNetworkRequest::Manual);
         request.setTransferTimeout(kIdleTimeoutMs);
         request.setSslConfiguration(m_proxy.m_upstreamTls);
         request.setPeerVerifyName(QString::fromStdString(m_request.host));

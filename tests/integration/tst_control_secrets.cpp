@@ -111,7 +111,8 @@ void TestControlSecrets::theBoundHostGetsTheValueAndTheSandboxNever() {
     auto shell = [](const QString& command) { return turn("shell", {{"command", command.toStdString()}}); };
     QVERIFY(writeScript(script, {
         shell("printenv GH_TOKEN SEARCH_KEY SSL_CERT_FILE NODE_EXTRA_CA_CERTS"),                      // call_0_0
-        shell("curl -sS https://" + apiHost + "/user?page=2 -H \"Authorization: Bearer $GH_TOKEN\" 2>&1"), // call_1_0
+        shell("curl -sS https://" + apiHost + "/user?page=2 -H \"Authorization: Bearer $GH_TOKEN\" -H 'Host: evil.test' "
+              "2>&1"), // call_1_0
         shell("curl -sS -k https://" + otherHost + "/ -H \"Authorization: Bearer $GH_TOKEN\" 2>&1"),   // call_2_0
         shell("cat /proc/self/environ /proc/1/environ 2>/dev/null | tr '\\0' '\\n' | grep -c '" +
               QString::fromLatin1(kGithubValue.left(12)) + "'; echo searched"),                     // call_3_0
@@ -133,6 +134,7 @@ void TestControlSecrets::theBoundHostGetsTheValueAndTheSandboxNever() {
     QVERIFY2(head.contains("Authorization: Bearer " + kGithubValue), head.constData());
     QVERIFY2(head.contains("X-Api-Key: " + kSearchValue), head.constData());
     QVERIFY2(!head.contains("warren-secret-"), head.constData());
+    QVERIFY2(head.contains("\r\nHost: " + apiHost.toUtf8()) && !head.contains("evil.test"), head.constData());
     // The other host got the placeholder the sandbox sent, untouched.
     QCOMPARE(other.heads.size(), 1);
     QVERIFY2(other.heads.front().contains("Authorization: Bearer warren-secret-"), other.heads.front().constData());
