@@ -247,9 +247,9 @@ int run(const CliArguments& arguments, const RunCommand& command) {
                           "--remote");
     if (arguments.remote && command.agentPath)
         return usageError("run: a server runs its operator's install of the CLI; drop --agent-path with --remote");
-    if (arguments.remote && (!command.secrets.empty() || !command.resolve.empty() || command.egressCa))
-        return usageError("run: --secret, --resolve and --egress-ca are this machine's; a server does not take "
-                          "them yet: drop them with --remote");
+    if (arguments.remote && (!command.resolve.empty() || command.egressCa))
+        return usageError("run: --resolve and --egress-ca are this machine's; a server's are its operator's "
+                          "(warrend serve --resolve, --egress-ca): drop them with --remote");
     auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);

@@ -30,6 +30,7 @@ json taskRequestJson(const std::string& prompt, const std::string& uploadId, con
     request.tokenBudget = spec.tokenBudget;
     request.attended = spec.attended;
     request.agent = spec.agent;
+    request.secrets = spec.secrets; // the user's on the server (PUT /v1/me/secrets/{name})
     return request.toJson();
 }
 

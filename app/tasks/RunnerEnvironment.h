@@ -45,6 +45,11 @@ struct FaceHooks {
     // Which addresses inside this machine and its networks the egress proxy's rules reach: the desktop's
     // user decides (an address literal), warrend's operator (--allow-internal) whatever the rules say.
     InsideAccess egressAccess;
+    // warrend's operator's, for every task (users name neither): names the egress proxy reaches at an
+    // address of the operator's choosing (serve --resolve), and certificates it trusts besides the system's
+    // for a secret's host (serve --egress-ca). The desktop's come with each task (--resolve, --egress-ca).
+    std::vector<PinnedAddress> egressPinned;
+    std::string egressCa;
     // More labels of the task's sandbox (warrend: its owner's tenant and user); unset: none.
     std::function<Result<std::map<std::string, std::string>>(const TaskRecord& task)> sandboxLabels;
     // The CLI agents' installs the face names (warrend serve --agent-cli KIND=PATH); a kind not named is

@@ -270,11 +270,14 @@ Status TaskRunner::continueSequence() {
 Status TaskRunner::startEgress(const LaunchPlan& plan, std::vector<TaskSecret> secrets) {
     if (plan.egressSocket.empty())
         return Ok{};
-    auto egress = EgressProxy::listen(plan.egressSocket, plan.network.hosts, m_env.face.egressAccess, plan.pinned);
+    std::vector<PinnedAddress> pinned = plan.pinned;
+    pinned.insert(pinned.end(), m_env.face.egressPinned.begin(), m_env.face.egressPinned.end());
+    auto egress = EgressProxy::listen(plan.egressSocket, plan.network.hosts, m_env.face.egressAccess, std::move(pinned));
     if (!egress)
         return egress.error();
     m_egress = std::move(*egress);
-    auto secretProxy = startSecretProxy(plan, m_spec, std::move(secrets));
+    auto secretProxy =
+        startSecretProxy(plan, m_spec.egressCa.empty() ? m_env.face.egressCa : m_spec.egressCa, std::move(secrets));
     if (!secretProxy)
         return secretProxy.error();
     m_secrets = std::move(*secretProxy);

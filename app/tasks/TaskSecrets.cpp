@@ -56,7 +56,7 @@ Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const 
     return secrets;
 }
 
-Result<std::unique_ptr<SecretProxy>> startSecretProxy(const LaunchPlan& plan, const TaskSpec& spec,
+Result<std::unique_ptr<SecretProxy>> startSecretProxy(const LaunchPlan& plan, const std::string& egressCa,
                                                       std::vector<TaskSecret> secrets) {
     if (secrets.empty())
         return std::unique_ptr<SecretProxy>();
@@ -75,11 +75,11 @@ Result<std::unique_ptr<SecretProxy>> startSecretProxy(const LaunchPlan& plan, co
     if (auto written = writeCertificates(plan.egressAuthorityBundle, bundle + own); !written)
         return written.error();
     QList<QSslCertificate> upstream;
-    if (!spec.egressCa.empty()) {
-        upstream = QSslCertificate::fromPath(QString::fromStdString(spec.egressCa), QSsl::Pem);
+    if (!egressCa.empty()) {
+        upstream = QSslCertificate::fromPath(QString::fromStdString(egressCa), QSsl::Pem);
         if (upstream.isEmpty())
             return makeError(ErrorCode::InvalidArgument,
-                             "--egress-ca " + spec.egressCa + " holds no PEM certificate (or cannot be read)");
+                             "--egress-ca " + egressCa + " holds no PEM certificate (or cannot be read)");
     }
     return std::make_unique<SecretProxy>(std::move(secrets), std::move(*authority), std::move(upstream));
 }

@@ -22,8 +22,8 @@ Result<HostSecret> lookUpHostSecret(const std::string& name, SecretStore& store)
 Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const TaskSpec& spec, const FaceHooks& face);
 
 // nullptr when the task has no secrets. The authority's certificate (and the system's authorities with it)
-// is written to the plan's files; --egress-ca's certificates are trusted upstream.
-Result<std::unique_ptr<SecretProxy>> startSecretProxy(const LaunchPlan& plan, const TaskSpec& spec,
+// is written to the plan's files; the certificates in egressCa (a PEM file; empty: none) are trusted upstream.
+Result<std::unique_ptr<SecretProxy>> startSecretProxy(const LaunchPlan& plan, const std::string& egressCa,
                                                       std::vector<TaskSecret> secrets);
 
 } // namespace warren::control

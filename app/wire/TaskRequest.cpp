@@ -65,6 +65,8 @@ json TaskRequest::toJson() const {
         body["attended"] = true;
     if (agent != protocol::AgentKind::Warren)
         body["agent"] = protocol::agentKindName(agent);
+    if (!secrets.empty())
+        body["secrets"] = secrets;
     return body;
 }
 
@@ -73,7 +75,7 @@ Result<TaskRequest> TaskRequest::fromJson(const json& body) {
         return object.error();
     if (auto keys = checkKeys(body,
                               {"prompt", "workspace", "provider", "model", "script", "presets", "settings",
-                               "network", "limits", "token_budget", "queue", "attended", "agent"},
+                               "network", "limits", "token_budget", "queue", "attended", "agent", "secrets"},
                               "the request body", ListKnown::Yes);
         !keys)
         return keys.error();
@@ -89,7 +91,8 @@ Result<TaskRequest> TaskRequest::fromJson(const json& body) {
         !takeIfPresent(getOptionalUint(body, "token_budget", ""), request.tokenBudget, error) ||
         !takeIfPresent(getOptionalBool(body, "queue", ""), request.queue, error) ||
         !takeIfPresent(getOptionalBool(body, "attended", ""), request.attended, error) ||
-        !takeIfPresent(getOptionalString(body, "agent", ""), agent, error))
+        !takeIfPresent(getOptionalString(body, "agent", ""), agent, error) ||
+        !take(getStringArray(body, "secrets", "", false), request.secrets, error))
         return error;
     auto parsedAgent = protocol::parseAgentKind(agent);
     if (!parsedAgent)

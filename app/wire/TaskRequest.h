@@ -44,6 +44,7 @@ struct TaskRequest {
     bool queue = false;
     bool attended = false;
     protocol::AgentKind agent = protocol::AgentKind::Warren;
+    std::vector<std::string> secrets; // the caller's secrets bound to hosts (PUT /v1/me/secrets/{name}), by name
 
     // Only what differs from the defaults, besides prompt, workspace and network.
     nlohmann::json toJson() const;

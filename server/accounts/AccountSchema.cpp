@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 3> kMigrations = {
+const std::array<std::string_view, 4> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -90,6 +90,17 @@ const std::array<std::string_view, 3> kMigrations = {
     "  task_id text NOT NULL UNIQUE,"
     "  user_id bigint NOT NULL REFERENCES users(id),"
     "  created_at timestamptz NOT NULL DEFAULT now());",
+    // 4: the secrets bound to hosts users store (DESIGN §12): the value with its binding sealed together,
+    // bound to (user_id, name); the hosts and header also in clear, for the list, never trusted for a task.
+    "CREATE TABLE user_secrets ("
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  name text NOT NULL,"
+    "  hosts text NOT NULL,"
+    "  header text NOT NULL,"
+    "  nonce bytea NOT NULL CHECK (octet_length(nonce) = 12),"
+    "  ciphertext bytea NOT NULL CHECK (octet_length(ciphertext) > 16),"
+    "  updated_at timestamptz NOT NULL DEFAULT now(),"
+    "  PRIMARY KEY (user_id, name));",
 };
 
 #undef WARREN_QUOTA_COLUMNS

@@ -11,6 +11,7 @@
 // that does not exist. One AccountStore is one connection: use it from one thread at a time, and open one
 // per thread. Every error says what failed and what to do; nothing is half-written (one transaction each).
 
+#include "app/secretproxy/HostSecret.h"
 #include "app/store/postgres/PgConnection.h"
 #include "common/Result.h"
 #include "server/accounts/AccountTypes.h"
@@ -135,6 +136,18 @@ public:
     // saying so: never someone else's key in its place.
     Result<std::optional<std::string>>
     taskOwnersProviderKey(const std::string& taskId, const std::string& provider, std::string_view secret);
+
+    // Secrets bound to hosts a user stores (DESIGN §12): the value and its binding sealed together with
+    // secret (as provider keys), bound to (user, name), so neither the value nor the hosts it may go to can
+    // be changed or moved to another user in the database. Listing gives the names, hosts and headers.
+    Result<HostSecretInfo> setHostSecret(std::int64_t userId, const control::HostSecret& hostSecret,
+                                         std::string_view secret);
+    Result<bool> removeHostSecret(std::int64_t userId, const std::string& name);
+    Result<std::vector<HostSecretInfo>> hostSecrets(std::int64_t userId); // by name
+    // The owner of the task's secret of that name, opened; an error naming how to store it when there is
+    // none, and when it does not open with secret.
+    Result<control::HostSecret> taskOwnersHostSecret(const std::string& taskId, const std::string& name,
+                                                     std::string_view secret);
 
     control::PgConnection& connection() { return m_db; }
 

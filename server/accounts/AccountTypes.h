@@ -79,6 +79,14 @@ struct UploadOwnership {
 };
 
 // A provider key a user stored: its name and when, never the key.
+// A secret bound to hosts a user stored, as listed: never its value.
+struct HostSecretInfo {
+    std::string name;
+    std::string hosts;
+    std::string header;
+    std::string updatedAt; // ISO 8601, UTC
+};
+
 struct ProviderKeyInfo {
     std::string provider;  // "openai", "anthropic", ...
     std::string updatedAt; // ISO 8601, UTC

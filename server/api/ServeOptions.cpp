@@ -124,6 +124,13 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
                     "--provider-key-secret needs a file: make one with `(umask 077 && openssl rand "
                     "-out FILE 32)`");
             options.providerKeySecret = value; // read and checked when warrend opens it
+        } else if (flag == "--resolve") { // repeatable
+            auto pinned = control::parsePinnedAddress(value);
+            if (!pinned)
+                return pinned.error();
+            options.resolve.push_back(std::move(*pinned));
+        } else if (flag == "--egress-ca") {
+            options.egressCa = value;
         } else if (flag == "--allow-internal") { // repeatable: the lists add up
             auto destinations = control::parseInsideDestinations(value);
             if (!destinations)

@@ -4,7 +4,7 @@
 //   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
 //                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--provider SPEC] [--model M]
 //                 [--max-upload-mb N] [--provider-key-secret FILE] [--max-connections-per-client N]
-//                 [--allow-internal DEST[,DEST...]]
+//                 [--allow-internal DEST[,DEST...]] [--resolve HOST:PORT:ADDR]... [--egress-ca FILE]
 //                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT] [--agent-peer PEER]
 //                  [--runtime-class NAME]]
 
@@ -57,6 +57,11 @@ struct ServeOptions {
     // only the operator's own --provider and the hosted services' fixed URLs are reached wherever they are.
     std::vector<control::InsideDestination> allowInternal;
     control::InsideAccess insideAccess() const { return {true, allowInternal}; }
+    // The operator's, for every task's egress (users name neither): --resolve HOST:PORT:ADDR, a name reached
+    // at that address (inside only where --allow-internal lets it), and --egress-ca FILE, certificates trusted
+    // besides the system's when the proxy connects on for a secret's host (a site's own CA, a test's server).
+    std::vector<control::PinnedAddress> resolve;
+    std::string egressCa;
 };
 
 // args: what follows "serve". An error names the flag and says what it expects.

@@ -28,6 +28,7 @@
 #include "server/work/DiskWork.h"
 
 #include <QTimer>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -77,6 +78,7 @@ control::TaskSpec specFor(ServerParts& parts, const Account& caller, const wire:
     spec.limits = admission.limits;
     spec.attended = request.attended;
     spec.agent = request.agent; // the operator's install (warrend serve --agent-cli), never a path of the caller's
+    spec.secrets = request.secrets; // the caller's own, looked up by the task's owner at launch
     return spec;
 }
 
@@ -107,6 +109,24 @@ Status checkInside(const control::TaskSpec& spec, const ServeOptions& options) {
     if (!provider)
         return provider.error();
     return checkProviderEndpoint(*provider, options.provider, options.insideAccess());
+}
+
+// Each secret the task names is one the caller stored: a name of nobody's, or of another user's, creates
+// nothing (at launch the secrets are looked up by the task's owner again).
+Status checkSecrets(ServerParts& parts, const Account& caller, const control::TaskSpec& spec) {
+    if (spec.secrets.empty())
+        return Ok{};
+    auto stored = parts.accounts.hostSecrets(caller.userId);
+    if (!stored)
+        return stored.error();
+    for (const std::string& name : spec.secrets) {
+        const bool found = std::any_of(stored->begin(), stored->end(),
+                                       [&](const accounts::HostSecretInfo& info) { return info.name == name; });
+        if (!found)
+            return makeError(ErrorCode::InvalidArgument, "secrets: no secret " + name +
+                                                             " of yours; store it with PUT /v1/me/secrets/" + name);
+    }
+    return Ok{};
 }
 
 // A CLI agent runs from the operator's install only (`serve --agent-cli`, else warrend's PATH); a caller
@@ -202,6 +222,8 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
         valid = checkInside(creation.spec, parts.options);
     if (valid)
         valid = checkServerAgent(creation.spec, parts.options);
+    if (valid)
+        valid = checkSecrets(parts, creation.caller, creation.spec);
     if (!valid) {
         (void)parts.quotas.release(creation.id);
         return refuseCreation(parts, creation, reply, errorResponse(valid.error()));

@@ -13,6 +13,7 @@
 #include "server/api/EventStreams.h"
 #include "server/api/EventsApi.h"
 #include "server/api/ProviderEndpoints.h"
+#include "server/api/HostSecretsApi.h"
 #include "server/api/ProviderKeysApi.h"
 #include "server/api/Quotas.h"
 #include "server/api/SandboxLabels.h"
@@ -92,6 +93,11 @@ Status Warrend::openControl(const ServeOptions& options) {
             return access;
         };
         hooks.egressAccess = options.insideAccess();
+        hooks.egressPinned = options.resolve;
+        hooks.egressCa = options.egressCa;
+        hooks.hostSecret = [this](const control::TaskRecord& task, const std::string& name) {
+            return m_accounts->taskOwnersHostSecret(task.id, name, m_providerKeySecret);
+        };
         hooks.agentClis = options.agentClis;
         hooks.sandboxLabels = [this](const control::TaskRecord& task) -> Result<std::map<std::string, std::string>> {
             auto owner = m_accounts->taskOwner(task.id);
@@ -199,6 +205,7 @@ Status Warrend::listen(const ServeOptions& options) {
     addTaskRoutes(router, *m_parts);
     addEventRoutes(router, *m_parts);
     addProviderKeyRoutes(router, *m_parts, m_providerKeySecret);
+    addHostSecretRoutes(router, *m_parts, m_providerKeySecret);
     http::HttpServerLimits limits;
     limits.maxConnectionsPerIp = options.maxConnectionsPerClient;
     m_http = std::make_unique<http::HttpServer>(std::move(router),

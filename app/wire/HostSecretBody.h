@@ -1,0 +1,46 @@
+#pragma once
+// The bodies of a user's secrets bound to hosts (DESIGN §12, docs/SERVER.md). Pure.
+//
+//   PUT /v1/me/secrets/{name}   {"value", "hosts", "header"?}: written by the client, read strictly by the server
+//   GET /v1/me/secrets          {"secrets": [{"name", "hosts", "header", "updated_at"}, ...]}, never a value
+//
+// No message of the body's reader repeats the body: a refused body may well hold the value.
+
+#include "common/Result.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warren::wire {
+
+inline constexpr std::size_t kMaxHostSecretBodyBytes = 16 * 1024;
+
+struct HostSecretBody {
+    std::string value;
+    std::string hosts;  // "api.github.com,*.example.com", an allow-list's syntax
+    std::string header; // "Authorization: Bearer {}"; empty: none
+
+    nlohmann::json toJson() const;
+    // JSON (UTF-8) of one object with "value" and "hosts" (strings) and maybe "header" (a string), nothing
+    // else. What they must hold is HostSecret's to check.
+    static Result<HostSecretBody> fromJson(std::string_view body);
+};
+
+struct HostSecretEntry {
+    std::string name;
+    std::string hosts;
+    std::string header;
+    std::string updatedAt; // RFC 3339
+};
+
+struct HostSecretList {
+    std::vector<HostSecretEntry> secrets;
+
+    nlohmann::json toJson() const;
+    // Leniently: an answer of another shape lists nothing, an entry without a name is skipped.
+    static HostSecretList fromJson(const nlohmann::json& answer);
+};
+
+} // namespace warren::wire

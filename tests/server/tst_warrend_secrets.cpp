@@ -1,0 +1,206 @@
+// Secrets bound to hosts on warrend (DESIGN §12), performed against a real warrend on its own PostgreSQL and
+// an HTTPS server in the test (reached by name through the operator's --resolve and --allow-internal, its
+// certificate trusted through --egress-ca): a user's secret is stored sealed, listed without its value, used
+// by that user's tasks only, put into the requests to its hosts by the egress proxy, and found nowhere else:
+// not in the sandbox, the events, the database in clear, warrend's output or its data directory.
+#include "app/store/postgres/PgConnection.h"
+#include "tests/support/HostTlsServer.h"
+#include "tests/support/WarrendServer.h"
+
+#include <QDirIterator>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QStandardPaths>
+#include <QtTest>
+#include <sys/stat.h>
+
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+const std::string kValue = "ghp_serverSideREALtoken0123456789ab";
+
+bool makeCertificate(const QString& host, const QString& certificate, const QString& key) {
+    QProcess make;
+    make.start(QStandardPaths::findExecutable("openssl"),
+               {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=" + host, "-addext",
+                "subjectAltName=DNS:" + host, "-keyout", key, "-out", certificate});
+    return make.waitForFinished(60000) && make.exitStatus() == QProcess::NormalExit && make.exitCode() == 0;
+}
+
+bool writeSealKey(const QString& path) {
+    QByteArray bytes(32, '\0');
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(bytes.data()), 8);
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size() &&
+           ::chmod(QFile::encodeName(path).constData(), 0600) == 0;
+}
+
+QByteArray secretBody(const std::string& value, const std::string& hosts, const std::string& header = {}) {
+    json body{{"value", value}, {"hosts", hosts}};
+    if (!header.empty())
+        body["header"] = header;
+    return QByteArray::fromStdString(body.dump());
+}
+
+QByteArray taskBody(const QString& upload, const json& script, const json& secrets) {
+    return QByteArray::fromStdString(
+        json{{"prompt", "call the API"}, {"workspace", upload.toStdString()}, {"script", script}, {"secrets", secrets}}
+            .dump());
+}
+
+json shellTurn(const std::string& command) {
+    return {{"tool_calls", json::array({{{"name", "shell"}, {"arguments", {{"command", command}}}}})}};
+}
+
+json finishTurn() {
+    return {{"tool_calls", json::array({{{"name", "finish"}, {"arguments", {{"summary", "done"}}}}})}};
+}
+
+QStringList filesHolding(const QString& dir, const QByteArray& text) {
+    QStringList found;
+    for (QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories); it.hasNext();) {
+        QFile file(it.next());
+        if (file.open(QIODevice::ReadOnly) && file.readAll().contains(text))
+            found << file.fileName();
+    }
+    return found;
+}
+
+} // namespace
+
+class TestWarrendSecrets : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void secretsAreTheirOwnersAlone();
+    void badSecretsAreRefused_data();
+    void badSecretsAreRefused();
+    void theBoundHostGetsTheValueAndNothingElseHoldsIt();
+
+private:
+    QString path(const QString& name) const { return m_scratch.filePath(name); }
+    QString apiHost() const { return "api.example.test:" + QString::number(m_api->port()); }
+
+    QTemporaryDir m_scratch;
+    std::unique_ptr<HostTlsServer> m_api;
+    std::unique_ptr<WarrendServer> m_server;
+    QString m_alice, m_bob, m_upload;
+};
+
+void TestWarrendSecrets::initTestCase() {
+    if (QStandardPaths::findExecutable("openssl").isEmpty() || QStandardPaths::findExecutable("curl").isEmpty())
+        QSKIP("needs openssl and curl (packaging/install-deps.sh)");
+    QVERIFY(makeCertificate("api.example.test", path("api.pem"), path("api.key")));
+    QVERIFY(writeSealKey(path("seal.key")));
+    m_api = std::make_unique<HostTlsServer>(path("api.pem"), path("api.key"));
+    QVERIFY(m_api->port() != 0);
+    QString error;
+    m_server = WarrendServer::create(&error);
+    QVERIFY2(m_server, qPrintable(error));
+    m_alice = m_server->addUser("alice");
+    m_bob = m_server->addUser("bob");
+    QVERIFY(m_alice.startsWith("wrn_") && m_bob.startsWith("wrn_"));
+    // The operator lets tasks reach this test's server: by name, on loopback, with its certificate.
+    QVERIFY2(m_server->start(&error, {"--provider-key-secret", path("seal.key"), "--resolve", apiHost() + ":127.0.0.1",
+                                      "--allow-internal", "127.0.0.1:" + QString::number(m_api->port()),
+                                      "--egress-ca", path("api.pem")}),
+             qPrintable(error));
+    QVERIFY(QDir().mkpath(path("ws")));
+    m_upload = m_server->upload(m_alice, path("ws"));
+    QVERIFY(!m_upload.isEmpty());
+}
+
+void TestWarrendSecrets::secretsAreTheirOwnersAlone() {
+    const HttpAnswer stored = m_server->request("PUT", "/v1/me/secrets/GH_TOKEN", m_alice,
+                                                secretBody(kValue, apiHost().toStdString()));
+    QVERIFY2(stored.status == 200, stored.body.constData());
+    QCOMPARE(stored.json().value("name", ""), std::string("GH_TOKEN"));
+    QVERIFY(!stored.body.contains(QByteArray::fromStdString(kValue)));
+    const HttpAnswer listed = m_server->request("GET", "/v1/me/secrets", m_alice);
+    QCOMPARE(listed.status, 200);
+    QCOMPARE(listed.json()["secrets"].size(), std::size_t(1));
+    QCOMPARE(listed.json()["secrets"][0].value("hosts", ""), apiHost().toStdString());
+    QVERIFY(!listed.body.contains(QByteArray::fromStdString(kValue)));
+    // Bob sees none of it, and cannot have his task use it.
+    QCOMPARE(m_server->request("GET", "/v1/me/secrets", m_bob).json()["secrets"].size(), std::size_t(0));
+    const QString bobsUpload = m_server->upload(m_bob, path("ws"));
+    const HttpAnswer bobsTask = m_server->request(
+        "POST", "/v1/tasks", m_bob, taskBody(bobsUpload, {{"turns", json::array({finishTurn()})}}, json::array({"GH_TOKEN"})));
+    QCOMPARE(bobsTask.status, 400);
+    QVERIFY2(bobsTask.body.contains("no secret GH_TOKEN of yours"), bobsTask.body.constData());
+    QCOMPARE(m_server->request("DELETE", "/v1/me/secrets/GH_TOKEN", m_bob).status, 404);
+    // In the database: the hosts in clear, the value only sealed.
+    auto db = warren::control::PgConnection::open(m_server->databaseUrl().toStdString());
+    QVERIFY(db);
+    auto rows = db->exec("read the secrets", "SELECT hosts, encode(ciphertext, 'escape') FROM user_secrets");
+    QVERIFY(rows);
+    QCOMPARE(rows->rows.size(), std::size_t(1));
+    QCOMPARE(rows->rows[0].text(0), apiHost().toStdString());
+    QVERIFY(rows->rows[0].text(1).find(kValue) == std::string::npos);
+}
+
+void TestWarrendSecrets::badSecretsAreRefused_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("a line break in the value") << "TOKEN" << secretBody("a\r\nX-Evil: 1", "example.com")
+                                               << "control character";
+    QTest::newRow("a host inside the server's networks") << "TOKEN" << secretBody("v", "10.0.0.1:443") << "10.0.0.1";
+    QTest::newRow("a name the sandbox reads") << "LD_PRELOAD" << secretBody("v", "example.com") << "read for themselves";
+    QTest::newRow("a header the proxy owns") << "TOKEN" << secretBody("v", "example.com", "Host: {}")
+                                             << "which the proxy sets itself";
+    QTest::newRow("no hosts") << "TOKEN" << QByteArray(R"({"value": "v"})") << "hosts: a string is required";
+    QTest::newRow("another field") << "TOKEN" << QByteArray(R"({"value": "v", "hosts": "a.com", "x": 1})")
+                                   << "a field other than";
+}
+
+void TestWarrendSecrets::badSecretsAreRefused() {
+    QFETCH(QString, name);
+    QFETCH(QByteArray, body);
+    QFETCH(QString, message);
+    const HttpAnswer answer = m_server->request("PUT", "/v1/me/secrets/" + name, m_alice, body);
+    QVERIFY2(answer.status == 400, answer.body.constData());
+    QVERIFY2(answer.body.contains(message.toUtf8()), answer.body.constData());
+    QVERIFY(!answer.body.contains("X-Evil"));
+}
+
+void TestWarrendSecrets::theBoundHostGetsTheValueAndNothingElseHoldsIt() {
+    QVERIFY(m_server->request("PUT", "/v1/me/secrets/GH_TOKEN", m_alice, secretBody(kValue, apiHost().toStdString()))
+                .status == 200);
+    const std::string url = "https://" + apiHost().toStdString() + "/user";
+    const json script = {{"turns", json::array({shellTurn("printenv GH_TOKEN"),
+                                                shellTurn("curl -sS " + url + " -H \"Authorization: Bearer $GH_TOKEN\" 2>&1"),
+                                                finishTurn()})}};
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_alice, taskBody(m_upload, script, json::array({"GH_TOKEN"})));
+    QVERIFY2(created.status == 201, created.body.constData());
+    const QString id = QString::fromStdString(created.json().value("id", ""));
+    const auto events = m_server->streamEvents(id, m_alice, {});
+    QVERIFY(!events.empty());
+    QCOMPARE(events.back().value("type", ""), std::string("task_finished"));
+    QCOMPARE(m_api->heads.size(), 1);
+    QVERIFY2(m_api->heads.front().contains("Authorization: Bearer " + QByteArray::fromStdString(kValue)),
+             m_api->heads.front().constData());
+    std::vector<std::string> outputs;
+    bool recorded = false;
+    for (const auto& event : events) {
+        QVERIFY2(event.dump().find(kValue) == std::string::npos, event.dump().c_str());
+        if (event.value("type", "") == "tool_result")
+            outputs.push_back(event["data"].value("output", ""));
+        if (event.value("type", "") == "network_request" && event["data"].contains("secrets"))
+            recorded = event["data"]["secrets"] == json({"GH_TOKEN"}) && event["data"].value("status", 0) == 200;
+    }
+    QVERIFY(recorded);
+    QVERIFY(outputs.size() >= 2);
+    QVERIFY2(outputs[0].rfind("warren-secret-", 0) == 0, outputs[0].c_str());
+    QVERIFY2(outputs[1].rfind("authorization=Bearer warren-secret-", 0) == 0, outputs[1].c_str());
+    QVERIFY(!m_server->serverOutput().contains(QByteArray::fromStdString(kValue)));
+    const QStringList holding = filesHolding(m_server->dataDir(), QByteArray::fromStdString(kValue));
+    QVERIFY2(holding.isEmpty(), qPrintable(holding.join(", ")));
+}
+
+QTEST_GUILESS_MAIN(TestWarrendSecrets)
+#include "tst_warrend_secrets.moc"
