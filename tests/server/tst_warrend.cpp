@@ -367,6 +367,16 @@ void TestWarrend::badRequestsCreateNothing_data() {
     QTest::newRow("agent path")
         << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "agent": "codex", "agent_path": "/bin/sh"})")
         << 400;
+    // Where the egress resolves names and which authorities it trusts are the operator's (serve --resolve,
+    // --egress-ca); a caller names only secrets of their own.
+    QTest::newRow("resolve") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "resolve": ["a.test:443:127.0.0.1"]})")
+                             << 400;
+    QTest::newRow("egress CA") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "egress_ca": "/etc/passwd"})")
+                               << 400;
+    QTest::newRow("secrets not a list") << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "secrets": "GH_TOKEN"})")
+                                        << 400;
+    QTest::newRow("secret with a bad name")
+        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "secrets": ["LD_PRELOAD"]})") << 400;
     QTest::newRow("CLI agent with safe-mode")
         << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "agent": "codex", "provider": "openai", "model": "m", "presets": ["safe-mode"]})")
         << 400;
