@@ -113,8 +113,14 @@ Result<std::vector<HostRule>> parseSecretBinding(std::string_view name, std::str
 
 Result<HostSecret> makeHostSecret(std::string name, std::string_view hosts, std::string header, std::string value) {
     auto rules = parseSecretBinding(name, hosts, header);
-    if (!rules)
-        return rules.error();
+    if (!rules) {
+        // A message quotes the part it refuses, which may hold the value pasted in the wrong place.
+        std::string message = rules.error().message;
+        for (auto at = value.empty() ? std::string::npos : message.find(value); at != std::string::npos;
+             at = message.find(value, at + 11))
+            message.replace(at, value.size(), "[the value]");
+        return makeError(rules.error().code, std::move(message));
+    }
     if (auto valid = validateSecretValue(value); !valid)
         return valid.error();
     return HostSecret{std::move(name), std::string(hosts), std::move(*rules), std::move(header), std::move(value)};

@@ -7,7 +7,10 @@
 //     and a refusal is a short fixed sentence (it never repeats the body, which may be the key);
 //  2. POST /v1/tasks/{id}/reply (parseReplyRequest), 3. POST /v1/tasks/{id}/approvals/{call}
 //     (wire::ApprovalAnswer): what they admit reads back the same;
-//  4. a limits object (limitsFromJson, as a request's and as a quota's): written back, read the same.
+//  4. a limits object (limitsFromJson, as a request's and as a quota's): written back, read the same;
+//  5. PUT /v1/me/secrets/{name} (wire::HostSecretBody, then HostSecret's rules, as the handler reads it): a
+//     secret admitted has a value that can go into a header line, round-trips through its stored form, and a
+//     refusal never repeats the value.
 // Nothing may crash, leak or trip a sanitizer.
 
 #include "FuzzInput.h"
@@ -16,6 +19,8 @@
 #include "common/JsonFields.h"
 #include "server/accounts/Limits.h"
 #include "app/wire/OwnerAnswers.h"
+#include "app/secretproxy/HostSecret.h"
+#include "app/wire/HostSecretBody.h"
 #include "app/wire/ProviderKeyBody.h"
 #include "server/api/AnswerRequest.h"
 #include "server/api/TaskRequest.h"
@@ -48,7 +53,8 @@ bool same(const server::TaskRequest& x, const server::TaskRequest& y) {
     const auto& b = y.body;
     return a.prompt == b.prompt && a.workspace == b.workspace && a.provider == b.provider && a.model == b.model &&
            a.script == b.script && a.presets == b.presets && a.settings == b.settings && a.network == b.network &&
-           x.limits == y.limits && a.tokenBudget == b.tokenBudget && a.queue == b.queue && a.attended == b.attended;
+           x.limits == y.limits && a.tokenBudget == b.tokenBudget && a.queue == b.queue && a.attended == b.attended &&
+           a.secrets == b.secrets;
 }
 
 // The body the handler reads: the bytes as JSON, or nothing to read.
@@ -90,6 +96,26 @@ void providerKey(std::string_view bytes) {
     require(std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < '\x7f'; }));
     auto again = wire::ProviderKeyBody::fromJson(key->toJson().dump());
     require(again.ok() && again->key == text);
+}
+
+void hostSecret(std::string_view bytes) {
+    auto body = wire::HostSecretBody::fromJson(bytes);
+    if (!body) {
+        require(body.error().message.size() <= 300);
+        return;
+    }
+    auto secret = control::makeHostSecret("FUZZ_TOKEN", body->hosts, body->header, body->value);
+    if (!secret) {
+        // The value is never repeated (a long one at least: a short one may be any word of the message).
+        require(body->value.size() < 16 || secret.error().message.find(body->value) == std::string::npos);
+        return;
+    }
+    require(!secret->value.empty() && !secret->hosts.empty());
+    require(std::none_of(secret->value.begin(), secret->value.end(),
+                         [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }));
+    auto again = control::readHostSecret("FUZZ_TOKEN", control::storedHostSecret(*secret));
+    require(again.ok() && again->value == secret->value && again->hosts == secret->hosts &&
+            again->header == secret->header);
 }
 
 void replyRequest(std::string_view bytes) {
@@ -137,7 +163,7 @@ void limits(std::string_view bytes) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const auto input = fuzz::FuzzInput::from(data, size);
-    switch (input.pick(5)) {
+    switch (input.pick(6)) {
     case 0:
         taskRequest(input.body);
         break;
@@ -150,8 +176,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 3:
         approvalAnswer(input.body);
         break;
-    default:
+    case 4:
         limits(input.body);
+        break;
+    default:
+        hostSecret(input.body);
         break;
     }
     return 0;

@@ -35,6 +35,7 @@ private slots:
     void bindings();
     void valuesThatCannotGoIntoAHeaderAreRefused_data();
     void valuesThatCannotGoIntoAHeaderAreRefused();
+    void aRefusalNeverRepeatsTheValue();
     void theStoredFormRoundTrips();
     void aStoredEntryWarrenDidNotWriteIsRefused_data();
     void aStoredEntryWarrenDidNotWriteIsRefused();
@@ -103,6 +104,15 @@ void TestHostSecret::valuesThatCannotGoIntoAHeaderAreRefused_data() {
 void TestHostSecret::valuesThatCannotGoIntoAHeaderAreRefused() {
     QFETCH(QByteArray, value);
     QVERIFY(!makeHostSecret("TOKEN", "example.com", "", value.toStdString()));
+}
+
+// A value pasted where a host goes is not quoted back in the refusal.
+void TestHostSecret::aRefusalNeverRepeatsTheValue() {
+    const std::string value = "ghp_0123456789abcdefTOKEN";
+    const auto made = makeHostSecret("TOKEN", "api.github.com," + value + " x", "", value);
+    QVERIFY(!made);
+    QVERIFY2(made.error().message.find(value) == std::string::npos, made.error().message.c_str());
+    QVERIFY2(made.error().message.find("[the value]") != std::string::npos, made.error().message.c_str());
 }
 
 void TestHostSecret::theStoredFormRoundTrips() {
