@@ -2,6 +2,7 @@
 
 #include "app/timeline/CallDescription.h"
 #include "app/timeline/LimitsDescription.h"
+#include "app/timeline/NetworkDescription.h"
 #include "common/Utf8.h"
 
 #include <optional>
@@ -472,12 +473,10 @@ std::string LiveView::line(const protocol::Event&, const protocol::LogData& data
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::NetworkRequestData& data) {
-    const std::string target =
-        oneLine(data.method) + " " + oneLine(data.host) + ":" + std::to_string(data.port);
-    if (data.allowed)
-        return paint(kDim, "\xE2\x87\xA2 network: " + target) + "\n"; // ⇢
-    return paint(kYellow, "\xE2\x87\xA2 network refused: ") + target + ": " +
-           oneLine(data.reason.value_or("")) + "\n";
+    const timeline::NetworkDescription described = timeline::describeNetworkRequest(data);
+    if (!described.warning)
+        return paint(kDim, "\xE2\x87\xA2 " + oneLine(described.title)) + "\n"; // ⇢
+    return paint(kYellow, "\xE2\x87\xA2 " + oneLine(described.title) + ": ") + oneLine(described.detail) + "\n";
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::ModelCallData& data) {

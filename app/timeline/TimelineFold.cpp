@@ -3,6 +3,7 @@
 #include "app/timeline/CallDescription.h"
 #include "app/timeline/CommandPrefix.h"
 #include "app/timeline/LimitsDescription.h"
+#include "app/timeline/NetworkDescription.h"
 
 #include <cstdio>
 
@@ -380,11 +381,8 @@ void TimelineFold::take(const Event& e, const LogData& data) {
 }
 
 void TimelineFold::take(const Event& e, const NetworkRequestData& data) {
-    const std::string target = data.method + " " + data.host + ":" + std::to_string(data.port);
-    if (data.allowed)
-        notice(e, State::Plain, "network: " + target, data.address.value_or(""));
-    else
-        notice(e, State::Warning, "network refused: " + target, data.reason.value_or(""));
+    const NetworkDescription described = describeNetworkRequest(data);
+    notice(e, described.warning ? State::Warning : State::Plain, described.title, described.detail);
 }
 
 void TimelineFold::take(const Event& e, const ModelCallData& data) {

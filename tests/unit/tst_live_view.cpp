@@ -322,6 +322,12 @@ void TestLiveView::renders_data() {
     QTest::newRow("network_request refused")
         << QByteArrayList{ev("network_request", {{"method", "GET"}, {"host", "evil.example"}, {"port", 80}, {"allowed", false}, {"reason", "not listed"}})}
         << "⇢ network refused: GET evil.example:80: not listed\n";
+    QTest::newRow("network_request with secrets")
+        << QByteArrayList{ev("network_request", {{"method", "GET"}, {"host", "api.github.com"}, {"port", 443}, {"allowed", true}, {"address", "1.2.3.4"}, {"path", "/user"}, {"status", 200}, {"secrets", {"GH_TOKEN", "X"}}})}
+        << "⇢ secret request: GET api.github.com:443/user → 200, with GH_TOKEN, X\n";
+    QTest::newRow("network_request with secrets failed")
+        << QByteArrayList{ev("network_request", {{"method", ""}, {"host", "api.github.com"}, {"port", 443}, {"allowed", true}, {"address", "1.2.3.4"}, {"path", ""}, {"reason", "the TLS handshake failed"}})}
+        << "⇢ secret request failed: TLS api.github.com:443, no secret put in: the TLS handshake failed\n";
     QTest::newRow("unreadable: network_request without allowed")
         << QByteArrayList{ev("network_request", {{"method", "GET"}, {"host", "a"}, {"port", 80}})}
         << "(unreadable event: network_request data.allowed: missing)\n";
