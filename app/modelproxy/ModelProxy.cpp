@@ -6,6 +6,7 @@
 #include "app/modelproxy/ModelRequestHead.h"
 #include "app/modelproxy/ModelRoute.h"
 #include "app/modelproxy/ModelUsage.h"
+#include "app/modelproxy/RelayedAnswer.h"
 #include "app/providers/HttpFailure.h"
 
 #include <QElapsedTimer>
@@ -274,20 +275,13 @@ private:
         std::string reason = m_reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toByteArray().toStdString();
         if (reason.empty())
             reason = modelProxyReason(status);
-        std::string head = "HTTP/1.1 " + std::to_string(status) + " " + KeyMask::masked(reason, key) + "\r\n";
-        for (const auto& [name, value] : m_reply->rawHeaderPairs()) {
-            if (dropsAnswerHeader(name.toStdString()))
-                continue;
-            // A value Qt joined from several lines holds a line break: each line is a header again.
-            for (const QByteArray& line : value.split('\n'))
-                head += name.toStdString() + ": " + KeyMask::masked(line.toStdString(), key) + "\r\n";
-        }
         const QByteArray type = m_reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
         m_usage.emplace(type.contains("text/event-stream"));
         m_chunked = !m_head.http10;
-        if (m_chunked)
-            head += "Transfer-Encoding: chunked\r\n";
-        head += "Connection: close\r\n\r\n";
+        const std::string head = relayedHead(
+            status, reason, m_reply->rawHeaderPairs(), dropsAnswerHeader,
+            [&key](std::string text) { return KeyMask::masked(std::move(text), key); },
+            m_chunked ? RelayedFraming::Chunked : RelayedFraming::UntilClose);
         m_client->write(head.data(), qint64(head.size()));
         return true;
     }
@@ -319,17 +313,8 @@ private:
     }
 
     void writeBody(const std::string& bytes) {
-        if (bytes.empty())
-            return;
-        if (m_chunked) {
-            char size[20];
-            const int length = std::snprintf(size, sizeof size, "%zx\r\n", bytes.size());
-            m_client->write(size, length);
-            m_client->write(bytes.data(), qint64(bytes.size()));
-            m_client->write("\r\n", 2);
-        } else {
-            m_client->write(bytes.data(), qint64(bytes.size()));
-        }
+        const std::string framed = m_chunked ? relayedChunk(bytes) : bytes;
+        m_client->write(framed.data(), qint64(framed.size()));
     }
 
     void onUpstreamFinished() {

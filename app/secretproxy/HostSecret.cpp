@@ -15,6 +15,7 @@ using nlohmann::json;
 constexpr std::size_t kMaxNameLength = 64;
 constexpr std::size_t kMaxValueLength = 8192;
 constexpr std::size_t kMaxTemplateLength = 1024;
+constexpr std::size_t kMinMaskedValue = 8;
 
 bool isNameStart(char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
@@ -114,9 +115,10 @@ Result<std::vector<HostRule>> parseSecretBinding(std::string_view name, std::str
 Result<HostSecret> makeHostSecret(std::string name, std::string_view hosts, std::string header, std::string value) {
     auto rules = parseSecretBinding(name, hosts, header);
     if (!rules) {
-        // A message quotes the part it refuses, which may hold the value pasted in the wrong place.
+        // A message quotes the part it refuses, which may hold the value pasted in the wrong place. (A value
+        // of a few bytes could be any word of the message: those are left.)
         std::string message = rules.error().message;
-        for (auto at = value.empty() ? std::string::npos : message.find(value); at != std::string::npos;
+        for (auto at = value.size() < kMinMaskedValue ? std::string::npos : message.find(value); at != std::string::npos;
              at = message.find(value, at + 11))
             message.replace(at, value.size(), "[the value]");
         return makeError(rules.error().code, std::move(message));

@@ -3,6 +3,7 @@
 #include "app/egress/AsciiText.h"
 #include "app/modelproxy/KeyMask.h"
 #include "app/modelproxy/ModelRequestHead.h"
+#include "app/modelproxy/RelayedAnswer.h"
 #include "app/secretproxy/TlsServerSession.h"
 
 #include <QLocalSocket>
@@ -216,20 +217,12 @@ private:
         m_phase = Phase::Streaming;
         m_request.status = status;
         const QByteArray reason = m_reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toByteArray();
-        std::string head = "HTTP/1.1 " + std::to_string(status) + " " + m_masks.masked(reason.toStdString()) + "\r\n";
-        for (const auto& [name, value] : m_reply->rawHeaderPairs()) {
-            if (dropsAnswerHeader(name.toStdString()))
-                continue;
-            for (const QByteArray& line : value.split('\n')) // a value Qt joined from several lines
-                head += name.toStdString() + ": " + m_masks.masked(line.toStdString()) + "\r\n";
-        }
         const bool bodiless = m_head.method == "HEAD" || status == 204 || status == 304;
         m_chunked = !m_head.http10 && !bodiless;
-        if (m_chunked)
-            head += "Transfer-Encoding: chunked\r\n";
-        else if (bodiless)
-            head += "Content-Length: 0\r\n";
-        head += "Connection: close\r\n\r\n";
+        const std::string head = relayedHead(
+            status, reason.toStdString(), m_reply->rawHeaderPairs(), dropsAnswerHeader,
+            [this](std::string text) { return m_masks.masked(std::move(text)); },
+            bodiless ? RelayedFraming::NoBody : m_chunked ? RelayedFraming::Chunked : RelayedFraming::UntilClose);
         sendPlain(head);
         return true;
     }
@@ -250,13 +243,8 @@ private:
     }
 
     void writeBody(const std::string& bytes) {
-        if (bytes.empty())
-            return;
-        if (!m_chunked)
-            return sendPlain(bytes);
-        char size[20];
-        const int length = std::snprintf(size, sizeof size, "%zx\r\n", bytes.size());
-        sendPlain(std::string(size, std::size_t(length)) + bytes + "\r\n");
+        if (!bytes.empty())
+            sendPlain(m_chunked ? relayedChunk(bytes) : bytes);
     }
 
     void onUpstreamFinished() {

@@ -1,5 +1,7 @@
 #include "app/secretproxy/TaskAuthority.h"
 
+#include "common/OpenSslErrors.h"
+
 #include <QHostAddress>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -15,20 +17,10 @@ namespace {
 constexpr long kValiditySeconds = 30L * 24 * 3600; // longer than any task's token (a week without a timeout)
 constexpr long kBackdateSeconds = 3600;             // a sandbox's clock a little behind this one's
 
-std::string opensslErrors() {
-    std::string text;
-    while (const unsigned long code = ERR_get_error()) {
-        char buffer[256];
-        ERR_error_string_n(code, buffer, sizeof buffer);
-        if (!text.empty())
-            text += "; ";
-        text += buffer;
-    }
-    return text.empty() ? "unknown error" : text;
-}
-
 Error failed(const std::string& what) {
-    return makeError(ErrorCode::System, "cannot make the task's certificate authority (" + what + "): " + opensslErrors());
+    const std::string why = openSslErrors();
+    return makeError(ErrorCode::System, "cannot make the task's certificate authority (" + what + "): " +
+                                            (why.empty() ? "no detail from OpenSSL" : why));
 }
 
 struct KeyFree {

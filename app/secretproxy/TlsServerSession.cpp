@@ -1,26 +1,12 @@
 #include "app/secretproxy/TlsServerSession.h"
 
+#include "common/OpenSslErrors.h"
+
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
 namespace warren::control {
-
-namespace {
-
-std::string lastErrors() {
-    std::string text;
-    while (const unsigned long code = ERR_get_error()) {
-        char buffer[256];
-        ERR_error_string_n(code, buffer, sizeof buffer);
-        if (!text.empty())
-            text += "; ";
-        text += buffer;
-    }
-    return text;
-}
-
-} // namespace
 
 TlsServerSession::TlsServerSession(SSL_CTX* context) : m_ssl(SSL_new(context)) {
     BIO* in = BIO_new(BIO_s_mem());
@@ -47,7 +33,7 @@ bool TlsServerSession::established() const {
 
 Result<std::string> TlsServerSession::receive(std::string_view ciphertext) {
     if (!m_ssl)
-        return makeError(ErrorCode::System, "OpenSSL could not make a TLS session: " + lastErrors());
+        return makeError(ErrorCode::System, "OpenSSL could not make a TLS session: " + openSslErrors());
     if (!ciphertext.empty() &&
         BIO_write(static_cast<BIO*>(m_in), ciphertext.data(), static_cast<int>(ciphertext.size())) <= 0)
         return makeError(ErrorCode::System, "OpenSSL could not take the client's bytes");
@@ -66,7 +52,7 @@ Result<std::string> TlsServerSession::receive(std::string_view ciphertext) {
             m_closedByClient = true;
             return plaintext;
         }
-        const std::string why = lastErrors();
+        const std::string why = openSslErrors();
         return makeError(ErrorCode::InvalidArgument,
                          std::string(established() ? "the TLS connection broke" : "the TLS handshake failed") +
                              (why.empty() ? std::string() : ": " + why));
@@ -77,7 +63,7 @@ Status TlsServerSession::send(std::string_view plaintext) {
     while (!plaintext.empty()) {
         const int written = SSL_write(m_ssl, plaintext.data(), static_cast<int>(std::min<std::size_t>(plaintext.size(), 1 << 30)));
         if (written <= 0)
-            return makeError(ErrorCode::System, "the TLS connection cannot be written: " + lastErrors());
+            return makeError(ErrorCode::System, "the TLS connection cannot be written: " + openSslErrors());
         plaintext.remove_prefix(std::size_t(written));
     }
     return Ok{};

@@ -7,6 +7,7 @@
 
 #include "tests/support/AgentRun.h"
 #include "tests/support/HostTlsServer.h"
+#include "tests/support/TestCertificate.h"
 #include "tests/support/WarrenRun.h"
 
 #include <QDirIterator>
@@ -22,15 +23,6 @@ namespace {
 
 const QByteArray kGithubValue = "ghp_0123456789realTOKENabcdefghijkl";
 const QByteArray kSearchValue = "search-real-987654321zyxwvu";
-
-// A self-signed certificate for host and its key.
-bool makeCertificate(const QString& host, const QString& certificate, const QString& key) {
-    QProcess make;
-    make.start(QStandardPaths::findExecutable("openssl"),
-               {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=" + host, "-addext",
-                "subjectAltName=DNS:" + host, "-keyout", key, "-out", certificate});
-    return make.waitForFinished(60000) && make.exitStatus() == QProcess::NormalExit && make.exitCode() == 0;
-}
 
 // `warren secrets set ARGS` with value on its stdin.
 WarrenResult setSecret(const QStringList& args, const QByteArray& value, const QString& dataDir) {
@@ -89,8 +81,8 @@ private:
 void TestControlSecrets::initTestCase() {
     if (QStandardPaths::findExecutable("openssl").isEmpty() || QStandardPaths::findExecutable("curl").isEmpty())
         QSKIP("needs openssl and curl (packaging/install-deps.sh)");
-    QVERIFY(makeCertificate("api.example.test", path("api.pem"), path("api.key")));
-    QVERIFY(makeCertificate("other.example.test", path("other.pem"), path("other.key")));
+    QVERIFY(makeSelfSignedCertificate("api.example.test", path("api.pem"), path("api.key")));
+    QVERIFY(makeSelfSignedCertificate("other.example.test", path("other.pem"), path("other.key")));
 }
 
 void TestControlSecrets::theBoundHostGetsTheValueAndTheSandboxNever() {

@@ -5,6 +5,7 @@
 // not in the sandbox, the events, the database in clear, warrend's output or its data directory.
 #include "app/store/postgres/PgConnection.h"
 #include "tests/support/HostTlsServer.h"
+#include "tests/support/TestCertificate.h"
 #include "tests/support/WarrendServer.h"
 
 #include <QDirIterator>
@@ -20,14 +21,6 @@ using nlohmann::json;
 namespace {
 
 const std::string kValue = "ghp_serverSideREALtoken0123456789ab";
-
-bool makeCertificate(const QString& host, const QString& certificate, const QString& key) {
-    QProcess make;
-    make.start(QStandardPaths::findExecutable("openssl"),
-               {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=" + host, "-addext",
-                "subjectAltName=DNS:" + host, "-keyout", key, "-out", certificate});
-    return make.waitForFinished(60000) && make.exitStatus() == QProcess::NormalExit && make.exitCode() == 0;
-}
 
 bool writeSealKey(const QString& path) {
     QByteArray bytes(32, '\0');
@@ -93,7 +86,7 @@ private:
 void TestWarrendSecrets::initTestCase() {
     if (QStandardPaths::findExecutable("openssl").isEmpty() || QStandardPaths::findExecutable("curl").isEmpty())
         QSKIP("needs openssl and curl (packaging/install-deps.sh)");
-    QVERIFY(makeCertificate("api.example.test", path("api.pem"), path("api.key")));
+    QVERIFY(makeSelfSignedCertificate("api.example.test", path("api.pem"), path("api.key")));
     QVERIFY(writeSealKey(path("seal.key")));
     m_api = std::make_unique<HostTlsServer>(path("api.pem"), path("api.key"));
     QVERIFY(m_api->port() != 0);

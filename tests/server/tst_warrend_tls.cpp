@@ -3,6 +3,7 @@
 // event stream work; a client that does not trust the certificate, and plain HTTP on the port, get no
 // answer; files that do not load stop the start with a message naming the file. (What the HTTP server
 // itself does with TLS is tst_http_server's; the flags' parsing is tst_serve_options'.)
+#include "tests/support/TestCertificate.h"
 #include "tests/support/WarrendServer.h"
 
 #include <QDir>
@@ -25,15 +26,6 @@ namespace {
 const json kScript = json::parse(R"({"turns": [
   {"content": "Writing the notes.", "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.md", "content": "over tls\n"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.md"}}]}]})");
-
-// A self-signed certificate for 127.0.0.1 (the name the client connects to) and its key.
-bool makeCertificate(const QString& openssl, const QString& certificate, const QString& key) {
-    QProcess make;
-    make.start(openssl,
-               {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate});
-    return make.waitForFinished(60000) && make.exitStatus() == QProcess::NormalExit && make.exitCode() == 0;
-}
 
 quint16 portOf(const QString& url) {
     return static_cast<quint16>(QUrl(url).port());
@@ -67,8 +59,8 @@ void TestWarrendTls::initTestCase() {
     if (openssl.isEmpty())
         QSKIP("needs openssl (packaging/install-deps.sh)");
     QVERIFY2(QSslSocket::supportsSsl(), "Qt has no TLS backend here");
-    QVERIFY(makeCertificate(openssl, path("cert.pem"), path("key.pem")));
-    QVERIFY(makeCertificate(openssl, path("other-cert.pem"), path("other-key.pem")));
+    QVERIFY(makeSelfSignedCertificate("127.0.0.1", path("cert.pem"), path("key.pem")));
+    QVERIFY(makeSelfSignedCertificate("127.0.0.1", path("other-cert.pem"), path("other-key.pem")));
     QString error;
     m_server = WarrendServer::create(&error);
     QVERIFY2(m_server, qPrintable(error));

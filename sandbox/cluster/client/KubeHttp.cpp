@@ -1,5 +1,6 @@
 #include "sandbox/cluster/client/KubeHttp.h"
 
+#include "common/OpenSslErrors.h"
 #include "common/UniqueFd.h"
 
 #include <arpa/inet.h>
@@ -24,14 +25,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 std::string opensslErrors() {
-    std::string text;
-    while (const unsigned long code = ERR_get_error()) {
-        char buffer[256];
-        ERR_error_string_n(code, buffer, sizeof buffer);
-        if (!text.empty())
-            text += "; ";
-        text += buffer;
-    }
+    const std::string text = openSslErrors();
     return text.empty() ? std::string("no detail from OpenSSL") : text;
 }
 
