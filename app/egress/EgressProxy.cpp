@@ -123,10 +123,10 @@ private:
         std::string inside;
         for (const QHostAddress& address : resolved) {
             // A pinned address is the user's own choice for this task, as an address literal in the list is.
-            const bool allowed = m_pinned ? insideReachable(m_proxy.m_inside, m_request.host, address, m_request.port) ||
-                                                !m_proxy.m_inside.operatorOnly
-                                          : addressAllowed(*m_rule, m_request.host, address, m_request.port,
-                                                           m_proxy.m_inside);
+            const bool allowed =
+                m_pinned ? !m_proxy.m_inside.operatorOnly ||
+                               insideReachable(m_proxy.m_inside, m_request.host, address, m_request.port)
+                         : addressAllowed(*m_rule, m_request.host, address, m_request.port, m_proxy.m_inside);
             if (allowed)
                 m_candidates.push_back(address);
             else if (inside.empty())

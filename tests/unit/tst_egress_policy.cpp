@@ -553,6 +553,37 @@ private slots:
         QVERIFY(!warren::control::addressAllowed(rulesOf("allow:pypi.org").front(), QHostAddress()));
         QVERIFY(isInternalAddress(QHostAddress()));
     }
+
+    // --resolve HOST:PORT:ADDRESS, and which requests it pins.
+    void pinnedAddresses_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected"); // host:port=address, or the error's words
+        QTest::newRow("ipv4") << "API.Example.Test.:8443:127.0.0.1" << "api.example.test:8443=127.0.0.1";
+        QTest::newRow("ipv6 in brackets") << "a.test:443:[::1]" << "a.test:443=::1";
+        QTest::newRow("ipv6 bare") << "a.test:443:::1" << "a.test:443=::1";
+        QTest::newRow("no address") << "a.test:443" << "is not HOST:PORT:ADDRESS";
+        QTest::newRow("an address as host") << "127.0.0.1:443:127.0.0.2" << "HOST must be a DNS name";
+        QTest::newRow("port 0") << "a.test:0:127.0.0.1" << "PORT must be a number";
+        QTest::newRow("a name as address") << "a.test:443:b.test" << "ADDRESS must be an IPv4 or IPv6";
+        QTest::newRow("a loose ipv4 spelling") << "a.test:443:127.1" << "ADDRESS must be an IPv4 or IPv6";
+    }
+    void pinnedAddresses() {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        const auto pinned = parsePinnedAddress(text.toStdString());
+        if (!pinned) {
+            QVERIFY2(pinned.error().message.find(expected.toStdString()) != std::string::npos,
+                     pinned.error().message.c_str());
+            return;
+        }
+        QCOMPARE(QString::fromStdString(pinned->host + ":" + std::to_string(pinned->port)) + "=" +
+                     pinned->address.toString(),
+                 expected);
+        const std::vector<PinnedAddress> all{*pinned};
+        QVERIFY(findPinned(all, text.section(':', 0, 0).toStdString(), pinned->port) != nullptr);
+        QVERIFY(findPinned(all, pinned->host, std::uint16_t(pinned->port + 1)) == nullptr);
+        QVERIFY(findPinned(all, "other.test", pinned->port) == nullptr);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestEgressPolicy)

@@ -47,12 +47,12 @@ struct Fixture {
     std::unique_ptr<EgressProxy> proxy;
     std::unique_ptr<QSignalSpy> decisions;
 
-    bool start(const std::string& allow, InsideAccess inside = {}) {
+    bool start(const std::string& allow, InsideAccess inside = {}, std::vector<PinnedAddress> pinned = {}) {
         auto network = parseTaskNetwork(allow);
         if (!network)
             return false;
-        auto listening =
-            EgressProxy::listen(dir.filePath("egress.sock").toStdString(), network->hosts, std::move(inside));
+        auto listening = EgressProxy::listen(dir.filePath("egress.sock").toStdString(), network->hosts,
+                                             std::move(inside), std::move(pinned));
         if (!listening)
             return false;
         proxy = std::move(*listening);
@@ -104,6 +104,8 @@ private slots:
     void listedNameResolvingInsideIsRefused();
     void onAServerNoRuleReachesInsideUnlessTheOperatorAllows_data();
     void onAServerNoRuleReachesInsideUnlessTheOperatorAllows();
+    void aPinnedNameReachesItsAddress_data();
+    void aPinnedNameReachesItsAddress();
     void malformedHeadIsRefused();
     void unreachableHostIsABadGateway();
     void connectionsAreCapped();
@@ -237,6 +239,45 @@ void TestEgressProxy::onAServerNoRuleReachesInsideUnlessTheOperatorAllows() {
     QCOMPARE(server.connections, 0);
     QCOMPARE(f.decisions->size(), 1);
     QVERIFY(!f.decision(0).allowed);
+}
+
+// --resolve: a listed name pinned to an address reaches it whatever DNS says (the name does not exist); on
+// the desktop a loopback address is the user's choice, on warrend only where the operator allows it; a
+// name that is not pinned, or pinned for another port, is resolved as ever.
+void TestEgressProxy::aPinnedNameReachesItsAddress_data() {
+    QTest::addColumn<bool>("server");  // warrend: operatorOnly
+    QTest::addColumn<QString>("allowed"); // the operator's --allow-internal; empty: none
+    QTest::addColumn<QString>("pinnedPort"); // PORT: the request's
+    QTest::addColumn<bool>("reached");
+    QTest::newRow("desktop") << false << "" << "PORT" << true;
+    QTest::newRow("pinned for another port") << false << "" << "1" << false;
+    QTest::newRow("server, nothing allowed") << true << "" << "PORT" << false;
+    QTest::newRow("server, the address allowed") << true << "127.0.0.1:PORT" << "PORT" << true;
+}
+
+void TestEgressProxy::aPinnedNameReachesItsAddress() {
+    QFETCH(bool, server);
+    QFETCH(QString, allowed);
+    QFETCH(QString, pinnedPort);
+    QFETCH(bool, reached);
+    HostHttpServer host;
+    const QString port = QString::number(host.port());
+    InsideAccess access{server, {}};
+    if (!allowed.isEmpty())
+        access.allowed = *parseInsideDestinations(QString(allowed).replace("PORT", port).toStdString());
+    auto pinned = parsePinnedAddress(("api.example.invalid:" + QString(pinnedPort).replace("PORT", port) +
+                                      ":127.0.0.1").toStdString());
+    QVERIFY(pinned);
+    Fixture f;
+    QVERIFY(f.start(("allow:api.example.invalid:" + port).toStdString(), access, {*pinned}));
+    const QByteArray answer = f.exchange("GET http://api.example.invalid:" + port.toUtf8() + "/ HTTP/1.1\r\n\r\n");
+    if (reached) {
+        QVERIFY2(answer.startsWith("HTTP/1.1 200 OK"), answer.constData());
+        QCOMPARE(host.connections, 1);
+        return;
+    }
+    QVERIFY2(answer.startsWith("HTTP/1.1 403") || answer.startsWith("HTTP/1.1 502"), answer.constData());
+    QCOMPARE(host.connections, 0);
 }
 
 void TestEgressProxy::malformedHeadIsRefused() {
