@@ -12,6 +12,7 @@
 #include "app/egress/EgressPolicy.h"
 #include "app/egress/EgressProxy.h"
 #include "bench/BenchStats.h"
+#include "bench/LoopbackSockets.h"
 
 #include <QCoreApplication>
 #include <QTemporaryDir>
@@ -41,25 +42,15 @@ constexpr std::size_t kBig = 64u * 1024 * 1024;
 }
 
 int listenOnLoopback(std::uint16_t& port) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || listen(fd, 64) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+    const int fd = warren::bench::listenOnLoopback(port);
+    if (fd < 0)
         fail(std::string("cannot listen on 127.0.0.1: ") + std::strerror(errno));
-    port = ntohs(address.sin_port);
     return fd;
 }
 
 int connectTo(std::uint16_t port) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.sin_port = htons(port);
-    if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+    const int fd = warren::bench::connectToLoopback(port);
+    if (fd < 0)
         fail(std::string("cannot connect: ") + std::strerror(errno));
     return fd;
 }

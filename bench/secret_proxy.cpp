@@ -14,6 +14,7 @@
 #include "app/egress/EgressProxy.h"
 #include "app/secretproxy/SecretProxy.h"
 #include "bench/BenchStats.h"
+#include "bench/LoopbackSockets.h"
 
 #include <QCoreApplication>
 #include <QTemporaryDir>
@@ -45,15 +46,9 @@ using namespace warren::control;
 }
 
 int listenOnLoopback(std::uint16_t& port) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || listen(fd, 64) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+    const int fd = warren::bench::listenOnLoopback(port);
+    if (fd < 0)
         fail(std::string("cannot listen on 127.0.0.1: ") + std::strerror(errno));
-    port = ntohs(address.sin_port);
     return fd;
 }
 
@@ -98,12 +93,8 @@ SSL_CTX* clientContext(const std::string& trustedPem) {
 // answer.
 std::size_t get(std::uint16_t forwarderPort, const std::string& host, std::uint16_t port, SSL_CTX* context,
                 const std::string& authorization) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.sin_port = htons(forwarderPort);
-    if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+    const int fd = warren::bench::connectToLoopback(forwarderPort);
+    if (fd < 0)
         fail(std::string("cannot connect to the forwarder: ") + std::strerror(errno));
     const std::string authority = host + ":" + std::to_string(port);
     const std::string connectHead = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n";

@@ -1,18 +1,28 @@
 #pragma once
 // The few helpers AccountStore's source files share (AccountStore.cpp: accounts, keys and quotas;
-// AccountStoreUsage.cpp: reservations, tokens, ownership and idempotency keys; AccountStoreProviderKeys.cpp:
-// the provider keys users store). Internal.
+// AccountStoreUsage.cpp: reservations, tokens, ownership and idempotency keys; AccountStoreProviderKeys.cpp
+// and AccountStoreHostSecrets.cpp: the provider keys and the secrets users store, sealed). Internal.
 
 #include "app/store/postgres/PgConnection.h"
 #include "server/accounts/AccountTypes.h"
 #include "server/accounts/Limits.h"
 
+#include <QByteArray>
 #include <cstdint>
 #include <string>
 
 namespace warren::accounts::sql {
 
 inline constexpr const char* kIsoTime = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'";
+
+// bytea goes in and out as hex text (PgConnection's parameters and columns are text).
+inline std::string hex(const std::string& bytes) {
+    return QByteArray::fromStdString(bytes).toHex().toStdString();
+}
+
+inline std::string unhex(const std::string& text) {
+    return QByteArray::fromHex(QByteArray::fromStdString(text)).toStdString();
+}
 
 inline std::string num(std::int64_t value) {
     return std::to_string(value);

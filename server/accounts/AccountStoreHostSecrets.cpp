@@ -20,14 +20,6 @@ std::string binding(std::int64_t userId, const std::string& name) {
     return "warrend host secret:user " + num(userId) + ":name " + name;
 }
 
-std::string hex(const std::string& bytes) {
-    return QByteArray::fromStdString(bytes).toHex().toStdString();
-}
-
-std::string unhex(const std::string& text) {
-    return QByteArray::fromHex(QByteArray::fromStdString(text)).toStdString();
-}
-
 Error notStored(const std::string& name) {
     return makeError(ErrorCode::NotFound, "no secret " + name + " of yours: store it with PUT /v1/me/secrets/" +
                                               name + " ({\"value\", \"hosts\"})");

@@ -19,15 +19,6 @@ std::string binding(std::int64_t userId, const std::string& provider) {
     return "warrend provider key:user " + num(userId) + ":provider " + provider;
 }
 
-// bytea goes in and out as hex text (PgConnection's parameters and columns are text).
-std::string hex(const std::string& bytes) {
-    return QByteArray::fromStdString(bytes).toHex().toStdString();
-}
-
-std::string unhex(const std::string& text) {
-    return QByteArray::fromHex(QByteArray::fromStdString(text)).toStdString();
-}
-
 Error unopenable(const std::string& provider, const std::string& why) {
     return makeError(ErrorCode::InvalidArgument,
                      "the API key its owner stored for " + provider + " cannot be decrypted: " + why +
