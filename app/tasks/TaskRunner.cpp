@@ -102,7 +102,7 @@ Status TaskRunner::launch() {
     auto cli = taskCli(m_spec.agent, m_spec.agentPath, m_env.face.agentClis);
     if (!cli)
         return cli.error();
-    auto secrets = lookUpTaskSecrets(m_task, m_spec, m_env.face);
+    auto secrets = lookUpTaskSecrets(m_task, m_spec, m_env.face, m_env.data.taskDir(m_task.id));
     if (!secrets)
         return secrets.error();
     auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster},

@@ -1,7 +1,9 @@
 #include "app/tasks/TaskSecrets.h"
 
 #include "app/secrets/SecretStore.h"
+#include "common/JsonFields.h"
 
+#include <QDir>
 #include <QFile>
 #include <QRandomGenerator>
 #include <QSaveFile>
@@ -43,7 +45,16 @@ Result<HostSecret> lookUpHostSecret(const std::string& name, SecretStore& store)
     return readHostSecret(name, **stored);
 }
 
-Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const TaskSpec& spec, const FaceHooks& face) {
+Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const TaskSpec& spec, const FaceHooks& face,
+                                                  const std::string& taskDir) {
+    if (spec.secrets.empty())
+        return std::vector<TaskSecret>();
+    const QString keptPath = QString::fromStdString(taskDir + "/secret-placeholders.json");
+    QFile keptFile(keptPath);
+    const nlohmann::json kept = keptFile.open(QIODevice::ReadOnly)
+                                    ? nlohmann::json::parse(keptFile.readAll().toStdString(), nullptr, false)
+                                    : nlohmann::json::object();
+    nlohmann::json placeholders = nlohmann::json::object();
     std::vector<TaskSecret> secrets;
     for (const std::string& name : spec.secrets) {
         if (!face.hostSecret)
@@ -51,8 +62,17 @@ Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const 
         auto secret = face.hostSecret(task, name);
         if (!secret)
             return secret.error();
-        secrets.push_back({std::move(*secret), randomPlaceholder()});
+        const std::string earlier = kept.is_object() ? json_fields::memberString(kept, name.c_str()) : std::string();
+        const bool reusable = earlier.size() == makePlaceholder({}).size() && earlier.starts_with(kPlaceholderPrefix);
+        secrets.push_back({std::move(*secret), reusable ? earlier : randomPlaceholder()});
+        placeholders[name] = secrets.back().placeholder;
     }
+    QSaveFile save(keptPath);
+    const QByteArray text = QByteArray::fromStdString(placeholders.dump());
+    if (!QDir().mkpath(QString::fromStdString(taskDir)) || !save.open(QIODevice::WriteOnly) ||
+        save.write(text) != text.size() || !save.setPermissions(QFile::ReadOwner | QFile::WriteOwner) || !save.commit())
+        return makeError(ErrorCode::System, "cannot keep the task's secret placeholders in " + keptPath.toStdString() +
+                                                ": " + save.errorString().toStdString());
     return secrets;
 }
 

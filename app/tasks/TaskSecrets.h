@@ -18,8 +18,12 @@ class SecretStore;
 // The secret kept as NAME in store (`warren secrets set NAME --host ...`); an error says how to store it.
 Result<HostSecret> lookUpHostSecret(const std::string& name, SecretStore& store);
 
-// An error names the secret that is missing and how to store it.
-Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const TaskSpec& spec, const FaceHooks& face);
+// Each of the task's secrets, looked up through the face, with its placeholder: the one the task's earlier
+// launches had (kept in taskDir/secret-placeholders.json, which no sandbox mounts), so what the agent wrote
+// with it (a credential helper's config, say) still works after a resume or a reply; else a new one. An
+// error names the secret that is missing and how to store it.
+Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const TaskSpec& spec, const FaceHooks& face,
+                                                  const std::string& taskDir);
 
 // nullptr when the task has no secrets. The authority's certificate (and the system's authorities with it)
 // is written to the plan's files; the certificates in egressCa (a PEM file; empty: none) are trusted upstream.
