@@ -23,6 +23,7 @@ struct TaskSecret {
 };
 
 inline constexpr std::string_view kPlaceholderPrefix = "warren-secret-";
+inline constexpr std::size_t kPlaceholderLength = kPlaceholderPrefix.size() + 32;
 // "warren-secret-" and the 16 random bytes in hex.
 std::string makePlaceholder(const std::array<std::uint8_t, 16>& random);
 

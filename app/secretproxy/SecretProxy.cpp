@@ -355,7 +355,7 @@ SecretProxy::SecretProxy(std::vector<TaskSecret> secrets, std::unique_ptr<TaskAu
                          QList<QSslCertificate> upstreamAuthorities)
     : m_secrets(std::move(secrets)), m_authority(std::move(authority)),
       m_upstreamTls(QSslConfiguration::defaultConfiguration()), m_network(new QNetworkAccessManager(this)) {
-    m_upstreamTls.setCaCertificates(QSslConfiguration::systemCaCertificates() + upstreamAuthorities);
+    m_upstreamTls.setCaCertificates(upstreamAuthorities);
 }
 
 SecretProxy::~SecretProxy() {

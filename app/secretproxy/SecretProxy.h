@@ -42,8 +42,8 @@ class SecretProxy : public QObject, public EgressInterceptor {
 public:
     static constexpr int kMaxExchanges = 64;
 
-    // secrets: the task's, with their values; upstreamAuthorities: trusted besides the system's store when
-    // this end connects on (--egress-ca).
+    // secrets: the task's, with their values; upstreamAuthorities: every authority trusted when this end
+    // connects on (the system's, read once by the caller, and --egress-ca's).
     SecretProxy(std::vector<TaskSecret> secrets, std::unique_ptr<TaskAuthority> authority,
                 QList<QSslCertificate> upstreamAuthorities);
     ~SecretProxy() override; // ends every exchange
@@ -59,7 +59,7 @@ private:
     class Exchange;
     std::vector<TaskSecret> m_secrets;
     std::unique_ptr<TaskAuthority> m_authority;
-    QSslConfiguration m_upstreamTls; // the system's authorities and --egress-ca's, read once (a store is slow to load)
+    QSslConfiguration m_upstreamTls; // with upstreamAuthorities, set once (a store is slow to load)
     QNetworkAccessManager* m_network = nullptr;
     int m_open = 0;
 };

@@ -63,7 +63,7 @@ Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const 
         if (!secret)
             return secret.error();
         const std::string earlier = kept.is_object() ? json_fields::memberString(kept, name.c_str()) : std::string();
-        const bool reusable = earlier.size() == makePlaceholder({}).size() && earlier.starts_with(kPlaceholderPrefix);
+        const bool reusable = earlier.size() == kPlaceholderLength && earlier.starts_with(kPlaceholderPrefix);
         secrets.push_back({std::move(*secret), reusable ? earlier : randomPlaceholder()});
         placeholders[name] = secrets.back().placeholder;
     }
@@ -87,19 +87,21 @@ Result<std::unique_ptr<SecretProxy>> startSecretProxy(const LaunchPlan& plan, co
     if (!authority)
         return authority.error();
     const QByteArray own = QByteArray::fromStdString((*authority)->certificatePem());
+    // The system's store, read once: the sandbox's bundle, and what this end trusts upstream.
+    QList<QSslCertificate> upstream = QSslConfiguration::systemCaCertificates();
     QByteArray bundle;
-    for (const QSslCertificate& certificate : QSslConfiguration::systemCaCertificates())
+    for (const QSslCertificate& certificate : upstream)
         bundle += certificate.toPem();
     if (auto written = writeCertificates(plan.egressAuthorityFile, own); !written)
         return written.error();
     if (auto written = writeCertificates(plan.egressAuthorityBundle, bundle + own); !written)
         return written.error();
-    QList<QSslCertificate> upstream;
     if (!egressCa.empty()) {
-        upstream = QSslCertificate::fromPath(QString::fromStdString(egressCa), QSsl::Pem);
-        if (upstream.isEmpty())
+        const QList<QSslCertificate> extra = QSslCertificate::fromPath(QString::fromStdString(egressCa), QSsl::Pem);
+        if (extra.isEmpty())
             return makeError(ErrorCode::InvalidArgument,
                              "--egress-ca " + egressCa + " holds no PEM certificate (or cannot be read)");
+        upstream += extra;
     }
     return std::make_unique<SecretProxy>(std::move(secrets), std::move(*authority), std::move(upstream));
 }

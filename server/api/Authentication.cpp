@@ -29,4 +29,9 @@ http::Handler authenticated(accounts::AccountStore& accounts, CallerHandler hand
         };
 }
 
+void addCallerRoute(http::Router& router, accounts::AccountStore& accounts, const char* method, const char* pattern,
+                    CallerHandler handler, http::RouteOptions options) {
+    router.add(method, QString::fromLatin1(pattern), authenticated(accounts, std::move(handler)), options);
+}
+
 } // namespace warren::server

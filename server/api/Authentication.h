@@ -19,4 +19,8 @@ using CallerHandler =
 
 http::Handler authenticated(accounts::AccountStore& accounts, CallerHandler handler);
 
+// router.add of handler, run as its caller.
+void addCallerRoute(http::Router& router, accounts::AccountStore& accounts, const char* method, const char* pattern,
+                    CallerHandler handler, http::RouteOptions options = {});
+
 } // namespace warren::server

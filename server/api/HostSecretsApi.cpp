@@ -63,9 +63,7 @@ void remove(ServerParts& parts, const Account& caller, const HttpRequest& reques
         return reply.send(errorResponse(removed.error()));
     if (!*removed)
         return reply.send(notFound("a secret of yours named " + name));
-    http::HttpResponse response;
-    response.status = 204;
-    reply.send(std::move(response));
+    reply.send(noContent());
 }
 
 } // namespace
@@ -73,8 +71,7 @@ void remove(ServerParts& parts, const Account& caller, const HttpRequest& reques
 void addHostSecretRoutes(http::Router& router, ServerParts& parts, const std::string& secret) {
     const auto route = [&](const char* method, const char* pattern, CallerHandler handler,
                            http::RouteOptions options = {}) {
-        router.add(method, QString::fromLatin1(pattern), authenticated(parts.accounts, std::move(handler)),
-                   options);
+        addCallerRoute(router, parts.accounts, method, pattern, std::move(handler), options);
     };
     route("GET", "/v1/me/secrets",
           [&parts](const Account& caller, const HttpRequest&, HttpReply reply) { list(parts, caller, std::move(reply)); });

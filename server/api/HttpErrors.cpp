@@ -23,6 +23,12 @@ http::HttpResponse notFound(const std::string& what) {
     return http::HttpResponse::error(404, "not_found", QString::fromStdString(what + " not found"));
 }
 
+http::HttpResponse noContent() {
+    http::HttpResponse response;
+    response.status = 204;
+    return response;
+}
+
 http::HttpResponse jsonResponse(unsigned status, const nlohmann::json& body) {
     http::HttpResponse response;
     response.status = status;

@@ -15,5 +15,6 @@ http::HttpResponse errorResponse(const Error& error);
 http::HttpResponse notFound(const std::string& what); // 404: also what another user's id answers
 // A JSON document (nlohmann) as the response body.
 http::HttpResponse jsonResponse(unsigned status, const nlohmann::json& body);
+http::HttpResponse noContent(); // 204: done, nothing to say
 
 } // namespace warren::server

@@ -58,9 +58,7 @@ void remove(ServerParts& parts, const Account& caller, const HttpRequest& reques
         return reply.send(errorResponse(removed.error()));
     if (!*removed)
         return reply.send(notFound("a key of yours for " + provider));
-    http::HttpResponse response;
-    response.status = 204;
-    reply.send(std::move(response));
+    reply.send(noContent());
 }
 
 } // namespace
@@ -68,8 +66,7 @@ void remove(ServerParts& parts, const Account& caller, const HttpRequest& reques
 void addProviderKeyRoutes(http::Router& router, ServerParts& parts, const std::string& secret) {
     const auto route = [&](const char* method, const char* pattern, CallerHandler handler,
                            http::RouteOptions options = {}) {
-        router.add(method, QString::fromLatin1(pattern), authenticated(parts.accounts, std::move(handler)),
-                   options);
+        addCallerRoute(router, parts.accounts, method, pattern, std::move(handler), options);
     };
     route("GET", "/v1/me/provider-keys",
           [&parts](const Account& caller, const HttpRequest&, HttpReply reply) {

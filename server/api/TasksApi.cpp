@@ -511,7 +511,7 @@ void artifacts(ServerParts& parts, const Account& caller, const Owned& owned, co
 void addTaskRoutes(http::Router& router, ServerParts& parts) {
     auto& accounts = parts.accounts;
     const auto route = [&](const char* method, const char* pattern, CallerHandler handler) {
-        router.add(method, QString::fromLatin1(pattern), authenticated(accounts, std::move(handler)));
+        addCallerRoute(router, accounts, method, pattern, std::move(handler));
     };
     const auto taskRoute = [&](const char* method, const char* pattern, OwnedTaskHandler handler) {
         addOwnedTaskRoute(router, parts, method, pattern, std::move(handler));
