@@ -50,7 +50,7 @@ constexpr OptionSpec kRunOptions[] = {
     {"--agent-path", "PATH", "claude-code/codex: the CLI's executable (default: `claude` or `codex` on PATH)"},
     kBackend,
     kImage,
-    {"--network", "POLICY", "none, loopback or allow:HOST[,HOST...]"},
+    {"--network", "POLICY", "none, loopback, allow:HOST[,HOST...], or ask[:HOST,...] (others asked about)"},
     {"--secret", "NAME[,NAME...]", "secrets stored with `warren secrets set NAME --host HOST`: the sandbox holds a "
                                    "placeholder, the egress proxy puts the value in for those hosts (repeatable)"},
     {"--resolve", "HOST:PORT:ADDR", "connect to HOST:PORT at ADDR for this task, as curl's (repeatable)"},
@@ -338,12 +338,14 @@ Result<std::vector<std::string>> commaList(const std::string& flag, const std::s
 }
 
 Status checkNetwork(const std::string& flag, const std::string& value) {
-    constexpr std::string_view kAllow = "allow:";
-    if (value.rfind(kAllow, 0) != 0)
-        return oneOf(flag, value, {"none", "loopback", "allow:HOST[,HOST...]"});
-    auto hosts = commaList(flag, value.substr(kAllow.size()), "host");
+    const std::size_t colon = value.find(':');
+    const std::string kind = value.substr(0, colon);
+    if (colon == std::string::npos || (kind != "allow" && kind != "ask"))
+        return oneOf(flag, value, {"none", "loopback", "allow:HOST[,HOST...]", "ask", "ask:HOST[,HOST...]"});
+    auto hosts = commaList(flag, value.substr(colon + 1), "host");
     if (!hosts)
-        return usageError(flag + ": allow: needs hosts, as in allow:api.example.com,pypi.org; got " + singleQuoted(value));
+        return usageError(flag + ": " + kind + ": needs hosts, as in " + kind + ":api.example.com,pypi.org; got " +
+                          singleQuoted(value));
     for (const auto& host : *hosts) {
         if (host.find_first_of(" \t") != std::string::npos)
             return usageError(flag + ": a host cannot contain spaces, got " + singleQuoted(host));

@@ -6,6 +6,7 @@
 #include "app/cli/ReviewCommands.h"
 #include "app/control/WaitFor.h"
 #include "app/control/LocalControlPlane.h"
+#include "app/egress/NetworkQuestion.h"
 #include "app/engine/AgentBinary.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteControlPlane.h"
@@ -140,6 +141,31 @@ void askOnTerminal(ControlPlane& plane, const ApprovalRecord& approval) {
     plane.answerApproval(approval.taskId, approval.callId, false, note, false);
 }
 
+// A network question (`--network ask`): y (once), t (for the rest of this task), w (always for this
+// workspace: kept in Settings), n (refused, for the rest of this task).
+void askNetworkOnTerminal(ControlPlane& plane, const ApprovalRecord& approval, const NetworkQuestion& question) {
+    std::cerr << "\n? the agent wants to reach " << question.target() << " (" << question.method
+              << "), which the task's --network does not list"
+              << "\n  allow? [y]es, once / [t]his task / [w]orkspace, always / [n]o: " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer)) {
+        plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
+        return;
+    }
+    const char first = answer.empty() ? 'n' : static_cast<char>(std::tolower(static_cast<unsigned char>(answer[0])));
+    if (first == 'w') {
+        plane.allowHostInWorkspace(approval.taskId, approval.callId, [&plane, approval](Status allowed) {
+            if (allowed)
+                return;
+            std::cerr << "warren: " << allowed.error().message << "; allowed for this task\n";
+            plane.answerApproval(approval.taskId, approval.callId, true, "", true);
+        });
+        return;
+    }
+    const bool approved = first == 'y' || first == 't';
+    plane.answerApproval(approval.taskId, approval.callId, approved, "", first == 't');
+}
+
 // Follows one task until it ends: prints each event (live view or JSON lines), answers approvals, and
 // turns Ctrl-C into a cancel (a second Ctrl-C kills at once). Returns the exit status.
 int follow(ControlPlane& plane, const std::string& taskId, bool jsonLines, bool color, ApprovalMode mode) {
@@ -158,6 +184,14 @@ int follow(ControlPlane& plane, const std::string& taskId, bool jsonLines, bool 
     QObject::connect(&plane, &ControlPlane::approvalNeeded, &plane, [&](const ApprovalRecord& approval) {
         if (approval.taskId != taskId)
             return;
+        // Not a tool call: --approve auto does not open the network; deny refuses it as it refuses calls.
+        if (const auto question = NetworkQuestion::fromApproval(approval.tool, json::parse(approval.arguments, nullptr, false))) {
+            if (mode == ApprovalMode::Deny)
+                plane.answerApproval(approval.taskId, approval.callId, false, "--approve deny", false);
+            else
+                askNetworkOnTerminal(plane, approval, *question);
+            return;
+        }
         if (mode == ApprovalMode::Ask)
             askOnTerminal(plane, approval);
         else

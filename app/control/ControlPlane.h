@@ -109,6 +109,10 @@ public:
     // "Always allow commands like this": prefix (commandPrefix) is saved in the settings for every later
     // task and allowed from now on in this one, after the rules that deny or ask.
     virtual void allowCommands(const std::string& taskId, const std::string& prefix, Done<Ok> done) = 0;
+    // "Always for this workspace", to a network question (callId, an isNetworkQuestionId): its host is saved in
+    // the settings for the task's workspace (a later `--network ask` task there reaches it without asking) and
+    // the question is approved for the rest of this task.
+    virtual void allowHostInWorkspace(const std::string& taskId, const std::string& callId, Done<Ok> done) = 0;
 
     virtual void tasks(Done<std::vector<TaskRecord>> done) = 0;
     virtual void task(const std::string& taskId, Done<std::optional<TaskRecord>> done) = 0;

@@ -5,6 +5,8 @@
 #include "app/control/ForkFiles.h"
 #include "app/control/TaskFork.h"
 #include "app/control/TaskWork.h"
+#include "app/egress/EgressPolicy.h"
+#include "app/egress/NetworkQuestion.h"
 #include "app/engine/ControlEngine.h"
 #include "app/providers/Provider.h"
 #include "app/providers/ProviderChoice.h"
@@ -68,6 +70,9 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
         };
         setup.hooks.hostSecret = [plane = plane.get()](const TaskRecord&, const std::string& name) {
             return lookUpHostSecret(name, plane->secrets());
+        };
+        setup.hooks.workspaceHosts = [plane = plane.get()](const TaskRecord& task) {
+            return plane->workspaceHosts(task.workspace);
         };
         auto stored = loadSettings(engine.store());
         setup.maxConcurrent = options.maxConcurrent.value_or(stored ? stored->maxConcurrent : Settings{}.maxConcurrent);
@@ -566,6 +571,53 @@ Status LocalControlPlane::allowCommands(const std::string& taskId, const std::st
     return Ok{};
 }
 
+Status LocalControlPlane::allowHostInWorkspace(const std::string& taskId, const std::string& callId) {
+    auto approvals = m_store->approvals(taskId);
+    if (!approvals)
+        return approvals.error();
+    const auto record = std::find_if(approvals->begin(), approvals->end(),
+                                     [&](const ApprovalRecord& approval) { return approval.callId == callId; });
+    const auto question = record == approvals->end() || !isNetworkQuestionId(callId)
+                              ? std::nullopt
+                              : NetworkQuestion::fromApproval(record->tool, json::parse(record->arguments, nullptr, false));
+    if (!question)
+        return makeError(ErrorCode::NotFound, "task " + taskId + " asked no network question " + callId);
+    auto task = m_store->task(taskId);
+    if (!task)
+        return task.error();
+    if (!*task)
+        return makeError(ErrorCode::NotFound, "no task " + taskId);
+    auto stored = settings();
+    if (!stored)
+        return stored.error();
+    auto& hosts = stored->allowedHosts[(*task)->workspace];
+    if (std::find(hosts.begin(), hosts.end(), question->target()) == hosts.end()) {
+        hosts.push_back(question->target());
+        if (auto saved = saveSettings(*stored); !saved)
+            return saved;
+    }
+    if (!m_manager->answerApproval(taskId, callId, true, "", true))
+        return makeError(ErrorCode::InvalidArgument, "the question " + callId + " no longer waits (answered, or the "
+                                                     "task ended); " + question->target() +
+                                                     " is allowed for the workspace's next tasks");
+    return Ok{};
+}
+
+Result<std::vector<HostRule>> LocalControlPlane::workspaceHosts(const std::string& workspace) {
+    auto stored = settings();
+    if (!stored)
+        return stored.error();
+    std::vector<HostRule> rules;
+    const auto hosts = stored->allowedHosts.find(workspace);
+    for (const std::string& host : hosts == stored->allowedHosts.end() ? std::vector<std::string>{} : hosts->second) {
+        auto network = parseTaskNetwork("allow:" + host); // validated when saved and loaded
+        if (!network)
+            return network.error();
+        rules.insert(rules.end(), network->hosts.begin(), network->hosts.end());
+    }
+    return rules;
+}
+
 Status LocalControlPlane::storeKey(const std::string& keyName, const std::string& key) {
     if (keyName.empty())
         return makeError(ErrorCode::InvalidArgument, "this provider takes no API key");
@@ -648,6 +700,10 @@ void LocalControlPlane::cancel(const std::string& taskId, Done<Ok> done) { answe
 void LocalControlPlane::pause(const std::string& taskId, Done<Ok> done) { answer(std::move(done), pause(taskId)); }
 void LocalControlPlane::allowCommands(const std::string& taskId, const std::string& prefix, Done<Ok> done) {
     answer(std::move(done), allowCommands(taskId, prefix));
+}
+
+void LocalControlPlane::allowHostInWorkspace(const std::string& taskId, const std::string& callId, Done<Ok> done) {
+    answer(std::move(done), allowHostInWorkspace(taskId, callId));
 }
 void LocalControlPlane::tasks(Done<std::vector<TaskRecord>> done) { answer(std::move(done), tasks()); }
 void LocalControlPlane::task(const std::string& taskId, Done<std::optional<TaskRecord>> done) {

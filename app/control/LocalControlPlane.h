@@ -5,6 +5,7 @@
 
 #include "app/control/ControlPlane.h"
 #include "app/control/TaskWork.h"
+#include "app/egress/EgressPolicy.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/tasks/DataDir.h"
 #include "common/Result.h"
@@ -55,6 +56,7 @@ public:
     void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
                         bool always) override;
     void allowCommands(const std::string& taskId, const std::string& prefix, Done<Ok> done) override;
+    void allowHostInWorkspace(const std::string& taskId, const std::string& callId, Done<Ok> done) override;
     void tasks(Done<std::vector<TaskRecord>> done) override;
     void task(const std::string& taskId, Done<std::optional<TaskRecord>> done) override;
     void events(const std::string& taskId, std::uint64_t afterSeq, Done<std::vector<nlohmann::json>> done) override;
@@ -87,6 +89,7 @@ public:
     Status cancel(const std::string& taskId);
     Status pause(const std::string& taskId);
     Status allowCommands(const std::string& taskId, const std::string& prefix);
+    Status allowHostInWorkspace(const std::string& taskId, const std::string& callId);
     Result<std::vector<TaskRecord>> tasks();
     Result<std::optional<TaskRecord>> task(const std::string& taskId);
     Result<std::vector<nlohmann::json>> events(const std::string& taskId, std::uint64_t afterSeq = 0);
@@ -109,6 +112,8 @@ private:
     LocalControlPlane() = default;
     // The rules a task starts with: the default rules, then the user's always-allowed command prefixes.
     std::vector<ApprovalRule> approvalRules(const Settings& settings) const;
+    // The hosts allowed for a workspace (Settings::allowedHosts) as rules: FaceHooks::workspaceHosts.
+    Result<std::vector<HostRule>> workspaceHosts(const std::string& workspace);
     // The steps of the calls with disk or process work (TaskWork.h), for both forms.
     Prepare<TaskRecord> submitDemoSteps(TaskSpec spec);
     Prepare<Ok> exportSteps(const std::string& taskId, const std::string& directory);

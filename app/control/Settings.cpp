@@ -1,5 +1,7 @@
 #include "app/control/Settings.h"
 
+#include "app/egress/EgressPolicy.h"
+
 #include "agent_core/config/AgentConfig.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/store/Store.h"
@@ -25,6 +27,7 @@ constexpr const char* kImage = "sandbox.image";
 constexpr const char* kNetwork = "sandbox.network";
 constexpr const char* kRecentWorkspaces = "ui.recent_workspaces";
 constexpr const char* kAllowedCommands = "approvals.allowed_commands";
+constexpr const char* kAllowedHosts = "network.workspace_hosts";
 constexpr std::size_t kConcurrencyLimit = 64;
 
 Result<std::vector<std::string>> stringList(const std::string& key, const std::string& text) {
@@ -33,6 +36,16 @@ Result<std::vector<std::string>> stringList(const std::string& key, const std::s
         return makeError(ErrorCode::InvalidArgument,
                          "the setting " + key + " is damaged (not a list of names); set it again in Settings");
     return value.get<std::vector<std::string>>();
+}
+
+// One name and port, as a question's answer keeps it: a rule that lists exactly that.
+Status checkAllowedHost(const std::string& workspace, const std::string& host) {
+    auto network = parseTaskNetwork("allow:" + host);
+    if (!network || network->hosts.size() != 1 || network->hosts[0].wildcard || network->hosts[0].literalAddress ||
+        !network->hosts[0].port)
+        return makeError(ErrorCode::InvalidArgument, "host allowed for " + workspace + " \"" + host +
+                                                         "\": expected one name and port, such as pypi.org:443");
+    return Ok{};
 }
 
 } // namespace
@@ -60,6 +73,10 @@ Status validateSettings(const Settings& settings) {
                              "always allowed command \"" + prefix +
                                  "\": expected a program and at most a subcommand, such as \"git status\"");
     }
+    for (const auto& [workspace, hosts] : settings.allowedHosts)
+        for (const auto& host : hosts)
+            if (auto valid = checkAllowedHost(workspace, host); !valid)
+                return valid;
     return Ok{};
 }
 
@@ -107,6 +124,24 @@ Result<Settings> loadSettings(Store& store) {
                                                              " is damaged; set it again in Settings");
         settings.maxConcurrent = value.get<std::size_t>();
     }
+    auto hosts = store.setting(kAllowedHosts);
+    if (!hosts)
+        return hosts.error();
+    if (*hosts) {
+        const json value = json::parse(**hosts, nullptr, false);
+        bool valid = value.is_object();
+        for (auto entry = value.begin(); valid && entry != value.end(); ++entry) {
+            const std::string& workspace = entry.key();
+            valid = entry->is_array() && std::all_of(entry->begin(), entry->end(), [&](const json& host) {
+                        return host.is_string() && checkAllowedHost(workspace, host.get<std::string>());
+                    });
+            if (valid)
+                settings.allowedHosts[workspace] = entry->get<std::vector<std::string>>();
+        }
+        if (!valid)
+            return makeError(ErrorCode::InvalidArgument,
+                             std::string("the setting ") + kAllowedHosts + " is damaged; set it again in Settings");
+    }
     const bool prefixesValid = std::all_of(settings.allowedCommands.begin(), settings.allowedCommands.end(),
                                            [](const std::string& prefix) { return commandPrefix(prefix) == prefix; });
     const auto parsedBackend = sandbox::parseBackend(backend);
@@ -140,6 +175,7 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kNetwork, settings.network},
         {kRecentWorkspaces, json(settings.recentWorkspaces).dump()},
         {kAllowedCommands, json(settings.allowedCommands).dump()},
+        {kAllowedHosts, json(settings.allowedHosts).dump()},
     };
     for (const auto& [key, value] : rows) {
         if (auto saved = store.setSetting(key, value); !saved)

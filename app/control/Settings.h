@@ -8,6 +8,7 @@
 #include "common/Result.h"
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,13 +28,17 @@ struct Settings {
     std::vector<std::string> recentWorkspaces; // most recent first, at most kMaxRecentWorkspaces
     // Shell command prefixes the user always allows ("git status"): commandPrefixRule, after the default rules.
     std::vector<std::string> allowedCommands;
+    // By workspace: the hosts (HOST:PORT) a task there with `--network ask` reaches without asking, since the
+    // user answered a question about them "always for this workspace".
+    std::map<std::string, std::vector<std::string>> allowedHosts;
 
     static constexpr std::size_t kMaxRecentWorkspaces = 8;
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
-// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an unknown network policy, an image name the engine would misread, or an allowed command that is not a plain prefix: what
-// is wrong, as the user would fix it.
+// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an unknown network policy, an
+// image name the engine would misread, an allowed command that is not a plain prefix, or an allowed host that
+// is not one HOST:PORT: what is wrong, as the user would fix it.
 Status validateSettings(const Settings& settings);
 // The list with workspace moved (or added) to the front, capped.
 std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, const std::string& workspace);

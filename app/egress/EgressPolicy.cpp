@@ -13,6 +13,7 @@ namespace {
 using namespace ascii;
 
 constexpr std::string_view kAllowPrefix = "allow:";
+constexpr std::string_view kAskPrefix = "ask:";
 constexpr std::size_t kMaxNameLength = 253;
 constexpr std::size_t kMaxLabelLength = 63;
 
@@ -314,25 +315,31 @@ Result<TaskNetwork> parseTaskNetwork(std::string_view text) {
         return TaskNetwork{TaskNetwork::Kind::None, {}};
     if (text == "loopback")
         return TaskNetwork{TaskNetwork::Kind::Loopback, {}};
-    if (text.substr(0, kAllowPrefix.size()) != kAllowPrefix) {
-        return makeError(
-            ErrorCode::InvalidArgument,
-            "--network \"" + std::string(text) +
-                "\": use none, loopback or allow:HOST[,HOST...], such as allow:pypi.org,*.pythonhosted.org");
+    if (text == "ask")
+        return TaskNetwork{TaskNetwork::Kind::Allow, {}, true};
+    const bool ask = text.substr(0, kAskPrefix.size()) == kAskPrefix;
+    if (!ask && text.substr(0, kAllowPrefix.size()) != kAllowPrefix) {
+        return makeError(ErrorCode::InvalidArgument,
+                         "--network \"" + std::string(text) +
+                             "\": use none, loopback or allow:HOST[,HOST...] (such as allow:pypi.org,*.pythonhosted.org); "
+                             "ask or ask:HOST[,HOST...] to be asked about the hosts not listed");
     }
-    const std::string_view list = text.substr(kAllowPrefix.size());
+    const std::string_view prefix = ask ? kAskPrefix : kAllowPrefix;
+    const std::string written(prefix);
+    const std::string_view list = text.substr(prefix.size());
     if (trimmed(list).empty()) {
         return makeError(ErrorCode::InvalidArgument,
-                         "--network allow: names no host: list at least one, such as allow:pypi.org");
+                         "--network " + written + " names no host: list at least one, such as " + written +
+                             "pypi.org" + (ask ? ", or write ask alone" : ""));
     }
-    TaskNetwork network{TaskNetwork::Kind::Allow, {}};
+    TaskNetwork network{TaskNetwork::Kind::Allow, {}, ask};
     const auto entries = splitList(list);
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (entries[i].empty()) {
             return makeError(ErrorCode::InvalidArgument,
-                             "--network allow:...: host " + std::to_string(i + 1) +
-                                 " is empty: separate hosts with single commas, such as "
-                                 "allow:pypi.org,files.pythonhosted.org");
+                             "--network " + written + "...: host " + std::to_string(i + 1) +
+                                 " is empty: separate hosts with single commas, such as " + written +
+                                 "pypi.org,files.pythonhosted.org");
         }
         auto rule = parseHostRule(entries[i]);
         if (!rule)

@@ -1,7 +1,9 @@
 #pragma once
 // The network policy of a task, and which hosts and addresses its egress proxy may connect to. `none` and
 // `loopback` are the sandbox's own (no route out); `allow:HOST[,HOST...]` is loopback plus the control
-// plane's egress proxy, which connects only to the listed hosts. Pure: parsing and matching, no sockets.
+// plane's egress proxy, which connects only to the listed hosts; `ask` and `ask:HOST[,HOST...]` are the same
+// with the proxy asking the user about any other name (app/egress/NetworkQuestion.h). Pure: parsing and
+// matching, no sockets.
 
 #include "common/Result.h"
 
@@ -27,11 +29,12 @@ struct HostRule {
 struct TaskNetwork {
     enum class Kind { None, Loopback, Allow };
     Kind kind = Kind::None;
-    std::vector<HostRule> hosts; // Allow only, at least one
+    std::vector<HostRule> hosts; // Allow only: at least one, unless ask
+    bool ask = false;            // Allow only (`ask`): a name no rule lists is asked about, not refused
     friend bool operator==(const TaskNetwork&, const TaskNetwork&) = default;
 };
 
-// "none", "loopback" or "allow:HOST[,HOST...]". A host is a DNS name (letters, digits, '-', dots; labels
+// "none", "loopback", "allow:HOST[,HOST...]", "ask" or "ask:HOST[,HOST...]". A host is a DNS name (letters, digits, '-', dots; labels
 // of 1..63, at most 253 in all), "*." and such a name with at least two labels, or an address literal;
 // each may end in ":PORT" (1..65535). Errors say which entry is wrong and how to write it.
 Result<TaskNetwork> parseTaskNetwork(std::string_view text);

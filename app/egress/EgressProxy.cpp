@@ -79,7 +79,7 @@ public:
     ~Connection() override { --m_proxy.m_open; }
 
 private:
-    enum class Phase { Head, Resolving, Connecting, Piping, Done };
+    enum class Phase { Head, Asking, Resolving, Connecting, Piping, Done };
 
     void onClientData() {
         if (m_phase == Phase::Piping)
@@ -96,15 +96,41 @@ private:
         m_request = head.request;
         m_early = m_buffer.mid(qsizetype(head.consumed)); // body (or tunnel) bytes sent along with the head
         m_buffer.clear();
-        m_rule = matchHost(m_proxy.m_rules, m_request.host, m_request.port);
-        if (!m_rule)
-            return refuse(403, m_request.host + ":" + std::to_string(m_request.port) +
-                                   " is not in this task's network allow-list (" + describeRules(m_proxy.m_rules) +
-                                   "); run the task with that host added to --network allow:...");
+        if (const HostRule* rule = matchHost(m_proxy.m_rules, m_request.host, m_request.port))
+            return resolve(*rule);
+        const auto name = normalizeHost(m_request.host);
+        if (m_proxy.m_asker && name && !name->address)
+            return ask(name->host);
+        refuse(403, m_request.host + ":" + std::to_string(m_request.port) + " is not in this task's network allow-list (" +
+                        describeRules(m_proxy.m_rules) + "); run the task with that host added to --network allow:..." +
+                        (m_proxy.m_asker ? " (an address is never asked about: list it)" : ""));
+    }
+
+    // The asker decides; the connection waits, its client's bytes held in the socket's bounded buffer.
+    void ask(const std::string& host) {
+        m_phase = Phase::Asking;
+        m_timer.stop(); // the asker bounds the wait
+        m_proxy.m_asker->ask(
+            host, m_request.port, m_request.method,
+            [self = QPointer<Connection>(this), proxy = QPointer<EgressProxy>(&m_proxy),
+             rule = HostRule{host, false, false, m_request.port}](const EgressAsker::Verdict& verdict) {
+                if (verdict.allowed && verdict.forTask && proxy)
+                    proxy->addRule(rule);
+                Connection* connection = self.data();
+                if (!connection || connection->m_phase != Phase::Asking)
+                    return;
+                if (!verdict.allowed)
+                    return connection->refuse(403, verdict.why);
+                connection->resolve(rule);
+            });
+    }
+
+    void resolve(const HostRule& rule) {
+        m_rule = rule;
         m_phase = Phase::Resolving;
         m_timer.start(kConnectTimeoutMs); // resolving and connecting
         QHostAddress literal;
-        if (m_rule->literalAddress && literal.setAddress(QString::fromStdString(m_request.host)))
+        if (m_rule.literalAddress && literal.setAddress(QString::fromStdString(m_request.host)))
             return connectTo({literal});
         if (const PinnedAddress* pinned = findPinned(m_proxy.m_pinned, m_request.host, m_request.port)) {
             m_pinned = true;
@@ -126,7 +152,7 @@ private:
             const bool allowed =
                 m_pinned ? !m_proxy.m_inside.operatorOnly ||
                                insideReachable(m_proxy.m_inside, m_request.host, address, m_request.port)
-                         : addressAllowed(*m_rule, m_request.host, address, m_request.port, m_proxy.m_inside);
+                         : addressAllowed(m_rule, m_request.host, address, m_request.port, m_proxy.m_inside);
             if (allowed)
                 m_candidates.push_back(address);
             else if (inside.empty())
@@ -216,8 +242,8 @@ private:
     void onClientGone() {
         m_clientGone = true;
         if (m_phase != Phase::Piping) {
-            if (m_phase == Phase::Head)
-                close();
+            if (m_phase == Phase::Head || m_phase == Phase::Asking)
+                close(); // the question stays for the user; its answer finds no connection
             return; // resolving or connecting: onConnected passes on what the client sent, then ends
         }
         while (m_client->bytesAvailable() > 0)
@@ -285,7 +311,7 @@ private:
     QByteArray m_buffer;
     QByteArray m_early;
     ProxyRequest m_request;
-    const HostRule* m_rule = nullptr;
+    HostRule m_rule; // the one that let the request through (a copy: addRule may grow the list meanwhile)
     std::vector<QHostAddress> m_candidates;
     std::string m_address;
     bool m_clientGone = false;
@@ -320,6 +346,11 @@ EgressProxy::~EgressProxy() {
     for (QObject* child : children)
         if (child != m_server)
             delete child;
+}
+
+void EgressProxy::addRule(const HostRule& rule) {
+    if (std::find(m_rules.begin(), m_rules.end(), rule) == m_rules.end())
+        m_rules.push_back(rule);
 }
 
 void EgressProxy::accept() {

@@ -4,7 +4,10 @@
 // connection (ProxyHead), lets it through only to a listed host (EgressPolicy) on an address outside this
 // machine's networks, and then pipes bytes both ways with bounded buffers. Every request is reported,
 // allowed or refused, for the task's timeline. The refusal is an HTTP answer the tool prints, saying why.
+// With an asker (`--network ask`), a DNS name no rule lists is asked about instead of refused, the
+// connection held until the answer.
 
+#include "app/egress/EgressAsker.h"
 #include "app/egress/EgressInterceptor.h"
 #include "app/egress/EgressPolicy.h"
 #include "app/egress/InsideDestinations.h"
@@ -46,8 +49,14 @@ public:
 
     // CONNECTs to the hosts interceptor names are handed to it once allowed; it outlives the proxy.
     void setInterceptor(EgressInterceptor* interceptor) { m_interceptor = interceptor; }
+    // Names no rule lists are asked about (host:port as the client wrote them, address literals never); it
+    // outlives the proxy.
+    void setAsker(EgressAsker* asker) { m_asker = asker; }
+    // One more rule, for the connections from now on (an answer "for this task").
+    void addRule(const HostRule& rule);
 
     std::string socketPath() const { return m_socketPath; }
+    int openConnections() const { return m_open; } // held, being decided, or piping
 
 signals:
     void decided(const warren::control::EgressDecision& decision);
@@ -63,6 +72,7 @@ private:
     InsideAccess m_inside;
     std::vector<PinnedAddress> m_pinned;
     EgressInterceptor* m_interceptor = nullptr;
+    EgressAsker* m_asker = nullptr;
     QLocalServer* m_server = nullptr;
     int m_open = 0;
 };

@@ -2,6 +2,7 @@
 
 #include "agent_core/protocol/Methods.h"
 #include "agent_core/protocol/Timestamp.h"
+#include "app/egress/NetworkQuestion.h"
 #include "app/store/Store.h"
 
 #include <chrono>
@@ -235,6 +236,11 @@ void ToolProxy::approval(const protocol::Request& request, Reply reply) {
     auto params = protocol::approvalRequestParamsFromJson(request.params);
     if (!params) {
         reply(failure(request.id, protocol::rpc_error::kInvalidParams, params.error().message));
+        return;
+    }
+    if (params->tool == kNetworkTool) { // the egress proxy's questions (NetworkQuestion.h): never the agent's
+        protocol::ApprovalResult refused{false, "the tool name network is the control plane's own; denied"};
+        reply(protocol::Response{request.id, protocol::toJson(refused)});
         return;
     }
     ApprovalRecord record;

@@ -349,6 +349,12 @@ void RemoteControlPlane::allowCommands(const std::string&, const std::string&, c
                                                                   "each call, or Always for the rest of this task"));
 }
 
+void RemoteControlPlane::allowHostInWorkspace(const std::string&, const std::string&, control::Done<Ok> done) {
+    answer<Ok>(std::move(done), makeError(ErrorCode::Unsupported,
+                                          "a server task's workspace is its own copy, which no later task shares: allow "
+                                          "the host for the rest of this task, or list it in --network ask:HOST"));
+}
+
 void RemoteControlPlane::tasks(control::Done<std::vector<TaskRecord>> done) {
     m_client->sendJson("GET", "/v1/tasks", nullptr, {}, this, [this, done = std::move(done)](Result<json> answer, int) {
         if (!answer)

@@ -54,6 +54,7 @@ public:
     void answerApproval(const std::string& taskId, const std::string& callId, bool approved, const std::string& note,
                         bool always) override;
     void allowCommands(const std::string& taskId, const std::string& prefix, control::Done<Ok> done) override;
+    void allowHostInWorkspace(const std::string& taskId, const std::string& callId, control::Done<Ok> done) override;
     void tasks(control::Done<std::vector<control::TaskRecord>> done) override;
     void task(const std::string& taskId, control::Done<std::optional<control::TaskRecord>> done) override;
     void events(const std::string& taskId, std::uint64_t afterSeq,

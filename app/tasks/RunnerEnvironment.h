@@ -38,6 +38,10 @@ struct FaceHooks {
     // A secret bound to hosts the task names (--secret NAME), with its value, looked up at each launch: the
     // desktop's SecretStore; unset (warrend, for now): a task with secrets is refused at launch.
     std::function<Result<HostSecret>(const TaskRecord& task, const std::string& name)> hostSecret;
+    // `--network ask`: the hosts the user allowed for the task's workspace ("always for this workspace"),
+    // looked up at each launch: the desktop's settings; unset (warrend, whose workspaces are each task's own
+    // copy): none.
+    std::function<Result<std::vector<HostRule>>(const TaskRecord& task)> workspaceHosts;
     // Where the task's provider may be connected to, decided just before launch: unset or nullopt (the
     // desktop, and warrend's own configured endpoints): wherever its URL points; else (warrend, an endpoint
     // a user named) only at addresses outside this machine and its networks, or the operator's.
@@ -70,6 +74,8 @@ struct RunnerEnvironment {
     FaceHooks face;
     std::vector<ApprovalRule> approvalRules;
     std::chrono::milliseconds stopGrace{5000}; // between asking, SIGTERM and SIGKILL
+    // How long a question of `--network ask` waits for the user before its connections are refused.
+    std::chrono::milliseconds networkQuestionWait{120'000};
     // How long the agent's next request waits for the snapshot of the workspace before its step.
     std::chrono::milliseconds snapshotBudget{5000};
 };

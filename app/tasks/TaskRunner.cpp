@@ -5,6 +5,8 @@
 #include "agent_core/protocol/Methods.h"
 #include "agent_core/protocol/Timestamp.h"
 #include "app/egress/EgressProxy.h"
+#include "app/egress/NetworkQuestion.h"
+#include "app/tasks/NetworkQuestions.h"
 #include "app/modelproxy/ModelProxy.h"
 #include "app/proxy/TaskToken.h"
 #include "app/proxy/ToolProxy.h"
@@ -109,6 +111,14 @@ Status TaskRunner::launch() {
                            *cli, *secrets);
     if (!plan)
         return plan.error();
+    if (plan->network.ask && m_env.face.workspaceHosts) {
+        auto hosts = m_env.face.workspaceHosts(m_task);
+        if (!hosts)
+            return hosts.error();
+        for (const HostRule& rule : *hosts)
+            if (std::find(plan->network.hosts.begin(), plan->network.hosts.end(), rule) == plan->network.hosts.end())
+                plan->network.hosts.push_back(rule);
+    }
     if (m_env.face.sandboxLabels) {
         auto labels = m_env.face.sandboxLabels(m_task);
         if (!labels)
@@ -299,6 +309,8 @@ Status TaskRunner::startEgress(const LaunchPlan& plan, std::vector<TaskSecret> s
             recordOwn(data);
         });
     }
+    if (plan.network.ask)
+        askAboutNetwork(plan);
     connect(m_egress.get(), &EgressProxy::decided, this, [this](const EgressDecision& decision) {
         protocol::NetworkRequestData data;
         data.method = decision.method;
@@ -312,6 +324,36 @@ Status TaskRunner::startEgress(const LaunchPlan& plan, std::vector<TaskSecret> s
         recordOwn(data);
     });
     return Ok{};
+}
+
+// --network ask: a name no rule lists is a question to the user, recorded and shown as an approval (its
+// request and its decision events the control plane's own, which an agent's events can never imitate).
+void TaskRunner::askAboutNetwork(const LaunchPlan& plan) {
+    m_questions = std::make_unique<NetworkQuestions>(
+        NetworkQuestions::Settings{m_task.id, plan.run, m_env.networkQuestionWait});
+    m_egress->setAsker(m_questions.get());
+    connect(m_questions.get(), &NetworkQuestions::asked, this, [this](const ApprovalRecord& question) {
+        if (auto stored = m_env.store->insertApproval(question); !stored)
+            recordOwn(protocol::ErrorData{"network question not recorded: " + stored.error().message, false});
+        protocol::Event event = ownEvent(std::string(protocol::event_type::kApprovalRequested),
+                                         protocol::ApprovalRequestedData{question.callId,
+                                                                         nlohmann::json::parse(question.arguments),
+                                                                         question.reason}
+                                             .toJson());
+        event.tool = question.tool;
+        m_events->store(event, protocol::toJson(event));
+        m_events->afterStored([this, question] { emit approvalNeeded(question); });
+    });
+    connect(m_questions.get(), &NetworkQuestions::decided, this, [this](const ApprovalRecord& question) {
+        if (auto stored = m_env.store->updateApproval(question); !stored)
+            recordOwn(protocol::ErrorData{"network decision not recorded: " + stored.error().message, false});
+        protocol::ApprovalResolvedData data{question.callId, question.approved.value_or(false),
+                                            question.note.empty() ? std::nullopt : std::optional(question.note),
+                                            question.decidedBy};
+        protocol::Event event = ownEvent(std::string(protocol::event_type::kApprovalResolved), data.toJson());
+        event.tool = question.tool;
+        m_events->store(event, protocol::toJson(event));
+    });
 }
 
 // A sandbox with no stdin for the protocol connects, and only a hello with this task's token (channel scope)
@@ -452,6 +494,12 @@ void TaskRunner::onAgentNotification(protocol::Notification& notification) {
                                       false});
         return;
     }
+    if (isNetworkQuestionEvent(event->type, event->tool, event->data)) {
+        recordOwn(protocol::ErrorData{"agent event refused: " + event->type +
+                                          " of a network question is written by the control plane only",
+                                      false});
+        return;
+    }
     if (auto follows = protocol::checkSeqFollows(m_lastAgentSeq, event->seq); !follows)
         recordOwn(protocol::ErrorData{"agent events out of order: " + follows.error().message, false});
     m_lastAgentSeq = event->seq;
@@ -487,15 +535,20 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, const protocol::Even
     m_events->store(event, std::move(body));
 }
 
-void TaskRunner::recordOwn(const std::string& type, json data, std::optional<std::string> agent) {
+protocol::Event TaskRunner::ownEvent(const std::string& type, json data) const {
     protocol::Event event;
     event.ts = std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
     event.type = type;
     event.step = m_step;
-    event.agent = std::move(agent);
     event.data = std::move(data);
+    return event;
+}
+
+void TaskRunner::recordOwn(const std::string& type, json data, std::optional<std::string> agent) {
+    protocol::Event event = ownEvent(type, std::move(data));
+    event.agent = std::move(agent);
     m_events->store(event, protocol::toJson(event));
 }
 
@@ -509,10 +562,16 @@ void TaskRunner::pause() {
 
 bool TaskRunner::answerApproval(const std::string& callId, bool approved, const std::string& note,
                                 bool always) {
+    if (isNetworkQuestionId(callId))
+        return m_questions && m_questions->answer(callId, approved, note, always);
     return m_proxy && m_proxy->answerApproval(callId, approved, note, always);
 }
 
-bool TaskRunner::isWaiting(const std::string& callId) const { return m_proxy && m_proxy->isWaiting(callId); }
+bool TaskRunner::isWaiting(const std::string& callId) const {
+    if (isNetworkQuestionId(callId))
+        return m_questions && m_questions->isWaiting(callId);
+    return m_proxy && m_proxy->isWaiting(callId);
+}
 
 void TaskRunner::addApprovalRule(const ApprovalRule& rule) {
     if (m_proxy)
@@ -576,6 +635,8 @@ void TaskRunner::finish(TaskStatus status, const std::string& reason, const std:
         m_task.tokensIn += used.input;
         m_task.tokensOut += used.output;
     }
+    if (m_questions)
+        m_questions->abortAll(); // the connections waiting on a question are refused, saying the task ended
     m_egress.reset(); // its connections close with it, so nothing of the task reaches out after its end
     m_secrets.reset();
     m_modelProxy.reset();

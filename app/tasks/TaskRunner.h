@@ -46,6 +46,7 @@ class EgressProxy;
 class EventSequencer;
 struct LaunchPlan;
 class ModelProxy;
+class NetworkQuestions;
 class SecretProxy;
 struct TaskSecret;
 struct ProviderConfig;
@@ -62,9 +63,9 @@ public:
     void start();
     void cancel(const std::string& why); // the user's stop: the task ends cancelled
     void pause();                        // checkpoint and stop: resumable
-    bool answerApproval(const std::string& callId, bool approved, const std::string& note,
-                        bool always);               // ToolProxy's
-    bool isWaiting(const std::string& callId) const; // ToolProxy's
+    // The ToolProxy's questions, or NetworkQuestions' (an id isNetworkQuestionId).
+    bool answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
+    bool isWaiting(const std::string& callId) const;
     void addApprovalRule(const ApprovalRule& rule); // decides this task's later calls, after its other rules
     const TaskRecord& task() const { return m_task; }
 
@@ -86,6 +87,7 @@ private:
     Status continueSequence();
     Status startEgress(const LaunchPlan& plan, std::vector<TaskSecret> secrets);
     Status startModelProxy(const LaunchPlan& plan, const ProviderConfig& provider);
+    void askAboutNetwork(const LaunchPlan& plan);  // --network ask
     Status startListener(const LaunchPlan& plan); // kube and kubernetes: where the agent connects
     void watchSandbox();
     void startSnapshots(const LaunchPlan& plan);
@@ -106,6 +108,7 @@ private:
         recordOwn(std::string(Payload::kType), payload.toJson(), std::move(agent));
     }
     void recordOwn(const std::string& type, nlohmann::json data, std::optional<std::string> agent = std::nullopt);
+    protocol::Event ownEvent(const std::string& type, nlohmann::json data) const; // now, this step
     void recordEnd(TaskStatus status, const std::string& reason, const std::string& error); // finish's end
     void finish(TaskStatus status, const std::string& reason, const std::string& error);
     void fail(const std::string& reason, const std::string& error) {
@@ -119,6 +122,7 @@ private:
     std::unique_ptr<ToolProxy> m_proxy;
     std::unique_ptr<ModelProxy> m_modelProxy;           // a CLI agent: its only way to its model
     std::unique_ptr<SecretProxy> m_secrets; // --secret: the hosts' requests made with their values (outlives m_egress)
+    std::unique_ptr<NetworkQuestions> m_questions; // --network ask: what the egress proxy asks (outlives m_egress)
     std::unique_ptr<EgressProxy> m_egress;  // --network allow:HOSTS: the task's only way out
     std::unique_ptr<AgentListener> m_listener;          // kube: where the agent connects, until it has
     bool m_expectsClusterAgent = false; // told warrend's listener (clusterAgents) to hand this task's agent over

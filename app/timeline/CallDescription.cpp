@@ -1,5 +1,7 @@
 #include "app/timeline/CallDescription.h"
 
+#include "app/egress/NetworkQuestion.h"
+
 #include "agent_core/tools/PatchFormat.h"
 
 #include <optional>
@@ -109,6 +111,8 @@ std::optional<std::string> cliTitle(const std::string& tool, const json& argumen
 std::string title(const std::string& tool, const json& arguments) {
     if (const auto warren = asWarrenCall(tool, arguments))
         return title(warren->first, warren->second);
+    if (const auto question = control::NetworkQuestion::fromApproval(tool, arguments))
+        return "reach " + question->target();
     if (const auto cli = cliTitle(tool, arguments))
         return *cli;
     const std::string path = stringArgument(arguments, "path");
@@ -159,6 +163,8 @@ std::string title(const std::string& tool, const json& arguments) {
 std::string actedOn(const std::string& tool, const json& arguments) {
     if (const auto warren = asWarrenCall(tool, arguments))
         return actedOn(warren->first, warren->second);
+    if (const auto question = control::NetworkQuestion::fromApproval(tool, arguments))
+        return question->method + " " + question->target();
     const auto path = field(arguments, "path");
     if (tool == "shell")
         return field(arguments, "command").value_or(compactJson(arguments));

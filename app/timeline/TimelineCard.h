@@ -44,6 +44,7 @@ struct TimelineCard {
     std::string arguments;      // tool calls and approvals: what the call acts on (CallDescription)
     std::string path;           // file changes
     std::string commandPrefix;  // approvals of shell calls: what "always allow commands like this" allows
+    std::string networkTarget;  // network questions (--network ask): the host:port asked about
     std::string agent;          // the sub-agent whose work it is; "" for the task's own agent
     std::uint64_t depth = 0;    // how deep that agent nests: 0 the task's own, 1 a sub-agent it started
     std::size_t parentCard = 0; // Agent cards: the card of the spawn_agent call that started it

@@ -1,5 +1,7 @@
 #include "app/timeline/TimelineFold.h"
 
+#include "app/egress/NetworkQuestion.h"
+
 #include "app/timeline/CallDescription.h"
 #include "app/timeline/CommandPrefix.h"
 #include "app/timeline/LimitsDescription.h"
@@ -298,6 +300,8 @@ void TimelineFold::take(const Event& e, const ApprovalRequestedData& data) {
         card.body = stringArgument(data.arguments, "command");
     }
     card.commandPrefix = control::callCommandPrefix(tool, data.arguments).value_or("");
+    if (const auto question = control::NetworkQuestion::fromApproval(tool, data.arguments))
+        card.networkTarget = question->target();
     m_approvals[callKey(e, card.callId)] = m_cards.size() - 1;
 }
 

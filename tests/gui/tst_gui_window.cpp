@@ -95,6 +95,7 @@ private slots:
     void claudeCodesCallsWaitForTheirCards();
     void alwaysAllowCommandsReachesLaterTasks();
     void networkChoiceAppliesToOneTask();
+    void aNetworkQuestionIsAnsweredForTheWorkspace();
     void stopEndsTheSandbox();
     void resumeContinuesAnInterruptedTask();
     void aReplyContinuesAFinishedTask();
@@ -361,6 +362,45 @@ void TestGuiWindow::networkChoiceAppliesToOneTask() {
     QVERIFY(desk.waitFinished(closed));
     QVERIFY2(desk.status(closed) == warren::control::TaskStatus::Succeeded, desk.describe(closed).constData());
     QVERIFY2(probeOutput().contains("Operation not permitted"), qPrintable(probeOutput()));
+}
+
+// "Ask for others": the agent's request to a host the task does not list is a card that says which host;
+// "in every task of this workspace" lets it through and keeps the host in Settings for that workspace. The
+// host is asked about before it is looked up, so a name that does not resolve shows the whole path.
+void TestGuiWindow::aNetworkQuestionIsAnsweredForTheWorkspace() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir workspace;
+    desk.useScript({turn("", "shell", {{"command", "curl -sS --noproxy '' --max-time 100 http://asked.invalid/ 2>&1; true"}}),
+                    turn("", "finish", {{"summary", "probed"}})});
+    auto* network = desk.window().newTaskBar()->findChild<QComboBox*>("network");
+    network->setCurrentIndex(network->findData(QStringLiteral("ask")));
+    const QString id = runFromBar(desk, workspace.path(), "Fetch a page");
+    QVERIFY(desk.waitEvent(id, "approval_requested"));
+    QPushButton* once = nullptr;
+    QTRY_VERIFY((once = desk.window().timelineView()->findChild<QPushButton*>("approve")) != nullptr);
+    QCOMPARE(once->text(), QStringLiteral("Allow once"));
+    const auto cards = itemsOf(*desk.window().timeline(), Kind::Approval);
+    QCOMPARE(cards.size(), std::size_t(1));
+    QCOMPARE(cards.front()->title, QStringLiteral("reach asked.invalid:80"));
+    QAction* workspaceAction = desk.window().timelineView()->findChild<QAction*>("alwaysInWorkspace");
+    QVERIFY(workspaceAction);
+    QVERIFY(desk.window().timelineView()->findChild<QAction*>("alwaysCommands") == nullptr);
+    workspaceAction->trigger();
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+    QTRY_VERIFY(itemsOf(*desk.window().timeline(), Kind::Approval).front()->state == State::Approved);
+    // Let through, then looked up: the name does not resolve.
+    const auto calls = itemsOf(*desk.window().timeline(), Kind::ToolCall);
+    QVERIFY(!calls.empty());
+    QVERIFY2(bodyLines(*calls.front()).join('\n').contains("cannot resolve asked.invalid"),
+             qPrintable(bodyLines(*calls.front()).join('\n')));
+    const auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    const auto record = desk.plane().task(id.toStdString());
+    QVERIFY(record && *record);
+    QCOMPARE(settings->allowedHosts, (std::map<std::string, std::vector<std::string>>{
+                                         {(*record)->workspace, {"asked.invalid:80"}}}));
 }
 
 void TestGuiWindow::stopEndsTheSandbox() {

@@ -8,3 +8,7 @@ set_tests_properties(tst_control_egress PROPERTIES TIMEOUT 300)
 warren_add_test(tst_control_secrets SOURCES tst_control_secrets.cpp
                 LIBS warren_cli_test_support warren_agent_test_support Qt6::Network LABELS integration)
 set_tests_properties(tst_control_secrets PROPERTIES TIMEOUT 300)
+# `--network ask` (DESIGN §12): a host outside the list waits for the user's answer on the terminal.
+warren_add_test(tst_control_network_ask SOURCES tst_control_network_ask.cpp
+                LIBS warren_cli_test_support warren_agent_test_support Qt6::Network LABELS integration)
+set_tests_properties(tst_control_network_ask PROPERTIES TIMEOUT 300)

@@ -15,6 +15,8 @@ add_dependencies(tst_warrend_cluster warren-agent)
 warren_add_warrend_test(tst_warrend_memory LIBS warren_store_postgres) # reads the memories table itself
 # Secrets bound to hosts (DESIGN §12): stored sealed, a user's own, put in at the egress for their hosts.
 warren_add_warrend_test(tst_warrend_secrets LIBS warren_store_postgres)
+# `--network ask` (DESIGN §12): a host outside the list waits for its owner's answer through the approvals API.
+warren_add_warrend_test(tst_warrend_network_ask)
 # Claude Code and Codex as a user's agent on warrend: the operator's install of the real CLI, the operator's key
 # only at the model double (WARREN_TEST_CLAUDE, WARREN_TEST_CODEX; skipped without them).
 warren_add_warrend_test(tst_warrend_cli_agent LIBS warren_cli_model_double)

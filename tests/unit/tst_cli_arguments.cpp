@@ -413,7 +413,11 @@ void TestCliArguments::errors_data() {
     QTest::newRow("image with a space") << QStringList{"resume", "t-1", "--image", "a b"}
                                         << "--image: expected an image name such as debian:bookworm-slim, got 'a b'";
     QTest::newRow("network") << QStringList{"run", "--network", "all", "go"}
-                             << "--network: expected none, loopback or allow:HOST[,HOST...], got 'all'";
+                             << "--network: expected none, loopback, allow:HOST[,HOST...], ask or ask:HOST[,HOST...], "
+                                "got 'all'";
+    QTest::newRow("network ask without hosts")
+        << QStringList{"run", "--network", "ask:", "go"}
+        << "--network: ask: needs hosts, as in ask:api.example.com,pypi.org; got 'ask:'";
     QTest::newRow("network allow without hosts")
         << QStringList{"run", "--network", "allow:", "go"}
         << "--network: allow: needs hosts, as in allow:api.example.com,pypi.org; got 'allow:'";

@@ -32,7 +32,7 @@ QString describe(const TaskNetwork& network) {
         text += ":" + (rule.port ? QString::number(*rule.port) : QString("80/443"));
         rules << text;
     }
-    return "allow " + rules.join('|');
+    return (network.ask ? "ask " : "allow ") + rules.join('|');
 }
 
 std::vector<HostRule> rulesOf(std::string_view text) {
@@ -53,6 +53,9 @@ private slots:
                               << "none";
         QTest::newRow("loopback") << "loopback"
                                   << "loopback";
+        QTest::newRow("ask alone") << "ask" << "ask ";
+        QTest::newRow("ask with hosts") << "ask:pypi.org,*.pythonhosted.org:8443"
+                                        << "ask pypi.org:80/443|*.pythonhosted.org:8443";
         QTest::newRow("one name") << "allow:pypi.org"
                                   << "allow pypi.org:80/443";
         QTest::newRow("name and wildcard") << "allow:pypi.org,*.pythonhosted.org"
@@ -121,6 +124,14 @@ private slots:
         QTest::newRow("other word") << "deny:pypi.org" << forms;
         QTest::newRow("empty list") << "allow:"
                                     << "names no host";
+        QTest::newRow("ask, empty list") << "ask:"
+                                         << "names no host";
+        QTest::newRow("ask, empty entry") << "ask:a.example,,b.example"
+                                          << "host 2 is empty";
+        QTest::newRow("ask, too broad") << "ask:*.com"
+                                        << "is too broad";
+        QTest::newRow("ask capitalised") << "Ask" << forms;
+        QTest::newRow("ask without colon, with a host") << "ask pypi.org" << forms;
         QTest::newRow("blank list") << "allow: "
                                     << "names no host";
         QTest::newRow("empty entry inside") << "allow:a.example,,b.example"

@@ -42,6 +42,21 @@ private:
     QTcpServer m_server;
 };
 
+// Records what the proxy asks; the test answers.
+class FakeAsker : public EgressAsker {
+public:
+    struct Question {
+        std::string host;
+        std::uint16_t port = 0;
+        std::string method;
+        Answer answer;
+    };
+    void ask(const std::string& host, std::uint16_t port, const std::string& method, Answer answer) override {
+        questions.push_back({host, port, method, std::move(answer)});
+    }
+    std::vector<Question> questions;
+};
+
 struct Fixture {
     QTemporaryDir dir;
     std::unique_ptr<EgressProxy> proxy;
@@ -110,6 +125,10 @@ private slots:
     void unreachableHostIsABadGateway();
     void connectionsAreCapped();
     void endingTheProxyEndsItsConnections();
+    void anUnlistedNameWaitsForTheAnswer();
+    void anAnswerForTheTaskLetsLaterRequestsThrough();
+    void anAddressIsNeverAskedAbout();
+    void aClientGoneWhileAskedLeavesNothingBehind();
 };
 
 void TestEgressProxy::plainHttpIsRelayedWithASafeHead() {
@@ -343,6 +362,122 @@ void TestEgressProxy::endingTheProxyEndsItsConnections() {
     f.proxy.reset();
     QTRY_VERIFY_WITH_TIMEOUT(client->state() == QLocalSocket::UnconnectedState, 15000);
     QVERIFY(!QFile::exists(path));
+}
+
+namespace {
+
+std::vector<PinnedAddress> pinnedToLoopback(const std::string& host, quint16 port) {
+    return {*parsePinnedAddress(host + ":" + std::to_string(port) + ":127.0.0.1")};
+}
+
+QByteArray getOf(const std::string& host, quint16 port, const char* path = "/") {
+    return "GET http://" + QByteArray::fromStdString(host) + ":" + QByteArray::number(port) + path +
+           " HTTP/1.1\r\n\r\n";
+}
+
+} // namespace
+
+void TestEgressProxy::anUnlistedNameWaitsForTheAnswer() {
+    HostHttpServer host;
+    Fixture f;
+    QVERIFY(f.start("ask", {}, pinnedToLoopback("asked.invalid", host.port())));
+    FakeAsker asker;
+    f.proxy->setAsker(&asker);
+    auto first = f.client();
+    auto second = f.client();
+    QVERIFY(first && second);
+    first->write(getOf("Asked.Invalid.", host.port(), "/one"));
+    second->write(getOf("asked.invalid", host.port(), "/two"));
+    QVERIFY(QTest::qWaitFor([&] { return asker.questions.size() == 2; }, 5000));
+    QCOMPARE(asker.questions[0].host, "asked.invalid"); // as compared: lowercase, no trailing dot
+    QCOMPARE(asker.questions[0].port, host.port());
+    QCOMPARE(asker.questions[0].method, "GET");
+    QCOMPARE(host.connections, 0); // held: nothing reaches the host before the answer
+    QCOMPARE(f.decisions->size(), 0);
+
+    asker.questions[0].answer({true, false, ""});
+    asker.questions[1].answer({false, false, "the user refused asked.invalid for this task"});
+    const QByteArray allowed = readToEnd(*first);
+    QVERIFY2(allowed.startsWith("HTTP/1.1 200 OK") && allowed.contains("GET /one"), allowed.constData());
+    const QByteArray refused = readToEnd(*second);
+    QVERIFY2(refused.startsWith("HTTP/1.1 403") && refused.contains("warren: the user refused asked.invalid"),
+             refused.constData());
+    QCOMPARE(host.requests, QStringList{"GET /one HTTP/1.1"});
+
+    // Allowed once: the next request is asked about again.
+    auto third = f.client();
+    QVERIFY(third);
+    third->write(getOf("asked.invalid", host.port()));
+    QVERIFY(QTest::qWaitFor([&] { return asker.questions.size() == 3; }, 5000));
+    asker.questions[2].answer({false, false, "no"});
+    QVERIFY(readToEnd(*third).startsWith("HTTP/1.1 403"));
+}
+
+void TestEgressProxy::anAnswerForTheTaskLetsLaterRequestsThrough() {
+    HostHttpServer host;
+    Fixture f;
+    QVERIFY(f.start("ask:listed.invalid", {}, pinnedToLoopback("kept.invalid", host.port())));
+    FakeAsker asker;
+    f.proxy->setAsker(&asker);
+    auto first = f.client();
+    QVERIFY(first);
+    first->write(getOf("kept.invalid", host.port()));
+    QVERIFY(QTest::qWaitFor([&] { return asker.questions.size() == 1; }, 5000));
+    asker.questions[0].answer({true, true, ""});
+    QVERIFY(readToEnd(*first).startsWith("HTTP/1.1 200 OK"));
+    const QByteArray again = f.exchange(getOf("kept.invalid", host.port(), "/again"));
+    QVERIFY2(again.startsWith("HTTP/1.1 200 OK"), again.constData());
+    QCOMPARE(asker.questions.size(), 1u);
+    // Only that port: another one of the same name is a new question.
+    auto otherPort = f.client();
+    QVERIFY(otherPort);
+    otherPort->write(getOf("kept.invalid", quint16(host.port() == 1 ? 2 : 1)));
+    QVERIFY(QTest::qWaitFor([&] { return asker.questions.size() == 2; }, 5000));
+}
+
+void TestEgressProxy::anAddressIsNeverAskedAbout() {
+    HostHttpServer host;
+    Fixture f;
+    QVERIFY(f.start("ask"));
+    FakeAsker asker;
+    f.proxy->setAsker(&asker);
+    for (const std::string address : {"127.0.0.1", "[::1]", "169.254.169.254", "93.184.216.34"}) {
+        const QByteArray answer = f.exchange(getOf(address, host.port()));
+        QVERIFY2(answer.startsWith("HTTP/1.1 403") && answer.contains("never asked about"), answer.constData());
+    }
+    // Nor what is not a name at all.
+    const QByteArray odd = f.exchange(getOf("bad_name.example", host.port()));
+    QVERIFY2(odd.startsWith("HTTP/1.1 4"), odd.constData());
+    QCOMPARE(asker.questions.size(), 0u);
+    QCOMPARE(host.connections, 0);
+}
+
+void TestEgressProxy::aClientGoneWhileAskedLeavesNothingBehind() {
+    HostHttpServer host;
+    Fixture f;
+    QVERIFY(f.start("ask", {}, pinnedToLoopback("gone.invalid", host.port())));
+    FakeAsker asker;
+    f.proxy->setAsker(&asker);
+    {
+        auto client = f.client();
+        QVERIFY(client);
+        client->write(getOf("gone.invalid", host.port()));
+        QVERIFY(QTest::qWaitFor([&] { return asker.questions.size() == 1; }, 5000));
+    }
+    QVERIFY(QTest::qWaitFor([&] { return f.proxy->openConnections() == 0; }, 5000));
+    asker.questions[0].answer({true, true, ""}); // the connection is gone: no request goes out
+    QCOMPARE(host.connections, 0);
+    QCOMPARE(f.decisions->size(), 0);
+    // The answer still holds for the task.
+    QVERIFY(f.exchange(getOf("gone.invalid", host.port())).startsWith("HTTP/1.1 200 OK"));
+    QCOMPARE(asker.questions.size(), 1u);
+    // An answer after the proxy itself is gone does nothing either.
+    auto late = f.client();
+    QVERIFY(late);
+    late->write(getOf("late.invalid", host.port()));
+    QVERIFY(QTest::qWaitFor([&] { return asker.questions.size() == 2; }, 5000));
+    f.proxy.reset();
+    asker.questions[1].answer({true, true, ""});
 }
 
 QTEST_GUILESS_MAIN(TestEgressProxy)

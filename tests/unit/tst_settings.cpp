@@ -16,6 +16,7 @@ private slots:
     void sandboxValidation_data();
     void sandboxValidation();
     void allowedCommandsArePlainPrefixes();
+    void allowedHostsAreOneNameAndPort();
     void recentWorkspacesMoveToTheFront();
     void roundTripThroughTheStore();
     void damagedRowIsReported();
@@ -133,6 +134,20 @@ void TestSettings::recentWorkspacesMoveToTheFront() {
     QCOMPARE(recent.size(), Settings::kMaxRecentWorkspaces);
 }
 
+// What "always for this workspace" keeps: one name and its port, as a question asked about it.
+void TestSettings::allowedHostsAreOneNameAndPort() {
+    Settings settings;
+    settings.allowedHosts = {{"/home/u/a", {"pypi.org:443", "files.example:8080"}}};
+    QVERIFY(bool(warren::control::validateSettings(settings)));
+    for (const char* bad : {"pypi.org", "*.example.com:443", "127.0.0.1:80", "a.example:443,b.example:443", "",
+                            "pypi.org:0", "bad_name:443"}) {
+        settings.allowedHosts = {{"/home/u/a", {bad}}};
+        const auto status = warren::control::validateSettings(settings);
+        QVERIFY2(!status, bad);
+        QVERIFY2(QString::fromStdString(status.error().message).contains("host allowed for /home/u/a"), bad);
+    }
+}
+
 void TestSettings::roundTripThroughTheStore() {
     QTemporaryDir dir;
     auto opened = warren::control::openSqliteStore(dir.filePath("warren.db").toStdString());
@@ -155,6 +170,7 @@ void TestSettings::roundTripThroughTheStore() {
     settings.image = "localhost/warren-test:1";
     settings.network = "loopback";
     settings.allowedCommands = {"cargo test", "make"};
+    settings.allowedHosts = {{"/home/u/a", {"pypi.org:443"}}, {"/home/u/b", {"api.example:8443", "x.example:80"}}};
     QVERIFY(bool(warren::control::saveSettings(*store, settings)));
     auto loaded = warren::control::loadSettings(*store);
     QVERIFY(bool(loaded));
@@ -184,6 +200,9 @@ void TestSettings::damagedSandboxRowIsReported_data() {
     QTest::newRow("image") << "sandbox.image" << "--privileged";
     QTest::newRow("network") << "sandbox.network" << "host";
     QTest::newRow("allowed commands") << "approvals.allowed_commands" << "[\"rm -rf /\"]";
+    QTest::newRow("allowed hosts, a wildcard") << "network.workspace_hosts" << "{\"/w\": [\"*.example.com:443\"]}";
+    QTest::newRow("allowed hosts, not a map") << "network.workspace_hosts" << "[\"pypi.org:443\"]";
+    QTest::newRow("allowed hosts, not a list") << "network.workspace_hosts" << "{\"/w\": \"pypi.org:443\"}";
 }
 
 void TestSettings::damagedSandboxRowIsReported() {

@@ -33,6 +33,7 @@ struct TimelineItem {
     QString callId;        // tool calls and approvals
     QString path;          // file changes
     QString commandPrefix; // approvals of shell calls: what "always allow commands like this" allows
+    QString networkTarget; // network questions: the host:port asked about
     AnsiParser parser;     // this call's output stream, across chunks
     std::size_t styledBytes = 0; // of the card's body, already in body
     std::uint64_t firstSeq = 0;  // the event that made it

@@ -233,6 +233,7 @@ void TimelineModel::sync(std::size_t index) {
     item.callId = qs(card.callId);
     item.path = qs(card.path);
     item.commandPrefix = qs(card.commandPrefix);
+    item.networkTarget = qs(card.networkTarget);
     switch (card.bodyKind) {
     case Card::Body::None:
         break;

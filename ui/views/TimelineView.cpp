@@ -188,7 +188,7 @@ void TimelineView::syncApprovalBars(int first, int last) {
         const QModelIndex index = m_model->index(row);
         const bool waiting = item->state == TimelineItem::State::Waiting;
         if (waiting && !indexWidget(index)) {
-            auto* bar = new ApprovalBar(item->callId, item->commandPrefix);
+            auto* bar = new ApprovalBar(item->callId, item->commandPrefix, item->networkTarget);
             connect(bar, &ApprovalBar::answered, this, &TimelineView::approvalAnswered);
             setIndexWidget(index, bar);
         } else if (!waiting && indexWidget(index)) {

@@ -8,7 +8,8 @@
 namespace warren::ui {
 
 namespace {
-const QString kAllow = QStringLiteral("allow:");
+const QString kAllow = QStringLiteral("allow");
+const QString kAsk = QStringLiteral("ask");
 }
 
 NetworkChoice::NetworkChoice(QWidget* parent) : QWidget(parent) {
@@ -21,9 +22,12 @@ NetworkChoice::NetworkChoice(QWidget* parent) : QWidget(parent) {
     } kinds[] = {
         {tr("No network"), "none", tr("The agent cannot open internet sockets at all")},
         {tr("Loopback only"), "loopback", tr("The sandbox's own 127.0.0.1, so test servers run; nothing outside it")},
-        {tr("Listed hosts"), "allow",
+        {tr("Listed hosts"), kAllow,
          tr("Only the hosts listed, through Warren's egress proxy (HTTP and HTTPS); every request is in the "
             "timeline")},
+        {tr("Ask for others"), kAsk,
+         tr("The hosts listed, and a question in the timeline about any other the agent tries to reach: allow "
+            "it once, for the task, or always in this workspace")},
     };
     for (const auto& kind : kinds) {
         m_kind->addItem(kind.label, kind.value);
@@ -31,7 +35,6 @@ NetworkChoice::NetworkChoice(QWidget* parent) : QWidget(parent) {
     }
     m_hosts = new QLineEdit(this);
     m_hosts->setObjectName("hosts");
-    m_hosts->setPlaceholderText(tr("pypi.org, *.pythonhosted.org"));
     m_hosts->setToolTip(tr("Host names, *.domain for its subdomains, or an address; :port for a port other than "
                            "80 and 443"));
     layout->addWidget(m_kind);
@@ -42,19 +45,25 @@ NetworkChoice::NetworkChoice(QWidget* parent) : QWidget(parent) {
 
 QString NetworkChoice::value() const {
     const QString kind = m_kind->currentData().toString();
-    if (kind != "allow")
+    if (kind != kAllow && kind != kAsk)
         return kind;
     static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
-    return kAllow + m_hosts->text().split(separators, Qt::SkipEmptyParts).join(',');
+    const QString hosts = m_hosts->text().split(separators, Qt::SkipEmptyParts).join(',');
+    return kind == kAsk && hosts.isEmpty() ? kAsk : kind + ':' + hosts;
 }
 
 void NetworkChoice::setValue(const QString& network) {
-    const bool allow = network.startsWith(kAllow);
-    m_kind->setCurrentIndex(std::max(0, m_kind->findData(allow ? QStringLiteral("allow") : network)));
-    m_hosts->setText(allow ? network.mid(kAllow.size()).replace(',', QStringLiteral(", ")) : QString());
+    const QString kind = network.section(':', 0, 0);
+    const bool listed = kind == kAllow || kind == kAsk;
+    m_kind->setCurrentIndex(std::max(0, m_kind->findData(listed ? kind : network)));
+    m_hosts->setText(listed ? network.section(':', 1).replace(',', QStringLiteral(", ")) : QString());
     updateHosts();
 }
 
-void NetworkChoice::updateHosts() { m_hosts->setVisible(m_kind->currentData().toString() == "allow"); }
+void NetworkChoice::updateHosts() {
+    const QString kind = m_kind->currentData().toString();
+    m_hosts->setVisible(kind == kAllow || kind == kAsk);
+    m_hosts->setPlaceholderText(kind == kAsk ? tr("none: ask about every host") : tr("pypi.org, *.pythonhosted.org"));
+}
 
 } // namespace warren::ui

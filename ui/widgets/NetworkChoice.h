@@ -1,6 +1,7 @@
 #pragma once
-// A task's network policy as the user picks it: no network, the sandbox's own loopback, or listed hosts only
-// (through the egress proxy), with the hosts typed beside it. value() is the TaskSpec::network text.
+// A task's network policy as the user picks it: no network, the sandbox's own loopback, listed hosts only
+// (through the egress proxy), or listed hosts and a question about any other, with the hosts typed beside
+// it. value() is the TaskSpec::network text.
 
 #include <QWidget>
 
@@ -14,7 +15,8 @@ class NetworkChoice : public QWidget {
 public:
     explicit NetworkChoice(QWidget* parent = nullptr);
 
-    // "none", "loopback" or "allow:HOST,HOST"; the hosts as typed, separated by commas or spaces.
+    // "none", "loopback", "allow:HOST,HOST", "ask" or "ask:HOST,HOST"; the hosts as typed, separated by commas
+    // or spaces.
     QString value() const;
     void setValue(const QString& network);
 

@@ -1,5 +1,7 @@
 #include "ui/windows/MainWindow.h"
 
+#include "app/timeline/CallDescription.h"
+
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
 #include "ui/views/TaskListDelegate.h"
@@ -147,6 +149,16 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     connect(m_timelineView, &TimelineView::earlierWanted, this, &MainWindow::loadEarlier);
     connect(m_timelineView, &TimelineView::approvalAnswered, this, [this](const ApprovalAnswer& answer) {
         const std::string task = m_selected.toStdString();
+        if (answer.alwaysInWorkspace) {
+            const std::string callId = answer.callId.toStdString();
+            m_plane.allowHostInWorkspace(task, callId, control::within(this, [this, task, callId](Status allowed) {
+                if (allowed)
+                    return;
+                showProblem(qs(allowed.error().message)); // still allowed for the rest of this task
+                m_plane.answerApproval(task, callId, true, "", true);
+            }));
+            return;
+        }
         if (!answer.alwaysCommands.isEmpty())
             m_plane.allowCommands(task, answer.alwaysCommands.toStdString(), control::within(this, [this](Status allowed) {
                 if (!allowed)
@@ -242,8 +254,8 @@ void MainWindow::connectPlane() {
         m_dirty.insert(approval.taskId);
         m_plane.task(approval.taskId, control::within(this, [this, approval](Result<std::optional<TaskRecord>> task) {
             const QString title = task && *task ? shortTitle(**task) : qs(approval.taskId);
-            notify(tr("Approval needed"), tr("%1 waits for you: %2").arg(title, qs(approval.tool)),
-                   qs(approval.taskId));
+            const auto call = timeline::describeCall(approval.tool, nlohmann::json::parse(approval.arguments, nullptr, false));
+            notify(tr("Approval needed"), tr("%1 waits for you: %2").arg(title, qs(call.title)), qs(approval.taskId));
         }));
     });
     connect(&m_plane, &control::ControlPlane::taskFinished, this, [this](const std::string& taskId) {
