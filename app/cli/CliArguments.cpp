@@ -74,6 +74,7 @@ constexpr OptionSpec kSecretsOptions[] = {
     {"--host", "HOST[,HOST...]", "set: bind the secret to these hosts (an allow-list's syntax): the egress proxy "
                                  "puts it into their requests, the sandbox sees a placeholder"},
     {"--header", "TEMPLATE", "set, with --host: the header to send it in, as 'Authorization: Bearer {}'"},
+    kRemote,
     kDataDir,
     kNoColor,
     kHelp,
@@ -161,8 +162,9 @@ constexpr CommandInfo kCommands[] = {
      kRewindOptions, buildRewind},
     {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
      kJsonOptions, buildDoctor},
-    {"secrets", "secrets set|delete NAME [--host HOST[,HOST...] [--header TEMPLATE]]",
-     "store (value read from stdin) or delete a provider's API key, or with --host a secret for those hosts only",
+    {"secrets", "secrets set|delete NAME [--host HOST[,HOST...] [--header TEMPLATE]] | secrets list",
+     "store (value read from stdin) or delete a provider's API key, or with --host a secret for those hosts only "
+     "(with --remote: yours on that warrend); list the secrets for hosts",
      kSecretsOptions, buildSecrets},
     {"help", "help [COMMAND]", "show this help, or one command's", kPlainOptions, buildHelp},
     {"version", "version", "print the version", kPlainOptions, buildVersion},
@@ -654,8 +656,16 @@ Result<CliCommand> buildHelp(Invocation& call) {
 
 Result<CliCommand> buildSecrets(Invocation& call) {
     const std::vector<std::string>& words = call.scanned.words;
+    if (!words.empty() && words[0] == "list") {
+        if (words.size() > 1)
+            return usageError("warren secrets list: unexpected argument " + singleQuoted(words[1]));
+        for (const auto& [flag, value] : call.scanned.options)
+            if (flag == "--host" || flag == "--header")
+                return usageError("warren secrets list: takes no " + flag);
+        return CliCommand(SecretsListCommand{});
+    }
     if (words.empty() || (words[0] != "set" && words[0] != "delete"))
-        return usageError("warren secrets: expected set or delete" +
+        return usageError("warren secrets: expected set, delete or list" +
                           (words.empty() ? std::string() : ", got " + singleQuoted(words[0])) +
                           " (warren secrets set NAME reads the key from stdin)");
     if (words.size() < 2 || words[1].empty())
@@ -680,6 +690,9 @@ Result<CliCommand> buildSecrets(Invocation& call) {
     }
     if (set.header && !set.hosts)
         return usageError("warren secrets set: --header needs --host, the hosts the secret is sent to");
+    if (!set.hosts && call.arguments.remote)
+        return usageError("warren secrets set --remote: only a secret for hosts (--host) is kept on a server; its "
+                          "key for you is `warren secrets set remote`, without --remote");
     if (set.hosts)
         if (auto binding = control::parseSecretBinding(set.name, *set.hosts, set.header.value_or("")); !binding)
             return usageError("warren secrets set " + set.name + ": " + binding.error().message);

@@ -126,9 +126,11 @@ struct SecretsDeleteCommand {
     std::string name;
 };
 
+struct SecretsListCommand {}; // the secrets bound to hosts: names, hosts and headers, never a value
+
 using CliCommand = std::variant<WindowCommand, HelpCommand, VersionCommand, RunCommand, TasksCommand, ShowCommand,
                                 ResumeCommand, ReplyCommand, CancelCommand, ExportCommand, DoctorCommand, SecretsSetCommand,
-                                SecretsDeleteCommand, ApplyCommand, DiffCommand, RewindCommand>;
+                                SecretsDeleteCommand, SecretsListCommand, ApplyCommand, DiffCommand, RewindCommand>;
 
 struct CliArguments {
     CliCommand command = WindowCommand{};

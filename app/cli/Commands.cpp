@@ -536,57 +536,84 @@ int doctor(const CliArguments& arguments, const DoctorCommand& command) {
     return failed ? kExitSandboxUnavailable : kExitOk;
 }
 
-int secretsSet(const CliArguments& arguments, const SecretsSetCommand& command) {
-    auto plane = openLocalPlane(arguments);
-    if (!plane)
-        return usageError(plane.error().message);
-    // Read from stdin, not echoed when it is a terminal.
+// Read from stdin, not echoed when it is a terminal; trailing CR and spaces dropped.
+std::string readSecretValue(const std::string& prompt) {
     termios saved{};
     const bool terminal = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
     if (terminal) {
         termios quiet = saved;
         quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
         tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
-        std::cerr << (command.hosts ? "Value of " : "API key for ") << command.name << ": " << std::flush;
+        std::cerr << prompt << ": " << std::flush;
     }
-    std::string key;
-    std::getline(std::cin, key);
+    std::string value;
+    std::getline(std::cin, value);
     if (terminal) {
         tcsetattr(STDIN_FILENO, TCSANOW, &saved);
         std::cerr << "\n";
     }
-    while (!key.empty() && (key.back() == '\r' || key.back() == ' '))
-        key.pop_back();
+    while (!value.empty() && (value.back() == '\r' || value.back() == ' '))
+        value.pop_back();
+    return value;
+}
+
+int secretsSet(const CliArguments& arguments, const SecretsSetCommand& command) {
+    if (command.hosts) { // a secret for hosts: this machine's, or with --remote the caller's on that warrend
+        auto plane = openPlane(arguments);
+        if (!plane)
+            return usageError(plane.error().message);
+        const std::string value = readSecretValue("Value of " + command.name);
+        if (value.empty())
+            return usageError("secrets set " + command.name + ": no value on stdin");
+        const wire::HostSecretEntry binding{command.name, *command.hosts, command.header.value_or(""), {}};
+        if (auto stored = waitFor<Ok>([&](auto done) { (*plane)->setHostSecret(binding, value, done); }); !stored)
+            return usageError("secrets set " + command.name + ": " + stored.error().message);
+        if (const std::string warning = (*plane)->keyStorageWarning(); !warning.empty())
+            std::cerr << "warren: " << warning << "\n";
+        std::cerr << "warren: stored the secret " << command.name << " for " << *command.hosts
+                  << "; a task gets it with --secret " << command.name << "\n";
+        return kExitOk;
+    }
+    auto plane = openLocalPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    const std::string key = readSecretValue("API key for " + command.name);
     if (key.empty())
         return usageError("secrets set " + command.name + ": no key on stdin");
     auto& secrets = (*plane)->secrets();
-    if (command.hosts) {
-        auto secret = makeHostSecret(command.name, *command.hosts, command.header.value_or(""), key);
-        if (!secret)
-            return usageError("secrets set " + command.name + ": " + secret.error().message);
-        if (auto written = secrets.write(hostSecretEntry(command.name), storedHostSecret(*secret)); !written)
-            return usageError(written.error().message);
-    } else if (auto written = secrets.write(command.name, key); !written) {
+    if (auto written = secrets.write(command.name, key); !written)
         return usageError(written.error().message);
-    }
     if (!secrets.warning().empty())
         std::cerr << "warren: " << secrets.warning() << "\n";
-    if (command.hosts)
-        std::cerr << "warren: stored the secret " << command.name << " for " << *command.hosts
-                  << "; a task gets it with --secret " << command.name << "\n";
-    else
-        std::cerr << "warren: stored the key " << command.name << "\n";
+    std::cerr << "warren: stored the key " << command.name << "\n";
     return kExitOk;
 }
 
 int secretsDelete(const CliArguments& arguments, const SecretsDeleteCommand& command) {
-    auto plane = openLocalPlane(arguments);
+    auto plane = openPlane(arguments);
     if (!plane)
         return usageError(plane.error().message);
-    // A provider's key and a secret for hosts may share the name: both go.
-    for (const std::string& entry : {command.name, hostSecretEntry(command.name)})
-        if (auto removed = (*plane)->secrets().remove(entry); !removed)
+    // A provider's key (this machine's only) and a secret for hosts may share the name: both go.
+    if (auto* local = dynamic_cast<LocalControlPlane*>(plane->get()))
+        if (auto removed = local->secrets().remove(command.name); !removed)
             return usageError(removed.error().message);
+    if (auto removed = waitFor<Ok>([&](auto done) { (*plane)->deleteHostSecret(command.name, done); }); !removed)
+        return usageError(removed.error().message);
+    return kExitOk;
+}
+
+int secretsList(const CliArguments& arguments) {
+    auto plane = openPlane(arguments);
+    if (!plane)
+        return usageError(plane.error().message);
+    auto listed = waitFor<std::vector<wire::HostSecretEntry>>([&](auto done) { (*plane)->hostSecrets(done); });
+    if (!listed)
+        return usageError(listed.error().message);
+    if (listed->empty())
+        std::cerr << "warren: no secrets for hosts; add one with `warren secrets set NAME --host HOST`\n";
+    for (const auto& entry : *listed)
+        std::cout << entry.name << "\t" << entry.hosts << "\t" << (entry.header.empty() ? "-" : entry.header) << "\t"
+                  << entry.updatedAt << "\n";
     return kExitOk;
 }
 
@@ -671,6 +698,8 @@ int runCommand(const CliArguments& arguments) {
                 return onSnapshots(arguments, command, rewindTask);
             } else if constexpr (std::is_same_v<T, SecretsSetCommand>) {
                 return secretsSet(arguments, command);
+            } else if constexpr (std::is_same_v<T, SecretsListCommand>) {
+                return secretsList(arguments);
             } else {
                 return secretsDelete(arguments, command);
             }

@@ -8,6 +8,7 @@
 #include "app/control/Settings.h"
 #include "app/store/StoreTypes.h"
 #include "app/tasks/TaskSpec.h"
+#include "app/wire/HostSecretBody.h"
 
 #include <QObject>
 #include <functional>
@@ -129,6 +130,12 @@ public:
     // The provider's API key, kept in the keychain (or the 0600 file) under keyName; never readable back
     // through this interface.
     virtual void storeKey(const std::string& keyName, const std::string& key, Done<Ok> done) = 0;
+    // Secrets bound to hosts (DESIGN §12): listed by name without their values (the desktop keeps each
+    // binding in its settings beside the keychain's value; warrend answers GET /v1/me/secrets), stored (the
+    // value with its binding, checked by makeHostSecret) and deleted. updatedAt is the plane's to fill.
+    virtual void hostSecrets(Done<std::vector<wire::HostSecretEntry>> done) = 0;
+    virtual void setHostSecret(const wire::HostSecretEntry& binding, const std::string& value, Done<Ok> done) = 0;
+    virtual void deleteHostSecret(const std::string& name, Done<Ok> done) = 0;
     virtual void hasKey(const std::string& keyName, Done<bool> done) = 0;
     // One tiny model call with this provider and model, and key (empty: the stored one), so Settings can
     // say whether it works before anything runs. done runs once, in context's thread, unless context dies.

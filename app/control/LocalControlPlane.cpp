@@ -1,8 +1,10 @@
 #include "app/control/LocalControlPlane.h"
 
 #include "agent_core/config/AgentConfig.h"
+#include "agent_core/protocol/Timestamp.h"
 #include "app/control/Demo.h"
 #include "app/control/ForkFiles.h"
+#include "app/control/HostSecretIndex.h"
 #include "app/control/TaskFork.h"
 #include "app/control/TaskWork.h"
 #include "app/egress/EgressPolicy.h"
@@ -11,6 +13,7 @@
 #include "app/providers/Provider.h"
 #include "app/providers/ProviderChoice.h"
 #include "app/proxy/ApprovalRules.h"
+#include "app/secretproxy/HostSecret.h"
 #include "app/secrets/SecretStore.h"
 #include "app/snapshots/ConversationUndo.h"
 #include "app/snapshots/TaskReview.h"
@@ -624,6 +627,24 @@ Status LocalControlPlane::storeKey(const std::string& keyName, const std::string
     return secrets().write(keyName, key);
 }
 
+Result<std::vector<wire::HostSecretEntry>> LocalControlPlane::hostSecrets() { return loadHostSecretIndex(*m_store); }
+
+Status LocalControlPlane::setHostSecret(const wire::HostSecretEntry& binding, const std::string& value) {
+    auto secret = makeHostSecret(binding.name, binding.hosts, binding.header, value);
+    if (!secret)
+        return secret.error();
+    if (auto written = secrets().write(hostSecretEntry(binding.name), storedHostSecret(*secret)); !written)
+        return written;
+    return putHostSecretEntry(*m_store, {binding.name, binding.hosts, binding.header,
+                                         protocol::formatTimestamp(std::chrono::system_clock::now())});
+}
+
+Status LocalControlPlane::deleteHostSecret(const std::string& name) {
+    if (auto removed = secrets().remove(hostSecretEntry(name)); !removed)
+        return removed;
+    return removeHostSecretEntry(*m_store, name);
+}
+
 Result<bool> LocalControlPlane::hasKey(const std::string& keyName) {
     auto stored = secrets().read(keyName);
     if (!stored)
@@ -724,6 +745,15 @@ void LocalControlPlane::exportTask(const std::string& taskId, const std::string&
 }
 void LocalControlPlane::storeKey(const std::string& keyName, const std::string& key, Done<Ok> done) {
     answer(std::move(done), storeKey(keyName, key));
+}
+void LocalControlPlane::hostSecrets(Done<std::vector<wire::HostSecretEntry>> done) {
+    answer(std::move(done), hostSecrets());
+}
+void LocalControlPlane::setHostSecret(const wire::HostSecretEntry& binding, const std::string& value, Done<Ok> done) {
+    answer(std::move(done), setHostSecret(binding, value));
+}
+void LocalControlPlane::deleteHostSecret(const std::string& name, Done<Ok> done) {
+    answer(std::move(done), deleteHostSecret(name));
 }
 void LocalControlPlane::hasKey(const std::string& keyName, Done<bool> done) {
     answer(std::move(done), hasKey(keyName));

@@ -65,6 +65,9 @@ public:
     void artifacts(const std::string& taskId, Done<std::vector<ArtifactRecord>> done) override;
     void exportTask(const std::string& taskId, const std::string& directory, Done<Ok> done) override;
     void storeKey(const std::string& keyName, const std::string& key, Done<Ok> done) override;
+    void hostSecrets(Done<std::vector<wire::HostSecretEntry>> done) override;
+    void setHostSecret(const wire::HostSecretEntry& binding, const std::string& value, Done<Ok> done) override;
+    void deleteHostSecret(const std::string& name, Done<Ok> done) override;
     void hasKey(const std::string& keyName, Done<bool> done) override;
     void testModel(const std::string& provider, const std::string& model, const std::string& key, QObject* context,
                    std::function<void(Status)> done) override;
@@ -98,6 +101,9 @@ public:
     Result<std::vector<ArtifactRecord>> artifacts(const std::string& taskId);
     Status exportTask(const std::string& taskId, const std::string& directory);
     Status storeKey(const std::string& keyName, const std::string& key);
+    Result<std::vector<wire::HostSecretEntry>> hostSecrets();
+    Status setHostSecret(const wire::HostSecretEntry& binding, const std::string& value);
+    Status deleteHostSecret(const std::string& name);
     Result<bool> hasKey(const std::string& keyName);
     Result<TaskChanges> taskChanges(const std::string& taskId, std::optional<std::uint64_t> step);
     Result<RewindSummary> previewRewind(const std::string& taskId, const RewindRequest& request);

@@ -15,6 +15,7 @@
 #include "app/store/sqlite/SqliteStore.h"
 #include "app/tasks/DataDir.h"
 #include "common/FileText.h"
+#include "app/wire/HostSecretBody.h"
 #include "app/wire/OwnerAnswers.h"
 #include "app/wire/ProviderKeyBody.h"
 
@@ -35,6 +36,10 @@ using control::TaskStatus;
 using nlohmann::json;
 
 namespace {
+
+QString secretPath(const std::string& name) {
+    return "/v1/me/secrets/" + QString::fromUtf8(QUrl::toPercentEncoding(QString::fromStdString(name)));
+}
 
 // The server's page size for GET .../events.
 constexpr std::size_t kEventPage = 1000;
@@ -559,6 +564,35 @@ void RemoteControlPlane::storeKey(const std::string& keyName, const std::string&
                                return done(stored.error());
                            done(Ok{});
                        });
+}
+
+// The caller's own secrets on the server (PUT, GET, DELETE /v1/me/secrets): the server checks what the desktop
+// would, and seals the value; nothing of it is kept on this machine.
+void RemoteControlPlane::hostSecrets(control::Done<std::vector<wire::HostSecretEntry>> done) {
+    m_client->sendJson("GET", "/v1/me/secrets", nullptr, {}, this, [done = std::move(done)](Result<json> listed, int) {
+        if (!listed)
+            return done(listed.error());
+        done(wire::HostSecretList::fromJson(*listed).secrets);
+    });
+}
+
+void RemoteControlPlane::setHostSecret(const wire::HostSecretEntry& binding, const std::string& value,
+                                       control::Done<Ok> done) {
+    const json body = wire::HostSecretBody{value, binding.hosts, binding.header}.toJson();
+    m_client->sendJson("PUT", secretPath(binding.name), body, {}, this,
+                       [done = std::move(done)](Result<json> stored, int) {
+                           if (!stored)
+                               return done(stored.error());
+                           done(Ok{});
+                       });
+}
+
+void RemoteControlPlane::deleteHostSecret(const std::string& name, control::Done<Ok> done) {
+    m_client->sendJson("DELETE", secretPath(name), nullptr, {}, this, [done = std::move(done)](Result<json> removed, int) {
+        if (!removed)
+            return done(removed.error());
+        done(Ok{});
+    });
 }
 
 void RemoteControlPlane::hasKey(const std::string& keyName, control::Done<bool> done) {

@@ -64,6 +64,9 @@ public:
     void artifacts(const std::string& taskId, control::Done<std::vector<control::ArtifactRecord>> done) override;
     void exportTask(const std::string& taskId, const std::string& directory, control::Done<Ok> done) override;
     void storeKey(const std::string& keyName, const std::string& key, control::Done<Ok> done) override;
+    void hostSecrets(control::Done<std::vector<wire::HostSecretEntry>> done) override;
+    void setHostSecret(const wire::HostSecretEntry& binding, const std::string& value, control::Done<Ok> done) override;
+    void deleteHostSecret(const std::string& name, control::Done<Ok> done) override;
     void hasKey(const std::string& keyName, control::Done<bool> done) override;
     void testModel(const std::string& provider, const std::string& model, const std::string& key, QObject* context,
                    std::function<void(Status)> done) override;

@@ -9,6 +9,7 @@
 #include "ui/views/TimelineDelegate.h"
 #include "ui/views/TimelineView.h"
 #include "ui/windows/ReplyBar.h"
+#include "ui/windows/SecretsDialog.h"
 #include "ui/windows/SidePanel.h"
 
 #include <QAction>
@@ -17,11 +18,14 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSplitter>
+#include <QTableWidget>
+#include <QToolButton>
 #include <QtTest>
 
 using nlohmann::json;
@@ -96,6 +100,7 @@ private slots:
     void alwaysAllowCommandsReachesLaterTasks();
     void networkChoiceAppliesToOneTask();
     void aNetworkQuestionIsAnsweredForTheWorkspace();
+    void secretsAreAddedChosenForATaskAndRemoved();
     void stopEndsTheSandbox();
     void resumeContinuesAnInterruptedTask();
     void aReplyContinuesAFinishedTask();
@@ -401,6 +406,64 @@ void TestGuiWindow::aNetworkQuestionIsAnsweredForTheWorkspace() {
     QVERIFY(record && *record);
     QCOMPARE(settings->allowedHosts, (std::map<std::string, std::vector<std::string>>{
                                          {(*record)->workspace, {"asked.invalid:80"}}}));
+}
+
+// Warren > Secrets for hosts: a secret added there is listed by name, hosts and header (its value only in the
+// secret store), offered by the new-task bar, given to the task it is ticked for and to that one only; a bad
+// binding is refused with the reason; removed, it is no longer offered.
+void TestGuiWindow::secretsAreAddedChosenForATaskAndRemoved() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    auto* bar = desk.window().newTaskBar();
+    auto* offered = bar->findChild<QToolButton*>("secrets");
+    QVERIFY(offered && offered->isHidden()); // none yet
+    warren::ui::SecretsDialog* dialog = desk.window().showSecrets();
+    auto* table = dialog->findChild<QTableWidget*>("secrets");
+    QCOMPARE(table->rowCount(), 0);
+    const QByteArray value = "ghp_window0123456789VALUE";
+    dialog->findChild<QLineEdit*>("name")->setText("GH_TOKEN");
+    dialog->findChild<QLineEdit*>("hosts")->setText("api.github.com");
+    dialog->findChild<QLineEdit*>("header")->setText("Authorization: Bearer {}");
+    dialog->findChild<QLineEdit*>("value")->setText(QString::fromLatin1(value));
+    QTest::mouseClick(dialog->findChild<QPushButton*>("add"), Qt::LeftButton);
+    QTRY_COMPARE(table->rowCount(), 1);
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("GH_TOKEN"));
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("api.github.com"));
+    QCOMPARE(table->item(0, 2)->text(), QStringLiteral("Authorization: Bearer {}"));
+    QVERIFY(dialog->findChild<QLineEdit*>("value")->text().isEmpty());
+    QFile database(desk.dataDir() + "/warren.db");
+    QVERIFY(database.open(QIODevice::ReadOnly));
+    QVERIFY(!database.readAll().contains(value));
+    QTRY_VERIFY(!offered->isHidden());
+
+    dialog->findChild<QLineEdit*>("name")->setText("BROAD");
+    dialog->findChild<QLineEdit*>("hosts")->setText("*.com");
+    dialog->findChild<QLineEdit*>("value")->setText(QStringLiteral("x-value-1234"));
+    QTest::mouseClick(dialog->findChild<QPushButton*>("add"), Qt::LeftButton);
+    auto* error = dialog->findChild<QLabel*>("error");
+    QTRY_VERIFY(!error->isHidden());
+    QVERIFY2(error->text().contains("*.com"), qPrintable(error->text()));
+    QCOMPARE(table->rowCount(), 1);
+
+    // Ticked for one task: that task's spec names it, the next one's does not.
+    QTemporaryDir workspace;
+    desk.useScript({turn("", "finish", {{"summary", "done"}})});
+    offered->menu()->actions().front()->setChecked(true);
+    const QString with = runFromBar(desk, workspace.path(), "Call the API");
+    QVERIFY(desk.waitFinished(with));
+    const auto specOf = [&](const QString& id) {
+        const auto record = desk.plane().task(id.toStdString());
+        return record && *record ? json::parse((*record)->spec).value("secrets", json::array()) : json();
+    };
+    QCOMPARE(specOf(with), json::array({"GH_TOKEN"}));
+    const QString without = runFromBar(desk, workspace.path(), "Do something else");
+    QVERIFY(desk.waitFinished(without));
+    QCOMPARE(specOf(without), json::array());
+
+    table->selectRow(0);
+    QTest::mouseClick(dialog->findChild<QPushButton*>("remove"), Qt::LeftButton);
+    QTRY_COMPARE(table->rowCount(), 0);
+    QTRY_VERIFY(offered->isHidden());
 }
 
 void TestGuiWindow::stopEndsTheSandbox() {

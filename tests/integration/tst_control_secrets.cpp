@@ -98,6 +98,14 @@ void TestControlSecrets::theBoundHostGetsTheValueAndTheSandboxNever() {
     QVERIFY2(stored.err.contains("stored the secret GH_TOKEN"), stored.err.constData());
     stored = setSecret({"SEARCH_KEY", "--host", apiHost, "--header", "X-Api-Key: {}"}, kSearchValue, data.path());
     QVERIFY2(stored.exitCode == 0, stored.err.constData());
+    // Listed by name, hosts and header, never by value.
+    const auto listed = runWarren({"secrets", "list"}, data.path());
+    QVERIFY2(listed.exitCode == 0, listed.err.constData());
+    const QList<QByteArray> rows = listed.out.trimmed().split('\n');
+    QCOMPARE(rows.size(), 2);
+    QVERIFY2(rows[0].startsWith("GH_TOKEN\t" + apiHost.toUtf8() + "\t-\t"), rows[0].constData());
+    QVERIFY2(rows[1].startsWith("SEARCH_KEY\t" + apiHost.toUtf8() + "\tX-Api-Key: {}\t"), rows[1].constData());
+    QVERIFY(!listed.out.contains(kGithubValue) && !listed.out.contains(kSearchValue));
 
     const QString script = data.filePath("script.json");
     auto shell = [](const QString& command) { return turn("shell", {{"command", command.toStdString()}}); };

@@ -72,6 +72,7 @@ private slots:
     void badSecretsAreRefused_data();
     void badSecretsAreRefused();
     void theBoundHostGetsTheValueAndNothingElseHoldsIt();
+    void theCliKeepsASecretOnTheServer();
 
 private:
     QString path(const QString& name) const { return m_scratch.filePath(name); }
@@ -158,6 +159,42 @@ void TestWarrendSecrets::badSecretsAreRefused() {
     QVERIFY2(answer.status == 400, answer.body.constData());
     QVERIFY2(answer.body.contains(message.toUtf8()), answer.body.constData());
     QVERIFY(!answer.body.contains("X-Evil"));
+}
+
+// `warren secrets set|list|delete --remote` (RemoteControlPlane over PUT, GET, DELETE /v1/me/secrets): the
+// value goes to the server, sealed there, and nothing of it stays on this machine or is printed back.
+void TestWarrendSecrets::theCliKeepsASecretOnTheServer() {
+    const QByteArray value = "cli-REAL-value-0123456789abcdef";
+    QTemporaryDir home;
+    const auto warren = [&](const QStringList& args, const QByteArray& input = {}) {
+        QProcess process;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("WARREN_REMOTE_KEY", m_alice);
+        process.setProcessEnvironment(environment);
+        process.start(QProcessEnvironment::systemEnvironment().value("WARREN_CLI"),
+                      args + QStringList{"--remote", m_server->url(), "--data-dir", home.path()});
+        process.write(input);
+        process.closeWriteChannel();
+        process.waitForFinished(60000);
+        return std::tuple{process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+    };
+    auto [setStatus, setOut, setErr] =
+        warren({"secrets", "set", "CLI_TOKEN", "--host", apiHost(), "--header", "X-Token: {}"}, value + "\n");
+    QVERIFY2(setStatus == 0, setErr.constData());
+    auto [listStatus, listed, listErr] = warren({"secrets", "list"});
+    QVERIFY2(listStatus == 0, listErr.constData());
+    QVERIFY2(listed.contains("CLI_TOKEN\t" + apiHost().toUtf8() + "\tX-Token: {}"), listed.constData());
+    QVERIFY(!(setOut + setErr + listed + listErr).contains(value));
+    QVERIFY(filesHolding(home.path(), value).isEmpty());
+    const HttpAnswer onServer = m_server->request("GET", "/v1/me/secrets", m_alice);
+    QVERIFY(onServer.body.contains("CLI_TOKEN"));
+    // A bad binding is refused before anything is sent.
+    auto [badStatus, badOut, badErr] = warren({"secrets", "set", "BAD_ONE", "--host", "*.com"}, value + "\n");
+    QCOMPARE(badStatus, 2);
+    QVERIFY2(badErr.contains("*.com") && !badErr.contains(value), badErr.constData());
+    auto [deleteStatus, deleteOut, deleteErr] = warren({"secrets", "delete", "CLI_TOKEN"});
+    QVERIFY2(deleteStatus == 0, deleteErr.constData());
+    QVERIFY(!m_server->request("GET", "/v1/me/secrets", m_alice).body.contains("CLI_TOKEN"));
 }
 
 void TestWarrendSecrets::theBoundHostGetsTheValueAndNothingElseHoldsIt() {

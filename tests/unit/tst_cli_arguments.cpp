@@ -127,6 +127,8 @@ json describe(const CliArguments& arguments) {
             } else if constexpr (std::is_same_v<T, SecretsSetCommand>) {
                 out["command"] = "secrets set";
                 out["name"] = command.name;
+            } else if constexpr (std::is_same_v<T, SecretsListCommand>) {
+                out["command"] = "secrets list";
             } else {
                 static_assert(std::is_same_v<T, SecretsDeleteCommand>);
                 out["command"] = "secrets delete";
@@ -310,6 +312,8 @@ void TestCliArguments::parses_data() {
               {"fork", true}, {"workspace", "/w/f"}});
     QTest::newRow("secrets delete") << QStringList{"secrets", "delete", "openai", "--data-dir", "/d"}
                                     << j({{"command", "secrets delete"}, {"name", "openai"}, {"data_dir", "/d"}});
+    QTest::newRow("secrets list") << QStringList{"secrets", "list", "--remote", "https://w.example"}
+                                  << j({{"command", "secrets list"}, {"remote", "https://w.example"}});
 }
 
 void TestCliArguments::errors_data() {
@@ -347,7 +351,7 @@ void TestCliArguments::errors_data() {
                                           << "warren apply: TASK is missing ('warren tasks' lists the task ids)";
     QTest::newRow("--remote is not doctor's")
         << QStringList{"doctor", "--remote", "http://h:1"}
-        << "warren doctor: unknown option --remote (it is an option of run, tasks, show, resume, reply, cancel, export and apply)";
+        << "warren doctor: unknown option --remote (it is an option of run, tasks, show, resume, reply, cancel, export, apply and secrets)";
     QTest::newRow("unknown command: prefix") << QStringList{"doc"} << "unknown command 'doc'; did you mean 'doctor'?";
     QTest::newRow("unknown command: nothing close")
         << QStringList{"frobnicate"} << "unknown command 'frobnicate'; see 'warren --help'";
@@ -480,10 +484,16 @@ void TestCliArguments::errors_data() {
                                             << "warren help: takes at most one COMMAND, got 'show'";
 
     QTest::newRow("secrets alone")
-        << QStringList{"secrets"} << "warren secrets: expected set or delete (warren secrets set NAME reads the key from stdin)";
-    QTest::newRow("secrets list")
-        << QStringList{"secrets", "list"}
-        << "warren secrets: expected set or delete, got 'list' (warren secrets set NAME reads the key from stdin)";
+        << QStringList{"secrets"} << "warren secrets: expected set, delete or list (warren secrets set NAME reads the key from stdin)";
+    QTest::newRow("secrets other")
+        << QStringList{"secrets", "show"}
+        << "warren secrets: expected set, delete or list, got 'show' (warren secrets set NAME reads the key from stdin)";
+    QTest::newRow("secrets list with a name") << QStringList{"secrets", "list", "x"}
+                                              << "warren secrets list: unexpected argument 'x'";
+    QTest::newRow("secrets set a provider key remotely")
+        << QStringList{"secrets", "set", "openai", "--remote", "https://w.example"}
+        << "warren secrets set --remote: only a secret for hosts (--host) is kept on a server; its key for you is "
+           "`warren secrets set remote`, without --remote";
     QTest::newRow("secrets set without a name")
         << QStringList{"secrets", "set"} << "warren secrets set: NAME is missing (the provider whose key it is)";
     QTest::newRow("secrets set with the key on the command line")

@@ -13,6 +13,7 @@
 #include "ui/windows/ReplyBar.h"
 #include "ui/windows/ReviewDialog.h"
 #include "ui/windows/RewindDialog.h"
+#include "ui/windows/SecretsDialog.h"
 #include "ui/windows/SettingsDialog.h"
 #include "ui/windows/SidePanel.h"
 
@@ -230,6 +231,7 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&New task"), QKeySequence::New, this, [this] { m_newTask->promptEdit()->setFocus(); });
     file->addAction(tr("Run the &demo"), this, &MainWindow::runDemo);
     file->addAction(tr("&Settings…"), QKeySequence::Preferences, this, &MainWindow::showSettings);
+    file->addAction(tr("S&ecrets for hosts…"), this, &MainWindow::showSecrets);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
@@ -686,6 +688,26 @@ void MainWindow::applySettings() {
     for (const auto& preset : settings->presets)
         defaults.presets << qs(preset);
     m_newTask->setDefaults(defaults);
+    m_plane.hostSecrets(control::within(this, [this](Result<std::vector<wire::HostSecretEntry>> listed) {
+        QStringList names;
+        for (const auto& entry : listed ? *listed : std::vector<wire::HostSecretEntry>{})
+            names << qs(entry.name);
+        m_newTask->setSecretNames(names); // none listed (or the list failed): no Secrets choice
+    }));
+}
+
+SecretsDialog* MainWindow::showSecrets() {
+    SecretsDialog* dialog = m_secretsDialog.data();
+    if (!dialog) {
+        dialog = new SecretsDialog(m_plane, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &SecretsDialog::changed, m_newTask, &NewTaskBar::setSecretNames);
+        m_secretsDialog = dialog;
+    }
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
+    return dialog;
 }
 
 // The selected task goes on with the message; its new events reach the timeline as they come.
@@ -730,6 +752,8 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
     spec.backend = *backend;
     spec.image = settings->image;
     spec.network = request.network.toStdString();
+    for (const QString& secret : request.secrets)
+        spec.secrets.push_back(secret.toStdString());
     auto agent = protocol::parseAgentKind(request.agent.toStdString());
     if (!agent)
         return showProblem(qs(agent.error().message));

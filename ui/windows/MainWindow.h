@@ -25,6 +25,7 @@ class QSystemTrayIcon;
 namespace warren::ui {
 
 class ReplyBar;
+class SecretsDialog;
 class SettingsDialog;
 class SidePanel;
 class TaskFilterModel;
@@ -67,6 +68,7 @@ public:
     void forkFromStep(std::uint64_t step); // "Fork from here": asks, then makes the new task and selects it
     void undoRewind(); // "Undo the last rewind": lists what it puts back (files, conversation), asks, undoes
     SettingsDialog* settingsDialog() const; // while it is open
+    SecretsDialog* showSecrets();           // Warren > Secrets…: opens it (or raises it) and returns it
     void flushEvents(); // applies the buffered events now (the batch timer calls it)
     void loadEarlier(); // the page before the first event shown (the timeline asks when its top shows)
     // For tests: whether the selected task's earlier events are still being counted for the side panel.
@@ -129,6 +131,7 @@ private:
     control::PlaneChooser* m_chooser = nullptr;
     control::PlaneChoice m_opened;
     QPointer<SettingsDialog> m_settingsDialog;
+    QPointer<SecretsDialog> m_secretsDialog;
     bool m_askedForKey = false; // a refused key opens Settings once; afterwards the status bar says it
 
     QString m_selected;

@@ -1,5 +1,6 @@
 #include "ui/windows/NewTaskBar.h"
 
+#include "ui/widgets/MultiChoiceButton.h"
 #include "ui/widgets/NetworkChoice.h"
 #include "ui/windows/AgentChoices.h"
 #include "ui/windows/SandboxChoices.h"
@@ -11,7 +12,6 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <QLineEdit>
-#include <QMenu>
 #include <QPushButton>
 #include <QToolButton>
 
@@ -42,21 +42,17 @@ NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* par
     m_prompt->setPlaceholderText(tr("What should the agent do? (Enter runs it)"));
     connect(m_prompt, &QLineEdit::returnPressed, this, &NewTaskBar::submit);
 
-    m_presets = new QToolButton(this);
+    m_presets = new MultiChoiceButton(tr("No preset"), this);
     m_presets->setObjectName("presets");
-    m_presets->setPopupMode(QToolButton::InstantPopup);
-    auto* menu = new QMenu(m_presets);
-    for (const std::string& name : presetNames) {
-        QAction* action = menu->addAction(QString::fromStdString(name));
-        action->setCheckable(true);
-    }
-    m_presets->setMenu(menu);
-    auto showPresets = [this] {
-        const QStringList checked = checkedPresets();
-        m_presets->setText(checked.isEmpty() ? tr("No preset") : checked.join(QStringLiteral(", ")));
-    };
-    connect(menu, &QMenu::triggered, this, showPresets);
-    showPresets();
+    QStringList presets;
+    for (const std::string& name : presetNames)
+        presets << QString::fromStdString(name);
+    m_presets->setChoices(presets);
+    m_secrets = new MultiChoiceButton(tr("No secrets"), this);
+    m_secrets->setObjectName("secrets");
+    m_secrets->setToolTip(tr("Secrets for hosts this task may use (Warren menu, Secrets): its sandbox holds a "
+                             "placeholder, the real value is put in on the way to their hosts"));
+    m_secrets->hide(); // until there are some
 
     m_model = new QLineEdit(this);
     m_model->setObjectName("model");
@@ -97,6 +93,7 @@ NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* par
     options->addWidget(m_agent);
     options->addWidget(m_backend);
     options->addWidget(m_network);
+    options->addWidget(m_secrets);
 
     m_firstRow = new QHBoxLayout;
     m_firstRow->addWidget(m_workspace, 2);
@@ -139,34 +136,29 @@ void NewTaskBar::setRecentWorkspaces(const QStringList& workspaces) {
 }
 
 void NewTaskBar::setDefaults(const Defaults& defaults) {
-    for (QAction* action : m_presets->menu()->actions())
-        action->setChecked(defaults.presets.contains(action->text()));
-    const QStringList checked = checkedPresets();
-    m_presets->setText(checked.isEmpty() ? tr("No preset") : checked.join(QStringLiteral(", ")));
+    m_presets->setChecked(defaults.presets);
+    m_secrets->setChecked({});
     m_model->setPlaceholderText(defaults.model.isEmpty() ? tr("model") : defaults.model);
     fillAgents(m_agent, defaults.agent);
     fillBackends(m_backend, defaults.backend);
     m_network->setValue(defaults.network);
 }
 
-void NewTaskBar::clearPrompt() { m_prompt->clear(); }
-
-QStringList NewTaskBar::checkedPresets() const {
-    QStringList names;
-    for (const QAction* action : m_presets->menu()->actions())
-        if (action->isChecked())
-            names << action->text();
-    return names;
+void NewTaskBar::setSecretNames(const QStringList& names) {
+    m_secrets->setChoices(names);
+    m_secrets->setVisible(!names.isEmpty());
 }
+
+void NewTaskBar::clearPrompt() { m_prompt->clear(); }
 
 void NewTaskBar::submit() {
     if (m_prompt->text().trimmed().isEmpty()) {
         m_prompt->setFocus();
         return;
     }
-    emit runRequested({m_prompt->text().trimmed(), m_workspace->currentText().trimmed(), checkedPresets(),
+    emit runRequested({m_prompt->text().trimmed(), m_workspace->currentText().trimmed(), m_presets->checked(),
                        m_model->text().trimmed(), m_agent->currentData().toString(),
-                       m_backend->currentData().toString(), m_network->value()});
+                       m_backend->currentData().toString(), m_network->value(), m_secrets->checked()});
 }
 
 } // namespace warren::ui

@@ -1,8 +1,9 @@
 #pragma once
 // Where a task starts: the workspace (the recent ones, or browse), what to do, the presets, the model, the
-// agent, the sandbox backend and the network policy (in a second row when the window is narrow). Enter runs
-// it. After each run the choices return to the defaults from Settings, so a wider network for one task never
-// carries over to the next.
+// agent, the sandbox backend, the network policy and the secrets for hosts the task gets (in a second row when
+// the window is narrow; the secrets only once there are some). Enter runs it. After each run the choices
+// return to the defaults from Settings, so a wider network or a secret for one task never carries over to the
+// next.
 
 #include <QWidget>
 #include <string>
@@ -16,6 +17,7 @@ class QToolButton;
 
 namespace warren::ui {
 
+class MultiChoiceButton;
 class NetworkChoice;
 
 class NewTaskBar : public QWidget {
@@ -29,6 +31,7 @@ public:
         QString agent;   // TaskSpec::agent
         QString backend; // TaskSpec::backend
         QString network; // TaskSpec::network
+        QStringList secrets; // TaskSpec::secrets
     };
 
     // presetNames: the presets a task may name (ControlPlane::presetNames).
@@ -43,6 +46,7 @@ public:
         QString network;
     };
     void setDefaults(const Defaults& defaults); // from Settings
+    void setSecretNames(const QStringList& names); // the plane's secrets for hosts (ControlPlane::hostSecrets)
     void clearPrompt();
     QLineEdit* promptEdit() const { return m_prompt; }
 
@@ -61,17 +65,17 @@ private:
     static constexpr int kOneRowExtra = 640;
 
     void submit();
-    QStringList checkedPresets() const;
 
     QComboBox* m_workspace;
     QLineEdit* m_prompt;
-    QToolButton* m_presets;
+    MultiChoiceButton* m_presets;
+    MultiChoiceButton* m_secrets;
     QLineEdit* m_model;
     QComboBox* m_agent;
     QComboBox* m_backend;
     NetworkChoice* m_network;
     QPushButton* m_run;
-    QWidget* m_options;        // presets, model, agent, backend, network
+    QWidget* m_options;        // presets, model, agent, backend, network, secrets
     QHBoxLayout* m_firstRow;   // workspace, prompt, [options,] Run
     QHBoxLayout* m_secondRow;  // [options] when the bar is narrow
 };
