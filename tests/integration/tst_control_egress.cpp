@@ -4,6 +4,7 @@
 // the proxy are not; every request is in the task's events; nothing is left listening when the task ends.
 
 #include "tests/support/AgentRun.h"
+#include "tests/support/EventJson.h"
 #include "tests/support/HostHttpServer.h"
 #include "tests/support/WarrenRun.h"
 
@@ -15,14 +16,6 @@ using namespace warren::test;
 using nlohmann::json;
 
 namespace {
-
-// The output the model read for the call with this id ("call_N_0", N from 0), from --json events.
-std::string outputOf(const std::vector<json>& events, const std::string& id) {
-    for (const auto& event : events)
-        if (event.value("type", "") == "tool_result" && event["data"].value("id", "") == id)
-            return event["data"].value("output", "");
-    return "(no result for " + id + ")";
-}
 
 std::vector<json> networkEvents(const std::vector<json>& events) {
     std::vector<json> found;
@@ -69,16 +62,16 @@ void TestControlEgress::onlyListedHostsAreReached() {
     QVERIFY2(result.exitCode == 0, result.err.constData());
     const auto events = jsonLines(result.out);
 
-    QCOMPARE(QString::fromStdString(outputOf(events, "call_0_0")), "hello from the host: GET /plain HTTP/1.1\n");
-    QCOMPARE(QString::fromStdString(outputOf(events, "call_1_0")), "hello from the host: GET /tunnel HTTP/1.1\n");
-    const std::string unlisted = outputOf(events, "call_2_0");
+    QCOMPARE(QString::fromStdString(toolOutput(events, "call_0_0")), "hello from the host: GET /plain HTTP/1.1\n");
+    QCOMPARE(QString::fromStdString(toolOutput(events, "call_1_0")), "hello from the host: GET /tunnel HTTP/1.1\n");
+    const std::string unlisted = toolOutput(events, "call_2_0");
     QVERIFY2(unlisted.find("example.com:80 is not in this task's network allow-list") != std::string::npos,
              unlisted.c_str());
-    const std::string inside = outputOf(events, "call_3_0");
+    const std::string inside = toolOutput(events, "call_3_0");
     QVERIFY2(inside.find("resolves only to addresses inside this machine") != std::string::npos, inside.c_str());
-    const std::string direct = outputOf(events, "call_4_0");
+    const std::string direct = toolOutput(events, "call_4_0");
     QVERIFY2(direct.find("exit=7") != std::string::npos, direct.c_str()); // curl: could not connect
-    const std::string route = outputOf(events, "call_5_0");
+    const std::string route = toolOutput(events, "call_5_0");
     QVERIFY2(route.find("unreachable") != std::string::npos && route.find("exit=1") != std::string::npos,
              route.c_str());
     // Only what went through the proxy, as the proxy rewrote it, reached the host.

@@ -6,6 +6,7 @@
 // asked about. The questions and answers are the control plane's events, shown like any approval.
 
 #include "tests/support/AgentRun.h"
+#include "tests/support/EventJson.h"
 #include "tests/support/HostHttpServer.h"
 #include "tests/support/WarrenRun.h"
 
@@ -17,13 +18,6 @@ using namespace warren::test;
 using nlohmann::json;
 
 namespace {
-
-std::string outputOf(const std::vector<json>& events, const std::string& id) {
-    for (const auto& event : events)
-        if (event.value("type", "") == "tool_result" && event["data"].value("id", "") == id)
-            return event["data"].value("output", "");
-    return "(no result for " + id + ")";
-}
 
 std::vector<json> ofType(const std::vector<json>& events, const std::string& type) {
     std::vector<json> found;
@@ -118,17 +112,17 @@ void TestControlNetworkAsk::askedHostsWaitForTheAnswer() {
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QCOMPARE(run.questions, 4);
 
-    QCOMPARE(QString::fromStdString(outputOf(run.events, "call_0_0")), "hello from the host: GET /first HTTP/1.1\n");
-    QCOMPARE(QString::fromStdString(outputOf(run.events, "call_1_0")), "hello from the host: GET /again HTTP/1.1\n");
-    const std::string refused = outputOf(run.events, "call_2_0");
+    QCOMPARE(QString::fromStdString(toolOutput(run.events, "call_0_0")), "hello from the host: GET /first HTTP/1.1\n");
+    QCOMPARE(QString::fromStdString(toolOutput(run.events, "call_1_0")), "hello from the host: GET /again HTTP/1.1\n");
+    const std::string refused = toolOutput(run.events, "call_2_0");
     QVERIFY2(refused.find("the user refused refused.test:" + port + " for this task") != std::string::npos,
              refused.c_str());
-    const std::string retried = outputOf(run.events, "call_3_0");
+    const std::string retried = toolOutput(run.events, "call_3_0");
     QVERIFY2(retried.find("the user refused refused.test:" + port) != std::string::npos, retried.c_str());
-    const std::string address = outputOf(run.events, "call_4_0");
+    const std::string address = toolOutput(run.events, "call_4_0");
     QVERIFY2(address.find("never asked about") != std::string::npos, address.c_str());
-    QCOMPARE(QString::fromStdString(outputOf(run.events, "call_5_0")), "hello from the host: GET /tunnel HTTP/1.1\n");
-    const std::string later = outputOf(run.events, "call_6_0");
+    QCOMPARE(QString::fromStdString(toolOutput(run.events, "call_5_0")), "hello from the host: GET /tunnel HTTP/1.1\n");
+    const std::string later = toolOutput(run.events, "call_6_0");
     QVERIFY2(later.find("the user refused once.test:" + port) != std::string::npos, later.c_str());
     QCOMPARE(host.requests, (QStringList{"GET /first HTTP/1.1", "GET /again HTTP/1.1", "GET /tunnel HTTP/1.1"}));
 
@@ -165,19 +159,19 @@ void TestControlNetworkAsk::workspaceAnswerServesTheNextTask() {
     const auto first = runAnswering(QStringList{"--workspace", workspace.path()} + args, data.path(), {"w"});
     QVERIFY2(first.exitCode == 0, first.err.constData());
     QCOMPARE(first.questions, 1);
-    QCOMPARE(QString::fromStdString(outputOf(first.events, "call_0_0")), "hello from the host: GET / HTTP/1.1\n");
+    QCOMPARE(QString::fromStdString(toolOutput(first.events, "call_0_0")), "hello from the host: GET / HTTP/1.1\n");
 
     // The same workspace: no question (an unexpected one would be answered by nobody: refused).
     const auto second = runAnswering(QStringList{"--workspace", workspace.path()} + args, data.path(), {});
     QVERIFY2(second.exitCode == 0, second.err.constData());
     QCOMPARE(second.questions, 0);
-    QCOMPARE(QString::fromStdString(outputOf(second.events, "call_0_0")), "hello from the host: GET / HTTP/1.1\n");
+    QCOMPARE(QString::fromStdString(toolOutput(second.events, "call_0_0")), "hello from the host: GET / HTTP/1.1\n");
 
     // Another workspace is asked, and refused here.
     const auto other = runAnswering(QStringList{"--workspace", otherWorkspace.path()} + args, data.path(), {"n"});
     QVERIFY2(other.exitCode == 0, other.err.constData());
     QCOMPARE(other.questions, 1);
-    QVERIFY(outputOf(other.events, "call_0_0").find("the user refused kept.test") != std::string::npos);
+    QVERIFY(toolOutput(other.events, "call_0_0").find("the user refused kept.test") != std::string::npos);
     QCOMPARE(host.requests.size(), 2);
 }
 

@@ -6,6 +6,7 @@
 // placeholder; a host the secret is not bound to receives the placeholder.
 
 #include "tests/support/AgentRun.h"
+#include "tests/support/EventJson.h"
 #include "tests/support/HostTlsServer.h"
 #include "tests/support/TestCertificate.h"
 #include "tests/support/WarrenRun.h"
@@ -40,12 +41,6 @@ WarrenResult setSecret(const QStringList& args, const QByteArray& value, const Q
     return result;
 }
 
-std::string outputOf(const std::vector<json>& events, const std::string& id) {
-    for (const auto& event : events)
-        if (event.value("type", "") == "tool_result" && event["data"].value("id", "") == id)
-            return event["data"].value("output", "");
-    return "(no result for " + id + ")";
-}
 
 // Files under dir (but the secret store) that hold text.
 QStringList filesHolding(const QString& dir, const QByteArray& text) {
@@ -141,15 +136,15 @@ void TestControlSecrets::theBoundHostGetsTheValueAndTheSandboxNever() {
     QVERIFY2(!other.heads.front().contains(kGithubValue), other.heads.front().constData());
 
     // The sandbox holds placeholders and the task's authority; the echoed answer was masked back.
-    const QString environment = QString::fromStdString(outputOf(events, "call_0_0"));
+    const QString environment = QString::fromStdString(toolOutput(events, "call_0_0"));
     QCOMPARE(environment.count("warren-secret-"), 2);
     QVERIFY2(environment.contains("/opt/warren/ca-bundle.pem") && environment.contains("/opt/warren/egress-ca.pem"),
              qPrintable(environment));
-    const QString answer = QString::fromStdString(outputOf(events, "call_1_0"));
+    const QString answer = QString::fromStdString(toolOutput(events, "call_1_0"));
     QVERIFY2(answer.startsWith("authorization=Bearer warren-secret-"), qPrintable(answer));
     QVERIFY2(answer.contains("x-api-key=warren-secret-"), qPrintable(answer));
-    QVERIFY2(QString::fromStdString(outputOf(events, "call_3_0")).startsWith("0\nsearched"),
-             outputOf(events, "call_3_0").c_str());
+    QVERIFY2(QString::fromStdString(toolOutput(events, "call_3_0")).startsWith("0\nsearched"),
+             toolOutput(events, "call_3_0").c_str());
 
     // The request is an event with the secrets' names.
     bool recorded = false;

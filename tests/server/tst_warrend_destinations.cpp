@@ -6,6 +6,7 @@
 // operator's --allow-internal names the destination; a task's network allow-list reaches inside on the same
 // terms (refused when the task is created, and again by the egress proxy when it connects).
 
+#include "tests/support/EventJson.h"
 #include "tests/support/WarrendServer.h"
 #include "tests/support/HostHttpServer.h"
 #include "tests/support/MockLlmServer.h"
@@ -37,14 +38,6 @@ QByteArray randomBytes(int words) {
 MockResponse finishTurn() {
     return MockResponse::sse(
         splitEvents(openAiToolCallStream("call_finish", "finish", {R"({"summary": "done"})"})));
-}
-
-// The tool output of the shell call with this id.
-std::string outputOf(const std::vector<json>& events, const std::string& id) {
-    for (const auto& event : events)
-        if (event.value("type", "") == "tool_result" && event["data"].value("id", "") == id)
-            return event["data"].value("output", "");
-    return "(no result for " + id + ")";
 }
 
 // A script: one shell call per (id, command), then finish.
@@ -273,7 +266,7 @@ void TestWarrendDestinations::anAllowedNameThatResolvesInsideReachesNothing() {
     std::vector<json> events;
     const json task = runToEnd(taskBody({}, "allow:" + authority, script), &events);
     QVERIFY2(task.value("status", "") == "succeeded", task.dump().c_str());
-    const std::string output = outputOf(events, "probe");
+    const std::string output = toolOutput(events, "probe");
     QVERIFY2(output.find("inside this machine or its networks") != std::string::npos, output.c_str());
     QVERIFY(!insideEverywhere.hasPendingConnections());
 }
@@ -331,8 +324,8 @@ void TestWarrendDestinations::theOperatorsAllowanceOpensOnlyItsDestinations() {
     std::vector<json> events;
     task = runToEnd(taskBody({}, "allow:" + service, script), &events);
     QVERIFY2(task.value("status", "") == "succeeded", task.dump().c_str());
-    QCOMPARE(QString::fromStdString(outputOf(events, "allowed")), "hello from the host: GET /ok HTTP/1.1\n");
-    const std::string other = outputOf(events, "other");
+    QCOMPARE(QString::fromStdString(toolOutput(events, "allowed")), "hello from the host: GET /ok HTTP/1.1\n");
+    const std::string other = toolOutput(events, "other");
     QVERIFY2(other.find("not in this task's network allow-list") != std::string::npos, other.c_str());
     QCOMPARE(m_inside.requests, QStringList{"GET /ok HTTP/1.1"});
     QCOMPARE(notAllowed.connections, 0);
