@@ -74,6 +74,8 @@ constexpr OptionSpec kSecretsOptions[] = {
     {"--host", "HOST[,HOST...]", "set: bind the secret to these hosts (an allow-list's syntax): the egress proxy "
                                  "puts it into their requests, the sandbox sees a placeholder"},
     {"--header", "TEMPLATE", "set, with --host: the header to send it in, as 'Authorization: Bearer {}'"},
+    {"--in-body", "", "set, with --host: replace the placeholder in request bodies to those hosts too (JSON and "
+                      "form bodies get it escaped as they write values)"},
     kRemote,
     kDataDir,
     kNoColor,
@@ -162,7 +164,7 @@ constexpr CommandInfo kCommands[] = {
      kRewindOptions, buildRewind},
     {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
      kJsonOptions, buildDoctor},
-    {"secrets", "secrets set|delete NAME [--host HOST[,HOST...] [--header TEMPLATE]] | secrets list",
+    {"secrets", "secrets set|delete NAME [--host HOST[,HOST...] [--header TEMPLATE] [--in-body]] | secrets list",
      "store (value read from stdin) or delete a provider's API key, or with --host a secret for those hosts only "
      "(with --remote: yours on that warrend); list the secrets for hosts",
      kSecretsOptions, buildSecrets},
@@ -660,7 +662,7 @@ Result<CliCommand> buildSecrets(Invocation& call) {
         if (words.size() > 1)
             return usageError("warren secrets list: unexpected argument " + singleQuoted(words[1]));
         for (const auto& [flag, value] : call.scanned.options)
-            if (flag == "--host" || flag == "--header")
+            if (flag == "--host" || flag == "--header" || flag == "--in-body")
                 return usageError("warren secrets list: takes no " + flag);
         return CliCommand(SecretsListCommand{});
     }
@@ -682,14 +684,16 @@ Result<CliCommand> buildSecrets(Invocation& call) {
             set.hosts = value;
         else if (flag == "--header")
             set.header = value;
+        else if (flag == "--in-body")
+            set.inBody = true;
     }
     if (words[0] == "delete") {
-        if (set.hosts || set.header)
-            return usageError("warren secrets delete NAME: takes no --host or --header");
+        if (set.hosts || set.header || set.inBody)
+            return usageError("warren secrets delete NAME: takes no --host, --header or --in-body");
         return CliCommand(SecretsDeleteCommand{words[1]});
     }
-    if (set.header && !set.hosts)
-        return usageError("warren secrets set: --header needs --host, the hosts the secret is sent to");
+    if ((set.header || set.inBody) && !set.hosts)
+        return usageError("warren secrets set: --header and --in-body need --host, the hosts the secret is sent to");
     if (!set.hosts && call.arguments.remote)
         return usageError("warren secrets set --remote: only a secret for hosts (--host) is kept on a server; its "
                           "key for you is `warren secrets set remote`, without --remote");

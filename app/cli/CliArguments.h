@@ -120,6 +120,7 @@ struct SecretsSetCommand {
     // --host: a secret bound to hosts (DESIGN §12), put in by the egress proxy; none: a provider's API key.
     std::optional<std::string> hosts;
     std::optional<std::string> header; // --header 'Authorization: Bearer {}'
+    bool inBody = false;               // --in-body: the placeholder is replaced in request bodies too
 };
 
 struct SecretsDeleteCommand {

@@ -565,7 +565,8 @@ int secretsSet(const CliArguments& arguments, const SecretsSetCommand& command) 
         const std::string value = readSecretValue("Value of " + command.name);
         if (value.empty())
             return usageError("secrets set " + command.name + ": no value on stdin");
-        const wire::HostSecretEntry binding{command.name, *command.hosts, command.header.value_or(""), {}};
+        const wire::HostSecretEntry binding{command.name, *command.hosts, command.header.value_or(""), {},
+                                            command.inBody};
         if (auto stored = waitFor<Ok>([&](auto done) { (*plane)->setHostSecret(binding, value, done); }); !stored)
             return usageError("secrets set " + command.name + ": " + stored.error().message);
         if (const std::string warning = (*plane)->keyStorageWarning(); !warning.empty())
@@ -613,7 +614,7 @@ int secretsList(const CliArguments& arguments) {
         std::cerr << "warren: no secrets for hosts; add one with `warren secrets set NAME --host HOST`\n";
     for (const auto& entry : *listed)
         std::cout << entry.name << "\t" << entry.hosts << "\t" << (entry.header.empty() ? "-" : entry.header) << "\t"
-                  << entry.updatedAt << "\n";
+                  << (entry.inBody ? "in bodies" : "headers only") << "\t" << entry.updatedAt << "\n";
     return kExitOk;
 }
 

@@ -633,10 +633,11 @@ Status LocalControlPlane::setHostSecret(const wire::HostSecretEntry& binding, co
     auto secret = makeHostSecret(binding.name, binding.hosts, binding.header, value);
     if (!secret)
         return secret.error();
+    secret->inBody = binding.inBody;
     if (auto written = secrets().write(hostSecretEntry(binding.name), storedHostSecret(*secret)); !written)
         return written;
     return putHostSecretEntry(*m_store, {binding.name, binding.hosts, binding.header,
-                                         protocol::formatTimestamp(std::chrono::system_clock::now())});
+                                         protocol::formatTimestamp(std::chrono::system_clock::now()), binding.inBody});
 }
 
 Status LocalControlPlane::deleteHostSecret(const std::string& name) {

@@ -578,7 +578,7 @@ void RemoteControlPlane::hostSecrets(control::Done<std::vector<wire::HostSecretE
 
 void RemoteControlPlane::setHostSecret(const wire::HostSecretEntry& binding, const std::string& value,
                                        control::Done<Ok> done) {
-    const json body = wire::HostSecretBody{value, binding.hosts, binding.header}.toJson();
+    const json body = wire::HostSecretBody{value, binding.hosts, binding.header, binding.inBody}.toJson();
     m_client->sendJson("PUT", secretPath(binding.name), body, {}, this,
                        [done = std::move(done)](Result<json> stored, int) {
                            if (!stored)

@@ -133,19 +133,26 @@ std::string hostSecretEntry(std::string_view name) {
 }
 
 std::string storedHostSecret(const HostSecret& secret) {
-    return json{{"hosts", secret.hostsText}, {"header", secret.header}, {"value", secret.value}}.dump();
+    json stored{{"hosts", secret.hostsText}, {"header", secret.header}, {"value", secret.value}};
+    if (secret.inBody)
+        stored["in_body"] = true;
+    return stored.dump();
 }
 
 Result<HostSecret> readHostSecret(std::string name, std::string_view stored) {
     const json document = json::parse(stored, nullptr, false);
     if (!document.is_object() || !document.contains("hosts") || !document["hosts"].is_string() ||
         !document.contains("value") || !document["value"].is_string() ||
-        (document.contains("header") && !document["header"].is_string()))
+        (document.contains("header") && !document["header"].is_string()) ||
+        (document.contains("in_body") && !document["in_body"].is_boolean()))
         return makeError(ErrorCode::InvalidArgument, "the stored secret " + name +
                                                          " is not one warren wrote; set it again with warren secrets "
                                                          "set " + name + " --host HOST");
-    return makeHostSecret(std::move(name), document["hosts"].get<std::string>(), document.value("header", ""),
-                          document["value"].get<std::string>());
+    auto secret = makeHostSecret(std::move(name), document["hosts"].get<std::string>(), document.value("header", ""),
+                                 document["value"].get<std::string>());
+    if (secret)
+        secret->inBody = document.value("in_body", false);
+    return secret;
 }
 
 } // namespace warren::control

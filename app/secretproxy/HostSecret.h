@@ -1,7 +1,8 @@
 #pragma once
 // A secret bound to hosts (DESIGN §12): `warren secrets set NAME --host HOST[,HOST...] [--header TEMPLATE]`.
 // Its value goes only to those hosts, put into requests by the egress proxy (SecretProxy); in the sandbox
-// the secret is a placeholder unique to the task. The binding is kept with the value, in one entry of the
+// the secret is a placeholder unique to the task; with --in-body its placeholder is replaced in request bodies
+// to those hosts too (SecretInjection). The binding is kept with the value, in one entry of the
 // SecretStore, so whoever could change where a secret may go had to hold the secret already. Pure:
 // validation and the stored form.
 
@@ -20,6 +21,7 @@ struct HostSecret {
     std::vector<HostRule> hosts; // parsed: where the value may go, matched as an allow-list's hosts are
     std::string header;          // "Authorization: Bearer {}": set on every request to those hosts; "": none
     std::string value;           // never in a sandbox, an event, a log or an error message
+    bool inBody = false;         // --in-body: the placeholder is replaced in request bodies as well
 };
 
 // NAME: letters, digits and '_', not starting with a digit, at most 64; never one the sandbox or its tools
@@ -34,7 +36,7 @@ Status validateSecretValue(std::string_view value);
 // The binding's hosts, once name, hosts and header (maybe empty) are checked; the error names the part that
 // is wrong and how to write it.
 Result<std::vector<HostRule>> parseSecretBinding(std::string_view name, std::string_view hosts, std::string_view header);
-// A binding from what the user wrote, with its value.
+// A binding from what the user wrote, with its value (inBody is the caller's to set).
 Result<HostSecret> makeHostSecret(std::string name, std::string_view hosts, std::string header, std::string value);
 
 // The SecretStore entry a host secret is kept in ("host-secret/NAME"), and its text there.

@@ -55,4 +55,62 @@ InjectedHeaders injectSecrets(std::vector<ModelRequestHeader> headers, const std
     return out;
 }
 
+namespace {
+
+enum class BodyType { Json, Form, Other };
+
+BodyType bodyType(std::string_view contentType) {
+    const std::string type = ascii::lowered(ascii::trimmed(contentType.substr(0, contentType.find(';'))));
+    if (type == "application/json" || (type.rfind("application/", 0) == 0 && type.ends_with("+json")))
+        return BodyType::Json;
+    if (type == "application/x-www-form-urlencoded")
+        return BodyType::Form;
+    return BodyType::Other;
+}
+
+std::string written(const std::string& value, BodyType type) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                                c == '-' || c == '.' || c == '_' || c == '~';
+        if (type == BodyType::Json && (c == '"' || c == '\\'))
+            out += '\\';
+        if (type == BodyType::Form && !unreserved) {
+            out += '%';
+            out += kHex[byte >> 4];
+            out += kHex[byte & 0xf];
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::string> injectIntoBody(std::string& body, std::string_view contentType,
+                                        std::string_view contentEncoding, const std::vector<const TaskSecret*>& bound) {
+    std::vector<std::string> used;
+    const std::string_view encoding = ascii::trimmed(contentEncoding);
+    if (!encoding.empty() && !ascii::equalsIgnoringCase(encoding, "identity"))
+        return used;
+    const BodyType type = bodyType(contentType);
+    for (const TaskSecret* secret : bound) {
+        if (!secret->secret.inBody)
+            continue;
+        const std::string value = written(secret->secret.value, type);
+        bool found = false;
+        for (auto at = body.find(secret->placeholder); at != std::string::npos;
+             at = body.find(secret->placeholder, at + value.size())) {
+            body.replace(at, secret->placeholder.size(), value);
+            found = true;
+        }
+        if (found)
+            used.push_back(secret->secret.name);
+    }
+    return used;
+}
+
 } // namespace warren::control

@@ -1,8 +1,8 @@
 #pragma once
 // What the egress proxy does to a request bound for a host a task's secret is bound to: the task's
-// placeholder for the secret, wherever it stands in a header, becomes the value, and a binding's header
-// template is set. Placeholders of secrets bound elsewhere go out as they are: the real value never leaves
-// for a host it is not bound to. Pure.
+// placeholder for the secret, wherever it stands in a header (and in the body, for a binding --in-body),
+// becomes the value, and a binding's header template is set. Placeholders of secrets bound elsewhere go out as
+// they are: the real value never leaves for a host it is not bound to. Pure.
 
 #include "app/modelproxy/ModelRequestHead.h"
 #include "app/secretproxy/HostSecret.h"
@@ -36,5 +36,12 @@ struct InjectedHeaders {
     std::vector<std::string> used; // the names of the secrets put in, in the task's order
 };
 InjectedHeaders injectSecrets(std::vector<ModelRequestHeader> headers, const std::vector<const TaskSecret*>& bound);
+
+// The body of such a request, for the bound secrets with inBody: each placeholder becomes the value as the
+// body's type writes it: escaped for a JSON string in a JSON body (application/json, */*+json), percent-encoded
+// in a form (application/x-www-form-urlencoded), as it is in any other. A body with a Content-Encoding
+// (compressed) is left as it is. The names of the secrets put in, in the task's order.
+std::vector<std::string> injectIntoBody(std::string& body, std::string_view contentType,
+                                        std::string_view contentEncoding, const std::vector<const TaskSecret*>& bound);
 
 } // namespace warren::control

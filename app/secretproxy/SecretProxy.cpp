@@ -172,9 +172,20 @@ private:
         for (const ModelRequestHeader& header : m_head.headers)
             if (!dropsRequestHeader(header.name))
                 headers.push_back(header);
-        InjectedHeaders injected =
-            injectSecrets(std::move(headers), secretsBoundTo(m_proxy.m_secrets, m_request.host, m_request.port));
+        const auto bound = secretsBoundTo(m_proxy.m_secrets, m_request.host, m_request.port);
+        std::string contentType, contentEncoding;
+        for (const ModelRequestHeader& header : m_head.headers) {
+            if (ascii::equalsIgnoringCase(header.name, "content-type"))
+                contentType = header.value;
+            else if (ascii::equalsIgnoringCase(header.name, "content-encoding"))
+                contentEncoding = header.value;
+        }
+        const std::vector<std::string> inBody = injectIntoBody(m_body, contentType, contentEncoding, bound);
+        InjectedHeaders injected = injectSecrets(std::move(headers), bound);
         m_request.secrets = std::move(injected.used);
+        for (const std::string& name : inBody)
+            if (std::find(m_request.secrets.begin(), m_request.secrets.end(), name) == m_request.secrets.end())
+                m_request.secrets.push_back(name);
 
         QUrl url;
         url.setScheme("https");

@@ -2,7 +2,7 @@
 // The egress proxy's way to a host a task's secret is bound to (DESIGN §12). The egress proxy decides a
 // CONNECT as for any host (allow-list, addresses), then hands it here: this end terminates the sandbox's TLS
 // with a certificate from the task's own authority (TaskAuthority, TlsServerSession), reads one request
-// (ModelRequestHead's rules), puts the secrets in (SecretInjection), sends it on over TLS verified against
+// (ModelRequestHead's rules), puts the secrets in (SecretInjection: headers, and bodies for --in-body), sends it on over TLS verified against
 // the system's store (and --egress-ca) to the address the policy allowed, and streams the answer back with
 // every secret's value masked to its placeholder. One request per connection (Connection: close); bodies
 // framed by Content-Length (a chunked request body is refused, 411); compression is negotiated here, so

@@ -9,7 +9,8 @@ using nlohmann::json;
 
 namespace {
 
-const char* const kShape = R"(; send {"value": "...", "hosts": "api.example.com", "header": "Authorization: Bearer {}"})";
+const char* const kShape =
+    R"(; send {"value": "...", "hosts": "api.example.com", "header": "Authorization: Bearer {}", "in_body": false})";
 
 Error refuse(const std::string& message) {
     return makeError(ErrorCode::InvalidArgument, message + kShape);
@@ -21,6 +22,8 @@ json HostSecretBody::toJson() const {
     json body = {{"value", value}, {"hosts", hosts}};
     if (!header.empty())
         body["header"] = header;
+    if (inBody)
+        body["in_body"] = true;
     return body;
 }
 
@@ -33,10 +36,15 @@ Result<HostSecretBody> HostSecretBody::fromJson(std::string_view body) {
         return refuse("the request body is not a JSON object");
     for (const auto& [name, member] : parsed->items()) {
         (void)member;
-        if (name != "value" && name != "hosts" && name != "header")
-            return refuse("the request body has a field other than \"value\", \"hosts\" and \"header\"");
+        if (name != "value" && name != "hosts" && name != "header" && name != "in_body")
+            return refuse("the request body has a field other than \"value\", \"hosts\", \"header\" and \"in_body\"");
     }
     HostSecretBody out;
+    if (const auto inBody = parsed->find("in_body"); inBody != parsed->end()) {
+        if (!inBody->is_boolean())
+            return refuse("in_body: must be true or false");
+        out.inBody = inBody->get<bool>();
+    }
     for (const auto& [name, target] : {std::pair<const char*, std::string*>{"value", &out.value}, {"hosts", &out.hosts},
                                        {"header", &out.header}}) {
         const auto found = parsed->find(name);
@@ -56,7 +64,7 @@ json HostSecretList::toJson() const {
     json list = json::array();
     for (const auto& entry : secrets)
         list.push_back({{"name", entry.name}, {"hosts", entry.hosts}, {"header", entry.header},
-                        {"updated_at", entry.updatedAt}});
+                        {"in_body", entry.inBody}, {"updated_at", entry.updatedAt}});
     return {{"secrets", list}};
 }
 
@@ -67,9 +75,11 @@ HostSecretList HostSecretList::fromJson(const json& answer) {
     for (const json& entry : answer["secrets"]) {
         if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
             continue;
+        const auto inBody = entry.find("in_body");
         list.secrets.push_back({entry["name"].get<std::string>(), json_fields::memberString(entry, "hosts"),
                                 json_fields::memberString(entry, "header"),
-                                json_fields::memberString(entry, "updated_at")});
+                                json_fields::memberString(entry, "updated_at"),
+                                inBody != entry.end() && inBody->is_boolean() && inBody->get<bool>()});
     }
     return list;
 }

@@ -1,8 +1,10 @@
 #pragma once
 // The bodies of a user's secrets bound to hosts (DESIGN §12, docs/SERVER.md). Pure.
 //
-//   PUT /v1/me/secrets/{name}   {"value", "hosts", "header"?}: written by the client, read strictly by the server
-//   GET /v1/me/secrets          {"secrets": [{"name", "hosts", "header", "updated_at"}, ...]}, never a value
+//   PUT /v1/me/secrets/{name}   {"value", "hosts", "header"?, "in_body"?}: written by the client, read strictly
+//                               by the server
+//   GET /v1/me/secrets          {"secrets": [{"name", "hosts", "header", "in_body", "updated_at"}, ...]}, never
+//                               a value
 //
 // No message of the body's reader repeats the body: a refused body may well hold the value.
 
@@ -21,10 +23,11 @@ struct HostSecretBody {
     std::string value;
     std::string hosts;  // "api.github.com,*.example.com", an allow-list's syntax
     std::string header; // "Authorization: Bearer {}"; empty: none
+    bool inBody = false; // the placeholder is replaced in request bodies too
 
     nlohmann::json toJson() const;
-    // JSON (UTF-8) of one object with "value" and "hosts" (strings) and maybe "header" (a string), nothing
-    // else. What they must hold is HostSecret's to check.
+    // JSON (UTF-8) of one object with "value" and "hosts" (strings), maybe "header" (a string) and "in_body"
+    // (a boolean), nothing else. What they must hold is HostSecret's to check.
     static Result<HostSecretBody> fromJson(std::string_view body);
 };
 
@@ -33,6 +36,7 @@ struct HostSecretEntry {
     std::string hosts;
     std::string header;
     std::string updatedAt; // RFC 3339
+    bool inBody = false;
 };
 
 struct HostSecretList {

@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 4> kMigrations = {
+const std::array<std::string_view, 5> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -101,6 +101,9 @@ const std::array<std::string_view, 4> kMigrations = {
     "  ciphertext bytea NOT NULL CHECK (octet_length(ciphertext) > 16),"
     "  updated_at timestamptz NOT NULL DEFAULT now(),"
     "  PRIMARY KEY (user_id, name));",
+    // 5: whether a secret's placeholder is also replaced in request bodies (in the sealed binding too; this
+    // column is for the list).
+    "ALTER TABLE user_secrets ADD COLUMN in_body boolean NOT NULL DEFAULT false;",
 };
 
 #undef WARREN_QUOTA_COLUMNS

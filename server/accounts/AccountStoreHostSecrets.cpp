@@ -20,6 +20,11 @@ std::string binding(std::int64_t userId, const std::string& name) {
     return "warrend host secret:user " + num(userId) + ":name " + name;
 }
 
+// A row of (name, hosts, header, updated_at, in_body).
+HostSecretInfo info(const PgRow& row) {
+    return HostSecretInfo{row.text(0), row.text(1), row.text(2), row.text(3), row.optionalBool(4).value_or(false)};
+}
+
 Error notStored(const std::string& name) {
     return makeError(ErrorCode::NotFound, "no secret " + name + " of yours: store it with PUT /v1/me/secrets/" +
                                               name + " ({\"value\", \"hosts\"})");
@@ -34,20 +39,19 @@ Result<HostSecretInfo> AccountStore::setHostSecret(std::int64_t userId, const co
     if (!sealed)
         return makeError(sealed.error().code, "cannot " + what + ": " + sealed.error().message);
     auto stored = m_db.exec(what,
-                            ("INSERT INTO user_secrets (user_id, name, hosts, header, nonce, ciphertext) "
-                             "VALUES ($1::bigint, $2, $3, $4, decode($5, 'hex'), decode($6, 'hex')) "
+                            ("INSERT INTO user_secrets (user_id, name, hosts, header, nonce, ciphertext, in_body) "
+                             "VALUES ($1::bigint, $2, $3, $4, decode($5, 'hex'), decode($6, 'hex'), $7::boolean) "
                              "ON CONFLICT (user_id, name) DO UPDATE SET hosts = EXCLUDED.hosts, "
                              "header = EXCLUDED.header, nonce = EXCLUDED.nonce, ciphertext = EXCLUDED.ciphertext, "
-                             "updated_at = now() "
+                             "in_body = EXCLUDED.in_body, updated_at = now() "
                              "RETURNING name, hosts, header, to_char(updated_at AT TIME ZONE 'UTC', " +
-                             std::string(kIsoTime) + ")")
+                             std::string(kIsoTime) + "), in_body")
                                 .c_str(),
                             {num(userId), hostSecret.name, hostSecret.hostsText, hostSecret.header,
-                             hex(sealed->nonce), hex(sealed->ciphertext)});
+                             hex(sealed->nonce), hex(sealed->ciphertext), hostSecret.inBody ? "true" : "false"});
     if (!stored)
         return stored.error();
-    const PgRow& row = stored->rows.at(0);
-    return HostSecretInfo{row.text(0), row.text(1), row.text(2), row.text(3)};
+    return info(stored->rows.at(0));
 }
 
 Result<bool> AccountStore::removeHostSecret(std::int64_t userId, const std::string& name) {
@@ -61,14 +65,14 @@ Result<bool> AccountStore::removeHostSecret(std::int64_t userId, const std::stri
 Result<std::vector<HostSecretInfo>> AccountStore::hostSecrets(std::int64_t userId) {
     auto reply = m_db.exec("list user " + num(userId) + "'s secrets",
                            ("SELECT name, hosts, header, to_char(updated_at AT TIME ZONE 'UTC', " +
-                            std::string(kIsoTime) + ") FROM user_secrets WHERE user_id = $1::bigint ORDER BY name")
+                            std::string(kIsoTime) + "), in_body FROM user_secrets WHERE user_id = $1::bigint ORDER BY name")
                                .c_str(),
                            {num(userId)});
     if (!reply)
         return reply.error();
     std::vector<HostSecretInfo> secrets;
     for (const PgRow& row : reply->rows)
-        secrets.push_back(HostSecretInfo{row.text(0), row.text(1), row.text(2), row.text(3)});
+        secrets.push_back(info(row));
     return secrets;
 }
 

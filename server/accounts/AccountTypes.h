@@ -85,6 +85,7 @@ struct HostSecretInfo {
     std::string hosts;
     std::string header;
     std::string updatedAt; // ISO 8601, UTC
+    bool inBody = false;
 };
 
 struct ProviderKeyInfo {

@@ -19,7 +19,7 @@ using nlohmann::json;
 namespace {
 
 json entry(const accounts::HostSecretInfo& info) {
-    return {{"name", info.name}, {"hosts", info.hosts}, {"header", info.header}, {"updated_at", info.updatedAt}};
+    return wire::HostSecretList{{{info.name, info.hosts, info.header, info.updatedAt, info.inBody}}}.toJson()["secrets"][0];
 }
 
 void list(ServerParts& parts, const Account& caller, HttpReply reply) {
@@ -28,7 +28,7 @@ void list(ServerParts& parts, const Account& caller, HttpReply reply) {
         return reply.send(errorResponse(secrets.error()));
     wire::HostSecretList answer;
     for (const auto& info : *secrets)
-        answer.secrets.push_back({info.name, info.hosts, info.header, info.updatedAt});
+        answer.secrets.push_back({info.name, info.hosts, info.header, info.updatedAt, info.inBody});
     reply.send(jsonResponse(200, answer.toJson()));
 }
 
@@ -46,6 +46,7 @@ void put(ServerParts& parts, const std::string& secret, const Account& caller, c
     auto hostSecret = control::makeHostSecret(pathParameter(request, "name"), body->hosts, body->header, body->value);
     if (!hostSecret)
         return reply.send(errorResponse(hostSecret.error()));
+    hostSecret->inBody = body->inBody;
     // A secret for a host inside the server's own networks would take a task there: the operator's word only.
     const control::TaskNetwork hosts{control::TaskNetwork::Kind::Allow, hostSecret->hosts};
     if (auto inside = control::checkAllowListInside(hosts, parts.options.insideAccess()); !inside)

@@ -13,6 +13,7 @@
 #include "ui/windows/SidePanel.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -425,8 +426,11 @@ void TestGuiWindow::secretsAreAddedChosenForATaskAndRemoved() {
     dialog->findChild<QLineEdit*>("hosts")->setText("api.github.com");
     dialog->findChild<QLineEdit*>("header")->setText("Authorization: Bearer {}");
     dialog->findChild<QLineEdit*>("value")->setText(QString::fromLatin1(value));
+    dialog->findChild<QCheckBox*>("inBody")->setChecked(true);
     QTest::mouseClick(dialog->findChild<QPushButton*>("add"), Qt::LeftButton);
     QTRY_COMPARE(table->rowCount(), 1);
+    QCOMPARE(table->item(0, 3)->text(), QStringLiteral("yes"));
+    QVERIFY(!dialog->findChild<QCheckBox*>("inBody")->isChecked());
     QCOMPARE(table->item(0, 0)->text(), QStringLiteral("GH_TOKEN"));
     QCOMPARE(table->item(0, 1)->text(), QStringLiteral("api.github.com"));
     QCOMPARE(table->item(0, 2)->text(), QStringLiteral("Authorization: Bearer {}"));

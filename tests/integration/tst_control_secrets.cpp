@@ -15,6 +15,7 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QUrl>
 #include <QtTest>
 
 using namespace warren::test;
@@ -64,6 +65,7 @@ class TestControlSecrets : public QObject {
 private slots:
     void initTestCase();
     void theBoundHostGetsTheValueAndTheSandboxNever();
+    void aSecretForBodiesGoesIntoTheBodyAsItsTypeWritesIt();
     void aSecretNotStoredIsAClearError();
     void badSecretsAreUsageErrors_data();
     void badSecretsAreUsageErrors();
@@ -168,6 +170,54 @@ void TestControlSecrets::theBoundHostGetsTheValueAndTheSandboxNever() {
     }
 }
 
+// `--in-body`: the placeholder the agent writes into a JSON or a form body reaches the bound host as the value,
+// escaped as that body writes values; a headers-only secret's placeholder in a body goes out as it is.
+void TestControlSecrets::aSecretForBodiesGoesIntoTheBodyAsItsTypeWritesIt() {
+    HostTlsServer api(path("api.pem"), path("api.key"));
+    QVERIFY(api.port() != 0);
+    const QString apiHost = "api.example.test:" + QString::number(api.port());
+    QTemporaryDir data, workspace;
+    const QByteArray clientSecret = "client&secret=with \"quotes\"+more";
+    auto stored = setSecret({"CLIENT_SECRET", "--host", apiHost, "--in-body"}, clientSecret, data.path());
+    QVERIFY2(stored.exitCode == 0, stored.err.constData());
+    stored = setSecret({"GH_TOKEN", "--host", apiHost}, kGithubValue, data.path());
+    QVERIFY2(stored.exitCode == 0, stored.err.constData());
+    const auto listed = runWarren({"secrets", "list"}, data.path());
+    QVERIFY2(listed.out.contains("CLIENT_SECRET\t" + apiHost.toUtf8() + "\t-\tin bodies\t"), listed.out.constData());
+
+    const QString script = data.filePath("script.json");
+    const QString post = "curl -sS -X POST https://" + apiHost + "/token ";
+    QVERIFY(writeScript(script, {
+        turn("shell", {{"command", (post + "-H 'Content-Type: application/json' "
+                                           "-d \"{\\\"secret\\\": \\\"$CLIENT_SECRET\\\", \\\"gh\\\": \\\"$GH_TOKEN\\\"}\" 2>&1")
+                                              .toStdString()}}),
+        turn("shell", {{"command", (post + "--data-urlencode \"client_secret=$CLIENT_SECRET\" 2>&1").toStdString()}}),
+        turn("finish", {{"summary", "exchanged"}}),
+    }));
+    const auto result = runWarren({"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(),
+                                   "--secret", "CLIENT_SECRET,GH_TOKEN", "--resolve", apiHost + ":127.0.0.1",
+                                   "--egress-ca", path("api.pem"), "exchange a token"},
+                                  data.path());
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    QCOMPARE(api.bodies.size(), 2);
+    const json sent = json::parse(api.bodies[0].toStdString(), nullptr, false);
+    QVERIFY2(sent.is_object(), api.bodies[0].constData());
+    QCOMPARE(sent.value("secret", ""), clientSecret.toStdString()); // escaped for JSON, read back whole
+    QVERIFY2(sent.value("gh", "").rfind("warren-secret-", 0) == 0, api.bodies[0].constData()); // headers only
+    QCOMPARE(QUrl::fromPercentEncoding(api.bodies[1].mid(api.bodies[1].indexOf('=') + 1)).toUtf8(), clientSecret);
+    QVERIFY2(api.bodies[1].startsWith("client_secret=client%26secret%3D"), api.bodies[1].constData());
+    bool recorded = false;
+    for (const auto& event : jsonLines(result.out))
+        if (event.value("type", "") == "network_request" && event["data"].contains("secrets")) {
+            QCOMPARE(event["data"]["secrets"], json({"CLIENT_SECRET"}));
+            recorded = true;
+        }
+    QVERIFY(recorded);
+    QVERIFY(!result.out.contains(clientSecret) && !result.err.contains(clientSecret));
+    const QStringList holding = filesHolding(data.path(), clientSecret) + filesHolding(workspace.path(), clientSecret);
+    QVERIFY2(holding.isEmpty(), qPrintable(holding.join(", ")));
+}
+
 void TestControlSecrets::aSecretNotStoredIsAClearError() {
     QTemporaryDir data, workspace;
     const QString script = data.filePath("script.json");
@@ -185,7 +235,9 @@ void TestControlSecrets::badSecretsAreUsageErrors_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
     QTest::newRow("header without host") << QStringList{"secrets", "set", "A_TOKEN", "--header", "X-Key: {}"}
-                                         << "--header needs --host";
+                                         << "--header and --in-body need --host";
+    QTest::newRow("in-body without host") << QStringList{"secrets", "set", "A_TOKEN", "--in-body"}
+                                          << "--header and --in-body need --host";
     QTest::newRow("name the sandbox reads") << QStringList{"secrets", "set", "LD_PRELOAD", "--host", "example.com"}
                                             << "LD_PRELOAD is a variable the sandbox or its tools read";
     QTest::newRow("header the proxy owns") << QStringList{"secrets", "set", "A_TOKEN", "--host", "example.com",

@@ -149,6 +149,8 @@ void TestWarrendSecrets::badSecretsAreRefused_data() {
     QTest::newRow("no hosts") << "TOKEN" << QByteArray(R"({"value": "v"})") << "hosts: a string is required";
     QTest::newRow("another field") << "TOKEN" << QByteArray(R"({"value": "v", "hosts": "a.com", "x": 1})")
                                    << "a field other than";
+    QTest::newRow("in_body not a boolean") << "TOKEN" << QByteArray(R"({"value": "v", "hosts": "a.com", "in_body": 1})")
+                                           << "in_body: must be true or false";
 }
 
 void TestWarrendSecrets::badSecretsAreRefused() {
@@ -179,15 +181,18 @@ void TestWarrendSecrets::theCliKeepsASecretOnTheServer() {
         return std::tuple{process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
     };
     auto [setStatus, setOut, setErr] =
-        warren({"secrets", "set", "CLI_TOKEN", "--host", apiHost(), "--header", "X-Token: {}"}, value + "\n");
+        warren({"secrets", "set", "CLI_TOKEN", "--host", apiHost(), "--header", "X-Token: {}", "--in-body"}, value + "\n");
     QVERIFY2(setStatus == 0, setErr.constData());
     auto [listStatus, listed, listErr] = warren({"secrets", "list"});
     QVERIFY2(listStatus == 0, listErr.constData());
-    QVERIFY2(listed.contains("CLI_TOKEN\t" + apiHost().toUtf8() + "\tX-Token: {}"), listed.constData());
+    QVERIFY2(listed.contains("CLI_TOKEN\t" + apiHost().toUtf8() + "\tX-Token: {}\tin bodies\t"), listed.constData());
     QVERIFY(!(setOut + setErr + listed + listErr).contains(value));
     QVERIFY(filesHolding(home.path(), value).isEmpty());
     const HttpAnswer onServer = m_server->request("GET", "/v1/me/secrets", m_alice);
     QVERIFY(onServer.body.contains("CLI_TOKEN"));
+    for (const json& entry : onServer.json()["secrets"])
+        if (entry.value("name", "") == "CLI_TOKEN")
+            QCOMPARE(entry.value("in_body", false), true);
     // A bad binding is refused before anything is sent.
     auto [badStatus, badOut, badErr] = warren({"secrets", "set", "BAD_ONE", "--host", "*.com"}, value + "\n");
     QCOMPARE(badStatus, 2);

@@ -2,7 +2,8 @@
 // An HTTPS server on this machine's loopback for the secrets tests, with a certificate the caller made for
 // a name (it trusts nothing, asks for no client certificate). Each request is answered with the value of
 // its Authorization and X-Api-Key headers in the body ("authorization=...\nx-api-key=...\n"), as a server
-// that echoes what it was sent; the heads it received are kept, so a test knows exactly what reached it.
+// that echoes what it was sent; the heads and bodies it received are kept, so a test knows exactly what
+// reached it.
 // Runs on the test's event loop (runWarren keeps it turning).
 
 #include <QFile>
@@ -38,7 +39,8 @@ public:
         });
     }
     quint16 port() const { return m_server.serverPort(); }
-    QList<QByteArray> heads; // each request's head, as received
+    QList<QByteArray> heads;  // each request's head, as received
+    QList<QByteArray> bodies; // and its body (by Content-Length), as received
 
 private:
     static QByteArray header(const QByteArray& head, const QByteArray& name) {
@@ -56,7 +58,11 @@ private:
         const qsizetype end = head.indexOf("\r\n\r\n");
         if (end < 0)
             return;
+        const qsizetype length = header(head.left(end), "content-length").toLongLong();
+        if (head.size() < end + 4 + length)
+            return; // the rest of the body is still on its way
         heads << head.left(end);
+        bodies << head.mid(end + 4, length);
         const QByteArray body = "authorization=" + header(head, "authorization") + "\nx-api-key=" +
                                 header(head, "x-api-key") + "\n";
         socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +

@@ -1,5 +1,6 @@
 // HostSecret and SecretInjection: which secrets a user may bind and how, their stored form, and what the
-// egress proxy does to a request's headers: the value only for a host the secret is bound to.
+// egress proxy does to a request's headers and body: the value only for a host the secret is bound to, in a
+// body only for a binding that says so, written as the body's type writes a value.
 #include "app/secretproxy/HostSecret.h"
 #include "app/secretproxy/SecretInjection.h"
 
@@ -44,6 +45,8 @@ private slots:
     void secretsBindToTheirHostsOnly();
     void placeholdersBecomeValuesForBoundHostsOnly();
     void aHeaderTemplateReplacesTheHeaderOfThatName();
+    void bodiesGetTheValueOnlyWhereTheBindingSaysSo_data();
+    void bodiesGetTheValueOnlyWhereTheBindingSaysSo();
 };
 
 void TestHostSecret::bindings_data() {
@@ -125,6 +128,10 @@ void TestHostSecret::theStoredFormRoundTrips() {
     QCOMPARE(read->header, made->header);
     QCOMPARE(read->hostsText, made->hostsText);
     QVERIFY(read->hosts == made->hosts);
+    QVERIFY(!read->inBody);
+    made->inBody = true;
+    read = readHostSecret("TOKEN", storedHostSecret(*made));
+    QVERIFY(read && read->inBody);
 }
 
 void TestHostSecret::aStoredEntryWarrenDidNotWriteIsRefused_data() {
@@ -135,6 +142,7 @@ void TestHostSecret::aStoredEntryWarrenDidNotWriteIsRefused_data() {
     QTest::newRow("bad host") << R"({"value": "v", "hosts": "a b"})";
     QTest::newRow("value with a line break") << R"({"value": "v\r\nX: y", "hosts": "a.com"})";
     QTest::newRow("header owned by the proxy") << R"({"value": "v", "hosts": "a.com", "header": "Host: {}"})";
+    QTest::newRow("in_body not a boolean") << R"({"value": "v", "hosts": "a.com", "in_body": "yes"})";
 }
 
 void TestHostSecret::aStoredEntryWarrenDidNotWriteIsRefused() {
@@ -207,6 +215,59 @@ void TestHostSecret::aHeaderTemplateReplacesTheHeaderOfThatName() {
     QCOMPARE(headerValue(injected.headers, "x-api-key"), std::string("key=s3cret"));
     QCOMPARE(headerValue(injected.headers, "X-API-KEY"), std::string());
     QCOMPARE(injected.used, std::vector<std::string>{"KEY"});
+}
+
+void TestHostSecret::bodiesGetTheValueOnlyWhereTheBindingSaysSo_data() {
+    QTest::addColumn<QString>("contentType");
+    QTest::addColumn<QString>("contentEncoding");
+    QTest::addColumn<QString>("body");     // P: the in-body secret's placeholder, H: the headers-only one's
+    QTest::addColumn<QString>("expected"); // what goes to the host
+    QTest::addColumn<bool>("used");
+    QTest::newRow("json") << "application/json" << "" << R"({"token": "P", "other": "H"})"
+                          << R"({"token": "a\"b\\c&d=e f+g", "other": "H"})" << true;
+    QTest::newRow("json with parameters, twice") << "Application/JSON; charset=utf-8" << "" << "[\"P\",\"P\"]"
+                                                 << R"(["a\"b\\c&d=e f+g","a\"b\\c&d=e f+g"])" << true;
+    QTest::newRow("a +json type") << "application/vnd.api+json" << "" << R"({"t":"P"})" << R"({"t":"a\"b\\c&d=e f+g"})"
+                                  << true;
+    QTest::newRow("form") << "application/x-www-form-urlencoded" << "" << "token=P&x=1"
+                          << "token=a%22b%5Cc%26d%3De%20f%2Bg&x=1" << true;
+    QTest::newRow("text as it is") << "text/plain" << "" << "key P." << "key a\"b\\c&d=e f+g." << true;
+    QTest::newRow("no type as it is") << "" << "identity" << "P" << "a\"b\\c&d=e f+g" << true;
+    QTest::newRow("compressed: left") << "application/json" << "gzip" << R"({"token": "P"})" << R"({"token": "P"})"
+                                      << false;
+    QTest::newRow("no placeholder") << "application/json" << "" << R"({"a": 1})" << R"({"a": 1})" << false;
+}
+
+void TestHostSecret::bodiesGetTheValueOnlyWhereTheBindingSaysSo() {
+    QFETCH(QString, contentType);
+    QFETCH(QString, contentEncoding);
+    QFETCH(QString, body);
+    QFETCH(QString, expected);
+    QFETCH(bool, used);
+    const std::string inBodyPlaceholder = "warren-secret-11112222333344445555666677778888";
+    const std::string headersPlaceholder = "warren-secret-9999aaaabbbbccccddddeeeeffff0000";
+    std::vector<TaskSecret> secrets = {
+        secret("IN_BODY", "api.example.com", "", "a\"b\\c&d=e f+g", inBodyPlaceholder),
+        secret("HEADERS", "api.example.com", "", "headers-only-value", headersPlaceholder),
+        secret("ELSEWHERE", "other.example.com", "", "elsewhere-value", "warren-secret-elsewhere")};
+    secrets[0].secret.inBody = true;
+    secrets[2].secret.inBody = true;
+    const auto bound = secretsBoundTo(secrets, "api.example.com", 443);
+    std::string sent = body.toStdString();
+    const auto place = [&](std::string text) {
+        for (const auto& [letter, placeholder] : {std::pair{'P', inBodyPlaceholder}, std::pair{'H', headersPlaceholder}})
+            for (auto at = text.find(letter); at != std::string::npos; at = text.find(letter, at + placeholder.size()))
+                text.replace(at, 1, placeholder);
+        return text;
+    };
+    sent = place(sent);
+    const auto names = injectIntoBody(sent, contentType.toStdString(), contentEncoding.toStdString(), bound);
+    QCOMPARE(QString::fromStdString(sent), QString::fromStdString(place(expected.toStdString())));
+    QCOMPARE(names, used ? std::vector<std::string>{"IN_BODY"} : std::vector<std::string>{});
+    // A secret bound elsewhere never goes into this host's body, in-body or not.
+    std::string elsewhere = "warren-secret-elsewhere";
+    QVERIFY(injectIntoBody(elsewhere, "text/plain", "", bound).empty());
+    QCOMPARE(elsewhere, std::string("warren-secret-elsewhere"));
 }
 
 QTEST_GUILESS_MAIN(TestHostSecret)

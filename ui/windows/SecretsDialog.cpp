@@ -2,6 +2,7 @@
 
 #include "app/control/ControlPlane.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -29,9 +30,9 @@ SecretsDialog::SecretsDialog(control::ControlPlane& plane, QWidget* parent) : QD
     about->setWordWrap(true);
     layout->addWidget(about);
 
-    m_table = new QTableWidget(0, 3, this);
+    m_table = new QTableWidget(0, 4, this);
     m_table->setObjectName("secrets");
-    m_table->setHorizontalHeaderLabels({tr("Name"), tr("Hosts"), tr("Header")});
+    m_table->setHorizontalHeaderLabels({tr("Name"), tr("Hosts"), tr("Header"), tr("Bodies")});
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -60,6 +61,8 @@ SecretsDialog::SecretsDialog(control::ControlPlane& plane, QWidget* parent) : QD
     m_header->setPlaceholderText(QStringLiteral("Authorization: Bearer {}"));
     m_header->setToolTip(tr("Optional: a header set on every request to those hosts, {} standing for the value. "
                             "Without one, the placeholder is replaced wherever the agent's headers hold it."));
+    m_inBody = new QCheckBox(tr("Also in request bodies (JSON and forms get it escaped)"), addBox);
+    m_inBody->setObjectName("inBody");
     m_value = new QLineEdit(addBox);
     m_value->setObjectName("value");
     m_value->setEchoMode(QLineEdit::Password);
@@ -70,6 +73,7 @@ SecretsDialog::SecretsDialog(control::ControlPlane& plane, QWidget* parent) : QD
     form->addRow(tr("Name"), m_name);
     form->addRow(tr("Hosts"), m_hosts);
     form->addRow(tr("Header"), m_header);
+    form->addRow(QString(), m_inBody);
     form->addRow(tr("Value"), m_value);
     form->addRow(QString(), m_add);
     layout->addWidget(addBox);
@@ -99,6 +103,7 @@ void SecretsDialog::reload() {
             m_table->setItem(row, 0, new QTableWidgetItem(qs(entry.name)));
             m_table->setItem(row, 1, new QTableWidgetItem(qs(entry.hosts)));
             m_table->setItem(row, 2, new QTableWidgetItem(qs(entry.header)));
+            m_table->setItem(row, 3, new QTableWidgetItem(entry.inBody ? tr("yes") : QString()));
             names << qs(entry.name);
         }
         m_table->resizeColumnsToContents();
@@ -108,7 +113,7 @@ void SecretsDialog::reload() {
 
 void SecretsDialog::add() {
     const wire::HostSecretEntry binding{m_name->text().trimmed().toStdString(), m_hosts->text().trimmed().toStdString(),
-                                        m_header->text().trimmed().toStdString(), {}};
+                                        m_header->text().trimmed().toStdString(), {}, m_inBody->isChecked()};
     const std::string value = m_value->text().toStdString();
     if (binding.name.empty() || binding.hosts.empty() || value.empty())
         return showError(tr("A secret needs a name, its hosts and its value."));
@@ -120,6 +125,7 @@ void SecretsDialog::add() {
         m_error->hide();
         for (QLineEdit* field : {m_name, m_hosts, m_header, m_value})
             field->clear();
+        m_inBody->setChecked(false);
         reload();
     }));
 }

@@ -6,6 +6,7 @@
 
 #include <QDialog>
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -37,6 +38,7 @@ private:
     QLineEdit* m_name;
     QLineEdit* m_hosts;
     QLineEdit* m_header;
+    QCheckBox* m_inBody;
     QLineEdit* m_value;
     QPushButton* m_add;
     QLabel* m_error;
