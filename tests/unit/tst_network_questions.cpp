@@ -7,6 +7,7 @@
 #include "app/tasks/NetworkQuestions.h"
 
 #include <QSignalSpy>
+#include <memory>
 #include <QtTest>
 
 using namespace warren::control;
@@ -16,10 +17,13 @@ Q_DECLARE_METATYPE(warren::control::ApprovalRecord)
 
 namespace {
 
+// The verdicts an answer brought; shared with the answer, which NetworkQuestions may call when it goes (after
+// a test's locals declared later are gone).
 struct Answers {
-    std::vector<EgressAsker::Verdict> got;
+    std::shared_ptr<std::vector<EgressAsker::Verdict>> kept = std::make_shared<std::vector<EgressAsker::Verdict>>();
+    std::vector<EgressAsker::Verdict>& got = *kept;
     EgressAsker::Answer collect() {
-        return [this](const EgressAsker::Verdict& verdict) { got.push_back(verdict); };
+        return [kept = kept](const EgressAsker::Verdict& verdict) { kept->push_back(verdict); };
     }
 };
 
