@@ -109,6 +109,15 @@ std::uint64_t elapsedMs(const TaskRecord& task) {
     return static_cast<std::uint64_t>(*finished - *started);
 }
 
+// The first letter of the user's answer on the terminal, lowercase ('n' for an empty line); nullopt when stdin
+// is closed.
+std::optional<char> readAnswerLetter() {
+    std::string answer;
+    if (!std::getline(std::cin, answer))
+        return std::nullopt;
+    return answer.empty() ? 'n' : static_cast<char>(std::tolower(static_cast<unsigned char>(answer[0])));
+}
+
 // Asks on the terminal: y (once), n (deny, with an optional note), a (always for this task), and for a plain
 // shell command c (every command starting with its program and subcommand, from now on: kept in Settings).
 void askOnTerminal(ControlPlane& plane, const ApprovalRecord& approval) {
@@ -117,12 +126,12 @@ void askOnTerminal(ControlPlane& plane, const ApprovalRecord& approval) {
               << "\n  approve? [y]es / [n]o / [a]lways for this task"
               << (prefix ? " / [c]ommands starting with \"" + *prefix + "\", from now on" : std::string()) << ": "
               << std::flush;
-    std::string answer;
-    if (!std::getline(std::cin, answer)) {
+    const auto letter = readAnswerLetter();
+    if (!letter) {
         plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
         return;
     }
-    const char first = answer.empty() ? 'n' : static_cast<char>(std::tolower(static_cast<unsigned char>(answer[0])));
+    const char first = *letter;
     if (first == 'c' && prefix) {
         plane.allowCommands(approval.taskId, *prefix, [&plane, approval](Status allowed) {
             if (!allowed)
@@ -147,12 +156,12 @@ void askNetworkOnTerminal(ControlPlane& plane, const ApprovalRecord& approval, c
     std::cerr << "\n? the agent wants to reach " << question.target() << " (" << question.method
               << "), which the task's --network does not list"
               << "\n  allow? [y]es, once / [t]his task / [w]orkspace, always / [n]o: " << std::flush;
-    std::string answer;
-    if (!std::getline(std::cin, answer)) {
+    const auto letter = readAnswerLetter();
+    if (!letter) {
         plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
         return;
     }
-    const char first = answer.empty() ? 'n' : static_cast<char>(std::tolower(static_cast<unsigned char>(answer[0])));
+    const char first = *letter;
     if (first == 'w') {
         plane.allowHostInWorkspace(approval.taskId, approval.callId, [&plane, approval](Status allowed) {
             if (allowed)

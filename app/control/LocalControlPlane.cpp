@@ -613,10 +613,10 @@ Result<std::vector<HostRule>> LocalControlPlane::workspaceHosts(const std::strin
     std::vector<HostRule> rules;
     const auto hosts = stored->allowedHosts.find(workspace);
     for (const std::string& host : hosts == stored->allowedHosts.end() ? std::vector<std::string>{} : hosts->second) {
-        auto network = parseTaskNetwork("allow:" + host); // validated when saved and loaded
-        if (!network)
-            return network.error();
-        rules.insert(rules.end(), network->hosts.begin(), network->hosts.end());
+        auto rule = parseNamedHostPort(host); // validated when saved and loaded
+        if (!rule)
+            return rule.error();
+        rules.push_back(std::move(*rule));
     }
     return rules;
 }

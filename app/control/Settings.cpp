@@ -38,11 +38,9 @@ Result<std::vector<std::string>> stringList(const std::string& key, const std::s
     return value.get<std::vector<std::string>>();
 }
 
-// One name and port, as a question's answer keeps it: a rule that lists exactly that.
+// One name and port, as a question's answer keeps it (parseNamedHostPort).
 Status checkAllowedHost(const std::string& workspace, const std::string& host) {
-    auto network = parseTaskNetwork("allow:" + host);
-    if (!network || network->hosts.size() != 1 || network->hosts[0].wildcard || network->hosts[0].literalAddress ||
-        !network->hosts[0].port)
+    if (!parseNamedHostPort(host))
         return makeError(ErrorCode::InvalidArgument, "host allowed for " + workspace + " \"" + host +
                                                          "\": expected one name and port, such as pypi.org:443");
     return Ok{};

@@ -261,6 +261,13 @@ Result<HostRule> parseHostRule(std::string_view entry) {
 
 } // namespace
 
+Result<HostRule> parseNamedHostPort(std::string_view text) {
+    auto rule = parseHostRule(text);
+    if (rule && (rule->wildcard || rule->literalAddress || !rule->port))
+        return entryError(text, "is not one name and its port, such as pypi.org:443");
+    return rule;
+}
+
 std::optional<std::uint16_t> parsePort(std::string_view text) {
     if (text.empty() || text.size() > 5 || !std::all_of(text.begin(), text.end(), isDigit))
         return std::nullopt;

@@ -39,6 +39,10 @@ struct TaskNetwork {
 // each may end in ":PORT" (1..65535). Errors say which entry is wrong and how to write it.
 Result<TaskNetwork> parseTaskNetwork(std::string_view text);
 
+// One DNS name and its port ("pypi.org:443"), as an answer to a network question keeps it (no wildcard, no
+// address, the port written): the rule that lists exactly that, or why the text is not one.
+Result<HostRule> parseNamedHostPort(std::string_view text);
+
 // The rule that lets the client reach host:port, as the client wrote the host (any case, maybe a trailing
 // dot, maybe an address literal, IPv6 with or without brackets); nullptr when none does. A name never
 // matches an address rule nor the other way round; a host that is neither a valid DNS name nor an address

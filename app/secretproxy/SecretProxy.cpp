@@ -173,14 +173,8 @@ private:
             if (!dropsRequestHeader(header.name))
                 headers.push_back(header);
         const auto bound = secretsBoundTo(m_proxy.m_secrets, m_request.host, m_request.port);
-        std::string contentType, contentEncoding;
-        for (const ModelRequestHeader& header : m_head.headers) {
-            if (ascii::equalsIgnoringCase(header.name, "content-type"))
-                contentType = header.value;
-            else if (ascii::equalsIgnoringCase(header.name, "content-encoding"))
-                contentEncoding = header.value;
-        }
-        const std::vector<std::string> inBody = injectIntoBody(m_body, contentType, contentEncoding, bound);
+        const std::vector<std::string> inBody = injectIntoBody(m_body, m_head.header("content-type").value_or(""),
+                                                               m_head.header("content-encoding").value_or(""), bound);
         InjectedHeaders injected = injectSecrets(std::move(headers), bound);
         m_request.secrets = std::move(injected.used);
         for (const std::string& name : inBody)

@@ -23,14 +23,19 @@ std::string randomPlaceholder() {
 }
 
 // Public certificates only: readable by the sandbox's user, whoever that is.
-Status writeCertificates(const std::string& path, const QByteArray& pem) {
+// bytes as the whole of path, replaced at once, with those permissions; what names the file in the error.
+Status saveWhole(const std::string& path, const QByteArray& bytes, QFile::Permissions permissions,
+                 const std::string& what) {
     QSaveFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::WriteOnly) || file.write(pem) != pem.size() ||
-        !file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther) ||
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.setPermissions(permissions) ||
         !file.commit())
-        return makeError(ErrorCode::System, "cannot write the task's certificate authority to " + path + ": " +
-                                                file.errorString().toStdString());
+        return makeError(ErrorCode::System, "cannot " + what + " " + path + ": " + file.errorString().toStdString());
     return Ok{};
+}
+
+Status writeCertificates(const std::string& path, const QByteArray& pem) {
+    return saveWhole(path, pem, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther,
+                     "write the task's certificate authority to");
 }
 
 } // namespace
@@ -67,12 +72,12 @@ Result<std::vector<TaskSecret>> lookUpTaskSecrets(const TaskRecord& task, const 
         secrets.push_back({std::move(*secret), reusable ? earlier : randomPlaceholder()});
         placeholders[name] = secrets.back().placeholder;
     }
-    QSaveFile save(keptPath);
-    const QByteArray text = QByteArray::fromStdString(placeholders.dump());
-    if (!QDir().mkpath(QString::fromStdString(taskDir)) || !save.open(QIODevice::WriteOnly) ||
-        save.write(text) != text.size() || !save.setPermissions(QFile::ReadOwner | QFile::WriteOwner) || !save.commit())
-        return makeError(ErrorCode::System, "cannot keep the task's secret placeholders in " + keptPath.toStdString() +
-                                                ": " + save.errorString().toStdString());
+    if (!QDir().mkpath(QString::fromStdString(taskDir)))
+        return makeError(ErrorCode::System, "cannot make the task's directory " + taskDir);
+    if (auto saved = saveWhole(keptPath.toStdString(), QByteArray::fromStdString(placeholders.dump()),
+                               QFile::ReadOwner | QFile::WriteOwner, "keep the task's secret placeholders in");
+        !saved)
+        return saved.error();
     return secrets;
 }
 
