@@ -190,7 +190,8 @@ void TestWarrendSecrets::theCliKeepsASecretOnTheServer() {
     QVERIFY(filesHolding(home.path(), value).isEmpty());
     const HttpAnswer onServer = m_server->request("GET", "/v1/me/secrets", m_alice);
     QVERIFY(onServer.body.contains("CLI_TOKEN"));
-    for (const json& entry : onServer.json()["secrets"])
+    const json listedOnServer = onServer.json();
+    for (const json& entry : listedOnServer["secrets"])
         if (entry.value("name", "") == "CLI_TOKEN")
             QCOMPARE(entry.value("in_body", false), true);
     // A bad binding is refused before anything is sent.
