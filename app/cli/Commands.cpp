@@ -623,7 +623,8 @@ int secretsList(const CliArguments& arguments) {
         std::cerr << "warren: no secrets for hosts; add one with `warren secrets set NAME --host HOST`\n";
     for (const auto& entry : *listed)
         std::cout << entry.name << "\t" << entry.hosts << "\t" << (entry.header.empty() ? "-" : entry.header) << "\t"
-                  << (entry.inBody ? "in bodies" : "headers only") << "\t" << entry.updatedAt << "\n";
+                  << (entry.inBody ? "in bodies" : "headers only") << "\t" << entry.updatedAt << "\t"
+                  << wire::secretScopeName(entry.scope) << "\n";
     return kExitOk;
 }
 

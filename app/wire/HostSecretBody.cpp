@@ -60,11 +60,16 @@ Result<HostSecretBody> HostSecretBody::fromJson(std::string_view body) {
     return out;
 }
 
+std::string_view secretScopeName(SecretScope scope) {
+    return scope == SecretScope::Tenant ? "tenant" : "user";
+}
+
 json HostSecretList::toJson() const {
     json list = json::array();
     for (const auto& entry : secrets)
         list.push_back({{"name", entry.name}, {"hosts", entry.hosts}, {"header", entry.header},
-                        {"in_body", entry.inBody}, {"updated_at", entry.updatedAt}});
+                        {"in_body", entry.inBody}, {"updated_at", entry.updatedAt},
+                        {"scope", secretScopeName(entry.scope)}});
     return {{"secrets", list}};
 }
 
@@ -79,7 +84,9 @@ HostSecretList HostSecretList::fromJson(const json& answer) {
         list.secrets.push_back({entry["name"].get<std::string>(), json_fields::memberString(entry, "hosts"),
                                 json_fields::memberString(entry, "header"),
                                 json_fields::memberString(entry, "updated_at"),
-                                inBody != entry.end() && inBody->is_boolean() && inBody->get<bool>()});
+                                inBody != entry.end() && inBody->is_boolean() && inBody->get<bool>(),
+                                json_fields::memberString(entry, "scope") == "tenant" ? SecretScope::Tenant
+                                                                                      : SecretScope::User});
     }
     return list;
 }

@@ -3,8 +3,9 @@
 //
 //   PUT /v1/me/secrets/{name}   {"value", "hosts", "header"?, "in_body"?}: written by the client, read strictly
 //                               by the server
-//   GET /v1/me/secrets          {"secrets": [{"name", "hosts", "header", "in_body", "updated_at"}, ...]}, never
-//                               a value
+//   GET /v1/me/secrets          {"secrets": [{"name", "hosts", "header", "in_body", "updated_at", "scope"}, ...]},
+//                               never a value; scope "user" (the caller's own) or "tenant" (the operator's,
+//                               for every user of the caller's tenant)
 //
 // No message of the body's reader repeats the body: a refused body may well hold the value.
 
@@ -31,12 +32,18 @@ struct HostSecretBody {
     static Result<HostSecretBody> fromJson(std::string_view body);
 };
 
+// Whose a listed secret is: a user's own, or set by the operator for every user of a tenant. A task uses
+// its owner's own secret of a name before the tenant's.
+enum class SecretScope { User, Tenant };
+std::string_view secretScopeName(SecretScope scope); // "user", "tenant"
+
 struct HostSecretEntry {
     std::string name;
     std::string hosts;
     std::string header;
     std::string updatedAt; // RFC 3339
     bool inBody = false;
+    SecretScope scope = SecretScope::User;
 };
 
 struct HostSecretList {

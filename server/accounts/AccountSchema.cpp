@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 5> kMigrations = {
+const std::array<std::string_view, 6> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -104,6 +104,18 @@ const std::array<std::string_view, 5> kMigrations = {
     // 5: whether a secret's placeholder is also replaced in request bodies (in the sealed binding too; this
     // column is for the list).
     "ALTER TABLE user_secrets ADD COLUMN in_body boolean NOT NULL DEFAULT false;",
+    // 6: the secrets the operator sets for every user of a tenant (warrend admin set-secret), sealed as the
+    // users' are, bound to (tenant_id, name).
+    "CREATE TABLE tenant_secrets ("
+    "  tenant_id bigint NOT NULL REFERENCES tenants(id),"
+    "  name text NOT NULL,"
+    "  hosts text NOT NULL,"
+    "  header text NOT NULL,"
+    "  in_body boolean NOT NULL DEFAULT false,"
+    "  nonce bytea NOT NULL CHECK (octet_length(nonce) = 12),"
+    "  ciphertext bytea NOT NULL CHECK (octet_length(ciphertext) > 16),"
+    "  updated_at timestamptz NOT NULL DEFAULT now(),"
+    "  PRIMARY KEY (tenant_id, name));",
 };
 
 #undef WARREN_QUOTA_COLUMNS

@@ -143,9 +143,16 @@ public:
     Result<HostSecretInfo> setHostSecret(std::int64_t userId, const control::HostSecret& hostSecret,
                                          std::string_view secret);
     Result<bool> removeHostSecret(std::int64_t userId, const std::string& name);
-    Result<std::vector<HostSecretInfo>> hostSecrets(std::int64_t userId); // by name
-    // The owner of the task's secret of that name, opened; an error naming how to store it when there is
-    // none, and when it does not open with secret.
+    // The user's own and their tenant's, by name, the user's first where both have a name.
+    Result<std::vector<HostSecretInfo>> hostSecrets(std::int64_t userId);
+    // The operator's secrets for every user of a tenant (warrend admin), sealed the same way and bound to
+    // (tenant, name). An unknown tenant is NotFound.
+    Result<HostSecretInfo> setTenantHostSecret(const std::string& tenant, const control::HostSecret& hostSecret,
+                                               std::string_view secret);
+    Result<bool> removeTenantHostSecret(const std::string& tenant, const std::string& name);
+    Result<std::vector<HostSecretInfo>> tenantHostSecrets(const std::string& tenant); // by name
+    // The task owner's secret of that name, or else their tenant's, opened; an error naming how to store it
+    // when there is none, and when it does not open with secret.
     Result<control::HostSecret> taskOwnersHostSecret(const std::string& taskId, const std::string& name,
                                                      std::string_view secret);
 

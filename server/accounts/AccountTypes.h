@@ -79,13 +79,15 @@ struct UploadOwnership {
 };
 
 // A provider key a user stored: its name and when, never the key.
-// A secret bound to hosts a user stored, as listed: never its value.
+// A secret bound to hosts a user stored, or the operator for all of a tenant's users, as listed: never its
+// value.
 struct HostSecretInfo {
     std::string name;
     std::string hosts;
     std::string header;
     std::string updatedAt; // ISO 8601, UTC
     bool inBody = false;
+    bool tenants = false; // the tenant's (warrend admin set-secret), not the user's own
 };
 
 struct ProviderKeyInfo {

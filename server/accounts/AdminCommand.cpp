@@ -1,7 +1,10 @@
 #include "server/accounts/AdminCommand.h"
 
+#include "server/accounts/ProviderKeySecret.h"
+
 #include <charconv>
 #include <nlohmann/json.hpp>
+#include <istream>
 #include <ostream>
 #include <set>
 
@@ -45,8 +48,9 @@ Result<std::uint64_t> parseCount(const std::string& flag, const std::string& tex
 
 // What the command line said, before it is checked against the command.
 struct RawArguments {
-    std::optional<std::string> database, tenant, user, command, operand;
+    std::optional<std::string> database, tenant, user, command, operand, host, header, sealFile;
     bool json = false;
+    bool inBody = false;
     std::vector<QuotaChange> changes;
     std::set<std::string> options; // every option given, for "does not apply to"
 };
@@ -69,6 +73,12 @@ Status readOption(RawArguments& raw, const std::string& name, const std::string&
         raw.tenant = value;
     else if (name == "--user")
         raw.user = value;
+    else if (name == "--host")
+        raw.host = value;
+    else if (name == "--header")
+        raw.header = value;
+    else if (name == "--provider-key-secret")
+        raw.sealFile = value;
     else if (name == "--clear") {
         const LimitInfo* info = limitByClearName(value);
         if (!info)
@@ -85,7 +95,7 @@ Status readOption(RawArguments& raw, const std::string& name, const std::string&
 
 bool takesValue(const std::string& name) {
     return name == "--database" || name == "--tenant" || name == "--user" || name == "--clear" ||
-           limitByFlag(name) != nullptr;
+           name == "--host" || name == "--header" || name == "--provider-key-secret" || limitByFlag(name) != nullptr;
 }
 
 Result<RawArguments> readArguments(const std::vector<std::string>& args) {
@@ -101,13 +111,13 @@ Result<RawArguments> readArguments(const std::vector<std::string>& args) {
         }
         const auto equals = arg.find('=');
         const std::string name = arg.substr(0, equals);
-        if (name == "--json") {
+        if (name == "--json" || name == "--in-body") {
             if (equals != std::string::npos)
-                return usageError("--json takes no value");
-            raw.json = true;
+                return usageError(name + " takes no value");
+            (name == "--json" ? raw.json : raw.inBody) = true;
         } else if (!takesValue(name)) {
             return usageError("unknown option " + name + " (options: --database, --tenant, --user, --json, " +
-                              limitFlags() + ", --clear)");
+                              limitFlags() + ", --clear, --host, --header, --in-body, --provider-key-secret)");
         } else {
             if (name != "--clear" && raw.options.count(name))
                 return usageError(name + " is given twice");
@@ -140,6 +150,37 @@ Status requireOperand(const RawArguments& raw, const std::string& command, const
     if (!raw.operand)
         return usageError(command + " needs " + what);
     return Ok{};
+}
+
+// set-secret, delete-secret, list-secrets: a tenant's secrets.
+Result<AdminAction> secretAction(const RawArguments& raw) {
+    const std::string& command = *raw.command;
+    if (!raw.tenant)
+        return usageError(command + " needs --tenant T: secrets set here are for every user of a tenant (a user "
+                                    "stores their own with PUT /v1/me/secrets/NAME)");
+    if (command == "list-secrets") {
+        if (auto s = checkOptions(raw, command, {"--tenant", "--json"}); !s)
+            return s.error();
+        if (raw.operand)
+            return usageError(command + " takes no argument, got \"" + *raw.operand + "\"");
+        return AdminAction(AdminListSecrets{*raw.tenant, raw.json});
+    }
+    if (auto s = requireOperand(raw, command, "the secret's NAME"); !s)
+        return s.error();
+    if (command == "delete-secret") {
+        if (auto s = checkOptions(raw, command, {"--tenant"}); !s)
+            return s.error();
+        return AdminAction(AdminDeleteSecret{*raw.tenant, *raw.operand});
+    }
+    if (auto s = checkOptions(raw, command, {"--tenant", "--host", "--header", "--in-body", "--provider-key-secret"}); !s)
+        return s.error();
+    if (!raw.host)
+        return usageError("set-secret needs --host HOST[,HOST...]: the hosts the secret may be sent to");
+    if (!raw.sealFile)
+        return usageError("set-secret needs --provider-key-secret FILE, the file warrend serve seals users' keys "
+                          "with: the secret is stored sealed with it");
+    return AdminAction(
+        AdminSetSecret{*raw.tenant, *raw.operand, *raw.host, raw.header.value_or(""), raw.inBody, *raw.sealFile});
 }
 
 Result<AdminAction> buildAction(const RawArguments& raw) {
@@ -190,8 +231,10 @@ Result<AdminAction> buildAction(const RawArguments& raw) {
             return usageError("set-quota needs at least one limit to set (" + limitFlags() + ") or --clear");
         return AdminAction(AdminSetQuota{raw.tenant, raw.user, raw.changes});
     }
-    return usageError("unknown command \"" + command +
-                      "\" (commands: add-user, add-key, revoke-key, list-users, list-tenants, set-quota)");
+    if (command == "set-secret" || command == "delete-secret" || command == "list-secrets")
+        return secretAction(raw);
+    return usageError("unknown command \"" + command + "\" (commands: add-user, add-key, revoke-key, list-users, "
+                      "list-tenants, set-quota, set-secret, delete-secret, list-secrets)");
 }
 
 } // namespace
@@ -207,6 +250,12 @@ std::string adminUsage() {
            "  set-quota --tenant T|--user NAME [LIMIT N]... [--clear LIMIT]...\n"
            "                                  set limits; a user's narrow the tenant's; cleared limits\n"
            "                                  no longer bind at that level\n"
+           "  set-secret NAME --tenant T --host HOST[,HOST...] [--header TEMPLATE] [--in-body]\n"
+           "             --provider-key-secret FILE\n"
+           "                                  a secret for every user of T, its value on stdin; a task\n"
+           "                                  uses its owner's own secret of a name before this one\n"
+           "  delete-secret NAME --tenant T   remove it\n"
+           "  list-secrets --tenant T [--json]  the tenant's secrets' names, hosts and headers\n"
            "limits: --max-concurrent N (tasks at once), --memory-mb N, --pids N, --cpu-seconds N\n"
            "        (per process), --timeout-sec N (wall clock), --file-size-mb N, --tokens-per-month N\n"
            "URL: postgresql://USER@HOST:PORT/DATABASE or a libpq conninfo string; keep a password in\n"
@@ -293,8 +342,50 @@ std::string changesText(const std::vector<QuotaChange>& changes) {
     return text;
 }
 
+void printSecrets(const std::vector<HostSecretInfo>& secrets, bool asJson, std::ostream& out) {
+    if (asJson) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const HostSecretInfo& secret : secrets)
+            list.push_back({{"name", secret.name},
+                            {"hosts", secret.hosts},
+                            {"header", secret.header},
+                            {"in_body", secret.inBody},
+                            {"updated_at", secret.updatedAt}});
+        out << list.dump(2) << "\n";
+        return;
+    }
+    out << "NAME\tHOSTS\tHEADER\tBODIES\tUPDATED\n";
+    for (const HostSecretInfo& secret : secrets)
+        out << secret.name << "\t" << secret.hosts << "\t" << (secret.header.empty() ? "-" : secret.header) << "\t"
+            << (secret.inBody ? "in bodies" : "headers only") << "\t" << secret.updatedAt << "\n";
+}
+
+// set-secret: the operator's file, then one line of in as the value. No message repeats the value.
+Status setTenantSecret(AccountStore& store, const AdminSetSecret& set, std::istream& in, std::ostream& out) {
+    auto seal = readProviderKeySecret(set.sealFile);
+    if (!seal)
+        return seal.error();
+    std::string value;
+    std::getline(in, value);
+    while (!value.empty() && (value.back() == '\r' || value.back() == ' '))
+        value.pop_back();
+    if (value.empty())
+        return makeError(ErrorCode::InvalidArgument, "set-secret " + set.name + ": no value on stdin");
+    auto secret = control::makeHostSecret(set.name, set.hosts, set.header, std::move(value));
+    if (!secret)
+        return secret.error();
+    secret->inBody = set.inBody;
+    auto stored = store.setTenantHostSecret(set.tenant, *secret, *seal);
+    if (!stored)
+        return stored.error();
+    out << "tenant " << set.tenant << ": secret " << stored->name << " for " << stored->hosts
+        << "; a task of its users gets it with --secret " << stored->name << "\n";
+    return Ok{};
+}
+
 // Runs the parsed command; an error is the command's failure (exit 1).
-Status execute(AccountStore& store, const AdminAction& action, std::ostream& out, std::ostream& err) {
+Status execute(AccountStore& store, const AdminAction& action, std::istream& in, std::ostream& out,
+               std::ostream& err) {
     if (const auto* add = std::get_if<AdminAddUser>(&action)) {
         auto added = store.addUser(add->name, add->tenant);
         if (!added)
@@ -330,13 +421,27 @@ Status execute(AccountStore& store, const AdminAction& action, std::ostream& out
             return set.error();
         out << (quota->tenant ? "tenant " + *quota->tenant : "user " + *quota->user) << ": "
             << changesText(quota->changes) << "\n";
+    } else if (const auto* set = std::get_if<AdminSetSecret>(&action)) {
+        return setTenantSecret(store, *set, in, out);
+    } else if (const auto* remove = std::get_if<AdminDeleteSecret>(&action)) {
+        auto removed = store.removeTenantHostSecret(remove->tenant, remove->name);
+        if (!removed)
+            return removed.error();
+        if (!*removed)
+            return makeError(ErrorCode::NotFound, "tenant " + remove->tenant + " has no secret " + remove->name);
+        out << "tenant " << remove->tenant << ": removed the secret " << remove->name << "\n";
+    } else if (const auto* listSecrets = std::get_if<AdminListSecrets>(&action)) {
+        auto secrets = store.tenantHostSecrets(listSecrets->tenant);
+        if (!secrets)
+            return secrets.error();
+        printSecrets(*secrets, listSecrets->json, out);
     }
     return Ok{};
 }
 
 } // namespace
 
-int runAdmin(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int runAdmin(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
     auto request = parseAdminArguments(args);
     if (!request) {
         err << "warrend admin: " << request.error().message << "\n\n" << adminUsage();
@@ -351,7 +456,7 @@ int runAdmin(const std::vector<std::string>& args, std::ostream& out, std::ostre
         err << "warrend admin: " << store.error().message << "\n";
         return 1;
     }
-    if (auto done = execute(*store, (*request)->action, out, err); !done) {
+    if (auto done = execute(*store, (*request)->action, in, out, err); !done) {
         err << "warrend admin: " << done.error().message << "\n";
         return 1;
     }

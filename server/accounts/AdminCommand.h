@@ -11,6 +11,10 @@
 //   warrend admin --database URL set-quota --tenant T|--user NAME [--max-concurrent N] [--memory-mb N]
 //       [--pids N] [--cpu-seconds N] [--timeout-sec N] [--file-size-mb N] [--tokens-per-month N]
 //       [--clear LIMIT]...
+//   warrend admin --database URL set-secret NAME --tenant T --host HOSTS [--header TEMPLATE] [--in-body]
+//       --provider-key-secret FILE                             a secret for every user of T (value on stdin)
+//   warrend admin --database URL delete-secret NAME --tenant T
+//   warrend admin --database URL list-secrets --tenant T [--json]   names, hosts, headers: never a value
 //
 // Exit codes: 0 done, 1 the command failed (the database, a taken name), 2 bad arguments (with usage).
 
@@ -47,8 +51,27 @@ struct AdminSetQuota {
     std::vector<QuotaChange> changes;
 };
 
-using AdminAction =
-    std::variant<AdminAddUser, AdminAddKey, AdminRevokeKey, AdminListUsers, AdminListTenants, AdminSetQuota>;
+// A secret bound to hosts for every user of a tenant (DESIGN §12): the operator's word, so its hosts may be
+// inside the server's networks. Its value is read from the input stream, never from the command line.
+struct AdminSetSecret {
+    std::string tenant;
+    std::string name;
+    std::string hosts;
+    std::string header;
+    bool inBody = false;
+    std::string sealFile; // --provider-key-secret: the file `warrend serve` is given
+};
+struct AdminDeleteSecret {
+    std::string tenant;
+    std::string name;
+};
+struct AdminListSecrets {
+    std::string tenant;
+    bool json = false;
+};
+
+using AdminAction = std::variant<AdminAddUser, AdminAddKey, AdminRevokeKey, AdminListUsers, AdminListTenants,
+                                 AdminSetQuota, AdminSetSecret, AdminDeleteSecret, AdminListSecrets>;
 
 struct AdminRequest {
     std::string databaseUrl;
@@ -62,7 +85,7 @@ std::string adminUsage();
 // nullopt in the Result's value: --help was asked for.
 Result<std::optional<AdminRequest>> parseAdminArguments(const std::vector<std::string>& args);
 
-// The whole command: returns the exit code.
-int runAdmin(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// The whole command: returns the exit code. in: where set-secret reads the value (one line).
+int runAdmin(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 
 } // namespace warren::accounts

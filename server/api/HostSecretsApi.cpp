@@ -9,6 +9,8 @@
 #include "server/api/OwnedTask.h"
 #include "server/api/ServerParts.h"
 
+#include <algorithm>
+
 namespace warren::server {
 
 using accounts::Account;
@@ -18,8 +20,9 @@ using nlohmann::json;
 
 namespace {
 
-json entry(const accounts::HostSecretInfo& info) {
-    return wire::HostSecretList{{{info.name, info.hosts, info.header, info.updatedAt, info.inBody}}}.toJson()["secrets"][0];
+wire::HostSecretEntry entry(const accounts::HostSecretInfo& info) {
+    return {info.name, info.hosts, info.header, info.updatedAt, info.inBody,
+            info.tenants ? wire::SecretScope::Tenant : wire::SecretScope::User};
 }
 
 void list(ServerParts& parts, const Account& caller, HttpReply reply) {
@@ -28,7 +31,7 @@ void list(ServerParts& parts, const Account& caller, HttpReply reply) {
         return reply.send(errorResponse(secrets.error()));
     wire::HostSecretList answer;
     for (const auto& info : *secrets)
-        answer.secrets.push_back({info.name, info.hosts, info.header, info.updatedAt, info.inBody});
+        answer.secrets.push_back(entry(info));
     reply.send(jsonResponse(200, answer.toJson()));
 }
 
@@ -54,7 +57,7 @@ void put(ServerParts& parts, const std::string& secret, const Account& caller, c
     auto stored = parts.accounts.setHostSecret(caller.userId, *hostSecret, secret);
     if (!stored)
         return reply.send(errorResponse(stored.error()));
-    reply.send(jsonResponse(200, entry(*stored)));
+    reply.send(jsonResponse(200, wire::HostSecretList{{entry(*stored)}}.toJson()["secrets"][0]));
 }
 
 void remove(ServerParts& parts, const Account& caller, const HttpRequest& request, HttpReply reply) {
@@ -62,8 +65,17 @@ void remove(ServerParts& parts, const Account& caller, const HttpRequest& reques
     auto removed = parts.accounts.removeHostSecret(caller.userId, name);
     if (!removed)
         return reply.send(errorResponse(removed.error()));
-    if (!*removed)
+    if (!*removed) {
+        // A name only the tenant has is the operator's to remove; the caller may see it, so may be told.
+        auto secrets = parts.accounts.hostSecrets(caller.userId);
+        if (secrets && std::any_of(secrets->begin(), secrets->end(), [&](const auto& info) { return info.name == name; }))
+            return reply.send(http::HttpResponse::error(
+                409, "tenant_secret",
+                QString::fromStdString("the secret " + name + " is your tenant's, set by the server's operator: only "
+                                       "they remove it (warrend admin delete-secret); a secret of yours of that "
+                                       "name would be used before it")));
         return reply.send(notFound("a secret of yours named " + name));
+    }
     reply.send(noContent());
 }
 

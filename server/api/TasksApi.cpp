@@ -111,8 +111,8 @@ Status checkInside(const control::TaskSpec& spec, const ServeOptions& options) {
     return checkProviderEndpoint(*provider, options.provider, options.insideAccess());
 }
 
-// Each secret the task names is one the caller stored: a name of nobody's, or of another user's, creates
-// nothing (at launch the secrets are looked up by the task's owner again).
+// Each secret the task names is one the caller or their tenant stored: a name of nobody's, or of another
+// user's or tenant's, creates nothing (at launch the secrets are looked up by the task's owner again).
 Status checkSecrets(ServerParts& parts, const Account& caller, const control::TaskSpec& spec) {
     if (spec.secrets.empty())
         return Ok{};
@@ -123,8 +123,8 @@ Status checkSecrets(ServerParts& parts, const Account& caller, const control::Ta
         const bool found = std::any_of(stored->begin(), stored->end(),
                                        [&](const accounts::HostSecretInfo& info) { return info.name == name; });
         if (!found)
-            return makeError(ErrorCode::InvalidArgument, "secrets: no secret " + name +
-                                                             " of yours; store it with PUT /v1/me/secrets/" + name);
+            return makeError(ErrorCode::InvalidArgument, "secrets: no secret " + name + " of yours or your "
+                                                             "tenant's; store it with PUT /v1/me/secrets/" + name);
     }
     return Ok{};
 }

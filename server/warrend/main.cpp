@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (args.front() == "admin")
-        return warren::accounts::runAdmin(rest, std::cout, std::cerr);
+        return warren::accounts::runAdmin(rest, std::cin, std::cout, std::cerr);
     if (args.front() == "serve") {
         QCoreApplication application(argc, argv);
         return warren::server::runServe(rest);

@@ -73,6 +73,7 @@ private slots:
     void badSecretsAreRefused();
     void theBoundHostGetsTheValueAndNothingElseHoldsIt();
     void theCliKeepsASecretOnTheServer();
+    void aTenantsSecretServesItsUsersAlone();
 
 private:
     QString path(const QString& name) const { return m_scratch.filePath(name); }
@@ -81,7 +82,7 @@ private:
     QTemporaryDir m_scratch;
     std::unique_ptr<HostTlsServer> m_api;
     std::unique_ptr<WarrendServer> m_server;
-    QString m_alice, m_bob, m_upload;
+    QString m_alice, m_bob, m_carol, m_upload;
 };
 
 void TestWarrendSecrets::initTestCase() {
@@ -96,7 +97,8 @@ void TestWarrendSecrets::initTestCase() {
     QVERIFY2(m_server, qPrintable(error));
     m_alice = m_server->addUser("alice");
     m_bob = m_server->addUser("bob");
-    QVERIFY(m_alice.startsWith("wrn_") && m_bob.startsWith("wrn_"));
+    m_carol = m_server->addUser("carol", "elsewhere");
+    QVERIFY(m_alice.startsWith("wrn_") && m_bob.startsWith("wrn_") && m_carol.startsWith("wrn_"));
     // The operator lets tasks reach this test's server: by name, on loopback, with its certificate.
     QVERIFY2(m_server->start(&error, {"--provider-key-secret", path("seal.key"), "--resolve", apiHost() + ":127.0.0.1",
                                       "--allow-internal", "127.0.0.1:" + QString::number(m_api->port()),
@@ -236,6 +238,61 @@ void TestWarrendSecrets::theBoundHostGetsTheValueAndNothingElseHoldsIt() {
     QVERIFY(!m_server->serverOutput().contains(QByteArray::fromStdString(kValue)));
     const QStringList holding = filesHolding(m_server->dataDir(), QByteArray::fromStdString(kValue));
     QVERIFY2(holding.isEmpty(), qPrintable(holding.join(", ")));
+}
+
+// The operator's secret for every user of a tenant (`warrend admin set-secret`): listed to its users with
+// scope "tenant" and never its value, used by their tasks at the bound host, refused to a user of another
+// tenant, not removable by a user, and a user's own secret of the same name used before it.
+void TestWarrendSecrets::aTenantsSecretServesItsUsersAlone() {
+    const QByteArray tenantValue = "tenant-wide-REAL-value-0123456789";
+    const AdminResult set = m_server->admin({"set-secret", "TEAM_TOKEN", "--tenant", "default", "--host", apiHost(),
+                                             "--header", "X-Team: {}", "--provider-key-secret", path("seal.key")},
+                                            tenantValue + "\n");
+    QVERIFY2(set.exitCode == 0, set.err.constData());
+    QVERIFY(!(set.out + set.err).contains(tenantValue));
+    const HttpAnswer listed = m_server->request("GET", "/v1/me/secrets", m_bob);
+    QVERIFY(!listed.body.contains(tenantValue));
+    const json bobsSecrets = listed.json()["secrets"];
+    QVERIFY2(bobsSecrets.size() == 1 && bobsSecrets[0].value("name", "") == "TEAM_TOKEN" &&
+                 bobsSecrets[0].value("scope", "") == "tenant",
+             listed.body.constData());
+    QCOMPARE(m_server->request("GET", "/v1/me/secrets", m_carol).json()["secrets"].size(), std::size_t(0));
+    const HttpAnswer removed = m_server->request("DELETE", "/v1/me/secrets/TEAM_TOKEN", m_bob);
+    QVERIFY2(removed.status == 409 && removed.body.contains("tenant_secret"), removed.body.constData());
+
+    // Carol's tenant has none: her task naming it creates nothing.
+    const HttpAnswer carols = m_server->request(
+        "POST", "/v1/tasks", m_carol,
+        taskBody(m_server->upload(m_carol, path("ws")), {{"turns", json::array({finishTurn()})}}, json::array({"TEAM_TOKEN"})));
+    QVERIFY2(carols.status == 400 && carols.body.contains("no secret TEAM_TOKEN"), carols.body.constData());
+
+    const auto run = [&](const QString& key) {
+        m_api->heads.clear();
+        const std::string url = "https://" + apiHost().toStdString() + "/team";
+        const json script = {{"turns", json::array({shellTurn("curl -sS " + url + " -H \"X-Team: $TEAM_TOKEN\" 2>&1"),
+                                                    finishTurn()})}};
+        const HttpAnswer created = m_server->request(
+            "POST", "/v1/tasks", key, taskBody(m_server->upload(key, path("ws")), script, json::array({"TEAM_TOKEN"})));
+        if (created.status != 201)
+            return std::string("not created: ") + created.body.toStdString();
+        const auto events = m_server->streamEvents(QString::fromStdString(created.json().value("id", "")), key, {});
+        for (const auto& event : events)
+            if (event.dump().find(tenantValue.toStdString()) != std::string::npos)
+                return std::string("an event holds the value");
+        return m_api->heads.size() == 1 ? m_api->heads.front().toStdString() : std::string("no request arrived");
+    };
+    const std::string bobsHead = run(m_bob);
+    QVERIFY2(bobsHead.find("X-Team: " + tenantValue.toStdString()) != std::string::npos, bobsHead.c_str());
+    // Bob's own of that name is his tasks' from now on.
+    QVERIFY(m_server->request("PUT", "/v1/me/secrets/TEAM_TOKEN", m_bob,
+                              secretBody("bobs-own-value-42", apiHost().toStdString(), "X-Team: {}"))
+                .status == 200);
+    const std::string ownHead = run(m_bob);
+    QVERIFY2(ownHead.find("X-Team: bobs-own-value-42") != std::string::npos, ownHead.c_str());
+    QVERIFY(!m_server->serverOutput().contains(tenantValue));
+    QVERIFY(filesHolding(m_server->dataDir(), tenantValue).isEmpty());
+    QVERIFY(m_server->request("DELETE", "/v1/me/secrets/TEAM_TOKEN", m_bob).status == 204);
+    QVERIFY(m_server->admin({"delete-secret", "TEAM_TOKEN", "--tenant", "default"}).exitCode == 0);
 }
 
 QTEST_GUILESS_MAIN(TestWarrendSecrets)

@@ -59,10 +59,15 @@ WarrendServer::~WarrendServer() {
     (void)uploads::removeTree(m_data.path().toStdString() + "/data");
 }
 
-AdminResult WarrendServer::admin(const QStringList& args) {
+AdminResult WarrendServer::admin(const QStringList& args, const QByteArray& input) {
     QProcess process;
-    process.setStandardInputFile(QProcess::nullDevice());
+    if (input.isEmpty())
+        process.setStandardInputFile(QProcess::nullDevice());
     process.start(warrendBinary(), QStringList{"admin", "--database", m_postgres->url()} + args);
+    if (!input.isEmpty()) {
+        process.write(input);
+        process.closeWriteChannel();
+    }
     AdminResult result;
     if (!process.waitForFinished(kAnswerTimeoutMs))
         return result;

@@ -43,7 +43,8 @@ public:
     static std::unique_ptr<WarrendServer> create(QString* error);
     ~WarrendServer();
 
-    AdminResult admin(const QStringList& args); // warrend admin --database URL ARGS
+    // warrend admin --database URL ARGS, with input on its stdin
+    AdminResult admin(const QStringList& args, const QByteArray& input = {});
     QString addUser(const QString& name, const QString& tenant = "default"); // its key; empty on failure
 
     // The next start serves HTTPS with these PEM files, and requests trust that certificate alone (as their

@@ -691,7 +691,8 @@ void MainWindow::applySettings() {
     m_plane.hostSecrets(control::within(this, [this](Result<std::vector<wire::HostSecretEntry>> listed) {
         QStringList names;
         for (const auto& entry : listed ? *listed : std::vector<wire::HostSecretEntry>{})
-            names << qs(entry.name);
+            if (!names.contains(qs(entry.name))) // a user's own and their tenant's of one name: one choice
+                names << qs(entry.name);
         m_newTask->setSecretNames(names); // none listed (or the list failed): no Secrets choice
     }));
 }

@@ -4,6 +4,7 @@
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
+#include <QFont>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHeaderView>
@@ -104,7 +105,18 @@ void SecretsDialog::reload() {
             m_table->setItem(row, 1, new QTableWidgetItem(qs(entry.hosts)));
             m_table->setItem(row, 2, new QTableWidgetItem(qs(entry.header)));
             m_table->setItem(row, 3, new QTableWidgetItem(entry.inBody ? tr("yes") : QString()));
-            names << qs(entry.name);
+            if (entry.scope == wire::SecretScope::Tenant) // the operator's: shown, used, never removed here
+                for (int column = 0; column < m_table->columnCount(); ++column) {
+                    QTableWidgetItem* item = m_table->item(row, column);
+                    item->setFlags(Qt::ItemIsEnabled);
+                    QFont font = item->font();
+                    font.setItalic(true);
+                    item->setFont(font);
+                    item->setToolTip(tr("Set by the server's operator for everyone in your team; a secret of "
+                                        "yours with this name is used before it."));
+                }
+            if (!names.contains(qs(entry.name)))
+                names << qs(entry.name);
         }
         m_table->resizeColumnsToContents();
         emit changed(names);

@@ -35,10 +35,11 @@ class TestAdminCommand : public QObject {
     std::unique_ptr<test::PostgresServer> m_server;
     std::string m_url;
 
-    Run admin(std::vector<std::string> args) {
+    Run admin(std::vector<std::string> args, const std::string& input = {}) {
         args.insert(args.begin(), {"--database", m_url});
+        std::istringstream in(input);
         std::ostringstream out, err;
-        const int code = runAdmin(args, out, err);
+        const int code = runAdmin(args, in, out, err);
         return Run{code, out.str(), err.str()};
     }
 
@@ -143,6 +144,27 @@ private slots:
                                       << "--tenant is given twice";
         QTest::newRow("json-value") << "--database U list-users --json=yes"
                                     << "--json takes no value";
+        QTest::newRow("set-secret") << "--database U set-secret GH --tenant t --host api.github.com --header "
+                                       "X-Token:{} --in-body --provider-key-secret F"
+                                    << "";
+        QTest::newRow("delete-secret") << "--database U delete-secret GH --tenant t"
+                                       << "";
+        QTest::newRow("list-secrets") << "--database U list-secrets --tenant t --json"
+                                      << "";
+        QTest::newRow("secret-without-tenant") << "--database U set-secret GH --host h --provider-key-secret F"
+                                               << "needs --tenant T";
+        QTest::newRow("secret-for-a-user") << "--database U delete-secret GH --tenant t --user a"
+                                           << "--user does not apply to delete-secret";
+        QTest::newRow("secret-without-hosts") << "--database U set-secret GH --tenant t --provider-key-secret F"
+                                              << "needs --host";
+        QTest::newRow("secret-without-seal") << "--database U set-secret GH --tenant t --host h"
+                                             << "needs --provider-key-secret";
+        QTest::newRow("secret-without-name") << "--database U delete-secret --tenant t"
+                                             << "needs the secret's NAME";
+        QTest::newRow("in-body-value") << "--database U set-secret GH --tenant t --host h --in-body=no"
+                                       << "--in-body takes no value";
+        QTest::newRow("list-secrets-name") << "--database U list-secrets GH --tenant t"
+                                           << "takes no argument";
     }
 
     void parse() {
@@ -277,9 +299,60 @@ private slots:
         QCOMPARE(count("SELECT count(*) FROM users"), users);
         QCOMPARE(count("SELECT (memory_mb IS NULL)::int FROM users WHERE name = 'carol'"), std::uint64_t(1));
         // A database that cannot be reached is the command's failure, not a usage error.
+        std::istringstream in;
         std::ostringstream out, err;
-        QCOMPARE(runAdmin({"--database", "postgresql:///x?host=/nonexistent", "list-users"}, out, err), 1);
+        QCOMPARE(runAdmin({"--database", "postgresql:///x?host=/nonexistent", "list-users"}, in, out, err), 1);
         QVERIFY(out.str().empty());
+    }
+
+    // A tenant's secret: set from stdin, sealed (its value in no column, no output), listed without it,
+    // replaced, removed; the operator's file must be a good one, the tenant must exist.
+    void tenantSecretsAreSealedAndListedWithoutTheirValue() {
+        QVERIFY(admin({"add-user", "frank", "--tenant", "labs"}).code == 0);
+        QTemporaryDir dir;
+        const std::string seal = (dir.path() + "/seal").toStdString();
+        {
+            QFile file(QString::fromStdString(seal));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QByteArray(32, 'k'));
+            file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        }
+        const std::string value = "tenant-value-9f3c1e";
+        Run run = admin({"set-secret", "LAB_TOKEN", "--tenant", "labs", "--host", "api.example.com", "--header",
+                         "X-Lab: {}", "--provider-key-secret", seal},
+                        value + "\n");
+        QVERIFY2(run.code == 0, run.err.c_str());
+        QVERIFY2(run.out.find("tenant labs: secret LAB_TOKEN for api.example.com") != std::string::npos, run.out.c_str());
+        QCOMPARE(count("SELECT count(*) FROM tenant_secrets WHERE name = 'LAB_TOKEN' AND strpos(ciphertext::text, "
+                       "'tenant-value') = 0 AND strpos(hosts || header, 'tenant-value') = 0"),
+                 std::uint64_t(1));
+        run = admin({"list-secrets", "--tenant", "labs"});
+        QCOMPARE(run.code, 0);
+        QVERIFY2(run.out.find("LAB_TOKEN\tapi.example.com\tX-Lab: {}\theaders only\t") != std::string::npos,
+                 run.out.c_str());
+        QVERIFY(run.out.find(value) == std::string::npos);
+        // Refused: no value, an unknown tenant, a bad file, a bad binding; none repeats the value.
+        for (const auto& [args, input, says] : std::vector<std::tuple<std::vector<std::string>, std::string, std::string>>{
+                 {{"set-secret", "EMPTY", "--tenant", "labs", "--host", "h.example", "--provider-key-secret", seal},
+                  "\n", "no value on stdin"},
+                 {{"set-secret", "X", "--tenant", "nobody", "--host", "h.example", "--provider-key-secret", seal},
+                  value, "no tenant nobody"},
+                 {{"set-secret", "X", "--tenant", "labs", "--host", "h.example", "--provider-key-secret",
+                   seal + ".missing"},
+                  value, seal + ".missing"},
+                 {{"set-secret", "X", "--tenant", "labs", "--host", "*.com", "--provider-key-secret", seal}, value,
+                  "*.com"}}) {
+            run = admin(args, input);
+            QVERIFY2(run.code == 1, run.err.c_str());
+            QVERIFY2(run.err.find(says) != std::string::npos, run.err.c_str());
+            QVERIFY(run.err.find(value) == std::string::npos && run.out.find(value) == std::string::npos);
+        }
+        run = admin({"delete-secret", "LAB_TOKEN", "--tenant", "labs"});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        run = admin({"delete-secret", "LAB_TOKEN", "--tenant", "labs"});
+        QCOMPARE(run.code, 1);
+        QVERIFY2(run.err.find("has no secret LAB_TOKEN") != std::string::npos, run.err.c_str());
+        QCOMPARE(count("SELECT count(*) FROM tenant_secrets"), std::uint64_t(0));
     }
 
     void warrendDispatches() {
