@@ -53,7 +53,7 @@ constexpr OptionSpec kRunOptions[] = {
     {"--network", "POLICY", "none, loopback, allow:HOST[,HOST...], or ask[:HOST,...] (others asked about)"},
     {"--secret", "NAME[,NAME...]", "secrets stored with `warren secrets set NAME --host HOST`: the sandbox holds a "
                                    "placeholder, the egress proxy puts the value in for those hosts (repeatable)"},
-    {"--resolve", "HOST:PORT:ADDR", "connect to HOST:PORT at ADDR for this task, as curl's (repeatable)"},
+    {"--resolve", "HOST:PORT:ADDR[,ADDR...]", "connect to HOST:PORT at ADDR (the next when one refuses) for this task, as curl's (repeatable)"},
     {"--egress-ca", "FILE", "PEM certificates the egress proxy trusts besides the system's for a secret's host"},
     kApprove,
     kJson,

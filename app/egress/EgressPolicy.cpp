@@ -400,7 +400,7 @@ bool addressAllowed(const HostRule& rule, const QHostAddress& address) {
 Result<PinnedAddress> parsePinnedAddress(std::string_view text) {
     const auto bad = [&](const std::string& why) {
         return makeError(ErrorCode::InvalidArgument, "--resolve " + std::string(text) + ": " + why +
-                                                         "; write HOST:PORT:ADDRESS, such as "
+                                                         "; write HOST:PORT:ADDRESS[,ADDRESS...], such as "
                                                          "api.example.test:8443:127.0.0.1");
     };
     const std::size_t first = text.find(':');
@@ -413,13 +413,23 @@ Result<PinnedAddress> parsePinnedAddress(std::string_view text) {
     const auto port = parsePort(text.substr(first + 1, second - first - 1));
     if (!port)
         return bad("PORT must be a number from 1 to 65535");
-    std::string_view address = text.substr(second + 1);
-    if (address.size() > 2 && address.front() == '[' && address.back() == ']')
-        address = address.substr(1, address.size() - 2);
-    const auto literal = parseAddressLiteral(address);
-    if (!literal)
-        return bad("ADDRESS must be an IPv4 or IPv6 address");
-    return PinnedAddress{host->host, *port, *literal};
+    PinnedAddress pinned{host->host, *port, {}};
+    std::string_view addresses = text.substr(second + 1);
+    while (true) {
+        const std::size_t comma = addresses.find(',');
+        std::string_view address = addresses.substr(0, comma);
+        if (address.size() > 2 && address.front() == '[' && address.back() == ']')
+            address = address.substr(1, address.size() - 2);
+        const auto literal = parseAddressLiteral(address);
+        if (!literal)
+            return bad("ADDRESS must be an IPv4 or IPv6 address");
+        pinned.addresses.push_back(*literal);
+        if (pinned.addresses.size() > kMaxPinnedAddresses)
+            return bad("at most " + std::to_string(kMaxPinnedAddresses) + " addresses");
+        if (comma == std::string_view::npos)
+            return pinned;
+        addresses.remove_prefix(comma + 1);
+    }
 }
 
 const PinnedAddress* findPinned(const std::vector<PinnedAddress>& pinned, std::string_view host, std::uint16_t port) {

@@ -68,16 +68,19 @@ std::optional<NormalizedHost> normalizeHost(std::string_view written);
 // IPv4-translated and NAT64 (64:ff9b::/96) forms, which are judged by the IPv4 address they carry.
 bool isInternalAddress(const QHostAddress& address);
 
-// `--resolve HOST:PORT:ADDRESS` (as curl's): for one task, connections to HOST:PORT go to ADDRESS whatever
-// DNS says. On the desktop it is how a task reaches a server on this machine by name (a test's TLS server
-// whose certificate names api.example.test); the address is the user's choice, loopback included.
+// `--resolve HOST:PORT:ADDRESS[,ADDRESS...]` (as curl's): for one task, connections to HOST:PORT go to
+// those addresses, tried in order, whatever DNS says. On the desktop it is how a task reaches a server on
+// this machine by name (a test's TLS server whose certificate names api.example.test); the addresses are the
+// user's choice, loopback included.
+inline constexpr std::size_t kMaxPinnedAddresses = 8;
 struct PinnedAddress {
     std::string host; // lowercase, no trailing dot
     std::uint16_t port = 0;
-    QHostAddress address;
+    std::vector<QHostAddress> addresses; // 1 to kMaxPinnedAddresses
     friend bool operator==(const PinnedAddress&, const PinnedAddress&) = default;
 };
-// HOST a DNS name, PORT 1..65535, ADDRESS a literal as parseAddressLiteral reads it (IPv6 in brackets).
+// HOST a DNS name, PORT 1..65535, each ADDRESS a literal as parseAddressLiteral reads it (IPv6 in brackets
+// or bare).
 Result<PinnedAddress> parsePinnedAddress(std::string_view text);
 // The entry for host:port (as a client wrote the host), or nullptr.
 const PinnedAddress* findPinned(const std::vector<PinnedAddress>& pinned, std::string_view host, std::uint16_t port);

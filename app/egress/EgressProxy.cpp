@@ -134,7 +134,7 @@ private:
             return connectTo({literal});
         if (const PinnedAddress* pinned = findPinned(m_proxy.m_pinned, m_request.host, m_request.port)) {
             m_pinned = true;
-            return connectTo({pinned->address});
+            return connectTo(QList<QHostAddress>(pinned->addresses.begin(), pinned->addresses.end()));
         }
         QHostInfo::lookupHost(QString::fromStdString(m_request.host), this, [this](const QHostInfo& info) {
             if (m_phase != Phase::Resolving)

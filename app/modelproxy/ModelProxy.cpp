@@ -1,6 +1,7 @@
 #include "app/modelproxy/ModelProxy.h"
 
 #include "app/egress/AsciiText.h"
+#include "app/modelproxy/IncomingBody.h"
 #include "app/modelproxy/KeyMask.h"
 #include "app/modelproxy/ModelApiError.h"
 #include "app/modelproxy/ModelRequestHead.h"
@@ -110,7 +111,8 @@ private:
             if (const auto* error = std::get_if<ModelHeadError>(&parsed))
                 return refuse(error->status, error->message);
             m_head = std::get<ModelRequestHead>(parsed);
-            m_body = m_buffer.mid(qsizetype(m_head.consumed), qsizetype(m_head.contentLength));
+            m_body = IncomingBody(m_head, m_proxy.m_limits.maxBody);
+            m_body.feed(std::string_view(m_buffer.constData(), std::size_t(m_buffer.size())).substr(m_head.consumed));
             m_buffer.clear();
             if (!onHead())
                 return;
@@ -118,11 +120,16 @@ private:
         }
         if (m_phase != Phase::Body)
             return; // one request per connection: what follows its body is not read
-        const qint64 missing = qint64(m_head.contentLength) - m_body.size();
-        if (missing > 0)
-            m_body += m_client->read(missing);
-        if (m_body.size() == qint64(m_head.contentLength))
+        while (!m_body.complete() && !m_body.error() && m_client->bytesAvailable() > 0) {
+            const QByteArray bytes = m_client->read(qint64(m_body.wanted()));
+            m_body.feed(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+        }
+        if (const auto& error = m_body.error())
+            return refuse(error->status, error->message);
+        if (m_body.complete()) {
+            m_bodyBytes = QByteArray::fromStdString(m_body.takeBody());
             onBody();
+        }
     }
 
     // The route and the token; false when the request was answered here.
@@ -153,7 +160,7 @@ private:
             refuse(401, "the API key is not this task's valid token: " + checked.error().message);
             return false;
         }
-        if (m_head.expectContinue && m_body.size() < qint64(m_head.contentLength))
+        if (m_head.expectContinue && !m_body.complete() && !m_body.error())
             m_client->write("HTTP/1.1 100 Continue\r\n\r\n");
         return true;
     }
@@ -162,7 +169,7 @@ private:
         m_timer.stop();
         m_call.method = m_head.method;
         m_call.path = m_head.path;
-        m_call.model = requestModel(std::string_view(m_body.constData(), std::size_t(m_body.size())));
+        m_call.model = requestModel(std::string_view(m_bodyBytes.constData(), std::size_t(m_bodyBytes.size())));
         if (!m_route.modelCall || !m_proxy.m_admit)
             return forward();
         m_phase = Phase::Admitting;
@@ -254,7 +261,7 @@ private:
                 request.setRawHeader("Authorization", "Bearer " + QByteArray::fromStdString(key));
         }
         m_phase = Phase::Waiting;
-        m_reply = m_proxy.m_network->sendCustomRequest(request, QByteArray::fromStdString(m_head.method), m_body);
+        m_reply = m_proxy.m_network->sendCustomRequest(request, QByteArray::fromStdString(m_head.method), m_bodyBytes);
         m_reply->setReadBufferSize(kHighWater);
         connect(m_reply, &QNetworkReply::readyRead, this, &Connection::onUpstreamData);
         connect(m_reply, &QNetworkReply::metaDataChanged, this, &Connection::onUpstreamData);
@@ -460,7 +467,8 @@ private:
     QElapsedTimer m_clock;
     Phase m_phase = Phase::Head;
     QByteArray m_buffer;
-    QByteArray m_body;
+    IncomingBody m_body;
+    QByteArray m_bodyBytes; // the whole body, once read
     QByteArray m_errorBody;
     ModelRequestHead m_head;
     ModelRoute m_route;

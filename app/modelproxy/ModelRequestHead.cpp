@@ -97,8 +97,14 @@ std::variant<std::nullopt_t, ModelRequestHead, ModelHeadError> parseModelRequest
         if (!isToken(name))
             return fail(400, "the header name \"" + std::string(name) + "\" holds characters a header name cannot have");
         const std::string_view value = trimmed(line.substr(colon + 1));
-        if (equalsIgnoringCase(name, "transfer-encoding"))
-            return fail(411, "a body sent with Transfer-Encoding is not taken: send it with Content-Length");
+        if (equalsIgnoringCase(name, "transfer-encoding")) {
+            if (result.chunked)
+                return fail(400, "Transfer-Encoding is given twice");
+            if (!equalsIgnoringCase(value, "chunked"))
+                return fail(501, "only \"Transfer-Encoding: chunked\" is understood (no other coding of the "
+                                 "request body)");
+            result.chunked = true;
+        }
         if (equalsIgnoringCase(name, "content-length")) {
             for (std::string_view item : splitList(value)) {
                 if (item.empty() || item.size() > 18 || !std::all_of(item.begin(), item.end(), isDigit))
@@ -115,6 +121,10 @@ std::variant<std::nullopt_t, ModelRequestHead, ModelHeadError> parseModelRequest
         }
         result.headers.push_back(ModelRequestHeader{std::string(name), std::string(value)});
     }
+    if (result.chunked && length)
+        return fail(400, "the request has both Transfer-Encoding and Content-Length: send one of them");
+    if (result.chunked && result.http10)
+        return fail(400, "Transfer-Encoding is not part of HTTP/1.0");
     if (length)
         result.contentLength = std::stoull(std::string(*length));
     if (result.contentLength > maxBody)

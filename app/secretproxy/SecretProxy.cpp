@@ -1,7 +1,9 @@
 #include "app/secretproxy/SecretProxy.h"
 
 #include "app/egress/AsciiText.h"
+#include "app/modelproxy/IncomingBody.h"
 #include "app/modelproxy/KeyMask.h"
+#include "app/modelproxy/ModelApiError.h"
 #include "app/modelproxy/ModelRequestHead.h"
 #include "app/modelproxy/RelayedAnswer.h"
 #include "app/secretproxy/TlsServerSession.h"
@@ -43,21 +45,6 @@ bool dropsAnswerHeader(std::string_view name) {
     return std::find(kNames.begin(), kNames.end(), ascii::lowered(name)) != kNames.end();
 }
 
-const char* reasonPhrase(int status) {
-    switch (status) {
-    case 400: return "Bad Request";
-    case 408: return "Request Timeout";
-    case 411: return "Length Required";
-    case 413: return "Content Too Large";
-    case 417: return "Expectation Failed";
-    case 431: return "Request Header Fields Too Large";
-    case 502: return "Bad Gateway";
-    case 504: return "Gateway Timeout";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Error";
-    }
-}
-
 // Every secret's value, wherever the host's answer holds it, back to the placeholder the sandbox knows.
 class Masks {
 public:
@@ -97,11 +84,11 @@ public:
     Exchange(SecretProxy& proxy, QLocalSocket* client, QByteArray early, const ProxyRequest& request,
              std::vector<QHostAddress> addresses)
         : QObject(&proxy), m_proxy(proxy), m_client(client), m_masks(proxy.m_secrets),
-          m_address(addresses.front()) {
+          m_addresses(std::move(addresses)) {
         ++m_proxy.m_open;
         m_request.host = request.host;
         m_request.port = request.port;
-        m_request.address = m_address.toString().toStdString();
+        m_request.address = m_addresses.front().toString().toStdString();
         m_client->setParent(this);
         m_client->setReadBufferSize(kHighWater);
         connect(m_client, &QLocalSocket::disconnected, this, &Exchange::onClientGone);
@@ -153,15 +140,20 @@ private:
             m_head = std::get<ModelRequestHead>(parsed);
             m_request.method = m_head.method;
             m_request.path = m_head.path;
-            m_body = m_buffer.substr(m_head.consumed, std::size_t(m_head.contentLength));
+            m_body = IncomingBody(m_head, kMaxBody);
+            m_body.feed(std::string_view(m_buffer).substr(m_head.consumed));
             m_buffer.clear();
             m_phase = Phase::Body;
-            if (m_head.expectContinue && m_body.size() < m_head.contentLength)
+            if (m_head.expectContinue && !m_body.complete() && !m_body.error())
                 sendPlain("HTTP/1.1 100 Continue\r\n\r\n");
         } else if (m_phase == Phase::Body) {
-            m_body += plaintext->substr(0, std::size_t(m_head.contentLength) - m_body.size());
+            m_body.feed(*plaintext);
         }
-        if (m_phase == Phase::Body && m_body.size() == m_head.contentLength)
+        if (m_phase != Phase::Body)
+            return;
+        if (const auto& error = m_body.error())
+            return refuse(error->status, error->message);
+        if (m_body.complete())
             forward();
     }
 
@@ -173,17 +165,26 @@ private:
             if (!dropsRequestHeader(header.name))
                 headers.push_back(header);
         const auto bound = secretsBoundTo(m_proxy.m_secrets, m_request.host, m_request.port);
-        const std::vector<std::string> inBody = injectIntoBody(m_body, m_head.header("content-type").value_or(""),
+        std::string body = m_body.takeBody();
+        const std::vector<std::string> inBody = injectIntoBody(body, m_head.header("content-type").value_or(""),
                                                                m_head.header("content-encoding").value_or(""), bound);
         InjectedHeaders injected = injectSecrets(std::move(headers), bound);
         m_request.secrets = std::move(injected.used);
         for (const std::string& name : inBody)
             if (std::find(m_request.secrets.begin(), m_request.secrets.end(), name) == m_request.secrets.end())
                 m_request.secrets.push_back(name);
+        m_outgoingHeaders = std::move(injected.headers);
+        m_outgoingBody = QByteArray::fromStdString(body);
+        send();
+    }
 
+    // The request to the next of the host's addresses.
+    void send() {
+        const QHostAddress& address = m_addresses.at(m_tried);
+        m_request.address = address.toString().toStdString();
         QUrl url;
         url.setScheme("https");
-        url.setHost(m_address.toString());
+        url.setHost(address.toString());
         url.setPort(m_request.port);
         url.setPath(QString::fromStdString(m_head.path), QUrl::TolerantMode);
         if (m_head.hasQuery)
@@ -202,10 +203,9 @@ private:
         request.setRawHeader("Host", ((v6 ? "[" + host + "]" : host) +
                                       (m_request.port == 443 ? QString() : ":" + QString::number(m_request.port)))
                                          .toUtf8());
-        for (const ModelRequestHeader& header : injected.headers)
+        for (const ModelRequestHeader& header : m_outgoingHeaders)
             request.setRawHeader(QByteArray::fromStdString(header.name), QByteArray::fromStdString(header.value));
-        m_reply = m_proxy.m_network->sendCustomRequest(request, QByteArray::fromStdString(m_head.method),
-                                                       QByteArray::fromStdString(m_body));
+        m_reply = m_proxy.m_network->sendCustomRequest(request, QByteArray::fromStdString(m_head.method), m_outgoingBody);
         m_reply->setReadBufferSize(kHighWater);
         connect(m_reply, &QNetworkReply::metaDataChanged, this, &Exchange::onUpstreamData);
         connect(m_reply, &QNetworkReply::readyRead, this, &Exchange::onUpstreamData);
@@ -258,6 +258,14 @@ private:
         const QNetworkReply::NetworkError error = m_reply->error();
         const std::string errorText = m_masks.masked(m_reply->errorString().toStdString());
         if (!startAnswer()) {
+            // Nothing was sent where no connection was made: the host's next address, as a browser would.
+            const bool notConnected = error == QNetworkReply::ConnectionRefusedError ||
+                                      error == QNetworkReply::UnknownNetworkError;
+            if (notConnected && m_tried + 1 < m_addresses.size()) {
+                dropReply();
+                ++m_tried;
+                return send();
+            }
             const int status = error == QNetworkReply::TimeoutError || error == QNetworkReply::OperationCanceledError
                                    ? 504
                                    : 502;
@@ -289,7 +297,7 @@ private:
         m_request.status = status;
         m_request.error = why;
         const std::string body = "warren: " + why + "\n";
-        sendPlain("HTTP/1.1 " + std::to_string(status) + " " + reasonPhrase(status) +
+        sendPlain("HTTP/1.1 " + std::to_string(status) + " " + modelProxyReason(status) +
                   "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
                   "\r\nConnection: close\r\n\r\n" + body);
         end();
@@ -343,15 +351,18 @@ private:
     SecretProxy& m_proxy;
     QLocalSocket* m_client;
     Masks m_masks;
-    QHostAddress m_address;
+    std::vector<QHostAddress> m_addresses; // the host's, allowed, in the order to try them
+    std::size_t m_tried = 0;               // the index of the one being tried
     std::unique_ptr<TlsServerSession> m_tls;
     QPointer<QNetworkReply> m_reply;
     QTimer m_timer;
     Phase m_phase = Phase::Head;
     QByteArray m_early;
     std::string m_buffer;
-    std::string m_body;
+    IncomingBody m_body;
     ModelRequestHead m_head;
+    std::vector<ModelRequestHeader> m_outgoingHeaders; // with the secrets put in
+    QByteArray m_outgoingBody;
     SecretRequest m_request;
     bool m_chunked = false;
 };

@@ -192,24 +192,36 @@ void TestControlSecrets::aSecretForBodiesGoesIntoTheBodyAsItsTypeWritesIt() {
                                            "-d \"{\\\"secret\\\": \\\"$CLIENT_SECRET\\\", \\\"gh\\\": \\\"$GH_TOKEN\\\"}\" 2>&1")
                                               .toStdString()}}),
         turn("shell", {{"command", (post + "--data-urlencode \"client_secret=$CLIENT_SECRET\" 2>&1").toStdString()}}),
+        // A body streamed from stdin goes chunked: read whole, replaced, sent on with its length.
+        turn("shell", {{"command", ("printf '{\"chunked\": \"%s\"}' \"$CLIENT_SECRET\" | " + post +
+                                    "-H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' "
+                                    "--data-binary @- 2>&1")
+                                       .toStdString()}}),
         turn("finish", {{"summary", "exchanged"}}),
     }));
     const auto result = runWarren({"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(),
-                                   "--secret", "CLIENT_SECRET,GH_TOKEN", "--resolve", apiHost + ":127.0.0.1",
+                                   // The first address refuses (nothing listens there): the proxy goes on.
+                                   "--secret", "CLIENT_SECRET,GH_TOKEN", "--resolve", apiHost + ":127.0.0.2,127.0.0.1",
                                    "--egress-ca", path("api.pem"), "exchange a token"},
                                   data.path());
     QVERIFY2(result.exitCode == 0, result.err.constData());
-    QCOMPARE(api.bodies.size(), 2);
+    QCOMPARE(api.bodies.size(), 3);
     const json sent = json::parse(api.bodies[0].toStdString(), nullptr, false);
     QVERIFY2(sent.is_object(), api.bodies[0].constData());
     QCOMPARE(sent.value("secret", ""), clientSecret.toStdString()); // escaped for JSON, read back whole
     QVERIFY2(sent.value("gh", "").rfind("warren-secret-", 0) == 0, api.bodies[0].constData()); // headers only
     QCOMPARE(QUrl::fromPercentEncoding(api.bodies[1].mid(api.bodies[1].indexOf('=') + 1)).toUtf8(), clientSecret);
     QVERIFY2(api.bodies[1].startsWith("client_secret=client%26secret%3D"), api.bodies[1].constData());
+    const json chunked = json::parse(api.bodies[2].toStdString(), nullptr, false);
+    QVERIFY2(chunked.is_object() && chunked.value("chunked", "") == clientSecret.toStdString(), api.bodies[2].constData());
+    QVERIFY2(!api.heads[2].toLower().contains("transfer-encoding") &&
+                 api.heads[2].toLower().contains("content-length: " + QByteArray::number(api.bodies[2].size())),
+             api.heads[2].constData());
     bool recorded = false;
     for (const auto& event : jsonLines(result.out))
         if (event.value("type", "") == "network_request" && event["data"].contains("secrets")) {
             QCOMPARE(event["data"]["secrets"], json({"CLIENT_SECRET"}));
+            QCOMPARE(event["data"].value("address", ""), std::string("127.0.0.1"));
             recorded = true;
         }
     QVERIFY(recorded);

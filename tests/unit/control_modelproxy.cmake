@@ -1,5 +1,5 @@
 # Tests of app/modelproxy/: the pure parts, then the proxy over real sockets against MockLlmServer.
-foreach(test tst_model_request_head tst_key_mask)
+foreach(test tst_model_request_head tst_incoming_body tst_key_mask)
     warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_model_proxy LABELS unit)
 endforeach()
 warren_add_test(tst_model_usage SOURCES tst_model_usage.cpp LIBS warren_model_proxy warren_mock_llm LABELS unit)

@@ -577,6 +577,11 @@ private slots:
         QTest::newRow("port 0") << "a.test:0:127.0.0.1" << "PORT must be a number";
         QTest::newRow("a name as address") << "a.test:443:b.test" << "ADDRESS must be an IPv4 or IPv6";
         QTest::newRow("a loose ipv4 spelling") << "a.test:443:127.1" << "ADDRESS must be an IPv4 or IPv6";
+        QTest::newRow("several, in order") << "a.test:443:127.0.0.2,[::1],127.0.0.1" << "a.test:443=127.0.0.2,::1,127.0.0.1";
+        QTest::newRow("an empty one") << "a.test:443:127.0.0.1," << "ADDRESS must be an IPv4 or IPv6";
+        QTest::newRow("a name among them") << "a.test:443:127.0.0.1,b.test" << "ADDRESS must be an IPv4 or IPv6";
+        QTest::newRow("too many") << "a.test:443:1.1.1.1,1.1.1.2,1.1.1.3,1.1.1.4,1.1.1.5,1.1.1.6,1.1.1.7,1.1.1.8,1.1.1.9"
+                                  << "at most 8 addresses";
     }
     void pinnedAddresses() {
         QFETCH(QString, text);
@@ -587,8 +592,10 @@ private slots:
                      pinned.error().message.c_str());
             return;
         }
-        QCOMPARE(QString::fromStdString(pinned->host + ":" + std::to_string(pinned->port)) + "=" +
-                     pinned->address.toString(),
+        QStringList addresses;
+        for (const QHostAddress& address : pinned->addresses)
+            addresses << address.toString();
+        QCOMPARE(QString::fromStdString(pinned->host + ":" + std::to_string(pinned->port)) + "=" + addresses.join(','),
                  expected);
         const std::vector<PinnedAddress> all{*pinned};
         QVERIFY(findPinned(all, text.section(':', 0, 0).toStdString(), pinned->port) != nullptr);

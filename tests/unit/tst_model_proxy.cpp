@@ -186,6 +186,7 @@ private slots:
     void admissionDecidesEachModelCall();
     void aSlowClientStallsNoOther();
     void anOversizedBodyIsRefused();
+    void aChunkedBodyIsForwardedWhole();
     void expectContinueIsAnswered();
     void anUnreachableProviderIsABadGateway();
     void aSilentProviderIsAGatewayTimeout();
@@ -509,10 +510,33 @@ void TestModelProxy::anOversizedBodyIsRefused() {
     QCOMPARE(answer.status, 413);
     QCOMPARE(answer.error()["error"].value("type", ""), std::string("request_too_large"));
     QCOMPARE(f.server.requests().size(), 0u);
-    // A chunked body is refused the same way: its end is not read.
-    const Answer chunked = f.exchange("POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
-    QCOMPARE(chunked.status, 411);
+    // A chunked body over the cap is refused as it arrives, before its end.
+    const QByteArray chunkedHead = "POST /v1/messages HTTP/1.1\r\nx-api-key: " + QByteArray::fromStdString(f.token) +
+                                   "\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const Answer chunked = f.exchange(chunkedHead + QByteArray::number(32 * 1024 * 1024 + 1, 16) + "\r\n{");
+    QCOMPARE(chunked.status, 413);
     QCOMPARE(f.server.requests().size(), 0u);
+}
+
+// A chunked body (Node's fetch sends one for a stream) is read whole and forwarded with its length.
+void TestModelProxy::aChunkedBodyIsForwardedWhole() {
+    Fixture f;
+    QVERIFY(f.start(ProviderConfig::Kind::Anthropic));
+    f.server.enqueue(MockResponse::json(200, "OK", R"({"type":"message","content":[]})"));
+    const Answer answer = f.exchange("POST /v1/messages HTTP/1.1\r\nx-api-key: " + QByteArray::fromStdString(f.token) +
+                                     "\r\nTransfer-Encoding: chunked\r\n\r\n6;x=1\r\n{\"mode\r\n7\r\nl\":\"m\"}\r\n"
+                                     "0\r\nX-Trailer: dropped\r\n\r\n");
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(f.server.requests().size(), 1u);
+    const auto& received = f.server.requests().front();
+    QCOMPARE(received.body, QByteArray("{\"model\":\"m\"}"));
+    QCOMPARE(received.headers.value("content-length"), QByteArray("13"));
+    QVERIFY(!received.headers.contains("transfer-encoding") && !received.headers.contains("x-trailer"));
+    // Framing that lies is refused, nothing forwarded.
+    const Answer lying = f.exchange("POST /v1/messages HTTP/1.1\r\nx-api-key: " + QByteArray::fromStdString(f.token) +
+                                    "\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{\"model\"}\r\n0\r\n\r\n");
+    QCOMPARE(lying.status, 400);
+    QCOMPARE(f.server.requests().size(), 1u);
 }
 
 void TestModelProxy::expectContinueIsAnswered() {

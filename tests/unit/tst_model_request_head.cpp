@@ -110,9 +110,14 @@ private slots:
         QTest::newRow("obs-fold") << head("POST /v1/messages HTTP/1.1|A: b| c||") << 400;
         QTest::newRow("no colon") << head("POST /v1/messages HTTP/1.1|A b||") << 400;
         QTest::newRow("space in name") << head("POST /v1/messages HTTP/1.1|A b: c||") << 400;
-        QTest::newRow("chunked body") << head("POST /v1/messages HTTP/1.1|Transfer-Encoding: chunked||") << 411;
         QTest::newRow("length and chunked")
-            << head("POST /v1/messages HTTP/1.1|Content-Length: 3|Transfer-Encoding: chunked||") << 411;
+            << head("POST /v1/messages HTTP/1.1|Content-Length: 3|Transfer-Encoding: chunked||") << 400;
+        QTest::newRow("chunked and length")
+            << head("POST /v1/messages HTTP/1.1|Transfer-Encoding: chunked|Content-Length: 3||") << 400;
+        QTest::newRow("chunked twice")
+            << head("POST /v1/messages HTTP/1.1|Transfer-Encoding: chunked|Transfer-Encoding: chunked||") << 400;
+        QTest::newRow("another coding") << head("POST /v1/messages HTTP/1.1|Transfer-Encoding: gzip, chunked||") << 501;
+        QTest::newRow("chunked in http/1.0") << head("POST /v1/messages HTTP/1.0|Transfer-Encoding: chunked||") << 400;
         QTest::newRow("differing lengths") << head("POST /v1/messages HTTP/1.1|Content-Length: 3|Content-Length: 4||")
                                            << 400;
         QTest::newRow("negative length") << head("POST /v1/messages HTTP/1.1|Content-Length: -1||") << 400;
