@@ -30,6 +30,9 @@ constexpr std::size_t kReadPerWake = 1024 * 1024;
 constexpr std::size_t kMaxOutgoingBytes = 16 * 1024 * 1024;
 // Without a pidfd (kernel before 5.3) an exit is noticed by looking this often; without a stop fd, a stop.
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
+// Once its stdout or stdin closed, how long a server has to be seen exiting, so that the message says how
+// it ended rather than only that a pipe closed.
+constexpr auto kExitAfterPipeClosed = std::chrono::seconds(1);
 // Bytes of a line that is not JSON-RPC quoted in the message that closes the connection.
 constexpr std::size_t kQuotedBytes = 200;
 
@@ -156,9 +159,7 @@ McpConnection::Reply McpConnection::request(protocol::Request message, Deadline 
                                             const Cancellation* stop) {
     // What ended while nothing waited (an exit, a closed pipe after its last answer) ends it now.
     if (isOpen() && (m_exited || !m_output.valid() || !m_input.valid()))
-        fail(m_exited || checkExited()
-                 ? stoppedMessage()
-                 : m_label + " closed its " + (m_output.valid() ? "stdin" : "stdout") + stderrTail());
+        failAsGone(m_output.valid() ? "stdin" : "stdout");
     if (!isOpen())
         return {Reply::Kind::Closed, {}, m_closedReason};
     const auto sent = Clock::now();
@@ -287,10 +288,8 @@ void McpConnection::readOutput() {
             return;
         // End of its stdout: whatever it does now, no answer can come.
         m_output.reset();
-        checkExited();
-        readErrors();
         if (!m_answer)
-            fail(m_exited ? stoppedMessage() : m_label + " closed its stdout" + stderrTail());
+            failAsGone("stdout");
     }
 }
 
@@ -330,9 +329,9 @@ void McpConnection::writeQueued() {
         // EPIPE and the like: it closed its stdin or is gone; what it said before may still be read.
         m_outgoing.clear();
         m_input.reset();
-        checkExited();
-        if (!m_answer)
-            fail(m_exited ? stoppedMessage() : m_label + " closed its stdin" + stderrTail());
+        readOutput();
+        if (isOpen() && !m_answer)
+            failAsGone("stdin");
     }
 }
 
@@ -408,8 +407,34 @@ bool McpConnection::checkExited() {
     return true;
 }
 
+void McpConnection::failAsGone(const char* closedEnd) {
+    // A process's pipes close as it exits, a moment before it can be waited for.
+    awaitExit(Clock::now() + kExitAfterPipeClosed, false);
+    fail(m_exited ? stoppedMessage() : m_label + " closed its " + closedEnd + stderrTail());
+}
+
+bool McpConnection::awaitExit(Deadline until, bool drainOutput) {
+    while (!checkExited() && Clock::now() < until) {
+        const auto now = Clock::now();
+        const Deadline wake = m_pidfd.valid() ? until : std::min(until, now + kPollInterval);
+        std::array<pollfd, 3> fds{pollfd{m_pidfd.get(), POLLIN, 0}, pollfd{m_errors.get(), POLLIN, 0},
+                                  pollfd{drainOutput ? m_output.get() : -1, POLLIN, 0}};
+        ::poll(fds.data(), fds.size(), pollTimeout(wake, now));
+        readErrors();
+        if (drainOutput && fds[2].revents != 0) {
+            std::array<char, kReadSize> buffer;
+            const ssize_t n = ::read(m_output.get(), buffer.data(), buffer.size());
+            if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+                m_output.reset();
+        }
+    }
+    readErrors();
+    return m_exited;
+}
+
 std::string McpConnection::stoppedMessage() {
     checkExited();
+    readErrors();
     return m_label + " stopped" + (m_exited ? " (" + m_howItExited + ")" : std::string()) + stderrTail();
 }
 
@@ -452,30 +477,10 @@ void McpConnection::endProcess(bool politely) {
         return;
     endInput();
     if (politely) {
-        // Its stdout and stderr are still read meanwhile: a server blocked on a full pipe cannot exit.
-        const auto waitForExit = [&](Deadline until) {
-            while (!checkExited() && Clock::now() < until) {
-                if (m_pidfd.valid()) {
-                    pollfd entry{m_pidfd.get(), POLLIN, 0};
-                    std::array<pollfd, 3> fds{entry, pollfd{m_output.get(), POLLIN, 0},
-                                              pollfd{m_errors.get(), POLLIN, 0}};
-                    ::poll(fds.data(), fds.size(), pollTimeout(until, Clock::now()));
-                } else {
-                    std::array<pollfd, 2> fds{pollfd{m_output.get(), POLLIN, 0},
-                                              pollfd{m_errors.get(), POLLIN, 0}};
-                    ::poll(fds.data(), fds.size(),
-                           pollTimeout(std::min(until, Clock::now() + kPollInterval), Clock::now()));
-                }
-                std::array<char, kReadSize> buffer;
-                if (m_output.valid() && ::read(m_output.get(), buffer.data(), buffer.size()) == 0)
-                    m_output.reset(); // at close nothing it says is read
-                readErrors();
-            }
-        };
-        waitForExit(Clock::now() + kMcpExitGrace);
-        if (!checkExited()) {
+        // Its stdout is still read meanwhile (and dropped): a server blocked on a full pipe cannot exit.
+        if (!awaitExit(Clock::now() + kMcpExitGrace, true)) {
             ::kill(-m_pid, SIGTERM);
-            waitForExit(Clock::now() + kMcpExitGrace);
+            awaitExit(Clock::now() + kMcpExitGrace, true);
         }
     }
     // Its group too: what it started and left running, or that outlived it.

@@ -111,6 +111,10 @@ private:
     bool checkExited();
     // Ends the connection now: the reason kept, the group killed and reaped.
     void fail(std::string reason);
+    // fail() for a server whose stdout or stdin closed: with how it exited, when it did.
+    void failAsGone(const char* closedEnd);
+    // Waits until it exits or until, reading its stderr (and dropping its stdout with drainOutput).
+    bool awaitExit(Deadline until, bool drainOutput);
     void endProcess(bool politely);
     std::string stoppedMessage();
     std::string stderrTail() const;
