@@ -175,12 +175,17 @@ std::vector<McpServerSet::Change> McpServerSet::refresh(Deadline deadline, const
             server.stopReported = true;
             continue;
         }
-        if (!connection.toolsChanged() || !listTools(server, deadline, stop))
+        if (!connection.toolsChanged())
+            continue;
+        std::vector<std::string> before;
+        for (const auto& entry : server.entries)
+            before.push_back(entry.spec.name);
+        if (!listTools(server, deadline, stop))
             continue;
         m_notices.push_back({McpNotice::Kind::Info, "MCP server \"" + connection.name() +
                                                         "\" changed its tools: now " +
                                                         std::to_string(server.entries.size())});
-        changes.push_back({mcpToolPrefix(connection.name()), server.entries});
+        changes.push_back({std::move(before), server.entries});
     }
     return changes;
 }

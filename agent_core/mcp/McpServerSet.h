@@ -51,9 +51,9 @@ public:
     // The tools of the servers that started, as the registry takes them.
     std::vector<ToolEntry> toolEntries() const;
 
-    // The tools of one server, read again: prefix (mcpToolPrefix) names them all.
+    // The tools of one server, read again: those named before are replaced by entries.
     struct Change {
-        std::string prefix;
+        std::vector<std::string> before;
         std::vector<ToolEntry> entries;
     };
     // Looks at each server without waiting: answers what it asked, notes one that stopped (a notice), and

@@ -2,8 +2,9 @@
 // (one that never answers, one that prints what is not JSON, one whose line has no end, one that exits at
 // once, one that dies mid-call, one that leaves a child running, one that ignores SIGTERM) each become a
 // message naming the server, never a crash or a hung agent, and after close nothing of them runs; a fake
-// that speaks MCP (a small Node.js script written here) shows the pages, the server's own ping, a deadline,
-// a stop, a changed list, and that the reaper of tool calls spares it; and the real reference servers
+// that speaks MCP (tests/fixtures/mcp/fake-server.js, Node.js) shows the pages, the server's own ping, a
+// deadline, a stop, a changed list, and that the reaper of tool calls spares it; and the real reference
+// servers
 // (@modelcontextprotocol/server-everything, server-filesystem: $WARREN_TEST_MCP_EVERYTHING,
 // $WARREN_TEST_MCP_FILESYSTEM; skipped without) list their tools and answer calls. No sleeps: the fakes
 // say where they are through files and answers.
@@ -33,58 +34,6 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// A fake MCP server. argv: MODE [PIDFILE]. It asks the client for a ping before anything else and says
-// in echo's answer whether the answer came; lists its tools on two pages; "hang" never answers, "die" exits
-// with a word on stderr, "grow" adds a tool and says the list changed, "big" answers with SIZE bytes of text.
-const char* kFakeServer = R"JS(
-const mode = process.argv[2] || 'ok';
-const fs = require('fs');
-const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
-const answer = (id, result) => send({jsonrpc: '2.0', id, result});
-let pingAnswered = false, grown = false;
-const schema = {type: 'object', properties: {message: {type: 'string'}}};
-const pages = () => [
-  [{name: 'echo', description: 'Echoes the message', inputSchema: {...schema, required: ['message']}},
-   {name: 'hang', inputSchema: {type: 'object'}}, {name: 'die', inputSchema: {type: 'object'}}],
-  [{name: 'grow', inputSchema: {type: 'object'}}, {name: 'big', inputSchema: {type: 'object'}},
-   {name: 'bad.name', inputSchema: {type: 'object'}}, {name: 'no_schema'}]
-    .concat(grown ? [{name: 'grown', inputSchema: {type: 'object'}}] : [])];
-if (mode === 'garbage-first')
-  for (let i = 0; i < 5; i++) console.log('starting, step ' + i + ' of 5');
-if (mode === 'forks') {
-  const child = require('child_process').spawn('sleep', ['1000'], {stdio: 'ignore'});
-  fs.writeFileSync(process.argv[3], String(child.pid));
-}
-if (mode === 'stubborn') {
-  process.on('SIGTERM', () => {});
-  setInterval(() => {}, 1000000);
-}
-send({jsonrpc: '2.0', id: 'server-ping', method: 'ping'});
-require('readline').createInterface({input: process.stdin}).on('line', (line) => {
-  const m = JSON.parse(line);
-  if (m.id === 'server-ping') { pingAnswered = 'result' in m && !('error' in m); return; }
-  if (m.method === 'initialize')
-    return answer(m.id, {protocolVersion: mode === 'old' ? '2024-11-05' : m.params.protocolVersion,
-                         capabilities: {tools: {listChanged: true}}, serverInfo: {name: 'fake', version: '1.0'}});
-  if (m.method === 'tools/list')
-    return m.params && m.params.cursor === 'page-2' ? answer(m.id, {tools: pages()[1]})
-                                                    : answer(m.id, {tools: pages()[0], nextCursor: 'page-2'});
-  if (m.method !== 'tools/call') return;
-  const args = m.params.arguments || {};
-  switch (m.params.name) {
-  case 'echo':
-    return answer(m.id, {content: [{type: 'text', text: 'echo: ' + args.message + (pingAnswered ? ' (ping answered)' : '')}]});
-  case 'hang': return;
-  case 'die': process.stderr.write('fake: about to die\n'); process.exit(7);
-  case 'grow':
-    grown = true;
-    send({jsonrpc: '2.0', method: 'notifications/tools/list_changed'});
-    return answer(m.id, {content: [{type: 'text', text: 'grown'}]});
-  case 'big': return answer(m.id, {content: [{type: 'text', text: 'x'.repeat(args.size)}]});
-  }
-});
-)JS";
 
 bool isGone(pid_t pid) {
     return ::kill(pid, 0) != 0 && errno == ESRCH;
@@ -139,13 +88,14 @@ class TestMcpConnection : public QObject {
 
     QTemporaryDir m_dir;
     QString m_node;
+    QString m_fakeServer; // tests/fixtures/mcp/fake-server.js
     Cancellation m_noStop;
 
     McpServer fakeServer(const std::string& name, const std::string& mode, const QString& file = {}) {
         McpServer server;
         server.name = name;
         server.command = m_node.toStdString();
-        server.args = {m_dir.filePath("fake-server.js").toStdString(), mode};
+        server.args = {m_fakeServer.toStdString(), mode};
         if (!file.isEmpty())
             server.args.push_back(file.toStdString());
         return server;
@@ -180,7 +130,8 @@ private slots:
         QCOMPARE(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
         QVERIFY(m_dir.isValid());
         m_node = QStandardPaths::findExecutable("node");
-        QVERIFY(writeFileText(m_dir.filePath("fake-server.js").toStdString(), kFakeServer));
+        m_fakeServer = qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/fake-server.js";
+        QVERIFY2(QFile::exists(m_fakeServer), qPrintable(m_fakeServer));
     }
 
     void cleanup() { QCOMPARE(childrenOfThisProcess(), 0); }
@@ -470,7 +421,9 @@ private slots:
         QVERIFY(servers.toolEntries()[3].make()->run(json::object(), toolEnv()).ok); // grow
         const auto changes = servers.refresh(soon(), &m_noStop);
         QCOMPARE(changes.size(), std::size_t(1));
-        QCOMPARE(changes[0].prefix, std::string("mcp__fake__"));
+        QCOMPARE(changes[0].before,
+                 (std::vector<std::string>{"mcp__fake__echo", "mcp__fake__hang", "mcp__fake__die",
+                                           "mcp__fake__grow", "mcp__fake__big"}));
         QCOMPARE(changes[0].entries.back().spec.name, std::string("mcp__fake__grown"));
 
         // One that stops between steps is said to, once.
