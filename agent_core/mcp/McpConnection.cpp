@@ -53,9 +53,9 @@ std::string quotedLine(const std::string& line) {
     return json(shown).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// Whole seconds, rounded up: a deadline set for 1 s from a moment ago still reads "1 s".
 std::string secondsBetween(Clock::time_point from, Clock::time_point to) {
-    const auto seconds = std::chrono::duration_cast<std::chrono::duration<double>>(to - from).count();
-    return std::to_string(static_cast<long long>(seconds + 0.5)) + " s";
+    return std::to_string(std::chrono::ceil<std::chrono::seconds>(to - from).count()) + " s";
 }
 
 std::vector<std::string> serverEnvironment(const std::vector<std::string>& environment,
