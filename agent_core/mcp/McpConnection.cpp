@@ -2,6 +2,7 @@
 
 #include "agent_core/process/ChildReaper.h"
 #include "agent_core/process/ChildStart.h"
+#include "agent_core/tools/ToolText.h"
 #include "common/Utf8.h"
 
 #include <algorithm>
@@ -46,11 +47,12 @@ int pollTimeout(Clock::time_point wake, Clock::time_point now) {
     return static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), INT_MAX));
 }
 
+// Bytes of a server's error message kept in what the model or the user reads.
+constexpr std::size_t kMaxErrorMessageBytes = 2048;
+
 std::string quotedLine(const std::string& line) {
-    std::string shown(utf8Prefix(validUtf8(line), kQuotedBytes));
-    if (shown.size() < line.size())
-        shown += "...";
-    return json(shown).dump(-1, ' ', false, json::error_handler_t::replace);
+    return json(shortenLine(validUtf8(line), kQuotedBytes))
+        .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // Whole seconds, rounded up: a deadline set for 1 s from a moment ago still reads "1 s".
@@ -186,7 +188,7 @@ McpConnection::Reply McpConnection::request(protocol::Request message, Deadline 
             return {Reply::Kind::Error,
                     {},
                     m_label + " answered " + method + " with error " + std::to_string(error.code) + ": " +
-                        error.message};
+                        shortenLine(error.message, kMaxErrorMessageBytes)};
         }
         if (!isOpen()) {
             m_awaiting.reset();

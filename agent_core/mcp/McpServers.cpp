@@ -1,7 +1,7 @@
 #include "agent_core/mcp/McpServers.h"
 
+#include "agent_core/tools/ToolText.h"
 #include "common/JsonFields.h"
-#include "common/Utf8.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -30,10 +30,7 @@ bool isToolName(std::string_view name) {
 constexpr std::size_t kQuotedBytes = 200;
 
 std::string quotedName(std::string_view text) {
-    std::string shown(utf8Prefix(text, kQuotedBytes));
-    if (shown.size() < text.size())
-        shown += "...";
-    return json(shown).dump(-1, ' ', false, json::error_handler_t::replace);
+    return json(shortenLine(text, kQuotedBytes)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // Why one entry is left out; the caller names the server.

@@ -1,8 +1,8 @@
 #include "agent_core/mcp/McpWire.h"
 
 #include "agent_core/process/OutputCap.h"
+#include "agent_core/tools/ToolText.h"
 #include "common/JsonFields.h"
-#include "common/Utf8.h"
 
 #include <algorithm>
 #include <array>
@@ -22,10 +22,8 @@ constexpr std::array<std::string_view, 3> kSupportedVersions = {kMcpProtocolVers
 constexpr std::size_t kMaxNameBytes = 200;
 constexpr std::size_t kMaxCursorBytes = 4096;
 
-std::string shortened(std::string_view text, std::size_t limit = kMaxNameBytes) {
-    if (text.size() <= limit)
-        return std::string(text);
-    return std::string(utf8Prefix(text, limit)) + "...";
+std::string shortened(std::string_view text) {
+    return shortenLine(text, kMaxNameBytes);
 }
 
 std::string quotedText(std::string_view text) {
@@ -120,10 +118,7 @@ Result<McpToolSpec> readTool(const json& tool) {
     const std::string where = "tool " + quotedText(spec.name) + " skipped: ";
     const auto description = tool.find("description");
     if (description != tool.end() && description->is_string()) {
-        const std::string& text = description->get_ref<const std::string&>();
-        spec.description = text.size() <= kMaxToolDescriptionBytes
-                               ? text
-                               : std::string(utf8Prefix(text, kMaxToolDescriptionBytes)) + " [... cut]";
+        spec.description = shortenLine(description->get_ref<const std::string&>(), kMaxToolDescriptionBytes);
     }
     const auto schema = tool.find("inputSchema");
     if (schema == tool.end())

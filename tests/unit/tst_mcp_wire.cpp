@@ -181,8 +181,8 @@ private slots:
             {{"tools", {tool("huge", huge), longDescription}}, {"nextCursor", std::string(5000, 'c')}});
         QVERIFY(read);
         QCOMPARE(read->tools.size(), std::size_t(1));
-        QVERIFY(read->tools[0].description.size() <= kMaxToolDescriptionBytes + 16);
-        QVERIFY(read->tools[0].description.ends_with("[... cut]"));
+        QVERIFY(read->tools[0].description.size() <= kMaxToolDescriptionBytes + 24);
+        QVERIFY(read->tools[0].description.ends_with(" [... 10000 bytes]"));
         QVERIFY(!read->nextCursor);
         QCOMPARE(read->skipped.size(), std::size_t(2));
         QVERIFY2(read->skipped[0].find("more than 65536") != std::string::npos, read->skipped[0].c_str());
