@@ -23,13 +23,15 @@ if command -v podman >/dev/null 2>&1; then
     phase "test image" "$source_dir/packaging/make-test-image.sh"
 fi
 
-# Claude Code and Codex, pinned in the package list, for the tests that run them in the sandbox (without
-# them those tests skip, naming the variable).
+# Claude Code and Codex, pinned in the package list, for the tests that run them in the sandbox, and the MCP
+# reference servers for the tests that start them (without them those tests skip, naming the variable).
 tools_dir=${TEST_TOOLS_DIR:-$build_dir/test-tools}
 phase "test tools (npm)" "$source_dir/packaging/install-deps.sh" --test-tools "$tools_dir"
 # Codex's own executable, as Warren mounts it (its npm launcher needs Node.js, which a sandbox lacks).
 codex=$(find "$tools_dir/node_modules/@openai" -path '*/vendor/*/bin/codex' -type f | head -n 1)
 export WARREN_TEST_CLAUDE="$tools_dir/node_modules/.bin/claude" WARREN_TEST_CODEX="$codex"
+export WARREN_TEST_MCP_EVERYTHING="$tools_dir/node_modules/.bin/mcp-server-everything"
+export WARREN_TEST_MCP_FILESYSTEM="$tools_dir/node_modules/.bin/mcp-server-filesystem"
 
 # Most tests wait on processes, sandboxes and sockets more than they compute: a few run side by side (each
 # test's containers, servers and directories are its own). TEST_JOBS=1 runs them one at a time.
@@ -73,5 +75,6 @@ install -o root -g root -m 4755 "$probe" "$setuid_probe"
 phase "sandbox tests as the unprivileged user $test_user" \
     runuser -u "$test_user" -- env HOME="$test_home" USER="$test_user" LOGNAME="$test_user" \
     WARREN_PROBE_SETUID="$setuid_probe" TMPDIR=/tmp WARREN_TEST_CLAUDE="$WARREN_TEST_CLAUDE" \
-    WARREN_TEST_CODEX="$WARREN_TEST_CODEX" \
+    WARREN_TEST_CODEX="$WARREN_TEST_CODEX" WARREN_TEST_MCP_EVERYTHING="$WARREN_TEST_MCP_EVERYTHING" \
+    WARREN_TEST_MCP_FILESYSTEM="$WARREN_TEST_MCP_FILESYSTEM" \
     ctest --test-dir "$build_dir" --output-on-failure --parallel "$jobs" -L sandbox

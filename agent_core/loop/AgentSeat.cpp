@@ -9,6 +9,7 @@ SeatRules seatRules(const AgentSeat& seat) {
     rules.ownsTeam = false;
     rules.numbersEvents = false;
     rules.usesMemory = false;
+    rules.usesMcpServers = false;
     rules.firesHooks = false;
     rules.announcesTask = false;
     rules.mayWaitForUser = false;

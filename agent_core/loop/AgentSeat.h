@@ -24,6 +24,9 @@ struct SeatRules {
     bool numbersEvents = true;
     // Opens the memory backend: the task's memory has one writer, so a sub-agent's tools leave it out.
     bool usesMemory = true;
+    // Starts the workspace's MCP servers (.mcp.json) and offers their tools: a server is one connection,
+    // used by one loop, so a sub-agent goes without them.
+    bool usesMcpServers = true;
     // Fires the hooks: they follow the task's life, not each agent's.
     bool firesHooks = true;
     // Starts with task_started and the task's prompt, ends with task_finished and resource_report.json; a

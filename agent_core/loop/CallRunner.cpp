@@ -4,6 +4,7 @@
 #include "agent_core/llm/Llm.h"
 #include "agent_core/loop/CallCheck.h"
 #include "agent_core/loop/ResourceReport.h"
+#include "agent_core/mcp/McpServers.h"
 #include "agent_core/tools/WorkspacePath.h"
 #include "agent_core/tools/WorkspaceSnapshot.h"
 
@@ -203,14 +204,23 @@ std::optional<CallRunner::End> CallRunner::checkLoop(const protocol::ToolCall& c
 }
 
 bool CallRunner::needsApproval(const std::string& tool) const {
+    return !approvalReason(tool).empty();
+}
+
+std::string CallRunner::approvalReason(const std::string& tool) const {
     const auto& approvalTools = m_context.config.approvalTools;
-    return std::find(approvalTools.begin(), approvalTools.end(), tool) != approvalTools.end();
+    if (std::find(approvalTools.begin(), approvalTools.end(), tool) != approvalTools.end())
+        return tool + " is in approval_tools";
+    // What an MCP server's tool does is unknown, so it may change anything: where calls with effects are
+    // asked for, it is too (as a Claude Code tool without a Warren counterpart is, ClaudePermissions).
+    if (isMcpToolName(tool) && !approvalTools.empty())
+        return tool + " is an MCP server's tool, and approval_tools asks for approvals";
+    return {};
 }
 
 CallRunner::Approval CallRunner::askApproval(const protocol::ToolCall& call, const std::string& warning) {
     auto& events = m_context.events;
-    protocol::ApprovalRequestParams request{call.name, call.arguments, call.name + " is in approval_tools",
-                                            call.id};
+    protocol::ApprovalRequestParams request{call.name, call.arguments, approvalReason(call.name), call.id};
     events.emit(protocol::ApprovalRequestedData{call.id, call.arguments, request.reason},
                 {call.name, std::nullopt, std::nullopt});
     protocol::ApprovalResult decision{false, "no approver: the call was denied"};
@@ -392,8 +402,9 @@ ToolOutcome CallRunner::executeTool(Tool& tool, const protocol::ToolCall& call, 
         }
     }
 
-    // Only a process can change files behind the tool's back; the file tools report their own changes.
-    const bool watchFiles = call.name == "shell";
+    // Only a process can change files behind the tool's back (a command, an MCP server); the file tools
+    // report their own changes.
+    const bool watchFiles = call.name == "shell" || isMcpToolName(call.name);
     std::optional<WorkspaceSnapshot> before;
     if (watchFiles)
         before = takeSnapshot(m_context.paths.workspace);

@@ -85,6 +85,8 @@ private:
     // time; each is answered in its turn (executeTool). Calls the cache answers are left to it.
     void startReadAhead();
     bool needsApproval(const std::string& tool) const;
+    // Why a call of tool waits for approval (approval.request's reason); empty when it does not.
+    std::string approvalReason(const std::string& tool) const;
     ToolEnv toolEnv(const std::string& callId) const; // without the callbacks, which are the caller's
     // toolEnv with the callbacks that report the call's output, file changes and plan as its events.
     ToolEnv reportingEnv(const protocol::ToolCall& call);

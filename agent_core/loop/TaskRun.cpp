@@ -143,6 +143,8 @@ void TaskRun::setUpTools() {
         enabled.push_back(entry.spec.name);
         tools.push_back(std::move(entry));
     }
+    if (m_rules.usesMcpServers)
+        startMcpServers(enabled, tools);
     m_tools = std::make_unique<ToolRegistry>(std::move(tools), enabled, config.lazyTools);
     CallRunner::Host host{[this] { saveCheckpoint(false); },
                           [this](const protocol::ToolCall& call, std::string content,
@@ -153,6 +155,43 @@ void TaskRun::setUpTools() {
                                            m_stepDeadline, m_filesChanged, std::move(host));
     m_turn =
         std::make_unique<ModelTurn>(m_context, m_seat, m_state, *m_tools, m_team->budget(), m_stepDeadline);
+}
+
+void TaskRun::startMcpServers(std::vector<std::string>& enabled, std::vector<ToolEntry>& tools) {
+    m_mcp = std::make_unique<McpServerSet>(m_context.paths.workspace, processEnvironment(),
+                                           Clock::now() + kMcpStartTimeout, &m_context.cancellation);
+    // Declared by the user in the workspace: offered whatever the tools setting says of the built-in ones.
+    for (auto& entry : m_mcp->toolEntries()) {
+        enabled.push_back(entry.spec.name);
+        tools.push_back(std::move(entry));
+    }
+}
+
+void TaskRun::refreshMcpTools() {
+    if (!m_mcp)
+        return;
+    const auto deadline = std::min(m_stepDeadline, Clock::now() + kMcpStartTimeout);
+    for (auto& change : m_mcp->refresh(deadline, &m_context.cancellation))
+        m_tools->replace(change.before, std::move(change.entries));
+    reportMcpNotices();
+}
+
+void TaskRun::reportMcpNotices() {
+    if (!m_mcp)
+        return;
+    for (const auto& notice : m_mcp->takeNotices()) {
+        switch (notice.kind) {
+        case McpNotice::Kind::Failed:
+            m_context.events.error(notice.message, false);
+            break;
+        case McpNotice::Kind::Skipped:
+            m_context.events.log(LogLevel::Warn, notice.message);
+            break;
+        case McpNotice::Kind::Info:
+            m_context.events.log(LogLevel::Info, notice.message);
+            break;
+        }
+    }
 }
 
 void TaskRun::openMemory() {
@@ -190,6 +229,7 @@ void TaskRun::startFresh(const std::string& taskId, const std::string& prompt) {
     startConversation(prompt);
     if (!m_memoryProblem.empty())
         m_context.events.log(LogLevel::Warn, "memory tools unavailable: " + m_memoryProblem);
+    reportMcpNotices();
     if (!m_context.paths.state)
         m_context.events.log(LogLevel::Info,
                              "no state directory: the task cannot be resumed if it is stopped");
@@ -246,6 +286,7 @@ void TaskRun::resume(const std::optional<std::string>& reply) {
     } else {
         m_context.events.emit(protocol::TaskResumedData{m_state.step, std::nullopt});
     }
+    reportMcpNotices();
     if (reply)
         addReply(*reply);
     else
@@ -350,6 +391,7 @@ void TaskRun::startStep() {
     m_stepDeadline = m_context.config.timeoutPerStepSec
                          ? Clock::now() + std::chrono::seconds(m_context.config.timeoutPerStepSec)
                          : Clock::time_point::max();
+    refreshMcpTools();
 
     m_turn->compactIfDue();
 }

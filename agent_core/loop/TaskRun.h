@@ -9,6 +9,7 @@
 #include "agent_core/loop/ModelTurn.h"
 #include "agent_core/loop/RunContext.h"
 #include "agent_core/loop/ToolRegistry.h"
+#include "agent_core/mcp/McpServerSet.h"
 #include "agent_core/memory/AgentMemory.h"
 #include "agent_core/prompt/SystemPrompt.h"
 #include "agent_core/state/CheckpointStore.h"
@@ -50,6 +51,12 @@ private:
     // The user's reply joins the conversation: calls the model made that never ran are answered first.
     void addReply(const std::string& reply);
     void setUpTools();
+    // The workspace's MCP servers started (SeatRules::usesMcpServers), their tools added as enabled.
+    void startMcpServers(std::vector<std::string>& enabled, std::vector<ToolEntry>& tools);
+    // Before a step: the lists read again of the servers that said their tools changed.
+    void refreshMcpTools();
+    // What became of the servers, as events: an error for what failed, a log line for the rest.
+    void reportMcpNotices();
     void openMemory(); // m_memory, or m_memoryProblem saying why the memory tools are unavailable
 
     std::optional<TaskOutcome> checkGuards();
@@ -91,6 +98,7 @@ private:
 
     std::unique_ptr<AgentMemory> m_memory;
     std::string m_memoryProblem;
+    std::unique_ptr<McpServerSet> m_mcp; // before m_tools, whose MCP tools use its servers
     std::unique_ptr<ToolRegistry> m_tools;
     bool m_memoryShed = false;
 

@@ -39,13 +39,20 @@ public:
     // Names of the tools made so far, sorted (the resource report shows what lazy loading saved).
     std::vector<std::string> loaded() const;
 
+    // The tools of those names (an MCP server's, whose list changed) replaced by entries, enabled, after
+    // the others. Not while a call runs: the tools replaced are gone.
+    void replace(const std::vector<std::string>& names, std::vector<ToolEntry> entries);
+
 private:
     struct Slot {
         ToolEntry entry;
         std::unique_ptr<Tool> tool;
     };
+    void add(ToolEntry entry);
+    std::string enabledList() const;
+
     std::vector<Slot> m_slots;
-    std::string m_enabledList;
+    bool m_lazy = false;
 };
 
 } // namespace warren::agent

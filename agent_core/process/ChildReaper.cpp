@@ -2,17 +2,20 @@
 
 #include "common/UniqueFd.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <dirent.h>
 #include <fcntl.h>
+#include <mutex>
 #include <poll.h>
 #include <signal.h>
 #include <string>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <vector>
 
 namespace warren::agent {
@@ -56,9 +59,30 @@ bool readStat(pid_t pid, char& state, pid_t& ppid, pid_t& pgid) {
     return end != cursor;
 }
 
-// This process's children, found through /proc because the kernel may lack /proc/PID/task/TID/children.
-// False when /proc cannot be read at all.
-bool listChildren(pid_t self, pid_t exceptPid, std::vector<ChildProcess>& children) {
+// The process groups spared (spareProcessGroup); a group spared twice is here twice.
+struct SparedGroups {
+    std::mutex mutex;
+    std::vector<pid_t> groups;
+};
+
+SparedGroups& sparedGroups() {
+    static SparedGroups spared;
+    return spared;
+}
+
+std::vector<pid_t> sparedNow() {
+    auto& spared = sparedGroups();
+    std::lock_guard lock(spared.mutex);
+    return spared.groups;
+}
+
+bool contains(const std::vector<pid_t>& pids, pid_t pid) {
+    return std::find(pids.begin(), pids.end(), pid) != pids.end();
+}
+
+// This process's children that wanted() picks, found through /proc because the kernel may lack
+// /proc/PID/task/TID/children. False when /proc cannot be read at all.
+template <typename Wanted> bool listChildren(pid_t self, Wanted wanted, std::vector<ChildProcess>& children) {
     children.clear();
     DIR* proc = ::opendir("/proc");
     if (!proc)
@@ -66,13 +90,14 @@ bool listChildren(pid_t self, pid_t exceptPid, std::vector<ChildProcess>& childr
     while (const dirent* entry = ::readdir(proc)) {
         char* end = nullptr;
         const long pid = std::strtol(entry->d_name, &end, 10);
-        if (*end != '\0' || pid <= 0 || pid == exceptPid)
+        if (*end != '\0' || pid <= 0)
             continue;
         ChildProcess child;
         pid_t ppid = 0;
         if (readStat(static_cast<pid_t>(pid), child.state, ppid, child.pgid) && ppid == self) {
             child.pid = static_cast<pid_t>(pid);
-            children.push_back(child);
+            if (wanted(child))
+                children.push_back(child);
         }
     }
     ::closedir(proc);
@@ -115,17 +140,23 @@ void killAndReapDescendants(pid_t exceptPid) {
     const auto deadline = Clock::now() + kReapBudget;
     std::vector<ChildProcess> children;
     while (true) {
+        const std::vector<pid_t> spared = sparedNow();
+        // Any child waitpid(-1) reaps is gone for the one who started it: only when none is kept.
+        const bool reapAny = exceptPid < 0 && spared.empty();
         // The common case, a tool that left nothing behind, needs no walk of /proc: no child at all.
-        if (exceptPid < 0) {
+        if (reapAny) {
             pid_t reaped = 0;
             while ((reaped = ::waitpid(-1, nullptr, WNOHANG)) > 0) {
             }
             if (reaped < 0 && errno == ECHILD)
                 return;
         }
-        if (!listChildren(self, exceptPid, children)) {
+        const auto doomed = [&](const ChildProcess& child) {
+            return child.pid != exceptPid && !contains(spared, child.pgid) && !contains(spared, child.pid);
+        };
+        if (!listChildren(self, doomed, children)) {
             // Without /proc only the children that already exited can be found.
-            if (exceptPid < 0)
+            if (reapAny)
                 while (::waitpid(-1, nullptr, WNOHANG) > 0) {
                 }
             return;
@@ -143,6 +174,45 @@ void killAndReapDescendants(pid_t exceptPid) {
         // Their own children re-parent here as they die, and are found on the next pass.
         for (const auto& child : children)
             reapBy(child.pid, deadline);
+        if (Clock::now() >= deadline)
+            return;
+    }
+}
+
+void spareProcessGroup(pid_t pgid) {
+    auto& spared = sparedGroups();
+    std::lock_guard lock(spared.mutex);
+    spared.groups.push_back(pgid);
+}
+
+void stopSparingProcessGroup(pid_t pgid) {
+    auto& spared = sparedGroups();
+    std::lock_guard lock(spared.mutex);
+    if (const auto it = std::find(spared.groups.begin(), spared.groups.end(), pgid);
+        it != spared.groups.end())
+        spared.groups.erase(it);
+}
+
+void killAndReapGroup(pid_t pgid) {
+    if (pgid <= 0 || pgid == ::getpgrp())
+        return;
+    const pid_t self = ::getpid();
+    const auto deadline = Clock::now() + kReapBudget;
+    std::vector<ChildProcess> members;
+    const auto inGroup = [pgid](const ChildProcess& child) {
+        return child.pgid == pgid;
+    };
+    while (true) {
+        // Again on every pass: a member forking in a loop has new members before it dies.
+        ::kill(-pgid, SIGKILL);
+        if (!listChildren(self, inGroup, members)) {
+            reapBy(pgid, deadline); // without /proc, the leader at least
+            return;
+        }
+        if (members.empty())
+            return;
+        for (const auto& member : members)
+            reapBy(member.pid, deadline);
         if (Clock::now() >= deadline)
             return;
     }

@@ -8,11 +8,22 @@
 
 namespace warren::agent {
 
-// SIGKILLs every child of this process except exceptPid, and the process group each one leads (never
-// this process's own group), reaps them, and repeats as their orphans re-parent here, until no
-// child but exceptPid is left. Bounded: gives up after a few seconds if a process cannot be killed (a
-// task stuck in the kernel), and never blocks longer. Processes that are not descendants are not touched.
-// Not for concurrent use with other code that waits for this process's children.
+// SIGKILLs every child of this process except exceptPid and the spared (spareProcessGroup), and the
+// process group each one leads (never this process's own group), reaps them, and repeats as their orphans
+// re-parent here, until no child but those is left. Bounded: gives up after a few seconds if a process cannot
+// be killed (a task stuck in the kernel), and never blocks longer. Processes that are not descendants are not
+// touched. Not for concurrent use with other code that waits for this process's children.
 void killAndReapDescendants(pid_t exceptPid = -1);
+
+// A process group killAndReapDescendants leaves alone, leader and members, running or exited (their exit
+// status stays for whoever started them to collect): a long-lived process the agent started itself and
+// stops on its own, an MCP server (agent_core/mcp). A member that leaves the group (setsid) is no longer
+// spared. Thread-safe; sparing a group twice needs two stops.
+void spareProcessGroup(pid_t pgid);
+void stopSparingProcessGroup(pid_t pgid);
+
+// SIGKILLs the process group pgid and reaps those of its members that are this process's children (its
+// leader, and as a subreaper the orphans that re-parented here), bounded as killAndReapDescendants is.
+void killAndReapGroup(pid_t pgid);
 
 } // namespace warren::agent

@@ -1,8 +1,8 @@
 // runProcess: a tool's process runs in its own process group with stdin from /dev/null and nothing else of
 // the agent's; output streams while it runs, in arrival order, and comes back capped; a deadline or a
 // stop ends the whole group; and when runProcess returns, nothing the process started is still running,
-// not even what escaped the group. Synchronisation with the child goes through fifos the test writes to
-// only after it received output, never through sleeps.
+// not even what escaped the group, but for the groups spared (an MCP server's). Synchronisation with the
+// child goes through fifos the test writes to only after it received output, never through sleeps.
 
 #include "agent_core/process/ChildReaper.h"
 #include "agent_core/process/OutputCap.h"
@@ -278,6 +278,59 @@ private slots:
         ::waitpid(spared, &status, 0);
         QVERIFY(doomedGone);
         QCOMPARE(stillRunning, pid_t(0));
+    }
+
+    // A spared group (an MCP server's) outlives the end of a tool call, leader and members, and one that
+    // exited keeps its status for whoever started it; what else a tool left is still killed. Then
+    // killAndReapGroup ends the group, members included.
+    void reaperSparesTheSparedGroups() {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("member");
+        QCOMPARE(::mkfifo(qPrintable(fifo), 0600), 0);
+        posix_spawnattr_t ownGroup;
+        ::posix_spawnattr_init(&ownGroup);
+        ::posix_spawnattr_setflags(&ownGroup, POSIX_SPAWN_SETPGROUP);
+        ::posix_spawnattr_setpgroup(&ownGroup, 0);
+        const auto spawn = [&](std::vector<std::string> words, posix_spawnattr_t* attributes) {
+            std::vector<char*> argv;
+            for (auto& word : words)
+                argv.push_back(word.data());
+            argv.push_back(nullptr);
+            pid_t pid = -1;
+            return ::posix_spawnp(&pid, argv[0], nullptr, attributes, argv.data(), environ) == 0 ? pid : -1;
+        };
+        const pid_t leader =
+            spawn({"sh", "-c", "sleep 1000 & echo $! > '" + fifo.toStdString() + "'; wait"}, &ownGroup);
+        const pid_t exited = spawn({"sh", "-c", "exit 5"}, &ownGroup);
+        const pid_t doomed = spawn({"sleep", "1000"}, nullptr);
+        ::posix_spawnattr_destroy(&ownGroup);
+        QVERIFY(leader > 0 && exited > 0 && doomed > 0);
+        spareProcessGroup(leader);
+        spareProcessGroup(exited);
+        QFile memberFile(fifo);
+        QVERIFY(memberFile.open(QIODevice::ReadOnly));
+        const pid_t member = memberFile.readAll().trimmed().toInt();
+        QVERIFY(member > 0);
+        siginfo_t info{};
+        QCOMPARE(::waitid(P_PID, id_t(exited), &info, WEXITED | WNOWAIT), 0); // a zombie now, not reaped
+
+        killAndReapDescendants();
+        const bool doomedGone = isGone(doomed);
+        const bool leaderRuns = !isGone(leader) && ::waitpid(leader, nullptr, WNOHANG) == 0;
+        const bool memberRuns = !isGone(member);
+        int status = 0;
+        const pid_t collected = ::waitpid(exited, &status, WNOHANG);
+        stopSparingProcessGroup(exited);
+
+        killAndReapGroup(leader);
+        stopSparingProcessGroup(leader);
+        QVERIFY(doomedGone);
+        QVERIFY(leaderRuns);
+        QVERIFY(memberRuns);
+        QCOMPARE(collected, exited);
+        QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 5);
+        QVERIFY(isGone(leader));
+        QVERIFY(isGone(member));
     }
 
     void hugeOutputIsCappedButCounted() {
