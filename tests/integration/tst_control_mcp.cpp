@@ -1,0 +1,171 @@
+// MCP servers under `warren run` (DESIGN §13), through the real sandbox: the workspace's .mcp.json is read by
+// the agent inside the sandbox, its stdio servers start there as the agent's children (their pid namespace,
+// environment and home are the sandbox's: the user's home, the provider key and the control plane's
+// variables are not there), their tools are offered and called as mcp__SERVER__TOOL, the calls are events as
+// any tool's, and nothing of a server is left running after the task. Also the real
+// @modelcontextprotocol/server-filesystem from npm, as a user's project would hold it (node_modules in the
+// workspace), reading and writing the workspace it is given and nothing outside it.
+#include "tests/support/AgentRun.h"
+#include "tests/support/EventJson.h"
+#include "tests/support/WarrenRun.h"
+
+#include <QDirIterator>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+const QByteArray kRealKey = "sk-ant-REAL-provider-key-0123456789";
+
+bool write(const QString& path, const QByteArray& bytes) {
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
+}
+
+// Processes whose command line holds text (a server named by its unique workspace path).
+QStringList processesHolding(const QString& text) {
+    QStringList found;
+    for (const QString& pid : QDir("/proc").entryList(QDir::Dirs)) {
+        QFile file("/proc/" + pid + "/cmdline");
+        if (pid.toInt() > 0 && file.open(QIODevice::ReadOnly) && file.readAll().replace('\0', ' ').contains(text.toUtf8()))
+            found << pid;
+    }
+    return found;
+}
+
+std::vector<json> eventsOfType(const std::vector<json>& events, const std::string& type) {
+    std::vector<json> found;
+    for (const auto& event : events)
+        if (event.value("type", "") == type)
+            found.push_back(event);
+    return found;
+}
+
+} // namespace
+
+class TestControlMcp : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        if (QStandardPaths::findExecutable("node").isEmpty())
+            QSKIP("needs node (Node.js) on this machine, where the sandbox sees /usr");
+    }
+
+    void aWorkspaceServerRunsInsideTheSandbox() {
+        QTemporaryDir data, workspace;
+        QVERIFY(QFile::copy(qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/where-server.js", workspace.filePath("where-server.js")));
+        const QString marker = workspace.filePath("where-server.js");
+        QVERIFY(write(workspace.filePath(".mcp.json"), QByteArray::fromStdString(json{
+            {"mcpServers", {{"probe", {{"command", "node"}, {"args", {"where-server.js", QDir::homePath().toStdString()}},
+                                       {"env", {{"PROBE", "from .mcp.json ${HOME:-none}"}}}}}}}}.dump())));
+        const QString script = data.filePath("script.json");
+        QVERIFY(writeScript(script, {turn("mcp__probe__where", json::object()), turn("finish", {{"summary", "probed"}})}));
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("ANTHROPIC_API_KEY", QString::fromUtf8(kRealKey));
+        const auto result = runWarren({"run", "--json", "--provider", "scripted:" + script, "--workspace",
+                                       workspace.path(), "where does the server run?"},
+                                      data.path(), environment);
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const auto events = jsonLines(result.out);
+        QVERIFY(!result.out.contains(kRealKey) && !result.err.contains(kRealKey));
+
+        // Offered and called as any tool: a tool_call and its result.
+        const auto calls = eventsOfType(events, "tool_call");
+        QVERIFY(std::any_of(calls.begin(), calls.end(),
+                            [](const json& e) { return e.value("tool", "") == "mcp__probe__where"; }));
+        const std::string output = toolOutput(events, "call_0_0");
+        const json where = json::parse(output, nullptr, false);
+        QVERIFY2(where.is_object(), output.c_str());
+        // The sandbox's: its own pid namespace, a home that is not the user's, the workspace as its directory.
+        QVERIFY2(where.value("pid1", "").find("systemd") == std::string::npos &&
+                     where.value("pid1", "").find("/sbin/init") == std::string::npos,
+                 output.c_str());
+        QVERIFY2(where.value("home", "") != QDir::homePath().toStdString(), output.c_str());
+        QCOMPARE(where.value("realHome", true), false);
+        QCOMPARE(where.value("cwd", ""), std::string("/workspace"));
+        QVERIFY2(where.value("probe", "").rfind("from .mcp.json /", 0) == 0, output.c_str()); // env, expanded
+        for (const auto& name : where["env"]) {
+            const std::string variable = name.get<std::string>();
+            QVERIFY2(variable != "ANTHROPIC_API_KEY" && variable.rfind("WARREN_TOKEN", 0) != 0, variable.c_str());
+        }
+        // Gone with the task.
+        QVERIFY2(processesHolding(marker).isEmpty() && processesHolding("where-server.js " + QDir::homePath()).isEmpty(),
+                 qPrintable(processesHolding("where-server.js").join(",")));
+    }
+
+    // A server that cannot start is an error event and a clear tool error; the task goes on and ends well.
+    void aServerThatFailsIsAnEventNotADeadTask() {
+        QTemporaryDir data, workspace;
+        QVERIFY(write(workspace.filePath(".mcp.json"),
+                      R"({"mcpServers": {"broken": {"command": "no-such-mcp-server-anywhere"}}})"));
+        const QString script = data.filePath("script.json");
+        QVERIFY(writeScript(script, {turn("mcp__broken__anything", json::object()), turn("finish", {{"summary", "went on"}})}));
+        const auto result = runWarren({"run", "--json", "--provider", "scripted:" + script, "--workspace",
+                                       workspace.path(), "use the broken server"},
+                                      data.path());
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const auto events = jsonLines(result.out);
+        const auto errors = eventsOfType(events, "error");
+        QVERIFY2(std::any_of(errors.begin(), errors.end(),
+                             [](const json& e) { return e.dump().find("broken") != std::string::npos; }),
+                 result.out.constData());
+        QVERIFY2(toolOutput(events, "call_0_0").find("mcp__broken__anything") != std::string::npos,
+                 toolOutput(events, "call_0_0").c_str());
+        QCOMPARE(eventsOfType(events, "task_finished").size(), std::size_t(1));
+    }
+
+    // The real server-filesystem from npm, held by the project as node_modules (linked in from the test
+    // tools), given the workspace: it lists and writes there, and refuses a path outside it.
+    void theRealFilesystemServerWorksOnTheWorkspace() {
+        const QString bin = qEnvironmentVariable("WARREN_TEST_MCP_FILESYSTEM");
+        if (bin.isEmpty())
+            QSKIP("WARREN_TEST_MCP_FILESYSTEM is not set (the path of @modelcontextprotocol/server-filesystem's bin)");
+        const QString modules = QFileInfo(bin).absoluteDir().absoluteFilePath(".."); // node_modules/.bin/..
+        QTemporaryDir data, workspace;
+        QProcess link;
+        link.start("cp", {"-al", QDir(modules).canonicalPath(), workspace.filePath("node_modules")});
+        if (!link.waitForFinished(60000) || link.exitCode() != 0) { // another filesystem: a copy of the server
+            link.start("cp", {"-a", QDir(modules).canonicalPath(), workspace.filePath("node_modules")});
+            QVERIFY(link.waitForFinished(120000) && link.exitCode() == 0);
+        }
+        QVERIFY(write(workspace.filePath("notes.txt"), "first note\n"));
+        QVERIFY(write(workspace.filePath(".mcp.json"), QByteArray::fromStdString(json{
+            {"mcpServers", {{"fs", {{"command", "node"},
+                                    {"args", {"node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+                                              "/workspace"}}}}}}}.dump())));
+        const QString script = data.filePath("script.json");
+        QVERIFY(writeScript(script, {
+            turn("mcp__fs__read_text_file", {{"path", "/workspace/notes.txt"}}),
+            turn("mcp__fs__write_file", {{"path", "/workspace/answer.txt"}, {"content", "written by an MCP server\n"}}),
+            turn("mcp__fs__read_text_file", {{"path", "/etc/hostname"}}),
+            turn("finish", {{"summary", "used the filesystem server"}}),
+        }));
+        const auto result = runWarren({"run", "--json", "--provider", "scripted:" + script, "--workspace",
+                                       workspace.path(), "use the filesystem server"},
+                                      data.path());
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const auto events = jsonLines(result.out);
+        QVERIFY2(toolOutput(events, "call_0_0").find("first note") != std::string::npos, result.out.constData());
+        QFile written(workspace.filePath("answer.txt"));
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QCOMPARE(written.readAll(), QByteArray("written by an MCP server\n"));
+        const std::string outside = toolOutput(events, "call_2_0");
+        QVERIFY2(outside.find("denied") != std::string::npos || outside.find("outside") != std::string::npos,
+                 outside.c_str());
+        // The server's write is a file change of the task, as a command's is.
+        const auto changes = eventsOfType(events, "file_changed");
+        QVERIFY2(std::any_of(changes.begin(), changes.end(),
+                             [](const json& e) { return e.dump().find("answer.txt") != std::string::npos; }),
+                 result.out.constData());
+        QVERIFY(processesHolding(workspace.path() + "/node_modules").isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestControlMcp)
+#include "tst_control_mcp.moc"
