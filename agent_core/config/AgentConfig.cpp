@@ -141,11 +141,32 @@ Key stringKey(std::string_view name, std::string AgentConfig::*field, std::strin
             }};
 }
 
+// An MCP server's tool as a list may name it (DESIGN §13): mcp__SERVER__TOOL, every tool of a server
+// (mcp__SERVER__*) or every MCP tool (mcp__*), in the characters a tool's name may have.
+bool isMcpToolPattern(std::string_view name) {
+    constexpr std::string_view kPrefix = "mcp__";
+    if (!name.starts_with(kPrefix) || name.size() > 128)
+        return false;
+    std::string_view rest = name.substr(kPrefix.size());
+    if (rest == "*")
+        return true;
+    const std::size_t separator = rest.find("__");
+    if (separator == 0 || separator == std::string_view::npos || separator + 2 == rest.size())
+        return false;
+    if (rest.ends_with("__*") && rest.size() == separator + 3)
+        rest.remove_suffix(1);
+    return std::all_of(rest.begin(), rest.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    });
+}
+
 Key toolListKey(std::string_view name, std::vector<std::string> AgentConfig::*field, bool alwaysFinish,
-                std::string_view meaning) {
-    std::string type = "an array of tool names";
-    auto set = [field, alwaysFinish, type](AgentConfig& config, const json& value,
-                                           const std::string& where) -> Status {
+                std::string_view meaning, bool mcpNames = false) {
+    std::string type = mcpNames ? "an array of tool names (mcp__SERVER__TOOL, mcp__SERVER__* and mcp__* for MCP "
+                                  "servers' tools)"
+                                : "an array of tool names";
+    auto set = [field, alwaysFinish, type, mcpNames](AgentConfig& config, const json& value,
+                                                     const std::string& where) -> Status {
         if (!value.is_array())
             return mustBe(where, type, value);
         std::vector<std::string> tools;
@@ -154,8 +175,9 @@ Key toolListKey(std::string_view name, std::vector<std::string> AgentConfig::*fi
                 return mustBe(where, type, value);
             const auto tool = item.get<std::string>();
             const auto& known = allToolNames();
-            if (std::find(known.begin(), known.end(), tool) == known.end())
-                return invalid(where + ": unknown tool \"" + tool + "\" (known: " + joinNames(known) + ")");
+            if (std::find(known.begin(), known.end(), tool) == known.end() && !(mcpNames && isMcpToolPattern(tool)))
+                return invalid(where + ": unknown tool \"" + tool + "\" (known: " + joinNames(known) +
+                               (mcpNames ? "; an MCP server's: mcp__SERVER__TOOL, mcp__SERVER__*, mcp__*)" : ")"));
             if (std::find(tools.begin(), tools.end(), tool) != tools.end())
                 return invalid(where + ": \"" + tool + "\" is listed twice");
             tools.push_back(tool);
@@ -268,7 +290,10 @@ const std::vector<Key>& keys() {
                 "are offered when > 0); 0 = none"),
         uintKey("max_agent_depth", &C::maxAgentDepth, 1,
                 "how deep sub-agents nest: 1 = only the task's own agent starts them"),
-        toolListKey("approval_tools", &C::approvalTools, false, "calls of these tools wait for approval"),
+        toolListKey("approval_tools", &C::approvalTools, false,
+                    "calls of these tools wait for approval; an MCP server's tool waits when named here, with its "
+                    "server (mcp__SERVER__*) or all (mcp__*), and when this names none of them but others",
+                    true),
         boolKey("execution_cache", &C::executionCache, "results of read-only tool calls are cached"),
         choiceKey("memory_backend", &C::memoryBackend,
                   {MemoryBackendKind::InMemory, MemoryBackendKind::Filesystem, MemoryBackendKind::Host},

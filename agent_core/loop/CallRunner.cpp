@@ -211,9 +211,18 @@ std::string CallRunner::approvalReason(const std::string& tool) const {
     const auto& approvalTools = m_context.config.approvalTools;
     if (std::find(approvalTools.begin(), approvalTools.end(), tool) != approvalTools.end())
         return tool + " is in approval_tools";
+    if (!isMcpToolName(tool))
+        return {};
+    bool namesMcp = false;
+    for (const std::string& entry : approvalTools) {
+        if (mcpToolListed(entry, tool))
+            return tool + " is in approval_tools (as " + entry + ")";
+        namesMcp = namesMcp || isMcpToolName(entry);
+    }
     // What an MCP server's tool does is unknown, so it may change anything: where calls with effects are
-    // asked for, it is too (as a Claude Code tool without a Warren counterpart is, ClaudePermissions).
-    if (isMcpToolName(tool) && !approvalTools.empty())
+    // asked for and no MCP tool is named, it is too (as a Claude Code tool without a Warren counterpart is,
+    // ClaudePermissions).
+    if (!namesMcp && !approvalTools.empty())
         return tool + " is an MCP server's tool, and approval_tools asks for approvals";
     return {};
 }

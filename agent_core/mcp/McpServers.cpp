@@ -300,4 +300,12 @@ bool isMcpToolName(std::string_view name) {
     return name.starts_with(kToolPrefix);
 }
 
+bool mcpToolListed(std::string_view entry, std::string_view tool) {
+    if (!isMcpToolName(tool) || !isMcpToolName(entry))
+        return false;
+    if (entry.ends_with('*'))
+        return tool.starts_with(entry.substr(0, entry.size() - 1));
+    return entry == tool;
+}
+
 } // namespace warren::agent

@@ -72,4 +72,8 @@ std::string mcpToolPrefix(std::string_view server);
 // Whether a tool name is an MCP server's (mcp__...).
 bool isMcpToolName(std::string_view name);
 
+// Whether an entry of a tool list (approval_tools) names the MCP tool: itself, its server's
+// (mcp__SERVER__*) or every MCP tool (mcp__*).
+bool mcpToolListed(std::string_view entry, std::string_view tool);
+
 } // namespace warren::agent

@@ -92,8 +92,12 @@ class TestAgentMcp : public QObject {
     }
 
     std::unique_ptr<Ran> run(const std::vector<std::string>& presets,
-                             std::deque<protocol::LlmChatResult> replies, bool approve = true) {
-        auto agent = createAgent(presets, {{"log_format", "json"}}); // log lines as events
+                             std::deque<protocol::LlmChatResult> replies, bool approve = true,
+                             const json& approvalTools = nullptr) {
+        json settings = {{"log_format", "json"}}; // log lines as events
+        if (!approvalTools.is_null())
+            settings["approval_tools"] = approvalTools;
+        auto agent = createAgent(presets, settings);
         if (!agent)
             qFatal("%s", agent.error().message.c_str());
         auto llm = std::make_unique<ListedLlm>();
@@ -200,6 +204,50 @@ private slots:
         else
             QVERIFY2(ran->resultOf("c1").starts_with("Denied: the user did not approve this call."),
                      ran->resultOf("c1").c_str());
+    }
+
+    void approvalToolsNameMcpTools_data() {
+        QTest::addColumn<QString>("listed"); // approval_tools, comma-separated
+        QTest::addColumn<bool>("echoWaits");
+        QTest::addColumn<bool>("growWaits");
+        QTest::newRow("the tool by name") << "mcp__fake__echo" << true << false;
+        QTest::newRow("its server") << "mcp__fake__*" << true << true;
+        QTest::newRow("every MCP tool") << "mcp__*" << true << true;
+        QTest::newRow("another server's") << "shell,mcp__other__*" << false << false;
+        QTest::newRow("none named, others asked for") << "shell" << true << true;
+    }
+    // approval_tools names MCP tools as it names the built-in ones; naming none while asking for others
+    // leaves every MCP tool waiting.
+    void approvalToolsNameMcpTools() {
+        QFETCH(QString, listed);
+        QFETCH(bool, echoWaits);
+        QFETCH(bool, growWaits);
+        writeMcpJson({{"fake", fakeServer()}});
+        json list = json::array();
+        for (const QString& entry : listed.split(','))
+            list.push_back(entry.toStdString());
+        const auto ran = run({"local-light"},
+                             {calling("c1", "mcp__fake__echo", {{"message", "hi"}}),
+                              calling("c2", "mcp__fake__grow", json::object()), finishing()},
+                             true, list);
+        std::vector<std::string> asked;
+        for (const auto& approval : ran->approvals)
+            asked.push_back(approval.tool);
+        std::vector<std::string> expected;
+        if (echoWaits)
+            expected.push_back("mcp__fake__echo");
+        if (growWaits)
+            expected.push_back("mcp__fake__grow");
+        QCOMPARE(asked, expected);
+        QCOMPARE(ran->resultOf("c1"), std::string("echo: hi (ping answered)"));
+    }
+
+    void badMcpNamesInApprovalToolsAreRefused() {
+        for (const char* bad : {"mcp__", "mcp__fake", "mcp____echo", "mcp__fake__", "mcp__fa ke__echo", "mcp__fake__e*"}) {
+            auto agent = createAgent({"local-light"}, {{"approval_tools", json::array({bad})}});
+            QVERIFY2(!agent, bad);
+            QVERIFY2(agent.error().message.find("mcp__SERVER__TOOL") != std::string::npos, agent.error().message.c_str());
+        }
     }
 
     void malformedMcpJsonIsAnErrorAndTheTaskGoesOn() {

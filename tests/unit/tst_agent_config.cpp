@@ -334,7 +334,8 @@ private slots:
         QTest::newRow("unknown approval tool")
             << json{{"approval_tools", json::array({"rm"})}}
             << "--set approval_tools: unknown tool \"rm\" (known: shell, read_file, write_file, edit_file, "
-               "apply_patch, list_files, search, update_plan, memory_save, memory_load, memory_search, finish)";
+               "apply_patch, list_files, search, update_plan, memory_save, memory_load, memory_search, finish; "
+               "an MCP server's: mcp__SERVER__TOOL, mcp__SERVER__*, mcp__*)";
         QTest::newRow("duplicate approval tool") << json{{"approval_tools", {"shell", "shell"}}}
                                                  << "--set approval_tools: \"shell\" is listed twice";
         QTest::newRow("hook not a string")
