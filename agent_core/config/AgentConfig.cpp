@@ -193,6 +193,26 @@ Key toolListKey(std::string_view name, std::vector<std::string> AgentConfig::*fi
             }};
 }
 
+// MCP servers by name (DESIGN §13), each as .mcp.json declares one; what an entry holds is the agent's to
+// judge when it starts them (an entry it cannot use is skipped with the reason, as in .mcp.json).
+Key mcpServersKey(std::string_view name, std::string_view meaning) {
+    constexpr std::size_t kMaxBytes = 256 * 1024;
+    constexpr std::size_t kMaxServers = 32;
+    const std::string type = "an object of MCP servers by name, each {\"command\", \"args\"?, \"env\"?} or "
+                             "{\"type\": \"http\"|\"sse\", \"url\", \"headers\"?}, at most 32 and 256 KiB";
+    auto set = [type, kMaxBytes, kMaxServers](AgentConfig& config, const json& value,
+                                              const std::string& where) -> Status {
+        if (!value.is_object() || value.size() > kMaxServers || value.dump().size() > kMaxBytes)
+            return mustBe(where, type, value);
+        for (const auto& [server, entry] : value.items())
+            if (!entry.is_object())
+                return invalid(where + ": the server \"" + server + "\" must be an object, got " + shown(entry));
+        config.mcpServers = value;
+        return Ok{};
+    };
+    return {name, type, meaning, set, [](const AgentConfig& config) { return config.mcpServers; }};
+}
+
 Key hookKey(std::string_view name, std::string_view meaning) {
     const std::string hook(name);
     auto set = [hook](AgentConfig& config, const json& value, const std::string& where) -> Status {
@@ -294,6 +314,8 @@ const std::vector<Key>& keys() {
                     "calls of these tools wait for approval; an MCP server's tool waits when named here, with its "
                     "server (mcp__SERVER__*) or all (mcp__*), and when this names none of them but others",
                     true),
+        mcpServersKey("mcp_servers", "MCP servers the task starts besides the workspace's .mcp.json (the same "
+                                     "name: this one), as `warren run --mcp-config FILE` gives them"),
         boolKey("execution_cache", &C::executionCache, "results of read-only tool calls are cached"),
         choiceKey("memory_backend", &C::memoryBackend,
                   {MemoryBackendKind::InMemory, MemoryBackendKind::Filesystem, MemoryBackendKind::Host},

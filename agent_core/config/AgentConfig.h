@@ -81,6 +81,8 @@ struct AgentConfig {
                                      // are offered only when > 0); 0 = none
     std::uint64_t maxAgentDepth = 1; // max_agent_depth (>= 1): 1 = only the task's own agent starts them
     std::vector<std::string> approvalTools;     // approval_tools: calls of these tools need approval
+    nlohmann::json mcpServers = nlohmann::json::object(); // mcp_servers: MCP servers by name, as .mcp.json's
+                                                          // "mcpServers" holds them (the user's: --mcp-config)
     bool executionCache = true;                 // execution_cache: cache read-only tool results
     // Memory
     MemoryBackendKind memoryBackend = MemoryBackendKind::Filesystem; // memory_backend

@@ -158,7 +158,7 @@ void TaskRun::setUpTools() {
 }
 
 void TaskRun::startMcpServers(std::vector<std::string>& enabled, std::vector<ToolEntry>& tools) {
-    m_mcp = std::make_unique<McpServerSet>(m_context.paths.workspace, processEnvironment(),
+    m_mcp = std::make_unique<McpServerSet>(m_context.config.mcpServers, m_context.paths.workspace, processEnvironment(),
                                            Clock::now() + kMcpStartTimeout, &m_context.cancellation);
     // Declared by the user in the workspace: offered whatever the tools setting says of the built-in ones.
     for (auto& entry : m_mcp->toolEntries()) {
@@ -179,18 +179,13 @@ void TaskRun::refreshMcpTools() {
 void TaskRun::reportMcpNotices() {
     if (!m_mcp)
         return;
+    // What failed or was left out is the user's to fix, so it is an event every face shows (a log line at
+    // warn level would reach only a JSON log); what started is a log line.
     for (const auto& notice : m_mcp->takeNotices()) {
-        switch (notice.kind) {
-        case McpNotice::Kind::Failed:
-            m_context.events.error(notice.message, false);
-            break;
-        case McpNotice::Kind::Skipped:
-            m_context.events.log(LogLevel::Warn, notice.message);
-            break;
-        case McpNotice::Kind::Info:
+        if (notice.kind == McpNotice::Kind::Info)
             m_context.events.log(LogLevel::Info, notice.message);
-            break;
-        }
+        else
+            m_context.events.error(notice.message, false);
     }
 }
 

@@ -39,25 +39,37 @@ Environment processEnvironment() {
     return environment;
 }
 
-McpServerSet::McpServerSet(const std::filesystem::path& workspace, const Environment& environment,
-                           Deadline deadline, const Cancellation* stop) {
+McpServerSet::McpServerSet(const nlohmann::json& configured, const std::filesystem::path& workspace,
+                           const Environment& environment, Deadline deadline, const Cancellation* stop) {
+    McpServerList all;
+    const auto add = [&](const std::string& where, const Result<McpServerList>& list) {
+        if (!list) {
+            m_notices.push_back({McpNotice::Kind::Failed, "MCP servers: " + where + ": " + list.error().message +
+                                                              "; none of its servers was started"});
+            return;
+        }
+        for (const auto& message : list->skipped)
+            m_notices.push_back({McpNotice::Kind::Skipped, "MCP servers: " + where + ": " + message});
+        for (const McpServer& server : list->servers) {
+            const bool taken = std::any_of(all.servers.begin(), all.servers.end(),
+                                           [&](const McpServer& kept) { return kept.name == server.name; });
+            if (taken)
+                m_notices.push_back({McpNotice::Kind::Skipped, "MCP servers: " + where + ": server \"" + server.name +
+                                                                   "\" skipped: mcp_servers (--mcp-config) has one "
+                                                                   "of that name, which is used"});
+            else if (all.servers.size() < kMaxMcpServers)
+                all.servers.push_back(server);
+        }
+    };
+    if (!configured.empty())
+        add("mcp_servers", parseMcpServers(nlohmann::json{{"mcpServers", configured}}.dump(), environment));
     const auto path = workspace / kMcpConfigFile;
-    auto text = readFileText(path);
-    if (!text) {
-        if (text.error().code != ErrorCode::NotFound)
-            m_notices.push_back({McpNotice::Kind::Failed, "MCP servers: " + text.error().message});
-        return;
-    }
-    auto list = parseMcpServers(*text, environment);
-    if (!list) {
-        m_notices.push_back(
-            {McpNotice::Kind::Failed,
-             "MCP servers: " + path.string() + ": " + list.error().message + "; no MCP server was started"});
-        return;
-    }
-    for (auto& message : list->skipped)
-        m_notices.push_back({McpNotice::Kind::Skipped, "MCP servers: " + path.string() + ": " + message});
-    start(*list, environment, workspace, deadline, stop);
+    if (auto text = readFileText(path))
+        add(path.string(), parseMcpServers(*text, environment));
+    else if (text.error().code != ErrorCode::NotFound)
+        m_notices.push_back({McpNotice::Kind::Failed, "MCP servers: " + text.error().message});
+    if (!all.servers.empty())
+        start(all, environment, workspace, deadline, stop);
 }
 
 McpServerSet::~McpServerSet() {

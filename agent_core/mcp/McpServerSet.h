@@ -4,8 +4,8 @@
 // lists read again when a server says they changed, all closed when the run ends. Remote servers (http,
 // sse) are not supported yet, and are said to be skipped. Nothing here fails the task: a file that cannot
 // be read, an entry or a tool left out, a server that does not start or that stops are notices the loop
-// reports (an error event for what failed, a log line for the rest), and the task goes on with the tools
-// it has.
+// reports (a non-fatal error event for what failed or was left out, a log line for what started), and the
+// task goes on with the tools it has.
 
 #include "agent_core/mcp/McpConnection.h"
 #include "agent_core/mcp/McpServers.h"
@@ -40,10 +40,11 @@ class McpServerSet {
 public:
     using Deadline = std::chrono::steady_clock::time_point;
 
-    // Reads workspace/.mcp.json (none there: no servers), starts its stdio servers in the workspace with
-    // environment and lists their tools, by deadline (a stop gives up on what is not done).
-    McpServerSet(const std::filesystem::path& workspace, const Environment& environment, Deadline deadline,
-                 const Cancellation* stop);
+    // configured (the mcp_servers setting: the user's) and workspace/.mcp.json's (none there: none), a name
+    // in both the configured one's; starts their stdio servers in the workspace with environment and lists
+    // their tools, by deadline (a stop gives up on what is not done).
+    McpServerSet(const nlohmann::json& configured, const std::filesystem::path& workspace,
+                 const Environment& environment, Deadline deadline, const Cancellation* stop);
     ~McpServerSet(); // closes every server: stdin closed on all first, so they exit together
     McpServerSet(const McpServerSet&) = delete;
     McpServerSet& operator=(const McpServerSet&) = delete;

@@ -54,6 +54,8 @@ constexpr OptionSpec kRunOptions[] = {
     {"--secret", "NAME[,NAME...]", "secrets stored with `warren secrets set NAME --host HOST`: the sandbox holds a "
                                    "placeholder, the egress proxy puts the value in for those hosts (repeatable)"},
     {"--resolve", "HOST:PORT:ADDR[,ADDR...]", "connect to HOST:PORT at ADDR (the next when one refuses) for this task, as curl's (repeatable)"},
+    {"--mcp-config", "FILE", "MCP servers for this task, as .mcp.json declares them (repeatable; the workspace's "
+                             ".mcp.json is read too)"},
     {"--egress-ca", "FILE", "PEM certificates the egress proxy trusts besides the system's for a secret's host"},
     kApprove,
     kJson,
@@ -440,6 +442,8 @@ Result<RunCommand> buildRun(const Scanned& scanned, CliArguments& arguments) {
             run.resolve.push_back(value);
         } else if (flag == "--egress-ca") {
             run.egressCa = value;
+        } else if (flag == "--mcp-config") {
+            run.mcpConfigs.push_back(value);
         } else if (flag == "--approve") {
             if (auto status = oneOf(flag, value, {"ask", "auto", "deny"}); !status)
                 return status.error();

@@ -41,6 +41,7 @@ struct RunCommand {
     std::vector<std::string> secrets;                          // --secret NAME[,NAME...] (repeatable)
     std::vector<std::string> resolve;                          // --resolve HOST:PORT:ADDRESS (repeatable)
     std::optional<std::string> egressCa;                       // --egress-ca FILE
+    std::vector<std::string> mcpConfigs;                       // --mcp-config FILE, repeatable
     std::optional<std::string> approve;                        // ask, auto or deny
     bool json = false;                                         // one event per line instead of the live view
     std::optional<std::uint64_t> timeoutSec;                   // > 0

@@ -3,6 +3,7 @@
 #include "agent_core/config/AgentConfig.h"
 #include "agent_core/protocol/Timestamp.h"
 #include "app/cli/LiveView.h"
+#include "app/cli/McpConfigFile.h"
 #include "app/cli/ReviewCommands.h"
 #include "app/control/WaitFor.h"
 #include "app/control/LocalControlPlane.h"
@@ -10,6 +11,7 @@
 #include "app/engine/AgentBinary.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteControlPlane.h"
+#include "common/FileText.h"
 #include "app/secrets/SecretStore.h"
 #include "app/secretproxy/HostSecret.h"
 #include "app/tasks/ProviderKey.h"
@@ -276,6 +278,17 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     for (const auto& [key, value] : command.settings)
         if (auto added = agent::addOverride(spec.overrides, key + "=" + value); !added)
             return usageError(added.error().message);
+    if (!command.mcpConfigs.empty()) { // read here: the file is this machine's, the servers run in the sandbox
+        nlohmann::json servers = spec.overrides.value("mcp_servers", nlohmann::json::object());
+        for (const std::string& file : command.mcpConfigs) {
+            auto text = readFileText(file);
+            if (!text)
+                return usageError("--mcp-config " + file + ": " + text.error().message);
+            if (auto added = cli::addMcpConfig(servers, *text, file); !added)
+                return usageError(added.error().message);
+        }
+        spec.overrides["mcp_servers"] = std::move(servers);
+    }
     auto mode = approvalMode(command.approve, command.json);
     if (!mode)
         return usageError(mode.error().message);

@@ -99,6 +99,43 @@ private slots:
                  qPrintable(processesHolding("where-server.js").join(",")));
     }
 
+    // `--mcp-config FILE`: the user's servers for one task, over the workspace's of the same name (the
+    // workspace is the less trusted of the two); a file that is not one is a usage error before any sandbox.
+    void theUsersConfigIsUsedBeforeTheWorkspaces() {
+        QTemporaryDir data, workspace;
+        QVERIFY(QFile::copy(qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/where-server.js",
+                            workspace.filePath("where-server.js")));
+        const auto server = [](const std::string& probe) {
+            return json{{"command", "node"}, {"args", {"where-server.js"}}, {"env", {{"PROBE", probe}}}};
+        };
+        QVERIFY(write(workspace.filePath(".mcp.json"),
+                      QByteArray::fromStdString(json{{"mcpServers", {{"probe", server("the workspace's")}}}}.dump())));
+        const QString config = data.filePath("mine.json");
+        QVERIFY(write(config, QByteArray::fromStdString(json{{"mcpServers", {{"probe", server("the user's")},
+                                                                             {"second", server("also mine")}}}}.dump())));
+        const QString script = data.filePath("script.json");
+        QVERIFY(writeScript(script, {turn("mcp__probe__where", json::object()), turn("mcp__second__where", json::object()),
+                                     turn("finish", {{"summary", "probed"}})}));
+        const auto result = runWarren({"run", "--json", "--provider", "scripted:" + script, "--workspace",
+                                       workspace.path(), "--mcp-config", config, "which probe?"},
+                                      data.path());
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const auto events = jsonLines(result.out);
+        QCOMPARE(json::parse(toolOutput(events, "call_0_0"), nullptr, false).value("probe", ""), std::string("the user's"));
+        QCOMPARE(json::parse(toolOutput(events, "call_1_0"), nullptr, false).value("probe", ""), std::string("also mine"));
+        // The workspace's entry is said to be left out, in an event.
+        QVERIFY2(result.out.contains("mcp_servers (--mcp-config) has one of that name, which is used"),
+                 result.out.constData());
+
+        QVERIFY(write(config, R"({"servers": {}})"));
+        const auto refused = runWarren({"run", "--json", "--provider", "scripted:" + script, "--workspace",
+                                        workspace.path(), "--mcp-config", config, "which probe?"},
+                                       data.path());
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("--mcp-config " + config.toUtf8() + ": no \"mcpServers\" object"),
+                 refused.err.constData());
+    }
+
     // A server that cannot start is an error event and a clear tool error; the task goes on and ends well.
     void aServerThatFailsIsAnEventNotADeadTask() {
         QTemporaryDir data, workspace;

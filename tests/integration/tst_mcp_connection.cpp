@@ -383,7 +383,7 @@ private slots:
         QVERIFY(writeFileText((workspace.path() + "/.mcp.json").toStdString(), document.dump()));
         Environment environment = processEnvironment();
         environment["FAKE_NODE"] = m_node.toStdString();
-        McpServerSet servers(workspace.path().toStdString(), environment, soon(), &m_noStop);
+        McpServerSet servers(nlohmann::json::object(), workspace.path().toStdString(), environment, soon(), &m_noStop);
 
         std::vector<std::string> names;
         for (const auto& entry : servers.toolEntries())
@@ -442,7 +442,7 @@ private slots:
 
     void noMcpJsonNoServers() {
         QTemporaryDir workspace;
-        McpServerSet servers(workspace.path().toStdString(), processEnvironment(), soon(), &m_noStop);
+        McpServerSet servers(nlohmann::json::object(), workspace.path().toStdString(), processEnvironment(), soon(), &m_noStop);
         QVERIFY(servers.toolEntries().empty());
         QVERIFY(servers.takeNotices().empty());
     }
@@ -450,14 +450,14 @@ private slots:
     void malformedMcpJsonIsSaid() {
         QTemporaryDir workspace;
         QVERIFY(writeFileText((workspace.path() + "/.mcp.json").toStdString(), "{\"mcpServers\": "));
-        McpServerSet servers(workspace.path().toStdString(), processEnvironment(), soon(), &m_noStop);
+        McpServerSet servers(nlohmann::json::object(), workspace.path().toStdString(), processEnvironment(), soon(), &m_noStop);
         QVERIFY(servers.toolEntries().empty());
         const auto notices = servers.takeNotices();
         QCOMPARE(notices.size(), std::size_t(1));
         QVERIFY(notices[0].kind == McpNotice::Kind::Failed);
         QVERIFY2(notices[0].message.find(".mcp.json: not JSON: ") != std::string::npos,
                  notices[0].message.c_str());
-        QVERIFY2(notices[0].message.ends_with("; no MCP server was started"), notices[0].message.c_str());
+        QVERIFY2(notices[0].message.ends_with("; none of its servers was started"), notices[0].message.c_str());
     }
 
     // The reference server of the MCP project, as users run it.

@@ -522,7 +522,7 @@ private slots:
         const auto defaults = configToJson(AgentConfig{});
         const auto infos = settingInfos();
         QCOMPARE(infos.size(), defaults.size());
-        QCOMPARE(infos.size(), std::size_t{36});
+        QCOMPARE(infos.size(), std::size_t{37});
         for (const auto& info : infos) {
             QVERIFY2(defaults.contains(info.name), info.name.c_str());
             QCOMPARE(text(info.defaultValue), text(defaults[info.name]));
