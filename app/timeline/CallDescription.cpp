@@ -108,7 +108,23 @@ std::optional<std::string> cliTitle(const std::string& tool, const json& argumen
     return std::nullopt;
 }
 
+// An MCP server's tool (mcp__SERVER__TOOL, DESIGN §13; Claude Code names them so too): "SERVER: TOOL", the
+// server as the user named it in .mcp.json.
+std::optional<std::string> mcpTitle(const std::string& tool, const json& arguments) {
+    constexpr std::string_view kPrefix = "mcp__";
+    if (!tool.starts_with(kPrefix))
+        return std::nullopt;
+    const std::size_t separator = tool.find("__", kPrefix.size());
+    if (separator == std::string::npos || separator == kPrefix.size() || separator + 2 == tool.size())
+        return std::nullopt;
+    const std::string server = tool.substr(kPrefix.size(), separator - kPrefix.size());
+    const std::string args = arguments.empty() ? std::string() : " " + firstLine(compactJson(arguments));
+    return server + ": " + tool.substr(separator + 2) + args;
+}
+
 std::string title(const std::string& tool, const json& arguments) {
+    if (const auto mcp = mcpTitle(tool, arguments))
+        return *mcp;
     if (const auto warren = asWarrenCall(tool, arguments))
         return title(warren->first, warren->second);
     if (const auto question = control::NetworkQuestion::fromApproval(tool, arguments))

@@ -208,6 +208,12 @@ private slots:
             << std::string("file_change")
             << std::string(R"({"changes":[{"path":"/workspace/a.txt","kind":"add"},{"path":"b.txt","kind":"update"}]})")
             << "add a.txt, update b.txt";
+        QTest::newRow("an MCP server's tool") << std::string("mcp__github__create_issue")
+                                              << std::string(R"({"title":"Crash on start"})")
+                                              << R"(github: create_issue {"title":"Crash on start"})";
+        QTest::newRow("an MCP tool without arguments") << std::string("mcp__probe__where") << std::string("{}")
+                                                       << "probe: where";
+        QTest::newRow("not quite an MCP name") << std::string("mcp__only") << std::string("{}") << "mcp__only {}";
         QTest::newRow("Claude Code's Bash without a command")
             << std::string("Bash") << std::string(R"({"cmd":"ls"})") << R"(Bash {"cmd":"ls"})";
     }
