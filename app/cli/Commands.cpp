@@ -5,6 +5,7 @@
 #include "app/cli/LiveView.h"
 #include "app/cli/McpConfigFile.h"
 #include "app/cli/ReviewCommands.h"
+#include "app/cli/TerminalQuestions.h"
 #include "app/control/WaitFor.h"
 #include "app/control/LocalControlPlane.h"
 #include "app/egress/NetworkQuestion.h"
@@ -111,70 +112,58 @@ std::uint64_t elapsedMs(const TaskRecord& task) {
     return static_cast<std::uint64_t>(*finished - *started);
 }
 
-// The first letter of the user's answer on the terminal, lowercase ('n' for an empty line); nullopt when stdin
-// is closed.
-std::optional<char> readAnswerLetter() {
-    std::string answer;
-    if (!std::getline(std::cin, answer))
-        return std::nullopt;
-    return answer.empty() ? 'n' : static_cast<char>(std::tolower(static_cast<unsigned char>(answer[0])));
+// The first letter of the user's answer, lowercase ('n' for an empty line).
+char answerLetter(const std::string& line) {
+    return line.empty() ? 'n' : static_cast<char>(std::tolower(static_cast<unsigned char>(line[0])));
 }
 
 // Asks on the terminal: y (once), n (deny, with an optional note), a (always for this task), and for a plain
 // shell command c (every command starting with its program and subcommand, from now on: kept in Settings).
-void askOnTerminal(ControlPlane& plane, const ApprovalRecord& approval) {
+void askOnTerminal(TerminalQuestions& terminal, ControlPlane& plane, const ApprovalRecord& approval) {
     const auto prefix = callCommandPrefix(approval.tool, json::parse(approval.arguments, nullptr, false));
-    std::cerr << "\n? " << approval.tool << " wants to run: " << approval.arguments << "\n  why: " << approval.reason
-              << "\n  approve? [y]es / [n]o / [a]lways for this task"
-              << (prefix ? " / [c]ommands starting with \"" + *prefix + "\", from now on" : std::string()) << ": "
-              << std::flush;
-    const auto letter = readAnswerLetter();
-    if (!letter) {
-        plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
-        return;
-    }
-    const char first = *letter;
-    if (first == 'c' && prefix) {
-        plane.allowCommands(approval.taskId, *prefix, [&plane, approval](Status allowed) {
-            if (!allowed)
-                std::cerr << "warren: " << allowed.error().message << "; approved this once\n";
-            plane.answerApproval(approval.taskId, approval.callId, true, "", false);
+    const std::string prompt = "\n? " + approval.tool + " wants to run: " + approval.arguments + "\n  why: " +
+                               approval.reason + "\n  approve? [y]es / [n]o / [a]lways for this task" +
+                               (prefix ? " / [c]ommands starting with \"" + *prefix + "\", from now on" : std::string()) +
+                               ": ";
+    terminal.ask(prompt, [&terminal, &plane, approval, prefix](std::optional<std::string> line) {
+        if (!line)
+            return plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
+        const char first = answerLetter(*line);
+        if (first == 'c' && prefix)
+            return plane.allowCommands(approval.taskId, *prefix, [&plane, approval](Status allowed) {
+                if (!allowed)
+                    std::cerr << "warren: " << allowed.error().message << "; approved this once\n";
+                plane.answerApproval(approval.taskId, approval.callId, true, "", false);
+            });
+        if (first == 'y' || first == 'a')
+            return plane.answerApproval(approval.taskId, approval.callId, true, "", first == 'a');
+        terminal.askNext("  note for the agent (optional): ", [&plane, approval](std::optional<std::string> note) {
+            plane.answerApproval(approval.taskId, approval.callId, false, note.value_or(""), false);
         });
-        return;
-    }
-    if (first == 'y' || first == 'a') {
-        plane.answerApproval(approval.taskId, approval.callId, true, "", first == 'a');
-        return;
-    }
-    std::cerr << "  note for the agent (optional): " << std::flush;
-    std::string note;
-    std::getline(std::cin, note);
-    plane.answerApproval(approval.taskId, approval.callId, false, note, false);
+    });
 }
 
 // A network question (`--network ask`): y (once), t (for the rest of this task), w (always for this
 // workspace: kept in Settings), n (refused, for the rest of this task).
-void askNetworkOnTerminal(ControlPlane& plane, const ApprovalRecord& approval, const NetworkQuestion& question) {
-    std::cerr << "\n? the agent wants to reach " << question.target() << " (" << question.method
-              << "), which the task's --network does not list"
-              << "\n  allow? [y]es, once / [t]his task / [w]orkspace, always / [n]o: " << std::flush;
-    const auto letter = readAnswerLetter();
-    if (!letter) {
-        plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
-        return;
-    }
-    const char first = *letter;
-    if (first == 'w') {
-        plane.allowHostInWorkspace(approval.taskId, approval.callId, [&plane, approval](Status allowed) {
-            if (allowed)
-                return;
-            std::cerr << "warren: " << allowed.error().message << "; allowed for this task\n";
-            plane.answerApproval(approval.taskId, approval.callId, true, "", true);
-        });
-        return;
-    }
-    const bool approved = first == 'y' || first == 't';
-    plane.answerApproval(approval.taskId, approval.callId, approved, "", first == 't');
+void askNetworkOnTerminal(TerminalQuestions& terminal, ControlPlane& plane, const ApprovalRecord& approval,
+                          const NetworkQuestion& question) {
+    const std::string prompt = "\n? the agent wants to reach " + question.target() + " (" + question.method +
+                               "), which the task's --network does not list"
+                               "\n  allow? [y]es, once / [t]his task / [w]orkspace, always / [n]o: ";
+    terminal.ask(prompt, [&plane, approval](std::optional<std::string> line) {
+        if (!line)
+            return plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
+        const char first = answerLetter(*line);
+        if (first == 'w')
+            return plane.allowHostInWorkspace(approval.taskId, approval.callId, [&plane, approval](Status allowed) {
+                if (allowed)
+                    return;
+                std::cerr << "warren: " << allowed.error().message << "; allowed for this task\n";
+                plane.answerApproval(approval.taskId, approval.callId, true, "", true);
+            });
+        const bool approved = first == 'y' || first == 't';
+        plane.answerApproval(approval.taskId, approval.callId, approved, "", first == 't');
+    });
 }
 
 // Follows one task until it ends: prints each event (live view or JSON lines), answers approvals, and
@@ -184,6 +173,7 @@ int follow(ControlPlane& plane, const std::string& taskId, bool jsonLines, bool 
     options.color = color;
     options.taskId = taskId;
     LiveView view(options);
+    TerminalQuestions terminal(STDIN_FILENO);
     QObject::connect(&plane, &ControlPlane::eventStored, &plane, [&](const std::string& id, const json& event) {
         if (id != taskId)
             return;
@@ -200,11 +190,11 @@ int follow(ControlPlane& plane, const std::string& taskId, bool jsonLines, bool 
             if (mode == ApprovalMode::Deny)
                 plane.answerApproval(approval.taskId, approval.callId, false, "--approve deny", false);
             else
-                askNetworkOnTerminal(plane, approval, *question);
+                askNetworkOnTerminal(terminal, plane, approval, *question);
             return;
         }
         if (mode == ApprovalMode::Ask)
-            askOnTerminal(plane, approval);
+            askOnTerminal(terminal, plane, approval);
         else
             plane.answerApproval(approval.taskId, approval.callId, mode == ApprovalMode::Auto, "", false);
     });

@@ -39,7 +39,10 @@ struct AnsweredRun {
     int questions = 0;
 };
 
-AnsweredRun runAnswering(const QStringList& args, const QString& dataDir, const QStringList& answers) {
+// answerAfter: how many questions must have been printed before the first answer is typed (the rest are
+// typed as they come); the run ends without an answer if they never all are.
+AnsweredRun runAnswering(const QStringList& args, const QString& dataDir, const QStringList& answers,
+                         int answerAfter = 1) {
     QProcess warren;
     warren.setProcessEnvironment(warrenEnvironment(dataDir));
     warren.setProgram(warrenBinary());
@@ -55,11 +58,14 @@ AnsweredRun runAnswering(const QStringList& args, const QString& dataDir, const 
             if (event.is_discarded() || event.value("type", "") != "approval_requested" ||
                 event.value("tool", "") != "network")
                 continue;
-            if (run.questions < answers.size())
-                warren.write(answers[run.questions].toUtf8() + "\n");
-            else
-                warren.closeWriteChannel(); // one too many: nobody answers (the test sees it in questions)
             ++run.questions;
+            if (run.questions > answers.size())
+                warren.closeWriteChannel(); // one too many: nobody answers (the test sees it in questions)
+            else if (run.questions == answerAfter)
+                for (int i = 0; i < answerAfter; ++i)
+                    warren.write(answers[i].toUtf8() + "\n");
+            else if (run.questions > answerAfter)
+                warren.write(answers[run.questions - 1].toUtf8() + "\n");
         }
     };
     QObject::connect(&warren, &QProcess::readyReadStandardOutput, &warren, readLines);
@@ -85,7 +91,39 @@ class TestControlNetworkAsk : public QObject {
 private slots:
     void askedHostsWaitForTheAnswer();
     void workspaceAnswerServesTheNextTask();
+    void aQuestionWaitingStallsNothingElse();
 };
+
+// While the terminal waits for an answer, the run goes on: a second request's question is printed, and
+// both are answered in the order asked (a prompt that blocked the event loop would print the second only
+// after the first was answered, and this test would never type).
+void TestControlNetworkAsk::aQuestionWaitingStallsNothingElse() {
+    HostHttpServer host;
+    QVERIFY(host.port() != 0);
+    const std::string port = std::to_string(host.port());
+    QTemporaryDir data, workspace;
+    const QString script = data.filePath("script.json");
+    const std::string curl = "curl -sS --noproxy '' --max-time 100 ";
+    QVERIFY(writeScript(script, {
+        shell(curl + "http://first.test:" + port + "/one > one.txt 2>&1 & " + curl + "http://second.test:" + port +
+              "/two 2>&1; wait; cat one.txt"),
+        turn("finish", {{"summary", "both"}}),
+    }));
+    const QString pin = QString::fromStdString(":" + port + ":127.0.0.1");
+    const auto run = runAnswering({"--provider", "scripted:" + script, "--workspace", workspace.path(), "--network",
+                                   "ask", "--resolve", "first.test" + pin, "--resolve", "second.test" + pin, "both"},
+                                  data.path(), {"y", "n"}, 2);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QCOMPARE(run.questions, 2);
+    const auto asked = ofType(run.events, "approval_requested");
+    const auto resolved = ofType(run.events, "approval_resolved");
+    QCOMPARE(resolved.size(), 2u);
+    // The first asked got the first answer.
+    QCOMPARE(resolved[0]["data"].value("id", ""), asked[0]["data"].value("id", ""));
+    QCOMPARE(resolved[0]["data"].value("approved", false), true);
+    QCOMPARE(resolved[1]["data"].value("approved", true), false);
+    QCOMPARE(host.requests.size(), 1);
+}
 
 void TestControlNetworkAsk::askedHostsWaitForTheAnswer() {
     HostHttpServer host;
