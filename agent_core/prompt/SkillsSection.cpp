@@ -56,7 +56,10 @@ std::string skillsSection(const std::vector<Skill>& skills, std::size_t budgetBy
         list += line;
         used += line.size();
     }
+    // The names' line counts in the budget too: its words, then each name.
+    const std::string_view namesLine = "- Also these, their descriptions left out for room: ";
     std::string names;
+    used += namesLine.size() + 2; // ".\n"
     for (; next < skills.size(); ++next) {
         const std::string part = (names.empty() ? "" : ", ") + skills[next].name;
         if (used + part.size() > budgetBytes)
@@ -65,7 +68,7 @@ std::string skillsSection(const std::vector<Skill>& skills, std::size_t budgetBy
         used += part.size();
     }
     if (!names.empty())
-        list += "- Also these, their descriptions left out for room: " + names + ".\n";
+        list += std::string(namesLine) + names + ".\n";
     if (const std::size_t left = skills.size() - next; left > 0)
         list += "- And " + std::to_string(left) + (left == 1 ? " more skill" : " more skills") +
                 " not listed for room: the skill tool's answer to a name that is not there lists every name.\n";

@@ -23,8 +23,9 @@ inline constexpr std::string_view kSkillsHeading = "# Skills"; // the section's 
 std::size_t skillsListBudget(std::uint64_t contextWindowLimit);
 
 // The section, or "" when there are no skills. Within budgetBytes (the list's; the fixed text around it is
-// not counted): "- name: description" (its whitespace made single spaces) for each skill in order while they
-// fit; from the first that does not, the rest by name only while those fit; the others counted.
+// not counted, nor the count's line): "- name: description" (its whitespace made single spaces) for each
+// skill in order while they fit; from the first that does not, the rest by name only on one line while
+// those fit; the others counted.
 std::string skillsSection(const std::vector<Skill>& skills, std::size_t budgetBytes);
 
 // systemPrompt with its skills section (from the last line kSkillsHeading to the end) replaced by section;
