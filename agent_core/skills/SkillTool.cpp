@@ -89,7 +89,9 @@ ToolOutcome SkillTool::loadSkill(const Skill& skill, const ToolEnv& env) const {
     const std::string files = listing(skill);
     const std::size_t fixed = header.size() + files.size();
     const std::size_t room = env.outputLimitBytes > fixed ? env.outputLimitBytes - fixed : 0;
-    const std::string body = validUtf8(document->body);
+    std::string body = validUtf8(document->body);
+    while (!body.empty() && (body.back() == '\n' || body.back() == ' '))
+        body.pop_back();
     ToolOutcome outcome;
     outcome.output = header;
     if (body.size() <= room) {
