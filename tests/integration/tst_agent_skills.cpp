@@ -3,7 +3,8 @@
 // skill's instructions and one of its files and refuses a path with "..", an absolute one and a symlink out
 // of the folder; a skill written into the workspace by a command in one step is in the prompt and loadable at
 // the next; a malformed skill is a warning and the others load; no skill, or a tools setting without skill:
-// no section, no tool. The log lines are checked as events (log_format json).
+// no section, no tool; a sub-agent (an explorer, read-only) has the skills too. The log lines are checked as
+// events (log_format json).
 
 #include "agent_core/loop/Agent.h"
 #include "agent_core/protocol/EventPayloads.h"
@@ -16,6 +17,8 @@
 #include <algorithm>
 #include <deque>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 using namespace warren;
 using namespace warren::agent;
@@ -53,6 +56,29 @@ void write(const fs::path& path, const std::string& text) {
     fs::create_directories(path.parent_path());
     QVERIFY(writeFileText(path, text));
 }
+
+// A model for a task and its sub-agents: each answers from its own list (LlmChatParams::agent), whichever
+// thread asks.
+class AgentsLlm : public agent::Llm {
+public:
+    std::map<std::string, std::deque<protocol::LlmChatResult>> replies; // by agent, "" the task's own
+    std::map<std::string, std::vector<protocol::LlmChatParams>> asked;
+    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params, std::chrono::steady_clock::time_point,
+                                         const agent::Cancellation&) override {
+        std::lock_guard lock(m_mutex);
+        const std::string agent = params.agent.value_or("");
+        asked[agent].push_back(params);
+        auto& list = replies[agent];
+        if (list.empty())
+            return makeError(ErrorCode::System, "no reply left for \"" + agent + "\"");
+        auto reply = list.front();
+        list.pop_front();
+        return reply;
+    }
+
+private:
+    std::mutex m_mutex;
+};
 
 struct Ran {
     TaskOutcome outcome;
@@ -205,6 +231,39 @@ private slots:
         QVERIFY(systemPrompt(ran->asked[1]).contains("\n- new-one: The first skill."));
         QVERIFY2(ran->outputOf("c2").contains("First instructions."), qPrintable(ran->outputOf("c2")));
         QVERIFY(ran->logs(protocol::LogLevel::Info).contains("skills changed: added new-one"));
+    }
+
+    void anExplorerSubAgentHasTheSkillsToo() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const fs::path workspace = fs::canonical(dir.path().toStdString());
+        write(workspace / ".claude/skills/pdf/SKILL.md", skillMd("pdf", "PDFs.", "Use pdftotext.\n"));
+        auto agent = createAgent({"team"}, {{"log_format", "json"}, {"memory_backend", "in-memory"}});
+        QVERIFY(agent);
+        auto llm = std::make_unique<AgentsLlm>();
+        llm->replies[""] = {calling("m1", "spawn_agent", {{"brief", "load the pdf skill"}, {"role", "explorer"}}),
+                            calling("m2", "wait_agents", json::object()), finishing()};
+        llm->replies["agent-1"] = {calling("s1", "skill", {{"name", "pdf"}}),
+                                   calling("s2", "finish", {{"summary", "loaded"}})};
+        AgentsLlm* model = llm.get();
+        (*agent)->setModel(std::move(llm));
+        Ran ran;
+        EventLog events(ran.sink);
+        Cancellation cancellation;
+        ran.outcome = (*agent)->run({workspace.string(), std::nullopt, std::nullopt}, "t", "use a helper", events,
+                                    cancellation);
+        QCOMPARE(int(ran.outcome.reason), int(ExitReason::Finished));
+        QCOMPARE(model->asked["agent-1"].size(), std::size_t(2));
+        const auto& first = model->asked["agent-1"][0];
+        QVERIFY(offers(first, "skill"));
+        QVERIFY(!offers(first, "write_file")); // an explorer: read-only tools
+        QVERIFY2(systemPrompt(first).contains("\n- pdf: PDFs."), qPrintable(systemPrompt(first)));
+        QVERIFY2(ran.outputOf("agent-1_s1").contains("Use pdftotext."), qPrintable(ran.outputOf("agent-1_s1")));
+        const auto logs = ran.sink.ofType(et::kLog);
+        QVERIFY(std::any_of(logs.begin(), logs.end(), [](const protocol::Event& event) {
+            return event.agent == std::optional<std::string>("agent-1") &&
+                   event.data.value("message", "") == "skills offered: pdf";
+        }));
     }
 
     void noSkillsNoSectionNoTool() {
