@@ -3,7 +3,8 @@
 // skill's instructions and one of its files and refuses a path with "..", an absolute one and a symlink out
 // of the folder; a skill written into the workspace by a command in one step is in the prompt and loadable at
 // the next; a malformed skill is a warning and the others load; no skill, or a tools setting without skill:
-// no section, no tool; a sub-agent (an explorer, read-only) has the skills too. The log lines are checked as
+// no section, no tool; a sub-agent (an explorer, read-only) has the skills too; a task resumed from its
+// checkpoint is told the skills there are then. The log lines are checked as
 // events (log_format json).
 
 #include "agent_core/loop/Agent.h"
@@ -264,6 +265,48 @@ private slots:
             return event.agent == std::optional<std::string>("agent-1") &&
                    event.data.value("message", "") == "skills offered: pdf";
         }));
+    }
+
+    void aResumedTaskIsToldTheSkillsThereAreNow() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const fs::path root = fs::canonical(dir.path().toStdString());
+        const fs::path workspace = root / "ws";
+        const fs::path state = root / "state";
+        fs::create_directories(state);
+        write(workspace / ".claude/skills/pdf/SKILL.md", skillMd("pdf", "PDFs.", "Use pdftotext.\n"));
+        auto runOnce = [&](std::deque<protocol::LlmChatResult> replies, bool pauseAfterFirstResult) {
+            auto agent = createAgent({}, {{"log_format", "json"}, {"memory_backend", "in-memory"}});
+            if (!agent)
+                qFatal("%s", agent.error().message.c_str());
+            auto llm = std::make_unique<ListedLlm>();
+            llm->replies = std::move(replies);
+            ListedLlm* model = llm.get();
+            (*agent)->setModel(std::move(llm));
+            auto ran = std::make_unique<Ran>();
+            Cancellation cancellation;
+            if (pauseAfterFirstResult)
+                ran->sink.onEvent = [&cancellation](const protocol::Event& event) {
+                    if (event.type == et::kToolResult)
+                        cancellation.request(StopRequest::Pause);
+                };
+            EventLog events(ran->sink);
+            ran->outcome =
+                (*agent)->run({workspace.string(), state, std::nullopt}, "t", "convert", events, cancellation);
+            ran->asked = model->asked;
+            return ran;
+        };
+        const auto paused = runOnce({calling("c1", "shell", {{"command", "true"}}), finishing()}, true);
+        QCOMPARE(int(paused->outcome.reason), int(ExitReason::Paused));
+
+        write(workspace / ".claude/skills/csv/SKILL.md", skillMd("csv", "CSVs.", "Use csvkit.\n"));
+        const auto resumed = runOnce({calling("c2", "skill", {{"name", "csv"}}), finishing()}, false);
+        QCOMPARE(int(resumed->outcome.reason), int(ExitReason::Finished));
+        const QString prompt = systemPrompt(resumed->asked.at(0));
+        QVERIFY2(prompt.contains("\n- csv: CSVs.\n- pdf: PDFs."), qPrintable(prompt));
+        QCOMPARE(prompt.count("# Skills"), 1);
+        QVERIFY2(resumed->outputOf("c2").contains("Use csvkit."), qPrintable(resumed->outputOf("c2")));
+        QVERIFY(resumed->logs(protocol::LogLevel::Info).contains("skills offered: csv, pdf"));
     }
 
     void noSkillsNoSectionNoTool() {
