@@ -196,7 +196,8 @@ bool isAbsolutePath(const std::string& path) {
 constexpr std::size_t kMaxPathList = 16;
 
 // Absolute paths, none twice, at most kMaxPathList.
-Key pathListKey(std::string_view name, std::vector<std::string> AgentConfig::*field, std::string_view meaning) {
+Key pathListKey(std::string_view name, std::vector<std::string> AgentConfig::*field,
+                std::string_view meaning) {
     const std::string type = "an array of at most " + std::to_string(kMaxPathList) + " absolute paths";
     auto set = [field, type](AgentConfig& config, const json& value, const std::string& where) -> Status {
         if (!value.is_array() || value.size() > kMaxPathList)
@@ -296,8 +297,9 @@ const std::vector<Key>& keys() {
         toolListKey("approval_tools", &C::approvalTools, false, "calls of these tools wait for approval"),
         boolKey("execution_cache", &C::executionCache, "results of read-only tool calls are cached"),
         pathListKey("skills_dirs", &C::skillsDirs,
-                    "folders of skills (each a folder with a SKILL.md) read after the workspace's .warren/skills, "
-                    ".claude/skills and .agents/skills; the control plane mounts the user's skills there"),
+                    "folders of skills (each a folder with a SKILL.md) read after the workspace's "
+                    ".warren/skills, .claude/skills and .agents/skills; the control plane mounts the user's "
+                    "skills there"),
         choiceKey("memory_backend", &C::memoryBackend,
                   {MemoryBackendKind::InMemory, MemoryBackendKind::Filesystem, MemoryBackendKind::Host},
                   "where memory_save keeps memories: the process, memory_dir, or the control plane"),

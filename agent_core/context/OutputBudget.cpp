@@ -71,7 +71,8 @@ std::string narrowingHint(std::string_view tool) {
     if (tool == "memory_search")
         return "Search with a more specific query or a smaller limit";
     if (tool == "skill")
-        return "The whole file is in the skill's folder: read the part you need with shell (sed -n on a range)";
+        return "The whole file is in the skill's folder: read the part you need with shell (sed -n on a "
+               "range)";
     return "Ask for less at a time";
 }
 

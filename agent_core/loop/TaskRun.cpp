@@ -140,8 +140,9 @@ void TaskRun::setUpTools() {
     if (m_rules.usesMemory)
         openMemory();
     findSkills(enabled);
-    auto tools = m_rules.usesMemory ? builtInTools(m_memory.get(), m_memoryProblem, m_skills.get())
-                                    : builtInTools(nullptr, "sub-agents do not use the task's memory", m_skills.get());
+    auto tools = m_rules.usesMemory
+                     ? builtInTools(m_memory.get(), m_memoryProblem, m_skills.get())
+                     : builtInTools(nullptr, "sub-agents do not use the task's memory", m_skills.get());
     for (auto& entry : m_team->toolsFor(m_seat, config.tools)) {
         enabled.push_back(entry.spec.name);
         tools.push_back(std::move(entry));
@@ -201,7 +202,8 @@ void TaskRun::findSkills(std::vector<std::string>& enabled) {
     const auto skill = std::find(enabled.begin(), enabled.end(), SkillTool::kName);
     if (skill == enabled.end())
         return; // the tools setting leaves skills out: none are looked for
-    m_skills = std::make_unique<SkillLibrary>(skillRoots(m_context.paths.workspace, m_context.config.skillsDirs));
+    m_skills =
+        std::make_unique<SkillLibrary>(skillRoots(m_context.paths.workspace, m_context.config.skillsDirs));
     m_skills->refresh();
     if (m_skills->skills().empty())
         enabled.erase(skill);
@@ -212,8 +214,9 @@ void TaskRun::refreshSkills() {
         return;
     if (m_skills->refresh()) {
         const auto specs = m_tools->specs();
-        const bool offered = std::any_of(specs.begin(), specs.end(),
-                                         [](const protocol::ToolSpec& spec) { return spec.name == SkillTool::kName; });
+        const bool offered = std::any_of(specs.begin(), specs.end(), [](const protocol::ToolSpec& spec) {
+            return spec.name == SkillTool::kName;
+        });
         if (!offered && !m_skills->skills().empty())
             m_tools->replace({}, {skillToolEntry(m_skills.get())});
         else if (offered && m_skills->skills().empty())

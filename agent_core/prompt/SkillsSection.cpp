@@ -50,7 +50,8 @@ std::string skillsSection(const std::vector<Skill>& skills, std::size_t budgetBy
     std::size_t used = 0;
     std::size_t next = 0;
     for (; next < skills.size(); ++next) {
-        const std::string line = "- " + skills[next].name + ": " + singleSpaced(skills[next].description) + "\n";
+        const std::string line =
+            "- " + skills[next].name + ": " + singleSpaced(skills[next].description) + "\n";
         if (used + line.size() > budgetBytes)
             break;
         list += line;
@@ -70,8 +71,9 @@ std::string skillsSection(const std::vector<Skill>& skills, std::size_t budgetBy
     if (!names.empty())
         list += std::string(namesLine) + names + ".\n";
     if (const std::size_t left = skills.size() - next; left > 0)
-        list += "- And " + std::to_string(left) + (left == 1 ? " more skill" : " more skills") +
-                " not listed for room: the skill tool's answer to a name that is not there lists every name.\n";
+        list +=
+            "- And " + std::to_string(left) + (left == 1 ? " more skill" : " more skills") +
+            " not listed for room: the skill tool's answer to a name that is not there lists every name.\n";
     while (!list.empty() && list.back() == '\n')
         list.pop_back();
     std::string section(withoutHeader(resources::promptSkillsMd));

@@ -43,8 +43,8 @@ bool isDelimiter(std::string_view line) {
 }
 
 bool isKeyCharacter(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-           c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
 }
 
 // "key:" or "key: ..." as a nested mapping's line would start.
@@ -131,8 +131,9 @@ Result<FrontMatter> FrontMatter::read(std::string_view text) {
             normal += text[i];
     const auto lines = splitLines(normal);
     if (!isDelimiter(lines.front()))
-        return makeError(ErrorCode::InvalidArgument,
-                         "no front matter: the file must start with a line \"---\", then name: and description:");
+        return makeError(
+            ErrorCode::InvalidArgument,
+            "no front matter: the file must start with a line \"---\", then name: and description:");
     std::size_t close = 1;
     while (close < lines.size() && !isDelimiter(lines[close]))
         ++close;
@@ -173,13 +174,14 @@ Result<FrontMatter> FrontMatter::read(std::string_view text) {
             if (entry.key == key)
                 return invalid(number, quotedKey(entry.key) + " is there twice (first on line " +
                                            std::to_string(entry.line) + ")");
-        matter.m_entries.push_back({std::string(key), number, std::string(trimmed(line.substr(colon + 1))), {}});
+        matter.m_entries.push_back(
+            {std::string(key), number, std::string(trimmed(line.substr(colon + 1))), {}});
     }
 
     const std::size_t bodyStart = std::size_t(lines[close].data() - normal.data()) + lines[close].size() + 1;
     std::string_view body = bodyStart < normal.size() ? std::string_view(normal).substr(bodyStart) : "";
-    for (auto newline = body.find('\n'); newline != std::string_view::npos && isBlank(body.substr(0, newline));
-         newline = body.find('\n'))
+    for (auto newline = body.find('\n');
+         newline != std::string_view::npos && isBlank(body.substr(0, newline)); newline = body.find('\n'))
         body.remove_prefix(newline + 1);
     matter.m_body = std::string(body);
     return matter;
@@ -216,7 +218,8 @@ Result<std::optional<std::string>> FrontMatter::text(std::string_view key) const
         return invalid(entry->line, name + " must be text, not a list or a mapping");
     if (first == '&' || first == '*' || first == '!')
         return invalid(entry->line, name + ": anchors, aliases and tags are not read; write the text itself");
-    if (std::string_view("@`]},%").find(first) != std::string_view::npos || ((first == '?' || first == ':') && alone))
+    if (std::string_view("@`]},%").find(first) != std::string_view::npos ||
+        ((first == '?' || first == ':') && alone))
         return invalid(entry->line,
                        name + ": a plain value cannot start with '" + std::string(1, first) + "'; quote it");
     return asOptional(plain(*entry));
@@ -232,11 +235,13 @@ Result<std::string> FrontMatter::plain(const Entry& entry) const {
     for (std::size_t i = 0; i < end; ++i)
         lines.emplace_back(entry.line + 1 + i, trimmed(entry.more[i]));
     if (entry.value.empty() || entry.value.front() == '#') {
-        const auto first = std::find_if(lines.begin(), lines.end(), [](const auto& line) { return !line.second.empty(); });
+        const auto first =
+            std::find_if(lines.begin(), lines.end(), [](const auto& line) { return !line.second.empty(); });
         if (first == lines.end())
             return std::string();
         const std::string_view text = first->second;
-        if (text == "-" || text.starts_with("- ") || text.front() == '[' || text.front() == '{' || looksLikeKey(text))
+        if (text == "-" || text.starts_with("- ") || text.front() == '[' || text.front() == '{' ||
+            looksLikeKey(text))
             return invalid(first->first, name + " must be text, not a list or a mapping");
     }
     std::string out;
@@ -285,10 +290,12 @@ Result<std::string> FrontMatter::quoted(const Entry& entry) const {
             i += 2;
             const std::size_t digits = escape == 'x' ? 2 : escape == 'u' ? 4 : escape == 'U' ? 8 : 0;
             if (digits) {
-                const auto code = i + digits <= value.size() ? hexValue(value.substr(i, digits)) : std::nullopt;
+                const auto code =
+                    i + digits <= value.size() ? hexValue(value.substr(i, digits)) : std::nullopt;
                 if (!code || *code > 0x10FFFF || (*code >= 0xD800 && *code <= 0xDFFF))
-                    return invalid(entry.line, name + ": \\" + std::string(1, escape) + " is not followed by " +
-                                                   std::to_string(digits) + " hex digits of a character");
+                    return invalid(entry.line, name + ": \\" + std::string(1, escape) +
+                                                   " is not followed by " + std::to_string(digits) +
+                                                   " hex digits of a character");
                 appendUtf8(out, *code);
                 i += digits;
                 continue;
@@ -297,7 +304,8 @@ Result<std::string> FrontMatter::quoted(const Entry& entry) const {
             const std::string_view to = std::string_view("\\\"/ \t\n\t\r\0", 9);
             const auto at = from.find(escape);
             if (at == std::string_view::npos)
-                return invalid(entry.line, name + ": the escape \\" + std::string(1, escape) + " is not read");
+                return invalid(entry.line,
+                               name + ": the escape \\" + std::string(1, escape) + " is not read");
             out += to[at];
         } else if (c == '\\' && quote == '"') {
             break; // an escaped line break: the value goes on
@@ -307,8 +315,9 @@ Result<std::string> FrontMatter::quoted(const Entry& entry) const {
         }
     }
     if (!closed)
-        return invalid(entry.line, name + ": a quoted value must end on its line (a longer one can be a block, "
-                                          "| or >)");
+        return invalid(entry.line, name +
+                                       ": a quoted value must end on its line (a longer one can be a block, "
+                                       "| or >)");
     const std::string_view rest = value.substr(i);
     if (!isBlank(rest) && (!isSpace(rest.front()) || trimmed(rest).front() != '#'))
         return invalid(entry.line, name + ": text after the closing quote");
@@ -323,13 +332,15 @@ Result<std::string> FrontMatter::block(const Entry& entry) const {
     const bool folded = header.front() == '>';
     std::size_t i = 1;
     const char chomping = i < header.size() && (header[i] == '-' || header[i] == '+') ? header[i++] : ' ';
-    if ((i < header.size() && header[i] >= '0' && header[i] <= '9') || (header.size() > 1 && header[1] >= '0' && header[1] <= '9'))
+    if ((i < header.size() && header[i] >= '0' && header[i] <= '9') ||
+        (header.size() > 1 && header[1] >= '0' && header[1] <= '9'))
         return invalid(entry.line, name + ": a block with an indentation indicator (such as |2) is not read; "
                                           "write it without");
     const std::string_view rest = header.substr(i);
     if (!isBlank(rest) && (!isSpace(rest.front()) || trimmed(rest).front() != '#'))
-        return invalid(entry.line, name + ": expected nothing or a comment after '" + std::string(header.substr(0, i)) +
-                                       "', got \"" + shortenLine(rest, kShownBytes) + "\"");
+        return invalid(entry.line, name + ": expected nothing or a comment after '" +
+                                       std::string(header.substr(0, i)) + "', got \"" +
+                                       shortenLine(rest, kShownBytes) + "\"");
     const std::size_t end = contentEnd(entry.more);
     if (end == 0)
         return std::string();
@@ -348,8 +359,9 @@ Result<std::string> FrontMatter::block(const Entry& entry) const {
             return invalid(entry.line + 1 + k, name + ": a line less indented than the block's first");
         content.push_back(line.substr(indent));
         if (folded && content.back().front() == ' ')
-            return invalid(entry.line + 1 + k, name + ": a folded block (>) with more-indented lines is not read; "
-                                                      "use a literal one (|) or plain text");
+            return invalid(entry.line + 1 + k,
+                           name + ": a folded block (>) with more-indented lines is not read; "
+                                  "use a literal one (|) or plain text");
     }
     std::string out;
     std::size_t blankLines = 0;

@@ -40,9 +40,9 @@ public:
 private:
     struct Entry {
         std::string key;
-        std::size_t line = 0;            // of the key, 1-based
-        std::string value;               // after "key:", spaces around it trimmed
-        std::vector<std::string> more;   // the indented and blank lines after it, as written
+        std::size_t line = 0;          // of the key, 1-based
+        std::string value;             // after "key:", spaces around it trimmed
+        std::vector<std::string> more; // the indented and blank lines after it, as written
     };
 
     Result<std::string> plain(const Entry& entry) const;

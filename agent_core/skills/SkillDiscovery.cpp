@@ -49,7 +49,8 @@ std::optional<fs::path> placeOf(const SkillRoot& root, std::string& refused) {
     const fs::path place = fs::canonical(path, error);
     if (error) {
         refused = "skills in " + root.shown + " are not read: " +
-                  (error == std::errc::no_such_file_or_directory ? std::string("it does not exist") : error.message());
+                  (error == std::errc::no_such_file_or_directory ? std::string("it does not exist")
+                                                                 : error.message());
         return std::nullopt;
     }
     if (!fs::is_directory(place, error)) {
@@ -87,7 +88,8 @@ std::optional<Candidate> candidateIn(const SkillRoot& root, const fs::path& plac
     if (error)
         return std::nullopt; // a dangling symlink
     if (fs::is_symlink(status) && !isWithin(folder, place)) {
-        candidate.refused = root.shown + "/" + name + " is a symlink that leads out of " + root.shown + ": not followed";
+        candidate.refused =
+            root.shown + "/" + name + " is a symlink that leads out of " + root.shown + ": not followed";
         return candidate;
     }
     if (!fs::is_directory(folder, error))
@@ -153,10 +155,12 @@ std::string skillsFingerprint(const std::vector<SkillRoot>& roots) {
     std::string print;
     for (const auto& root : roots) {
         const auto contents = contentsOf(root);
-        print += root.shown + "\t" + contents.place + "\t" + contents.refused + (contents.more ? "\tmore" : "") + "\n";
+        print += root.shown + "\t" + contents.place + "\t" + contents.refused +
+                 (contents.more ? "\tmore" : "") + "\n";
         for (const auto& candidate : contents.candidates)
-            print += candidate.shown + "\t" + candidate.file.string() + "\t" + std::to_string(candidate.size) + "\t" +
-                     std::to_string(candidate.modifiedNs) + "\t" + candidate.refused + "\n";
+            print += candidate.shown + "\t" + candidate.file.string() + "\t" +
+                     std::to_string(candidate.size) + "\t" + std::to_string(candidate.modifiedNs) + "\t" +
+                     candidate.refused + "\n";
     }
     return print;
 }
@@ -193,8 +197,8 @@ SkillScan scanSkills(const std::vector<SkillRoot>& roots) {
             const auto taken = std::find_if(scan.skills.begin(), scan.skills.end(),
                                             [&](const Skill& skill) { return skill.name == document->name; });
             if (taken != scan.skills.end()) {
-                scan.skipped.push_back(skipped + "the name \"" + document->name + "\" is already " + taken->shown +
-                                       "'s");
+                scan.skipped.push_back(skipped + "the name \"" + document->name + "\" is already " +
+                                       taken->shown + "'s");
                 continue;
             }
             scan.skills.push_back({document->name, document->description, candidate.folder, candidate.file,

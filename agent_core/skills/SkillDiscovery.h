@@ -33,7 +33,8 @@ struct SkillRoot {
 };
 
 // The roots in the order they win: the workspace's three, then extraDirs (absolute paths).
-std::vector<SkillRoot> skillRoots(const std::filesystem::path& workspace, const std::vector<std::string>& extraDirs);
+std::vector<SkillRoot> skillRoots(const std::filesystem::path& workspace,
+                                  const std::vector<std::string>& extraDirs);
 
 struct SkillScan {
     std::vector<Skill> skills;        // in the order of the roots, each root's by folder name

@@ -56,7 +56,8 @@ Result<std::string> checkedDescription(const FrontMatter& matter) {
     if (!value)
         return value.error();
     if (!*value)
-        return invalid("no \"description\" in the front matter: the model would not know when to use the skill");
+        return invalid(
+            "no \"description\" in the front matter: the model would not know when to use the skill");
     const std::string_view description = trimmedText(**value);
     if (description.empty())
         return invalid("\"description\" is empty");

@@ -73,7 +73,9 @@ bool isWithin(const fs::path& path, const fs::path& base) {
 }
 
 Result<std::string> relativeSkillPath(std::string_view file) {
-    auto refused = [](const std::string& why) { return makeError(ErrorCode::InvalidArgument, "file " + why); };
+    auto refused = [](const std::string& why) {
+        return makeError(ErrorCode::InvalidArgument, "file " + why);
+    };
     if (file.empty())
         return refused("is empty");
     if (file.find('\0') != std::string_view::npos)

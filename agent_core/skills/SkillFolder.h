@@ -28,7 +28,8 @@ Result<std::string> relativeSkillPath(std::string_view file);
 
 // folder (canonical) / relative with every symlink followed; NotFound when there is nothing there,
 // InvalidArgument when it leads out of folder or is not a regular file.
-Result<std::filesystem::path> resolveInSkillFolder(const std::filesystem::path& folder, const std::string& relative);
+Result<std::filesystem::path> resolveInSkillFolder(const std::filesystem::path& folder,
+                                                   const std::string& relative);
 
 struct SkillFolderListing {
     std::vector<std::string> files; // relative paths, sorted; SKILL.md left out
@@ -46,6 +47,7 @@ struct FilePrefix {
 
 // Up to limit bytes of a regular file (path free of symlinks: it is opened with O_NOFOLLOW). shown names it
 // in errors.
-Result<FilePrefix> readFilePrefix(const std::filesystem::path& path, const std::string& shown, std::size_t limit);
+Result<FilePrefix> readFilePrefix(const std::filesystem::path& path, const std::string& shown,
+                                  std::size_t limit);
 
 } // namespace warren::agent

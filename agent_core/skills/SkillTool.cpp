@@ -16,8 +16,9 @@ namespace {
 const std::string kTool(SkillTool::kName);
 
 std::string cutNote(std::uint64_t shown, std::uint64_t size, const std::filesystem::path& whole) {
-    return "\n[... cut after " + std::to_string(shown) + " of " + std::to_string(size) + " bytes; the whole file is " +
-           whole.string() + ": read the part you need with shell, e.g. sed -n '200,400p' on it]";
+    return "\n[... cut after " + std::to_string(shown) + " of " + std::to_string(size) +
+           " bytes; the whole file is " + whole.string() +
+           ": read the part you need with shell, e.g. sed -n '200,400p' on it]";
 }
 
 std::string listing(const Skill& skill) {
@@ -37,11 +38,14 @@ std::string listing(const Skill& skill) {
 
 protocol::ToolSpec SkillTool::spec() {
     return {kTool,
-            "Load a skill listed in the system prompt: without file, its instructions and the files in its folder; "
-            "with file, one of those files. Load a skill when the task matches its description, before you start.",
+            "Load a skill listed in the system prompt: without file, its instructions and the files in its "
+            "folder; "
+            "with file, one of those files. Load a skill when the task matches its description, before you "
+            "start.",
             json{{"type", "object"},
                  {"properties",
-                  {{"name", {{"type", "string"}, {"description", "The skill's name, as the system prompt lists it"}}},
+                  {{"name",
+                    {{"type", "string"}, {"description", "The skill's name, as the system prompt lists it"}}},
                    {"file",
                     {{"type", "string"},
                      {"description", "A file in the skill's folder, relative to it (e.g. reference.md)"}}}}},
@@ -81,11 +85,11 @@ ToolOutcome SkillTool::loadSkill(const Skill& skill, const ToolEnv& env) const {
         return failure(kTool + ": " + text.error().message);
     auto document = parseSkillFile(text->text);
     if (!document)
-        return failure(kTool + ": " + skill.shown + " changed since it was listed and cannot be read now: " +
-                       document.error().message);
-    const std::string header = "Skill \"" + skill.name + "\" (" + skill.shown + "). Its folder is " +
-                               skill.folder.string() +
-                               ": paths in its instructions are relative to it, and its scripts run from there.\n\n";
+        return failure(kTool + ": " + skill.shown +
+                       " changed since it was listed and cannot be read now: " + document.error().message);
+    const std::string header =
+        "Skill \"" + skill.name + "\" (" + skill.shown + "). Its folder is " + skill.folder.string() +
+        ": paths in its instructions are relative to it, and its scripts run from there.\n\n";
     const std::string files = listing(skill);
     const std::size_t fixed = header.size() + files.size();
     const std::size_t room = env.outputLimitBytes > fixed ? env.outputLimitBytes - fixed : 0;
@@ -116,7 +120,8 @@ ToolOutcome SkillTool::readSkillFile(const Skill& skill, const std::string& path
     if (!text)
         return failure(kTool + ": " + text.error().message);
     if (looksBinary(text->text))
-        return failure(kTool + ": " + *relative + " is a binary file (it has NUL bytes); it cannot be shown as text");
+        return failure(kTool + ": " + *relative +
+                       " is a binary file (it has NUL bytes); it cannot be shown as text");
     ToolOutcome outcome;
     const auto kept = utf8Prefix(text->text, env.outputLimitBytes);
     outcome.output = validUtf8(kept);

@@ -44,7 +44,8 @@ protocol::LlmChatResult finishing() {
 }
 
 bool offers(const protocol::LlmChatParams& asked, const std::string& name) {
-    return std::any_of(asked.tools.begin(), asked.tools.end(), [&](const auto& tool) { return tool.name == name; });
+    return std::any_of(asked.tools.begin(), asked.tools.end(),
+                       [&](const auto& tool) { return tool.name == name; });
 }
 
 QString systemPrompt(const protocol::LlmChatParams& asked) {
@@ -64,7 +65,8 @@ class AgentsLlm : public agent::Llm {
 public:
     std::map<std::string, std::deque<protocol::LlmChatResult>> replies; // by agent, "" the task's own
     std::map<std::string, std::vector<protocol::LlmChatParams>> asked;
-    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params, std::chrono::steady_clock::time_point,
+    Result<protocol::LlmChatResult> chat(const protocol::LlmChatParams& params,
+                                         std::chrono::steady_clock::time_point,
                                          const agent::Cancellation&) override {
         std::lock_guard lock(m_mutex);
         const std::string agent = params.agent.value_or("");
@@ -129,13 +131,14 @@ class TestAgentSkills : public QObject {
         auto ran = std::make_unique<Ran>();
         EventLog events(ran->sink);
         Cancellation cancellation;
-        ran->outcome = (*agent)->run({workspace.string(), std::nullopt, std::nullopt}, "t", "convert the PDF", events,
-                                     cancellation);
+        ran->outcome = (*agent)->run({workspace.string(), std::nullopt, std::nullopt}, "t", "convert the PDF",
+                                     events, cancellation);
         ran->asked = model->asked;
         return ran;
     }
 
-    static std::string skillMd(const std::string& name, const std::string& description, const std::string& body) {
+    static std::string skillMd(const std::string& name, const std::string& description,
+                               const std::string& body) {
         return "---\nname: " + name + "\ndescription: " + description + "\n---\n" + body;
     }
 
@@ -154,15 +157,17 @@ private slots:
         write(workspace / ".agents/skills/bad/SKILL.md", "---\nname: Bad Name\ndescription: x\n---\n");
         const std::string newSkill =
             "mkdir -p .claude/skills/new-one && printf '%s\\n' '---' 'name: new-one' "
-            "'description: Added while the task ran.' '---' 'New instructions.' > .claude/skills/new-one/SKILL.md";
+            "'description: Added while the task ran.' '---' 'New instructions.' > "
+            ".claude/skills/new-one/SKILL.md";
 
-        const auto ran = run(workspace, {calling("c1", "skill", {{"name", "pdf"}}),
-                                         calling("c2", "skill", {{"name", "pdf"}, {"file", "reference.md"}}),
-                                         calling("c3", "skill", {{"name", "pdf"}, {"file", "../bad/SKILL.md"}}),
-                                         calling("c4", "skill", {{"name", "pdf"}, {"file", "/etc/passwd"}}),
-                                         calling("c5", "skill", {{"name", "pdf"}, {"file", "escape.txt"}}),
-                                         calling("c6", "shell", {{"command", newSkill}}),
-                                         calling("c7", "skill", {{"name", "new-one"}}), finishing()});
+        const auto ran =
+            run(workspace, {calling("c1", "skill", {{"name", "pdf"}}),
+                            calling("c2", "skill", {{"name", "pdf"}, {"file", "reference.md"}}),
+                            calling("c3", "skill", {{"name", "pdf"}, {"file", "../bad/SKILL.md"}}),
+                            calling("c4", "skill", {{"name", "pdf"}, {"file", "/etc/passwd"}}),
+                            calling("c5", "skill", {{"name", "pdf"}, {"file", "escape.txt"}}),
+                            calling("c6", "shell", {{"command", newSkill}}),
+                            calling("c7", "skill", {{"name", "new-one"}}), finishing()});
         QCOMPARE(int(ran->outcome.reason), int(ExitReason::Finished));
         QCOMPARE(ran->asked.size(), std::size_t(8));
 
@@ -184,7 +189,8 @@ private slots:
 
         // Refused: "..", an absolute path, a symlink out of the folder.
         QVERIFY(ran->failed("c3"));
-        QVERIFY2(ran->outputOf("c3").contains("file may not contain \"..\""), qPrintable(ran->outputOf("c3")));
+        QVERIFY2(ran->outputOf("c3").contains("file may not contain \"..\""),
+                 qPrintable(ran->outputOf("c3")));
         QVERIFY(ran->failed("c4"));
         QVERIFY2(ran->outputOf("c4").contains("not an absolute one"), qPrintable(ran->outputOf("c4")));
         QVERIFY(ran->failed("c5"));
@@ -204,15 +210,17 @@ private slots:
         QVERIFY2(info.contains("skills offered: pdf"), qPrintable(info.join("\n")));
         QVERIFY2(info.contains("skills changed: added new-one"), qPrintable(info.join("\n")));
         const QString warnings = ran->logs(protocol::LogLevel::Warn).join("\n");
-        QVERIFY2(warnings.contains("skill .agents/skills/bad/SKILL.md skipped: \"name\" must be lowercase letters, "
-                                   "digits and hyphens, got \"Bad Name\""),
+        QVERIFY2(warnings.contains(
+                     "skill .agents/skills/bad/SKILL.md skipped: \"name\" must be lowercase letters, "
+                     "digits and hyphens, got \"Bad Name\""),
                  qPrintable(warnings));
         QCOMPARE(warnings.count("Bad Name"), 1); // once, not at every step
 
         // Using a skill is its tool_call and tool_result.
         const auto calls = ran->sink.ofType(et::kToolCall);
-        QCOMPARE(std::count_if(calls.begin(), calls.end(),
-                               [](const auto& event) { return event.tool == std::optional<std::string>("skill"); }),
+        QCOMPARE(std::count_if(
+                     calls.begin(), calls.end(),
+                     [](const auto& event) { return event.tool == std::optional<std::string>("skill"); }),
                  6);
     }
 
@@ -242,8 +250,9 @@ private slots:
         auto agent = createAgent({"team"}, {{"log_format", "json"}, {"memory_backend", "in-memory"}});
         QVERIFY(agent);
         auto llm = std::make_unique<AgentsLlm>();
-        llm->replies[""] = {calling("m1", "spawn_agent", {{"brief", "load the pdf skill"}, {"role", "explorer"}}),
-                            calling("m2", "wait_agents", json::object()), finishing()};
+        llm->replies[""] = {
+            calling("m1", "spawn_agent", {{"brief", "load the pdf skill"}, {"role", "explorer"}}),
+            calling("m2", "wait_agents", json::object()), finishing()};
         llm->replies["agent-1"] = {calling("s1", "skill", {{"name", "pdf"}}),
                                    calling("s2", "finish", {{"summary", "loaded"}})};
         AgentsLlm* model = llm.get();
@@ -251,15 +260,16 @@ private slots:
         Ran ran;
         EventLog events(ran.sink);
         Cancellation cancellation;
-        ran.outcome = (*agent)->run({workspace.string(), std::nullopt, std::nullopt}, "t", "use a helper", events,
-                                    cancellation);
+        ran.outcome = (*agent)->run({workspace.string(), std::nullopt, std::nullopt}, "t", "use a helper",
+                                    events, cancellation);
         QCOMPARE(int(ran.outcome.reason), int(ExitReason::Finished));
         QCOMPARE(model->asked["agent-1"].size(), std::size_t(2));
         const auto& first = model->asked["agent-1"][0];
         QVERIFY(offers(first, "skill"));
         QVERIFY(!offers(first, "write_file")); // an explorer: read-only tools
         QVERIFY2(systemPrompt(first).contains("\n- pdf: PDFs."), qPrintable(systemPrompt(first)));
-        QVERIFY2(ran.outputOf("agent-1_s1").contains("Use pdftotext."), qPrintable(ran.outputOf("agent-1_s1")));
+        QVERIFY2(ran.outputOf("agent-1_s1").contains("Use pdftotext."),
+                 qPrintable(ran.outputOf("agent-1_s1")));
         const auto logs = ran.sink.ofType(et::kLog);
         QVERIFY(std::any_of(logs.begin(), logs.end(), [](const protocol::Event& event) {
             return event.agent == std::optional<std::string>("agent-1") &&
@@ -291,8 +301,8 @@ private slots:
                         cancellation.request(StopRequest::Pause);
                 };
             EventLog events(ran->sink);
-            ran->outcome =
-                (*agent)->run({workspace.string(), state, std::nullopt}, "t", "convert", events, cancellation);
+            ran->outcome = (*agent)->run({workspace.string(), state, std::nullopt}, "t", "convert", events,
+                                         cancellation);
             ran->asked = model->asked;
             return ran;
         };

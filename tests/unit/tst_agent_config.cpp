@@ -73,7 +73,8 @@ private slots:
     void toolNames() {
         QCOMPARE(allToolNames(), (std::vector<std::string>{"shell", "read_file", "write_file", "edit_file",
                                                            "apply_patch", "list_files", "search", "update_plan", "memory_save",
-                                                           "memory_load", "memory_search", "skill", "finish"}));
+                                                           "memory_load", "memory_search", "skill",
+                                                           "finish"}));
     }
 
     void presetNamesAreTheBuiltIns() {
@@ -298,7 +299,8 @@ private slots:
             << json{{"skills_dirs", json::array({"skills"})}}
             << "--set skills_dirs: must be an array of at most 16 absolute paths, got [\"skills\"]";
         QTest::newRow("skills_dirs twice")
-            << json{{"skills_dirs", {"/skills", "/skills"}}} << "--set skills_dirs: \"/skills\" is listed twice";
+            << json{{"skills_dirs", {"/skills", "/skills"}}}
+            << "--set skills_dirs: \"/skills\" is listed twice";
         QTest::newRow("unknown memory backend")
             << json{{"memory_backend", "redis"}}
             << "--set memory_backend: must be one of \"in-memory\", \"filesystem\", \"host\", got \"redis\"";
@@ -336,14 +338,15 @@ private slots:
         QTest::newRow("unknown tool") << json{{"tools", json::array({"shel"})}}
                                       << "--set tools: unknown tool \"shel\" (known: shell, read_file, "
                                          "write_file, edit_file, apply_patch, list_files, "
-                                         "search, update_plan, memory_save, memory_load, memory_search, skill, finish)";
+                                         "search, update_plan, memory_save, memory_load, memory_search, "
+                                         "skill, finish)";
         QTest::newRow("duplicate tool")
             << json{{"tools", {"shell", "read_file", "shell"}}} << "--set tools: \"shell\" is listed twice";
         QTest::newRow("unknown approval tool")
             << json{{"approval_tools", json::array({"rm"})}}
             << "--set approval_tools: unknown tool \"rm\" (known: shell, read_file, write_file, edit_file, "
-               "apply_patch, list_files, search, update_plan, memory_save, memory_load, memory_search, skill, "
-               "finish)";
+               "apply_patch, list_files, search, update_plan, memory_save, memory_load, memory_search, "
+               "skill, finish)";
         QTest::newRow("duplicate approval tool") << json{{"approval_tools", {"shell", "shell"}}}
                                                  << "--set approval_tools: \"shell\" is listed twice";
         QTest::newRow("hook not a string")

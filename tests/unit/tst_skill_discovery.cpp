@@ -25,11 +25,13 @@ void write(const fs::path& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
 
-std::string skillMd(const std::string& name, const std::string& description, const std::string& body = "Do it.\n") {
+std::string skillMd(const std::string& name, const std::string& description,
+                    const std::string& body = "Do it.\n") {
     return "---\nname: " + name + "\ndescription: " + description + "\n---\n" + body;
 }
 
-void writeSkill(const fs::path& folder, const std::string& name, const std::string& description = "A skill.") {
+void writeSkill(const fs::path& folder, const std::string& name,
+                const std::string& description = "A skill.") {
     write(folder / "SKILL.md", skillMd(name, description));
 }
 
@@ -103,7 +105,8 @@ private slots:
 
     void skillsAreFoundInTheRootsOrder() {
         const auto scan = scanSkills(roots());
-        QCOMPARE(namesOf(scan.skills), (QStringList{"deploy", "pdf", "other-name", "linked-skill", "review"}));
+        QCOMPARE(namesOf(scan.skills),
+                 (QStringList{"deploy", "pdf", "other-name", "linked-skill", "review"}));
         const Skill& deploy = scan.skills[0];
         QCOMPARE(deploy.description, std::string("Deploy to staging."));
         QCOMPARE(deploy.shown, std::string(".warren/skills/deploy/SKILL.md"));
@@ -123,12 +126,15 @@ private slots:
         QTest::newRow("no front matter") << "skill .claude/skills/bad/SKILL.md skipped: no front matter";
         QTest::newRow("over the size cap")
             << "skill .claude/skills/big/SKILL.md skipped: larger than 256 KiB (";
-        QTest::newRow("not a regular file") << "skill .claude/skills/fifo/SKILL.md skipped: it is not a regular file";
+        QTest::newRow("not a regular file")
+            << "skill .claude/skills/fifo/SKILL.md skipped: it is not a regular file";
         QTest::newRow("a folder symlinked out of its root")
-            << "skill .claude/skills/escape/SKILL.md skipped: .claude/skills/escape is a symlink that leads out of "
+            << "skill .claude/skills/escape/SKILL.md skipped: .claude/skills/escape is a symlink that leads "
+               "out of "
                ".claude/skills: not followed";
         QTest::newRow("a SKILL.md symlinked out of its root")
-            << "skill .claude/skills/linkfile/SKILL.md skipped: it is a symlink that leads out of .claude/skills: "
+            << "skill .claude/skills/linkfile/SKILL.md skipped: it is a symlink that leads out of "
+               ".claude/skills: "
                "not followed";
         QTest::newRow("the user's, shadowed") << "/pdf/SKILL.md skipped: the name \"pdf\" is already "
                                                  ".claude/skills/pdf/SKILL.md's";
@@ -149,21 +155,24 @@ private slots:
         fs::create_directory_symlink(m_root / "elsewhere", workspace / ".claude");
         const auto scan = scanSkills(skillRoots(workspace, {}));
         QVERIFY(scan.skills.empty());
-        QVERIFY2(joined(scan.skipped).contains("skills in .claude/skills are not read: path \".claude/skills\" is "
-                                               "outside the workspace"),
+        QVERIFY2(joined(scan.skipped)
+                     .contains("skills in .claude/skills are not read: path \".claude/skills\" is "
+                               "outside the workspace"),
                  qPrintable(joined(scan.skipped)));
     }
 
     void atMost200Skills() {
         const fs::path many = m_root / "many";
         for (int i = 0; i < 205; ++i)
-            writeSkill(many / QString::asprintf("s%03d", i).toStdString(), QString::asprintf("s%03d", i).toStdString());
+            writeSkill(many / QString::asprintf("s%03d", i).toStdString(),
+                       QString::asprintf("s%03d", i).toStdString());
         fs::create_directories(m_root / "ws-none");
         const auto scan = scanSkills(skillRoots(m_root / "ws-none", {many.string()}));
         QCOMPARE(scan.skills.size(), kMaxSkills);
         QCOMPARE(scan.skills.back().name, std::string("s199"));
-        QVERIFY2(joined(scan.skipped).contains("5 skills past the first 200 are not read: " + QString::fromStdString(many.string()) +
-                                               "/s200/SKILL.md"),
+        QVERIFY2(joined(scan.skipped)
+                     .contains("5 skills past the first 200 are not read: " +
+                               QString::fromStdString(many.string()) + "/s200/SKILL.md"),
                  qPrintable(joined(scan.skipped)));
     }
 
@@ -201,7 +210,8 @@ private slots:
         writeSkill(skills / "gamma", "gamma");
         fs::remove_all(skills / "beta");
         QVERIFY(library.refresh());
-        QCOMPARE(noticesOf(library, SkillNotice::Kind::Info), QStringList{"skills changed: added gamma; removed beta"});
+        QCOMPARE(noticesOf(library, SkillNotice::Kind::Info),
+                 QStringList{"skills changed: added gamma; removed beta"});
         QCOMPARE(library.names(), (std::vector<std::string>{"alpha", "gamma"}));
         QVERIFY(!library.find("beta"));
 
@@ -210,7 +220,8 @@ private slots:
         QVERIFY(!library.refresh());
         const auto skipped = noticesOf(library, SkillNotice::Kind::Skipped);
         QCOMPARE(skipped.size(), 1);
-        QVERIFY2(skipped[0].contains("skill .claude/skills/broken/SKILL.md skipped: the front matter is not closed"),
+        QVERIFY2(skipped[0].contains(
+                     "skill .claude/skills/broken/SKILL.md skipped: the front matter is not closed"),
                  qPrintable(skipped[0]));
         writeSkill(skills / "delta", "delta");
         QVERIFY(library.refresh());
@@ -235,7 +246,8 @@ private slots:
         QTest::newRow("added") << QStringList{"a"} << QStringList{"a", "b", "c"} << "added b, c";
         QTest::newRow("removed") << QStringList{"a", "b"} << QStringList{} << "removed a, b";
         QTest::newRow("changed") << QStringList{"a", "b"} << QStringList{"a", "b*"} << "changed b";
-        QTest::newRow("all three") << QStringList{"a", "b"} << QStringList{"a*", "c"} << "added c; changed a; removed b";
+        QTest::newRow("all three") << QStringList{"a", "b"} << QStringList{"a*", "c"}
+                                   << "added c; changed a; removed b";
     }
 
     void changesAreDescribed() {

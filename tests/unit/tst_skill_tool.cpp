@@ -51,8 +51,9 @@ private slots:
         const fs::path root = fs::canonical(m_dir.path().toStdString());
         m_workspace = root / "ws";
         m_folder = m_workspace / ".claude/skills/pdf";
-        write(m_folder / "SKILL.md", "---\nname: pdf\ndescription: Extract text from PDFs.\nlicense: MIT\n---\n\n"
-                                     "# PDF\nRun scripts/fill.py on the file.\n");
+        write(m_folder / "SKILL.md",
+              "---\nname: pdf\ndescription: Extract text from PDFs.\nlicense: MIT\n---\n\n"
+              "# PDF\nRun scripts/fill.py on the file.\n");
         write(m_folder / "reference.md", "The reference.\n");
         write(m_folder / "scripts/fill.py", "print('fill')\n");
         write(m_folder / "long.md", std::string(5000, 'l'));
@@ -62,7 +63,8 @@ private slots:
         fs::create_symlink(root / "outside/secret.txt", m_folder / "escape.txt");
         fs::create_symlink("reference.md", m_folder / "inner.md");
         fs::create_directory_symlink(root / "outside", m_folder / "outdir");
-        write(m_workspace / ".claude/skills/other/SKILL.md", "---\nname: other\ndescription: Another.\n---\nOther.\n");
+        write(m_workspace / ".claude/skills/other/SKILL.md",
+              "---\nname: other\ndescription: Another.\n---\nOther.\n");
         m_library = std::make_unique<SkillLibrary>(skillRoots(m_workspace, {}));
         QVERIFY(m_library->refresh());
     }
@@ -87,10 +89,14 @@ private slots:
     void readsAFileOfTheSkill_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("content");
-        QTest::newRow("a file") << "reference.md" << "The reference.\n";
-        QTest::newRow("in a subfolder, spelt loosely") << "./scripts//fill.py" << "print('fill')\n";
-        QTest::newRow("a symlink inside the folder") << "inner.md" << "The reference.\n";
-        QTest::newRow("its SKILL.md, whole") << "SKILL.md" << "---\nname: pdf\n";
+        QTest::newRow("a file") << "reference.md"
+                                << "The reference.\n";
+        QTest::newRow("in a subfolder, spelt loosely") << "./scripts//fill.py"
+                                                       << "print('fill')\n";
+        QTest::newRow("a symlink inside the folder") << "inner.md"
+                                                     << "The reference.\n";
+        QTest::newRow("its SKILL.md, whole") << "SKILL.md"
+                                             << "---\nname: pdf\n";
     }
 
     void readsAFileOfTheSkill() {
@@ -104,20 +110,30 @@ private slots:
     void refusesPathsOutOfTheFolder_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("message");
-        QTest::newRow("dot-dot") << "../other/SKILL.md"
-                                 << "skill: file may not contain \"..\": it is a path inside the skill's folder";
-        QTest::newRow("dot-dot that stays inside") << "scripts/../reference.md" << "may not contain \"..\"";
-        QTest::newRow("absolute") << "/etc/passwd"
-                                  << "skill: file must be a path relative to the skill's folder, not an absolute one";
-        QTest::newRow("a symlink out") << "escape.txt"
-                                       << "skill: skill \"pdf\": escape.txt leads out of the skill's folder (through "
-                                          "a symlink): not read";
-        QTest::newRow("through a symlinked directory out") << "outdir/secret.txt" << "leads out of the skill's folder";
-        QTest::newRow("missing") << "missing.md" << "no such file in the skill's folder: missing.md";
-        QTest::newRow("a directory") << "scripts" << "scripts is a directory; leave file out to list the skill's files";
-        QTest::newRow("empty") << "" << "skill: file is empty";
-        QTest::newRow("the folder itself") << "./" << "file names the folder itself";
-        QTest::newRow("binary") << "image.bin" << "image.bin is a binary file (it has NUL bytes)";
+        QTest::newRow("dot-dot")
+            << "../other/SKILL.md"
+            << "skill: file may not contain \"..\": it is a path inside the skill's folder";
+        QTest::newRow("dot-dot that stays inside") << "scripts/../reference.md"
+                                                   << "may not contain \"..\"";
+        QTest::newRow("absolute")
+            << "/etc/passwd"
+            << "skill: file must be a path relative to the skill's folder, not an absolute one";
+        QTest::newRow("a symlink out")
+            << "escape.txt"
+            << "skill: skill \"pdf\": escape.txt leads out of the skill's folder (through "
+               "a symlink): not read";
+        QTest::newRow("through a symlinked directory out") << "outdir/secret.txt"
+                                                           << "leads out of the skill's folder";
+        QTest::newRow("missing") << "missing.md"
+                                 << "no such file in the skill's folder: missing.md";
+        QTest::newRow("a directory") << "scripts"
+                                     << "scripts is a directory; leave file out to list the skill's files";
+        QTest::newRow("empty") << ""
+                               << "skill: file is empty";
+        QTest::newRow("the folder itself") << "./"
+                                           << "file names the folder itself";
+        QTest::newRow("binary") << "image.bin"
+                                << "image.bin is a binary file (it has NUL bytes)";
     }
 
     void refusesPathsOutOfTheFolder() {
@@ -132,7 +148,8 @@ private slots:
     void unknownSkillNamesTheSkills() {
         const auto outcome = call({{"name", "nope"}});
         QVERIFY(!outcome.ok);
-        QCOMPARE(outcome.output, std::string("skill: there is no skill \"nope\"; the skills are: other, pdf"));
+        QCOMPARE(outcome.output,
+                 std::string("skill: there is no skill \"nope\"; the skills are: other, pdf"));
     }
 
     void withoutSkillsEveryCallSaysSo() {
@@ -151,7 +168,8 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("no name") << json::object() << "skill: missing required argument \"name\"";
         QTest::newRow("name not a string") << json{{"name", 3}} << "argument \"name\" must be a string";
-        QTest::newRow("file not a string") << json{{"name", "pdf"}, {"file", true}} << "argument \"file\" must be a string";
+        QTest::newRow("file not a string")
+            << json{{"name", "pdf"}, {"file", true}} << "argument \"file\" must be a string";
         QTest::newRow("unknown argument") << json{{"name", "pdf"}, {"path", "x"}}
                                           << "skill: unknown argument \"path\" (allowed: name, file)";
     }
@@ -185,21 +203,28 @@ private slots:
         write(folder / "SKILL.md", "no front matter any more\n");
         const auto outcome = call({{"name", "other"}});
         QVERIFY(!outcome.ok);
-        QVERIFY2(QString::fromStdString(outcome.output)
-                     .contains("skill: .claude/skills/other/SKILL.md changed since it was listed and cannot be read "
-                               "now: no front matter"),
-                 outcome.output.c_str());
+        QVERIFY2(
+            QString::fromStdString(outcome.output)
+                .contains(
+                    "skill: .claude/skills/other/SKILL.md changed since it was listed and cannot be read "
+                    "now: no front matter"),
+            outcome.output.c_str());
         write(folder / "SKILL.md", "---\nname: other\ndescription: Another.\n---\nOther.\n");
     }
 
     void relativePaths_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("normal");
-        QTest::newRow("plain") << "a/b.md" << "a/b.md";
-        QTest::newRow("dots and slashes") << "./a//./b.md/" << "a/b.md";
-        QTest::newRow("absolute") << "/a" << "";
-        QTest::newRow("dot-dot") << "a/../b" << "";
-        QTest::newRow("NUL") << QString("a") + QChar(0) + "b" << "";
+        QTest::newRow("plain") << "a/b.md"
+                               << "a/b.md";
+        QTest::newRow("dots and slashes") << "./a//./b.md/"
+                                          << "a/b.md";
+        QTest::newRow("absolute") << "/a"
+                                  << "";
+        QTest::newRow("dot-dot") << "a/../b"
+                                 << "";
+        QTest::newRow("NUL") << QString("a") + QChar(0) + "b"
+                             << "";
     }
 
     void relativePaths() {

@@ -41,13 +41,12 @@ QStringList listLines(const std::string& section) {
 class TestSkillsSection : public QObject {
     Q_OBJECT
 private slots:
-    void noSkillsNoSection() {
-        QCOMPARE(skillsSection({}, 8192), std::string());
-    }
+    void noSkillsNoSection() { QCOMPARE(skillsSection({}, 8192), std::string()); }
 
     void everySkillWithItsDescriptionWhenTheyFit() {
         const auto section = skillsSection(
-            {skill("pdf", "Extract text\nand  tables from PDFs.\n"), skill("deploy", "Deploy to staging.")}, 8192);
+            {skill("pdf", "Extract text\nand  tables from PDFs.\n"), skill("deploy", "Deploy to staging.")},
+            8192);
         const QString text = QString::fromStdString(section);
         QVERIFY2(text.startsWith("# Skills\n"), qPrintable(text));
         QVERIFY2(text.contains("load the skill with the skill tool"), qPrintable(text));
@@ -62,20 +61,24 @@ private slots:
         QTest::addColumn<QStringList>("lines");
         // Each described line is "- sN: " + 100 bytes + "\n": 107 bytes; the names' line takes 54 bytes and
         // each name (and its comma).
-        QTest::newRow("all described") << 3 << 400 << QStringList{"- s1: " + QString(100, 'd'), "- s2: " + QString(100, 'd'),
-                                                                  "- s3: " + QString(100, 'd')};
+        QTest::newRow("all described")
+            << 3 << 400
+            << QStringList{"- s1: " + QString(100, 'd'), "- s2: " + QString(100, 'd'),
+                           "- s3: " + QString(100, 'd')};
         QTest::newRow("two described, the rest named")
             << 4 << 107 * 2 + 54 + 2 + 4
             << QStringList{"- s1: " + QString(100, 'd'), "- s2: " + QString(100, 'd'),
                            "- Also these, their descriptions left out for room: s3, s4."};
         QTest::newRow("one described, one named, the rest counted")
             << 4 << 107 + 54 + 2
-            << QStringList{"- s1: " + QString(100, 'd'), "- Also these, their descriptions left out for room: s2.",
-                           "- And 2 more skills not listed for room: the skill tool's answer to a name that is not "
-                           "there lists every name."};
-        QTest::newRow("no room: counted") << 1 << 0
-                                          << QStringList{"- And 1 more skill not listed for room: the skill tool's "
-                                                         "answer to a name that is not there lists every name."};
+            << QStringList{
+                   "- s1: " + QString(100, 'd'), "- Also these, their descriptions left out for room: s2.",
+                   "- And 2 more skills not listed for room: the skill tool's answer to a name that is not "
+                   "there lists every name."};
+        QTest::newRow("no room: counted")
+            << 1 << 0
+            << QStringList{"- And 1 more skill not listed for room: the skill tool's "
+                           "answer to a name that is not there lists every name."};
     }
 
     void pastTheBudgetNamesThenACount() {
@@ -126,9 +129,12 @@ private slots:
     void noSystemPromptHasTheSectionsHeading_data() {
         QTest::addColumn<QString>("provider");
         QTest::addColumn<QString>("model");
-        QTest::newRow("openai") << "openai" << "gpt-5";
-        QTest::newRow("anthropic") << "anthropic" << "claude-sonnet-4";
-        QTest::newRow("other") << "ollama" << "qwen3";
+        QTest::newRow("openai") << "openai"
+                                << "gpt-5";
+        QTest::newRow("anthropic") << "anthropic"
+                                   << "claude-sonnet-4";
+        QTest::newRow("other") << "ollama"
+                               << "qwen3";
     }
 
     void noSystemPromptHasTheSectionsHeading() {
