@@ -1,8 +1,9 @@
 #pragma once
 // A skill as a run knows it (DESIGN §13): the name and description its SKILL.md's front matter gives (the
-// name wins over its folder's, as in Claude Code), where it is, and the SKILL.md's size and modification
-// time, by which a change is seen. The instructions are not kept: the skill tool reads them again when the
-// model loads the skill, so what it reads is the file as it is then, and a run holds no more than the list.
+// name wins over its folder's: the model loads a skill by the name it was shown), where it is, and the
+// SKILL.md's size and modification time, by which a change is seen. The instructions are not kept: the skill
+// tool reads them again when the model loads the skill, so what it reads is the file as it is then, and a
+// run holds no more than the list.
 
 #include <cstdint>
 #include <filesystem>
