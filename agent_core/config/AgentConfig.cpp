@@ -235,6 +235,32 @@ bool isAbsolutePath(const std::string& path) {
     return !path.empty() && path.front() == '/';
 }
 
+constexpr std::size_t kMaxPathList = 16;
+
+// Absolute paths, none twice, at most kMaxPathList.
+Key pathListKey(std::string_view name, std::vector<std::string> AgentConfig::*field,
+                std::string_view meaning) {
+    const std::string type = "an array of at most " + std::to_string(kMaxPathList) + " absolute paths";
+    auto set = [field, type](AgentConfig& config, const json& value, const std::string& where) -> Status {
+        if (!value.is_array() || value.size() > kMaxPathList)
+            return mustBe(where, type, value);
+        std::vector<std::string> paths;
+        for (const auto& item : value) {
+            if (!item.is_string() || !isAbsolutePath(item.get<std::string>()) ||
+                item.get<std::string>().find('\0') != std::string::npos)
+                return mustBe(where, type, value);
+            if (std::find(paths.begin(), paths.end(), item.get<std::string>()) != paths.end())
+                return invalid(where + ": \"" + item.get<std::string>() + "\" is listed twice");
+            paths.push_back(item.get<std::string>());
+        }
+        config.*field = std::move(paths);
+        return Ok{};
+    };
+    return {name, type, meaning, set, [field](const AgentConfig& config) {
+                return json(config.*field);
+            }};
+}
+
 // The control plane stores memories under this prefix; a ".." or an empty segment would let one task's
 // prefix reach another's.
 bool isMemoryPrefix(const std::string& prefix) {
@@ -317,6 +343,10 @@ const std::vector<Key>& keys() {
         mcpServersKey("mcp_servers", "MCP servers the task starts besides the workspace's .mcp.json (the same "
                                      "name: this one), as `warren run --mcp-config FILE` gives them"),
         boolKey("execution_cache", &C::executionCache, "results of read-only tool calls are cached"),
+        pathListKey("skills_dirs", &C::skillsDirs,
+                    "folders of skills (each a folder with a SKILL.md) read after the workspace's "
+                    ".warren/skills, .claude/skills and .agents/skills; the control plane mounts the user's "
+                    "skills there"),
         choiceKey("memory_backend", &C::memoryBackend,
                   {MemoryBackendKind::InMemory, MemoryBackendKind::Filesystem, MemoryBackendKind::Host},
                   "where memory_save keeps memories: the process, memory_dir, or the control plane"),
@@ -452,7 +482,8 @@ std::string_view toString(CompactionSummary summary) {
 const std::vector<std::string>& allToolNames() {
     static const std::vector<std::string> names = {"shell",       "read_file",     "write_file",  "edit_file",
                                                    "apply_patch", "list_files",    "search",      "update_plan",
-                                                   "memory_save", "memory_load",   "memory_search", "finish"};
+                                                   "memory_save", "memory_load",   "memory_search", "skill",
+                                                   "finish"};
     return names;
 }
 

@@ -35,8 +35,8 @@ std::string_view toString(CompactionSummary summary); // "model", "mechanical"
 
 // All tool names, in the order the model is told about them:
 // shell, read_file, write_file, edit_file, apply_patch, list_files, search, update_plan, memory_save,
-// memory_load, memory_search, finish. Of edit_file and apply_patch a model is offered the one of its family
-// (prompt/FamilyTools.h).
+// memory_load, memory_search, skill, finish. Of edit_file and apply_patch a model is offered the one of its
+// family (prompt/FamilyTools.h); skill only when the run has skills (agent_core/skills).
 const std::vector<std::string>& allToolNames();
 
 struct AgentConfig {
@@ -84,6 +84,9 @@ struct AgentConfig {
     nlohmann::json mcpServers = nlohmann::json::object(); // mcp_servers: MCP servers by name, as .mcp.json's
                                                           // "mcpServers" holds them (the user's: --mcp-config)
     bool executionCache = true;                 // execution_cache: cache read-only tool results
+    // Skills
+    std::vector<std::string> skillsDirs; // skills_dirs: absolute paths of folders of skills (the user's,
+                                         // mounted read-only), read after the workspace's own
     // Memory
     MemoryBackendKind memoryBackend = MemoryBackendKind::Filesystem; // memory_backend
     std::string memoryDir = "/memories";   // memory_dir: the filesystem backend's root (absolute)

@@ -70,6 +70,9 @@ std::string narrowingHint(std::string_view tool) {
         return "List a subdirectory, or a smaller depth";
     if (tool == "memory_search")
         return "Search with a more specific query or a smaller limit";
+    if (tool == "skill")
+        return "The whole file is in the skill's folder: read the part you need with shell (sed -n on a "
+               "range)";
     return "Ask for less at a time";
 }
 

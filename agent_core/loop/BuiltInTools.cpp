@@ -2,6 +2,7 @@
 
 #include "agent_core/loop/ToolRegistry.h"
 #include "agent_core/memory/MemoryTools.h"
+#include "agent_core/skills/SkillTool.h"
 #include "agent_core/tools/ApplyPatchTool.h"
 #include "agent_core/tools/EditFileTool.h"
 #include "agent_core/tools/ListFilesTool.h"
@@ -29,7 +30,8 @@ template <typename T> ToolEntry memoryTool(AgentMemory* memory, const std::strin
 
 } // namespace
 
-std::vector<ToolEntry> builtInTools(AgentMemory* memory, std::string unavailableReason) {
+std::vector<ToolEntry> builtInTools(AgentMemory* memory, std::string unavailableReason,
+                                    const SkillLibrary* skills) {
     return {plainTool<ShellTool>(),
             plainTool<ReadFileTool>(),
             plainTool<WriteFileTool>(),
@@ -40,7 +42,12 @@ std::vector<ToolEntry> builtInTools(AgentMemory* memory, std::string unavailable
             plainTool<UpdatePlanTool>(),
             memoryTool<MemorySaveTool>(memory, unavailableReason),
             memoryTool<MemoryLoadTool>(memory, unavailableReason),
-            memoryTool<MemorySearchTool>(memory, unavailableReason)};
+            memoryTool<MemorySearchTool>(memory, unavailableReason),
+            skillToolEntry(skills)};
+}
+
+ToolEntry skillToolEntry(const SkillLibrary* skills) {
+    return {SkillTool::spec(), [skills] { return std::make_unique<SkillTool>(skills); }};
 }
 
 bool isReadOnlyTool(const std::string& name) {

@@ -9,6 +9,8 @@
 #include "agent_core/memory/MemoryBackendFactory.h"
 #include "agent_core/prompt/FamilyTools.h"
 #include "agent_core/prompt/ProjectInstructions.h"
+#include "agent_core/prompt/SkillsSection.h"
+#include "agent_core/skills/SkillTool.h"
 #include "agent_core/team/AgentRoles.h"
 
 #include <algorithm>
@@ -137,8 +139,10 @@ void TaskRun::setUpTools() {
     std::vector<std::string> enabled = toolsForFamily(config.tools, modelFamily(m_context.facts));
     if (m_rules.usesMemory)
         openMemory();
-    auto tools = m_rules.usesMemory ? builtInTools(m_memory.get(), m_memoryProblem)
-                                    : builtInTools(nullptr, "sub-agents do not use the task's memory");
+    findSkills(enabled);
+    auto tools = m_rules.usesMemory
+                     ? builtInTools(m_memory.get(), m_memoryProblem, m_skills.get())
+                     : builtInTools(nullptr, "sub-agents do not use the task's memory", m_skills.get());
     for (auto& entry : m_team->toolsFor(m_seat, config.tools)) {
         enabled.push_back(entry.spec.name);
         tools.push_back(std::move(entry));
@@ -189,6 +193,59 @@ void TaskRun::reportMcpNotices() {
     }
 }
 
+void TaskRun::findSkills(std::vector<std::string>& enabled) {
+    const auto skill = std::find(enabled.begin(), enabled.end(), SkillTool::kName);
+    if (skill == enabled.end())
+        return; // the tools setting leaves skills out: none are looked for
+    m_skills =
+        std::make_unique<SkillLibrary>(skillRoots(m_context.paths.workspace, m_context.config.skillsDirs));
+    m_skills->refresh();
+    if (m_skills->skills().empty())
+        enabled.erase(skill);
+}
+
+void TaskRun::refreshSkills() {
+    if (!m_skills)
+        return;
+    if (m_skills->refresh()) {
+        const auto specs = m_tools->specs();
+        const bool offered = std::any_of(specs.begin(), specs.end(), [](const protocol::ToolSpec& spec) {
+            return spec.name == SkillTool::kName;
+        });
+        if (!offered && !m_skills->skills().empty())
+            m_tools->replace({}, {skillToolEntry(m_skills.get())});
+        else if (offered && m_skills->skills().empty())
+            m_tools->replace({std::string(SkillTool::kName)}, {});
+        updateSkillsSection();
+    }
+    reportSkillNotices();
+}
+
+std::string TaskRun::skillsSectionText() const {
+    if (!m_skills)
+        return {};
+    return skillsSection(m_skills->skills(), skillsListBudget(m_context.config.contextWindowLimit));
+}
+
+void TaskRun::updateSkillsSection() {
+    if (m_state.messages.empty() || m_state.messages.front().role != "system")
+        return;
+    std::string& system = m_state.messages.front().content;
+    std::string updated = withSkillsSection(system, skillsSectionText());
+    if (updated == system)
+        return;
+    system = std::move(updated);
+    m_turn->forgetEstimate();
+}
+
+void TaskRun::reportSkillNotices() {
+    if (!m_skills)
+        return;
+    for (const auto& notice : m_skills->takeNotices())
+        m_context.events.log(notice.kind == SkillNotice::Kind::Skipped ? LogLevel::Warn : LogLevel::Info,
+                             notice.message);
+}
+
 void TaskRun::openMemory() {
     const auto& config = m_context.config;
     HostMemoryCall memoryCall = nullptr;
@@ -216,6 +273,7 @@ void TaskRun::openMemory() {
 void TaskRun::startFresh(const std::string& taskId, const std::string& prompt) {
     if (!m_rules.announcesTask) { // agent_started was emitted by the team
         startConversation(subAgentBrief(m_seat.id, m_seat.role, prompt));
+        reportSkillNotices();
         saveCheckpoint(true);
         return;
     }
@@ -225,6 +283,7 @@ void TaskRun::startFresh(const std::string& taskId, const std::string& prompt) {
     if (!m_memoryProblem.empty())
         m_context.events.log(LogLevel::Warn, "memory tools unavailable: " + m_memoryProblem);
     reportMcpNotices();
+    reportSkillNotices();
     if (!m_context.paths.state)
         m_context.events.log(LogLevel::Info,
                              "no state directory: the task cannot be resumed if it is stopped");
@@ -239,10 +298,11 @@ void TaskRun::startConversation(const std::string& prompt) {
     RunFacts facts = m_context.facts;
     facts.attended = m_turn->attended();
     const SystemPrompt system = renderSystemPrompt(m_context.config, facts, names);
+    std::string text = withSkillsSection(system.text, skillsSectionText());
     m_context.events.log(LogLevel::Info, "system prompt version " + system.version + " for the " +
                                              std::string(toString(system.family)) + " model family, about " +
-                                             std::to_string(system.text.size() / kBytesPerToken) + " tokens");
-    m_state.messages = {{"system", system.text, {}, std::nullopt, {}}};
+                                             std::to_string(text.size() / kBytesPerToken) + " tokens");
+    m_state.messages = {{"system", std::move(text), {}, std::nullopt, {}}};
     const auto files = findProjectInstructions(m_context.paths.workspace);
     for (const auto& file : files)
         m_context.events.emit(
@@ -282,6 +342,9 @@ void TaskRun::resume(const std::optional<std::string>& reply) {
         m_context.events.emit(protocol::TaskResumedData{m_state.step, std::nullopt});
     }
     reportMcpNotices();
+    // The skills may have changed while the task was stopped: the prompt says what they are now.
+    updateSkillsSection();
+    reportSkillNotices();
     if (reply)
         addReply(*reply);
     else
@@ -387,6 +450,7 @@ void TaskRun::startStep() {
                          ? Clock::now() + std::chrono::seconds(m_context.config.timeoutPerStepSec)
                          : Clock::time_point::max();
     refreshMcpTools();
+    refreshSkills();
 
     m_turn->compactIfDue();
 }

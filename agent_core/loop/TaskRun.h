@@ -12,6 +12,7 @@
 #include "agent_core/mcp/McpServerSet.h"
 #include "agent_core/memory/AgentMemory.h"
 #include "agent_core/prompt/SystemPrompt.h"
+#include "agent_core/skills/SkillLibrary.h"
 #include "agent_core/state/CheckpointStore.h"
 #include "agent_core/state/SeqMark.h"
 #include "agent_core/team/AgentTeam.h"
@@ -57,6 +58,18 @@ private:
     void refreshMcpTools();
     // What became of the servers, as events: an error for what failed, a log line for the rest.
     void reportMcpNotices();
+    // The skills found (when the tools setting has skill), and whether the skill tool is offered: only
+    // when there is at least one.
+    void findSkills(std::vector<std::string>& enabled);
+    // Before a step: the skills looked for again; when they changed, the system prompt's list and the
+    // skill tool follow, for the model's next call.
+    void refreshSkills();
+    // The system prompt's skills section made to say what the skills are now.
+    void updateSkillsSection();
+    std::string skillsSectionText() const;
+    // What became of the skills, as log lines: info for those offered and what changed, warn for a skill
+    // skipped.
+    void reportSkillNotices();
     void openMemory(); // m_memory, or m_memoryProblem saying why the memory tools are unavailable
 
     std::optional<TaskOutcome> checkGuards();
@@ -99,6 +112,7 @@ private:
     std::unique_ptr<AgentMemory> m_memory;
     std::string m_memoryProblem;
     std::unique_ptr<McpServerSet> m_mcp; // before m_tools, whose MCP tools use its servers
+    std::unique_ptr<SkillLibrary> m_skills; // before m_tools, whose skill tool reads it
     std::unique_ptr<ToolRegistry> m_tools;
     bool m_memoryShed = false;
 

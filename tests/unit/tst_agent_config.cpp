@@ -73,7 +73,8 @@ private slots:
     void toolNames() {
         QCOMPARE(allToolNames(), (std::vector<std::string>{"shell", "read_file", "write_file", "edit_file",
                                                            "apply_patch", "list_files", "search", "update_plan", "memory_save",
-                                                           "memory_load", "memory_search", "finish"}));
+                                                           "memory_load", "memory_search", "skill",
+                                                           "finish"}));
     }
 
     void presetNamesAreTheBuiltIns() {
@@ -291,6 +292,15 @@ private slots:
             << json{{"lazy_tools", "yes"}} << "--set lazy_tools: must be true or false, got \"yes\"";
         QTest::newRow("boolean as number")
             << json{{"execution_cache", 0}} << "--set execution_cache: must be true or false, got 0";
+        QTest::newRow("skills_dirs not an array")
+            << json{{"skills_dirs", "/skills"}}
+            << "--set skills_dirs: must be an array of at most 16 absolute paths, got \"/skills\"";
+        QTest::newRow("skills_dirs relative")
+            << json{{"skills_dirs", json::array({"skills"})}}
+            << "--set skills_dirs: must be an array of at most 16 absolute paths, got [\"skills\"]";
+        QTest::newRow("skills_dirs twice")
+            << json{{"skills_dirs", {"/skills", "/skills"}}}
+            << "--set skills_dirs: \"/skills\" is listed twice";
         QTest::newRow("unknown memory backend")
             << json{{"memory_backend", "redis"}}
             << "--set memory_backend: must be one of \"in-memory\", \"filesystem\", \"host\", got \"redis\"";
@@ -328,14 +338,15 @@ private slots:
         QTest::newRow("unknown tool") << json{{"tools", json::array({"shel"})}}
                                       << "--set tools: unknown tool \"shel\" (known: shell, read_file, "
                                          "write_file, edit_file, apply_patch, list_files, "
-                                         "search, update_plan, memory_save, memory_load, memory_search, finish)";
+                                         "search, update_plan, memory_save, memory_load, memory_search, "
+                                         "skill, finish)";
         QTest::newRow("duplicate tool")
             << json{{"tools", {"shell", "read_file", "shell"}}} << "--set tools: \"shell\" is listed twice";
         QTest::newRow("unknown approval tool")
             << json{{"approval_tools", json::array({"rm"})}}
             << "--set approval_tools: unknown tool \"rm\" (known: shell, read_file, write_file, edit_file, "
-               "apply_patch, list_files, search, update_plan, memory_save, memory_load, memory_search, finish; "
-               "an MCP server's: mcp__SERVER__TOOL, mcp__SERVER__*, mcp__*)";
+               "apply_patch, list_files, search, update_plan, memory_save, memory_load, memory_search, "
+               "skill, finish; an MCP server's: mcp__SERVER__TOOL, mcp__SERVER__*, mcp__*)";
         QTest::newRow("duplicate approval tool") << json{{"approval_tools", {"shell", "shell"}}}
                                                  << "--set approval_tools: \"shell\" is listed twice";
         QTest::newRow("hook not a string")
@@ -485,6 +496,7 @@ private slots:
                                                    {"tool_output_limit_bytes", 1000},
                                                    {"approval_tools", json::array({"memory_save"})},
                                                    {"execution_cache", false},
+                                                   {"skills_dirs", {"/skills/user", "/skills/tenant"}},
                                                    {"memory_backend", "host"},
                                                    {"memory_dir", "/data/mem"},
                                                    {"memory_prefix", "user/task-1"},
@@ -522,7 +534,7 @@ private slots:
         const auto defaults = configToJson(AgentConfig{});
         const auto infos = settingInfos();
         QCOMPARE(infos.size(), defaults.size());
-        QCOMPARE(infos.size(), std::size_t{37});
+        QCOMPARE(infos.size(), std::size_t{38});
         for (const auto& info : infos) {
             QVERIFY2(defaults.contains(info.name), info.name.c_str());
             QCOMPARE(text(info.defaultValue), text(defaults[info.name]));
