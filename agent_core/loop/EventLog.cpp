@@ -123,6 +123,15 @@ void EventLog::log(LogLevel level, const std::string& message) {
         writeAll(STDERR_FILENO, "warren-agent: " + std::string(toString(level)) + ": " + message + "\n");
 }
 
+void EventLog::notice(LogLevel level, const std::string& message) {
+    {
+        std::lock_guard lock(m_mutex);
+        if (level < m_level)
+            return;
+    }
+    emit(protocol::LogData{level, message});
+}
+
 void EventLog::error(const std::string& message, bool fatal) {
     emit(protocol::ErrorData{message, fatal});
 }

@@ -60,6 +60,9 @@ public:
         emit(Payload::kType, payload.toJson(), std::move(extras));
     }
     void log(LogLevel level, const std::string& message);
+    // A log event whatever log_format says: what the user should see of the run's setup (the MCP servers and
+    // skills found, and what was left out of them). Below log_level, nothing.
+    void notice(LogLevel level, const std::string& message);
     void error(const std::string& message, bool fatal);
 
     std::uint64_t nextSeq() const;

@@ -183,13 +183,13 @@ void TaskRun::refreshMcpTools() {
 void TaskRun::reportMcpNotices() {
     if (!m_mcp)
         return;
-    // What failed or was left out is the user's to fix, so it is an event every face shows (a log line at
-    // warn level would reach only a JSON log); what started is a log line.
+    // Events whatever log_format says: a failure an error, what was left out a warning every face shows.
     for (const auto& notice : m_mcp->takeNotices()) {
-        if (notice.kind == McpNotice::Kind::Info)
-            m_context.events.log(LogLevel::Info, notice.message);
-        else
+        if (notice.kind == McpNotice::Kind::Failed)
             m_context.events.error(notice.message, false);
+        else
+            m_context.events.notice(notice.kind == McpNotice::Kind::Skipped ? LogLevel::Warn : LogLevel::Info,
+                                    notice.message);
     }
 }
 
@@ -242,8 +242,8 @@ void TaskRun::reportSkillNotices() {
     if (!m_skills)
         return;
     for (const auto& notice : m_skills->takeNotices())
-        m_context.events.log(notice.kind == SkillNotice::Kind::Skipped ? LogLevel::Warn : LogLevel::Info,
-                             notice.message);
+        m_context.events.notice(notice.kind == SkillNotice::Kind::Skipped ? LogLevel::Warn : LogLevel::Info,
+                                notice.message);
 }
 
 void TaskRun::openMemory() {

@@ -4,8 +4,8 @@
 // lists read again when a server says they changed, all closed when the run ends. Remote servers (http,
 // sse) are not supported yet, and are said to be skipped. Nothing here fails the task: a file that cannot
 // be read, an entry or a tool left out, a server that does not start or that stops are notices the loop
-// reports (a non-fatal error event for what failed or was left out, a log line for what started), and the
-// task goes on with the tools it has.
+// reports (a non-fatal error event for what failed, a warning for what was left out, an info line for what
+// started: log events whatever log_format says), and the task goes on with the tools it has.
 
 #include "agent_core/mcp/McpConnection.h"
 #include "agent_core/mcp/McpServers.h"

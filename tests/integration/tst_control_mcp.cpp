@@ -167,7 +167,8 @@ private slots:
         QTemporaryDir data, workspace;
         QProcess link;
         link.start("cp", {"-al", QDir(modules).canonicalPath(), workspace.filePath("node_modules")});
-        if (!link.waitForFinished(60000) || link.exitCode() != 0) { // another filesystem: a copy of the server
+        if (!link.waitForFinished(60000) || link.exitCode() != 0) { // another filesystem, or files not ours
+            QDir(workspace.filePath("node_modules")).removeRecursively(); // what the links made, or cp nests
             link.start("cp", {"-a", QDir(modules).canonicalPath(), workspace.filePath("node_modules")});
             QVERIFY(link.waitForFinished(120000) && link.exitCode() == 0);
         }
@@ -188,7 +189,11 @@ private slots:
                                       data.path());
         QVERIFY2(result.exitCode == 0, result.err.constData());
         const auto events = jsonLines(result.out);
-        QVERIFY2(toolOutput(events, "call_0_0").find("first note") != std::string::npos, result.out.constData());
+        std::string errors;
+        for (const auto& event : eventsOfType(events, "error"))
+            errors += event["data"].value("message", "") + "\n";
+        QVERIFY2(toolOutput(events, "call_0_0").find("first note") != std::string::npos,
+                 (toolOutput(events, "call_0_0") + "\n" + errors).c_str());
         QFile written(workspace.filePath("answer.txt"));
         QVERIFY(written.open(QIODevice::ReadOnly));
         QCOMPARE(written.readAll(), QByteArray("written by an MCP server\n"));
