@@ -25,6 +25,8 @@
 #include "app/tasks/TaskSecrets.h"
 #include "common/UniqueFd.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QNetworkAccessManager>
 #include <algorithm>
 #include <fcntl.h>
@@ -77,6 +79,10 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
         setup.hooks.workspaceHosts = [plane = plane.get()](const TaskRecord& task) {
             return plane->workspaceHosts(task.workspace);
         };
+        // The skills the user keeps for Claude Code and Codex serve Warren's agent too (read-only).
+        for (const char* folder : {"/.claude/skills", "/.agents/skills"})
+            if (const QString path = QDir::homePath() + folder; QFileInfo(path).isDir())
+                setup.hooks.userSkills.push_back(QFileInfo(path).canonicalFilePath().toStdString());
         auto stored = loadSettings(engine.store());
         setup.maxConcurrent = options.maxConcurrent.value_or(stored ? stored->maxConcurrent : Settings{}.maxConcurrent);
         plane->m_defaultRules = engine.defaultApprovalRules(); // saveSettings adds the settings' to them

@@ -26,6 +26,14 @@ json clusterMounts() {
             {"/output", {{"type", "tmpfs"}, {"size_mb", kClusterScratchMb}}}};
 }
 
+} // namespace
+
+std::string userSkillsInSandbox(std::size_t index) {
+    return std::string(kSkillsDirInSandbox) + "/" + std::to_string(index);
+}
+
+namespace {
+
 json hostMounts(const AgentSandboxInput& input) {
     json mounts = {
         {"/state", {{"type", "bind"}, {"source", input.stateDir}}},
@@ -36,6 +44,8 @@ json hostMounts(const AgentSandboxInput& input) {
         mounts["/memories/" + input.memoryPrefix] = {{"type", "bind"}, {"source", input.memoriesDir}};
     if (!input.channelDir.empty())
         mounts[kChannelDirInSandbox] = {{"type", "ro-bind"}, {"source", input.channelDir}};
+    for (std::size_t i = 0; i < input.userSkills.size(); ++i)
+        mounts[userSkillsInSandbox(i)] = {{"type", "ro-bind"}, {"source", input.userSkills[i]}, {"optional", true}};
     if (input.cli) {
         mounts[input.cli->directory ? std::string(kCliDirInSandbox) : input.cli->program] = {
             {"type", "ro-bind"}, {"source", input.cli->source}};

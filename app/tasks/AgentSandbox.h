@@ -44,6 +44,9 @@ struct AgentSandboxInput {
     // proxy socket, mounted at /opt/warren/model.sock (the CLI's only way to its model).
     std::optional<CliInstall> cli;
     std::string modelSocket;
+    // Host folders of the user's skills, mounted read-only at kSkillsDirInSandbox/0, /1, ... (a folder gone
+    // by the launch is left out).
+    std::vector<std::string> userSkills;
     bool strict = false;      // resources/profiles/strict.json on top
     std::vector<nlohmann::json> extraLayers; // the site's (WARREN_SANDBOX_PROFILE)
     nlohmann::json limits = nlohmann::json::object(); // a server's clamped limits, applied last
@@ -58,6 +61,9 @@ inline constexpr const char* kEgressAuthorityInSandbox = "/opt/warren/egress-ca.
 inline constexpr const char* kAuthorityBundleInSandbox = "/opt/warren/ca-bundle.pem";
 inline constexpr const char* kModelSocketInSandbox = "/opt/warren/model.sock";
 inline constexpr const char* kChannelDirInSandbox = "/opt/warren/channel";
+inline constexpr const char* kSkillsDirInSandbox = "/opt/warren/skills";
+// The sandbox's path of the user's i-th skills folder.
+std::string userSkillsInSandbox(std::size_t index);
 inline constexpr const char* kChannelSocketName = "agent.sock"; // in the channel directory
 inline constexpr const char* kChannelTokenName = "token";
 // A CLI agent's sandbox never caps a process's address space below this where its memory limit falls back

@@ -145,7 +145,16 @@ void addSecretHosts(TaskNetwork& network, const std::vector<TaskSecret>& secrets
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, const PlanEnvironment& environment,
                               const std::optional<CliInstall>& cli, const std::vector<TaskSecret>& secrets) {
     LaunchPlan plan;
-    const json overrides = withMemoryPrefix(spec.overrides);
+    json overrides = withMemoryPrefix(spec.overrides);
+    // The user's skills, for Warren's own agent on this machine (a pod mounts nothing of the host).
+    const bool userSkills = !environment.userSkills.empty() && spec.agent == protocol::AgentKind::Warren &&
+                            sandbox::agentRoute(spec.backend) != sandbox::AgentRoute::Network;
+    if (userSkills) {
+        json dirs = overrides.value("skills_dirs", json::array());
+        for (std::size_t i = 0; i < environment.userSkills.size() && dirs.is_array(); ++i)
+            dirs.push_back(userSkillsInSandbox(i));
+        overrides["skills_dirs"] = dirs;
+    }
     auto config = agent::resolveConfig(spec.presets, overrides);
     if (!config)
         return config.error();
@@ -199,6 +208,8 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
     }
 
     AgentSandboxInput input = sandboxInput(plan, task, spec, environment);
+    if (userSkills)
+        input.userSkills = environment.userSkills;
     for (const TaskSecret& secret : secrets)
         input.secretPlaceholders.emplace(secret.secret.name, secret.placeholder);
     plan.directories = {input.stateDir, input.outputDir};

@@ -34,6 +34,7 @@ struct PlanEnvironment {
     std::string agentBinary;                        // host path of warren-agent
     std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE, applied last
     ClusterPlacement cluster; // warrend's; no agent address: --backend kubernetes is refused
+    std::vector<std::string> userSkills; // FaceHooks::userSkills
 };
 
 struct LaunchPlan {

@@ -59,6 +59,10 @@ struct FaceHooks {
     // The CLI agents' installs the face names (warrend serve --agent-cli KIND=PATH); a kind not named is
     // looked up on PATH at each launch (locateCli), unless the task names its own (the desktop's --agent-path).
     std::map<protocol::AgentKind, std::string> agentClis;
+    // Host folders of the user's own skills (DESIGN §13), mounted read-only into the sandbox of Warren's
+    // agent and named in its skills_dirs: the desktop's (~/.claude/skills, ~/.agents/skills, those there
+    // are); warrend: none (its host's folders are the operator's).
+    std::vector<std::string> userSkills;
     ClusterPlacement cluster;               // warrend's (PlanEnvironment); no agent address: no cluster
     AgentListener* clusterAgents = nullptr; // warrend's one listener for the agents of its cluster tasks
 };

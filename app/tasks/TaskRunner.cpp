@@ -107,7 +107,7 @@ Status TaskRunner::launch() {
     auto secrets = lookUpTaskSecrets(m_task, m_spec, m_env.face, m_env.data.taskDir(m_task.id));
     if (!secrets)
         return secrets.error();
-    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster},
+    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster, m_env.face.userSkills},
                            *cli, *secrets);
     if (!plan)
         return plan.error();

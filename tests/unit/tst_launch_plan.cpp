@@ -42,7 +42,7 @@ TaskSpec spec(const QStringList& presets, const QString& overrides, const QStrin
 }
 
 PlanEnvironment environment(const QString& root = kRoot, const ClusterPlacement& cluster = {}) {
-    return {DataDir{root.toStdString()}, "/usr/lib/warren/warren-agent", {}, cluster};
+    return {DataDir{root.toStdString()}, "/usr/lib/warren/warren-agent", {}, cluster, {}};
 }
 
 const sandbox::MountSpec* mountAt(const sandbox::SandboxProfile& profile, const std::string& dest) {
@@ -73,6 +73,7 @@ private slots:
     void aCliAgentNeedsAProviderItSpeaks_data();
     void aCliAgentNeedsAProviderItSpeaks();
     void aCliAgentDoesNotRunOnACluster();
+    void theUsersSkillsAreMountedReadOnlyForWarrensAgent();
     void codexIsNotRunWithoutTheAsksItsSettingsWant_data();
     void codexIsNotRunWithoutTheAsksItsSettingsWant();
 };
@@ -380,6 +381,35 @@ void TestLaunchPlan::clampedLimitsComeLast() {
     auto siteProfile = sandbox::resolveProfile(unclamped->launch.layers);
     QVERIFY(siteProfile);
     QCOMPARE(siteProfile->limits.memoryMb, 4096u);
+}
+
+// The user's skills folders: read-only at /opt/warren/skills/N, named in skills_dirs after the user's own
+// entries; never for a CLI agent (which reads its own) nor a pod (no host folder reaches a node).
+void TestLaunchPlan::theUsersSkillsAreMountedReadOnlyForWarrensAgent() {
+    PlanEnvironment site = environment();
+    site.userSkills = {"/home/u/.claude/skills", "/home/u/.agents/skills"};
+    auto plan = planLaunch(task(), spec({}, R"({"skills_dirs": ["/workspace/more"]})", "none", false, 0), site);
+    QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+    QCOMPARE(plan->start.overrides["skills_dirs"],
+             json({"/workspace/more", "/opt/warren/skills/0", "/opt/warren/skills/1"}));
+    QCOMPARE(plan->config.skillsDirs.size(), std::size_t(3));
+    auto profile = sandbox::resolveProfile(plan->launch.layers);
+    QVERIFY(profile);
+    for (const auto& [dest, source] : {std::pair{"/opt/warren/skills/0", "/home/u/.claude/skills"},
+                                       std::pair{"/opt/warren/skills/1", "/home/u/.agents/skills"}}) {
+        const auto* mount = mountAt(*profile, dest);
+        QVERIFY2(mount && mount->source == source && mount->type == sandbox::MountSpec::Type::RoBind && mount->optional,
+                 dest);
+    }
+    TaskSpec cli = spec({}, "{}", "none", false, 0);
+    cli.agent = protocol::AgentKind::ClaudeCode;
+    cli.provider = "anthropic";
+    cli.model = "m";
+    auto cliPlan = planLaunch(task(), cli, site, CliInstall{"/usr/bin/claude", false, "/usr/bin/claude", {}});
+    QVERIFY2(cliPlan, cliPlan ? "" : cliPlan.error().message.c_str());
+    QVERIFY(!cliPlan->start.overrides.contains("skills_dirs"));
+    auto cliProfile = sandbox::resolveProfile(cliPlan->launch.layers);
+    QVERIFY(cliProfile && !mountAt(*cliProfile, "/opt/warren/skills/0"));
 }
 
 void TestLaunchPlan::aCliAgentGetsItsInstallAndTheModelSocket_data() {
