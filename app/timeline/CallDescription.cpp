@@ -149,6 +149,10 @@ std::string title(const std::string& tool, const json& arguments) {
     if (tool == "update_plan" && arguments.contains("plan") && arguments["plan"].is_array())
         return "update plan (" + std::to_string(arguments["plan"].size()) +
                (arguments["plan"].size() == 1 ? " step)" : " steps)");
+    if (tool == "skill") {
+        const std::string file = stringArgument(arguments, "file");
+        return "use skill " + stringArgument(arguments, "name") + (file.empty() ? "" : ": " + file);
+    }
     if (tool == "memory_save")
         return "remember " + stringArgument(arguments, "key");
     if (tool == "memory_load")

@@ -208,6 +208,10 @@ private slots:
             << std::string("file_change")
             << std::string(R"({"changes":[{"path":"/workspace/a.txt","kind":"add"},{"path":"b.txt","kind":"update"}]})")
             << "add a.txt, update b.txt";
+        QTest::newRow("a skill") << std::string("skill") << std::string(R"({"name":"run-tests"})") << "use skill run-tests";
+        QTest::newRow("a skill's file") << std::string("skill")
+                                        << std::string(R"({"name":"run-tests","file":"scripts/check.sh"})")
+                                        << "use skill run-tests: scripts/check.sh";
         QTest::newRow("an MCP server's tool") << std::string("mcp__github__create_issue")
                                               << std::string(R"({"title":"Crash on start"})")
                                               << R"(github: create_issue {"title":"Crash on start"})";
