@@ -24,20 +24,10 @@ namespace et = warren::protocol::event_type;
 using nlohmann::json;
 using test::CollectingSink;
 using test::ListedLlm;
+using test::calling;
+using test::finishing;
 
 namespace {
-
-protocol::LlmChatResult calling(const std::string& id, const std::string& tool, json arguments) {
-    protocol::LlmChatResult reply;
-    reply.toolCalls = {{id, tool, std::move(arguments)}};
-    reply.finishReason = "tool_calls";
-    reply.tokenUsage = {100, 50, 0};
-    return reply;
-}
-
-protocol::LlmChatResult finishing() {
-    return calling("call-finish", "finish", {{"summary", "done"}});
-}
 
 std::vector<std::string> toolNames(const protocol::LlmChatParams& asked) {
     std::vector<std::string> names;

@@ -28,20 +28,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using test::CollectingSink;
 using test::ListedLlm;
+using test::calling;
+using test::finishing;
 
 namespace {
-
-protocol::LlmChatResult calling(const std::string& id, const std::string& tool, json arguments) {
-    protocol::LlmChatResult reply;
-    reply.toolCalls = {{id, tool, std::move(arguments)}};
-    reply.finishReason = "tool_calls";
-    reply.tokenUsage = {100, 50, 0};
-    return reply;
-}
-
-protocol::LlmChatResult finishing() {
-    return calling("call-finish", "finish", {{"summary", "done"}});
-}
 
 bool offers(const protocol::LlmChatParams& asked, const std::string& name) {
     return std::any_of(asked.tools.begin(), asked.tools.end(),

@@ -47,4 +47,19 @@ public:
     }
 };
 
+// A reply of the model that calls one tool, with the tokens it says it used.
+inline protocol::LlmChatResult calling(const std::string& id, const std::string& tool, nlohmann::json arguments,
+                                       protocol::TokenUsage usage = {100, 50, 0}) {
+    protocol::LlmChatResult reply;
+    reply.toolCalls = {{id, tool, std::move(arguments)}};
+    reply.finishReason = "tool_calls";
+    reply.tokenUsage = usage;
+    return reply;
+}
+
+// A reply that ends the task.
+inline protocol::LlmChatResult finishing() {
+    return calling("call-finish", "finish", {{"summary", "done"}});
+}
+
 } // namespace warren::test
