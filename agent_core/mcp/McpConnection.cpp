@@ -2,6 +2,7 @@
 
 #include "agent_core/process/ChildReaper.h"
 #include "agent_core/process/ChildStart.h"
+#include "agent_core/process/PollTimeout.h"
 #include "agent_core/tools/ToolText.h"
 #include "common/Utf8.h"
 
@@ -36,16 +37,6 @@ constexpr auto kPollInterval = std::chrono::milliseconds(50);
 constexpr auto kExitAfterPipeClosed = std::chrono::seconds(1);
 // Bytes of a line that is not JSON-RPC quoted in the message that closes the connection.
 constexpr std::size_t kQuotedBytes = 200;
-
-int pollTimeout(Clock::time_point wake, Clock::time_point now) {
-    if (wake == Clock::time_point::max())
-        return -1;
-    if (wake <= now)
-        return 0;
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(wake - now) + std::chrono::milliseconds(1);
-    return static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), INT_MAX));
-}
 
 // Bytes of a server's error message kept in what the model or the user reads.
 constexpr std::size_t kMaxErrorMessageBytes = 2048;

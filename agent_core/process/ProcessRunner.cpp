@@ -2,6 +2,7 @@
 
 #include "agent_core/process/ChildReaper.h"
 #include "agent_core/process/ChildStart.h"
+#include "agent_core/process/PollTimeout.h"
 #include "agent_core/process/OutputCap.h"
 #include "agent_core/process/Utf8Chunker.h"
 #include "common/UniqueFd.h"
@@ -119,16 +120,6 @@ int exitCodeOf(int status) {
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return 128;
-}
-
-int pollTimeout(Clock::time_point wake, Clock::time_point now) {
-    if (wake == Clock::time_point::max())
-        return -1;
-    if (wake <= now)
-        return 0;
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(wake - now) + std::chrono::milliseconds(1);
-    return static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), INT_MAX));
 }
 
 // Streams the output until the main process exits, ending the group at the deadline (SIGTERM, then
