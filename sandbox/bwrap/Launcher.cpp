@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <sstream>
 #include <linux/close_range.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -39,6 +40,38 @@ Result<UniqueFd> sealedMemfd(const DataFd& data) {
 }
 
 int pidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+
+} // namespace
+
+pid_t parentOf(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text); // one line; a name holding '\n' cuts it, and such a process is not bwrap's child
+    // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses, so read after its last ')'.
+    const auto close = text.rfind(')');
+    if (close == std::string::npos)
+        return -1;
+    std::istringstream rest(text.substr(close + 1));
+    std::string state;
+    pid_t parent = -1;
+    rest >> state >> parent;
+    return rest ? parent : -1;
+}
+
+int openChildPidfd(pid_t pid, pid_t parent) {
+    const int fd = pidfdOpen(pid);
+    if (fd < 0)
+        return -1;
+    // The pidfd holds whichever process has that number now; only bwrap's own child is the one meant (a
+    // number freed and reused by another process must never be waited on or killed).
+    if (parentOf(pid) != parent) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+namespace {
 
 // Everything the child does between fork and exec: only async-signal-safe calls.
 struct ChildPlan {
@@ -249,7 +282,7 @@ void SandboxProcess::readStatus() {
                 const auto digits = m_statusText.find_first_of("0123456789", key);
                 if (digits != std::string::npos) {
                     m_innerPid = static_cast<pid_t>(std::strtol(m_statusText.c_str() + digits, nullptr, 10));
-                    m_innerPidfd = pidfdOpen(m_innerPid);
+                    m_innerPidfd = openChildPidfd(m_innerPid, m_pid);
                 }
             }
         }

@@ -17,6 +17,12 @@
 
 namespace warren::sandbox {
 
+// The parent of process pid as /proc says now; -1 when there is none to read (gone, not ours to see).
+pid_t parentOf(pid_t pid);
+// A pidfd of pid only while it is parent's child: bwrap reports its child's number, and by the time that is
+// read the child may be gone and the number another process's (pid_max can be 32768). -1 otherwise.
+int openChildPidfd(pid_t pid, pid_t parent);
+
 struct LaunchOptions {
     int stdinFd = -1; // -1: inherit the caller's
     int stdoutFd = -1;
