@@ -12,10 +12,10 @@
 #include "app/engine/AgentBinary.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteControlPlane.h"
-#include "common/FileText.h"
 #include "app/secrets/SecretStore.h"
 #include "app/secretproxy/HostSecret.h"
 #include "app/tasks/ProviderKey.h"
+#include "common/FileText.h"
 #include "sandbox/Preflight.h"
 #include "sandbox/policy/SandboxProfile.h"
 

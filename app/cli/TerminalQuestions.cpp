@@ -31,13 +31,18 @@ void TerminalQuestions::openNext() {
     if (m_ended) // stdin is gone: every question is answered at once, in order
         return answer(std::nullopt);
     std::cerr << m_open->prompt << std::flush;
-    // A line typed ahead answers at once.
-    if (const auto end = m_partial.find('\n'); end != std::string::npos) {
-        std::string line = m_partial.substr(0, end);
-        m_partial.erase(0, end + 1);
+    if (auto line = takeLine()) // typed ahead: it answers at once
         return answer(std::move(line));
-    }
     m_notifier.setEnabled(true);
+}
+
+std::optional<std::string> TerminalQuestions::takeLine() {
+    const auto end = m_partial.find('\n');
+    if (end == std::string::npos)
+        return std::nullopt;
+    std::string line = m_partial.substr(0, end);
+    m_partial.erase(0, end + 1);
+    return line;
 }
 
 void TerminalQuestions::onReadable() {
@@ -53,12 +58,8 @@ void TerminalQuestions::onReadable() {
     m_partial.append(buffer, std::size_t(n));
     if (m_partial.size() > 64 * 1024) // not an answer anyone types: cut, the line end still ends it
         m_partial.erase(0, m_partial.size() - 64 * 1024);
-    const auto end = m_partial.find('\n');
-    if (end == std::string::npos)
-        return;
-    std::string line = m_partial.substr(0, end);
-    m_partial.erase(0, end + 1);
-    answer(std::move(line));
+    if (auto line = takeLine())
+        answer(std::move(line));
 }
 
 void TerminalQuestions::answer(std::optional<std::string> line) {

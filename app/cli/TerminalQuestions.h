@@ -35,6 +35,7 @@ private:
     void openNext();
     void onReadable();
     void answer(std::optional<std::string> line);
+    std::optional<std::string> takeLine(); // the next whole line that arrived, without its end
 
     int m_fd;
     QSocketNotifier m_notifier;

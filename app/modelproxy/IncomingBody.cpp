@@ -48,6 +48,12 @@ std::size_t IncomingBody::refuse(int status, std::string message, std::size_t us
     return used;
 }
 
+std::size_t IncomingBody::refuseTooLarge(std::size_t used) {
+    return refuse(413, "the chunked request body is larger than the " + std::to_string(m_maxBody) +
+                           " bytes a request may send",
+                  used);
+}
+
 std::size_t IncomingBody::feed(std::string_view bytes) {
     if (m_state == State::Length) {
         const std::size_t taken = std::size_t(std::min<std::uint64_t>(m_remaining, bytes.size()));
@@ -113,9 +119,7 @@ std::size_t IncomingBody::feedChunked(std::string_view bytes) {
         for (; digits < line.size() && hexValue(line[digits]) >= 0; ++digits) {
             size = size * 16 + std::uint64_t(hexValue(line[digits]));
             if (size > m_maxBody)
-                return refuse(413, "the chunked request body is larger than the " + std::to_string(m_maxBody) +
-                                       " bytes a request may send",
-                              used);
+                return refuseTooLarge(used);
         }
         std::string_view extension = line.substr(digits);
         while (!extension.empty() && (extension.front() == ' ' || extension.front() == '\t'))
@@ -126,9 +130,7 @@ std::size_t IncomingBody::feedChunked(std::string_view bytes) {
         if (size == 0) {
             m_state = State::Trailers;
         } else if (m_body.size() + size > m_maxBody) {
-            return refuse(413, "the chunked request body is larger than the " + std::to_string(m_maxBody) +
-                                   " bytes a request may send",
-                          used);
+            return refuseTooLarge(used);
         } else {
             m_remaining = size;
             m_state = State::ChunkData;

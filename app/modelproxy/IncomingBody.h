@@ -38,6 +38,7 @@ private:
     enum class State { Length, ChunkSize, ChunkData, ChunkEnd, Trailers, Done, Refused };
 
     std::size_t refuse(int status, std::string message, std::size_t used);
+    std::size_t refuseTooLarge(std::size_t used); // 413: more than maxBody
     std::size_t feedChunked(std::string_view bytes);
 
     State m_state = State::Done;

@@ -107,8 +107,9 @@ Status TaskRunner::launch() {
     auto secrets = lookUpTaskSecrets(m_task, m_spec, m_env.face, m_env.data.taskDir(m_task.id));
     if (!secrets)
         return secrets.error();
-    auto plan = planLaunch(m_task, m_spec, {m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster, m_env.face.userSkills},
-                           *cli, *secrets);
+    const PlanEnvironment site{m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster,
+                               m_env.face.userSkills};
+    auto plan = planLaunch(m_task, m_spec, site, *cli, *secrets);
     if (!plan)
         return plan.error();
     if (plan->network.ask && m_env.face.workspaceHosts) {

@@ -1,5 +1,7 @@
 #include "sandbox/bwrap/Cgroup.h"
 
+#include "sandbox/ProcStat.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -156,16 +158,10 @@ Hierarchies findHierarchies() {
 
 // /proc/<pid>/stat's starttime (field 22): with the pid, it names a process uniquely, pid reuse or not.
 std::optional<std::uint64_t> processStartTime(pid_t pid) {
-    const auto stat = readFile("/proc/" + std::to_string(pid) + "/stat");
-    const auto afterName = stat ? stat->rfind(')') : std::string::npos; // the name may hold spaces
-    if (afterName == std::string::npos)
+    const auto field = procStatField(pid, 22);
+    if (!field)
         return std::nullopt;
-    std::istringstream fields(stat->substr(afterName + 1));
-    std::string field;
-    for (int index = 3; index <= 22 && fields >> field; ++index)
-        if (index == 22)
-            return std::strtoull(field.c_str(), nullptr, 10);
-    return std::nullopt;
+    return std::strtoull(field->c_str(), nullptr, 10);
 }
 
 // "@<pid>.<starttime>" of this process, appended to every directory it makes: a creator killed before

@@ -2,13 +2,13 @@
 
 #include "common/UniqueFd.h"
 #include "common/WriteAll.h"
+#include "sandbox/ProcStat.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <sstream>
 #include <linux/close_range.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -44,18 +44,8 @@ int pidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 } // namespace
 
 pid_t parentOf(pid_t pid) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    std::getline(stat, text); // one line; a name holding '\n' cuts it, and such a process is not bwrap's child
-    // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses, so read after its last ')'.
-    const auto close = text.rfind(')');
-    if (close == std::string::npos)
-        return -1;
-    std::istringstream rest(text.substr(close + 1));
-    std::string state;
-    pid_t parent = -1;
-    rest >> state >> parent;
-    return rest ? parent : -1;
+    const auto parent = procStatField(pid, 4);
+    return parent ? static_cast<pid_t>(std::strtol(parent->c_str(), nullptr, 10)) : -1;
 }
 
 int openChildPidfd(pid_t pid, pid_t parent) {

@@ -1,5 +1,6 @@
 #include "sandbox/bwrap/SandboxSetup.h"
 
+#include "sandbox/ProcStat.h"
 #include "sandbox/policy/PrecompiledSeccomp.h"
 
 #include <atomic>
@@ -8,8 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
-#include <fstream>
-#include <sstream>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,16 +44,8 @@ std::uint64_t countTasksOf(uid_t uid) {
         struct stat st {};
         if (stat(dir.c_str(), &st) != 0 || st.st_uid != uid)
             continue;
-        std::ifstream statFile(dir + "/stat");
-        std::string line;
-        std::getline(statFile, line);
-        const auto afterName = line.rfind(')'); // the name may hold spaces and parentheses
-        std::istringstream fields(afterName == std::string::npos ? std::string() : line.substr(afterName + 2));
-        std::string field;
-        for (int i = 3; i < 20 && fields >> field; ++i) {
-        }
-        std::uint64_t threads = 0;
-        count += fields >> threads ? threads : 1;
+        const auto threads = procStatField(static_cast<pid_t>(std::strtol(entry->d_name, nullptr, 10)), 20);
+        count += threads ? std::strtoull(threads->c_str(), nullptr, 10) : 1;
     }
     closedir(proc);
     return count;

@@ -1,6 +1,7 @@
 #include "sandbox/container/ContainerLauncher.h"
 
 #include "sandbox/Preflight.h"
+#include "sandbox/ProcStat.h"
 #include "sandbox/bwrap/BwrapCommand.h"
 #include "sandbox/bwrap/SandboxSetup.h"
 #include "sandbox/container/IdmappedMount.h"
@@ -96,18 +97,7 @@ std::string containerEnginePath(ContainerEngine engine, const std::string& overr
 
 // Field 22 of /proc/PID/stat (start time in clock ticks since boot), or empty when there is no such process.
 std::string processStartTime(pid_t pid) {
-    std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(file, line))
-        return {};
-    const auto afterName = line.rfind(')'); // the name may hold spaces and parentheses
-    if (afterName == std::string::npos || afterName + 2 > line.size())
-        return {};
-    std::istringstream fields(line.substr(afterName + 2));
-    std::string field;
-    for (int i = 3; i <= 22 && fields >> field; ++i) {
-    }
-    return field;
+    return procStatField(pid, 22).value_or("");
 }
 
 // Identifies this machine (and this boot: a process of an earlier boot is gone by definition).
