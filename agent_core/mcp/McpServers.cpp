@@ -2,8 +2,10 @@
 
 #include "agent_core/tools/ToolText.h"
 #include "common/JsonFields.h"
+#include "common/http/HttpUrl.h"
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -157,9 +159,19 @@ std::optional<Skip> readStdio(const json& entry, Expander& expand, McpServer& se
 std::optional<Skip> readRemote(const json& entry, Expander& expand, McpServer& server) {
     if (auto problem = readString(entry, "url", true, expand, server.url))
         return problem;
-    if (!server.url.starts_with("http://") && !server.url.starts_with("https://"))
-        return Skip{"\"url\" must start with http:// or https://, got " + quotedName(server.url)};
-    return readVariables(entry, "headers", expand, isHeaderName, server.headers);
+    if (auto url = parseHttpUrl(server.url); !url)
+        return Skip{"\"url\": " + url.error().message};
+    if (auto problem = readVariables(entry, "headers", expand, isHeaderName, server.headers))
+        return problem;
+    // The agent frames each request itself: a header that changes the framing or the target is refused.
+    for (const auto& [name, value] : server.headers) {
+        std::string lower = name;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        if (lower == "host" || lower == "content-length" || lower == "transfer-encoding" || lower == "connection" ||
+            lower == "mcp-session-id" || lower == "mcp-protocol-version")
+            return Skip{"\"headers\": " + quotedName(name) + " is set by the agent itself"};
+    }
+    return std::nullopt;
 }
 
 std::optional<Skip> readServer(const json& entry, const Environment& environment, McpServer& server) {
