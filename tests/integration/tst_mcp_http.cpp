@@ -9,13 +9,12 @@
 
 #include "agent_core/mcp/McpHttpConnection.h"
 #include "agent_core/mcp/McpTool.h"
+#include "tests/support/ServerProcess.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -24,57 +23,13 @@ using namespace warren::agent;
 using namespace std::chrono_literals;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using warren::test::freePort;
+using warren::test::ServerProcess;
 
 namespace {
 
 Clock::time_point soon() {
     return Clock::now() + 30s; // no passing test comes near: a hang fails instead of blocking the suite
-}
-
-// A server process that prints where it listens; stopped when destroyed.
-class ServerProcess {
-public:
-    ~ServerProcess() {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished(5000);
-        }
-    }
-    // Starts program and waits for a line of channel matching pattern (its first group: the port, if any).
-    bool start(const QString& program, const QStringList& arguments, const QProcessEnvironment& environment,
-               QProcess::ProcessChannel channel, const QRegularExpression& pattern) {
-        m_process.setProcessEnvironment(environment);
-        m_process.setReadChannel(channel);
-        m_process.start(program, arguments);
-        if (!m_process.waitForStarted(10000))
-            return false;
-        QByteArray seen;
-        const auto deadline = Clock::now() + 30s;
-        while (Clock::now() < deadline) {
-            if (!m_process.waitForReadyRead(30000))
-                break;
-            seen += m_process.readAll();
-            const auto match = pattern.match(QString::fromUtf8(seen));
-            if (match.hasMatch()) {
-                if (!match.captured(1).isEmpty())
-                    port = match.captured(1).toUShort();
-                return true;
-            }
-        }
-        qWarning("the server did not say it listens: %s%s", seen.constData(),
-                 m_process.readAllStandardError().constData());
-        return false;
-    }
-    quint16 port = 0;
-
-private:
-    QProcess m_process;
-};
-
-quint16 freePort() {
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost);
-    return probe.serverPort();
 }
 
 McpServer remote(const std::string& name, McpTransport transport, const std::string& url) {
