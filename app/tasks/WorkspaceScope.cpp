@@ -18,9 +18,10 @@ constexpr std::array<std::string_view, 19> kSystemFolders{
     "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/media", "/mnt",
     "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/usr", "/var"};
 
-// Folders of a home that hold credentials, and nothing an agent works on.
+// Folders of a home that hold credentials, and nothing an agent works on. (Not all of ~/.local: Warren's
+// own data, where the demo's and a fork's workspaces are, is in ~/.local/share/warren.)
 constexpr std::array<std::string_view, 10> kCredentialFolders{
-    ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".config", ".local", ".mozilla"};
+    ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".config", ".local/share/keyrings", ".mozilla"};
 
 // Whether inner is outer or inside it.
 bool within(const fs::path& inner, const fs::path& outer) {

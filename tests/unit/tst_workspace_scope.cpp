@@ -23,6 +23,7 @@ private slots:
         QTest::newRow("ssh keys") << "/home/ada/.ssh" << "~/.ssh";
         QTest::newRow("inside aws") << "/home/ada/.aws/sso" << "~/.aws";
         QTest::newRow("config") << "/home/ada/.config" << "~/.config";
+        QTest::newRow("keyrings") << "/home/ada/.local/share/keyrings" << "~/.local/share/keyrings";
     }
 
     void refusesTooBroadFolders() {
@@ -42,6 +43,7 @@ private slots:
         QTest::newRow("in tmp") << "/tmp/scratch";
         QTest::newRow("under srv") << "/srv/git/app";
         QTest::newRow("under var") << "/var/lib/warrend/tasks/t1/workspace";
+        QTest::newRow("warren's own data (the demo's copy)") << "/home/ada/.local/share/warren/tasks/t1/workspace";
     }
 
     void acceptsProjects() {
