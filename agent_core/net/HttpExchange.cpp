@@ -1,5 +1,7 @@
 #include "agent_core/net/HttpExchange.h"
 
+#include "common/http/RequestHead.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -186,15 +188,12 @@ NetOutcome HttpExchange::start(const HttpRequest& request, NetDeadline deadline,
         if (!m_tls)
             return shaken;
     }
-    std::string head = request.method + " " +
-                       (viaProxy && !request.url.tls ? request.url.origin() + request.url.target : request.url.target) +
-                       " HTTP/1.1\r\nHost: " + authority + "\r\n";
-    for (const auto& [name, value] : request.headers)
-        head += name + ": " + value + "\r\n";
-    if (!request.body.empty() || request.method == "POST" || request.method == "PUT")
-        head += "Content-Length: " + std::to_string(request.body.size()) + "\r\n";
-    head += "Connection: close\r\n\r\n";
-    if (auto sent = sendBytes(head + request.body, deadline, stop); !sent.ok())
+    auto headers = request.headers;
+    headers.emplace_back("Connection", "close");
+    const std::string target =
+        viaProxy && !request.url.tls ? request.url.origin() + request.url.target : request.url.target;
+    if (auto sent = sendBytes(formatRequest(request.method, authority, target, headers, request.body), deadline, stop);
+        !sent.ok())
         return sent;
     if (auto answered = readHead("the answer of " + m_peer, deadline, stop); !answered.ok())
         return answered;

@@ -12,8 +12,9 @@
 #include "FuzzInput.h"
 
 #include "common/JsonFields.h"
+#include "common/http/ChunkedDecoder.h"
+#include "common/http/ResponseHead.h"
 #include "sandbox/cluster/client/ApiStatus.h"
-#include "sandbox/cluster/client/HttpWire.h"
 #include "sandbox/cluster/client/WatchEvents.h"
 #include "sandbox/cluster/client/YamlDocument.h"
 
@@ -58,14 +59,20 @@ void failure(std::string_view bytes) {
     require(described.status == status && !described.error.message.empty());
 }
 
-void responseHead(std::string_view head) {
-    auto parsed = kube::parseResponseHead(head);
-    if (!parsed)
+void responseHead(std::string_view bytes) {
+    const auto parsed = parseResponseHead(bytes);
+    const auto* head = std::get_if<ResponseHead>(&parsed);
+    if (!head)
         return;
-    require(parsed->status >= 0 && parsed->status <= 999);
-    for (const auto& [name, value] : parsed->headers)
+    require(head->status >= 100 && head->status <= 999);
+    require(head->consumed <= bytes.size() && head->consumed <= kMaxResponseHeadBytes);
+    for (const auto& [name, value] : head->headers) {
         require(!name.empty() && std::none_of(name.begin(), name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); }));
-    require(!(parsed->chunked && parsed->contentLength));
+        require(value.find_first_of(std::string_view("\r\n\0", 3)) == std::string::npos);
+    }
+    // No shorter prefix reads as a head: the answer is read one way.
+    for (std::size_t cut = 0; cut < head->consumed; cut += 1 + cut / 8)
+        require(!std::holds_alternative<ResponseHead>(parseResponseHead(bytes.substr(0, cut))));
 }
 
 struct Decoded {
@@ -75,19 +82,20 @@ struct Decoded {
 };
 
 Decoded decodeChunked(std::string_view body, std::size_t piece) {
-    kube::ChunkedDecoder decoder;
+    ChunkedDecoder decoder(1 << 20, kMaxResponseHeadBytes);
     Decoded out;
-    std::string input;
     for (std::size_t at = 0; at < body.size() && !out.done; at += piece) {
-        input.append(body.substr(at, piece));
-        auto done = decoder.feed(input, out.data);
-        if (!done) {
+        const std::string_view part = body.substr(at, piece);
+        const std::size_t used = decoder.feed(part, out.data);
+        require(used <= part.size());
+        if (decoder.refused()) {
             out.failed = true;
             return out;
         }
-        out.done = *done;
-        require(out.done == decoder.finished());
+        out.done = decoder.complete();
+        require(out.done || used == part.size());
     }
+    require(out.data.size() <= (1u << 20));
     return out;
 }
 

@@ -1,6 +1,5 @@
 // WatchEvents: the watch stream's lines, a 410 as "relist", and what a Pod's or a Sandbox's status means for
 // the sandbox (waiting, stuck for a reason the user can fix, running, ready, ended with its exit code).
-#include "sandbox/cluster/client/HttpWire.h"
 #include "sandbox/cluster/client/WatchEvents.h"
 
 #include <QtTest>
@@ -25,9 +24,6 @@ private slots:
     void sandboxStates();
     void readsNamesAndItemsOfAnyShape_data();
     void readsNamesAndItemsOfAnyShape();
-    void decodesChunksAsTheyArrive();
-    void readsResponseHeads_data();
-    void readsResponseHeads();
 };
 
 void TestWatchEvents::parsesEvents_data() {
@@ -166,46 +162,6 @@ void TestWatchEvents::readsNamesAndItemsOfAnyShape() {
     const json parsed = json::parse(answer.toStdString());
     QTEST(QString::fromStdString(nameOf(parsed)), "name");
     QTEST(static_cast<int>(itemsOf(parsed).size()), "items");
-}
-
-void TestWatchEvents::decodesChunksAsTheyArrive() {
-    const std::string wire = "17\r\n{\"type\":\"ADDED\",\"a\":1}\n\r\n4;ext=1\r\nabcd\r\n0\r\nTrailer: x\r\n\r\n";
-    ChunkedDecoder decoder;
-    std::string input;
-    std::string output;
-    bool done = false;
-    for (char c : wire) { // one byte at a time: every split point
-        input.push_back(c);
-        auto fed = decoder.feed(input, output);
-        QVERIFY(fed.ok());
-        done = *fed;
-    }
-    QVERIFY(done);
-    QCOMPARE(output, std::string("{\"type\":\"ADDED\",\"a\":1}\nabcd"));
-    ChunkedDecoder bad;
-    std::string junk = "zz\r\n";
-    QVERIFY(!bad.feed(junk, output).ok());
-}
-
-void TestWatchEvents::readsResponseHeads_data() {
-    QTest::addColumn<QString>("head");
-    QTest::addColumn<int>("status");
-    QTest::addColumn<bool>("chunked");
-    QTest::addColumn<int>("length"); // -1: none
-    QTest::newRow("content length") << "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 42" << 201 << false << 42;
-    QTest::newRow("chunked") << "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked" << 200 << true << -1;
-    QTest::newRow("neither: until close") << "HTTP/1.0 404 Not Found" << 404 << false << -1;
-}
-
-void TestWatchEvents::readsResponseHeads() {
-    QFETCH(QString, head);
-    QFETCH(int, length);
-    auto parsed = parseResponseHead(head.toStdString());
-    QVERIFY(parsed.ok());
-    QTEST(parsed->status, "status");
-    QTEST(parsed->chunked, "chunked");
-    QCOMPARE(parsed->contentLength ? static_cast<int>(*parsed->contentLength) : -1, length);
-    QVERIFY(!parseResponseHead("SSH-2.0-OpenSSH").ok());
 }
 
 QTEST_APPLESS_MAIN(TestWatchEvents)

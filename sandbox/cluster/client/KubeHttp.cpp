@@ -2,6 +2,7 @@
 
 #include "common/OpenSslErrors.h"
 #include "common/UniqueFd.h"
+#include "common/http/RequestHead.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -396,16 +397,14 @@ KubeHttp::exchange(const ApiRequest& request, Clock::time_point deadline, int in
         return failure(std::move(sent));
     std::string raw;
     for (;;) {
-        if (const auto end = raw.find("\r\n\r\n"); end != std::string::npos) {
-            auto head = parseResponseHead(std::string_view(raw).substr(0, end));
-            if (!head)
-                return head.error();
-            raw.erase(0, end + 4);
+        auto parsed = parseResponseHead(raw);
+        if (auto* error = std::get_if<std::string>(&parsed))
+            return makeError(ErrorCode::Unavailable, "the API server at " + m_config.server + " answered what is not "
+                                                         "HTTP/1.1: " + *error);
+        if (auto* head = std::get_if<ResponseHead>(&parsed)) {
+            raw.erase(0, head->consumed);
             return std::make_pair(std::move(*connection), std::make_pair(std::move(*head), std::move(raw)));
         }
-        if (raw.size() > kMaxResponseHead)
-            return makeError(ErrorCode::Unavailable, "the API server at " + m_config.server +
-                                                         " sent a response head over 64 KiB");
         auto read = (*connection)->readSome(raw, deadline, interruptFd);
         if (read.io == Connection::Io::Eof)
             return makeError(ErrorCode::Unavailable, "the API server at " + m_config.server +
@@ -424,36 +423,55 @@ Result<HttpAnswer> KubeHttp::send(const ApiRequest& request, std::chrono::millis
     auto& [head, raw] = headAndRest;
     HttpAnswer answer;
     answer.status = head.status;
-    if (const auto type = head.headers.find("content-type"); type != head.headers.end())
-        answer.contentType = type->second;
-    ChunkedDecoder chunks;
+    answer.contentType = head.header("content-type").value_or("");
+    if (request.method == "HEAD")
+        head.framing = ResponseHead::Framing::None;
+    auto body = readBody(*connection, head, raw, deadline, interruptFd);
+    if (!body)
+        return body.error();
+    answer.body = std::move(*body);
+    return answer;
+}
+
+Result<std::string> KubeHttp::readBody(Connection& connection, const ResponseHead& head, std::string& raw,
+                                       Clock::time_point deadline, int interruptFd) {
+    std::string body;
+    ChunkedDecoder chunks(kMaxResponseBody, kMaxResponseHeadBytes);
     const auto tooLarge = [&] {
-        return makeError(ErrorCode::Unavailable, "the API server's answer to " + request.method + " " + request.path +
-                                                     " is larger than 16 MiB");
+        return makeError(ErrorCode::Unavailable, "the API server's answer is larger than 16 MiB");
     };
     for (;;) {
-        if (head.chunked) {
-            auto done = chunks.feed(raw, answer.body);
-            if (!done)
-                return done.error();
-            if (*done)
-                return answer;
-        } else if (head.contentLength && raw.size() >= *head.contentLength) {
-            raw.resize(*head.contentLength);
-            answer.body = std::move(raw);
-            return answer;
-        } else if (head.status == 204 || head.status == 304 || request.method == "HEAD") {
-            return answer;
+        switch (head.framing) {
+        case ResponseHead::Framing::None:
+            return body;
+        case ResponseHead::Framing::Chunked:
+            raw.erase(0, chunks.feed(raw, body));
+            if (chunks.tooLarge())
+                return tooLarge();
+            if (chunks.refused())
+                return makeError(ErrorCode::Unavailable, "the API server's answer is not HTTP/1.1: " + chunks.error());
+            if (chunks.complete())
+                return body;
+            break;
+        case ResponseHead::Framing::Length:
+            if (head.contentLength > kMaxResponseBody)
+                return tooLarge();
+            if (raw.size() >= head.contentLength) {
+                raw.resize(head.contentLength);
+                return std::move(raw);
+            }
+            break;
+        case ResponseHead::Framing::UntilClose:
+            if (raw.size() > kMaxResponseBody)
+                return tooLarge();
+            break;
         }
-        if (answer.body.size() + raw.size() > kMaxResponseBody)
-            return tooLarge();
-        auto read = connection->readSome(raw, deadline, interruptFd);
+        auto read = connection.readSome(raw, deadline, interruptFd);
         if (read.io == Connection::Io::Eof) {
-            if (head.chunked || head.contentLength)
+            if (head.framing != ResponseHead::Framing::UntilClose)
                 return makeError(ErrorCode::Unavailable, "the API server at " + m_config.server +
                                                              " closed the connection in the middle of its answer");
-            answer.body = std::move(raw); // delimited by the close
-            return answer;
+            return std::move(raw); // delimited by the close
         }
         if (read.io != Connection::Io::Done)
             return failure(std::move(read));
@@ -475,43 +493,26 @@ Result<KubeHttp::WatchStart> KubeHttp::watch(const ApiRequest& request, std::chr
     }
     // Read the refusal whole: a short Status.
     start.refused.status = head.status;
-    ChunkedDecoder chunks;
-    for (;;) {
-        if (head.chunked) {
-            auto done = chunks.feed(raw, start.refused.body);
-            if (!done)
-                return done.error();
-            if (*done)
-                return start;
-        } else if (head.contentLength && raw.size() >= *head.contentLength) {
-            raw.resize(*head.contentLength);
-            start.refused.body = std::move(raw);
-            return start;
-        }
-        if (raw.size() + start.refused.body.size() > kMaxResponseBody)
-            return makeError(ErrorCode::Unavailable, "the API server's refusal of a watch is larger than 16 MiB");
-        auto read = connection->readSome(raw, deadline, interruptFd);
-        if (read.io == Connection::Io::Eof) {
-            start.refused.body += raw;
-            return start;
-        }
-        if (read.io != Connection::Io::Done)
-            return failure(std::move(read));
-    }
+    auto body = readBody(*connection, head, raw, deadline, interruptFd);
+    if (!body)
+        return body.error();
+    start.refused.body = std::move(*body);
+    return start;
 }
 
 WatchStream::WatchStream(std::unique_ptr<Connection> connection, ResponseHead head, std::string pending)
-    : m_connection(std::move(connection)), m_head(std::move(head)), m_raw(std::move(pending)) {}
+    : m_connection(std::move(connection)), m_head(std::move(head)), m_raw(std::move(pending)),
+      m_chunks(UINT64_MAX, kMaxResponseHeadBytes) {} // a watch lasts; each line is bounded instead
 
 WatchStream::~WatchStream() = default;
 
 Result<WatchStream::Read> WatchStream::nextLine(Clock::time_point deadline, int interruptFd) {
     for (;;) {
-        if (m_head.chunked) {
-            auto done = m_chunks.feed(m_raw, m_lines);
-            if (!done)
-                return done.error();
-            m_ended = m_ended || *done;
+        if (m_head.framing == ResponseHead::Framing::Chunked) {
+            m_raw.erase(0, m_chunks.feed(m_raw, m_lines));
+            if (m_chunks.refused())
+                return makeError(ErrorCode::Unavailable, "the API server's watch is not HTTP/1.1: " + m_chunks.error());
+            m_ended = m_ended || m_chunks.complete();
         } else {
             m_lines += m_raw;
             m_raw.clear();

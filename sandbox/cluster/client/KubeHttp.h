@@ -8,7 +8,8 @@
 // RunningSandbox::wait does); every failure is an Error that says what to check.
 
 #include "common/Result.h"
-#include "sandbox/cluster/client/HttpWire.h"
+#include "common/http/ChunkedDecoder.h"
+#include "common/http/ResponseHead.h"
 #include "sandbox/cluster/client/KubeConfig.h"
 #include "sandbox/cluster/client/KubeRequests.h"
 
@@ -17,6 +18,9 @@
 #include <string>
 
 namespace warren::kube {
+
+inline constexpr std::size_t kMaxResponseBody = 16 * 1024 * 1024;
+inline constexpr std::size_t kMaxWatchLine = 4 * 1024 * 1024;
 
 struct HttpAnswer {
     int status = 0;
@@ -83,6 +87,9 @@ private:
     Result<std::unique_ptr<Connection>> open(std::chrono::steady_clock::time_point deadline, int interruptFd);
     Result<std::pair<std::unique_ptr<Connection>, std::pair<ResponseHead, std::string>>>
     exchange(const ApiRequest& request, std::chrono::steady_clock::time_point deadline, int interruptFd);
+    // The body after head (raw: what was read past it), by its framing, at most kMaxResponseBody.
+    Result<std::string> readBody(Connection& connection, const ResponseHead& head, std::string& raw,
+                                 std::chrono::steady_clock::time_point deadline, int interruptFd);
 
     KubeConfig m_config;
     std::string m_host; // without brackets
