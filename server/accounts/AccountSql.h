@@ -69,4 +69,14 @@ inline Error notFound(std::string message) {
     return makeError(ErrorCode::NotFound, std::move(message));
 }
 
+// A tenant's id by its name; NotFound naming the command that lists them.
+inline Result<std::int64_t> tenantId(control::PgConnection& db, const std::string& tenant) {
+    auto reply = db.exec("find tenant " + tenant, "SELECT id FROM tenants WHERE name = $1", {tenant});
+    if (!reply)
+        return reply.error();
+    if (reply->rows.empty())
+        return notFound("no tenant " + tenant + " (list-tenants shows them)");
+    return static_cast<std::int64_t>(reply->rows.front().uint(0));
+}
+
 } // namespace warren::accounts::sql
