@@ -36,7 +36,7 @@ struct FaceHooks {
     // one: the desktop's SecretStore (ProviderKey), warrend's the task owner's own key or the server's.
     std::function<Result<std::string>(const TaskRecord& task, const ProviderConfig& provider)> providerKey;
     // A secret bound to hosts the task names (--secret NAME), with its value, looked up at each launch: the
-    // desktop's SecretStore; unset (warrend, for now): a task with secrets is refused at launch.
+    // desktop's SecretStore; warrend's the task owner's own secret, else their tenant's.
     std::function<Result<HostSecret>(const TaskRecord& task, const std::string& name)> hostSecret;
     // `--network ask`: the hosts the user allowed for the task's workspace ("always for this workspace"),
     // looked up at each launch: the desktop's settings; unset (warrend, whose workspaces are each task's own

@@ -20,7 +20,8 @@ McpServerList McpServerList::fromJson(const json& answer) {
     for (const json& entry : answer["servers"]) {
         if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
             continue;
-        list.servers.push_back({entry["name"].get<std::string>(), json_fields::memberString(entry, "transport"),
+        list.servers.push_back({entry["name"].get<std::string>(),
+                                json_fields::memberString(entry, "transport"),
                                 json_fields::memberString(entry, "scope")});
     }
     return list;

@@ -1,7 +1,8 @@
 #pragma once
 // The few helpers AccountStore's source files share (AccountStore.cpp: accounts, keys and quotas;
 // AccountStoreUsage.cpp: reservations, tokens, ownership and idempotency keys; AccountStoreProviderKeys.cpp
-// and AccountStoreHostSecrets.cpp: the provider keys and the secrets users store, sealed). Internal.
+// and AccountStoreHostSecrets.cpp: the provider keys and the secrets users store, sealed;
+// AccountStoreMcpServers.cpp: a tenant's MCP servers). Internal.
 
 #include "app/store/postgres/PgConnection.h"
 #include "server/accounts/AccountTypes.h"

@@ -30,10 +30,11 @@ Status AccountStore::setTenantMcpServers(const std::string& tenant, const json& 
     auto id = tenantId(m_db, tenant);
     if (!id)
         return id.error();
-    auto stored = m_db.exec("store tenant " + tenant + "'s MCP servers",
-                            "INSERT INTO tenant_mcp_servers (tenant_id, servers) VALUES ($1::bigint, $2) "
-                            "ON CONFLICT (tenant_id) DO UPDATE SET servers = EXCLUDED.servers, updated_at = now()",
-                            {num(*id), servers.dump()});
+    auto stored =
+        m_db.exec("store tenant " + tenant + "'s MCP servers",
+                  "INSERT INTO tenant_mcp_servers (tenant_id, servers) VALUES ($1::bigint, $2) "
+                  "ON CONFLICT (tenant_id) DO UPDATE SET servers = EXCLUDED.servers, updated_at = now()",
+                  {num(*id), servers.dump()});
     if (!stored)
         return stored.error();
     return Ok{};
@@ -50,7 +51,8 @@ Result<bool> AccountStore::removeTenantMcpServers(const std::string& tenant) {
     return deleted->affected > 0;
 }
 
-Result<std::vector<TenantMcpServers>> AccountStore::tenantMcpServers(const std::optional<std::string>& tenant) {
+Result<std::vector<TenantMcpServers>>
+AccountStore::tenantMcpServers(const std::optional<std::string>& tenant) {
     if (tenant)
         if (auto id = tenantId(m_db, *tenant); !id)
             return id.error();
@@ -70,10 +72,11 @@ Result<std::vector<TenantMcpServers>> AccountStore::tenantMcpServers(const std::
 }
 
 Result<json> AccountStore::usersTenantMcpServers(std::int64_t userId) {
-    return serversOf(m_db.exec("read user " + num(userId) + "'s tenant's MCP servers",
-                               "SELECT m.servers FROM users u JOIN tenant_mcp_servers m ON m.tenant_id = u.tenant_id "
-                               "WHERE u.id = $1::bigint",
-                               {num(userId)}));
+    return serversOf(
+        m_db.exec("read user " + num(userId) + "'s tenant's MCP servers",
+                  "SELECT m.servers FROM users u JOIN tenant_mcp_servers m ON m.tenant_id = u.tenant_id "
+                  "WHERE u.id = $1::bigint",
+                  {num(userId)}));
 }
 
 Result<json> AccountStore::taskOwnersTenantMcpServers(const std::string& taskId) {

@@ -52,8 +52,9 @@ Result<json> readTenantMcpServers(std::string_view document) {
     if (list->servers.empty())
         return invalid("\"mcpServers\" declares no server (delete-mcp-servers removes the tenant's)");
     if (servers.dump().size() > kMaxTenantMcpServersBytes)
-        return invalid("\"mcpServers\" takes " + std::to_string(servers.dump().size()) + " bytes as JSON, more than " +
-                       std::to_string(kMaxTenantMcpServersBytes) + " a task's mcp_servers setting holds");
+        return invalid("\"mcpServers\" takes " + std::to_string(servers.dump().size()) +
+                       " bytes as JSON, more than " + std::to_string(kMaxTenantMcpServersBytes) +
+                       " a task's mcp_servers setting holds");
     return servers;
 }
 

@@ -31,13 +31,16 @@ Error systemError(const std::string& what, int error) {
     return makeError(ErrorCode::System, "cannot " + what + ": " + std::strerror(error));
 }
 
+// A directory made with mode (whatever the umask), or one that is there already, left as it is: warrend and
+// the operator's `warrend admin` may be different users, and neither may change the other's.
 Status makeDir(const fs::path& path, mode_t mode) {
-    if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST)
+    const bool made = ::mkdir(path.c_str(), mode) == 0;
+    if (!made && errno != EEXIST)
         return systemError("create " + path.string(), errno);
     struct stat status {};
     if (::lstat(path.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
         return makeError(ErrorCode::System, path.string() + " is not a directory");
-    if (::chmod(path.c_str(), mode) != 0)
+    if (made && ::chmod(path.c_str(), mode) != 0)
         return systemError("set the mode of " + path.string(), errno);
     return Ok{};
 }
@@ -48,8 +51,8 @@ Status makeDir(const fs::path& path, mode_t mode) {
 Status checkSkillFiles(const fs::path& folder, const std::string& skill) {
     std::error_code error;
     std::uint64_t entries = 0;
-    for (fs::recursive_directory_iterator it(folder, fs::directory_options::none, error), end; !error && it != end;
-         it.increment(error)) {
+    for (fs::recursive_directory_iterator it(folder, fs::directory_options::none, error), end;
+         !error && it != end; it.increment(error)) {
         if (++entries > kMaxSkillEntries)
             return refused(skill, "more than " + std::to_string(kMaxSkillEntries) + " files and folders");
         const fs::path relative = it->path().lexically_relative(folder);
@@ -62,8 +65,8 @@ Status checkSkillFiles(const fs::path& folder, const std::string& skill) {
             return refused(skill, relative.string() + " is a hard link (" + std::to_string(status.st_nlink) +
                                       " names for one file): copy the file in its place");
         if (static_cast<std::uint64_t>(status.st_size) > kMaxSkillPackFileBytes)
-            return refused(skill, relative.string() + " has " + std::to_string(status.st_size) + " bytes, more than " +
-                                      std::to_string(kMaxSkillPackFileBytes));
+            return refused(skill, relative.string() + " has " + std::to_string(status.st_size) +
+                                      " bytes, more than " + std::to_string(kMaxSkillPackFileBytes));
     }
     if (error)
         return systemError("read " + folder.string(), error.value());
@@ -72,7 +75,8 @@ Status checkSkillFiles(const fs::path& folder, const std::string& skill) {
 
 // The copy's refusal, said of a skill rather than of the upload whose policy it applies.
 std::string copyRefusal(std::string message) {
-    for (const std::string_view said : {std::string_view("the upload is refused: "), std::string_view(" (at offset 0)")})
+    for (const std::string_view said :
+         {std::string_view("the upload is refused: "), std::string_view(" (at offset 0)")})
         if (const auto at = message.find(said); at != std::string::npos)
             message.erase(at, said.size());
     if (const auto at = message.find("takes the upload past"); at != std::string::npos)
@@ -87,7 +91,8 @@ Status checkSkillFile(const fs::path& copy, const std::string& skill) {
     if (::lstat(file.c_str(), &status) != 0 || !S_ISREG(status.st_mode))
         return refused(skill, "no SKILL.md file in it (a link is not one)");
     if (static_cast<std::uint64_t>(status.st_size) > agent::kMaxSkillFileBytes)
-        return refused(skill, "its SKILL.md has more than " + std::to_string(agent::kMaxSkillFileBytes) + " bytes");
+        return refused(skill,
+                       "its SKILL.md has more than " + std::to_string(agent::kMaxSkillFileBytes) + " bytes");
     auto text = readFileText(file);
     if (!text)
         return refused(skill, text.error().message);
@@ -95,8 +100,9 @@ Status checkSkillFile(const fs::path& copy, const std::string& skill) {
     if (!document)
         return refused(skill, "SKILL.md: " + document.error().message);
     if (document->name != skill)
-        return refused(skill, "its SKILL.md names it \"" + document->name +
-                                  "\": name the folder as its SKILL.md does, as the Agent Skills format asks");
+        return refused(skill,
+                       "its SKILL.md names it \"" + document->name +
+                           "\": name the folder as its SKILL.md does, as the Agent Skills format asks");
     return Ok{};
 }
 
@@ -105,8 +111,8 @@ Status openUp(const fs::path& copy) {
     if (::chmod(copy.c_str(), 0755) != 0)
         return systemError("set the mode of " + copy.string(), errno);
     std::error_code error;
-    for (fs::recursive_directory_iterator it(copy, fs::directory_options::none, error), end; !error && it != end;
-         it.increment(error)) {
+    for (fs::recursive_directory_iterator it(copy, fs::directory_options::none, error), end;
+         !error && it != end; it.increment(error)) {
         struct stat status {};
         if (::lstat(it->path().c_str(), &status) != 0)
             return systemError("examine " + it->path().string(), errno);
@@ -189,11 +195,12 @@ Result<std::vector<std::string>> skillFolders(const fs::path& source) {
     if (error)
         return systemError("read " + source.string(), error.value());
     if (skills.empty())
-        return makeError(ErrorCode::InvalidArgument, source.string() + " holds no skill folder (FOLDER/SKILL.md)");
+        return makeError(ErrorCode::InvalidArgument,
+                         source.string() + " holds no skill folder (FOLDER/SKILL.md)");
     if (skills.size() > kMaxSkillsPerTenant)
-        return makeError(ErrorCode::InvalidArgument, source.string() + " holds " + std::to_string(skills.size()) +
-                                                         " skill folders, more than " +
-                                                         std::to_string(kMaxSkillsPerTenant));
+        return makeError(ErrorCode::InvalidArgument,
+                         source.string() + " holds " + std::to_string(skills.size()) +
+                             " skill folders, more than " + std::to_string(kMaxSkillsPerTenant));
     std::sort(skills.begin(), skills.end());
     return skills;
 }
@@ -259,8 +266,9 @@ Result<bool> removeSkill(const fs::path& dataDir, const std::string& tenant, con
     if (!dir)
         return dir.error();
     if (!agent::isValidSkillName(name))
-        return makeError(ErrorCode::InvalidArgument, "\"" + name + "\" is not a skill's name (lowercase letters, "
-                                                                   "digits and hyphens)");
+        return makeError(ErrorCode::InvalidArgument, "\"" + name +
+                                                         "\" is not a skill's name (lowercase letters, "
+                                                         "digits and hyphens)");
     struct stat status {};
     if (::lstat((*dir / name).c_str(), &status) != 0)
         return false;

@@ -25,16 +25,18 @@ namespace warren::accounts {
 
 inline constexpr std::uint64_t kMaxSkillPackFileBytes = 4 * 1024 * 1024;
 inline constexpr std::uint64_t kMaxSkillBytes = 16 * 1024 * 1024; // a skill's files together
-inline constexpr std::uint64_t kMaxSkillEntries = 1000;            // a skill's files, folders and links
-inline constexpr std::size_t kMaxSkillsPerTenant = 200;            // agent::kMaxSkills
+inline constexpr std::uint64_t kMaxSkillEntries = 1000;           // a skill's files, folders and links
+inline constexpr std::size_t kMaxSkillsPerTenant = 200;           // agent::kMaxSkills
 
 // dataDir/tenant-skills/<tenant>; an error when tenant is not a tenant's name (checkAccountName: no '/',
 // no "..", not hidden).
-Result<std::filesystem::path> tenantSkillsDir(const std::filesystem::path& dataDir, const std::string& tenant);
+Result<std::filesystem::path> tenantSkillsDir(const std::filesystem::path& dataDir,
+                                              const std::string& tenant);
 
 // The tenant's folder, made (0755) where it is not yet: what a launch mounts, so that a pack installed later
 // is seen by the tasks running then.
-Result<std::filesystem::path> prepareTenantSkillsDir(const std::filesystem::path& dataDir, const std::string& tenant);
+Result<std::filesystem::path> prepareTenantSkillsDir(const std::filesystem::path& dataDir,
+                                                     const std::string& tenant);
 
 struct InstalledSkill {
     std::string name;
@@ -46,13 +48,16 @@ struct InstalledSkill {
 // Every folder of source that holds a SKILL.md (hidden entries and plain files at its top are passed over) is
 // checked and copied first; then each is put in place. An error before anything is in place when one skill
 // is refused (naming it and why) or source holds none.
-Result<std::vector<InstalledSkill>> installSkills(const std::filesystem::path& dataDir, const std::string& tenant,
+Result<std::vector<InstalledSkill>> installSkills(const std::filesystem::path& dataDir,
+                                                  const std::string& tenant,
                                                   const std::filesystem::path& source);
 
 // Removes the tenant's skill of that name; false when there is none.
-Result<bool> removeSkill(const std::filesystem::path& dataDir, const std::string& tenant, const std::string& name);
+Result<bool> removeSkill(const std::filesystem::path& dataDir, const std::string& tenant,
+                         const std::string& name);
 
 // The tenant's installed skills' names, sorted; none when its folder does not exist.
-Result<std::vector<std::string>> installedSkills(const std::filesystem::path& dataDir, const std::string& tenant);
+Result<std::vector<std::string>> installedSkills(const std::filesystem::path& dataDir,
+                                                 const std::string& tenant);
 
 } // namespace warren::accounts

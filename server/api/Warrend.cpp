@@ -60,7 +60,7 @@ Warrend::~Warrend() {
 }
 
 Status Warrend::openControl(const ServeOptions& options) {
-    auto data = control::DataDir::prepare(options.dataDir, {"uploads", "workspaces", "scripts", "incoming"});
+    auto data = control::DataDir::prepare(options.dataDir, {"uploads", "workspaces", "scripts", "incoming", "tenant-skills"});
     if (!data)
         return data.error();
     const std::string root = data->root;
@@ -118,10 +118,10 @@ Status Warrend::openControl(const ServeOptions& options) {
                 return owner.error();
             if (!*owner)
                 return std::vector<std::string>();
+            // A folder warrend cannot make (tenant-skills/ is another user's: the operator's admin made it
+            // first) is no reason to refuse the task: it runs without the tenant's skills.
             auto dir = accounts::prepareTenantSkillsDir(root, (*owner)->tenantName);
-            if (!dir)
-                return dir.error();
-            return std::vector<std::string>{dir->string()};
+            return dir ? std::vector<std::string>{dir->string()} : std::vector<std::string>();
         };
         if (m_agents) {
             hooks.cluster.agentAddress = m_agentAddress.substr(4); // without "tcp:"

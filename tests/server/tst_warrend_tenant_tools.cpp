@@ -1,8 +1,9 @@
 // What an operator gives every user of a tenant on warrend (DESIGN §13), performed against a real warrend on
 // its own PostgreSQL with real sandboxes: the tenant's MCP servers (`warrend admin set-mcp-servers`) start in
-// its users' tasks' sandboxes and in no other tenant's, and no API answer shows their headers' or environment's
-// values; the tenant's skills (`warrend admin install-skills`) are offered to its users' tasks, read-only, and a
-// pack installed while a task runs is offered at the task's next step; another tenant's user gets neither.
+// its users' tasks' sandboxes and in no other tenant's, and no API answer shows their headers' or
+// environment's values; the tenant's skills (`warrend admin install-skills`) are offered to its users' tasks,
+// read-only, and a pack installed while a task runs is offered at the task's next step; another tenant's user
+// gets neither.
 #include "tests/support/EventJson.h"
 #include "tests/support/WarrendServer.h"
 
@@ -32,7 +33,9 @@ json call(const std::string& tool, json arguments) {
 }
 
 QByteArray taskBody(const QString& upload, const json& turns, const json& more = json::object()) {
-    json body{{"prompt", "use what your tenant gives you"}, {"workspace", upload.toStdString()}, {"script", {{"turns", turns}}}};
+    json body{{"prompt", "use what your tenant gives you"},
+              {"workspace", upload.toStdString()},
+              {"script", {{"turns", turns}}}};
     body.update(more);
     return QByteArray::fromStdString(body.dump());
 }
@@ -87,10 +90,16 @@ void TestWarrendTenantTools::initTestCase() {
     QVERIFY2(m_server->start(&error), qPrintable(error));
     // The workspace both users upload holds the server's program; only acme's tasks are told to start it.
     QVERIFY(QDir().mkpath(path("ws")));
-    QVERIFY(QFile::copy(qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/where-server.js", path("ws/where-server.js")));
-    const json servers = {
-        {"probe", {{"command", "node"}, {"args", {"where-server.js"}}, {"env", {{"PROBE", "acme's probe"}, {"ACME_KEY", kEnvValue}}}}},
-        {"tracker", {{"type", "http"}, {"url", "https://tracker.acme.example/mcp"}, {"headers", {{"Authorization", kHeaderValue}}}}}};
+    QVERIFY(QFile::copy(qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/where-server.js",
+                        path("ws/where-server.js")));
+    const json servers = {{"probe",
+                           {{"command", "node"},
+                            {"args", {"where-server.js"}},
+                            {"env", {{"PROBE", "acme's probe"}, {"ACME_KEY", kEnvValue}}}}},
+                          {"tracker",
+                           {{"type", "http"},
+                            {"url", "https://tracker.acme.example/mcp"},
+                            {"headers", {{"Authorization", kHeaderValue}}}}}};
     QVERIFY(write(path("acme.mcp.json"), QByteArray::fromStdString(json{{"mcpServers", servers}}.dump())));
     const AdminResult set = m_server->admin({"set-mcp-servers", "--tenant", "acme", path("acme.mcp.json")});
     QVERIFY2(set.exitCode == 0, set.err.constData());
@@ -107,10 +116,11 @@ std::vector<json> TestWarrendTenantTools::run(const QString& key, const json& tu
     return m_server->streamEvents(id, key, {});
 }
 
-// Alice's task (acme) starts acme's stdio server in its sandbox, with acme's environment for it, and calls its
-// tool; Bob's (globex), with the same workspace and script, has no such server and no such tool.
+// Alice's task (acme) starts acme's stdio server in its sandbox, with acme's environment for it, and calls
+// its tool; Bob's (globex), with the same workspace and script, has no such server and no such tool.
 void TestWarrendTenantTools::aTenantsMcpServersStartInItsUsersSandboxesAlone() {
-    const json turns = json::array({call("mcp__probe__where", json::object()), call("finish", {{"summary", "probed"}})});
+    const json turns =
+        json::array({call("mcp__probe__where", json::object()), call("finish", {{"summary", "probed"}})});
     const auto alices = run(m_alice, turns);
     QVERIFY(!alices.empty());
     QCOMPARE(alices.back().value("type", ""), std::string("task_finished"));
@@ -120,7 +130,8 @@ void TestWarrendTenantTools::aTenantsMcpServersStartInItsUsersSandboxesAlone() {
     QCOMPARE(where.value("probe", ""), std::string("acme's probe"));
     QCOMPARE(where.value("cwd", ""), std::string("/workspace"));
     QVERIFY2(where.value("pid1", "").find("systemd") == std::string::npos, output.c_str());
-    QVERIFY2(std::find(where["env"].begin(), where["env"].end(), "ACME_KEY") != where["env"].end(), output.c_str());
+    QVERIFY2(std::find(where["env"].begin(), where["env"].end(), "ACME_KEY") != where["env"].end(),
+             output.c_str());
     // The remote one is acme's too: the agent says why it did not start it, naming no header.
     QVERIFY(anyEventHolds(alices, "MCP server \\\"tracker\\\""));
 
@@ -132,13 +143,15 @@ void TestWarrendTenantTools::aTenantsMcpServersStartInItsUsersSandboxesAlone() {
     QVERIFY(!anyEventHolds(bobs, "probe\\\"") && !anyEventHolds(bobs, "tracker"));
 }
 
-// GET /v1/me/mcp-servers lists the caller's tenant's servers by name and transport; no answer a user gets (the
-// list, the task, its events) holds a header's value, nor an environment value the server was not asked for.
+// GET /v1/me/mcp-servers lists the caller's tenant's servers by name and transport; no answer a user gets
+// (the list, the task, its events) holds a header's value, nor an environment value the server was not asked
+// for.
 void TestWarrendTenantTools::noAnswerShowsATenantServersValues() {
     const HttpAnswer alices = m_server->request("GET", "/v1/me/mcp-servers", m_alice);
     QCOMPARE(alices.status, 200);
-    QCOMPARE(alices.json(), json({{"servers", {{{"name", "probe"}, {"transport", "stdio"}, {"scope", "tenant"}},
-                                               {{"name", "tracker"}, {"transport", "http"}, {"scope", "tenant"}}}}}));
+    QCOMPARE(alices.json(), json({{"servers",
+                                   {{{"name", "probe"}, {"transport", "stdio"}, {"scope", "tenant"}},
+                                    {{"name", "tracker"}, {"transport", "http"}, {"scope", "tenant"}}}}}));
     const HttpAnswer bobs = m_server->request("GET", "/v1/me/mcp-servers", m_bob);
     QCOMPARE(bobs.status, 200);
     QCOMPARE(bobs.json(), json({{"servers", json::array()}}));
@@ -149,7 +162,8 @@ void TestWarrendTenantTools::noAnswerShowsATenantServersValues() {
         const HttpAnswer got = m_server->request("GET", answer, m_alice);
         QVERIFY2(got.status == 200, qPrintable(answer));
         for (const std::string& value : {kHeaderValue, kEnvValue})
-            QVERIFY2(!got.body.contains(QByteArray::fromStdString(value)), qPrintable(answer + ": " + got.body));
+            QVERIFY2(!got.body.contains(QByteArray::fromStdString(value)),
+                     qPrintable(answer + ": " + got.body));
     }
 }
 
@@ -170,15 +184,17 @@ void TestWarrendTenantTools::aSkillInstalledWhileATaskRunsIsOfferedAtItsNextStep
     QVERIFY(skillNotices(before).empty()); // acme has no skill yet
     const std::uint64_t askedAt = before.back().value("step", 0u);
 
-    QVERIFY(write(path("pack/deploy-notes/SKILL.md"),
-                  "---\nname: deploy-notes\ndescription: How acme deploys\n---\nDeploy on Tuesdays: SKILL-BODY-4471.\n"));
-    const AdminResult installed = m_server->admin(
-        {"install-skills", "--tenant", "acme", "--data-dir", dataDir(), path("pack")});
+    QVERIFY(
+        write(path("pack/deploy-notes/SKILL.md"), "---\nname: deploy-notes\ndescription: How acme "
+                                                  "deploys\n---\nDeploy on Tuesdays: SKILL-BODY-4471.\n"));
+    const AdminResult installed =
+        m_server->admin({"install-skills", "--tenant", "acme", "--data-dir", dataDir(), path("pack")});
     QVERIFY2(installed.exitCode == 0, installed.err.constData());
 
     const std::string callId = before.back()["data"].value("id", "");
-    QCOMPARE(m_server->request("POST", "/v1/tasks/" + task + "/approvals/" + QString::fromStdString(callId), m_alice,
-                               R"({"approved": true})")
+    QCOMPARE(m_server
+                 ->request("POST", "/v1/tasks/" + task + "/approvals/" + QString::fromStdString(callId),
+                           m_alice, R"({"approved": true})")
                  .status,
              202);
     const auto after = m_server->streamEvents(
@@ -193,7 +209,8 @@ void TestWarrendTenantTools::aSkillInstalledWhileATaskRunsIsOfferedAtItsNextStep
     // Seen at the step after the one that waited, as a change of the task's skills.
     const auto notices = skillNotices(after);
     QVERIFY2(!notices.empty(), after.back().dump().c_str());
-    QVERIFY2(notices.front().dump().find("deploy-notes") != std::string::npos, notices.front().dump().c_str());
+    QVERIFY2(notices.front().dump().find("deploy-notes") != std::string::npos,
+             notices.front().dump().c_str());
     QCOMPARE(notices.front().value("step", 0u), askedAt + 1);
 }
 

@@ -50,14 +50,16 @@ private slots:
         QTemporaryDir data, pack;
         QVERIFY(writeSkill(pack.path(), "release-notes", "Group the log.\n"));
         QVERIFY(writeFile(pack.filePath("release-notes/scripts/run.sh"), "#!/bin/sh\necho hi\n"));
-        QVERIFY(QFile::setPermissions(pack.filePath("release-notes/scripts/run.sh"),
-                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
+        QVERIFY(
+            QFile::setPermissions(pack.filePath("release-notes/scripts/run.sh"),
+                                  QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
         QVERIFY(QFile::setPermissions(pack.filePath("release-notes/SKILL.md"),
                                       QFileDevice::ReadOwner | QFileDevice::WriteOwner));
-        QVERIFY(::symlink("scripts/run.sh", QFile::encodeName(pack.filePath("release-notes/run")).constData()) == 0);
+        QVERIFY(::symlink("scripts/run.sh",
+                          QFile::encodeName(pack.filePath("release-notes/run")).constData()) == 0);
         QVERIFY(writeSkill(pack.path(), "triage"));
-        QVERIFY(writeFile(pack.filePath("README.md"), "a pack\n"));          // the pack's, not a skill
-        QVERIFY(writeSkill(pack.filePath(".git"), "hidden"));                // hidden: passed over
+        QVERIFY(writeFile(pack.filePath("README.md"), "a pack\n")); // the pack's, not a skill
+        QVERIFY(writeSkill(pack.filePath(".git"), "hidden"));       // hidden: passed over
         auto installed = installSkills(data.path().toStdString(), "acme", pack.path().toStdString());
         QVERIFY2(installed, installed ? "" : installed.error().message.c_str());
         QCOMPARE(installed->size(), std::size_t(2));
@@ -65,7 +67,8 @@ private slots:
         QVERIFY(!(*installed)[0].replaced);
         const QString dir = data.filePath("tenant-skills/acme");
         QVERIFY(readAll(dir + "/release-notes/SKILL.md").contains("Group the log."));
-        QCOMPARE(QFileInfo(dir + "/release-notes/run").symLinkTarget(), dir + "/release-notes/scripts/run.sh");
+        QCOMPARE(QFileInfo(dir + "/release-notes/run").symLinkTarget(),
+                 dir + "/release-notes/scripts/run.sh");
         QVERIFY(!QFileInfo::exists(dir + "/README.md") && !QFileInfo::exists(dir + "/.git"));
         // Readable by the sandbox's user, who owns none of it.
         QCOMPARE(modeOf(dir), mode_t(0755));
@@ -83,8 +86,8 @@ private slots:
         QVERIFY(!QFileInfo::exists(dir + "/release-notes/scripts"));
         QVERIFY(QFileInfo::exists(dir + "/triage/SKILL.md"));
         // Nothing is left beside the tenants' folders.
-        QCOMPARE(QDir(data.filePath("tenant-skills/.incoming")).entryList(QDir::NoDotAndDotDot | QDir::AllEntries |
-                                                                            QDir::Hidden),
+        QCOMPARE(QDir(data.filePath("tenant-skills/.incoming"))
+                     .entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden),
                  QStringList());
         QCOMPARE(*installedSkills(data.path().toStdString(), "acme"),
                  (std::vector<std::string>{"release-notes", "triage"}));
@@ -102,24 +105,60 @@ private slots:
         QTest::addColumn<QString>("attack");
         QTest::addColumn<QString>("tenant");
         QTest::addColumn<QString>("message");
-        QTest::newRow("a link to /etc/shadow") << "shadow" << "acme" << "\"shadow\" is a symbolic link with an absolute";
-        QTest::newRow("a link out of the pack") << "outside" << "acme" << "\"secret\" is a symbolic link with an absolute";
-        QTest::newRow("a link climbing out of the skill") << "climbing" << "acme" << "a symbolic link to outside the tree";
-        QTest::newRow("a skill folder that is a link") << "linked-folder" << "acme" << "is a symbolic link";
-        QTest::newRow("SKILL.md a link") << "linked-skill-file" << "acme" << "\"SKILL.md\" is a symbolic link";
-        QTest::newRow("a hard link") << "hard-link" << "acme" << "is a hard link";
-        QTest::newRow("an oversized file") << "big-file" << "acme" << "more than 4194304";
-        QTest::newRow("an oversized skill") << "big-skill" << "acme" << "takes the skill past the 16777216 bytes";
-        QTest::newRow("an oversized SKILL.md") << "big-skill-file" << "acme" << "SKILL.md has more than";
-        QTest::newRow("a FIFO") << "fifo" << "acme" << "";
-        QTest::newRow("a name with a dot") << "dotted-name" << "acme" << "is named as its SKILL.md names it";
-        QTest::newRow("SKILL.md names another") << "other-name" << "acme" << "its SKILL.md names it \"other\"";
-        QTest::newRow("no SKILL.md") << "no-skill-file" << "acme" << "no SKILL.md file";
-        QTest::newRow("a bad SKILL.md") << "bad-skill-file" << "acme" << "SKILL.md:";
-        QTest::newRow("a tenant climbing out") << "none" << "../x" << "is not a tenant name";
-        QTest::newRow("a tenant with a slash") << "none" << "a/b" << "is not a tenant name";
-        QTest::newRow("a hidden tenant") << "none" << ".acme" << "is not a tenant name";
-        QTest::newRow("no skill at all") << "empty" << "acme" << "holds no skill folder";
+        QTest::newRow("a link to /etc/shadow") << "shadow"
+                                               << "acme"
+                                               << "\"shadow\" is a symbolic link with an absolute";
+        QTest::newRow("a link out of the pack") << "outside"
+                                                << "acme"
+                                                << "\"secret\" is a symbolic link with an absolute";
+        QTest::newRow("a link climbing out of the skill") << "climbing"
+                                                          << "acme"
+                                                          << "a symbolic link to outside the tree";
+        QTest::newRow("a skill folder that is a link") << "linked-folder"
+                                                       << "acme"
+                                                       << "is a symbolic link";
+        QTest::newRow("SKILL.md a link") << "linked-skill-file"
+                                         << "acme"
+                                         << "\"SKILL.md\" is a symbolic link";
+        QTest::newRow("a hard link") << "hard-link"
+                                     << "acme"
+                                     << "is a hard link";
+        QTest::newRow("an oversized file") << "big-file"
+                                           << "acme"
+                                           << "more than 4194304";
+        QTest::newRow("an oversized skill") << "big-skill"
+                                            << "acme"
+                                            << "takes the skill past the 16777216 bytes";
+        QTest::newRow("an oversized SKILL.md") << "big-skill-file"
+                                               << "acme"
+                                               << "SKILL.md has more than";
+        QTest::newRow("a FIFO") << "fifo"
+                                << "acme"
+                                << "";
+        QTest::newRow("a name with a dot") << "dotted-name"
+                                           << "acme"
+                                           << "is named as its SKILL.md names it";
+        QTest::newRow("SKILL.md names another") << "other-name"
+                                                << "acme"
+                                                << "its SKILL.md names it \"other\"";
+        QTest::newRow("no SKILL.md") << "no-skill-file"
+                                     << "acme"
+                                     << "no SKILL.md file";
+        QTest::newRow("a bad SKILL.md") << "bad-skill-file"
+                                        << "acme"
+                                        << "SKILL.md:";
+        QTest::newRow("a tenant climbing out") << "none"
+                                               << "../x"
+                                               << "is not a tenant name";
+        QTest::newRow("a tenant with a slash") << "none"
+                                               << "a/b"
+                                               << "is not a tenant name";
+        QTest::newRow("a hidden tenant") << "none"
+                                         << ".acme"
+                                         << "is not a tenant name";
+        QTest::newRow("no skill at all") << "empty"
+                                         << "acme"
+                                         << "holds no skill folder";
     }
 
     void attacksAreRefusedAndInstallNothing() {
@@ -143,7 +182,8 @@ private slots:
         else if (attack == "outside")
             QVERIFY(link(outside.filePath("secret.txt"), p + "/zzz-bad/secret"));
         else if (attack == "climbing")
-            QVERIFY(link("../../" + QFileInfo(outside.path()).fileName() + "/secret.txt", p + "/zzz-bad/secret"));
+            QVERIFY(
+                link("../../" + QFileInfo(outside.path()).fileName() + "/secret.txt", p + "/zzz-bad/secret"));
         else if (attack == "linked-folder") {
             QVERIFY(writeSkill(outside.path(), "zzz-bad"));
             QVERIFY(link(outside.filePath("zzz-bad"), p + "/zzz-bad"));
@@ -158,7 +198,8 @@ private slots:
             QVERIFY(writeFile(p + "/zzz-bad/data.bin", QByteArray(int(kMaxSkillPackFileBytes) + 1, 'x')));
         } else if (attack == "big-skill") {
             for (int i = 0; i < 5; ++i)
-                QVERIFY(writeFile(p + "/zzz-bad/part" + QString::number(i), QByteArray(4 * 1024 * 1024, 'x')));
+                QVERIFY(
+                    writeFile(p + "/zzz-bad/part" + QString::number(i), QByteArray(4 * 1024 * 1024, 'x')));
         } else if (attack == "big-skill-file") {
             QVERIFY(writeSkill(p, "zzz-bad", QByteArray(300 * 1024, 'x')));
         } else if (attack == "fifo") {
@@ -179,7 +220,8 @@ private slots:
         // Nothing installed, not even the good skill beside it, and nothing left half-way.
         QDir tenants(data.filePath("tenant-skills"));
         for (const QString& entry : tenants.entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden))
-            QCOMPARE(QDir(tenants.filePath(entry)).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden),
+            QCOMPARE(QDir(tenants.filePath(entry))
+                         .entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden),
                      QStringList());
         QVERIFY(!QFileInfo::exists(QDir(data.path()).absoluteFilePath("x")));
     }
