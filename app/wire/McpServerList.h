@@ -23,9 +23,7 @@ struct McpServerEntry {
 struct McpServerList {
     std::vector<McpServerEntry> servers;
 
-    nlohmann::json toJson() const;
-    // Leniently: an answer of another shape lists nothing, an entry without a name is skipped.
-    static McpServerList fromJson(const nlohmann::json& answer);
+    nlohmann::json toJson() const; // no client reads it yet (RemoteControlPlane has no use for it)
 };
 
 } // namespace warren::wire

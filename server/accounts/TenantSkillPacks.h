@@ -11,8 +11,9 @@
 // outside the folder) and files over kMaxSkillPackFileBytes; its SKILL.md must read as the agent reads it,
 // and name the folder. The copy is made beside the tenant's folder (tenant-skills/.incoming) and put in place
 // with one rename, exchanging it with an installed skill of that name, so a task sees the old skill or the
-// new, never half of one. Files are world-readable (0644, 0755 where executable) and directories 0755, for
-// the sandbox's user.
+// new, never half of one (renameat2's RENAME_EXCHANGE: ext4, XFS, btrfs, tmpfs have it; a data directory
+// on a file system without it fails the install, saying so). Files are world-readable (0644, 0755 where
+// executable) and directories 0755, for the sandbox's user.
 
 #include "common/Result.h"
 
