@@ -430,7 +430,7 @@ private slots:
                  {write("skipped.json", R"({"mcpServers": {"ok": {"command": "a"}, "broken": {"args": ["x"]}}})"),
                   "tools", "server \"broken\" skipped: no \"command\""},
                  {write("remote.json", R"({"mcpServers": {"r": {"type": "http", "url": "ftp:x"}}})"), "tools",
-                  "must start with http:// or https://"},
+                  "does not start with http:// or https://"},
                  {write("name.json", R"({"mcpServers": {"a b": {"command": "a"}}})"), "tools", "\"a b\" skipped"},
                  {write("none.json", R"({"mcpServers": {}})"), "tools", "declares no server"},
                  {write("shape.json", R"({"servers": {}})"), "tools", "has no \"mcpServers\""},
