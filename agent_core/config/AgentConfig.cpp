@@ -551,6 +551,16 @@ json configToJson(const AgentConfig& config) {
     return out;
 }
 
+json configForEvents(const AgentConfig& config) {
+    json out = configToJson(config);
+    for (auto& [name, server] : out["mcp_servers"].items())
+        for (const char* variables : {"env", "headers"})
+            if (server.is_object() && server.contains(variables) && server[variables].is_object())
+                for (auto& [variable, value] : server[variables].items())
+                    value = kHiddenSettingValue;
+    return out;
+}
+
 std::vector<SettingInfo> settingInfos() {
     const AgentConfig defaults;
     std::vector<SettingInfo> infos;

@@ -127,6 +127,11 @@ Status addOverride(nlohmann::json& overrides, std::string_view keyEqualsValue);
 
 // Every key with its value; hooks that are not configured are "". resolveConfig({}, configToJson(c)) == c.
 nlohmann::json configToJson(const AgentConfig& config);
+// configToJson as the events report it (task_started, the audit log every face and API shows): the values of
+// the MCP servers' env and headers, which may be credentials (a tenant's on warrend, the user's own), each
+// replaced by kHiddenSettingValue; their names stay.
+inline constexpr const char* kHiddenSettingValue = "(hidden)";
+nlohmann::json configForEvents(const AgentConfig& config);
 
 // One row per key, for --help and the docs: "loop_threshold", "integer >= 2", default as JSON, the meaning.
 struct SettingInfo {

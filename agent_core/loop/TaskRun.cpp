@@ -278,7 +278,7 @@ void TaskRun::startFresh(const std::string& taskId, const std::string& prompt) {
         return;
     }
     m_context.events.emit(
-        protocol::TaskStartedData{taskId, prompt, m_state.presets, configToJson(m_context.config)});
+        protocol::TaskStartedData{taskId, prompt, m_state.presets, configForEvents(m_context.config)});
     startConversation(prompt);
     if (!m_memoryProblem.empty())
         m_context.events.log(LogLevel::Warn, "memory tools unavailable: " + m_memoryProblem);

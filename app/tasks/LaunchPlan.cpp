@@ -1,5 +1,6 @@
 #include "app/tasks/LaunchPlan.h"
 
+#include "agent_core/mcp/McpServers.h"
 #include "app/proxy/TaskToken.h"
 #include "app/tasks/AgentSandbox.h"
 #include "sandbox/Backend.h"
@@ -140,6 +141,27 @@ void addSecretHosts(TaskNetwork& network, const std::vector<TaskSecret>& secrets
                 network.hosts.push_back(rule);
 }
 
+// The owner's MCP servers (warrend: their tenant's) under the task's own: a name the task's mcp_servers has
+// is the task's server. A setting that is not an object is left for resolveConfig to name.
+Status addOwnersMcpServers(json& overrides, const json& owners) {
+    if (!owners.is_object() || owners.empty())
+        return Ok{};
+    json servers = owners;
+    const json own = overrides.value("mcp_servers", json::object());
+    if (!own.is_object())
+        return Ok{};
+    for (const auto& [name, server] : own.items())
+        servers[name] = server;
+    if (servers.size() > agent::kMaxMcpServers)
+        return makeError(ErrorCode::InvalidArgument,
+                         "the task's " + std::to_string(own.size()) + " MCP servers (mcp_servers) and its tenant's " +
+                             std::to_string(owners.size()) + " make " + std::to_string(servers.size()) +
+                             ", more than the " + std::to_string(agent::kMaxMcpServers) +
+                             " a task starts: name fewer servers of your own");
+    overrides["mcp_servers"] = std::move(servers);
+    return Ok{};
+}
+
 } // namespace
 
 Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, const PlanEnvironment& environment,
@@ -155,6 +177,10 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
             dirs.push_back(userSkillsInSandbox(i));
         overrides["skills_dirs"] = dirs;
     }
+    // The MCP servers are Warren's agent's to start: a CLI agent reads its own configuration.
+    if (spec.agent == protocol::AgentKind::Warren)
+        if (auto added = addOwnersMcpServers(overrides, environment.ownerMcpServers); !added)
+            return added.error();
     auto config = agent::resolveConfig(spec.presets, overrides);
     if (!config)
         return config.error();

@@ -34,7 +34,8 @@ struct PlanEnvironment {
     std::string agentBinary;                        // host path of warren-agent
     std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE, applied last
     ClusterPlacement cluster; // warrend's; no agent address: --backend kubernetes is refused
-    std::vector<std::string> userSkills; // FaceHooks::userSkills
+    std::vector<std::string> userSkills; // FaceHooks::userSkills, then the task's FaceHooks::ownerSkills
+    nlohmann::json ownerMcpServers = nlohmann::json::object(); // FaceHooks::ownerMcpServers, the task's
 };
 
 struct LaunchPlan {
@@ -72,7 +73,8 @@ struct LaunchPlan {
     protocol::TaskStartParams start;       // without the token, issued when the plan is carried out
 };
 
-// An error is the user's to fix before anything runs: a bad preset or --set, network or provider, a data
+// An error is the user's to fix before anything runs: a bad preset or --set, network or provider, more MCP
+// servers with the owner's (PlanEnvironment::ownerMcpServers, Warren's agent only) than a task starts, a data
 // directory so deep that the egress or agent socket's path does not fit a Unix socket address, a CLI agent
 // with a provider whose wire it does not speak, or a cluster task where nothing takes its agent's connection
 // or what it asks for needs this host's files. cli: the install of the CLI spec.agent names, found by the

@@ -36,7 +36,7 @@ struct FaceHooks {
     // one: the desktop's SecretStore (ProviderKey), warrend's the task owner's own key or the server's.
     std::function<Result<std::string>(const TaskRecord& task, const ProviderConfig& provider)> providerKey;
     // A secret bound to hosts the task names (--secret NAME), with its value, looked up at each launch: the
-    // desktop's SecretStore; unset (warrend, for now): a task with secrets is refused at launch.
+    // desktop's SecretStore; warrend's the task owner's own secret, else their tenant's.
     std::function<Result<HostSecret>(const TaskRecord& task, const std::string& name)> hostSecret;
     // `--network ask`: the hosts the user allowed for the task's workspace ("always for this workspace"),
     // looked up at each launch: the desktop's settings; unset (warrend, whose workspaces are each task's own
@@ -63,6 +63,13 @@ struct FaceHooks {
     // agent and named in its skills_dirs: the desktop's (~/.claude/skills, ~/.agents/skills, those there
     // are); warrend: none (its host's folders are the operator's).
     std::vector<std::string> userSkills;
+    // MCP servers the face gives a task besides its own, read at each launch (warrend: its owner's tenant's,
+    // `warrend admin set-mcp-servers`): an object by name, as .mcp.json's "mcpServers"; a server of a name the
+    // task's own mcp_servers has is the task's. Unset (the desktop): none.
+    std::function<Result<nlohmann::json>(const TaskRecord& task)> ownerMcpServers;
+    // Host folders of skills the face gives a task besides userSkills, looked up at each launch (warrend: its
+    // owner's tenant's packs, `warrend admin install-skills`), mounted and named as userSkills are. Unset: none.
+    std::function<Result<std::vector<std::string>>(const TaskRecord& task)> ownerSkills;
     ClusterPlacement cluster;               // warrend's (PlanEnvironment); no agent address: no cluster
     AgentListener* clusterAgents = nullptr; // warrend's one listener for the agents of its cluster tasks
 };

@@ -107,8 +107,10 @@ Status TaskRunner::launch() {
     auto secrets = lookUpTaskSecrets(m_task, m_spec, m_env.face, m_env.data.taskDir(m_task.id));
     if (!secrets)
         return secrets.error();
-    const PlanEnvironment site{m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster,
-                               m_env.face.userSkills};
+    PlanEnvironment site{m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster,
+                         m_env.face.userSkills};
+    if (auto owners = ownersAdditions(site); !owners)
+        return owners;
     auto plan = planLaunch(m_task, m_spec, site, *cli, *secrets);
     if (!plan)
         return plan.error();
@@ -162,6 +164,24 @@ Status TaskRunner::launch() {
     params.token = m_token;
     params.reply = keptReply(m_env.data, m_task.id); // until the agent has taken it (its user_message)
     send(protocol::Request{std::int64_t{0}, protocol::method::kTaskStart, protocol::toJson(params)});
+    return Ok{};
+}
+
+// What the face gives the task's owner (warrend: their tenant's MCP servers and skills), at each launch: what
+// the operator changed since the last one is in this one.
+Status TaskRunner::ownersAdditions(PlanEnvironment& site) const {
+    if (m_env.face.ownerMcpServers) {
+        auto servers = m_env.face.ownerMcpServers(m_task);
+        if (!servers)
+            return servers.error();
+        site.ownerMcpServers = std::move(*servers);
+    }
+    if (m_env.face.ownerSkills) {
+        auto folders = m_env.face.ownerSkills(m_task);
+        if (!folders)
+            return folders.error();
+        site.userSkills.insert(site.userSkills.end(), folders->begin(), folders->end());
+    }
     return Ok{};
 }
 

@@ -45,6 +45,7 @@ class AgentChannel;
 class EgressProxy;
 class EventSequencer;
 struct LaunchPlan;
+struct PlanEnvironment;
 class ModelProxy;
 class NetworkQuestions;
 class SecretProxy;
@@ -81,6 +82,7 @@ private:
 
     // The edges of a launch, in order; each refuses to continue on failure.
     Status launch();
+    Status ownersAdditions(PlanEnvironment& site) const;
     Status takeLock();
     Status startProxy(const LaunchPlan& plan); // the provider with its key, the token, the ToolProxy
     void connectProxy();

@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 6> kMigrations = {
+const std::array<std::string_view, 7> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -116,6 +116,12 @@ const std::array<std::string_view, 6> kMigrations = {
     "  ciphertext bytea NOT NULL CHECK (octet_length(ciphertext) > 16),"
     "  updated_at timestamptz NOT NULL DEFAULT now(),"
     "  PRIMARY KEY (tenant_id, name));",
+    // 7: the MCP servers the operator gives every user of a tenant (warrend admin set-mcp-servers): the
+    // "mcpServers" object of a .mcp.json, checked by the agent's own reader before it is stored, replaced whole.
+    "CREATE TABLE tenant_mcp_servers ("
+    "  tenant_id bigint PRIMARY KEY REFERENCES tenants(id),"
+    "  servers text NOT NULL,"
+    "  updated_at timestamptz NOT NULL DEFAULT now());",
 };
 
 #undef WARREN_QUOTA_COLUMNS

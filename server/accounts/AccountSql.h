@@ -1,7 +1,8 @@
 #pragma once
 // The few helpers AccountStore's source files share (AccountStore.cpp: accounts, keys and quotas;
 // AccountStoreUsage.cpp: reservations, tokens, ownership and idempotency keys; AccountStoreProviderKeys.cpp
-// and AccountStoreHostSecrets.cpp: the provider keys and the secrets users store, sealed). Internal.
+// and AccountStoreHostSecrets.cpp: the provider keys and the secrets users store, sealed;
+// AccountStoreMcpServers.cpp: a tenant's MCP servers). Internal.
 
 #include "app/store/postgres/PgConnection.h"
 #include "server/accounts/AccountTypes.h"
@@ -67,6 +68,16 @@ inline control::PgRefusal refuseDuplicate(std::string message) {
 
 inline Error notFound(std::string message) {
     return makeError(ErrorCode::NotFound, std::move(message));
+}
+
+// A tenant's id by its name; NotFound naming the command that lists them.
+inline Result<std::int64_t> tenantId(control::PgConnection& db, const std::string& tenant) {
+    auto reply = db.exec("find tenant " + tenant, "SELECT id FROM tenants WHERE name = $1", {tenant});
+    if (!reply)
+        return reply.error();
+    if (reply->rows.empty())
+        return notFound("no tenant " + tenant + " (list-tenants shows them)");
+    return static_cast<std::int64_t>(reply->rows.front().uint(0));
 }
 
 } // namespace warren::accounts::sql

@@ -156,6 +156,16 @@ public:
     Result<control::HostSecret> taskOwnersHostSecret(const std::string& taskId, const std::string& name,
                                                      std::string_view secret);
 
+    // The MCP servers the operator gives every user of a tenant (DESIGN §13): one "mcpServers" object per
+    // tenant (readTenantMcpServers checked it), replaced whole; removing answers false when there was none.
+    // An unknown tenant is NotFound. The reads answer {} where the tenant has none.
+    Status setTenantMcpServers(const std::string& tenant, const nlohmann::json& servers);
+    Result<bool> removeTenantMcpServers(const std::string& tenant);
+    Result<std::vector<TenantMcpServers>> tenantMcpServers(const std::optional<std::string>& tenant); // by tenant
+    Result<nlohmann::json> usersTenantMcpServers(std::int64_t userId);
+    // Whoever asks: warrend's own question at a launch of the task, never a user's.
+    Result<nlohmann::json> taskOwnersTenantMcpServers(const std::string& taskId);
+
     control::PgConnection& connection() { return m_db; }
 
 private:

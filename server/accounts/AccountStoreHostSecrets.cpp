@@ -83,15 +83,6 @@ Result<std::vector<HostSecretInfo>> listed(Result<control::PgReply> reply) {
     return secrets;
 }
 
-Result<std::int64_t> tenantId(control::PgConnection& db, const std::string& tenant) {
-    auto reply = db.exec("find tenant " + tenant, "SELECT id FROM tenants WHERE name = $1", {tenant});
-    if (!reply)
-        return reply.error();
-    if (reply->rows.empty())
-        return makeError(ErrorCode::NotFound, "no tenant " + tenant + " (list-tenants shows them)");
-    return static_cast<std::int64_t>(reply->rows.front().uint(0));
-}
-
 } // namespace
 
 Result<HostSecretInfo> AccountStore::setHostSecret(std::int64_t userId, const control::HostSecret& hostSecret,

@@ -6,6 +6,7 @@
 #include "server/accounts/Limits.h"
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +89,13 @@ struct HostSecretInfo {
     std::string updatedAt; // ISO 8601, UTC
     bool inBody = false;
     bool tenants = false; // the tenant's (warrend admin set-secret), not the user's own
+};
+
+// A tenant's MCP servers (warrend admin set-mcp-servers): the "mcpServers" object as stored.
+struct TenantMcpServers {
+    std::string tenant;
+    nlohmann::json servers = nlohmann::json::object();
+    std::string updatedAt; // ISO 8601, UTC
 };
 
 struct ProviderKeyInfo {

@@ -1,7 +1,11 @@
 #include "server/accounts/AdminCommand.h"
 
+#include "common/FileText.h"
 #include "server/accounts/ProviderKeySecret.h"
+#include "server/accounts/TenantMcpServers.h"
+#include "server/accounts/TenantSkillPacks.h"
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <istream>
@@ -48,7 +52,7 @@ Result<std::uint64_t> parseCount(const std::string& flag, const std::string& tex
 
 // What the command line said, before it is checked against the command.
 struct RawArguments {
-    std::optional<std::string> database, tenant, user, command, operand, host, header, sealFile;
+    std::optional<std::string> database, tenant, user, command, operand, host, header, sealFile, dataDir;
     bool json = false;
     bool inBody = false;
     std::vector<QuotaChange> changes;
@@ -79,6 +83,8 @@ Status readOption(RawArguments& raw, const std::string& name, const std::string&
         raw.header = value;
     else if (name == "--provider-key-secret")
         raw.sealFile = value;
+    else if (name == "--data-dir")
+        raw.dataDir = value;
     else if (name == "--clear") {
         const LimitInfo* info = limitByClearName(value);
         if (!info)
@@ -95,7 +101,8 @@ Status readOption(RawArguments& raw, const std::string& name, const std::string&
 
 bool takesValue(const std::string& name) {
     return name == "--database" || name == "--tenant" || name == "--user" || name == "--clear" ||
-           name == "--host" || name == "--header" || name == "--provider-key-secret" || limitByFlag(name) != nullptr;
+           name == "--host" || name == "--header" || name == "--provider-key-secret" || name == "--data-dir" ||
+           limitByFlag(name) != nullptr;
 }
 
 Result<RawArguments> readArguments(const std::vector<std::string>& args) {
@@ -117,7 +124,7 @@ Result<RawArguments> readArguments(const std::vector<std::string>& args) {
             (name == "--json" ? raw.json : raw.inBody) = true;
         } else if (!takesValue(name)) {
             return usageError("unknown option " + name + " (options: --database, --tenant, --user, --json, " +
-                              limitFlags() + ", --clear, --host, --header, --in-body, --provider-key-secret)");
+                              limitFlags() + ", --clear, --host, --header, --in-body, --provider-key-secret, --data-dir)");
         } else {
             if (name != "--clear" && raw.options.count(name))
                 return usageError(name + " is given twice");
@@ -183,6 +190,58 @@ Result<AdminAction> secretAction(const RawArguments& raw) {
         AdminSetSecret{*raw.tenant, *raw.operand, *raw.host, raw.header.value_or(""), raw.inBody, *raw.sealFile});
 }
 
+// set-mcp-servers, delete-mcp-servers, list-mcp-servers: a tenant's MCP servers.
+Result<AdminAction> mcpServersAction(const RawArguments& raw) {
+    const std::string& command = *raw.command;
+    if (command == "list-mcp-servers") {
+        if (auto s = checkOptions(raw, command, {"--tenant", "--json"}); !s)
+            return s.error();
+        if (raw.operand)
+            return usageError(command + " takes no argument, got \"" + *raw.operand + "\"");
+        return AdminAction(AdminListMcpServers{raw.tenant, raw.json});
+    }
+    if (!raw.tenant)
+        return usageError(command + " needs --tenant T: the servers are for every user of a tenant");
+    if (auto s = checkOptions(raw, command, {"--tenant"}); !s)
+        return s.error();
+    if (command == "delete-mcp-servers") {
+        if (raw.operand)
+            return usageError(command + " takes no argument, got \"" + *raw.operand + "\"");
+        return AdminAction(AdminDeleteMcpServers{*raw.tenant});
+    }
+    if (auto s = requireOperand(raw, command, "a .mcp.json FILE ({\"mcpServers\": {NAME: {...}}})"); !s)
+        return s.error();
+    return AdminAction(AdminSetMcpServers{*raw.tenant, *raw.operand});
+}
+
+// install-skills, remove-skill, list-skills: a tenant's skill packs, in warrend's data directory.
+Result<AdminAction> skillsAction(const RawArguments& raw) {
+    const std::string& command = *raw.command;
+    if (!raw.tenant)
+        return usageError(command + " needs --tenant T: skills installed here are for every user of a tenant");
+    if (!raw.dataDir)
+        return usageError(command + " needs --data-dir DIR, the directory warrend serve is given");
+    if (auto tenant = checkAccountName("tenant", *raw.tenant); !tenant)
+        return tenant.error();
+    if (command == "list-skills") {
+        if (auto s = checkOptions(raw, command, {"--tenant", "--data-dir", "--json"}); !s)
+            return s.error();
+        if (raw.operand)
+            return usageError(command + " takes no argument, got \"" + *raw.operand + "\"");
+        return AdminAction(AdminListSkills{*raw.tenant, *raw.dataDir, raw.json});
+    }
+    if (auto s = checkOptions(raw, command, {"--tenant", "--data-dir"}); !s)
+        return s.error();
+    if (command == "remove-skill") {
+        if (auto s = requireOperand(raw, command, "the skill's NAME"); !s)
+            return s.error();
+        return AdminAction(AdminRemoveSkill{*raw.tenant, *raw.dataDir, *raw.operand});
+    }
+    if (auto s = requireOperand(raw, command, "a FOLDER of skill folders (each NAME/SKILL.md)"); !s)
+        return s.error();
+    return AdminAction(AdminInstallSkills{*raw.tenant, *raw.dataDir, *raw.operand});
+}
+
 Result<AdminAction> buildAction(const RawArguments& raw) {
     const std::string& command = *raw.command;
     if (command == "add-user") {
@@ -233,8 +292,13 @@ Result<AdminAction> buildAction(const RawArguments& raw) {
     }
     if (command == "set-secret" || command == "delete-secret" || command == "list-secrets")
         return secretAction(raw);
+    if (command == "set-mcp-servers" || command == "delete-mcp-servers" || command == "list-mcp-servers")
+        return mcpServersAction(raw);
+    if (command == "install-skills" || command == "remove-skill" || command == "list-skills")
+        return skillsAction(raw);
     return usageError("unknown command \"" + command + "\" (commands: add-user, add-key, revoke-key, list-users, "
-                      "list-tenants, set-quota, set-secret, delete-secret, list-secrets)");
+                      "list-tenants, set-quota, set-secret, delete-secret, list-secrets, set-mcp-servers, "
+                      "delete-mcp-servers, list-mcp-servers, install-skills, remove-skill, list-skills)");
 }
 
 } // namespace
@@ -256,6 +320,17 @@ std::string adminUsage() {
            "                                  uses its owner's own secret of a name before this one\n"
            "  delete-secret NAME --tenant T   remove it\n"
            "  list-secrets --tenant T [--json]  the tenant's secrets' names, hosts and headers\n"
+           "  set-mcp-servers --tenant T FILE MCP servers for every user of T, FILE a .mcp.json\n"
+           "                                  ({\"mcpServers\": {...}}), replacing T's; a task's own\n"
+           "                                  server of a name is started before T's\n"
+           "  delete-mcp-servers --tenant T   remove them\n"
+           "  list-mcp-servers [--tenant T] [--json]  the tenants' MCP servers\n"
+           "  install-skills --tenant T --data-dir DIR FOLDER\n"
+           "                                  copy FOLDER's skills (NAME/SKILL.md) for every user of T,\n"
+           "                                  each replacing T's skill of that name; running tasks see\n"
+           "                                  them at their next step\n"
+           "  remove-skill NAME --tenant T --data-dir DIR   remove one\n"
+           "  list-skills --tenant T --data-dir DIR [--json]  T's installed skills\n"
            "limits: --max-concurrent N (tasks at once), --memory-mb N, --pids N, --cpu-seconds N\n"
            "        (per process), --timeout-sec N (wall clock), --file-size-mb N, --tokens-per-month N\n"
            "URL: postgresql://USER@HOST:PORT/DATABASE or a libpq conninfo string; keep a password in\n"
@@ -383,6 +458,76 @@ Status setTenantSecret(AccountStore& store, const AdminSetSecret& set, std::istr
     return Ok{};
 }
 
+// set-mcp-servers: the operator's file, read by the agent's reader before anything is stored.
+Status setMcpServers(AccountStore& store, const AdminSetMcpServers& set, std::ostream& out) {
+    auto text = readFileText(set.file);
+    if (!text)
+        return text.error();
+    auto servers = readTenantMcpServers(*text);
+    if (!servers)
+        return makeError(ErrorCode::InvalidArgument, set.file + ": " + servers.error().message);
+    if (auto stored = store.setTenantMcpServers(set.tenant, *servers); !stored)
+        return stored;
+    std::string names;
+    for (const McpServerSummary& server : summarizeMcpServers(*servers))
+        names += (names.empty() ? "" : ", ") + server.name + " (" + server.transport + ")";
+    out << "tenant " << set.tenant << ": MCP servers " << names << "; its users' tasks start them from their next "
+        << "launch\n";
+    return Ok{};
+}
+
+// The operator sees what they wrote but the environment's and the headers' values, which the file holds.
+nlohmann::json listedServer(const nlohmann::json& entry) {
+    nlohmann::json listed = nlohmann::json::object();
+    for (const char* key : {"type", "command", "args", "url"})
+        if (entry.contains(key))
+            listed[key] = entry[key];
+    for (const char* key : {"env", "headers"})
+        if (entry.contains(key) && entry[key].is_object()) {
+            listed[key] = nlohmann::json::array();
+            for (const auto& [name, value] : entry[key].items())
+                listed[key].push_back(name);
+        }
+    return listed;
+}
+
+void printMcpServers(const std::vector<TenantMcpServers>& all, bool asJson, std::ostream& out) {
+    if (asJson) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const TenantMcpServers& tenant : all) {
+            nlohmann::json servers = nlohmann::json::object();
+            for (const auto& [name, entry] : tenant.servers.items())
+                servers[name] = listedServer(entry);
+            list.push_back({{"tenant", tenant.tenant}, {"servers", servers}, {"updated_at", tenant.updatedAt}});
+        }
+        out << list.dump(2) << "\n";
+        return;
+    }
+    out << "TENANT\tSERVER\tTRANSPORT\tUPDATED\n";
+    for (const TenantMcpServers& tenant : all)
+        for (const McpServerSummary& server : summarizeMcpServers(tenant.servers))
+            out << tenant.tenant << "\t" << server.name << "\t" << server.transport << "\t" << tenant.updatedAt
+                << "\n";
+}
+
+// install-skills: a tenant that exists, then the copy.
+Status installTenantSkills(AccountStore& store, const AdminInstallSkills& install, std::ostream& out) {
+    auto tenants = store.tenants();
+    if (!tenants)
+        return tenants.error();
+    if (std::none_of(tenants->begin(), tenants->end(),
+                     [&](const TenantInfo& tenant) { return tenant.name == install.tenant; }))
+        return makeError(ErrorCode::NotFound, "no tenant " + install.tenant + " (list-tenants shows them)");
+    auto installed = installSkills(install.dataDir, install.tenant, install.source);
+    if (!installed)
+        return installed.error();
+    for (const InstalledSkill& skill : *installed)
+        out << "tenant " << install.tenant << ": " << (skill.replaced ? "replaced" : "installed") << " the skill "
+            << skill.name << " (" << skill.files << (skill.files == 1 ? " file, " : " files, ") << skill.bytes
+            << " bytes)\n";
+    return Ok{};
+}
+
 // Runs the parsed command; an error is the command's failure (exit 1).
 Status execute(AccountStore& store, const AdminAction& action, std::istream& in, std::ostream& out,
                std::ostream& err) {
@@ -435,6 +580,38 @@ Status execute(AccountStore& store, const AdminAction& action, std::istream& in,
         if (!secrets)
             return secrets.error();
         printSecrets(*secrets, listSecrets->json, out);
+    } else if (const auto* setServers = std::get_if<AdminSetMcpServers>(&action)) {
+        return setMcpServers(store, *setServers, out);
+    } else if (const auto* deleteServers = std::get_if<AdminDeleteMcpServers>(&action)) {
+        auto removed = store.removeTenantMcpServers(deleteServers->tenant);
+        if (!removed)
+            return removed.error();
+        if (!*removed)
+            return makeError(ErrorCode::NotFound, "tenant " + deleteServers->tenant + " has no MCP servers");
+        out << "tenant " << deleteServers->tenant << ": removed its MCP servers\n";
+    } else if (const auto* listServers = std::get_if<AdminListMcpServers>(&action)) {
+        auto all = store.tenantMcpServers(listServers->tenant);
+        if (!all)
+            return all.error();
+        printMcpServers(*all, listServers->json, out);
+    } else if (const auto* install = std::get_if<AdminInstallSkills>(&action)) {
+        return installTenantSkills(store, *install, out);
+    } else if (const auto* removeOne = std::get_if<AdminRemoveSkill>(&action)) {
+        auto removed = removeSkill(removeOne->dataDir, removeOne->tenant, removeOne->name);
+        if (!removed)
+            return removed.error();
+        if (!*removed)
+            return makeError(ErrorCode::NotFound, "tenant " + removeOne->tenant + " has no skill " + removeOne->name);
+        out << "tenant " << removeOne->tenant << ": removed the skill " << removeOne->name << "\n";
+    } else if (const auto* listSkills = std::get_if<AdminListSkills>(&action)) {
+        auto names = installedSkills(listSkills->dataDir, listSkills->tenant);
+        if (!names)
+            return names.error();
+        if (listSkills->json)
+            out << nlohmann::json(*names).dump(2) << "\n";
+        else
+            for (const std::string& name : *names)
+                out << name << "\n";
     }
     return Ok{};
 }

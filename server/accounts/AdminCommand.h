@@ -15,6 +15,12 @@
 //       --provider-key-secret FILE                             a secret for every user of T (value on stdin)
 //   warrend admin --database URL delete-secret NAME --tenant T
 //   warrend admin --database URL list-secrets --tenant T [--json]   names, hosts, headers: never a value
+//   warrend admin --database URL set-mcp-servers --tenant T FILE   MCP servers for every user of T (.mcp.json)
+//   warrend admin --database URL delete-mcp-servers --tenant T
+//   warrend admin --database URL list-mcp-servers [--tenant T] [--json]   no value of an env or a header
+//   warrend admin --database URL install-skills --tenant T --data-dir DIR FOLDER   skills for every user of T
+//   warrend admin --database URL remove-skill NAME --tenant T --data-dir DIR
+//   warrend admin --database URL list-skills --tenant T --data-dir DIR [--json]
 //
 // Exit codes: 0 done, 1 the command failed (the database, a taken name), 2 bad arguments (with usage).
 
@@ -70,8 +76,40 @@ struct AdminListSecrets {
     bool json = false;
 };
 
+// MCP servers for every user of a tenant (DESIGN §13): file is a .mcp.json, read when the command runs.
+struct AdminSetMcpServers {
+    std::string tenant;
+    std::string file;
+};
+struct AdminDeleteMcpServers {
+    std::string tenant;
+};
+struct AdminListMcpServers {
+    std::optional<std::string> tenant; // nullopt: every tenant's
+    bool json = false;
+};
+
+// Skills for every user of a tenant (DESIGN §13), in warrend's data directory (TenantSkillPacks).
+struct AdminInstallSkills {
+    std::string tenant;
+    std::string dataDir;
+    std::string source; // a folder of skill folders
+};
+struct AdminRemoveSkill {
+    std::string tenant;
+    std::string dataDir;
+    std::string name;
+};
+struct AdminListSkills {
+    std::string tenant;
+    std::string dataDir;
+    bool json = false;
+};
+
 using AdminAction = std::variant<AdminAddUser, AdminAddKey, AdminRevokeKey, AdminListUsers, AdminListTenants,
-                                 AdminSetQuota, AdminSetSecret, AdminDeleteSecret, AdminListSecrets>;
+                                 AdminSetQuota, AdminSetSecret, AdminDeleteSecret, AdminListSecrets,
+                                 AdminSetMcpServers, AdminDeleteMcpServers, AdminListMcpServers,
+                                 AdminInstallSkills, AdminRemoveSkill, AdminListSkills>;
 
 struct AdminRequest {
     std::string databaseUrl;

@@ -10,10 +10,12 @@
 #include "app/tasks/TaskManager.h"
 #include "server/accounts/AccountStore.h"
 #include "server/accounts/ProviderKeySecret.h"
+#include "server/accounts/TenantSkillPacks.h"
 #include "server/api/EventStreams.h"
 #include "server/api/EventsApi.h"
 #include "server/api/ProviderEndpoints.h"
 #include "server/api/HostSecretsApi.h"
+#include "server/api/McpServersApi.h"
 #include "server/api/ProviderKeysApi.h"
 #include "server/api/Quotas.h"
 #include "server/api/SandboxLabels.h"
@@ -58,7 +60,7 @@ Warrend::~Warrend() {
 }
 
 Status Warrend::openControl(const ServeOptions& options) {
-    auto data = control::DataDir::prepare(options.dataDir, {"uploads", "workspaces", "scripts", "incoming"});
+    auto data = control::DataDir::prepare(options.dataDir, {"uploads", "workspaces", "scripts", "incoming", "tenant-skills"});
     if (!data)
         return data.error();
     const std::string root = data->root;
@@ -104,6 +106,22 @@ Status Warrend::openControl(const ServeOptions& options) {
             if (!owner)
                 return owner.error();
             return *owner ? sandboxLabels(**owner) : std::map<std::string, std::string>();
+        };
+        // What the operator gives every user of the owner's tenant: read at each launch, so what changed since
+        // the last is in this one (and the skills' folder, mounted, shows a pack installed while it runs).
+        hooks.ownerMcpServers = [this](const control::TaskRecord& task) {
+            return m_accounts->taskOwnersTenantMcpServers(task.id);
+        };
+        hooks.ownerSkills = [this, root](const control::TaskRecord& task) -> Result<std::vector<std::string>> {
+            auto owner = m_accounts->taskOwner(task.id);
+            if (!owner)
+                return owner.error();
+            if (!*owner)
+                return std::vector<std::string>();
+            // A folder warrend cannot make (tenant-skills/ is another user's: the operator's admin made it
+            // first) is no reason to refuse the task: it runs without the tenant's skills.
+            auto dir = accounts::prepareTenantSkillsDir(root, (*owner)->tenantName);
+            return dir ? std::vector<std::string>{dir->string()} : std::vector<std::string>();
         };
         if (m_agents) {
             hooks.cluster.agentAddress = m_agentAddress.substr(4); // without "tcp:"
@@ -206,6 +224,7 @@ Status Warrend::listen(const ServeOptions& options) {
     addEventRoutes(router, *m_parts);
     addProviderKeyRoutes(router, *m_parts, m_providerKeySecret);
     addHostSecretRoutes(router, *m_parts, m_providerKeySecret);
+    addMcpServerRoutes(router, *m_parts);
     http::HttpServerLimits limits;
     limits.maxConnectionsPerIp = options.maxConnectionsPerClient;
     m_http = std::make_unique<http::HttpServer>(std::move(router),

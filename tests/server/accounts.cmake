@@ -1,5 +1,6 @@
 # server/accounts: API keys, limits, the account checks, the sealed provider keys and the operator's secret file.
-foreach(test tst_api_key tst_limits tst_account_checks tst_sealed_secret tst_provider_key_secret)
+# tst_tenant_skill_packs: a tenant's skill packs on real folders, and the attacks on them refused.
+foreach(test tst_api_key tst_limits tst_account_checks tst_sealed_secret tst_provider_key_secret tst_tenant_skill_packs)
     warren_add_test(${test} SOURCES accounts/${test}.cpp LIBS warren_accounts LABELS unit server)
 endforeach()
 

@@ -74,6 +74,9 @@ private slots:
     void aCliAgentNeedsAProviderItSpeaks();
     void aCliAgentDoesNotRunOnACluster();
     void theUsersSkillsAreMountedReadOnlyForWarrensAgent();
+    void theOwnersMcpServersJoinTheTasksOwn_data();
+    void theOwnersMcpServersJoinTheTasksOwn();
+    void tooManyMcpServersWithTheOwnersAreRefused();
     void codexIsNotRunWithoutTheAsksItsSettingsWant_data();
     void codexIsNotRunWithoutTheAsksItsSettingsWant();
 };
@@ -410,6 +413,62 @@ void TestLaunchPlan::theUsersSkillsAreMountedReadOnlyForWarrensAgent() {
     QVERIFY(!cliPlan->start.overrides.contains("skills_dirs"));
     auto cliProfile = sandbox::resolveProfile(cliPlan->launch.layers);
     QVERIFY(cliProfile && !mountAt(*cliProfile, "/opt/warren/skills/0"));
+}
+
+// The owner's MCP servers (warrend: their tenant's) join the task's mcp_servers; a server of the same name the
+// task names is the task's; a CLI agent, which reads its own configuration, is given none.
+void TestLaunchPlan::theOwnersMcpServersJoinTheTasksOwn_data() {
+    QTest::addColumn<QString>("own");
+    QTest::addColumn<QString>("owners");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("the owner's alone") << "{}" << R"({"docs": {"command": "docs-server"}})"
+                                       << R"({"docs": {"command": "docs-server"}})";
+    QTest::newRow("both, side by side")
+        << R"({"mcp_servers": {"mine": {"command": "my-server"}}})"
+        << R"({"docs": {"type": "http", "url": "https://docs.example/mcp", "headers": {"X-Key": "k"}}})"
+        << R"({"docs": {"type": "http", "url": "https://docs.example/mcp", "headers": {"X-Key": "k"}},
+              "mine": {"command": "my-server"}})";
+    QTest::newRow("the task's own of the same name wins")
+        << R"({"mcp_servers": {"docs": {"command": "my-docs", "args": ["--local"]}}})"
+        << R"({"docs": {"command": "docs-server", "env": {"TOKEN": "t"}}, "issues": {"command": "issues"}})"
+        << R"({"docs": {"command": "my-docs", "args": ["--local"]}, "issues": {"command": "issues"}})";
+    QTest::newRow("none from the owner") << R"({"mcp_servers": {"mine": {"command": "m"}}})" << "{}"
+                                         << R"({"mine": {"command": "m"}})";
+}
+
+void TestLaunchPlan::theOwnersMcpServersJoinTheTasksOwn() {
+    QFETCH(QString, own);
+    QFETCH(QString, owners);
+    QFETCH(QString, expected);
+    PlanEnvironment site = environment();
+    site.ownerMcpServers = json::parse(owners.toStdString());
+    auto plan = planLaunch(task(), spec({}, own, "none", false, 0), site);
+    QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+    const json want = json::parse(expected.toStdString());
+    QCOMPARE(plan->start.overrides.value("mcp_servers", json::object()), want);
+    QCOMPARE(plan->config.mcpServers, want);
+
+    TaskSpec cli = spec({}, "{}", "none", false, 0);
+    cli.agent = protocol::AgentKind::ClaudeCode;
+    cli.provider = "anthropic";
+    cli.model = "m";
+    auto cliPlan = planLaunch(task(), cli, site, CliInstall{"/usr/bin/claude", false, "/usr/bin/claude", {}});
+    QVERIFY2(cliPlan, cliPlan ? "" : cliPlan.error().message.c_str());
+    QVERIFY(!cliPlan->start.overrides.contains("mcp_servers"));
+}
+
+void TestLaunchPlan::tooManyMcpServersWithTheOwnersAreRefused() {
+    PlanEnvironment site = environment();
+    json own = json::object();
+    for (int i = 0; i < 20; ++i) {
+        site.ownerMcpServers["tenant" + std::to_string(i)] = {{"command", "t"}};
+        own["own" + std::to_string(i)] = {{"command", "o"}};
+    }
+    auto plan = planLaunch(task(), spec({}, QString::fromStdString(json{{"mcp_servers", own}}.dump()), "none", false, 0), site);
+    QVERIFY(!plan);
+    QVERIFY2(plan.error().message.find("the task's 20 MCP servers (mcp_servers) and its tenant's 20 make 40") !=
+                 std::string::npos,
+             plan.error().message.c_str());
 }
 
 void TestLaunchPlan::aCliAgentGetsItsInstallAndTheModelSocket_data() {

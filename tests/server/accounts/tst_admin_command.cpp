@@ -7,7 +7,9 @@
 #include "tests/support/PostgresServer.h"
 
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using namespace warren;
@@ -165,6 +167,36 @@ private slots:
                                        << "--in-body takes no value";
         QTest::newRow("list-secrets-name") << "--database U list-secrets GH --tenant t"
                                            << "takes no argument";
+        QTest::newRow("set-mcp-servers") << "--database U set-mcp-servers --tenant t servers.json"
+                                         << "";
+        QTest::newRow("set-mcp-servers-no-file") << "--database U set-mcp-servers --tenant t"
+                                                 << "needs a .mcp.json FILE";
+        QTest::newRow("set-mcp-servers-no-tenant") << "--database U set-mcp-servers servers.json"
+                                                   << "needs --tenant T";
+        QTest::newRow("delete-mcp-servers") << "--database U delete-mcp-servers --tenant t"
+                                            << "";
+        QTest::newRow("delete-mcp-servers-operand") << "--database U delete-mcp-servers x --tenant t"
+                                                    << "takes no argument";
+        QTest::newRow("list-mcp-servers") << "--database U list-mcp-servers --json"
+                                          << "";
+        QTest::newRow("list-mcp-servers-user") << "--database U list-mcp-servers --user a"
+                                               << "--user does not apply to list-mcp-servers";
+        QTest::newRow("install-skills") << "--database U install-skills --tenant t --data-dir D pack"
+                                        << "";
+        QTest::newRow("install-skills-no-data-dir") << "--database U install-skills --tenant t pack"
+                                                    << "needs --data-dir DIR";
+        QTest::newRow("install-skills-no-folder") << "--database U install-skills --tenant t --data-dir D"
+                                                  << "needs a FOLDER";
+        QTest::newRow("install-skills-tenant-up") << "--database U install-skills --tenant ../x --data-dir D pack"
+                                                  << "is not a tenant name";
+        QTest::newRow("install-skills-tenant-slash") << "--database U install-skills --tenant a/b --data-dir D pack"
+                                                     << "is not a tenant name";
+        QTest::newRow("remove-skill") << "--database U remove-skill notes --tenant t --data-dir D"
+                                      << "";
+        QTest::newRow("remove-skill-no-name") << "--database U remove-skill --tenant t --data-dir D"
+                                              << "needs the skill's NAME";
+        QTest::newRow("list-skills") << "--database U list-skills --tenant t --data-dir D --json"
+                                     << "";
     }
 
     void parse() {
@@ -353,6 +385,99 @@ private slots:
         QCOMPARE(run.code, 1);
         QVERIFY2(run.err.find("has no secret LAB_TOKEN") != std::string::npos, run.err.c_str());
         QCOMPARE(count("SELECT count(*) FROM tenant_secrets"), std::uint64_t(0));
+    }
+
+    // A tenant's MCP servers: read by the agent's reader before they are stored (an entry it would skip is
+    // refused, named), listed to the operator without any env or header value, replaced whole, removed.
+    void tenantMcpServersAreCheckedAndListedWithoutValues() {
+        QVERIFY(admin({"add-user", "gina", "--tenant", "tools"}).code == 0);
+        QTemporaryDir dir;
+        const auto write = [&](const std::string& name, const std::string& text) {
+            const std::string path = (dir.path() + "/").toStdString() + name;
+            QFile file(QString::fromStdString(path));
+            if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) != qint64(text.size()))
+                qFatal("cannot write %s", path.c_str());
+            return path;
+        };
+        const nlohmann::json servers = {
+            {"docs", {{"command", "docs-server"}, {"args", {"--ro"}}, {"env", {{"DOCS_TOKEN", "env-value-3b9d"}}}}},
+            {"issues",
+             {{"type", "http"},
+              {"url", "https://issues.example/mcp"},
+              {"headers", {{"Authorization", "Bearer header-value-77a1"}, {"X-Team", "${TEAM_TOKEN}"}}}}}};
+        const std::string good = write("good.json", nlohmann::json{{"mcpServers", servers}}.dump());
+        Run run = admin({"set-mcp-servers", "--tenant", "tools", good});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        QVERIFY2(run.out.find("tenant tools: MCP servers docs (stdio), issues (http)") != std::string::npos,
+                 run.out.c_str());
+        run = admin({"list-mcp-servers"});
+        QCOMPARE(run.code, 0);
+        QVERIFY2(run.out.find("tools\tdocs\tstdio\t") != std::string::npos &&
+                     run.out.find("tools\tissues\thttp\t") != std::string::npos,
+                 run.out.c_str());
+        run = admin({"list-mcp-servers", "--tenant", "tools", "--json"});
+        QCOMPARE(run.code, 0);
+        const auto listed = nlohmann::json::parse(run.out);
+        QCOMPARE(listed.at(0)["servers"]["docs"]["env"], nlohmann::json({"DOCS_TOKEN"}));
+        QCOMPARE(listed.at(0)["servers"]["issues"]["headers"], nlohmann::json({"Authorization", "X-Team"}));
+        for (const char* value : {"env-value-3b9d", "header-value-77a1", "TEAM_TOKEN}"})
+            QVERIFY2(run.out.find(value) == std::string::npos, run.out.c_str());
+        QCOMPARE(count("SELECT count(*) FROM tenant_mcp_servers m JOIN tenants t ON t.id = m.tenant_id "
+                       "WHERE t.name = 'tools' AND strpos(m.servers, 'docs-server') > 0"),
+                 std::uint64_t(1));
+        // Refused, with the reason, and the stored servers kept.
+        for (const auto& [file, tenant, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
+                 {write("skipped.json", R"({"mcpServers": {"ok": {"command": "a"}, "broken": {"args": ["x"]}}})"),
+                  "tools", "server \"broken\" skipped: no \"command\""},
+                 {write("remote.json", R"({"mcpServers": {"r": {"type": "http", "url": "ftp:x"}}})"), "tools",
+                  "does not start with http:// or https://"},
+                 {write("name.json", R"({"mcpServers": {"a b": {"command": "a"}}})"), "tools", "\"a b\" skipped"},
+                 {write("none.json", R"({"mcpServers": {}})"), "tools", "declares no server"},
+                 {write("shape.json", R"({"servers": {}})"), "tools", "has no \"mcpServers\""},
+                 {write("json.json", "{"), "tools", "not JSON"},
+                 {(dir.path() + "/missing.json").toStdString(), "tools", "missing.json"},
+                 {good, "nobody", "no tenant nobody"}}) {
+            run = admin({"set-mcp-servers", "--tenant", tenant, file});
+            QVERIFY2(run.code == 1, run.err.c_str());
+            QVERIFY2(run.err.find(says) != std::string::npos, run.err.c_str());
+        }
+        QVERIFY(admin({"list-mcp-servers", "--tenant", "tools"}).out.find("issues") != std::string::npos);
+        // Replaced whole.
+        run = admin({"set-mcp-servers", "--tenant", "tools", write("one.json", R"({"mcpServers": {"one": {"command": "o"}}})")});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        run = admin({"list-mcp-servers", "--tenant", "tools"});
+        QVERIFY2(run.out.find("one") != std::string::npos && run.out.find("issues") == std::string::npos, run.out.c_str());
+        QVERIFY(admin({"delete-mcp-servers", "--tenant", "tools"}).code == 0);
+        run = admin({"delete-mcp-servers", "--tenant", "tools"});
+        QVERIFY2(run.code == 1 && run.err.find("has no MCP servers") != std::string::npos, run.err.c_str());
+        QCOMPARE(count("SELECT count(*) FROM tenant_mcp_servers"), std::uint64_t(0));
+    }
+
+    // install-skills: for a tenant that exists, into the data directory given; remove-skill and list-skills.
+    void tenantSkillsAreInstalledForATenantThatExists() {
+        QVERIFY(admin({"add-user", "hank", "--tenant", "skilled"}).code == 0);
+        QTemporaryDir data, pack;
+        QVERIFY(QDir().mkpath(pack.filePath("notes")));
+        QFile skill(pack.filePath("notes/SKILL.md"));
+        QVERIFY(skill.open(QIODevice::WriteOnly));
+        skill.write("---\nname: notes\ndescription: Take notes\n---\nWrite them down.\n");
+        skill.close();
+        const std::string dataDir = data.path().toStdString(), folder = pack.path().toStdString();
+        Run run = admin({"install-skills", "--tenant", "nobody", "--data-dir", dataDir, folder});
+        QVERIFY2(run.code == 1 && run.err.find("no tenant nobody") != std::string::npos, run.err.c_str());
+        QVERIFY(!QFileInfo::exists(data.filePath("tenant-skills/nobody")));
+        run = admin({"install-skills", "--tenant", "skilled", "--data-dir", dataDir, folder});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        QVERIFY2(run.out == "tenant skilled: installed the skill notes (1 file, 61 bytes)\n", run.out.c_str());
+        QVERIFY(QFile::exists(data.filePath("tenant-skills/skilled/notes/SKILL.md")));
+        run = admin({"install-skills", "--tenant", "skilled", "--data-dir", dataDir, folder});
+        QVERIFY2(run.code == 0 && run.out.find("replaced the skill notes") != std::string::npos, run.out.c_str());
+        run = admin({"list-skills", "--tenant", "skilled", "--data-dir", dataDir});
+        QCOMPARE(run.out, std::string("notes\n"));
+        QVERIFY(admin({"remove-skill", "notes", "--tenant", "skilled", "--data-dir", dataDir}).code == 0);
+        run = admin({"remove-skill", "notes", "--tenant", "skilled", "--data-dir", dataDir});
+        QVERIFY2(run.code == 1 && run.err.find("has no skill notes") != std::string::npos, run.err.c_str());
+        QVERIFY(!QFileInfo::exists(data.filePath("tenant-skills/skilled/notes")));
     }
 
     void warrendDispatches() {
