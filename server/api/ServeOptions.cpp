@@ -124,6 +124,12 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
                     "--provider-key-secret needs a file: make one with `(umask 077 && openssl rand "
                     "-out FILE 32)`");
             options.providerKeySecret = value; // read and checked when warrend opens it
+        } else if (flag == "--metrics-token-file") {
+            if (value.empty())
+                return makeError(ErrorCode::InvalidArgument,
+                                 "--metrics-token-file needs a file: make one with `(umask 077 && openssl rand "
+                                 "-hex 32 > FILE)`");
+            options.metricsTokenFile = value; // read and checked when warrend opens it
         } else if (flag == "--resolve") { // repeatable
             auto pinned = control::parsePinnedAddress(value);
             if (!pinned)

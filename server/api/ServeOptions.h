@@ -40,6 +40,8 @@ struct ServeOptions {
     // The operator's 32-byte file that seals the provider keys users store; empty: users cannot store any,
     // and tasks use the server-wide keys only.
     std::string providerKeySecret;
+    // The operator's file holding the token GET /metrics asks for (Authorization: Bearer); empty: no metrics.
+    std::string metricsTokenFile;
     // Where the agents of cluster tasks (--backend kubernetes) connect: HOST:PORT to listen on (port 0: any
     // free one), and HOST:PORT the pods are told (a Service's name, say) when that differs. Both empty: no
     // listener, and a cluster task is refused.

@@ -16,6 +16,7 @@
 #include "server/api/ProviderEndpoints.h"
 #include "server/api/HostSecretsApi.h"
 #include "server/api/McpServersApi.h"
+#include "server/api/MetricsApi.h"
 #include "server/api/ProviderKeysApi.h"
 #include "server/api/Quotas.h"
 #include "server/api/SandboxLabels.h"
@@ -74,6 +75,12 @@ Status Warrend::openControl(const ServeOptions& options) {
         if (!secret)
             return secret.error();
         m_providerKeySecret = std::move(*secret);
+    }
+    if (!options.metricsTokenFile.empty()) {
+        auto token = readMetricsToken(options.metricsTokenFile);
+        if (!token)
+            return token.error();
+        m_metricsToken = std::move(*token);
     }
 
     // The keys are the accounts' (or the server's); where a task may reach, the operator's; the cluster's
@@ -225,6 +232,7 @@ Status Warrend::listen(const ServeOptions& options) {
     addProviderKeyRoutes(router, *m_parts, m_providerKeySecret);
     addHostSecretRoutes(router, *m_parts, m_providerKeySecret);
     addMcpServerRoutes(router, *m_parts);
+    addMetricsRoutes(router, *m_parts, m_metricsToken);
     http::HttpServerLimits limits;
     limits.maxConnectionsPerIp = options.maxConnectionsPerClient;
     m_http = std::make_unique<http::HttpServer>(std::move(router),

@@ -67,6 +67,7 @@ private:
     std::unique_ptr<accounts::AccountStore> m_accounts;
     std::unique_ptr<control::SecretStore> m_secrets; // the server-wide keys
     std::string m_providerKeySecret;                 // seals the users' own keys; empty: they store none
+    std::string m_metricsToken;                      // GET /metrics asks for it; empty: no metrics
     std::unique_ptr<control::ControlEngine> m_engine;
     std::unique_ptr<EventStreams> m_streams;
     std::unique_ptr<Quotas> m_quotas;

@@ -18,6 +18,8 @@ warren_add_warrend_test(tst_warrend_secrets LIBS warren_store_postgres)
 # A tenant's MCP servers and skills (DESIGN §13): started and offered in its users' sandboxes alone, a pack
 # installed mid-task offered at the next step, no header or environment value in any answer.
 warren_add_warrend_test(tst_warrend_tenant_tools)
+# GET /metrics: the operator's token alone, Prometheus' text format (promtool), tasks counted by status.
+warren_add_warrend_test(tst_warrend_metrics)
 # `--network ask` (DESIGN §12): a host outside the list waits for its owner's answer through the approvals API.
 warren_add_warrend_test(tst_warrend_network_ask)
 # Claude Code and Codex as a user's agent on warrend: the operator's install of the real CLI, the operator's key
