@@ -41,15 +41,21 @@ struct Skip {
 // What expansion could not fill in, over all of one entry's strings.
 class Expander {
 public:
-    explicit Expander(const Environment& environment) : m_environment(environment) {}
+    // environment null: nothing is expanded and every variable counts as set (checkMcpServers).
+    explicit Expander(const Environment* environment) : m_environment(environment) {}
 
     std::string operator()(std::string_view text) {
-        auto expanded = expandVariables(text, m_environment);
+        if (!m_environment)
+            return std::string(text);
+        auto expanded = expandVariables(text, *m_environment);
         for (auto& name : expanded.missing)
             if (std::find(m_missing.begin(), m_missing.end(), name) == m_missing.end())
                 m_missing.push_back(std::move(name));
         return std::move(expanded.text);
     }
+
+    // Whether variables are filled in (false: checkMcpServers, where a string may still hold ${VAR}).
+    bool expands() const { return m_environment != nullptr; }
 
     std::optional<Skip> problem() const {
         if (m_missing.empty())
@@ -63,7 +69,7 @@ public:
     }
 
 private:
-    const Environment& m_environment;
+    const Environment* m_environment;
     std::vector<std::string> m_missing;
 };
 
@@ -157,12 +163,13 @@ std::optional<Skip> readStdio(const json& entry, Expander& expand, McpServer& se
 std::optional<Skip> readRemote(const json& entry, Expander& expand, McpServer& server) {
     if (auto problem = readString(entry, "url", true, expand, server.url))
         return problem;
-    if (!server.url.starts_with("http://") && !server.url.starts_with("https://"))
+    const bool filledLater = !expand.expands() && server.url.starts_with("${");
+    if (!filledLater && !server.url.starts_with("http://") && !server.url.starts_with("https://"))
         return Skip{"\"url\" must start with http:// or https://, got " + quotedName(server.url)};
     return readVariables(entry, "headers", expand, isHeaderName, server.headers);
 }
 
-std::optional<Skip> readServer(const json& entry, const Environment& environment, McpServer& server) {
+std::optional<Skip> readServer(const json& entry, const Environment* environment, McpServer& server) {
     if (!entry.is_object())
         return Skip{"must be an object, got " + describeJson(entry)};
     const auto type = entry.find("type");
@@ -197,7 +204,10 @@ std::string_view toString(McpTransport transport) {
     return "stdio";
 }
 
-Result<McpServerList> parseMcpServers(std::string_view document, const Environment& environment) {
+namespace {
+
+// environment null: checkMcpServers.
+Result<McpServerList> readMcpServers(std::string_view document, const Environment* environment) {
     if (document.size() > kMaxMcpConfigBytes)
         return makeError(ErrorCode::InvalidArgument, std::to_string(document.size()) + " bytes, more than " +
                                                          std::to_string(kMaxMcpConfigBytes) + " bytes");
@@ -240,6 +250,16 @@ Result<McpServerList> parseMcpServers(std::string_view document, const Environme
         list.skipped.push_back("only the first " + std::to_string(kMaxMcpServers) +
                                " servers (by name) are started; skipped: " + beyond);
     return list;
+}
+
+} // namespace
+
+Result<McpServerList> parseMcpServers(std::string_view document, const Environment& environment) {
+    return readMcpServers(document, &environment);
+}
+
+Result<McpServerList> checkMcpServers(std::string_view document) {
+    return readMcpServers(document, nullptr);
 }
 
 Expansion expandVariables(std::string_view text, const Environment& environment) {
