@@ -55,8 +55,8 @@ McpServerSet::McpServerSet(const nlohmann::json& configured, const std::filesyst
                                            [&](const McpServer& kept) { return kept.name == server.name; });
             if (taken)
                 m_notices.push_back({McpNotice::Kind::Skipped, "MCP servers: " + where + ": server \"" + server.name +
-                                                                   "\" skipped: mcp_servers (--mcp-config) has one "
-                                                                   "of that name, which is used"});
+                                                                   "\" skipped: the user's mcp_servers (Settings, "
+                                                                   "--mcp-config) has one of that name, which is used"});
             else if (all.servers.size() < kMaxMcpServers)
                 all.servers.push_back(server);
         }

@@ -759,6 +759,8 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
     if (!agent)
         return showProblem(qs(agent.error().message));
     spec.agent = *agent;
+    if (!settings->mcpServers.empty()) // the user's MCP servers, besides the workspace's .mcp.json
+        spec.overrides["mcp_servers"] = settings->mcpServers;
     if (auto valid = control::validateSpec(spec); !valid)
         return showProblem(qs(valid.error().message));
     // One submission at a time from the bar: sending a workspace to a server takes a while, and a second
