@@ -2,6 +2,7 @@
 
 #include "ui/widgets/NetworkChoice.h"
 #include "ui/windows/ControlPlaneBox.h"
+#include "ui/windows/McpServersBox.h"
 #include "ui/windows/AgentChoices.h"
 #include "ui/windows/SandboxChoices.h"
 
@@ -52,23 +53,24 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     auto* layout = new QVBoxLayout(this);
     // With the choice of control plane, two tabs: where tasks run, and how they run; a dialog holding both
     // would be taller than a laptop's screen.
-    auto* agents = new QWidget(this);
+    // The user's MCP servers have a page of their own: a list wants the height.
+    auto* tabs = new QTabWidget(this);
+    tabs->setObjectName("settingsTabs");
+    auto* agents = new QWidget(tabs);
     auto* agentsLayout = new QVBoxLayout(agents);
     if (context.chooser) {
-        auto* tabs = new QTabWidget(this);
-        tabs->setObjectName("settingsTabs");
         m_planeBox = new ControlPlaneBox(*context.chooser, context.opened, tabs);
         auto* planePage = new QWidget(tabs);
         auto* planeLayout = new QVBoxLayout(planePage);
         planeLayout->addWidget(m_planeBox);
         planeLayout->addStretch(1);
         tabs->addTab(planePage, tr("Control plane"));
-        tabs->addTab(agents, tr("Agents"));
-        layout->addWidget(tabs);
-    } else {
-        agentsLayout->setContentsMargins(0, 0, 0, 0);
-        layout->addWidget(agents);
     }
+    tabs->addTab(agents, tr("Agents"));
+    m_mcp = new McpServersBox(m_remotePlane, tabs);
+    m_mcp->setObjectName("mcpServersBox");
+    tabs->addTab(m_mcp, tr("MCP servers"));
+    layout->addWidget(tabs);
 
     auto* modelBox = new QGroupBox(tr("Model"), this);
     auto* form = new QFormLayout(modelBox);
@@ -218,6 +220,7 @@ void SettingsDialog::load() {
     m_allowedCommands->clear();
     for (const auto& prefix : m_settings.allowedCommands)
         m_allowedCommands->addItem(QString::fromStdString(prefix));
+    m_mcp->setServers(m_settings.mcpServers);
     updateForm();
     updateSandbox();
 }
@@ -298,6 +301,7 @@ void SettingsDialog::accept() {
     settings.allowedCommands.clear();
     for (int i = 0; i < m_allowedCommands->count(); ++i)
         settings.allowedCommands.push_back(m_allowedCommands->item(i)->text().toStdString());
+    settings.mcpServers = m_mcp->servers();
     if (auto valid = control::validateSettings(settings); !valid)
         return fail(valid.error().message);
     if (!(m_planeBox && m_planeBox->switches() && !m_remotePlane))
