@@ -3,6 +3,7 @@
 #include "agent_core/process/ChildReaper.h"
 #include "agent_core/process/ChildStart.h"
 #include "agent_core/process/PollTimeout.h"
+#include "agent_core/protocol/SetupNotices.h"
 #include "agent_core/tools/ToolText.h"
 #include "common/Utf8.h"
 
@@ -67,7 +68,7 @@ std::vector<std::string> serverEnvironment(const std::vector<std::string>& envir
 Result<std::unique_ptr<McpConnection>> McpConnection::launch(const McpServer& server,
                                                              const std::vector<std::string>& environment,
                                                              const std::filesystem::path& workdir) {
-    const std::string label = "MCP server \"" + server.name + "\"";
+    const std::string label = protocol::mcpServerLabel(server.name);
     if (server.transport != McpTransport::Stdio)
         return makeError(ErrorCode::Unsupported, label + " is a remote (" +
                                                      std::string(toString(server.transport)) +
@@ -101,7 +102,7 @@ Result<std::unique_ptr<McpConnection>> McpConnection::launch(const McpServer& se
 
 McpConnection::McpConnection(std::string name, pid_t pid, UniqueFd pidfd, UniqueFd input, UniqueFd output,
                              UniqueFd errors)
-    : m_name(std::move(name)), m_label("MCP server \"" + m_name + "\""), m_pid(pid),
+    : m_name(std::move(name)), m_label(protocol::mcpServerLabel(m_name)), m_pid(pid),
       m_pidfd(std::move(pidfd)), m_input(std::move(input)), m_output(std::move(output)),
       m_errors(std::move(errors)) {}
 

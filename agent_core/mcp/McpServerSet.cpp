@@ -1,6 +1,7 @@
 #include "agent_core/mcp/McpServerSet.h"
 
 #include "agent_core/mcp/McpTool.h"
+#include "agent_core/protocol/SetupNotices.h"
 #include "common/FileText.h"
 
 #include <algorithm>
@@ -85,7 +86,7 @@ void McpServerSet::start(const McpServerList& list, const Environment& environme
     for (const auto& server : list.servers) {
         if (server.transport != McpTransport::Stdio) {
             m_notices.push_back(
-                {McpNotice::Kind::Skipped, "MCP server \"" + server.name + "\" (" +
+                {McpNotice::Kind::Skipped, protocol::mcpServerLabel(server.name) + " (" +
                                                std::string(toString(server.transport)) + ", " + server.url +
                                                ") skipped: remote MCP servers are not supported yet"});
             continue;
@@ -106,7 +107,7 @@ void McpServerSet::start(const McpServerList& list, const Environment& environme
             failed.push_back(true);
             continue;
         }
-        const std::string label = "MCP server \"" + server.connection->name() + "\" " + described(*info);
+        const std::string label = protocol::mcpServerLabel(server.connection->name()) + " " + described(*info);
         if (!info->offersTools) {
             m_notices.push_back({McpNotice::Kind::Info, label + " started; it offers no tools"});
             failed.push_back(false);
@@ -128,7 +129,7 @@ void McpServerSet::start(const McpServerList& list, const Environment& environme
 
 bool McpServerSet::listTools(Server& server, Deadline deadline, const Cancellation* stop) {
     McpConnection& connection = *server.connection;
-    const std::string label = "MCP server \"" + connection.name() + "\"";
+    const std::string label = protocol::mcpServerLabel(connection.name());
     auto listing = connection.listTools(deadline, stop);
     if (!listing) {
         m_notices.push_back(
@@ -194,8 +195,8 @@ std::vector<McpServerSet::Change> McpServerSet::refresh(Deadline deadline, const
             before.push_back(entry.spec.name);
         if (!listTools(server, deadline, stop))
             continue;
-        m_notices.push_back({McpNotice::Kind::Info, "MCP server \"" + connection.name() +
-                                                        "\" changed its tools: now " +
+        m_notices.push_back({McpNotice::Kind::Info, protocol::mcpServerLabel(connection.name()) +
+                                                        " changed its tools: now " +
                                                         std::to_string(server.entries.size())});
         changes.push_back({std::move(before), server.entries});
     }
