@@ -336,6 +336,14 @@ void TestGuiWindow::skillsAndMcpServersShowInTheTimeline() {
     QVERIFY(!calls.empty());
     QCOMPARE(calls.front()->title, QStringLiteral("use skill release-notes"));
     QCOMPARE(calls.front()->state, State::Succeeded);
+
+    // Opened again after the end, the side panel counts the whole task (it has no live events to count).
+    desk.close();
+    QVERIFY(desk.open());
+    desk.window().selectTask(id);
+    auto* numbers = desk.window().sidePanel()->findChild<QLabel*>("numbers");
+    QTRY_VERIFY2(numbers->text().contains("Steps 3") && numbers->text().contains("tool calls 3"),
+                 qPrintable(numbers->text()));
 }
 
 // "Always allow commands starting with touch": the call runs, the task's next touch runs without a card,

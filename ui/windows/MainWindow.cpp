@@ -520,6 +520,7 @@ void MainWindow::selectTask(const QString& taskId) {
         if (events->size() < kPageEvents)
             m_timeline->prepend({}, true); // the whole task is there
         flushEvents();
+        m_side->setActivity(m_timeline->activity(), selectedElapsedMs()); // an ended task's has no live events
         // What the side panel counts (tokens, calls, changed files, samples) is the whole task's: the events
         // before the page are counted a page at a time, after the window has shown the task.
         if (m_timeline->needsEarlierCounts()) {
