@@ -65,6 +65,7 @@ private slots:
     void allowListPersistsAndBadOnesAreRefused();
     void mcpServersAreAddedEditedAndRemoved();
     void mcpServersAreImportedFromAMcpJson();
+    void fitsASmallScreen();
 
 private:
     bool m_keychain = false;
@@ -418,6 +419,17 @@ void TestGuiSettings::mcpServersAreImportedFromAMcpJson() {
     auto settings = desk.plane().settings();
     QVERIFY(bool(settings));
     QCOMPARE(settings->mcpServers.size(), std::size_t(3));
+}
+
+// On an 800x600 screen Settings can be made small enough that Save stays in view: the Agents page scrolls.
+void TestGuiSettings::fitsASmallScreen() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    SettingsDialog dialog(desk.plane());
+    QVERIFY2(dialog.minimumSizeHint().width() <= 800 && dialog.minimumSizeHint().height() <= 560,
+             qPrintable(QString("%1x%2").arg(dialog.minimumSizeHint().width()).arg(dialog.minimumSizeHint().height())));
+    dialog.show();
+    QVERIFY(dialog.findChild<QWidget*>("agentsScroll"));
 }
 
 QTEST_MAIN(TestGuiSettings)

@@ -17,6 +17,9 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -45,6 +48,19 @@ constexpr ProviderChoice kChoices[] = {
     {"Anthropic-compatible server", "anthropic:", true},
 };
 
+// A scroll area that asks for its page whole (QScrollArea's hint stops at 24 lines), so the dialog opens
+// unscrolled wherever the screen has room; it still shrinks below that where the screen does not.
+class WholeScrollArea : public QScrollArea {
+public:
+    using QScrollArea::QScrollArea;
+    QSize sizeHint() const override {
+        if (!widget())
+            return QScrollArea::sizeHint();
+        const int frame = 2 * frameWidth();
+        return widget()->sizeHint() + QSize(frame + verticalScrollBar()->sizeHint().width(), frame);
+    }
+};
+
 } // namespace
 
 SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, PlaneContext context)
@@ -66,7 +82,13 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
         planeLayout->addStretch(1);
         tabs->addTab(planePage, tr("Control plane"));
     }
-    tabs->addTab(agents, tr("Agents"));
+    // The Agents page scrolls where the screen is smaller than it (800x600): Save stays in view.
+    auto* agentsScroll = new WholeScrollArea(tabs);
+    agentsScroll->setObjectName("agentsScroll");
+    agentsScroll->setFrameShape(QFrame::NoFrame);
+    agentsScroll->setWidgetResizable(true);
+    agentsScroll->setWidget(agents);
+    tabs->addTab(agentsScroll, tr("Agents"));
     m_mcp = new McpServersBox(m_remotePlane, tabs);
     m_mcp->setObjectName("mcpServersBox");
     tabs->addTab(m_mcp, tr("MCP servers"));
@@ -183,6 +205,21 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
     connect(m_backend, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateSandbox);
     load();
+}
+
+void SettingsDialog::showEvent(QShowEvent* event) {
+    // Its natural size (the Agents page whole) where the screen has room, else the screen's: the page
+    // scrolls and Save stays in view. Measured now, when every part is polished. (The layout's sizeHint, not
+    // the dialog's: that one is a height for the width, where the tabs count only their pages with wrapped
+    // text, and the scroll area has none.)
+    if (!m_sized) {
+        m_sized = true;
+        QSize natural = layout()->sizeHint();
+        if (const QScreen* shown = screen())
+            natural = natural.boundedTo(shown->availableGeometry().size());
+        resize(natural);
+    }
+    QDialog::showEvent(event);
 }
 
 void SettingsDialog::load() {

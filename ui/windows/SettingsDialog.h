@@ -48,6 +48,9 @@ public:
 
     void accept() override;
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 signals:
     void testFinished();
 
@@ -66,6 +69,7 @@ private:
     control::Settings m_settings;
     ControlPlaneBox* m_planeBox = nullptr;
     bool m_reopen = false;
+    bool m_sized = false; // sized to fit its screen, once
     QComboBox* m_provider;
     QLineEdit* m_baseUrl;
     QLineEdit* m_model;
