@@ -139,8 +139,8 @@ McpServerDialog::McpServerDialog(const QString& name, const json& entry, QString
     connect(buttons, &QDialogButtonBox::rejected, this, &McpServerDialog::reject);
     layout->addWidget(buttons);
 
-    // What the entry holds, shown in its fields; a kind the reader would refuse shows as stdio and is refused
-    // again on Save.
+    // What the entry holds, shown in its fields (every kept entry passed the agent's reader: its type is one
+    // of the three).
     const QString type = stringOf(entry, "type");
     const int kind = m_kind->findData(type.isEmpty() ? QStringLiteral("stdio") : type);
     m_kind->setCurrentIndex(kind < 0 ? 0 : kind);
