@@ -64,7 +64,7 @@ protocol::ToolResultData toolResultWith(std::optional<std::int64_t> exitCode) {
 }
 
 CallRunner::CallRunner(const RunContext& context, const AgentSeat& seat, AgentState& state,
-                       ToolRegistry& tools, PathClaims& claims, const Deadline& stepDeadline,
+                       ToolRegistry& tools, PathClaims& claims, Deadline& stepDeadline,
                        std::set<std::string>& filesChanged, Host host)
     : m_context(context), m_seat(seat), m_rules(seatRules(seat)), m_state(state), m_tools(tools),
       m_claims(claims), m_stepDeadline(stepDeadline), m_filesChanged(filesChanged), m_host(std::move(host)),
@@ -234,9 +234,13 @@ CallRunner::Approval CallRunner::askApproval(const protocol::ToolCall& call, con
                 {call.name, std::nullopt, std::nullopt});
     protocol::ApprovalResult decision{false, "no approver: the call was denied"};
     if (m_context.approver) {
+        const auto asked = Clock::now();
         auto answer = m_context.approver(request, &m_context.cancellation);
         decision =
             answer ? *answer : protocol::ApprovalResult{false, "approval failed: " + answer.error().message};
+        // Waiting for the user is not working: the step's time starts again where it was when asked.
+        if (m_stepDeadline != Deadline::max())
+            m_stepDeadline += Clock::now() - asked;
     }
     events.emit(protocol::ApprovalResolvedData{call.id, decision.approved, decision.note, std::nullopt},
                 {call.name, std::nullopt, std::nullopt});

@@ -52,9 +52,10 @@ public:
     };
 
     // state: the run's, whose pendingCalls are run, counters counted and loop keys kept. stepDeadline: the
-    // current step's, which the loop moves. filesChanged: every file a call of this run changed.
+    // current step's, which the loop moves, and which this moves later by the time an approval waited for
+    // the user (waiting is not working). filesChanged: every file a call of this run changed.
     CallRunner(const RunContext& context, const AgentSeat& seat, AgentState& state, ToolRegistry& tools,
-               PathClaims& claims, const Deadline& stepDeadline, std::set<std::string>& filesChanged,
+               PathClaims& claims, Deadline& stepDeadline, std::set<std::string>& filesChanged,
                Host host);
     ~CallRunner();
 
@@ -103,7 +104,7 @@ private:
     AgentState& m_state;
     ToolRegistry& m_tools;
     PathClaims& m_claims;
-    const Deadline& m_stepDeadline;
+    Deadline& m_stepDeadline; // moved later by the time spent waiting for an approval
     std::set<std::string>& m_filesChanged;
     Host m_host;
 

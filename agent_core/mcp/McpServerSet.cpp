@@ -1,5 +1,7 @@
 #include "agent_core/mcp/McpServerSet.h"
 
+#include "agent_core/mcp/McpHttpConnection.h"
+#include "agent_core/mcp/McpStdioConnection.h"
 #include "agent_core/mcp/McpTool.h"
 #include "agent_core/protocol/SetupNotices.h"
 #include "common/FileText.h"
@@ -25,6 +27,21 @@ std::string described(const McpServerInfo& info) {
                              ? std::string()
                              : info.name + (info.version.empty() ? "" : " " + info.version) + ", ";
     return "(" + server + "MCP " + info.protocolVersion + ")";
+}
+
+// A stdio server started as the agent's child; a remote one reached the way the sandbox's requests go.
+Result<std::unique_ptr<McpConnection>> connect(const McpServer& server, const std::vector<std::string>& environment,
+                                               const std::filesystem::path& workdir) {
+    if (server.transport == McpTransport::Stdio) {
+        auto started = McpStdioConnection::launch(server, environment, workdir);
+        if (!started)
+            return started.error();
+        return std::unique_ptr<McpConnection>(std::move(started).value());
+    }
+    auto opened = McpHttpConnection::open(server, egressSocketFromEnvironment());
+    if (!opened)
+        return opened.error();
+    return std::unique_ptr<McpConnection>(std::move(opened).value());
 }
 
 } // namespace
@@ -84,14 +101,7 @@ void McpServerSet::start(const McpServerList& list, const Environment& environme
                          const std::filesystem::path& workdir, Deadline deadline, const Cancellation* stop) {
     const auto entries = asEntries(environment);
     for (const auto& server : list.servers) {
-        if (server.transport != McpTransport::Stdio) {
-            m_notices.push_back(
-                {McpNotice::Kind::Skipped, protocol::mcpServerLabel(server.name) + " (" +
-                                               std::string(toString(server.transport)) + ", " + server.url +
-                                               ") skipped: remote MCP servers are not supported yet"});
-            continue;
-        }
-        auto connection = McpConnection::launch(server, entries, workdir);
+        auto connection = connect(server, entries, workdir);
         if (!connection) {
             m_notices.push_back({McpNotice::Kind::Failed, connection.error().message});
             continue;

@@ -1,8 +1,8 @@
 #pragma once
 // The task's MCP servers (DESIGN §13): those its workspace's .mcp.json declares, started when the task's
 // run starts (all at once, then each asked for its tools), their tools offered as mcp__SERVER__TOOL, their
-// lists read again when a server says they changed, all closed when the run ends. Remote servers (http,
-// sse) are not supported yet, and are said to be skipped. Nothing here fails the task: a file that cannot
+// lists read again when a server says they changed, all closed when the run ends: stdio servers as the
+// agent's children, remote ones (http, sse) through the sandbox's way out. Nothing here fails the task: a file that cannot
 // be read, an entry or a tool left out, a server that does not start or that stops are notices the loop
 // reports (a non-fatal error event for what failed, a warning for what was left out, an info line for what
 // started: log events whatever log_format says), and the task goes on with the tools it has.

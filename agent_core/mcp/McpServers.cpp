@@ -2,8 +2,10 @@
 
 #include "agent_core/tools/ToolText.h"
 #include "common/JsonFields.h"
+#include "common/http/HttpUrl.h"
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -160,13 +162,42 @@ std::optional<Skip> readStdio(const json& entry, Expander& expand, McpServer& se
     return readVariables(entry, "env", expand, isEnvironmentName, server.env);
 }
 
+// Every ${...} of text as "x".
+std::string withVariablesAsNames(std::string_view text) {
+    std::string out;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t open = text.find("${", at);
+        const std::size_t close = open == std::string_view::npos ? open : text.find('}', open + 2);
+        if (close == std::string_view::npos) {
+            out.append(text.substr(at));
+            break;
+        }
+        out.append(text.substr(at, open - at)).append("x");
+        at = close + 1;
+    }
+    return out;
+}
+
 std::optional<Skip> readRemote(const json& entry, Expander& expand, McpServer& server) {
     if (auto problem = readString(entry, "url", true, expand, server.url))
         return problem;
-    const bool filledLater = !expand.expands() && server.url.starts_with("${");
-    if (!filledLater && !server.url.starts_with("http://") && !server.url.starts_with("https://"))
-        return Skip{"\"url\" must start with http:// or https://, got " + quotedName(server.url)};
-    return readVariables(entry, "headers", expand, isHeaderName, server.headers);
+    // Checked before the environment is known (checkMcpServers), a url holding ${VAR} is read with each
+    // variable a plain name ("https://${HOST}/mcp" as https://x/mcp); one that is a variable whole, in the sandbox.
+    const bool whole = !expand.expands() && server.url.starts_with("${");
+    const std::string checked = expand.expands() ? server.url : withVariablesAsNames(server.url);
+    if (auto url = parseHttpUrl(checked); !url && !whole)
+        return Skip{"\"url\": " + url.error().message};
+    if (auto problem = readVariables(entry, "headers", expand, isHeaderName, server.headers))
+        return problem;
+    // The agent frames each request itself: a header that changes the framing or the target is refused.
+    for (const auto& [name, value] : server.headers) {
+        std::string lower = name;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        if (lower == "host" || lower == "content-length" || lower == "transfer-encoding" || lower == "connection" ||
+            lower == "mcp-session-id" || lower == "mcp-protocol-version")
+            return Skip{"\"headers\": " + quotedName(name) + " is set by the agent itself"};
+    }
+    return std::nullopt;
 }
 
 std::optional<Skip> readServer(const json& entry, const Environment* environment, McpServer& server) {

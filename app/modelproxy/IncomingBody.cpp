@@ -4,31 +4,10 @@
 
 namespace warren::control {
 
-namespace {
-
-constexpr std::string_view kCrlf = "\r\n";
-
-int hexValue(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-// A whole line ends in CRLF and holds no other CR or LF.
-bool wellEnded(std::string_view line) {
-    return line.size() >= 2 && line.substr(line.size() - 2) == kCrlf &&
-           line.substr(0, line.size() - 2).find_first_of("\r\n") == std::string_view::npos;
-}
-
-} // namespace
-
 IncomingBody::IncomingBody(const ModelRequestHead& head, std::uint64_t maxBody) : m_maxBody(maxBody) {
     if (head.chunked) {
-        m_state = State::ChunkSize;
+        m_chunked.emplace(maxBody, kMaxModelHeadBytes);
+        m_state = State::Chunked;
     } else {
         m_remaining = head.contentLength;
         m_state = m_remaining > 0 ? State::Length : State::Done;
@@ -38,20 +17,7 @@ IncomingBody::IncomingBody(const ModelRequestHead& head, std::uint64_t maxBody) 
 std::uint64_t IncomingBody::wanted() const {
     if (m_state == State::Length)
         return m_remaining;
-    return m_state == State::Done || m_state == State::Refused ? 0 : 64 * 1024;
-}
-
-std::size_t IncomingBody::refuse(int status, std::string message, std::size_t used) {
-    m_state = State::Refused;
-    m_error = ModelHeadError{status, std::move(message)};
-    m_body.clear();
-    return used;
-}
-
-std::size_t IncomingBody::refuseTooLarge(std::size_t used) {
-    return refuse(413, "the chunked request body is larger than the " + std::to_string(m_maxBody) +
-                           " bytes a request may send",
-                  used);
+    return m_state == State::Chunked ? 64 * 1024 : 0;
 }
 
 std::size_t IncomingBody::feed(std::string_view bytes) {
@@ -63,78 +29,22 @@ std::size_t IncomingBody::feed(std::string_view bytes) {
             m_state = State::Done;
         return taken;
     }
-    if (m_state == State::Done || m_state == State::Refused)
+    if (m_state != State::Chunked)
         return 0;
     return feedChunked(bytes);
 }
 
 std::size_t IncomingBody::feedChunked(std::string_view bytes) {
-    std::size_t used = 0;
-    while (used < bytes.size() && m_state != State::Done && m_state != State::Refused) {
-        const std::string_view rest = bytes.substr(used);
-        if (m_state == State::ChunkData) {
-            const std::size_t taken = std::size_t(std::min<std::uint64_t>(m_remaining, rest.size()));
-            m_body.append(rest.substr(0, taken));
-            m_remaining -= taken;
-            used += taken;
-            if (m_remaining == 0)
-                m_state = State::ChunkEnd;
-            continue;
-        }
-        if (m_state == State::ChunkEnd) {
-            const std::size_t taken = std::min(kCrlf.size() - m_line.size(), rest.size());
-            m_line.append(rest.substr(0, taken));
-            used += taken;
-            if (m_line.size() < kCrlf.size())
-                continue;
-            if (m_line != kCrlf)
-                return refuse(400, "a chunk's data is not followed by CRLF (its size is wrong)", used);
-            m_line.clear();
-            m_state = State::ChunkSize;
-            continue;
-        }
-        // A chunk-size line or a trailer line, up to its LF.
-        const std::size_t newline = rest.find('\n');
-        const std::size_t taken = newline == std::string_view::npos ? rest.size() : newline + 1;
-        m_line.append(rest.substr(0, taken));
-        used += taken;
-        const std::size_t limit = m_state == State::ChunkSize ? kMaxChunkLineBytes : kMaxModelHeadBytes;
-        if (m_line.size() > limit)
-            return refuse(400, m_state == State::ChunkSize ? "a chunk-size line is too long"
-                                                           : "the trailer fields after a chunked body are too long",
-                          used);
-        if (newline == std::string_view::npos)
-            continue;
-        if (!wellEnded(m_line))
-            return refuse(400, "a line of the chunked body does not end in CRLF", used);
-        if (m_state == State::Trailers) {
-            if (m_line == kCrlf)
-                m_state = State::Done;
-            m_line.clear(); // a trailer field: not forwarded
-            continue;
-        }
-        const std::string_view line = std::string_view(m_line).substr(0, m_line.size() - kCrlf.size());
-        std::uint64_t size = 0;
-        std::size_t digits = 0;
-        for (; digits < line.size() && hexValue(line[digits]) >= 0; ++digits) {
-            size = size * 16 + std::uint64_t(hexValue(line[digits]));
-            if (size > m_maxBody)
-                return refuseTooLarge(used);
-        }
-        std::string_view extension = line.substr(digits);
-        while (!extension.empty() && (extension.front() == ' ' || extension.front() == '\t'))
-            extension.remove_prefix(1);
-        if (digits == 0 || (!extension.empty() && extension.front() != ';'))
-            return refuse(400, "a chunk-size is not a hexadecimal number", used);
-        m_line.clear();
-        if (size == 0) {
-            m_state = State::Trailers;
-        } else if (m_body.size() + size > m_maxBody) {
-            return refuseTooLarge(used);
-        } else {
-            m_remaining = size;
-            m_state = State::ChunkData;
-        }
+    const std::size_t used = m_chunked->feed(bytes, m_body);
+    if (m_chunked->complete()) {
+        m_state = State::Done;
+    } else if (m_chunked->refused()) {
+        m_state = State::Refused;
+        m_body.clear();
+        m_error = m_chunked->tooLarge()
+                      ? ModelHeadError{413, "the chunked request body is larger than the " + std::to_string(m_maxBody) +
+                                                " bytes a request may send"}
+                      : ModelHeadError{400, m_chunked->error()};
     }
     return used;
 }

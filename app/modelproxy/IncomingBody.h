@@ -1,6 +1,6 @@
 #pragma once
 // The body after a request head (ModelRequestHead): Content-Length bytes, or a chunked body (RFC 9112 §7.1)
-// decoded, its chunk extensions and trailer fields read and dropped. Pure: a proxy feeds it what it reads
+// decoded by ChunkedDecoder, its chunk extensions and trailer fields read and dropped. Pure: a proxy feeds it what it reads
 // and, once it is complete, forwards body() with a Content-Length of its own.
 //
 // Refused, with the status to answer: more than maxBody bytes of body (413); a chunk-size that is not
@@ -8,6 +8,7 @@
 // longer than kMaxModelHeadBytes (400).
 
 #include "app/modelproxy/ModelRequestHead.h"
+#include "common/http/ChunkedDecoder.h"
 
 #include <cstdint>
 #include <optional>
@@ -16,7 +17,7 @@
 
 namespace warren::control {
 
-inline constexpr std::size_t kMaxChunkLineBytes = 4096;
+using warren::kMaxChunkLineBytes;
 
 class IncomingBody {
 public:
@@ -35,16 +36,14 @@ public:
     std::uint64_t wanted() const;
 
 private:
-    enum class State { Length, ChunkSize, ChunkData, ChunkEnd, Trailers, Done, Refused };
+    enum class State { Length, Chunked, Done, Refused };
 
-    std::size_t refuse(int status, std::string message, std::size_t used);
-    std::size_t refuseTooLarge(std::size_t used); // 413: more than maxBody
     std::size_t feedChunked(std::string_view bytes);
 
     State m_state = State::Done;
     std::uint64_t m_maxBody = 0;
-    std::uint64_t m_remaining = 0; // of Content-Length, or of the current chunk's data
-    std::string m_line;            // a chunk-size line or the trailers, until their end
+    std::uint64_t m_remaining = 0; // of Content-Length
+    std::optional<ChunkedDecoder> m_chunked;
     std::string m_body;
     std::optional<ModelHeadError> m_error;
 };

@@ -5,7 +5,7 @@
 // formats: each names its counts input_tokens/output_tokens or prompt_tokens/completion_tokens, in the
 // object itself, its "message" (Anthropic's message_start) or its "response" (the Responses API). Pure.
 
-#include "app/providers/SseParser.h"
+#include "common/http/SseParser.h"
 
 #include <cstdint>
 #include <string>

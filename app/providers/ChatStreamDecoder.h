@@ -3,7 +3,7 @@
 // HTTP call (HttpChatCall) feeds it events and relays the text; it knows nothing of the wire format.
 
 #include "agent_core/protocol/Methods.h"
-#include "app/providers/SseParser.h"
+#include "common/http/SseParser.h"
 #include "common/Result.h"
 
 #include <cstdint>

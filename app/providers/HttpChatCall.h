@@ -10,7 +10,7 @@
 #include "app/providers/HttpFailure.h"
 #include "app/providers/Provider.h"
 #include "app/providers/RetryPolicy.h"
-#include "app/providers/SseParser.h"
+#include "common/http/SseParser.h"
 
 #include <QByteArray>
 #include <QHostAddress>

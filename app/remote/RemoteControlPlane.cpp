@@ -10,6 +10,7 @@
 #include "app/remote/RemoteTaskJson.h"
 #include "app/remote/RemoteWorkspace.h"
 #include "app/remote/ServerProbe.h"
+#include "app/tasks/WorkspaceScope.h"
 #include "app/secrets/SecretStore.h"
 #include "app/store/Store.h"
 #include "app/store/sqlite/SqliteStore.h"
@@ -236,6 +237,9 @@ void RemoteControlPlane::submitTo(const std::string& prompt, const std::string& 
     if (error || !fs::is_directory(local))
         return answer<TaskRecord>(std::move(done),
                                   makeError(ErrorCode::InvalidArgument, "the workspace " + workspace + " is not a directory"));
+    // Refused here too: the server would accept its copy, but the home's keys would have been sent.
+    if (auto broad = control::tooBroadWorkspace(local, control::userHome()))
+        return answer<TaskRecord>(std::move(done), makeError(ErrorCode::InvalidArgument, *broad));
     uploadWorkspace(*m_client, local, m_dataDir, m_maxUploadBytes, this,
                     [this, prompt, local, spec, script, done = std::move(done)](Result<Uploaded> uploaded) {
                         if (!uploaded)

@@ -45,7 +45,7 @@ void RemoteEventStream::dropReply() {
 
 void RemoteEventStream::connectNow() {
     dropReply();
-    m_parser = control::SseParser();
+    m_parser = SseParser();
     const QString path = "/v1/tasks/" + QString::fromStdString(m_taskId) + "/events/stream";
     m_reply = m_client.openStream(
         path, {{"Last-Event-ID", QByteArray::number(static_cast<qulonglong>(m_lastSeq))}}, *m_network);

@@ -12,7 +12,7 @@
 //
 // Each stream has a network of its own: streams never take a connection the plane's calls wait for.
 
-#include "app/providers/SseParser.h"
+#include "common/http/SseParser.h"
 #include "app/remote/Backoff.h"
 
 #include <QObject>
@@ -73,7 +73,7 @@ private:
     std::uint64_t m_lastSeq;
     AskIsOver m_askIsOver;
     QPointer<QNetworkReply> m_reply;
-    control::SseParser m_parser;
+    SseParser m_parser;
     Backoff m_backoff;
     QTimer m_retry;
     QTimer m_silence;

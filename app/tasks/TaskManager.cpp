@@ -4,6 +4,7 @@
 #include "app/store/Store.h"
 #include "app/tasks/AgentCli.h"
 #include "app/tasks/TaskReply.h"
+#include "app/tasks/WorkspaceScope.h"
 
 #include <QRandomGenerator>
 #include <fcntl.h>
@@ -45,6 +46,8 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
     if (error || !fs::is_directory(canonical))
         return makeError(ErrorCode::NotFound,
                          "the workspace " + workspace + " is not a directory; pass --workspace DIR");
+    if (auto broad = tooBroadWorkspace(canonical, userHome()))
+        return makeError(ErrorCode::InvalidArgument, *broad);
     TaskRecord task;
     task.id = id.empty() ? newTaskId() : id;
     task.prompt = prompt;

@@ -11,7 +11,7 @@
 #include "app/providers/AnthropicStream.h"
 #include "app/providers/HttpFailure.h"
 #include "app/providers/OpenAiStream.h"
-#include "app/providers/SseParser.h"
+#include "common/http/SseParser.h"
 #include "common/JsonFields.h"
 
 #include <QByteArray>
@@ -23,17 +23,17 @@ using warren::fuzz::require;
 
 namespace {
 
-std::vector<control::SseEvent> parseWhole(std::string_view bytes) {
-    control::SseParser parser;
+std::vector<SseEvent> parseWhole(std::string_view bytes) {
+    SseParser parser;
     auto events = parser.feed(bytes);
     auto last = parser.finish();
     events.insert(events.end(), last.begin(), last.end());
     return events;
 }
 
-std::vector<control::SseEvent> parseInPieces(std::string_view bytes, std::size_t piece) {
-    control::SseParser parser;
-    std::vector<control::SseEvent> events;
+std::vector<SseEvent> parseInPieces(std::string_view bytes, std::size_t piece) {
+    SseParser parser;
+    std::vector<SseEvent> events;
     for (std::size_t at = 0; at < bytes.size(); at += piece) {
         auto some = parser.feed(bytes.substr(at, piece));
         events.insert(events.end(), some.begin(), some.end());

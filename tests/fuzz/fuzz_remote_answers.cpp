@@ -11,7 +11,7 @@
 
 #include "FuzzInput.h"
 
-#include "app/providers/SseParser.h"
+#include "common/http/SseParser.h"
 #include "app/remote/RemoteFailure.h"
 #include "app/remote/RemoteTaskJson.h"
 #include "app/remote/ServerAccountJson.h"
@@ -39,8 +39,8 @@ void requireEvent(const json& event) {
 }
 
 void eventStream(std::string_view bytes, std::size_t piece) {
-    control::SseParser parser;
-    std::vector<control::SseEvent> frames;
+    SseParser parser;
+    std::vector<SseEvent> frames;
     for (std::size_t at = 0; at < bytes.size(); at += piece) {
         auto some = parser.feed(bytes.substr(at, piece));
         frames.insert(frames.end(), some.begin(), some.end());

@@ -329,7 +329,7 @@ void TestGuiSettings::mcpServersAreAddedEditedAndRemoved() {
         QVERIFY2(server->error().contains("There is a server named github already"), qPrintable(server->error()));
         server->findChild<QLineEdit*>("mcpName")->setText("docs");
         server->accept();
-        QVERIFY2(server->error().contains("\"url\" must start with http:// or https://"), qPrintable(server->error()));
+        QVERIFY2(server->error().contains("only http:// and https:// are supported"), qPrintable(server->error()));
         server->findChild<QLineEdit*>("mcpUrl")->setText("https://docs.example/mcp");
         server->findChild<QPlainTextEdit*>("mcpHeaders")->setPlainText("Authorization: Bearer ${DOCS_TOKEN}");
         server->accept();

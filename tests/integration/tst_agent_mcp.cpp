@@ -121,7 +121,7 @@ private slots:
         writeMcpJson(
             {{"fake", fakeServer(pidFile)},
              {"broken", {{"command", "/bin/sh"}, {"args", {"-c", "echo 'no database' >&2; exit 2"}}}},
-             {"remote", {{"type", "sse"}, {"url", "https://mcp.example.com/sse"}}}});
+             {"remote", {{"type", "sse"}, {"url", "http://127.0.0.1:1/sse"}}}}); // nobody listens there
         const auto ran =
             run({"local-light"}, {calling("c1", "mcp__fake__echo", {{"message", "hi"}}), finishing()});
 
@@ -143,10 +143,9 @@ private slots:
                                             "stderr:\nno database"),
                  qPrintable(errors.join("\n")));
         const QString logs = ran->messages(et::kLog).join("\n");
-        QVERIFY2(logs.contains(
-                     "MCP server \"remote\" (sse, https://mcp.example.com/sse) skipped: remote MCP servers "
-                     "are not supported yet"),
-                 qPrintable(logs));
+        QVERIFY2(errors.join("\n").contains("MCP server \"remote\": opening its event stream: connecting to "
+                                            "127.0.0.1:1: Connection refused"),
+                 qPrintable(errors.join("\n")));
         QVERIFY2(logs.contains("MCP server \"fake\" (fake 1.0, MCP 2025-06-18) started with 5 tools"),
                  qPrintable(logs));
         QCOMPARE(ran->sink.events.front().type, std::string(et::kTaskStarted));

@@ -4,12 +4,21 @@
 // variables are not there), their tools are offered and called as mcp__SERVER__TOOL, the calls are events as
 // any tool's, and nothing of a server is left running after the task. Also the real
 // @modelcontextprotocol/server-filesystem from npm, as a user's project would hold it (node_modules in the
-// workspace), reading and writing the workspace it is given and nothing outside it.
+// workspace), reading and writing the workspace it is given and nothing outside it. Remote servers: the
+// real server-everything over streamable HTTP on this machine, reached by the agent through the task's egress
+// proxy (allowed by --network, the name given with --resolve) and refused when the list lacks it; and an
+// HTTPS server whose token is a secret: the placeholder in the .mcp.json's header becomes the value at the
+// egress, and the sandbox never holds it.
 #include "app/control/Settings.h"
 #include "app/store/sqlite/SqliteStore.h"
 #include "tests/support/AgentRun.h"
 #include "tests/support/EventJson.h"
+#include "tests/support/ServerProcess.h"
+#include "tests/support/TestCertificate.h"
 #include "tests/support/WarrenRun.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <QDirIterator>
 #include <QProcess>
@@ -23,6 +32,7 @@ using nlohmann::json;
 namespace {
 
 const QByteArray kRealKey = "sk-ant-REAL-provider-key-0123456789";
+const QByteArray kMcpToken = "mcp-real-token-5f3a9c0e7d1b2468";
 
 bool write(const QString& path, const QByteArray& bytes) {
     QFile file(path);
@@ -238,6 +248,103 @@ private slots:
                              [](const json& e) { return e.dump().find("answer.txt") != std::string::npos; }),
                  result.out.constData());
         QVERIFY(processesHolding(workspace.path() + "/node_modules").isEmpty());
+    }
+    // A remote server (streamable HTTP) outside the sandbox: the agent reaches it through the task's egress
+    // proxy when --network allows its host, and is refused (an error event, the task going on) when not.
+    void aRemoteServerIsReachedThroughTheEgressProxy() {
+        const QString program = qEnvironmentVariable("WARREN_TEST_MCP_EVERYTHING");
+        if (program.isEmpty())
+            QSKIP("WARREN_TEST_MCP_EVERYTHING is not set (the path of @modelcontextprotocol/server-everything's bin)");
+        ServerProcess server;
+        auto serverEnvironment = QProcessEnvironment::systemEnvironment();
+        const quint16 port = freePort();
+        serverEnvironment.insert("PORT", QString::number(port));
+        QVERIFY(server.start(program, {"streamableHttp"}, serverEnvironment, QProcess::StandardError,
+                             QRegularExpression("listening on port")));
+        const QString host = "mcp.example.test:" + QString::number(port);
+        QTemporaryDir data, workspace;
+        QVERIFY(write(workspace.filePath(".mcp.json"), QByteArray::fromStdString(json{
+            {"mcpServers", {{"everything", {{"type", "http"}, {"url", "http://" + host.toStdString() + "/mcp"}}}}}}.dump())));
+        const QString script = data.filePath("script.json");
+        QVERIFY(writeScript(script, {turn("mcp__everything__echo", {{"message", "through the egress"}}),
+                                     turn("finish", {{"summary", "echoed"}})}));
+        const QStringList common{"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(),
+                                 "--resolve", host + ":127.0.0.1"};
+
+        const auto allowed = runWarren(common + QStringList{"--network", "allow:" + host, "echo remotely"}, data.path());
+        QVERIFY2(allowed.exitCode == 0, allowed.err.constData());
+        auto events = jsonLines(allowed.out);
+        QCOMPARE(toolOutput(events, "call_0_0"), std::string("Echo: through the egress"));
+        const auto requests = eventsOfType(events, "network_request");
+        QVERIFY2(std::any_of(requests.begin(), requests.end(),
+                             [&](const json& e) { return e["data"].value("host", "") == "mcp.example.test"; }),
+                 allowed.out.constData());
+
+        // The same server, its host not on the list: the proxy refuses it, the task goes on.
+        const auto refused = runWarren(common + QStringList{"--network", "allow:other.example.test", "echo remotely"},
+                                       data.path());
+        QVERIFY2(refused.exitCode == 0, refused.err.constData());
+        events = jsonLines(refused.out);
+        const auto errors = eventsOfType(events, "error");
+        QVERIFY2(std::any_of(errors.begin(), errors.end(), [](const json& e) {
+                     const std::string message = e["data"].value("message", "");
+                     return message.find("MCP server \"everything\"") != std::string::npos &&
+                            message.find("403") != std::string::npos;
+                 }),
+                 refused.out.constData());
+        QVERIFY2(toolOutput(events, "call_0_0").find("mcp__everything__echo") != std::string::npos,
+                 toolOutput(events, "call_0_0").c_str());
+    }
+
+    // An HTTPS server whose token is a secret bound to its host: the .mcp.json names the secret's placeholder
+    // (${MCP_TOKEN} in a header), the egress puts the value in, and nothing in the sandbox or the events
+    // holds the value.
+    void aRemoteServersTokenIsASecretPutInAtTheEgress() {
+        if (QStandardPaths::findExecutable("openssl").isEmpty())
+            QSKIP("needs openssl (packaging/install-deps.sh)");
+        QTemporaryDir data, workspace, certificates;
+        const QString certificate = certificates.filePath("mcp.pem"), key = certificates.filePath("mcp.key");
+        QVERIFY(makeSelfSignedCertificate("mcp.example.test", certificate, key));
+        const QString log = certificates.filePath("requests.log");
+        ServerProcess server;
+        auto serverEnvironment = QProcessEnvironment::systemEnvironment();
+        serverEnvironment.insert("TLS_CERT", certificate);
+        serverEnvironment.insert("TLS_KEY", key);
+        QVERIFY(server.start(QStandardPaths::findExecutable("node"),
+                             {qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/http-server.js", "ok", log},
+                             serverEnvironment, QProcess::StandardOutput, QRegularExpression("port ([0-9]+)")));
+        const QString host = "mcp.example.test:" + QString::number(server.port);
+        const auto stored = setSecret({"MCP_TOKEN", "--host", host}, kMcpToken, data.path());
+        QVERIFY2(stored.exitCode == 0, stored.err.constData());
+        QVERIFY(write(workspace.filePath(".mcp.json"), QByteArray::fromStdString(json{
+            {"mcpServers", {{"tracker", {{"type", "http"}, {"url", "https://" + host.toStdString() + "/mcp"},
+                                         {"headers", {{"Authorization", "Bearer ${MCP_TOKEN}"}}}}}}}}.dump())));
+        const QString script = data.filePath("script.json");
+        QVERIFY(writeScript(script, {turn("mcp__tracker__echo", {{"message", "with a token"}}),
+                                     turn("shell", {{"command", "printenv MCP_TOKEN"}}),
+                                     turn("finish", {{"summary", "called"}})}));
+        const auto result = runWarren({"run", "--json", "--provider", "scripted:" + script, "--workspace",
+                                       workspace.path(), "--secret", "MCP_TOKEN", "--resolve", host + ":127.0.0.1",
+                                       "--egress-ca", certificate, "call the tracker"},
+                                      data.path());
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const auto events = jsonLines(result.out);
+        QCOMPARE(toolOutput(events, "call_0_0"), std::string("echo: with a token (ping answered)"));
+        // The sandbox holds a placeholder; the server received the value, on every request.
+        const std::string placeholder = toolOutput(events, "call_1_0");
+        QVERIFY2(placeholder.find("warren-secret-") != std::string::npos, placeholder.c_str());
+        QVERIFY(!result.out.contains(kMcpToken) && !result.err.contains(kMcpToken));
+        QFile requests(log);
+        QVERIFY(requests.open(QIODevice::ReadOnly));
+        int seen = 0;
+        for (const QByteArray& line : requests.readAll().split('\n')) {
+            if (line.isEmpty())
+                continue;
+            const QJsonObject request = QJsonDocument::fromJson(line).object();
+            QCOMPARE(request["headers"].toObject()["authorization"].toString().toUtf8(), "Bearer " + kMcpToken);
+            ++seen;
+        }
+        QVERIFY(seen >= 4); // initialize, initialized, tools/list, the ping's answer, tools/call, DELETE
     }
 };
 

@@ -118,6 +118,7 @@ private slots:
     void approvalAskedOnTheTerminal();
     void commandPrefixAllowedOnTheTerminal();
     void doctorReadsTheSettings();
+    void aTooBroadWorkspaceIsRefused();
 };
 
 void TestControlRun::demoRunsInTheSandboxAndIsExported() {
@@ -419,6 +420,25 @@ void TestControlRun::doctorReadsTheSettings() {
         QVERIFY(checks["podman image"].value("detail", "").find("localhost/no-such-image:0") != std::string::npos);
         QCOMPARE(report.value("ok", true), false);
     }
+}
+
+// The home folder (where a menu starts the app), what holds it and its key folders are never a workspace:
+// refused before a task exists, saying why and what to do.
+void TestControlRun::aTooBroadWorkspaceIsRefused() {
+    QTemporaryDir data, home;
+    QVERIFY(QDir(home.path()).mkpath(".ssh"));
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("HOME", home.path());
+    const QString script = data.filePath("script.json");
+    QVERIFY(writeScript(script, {turn("finish", {{"summary", "nothing"}})}));
+    for (const QString& workspace : {home.path(), home.filePath(".ssh"), QFileInfo(home.path()).absolutePath()}) {
+        const auto result = runWarren({"run", "--provider", "scripted:" + script, "--workspace", workspace,
+                                       "do something"},
+                                      data.path(), environment);
+        QVERIFY2(result.exitCode != 0, result.out.constData());
+        QVERIFY2(result.err.contains("Choose the project's own folder"), result.err.constData());
+    }
+    QVERIFY(taskRecord(data.path()).is_null()); // no task was made
 }
 
 QTEST_GUILESS_MAIN(TestControlRun)

@@ -26,21 +26,6 @@ namespace {
 const QByteArray kGithubValue = "ghp_0123456789realTOKENabcdefghijkl";
 const QByteArray kSearchValue = "search-real-987654321zyxwvu";
 
-// `warren secrets set ARGS` with value on its stdin.
-WarrenResult setSecret(const QStringList& args, const QByteArray& value, const QString& dataDir) {
-    QProcess process;
-    process.setProcessEnvironment(warrenEnvironment(dataDir));
-    process.start(QProcessEnvironment::systemEnvironment().value("WARREN_CLI"),
-                  QStringList{"secrets", "set"} + args + QStringList{"--data-dir", dataDir});
-    process.write(value + "\n");
-    process.closeWriteChannel();
-    WarrenResult result;
-    if (process.waitForFinished(60000) && process.exitStatus() == QProcess::NormalExit)
-        result.exitCode = process.exitCode();
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
-}
 
 
 // Files under dir (but the secret store) that hold text.

@@ -9,7 +9,7 @@
 // $WARREN_TEST_MCP_FILESYSTEM; skipped without) list their tools and answer calls. No sleeps: the fakes
 // say where they are through files and answers.
 
-#include "agent_core/mcp/McpConnection.h"
+#include "agent_core/mcp/McpStdioConnection.h"
 #include "agent_core/mcp/McpServerSet.h"
 #include "agent_core/mcp/McpTool.h"
 #include "agent_core/process/ChildReaper.h"
@@ -101,8 +101,8 @@ class TestMcpConnection : public QObject {
         return server;
     }
 
-    std::unique_ptr<McpConnection> started(const McpServer& server) {
-        auto connection = McpConnection::launch(server, environment(), m_dir.path().toStdString());
+    std::unique_ptr<McpStdioConnection> started(const McpServer& server) {
+        auto connection = McpStdioConnection::launch(server, environment(), m_dir.path().toStdString());
         if (!connection)
             qFatal("%s", connection.error().message.c_str());
         auto info = (*connection)->initialize(soon(), &m_noStop);
@@ -182,7 +182,7 @@ private slots:
     void hostileServerIsAnError() {
         QFETCH(QString, script);
         QFETCH(QString, message);
-        auto connection = McpConnection::launch(shellServer("hostile", script.toStdString()), environment(),
+        auto connection = McpStdioConnection::launch(shellServer("hostile", script.toStdString()), environment(),
                                                 m_dir.path().toStdString());
         QVERIFY(connection);
         const pid_t pid = (*connection)->pid();
@@ -196,7 +196,7 @@ private slots:
         QVERIFY(isGone(pid));
         // A closed connection answers at once, with why it closed.
         const auto reply = (*connection)->callTool("echo", json::object(), soon(), &m_noStop);
-        QVERIFY(reply.kind == McpConnection::Reply::Kind::Closed);
+        QVERIFY(reply.kind == McpStdioConnection::Reply::Kind::Closed);
         QCOMPARE(reply.message, info.error().message);
     }
 
@@ -204,7 +204,7 @@ private slots:
         McpServer server;
         server.name = "missing";
         server.command = "no-such-mcp-server";
-        auto connection = McpConnection::launch(server, environment(), m_dir.path().toStdString());
+        auto connection = McpStdioConnection::launch(server, environment(), m_dir.path().toStdString());
         QVERIFY(!connection);
         QVERIFY2(connection.error().message.starts_with(
                      "MCP server \"missing\" could not be started: cannot start no-such-mcp-server: "),
@@ -233,7 +233,7 @@ private slots:
     void acceptsAnOlderVersion() {
         skipWithoutNode();
         auto connection =
-            McpConnection::launch(fakeServer("old", "old"), environment(), m_dir.path().toStdString());
+            McpStdioConnection::launch(fakeServer("old", "old"), environment(), m_dir.path().toStdString());
         QVERIFY(connection);
         auto info = (*connection)->initialize(soon(), &m_noStop);
         QVERIFY2(info, info ? "" : info.error().message.c_str());
@@ -378,7 +378,7 @@ private slots:
              {{"fake", {{"command", "${FAKE_NODE}"}, {"args", fakeServer("fake", "ok").args}}},
               {"broken",
                {{"command", "/bin/sh"}, {"args", {"-c", "echo 'cannot open database' >&2; exit 1"}}}},
-              {"remote", {{"type", "http"}, {"url", "https://mcp.example.com/mcp"}}},
+              {"remote", {{"type", "http"}, {"url", "http://127.0.0.1:1/mcp"}}}, // nobody listens there
               {"bad name", {{"command", "x"}}}}}};
         QVERIFY(writeFileText((workspace.path() + "/.mcp.json").toStdString(), document.dump()));
         Environment environment = processEnvironment();
@@ -407,10 +407,8 @@ private slots:
                      "MCP server \"broken\" stopped (exit status 1); the end of its stderr:\ncannot open "
                      "database"),
                  qPrintable(failed));
-        QVERIFY2(
-            skipped.contains("MCP server \"remote\" (http, https://mcp.example.com/mcp) skipped: remote MCP "
-                             "servers are not supported yet"),
-            qPrintable(skipped));
+        QVERIFY2(failed.contains("MCP server \"remote\": initialize: connecting to 127.0.0.1:1: Connection refused"),
+                 qPrintable(failed));
         QVERIFY2(skipped.contains("server \"bad name\" skipped"), qPrintable(skipped));
         QVERIFY2(
             skipped.contains("MCP server \"fake\": tool \"bad.name\" of server \"fake\" skipped: its name "

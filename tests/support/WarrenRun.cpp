@@ -153,4 +153,19 @@ QString fileHolding(const QString& dir, const QByteArray& bytes) {
     return {};
 }
 
+WarrenResult setSecret(const QStringList& args, const QByteArray& value, const QString& dataDir) {
+    QProcess process;
+    process.setProcessEnvironment(warrenEnvironment(dataDir));
+    process.start(QProcessEnvironment::systemEnvironment().value("WARREN_CLI"),
+                  QStringList{"secrets", "set"} + args + QStringList{"--data-dir", dataDir});
+    process.write(value + "\n");
+    process.closeWriteChannel();
+    WarrenResult result;
+    if (process.waitForFinished(60000) && process.exitStatus() == QProcess::NormalExit)
+        result.exitCode = process.exitCode();
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
+}
+
 } // namespace warren::test

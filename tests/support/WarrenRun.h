@@ -32,6 +32,9 @@ inline constexpr int kWarrenTimeoutMs = 240000;
 WarrenResult runWarren(const QStringList& args, const QString& dataDir,
                        const QProcessEnvironment& environment = QProcessEnvironment());
 
+// `warren secrets set ARGS --data-dir DATA` with value on its stdin.
+WarrenResult setSecret(const QStringList& args, const QByteArray& value, const QString& dataDir);
+
 // Runs it as runWarren does, but with stdin and stdout a terminal (a pseudo-terminal this process reads,
 // into out), as a user at a shell runs it; stderr stays a pipe.
 WarrenResult runWarrenOnTerminal(const QStringList& args, const QString& dataDir,

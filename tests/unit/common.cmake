@@ -2,3 +2,7 @@
 foreach(test tst_json_fields tst_utf8 tst_child_process tst_file_text)
     warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_base LABELS unit)
 endforeach()
+# HTTP as text (common/http): URLs read strictly, an answer's head and framing.
+foreach(test tst_http_url tst_response_head)
+    warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_http_text warren_base LABELS unit)
+endforeach()

@@ -2,6 +2,8 @@
 # how a run ends, the pure parts of launching a task, the agent channel's backpressure on real pipes, the proxy with a real store, the
 # settings.
 warren_add_test(tst_task_spec SOURCES tst_task_spec.cpp LIBS warren_task_spec LABELS unit)
+# The folders an agent is never given as its workspace.
+warren_add_test(tst_workspace_scope SOURCES tst_workspace_scope.cpp LIBS warren_task_spec LABELS unit)
 warren_add_test(tst_task_reply SOURCES tst_task_reply.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_run_ending SOURCES tst_run_ending.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_launch_plan SOURCES tst_launch_plan.cpp LIBS warren_tasks LABELS unit)

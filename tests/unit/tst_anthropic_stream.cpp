@@ -5,7 +5,7 @@
 #include <QtTest>
 
 using warren::control::AnthropicStream;
-using warren::control::SseEvent;
+using warren::SseEvent;
 
 namespace {
 

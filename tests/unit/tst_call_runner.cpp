@@ -9,19 +9,23 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <thread>
 
 using namespace warren;
 using namespace warren::agent;
 using nlohmann::json;
+using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// Counts its runs and says what it was given.
+// Counts its runs and says what it was given; "ran out of time" when the deadline it was given had passed.
 class CountingTool : public Tool {
 public:
     explicit CountingTool(int& runs) : m_runs(runs) {}
-    ToolOutcome run(const json& arguments, const ToolEnv&) override {
+    ToolOutcome run(const json& arguments, const ToolEnv& env) override {
         ++m_runs;
+        if (std::chrono::steady_clock::now() >= env.deadline)
+            return {false, "ran out of time"};
         return {true, "ran with " + arguments.dump()};
     }
 
@@ -163,6 +167,30 @@ private slots:
         QCOMPARE(harness.answers[0].data.denied, denied);
         QCOMPARE(harness.sink.ofType(protocol::event_type::kApprovalRequested).size(), std::size_t(1));
         QCOMPARE(harness.sink.ofType(protocol::event_type::kApprovalResolved).size(), std::size_t(1));
+    }
+
+    // Waiting for the user is not working: the time an approval took moves the step's deadline by as much,
+    // so the approved call still has the step's time to run (safe-mode's 30 s step once ran out while the
+    // user read the card, and the approved command was reported not run).
+    void waitingForAnApprovalDoesNotSpendTheStep() {
+        using namespace std::chrono_literals;
+        Harness harness;
+        harness.config.approvalTools = {"echo"};
+        harness.deadline = Clock::now() + 200ms;
+        const auto given = harness.deadline;
+        // A user who answers after the step's time: what is tested is time passing, not an event awaited.
+        harness.approver = [given](const protocol::ApprovalRequestParams&,
+                                   const Cancellation*) -> Result<protocol::ApprovalResult> {
+            while (Clock::now() < given + 100ms)
+                std::this_thread::sleep_for(10ms);
+            return protocol::ApprovalResult{true, std::nullopt};
+        };
+        harness.start();
+        QVERIFY(!harness.run({call("c1", "echo", {{"text", "hi"}})}));
+        QCOMPARE(harness.runs, 1);
+        QCOMPARE(harness.answers.size(), std::size_t(1));
+        QVERIFY2(harness.answers[0].content.starts_with("ran with"), harness.answers[0].content.c_str());
+        QVERIFY(harness.deadline >= given + 100ms); // moved by the wait, which ended past the deadline given
     }
 
     void aStopDuringTheApprovalKeepsTheCallFirst() {

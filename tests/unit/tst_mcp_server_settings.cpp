@@ -46,7 +46,7 @@ void TestMcpServerSettings::entriesTheAgentWouldLeaveOutAreRefused_data() {
     QTest::newRow("empty command") << "a" << R"({"command": ""})" << R"(MCP server "a": "command" is empty)";
     QTest::newRow("args not strings") << "a" << R"({"command": "s", "args": [1]})" << R"("args"[0] must be a string)";
     QTest::newRow("unknown type") << "a" << R"({"type": "ws", "url": "ws://x"})" << R"("type" must be "stdio", "http" or "sse")";
-    QTest::newRow("url not http") << "a" << R"({"type": "http", "url": "file:///etc/passwd"})" << R"("url" must start with http://)";
+    QTest::newRow("url not http") << "a" << R"({"type": "http", "url": "file:///etc/passwd"})" << "only http:// and https:// are supported";
     QTest::newRow("url without type") << "a" << R"({"url": "https://x/mcp"})" << "a remote server needs \"type\"";
     QTest::newRow("header with a line break") << "a" << "{\"type\": \"http\", \"url\": \"https://x\", \"headers\": {\"A\": \"b\\r\\nC: d\"}}" << "holds a line break";
     QTest::newRow("name with a space") << "my server" << R"({"command": "s"})" << "its name must be 1 to 64 letters";

@@ -153,7 +153,18 @@ private slots:
         QTest::newRow("http without url") << R"({"type": "http"})"
                                           << "no \"url\"";
         QTest::newRow("url not http") << R"({"type": "sse", "url": "file:///etc/passwd"})"
-                                      << "\"url\" must start with http:// or https://";
+                                      << "\"url\": \"file:///etc/passwd\" is not a usable http(s) URL: only http:// and "
+                                         "https:// are supported";
+        QTest::newRow("url with userinfo") << R"({"type": "http", "url": "http://user:pw@example.com/mcp"})"
+                                           << "a user name or password in the URL (user@host) is not allowed";
+        QTest::newRow("url with a fragment") << R"({"type": "http", "url": "http://example.com/mcp#x"})"
+                                             << "a fragment (#...) is not sent to a server";
+        QTest::newRow("url with a space") << R"({"type": "http", "url": "http://example.com/m cp"})"
+                                          << "its path holds a character a request cannot carry";
+        QTest::newRow("header the agent sets") << R"({"type": "http", "url": "http://example.com/", "headers": {"Host": "evil"}})"
+                                               << "\"headers\": \"Host\" is set by the agent itself";
+        QTest::newRow("framing header") << R"({"type": "http", "url": "http://example.com/", "headers": {"transfer-encoding": "chunked"}})"
+                                        << "\"transfer-encoding\" is set by the agent itself";
         QTest::newRow("header with a line break")
             << jsonText({{"type", "http"}, {"url", "https://x"}, {"headers", {{"A", "1\r\nB: 2"}}}})
             << "\"headers\": \"A\" holds a line break";
@@ -311,18 +322,21 @@ private slots:
                                   {{"command", "${TOOLS}/github-mcp"},
                                    {"env", {{"GITHUB_TOKEN", "${GITHUB_TOKEN}"}}}}},
                                  {"remote", {{"type", "sse"}, {"url", "${MCP_URL}"}}},
+                                 {"hosted", {{"type", "http"}, {"url", "https://${HOST}/mcp"}}},
                                  {"noCommand", {{"args", {"x"}}}},
                                  {"notAUrl", {{"type", "http"}, {"url", "ftp://${HOST}/"}}}}}};
         auto list = checkMcpServers(document.dump());
         QVERIFY(list);
-        QCOMPARE(list->servers.size(), std::size_t(2));
+        QCOMPARE(list->servers.size(), std::size_t(3));
         QCOMPARE(list->servers[0].command, std::string("${TOOLS}/github-mcp"));
         QCOMPARE(list->servers[0].env,
                  (std::vector<std::pair<std::string, std::string>>{{"GITHUB_TOKEN", "${GITHUB_TOKEN}"}}));
-        QCOMPARE(list->servers[1].url, std::string("${MCP_URL}"));
+        QCOMPARE(list->servers[1].url, std::string("https://${HOST}/mcp"));
+        QCOMPARE(list->servers[2].url, std::string("${MCP_URL}"));
         QCOMPARE(list->skipped.size(), std::size_t(2));
         QVERIFY2(joined(list->skipped).contains("\"noCommand\" skipped: no \"command\""), qPrintable(joined(list->skipped)));
-        QVERIFY2(joined(list->skipped).contains("\"notAUrl\" skipped: \"url\" must start with http://"),
+        QVERIFY2(joined(list->skipped).contains("\"notAUrl\" skipped: \"url\": ") &&
+                     joined(list->skipped).contains("only http:// and https:// are supported"),
                  qPrintable(joined(list->skipped)));
         QVERIFY(!checkMcpServers("[]"));
     }

@@ -5,7 +5,7 @@
 #include <QtTest>
 
 using warren::control::OpenAiStream;
-using warren::control::SseEvent;
+using warren::SseEvent;
 
 namespace {
 

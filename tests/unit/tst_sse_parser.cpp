@@ -1,10 +1,10 @@
 // SseParser: bytes in arbitrary pieces -> whole server-sent events.
-#include "app/providers/SseParser.h"
+#include "common/http/SseParser.h"
 
 #include <QtTest>
 
-using warren::control::SseEvent;
-using warren::control::SseParser;
+using warren::SseEvent;
+using warren::SseParser;
 
 namespace {
 

@@ -118,8 +118,8 @@ McpServerDialog::McpServerDialog(const QString& name, const json& entry, QString
     m_headers = linesEdit(m_remote, "mcpHeaders", tr("Name: value, one a line, e.g.\nAuthorization: Bearer ${TOKEN}"));
     remoteForm->addRow(tr("URL"), m_url);
     remoteForm->addRow(tr("Headers"), m_headers);
-    m_remoteNote = new QLabel(tr("Warren's agent does not reach remote MCP servers yet: a task says it skipped "
-                                 "this one. It is kept for when it does."),
+    m_remoteNote = new QLabel(tr("The agent reaches it through the task's egress proxy: the task's network must "
+                                 "allow its host (or ask). A token in a header belongs in a secret for that host."),
                               m_remote);
     m_remoteNote->setObjectName("mcpRemoteNote");
     m_remoteNote->setWordWrap(true);

@@ -1,5 +1,6 @@
 #include "ui/windows/NewTaskBar.h"
 
+#include "app/tasks/WorkspaceScope.h"
 #include "ui/widgets/MultiChoiceButton.h"
 #include "ui/widgets/NetworkChoice.h"
 #include "ui/windows/AgentChoices.h"
@@ -28,6 +29,7 @@ NewTaskBar::NewTaskBar(const std::vector<std::string>& presetNames, QWidget* par
     m_workspace->setMinimumContentsLength(18);
     m_workspace->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_workspace->setToolTip(tr("The folder the agent works in (mounted at /workspace in its sandbox)"));
+    m_workspace->lineEdit()->setPlaceholderText(tr("the project's folder"));
     auto* browse = new QToolButton(this);
     browse->setText(tr("…"));
     browse->setToolTip(tr("Choose a workspace folder"));
@@ -132,7 +134,10 @@ void NewTaskBar::setRecentWorkspaces(const QStringList& workspaces) {
     const QString current = m_workspace->currentText();
     m_workspace->clear();
     m_workspace->addItems(workspaces);
-    m_workspace->setEditText(!current.isEmpty() ? current : workspaces.value(0, QDir::currentPath()));
+    // Started from a menu, the current folder is the home: never offered, a project is chosen instead.
+    const QString here = QDir::currentPath();
+    const bool hereIsAProject = !control::tooBroadWorkspace(here.toStdString(), control::userHome());
+    m_workspace->setEditText(!current.isEmpty() ? current : workspaces.value(0, hereIsAProject ? here : QString()));
 }
 
 void NewTaskBar::setDefaults(const Defaults& defaults) {

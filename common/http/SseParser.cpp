@@ -1,6 +1,6 @@
-#include "app/providers/SseParser.h"
+#include "common/http/SseParser.h"
 
-namespace warren::control {
+namespace warren {
 
 std::vector<SseEvent> SseParser::feed(std::string_view bytes) {
     std::vector<SseEvent> events;
@@ -70,4 +70,4 @@ void SseParser::dispatch(std::vector<SseEvent>& out) {
     m_hasData = false;
 }
 
-} // namespace warren::control
+} // namespace warren

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warren::control {
+namespace warren {
 
 struct SseEvent {
     std::string event; // the `event:` name; empty when the server gave none (the spec's "message")
@@ -36,4 +36,4 @@ private:
     bool m_hasData = false;
 };
 
-} // namespace warren::control
+} // namespace warren
