@@ -95,36 +95,29 @@ McpServerDialog::McpServerDialog(const QString& name, const json& entry, QString
     form->addRow(tr("Kind"), m_kind);
     layout->addLayout(form);
 
-    m_stdio = new QWidget(this);
-    auto* stdioForm = new QFormLayout(m_stdio);
-    stdioForm->setContentsMargins(0, 0, 0, 0);
-    m_command = new QLineEdit(m_stdio);
+    // One form for both kinds, the other kind's rows hidden: the fields line up.
+    m_command = new QLineEdit(this);
     m_command->setObjectName("mcpCommand");
     m_command->setPlaceholderText(QStringLiteral("npx"));
-    m_args = linesEdit(m_stdio, "mcpArgs", tr("one argument a line, e.g.\n-y\n@modelcontextprotocol/server-github"));
-    m_env = linesEdit(m_stdio, "mcpEnv", tr("NAME=VALUE, one a line; ${NAME} is the task's own:\n"
-                                          "TOKEN=${GITHUB_TOKEN}"));
-    stdioForm->addRow(tr("Command"), m_command);
-    stdioForm->addRow(tr("Arguments"), m_args);
-    stdioForm->addRow(tr("Environment"), m_env);
-    layout->addWidget(m_stdio);
-
-    m_remote = new QWidget(this);
-    auto* remoteForm = new QFormLayout(m_remote);
-    remoteForm->setContentsMargins(0, 0, 0, 0);
-    m_url = new QLineEdit(m_remote);
+    m_args = linesEdit(this, "mcpArgs", tr("one argument a line, e.g.\n-y\n@modelcontextprotocol/server-github"));
+    m_env = linesEdit(this, "mcpEnv", tr("NAME=VALUE, one a line; ${NAME} is the task's own:\n"
+                                       "TOKEN=${GITHUB_TOKEN}"));
+    m_url = new QLineEdit(this);
     m_url->setObjectName("mcpUrl");
     m_url->setPlaceholderText(QStringLiteral("https://mcp.example.com/mcp"));
-    m_headers = linesEdit(m_remote, "mcpHeaders", tr("Name: value, one a line, e.g.\nAuthorization: Bearer ${TOKEN}"));
-    remoteForm->addRow(tr("URL"), m_url);
-    remoteForm->addRow(tr("Headers"), m_headers);
+    m_headers = linesEdit(this, "mcpHeaders", tr("Name: value, one a line, e.g.\nAuthorization: Bearer ${TOKEN}"));
     m_remoteNote = new QLabel(tr("The agent reaches it through the task's egress proxy: the task's network must "
                                  "allow its host (or ask). A token in a header belongs in a secret for that host."),
-                              m_remote);
+                              this);
     m_remoteNote->setObjectName("mcpRemoteNote");
     m_remoteNote->setWordWrap(true);
-    remoteForm->addRow(m_remoteNote);
-    layout->addWidget(m_remote);
+    form->addRow(tr("Command"), m_command);
+    form->addRow(tr("Arguments"), m_args);
+    form->addRow(tr("Environment"), m_env);
+    form->addRow(tr("URL"), m_url);
+    form->addRow(tr("Headers"), m_headers);
+    form->addRow(m_remoteNote);
+    m_form = form;
 
     m_error = new QLabel(this);
     m_error->setObjectName("mcpError");
@@ -165,8 +158,10 @@ QString McpServerDialog::error() const { return m_error->isHidden() ? QString() 
 
 void McpServerDialog::updateKind() {
     const bool stdio = m_kind->currentData().toString() == QLatin1String("stdio");
-    m_stdio->setVisible(stdio);
-    m_remote->setVisible(!stdio);
+    for (QWidget* field : {static_cast<QWidget*>(m_command), static_cast<QWidget*>(m_args), static_cast<QWidget*>(m_env)})
+        m_form->setRowVisible(field, stdio);
+    for (QWidget* field : {static_cast<QWidget*>(m_url), static_cast<QWidget*>(m_headers), static_cast<QWidget*>(m_remoteNote)})
+        m_form->setRowVisible(field, !stdio);
 }
 
 void McpServerDialog::fail(const QString& message) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -38,8 +39,7 @@ private:
     nlohmann::json m_entry = nlohmann::json::object();
     QLineEdit* m_name;
     QComboBox* m_kind;
-    QWidget* m_stdio;
-    QWidget* m_remote;
+    QFormLayout* m_form;
     QLineEdit* m_command;
     QPlainTextEdit* m_args;
     QPlainTextEdit* m_env;

@@ -46,10 +46,10 @@ Result<std::string> readImport(const QString& path) {
 McpServersBox::McpServersBox(bool remotePlane, QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* about = new QLabel(
-        (remotePlane ? tr("Every task you start gets these servers, sent with it to the server, whose sandbox "
-                          "starts them. ")
-                     : tr("Every task the window and <tt>warren run</tt> start gets these servers, started inside "
-                          "the task's sandbox. ")) +
+        (remotePlane ? tr("Every task you start gets these servers, sent with it to the server: a stdio one is "
+                          "started inside the task's sandbox there, a remote one reached through its egress proxy. ")
+                     : tr("Every task the window and <tt>warren run</tt> start gets these servers: a stdio one is "
+                          "started inside the task's sandbox, a remote one reached through its egress proxy. ")) +
             tr("A workspace's own <tt>.mcp.json</tt> is read too; a server of the same name there is left out "
                "for yours. The model calls their tools <tt>mcp__NAME__TOOL</tt>. A token belongs in a secret: "
                "write <tt>${NAME}</tt> and choose the secret NAME for the task."),
