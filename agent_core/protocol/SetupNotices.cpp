@@ -79,7 +79,7 @@ std::optional<SkillsNotice> readSkillsNotice(std::string_view message) {
                                                                        : nullptr;
         if (!names || !names->empty())
             return std::nullopt;
-        const std::size_t lead = names == &notice.added ? kAdded.size()
+        const std::size_t lead = names == &notice.added     ? kAdded.size()
                                  : names == &notice.updated ? kUpdated.size()
                                                             : kRemoved.size();
         if (!readNames(text.substr(lead), *names))

@@ -15,8 +15,8 @@ namespace warren::protocol {
 // "skills offered: a, b" when a run starts with skills; "skills changed: added x; changed y; removed z"
 // when they change between steps.
 struct SkillsNotice {
-    bool changed = false;             // false: the skills offered at the start
-    std::vector<std::string> offered; // !changed
+    bool changed = false;                             // false: the skills offered at the start
+    std::vector<std::string> offered;                 // !changed
     std::vector<std::string> added, updated, removed; // changed
     friend bool operator==(const SkillsNotice&, const SkillsNotice&) = default;
 };

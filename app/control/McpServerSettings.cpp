@@ -17,11 +17,15 @@ std::string refusal(std::string message) {
     return "MCP " + message;
 }
 
-Status invalid(std::string message) { return makeError(ErrorCode::InvalidArgument, std::move(message)); }
+Status invalid(std::string message) {
+    return makeError(ErrorCode::InvalidArgument, std::move(message));
+}
 
 // Text that is not UTF-8 (it cannot come from the window or a file the agent's reader took) is replaced
 // rather than thrown over.
-std::string dumped(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dumped(const json& value) {
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 } // namespace
 

@@ -23,8 +23,9 @@ SetupDescription skills(const protocol::SkillsNotice& notice) {
         return described;
     }
     std::string parts;
-    for (const auto& [names, what] : {std::pair{&notice.added, " added"}, std::pair{&notice.updated, " updated"},
-                                      std::pair{&notice.removed, " removed"}})
+    for (const auto& [names, what] :
+         {std::pair{&notice.added, " added"}, std::pair{&notice.updated, " updated"},
+          std::pair{&notice.removed, " removed"}})
         if (!names->empty())
             parts += (parts.empty() ? "" : "; ") + joined(*names) + what;
     described.title = "Skills changed: " + parts;
@@ -38,13 +39,17 @@ SetupDescription mcpServer(const protocol::McpServerNotice& notice, bool failure
     described.warning = failure || warning;
     if (failure) {
         described.title = "MCP server " + notice.server + " is unavailable";
-        described.detail = (notice.said.empty() ? std::string() : notice.said + "; ") +
-                           "the task goes on without its tools";
+        described.detail =
+            (notice.said.empty() ? std::string() : notice.said + "; ") + "the task goes on without its tools";
         return described;
     }
     const bool aside = notice.said.starts_with("(") || notice.said.starts_with("started") ||
                        notice.said.starts_with("changed");
-    described.title = "MCP server " + notice.server + (notice.said.empty() ? "" : aside ? " " : ": ") + notice.said;
+    described.title = "MCP server " + notice.server +
+                      (notice.said.empty() ? ""
+                       : aside             ? " "
+                                           : ": ") +
+                      notice.said;
     return described;
 }
 

@@ -54,10 +54,18 @@ void TestSetupNotices::mcpServerNotices_data() {
     QTest::addColumn<QString>("message");
     QTest::addColumn<QString>("server");
     QTest::addColumn<QString>("said");
-    QTest::newRow("started") << R"(MCP server "fs" (fs 1.0) started with 3 tools)" << "fs" << "(fs 1.0) started with 3 tools";
-    QTest::newRow("after a colon") << R"(MCP server "gh": its tools could not be listed)" << "gh" << "its tools could not be listed";
-    QTest::newRow("no server") << R"(MCP servers: /workspace/.mcp.json: not JSON)" << "" << "";
-    QTest::newRow("an empty name") << R"(MCP server "" x)" << "" << "";
+    QTest::newRow("started") << R"(MCP server "fs" (fs 1.0) started with 3 tools)"
+                             << "fs"
+                             << "(fs 1.0) started with 3 tools";
+    QTest::newRow("after a colon") << R"(MCP server "gh": its tools could not be listed)"
+                                   << "gh"
+                                   << "its tools could not be listed";
+    QTest::newRow("no server") << R"(MCP servers: /workspace/.mcp.json: not JSON)"
+                               << ""
+                               << "";
+    QTest::newRow("an empty name") << R"(MCP server "" x)"
+                                   << ""
+                                   << "";
 }
 
 void TestSetupNotices::mcpServerNotices() {

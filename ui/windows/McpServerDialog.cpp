@@ -16,7 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
+QString qs(const std::string& text) {
+    return QString::fromStdString(text);
+}
 
 // The text's lines, blank ones left out (a trailing newline is no argument).
 QStringList lines(const QPlainTextEdit* edit) {
@@ -38,7 +40,9 @@ bool pairs(const QPlainTextEdit* edit, QChar separator, const QString& what, jso
         const qsizetype at = line.indexOf(separator);
         const QString key = at < 0 ? QString() : line.left(at).trimmed();
         if (key.isEmpty()) {
-            error = QObject::tr("%1, line %2: expected %3").arg(what).arg(number)
+            error = QObject::tr("%1, line %2: expected %3")
+                        .arg(what)
+                        .arg(number)
                         .arg(separator == '=' ? QStringLiteral("NAME=VALUE") : QStringLiteral("Name: value"));
             return false;
         }
@@ -99,16 +103,20 @@ McpServerDialog::McpServerDialog(const QString& name, const json& entry, QString
     m_command = new QLineEdit(this);
     m_command->setObjectName("mcpCommand");
     m_command->setPlaceholderText(QStringLiteral("npx"));
-    m_args = linesEdit(this, "mcpArgs", tr("one argument a line, e.g.\n-y\n@modelcontextprotocol/server-github"));
-    m_env = linesEdit(this, "mcpEnv", tr("NAME=VALUE, one a line; ${NAME} is the task's own:\n"
-                                       "TOKEN=${GITHUB_TOKEN}"));
+    m_args =
+        linesEdit(this, "mcpArgs", tr("one argument a line, e.g.\n-y\n@modelcontextprotocol/server-github"));
+    m_env = linesEdit(this, "mcpEnv",
+                      tr("NAME=VALUE, one a line; ${NAME} is the task's own:\n"
+                         "TOKEN=${GITHUB_TOKEN}"));
     m_url = new QLineEdit(this);
     m_url->setObjectName("mcpUrl");
     m_url->setPlaceholderText(QStringLiteral("https://mcp.example.com/mcp"));
-    m_headers = linesEdit(this, "mcpHeaders", tr("Name: value, one a line, e.g.\nAuthorization: Bearer ${TOKEN}"));
-    m_remoteNote = new QLabel(tr("The agent reaches it through the task's egress proxy: the task's network must "
-                                 "allow its host (or ask). A token in a header belongs in a secret for that host."),
-                              this);
+    m_headers =
+        linesEdit(this, "mcpHeaders", tr("Name: value, one a line, e.g.\nAuthorization: Bearer ${TOKEN}"));
+    m_remoteNote =
+        new QLabel(tr("The agent reaches it through the task's egress proxy: the task's network must "
+                      "allow its host (or ask). A token in a header belongs in a secret for that host."),
+                   this);
     m_remoteNote->setObjectName("mcpRemoteNote");
     m_remoteNote->setWordWrap(true);
     form->addRow(tr("Command"), m_command);
@@ -152,15 +160,21 @@ McpServerDialog::McpServerDialog(const QString& name, const json& entry, QString
     setMinimumWidth(fontMetrics().averageCharWidth() * 70);
 }
 
-QString McpServerDialog::name() const { return m_name->text().trimmed(); }
+QString McpServerDialog::name() const {
+    return m_name->text().trimmed();
+}
 
-QString McpServerDialog::error() const { return m_error->isHidden() ? QString() : m_error->text(); }
+QString McpServerDialog::error() const {
+    return m_error->isHidden() ? QString() : m_error->text();
+}
 
 void McpServerDialog::updateKind() {
     const bool stdio = m_kind->currentData().toString() == QLatin1String("stdio");
-    for (QWidget* field : {static_cast<QWidget*>(m_command), static_cast<QWidget*>(m_args), static_cast<QWidget*>(m_env)})
+    for (QWidget* field :
+         {static_cast<QWidget*>(m_command), static_cast<QWidget*>(m_args), static_cast<QWidget*>(m_env)})
         m_form->setRowVisible(field, stdio);
-    for (QWidget* field : {static_cast<QWidget*>(m_url), static_cast<QWidget*>(m_headers), static_cast<QWidget*>(m_remoteNote)})
+    for (QWidget* field : {static_cast<QWidget*>(m_url), static_cast<QWidget*>(m_headers),
+                           static_cast<QWidget*>(m_remoteNote)})
         m_form->setRowVisible(field, !stdio);
 }
 
@@ -174,7 +188,8 @@ void McpServerDialog::accept() {
     if (server.isEmpty())
         return fail(tr("Give the server a name: the model calls its tools mcp__NAME__TOOL."));
     if (m_taken.contains(server))
-        return fail(tr("There is a server named %1 already: choose another name, or edit that one.").arg(server));
+        return fail(
+            tr("There is a server named %1 already: choose another name, or edit that one.").arg(server));
     json entry = json::object();
     QString problem;
     const QString kind = m_kind->currentData().toString();

@@ -23,7 +23,8 @@ class McpServerDialog : public QDialog {
 public:
     // name and entry: the server edited; empty name: a new one. taken: the names of the others, which a
     // new or renamed server may not have.
-    McpServerDialog(const QString& name, const nlohmann::json& entry, QStringList taken, QWidget* parent = nullptr);
+    McpServerDialog(const QString& name, const nlohmann::json& entry, QStringList taken,
+                    QWidget* parent = nullptr);
 
     QString name() const;
     const nlohmann::json& entry() const { return m_entry; } // after Save: the server as .mcp.json holds it

@@ -8,10 +8,10 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QHeaderView>
-#include <QTreeWidget>
+#include <QLabel>
 #include <QPushButton>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace warren::ui {
@@ -20,7 +20,9 @@ namespace {
 
 using nlohmann::json;
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
+QString qs(const std::string& text) {
+    return QString::fromStdString(text);
+}
 
 // The file's text, refused when it is not a regular file or is larger than an import takes (a FIFO or a
 // device would never end). Runs off the window's thread.
@@ -46,12 +48,15 @@ Result<std::string> readImport(const QString& path) {
 McpServersBox::McpServersBox(bool remotePlane, QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* about = new QLabel(
-        (remotePlane ? tr("Every task you start gets these servers, sent with it to the server: a stdio one is "
-                          "started inside the task's sandbox there, a remote one reached through its egress proxy. ")
-                     : tr("Every task the window and <tt>warren run</tt> start gets these servers: a stdio one is "
-                          "started inside the task's sandbox, a remote one reached through its egress proxy. ")) +
-            tr("A workspace's own <tt>.mcp.json</tt> is read too; a server of the same name there is left out "
-               "for yours. The model calls their tools <tt>mcp__NAME__TOOL</tt>. A token belongs in a secret: "
+        (remotePlane
+             ? tr("Every task you start gets these servers, sent with it to the server: a stdio one is "
+                  "started inside the task's sandbox there, a remote one reached through its egress proxy. ")
+             : tr("Every task the window and <tt>warren run</tt> start gets these servers: a stdio one is "
+                  "started inside the task's sandbox, a remote one reached through its egress proxy. ")) +
+            tr("A workspace's own <tt>.mcp.json</tt> is read too; a server of the same name there is left "
+               "out "
+               "for yours. The model calls their tools <tt>mcp__NAME__TOOL</tt>. A token belongs in a "
+               "secret: "
                "write <tt>${NAME}</tt> and choose the secret NAME for the task."),
         this);
     about->setObjectName("mcpAbout");
@@ -77,8 +82,9 @@ McpServersBox::McpServersBox(bool remotePlane, QWidget* parent) : QWidget(parent
     m_remove->setObjectName("mcpRemove");
     auto* import = new QPushButton(tr("Import .mcp.json…"), this);
     import->setObjectName("mcpImport");
-    import->setToolTip(tr("Add the servers of a .mcp.json file, as Claude Code reads it ({\"mcpServers\": {...}}); "
-                          "one of a name you have replaces yours"));
+    import->setToolTip(
+        tr("Add the servers of a .mcp.json file, as Claude Code reads it ({\"mcpServers\": {...}}); "
+           "one of a name you have replaces yours"));
     for (QPushButton* button : {add, m_edit, m_remove, import})
         buttons->addWidget(button);
     buttons->addStretch(1);
@@ -140,8 +146,8 @@ void McpServersBox::edit(const QString& name) {
     for (const auto& [other, entry] : m_servers.items())
         if (qs(other) != name)
             taken << qs(other);
-    auto* dialog = new McpServerDialog(name, name.isEmpty() ? json::object() : m_servers.at(name.toStdString()),
-                                       taken, this);
+    auto* dialog = new McpServerDialog(
+        name, name.isEmpty() ? json::object() : m_servers.at(name.toStdString()), taken, this);
     dialog->setObjectName("mcpServerDialog");
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog, name] {
@@ -193,8 +199,9 @@ void McpServersBox::importFile(const QString& path) {
                 names << qs(name);
             }
             showList();
-            QString message = names.isEmpty() ? tr("No server of %1 could be used.").arg(path)
-                                              : tr("Imported %1; Save keeps them.").arg(names.join(QStringLiteral(", ")));
+            QString message = names.isEmpty()
+                                  ? tr("No server of %1 could be used.").arg(path)
+                                  : tr("Imported %1; Save keeps them.").arg(names.join(QStringLiteral(", ")));
             for (const std::string& refused : imported->refused)
                 message += QStringLiteral("\n") + tr("Left out: %1").arg(qs(refused));
             say(message, !imported->refused.empty() || names.isEmpty());
@@ -202,7 +209,9 @@ void McpServersBox::importFile(const QString& path) {
         }));
 }
 
-QString McpServersBox::status() const { return m_status->isHidden() ? QString() : m_status->text(); }
+QString McpServersBox::status() const {
+    return m_status->isHidden() ? QString() : m_status->text();
+}
 
 void McpServersBox::say(const QString& message, bool problem) {
     m_status->setText(message);
