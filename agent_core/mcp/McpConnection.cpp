@@ -1,5 +1,6 @@
 #include "agent_core/mcp/McpConnection.h"
 
+#include "agent_core/protocol/SetupNotices.h"
 #include "agent_core/tools/ToolText.h"
 
 namespace warren::agent {
@@ -15,7 +16,8 @@ std::string secondsBetween(std::chrono::steady_clock::time_point from, std::chro
     return std::to_string(std::chrono::ceil<std::chrono::seconds>(to - from).count()) + " s";
 }
 
-McpConnection::McpConnection(std::string name) : m_name(std::move(name)), m_label("MCP server \"" + m_name + "\"") {}
+McpConnection::McpConnection(std::string name)
+    : m_name(std::move(name)), m_label(protocol::mcpServerLabel(m_name)) {}
 
 Result<McpServerInfo> McpConnection::initialize(Deadline deadline, const Cancellation* stop) {
     auto reply = request(initializeRequest(m_nextId++), deadline, stop);

@@ -1,5 +1,6 @@
 #include "agent_core/mcp/McpHttpConnection.h"
 
+#include "agent_core/protocol/SetupNotices.h"
 #include "agent_core/tools/ToolText.h"
 #include "common/Utf8.h"
 
@@ -38,9 +39,9 @@ std::string methodOf(const protocol::Message& message) {
 Result<std::unique_ptr<McpHttpConnection>> McpHttpConnection::open(const McpServer& server, std::string egressSocket) {
     auto url = parseHttpUrl(server.url);
     if (!url)
-        return makeError(ErrorCode::InvalidArgument, "MCP server \"" + server.name + "\": " + url.error().message);
+        return makeError(ErrorCode::InvalidArgument, protocol::mcpServerLabel(server.name) + ": " + url.error().message);
     if (server.transport == McpTransport::Stdio)
-        return makeError(ErrorCode::InvalidArgument, "MCP server \"" + server.name + "\" is not a remote server");
+        return makeError(ErrorCode::InvalidArgument, protocol::mcpServerLabel(server.name) + " is not a remote server");
     return std::unique_ptr<McpHttpConnection>(new McpHttpConnection(server, std::move(url).value(), std::move(egressSocket)));
 }
 

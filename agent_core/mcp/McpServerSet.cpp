@@ -3,6 +3,7 @@
 #include "agent_core/mcp/McpHttpConnection.h"
 #include "agent_core/mcp/McpStdioConnection.h"
 #include "agent_core/mcp/McpTool.h"
+#include "agent_core/protocol/SetupNotices.h"
 #include "common/FileText.h"
 
 #include <algorithm>
@@ -72,8 +73,8 @@ McpServerSet::McpServerSet(const nlohmann::json& configured, const std::filesyst
                                            [&](const McpServer& kept) { return kept.name == server.name; });
             if (taken)
                 m_notices.push_back({McpNotice::Kind::Skipped, "MCP servers: " + where + ": server \"" + server.name +
-                                                                   "\" skipped: mcp_servers (--mcp-config) has one "
-                                                                   "of that name, which is used"});
+                                                                   "\" skipped: the user's mcp_servers (Settings, "
+                                                                   "--mcp-config) has one of that name, which is used"});
             else if (all.servers.size() < kMaxMcpServers)
                 all.servers.push_back(server);
         }
@@ -116,7 +117,7 @@ void McpServerSet::start(const McpServerList& list, const Environment& environme
             failed.push_back(true);
             continue;
         }
-        const std::string label = "MCP server \"" + server.connection->name() + "\" " + described(*info);
+        const std::string label = protocol::mcpServerLabel(server.connection->name()) + " " + described(*info);
         if (!info->offersTools) {
             m_notices.push_back({McpNotice::Kind::Info, label + " started; it offers no tools"});
             failed.push_back(false);
@@ -138,7 +139,7 @@ void McpServerSet::start(const McpServerList& list, const Environment& environme
 
 bool McpServerSet::listTools(Server& server, Deadline deadline, const Cancellation* stop) {
     McpConnection& connection = *server.connection;
-    const std::string label = "MCP server \"" + connection.name() + "\"";
+    const std::string label = protocol::mcpServerLabel(connection.name());
     auto listing = connection.listTools(deadline, stop);
     if (!listing) {
         m_notices.push_back(
@@ -204,8 +205,8 @@ std::vector<McpServerSet::Change> McpServerSet::refresh(Deadline deadline, const
             before.push_back(entry.spec.name);
         if (!listTools(server, deadline, stop))
             continue;
-        m_notices.push_back({McpNotice::Kind::Info, "MCP server \"" + connection.name() +
-                                                        "\" changed its tools: now " +
+        m_notices.push_back({McpNotice::Kind::Info, protocol::mcpServerLabel(connection.name()) +
+                                                        " changed its tools: now " +
                                                         std::to_string(server.entries.size())});
         changes.push_back({std::move(before), server.entries});
     }

@@ -43,15 +43,21 @@ struct Skip {
 // What expansion could not fill in, over all of one entry's strings.
 class Expander {
 public:
-    explicit Expander(const Environment& environment) : m_environment(environment) {}
+    // environment null: nothing is expanded and every variable counts as set (checkMcpServers).
+    explicit Expander(const Environment* environment) : m_environment(environment) {}
 
     std::string operator()(std::string_view text) {
-        auto expanded = expandVariables(text, m_environment);
+        if (!m_environment)
+            return std::string(text);
+        auto expanded = expandVariables(text, *m_environment);
         for (auto& name : expanded.missing)
             if (std::find(m_missing.begin(), m_missing.end(), name) == m_missing.end())
                 m_missing.push_back(std::move(name));
         return std::move(expanded.text);
     }
+
+    // Whether variables are filled in (false: checkMcpServers, where a string may still hold ${VAR}).
+    bool expands() const { return m_environment != nullptr; }
 
     std::optional<Skip> problem() const {
         if (m_missing.empty())
@@ -65,7 +71,7 @@ public:
     }
 
 private:
-    const Environment& m_environment;
+    const Environment* m_environment;
     std::vector<std::string> m_missing;
 };
 
@@ -156,10 +162,30 @@ std::optional<Skip> readStdio(const json& entry, Expander& expand, McpServer& se
     return readVariables(entry, "env", expand, isEnvironmentName, server.env);
 }
 
+// Every ${...} of text as "x".
+std::string withVariablesAsNames(std::string_view text) {
+    std::string out;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t open = text.find("${", at);
+        const std::size_t close = open == std::string_view::npos ? open : text.find('}', open + 2);
+        if (close == std::string_view::npos) {
+            out.append(text.substr(at));
+            break;
+        }
+        out.append(text.substr(at, open - at)).append("x");
+        at = close + 1;
+    }
+    return out;
+}
+
 std::optional<Skip> readRemote(const json& entry, Expander& expand, McpServer& server) {
     if (auto problem = readString(entry, "url", true, expand, server.url))
         return problem;
-    if (auto url = parseHttpUrl(server.url); !url)
+    // Checked before the environment is known (checkMcpServers), a url holding ${VAR} is read with each
+    // variable a plain name ("https://${HOST}/mcp" as https://x/mcp); one that is a variable whole, in the sandbox.
+    const bool whole = !expand.expands() && server.url.starts_with("${");
+    const std::string checked = expand.expands() ? server.url : withVariablesAsNames(server.url);
+    if (auto url = parseHttpUrl(checked); !url && !whole)
         return Skip{"\"url\": " + url.error().message};
     if (auto problem = readVariables(entry, "headers", expand, isHeaderName, server.headers))
         return problem;
@@ -174,7 +200,7 @@ std::optional<Skip> readRemote(const json& entry, Expander& expand, McpServer& s
     return std::nullopt;
 }
 
-std::optional<Skip> readServer(const json& entry, const Environment& environment, McpServer& server) {
+std::optional<Skip> readServer(const json& entry, const Environment* environment, McpServer& server) {
     if (!entry.is_object())
         return Skip{"must be an object, got " + describeJson(entry)};
     const auto type = entry.find("type");
@@ -209,7 +235,10 @@ std::string_view toString(McpTransport transport) {
     return "stdio";
 }
 
-Result<McpServerList> parseMcpServers(std::string_view document, const Environment& environment) {
+namespace {
+
+// environment null: checkMcpServers.
+Result<McpServerList> readMcpServers(std::string_view document, const Environment* environment) {
     if (document.size() > kMaxMcpConfigBytes)
         return makeError(ErrorCode::InvalidArgument, std::to_string(document.size()) + " bytes, more than " +
                                                          std::to_string(kMaxMcpConfigBytes) + " bytes");
@@ -252,6 +281,16 @@ Result<McpServerList> parseMcpServers(std::string_view document, const Environme
         list.skipped.push_back("only the first " + std::to_string(kMaxMcpServers) +
                                " servers (by name) are started; skipped: " + beyond);
     return list;
+}
+
+} // namespace
+
+Result<McpServerList> parseMcpServers(std::string_view document, const Environment& environment) {
+    return readMcpServers(document, &environment);
+}
+
+Result<McpServerList> checkMcpServers(std::string_view document) {
+    return readMcpServers(document, nullptr);
 }
 
 Expansion expandVariables(std::string_view text, const Environment& environment) {

@@ -52,6 +52,11 @@ inline constexpr std::size_t kMaxToolNameBytes = 128;
 // with an "mcpServers" object; past kMaxMcpServers (by name), the rest are skipped.
 Result<McpServerList> parseMcpServers(std::string_view document, const Environment& environment);
 
+// The same reading where the agent's environment is not known yet (the window's Settings, a file imported
+// there): a ${VAR} is left as written and taken as one the sandbox will have (a secret's placeholder, say),
+// so an entry is skipped only for what no environment could fix. The servers' strings are as written.
+Result<McpServerList> checkMcpServers(std::string_view document);
+
 // Claude Code's expansion: ${VAR} is VAR's value (empty when set empty), ${VAR:-default} the default when VAR
 // is not set. A VAR that is not set and has no default stays as written and is listed in missing.
 struct Expansion {

@@ -3,6 +3,7 @@
 #include "agent_core/process/ChildReaper.h"
 #include "agent_core/process/ChildStart.h"
 #include "agent_core/process/PollTimeout.h"
+#include "agent_core/protocol/SetupNotices.h"
 #include "agent_core/tools/ToolText.h"
 #include "common/Utf8.h"
 
@@ -59,7 +60,7 @@ std::vector<std::string> serverEnvironment(const std::vector<std::string>& envir
 Result<std::unique_ptr<McpStdioConnection>> McpStdioConnection::launch(const McpServer& server,
                                                              const std::vector<std::string>& environment,
                                                              const std::filesystem::path& workdir) {
-    const std::string label = "MCP server \"" + server.name + "\"";
+    const std::string label = protocol::mcpServerLabel(server.name);
     if (server.transport != McpTransport::Stdio)
         return makeError(ErrorCode::InvalidArgument, label + " is a remote (" +
                                                          std::string(toString(server.transport)) + ") server");

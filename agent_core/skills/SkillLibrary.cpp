@@ -7,13 +7,6 @@ namespace warren::agent {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& name : names)
-        out += (out.empty() ? "" : ", ") + name;
-    return out;
-}
-
 const Skill* named(const std::vector<Skill>& skills, std::string_view name) {
     const auto found =
         std::find_if(skills.begin(), skills.end(), [&](const Skill& skill) { return skill.name == name; });
@@ -35,16 +28,16 @@ bool SkillLibrary::refresh() {
         if (std::find(m_skipped.begin(), m_skipped.end(), message) == m_skipped.end())
             m_notices.push_back({SkillNotice::Kind::Skipped, message});
     m_skipped = std::move(scan.skipped);
-    const std::string changes = describeSkillChanges(m_skills, scan.skills);
+    const protocol::SkillsNotice changes = skillChanges(m_skills, scan.skills);
     std::vector<Skill> before = std::exchange(m_skills, std::move(scan.skills));
     if (first) {
         if (!m_skills.empty())
-            m_notices.push_back({SkillNotice::Kind::Info, "skills offered: " + joined(names())});
+            m_notices.push_back({SkillNotice::Kind::Info, protocol::skillsNoticeMessage({false, names(), {}, {}, {}})});
         return !m_skills.empty();
     }
-    if (changes.empty())
+    if (changes.added.empty() && changes.updated.empty() && changes.removed.empty())
         return false;
-    m_notices.push_back({SkillNotice::Kind::Info, "skills changed: " + changes});
+    m_notices.push_back({SkillNotice::Kind::Info, protocol::skillsNoticeMessage(changes)});
     return true;
 }
 
@@ -63,27 +56,20 @@ std::vector<SkillNotice> SkillLibrary::takeNotices() {
     return std::exchange(m_notices, {});
 }
 
-std::string describeSkillChanges(const std::vector<Skill>& before, const std::vector<Skill>& after) {
-    std::vector<std::string> added, changed, removed;
+protocol::SkillsNotice skillChanges(const std::vector<Skill>& before, const std::vector<Skill>& after) {
+    protocol::SkillsNotice changes;
+    changes.changed = true;
     for (const auto& skill : after) {
         const Skill* old = named(before, skill.name);
         if (!old)
-            added.push_back(skill.name);
+            changes.added.push_back(skill.name);
         else if (!(*old == skill))
-            changed.push_back(skill.name);
+            changes.updated.push_back(skill.name);
     }
     for (const auto& skill : before)
         if (!named(after, skill.name))
-            removed.push_back(skill.name);
-    std::string out;
-    auto part = [&](const char* what, const std::vector<std::string>& names) {
-        if (!names.empty())
-            out += (out.empty() ? "" : "; ") + std::string(what) + " " + joined(names);
-    };
-    part("added", added);
-    part("changed", changed);
-    part("removed", removed);
-    return out;
+            changes.removed.push_back(skill.name);
+    return changes;
 }
 
 } // namespace warren::agent

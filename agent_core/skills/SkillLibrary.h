@@ -6,6 +6,7 @@
 // skill left out (once, not at every look). Changed only between steps, so the skill tool may read it from
 // calls running at the same time.
 
+#include "agent_core/protocol/SetupNotices.h"
 #include "agent_core/skills/Skill.h"
 #include "agent_core/skills/SkillDiscovery.h"
 
@@ -47,8 +48,8 @@ private:
     std::vector<SkillNotice> m_notices;
 };
 
-// "added x, y; changed z; removed w" (a skill changed when its description or its SKILL.md did), or "" when
-// before and after are the same skills. Pure.
-std::string describeSkillChanges(const std::vector<Skill>& before, const std::vector<Skill>& after);
+// The skills added, changed (its description or its SKILL.md) and removed, as the "skills changed" notice
+// says them (protocol/SetupNotices.h); all three empty when before and after are the same skills. Pure.
+protocol::SkillsNotice skillChanges(const std::vector<Skill>& before, const std::vector<Skill>& after);
 
 } // namespace warren::agent

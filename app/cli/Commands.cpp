@@ -6,6 +6,7 @@
 #include "app/cli/McpConfigFile.h"
 #include "app/cli/ReviewCommands.h"
 #include "app/cli/TerminalQuestions.h"
+#include "app/control/McpServerSettings.h"
 #include "app/control/WaitFor.h"
 #include "app/control/LocalControlPlane.h"
 #include "app/egress/NetworkQuestion.h"
@@ -307,6 +308,12 @@ int run(const CliArguments& arguments, const RunCommand& command) {
     const auto [provider, model] = chooseModel(command.provider, command.model, *settings);
     if (command.presets.empty())
         spec.presets = settings->presets;
+    // The user's MCP servers from Settings, as the window's tasks get them; this task's own win by name.
+    // (Anything but an object of its own is left for the spec's check to refuse.)
+    if (const auto own = spec.overrides.find("mcp_servers");
+        !settings->mcpServers.empty() && (own == spec.overrides.end() || own->is_object()))
+        spec.overrides["mcp_servers"] = withUsersMcpServers(
+            settings->mcpServers, own == spec.overrides.end() ? json::object() : *own);
     // The sandbox: --backend/--image/--network, else the stored setting (bwrap and no network unless the
     // user chose otherwise).
     spec.backend = command.backend.value_or(settings->backend);

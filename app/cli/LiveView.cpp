@@ -3,6 +3,7 @@
 #include "app/timeline/CallDescription.h"
 #include "app/timeline/LimitsDescription.h"
 #include "app/timeline/NetworkDescription.h"
+#include "app/timeline/SetupDescription.h"
 #include "common/Utf8.h"
 
 #include <optional>
@@ -460,11 +461,22 @@ std::string LiveView::line(const protocol::Event&, const protocol::GuardData& da
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::ErrorData& data) {
+    if (const auto setup = timeline::describeSetup(data)) // an MCP server that failed: the task goes on
+        return paint(kYellow, "\xE2\x9A\xA0 " + oneLine(setup->title)) +
+               (setup->detail.empty() ? "" : paint(kYellow, ": ") + oneLine(setup->detail)) + "\n";
     return paint(kRed, data.fatal ? "\xE2\x9C\x97 fatal error: " : "\xE2\x9C\x97 error: ") +
            oneLine(data.message) + "\n";
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::LogData& data) {
+    if (const auto setup = timeline::describeSetup(data)) {
+        if (setup->warning)
+            return paint(kYellow, "warning: ") + oneLine(setup->title) + "\n";
+        // ✦ the skills offered or changed; ⚙ an MCP server started.
+        const bool skills = setup->topic == timeline::SetupDescription::Topic::Skills;
+        return paint(skills ? kCyan : kDim, (skills ? "\xE2\x9C\xA6 " : "\xE2\x9A\x99 ") + oneLine(setup->title)) +
+               "\n";
+    }
     if (data.level == protocol::LogLevel::Warn)
         return paint(kYellow, "warning: ") + oneLine(data.message) + "\n";
     if (data.level == protocol::LogLevel::Error)

@@ -1,5 +1,6 @@
 #include "app/control/Settings.h"
 
+#include "app/control/McpServerSettings.h"
 #include "app/egress/EgressPolicy.h"
 
 #include "agent_core/config/AgentConfig.h"
@@ -28,6 +29,7 @@ constexpr const char* kNetwork = "sandbox.network";
 constexpr const char* kRecentWorkspaces = "ui.recent_workspaces";
 constexpr const char* kAllowedCommands = "approvals.allowed_commands";
 constexpr const char* kAllowedHosts = "network.workspace_hosts";
+constexpr const char* kMcpServers = "mcp.servers";
 constexpr std::size_t kConcurrencyLimit = 64;
 
 Result<std::vector<std::string>> stringList(const std::string& key, const std::string& text) {
@@ -75,7 +77,7 @@ Status validateSettings(const Settings& settings) {
         for (const auto& host : hosts)
             if (auto valid = checkAllowedHost(workspace, host); !valid)
                 return valid;
-    return Ok{};
+    return checkMcpServerSettings(settings.mcpServers);
 }
 
 std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, const std::string& workspace) {
@@ -140,6 +142,16 @@ Result<Settings> loadSettings(Store& store) {
             return makeError(ErrorCode::InvalidArgument,
                              std::string("the setting ") + kAllowedHosts + " is damaged; set it again in Settings");
     }
+    auto servers = store.setting(kMcpServers);
+    if (!servers)
+        return servers.error();
+    if (*servers) {
+        json value = json::parse(**servers, nullptr, false);
+        if (!checkMcpServerSettings(value))
+            return makeError(ErrorCode::InvalidArgument,
+                             std::string("the setting ") + kMcpServers + " is damaged; set it again in Settings");
+        settings.mcpServers = std::move(value);
+    }
     const bool prefixesValid = std::all_of(settings.allowedCommands.begin(), settings.allowedCommands.end(),
                                            [](const std::string& prefix) { return commandPrefix(prefix) == prefix; });
     const auto parsedBackend = sandbox::parseBackend(backend);
@@ -174,6 +186,7 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kRecentWorkspaces, json(settings.recentWorkspaces).dump()},
         {kAllowedCommands, json(settings.allowedCommands).dump()},
         {kAllowedHosts, json(settings.allowedHosts).dump()},
+        {kMcpServers, settings.mcpServers.dump(-1, ' ', false, json::error_handler_t::replace)},
     };
     for (const auto& [key, value] : rows) {
         if (auto saved = store.setSetting(key, value); !saved)

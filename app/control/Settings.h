@@ -1,6 +1,7 @@
 #pragma once
 // What the user set once and every task starts from: the model, the default presets, the agent, the sandbox
-// (backend, image and network policy), how many tasks run at a time, the workspaces used recently. Stored in the settings table of
+// (backend, image and network policy), how many tasks run at a time, the user's MCP servers, the workspaces
+// used recently. Stored in the settings table of
 // warren.db, one row per key; the provider's key is never among them (it lives in the SecretStore under the
 // provider's key name).
 
@@ -9,6 +10,7 @@
 
 #include <cstddef>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -31,14 +33,17 @@ struct Settings {
     // By workspace: the hosts (HOST:PORT) a task there with `--network ask` reaches without asking, since the
     // user answered a question about them "always for this workspace".
     std::map<std::string, std::vector<std::string>> allowedHosts;
+    // The user's own MCP servers by name, as .mcp.json's "mcpServers" holds them (McpServerSettings.h): every
+    // task this computer's plane starts gets them, under its own of a name.
+    nlohmann::json mcpServers = nlohmann::json::object();
 
     static constexpr std::size_t kMaxRecentWorkspaces = 8;
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
 // A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an unknown network policy, an
-// image name the engine would misread, an allowed command that is not a plain prefix, or an allowed host that
-// is not one HOST:PORT: what is wrong, as the user would fix it.
+// image name the engine would misread, an allowed command that is not a plain prefix, an allowed host that
+// is not one HOST:PORT, or an MCP server the agent would leave out: what is wrong, as the user would fix it.
 Status validateSettings(const Settings& settings);
 // The list with workspace moved (or added) to the front, capped.
 std::vector<std::string> rememberWorkspace(std::vector<std::string> recent, const std::string& workspace);

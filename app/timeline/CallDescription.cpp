@@ -204,6 +204,11 @@ std::string actedOn(const std::string& tool, const json& arguments) {
             return *input; // the patch itself: what an approval is about
     if (tool == "list_files" && (path || arguments.empty()))
         return path.value_or(".");
+    if (tool == "skill")
+        if (const auto name = field(arguments, "name")) {
+            const auto file = field(arguments, "file");
+            return *name + (file ? ": " + *file : "");
+        }
     return compactJson(arguments);
 }
 

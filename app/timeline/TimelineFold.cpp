@@ -6,6 +6,7 @@
 #include "app/timeline/CommandPrefix.h"
 #include "app/timeline/LimitsDescription.h"
 #include "app/timeline/NetworkDescription.h"
+#include "app/timeline/SetupDescription.h"
 
 #include <cstdio>
 
@@ -376,10 +377,16 @@ void TimelineFold::take(const Event& e, const GuardData& data) {
 }
 
 void TimelineFold::take(const Event& e, const ErrorData& data) {
+    if (const auto setup = describeSetup(data)) // an MCP server that failed: the task goes on
+        return (void)notice(e, State::Warning, setup->title, setup->detail);
     notice(e, data.fatal ? State::Failed : State::Warning, data.message);
 }
 
 void TimelineFold::take(const Event& e, const LogData& data) {
+    // The skills offered and their changes, the MCP servers started or left out: the task's setup, shown
+    // whatever the level. Other info lines are the agent's diagnostics.
+    if (const auto setup = describeSetup(data))
+        return (void)notice(e, setup->warning ? State::Warning : State::Plain, setup->title, setup->detail);
     if (data.level == protocol::LogLevel::Warn || data.level == protocol::LogLevel::Error)
         notice(e, State::Warning, data.message);
 }

@@ -34,9 +34,12 @@ Status readSettings(const json& body, TaskRequest& request) {
         return Ok{};
     if (!settings->is_object())
         return refuse("settings: must be an object of agent settings, got " + describeJson(*settings));
+    // Lists and objects too (approval_tools, mcp_servers: `warren run --mcp-config` and the window's MCP servers);
+    // what each key takes is the agent's settings table's to judge when the spec is checked.
     for (const auto& [key, value] : settings->items())
-        if (!value.is_string() && !value.is_number() && !value.is_boolean())
-            return refuse("settings." + key + ": must be a string, a number or a boolean, got " + describeJson(value));
+        if (value.is_null() || value.is_binary())
+            return refuse("settings." + key + ": must be a string, a number, a boolean, a list or an object, got " +
+                          describeJson(value));
     request.settings = *settings;
     return Ok{};
 }

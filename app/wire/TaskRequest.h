@@ -10,8 +10,8 @@
 // script file; it excludes provider. limits are the sandbox's, by the profile's names (memory_mb, pids,
 // cpu_seconds, timeout_sec, ...): what the caller asks for, which the server reads against its quotas
 // (accounts::limitsFromJson) and clamps. settings: the agent's settings over the presets (`warren run --set
-// KEY=VALUE`), an object of strings, numbers and booleans, checked against the agent's settings table when
-// the spec is. queue: when every concurrency slot of the caller's is taken, the task waits for one instead
+// KEY=VALUE`, the user's MCP servers as mcp_servers), an object of any JSON values but null, checked against
+// the agent's settings table when the spec is. queue: when every concurrency slot of the caller's is taken, the task waits for one instead
 // of being refused. attended: someone follows the task (a terminal's `warren run --remote`), so a reply of
 // the model without a tool call ends the run waiting for theirs (status waiting) instead of being nudged.
 // agent: warren (the default), claude-code or codex: a CLI the server's operator installed (DESIGN §11); the
@@ -37,7 +37,7 @@ struct TaskRequest {
     std::string model;     // empty: the server's default
     std::optional<nlohmann::json> script; // {"turns": [...]}, parsed as a script file is
     std::vector<std::string> presets;
-    nlohmann::json settings = nlohmann::json::object(); // agent settings: key -> string, number or boolean
+    nlohmann::json settings = nlohmann::json::object(); // agent settings: key -> their JSON value
     std::string network = "none";
     nlohmann::json limits = nlohmann::json::object(); // sandbox limits by name; their values are the server's to read
     std::uint64_t tokenBudget = 0;                    // 0: none asked for

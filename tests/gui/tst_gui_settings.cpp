@@ -4,6 +4,8 @@
 #include "app/secrets/SecretStore.h"
 #include "tests/gui/DesktopFixture.h"
 #include "tests/support/MockLlmServer.h"
+#include "ui/windows/McpServerDialog.h"
+#include "ui/windows/McpServersBox.h"
 #include "ui/windows/SettingsDialog.h"
 
 #include <QComboBox>
@@ -11,11 +13,14 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPlainTextEdit>
+#include <QTreeWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QtTest>
+#include <sys/stat.h>
 
 using warren::test::DesktopFixture;
 using warren::test::MockLlmServer;
@@ -58,6 +63,9 @@ private slots:
     void sandboxChoicePersistsAndListsEnginesFound();
     void badImageIsRefused();
     void allowListPersistsAndBadOnesAreRefused();
+    void mcpServersAreAddedEditedAndRemoved();
+    void mcpServersAreImportedFromAMcpJson();
+    void fitsASmallScreen();
 
 private:
     bool m_keychain = false;
@@ -262,6 +270,166 @@ void TestGuiSettings::allowListPersistsAndBadOnesAreRefused() {
     auto* bar = desk.window().newTaskBar();
     QCOMPARE(bar->findChild<QComboBox*>("network")->currentData().toString(), QStringLiteral("allow"));
     QCOMPARE(bar->findChild<QLineEdit*>("hosts")->text(), QStringLiteral("pypi.org, *.pythonhosted.org, 127.0.0.1:8080"));
+}
+
+namespace {
+
+// The server dialog Add or Edit opened (window-modal, there as soon as the click returns).
+warren::ui::McpServerDialog* serverDialog(SettingsDialog& dialog) {
+    return dialog.findChild<warren::ui::McpServerDialog*>("mcpServerDialog");
+}
+
+QStringList listedServers(SettingsDialog& dialog) {
+    auto* list = dialog.findChild<QTreeWidget*>("mcpServers");
+    QStringList names;
+    for (int i = 0; i < list->topLevelItemCount(); ++i)
+        names << list->topLevelItem(i)->text(0) + " | " + list->topLevelItem(i)->text(1);
+    return names;
+}
+
+} // namespace
+
+// The user's MCP servers: one added through the form (refused with the agent's reason while it has no
+// command), edited, another removed; what Save keeps is what every task gets (Settings::mcpServers).
+void TestGuiSettings::mcpServersAreAddedEditedAndRemoved() {
+    using nlohmann::json;
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    {
+        SettingsDialog dialog(desk.plane());
+        QTest::mouseClick(dialog.findChild<QPushButton*>("mcpAdd"), Qt::LeftButton);
+        auto* server = serverDialog(dialog);
+        QVERIFY(server);
+        server->findChild<QLineEdit*>("mcpName")->setText("github");
+        server->accept();
+        QVERIFY2(server->error().contains("MCP server \"github\": \"command\" is empty"), qPrintable(server->error()));
+        QVERIFY(server->isVisible()); // still open, nothing kept
+        server->findChild<QLineEdit*>("mcpCommand")->setText("npx");
+        server->findChild<QPlainTextEdit*>("mcpArgs")->setPlainText("-y\n@modelcontextprotocol/server-github\n");
+        server->findChild<QPlainTextEdit*>("mcpEnv")->setPlainText("GITHUB_TOKEN\n");
+        server->accept();
+        QVERIFY2(server->error().contains("Environment, line 1: expected NAME=VALUE"), qPrintable(server->error()));
+        server->findChild<QPlainTextEdit*>("mcpEnv")->setPlainText("GITHUB_PERSONAL_ACCESS_TOKEN=${GITHUB_TOKEN}");
+        server->accept();
+        QTRY_VERIFY(!dialog.findChild<warren::ui::McpServerDialog*>("mcpServerDialog")); // closed and gone
+        QCOMPARE(listedServers(dialog),
+                 QStringList{"github | stdio \u00b7 npx -y @modelcontextprotocol/server-github"});
+
+        // A remote one; its name may not be taken twice.
+        QTest::mouseClick(dialog.findChild<QPushButton*>("mcpAdd"), Qt::LeftButton);
+        server = serverDialog(dialog);
+        QVERIFY(server);
+        server->findChild<QLineEdit*>("mcpName")->setText("github");
+        auto* kind = server->findChild<QComboBox*>("mcpKind");
+        kind->setCurrentIndex(kind->findData("http"));
+        QVERIFY(server->findChild<QLineEdit*>("mcpUrl")->isVisible());
+        QVERIFY(!server->findChild<QLineEdit*>("mcpCommand")->isVisible());
+        server->findChild<QLineEdit*>("mcpUrl")->setText("ftp://docs.example/mcp");
+        server->accept();
+        QVERIFY2(server->error().contains("There is a server named github already"), qPrintable(server->error()));
+        server->findChild<QLineEdit*>("mcpName")->setText("docs");
+        server->accept();
+        QVERIFY2(server->error().contains("only http:// and https:// are supported"), qPrintable(server->error()));
+        server->findChild<QLineEdit*>("mcpUrl")->setText("https://docs.example/mcp");
+        server->findChild<QPlainTextEdit*>("mcpHeaders")->setPlainText("Authorization: Bearer ${DOCS_TOKEN}");
+        server->accept();
+        QTRY_VERIFY(!dialog.findChild<warren::ui::McpServerDialog*>("mcpServerDialog"));
+        dialog.accept();
+        QTRY_COMPARE(dialog.result(), int(QDialog::Accepted));
+    }
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QCOMPARE(settings->mcpServers,
+             (json{{"github", {{"command", "npx"}, {"args", {"-y", "@modelcontextprotocol/server-github"}},
+                               {"env", {{"GITHUB_PERSONAL_ACCESS_TOKEN", "${GITHUB_TOKEN}"}}}}},
+                   {"docs", {{"type", "http"}, {"url", "https://docs.example/mcp"},
+                             {"headers", {{"Authorization", "Bearer ${DOCS_TOKEN}"}}}}}}));
+
+    // Edited and removed in a dialog opened again; Cancel keeps nothing of it, Save keeps all.
+    SettingsDialog dialog(desk.plane());
+    QCOMPARE(listedServers(dialog).size(), 2);
+    auto* list = dialog.findChild<QTreeWidget*>("mcpServers");
+    list->setCurrentItem(list->findItems("github", Qt::MatchExactly).first());
+    QTest::mouseClick(dialog.findChild<QPushButton*>("mcpEdit"), Qt::LeftButton);
+    auto* server = serverDialog(dialog);
+    QVERIFY(server);
+    QCOMPARE(server->findChild<QLineEdit*>("mcpCommand")->text(), QStringLiteral("npx"));
+    QCOMPARE(server->findChild<QPlainTextEdit*>("mcpEnv")->toPlainText(),
+             QStringLiteral("GITHUB_PERSONAL_ACCESS_TOKEN=${GITHUB_TOKEN}"));
+    server->findChild<QLineEdit*>("mcpName")->setText("gh");
+    server->findChild<QLineEdit*>("mcpCommand")->setText("/opt/tools/github-mcp");
+    server->findChild<QPlainTextEdit*>("mcpArgs")->clear();
+    server->accept();
+    QTRY_VERIFY(!dialog.findChild<warren::ui::McpServerDialog*>("mcpServerDialog"));
+    list->setCurrentItem(list->findItems("docs", Qt::MatchExactly).first());
+    QTest::mouseClick(dialog.findChild<QPushButton*>("mcpRemove"), Qt::LeftButton);
+    QCOMPARE(listedServers(dialog), QStringList{"gh | stdio \u00b7 /opt/tools/github-mcp"});
+    dialog.accept();
+    QTRY_COMPARE(dialog.result(), int(QDialog::Accepted));
+    settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QCOMPARE(settings->mcpServers, (json{{"gh", {{"command", "/opt/tools/github-mcp"},
+                                                 {"env", {{"GITHUB_PERSONAL_ACCESS_TOKEN", "${GITHUB_TOKEN}"}}}}}}));
+}
+
+// A .mcp.json imported: what the agent would use is added (one of a name replacing the user's), what it would
+// leave out is said with why; a file that is no .mcp.json, or a FIFO, imports nothing and says so.
+void TestGuiSettings::mcpServersAreImportedFromAMcpJson() {
+    using nlohmann::json;
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir files;
+    const QString good = files.filePath(".mcp.json");
+    {
+        QFile file(good);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/workspace"]},
+                                      "broken": {"args": ["x"]},
+                                      "docs": {"type": "sse", "url": "https://docs.example/sse"}}})");
+    }
+    SettingsDialog dialog(desk.plane());
+    auto* box = dialog.mcpServersBox();
+    box->setServers(json{{"fs", {{"command", "old-fs"}}}, {"mine", {{"command", "mine"}}}});
+    QSignalSpy finished(box, &warren::ui::McpServersBox::importFinished);
+    box->importFile(good);
+    QVERIFY(finished.wait(5000));
+    QVERIFY2(box->status().contains("Imported docs, fs"), qPrintable(box->status()));
+    QVERIFY2(box->status().contains("Left out: MCP server \"broken\": no \"command\""), qPrintable(box->status()));
+    QCOMPARE(box->servers().at("fs").at("command"), json("npx"));
+    QCOMPARE(box->servers().size(), std::size_t(3));
+
+    const QString notMcp = files.filePath("package.json");
+    {
+        QFile file(notMcp);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"name": "x"})");
+    }
+    box->importFile(notMcp);
+    QVERIFY(finished.wait(5000));
+    QVERIFY2(box->status().contains("Nothing imported") && box->status().contains("has no \"mcpServers\""),
+             qPrintable(box->status()));
+    const QString fifo = files.filePath("fifo");
+    QCOMPARE(mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    box->importFile(fifo);
+    QVERIFY(finished.wait(5000));
+    QVERIFY2(box->status().contains("not a regular file"), qPrintable(box->status()));
+    QCOMPARE(box->servers().size(), std::size_t(3));
+    dialog.accept();
+    QTRY_COMPARE(dialog.result(), int(QDialog::Accepted));
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    QCOMPARE(settings->mcpServers.size(), std::size_t(3));
+}
+
+// On an 800x600 screen Settings can be made small enough that Save stays in view: the Agents page scrolls.
+void TestGuiSettings::fitsASmallScreen() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    SettingsDialog dialog(desk.plane());
+    QVERIFY2(dialog.minimumSizeHint().width() <= 800 && dialog.minimumSizeHint().height() <= 560,
+             qPrintable(QString("%1x%2").arg(dialog.minimumSizeHint().width()).arg(dialog.minimumSizeHint().height())));
+    dialog.show();
+    QVERIFY(dialog.findChild<QWidget*>("agentsScroll"));
 }
 
 QTEST_MAIN(TestGuiSettings)

@@ -99,6 +99,7 @@ private slots:
     void approvalCardBlocksUntilClicked();
     void claudeCodesCallsWaitForTheirCards();
     void alwaysAllowCommandsReachesLaterTasks();
+    void skillsAndMcpServersShowInTheTimeline();
     void networkChoiceAppliesToOneTask();
     void aNetworkQuestionIsAnsweredForTheWorkspace();
     void secretsAreAddedChosenForATaskAndRemoved();
@@ -283,6 +284,66 @@ void TestGuiWindow::claudeCodesCallsWaitForTheirCards() {
     QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
     QVERIFY(QFile::exists(workspace.filePath("approved.txt")));
     QVERIFY(QFile::exists(workspace.filePath("notes.txt")));
+}
+
+// A task started from the window gets the user's MCP servers from Settings; its timeline says which skills
+// were offered (and when that changed), each skill used, and that an MCP server which could not start is
+// unavailable, as a warning, while the task goes on and ends well.
+void TestGuiWindow::skillsAndMcpServersShowInTheTimeline() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir workspace;
+    QVERIFY(QDir().mkpath(workspace.filePath(".warren/skills/release-notes")));
+    QFile skill(workspace.filePath(".warren/skills/release-notes/SKILL.md"));
+    QVERIFY(skill.open(QIODevice::WriteOnly));
+    skill.write("---\nname: release-notes\ndescription: Write release notes from the git log\n---\nRead the log.\n");
+    skill.close();
+    desk.useScript({turn("", "skill", {{"name", "release-notes"}}),
+                    turn("", "shell", {{"command", "mkdir -p .warren/skills/changelog && printf -- '---\\nname: "
+                                                     "changelog\\ndescription: Keep the changelog\\n---\\nx\\n' > "
+                                                     ".warren/skills/changelog/SKILL.md"}}),
+                    turn("", "finish", {{"summary", "notes written"}})});
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    settings->mcpServers = {{"tracker", {{"command", "no-such-mcp-server-anywhere"}}}};
+    QVERIFY(bool(desk.plane().saveSettings(*settings)));
+
+    const QString id = runFromBar(desk, workspace.path(), "Write the release notes");
+    QVERIFY2(!id.isEmpty(), "the task was not submitted");
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+
+    const auto notices = itemsOf(*desk.window().timeline(), Kind::Notice);
+    QStringList titles;
+    for (const TimelineItem* notice : notices)
+        titles << notice->title;
+    const auto noticeTitled = [&](const QString& title) -> const TimelineItem* {
+        for (const TimelineItem* notice : notices)
+            if (notice->title == title)
+                return notice;
+        return nullptr;
+    };
+    const TimelineItem* offered = noticeTitled("1 skill offered: release-notes");
+    QVERIFY2(offered && offered->state == State::Plain, qPrintable(titles.join("\n")));
+    QVERIFY2(noticeTitled("Skills changed: changelog added"), qPrintable(titles.join("\n")));
+    const TimelineItem* unavailable = noticeTitled("MCP server tracker is unavailable");
+    QVERIFY2(unavailable, qPrintable(titles.join("\n")));
+    QCOMPARE(unavailable->state, State::Warning);
+    QVERIFY2(unavailable->detail.contains("no-such-mcp-server-anywhere") &&
+                 unavailable->detail.endsWith("the task goes on without its tools"),
+             qPrintable(unavailable->detail));
+    const auto calls = itemsOf(*desk.window().timeline(), Kind::ToolCall);
+    QVERIFY(!calls.empty());
+    QCOMPARE(calls.front()->title, QStringLiteral("use skill release-notes"));
+    QCOMPARE(calls.front()->state, State::Succeeded);
+
+    // Opened again after the end, the side panel counts the whole task (it has no live events to count).
+    desk.close();
+    QVERIFY(desk.open());
+    desk.window().selectTask(id);
+    auto* numbers = desk.window().sidePanel()->findChild<QLabel*>("numbers");
+    QTRY_VERIFY2(numbers->text().contains("Steps 3") && numbers->text().contains("tool calls 3"),
+                 qPrintable(numbers->text()));
 }
 
 // "Always allow commands starting with touch": the call runs, the task's next touch runs without a card,

@@ -14,7 +14,8 @@ warren_add_test(tst_control_network_ask SOURCES tst_control_network_ask.cpp
 set_tests_properties(tst_control_network_ask PROPERTIES TIMEOUT 300)
 # MCP servers (DESIGN §13): a workspace's .mcp.json under `warren run`, its servers inside the real sandbox.
 warren_add_test(tst_control_mcp SOURCES tst_control_mcp.cpp
-                LIBS warren_cli_test_support warren_agent_test_support Qt6::Network LABELS integration)
+                LIBS warren_cli_test_support warren_agent_test_support warren_control warren_store_sqlite Qt6::Network
+                LABELS integration)
 set_tests_properties(tst_control_mcp PROPERTIES TIMEOUT 300)
 # Skills (DESIGN §13): the user's skills folder and the workspace's under `warren run`, in the real sandbox.
 warren_add_test(tst_control_skills SOURCES tst_control_skills.cpp

@@ -9,6 +9,8 @@
 // proxy (allowed by --network, the name given with --resolve) and refused when the list lacks it; and an
 // HTTPS server whose token is a secret: the placeholder in the .mcp.json's header becomes the value at the
 // egress, and the sandbox never holds it.
+#include "app/control/Settings.h"
+#include "app/store/sqlite/SqliteStore.h"
 #include "tests/support/AgentRun.h"
 #include "tests/support/EventJson.h"
 #include "tests/support/ServerProcess.h"
@@ -134,7 +136,7 @@ private slots:
         QCOMPARE(json::parse(toolOutput(events, "call_0_0"), nullptr, false).value("probe", ""), std::string("the user's"));
         QCOMPARE(json::parse(toolOutput(events, "call_1_0"), nullptr, false).value("probe", ""), std::string("also mine"));
         // The workspace's entry is said to be left out, in an event.
-        QVERIFY2(result.out.contains("mcp_servers (--mcp-config) has one of that name, which is used"),
+        QVERIFY2(result.out.contains("the user's mcp_servers (Settings, --mcp-config) has one of that name, which is used"),
                  result.out.constData());
 
         QVERIFY(write(config, R"({"servers": {}})"));
@@ -144,6 +146,36 @@ private slots:
         QCOMPARE(refused.exitCode, 2);
         QVERIFY2(refused.err.contains("--mcp-config " + config.toUtf8() + ": no \"mcpServers\" object"),
                  refused.err.constData());
+    }
+
+    // The MCP servers kept in Settings (the window's, in the data directory's warren.db) reach `warren run`'s
+    // task too, under the task's own of a name (--mcp-config's).
+    void theSettingsServersReachEveryTask() {
+        QTemporaryDir data, workspace;
+        QVERIFY(QFile::copy(qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/where-server.js",
+                            workspace.filePath("where-server.js")));
+        const auto server = [](const std::string& probe) {
+            return json{{"command", "node"}, {"args", {"where-server.js"}}, {"env", {{"PROBE", probe}}}};
+        };
+        {
+            auto store = warren::control::openSqliteStore(data.filePath("warren.db").toStdString());
+            QVERIFY(store.ok());
+            warren::control::Settings settings;
+            settings.mcpServers = {{"probe", server("from Settings")}, {"kept", server("only in Settings")}};
+            QVERIFY(warren::control::saveSettings(**store, settings).ok());
+        }
+        const QString config = data.filePath("mine.json");
+        QVERIFY(write(config, QByteArray::fromStdString(json{{"mcpServers", {{"probe", server("the task's own")}}}}.dump())));
+        const QString script = data.filePath("script.json");
+        QVERIFY(writeScript(script, {turn("mcp__probe__where", json::object()), turn("mcp__kept__where", json::object()),
+                                     turn("finish", {{"summary", "probed"}})}));
+        const auto result = runWarren({"run", "--json", "--provider", "scripted:" + script, "--workspace",
+                                       workspace.path(), "--mcp-config", config, "which probe?"},
+                                      data.path());
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const auto events = jsonLines(result.out);
+        QCOMPARE(json::parse(toolOutput(events, "call_0_0"), nullptr, false).value("probe", ""), std::string("the task's own"));
+        QCOMPARE(json::parse(toolOutput(events, "call_1_0"), nullptr, false).value("probe", ""), std::string("only in Settings"));
     }
 
     // A server that cannot start is an error event and a clear tool error; the task goes on and ends well.

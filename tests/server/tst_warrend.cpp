@@ -103,6 +103,7 @@ private slots:
     void queuedTasksWaitForASlot();
     void limitsAreClampedAndComeFirst();
     void subAgentsRunOnTheServer();
+    void theCallersMcpServersReachTheTask();
     void approvalsSurviveAKilledServer();
     void repliesContinueAnEndedTask();
     void anAttendedTaskWaitsForItsOwner();
@@ -661,6 +662,36 @@ void TestWarrend::limitsAreClampedAndComeFirst() {
     QCOMPARE(QString::fromStdString(first["data"]["decided_by"].value("timeout_sec", "")),
              QString("request"));
     QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
+}
+
+// The caller's MCP servers (warren run --mcp-config, the window's Settings) come as the mcp_servers setting,
+// an object: the task is created, the agent has them, and a server that cannot start is an event while the
+// task ends well. A value of no type a setting takes is still refused.
+void TestWarrend::theCallersMcpServersReachTheTask() {
+    const QString uploadId = upload(m_alice, workspace());
+    const json servers = {{"tracker", {{"command", "no-such-mcp-server-anywhere"}, {"args", {"--stdio"}}}}};
+    const HttpAnswer created = m_server->request(
+        "POST", "/v1/tasks", m_alice,
+        taskBody(uploadId, kScriptWritingDocs, ", \"settings\": {\"mcp_servers\": " + QByteArray::fromStdString(servers.dump()) + "}"));
+    QVERIFY2(created.status == 201, created.body.constData());
+    const QString task = QString::fromStdString(created.json().value("id", ""));
+    const auto events = m_server->streamEvents(task, m_alice, {});
+    QVERIFY(!events.empty());
+    const std::string streamed = json(events).dump(1);
+    bool configured = false, reported = false;
+    for (const json& event : events) {
+        if (event.value("type", "") == "task_started")
+            configured = event["data"]["config"].value("mcp_servers", json()) == servers;
+        if (event.value("type", "") == "error")
+            reported = reported || event["data"].value("message", "").find("MCP server \"tracker\"") == 0;
+    }
+    QVERIFY2(configured && reported, streamed.c_str());
+    QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
+
+    const HttpAnswer refused = m_server->request(
+        "POST", "/v1/tasks", m_alice, taskBody(uploadId, kScriptWritingDocs, R"(, "settings": {"mcp_servers": ["tracker"]})"));
+    QCOMPARE(refused.status, 400);
+    QVERIFY2(refused.body.contains("mcp_servers"), refused.body.constData());
 }
 
 // Sub-agents through the server: their events reach the store and the stream with the agent that made them,

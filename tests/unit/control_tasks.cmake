@@ -13,6 +13,8 @@ warren_add_test(tst_agent_cli SOURCES tst_agent_cli.cpp LIBS warren_tasks LABELS
 warren_add_test(tst_agent_channel SOURCES tst_agent_channel.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_tool_proxy SOURCES tst_tool_proxy.cpp LIBS warren_tasks warren_store_sqlite LABELS unit)
 warren_add_test(tst_settings SOURCES tst_settings.cpp LIBS warren_control warren_store_sqlite LABELS unit)
+# The user's MCP servers in Settings: checked by the agent's reader, imported, under a task's own.
+warren_add_test(tst_mcp_server_settings SOURCES tst_mcp_server_settings.cpp LIBS warren_control_api LABELS unit)
 # Where warren and warrend find the agent, in a build tree and installed.
 warren_add_test(tst_agent_binary SOURCES tst_agent_binary.cpp LIBS warren_engine LABELS unit)
 # The socket a kube sandbox's agent connects to, attacked: tokens, hellos, replays, floods.

@@ -303,6 +303,23 @@ void TestLiveView::renders_data() {
     QTest::newRow("error log") << QByteArrayList{ev("log", {{"level", "error"}, {"message", "bad line"}})}
                                << "error: bad line\n";
 
+    // The run's setup: the skills offered and changed, an MCP server started, left out, or failed.
+    QTest::newRow("skills offered") << QByteArrayList{ev("log", {{"level", "info"}, {"message", "skills offered: pdf, csv"}})}
+                                    << "✦ 2 skills offered: pdf, csv\n";
+    QTest::newRow("skills changed")
+        << QByteArrayList{ev("log", {{"level", "info"}, {"message", "skills changed: added new-one; removed pdf"}})}
+        << "✦ Skills changed: new-one added; pdf removed\n";
+    QTest::newRow("an MCP server started")
+        << QByteArrayList{ev("log", {{"level", "info"}, {"message", "MCP server \"fs\" (fs 1.0) started with 3 tools"}})}
+        << "⚙ MCP server fs (fs 1.0) started with 3 tools\n";
+    QTest::newRow("an MCP server left out")
+        << QByteArrayList{ev("log", {{"level", "warn"}, {"message", "MCP server \"docs\" (sse, https://x) skipped: not yet"}})}
+        << "warning: MCP server docs (sse, https://x) skipped: not yet\n";
+    QTest::newRow("an MCP server failed")
+        << QByteArrayList{ev("error", {{"message", "MCP server \"gh\" could not be started: no gh-mcp"}, {"fatal", false}})}
+        << "⚠ MCP server gh is unavailable: could not be started: no gh-mcp; the task goes on without its tools\n";
+    QTest::newRow("a skill used") << QByteArrayList{call("skill", {{"name", "pdf"}})} << "▶ skill  pdf\n";
+
     QTest::newRow("task_finished")
         << QByteArrayList{ev("task_finished", {{"reason", "finished"}, {"summary", "Wrote hello.txt"}})}
         << "\n✓ finished: Wrote hello.txt\n";

@@ -314,6 +314,33 @@ private slots:
                  (std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer s3cret"}}));
     }
 
+    // Before the agent's environment is known (Settings): variables stay as written and count as set, so a
+    // server is refused only for what no environment could fix.
+    void checkingLeavesVariablesForTheSandbox() {
+        const json document = {{"mcpServers",
+                                {{"github",
+                                  {{"command", "${TOOLS}/github-mcp"},
+                                   {"env", {{"GITHUB_TOKEN", "${GITHUB_TOKEN}"}}}}},
+                                 {"remote", {{"type", "sse"}, {"url", "${MCP_URL}"}}},
+                                 {"hosted", {{"type", "http"}, {"url", "https://${HOST}/mcp"}}},
+                                 {"noCommand", {{"args", {"x"}}}},
+                                 {"notAUrl", {{"type", "http"}, {"url", "ftp://${HOST}/"}}}}}};
+        auto list = checkMcpServers(document.dump());
+        QVERIFY(list);
+        QCOMPARE(list->servers.size(), std::size_t(3));
+        QCOMPARE(list->servers[0].command, std::string("${TOOLS}/github-mcp"));
+        QCOMPARE(list->servers[0].env,
+                 (std::vector<std::pair<std::string, std::string>>{{"GITHUB_TOKEN", "${GITHUB_TOKEN}"}}));
+        QCOMPARE(list->servers[1].url, std::string("https://${HOST}/mcp"));
+        QCOMPARE(list->servers[2].url, std::string("${MCP_URL}"));
+        QCOMPARE(list->skipped.size(), std::size_t(2));
+        QVERIFY2(joined(list->skipped).contains("\"noCommand\" skipped: no \"command\""), qPrintable(joined(list->skipped)));
+        QVERIFY2(joined(list->skipped).contains("\"notAUrl\" skipped: \"url\": ") &&
+                     joined(list->skipped).contains("only http:// and https:// are supported"),
+                 qPrintable(joined(list->skipped)));
+        QVERIFY(!checkMcpServers("[]"));
+    }
+
     void toolNames_data() {
         QTest::addColumn<QString>("server");
         QTest::addColumn<QString>("tool");

@@ -3,6 +3,7 @@
 #include "app/control/ControlPlane.h"
 #include "app/remote/RemoteTaskJson.h"
 #include "app/remote/ServerAccountJson.h"
+#include "app/wire/TaskRequest.h"
 
 #include <QtTest>
 
@@ -72,7 +73,9 @@ void TestRemoteTaskJson::writesTheRequest() {
     spec.provider = "openai";
     spec.model = "gpt-x";
     spec.presets = {"safe-mode"};
-    spec.overrides = {{"max_steps", 7}};
+    // The user's MCP servers (--mcp-config, the window's Settings) go as the object mcp_servers is.
+    const json servers = {{"github", {{"command", "gh-mcp"}, {"args", {"--stdio"}}}}};
+    spec.overrides = {{"max_steps", 7}, {"mcp_servers", servers}};
     spec.network = "allow:pypi.org";
     spec.timeoutSec = 60;
     spec.tokenBudget = 1000;
@@ -84,9 +87,15 @@ void TestRemoteTaskJson::writesTheRequest() {
                    {"provider", "openai"},
                    {"model", "gpt-x"},
                    {"presets", {"safe-mode"}},
-                   {"settings", {{"max_steps", 7}}},
+                   {"settings", {{"max_steps", 7}, {"mcp_servers", servers}}},
                    {"limits", {{"timeout_sec", 60}}},
                    {"token_budget", 1000}}));
+    const auto read = wire::TaskRequest::fromJson(taskRequestJson("go", "u-1", spec, nullptr));
+    QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
+    QCOMPARE(read->settings, spec.overrides);
+    const auto nulled = wire::TaskRequest::fromJson({{"prompt", "go"}, {"workspace", "u-1"}, {"settings", {{"max_steps", nullptr}}}});
+    QVERIFY(!nulled.ok());
+    QVERIFY(QString::fromStdString(nulled.error().message).contains("settings.max_steps"));
     // A script goes inline, in place of the provider.
     spec = control::TaskSpec();
     spec.provider = "scripted:/tmp/s.json";

@@ -171,6 +171,8 @@ void TestSettings::roundTripThroughTheStore() {
     settings.network = "loopback";
     settings.allowedCommands = {"cargo test", "make"};
     settings.allowedHosts = {{"/home/u/a", {"pypi.org:443"}}, {"/home/u/b", {"api.example:8443", "x.example:80"}}};
+    settings.mcpServers = {{"github", {{"command", "github-mcp"}, {"env", {{"TOKEN", "${GITHUB_TOKEN}"}}}}},
+                           {"docs", {{"type", "http"}, {"url", "https://docs.example/mcp"}}}};
     QVERIFY(bool(warren::control::saveSettings(*store, settings)));
     auto loaded = warren::control::loadSettings(*store);
     QVERIFY(bool(loaded));
@@ -179,6 +181,12 @@ void TestSettings::roundTripThroughTheStore() {
     Settings invalid = settings;
     invalid.presets = {"nope"};
     QVERIFY(!warren::control::saveSettings(*store, invalid));
+    invalid = settings;
+    invalid.mcpServers["broken"] = {{"args", {"x"}}};
+    const auto refused = warren::control::saveSettings(*store, invalid);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("MCP server \"broken\": no \"command\"") != std::string::npos,
+             refused.error().message.c_str());
     QCOMPARE(*warren::control::loadSettings(*store), settings); // nothing of it was written
 }
 
@@ -203,6 +211,8 @@ void TestSettings::damagedSandboxRowIsReported_data() {
     QTest::newRow("allowed hosts, a wildcard") << "network.workspace_hosts" << "{\"/w\": [\"*.example.com:443\"]}";
     QTest::newRow("allowed hosts, not a map") << "network.workspace_hosts" << "[\"pypi.org:443\"]";
     QTest::newRow("allowed hosts, not a list") << "network.workspace_hosts" << "{\"/w\": \"pypi.org:443\"}";
+    QTest::newRow("MCP servers, not a map") << "mcp.servers" << "[\"github\"]";
+    QTest::newRow("MCP servers, one without a command") << "mcp.servers" << "{\"x\": {\"args\": []}}";
 }
 
 void TestSettings::damagedSandboxRowIsReported() {

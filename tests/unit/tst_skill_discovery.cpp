@@ -265,7 +265,10 @@ private slots:
             }
             return out;
         };
-        QCOMPARE(QString::fromStdString(describeSkillChanges(skills(before), skills(after))), described);
+        const auto changes = skillChanges(skills(before), skills(after));
+        const bool none = changes.added.empty() && changes.updated.empty() && changes.removed.empty();
+        QCOMPARE(none ? QString() : QString::fromStdString(warren::protocol::skillsNoticeMessage(changes)),
+                 described.isEmpty() ? QString() : "skills changed: " + described);
     }
 };
 

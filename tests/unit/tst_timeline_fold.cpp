@@ -271,6 +271,9 @@ private slots:
             << std::string("list_files") << std::string("{}") << ".";
         QTest::newRow("list_files with others but no path")
             << std::string("list_files") << std::string(R"({"depth":2})") << R"({"depth":2})";
+        QTest::newRow("skill: its name") << std::string("skill") << std::string(R"({"name":"pdf"})") << "pdf";
+        QTest::newRow("skill: one of its files")
+            << std::string("skill") << std::string(R"({"name":"pdf","file":"forms.md"})") << "pdf: forms.md";
         QTest::newRow("a memory tool shows its arguments")
             << std::string("memory_save") << std::string(R"({"key":"k","value":"v"})")
             << R"({"key":"k","value":"v"})";
@@ -524,6 +527,55 @@ private slots:
         QTest::newRow("warning log") << std::string("log")
                                      << std::string(R"({"level":"warn","message":"slow"})")
                                      << std::string("slow") << std::string() << int(State::Warning);
+        // The run's setup (protocol/SetupNotices.h), in the user's words whatever the level.
+        QTest::newRow("skills offered")
+            << std::string("log") << std::string(R"({"level":"info","message":"skills offered: pdf, run-tests"})")
+            << std::string("2 skills offered: pdf, run-tests")
+            << std::string("the agent reads a skill when the task calls for it") << int(State::Plain);
+        QTest::newRow("one skill offered")
+            << std::string("log") << std::string(R"({"level":"info","message":"skills offered: pdf"})")
+            << std::string("1 skill offered: pdf") << std::string("the agent reads a skill when the task calls for it")
+            << int(State::Plain);
+        QTest::newRow("skills changed")
+            << std::string("log")
+            << std::string(R"({"level":"info","message":"skills changed: added a, b; changed c; removed d"})")
+            << std::string("Skills changed: a, b added; c updated; d removed")
+            << std::string("the agent sees the change at its next step") << int(State::Plain);
+        QTest::newRow("an info line that only looks like skills")
+            << std::string("log") << std::string(R"({"level":"warn","message":"skills offered: Not A Name"})")
+            << std::string("skills offered: Not A Name") << std::string() << int(State::Warning);
+        QTest::newRow("an MCP server started")
+            << std::string("log")
+            << json{{"level", "info"}, {"message", "MCP server \"fs\" (secure-filesystem-server 0.2.0) started with 14 tools"}}.dump()
+            << std::string("MCP server fs (secure-filesystem-server 0.2.0) started with 14 tools") << std::string()
+            << int(State::Plain);
+        QTest::newRow("an MCP server left out")
+            << std::string("log")
+            << json{{"level", "warn"},
+                 {"message", "MCP server \"docs\" (http, https://x/mcp) skipped: remote MCP servers are not supported yet"}}
+                   .dump()
+            << std::string("MCP server docs (http, https://x/mcp) skipped: remote MCP servers are not supported yet")
+            << std::string() << int(State::Warning);
+        QTest::newRow("an MCP server that failed")
+            << std::string("error")
+            << json{{"message", "MCP server \"gh\" could not be started: cannot start gh-mcp: No such file or directory"},
+                 {"fatal", false}}
+                   .dump()
+            << std::string("MCP server gh is unavailable")
+            << std::string("could not be started: cannot start gh-mcp: No such file or directory; the task goes on "
+                           "without its tools")
+            << int(State::Warning);
+        QTest::newRow("an MCP server that stopped answering")
+            << std::string("error")
+            << json{{"message", "MCP server \"gh\": its tools could not be listed: timed out"}, {"fatal", false}}.dump()
+            << std::string("MCP server gh is unavailable")
+            << std::string("its tools could not be listed: timed out; the task goes on without its tools")
+            << int(State::Warning);
+        QTest::newRow("the workspace's .mcp.json unreadable")
+            << std::string("error")
+            << std::string(R"({"message":"MCP servers: /workspace/.mcp.json: not JSON; none of its servers was started","fatal":false})")
+            << std::string("MCP servers: /workspace/.mcp.json: not JSON; none of its servers was started")
+            << std::string() << int(State::Warning);
         QTest::newRow("network allowed")
             << std::string("network_request")
             << std::string(

@@ -520,6 +520,7 @@ void MainWindow::selectTask(const QString& taskId) {
         if (events->size() < kPageEvents)
             m_timeline->prepend({}, true); // the whole task is there
         flushEvents();
+        m_side->setActivity(m_timeline->activity(), selectedElapsedMs()); // an ended task's has no live events
         // What the side panel counts (tokens, calls, changed files, samples) is the whole task's: the events
         // before the page are counted a page at a time, after the window has shown the task.
         if (m_timeline->needsEarlierCounts()) {
@@ -759,6 +760,8 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
     if (!agent)
         return showProblem(qs(agent.error().message));
     spec.agent = *agent;
+    if (!settings->mcpServers.empty()) // the user's MCP servers, besides the workspace's .mcp.json
+        spec.overrides["mcp_servers"] = settings->mcpServers;
     if (auto valid = control::validateSpec(spec); !valid)
         return showProblem(qs(valid.error().message));
     // One submission at a time from the bar: sending a workspace to a server takes a while, and a second

@@ -2,6 +2,7 @@
 
 #include "ui/widgets/NetworkChoice.h"
 #include "ui/windows/ControlPlaneBox.h"
+#include "ui/windows/McpServersBox.h"
 #include "ui/windows/AgentChoices.h"
 #include "ui/windows/SandboxChoices.h"
 
@@ -16,6 +17,9 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -44,6 +48,19 @@ constexpr ProviderChoice kChoices[] = {
     {"Anthropic-compatible server", "anthropic:", true},
 };
 
+// A scroll area that asks for its page whole (QScrollArea's hint stops at 24 lines), so the dialog opens
+// unscrolled wherever the screen has room; it still shrinks below that where the screen does not.
+class WholeScrollArea : public QScrollArea {
+public:
+    using QScrollArea::QScrollArea;
+    QSize sizeHint() const override {
+        if (!widget())
+            return QScrollArea::sizeHint();
+        const int frame = 2 * frameWidth();
+        return widget()->sizeHint() + QSize(frame + verticalScrollBar()->sizeHint().width(), frame);
+    }
+};
+
 } // namespace
 
 SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, PlaneContext context)
@@ -52,23 +69,30 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     auto* layout = new QVBoxLayout(this);
     // With the choice of control plane, two tabs: where tasks run, and how they run; a dialog holding both
     // would be taller than a laptop's screen.
-    auto* agents = new QWidget(this);
+    // The user's MCP servers have a page of their own: a list wants the height.
+    auto* tabs = new QTabWidget(this);
+    tabs->setObjectName("settingsTabs");
+    auto* agents = new QWidget(tabs);
     auto* agentsLayout = new QVBoxLayout(agents);
     if (context.chooser) {
-        auto* tabs = new QTabWidget(this);
-        tabs->setObjectName("settingsTabs");
         m_planeBox = new ControlPlaneBox(*context.chooser, context.opened, tabs);
         auto* planePage = new QWidget(tabs);
         auto* planeLayout = new QVBoxLayout(planePage);
         planeLayout->addWidget(m_planeBox);
         planeLayout->addStretch(1);
         tabs->addTab(planePage, tr("Control plane"));
-        tabs->addTab(agents, tr("Agents"));
-        layout->addWidget(tabs);
-    } else {
-        agentsLayout->setContentsMargins(0, 0, 0, 0);
-        layout->addWidget(agents);
     }
+    // The Agents page scrolls where the screen is smaller than it (800x600): Save stays in view.
+    auto* agentsScroll = new WholeScrollArea(tabs);
+    agentsScroll->setObjectName("agentsScroll");
+    agentsScroll->setFrameShape(QFrame::NoFrame);
+    agentsScroll->setWidgetResizable(true);
+    agentsScroll->setWidget(agents);
+    tabs->addTab(agentsScroll, tr("Agents"));
+    m_mcp = new McpServersBox(m_remotePlane, tabs);
+    m_mcp->setObjectName("mcpServersBox");
+    tabs->addTab(m_mcp, tr("MCP servers"));
+    layout->addWidget(tabs);
 
     auto* modelBox = new QGroupBox(tr("Model"), this);
     auto* form = new QFormLayout(modelBox);
@@ -183,6 +207,21 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     load();
 }
 
+void SettingsDialog::showEvent(QShowEvent* event) {
+    // Its natural size (the Agents page whole) where the screen has room, else the screen's: the page
+    // scrolls and Save stays in view. Measured now, when every part is polished. (The layout's sizeHint, not
+    // the dialog's: that one is a height for the width, where the tabs count only their pages with wrapped
+    // text, and the scroll area has none.)
+    if (!m_sized) {
+        m_sized = true;
+        QSize natural = layout()->sizeHint();
+        if (const QScreen* shown = screen())
+            natural = natural.boundedTo(shown->availableGeometry().size());
+        resize(natural);
+    }
+    QDialog::showEvent(event);
+}
+
 void SettingsDialog::load() {
     auto settings = m_plane.settings();
     if (!settings) {
@@ -218,6 +257,7 @@ void SettingsDialog::load() {
     m_allowedCommands->clear();
     for (const auto& prefix : m_settings.allowedCommands)
         m_allowedCommands->addItem(QString::fromStdString(prefix));
+    m_mcp->setServers(m_settings.mcpServers);
     updateForm();
     updateSandbox();
 }
@@ -298,6 +338,7 @@ void SettingsDialog::accept() {
     settings.allowedCommands.clear();
     for (int i = 0; i < m_allowedCommands->count(); ++i)
         settings.allowedCommands.push_back(m_allowedCommands->item(i)->text().toStdString());
+    settings.mcpServers = m_mcp->servers();
     if (auto valid = control::validateSettings(settings); !valid)
         return fail(valid.error().message);
     if (!(m_planeBox && m_planeBox->switches() && !m_remotePlane))

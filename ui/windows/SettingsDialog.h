@@ -3,7 +3,7 @@
 // the keychain and is never shown again), a test of that connection, the presets new tasks start with,
 // how many tasks run at a time, and the sandbox (bubblewrap, or Podman/Docker where found, with the image;
 // the default network policy), and the shell commands always allowed (remove only: they are added from an
-// approval).
+// approval); on a page of its own, the user's MCP servers (McpServersBox), which every task started here gets.
 // Everything is saved through the control plane, so it is the same for `warren run`. Given a PlaneChooser,
 // the dialog starts with the choice of control plane (ControlPlaneBox). Over a server's plane, the provider's
 // key is stored on the server for the user's own tasks, and what only this computer's plane uses (the
@@ -24,6 +24,7 @@ class QListWidget;
 namespace warren::ui {
 
 class ControlPlaneBox;
+class McpServersBox;
 class NetworkChoice;
 
 // What the dialog needs to offer the choice of control plane; no chooser: no choice offered.
@@ -41,10 +42,14 @@ public:
     QString providerSpec() const;
     QString testResult() const;
     ControlPlaneBox* controlPlaneBox() const { return m_planeBox; }
+    McpServersBox* mcpServersBox() const { return m_mcp; }
     // After Save: the saved choice of control plane (or its key) differs from the plane the window has.
     bool reopenNeeded() const { return m_reopen; }
 
     void accept() override;
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 signals:
     void testFinished();
@@ -64,6 +69,7 @@ private:
     control::Settings m_settings;
     ControlPlaneBox* m_planeBox = nullptr;
     bool m_reopen = false;
+    bool m_sized = false; // sized to fit its screen, once
     QComboBox* m_provider;
     QLineEdit* m_baseUrl;
     QLineEdit* m_model;
@@ -78,6 +84,7 @@ private:
     QLineEdit* m_image;
     NetworkChoice* m_network;
     QListWidget* m_allowedCommands;
+    McpServersBox* m_mcp;
     QLabel* m_error;
 };
 
