@@ -1,5 +1,6 @@
 #include "agent_core/config/AgentConfig.h"
 
+#include "agent_core/protocol/McpToolName.h"
 #include "common/EditDistance.h"
 #include "common/JsonFields.h"
 #include "common/Utf8.h"
@@ -141,25 +142,6 @@ Key stringKey(std::string_view name, std::string AgentConfig::*field, std::strin
             }};
 }
 
-// An MCP server's tool as a list may name it (DESIGN §13): mcp__SERVER__TOOL, every tool of a server
-// (mcp__SERVER__*) or every MCP tool (mcp__*), in the characters a tool's name may have.
-bool isMcpToolPattern(std::string_view name) {
-    constexpr std::string_view kPrefix = "mcp__";
-    if (!name.starts_with(kPrefix) || name.size() > 128)
-        return false;
-    std::string_view rest = name.substr(kPrefix.size());
-    if (rest == "*")
-        return true;
-    const std::size_t separator = rest.find("__");
-    if (separator == 0 || separator == std::string_view::npos || separator + 2 == rest.size())
-        return false;
-    if (rest.ends_with("__*") && rest.size() == separator + 3)
-        rest.remove_suffix(1);
-    return std::all_of(rest.begin(), rest.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-    });
-}
-
 Key toolListKey(std::string_view name, std::vector<std::string> AgentConfig::*field, bool alwaysFinish,
                 std::string_view meaning, bool mcpNames = false) {
     std::string type = mcpNames ? "an array of tool names (mcp__SERVER__TOOL, mcp__SERVER__* and mcp__* for MCP "
@@ -175,7 +157,7 @@ Key toolListKey(std::string_view name, std::vector<std::string> AgentConfig::*fi
                 return mustBe(where, type, value);
             const auto tool = item.get<std::string>();
             const auto& known = allToolNames();
-            if (std::find(known.begin(), known.end(), tool) == known.end() && !(mcpNames && isMcpToolPattern(tool)))
+            if (std::find(known.begin(), known.end(), tool) == known.end() && !(mcpNames && protocol::isMcpToolPattern(tool)))
                 return invalid(where + ": unknown tool \"" + tool + "\" (known: " + joinNames(known) +
                                (mcpNames ? "; an MCP server's: mcp__SERVER__TOOL, mcp__SERVER__*, mcp__*)" : ")"));
             if (std::find(tools.begin(), tools.end(), tool) != tools.end())

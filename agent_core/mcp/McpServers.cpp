@@ -16,9 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::string_view kToolPrefix = "mcp__";
-constexpr std::string_view kToolSeparator = "__";
-
 bool isNameCharacter(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
@@ -332,10 +329,6 @@ bool isValidServerName(std::string_view name) {
            std::all_of(name.begin(), name.end(), isNameCharacter);
 }
 
-std::string mcpToolPrefix(std::string_view server) {
-    return std::string(kToolPrefix) + std::string(server) + std::string(kToolSeparator);
-}
-
 Result<std::string> mcpToolName(std::string_view server, std::string_view tool) {
     std::string name = mcpToolPrefix(server) + std::string(tool);
     if (tool.empty() || !isToolName(name))
@@ -345,18 +338,6 @@ Result<std::string> mcpToolName(std::string_view server, std::string_view tool) 
                              " is not one the model can call (1 to " + std::to_string(kMaxToolNameBytes) +
                              " letters, digits, '_' or '-')");
     return name;
-}
-
-bool isMcpToolName(std::string_view name) {
-    return name.starts_with(kToolPrefix);
-}
-
-bool mcpToolListed(std::string_view entry, std::string_view tool) {
-    if (!isMcpToolName(tool) || !isMcpToolName(entry))
-        return false;
-    if (entry.ends_with('*'))
-        return tool.starts_with(entry.substr(0, entry.size() - 1));
-    return entry == tool;
 }
 
 } // namespace warren::agent

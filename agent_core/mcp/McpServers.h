@@ -7,6 +7,7 @@
 // entry that cannot be used is skipped with the reason, and the others load. The names the model calls
 // the servers' tools by (mcp__SERVER__TOOL) are made here too. Pure.
 
+#include "agent_core/protocol/McpToolName.h"
 #include "common/Result.h"
 
 #include <cstddef>
@@ -71,14 +72,9 @@ bool isValidServerName(std::string_view name);
 // "mcp__" SERVER "__" TOOL, or an error naming both when that is not a name the model APIs accept.
 Result<std::string> mcpToolName(std::string_view server, std::string_view tool);
 
-// The prefix every tool of the server has: "mcp__" SERVER "__".
-std::string mcpToolPrefix(std::string_view server);
-
-// Whether a tool name is an MCP server's (mcp__...).
-bool isMcpToolName(std::string_view name);
-
-// Whether an entry of a tool list (approval_tools) names the MCP tool: itself, its server's
-// (mcp__SERVER__*) or every MCP tool (mcp__*).
-bool mcpToolListed(std::string_view entry, std::string_view tool);
+// The names' parts and patterns (mcpToolPrefix, isMcpToolName, mcpToolListed) are protocol/McpToolName's.
+using protocol::isMcpToolName;
+using protocol::mcpToolListed;
+using protocol::mcpToolPrefix;
 
 } // namespace warren::agent

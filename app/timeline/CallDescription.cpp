@@ -1,8 +1,8 @@
 #include "app/timeline/CallDescription.h"
 
-#include "app/egress/NetworkQuestion.h"
-
+#include "agent_core/protocol/McpToolName.h"
 #include "agent_core/tools/PatchFormat.h"
+#include "app/egress/NetworkQuestion.h"
 
 #include <optional>
 #include <string_view>
@@ -111,15 +111,11 @@ std::optional<std::string> cliTitle(const std::string& tool, const json& argumen
 // An MCP server's tool (mcp__SERVER__TOOL, DESIGN §13; Claude Code names them so too): "SERVER: TOOL", the
 // server as the user named it in .mcp.json.
 std::optional<std::string> mcpTitle(const std::string& tool, const json& arguments) {
-    constexpr std::string_view kPrefix = "mcp__";
-    if (!tool.starts_with(kPrefix))
+    const auto parts = protocol::splitMcpToolName(tool);
+    if (!parts)
         return std::nullopt;
-    const std::size_t separator = tool.find("__", kPrefix.size());
-    if (separator == std::string::npos || separator == kPrefix.size() || separator + 2 == tool.size())
-        return std::nullopt;
-    const std::string server = tool.substr(kPrefix.size(), separator - kPrefix.size());
     const std::string args = arguments.empty() ? std::string() : " " + firstLine(compactJson(arguments));
-    return server + ": " + tool.substr(separator + 2) + args;
+    return parts->server + ": " + parts->tool + args;
 }
 
 std::string title(const std::string& tool, const json& arguments) {
