@@ -278,7 +278,8 @@ McpHttpConnection::Reply McpHttpConnection::request(protocol::Request message, D
 }
 
 void McpHttpConnection::send(const protocol::Message& message, Deadline deadline) {
-    if (!isOpen())
+    // sse: nowhere to send it until the stream named its endpoint (a request given up on while it opened).
+    if (!isOpen() || (m_transport == McpTransport::Sse && !m_endpoint))
         return;
     // A notification or an answer: the server acknowledges it (202) and nothing comes back for it.
     auto posted = post(message, false, std::max(deadline, Clock::now() + kMcpExitGrace), nullptr);

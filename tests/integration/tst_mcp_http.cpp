@@ -71,8 +71,6 @@ class TestMcpHttp : public QObject {
     }
 
     void startFake(ServerProcess& server, const QString& mode, const QString& log = {}) {
-        if (m_node.isEmpty())
-            QSKIP("node (Node.js) is not on PATH: the fake MCP server is a Node.js script");
         QVERIFY(server.start(m_node, log.isEmpty() ? QStringList{m_fake, mode} : QStringList{m_fake, mode, log}, QProcessEnvironment::systemEnvironment(),
                              QProcess::StandardOutput, QRegularExpression("port ([0-9]+)")));
     }
@@ -81,12 +79,8 @@ class TestMcpHttp : public QObject {
         return "http://127.0.0.1:" + std::to_string(server.port) + path;
     }
 
-    // server-everything on a free port with transport ("streamableHttp" or "sse").
-    void startEverything(ServerProcess& server, const QString& transport) {
-        const QString program = qEnvironmentVariable("WARREN_TEST_MCP_EVERYTHING");
-        if (program.isEmpty())
-            QSKIP("set WARREN_TEST_MCP_EVERYTHING to @modelcontextprotocol/server-everything's "
-                  "mcp-server-everything to run this test");
+    // server-everything (program) on a free port with transport ("streamableHttp" or "sse").
+    void startEverything(ServerProcess& server, const QString& program, const QString& transport) {
         auto environment = QProcessEnvironment::systemEnvironment();
         const quint16 port = freePort();
         environment.insert("PORT", QString::number(port));
@@ -143,13 +137,18 @@ private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         m_node = QStandardPaths::findExecutable("node");
+        if (m_node.isEmpty())
+            QSKIP("node (Node.js) is not on PATH: the MCP servers here are Node.js programs");
         m_fake = qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/http-server.js";
         QVERIFY2(QFile::exists(m_fake), qPrintable(m_fake));
     }
 
     void realServerEverythingOverStreamableHttp() {
+        const QString program = qEnvironmentVariable("WARREN_TEST_MCP_EVERYTHING");
+        if (program.isEmpty())
+            QSKIP("set WARREN_TEST_MCP_EVERYTHING to @modelcontextprotocol/server-everything's mcp-server-everything");
         ServerProcess server;
-        startEverything(server, "streamableHttp");
+        startEverything(server, program, "streamableHttp");
         auto connection = McpHttpConnection::open(
             remote("everything", McpTransport::Http, "http://127.0.0.1:" + std::to_string(server.port) + "/mcp"), "");
         QVERIFY(connection);
@@ -159,8 +158,11 @@ private slots:
     }
 
     void realServerEverythingOverSse() {
+        const QString program = qEnvironmentVariable("WARREN_TEST_MCP_EVERYTHING");
+        if (program.isEmpty())
+            QSKIP("set WARREN_TEST_MCP_EVERYTHING to @modelcontextprotocol/server-everything's mcp-server-everything");
         ServerProcess server;
-        startEverything(server, "sse");
+        startEverything(server, program, "sse");
         auto connection = McpHttpConnection::open(
             remote("everything", McpTransport::Sse, "http://127.0.0.1:" + std::to_string(server.port) + "/sse"), "");
         QVERIFY(connection);
@@ -234,6 +236,19 @@ private slots:
         ServerProcess server;
         startFake(server, "silent");
         auto connection = McpHttpConnection::open(remote("mute", McpTransport::Http, fakeUrl(server)), "");
+        QVERIFY(connection);
+        auto info = (*connection)->initialize(Clock::now() + 2s, &m_noStop);
+        QVERIFY(!info);
+        QVERIFY2(info.error().message.find("MCP server \"mute\" did not answer initialize within 2 s") != std::string::npos,
+                 info.error().message.c_str());
+    }
+
+    // Over HTTP+SSE the wait is for the event stream: given up by the deadline, and nothing is sent to a
+    // server that never named where to.
+    void silentEventStreamTimesOut() {
+        ServerProcess server;
+        startFake(server, "silent");
+        auto connection = McpHttpConnection::open(remote("mute", McpTransport::Sse, fakeUrl(server, "/sse")), "");
         QVERIFY(connection);
         auto info = (*connection)->initialize(Clock::now() + 2s, &m_noStop);
         QVERIFY(!info);
