@@ -57,6 +57,21 @@ Result<std::string> readFileText(const std::filesystem::path& path) {
     return content;
 }
 
+Result<PrivateFile> openPrivateFile(const std::filesystem::path& path) {
+    PrivateFile file{UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), 0};
+    if (!file.fd.valid())
+        return makeError(ErrorCode::InvalidArgument, std::string("cannot open it (") + std::strerror(errno) + ")");
+    struct stat info {};
+    if (::fstat(file.fd.get(), &info) != 0)
+        return makeError(ErrorCode::InvalidArgument, std::string("cannot read its mode (") + std::strerror(errno) + ")");
+    if (!S_ISREG(info.st_mode))
+        return makeError(ErrorCode::InvalidArgument, "not a regular file");
+    if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+        return makeError(ErrorCode::InvalidArgument, "group or others may read or write it (run chmod 600 on it)");
+    file.size = static_cast<std::uint64_t>(info.st_size);
+    return file;
+}
+
 Status writeFileText(const std::filesystem::path& path, std::string_view text, mode_t mode) {
     const UniqueFd file(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
     if (!file.valid())

@@ -4,6 +4,9 @@
 // that, over these errors).
 
 #include "common/Result.h"
+#include "common/UniqueFd.h"
+
+#include <cstdint>
 
 #include <filesystem>
 #include <string>
@@ -18,6 +21,16 @@ Result<std::string> readFileText(const std::filesystem::path& path);
 // path created with mode (or truncated, its mode set to mode), text written whole. The message names the
 // file and what to do when the disk is full, the file system read-only or the directory not writable.
 Status writeFileText(const std::filesystem::path& path, std::string_view text, mode_t mode = 0644);
+
+// A file only its owner may read or write (a secret an operator gives a server, chmod 600), opened. The
+// checks are of the opened file (fstat): through a symbolic link, of its target. The error says what is
+// wrong, for the caller to name the file and its flag: "cannot open it (...)", "not a regular file", "group
+// or others may read or write it (run chmod 600 on it)".
+struct PrivateFile {
+    UniqueFd fd;
+    std::uint64_t size = 0;
+};
+Result<PrivateFile> openPrivateFile(const std::filesystem::path& path);
 
 // "what: strerror(error)" and the hint for the errors a user can act on; NotFound for ENOENT, else System.
 Error fileError(const std::string& what, int error);

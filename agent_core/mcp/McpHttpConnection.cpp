@@ -1,8 +1,6 @@
 #include "agent_core/mcp/McpHttpConnection.h"
 
 #include "agent_core/protocol/SetupNotices.h"
-#include "agent_core/tools/ToolText.h"
-#include "common/Utf8.h"
 
 #include <algorithm>
 #include <poll.h>
@@ -17,8 +15,6 @@ namespace {
 // What of a refusal's body is quoted.
 constexpr std::size_t kQuotedBytes = 300;
 constexpr std::size_t kMaxSessionIdBytes = 1024;
-// A refused or accepted POST's body is read this far at most (it carries no message).
-constexpr std::uint64_t kMaxAcceptedBody = 64 * 1024;
 
 // The spec's session id: visible ASCII only.
 bool isSessionId(const std::string& text) {
@@ -65,19 +61,6 @@ HttpRequest McpHttpConnection::requestTo(const HttpUrl& url, std::string method)
     return request;
 }
 
-std::string McpHttpConnection::refusal(HttpExchange& exchange, Deadline deadline, const Cancellation* stop) {
-    exchange.setMaxBody(kMaxAcceptedBody);
-    std::string body;
-    const auto soon = std::min(deadline, Clock::now() + kMcpExitGrace);
-    while (!exchange.ended() && body.size() < kQuotedBytes && exchange.readSome(body, soon, stop).ok()) {
-    }
-    body = shortenLine(validUtf8(body), kQuotedBytes);
-    while (!body.empty() && (body.back() == '\n' || body.back() == '\r'))
-        body.pop_back();
-    return "HTTP " + std::to_string(exchange.head().status) + " " + exchange.head().reason +
-           (body.empty() ? "" : ": " + body);
-}
-
 NetOutcome McpHttpConnection::takeJson(const std::string& text, Deadline deadline) {
     auto decoded = protocol::decodeMessage(text);
     if (auto* invalid = std::get_if<protocol::InvalidMessage>(&decoded))
@@ -118,7 +101,7 @@ NetOutcome McpHttpConnection::post(const protocol::Message& message, bool expect
         return NetOutcome::failed(closedReason());
     }
     if (head.status < 200 || head.status >= 300)
-        return NetOutcome::failed(m_label + " refused " + methodOf(message) + ": " + refusal(exchange, deadline, stop));
+        return NetOutcome::failed(m_label + " refused " + methodOf(message) + ": " + exchange.refusal(kQuotedBytes, deadline, stop));
     if (const auto session = head.header("mcp-session-id"); session && !m_session) {
         if (!isSessionId(*session))
             return NetOutcome::failed(m_label + " named a session that is not one (Mcp-Session-Id must be visible ASCII, at most " +
@@ -176,7 +159,7 @@ NetOutcome McpHttpConnection::openStream(Deadline deadline, const Cancellation* 
         return started;
     }
     if (stream->head().status != 200)
-        return NetOutcome::failed(m_label + " refused its event stream: " + refusal(*stream, deadline, stop));
+        return NetOutcome::failed(m_label + " refused its event stream: " + stream->refusal(kQuotedBytes, deadline, stop));
     if (mediaType(stream->head().header("content-type").value_or("")) != "text/event-stream")
         return NetOutcome::failed(m_label + " answered the GET for its event stream with another content type than "
                                             "text/event-stream: is \"type\": \"sse\" right for it?");

@@ -53,8 +53,6 @@ private:
     // sse: what the stream has, waiting until deadline at most for some.
     NetOutcome readStream(Deadline deadline, const Cancellation* stop);
     NetOutcome takeEvents(const std::vector<SseEvent>& events, Deadline deadline);
-    // A refusal's status and the start of its body, for a message.
-    std::string refusal(HttpExchange& exchange, Deadline deadline, const Cancellation* stop);
 
     McpTransport m_transport;
     HttpUrl m_url;

@@ -1,5 +1,7 @@
 #include "agent_core/net/HttpExchange.h"
 
+#include "agent_core/tools/ToolText.h"
+#include "common/Utf8.h"
 #include "common/http/RequestHead.h"
 
 #include <algorithm>
@@ -17,8 +19,9 @@ namespace warren::agent {
 namespace {
 
 constexpr std::size_t kReadSize = 64 * 1024;
-// What of a refusal's body (the egress proxy's, a server's) is quoted.
+// What of the egress proxy's refusal is quoted, and how long its body is waited for.
 constexpr std::size_t kQuotedBodyBytes = 300;
+constexpr auto kRefusalReadTime = std::chrono::seconds(2);
 
 bool hasLineBreakOrNul(std::string_view text) {
     return text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
@@ -138,6 +141,10 @@ NetOutcome HttpExchange::readHead(const std::string& what, NetDeadline deadline,
             m_raw.erase(0, head->consumed);
             if (head->status >= 200 || head->status == 101) {
                 m_head = std::move(*head);
+                m_ended = false;
+                m_bodyRead = 0;
+                if (m_head.framing == ResponseHead::Framing::Chunked)
+                    m_chunked.emplace(m_maxBody, kMaxResponseHeadBytes);
                 return {};
             }
             continue; // 100 Continue and the like: the answer follows
@@ -159,27 +166,15 @@ NetOutcome HttpExchange::start(const HttpRequest& request, NetDeadline deadline,
     const std::string authority = request.url.authority();
     if (request.url.tls) {
         if (viaProxy) {
-            const std::string hostPort = (request.url.host.find(':') != std::string::npos ? "[" + request.url.host + "]"
-                                                                                          : request.url.host) +
-                                         ":" + std::to_string(request.url.port);
-            if (auto sent = sendBytes("CONNECT " + hostPort + " HTTP/1.1\r\nHost: " + hostPort + "\r\n\r\n", deadline, stop);
-                !sent.ok())
+            const std::string hostPort = request.url.hostPort();
+            if (auto sent = sendBytes(formatRequest("CONNECT", hostPort, hostPort, {}, {}), deadline, stop); !sent.ok())
                 return sent;
             if (auto answered = readHead("the egress proxy's answer to CONNECT " + hostPort, deadline, stop); !answered.ok())
                 return answered;
-            if (m_head.status != 200) {
-                // The proxy says why (not allowed, not resolvable, refused by the user) in a short body.
-                std::string why = m_raw;
-                const auto soon = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(2));
-                while (!m_closed && why.size() < kQuotedBodyBytes && receive(soon, stop).ok())
-                    why = m_raw;
-                why = why.substr(0, kQuotedBodyBytes);
-                while (!why.empty() && (why.back() == '\n' || why.back() == '\r'))
-                    why.pop_back();
+            // The proxy says why (not allowed, not resolvable, refused by the user) in a short body.
+            if (m_head.status != 200)
                 return NetOutcome::failed("the sandbox's egress proxy refused " + hostPort + ": " +
-                                          std::to_string(m_head.status) + " " + m_head.reason +
-                                          (why.empty() ? "" : " (" + why + ")"));
-            }
+                                          refusal(kQuotedBodyBytes, deadline, stop));
             m_head = {};
             m_raw.clear();
         }
@@ -195,13 +190,7 @@ NetOutcome HttpExchange::start(const HttpRequest& request, NetDeadline deadline,
     if (auto sent = sendBytes(formatRequest(request.method, authority, target, headers, request.body), deadline, stop);
         !sent.ok())
         return sent;
-    if (auto answered = readHead("the answer of " + m_peer, deadline, stop); !answered.ok())
-        return answered;
-    m_ended = false;
-    m_bodyRead = 0;
-    if (m_head.framing == ResponseHead::Framing::Chunked)
-        m_chunked.emplace(m_maxBody, kMaxResponseHeadBytes);
-    return {};
+    return readHead("the answer of " + m_peer, deadline, stop);
 }
 
 NetOutcome HttpExchange::decode(std::string& out) {
@@ -258,6 +247,18 @@ NetOutcome HttpExchange::readAll(std::string& out, NetDeadline deadline, const C
         if (auto read = readSome(out, deadline, stop); !read.ok())
             return read;
     return {};
+}
+
+std::string HttpExchange::refusal(std::size_t quoted, NetDeadline deadline, const Cancellation* stop) {
+    std::string body;
+    const auto soon = std::min(deadline, std::chrono::steady_clock::now() + kRefusalReadTime);
+    while (!m_ended && body.size() < quoted && readSome(body, soon, stop).ok()) {
+    }
+    body = shortenLine(validUtf8(body), quoted);
+    while (!body.empty() && (body.back() == '\n' || body.back() == '\r'))
+        body.pop_back();
+    return "HTTP " + std::to_string(m_head.status) + (m_head.reason.empty() ? "" : " " + m_head.reason) +
+           (body.empty() ? "" : ": " + body);
 }
 
 bool HttpExchange::buffered() const {

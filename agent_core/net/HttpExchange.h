@@ -49,6 +49,9 @@ public:
     // The whole body, at most maxBody bytes.
     NetOutcome readAll(std::string& out, NetDeadline deadline, const Cancellation* stop);
     bool ended() const { return m_ended; }
+    // An answer that is not the one wanted, for a message: "HTTP 403 Forbidden: " and the start of its body
+    // (at most quoted bytes, read for a moment at most: the body of a refusal says why).
+    std::string refusal(std::size_t quoted, NetDeadline deadline, const Cancellation* stop);
     // Whether readSome has something without waiting (bytes held here or in TLS).
     bool buffered() const;
     // The socket, readable when more of the body may have come (polled beside other streams).
@@ -61,6 +64,7 @@ private:
     NetOutcome sendBytes(std::string_view bytes, NetDeadline deadline, const Cancellation* stop);
     // Raw bytes from the connection into m_raw; sets m_closed at its end.
     NetOutcome receive(NetDeadline deadline, const Cancellation* stop);
+    // The answer's head into m_head, its body's decoding made ready.
     NetOutcome readHead(const std::string& what, NetDeadline deadline, const Cancellation* stop);
     // Decodes what m_raw holds into out by the head's framing.
     NetOutcome decode(std::string& out);

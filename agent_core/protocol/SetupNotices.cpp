@@ -1,5 +1,7 @@
 #include "agent_core/protocol/SetupNotices.h"
 
+#include <algorithm>
+
 namespace warren::protocol {
 
 namespace {
@@ -30,25 +32,21 @@ std::vector<std::string> split(std::string_view text, std::string_view separator
     return parts;
 }
 
-// A skill's name as SkillFile allows it: lowercase letters, digits and hyphens (so ", " cannot be inside).
-bool isSkillName(std::string_view name) {
-    if (name.empty() || name.size() > 64)
-        return false;
-    for (const char c : name)
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
-            return false;
-    return true;
-}
-
 bool readNames(std::string_view text, std::vector<std::string>& names) {
     names = split(text, ", ");
     for (const auto& name : names)
-        if (!isSkillName(name))
+        if (!isValidSkillName(name))
             return false;
     return !names.empty();
 }
 
 } // namespace
+
+bool isValidSkillName(std::string_view name) {
+    return !name.empty() && name.size() <= kMaxSkillNameBytes &&
+           std::all_of(name.begin(), name.end(),
+                       [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
 
 std::string skillsNoticeMessage(const SkillsNotice& notice) {
     if (!notice.changed)

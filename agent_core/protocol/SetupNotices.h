@@ -5,12 +5,18 @@
 // server a notice or a failure is about. A line these readers do not know is shown as the agent wrote it.
 // Pure.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace warren::protocol {
+
+// A skill's name, as a SKILL.md must give it (agent_core/skills/SkillFile) and these notices list it:
+// 1 to kMaxSkillNameBytes lowercase letters, digits and hyphens (so ", " is never inside one).
+inline constexpr std::size_t kMaxSkillNameBytes = 64;
+bool isValidSkillName(std::string_view name);
 
 // "skills offered: a, b" when a run starts with skills; "skills changed: added x; changed y; removed z"
 // when they change between steps.

@@ -73,12 +73,6 @@ Result<std::string> checkedDescription(const FrontMatter& matter) {
 
 } // namespace
 
-bool isValidSkillName(std::string_view name) {
-    return !name.empty() && name.size() <= kMaxSkillNameBytes &&
-           std::all_of(name.begin(), name.end(),
-                       [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
-}
-
 Result<SkillDocument> parseSkillFile(std::string_view text) {
     if (text.size() > kMaxSkillFileBytes)
         return invalid("larger than " + std::to_string(kMaxSkillFileBytes / 1024) + " KiB (" +

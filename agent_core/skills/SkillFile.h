@@ -3,6 +3,7 @@
 // Claude Code and Codex check them, and its body, the instructions the model reads when it loads the skill.
 // Other keys (license, allowed-tools, metadata, ...) are not used and need not be readable. Pure.
 
+#include "agent_core/protocol/SetupNotices.h"
 #include "common/Result.h"
 
 #include <cstddef>
@@ -11,7 +12,7 @@
 
 namespace warren::agent {
 
-inline constexpr std::size_t kMaxSkillNameBytes = 64;
+using protocol::kMaxSkillNameBytes; // the name's rule is protocol/SetupNotices': the notices list names too
 inline constexpr std::size_t kMaxSkillDescriptionCharacters = 1024;
 // A SKILL.md is read whole; past this it is not a skill's instructions but a way to fill the context.
 inline constexpr std::size_t kMaxSkillFileBytes = 256 * 1024;
@@ -29,6 +30,6 @@ struct SkillDocument {
 Result<SkillDocument> parseSkillFile(std::string_view text);
 
 // 1 to kMaxSkillNameBytes lowercase letters, digits and hyphens.
-bool isValidSkillName(std::string_view name);
+using protocol::isValidSkillName;
 
 } // namespace warren::agent

@@ -29,6 +29,13 @@ const char* taskStatusName(TaskStatus status) {
     return "unknown";
 }
 
+std::vector<TaskStatus> allTaskStatuses() {
+    std::vector<TaskStatus> all;
+    for (const auto& [value, name] : kStatusNames)
+        all.push_back(value);
+    return all;
+}
+
 std::optional<TaskStatus> taskStatusFromName(const std::string& name) {
     for (const auto& [value, text] : kStatusNames) {
         if (name == text)

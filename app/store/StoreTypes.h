@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace warren::control {
 
@@ -18,6 +19,7 @@ enum class TaskStatus {
     Cancelled,   // stopped by the user
 };
 const char* taskStatusName(TaskStatus status); // "queued", "running", ...
+std::vector<TaskStatus> allTaskStatuses();      // every one, in the order above
 std::optional<TaskStatus> taskStatusFromName(const std::string& name);
 bool isFinal(TaskStatus status); // Succeeded, Failed, Cancelled (not Waiting: its user has the turn)
 

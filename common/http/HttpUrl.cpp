@@ -42,9 +42,14 @@ Result<std::string> checkedTarget(std::string_view full, std::string_view target
 
 } // namespace
 
+std::string HttpUrl::hostPort() const {
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
 std::string HttpUrl::authority() const {
-    const std::string shownHost = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-    return port == defaultPort(tls) ? shownHost : shownHost + ":" + std::to_string(port);
+    if (port != defaultPort(tls))
+        return hostPort();
+    return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
 std::string HttpUrl::origin() const {

@@ -19,7 +19,9 @@ struct HttpUrl {
     std::uint16_t port = 0;
     std::string target; // the path and the query, "/" when the URL has none
 
-    // host[:port] as a Host header and a CONNECT name it (the port left out when it is the scheme's).
+    // host:port, the port always (a CONNECT names it so); an IPv6 literal in brackets.
+    std::string hostPort() const;
+    // host[:port] as a Host header names it (the port left out when it is the scheme's).
     std::string authority() const;
     // scheme://authority: what "same origin" compares.
     std::string origin() const;

@@ -1,6 +1,7 @@
 #include "server/api/MetricsApi.h"
 
 #include "app/store/Store.h"
+#include "common/FileText.h"
 #include "sandbox/ProcStat.h"
 #include "server/api/EventStreams.h"
 #include "server/api/HttpErrors.h"
@@ -10,9 +11,8 @@
 
 #include <QDir>
 #include <QFile>
-#include <openssl/crypto.h>
 #include <algorithm>
-#include <sys/stat.h>
+#include <openssl/crypto.h>
 #include <unistd.h>
 
 namespace warren::server {
@@ -20,10 +20,6 @@ namespace warren::server {
 namespace {
 
 using control::TaskStatus;
-
-constexpr TaskStatus kStatuses[] = {TaskStatus::Queued,      TaskStatus::Running,   TaskStatus::Paused,
-                                    TaskStatus::Waiting,     TaskStatus::Interrupted, TaskStatus::Succeeded,
-                                    TaskStatus::Failed,      TaskStatus::Cancelled};
 
 bool tokenMatches(const QByteArray& header, const std::string& token) {
     const QByteArray expected = "Bearer " + QByteArray::fromStdString(token);
@@ -68,21 +64,18 @@ Result<std::string> readMetricsToken(const std::string& path) {
     const auto refuse = [&](const std::string& why) {
         return makeError(ErrorCode::InvalidArgument, "--metrics-token-file " + path + ": " + why);
     };
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly))
-        return refuse("cannot open it (" + file.errorString().toStdString() + ")");
-    struct stat info {};
-    if (::fstat(file.handle(), &info) != 0 || !S_ISREG(info.st_mode))
-        return refuse("not a regular file");
-    if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0)
-        return refuse("group or others may read or write it (run chmod 600 on it)");
-    std::string token = file.read(4097).toStdString();
+    auto file = openPrivateFile(path);
+    if (!file)
+        return refuse(file.error().message);
+    std::string token(kMaxMetricsTokenBytes + 1, '\0');
+    const ssize_t got = ::read(file->fd.get(), token.data(), token.size());
+    token.resize(got > 0 ? std::size_t(got) : 0);
     if (token.ends_with('\n'))
         token.pop_back();
-    if (token.size() < kMinMetricsTokenBytes || token.size() > 4096 ||
+    if (token.size() < kMinMetricsTokenBytes || token.size() > kMaxMetricsTokenBytes ||
         !std::all_of(token.begin(), token.end(), [](unsigned char c) { return c > 0x20 && c < 0x7f; }))
-        return refuse("it must hold one token of " + std::to_string(kMinMetricsTokenBytes) +
-                      " to 4096 visible characters, e.g. `openssl rand -hex 32`");
+        return refuse("it must hold one token of " + std::to_string(kMinMetricsTokenBytes) + " to " +
+                      std::to_string(kMaxMetricsTokenBytes) + " visible characters, e.g. `openssl rand -hex 32`");
     return token;
 }
 
@@ -96,12 +89,14 @@ void addMetricsRoutes(http::Router& router, ServerParts& parts, std::string toke
                                                         "GET /metrics needs the operator's metrics token "
                                                         "(Authorization: Bearer TOKEN)")
                                   .withHeader("WWW-Authenticate", "Bearer"));
+        auto stored = parts.store.tasks();
+        if (!stored)
+            return reply.send(errorResponse(stored.error()));
         Metric tasks{"warrend_tasks", "Tasks in this server's store, by status.", "gauge", {}};
-        for (const TaskStatus status : kStatuses) {
-            auto found = parts.store.tasksWithStatus(status);
-            if (!found)
-                return reply.send(errorResponse(found.error()));
-            tasks.samples.push_back({{{"status", control::taskStatusName(status)}}, double(found->size())});
+        for (const TaskStatus status : control::allTaskStatuses()) {
+            const auto count = std::count_if(stored->begin(), stored->end(),
+                                             [status](const control::TaskRecord& task) { return task.status == status; });
+            tasks.samples.push_back({{{"status", control::taskStatusName(status)}}, double(count)});
         }
         std::vector<Metric> metrics{
             {"warrend_build_info", "The warrend version, as a label.", "gauge", {{{{"version", WARREN_VERSION}}, 1}}},

@@ -18,9 +18,10 @@ namespace warren::server {
 struct ServerParts;
 
 inline constexpr std::size_t kMinMetricsTokenBytes = 16;
+inline constexpr std::size_t kMaxMetricsTokenBytes = 4096;
 
 // The token in path: a regular file only its owner may read or write (chmod 600), holding kMinMetricsTokenBytes
-// to 4096 visible ASCII characters (a final line break dropped).
+// to kMaxMetricsTokenBytes visible ASCII characters (a final line break dropped).
 Result<std::string> readMetricsToken(const std::string& path);
 
 // token: the operator's, read from its file; empty: metrics are off.

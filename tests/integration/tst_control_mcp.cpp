@@ -50,6 +50,16 @@ QStringList processesHolding(const QString& text) {
     return found;
 }
 
+// where-server.js (copied into the workspace) as an .mcp.json entry, its PROBE variable set to probe.
+json probeServer(const std::string& probe) {
+    return json{{"command", "node"}, {"args", {"where-server.js"}}, {"env", {{"PROBE", probe}}}};
+}
+
+// The PROBE a where-server's answer to the call reports.
+std::string probeOf(const std::vector<json>& events, const std::string& callId) {
+    return json::parse(toolOutput(events, callId), nullptr, false).value("probe", "");
+}
+
 std::vector<json> eventsOfType(const std::vector<json>& events, const std::string& type) {
     std::vector<json> found;
     for (const auto& event : events)
@@ -117,14 +127,11 @@ private slots:
         QTemporaryDir data, workspace;
         QVERIFY(QFile::copy(qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/where-server.js",
                             workspace.filePath("where-server.js")));
-        const auto server = [](const std::string& probe) {
-            return json{{"command", "node"}, {"args", {"where-server.js"}}, {"env", {{"PROBE", probe}}}};
-        };
         QVERIFY(write(workspace.filePath(".mcp.json"),
-                      QByteArray::fromStdString(json{{"mcpServers", {{"probe", server("the workspace's")}}}}.dump())));
+                      QByteArray::fromStdString(json{{"mcpServers", {{"probe", probeServer("the workspace's")}}}}.dump())));
         const QString config = data.filePath("mine.json");
-        QVERIFY(write(config, QByteArray::fromStdString(json{{"mcpServers", {{"probe", server("the user's")},
-                                                                             {"second", server("also mine")}}}}.dump())));
+        QVERIFY(write(config, QByteArray::fromStdString(json{{"mcpServers", {{"probe", probeServer("the user's")},
+                                                                             {"second", probeServer("also mine")}}}}.dump())));
         const QString script = data.filePath("script.json");
         QVERIFY(writeScript(script, {turn("mcp__probe__where", json::object()), turn("mcp__second__where", json::object()),
                                      turn("finish", {{"summary", "probed"}})}));
@@ -133,8 +140,8 @@ private slots:
                                       data.path());
         QVERIFY2(result.exitCode == 0, result.err.constData());
         const auto events = jsonLines(result.out);
-        QCOMPARE(json::parse(toolOutput(events, "call_0_0"), nullptr, false).value("probe", ""), std::string("the user's"));
-        QCOMPARE(json::parse(toolOutput(events, "call_1_0"), nullptr, false).value("probe", ""), std::string("also mine"));
+        QCOMPARE(probeOf(events, "call_0_0"), std::string("the user's"));
+        QCOMPARE(probeOf(events, "call_1_0"), std::string("also mine"));
         // The workspace's entry is said to be left out, in an event.
         QVERIFY2(result.out.contains("the user's mcp_servers (Settings, --mcp-config) has one of that name, which is used"),
                  result.out.constData());
@@ -154,18 +161,15 @@ private slots:
         QTemporaryDir data, workspace;
         QVERIFY(QFile::copy(qEnvironmentVariable("WARREN_TEST_DATA") + "/mcp/where-server.js",
                             workspace.filePath("where-server.js")));
-        const auto server = [](const std::string& probe) {
-            return json{{"command", "node"}, {"args", {"where-server.js"}}, {"env", {{"PROBE", probe}}}};
-        };
         {
             auto store = warren::control::openSqliteStore(data.filePath("warren.db").toStdString());
             QVERIFY(store.ok());
             warren::control::Settings settings;
-            settings.mcpServers = {{"probe", server("from Settings")}, {"kept", server("only in Settings")}};
+            settings.mcpServers = {{"probe", probeServer("from Settings")}, {"kept", probeServer("only in Settings")}};
             QVERIFY(warren::control::saveSettings(**store, settings).ok());
         }
         const QString config = data.filePath("mine.json");
-        QVERIFY(write(config, QByteArray::fromStdString(json{{"mcpServers", {{"probe", server("the task's own")}}}}.dump())));
+        QVERIFY(write(config, QByteArray::fromStdString(json{{"mcpServers", {{"probe", probeServer("the task's own")}}}}.dump())));
         const QString script = data.filePath("script.json");
         QVERIFY(writeScript(script, {turn("mcp__probe__where", json::object()), turn("mcp__kept__where", json::object()),
                                      turn("finish", {{"summary", "probed"}})}));
@@ -174,8 +178,8 @@ private slots:
                                       data.path());
         QVERIFY2(result.exitCode == 0, result.err.constData());
         const auto events = jsonLines(result.out);
-        QCOMPARE(json::parse(toolOutput(events, "call_0_0"), nullptr, false).value("probe", ""), std::string("the task's own"));
-        QCOMPARE(json::parse(toolOutput(events, "call_1_0"), nullptr, false).value("probe", ""), std::string("only in Settings"));
+        QCOMPARE(probeOf(events, "call_0_0"), std::string("the task's own"));
+        QCOMPARE(probeOf(events, "call_1_0"), std::string("only in Settings"));
     }
 
     // A server that cannot start is an error event and a clear tool error; the task goes on and ends well.
