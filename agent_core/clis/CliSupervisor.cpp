@@ -232,7 +232,7 @@ void Supervisor::onLine(const std::string& line) {
         answer(*translated.permission);
     if (translated.end) {
         m_end = std::move(translated.end);
-        sample(); // the last step's end, while the CLI is still there to be measured
+        sample(); // the last step's end (the CLI may have exited already: its last line is read after it)
         closeInput(); // nothing more to say: the CLI exits once its stdin ends
     }
 }

@@ -9,6 +9,8 @@
 #include "tests/support/ServeSession.h"
 #include "tests/support/UnixTcpRelay.h"
 
+#include <algorithm>
+
 #include <QFile>
 #include <QFileInfo>
 #include <QtTest>
@@ -120,15 +122,20 @@ private slots:
                  std::string("Done: said hello and wrote notes.txt."));
         QVERIFY(!ofType(session, "step_started").empty());
         // What the CLI's process tree used, at each step's end and the task's: the window's resource graphs
-        // (a CLI's runtime holds tens of megabytes at least; its CPU time only grows).
+        // (a CLI's runtime holds tens of megabytes at least; its CPU time only grows). A run's last sample
+        // may come after the CLI exited (its final line read from the pipe after it) and then measures the
+        // supervisor alone; the others measured the CLI.
         const auto samples = ofType(session, "resource_sample");
         QVERIFY(samples.size() >= 2);
         std::uint64_t cpuMs = 0;
+        std::uint64_t largestRss = 0;
         for (const auto& sample : samples) {
-            QVERIFY2(sample["data"].value("rss_bytes", 0ull) > (16ull << 20), sample.dump().c_str());
+            QVERIFY2(sample["data"].value("rss_bytes", 0ull) > 0, sample.dump().c_str());
+            largestRss = std::max<std::uint64_t>(largestRss, sample["data"].value("rss_bytes", 0ull));
             QVERIFY(sample["data"].value("cpu_ms", 0ull) >= cpuMs);
             cpuMs = sample["data"].value("cpu_ms", 0ull);
         }
+        QVERIFY2(largestRss > (16ull << 20), std::to_string(largestRss).c_str());
 
         // The double saw the token as the key, on every model call, and nothing else.
         const auto firstRun = model.modelCalls();
