@@ -135,12 +135,19 @@ std::optional<CallRunner::End> CallRunner::refuseBadCall(const protocol::ToolCal
 }
 
 std::optional<CallRunner::End> CallRunner::runCall(const protocol::ToolCall& call) {
-    m_context.events.emit(protocol::ToolCallData{call.id, call.arguments},
-                          {call.name, std::nullopt, std::nullopt});
-    m_state.counters.toolCalls[call.name]++;
+    // A call whose question a pause cut short was shown, counted and checked when it was first asked: the
+    // resumed run asks again and nothing more.
+    const bool askedBefore = m_state.askedCall == call.id;
+    if (!askedBefore) {
+        m_state.askedCall.reset();
+        m_context.events.emit(protocol::ToolCallData{call.id, call.arguments},
+                              {call.name, std::nullopt, std::nullopt});
+        m_state.counters.toolCalls[call.name]++;
+    }
     std::string warning;
-    if (auto stop = checkLoop(call, warning))
-        return stop;
+    if (!askedBefore)
+        if (auto stop = checkLoop(call, warning))
+            return stop;
 
     std::string unavailable;
     Tool* tool = m_tools.find(call.name, unavailable);
@@ -230,8 +237,9 @@ std::string CallRunner::approvalReason(const std::string& tool) const {
 CallRunner::Approval CallRunner::askApproval(const protocol::ToolCall& call, const std::string& warning) {
     auto& events = m_context.events;
     protocol::ApprovalRequestParams request{call.name, call.arguments, approvalReason(call.name), call.id};
-    events.emit(protocol::ApprovalRequestedData{call.id, call.arguments, request.reason},
-                {call.name, std::nullopt, std::nullopt});
+    if (m_state.askedCall != call.id)
+        events.emit(protocol::ApprovalRequestedData{call.id, call.arguments, request.reason},
+                    {call.name, std::nullopt, std::nullopt});
     protocol::ApprovalResult decision{false, "no approver: the call was denied"};
     if (m_context.approver) {
         const auto asked = Clock::now();
@@ -242,15 +250,18 @@ CallRunner::Approval CallRunner::askApproval(const protocol::ToolCall& call, con
         if (m_stepDeadline != Deadline::max())
             m_stepDeadline += Clock::now() - asked;
     }
+    if (!decision.approved && m_context.cancellation.stopRequested()) {
+        // The wait was cut short, not answered: the question stays open (no approval_resolved), and the call
+        // stays first in line for the resumed run, which asks it again.
+        m_state.askedCall = call.id;
+        m_state.pendingCalls.insert(m_state.pendingCalls.begin(), call);
+        return Approval::Interrupted;
+    }
+    m_state.askedCall.reset();
     events.emit(protocol::ApprovalResolvedData{call.id, decision.approved, decision.note, std::nullopt},
                 {call.name, std::nullopt, std::nullopt});
     if (decision.approved)
         return Approval::Approved;
-    if (m_context.cancellation.stopRequested()) {
-        // The wait was cut short, not answered: the call stays first in line for the resumed run.
-        m_state.pendingCalls.insert(m_state.pendingCalls.begin(), call);
-        return Approval::Interrupted;
-    }
     m_host.record(call,
                   "Denied: the user did not approve this call." +
                       (decision.note ? " Their note: " + *decision.note : std::string()) + warning,

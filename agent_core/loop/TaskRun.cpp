@@ -352,6 +352,13 @@ void TaskRun::resume(const std::optional<std::string>& reply) {
 }
 
 void TaskRun::addReply(const std::string& reply) {
+    // A question a pause left open is closed: the call it asked about will not run.
+    for (const auto& call : m_state.pendingCalls)
+        if (call.id == m_state.askedCall)
+            m_context.events.emit(
+                protocol::ApprovalResolvedData{call.id, false, "the user replied instead", std::nullopt},
+                {call.name, std::nullopt, std::nullopt});
+    m_state.askedCall.reset();
     // An assistant message's calls are each answered before anything else is said (every provider's rule).
     for (const auto& call : m_state.pendingCalls)
         recordToolResult(call,

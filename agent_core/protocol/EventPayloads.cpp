@@ -607,6 +607,19 @@ Result<LimitsAppliedData> LimitsAppliedData::fromJson(const json& data) {
     return out;
 }
 
+json TaskSleptData::toJson() const { return {{"idle_ms", idleMs}, {"questions", questions}}; }
+
+Result<TaskSleptData> TaskSleptData::fromJson(const json& data) {
+    const auto at = where<TaskSleptData>();
+    Error error;
+    TaskSleptData out;
+    if (!take(checkObject<TaskSleptData>(data, {"idle_ms", "questions"}), error) ||
+        !take(getUint(data, "idle_ms", at), out.idleMs, error) ||
+        !take(getStringArray(data, "questions", at, true), out.questions, error))
+        return error;
+    return out;
+}
+
 // ---- sub-agents ----------------------------------------------------------------------------------------
 
 json AgentStartedData::toJson() const {

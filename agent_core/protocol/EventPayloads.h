@@ -292,6 +292,18 @@ struct LimitsAppliedData {
     friend bool operator==(const LimitsAppliedData&, const LimitsAppliedData&) = default;
 };
 
+// The task went to sleep (its status `sleeping`): its agent had done nothing but wait for the user's answer
+// to the questions named (approval_requested's ids) for idle_ms, so it checkpointed and its sandbox went. An
+// answer to one of them, a reply or a resume wakes it.
+struct TaskSleptData {
+    static constexpr std::string_view kType = event_type::kTaskSlept;
+    std::uint64_t idleMs = 0;
+    std::vector<std::string> questions;
+    nlohmann::json toJson() const;
+    static Result<TaskSleptData> fromJson(const nlohmann::json& data);
+    friend bool operator==(const TaskSleptData&, const TaskSleptData&) = default;
+};
+
 // A sub-agent's life (docs/AGENT.md, "Sub-agents"); the sub-agent's id is the envelope's agent.
 struct AgentStartedData {
     static constexpr std::string_view kType = event_type::kAgentStarted;
@@ -329,8 +341,8 @@ using EventPayload =
     std::variant<TaskStartedData, ProjectInstructionsData, TaskResumedData, UserMessageData, StepStartedData,
                  ModelDeltaData, ModelResponseData, ToolCallData, ToolOutputData, ToolResultData, FileChangedData, ApprovalRequestedData,
                  ApprovalResolvedData, CheckpointData, ResourceSampleData, HookData, PlanUpdatedData, GuardData,
-                 ErrorData, LogData, NetworkRequestData, ModelCallData, LimitsAppliedData, AgentStartedData, AgentFinishedData,
-                 TaskFinishedData>;
+                 ErrorData, LogData, NetworkRequestData, ModelCallData, LimitsAppliedData, TaskSleptData, AgentStartedData,
+                 AgentFinishedData, TaskFinishedData>;
 
 // The data of an event of type, read by that type's fromJson; an unknown type is an error naming it.
 Result<EventPayload> payloadFromJson(std::string_view type, const nlohmann::json& data);

@@ -33,6 +33,7 @@ constexpr std::array kCatalog = {
     EventTypeInfo{kNetworkRequest, "the egress proxy let a request through to a listed host, or refused it"},
     EventTypeInfo{kLimitsApplied, "the sandbox limits a server task runs with, and which quota decided each"},
     EventTypeInfo{kModelCall, "a CLI agent's call through the model proxy: model, status, tokens, timings"},
+    EventTypeInfo{kTaskSlept, "the task waited for its user's answer long enough that its sandbox went; an answer wakes it"},
     EventTypeInfo{kAgentStarted, "a sub-agent began in the task's sandbox: who started it, its role and brief"},
     EventTypeInfo{kAgentFinished, "a sub-agent ended: reason, its final message, the files it changed"},
     EventTypeInfo{kTaskFinished, "the task ended: reason and summary"},
@@ -50,7 +51,7 @@ bool isKnownEventType(std::string_view type) {
 }
 
 bool isControlPlaneEventType(std::string_view type) {
-    return type == kNetworkRequest || type == kLimitsApplied || type == kModelCall;
+    return type == kNetworkRequest || type == kLimitsApplied || type == kModelCall || type == kTaskSlept;
 }
 
 } // namespace warren::protocol

@@ -32,6 +32,7 @@ inline constexpr std::string_view kLog = "log";
 inline constexpr std::string_view kNetworkRequest = "network_request"; // written by the control plane
 inline constexpr std::string_view kLimitsApplied = "limits_applied";   // written by the control plane
 inline constexpr std::string_view kModelCall = "model_call";           // written by the control plane
+inline constexpr std::string_view kTaskSlept = "task_slept";           // written by the control plane
 inline constexpr std::string_view kAgentStarted = "agent_started";
 inline constexpr std::string_view kAgentFinished = "agent_finished";
 inline constexpr std::string_view kTaskFinished = "task_finished";

@@ -95,19 +95,22 @@ json toJson(const AgentState& state) {
 }
 
 json toJsonWithoutMessages(const AgentState& state) {
-    return {{"format", kCheckpointFormat},
-            {"task_id", state.taskId},
-            {"prompt", state.prompt},
-            {"presets", arrayToJson(state.presets)},
-            {"overrides", state.overrides},
-            {"step", state.step},
-            {"next_seq", state.nextSeq},
-            {"pending_calls", arrayToJson(state.pendingCalls)},
-            {"running_call", state.runningCall ? protocol::toJson(*state.runningCall) : json(nullptr)},
-            {"recent_call_keys", arrayToJson(state.recentCallKeys)},
-            {"loop_warned", state.loopWarned},
-            {"counters", toJson(state.counters)},
-            {"extra", state.extra}};
+    json out{{"format", kCheckpointFormat},
+             {"task_id", state.taskId},
+             {"prompt", state.prompt},
+             {"presets", arrayToJson(state.presets)},
+             {"overrides", state.overrides},
+             {"step", state.step},
+             {"next_seq", state.nextSeq},
+             {"pending_calls", arrayToJson(state.pendingCalls)},
+             {"running_call", state.runningCall ? protocol::toJson(*state.runningCall) : json(nullptr)},
+             {"recent_call_keys", arrayToJson(state.recentCallKeys)},
+             {"loop_warned", state.loopWarned},
+             {"counters", toJson(state.counters)},
+             {"extra", state.extra}};
+    if (state.askedCall)
+        out["asked_call"] = *state.askedCall;
+    return out;
 }
 
 Result<AgentState> agentStateFromJson(const json& value) {
@@ -126,7 +129,7 @@ Result<AgentState> agentStateFromJson(const json& value) {
     if (!take(checkKeys(value,
                         {"format", "task_id", "prompt", "presets", "overrides", "step", "next_seq",
                          "messages", "pending_calls", "running_call", "recent_call_keys", "loop_warned",
-                         "counters", "extra"},
+                         "counters", "extra", "asked_call"},
                         kWhere),
               error) ||
         !take(getString(value, "task_id", kWhere), state.taskId, error) ||
@@ -144,7 +147,8 @@ Result<AgentState> agentStateFromJson(const json& value) {
         !take(getBool(value, "loop_warned", kWhere), state.loopWarned, error) ||
         !take(getValue(value, "counters", kWhere), counters, error) ||
         !take(runCountersFromJson(counters, joinPath(kWhere, "counters")), state.counters, error) ||
-        !take(getObject(value, "extra", kWhere), state.extra, error))
+        !take(getObject(value, "extra", kWhere), state.extra, error) ||
+        !take(getOptionalString(value, "asked_call", kWhere), state.askedCall, error))
         return error;
     if (!runningCall.is_null()) {
         auto call = protocol::toolCallFromJson(runningCall, joinPath(kWhere, "running_call"));

@@ -39,6 +39,9 @@ struct AgentState {
     std::vector<protocol::ChatMessage> messages;   // the conversation the model sees (after compaction)
     std::vector<protocol::ToolCall> pendingCalls;  // calls of the current step not yet started, in order
     std::optional<protocol::ToolCall> runningCall; // started, result not recorded: interrupted if resumed
+    // The pending call whose approval was asked and cut short (a pause, the task put to sleep): its question
+    // stays open, and the resumed run asks it again without showing the call or the question twice.
+    std::optional<std::string> askedCall;
     std::vector<std::string> recentCallKeys;       // loop detection window
     bool loopWarned = false;
     RunCounters counters;
@@ -53,7 +56,8 @@ nlohmann::json toJson(const RunCounters& counters);
 Result<RunCounters> runCountersFromJson(const nlohmann::json& value, const std::string& where);
 
 // {"format": 1, "task_id", "prompt", "presets", "overrides", "step", "next_seq", "messages",
-//  "pending_calls", "running_call" (null when none), "recent_call_keys", "loop_warned", "counters", "extra"}
+//  "pending_calls", "running_call" (null when none), "recent_call_keys", "loop_warned", "counters", "extra"},
+//  and "asked_call" when there is one (older checkpoints lack it)
 nlohmann::json toJson(const AgentState& state);
 // Everything but "messages": the checkpoint store serializes the conversation itself, message by message,
 // so that a step costs what it added rather than the whole conversation again.

@@ -212,6 +212,14 @@ int follow(ControlPlane& plane, const std::string& taskId, bool jsonLines, bool 
         plane.task(taskId, [&](Result<std::optional<TaskRecord>> record) {
             if (record && *record) {
                 const TaskRecord& task = **record;
+                // Asleep, or already woken by an answer: the task goes on, and so does this wait.
+                if (task.status == TaskStatus::Sleeping) {
+                    std::cerr << "warren: the task sleeps until its question is answered (its sandbox was "
+                                 "released); answering wakes it\n";
+                    return;
+                }
+                if (task.status == TaskStatus::Queued || task.status == TaskStatus::Running)
+                    return;
                 status = exitStatusFor(task);
                 if (!jsonLines)
                     std::cout << view.summary(taskStatusName(task.status), task.steps, task.tokensIn, task.tokensOut,

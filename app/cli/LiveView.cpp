@@ -4,6 +4,7 @@
 #include "app/timeline/LimitsDescription.h"
 #include "app/timeline/NetworkDescription.h"
 #include "app/timeline/SetupDescription.h"
+#include "app/timeline/SleepDescription.h"
 #include "common/Utf8.h"
 
 #include <optional>
@@ -502,6 +503,10 @@ std::string LiveView::line(const protocol::Event&, const protocol::ModelCallData
 
 std::string LiveView::line(const protocol::Event&, const protocol::LimitsAppliedData& data) {
     return paint(kDim, "limits: " + timeline::describeLimits(data)) + "\n";
+}
+
+std::string LiveView::line(const protocol::Event&, const protocol::TaskSleptData& data) {
+    return paint(kDim, timeline::describeSleep(data)) + "\n";
 }
 
 std::string LiveView::line(const protocol::Event&, const protocol::TaskFinishedData& data) {

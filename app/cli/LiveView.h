@@ -73,6 +73,7 @@ private:
     std::string line(const protocol::Event& envelope, const protocol::NetworkRequestData& data);
     std::string line(const protocol::Event& envelope, const protocol::ModelCallData& data);
     std::string line(const protocol::Event& envelope, const protocol::LimitsAppliedData& data);
+    std::string line(const protocol::Event& envelope, const protocol::TaskSleptData& data);
     std::string line(const protocol::Event& envelope, const protocol::TaskFinishedData& data);
     std::string line(const protocol::Event& envelope, const protocol::AgentStartedData& data);
     std::string line(const protocol::Event& envelope, const protocol::AgentFinishedData& data);

@@ -58,6 +58,7 @@ Result<std::unique_ptr<ControlEngine>> ControlEngine::open(EngineOptions options
         environment.extraProfileLayers.push_back(std::move(layer));
     environment.face = std::move(setup->hooks);
     environment.approvalRules = std::move(setup->approvalRules);
+    environment.idleSleep = setup->idleSleep;
     engine->m_tasks = std::make_unique<TaskManager>(std::move(environment), setup->maxConcurrent);
     return engine;
 }

@@ -41,6 +41,7 @@ struct FaceSetup {
     FaceHooks hooks;
     std::size_t maxConcurrent = 1;
     std::vector<ApprovalRule> approvalRules; // the tasks' (at least defaultApprovalRules())
+    std::chrono::milliseconds idleSleep{0};  // RunnerEnvironment::idleSleep
 };
 
 class ControlEngine {

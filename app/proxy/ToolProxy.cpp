@@ -243,6 +243,15 @@ void ToolProxy::approval(const protocol::Request& request, Reply reply) {
         reply(protocol::Response{request.id, protocol::toJson(refused)});
         return;
     }
+    if (m_earlyAnswer && !params->callId.empty() && params->callId == m_earlyAnswer->toolCallId &&
+        params->tool == m_earlyAnswer->tool && params->arguments == m_earlyAnswer->arguments) {
+        const EarlyAnswer early = *std::exchange(m_earlyAnswer, std::nullopt);
+        if (early.approved && early.always)
+            m_always.insert(alwaysKey(params->tool, params->arguments));
+        protocol::ApprovalResult result{early.approved, early.note.empty() ? std::nullopt : std::optional(early.note)};
+        reply(protocol::Response{request.id, protocol::toJson(result)});
+        return;
+    }
     ApprovalRecord record;
     record.taskId = m_settings.taskId;
     // The request id restarts with each agent process; the run number keeps the key unique in the task.
@@ -306,6 +315,14 @@ bool ToolProxy::answerApproval(const std::string& callId, bool approved, const s
     decide(record, approved, "user", note);
     reply(approved, note);
     return true;
+}
+
+std::vector<std::pair<ApprovalRecord, std::string>> ToolProxy::waitingApprovals() const {
+    std::vector<std::pair<ApprovalRecord, std::string>> waiting;
+    if (!m_aborted)
+        for (const auto& [id, pending] : m_pendingApprovals)
+            waiting.emplace_back(pending.record, pending.toolCallId);
+    return waiting;
 }
 
 void ToolProxy::addRule(const ApprovalRule& rule) {

@@ -62,6 +62,22 @@ public:
     // Whether the question callId (as answerApproval takes it) waits for the user now.
     bool isWaiting(const std::string& callId) const;
     void addRule(const ApprovalRule& rule); // after the others, for the rest of this task
+    // The questions that wait for the user now, and the agent's id of each one's call.
+    std::vector<std::pair<ApprovalRecord, std::string>> waitingApprovals() const;
+    bool modelCallsInFlight() const { return !m_calls.empty(); }
+    // An answer the user gave while no agent ran (a task asleep, TaskSleep.h): the question about the call
+    // toolCallId, with that tool and those arguments (JSON), is answered with it as soon as the agent asks,
+    // once, without a new record (its record was decided when the answer came). A question that differs in
+    // any of them is asked as any other.
+    struct EarlyAnswer {
+        std::string toolCallId;
+        std::string tool;
+        nlohmann::json arguments;
+        bool approved = false;
+        std::string note;
+        bool always = false;
+    };
+    void answerWhenAsked(EarlyAnswer answer) { m_earlyAnswer = std::move(answer); }
     // The task ended: model calls in flight are aborted and nothing more is answered.
     void abortAll();
 
@@ -108,6 +124,7 @@ private:
     };
     std::map<std::string, PendingApproval> m_pendingApprovals; // by ApprovalRecord::callId
     std::set<std::string> m_always;
+    std::optional<EarlyAnswer> m_earlyAnswer;
     std::vector<QPointer<ChatCall>> m_calls;
     bool m_aborted = false;
 };

@@ -145,6 +145,7 @@ void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq
         it->second->deleteLater();
         m_streams.erase(it);
     }
+    m_ended.erase(taskId);
     auto* stream = new RemoteEventStream(
         *m_client, taskId, afterSeq,
         [this](const std::string& id, QObject* context, std::function<void(bool)> answer) {
@@ -158,6 +159,7 @@ void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq
             askIfWaiting(*approval);
     });
     connect(stream, &RemoteEventStream::ended, this, [this](const std::string& id) {
+        m_ended.insert(id);
         emit taskFinished(id);
         streamWorks(id);
     });
@@ -347,9 +349,13 @@ void RemoteControlPlane::answerApproval(const std::string& taskId, const std::st
         taskPath(taskId, "/approvals/" + QString::fromUtf8(QUrl::toPercentEncoding(QString::fromStdString(callId))));
     m_client->sendJson("POST", path, body, {}, this, [this, taskId](Result<json> answered, int) {
         if (!answered)
-            emit connectionProblem(QString::fromStdString("the answer to " + taskId +
-                                                          "'s question did not reach the server: " +
-                                                          answered.error().message));
+            return emit connectionProblem(QString::fromStdString("the answer to " + taskId +
+                                                                 "'s question did not reach the server: " +
+                                                                 answered.error().message));
+        // The answer woke a task asleep, whose stream had ended: its events are followed again.
+        if (m_ended.erase(taskId) > 0)
+            if (auto it = m_streams.find(taskId); it != m_streams.end())
+                watch(taskId, it->second->lastSeq());
     });
 }
 

@@ -122,6 +122,7 @@ private:
     control::ServerAccount m_account; // as the server said when the plane opened
     std::map<std::string, RemoteEventStream*> m_streams;
     std::set<std::string> m_interrupted; // the tasks whose streams wait to reconnect
+    std::set<std::string> m_ended;       // the tasks whose streams the server ended (the run is over, or asleep)
 };
 
 } // namespace warren::remote

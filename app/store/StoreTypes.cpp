@@ -8,11 +8,12 @@ namespace warren::control {
 namespace {
 
 // The names are stored in the database: changing one needs a migration.
-constexpr std::array<std::pair<TaskStatus, const char*>, 8> kStatusNames = {{
+constexpr std::array<std::pair<TaskStatus, const char*>, 9> kStatusNames = {{
     {TaskStatus::Queued, "queued"},
     {TaskStatus::Running, "running"},
     {TaskStatus::Paused, "paused"},
     {TaskStatus::Waiting, "waiting"},
+    {TaskStatus::Sleeping, "sleeping"},
     {TaskStatus::Interrupted, "interrupted"},
     {TaskStatus::Succeeded, "succeeded"},
     {TaskStatus::Failed, "failed"},

@@ -13,6 +13,8 @@ enum class TaskStatus {
     Running,     // an agent process is working on it
     Paused,      // stopped with a checkpoint by the user; resumable
     Waiting,     // the agent asked the user (an attended run); `warren reply` continues it
+    Sleeping,    // it only waited for the user's answer, long enough that its sandbox went (TaskSleep.h);
+                 // the answer, a reply or a resume wakes it
     Interrupted, // its process died (crash, kill, reboot); resumable from the checkpoint
     Succeeded,   // the agent called finish
     Failed,      // the agent, the sandbox or the model failed; error says what
@@ -21,7 +23,7 @@ enum class TaskStatus {
 const char* taskStatusName(TaskStatus status); // "queued", "running", ...
 std::vector<TaskStatus> allTaskStatuses();      // every one, in the order above
 std::optional<TaskStatus> taskStatusFromName(const std::string& name);
-bool isFinal(TaskStatus status); // Succeeded, Failed, Cancelled (not Waiting: its user has the turn)
+bool isFinal(TaskStatus status); // Succeeded, Failed, Cancelled (not Waiting or Sleeping: its user has the turn)
 
 struct TaskRecord {
     std::string id;        // "t-" + 12 hex digits, unique

@@ -38,6 +38,7 @@ public:
     // False when no such question waits.
     bool answer(const std::string& callId, bool approved, const std::string& note, bool always);
     bool isWaiting(const std::string& callId) const;
+    bool anyWaiting() const { return !m_waiting.empty(); }
     // The task ended: the waiting connections are refused and nothing more is asked.
     void abortAll();
 

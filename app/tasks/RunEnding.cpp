@@ -55,6 +55,9 @@ RunEnding::Ending RunEnding::after(const sandbox::SandboxExit& exit, const std::
         const std::string reason = m_stopCause == StopCause::Timeout  ? "timeout"
                                    : m_stopCause == StopCause::Budget ? "budget"
                                                                       : *m_finishedReason;
+        // Put to sleep, the agent paused as asked: the task sleeps (it ended otherwise: as it says).
+        if (m_stopCause == StopCause::Sleep && status == TaskStatus::Paused)
+            return {TaskStatus::Sleeping, "sleeping", ""};
         return {status, reason, error};
     }
     switch (m_stopCause) {
@@ -62,6 +65,8 @@ RunEnding::Ending RunEnding::after(const sandbox::SandboxExit& exit, const std::
         return {TaskStatus::Cancelled, "cancelled", ""};
     case StopCause::Pause:
         return {TaskStatus::Paused, "paused", ""};
+    case StopCause::Sleep:
+        break; // the agent did not say it paused: as the sandbox's exit says
     case StopCause::Timeout:
         return {TaskStatus::Failed, "timeout", m_stopWhy};
     case StopCause::Budget:

@@ -17,7 +17,7 @@ class Store;
 
 class RunEnding {
 public:
-    enum class StopCause { None, User, Pause, Timeout, Budget };
+    enum class StopCause { None, User, Pause, Sleep, Timeout, Budget }; // Sleep: a pause that ends Sleeping
     struct Ending {
         TaskStatus status = TaskStatus::Failed;
         std::string reason, error;

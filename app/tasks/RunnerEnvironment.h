@@ -87,6 +87,9 @@ struct RunnerEnvironment {
     std::chrono::milliseconds stopGrace{5000}; // between asking, SIGTERM and SIGKILL
     // How long a question of `--network ask` waits for the user before its connections are refused.
     std::chrono::milliseconds networkQuestionWait{120'000};
+    // How long a run of Warren's agent that only waits for its user's answers (IdleWait) keeps its sandbox
+    // before it sleeps (TaskSleep.h); 0: never (the desktop: its user is at the window or the terminal).
+    std::chrono::milliseconds idleSleep{0};
     // How long the agent's next request waits for the snapshot of the workspace before its step.
     std::chrono::milliseconds snapshotBudget{5000};
 };

@@ -4,6 +4,7 @@
 #include "app/store/Store.h"
 #include "app/tasks/AgentCli.h"
 #include "app/tasks/TaskReply.h"
+#include "app/tasks/TaskSleep.h"
 #include "app/tasks/WorkspaceScope.h"
 
 #include <QRandomGenerator>
@@ -158,6 +159,8 @@ Status TaskManager::cancel(const std::string& id, const std::string& why) {
         return makeError(ErrorCode::InvalidArgument,
                          "task " + id + " has already " + taskStatusName(record.status));
     std::erase(m_queue, id);
+    forgetSleep(m_env.data, id); // its questions will not be answered now
+    forgetWakeAnswer(m_env.data, id);
     record.status = TaskStatus::Cancelled;
     record.finishReason = "cancelled";
     record.finishedAt = protocol::formatTimestamp(std::chrono::system_clock::now());
@@ -174,17 +177,59 @@ Status TaskManager::pause(const std::string& id) {
 
 bool TaskManager::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                  const std::string& note, bool always) {
-    const auto running = m_running.find(taskId);
-    return running != m_running.end() && running->second->answerApproval(callId, approved, note, always);
+    if (const auto running = m_running.find(taskId); running != m_running.end())
+        return running->second->answerApproval(callId, approved, note, always);
+    auto question = openQuestion(taskId, callId);
+    if (!question)
+        return false;
+    auto task = storedTask(taskId);
+    if (!task)
+        return false;
+    // Kept before anything else: once it is, the answer is the task's, whatever fails after.
+    if (!keepWakeAnswer(m_env.data, taskId,
+                        {question->toolCallId, question->tool, question->arguments, approved, note, always}))
+        return false;
+    // The question's record says who decided and when: the user, now, as if the agent were still there.
+    if (auto approvals = m_env.store->approvals(taskId))
+        for (auto approval : *approvals)
+            if (approval.callId == question->approvalId && !approval.approved) {
+                approval.approved = approved;
+                approval.decidedBy = "user";
+                approval.note = note;
+                approval.decidedAt = protocol::formatTimestamp(std::chrono::system_clock::now());
+                (void)m_env.store->updateApproval(approval);
+            }
+    forgetSleep(m_env.data, taskId);
+    return requeue(std::move(*task)).ok();
 }
 
 bool TaskManager::isWaiting(const std::string& taskId, const std::string& callId) const {
-    const auto running = m_running.find(taskId);
-    return running != m_running.end() && running->second->isWaiting(callId);
+    if (const auto running = m_running.find(taskId); running != m_running.end())
+        return running->second->isWaiting(callId);
+    return openQuestion(taskId, callId).has_value();
+}
+
+// A question of a task asleep or paused that its user has not answered yet (TaskSleep.h).
+std::optional<SleepingQuestion> TaskManager::openQuestion(const std::string& taskId, const std::string& callId) const {
+    auto task = m_env.store->task(taskId);
+    if (!task || !*task || ((*task)->status != TaskStatus::Sleeping && (*task)->status != TaskStatus::Paused) ||
+        lockedElsewhere(taskId))
+        return std::nullopt;
+    auto answered = keptWakeAnswer(m_env.data, taskId);
+    auto sleep = keptSleep(m_env.data, taskId);
+    if (!answered || *answered || !sleep || !*sleep)
+        return std::nullopt;
+    const SleepingQuestion* question = (*sleep)->find(callId);
+    return question ? std::optional(*question) : std::nullopt;
 }
 
 std::vector<std::string> TaskManager::recoverInterrupted() {
     std::vector<std::string> recovered;
+    // A task answered while asleep whose wake the control plane did not live to queue: queued now.
+    if (auto sleeping = m_env.store->tasksWithStatus(TaskStatus::Sleeping))
+        for (auto& task : *sleeping)
+            if (auto answered = keptWakeAnswer(m_env.data, task.id); answered && *answered && !lockedElsewhere(task.id))
+                (void)requeue(std::move(task));
     auto running = m_env.store->tasksWithStatus(TaskStatus::Running);
     if (!running)
         return recovered;

@@ -5,6 +5,7 @@
 
 #include "app/store/StoreTypes.h"
 #include "app/tasks/TaskRunner.h"
+#include "app/tasks/TaskSleep.h"
 #include "app/tasks/TaskSpec.h"
 
 #include <QObject>
@@ -38,10 +39,12 @@ public:
     // process (a request file it watches). Not running: marked cancelled.
     Status cancel(const std::string& id, const std::string& why);
     Status pause(const std::string& id);
-    // False when the task is not running here or no such question of it waits.
+    // The user's answer to a question of a task running here, or of a task asleep or paused while the
+    // question waited (TaskSleep.h): that answer is kept and the task queued again, its agent's question
+    // answered with it when asked again. False when no such question waits.
     bool answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                         const std::string& note, bool always);
-    // Whether that question of a task running here waits for an answer now.
+    // Whether that question waits for an answer now (of a task running here, asleep or paused).
     bool isWaiting(const std::string& taskId, const std::string& callId) const;
     // The approval rules of tasks started from now on; addApprovalRule adds one to a running task too.
     void setApprovalRules(std::vector<ApprovalRule> rules);
@@ -64,6 +67,7 @@ private:
     Status requeue(TaskRecord record); // queued, started when a slot is free
     Result<TaskRecord> storedTask(const std::string& id) const; // NotFound names `warren tasks`
     bool lockedElsewhere(const std::string& id) const;
+    std::optional<SleepingQuestion> openQuestion(const std::string& taskId, const std::string& callId) const;
 
     RunnerEnvironment m_env;
     std::size_t m_maxConcurrent;

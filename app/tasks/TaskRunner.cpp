@@ -20,6 +20,7 @@
 #include "app/tasks/LaunchPlan.h"
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/TaskSecrets.h"
+#include "app/tasks/TaskSleep.h"
 #include "common/Utf8.h"
 #include "sandbox/policy/SandboxProfile.h"
 
@@ -84,6 +85,8 @@ TaskRunner::TaskRunner(const RunnerEnvironment& environment, TaskRecord task, Ta
                                      std::to_string(m_spec.timeoutSec) + " s; raise it with --timeout");
     });
     connect(&m_grace, &QTimer::timeout, this, &TaskRunner::escalate);
+    m_idle.setSingleShot(true);
+    connect(&m_idle, &QTimer::timeout, this, &TaskRunner::sleep);
 }
 
 TaskRunner::~TaskRunner() {
@@ -222,6 +225,16 @@ Status TaskRunner::startProxy(const LaunchPlan& plan) {
         proxySettings.trees = std::move(trees);
     }
     m_proxy = std::make_unique<ToolProxy>(proxySettings, *m_env.tokens, *m_env.store, std::move(*provider));
+    // The user answered while the task slept: the agent's first question is that one, answered at once.
+    auto woken = keptWakeAnswer(m_env.data, m_task.id);
+    if (!woken)
+        return woken.error();
+    if (*woken) {
+        const WakeAnswer& answer = **woken;
+        m_proxy->answerWhenAsked({answer.toolCallId, answer.tool, json::parse(answer.arguments, nullptr, false),
+                                  answer.approved, answer.note, answer.always});
+        m_wakeCall = answer.toolCallId;
+    }
     connectProxy();
     return startModelProxy(plan, providerConfig);
 }
@@ -279,6 +292,7 @@ void TaskRunner::connectProxy() {
     connect(m_proxy.get(), &ToolProxy::approvalNeeded, this, [this](const ApprovalRecord& approval) {
         // Whoever asks the user has shown what led to the question.
         m_events->afterStored([this, approval] { emit approvalNeeded(approval); });
+        updateIdle();
     });
     connect(m_proxy.get(), &ToolProxy::budgetExhausted, this, [this](quint64 used, quint64 budget) {
         stop(StopCause::Budget, "the task used " + std::to_string(used) + " tokens of its budget of " +
@@ -364,6 +378,7 @@ void TaskRunner::askAboutNetwork(const LaunchPlan& plan) {
         event.tool = question.tool;
         m_events->store(event, protocol::toJson(event));
         m_events->afterStored([this, question] { emit approvalNeeded(question); });
+        updateIdle();
     });
     connect(m_questions.get(), &NetworkQuestions::decided, this, [this](const ApprovalRecord& question) {
         if (auto stored = m_env.store->updateApproval(question); !stored)
@@ -374,6 +389,7 @@ void TaskRunner::askAboutNetwork(const LaunchPlan& plan) {
         protocol::Event event = ownEvent(std::string(protocol::event_type::kApprovalResolved), data.toJson());
         event.tool = question.tool;
         m_events->store(event, protocol::toJson(event));
+        updateIdle();
     });
 }
 
@@ -552,8 +568,17 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, const protocol::Even
         forgetReply(m_env.data, m_task.id); // the agent's checkpoint holds it now
     if (const auto* finished = std::get_if<protocol::TaskFinishedData>(&payload))
         m_ending.agentFinished(std::string(toString(finished->reason)), finished->summary.value_or(""));
+    // The call a kept answer was for has its result: the answer is spent (a run killed before this point
+    // is answered again, never asked twice).
+    if (const auto* result = std::get_if<protocol::ToolResultData>(&payload);
+        result && !event.agent && result->id == m_wakeCall) {
+        forgetWakeAnswer(m_env.data, m_task.id);
+        m_wakeCall.reset();
+    }
     // The agent's object as it came (validated above), under the store's seq: no re-serialising.
     m_events->store(event, std::move(body));
+    m_idleWait.observe(event, payload);
+    updateIdle();
 }
 
 protocol::Event TaskRunner::ownEvent(const std::string& type, json data) const {
@@ -583,9 +608,10 @@ void TaskRunner::pause() {
 
 bool TaskRunner::answerApproval(const std::string& callId, bool approved, const std::string& note,
                                 bool always) {
-    if (isNetworkQuestionId(callId))
-        return m_questions && m_questions->answer(callId, approved, note, always);
-    return m_proxy && m_proxy->answerApproval(callId, approved, note, always);
+    const bool answered = isNetworkQuestionId(callId) ? m_questions && m_questions->answer(callId, approved, note, always)
+                                                      : m_proxy && m_proxy->answerApproval(callId, approved, note, always);
+    updateIdle();
+    return answered;
 }
 
 bool TaskRunner::isWaiting(const std::string& callId) const {
@@ -603,11 +629,77 @@ void TaskRunner::stop(StopCause cause, const std::string& why) {
     if (m_done || !m_process || m_ending.stopCause() != StopCause::None)
         return;
     m_ending.stopped(cause, why);
-    const char* method =
-        cause == StopCause::Pause ? protocol::method::kControlPause : protocol::method::kControlCancel;
+    const char* method = cause == StopCause::Pause || cause == StopCause::Sleep ? protocol::method::kControlPause
+                                                                                : protocol::method::kControlCancel;
     send(protocol::Notification{method, protocol::toJson(protocol::ControlParams{why})});
     m_escalation = 0;
     m_grace.start(m_env.stopGrace);
+}
+
+void TaskRunner::updateIdle() {
+    if (m_done || !m_proxy)
+        return;
+    std::set<std::string> waiting;
+    for (const auto& [record, toolCallId] : m_proxy->waitingApprovals())
+        waiting.insert(toolCallId);
+    const bool otherWork = m_proxy->modelCallsInFlight() || (m_questions && m_questions->anyWaiting());
+    const bool idle = m_idleWait.onlyWaitsForUser(waiting, otherWork);
+    if (idle == m_waitingForUser)
+        return;
+    m_waitingForUser = idle;
+    if (idle) {
+        // Waiting is not working: the task's timeout stands still while only the user can move it on.
+        if (m_timeout.isActive()) {
+            m_timeoutLeft = std::chrono::milliseconds(std::max(0, m_timeout.remainingTime()));
+            m_timeout.stop();
+        }
+        // Warren's own agent keeps an unanswered question in its checkpoint and asks it again when resumed;
+        // a CLI's question would be lost with its process.
+        if (m_env.idleSleep.count() > 0 && m_spec.agent == protocol::AgentKind::Warren)
+            m_idle.start(m_env.idleSleep);
+        return;
+    }
+    m_idle.stop();
+    if (m_timeoutLeft)
+        m_timeout.start(*std::exchange(m_timeoutLeft, std::nullopt));
+}
+
+void TaskRunner::sleep() {
+    updateIdle();
+    if (!m_waitingForUser)
+        return;
+    stop(StopCause::Sleep, "its agent waited " + std::to_string(m_env.idleSleep.count() / 1000) +
+                               " s for the user's answer: it sleeps until then");
+}
+
+// A run that ended paused or asleep while questions of its agent waited: they are kept beside the task, so
+// the user can still answer them (TaskManager::answerApproval wakes the task). Asleep with nothing kept, the
+// task is only paused.
+void TaskRunner::keepOpenQuestions(TaskStatus& status) {
+    if (status != TaskStatus::Sleeping && status != TaskStatus::Paused) {
+        forgetSleep(m_env.data, m_task.id);
+        return;
+    }
+    SleepRecord record{now(), {}};
+    for (const auto& [approval, toolCallId] : m_proxy ? m_proxy->waitingApprovals()
+                                                      : std::vector<std::pair<ApprovalRecord, std::string>>{})
+        if (!toolCallId.empty())
+            record.questions.push_back({approval.callId, toolCallId, approval.tool, approval.arguments});
+    Status kept = record.questions.empty() ? Status(Ok{}) : keepSleep(m_env.data, m_task.id, record);
+    if (!kept)
+        recordOwn(protocol::ErrorData{"the task's open questions were not kept (answer them after `warren resume " +
+                                          m_task.id + "`): " + kept.error().message,
+                                      false});
+    if (status == TaskStatus::Sleeping && (!kept || record.questions.empty())) {
+        status = TaskStatus::Paused;
+        return;
+    }
+    if (status == TaskStatus::Sleeping) {
+        protocol::TaskSleptData slept{static_cast<std::uint64_t>(m_env.idleSleep.count()), {}};
+        for (const auto& question : record.questions)
+            slept.questions.push_back(question.toolCallId);
+        recordOwn(slept);
+    }
 }
 
 void TaskRunner::escalate() {
@@ -644,12 +736,16 @@ void TaskRunner::onSandboxExited() {
     finish(ending.status, ending.reason, ending.error);
 }
 
-void TaskRunner::finish(TaskStatus status, const std::string& reason, const std::string& error) {
+void TaskRunner::finish(TaskStatus endStatus, const std::string& endReason, const std::string& error) {
     if (m_done)
         return;
     m_done = true;
     m_timeout.stop();
     m_grace.stop();
+    m_idle.stop();
+    TaskStatus status = endStatus;
+    keepOpenQuestions(status);
+    const std::string reason = status == endStatus ? endReason : "paused";
     if (m_proxy) {
         m_proxy->abortAll();
         const auto used = m_proxy->used();

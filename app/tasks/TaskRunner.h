@@ -17,6 +17,7 @@
 #include "app/proxy/ApprovalRules.h"
 #include "app/store/StoreTypes.h"
 #include "app/tasks/AgentLaunch.h"
+#include "app/tasks/IdleWait.h"
 #include "app/tasks/RunEnding.h"
 #include "app/tasks/RunnerEnvironment.h"
 #include "app/tasks/TaskSpec.h"
@@ -104,6 +105,11 @@ private:
     void send(const protocol::Message& message);
     void stop(StopCause cause, const std::string& why);
     void escalate();
+    // Whether the run only waits for its user now (IdleWait): the task's timeout stops meanwhile, and the
+    // idle timer (RunnerEnvironment::idleSleep) runs toward sleep. Called whenever that may have changed.
+    void updateIdle();
+    void sleep(); // the idle timer ran out
+    void keepOpenQuestions(TaskStatus& status); // a run that ended paused or asleep: what it left unanswered
     // The control plane's own events, each through its typed data (EventPayloads.h).
     // agent: the sub-agent it concerns (a model_delta of its call), else the task's own agent.
     template <typename Payload> void recordOwn(const Payload& payload, std::optional<std::string> agent = std::nullopt) {
@@ -136,6 +142,11 @@ private:
     QSocketNotifier* m_statusNotifier = nullptr;
     QTimer m_timeout;
     QTimer m_grace;
+    QTimer m_idle;                                      // toward sleep, while the run only waits for its user
+    IdleWait m_idleWait;
+    bool m_waitingForUser = false;
+    std::optional<std::chrono::milliseconds> m_timeoutLeft; // of the task's timeout, stopped while waiting
+    std::optional<std::string> m_wakeCall; // the call a kept answer (TaskSleep.h) is for, until its result
     int m_escalation = 0; // 0 asked, 1 SIGTERM sent, 2 killed
     EventSequencer* m_events; // a child
     RunEnding m_ending;

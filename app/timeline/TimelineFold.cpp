@@ -5,6 +5,7 @@
 #include "app/timeline/CallDescription.h"
 #include "app/timeline/CommandPrefix.h"
 #include "app/timeline/LimitsDescription.h"
+#include "app/timeline/SleepDescription.h"
 #include "app/timeline/NetworkDescription.h"
 #include "app/timeline/SetupDescription.h"
 
@@ -410,6 +411,16 @@ void TimelineFold::take(const Event& e, const ModelCallData& data) {
 
 void TimelineFold::take(const Event& e, const LimitsAppliedData& data) {
     notice(e, State::Plain, "limits: " + describeLimits(data));
+}
+
+// The run ended paused for this: its end card says so rather than "Paused".
+void TimelineFold::take(const Event& e, const TaskSleptData& data) {
+    if (!m_cards.empty() && m_cards.back().kind == Kind::Finished && m_cards.back().title == "Paused") {
+        m_cards.back().title = describeSleep(data);
+        touch(m_cards.size() - 1);
+        return;
+    }
+    notice(e, State::Plain, describeSleep(data));
 }
 
 void TimelineFold::take(const Event& e, const AgentStartedData& data) {

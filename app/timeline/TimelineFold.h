@@ -79,6 +79,7 @@ private:
     void take(const protocol::Event& e, const protocol::NetworkRequestData& data);
     void take(const protocol::Event& e, const protocol::ModelCallData& data);
     void take(const protocol::Event& e, const protocol::LimitsAppliedData& data);
+    void take(const protocol::Event& e, const protocol::TaskSleptData& data);
     void take(const protocol::Event& e, const protocol::TaskFinishedData& data);
     void take(const protocol::Event& e, const protocol::AgentStartedData& data);
     void take(const protocol::Event& e, const protocol::AgentFinishedData& data);

@@ -103,6 +103,11 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
             if (!n)
                 return n.error();
             options.maxTasks = *n;
+        } else if (flag == "--idle-sleep-sec") {
+            auto n = number(flag, value, 0, 7 * 24 * 3600);
+            if (!n)
+                return n.error();
+            options.idleSleepSec = static_cast<unsigned>(*n);
         } else if (flag == "--provider") {
             options.provider = value;
         } else if (flag == "--model") {

@@ -2,7 +2,8 @@
 // `warrend serve`'s command line (DESIGN.md §8, docs/SERVER.md), read into options. Pure.
 //
 //   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
-//                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--provider SPEC] [--model M]
+//                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--idle-sleep-sec N]
+//                 [--provider SPEC] [--model M]
 //                 [--max-upload-mb N] [--provider-key-secret FILE] [--max-connections-per-client N]
 //                 [--allow-internal DEST[,DEST...]] [--resolve HOST:PORT:ADDR]... [--egress-ca FILE]
 //                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT] [--agent-peer PEER]
@@ -31,6 +32,9 @@ struct ServeOptions {
     sandbox::Backend backend = sandbox::Backend::Bwrap;
     std::string image;        // containers: the agent's image; empty: the default
     std::size_t maxTasks = 4; // agents running at once on this host, whoever they belong to
+    // A task whose agent has only waited for its user's answer this long gives up its sandbox and sleeps
+    // until the answer comes (RunnerEnvironment::idleSleep); 0: never.
+    unsigned idleSleepSec = 300;
     std::string provider;     // the provider of tasks that name none ("openai", ...); empty: they must
     std::string model;
     std::uint64_t maxUploadBytes = 512ull << 20;

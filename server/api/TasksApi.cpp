@@ -415,8 +415,11 @@ void question(ServerParts& parts, const Owned& owned, const HttpRequest& request
     });
 }
 
-// {"approved": bool, "note"?: string, "always"?: bool} for a question the task is waiting on.
-void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+// {"approved": bool, "note"?: string, "always"?: bool} for a question the task is waiting on. A task asleep
+// (or paused) while its question waited wakes with the answer, in a slot of its owner's quota as a resume
+// takes one.
+void answer(ServerParts& parts, const Account& caller, const Owned& owned, const HttpRequest& request,
+            HttpReply reply) {
     const std::string callId = pathParameter(request, "call");
     auto body = bodyJson(request);
     if (!body)
@@ -425,6 +428,18 @@ void answer(ServerParts& parts, const Owned& owned, const HttpRequest& request, 
     if (!parsed)
         return reply.send(errorResponse(parsed.error()));
     const Answer given{owned.task.id, callId, parsed->approved, parsed->note, parsed->always};
+    if (!parts.manager.isActive(owned.task.id) && parts.manager.isWaiting(owned.task.id, callId)) {
+        auto refused = parts.quotas.readmit(caller, owned.task.id);
+        if (!refused)
+            return reply.send(errorResponse(refused.error()));
+        if (*refused)
+            return reply.send(overQuota(**refused));
+        if (!given.deliver(parts.manager)) {
+            (void)parts.quotas.release(owned.task.id);
+            return reply.send(notFound("a question " + callId + " waiting in task " + owned.task.id));
+        }
+        return reply.send(given.accepted());
+    }
     if (given.deliver(parts.manager))
         return reply.send(given.accepted());
     if (!parts.manager.isActive(owned.task.id))
@@ -550,8 +565,8 @@ void addTaskRoutes(http::Router& router, ServerParts& parts) {
                   question(parts, owned, request, std::move(reply));
               });
     taskRoute("POST", "/v1/tasks/{id}/approvals/{call}",
-              [&parts](const Account&, const Owned& owned, const HttpRequest& request, HttpReply reply) {
-                  answer(parts, owned, request, std::move(reply));
+              [&parts](const Account& caller, const Owned& owned, const HttpRequest& request, HttpReply reply) {
+                  answer(parts, caller, owned, request, std::move(reply));
               });
     taskRoute("GET", "/v1/tasks/{id}/patch",
               [&parts](const Account& caller, const Owned& owned, const HttpRequest&, HttpReply reply) {

@@ -140,6 +140,7 @@ Status Warrend::openControl(const ServeOptions& options) {
         }
         setup.maxConcurrent = options.maxTasks;
         setup.approvalRules = engine.defaultApprovalRules();
+        setup.idleSleep = std::chrono::seconds(options.idleSleepSec);
         return setup;
     };
     auto engine = control::ControlEngine::open({*data, control::storeOpener(options.databaseUrl), {}, {}}, face);

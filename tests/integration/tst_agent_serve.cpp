@@ -118,6 +118,9 @@ private slots:
         QVERIFY(!session.nextRequest("approval.request").is_null());
         session.send({{"jsonrpc", "2.0"}, {"method", "control.pause"}});
         QCOMPARE(session.finish(), 75);
+        // The question was cut short, not answered: it stays open.
+        QVERIFY(session.hasEvent(et::kApprovalRequested, "touch ok.txt"));
+        QVERIFY(!session.hasEvent(et::kApprovalResolved));
 
         Session resumed;
         resumed.root.remove();
@@ -129,10 +132,16 @@ private slots:
         const json approval = resumed.nextRequest("approval.request");
         QVERIFY2(!approval.is_null(), "the resumed task must ask for the call again, not ask the model");
         QCOMPARE(approval["params"]["arguments"]["command"], "touch ok.txt");
+        QCOMPARE(approval["params"]["call_id"], "c1");
         resumed.respond(approval, {{"approved", true}});
         resumed.respond(resumed.nextRequest("llm.chat"), finishReply());
         QCOMPARE(resumed.finish(), 0);
         QVERIFY(QFileInfo::exists(session.dir("workspace") + "/ok.txt"));
+        // Asked again, shown once: the call and its question are not repeated, and the answer closes it.
+        QVERIFY(!resumed.hasEvent(et::kToolCall, "touch ok.txt"));
+        QVERIFY(!resumed.hasEvent(et::kApprovalRequested));
+        QVERIFY(resumed.hasEvent(et::kApprovalResolved, "c1"));
+        QVERIFY(resumed.hasEvent(et::kToolResult));
     }
 
     // A reply to a task paused before its calls ran: the calls are answered "not run" before the message

@@ -166,13 +166,14 @@ private slots:
         std::vector<std::string> refused;
         for (const auto& event : *stored) {
             const std::string type = event.value("type", "");
-            QVERIFY2(type != "network_request" && type != "limits_applied" && type != "model_call",
+            QVERIFY2(type != "network_request" && type != "limits_applied" && type != "model_call" &&
+                         type != "task_slept",
                      event.dump().c_str());
             if (type == "error")
                 refused.push_back(dataString(event, "message"));
         }
-        QCOMPARE(refused.size(), std::size_t{3});
-        for (const char* type : {"network_request", "limits_applied", "model_call"})
+        QCOMPARE(refused.size(), std::size_t{4});
+        for (const char* type : {"network_request", "limits_applied", "model_call", "task_slept"})
             QVERIFY2(std::any_of(refused.begin(), refused.end(),
                                  [&](const std::string& message) {
                                      return message.find(std::string(type) + " is written by the control plane only") !=

@@ -54,3 +54,5 @@ set_property(TEST tst_warrend_stalls APPEND PROPERTY ENVIRONMENT "QTEST_FUNCTION
 # Under ASan beside other tests CI saw 324 s of test and 276 s of removing what it left (before that removal
 # went a descriptor at a time): the whole may need more than the 600 s of the others.
 set_tests_properties(tst_warrend_stalls PROPERTIES TIMEOUT 900)
+# Sleep and wake (DESIGN §14): a task that only waits for its owner gives up its sandbox; the answer wakes it.
+warren_add_warrend_test(tst_warrend_sleep)

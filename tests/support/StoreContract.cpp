@@ -116,7 +116,8 @@ void StoreContract::everyStatusRoundTrips() {
     auto store = openStore();
     auto task = sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z");
     QVERIFY(store->insertTask(task));
-    for (const char* name : {"queued", "running", "paused", "waiting", "interrupted", "succeeded", "failed", "cancelled"}) {
+    for (const char* name :
+         {"queued", "running", "paused", "waiting", "sleeping", "interrupted", "succeeded", "failed", "cancelled"}) {
         const auto status = taskStatusFromName(name);
         QVERIFY2(status, name);
         QCOMPARE(std::string(taskStatusName(*status)), std::string(name));

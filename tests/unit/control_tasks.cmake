@@ -6,6 +6,8 @@ warren_add_test(tst_task_spec SOURCES tst_task_spec.cpp LIBS warren_task_spec LA
 warren_add_test(tst_workspace_scope SOURCES tst_workspace_scope.cpp LIBS warren_task_spec LABELS unit)
 warren_add_test(tst_task_reply SOURCES tst_task_reply.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_run_ending SOURCES tst_run_ending.cpp LIBS warren_tasks LABELS unit)
+# A task asleep: when a run only waits for its user, what the sleep keeps and the answer that wakes it.
+warren_add_test(tst_task_sleep SOURCES tst_task_sleep.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_launch_plan SOURCES tst_launch_plan.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_agent_sandbox SOURCES tst_agent_sandbox.cpp LIBS warren_tasks LABELS unit)
 # Where a CLI agent (Claude Code, Codex) is installed, on real directory layouts.

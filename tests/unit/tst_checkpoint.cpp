@@ -35,6 +35,7 @@ AgentState fullState() {
     state.runningCall = call("call_3_0", "shell", {{"command", "make -j2"}, {"timeout_sec", 60}});
     state.recentCallKeys = {"shell:{\"command\":\"make\"}", "read_file:{\"path\":\"Makefile\"}"};
     state.loopWarned = true;
+    state.askedCall = "call_3_1";
     state.counters.steps = 4;
     state.counters.modelCalls = 5;
     state.counters.tokensIn = 12000;
@@ -94,6 +95,7 @@ private slots:
         QCOMPARE(written.at("format").get<std::uint64_t>(), kCheckpointFormat);
         QCOMPARE(kCheckpointFormat, std::uint64_t(1));
         QVERIFY(written.at("running_call").is_null());
+        QVERIFY(!written.contains("asked_call")); // written only when there is one: older agents read it
     }
 
     void countersHaveSnakeCaseKeys() {
@@ -219,6 +221,9 @@ private slots:
         QTest::newRow("extra not an object") << "/extra"
                                              << "null"
                                              << "checkpoint.extra: must be an object, got null";
+        QTest::newRow("asked_call a number") << "/asked_call"
+                                             << "3"
+                                             << "checkpoint.asked_call: must be a string, got the integer 3";
     }
 
     void refusesBadCheckpoints() {

@@ -144,6 +144,7 @@ private slots:
                                                      "network_request",
                                                      "limits_applied",
                                                      "model_call",
+                                                     "task_slept",
                                                      "agent_started",
                                                      "agent_finished",
                                                      "plan_updated",
@@ -167,7 +168,7 @@ private slots:
         for (const auto& info : eventTypeCatalog())
             if (isControlPlaneEventType(info.name))
                 own.insert(info.name);
-        QVERIFY((own == std::set<std::string_view>{"network_request", "limits_applied", "model_call"}));
+        QVERIFY((own == std::set<std::string_view>{"network_request", "limits_applied", "model_call", "task_slept"}));
         QVERIFY(!isControlPlaneEventType("model_response"));
         QVERIFY(!isControlPlaneEventType("nonsense"));
     }

@@ -31,6 +31,11 @@ private slots:
         QTest::newRow("guard") << "guard" << none << "" << 0 << TaskStatus::Failed << "guard" << "the tests fail";
         QTest::newRow("waiting for the reply") << "waiting" << none << "" << 0 << TaskStatus::Waiting << "waiting" << "";
         QTest::newRow("paused as asked") << "paused" << StopCause::Pause << "" << 0 << TaskStatus::Paused << "paused" << "";
+        QTest::newRow("asleep as asked") << "paused" << StopCause::Sleep << "" << 0 << TaskStatus::Sleeping << "sleeping" << "";
+        QTest::newRow("finished as it was put to sleep")
+            << "finished" << StopCause::Sleep << "" << 0 << TaskStatus::Succeeded << "finished" << "";
+        QTest::newRow("put to sleep, killed without a word")
+            << "" << StopCause::Sleep << "" << 9 << TaskStatus::Interrupted << "interrupted" << "killed by signal 9";
         QTest::newRow("cancelled as asked")
             << "cancelled" << StopCause::User << "" << 0 << TaskStatus::Cancelled << "cancelled" << "";
         QTest::newRow("finished past the timeout")

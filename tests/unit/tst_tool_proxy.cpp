@@ -84,6 +84,7 @@ private slots:
     void budgetStopsFurtherCalls();
     void memoryIsConfinedToThePrefix();
     void approvalsFollowRulesModeAndUser();
+    void anAnswerGivenAsleepAnswersThatCallOnly();
 };
 
 void TestToolProxy::requestsNeedAValidToken_data() {
@@ -235,6 +236,41 @@ void TestToolProxy::approvalsFollowRulesModeAndUser() {
              2);
     QCOMPARE(std::count_if(stored->begin(), stored->end(), [](const ApprovalRecord& a) { return a.decidedBy == "rule"; }),
              2);
+}
+
+// The answer a user gave while the task slept (TaskSleep.h) answers the woken agent's question about that call
+// once, at once, with no new record; the same id with other arguments, or the same call asked again, is a
+// question like any other.
+void TestToolProxy::anAnswerGivenAsleepAnswersThatCallOnly() {
+    auto settings = settingsFor("t-1", "alice");
+    settings.approvalMode = ApprovalMode::Ask;
+    Harness harness(settings);
+    const auto ask = [&](const std::string& path) {
+        return json{{"tool", "write_file"}, {"arguments", {{"path", path}}}, {"reason", "approval_tools"},
+                    {"call_id", "w1"}, {"token", harness.token}};
+    };
+    harness.proxy->answerWhenAsked({"w1", "write_file", json{{"path", "notes.txt"}}, false, "not that one", false});
+    QSignalSpy needed(harness.proxy.get(), &ToolProxy::approvalNeeded);
+    std::vector<protocol::Message> replies;
+    const auto request = [&](std::int64_t id, const std::string& path) {
+        harness.proxy->handle(protocol::Request{id, protocol::method::kApprovalRequest, ask(path)},
+                              [&](protocol::Message m) { replies.push_back(std::move(m)); });
+    };
+    // Another file under the same call id: not what the user answered.
+    request(1, "../.bashrc");
+    QCOMPARE(needed.size(), 1);
+    QVERIFY(replies.empty());
+    request(2, "notes.txt");
+    QCOMPARE(replies.size(), std::size_t(1));
+    QCOMPARE(resultOf(replies[0]).value("approved", true), false);
+    QCOMPARE(resultOf(replies[0]).value("note", ""), "not that one");
+    QCOMPARE(needed.size(), 1);
+    request(3, "notes.txt"); // spent: asked again, it waits for the user
+    QCOMPARE(needed.size(), 2);
+    QCOMPARE(replies.size(), std::size_t(1));
+    auto stored = harness.store->approvals("t-1");
+    QVERIFY(stored);
+    QCOMPARE(stored->size(), 2u); // the two questions asked; the early answer made none
 }
 
 QTEST_GUILESS_MAIN(TestToolProxy)

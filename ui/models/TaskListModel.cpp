@@ -144,8 +144,8 @@ bool TaskFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceP
     case Filter::Active:
         return status == TaskStatus::Queued || status == TaskStatus::Running;
     case Filter::NeedsAttention:
-        return status == TaskStatus::Waiting || status == TaskStatus::Paused || status == TaskStatus::Interrupted ||
-               status == TaskStatus::Failed;
+        return status == TaskStatus::Waiting || status == TaskStatus::Sleeping || status == TaskStatus::Paused ||
+               status == TaskStatus::Interrupted || status == TaskStatus::Failed;
     case Filter::Finished:
         return control::isFinal(status);
     }

@@ -21,7 +21,8 @@ QColor statusColour(int status, const QPalette& palette) {
     case TaskStatus::Paused:
     case TaskStatus::Interrupted:
         return QColor(0xd9, 0x8c, 0x1f);
-    case TaskStatus::Waiting: // the agent asked the user
+    case TaskStatus::Waiting:  // the agent asked the user
+    case TaskStatus::Sleeping: // it waits for the user's answer, its sandbox released
         return QColor(0x8a, 0x5c, 0xd6);
     case TaskStatus::Queued:
     case TaskStatus::Cancelled:

@@ -647,7 +647,7 @@ void MainWindow::updateHeader() {
     const bool active = task->status == TaskStatus::Running || task->status == TaskStatus::Queued;
     m_buttons["stop"]->setEnabled(active);
     m_buttons["resume"]->setEnabled(task->status == TaskStatus::Paused || task->status == TaskStatus::Interrupted ||
-                                    task->status == TaskStatus::Failed);
+                                    task->status == TaskStatus::Sleeping || task->status == TaskStatus::Failed);
     m_buttons["rerun"]->setEnabled(!active);
     m_buttons["export"]->setEnabled(true);
     m_buttons["review"]->setEnabled(true);

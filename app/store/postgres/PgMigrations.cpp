@@ -101,10 +101,19 @@ ALTER TABLE tasks ADD CONSTRAINT tasks_status_check
     CHECK (status IN ('queued', 'running', 'paused', 'waiting', 'interrupted', 'succeeded', 'failed', 'cancelled'));
 )sql";
 
-constexpr std::array<PgMigration, 2> kMigrations = {{
+// Version 3: tasks.status may be 'sleeping' (its sandbox released while it waits for its user's answer).
+constexpr std::string_view kSchemaV3 = R"sql(
+ALTER TABLE tasks DROP CONSTRAINT tasks_status_check;
+ALTER TABLE tasks ADD CONSTRAINT tasks_status_check
+    CHECK (status IN ('queued', 'running', 'paused', 'waiting', 'sleeping', 'interrupted', 'succeeded', 'failed',
+                      'cancelled'));
+)sql";
+
+constexpr std::array<PgMigration, 3> kMigrations = {{
     {1, "the first schema: tasks, events, approvals, artifacts, memories with full-text search, settings",
      kSchemaV1},
     {2, "a task may be waiting for the user's reply", kSchemaV2},
+    {3, "a task may be sleeping, its sandbox released until its user answers", kSchemaV3},
 }};
 
 Error newerThanBuild(const PgConnection& db, int found, int latest) {

@@ -132,10 +132,42 @@ CREATE INDEX tasks_by_status ON tasks (status);
 CREATE INDEX tasks_by_created ON tasks (created_at);
 )sql";
 
-constexpr std::array<Migration, 2> kMigrations = {{
+// Version 3: tasks.status may be 'sleeping' (its sandbox released while it waits for its user's answer), by
+// the same rebuild as version 2.
+constexpr std::string_view kSchemaV3 = R"sql(
+CREATE TABLE tasks_v3 (
+    id            TEXT PRIMARY KEY NOT NULL,
+    prompt        TEXT NOT NULL,
+    workspace     TEXT NOT NULL,
+    spec          TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('queued', 'running', 'paused', 'waiting', 'sleeping',
+                                                  'interrupted', 'succeeded', 'failed', 'cancelled')),
+    created_at    TEXT NOT NULL,
+    started_at    TEXT NOT NULL DEFAULT '',
+    finished_at   TEXT NOT NULL DEFAULT '',
+    finish_reason TEXT NOT NULL DEFAULT '',
+    summary       TEXT NOT NULL DEFAULT '',
+    error         TEXT NOT NULL DEFAULT '',
+    steps         INTEGER NOT NULL DEFAULT 0,
+    tokens_in     INTEGER NOT NULL DEFAULT 0,
+    tokens_out    INTEGER NOT NULL DEFAULT 0,
+    runs          INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO tasks_v3 (rowid, id, prompt, workspace, spec, status, created_at, started_at, finished_at,
+                      finish_reason, summary, error, steps, tokens_in, tokens_out, runs)
+    SELECT rowid, id, prompt, workspace, spec, status, created_at, started_at, finished_at, finish_reason,
+           summary, error, steps, tokens_in, tokens_out, runs FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_v3 RENAME TO tasks;
+CREATE INDEX tasks_by_status ON tasks (status);
+CREATE INDEX tasks_by_created ON tasks (created_at);
+)sql";
+
+constexpr std::array<Migration, 3> kMigrations = {{
     {1, "the first schema: tasks, events, approvals, artifacts, memories with full-text search, settings",
      kSchemaV1},
     {2, "a task may be waiting for the user's reply", kSchemaV2},
+    {3, "a task may be sleeping, its sandbox released until its user answers", kSchemaV3},
 }};
 
 } // namespace
