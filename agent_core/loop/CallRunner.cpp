@@ -250,9 +250,10 @@ CallRunner::Approval CallRunner::askApproval(const protocol::ToolCall& call, con
         if (m_stepDeadline != Deadline::max())
             m_stepDeadline += Clock::now() - asked;
     }
-    if (!decision.approved && m_context.cancellation.stopRequested()) {
-        // The wait was cut short, not answered: the question stays open (no approval_resolved), and the call
-        // stays first in line for the resumed run, which asks it again.
+    const StopRequest stop = m_context.cancellation.requested();
+    if (!decision.approved && (stop == StopRequest::Pause || stop == StopRequest::HostGone)) {
+        // A pause cut the wait short: the question stays open (no approval_resolved), and the call stays
+        // first in line for the resumed run, which asks it again.
         m_state.askedCall = call.id;
         m_state.pendingCalls.insert(m_state.pendingCalls.begin(), call);
         return Approval::Interrupted;
@@ -262,6 +263,10 @@ CallRunner::Approval CallRunner::askApproval(const protocol::ToolCall& call, con
                 {call.name, std::nullopt, std::nullopt});
     if (decision.approved)
         return Approval::Approved;
+    if (stop != StopRequest::None) { // cancelled: the question is closed, the call not run
+        m_state.pendingCalls.insert(m_state.pendingCalls.begin(), call);
+        return Approval::Interrupted;
+    }
     m_host.record(call,
                   "Denied: the user did not approve this call." +
                       (decision.note ? " Their note: " + *decision.note : std::string()) + warning,
