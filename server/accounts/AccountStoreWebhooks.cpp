@@ -1,0 +1,54 @@
+// AccountStore: the webhooks users register (schema version 8).
+
+#include "app/store/postgres/PgQuery.h"
+#include "server/accounts/AccountSql.h"
+#include "server/accounts/AccountStore.h"
+
+namespace warren::accounts {
+
+using control::PgRow;
+
+namespace {
+
+WebhookRecord webhookRow(const PgRow& row) {
+    return WebhookRecord{row.text(0), static_cast<std::int64_t>(row.uint(1)),
+                         row.text(2), row.text(3),
+                         row.text(4), row.text(5)};
+}
+
+} // namespace
+
+// One statement: the count and the insert cannot be split by another request of the same user.
+Result<bool> AccountStore::addWebhook(const WebhookRecord& hook, std::size_t maxPerUser) {
+    auto inserted = m_db.exec("add a webhook",
+                              "INSERT INTO webhooks (id, user_id, url, events, secret) "
+                              "SELECT $1, $2::bigint, $3, $4, $5 "
+                              "WHERE (SELECT count(*) FROM webhooks WHERE user_id = $2::bigint) < $6::bigint",
+                              {hook.id, std::to_string(hook.userId), hook.url, hook.events, hook.secret,
+                               std::to_string(maxPerUser)});
+    if (!inserted)
+        return inserted.error();
+    return inserted->affected == 1;
+}
+
+Result<std::vector<WebhookRecord>> AccountStore::webhooks(std::int64_t userId) {
+    const std::string select =
+        std::string("SELECT id, user_id, url, events, secret, to_char(created_at AT TIME "
+                    "ZONE 'UTC', ") +
+        sql::kIsoTime +
+        ") FROM webhooks WHERE user_id = $1::bigint "
+        "ORDER BY created_at, id";
+    return control::pgAll(m_db.exec("list the webhooks", select.c_str(), {std::to_string(userId)}),
+                          webhookRow);
+}
+
+Result<bool> AccountStore::removeWebhook(std::int64_t userId, const std::string& id) {
+    auto removed =
+        m_db.exec("remove a webhook", "DELETE FROM webhooks WHERE user_id = $1::bigint AND id = $2",
+                  {std::to_string(userId), id});
+    if (!removed)
+        return removed.error();
+    return removed->affected == 1;
+}
+
+} // namespace warren::accounts

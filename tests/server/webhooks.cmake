@@ -1,0 +1,2 @@
+# server/webhooks: the URL policy (the attacks on it), the signature, the retry schedule and the wire bodies.
+warren_add_test(tst_webhook_policy SOURCES tst_webhook_policy.cpp LIBS warren_webhooks LABELS unit server)
