@@ -74,7 +74,7 @@ void WebhookSender::post(const QHostAddress& address) {
     request.setAttribute(QNetworkRequest::CacheSaveControlAttribute, false);
     request.setRawHeader("Host", QByteArray::fromStdString(m_url.authority()));
     if (QHostAddress(QString::fromStdString(m_url.host)).isNull())
-        request.setPeerVerifyName(QString::fromStdString(m_url.host)); // and SNI: the name, not the address
+        request.setPeerVerifyName(QString::fromStdString(m_url.host)); // the certificate is the name's
     request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
     request.setHeader(QNetworkRequest::UserAgentHeader, "warrend-webhooks");
     for (const auto& [name, value] : m_headers)

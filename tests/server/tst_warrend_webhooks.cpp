@@ -1,6 +1,6 @@
 // A user's webhooks against a real warrend on its own PostgreSQL, with a receiver on this machine's loopback:
 // registered (the secret shown once, never listed; another user sees and removes none of them), then a real
-// task's lifecycle delivered (created, started, finished) signed with the hook's secret, an attempt the
+// task's lifecycle delivered (created, started, finished; an attended one's waiting) signed with the hook's secret, an attempt the
 // receiver answers 500 retried with the same delivery id and body, nothing of the operator's sent. And the
 // attacks: the receiver is inside the server's host, so without the operator's --allow-internal a loopback
 // URL is refused at registration (every way of writing it), a hook registered while it was allowed is refused
@@ -192,6 +192,17 @@ private slots:
             m_server->request("GET", "/v1/me/webhooks", m_alice).json()["webhooks"][0]["deliveries"];
         QCOMPARE(counts.value("delivered", 0), 3);
         QCOMPARE(counts.value("failed", 0), 0);
+
+        // An attended task whose model answers without a tool call waits for its user: task.waiting.
+        const json waiting{{"prompt", "ask me"}, {"workspace", m_server->upload(m_alice, m_scratch.filePath("ws")).toStdString()},
+                           {"attended", true}, {"script", {{"turns", json::array({{{"content", "Which file?"}}})}}}};
+        const HttpAnswer asked = m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(waiting.dump()));
+        QCOMPARE(asked.status, 201);
+        QTRY_VERIFY_WITH_TIMEOUT(deliveredTypes().contains("task.waiting"), 120000);
+        const auto waited = wire::WebhookDelivery::fromJson(m_receiver.received.back().body.toStdString());
+        QVERIFY(waited);
+        QCOMPARE(waited->taskId, asked.json().value("id", ""));
+        QCOMPARE(waited->status, std::string("waiting"));
         m_server->stop();
     }
 
