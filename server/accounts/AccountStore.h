@@ -166,10 +166,10 @@ public:
     // Whoever asks: warrend's own question at a launch of the task, never a user's.
     Result<nlohmann::json> taskOwnersTenantMcpServers(const std::string& taskId);
 
-    // A user's webhooks (AccountStoreWebhooks.cpp). add: false, and nothing stored, when the user has
-    // maxPerUser already. remove: false when the user has no hook of that id (another user's is none of
-    // theirs).
-    Result<bool> addWebhook(const WebhookRecord& hook, std::size_t maxPerUser);
+    // A user's webhooks (AccountStoreWebhooks.cpp). add: its created_at, or nullopt and nothing stored when
+    // the user has maxPerUser already. remove: false when the user has no hook of that id (another user's is
+    // none of theirs).
+    Result<std::optional<std::string>> addWebhook(const WebhookRecord& hook, std::size_t maxPerUser);
     Result<std::vector<WebhookRecord>> webhooks(std::int64_t userId);
     Result<bool> removeWebhook(std::int64_t userId, const std::string& id);
 

@@ -19,16 +19,21 @@ WebhookRecord webhookRow(const PgRow& row) {
 } // namespace
 
 // One statement: the count and the insert cannot be split by another request of the same user.
-Result<bool> AccountStore::addWebhook(const WebhookRecord& hook, std::size_t maxPerUser) {
-    auto inserted = m_db.exec("add a webhook",
-                              "INSERT INTO webhooks (id, user_id, url, events, secret) "
-                              "SELECT $1, $2::bigint, $3, $4, $5 "
-                              "WHERE (SELECT count(*) FROM webhooks WHERE user_id = $2::bigint) < $6::bigint",
+Result<std::optional<std::string>> AccountStore::addWebhook(const WebhookRecord& hook, std::size_t maxPerUser) {
+    const std::string insert =
+        std::string("INSERT INTO webhooks (id, user_id, url, events, secret) "
+                    "SELECT $1, $2::bigint, $3, $4, $5 "
+                    "WHERE (SELECT count(*) FROM webhooks WHERE user_id = $2::bigint) < $6::bigint "
+                    "RETURNING to_char(created_at AT TIME ZONE 'UTC', ") +
+        sql::kIsoTime + ")";
+    auto inserted = m_db.exec("add a webhook", insert.c_str(),
                               {hook.id, std::to_string(hook.userId), hook.url, hook.events, hook.secret,
                                std::to_string(maxPerUser)});
     if (!inserted)
         return inserted.error();
-    return inserted->affected == 1;
+    if (inserted->rows.empty())
+        return std::optional<std::string>();
+    return std::optional<std::string>(inserted->rows.front().text(0));
 }
 
 Result<std::vector<WebhookRecord>> AccountStore::webhooks(std::int64_t userId) {

@@ -54,11 +54,7 @@ void add(ServerParts& parts, const Account& caller, const HttpRequest& request, 
             QString::fromStdString("you have " + std::to_string(kMaxWebhooksPerUser) +
                                    " webhooks already, the most one user may have: remove one first "
                                    "(DELETE /v1/me/webhooks/{id})")));
-    auto stored = parts.accounts.webhooks(caller.userId);
-    if (stored)
-        for (const auto& row : *stored)
-            if (row.id == hook.id)
-                hook.createdAt = row.createdAt;
+    hook.createdAt = **added;
     wire::WebhookEntry answer = entry(hook, parts.webhooks.dispatcher());
     answer.secret = hook.secret; // this once: it is never shown again
     reply.send(jsonResponse(201, answer.toJson())

@@ -127,6 +127,7 @@ private slots:
         const std::string secret = hook.value("secret", "");
         QVERIFY2(secret.starts_with("whsec_") && secret.size() == 70, added.body.constData());
         QCOMPARE(hook["events"].size(), std::size_t(4)); // every event when none is named
+        QVERIFY(hook.value("created_at", "").ends_with("Z"));
 
         // Listed without its secret; another user neither sees nor removes it.
         const HttpAnswer listed = m_server->request("GET", "/v1/me/webhooks", m_alice);
