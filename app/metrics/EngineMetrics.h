@@ -58,6 +58,7 @@ public:
     const CounterFamily& quotaRefusals() const { return m_quotaRefusals; }
     const CounterFamily& databaseErrors() const { return m_databaseErrors; }
     const CounterFamily& webhookDeliveries() const { return m_webhookDeliveries; }
+    const CounterFamily& webhookRetries() const { return m_webhookRetries; }
 
 private:
     CounterFamily m_sandboxStarts;

@@ -1,12 +1,21 @@
 // WebhookDispatcher with real receivers on loopback (allowed as the operator's --allow-internal would): a
 // receiver that accepts and never answers holds only its own hook, whose queue stops at kMaxQueuedDeliveries
 // (the rest dropped and counted), while another hook's delivery goes through meanwhile; without the operator's
-// word an address inside is refused, never connected to, and not retried.
+// word an address inside is refused, never connected to, and not retried; an https receiver whose certificate
+// nobody signed gets no byte of the delivery.
 #include "app/metrics/EngineMetrics.h"
 #include "server/webhooks/WebhookDispatcher.h"
 #include "server/webhooks/WebhookPolicy.h"
+#include "tests/support/TestCertificate.h"
 
+#include <QFile>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslServer>
+#include <QSslSocket>
 #include <QTcpServer>
+#include <QTemporaryDir>
 #include <QTcpSocket>
 #include <QtTest>
 #include <vector>
@@ -47,8 +56,8 @@ private:
     QHash<QTcpSocket*, QByteArray> m_bytes;
 };
 
-WebhookTarget target(const std::string& id, quint16 port) {
-    auto url = parseHttpUrl("http://127.0.0.1:" + std::to_string(port) + "/hook");
+WebhookTarget target(const std::string& id, quint16 port, const char* scheme = "http") {
+    auto url = parseHttpUrl(std::string(scheme) + "://127.0.0.1:" + std::to_string(port) + "/hook");
     return {id, url ? *url : HttpUrl{}, "whsec_test"};
 }
 
@@ -96,6 +105,41 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(dispatcher.deliveries("wh-inside").failed, std::uint64_t(1), 5000);
         QCOMPARE(receiver.connections, 0);
         QCOMPARE(metrics.webhookDeliveries().value({"refused"}), 1.0);
+    }
+
+    // https is verified against the system's CAs: a receiver whose certificate nobody signed gets no byte
+    // of the delivery, and the attempt fails saying why.
+    void anUntrustedCertificateGetsNothing() {
+        if (!QSslSocket::supportsSsl() || QStandardPaths::findExecutable("openssl").isEmpty())
+            QSKIP("needs TLS in Qt and the openssl command");
+        QTemporaryDir dir;
+        const QString certificate = dir.filePath("cert.pem"), key = dir.filePath("key.pem");
+        QVERIFY(test::makeSelfSignedCertificate("127.0.0.1", certificate, key));
+        QFile certificateFile(certificate), keyFile(key);
+        QVERIFY(certificateFile.open(QIODevice::ReadOnly) && keyFile.open(QIODevice::ReadOnly));
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setLocalCertificate(QSslCertificate(certificateFile.readAll()));
+        tls.setPrivateKey(QSslKey(keyFile.readAll(), QSsl::Rsa));
+        QSslServer server;
+        server.setSslConfiguration(tls);
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        int handshakes = 0;
+        QByteArray plain;
+        connect(&server, &QSslServer::startedEncryptionHandshake, this, [&](QSslSocket* socket) {
+            ++handshakes;
+            connect(socket, &QSslSocket::readyRead, this, [&plain, socket] { plain += socket->readAll(); });
+        });
+
+        control::EngineMetrics metrics;
+        WebhookDispatcher dispatcher(loopbackAllowed(), metrics);
+        dispatcher.enqueue(target("wh-tls", server.serverPort(), "https"), delivery(1));
+        QTRY_VERIFY_WITH_TIMEOUT(!dispatcher.deliveries("wh-tls").lastError.empty(), 10000);
+        const std::string why = dispatcher.deliveries("wh-tls").lastError;
+        QVERIFY2(why.find("certificate") != std::string::npos || why.find("SSL") != std::string::npos, why.c_str());
+        QVERIFY(handshakes >= 1);
+        QVERIFY2(plain.isEmpty(), plain.constData());
+        QCOMPARE(dispatcher.deliveries("wh-tls").delivered, std::uint64_t(0));
+        QCOMPARE(metrics.webhookRetries().value({}), 1.0); // a failed attempt, to be tried again
     }
 };
 
