@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 8> kMigrations = {
+const std::array<std::string_view, 9> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -134,6 +134,14 @@ const std::array<std::string_view, 8> kMigrations = {
     "  secret text NOT NULL,"
     "  created_at timestamptz NOT NULL DEFAULT now());"
     "CREATE INDEX webhooks_user ON webhooks(user_id);",
+    // 9: the webhook deliveries not yet delivered or given up on, so that a warrend killed or restarted sends
+    // them when it starts (at least once): the exact body that is signed, removed with its hook.
+    "CREATE TABLE webhook_deliveries ("
+    "  id text PRIMARY KEY,"
+    "  hook_id text NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,"
+    "  body text NOT NULL,"
+    "  queued_at timestamptz NOT NULL DEFAULT clock_timestamp());"
+    "CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(hook_id, queued_at);",
 };
 
 #undef WARREN_QUOTA_COLUMNS

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace warren::accounts {
@@ -172,6 +173,11 @@ public:
     Result<std::optional<std::string>> addWebhook(const WebhookRecord& hook, std::size_t maxPerUser);
     Result<std::vector<WebhookRecord>> webhooks(std::int64_t userId);
     Result<bool> removeWebhook(std::int64_t userId, const std::string& id);
+    // The deliveries waiting (schema version 9): kept before one is queued, removed once it is delivered or
+    // given up on, and read with their hooks when warrend starts, oldest first.
+    Status addWebhookDelivery(const WebhookDeliveryRecord& delivery);
+    Status removeWebhookDelivery(const std::string& id);
+    Result<std::vector<std::pair<WebhookRecord, WebhookDeliveryRecord>>> waitingWebhookDeliveries();
 
     control::PgConnection& connection() { return m_db; }
 

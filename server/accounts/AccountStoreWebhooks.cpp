@@ -56,4 +56,26 @@ Result<bool> AccountStore::removeWebhook(std::int64_t userId, const std::string&
     return removed->affected == 1;
 }
 
+Status AccountStore::addWebhookDelivery(const WebhookDeliveryRecord& delivery) {
+    return control::pgRun(m_db.exec("keep a webhook delivery",
+                                    "INSERT INTO webhook_deliveries (id, hook_id, body) VALUES ($1, $2, $3)",
+                                    {delivery.id, delivery.hookId, delivery.body}));
+}
+
+Status AccountStore::removeWebhookDelivery(const std::string& id) {
+    return control::pgRun(
+        m_db.exec("remove a webhook delivery", "DELETE FROM webhook_deliveries WHERE id = $1", {id}));
+}
+
+Result<std::vector<std::pair<WebhookRecord, WebhookDeliveryRecord>>> AccountStore::waitingWebhookDeliveries() {
+    const std::string select =
+        std::string("SELECT w.id, w.user_id, w.url, w.events, w.secret, to_char(w.created_at AT TIME ZONE 'UTC', ") +
+        sql::kIsoTime + "), d.id, d.body FROM webhook_deliveries d JOIN webhooks w ON w.id = d.hook_id "
+                        "ORDER BY d.queued_at, d.id";
+    return control::pgAll(m_db.exec("list the waiting webhook deliveries", select.c_str()), [](const PgRow& row) {
+        WebhookRecord hook = webhookRow(row);
+        return std::pair<WebhookRecord, WebhookDeliveryRecord>(std::move(hook), {row.text(6), row.text(0), row.text(7)});
+    });
+}
+
 } // namespace warren::accounts

@@ -102,6 +102,13 @@ struct WebhookRecord {
     std::string createdAt; // ISO 8601, UTC; set by the database
 };
 
+// A webhook delivery waiting to be delivered: its id, its hook and the body it is sent (and signed) as.
+struct WebhookDeliveryRecord {
+    std::string id;
+    std::string hookId;
+    std::string body;
+};
+
 // A tenant's MCP servers (warrend admin set-mcp-servers): the "mcpServers" object as stored.
 struct TenantMcpServers {
     std::string tenant;

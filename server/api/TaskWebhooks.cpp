@@ -40,7 +40,27 @@ void TaskWebhooks::taskEvent(const std::string& taskId, wire::WebhookEvent event
         }
         wire::WebhookDelivery delivery = base;
         delivery.id = newWebhookDeliveryId();
+        // Kept until it is settled, so that a warrend killed meanwhile sends it when it starts; with the
+        // database away it goes all the same, kept in memory only.
+        (void)m_accounts.addWebhookDelivery({delivery.id, hook.id, delivery.toJson().dump()});
         m_dispatcher.enqueue(WebhookTarget{hook.id, *url, hook.secret}, delivery);
+    }
+}
+
+void TaskWebhooks::resumeWaiting() {
+    auto waiting = m_accounts.waitingWebhookDeliveries();
+    if (!waiting)
+        return;
+    for (const auto& [hook, row] : *waiting) {
+        auto delivery = wire::WebhookDelivery::fromJson(row.body);
+        auto url = checkWebhookUrl(hook.url, m_access);
+        if (!delivery || !url) {
+            if (!url)
+                m_dispatcher.refused(hook.id, url.error().message);
+            (void)m_accounts.removeWebhookDelivery(row.id);
+            continue;
+        }
+        m_dispatcher.enqueue(WebhookTarget{hook.id, *url, hook.secret}, *delivery);
     }
 }
 

@@ -170,7 +170,9 @@ Status Warrend::openControl(const ServeOptions& options) {
     m_streams = std::make_unique<EventStreams>(
         store, [&store](const std::string& id) { return queuedOrRunning(store.task(id)); });
     // The users' webhooks hear of a task's creation (TasksApi), each run's start and how each run ended.
-    m_webhookDispatcher = std::make_unique<WebhookDispatcher>(options.insideAccess(), m_engine->metrics());
+    m_webhookDispatcher = std::make_unique<WebhookDispatcher>(
+        options.insideAccess(), m_engine->metrics(),
+        [this](const std::string& delivery) { (void)m_accounts->removeWebhookDelivery(delivery); });
     m_webhooks = std::make_unique<TaskWebhooks>(*m_accounts, *m_webhookDispatcher, options.insideAccess());
     connect(&m_engine->events(), &control::StoredEvents::eventStored, this,
             [this](const std::string& id, const nlohmann::json& event) {
@@ -273,9 +275,11 @@ Status Warrend::listen(const ServeOptions& options) {
     return Ok{};
 }
 
-// What a dead server left: running tasks become interrupted, and they and the queued ones run again; a
+// What a dead server left: its webhook deliveries are sent; running tasks become interrupted, and they and
+// the queued ones run again; a
 // reservation whose task does not (it ended while the server died) goes back to its tenant.
 void Warrend::resumeLeftOver() {
+    m_webhooks->resumeWaiting(); // the deliveries a dead server kept
     std::vector<std::string> again = m_engine->tasks().recoverInterrupted();
     auto waiting = m_accounts->waitingTasks();
     if (!waiting)

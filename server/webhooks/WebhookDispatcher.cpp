@@ -10,8 +10,8 @@
 namespace warren::server {
 
 WebhookDispatcher::WebhookDispatcher(control::InsideAccess access, control::EngineMetrics& metrics,
-                                     QObject* parent)
-    : QObject(parent), m_access(std::move(access)), m_metrics(metrics) {
+                                     Settled settled, QObject* parent)
+    : QObject(parent), m_access(std::move(access)), m_metrics(metrics), m_settled(std::move(settled)) {
     m_network.setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
     m_network.setProxy(QNetworkProxy::NoProxy);
 }
@@ -28,7 +28,7 @@ void WebhookDispatcher::enqueue(const WebhookTarget& target, const wire::Webhook
                                 std::to_string(kMaxQueuedDeliveries) +
                                 " deliveries already wait for this hook";
         m_metrics.webhookDelivery("dropped");
-        return;
+        return settle(delivery.id);
     }
     hook.queue.push_back({delivery.id, QByteArray::fromStdString(delivery.toJson().dump()),
                           std::string(wire::webhookEventName(delivery.type)), delivery.createdAt, 0});
@@ -43,6 +43,11 @@ void WebhookDispatcher::refused(const std::string& hookId, const std::string& wh
     ++hook.counts.failed;
     hook.counts.lastError = why;
     m_metrics.webhookDelivery("refused");
+}
+
+void WebhookDispatcher::settle(const std::string& deliveryId) {
+    if (m_settled)
+        m_settled(deliveryId);
 }
 
 void WebhookDispatcher::forget(const std::string& hookId) {
@@ -88,7 +93,9 @@ void WebhookDispatcher::attempted(const std::string& hookId, std::uint64_t gener
         ++hook.counts.delivered;
         hook.counts.lastError.clear();
         m_metrics.webhookDelivery("delivered");
+        const std::string id = pending.id;
         hook.queue.pop_front();
+        settle(id);
         return next(hookId);
     }
     hook.counts.lastError = "delivery " + pending.id + ", attempt " + std::to_string(pending.attempts) +
@@ -99,7 +106,9 @@ void WebhookDispatcher::attempted(const std::string& hookId, std::uint64_t gener
     if (!delay) {
         ++hook.counts.failed;
         m_metrics.webhookDelivery(result.error().code == ErrorCode::InvalidArgument ? "refused" : "failed");
+        const std::string id = pending.id;
         hook.queue.pop_front();
+        settle(id);
         return next(hookId);
     }
     m_metrics.webhookRetry();

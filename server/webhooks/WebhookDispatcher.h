@@ -5,9 +5,10 @@
 // Hooks do not wait for each other: a dead receiver delays only its own hook's queue. Nothing waits on the
 // event loop.
 //
-// At least once while this server runs: a delivery is retried until a receiver answers 2xx, so a receiver
-// may see one twice (an answer lost on the way) and deduplicates by the Warren-Delivery id. The queues live
-// in memory: a delivery still queued when warrend stops is not sent (docs/SERVER.md, "Webhooks").
+// At least once: a delivery is retried until a receiver answers 2xx, so a receiver may see one twice (an
+// answer lost on the way, a server killed after the answer) and deduplicates by the Warren-Delivery id. The
+// queues are in memory; what keeps a delivery across a restart is its owner's (TaskWebhooks keeps each in
+// the database until `settled` says it left its queue for good).
 
 #include "app/egress/InsideDestinations.h"
 #include "app/wire/WebhookBody.h"
@@ -17,6 +18,7 @@
 #include <QObject>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -36,7 +38,9 @@ struct WebhookTarget {
 class WebhookDispatcher : public QObject {
     Q_OBJECT
 public:
-    WebhookDispatcher(control::InsideAccess access, control::EngineMetrics& metrics,
+    // settled(delivery id): the delivery left its queue for good (delivered, given up on, refused, dropped).
+    using Settled = std::function<void(const std::string& deliveryId)>;
+    WebhookDispatcher(control::InsideAccess access, control::EngineMetrics& metrics, Settled settled = {},
                       QObject* parent = nullptr);
 
     // Queues delivery for target (its URL and secret replacing what the hook had, for what is still queued).
@@ -65,8 +69,11 @@ private:
     void next(const std::string& hookId);
     void attempted(const std::string& hookId, std::uint64_t generation, Status result);
 
+    void settle(const std::string& deliveryId);
+
     control::InsideAccess m_access;
     control::EngineMetrics& m_metrics;
+    Settled m_settled;
     QNetworkAccessManager m_network; // its own: no cookie, cache or proxy of another part of warrend
     std::map<std::string, Hook> m_hooks;
     std::uint64_t m_generations = 0;

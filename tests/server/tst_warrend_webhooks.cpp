@@ -1,11 +1,13 @@
 // A user's webhooks against a real warrend on its own PostgreSQL, with a receiver on this machine's loopback:
 // registered (the secret shown once, never listed; another user sees and removes none of them), then a real
-// task's lifecycle delivered (created, started, finished; an attended one's waiting) signed with the hook's secret, an attempt the
-// receiver answers 500 retried with the same delivery id and body, nothing of the operator's sent. And the
-// attacks: the receiver is inside the server's host, so without the operator's --allow-internal a loopback
-// URL is refused at registration (every way of writing it), a hook registered while it was allowed is refused
-// at delivery, and a name that resolves to loopback (this machine's host name) passes registration and is
+// task's lifecycle delivered (created, started, finished; an attended one's waiting) signed with the hook's
+// secret, an attempt the receiver answers 500 retried with the same delivery id and body, nothing of the
+// operator's sent; what a server killed with kill -9 kept undelivered sent by the next one. And the attacks:
+// the receiver is inside the server's host, so without the operator's --allow-internal a loopback URL is
+// refused at registration (every way of writing it), a hook registered while it was allowed is refused at
+// delivery, and a name that resolves to loopback (this machine's host name) passes registration and is
 // refused when it is resolved at delivery, the receiver reached by neither.
+#include "app/store/postgres/PgConnection.h"
 #include "app/wire/WebhookBody.h"
 #include "tests/support/WarrendServer.h"
 
@@ -204,6 +206,55 @@ private slots:
         QVERIFY(waited);
         QCOMPARE(waited->taskId, asked.json().value("id", ""));
         QCOMPARE(waited->status, std::string("waiting"));
+        m_server->stop();
+    }
+
+    // At least once across a kill -9: what the server kept and had not delivered (a receiver answering 500)
+    // is sent by the next one when it starts, the same deliveries with the same ids and bytes, in order.
+    void aKilledServerSendsWhatItKept() {
+        QString error;
+        const QStringList allow{"--allow-internal", "127.0.0.1:" + QString::number(m_receiver.port())};
+        QVERIFY2(m_server->start(&error, allow), qPrintable(error));
+        m_receiver.statuses.assign(1000, 500);
+        const QString upload = m_server->upload(m_alice, m_scratch.filePath("ws"));
+        const json task{{"prompt", "finish"}, {"workspace", upload.toStdString()},
+                        {"script", json::parse(finishScript().toStdString())}};
+        const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(task.dump()));
+        QCOMPARE(created.status, 201);
+        const std::string taskId = created.json().value("id", "");
+        m_server->streamEvents(QString::fromStdString(taskId), m_alice, "task_finished");
+        const auto ofTask = [this, taskId](bool delivered) {
+            std::vector<Received> found;
+            for (const Received& request : m_receiver.received) {
+                const auto delivery = wire::WebhookDelivery::fromJson(request.body.toStdString());
+                if (delivery && delivery->taskId == taskId && (request.answered < 300) == delivered)
+                    found.push_back(request);
+            }
+            return found;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!ofTask(false).empty(), 60000); // task.created refused by the receiver
+        const Received refused = ofTask(false).front();
+        m_server->kill();
+
+        m_receiver.statuses.clear(); // 204 from now on
+        QVERIFY2(m_server->start(&error, allow, true), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(ofTask(true).size(), std::size_t(3), 60000);
+        const std::vector<Received> delivered = ofTask(true);
+        QCOMPARE(delivered[0].headers.value("warren-delivery"), refused.headers.value("warren-delivery"));
+        QCOMPARE(delivered[0].body, refused.body);
+        QCOMPARE(delivered[0].headers.value("warren-signature"), refused.headers.value("warren-signature"));
+        QStringList types;
+        for (const Received& request : delivered)
+            types << QString::fromUtf8(request.headers.value("warren-event"));
+        QCOMPARE(types, QStringList({"task.created", "task.started", "task.finished"}));
+        // Each delivered one is forgotten: nothing is left to send again.
+        auto database = control::PgConnection::open(m_server->databaseUrl().toStdString());
+        QVERIFY(database);
+        const auto waiting = [&database] {
+            auto rows = database->exec("count", "SELECT count(*) FROM webhook_deliveries");
+            return rows ? rows->rows.at(0).uint(0) : std::uint64_t(99);
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(waiting(), std::uint64_t(0), 30000);
         m_server->stop();
     }
 
