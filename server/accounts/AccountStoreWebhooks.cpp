@@ -19,7 +19,8 @@ WebhookRecord webhookRow(const PgRow& row) {
 } // namespace
 
 // One statement: the count and the insert cannot be split by another request of the same user.
-Result<std::optional<std::string>> AccountStore::addWebhook(const WebhookRecord& hook, std::size_t maxPerUser) {
+Result<std::optional<std::string>> AccountStore::addWebhook(const WebhookRecord& hook,
+                                                            std::size_t maxPerUser) {
     const std::string insert =
         std::string("INSERT INTO webhooks (id, user_id, url, events, secret) "
                     "SELECT $1, $2::bigint, $3, $4, $5 "
@@ -67,15 +68,20 @@ Status AccountStore::removeWebhookDelivery(const std::string& id) {
         m_db.exec("remove a webhook delivery", "DELETE FROM webhook_deliveries WHERE id = $1", {id}));
 }
 
-Result<std::vector<std::pair<WebhookRecord, WebhookDeliveryRecord>>> AccountStore::waitingWebhookDeliveries() {
+Result<std::vector<std::pair<WebhookRecord, WebhookDeliveryRecord>>>
+AccountStore::waitingWebhookDeliveries() {
     const std::string select =
-        std::string("SELECT w.id, w.user_id, w.url, w.events, w.secret, to_char(w.created_at AT TIME ZONE 'UTC', ") +
-        sql::kIsoTime + "), d.id, d.body FROM webhook_deliveries d JOIN webhooks w ON w.id = d.hook_id "
-                        "ORDER BY d.queued_at, d.id";
-    return control::pgAll(m_db.exec("list the waiting webhook deliveries", select.c_str()), [](const PgRow& row) {
-        WebhookRecord hook = webhookRow(row);
-        return std::pair<WebhookRecord, WebhookDeliveryRecord>(std::move(hook), {row.text(6), row.text(0), row.text(7)});
-    });
+        std::string(
+            "SELECT w.id, w.user_id, w.url, w.events, w.secret, to_char(w.created_at AT TIME ZONE 'UTC', ") +
+        sql::kIsoTime +
+        "), d.id, d.body FROM webhook_deliveries d JOIN webhooks w ON w.id = d.hook_id "
+        "ORDER BY d.queued_at, d.id";
+    return control::pgAll(m_db.exec("list the waiting webhook deliveries", select.c_str()),
+                          [](const PgRow& row) {
+                              WebhookRecord hook = webhookRow(row);
+                              return std::pair<WebhookRecord, WebhookDeliveryRecord>(
+                                  std::move(hook), {row.text(6), row.text(0), row.text(7)});
+                          });
 }
 
 } // namespace warren::accounts

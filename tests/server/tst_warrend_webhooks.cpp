@@ -197,9 +197,12 @@ private slots:
         QCOMPARE(counts.value("failed", 0), 0);
 
         // An attended task whose model answers without a tool call waits for its user: task.waiting.
-        const json waiting{{"prompt", "ask me"}, {"workspace", m_server->upload(m_alice, m_scratch.filePath("ws")).toStdString()},
-                           {"attended", true}, {"script", {{"turns", json::array({{{"content", "Which file?"}}})}}}};
-        const HttpAnswer asked = m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(waiting.dump()));
+        const json waiting{{"prompt", "ask me"},
+                           {"workspace", m_server->upload(m_alice, m_scratch.filePath("ws")).toStdString()},
+                           {"attended", true},
+                           {"script", {{"turns", json::array({{{"content", "Which file?"}}})}}}};
+        const HttpAnswer asked =
+            m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(waiting.dump()));
         QCOMPARE(asked.status, 201);
         QTRY_VERIFY_WITH_TIMEOUT(deliveredTypes().contains("task.waiting"), 120000);
         const auto waited = wire::WebhookDelivery::fromJson(m_receiver.received.back().body.toStdString());
@@ -217,9 +220,11 @@ private slots:
         QVERIFY2(m_server->start(&error, allow), qPrintable(error));
         m_receiver.statuses.assign(1000, 500);
         const QString upload = m_server->upload(m_alice, m_scratch.filePath("ws"));
-        const json task{{"prompt", "finish"}, {"workspace", upload.toStdString()},
+        const json task{{"prompt", "finish"},
+                        {"workspace", upload.toStdString()},
                         {"script", json::parse(finishScript().toStdString())}};
-        const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(task.dump()));
+        const HttpAnswer created =
+            m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(task.dump()));
         QCOMPARE(created.status, 201);
         const std::string taskId = created.json().value("id", "");
         m_server->streamEvents(QString::fromStdString(taskId), m_alice, "task_finished");

@@ -1,8 +1,8 @@
 // WebhookDispatcher with real receivers on loopback (allowed as the operator's --allow-internal would): a
 // receiver that accepts and never answers holds only its own hook, whose queue stops at kMaxQueuedDeliveries
-// (the rest dropped and counted), while another hook's delivery goes through meanwhile; without the operator's
-// word an address inside is refused, never connected to, and not retried; an https receiver whose certificate
-// nobody signed gets no byte of the delivery.
+// (the rest dropped and counted), while another hook's delivery goes through meanwhile; without the
+// operator's word an address inside is refused, never connected to, and not retried; an https receiver whose
+// certificate nobody signed gets no byte of the delivery.
 #include "app/metrics/EngineMetrics.h"
 #include "server/webhooks/WebhookDispatcher.h"
 #include "server/webhooks/WebhookPolicy.h"
@@ -15,8 +15,8 @@
 #include <QSslServer>
 #include <QSslSocket>
 #include <QTcpServer>
-#include <QTemporaryDir>
 #include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <vector>
 
@@ -92,7 +92,8 @@ private slots:
         const auto deadCounts = dispatcher.deliveries("wh-dead");
         QCOMPARE(deadCounts.delivered, std::uint64_t(0));
         QCOMPARE(deadCounts.failed, std::uint64_t(44)); // past the queue's bound, the newest are dropped
-        QVERIFY2(deadCounts.lastError.find("already wait") != std::string::npos, deadCounts.lastError.c_str());
+        QVERIFY2(deadCounts.lastError.find("already wait") != std::string::npos,
+                 deadCounts.lastError.c_str());
         QCOMPARE(metrics.webhookDeliveries().value({"dropped"}), 44.0);
         QCOMPARE(metrics.webhookDeliveries().value({"delivered"}), 1.0);
     }
@@ -135,7 +136,8 @@ private slots:
         dispatcher.enqueue(target("wh-tls", server.serverPort(), "https"), delivery(1));
         QTRY_VERIFY_WITH_TIMEOUT(!dispatcher.deliveries("wh-tls").lastError.empty(), 10000);
         const std::string why = dispatcher.deliveries("wh-tls").lastError;
-        QVERIFY2(why.find("certificate") != std::string::npos || why.find("SSL") != std::string::npos, why.c_str());
+        QVERIFY2(why.find("certificate") != std::string::npos || why.find("SSL") != std::string::npos,
+                 why.c_str());
         QVERIFY(handshakes >= 1);
         QVERIFY2(plain.isEmpty(), plain.constData());
         QCOMPARE(dispatcher.deliveries("wh-tls").delivered, std::uint64_t(0));
