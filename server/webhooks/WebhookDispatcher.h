@@ -54,7 +54,7 @@ public:
 private:
     struct Pending {
         std::string id;
-        QByteArray body; // signed once: every retry sends the same bytes with the same signature
+        QByteArray body; // every attempt sends these bytes, so its signature is the same each time
         std::string type;
         std::string createdAt;
         int attempts = 0;
