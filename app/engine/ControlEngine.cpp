@@ -1,6 +1,7 @@
 #include "app/engine/ControlEngine.h"
 
 #include "app/engine/AgentBinary.h"
+#include "app/metrics/EngineMetrics.h"
 #include "app/proxy/TaskToken.h"
 #include "app/tasks/SiteProfile.h"
 #include "app/tasks/StoredEvents.h"
@@ -19,11 +20,23 @@ Result<std::unique_ptr<ControlEngine>> ControlEngine::open(EngineOptions options
     std::signal(SIGPIPE, SIG_IGN);
     std::unique_ptr<ControlEngine> engine(new ControlEngine());
     engine->m_data = options.data;
-    auto store = options.openStore();
+    engine->m_metrics = std::make_unique<EngineMetrics>();
+    // Every connection the engine opens (its own, the writer's and the writer's reconnections) counts its
+    // errors, and a connection that cannot be opened counts as one.
+    const StoreOpener openStore = [open = options.openStore, metrics = engine->m_metrics.get()]() {
+        auto opened = open();
+        if (!opened) {
+            metrics->databaseError(opened.error().code);
+            return opened;
+        }
+        (*opened)->observeErrors([metrics](const Error& error) { metrics->databaseError(error.code); });
+        return opened;
+    };
+    auto store = openStore();
     if (!store)
         return store.error();
     engine->m_store = std::move(*store);
-    auto events = StoredEvents::open(options.openStore);
+    auto events = StoredEvents::open(openStore, engine->m_metrics.get());
     if (!events)
         return events.error();
     engine->m_events = std::move(*events);
@@ -48,6 +61,7 @@ Result<std::unique_ptr<ControlEngine>> ControlEngine::open(EngineOptions options
 
     RunnerEnvironment environment;
     environment.store = engine->m_store.get();
+    environment.metrics = engine->m_metrics.get();
     environment.events = engine->m_events.get();
     environment.tokens = engine->m_tokens.get();
     environment.network = engine->m_network.get();

@@ -1,10 +1,11 @@
 #pragma once
-// What runs tasks, built once for both faces: the Store, the EventWriter with its commits handed to each
-// run and then to whoever listens (StoredEvents), the tool proxy's TaskTokens, the TaskManager and its
-// runners, the default approval rules, the site's sandbox profile layer (WARREN_SANDBOX_PROFILE) and the
-// agent's binary. LocalControlPlane (the desktop and the CLI) and Warrend open it through open() and add
-// only where they differ (FaceSetup): where keys come from (the keychain, or the accounts), where a task
-// may reach, its sandbox's labels, the cluster listener, how many tasks run at a time and with which rules.
+// What runs tasks, built once for both faces: what it counts (EngineMetrics), the Store, the EventWriter with
+// its commits handed to each run and then to whoever listens (StoredEvents), the tool proxy's TaskTokens, the
+// TaskManager and its runners, the default approval rules, the site's sandbox profile layer
+// (WARREN_SANDBOX_PROFILE) and the agent's binary. LocalControlPlane (the desktop and the CLI) and Warrend
+// open it through open() and add only where they differ (FaceSetup): where keys come from (the keychain, or
+// the accounts), where a task may reach, its sandbox's labels, the cluster listener, how many tasks run at a
+// time and with which rules.
 //
 // Listen to events().eventStored for every stored event (once, after its commit) and to tasks()'s
 // approvalNeeded, taskFinished and outputPaused; events().problem says when events could not be stored.
@@ -25,6 +26,7 @@ class QNetworkAccessManager;
 
 namespace warren::control {
 
+class EngineMetrics;
 class StoredEvents;
 class TaskManager;
 class TaskTokens;
@@ -58,6 +60,9 @@ public:
     TaskTokens& tokens() { return *m_tokens; }
     QNetworkAccessManager& network() { return *m_network; }
     TaskManager& tasks() { return *m_tasks; }
+    // What the engine counts (sandbox starts, events stored, model calls, database errors, ...); a face adds
+    // its own (warrend: quota refusals, its accounts' database errors) and renders them (GET /metrics).
+    EngineMetrics& metrics() { return *m_metrics; }
     // resources/approvals/default.json, which every task starts with.
     const std::vector<ApprovalRule>& defaultApprovalRules() const { return m_defaultRules; }
 
@@ -65,6 +70,7 @@ private:
     ControlEngine() = default;
 
     DataDir m_data;
+    std::unique_ptr<EngineMetrics> m_metrics; // before everything that counts into it, gone after it
     std::unique_ptr<Store> m_store;
     std::unique_ptr<StoredEvents> m_events;
     std::unique_ptr<TaskTokens> m_tokens;

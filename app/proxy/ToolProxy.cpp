@@ -145,9 +145,11 @@ void ToolProxy::chat(const protocol::Request& request, Reply reply) {
             return;
         const auto& result = call->result();
         if (!result) {
+            emit modelCalled(false, 0, 0);
             reply(failure(id, kModelFailed, result.error().message));
             return;
         }
+        emit modelCalled(true, result->tokenUsage.input, result->tokenUsage.output);
         reply(protocol::Response{id, protocol::toJson(*result)});
         count(result->tokenUsage);
     });

@@ -99,6 +99,8 @@ signals:
     void modelAdapted(const QString& what); // the server refused a parameter; the request was adapted
     void approvalNeeded(const warren::control::ApprovalRecord& approval);
     void budgetExhausted(quint64 used, quint64 budget);
+    // An llm.chat call ended: the provider answered (with the tokens it counted) or the call failed.
+    void modelCalled(bool answered, quint64 inputTokens, quint64 outputTokens);
     void problem(const QString& message); // a refused request or a store failure, for the task's log
 
 private:

@@ -20,8 +20,9 @@ std::string describe(const std::vector<EventRow>& batch) {
 
 Result<std::unique_ptr<EventWriter>> EventWriter::open(StoreOpener openStore,
                                                        std::function<void(std::string)> onError,
-                                                       std::function<void()> onCommitted) {
+                                                       std::function<void()> onCommitted, OnStored onStored) {
     std::unique_ptr<EventWriter> writer(new EventWriter());
+    writer->m_onStored = std::move(onStored);
     writer->m_onError = std::move(onError);
     writer->m_onCommitted = std::move(onCommitted);
     writer->m_openStore = std::move(openStore);
@@ -60,6 +61,7 @@ void EventWriter::append(EventRow row) {
     {
         const std::lock_guard lock(m_mutex);
         m_queue.push_back(std::move(row));
+        m_appendedAt.push_back(std::chrono::steady_clock::now());
         ++m_appended;
     }
     m_wake.notify_one();
@@ -71,6 +73,7 @@ void EventWriter::append(std::vector<EventRow> rows) {
     {
         const std::lock_guard lock(m_mutex);
         m_appended += rows.size();
+        m_appendedAt.insert(m_appendedAt.end(), rows.size(), std::chrono::steady_clock::now());
         std::move(rows.begin(), rows.end(), std::back_inserter(m_queue));
     }
     m_wake.notify_one();
@@ -96,6 +99,9 @@ void EventWriter::run() {
     std::vector<EventRow> batch;
     batch.reserve(kMaxBatch);
     std::vector<CommittedEvent> committed;
+    std::vector<std::chrono::steady_clock::time_point> appendedAt;
+    std::vector<bool> stored;
+    std::vector<double> lags;
     for (;;) {
         {
             std::unique_lock lock(m_mutex);
@@ -106,8 +112,17 @@ void EventWriter::run() {
             batch.assign(std::make_move_iterator(m_queue.begin()),
                          std::make_move_iterator(m_queue.begin() + count));
             m_queue.erase(m_queue.begin(), m_queue.begin() + count);
+            appendedAt.assign(m_appendedAt.begin(), m_appendedAt.begin() + count);
+            m_appendedAt.erase(m_appendedAt.begin(), m_appendedAt.begin() + count);
         }
-        const std::uint64_t written = writeBatch(batch, committed);
+        const std::uint64_t written = writeBatch(batch, committed, stored);
+        if (m_onStored && written > 0) {
+            const auto now = std::chrono::steady_clock::now();
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                if (stored[i])
+                    lags.push_back(std::chrono::duration<double>(now - appendedAt[i]).count());
+            m_onStored(lags);
+        }
         bool tell = false;
         {
             // One lock for both: when flush() returns, what it waited for is already in takeCommitted().
@@ -125,12 +140,15 @@ void EventWriter::run() {
             m_onCommitted();
         batch.clear();
         committed.clear();
+        stored.clear();
+        lags.clear();
     }
 }
 
 std::uint64_t EventWriter::writeBatch(const std::vector<EventRow>& batch,
-                                      std::vector<CommittedEvent>& committed) {
+                                      std::vector<CommittedEvent>& committed, std::vector<bool>& storedRows) {
     const auto keep = [&](const EventRow& row, bool dropped) {
+        storedRows.push_back(!dropped);
         if (m_onCommitted)
             committed.push_back({row.taskId, row.seq, dropped});
     };

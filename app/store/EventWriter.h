@@ -55,10 +55,13 @@ public:
     // reported (a full disk must not grow memory without bound). onCommitted is called (from the writer
     // thread) when committed events start waiting in takeCommitted(), once until the next takeCommitted():
     // post it to the owner's thread and take them there. Without onCommitted, nothing is kept for
-    // takeCommitted().
+    // takeCommitted(). onStored is called (from the writer thread) after each commit with, for every row it
+    // stored, the seconds from its append() to the commit (EngineMetrics' events stored and their lag).
+    using OnStored = std::function<void(const std::vector<double>& lagSeconds)>;
     static Result<std::unique_ptr<EventWriter>> open(StoreOpener openStore,
                                                      std::function<void(std::string)> onError = {},
-                                                     std::function<void()> onCommitted = {});
+                                                     std::function<void()> onCommitted = {},
+                                                     OnStored onStored = {});
     ~EventWriter(); // flushes, then stops the thread
 
     void append(EventRow row);
@@ -81,7 +84,9 @@ private:
     // the offending rows are lost, and any other failure (disk full, I/O error) drops the batch. Adds every
     // row to committed, the lost ones marked dropped, when they are kept; returns how many were stored;
     // reports the loss.
-    std::uint64_t writeBatch(const std::vector<EventRow>& batch, std::vector<CommittedEvent>& committed);
+    // storedRows[i]: whether batch[i] was.
+    std::uint64_t writeBatch(const std::vector<EventRow>& batch, std::vector<CommittedEvent>& committed,
+                             std::vector<bool>& storedRows);
     // Retries a batch whose write failed with Unavailable: reconnects, checks whether its commit happened
     // after all, writes it again; until it is stored, or another kind of failure, or the writer is stopping
     // and out of attempts. Returns the last attempt's status.
@@ -97,6 +102,7 @@ private:
     std::condition_variable m_wake;
     std::condition_variable m_done;
     std::deque<EventRow> m_queue;
+    std::deque<std::chrono::steady_clock::time_point> m_appendedAt; // m_queue's rows', in step with it
     std::vector<CommittedEvent> m_committed; // waiting for takeCommitted()
     std::uint64_t m_appended = 0;
     std::uint64_t m_handled = 0; // appended rows committed or dropped
@@ -104,6 +110,7 @@ private:
     bool m_stop = false;
     std::function<void(std::string)> m_onError;
     std::function<void()> m_onCommitted;
+    OnStored m_onStored;
     StoreOpener m_openStore;
     std::unique_ptr<Store> m_store; // opened, used and closed by the writer thread; null while reconnecting
     Error m_openError;              // why it is null

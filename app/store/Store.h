@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ public:
     virtual Result<std::optional<TaskRecord>> task(const std::string& id) = 0;
     virtual Result<std::vector<TaskRecord>> tasks() = 0;
     virtual Result<std::vector<TaskRecord>> tasksWithStatus(TaskStatus status) = 0;
+    // How many tasks have each status, counted by the database (one indexed read, no record read): GET
+    // /metrics asks at every scrape. Every status is in the answer, 0 where none has it.
+    virtual Result<std::map<TaskStatus, std::uint64_t>> taskCountsByStatus() = 0;
 
     // Events, in one transaction. A (task, seq) already stored is an error naming it (ErrorCode
     // InvalidArgument, as for any refusal of the rows' content) and nothing of the batch is written.
@@ -66,6 +70,10 @@ public:
     // Settings: key -> JSON text.
     virtual Result<std::optional<std::string>> setting(const std::string& key) = 0;
     virtual Status setSetting(const std::string& key, const std::string& value) = 0;
+
+    // observer hears every error a statement on this connection returns from now on, also those the caller
+    // expects (a duplicate key); EngineMetrics counts them by kind. Called on the thread using the store.
+    virtual void observeErrors(std::function<void(const Error&)> observer) = 0;
 
     // The database's own consistency check: "ok", or what it found.
     virtual Result<std::string> integrityCheck() = 0;

@@ -5,6 +5,12 @@
 
 #include "app/store/StoreTypes.h"
 
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace warren::control {
 
 template <typename Row> TaskRecord readTaskColumns(const Row& row) {
@@ -26,6 +32,26 @@ template <typename Row> TaskRecord readTaskColumns(const Row& row) {
     task.tokensOut = row.uint(13);
     task.runs = row.uint(14);
     return task;
+}
+
+// Both stores count with kCountTasksByStatus; its rows (status, count) become a count for every status, 0
+// where the database had no row.
+inline constexpr const char* kCountTasksByStatus = "SELECT status, count(*) FROM tasks GROUP BY status";
+
+template <typename Row> std::pair<std::string, std::uint64_t> readStatusCount(const Row& row) {
+    return {row.text(0), row.uint(1)};
+}
+
+inline std::map<TaskStatus, std::uint64_t>
+statusCounts(const std::vector<std::pair<std::string, std::uint64_t>>& rows) {
+    std::map<TaskStatus, std::uint64_t> counts;
+    for (const TaskStatus status : allTaskStatuses())
+        counts[status] = 0;
+    for (const auto& [name, count] : rows) {
+        if (const auto status = taskStatusFromName(name)) // the CHECK constraint keeps unknown names out
+            counts[*status] += count;
+    }
+    return counts;
 }
 
 } // namespace warren::control

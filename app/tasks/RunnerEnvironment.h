@@ -25,6 +25,7 @@ class QNetworkAccessManager;
 namespace warren::control {
 
 class AgentListener;
+class EngineMetrics;
 struct ProviderConfig;
 class Store;
 class StoredEvents;
@@ -76,6 +77,8 @@ struct FaceHooks {
 
 struct RunnerEnvironment {
     Store* store = nullptr;
+    EngineMetrics* metrics =
+        nullptr;                    // the engine's; null: nothing is counted (tests that build runners alone)
     StoredEvents* events = nullptr; // the writer, and its commits handed to each task's EventSequencer
     TaskTokens* tokens = nullptr;
     QNetworkAccessManager* network = nullptr;

@@ -1,12 +1,14 @@
 #include "app/tasks/StoredEvents.h"
 
+#include "app/metrics/EngineMetrics.h"
 #include "app/tasks/EventSequencer.h"
 
 #include <iterator>
 
 namespace warren::control {
 
-Result<std::unique_ptr<StoredEvents>> StoredEvents::open(StoreOpener openStore, QObject* parent) {
+Result<std::unique_ptr<StoredEvents>> StoredEvents::open(StoreOpener openStore, EngineMetrics* metrics,
+                                                         QObject* parent) {
     std::unique_ptr<StoredEvents> events(new StoredEvents());
     events->setParent(parent);
     // The writer reports from its own thread; its owner hears it on this one.
@@ -18,7 +20,12 @@ Result<std::unique_ptr<StoredEvents>> StoredEvents::open(StoreOpener openStore, 
     const auto onCommitted = [self] {
         QMetaObject::invokeMethod(self, [self] { self->deliver(); }, Qt::QueuedConnection);
     };
-    auto writer = EventWriter::open(std::move(openStore), onError, onCommitted);
+    EventWriter::OnStored onStored;
+    if (metrics)
+        onStored = [metrics](const std::vector<double>& lagSeconds) {
+            metrics->eventsCommitted(lagSeconds);
+        };
+    auto writer = EventWriter::open(std::move(openStore), onError, onCommitted, std::move(onStored));
     if (!writer)
         return writer.error();
     events->m_writer = std::move(*writer);

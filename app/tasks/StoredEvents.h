@@ -17,13 +17,16 @@
 
 namespace warren::control {
 
+class EngineMetrics;
 class EventSequencer;
 
 class StoredEvents : public QObject {
     Q_OBJECT
 public:
-    // The writer's own connection comes from openStore (EventWriter::open).
-    static Result<std::unique_ptr<StoredEvents>> open(StoreOpener openStore, QObject* parent = nullptr);
+    // The writer's own connection comes from openStore (EventWriter::open); metrics, when given, counts what
+    // it commits and the lag of each (from its writer's thread).
+    static Result<std::unique_ptr<StoredEvents>> open(StoreOpener openStore, EngineMetrics* metrics = nullptr,
+                                                      QObject* parent = nullptr);
     ~StoredEvents() override; // the writer flushes and stops first
 
     EventWriter& writer() { return *m_writer; }

@@ -6,7 +6,7 @@
 #include "agent_core/protocol/Timestamp.h"
 #include "app/egress/EgressProxy.h"
 #include "app/egress/NetworkQuestion.h"
-#include "app/tasks/NetworkQuestions.h"
+#include "app/metrics/EngineMetrics.h"
 #include "app/modelproxy/ModelProxy.h"
 #include "app/proxy/TaskToken.h"
 #include "app/proxy/ToolProxy.h"
@@ -18,6 +18,7 @@
 #include "app/tasks/AgentSandbox.h"
 #include "app/tasks/EventSequencer.h"
 #include "app/tasks/LaunchPlan.h"
+#include "app/tasks/NetworkQuestions.h"
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/TaskSecrets.h"
 #include "app/tasks/TaskSleep.h"
@@ -153,11 +154,15 @@ Status TaskRunner::launch() {
     plan->launch.stdio = m_channel->childStdio();
     if (!plan->clusterAddress.empty())
         plan->launch.taskToken = m_token;
+    const std::string backend = sandbox::backendName(m_spec.backend);
     auto process = launchAgent(plan->launch);
     if (!process) {
+        if (m_env.metrics)
+            m_env.metrics->sandboxFailed(backend);
         fail("sandbox", process.error().message);
         return Ok{};
     }
+    m_launchedAt = std::chrono::steady_clock::now();
     m_process = std::move(*process);
     startSnapshots(*plan);
     m_channel->watch();
@@ -211,6 +216,7 @@ Status TaskRunner::startProxy(const LaunchPlan& plan) {
     providerConfig.apiKey = *key;
     if (m_env.face.providerAccess)
         providerConfig.access = m_env.face.providerAccess(providerConfig);
+    m_providerKind = providerKindName(providerConfig.kind);
     auto provider = createProvider(providerConfig, m_env.network);
     if (!provider)
         return provider.error();
@@ -265,6 +271,9 @@ Status TaskRunner::startModelProxy(const LaunchPlan& plan, const ProviderConfig&
         m_snapshots->whenTaken([done = std::move(done)] { done(Ok{}); });
     });
     connect(m_modelProxy.get(), &ModelProxy::called, this, [this](const ModelCall& call) {
+        if (m_env.metrics)
+            m_env.metrics->modelCall(m_providerKind, call.status >= 200 && call.status < 300,
+                                     call.inputTokens, call.outputTokens);
         if (m_proxy)
             m_proxy->countModelCall({call.inputTokens, call.outputTokens, 0});
         recordOwn(modelCallEvent(call));
@@ -273,6 +282,11 @@ Status TaskRunner::startModelProxy(const LaunchPlan& plan, const ProviderConfig&
 }
 
 void TaskRunner::connectProxy() {
+    connect(m_proxy.get(), &ToolProxy::modelCalled, this,
+            [this](bool answered, quint64 input, quint64 output) {
+                if (m_env.metrics)
+                    m_env.metrics->modelCall(m_providerKind, answered, input, output);
+            });
     connect(m_proxy.get(), &ToolProxy::modelDelta, this,
             [this](const QString& text, const QString& agent) {
                 recordOwn(protocol::ModelDeltaData{text.toStdString()},
@@ -483,6 +497,11 @@ void TaskRunner::send(const protocol::Message& message) {
 }
 
 void TaskRunner::onAgentLine(const Result<std::string>& line) {
+    if (m_launchedAt && m_env.metrics) // the agent speaks: its sandbox has started
+        m_env.metrics->sandboxStarted(
+            sandbox::backendName(m_spec.backend),
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_launchedAt).count());
+    m_launchedAt.reset();
     if (!line) {
         recordOwn(protocol::ErrorData{"agent stdout: " + line.error().message, false});
         return;
@@ -722,6 +741,9 @@ void TaskRunner::onSandboxExited() {
     auto exit = m_process->exitStatus();
     // Every process of the sandbox is gone, so its ends of the pipes are closed: read what is left.
     m_channel->drain();
+    if (m_launchedAt && m_env.metrics) // it ended before its agent said anything
+        m_env.metrics->sandboxFailed(sandbox::backendName(m_spec.backend));
+    m_launchedAt.reset();
     const std::string stderrText = m_channel->stderrTail(kDiagnosticsBytes);
     const std::string diagnostics = stderrText.empty() ? "" : "\nThe agent said:\n" + stderrText;
     if (!exit || exit->reason == sandbox::SandboxExit::Reason::SetupFailed) {

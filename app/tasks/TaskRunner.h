@@ -154,6 +154,9 @@ private:
     std::uint64_t m_step = 0;
     bool m_stepActed = false; // a tool call came in m_step: what comes next is the following step's
     bool m_done = false;
+    // The sandbox's launch, until its agent's first line (EngineMetrics' start latency); the provider's kind.
+    std::optional<std::chrono::steady_clock::time_point> m_launchedAt;
+    std::string m_providerKind;
 };
 
 } // namespace warren::control

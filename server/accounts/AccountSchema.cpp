@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 7> kMigrations = {
+const std::array<std::string_view, 9> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -117,11 +117,31 @@ const std::array<std::string_view, 7> kMigrations = {
     "  updated_at timestamptz NOT NULL DEFAULT now(),"
     "  PRIMARY KEY (tenant_id, name));",
     // 7: the MCP servers the operator gives every user of a tenant (warrend admin set-mcp-servers): the
-    // "mcpServers" object of a .mcp.json, checked by the agent's own reader before it is stored, replaced whole.
+    // "mcpServers" object of a .mcp.json, checked by the agent's own reader before it is stored, replaced
+    // whole.
     "CREATE TABLE tenant_mcp_servers ("
     "  tenant_id bigint PRIMARY KEY REFERENCES tenants(id),"
     "  servers text NOT NULL,"
     "  updated_at timestamptz NOT NULL DEFAULT now());",
+    // 8: the webhooks users register (POST /v1/me/webhooks): where task lifecycle events are POSTed, which
+    // ones ("task.created,task.finished"), and the secret their bodies are signed with (HMAC-SHA256; warrend
+    // needs it in clear to sign, and shows it only in the answer to the registration).
+    "CREATE TABLE webhooks ("
+    "  id text PRIMARY KEY,"
+    "  user_id bigint NOT NULL REFERENCES users(id),"
+    "  url text NOT NULL,"
+    "  events text NOT NULL,"
+    "  secret text NOT NULL,"
+    "  created_at timestamptz NOT NULL DEFAULT now());"
+    "CREATE INDEX webhooks_user ON webhooks(user_id);",
+    // 9: the webhook deliveries not yet delivered or given up on, so that a warrend killed or restarted sends
+    // them when it starts (at least once): the exact body that is signed, removed with its hook.
+    "CREATE TABLE webhook_deliveries ("
+    "  id text PRIMARY KEY,"
+    "  hook_id text NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,"
+    "  body text NOT NULL,"
+    "  queued_at timestamptz NOT NULL DEFAULT clock_timestamp());"
+    "CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(hook_id, queued_at);",
 };
 
 #undef WARREN_QUOTA_COLUMNS

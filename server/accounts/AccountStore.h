@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace warren::accounts {
@@ -165,6 +166,18 @@ public:
     Result<nlohmann::json> usersTenantMcpServers(std::int64_t userId);
     // Whoever asks: warrend's own question at a launch of the task, never a user's.
     Result<nlohmann::json> taskOwnersTenantMcpServers(const std::string& taskId);
+
+    // A user's webhooks (AccountStoreWebhooks.cpp). add: its created_at, or nullopt and nothing stored when
+    // the user has maxPerUser already. remove: false when the user has no hook of that id (another user's is
+    // none of theirs).
+    Result<std::optional<std::string>> addWebhook(const WebhookRecord& hook, std::size_t maxPerUser);
+    Result<std::vector<WebhookRecord>> webhooks(std::int64_t userId);
+    Result<bool> removeWebhook(std::int64_t userId, const std::string& id);
+    // The deliveries waiting (schema version 9): kept before one is queued, removed once it is delivered or
+    // given up on, and read with their hooks when warrend starts, oldest first.
+    Status addWebhookDelivery(const WebhookDeliveryRecord& delivery);
+    Status removeWebhookDelivery(const std::string& id);
+    Result<std::vector<std::pair<WebhookRecord, WebhookDeliveryRecord>>> waitingWebhookDeliveries();
 
     control::PgConnection& connection() { return m_db; }
 

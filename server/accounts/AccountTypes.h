@@ -91,6 +91,24 @@ struct HostSecretInfo {
     bool tenants = false; // the tenant's (warrend admin set-secret), not the user's own
 };
 
+// A user's webhook (POST /v1/me/webhooks) as stored: events as "task.created,task.finished" (wire's
+// joinWebhookEvents), the secret its deliveries are signed with.
+struct WebhookRecord {
+    std::string id; // "wh-" and 16 hex digits
+    std::int64_t userId = 0;
+    std::string url;
+    std::string events;
+    std::string secret;
+    std::string createdAt; // ISO 8601, UTC; set by the database
+};
+
+// A webhook delivery waiting to be delivered: its id, its hook and the body it is sent (and signed) as.
+struct WebhookDeliveryRecord {
+    std::string id;
+    std::string hookId;
+    std::string body;
+};
+
 // A tenant's MCP servers (warrend admin set-mcp-servers): the "mcpServers" object as stored.
 struct TenantMcpServers {
     std::string tenant;

@@ -1,11 +1,12 @@
 #include "server/api/MetricsApi.h"
 
+#include "app/metrics/EngineMetrics.h"
+#include "app/metrics/MetricsText.h"
 #include "app/store/Store.h"
 #include "common/FileText.h"
 #include "sandbox/ProcStat.h"
 #include "server/api/EventStreams.h"
 #include "server/api/HttpErrors.h"
-#include "server/api/MetricsText.h"
 #include "server/api/ServerParts.h"
 #include "server/http/Router.h"
 
@@ -19,7 +20,7 @@ namespace warren::server {
 
 namespace {
 
-using control::TaskStatus;
+using control::Metric;
 
 bool tokenMatches(const QByteArray& header, const std::string& token) {
     const QByteArray expected = "Bearer " + QByteArray::fromStdString(token);
@@ -89,15 +90,12 @@ void addMetricsRoutes(http::Router& router, ServerParts& parts, std::string toke
                                                         "GET /metrics needs the operator's metrics token "
                                                         "(Authorization: Bearer TOKEN)")
                                   .withHeader("WWW-Authenticate", "Bearer"));
-        auto stored = parts.store.tasks();
-        if (!stored)
-            return reply.send(errorResponse(stored.error()));
+        auto counts = parts.store.taskCountsByStatus();
+        if (!counts)
+            return reply.send(errorResponse(counts.error()));
         Metric tasks{"warrend_tasks", "Tasks in this server's store, by status.", "gauge", {}};
-        for (const TaskStatus status : control::allTaskStatuses()) {
-            const auto count = std::count_if(stored->begin(), stored->end(),
-                                             [status](const control::TaskRecord& task) { return task.status == status; });
+        for (const auto& [status, count] : *counts)
             tasks.samples.push_back({{{"status", control::taskStatusName(status)}}, double(count)});
-        }
         std::vector<Metric> metrics{
             {"warrend_build_info", "The warrend version, as a label.", "gauge", {{{{"version", WARREN_VERSION}}, 1}}},
             std::move(tasks),
@@ -106,12 +104,14 @@ void addMetricsRoutes(http::Router& router, ServerParts& parts, std::string toke
             {"warrend_event_streams", "Event streams (GET /v1/tasks/{id}/events?follow) open now.", "gauge",
              {{{}, double(parts.streams.openCount())}}},
         };
+        for (auto& metric : parts.metrics.snapshot())
+            metrics.push_back(std::move(metric));
         for (auto& metric : processMetrics())
             metrics.push_back(std::move(metric));
         http::HttpResponse response;
         response.status = 200;
-        response.body = QByteArray::fromStdString(exposition(metrics));
-        response.withHeader("Content-Type", kMetricsContentType);
+        response.body = QByteArray::fromStdString(control::exposition(metrics));
+        response.withHeader("Content-Type", control::kMetricsContentType);
         reply.send(std::move(response));
     });
 }

@@ -1,9 +1,11 @@
 #pragma once
 // GET /metrics (docs/SERVER.md, "Metrics"): what a Prometheus server scrapes of warrend, in the text format
-// (MetricsText): its tasks by status, the agents it may run at once, the event streams open, and the process
-// (resident memory, CPU seconds, open descriptors, start time). Only with the operator's token
-// (`serve --metrics-token-file FILE`, sent as `Authorization: Bearer TOKEN`, compared in constant time):
-// the numbers are the whole server's, never one user's. Without the flag the route says how to turn it on.
+// (app/metrics/MetricsText): its tasks by status (counted by the store), the agents it may run at once, the event
+// streams open, what the engine counted as it worked (EngineMetrics: sandbox starts, events stored, model calls,
+// quota refusals, database errors, webhook deliveries), and the process (resident memory, CPU seconds, open
+// descriptors, start time). Only with the operator's token (`serve --metrics-token-file FILE`, sent as
+// `Authorization: Bearer TOKEN`, compared in constant time): the numbers are the whole server's, never one
+// user's. Without the flag the route says how to turn it on.
 
 #include "common/Result.h"
 

@@ -1,7 +1,7 @@
 #pragma once
-// What warrend's endpoints share: the task store, the accounts, the task manager, the event streams and
-// where files go. Owned by Warrend; the endpoint files only borrow them, all on the server's one thread
-// (DiskWork's workers touch none of them).
+// What warrend's endpoints share: the task store, the accounts, the task manager, the event streams, what is
+// counted, the webhooks and where files go. Owned by Warrend; the endpoint files only borrow them, all on the
+// server's one thread (DiskWork's workers touch none of them).
 
 #include "server/accounts/AccountTypes.h"
 #include "server/api/ServeOptions.h"
@@ -9,6 +9,7 @@
 #include <string>
 
 namespace warren::control {
+class EngineMetrics;
 class Store;
 class TaskManager;
 } // namespace warren::control
@@ -22,6 +23,7 @@ namespace warren::server {
 class DiskWork;
 class EventStreams;
 class Quotas;
+class TaskWebhooks;
 
 // Under --data-dir:
 //   uploads/<id>/upload.tar      the body as it came, until it is extracted
@@ -47,6 +49,8 @@ struct ServerParts {
     EventStreams& streams;
     Quotas& quotas;
     DiskWork& work; // every request's disk and process work runs there, off the event loop
+    control::EngineMetrics& metrics; // the engine's, which the endpoints count into too (quota refusals)
+    TaskWebhooks& webhooks;          // the users' webhooks, told of each task's lifecycle
     ServerPaths paths;
     ServeOptions options;
 };

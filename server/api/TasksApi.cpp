@@ -1,6 +1,8 @@
 #include "server/api/TasksApi.h"
 
 #include "app/control/ControlPlane.h"
+#include "app/git/WorkspacePatch.h"
+#include "app/metrics/EngineMetrics.h"
 #include "app/providers/ProviderChoice.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentCli.h"
@@ -20,11 +22,11 @@
 #include "server/api/Quotas.h"
 #include "server/api/ServerParts.h"
 #include "server/api/TaskRequest.h"
+#include "server/api/TaskWebhooks.h"
 #include "server/api/UploadsApi.h"
 #include "server/uploads/ArtifactFile.h"
 #include "server/uploads/RemoveTree.h"
 #include "server/uploads/WorkspaceCopy.h"
-#include "app/git/WorkspacePatch.h"
 #include "server/work/DiskWork.h"
 
 #include <QTimer>
@@ -45,7 +47,10 @@ namespace {
 
 constexpr std::size_t kMaxArtifactBytes = 64u << 20;
 
-HttpResponse overQuota(const accounts::OverQuota& refused) {
+// The 429 of a quota that refused, counted by the limit and its level.
+HttpResponse overQuota(ServerParts& parts, const accounts::OverQuota& refused) {
+    parts.metrics.quotaRefused(std::string(accounts::limitInfo(refused.limit).key),
+                               std::string(accounts::limitLevelName(refused.level)));
     return HttpResponse::error(429, "quota_exceeded",
                                QString::fromStdString(refused.message() +
                                                       "; retry when one of your tasks has ended, or ask the "
@@ -199,6 +204,7 @@ void finishCreation(ServerParts& parts, const Creation& creation, Status made, c
                                                     : control::TaskManager::Start::WhenFree);
     if (!task)
         return undo(task.error());
+    parts.webhooks.taskEvent(id, wire::WebhookEvent::TaskCreated, task->status);
     reply.send(jsonResponse(201, taskJson(*task, creation.upload.uploadId))
                    .withHeader("Location", QByteArray::fromStdString("/v1/tasks/" + id)));
 }
@@ -215,7 +221,7 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
     creation.waits = admission->refused && creation.request.body.queue &&
                      admission->refused->limit == accounts::LimitName::MaxConcurrent;
     if (admission->refused && !creation.waits)
-        return refuseCreation(parts, creation, reply, overQuota(*admission->refused));
+        return refuseCreation(parts, creation, reply, overQuota(parts, *admission->refused));
     creation.spec = specFor(parts, creation.caller, creation.request.body, *admission, creation.id);
     Status valid = control::validateSpec(creation.spec);
     if (valid)
@@ -311,7 +317,7 @@ void resume(ServerParts& parts, const Account& caller, const Owned& owned, HttpR
     if (!refused)
         return reply.send(errorResponse(refused.error()));
     if (*refused)
-        return reply.send(overQuota(**refused));
+        return reply.send(overQuota(parts, **refused));
     if (auto resumed = parts.manager.resume(id, {}); !resumed) {
         (void)parts.quotas.release(id);
         return reply.send(errorResponse(resumed.error()));
@@ -343,7 +349,7 @@ void replyTo(ServerParts& parts, const Account& caller, const Owned& owned, cons
     if (!refused)
         return reply.send(errorResponse(refused.error()));
     if (*refused)
-        return reply.send(overQuota(**refused));
+        return reply.send(overQuota(parts, **refused));
     if (auto replied = parts.manager.reply(id, message); !replied) {
         (void)parts.quotas.release(id);
         return reply.send(errorResponse(replied.error()));

@@ -1,6 +1,8 @@
 #include "server/api/Warrend.h"
 
+#include "agent_core/protocol/EventTypes.h"
 #include "app/engine/ControlEngine.h"
+#include "app/metrics/EngineMetrics.h"
 #include "app/secrets/SecretStore.h"
 #include "app/store/OpenStore.h"
 #include "app/store/Store.h"
@@ -13,18 +15,21 @@
 #include "server/accounts/TenantSkillPacks.h"
 #include "server/api/EventStreams.h"
 #include "server/api/EventsApi.h"
-#include "server/api/ProviderEndpoints.h"
 #include "server/api/HostSecretsApi.h"
 #include "server/api/McpServersApi.h"
 #include "server/api/MetricsApi.h"
+#include "server/api/ProviderEndpoints.h"
 #include "server/api/ProviderKeysApi.h"
 #include "server/api/Quotas.h"
 #include "server/api/SandboxLabels.h"
 #include "server/api/ServerInfoApi.h"
 #include "server/api/ServerParts.h"
+#include "server/api/TaskWebhooks.h"
 #include "server/api/TasksApi.h"
 #include "server/api/UploadsApi.h"
 #include "server/api/WaitingTasks.h"
+#include "server/api/WebhooksApi.h"
+#include "server/webhooks/WebhookDispatcher.h"
 #include "server/work/DiskWork.h"
 
 #include <QTimer>
@@ -57,6 +62,10 @@ Warrend::~Warrend() {
     m_http.reset(); // no request reaches what goes next
     m_work.reset(); // its workers done before what their jobs use
     m_parts.reset();
+    m_webhooks.reset();
+    m_webhookDispatcher.reset(); // its attempts under way are dropped (docs/SERVER.md, "Webhooks")
+    if (m_accounts)
+        m_accounts->connection().observeErrors({}); // it counted into the engine's metrics
     m_engine.reset(); // stops the runners (their tasks are recovered as interrupted next time)
 }
 
@@ -147,6 +156,9 @@ Status Warrend::openControl(const ServeOptions& options) {
     if (!engine)
         return engine.error();
     m_engine = std::move(*engine);
+    // The accounts' connection counts its errors with the engine's.
+    m_accounts->connection().observeErrors(
+        [metrics = &m_engine->metrics()](const Error& error) { metrics->databaseError(error.code); });
     control::Store& store = m_engine->store();
     control::TaskManager& manager = m_engine->tasks();
     m_quotas = std::make_unique<Quotas>(*m_accounts, store);
@@ -158,8 +170,18 @@ Status Warrend::openControl(const ServeOptions& options) {
     offer->start();
     m_streams = std::make_unique<EventStreams>(
         store, [&store](const std::string& id) { return queuedOrRunning(store.task(id)); });
+    // The users' webhooks hear of a task's creation (TasksApi), each run's start and how each run ended.
+    m_webhookDispatcher = std::make_unique<WebhookDispatcher>(
+        options.insideAccess(), m_engine->metrics(),
+        [this](const std::string& delivery) { (void)m_accounts->removeWebhookDelivery(delivery); });
+    m_webhooks = std::make_unique<TaskWebhooks>(*m_accounts, *m_webhookDispatcher, options.insideAccess());
     connect(&m_engine->events(), &control::StoredEvents::eventStored, this,
-            [this](const std::string& id, const nlohmann::json& event) { m_streams->eventStored(id, event); });
+            [this](const std::string& id, const nlohmann::json& event) {
+                m_streams->eventStored(id, event);
+                const std::string type = event.is_object() ? event.value("type", "") : "";
+                if (type == protocol::event_type::kTaskStarted || type == protocol::event_type::kTaskResumed)
+                    m_webhooks->taskEvent(id, wire::WebhookEvent::TaskStarted, TaskStatus::Running);
+            });
     connect(&m_engine->events(), &control::StoredEvents::problem, this, &Warrend::storeProblem);
     connect(&manager, &control::TaskManager::taskFinished, this, [this](const std::string& id) { runEnded(id); });
     connect(&manager, &control::TaskManager::outputPaused, this,
@@ -172,8 +194,9 @@ Status Warrend::openControl(const ServeOptions& options) {
     ServeOptions kept = options;
     kept.dataDir = root;
     m_work = std::make_unique<DiskWork>(kDiskWorkers, kDiskWorkersPerUser);
-    m_parts = std::unique_ptr<ServerParts>(
-        new ServerParts{store, *m_accounts, manager, *m_streams, *m_quotas, *m_work, ServerPaths{root}, kept});
+    m_parts = std::unique_ptr<ServerParts>(new ServerParts{store, *m_accounts, manager, *m_streams, *m_quotas,
+                                                           *m_work, m_engine->metrics(), *m_webhooks,
+                                                           ServerPaths{root}, kept});
     return Ok{};
 }
 
@@ -234,6 +257,7 @@ Status Warrend::listen(const ServeOptions& options) {
     addHostSecretRoutes(router, *m_parts, m_providerKeySecret);
     addMcpServerRoutes(router, *m_parts);
     addMetricsRoutes(router, *m_parts, m_metricsToken);
+    addWebhookRoutes(router, *m_parts);
     http::HttpServerLimits limits;
     limits.maxConnectionsPerIp = options.maxConnectionsPerClient;
     m_http = std::make_unique<http::HttpServer>(std::move(router),
@@ -252,9 +276,11 @@ Status Warrend::listen(const ServeOptions& options) {
     return Ok{};
 }
 
-// What a dead server left: running tasks become interrupted, and they and the queued ones run again; a
+// What a dead server left: its webhook deliveries are sent; running tasks become interrupted, and they and
+// the queued ones run again; a
 // reservation whose task does not (it ended while the server died) goes back to its tenant.
 void Warrend::resumeLeftOver() {
+    m_webhooks->resumeWaiting(); // the deliveries a dead server kept
     std::vector<std::string> again = m_engine->tasks().recoverInterrupted();
     auto waiting = m_accounts->waitingTasks();
     if (!waiting)
@@ -286,6 +312,9 @@ void Warrend::resumeLeftOver() {
 
 void Warrend::runEnded(const std::string& taskId) {
     if (!m_engine->tasks().isActive(taskId)) {
+        if (auto task = m_engine->store().task(taskId); task && *task)
+            if (const auto event = TaskWebhooks::endEvent((*task)->status))
+                m_webhooks->taskEvent(taskId, *event, (*task)->status);
         if (auto ended = m_quotas->runEnded(taskId); !ended)
             emit storeProblem(QString::fromStdString("task " + taskId + ": " + ended.error().message));
         offerSlots();

@@ -31,7 +31,9 @@ namespace warren::server {
 class DiskWork;
 class EventStreams;
 class Quotas;
+class TaskWebhooks;
 class WaitingTasks;
+class WebhookDispatcher;
 struct ServerParts;
 
 class Warrend : public QObject {
@@ -72,6 +74,8 @@ private:
     std::unique_ptr<EventStreams> m_streams;
     std::unique_ptr<Quotas> m_quotas;
     std::unique_ptr<WaitingTasks> m_waiting;
+    std::unique_ptr<WebhookDispatcher> m_webhookDispatcher;
+    std::unique_ptr<TaskWebhooks> m_webhooks;
     std::unique_ptr<ServerParts> m_parts;
     std::unique_ptr<DiskWork> m_work; // after m_parts: gone (its workers done) before what its jobs use
     std::unique_ptr<http::HttpServer> m_http;

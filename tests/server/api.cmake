@@ -20,6 +20,9 @@ warren_add_warrend_test(tst_warrend_secrets LIBS warren_store_postgres)
 warren_add_warrend_test(tst_warrend_tenant_tools)
 # GET /metrics: the operator's token alone, Prometheus' text format (promtool), tasks counted by status.
 warren_add_warrend_test(tst_warrend_metrics)
+# A user's webhooks (DESIGN §15): signed lifecycle deliveries to a receiver on loopback, retried; the URL's attacks
+# refused at registration and at delivery without the operator's --allow-internal.
+warren_add_warrend_test(tst_warrend_webhooks LIBS warren_wire warren_store_postgres) # reads what waits to be sent
 # `--network ask` (DESIGN §12): a host outside the list waits for its owner's answer through the approvals API.
 warren_add_warrend_test(tst_warrend_network_ask)
 # Claude Code and Codex as a user's agent on warrend: the operator's install of the real CLI, the operator's key

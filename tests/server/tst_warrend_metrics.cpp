@@ -1,7 +1,9 @@
-// GET /metrics against a real warrend on its own PostgreSQL: off without the operator's token file (saying how
-// to turn it on), refused without the token or with a user's key, and with it the Prometheus text format
-// (checked by Debian's promtool where it is installed, and line by line here): the tasks by status, counted as
-// a task moves, the event streams, the process. A token file others may read stops the start.
+// GET /metrics against a real warrend on its own PostgreSQL: off without the operator's token file (saying
+// how to turn it on), refused without the token or with a user's key, and with it the Prometheus text format
+// (checked by Debian's promtool where it is installed, and line by line here): the tasks by status, counted
+// as a task moves, the event streams, the process; what a real run did (its sandbox's start and latency, its
+// model call and tokens, its events committed and their lag) and a quota's refusal, each counted where it
+// happened. A token file others may read stops the start.
 #include "tests/support/WarrendServer.h"
 
 #include <QDir>
@@ -96,16 +98,56 @@ private slots:
         // A task that finishes is counted as such.
         QVERIFY(QDir().mkpath(m_scratch.filePath("ws")));
         const QString upload = m_server->upload(m_alice, m_scratch.filePath("ws"));
-        const json body{{"prompt", "finish"},
-                        {"workspace", upload.toStdString()},
-                        {"script", {{"turns", json::array({{{"tool_calls", json::array({{{"name", "finish"},
-                                                                                         {"arguments", {{"summary", "done"}}}}})}}})}}}};
+        const json body{
+            {"prompt", "finish"},
+            {"workspace", upload.toStdString()},
+            {"script",
+             {{"turns", json::array({{{"tool_calls", json::array({{{"name", "finish"},
+                                                                   {"arguments", {{"summary", "done"}}}}})},
+                                      {"usage", {{"input", 120}, {"output", 30}}}}})}}}};
         const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(body.dump()));
         QCOMPARE(created.status, 201);
         const auto events = m_server->streamEvents(QString::fromStdString(created.json().value("id", "")), m_alice, {});
         QVERIFY(!events.empty() && events.back().value("type", "") == "task_finished");
         answer = m_server->request("GET", "/metrics", QString::fromUtf8(kToken));
         QCOMPARE(sample(answer.body, "warrend_tasks{status=\"succeeded\"}"), 1.0);
+
+        // What the run did, counted where it happened: its sandbox started (bubblewrap, the default) once,
+        // with its latency observed; its one model call answered with the script's tokens; every event it
+        // streamed was committed, each with its commit lag.
+        QCOMPARE(sample(answer.body, "warrend_sandbox_starts_total{backend=\"bwrap\",result=\"started\"}"),
+                 1.0);
+        QCOMPARE(sample(answer.body, "warrend_sandbox_start_seconds_count{backend=\"bwrap\"}"), 1.0);
+        QCOMPARE(sample(answer.body, "warrend_sandbox_start_seconds_bucket{backend=\"bwrap\",le=\"+Inf\"}"),
+                 1.0);
+        QVERIFY(sample(answer.body, "warrend_sandbox_start_seconds_sum{backend=\"bwrap\"}") > 0);
+        QCOMPARE(sample(answer.body, "warrend_model_calls_total{provider=\"scripted\",result=\"answered\"}"),
+                 1.0);
+        QCOMPARE(sample(answer.body, "warrend_model_tokens_total{provider=\"scripted\",direction=\"input\"}"),
+                 120.0);
+        QCOMPARE(
+            sample(answer.body, "warrend_model_tokens_total{provider=\"scripted\",direction=\"output\"}"),
+            30.0);
+        const double stored = sample(answer.body, "warrend_events_stored_total");
+        QVERIFY2(stored >= double(events.size()), answer.body.constData());
+        QCOMPARE(sample(answer.body, "warrend_event_commit_lag_seconds_count"), stored);
+        QCOMPARE(sample(answer.body, "warrend_event_commit_lag_seconds_bucket{le=\"+Inf\"}"), stored);
+        for (const char* kind : {"unavailable", "refused", "failed"})
+            QVERIFY(sample(answer.body, QByteArray("warrend_database_errors_total{kind=\"") + kind + "\"}") >=
+                    0);
+
+        // A user whose quota is no concurrent task is refused (429), and the refusal is counted by its limit.
+        const QString bob = m_server->addUser("bob");
+        QCOMPARE(m_server->admin({"set-quota", "--user", "bob", "--max-concurrent", "0"}).exitCode, 0);
+        const QString bobsUpload = m_server->upload(bob, m_scratch.filePath("ws"));
+        json bobsBody = body;
+        bobsBody["workspace"] = bobsUpload.toStdString();
+        const HttpAnswer refused =
+            m_server->request("POST", "/v1/tasks", bob, QByteArray::fromStdString(bobsBody.dump()));
+        QCOMPARE(refused.status, 429);
+        answer = m_server->request("GET", "/metrics", QString::fromUtf8(kToken));
+        QCOMPARE(sample(answer.body, "warrend_quota_refusals_total{quota=\"max_concurrent\",level=\"user\"}"),
+                 1.0);
 
         // Every line is a comment or NAME{LABELS} VALUE, and Debian's promtool reads it as valid.
         for (const QByteArray& line : answer.body.split('\n'))

@@ -1,6 +1,7 @@
 #include "tests/support/StoreContract.h"
 
 #include <QtTest>
+#include <algorithm>
 
 using namespace warren;
 using namespace warren::control;
@@ -129,6 +130,27 @@ void StoreContract::everyStatusRoundTrips() {
         auto listed = store->tasksWithStatus(*status);
         QVERIFY(listed && listed->size() == 1);
     }
+}
+
+void StoreContract::tasksAreCountedByStatus() {
+    auto store = openStore();
+    auto empty = store->taskCountsByStatus();
+    QVERIFY(empty);
+    QCOMPARE(empty->size(), allTaskStatuses().size()); // every status, 0 where none has it
+    for (const auto& [status, count] : *empty)
+        QCOMPARE(count, std::uint64_t(0));
+    const std::vector<TaskStatus> given{TaskStatus::Running, TaskStatus::Succeeded, TaskStatus::Succeeded,
+                                        TaskStatus::Waiting, TaskStatus::Succeeded};
+    for (std::size_t i = 0; i < given.size(); ++i) {
+        auto task = sampleTask("t-00000000000" + std::to_string(i + 1), "2026-01-01T00:00:00.000Z");
+        task.status = given[i];
+        QVERIFY(store->insertTask(task));
+    }
+    auto counts = store->taskCountsByStatus();
+    QVERIFY(counts);
+    QCOMPARE(counts->size(), allTaskStatuses().size());
+    for (const TaskStatus status : allTaskStatuses())
+        QCOMPARE(counts->at(status), std::uint64_t(std::count(given.begin(), given.end(), status)));
 }
 
 void StoreContract::taskErrorsNameTheTask() {

@@ -34,6 +34,7 @@ private slots:
     void reopeningIsIdempotent();
     void tasksRoundTrip();
     void everyStatusRoundTrips();
+    void tasksAreCountedByStatus();
     void taskErrorsNameTheTask();
     void eventsComeBackInSeqOrder();
     void eventsBeforePageBackFromTheEnd();

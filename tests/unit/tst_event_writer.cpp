@@ -251,6 +251,28 @@ private slots:
         QCOMPARE(events->at(0).seq, std::uint64_t(3));
     }
 
+    // onStored hears of every row stored, each with its seconds from append to commit, and of no row dropped:
+    // a repeated seq refuses the batch, which is then written row by row without it (EngineMetrics' count).
+    void storedRowsAreToldWithTheirLag() {
+        std::mutex mutex;
+        std::vector<double> lags;
+        auto writer = EventWriter::open(opener(), {}, {}, [&](const std::vector<double>& batch) {
+            const std::lock_guard lock(mutex);
+            lags.insert(lags.end(), batch.begin(), batch.end());
+        });
+        QVERIFY(writer);
+        std::vector<EventRow> rows;
+        for (std::uint64_t seq = 1; seq <= 100; ++seq)
+            rows.push_back(eventRow("t-flood", seq));
+        rows.push_back(eventRow("t-flood", 50)); // refused: its seq is stored already
+        (*writer)->append(std::move(rows));
+        (*writer)->flush();
+        const std::lock_guard lock(mutex);
+        QCOMPARE(lags.size(), std::size_t(100));
+        for (const double lag : lags)
+            QVERIFY(lag >= 0);
+    }
+
     // The owner hears of events once the database has them, never when they are only queued: while another
     // connection holds the write lock, nothing is told or taken; afterwards every row once, in order, and
     // each is in the database by the time it is taken.

@@ -101,7 +101,8 @@ Result<PgConnection> PgConnection::open(const std::string& url) {
 }
 
 PgConnection::PgConnection(PgConnection&& other) noexcept
-    : m_conn(std::exchange(other.m_conn, nullptr)), m_where(std::move(other.m_where)) {}
+    : m_conn(std::exchange(other.m_conn, nullptr)), m_where(std::move(other.m_where)),
+      m_observer(std::move(other.m_observer)) {}
 
 PgConnection& PgConnection::operator=(PgConnection&& other) noexcept {
     if (this != &other) {
@@ -109,6 +110,7 @@ PgConnection& PgConnection::operator=(PgConnection&& other) noexcept {
             PQfinish(m_conn);
         m_conn = std::exchange(other.m_conn, nullptr);
         m_where = std::move(other.m_where);
+        m_observer = std::move(other.m_observer);
     }
     return *this;
 }
@@ -116,6 +118,12 @@ PgConnection& PgConnection::operator=(PgConnection&& other) noexcept {
 PgConnection::~PgConnection() {
     if (m_conn)
         PQfinish(m_conn);
+}
+
+Error PgConnection::observed(Error error) const {
+    if (m_observer)
+        m_observer(error);
+    return error;
 }
 
 Error PgConnection::lostError(const std::string& what, const std::string& message) const {
@@ -160,16 +168,16 @@ Result<PgReply> PgConnection::exec(const std::string& what, const char* sql,
     const std::string state = stateField ? stateField : "";
     const std::string message = oneLine(result ? PQresultErrorMessage(result.get()) : PQerrorMessage(m_conn));
     if (isLost() || isUnavailableState(state))
-        return lostError(what, message);
+        return observed(lostError(what, message));
     if (refusal && !state.empty()) {
         const char* detail = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_DETAIL);
         if (auto own = refusal(PgRefused{state, detail ? detail : ""}))
-            return *own;
+            return observed(*own);
     }
     const ErrorCode code = isContentState(state) ? ErrorCode::InvalidArgument : ErrorCode::System;
-    return makeError(code, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message +
-                               (state.empty() ? std::string() : " (SQLSTATE " + state + ")") +
-                               (code == ErrorCode::System ? "; check the server's log" : ""));
+    return observed(makeError(code, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message +
+                                        (state.empty() ? std::string() : " (SQLSTATE " + state + ")") +
+                                        (code == ErrorCode::System ? "; check the server's log" : "")));
 }
 
 Status PgConnection::execScript(const std::string& what, std::string_view sql) {
@@ -182,8 +190,9 @@ Status PgConnection::execScript(const std::string& what, std::string_view sql) {
     const char* stateField = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
     const std::string message = oneLine(result ? PQresultErrorMessage(result.get()) : PQerrorMessage(m_conn));
     if (isLost() || (stateField && isUnavailableState(stateField)))
-        return lostError(what, message);
-    return makeError(ErrorCode::System, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message);
+        return observed(lostError(what, message));
+    return observed(
+        makeError(ErrorCode::System, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message));
 }
 
 bool PgConnection::inTransaction() const {

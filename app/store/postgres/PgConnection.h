@@ -72,6 +72,9 @@ public:
     // Several statements without parameters in one round trip (a migration's script).
     Status execScript(const std::string& what, std::string_view sql);
 
+    // observer hears every error exec and execScript return from now on (EngineMetrics' database errors).
+    void observeErrors(std::function<void(const Error&)> observer) { m_observer = std::move(observer); }
+
     bool inTransaction() const; // a transaction is open (or failed and not yet rolled back)
     void reopenIfLost();
     bool isLost() const;        // libpq considers the connection broken
@@ -82,9 +85,11 @@ public:
 private:
     PgConnection(pg_conn* conn, std::string where) : m_conn(conn), m_where(std::move(where)) {}
     Error lostError(const std::string& what, const std::string& message) const;
+    Error observed(Error error) const; // told to the observer, then returned
 
     pg_conn* m_conn = nullptr;
     std::string m_where;
+    std::function<void(const Error&)> m_observer;
 };
 
 // A transaction that rolls back unless committed, so that every early return leaves the database as it

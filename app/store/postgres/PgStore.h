@@ -24,6 +24,7 @@ public:
     Result<std::optional<TaskRecord>> task(const std::string& id) override;
     Result<std::vector<TaskRecord>> tasks() override;
     Result<std::vector<TaskRecord>> tasksWithStatus(TaskStatus status) override;
+    Result<std::map<TaskStatus, std::uint64_t>> taskCountsByStatus() override;
 
     // One INSERT ... SELECT FROM unnest(arrays) for the whole batch: one statement, one transaction.
     Status appendEvents(const std::vector<EventRow>& events) override;
@@ -53,6 +54,9 @@ public:
     // The server answers, the schema history still says the version this store was opened at, and every
     // table of the schema is there. (PostgreSQL keeps its own pages consistent; the tsvector column is
     // generated, so it cannot drift from the memories as an FTS5 index can.)
+    void observeErrors(std::function<void(const Error&)> observer) override {
+        m_db.observeErrors(std::move(observer));
+    }
     Result<std::string> integrityCheck() override;
     int schemaVersion() const override { return m_schemaVersion; }
 

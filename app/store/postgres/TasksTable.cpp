@@ -76,4 +76,11 @@ Result<std::vector<TaskRecord>> PgStore::tasksWithStatus(TaskStatus status) {
                  readTaskColumns<PgRow>);
 }
 
+Result<std::map<TaskStatus, std::uint64_t>> PgStore::taskCountsByStatus() {
+    auto rows = pgAll(m_db.exec("count the tasks by status", kCountTasksByStatus), readStatusCount<PgRow>);
+    if (!rows)
+        return rows.error();
+    return statusCounts(*rows);
+}
+
 } // namespace warren::control

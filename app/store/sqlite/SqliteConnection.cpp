@@ -22,8 +22,11 @@ Query SqliteConnection::query(const char* sql) {
 }
 
 Error SqliteConnection::failure(const std::string& what) const {
-    return makeError(ErrorCode::System, "cannot " + what + " in the database " + m_path + ": " +
-                                            sqliteError(m_db) + "; " + adviceFor(errorCode()));
+    Error error = makeError(ErrorCode::System, "cannot " + what + " in the database " + m_path + ": " +
+                                                   sqliteError(m_db) + "; " + adviceFor(errorCode()));
+    if (m_observer)
+        m_observer(error);
+    return error;
 }
 
 int SqliteConnection::errorCode() const {

@@ -7,6 +7,7 @@
 #include "app/store/sqlite/Statement.h"
 #include "common/Result.h"
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 
@@ -25,7 +26,9 @@ public:
     Query query(const char* sql);
 
     // "cannot WHAT in the database PATH: SQLite's message; what to do", from the connection's last error.
+    // Told to the observer (observeErrors) too.
     Error failure(const std::string& what) const;
+    void observeErrors(std::function<void(const Error&)> observer) { m_observer = std::move(observer); }
     int errorCode() const; // the last error's extended result code
     int changes() const;   // rows changed by the last statement
 
@@ -36,6 +39,7 @@ private:
     sqlite3* m_db = nullptr;
     std::string m_path;
     std::unordered_map<const char*, Statement> m_statements;
+    std::function<void(const Error&)> m_observer;
 };
 
 // What to do about an error, by SQLite's primary result code.

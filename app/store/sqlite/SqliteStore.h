@@ -25,6 +25,7 @@ public:
     Result<std::optional<TaskRecord>> task(const std::string& id) override;
     Result<std::vector<TaskRecord>> tasks() override;
     Result<std::vector<TaskRecord>> tasksWithStatus(TaskStatus status) override;
+    Result<std::map<TaskStatus, std::uint64_t>> taskCountsByStatus() override;
 
     Status appendEvents(const std::vector<EventRow>& events) override;
     Result<std::vector<EventRow>> events(const std::string& taskId, std::uint64_t afterSeq,
@@ -51,6 +52,9 @@ public:
     Status setSetting(const std::string& key, const std::string& value) override;
 
     // PRAGMA integrity_check, then the memories' full-text index against the memories.
+    void observeErrors(std::function<void(const Error&)> observer) override {
+        m_db.observeErrors(std::move(observer));
+    }
     Result<std::string> integrityCheck() override;
     int schemaVersion() const override { return m_schemaVersion; }
 

@@ -79,4 +79,11 @@ Result<std::vector<TaskRecord>> SqliteStore::tasksWithStatus(TaskStatus status) 
         .all(std::string("list the ") + taskStatusName(status) + " tasks", readTaskColumns<Statement>);
 }
 
+Result<std::map<TaskStatus, std::uint64_t>> SqliteStore::taskCountsByStatus() {
+    auto rows = m_db.query(kCountTasksByStatus).all("count the tasks by status", readStatusCount<Statement>);
+    if (!rows)
+        return rows.error();
+    return statusCounts(*rows);
+}
+
 } // namespace warren::control

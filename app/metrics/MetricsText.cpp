@@ -1,9 +1,9 @@
-#include "server/api/MetricsText.h"
+#include "app/metrics/MetricsText.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 
-namespace warren::server {
+namespace warren::control {
 
 namespace {
 
@@ -23,7 +23,9 @@ std::string escaped(const std::string& text, bool quotes) {
     return out;
 }
 
-std::string number(double value) {
+} // namespace
+
+std::string metricNumber(double value) {
     if (std::isnan(value))
         return "NaN";
     if (std::isinf(value))
@@ -31,11 +33,9 @@ std::string number(double value) {
     if (value == std::floor(value) && std::fabs(value) < 1e15)
         return std::to_string(static_cast<long long>(value));
     char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.17g", value);
-    return buffer;
+    const auto written = std::to_chars(buffer, buffer + sizeof buffer, value); // the shortest that reads back
+    return std::string(buffer, written.ptr);
 }
-
-} // namespace
 
 std::string exposition(const std::vector<Metric>& metrics) {
     std::string text;
@@ -43,17 +43,18 @@ std::string exposition(const std::vector<Metric>& metrics) {
         text += "# HELP " + metric.name + " " + escaped(metric.help, false) + "\n";
         text += "# TYPE " + metric.name + " " + metric.type + "\n";
         for (const MetricSample& sample : metric.samples) {
-            text += metric.name;
+            text += metric.name + sample.suffix;
             if (!sample.labels.empty()) {
                 text += "{";
                 for (std::size_t i = 0; i < sample.labels.size(); ++i)
-                    text += (i ? "," : "") + sample.labels[i].first + "=\"" + escaped(sample.labels[i].second, true) + "\"";
+                    text += (i ? "," : "") + sample.labels[i].first + "=\"" +
+                            escaped(sample.labels[i].second, true) + "\"";
                 text += "}";
             }
-            text += " " + number(sample.value) + "\n";
+            text += " " + metricNumber(sample.value) + "\n";
         }
     }
     return text;
 }
 
-} // namespace warren::server
+} // namespace warren::control
