@@ -12,7 +12,7 @@
 namespace warren::server {
 
 std::optional<wire::WebhookEvent> TaskWebhooks::endEvent(control::TaskStatus status) {
-    if (status == control::TaskStatus::Waiting)
+    if (status == control::TaskStatus::Waiting || status == control::TaskStatus::Sleeping)
         return wire::WebhookEvent::TaskWaiting;
     if (control::isFinal(status))
         return wire::WebhookEvent::TaskFinished;

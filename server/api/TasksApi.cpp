@@ -439,7 +439,7 @@ void answer(ServerParts& parts, const Account& caller, const Owned& owned, const
         if (!refused)
             return reply.send(errorResponse(refused.error()));
         if (*refused)
-            return reply.send(overQuota(**refused));
+            return reply.send(overQuota(parts, **refused));
         if (!given.deliver(parts.manager)) {
             (void)parts.quotas.release(owned.task.id);
             return reply.send(notFound("a question " + callId + " waiting in task " + owned.task.id));
