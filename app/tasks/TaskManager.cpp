@@ -5,6 +5,7 @@
 #include "app/tasks/AgentCli.h"
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/WorkspaceScope.h"
+#include "sandbox/PlaceholderRecord.h"
 
 #include <QRandomGenerator>
 #include <fcntl.h>
@@ -184,6 +185,9 @@ bool TaskManager::isWaiting(const std::string& taskId, const std::string& callId
 }
 
 std::vector<std::string> TaskManager::recoverInterrupted() {
+    // The placeholders of protected paths a killed launcher left in a workspace (its bwrap sandbox died
+    // with it); a launcher alive, in this process or another, holds its record locked.
+    sandbox::sweepPlaceholderRecords({sandbox::Backend::Bwrap});
     std::vector<std::string> recovered;
     auto running = m_env.store->tasksWithStatus(TaskStatus::Running);
     if (!running)
