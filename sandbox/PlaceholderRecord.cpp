@@ -27,7 +27,8 @@ constexpr const char* kWritingPrefix = "tmp-";
 constexpr std::size_t kMaxRecordBytes = 64 * 1024;
 
 bool isPlaceholder(const ProtectionEntry& entry) {
-    return entry.kind == ProtectionEntry::Kind::PlaceholderFile || entry.kind == ProtectionEntry::Kind::PlaceholderDir;
+    return entry.kind == ProtectionEntry::Kind::PlaceholderFile ||
+           entry.kind == ProtectionEntry::Kind::PlaceholderDir;
 }
 
 // The directory, made if missing; refused unless it is a directory of this user that no one else may enter
@@ -35,13 +36,16 @@ bool isPlaceholder(const ProtectionEntry& entry) {
 Result<std::string> recordDir() {
     const std::string dir = placeholderRecordDir();
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-        return makeError(ErrorCode::System, "cannot make " + dir + " for the record of the sandbox's placeholders: " +
-                                                std::strerror(errno));
+        return makeError(ErrorCode::System,
+                         "cannot make " + dir +
+                             " for the record of the sandbox's placeholders: " + std::strerror(errno));
     struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0)
-        return makeError(ErrorCode::System, dir + " is not a private directory of this user (mode 0700, owned by uid " +
-                                                std::to_string(::getuid()) +
-                                                "); remove it, or set XDG_RUNTIME_DIR to a private directory");
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+        (st.st_mode & 077) != 0)
+        return makeError(ErrorCode::System,
+                         dir + " is not a private directory of this user (mode 0700, owned by uid " +
+                             std::to_string(::getuid()) +
+                             "); remove it, or set XDG_RUNTIME_DIR to a private directory");
     return dir;
 }
 
@@ -50,8 +54,9 @@ json recordJson(Backend backend, const std::string& workspace, const DirectoryId
     json placeholders = json::array();
     for (const auto& entry : plan.entries)
         if (isPlaceholder(entry))
-            placeholders.push_back({{"path", entry.relative},
-                                    {"kind", entry.kind == ProtectionEntry::Kind::PlaceholderDir ? "directory" : "file"}});
+            placeholders.push_back(
+                {{"path", entry.relative},
+                 {"kind", entry.kind == ProtectionEntry::Kind::PlaceholderDir ? "directory" : "file"}});
     return {{"backend", backendName(backend)},
             {"workspace", workspace},
             {"device", static_cast<std::uint64_t>(identity.device)},
@@ -77,8 +82,8 @@ std::optional<ReadRecord> parseRecord(const std::string& text) {
     const auto inode = doc.find("inode");
     const auto placeholders = doc.find("placeholders");
     if (backend == doc.end() || !backend->is_string() || workspace == doc.end() || !workspace->is_string() ||
-        device == doc.end() || !device->is_number_unsigned() || inode == doc.end() || !inode->is_number_unsigned() ||
-        placeholders == doc.end() || !placeholders->is_array())
+        device == doc.end() || !device->is_number_unsigned() || inode == doc.end() ||
+        !inode->is_number_unsigned() || placeholders == doc.end() || !placeholders->is_array())
         return std::nullopt;
     auto parsed = parseBackend(backend->get<std::string>());
     if (!parsed)
@@ -88,17 +93,18 @@ std::optional<ReadRecord> parseRecord(const std::string& text) {
     record.workspace = workspace->get<std::string>();
     if (record.workspace.empty() || record.workspace.front() != '/')
         return std::nullopt;
-    record.identity = {static_cast<dev_t>(device->get<std::uint64_t>()), static_cast<ino_t>(inode->get<std::uint64_t>())};
+    record.identity = {static_cast<dev_t>(device->get<std::uint64_t>()),
+                       static_cast<ino_t>(inode->get<std::uint64_t>())};
     for (const json& item : *placeholders) {
-        if (!item.is_object() || !item.contains("path") || !item["path"].is_string() || !item.contains("kind") ||
-            !item["kind"].is_string())
+        if (!item.is_object() || !item.contains("path") || !item["path"].is_string() ||
+            !item.contains("kind") || !item["kind"].is_string())
             return std::nullopt;
         const std::string kind = item["kind"].get<std::string>();
         if (kind != "file" && kind != "directory")
             return std::nullopt;
-        record.plan.entries.push_back({item["path"].get<std::string>(), kind == "directory"
-                                                                            ? ProtectionEntry::Kind::PlaceholderDir
-                                                                            : ProtectionEntry::Kind::PlaceholderFile});
+        record.plan.entries.push_back(
+            {item["path"].get<std::string>(), kind == "directory" ? ProtectionEntry::Kind::PlaceholderDir
+                                                                  : ProtectionEntry::Kind::PlaceholderFile});
     }
     return record;
 }
@@ -159,7 +165,8 @@ Result<PlaceholderRecord> PlaceholderRecord::write(Backend backend, const std::s
     const UniqueFd root(::open(workspace.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     struct stat rootStat {};
     if (!root.valid() || ::fstat(root.get(), &rootStat) != 0)
-        return makeError(ErrorCode::System, "cannot open the workspace " + workspace + ": " + std::strerror(errno));
+        return makeError(ErrorCode::System,
+                         "cannot open the workspace " + workspace + ": " + std::strerror(errno));
     auto dir = recordDir();
     if (!dir)
         return dir.error();
@@ -174,8 +181,8 @@ Result<PlaceholderRecord> PlaceholderRecord::write(Backend backend, const std::s
         ::rename(writing.c_str(), final.c_str()) != 0) {
         const int error = errno;
         ::unlink(writing.c_str());
-        return makeError(ErrorCode::System, "cannot write the record of the sandbox's placeholders in " + *dir + ": " +
-                                                std::strerror(error));
+        return makeError(ErrorCode::System, "cannot write the record of the sandbox's placeholders in " +
+                                                *dir + ": " + std::strerror(error));
     }
     record.m_path = final;
     record.m_lock = std::move(fd);
@@ -204,7 +211,8 @@ PlaceholderSweep sweepPlaceholderRecords(const std::vector<Backend>& backends) {
         if (record && std::find(backends.begin(), backends.end(), record->backend) == backends.end())
             return; // another backend's: its sandbox may still be running
         if (record) {
-            const PlaceholderRemoval removal = removePlaceholders(record->workspace, record->plan, record->identity);
+            const PlaceholderRemoval removal =
+                removePlaceholders(record->workspace, record->plan, record->identity);
             for (const auto& relative : removal.removed)
                 sweep.removed.push_back(record->workspace + "/" + relative);
             for (const auto& relative : removal.kept)

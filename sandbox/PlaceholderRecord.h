@@ -35,7 +35,8 @@ public:
 
     // Writes the record of plan's placeholders in workspace (the canonical path) and locks it; a plan without
     // placeholders writes nothing. An error stops the launch: a placeholder nobody recorded could be left.
-    static Result<PlaceholderRecord> write(Backend backend, const std::string& workspace, const ProtectionPlan& plan);
+    static Result<PlaceholderRecord> write(Backend backend, const std::string& workspace,
+                                           const ProtectionPlan& plan);
 
     // Once the sandbox is gone: removes the placeholders (removePlaceholders), then the record.
     void clear();

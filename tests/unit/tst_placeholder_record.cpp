@@ -46,11 +46,13 @@ bool crashedLaunch(Backend backend, const std::string& workspace, const Protecti
         ::_exit(0); // no destructor, no clear(): as after kill -9
     }
     int status = 0;
-    return child > 0 && ::waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return child > 0 && ::waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
 }
 
 QStringList records() {
-    return QDir(QString::fromStdString(placeholderRecordDir())).entryList({"rec-*"}, QDir::Files | QDir::Hidden);
+    return QDir(QString::fromStdString(placeholderRecordDir()))
+        .entryList({"rec-*"}, QDir::Files | QDir::Hidden);
 }
 
 bool exists(const QString& path) {
@@ -135,7 +137,7 @@ void TestPlaceholderRecord::whatTheUserPutThereIsLeftAlone() {
     QCOMPARE(sweep.records, 1u);
     QCOMPARE(QFile(at(".envrc")).size(), 11); // written into: kept
     QVERIFY(QFile::exists(at(".devcontainer/devcontainer.json")));
-    QVERIFY(QFileInfo(at(".vscode")).isSymLink());      // not ours: kept
+    QVERIFY(QFileInfo(at(".vscode")).isSymLink());         // not ours: kept
     QVERIFY(QFileInfo(outside.path() + "/empty").isDir()); // and not followed
     QVERIFY(!exists(at(".idea")));
     QCOMPARE(sweep.kept.size(), 3u);
@@ -198,13 +200,15 @@ void TestPlaceholderRecord::clearRemovesThePlaceholdersAndTheRecord() {
     QCOMPARE(records().size(), 1);
     record->clear();
     QVERIFY(records().isEmpty());
-    QCOMPARE(QDir(m_workspace).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList{".git"});
+    QCOMPARE(QDir(m_workspace).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+             QStringList{".git"});
     QCOMPARE(QDir(at(".git")).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
              QStringList{"objects"});
 }
 
 void TestPlaceholderRecord::noPlaceholdersNoRecord() {
-    auto record = PlaceholderRecord::write(Backend::Bwrap, ws(), ProtectionPlan{{{".git", ProtectionEntry::Kind::Pin}}});
+    auto record = PlaceholderRecord::write(Backend::Bwrap, ws(),
+                                           ProtectionPlan{{{".git", ProtectionEntry::Kind::Pin}}});
     QVERIFY(record.ok());
     QVERIFY(record->path().empty());
     QVERIFY(records().isEmpty());
