@@ -8,6 +8,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -35,6 +36,8 @@ bool isPlaceholder(const ProtectionEntry& entry) {
 // (under /tmp, anyone could have made it first).
 Result<std::string> recordDir() {
     const std::string dir = placeholderRecordDir();
+    std::error_code ignored; // the parents as a user's XDG directories are made; the record's own below
+    std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ignored);
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
         return makeError(ErrorCode::System,
                          "cannot make " + dir +
@@ -45,7 +48,7 @@ Result<std::string> recordDir() {
         return makeError(ErrorCode::System,
                          dir + " is not a private directory of this user (mode 0700, owned by uid " +
                              std::to_string(::getuid()) +
-                             "); remove it, or set XDG_RUNTIME_DIR to a private directory");
+                             "); remove it, or name a private directory in WARREN_PLACEHOLDER_RECORDS");
     return dir;
 }
 
@@ -149,10 +152,17 @@ template <typename Visit> void eachRecord(const std::string& dir, Visit visit) {
 } // namespace
 
 std::string placeholderRecordDir() {
-    const char* runtimeDir = std::getenv("XDG_RUNTIME_DIR");
-    if (runtimeDir && *runtimeDir == '/')
-        return std::string(runtimeDir) + "/warren-placeholders";
-    return "/tmp/warren-placeholders-" + std::to_string(::getuid());
+    const auto absolute = [](const char* name) -> std::string {
+        const char* value = std::getenv(name);
+        return value && *value == '/' ? value : "";
+    };
+    if (std::string dir = absolute("WARREN_PLACEHOLDER_RECORDS"); !dir.empty())
+        return dir;
+    if (std::string state = absolute("XDG_STATE_HOME"); !state.empty())
+        return state + "/warren/placeholder-records";
+    if (std::string home = absolute("HOME"); !home.empty() && home != "/")
+        return home + "/.local/state/warren/placeholder-records";
+    return "/tmp/warren-placeholder-records-" + std::to_string(::getuid());
 }
 
 Result<PlaceholderRecord> PlaceholderRecord::write(Backend backend, const std::string& workspace,

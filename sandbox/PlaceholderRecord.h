@@ -3,9 +3,10 @@
 // directories that hold the place of a protected path that does not exist yet), so that none is left behind
 // when the launcher is killed before it could remove them.
 //
-// A launch writes its record before anything can create a placeholder: a file in the user's private runtime
-// directory ($XDG_RUNTIME_DIR/warren-placeholders, else /tmp/warren-placeholders-UID, 0700), naming the
-// backend, the workspace (its path and its device and inode) and each placeholder. The launcher holds an
+// A launch writes its record before anything can create a placeholder: a file in a private directory of the
+// user's that outlives a reboot (placeholderRecordDir(), 0700: a power cut is a crash too, and the runtime
+// directory is emptied by one), naming the backend, the workspace (its path and its device and inode) and
+// each placeholder. The launcher holds an
 // flock on the record for as long as it lives; clear() removes the placeholders and then the record once the
 // sandbox is gone. A record nobody holds locked is one whose launcher died (kill -9, a crash, a power cut):
 // sweepPlaceholderRecords() removes its placeholders that are still empty and then the record. The sweep runs
@@ -50,7 +51,9 @@ private:
     UniqueFd m_lock;
 };
 
-// Where records are kept: $XDG_RUNTIME_DIR/warren-placeholders, else /tmp/warren-placeholders-UID.
+// Where records are kept: $WARREN_PLACEHOLDER_RECORDS (warrend's unit names one in its state directory), else
+// $XDG_STATE_HOME/warren/placeholder-records, else ~/.local/state/warren/placeholder-records, else
+// /tmp/warren-placeholder-records-UID.
 std::string placeholderRecordDir();
 
 struct PlaceholderSweep {

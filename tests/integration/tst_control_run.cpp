@@ -238,10 +238,9 @@ void TestControlRun::killedAgentResumesAndCompletes() {
 
 void TestControlRun::killedWarrenIsRecoveredAndResumed() {
     QTemporaryDir data, workspace, runtime;
-    // The records of placeholders in a runtime directory of this test's own: no other test's launch sweeps them.
+    // The records of placeholders in a directory of this test's own: no other test's launch sweeps them.
     QProcessEnvironment environment = warrenEnvironment(data.path());
-    environment.insert("XDG_RUNTIME_DIR", runtime.path());
-    QVERIFY(QFile::setPermissions(runtime.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    environment.insert("WARREN_PLACEHOLDER_RECORDS", runtime.filePath("records"));
     const QString script = writeSleepScript(data);
     QProcess warren;
     startWarren(warren, {"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(), "work"},
@@ -255,7 +254,7 @@ void TestControlRun::killedWarrenIsRecoveredAndResumed() {
     const QStringList placeholders = {".envrc", ".git", ".vscode", ".idea", ".devcontainer"};
     for (const QString& name : placeholders)
         QVERIFY2(QFileInfo::exists(workspace.filePath(name)), qPrintable(name));
-    QCOMPARE(QDir(runtime.filePath("warren-placeholders")).entryList({"rec-*"}, QDir::Files).size(), 1);
+    QCOMPARE(QDir(runtime.filePath("records")).entryList({"rec-*"}, QDir::Files).size(), 1);
 
     // The next warren finds the task running without a process and marks it interrupted, and removes the
     // placeholders its sandbox left.
@@ -263,7 +262,7 @@ void TestControlRun::killedWarrenIsRecoveredAndResumed() {
     QCOMPARE(interrupted.value("status", ""), "interrupted");
     for (const QString& name : placeholders)
         QVERIFY2(!QFileInfo::exists(workspace.filePath(name)), qPrintable(name));
-    QVERIFY(QDir(runtime.filePath("warren-placeholders")).entryList({"rec-*"}, QDir::Files).isEmpty());
+    QVERIFY(QDir(runtime.filePath("records")).entryList({"rec-*"}, QDir::Files).isEmpty());
     QCOMPARE(QDir(workspace.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
              QStringList{"before.txt"});
     QCOMPARE(sqliteValue(data.filePath("warren.db"), "PRAGMA integrity_check"), "ok");

@@ -76,21 +76,22 @@ private slots:
     void clearRemovesThePlaceholdersAndTheRecord();
     void noPlaceholdersNoRecord();
     void recordedPlaceholdersNameThem();
+    void aDirectoryOthersMayEnterIsRefused();
 
 private:
-    std::unique_ptr<QTemporaryDir> m_runtime;
+    std::unique_ptr<QTemporaryDir> m_records;
     std::unique_ptr<QTemporaryDir> m_workspaceDir;
     QString m_workspace;
     std::string ws() const { return m_workspace.toStdString(); }
     QString at(const QString& relative) const { return m_workspace + "/" + relative; }
 };
 
-// Each test has a runtime directory of its own: no record of another test or process is swept.
+// Each test keeps its records in a directory of its own: no record of another test or process is swept.
 void TestPlaceholderRecord::init() {
-    m_runtime = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_runtime->isValid());
-    QVERIFY(QFile::setPermissions(m_runtime->path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
-    qputenv("XDG_RUNTIME_DIR", m_runtime->path().toLocal8Bit());
+    m_records = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_records->isValid());
+    QVERIFY(QFile::setPermissions(m_records->path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    qputenv("WARREN_PLACEHOLDER_RECORDS", (m_records->path() + "/records").toLocal8Bit());
     m_workspaceDir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_workspaceDir->isValid());
     m_workspace = canonical(m_workspaceDir->path());
@@ -99,7 +100,7 @@ void TestPlaceholderRecord::init() {
 
 void TestPlaceholderRecord::cleanup() {
     m_workspaceDir.reset();
-    m_runtime.reset();
+    m_records.reset();
 }
 
 void TestPlaceholderRecord::crashedLauncherLeavesThemAndTheSweepRemovesThem() {
@@ -220,6 +221,20 @@ void TestPlaceholderRecord::recordedPlaceholdersNameThem() {
     QCOMPARE(paths.size(), 5u);
     QVERIFY(std::find(paths.begin(), paths.end(), ws() + "/.envrc") != paths.end());
     QVERIFY(recordedPlaceholders(ws() + "-other").empty());
+}
+
+// Anyone could have made it first (under /tmp) or may read and write what is in it: no record is written
+// there, and the launch stops saying why.
+void TestPlaceholderRecord::aDirectoryOthersMayEnterIsRefused() {
+    const QString dir = m_records->path() + "/records";
+    QVERIFY(QDir().mkdir(dir));
+    QVERIFY(QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
+                                           QFile::ReadOther | QFile::WriteOther | QFile::ExeOther));
+    auto record = PlaceholderRecord::write(Backend::Bwrap, ws(), defaultLikePlan());
+    QVERIFY(!record.ok());
+    QVERIFY2(record.error().message.find("not a private directory") != std::string::npos,
+             record.error().message.c_str());
+    QVERIFY(records().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestPlaceholderRecord)
