@@ -194,6 +194,7 @@ Result<PlaceholderRecord> PlaceholderRecord::write(Backend backend, const std::s
         return makeError(ErrorCode::System, "cannot write the record of the sandbox's placeholders in " +
                                                 *dir + ": " + std::strerror(error));
     }
+    record.m_identity = DirectoryIdentity{rootStat.st_dev, rootStat.st_ino};
     record.m_path = final;
     record.m_lock = std::move(fd);
     return record;
@@ -201,7 +202,7 @@ Result<PlaceholderRecord> PlaceholderRecord::write(Backend backend, const std::s
 
 void PlaceholderRecord::clear() {
     if (!m_workspace.empty())
-        removePlaceholders(m_workspace, m_plan);
+        removePlaceholders(m_workspace, m_plan, m_identity);
     if (!m_path.empty())
         ::unlink(m_path.c_str());
     m_path.clear();

@@ -22,6 +22,7 @@
 #include "sandbox/Backend.h"
 #include "sandbox/policy/ProtectedPaths.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ public:
 private:
     std::string m_workspace;
     ProtectionPlan m_plan;
+    std::optional<DirectoryIdentity> m_identity; // the workspace's, once recorded
     std::string m_path;
     UniqueFd m_lock;
 };
