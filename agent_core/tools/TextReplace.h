@@ -12,8 +12,10 @@ namespace warren::agent {
 struct TextReplace {
     std::vector<std::size_t> found; // where old occurs, without overlaps (as replace_all replaces them)
     std::string edited;             // text with replacement at each of them
+    bool tooLarge = false;          // edited would be larger than maxBytes: it is left empty
 };
 
-TextReplace replaceText(std::string_view text, std::string_view old, std::string_view replacement);
+TextReplace replaceText(std::string_view text, std::string_view old, std::string_view replacement,
+                        std::size_t maxBytes = std::string::npos);
 
 } // namespace warren::agent

@@ -15,18 +15,19 @@ using Body = TimelineCard::Body;
 
 namespace {
 
+// The largest file an edit's preview builds: the agent chooses what it would write (a replace_all of one
+// character by a long text), and the window must not spend its memory on it.
+constexpr std::size_t kPreviewEditedBytes = 4 << 20;
+
 std::string counted(const agent::LineDiff& diff) {
     return "+" + std::to_string(diff.added) + " \xE2\x88\x92" + std::to_string(diff.removed); // −
 }
 
-// The diff as the card shows it: at most kPreviewDiffLines, saying so when cut.
+// The diff as the card shows it: at most kPreviewDiffLines lines (and kMaxDiffBytes), saying so when cut.
 ApprovalPreview diffPreview(std::string where, const agent::LineDiff& diff) {
     ApprovalPreview preview;
     const agent::CappedDiff capped = agent::capDiff(diff.text, agent::kMaxDiffBytes, kPreviewDiffLines);
-    preview.where =
-        std::move(where) + (capped.truncated
-                                ? " (the first " + std::to_string(kPreviewDiffLines) + " lines of the diff)"
-                                : std::string());
+    preview.where = std::move(where) + (capped.truncated ? " (only the start of the diff)" : "");
     preview.bodyKind = Body::Diff;
     preview.body = capped.text;
     return preview;
@@ -49,6 +50,8 @@ ApprovalPreview shellPreview(const json& arguments) {
 
 ApprovalPreview editPreview(const json& arguments, const FileReader& readFile) {
     const std::string path = stringArgument(arguments, "path");
+    if (!arguments.contains("old_string")) // Claude Code's MultiEdit: a list of edits, not one
+        return ApprovalPreview{"changes " + path + " (its edits are not shown here)", Body::None, {}};
     const std::string old = stringArgument(arguments, "old_string");
     const std::string replacement = stringArgument(arguments, "new_string");
     const auto all = arguments.find("replace_all");
@@ -77,7 +80,9 @@ ApprovalPreview editPreview(const json& arguments, const FileReader& readFile) {
     }
     if (agent::isBinaryContent(file.text))
         return fragment("a binary file");
-    const agent::TextReplace replaced = agent::replaceText(file.text, old, replacement);
+    const agent::TextReplace replaced = agent::replaceText(file.text, old, replacement, kPreviewEditedBytes);
+    if (replaced.tooLarge)
+        return fragment("the file would grow past " + withThousands(kPreviewEditedBytes) + " bytes");
     if (replaced.found.empty())
         return fragment("the text to replace is not in the file now: the call will fail");
     if (replaced.found.size() > 1 && !replaceAll)
@@ -128,7 +133,7 @@ ApprovalPreview patchPreview(const json& arguments) {
                           : "applies a patch that does not read as one: the call will fail";
     const agent::CappedDiff capped = agent::capDiff(input, agent::kMaxDiffBytes, kPreviewDiffLines);
     if (capped.truncated)
-        preview.where += " (its first " + std::to_string(kPreviewDiffLines) + " lines)";
+        preview.where += " (only its start)";
     preview.bodyKind = Body::Diff;
     preview.body = capped.text;
     return preview;

@@ -86,6 +86,14 @@ private slots:
             << json{{"path", "a"}, {"old_string", "o"}, {"new_string", "0"}, {"replace_all", true}}
             << CurrentFile{State::Text, "o\no\n", {}} << QString::fromUtf8("changes a: +2 \u22122")
             << QStringList{"@@ -1,2 +1,2 @@", "-o", "-o", "+0", "+0"};
+        QTest::newRow("edit: a replacement that would make the file huge")
+            << std::string("edit_file")
+            << json{{"path", "a"}, {"old_string", "o"}, {"new_string", std::string(1 << 20, 'x')},
+                    {"replace_all", true}}
+            << CurrentFile{State::Text, "o\no\no\no\no\n", {}}
+            << "changes a (the file would grow past 4,194,304 bytes): the text it replaces and its replacement "
+               "(only the start of the diff)"
+            << QStringList{"@@ -1 +1 @@", "-o"};
         QTest::newRow("edit: no file here (a server's task)")
             << std::string("edit_file")
             << json{{"path", "a.c"}, {"old_string", "x = 1;"}, {"new_string", "x = 2;"}} << CurrentFile{}
@@ -101,6 +109,12 @@ private slots:
             << json{{"file_path", "/workspace/greet.txt"}, {"old_string", "four"}, {"new_string", "4"}}
             << greet << QString::fromUtf8("changes greet.txt: +1 \u22121")
             << QStringList{"@@ -1,4 +1,4 @@", " one", " two", " three", "-four", "+4"};
+
+        QTest::newRow("Claude Code's MultiEdit: its file only")
+            << std::string("MultiEdit")
+            << json{{"file_path", "/workspace/greet.txt"},
+                    {"edits", json::array({{{"old_string", "one"}, {"new_string", "1"}}})}}
+            << greet << "changes greet.txt (its edits are not shown here)" << QStringList{};
 
         QTest::newRow("write: a new file")
             << std::string("write_file") << json{{"path", "n.txt"}, {"content", "a\nb\n"}}
@@ -153,7 +167,7 @@ private slots:
             content += "line " + std::to_string(i) + "\n";
         const ApprovalPreview preview = approvalPreview(
             "write_file", {{"path", "long.txt"}, {"content", content}}, fileIs({State::Absent, {}, {}}));
-        QVERIFY(QString::fromStdString(preview.where).endsWith("(the first 200 lines of the diff)"));
+        QVERIFY(QString::fromStdString(preview.where).endsWith("(only the start of the diff)"));
         QCOMPARE(lines(preview.body).size(), qsizetype(kPreviewDiffLines));
     }
 
