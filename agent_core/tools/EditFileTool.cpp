@@ -1,6 +1,7 @@
 #include "agent_core/tools/EditFileTool.h"
 
 #include "agent_core/tools/ReadFileTool.h"
+#include "agent_core/tools/TextReplace.h"
 #include "agent_core/tools/ToolArguments.h"
 #include "agent_core/tools/WorkspacePath.h"
 #include "agent_core/tools/WriteFileTool.h"
@@ -12,14 +13,6 @@ namespace warren::agent {
 using nlohmann::json;
 
 namespace {
-
-// Where old occurs in text, without overlaps (as a replace_all would replace them).
-std::vector<std::size_t> occurrences(std::string_view text, std::string_view old) {
-    std::vector<std::size_t> found;
-    for (std::size_t at = text.find(old); at != std::string_view::npos; at = text.find(old, at + old.size()))
-        found.push_back(at);
-    return found;
-}
 
 std::string plural(std::size_t count, const char* noun) {
     return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
@@ -76,7 +69,8 @@ ToolOutcome EditFileTool::run(const json& arguments, const ToolEnv& env) {
         return failure(tool + ": " + replaceable.error().message);
 
     const std::string& text = file->content;
-    const std::vector<std::size_t> found = occurrences(text, *oldString);
+    const TextReplace replaced = replaceText(text, *oldString, *newString);
+    const std::vector<std::size_t>& found = replaced.found;
     if (found.empty())
         return failure(
             tool + ": old_string was not found in " + shown +
@@ -85,15 +79,7 @@ ToolOutcome EditFileTool::run(const json& arguments, const ToolEnv& env) {
         return failure(tool + ": old_string occurs " + std::to_string(found.size()) + " times in " + shown +
                        "; add surrounding lines to make it unique, or set replace_all to replace every one");
 
-    std::string edited;
-    edited.reserve(text.size() + found.size() * newString->size());
-    std::size_t copied = 0;
-    for (const std::size_t at : found) {
-        edited.append(text, copied, at - copied);
-        edited.append(*newString);
-        copied = at + oldString->size();
-    }
-    edited.append(text, copied);
+    const std::string& edited = replaced.edited;
 
     if (auto written = writeFileAtomically(*resolved, shown, edited, &file->status); !written)
         return failure(tool + ": " + written.error().message);

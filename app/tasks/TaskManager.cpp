@@ -6,6 +6,7 @@
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/TaskSleep.h"
 #include "app/tasks/WorkspaceScope.h"
+#include "sandbox/PlaceholderRecord.h"
 
 #include <QRandomGenerator>
 #include <fcntl.h>
@@ -224,6 +225,9 @@ std::optional<SleepingQuestion> TaskManager::openQuestion(const std::string& tas
 }
 
 std::vector<std::string> TaskManager::recoverInterrupted() {
+    // The placeholders of protected paths a killed launcher left in a workspace (its bwrap sandbox died
+    // with it); a launcher alive, in this process or another, holds its record locked.
+    sandbox::sweepPlaceholderRecords({sandbox::Backend::Bwrap});
     std::vector<std::string> recovered;
     // A task answered while asleep whose wake the control plane did not live to queue: queued now.
     if (auto sleeping = m_env.store->tasksWithStatus(TaskStatus::Sleeping))

@@ -1,7 +1,8 @@
 #pragma once
 // The queue: tasks wait until one of maxConcurrent slots is free, then get a TaskRunner. Also the
-// recovery on start (a task left `running` whose process is gone becomes `interrupted`), resume, cancel
-// and pause, wherever the task is in its life. Its runners' events reach the faces through StoredEvents.
+// recovery on start (a task left `running` whose process is gone becomes `interrupted`, and the placeholders
+// its killed sandbox left in the workspace are removed), resume, cancel and pause, wherever the task is in
+// its life. Its runners' events reach the faces through StoredEvents.
 
 #include "app/store/StoreTypes.h"
 #include "app/tasks/TaskRunner.h"

@@ -52,8 +52,8 @@ std::string workspacePath(std::string path) {
     return path.starts_with(kWorkspace) ? path.substr(kWorkspace.size()) : path;
 }
 
-// A call of a coding-agent CLI (Claude Code, Codex; docs/AGENT.md "A CLI agent") that is one of Warren's own
-// tools under another name, as that tool: described once, the same way. nullopt: not one of them.
+} // namespace
+
 std::optional<std::pair<std::string, json>> asWarrenCall(const std::string& tool, const json& arguments) {
     const auto command = field(arguments, "command");
     if ((tool == "Bash" || tool == "command_execution") && command)
@@ -67,12 +67,20 @@ std::optional<std::pair<std::string, json>> asWarrenCall(const std::string& tool
             mapped["content"] = *content;
         return std::pair<std::string, json>{"write_file", mapped};
     }
-    if (tool == "Edit" || tool == "MultiEdit")
+    if (tool == "Edit" || tool == "MultiEdit") {
+        for (const char* name : {"old_string", "new_string"}) // Edit's; MultiEdit holds a list of them
+            if (const auto text = field(arguments, name))
+                mapped[name] = *text;
+        if (const auto all = arguments.find("replace_all"); all != arguments.end() && all->is_boolean())
+            mapped["replace_all"] = *all;
         return std::pair<std::string, json>{"edit_file", mapped};
+    }
     if (tool == "Read")
         return std::pair<std::string, json>{"read_file", mapped};
     return std::nullopt;
 }
+
+namespace {
 
 // The CLIs' calls that have no Warren tool of their own; nullopt for any other.
 std::optional<std::string> cliTitle(const std::string& tool, const json& arguments) {

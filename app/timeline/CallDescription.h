@@ -4,7 +4,9 @@
 // ("make test", "hello.txt (3 bytes)"). A face that needs one line, or safe text, cuts and cleans it itself.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace warren::timeline {
 
@@ -19,6 +21,12 @@ struct CallDescription {
 };
 
 CallDescription describeCall(const std::string& tool, const nlohmann::json& arguments);
+
+// A call of a coding-agent CLI (Claude Code, Codex; docs/AGENT.md "A CLI agent") that is one of Warren's own
+// tools under another name, as that tool (its name and arguments): described once, the same way. nullopt:
+// not one of them.
+std::optional<std::pair<std::string, nlohmann::json>> asWarrenCall(const std::string& tool,
+                                                                   const nlohmann::json& arguments);
 
 // A call's string argument; empty when it is absent or not a string.
 std::string stringArgument(const nlohmann::json& arguments, const char* name);

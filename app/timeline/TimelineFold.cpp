@@ -297,14 +297,35 @@ void TimelineFold::take(const Event& e, const ApprovalRequestedData& data) {
     card.title = std::move(description.title);
     card.arguments = std::move(description.arguments);
     card.detail = data.reason;
-    if (tool == "shell") {
-        card.bodyKind = TimelineCard::Body::Plain;
-        card.body = stringArgument(data.arguments, "command");
-    }
+    ApprovalPreview preview = approvalPreview(tool, data.arguments, {});
+    card.prose = std::move(preview.where);
+    card.bodyKind = preview.bodyKind;
+    card.body = std::move(preview.body);
     card.commandPrefix = control::callCommandPrefix(tool, data.arguments).value_or("");
     if (const auto question = control::NetworkQuestion::fromApproval(tool, data.arguments))
         card.networkTarget = question->target();
     m_approvals[callKey(e, card.callId)] = m_cards.size() - 1;
+    m_waitingCalls[callKey(e, card.callId)] = {tool, data.arguments};
+}
+
+std::vector<std::size_t> TimelineFold::previewWaitingApprovals(const FileReader& readFile) {
+    std::vector<std::size_t> changed;
+    if (!readFile)
+        return changed;
+    for (const auto& [key, call] : m_waitingCalls) {
+        const auto card = m_approvals.find(key);
+        if (card == m_approvals.end())
+            continue;
+        ApprovalPreview preview = approvalPreview(call.first, call.second, readFile);
+        TimelineCard& shown = m_cards[card->second];
+        if (shown.prose == preview.where && shown.body == preview.body)
+            continue;
+        shown.prose = std::move(preview.where);
+        shown.bodyKind = preview.bodyKind;
+        shown.body = std::move(preview.body);
+        changed.push_back(card->second);
+    }
+    return changed;
 }
 
 void TimelineFold::take(const Event& e, const ApprovalResolvedData& data) {
@@ -319,6 +340,7 @@ void TimelineFold::take(const Event& e, const ApprovalResolvedData& data) {
     }
     TimelineCard& card = m_cards[it->second];
     card.state = data.approved ? State::Approved : State::Denied;
+    m_waitingCalls.erase(it->first);
     const std::string note = data.note.value_or("");
     card.detail = (data.approved ? "approved" : "denied") + (note.empty() ? "" : " \xE2\x80\x94 " + note);
     if (it->second < before)

@@ -6,6 +6,7 @@
 
 #include "agent_core/protocol/Event.h"
 #include "agent_core/protocol/EventPayloads.h"
+#include "app/timeline/ApprovalPreview.h"
 #include "app/timeline/TaskCounters.h"
 #include "app/timeline/TimelineCard.h"
 
@@ -49,6 +50,12 @@ public:
     const TaskCounters& counters() const { return m_counters; }
     // The card of the last change of path (its latest diff).
     std::optional<std::size_t> lastChangeOf(const std::string& path) const;
+
+    // An approval card shows its edit against the text the call replaces (ApprovalPreview). A face that can
+    // read the workspace shows the cards still waiting against the file as it is now, after each batch of
+    // events it applied (a card answered in the batch keeps the former: the file has moved on since).
+    // Returns the cards it changed.
+    std::vector<std::size_t> previewWaitingApprovals(const FileReader& readFile);
 
 private:
     TimelineCard& newCard(TimelineCard::Kind kind, const protocol::Event& envelope);
@@ -101,6 +108,8 @@ private:
     // Call ids are the model's, so each agent's are its own: keyed by agent and id (callKey).
     std::map<std::string, std::size_t> m_calls;     // tool call -> its card
     std::map<std::string, std::size_t> m_approvals; // call -> its approval card
+    // The approvals still waiting: call -> its tool and arguments.
+    std::map<std::string, std::pair<std::string, nlohmann::json>> m_waitingCalls;
     std::map<std::string, std::size_t> m_lastChange;
     std::map<std::string, std::size_t> m_streaming; // agent -> the reply it streams in its current step
     std::map<std::string, std::size_t> m_agents;    // sub-agent -> its Agent card

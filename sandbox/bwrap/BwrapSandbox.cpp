@@ -1,5 +1,6 @@
 #include "sandbox/bwrap/BwrapSandbox.h"
 
+#include "sandbox/PlaceholderRecord.h"
 #include "sandbox/Preflight.h"
 #include "sandbox/bwrap/SandboxSetup.h"
 
@@ -19,11 +20,11 @@ std::string failedChecks() {
 
 class BwrapSandbox : public RunningSandbox {
 public:
-    BwrapSandbox(PreparedSandbox prepared, SandboxProcess process)
-        : m_prepared(std::move(prepared)), m_process(std::move(process)) {}
+    BwrapSandbox(PreparedSandbox prepared, PlaceholderRecord placeholders, SandboxProcess process)
+        : m_prepared(std::move(prepared)), m_placeholders(std::move(placeholders)), m_process(std::move(process)) {}
     ~BwrapSandbox() override {
         m_process.reset(); // kills and reaps a sandbox still running; then its mount points are free
-        removePlaceholders(m_prepared.profile.workspaceSource, m_prepared.protection);
+        m_placeholders.clear();
     }
 
     Backend backend() const override { return Backend::Bwrap; }
@@ -44,6 +45,7 @@ public:
 
 private:
     PreparedSandbox m_prepared;
+    PlaceholderRecord m_placeholders;
     std::optional<SandboxProcess> m_process;
 };
 
@@ -56,13 +58,20 @@ public:
     // bwrap maps the sandbox's user to the invoking one.
     std::optional<HostOwner> hostOwner() const override { return HostOwner{::getuid(), ::getgid()}; }
     Result<std::unique_ptr<RunningSandbox>> start() override {
+        // Recorded before bwrap makes any mount point in the workspace: a launcher killed from here on leaves
+        // a record for the sweep.
+        auto placeholders = PlaceholderRecord::write(Backend::Bwrap, m_prepared.profile.workspaceSource,
+                                                     m_prepared.protection);
+        if (!placeholders)
+            return placeholders.error();
         auto process = SandboxProcess::start(m_prepared.command, m_prepared.limits,
                                              std::move(m_prepared.cgroup), m_stdio);
         if (!process) { // bwrap may have made mount points before it failed
-            removePlaceholders(m_prepared.profile.workspaceSource, m_prepared.protection);
+            placeholders->clear();
             return makeError(process.error().code, process.error().message + "\n" + failedChecks());
         }
-        return std::unique_ptr<RunningSandbox>(new BwrapSandbox(std::move(m_prepared), std::move(*process)));
+        return std::unique_ptr<RunningSandbox>(
+            new BwrapSandbox(std::move(m_prepared), std::move(*placeholders), std::move(*process)));
     }
 
 private:
@@ -91,6 +100,8 @@ Result<std::unique_ptr<SandboxLaunch>> prepareBwrapLaunch(SandboxRequest request
     SetupOptions options;
     options.hostEnv = std::move(request.hostEnv);
     options.createCgroup = !request.explainOnly;
+    if (!request.explainOnly) // what killed launchers left; their sandboxes died with them
+        sweepPlaceholderRecords({Backend::Bwrap});
     options.commandIsInit = request.commandIsInit;
     auto prepared = prepareSandbox(std::move(request.profile), request.command, options);
     if (!prepared)

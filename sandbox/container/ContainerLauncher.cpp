@@ -1,5 +1,7 @@
 #include "sandbox/container/ContainerLauncher.h"
 
+#include "sandbox/PlaceholderRecord.h"
+
 #include "sandbox/Preflight.h"
 #include "sandbox/ProcStat.h"
 #include "sandbox/bwrap/BwrapCommand.h"
@@ -267,6 +269,8 @@ int sweepOrphanedContainers(ContainerEngine engine, const std::string& enginePat
     for (const auto& name : orphanedContainers(listed.output, launcherMachine(), processStartTime))
         if (succeeded(runCapturing({program, "rm", "--force", name})))
             ++removed;
+    // Their containers are gone now: the placeholders they held can go too.
+    sweepPlaceholderRecords({engine == ContainerEngine::Docker ? Backend::Docker : Backend::Podman});
     return removed;
 }
 

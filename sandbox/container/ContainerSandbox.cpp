@@ -17,7 +17,7 @@ public:
     ~ContainerSandbox() override {
         m_process.reset(); // stops and removes the container if it still runs; then its files can go
         removeContainerScratch(m_run.scratch);
-        removePlaceholders(m_run.profile.workspaceSource, m_run.protection);
+        m_run.placeholders.clear();
     }
 
     Backend backend() const override { return m_run.backend; }
@@ -63,16 +63,22 @@ public:
         return HostOwner{*m_prepared.command.hostOwnerUid, *m_prepared.command.hostOwnerGid};
     }
     Result<std::unique_ptr<RunningSandbox>> start() override {
+        // Recorded before the engine (or createPlaceholders) makes any mount point in the workspace.
+        auto placeholders =
+            PlaceholderRecord::write(m_backend, m_prepared.profile.workspaceSource, m_prepared.protection);
+        if (!placeholders)
+            return placeholders.error();
         auto process = ContainerProcess::start(m_prepared, m_stdio, m_launcherDeathSignal);
         if (!process) { // the engine may have made mount points before it failed
-            removePlaceholders(m_prepared.profile.workspaceSource, m_prepared.protection);
+            placeholders->clear();
             return process.error();
         }
         m_started = true;
         const DockerRequest& request = m_prepared.request;
         return makeContainerSandbox(ContainerRun{m_backend, std::move(m_prepared.profile),
                                                  std::move(m_prepared.protection), m_prepared.command.commandLine(),
-                                                 request.engine, request.image, std::move(m_scratch)},
+                                                 request.engine, request.image, std::move(m_scratch),
+                                                 std::move(*placeholders)},
                                     std::move(*process));
     }
 

@@ -5,6 +5,7 @@
 // that directory and the placeholders of protected paths when it is destroyed (ContainerLauncher does each).
 
 #include "common/Result.h"
+#include "sandbox/PlaceholderRecord.h"
 #include "sandbox/SandboxLaunch.h"
 #include "sandbox/container/ContainerLauncher.h"
 
@@ -26,6 +27,7 @@ struct ContainerRun {
     ContainerEngine engine = ContainerEngine::Podman;
     std::string image; // for the preflight a setup failure runs
     ContainerScratch scratch;
+    PlaceholderRecord placeholders;
 };
 // The RunningSandbox of an engine's attached client: destroying it stops and removes the container (the
 // process's remove commands), then the scratch directory and the placeholders of protected paths.

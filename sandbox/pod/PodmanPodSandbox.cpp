@@ -46,9 +46,11 @@ void sweepOrphanedPods(const std::string& podman) {
     const std::string filter = std::string("label=") + kContainerLabel + "=1";
     const ProcessOutcome pods =
         runCapturing({podman, "pod", "ps", "--filter", filter, "--format", ownerListingFormat(".Name")}, false);
-    if (succeeded(pods))
+    if (succeeded(pods)) {
         for (const auto& name : orphanedContainers(pods.output, machineLabel(), processStartTime))
             runCapturing({podman, "pod", "rm", "--force", "--time", "0", name});
+        sweepPlaceholderRecords({Backend::Kube}); // their pods are gone now
+    }
     const ProcessOutcome volumes =
         runCapturing({podman, "volume", "ls", "--filter", filter, "--format", ownerListingFormat(".Name")}, false);
     if (succeeded(volumes))
@@ -211,6 +213,7 @@ private:
 
     PreparedPod m_prepared;
     ContainerScratch m_scratch;
+    PlaceholderRecord m_placeholders;
     LaunchOptions m_stdio;
     int m_launcherDeathSignal;
     bool m_started = false;
@@ -272,10 +275,16 @@ Status PodmanPodLaunch::play() {
 void PodmanPodLaunch::undo() {
     for (const auto& command : m_prepared.removeCommands())
         runCapturing(command);
-    removePlaceholders(m_prepared.profile.workspaceSource, m_prepared.protection);
+    m_placeholders.clear();
 }
 
 Result<std::unique_ptr<RunningSandbox>> PodmanPodLaunch::start() {
+    // Recorded before podman makes any mount point in the workspace.
+    auto placeholders =
+        PlaceholderRecord::write(Backend::Kube, m_prepared.profile.workspaceSource, m_prepared.protection);
+    if (!placeholders)
+        return placeholders.error();
+    m_placeholders = std::move(*placeholders);
     if (auto ok = play(); !ok) {
         undo();
         return ok.error();
@@ -289,7 +298,8 @@ Result<std::unique_ptr<RunningSandbox>> PodmanPodLaunch::start() {
     m_started = true;
     return makeContainerSandbox(ContainerRun{Backend::Kube, std::move(m_prepared.profile),
                                              std::move(m_prepared.protection), shellCommandLine(m_prepared.playCommand()),
-                                             ContainerEngine::Podman, m_prepared.image, std::move(m_scratch)},
+                                             ContainerEngine::Podman, m_prepared.image, std::move(m_scratch),
+                                             std::move(m_placeholders)},
                                 std::move(*process));
 }
 

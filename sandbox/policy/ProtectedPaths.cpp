@@ -1,5 +1,7 @@
 #include "sandbox/policy/ProtectedPaths.h"
 
+#include "common/UniqueFd.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -208,17 +210,58 @@ Status createPlaceholders(const std::string& workspace, const ProtectionPlan& pl
     return Ok{};
 }
 
-void removePlaceholders(const std::string& workspace, const ProtectionPlan& plan) {
-    for (auto it = plan.entries.rbegin(); it != plan.entries.rend(); ++it) {
-        const std::string host = workspace + "/" + it->relative;
-        struct stat st {};
-        if (lstat(host.c_str(), &st) != 0)
+PlaceholderRemoval removePlaceholders(const std::string& workspace, const ProtectionPlan& plan,
+                                      std::optional<DirectoryIdentity> identity) {
+    PlaceholderRemoval result;
+    const UniqueFd root(::open(workspace.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat rootStat {};
+    const bool rootOk = root.valid() && ::fstat(root.get(), &rootStat) == 0 &&
+                        (!identity || DirectoryIdentity{rootStat.st_dev, rootStat.st_ino} == *identity);
+    for (auto it = plan.entries.rbegin(); it != plan.entries.rend(); ++it) { // children before their parents
+        const ProtectionEntry& entry = *it;
+        if (entry.kind != ProtectionEntry::Kind::PlaceholderFile && entry.kind != ProtectionEntry::Kind::PlaceholderDir)
             continue;
-        if (it->kind == ProtectionEntry::Kind::PlaceholderDir && S_ISDIR(st.st_mode))
-            rmdir(host.c_str()); // fails, harmlessly, if something is in it
-        else if (it->kind == ProtectionEntry::Kind::PlaceholderFile && S_ISREG(st.st_mode) && st.st_size == 0)
-            unlink(host.c_str());
+        if (!rootOk) { // gone, or another directory now has its name: nothing of it is ours to remove
+            result.kept.push_back(entry.relative);
+            continue;
+        }
+        const std::vector<std::string> parts = splitPath(entry.relative);
+        const bool wellFormed = !parts.empty() && std::none_of(parts.begin(), parts.end(), [](const std::string& part) {
+            return part.empty() || part == "." || part == "..";
+        });
+        if (!wellFormed) {
+            result.kept.push_back(entry.relative);
+            continue;
+        }
+        UniqueFd parent;
+        int at = root.get();
+        int missing = 0; // errno of the directory on the way that could not be opened
+        for (std::size_t i = 0; i + 1 < parts.size() && !missing; ++i) {
+            UniqueFd next(::openat(at, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            if (!next.valid()) {
+                missing = errno; // ELOOP or ENOTDIR: a link or a file on the way, not to be followed
+                break;
+            }
+            parent = std::move(next);
+            at = parent.get();
+        }
+        struct stat st {};
+        if (!missing && ::fstatat(at, parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+            missing = errno;
+        if (missing) {
+            if (missing != ENOENT)
+                result.kept.push_back(entry.relative);
+            continue; // ENOENT: gone already
+        }
+        bool removed = false;
+        if (entry.kind == ProtectionEntry::Kind::PlaceholderDir && S_ISDIR(st.st_mode))
+            removed = ::unlinkat(at, parts.back().c_str(), AT_REMOVEDIR) == 0; // fails if anything is in it
+        else if (entry.kind == ProtectionEntry::Kind::PlaceholderFile && S_ISREG(st.st_mode) && st.st_size == 0 &&
+                 st.st_nlink == 1)
+            removed = ::unlinkat(at, parts.back().c_str(), 0) == 0;
+        (removed ? result.removed : result.kept).push_back(entry.relative);
     }
+    return result;
 }
 
 } // namespace warren::sandbox

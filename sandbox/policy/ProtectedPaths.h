@@ -11,12 +11,15 @@
 //   PlaceholderFile an empty read-only file where nothing exists yet, so it cannot be created;
 //   PlaceholderDir  an empty read-only directory, likewise.
 // bwrap and a container engine create the mount points of placeholders in the host workspace, or
-// createPlaceholders() does beforehand; removePlaceholders() deletes them after the sandbox has exited.
+// createPlaceholders() does beforehand; removePlaceholders() deletes them after the sandbox has exited, and
+// PlaceholderRecord (sandbox/PlaceholderRecord.h) makes sure that happens even when the launcher is killed.
 
 #include "common/Result.h"
 #include "sandbox/policy/SandboxProfile.h"
 
+#include <optional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace warren::sandbox {
@@ -42,7 +45,26 @@ std::string protectionKindName(ProtectionEntry::Kind kind);
 // uid, where nothing exists yet: for a sandbox that binds the workspace from a view in which Warren may not
 // create files (an idmapped view, as root).
 Status createPlaceholders(const std::string& workspace, const ProtectionPlan& plan);
-// Removes the placeholder mount points left in the host workspace, if they are still empty.
-void removePlaceholders(const std::string& workspace, const ProtectionPlan& plan);
+// A directory as the kernel names it: what a workspace path must still lead to before anything is removed.
+struct DirectoryIdentity {
+    dev_t device = 0;
+    ino_t inode = 0;
+    friend bool operator==(const DirectoryIdentity&, const DirectoryIdentity&) = default;
+};
+
+struct PlaceholderRemoval {
+    std::vector<std::string> removed; // relative paths removed
+    std::vector<std::string> kept;    // relative paths left: no longer an empty placeholder, or reached
+                                      // only through a symbolic link
+};
+
+// Removes the placeholder mount points left in the host workspace where each is still what a placeholder is:
+// an empty directory, or an empty regular file with one name. Nothing else is touched: a symbolic link (the
+// workspace is the sandbox's to write while it runs), a file someone wrote into, a directory holding
+// anything. No link is followed on the way: the workspace is opened (O_NOFOLLOW, and when identity is given
+// it must still be that directory), each directory below it opened relative to the one above (openat,
+// O_NOFOLLOW), and the entry removed with unlinkat in the directory so opened.
+PlaceholderRemoval removePlaceholders(const std::string& workspace, const ProtectionPlan& plan,
+                                      std::optional<DirectoryIdentity> identity = std::nullopt);
 
 } // namespace warren::sandbox

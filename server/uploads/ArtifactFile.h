@@ -1,12 +1,8 @@
 #pragma once
 // Reads a file a task left in its /output for GET /v1/tasks/{id}/artifacts/NAME. The task wrote that
-// directory, and a later run of it may have replaced an artifact the record lists with anything: a FIFO
-// (whose open for reading would wait for a writer forever, and whose read would hang the reader), a
-// device, a socket, a symbolic link to /etc/passwd or to another user's file. So the file is opened
-// beneath the output directory with no symlink anywhere on the way (openat2 RESOLVE_BENEATH |
-// RESOLVE_NO_SYMLINKS), O_NOFOLLOW and O_NONBLOCK (so opening a FIFO returns at once), then fstat'ed:
-// anything but a regular file is refused without a byte read. A file larger than maxBytes is refused by
-// its size, before it is read.
+// directory, and a later run of it may have replaced an artifact the record lists with anything (a FIFO, a
+// device, a link to /etc/passwd): it is read by common/FileBeneath (beneath the directory, no symlink on the
+// way, only a regular file, no larger than maxBytes), and what was refused is said as a server says it.
 
 #include <cstddef>
 #include <filesystem>

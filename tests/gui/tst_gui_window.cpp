@@ -17,8 +17,10 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListView>
 #include <QMenu>
 #include <QPushButton>
 #include <QScopeGuard>
@@ -27,6 +29,7 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QToolButton>
+#include <QTreeView>
 #include <QtTest>
 
 using nlohmann::json;
@@ -97,6 +100,7 @@ private slots:
     void toolCallsOutputAndDiffAppearInOrder();
     void streamedTextGrows();
     void approvalCardBlocksUntilClicked();
+    void anEditWaitsWithItsDiff();
     void claudeCodesCallsWaitForTheirCards();
     void alwaysAllowCommandsReachesLaterTasks();
     void skillsAndMcpServersShowInTheTimeline();
@@ -202,7 +206,16 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
     DesktopFixture desk;
     QVERIFY(desk.open());
     QTemporaryDir workspace;
-    desk.useScript({turn("", "shell", {{"command", "touch approved.txt"}}), turn("", "finish", {{"summary", "ok"}})});
+    QVERIFY(QDir(workspace.path()).mkdir("sub"));
+    QFile notes(workspace.filePath("notes.txt"));
+    QVERIFY(notes.open(QIODevice::WriteOnly));
+    notes.close();
+    // A command longer than any card is wide: the card shows it whole, with the directory it runs in.
+    const std::string command =
+        "touch ../approved.txt && echo 'a command long enough to be wider than the card "
+        "at any window size, so that it has to wrap to be read whole' > /dev/null";
+    desk.useScript({turn("", "shell", {{"command", command}, {"workdir", "sub"}}),
+                    turn("", "finish", {{"summary", "ok"}})});
     auto settings = desk.plane().settings();
     QVERIFY(bool(settings));
     settings->presets = {"safe-mode"}; // approvals for risky tools
@@ -219,11 +232,53 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
     const auto approvals = itemsOf(timeline, Kind::Approval);
     QCOMPARE(approvals.size(), 1u);
     QCOMPARE(approvals.front()->state, State::Waiting);
+    QCOMPARE(approvals.front()->prose, QStringLiteral("runs in sub of the workspace"));
+    QCOMPARE(bodyLines(*approvals.front()), QStringList{QString::fromStdString(command)});
     QVERIFY(!QFile::exists(workspace.filePath("approved.txt")));
     QVERIFY2(desk.status(id) == warren::control::TaskStatus::Running, desk.describe(id).constData());
     QPushButton* approve = nullptr;
     QTRY_VERIFY((approve = desk.window().timelineView()->findChild<QPushButton*>("approve")) != nullptr);
     QTRY_VERIFY(approve->isVisible());
+    // The command wraps at the card's width instead of running past its edge: a narrower card is taller.
+    int cardRow = timeline.rowCount() - 1;
+    while (cardRow > 0 && timeline.item(cardRow)->kind != Kind::Approval)
+        --cardRow;
+    QStyleOptionViewItem option;
+    option.initFrom(desk.window().timelineView()->viewport());
+    const auto heightAt = [&](int width) {
+        option.rect = QRect(0, 0, width, 0);
+        return desk.window()
+            .timelineView()
+            ->itemDelegate()
+            ->sizeHint(option, timeline.index(cardRow))
+            .height();
+    };
+    QVERIFY2(heightAt(420) > heightAt(4000),
+             qPrintable(QString("%1 %2").arg(heightAt(420)).arg(heightAt(4000))));
+
+    // The task list says the task waits for the user, and "Waiting for you" lists it.
+    auto* tasks = desk.window().taskList();
+    const QModelIndex row = tasks->index(tasks->rowOf(id.toStdString()));
+    QTRY_VERIFY(row.data(warren::ui::TaskListModel::AskingRole).toBool());
+    QCOMPARE(warren::ui::listedStatus(warren::control::TaskStatus::Running, true),
+             QStringLiteral("waits for your answer"));
+    auto* filter = desk.window().findChild<QComboBox*>("filter");
+    auto* list = desk.window().findChild<QListView*>("tasks");
+    filter->setCurrentIndex(filter->findText("Waiting for you"));
+    QCOMPARE(list->model()->rowCount(), 1);
+
+    // The sandbox's placeholders (.envrc, .vscode, ... where the workspace has none) are not the user's
+    // files.
+    auto* files = desk.window().findChild<QTreeView*>("files");
+    const auto listed = [files] {
+        QStringList names;
+        for (int r = 0; r < files->model()->rowCount(files->rootIndex()); ++r)
+            names << files->model()->index(r, 0, files->rootIndex()).data().toString();
+        names.sort();
+        return names;
+    };
+    QVERIFY(QFileInfo::exists(workspace.filePath(".envrc"))); // made by the sandbox while it runs
+    QTRY_COMPARE(listed(), (QStringList{"notes.txt", "sub"}));
 
     QTest::mouseClick(approve, Qt::LeftButton);
     QVERIFY(desk.waitFinished(id));
@@ -231,6 +286,52 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
     QVERIFY(QFile::exists(workspace.filePath("approved.txt"))); // the click reached the agent
     QCOMPARE(itemsOf(timeline, Kind::Approval).front()->state, State::Approved);
     QTRY_VERIFY(desk.window().timelineView()->findChild<QPushButton*>("approve") == nullptr);
+    QTRY_VERIFY(
+        !tasks->index(tasks->rowOf(id.toStdString())).data(warren::ui::TaskListModel::AskingRole).toBool());
+    QCOMPARE(list->model()->rowCount(), 0); // answered and ended: nothing waits for the user
+    QVERIFY(!QFileInfo::exists(workspace.filePath(".envrc")));
+}
+
+// An edit waiting for approval shows its change against the file as it is: the lines around it, what goes
+// and what comes; the file is unchanged until it is approved, and unchanged after a denial.
+void TestGuiWindow::anEditWaitsWithItsDiff() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir workspace;
+    QFile greet(workspace.filePath("greet.py"));
+    QVERIFY(greet.open(QIODevice::WriteOnly));
+    greet.write("import sys\n\ndef greet(name):\n    print('Hello, ' + name)\n\ngreet(sys.argv[1])\n");
+    greet.close();
+    desk.useScript({turn("", "edit_file",
+                         {{"path", "greet.py"},
+                          {"old_string", "print('Hello, ' + name)"},
+                          {"new_string", "print(f'Hello, {name}!')"}}),
+                    turn("", "finish", {{"summary", "ok"}})});
+    auto settings = desk.plane().settings();
+    QVERIFY(bool(settings));
+    settings->presets = {"safe-mode"};
+    QVERIFY(bool(desk.plane().saveSettings(*settings)));
+    desk.window().newTaskBar()->setDefaults({{"safe-mode"}, {}, "warren", "bwrap", "none"});
+
+    const QString id = runFromBar(desk, workspace.path(), "Use an f-string");
+    QVERIFY(desk.waitEvent(id, "approval_requested"));
+    QCoreApplication::processEvents();
+    desk.window().flushEvents();
+    const auto approvals = itemsOf(*desk.window().timeline(), Kind::Approval);
+    QCOMPARE(approvals.size(), 1u);
+    QCOMPARE(approvals.front()->prose, QString::fromUtf8("changes greet.py: +1 \u22121"));
+    const QStringList diff = bodyLines(*approvals.front());
+    QVERIFY2(diff.contains("-    print('Hello, ' + name)") &&
+                 diff.contains("+    print(f'Hello, {name}!')") && diff.contains(" def greet(name):"),
+             qPrintable(diff.join('\n')));
+
+    QPushButton* deny = nullptr;
+    QTRY_VERIFY((deny = desk.window().timelineView()->findChild<QPushButton*>("deny")) != nullptr);
+    QTest::mouseClick(deny, Qt::LeftButton);
+    QVERIFY(desk.waitFinished(id));
+    QVERIFY(greet.open(QIODevice::ReadOnly));
+    QVERIFY(greet.readAll().contains("'Hello, ' + name"));
+    QCOMPARE(itemsOf(*desk.window().timeline(), Kind::Approval).front()->state, State::Denied);
 }
 
 // The same cards for Claude Code (WARREN_TEST_CLAUDE, found on PATH as a user's install is; skipped
@@ -450,6 +551,7 @@ void TestGuiWindow::aNetworkQuestionIsAnsweredForTheWorkspace() {
     const auto cards = itemsOf(*desk.window().timeline(), Kind::Approval);
     QCOMPARE(cards.size(), std::size_t(1));
     QCOMPARE(cards.front()->title, QStringLiteral("reach asked.invalid:80"));
+    QVERIFY2(cards.front()->detail.contains("asked.invalid:80 (GET)"), qPrintable(cards.front()->detail));
     QAction* workspaceAction = desk.window().timelineView()->findChild<QAction*>("alwaysInWorkspace");
     QVERIFY(workspaceAction);
     QVERIFY(desk.window().timelineView()->findChild<QAction*>("alwaysCommands") == nullptr);

@@ -26,8 +26,8 @@ QString readFile(const QString& path) {
 }
 
 // One task record from `warren tasks --json` (the newest first).
-json taskRecord(const QString& dataDir) {
-    const auto result = runWarren({"tasks", "--json"}, dataDir);
+json taskRecord(const QString& dataDir, const QProcessEnvironment& environment = QProcessEnvironment()) {
+    const auto result = runWarren({"tasks", "--json"}, dataDir, environment);
     const auto records = jsonLines(result.out);
     return records.empty() ? json() : records.front();
 }
@@ -237,19 +237,34 @@ void TestControlRun::killedAgentResumesAndCompletes() {
 }
 
 void TestControlRun::killedWarrenIsRecoveredAndResumed() {
-    QTemporaryDir data, workspace;
+    QTemporaryDir data, workspace, runtime;
+    // The records of placeholders in a directory of this test's own: no other test's launch sweeps them.
+    QProcessEnvironment environment = warrenEnvironment(data.path());
+    environment.insert("WARREN_PLACEHOLDER_RECORDS", runtime.filePath("records"));
     const QString script = writeSleepScript(data);
     QProcess warren;
     startWarren(warren, {"run", "--json", "--provider", "scripted:" + script, "--workspace", workspace.path(), "work"},
-                data.path());
+                data.path(), environment);
     QByteArray firstRun;
     QVERIFY(readEventsUntil(warren, isSleepCall, &firstRun));
     warren.kill(); // SIGKILL: no chance to clean up; the sandbox dies with it
     QVERIFY(warren.waitForFinished(60000));
+    // The sandbox's placeholders of protected paths that did not exist (the workspace is no repository) are
+    // left in the workspace, with their record.
+    const QStringList placeholders = {".envrc", ".git", ".vscode", ".idea", ".devcontainer"};
+    for (const QString& name : placeholders)
+        QVERIFY2(QFileInfo::exists(workspace.filePath(name)), qPrintable(name));
+    QCOMPARE(QDir(runtime.filePath("records")).entryList({"rec-*"}, QDir::Files).size(), 1);
 
-    // The next warren finds the task running without a process and marks it interrupted.
-    const json interrupted = taskRecord(data.path());
+    // The next warren finds the task running without a process and marks it interrupted, and removes the
+    // placeholders its sandbox left.
+    const json interrupted = taskRecord(data.path(), environment);
     QCOMPARE(interrupted.value("status", ""), "interrupted");
+    for (const QString& name : placeholders)
+        QVERIFY2(!QFileInfo::exists(workspace.filePath(name)), qPrintable(name));
+    QVERIFY(QDir(runtime.filePath("records")).entryList({"rec-*"}, QDir::Files).isEmpty());
+    QCOMPARE(QDir(workspace.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+             QStringList{"before.txt"});
     QCOMPARE(sqliteValue(data.filePath("warren.db"), "PRAGMA integrity_check"), "ok");
     const QString id = QString::fromStdString(interrupted["id"].get<std::string>());
     const auto before = parseEvents(runWarren({"show", id, "--json"}, data.path()).out);

@@ -4,6 +4,7 @@
 
 #include "tests/support/SandboxRun.h"
 
+#include <QProcess>
 #include <QtTest>
 
 #include <csignal>
@@ -27,6 +28,7 @@ private slots:
     void containerRunFailsPreflightClearly();
     void workspaceDefaultsToCurrentDirectory();
     void envFlagSetsVariable();
+    void aKilledLaunchersPlaceholdersGoAtTheNextLaunch();
 
 private:
     std::unique_ptr<Workspace> m_workspace;
@@ -220,6 +222,44 @@ void TestSandboxCli::envFlagSetsVariable()
                                                  QStringLiteral("--env"), QStringLiteral("TWO=a=b")});
     QVERIFY2(outcome.exited() && outcome.exitCode == 0, qPrintable(outcome.describe()));
     QCOMPARE(outcome.out, QByteArray("first value|a=b"));
+}
+
+// warren-sandbox killed with SIGKILL while its sandbox runs cannot remove the placeholders bwrap made in the
+// workspace; its record of them stays unlocked, and the next launch removes them before it plans its own.
+void TestSandboxCli::aKilledLaunchersPlaceholdersGoAtTheNextLaunch()
+{
+    QTemporaryDir scratch; // the records in a directory of this test's own: no other launch sweeps them
+    const QString records = scratch.filePath(QStringLiteral("records"));
+    const auto recordCount = [&records] {
+        return QDir(records).entryList({QStringLiteral("rec-*")}, QDir::Files).size();
+    };
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("WARREN_PLACEHOLDER_RECORDS"), records);
+    QProcess launcher;
+    launcher.setProcessEnvironment(environment);
+    launcher.start(sandboxBinary(), {QStringLiteral("--workspace"), m_workspace->path(), QStringLiteral("--"),
+                                     QStringLiteral("sh"), QStringLiteral("-c"),
+                                     QStringLiteral("echo ready; exec sleep 300")});
+    QVERIFY(launcher.waitForStarted());
+    while (!launcher.readAllStandardOutput().contains("ready"))
+        QVERIFY2(launcher.waitForReadyRead(60000), launcher.readAllStandardError().constData());
+    const QStringList placeholders = {QStringLiteral(".envrc"), QStringLiteral(".git/"),
+                                      QStringLiteral(".vscode/"), QStringLiteral(".idea/"),
+                                      QStringLiteral(".devcontainer/")};
+    for (const QString& name : placeholders)
+        QVERIFY2(m_workspace->entries().contains(name), qPrintable(m_workspace->entries().join(' ')));
+    launcher.kill();
+    QVERIFY(launcher.waitForFinished(60000));
+    for (const QString& name : placeholders) // left behind, with their record
+        QVERIFY2(m_workspace->entries().contains(name), qPrintable(name));
+    QCOMPARE(recordCount(), 1);
+
+    RunOptions options;
+    options.environment = environment;
+    const RunOutcome next = m_workspace->run({QStringLiteral("true")}, {}, options);
+    QVERIFY2(next.exited() && next.exitCode == 0, qPrintable(next.describe()));
+    QCOMPARE(m_workspace->entries(), QStringList());
+    QCOMPARE(recordCount(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestSandboxCli)

@@ -35,6 +35,16 @@ qint64 elapsedMs(const TaskRecord& task) {
 
 QString statusText(TaskStatus status) { return QString::fromUtf8(control::taskStatusName(status)); }
 
+QString listedStatus(TaskStatus status, bool asking) {
+    if (asking && !control::isFinal(status)) // the record read before the question may still say queued
+        return TaskListModel::tr("waits for your answer");
+    if (status == TaskStatus::Waiting)
+        return TaskListModel::tr("waits for your reply");
+    if (status == TaskStatus::Sleeping)
+        return TaskListModel::tr("asleep, waits for your answer");
+    return statusText(status);
+}
+
 QString elapsedText(qint64 ms) {
     const qint64 seconds = ms / 1000;
     if (seconds < 60)
@@ -86,6 +96,34 @@ void TaskListModel::put(const TaskRecord& task) {
     emit dataChanged(index(row), index(row));
 }
 
+void TaskListModel::questionAsked(const std::string& taskId, const std::string& callId) {
+    if (m_questions[taskId].insert(callId).second)
+        changed(taskId);
+}
+
+void TaskListModel::questionAnswered(const std::string& taskId, const std::string& callId) {
+    const auto it = m_questions.find(taskId);
+    if (it == m_questions.end() || it->second.erase(callId) == 0)
+        return;
+    if (it->second.empty())
+        m_questions.erase(it);
+    changed(taskId);
+}
+
+void TaskListModel::questionsEnded(const std::string& taskId) {
+    if (m_questions.erase(taskId) > 0)
+        changed(taskId);
+}
+
+bool TaskListModel::asking(const std::string& taskId) const {
+    return m_questions.count(taskId) > 0;
+}
+
+void TaskListModel::changed(const std::string& taskId) {
+    if (const int row = rowOf(taskId); row >= 0)
+        emit dataChanged(index(row), index(row));
+}
+
 int TaskListModel::rowOf(const std::string& taskId) const {
     const auto it = std::find_if(m_tasks.begin(), m_tasks.end(), [&](const TaskRecord& task) { return task.id == taskId; });
     return it == m_tasks.end() ? -1 : static_cast<int>(it - m_tasks.begin());
@@ -125,6 +163,8 @@ QVariant TaskListModel::data(const QModelIndex& index, int role) const {
         return static_cast<qulonglong>(task->steps);
     case DemoRole:
         return m_demo[static_cast<std::size_t>(index.row())];
+    case AskingRole:
+        return asking(task->id) && !control::isFinal(task->status);
     default:
         return {};
     }
@@ -136,16 +176,20 @@ void TaskFilterModel::setFilter(Filter filter) {
 }
 
 bool TaskFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
-    const auto status =
-        static_cast<TaskStatus>(sourceModel()->index(sourceRow, 0, sourceParent).data(TaskListModel::StatusRole).toInt());
+    const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
+    const auto status = static_cast<TaskStatus>(index.data(TaskListModel::StatusRole).toInt());
+    const bool waitsForYou = status == TaskStatus::Waiting || status == TaskStatus::Sleeping ||
+                             index.data(TaskListModel::AskingRole).toBool();
     switch (m_filter) {
     case Filter::All:
         return true;
     case Filter::Active:
         return status == TaskStatus::Queued || status == TaskStatus::Running;
+    case Filter::WaitingForYou:
+        return waitsForYou;
     case Filter::NeedsAttention:
-        return status == TaskStatus::Waiting || status == TaskStatus::Sleeping || status == TaskStatus::Paused ||
-               status == TaskStatus::Interrupted || status == TaskStatus::Failed;
+        return waitsForYou || status == TaskStatus::Paused || status == TaskStatus::Interrupted ||
+               status == TaskStatus::Failed;
     case Filter::Finished:
         return control::isFinal(status);
     }

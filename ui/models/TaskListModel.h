@@ -6,6 +6,8 @@
 
 #include <QAbstractListModel>
 #include <QSortFilterProxyModel>
+#include <map>
+#include <set>
 #include <vector>
 
 namespace warren::ui {
@@ -13,7 +15,17 @@ namespace warren::ui {
 class TaskListModel : public QAbstractListModel {
     Q_OBJECT
 public:
-    enum Role { IdRole = Qt::UserRole + 1, StatusRole, WorkspaceRole, ElapsedRole, TokensRole, DemoRole, StepsRole };
+    enum Role {
+        IdRole = Qt::UserRole + 1,
+        StatusRole,
+        WorkspaceRole,
+        ElapsedRole,
+        TokensRole,
+        DemoRole,
+        StepsRole,
+        AskingRole, // bool: a question of the task waits for the user's answer (an approval, a network
+                    // question)
+    };
 
     explicit TaskListModel(control::ControlPlane& plane, QObject* parent = nullptr);
 
@@ -24,6 +36,12 @@ public:
     void put(const control::TaskRecord& task); // one task's record as the caller has it
     int rowOf(const std::string& taskId) const;
     const control::TaskRecord* record(int row) const;
+    // The questions of running tasks that wait for the user (ControlPlane::approvalNeeded, answered by an
+    // approval_resolved event); a task that ended has none.
+    void questionAsked(const std::string& taskId, const std::string& callId);
+    void questionAnswered(const std::string& taskId, const std::string& callId);
+    void questionsEnded(const std::string& taskId);
+    bool asking(const std::string& taskId) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
@@ -32,13 +50,16 @@ private:
     control::ControlPlane& m_plane;
     std::vector<control::TaskRecord> m_tasks;
     std::vector<bool> m_demo;
+    std::map<std::string, std::set<std::string>> m_questions; // task -> its questions waiting
+    void changed(const std::string& taskId);
 };
 
 // Which tasks the list shows.
 class TaskFilterModel : public QSortFilterProxyModel {
     Q_OBJECT
 public:
-    enum class Filter { All, Active, NeedsAttention, Finished };
+    // WaitingForYou: a question waits for the user's answer, or the agent waits for their reply.
+    enum class Filter { All, Active, WaitingForYou, NeedsAttention, Finished };
     using QSortFilterProxyModel::QSortFilterProxyModel;
     void setFilter(Filter filter);
 
@@ -50,6 +71,8 @@ private:
 };
 
 QString statusText(control::TaskStatus status); // "running", "waiting", ...
+// What the list says of a task: "waits for your answer" while a question waits, else statusText.
+QString listedStatus(control::TaskStatus status, bool asking);
 QString elapsedText(qint64 ms);                  // "4 s", "2 min 5 s", "1 h 3 min"
 
 } // namespace warren::ui

@@ -9,6 +9,7 @@
 #include <QString>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace warren::ui {
 
@@ -34,6 +35,7 @@ struct TimelineItem {
     QString path;          // file changes
     QString commandPrefix; // approvals of shell calls: what "always allow commands like this" allows
     QString networkTarget; // network questions: the host:port asked about
+    std::string approvalBody; // approvals: the body styled, to style it again when it changes
     AnsiParser parser;     // this call's output stream, across chunks
     std::size_t styledBytes = 0; // of the card's body, already in body
     std::uint64_t firstSeq = 0;  // the event that made it

@@ -80,6 +80,7 @@ void TimelineModel::prepend(const std::vector<json>& events, bool reachesStart) 
     m_eventCount = 0;
     for (const json& event : events)
         take(event, nullptr, nullptr);
+    previewWaiting(nullptr);
     m_committed = m_items.size();
     for (std::size_t row = 1; row < m_committed; ++row)
         m_items[row].expanded = expanded.contains(m_items[row].firstSeq);
@@ -170,6 +171,7 @@ void TimelineModel::append(const std::vector<json>& events) {
     for (const json& event : events) {
         take(event, &changed, &m_appended); // the appended events' own counters: a prepend leaves them
     }
+    previewWaiting(&changed);
     m_wholeStale = true;
     if (m_items.size() > m_committed) {
         beginInsertRows({}, static_cast<int>(m_committed), static_cast<int>(m_items.size()) - 1);
@@ -216,9 +218,26 @@ void TimelineModel::take(const json& event, std::set<std::size_t>* changed, time
     }
 }
 
+void TimelineModel::previewWaiting(std::set<std::size_t>* changed) {
+    for (const std::size_t index : m_fold.previewWaitingApprovals(m_readFile)) {
+        if (index < m_items.size()) {
+            sync(index);
+            ++m_items[index].version;
+            if (changed)
+                changed->insert(index);
+        }
+    }
+}
+
 void TimelineModel::sync(std::size_t index) {
     const Card& card = m_fold.cards()[index];
     TimelineItem& item = m_items[index];
+    // An approval's body changes when it is shown against the file (previewWaiting): styled again.
+    if (card.kind == Card::Kind::Approval && card.body != item.approvalBody) {
+        item.body = StyledText();
+        item.styledBytes = 0;
+        item.approvalBody = card.body;
+    }
     const bool fresh = item.styledBytes == 0 && item.body.isEmpty();
     item.kind = card.kind;
     item.state = card.state;

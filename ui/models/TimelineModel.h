@@ -31,6 +31,9 @@ public:
     using QAbstractListModel::QAbstractListModel;
 
     // The task's prompt, shown as its first card.
+    // How the approvals still waiting read the file an edit would change, to show the change against it
+    // (TimelineFold::previewWaitingApprovals, after each batch of events); none: a server's task.
+    void setFileReader(timeline::FileReader readFile) { m_readFile = std::move(readFile); }
     void reset(const QString& taskId, const QString& prompt);
     // Events in seq order; those at or below the last seq taken are skipped, and so are those the
     // protocol's readers refuse.
@@ -70,6 +73,7 @@ signals:
 private:
     bool foldHasAll() const { return m_reachesStart || m_firstSeq <= 1; } // from the task's first event
     void sync(std::size_t index); // the item from its card
+    void previewWaiting(std::set<std::size_t>* changed);
     // One event past lastSeq() into the fold and the items; changed collects the items it changed,
     // counters (when given) count it too.
     void take(const nlohmann::json& event, std::set<std::size_t>* changed, timeline::TaskCounters* counters);
@@ -77,6 +81,7 @@ private:
     QString m_taskId;
     std::string m_prompt;
     timeline::TimelineFold m_fold;
+    timeline::FileReader m_readFile;
     std::deque<TimelineItem> m_items; // one per card; deque: an item stays where it is while others are added
     std::size_t m_committed = 0;      // rows the view knows of; the rest are being built by append()
     std::uint64_t m_lastSeq = 0;

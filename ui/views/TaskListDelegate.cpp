@@ -48,11 +48,13 @@ void TaskListDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
     const bool selected = option.state & QStyle::State_Selected;
     const QPalette& palette = option.palette;
     const int status = index.data(TaskListModel::StatusRole).toInt();
+    const bool asking = index.data(TaskListModel::AskingRole).toBool();
     const QRect rect = option.rect.adjusted(10, 6, -8, -6);
     const int lineHeight = option.fontMetrics.height();
 
     painter->setPen(Qt::NoPen);
-    painter->setBrush(statusColour(status, palette));
+    // A task waiting for the user's answer is marked as one waiting for their reply is: its turn is theirs.
+    painter->setBrush(statusColour(asking ? static_cast<int>(TaskStatus::Waiting) : status, palette));
     painter->drawEllipse(QRect(rect.left(), rect.top() + lineHeight / 2 - 4, 8, 8));
 
     const QRect text = rect.adjusted(16, 0, 0, 0);
@@ -67,15 +69,17 @@ void TaskListDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
     // The workspace by its folder's name; the whole path is in the task's tooltip and header.
     const QString workspace = QDir(index.data(TaskListModel::WorkspaceRole).toString()).dirName();
     const QString facts = QStringLiteral("%1 · %2 · %3 · %4")
-                              .arg(statusText(static_cast<TaskStatus>(status)),
+                              .arg(listedStatus(static_cast<TaskStatus>(status), asking),
                                    elapsedText(index.data(TaskListModel::ElapsedRole).toLongLong()),
                                    tr("%1 tokens").arg(tokens), workspace);
     QFont small = option.font;
     small.setPointSizeF(option.font.pointSizeF() * 0.9);
     painter->setFont(small);
     painter->setPen(palette.color(selected ? QPalette::HighlightedText : QPalette::PlaceholderText));
+    // Cut at the end: the status, first, stays in sight in a narrow list.
     painter->drawText(QRect(text.left(), text.top() + lineHeight + 2, text.width(), lineHeight),
-                      Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(small).elidedText(facts, Qt::ElideMiddle, text.width()));
+                      Qt::AlignLeft | Qt::AlignVCenter,
+                      QFontMetrics(small).elidedText(facts, Qt::ElideRight, text.width()));
     painter->restore();
 }
 

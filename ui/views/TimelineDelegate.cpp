@@ -8,6 +8,7 @@
 #include <QPainter>
 #include <QTextLayout>
 #include <algorithm>
+#include <cmath>
 
 namespace warren::ui {
 
@@ -65,6 +66,62 @@ QFont smallFont(const QFont& base) {
     return font;
 }
 
+// Where each visual row of a wrapped line starts (a tab takes four columns, as it is drawn): after the last
+// space of a full row when there is one in its second half, else where the row is full.
+std::vector<qsizetype> rowStarts(QStringView text, int columns) {
+    const auto widthOf = [text](qsizetype from, qsizetype to) {
+        int width = 0;
+        for (qsizetype i = from; i < to; ++i)
+            width += text[i] == u'\t' ? 4 : 1;
+        return width;
+    };
+    std::vector<qsizetype> starts{0};
+    int column = 0;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const int width = text[i] == u'\t' ? 4 : 1;
+        if (column + width > columns && column > 0) {
+            qsizetype next = i;
+            for (qsizetype space = i - 1; space > starts.back() + columns / 2; --space)
+                if (text[space] == u' ') {
+                    next = space + 1;
+                    break;
+                }
+            starts.push_back(next);
+            column = widthOf(next, i);
+        }
+        column += width;
+    }
+    return starts;
+}
+
+qsizetype wrappedRows(const StyledText& body, int columns) {
+    qsizetype rows = 0;
+    for (qsizetype i = 0; i < body.lineCount(); ++i)
+        rows += static_cast<qsizetype>(rowStarts(body.line(i).text, columns).size());
+    return rows;
+}
+
+// Text wrapped at words, and inside a word longer than the line: how prose and a question's reason wrap.
+QTextOption wrapped() {
+    QTextOption option;
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    return option;
+}
+
+int wrappedHeight(const QString& text, const QFont& font, int width) {
+    QTextLayout layout(text, font);
+    layout.setTextOption(wrapped());
+    layout.beginLayout();
+    qreal height = 0;
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        line.setPosition(QPointF(0, height));
+        height += line.height();
+    }
+    layout.endLayout();
+    return static_cast<int>(std::ceil(height));
+}
+
 qsizetype collapsedLimit(const TimelineItem& item) {
     return item.kind == Kind::FileChange ? TimelineDelegate::kCollapsedDiffLines
                                          : TimelineDelegate::kCollapsedOutputLines;
@@ -93,19 +150,7 @@ int TimelineDelegate::proseHeight(const TimelineItem& item, const QFont& font, i
     ProseLayout& cached = m_prose[&item];
     if (cached.width == width && cached.length == item.prose.size())
         return cached.height;
-    QTextLayout layout(item.prose, font);
-    QTextOption option;
-    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
-    layout.setTextOption(option);
-    layout.beginLayout();
-    qreal height = 0;
-    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
-        line.setLineWidth(width);
-        line.setPosition(QPointF(0, height));
-        height += line.height();
-    }
-    layout.endLayout();
-    cached = {width, item.prose.size(), static_cast<int>(std::ceil(height))};
+    cached = {width, item.prose.size(), wrappedHeight(item.prose, font, width)};
     return cached.height;
 }
 
@@ -119,6 +164,9 @@ const TimelineDelegate::Heights& TimelineDelegate::heights(const QFont& font) co
         m_heights.monoTitle = QFontMetrics(titleFont(font, m_mono, Kind::ToolCall)).height();
         m_heights.small = QFontMetrics(smallFont(font)).height();
         m_heights.monoLine = QFontMetrics(m_mono).lineSpacing();
+        // Measured over many characters: one character's advance, rounded, may be a fraction short.
+        m_heights.monoAdvance =
+            std::max(0.5, QFontMetricsF(m_mono).horizontalAdvance(QString(100, u'M')) / 100.0);
     }
     return m_heights;
 }
@@ -146,7 +194,10 @@ TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, 
         y -= kGap; // the model's text needs no title
     }
     if (!item.detail.isEmpty()) {
-        g.detail = QRect(left, y + kGap, width, h.small);
+        // A question's reason is read before answering it: wrapped whole, where other cards cut theirs.
+        const int detailHeight =
+            item.kind == Kind::Approval ? wrappedHeight(item.detail, smallFont(font), width) : h.small;
+        g.detail = QRect(left, y + kGap, width, std::max(h.small, detailHeight));
         y = g.detail.bottom() + 1;
     }
     if (!item.prose.isEmpty()) {
@@ -154,7 +205,8 @@ TimelineDelegate::Geometry TimelineDelegate::geometry(const TimelineItem& item, 
         y = g.prose.bottom() + 1;
     }
     if (!item.body.isEmpty()) {
-        const qsizetype count = shownLines(item).second;
+        const qsizetype count = item.kind == Kind::Approval ? wrappedRows(item.body, wrapColumns(width))
+                                                            : shownLines(item).second;
         g.body = QRect(left, y + kGap, width, static_cast<int>(count) * h.monoLine + 2 * kGap);
         y = g.body.bottom() + 1;
         if (item.kind != Kind::Approval && item.kind != Kind::Plan && item.body.lineCount() > collapsedLimit(item)) {
@@ -253,13 +305,17 @@ void TimelineDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
         painter->setFont(smallFont(option.font));
         painter->setPen(item->state == State::Failed || item->state == State::Denied ? stateColour(item->state, palette)
                                                                                       : palette.color(QPalette::PlaceholderText));
-        painter->drawText(g.detail, Qt::AlignLeft | Qt::AlignVCenter,
-                          QFontMetrics(painter->font()).elidedText(item->detail.simplified(), Qt::ElideRight, g.detail.width()));
+        if (item->kind == Kind::Approval)
+            painter->drawText(QRectF(g.detail), item->detail, wrapped());
+        else
+            painter->drawText(g.detail, Qt::AlignLeft | Qt::AlignVCenter,
+                              QFontMetrics(painter->font())
+                                  .elidedText(item->detail.simplified(), Qt::ElideRight, g.detail.width()));
     }
     if (!g.prose.isEmpty()) {
         painter->setFont(option.font);
         painter->setPen(palette.color(QPalette::Text));
-        painter->drawText(g.prose, Qt::TextWrapAnywhere | Qt::AlignLeft | Qt::AlignTop, item->prose);
+        painter->drawText(QRectF(g.prose), item->prose, wrapped()); // as proseHeight measured it
     }
     if (!g.body.isEmpty()) {
         QRect visible = option.rect;
@@ -305,18 +361,26 @@ void TimelineDelegate::paintBody(QPainter* painter, const TimelineItem& item, co
     painter->setClipRect(body.adjusted(kGap, 0, -kGap, 0));
     QFontMetrics metrics(m_mono);
     const int lineHeight = metrics.lineSpacing();
+    const bool wraps = item.kind == Kind::Approval;
+    const int columns = wrapColumns(body.width());
     const auto [first, count] = shownLines(item);
     const int top = body.top() + kGap;
-    // Only the lines the viewport shows.
-    const qsizetype from = std::max<qsizetype>(0, (visible.top() - top) / lineHeight);
-    const qsizetype to = std::min<qsizetype>(count, (visible.bottom() - top) / lineHeight + 1);
+    // Only the lines the viewport shows (an approval's few wrapped rows are all laid out).
+    const qsizetype from = wraps ? 0 : std::max<qsizetype>(0, (visible.top() - top) / lineHeight);
+    const qsizetype to =
+        wraps ? count : std::min<qsizetype>(count, (visible.bottom() - top) / lineHeight + 1);
     QFont font = m_mono;
+    int row = wraps ? 0 : static_cast<int>(from); // the visual row being drawn
     for (qsizetype i = from; i < to; ++i) {
         const StyledText::Line line = item.body.line(first + i);
-        const int baseline = top + static_cast<int>(i) * lineHeight + metrics.ascent();
+        const std::vector<qsizetype> starts =
+            wraps ? rowStarts(line.text, columns) : std::vector<qsizetype>{0};
+        std::size_t rowIndex = 0;
+        qsizetype rowEnd = starts.size() > 1 ? starts[1] : line.text.size();
+        int baseline = top + row * lineHeight + metrics.ascent();
         qreal x = body.left() + 2 * kGap;
         qsizetype at = 0;
-        auto draw = [&](qsizetype start, qsizetype length, const TextStyle* style) {
+        auto drawPiece = [&](qsizetype start, qsizetype length, const TextStyle* style) {
             if (length <= 0)
                 return;
             QString text = line.text.mid(start, length).toString();
@@ -342,14 +406,36 @@ void TimelineDelegate::paintBody(QPainter* painter, const TimelineItem& item, co
             painter->drawText(QPointF(x, baseline), text);
             x += width;
         };
+        auto draw = [&](qsizetype start, qsizetype length, const TextStyle* style) {
+            // A piece that crosses the end of a wrapped row continues at the start of the next.
+            while (length > 0 && start + length > rowEnd && rowIndex + 1 < starts.size()) {
+                const qsizetype head = std::max<qsizetype>(0, rowEnd - start);
+                if (head > 0)
+                    drawPiece(start, head, style);
+                start += head;
+                length -= head;
+                ++rowIndex;
+                ++row;
+                rowEnd = rowIndex + 1 < starts.size() ? starts[rowIndex + 1] : line.text.size();
+                baseline += lineHeight;
+                x = body.left() + 2 * kGap;
+            }
+            drawPiece(start, length, style);
+        };
         for (const StyledText::Span& span : line.spans) {
             draw(at, span.start - at, nullptr);
             draw(span.start, span.length, &span.style);
             at = span.start + span.length;
         }
         draw(at, line.text.size() - at, nullptr);
+        row += 1;
     }
     painter->restore();
+}
+
+int TimelineDelegate::wrapColumns(int bodyWidth) const {
+    return std::max(
+        8, static_cast<int>(std::floor((bodyWidth - 4 * kGap) / std::max(0.5, m_heights.monoAdvance))));
 }
 
 bool TimelineDelegate::editorEvent(QEvent* event, QAbstractItemModel* model, const QStyleOptionViewItem& option,

@@ -58,12 +58,16 @@ private:
         int monoTitle = 0; // bold monospace
         int small = 0;     // details
         int monoLine = 0;  // output and diff lines
+        qreal monoAdvance = 0; // one character of the monospace font
     };
     const Heights& heights(const QFont& font) const;
     Geometry geometry(const TimelineItem& item, const QRect& rect, const QFont& font) const;
     int proseHeight(const TimelineItem& item, const QFont& font, int width) const;
     void paintBody(QPainter* painter, const TimelineItem& item, const QRect& body, const QRect& visible,
                    const QPalette& palette) const;
+    // An approval's body is shown whole: its long lines wrap at the card's width (a command cut at the edge
+    // is not one a person can judge). Columns of the monospace font that fit in a body width.
+    int wrapColumns(int bodyWidth) const;
 
     QFont m_mono;
     struct ProseLayout {

@@ -1,6 +1,9 @@
 #include "ui/windows/MainWindow.h"
 
+#include "agent_core/protocol/EventTypes.h"
 #include "app/timeline/CallDescription.h"
+#include "common/FileBeneath.h"
+#include "sandbox/PlaceholderRecord.h"
 
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
@@ -36,6 +39,7 @@
 #include <QSystemTrayIcon>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <cstring>
 
 namespace warren::ui {
 
@@ -49,6 +53,43 @@ QString qs(const std::string& text) { return QString::fromStdString(text); }
 QString shortTitle(const TaskRecord& task) {
     const QString prompt = qs(task.prompt).simplified();
     return prompt.size() > 60 ? prompt.left(57) + QStringLiteral("…") : prompt;
+}
+
+// The file an edit waiting for approval would change, read where this computer's agent works (a server's
+// task works on its own copy: none is read for it): beneath the workspace, no link followed, no special file
+// opened, at most kPreviewFileBytes.
+constexpr std::size_t kPreviewFileBytes = 1 << 20;
+
+timeline::FileReader workspaceFiles(const std::string& workspace) {
+    return [workspace](const std::string& path) {
+        using State = timeline::CurrentFile::State;
+        std::string relative = path;
+        if (relative.starts_with("/workspace/")) // as a CLI agent names it
+            relative.erase(0, std::string_view("/workspace/").size());
+        while (relative.starts_with("./"))
+            relative.erase(0, 2);
+        BeneathRead read = readFileBeneath(workspace, relative, kPreviewFileBytes);
+        switch (read.outcome) {
+        case BeneathRead::Outcome::Read:
+            return timeline::CurrentFile{State::Text, std::move(read.data), {}};
+        case BeneathRead::Outcome::Missing:
+            return timeline::CurrentFile{State::Absent, {}, {}};
+        case BeneathRead::Outcome::NotRegular:
+            return timeline::CurrentFile{State::Unreadable,
+                                         {},
+                                         read.mode ? std::string("it is ") + fileKindName(read.mode) + " now"
+                                                   : "it is, or goes through, a link or a special file now"};
+        case BeneathRead::Outcome::Outside:
+            return timeline::CurrentFile{
+                State::Unreadable, {}, "it lies outside the workspace: the call will fail"};
+        case BeneathRead::Outcome::TooLarge:
+            return timeline::CurrentFile{State::Unreadable, {}, "the file is over 1 MiB: not read for this"};
+        case BeneathRead::Outcome::Failed:
+            break;
+        }
+        return timeline::CurrentFile{
+            State::Unreadable, {}, std::string("the file cannot be read: ") + std::strerror(read.error)};
+    };
 }
 
 } // namespace
@@ -82,6 +123,7 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     m_filter->setMinimumContentsLength(12);
     m_filter->addItem(tr("All tasks"), static_cast<int>(TaskFilterModel::Filter::All));
     m_filter->addItem(tr("Queued and running"), static_cast<int>(TaskFilterModel::Filter::Active));
+    m_filter->addItem(tr("Waiting for you"), static_cast<int>(TaskFilterModel::Filter::WaitingForYou));
     m_filter->addItem(tr("Waiting for you, paused, interrupted or failed"), static_cast<int>(TaskFilterModel::Filter::NeedsAttention));
     m_filter->addItem(tr("Ended"), static_cast<int>(TaskFilterModel::Filter::Finished));
     connect(m_filter, &QComboBox::currentIndexChanged, this, [this] {
@@ -254,6 +296,9 @@ void MainWindow::connectPlane() {
     connect(&m_plane, &control::ControlPlane::eventStored, this, &MainWindow::onEventStored);
     connect(&m_plane, &control::ControlPlane::approvalNeeded, this, [this](const control::ApprovalRecord& approval) {
         m_dirty.insert(approval.taskId);
+        m_tasks->questionAsked(approval.taskId, approval.callId);
+        if (qs(approval.taskId) == m_selected)
+            updateHeader(); // "waits for your answer"
         m_plane.task(approval.taskId, control::within(this, [this, approval](Result<std::optional<TaskRecord>> task) {
             const QString title = task && *task ? shortTitle(**task) : qs(approval.taskId);
             const auto call = timeline::describeCall(approval.tool, nlohmann::json::parse(approval.arguments, nullptr, false));
@@ -261,6 +306,7 @@ void MainWindow::connectPlane() {
         }));
     });
     connect(&m_plane, &control::ControlPlane::taskFinished, this, [this](const std::string& taskId) {
+        m_tasks->questionsEnded(taskId);
         flushEvents();
         m_tasks->refresh(taskId, [this, taskId] {
             if (qs(taskId) == m_selected) {
@@ -504,6 +550,9 @@ void MainWindow::selectTask(const QString& taskId) {
     m_pending.clear();
     m_counting = false;
     const TaskRecord* task = m_tasks->record(row);
+    m_timeline->setFileReader(m_plane.changesComeHome() || task->workspace.empty()
+                                  ? timeline::FileReader()
+                                  : workspaceFiles(task->workspace));
     m_timeline->reset(taskId, qs(task->prompt));
     // The latest page only: opening costs the same for any task, and earlier pages come in as the user
     // scrolls up. Live events that come meanwhile wait in m_pending and follow the page (the timeline drops
@@ -529,6 +578,7 @@ void MainWindow::selectTask(const QString& taskId) {
         }
     }));
     m_side->setWorkspace(qs(task->workspace));
+    showPlaceholders();
     m_centre->setCurrentWidget(m_timelineView);
     updateHeader();
     focusReplyIfWaiting();
@@ -602,6 +652,13 @@ void MainWindow::countPage(const Result<std::vector<nlohmann::json>>& events) {
 void MainWindow::onEventStored(const std::string& taskId, const nlohmann::json& event) {
     if (m_dirty.insert(taskId).second && !m_refreshTimer.isActive())
         m_refreshTimer.start();
+    // A question answered (here, in another window, by a rule) no longer waits for the user.
+    const auto type = event.is_object() ? event.find("type") : event.end();
+    if (type != event.end() && type->is_string() &&
+        type->get_ref<const std::string&>() == protocol::event_type::kApprovalResolved)
+        if (const auto payload = event.find("data"); payload != event.end() && payload->is_object())
+            if (const auto id = payload->find("id"); id != payload->end() && id->is_string())
+                m_tasks->questionAnswered(taskId, id->get<std::string>());
     if (qs(taskId) != m_selected)
         return;
     m_pending.push_back(event);
@@ -639,7 +696,8 @@ void MainWindow::updateHeader() {
     m_title->setText(shortTitle(*task));
     m_title->setToolTip(qs(task->prompt));
     const qint64 elapsed = selectedElapsedMs();
-    QString status = statusText(task->status) + QStringLiteral(" · ") + elapsedText(elapsed);
+    QString status =
+        listedStatus(task->status, m_tasks->asking(task->id)) + QStringLiteral(" · ") + elapsedText(elapsed);
     if (!task->error.empty())
         status += QStringLiteral(" · ") + tr("see the error below");
     m_status->setText(status);
@@ -727,9 +785,27 @@ void MainWindow::sendReply(const QString& message) {
 
 void MainWindow::refreshShown(const std::string& taskId) {
     m_tasks->refresh(taskId, [this, taskId] {
-        if (qs(taskId) == m_selected)
+        if (qs(taskId) == m_selected) {
             updateHeader();
+            showPlaceholders(); // a sandbox started or ended
+        }
     });
+}
+
+// The placeholders a sandbox on this computer holds (or a killed one left, until the sweep) in the selected
+// task's workspace are not listed as its files (sandbox/PlaceholderRecord.h: a few small files of this
+// computer, read at once). The records name the canonical path; the panel shows the path the task has.
+void MainWindow::showPlaceholders() {
+    const TaskRecord* task = selectedRecord();
+    if (!task)
+        return;
+    const QString workspace = qs(task->workspace);
+    const QString canonical = QFileInfo(workspace).canonicalFilePath();
+    QStringList paths;
+    if (!canonical.isEmpty())
+        for (const std::string& placeholder : sandbox::recordedPlaceholders(canonical.toStdString()))
+            paths << workspace + qs(placeholder).mid(canonical.size());
+    m_side->setPlaceholders(paths);
 }
 
 void MainWindow::submit(const NewTaskBar::Request& request) {

@@ -96,6 +96,7 @@ private:
     void updateHeader();
     void updateWelcome();
     void notify(const QString& title, const QString& message, const QString& taskId);
+    void showPlaceholders();
     void showProblem(const QString& message);
     void openSettings(const QString& keyProblem);
     void onKeyRejected(const QString& message);

@@ -3,11 +3,14 @@
 #include "ui/models/TaskListModel.h"
 #include "ui/widgets/Sparkline.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QFileSystemModel>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QIdentityProxyModel>
 #include <QLabel>
+#include <QSortFilterProxyModel>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -64,6 +67,39 @@ private:
     FileChanges m_files;
 };
 
+// The workspace's files without the sandbox's placeholders: a recorded path is left out while it is still an
+// empty file or directory (once someone writes into it, it is theirs and shown).
+class PlaceholderFilter : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+    void setPlaceholders(const QStringList& paths) {
+        if (paths == m_paths)
+            return;
+        m_paths = paths;
+        invalidateFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override {
+        if (m_paths.isEmpty())
+            return true;
+        const QString path =
+            sourceModel()->index(sourceRow, 0, sourceParent).data(QFileSystemModel::FilePathRole).toString();
+        if (!m_paths.contains(path))
+            return true;
+        const QFileInfo info(path);
+        if (info.isSymLink())
+            return true;
+        return info.isDir() ? !QDir(path).isEmpty(QDir::AllEntries | QDir::Hidden | QDir::System |
+                                                  QDir::NoDotAndDotDot)
+                            : !(info.isFile() && info.size() == 0);
+    }
+
+private:
+    QStringList m_paths;
+};
+
 namespace {
 
 QString mebibytes(double bytes) { return QStringLiteral("%1 MiB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 1); }
@@ -79,8 +115,11 @@ SidePanel::SidePanel(QWidget* parent) : QWidget(parent) {
     m_files = new QFileSystemModel(this);
     m_files->setReadOnly(true);
     m_files->setFilter(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
+    m_placeholders = new PlaceholderFilter(this);
+    m_placeholders->setSourceModel(m_files);
+    m_placeholders->setRecursiveFilteringEnabled(false);
     m_marked = new ChangedFilesModel(this);
-    m_marked->setSourceModel(m_files);
+    m_marked->setSourceModel(m_placeholders);
     m_tree = new QTreeView(filesBox);
     m_tree->setObjectName("files");
     m_tree->setModel(m_marked);
@@ -121,7 +160,15 @@ void SidePanel::setWorkspace(const QString& workspace) {
     m_tree->setVisible(!workspace.isEmpty()); // no task: no files to show (not the whole file system)
     if (workspace.isEmpty())
         return;
-    m_tree->setRootIndex(m_marked->mapFromSource(m_files->setRootPath(workspace)));
+    m_tree->setRootIndex(
+        m_marked->mapFromSource(m_placeholders->mapFromSource(m_files->setRootPath(workspace))));
+}
+
+void SidePanel::setPlaceholders(const QStringList& paths) {
+    m_placeholders->setPlaceholders(paths);
+    if (!m_workspace.isEmpty()) // the filter may have dropped the root's mapping
+        m_tree->setRootIndex(
+            m_marked->mapFromSource(m_placeholders->mapFromSource(m_files->index(m_workspace))));
 }
 
 void SidePanel::setActivity(const timeline::TaskCounters& activity, qint64 elapsedMs) {

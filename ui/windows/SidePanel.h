@@ -14,6 +14,7 @@ class QTreeView;
 namespace warren::ui {
 
 class ChangedFilesModel;
+class PlaceholderFilter;
 class Sparkline;
 
 class SidePanel : public QWidget {
@@ -22,6 +23,9 @@ public:
     explicit SidePanel(QWidget* parent = nullptr);
 
     void setWorkspace(const QString& workspace); // empty: nothing selected
+    // Host paths not listed while they are an empty file or directory: the sandbox's placeholders of
+    // protected paths (ControlPlane::placeholders), which are not the user's files.
+    void setPlaceholders(const QStringList& paths);
     void setActivity(const timeline::TaskCounters& activity, qint64 elapsedMs);
 
 signals:
@@ -30,6 +34,7 @@ signals:
 private:
     QString m_workspace;
     QFileSystemModel* m_files;
+    PlaceholderFilter* m_placeholders;
     ChangedFilesModel* m_marked;
     QTreeView* m_tree;
     Sparkline* m_memory;
