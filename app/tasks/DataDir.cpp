@@ -1,11 +1,26 @@
 #include "app/tasks/DataDir.h"
 
+#include <QSaveFile>
 #include <cstdlib>
 #include <filesystem>
 
 namespace warren::control {
 
 namespace fs = std::filesystem;
+
+Status DataDir::keepTaskFile(const std::string& taskId, const std::string& name, std::string_view text) const {
+    const std::string path = taskDir(taskId) + "/" + name;
+    std::error_code error;
+    fs::create_directories(taskDir(taskId), error);
+    QSaveFile file(QString::fromStdString(path));
+    if (error || !file.open(QIODevice::WriteOnly) ||
+        file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) ||
+        !file.commit())
+        return makeError(ErrorCode::System, "cannot write " + path + ": " +
+                                                (error ? error.message() : file.errorString().toStdString()) +
+                                                "; is the disk full?");
+    return Ok{};
+}
 
 std::string DataDir::defaultRoot() {
     if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg == '/')

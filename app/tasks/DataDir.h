@@ -10,6 +10,7 @@
 #include "common/Result.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warren::control {
@@ -23,6 +24,10 @@ struct DataDir {
     std::string outputDir(const std::string& id) const { return taskDir(id) + "/output"; }
     std::string snapshotsDir(const std::string& id) const { return taskDir(id) + "/snapshots"; }
     std::string memoriesDir(const std::string& prefix) const { return root + "/memories/" + prefix; }
+
+    // A small file beside the task (tasks/<id>/name: a reply, a sleep's questions), written whole or not at
+    // all (a crash leaves the old one or none); the error names it and asks whether the disk is full.
+    Status keepTaskFile(const std::string& taskId, const std::string& name, std::string_view text) const;
 
     // $XDG_DATA_HOME/warren, else ~/.local/share/warren.
     static std::string defaultRoot();

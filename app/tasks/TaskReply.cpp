@@ -2,7 +2,6 @@
 
 #include "common/FileText.h"
 
-#include <QSaveFile>
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -35,16 +34,7 @@ Status checkRepliable(const TaskRecord& task, bool checkpointExists) {
 std::string replyPath(const DataDir& data, const std::string& taskId) { return data.taskDir(taskId) + "/reply"; }
 
 Status keepReply(const DataDir& data, const std::string& taskId, const std::string& message) {
-    std::error_code error;
-    std::filesystem::create_directories(data.taskDir(taskId), error);
-    QSaveFile file(QString::fromStdString(replyPath(data, taskId)));
-    if (error || !file.open(QIODevice::WriteOnly) ||
-        file.write(message.data(), static_cast<qint64>(message.size())) != static_cast<qint64>(message.size()) ||
-        !file.commit())
-        return makeError(ErrorCode::System, "cannot keep the reply in " + replyPath(data, taskId) + ": " +
-                                                (error ? error.message() : file.errorString().toStdString()) +
-                                                "; is the disk full?");
-    return Ok{};
+    return data.keepTaskFile(taskId, "reply", message);
 }
 
 std::optional<std::string> keptReply(const DataDir& data, const std::string& taskId) {

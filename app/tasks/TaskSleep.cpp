@@ -3,7 +3,6 @@
 #include "common/FileText.h"
 #include "common/JsonFields.h"
 
-#include <QSaveFile>
 #include <filesystem>
 
 namespace warren::control {
@@ -13,9 +12,12 @@ using namespace json_fields;
 
 namespace {
 
-std::string sleepPath(const DataDir& data, const std::string& taskId) { return data.taskDir(taskId) + "/sleep.json"; }
+constexpr const char* kSleepFile = "sleep.json";
+constexpr const char* kAnswerFile = "wake-answer.json";
+
+std::string sleepPath(const DataDir& data, const std::string& taskId) { return data.taskDir(taskId) + "/" + kSleepFile; }
 std::string answerPath(const DataDir& data, const std::string& taskId) {
-    return data.taskDir(taskId) + "/wake-answer.json";
+    return data.taskDir(taskId) + "/" + kAnswerFile;
 }
 
 Result<SleepingQuestion> questionFromJson(const json& value, const std::string& where) {
@@ -29,21 +31,6 @@ Result<SleepingQuestion> questionFromJson(const json& value, const std::string& 
         !take(getString(value, "arguments", where), question.arguments, error))
         return error;
     return question;
-}
-
-// Written whole or not at all (a crash leaves the old file or none).
-Status keep(const std::string& path, const json& value) {
-    std::error_code error;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
-    const std::string text = value.dump() + "\n";
-    QSaveFile file(QString::fromStdString(path));
-    if (error || !file.open(QIODevice::WriteOnly) ||
-        file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) ||
-        !file.commit())
-        return makeError(ErrorCode::System, "cannot write " + path + ": " +
-                                                (error ? error.message() : file.errorString().toStdString()) +
-                                                "; is the disk full?");
-    return Ok{};
 }
 
 template <typename T>
@@ -121,7 +108,7 @@ Result<WakeAnswer> wakeAnswerFromJson(const json& value) {
 }
 
 Status keepSleep(const DataDir& data, const std::string& taskId, const SleepRecord& record) {
-    return keep(sleepPath(data, taskId), toJson(record));
+    return data.keepTaskFile(taskId, kSleepFile, toJson(record).dump() + "\n");
 }
 
 Result<std::optional<SleepRecord>> keptSleep(const DataDir& data, const std::string& taskId) {
@@ -131,7 +118,7 @@ Result<std::optional<SleepRecord>> keptSleep(const DataDir& data, const std::str
 void forgetSleep(const DataDir& data, const std::string& taskId) { forget(sleepPath(data, taskId)); }
 
 Status keepWakeAnswer(const DataDir& data, const std::string& taskId, const WakeAnswer& answer) {
-    return keep(answerPath(data, taskId), toJson(answer));
+    return data.keepTaskFile(taskId, kAnswerFile, toJson(answer).dump() + "\n");
 }
 
 Result<std::optional<WakeAnswer>> keptWakeAnswer(const DataDir& data, const std::string& taskId) {
