@@ -1,6 +1,7 @@
 #include "app/remote/RemoteControlPlane.h"
 
 #include "agent_core/config/AgentConfig.h"
+#include "agent_core/protocol/EventTypes.h"
 #include "app/control/Demo.h"
 #include "app/providers/ProviderChoice.h"
 #include "app/providers/ProviderConfig.h"
@@ -155,8 +156,7 @@ void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq
     m_streams[taskId] = stream;
     connect(stream, &RemoteEventStream::event, this, [this](const std::string& id, const json& event) {
         emit eventStored(id, event);
-        if (auto approval = approvalFromEvent(id, event))
-            askIfWaiting(*approval);
+        followQuestions(id, event);
     });
     connect(stream, &RemoteEventStream::ended, this, [this](const std::string& id) {
         m_ended.insert(id);
@@ -176,13 +176,38 @@ void RemoteControlPlane::watch(const std::string& taskId, std::uint64_t afterSeq
     stream->start();
 }
 
+// A question stays open until its approval_resolved, across a pause, a sleep or a restart of warrend: the
+// resumed agent asks it again without a second approval_requested, so each task_resumed asks the server
+// again about the task's open questions.
+void RemoteControlPlane::followQuestions(const std::string& taskId, const json& event) {
+    const std::string type = event.value("type", "");
+    auto& open = m_openQuestions[taskId];
+    if (auto approval = approvalFromEvent(taskId, event)) {
+        open[approval->callId] = *approval;
+        askIfWaiting(*approval);
+    } else if (type == protocol::event_type::kApprovalResolved && event.contains("data") &&
+               event["data"].is_object()) {
+        open.erase(event["data"].value("id", ""));
+        m_announced.erase({taskId, event["data"].value("id", "")});
+    } else if (type == protocol::event_type::kTaskResumed) {
+        for (const auto& [callId, question] : open) {
+            m_announced.erase({taskId, callId}); // a new run asks again
+            askIfWaiting(question);
+        }
+    }
+    if (open.empty())
+        m_openQuestions.erase(taskId);
+}
+
 void RemoteControlPlane::askIfWaiting(const control::ApprovalRecord& approval) {
     // Every call that needs approval shows as approval_requested, also one a rule decides at once: only the
     // server knows which wait for the user.
     const QString path = taskPath(approval.taskId, "/approvals/" + QString::fromUtf8(QUrl::toPercentEncoding(
                                                                    QString::fromStdString(approval.callId))));
     m_client->send("GET", path, {}, {}, this, [this, approval](Result<QByteArray> waiting, int status) {
-        if (waiting && status == 200)
+        // Once per question and run: a resumed run's question may be asked about twice (its task_resumed,
+        // and an approval_requested when the agent could not keep it open).
+        if (waiting && status == 200 && m_announced.insert({approval.taskId, approval.callId}).second)
             emit approvalNeeded(approval);
     });
 }

@@ -96,6 +96,7 @@ private:
     // answers unless context is gone by then; an error counts as not over.
     void askIsOver(const std::string& taskId, QObject* context, std::function<void(bool over)> answer);
     void streamWorks(const std::string& taskId); // connectionRestored when it was the last one down
+    void followQuestions(const std::string& taskId, const nlohmann::json& event);
     void askIfWaiting(const control::ApprovalRecord& approval); // approvalNeeded when the server says it waits
     void submitTo(const std::string& prompt, const std::string& workspace, const control::TaskSpec& spec,
                   const nlohmann::json& script, control::Done<control::TaskRecord> done);
@@ -122,6 +123,8 @@ private:
     control::ServerAccount m_account; // as the server said when the plane opened
     std::map<std::string, RemoteEventStream*> m_streams;
     std::set<std::string> m_interrupted; // the tasks whose streams wait to reconnect
+    std::map<std::string, std::map<std::string, control::ApprovalRecord>> m_openQuestions; // by task, call
+    std::set<std::pair<std::string, std::string>> m_announced; // (task, call) told as approvalNeeded this run
     std::set<std::string> m_ended;       // the tasks whose streams the server ended (the run is over, or asleep)
 };
 

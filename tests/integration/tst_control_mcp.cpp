@@ -278,7 +278,10 @@ private slots:
         const auto allowed = runWarren(common + QStringList{"--network", "allow:" + host, "echo remotely"}, data.path());
         QVERIFY2(allowed.exitCode == 0, allowed.err.constData());
         auto events = jsonLines(allowed.out);
-        QCOMPARE(toolOutput(events, "call_0_0"), std::string("Echo: through the egress"));
+        // On failure, what the agent said of its servers (an error or a notice) says why.
+        QVERIFY2(toolOutput(events, "call_0_0") == "Echo: through the egress",
+                 (toolOutput(events, "call_0_0") + "\n" + allowed.out.toStdString() + "\n" + allowed.err.toStdString())
+                     .c_str());
         const auto requests = eventsOfType(events, "network_request");
         QVERIFY2(std::any_of(requests.begin(), requests.end(),
                              [&](const json& e) { return e["data"].value("host", "") == "mcp.example.test"; }),

@@ -30,6 +30,7 @@ class TestRemotePlane : public QObject {
 
 private slots:
     void callsAreAnsweredWhileManyTasksStream();
+    void aQuestionOpenAcrossAServerRestartIsAskedAgain();
 };
 
 // A stream holds its connection as long as its task runs, and HTTP/1 gives six connections to a server:
@@ -88,6 +89,55 @@ void TestRemotePlane::callsAreAnsweredWhileManyTasksStream() {
         QVERIFY2(answered.status == 202, answered.body.constData());
     }
     QTRY_VERIFY_WITH_TIMEOUT(heard == ids, 120000);
+}
+
+// A question stays open across a kill -9 of warrend (the resumed agent asks it again without a second
+// approval_requested): the face hears approvalNeeded again once the task has resumed, and its answer finishes
+// the task.
+void TestRemotePlane::aQuestionOpenAcrossAServerRestartIsAskedAgain() {
+    QString error;
+    auto server = WarrendServer::create(&error);
+    QVERIFY2(server, qPrintable(error));
+    const QString key = server->addUser("frank");
+    QVERIFY2(server->start(&error), qPrintable(error));
+    QTemporaryDir workspace, data;
+    QFile readme(workspace.filePath("README.md"));
+    QVERIFY(readme.open(QIODevice::WriteOnly) && readme.write("# project\n") > 0);
+    readme.close();
+    QFile script(data.filePath("script.json"));
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write(json::parse(QByteArray(kTaskWaitingForItsOwner).toStdString())["script"].dump().c_str());
+    script.close();
+
+    auto plane = control::waitFor<std::unique_ptr<remote::RemoteControlPlane>>([&](auto done) {
+        remote::RemoteControlPlane::open({server->url(), key.toStdString(), data.path().toStdString(), false}, done);
+    });
+    QVERIFY2(plane, plane ? "" : plane.error().message.c_str());
+    std::vector<control::ApprovalRecord> asked;
+    connect(plane->get(), &control::ControlPlane::approvalNeeded, this,
+            [&](const control::ApprovalRecord& approval) { asked.push_back(approval); });
+    bool finished = false;
+    connect(plane->get(), &control::ControlPlane::taskFinished, this, [&](const std::string&) { finished = true; });
+    control::TaskSpec spec;
+    spec.presets = {"safe-mode"};
+    spec.provider = "scripted:" + data.filePath("script.json").toStdString();
+    auto task = control::waitFor<control::TaskRecord>([&](auto done) {
+        (*plane)->submit("write the notes", workspace.path().toStdString(), spec, done);
+    });
+    QVERIFY2(task, task ? "" : task.error().message.c_str());
+    QTRY_COMPARE_WITH_TIMEOUT(asked.size(), std::size_t(1), 60000);
+    QCOMPARE(asked[0].callId, std::string("w"));
+
+    server->kill();
+    QVERIFY2(server->start(&error, {}, true), qPrintable(error));
+    QTRY_COMPARE_WITH_TIMEOUT(asked.size(), std::size_t(2), 120000);
+    QCOMPARE(asked[1].callId, std::string("w"));
+    (*plane)->answerApproval(task->id, "w", true, "", false);
+    QTRY_VERIFY_WITH_TIMEOUT(finished, 120000);
+    QCOMPARE(asked.size(), std::size_t(2)); // once before the kill, once after: never twice for one ask
+    auto record = control::waitFor<std::optional<control::TaskRecord>>([&](auto done) { (*plane)->task(task->id, done); });
+    QVERIFY(record && *record);
+    QCOMPARE(std::string(control::taskStatusName((*record)->status)), std::string("succeeded"));
 }
 
 QTEST_GUILESS_MAIN(TestRemotePlane)
