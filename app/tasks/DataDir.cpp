@@ -9,7 +9,7 @@ namespace warren::control {
 namespace fs = std::filesystem;
 
 Status DataDir::keepTaskFile(const std::string& taskId, const std::string& name, std::string_view text) const {
-    const std::string path = taskDir(taskId) + "/" + name;
+    const std::string path = taskFile(taskId, name);
     std::error_code error;
     fs::create_directories(taskDir(taskId), error);
     QSaveFile file(QString::fromStdString(path));
@@ -20,6 +20,11 @@ Status DataDir::keepTaskFile(const std::string& taskId, const std::string& name,
                                                 (error ? error.message() : file.errorString().toStdString()) +
                                                 "; is the disk full?");
     return Ok{};
+}
+
+void DataDir::forgetTaskFile(const std::string& taskId, const std::string& name) const {
+    std::error_code ignored;
+    fs::remove(taskFile(taskId, name), ignored);
 }
 
 std::string DataDir::defaultRoot() {

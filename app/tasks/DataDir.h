@@ -25,9 +25,12 @@ struct DataDir {
     std::string snapshotsDir(const std::string& id) const { return taskDir(id) + "/snapshots"; }
     std::string memoriesDir(const std::string& prefix) const { return root + "/memories/" + prefix; }
 
-    // A small file beside the task (tasks/<id>/name: a reply, a sleep's questions), written whole or not at
-    // all (a crash leaves the old one or none); the error names it and asks whether the disk is full.
+    // A small file beside the task (tasks/<id>/name: a reply, a sleep's questions): keepTaskFile writes it
+    // whole or not at all (a crash leaves the old one or none; the error names it and asks whether the disk
+    // is full), forgetTaskFile removes it if it is there.
+    std::string taskFile(const std::string& taskId, const std::string& name) const { return taskDir(taskId) + "/" + name; }
     Status keepTaskFile(const std::string& taskId, const std::string& name, std::string_view text) const;
+    void forgetTaskFile(const std::string& taskId, const std::string& name) const;
 
     // $XDG_DATA_HOME/warren, else ~/.local/share/warren.
     static std::string defaultRoot();

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 
 namespace warren::control {
 
@@ -31,7 +30,7 @@ Status checkRepliable(const TaskRecord& task, bool checkpointExists) {
     return Ok{};
 }
 
-std::string replyPath(const DataDir& data, const std::string& taskId) { return data.taskDir(taskId) + "/reply"; }
+std::string replyPath(const DataDir& data, const std::string& taskId) { return data.taskFile(taskId, "reply"); }
 
 Status keepReply(const DataDir& data, const std::string& taskId, const std::string& message) {
     return data.keepTaskFile(taskId, "reply", message);
@@ -44,9 +43,6 @@ std::optional<std::string> keptReply(const DataDir& data, const std::string& tas
     return std::move(*text);
 }
 
-void forgetReply(const DataDir& data, const std::string& taskId) {
-    std::error_code ignored;
-    std::filesystem::remove(replyPath(data, taskId), ignored);
-}
+void forgetReply(const DataDir& data, const std::string& taskId) { data.forgetTaskFile(taskId, "reply"); }
 
 } // namespace warren::control

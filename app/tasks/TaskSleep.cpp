@@ -3,8 +3,6 @@
 #include "common/FileText.h"
 #include "common/JsonFields.h"
 
-#include <filesystem>
-
 namespace warren::control {
 
 using nlohmann::json;
@@ -15,10 +13,6 @@ namespace {
 constexpr const char* kSleepFile = "sleep.json";
 constexpr const char* kAnswerFile = "wake-answer.json";
 
-std::string sleepPath(const DataDir& data, const std::string& taskId) { return data.taskDir(taskId) + "/" + kSleepFile; }
-std::string answerPath(const DataDir& data, const std::string& taskId) {
-    return data.taskDir(taskId) + "/" + kAnswerFile;
-}
 
 Result<SleepingQuestion> questionFromJson(const json& value, const std::string& where) {
     Error error;
@@ -45,11 +39,6 @@ Result<std::optional<T>> kept(const std::string& path, Result<T> (*read)(const j
     if (!value)
         return makeError(ErrorCode::InvalidArgument, path + " does not read: " + value.error().message);
     return std::optional<T>(std::move(value).value());
-}
-
-void forget(const std::string& path) {
-    std::error_code ignored;
-    std::filesystem::remove(path, ignored);
 }
 
 } // namespace
@@ -112,19 +101,19 @@ Status keepSleep(const DataDir& data, const std::string& taskId, const SleepReco
 }
 
 Result<std::optional<SleepRecord>> keptSleep(const DataDir& data, const std::string& taskId) {
-    return kept<SleepRecord>(sleepPath(data, taskId), sleepRecordFromJson);
+    return kept<SleepRecord>(data.taskFile(taskId, kSleepFile), sleepRecordFromJson);
 }
 
-void forgetSleep(const DataDir& data, const std::string& taskId) { forget(sleepPath(data, taskId)); }
+void forgetSleep(const DataDir& data, const std::string& taskId) { data.forgetTaskFile(taskId, kSleepFile); }
 
 Status keepWakeAnswer(const DataDir& data, const std::string& taskId, const WakeAnswer& answer) {
     return data.keepTaskFile(taskId, kAnswerFile, toJson(answer).dump() + "\n");
 }
 
 Result<std::optional<WakeAnswer>> keptWakeAnswer(const DataDir& data, const std::string& taskId) {
-    return kept<WakeAnswer>(answerPath(data, taskId), wakeAnswerFromJson);
+    return kept<WakeAnswer>(data.taskFile(taskId, kAnswerFile), wakeAnswerFromJson);
 }
 
-void forgetWakeAnswer(const DataDir& data, const std::string& taskId) { forget(answerPath(data, taskId)); }
+void forgetWakeAnswer(const DataDir& data, const std::string& taskId) { data.forgetTaskFile(taskId, kAnswerFile); }
 
 } // namespace warren::control

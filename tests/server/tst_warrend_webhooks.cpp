@@ -143,15 +143,8 @@ private slots:
 
         // A real task; the receiver refuses the first delivery (500), which comes again.
         m_receiver.statuses = {500};
-        const QString upload = m_server->upload(m_alice, m_scratch.filePath("ws"));
-        const json task{{"prompt", "finish"},
-                        {"workspace", upload.toStdString()},
-                        {"script", json::parse(finishScript().toStdString())}};
-        const HttpAnswer created =
-            m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(task.dump()));
-        QCOMPARE(created.status, 201);
-        const std::string taskId = created.json().value("id", "");
-        m_server->streamEvents(QString::fromStdString(taskId), m_alice, "task_finished");
+        const std::string taskId = runFinishingTask();
+        QVERIFY(!taskId.empty());
         const auto deliveredTypes = [this] {
             QStringList types;
             for (const Received& request : m_receiver.received)
@@ -219,15 +212,8 @@ private slots:
         const QStringList allow{"--allow-internal", "127.0.0.1:" + QString::number(m_receiver.port())};
         QVERIFY2(m_server->start(&error, allow), qPrintable(error));
         m_receiver.statuses.assign(1000, 500);
-        const QString upload = m_server->upload(m_alice, m_scratch.filePath("ws"));
-        const json task{{"prompt", "finish"},
-                        {"workspace", upload.toStdString()},
-                        {"script", json::parse(finishScript().toStdString())}};
-        const HttpAnswer created =
-            m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(task.dump()));
-        QCOMPARE(created.status, 201);
-        const std::string taskId = created.json().value("id", "");
-        m_server->streamEvents(QString::fromStdString(taskId), m_alice, "task_finished");
+        const std::string taskId = runFinishingTask();
+        QVERIFY(!taskId.empty());
         const auto ofTask = [this, taskId](bool delivered) {
             std::vector<Received> found;
             for (const Received& request : m_receiver.received) {
@@ -293,15 +279,7 @@ private slots:
         const QString byNameId = QString::fromStdString(byName.json().value("id", ""));
 
         const std::size_t before = m_receiver.received.size();
-        const QString upload = m_server->upload(m_alice, m_scratch.filePath("ws"));
-        const json task{{"prompt", "finish"},
-                        {"workspace", upload.toStdString()},
-                        {"script", json::parse(finishScript().toStdString())}};
-        const HttpAnswer created =
-            m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(task.dump()));
-        QCOMPARE(created.status, 201);
-        m_server->streamEvents(QString::fromStdString(created.json().value("id", "")), m_alice,
-                               "task_finished");
+        QVERIFY(!runFinishingTask().empty());
         const auto deliveriesOf = [this](const QString& id) {
             const json listed = m_server->request("GET", "/v1/me/webhooks", m_alice).json();
             for (const json& hook : listed["webhooks"])
@@ -350,6 +328,22 @@ private slots:
     }
 
 private:
+    // alice's task of one finish call on the workspace's upload, run to its task_finished: its id, or empty
+    // when it was not created (201).
+    std::string runFinishingTask() {
+        const QString upload = m_server->upload(m_alice, m_scratch.filePath("ws"));
+        const json task{{"prompt", "finish"},
+                        {"workspace", upload.toStdString()},
+                        {"script", json::parse(finishScript().toStdString())}};
+        const HttpAnswer created =
+            m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(task.dump()));
+        if (created.status != 201)
+            return {};
+        const std::string taskId = created.json().value("id", "");
+        m_server->streamEvents(QString::fromStdString(taskId), m_alice, "task_finished");
+        return taskId;
+    }
+
     QTemporaryDir m_scratch;
     std::unique_ptr<WarrendServer> m_server;
     Receiver m_receiver;
