@@ -224,13 +224,12 @@ void TestGuiWindow::approvalCardBlocksUntilClicked() {
 
     const QString id = runFromBar(desk, workspace.path(), "Make a file");
     QVERIFY(desk.waitEvent(id, "approval_requested"));
-    QCoreApplication::processEvents();
-    desk.window().flushEvents();
 
-    // The card waits with its buttons; the command has not run.
+    // The card waits with its buttons; the command has not run. The window shows the stored event once the
+    // plane's signal crosses threads and its batch timer fires.
     const TimelineModel& timeline = *desk.window().timeline();
+    QTRY_COMPARE(itemsOf(timeline, Kind::Approval).size(), 1u);
     const auto approvals = itemsOf(timeline, Kind::Approval);
-    QCOMPARE(approvals.size(), 1u);
     QCOMPARE(approvals.front()->state, State::Waiting);
     QCOMPARE(approvals.front()->prose, QStringLiteral("runs in sub of the workspace"));
     QCOMPARE(bodyLines(*approvals.front()), QStringList{QString::fromStdString(command)});
@@ -315,10 +314,8 @@ void TestGuiWindow::anEditWaitsWithItsDiff() {
 
     const QString id = runFromBar(desk, workspace.path(), "Use an f-string");
     QVERIFY(desk.waitEvent(id, "approval_requested"));
-    QCoreApplication::processEvents();
-    desk.window().flushEvents();
+    QTRY_COMPARE(itemsOf(*desk.window().timeline(), Kind::Approval).size(), 1u);
     const auto approvals = itemsOf(*desk.window().timeline(), Kind::Approval);
-    QCOMPARE(approvals.size(), 1u);
     QCOMPARE(approvals.front()->prose, QString::fromUtf8("changes greet.py: +1 \u22121"));
     const QStringList diff = bodyLines(*approvals.front());
     QVERIFY2(diff.contains("-    print('Hello, ' + name)") &&

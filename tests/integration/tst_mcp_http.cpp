@@ -89,9 +89,9 @@ class TestMcpHttp : public QObject {
         server.port = port;
     }
 
-    void checkEverything(McpHttpConnection& connection) {
+    void checkEverything(McpHttpConnection& connection, ServerProcess& server) {
         auto info = connection.initialize(soon(), &m_noStop);
-        QVERIFY2(info, info ? "" : info.error().message.c_str());
+        QVERIFY2(info, info ? "" : (info.error().message + "; " + server.describe().toStdString()).c_str());
         QVERIFY(info->offersTools);
         auto listing = connection.listTools(soon(), &m_noStop);
         QVERIFY2(listing, listing ? "" : listing.error().message.c_str());
@@ -152,7 +152,7 @@ private slots:
         auto connection = McpHttpConnection::open(
             remote("everything", McpTransport::Http, "http://127.0.0.1:" + std::to_string(server.port) + "/mcp"), "");
         QVERIFY(connection);
-        checkEverything(**connection);
+        checkEverything(**connection, server);
         (*connection)->close();
         QVERIFY(!(*connection)->isOpen());
     }
@@ -166,7 +166,7 @@ private slots:
         auto connection = McpHttpConnection::open(
             remote("everything", McpTransport::Sse, "http://127.0.0.1:" + std::to_string(server.port) + "/sse"), "");
         QVERIFY(connection);
-        checkEverything(**connection);
+        checkEverything(**connection, server);
         (*connection)->close();
     }
 

@@ -1,7 +1,7 @@
 #pragma once
 // A server program a test starts (an MCP server over HTTP, a fake): started, waited for until it prints
 // that it listens (no sleeps), killed when destroyed. freePort: a loopback port nobody listens on now, for a
-// server that must be told its port.
+// server that must be told its port. describe() says, for a failure's message, how the server is doing.
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -45,6 +45,14 @@ public:
         return false;
     }
     quint16 port = 0;
+
+    // For a failure's message: whether the server still runs, and what it printed since it said it listens.
+    QByteArray describe() {
+        const QByteArray state = m_process.state() == QProcess::NotRunning
+                                     ? "the server exited (status " + QByteArray::number(m_process.exitCode()) + ")"
+                                     : QByteArray("the server runs");
+        return state + "; it printed since: " + m_process.readAllStandardOutput() + m_process.readAllStandardError();
+    }
 
 private:
     QProcess m_process;
