@@ -274,6 +274,10 @@ const std::vector<Key>& keys() {
                 "a tool still running this long into a step is killed and reported as timed out; 0 = none"),
         uintKey("token_budget", &C::tokenBudget, 0,
                 "input + output tokens the task may use; reaching it stops the task; 0 = none"),
+        uintKey("idle_sleep_sec", &C::idleSleepSec, 0,
+                "a run that has only waited for its user's answer this long sleeps: its sandbox goes until the "
+                "answer wakes it (the control plane's; a server's own time, if shorter, wins); 0 = the "
+                "control plane's own (the desktop's: never)"),
         uintKey("max_bad_calls", &C::maxBadCalls, 1,
                 "tool calls in a row the model gets wrong (arguments not JSON, no such tool, a missing, unknown "
                 "or mistyped argument) that stop the task; each is answered with what was wrong"),

@@ -46,6 +46,9 @@ struct AgentConfig {
     std::uint64_t timeoutPerStepSec = 0; // timeout_per_step_sec: 0 = none; a tool running at the
                                          // deadline is killed and reported as timed out
     std::uint64_t tokenBudget = 0;       // token_budget: input + output tokens; 0 = none
+    std::uint64_t idleSleepSec = 0;      // idle_sleep_sec: read by the control plane, not the agent: a run
+                                         // that only waits for its user this long sleeps (DESIGN §14),
+                                         // never later than its face's own time; 0 = the face's
     std::uint64_t maxBadCalls = 5;       // max_bad_calls (>= 1): tool calls in a row the model gets wrong
                                          // (arguments not JSON, no such tool, a missing, unknown or
                                          // mistyped argument) that stop the task; fewer are answered

@@ -19,4 +19,12 @@ bool IdleWait::onlyWaitsForUser(const std::set<std::string>& waiting, bool other
     return true;
 }
 
+std::chrono::milliseconds idleSleepFor(std::initializer_list<std::chrono::milliseconds> bounds) {
+    std::chrono::milliseconds shortest{0};
+    for (const auto bound : bounds)
+        if (bound.count() > 0 && (shortest.count() == 0 || bound < shortest))
+            shortest = bound;
+    return shortest;
+}
+
 } // namespace warren::control

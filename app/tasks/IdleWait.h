@@ -8,6 +8,8 @@
 #include "agent_core/protocol/Event.h"
 #include "agent_core/protocol/EventPayloads.h"
 
+#include <chrono>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <utility>
@@ -24,5 +26,11 @@ public:
 private:
     std::set<std::pair<std::string, std::string>> m_open; // (agent, call id); the task's own agent: ""
 };
+
+// How long a run that only waits keeps its sandbox before it sleeps: the shortest of the times set, each a
+// bound of its own (the face's: warrend serve --idle-sleep-sec, none on the desktop; the owner's quota's
+// idle_sleep_sec on warrend; the task's idle_sleep_sec setting). Zero is a bound not set; none set: zero,
+// the run never sleeps.
+std::chrono::milliseconds idleSleepFor(std::initializer_list<std::chrono::milliseconds> bounds);
 
 } // namespace warren::control

@@ -71,6 +71,10 @@ struct FaceHooks {
     // Host folders of skills the face gives a task besides userSkills, looked up at each launch (warrend: its
     // owner's tenant's packs, `warrend admin install-skills`), mounted and named as userSkills are. Unset: none.
     std::function<Result<std::vector<std::string>>(const TaskRecord& task)> ownerSkills;
+    // The longest a task of the owner's may only wait for its user before it sleeps, in seconds, looked up
+    // at each launch (warrend: the smaller of the owner's and their tenant's quota idle_sleep_sec). Unset or
+    // nullopt: no bound of the owner's (RunnerEnvironment::idleSleep and the task's setting still bind).
+    std::function<Result<std::optional<std::uint64_t>>(const TaskRecord& task)> ownerIdleSleep;
     ClusterPlacement cluster;               // warrend's (PlanEnvironment); no agent address: no cluster
     AgentListener* clusterAgents = nullptr; // warrend's one listener for the agents of its cluster tasks
 };
@@ -91,7 +95,9 @@ struct RunnerEnvironment {
     // How long a question of `--network ask` waits for the user before its connections are refused.
     std::chrono::milliseconds networkQuestionWait{120'000};
     // How long a run of Warren's agent that only waits for its user's answers (IdleWait) keeps its sandbox
-    // before it sleeps (TaskSleep.h); 0: never (the desktop: its user is at the window or the terminal).
+    // before it sleeps (TaskSleep.h), or less where the owner's quota or the task's idle_sleep_sec says so
+    // (idleSleepFor); 0: no time of the face's (the desktop: its user is at the window or the terminal, and
+    // only a task's own setting puts it to sleep).
     std::chrono::milliseconds idleSleep{0};
     // How long the agent's next request waits for the snapshot of the workspace before its step.
     std::chrono::milliseconds snapshotBudget{5000};

@@ -118,6 +118,8 @@ Status TaskRunner::launch() {
     auto plan = planLaunch(m_task, m_spec, site, *cli, *secrets);
     if (!plan)
         return plan.error();
+    if (auto idle = idleSleep(plan->config); !idle)
+        return idle;
     if (plan->network.ask && m_env.face.workspaceHosts) {
         auto hosts = m_env.face.workspaceHosts(m_task);
         if (!hosts)
@@ -190,6 +192,20 @@ Status TaskRunner::ownersAdditions(PlanEnvironment& site) const {
             return folders.error();
         site.userSkills.insert(site.userSkills.end(), folders->begin(), folders->end());
     }
+    return Ok{};
+}
+
+// How long this run may only wait before it sleeps: the face's time, the owner's quota's and the task's own
+// setting, the shortest that is set (idleSleepFor).
+Status TaskRunner::idleSleep(const agent::AgentConfig& config) {
+    std::chrono::milliseconds owners{0};
+    if (m_env.face.ownerIdleSleep) {
+        auto bound = m_env.face.ownerIdleSleep(m_task);
+        if (!bound)
+            return bound.error();
+        owners = std::chrono::seconds(bound->value_or(0));
+    }
+    m_idleSleep = idleSleepFor({m_env.idleSleep, owners, std::chrono::seconds(config.idleSleepSec)});
     return Ok{};
 }
 
@@ -674,8 +690,8 @@ void TaskRunner::updateIdle() {
         }
         // Warren's own agent keeps an unanswered question in its checkpoint and asks it again when resumed;
         // a CLI's question would be lost with its process.
-        if (m_env.idleSleep.count() > 0 && m_spec.agent == protocol::AgentKind::Warren)
-            m_idle.start(m_env.idleSleep);
+        if (m_idleSleep.count() > 0 && m_spec.agent == protocol::AgentKind::Warren)
+            m_idle.start(m_idleSleep);
         return;
     }
     m_idle.stop();
@@ -687,7 +703,7 @@ void TaskRunner::sleep() {
     updateIdle();
     if (!m_waitingForUser)
         return;
-    stop(StopCause::Sleep, "its agent waited " + std::to_string(m_env.idleSleep.count() / 1000) +
+    stop(StopCause::Sleep, "its agent waited " + std::to_string(m_idleSleep.count() / 1000) +
                                " s for the user's answer: it sleeps until then");
 }
 
@@ -714,7 +730,7 @@ void TaskRunner::keepOpenQuestions(TaskStatus& status) {
         return;
     }
     if (status == TaskStatus::Sleeping) {
-        protocol::TaskSleptData slept{static_cast<std::uint64_t>(m_env.idleSleep.count()), {}};
+        protocol::TaskSleptData slept{static_cast<std::uint64_t>(m_idleSleep.count()), {}};
         for (const auto& question : record.questions)
             slept.questions.push_back(question.toolCallId);
         recordOwn(slept);

@@ -109,6 +109,7 @@ private:
     // idle timer (RunnerEnvironment::idleSleep) runs toward sleep. Called whenever that may have changed.
     void updateIdle();
     void sleep(); // the idle timer ran out
+    Status idleSleep(const agent::AgentConfig& config); // sets m_idleSleep at each launch
     void keepOpenQuestions(TaskStatus& status); // a run that ended paused or asleep: what it left unanswered
     // The control plane's own events, each through its typed data (EventPayloads.h).
     // agent: the sub-agent it concerns (a model_delta of its call), else the task's own agent.
@@ -143,6 +144,7 @@ private:
     QTimer m_timeout;
     QTimer m_grace;
     QTimer m_idle;                                      // toward sleep, while the run only waits for its user
+    std::chrono::milliseconds m_idleSleep{0};           // this run's idle time (idleSleep); 0: it never sleeps
     IdleWait m_idleWait;
     bool m_waitingForUser = false;
     std::optional<std::chrono::milliseconds> m_timeoutLeft; // of the task's timeout, stopped while waiting

@@ -130,6 +130,14 @@ Status validateSpec(const TaskSpec& spec) {
 }
 
 Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& config) {
+    // A CLI's question goes with its process, so its run keeps the sandbox while it waits (TaskRunner).
+    if (agent != protocol::AgentKind::Warren && config.idleSleepSec > 0)
+        return makeError(ErrorCode::InvalidArgument,
+                         std::string(protocol::agentKindName(agent)) +
+                             " does not sleep while it waits for an answer (its question would go with its "
+                             "process), and this task's settings ask for it (idle_sleep_sec: " +
+                             std::to_string(config.idleSleepSec) +
+                             "): leave idle_sleep_sec unset, or run Warren's own agent (--agent warren)");
     // Claude Code's permission asks reach Warren's approvals (agent_core/clis/ClaudePermissions.h); Codex's
     // structured mode (exec) has no way to ask.
     if (agent != protocol::AgentKind::Codex || config.approvalTools.empty())

@@ -77,8 +77,8 @@ Status validateSpec(const TaskSpec& spec);
 
 // What a CLI agent cannot honour of a task's settings: Codex's calls cannot wait for the user's approval
 // (approval_tools, as the safe-mode preset sets), so such a Codex task is refused rather than run without
-// the asks (docs/AGENT.md, "A CLI agent"); Claude Code's can. At submission (validateSpec) and at launch
-// (planLaunch). Pure.
+// the asks (docs/AGENT.md, "A CLI agent"); Claude Code's can. No CLI sleeps while it waits, so
+// idle_sleep_sec is refused for both. At submission (validateSpec) and at launch (planLaunch). Pure.
 Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& config);
 Status validateNetwork(const std::string& network); // "none", "loopback" or "allow:HOST[,HOST...]"
 // The names of --secret (HostSecret's rules, no name twice) and the entries of --resolve.

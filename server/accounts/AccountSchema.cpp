@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 9> kMigrations = {
+const std::array<std::string_view, 10> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -142,6 +142,9 @@ const std::array<std::string_view, 9> kMigrations = {
     "  body text NOT NULL,"
     "  queued_at timestamptz NOT NULL DEFAULT clock_timestamp());"
     "CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(hook_id, queued_at);",
+    // 10: a quota of how long a task may only wait for its user before it sleeps (0 would read as "never").
+    "ALTER TABLE tenants ADD COLUMN idle_sleep_sec bigint CHECK (idle_sleep_sec >= 1);"
+    "ALTER TABLE users ADD COLUMN idle_sleep_sec bigint CHECK (idle_sleep_sec >= 1);",
 };
 
 #undef WARREN_QUOTA_COLUMNS

@@ -10,14 +10,16 @@ using nlohmann::json;
 
 const std::array<LimitInfo, kLimitCount>& allLimits() {
     static const std::array<LimitInfo, kLimitCount> limits{{
-        {LimitName::MaxConcurrent, "max_concurrent", "--max-concurrent", false, "tasks running at once"},
-        {LimitName::MemoryMb, "memory_mb", "--memory-mb", true, "memory per task, MiB"},
-        {LimitName::Pids, "pids", "--pids", true, "processes and threads per task"},
-        {LimitName::CpuSeconds, "cpu_seconds", "--cpu-seconds", true, "CPU time per process, seconds"},
-        {LimitName::TimeoutSec, "timeout_sec", "--timeout-sec", true, "wall-clock time per run, seconds"},
-        {LimitName::FileSizeMb, "file_size_mb", "--file-size-mb", true, "largest file a task writes, MiB"},
-        {LimitName::TokensPerMonth, "tokens_per_month", "--tokens-per-month", false,
+        {LimitName::MaxConcurrent, "max_concurrent", "--max-concurrent", false, 0, "tasks running at once"},
+        {LimitName::MemoryMb, "memory_mb", "--memory-mb", true, 1, "memory per task, MiB"},
+        {LimitName::Pids, "pids", "--pids", true, 1, "processes and threads per task"},
+        {LimitName::CpuSeconds, "cpu_seconds", "--cpu-seconds", true, 1, "CPU time per process, seconds"},
+        {LimitName::TimeoutSec, "timeout_sec", "--timeout-sec", true, 1, "wall-clock time per run, seconds"},
+        {LimitName::FileSizeMb, "file_size_mb", "--file-size-mb", true, 1, "largest file a task writes, MiB"},
+        {LimitName::TokensPerMonth, "tokens_per_month", "--tokens-per-month", false, 0,
          "model tokens per calendar month (UTC)"},
+        {LimitName::IdleSleepSec, "idle_sleep_sec", "--idle-sleep-sec", false, 1,
+         "seconds a task may only wait for its user before its sandbox goes (it sleeps until answered)"},
     }};
     return limits;
 }
@@ -35,13 +37,13 @@ std::optional<LimitName> limitByKey(std::string_view key) {
 
 Status checkLimitValue(LimitName name, std::uint64_t value, const std::string& where) {
     const LimitInfo& info = limitInfo(name);
-    const std::uint64_t least = info.sandbox ? 1 : 0;
+    const std::uint64_t least = info.least;
     if (value < least || value > kMaxLimitValue)
         return makeError(ErrorCode::InvalidArgument,
                          where + ": " + std::string(info.key) + " (" + std::string(info.meaning) +
                              ") must be a whole number from " + std::to_string(least) + " to " +
                              std::to_string(kMaxLimitValue) + ", got " + std::to_string(value) +
-                             (info.sandbox && value == 0 ? " (to lift the limit, leave it unset)" : ""));
+                             (least > 0 && value == 0 ? " (to lift the limit, leave it unset)" : ""));
     return Ok{};
 }
 

@@ -2,11 +2,13 @@
 // What a quota can limit, and the limits a task runs with. The sandbox limits carry the sandbox profile's
 // own names and units (SandboxProfile's "limits": memory_mb, pids, cpu_seconds, timeout_sec,
 // file_size_mb), so a request's "limits", a quota and the resolved profile read alike; to these a quota
-// adds max_concurrent (tasks running at once) and tokens_per_month (model tokens per calendar month, UTC).
+// adds max_concurrent (tasks running at once), tokens_per_month (model tokens per calendar month, UTC) and
+// idle_sleep_sec (how long a task may only wait for its user before its sandbox goes: TaskRunner's idle time).
 //
 // A limit is a level's number or unset. Unset does not bind; a set limit always does, and so the sandbox
-// limits are at least 1: the profile reads 0 as "no limit", and a quota of 0 MiB must not become that.
-// max_concurrent and tokens_per_month may be 0 (the user or tenant may run nothing).
+// limits are at least 1: the profile reads 0 as "no limit", and a quota of 0 MiB must not become that; so is
+// idle_sleep_sec, which the control plane reads 0 of as "never". max_concurrent and tokens_per_month may be
+// 0 (the user or tenant may run nothing).
 //
 // The effective limits of a task are, per limit, the smallest of the request, the user's quota and the
 // tenant's quota that is set: a user's quota narrows the tenant's, it never lifts a user above what the
@@ -24,14 +26,24 @@
 
 namespace warren::accounts {
 
-enum class LimitName { MaxConcurrent, MemoryMb, Pids, CpuSeconds, TimeoutSec, FileSizeMb, TokensPerMonth };
-inline constexpr std::size_t kLimitCount = 7;
+enum class LimitName {
+    MaxConcurrent,
+    MemoryMb,
+    Pids,
+    CpuSeconds,
+    TimeoutSec,
+    FileSizeMb,
+    TokensPerMonth,
+    IdleSleepSec,
+};
+inline constexpr std::size_t kLimitCount = 8;
 
 struct LimitInfo {
     LimitName name;
     std::string_view key;  // JSON key and database column
     std::string_view flag; // warrend admin set-quota's option
-    bool sandbox;          // a sandbox limit: a request may ask for it, and it is at least 1
+    bool sandbox;          // a sandbox limit: a request may ask for it
+    std::uint64_t least;   // the smallest value it may hold: 1 where 0 would read as "no limit" to its reader
     std::string_view meaning;
 };
 

@@ -139,6 +139,20 @@ Status Warrend::openControl(const ServeOptions& options) {
             auto dir = accounts::prepareTenantSkillsDir(root, (*owner)->tenantName);
             return dir ? std::vector<std::string>{dir->string()} : std::vector<std::string>();
         };
+        // The owner's quota of idle time, at each launch: a quota the operator lowered since binds the next run.
+        hooks.ownerIdleSleep = [this](const control::TaskRecord& task) -> Result<std::optional<std::uint64_t>> {
+            auto owner = m_accounts->taskOwner(task.id);
+            if (!owner)
+                return owner.error();
+            if (!*owner)
+                return std::optional<std::uint64_t>();
+            auto quotas = m_accounts->quotas((*owner)->userId);
+            if (!quotas)
+                return quotas.error();
+            return accounts::effectiveLimits({}, quotas->user, quotas->tenant)
+                .get(accounts::LimitName::IdleSleepSec)
+                .value;
+        };
         if (m_agents) {
             hooks.cluster.agentAddress = m_agentAddress.substr(4); // without "tcp:"
             hooks.cluster.peer = options.agentPeer;

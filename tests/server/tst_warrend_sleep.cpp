@@ -2,7 +2,8 @@
 // checkpoints and its sandbox goes, its status says `sleeping` and a task_slept event says why; the owner's
 // answer through the approvals API wakes it into a fresh sandbox, where the call is asked and shown once and
 // runs once, and the task finishes. A kill -9 of warrend while the task sleeps loses nothing; a task
-// cancelled asleep takes no answer.
+// cancelled asleep takes no answer. The idle time is the shortest of serve's, the owner's quota and the
+// task's own idle_sleep_sec.
 #include "tests/support/WarrendServer.h"
 
 #include <QDir>
@@ -21,9 +22,9 @@ const QByteArray kScriptAsking = R"({"turns": [
   {"content": "Writing a file no rule allows.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "notes.txt", "content": "asked\n"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt"}}]}]})";
 
-QByteArray taskBody(const QString& upload) {
+QByteArray taskBody(const QString& upload, const json& settings = json::object()) {
     return R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + kScriptAsking +
-           R"(, "presets": ["safe-mode"]})";
+           R"(, "presets": ["safe-mode"], "settings": )" + QByteArray::fromStdString(settings.dump()) + "}";
 }
 
 std::size_t count(const std::vector<json>& events, const std::string& type) {
@@ -57,9 +58,10 @@ private slots:
     void anAnswerWakesASleepingTask();
     void aSleepingTaskSurvivesAKilledServer();
     void aTaskCancelledAsleepTakesNoAnswer();
+    void theShortestOfServerQuotaAndTaskDecides();
 
 private:
-    QString createTask();
+    QString createTask(const QString& user = {}, const json& settings = json::object());
     json untilAsleep(const QString& task, std::vector<json>& events); // the task's record once its run ended
     QString status(const QString& task);
 
@@ -77,7 +79,8 @@ void TestWarrendSleep::initTestCase() {
     QVERIFY2(m_server->start(&error, {"--idle-sleep-sec", "1"}), qPrintable(error));
 }
 
-QString TestWarrendSleep::createTask() {
+QString TestWarrendSleep::createTask(const QString& user, const json& settings) {
+    const QString owner = user.isEmpty() ? m_alice : user;
     static int n = 0;
     const QString dir = m_scratch.path() + "/ws" + QString::number(++n);
     QDir().mkpath(dir);
@@ -85,8 +88,8 @@ QString TestWarrendSleep::createTask() {
     readme.open(QIODevice::WriteOnly);
     readme.write("# project\n");
     readme.close();
-    const QString upload = m_server->upload(m_alice, dir);
-    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_alice, taskBody(upload));
+    const QString upload = m_server->upload(owner, dir);
+    const HttpAnswer created = m_server->request("POST", "/v1/tasks", owner, taskBody(upload, settings));
     if (created.status != 201)
         qWarning() << "create:" << created.status << created.body;
     return QString::fromStdString(created.json().value("id", ""));
@@ -187,6 +190,40 @@ void TestWarrendSleep::aTaskCancelledAsleepTakesNoAnswer() {
     QCOMPARE(m_server->request("GET", approval, m_alice).status, 404);
     QCOMPARE(m_server->request("POST", approval, m_alice, R"({"approved": true})").status, 404);
     QCOMPARE(status(task), QString("cancelled"));
+}
+
+// The idle time is the shortest of serve's, the owner's quota (idle_sleep_sec, the user's or the tenant's)
+// and the task's own setting; each binds alone. Under a server that never puts a task to sleep: the task's
+// own setting puts it to sleep, and a tenant's quota shorter than a task's setting wins over it.
+void TestWarrendSleep::theShortestOfServerQuotaAndTaskDecides() {
+    m_server->stop();
+    QString error;
+    QVERIFY2(m_server->start(&error, {"--idle-sleep-sec", "0"}, true), qPrintable(error));
+    const QString carol = m_server->addUser("carol", "brief");
+    QVERIFY(!carol.isEmpty());
+    const auto quota = m_server->admin({"set-quota", "--tenant", "brief", "--idle-sleep-sec", "1"});
+    QCOMPARE(quota.exitCode, 0);
+    // 0 would read as "never": the quota refuses it, saying how to lift the limit.
+    const auto zero = m_server->admin({"set-quota", "--tenant", "brief", "--idle-sleep-sec", "0"});
+    QVERIFY(zero.exitCode != 0);
+
+    struct Case {
+        QString user;
+        json settings;
+        int idleMs;
+    };
+    for (const Case& each : {Case{m_alice, {{"idle_sleep_sec", 2}}, 2000}, Case{carol, {{"idle_sleep_sec", 30}}, 1000}}) {
+        const QString task = createTask(each.user, each.settings);
+        QVERIFY(!task.isEmpty());
+        const std::vector<json> events = m_server->streamEvents(task, each.user, {});
+        QVERIFY2(!events.empty() && events.back().value("type", "") == "task_slept",
+                 m_server->serverOutput().constData());
+        QCOMPARE(events.back()["data"].value("idle_ms", 0), each.idleMs);
+        QCOMPARE(QString::fromStdString(
+                     m_server->request("GET", "/v1/tasks/" + task, each.user).json().value("status", "")),
+                 QString("sleeping"));
+        QCOMPARE(m_server->request("POST", "/v1/tasks/" + task + "/cancel", each.user).status, 202);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestWarrendSleep)

@@ -481,7 +481,7 @@ private slots:
         QTest::newRow("every key changed") << QStringList{}
                                            << json{{"max_steps", 3},
                                                    {"timeout_per_step_sec", 4},
-                                                   {"token_budget", 5000},
+                                                   {"token_budget", 5000}, {"idle_sleep_sec", 90},
                                                    {"loop_detection", true},
                                                    {"loop_threshold", 4},
                                                    {"memory_threshold_mb", 100},
@@ -534,7 +534,7 @@ private slots:
         const auto defaults = configToJson(AgentConfig{});
         const auto infos = settingInfos();
         QCOMPARE(infos.size(), defaults.size());
-        QCOMPARE(infos.size(), std::size_t{38});
+        QCOMPARE(infos.size(), std::size_t{39});
         for (const auto& info : infos) {
             QVERIFY2(defaults.contains(info.name), info.name.c_str());
             QCOMPARE(text(info.defaultValue), text(defaults[info.name]));

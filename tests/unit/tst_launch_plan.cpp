@@ -598,6 +598,12 @@ void TestLaunchPlan::codexIsNotRunWithoutTheAsksItsSettingsWant() {
     cli.agent = protocol::AgentKind::ClaudeCode;
     cli.provider = "anthropic";
     QVERIFY(validateSpec(cli));
+    // No CLI sleeps while it waits (its question would go with its process): its idle_sleep_sec is refused.
+    TaskSpec sleepy = cli;
+    sleepy.overrides["idle_sleep_sec"] = 60;
+    const auto refused = validateSpec(sleepy);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("idle_sleep_sec: 60") != std::string::npos, refused.error().message.c_str());
     auto claude = planLaunch(task(), cli, environment(), CliInstall{"/x", false, "/opt/warren/cli/x", {}});
     QVERIFY(claude && claude->start.cli);
     QVERIFY(!claude->start.cli->approvalTools.empty());

@@ -40,6 +40,17 @@ class TestTaskSleep : public QObject {
     Q_OBJECT
 
 private slots:
+    // The idle time is the shortest bound that is set (0: not set); none set, the run never sleeps.
+    void theShortestIdleTimeSetBinds() {
+        using std::chrono::milliseconds;
+        QCOMPARE(idleSleepFor({milliseconds(0), milliseconds(0), milliseconds(0)}), milliseconds(0));
+        QCOMPARE(idleSleepFor({milliseconds(300'000), milliseconds(0), milliseconds(0)}), milliseconds(300'000));
+        QCOMPARE(idleSleepFor({milliseconds(0), milliseconds(0), milliseconds(2000)}), milliseconds(2000));
+        QCOMPARE(idleSleepFor({milliseconds(300'000), milliseconds(60'000), milliseconds(120'000)}),
+                 milliseconds(60'000));
+        QCOMPARE(idleSleepFor({milliseconds(300'000), milliseconds(0), milliseconds(900'000)}), milliseconds(300'000));
+    }
+
     // Only the questions' calls are open, at least one question waits, nothing else runs: idle.
     void idleOnlyWhenEveryOpenCallWaits() {
         IdleWait wait;

@@ -117,6 +117,11 @@ void TestLimits::fromJson_data() {
     QTest::newRow("zero-memory") << R"({"memory_mb":0})" << false
                                  << "must be a whole number from 1 to 9223372036854775807, got 0";
     QTest::newRow("zero-pids-quota") << R"({"pids":0})" << true << "leave it unset";
+    QTest::newRow("idle-sleep-quota") << R"({"idle_sleep_sec":60})" << true << "";
+    // 0 would read as "never" to the control plane, lifting the limit it sets.
+    QTest::newRow("zero-idle-sleep-quota") << R"({"idle_sleep_sec":0})" << true << "leave it unset";
+    QTest::newRow("request-idle-sleep") << R"({"idle_sleep_sec":60})" << false
+                                        << "limits.idle_sleep_sec: not a limit a task may ask for";
     QTest::newRow("too-large") << R"({"pids":9223372036854775808})" << true << "got 9223372036854775808";
     QTest::newRow("negative") << R"({"pids":-1})" << false << "must be a whole number or null";
     QTest::newRow("fraction") << R"({"pids":1.5})" << false << "must be a whole number or null";
