@@ -113,6 +113,7 @@ private slots:
     void killedWarrenIsRecoveredAndResumed();
     void cancelFromAnotherProcess();
     void timeoutStopsTheTask();
+    void waitingForTheUserIsNotWorkingTime();
     void sandboxThatCannotBeSetUpExits3();
     void approvalsFollowRulesAndMode();
     void approvalAskedOnTheTerminal();
@@ -313,6 +314,37 @@ void TestControlRun::timeoutStopsTheTask() {
     const json task = taskRecord(data.path());
     QCOMPARE(task.value("status", ""), "failed");
     QCOMPARE(task.value("finish_reason", ""), "timeout");
+}
+
+// Waiting is not working (DESIGN §14): a run that only waits for its user's answer spends none of its
+// --timeout (5 s), so it is still there to fall asleep after its own idle_sleep_sec (8 s) instead of failing
+// on the timeout; the answer on the terminal wakes it, and it finishes.
+void TestControlRun::waitingForTheUserIsNotWorkingTime() {
+    QTemporaryDir data, workspace;
+    const QString script = data.filePath("script.json");
+    writeScript(script, {turn("write_file", {{"path", "answered.txt"}, {"content", "yes\n"}}),
+                         turn("finish", {{"summary", "written"}})});
+    QProcess warren;
+    warren.setProcessEnvironment(warrenEnvironment(data.path()));
+    warren.start(warrenBinary(), {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--timeout", "5",
+                                  "--set", "idle_sleep_sec=8", "--provider", "scripted:" + script, "--workspace",
+                                  workspace.path(), "--data-dir", data.path(), "work"});
+    QByteArray out;
+    QVERIFY(warren.waitForStarted());
+    QVERIFY2(readEventsUntil(warren, [](const json& event) { return event.value("type", "") == "task_slept"; }, &out),
+             out.constData());
+    const auto asleep = parseEvents(out);
+    QCOMPARE(asleep.ofType("task_slept").front().data.value("idle_ms", 0), 8000);
+    // The task's record says so once the run's end is stored, just after its last event.
+    QTRY_COMPARE_WITH_TIMEOUT(taskRecord(data.path()).value("status", ""), "sleeping", 10000);
+    QVERIFY(!QFile::exists(workspace.filePath("answered.txt")));
+
+    warren.write("y\n");
+    QVERIFY(warren.waitForBytesWritten());
+    QVERIFY(warren.waitForFinished(60000));
+    QCOMPARE(warren.exitCode(), 0);
+    QCOMPARE(taskRecord(data.path()).value("status", ""), "succeeded");
+    QCOMPARE(readFile(workspace.filePath("answered.txt")), QString("yes\n"));
 }
 
 void TestControlRun::sandboxThatCannotBeSetUpExits3() {
