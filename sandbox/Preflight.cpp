@@ -529,8 +529,7 @@ PreflightCheck containerLimitsCheck(ContainerEngine engine, const EngineInfo& in
     return check;
 }
 
-PreflightReport runContainerPreflight(ContainerEngine engine, const std::string& image, const SandboxLimits& limits,
-                                      const std::string& enginePath) {
+PreflightReport containerEngineChecks(ContainerEngine engine, const std::string& enginePath) {
     PreflightReport report;
     const std::string name = containerEngineName(engine);
     const char* pathVariable = std::getenv("PATH");
@@ -578,16 +577,32 @@ PreflightReport runContainerPreflight(ContainerEngine engine, const std::string&
                                  "Use an engine built with seccomp (libseccomp) on a kernel with seccomp, or use "
                                  "--backend bwrap."});
 
-    const ProcessOutcome imageOutcome = runCapturing({path, "image", "inspect", "--format", "{{.Id}}", image});
+    return report;
+}
+
+PreflightCheck containerImageCheck(ContainerEngine engine, const std::string& enginePath, const std::string& image) {
+    const std::string name = containerEngineName(engine);
+    const ProcessOutcome imageOutcome = runCapturing({enginePath, "image", "inspect", "--format", "{{.Id}}", image});
     if (succeeded(imageOutcome))
-        report.checks.push_back({"image", Status::Ok, image + " is present (" + trim(imageOutcome.output) + ")", {}});
-    else
-        report.checks.push_back({"image", Status::Failed, image + " is not present locally: " + name +
-                                     " image inspect " + describeOutcome(imageOutcome),
-                                 "Warren never pulls an image on its own: run '" + name + " pull " + image +
-                                     "', or build or import it ('" + name + " load', '" + name + " import'), or pass "
-                                     "another --image."});
-    report.checks.push_back(containerLimitsCheck(engine, *info, limits));
+        return {"image", Status::Ok, image + " is present (" + trim(imageOutcome.output) + ")", {}};
+    return {"image", Status::Failed,
+            image + " is not present locally: " + name + " image inspect " + describeOutcome(imageOutcome),
+            "Warren never pulls an image on its own: run '" + name + " pull " + image + "', or build or import it ('" +
+                name + " load', '" + name + " import'), or pass another --image."};
+}
+
+bool engineAnswered(const PreflightReport& report) {
+    const PreflightCheck* info = report.find("engine info");
+    return info && info->status == Status::Ok;
+}
+
+PreflightReport runContainerPreflight(ContainerEngine engine, const std::string& image, const SandboxLimits& limits,
+                                      const std::string& enginePath) {
+    PreflightReport report = containerEngineChecks(engine, enginePath);
+    if (!engineAnswered(report))
+        return report;
+    report.checks.push_back(containerImageCheck(engine, report.enginePath, image));
+    report.checks.push_back(containerLimitsCheck(engine, report.engine, limits));
     return report;
 }
 

@@ -66,6 +66,11 @@ PreflightReport runPreflight(const std::string& bwrapOverride = {});
 // (the engine can enforce the profile's memory and process limits here).
 PreflightReport runContainerPreflight(ContainerEngine engine, const std::string& image, const SandboxLimits& limits,
                                       const std::string& enginePath = {});
+// Its parts: the engine's own checks ("engine", "engine info", "seccomp"; enginePath and engine set when
+// found and answered), the image's, and whether the engine answered (the other checks need its answer).
+PreflightReport containerEngineChecks(ContainerEngine engine, const std::string& enginePath = {});
+PreflightCheck containerImageCheck(ContainerEngine engine, const std::string& enginePath, const std::string& image);
+bool engineAnswered(const PreflightReport& report);
 // Parses `podman info --format json` or `docker info --format '{{json .}}'`.
 Result<EngineInfo> parseEngineInfo(ContainerEngine engine, const std::string& json);
 // Whether the engine can enforce the limits, and what to do when not.

@@ -2,6 +2,7 @@
 
 #include "sandbox/Preflight.h"
 #include "sandbox/container/ContainerLauncher.h"
+#include "sandbox/container/KeptPreflight.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -167,14 +168,15 @@ Result<std::unique_ptr<SandboxLaunch>> prepareContainerLaunch(SandboxRequest req
         return prepareExplanation(std::move(request), engine);
 
     ContainerOptions options = containerOptions(request, engine);
-    const PreflightReport preflight = runContainerPreflight(engine, options.image, request.profile.limits);
+    const PreflightReport preflight = keptContainerPreflight(engine, options.image, request.profile.limits);
     if (!preflight.ok())
         return makeError(ErrorCode::Unsupported, "the " + backendName(request.backend) +
                                                      " backend cannot run here.\nPreflight:\n" +
                                                      preflight.describe());
     options.enginePath = preflight.enginePath;
     options.rootlessEngine = preflight.engine.rootless;
-    sweepOrphanedContainers(engine, options.enginePath);
+    if (sweepDue(options.enginePath))
+        sweepOrphanedContainers(engine, options.enginePath);
 
     auto scratch = makeContainerScratch();
     if (!scratch)

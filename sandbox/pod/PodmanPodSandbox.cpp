@@ -2,6 +2,7 @@
 
 #include "sandbox/Preflight.h"
 #include "sandbox/container/ContainerLauncher.h"
+#include "sandbox/container/KeptPreflight.h"
 #include "sandbox/container/ContainerSandbox.h"
 #include "sandbox/pod/KubeManifest.h"
 
@@ -320,11 +321,12 @@ Result<std::unique_ptr<SandboxLaunch>> preparePodmanPodLaunch(SandboxRequest req
     }
 
     const PreflightReport preflight =
-        runContainerPreflight(ContainerEngine::Podman, request.image, request.profile.limits);
+        keptContainerPreflight(ContainerEngine::Podman, request.image, request.profile.limits);
     if (!preflight.ok())
         return makeError(ErrorCode::Unsupported,
                          "the kube backend cannot run here.\nPreflight:\n" + preflight.describe());
-    sweepOrphanedPods(preflight.enginePath);
+    if (sweepDue(preflight.enginePath + " pods"))
+        sweepOrphanedPods(preflight.enginePath);
     auto scratch = makeContainerScratch();
     if (!scratch)
         return scratch.error();
