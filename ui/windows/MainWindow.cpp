@@ -711,9 +711,13 @@ void MainWindow::updateHeader() {
     m_buttons["review"]->setEnabled(true);
     m_buttons["apply"]->setEnabled(control::isFinal(task->status));
     m_buttons["open"]->setEnabled(true);
-    m_reply->setRepliable(!active, task->status == TaskStatus::Queued
-                                       ? tr("The task waits for a free slot: wait for it, or Stop it, then reply")
-                                       : tr("The agent is working: wait for it, or Stop it, then reply"));
+    if (m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::DemoRole).toBool())
+        m_reply->setRepliable(false, tr("The demo plays a recorded agent, which cannot answer a reply: set up a "
+                                        "model in Settings and start a task of your own"));
+    else
+        m_reply->setRepliable(!active, task->status == TaskStatus::Queued
+                                           ? tr("The task waits for a free slot: wait for it, or Stop it, then reply")
+                                           : tr("The agent is working: wait for it, or Stop it, then reply"));
     m_side->setActivity(m_timeline->activity(), elapsed);
 }
 
