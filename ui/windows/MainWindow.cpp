@@ -943,14 +943,25 @@ void MainWindow::showAbout() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    std::vector<TaskStatus> statuses;
-    if (m_plane.runsTasksHere())
-        for (int row = 0; row < m_tasks->rowCount(); ++row)
-            statuses.push_back(m_tasks->record(row)->status);
-    const TasksAtQuit tasks = tasksAtQuit(statuses);
-    if (m_quitConfirmed || !tasks.any())
+    if (m_quitConfirmed || !m_plane.runsTasksHere())
         return QMainWindow::closeEvent(event);
     event->ignore();
+    // The tasks as the plane has them now (the list may be a refresh behind).
+    m_plane.tasks(control::within(this, [this](Result<std::vector<TaskRecord>> listed) {
+        std::vector<TaskStatus> statuses;
+        if (!listed) // not known: asked as if one ran, rather than stopping one unasked
+            statuses.push_back(TaskStatus::Running);
+        for (const TaskRecord& task : listed ? *listed : std::vector<TaskRecord>{})
+            statuses.push_back(task.status);
+        askToQuit(tasksAtQuit(statuses));
+    }));
+}
+
+void MainWindow::askToQuit(const TasksAtQuit& tasks) {
+    if (!tasks.any()) {
+        m_quitConfirmed = true;
+        return (void)close();
+    }
     if (auto* asked = findChild<QMessageBox*>("quitQuestion"))
         return asked->raise();
     auto* question = new QMessageBox(QMessageBox::Question, tr("Quit Warren?"), quitQuestionText(tasks),

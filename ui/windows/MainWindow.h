@@ -7,6 +7,7 @@
 #include "app/control/ControlPlane.h"
 #include "app/control/PlaneChooser.h"
 #include "ui/windows/NewTaskBar.h"
+#include "ui/windows/QuitQuestion.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -107,6 +108,7 @@ private:
     void showPlaceholders();
     void showProblem(const QString& message);
     void openSettings(const QString& keyProblem, bool atModel = false);
+    void askToQuit(const TasksAtQuit& tasks); // closes at once when none runs
     void onKeyRejected(const QString& message);
     void applyChanges();
     void review();
