@@ -16,7 +16,9 @@ ProviderConfig modelTestConfig(ProviderConfig config) {
 
 Error modelTestTimedOut(const ProviderConfig& config) {
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(kModelTestTimeout).count();
-    const bool local = config.keyName.empty(); // Ollama, LM Studio, ...
+    const bool local = config.keyName.empty() || config.baseUrl.find("://127.") != std::string::npos ||
+                       config.baseUrl.find("://localhost") != std::string::npos ||
+                       config.baseUrl.find("://[::1]") != std::string::npos; // a server on this computer
     return makeError(ErrorCode::Unavailable,
                      "no answer from the model server at " + config.baseUrl + " within " + std::to_string(seconds) +
                          " s. Check that the server is running there and that the address is right" +

@@ -876,6 +876,8 @@ void TestGuiWindow::firstRunOffersTheDemo() {
     QTRY_VERIFY(desk.window().button("rerun")->isEnabled()); // the header shows the ended task
     QVERIFY(!bar->messageEdit()->isEnabled() && !bar->sendButton()->isEnabled());
     QVERIFY2(bar->sendButton()->toolTip().contains("recorded agent"), qPrintable(bar->sendButton()->toolTip()));
+    QVERIFY2(bar->messageEdit()->placeholderText().contains("recorded agent"), // in the box, not only on hover
+             qPrintable(bar->messageEdit()->placeholderText()));
     const warren::Status replied = desk.plane().reply(id.toStdString(), "now do more");
     QVERIFY(!replied);
     QVERIFY2(replied.error().message.find("scripted demo") != std::string::npos, replied.error().message.c_str());
@@ -924,8 +926,8 @@ void TestGuiWindow::theStopShortcutStopsTheSelectedTask() {
     QTRY_VERIFY(!stop->isEnabled());
 }
 
-// Quit with a task running asks, and says what happens to it; "Keep Warren open" keeps it running, "Quit and
-// stop them" closes the window, and Warren opened again shows the task as the question said: interrupted,
+// Quit with a task running asks, and says what happens to it; "Keep Warren open" keeps it running, "Quit
+// anyway" closes the window, and Warren opened again shows the task as the question said: interrupted,
 // with Resume.
 void TestGuiWindow::quittingWithARunningTaskAsksAndSaysWhatHappens() {
     DesktopFixture desk;

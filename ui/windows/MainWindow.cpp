@@ -968,7 +968,7 @@ void MainWindow::askToQuit(const TasksAtQuit& tasks) {
                                      QMessageBox::NoButton, this);
     question->setObjectName("quitQuestion");
     question->setAttribute(Qt::WA_DeleteOnClose);
-    QPushButton* quit = question->addButton(tr("Quit and stop them"), QMessageBox::DestructiveRole);
+    QPushButton* quit = question->addButton(tr("Quit anyway"), QMessageBox::DestructiveRole);
     quit->setObjectName("quitAnyway");
     QPushButton* stay = question->addButton(tr("Keep Warren open"), QMessageBox::RejectRole);
     stay->setObjectName("keepOpen");

@@ -21,12 +21,14 @@ TasksAtQuit tasksAtQuit(const std::vector<control::TaskStatus>& statuses) {
 
 QString quitQuestionText(const TasksAtQuit& tasks) {
     QStringList said;
-    if (tasks.running > 0)
-        said << (tasks.running == 1 ? tr("A task is running on this computer.")
-                                    : tr("%1 tasks are running on this computer.").arg(tasks.running)) +
-                    ' ' +
-                    tr("Quitting stops them now, with their sandboxes. When Warren opens again each is shown as "
-                       "interrupted, and Resume continues it from its last checkpoint.");
+    if (tasks.running == 1)
+        said << tr("A task is running on this computer. Quitting stops it now, with its sandbox. When Warren opens "
+                   "again it is shown as interrupted, and Resume continues it from its last checkpoint.");
+    else if (tasks.running > 1)
+        said << tr("%1 tasks are running on this computer. Quitting stops them now, with their sandboxes. When "
+                   "Warren opens again each is shown as interrupted, and Resume continues it from its last "
+                   "checkpoint.")
+                    .arg(tasks.running);
     if (tasks.queued > 0)
         said << (tasks.queued == 1 ? tr("A task waiting for a free slot stays queued: it does not start by itself "
                                         "when Warren opens again (Stop it, then Rerun it).")

@@ -115,8 +115,9 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_testResult->setObjectName("testResult");
     m_testResult->setWordWrap(true);
     m_testResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Cancel under the button, not beside it: the result's column keeps its width while a test runs.
     auto* testButtons = new QWidget(modelBox);
-    auto* testButtonsLayout = new QHBoxLayout(testButtons);
+    auto* testButtonsLayout = new QVBoxLayout(testButtons);
     testButtonsLayout->setContentsMargins(0, 0, 0, 0);
     testButtonsLayout->addWidget(m_test);
     testButtonsLayout->addWidget(m_cancelTest);
