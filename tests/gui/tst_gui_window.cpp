@@ -875,8 +875,8 @@ void TestGuiWindow::firstRunOffersTheDemo() {
     warren::ui::ReplyBar* bar = desk.window().replyBar();
     QTRY_VERIFY(desk.window().button("rerun")->isEnabled()); // the header shows the ended task
     QVERIFY(!bar->messageEdit()->isEnabled() && !bar->sendButton()->isEnabled());
-    QVERIFY2(bar->sendButton()->toolTip().contains("recorded agent"), qPrintable(bar->sendButton()->toolTip()));
-    QVERIFY2(bar->messageEdit()->placeholderText().contains("recorded agent"), // in the box, not only on hover
+    QVERIFY2(bar->sendButton()->toolTip().contains("recorded agent: it takes no reply"), qPrintable(bar->sendButton()->toolTip()));
+    QVERIFY2(bar->messageEdit()->placeholderText().contains("recorded agent: it takes no reply"), // in the box, not only on hover
              qPrintable(bar->messageEdit()->placeholderText()));
     const warren::Status replied = desk.plane().reply(id.toStdString(), "now do more");
     QVERIFY(!replied);

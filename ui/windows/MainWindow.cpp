@@ -742,8 +742,7 @@ void MainWindow::updateHeader() {
     m_buttons["apply"]->setEnabled(control::isFinal(task->status));
     m_buttons["open"]->setEnabled(true);
     if (m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::DemoRole).toBool())
-        m_reply->setRepliable(false, tr("The demo plays a recorded agent, which cannot answer a reply: set up a "
-                                        "model in Settings and start a task of your own"));
+        m_reply->setRepliable(false, tr("The demo is a recorded agent: it takes no reply"));
     else
         m_reply->setRepliable(!active, task->status == TaskStatus::Queued
                                            ? tr("The task waits for a free slot: wait for it, or Stop it, then reply")
