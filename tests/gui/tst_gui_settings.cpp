@@ -60,12 +60,15 @@ private:
     std::vector<QTcpSocket*> m_accepted;
 };
 
-// Settings with a compatible server's form filled in for server, as a user would.
-void fillCompatible(SettingsDialog& dialog, const QString& baseUrl, const QString& model) {
-    choose(dialog.findChild<QComboBox*>("provider"), "openai-compatible:");
-    dialog.findChild<QLineEdit*>("baseUrl")->setText(baseUrl);
-    dialog.findChild<QLineEdit*>("modelName")->setText(model);
-    dialog.findChild<QLineEdit*>("apiKey")->setText("sk-typed");
+// Settings shown with a compatible server's form filled in, as a user leaves it before Test connection.
+std::unique_ptr<SettingsDialog> compatibleForm(DesktopFixture& desk, const QString& baseUrl, const QString& model) {
+    auto dialog = std::make_unique<SettingsDialog>(desk.plane());
+    dialog->show();
+    choose(dialog->findChild<QComboBox*>("provider"), "openai-compatible:");
+    dialog->findChild<QLineEdit*>("baseUrl")->setText(baseUrl);
+    dialog->findChild<QLineEdit*>("modelName")->setText(model);
+    dialog->findChild<QLineEdit*>("apiKey")->setText("sk-typed");
+    return dialog;
 }
 
 // Every file of the data directory (warren.db, its WAL, tasks/...) as one blob.
@@ -270,9 +273,8 @@ void TestGuiSettings::aSilentModelServerIsReportedInSeconds() {
     QVERIFY(server.start());
     DesktopFixture desk;
     QVERIFY(desk.open());
-    SettingsDialog dialog(desk.plane());
-    dialog.show();
-    fillCompatible(dialog, server.baseUrl(), "mock-1");
+    auto form = compatibleForm(desk, server.baseUrl(), "mock-1");
+    SettingsDialog& dialog = *form;
     auto* progress = dialog.findChild<QProgressBar*>("testProgress");
     auto* cancel = dialog.findChild<QPushButton*>("cancelTest");
     QVERIFY(!progress->isVisible() && !cancel->isVisible());
@@ -299,9 +301,8 @@ void TestGuiSettings::cancelStopsTheTestAtOnce() {
     QVERIFY(server.start());
     DesktopFixture desk;
     QVERIFY(desk.open());
-    SettingsDialog dialog(desk.plane());
-    dialog.show();
-    fillCompatible(dialog, server.baseUrl(), "mock-1");
+    auto form = compatibleForm(desk, server.baseUrl(), "mock-1");
+    SettingsDialog& dialog = *form;
     QSignalSpy finished(&dialog, &SettingsDialog::testFinished);
     QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
     QTRY_VERIFY(!server.accepted().empty());
@@ -324,9 +325,8 @@ void TestGuiSettings::aMissingModelIsNamedNotSent() {
     QVERIFY(server.start());
     DesktopFixture desk;
     QVERIFY(desk.open());
-    SettingsDialog dialog(desk.plane());
-    dialog.show();
-    fillCompatible(dialog, server.baseUrl(), QString());
+    auto form = compatibleForm(desk, server.baseUrl(), QString());
+    SettingsDialog& dialog = *form;
     QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
     QCOMPARE(dialog.testResult(), QStringLiteral("Type the name of the model to use first."));
     QCOMPARE(dialog.focusWidget(), dialog.findChild<QLineEdit*>("modelName"));

@@ -110,6 +110,7 @@ private slots:
     void networkChoiceAppliesToOneTask();
     void aNetworkQuestionIsAnsweredForTheWorkspace();
     void secretsAreAddedChosenForATaskAndRemoved();
+    void stopEndsTheSandbox_data();
     void stopEndsTheSandbox();
     void resumeContinuesAnInterruptedTask();
     void aReplyContinuesAFinishedTask();
@@ -117,7 +118,6 @@ private slots:
     void theAgentsQuestionWaitsForTheUser();
     void firstRunOffersTheDemo();
     void keyboardShortcutsReachSettingsAndTheNewTaskBar();
-    void theStopShortcutStopsTheSelectedTask();
     void quittingWithARunningTaskAsksAndSaysWhatHappens();
     void helpSaysTheVersion();
     void fitsASmallScreen();
@@ -640,24 +640,39 @@ void TestGuiWindow::secretsAreAddedChosenForATaskAndRemoved() {
     QTRY_VERIFY(offered->isHidden());
 }
 
+void TestGuiWindow::stopEndsTheSandbox_data() {
+    QTest::addColumn<bool>("byKey");
+    QTest::newRow("the Stop button") << false;
+    QTest::newRow("Ctrl+. (Task > Stop)") << true;
+}
+
 void TestGuiWindow::stopEndsTheSandbox() {
+    QFETCH(bool, byKey);
     DesktopFixture desk;
     QVERIFY(desk.open());
     QTemporaryDir workspace;
-    const QByteArray marker = "307.25";
+    const QByteArray marker = byKey ? "311.75" : "307.25";
     desk.useScript({turn("", "shell", {{"command", "sleep " + marker.toStdString()}}),
                     turn("", "finish", {{"summary", "slept"}})});
     const QString id = runFromBar(desk, workspace.path(), "Wait a while");
     QVERIFY(desk.waitEvent(id, "tool_call"));
     QTRY_VERIFY_WITH_TIMEOUT(processRunning(marker), 30000);
     QPushButton* stop = desk.window().button("stop");
-    QTRY_VERIFY(stop->isEnabled());
+    auto* stopAction = desk.window().findChild<QAction*>("stopAction");
+    QTRY_VERIFY(stop->isEnabled() && stopAction->isEnabled());
 
-    QTest::mouseClick(stop, Qt::LeftButton);
+    if (byKey) {
+        desk.window().activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&desk.window()));
+        QTest::keyClick(&desk.window(), Qt::Key_Period, Qt::ControlModifier);
+    } else {
+        QTest::mouseClick(stop, Qt::LeftButton);
+    }
     QVERIFY(desk.waitFinished(id));
     QVERIFY2(desk.status(id) == warren::control::TaskStatus::Cancelled, desk.describe(id).constData());
     QTRY_VERIFY_WITH_TIMEOUT(!processRunning(marker), 30000);
     QVERIFY(!desk.window().button("stop")->isEnabled());
+    QVERIFY(!stopAction->isEnabled());
     QVERIFY(desk.window().button("rerun")->isEnabled());
 }
 
@@ -903,27 +918,6 @@ void TestGuiWindow::keyboardShortcutsReachSettingsAndTheNewTaskBar() {
     QVERIFY(stop);
     QCOMPARE(stop->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Period));
     QVERIFY(!stop->isEnabled());
-}
-
-void TestGuiWindow::theStopShortcutStopsTheSelectedTask() {
-    DesktopFixture desk;
-    QVERIFY(desk.open());
-    QTemporaryDir workspace;
-    const QByteArray marker = "311.75";
-    desk.useScript({turn("", "shell", {{"command", "sleep " + marker.toStdString()}}),
-                    turn("", "finish", {{"summary", "slept"}})});
-    const QString id = runFromBar(desk, workspace.path(), "Wait a while");
-    QVERIFY(desk.waitEvent(id, "tool_call"));
-    QTRY_VERIFY_WITH_TIMEOUT(processRunning(marker), 30000);
-    auto* stop = desk.window().findChild<QAction*>("stopAction");
-    QTRY_VERIFY(stop->isEnabled());
-    desk.window().activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&desk.window()));
-    QTest::keyClick(&desk.window(), Qt::Key_Period, Qt::ControlModifier);
-    QVERIFY(desk.waitFinished(id));
-    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Cancelled, desk.describe(id).constData());
-    QTRY_VERIFY_WITH_TIMEOUT(!processRunning(marker), 30000);
-    QTRY_VERIFY(!stop->isEnabled());
 }
 
 // Quit with a task running asks, and says what happens to it; "Keep Warren open" keeps it running, "Quit
