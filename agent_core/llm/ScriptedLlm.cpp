@@ -1,6 +1,7 @@
 #include "agent_core/llm/ScriptedLlm.h"
 
 #include <algorithm>
+#include <poll.h>
 #include <string>
 
 namespace warren::agent {
@@ -67,14 +68,23 @@ std::vector<protocol::ToolCall> interruptedCalls(const std::vector<protocol::Cha
     return calls;
 }
 
+// The script's pace: the turn arrives that long after it was asked for, or at once when the run is stopped.
+void waitPace(std::chrono::milliseconds pace, const Cancellation& cancellation) {
+    if (pace.count() <= 0 || cancellation.stopRequested())
+        return;
+    pollfd stop{cancellation.fd(), POLLIN, 0};
+    (void)::poll(&stop, cancellation.fd() >= 0 ? 1 : 0, static_cast<int>(pace.count()));
+}
+
 } // namespace
 
 ScriptedLlm::ScriptedLlm(protocol::Script script) : m_script(std::move(script)) {}
 
 Result<protocol::LlmChatResult> ScriptedLlm::chat(const protocol::LlmChatParams& params,
                                                   std::chrono::steady_clock::time_point /*deadline*/,
-                                                  const Cancellation& /*cancellation*/) {
+                                                  const Cancellation& cancellation) {
     std::lock_guard lock(m_mutex);
+    waitPace(m_script.pace, cancellation);
     protocol::LlmChatResult result;
     if (auto retry = interruptedCalls(params.messages); !retry.empty()) {
         result.content = "Running the interrupted call again.";

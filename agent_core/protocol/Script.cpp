@@ -63,6 +63,8 @@ Result<ScriptTurn> readTurn(const json& value, const std::string& where, std::si
     return result;
 }
 
+constexpr std::uint64_t kMaxPaceMs = 60000;
+
 Error located(const std::string& origin, const std::string& message) {
     return makeError(ErrorCode::InvalidArgument, origin + ": " + message);
 }
@@ -101,7 +103,7 @@ Result<Script> parseScript(std::string_view text, std::string origin) {
     const json& root = document.value();
     if (!root.is_object())
         return located(origin, "a script is an object {\"turns\": [...]}, got " + describeJson(root));
-    if (auto keys = checkKeys(root, {"turns", "agents"}, ""); !keys)
+    if (auto keys = checkKeys(root, {"turns", "agents", "pace_ms"}, ""); !keys)
         return located(origin, keys.error().message);
     auto turns = readTurns(root, "turns", "");
     if (!turns)
@@ -110,6 +112,12 @@ Result<Script> parseScript(std::string_view text, std::string origin) {
     Script script;
     script.origin = std::move(origin);
     script.turns = std::move(turns).value();
+    auto pace = getOptionalUint(root, "pace_ms", "");
+    if (!pace)
+        return located(script.origin, pace.error().message);
+    if (pace->value_or(0) > kMaxPaceMs)
+        return located(script.origin, "pace_ms: at most " + std::to_string(kMaxPaceMs) + " (a turn a minute)");
+    script.pace = std::chrono::milliseconds(pace->value_or(0));
     if (const auto agents = root.find("agents"); agents != root.end()) {
         if (!agents->is_object())
             return located(script.origin, "agents: must be an object of sub-agent id -> turns, got " +

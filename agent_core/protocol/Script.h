@@ -5,14 +5,16 @@
 //
 //   {"turns": [{"content": "...", "tool_calls": [{"name": "shell", "arguments": {"command": "ls"}}],
 //               "usage": {"input": 120, "output": 14}}],
-//    "agents": {"agent-1": [turns...]}}
+//    "agents": {"agent-1": [turns...]}, "pace_ms": 900}
 // "agents" (optional) scripts sub-agents: each one's turns, by its id, served by the turns of its own
-// conversation.
+// conversation. "pace_ms" (optional, default 0) is how long each turn takes to arrive, its text streamed
+// over that time: a script a person watches (the demo) shows an agent at work rather than ending at once.
 
 #include "agent_core/protocol/TokenUsage.h"
 #include "agent_core/protocol/ToolCall.h"
 #include "common/Result.h"
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,6 +34,7 @@ struct Script {
     std::string origin; // the file it came from, for error messages
     std::vector<ScriptTurn> turns;
     std::map<std::string, std::vector<ScriptTurn>> agents; // a sub-agent's turns, by its id
+    std::chrono::milliseconds pace{0};                     // how long each turn takes to arrive
     friend bool operator==(const Script&, const Script&) = default;
 
     // The turns of agent (nullopt: the task's own); null when the script has none for it.

@@ -11,6 +11,7 @@
 #include "app/wire/HostSecretBody.h"
 
 #include <QObject>
+#include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +19,9 @@
 #include <vector>
 
 namespace warren::control {
+
+// How long Test connection (ControlPlane::testModel) waits for the model's answer before it says so.
+inline constexpr std::chrono::seconds kModelTestTimeout{10};
 
 // A task's record as the faces show it and `warren export` writes it (task.json); spec is the stored
 // TaskSpec (provider, presets, `demo`, ...), never a key.
@@ -138,7 +142,8 @@ public:
     virtual void deleteHostSecret(const std::string& name, Done<Ok> done) = 0;
     virtual void hasKey(const std::string& keyName, Done<bool> done) = 0;
     // One tiny model call with this provider and model, and key (empty: the stored one), so Settings can
-    // say whether it works before anything runs. done runs once, in context's thread, unless context dies.
+    // say whether it works before anything runs; it gives up after kModelTestTimeout. done runs once, in
+    // context's thread, unless context dies: deleting context abandons the test at once (Cancel).
     virtual void testModel(const std::string& provider, const std::string& model, const std::string& key,
                            QObject* context, std::function<void(Status)> done) = 0;
 
@@ -175,6 +180,9 @@ public:
     // Whether this plane keeps snapshots of its tasks' workspaces (this computer's does; a server's tasks
     // have none here): review and rewind are offered only then.
     virtual bool keepsSnapshots() { return false; }
+    // Whether this plane's tasks run in this process, so that closing it stops them (this computer's: its
+    // running tasks are interrupted, and resumable from their last checkpoint; a server's go on there).
+    virtual bool runsTasksHere() { return false; }
 
 protected:
     // Hands a result to done from the event loop, after the call that produced it has returned.

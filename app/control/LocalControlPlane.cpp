@@ -5,6 +5,7 @@
 #include "app/control/Demo.h"
 #include "app/control/ForkFiles.h"
 #include "app/control/HostSecretIndex.h"
+#include "app/control/ModelTest.h"
 #include "app/control/TaskFork.h"
 #include "app/control/TaskWork.h"
 #include "app/egress/EgressPolicy.h"
@@ -664,7 +665,10 @@ std::string LocalControlPlane::keyStorageWarning() { return secrets().warning();
 std::vector<std::string> LocalControlPlane::presetNames() { return agent::presetNames(); }
 
 Result<std::string> LocalControlPlane::providerKeyName(const std::string& provider) {
-    auto config = parseProviderSpec(provider, "any"); // the key does not depend on the model
+    // The entry's, whatever the URL or model: a form still being filled in has its key name already.
+    if (const KnownProvider* known = findProvider(provider))
+        return std::string(known->keyName);
+    auto config = parseProviderSpec(provider, "any");
     if (!config)
         return config.error();
     return config->keyName;
@@ -685,26 +689,7 @@ void LocalControlPlane::testModel(const std::string& provider, const std::string
     } else {
         config->apiKey = key;
     }
-    // A reply of a few tokens, no retries: the answer is about reaching the model, quickly.
-    config->maxTokens = 8;
-    config->maxRetries = 0;
-    auto created = createProvider(*config, m_network);
-    if (!created)
-        return done(created.error());
-    std::shared_ptr<Provider> held = std::move(*created);
-    protocol::LlmChatParams params;
-    protocol::ChatMessage question;
-    question.role = "user";
-    question.content = "Reply with the word OK.";
-    params.messages.push_back(std::move(question));
-    ChatCall* call = held->chat(params, context);
-    connect(call, &ChatCall::finished, context, [call, held, done = std::move(done)] {
-        call->deleteLater();
-        if (call->result())
-            done(Ok{});
-        else
-            done(call->result().error());
-    });
+    runModelTest(*config, m_network, context, std::move(done));
 }
 
 // The faces' calls: the synchronous forms above, answered from the event loop; those with disk or process

@@ -82,6 +82,7 @@ public:
     Result<std::string> providerKeyName(const std::string& provider) override;
     std::string describe() override { return "local, " + m_data.root; }
     bool keepsSnapshots() override { return true; }
+    bool runsTasksHere() override { return true; }
 
     // The same in this process, answered in the call: for this machine's own commands (the CLI's
     // `secrets`, `diff`, `rewind`) and tests. The same steps as the faces' forms, run in a row.

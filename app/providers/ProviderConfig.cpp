@@ -4,31 +4,18 @@
 #include "app/providers/RequestDialect.h"
 
 #include <algorithm>
-#include <array>
 
 namespace warren::control {
 
 namespace {
 
-struct KnownProvider {
-    const char* name;
-    ProviderConfig::Kind kind;
-    const char* baseUrl;
-    const char* keyName; // empty: a local server without a key
-};
-
-constexpr std::array kKnownProviders{
-    KnownProvider{"openai", ProviderConfig::Kind::OpenAi, "https://api.openai.com/v1", "openai"},
-    KnownProvider{"anthropic", ProviderConfig::Kind::Anthropic, "https://api.anthropic.com", "anthropic"},
-    KnownProvider{"ollama", ProviderConfig::Kind::OpenAi, "http://127.0.0.1:11434/v1", ""},
-    KnownProvider{"lmstudio", ProviderConfig::Kind::OpenAi, "http://127.0.0.1:1234/v1", ""},
-    KnownProvider{"vllm", ProviderConfig::Kind::OpenAi, "http://127.0.0.1:8000/v1", ""},
-    KnownProvider{"llamacpp", ProviderConfig::Kind::OpenAi, "http://127.0.0.1:8080/v1", ""},
-    KnownProvider{"openrouter", ProviderConfig::Kind::OpenAi, "https://openrouter.ai/api/v1", "openrouter"},
-};
-
-const char* const kSpecForms = "scripted:FILE, openai, anthropic, ollama, lmstudio, vllm, llamacpp, openrouter, "
-                               "openai-compatible:URL or anthropic:URL";
+// The forms a --provider value takes, for an error: "scripted:FILE, openai, ..., openai-compatible:URL, anthropic:URL".
+std::string specForms() {
+    std::string forms = "scripted:FILE";
+    for (const KnownProvider& provider : knownProviders())
+        forms += ", " + std::string(provider.spec) + (provider.takesUrl() ? "URL" : "");
+    return forms;
+}
 
 Error usage(const std::string& message) {
     return makeError(ErrorCode::InvalidArgument, message);
@@ -61,9 +48,8 @@ const char* providerKindName(ProviderConfig::Kind kind) {
 
 std::vector<std::string> providerKeyNames() {
     std::vector<std::string> names;
-    for (const KnownProvider& provider : kKnownProviders)
+    for (const KnownProvider& provider : knownProviders())
         names.emplace_back(provider.keyName);
-    names.emplace_back("openai-compatible"); // openai-compatible:URL; anthropic:URL uses "anthropic"'s
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
@@ -82,35 +68,23 @@ Result<ProviderConfig> parseProviderSpec(const std::string& spec, const std::str
         return config;
     }
 
-    bool known = false;
-    for (const KnownProvider& provider : kKnownProviders) {
-        if (spec == provider.name) {
-            config.kind = provider.kind;
-            config.name = provider.name;
-            config.baseUrl = provider.baseUrl;
-            config.keyName = provider.keyName;
-            known = true;
-            break;
-        }
-    }
-    if (!known) {
-        for (const auto& [prefix, kind] : {std::pair{std::string("openai-compatible:"), ProviderConfig::Kind::OpenAi},
-                                           std::pair{std::string("anthropic:"), ProviderConfig::Kind::Anthropic}}) {
-            if (!spec.starts_with(prefix))
-                continue;
-            const std::string url = withoutTrailingSlash(spec.substr(prefix.size()));
-            if (!isHttpUrl(url))
-                return usage("--provider " + prefix + "URL needs an http:// or https:// URL after the colon, got \"" +
-                             spec.substr(prefix.size()) + "\"");
-            config.kind = kind;
-            config.name = prefix.substr(0, prefix.size() - 1);
-            config.baseUrl = url;
-            config.keyName = config.name;
-            known = true;
-        }
-    }
+    const KnownProvider* known = findProvider(spec);
     if (!known)
-        return usage("unknown provider \"" + spec + "\": use one of " + kSpecForms);
+        return usage("unknown provider \"" + spec + "\": use one of " + specForms());
+    config.kind = known->kind;
+    config.keyName = known->keyName;
+    if (known->takesUrl()) {
+        const std::string prefix(known->spec);
+        const std::string url = withoutTrailingSlash(spec.substr(prefix.size()));
+        if (!isHttpUrl(url))
+            return usage("--provider " + prefix + "URL needs an http:// or https:// URL after the colon, got \"" +
+                         spec.substr(prefix.size()) + "\"");
+        config.name = prefix.substr(0, prefix.size() - 1);
+        config.baseUrl = url;
+    } else {
+        config.name = known->spec;
+        config.baseUrl = known->baseUrl;
+    }
     if (model.empty())
         return usage("the " + config.name + " provider needs a model: pass --model NAME");
     config.model = model;

@@ -4,6 +4,7 @@
 // part of anything stored or shown.
 
 #include "app/egress/InsideDestinations.h"
+#include "app/providers/ProviderCatalog.h"
 #include "common/Result.h"
 
 #include <chrono>
@@ -15,7 +16,7 @@
 namespace warren::control {
 
 struct ProviderConfig {
-    enum class Kind { OpenAi, Anthropic, Scripted };
+    using Kind = ProviderKind;
     Kind kind = Kind::Scripted;
     std::string name;        // what the user calls it: "openai", "anthropic", "ollama", "scripted"
     std::string baseUrl;     // OpenAI: ".../v1" (POST {baseUrl}/chat/completions); Anthropic: "https://api.anthropic.com" (POST {baseUrl}/v1/messages)
@@ -38,9 +39,10 @@ struct ProviderConfig {
 
 const char* providerKindName(ProviderConfig::Kind kind); // "openai", "anthropic", "scripted"
 
-// `--provider` values: "scripted:FILE", "openai", "anthropic", "ollama", "lmstudio", "vllm", "llamacpp",
-// "openrouter", or "openai-compatible:URL". Known names get their usual base URL and key name
-// (OPENAI -> "openai", ...); model comes from `--model`. An unknown name is an error listing the known ones.
+// `--provider` values: "scripted:FILE", or one of knownProviders() (ProviderCatalog.h): a name ("openai",
+// "ollama", ...) gets its address and key name from there, a URL form ("openai-compatible:URL",
+// "anthropic:URL") the URL after the colon; model comes from `--model`. An unknown name is an error listing
+// the known ones.
 Result<ProviderConfig> parseProviderSpec(const std::string& spec, const std::string& model);
 
 // Every keyName a spec above can give, once each: "anthropic", "openai", "openai-compatible", "openrouter".

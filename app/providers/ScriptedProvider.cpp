@@ -1,7 +1,7 @@
 #include "app/providers/ScriptedProvider.h"
 
 #include <QFile>
-#include <QMetaObject>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -27,33 +27,43 @@ QStringList streamPieces(const QString& text) {
     return pieces;
 }
 
+// Asynchronous like a real call: the caller connects its slots after chat() returns. With a pace, the
+// reply's pieces come that long apart, as evenly as they divide it, and the call finishes with the last.
 class ScriptedCall : public ChatCall {
 public:
-    ScriptedCall(Result<protocol::LlmChatResult> reply, QObject* parent) : ChatCall(parent), m_reply(std::move(reply)) {
-        // Asynchronous like a real call: the caller connects its slots after chat() returns.
-        QMetaObject::invokeMethod(this, [this] { serve(); }, Qt::QueuedConnection);
+    ScriptedCall(Result<protocol::LlmChatResult> reply, std::chrono::milliseconds pace, QObject* parent)
+        : ChatCall(parent), m_reply(std::move(reply)) {
+        if (m_reply)
+            m_pieces = streamPieces(QString::fromStdString(m_reply->content));
+        m_step.setSingleShot(true);
+        m_step.setInterval(pace / (m_pieces.size() + 1));
+        connect(&m_step, &QTimer::timeout, this, &ScriptedCall::serveNext);
+        m_step.start();
     }
 
     void abort() override {
         m_aborted = true;
+        m_step.stop();
         finish(makeError(ErrorCode::System, "aborted"));
     }
 
 private:
-    void serve() {
+    void serveNext() {
         if (m_aborted)
             return;
-        if (m_reply) {
-            for (const QString& piece : streamPieces(QString::fromStdString(m_reply->content))) {
-                emit delta(piece);
-                if (m_aborted)
-                    return;
-            }
+        if (m_next < m_pieces.size()) {
+            emit delta(m_pieces[m_next++]);
+            if (!m_aborted) // the receiver may abort the call on a piece
+                m_step.start();
+            return;
         }
         finish(std::move(m_reply));
     }
 
     Result<protocol::LlmChatResult> m_reply;
+    QStringList m_pieces;
+    qsizetype m_next = 0;
+    QTimer m_step;
     bool m_aborted = false;
 };
 
@@ -97,7 +107,7 @@ Result<protocol::LlmChatResult> ScriptedProvider::replyTo(const protocol::LlmCha
 }
 
 ChatCall* ScriptedProvider::chat(const protocol::LlmChatParams& params, QObject* parent) {
-    return new ScriptedCall(replyTo(params), parent);
+    return new ScriptedCall(replyTo(params), m_script.pace, parent);
 }
 
 std::string ScriptedProvider::describe() const {

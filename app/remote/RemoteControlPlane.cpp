@@ -581,10 +581,11 @@ Status RemoteControlPlane::saveSettings(const control::Settings& settings) {
 }
 
 Result<std::string> RemoteControlPlane::providerKeyName(const std::string& provider) {
-    auto config = control::parseProviderSpec(provider, "any");
-    if (!config)
-        return config.error();
-    if (config->keyName.empty())
+    // The entry's, whatever the URL: a form still being filled in has its key name already.
+    const control::KnownProvider* known = control::findProvider(provider);
+    if (!known)
+        return control::parseProviderSpec(provider, "any").error();
+    if (!known->needsKey())
         return std::string(); // a local model server's: no key
     // The server keeps a user's keys by the provider's name (PUT /v1/me/provider-keys/NAME).
     return provider.substr(0, provider.find(':'));

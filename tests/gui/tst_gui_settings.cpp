@@ -1,6 +1,7 @@
 // Settings: what is saved comes back after a restart, is what `warren run` uses, and the key goes to the
 // keychain (a real gnome-keyring in a private D-Bus session, tests/support/with-keychain.sh), never to the
 // database; "Test connection" really asks the model server.
+#include "app/providers/ProviderCatalog.h"
 #include "app/secrets/SecretStore.h"
 #include "tests/gui/DesktopFixture.h"
 #include "tests/support/MockLlmServer.h"
@@ -14,6 +15,11 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QTabWidget>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTreeWidget>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -38,6 +44,33 @@ QListWidgetItem* preset(SettingsDialog& dialog, const QString& name) {
     return items.isEmpty() ? nullptr : items.first();
 }
 
+// A model server that accepts every connection and never answers (nor closes): what a hung server or a
+// port held by something else looks like to Test connection.
+class SilentServer : public QTcpServer {
+public:
+    bool start() { return listen(QHostAddress::LocalHost); }
+    QString baseUrl() const { return QString("http://127.0.0.1:%1/v1").arg(serverPort()); }
+    std::vector<QTcpSocket*> accepted() {
+        while (hasPendingConnections())
+            m_accepted.push_back(nextPendingConnection()); // kept open, never written to
+        return m_accepted;
+    }
+
+private:
+    std::vector<QTcpSocket*> m_accepted;
+};
+
+// Settings shown with a compatible server's form filled in, as a user leaves it before Test connection.
+std::unique_ptr<SettingsDialog> compatibleForm(DesktopFixture& desk, const QString& baseUrl, const QString& model) {
+    auto dialog = std::make_unique<SettingsDialog>(desk.plane());
+    dialog->show();
+    choose(dialog->findChild<QComboBox*>("provider"), "openai-compatible:");
+    dialog->findChild<QLineEdit*>("baseUrl")->setText(baseUrl);
+    dialog->findChild<QLineEdit*>("modelName")->setText(model);
+    dialog->findChild<QLineEdit*>("apiKey")->setText("sk-typed");
+    return dialog;
+}
+
 // Every file of the data directory (warren.db, its WAL, tasks/...) as one blob.
 QByteArray everythingStored(const QString& dataDir) {
     QByteArray all;
@@ -59,6 +92,11 @@ private slots:
     void settingsPersistAcrossRestarts();
     void keyLandsInTheKeychainNotTheDatabase();
     void testConnectionAsksTheModel();
+    void setUpAModelLandsOnTheFirstFieldToFill();
+    void eachProviderShowsItsAddressAndAsksForAKeyOnlyIfItNeedsOne();
+    void aSilentModelServerIsReportedInSeconds();
+    void cancelStopsTheTestAtOnce();
+    void aMissingModelIsNamedNotSent();
     void badSettingsAreRefusedWithTheReason();
     void sandboxChoicePersistsAndListsEnginesFound();
     void badImageIsRefused();
@@ -166,6 +204,138 @@ void TestGuiSettings::testConnectionAsksTheModel() {
     QVERIFY(tested.wait(30000));
     QVERIFY2(dialog.testResult().contains("Incorrect API key"), qPrintable(dialog.testResult()));
     QVERIFY(!dialog.testResult().contains("sk-typed-not-saved"));
+}
+
+// "Set up a model…" on the welcome page: Settings open at the model (whichever page was shown), the focus
+// in the provider; once a compatible server is chosen, in its address; once that is typed, the model.
+void TestGuiSettings::setUpAModelLandsOnTheFirstFieldToFill() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTest::mouseClick(desk.window().findChild<QPushButton*>("setUpModel"), Qt::LeftButton);
+    SettingsDialog* dialog = desk.window().settingsDialog();
+    QVERIFY(dialog);
+    auto* tabs = dialog->findChild<QTabWidget*>("settingsTabs");
+    QCOMPARE(tabs->currentWidget(), dialog->findChild<QWidget*>("agentsScroll"));
+    QTRY_COMPARE(dialog->focusWidget(), dialog->findChild<QComboBox*>("provider"));
+    // Asked again while Settings show another page (a submit without a model does): back at the model.
+    tabs->setCurrentWidget(dialog->findChild<QWidget*>("mcpServersBox"));
+    desk.window().showModelSettings();
+    QCOMPARE(desk.window().settingsDialog(), dialog); // the one dialog, raised
+    QCOMPARE(tabs->currentWidget(), dialog->findChild<QWidget*>("agentsScroll"));
+
+    choose(dialog->findChild<QComboBox*>("provider"), "openai-compatible:");
+    QLineEdit* baseUrl = dialog->findChild<QLineEdit*>("baseUrl");
+    QTRY_COMPARE(dialog->focusWidget(), baseUrl);
+    // Once the person types, the focus is theirs: the keychain's late answer does not move it.
+    QTest::keyClicks(baseUrl, "http://127.0.0.1:9/v1");
+    QTRY_VERIFY(!dialog->findChild<QLabel*>("keyState")->text().startsWith("Looking"));
+    QCOMPARE(dialog->focusWidget(), baseUrl);
+    dialog->reject();
+}
+
+// A named provider shows the address its tasks connect to (not editable); a compatible server's field takes
+// one, with an example. The key field is open exactly where the engine will want a key, before any URL is
+// typed too (it used to be greyed out for a compatible server until then, and the test then asked for a key).
+void TestGuiSettings::eachProviderShowsItsAddressAndAsksForAKeyOnlyIfItNeedsOne() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    SettingsDialog dialog(desk.plane());
+    auto* provider = dialog.findChild<QComboBox*>("provider");
+    auto* baseUrl = dialog.findChild<QLineEdit*>("baseUrl");
+    auto* key = dialog.findChild<QLineEdit*>("apiKey");
+    for (const warren::control::KnownProvider& known : warren::control::knownProviders()) {
+        const QString spec = QString::fromUtf8(known.spec.data(), qsizetype(known.spec.size()));
+        const QString address = QString::fromUtf8(known.baseUrl.data(), qsizetype(known.baseUrl.size()));
+        choose(provider, spec);
+        QCOMPARE(provider->currentData().toString(), spec);
+        if (known.takesUrl()) {
+            QVERIFY2(baseUrl->isEnabled() && baseUrl->text().isEmpty(), qPrintable(spec));
+            QCOMPARE(baseUrl->placeholderText(), address);
+        } else {
+            QVERIFY2(!baseUrl->isEnabled(), qPrintable(spec));
+            QCOMPARE(baseUrl->text(), address);
+        }
+        QCOMPARE(key->isEnabled(), known.needsKey());
+        QVERIFY2(dialog.findChild<QLabel*>("keyState")->text().contains("no key needed") != known.needsKey(),
+                 qPrintable(spec + ": " + dialog.findChild<QLabel*>("keyState")->text()));
+    }
+    QCOMPARE(baseUrl->text(), QString()); // the last, an Anthropic-compatible server: nothing typed yet
+    choose(provider, "ollama");
+    QCOMPARE(baseUrl->text(), QStringLiteral("http://127.0.0.1:11434/v1"));
+    choose(provider, "");
+    QVERIFY(!baseUrl->isEnabled() && !key->isEnabled());
+}
+
+// A server that takes the connection and says nothing is reported within the test's time (10 s, not the
+// two minutes a task's call waits), with what to check; meanwhile a busy bar and Cancel show.
+void TestGuiSettings::aSilentModelServerIsReportedInSeconds() {
+    SilentServer server;
+    QVERIFY(server.start());
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    auto form = compatibleForm(desk, server.baseUrl(), "mock-1");
+    SettingsDialog& dialog = *form;
+    auto* progress = dialog.findChild<QProgressBar*>("testProgress");
+    auto* cancel = dialog.findChild<QPushButton*>("cancelTest");
+    QVERIFY(!progress->isVisible() && !cancel->isVisible());
+
+    QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
+    QVERIFY(progress->isVisible() && cancel->isVisible());
+    QVERIFY(!dialog.findChild<QPushButton*>("test")->isEnabled());
+    QVERIFY2(dialog.testResult().startsWith("Asking mock-1 at " + server.baseUrl()), qPrintable(dialog.testResult()));
+    QTRY_VERIFY(!server.accepted().empty()); // it reached the server
+
+    // At most the test's 10 s and a margin for a loaded machine; a task's own call would wait 120 s.
+    QTRY_VERIFY_WITH_TIMEOUT(!progress->isVisible(), 40000);
+    QVERIFY2(dialog.testResult().startsWith("no answer from the model server at " + server.baseUrl() + " within 10 s") &&
+                 dialog.testResult().contains("Check that the server is running there"),
+             qPrintable(dialog.testResult()));
+    QVERIFY(!cancel->isVisible());
+    QVERIFY(dialog.findChild<QPushButton*>("test")->isEnabled());
+}
+
+// Cancel ends the test at once: the form says so, the request is dropped (the server sees the connection
+// close), and no late answer comes.
+void TestGuiSettings::cancelStopsTheTestAtOnce() {
+    SilentServer server;
+    QVERIFY(server.start());
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    auto form = compatibleForm(desk, server.baseUrl(), "mock-1");
+    SettingsDialog& dialog = *form;
+    QSignalSpy finished(&dialog, &SettingsDialog::testFinished);
+    QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
+    QTRY_VERIFY(!server.accepted().empty());
+    QTcpSocket* connection = server.accepted().front();
+
+    QTest::mouseClick(dialog.findChild<QPushButton*>("cancelTest"), Qt::LeftButton);
+    QCOMPARE(dialog.testResult(), QStringLiteral("Test cancelled."));
+    QVERIFY(!dialog.findChild<QProgressBar*>("testProgress")->isVisible());
+    QVERIFY(dialog.findChild<QPushButton*>("test")->isEnabled());
+    QCOMPARE(finished.size(), 1);
+    QTRY_COMPARE(connection->state(), QAbstractSocket::UnconnectedState);
+    QCOMPARE(dialog.testResult(), QStringLiteral("Test cancelled.")); // no answer came after
+    QCOMPARE(finished.size(), 1);
+}
+
+// A form without its model is not sent: the form says what is missing and puts the focus there (the
+// model's own refusal would speak of --model).
+void TestGuiSettings::aMissingModelIsNamedNotSent() {
+    SilentServer server;
+    QVERIFY(server.start());
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    auto form = compatibleForm(desk, server.baseUrl(), QString());
+    SettingsDialog& dialog = *form;
+    QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
+    QCOMPARE(dialog.testResult(), QStringLiteral("Type the name of the model to use first."));
+    QCOMPARE(dialog.focusWidget(), dialog.findChild<QLineEdit*>("modelName"));
+    QVERIFY(!dialog.findChild<QProgressBar*>("testProgress")->isVisible());
+    dialog.findChild<QLineEdit*>("baseUrl")->clear();
+    QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
+    QVERIFY2(dialog.testResult().startsWith("Type the server's address in Base URL first"), qPrintable(dialog.testResult()));
+    QCOMPARE(dialog.focusWidget(), dialog.findChild<QLineEdit*>("baseUrl"));
+    QVERIFY(server.accepted().empty());
 }
 
 void TestGuiSettings::badSettingsAreRefusedWithTheReason() {

@@ -10,6 +10,7 @@
 #include "ui/views/TimelineView.h"
 #include "ui/windows/ReplyBar.h"
 #include "ui/windows/SecretsDialog.h"
+#include "ui/windows/SettingsDialog.h"
 #include "ui/windows/SidePanel.h"
 
 #include <QAction>
@@ -19,10 +20,12 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMessageBox>
 #include <QLineEdit>
 #include <QListView>
 #include <QMenu>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -107,12 +110,16 @@ private slots:
     void networkChoiceAppliesToOneTask();
     void aNetworkQuestionIsAnsweredForTheWorkspace();
     void secretsAreAddedChosenForATaskAndRemoved();
+    void stopEndsTheSandbox_data();
     void stopEndsTheSandbox();
     void resumeContinuesAnInterruptedTask();
     void aReplyContinuesAFinishedTask();
     void aSubAgentsWorkIsFoldedIntoItsCard();
     void theAgentsQuestionWaitsForTheUser();
     void firstRunOffersTheDemo();
+    void keyboardShortcutsReachSettingsAndTheNewTaskBar();
+    void quittingWithARunningTaskAsksAndSaysWhatHappens();
+    void helpSaysTheVersion();
     void fitsASmallScreen();
     void aLongTaskOpensAtItsEndAndPagesInAsTheUserScrollsUp();
 };
@@ -630,24 +637,39 @@ void TestGuiWindow::secretsAreAddedChosenForATaskAndRemoved() {
     QTRY_VERIFY(offered->isHidden());
 }
 
+void TestGuiWindow::stopEndsTheSandbox_data() {
+    QTest::addColumn<bool>("byKey");
+    QTest::newRow("the Stop button") << false;
+    QTest::newRow("Ctrl+. (Task > Stop)") << true;
+}
+
 void TestGuiWindow::stopEndsTheSandbox() {
+    QFETCH(bool, byKey);
     DesktopFixture desk;
     QVERIFY(desk.open());
     QTemporaryDir workspace;
-    const QByteArray marker = "307.25";
+    const QByteArray marker = byKey ? "311.75" : "307.25";
     desk.useScript({turn("", "shell", {{"command", "sleep " + marker.toStdString()}}),
                     turn("", "finish", {{"summary", "slept"}})});
     const QString id = runFromBar(desk, workspace.path(), "Wait a while");
     QVERIFY(desk.waitEvent(id, "tool_call"));
     QTRY_VERIFY_WITH_TIMEOUT(processRunning(marker), 30000);
     QPushButton* stop = desk.window().button("stop");
-    QTRY_VERIFY(stop->isEnabled());
+    auto* stopAction = desk.window().findChild<QAction*>("stopAction");
+    QTRY_VERIFY(stop->isEnabled() && stopAction->isEnabled());
 
-    QTest::mouseClick(stop, Qt::LeftButton);
+    if (byKey) {
+        desk.window().activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&desk.window()));
+        QTest::keyClick(&desk.window(), Qt::Key_Period, Qt::ControlModifier);
+    } else {
+        QTest::mouseClick(stop, Qt::LeftButton);
+    }
     QVERIFY(desk.waitFinished(id));
     QVERIFY2(desk.status(id) == warren::control::TaskStatus::Cancelled, desk.describe(id).constData());
     QTRY_VERIFY_WITH_TIMEOUT(!processRunning(marker), 30000);
     QVERIFY(!desk.window().button("stop")->isEnabled());
+    QVERIFY(!stopAction->isEnabled());
     QVERIFY(desk.window().button("rerun")->isEnabled());
 }
 
@@ -847,6 +869,11 @@ void TestGuiWindow::firstRunOffersTheDemo() {
     QVERIFY(submitted.wait(30000));
     QCOMPARE(submitted.size(), 1);
     const QString id = submitted.first().first().toString();
+    // Live: the agent's first tool call shows while the demo still runs (its script is paced, about a
+    // second a step), and the reply box is closed meanwhile.
+    QTRY_VERIFY_WITH_TIMEOUT(!itemsOf(*desk.window().timeline(), Kind::ToolCall).empty(), 60000);
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Running, desk.describe(id).constData());
+    QVERIFY(!desk.window().replyBar()->messageEdit()->isEnabled());
     QVERIFY(desk.waitFinished(id));
     QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
     auto* tasks = desk.window().taskList();
@@ -854,6 +881,89 @@ void TestGuiWindow::firstRunOffersTheDemo() {
     QVERIFY(row.data(warren::ui::TaskListModel::DemoRole).toBool());
     QVERIFY(row.data().toString().startsWith("Demo: "));
     QVERIFY(!itemsOf(*desk.window().timeline(), Kind::FileChange).empty());
+
+    // The demo's recording has no turn for a reply: the box stays closed and says why, and a reply sent
+    // anyway (warren reply, another face) is refused, leaving the demo as it ended.
+    warren::ui::ReplyBar* bar = desk.window().replyBar();
+    QTRY_VERIFY(desk.window().button("rerun")->isEnabled()); // the header shows the ended task
+    QVERIFY(!bar->messageEdit()->isEnabled() && !bar->sendButton()->isEnabled());
+    QVERIFY2(bar->sendButton()->toolTip().contains("recorded agent: it takes no reply"), qPrintable(bar->sendButton()->toolTip()));
+    QVERIFY2(bar->messageEdit()->placeholderText().contains("recorded agent: it takes no reply"), // in the box, not only on hover
+             qPrintable(bar->messageEdit()->placeholderText()));
+    const warren::Status replied = desk.plane().reply(id.toStdString(), "now do more");
+    QVERIFY(!replied);
+    QVERIFY2(replied.error().message.find("scripted demo") != std::string::npos, replied.error().message.c_str());
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
+}
+
+// Ctrl+, opens Settings; Ctrl+N puts the typing in the new-task bar; Stop's key is off without a task.
+void TestGuiWindow::keyboardShortcutsReachSettingsAndTheNewTaskBar() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    desk.window().activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&desk.window()));
+    QTest::keyClick(&desk.window(), Qt::Key_Comma, Qt::ControlModifier);
+    QTRY_VERIFY(desk.window().settingsDialog() && desk.window().settingsDialog()->isVisible());
+    desk.window().settingsDialog()->reject();
+    QTRY_VERIFY(!desk.window().settingsDialog()); // closed, and deleted
+    desk.window().activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&desk.window()));
+    desk.window().findChild<QListView*>("tasks")->setFocus();
+    QTest::keyClick(&desk.window(), Qt::Key_N, Qt::ControlModifier);
+    QTRY_COMPARE(QApplication::focusWidget(), desk.window().newTaskBar()->promptEdit());
+    auto* stop = desk.window().findChild<QAction*>("stopAction");
+    QVERIFY(stop);
+    QCOMPARE(stop->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Period));
+    QVERIFY(!stop->isEnabled());
+}
+
+// Quit with a task running asks, and says what happens to it; "Keep Warren open" keeps it running, "Quit
+// anyway" closes the window, and Warren opened again shows the task as the question said: interrupted,
+// with Resume.
+void TestGuiWindow::quittingWithARunningTaskAsksAndSaysWhatHappens() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    QTemporaryDir workspace;
+    desk.useScript({turn("", "shell", {{"command", "echo begun > begun.txt && sleep 313.5"}}),
+                    turn("", "finish", {{"summary", "slept"}})});
+    const QString id = runFromBar(desk, workspace.path(), "Wait a while");
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(workspace.filePath("begun.txt")), 60000);
+    QTRY_VERIFY(desk.window().button("stop")->isEnabled()); // the list knows it runs
+
+    desk.window().findChild<QAction*>("quitAction")->trigger();
+    QMessageBox* question = nullptr;
+    QTRY_VERIFY((question = desk.window().findChild<QMessageBox*>("quitQuestion")) && question->isVisible());
+    QVERIFY2(question->text().contains("A task is running on this computer") &&
+                 question->text().contains("interrupted") && question->text().contains("Resume continues it"),
+             qPrintable(question->text()));
+    QTest::mouseClick(question->findChild<QPushButton*>("keepOpen"), Qt::LeftButton);
+    QTRY_VERIFY(!desk.window().findChild<QMessageBox*>("quitQuestion"));
+    QVERIFY(desk.window().isVisible());
+    QCOMPARE(desk.status(id), warren::control::TaskStatus::Running);
+
+    desk.window().findChild<QAction*>("quitAction")->trigger();
+    QTRY_VERIFY((question = desk.window().findChild<QMessageBox*>("quitQuestion")) && question->isVisible());
+    QTest::mouseClick(question->findChild<QPushButton*>("quitAnyway"), Qt::LeftButton);
+    QTRY_VERIFY(!desk.window().isVisible());
+
+    desk.close();
+    QVERIFY(desk.open());
+    QVERIFY2(desk.status(id) == warren::control::TaskStatus::Interrupted, desk.describe(id).constData());
+    QTRY_VERIFY(desk.window().taskList()->rowOf(id.toStdString()) >= 0);
+    desk.window().selectTask(id);
+    QVERIFY(desk.window().button("resume")->isEnabled());
+}
+
+void TestGuiWindow::helpSaysTheVersion() {
+    DesktopFixture desk;
+    QVERIFY(desk.open());
+    desk.window().findChild<QAction*>("aboutAction")->trigger();
+    QMessageBox* about = nullptr;
+    QTRY_VERIFY((about = desk.window().findChild<QMessageBox*>("aboutWarren")) && about->isVisible());
+    QVERIFY2(QRegularExpression("Warren \\d+\\.\\d+\\.\\d+").match(about->text()).hasMatch(), qPrintable(about->text()));
+    QVERIFY2(about->text().contains(desk.dataDir()), qPrintable(about->text())); // which plane: this data directory
+    // Nothing is offered that this build does not have: no manual is installed beside it.
+    QVERIFY2(!about->text().contains("man warren"), qPrintable(about->text()));
 }
 
 // On an 800×600 screen the whole window fits: nothing of it needs more width or height than the screen has

@@ -3,6 +3,7 @@ foreach(test tst_sse_parser tst_openai_stream tst_anthropic_stream tst_request_b
              tst_provider_config)
     warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_providers LABELS unit)
 endforeach()
+warren_add_test(tst_provider_catalog SOURCES tst_provider_catalog.cpp LIBS warren_providers LABELS unit)
 find_package(Qt6 6.4 REQUIRED COMPONENTS Network)
 warren_add_test(tst_providers_http SOURCES tst_providers_http.cpp
                 LIBS warren_providers warren_mock_llm Qt6::Network LABELS integration)

@@ -4,6 +4,7 @@
 #include "app/providers/Provider.h"
 #include "app/providers/ScriptedProvider.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -46,6 +47,7 @@ private slots:
     void scriptedTurnFollowsTheConversation();
     void scriptedCallStreamsThenFinishes();
     void scriptedCallCanBeAborted();
+    void pacedScriptedCallTakesItsPace();
     void httpFailureText_data();
     void httpFailureText();
 };
@@ -219,6 +221,26 @@ void TestProviderConfig::scriptedCallCanBeAborted() {
     QCoreApplication::processEvents();
     QCOMPARE(deltas.count(), 0);
     QCOMPARE(finished.count(), 1);
+}
+
+// A script with a pace (the demo's) streams each reply over that time: its pieces come apart, the call
+// finishes after the last, no sooner than the pace (a timer never fires early by more than Qt's 5%).
+void TestProviderConfig::pacedScriptedCallTakesItsPace() {
+    auto script = warren::protocol::parseScript(kScript, "demo.json");
+    script->pace = std::chrono::milliseconds(400);
+    ScriptedProvider provider(script.value());
+    QObject owner;
+    QElapsedTimer clock;
+    clock.start();
+    ChatCall* call = provider.chat(withAssistantTurns(0), &owner);
+    QSignalSpy deltas(call, &ChatCall::delta);
+    QSignalSpy finished(call, &ChatCall::finished);
+    QVERIFY(deltas.wait(5000));
+    QCOMPARE(finished.count(), 0); // the first piece is not the whole reply
+    QVERIFY(finished.wait(5000));
+    QVERIFY(deltas.count() >= 2);
+    QVERIFY2(clock.elapsed() >= 380, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY(call->result().ok());
 }
 
 void TestProviderConfig::httpFailureText_data() {

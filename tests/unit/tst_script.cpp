@@ -161,6 +161,18 @@ private slots:
             << "s.json: agents.agent-1[1]: must be an object, got the integer 7";
     }
 
+    void paceIsReadAndBounded() {
+        QCOMPARE(parseScript(R"({"turns":[{"content":"c"}]})", "s.json")->pace, std::chrono::milliseconds(0));
+        QCOMPARE(parseScript(R"({"turns":[{"content":"c"}],"pace_ms":900})", "s.json")->pace,
+                 std::chrono::milliseconds(900));
+        const auto tooSlow = parseScript(R"({"turns":[{"content":"c"}],"pace_ms":60001})", "s.json");
+        QVERIFY(!tooSlow);
+        QCOMPARE(QString::fromStdString(tooSlow.error().message), QString("s.json: pace_ms: at most 60000 (a turn a minute)"));
+        const auto text = parseScript(R"({"turns":[{"content":"c"}],"pace_ms":"slow"})", "s.json");
+        QVERIFY(!text);
+        QVERIFY2(text.error().message.starts_with("s.json: pace_ms"), text.error().message.c_str());
+    }
+
     void scriptsSubAgents() {
         const auto script = parseScript(
             R"({"turns":[{"content":"a"}],"agents":{"agent-2":[{"tool_calls":[{"name":"finish","arguments":{}}]}]}})",

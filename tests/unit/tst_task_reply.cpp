@@ -49,6 +49,10 @@ private slots:
         QTest::newRow("queued") << QString("queued") << true << "task t-1 is queued; wait for it or cancel it";
         QTest::newRow("no checkpoint") << QString("failed") << false
                                        << "task t-1 cannot be continued: its agent left no checkpoint";
+        QTest::newRow("the demo, ended") << QString("demo:succeeded") << true
+                                         << "task t-1 is the scripted demo: it plays a recorded agent";
+        QTest::newRow("the demo, stopped") << QString("demo:cancelled") << true
+                                           << "task t-1 is the scripted demo";
     }
     void tasks() {
         QFETCH(QString, status);
@@ -56,6 +60,10 @@ private slots:
         QFETCH(QString, error);
         TaskRecord task;
         task.id = "t-1";
+        if (status.startsWith("demo:")) {
+            status = status.mid(5);
+            task.spec = R"({"demo": true})";
+        }
         task.status = taskStatusFromName(status.toStdString()).value();
         const Status checked = checkRepliable(task, checkpoint);
         QCOMPARE(bool(checked), error.isEmpty());

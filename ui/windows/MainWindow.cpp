@@ -13,6 +13,7 @@
 #include "ui/windows/ApplyChangesDialog.h"
 #include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/ForkDialog.h"
+#include "ui/windows/QuitQuestion.h"
 #include "ui/windows/ReplyBar.h"
 #include "ui/windows/ReviewDialog.h"
 #include "ui/windows/RewindDialog.h"
@@ -21,6 +22,7 @@
 #include "ui/windows/SidePanel.h"
 
 #include <QApplication>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDesktopServices>
 #include <QFileDialog>
@@ -31,6 +33,7 @@
 #include <QListView>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
 #include <QSplitter>
@@ -177,7 +180,8 @@ MainWindow::MainWindow(control::ControlPlane& plane, QWidget* parent)
     m_demoButton->setObjectName("demo");
     connect(m_demoButton, &QPushButton::clicked, this, &MainWindow::runDemo);
     auto* setUp = new QPushButton(tr("Set up a model…"), m_welcome);
-    connect(setUp, &QPushButton::clicked, this, &MainWindow::showSettings);
+    setUp->setObjectName("setUpModel");
+    connect(setUp, &QPushButton::clicked, this, &MainWindow::showModelSettings);
     auto* welcomeButtons = new QHBoxLayout();
     welcomeButtons->addStretch(1);
     welcomeButtons->addWidget(m_demoButton);
@@ -270,12 +274,34 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&Warren"));
-    file->addAction(tr("&New task"), QKeySequence::New, this, [this] { m_newTask->promptEdit()->setFocus(); });
+    QAction* newTask = file->addAction(tr("&New task"), QKeySequence::New, this, [this] {
+        bringToFront();
+        m_newTask->promptEdit()->setFocus(Qt::ShortcutFocusReason);
+    });
+    newTask->setObjectName("newTaskAction");
     file->addAction(tr("Run the &demo"), this, &MainWindow::runDemo);
-    file->addAction(tr("&Settings…"), QKeySequence::Preferences, this, &MainWindow::showSettings);
+    QAction* settings = file->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
+    settings->setObjectName("settingsAction");
+    // Ctrl+, as in most desktop apps; the platform's own key for preferences too, where it has one.
+    QList<QKeySequence> settingsKeys{QKeySequence(Qt::CTRL | Qt::Key_Comma)};
+    for (const QKeySequence& key : QKeySequence::keyBindings(QKeySequence::Preferences))
+        if (!settingsKeys.contains(key))
+            settingsKeys << key;
+    settings->setShortcuts(settingsKeys);
     file->addAction(tr("S&ecrets for hosts…"), this, &MainWindow::showSecrets);
     file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close); // asks first while tasks run here
+    quit->setObjectName("quitAction");
+    quit->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Q)});
+
+    QMenu* task = menuBar()->addMenu(tr("&Task"));
+    m_stopAction = task->addAction(tr("&Stop"), this, [this] { m_buttons["stop"]->click(); });
+    m_stopAction->setObjectName("stopAction");
+    m_stopAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    m_stopAction->setEnabled(m_buttons["stop"]->isEnabled());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Warren"), this, &MainWindow::showAbout)->setObjectName("aboutAction");
 
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         m_tray = new QSystemTrayIcon(windowIcon(), this);
@@ -352,7 +378,7 @@ void MainWindow::buildControls() {
         m_buttons[name] = button;
         return button;
     };
-    connect(make("stop", tr("Stop"), tr("Cancel the task: its sandbox is stopped")), &QPushButton::clicked, this, [this] {
+    connect(make("stop", tr("Stop"), tr("Cancel the task: its sandbox is stopped (Ctrl+.)")), &QPushButton::clicked, this, [this] {
         const std::string taskId = m_selected.toStdString();
         m_plane.cancel(taskId, control::within(this, [this, taskId](Status stopped) {
             if (!stopped)
@@ -690,6 +716,8 @@ void MainWindow::updateHeader() {
         m_status->clear();
         for (auto& [name, button] : m_buttons)
             button->setEnabled(false);
+        if (m_stopAction)
+            m_stopAction->setEnabled(false);
         m_reply->setRepliable(false, tr("Select a task to reply to it"));
         return;
     }
@@ -704,6 +732,8 @@ void MainWindow::updateHeader() {
     m_status->setToolTip(qs(task->error));
     const bool active = task->status == TaskStatus::Running || task->status == TaskStatus::Queued;
     m_buttons["stop"]->setEnabled(active);
+    if (m_stopAction)
+        m_stopAction->setEnabled(active);
     m_buttons["resume"]->setEnabled(task->status == TaskStatus::Paused || task->status == TaskStatus::Interrupted ||
                                     task->status == TaskStatus::Sleeping || task->status == TaskStatus::Failed);
     m_buttons["rerun"]->setEnabled(!active);
@@ -711,9 +741,12 @@ void MainWindow::updateHeader() {
     m_buttons["review"]->setEnabled(true);
     m_buttons["apply"]->setEnabled(control::isFinal(task->status));
     m_buttons["open"]->setEnabled(true);
-    m_reply->setRepliable(!active, task->status == TaskStatus::Queued
-                                       ? tr("The task waits for a free slot: wait for it, or Stop it, then reply")
-                                       : tr("The agent is working: wait for it, or Stop it, then reply"));
+    if (m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::DemoRole).toBool())
+        m_reply->setRepliable(false, tr("The demo is a recorded agent: it takes no reply"));
+    else
+        m_reply->setRepliable(!active, task->status == TaskStatus::Queued
+                                           ? tr("The task waits for a free slot: wait for it, or Stop it, then reply")
+                                           : tr("The agent is working: wait for it, or Stop it, then reply"));
     m_side->setActivity(m_timeline->activity(), elapsed);
 }
 
@@ -814,7 +847,7 @@ void MainWindow::submit(const NewTaskBar::Request& request) {
         return showProblem(qs(settings.error().message));
     if (settings->provider.empty()) {
         statusBar()->showMessage(tr("Set up a model first (or run the scripted demo from the Warren menu)."), 10000);
-        showSettings();
+        showModelSettings();
         return;
     }
     control::TaskSpec spec;
@@ -884,6 +917,68 @@ void MainWindow::runDemo() {
 
 void MainWindow::showSettings() { openSettings({}); }
 
+void MainWindow::showModelSettings() { openSettings({}, /*atModel=*/true); }
+
+void MainWindow::showAbout() {
+    if (auto* shown = findChild<QMessageBox*>("aboutWarren"))
+        return shown->raise();
+    auto* about = new QMessageBox(QMessageBox::NoIcon, tr("About Warren"), QString(), QMessageBox::Close, this);
+    about->setObjectName("aboutWarren");
+    about->setAttribute(Qt::WA_DeleteOnClose);
+    about->setIconPixmap(windowIcon().pixmap(64, 64));
+    about->setTextFormat(Qt::RichText);
+    about->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    QString text = tr("<h3>Warren %1</h3><p>Runs AI agents in a sandbox and shows everything they do.</p>"
+                      "<p>This window drives: %2</p>")
+                       .arg(QStringLiteral(WARREN_VERSION), qs(m_plane.describe()).toHtmlEscaped());
+    // Only what this installation has: the manual the package installs, the home page the build names.
+    const QString manual = QApplication::applicationDirPath() + QStringLiteral("/../share/man/man1/warren.1.gz");
+    if (QFileInfo::exists(manual))
+        text += tr("<p>The manual: run <code>man warren</code> in a terminal.</p>");
+    if (const QString home = QStringLiteral(WARREN_HOMEPAGE); !home.isEmpty())
+        text += tr("<p>Documentation: <a href=\"%1\">%1</a></p>").arg(home.toHtmlEscaped());
+    about->setText(text);
+    about->open();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (m_quitConfirmed || !m_plane.runsTasksHere())
+        return QMainWindow::closeEvent(event);
+    event->ignore();
+    // The tasks as the plane has them now (the list may be a refresh behind).
+    m_plane.tasks(control::within(this, [this](Result<std::vector<TaskRecord>> listed) {
+        std::vector<TaskStatus> statuses;
+        if (!listed) // not known: asked as if one ran, rather than stopping one unasked
+            statuses.push_back(TaskStatus::Running);
+        for (const TaskRecord& task : listed ? *listed : std::vector<TaskRecord>{})
+            statuses.push_back(task.status);
+        askToQuit(tasksAtQuit(statuses));
+    }));
+}
+
+void MainWindow::askToQuit(const TasksAtQuit& tasks) {
+    if (!tasks.any()) {
+        m_quitConfirmed = true;
+        return (void)close();
+    }
+    if (auto* asked = findChild<QMessageBox*>("quitQuestion"))
+        return asked->raise();
+    auto* question = new QMessageBox(QMessageBox::Question, tr("Quit Warren?"), quitQuestionText(tasks),
+                                     QMessageBox::NoButton, this);
+    question->setObjectName("quitQuestion");
+    question->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton* quit = question->addButton(tr("Quit anyway"), QMessageBox::DestructiveRole);
+    quit->setObjectName("quitAnyway");
+    QPushButton* stay = question->addButton(tr("Keep Warren open"), QMessageBox::RejectRole);
+    stay->setObjectName("keepOpen");
+    question->setDefaultButton(stay);
+    connect(quit, &QPushButton::clicked, this, [this] {
+        m_quitConfirmed = true;
+        close();
+    });
+    question->open(); // window-modal, no loop of its own
+}
+
 void MainWindow::setPlaneChooser(control::PlaneChooser* chooser, control::PlaneChoice opened) {
     m_chooser = chooser;
     m_opened = std::move(opened);
@@ -891,7 +986,7 @@ void MainWindow::setPlaneChooser(control::PlaneChooser* chooser, control::PlaneC
 
 SettingsDialog* MainWindow::settingsDialog() const { return m_settingsDialog.data(); }
 
-void MainWindow::openSettings(const QString& keyProblem) {
+void MainWindow::openSettings(const QString& keyProblem, bool atModel) {
     SettingsDialog* dialog = m_settingsDialog.data();
     if (dialog) {
         dialog->raise();
@@ -911,6 +1006,8 @@ void MainWindow::openSettings(const QString& keyProblem) {
     }
     if (ControlPlaneBox* box = dialog->controlPlaneBox(); box && !keyProblem.isEmpty())
         box->askForKey(keyProblem);
+    else if (atModel)
+        dialog->showModelSection();
 }
 
 void MainWindow::onKeyRejected(const QString& message) {

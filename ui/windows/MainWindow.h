@@ -7,6 +7,7 @@
 #include "app/control/ControlPlane.h"
 #include "app/control/PlaneChooser.h"
 #include "ui/windows/NewTaskBar.h"
+#include "ui/windows/QuitQuestion.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -52,6 +53,9 @@ public:
     void bringToFront();
     void runDemo();
     void showSettings();
+    // "Set up a model…": Settings at the model, the focus in the first field to fill.
+    void showModelSettings();
+    void showAbout(); // Help > About Warren
     // Settings then offer the choice of control plane, and a refused key asks for a new one there.
     // opened: the plane this window has (kind and server).
     void setPlaneChooser(control::PlaneChooser* chooser, control::PlaneChoice opened);
@@ -73,6 +77,11 @@ public:
     void loadEarlier(); // the page before the first event shown (the timeline asks when its top shows)
     // For tests: whether the selected task's earlier events are still being counted for the side panel.
     bool countingEarlier() const { return m_counting; }
+
+protected:
+    // Quitting (the window closed, or Quit) while this computer's tasks run asks first, saying what
+    // happens to them (QuitQuestion).
+    void closeEvent(QCloseEvent* event) override;
 
 signals:
     void taskSubmitted(const QString& taskId);
@@ -98,7 +107,8 @@ private:
     void notify(const QString& title, const QString& message, const QString& taskId);
     void showPlaceholders();
     void showProblem(const QString& message);
-    void openSettings(const QString& keyProblem);
+    void openSettings(const QString& keyProblem, bool atModel = false);
+    void askToQuit(const TasksAtQuit& tasks); // closes at once when none runs
     void onKeyRejected(const QString& message);
     void applyChanges();
     void review();
@@ -133,6 +143,8 @@ private:
     control::PlaneChoice m_opened;
     QPointer<SettingsDialog> m_settingsDialog;
     QPointer<SecretsDialog> m_secretsDialog;
+    QAction* m_stopAction = nullptr; // Task > Stop, enabled with the Stop button
+    bool m_quitConfirmed = false;    // the user answered the quit question: close for real
     bool m_askedForKey = false; // a refused key opens Settings once; afterwards the status bar says it
 
     QString m_selected;

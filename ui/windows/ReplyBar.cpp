@@ -11,13 +11,13 @@ ReplyBar::ReplyBar(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 4, 0, 0);
     m_message = new QLineEdit(this);
     m_message->setObjectName("reply");
-    m_message->setPlaceholderText(tr("Reply to the agent: what should it do next? (Enter sends it)"));
     connect(m_message, &QLineEdit::returnPressed, this, &ReplyBar::send);
     m_send = new QPushButton(tr("Send"), this);
     m_send->setObjectName("send");
     connect(m_send, &QPushButton::clicked, this, &ReplyBar::send);
     layout->addWidget(m_message, 1);
     layout->addWidget(m_send);
+    setRepliable(true);
 }
 
 void ReplyBar::setRepliable(bool repliable, const QString& whyNot) {
@@ -27,6 +27,8 @@ void ReplyBar::setRepliable(bool repliable, const QString& whyNot) {
         part->setToolTip(tip);
     }
     setToolTip(tip); // a disabled child shows its parent's tooltip
+    // Why not, in the box itself: a tooltip is found only by hovering.
+    m_message->setPlaceholderText(repliable ? tr("Reply to the agent: what should it do next? (Enter sends it)") : whyNot);
 }
 
 void ReplyBar::clearMessage() { m_message->clear(); }

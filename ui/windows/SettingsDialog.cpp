@@ -6,6 +6,8 @@
 #include "ui/windows/AgentChoices.h"
 #include "ui/windows/SandboxChoices.h"
 
+#include "app/providers/ProviderCatalog.h"
+
 #include <algorithm>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -16,6 +18,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
@@ -27,26 +30,6 @@
 namespace warren::ui {
 
 namespace {
-
-// The choices of the provider box: the --provider name, or a prefix that takes the URL after it.
-struct ProviderChoice {
-    const char* label;
-    const char* spec;
-    bool takesUrl;
-};
-
-constexpr ProviderChoice kChoices[] = {
-    {"None: the scripted demo", "", false},
-    {"OpenAI", "openai", false},
-    {"Anthropic", "anthropic", false},
-    {"OpenRouter", "openrouter", false},
-    {"Ollama (local)", "ollama", false},
-    {"LM Studio (local)", "lmstudio", false},
-    {"vLLM (local)", "vllm", false},
-    {"llama.cpp server (local)", "llamacpp", false},
-    {"OpenAI-compatible server", "openai-compatible:", true},
-    {"Anthropic-compatible server", "anthropic:", true},
-};
 
 // A scroll area that asks for its page whole (QScrollArea's hint stops at 24 lines), so the dialog opens
 // unscrolled wherever the screen has room; it still shrinks below that where the screen does not.
@@ -70,7 +53,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     // With the choice of control plane, two tabs: where tasks run, and how they run; a dialog holding both
     // would be taller than a laptop's screen.
     // The user's MCP servers have a page of their own: a list wants the height.
-    auto* tabs = new QTabWidget(this);
+    auto* tabs = m_tabs = new QTabWidget(this);
     tabs->setObjectName("settingsTabs");
     auto* agents = new QWidget(tabs);
     auto* agentsLayout = new QVBoxLayout(agents);
@@ -84,6 +67,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     }
     // The Agents page scrolls where the screen is smaller than it (800x600): Save stays in view.
     auto* agentsScroll = new WholeScrollArea(tabs);
+    m_agentsScroll = agentsScroll;
     agentsScroll->setObjectName("agentsScroll");
     agentsScroll->setFrameShape(QFrame::NoFrame);
     agentsScroll->setWidgetResizable(true);
@@ -98,11 +82,12 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     auto* form = new QFormLayout(modelBox);
     m_provider = new QComboBox(modelBox);
     m_provider->setObjectName("provider");
-    for (const ProviderChoice& choice : kChoices)
-        m_provider->addItem(tr(choice.label), QString::fromUtf8(choice.spec));
+    m_provider->addItem(tr("None: the scripted demo"), QString());
+    for (const control::KnownProvider& known : control::knownProviders())
+        m_provider->addItem(QString::fromUtf8(known.label.data(), qsizetype(known.label.size())),
+                            QString::fromUtf8(known.spec.data(), qsizetype(known.spec.size())));
     m_baseUrl = new QLineEdit(modelBox);
     m_baseUrl->setObjectName("baseUrl");
-    m_baseUrl->setPlaceholderText(QStringLiteral("http://127.0.0.1:8080/v1"));
     m_model = new QLineEdit(modelBox);
     m_model->setObjectName("modelName");
     m_key = new QLineEdit(modelBox);
@@ -113,16 +98,38 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_keyState->setWordWrap(true);
     m_test = new QPushButton(tr("Test connection"), modelBox);
     m_test->setObjectName("test");
+    m_test->setToolTip(tr("One short question to the model with this form's provider, address, model and key; "
+                          "it gives up after %1 s")
+                           .arg(std::chrono::seconds(control::kModelTestTimeout).count()));
+    m_cancelTest = new QPushButton(tr("Cancel"), modelBox);
+    m_cancelTest->setObjectName("cancelTest");
+    m_cancelTest->setToolTip(tr("Stop the test now"));
+    m_cancelTest->hide();
+    m_testProgress = new QProgressBar(modelBox);
+    m_testProgress->setObjectName("testProgress");
+    m_testProgress->setRange(0, 0); // busy: how long the model takes is not known
+    m_testProgress->setTextVisible(false);
+    m_testProgress->setMaximumHeight(m_testProgress->fontMetrics().height() / 2 + 4);
+    m_testProgress->hide();
     m_testResult = new QLabel(modelBox);
     m_testResult->setObjectName("testResult");
     m_testResult->setWordWrap(true);
     m_testResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Cancel under the button, not beside it: the result's column keeps its width while a test runs.
+    auto* testButtons = new QWidget(modelBox);
+    auto* testButtonsLayout = new QVBoxLayout(testButtons);
+    testButtonsLayout->setContentsMargins(0, 0, 0, 0);
+    testButtonsLayout->addWidget(m_test);
+    testButtonsLayout->addWidget(m_cancelTest);
+    auto* testState = new QVBoxLayout();
+    testState->addWidget(m_testProgress);
+    testState->addWidget(m_testResult);
     form->addRow(tr("Provider"), m_provider);
     form->addRow(tr("Base URL"), m_baseUrl);
     form->addRow(tr("Model"), m_model);
     form->addRow(tr("API key"), m_key);
     form->addRow(QString(), m_keyState);
-    form->addRow(m_test, m_testResult);
+    form->addRow(testButtons, testState);
     agentsLayout->addWidget(modelBox);
 
     auto* tasksBox = new QGroupBox(tr("New tasks"), this);
@@ -202,7 +209,15 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     layout->addWidget(buttons);
 
     connect(m_provider, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateForm);
+    connect(m_provider, &QComboBox::activated, this, [this] { m_landing = false; });
+    connect(m_baseUrl, &QLineEdit::textEdited, this, [this](const QString& text) {
+        m_typedUrl = text; // only a compatible server's field is editable
+        m_landing = false;
+    });
+    for (QLineEdit* typed : {m_model, m_key})
+        connect(typed, &QLineEdit::textEdited, this, [this] { m_landing = false; });
     connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
+    connect(m_cancelTest, &QPushButton::clicked, this, &SettingsDialog::cancelTest);
     connect(m_backend, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateSandbox);
     load();
 }
@@ -237,7 +252,7 @@ void SettingsDialog::load() {
         if (spec == choice || (choice.endsWith(':') && spec.startsWith(choice))) {
             chosen = i;
             if (choice.endsWith(':'))
-                m_baseUrl->setText(spec.mid(choice.size()));
+                m_typedUrl = spec.mid(choice.size());
             break;
         }
     }
@@ -277,48 +292,156 @@ QString SettingsDialog::keyName() const {
 QString SettingsDialog::testResult() const { return m_testResult->text(); }
 
 void SettingsDialog::updateForm() {
-    const QString choice = m_provider->currentData().toString();
-    const bool none = choice.isEmpty();
-    m_baseUrl->setEnabled(choice.endsWith(':'));
+    if (m_testing) { // a test of the provider shown before: its answer would be about another
+        delete m_testing.data();
+        showTesting(false);
+    }
+    m_testResult->clear();
+    const control::KnownProvider* known = control::findProvider(m_provider->currentData().toString().toStdString());
+    const bool none = m_provider->currentData().toString().isEmpty();
+    // The address a task connects to: a named provider's own (shown, not editable: another address is a
+    // compatible server's), or the one typed for a compatible server.
+    const auto text = [](std::string_view view) { return QString::fromUtf8(view.data(), qsizetype(view.size())); };
+    m_baseUrl->setEnabled(known && known->takesUrl());
+    m_baseUrl->setText(!known ? QString() : known->takesUrl() ? m_typedUrl : text(known->baseUrl));
+    m_baseUrl->setPlaceholderText(known && known->takesUrl() ? text(known->baseUrl) : QString());
+    m_baseUrl->setToolTip(!known ? QString()
+                          : known->takesUrl()
+                              ? tr("The server's address, e.g. %1").arg(text(known->baseUrl))
+                              : tr("Where %1 is reached; for another address choose a compatible server")
+                                    .arg(m_provider->currentText()));
     m_model->setEnabled(!none);
     m_test->setEnabled(!none && !m_remotePlane);
-    const QString name = keyName();
-    m_key->setEnabled(!none && !name.isEmpty());
+    m_key->setEnabled(known && known->needsKey());
     m_key->clear();
+    m_keyStored.reset();
     if (none) {
         m_keyState->setText(tr("Without a model, Warren offers the scripted demo."));
-    } else if (name.isEmpty()) {
+    } else if (!known || !known->needsKey()) {
         m_keyState->setText(tr("A local server: no key needed."));
     } else {
+        const QString name = keyName();
         const QString warning = QString::fromStdString(m_plane.keyStorageWarning());
         const QString where = m_remotePlane ? tr("Your key is kept on the server, sealed, for your tasks only.")
                               : warning.isEmpty() ? tr("Keys are kept in the system keychain.")
                                                   : warning;
         m_keyState->setText(tr("Looking for a stored key…"));
-        const QString shownFor = providerSpec();
+        const QString shownFor = m_provider->currentData().toString();
         m_plane.hasKey(name.toStdString(), control::within(this, [this, name, where, shownFor](Result<bool> stored) {
-            if (providerSpec() != shownFor)
+            if (m_provider->currentData().toString() != shownFor)
                 return; // another provider was chosen meanwhile: its own answer follows
+            if (stored)
+                m_keyStored = *stored;
             QString state = !stored        ? QString::fromStdString(stored.error().message)
                             : *stored      ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
                             : m_remotePlane ? tr("No key of yours for %1 on the server: its tasks use the server's own, if it has one.").arg(name)
                                            : tr("No key stored for %1 yet.").arg(name);
             m_keyState->setText(state + ' ' + where);
+            if (m_landing)
+                focusFirstToFill();
         }));
     }
     m_key->setPlaceholderText(m_key->isEnabled() ? tr("paste the API key") : QString());
+    if (m_landing)
+        focusFirstToFill();
+}
+
+ModelFormState SettingsDialog::formState() const {
+    const control::KnownProvider* known = control::findProvider(m_provider->currentData().toString().toStdString());
+    ModelFormState state;
+    state.providerChosen = known != nullptr;
+    state.takesUrl = known && known->takesUrl();
+    state.urlGiven = !m_baseUrl->text().trimmed().isEmpty();
+    state.modelGiven = !m_model->text().trimmed().isEmpty();
+    state.needsKey = known && known->needsKey() && !m_remotePlane; // a server may have its own key
+    state.keyTyped = !m_key->text().isEmpty();
+    state.keyStored = m_keyStored;
+    return state;
+}
+
+QWidget* SettingsDialog::field(ModelField which) const {
+    switch (which) {
+    case ModelField::Provider:
+        return m_provider;
+    case ModelField::BaseUrl:
+        return m_baseUrl;
+    case ModelField::Model:
+        return m_model;
+    case ModelField::Key:
+        return m_key;
+    case ModelField::None:
+        break;
+    }
+    return m_test->isEnabled() ? static_cast<QWidget*>(m_test) : m_model;
+}
+
+void SettingsDialog::showModelSection() {
+    m_tabs->setCurrentWidget(m_agentsScroll);
+    m_landing = true;
+    focusFirstToFill();
+}
+
+void SettingsDialog::focusFirstToFill() {
+    QWidget* first = field(firstToFill(formState()));
+    m_agentsScroll->ensureWidgetVisible(first);
+    first->setFocus(Qt::OtherFocusReason);
+}
+
+void SettingsDialog::showTesting(bool testing) {
+    m_test->setEnabled(!testing);
+    m_cancelTest->setVisible(testing);
+    m_testProgress->setVisible(testing);
 }
 
 void SettingsDialog::testConnection() {
-    m_test->setEnabled(false);
-    m_testResult->setText(tr("Asking the model…"));
+    // A form still missing a part is named here: the model's own answer would speak of --model and the like.
+    switch (firstToFill(formState())) {
+    case ModelField::BaseUrl:
+        m_testResult->setText(tr("Type the server's address in Base URL first, e.g. %1.").arg(m_baseUrl->placeholderText()));
+        return focusFirstToFill();
+    case ModelField::Model:
+        m_testResult->setText(tr("Type the name of the model to use first."));
+        return focusFirstToFill();
+    case ModelField::Provider: // the button is disabled without a provider
+    case ModelField::Key:      // a key in the environment counts too: the plane says if none is found
+    case ModelField::None:
+        break;
+    }
+    auto* testing = new QObject(this);
+    m_testing = testing;
+    showTesting(true);
+    const QString address = m_baseUrl->text().trimmed();
+    m_testResult->setText(tr("Asking %1 at %2… (gives up after %3 s)")
+                              .arg(m_model->text().trimmed(), address)
+                              .arg(std::chrono::seconds(control::kModelTestTimeout).count()));
     m_plane.testModel(providerSpec().toStdString(), m_model->text().trimmed().toStdString(), m_key->text().toStdString(),
-                      this, [this](Status status) {
-                          m_test->setEnabled(true);
-                          m_testResult->setText(status ? tr("Connected: the model answered.")
-                                                       : QString::fromStdString(status.error().message));
+                      testing, [this, testing](Status status) {
+                          testing->deleteLater();
+                          m_testing.clear();
+                          showTesting(false);
+                          if (status) {
+                              m_testResult->setText(tr("Connected: the model answered."));
+                          } else if (status.error().code == ErrorCode::NotFound && m_key->isEnabled() &&
+                                     m_key->text().isEmpty()) {
+                              // No key stored nor in the environment: the field for it is right here.
+                              m_testResult->setText(tr("No API key for %1 yet: paste it in API key above and test "
+                                                       "again; Save keeps it.")
+                                                        .arg(m_provider->currentText()));
+                              m_key->setFocus(Qt::OtherFocusReason);
+                          } else {
+                              m_testResult->setText(QString::fromStdString(status.error().message));
+                          }
                           emit testFinished();
                       });
+}
+
+void SettingsDialog::cancelTest() {
+    if (!m_testing)
+        return;
+    delete m_testing.data(); // the request with it; its answer never comes
+    showTesting(false);
+    m_testResult->setText(tr("Test cancelled."));
+    emit testFinished();
 }
 
 void SettingsDialog::accept() {

@@ -12,12 +12,20 @@
 #include "app/control/ControlPlane.h"
 #include "app/control/PlaneChooser.h"
 
+#include "ui/windows/ModelFields.h"
+
 #include <QDialog>
+#include <QPointer>
+#include <optional>
 
 class QComboBox;
 class QLabel;
+class QGroupBox;
 class QLineEdit;
+class QProgressBar;
 class QPushButton;
+class QScrollArea;
+class QTabWidget;
 class QSpinBox;
 class QListWidget;
 
@@ -42,6 +50,9 @@ public:
     QString providerSpec() const;
     QString testResult() const;
     ControlPlaneBox* controlPlaneBox() const { return m_planeBox; }
+    // "Set up a model…": the model section in view, the focus in the first field still to fill (again when
+    // the keychain answers whether a key is stored, unless the person has typed meanwhile).
+    void showModelSection();
     McpServersBox* mcpServersBox() const { return m_mcp; }
     // After Save: the saved choice of control plane (or its key) differs from the plane the window has.
     bool reopenNeeded() const { return m_reopen; }
@@ -62,6 +73,11 @@ private:
     void updateForm();
     void updateSandbox();
     void testConnection();
+    void cancelTest(); // at once: the request is abandoned, the form says so
+    void showTesting(bool testing);
+    ModelFormState formState() const;
+    QWidget* field(ModelField which) const;
+    void focusFirstToFill();
     QString keyName() const;
 
     control::ControlPlane& m_plane;
@@ -70,13 +86,21 @@ private:
     ControlPlaneBox* m_planeBox = nullptr;
     bool m_reopen = false;
     bool m_sized = false; // sized to fit its screen, once
+    QTabWidget* m_tabs;
+    QScrollArea* m_agentsScroll;
     QComboBox* m_provider;
     QLineEdit* m_baseUrl;
+    QString m_typedUrl; // a compatible server's address as typed, kept while a named provider shows its own
     QLineEdit* m_model;
     QLineEdit* m_key;
     QLabel* m_keyState;
+    std::optional<bool> m_keyStored; // for the provider shown; nullopt until the keychain answers
+    bool m_landing = false;          // showModelSection's focus, until the person types
     QPushButton* m_test;
+    QPushButton* m_cancelTest;
+    QProgressBar* m_testProgress;
     QLabel* m_testResult;
+    QPointer<QObject> m_testing; // the running test's context: deleting it abandons the test
     QListWidget* m_presets;
     QSpinBox* m_maxConcurrent;
     QComboBox* m_agent;
