@@ -15,7 +15,7 @@ ProviderConfig modelTestConfig(ProviderConfig config) {
 }
 
 Error modelTestTimedOut(const ProviderConfig& config) {
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(kModelTestTimeout).count();
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(kConnectionTestTimeout).count();
     const bool local = config.keyName.empty() || config.baseUrl.find("://127.") != std::string::npos ||
                        config.baseUrl.find("://localhost") != std::string::npos ||
                        config.baseUrl.find("://[::1]") != std::string::npos; // a server on this computer
@@ -55,7 +55,7 @@ void runModelTest(const ProviderConfig& config, QNetworkAccessManager* network, 
         if (reply)
             reply(timedOut);
     });
-    deadline->start(kModelTestTimeout);
+    deadline->start(kConnectionTestTimeout);
 }
 
 } // namespace warren::control

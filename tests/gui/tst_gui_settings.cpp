@@ -2,9 +2,11 @@
 // keychain (a real gnome-keyring in a private D-Bus session, tests/support/with-keychain.sh), never to the
 // database; "Test connection" really asks the model server.
 #include "app/providers/ProviderCatalog.h"
+#include "app/remote/RemotePlaneChooser.h"
 #include "app/secrets/SecretStore.h"
 #include "tests/gui/DesktopFixture.h"
 #include "tests/support/MockLlmServer.h"
+#include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/McpServerDialog.h"
 #include "ui/windows/McpServersBox.h"
 #include "ui/windows/SettingsDialog.h"
@@ -97,6 +99,7 @@ private slots:
     void aSilentModelServerIsReportedInSeconds();
     void cancelStopsTheTestAtOnce();
     void aMissingModelIsNamedNotSent();
+    void aSilentControlPlaneServerIsReportedInSecondsOrCancelled();
     void badSettingsAreRefusedWithTheReason();
     void sandboxChoicePersistsAndListsEnginesFound();
     void badImageIsRefused();
@@ -336,6 +339,39 @@ void TestGuiSettings::aMissingModelIsNamedNotSent() {
     QVERIFY2(dialog.testResult().startsWith("Type the server's address in Base URL first"), qPrintable(dialog.testResult()));
     QCOMPARE(dialog.focusWidget(), dialog.findChild<QLineEdit*>("baseUrl"));
     QVERIFY(server.accepted().empty());
+}
+
+// The control plane's Test connection is the same kind of test: a server URL that accepts and never answers
+// is reported within the test's time (not the client's 30 s a request, twice), and Cancel ends it at once.
+void TestGuiSettings::aSilentControlPlaneServerIsReportedInSecondsOrCancelled() {
+    SilentServer server;
+    QVERIFY(server.start());
+    QTemporaryDir data;
+    warren::remote::RemotePlaneChooser chooser(data.path().toStdString(), /*useKeychain=*/false);
+    warren::ui::ControlPlaneBox box(chooser, warren::control::PlaneChoice{});
+    box.show();
+    choose(box.findChild<QComboBox*>("planeKind"), "remote");
+    const QString url = QString("http://127.0.0.1:%1").arg(server.serverPort());
+    box.findChild<QLineEdit*>("serverUrl")->setText(url);
+    box.findChild<QLineEdit*>("serverKey")->setText(QStringLiteral("wrn_") + QString(48, 'x'));
+    auto* progress = box.findChild<QProgressBar*>("serverTestProgress");
+    auto* cancel = box.findChild<QPushButton*>("cancelServerTest");
+
+    QTest::mouseClick(box.findChild<QPushButton*>("testServer"), Qt::LeftButton);
+    QVERIFY(progress->isVisible() && cancel->isVisible());
+    QTRY_VERIFY(!server.accepted().empty());
+    QTRY_VERIFY_WITH_TIMEOUT(!progress->isVisible(), 40000);
+    QVERIFY2(box.testResult().startsWith("no answer from " + url) && box.testResult().contains("within 10 s"),
+             qPrintable(box.testResult()));
+
+    QTest::mouseClick(box.findChild<QPushButton*>("testServer"), Qt::LeftButton);
+    QTRY_VERIFY(server.accepted().size() == 2);
+    QTcpSocket* second = server.accepted().back();
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QCOMPARE(box.testResult(), QStringLiteral("Test cancelled."));
+    QVERIFY(!progress->isVisible() && box.findChild<QPushButton*>("testServer")->isEnabled());
+    QTRY_COMPARE(second->state(), QAbstractSocket::UnconnectedState);
+    QCOMPARE(box.testResult(), QStringLiteral("Test cancelled."));
 }
 
 void TestGuiSettings::badSettingsAreRefusedWithTheReason() {

@@ -1,5 +1,6 @@
 #include "ui/windows/SettingsDialog.h"
 
+#include "ui/widgets/ConnectionTest.h"
 #include "ui/widgets/NetworkChoice.h"
 #include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/McpServersBox.h"
@@ -18,7 +19,6 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
@@ -96,40 +96,17 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_keyState = new QLabel(modelBox);
     m_keyState->setObjectName("keyState");
     m_keyState->setWordWrap(true);
-    m_test = new QPushButton(tr("Test connection"), modelBox);
-    m_test->setObjectName("test");
-    m_test->setToolTip(tr("One short question to the model with this form's provider, address, model and key; "
-                          "it gives up after %1 s")
-                           .arg(std::chrono::seconds(control::kModelTestTimeout).count()));
-    m_cancelTest = new QPushButton(tr("Cancel"), modelBox);
-    m_cancelTest->setObjectName("cancelTest");
-    m_cancelTest->setToolTip(tr("Stop the test now"));
-    m_cancelTest->hide();
-    m_testProgress = new QProgressBar(modelBox);
-    m_testProgress->setObjectName("testProgress");
-    m_testProgress->setRange(0, 0); // busy: how long the model takes is not known
-    m_testProgress->setTextVisible(false);
-    m_testProgress->setMaximumHeight(m_testProgress->fontMetrics().height() / 2 + 4);
-    m_testProgress->hide();
-    m_testResult = new QLabel(modelBox);
-    m_testResult->setObjectName("testResult");
-    m_testResult->setWordWrap(true);
-    m_testResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Cancel under the button, not beside it: the result's column keeps its width while a test runs.
-    auto* testButtons = new QWidget(modelBox);
-    auto* testButtonsLayout = new QVBoxLayout(testButtons);
-    testButtonsLayout->setContentsMargins(0, 0, 0, 0);
-    testButtonsLayout->addWidget(m_test);
-    testButtonsLayout->addWidget(m_cancelTest);
-    auto* testState = new QVBoxLayout();
-    testState->addWidget(m_testProgress);
-    testState->addWidget(m_testResult);
+    m_connectionTest = new ConnectionTest({"test", "cancelTest", "testProgress", "testResult"},
+                                          tr("One short question to the model with this form's provider, "
+                                             "address, model and key; it gives up after %1 s")
+                                              .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()),
+                                          modelBox);
     form->addRow(tr("Provider"), m_provider);
     form->addRow(tr("Base URL"), m_baseUrl);
     form->addRow(tr("Model"), m_model);
     form->addRow(tr("API key"), m_key);
     form->addRow(QString(), m_keyState);
-    form->addRow(testButtons, testState);
+    form->addRow(m_connectionTest->buttons(), m_connectionTest->state());
     agentsLayout->addWidget(modelBox);
 
     auto* tasksBox = new QGroupBox(tr("New tasks"), this);
@@ -193,7 +170,8 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
         }
         m_maxConcurrent->setEnabled(false);
         m_maxConcurrent->setToolTip(tr("The server's quota decides how many of your tasks run at once."));
-        m_test->setToolTip(tr("The server calls the model, not this computer: run a small task to try it."));
+        m_connectionTest->testButton()->setToolTip(
+            tr("The server calls the model, not this computer: run a small task to try it."));
     }
 
     m_error = new QLabel(this);
@@ -216,8 +194,8 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     });
     for (QLineEdit* typed : {m_model, m_key})
         connect(typed, &QLineEdit::textEdited, this, [this] { m_landing = false; });
-    connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
-    connect(m_cancelTest, &QPushButton::clicked, this, &SettingsDialog::cancelTest);
+    connect(m_connectionTest, &ConnectionTest::requested, this, &SettingsDialog::testConnection);
+    connect(m_connectionTest, &ConnectionTest::finished, this, &SettingsDialog::testFinished);
     connect(m_backend, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateSandbox);
     load();
 }
@@ -289,14 +267,11 @@ QString SettingsDialog::keyName() const {
     return name ? QString::fromStdString(*name) : QString();
 }
 
-QString SettingsDialog::testResult() const { return m_testResult->text(); }
+QString SettingsDialog::testResult() const { return m_connectionTest->result(); }
 
 void SettingsDialog::updateForm() {
-    if (m_testing) { // a test of the provider shown before: its answer would be about another
-        delete m_testing.data();
-        showTesting(false);
-    }
-    m_testResult->clear();
+    m_connectionTest->abandon(); // a test of the provider shown before: its answer would be about another
+    m_connectionTest->say({});
     const control::KnownProvider* known = control::findProvider(m_provider->currentData().toString().toStdString());
     const bool none = m_provider->currentData().toString().isEmpty();
     // The address a task connects to: a named provider's own (shown, not editable: another address is a
@@ -311,7 +286,7 @@ void SettingsDialog::updateForm() {
                               : tr("Where %1 is reached; for another address choose a compatible server")
                                     .arg(m_provider->currentText()));
     m_model->setEnabled(!none);
-    m_test->setEnabled(!none && !m_remotePlane);
+    m_connectionTest->setTestEnabled(!none && !m_remotePlane);
     m_key->setEnabled(known && known->needsKey());
     m_key->clear();
     m_keyStored.reset();
@@ -372,7 +347,8 @@ QWidget* SettingsDialog::field(ModelField which) const {
     case ModelField::None:
         break;
     }
-    return m_test->isEnabled() ? static_cast<QWidget*>(m_test) : m_model;
+    QPushButton* test = m_connectionTest->testButton();
+    return test->isEnabled() ? static_cast<QWidget*>(test) : m_model;
 }
 
 void SettingsDialog::showModelSection() {
@@ -387,61 +363,38 @@ void SettingsDialog::focusFirstToFill() {
     first->setFocus(Qt::OtherFocusReason);
 }
 
-void SettingsDialog::showTesting(bool testing) {
-    m_test->setEnabled(!testing);
-    m_cancelTest->setVisible(testing);
-    m_testProgress->setVisible(testing);
-}
-
 void SettingsDialog::testConnection() {
     // A form still missing a part is named here: the model's own answer would speak of --model and the like.
     switch (firstToFill(formState())) {
     case ModelField::BaseUrl:
-        m_testResult->setText(tr("Type the server's address in Base URL first, e.g. %1.").arg(m_baseUrl->placeholderText()));
+        m_connectionTest->say(tr("Type the server's address in Base URL first, e.g. %1.").arg(m_baseUrl->placeholderText()));
         return focusFirstToFill();
     case ModelField::Model:
-        m_testResult->setText(tr("Type the name of the model to use first."));
+        m_connectionTest->say(tr("Type the name of the model to use first."));
         return focusFirstToFill();
     case ModelField::Provider: // the button is disabled without a provider
     case ModelField::Key:      // a key in the environment counts too: the plane says if none is found
     case ModelField::None:
         break;
     }
-    auto* testing = new QObject(this);
-    m_testing = testing;
-    showTesting(true);
     const QString address = m_baseUrl->text().trimmed();
-    m_testResult->setText(tr("Asking %1 at %2… (gives up after %3 s)")
-                              .arg(m_model->text().trimmed(), address)
-                              .arg(std::chrono::seconds(control::kModelTestTimeout).count()));
+    QObject* testing = m_connectionTest->begin(
+        tr("Asking %1 at %2… (gives up after %3 s)")
+            .arg(m_model->text().trimmed(), address)
+            .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()));
     m_plane.testModel(providerSpec().toStdString(), m_model->text().trimmed().toStdString(), m_key->text().toStdString(),
-                      testing, [this, testing](Status status) {
-                          testing->deleteLater();
-                          m_testing.clear();
-                          showTesting(false);
-                          if (status) {
-                              m_testResult->setText(tr("Connected: the model answered."));
-                          } else if (status.error().code == ErrorCode::NotFound && m_key->isEnabled() &&
-                                     m_key->text().isEmpty()) {
+                      testing, [this](Status status) {
+                          if (status)
+                              return m_connectionTest->end(tr("Connected: the model answered."));
+                          if (status.error().code == ErrorCode::NotFound && m_key->isEnabled() && m_key->text().isEmpty()) {
                               // No key stored nor in the environment: the field for it is right here.
-                              m_testResult->setText(tr("No API key for %1 yet: paste it in API key above and test "
-                                                       "again; Save keeps it.")
-                                                        .arg(m_provider->currentText()));
                               m_key->setFocus(Qt::OtherFocusReason);
-                          } else {
-                              m_testResult->setText(QString::fromStdString(status.error().message));
+                              return m_connectionTest->end(
+                                  tr("No API key for %1 yet: paste it in API key above and test again; Save keeps it.")
+                                      .arg(m_provider->currentText()));
                           }
-                          emit testFinished();
+                          m_connectionTest->end(QString::fromStdString(status.error().message));
                       });
-}
-
-void SettingsDialog::cancelTest() {
-    if (!m_testing)
-        return;
-    delete m_testing.data(); // the request with it; its answer never comes
-    showTesting(false);
-    m_testResult->setText(tr("Test cancelled."));
-    emit testFinished();
 }
 
 void SettingsDialog::accept() {
