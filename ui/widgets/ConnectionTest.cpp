@@ -1,5 +1,6 @@
 #include "ui/widgets/ConnectionTest.h"
 
+#include <QFormLayout>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -21,23 +22,25 @@ ConnectionTest::ConnectionTest(Names names, const QString& tip, QWidget* parent)
     m_cancel->hide();
     buttons->addWidget(m_test);
     buttons->addWidget(m_cancel);
-    m_state = new QWidget(parent);
-    auto* state = new QVBoxLayout(m_state);
-    state->setContentsMargins(0, 0, 0, 0);
-    m_progress = new QProgressBar(m_state);
+    m_progress = new QProgressBar(parent);
     m_progress->setObjectName(names.progress);
     m_progress->setRange(0, 0); // busy: how long the other side takes is not known
     m_progress->setTextVisible(false);
     m_progress->setMaximumHeight(m_progress->fontMetrics().height() / 2 + 4);
     m_progress->hide();
-    m_result = new QLabel(m_state);
+    m_result = new QLabel(parent);
     m_result->setObjectName(names.result);
     m_result->setWordWrap(true);
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    state->addWidget(m_progress);
-    state->addWidget(m_result);
     connect(m_test, &QPushButton::clicked, this, &ConnectionTest::requested);
     connect(m_cancel, &QPushButton::clicked, this, &ConnectionTest::cancel);
+}
+
+void ConnectionTest::addRow(QFormLayout* form) {
+    auto* state = new QVBoxLayout();
+    state->addWidget(m_progress);
+    state->addWidget(m_result);
+    form->addRow(m_buttons, state);
 }
 
 QObject* ConnectionTest::begin(const QString& asking) {

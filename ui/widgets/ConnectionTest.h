@@ -8,6 +8,7 @@
 #include <QPointer>
 #include <QString>
 
+class QFormLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -27,8 +28,9 @@ public:
     };
     ConnectionTest(Names names, const QString& tip, QWidget* parent);
 
-    QWidget* buttons() const { return m_buttons; } // the form's label column
-    QWidget* state() const { return m_state; }     // its field column
+    // Its row of a form: the buttons in the label column, the busy bar and the result in the field's (a
+    // layout, not a widget of its own: the form then gives the wrapped result the height it needs).
+    void addRow(QFormLayout* form);
     QPushButton* testButton() const { return m_test; }
     QLabel* resultLabel() const { return m_result; }
 
@@ -51,7 +53,6 @@ private:
     void showRunning(bool running);
 
     QWidget* m_buttons;
-    QWidget* m_state;
     QPushButton* m_test;
     QPushButton* m_cancel;
     QProgressBar* m_progress;

@@ -101,7 +101,7 @@ ControlPlaneBox::ControlPlaneBox(control::PlaneChooser& chooser, PlaneChoice ope
     form->addRow(tr("Server URL"), m_url);
     form->addRow(tr("API key"), m_key);
     form->addRow(QString(), m_keyState);
-    form->addRow(m_test->buttons(), m_test->state());
+    m_test->addRow(form);
 
     auto saved = m_chooser.current();
     const PlaneChoice shown = saved ? *saved : m_opened;

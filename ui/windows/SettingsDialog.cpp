@@ -106,7 +106,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     form->addRow(tr("Model"), m_model);
     form->addRow(tr("API key"), m_key);
     form->addRow(QString(), m_keyState);
-    form->addRow(m_connectionTest->buttons(), m_connectionTest->state());
+    m_connectionTest->addRow(form);
     agentsLayout->addWidget(modelBox);
 
     auto* tasksBox = new QGroupBox(tr("New tasks"), this);
