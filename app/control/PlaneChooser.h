@@ -56,7 +56,8 @@ public:
     // warrend, and a refused key; a server that says nothing for kConnectionTestTimeout is reported then.
     // done runs later, on this thread, unless context dies first: deleting context abandons the test at
     // once (Cancel), its requests aborted.
-    virtual void test(const std::string& url, const std::string& key, QObject* context, Done<ServerAccount> done) = 0;
+    virtual void test(const std::string& url, const std::string& key, QObject* context,
+                      Done<ServerAccount> done) = 0;
     // Saves the choice; a non-empty key is stored first (keychain, as kRemoteKeyName). Remote needs a URL
     // that reads and a key (given now, or stored before).
     virtual Status save(const PlaneChoice& choice, const std::string& key) = 0;

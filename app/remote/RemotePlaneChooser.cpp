@@ -1,7 +1,6 @@
 #include "app/remote/RemotePlaneChooser.h"
 
 #include "app/control/ControlPlane.h"
-
 #include "app/remote/PlaneChoice.h"
 #include "app/remote/RemoteClient.h"
 #include "app/remote/ServerProbe.h"
@@ -9,7 +8,6 @@
 
 #include <QCoreApplication>
 #include <QTimer>
-
 #include <cstdlib>
 #include <memory>
 #include <utility>
@@ -85,10 +83,11 @@ void RemotePlaneChooser::test(const std::string& url, const std::string& key, QO
     QObject::connect(deadline, &QTimer::timeout, client, [client, answer, server] {
         client->deleteLater();
         if (auto reply = std::exchange(*answer, nullptr))
-            reply(makeError(ErrorCode::Unavailable,
-                            "no answer from " + server + " within " +
-                                std::to_string(std::chrono::seconds(control::kConnectionTestTimeout).count()) +
-                                " s: check that warrend runs there and that the URL (its port too) is right"));
+            reply(
+                makeError(ErrorCode::Unavailable,
+                          "no answer from " + server + " within " +
+                              std::to_string(std::chrono::seconds(control::kConnectionTestTimeout).count()) +
+                              " s: check that warrend runs there and that the URL (its port too) is right"));
     });
     probeServer(*client, client, [client, answer](Result<control::ServerAccount> account) {
         client->deleteLater();

@@ -18,15 +18,15 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTreeWidget>
-#include <QPushButton>
-#include <QSignalSpy>
-#include <QSpinBox>
-#include <QStandardPaths>
 #include <QtTest>
 #include <sys/stat.h>
 
@@ -63,7 +63,8 @@ private:
 };
 
 // Settings shown with a compatible server's form filled in, as a user leaves it before Test connection.
-std::unique_ptr<SettingsDialog> compatibleForm(DesktopFixture& desk, const QString& baseUrl, const QString& model) {
+std::unique_ptr<SettingsDialog> compatibleForm(DesktopFixture& desk, const QString& baseUrl,
+                                               const QString& model) {
     auto dialog = std::make_unique<SettingsDialog>(desk.plane());
     dialog->show();
     choose(dialog->findChild<QComboBox*>("provider"), "openai-compatible:");
@@ -285,12 +286,14 @@ void TestGuiSettings::aSilentModelServerIsReportedInSeconds() {
     QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
     QVERIFY(progress->isVisible() && cancel->isVisible());
     QVERIFY(!dialog.findChild<QPushButton*>("test")->isEnabled());
-    QVERIFY2(dialog.testResult().startsWith("Asking mock-1 at " + server.baseUrl()), qPrintable(dialog.testResult()));
+    QVERIFY2(dialog.testResult().startsWith("Asking mock-1 at " + server.baseUrl()),
+             qPrintable(dialog.testResult()));
     QTRY_VERIFY(!server.accepted().empty()); // it reached the server
 
     // At most the test's 10 s and a margin for a loaded machine; a task's own call would wait 120 s.
     QTRY_VERIFY_WITH_TIMEOUT(!progress->isVisible(), 40000);
-    QVERIFY2(dialog.testResult().startsWith("no answer from the model server at " + server.baseUrl() + " within 10 s") &&
+    QVERIFY2(dialog.testResult().startsWith("no answer from the model server at " + server.baseUrl() +
+                                            " within 10 s") &&
                  dialog.testResult().contains("Check that the server is running there"),
              qPrintable(dialog.testResult()));
     QVERIFY(!cancel->isVisible());
@@ -336,7 +339,8 @@ void TestGuiSettings::aMissingModelIsNamedNotSent() {
     QVERIFY(!dialog.findChild<QProgressBar*>("testProgress")->isVisible());
     dialog.findChild<QLineEdit*>("baseUrl")->clear();
     QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
-    QVERIFY2(dialog.testResult().startsWith("Type the server's address in Base URL first"), qPrintable(dialog.testResult()));
+    QVERIFY2(dialog.testResult().startsWith("Type the server's address in Base URL first"),
+             qPrintable(dialog.testResult()));
     QCOMPARE(dialog.focusWidget(), dialog.findChild<QLineEdit*>("baseUrl"));
     QVERIFY(server.accepted().empty());
 }

@@ -60,7 +60,9 @@ void ConnectionTest::end(const QString& result) {
     emit finished();
 }
 
-void ConnectionTest::say(const QString& text) { m_result->setText(text); }
+void ConnectionTest::say(const QString& text) {
+    m_result->setText(text);
+}
 
 void ConnectionTest::abandon() {
     if (!m_context)
@@ -79,7 +81,9 @@ void ConnectionTest::cancel() {
     emit finished();
 }
 
-QString ConnectionTest::result() const { return m_result->text(); }
+QString ConnectionTest::result() const {
+    return m_result->text();
+}
 
 void ConnectionTest::setTestEnabled(bool enabled) {
     m_enabled = enabled;

@@ -92,10 +92,11 @@ ControlPlaneBox::ControlPlaneBox(control::PlaneChooser& chooser, PlaneChoice ope
     m_keyState = new QLabel(this);
     m_keyState->setObjectName("serverKeyState");
     m_keyState->setWordWrap(true);
-    m_test = new ConnectionTest({"testServer", "cancelServerTest", "serverTestProgress", "serverResult"},
-                                tr("Asks the server who it is and who the key makes you; it gives up after %1 s")
-                                    .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()),
-                                this);
+    m_test =
+        new ConnectionTest({"testServer", "cancelServerTest", "serverTestProgress", "serverResult"},
+                           tr("Asks the server who it is and who the key makes you; it gives up after %1 s")
+                               .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()),
+                           this);
     m_result = m_test->resultLabel(); // fitted to its text's height with the form's other labels
     form->addRow(tr("Run tasks"), m_kind);
     form->addRow(tr("Server URL"), m_url);

@@ -1,15 +1,13 @@
 #include "ui/windows/SettingsDialog.h"
 
+#include "app/providers/ProviderCatalog.h"
 #include "ui/widgets/ConnectionTest.h"
 #include "ui/widgets/NetworkChoice.h"
+#include "ui/windows/AgentChoices.h"
 #include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/McpServersBox.h"
-#include "ui/windows/AgentChoices.h"
 #include "ui/windows/SandboxChoices.h"
 
-#include "app/providers/ProviderCatalog.h"
-
-#include <algorithm>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -26,6 +24,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace warren::ui {
 
@@ -96,11 +95,12 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_keyState = new QLabel(modelBox);
     m_keyState->setObjectName("keyState");
     m_keyState->setWordWrap(true);
-    m_connectionTest = new ConnectionTest({"test", "cancelTest", "testProgress", "testResult"},
-                                          tr("One short question to the model with this form's provider, "
-                                             "address, model and key; it gives up after %1 s")
-                                              .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()),
-                                          modelBox);
+    m_connectionTest =
+        new ConnectionTest({"test", "cancelTest", "testProgress", "testResult"},
+                           tr("One short question to the model with this form's provider, "
+                              "address, model and key; it gives up after %1 s")
+                               .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()),
+                           modelBox);
     form->addRow(tr("Provider"), m_provider);
     form->addRow(tr("Base URL"), m_baseUrl);
     form->addRow(tr("Model"), m_model);
@@ -267,16 +267,21 @@ QString SettingsDialog::keyName() const {
     return name ? QString::fromStdString(*name) : QString();
 }
 
-QString SettingsDialog::testResult() const { return m_connectionTest->result(); }
+QString SettingsDialog::testResult() const {
+    return m_connectionTest->result();
+}
 
 void SettingsDialog::updateForm() {
     m_connectionTest->abandon(); // a test of the provider shown before: its answer would be about another
     m_connectionTest->say({});
-    const control::KnownProvider* known = control::findProvider(m_provider->currentData().toString().toStdString());
+    const control::KnownProvider* known =
+        control::findProvider(m_provider->currentData().toString().toStdString());
     const bool none = m_provider->currentData().toString().isEmpty();
     // The address a task connects to: a named provider's own (shown, not editable: another address is a
     // compatible server's), or the one typed for a compatible server.
-    const auto text = [](std::string_view view) { return QString::fromUtf8(view.data(), qsizetype(view.size())); };
+    const auto text = [](std::string_view view) {
+        return QString::fromUtf8(view.data(), qsizetype(view.size()));
+    };
     m_baseUrl->setEnabled(known && known->takesUrl());
     m_baseUrl->setText(!known ? QString() : known->takesUrl() ? m_typedUrl : text(known->baseUrl));
     m_baseUrl->setPlaceholderText(known && known->takesUrl() ? text(known->baseUrl) : QString());
@@ -302,19 +307,23 @@ void SettingsDialog::updateForm() {
                                                   : warning;
         m_keyState->setText(tr("Looking for a stored key…"));
         const QString shownFor = m_provider->currentData().toString();
-        m_plane.hasKey(name.toStdString(), control::within(this, [this, name, where, shownFor](Result<bool> stored) {
-            if (m_provider->currentData().toString() != shownFor)
-                return; // another provider was chosen meanwhile: its own answer follows
-            if (stored)
-                m_keyStored = *stored;
-            QString state = !stored        ? QString::fromStdString(stored.error().message)
-                            : *stored      ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
-                            : m_remotePlane ? tr("No key of yours for %1 on the server: its tasks use the server's own, if it has one.").arg(name)
-                                           : tr("No key stored for %1 yet.").arg(name);
-            m_keyState->setText(state + ' ' + where);
-            if (m_landing)
-                focusFirstToFill();
-        }));
+        m_plane.hasKey(
+            name.toStdString(), control::within(this, [this, name, where, shownFor](Result<bool> stored) {
+                if (m_provider->currentData().toString() != shownFor)
+                    return; // another provider was chosen meanwhile: its own answer follows
+                if (stored)
+                    m_keyStored = *stored;
+                QString state = !stored ? QString::fromStdString(stored.error().message)
+                                : *stored
+                                    ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
+                                : m_remotePlane ? tr("No key of yours for %1 on the server: its tasks use "
+                                                     "the server's own, if it has one.")
+                                                      .arg(name)
+                                                : tr("No key stored for %1 yet.").arg(name);
+                m_keyState->setText(state + ' ' + where);
+                if (m_landing)
+                    focusFirstToFill();
+            }));
     }
     m_key->setPlaceholderText(m_key->isEnabled() ? tr("paste the API key") : QString());
     if (m_landing)
@@ -322,7 +331,8 @@ void SettingsDialog::updateForm() {
 }
 
 ModelFormState SettingsDialog::formState() const {
-    const control::KnownProvider* known = control::findProvider(m_provider->currentData().toString().toStdString());
+    const control::KnownProvider* known =
+        control::findProvider(m_provider->currentData().toString().toStdString());
     ModelFormState state;
     state.providerChosen = known != nullptr;
     state.takesUrl = known && known->takesUrl();
@@ -367,7 +377,8 @@ void SettingsDialog::testConnection() {
     // A form still missing a part is named here: the model's own answer would speak of --model and the like.
     switch (firstToFill(formState())) {
     case ModelField::BaseUrl:
-        m_connectionTest->say(tr("Type the server's address in Base URL first, e.g. %1.").arg(m_baseUrl->placeholderText()));
+        m_connectionTest->say(
+            tr("Type the server's address in Base URL first, e.g. %1.").arg(m_baseUrl->placeholderText()));
         return focusFirstToFill();
     case ModelField::Model:
         m_connectionTest->say(tr("Type the name of the model to use first."));
@@ -378,23 +389,24 @@ void SettingsDialog::testConnection() {
         break;
     }
     const QString address = m_baseUrl->text().trimmed();
-    QObject* testing = m_connectionTest->begin(
-        tr("Asking %1 at %2… (gives up after %3 s)")
-            .arg(m_model->text().trimmed(), address)
-            .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()));
-    m_plane.testModel(providerSpec().toStdString(), m_model->text().trimmed().toStdString(), m_key->text().toStdString(),
-                      testing, [this](Status status) {
-                          if (status)
-                              return m_connectionTest->end(tr("Connected: the model answered."));
-                          if (status.error().code == ErrorCode::NotFound && m_key->isEnabled() && m_key->text().isEmpty()) {
-                              // No key stored nor in the environment: the field for it is right here.
-                              m_key->setFocus(Qt::OtherFocusReason);
-                              return m_connectionTest->end(
-                                  tr("No API key for %1 yet: paste it in API key above and test again; Save keeps it.")
-                                      .arg(m_provider->currentText()));
-                          }
-                          m_connectionTest->end(QString::fromStdString(status.error().message));
-                      });
+    QObject* testing =
+        m_connectionTest->begin(tr("Asking %1 at %2… (gives up after %3 s)")
+                                    .arg(m_model->text().trimmed(), address)
+                                    .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()));
+    m_plane.testModel(
+        providerSpec().toStdString(), m_model->text().trimmed().toStdString(), m_key->text().toStdString(),
+        testing, [this](Status status) {
+            if (status)
+                return m_connectionTest->end(tr("Connected: the model answered."));
+            if (status.error().code == ErrorCode::NotFound && m_key->isEnabled() && m_key->text().isEmpty()) {
+                // No key stored nor in the environment: the field for it is right here.
+                m_key->setFocus(Qt::OtherFocusReason);
+                return m_connectionTest->end(
+                    tr("No API key for %1 yet: paste it in API key above and test again; Save keeps it.")
+                        .arg(m_provider->currentText()));
+            }
+            m_connectionTest->end(QString::fromStdString(status.error().message));
+        });
 }
 
 void SettingsDialog::accept() {

@@ -11,7 +11,6 @@
 
 #include "app/control/ControlPlane.h"
 #include "app/control/PlaneChooser.h"
-
 #include "ui/windows/ModelFields.h"
 
 #include <QDialog>
