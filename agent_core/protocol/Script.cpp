@@ -116,7 +116,8 @@ Result<Script> parseScript(std::string_view text, std::string origin) {
     if (!pace)
         return located(script.origin, pace.error().message);
     if (pace->value_or(0) > kMaxPaceMs)
-        return located(script.origin, "pace_ms: at most " + std::to_string(kMaxPaceMs) + " (a turn a minute)");
+        return located(script.origin,
+                       "pace_ms: at most " + std::to_string(kMaxPaceMs) + " (a turn a minute)");
     script.pace = std::chrono::milliseconds(pace->value_or(0));
     if (const auto agents = root.find("agents"); agents != root.end()) {
         if (!agents->is_object())

@@ -20,8 +20,9 @@
 
 namespace warren::control {
 
-// How long Test connection (ControlPlane::testModel) waits for the model's answer before it says so.
-inline constexpr std::chrono::seconds kModelTestTimeout{10};
+// How long Test connection waits for the other side's answer before it says so: the model's
+// (ControlPlane::testModel) and a server's (PlaneChooser::test).
+inline constexpr std::chrono::seconds kConnectionTestTimeout{10};
 
 // A task's record as the faces show it and `warren export` writes it (task.json); spec is the stored
 // TaskSpec (provider, presets, `demo`, ...), never a key.
@@ -142,7 +143,7 @@ public:
     virtual void deleteHostSecret(const std::string& name, Done<Ok> done) = 0;
     virtual void hasKey(const std::string& keyName, Done<bool> done) = 0;
     // One tiny model call with this provider and model, and key (empty: the stored one), so Settings can
-    // say whether it works before anything runs; it gives up after kModelTestTimeout. done runs once, in
+    // say whether it works before anything runs; it gives up after kConnectionTestTimeout. done runs once, in
     // context's thread, unless context dies: deleting context abandons the test at once (Cancel).
     virtual void testModel(const std::string& provider, const std::string& model, const std::string& key,
                            QObject* context, std::function<void(Status)> done) = 0;

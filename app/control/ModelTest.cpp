@@ -15,17 +15,18 @@ ProviderConfig modelTestConfig(ProviderConfig config) {
 }
 
 Error modelTestTimedOut(const ProviderConfig& config) {
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(kModelTestTimeout).count();
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(kConnectionTestTimeout).count();
     const bool local = config.keyName.empty() || config.baseUrl.find("://127.") != std::string::npos ||
                        config.baseUrl.find("://localhost") != std::string::npos ||
                        config.baseUrl.find("://[::1]") != std::string::npos; // a server on this computer
-    return makeError(ErrorCode::Unavailable,
-                     "no answer from the model server at " + config.baseUrl + " within " + std::to_string(seconds) +
-                         " s. Check that the server is running there and that the address is right" +
-                         (local ? std::string("; a local server that is still loading the model answers once it has: "
-                                              "test again then")
-                                : std::string("; check this computer's network and proxy")) +
-                         ".");
+    return makeError(
+        ErrorCode::Unavailable,
+        "no answer from the model server at " + config.baseUrl + " within " + std::to_string(seconds) +
+            " s. Check that the server is running there and that the address is right" +
+            (local ? std::string("; a local server that is still loading the model answers once it has: "
+                                 "test again then")
+                   : std::string("; check this computer's network and proxy")) +
+            ".");
 }
 
 void runModelTest(const ProviderConfig& config, QNetworkAccessManager* network, QObject* context,
@@ -49,13 +50,14 @@ void runModelTest(const ProviderConfig& config, QNetworkAccessManager* network, 
         if (auto reply = std::exchange(*answer, nullptr))
             reply(call->result() ? Status(Ok{}) : Status(call->result().error()));
     });
-    QObject::connect(deadline, &QTimer::timeout, context, [call, answer, timedOut = modelTestTimedOut(config)] {
-        auto reply = std::exchange(*answer, nullptr);
-        call->abort(); // its finished() answers no one now
-        if (reply)
-            reply(timedOut);
-    });
-    deadline->start(kModelTestTimeout);
+    QObject::connect(deadline, &QTimer::timeout, context,
+                     [call, answer, timedOut = modelTestTimedOut(config)] {
+                         auto reply = std::exchange(*answer, nullptr);
+                         call->abort(); // its finished() answers no one now
+                         if (reply)
+                             reply(timedOut);
+                     });
+    deadline->start(kConnectionTestTimeout);
 }
 
 } // namespace warren::control

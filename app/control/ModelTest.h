@@ -1,6 +1,6 @@
 #pragma once
 // Test connection: one tiny model call with a provider, so Settings can say whether the model answers
-// before a task runs. It asks for a few tokens, retries nothing, and gives up after kModelTestTimeout
+// before a task runs. It asks for a few tokens, retries nothing, and gives up after kConnectionTestTimeout
 // (ControlPlane.h) whatever the server does meanwhile: a server that accepts the connection and never
 // answers is reported in seconds, with what to check. Deleting context abandons the test at once (its
 // request is aborted; done never runs).

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+class QObject;
+
 namespace warren::control {
 
 class ControlPlane;
@@ -51,8 +53,11 @@ public:
     virtual Result<PlaneChoice> current() = 0;
     // Asks the server at url with key (empty: the stored one) who it is and who the key makes us. The
     // errors tell apart a URL that does not read, a server that does not answer, something that is not a
-    // warrend, and a refused key. done runs later, on this thread.
-    virtual void test(const std::string& url, const std::string& key, Done<ServerAccount> done) = 0;
+    // warrend, and a refused key; a server that says nothing for kConnectionTestTimeout is reported then.
+    // done runs later, on this thread, unless context dies first: deleting context abandons the test at
+    // once (Cancel), its requests aborted.
+    virtual void test(const std::string& url, const std::string& key, QObject* context,
+                      Done<ServerAccount> done) = 0;
     // Saves the choice; a non-empty key is stored first (keychain, as kRemoteKeyName). Remote needs a URL
     // that reads and a key (given now, or stored before).
     virtual Status save(const PlaneChoice& choice, const std::string& key) = 0;

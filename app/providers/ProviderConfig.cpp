@@ -9,7 +9,8 @@ namespace warren::control {
 
 namespace {
 
-// The forms a --provider value takes, for an error: "scripted:FILE, openai, ..., openai-compatible:URL, anthropic:URL".
+// The forms a --provider value takes, for an error: "scripted:FILE, openai, ..., openai-compatible:URL,
+// anthropic:URL".
 std::string specForms() {
     std::string forms = "scripted:FILE";
     for (const KnownProvider& provider : knownProviders())
@@ -77,7 +78,8 @@ Result<ProviderConfig> parseProviderSpec(const std::string& spec, const std::str
         const std::string prefix(known->spec);
         const std::string url = withoutTrailingSlash(spec.substr(prefix.size()));
         if (!isHttpUrl(url))
-            return usage("--provider " + prefix + "URL needs an http:// or https:// URL after the colon, got \"" +
+            return usage("--provider " + prefix +
+                         "URL needs an http:// or https:// URL after the colon, got \"" +
                          spec.substr(prefix.size()) + "\"");
         config.name = prefix.substr(0, prefix.size() - 1);
         config.baseUrl = url;

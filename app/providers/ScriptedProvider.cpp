@@ -2,7 +2,6 @@
 
 #include <QFile>
 #include <QTimer>
-
 #include <algorithm>
 
 namespace warren::control {

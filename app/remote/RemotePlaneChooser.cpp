@@ -1,5 +1,6 @@
 #include "app/remote/RemotePlaneChooser.h"
 
+#include "app/control/ControlPlane.h"
 #include "app/remote/PlaneChoice.h"
 #include "app/remote/RemoteClient.h"
 #include "app/remote/ServerProbe.h"
@@ -7,8 +8,9 @@
 
 #include <QCoreApplication>
 #include <QTimer>
-
 #include <cstdlib>
+#include <memory>
+#include <utility>
 
 namespace warren::remote {
 
@@ -64,23 +66,35 @@ Result<std::pair<QUrl, std::string>> serverAndKey(const std::string& url, const 
 
 } // namespace
 
-void RemotePlaneChooser::test(const std::string& url, const std::string& key, control::Done<control::ServerAccount> done) {
+void RemotePlaneChooser::test(const std::string& url, const std::string& key, QObject* context,
+                              control::Done<control::ServerAccount> done) {
     auto asked = serverAndKey(url, key, secrets());
     if (!asked) {
-        QTimer::singleShot(0, [error = asked.error(), done] { done(error); });
+        QTimer::singleShot(0, context, [error = asked.error(), done] { done(error); });
         return;
     }
-    // The client lives until the probe has answered, then goes, out of its own reply's handler.
-    auto* client = new RemoteClient(asked->first, asked->second);
-    probeServer(*client, client, [client, done](Result<control::ServerAccount> account) {
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [client, done, account = std::move(account)] {
-                delete client;
-                done(account);
-            },
-            Qt::QueuedConnection);
+    // The client and its deadline are the context's: deleting it aborts the probe. Whichever of the probe's
+    // answer and the deadline comes first answers; the client goes after, out of its own reply's handler.
+    auto* client = new RemoteClient(asked->first, asked->second, context);
+    auto answer = std::make_shared<control::Done<control::ServerAccount>>(std::move(done));
+    auto* deadline = new QTimer(client);
+    deadline->setSingleShot(true);
+    const std::string server = client->server().toStdString();
+    QObject::connect(deadline, &QTimer::timeout, client, [client, answer, server] {
+        client->deleteLater();
+        if (auto reply = std::exchange(*answer, nullptr))
+            reply(
+                makeError(ErrorCode::Unavailable,
+                          "no answer from " + server + " within " +
+                              std::to_string(std::chrono::seconds(control::kConnectionTestTimeout).count()) +
+                              " s: check that warrend runs there and that the URL (its port too) is right"));
     });
+    probeServer(*client, client, [client, answer](Result<control::ServerAccount> account) {
+        client->deleteLater();
+        if (auto reply = std::exchange(*answer, nullptr))
+            reply(std::move(account));
+    });
+    deadline->start(control::kConnectionTestTimeout);
 }
 
 Status RemotePlaneChooser::save(const PlaneChoice& choice, const std::string& key) {

@@ -28,7 +28,8 @@ public:
     ~RemotePlaneChooser() override;
 
     Result<control::PlaneChoice> current() override;
-    void test(const std::string& url, const std::string& key, control::Done<control::ServerAccount> done) override;
+    void test(const std::string& url, const std::string& key, QObject* context,
+              control::Done<control::ServerAccount> done) override;
     Status save(const control::PlaneChoice& choice, const std::string& key) override;
     Result<bool> hasKey() override;
     std::string keyStorageWarning() override;

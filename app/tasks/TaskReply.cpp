@@ -2,10 +2,9 @@
 
 #include "common/FileText.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
+#include <nlohmann/json.hpp>
 
 namespace warren::control {
 
@@ -24,8 +23,9 @@ Status checkRepliable(const TaskRecord& task, bool checkpointExists) {
     const nlohmann::json spec = nlohmann::json::parse(task.spec, nullptr, false);
     if (spec.is_object() && spec.value("demo", false) == true)
         return makeError(ErrorCode::InvalidArgument,
-                         "task " + task.id + " is the scripted demo: it plays a recorded agent, which cannot answer "
-                                             "a reply; set up a model in Settings and start a task of your own");
+                         "task " + task.id +
+                             " is the scripted demo: it plays a recorded agent, which cannot answer "
+                             "a reply; set up a model in Settings and start a task of your own");
     if (task.status == TaskStatus::Queued || task.status == TaskStatus::Running)
         return makeError(ErrorCode::InvalidArgument, "task " + task.id + " is " + taskStatusName(task.status) +
                                                          "; wait for it or cancel it (warren cancel " + task.id +

@@ -2,9 +2,11 @@
 // keychain (a real gnome-keyring in a private D-Bus session, tests/support/with-keychain.sh), never to the
 // database; "Test connection" really asks the model server.
 #include "app/providers/ProviderCatalog.h"
+#include "app/remote/RemotePlaneChooser.h"
 #include "app/secrets/SecretStore.h"
 #include "tests/gui/DesktopFixture.h"
 #include "tests/support/MockLlmServer.h"
+#include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/McpServerDialog.h"
 #include "ui/windows/McpServersBox.h"
 #include "ui/windows/SettingsDialog.h"
@@ -16,15 +18,15 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTreeWidget>
-#include <QPushButton>
-#include <QSignalSpy>
-#include <QSpinBox>
-#include <QStandardPaths>
 #include <QtTest>
 #include <sys/stat.h>
 
@@ -61,7 +63,8 @@ private:
 };
 
 // Settings shown with a compatible server's form filled in, as a user leaves it before Test connection.
-std::unique_ptr<SettingsDialog> compatibleForm(DesktopFixture& desk, const QString& baseUrl, const QString& model) {
+std::unique_ptr<SettingsDialog> compatibleForm(DesktopFixture& desk, const QString& baseUrl,
+                                               const QString& model) {
     auto dialog = std::make_unique<SettingsDialog>(desk.plane());
     dialog->show();
     choose(dialog->findChild<QComboBox*>("provider"), "openai-compatible:");
@@ -94,9 +97,9 @@ private slots:
     void testConnectionAsksTheModel();
     void setUpAModelLandsOnTheFirstFieldToFill();
     void eachProviderShowsItsAddressAndAsksForAKeyOnlyIfItNeedsOne();
-    void aSilentModelServerIsReportedInSeconds();
-    void cancelStopsTheTestAtOnce();
+    void aSilentModelServerIsReportedInSecondsOrCancelled();
     void aMissingModelIsNamedNotSent();
+    void aSilentControlPlaneServerIsReportedInSecondsOrCancelled();
     void badSettingsAreRefusedWithTheReason();
     void sandboxChoicePersistsAndListsEnginesFound();
     void badImageIsRefused();
@@ -268,7 +271,7 @@ void TestGuiSettings::eachProviderShowsItsAddressAndAsksForAKeyOnlyIfItNeedsOne(
 
 // A server that takes the connection and says nothing is reported within the test's time (10 s, not the
 // two minutes a task's call waits), with what to check; meanwhile a busy bar and Cancel show.
-void TestGuiSettings::aSilentModelServerIsReportedInSeconds() {
+void TestGuiSettings::aSilentModelServerIsReportedInSecondsOrCancelled() {
     SilentServer server;
     QVERIFY(server.start());
     DesktopFixture desk;
@@ -282,31 +285,25 @@ void TestGuiSettings::aSilentModelServerIsReportedInSeconds() {
     QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
     QVERIFY(progress->isVisible() && cancel->isVisible());
     QVERIFY(!dialog.findChild<QPushButton*>("test")->isEnabled());
-    QVERIFY2(dialog.testResult().startsWith("Asking mock-1 at " + server.baseUrl()), qPrintable(dialog.testResult()));
+    QVERIFY2(dialog.testResult().startsWith("Asking mock-1 at " + server.baseUrl()),
+             qPrintable(dialog.testResult()));
     QTRY_VERIFY(!server.accepted().empty()); // it reached the server
 
     // At most the test's 10 s and a margin for a loaded machine; a task's own call would wait 120 s.
     QTRY_VERIFY_WITH_TIMEOUT(!progress->isVisible(), 40000);
-    QVERIFY2(dialog.testResult().startsWith("no answer from the model server at " + server.baseUrl() + " within 10 s") &&
+    QVERIFY2(dialog.testResult().startsWith("no answer from the model server at " + server.baseUrl() +
+                                            " within 10 s") &&
                  dialog.testResult().contains("Check that the server is running there"),
              qPrintable(dialog.testResult()));
     QVERIFY(!cancel->isVisible());
     QVERIFY(dialog.findChild<QPushButton*>("test")->isEnabled());
-}
 
-// Cancel ends the test at once: the form says so, the request is dropped (the server sees the connection
-// close), and no late answer comes.
-void TestGuiSettings::cancelStopsTheTestAtOnce() {
-    SilentServer server;
-    QVERIFY(server.start());
-    DesktopFixture desk;
-    QVERIFY(desk.open());
-    auto form = compatibleForm(desk, server.baseUrl(), "mock-1");
-    SettingsDialog& dialog = *form;
+    // Cancel ends a test at once: the form says so, the request is dropped (the server sees the connection
+    // close), and no late answer comes.
     QSignalSpy finished(&dialog, &SettingsDialog::testFinished);
     QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
-    QTRY_VERIFY(!server.accepted().empty());
-    QTcpSocket* connection = server.accepted().front();
+    QTRY_VERIFY(server.accepted().size() == 2);
+    QTcpSocket* connection = server.accepted().back();
 
     QTest::mouseClick(dialog.findChild<QPushButton*>("cancelTest"), Qt::LeftButton);
     QCOMPARE(dialog.testResult(), QStringLiteral("Test cancelled."));
@@ -333,9 +330,43 @@ void TestGuiSettings::aMissingModelIsNamedNotSent() {
     QVERIFY(!dialog.findChild<QProgressBar*>("testProgress")->isVisible());
     dialog.findChild<QLineEdit*>("baseUrl")->clear();
     QTest::mouseClick(dialog.findChild<QPushButton*>("test"), Qt::LeftButton);
-    QVERIFY2(dialog.testResult().startsWith("Type the server's address in Base URL first"), qPrintable(dialog.testResult()));
+    QVERIFY2(dialog.testResult().startsWith("Type the server's address in Base URL first"),
+             qPrintable(dialog.testResult()));
     QCOMPARE(dialog.focusWidget(), dialog.findChild<QLineEdit*>("baseUrl"));
     QVERIFY(server.accepted().empty());
+}
+
+// The control plane's Test connection is the same kind of test: a server URL that accepts and never answers
+// is reported within the test's time (not the client's 30 s a request, twice), and Cancel ends it at once.
+void TestGuiSettings::aSilentControlPlaneServerIsReportedInSecondsOrCancelled() {
+    SilentServer server;
+    QVERIFY(server.start());
+    QTemporaryDir data;
+    warren::remote::RemotePlaneChooser chooser(data.path().toStdString(), /*useKeychain=*/false);
+    warren::ui::ControlPlaneBox box(chooser, warren::control::PlaneChoice{});
+    box.show();
+    choose(box.findChild<QComboBox*>("planeKind"), "remote");
+    const QString url = QString("http://127.0.0.1:%1").arg(server.serverPort());
+    box.findChild<QLineEdit*>("serverUrl")->setText(url);
+    box.findChild<QLineEdit*>("serverKey")->setText(QStringLiteral("wrn_") + QString(48, 'x'));
+    auto* progress = box.findChild<QProgressBar*>("serverTestProgress");
+    auto* cancel = box.findChild<QPushButton*>("cancelServerTest");
+
+    QTest::mouseClick(box.findChild<QPushButton*>("testServer"), Qt::LeftButton);
+    QVERIFY(progress->isVisible() && cancel->isVisible());
+    QTRY_VERIFY(!server.accepted().empty());
+    QTRY_VERIFY_WITH_TIMEOUT(!progress->isVisible(), 40000);
+    QVERIFY2(box.testResult().startsWith("no answer from " + url) && box.testResult().contains("within 10 s"),
+             qPrintable(box.testResult()));
+
+    QTest::mouseClick(box.findChild<QPushButton*>("testServer"), Qt::LeftButton);
+    QTRY_VERIFY(server.accepted().size() == 2);
+    QTcpSocket* second = server.accepted().back();
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QCOMPARE(box.testResult(), QStringLiteral("Test cancelled."));
+    QVERIFY(!progress->isVisible() && box.findChild<QPushButton*>("testServer")->isEnabled());
+    QTRY_COMPARE(second->state(), QAbstractSocket::UnconnectedState);
+    QCOMPARE(box.testResult(), QStringLiteral("Test cancelled."));
 }
 
 void TestGuiSettings::badSettingsAreRefusedWithTheReason() {

@@ -20,10 +20,10 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
-#include <QMessageBox>
 #include <QLineEdit>
 #include <QListView>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScopeGuard>
@@ -887,12 +887,15 @@ void TestGuiWindow::firstRunOffersTheDemo() {
     warren::ui::ReplyBar* bar = desk.window().replyBar();
     QTRY_VERIFY(desk.window().button("rerun")->isEnabled()); // the header shows the ended task
     QVERIFY(!bar->messageEdit()->isEnabled() && !bar->sendButton()->isEnabled());
-    QVERIFY2(bar->sendButton()->toolTip().contains("recorded agent: it takes no reply"), qPrintable(bar->sendButton()->toolTip()));
-    QVERIFY2(bar->messageEdit()->placeholderText().contains("recorded agent: it takes no reply"), // in the box, not only on hover
+    QVERIFY2(bar->sendButton()->toolTip().contains("recorded agent: it takes no reply"),
+             qPrintable(bar->sendButton()->toolTip()));
+    QVERIFY2(bar->messageEdit()->placeholderText().contains(
+                 "recorded agent: it takes no reply"), // in the box, not only on hover
              qPrintable(bar->messageEdit()->placeholderText()));
     const warren::Status replied = desk.plane().reply(id.toStdString(), "now do more");
     QVERIFY(!replied);
-    QVERIFY2(replied.error().message.find("scripted demo") != std::string::npos, replied.error().message.c_str());
+    QVERIFY2(replied.error().message.find("scripted demo") != std::string::npos,
+             replied.error().message.c_str());
     QVERIFY2(desk.status(id) == warren::control::TaskStatus::Succeeded, desk.describe(id).constData());
 }
 
@@ -960,8 +963,10 @@ void TestGuiWindow::helpSaysTheVersion() {
     desk.window().findChild<QAction*>("aboutAction")->trigger();
     QMessageBox* about = nullptr;
     QTRY_VERIFY((about = desk.window().findChild<QMessageBox*>("aboutWarren")) && about->isVisible());
-    QVERIFY2(QRegularExpression("Warren \\d+\\.\\d+\\.\\d+").match(about->text()).hasMatch(), qPrintable(about->text()));
-    QVERIFY2(about->text().contains(desk.dataDir()), qPrintable(about->text())); // which plane: this data directory
+    QVERIFY2(QRegularExpression("Warren \\d+\\.\\d+\\.\\d+").match(about->text()).hasMatch(),
+             qPrintable(about->text()));
+    QVERIFY2(about->text().contains(desk.dataDir()),
+             qPrintable(about->text())); // which plane: this data directory
     // Nothing is offered that this build does not have: no manual is installed beside it.
     QVERIFY2(!about->text().contains("man warren"), qPrintable(about->text()));
 }

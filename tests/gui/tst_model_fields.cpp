@@ -34,7 +34,8 @@ private slots:
         compatible.takesUrl = true;
         compatible.needsKey = true;
         compatible.keyStored = false;
-        QTest::newRow("a compatible server without its address: the address") << compatible << ModelField::BaseUrl;
+        QTest::newRow("a compatible server without its address: the address")
+            << compatible << ModelField::BaseUrl;
         compatible.urlGiven = true;
         QTest::newRow("the address given: the model") << compatible << ModelField::Model;
         compatible.modelGiven = true;

@@ -25,19 +25,22 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::newRow("one running")
             << 1 << 0
-            << "A task is running on this computer. Quitting stops it now, with its sandbox. When Warren opens "
+            << "A task is running on this computer. Quitting stops it now, with its sandbox. When Warren "
+               "opens "
                "again it is shown as interrupted, and Resume continues it from its last checkpoint.";
         QTest::newRow("three running")
             << 3 << 0
-            << "3 tasks are running on this computer. Quitting stops them now, with their sandboxes. When Warren "
+            << "3 tasks are running on this computer. Quitting stops them now, with their sandboxes. When "
+               "Warren "
                "opens again each is shown as interrupted, and Resume continues it from its last checkpoint.";
-        QTest::newRow("one queued")
-            << 0 << 1
-            << "A task waiting for a free slot stays queued: it does not start by itself when Warren opens again "
-               "(Stop it, then Rerun it).";
+        QTest::newRow("one queued") << 0 << 1
+                                    << "A task waiting for a free slot stays queued: it does not start by "
+                                       "itself when Warren opens again "
+                                       "(Stop it, then Rerun it).";
         QTest::newRow("running and queued")
             << 1 << 2
-            << "A task is running on this computer. Quitting stops it now, with its sandbox. When Warren opens "
+            << "A task is running on this computer. Quitting stops it now, with its sandbox. When Warren "
+               "opens "
                "again it is shown as interrupted, and Resume continues it from its last checkpoint. 2 tasks "
                "waiting for a free slot stay queued: they do not start by themselves when Warren opens again "
                "(Stop, then Rerun each).";

@@ -146,8 +146,9 @@ void TestPlaneChoice::chooserRefusesRemoteWithoutUrlOrKey() {
     QVERIFY(bool(chooser.save({PlaneKind::Local, "not a url"}, "")));
     QVERIFY(chooser.current()->url.empty());
     // A test without a key says so before asking anything.
+    QObject chooserContext;
     auto tested = warren::control::waitFor<warren::control::ServerAccount>(
-        [&](auto done) { chooser.test("http://127.0.0.1:9", "", done); });
+        [&](auto done) { chooser.test("http://127.0.0.1:9", "", &chooserContext, done); });
     QVERIFY(!tested);
     QVERIFY(QString::fromStdString(tested.error().message).contains("API key"));
 }

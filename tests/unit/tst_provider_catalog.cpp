@@ -27,7 +27,8 @@ private slots:
         for (const KnownProvider& provider : knownProviders()) {
             if (!provider.takesUrl())
                 continue;
-            const auto config = parseProviderSpec(std::string(provider.spec) + std::string(provider.baseUrl), "m");
+            const auto config =
+                parseProviderSpec(std::string(provider.spec) + std::string(provider.baseUrl), "m");
             QVERIFY2(config.ok(), std::string(provider.spec).c_str());
             QCOMPARE(config->baseUrl, std::string(provider.baseUrl));
             QCOMPARE(config->keyName, std::string(provider.keyName));
@@ -37,19 +38,27 @@ private slots:
     void findsTheEntry_data() {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("entry"); // empty: none
-        QTest::newRow("a name") << "ollama" << "ollama";
-        QTest::newRow("anthropic by name, not its URL form") << "anthropic" << "anthropic";
-        QTest::newRow("a URL form without its URL") << "openai-compatible:" << "openai-compatible:";
-        QTest::newRow("a URL form with its URL") << "anthropic:https://proxy.example" << "anthropic:";
-        QTest::newRow("a name with a suffix") << "ollama2" << "";
-        QTest::newRow("scripted") << "scripted:/tmp/s.json" << "";
-        QTest::newRow("none") << "" << "";
+        QTest::newRow("a name") << "ollama"
+                                << "ollama";
+        QTest::newRow("anthropic by name, not its URL form") << "anthropic"
+                                                             << "anthropic";
+        QTest::newRow("a URL form without its URL") << "openai-compatible:"
+                                                    << "openai-compatible:";
+        QTest::newRow("a URL form with its URL") << "anthropic:https://proxy.example"
+                                                 << "anthropic:";
+        QTest::newRow("a name with a suffix") << "ollama2"
+                                              << "";
+        QTest::newRow("scripted") << "scripted:/tmp/s.json"
+                                  << "";
+        QTest::newRow("none") << ""
+                              << "";
     }
     void findsTheEntry() {
         QFETCH(QString, spec);
         QFETCH(QString, entry);
         const KnownProvider* found = findProvider(spec.toStdString());
-        QCOMPARE(found ? QString::fromUtf8(found->spec.data(), qsizetype(found->spec.size())) : QString(), entry);
+        QCOMPARE(found ? QString::fromUtf8(found->spec.data(), qsizetype(found->spec.size())) : QString(),
+                 entry);
     }
 
     void localServersNeedNoKey() {

@@ -1,7 +1,7 @@
 // parseProviderSpec, createProvider's checks, the scripted provider and the text of HTTP failures.
 #include "app/providers/HttpFailure.h"
-#include "app/providers/ProviderChoice.h"
 #include "app/providers/Provider.h"
+#include "app/providers/ProviderChoice.h"
 #include "app/providers/ScriptedProvider.h"
 
 #include <QElapsedTimer>

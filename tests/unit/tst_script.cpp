@@ -167,7 +167,8 @@ private slots:
                  std::chrono::milliseconds(900));
         const auto tooSlow = parseScript(R"({"turns":[{"content":"c"}],"pace_ms":60001})", "s.json");
         QVERIFY(!tooSlow);
-        QCOMPARE(QString::fromStdString(tooSlow.error().message), QString("s.json: pace_ms: at most 60000 (a turn a minute)"));
+        QCOMPARE(QString::fromStdString(tooSlow.error().message),
+                 QString("s.json: pace_ms: at most 60000 (a turn a minute)"));
         const auto text = parseScript(R"({"turns":[{"content":"c"}],"pace_ms":"slow"})", "s.json");
         QVERIFY(!text);
         QVERIFY2(text.error().message.starts_with("s.json: pace_ms"), text.error().message.c_str());

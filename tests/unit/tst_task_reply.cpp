@@ -51,8 +51,8 @@ private slots:
                                        << "task t-1 cannot be continued: its agent left no checkpoint";
         QTest::newRow("the demo, ended") << QString("demo:succeeded") << true
                                          << "task t-1 is the scripted demo: it plays a recorded agent";
-        QTest::newRow("the demo, stopped") << QString("demo:cancelled") << true
-                                           << "task t-1 is the scripted demo";
+        QTest::newRow("the demo, stopped")
+            << QString("demo:cancelled") << true << "task t-1 is the scripted demo";
     }
     void tasks() {
         QFETCH(QString, status);

@@ -1,5 +1,8 @@
 #include "ui/windows/ControlPlaneBox.h"
 
+#include "app/control/ControlPlane.h"
+#include "ui/widgets/ConnectionTest.h"
+
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -89,17 +92,17 @@ ControlPlaneBox::ControlPlaneBox(control::PlaneChooser& chooser, PlaneChoice ope
     m_keyState = new QLabel(this);
     m_keyState->setObjectName("serverKeyState");
     m_keyState->setWordWrap(true);
-    m_test = new QPushButton(tr("Test connection"), this);
-    m_test->setObjectName("testServer");
-    m_result = new QLabel(this);
-    m_result->setObjectName("serverResult");
-    m_result->setWordWrap(true);
-    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_test =
+        new ConnectionTest({"testServer", "cancelServerTest", "serverTestProgress", "serverResult"},
+                           tr("Asks the server who it is and who the key makes you; it gives up after %1 s")
+                               .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()),
+                           this);
+    m_result = m_test->resultLabel(); // fitted to its text's height with the form's other labels
     form->addRow(tr("Run tasks"), m_kind);
     form->addRow(tr("Server URL"), m_url);
     form->addRow(tr("API key"), m_key);
     form->addRow(QString(), m_keyState);
-    form->addRow(m_test, m_result);
+    m_test->addRow(form);
 
     auto saved = m_chooser.current();
     const PlaneChoice shown = saved ? *saved : m_opened;
@@ -108,7 +111,11 @@ ControlPlaneBox::ControlPlaneBox(control::PlaneChooser& chooser, PlaneChoice ope
     m_kind->setCurrentIndex(shown.kind == PlaneKind::Remote ? 1 : 0);
     m_url->setText(qs(shown.url));
     connect(m_kind, &QComboBox::currentIndexChanged, this, &ControlPlaneBox::updateForm);
-    connect(m_test, &QPushButton::clicked, this, &ControlPlaneBox::testConnection);
+    connect(m_test, &ConnectionTest::requested, this, &ControlPlaneBox::testConnection);
+    connect(m_test, &ConnectionTest::finished, this, [this] {
+        fitLabels();
+        emit testFinished();
+    });
     updateForm();
 }
 
@@ -148,7 +155,8 @@ void ControlPlaneBox::updateForm() {
     const bool remote = choice().kind == PlaneKind::Remote;
     m_url->setEnabled(remote);
     m_key->setEnabled(remote);
-    m_test->setEnabled(remote);
+    m_test->abandon(); // a test of the form before: its answer would be about another
+    m_test->setTestEnabled(remote);
     if (!remote) {
         m_keyState->setText(tr("Tasks, their events and your keys stay on this computer."));
         return fitLabels();
@@ -172,16 +180,13 @@ void ControlPlaneBox::askForKey(const QString& why) {
 }
 
 void ControlPlaneBox::testConnection() {
-    m_test->setEnabled(false);
-    m_result->setText(tr("Asking the server…"));
-    const PlaneChoice asked = choice();
-    m_chooser.test(asked.url, m_key->text().trimmed().toStdString(),
-                   control::within(this, [this](Result<control::ServerAccount> account) {
-                       m_result->setText(account ? accountText(*account) : qs(account.error().message));
-                       m_test->setEnabled(choice().kind == PlaneKind::Remote);
-                       fitLabels();
-                       emit testFinished();
-                   }));
+    QObject* testing = m_test->begin(tr("Asking the server… (gives up after %1 s)")
+                                         .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()));
+    fitLabels();
+    m_chooser.test(choice().url, m_key->text().trimmed().toStdString(), testing,
+                   [this](Result<control::ServerAccount> account) {
+                       m_test->end(account ? accountText(*account) : qs(account.error().message));
+                   });
 }
 
 Status ControlPlaneBox::save(bool* reopen) {

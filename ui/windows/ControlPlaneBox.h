@@ -15,6 +15,8 @@ class QPushButton;
 
 namespace warren::ui {
 
+class ConnectionTest;
+
 // One line per fact, for a person: the server, the account, what runs and what is left of the month.
 QString accountText(const control::ServerAccount& account);
 
@@ -51,7 +53,7 @@ private:
     QLineEdit* m_url;
     QLineEdit* m_key;
     QLabel* m_keyState;
-    QPushButton* m_test;
+    ConnectionTest* m_test;
     QLabel* m_result;
 };
 

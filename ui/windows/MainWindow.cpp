@@ -4,7 +4,6 @@
 #include "app/timeline/CallDescription.h"
 #include "common/FileBeneath.h"
 #include "sandbox/PlaceholderRecord.h"
-
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
 #include "ui/views/TaskListDelegate.h"
@@ -378,15 +377,16 @@ void MainWindow::buildControls() {
         m_buttons[name] = button;
         return button;
     };
-    connect(make("stop", tr("Stop"), tr("Cancel the task: its sandbox is stopped (Ctrl+.)")), &QPushButton::clicked, this, [this] {
-        const std::string taskId = m_selected.toStdString();
-        m_plane.cancel(taskId, control::within(this, [this, taskId](Status stopped) {
-            if (!stopped)
-                showProblem(qs(stopped.error().message));
-            m_dirty.insert(taskId);
-            m_refreshTimer.start();
-        }));
-    });
+    connect(make("stop", tr("Stop"), tr("Cancel the task: its sandbox is stopped (Ctrl+.)")),
+            &QPushButton::clicked, this, [this] {
+                const std::string taskId = m_selected.toStdString();
+                m_plane.cancel(taskId, control::within(this, [this, taskId](Status stopped) {
+                                   if (!stopped)
+                                       showProblem(qs(stopped.error().message));
+                                   m_dirty.insert(taskId);
+                                   m_refreshTimer.start();
+                               }));
+            });
     connect(make("resume", tr("Resume"), tr("Continue from the last checkpoint")), &QPushButton::clicked, this, [this] {
         const std::string taskId = m_selected.toStdString();
         m_plane.resume(taskId, {}, control::within(this, [this, taskId](Status resumed) {
@@ -744,9 +744,10 @@ void MainWindow::updateHeader() {
     if (m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::DemoRole).toBool())
         m_reply->setRepliable(false, tr("The demo is a recorded agent: it takes no reply"));
     else
-        m_reply->setRepliable(!active, task->status == TaskStatus::Queued
-                                           ? tr("The task waits for a free slot: wait for it, or Stop it, then reply")
-                                           : tr("The agent is working: wait for it, or Stop it, then reply"));
+        m_reply->setRepliable(!active,
+                              task->status == TaskStatus::Queued
+                                  ? tr("The task waits for a free slot: wait for it, or Stop it, then reply")
+                                  : tr("The agent is working: wait for it, or Stop it, then reply"));
     m_side->setActivity(m_timeline->activity(), elapsed);
 }
 
@@ -917,12 +918,15 @@ void MainWindow::runDemo() {
 
 void MainWindow::showSettings() { openSettings({}); }
 
-void MainWindow::showModelSettings() { openSettings({}, /*atModel=*/true); }
+void MainWindow::showModelSettings() {
+    openSettings({}, /*atModel=*/true);
+}
 
 void MainWindow::showAbout() {
     if (auto* shown = findChild<QMessageBox*>("aboutWarren"))
         return shown->raise();
-    auto* about = new QMessageBox(QMessageBox::NoIcon, tr("About Warren"), QString(), QMessageBox::Close, this);
+    auto* about =
+        new QMessageBox(QMessageBox::NoIcon, tr("About Warren"), QString(), QMessageBox::Close, this);
     about->setObjectName("aboutWarren");
     about->setAttribute(Qt::WA_DeleteOnClose);
     about->setIconPixmap(windowIcon().pixmap(64, 64));
@@ -932,7 +936,8 @@ void MainWindow::showAbout() {
                       "<p>This window drives: %2</p>")
                        .arg(QStringLiteral(WARREN_VERSION), qs(m_plane.describe()).toHtmlEscaped());
     // Only what this installation has: the manual the package installs, the home page the build names.
-    const QString manual = QApplication::applicationDirPath() + QStringLiteral("/../share/man/man1/warren.1.gz");
+    const QString manual =
+        QApplication::applicationDirPath() + QStringLiteral("/../share/man/man1/warren.1.gz");
     if (QFileInfo::exists(manual))
         text += tr("<p>The manual: run <code>man warren</code> in a terminal.</p>");
     if (const QString home = QStringLiteral(WARREN_HOMEPAGE); !home.isEmpty())

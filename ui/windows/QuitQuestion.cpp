@@ -6,7 +6,9 @@ namespace warren::ui {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("QuitQuestion", text); }
+QString tr(const char* text) {
+    return QCoreApplication::translate("QuitQuestion", text);
+}
 
 } // namespace
 
@@ -22,19 +24,22 @@ TasksAtQuit tasksAtQuit(const std::vector<control::TaskStatus>& statuses) {
 QString quitQuestionText(const TasksAtQuit& tasks) {
     QStringList said;
     if (tasks.running == 1)
-        said << tr("A task is running on this computer. Quitting stops it now, with its sandbox. When Warren opens "
-                   "again it is shown as interrupted, and Resume continues it from its last checkpoint.");
+        said << tr(
+            "A task is running on this computer. Quitting stops it now, with its sandbox. When Warren opens "
+            "again it is shown as interrupted, and Resume continues it from its last checkpoint.");
     else if (tasks.running > 1)
-        said << tr("%1 tasks are running on this computer. Quitting stops them now, with their sandboxes. When "
+        said << tr("%1 tasks are running on this computer. Quitting stops them now, with their sandboxes. "
+                   "When "
                    "Warren opens again each is shown as interrupted, and Resume continues it from its last "
                    "checkpoint.")
                     .arg(tasks.running);
     if (tasks.queued > 0)
-        said << (tasks.queued == 1 ? tr("A task waiting for a free slot stays queued: it does not start by itself "
-                                        "when Warren opens again (Stop it, then Rerun it).")
-                                   : tr("%1 tasks waiting for a free slot stay queued: they do not start by "
-                                        "themselves when Warren opens again (Stop, then Rerun each).")
-                                         .arg(tasks.queued));
+        said << (tasks.queued == 1
+                     ? tr("A task waiting for a free slot stays queued: it does not start by itself "
+                          "when Warren opens again (Stop it, then Rerun it).")
+                     : tr("%1 tasks waiting for a free slot stay queued: they do not start by "
+                          "themselves when Warren opens again (Stop, then Rerun each).")
+                           .arg(tasks.queued));
     return said.join(' ');
 }
 

@@ -28,7 +28,8 @@ void ReplyBar::setRepliable(bool repliable, const QString& whyNot) {
     }
     setToolTip(tip); // a disabled child shows its parent's tooltip
     // Why not, in the box itself: a tooltip is found only by hovering.
-    m_message->setPlaceholderText(repliable ? tr("Reply to the agent: what should it do next? (Enter sends it)") : whyNot);
+    m_message->setPlaceholderText(
+        repliable ? tr("Reply to the agent: what should it do next? (Enter sends it)") : whyNot);
 }
 
 void ReplyBar::clearMessage() { m_message->clear(); }

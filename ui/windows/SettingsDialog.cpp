@@ -1,14 +1,13 @@
 #include "ui/windows/SettingsDialog.h"
 
+#include "app/providers/ProviderCatalog.h"
+#include "ui/widgets/ConnectionTest.h"
 #include "ui/widgets/NetworkChoice.h"
+#include "ui/windows/AgentChoices.h"
 #include "ui/windows/ControlPlaneBox.h"
 #include "ui/windows/McpServersBox.h"
-#include "ui/windows/AgentChoices.h"
 #include "ui/windows/SandboxChoices.h"
 
-#include "app/providers/ProviderCatalog.h"
-
-#include <algorithm>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -18,7 +17,6 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
@@ -26,6 +24,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace warren::ui {
 
@@ -96,40 +95,18 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_keyState = new QLabel(modelBox);
     m_keyState->setObjectName("keyState");
     m_keyState->setWordWrap(true);
-    m_test = new QPushButton(tr("Test connection"), modelBox);
-    m_test->setObjectName("test");
-    m_test->setToolTip(tr("One short question to the model with this form's provider, address, model and key; "
-                          "it gives up after %1 s")
-                           .arg(std::chrono::seconds(control::kModelTestTimeout).count()));
-    m_cancelTest = new QPushButton(tr("Cancel"), modelBox);
-    m_cancelTest->setObjectName("cancelTest");
-    m_cancelTest->setToolTip(tr("Stop the test now"));
-    m_cancelTest->hide();
-    m_testProgress = new QProgressBar(modelBox);
-    m_testProgress->setObjectName("testProgress");
-    m_testProgress->setRange(0, 0); // busy: how long the model takes is not known
-    m_testProgress->setTextVisible(false);
-    m_testProgress->setMaximumHeight(m_testProgress->fontMetrics().height() / 2 + 4);
-    m_testProgress->hide();
-    m_testResult = new QLabel(modelBox);
-    m_testResult->setObjectName("testResult");
-    m_testResult->setWordWrap(true);
-    m_testResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Cancel under the button, not beside it: the result's column keeps its width while a test runs.
-    auto* testButtons = new QWidget(modelBox);
-    auto* testButtonsLayout = new QVBoxLayout(testButtons);
-    testButtonsLayout->setContentsMargins(0, 0, 0, 0);
-    testButtonsLayout->addWidget(m_test);
-    testButtonsLayout->addWidget(m_cancelTest);
-    auto* testState = new QVBoxLayout();
-    testState->addWidget(m_testProgress);
-    testState->addWidget(m_testResult);
+    m_connectionTest =
+        new ConnectionTest({"test", "cancelTest", "testProgress", "testResult"},
+                           tr("One short question to the model with this form's provider, "
+                              "address, model and key; it gives up after %1 s")
+                               .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()),
+                           modelBox);
     form->addRow(tr("Provider"), m_provider);
     form->addRow(tr("Base URL"), m_baseUrl);
     form->addRow(tr("Model"), m_model);
     form->addRow(tr("API key"), m_key);
     form->addRow(QString(), m_keyState);
-    form->addRow(testButtons, testState);
+    m_connectionTest->addRow(form);
     agentsLayout->addWidget(modelBox);
 
     auto* tasksBox = new QGroupBox(tr("New tasks"), this);
@@ -193,7 +170,8 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
         }
         m_maxConcurrent->setEnabled(false);
         m_maxConcurrent->setToolTip(tr("The server's quota decides how many of your tasks run at once."));
-        m_test->setToolTip(tr("The server calls the model, not this computer: run a small task to try it."));
+        m_connectionTest->testButton()->setToolTip(
+            tr("The server calls the model, not this computer: run a small task to try it."));
     }
 
     m_error = new QLabel(this);
@@ -216,8 +194,8 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     });
     for (QLineEdit* typed : {m_model, m_key})
         connect(typed, &QLineEdit::textEdited, this, [this] { m_landing = false; });
-    connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
-    connect(m_cancelTest, &QPushButton::clicked, this, &SettingsDialog::cancelTest);
+    connect(m_connectionTest, &ConnectionTest::requested, this, &SettingsDialog::testConnection);
+    connect(m_connectionTest, &ConnectionTest::finished, this, &SettingsDialog::testFinished);
     connect(m_backend, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateSandbox);
     load();
 }
@@ -289,19 +267,21 @@ QString SettingsDialog::keyName() const {
     return name ? QString::fromStdString(*name) : QString();
 }
 
-QString SettingsDialog::testResult() const { return m_testResult->text(); }
+QString SettingsDialog::testResult() const {
+    return m_connectionTest->result();
+}
 
 void SettingsDialog::updateForm() {
-    if (m_testing) { // a test of the provider shown before: its answer would be about another
-        delete m_testing.data();
-        showTesting(false);
-    }
-    m_testResult->clear();
-    const control::KnownProvider* known = control::findProvider(m_provider->currentData().toString().toStdString());
+    m_connectionTest->abandon(); // a test of the provider shown before: its answer would be about another
+    m_connectionTest->say({});
+    const control::KnownProvider* known =
+        control::findProvider(m_provider->currentData().toString().toStdString());
     const bool none = m_provider->currentData().toString().isEmpty();
     // The address a task connects to: a named provider's own (shown, not editable: another address is a
     // compatible server's), or the one typed for a compatible server.
-    const auto text = [](std::string_view view) { return QString::fromUtf8(view.data(), qsizetype(view.size())); };
+    const auto text = [](std::string_view view) {
+        return QString::fromUtf8(view.data(), qsizetype(view.size()));
+    };
     m_baseUrl->setEnabled(known && known->takesUrl());
     m_baseUrl->setText(!known ? QString() : known->takesUrl() ? m_typedUrl : text(known->baseUrl));
     m_baseUrl->setPlaceholderText(known && known->takesUrl() ? text(known->baseUrl) : QString());
@@ -311,7 +291,7 @@ void SettingsDialog::updateForm() {
                               : tr("Where %1 is reached; for another address choose a compatible server")
                                     .arg(m_provider->currentText()));
     m_model->setEnabled(!none);
-    m_test->setEnabled(!none && !m_remotePlane);
+    m_connectionTest->setTestEnabled(!none && !m_remotePlane);
     m_key->setEnabled(known && known->needsKey());
     m_key->clear();
     m_keyStored.reset();
@@ -327,19 +307,23 @@ void SettingsDialog::updateForm() {
                                                   : warning;
         m_keyState->setText(tr("Looking for a stored key…"));
         const QString shownFor = m_provider->currentData().toString();
-        m_plane.hasKey(name.toStdString(), control::within(this, [this, name, where, shownFor](Result<bool> stored) {
-            if (m_provider->currentData().toString() != shownFor)
-                return; // another provider was chosen meanwhile: its own answer follows
-            if (stored)
-                m_keyStored = *stored;
-            QString state = !stored        ? QString::fromStdString(stored.error().message)
-                            : *stored      ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
-                            : m_remotePlane ? tr("No key of yours for %1 on the server: its tasks use the server's own, if it has one.").arg(name)
-                                           : tr("No key stored for %1 yet.").arg(name);
-            m_keyState->setText(state + ' ' + where);
-            if (m_landing)
-                focusFirstToFill();
-        }));
+        m_plane.hasKey(
+            name.toStdString(), control::within(this, [this, name, where, shownFor](Result<bool> stored) {
+                if (m_provider->currentData().toString() != shownFor)
+                    return; // another provider was chosen meanwhile: its own answer follows
+                if (stored)
+                    m_keyStored = *stored;
+                QString state = !stored ? QString::fromStdString(stored.error().message)
+                                : *stored
+                                    ? tr("A key for %1 is stored; type a new one to replace it.").arg(name)
+                                : m_remotePlane ? tr("No key of yours for %1 on the server: its tasks use "
+                                                     "the server's own, if it has one.")
+                                                      .arg(name)
+                                                : tr("No key stored for %1 yet.").arg(name);
+                m_keyState->setText(state + ' ' + where);
+                if (m_landing)
+                    focusFirstToFill();
+            }));
     }
     m_key->setPlaceholderText(m_key->isEnabled() ? tr("paste the API key") : QString());
     if (m_landing)
@@ -347,7 +331,8 @@ void SettingsDialog::updateForm() {
 }
 
 ModelFormState SettingsDialog::formState() const {
-    const control::KnownProvider* known = control::findProvider(m_provider->currentData().toString().toStdString());
+    const control::KnownProvider* known =
+        control::findProvider(m_provider->currentData().toString().toStdString());
     ModelFormState state;
     state.providerChosen = known != nullptr;
     state.takesUrl = known && known->takesUrl();
@@ -372,7 +357,8 @@ QWidget* SettingsDialog::field(ModelField which) const {
     case ModelField::None:
         break;
     }
-    return m_test->isEnabled() ? static_cast<QWidget*>(m_test) : m_model;
+    QPushButton* test = m_connectionTest->testButton();
+    return test->isEnabled() ? static_cast<QWidget*>(test) : m_model;
 }
 
 void SettingsDialog::showModelSection() {
@@ -387,61 +373,40 @@ void SettingsDialog::focusFirstToFill() {
     first->setFocus(Qt::OtherFocusReason);
 }
 
-void SettingsDialog::showTesting(bool testing) {
-    m_test->setEnabled(!testing);
-    m_cancelTest->setVisible(testing);
-    m_testProgress->setVisible(testing);
-}
-
 void SettingsDialog::testConnection() {
     // A form still missing a part is named here: the model's own answer would speak of --model and the like.
     switch (firstToFill(formState())) {
     case ModelField::BaseUrl:
-        m_testResult->setText(tr("Type the server's address in Base URL first, e.g. %1.").arg(m_baseUrl->placeholderText()));
+        m_connectionTest->say(
+            tr("Type the server's address in Base URL first, e.g. %1.").arg(m_baseUrl->placeholderText()));
         return focusFirstToFill();
     case ModelField::Model:
-        m_testResult->setText(tr("Type the name of the model to use first."));
+        m_connectionTest->say(tr("Type the name of the model to use first."));
         return focusFirstToFill();
     case ModelField::Provider: // the button is disabled without a provider
     case ModelField::Key:      // a key in the environment counts too: the plane says if none is found
     case ModelField::None:
         break;
     }
-    auto* testing = new QObject(this);
-    m_testing = testing;
-    showTesting(true);
     const QString address = m_baseUrl->text().trimmed();
-    m_testResult->setText(tr("Asking %1 at %2… (gives up after %3 s)")
-                              .arg(m_model->text().trimmed(), address)
-                              .arg(std::chrono::seconds(control::kModelTestTimeout).count()));
-    m_plane.testModel(providerSpec().toStdString(), m_model->text().trimmed().toStdString(), m_key->text().toStdString(),
-                      testing, [this, testing](Status status) {
-                          testing->deleteLater();
-                          m_testing.clear();
-                          showTesting(false);
-                          if (status) {
-                              m_testResult->setText(tr("Connected: the model answered."));
-                          } else if (status.error().code == ErrorCode::NotFound && m_key->isEnabled() &&
-                                     m_key->text().isEmpty()) {
-                              // No key stored nor in the environment: the field for it is right here.
-                              m_testResult->setText(tr("No API key for %1 yet: paste it in API key above and test "
-                                                       "again; Save keeps it.")
-                                                        .arg(m_provider->currentText()));
-                              m_key->setFocus(Qt::OtherFocusReason);
-                          } else {
-                              m_testResult->setText(QString::fromStdString(status.error().message));
-                          }
-                          emit testFinished();
-                      });
-}
-
-void SettingsDialog::cancelTest() {
-    if (!m_testing)
-        return;
-    delete m_testing.data(); // the request with it; its answer never comes
-    showTesting(false);
-    m_testResult->setText(tr("Test cancelled."));
-    emit testFinished();
+    QObject* testing =
+        m_connectionTest->begin(tr("Asking %1 at %2… (gives up after %3 s)")
+                                    .arg(m_model->text().trimmed(), address)
+                                    .arg(std::chrono::seconds(control::kConnectionTestTimeout).count()));
+    m_plane.testModel(
+        providerSpec().toStdString(), m_model->text().trimmed().toStdString(), m_key->text().toStdString(),
+        testing, [this](Status status) {
+            if (status)
+                return m_connectionTest->end(tr("Connected: the model answered."));
+            if (status.error().code == ErrorCode::NotFound && m_key->isEnabled() && m_key->text().isEmpty()) {
+                // No key stored nor in the environment: the field for it is right here.
+                m_key->setFocus(Qt::OtherFocusReason);
+                return m_connectionTest->end(
+                    tr("No API key for %1 yet: paste it in API key above and test again; Save keeps it.")
+                        .arg(m_provider->currentText()));
+            }
+            m_connectionTest->end(QString::fromStdString(status.error().message));
+        });
 }
 
 void SettingsDialog::accept() {

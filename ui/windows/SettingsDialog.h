@@ -11,18 +11,15 @@
 
 #include "app/control/ControlPlane.h"
 #include "app/control/PlaneChooser.h"
-
 #include "ui/windows/ModelFields.h"
 
 #include <QDialog>
-#include <QPointer>
 #include <optional>
 
 class QComboBox;
 class QLabel;
 class QGroupBox;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 class QScrollArea;
 class QTabWidget;
@@ -31,6 +28,7 @@ class QListWidget;
 
 namespace warren::ui {
 
+class ConnectionTest;
 class ControlPlaneBox;
 class McpServersBox;
 class NetworkChoice;
@@ -73,8 +71,6 @@ private:
     void updateForm();
     void updateSandbox();
     void testConnection();
-    void cancelTest(); // at once: the request is abandoned, the form says so
-    void showTesting(bool testing);
     ModelFormState formState() const;
     QWidget* field(ModelField which) const;
     void focusFirstToFill();
@@ -96,11 +92,7 @@ private:
     QLabel* m_keyState;
     std::optional<bool> m_keyStored; // for the provider shown; nullopt until the keychain answers
     bool m_landing = false;          // showModelSection's focus, until the person types
-    QPushButton* m_test;
-    QPushButton* m_cancelTest;
-    QProgressBar* m_testProgress;
-    QLabel* m_testResult;
-    QPointer<QObject> m_testing; // the running test's context: deleting it abandons the test
+    ConnectionTest* m_connectionTest;
     QListWidget* m_presets;
     QSpinBox* m_maxConcurrent;
     QComboBox* m_agent;
