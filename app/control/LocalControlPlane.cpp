@@ -86,6 +86,7 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
                 setup.hooks.userSkills.push_back(QFileInfo(path).canonicalFilePath().toStdString());
         auto stored = loadSettings(engine.store());
         setup.maxConcurrent = options.maxConcurrent.value_or(stored ? stored->maxConcurrent : Settings{}.maxConcurrent);
+        setup.idleSleep = std::chrono::seconds(stored ? stored->idleSleepSec : Settings{}.idleSleepSec);
         plane->m_defaultRules = engine.defaultApprovalRules(); // saveSettings adds the settings' to them
         setup.approvalRules = plane->approvalRules(stored ? *stored : Settings{});
         return setup;
@@ -556,6 +557,7 @@ Status LocalControlPlane::saveSettings(const Settings& settings) {
     if (auto saved = control::saveSettings(*m_store, settings); !saved)
         return saved;
     m_manager->setMaxConcurrent(settings.maxConcurrent);
+    m_manager->setIdleSleep(std::chrono::seconds(settings.idleSleepSec));
     m_manager->setApprovalRules(approvalRules(settings));
     return Ok{};
 }

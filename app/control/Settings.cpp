@@ -30,7 +30,9 @@ constexpr const char* kRecentWorkspaces = "ui.recent_workspaces";
 constexpr const char* kAllowedCommands = "approvals.allowed_commands";
 constexpr const char* kAllowedHosts = "network.workspace_hosts";
 constexpr const char* kMcpServers = "mcp.servers";
+constexpr const char* kIdleSleep = "tasks.idle_sleep_sec";
 constexpr std::size_t kConcurrencyLimit = 64;
+constexpr std::uint64_t kIdleSleepLimit = 7 * 24 * 3600;
 
 Result<std::vector<std::string>> stringList(const std::string& key, const std::string& text) {
     const json value = json::parse(text, nullptr, false);
@@ -63,6 +65,9 @@ Status validateSettings(const Settings& settings) {
     if (settings.maxConcurrent < 1 || settings.maxConcurrent > kConcurrencyLimit)
         return makeError(ErrorCode::InvalidArgument, "tasks at a time must be between 1 and " +
                                                          std::to_string(kConcurrencyLimit));
+    if (settings.idleSleepSec > kIdleSleepLimit)
+        return makeError(ErrorCode::InvalidArgument, "a waiting task's sandbox may be kept at most a week (" +
+                                                         std::to_string(kIdleSleepLimit) + " s); 0 keeps it");
     if (auto image = validateImage(settings.image); !image)
         return image;
     if (auto network = validateNetwork(settings.network); !network)
@@ -124,6 +129,16 @@ Result<Settings> loadSettings(Store& store) {
                                                              " is damaged; set it again in Settings");
         settings.maxConcurrent = value.get<std::size_t>();
     }
+    auto idle = store.setting(kIdleSleep);
+    if (!idle)
+        return idle.error();
+    if (*idle) {
+        const json value = json::parse(**idle, nullptr, false);
+        if (!value.is_number_unsigned())
+            return makeError(ErrorCode::InvalidArgument, std::string("the setting ") + kIdleSleep +
+                                                             " is damaged; set it again in Settings");
+        settings.idleSleepSec = value.get<std::uint64_t>();
+    }
     auto hosts = store.setting(kAllowedHosts);
     if (!hosts)
         return hosts.error();
@@ -179,6 +194,7 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kModel, settings.model},
         {kPresets, json(settings.presets).dump()},
         {kMaxConcurrent, std::to_string(settings.maxConcurrent)},
+        {kIdleSleep, std::to_string(settings.idleSleepSec)},
         {kBackend, sandbox::backendName(settings.backend)},
         {kAgent, std::string(protocol::agentKindName(settings.agent))},
         {kImage, settings.image},

@@ -9,6 +9,7 @@
 #include "common/Result.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,6 +24,10 @@ struct Settings {
     std::string model;
     std::vector<std::string> presets; // applied to new tasks, in order
     std::size_t maxConcurrent = 4;
+    // How long a task of Warren's agent that only waits for the user's answer keeps its sandbox before it
+    // sleeps (the face's idle time, RunnerEnvironment::idleSleep; a task's own idle_sleep_sec may shorten it);
+    // 0: never, the default on this computer.
+    std::uint64_t idleSleepSec = 0;
     sandbox::Backend backend = sandbox::Backend::Bwrap; // stored as its backendName() (TaskSpec::backend)
     std::string image = kDefaultAgentImage;        // docker/podman: the agent's image
     std::string network = "none";                  // the default network policy (TaskSpec::network)
@@ -41,7 +46,8 @@ struct Settings {
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
-// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an unknown network policy, an
+// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an idle time over a week, an
+// unknown network policy, an
 // image name the engine would misread, an allowed command that is not a plain prefix, an allowed host that
 // is not one HOST:PORT, or an MCP server the agent would leave out: what is wrong, as the user would fix it.
 Status validateSettings(const Settings& settings);

@@ -178,8 +178,14 @@ Status TaskManager::pause(const std::string& id) {
 
 bool TaskManager::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                  const std::string& note, bool always) {
-    if (const auto running = m_running.find(taskId); running != m_running.end())
-        return running->second->answerApproval(callId, approved, note, always);
+    if (const auto running = m_running.find(taskId); running != m_running.end()) {
+        if (!running->second->ended())
+            return running->second->answerApproval(callId, approved, note, always);
+        if (!keptQuestion(taskId, callId))
+            return false;
+        m_lateAnswers[taskId].push_back({callId, approved, note, always});
+        return true;
+    }
     auto question = openQuestion(taskId, callId);
     if (!question)
         return false;
@@ -206,8 +212,16 @@ bool TaskManager::answerApproval(const std::string& taskId, const std::string& c
 
 bool TaskManager::isWaiting(const std::string& taskId, const std::string& callId) const {
     if (const auto running = m_running.find(taskId); running != m_running.end())
-        return running->second->isWaiting(callId);
+        return running->second->ended() ? keptQuestion(taskId, callId) : running->second->isWaiting(callId);
     return openQuestion(taskId, callId).has_value();
+}
+
+// A question the ended run kept beside the task (TaskRunner::keepOpenQuestions), not answered yet.
+bool TaskManager::keptQuestion(const std::string& taskId, const std::string& callId) const {
+    auto sleep = keptSleep(m_env.data, taskId);
+    auto answered = keptWakeAnswer(m_env.data, taskId);
+    const auto late = m_lateAnswers.find(taskId);
+    return sleep && *sleep && (*sleep)->find(callId) && answered && !*answered && late == m_lateAnswers.end();
 }
 
 // A question of a task asleep or paused that its user has not answered yet (TaskSleep.h).
@@ -282,6 +296,9 @@ void TaskManager::schedule() {
                 m_running.erase(it);
             }
             emit taskFinished(finishedId);
+            if (auto late = m_lateAnswers.extract(finishedId))
+                for (const LateAnswer& answer : late.mapped())
+                    (void)answerApproval(finishedId, answer.callId, answer.approved, answer.note, answer.always);
             schedule();
         });
         if (!spec) {

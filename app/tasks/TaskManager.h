@@ -55,6 +55,8 @@ public:
 
     void
     setMaxConcurrent(std::size_t maxConcurrent); // more slots start queued tasks now; fewer wait for ends
+    // The face's idle time (RunnerEnvironment::idleSleep) of the runs started from now on.
+    void setIdleSleep(std::chrono::milliseconds idleSleep) { m_env.idleSleep = idleSleep; }
     std::size_t activeCount() const { return m_running.size(); }
     bool isActive(const std::string& id) const { return m_running.contains(id); }
 
@@ -69,11 +71,22 @@ private:
     Result<TaskRecord> storedTask(const std::string& id) const; // NotFound names `warren tasks`
     bool lockedElsewhere(const std::string& id) const;
     std::optional<SleepingQuestion> openQuestion(const std::string& taskId, const std::string& callId) const;
+    bool keptQuestion(const std::string& taskId, const std::string& callId) const;
+
+    // An answer to a question of a run that has ended but whose record is not yet stored (it fell asleep or
+    // paused as the user answered): taken as the sleeping task's answer once the record says so.
+    struct LateAnswer {
+        std::string callId;
+        bool approved = false;
+        std::string note;
+        bool always = false;
+    };
 
     RunnerEnvironment m_env;
     std::size_t m_maxConcurrent;
     std::deque<std::string> m_queue;
     std::map<std::string, TaskRunner*> m_running;
+    std::map<std::string, std::vector<LateAnswer>> m_lateAnswers;
 };
 
 std::string newTaskId(); // "t-" + 12 random hex digits

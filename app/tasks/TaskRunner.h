@@ -68,6 +68,8 @@ public:
     // The ToolProxy's questions, or NetworkQuestions' (an id isNetworkQuestionId).
     bool answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
     bool isWaiting(const std::string& callId) const;
+    // The run has ended (its questions kept, TaskSleep.h); its record is on its way to the store.
+    bool ended() const { return m_done; }
     void addApprovalRule(const ApprovalRule& rule); // decides this task's later calls, after its other rules
     const TaskRecord& task() const { return m_task; }
 

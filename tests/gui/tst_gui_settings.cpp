@@ -126,6 +126,8 @@ void TestGuiSettings::settingsPersistAcrossRestarts() {
         dialog.findChild<QLineEdit*>("modelName")->setText("local-model");
         preset(dialog, "safe-mode")->setCheckState(Qt::Checked);
         dialog.findChild<QSpinBox*>("maxConcurrent")->setValue(2);
+        QCOMPARE(dialog.findChild<QSpinBox*>("idleSleep")->text(), QStringLiteral("never")); // the default
+        dialog.findChild<QSpinBox*>("idleSleep")->setValue(5);
         QCOMPARE(dialog.findChild<QComboBox*>("network")->currentData().toString(), QStringLiteral("none"));
         choose(dialog.findChild<QComboBox*>("network"), "loopback");
         dialog.accept();
@@ -139,6 +141,7 @@ void TestGuiSettings::settingsPersistAcrossRestarts() {
     QCOMPARE(preset(again, "safe-mode")->checkState(), Qt::Checked);
     QCOMPARE(preset(again, "local-light")->checkState(), Qt::Unchecked);
     QCOMPARE(again.findChild<QSpinBox*>("maxConcurrent")->value(), 2);
+    QCOMPARE(again.findChild<QSpinBox*>("idleSleep")->value(), 5);
     QCOMPARE(again.findChild<QComboBox*>("network")->currentData().toString(), QStringLiteral("loopback"));
     // The new-task bar starts from it.
     auto* barNetwork = desk.window().newTaskBar()->findChild<QComboBox*>("network");
@@ -149,6 +152,7 @@ void TestGuiSettings::settingsPersistAcrossRestarts() {
     QCOMPARE(settings->provider, std::string("openai-compatible:http://127.0.0.1:9/v1"));
     QCOMPARE(settings->presets, std::vector<std::string>{"safe-mode"});
     QCOMPARE(settings->maxConcurrent, 2u);
+    QCOMPARE(settings->idleSleepSec, 300u);
     QCOMPARE(settings->network, std::string("loopback"));
 }
 

@@ -114,6 +114,7 @@ private slots:
     void cancelFromAnotherProcess();
     void timeoutStopsTheTask();
     void waitingForTheUserIsNotWorkingTime();
+    void theSettingsIdleTimePutsAWaitingTaskToSleep();
     void sandboxThatCannotBeSetUpExits3();
     void approvalsFollowRulesAndMode();
     void approvalAskedOnTheTerminal();
@@ -344,6 +345,28 @@ void TestControlRun::waitingForTheUserIsNotWorkingTime() {
     QVERIFY(warren.waitForFinished(60000));
     QCOMPARE(warren.exitCode(), 0);
     QCOMPARE(taskRecord(data.path()).value("status", ""), "succeeded");
+    QCOMPARE(readFile(workspace.filePath("answered.txt")), QString("yes\n"));
+}
+
+// The desktop's idle time is a setting (Settings, "Release a waiting sandbox after"): a task that waits for
+// the terminal's answer sleeps after it, and the answer wakes it.
+void TestControlRun::theSettingsIdleTimePutsAWaitingTaskToSleep() {
+    QTemporaryDir data, workspace;
+    const QString script = data.filePath("script.json");
+    writeScript(script, {turn("write_file", {{"path", "answered.txt"}, {"content", "yes\n"}}),
+                         turn("finish", {{"summary", "written"}})});
+    QVERIFY(runWarren({"tasks"}, data.path()).exitCode == 0); // creates warren.db
+    QVERIFY(sqliteExec(data.filePath("warren.db"), "INSERT INTO settings(key, value) VALUES ('tasks.idle_sleep_sec', '1')"));
+    QProcess warren;
+    QByteArray out;
+    QVERIFY(runUntilAsked(warren, out, data.path(), workspace.path(), script));
+    QVERIFY2(readEventsUntil(warren, [](const json& event) { return event.value("type", "") == "task_slept"; }, &out),
+             out.constData());
+    QCOMPARE(parseEvents(out).ofType("task_slept").front().data.value("idle_ms", 0), 1000);
+    warren.write("y\n");
+    QVERIFY(warren.waitForBytesWritten());
+    QVERIFY(warren.waitForFinished(60000));
+    QCOMPARE(warren.exitCode(), 0);
     QCOMPARE(readFile(workspace.filePath("answered.txt")), QString("yes\n"));
 }
 

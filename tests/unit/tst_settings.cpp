@@ -165,6 +165,7 @@ void TestSettings::roundTripThroughTheStore() {
     settings.model = "claude-test";
     settings.presets = {"safe-mode", "production-log"};
     settings.maxConcurrent = 3;
+    settings.idleSleepSec = 600;
     settings.recentWorkspaces = {"/home/u/a", "/home/u/b"};
     settings.backend = warren::sandbox::Backend::Podman;
     settings.image = "localhost/warren-test:1";
@@ -180,6 +181,9 @@ void TestSettings::roundTripThroughTheStore() {
 
     Settings invalid = settings;
     invalid.presets = {"nope"};
+    QVERIFY(!warren::control::saveSettings(*store, invalid));
+    invalid = settings;
+    invalid.idleSleepSec = 7 * 24 * 3600 + 1; // over a week
     QVERIFY(!warren::control::saveSettings(*store, invalid));
     invalid = settings;
     invalid.mcpServers["broken"] = {{"args", {"x"}}};

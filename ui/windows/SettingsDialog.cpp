@@ -130,6 +130,15 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     tasksForm->addRow(tr("Agent"), m_agent);
     tasksForm->addRow(tr("Presets"), m_presets);
     tasksForm->addRow(tr("Tasks at a time"), m_maxConcurrent);
+    // In minutes here; the setting is seconds, so a value set in seconds elsewhere is kept unless changed here (accept).
+    m_idleSleep = new QSpinBox(tasksBox);
+    m_idleSleep->setObjectName("idleSleep");
+    m_idleSleep->setRange(0, 7 * 24 * 60);
+    m_idleSleep->setSuffix(tr(" min"));
+    m_idleSleep->setSpecialValueText(tr("never"));
+    m_idleSleep->setToolTip(tr("A task of Warren's agent that has only waited for your answer this long releases its "
+                               "sandbox and sleeps; your answer wakes it where it stopped."));
+    tasksForm->addRow(tr("Release a waiting sandbox after"), m_idleSleep);
     agentsLayout->addWidget(tasksBox);
 
     auto* sandboxBox = new QGroupBox(tr("Sandbox"), this);
@@ -170,6 +179,8 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
         }
         m_maxConcurrent->setEnabled(false);
         m_maxConcurrent->setToolTip(tr("The server's quota decides how many of your tasks run at once."));
+        m_idleSleep->setEnabled(false);
+        m_idleSleep->setToolTip(tr("The server decides when a task that waits for you releases its sandbox."));
         m_connectionTest->testButton()->setToolTip(
             tr("The server calls the model, not this computer: run a small task to try it."));
     }
@@ -243,6 +254,7 @@ void SettingsDialog::load() {
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
+    m_idleSleep->setValue(static_cast<int>((m_settings.idleSleepSec + 59) / 60));
     fillAgents(m_agent, QString::fromUtf8(protocol::agentKindName(m_settings.agent)));
     fillBackends(m_backend, QString::fromStdString(sandbox::backendName(m_settings.backend)));
     m_network->setValue(QString::fromStdString(m_settings.network));
@@ -418,6 +430,8 @@ void SettingsDialog::accept() {
         if (m_presets->item(i)->checkState() == Qt::Checked)
             settings.presets.push_back(m_presets->item(i)->text().toStdString());
     settings.maxConcurrent = static_cast<std::size_t>(m_maxConcurrent->value());
+    if (m_idleSleep->value() != static_cast<int>((m_settings.idleSleepSec + 59) / 60))
+        settings.idleSleepSec = static_cast<std::uint64_t>(m_idleSleep->value()) * 60;
     settings.agent = chosenAgent(m_agent);
     settings.backend = chosenBackend(m_backend);
     const QString image = m_image->text().trimmed();

@@ -95,6 +95,7 @@ private:
     ConnectionTest* m_connectionTest;
     QListWidget* m_presets;
     QSpinBox* m_maxConcurrent;
+    QSpinBox* m_idleSleep; // minutes; 0: never
     QComboBox* m_agent;
     QComboBox* m_backend;
     QLineEdit* m_image;
