@@ -75,8 +75,9 @@ void taskRequest(std::string_view bytes) {
     require(!asked.provider.starts_with("scripted"));
     require(!asked.script || (asked.provider.empty() && protocol::parseScript(asked.script->dump(), "s").ok()));
     require(asked.settings.is_object());
+    // Lists and objects too (approval_tools, mcp_servers); never null: the agent's table judges each key later.
     for (const auto& [key, value] : asked.settings.items())
-        require(value.is_string() || value.is_number() || value.is_boolean());
+        require(!value.is_null() && !value.is_binary());
     for (const auto& info : accounts::allLimits())
         require(info.sandbox || !request->limits.get(info.name));
     auto again = server::parseTaskRequest(json::parse(toBody(*request).dump()));
