@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace warren::control {
 
@@ -40,6 +41,20 @@ Result<std::vector<std::string>> stringList(const std::string& key, const std::s
         return makeError(ErrorCode::InvalidArgument,
                          "the setting " + key + " is damaged (not a list of names); set it again in Settings");
     return value.get<std::vector<std::string>>();
+}
+
+// A whole number's row: nullopt where the store has none.
+Result<std::optional<std::uint64_t>> wholeNumber(Store& store, const char* key) {
+    auto text = store.setting(key);
+    if (!text)
+        return text.error();
+    if (!*text)
+        return std::optional<std::uint64_t>();
+    const json value = json::parse(**text, nullptr, false);
+    if (!value.is_number_unsigned())
+        return makeError(ErrorCode::InvalidArgument,
+                         std::string("the setting ") + key + " is damaged; set it again in Settings");
+    return std::optional<std::uint64_t>(value.get<std::uint64_t>());
 }
 
 // One name and port, as a question's answer keeps it (parseNamedHostPort).
@@ -119,26 +134,14 @@ Result<Settings> loadSettings(Store& store) {
             return list.error();
         *target = std::move(*list);
     }
-    auto concurrency = store.setting(kMaxConcurrent);
-    if (!concurrency)
-        return concurrency.error();
-    if (*concurrency) {
-        const json value = json::parse(**concurrency, nullptr, false);
-        if (!value.is_number_unsigned())
-            return makeError(ErrorCode::InvalidArgument, std::string("the setting ") + kMaxConcurrent +
-                                                             " is damaged; set it again in Settings");
-        settings.maxConcurrent = value.get<std::size_t>();
-    }
-    auto idle = store.setting(kIdleSleep);
+    auto idle = wholeNumber(store, kIdleSleep);
     if (!idle)
         return idle.error();
-    if (*idle) {
-        const json value = json::parse(**idle, nullptr, false);
-        if (!value.is_number_unsigned())
-            return makeError(ErrorCode::InvalidArgument, std::string("the setting ") + kIdleSleep +
-                                                             " is damaged; set it again in Settings");
-        settings.idleSleepSec = value.get<std::uint64_t>();
-    }
+    settings.idleSleepSec = idle->value_or(settings.idleSleepSec);
+    auto concurrency = wholeNumber(store, kMaxConcurrent);
+    if (!concurrency)
+        return concurrency.error();
+    settings.maxConcurrent = static_cast<std::size_t>(concurrency->value_or(settings.maxConcurrent));
     auto hosts = store.setting(kAllowedHosts);
     if (!hosts)
         return hosts.error();
