@@ -183,7 +183,7 @@ bool TaskManager::answerApproval(const std::string& taskId, const std::string& c
             return running->second->answerApproval(callId, approved, note, always);
         if (!keptQuestion(taskId, callId))
             return false;
-        m_lateAnswers[taskId].push_back({callId, approved, note, always});
+        m_lateAnswers[taskId] = {callId, approved, note, always};
         return true;
     }
     auto question = openQuestion(taskId, callId);
@@ -296,9 +296,10 @@ void TaskManager::schedule() {
                 m_running.erase(it);
             }
             emit taskFinished(finishedId);
-            if (auto late = m_lateAnswers.extract(finishedId))
-                for (const LateAnswer& answer : late.mapped())
-                    (void)answerApproval(finishedId, answer.callId, answer.approved, answer.note, answer.always);
+            if (auto late = m_lateAnswers.extract(finishedId)) {
+                const LateAnswer& answer = late.mapped();
+                (void)answerApproval(finishedId, answer.callId, answer.approved, answer.note, answer.always);
+            }
             schedule();
         });
         if (!spec) {

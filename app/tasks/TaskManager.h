@@ -86,7 +86,7 @@ private:
     std::size_t m_maxConcurrent;
     std::deque<std::string> m_queue;
     std::map<std::string, TaskRunner*> m_running;
-    std::map<std::string, std::vector<LateAnswer>> m_lateAnswers;
+    std::map<std::string, LateAnswer> m_lateAnswers; // one a task: keptQuestion takes no second
 };
 
 std::string newTaskId(); // "t-" + 12 random hex digits
