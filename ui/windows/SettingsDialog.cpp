@@ -30,6 +30,11 @@ namespace warren::ui {
 
 namespace {
 
+// The idle time as the form shows it: whole minutes, rounded up (a second set elsewhere is not never).
+int idleMinutes(std::uint64_t seconds) {
+    return static_cast<int>((seconds + 59) / 60);
+}
+
 // A scroll area that asks for its page whole (QScrollArea's hint stops at 24 lines), so the dialog opens
 // unscrolled wherever the screen has room; it still shrinks below that where the screen does not.
 class WholeScrollArea : public QScrollArea {
@@ -254,7 +259,7 @@ void SettingsDialog::load() {
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
-    m_idleSleep->setValue(static_cast<int>((m_settings.idleSleepSec + 59) / 60));
+    m_idleSleep->setValue(idleMinutes(m_settings.idleSleepSec));
     fillAgents(m_agent, QString::fromUtf8(protocol::agentKindName(m_settings.agent)));
     fillBackends(m_backend, QString::fromStdString(sandbox::backendName(m_settings.backend)));
     m_network->setValue(QString::fromStdString(m_settings.network));
@@ -430,7 +435,7 @@ void SettingsDialog::accept() {
         if (m_presets->item(i)->checkState() == Qt::Checked)
             settings.presets.push_back(m_presets->item(i)->text().toStdString());
     settings.maxConcurrent = static_cast<std::size_t>(m_maxConcurrent->value());
-    if (m_idleSleep->value() != static_cast<int>((m_settings.idleSleepSec + 59) / 60))
+    if (m_idleSleep->value() != idleMinutes(m_settings.idleSleepSec))
         settings.idleSleepSec = static_cast<std::uint64_t>(m_idleSleep->value()) * 60;
     settings.agent = chosenAgent(m_agent);
     settings.backend = chosenBackend(m_backend);
