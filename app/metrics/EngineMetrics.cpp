@@ -58,7 +58,11 @@ EngineMetrics::EngineMetrics()
           "an address inside, dropped: the hook's queue was full).",
           {"result"}),
       m_webhookRetries("warrend_webhook_retries_total",
-                       "Webhook delivery attempts that failed and are retried.", {}) {
+                       "Webhook delivery attempts that failed and are retried.", {}),
+      m_taskLeaseChanges("warrend_task_lease_changes_total",
+                         "Task leases that changed hands between replicas (adopted: this replica took over a "
+                         "task whose replica stopped; lost: another took over one of this replica's).",
+                         {"change"}) {
     m_eventsStored.declare({});
     m_eventCommitLag.declare({});
     for (const char* kind : {"unavailable", "refused", "failed"})
@@ -66,6 +70,8 @@ EngineMetrics::EngineMetrics()
     for (const char* result : {"delivered", "failed", "refused", "dropped"})
         m_webhookDeliveries.declare({result});
     m_webhookRetries.declare({});
+    for (const char* change : {"adopted", "lost"})
+        m_taskLeaseChanges.declare({change});
 }
 
 void EngineMetrics::sandboxStarted(const std::string& backend, double seconds) {
@@ -109,11 +115,15 @@ void EngineMetrics::webhookRetry() {
     m_webhookRetries.add({});
 }
 
+void EngineMetrics::taskLease(const std::string& change) {
+    m_taskLeaseChanges.add({change});
+}
+
 std::vector<Metric> EngineMetrics::snapshot() const {
     return {m_sandboxStarts.snapshot(),  m_sandboxStartSeconds.snapshot(), m_eventsStored.snapshot(),
             m_eventCommitLag.snapshot(), m_modelCalls.snapshot(),          m_modelTokens.snapshot(),
             m_quotaRefusals.snapshot(),  m_databaseErrors.snapshot(),      m_webhookDeliveries.snapshot(),
-            m_webhookRetries.snapshot()};
+            m_webhookRetries.snapshot(), m_taskLeaseChanges.snapshot()};
 }
 
 } // namespace warren::control

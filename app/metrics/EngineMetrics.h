@@ -45,6 +45,9 @@ public:
     // that will be retried.
     void webhookDelivery(const std::string& result);
     void webhookRetry();
+    // A task's lease changed hands (warrend's replicas, DESIGN §15): "adopted" (this replica took over a task
+    // whose replica stopped), "lost" (another took over one of this replica's, which had stopped renewing).
+    void taskLease(const std::string& change);
 
     std::vector<Metric> snapshot() const;
 
@@ -59,6 +62,7 @@ public:
     const CounterFamily& databaseErrors() const { return m_databaseErrors; }
     const CounterFamily& webhookDeliveries() const { return m_webhookDeliveries; }
     const CounterFamily& webhookRetries() const { return m_webhookRetries; }
+    const CounterFamily& taskLeaseChanges() const { return m_taskLeaseChanges; }
 
 private:
     CounterFamily m_sandboxStarts;
@@ -71,6 +75,7 @@ private:
     CounterFamily m_databaseErrors;
     CounterFamily m_webhookDeliveries;
     CounterFamily m_webhookRetries;
+    CounterFamily m_taskLeaseChanges;
 };
 
 } // namespace warren::control

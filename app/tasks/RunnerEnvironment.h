@@ -28,6 +28,7 @@ class AgentListener;
 class EngineMetrics;
 struct ProviderConfig;
 class Store;
+class TaskClaims;
 class StoredEvents;
 class TaskTokens;
 
@@ -77,6 +78,7 @@ struct FaceHooks {
     std::function<Result<std::optional<std::uint64_t>>(const TaskRecord& task)> ownerIdleSleep;
     ClusterPlacement cluster;               // warrend's (PlanEnvironment); no agent address: no cluster
     AgentListener* clusterAgents = nullptr; // warrend's one listener for the agents of its cluster tasks
+    TaskClaims* claims = nullptr;           // warrend's leases (TaskClaims.h); null: this process alone
 };
 
 struct RunnerEnvironment {

@@ -3,6 +3,7 @@
 #include "agent_core/protocol/Timestamp.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentCli.h"
+#include "app/tasks/TaskClaims.h"
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/TaskSleep.h"
 #include "app/tasks/WorkspaceScope.h"
@@ -52,6 +53,9 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
         return makeError(ErrorCode::InvalidArgument, *broad);
     TaskRecord task;
     task.id = id.empty() ? newTaskId() : id;
+    // Claimed before it is stored: no other control plane sees it queued and unclaimed and adopts it.
+    if (auto claimed = mustClaim(task.id); !claimed)
+        return claimed.error();
     task.prompt = prompt;
     task.workspace = canonical.string();
     task.spec = spec.toJson().dump();
@@ -67,6 +71,8 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
 }
 
 bool TaskManager::lockedElsewhere(const std::string& id) const {
+    if (m_env.face.claims && m_env.face.claims->heldElsewhere(id))
+        return true;
     const std::string path = m_env.data.taskDir(id) + "/lock";
     const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0)
@@ -74,6 +80,71 @@ bool TaskManager::lockedElsewhere(const std::string& id) const {
     const bool locked = flock(fd, LOCK_EX | LOCK_NB) != 0;
     ::close(fd);
     return locked;
+}
+
+Result<bool> TaskManager::claim(const std::string& id) {
+    return m_env.face.claims ? m_env.face.claims->claim(id) : Result<bool>(true);
+}
+
+Status TaskManager::mustClaim(const std::string& id) {
+    auto claimed = claim(id);
+    if (!claimed)
+        return claimed.error();
+    if (!*claimed)
+        return makeError(ErrorCode::InvalidArgument, "task " + id + " is queued or running in another control "
+                                                         "plane; ask again once it has stopped there");
+    return Ok{};
+}
+
+// Whoever comes next may take a task no longer queued or running here at once, not once its claim expired.
+void TaskManager::letGo(const std::string& id) {
+    if (m_env.face.claims && !isActive(id) && std::find(m_queue.begin(), m_queue.end(), id) == m_queue.end())
+        m_env.face.claims->release(id);
+}
+
+std::vector<std::string> TaskManager::claimedHere() const {
+    std::vector<std::string> ids(m_queue.begin(), m_queue.end());
+    for (const auto& [id, runner] : m_running)
+        ids.push_back(id);
+    return ids;
+}
+
+void TaskManager::abandon(const std::string& id) {
+    std::erase(m_queue, id);
+    if (auto running = m_running.extract(id))
+        delete running.mapped(); // kills its sandbox and stores nothing more: the task is another's now
+    m_lateAnswers.erase(id);
+}
+
+Result<bool> TaskManager::adopt(const std::string& id) {
+    if (isActive(id))
+        return false;
+    if (auto claimed = claim(id); !claimed || !*claimed)
+        return claimed;
+    // A control plane on this machine that stopped renewing its claim (stopped, not dead) still holds the
+    // task's lock, and its sandbox still runs.
+    if (lockedElsewhere(id)) {
+        letGo(id);
+        return false;
+    }
+    auto task = storedTask(id);
+    if (!task)
+        return task.error();
+    TaskRecord record = *task;
+    if (record.status == TaskStatus::Running) {
+        // Its sandbox went with the control plane that ran it: the agent resumes from its last checkpoint.
+        record.status = TaskStatus::Interrupted;
+        record.finishReason = "interrupted";
+        record.error = "the control plane running it stopped; another took it over from its last checkpoint";
+        if (auto updated = m_env.store->updateTask(record); !updated)
+            return updated.error();
+    } else if (record.status != TaskStatus::Queued) {
+        letGo(id);
+        return false;
+    }
+    if (auto resumed = requeue(std::move(record)); !resumed)
+        return resumed.error();
+    return true;
 }
 
 Result<TaskRecord> TaskManager::storedTask(const std::string& id) const {
@@ -134,6 +205,8 @@ Status TaskManager::reply(const std::string& id, const std::string& message) {
 }
 
 Status TaskManager::requeue(TaskRecord record) {
+    if (auto claimed = mustClaim(record.id); !claimed)
+        return claimed;
     record.status = TaskStatus::Queued;
     if (auto updated = m_env.store->updateTask(record); !updated)
         return updated;
@@ -160,6 +233,7 @@ Status TaskManager::cancel(const std::string& id, const std::string& why) {
         return makeError(ErrorCode::InvalidArgument,
                          "task " + id + " has already " + taskStatusName(record.status));
     std::erase(m_queue, id);
+    letGo(id);
     forgetSleep(m_env.data, id); // its questions will not be answered now
     forgetWakeAnswer(m_env.data, id);
     record.status = TaskStatus::Cancelled;
@@ -254,6 +328,9 @@ std::vector<std::string> TaskManager::recoverInterrupted() {
     for (auto task : *running) {
         if (isActive(task.id) || lockedElsewhere(task.id))
             continue;
+        // Claimed first: of two control planes recovering at once, one marks it and resumes it.
+        if (auto claimed = claim(task.id); !claimed || !*claimed)
+            continue;
         task.status = TaskStatus::Interrupted;
         task.finishReason = "interrupted";
         task.error = "Warren stopped while the task was running; `warren resume " + task.id +
@@ -300,6 +377,7 @@ void TaskManager::schedule() {
                 const LateAnswer& answer = late.mapped();
                 (void)answerApproval(finishedId, answer.callId, answer.approved, answer.note, answer.always);
             }
+            letGo(finishedId);
             schedule();
         });
         if (!spec) {

@@ -52,6 +52,18 @@ public:
     void addApprovalRule(const std::string& taskId, const ApprovalRule& rule);
     // Tasks stored as running whose agent no process holds any more become interrupted. Returns them.
     std::vector<std::string> recoverInterrupted();
+    // A task another control plane left queued or running (its claim expired: TaskClaims.h), claimed and
+    // queued here; a running one becomes interrupted first and its agent resumes from its checkpoint. False:
+    // another claimed it first, or it is no longer queued or running.
+    Result<bool> adopt(const std::string& id);
+    // The task is this control plane's to queue (TaskClaims.h; always, without claims), or false: another's.
+    // Queuing it claims it too; claim first what must not be touched while another holds it.
+    Result<bool> claim(const std::string& id);
+    // The tasks queued or running here: what this control plane's claims must hold.
+    std::vector<std::string> claimedHere() const;
+    // Another control plane took the task (this one's claim expired while it could not renew it): dropped
+    // here, its sandbox killed, nothing more of it stored.
+    void abandon(const std::string& id);
 
     void
     setMaxConcurrent(std::size_t maxConcurrent); // more slots start queued tasks now; fewer wait for ends
@@ -70,6 +82,8 @@ private:
     Status requeue(TaskRecord record); // queued, started when a slot is free
     Result<TaskRecord> storedTask(const std::string& id) const; // NotFound names `warren tasks`
     bool lockedElsewhere(const std::string& id) const;
+    Status mustClaim(const std::string& id); // claim's refusal as an error
+    void letGo(const std::string& id);
     std::optional<SleepingQuestion> openQuestion(const std::string& taskId, const std::string& callId) const;
     bool keptQuestion(const std::string& taskId, const std::string& callId) const;
 

@@ -98,21 +98,6 @@ std::string containerEnginePath(ContainerEngine engine, const std::string& overr
 }
 
 // Field 22 of /proc/PID/stat (start time in clock ticks since boot), or empty when there is no such process.
-std::string processStartTime(pid_t pid) {
-    return procStatField(pid, 22).value_or("");
-}
-
-// Identifies this machine (and this boot: a process of an earlier boot is gone by definition).
-std::string launcherMachine() {
-    std::string id = readFirstLine("/etc/machine-id");
-    if (id.empty()) {
-        char host[256] = {};
-        gethostname(host, sizeof host - 1);
-        id = host;
-    }
-    return id + "." + readFirstLine("/proc/sys/kernel/random/boot_id");
-}
-
 void sweepOrphanedScratch() {
     const std::string parent = scratchParent();
     DIR* dir = ::opendir(parent.c_str());
@@ -171,7 +156,7 @@ Result<PreparedContainer> prepareContainer(SandboxProfile profile, const Contain
     request.commandIsInit = options.commandIsInit;
     request.containerName = containerName;
     request.labels = options.labels;
-    request.labels[kContainerOwnerLabel] = containerOwner();
+    request.labels[kContainerOwnerLabel] = processOwner();
     request.dataDir = dataDir;
     request.seccompProfilePath = dataDir + "/seccomp.json";
     request.protection = policy->protection;
@@ -222,10 +207,6 @@ void removeContainerScratch(const ContainerScratch& scratch) {
     ::rmdir(scratch.dataDir.c_str());
 }
 
-std::string containerOwner() {
-    return launcherMachine() + ":" + std::to_string(getpid()) + ":" + processStartTime(getpid());
-}
-
 std::vector<std::string> orphanedContainers(const std::string& psOutput, const std::string& machine,
                                             const std::function<std::string(pid_t)>& startTimeOf) {
     std::vector<std::string> orphans;
@@ -236,18 +217,7 @@ std::vector<std::string> orphanedContainers(const std::string& psOutput, const s
         if (tab == std::string::npos)
             continue;
         const std::string name = trimmed(line.substr(0, tab));
-        const std::string owner = trimmed(line.substr(tab + 1));
-        // MACHINE:PID:STARTTIME; a container without an owner we can read is not ours to judge.
-        const auto second = owner.rfind(':');
-        const auto first = second == std::string::npos || second == 0 ? std::string::npos : owner.rfind(':', second - 1);
-        if (name.empty() || first == std::string::npos || owner.substr(0, first) != machine)
-            continue;
-        const std::string pidText = owner.substr(first + 1, second - first - 1);
-        char* end = nullptr;
-        const long pid = std::strtol(pidText.c_str(), &end, 10);
-        if (pidText.empty() || *end != '\0' || pid <= 0)
-            continue;
-        if (startTimeOf(static_cast<pid_t>(pid)) != owner.substr(second + 1))
+        if (!name.empty() && ownerGone(trimmed(line.substr(tab + 1)), machine, startTimeOf))
             orphans.push_back(name);
     }
     return orphans;
@@ -266,7 +236,7 @@ int sweepOrphanedContainers(ContainerEngine engine, const std::string& enginePat
     if (!succeeded(listed))
         return 0;
     int removed = 0;
-    for (const auto& name : orphanedContainers(listed.output, launcherMachine(), processStartTime))
+    for (const auto& name : orphanedContainers(listed.output, thisMachine(), processStartTime))
         if (succeeded(runCapturing({program, "rm", "--force", name})))
             ++removed;
     // Their containers are gone now: the placeholders they held can go too.

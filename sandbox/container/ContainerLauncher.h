@@ -11,6 +11,7 @@
 
 #include "common/Result.h"
 #include "sandbox/bwrap/Launcher.h"
+#include "sandbox/ProcessOwner.h"
 #include "sandbox/container/DockerCommand.h"
 #include "sandbox/policy/DockerSeccomp.h"
 #include "sandbox/policy/ProtectedPaths.h"
@@ -77,13 +78,8 @@ struct ContainerScratch {
 Result<ContainerScratch> makeContainerScratch();
 void removeContainerScratch(const ContainerScratch& scratch);
 
-// This machine and boot, as an owner label names them; a process's start time (empty when no such process).
-std::string launcherMachine();
-std::string processStartTime(pid_t pid);
-// This process as kContainerOwnerLabel's value: "MACHINE:PID:STARTTIME".
-std::string containerOwner();
-// Pure: the names in `ps` output (one "NAME\tOWNER" per line) whose owner ran on `machine` and is gone.
-// startTimeOf(pid) is the process's start time, or empty when no such process exists.
+// Pure: the names in `ps` output (one "NAME\tOWNER" per line, OWNER a processOwner()) whose owner ran on
+// `machine` and is gone (ownerGone).
 std::vector<std::string> orphanedContainers(const std::string& psOutput, const std::string& machine,
                                             const std::function<std::string(pid_t)>& startTimeOf);
 // Removes the scratch directories of launchers that are gone, detaching their workspace views.

@@ -27,7 +27,7 @@ constexpr const char* kOwnerPidLabel = "warren.owner-pid";
 constexpr const char* kOwnerStartLabel = "warren.owner-start";
 constexpr const char* kPodFile = "pod.yaml";
 
-std::string machineLabel() { return contentHash(launcherMachine()); }
+std::string machineLabel() { return contentHash(thisMachine()); }
 
 std::map<std::string, std::string> ownerLabels() {
     return {{kContainerLabel, "1"},

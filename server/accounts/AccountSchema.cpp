@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 10> kMigrations = {
+const std::array<std::string_view, 11> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -145,6 +145,14 @@ const std::array<std::string_view, 10> kMigrations = {
     // 10: a quota of how long a task may only wait for its user before it sleeps (0 would read as "never").
     "ALTER TABLE tenants ADD COLUMN idle_sleep_sec bigint CHECK (idle_sleep_sec >= 1);"
     "ALTER TABLE users ADD COLUMN idle_sleep_sec bigint CHECK (idle_sleep_sec >= 1);",
+    // 11: which warrend replica runs each task (DESIGN §15): a lease by the database's clock, renewed while
+    // the replica lives, taken over by another once it expired. No reference to the task's row: a lease is
+    // taken before the task is stored, so that no other replica adopts it in between.
+    "CREATE TABLE task_leases ("
+    "  task_id text PRIMARY KEY,"
+    "  holder text NOT NULL,"
+    "  expires_at timestamptz NOT NULL);"
+    "CREATE INDEX task_leases_holder ON task_leases(holder);",
 };
 
 #undef WARREN_QUOTA_COLUMNS

@@ -179,6 +179,19 @@ public:
     Status removeWebhookDelivery(const std::string& id);
     Result<std::vector<std::pair<WebhookRecord, WebhookDeliveryRecord>>> waitingWebhookDeliveries();
 
+    // Task leases (AccountStoreLeases.cpp, schema version 11): which replica runs a task, by the database's
+    // clock, so that replicas on machines whose clocks differ agree. takeLease: the lease is holder's now
+    // (it was free, expired, holder's already and renewed, or goneHolder's, a holder known dead), or false:
+    // another holder's, alive. renewLeases: holder's leases of taskIds are renewed and its others dropped;
+    // the ids it still held. liveLeases: every lease not expired, as (task, holder).
+    Result<bool> takeLease(const std::string& taskId, const std::string& holder, std::chrono::milliseconds ttl,
+                           const std::string& goneHolder = {});
+    Result<std::vector<std::string>> renewLeases(const std::string& holder, const std::vector<std::string>& taskIds,
+                                                 std::chrono::milliseconds ttl);
+    Status releaseLease(const std::string& taskId, const std::string& holder);
+    Result<bool> heldElsewhere(const std::string& taskId, const std::string& holder);
+    Result<std::vector<std::pair<std::string, std::string>>> liveLeases();
+
     control::PgConnection& connection() { return m_db; }
 
 private:

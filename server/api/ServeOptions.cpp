@@ -108,6 +108,11 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
             if (!n)
                 return n.error();
             options.idleSleepSec = static_cast<unsigned>(*n);
+        } else if (flag == "--lease-sec") {
+            auto n = number(flag, value, 1, 3600);
+            if (!n)
+                return n.error();
+            options.leaseSec = static_cast<unsigned>(*n);
         } else if (flag == "--provider") {
             options.provider = value;
         } else if (flag == "--model") {

@@ -28,6 +28,13 @@ Status WaitingTasks::offerSlots() {
                 return forgotten;
             continue;
         }
+        // Claimed before its reservation: a replica offering slots at the same time skips it, rather than
+        // reserving it too and giving the reservation back when it finds the task taken.
+        auto claimed = m_manager.claim(task.taskId);
+        if (!claimed)
+            return claimed.error();
+        if (!*claimed)
+            continue;
         auto reservation = m_accounts.reserveTask(task.userId, task.taskId);
         if (!reservation)
             return reservation.error();

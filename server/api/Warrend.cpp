@@ -29,6 +29,7 @@
 #include "server/api/UploadsApi.h"
 #include "server/api/WaitingTasks.h"
 #include "server/api/WebhooksApi.h"
+#include "server/replicas/TaskLeases.h"
 #include "server/webhooks/WebhookDispatcher.h"
 #include "server/work/DiskWork.h"
 
@@ -67,6 +68,8 @@ Warrend::~Warrend() {
     if (m_accounts)
         m_accounts->connection().observeErrors({}); // it counted into the engine's metrics
     m_engine.reset(); // stops the runners (their tasks are recovered as interrupted next time)
+    if (m_leases)
+        m_leases->releaseAll(); // another replica takes them over now, not once the leases expired
 }
 
 Status Warrend::openControl(const ServeOptions& options) {
@@ -78,6 +81,8 @@ Status Warrend::openControl(const ServeOptions& options) {
     if (!accounts)
         return accounts.error();
     m_accounts = std::make_unique<accounts::AccountStore>(std::move(*accounts));
+    m_leases = std::make_unique<TaskLeases>(*m_accounts, replicaName(), std::chrono::seconds(options.leaseSec));
+    connect(m_leases.get(), &TaskLeases::problem, this, &Warrend::storeProblem);
     m_secrets = control::SecretStore::openFile(root); // server-wide keys: the environment, or this 0600 file
     if (!options.providerKeySecret.empty()) {
         auto secret = accounts::readProviderKeySecret(options.providerKeySecret);
@@ -117,6 +122,7 @@ Status Warrend::openControl(const ServeOptions& options) {
             return m_accounts->taskOwnersHostSecret(task.id, name, m_providerKeySecret);
         };
         hooks.agentClis = options.agentClis;
+        hooks.claims = m_leases.get();
         hooks.sandboxLabels = [this](const control::TaskRecord& task) -> Result<std::map<std::string, std::string>> {
             auto owner = m_accounts->taskOwner(task.id);
             if (!owner)
@@ -175,6 +181,7 @@ Status Warrend::openControl(const ServeOptions& options) {
         [metrics = &m_engine->metrics()](const Error& error) { metrics->databaseError(error.code); });
     control::Store& store = m_engine->store();
     control::TaskManager& manager = m_engine->tasks();
+    m_leases->start(manager, store, m_engine->metrics());
     m_quotas = std::make_unique<Quotas>(*m_accounts, store);
     m_waiting = std::make_unique<WaitingTasks>(*m_accounts, store, manager);
     // The operator may raise a quota with `warrend admin` (another process) at any time.
@@ -290,25 +297,14 @@ Status Warrend::listen(const ServeOptions& options) {
     return Ok{};
 }
 
-// What a dead server left: its webhook deliveries are sent; running tasks become interrupted, and they and
-// the queued ones run again; a
-// reservation whose task does not (it ended while the server died) goes back to its tenant.
+// What a dead server left: its webhook deliveries are sent; the tasks it left running or queued that no other
+// replica holds are adopted (TaskLeases: the running ones resume from their checkpoints); a reservation whose
+// task does not run (it ended while the server died) goes back to its tenant.
 void Warrend::resumeLeftOver() {
     m_webhooks->resumeWaiting(); // the deliveries a dead server kept
-    std::vector<std::string> again = m_engine->tasks().recoverInterrupted();
-    auto waiting = m_accounts->waitingTasks();
-    if (!waiting)
-        return emit storeProblem(QString::fromStdString(waiting.error().message));
-    std::set<std::string> waits;
-    for (const auto& task : *waiting)
-        waits.insert(task.taskId);
-    if (auto queued = m_engine->store().tasksWithStatus(TaskStatus::Queued); queued) {
-        for (const auto& task : *queued) {
-            if (!waits.contains(task.id)) // those wait for a slot: offerSlots starts them
-                again.push_back(task.id);
-        }
-    }
-    for (const auto& id : again) {
+    (void)m_leases->beat();
+    // What adoption does not see: a task answered while asleep whose wake the dead server did not queue.
+    for (const auto& id : m_engine->tasks().recoverInterrupted()) {
         if (auto resumed = m_engine->tasks().resume(id, {}); !resumed)
             emit storeProblem(
                 QString::fromStdString("cannot resume task " + id + ": " + resumed.error().message));

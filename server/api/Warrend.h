@@ -31,6 +31,7 @@ namespace warren::server {
 class DiskWork;
 class EventStreams;
 class Quotas;
+class TaskLeases;
 class TaskWebhooks;
 class WaitingTasks;
 class WebhookDispatcher;
@@ -67,6 +68,7 @@ private:
                                        const control::ProviderConfig& provider);
 
     std::unique_ptr<accounts::AccountStore> m_accounts;
+    std::unique_ptr<TaskLeases> m_leases; // the engine's claims: outlives it
     std::unique_ptr<control::SecretStore> m_secrets; // the server-wide keys
     std::string m_providerKeySecret;                 // seals the users' own keys; empty: they store none
     std::string m_metricsToken;                      // GET /metrics asks for it; empty: no metrics

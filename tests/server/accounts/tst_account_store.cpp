@@ -1,7 +1,7 @@
 // AccountStore against a real PostgreSQL (PostgresServer): keys stored only as hashes and refused when
 // unknown, revoked or forged; reservations that never exceed a tenant's or a user's max_concurrent under
-// contention from several connections on several threads; month tokens; owner-scoped lookups; and
-// Idempotency-Keys.
+// contention from several connections on several threads; month tokens; owner-scoped lookups;
+// Idempotency-Keys; and task leases, one holder each under contention.
 
 #include "server/accounts/AccountStore.h"
 #include "server/accounts/ApiKey.h"
@@ -436,6 +436,62 @@ private slots:
         QCOMPARE(again.taskId, std::string("t-c"));
         QCOMPARE(must(store().claimIdempotencyKey(other, "day", body, "t-p", almost)).taskId,
                  std::string("t-o"));
+    }
+
+    // A lease is one replica's while it lives: another takes it only once it expired (by the database's
+    // clock), of many taking a free one at once exactly one gets it, and a renewal keeps what the replica
+    // names and drops the rest.
+    void taskLeasesHaveOneHolder() {
+        using std::chrono::milliseconds;
+        const milliseconds live(60000), expired(-1000); // an expired one: as if its holder stopped a while ago
+        QVERIFY(must(store().takeLease("t-lease-1", "replica-a", live)));
+        QVERIFY(!must(store().takeLease("t-lease-1", "replica-b", live)));
+        QVERIFY(!must(store().takeLease("t-lease-1", "replica-b", live, "replica-c"))); // c is not its holder
+        QVERIFY(must(store().takeLease("t-lease-1", "replica-a", live))); // its own: renewed
+        QVERIFY(must(store().heldElsewhere("t-lease-1", "replica-b")));
+        QVERIFY(!must(store().heldElsewhere("t-lease-1", "replica-a")));
+
+        QVERIFY(must(store().takeLease("t-lease-2", "replica-a", expired)));
+        QVERIFY(!must(store().heldElsewhere("t-lease-2", "replica-b")));
+        QVERIFY(must(store().takeLease("t-lease-2", "replica-b", live))); // taken over
+        QVERIFY(must(store().heldElsewhere("t-lease-2", "replica-a")));
+
+        // replica-a renews t-lease-1 and t-lease-2 and names nothing else: t-lease-2 is no longer its own.
+        QVERIFY(must(store().takeLease("t-lease-3", "replica-a", live)));
+        const auto renewed = must(store().renewLeases("replica-a", {"t-lease-1", "t-lease-2"}, live));
+        QCOMPARE(renewed, std::vector<std::string>{"t-lease-1"});
+        auto alive = must(store().liveLeases());
+        std::sort(alive.begin(), alive.end());
+        using Lease = std::pair<std::string, std::string>;
+        QCOMPARE(alive, (std::vector<Lease>{{"t-lease-1", "replica-a"}, {"t-lease-2", "replica-b"}})); // 3 dropped
+        must(store().releaseLease("t-lease-1", "replica-b")); // not b's: kept
+        QVERIFY(must(store().heldElsewhere("t-lease-1", "replica-b")));
+        must(store().releaseLease("t-lease-1", "replica-a"));
+        QVERIFY(!must(store().heldElsewhere("t-lease-1", "replica-b")));
+
+        // A holder known dead (a replica of this machine whose process is gone) holds nothing.
+        QVERIFY(must(store().takeLease("t-lease-5", "replica-dead", live)));
+        QVERIFY(must(store().takeLease("t-lease-5", "replica-a", live, "replica-dead")));
+        QVERIFY(must(store().heldElsewhere("t-lease-5", "replica-dead")));
+
+        // Eight replicas take one expired lease at once, each on its own connection: one gets it.
+        QVERIFY(must(store().takeLease("t-lease-4", "replica-dead", expired)));
+        std::vector<std::thread> threads;
+        std::atomic<int> winners{0}, failures{0};
+        for (int i = 0; i < 8; ++i)
+            threads.emplace_back([&, i] {
+                auto own = AccountStore::open(m_server->url().toStdString());
+                auto taken = own ? own->takeLease("t-lease-4", "replica-" + std::to_string(i), live)
+                                 : Result<bool>(own.error());
+                if (!taken)
+                    ++failures;
+                else if (*taken)
+                    ++winners;
+            });
+        for (auto& thread : threads)
+            thread.join();
+        QCOMPARE(failures.load(), 0);
+        QCOMPARE(winners.load(), 1);
     }
 
     void cleanupTestCase() {

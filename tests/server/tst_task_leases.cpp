@@ -1,0 +1,58 @@
+// Which tasks a replica may take over (server/replicas/TaskLeases, pure): those queued or running that no live
+// lease holds, or whose holder is known dead, and not those waiting for a slot or already ended.
+#include "server/replicas/TaskLeases.h"
+
+#include "sandbox/ProcessOwner.h"
+
+#include <QtTest>
+
+using namespace warren;
+using control::TaskRecord;
+using control::TaskStatus;
+
+namespace {
+
+TaskRecord task(const std::string& id, TaskStatus status) {
+    TaskRecord record;
+    record.id = id;
+    record.status = status;
+    return record;
+}
+
+} // namespace
+
+class TestTaskLeases : public QObject {
+    Q_OBJECT
+
+private slots:
+    void orphansAreTheUnleasedAndTheDeadHolders() {
+        const std::vector<TaskRecord> tasks{task("t-free", TaskStatus::Running), task("t-live", TaskStatus::Running),
+                                            task("t-dead", TaskStatus::Queued), task("t-waits", TaskStatus::Queued),
+                                            task("t-ended", TaskStatus::Succeeded)};
+        const std::map<std::string, std::string> leases{{"t-live", "alive"}, {"t-dead", "dead"}};
+        const auto orphans = server::orphanedTasks(tasks, leases, {"t-waits"},
+                                                   [](const std::string& holder) { return holder == "dead"; });
+        QCOMPARE(orphans.size(), std::size_t(2));
+        QCOMPARE(orphans[0].taskId, std::string("t-free"));
+        QCOMPARE(orphans[0].goneHolder, std::string());
+        QCOMPARE(orphans[1].taskId, std::string("t-dead"));
+        QCOMPARE(orphans[1].goneHolder, std::string("dead"));
+    }
+
+    // A replica judges only holders of its own machine and boot and host: this process is alive, a pid with
+    // another start time is not the holder, another machine's holder is never judged dead.
+    void onlyThisMachinesDeadHoldersAreGone() {
+        const std::string me = server::replicaName();
+        const std::string machine = server::replicaMachine();
+        const auto startTime = [](pid_t pid) { return sandbox::processStartTime(pid); };
+        QVERIFY(!sandbox::ownerGone(me, machine, startTime));
+        const std::string reused = me.substr(0, me.rfind(':')) + ":1";
+        QVERIFY(sandbox::ownerGone(reused, machine, startTime));
+        QVERIFY(!sandbox::ownerGone("other-machine/host:1:1", machine, startTime));
+        QVERIFY(!sandbox::ownerGone("garbage", machine, startTime));
+        QVERIFY(!sandbox::ownerGone(machine + ":notapid:1", machine, startTime));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTaskLeases)
+#include "tst_task_leases.moc"
