@@ -64,3 +64,5 @@ warren_add_test(tst_task_notifications SOURCES tst_task_notifications.cpp
                 LIBS warren_api warren_store_postgres warren_store_contract warren_postgres_test_support
                 LABELS "integration;postgres")
 set_tests_properties(tst_task_notifications PROPERTIES TIMEOUT 300)
+# Replicas (issue 36): an event stream on one warrend follows, live, a task another runs over the same database.
+warren_add_warrend_test(tst_warrend_replicas)
