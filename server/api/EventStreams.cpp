@@ -89,18 +89,40 @@ void EventStreams::eventStored(const std::string& taskId, const nlohmann::json& 
                         sseFrame(seq, event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     if (frames.size() > kRecentFrames)
         frames.pop_front();
-    wakeAll(taskId);
+    wakeCursors(taskId);
 }
 
+// Its next run may be another warrend's, whose events this one's memory would never hold: its cursors go to
+// the store once past what they have (this run's events are all stored before it ends).
 void EventStreams::taskFinished(const std::string& taskId) {
     if (const auto recent = m_recent.find(taskId); recent != m_recent.end())
-        recent->second.liveAsked.invalidate(); // its run ended: the store says whether it runs again
-    wakeAll(taskId);
+        recent->second.frames.clear();
+    wake(taskId);
+}
+
+void EventStreams::wake(const std::string& taskId) {
+    if (const auto recent = m_recent.find(taskId); recent != m_recent.end())
+        recent->second.liveAsked.invalidate(); // its status may have changed: the store says
+    wakeCursors(taskId);
+}
+
+void EventStreams::wakeCursors(const std::string& taskId) {
+    const auto [first, last] = m_cursors.equal_range(taskId);
+    for (auto it = first; it != last; ++it)
+        it->second->stream.wake();
+}
+
+void EventStreams::wakeEveryone() {
+    for (auto& [task, recent] : m_recent)
+        recent.liveAsked.invalidate();
+    for (auto& [task, cursor] : m_cursors)
+        cursor->stream.wake();
 }
 
 // The store's answer once per task and second, not once per client and wake: a caught-up cursor asks on
 // every wake, and with hundreds of clients those queries held up the event loop that sends the events.
-// A run's end comes through taskFinished, which makes the next cursor ask again.
+// A run's end comes through taskFinished here, or wake when another warrend's run ended (the notification
+// of the task's row), which make the next cursor ask again.
 bool EventStreams::live(const std::string& taskId) {
     const auto recent = m_recent.find(taskId);
     if (recent == m_recent.end())
@@ -111,12 +133,6 @@ bool EventStreams::live(const std::string& taskId) {
         task.liveAsked.start();
     }
     return task.live;
-}
-
-void EventStreams::wakeAll(const std::string& taskId) {
-    const auto [first, last] = m_cursors.equal_range(taskId);
-    for (auto it = first; it != last; ++it)
-        it->second->stream.wake();
 }
 
 // The cursor's next frames: from memory when the recent events reach back to it, else from the store.

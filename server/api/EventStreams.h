@@ -5,6 +5,11 @@
 // every later event exactly once, also after warrend or PostgreSQL restarted, and a client that reads
 // slowly costs one cursor, never a growing buffer (the HTTP edge pulls only as its socket drains).
 // A stream ends once its task is no longer queued or running and the client has every event.
+//
+// Another warrend over the same database may run the task: its events reach this one's streams through the
+// store, not eventStored. wake(taskId), on the database's notification that the task's row or events
+// changed, sends its cursors to look (memory holds only what this warrend's own runs stored, so they read
+// the store), and has its status asked again, which is how such a stream ends.
 
 #include "app/store/StoreTypes.h"
 #include "server/http/HttpReply.h"
@@ -43,6 +48,11 @@ public:
     // From the control plane, after the commit.
     void eventStored(const std::string& taskId, const nlohmann::json& event);
     void taskFinished(const std::string& taskId);
+    // Something of the task may have changed, here or in another warrend: its cursors look at the store, and
+    // its status is asked again. Harmless when nothing did.
+    void wake(const std::string& taskId);
+    // Anything may have changed (the notifications were not heard for a while): wake() for every task.
+    void wakeEveryone();
     std::size_t openCount() const;
 
 private:
@@ -56,7 +66,7 @@ private:
     std::optional<QByteArray> pull(Cursor& cursor);
     bool takeRecent(Cursor& cursor, QByteArray& out);
     bool takeStored(Cursor& cursor, QByteArray& out);
-    void wakeAll(const std::string& taskId);
+    void wakeCursors(const std::string& taskId); // their status unchanged
     void closed(const std::shared_ptr<Cursor>& cursor);
 
     control::Store& m_store;

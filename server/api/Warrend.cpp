@@ -6,6 +6,7 @@
 #include "app/secrets/SecretStore.h"
 #include "app/store/OpenStore.h"
 #include "app/store/Store.h"
+#include "app/store/postgres/PgConnection.h"
 #include "app/tasks/AgentListener.h"
 #include "app/tasks/ProviderKey.h"
 #include "app/tasks/StoredEvents.h"
@@ -24,6 +25,7 @@
 #include "server/api/SandboxLabels.h"
 #include "server/api/ServerInfoApi.h"
 #include "server/api/ServerParts.h"
+#include "server/api/TaskNotifications.h"
 #include "server/api/TaskWebhooks.h"
 #include "server/api/TasksApi.h"
 #include "server/api/UploadsApi.h"
@@ -191,6 +193,16 @@ Status Warrend::openControl(const ServeOptions& options) {
     offer->start();
     m_streams = std::make_unique<EventStreams>(
         store, [&store](const std::string& id) { return queuedOrRunning(store.task(id)); });
+    // Another warrend over the same database may run the tasks these streams follow: its commits are heard
+    // as notifications (docs/SERVER.md, "Replicas"). Only a PostgreSQL store has them (openStore's rule).
+    if (control::isPostgresUrl(options.databaseUrl)) {
+        m_notifications = std::make_unique<TaskNotifications>(options.databaseUrl);
+        connect(m_notifications.get(), &TaskNotifications::taskChanged, this,
+                [this](const std::string& id) { m_streams->wake(id); });
+        connect(m_notifications.get(), &TaskNotifications::anythingMayHaveChanged, this,
+                [this] { m_streams->wakeEveryone(); });
+        connect(m_notifications.get(), &TaskNotifications::logLine, this, &Warrend::storeProblem);
+    }
     // The users' webhooks hear of a task's creation (TasksApi), each run's start and how each run ended.
     m_webhookDispatcher = std::make_unique<WebhookDispatcher>(
         options.insideAccess(), m_engine->metrics(),

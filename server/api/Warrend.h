@@ -32,6 +32,7 @@ class DiskWork;
 class EventStreams;
 class Quotas;
 class TaskLeases;
+class TaskNotifications;
 class TaskWebhooks;
 class WaitingTasks;
 class WebhookDispatcher;
@@ -53,7 +54,8 @@ public:
     const std::string& agentAddress() const { return m_agentAddress; }
 
 signals:
-    // Events could not be stored: what failed; warrend keeps them and retries.
+    // For the operator's log: events could not be stored (what failed; warrend keeps them and retries), and
+    // the like (the database's notifications lost, an agent refused).
     void storeProblem(const QString& message);
 
 private:
@@ -74,6 +76,7 @@ private:
     std::string m_metricsToken;                      // GET /metrics asks for it; empty: no metrics
     std::unique_ptr<control::ControlEngine> m_engine;
     std::unique_ptr<EventStreams> m_streams;
+    std::unique_ptr<TaskNotifications> m_notifications; // wakes m_streams: after it, so it goes first
     std::unique_ptr<Quotas> m_quotas;
     std::unique_ptr<WaitingTasks> m_waiting;
     std::unique_ptr<WebhookDispatcher> m_webhookDispatcher;

@@ -59,3 +59,12 @@ set_property(TEST tst_warrend_stalls APPEND PROPERTY ENVIRONMENT "QTEST_FUNCTION
 set_tests_properties(tst_warrend_stalls PROPERTIES TIMEOUT 900)
 # Sleep and wake (DESIGN §14): a task that only waits for its owner gives up its sandbox; the answer wakes it.
 warren_add_warrend_test(tst_warrend_sleep)
+# The database's notifications of changed tasks (TaskNotifications), heard again after a restart of PostgreSQL.
+warren_add_test(tst_task_notifications SOURCES tst_task_notifications.cpp
+                LIBS warren_api warren_store_postgres warren_store_contract warren_postgres_test_support
+                LABELS "integration;postgres")
+set_tests_properties(tst_task_notifications PROPERTIES TIMEOUT 300)
+# Replicas (issue 36): an event stream on one warrend follows, live, a task another runs over the same database.
+warren_add_warrend_test(tst_warrend_replicas)
+# Replicas (DESIGN §15): a killed replica's tasks are taken over by another through their leases.
+warren_add_warrend_test(tst_warrend_failover)

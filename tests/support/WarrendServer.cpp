@@ -51,8 +51,16 @@ std::unique_ptr<WarrendServer> WarrendServer::create(QString* error) {
     return server;
 }
 
+std::unique_ptr<WarrendServer> WarrendServer::replicaOf(WarrendServer& first) {
+    std::unique_ptr<WarrendServer> server(new WarrendServer());
+    server->m_first = &first;
+    return server;
+}
+
 WarrendServer::~WarrendServer() {
     stop();
+    if (m_first)
+        return; // the data directory is the first's
     // What the test's uploads and workspaces left (hundreds of thousands of files, paths past PATH_MAX) goes
     // a directory descriptor at a time, as warrend removes them: QTemporaryDir hands the kernel whole paths,
     // which is quadratic in the depth (minutes on a loaded machine) and fails past PATH_MAX.
@@ -63,7 +71,7 @@ AdminResult WarrendServer::admin(const QStringList& args, const QByteArray& inpu
     QProcess process;
     if (input.isEmpty())
         process.setStandardInputFile(QProcess::nullDevice());
-    process.start(warrendBinary(), QStringList{"admin", "--database", m_postgres->url()} + args);
+    process.start(warrendBinary(), QStringList{"admin", "--database", databaseUrl()} + args);
     if (!input.isEmpty()) {
         process.write(input);
         process.closeWriteChannel();
@@ -102,7 +110,7 @@ bool WarrendServer::start(QString* error, const QStringList& extra, bool samePor
     if (!samePort)
         m_port = "0";
     m_process.start(warrendBinary(), QStringList{"serve", "--listen", "127.0.0.1:" + m_port, "--database",
-                                                 m_postgres->url(), "--data-dir", m_data.path() + "/data"} +
+                                                 databaseUrl(), "--data-dir", dataDir() + "/data"} +
                                          tls + extra);
     static const QRegularExpression listening("listening on ([0-9.]+):([0-9]+)");
     while (m_process.waitForReadyRead(kAnswerTimeoutMs)) {

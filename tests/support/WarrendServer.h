@@ -41,6 +41,9 @@ class WarrendServer {
 public:
     // Starts PostgreSQL; error says why it could not.
     static std::unique_ptr<WarrendServer> create(QString* error);
+    // Another warrend serve over first's database and data directory, as replicas run (docs/SERVER.md,
+    // "Replicas"); start() starts it. first keeps both, and must outlive it.
+    static std::unique_ptr<WarrendServer> replicaOf(WarrendServer& first);
     ~WarrendServer();
 
     // warrend admin --database URL ARGS, with input on its stdin
@@ -60,9 +63,9 @@ public:
     void kill();                                               // SIGKILL, then waits for it
     void stop();                                               // SIGTERM, then waits for it
     QString url() const { return m_url; }
-    QString dataDir() const { return m_data.path(); }
-    QString databaseUrl() const { return m_postgres->url(); }
-    PostgresServer& postgres() { return *m_postgres; }
+    QString dataDir() const { return m_first ? m_first->dataDir() : m_data.path(); }
+    QString databaseUrl() const { return m_first ? m_first->databaseUrl() : m_postgres->url(); }
+    PostgresServer& postgres() { return m_first ? m_first->postgres() : *m_postgres; }
     QByteArray serverOutput(); // what warrend wrote so far
     // Reads warrend's output until it holds text (true) or it stays silent for timeoutMs.
     bool waitForOutput(const QByteArray& text, int timeoutMs = 60000);
@@ -82,8 +85,9 @@ private:
     WarrendServer() = default;
     QNetworkRequest networkRequest(const QString& path, const QString& key) const;
 
-    std::unique_ptr<PostgresServer> m_postgres;
-    QTemporaryDir m_data;
+    std::unique_ptr<PostgresServer> m_postgres; // none in a replica: it uses its first's
+    QTemporaryDir m_data; // a replica's holds only what its process needs beside (warrenEnvironment)
+    WarrendServer* m_first = nullptr; // of a replica
     QProcess m_process;
     QProcessEnvironment m_environment;
     QByteArray m_output;

@@ -11,10 +11,13 @@ namespace warren::control {
 namespace {
 
 // The whole batch in one statement: one array per column, unnest()ed into rows. A single statement is one
-// transaction: a repeated seq anywhere in it (or already stored) writes nothing of it.
-constexpr const char* kInsertEvents = "INSERT INTO events (task_id, seq, ts, type, step, tool, body) "
-                                      "SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], "
-                                      "$4::text[], $5::bigint[], $6::text[], $7::text[])";
+// transaction: a repeated seq anywhere in it (or already stored) writes nothing of it, and notifies no one.
+// Each task of the batch is notified once on $8 (kTaskChangesChannel), delivered as the batch commits.
+constexpr const char* kInsertEvents =
+    "WITH added AS (INSERT INTO events (task_id, seq, ts, type, step, tool, body) "
+    "SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], "
+    "$7::text[]) RETURNING task_id) "
+    "SELECT pg_notify($8, task_id) FROM (SELECT DISTINCT task_id FROM added) AS changed";
 constexpr const char* kSelectEvents = "SELECT task_id, seq, ts, type, step, tool, body FROM events "
                                       "WHERE task_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::bigint";
 // Newest first through the (task_id, seq) key, then put back in seq order: one index range either way.
@@ -28,7 +31,7 @@ EventRow readEvent(const PgRow& row) {
                     row.uint(4), row.text(5), row.text(6)};
 }
 
-// The seven column arrays of a batch, as array literals.
+// The seven column arrays of a batch, as array literals, then the channel to notify.
 Result<std::vector<PgParam>> eventArrays(const std::vector<EventRow>& events) {
     std::vector<std::vector<PgParam>> columns(7);
     for (auto& column : columns)
@@ -49,6 +52,7 @@ Result<std::vector<PgParam>> eventArrays(const std::vector<EventRow>& events) {
             return array.error();
         params.emplace_back(std::move(array).value());
     }
+    params.emplace_back(kTaskChangesChannel);
     return params;
 }
 

@@ -1,5 +1,6 @@
 #include "app/store/postgres/PgConnection.h"
 
+#include <array>
 #include <charconv>
 #include <libpq-fe.h>
 #include <memory>
@@ -52,6 +53,36 @@ std::string describe(PGconn* conn) {
 
 void ignoreNotice(void*, const char*) {} // "relation already exists, skipping" is not news
 
+// An error naming what libpq could not parse in the URL, or nullopt when it can.
+std::optional<Error> unparsable(const std::string& url) {
+    char* parseError = nullptr;
+    PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parseError);
+    if (parsed) {
+        PQconninfoFree(parsed);
+        return std::nullopt;
+    }
+    std::string message = oneLine(parseError);
+    PQfreemem(parseError);
+    return makeError(ErrorCode::InvalidArgument,
+                     "the database URL is not one PostgreSQL understands: " + message +
+                         "; use postgresql://USER@HOST:PORT/DATABASE or a conninfo "
+                         "string");
+}
+
+// Ours come first: the URL is expanded in place of dbname, and what it sets overrides them.
+constexpr const char* kConnectKeys[] = {"connect_timeout", "client_encoding", "application_name", "dbname",
+                                        nullptr};
+std::array<const char*, 5> connectValues(const std::string& url) {
+    return {"10", "UTF8", "warren", url.c_str(), nullptr};
+}
+
+Error unreachable(PGconn* conn, const std::string& where) {
+    return makeError(ErrorCode::Unavailable, "cannot reach PostgreSQL at " + where + ": " +
+                                                 oneLine(PQerrorMessage(conn)) +
+                                                 "; is it running, and does the database URL name the right "
+                                                 "host, port, database and user?");
+}
+
 } // namespace
 
 std::uint64_t PgRow::uint(std::size_t column) const {
@@ -71,33 +102,93 @@ std::optional<bool> PgRow::optionalBool(std::size_t column) const {
 }
 
 Result<PgConnection> PgConnection::open(const std::string& url) {
-    char* parseError = nullptr;
-    PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parseError);
-    if (!parsed) {
-        std::string message = oneLine(parseError);
-        PQfreemem(parseError);
-        return makeError(ErrorCode::InvalidArgument,
-                         "the database URL is not one PostgreSQL understands: " + message +
-                             "; use postgresql://USER@HOST:PORT/DATABASE or a conninfo string");
-    }
-    PQconninfoFree(parsed);
-    // The URL is expanded in place of dbname; what it sets overrides the defaults before it.
-    const char* keys[] = {"connect_timeout", "client_encoding", "application_name", "dbname", nullptr};
-    const char* values[] = {"10", "UTF8", "warren", url.c_str(), nullptr};
-    PGconn* conn = PQconnectdbParams(keys, values, 1);
+    if (auto refused = unparsable(url))
+        return *refused;
+    const auto values = connectValues(url);
+    PGconn* conn = PQconnectdbParams(kConnectKeys, values.data(), 1);
     if (!conn)
         return makeError(ErrorCode::System, "cannot connect to PostgreSQL: libpq is out of memory");
     std::string where = describe(conn);
     if (PQstatus(conn) != CONNECTION_OK) {
-        std::string message = oneLine(PQerrorMessage(conn));
+        Error error = unreachable(conn, where);
         PQfinish(conn);
-        return makeError(ErrorCode::Unavailable,
-                         "cannot reach PostgreSQL at " + where + ": " + message +
-                             "; is it running, and does the database URL name the right host, port, "
-                             "database and user?");
+        return error;
     }
     PQsetNoticeProcessor(conn, ignoreNotice, nullptr);
     return PgConnection(conn, std::move(where));
+}
+
+Result<PgConnection> PgConnection::beginOpen(const std::string& url) {
+    if (auto refused = unparsable(url))
+        return *refused;
+    const auto values = connectValues(url);
+    PGconn* conn = PQconnectStartParams(kConnectKeys, values.data(), 1);
+    if (!conn)
+        return makeError(ErrorCode::System, "cannot connect to PostgreSQL: libpq is out of memory");
+    std::string where = describe(conn);
+    if (PQstatus(conn) == CONNECTION_BAD) {
+        Error error = unreachable(conn, where);
+        PQfinish(conn);
+        return error;
+    }
+    PQsetNoticeProcessor(conn, ignoreNotice, nullptr);
+    return PgConnection(conn, std::move(where));
+}
+
+Result<PgConnection::OpenWait> PgConnection::continueOpen() {
+    switch (PQconnectPoll(m_conn)) {
+    case PGRES_POLLING_READING:
+        return OpenWait::Read;
+    case PGRES_POLLING_WRITING:
+        return OpenWait::Write;
+    case PGRES_POLLING_OK:
+        m_where = describe(m_conn); // the host it reached, of those the URL may list
+        return OpenWait::Ready;
+    default:
+        return unreachable(m_conn, m_where);
+    }
+}
+
+int PgConnection::socket() const {
+    return m_conn ? PQsocket(m_conn) : -1;
+}
+
+Status PgConnection::send(const std::string& what, const std::string& sql) {
+    if (PQsendQuery(m_conn, sql.c_str()) == 1)
+        return Ok{};
+    const std::string message = oneLine(PQerrorMessage(m_conn));
+    if (isLost())
+        return observed(lostError(what, message));
+    return observed(
+        makeError(ErrorCode::System, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message));
+}
+
+Result<PgReceived> PgConnection::receive(const std::string& what) {
+    // A server going down says so and closes: the goodbye reads as a notice, the close as a failed read.
+    if (!PQconsumeInput(m_conn) || isLost())
+        return observed(lostError(what, oneLine(PQerrorMessage(m_conn))));
+    PgReceived received;
+    while (!PQisBusy(m_conn)) {
+        ResultPtr result(PQgetResult(m_conn));
+        if (!result)
+            break; // no statement is waiting for its answer
+        const ExecStatusType status = PQresultStatus(result.get());
+        if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+            received.answered = true;
+            continue;
+        }
+        const char* state = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
+        const std::string message = oneLine(PQresultErrorMessage(result.get()));
+        if (isLost() || (state && isUnavailableState(state)))
+            return observed(lostError(what, message));
+        return observed(
+            makeError(ErrorCode::System, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message));
+    }
+    while (PGnotify* notify = PQnotifies(m_conn)) {
+        received.notifications.push_back({notify->relname, notify->extra ? notify->extra : ""});
+        PQfreemem(notify);
+    }
+    return received;
 }
 
 PgConnection::PgConnection(PgConnection&& other) noexcept

@@ -54,6 +54,18 @@ struct PgRefused {
 // connection's general message.
 using PgRefusal = std::function<std::optional<Error>(const PgRefused& refused)>;
 
+// A NOTIFY heard on a channel the connection LISTENs on.
+struct PgNotification {
+    std::string channel;
+    std::string payload;
+};
+
+// What receive() found waiting: the notifications, and whether the statement send() sent was answered.
+struct PgReceived {
+    std::vector<PgNotification> notifications;
+    bool answered = false;
+};
+
 class PgConnection {
 public:
     // url: postgresql://..., postgres://... or a conninfo string ("host=/run/postgresql dbname=warren").
@@ -74,6 +86,23 @@ public:
 
     // observer hears every error exec and execScript return from now on (EngineMetrics' database errors).
     void observeErrors(std::function<void(const Error&)> observer) { m_observer = std::move(observer); }
+
+    // The same connection for an event loop, which must never wait on the database (warrend's
+    // TaskNotifications): beginOpen starts connecting and returns at once (only a host name's lookup may
+    // wait); then, each time socket() is ready for what the last answer said (Write after beginOpen),
+    // continueOpen takes the next step, until it says Ready. socket() may change between the steps. No
+    // step has a time limit: the caller gives up on its own clock. Unavailable: it could not connect.
+    enum class OpenWait { Read, Write, Ready };
+    static Result<PgConnection> beginOpen(const std::string& url);
+    Result<OpenWait> continueOpen();
+    int socket() const; // -1 when there is none
+    // Sends one statement without parameters and returns without its answer, which receive() reports.
+    // (Written at once: a short statement on an idle connection fits the socket's buffer.)
+    Status send(const std::string& what, const std::string& sql);
+    // Reads what the server sent, without waiting: call it when socket() is readable. Unavailable: the
+    // connection is lost (the server restarted): open another; an error answer to send()'s statement is
+    // System.
+    Result<PgReceived> receive(const std::string& what);
 
     bool inTransaction() const; // a transaction is open (or failed and not yet rolled back)
     void reopenIfLost();

@@ -13,6 +13,11 @@
 
 namespace warren::control {
 
+// Whenever a task's row or events change, the statement that changes them also notifies this channel with
+// the task's id (once per task and statement; PostgreSQL delivers it when the change commits), so that
+// another warrend over the same database hears of it at once (server/api/TaskNotifications).
+inline constexpr const char* kTaskChangesChannel = "warren_tasks";
+
 class PgStore final : public Store {
 public:
     // Connects and migrates. An error says what failed and what to do: a server that cannot be reached, a

@@ -10,16 +10,18 @@ namespace warren::control {
 
 namespace {
 
+// Both notify the task's id on kTaskChangesChannel ($16, $15), delivered as the change commits; an update
+// of no row notifies nothing and returns no row.
 constexpr const char* kInsertTask =
-    "INSERT INTO tasks (prompt, workspace, spec, status, started_at, finished_at, finish_reason, summary, "
-    "error, "
-    "steps, tokens_in, tokens_out, runs, id, created_at) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
-constexpr const char* kUpdateTask = "UPDATE tasks SET prompt = $1, workspace = $2, spec = $3, status = $4, "
-                                    "started_at = $5, finished_at = $6, "
-                                    "finish_reason = $7, summary = $8, error = $9, steps = $10, tokens_in = "
-                                    "$11, tokens_out = $12, runs = $13 "
-                                    "WHERE id = $14";
+    "WITH added AS (INSERT INTO tasks (prompt, workspace, spec, status, started_at, finished_at, "
+    "finish_reason, summary, error, steps, tokens_in, tokens_out, runs, id, created_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id) "
+    "SELECT pg_notify($16, id) FROM added";
+constexpr const char* kUpdateTask =
+    "WITH changed AS (UPDATE tasks SET prompt = $1, workspace = $2, spec = $3, status = $4, started_at = $5, "
+    "finished_at = $6, finish_reason = $7, summary = $8, error = $9, steps = $10, tokens_in = $11, "
+    "tokens_out = $12, runs = $13 WHERE id = $14 RETURNING id) "
+    "SELECT pg_notify($15, id) FROM changed";
 #define WARREN_TASK_COLUMNS                                                                                  \
     "SELECT id, prompt, workspace, spec, status, created_at, started_at, finished_at, finish_reason, "       \
     "summary, "                                                                                              \
@@ -43,6 +45,7 @@ std::vector<PgParam> taskParams(const TaskRecord& task) {
 Status PgStore::insertTask(const TaskRecord& task) {
     auto params = taskParams(task);
     params.push_back(task.createdAt);
+    params.emplace_back(kTaskChangesChannel);
     return pgRun(m_db.exec("add task " + task.id, kInsertTask, params, [&](const PgRefused& refused) {
         return refused.sqlstate == "23505"
                    ? std::optional<Error>(
@@ -53,10 +56,12 @@ Status PgStore::insertTask(const TaskRecord& task) {
 }
 
 Status PgStore::updateTask(const TaskRecord& task) {
-    auto updated = m_db.exec("update task " + task.id, kUpdateTask, taskParams(task));
+    auto params = taskParams(task);
+    params.emplace_back(kTaskChangesChannel);
+    auto updated = m_db.exec("update task " + task.id, kUpdateTask, params);
     if (!updated)
         return updated.error();
-    if (updated->affected == 0)
+    if (updated->rows.empty())
         return makeError(ErrorCode::NotFound,
                          "cannot update task " + task.id + ": no such task in " + m_db.where());
     return Ok{};

@@ -1,0 +1,152 @@
+// Replicas over one PostgreSQL and data directory (DESIGN §15): each task is leased to the replica running it.
+// kill -9 of replica A while its task runs and another waits in its queue: replica B takes both over once
+// A's leases expired (serve --lease-sec), the running one from its last checkpoint, and both finish there;
+// every event once, in order, the steps done before the kill not done again, each task started once.
+#include "tests/support/WarrendServer.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+// Writes a.txt (a step whose checkpoint follows), then waits at a gate the test opens, then finishes.
+const QByteArray kScriptGated = R"({"turns": [
+  {"content": "First the file.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "a.txt", "content": "once\n"}}]},
+  {"content": "Waiting for the gate.", "tool_calls": [{"id": "g1", "name": "shell", "arguments": {"command": "while [ ! -e gate ]; do sleep 0.05; done; echo through"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "through the gate"}}]}]})";
+
+const QByteArray kScriptQuick = R"({"turns": [
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "quick"}}]}]})";
+
+const QStringList kLeases{"--lease-sec", "2", "--max-tasks", "1"};
+
+std::size_t count(const std::vector<json>& events, const std::string& type, const std::string& callId = {}) {
+    return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), [&](const json& event) {
+        return event.value("type", "") == type &&
+               (callId.empty() || (event.contains("data") && event["data"].value("id", "") == callId));
+    }));
+}
+
+} // namespace
+
+class TestWarrendFailover : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void aKilledReplicasTasksAreTakenOver();
+
+private:
+    QString createTask(WarrendServer& server, const QByteArray& script);
+    QString status(WarrendServer& server, const QString& task);
+    // Reads A's stream of the task until its agent waits at the gate.
+    bool untilAtTheGate(WarrendServer& server, const QString& task);
+    void openTheGate(const QString& task);
+
+    std::unique_ptr<WarrendServer> m_a, m_b;
+    QTemporaryDir m_scratch;
+    QString m_alice;
+};
+
+void TestWarrendFailover::initTestCase() {
+    QString error;
+    m_a = WarrendServer::create(&error);
+    QVERIFY2(m_a, qPrintable(error));
+    m_alice = m_a->addUser("alice");
+    QVERIFY(!m_alice.isEmpty());
+}
+
+void TestWarrendFailover::init() {
+    QString error;
+    QVERIFY2(m_a->start(&error, kLeases), qPrintable(error));
+    m_b = WarrendServer::replicaOf(*m_a);
+    QVERIFY2(m_b->start(&error, kLeases), qPrintable(error));
+}
+
+void TestWarrendFailover::cleanup() {
+    if (m_b)
+        m_b->stop();
+    m_b.reset();
+    m_a->stop();
+}
+
+QString TestWarrendFailover::createTask(WarrendServer& server, const QByteArray& script) {
+    static int n = 0;
+    const QString dir = m_scratch.path() + "/ws" + QString::number(++n);
+    QDir().mkpath(dir);
+    QFile readme(dir + "/README.md");
+    readme.open(QIODevice::WriteOnly);
+    readme.write("# project\n");
+    readme.close();
+    const QString upload = server.upload(m_alice, dir);
+    const HttpAnswer created = server.request(
+        "POST", "/v1/tasks", m_alice,
+        R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + script + "}");
+    if (created.status != 201)
+        qWarning() << "create:" << created.status << created.body;
+    return QString::fromStdString(created.json().value("id", ""));
+}
+
+QString TestWarrendFailover::status(WarrendServer& server, const QString& task) {
+    return QString::fromStdString(server.request("GET", "/v1/tasks/" + task, m_alice).json().value("status", ""));
+}
+
+bool TestWarrendFailover::untilAtTheGate(WarrendServer& server, const QString& task) {
+    // The gate's call is shown before its command runs; the stream stops there.
+    for (const auto& event : server.streamEvents(task, m_alice, "tool_call"))
+        if (event["data"].value("id", "") == "g1")
+            return true;
+    // w1's call came first: read on to g1's.
+    const auto events = server.streamEvents(task, m_alice, "tool_call", "2");
+    return count(events, "tool_call", "g1") == 1;
+}
+
+void TestWarrendFailover::openTheGate(const QString& task) {
+    QFile gate(m_a->dataDir() + "/workspaces/" + task + "/gate");
+    QVERIFY(gate.open(QIODevice::WriteOnly));
+}
+
+// A runs the gated task and holds the quick one in its queue (one task at a time). While A lives, B takes
+// neither. kill -9 of A: B takes both over and both finish on B, the gated one from its checkpoint after w1.
+void TestWarrendFailover::aKilledReplicasTasksAreTakenOver() {
+    const QString gated = createTask(*m_a, kScriptGated);
+    const QString quick = createTask(*m_a, kScriptQuick);
+    QVERIFY(!gated.isEmpty() && !quick.isEmpty());
+    QVERIFY2(untilAtTheGate(*m_a, gated), m_a->serverOutput().constData());
+    // B answers for A's tasks as they are; had it taken one over while A lived, that task would have run twice
+    // (counted below).
+    QCOMPARE(status(*m_b, gated), QString("running"));
+    QCOMPARE(status(*m_b, quick), QString("queued"));
+
+    m_a->kill();
+    // B takes both over once A's leases expired: the quick one runs to its end there.
+    const auto quickEvents = m_b->streamEvents(quick, m_alice, {});
+    QVERIFY2(!quickEvents.empty(), m_b->serverOutput().constData());
+    QCOMPARE(QString::fromStdString(quickEvents.back().value("type", "")), QString("task_finished"));
+    QCOMPARE(count(quickEvents, "task_started"), std::size_t(1)); // it never ran on A
+    QVERIFY(dense(seqsOf(quickEvents)));
+
+    openTheGate(gated);
+    const auto events = m_b->streamEvents(gated, m_alice, {});
+    QVERIFY2(!events.empty(), m_b->serverOutput().constData());
+    QCOMPARE(QString::fromStdString(events.back().value("type", "")), QString("task_finished"));
+    QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));
+    QVERIFY2(dense(seqsOf(events)), "every event once, in order, across the takeover");
+    QCOMPARE(count(events, "task_resumed"), std::size_t(1));
+    QCOMPARE(count(events, "tool_call", "w1"), std::size_t(1)); // done before the kill, not again
+    QCOMPARE(count(events, "file_changed"), std::size_t(1));
+    QCOMPARE(status(*m_b, gated), QString("succeeded"));
+    QFile written(m_a->dataDir() + "/workspaces/" + gated + "/a.txt");
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QCOMPARE(written.readAll(), QByteArray("once\n"));
+}
+
+QTEST_GUILESS_MAIN(TestWarrendFailover)
+#include "tst_warrend_failover.moc"

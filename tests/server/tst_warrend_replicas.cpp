@@ -1,0 +1,223 @@
+// Two warrend serve over one PostgreSQL and one data directory (docs/SERVER.md, "Replicas"): a task
+// created on replica A and running there is followed live by an event stream on replica B, every event once
+// and in order, from the first or from a Last-Event-ID in the middle, and B ends the stream by itself once
+// the task has ended. B hears of A's commits through the database's notifications: its stream keeps up with
+// A's own, well within the 15 s keep-alive at which B would otherwise have looked at the store.
+#include "tests/support/WarrendServer.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QNetworkReply>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kTaskMs = 120000; // a task's steps in sandboxes, on a loaded CI machine
+// How much later than A's own stream B's may see an event: the keep-alive (15 s) would have shown it by
+// then without notifications, so a wider bound would prove nothing.
+constexpr qint64 kNotifiedMs = 10000;
+
+// Reads README.md, then asks before writing notes.txt (safe-mode: no rule allows it), so that the task waits
+// on A for its owner's answer while the streams are open; after the answer a few steps more.
+const QByteArray kScript = R"({"turns": [
+  {"content": "Reading first.", "tool_calls": [{"id": "r1", "name": "read_file", "arguments": {"path": "README.md"}}]},
+  {"content": "Writing a file no rule allows.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "notes.txt", "content": "asked\n"}}]},
+  {"content": "Checking it.", "tool_calls": [{"id": "r2", "name": "read_file", "arguments": {"path": "notes.txt"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt"}}]}]})";
+
+// An event stream read as it comes while the test goes on (WarrendServer::streamEvents blocks until it
+// ends), with when each event and the end arrived on one clock shared by every stream.
+class LiveStream {
+public:
+    LiveStream(const QString& url, const QString& taskId, const QString& key,
+               const QByteArray& lastEventId = {}) {
+        QNetworkRequest request(QUrl(url + "/v1/tasks/" + taskId + "/events/stream"));
+        request.setRawHeader("Authorization", "Bearer " + key.toUtf8());
+        if (!lastEventId.isEmpty())
+            request.setRawHeader("Last-Event-ID", lastEventId);
+        m_reply = m_network.get(request);
+        QObject::connect(m_reply, &QNetworkReply::readyRead, [this] { take(); });
+        QObject::connect(m_reply, &QNetworkReply::finished, [this] {
+            take();
+            m_endedAt = clock().elapsed();
+        });
+    }
+    ~LiveStream() {
+        m_reply->abort();
+        delete m_reply;
+    }
+
+    const std::vector<json>& events() const { return m_events; }
+    bool ended() const { return m_endedAt >= 0; }
+    qint64 endedAt() const { return m_endedAt; }
+    QNetworkReply::NetworkError error() const { return m_reply->error(); }
+    // When the first event of that type arrived; -1 before.
+    qint64 arrivedAt(const std::string& type) const {
+        for (std::size_t i = 0; i < m_events.size(); ++i)
+            if (m_events[i].value("type", "") == type)
+                return m_arrivedAt[i];
+        return -1;
+    }
+    std::vector<std::string> types() const {
+        std::vector<std::string> out;
+        for (const auto& event : m_events)
+            out.push_back(event.value("type", ""));
+        return out;
+    }
+
+private:
+    static const QElapsedTimer& clock() {
+        static const QElapsedTimer started = [] {
+            QElapsedTimer timer;
+            timer.start();
+            return timer;
+        }();
+        return started;
+    }
+    void take() {
+        m_buffer += m_reply->readAll();
+        for (qsizetype end = m_buffer.indexOf("\n\n"); end >= 0; end = m_buffer.indexOf("\n\n")) {
+            const QByteArray frame = m_buffer.left(end);
+            m_buffer.remove(0, end + 2);
+            for (const QByteArray& line : frame.split('\n'))
+                if (line.startsWith("data: ")) {
+                    m_events.push_back(json::parse(line.mid(6).toStdString(), nullptr, false));
+                    m_arrivedAt.push_back(clock().elapsed());
+                }
+        }
+    }
+
+    QNetworkAccessManager m_network;
+    QNetworkReply* m_reply = nullptr;
+    QByteArray m_buffer;
+    std::vector<json> m_events;
+    std::vector<qint64> m_arrivedAt;
+    qint64 m_endedAt = -1;
+};
+
+std::string lastType(const LiveStream& stream) {
+    return stream.events().empty() ? std::string() : stream.events().back().value("type", "");
+}
+
+std::string describe(const LiveStream& stream) {
+    std::string out;
+    for (const auto& type : stream.types())
+        out += type + " ";
+    return out + (stream.ended() ? "(ended)" : "(open)");
+}
+
+} // namespace
+
+class TestWarrendReplicas : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void anotherReplicaFollowsARunningTask();
+    void anotherReplicaResumesFromALastEventId();
+
+private:
+    QString createTaskOnA();
+    void answerOnA(const QString& task);
+
+    std::unique_ptr<WarrendServer> m_a, m_b;
+    QTemporaryDir m_scratch;
+    QString m_alice;
+};
+
+void TestWarrendReplicas::initTestCase() {
+    QString error;
+    m_a = WarrendServer::create(&error);
+    QVERIFY2(m_a, qPrintable(error));
+    m_alice = m_a->addUser("alice");
+    QVERIFY(!m_alice.isEmpty());
+    QVERIFY2(m_a->start(&error), qPrintable(error));
+    m_b = WarrendServer::replicaOf(*m_a);
+    QVERIFY2(m_b->start(&error), qPrintable(error));
+}
+
+void TestWarrendReplicas::cleanupTestCase() {
+    m_b.reset(); // before the first, which holds the database and the data directory
+    m_a.reset();
+}
+
+QString TestWarrendReplicas::createTaskOnA() {
+    static int n = 0;
+    const QString dir = m_scratch.path() + "/ws" + QString::number(++n);
+    QDir().mkpath(dir);
+    QFile readme(dir + "/README.md");
+    if (readme.open(QIODevice::WriteOnly))
+        readme.write("# project\n");
+    readme.close();
+    const QString upload = m_a->upload(m_alice, dir);
+    const QByteArray body = R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" +
+                            kScript + R"(, "presets": ["safe-mode"]})";
+    const HttpAnswer created = m_a->request("POST", "/v1/tasks", m_alice, body);
+    if (created.status != 201)
+        qWarning() << "create:" << created.status << created.body;
+    return QString::fromStdString(created.json().value("id", ""));
+}
+
+void TestWarrendReplicas::answerOnA(const QString& task) {
+    const HttpAnswer answered =
+        m_a->request("POST", "/v1/tasks/" + task + "/approvals/w1", m_alice, R"({"approved": true})");
+    QVERIFY2(answered.status == 202, answered.body.constData());
+}
+
+// B's stream, opened as the task starts on A, has every event as A's own stream has it: the events before
+// the question, and, after the answer, the rest to task_finished, when B ends it by itself.
+void TestWarrendReplicas::anotherReplicaFollowsARunningTask() {
+    const QString task = createTaskOnA();
+    QVERIFY(!task.isEmpty());
+    LiveStream onA(m_a->url(), task, m_alice);
+    LiveStream onB(m_b->url(), task, m_alice);
+    QTRY_VERIFY2_WITH_TIMEOUT(onA.arrivedAt("approval_requested") >= 0 &&
+                                  onB.arrivedAt("approval_requested") >= 0,
+                              describe(onB).c_str(), kTaskMs);
+    QVERIFY2(!onB.ended(), describe(onB).c_str()); // the task waits on A for its owner: it is running
+    QVERIFY2(onB.arrivedAt("approval_requested") - onA.arrivedAt("approval_requested") < kNotifiedMs,
+             "B saw the question long after A stored it");
+
+    answerOnA(task);
+    QTRY_VERIFY2_WITH_TIMEOUT(onA.ended() && onB.ended(), describe(onB).c_str(), kTaskMs);
+    QCOMPARE(onB.error(), QNetworkReply::NoError); // the server ended it
+    QCOMPARE(lastType(onB), std::string("task_finished"));
+    QVERIFY2(dense(seqsOf(onB.events())), describe(onB).c_str());
+    QCOMPARE(seqsOf(onB.events()), seqsOf(onA.events()));
+    QCOMPARE(onB.types(), onA.types());
+    QVERIFY2(onB.endedAt() - onA.endedAt() < kNotifiedMs, "B ended the stream long after A");
+}
+
+// A client that reconnects to B with the last seq it had (taken here from A's stream, in the middle of what
+// the task stored before its question) gets every later event once, in order, live, to the end.
+void TestWarrendReplicas::anotherReplicaResumesFromALastEventId() {
+    const QString task = createTaskOnA();
+    QVERIFY(!task.isEmpty());
+    LiveStream onA(m_a->url(), task, m_alice);
+    QTRY_VERIFY2_WITH_TIMEOUT(onA.arrivedAt("approval_requested") >= 0, describe(onA).c_str(), kTaskMs);
+    const std::vector<std::uint64_t> before = seqsOf(onA.events());
+    QVERIFY(before.size() >= 2);
+    const std::uint64_t middle = before[before.size() / 2 - 1];
+    LiveStream onB(m_b->url(), task, m_alice, QByteArray::number(static_cast<qulonglong>(middle)));
+    QTRY_VERIFY2_WITH_TIMEOUT(onB.arrivedAt("approval_requested") >= 0, describe(onB).c_str(), kTaskMs);
+    QVERIFY2(!onB.ended(), describe(onB).c_str());
+
+    answerOnA(task);
+    QTRY_VERIFY2_WITH_TIMEOUT(onA.ended() && onB.ended(), describe(onB).c_str(), kTaskMs);
+    QCOMPARE(onB.error(), QNetworkReply::NoError);
+    QCOMPARE(lastType(onB), std::string("task_finished"));
+    const std::vector<std::uint64_t> all = seqsOf(onA.events());
+    QVERIFY(dense(all));
+    QCOMPARE(seqsOf(onB.events()),
+             std::vector<std::uint64_t>(all.begin() + static_cast<std::ptrdiff_t>(middle), all.end()));
+    QVERIFY2(onB.endedAt() - onA.endedAt() < kNotifiedMs, "B ended the stream long after A");
+}
+
+QTEST_GUILESS_MAIN(TestWarrendReplicas)
+#include "tst_warrend_replicas.moc"
