@@ -70,8 +70,12 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
     return task;
 }
 
+bool TaskManager::runsElsewhere(const std::string& id) const {
+    return !isActive(id) && m_env.face.claims && m_env.face.claims->heldElsewhere(id);
+}
+
 bool TaskManager::lockedElsewhere(const std::string& id) const {
-    if (m_env.face.claims && m_env.face.claims->heldElsewhere(id))
+    if (runsElsewhere(id))
         return true;
     const std::string path = m_env.data.taskDir(id) + "/lock";
     const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);

@@ -59,6 +59,8 @@ public:
     // The task is this control plane's to queue (TaskClaims.h; always, without claims), or false: another's.
     // Queuing it claims it too; claim first what must not be touched while another holds it.
     Result<bool> claim(const std::string& id);
+    // Another control plane holds the task, alive (TaskClaims): only it can answer its questions or stop it.
+    bool runsElsewhere(const std::string& id) const;
     // The tasks queued or running here: what this control plane's claims must hold.
     std::vector<std::string> claimedHere() const;
     // Another control plane took the task (this one's claim expired while it could not renew it): dropped

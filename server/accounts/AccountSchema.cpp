@@ -25,7 +25,7 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 11> kMigrations = {
+const std::array<std::string_view, 12> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -153,6 +153,15 @@ const std::array<std::string_view, 11> kMigrations = {
     "  holder text NOT NULL,"
     "  expires_at timestamptz NOT NULL);"
     "CREATE INDEX task_leases_holder ON task_leases(holder);",
+    // 12: requests one replica passes to the replica running the task (an answer, a cancel), and that
+    // replica's answer: both notified (kTaskRequestsChannel, kTaskAnswersChannel), removed once read.
+    "CREATE TABLE task_requests ("
+    "  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  task_id text NOT NULL,"
+    "  request text NOT NULL,"
+    "  answer text,"
+    "  created_at timestamptz NOT NULL DEFAULT clock_timestamp());"
+    "CREATE INDEX task_requests_open ON task_requests(task_id) WHERE answer IS NULL;",
 };
 
 #undef WARREN_QUOTA_COLUMNS

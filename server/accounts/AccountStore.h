@@ -49,6 +49,15 @@ struct NewUser {
     std::string apiKey; // shown once; the database has only its hash
 };
 
+inline constexpr const char* kTaskRequestsChannel = "warren_task_requests";
+inline constexpr const char* kTaskAnswersChannel = "warren_task_answers";
+
+struct TaskRequestRow {
+    std::int64_t id = 0;
+    std::string taskId;
+    std::string request;
+};
+
 class AccountStore {
 public:
     // Connects and brings the schema to the current version.
@@ -191,6 +200,17 @@ public:
     Status releaseLease(const std::string& taskId, const std::string& holder);
     Result<bool> heldElsewhere(const std::string& taskId, const std::string& holder);
     Result<std::vector<std::pair<std::string, std::string>>> liveLeases();
+
+    // Requests for the replica running a task (AccountStoreRequests.cpp, schema version 12): added by the
+    // replica a client asked (its id back; kTaskRequestsChannel notified with the task's id), read by the
+    // holder of the task (openTaskRequests), answered (kTaskAnswersChannel notified with the request's id),
+    // and the answer taken once by the asker. forgetTaskRequests drops those older than age (their asker
+    // gave up on them long since).
+    Result<std::int64_t> addTaskRequest(const std::string& taskId, const std::string& request);
+    Result<std::vector<TaskRequestRow>> openTaskRequests(const std::vector<std::string>& taskIds);
+    Status answerTaskRequest(std::int64_t id, const std::string& answer);
+    Result<std::optional<std::string>> takeTaskRequestAnswer(std::int64_t id);
+    Status forgetTaskRequests(std::chrono::seconds age);
 
     control::PgConnection& connection() { return m_db; }
 

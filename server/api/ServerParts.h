@@ -23,6 +23,7 @@ namespace warren::server {
 class DiskWork;
 class EventStreams;
 class Quotas;
+class ReplicaRequests;
 class TaskWebhooks;
 
 // Under --data-dir:
@@ -51,6 +52,7 @@ struct ServerParts {
     DiskWork& work; // every request's disk and process work runs there, off the event loop
     control::EngineMetrics& metrics; // the engine's, which the endpoints count into too (quota refusals)
     TaskWebhooks& webhooks;          // the users' webhooks, told of each task's lifecycle
+    ReplicaRequests& requests;       // what only the replica running a task can do, asked of it
     ServerPaths paths;
     ServeOptions options;
 };

@@ -21,6 +21,7 @@
 #include "server/api/ProviderEndpoints.h"
 #include "server/api/Quotas.h"
 #include "server/api/ServerParts.h"
+#include "server/api/TaskQuestions.h"
 #include "server/api/TaskRequest.h"
 #include "server/api/TaskWebhooks.h"
 #include "server/api/UploadsApi.h"
@@ -360,70 +361,45 @@ void replyTo(ServerParts& parts, const Account& caller, const Owned& owned, cons
                    : errorResponse(task ? makeError(ErrorCode::NotFound, "task " + id) : task.error()));
 }
 
-// An owner's answer to one of a task's questions (callId: the tool call's id, approval_requested's data.id).
-struct Answer {
-    std::string taskId, callId;
-    bool approved = false;
-    std::string note;
-    bool always = false;
+HttpResponse accepted(const Answer& answer) {
+    return jsonResponse(202, {{"task", answer.taskId}, {"approval", answer.callId}, {"approved", answer.approved}});
+}
 
-    bool deliver(control::TaskManager& manager) const {
-        return manager.answerApproval(taskId, callId, approved, note, always);
-    }
-    HttpResponse accepted() const {
-        return jsonResponse(202, {{"task", taskId}, {"approval", callId}, {"approved", approved}});
-    }
-};
+HttpResponse noQuestion(const std::string& taskId, const std::string& callId) {
+    return notFound("a question " + callId + " waiting in task " + taskId);
+}
 
-constexpr int kQuestionWaitMs = 10000;
-
-// Delivers the answer when the task next asks, or answers 404 when it has not asked in time.
-void waitForQuestion(control::TaskManager& manager, const Answer& answer, HttpReply reply) {
-    auto* waiting = new QObject(&manager);
-    QObject::connect(&manager, &control::TaskManager::approvalNeeded, waiting,
-                     [&manager, waiting, answer, reply](const control::ApprovalRecord& asked) {
-                         if (asked.taskId != answer.taskId || !answer.deliver(manager))
-                             return;
-                         reply.send(answer.accepted());
-                         waiting->deleteLater();
-                     });
-    QTimer::singleShot(kQuestionWaitMs, waiting, [waiting, answer, reply] {
-        reply.send(notFound("a question " + answer.callId + " waiting in task " + answer.taskId));
-        waiting->deleteLater();
+// A task another replica runs: only that one knows its questions and can stop it (ReplicaRequests). yes: the
+// response when it did, no: when it did not; its refusal and its silence are errors.
+void askRunner(ServerParts& parts, const std::string& taskId, const ReplicaRequest& request, HttpReply reply,
+               std::function<HttpResponse()> yes, std::function<HttpResponse()> no) {
+    parts.requests.ask(taskId, request, [reply, yes, no](Result<ReplicaAnswer> answer) {
+        if (!answer)
+            return reply.send(errorResponse(answer.error()));
+        if (!answer->error.empty())
+            return reply.send(errorResponse(makeError(ErrorCode::InvalidArgument, answer->error)));
+        reply.send(answer->done ? yes() : no());
     });
 }
 
 // Whether the task waits for its owner's answer to callId: 200 {"id", "waiting": true} as soon as it does
-// (the question may reach the tool proxy a little after the event that shows it, as above), else 404 once
-// it has not asked in time (a rule decided the call, it was answered, or the task is not running).
+// (TaskQuestions.h), else 404 once it has not asked in time (a rule decided the call, it was answered, or
+// the task is not running).
 void question(ServerParts& parts, const Owned& owned, const HttpRequest& request, HttpReply reply) {
     const std::string callId = pathParameter(request, "call");
-    auto& manager = parts.manager;
+    const std::string taskId = owned.task.id;
     const auto waiting = [callId] { return jsonResponse(200, {{"id", callId}, {"waiting", true}}); };
-    if (manager.isWaiting(owned.task.id, callId))
-        return reply.send(waiting());
-    const auto notWaiting = [callId, task = owned.task.id] {
-        return notFound("a question " + callId + " waiting in task " + task);
-    };
-    if (!manager.isActive(owned.task.id))
-        return reply.send(notWaiting());
-    auto* watch = new QObject(&manager);
-    QObject::connect(&manager, &control::TaskManager::approvalNeeded, watch,
-                     [&manager, watch, task = owned.task.id, callId, reply, waiting](const control::ApprovalRecord&) {
-                         if (!manager.isWaiting(task, callId))
-                             return;
-                         reply.send(waiting());
-                         watch->deleteLater();
-                     });
-    QTimer::singleShot(kQuestionWaitMs, watch, [watch, reply, notWaiting] {
-        reply.send(notWaiting());
-        watch->deleteLater();
-    });
+    const auto notWaiting = [taskId, callId] { return noQuestion(taskId, callId); };
+    if (parts.manager.runsElsewhere(taskId))
+        return askRunner(parts, taskId, {ReplicaRequest::Kind::Waiting, callId, false, {}, false, {}},
+                         std::move(reply), waiting, notWaiting);
+    whenWaiting(parts.manager, taskId, callId,
+                [reply, waiting, notWaiting](bool yes) { reply.send(yes ? waiting() : notWaiting()); });
 }
 
 // {"approved": bool, "note"?: string, "always"?: bool} for a question the task is waiting on. A task asleep
 // (or paused) while its question waited wakes with the answer, in a slot of its owner's quota as a resume
-// takes one.
+// takes one. A task another replica runs gets it there.
 void answer(ServerParts& parts, const Account& caller, const Owned& owned, const HttpRequest& request,
             HttpReply reply) {
     const std::string callId = pathParameter(request, "call");
@@ -434,6 +410,11 @@ void answer(ServerParts& parts, const Account& caller, const Owned& owned, const
     if (!parsed)
         return reply.send(errorResponse(parsed.error()));
     const Answer given{owned.task.id, callId, parsed->approved, parsed->note, parsed->always};
+    if (parts.manager.runsElsewhere(given.taskId))
+        return askRunner(parts, given.taskId,
+                         {ReplicaRequest::Kind::Answer, callId, given.approved, given.note, given.always, {}},
+                         std::move(reply), [given] { return accepted(given); },
+                         [given] { return noQuestion(given.taskId, given.callId); });
     if (!parts.manager.isActive(owned.task.id) && parts.manager.isWaiting(owned.task.id, callId)) {
         auto refused = parts.quotas.readmit(caller, owned.task.id);
         if (!refused)
@@ -442,17 +423,14 @@ void answer(ServerParts& parts, const Account& caller, const Owned& owned, const
             return reply.send(overQuota(parts, **refused));
         if (!given.deliver(parts.manager)) {
             (void)parts.quotas.release(owned.task.id);
-            return reply.send(notFound("a question " + callId + " waiting in task " + owned.task.id));
+            return reply.send(noQuestion(given.taskId, callId));
         }
-        return reply.send(given.accepted());
+        return reply.send(accepted(given));
     }
-    if (given.deliver(parts.manager))
-        return reply.send(given.accepted());
-    if (!parts.manager.isActive(owned.task.id))
-        return reply.send(notFound("a question " + callId + " waiting in task " + owned.task.id));
-    // The event that showed the question can reach the client before the question reaches the tool proxy
-    // (they are two lines of the agent's): wait for it a little.
-    waitForQuestion(parts.manager, given, std::move(reply));
+    deliverWhenAsked(parts.manager, given,
+                     [reply, given](bool delivered) {
+                         reply.send(delivered ? accepted(given) : noQuestion(given.taskId, given.callId));
+                     });
 }
 
 // Whether anyone still waits for this answer: read-only work for a client that has gone is not started.
@@ -549,6 +527,11 @@ void addTaskRoutes(http::Router& router, ServerParts& parts) {
               });
     taskRoute("POST", "/v1/tasks/{id}/cancel",
               [&parts](const Account&, const Owned& owned, const HttpRequest&, HttpReply reply) {
+                  const auto taken = [id = owned.task.id] { return jsonResponse(202, {{"id", id}}); };
+                  if (parts.manager.runsElsewhere(owned.task.id))
+                      return askRunner(parts, owned.task.id,
+                                       {ReplicaRequest::Kind::Cancel, {}, false, {}, false, "cancelled by its owner"},
+                                       std::move(reply), taken, taken);
                   if (auto cancelled = parts.manager.cancel(owned.task.id, "cancelled by its owner");
                       !cancelled)
                       return reply.send(errorResponse(cancelled.error()));

@@ -25,12 +25,14 @@
 #include "server/api/SandboxLabels.h"
 #include "server/api/ServerInfoApi.h"
 #include "server/api/ServerParts.h"
-#include "server/api/TaskNotifications.h"
+#include "server/replicas/TaskNotifications.h"
 #include "server/api/TaskWebhooks.h"
 #include "server/api/TasksApi.h"
 #include "server/api/UploadsApi.h"
 #include "server/api/WaitingTasks.h"
 #include "server/api/WebhooksApi.h"
+#include "server/api/TaskQuestions.h"
+#include "server/replicas/ReplicaRequests.h"
 #include "server/replicas/TaskLeases.h"
 #include "server/webhooks/WebhookDispatcher.h"
 #include "server/work/DiskWork.h"
@@ -193,6 +195,15 @@ Status Warrend::openControl(const ServeOptions& options) {
     offer->start();
     m_streams = std::make_unique<EventStreams>(
         store, [&store](const std::string& id) { return queuedOrRunning(store.task(id)); });
+    // What only the replica running a task can do, asked of it by the one a client asked (docs/SERVER.md,
+    // "Replicas"), and carried out here for the tasks this one runs.
+    m_requests = std::make_unique<ReplicaRequests>(
+        *m_accounts,
+        [&manager](const std::string& id, const ReplicaRequest& request, const ReplicaRequests::Done& done) {
+            serveReplicaRequest(manager, id, request, done);
+        },
+        [&manager] { return manager.claimedHere(); });
+    connect(m_requests.get(), &ReplicaRequests::problem, this, &Warrend::storeProblem);
     // Another warrend over the same database may run the tasks these streams follow: its commits are heard
     // as notifications (docs/SERVER.md, "Replicas"). Only a PostgreSQL store has them (openStore's rule).
     if (control::isPostgresUrl(options.databaseUrl)) {
@@ -202,6 +213,10 @@ Status Warrend::openControl(const ServeOptions& options) {
         connect(m_notifications.get(), &TaskNotifications::anythingMayHaveChanged, this,
                 [this] { m_streams->wakeEveryone(); });
         connect(m_notifications.get(), &TaskNotifications::logLine, this, &Warrend::storeProblem);
+        connect(m_notifications.get(), &TaskNotifications::requestWaiting, m_requests.get(),
+                &ReplicaRequests::requestWaiting);
+        connect(m_notifications.get(), &TaskNotifications::requestAnswered, m_requests.get(),
+                &ReplicaRequests::requestAnswered);
     }
     // The users' webhooks hear of a task's creation (TasksApi), each run's start and how each run ended.
     m_webhookDispatcher = std::make_unique<WebhookDispatcher>(
@@ -229,7 +244,7 @@ Status Warrend::openControl(const ServeOptions& options) {
     m_work = std::make_unique<DiskWork>(kDiskWorkers, kDiskWorkersPerUser);
     m_parts = std::unique_ptr<ServerParts>(new ServerParts{store, *m_accounts, manager, *m_streams, *m_quotas,
                                                            *m_work, m_engine->metrics(), *m_webhooks,
-                                                           ServerPaths{root}, kept});
+                                                           *m_requests, ServerPaths{root}, kept});
     return Ok{};
 }
 

@@ -31,6 +31,7 @@ namespace warren::server {
 class DiskWork;
 class EventStreams;
 class Quotas;
+class ReplicaRequests;
 class TaskLeases;
 class TaskNotifications;
 class TaskWebhooks;
@@ -76,7 +77,8 @@ private:
     std::string m_metricsToken;                      // GET /metrics asks for it; empty: no metrics
     std::unique_ptr<control::ControlEngine> m_engine;
     std::unique_ptr<EventStreams> m_streams;
-    std::unique_ptr<TaskNotifications> m_notifications; // wakes m_streams: after it, so it goes first
+    std::unique_ptr<ReplicaRequests> m_requests;
+    std::unique_ptr<TaskNotifications> m_notifications; // wakes m_streams and m_requests: goes first
     std::unique_ptr<Quotas> m_quotas;
     std::unique_ptr<WaitingTasks> m_waiting;
     std::unique_ptr<WebhookDispatcher> m_webhookDispatcher;

@@ -4,7 +4,7 @@
 // that anything may have changed meanwhile.
 
 #include "app/store/postgres/PgStore.h"
-#include "server/api/TaskNotifications.h"
+#include "server/replicas/TaskNotifications.h"
 #include "tests/support/PostgresServer.h"
 #include "tests/support/StoreContract.h"
 

@@ -2,7 +2,8 @@
 // created on replica A and running there is followed live by an event stream on replica B, every event once
 // and in order, from the first or from a Last-Event-ID in the middle, and B ends the stream by itself once
 // the task has ended. B hears of A's commits through the database's notifications: its stream keeps up with
-// A's own, well within the 15 s keep-alive at which B would otherwise have looked at the store.
+// A's own, well within the 15 s keep-alive at which B would otherwise have looked at the store. What only A
+// can do for its task, B asks of it through the database: whether a question waits, its answer, a cancel.
 #include "tests/support/WarrendServer.h"
 
 #include <QDir>
@@ -121,6 +122,8 @@ private slots:
     void cleanupTestCase();
     void anotherReplicaFollowsARunningTask();
     void anotherReplicaResumesFromALastEventId();
+    void anotherReplicaPassesAnAnswerToTheRunner();
+    void anotherReplicaPassesACancelToTheRunner();
 
 private:
     QString createTaskOnA();
@@ -217,6 +220,46 @@ void TestWarrendReplicas::anotherReplicaResumesFromALastEventId() {
     QCOMPARE(seqsOf(onB.events()),
              std::vector<std::uint64_t>(all.begin() + static_cast<std::ptrdiff_t>(middle), all.end()));
     QVERIFY2(onB.endedAt() - onA.endedAt() < kNotifiedMs, "B ended the stream long after A");
+}
+
+// The question of a task A runs, asked and answered on B: B says it waits, takes the answer to A, where the
+// agent gets it once; an answer to a call A's agent never asks (A waits kQuestionWaitMs for it) and a second
+// answer find no question.
+void TestWarrendReplicas::anotherReplicaPassesAnAnswerToTheRunner() {
+    const QString task = createTaskOnA();
+    QVERIFY(!task.isEmpty());
+    LiveStream onB(m_b->url(), task, m_alice);
+    QTRY_VERIFY2_WITH_TIMEOUT(onB.arrivedAt("approval_requested") >= 0, describe(onB).c_str(), kTaskMs);
+    const QString approvals = "/v1/tasks/" + task + "/approvals/";
+    const HttpAnswer waits = m_b->request("GET", approvals + "w1", m_alice);
+    QVERIFY2(waits.status == 200, waits.body.constData());
+    QCOMPARE(waits.json().value("waiting", false), true);
+    QCOMPARE(m_b->request("POST", approvals + "no-such-call", m_alice, R"({"approved": true})").status, 404);
+    const HttpAnswer answered = m_b->request("POST", approvals + "w1", m_alice, R"({"approved": true})");
+    QVERIFY2(answered.status == 202, answered.body.constData());
+    QTRY_VERIFY2_WITH_TIMEOUT(onB.ended(), describe(onB).c_str(), kTaskMs);
+    QCOMPARE(lastType(onB), std::string("task_finished"));
+    const auto types = onB.types();
+    QCOMPARE(std::count(types.begin(), types.end(), "approval_resolved"), std::ptrdiff_t(1));
+    QCOMPARE(std::count(types.begin(), types.end(), "file_changed"), std::ptrdiff_t(1));
+    QCOMPARE(m_b->request("POST", approvals + "w1", m_alice, R"({"approved": false})").status, 404);
+    QCOMPARE(QString::fromStdString(m_b->request("GET", "/v1/tasks/" + task, m_alice).json().value("status", "")),
+             QString("succeeded"));
+}
+
+// A cancel of a task A runs, asked on B: A stops it, and it ends cancelled.
+void TestWarrendReplicas::anotherReplicaPassesACancelToTheRunner() {
+    const QString task = createTaskOnA();
+    QVERIFY(!task.isEmpty());
+    LiveStream onB(m_b->url(), task, m_alice);
+    QTRY_VERIFY2_WITH_TIMEOUT(onB.arrivedAt("approval_requested") >= 0, describe(onB).c_str(), kTaskMs);
+    const HttpAnswer cancelled = m_b->request("POST", "/v1/tasks/" + task + "/cancel", m_alice);
+    QVERIFY2(cancelled.status == 202, cancelled.body.constData());
+    QTRY_VERIFY2_WITH_TIMEOUT(onB.ended(), describe(onB).c_str(), kTaskMs);
+    QCOMPARE(lastType(onB), std::string("task_finished"));
+    QCOMPARE(onB.events().back()["data"].value("reason", ""), std::string("cancelled"));
+    QCOMPARE(QString::fromStdString(m_b->request("GET", "/v1/tasks/" + task, m_alice).json().value("status", "")),
+             QString("cancelled"));
 }
 
 QTEST_GUILESS_MAIN(TestWarrendReplicas)

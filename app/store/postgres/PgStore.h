@@ -15,7 +15,7 @@ namespace warren::control {
 
 // Whenever a task's row or events change, the statement that changes them also notifies this channel with
 // the task's id (once per task and statement; PostgreSQL delivers it when the change commits), so that
-// another warrend over the same database hears of it at once (server/api/TaskNotifications).
+// another warrend over the same database hears of it at once (server/replicas/TaskNotifications).
 inline constexpr const char* kTaskChangesChannel = "warren_tasks";
 
 class PgStore final : public Store {

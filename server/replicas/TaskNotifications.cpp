@@ -1,12 +1,14 @@
-#include "server/api/TaskNotifications.h"
+#include "server/replicas/TaskNotifications.h"
 
 #include "app/store/postgres/PgStore.h"
+#include "server/accounts/AccountStore.h"
 
 namespace warren::server {
 
 namespace {
 
-const std::string kListen = std::string("LISTEN ") + control::kTaskChangesChannel;
+const std::string kListen = std::string("LISTEN ") + control::kTaskChangesChannel + "; LISTEN " +
+                            accounts::kTaskRequestsChannel + "; LISTEN " + accounts::kTaskAnswersChannel;
 constexpr const char* kWhat = "listen for changed tasks";
 
 } // namespace
@@ -88,9 +90,14 @@ void TaskNotifications::readNotifications() {
         m_saidLost = false;
         emit anythingMayHaveChanged();
     }
-    for (const auto& notification : received->notifications)
+    for (const auto& notification : received->notifications) {
         if (notification.channel == control::kTaskChangesChannel)
             emit taskChanged(notification.payload);
+        else if (notification.channel == accounts::kTaskRequestsChannel)
+            emit requestWaiting(notification.payload);
+        else if (notification.channel == accounts::kTaskAnswersChannel)
+            emit requestAnswered(notification.payload);
+    }
 }
 
 void TaskNotifications::lost(const Error& error) {

@@ -1,5 +1,8 @@
-// Which tasks a replica may take over (server/replicas/TaskLeases, pure): those queued or running that no live
-// lease holds, or whose holder is known dead, and not those waiting for a slot or already ended.
+// The pure rules of warrend's replicas (server/replicas): which tasks a replica may take over (TaskLeases:
+// those queued or running that no live lease holds, or whose holder is known dead, and not those waiting for
+// a slot or already ended), and the requests they pass each other, read back as written and refused when
+// they are not one (ReplicaRequest).
+#include "server/replicas/ReplicaRequest.h"
 #include "server/replicas/TaskLeases.h"
 
 #include "sandbox/ProcessOwner.h"
@@ -21,7 +24,7 @@ TaskRecord task(const std::string& id, TaskStatus status) {
 
 } // namespace
 
-class TestTaskLeases : public QObject {
+class TestReplicaRules : public QObject {
     Q_OBJECT
 
 private slots:
@@ -52,7 +55,26 @@ private slots:
         QVERIFY(!sandbox::ownerGone("garbage", machine, startTime));
         QVERIFY(!sandbox::ownerGone(machine + ":notapid:1", machine, startTime));
     }
+
+    void requestsReadBackAsWritten() {
+        using server::ReplicaRequest;
+        const std::vector<ReplicaRequest> requests{
+            {ReplicaRequest::Kind::Answer, "w1", true, "go ahead", true, {}},
+            {ReplicaRequest::Kind::Waiting, "w2", false, {}, false, {}},
+            {ReplicaRequest::Kind::Cancel, {}, false, {}, false, "cancelled by its owner"}};
+        for (const auto& request : requests) {
+            auto back = ReplicaRequest::fromJson(request.toJson());
+            QVERIFY2(back, back ? "" : back.error().message.c_str());
+            QCOMPARE(back->toJson(), request.toJson());
+        }
+        for (const char* text : {R"({})", R"({"kind": "delete"})", R"({"kind": "answer", "call": "w1"})",
+                                 R"({"kind": "waiting", "call": 3})", R"({"kind": "cancel"})", R"([])"})
+            QVERIFY2(!ReplicaRequest::fromJson(nlohmann::json::parse(text)), text);
+        const server::ReplicaAnswer answer{false, "task t-1 has already succeeded"};
+        QCOMPARE(server::ReplicaAnswer::fromJson(answer.toJson())->error, answer.error);
+        QVERIFY(!server::ReplicaAnswer::fromJson(nlohmann::json{{"done", "yes"}}));
+    }
 };
 
-QTEST_GUILESS_MAIN(TestTaskLeases)
-#include "tst_task_leases.moc"
+QTEST_GUILESS_MAIN(TestReplicaRules)
+#include "tst_replica_rules.moc"

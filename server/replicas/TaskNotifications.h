@@ -2,7 +2,8 @@
 // What another warrend over the same PostgreSQL did to a task, heard at once: the store notifies
 // kTaskChangesChannel with a task's id whenever its row or events change (app/store/postgres/PgStore.h),
 // and this LISTENs on a connection of its own and says so as taskChanged, for the event streams of tasks
-// another replica runs (EventStreams::wake).
+// another replica runs (EventStreams::wake); and the requests replicas pass to each other and their
+// answers (AccountStore's task_requests), as requestWaiting and requestAnswered.
 //
 // It never waits on the event loop: it connects with libpq's asynchronous steps, each taken when its
 // socket is ready (only a host name's lookup may wait), and gives a connection kConnectTimeout before it
@@ -37,6 +38,9 @@ public:
 
 signals:
     void taskChanged(const std::string& taskId);
+    // A replica passed a request on for the task (server/replicas/ReplicaRequests), and one was answered.
+    void requestWaiting(const std::string& taskId);
+    void requestAnswered(const std::string& requestId);
     void anythingMayHaveChanged();
     // For the operator's log: the connection was lost or could not be made (said once, until it listens
     // again), and that it listens again.
