@@ -3,6 +3,7 @@
 #include "app/metrics/EngineMetrics.h"
 #include "app/metrics/MetricsText.h"
 #include "app/store/Store.h"
+#include "app/tasks/TaskManager.h"
 #include "common/FileText.h"
 #include "sandbox/ProcStat.h"
 #include "server/api/EventStreams.h"
@@ -103,6 +104,8 @@ void addMetricsRoutes(http::Router& router, ServerParts& parts, std::string toke
              {{{}, double(parts.options.maxTasks)}}},
             {"warrend_event_streams", "Event streams (GET /v1/tasks/{id}/events?follow) open now.", "gauge",
              {{{}, double(parts.streams.openCount())}}},
+            {"warrend_task_leases", "Tasks queued or running on this replica, each leased to it (serve --lease-sec).",
+             "gauge", {{{}, double(parts.manager.claimedHere().size())}}},
         };
         for (auto& metric : parts.metrics.snapshot())
             metrics.push_back(std::move(metric));

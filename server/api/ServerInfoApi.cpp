@@ -35,6 +35,13 @@ void addServerInfoRoutes(http::Router& router, ServerParts& parts) {
         const wire::ServerInfo info{"warrend", WARREN_VERSION, kApiVersion, sandbox::backendName(parts.options.backend)};
         reply.send(jsonResponse(200, info.toJson()));
     });
+    // For a load balancer or a readiness probe: this replica can reach the database (every request needs it).
+    router.add("GET", "/v1/ready", [&parts](const http::HttpRequest&, http::HttpReply reply) {
+        auto version = parts.accounts.schemaVersion();
+        if (!version)
+            return reply.send(errorResponse(version.error()));
+        reply.send(jsonResponse(200, {{"ready", true}}));
+    });
     router.add("GET", "/v1/me",
                authenticated(parts.accounts,
                              [&parts](const accounts::Account& caller, const http::HttpRequest&,

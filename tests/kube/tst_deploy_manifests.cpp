@@ -4,7 +4,8 @@
 // the cluster client's own reader and names the namespace its Role is in; the RoleBinding names the account
 // warrend runs as; every pod runs non-root, without privilege escalation or capabilities, on a read-only
 // root with the runtime's seccomp profile; the policy in front of warrend's agent port admits the pods the
-// translator renders; and nothing mounts a host path.
+// translator renders; nothing mounts a host path; and the replicas share their data directory, roll one at a
+// time and are ready only with their database.
 
 #include "sandbox/cluster/client/ClusterPermissions.h"
 #include "sandbox/cluster/client/KubeConfig.h"
@@ -137,9 +138,14 @@ private slots:
         const json& ports = container["ports"];
         QCOMPARE(options->port, portNamed(ports, "api", "containerPort"));
         QVERIFY(options->agentAddress.ends_with(":" + std::to_string(portNamed(ports, "agents", "containerPort"))));
-        QCOMPARE(options->agentAdvertise, "warrend." + service["metadata"]["namespace"].get<std::string>() +
-                                              ".svc:" + std::to_string(portNamed(service["spec"]["ports"], "agents",
-                                                                                 "port")));
+        // Agents are told the replica's own pod address (its downward-API POD_IP): the replica running a task
+        // holds its agent's token, which another replica behind the Service would refuse.
+        QCOMPARE(options->agentAdvertise, "value:" + std::to_string(portNamed(ports, "agents", "containerPort")));
+        bool podIp = false;
+        for (const json& variable : container["env"])
+            podIp |= variable["name"] == "POD_IP" &&
+                     variable["valueFrom"]["fieldRef"].value("fieldPath", "") == "status.podIP";
+        QVERIFY(podIp);
         for (const json& port : service["spec"]["ports"])
             QVERIFY(portNamed(ports, port["targetPort"].get<std::string>(), "containerPort") > 0);
         // The data directory is the volume, not the image's read-only root.
@@ -147,6 +153,29 @@ private slots:
         for (const json& mount : container["volumeMounts"])
             dataMounted |= mount["mountPath"] == options->dataDir;
         QVERIFY(dataMounted);
+    }
+
+    // Two or more replicas over one data directory (a volume every replica mounts read-write), rolled one at
+    // a time with a new one ready first, at least one kept through a voluntary disruption, and ready only
+    // while it reaches the database (GET /v1/ready, a route that needs no key: docs/openapi.json).
+    void replicasShareTheirDataAndOneStaysUp() {
+        const json& deployment = m_all["Deployment/warrend"];
+        QVERIFY(deployment["spec"].value("replicas", 0) >= 2);
+        QCOMPARE(deployment["spec"]["strategy"].value("type", ""), std::string("RollingUpdate"));
+        QCOMPARE(deployment["spec"]["strategy"]["rollingUpdate"].value("maxUnavailable", -1), 0);
+        const json& claim = m_all["PersistentVolumeClaim/warrend-data"];
+        QCOMPARE(claim["spec"]["accessModes"], json::array({"ReadWriteMany"}));
+        const json& budget = m_all["PodDisruptionBudget/warrend"];
+        QVERIFY(budget["spec"].value("minAvailable", 0) >= 1);
+        QVERIFY(labelsMatch(budget["spec"]["selector"]["matchLabels"], deployment["spec"]["template"]["metadata"]["labels"]));
+        const json& container = containerNamed(deployment["spec"]["template"]["spec"], "warrend");
+        const std::string ready = container["readinessProbe"]["httpGet"].value("path", "");
+        QCOMPARE(ready, std::string("/v1/ready"));
+        QFile openapi(QDir(qEnvironmentVariable("WARREN_RESOURCES")).filePath(QStringLiteral("../docs/openapi.json")));
+        QVERIFY(openapi.open(QIODevice::ReadOnly));
+        const json spec = json::parse(openapi.readAll().toStdString());
+        QVERIFY(spec["paths"].contains(ready));
+        QCOMPARE(spec["paths"][ready]["get"]["security"], json::array());
     }
 
     // The cluster client reads warrend's kubeconfig, and it sends the sandboxes to the namespace warrend's

@@ -107,6 +107,7 @@ private slots:
     void approvalsSurviveAKilledServer();
     void repliesContinueAnEndedTask();
     void anAttendedTaskWaitsForItsOwner();
+    void readyOnlyWithItsDatabase();
     void eventsSurviveADatabaseRestart();
 
 private:
@@ -853,6 +854,19 @@ void TestWarrend::repliesContinueAnEndedTask() {
              QString("succeeded"));
     const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + task + "/patch", m_alice);
     QVERIFY2(patch.body.contains("+asked") && patch.body.contains("b/docs/b.md"), patch.body.constData());
+}
+
+// GET /v1/ready (a readiness probe, no key): 200 while warrend reaches its database, 503 saying so while it
+// does not, and 200 again once it does.
+void TestWarrend::readyOnlyWithItsDatabase() {
+    QCOMPARE(m_server->request("GET", "/v1/ready", {}).status, 200);
+    QString error;
+    QVERIFY2(m_server->postgres().stop(&error), qPrintable(error));
+    const HttpAnswer down = m_server->request("GET", "/v1/ready", {});
+    QVERIFY2(m_server->postgres().restart(&error), qPrintable(error));
+    QVERIFY2(down.status == 503, down.body.constData());
+    QCOMPARE(down.errorCode(), QString("unavailable"));
+    QCOMPARE(m_server->request("GET", "/v1/ready", {}).status, 200);
 }
 
 // PostgreSQL restarts while a task runs: the server keeps its events, and the stream resumes.

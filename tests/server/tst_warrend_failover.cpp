@@ -26,6 +26,15 @@ const QByteArray kScriptQuick = R"({"turns": [
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "quick"}}]}]})";
 
 const QStringList kLeases{"--lease-sec", "2", "--max-tasks", "1"};
+const QByteArray kMetricsToken = "metrics-token-failover-0123456789";
+
+// A sample's value by its name and labels as written; -1 when absent.
+double sample(const QByteArray& text, const QByteArray& series) {
+    for (const QByteArray& line : text.split('\n'))
+        if (line.startsWith(series + " "))
+            return line.mid(series.size() + 1).toDouble();
+    return -1;
+}
 
 std::size_t count(const std::vector<json>& events, const std::string& type, const std::string& callId = {}) {
     return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), [&](const json& event) {
@@ -63,13 +72,17 @@ void TestWarrendFailover::initTestCase() {
     QVERIFY2(m_a, qPrintable(error));
     m_alice = m_a->addUser("alice");
     QVERIFY(!m_alice.isEmpty());
+    QFile token(m_scratch.filePath("metrics-token"));
+    QVERIFY(token.open(QIODevice::WriteOnly) && token.write(kMetricsToken) == kMetricsToken.size());
+    QVERIFY(token.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
 }
 
 void TestWarrendFailover::init() {
     QString error;
     QVERIFY2(m_a->start(&error, kLeases), qPrintable(error));
     m_b = WarrendServer::replicaOf(*m_a);
-    QVERIFY2(m_b->start(&error, kLeases), qPrintable(error));
+    QVERIFY2(m_b->start(&error, kLeases + QStringList{"--metrics-token-file", m_scratch.filePath("metrics-token")}),
+             qPrintable(error));
 }
 
 void TestWarrendFailover::cleanup() {
@@ -150,6 +163,10 @@ void TestWarrendFailover::aKilledReplicasTasksAreTakenOver() {
     QCOMPARE(count(events, "tool_call", "w1"), std::size_t(1)); // done before the kill, not again
     QCOMPARE(count(events, "file_changed"), std::size_t(1));
     QCOMPARE(status(*m_b, gated), QString("succeeded"));
+    // B counted both takeovers, and holds nothing now both have ended.
+    const QByteArray metrics = m_b->request("GET", "/metrics", QString::fromUtf8(kMetricsToken)).body;
+    QCOMPARE(sample(metrics, "warrend_task_lease_changes_total{change=\"adopted\"}"), 2.0);
+    QCOMPARE(sample(metrics, "warrend_task_leases"), 0.0);
     QFile written(m_a->dataDir() + "/data/workspaces/" + gated + "/a.txt");
     QVERIFY(written.open(QIODevice::ReadOnly));
     QCOMPARE(written.readAll(), QByteArray("once\n"));

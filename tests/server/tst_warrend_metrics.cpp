@@ -94,6 +94,10 @@ private slots:
         QVERIFY(sample(answer.body, "process_resident_memory_bytes") > 0);
         QVERIFY(sample(answer.body, "process_open_fds") > 0);
         QVERIFY(sample(answer.body, "warrend_max_tasks") >= 1);
+        // One replica alone: it holds no task yet, and none changed hands.
+        QCOMPARE(sample(answer.body, "warrend_task_leases"), 0.0);
+        QCOMPARE(sample(answer.body, "warrend_task_lease_changes_total{change=\"adopted\"}"), 0.0);
+        QCOMPARE(sample(answer.body, "warrend_task_lease_changes_total{change=\"lost\"}"), 0.0);
 
         // A task that finishes is counted as such.
         QVERIFY(QDir().mkpath(m_scratch.filePath("ws")));
@@ -111,6 +115,7 @@ private slots:
         QVERIFY(!events.empty() && events.back().value("type", "") == "task_finished");
         answer = m_server->request("GET", "/metrics", QString::fromUtf8(kToken));
         QCOMPARE(sample(answer.body, "warrend_tasks{status=\"succeeded\"}"), 1.0);
+        QCOMPARE(sample(answer.body, "warrend_task_leases"), 0.0); // its lease went with its run
 
         // What the run did, counted where it happened: its sandbox started (bubblewrap, the default) once,
         // with its latency observed; its one model call answered with the script's tokens; every event it
