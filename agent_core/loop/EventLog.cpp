@@ -19,6 +19,14 @@ namespace {
 // Before the task starts only the control plane's mistakes can produce events; past this many, they are
 // counted rather than kept.
 constexpr std::size_t kMaxWaiting = 256;
+
+// What a resumed run sends again of what its predecessor could not: what the agent did and was told, not
+// how its run ended (the resumed run goes on) nor what only measured it.
+bool keptWhenUnsent(std::string_view type) {
+    namespace et = protocol::event_type;
+    return type == et::kToolCall || type == et::kToolResult || type == et::kFileChanged ||
+           type == et::kApprovalResolved || type == et::kGuard || type == et::kError;
+}
 } // namespace
 
 EventLog::EventLog(EventLog& task, std::string agent) : m_task(&task), m_agent(std::move(agent)) {
@@ -106,7 +114,23 @@ void EventLog::send(protocol::Event event) {
                        .count();
     if (m_recordSeq)
         m_recordSeq(event.seq);
-    m_sink->write(event);
+    if (!m_sink->write(event) && m_unsent.size() < kMaxUnsent && keptWhenUnsent(event.type))
+        m_unsent.push_back(std::move(event));
+}
+
+std::vector<protocol::Event> EventLog::unsent() const {
+    if (m_task)
+        return m_task->unsent();
+    std::lock_guard lock(m_mutex);
+    return m_unsent;
+}
+
+void EventLog::resend(protocol::Event event) {
+    if (m_task)
+        return m_task->resend(std::move(event));
+    std::lock_guard lock(m_mutex);
+    if (m_begun)
+        send(std::move(event));
 }
 
 void EventLog::log(LogLevel level, const std::string& message) {

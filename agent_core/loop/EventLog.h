@@ -67,6 +67,15 @@ public:
 
     std::uint64_t nextSeq() const;
 
+    // What the agent did that its sink could not take (the control plane went away): its tool calls and
+    // their results, files changed, approvals resolved, guards and errors, at most kMaxUnsent, oldest first.
+    // Kept in the checkpoint and sent again by the run that resumes from it (TaskRun::resume), so that the
+    // timeline shows what the model was told, such as a call interrupted as the control plane went.
+    static constexpr std::size_t kMaxUnsent = 64;
+    std::vector<protocol::Event> unsent() const;
+    // event again, as it was (its time, step, tool, agent), with this run's next seq.
+    void resend(protocol::Event event);
+
 private:
     EventSink* m_sink = nullptr;     // the task's log only
     EventLog* m_task = nullptr;      // a sub-agent's log only
@@ -80,6 +89,7 @@ private:
     std::uint64_t m_nextSeq = 1;
     bool m_begun = false;
     std::vector<protocol::Event> m_waiting; // emitted before begin(), at most kMaxWaiting
+    std::vector<protocol::Event> m_unsent;  // the sink refused them: unsent()
     std::uint64_t m_dropped = 0;
     std::uint64_t m_step = 0;
     LogLevel m_level = LogLevel::Info;

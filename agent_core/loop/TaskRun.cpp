@@ -22,6 +22,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// The checkpoint's record of the events its run could not send (EventLog::unsent).
+constexpr const char* kUnsentEvents = "unsent_events";
+
 protocol::ToolResultData interruptedResult() {
     auto data = toolResultWith(std::nullopt);
     data.interrupted = true;
@@ -324,6 +327,14 @@ void TaskRun::resume(const std::optional<std::string>& reply) {
         m_context.events.error(restored.error().message, false);
     }
     m_state.counters.resumes++;
+    // What the run before did but could not send (its control plane went away as it ended), before this
+    // run's own events: the timeline shows what the model was told.
+    if (const auto unsent = m_state.extra.find(kUnsentEvents); unsent != m_state.extra.end()) {
+        for (const auto& kept : *unsent)
+            if (auto event = protocol::eventFromJson(kept))
+                m_context.events.resend(std::move(*event));
+        m_state.extra.erase(unsent);
+    }
     if (m_context.config.timeoutPerStepSec)
         m_stepDeadline = Clock::now() + std::chrono::seconds(m_context.config.timeoutPerStepSec);
     if (m_state.runningCall) {
@@ -540,6 +551,12 @@ void TaskRun::saveCheckpoint(bool durable) {
     if (durable)
         m_state.counters.checkpoints++;
     m_state.nextSeq = m_context.events.nextSeq() + (durable ? 1 : 0);
+    if (const auto unsent = m_context.events.unsent(); !unsent.empty()) {
+        nlohmann::json kept = nlohmann::json::array();
+        for (const auto& event : unsent)
+            kept.push_back(protocol::toJson(event));
+        m_state.extra[kUnsentEvents] = std::move(kept);
+    }
     if (m_rules.keepsModelState) {
         m_state.extra["model"] = m_context.model.saveState();
     } else {

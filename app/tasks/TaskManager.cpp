@@ -121,12 +121,13 @@ void TaskManager::abandon(const std::string& id) {
 }
 
 Result<bool> TaskManager::adopt(const std::string& id) {
-    if (isActive(id))
+    // A control plane on this machine alive but slow to renew its claim (stopped, or its database away
+    // a while) still holds the task's lock: not even claimed, as its renewal would then find the claim gone.
+    if (isActive(id) || lockedElsewhere(id))
         return false;
     if (auto claimed = claim(id); !claimed || !*claimed)
         return claimed;
-    // A control plane on this machine that stopped renewing its claim (stopped, not dead) still holds the
-    // task's lock, and its sandbox still runs.
+    // Its lock taken meanwhile: it runs in another process of this machine after all.
     if (lockedElsewhere(id)) {
         letGo(id);
         return false;
@@ -135,14 +136,10 @@ Result<bool> TaskManager::adopt(const std::string& id) {
     if (!task)
         return task.error();
     TaskRecord record = *task;
-    if (record.status == TaskStatus::Running) {
-        // Its sandbox went with the control plane that ran it: the agent resumes from its last checkpoint.
-        record.status = TaskStatus::Interrupted;
-        record.finishReason = "interrupted";
-        record.error = "the control plane running it stopped; another took it over from its last checkpoint";
-        if (auto updated = m_env.store->updateTask(record); !updated)
-            return updated.error();
-    } else if (record.status != TaskStatus::Queued) {
+    // A running one's sandbox went with the control plane that ran it: queued here, its agent resumes from
+    // its last checkpoint. Straight from running to queued: never a moment not queued or running, at which
+    // its event streams would end as if the task had.
+    if (record.status != TaskStatus::Running && record.status != TaskStatus::Queued) {
         letGo(id);
         return false;
     }

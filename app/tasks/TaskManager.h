@@ -53,8 +53,8 @@ public:
     // Tasks stored as running whose agent no process holds any more become interrupted. Returns them.
     std::vector<std::string> recoverInterrupted();
     // A task another control plane left queued or running (its claim expired: TaskClaims.h), claimed and
-    // queued here; a running one becomes interrupted first and its agent resumes from its checkpoint. False:
-    // another claimed it first, or it is no longer queued or running.
+    // queued here; a running one's agent resumes from its checkpoint. False: another claimed it first, it
+    // runs in another process of this machine, or it is no longer queued or running.
     Result<bool> adopt(const std::string& id);
     // The task is this control plane's to queue (TaskClaims.h; always, without claims), or false: another's.
     // Queuing it claims it too; claim first what must not be touched while another holds it.

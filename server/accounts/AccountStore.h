@@ -191,8 +191,8 @@ public:
     // Task leases (AccountStoreLeases.cpp, schema version 11): which replica runs a task, by the database's
     // clock, so that replicas on machines whose clocks differ agree. takeLease: the lease is holder's now
     // (it was free, expired, holder's already and renewed, or goneHolder's, a holder known dead), or false:
-    // another holder's, alive. renewLeases: holder's leases of taskIds are renewed and its others dropped;
-    // the ids it still held. liveLeases: every lease not expired, as (task, holder).
+    // another holder's, alive. renewLeases: holder's leases of taskIds are renewed (or taken again where
+    // no live holder has them) and its others dropped; the ids it holds now. liveLeases: every lease not expired, as (task, holder).
     Result<bool> takeLease(const std::string& taskId, const std::string& holder, std::chrono::milliseconds ttl,
                            const std::string& goneHolder = {});
     Result<std::vector<std::string>> renewLeases(const std::string& holder, const std::vector<std::string>& taskIds,

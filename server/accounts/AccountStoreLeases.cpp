@@ -37,7 +37,9 @@ Result<bool> AccountStore::takeLease(const std::string& taskId, const std::strin
     return !taken->rows.empty();
 }
 
-// A lease of holder's that expired is still renewed when no one took it: nothing ran the task meanwhile.
+// Each lease is taken as takeLease takes one: also one of holder's that expired or is gone (a replica that
+// found this one alive, by its lock, may have taken the expired lease and let it go), but never one another
+// holder holds alive: that task was taken over.
 Result<std::vector<std::string>> AccountStore::renewLeases(const std::string& holder,
                                                            const std::vector<std::string>& taskIds,
                                                            std::chrono::milliseconds ttl) {
@@ -48,8 +50,11 @@ Result<std::vector<std::string>> AccountStore::renewLeases(const std::string& ho
     return control::pgAll(
         m_db.exec("renew the task leases of " + holder,
                   "WITH dropped AS (DELETE FROM task_leases WHERE holder = $1 AND NOT (task_id = ANY($2::text[]))) "
-                  "UPDATE task_leases SET expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond' "
-                  "WHERE holder = $1 AND task_id = ANY($2::text[]) RETURNING task_id",
+                  "INSERT INTO task_leases (task_id, holder, expires_at) "
+                  "SELECT id, $1, clock_timestamp() + $3::bigint * interval '1 millisecond' FROM unnest($2::text[]) AS id "
+                  "ON CONFLICT (task_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at "
+                  "WHERE task_leases.holder = excluded.holder OR task_leases.expires_at < clock_timestamp() "
+                  "RETURNING task_id",
                   {holder, *array, milliseconds(ttl)}),
         firstColumn);
 }

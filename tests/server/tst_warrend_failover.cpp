@@ -1,9 +1,11 @@
 // Replicas over one PostgreSQL and data directory (DESIGN §15): each task is leased to the replica running it.
 // kill -9 of replica A while its task runs and another waits in its queue: replica B takes both over, the
 // running one from its last checkpoint, and both finish there; every event once, in order, the steps done
-// before the kill not done again, each task started once. Here both replicas share a machine, so B sees at its
+// before the kill not done again, each task started once, and a stream on B followed from before the kill
+// goes on to the end. Here both replicas share a machine, so B sees at its
 // next beat that A's process is gone; a replica of another machine waits until A's leases expired (serve
 // --lease-sec; the expiry itself: tst_account_store).
+#include "tests/support/LiveStream.h"
 #include "tests/support/WarrendServer.h"
 
 #include <QDir>
@@ -143,6 +145,9 @@ void TestWarrendFailover::aKilledReplicasTasksAreTakenOver() {
     // (counted below).
     QCOMPARE(status(*m_b, gated), QString("running"));
     QCOMPARE(status(*m_b, quick), QString("queued"));
+    // A client following the gated task on B, from before the kill: its stream goes on through the takeover
+    // (the task never stops being queued or running) to the end.
+    LiveStream following(m_b->url(), gated, m_alice);
 
     m_a->kill();
     // B takes both over once A's leases expired: the quick one runs to its end there.
@@ -153,7 +158,8 @@ void TestWarrendFailover::aKilledReplicasTasksAreTakenOver() {
     QVERIFY(dense(seqsOf(quickEvents)));
 
     openTheGate(gated);
-    const auto events = m_b->streamEvents(gated, m_alice, {});
+    QTRY_VERIFY2_WITH_TIMEOUT(following.ended(), describe(following).c_str(), 120000);
+    const auto& events = following.events();
     QVERIFY2(!events.empty(), m_b->serverOutput().constData());
     QCOMPARE(QString::fromStdString(events.back().value("type", "")), QString("task_finished"));
     QCOMPARE(QString::fromStdString(events.back()["data"].value("reason", "")), QString("finished"));

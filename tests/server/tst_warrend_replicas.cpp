@@ -4,10 +4,10 @@
 // the task has ended. B hears of A's commits through the database's notifications: its stream keeps up with
 // A's own, well within the 15 s keep-alive at which B would otherwise have looked at the store. What only A
 // can do for its task, B asks of it through the database: whether a question waits, its answer, a cancel.
+#include "tests/support/LiveStream.h"
 #include "tests/support/WarrendServer.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QNetworkReply>
 #include <QTemporaryDir>
@@ -30,87 +30,6 @@ const QByteArray kScript = R"({"turns": [
   {"content": "Writing a file no rule allows.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "notes.txt", "content": "asked\n"}}]},
   {"content": "Checking it.", "tool_calls": [{"id": "r2", "name": "read_file", "arguments": {"path": "notes.txt"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt"}}]}]})";
-
-// An event stream read as it comes while the test goes on (WarrendServer::streamEvents blocks until it
-// ends), with when each event and the end arrived on one clock shared by every stream.
-class LiveStream {
-public:
-    LiveStream(const QString& url, const QString& taskId, const QString& key,
-               const QByteArray& lastEventId = {}) {
-        QNetworkRequest request(QUrl(url + "/v1/tasks/" + taskId + "/events/stream"));
-        request.setRawHeader("Authorization", "Bearer " + key.toUtf8());
-        if (!lastEventId.isEmpty())
-            request.setRawHeader("Last-Event-ID", lastEventId);
-        m_reply = m_network.get(request);
-        QObject::connect(m_reply, &QNetworkReply::readyRead, [this] { take(); });
-        QObject::connect(m_reply, &QNetworkReply::finished, [this] {
-            take();
-            m_endedAt = clock().elapsed();
-        });
-    }
-    ~LiveStream() {
-        m_reply->abort();
-        delete m_reply;
-    }
-
-    const std::vector<json>& events() const { return m_events; }
-    bool ended() const { return m_endedAt >= 0; }
-    qint64 endedAt() const { return m_endedAt; }
-    QNetworkReply::NetworkError error() const { return m_reply->error(); }
-    // When the first event of that type arrived; -1 before.
-    qint64 arrivedAt(const std::string& type) const {
-        for (std::size_t i = 0; i < m_events.size(); ++i)
-            if (m_events[i].value("type", "") == type)
-                return m_arrivedAt[i];
-        return -1;
-    }
-    std::vector<std::string> types() const {
-        std::vector<std::string> out;
-        for (const auto& event : m_events)
-            out.push_back(event.value("type", ""));
-        return out;
-    }
-
-private:
-    static const QElapsedTimer& clock() {
-        static const QElapsedTimer started = [] {
-            QElapsedTimer timer;
-            timer.start();
-            return timer;
-        }();
-        return started;
-    }
-    void take() {
-        m_buffer += m_reply->readAll();
-        for (qsizetype end = m_buffer.indexOf("\n\n"); end >= 0; end = m_buffer.indexOf("\n\n")) {
-            const QByteArray frame = m_buffer.left(end);
-            m_buffer.remove(0, end + 2);
-            for (const QByteArray& line : frame.split('\n'))
-                if (line.startsWith("data: ")) {
-                    m_events.push_back(json::parse(line.mid(6).toStdString(), nullptr, false));
-                    m_arrivedAt.push_back(clock().elapsed());
-                }
-        }
-    }
-
-    QNetworkAccessManager m_network;
-    QNetworkReply* m_reply = nullptr;
-    QByteArray m_buffer;
-    std::vector<json> m_events;
-    std::vector<qint64> m_arrivedAt;
-    qint64 m_endedAt = -1;
-};
-
-std::string lastType(const LiveStream& stream) {
-    return stream.events().empty() ? std::string() : stream.events().back().value("type", "");
-}
-
-std::string describe(const LiveStream& stream) {
-    std::string out;
-    for (const auto& type : stream.types())
-        out += type + " ";
-    return out + (stream.ended() ? "(ended)" : "(open)");
-}
 
 } // namespace
 

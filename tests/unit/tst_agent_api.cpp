@@ -5,8 +5,11 @@
 #include "agent_core/loop/Agent.h"
 #include "agent_core/protocol/EventTypes.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
+#include <thread>
 
 using namespace warren;
 using namespace warren::agent;
@@ -37,6 +40,19 @@ protocol::Script script(std::vector<protocol::ToolCall> calls) {
     }
     return out;
 }
+
+// A sink whose reader goes away: once gone, every write is refused, as a closed pipe's would be.
+class GoneSink : public EventSink {
+public:
+    std::vector<protocol::Event> events;
+    std::atomic<bool> gone{false};
+    bool write(const protocol::Event& event) override {
+        if (gone)
+            return false;
+        events.push_back(event);
+        return true;
+    }
+};
 
 } // namespace
 
@@ -124,6 +140,60 @@ private slots:
             (*agent)->run({workspace.path().toStdString(), std::nullopt, std::nullopt}, "t", "p", events, cancellation);
         QCOMPARE(int(outcome.reason), reason);
         QCOMPARE(sink.count(et::kStepStarted), 0u);
+    }
+
+    // The control plane goes away while a call runs: the call is stopped and the model told it was
+    // interrupted, but that result never reached the control plane. The run that resumes from the checkpoint
+    // sends it first, as it was, so the timeline shows what the model was told, then goes on.
+    void whatTheControlPlaneMissedIsSentOnResume() {
+        QTemporaryDir workspace, state;
+        const protocol::Script gated = script(
+            {{"", "shell", {{"command", "touch started; while [ ! -e go ]; do sleep 0.05; done"}}},
+             {"", "finish", {{"summary", "through"}}}});
+        const AgentPaths paths{workspace.path().toStdString(), state.path().toStdString(), std::nullopt};
+
+        auto first = createAgent({"local-light"}, json::object());
+        QVERIFY(first);
+        (*first)->setModel(std::make_unique<ScriptedLlm>(gated));
+        GoneSink gone;
+        EventLog firstEvents(gone);
+        Cancellation firstStop;
+        // As HostChannel does when its pipe closes: the writes fail and the task is asked to stop.
+        std::thread host([&] {
+            for (int i = 0; i < 600 && !QFile::exists(workspace.filePath("started")); ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(50)); // polls a condition
+            gone.gone = true;
+            firstStop.request(StopRequest::HostGone);
+        });
+        const auto paused = (*first)->run(paths, "t", "p", firstEvents, firstStop);
+        host.join();
+        QCOMPARE(int(paused.reason), int(ExitReason::Paused));
+        const auto resultOfC0 = [](const std::vector<protocol::Event>& events) {
+            return std::find_if(events.begin(), events.end(), [](const protocol::Event& event) {
+                return event.type == et::kToolResult && event.data.value("id", "") == "c0";
+            });
+        };
+        QVERIFY(resultOfC0(gone.events) == gone.events.end()); // never reached the control plane
+
+        QVERIFY(QFile(workspace.filePath("go")).open(QIODevice::WriteOnly));
+        auto second = createAgent({"local-light"}, json::object());
+        QVERIFY(second);
+        (*second)->setModel(std::make_unique<ScriptedLlm>(gated));
+        CollectingSink sink;
+        EventLog events(sink);
+        Cancellation stop;
+        const auto finished = (*second)->run(paths, "t", "p", events, stop);
+        QCOMPARE(int(finished.reason), int(ExitReason::Finished));
+        const auto missed = resultOfC0(sink.events);
+        QVERIFY(missed != sink.events.end());
+        QCOMPARE(missed->data.value("interrupted", false), true);
+        const auto resumed = std::find_if(sink.events.begin(), sink.events.end(),
+                                          [](const protocol::Event& event) { return event.type == et::kTaskResumed; });
+        QVERIFY(resumed != sink.events.end());
+        QVERIFY(missed < resumed); // the run before's, before this run's own
+        QVERIFY(missed->ts <= resumed->ts);
+        for (std::size_t i = 1; i < sink.events.size(); ++i)
+            QVERIFY(sink.events[i].seq > sink.events[i - 1].seq);
     }
 
     void badSettingsAreRefusedByName() {

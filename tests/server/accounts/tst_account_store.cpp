@@ -469,6 +469,13 @@ private slots:
         must(store().releaseLease("t-lease-1", "replica-a"));
         QVERIFY(!must(store().heldElsewhere("t-lease-1", "replica-b")));
 
+        // A renewal takes again a lease no live holder has (one let go by a replica that found this one alive).
+        QVERIFY(must(store().takeLease("t-lease-6", "replica-a", expired)));
+        must(store().releaseLease("t-lease-6", "replica-a"));
+        auto retaken = must(store().renewLeases("replica-a", {"t-lease-1", "t-lease-6"}, live));
+        std::sort(retaken.begin(), retaken.end());
+        QCOMPARE(retaken, (std::vector<std::string>{"t-lease-1", "t-lease-6"}));
+
         // A holder known dead (a replica of this machine whose process is gone) holds nothing.
         QVERIFY(must(store().takeLease("t-lease-5", "replica-dead", live)));
         QVERIFY(must(store().takeLease("t-lease-5", "replica-a", live, "replica-dead")));
