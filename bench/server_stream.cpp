@@ -18,6 +18,7 @@
 
 #include "bench/BenchStats.h"
 #include "bench/LatencyProbe.h"
+#include "bench/ProcessFigures.h"
 #include "bench/SseClient.h"
 #include "bench/WarrendBench.h"
 
@@ -39,7 +40,11 @@
 namespace {
 
 using nlohmann::json;
+using warren::bench::cpuSecondsOf;
+using warren::bench::epochMs;
 using warren::bench::percentile;
+using warren::bench::resetPeakMemory;
+using warren::bench::statusKb;
 using warren::bench::SseClient;
 
 constexpr const char* kName = "bench_server_stream";
@@ -61,43 +66,6 @@ for i in range(lines):
 
 [[noreturn]] void fail(const QString& what) {
     warren::bench::benchFailed(kName, what);
-}
-
-// "2026-11-29T10:52:03.123Z" as milliseconds since the epoch; -1 when it is not of that form.
-std::int64_t epochMs(const std::string& ts) {
-    int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, ms = 0;
-    if (ts.size() != 24 ||
-        std::sscanf(ts.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &y, &mo, &d, &h, &mi, &s, &ms) != 7)
-        return -1;
-    using namespace std::chrono;
-    const sys_days date = year{y} / month{static_cast<unsigned>(mo)} / day{static_cast<unsigned>(d)};
-    return duration_cast<milliseconds>(date.time_since_epoch()).count() + ((h * 60 + mi) * 60 + s) * 1000LL +
-           ms;
-}
-
-long statusKb(qint64 pid, const QByteArray& field) { // a VmXXX line of /proc/PID/status
-    QFile status("/proc/" + QString::number(pid) + "/status");
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray& line : status.readAll().split('\n'))
-        if (line.startsWith(field + ":"))
-            return line.mid(field.size() + 1).trimmed().split(' ').value(0).toLong();
-    return -1;
-}
-
-bool resetPeakMemory(qint64 pid) { // "5": the peak resident set size (VmHWM) starts again from now
-    QFile refs("/proc/" + QString::number(pid) + "/clear_refs");
-    return refs.open(QIODevice::WriteOnly) && refs.write("5") == 1;
-}
-
-double cpuSecondsOf(qint64 pid) { // utime + stime of /proc/PID/stat
-    QFile stat("/proc/" + QString::number(pid) + "/stat");
-    if (!stat.open(QIODevice::ReadOnly))
-        return -1;
-    const QByteArray text = stat.readAll();
-    const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
-    return (fields.value(11).toDouble() + fields.value(12).toDouble()) /
-           static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 double ownCpuSeconds() {

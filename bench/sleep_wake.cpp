@@ -8,6 +8,7 @@
 //   bench_sleep_wake [ROUNDS]     (WARREN_WARREND and WARREN_AGENT as for the tests)
 
 #include "bench/BenchStats.h"
+#include "bench/ProcessFigures.h"
 #include "bench/WarrendBench.h"
 
 #include <QCoreApplication>
@@ -32,28 +33,6 @@ const QByteArray kScript = R"({"turns": [
     warren::bench::benchFailed("bench_sleep_wake", what);
 }
 
-// VmRSS of pid, in KiB, and how many processes name a task directory of the data dir in their command line.
-long rssKiB(qint64 pid) {
-    QFile status(QString("/proc/%1/status").arg(pid));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray& line : status.readAll().split('\n'))
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').front().toLong();
-    return -1;
-}
-
-int taskProcesses(const QString& dataDir) {
-    int count = 0;
-    for (const QString& pid : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile cmdline("/proc/" + pid + "/cmdline");
-        if (cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().contains((dataDir + "/").toUtf8()) &&
-            cmdline.fileName() != QString("/proc/self/cmdline"))
-            ++count;
-    }
-    return count;
-}
-
 void report(const char* name, const std::vector<double>& ms) {
     std::printf("%-38s median %8.1f ms  p90 %8.1f ms  (n=%zu)\n", name, percentile(ms, 0.5),
                 percentile(ms, 0.9), ms.size());
@@ -70,8 +49,8 @@ int main(int argc, char** argv) {
     const QString& key = bench.key;
     const QByteArray body = bench.taskBody(kScript).replace(R"("prompt")", R"("presets": ["safe-mode"], "prompt")");
     const qint64 pid = server->processId();
-    const long idleRss = rssKiB(pid);
-    const int idleProcesses = taskProcesses(server->dataDir());
+    const long idleRss = warren::bench::statusKb(pid, "VmRSS");
+    const int idleProcesses = warren::bench::processesBelow(pid).count;
 
     const auto create = [&] {
         const auto created = server->request("POST", "/v1/tasks", key, body);
@@ -122,8 +101,8 @@ int main(int argc, char** argv) {
             fail("task " + id + " did not sleep");
         sleepers.push_back(id);
     }
-    const long sleepingRss = rssKiB(pid);
-    const int sleepingProcesses = taskProcesses(server->dataDir());
+    const long sleepingRss = warren::bench::statusKb(pid, "VmRSS");
+    const int sleepingProcesses = warren::bench::processesBelow(pid).count;
 
     std::printf("answer to approval_resolved at the client, one question, %d rounds\n", rounds);
     report("awake (the agent waits in its sandbox)", awake);

@@ -86,6 +86,7 @@ class TestMcpHttp : public QObject {
         environment.insert("PORT", QString::number(port));
         QVERIFY(server.start(program, {transport}, environment, QProcess::StandardError,
                              QRegularExpression("(?:listening on|running on) port")));
+        QVERIFY(server.acceptsOn(port));
         server.port = port;
     }
 

@@ -1,11 +1,13 @@
 #pragma once
 // A server program a test starts (an MCP server over HTTP, a fake): started, waited for until it prints
 // that it listens (no sleeps), killed when destroyed. freePort: a loopback port nobody listens on now, for a
-// server that must be told its port. describe() says, for a failure's message, how the server is doing.
+// server that must be told its port; acceptsOn then waits until the server takes connections there (what it
+// printed is its word, not the socket's). describe() says, for a failure's message, how the server is doing.
 
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <chrono>
 
 namespace warren::test {
@@ -46,8 +48,23 @@ public:
     }
     quint16 port = 0;
 
+    // Connects to 127.0.0.1:port until a connection is accepted (true), the server exits, or 10 s pass.
+    bool acceptsOn(quint16 onPort) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (std::chrono::steady_clock::now() < deadline && m_process.state() == QProcess::Running) {
+            QTcpSocket probe;
+            probe.connectToHost(QHostAddress::LocalHost, onPort);
+            if (probe.waitForConnected(1000))
+                return true;
+            m_process.waitForFinished(100); // a refused probe is retried after a tenth of a second
+        }
+        qWarning("the server does not take connections on port %u: %s", onPort, describe().constData());
+        return false;
+    }
+
     // For a failure's message: whether the server still runs, and what it printed since it said it listens.
     QByteArray describe() {
+        m_process.waitForReadyRead(200); // what it printed and whether it exited, read now
         const QByteArray state = m_process.state() == QProcess::NotRunning
                                      ? "the server exited (status " + QByteArray::number(m_process.exitCode()) + ")"
                                      : QByteArray("the server runs");
