@@ -1,8 +1,9 @@
 // How many agents one warrend holds on this machine at once (issue 36's density): for each N, N tasks are
 // submitted together to one warrend (--max-tasks 1024), each a real agent in its own bubblewrap sandbox whose
 // model is slow as a real one is: the control plane's scripted model with pace_ms (each turn arrives over
-// PACE ms, its text streamed), for three turns: write a file, run a command, finish. WATCHERS clients read
-// the tasks' event streams (raw SSE sockets, spread over the tasks) from the start.
+// PACE ms, its text streamed), for TURNS turns: write a file, run a command, read the file again and again,
+// finish; long enough that the first task still runs when the last is submitted. WATCHERS clients read the
+// tasks' event streams (raw SSE sockets, on tasks spread evenly, each from its task's creation).
 //
 // Reported per N: tasks succeeded; the wall time from the first submission to the last end, and the most
 // tasks whose sandbox ran at one time (warrend's bwrap children); warrend's peak resident memory and its CPU
@@ -10,7 +11,7 @@
 // in each)
 // and per task with warrend's growth; and the latency of every event a watcher received after it connected
 // (the agent's or control plane's `ts`, 1 ms truncated, to the bytes' arrival) p50 and p99.
-//   bench_density [N,N,...] [PACE_MS] [WATCHERS]     defaults 100,300,1000 2000 200
+//   bench_density [N,N,...] [PACE_MS] [TURNS] [WATCHERS]     defaults 100,300,1000 2000 40 200
 //   (WARREN_WARREND, WARREN_AGENT and WARREN_SANDBOX as for the tests)
 
 #include "bench/BenchStats.h"
@@ -42,15 +43,18 @@ constexpr int kClientsPerSourceAddress = 32;
     warren::bench::benchFailed(kName, what);
 }
 
-QByteArray script(int paceMs) {
-    const json turns = json::array(
+QByteArray script(int paceMs, int turns) {
+    json list = json::array(
         {{{"content", "Writing the notes first."},
           {"tool_calls",
            json::array({{{"name", "write_file"}, {"arguments", {{"path", "notes.txt"}, {"content", "dense\n"}}}}})}},
          {{"content", "Checking them."},
-          {"tool_calls", json::array({{{"name", "shell"}, {"arguments", {{"command", "cat notes.txt"}}}}})}},
-         {{"tool_calls", json::array({{{"name", "finish"}, {"arguments", {{"summary", "done"}}}}})}}});
-    return QByteArray::fromStdString(json{{"turns", turns}, {"pace_ms", paceMs}}.dump());
+          {"tool_calls", json::array({{{"name", "shell"}, {"arguments", {{"command", "cat notes.txt"}}}}})}}});
+    while (static_cast<int>(list.size()) < turns - 1)
+        list.push_back({{"content", "Reading them again."},
+                        {"tool_calls", json::array({{{"name", "read_file"}, {"arguments", {{"path", "notes.txt"}}}}})}});
+    list.push_back({{"tool_calls", json::array({{{"name", "finish"}, {"arguments", {{"summary", "done"}}}}})}});
+    return QByteArray::fromStdString(json{{"turns", list}, {"pace_ms", paceMs}}.dump());
 }
 
 struct Figures {
@@ -77,7 +81,7 @@ std::pair<int, int> ended(warren::test::WarrendServer& server, const QString& ke
     return {done, succeeded};
 }
 
-Figures run(warren::bench::WarrendBench& bench, int n, int paceMs, int watchers) {
+Figures run(warren::bench::WarrendBench& bench, int n, int paceMs, int turns, int watchers) {
     auto& server = *bench.server;
     const qint64 pid = server.processId();
     Figures figures;
@@ -87,21 +91,12 @@ Figures run(warren::bench::WarrendBench& bench, int n, int paceMs, int watchers)
     const double cpuStart = warren::bench::cpuSecondsOf(pid);
     const auto start = warren::bench::Clock::now();
 
-    std::vector<QString> tasks;
-    const QByteArray body = bench.taskBody(script(paceMs));
-    for (int i = 0; i < n; ++i) {
-        const auto created = server.request("POST", "/v1/tasks", bench.key, body);
-        if (created.status != 201)
-            fail("POST /v1/tasks (task " + QString::number(i) + "): " + QString::number(created.status) + " " +
-                 QString::fromUtf8(created.body));
-        tasks.push_back(QString::fromStdString(created.json().value("id", "")));
-    }
-    const std::set<QString> ids(tasks.begin(), tasks.end());
-
+    // Watcher w follows task w * n / watchers, from as soon as that task exists (the submissions take a while).
     std::vector<std::unique_ptr<SseClient>> clients;
     const quint16 port = static_cast<quint16>(QUrl(server.url()).port());
     int open = watchers;
-    for (int i = 0; i < watchers; ++i) {
+    const auto watch = [&](const QString& task) {
+        const int w = static_cast<int>(clients.size());
         const auto connected = SseClient::WallClock::now();
         auto onEvent = [&figures, connected](const QByteArray& data, SseClient::WallClock::time_point received) {
             const json event = json::parse(data.toStdString(), nullptr, false);
@@ -113,11 +108,23 @@ Figures run(warren::bench::WarrendBench& bench, int n, int paceMs, int watchers)
                 figures.latencyMs.push_back(ms(received) - static_cast<double>(written));
         };
         clients.push_back(std::make_unique<SseClient>(onEvent, [&open] { --open; }));
-        const QHostAddress source(quint32{0x7f000002} + static_cast<quint32>(i / kClientsPerSourceAddress));
-        clients.back()->start(source, port,
-                              ("/v1/tasks/" + tasks[static_cast<std::size_t>(i % n)] + "/events/stream").toUtf8(),
-                              bench.key.toUtf8());
+        const QHostAddress source(quint32{0x7f000002} + static_cast<quint32>(w / kClientsPerSourceAddress));
+        clients.back()->start(source, port, ("/v1/tasks/" + task + "/events/stream").toUtf8(), bench.key.toUtf8());
+    };
+
+    std::vector<QString> tasks;
+    const QByteArray body = bench.taskBody(script(paceMs, turns));
+    for (int i = 0; i < n; ++i) {
+        const auto created = server.request("POST", "/v1/tasks", bench.key, body);
+        if (created.status != 201)
+            fail("POST /v1/tasks (task " + QString::number(i) + "): " + QString::number(created.status) + " " +
+                 QString::fromUtf8(created.body));
+        tasks.push_back(QString::fromStdString(created.json().value("id", "")));
+        while (static_cast<int>(clients.size()) < watchers &&
+               static_cast<long>(clients.size()) * n / watchers <= i) // this task's watchers, several when n < watchers
+            watch(tasks.back());
     }
+    const std::set<QString> ids(tasks.begin(), tasks.end());
 
     // Every second: how many sandboxes run and what they hold; whether every task has ended.
     QEventLoop loop;
@@ -156,17 +163,19 @@ int main(int argc, char** argv) {
             sizes.push_back(n.toInt());
     }
     const int paceMs = argc > 2 ? std::atoi(argv[2]) : 2000;
-    const int watchers = argc > 3 ? std::atoi(argv[3]) : 200;
+    const int turns = std::max(3, argc > 3 ? std::atoi(argv[3]) : 40);
+    const int watchers = argc > 4 ? std::atoi(argv[4]) : 200;
     auto bench = warren::bench::startWarrendBench(
         kName, {{"README.md", "# dense\n"}},
         {"--max-tasks", "1024", "--max-connections-per-client", "0", "--idle-sleep-sec", "0"});
 
-    std::printf("each task: 3 model turns of %d ms (write_file, shell, finish), its own bwrap sandbox; %d watchers\n",
-                paceMs, watchers);
+    std::printf("each task: %d model turns of %d ms (write_file, shell, read_file..., finish), its own bwrap "
+                "sandbox; %d watchers\n",
+                turns, paceMs, watchers);
     std::printf("%6s %9s %8s %9s %10s %8s %12s %10s %9s %9s %8s\n", "N", "succeeded", "wall s", "peak run",
                 "srv HWM MiB", "srv CPU", "sandbox MiB", "MiB/task", "p50 ms", "p99 ms", "streams");
     for (const int n : sizes) {
-        const Figures f = run(bench, n, paceMs, watchers);
+        const Figures f = run(bench, n, paceMs, turns, watchers);
         const double perTaskMiB =
             (static_cast<double>(f.sandboxesPeakKb) + static_cast<double>(f.serverPeakKb - f.serverBeforeKb)) /
             1024.0 / n;
