@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -63,12 +64,16 @@ struct Figures {
     long serverPeakKb = 0, serverBeforeKb = 0, sandboxesPeakKb = 0;
     std::vector<double> latencyMs;
     int watchersFailed = 0;
+    std::map<std::string, int> failures; // "status: error" of the tasks that did not succeed
 };
 
-// Every task's status, by GET /v1/tasks; the count of those that ended, and of those that succeeded.
-std::pair<int, int> ended(warren::test::WarrendServer& server, const QString& key, const std::set<QString>& ids) {
+// Every task's status, by GET /v1/tasks; the count of those that ended, and of those that succeeded; why the
+// others ended as they did, into failures.
+std::pair<int, int> ended(warren::test::WarrendServer& server, const QString& key, const std::set<QString>& ids,
+                          std::map<std::string, int>& failures) {
     const json list = server.request("GET", "/v1/tasks", key).json();
     int done = 0, succeeded = 0;
+    failures.clear();
     for (const auto& task : list.value("tasks", json::array())) {
         if (!ids.contains(QString::fromStdString(task.value("id", ""))))
             continue;
@@ -77,6 +82,8 @@ std::pair<int, int> ended(warren::test::WarrendServer& server, const QString& ke
             ++done;
         if (status == "succeeded")
             ++succeeded;
+        else if (status != "queued" && status != "running")
+            ++failures[status + ": " + task.value("error", "").substr(0, 160)];
     }
     return {done, succeeded};
 }
@@ -134,7 +141,7 @@ Figures run(warren::bench::WarrendBench& bench, int n, int paceMs, int turns, in
         const auto processes = warren::bench::processesBelow(pid);
         figures.sandboxesPeakKb = std::max(figures.sandboxesPeakKb, processes.rssKb);
         figures.peakRunning = std::max(figures.peakRunning, processes.sandboxes);
-        const auto [done, succeeded] = ended(server, bench.key, ids);
+        const auto [done, succeeded] = ended(server, bench.key, ids, figures.failures);
         figures.succeeded = succeeded;
         if (done == n && open == 0)
             loop.quit();
@@ -183,6 +190,8 @@ int main(int argc, char** argv) {
                     f.tasks, f.seconds, f.peakRunning, static_cast<double>(f.serverPeakKb) / 1024.0, f.serverCpu,
                     static_cast<double>(f.sandboxesPeakKb) / 1024.0, perTaskMiB, percentile(f.latencyMs, 0.5),
                     percentile(f.latencyMs, 0.99), watchers - f.watchersFailed, watchers);
+        for (const auto& [why, count] : f.failures)
+            std::printf("        %d x %s\n", count, why.c_str());
         std::fflush(stdout);
     }
     return 0;

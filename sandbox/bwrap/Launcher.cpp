@@ -95,14 +95,6 @@ struct ChildPlan {
     setpgid(0, 0);
     if (plan.cgroupJoinFds && !Cgroup::joinFromChild(*plan.cgroupJoinFds))
         childFail(plan.execErrorFd, errno ? errno : EPERM);
-    for (const auto& limit : *plan.rlimits) {
-        // Only ever lower a limit: one above the current hard limit is already enforced by that one.
-        rlimit current{};
-        getrlimit(limit.resource, &current);
-        rlimit wanted{std::min(limit.soft, current.rlim_max), std::min(limit.hard, current.rlim_max)};
-        if (setrlimit(limit.resource, &wanted) != 0)
-            childFail(plan.execErrorFd, errno);
-    }
     for (int i = 0; i < 3; ++i)
         if (plan.stdioFds[i] >= 0 && dup2(plan.stdioFds[i], i) < 0)
             childFail(plan.execErrorFd, errno);
@@ -126,6 +118,17 @@ struct ChildPlan {
     const unsigned firstFree = static_cast<unsigned>(firstTarget) + static_cast<unsigned>(count);
     if (syscall(SYS_close_range, firstFree, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
         childFail(errorFd, errno);
+    // The limits last, once no descriptor is made any more: the child still holds every descriptor of the
+    // launcher's (closed only at exec), and under a lower RLIMIT_NOFILE a control plane holding more than that
+    // could not dup one more (EMFILE), whatever the sandbox itself would have open.
+    for (const auto& limit : *plan.rlimits) {
+        // Only ever lower a limit: one above the current hard limit is already enforced by that one.
+        rlimit current{};
+        getrlimit(limit.resource, &current);
+        rlimit wanted{std::min(limit.soft, current.rlim_max), std::min(limit.hard, current.rlim_max)};
+        if (setrlimit(limit.resource, &wanted) != 0)
+            childFail(errorFd, errno);
+    }
     // bwrap gets an empty environment: it is the sandbox's pid 1, so its /proc/1/environ is readable from
     // inside, and the launcher's environment may hold secrets (a control plane's API keys). The sandbox's
     // own variables are all passed as --setenv arguments.

@@ -116,6 +116,7 @@ private slots:
     void waitingForTheUserIsNotWorkingTime();
     void theSettingsIdleTimePutsAWaitingTaskToSleep();
     void sandboxThatCannotBeSetUpExits3();
+    void aControlPlaneHoldingManyDescriptorsStartsSandboxes();
     void approvalsFollowRulesAndMode();
     void approvalAskedOnTheTerminal();
     void commandPrefixAllowedOnTheTerminal();
@@ -383,6 +384,32 @@ void TestControlRun::sandboxThatCannotBeSetUpExits3() {
     QCOMPARE(run.exitCode, 3);
     QVERIFY2(run.err.contains("/does/not/exist") && run.err.contains("warren doctor"), run.err.constData());
     QCOMPARE(taskRecord(data.path()).value("status", ""), "failed");
+}
+
+// warrend running hundreds of tasks holds thousands of descriptors, more than a sandbox's open-files limit
+// (limits.open_files): its sandboxes still start. Here warren holds descriptors 3 to 300 (its shell's,
+// inherited) and the sandbox may open 64: every number below the limit is taken when the launch's child
+// makes its own, so the limit is set only once it has made them.
+void TestControlRun::aControlPlaneHoldingManyDescriptorsStartsSandboxes() {
+    QTemporaryDir data, workspace;
+    const QString layer = data.filePath("few-files.json");
+    QFile file(layer);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"limits": {"open_files": 64}})");
+    file.close();
+    const QString script = data.filePath("script.json");
+    writeScript(script, {turn("shell", {{"command", "echo ran > ran.txt"}}), turn("finish", {{"summary", "ran"}})});
+    QProcessEnvironment environment = warrenEnvironment(data.path());
+    environment.insert("WARREN_SANDBOX_PROFILE", layer);
+    QProcess warren;
+    warren.setProcessEnvironment(environment);
+    warren.start("bash", {"-c", R"(for fd in $(seq 3 300); do eval "exec $fd</dev/null"; done; exec "$@")", "bash",
+                          warrenBinary(), "run", "--json", "--provider", "scripted:" + script, "--workspace",
+                          workspace.path(), "--data-dir", data.path(), "work"});
+    QVERIFY(warren.waitForFinished(kWarrenTimeoutMs));
+    QVERIFY2(warren.exitCode() == 0, warren.readAllStandardError().constData());
+    QCOMPARE(taskRecord(data.path()).value("status", ""), "succeeded");
+    QCOMPARE(readFile(workspace.filePath("ran.txt")), QString("ran\n"));
 }
 
 void TestControlRun::approvalsFollowRulesAndMode() {
