@@ -8,9 +8,9 @@
 // Reported per N: tasks succeeded; the wall time from the first submission to the last end, and the most
 // tasks whose sandbox ran at one time (warrend's bwrap children); warrend's peak resident memory and its CPU
 // seconds; the sandboxes' and agents' memory at their peak (every process below warrend, shared pages counted
-// in each)
-// and per task with warrend's growth; and the latency of every event a watcher received after it connected
-// (the agent's or control plane's `ts`, 1 ms truncated, to the bytes' arrival) p50 and p99.
+// in each), and per task: a running one's sandbox and agent with its share of warrend's growth; and the
+// latency of every event a watcher received after it connected (the agent's or control plane's `ts`, 1 ms
+// truncated, to the bytes' arrival) p50 and p99.
 //   bench_density [N,N,...] [PACE_MS] [TURNS] [WATCHERS]     defaults 100,300,1000 2000 40 200
 //   (WARREN_WARREND, WARREN_AGENT and WARREN_SANDBOX as for the tests)
 
@@ -24,9 +24,9 @@
 #include <QTimer>
 #include <QUrl>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -183,9 +183,11 @@ int main(int argc, char** argv) {
                 "srv HWM MiB", "srv CPU", "sandbox MiB", "MiB/task", "p50 ms", "p99 ms", "streams");
     for (const int n : sizes) {
         const Figures f = run(bench, n, paceMs, turns, watchers);
+        // A running task's sandbox and agent, and its share of what warrend grew by.
         const double perTaskMiB =
-            (static_cast<double>(f.sandboxesPeakKb) + static_cast<double>(f.serverPeakKb - f.serverBeforeKb)) /
-            1024.0 / n;
+            (static_cast<double>(f.sandboxesPeakKb) / std::max(1, f.peakRunning) +
+             static_cast<double>(f.serverPeakKb - f.serverBeforeKb) / n) /
+            1024.0;
         std::printf("%6d %5d/%-4d %8.1f %9d %10.1f %8.1f %12.1f %10.2f %9.1f %9.1f %4d/%-4d\n", n, f.succeeded,
                     f.tasks, f.seconds, f.peakRunning, static_cast<double>(f.serverPeakKb) / 1024.0, f.serverCpu,
                     static_cast<double>(f.sandboxesPeakKb) / 1024.0, perTaskMiB, percentile(f.latencyMs, 0.5),
