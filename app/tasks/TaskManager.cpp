@@ -75,8 +75,10 @@ bool TaskManager::runsElsewhere(const std::string& id) const {
 }
 
 bool TaskManager::lockedElsewhere(const std::string& id) const {
-    if (runsElsewhere(id))
-        return true;
+    return runsElsewhere(id) || lockFileHeld(id);
+}
+
+bool TaskManager::lockFileHeld(const std::string& id) const {
     const std::string path = m_env.data.taskDir(id) + "/lock";
     const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0)
@@ -128,7 +130,7 @@ Result<bool> TaskManager::adopt(const std::string& id) {
     if (auto claimed = claim(id); !claimed || !*claimed)
         return claimed;
     // Its lock taken meanwhile: it runs in another process of this machine after all.
-    if (lockedElsewhere(id)) {
+    if (lockFileHeld(id)) {
         letGo(id);
         return false;
     }

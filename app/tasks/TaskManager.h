@@ -83,7 +83,8 @@ private:
     void schedule();
     Status requeue(TaskRecord record); // queued, started when a slot is free
     Result<TaskRecord> storedTask(const std::string& id) const; // NotFound names `warren tasks`
-    bool lockedElsewhere(const std::string& id) const;
+    bool lockedElsewhere(const std::string& id) const; // runsElsewhere, or lockFileHeld
+    bool lockFileHeld(const std::string& id) const;    // by another process of this machine (TaskRunner's lock)
     Status mustClaim(const std::string& id); // claim's refusal as an error
     void letGo(const std::string& id);
     std::optional<SleepingQuestion> openQuestion(const std::string& taskId, const std::string& callId) const;

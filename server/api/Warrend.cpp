@@ -25,20 +25,19 @@
 #include "server/api/SandboxLabels.h"
 #include "server/api/ServerInfoApi.h"
 #include "server/api/ServerParts.h"
-#include "server/replicas/TaskNotifications.h"
+#include "server/api/TaskQuestions.h"
 #include "server/api/TaskWebhooks.h"
 #include "server/api/TasksApi.h"
 #include "server/api/UploadsApi.h"
 #include "server/api/WaitingTasks.h"
 #include "server/api/WebhooksApi.h"
-#include "server/api/TaskQuestions.h"
 #include "server/replicas/ReplicaRequests.h"
 #include "server/replicas/TaskLeases.h"
+#include "server/replicas/TaskNotifications.h"
 #include "server/webhooks/WebhookDispatcher.h"
 #include "server/work/DiskWork.h"
 
 #include <QTimer>
-#include <set>
 
 namespace warren::server {
 

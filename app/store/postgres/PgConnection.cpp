@@ -106,16 +106,7 @@ Result<PgConnection> PgConnection::open(const std::string& url) {
         return *refused;
     const auto values = connectValues(url);
     PGconn* conn = PQconnectdbParams(kConnectKeys, values.data(), 1);
-    if (!conn)
-        return makeError(ErrorCode::System, "cannot connect to PostgreSQL: libpq is out of memory");
-    std::string where = describe(conn);
-    if (PQstatus(conn) != CONNECTION_OK) {
-        Error error = unreachable(conn, where);
-        PQfinish(conn);
-        return error;
-    }
-    PQsetNoticeProcessor(conn, ignoreNotice, nullptr);
-    return PgConnection(conn, std::move(where));
+    return adopt(conn, conn && PQstatus(conn) != CONNECTION_OK);
 }
 
 Result<PgConnection> PgConnection::beginOpen(const std::string& url) {
@@ -123,10 +114,14 @@ Result<PgConnection> PgConnection::beginOpen(const std::string& url) {
         return *refused;
     const auto values = connectValues(url);
     PGconn* conn = PQconnectStartParams(kConnectKeys, values.data(), 1);
+    return adopt(conn, conn && PQstatus(conn) == CONNECTION_BAD);
+}
+
+Result<PgConnection> PgConnection::adopt(PGconn* conn, bool failed) {
     if (!conn)
         return makeError(ErrorCode::System, "cannot connect to PostgreSQL: libpq is out of memory");
     std::string where = describe(conn);
-    if (PQstatus(conn) == CONNECTION_BAD) {
+    if (failed) {
         Error error = unreachable(conn, where);
         PQfinish(conn);
         return error;
@@ -156,11 +151,7 @@ int PgConnection::socket() const {
 Status PgConnection::send(const std::string& what, const std::string& sql) {
     if (PQsendQuery(m_conn, sql.c_str()) == 1)
         return Ok{};
-    const std::string message = oneLine(PQerrorMessage(m_conn));
-    if (isLost())
-        return observed(lostError(what, message));
-    return observed(
-        makeError(ErrorCode::System, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message));
+    return statementFailed(what, oneLine(PQerrorMessage(m_conn)), nullptr);
 }
 
 Result<PgReceived> PgConnection::receive(const std::string& what) {
@@ -177,12 +168,8 @@ Result<PgReceived> PgConnection::receive(const std::string& what) {
             received.answered = true;
             continue;
         }
-        const char* state = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
-        const std::string message = oneLine(PQresultErrorMessage(result.get()));
-        if (isLost() || (state && isUnavailableState(state)))
-            return observed(lostError(what, message));
-        return observed(
-            makeError(ErrorCode::System, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message));
+        return statementFailed(what, oneLine(PQresultErrorMessage(result.get())),
+                               PQresultErrorField(result.get(), PG_DIAG_SQLSTATE));
     }
     while (PGnotify* notify = PQnotifies(m_conn)) {
         received.notifications.push_back({notify->relname, notify->extra ? notify->extra : ""});
@@ -215,6 +202,13 @@ Error PgConnection::observed(Error error) const {
     if (m_observer)
         m_observer(error);
     return error;
+}
+
+Error PgConnection::statementFailed(const std::string& what, const std::string& message, const char* state) const {
+    if (isLost() || (state && isUnavailableState(state)))
+        return observed(lostError(what, message));
+    return observed(
+        makeError(ErrorCode::System, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message));
 }
 
 Error PgConnection::lostError(const std::string& what, const std::string& message) const {
@@ -278,12 +272,8 @@ Status PgConnection::execScript(const std::string& what, std::string_view sql) {
     const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
         return Ok{};
-    const char* stateField = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
-    const std::string message = oneLine(result ? PQresultErrorMessage(result.get()) : PQerrorMessage(m_conn));
-    if (isLost() || (stateField && isUnavailableState(stateField)))
-        return observed(lostError(what, message));
-    return observed(
-        makeError(ErrorCode::System, "cannot " + what + " in PostgreSQL at " + m_where + ": " + message));
+    return statementFailed(what, oneLine(result ? PQresultErrorMessage(result.get()) : PQerrorMessage(m_conn)),
+                           result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr);
 }
 
 bool PgConnection::inTransaction() const {

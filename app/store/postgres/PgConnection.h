@@ -113,7 +113,12 @@ public:
 
 private:
     PgConnection(pg_conn* conn, std::string where) : m_conn(conn), m_where(std::move(where)) {}
+    // What libpq made of a connection it made or began: out of memory (null), failed (unreachable), or ours.
+    static Result<PgConnection> adopt(pg_conn* conn, bool failed);
     Error lostError(const std::string& what, const std::string& message) const;
+    // A statement that failed with no refusal of the caller's: the connection lost (or the server going
+    // away, by its SQLSTATE; null: none), else the server's error.
+    Error statementFailed(const std::string& what, const std::string& message, const char* state) const;
     Error observed(Error error) const; // told to the observer, then returned
 
     pg_conn* m_conn = nullptr;
