@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,32 +44,30 @@ bool advanceMtimePast(int fd, const struct stat& replaced) {
     return ::futimens(fd, times) == 0;
 }
 
-} // namespace
-
-Status writeFileAtomically(const fs::path& path, const std::string& shown, std::string_view content,
-                           const struct stat* replaced) {
+// A name beside path that nobody has yet: ".NAME.warren-PID-N.tmp".
+fs::path nameBeside(const fs::path& path) {
     static std::atomic<unsigned> counter{0};
-    std::string stem(".");
-    stem.append(path.filename().native().substr(0, kTempNameStemBytes))
+    std::string name(".");
+    name.append(path.filename().native().substr(0, kTempNameStemBytes))
         .append(".warren-")
         .append(std::to_string(::getpid()))
-        .append("-");
-    fs::path temp;
-    int fd = -1;
-    for (int attempt = 0; fd < 0; ++attempt) {
-        temp = path.parent_path() / (stem + std::to_string(counter++) + ".tmp");
-        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0 && (errno != EEXIST || attempt == 100))
-            return systemError("cannot create a temporary file beside " + shown);
-    }
-    auto fail = [&](const std::string& what) {
-        const Error error = systemError(what);
-        ::close(fd);
-        ::unlink(temp.c_str());
-        return error;
-    };
+        .append("-")
+        .append(std::to_string(counter++))
+        .append(".tmp");
+    return path.parent_path() / name;
+}
+
+// Gives the unnamed file fd the name `to`, which must not exist. Through /proc: linkat's AT_EMPTY_PATH
+// needs a capability the agent does not have.
+bool linkUnnamed(int fd, const fs::path& to) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    return ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, to.c_str(), AT_SYMLINK_FOLLOW) == 0;
+}
+
+// Writes content to fd, keeps replaced's owner, mode and a later mtime, and syncs it.
+Status fill(int fd, const std::string& shown, std::string_view content, const struct stat* replaced) {
     if (!writeAll(fd, content))
-        return fail("cannot write " + shown);
+        return systemError("cannot write " + shown);
     if (replaced) {
         // Owner first: fchown clears set-id bits, fchmod then restores them. Failing to give the file back
         // to its owner (not root) is fine; failing to keep its mode is not.
@@ -77,23 +76,79 @@ Status writeFileAtomically(const fs::path& path, const std::string& shown, std::
             // Not ours to give back: the file stays with the agent's user.
         }
         if (::fchmod(fd, replaced->st_mode & 07777) != 0)
-            return fail("cannot keep the mode of " + shown);
+            return systemError("cannot keep the mode of " + shown);
         if (!advanceMtimePast(fd, *replaced))
-            return fail("cannot set the modification time of " + shown);
+            return systemError("cannot set the modification time of " + shown);
     }
     if (::fsync(fd) != 0)
-        return fail("cannot write " + shown);
-    if (::close(fd) != 0) {
-        const Error error = systemError("cannot write " + shown);
-        ::unlink(temp.c_str());
-        return error;
-    }
+        return systemError("cannot write " + shown);
+    return Ok{};
+}
+
+// Moves the finished file temp over path; temp is gone either way.
+Status replaceWith(const fs::path& temp, const fs::path& path, const std::string& shown) {
     if (::rename(temp.c_str(), path.c_str()) != 0) {
         const Error error = systemError("cannot replace " + shown);
         ::unlink(temp.c_str());
         return error;
     }
     return Ok{};
+}
+
+// The file is written unnamed (O_TMPFILE), so a process killed while writing leaves nothing behind. A new
+// file is then linked straight into place; a file being replaced is linked beside it and renamed over it,
+// so the name beside it lives for two system calls, not for the whole write. Nothing, with errno set, where
+// the file system has no unnamed files or /proc is missing: the caller writes a named file instead.
+std::optional<Status> writeUnnamed(const fs::path& path, const std::string& shown, std::string_view content,
+                                   const struct stat* replaced) {
+    const int fd = ::open(path.parent_path().c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return std::nullopt;
+    if (auto filled = fill(fd, shown, content, replaced); !filled) {
+        ::close(fd);
+        return filled;
+    }
+    if (!replaced && linkUnnamed(fd, path)) {
+        ::close(fd);
+        return Ok{};
+    }
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const fs::path temp = nameBeside(path);
+        if (linkUnnamed(fd, temp)) {
+            ::close(fd);
+            return replaceWith(temp, path, shown);
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+    return std::nullopt;
+}
+
+} // namespace
+
+Status writeFileAtomically(const fs::path& path, const std::string& shown, std::string_view content,
+                           const struct stat* replaced) {
+    if (auto written = writeUnnamed(path, shown, content, replaced))
+        return *written;
+    fs::path temp;
+    int fd = -1;
+    for (int attempt = 0; fd < 0; ++attempt) {
+        temp = nameBeside(path);
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && (errno != EEXIST || attempt == 100))
+            return systemError("cannot create a temporary file beside " + shown);
+    }
+    auto filled = fill(fd, shown, content, replaced);
+    if (::close(fd) != 0 && filled)
+        filled = systemError("cannot write " + shown);
+    if (!filled) {
+        ::unlink(temp.c_str());
+        return filled;
+    }
+    return replaceWith(temp, path, shown);
 }
 
 Status checkReplaceable(const fs::path& path, const std::string& shown, const struct stat& status) {

@@ -260,11 +260,9 @@ private slots:
         if (program.isEmpty())
             QSKIP("WARREN_TEST_MCP_EVERYTHING is not set (the path of @modelcontextprotocol/server-everything's bin)");
         ServerProcess server;
-        auto serverEnvironment = QProcessEnvironment::systemEnvironment();
-        const quint16 port = freePort();
-        serverEnvironment.insert("PORT", QString::number(port));
-        QVERIFY(server.start(program, {"streamableHttp"}, serverEnvironment, QProcess::StandardError,
-                             QRegularExpression("listening on port")));
+        QVERIFY(server.startOnFreePort(program, {"streamableHttp"}, QProcessEnvironment::systemEnvironment(), "PORT",
+                                       QProcess::StandardError, QRegularExpression("listening on port")));
+        const quint16 port = server.port;
         const QString host = "mcp.example.test:" + QString::number(port);
         QTemporaryDir data, workspace;
         QVERIFY(write(workspace.filePath(".mcp.json"), QByteArray::fromStdString(json{

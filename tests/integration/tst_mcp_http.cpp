@@ -81,13 +81,8 @@ class TestMcpHttp : public QObject {
 
     // server-everything (program) on a free port with transport ("streamableHttp" or "sse").
     void startEverything(ServerProcess& server, const QString& program, const QString& transport) {
-        auto environment = QProcessEnvironment::systemEnvironment();
-        const quint16 port = freePort();
-        environment.insert("PORT", QString::number(port));
-        QVERIFY(server.start(program, {transport}, environment, QProcess::StandardError,
-                             QRegularExpression("(?:listening on|running on) port")));
-        QVERIFY(server.acceptsOn(port));
-        server.port = port;
+        QVERIFY(server.startOnFreePort(program, {transport}, QProcessEnvironment::systemEnvironment(), "PORT",
+                                       QProcess::StandardError, QRegularExpression("(?:listening on|running on) port")));
     }
 
     void checkEverything(McpHttpConnection& connection, ServerProcess& server) {
