@@ -8,15 +8,15 @@
 
 namespace warren::control {
 
-Result<std::unique_ptr<Store>> openStore(const std::string& location) {
+Result<std::unique_ptr<Store>> openStore(const std::string& location, const std::string& writer) {
     if (isPostgresUrl(location))
-        return openPgStore(location);
+        return openPgStore(location, writer);
     return openSqliteStore(location);
 }
 
-StoreOpener storeOpener(std::string location) {
-    return [location = std::move(location)] {
-        return openStore(location);
+StoreOpener storeOpener(std::string location, std::string writer) {
+    return [location = std::move(location), writer = std::move(writer)] {
+        return openStore(location, writer);
     };
 }
 

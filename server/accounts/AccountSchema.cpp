@@ -14,6 +14,37 @@ namespace {
 // Any fixed number, the same in every warrend: pg_advisory_xact_lock's key for this schema's migrations.
 constexpr const char* kMigrationLockKey = "7427013561088410113";
 
+// One check per statement (its added rows as a transition table), with the database's clock, as the
+// leases are taken: a replica's batch of events is refused whole when any of its tasks is another's now;
+// EventWriter then stores it row by row, so only that task's rows are lost (and reported).
+constexpr const char* kFenceEvents = R"sql(
+DO $fence$ BEGIN
+CREATE OR REPLACE FUNCTION warren_fence_events() RETURNS trigger LANGUAGE plpgsql AS $rule$
+DECLARE
+    writer text := current_setting('warren.writer', true);
+    taken record;
+BEGIN
+    IF writer IS NULL OR writer = '' THEN
+        RETURN NULL;
+    END IF;
+    SELECT l.task_id, l.holder INTO taken FROM added a JOIN task_leases l ON l.task_id = a.task_id
+        WHERE l.holder <> writer AND l.expires_at > clock_timestamp() LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'events of a task another replica runs'
+            USING ERRCODE = 'WR001',
+                  DETAIL = 'task ' || taken.task_id || ' runs on replica ' || taken.holder ||
+                           ' now (its lease is live), so this replica''s events for it are refused';
+    END IF;
+    RETURN NULL;
+END
+$rule$;
+IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'events_fenced' AND tgrelid = 'events'::regclass) THEN
+    CREATE TRIGGER events_fenced AFTER INSERT ON events REFERENCING NEW TABLE AS added
+        FOR EACH STATEMENT EXECUTE FUNCTION warren_fence_events();
+END IF;
+END $fence$
+)sql";
+
 // Quotas are columns of the tenant's and the user's row: NULL does not bind. The sandbox limits are at
 // least 1 (0 would read as "no limit" to the sandbox); max_concurrent and tokens_per_month may be 0.
 #define WARREN_QUOTA_COLUMNS                                                                                 \
@@ -183,6 +214,20 @@ Result<int> storedAccountSchemaVersion(PgConnection& db) {
     if (!reply)
         return reply.error();
     return static_cast<int>(reply->rows.at(0).uint(0));
+}
+
+Status fenceEventWrites(PgConnection& db) {
+    const std::string what = "fence the events by their task's lease";
+    auto transaction = PgTransaction::begin(db, what);
+    if (!transaction)
+        return transaction.error();
+    // The migrations' lock: replicas starting at once replace the rule one after the other.
+    if (auto locked = db.exec(what, "SELECT pg_advisory_xact_lock($1::bigint)", {std::string(kMigrationLockKey)});
+        !locked)
+        return locked.error();
+    if (auto installed = db.execScript(what, kFenceEvents); !installed)
+        return installed;
+    return transaction->commit(what);
 }
 
 Status migrateAccountSchema(PgConnection& db) {

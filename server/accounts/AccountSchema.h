@@ -14,6 +14,13 @@ int accountSchemaVersion(); // the version this build migrates to
 // A database newer than this build is refused (run the newer warrend, or restore).
 Status migrateAccountSchema(control::PgConnection& db);
 
+// The rule that fences events by their task's lease (docs/SERVER.md, "Replicas"): a statement that adds
+// events of a task whose lease another holder has, alive, is refused (control::kRefusedByRuleState) when
+// the connection names its writer (control::kWriterSetting) and that writer is not the holder. Installed
+// over the task store's events table, so after that store's migrations; again at each start, which
+// replaces the rule with this build's.
+Status fenceEventWrites(control::PgConnection& db);
+
 // The stored version, 0 before the first migration.
 Result<int> storedAccountSchemaVersion(control::PgConnection& db);
 

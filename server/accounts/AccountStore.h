@@ -200,6 +200,9 @@ public:
     Status releaseLease(const std::string& taskId, const std::string& holder);
     Result<bool> heldElsewhere(const std::string& taskId, const std::string& holder);
     Result<std::vector<std::pair<std::string, std::string>>> liveLeases();
+    // Installs (or replaces) the rule that refuses a writer's events of a task another holder leases
+    // (AccountSchema.h): once the task store's tables exist.
+    Status fenceEventWrites();
 
     // Requests for the replica running a task (AccountStoreRequests.cpp, schema version 12): added by the
     // replica a client asked (its id back; kTaskRequestsChannel notified with the task's id), read by the

@@ -2,6 +2,7 @@
 // (clock_timestamp()), never a replica's.
 
 #include "app/store/postgres/PgQuery.h"
+#include "server/accounts/AccountSchema.h"
 #include "server/accounts/AccountStore.h"
 
 namespace warren::accounts {
@@ -19,6 +20,10 @@ std::string firstColumn(const PgRow& row) {
 }
 
 } // namespace
+
+Status AccountStore::fenceEventWrites() {
+    return accounts::fenceEventWrites(m_db);
+}
 
 // ON CONFLICT's WHERE is checked against the row as it is once locked: of two replicas taking an expired
 // lease at once, the second sees the first's, alive, and gets nothing back.

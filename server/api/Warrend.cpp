@@ -84,7 +84,10 @@ Status Warrend::openControl(const ServeOptions& options) {
     if (!accounts)
         return accounts.error();
     m_accounts = std::make_unique<accounts::AccountStore>(std::move(*accounts));
-    m_leases = std::make_unique<TaskLeases>(*m_accounts, replicaName(), std::chrono::seconds(options.leaseSec));
+    // This replica's name: the holder of its leases, and the writer of its events, which the database
+    // refuses for a task another holder's lease covers (fenceEventWrites).
+    const std::string holder = replicaName();
+    m_leases = std::make_unique<TaskLeases>(*m_accounts, holder, std::chrono::seconds(options.leaseSec));
     connect(m_leases.get(), &TaskLeases::problem, this, &Warrend::storeProblem);
     m_secrets = control::SecretStore::openFile(root); // server-wide keys: the environment, or this 0600 file
     if (!options.providerKeySecret.empty()) {
@@ -175,9 +178,12 @@ Status Warrend::openControl(const ServeOptions& options) {
         setup.idleSleep = std::chrono::seconds(options.idleSleepSec);
         return setup;
     };
-    auto engine = control::ControlEngine::open({*data, control::storeOpener(options.databaseUrl), {}, {}}, face);
+    auto engine =
+        control::ControlEngine::open({*data, control::storeOpener(options.databaseUrl, holder), {}, {}}, face);
     if (!engine)
         return engine.error();
+    if (auto fenced = m_accounts->fenceEventWrites(); !fenced)
+        return fenced;
     m_engine = std::move(*engine);
     // The accounts' connection counts its errors with the engine's.
     m_accounts->connection().observeErrors(

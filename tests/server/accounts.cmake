@@ -6,7 +6,8 @@ endforeach()
 
 # The account store against a real PostgreSQL, started per test in a temporary directory.
 warren_add_test(tst_account_store SOURCES accounts/tst_account_store.cpp
-                LIBS warren_accounts warren_postgres_test_support LABELS "server;postgres")
+                LIBS warren_accounts warren_store_open warren_store_contract warren_postgres_test_support
+                LABELS "server;postgres")
 set_tests_properties(tst_account_store PROPERTIES TIMEOUT 300)
 
 # warrend admin: the parser, the commands against a real PostgreSQL, and the executable's dispatch.

@@ -88,6 +88,9 @@ Status PgStore::appendEvents(const std::vector<EventRow>& events) {
                                  duplicateKey(refused.detail) +
                                      " is already stored: events were repeated or replayed; none of the " +
                                      count + " events of this batch were written");
+            if (refused.sqlstate == kRefusedByRuleState)
+                return makeError(ErrorCode::InvalidArgument, std::string(refused.detail) + "; none of the " +
+                                                                 count + " events of this batch were written");
             if (refused.sqlstate == "23503")
                 return makeError(ErrorCode::InvalidArgument,
                                  "cannot store the events of task " + events.front().taskId +

@@ -7,18 +7,23 @@
 
 namespace warren::control {
 
-Result<std::unique_ptr<PgStore>> PgStore::open(const std::string& url) {
+Result<std::unique_ptr<PgStore>> PgStore::open(const std::string& url, const std::string& writer) {
     auto db = PgConnection::open(url);
     if (!db)
         return db.error();
     auto version = pgMigrate(*db, pgMigrations());
     if (!version)
         return version.error();
+    if (!writer.empty())
+        if (auto named = db->exec("name this connection's writer", "SELECT set_config($1, $2, false)",
+                                  {std::string(kWriterSetting), writer});
+            !named)
+            return named.error();
     return std::unique_ptr<PgStore>(new PgStore(std::move(db).value(), *version));
 }
 
-Result<std::unique_ptr<Store>> openPgStore(const std::string& url) {
-    auto store = PgStore::open(url);
+Result<std::unique_ptr<Store>> openPgStore(const std::string& url, const std::string& writer) {
+    auto store = PgStore::open(url, writer);
     if (!store)
         return store.error();
     return std::unique_ptr<Store>(std::move(store).value());

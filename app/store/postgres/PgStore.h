@@ -18,11 +18,18 @@ namespace warren::control {
 // another warrend over the same database hears of it at once (server/replicas/TaskNotifications).
 inline constexpr const char* kTaskChangesChannel = "warren_tasks";
 
+// The session setting that names who writes on a connection (openStore's writer), for the server's rules.
+inline constexpr const char* kWriterSetting = "warren.writer";
+// The SQLSTATE with which a rule of the server refuses a write (its DETAIL says why): reported as
+// InvalidArgument, the write's content refused, like a repeated key.
+inline constexpr std::string_view kRefusedByRuleState = "WR001";
+
 class PgStore final : public Store {
 public:
     // Connects and migrates. An error says what failed and what to do: a server that cannot be reached, a
     // URL that is not one, a schema newer than this build knows.
-    static Result<std::unique_ptr<PgStore>> open(const std::string& url);
+    // writer: kWriterSetting's value on this connection (empty: unset).
+    static Result<std::unique_ptr<PgStore>> open(const std::string& url, const std::string& writer = {});
 
     Status insertTask(const TaskRecord& task) override;
     Status updateTask(const TaskRecord& task) override;
@@ -76,6 +83,6 @@ private:
 };
 
 // The control plane's way to open it: a Store like any other.
-Result<std::unique_ptr<Store>> openPgStore(const std::string& url);
+Result<std::unique_ptr<Store>> openPgStore(const std::string& url, const std::string& writer = {});
 
 } // namespace warren::control

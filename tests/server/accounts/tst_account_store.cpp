@@ -3,12 +3,17 @@
 // contention from several connections on several threads; month tokens; owner-scoped lookups;
 // Idempotency-Keys; and task leases, one holder each under contention.
 
+#include "app/store/EventWriter.h"
+#include "app/store/OpenStore.h"
+#include "app/store/postgres/PgStore.h"
 #include "server/accounts/AccountStore.h"
 #include "server/accounts/ApiKey.h"
 #include "tests/support/PostgresServer.h"
+#include "tests/support/StoreContract.h"
 
 #include <QtTest>
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <tuple>
 
@@ -499,6 +504,60 @@ private slots:
             thread.join();
         QCOMPARE(failures.load(), 0);
         QCOMPARE(winners.load(), 1);
+    }
+
+    // A replica that lost a task's lease (stopped past it, then continued) must not add to the task's events:
+    // the new holder numbers them now. The database refuses them; other tasks' events of the same batch are
+    // kept (EventWriter stores a refused batch row by row).
+    void eventsOfATaskAnotherReplicaHoldsAreRefused() {
+        using std::chrono::milliseconds;
+        const std::string url = m_server->url().toStdString();
+        auto asA = must(control::PgStore::open(url, "replica-a")); // the events table first
+        must(store().fenceEventWrites());
+        must(store().fenceEventWrites()); // again at the next start: replaced, not doubled
+        for (const char* id : {"t-fence-1", "t-fence-2"})
+            must(asA->insertTask(test::sampleTask(id, "2026-12-07T10:00:00Z")));
+        QVERIFY(must(store().takeLease("t-fence-1", "replica-b", milliseconds(60000))));
+
+        must(asA->appendEvents({test::sampleEvent("t-fence-2", 1)})); // no lease: anyone's
+        const auto refused = asA->appendEvents({test::sampleEvent("t-fence-2", 2), test::sampleEvent("t-fence-1", 1)});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, ErrorCode::InvalidArgument);
+        QVERIFY2(refused.error().message.find("task t-fence-1 runs on replica replica-b") != std::string::npos,
+                 refused.error().message.c_str());
+        QCOMPARE(must(asA->lastSeq("t-fence-2")), std::uint64_t{1}); // the whole statement: nothing of it
+
+        // Through the writer: the refused task's row is dropped and said, the other task's stored.
+        std::vector<std::string> problems;
+        std::mutex problemsMutex;
+        auto writer = must(control::EventWriter::open(
+            control::storeOpener(url, "replica-a"),
+            [&](std::string problem) {
+                std::lock_guard lock(problemsMutex);
+                problems.push_back(std::move(problem));
+            },
+            [] {}));
+        writer->append({test::sampleEvent("t-fence-2", 2), test::sampleEvent("t-fence-1", 1),
+                        test::sampleEvent("t-fence-2", 3)});
+        writer->flush();
+        const auto committed = writer->takeCommitted();
+        QCOMPARE(committed.size(), std::size_t{3});
+        QVERIFY(!committed[0].dropped && committed[1].dropped && !committed[2].dropped);
+        QCOMPARE(must(asA->lastSeq("t-fence-2")), std::uint64_t{3});
+        QCOMPARE(must(asA->lastSeq("t-fence-1")), std::uint64_t{0});
+        {
+            std::lock_guard lock(problemsMutex);
+            QVERIFY(!problems.empty());
+        }
+
+        // The holder writes; so does a connection that names no writer (an operator's tool).
+        auto asB = must(control::PgStore::open(url, "replica-b"));
+        must(asB->appendEvents({test::sampleEvent("t-fence-1", 1)}));
+        auto unnamed = must(control::PgStore::open(url));
+        must(unnamed->appendEvents({test::sampleEvent("t-fence-1", 2)}));
+        // Once the lease has expired, nobody else runs the task: a's events are stored again.
+        QVERIFY(must(store().takeLease("t-fence-1", "replica-b", milliseconds(-1000))));
+        must(asA->appendEvents({test::sampleEvent("t-fence-1", 3)}));
     }
 
     void cleanupTestCase() {
