@@ -30,6 +30,8 @@ public:
     virtual Result<std::optional<TaskRecord>> task(const std::string& id) = 0;
     virtual Result<std::vector<TaskRecord>> tasks() = 0;
     virtual Result<std::vector<TaskRecord>> tasksWithStatus(TaskStatus status) = 0;
+    // The ids alone, in the same order: for a check that runs often over many tasks (warrend's lease beat).
+    virtual Result<std::vector<std::string>> taskIdsWithStatus(TaskStatus status) = 0;
     // How many tasks have each status, counted by the database (one indexed read, no record read): GET
     // /metrics asks at every scrape. Every status is in the answer, 0 where none has it.
     virtual Result<std::map<TaskStatus, std::uint64_t>> taskCountsByStatus() = 0;

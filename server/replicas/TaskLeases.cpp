@@ -22,19 +22,19 @@ std::string replicaName() {
     return replicaMachine() + ":" + std::to_string(::getpid()) + ":" + sandbox::processStartTime(::getpid());
 }
 
-std::vector<Orphan> orphanedTasks(const std::vector<control::TaskRecord>& queuedOrRunning,
+std::vector<Orphan> orphanedTasks(const std::vector<std::string>& queuedOrRunning,
                                   const std::map<std::string, std::string>& liveLeases,
                                   const std::set<std::string>& waiting,
                                   const std::function<bool(const std::string& holder)>& holderGone) {
     std::vector<Orphan> orphans;
-    for (const auto& task : queuedOrRunning) {
-        if ((task.status != TaskStatus::Queued && task.status != TaskStatus::Running) || waiting.contains(task.id))
+    for (const auto& id : queuedOrRunning) {
+        if (waiting.contains(id))
             continue;
-        const auto lease = liveLeases.find(task.id);
+        const auto lease = liveLeases.find(id);
         if (lease == liveLeases.end())
-            orphans.push_back({task.id, {}});
+            orphans.push_back({id, {}});
         else if (holderGone(lease->second))
-            orphans.push_back({task.id, lease->second});
+            orphans.push_back({id, lease->second});
     }
     return orphans;
 }
@@ -99,8 +99,8 @@ void TaskLeases::renew() {
 std::vector<std::string> TaskLeases::adopt() {
     auto leased = m_accounts.liveLeases();
     auto waiting = m_accounts.waitingTasks();
-    auto running = m_store->tasksWithStatus(TaskStatus::Running);
-    auto queued = m_store->tasksWithStatus(TaskStatus::Queued);
+    auto running = m_store->taskIdsWithStatus(TaskStatus::Running);
+    auto queued = m_store->taskIdsWithStatus(TaskStatus::Queued);
     for (const Error* error : {leased ? nullptr : &leased.error(), waiting ? nullptr : &waiting.error(),
                                running ? nullptr : &running.error(), queued ? nullptr : &queued.error()})
         if (error) {
@@ -110,7 +110,7 @@ std::vector<std::string> TaskLeases::adopt() {
     std::set<std::string> waits;
     for (const auto& task : *waiting)
         waits.insert(task.taskId);
-    std::vector<control::TaskRecord> tasks = std::move(*running);
+    std::vector<std::string> tasks = std::move(*running);
     tasks.insert(tasks.end(), queued->begin(), queued->end());
     const std::map<std::string, std::string> live(leased->begin(), leased->end());
     const std::string machine = replicaMachine();

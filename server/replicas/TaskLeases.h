@@ -42,9 +42,9 @@ struct Orphan {
     std::string goneHolder;
 };
 
-// Pure: the tasks of queuedOrRunning that no live holder leases (liveLeases: task -> holder; holderGone says
-// which holders are known dead) and that do not wait for a slot, in the order given.
-std::vector<Orphan> orphanedTasks(const std::vector<control::TaskRecord>& queuedOrRunning,
+// Pure: the tasks of queuedOrRunning (their ids) that no live holder leases (liveLeases: task -> holder;
+// holderGone says which holders are known dead) and that do not wait for a slot, in the order given.
+std::vector<Orphan> orphanedTasks(const std::vector<std::string>& queuedOrRunning,
                                   const std::map<std::string, std::string>& liveLeases,
                                   const std::set<std::string>& waiting,
                                   const std::function<bool(const std::string& holder)>& holderGone);

@@ -108,6 +108,11 @@ void StoreContract::tasksRoundTrip() {
     QCOMPARE(queued->at(0).id, first.id);
     auto running = store->tasksWithStatus(TaskStatus::Running);
     QVERIFY(running && running->empty());
+    auto queuedIds = store->taskIdsWithStatus(TaskStatus::Queued);
+    QVERIFY(queuedIds);
+    QCOMPARE(*queuedIds, std::vector<std::string>{first.id});
+    auto runningIds = store->taskIdsWithStatus(TaskStatus::Running);
+    QVERIFY(runningIds && runningIds->empty());
 
     auto missing = store->task("t-ffffffffffff");
     QVERIFY(missing && !missing->has_value());

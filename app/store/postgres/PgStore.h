@@ -36,6 +36,7 @@ public:
     Result<std::optional<TaskRecord>> task(const std::string& id) override;
     Result<std::vector<TaskRecord>> tasks() override;
     Result<std::vector<TaskRecord>> tasksWithStatus(TaskStatus status) override;
+    Result<std::vector<std::string>> taskIdsWithStatus(TaskStatus status) override;
     Result<std::map<TaskStatus, std::uint64_t>> taskCountsByStatus() override;
 
     // One INSERT ... SELECT FROM unnest(arrays) for the whole batch: one statement, one transaction.

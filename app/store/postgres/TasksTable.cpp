@@ -32,6 +32,8 @@ constexpr const char* kSelectTasks = WARREN_TASK_COLUMNS "ORDER BY created_at DE
 constexpr const char* kSelectTasksWithStatus =
     WARREN_TASK_COLUMNS "WHERE status = $1 ORDER BY created_at DESC, ord DESC";
 #undef WARREN_TASK_COLUMNS
+constexpr const char* kSelectTaskIdsWithStatus =
+    "SELECT id FROM tasks WHERE status = $1 ORDER BY created_at DESC, ord DESC";
 
 // Every column but id and created_at as $1 to $13, then id ($14): insert adds created_at after it ($15).
 std::vector<PgParam> taskParams(const TaskRecord& task) {
@@ -79,6 +81,12 @@ Result<std::vector<TaskRecord>> PgStore::tasksWithStatus(TaskStatus status) {
     return pgAll(m_db.exec(std::string("list the ") + taskStatusName(status) + " tasks",
                            kSelectTasksWithStatus, pgParams(std::string_view(taskStatusName(status)))),
                  readTaskColumns<PgRow>);
+}
+
+Result<std::vector<std::string>> PgStore::taskIdsWithStatus(TaskStatus status) {
+    return pgAll(m_db.exec(std::string("list the ") + taskStatusName(status) + " tasks' ids",
+                           kSelectTaskIdsWithStatus, pgParams(std::string_view(taskStatusName(status)))),
+                 [](const PgRow& row) { return row.text(0); });
 }
 
 Result<std::map<TaskStatus, std::uint64_t>> PgStore::taskCountsByStatus() {

@@ -33,6 +33,8 @@ constexpr const char* kSelectTasksWithStatus = "SELECT id, prompt, workspace, sp
                                                "started_at, finished_at, finish_reason, summary, "
                                                "error, steps, tokens_in, tokens_out, runs FROM tasks WHERE "
                                                "status = ?1 ORDER BY created_at DESC, rowid DESC";
+constexpr const char* kSelectTaskIdsWithStatus =
+    "SELECT id FROM tasks WHERE status = ?1 ORDER BY created_at DESC, rowid DESC";
 
 // Every column but id and created_at as ?1 to ?13, then id (?14): insert binds created_at after it (?15).
 Query& bindTask(Query& query, const TaskRecord& task) {
@@ -77,6 +79,13 @@ Result<std::vector<TaskRecord>> SqliteStore::tasksWithStatus(TaskStatus status) 
     return m_db.query(kSelectTasksWithStatus)
         .bind(std::string_view(taskStatusName(status)))
         .all(std::string("list the ") + taskStatusName(status) + " tasks", readTaskColumns<Statement>);
+}
+
+Result<std::vector<std::string>> SqliteStore::taskIdsWithStatus(TaskStatus status) {
+    return m_db.query(kSelectTaskIdsWithStatus)
+        .bind(std::string_view(taskStatusName(status)))
+        .all(std::string("list the ") + taskStatusName(status) + " tasks' ids",
+             [](const Statement& row) { return row.text(0); });
 }
 
 Result<std::map<TaskStatus, std::uint64_t>> SqliteStore::taskCountsByStatus() {
