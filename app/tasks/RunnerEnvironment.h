@@ -25,6 +25,7 @@ class QNetworkAccessManager;
 namespace warren::control {
 
 class AgentListener;
+class CancelRequests;
 class EngineMetrics;
 struct ProviderConfig;
 class Store;
@@ -88,6 +89,8 @@ struct RunnerEnvironment {
     StoredEvents* events = nullptr; // the writer, and its commits handed to each task's EventSequencer
     TaskTokens* tokens = nullptr;
     QNetworkAccessManager* network = nullptr;
+    CancelRequests* cancelRequests = nullptr; // the TaskManager's; null: `warren cancel` is not heard
+    // (tests that build runners alone)
     DataDir data;
     std::string agentBinary;
     std::vector<nlohmann::json> extraProfileLayers; // WARREN_SANDBOX_PROFILE, then the face's

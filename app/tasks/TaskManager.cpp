@@ -12,7 +12,6 @@
 #include <QRandomGenerator>
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -29,8 +28,10 @@ std::string newTaskId() {
 }
 
 TaskManager::TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent)
-    : QObject(parent), m_env(std::move(environment)),
-      m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {}
+    : QObject(parent), m_env(std::move(environment)), m_cancelRequests(m_env.data),
+      m_maxConcurrent(std::max<std::size_t>(1, maxConcurrent)) {
+    m_env.cancelRequests = &m_cancelRequests;
+}
 
 TaskManager::~TaskManager() {
     for (auto& [id, runner] : m_running)
@@ -228,8 +229,7 @@ Status TaskManager::cancel(const std::string& id, const std::string& why) {
     if (!task)
         return task.error();
     if (lockedElsewhere(id)) {
-        std::ofstream(m_env.data.taskDir(id) + "/cancel-requested") << why << "\n";
-        return Ok{};
+        return CancelRequests::request(m_env.data, id, why);
     }
     TaskRecord record = *task;
     if (isFinal(record.status))

@@ -5,6 +5,7 @@
 // its life. Its runners' events reach the faces through StoredEvents.
 
 #include "app/store/StoreTypes.h"
+#include "app/tasks/CancelRequests.h"
 #include "app/tasks/TaskRunner.h"
 #include "app/tasks/TaskSleep.h"
 #include "app/tasks/TaskSpec.h"
@@ -100,6 +101,7 @@ private:
     };
 
     RunnerEnvironment m_env;
+    CancelRequests m_cancelRequests; // its runners' (m_env.cancelRequests): destroyed after them
     std::size_t m_maxConcurrent;
     std::deque<std::string> m_queue;
     std::map<std::string, TaskRunner*> m_running;

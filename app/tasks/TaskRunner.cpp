@@ -14,6 +14,7 @@
 #include "app/store/Store.h"
 #include "app/tasks/AgentChannel.h"
 #include "app/tasks/AgentCli.h"
+#include "app/tasks/CancelRequests.h"
 #include "app/tasks/AgentListener.h"
 #include "app/tasks/AgentSandbox.h"
 #include "app/tasks/EventSequencer.h"
@@ -25,7 +26,6 @@
 #include "common/Utf8.h"
 #include "sandbox/policy/SandboxProfile.h"
 
-#include <QFileSystemWatcher>
 #include <QPointer>
 #include <QSocketNotifier>
 #include <algorithm>
@@ -42,7 +42,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kCancelRequestFile = "cancel-requested";
 constexpr std::size_t kDiagnosticsBytes = 2000; // of the agent's stderr, in the message when it fails
 constexpr std::size_t kRefusedEventBytes = 1000; // of the message that says why an agent's event was refused
 
@@ -91,6 +90,8 @@ TaskRunner::TaskRunner(const RunnerEnvironment& environment, TaskRecord task, Ta
 }
 
 TaskRunner::~TaskRunner() {
+    if (m_env.cancelRequests)
+        m_env.cancelRequests->forget(m_task.id, this);
     if (m_process)
         m_process->kill();
 }
@@ -217,7 +218,7 @@ Status TaskRunner::takeLock() {
     if (!m_lock.valid() || flock(m_lock.get(), LOCK_EX | LOCK_NB) != 0)
         return makeError(ErrorCode::InvalidArgument,
                          "task " + id + " is already running in another warren process; stop it there first");
-    fs::remove(m_env.data.taskDir(id) + "/" + kCancelRequestFile);
+    CancelRequests::clear(m_env.data, id);
     return Ok{};
 }
 
@@ -471,12 +472,8 @@ void TaskRunner::watchSandbox() {
         m_statusNotifier = new QSocketNotifier(m_process->statusFd(), QSocketNotifier::Read, this);
         connect(m_statusNotifier, &QSocketNotifier::activated, this, &TaskRunner::onStatusReadable);
     }
-    // `warren cancel` from another process drops a file in the task's directory.
-    auto* cancelWatcher = new QFileSystemWatcher({QString::fromStdString(m_env.data.taskDir(m_task.id))}, this);
-    connect(cancelWatcher, &QFileSystemWatcher::directoryChanged, this, [this] {
-        if (fs::exists(m_env.data.taskDir(m_task.id) + "/" + kCancelRequestFile))
-            cancel("cancelled with `warren cancel`");
-    });
+    if (m_env.cancelRequests) // `warren cancel` from another process
+        m_env.cancelRequests->watch(m_task.id, this, [this] { cancel("cancelled with `warren cancel`"); });
 }
 
 void TaskRunner::onStatusReadable() {

@@ -7,6 +7,8 @@ warren_add_test(tst_workspace_scope SOURCES tst_workspace_scope.cpp LIBS warren_
 warren_add_test(tst_task_reply SOURCES tst_task_reply.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_run_ending SOURCES tst_run_ending.cpp LIBS warren_tasks LABELS unit)
 # A task asleep: when a run only waits for its user, what the sleep keeps and the answer that wakes it.
+# `warren cancel` heard through one watcher for all of a control plane's tasks.
+warren_add_test(tst_cancel_requests SOURCES tst_cancel_requests.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_task_sleep SOURCES tst_task_sleep.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_launch_plan SOURCES tst_launch_plan.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_agent_sandbox SOURCES tst_agent_sandbox.cpp LIBS warren_tasks LABELS unit)
