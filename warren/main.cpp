@@ -34,6 +34,7 @@ int runWindow(int& argc, char** argv, const std::optional<std::string>& dataDir)
         [root](Done<warren::ui::OpenedControlPlane> done) {
             LocalOptions options;
             options.dataDir = root;
+            options.takeUpQueued = true;
             warren::remote::openChosenPlane(options, std::move(done));
         },
         &chooser);

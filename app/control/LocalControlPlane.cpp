@@ -108,6 +108,8 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
     connect(self->m_manager, &TaskManager::approvalNeeded, self, &ControlPlane::approvalNeeded);
     connect(self->m_manager, &TaskManager::taskFinished, self, &ControlPlane::taskFinished);
     plane->m_recovered = plane->m_manager->recoverInterrupted();
+    if (options.takeUpQueued)
+        plane->m_takenUp = plane->m_manager->takeUpQueued();
     return plane;
 }
 

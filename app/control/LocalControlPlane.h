@@ -32,6 +32,8 @@ struct LocalOptions {
     std::optional<std::size_t> maxConcurrent; // unset: the stored setting (Settings::maxConcurrent)
     std::vector<nlohmann::json> extraProfileLayers; // after WARREN_SANDBOX_PROFILE's (tests)
     bool useKeychain = true; // false: the 0600 file only (tests)
+    // The window (long-lived): the tasks a process that quit left queued start here (TaskManager::takeUpQueued).
+    bool takeUpQueued = false;
     // Tests: runs on the worker's thread before the disk work of each call that has some (a test holds it).
     std::function<void()> beforeDiskWork;
 };
@@ -114,6 +116,7 @@ public:
     const DataDir& dataDir() const { return m_data; }
     SecretStore& secrets(); // opened on first use
     std::vector<std::string> recovered() const { return m_recovered; } // interrupted on open
+    std::vector<std::string> takenUp() const { return m_takenUp; }     // queued again on open
 
 private:
     LocalControlPlane() = default;
@@ -137,6 +140,7 @@ private:
     std::unique_ptr<SecretStore> m_secrets;
     bool m_useKeychain = true;
     std::vector<std::string> m_recovered;
+    std::vector<std::string> m_takenUp;
     std::vector<ApprovalRule> m_defaultRules; // the engine's, which the settings' allowed commands follow
     std::unique_ptr<ControlEngine> m_engine; // goes before the keys: its runners may ask for them until then
     // The engine's parts this plane uses.

@@ -19,6 +19,10 @@ Result<OpenedPlane> openLocalPlane(const control::LocalOptions& local) {
     if (const std::size_t recovered = (*plane)->recovered().size(); recovered > 0)
         opened.notice = std::to_string(recovered) + (recovered == 1 ? " task was" : " tasks were") +
                         " running when Warren last stopped; marked interrupted, they can be resumed.";
+    if (const std::size_t queued = (*plane)->takenUp().size(); queued > 0)
+        opened.notice += std::string(opened.notice.empty() ? "" : " ") + std::to_string(queued) +
+                         (queued == 1 ? " task was" : " tasks were") +
+                         " still queued when Warren last stopped; they start as slots free up.";
     opened.plane = std::move(*plane);
     return opened;
 }

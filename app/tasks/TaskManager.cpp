@@ -4,6 +4,7 @@
 #include "app/store/Store.h"
 #include "app/tasks/AgentCli.h"
 #include "app/tasks/TaskClaims.h"
+#include "app/tasks/TaskLock.h"
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/TaskSleep.h"
 #include "app/tasks/WorkspaceScope.h"
@@ -62,11 +63,16 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
     task.spec = spec.toJson().dump();
     task.status = TaskStatus::Queued;
     task.createdAt = protocol::formatTimestamp(std::chrono::system_clock::now());
-    if (auto inserted = m_env.store->insertTask(task); !inserted)
+    // Locked before it is stored, as it is claimed: no other process sees it queued and takes it up.
+    if (start == Start::WhenFree && !enqueue(task.id))
+        return makeError(ErrorCode::InvalidArgument, "task " + task.id + " is locked by another warren process");
+    if (auto inserted = m_env.store->insertTask(task); !inserted) {
+        dequeue(task.id);
+        letGo(task.id);
         return inserted.error();
+    }
     if (start == Start::Held)
         return task;
-    m_queue.push_back(task.id);
     schedule();
     return task;
 }
@@ -79,14 +85,28 @@ bool TaskManager::lockedElsewhere(const std::string& id) const {
     return runsElsewhere(id) || lockFileHeld(id);
 }
 
+// This process's queue holds its own: not another's.
 bool TaskManager::lockFileHeld(const std::string& id) const {
-    const std::string path = m_env.data.taskDir(id) + "/lock";
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    const bool locked = flock(fd, LOCK_EX | LOCK_NB) != 0;
-    ::close(fd);
-    return locked;
+    return !m_queueLocks.contains(id) && taskLockHeld(m_env.data, id);
+}
+
+bool TaskManager::enqueue(const std::string& id) {
+    if (std::find(m_queue.begin(), m_queue.end(), id) != m_queue.end())
+        return true;
+    // A task running here is queued again for after its run (its runner holds the lock meanwhile).
+    if (!isActive(id)) {
+        UniqueFd lock = takeTaskLock(m_env.data, id);
+        if (!lock.valid())
+            return false;
+        m_queueLocks[id] = std::move(lock);
+    }
+    m_queue.push_back(id);
+    return true;
+}
+
+void TaskManager::dequeue(const std::string& id) {
+    std::erase(m_queue, id);
+    m_queueLocks.erase(id);
 }
 
 Result<bool> TaskManager::claim(const std::string& id) {
@@ -117,7 +137,7 @@ std::vector<std::string> TaskManager::claimedHere() const {
 }
 
 void TaskManager::abandon(const std::string& id) {
-    std::erase(m_queue, id);
+    dequeue(id);
     if (auto running = m_running.extract(id))
         delete running.mapped(); // kills its sandbox and stores nothing more: the task is another's now
     m_lateAnswers.erase(id);
@@ -211,11 +231,19 @@ Status TaskManager::reply(const std::string& id, const std::string& message) {
 Status TaskManager::requeue(TaskRecord record) {
     if (auto claimed = mustClaim(record.id); !claimed)
         return claimed;
+    const bool wasQueued = std::find(m_queue.begin(), m_queue.end(), record.id) != m_queue.end();
+    if (!enqueue(record.id)) {
+        letGo(record.id);
+        return makeError(ErrorCode::InvalidArgument,
+                         "task " + record.id + " is queued or running in another warren process; stop it there first");
+    }
     record.status = TaskStatus::Queued;
-    if (auto updated = m_env.store->updateTask(record); !updated)
+    if (auto updated = m_env.store->updateTask(record); !updated) {
+        if (!wasQueued)
+            dequeue(record.id);
+        letGo(record.id);
         return updated;
-    if (std::find(m_queue.begin(), m_queue.end(), record.id) == m_queue.end())
-        m_queue.push_back(record.id);
+    }
     schedule();
     return Ok{};
 }
@@ -235,7 +263,7 @@ Status TaskManager::cancel(const std::string& id, const std::string& why) {
     if (isFinal(record.status))
         return makeError(ErrorCode::InvalidArgument,
                          "task " + id + " has already " + taskStatusName(record.status));
-    std::erase(m_queue, id);
+    dequeue(id);
     letGo(id);
     forgetSleep(m_env.data, id); // its questions will not be answered now
     forgetWakeAnswer(m_env.data, id);
@@ -344,6 +372,21 @@ std::vector<std::string> TaskManager::recoverInterrupted() {
     return recovered;
 }
 
+std::vector<std::string> TaskManager::takeUpQueued() {
+    std::vector<std::string> taken;
+    if (m_env.face.claims)
+        return taken;
+    auto queued = m_env.store->taskIdsWithStatus(TaskStatus::Queued);
+    if (!queued)
+        return taken;
+    // Oldest first, as they were queued; those another process's queue holds (locked) are left to it.
+    for (auto id = queued->rbegin(); id != queued->rend(); ++id)
+        if (!isActive(*id) && std::find(m_queue.begin(), m_queue.end(), *id) == m_queue.end() && enqueue(*id))
+            taken.push_back(*id);
+    schedule();
+    return taken;
+}
+
 void TaskManager::setApprovalRules(std::vector<ApprovalRule> rules) {
     m_env.approvalRules = std::move(rules);
 }
@@ -362,11 +405,14 @@ void TaskManager::schedule() {
     while (m_running.size() < m_maxConcurrent && !m_queue.empty()) {
         const std::string id = m_queue.front();
         m_queue.pop_front();
+        auto lock = m_queueLocks.extract(id);
         auto task = m_env.store->task(id);
         if (!task || !*task)
             continue;
         auto spec = TaskSpec::fromJson(nlohmann::json::parse((*task)->spec, nullptr, false));
         auto* runner = new TaskRunner(m_env, **task, spec ? *spec : TaskSpec{}, this);
+        if (lock)
+            runner->holdLock(std::move(lock.mapped()));
         m_running[id] = runner;
         connect(runner, &TaskRunner::approvalNeeded, this, &TaskManager::approvalNeeded);
         connect(runner, &TaskRunner::outputPaused, this, &TaskManager::outputPaused);

@@ -53,6 +53,10 @@ public:
     void addApprovalRule(const std::string& taskId, const ApprovalRule& rule);
     // Tasks stored as running whose agent no process holds any more become interrupted. Returns them.
     std::vector<std::string> recoverInterrupted();
+    // The desktop's window, at its start: tasks stored as queued that no process's queue holds (the window
+    // or `warren run` quit before they started) are queued here, oldest first. Returns them. Not with
+    // claims (warrend: TaskLeases adopts them), nor for a short-lived command, which would end with them.
+    std::vector<std::string> takeUpQueued();
     // A task another control plane left queued or running (its claim expired: TaskClaims.h), claimed and
     // queued here; a running one's agent resumes from its checkpoint. False: another claimed it first, it
     // runs in another process of this machine, or it is no longer queued or running.
@@ -85,7 +89,11 @@ private:
     Status requeue(TaskRecord record); // queued, started when a slot is free
     Result<TaskRecord> storedTask(const std::string& id) const; // NotFound names `warren tasks`
     bool lockedElsewhere(const std::string& id) const; // runsElsewhere, or lockFileHeld
-    bool lockFileHeld(const std::string& id) const;    // by another process of this machine (TaskRunner's lock)
+    bool lockFileHeld(const std::string& id) const;    // by another process of this machine (TaskLock.h)
+    // Into the queue, with the task's lock (a task running here: its runner holds it); false when another
+    // process holds the lock. dequeue drops both.
+    bool enqueue(const std::string& id);
+    void dequeue(const std::string& id);
     Status mustClaim(const std::string& id); // claim's refusal as an error
     void letGo(const std::string& id);
     std::optional<SleepingQuestion> openQuestion(const std::string& taskId, const std::string& callId) const;
@@ -104,6 +112,7 @@ private:
     CancelRequests m_cancelRequests; // its runners' (m_env.cancelRequests): destroyed after them
     std::size_t m_maxConcurrent;
     std::deque<std::string> m_queue;
+    std::map<std::string, UniqueFd> m_queueLocks; // the queued tasks' locks, handed to their runners
     std::map<std::string, TaskRunner*> m_running;
     std::map<std::string, LateAnswer> m_lateAnswers; // one a task: keptQuestion takes no second
 };

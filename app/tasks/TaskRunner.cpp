@@ -15,6 +15,7 @@
 #include "app/tasks/AgentChannel.h"
 #include "app/tasks/AgentCli.h"
 #include "app/tasks/CancelRequests.h"
+#include "app/tasks/TaskLock.h"
 #include "app/tasks/AgentListener.h"
 #include "app/tasks/AgentSandbox.h"
 #include "app/tasks/EventSequencer.h"
@@ -214,8 +215,9 @@ Status TaskRunner::idleSleep(const agent::AgentConfig& config) {
 // recovery in another process that this task is alive.
 Status TaskRunner::takeLock() {
     const std::string& id = m_task.id;
-    m_lock = UniqueFd(::open((m_env.data.taskDir(id) + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-    if (!m_lock.valid() || flock(m_lock.get(), LOCK_EX | LOCK_NB) != 0)
+    if (!m_lock.valid())
+        m_lock = takeTaskLock(m_env.data, id);
+    if (!m_lock.valid())
         return makeError(ErrorCode::InvalidArgument,
                          "task " + id + " is already running in another warren process; stop it there first");
     CancelRequests::clear(m_env.data, id);

@@ -61,6 +61,9 @@ public:
                QObject* parent = nullptr);
     ~TaskRunner() override;
 
+    // The task's lock (TaskLock.h), taken by the queue when it queued the task: kept until the run ends.
+    // Without it, start() takes the lock itself.
+    void holdLock(UniqueFd lock) { m_lock = std::move(lock); }
     // Launches; finished() follows in every case, also when the launch fails.
     void start();
     void cancel(const std::string& why); // the user's stop: the task ends cancelled

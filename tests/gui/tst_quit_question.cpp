@@ -34,16 +34,14 @@ private slots:
                "Warren "
                "opens again each is shown as interrupted, and Resume continues it from its last checkpoint.";
         QTest::newRow("one queued") << 0 << 1
-                                    << "A task waiting for a free slot stays queued: it does not start by "
-                                       "itself when Warren opens again "
-                                       "(Stop it, then Rerun it).";
+                                    << "A task waiting for a free slot stays queued and starts when Warren "
+                                       "opens again.";
         QTest::newRow("running and queued")
             << 1 << 2
             << "A task is running on this computer. Quitting stops it now, with its sandbox. When Warren "
                "opens "
                "again it is shown as interrupted, and Resume continues it from its last checkpoint. 2 tasks "
-               "waiting for a free slot stay queued: they do not start by themselves when Warren opens again "
-               "(Stop, then Rerun each).";
+               "waiting for a free slot stay queued and start when Warren opens again.";
     }
     void text() {
         QFETCH(int, running);

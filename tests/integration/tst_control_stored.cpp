@@ -236,6 +236,57 @@ private slots:
         QVERIFY(record && *record);
         QCOMPARE(QString(taskStatusName((*record)->status)), QString("succeeded"));
     }
+
+    // Tasks still queued when the window quit start when it opens again, oldest first; a short-lived command
+    // (`warren tasks`) leaves them queued; and a task another process's queue holds stays with that process.
+    void queuedTasksStartWhenTheWindowOpensAgain() {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        const TaskSpec spec = floodSpec(root);
+        LocalOptions options = floodOptions(root);
+        options.maxConcurrent = 1;
+        const std::string workspace = (root.path() + "/workspace").toStdString();
+        std::string first, second;
+        {
+            auto window = LocalControlPlane::open(options);
+            QVERIFY2(window, window ? "" : window.error().message.c_str());
+            auto a = (*window)->submit("flood 3", workspace, spec);
+            auto b = (*window)->submit("flood 4", workspace, spec);
+            QVERIFY(a && b);
+            first = a->id;
+            second = b->id;
+        } // quit before either started: both stay queued
+        const auto statusOf = [](LocalControlPlane& plane, const std::string& id) {
+            auto record = plane.task(id);
+            return record && *record ? QString(taskStatusName((*record)->status)) : QString("missing");
+        };
+
+        auto command = LocalControlPlane::open(options); // what every `warren` command opens
+        QVERIFY2(command, command ? "" : command.error().message.c_str());
+        QVERIFY((*command)->takenUp().empty());
+        QCOMPARE(statusOf(**command, first), QString("queued"));
+        command->reset();
+
+        options.takeUpQueued = true;
+        auto window = LocalControlPlane::open(options);
+        QVERIFY2(window, window ? "" : window.error().message.c_str());
+        QCOMPARE((*window)->takenUp(), (std::vector<std::string>{first, second}));
+        // A second window on the same data directory meanwhile: the first holds both (one runs, one is queued).
+        auto other = LocalControlPlane::open(options);
+        QVERIFY2(other, other ? "" : other.error().message.c_str());
+        QVERIFY((*other)->takenUp().empty());
+        other->reset();
+
+        int finished = 0;
+        QObject::connect(window->get(), &ControlPlane::taskFinished, window->get(), [&finished] {
+            if (++finished == 2)
+                QCoreApplication::exit(0);
+        });
+        QTimer::singleShot(std::chrono::minutes(5), window->get(), [] { QCoreApplication::exit(1); });
+        QCOMPARE(QCoreApplication::exec(), 0);
+        QCOMPARE(statusOf(**window, first), QString("succeeded"));
+        QCOMPARE(statusOf(**window, second), QString("succeeded"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestControlStored)

@@ -34,12 +34,11 @@ QString quitQuestionText(const TasksAtQuit& tasks) {
                    "checkpoint.")
                     .arg(tasks.running);
     if (tasks.queued > 0)
-        said << (tasks.queued == 1
-                     ? tr("A task waiting for a free slot stays queued: it does not start by itself "
-                          "when Warren opens again (Stop it, then Rerun it).")
-                     : tr("%1 tasks waiting for a free slot stay queued: they do not start by "
-                          "themselves when Warren opens again (Stop, then Rerun each).")
-                           .arg(tasks.queued));
+        said << (tasks.queued == 1 ? tr("A task waiting for a free slot stays queued and starts when Warren "
+                                        "opens again.")
+                                   : tr("%1 tasks waiting for a free slot stay queued and start when Warren "
+                                        "opens again.")
+                                         .arg(tasks.queued));
     return said.join(' ');
 }
 

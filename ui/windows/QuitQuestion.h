@@ -1,7 +1,8 @@
 #pragma once
 // Quitting while this computer's tasks run: what the question says happens to them, which is what the
 // control plane does (its agents are stopped with it; at the next start a running task is marked
-// interrupted and Resume continues it from its last checkpoint; a queued one stays queued). Pure.
+// interrupted and Resume continues it from its last checkpoint; a queued one stays queued and starts then).
+// Pure.
 
 #include "app/store/StoreTypes.h"
 
