@@ -147,14 +147,8 @@ void TestWarrendCluster::cleanupTestCase() {
 }
 
 QString TestWarrendCluster::createTask(const QByteArray& script) {
-    const QByteArray body =
-        R"({"prompt": "do it", "workspace": ")" + m_upload.toUtf8() + R"(", "script": )" + script + "}";
-    const HttpAnswer created = m_server->request("POST", "/v1/tasks", m_key, body);
-    if (created.status != 201) {
-        qWarning("POST /v1/tasks: %d %s", created.status, created.body.constData());
-        return {};
-    }
-    return QString::fromStdString(created.json().value("id", ""));
+    return m_server->createTask(
+        m_key, R"({"prompt": "do it", "workspace": ")" + m_upload.toUtf8() + R"(", "script": )" + script + "}");
 }
 
 json TestWarrendCluster::lastCreated(const std::string& resource) const {

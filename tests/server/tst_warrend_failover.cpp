@@ -95,20 +95,9 @@ void TestWarrendFailover::cleanup() {
 }
 
 QString TestWarrendFailover::createTask(WarrendServer& server, const QByteArray& script) {
-    static int n = 0;
-    const QString dir = m_scratch.path() + "/ws" + QString::number(++n);
-    QDir().mkpath(dir);
-    QFile readme(dir + "/README.md");
-    readme.open(QIODevice::WriteOnly);
-    readme.write("# project\n");
-    readme.close();
-    const QString upload = server.upload(m_alice, dir);
-    const HttpAnswer created = server.request(
-        "POST", "/v1/tasks", m_alice,
-        R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" + script + "}");
-    if (created.status != 201)
-        qWarning() << "create:" << created.status << created.body;
-    return QString::fromStdString(created.json().value("id", ""));
+    const QString upload = server.uploadProject(m_alice, m_scratch.path());
+    return server.createTask(m_alice, R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() +
+                                          R"(", "script": )" + script + "}");
 }
 
 QString TestWarrendFailover::status(WarrendServer& server, const QString& task) {

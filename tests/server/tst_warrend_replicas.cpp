@@ -70,20 +70,9 @@ void TestWarrendReplicas::cleanupTestCase() {
 }
 
 QString TestWarrendReplicas::createTaskOnA() {
-    static int n = 0;
-    const QString dir = m_scratch.path() + "/ws" + QString::number(++n);
-    QDir().mkpath(dir);
-    QFile readme(dir + "/README.md");
-    if (readme.open(QIODevice::WriteOnly))
-        readme.write("# project\n");
-    readme.close();
-    const QString upload = m_a->upload(m_alice, dir);
-    const QByteArray body = R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() + R"(", "script": )" +
-                            kScript + R"(, "presets": ["safe-mode"]})";
-    const HttpAnswer created = m_a->request("POST", "/v1/tasks", m_alice, body);
-    if (created.status != 201)
-        qWarning() << "create:" << created.status << created.body;
-    return QString::fromStdString(created.json().value("id", ""));
+    const QString upload = m_a->uploadProject(m_alice, m_scratch.path());
+    return m_a->createTask(m_alice, R"({"prompt": "do it", "workspace": ")" + upload.toUtf8() +
+                                        R"(", "script": )" + kScript + R"(, "presets": ["safe-mode"]})");
 }
 
 void TestWarrendReplicas::answerOnA(const QString& task) {

@@ -81,18 +81,7 @@ void TestWarrendSleep::initTestCase() {
 
 QString TestWarrendSleep::createTask(const QString& user, const json& settings) {
     const QString owner = user.isEmpty() ? m_alice : user;
-    static int n = 0;
-    const QString dir = m_scratch.path() + "/ws" + QString::number(++n);
-    QDir().mkpath(dir);
-    QFile readme(dir + "/README.md");
-    readme.open(QIODevice::WriteOnly);
-    readme.write("# project\n");
-    readme.close();
-    const QString upload = m_server->upload(owner, dir);
-    const HttpAnswer created = m_server->request("POST", "/v1/tasks", owner, taskBody(upload, settings));
-    if (created.status != 201)
-        qWarning() << "create:" << created.status << created.body;
-    return QString::fromStdString(created.json().value("id", ""));
+    return m_server->createTask(owner, taskBody(m_server->uploadProject(owner, m_scratch.path()), settings));
 }
 
 QString TestWarrendSleep::status(const QString& task) {

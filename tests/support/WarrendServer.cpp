@@ -3,7 +3,9 @@
 #include "server/uploads/RemoveTree.h"
 #include "tests/support/WarrenRun.h"
 
+#include <QDir>
 #include <QEventLoop>
+#include <QFile>
 #include <QNetworkReply>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
@@ -186,6 +188,24 @@ QString WarrendServer::upload(const QString& key, const QString& directory) {
     if (answer.status != 201)
         qWarning() << "upload:" << answer.status << answer.error << answer.body;
     return QString::fromStdString(answer.json().value("id", ""));
+}
+
+QString WarrendServer::uploadProject(const QString& key, const QString& scratch) {
+    static int made = 0;
+    const QString directory = scratch + "/project" + QString::number(++made);
+    QDir().mkpath(directory);
+    QFile readme(directory + "/README.md");
+    if (!readme.open(QIODevice::WriteOnly) || readme.write("# project\n") < 0)
+        qWarning() << "cannot write" << readme.fileName();
+    readme.close();
+    return upload(key, directory);
+}
+
+QString WarrendServer::createTask(const QString& key, const QByteArray& body) {
+    const HttpAnswer created = request("POST", "/v1/tasks", key, body);
+    if (created.status != 201)
+        qWarning() << "POST /v1/tasks:" << created.status << created.body;
+    return QString::fromStdString(created.json().value("id", ""));
 }
 
 HttpAnswer WarrendServer::request(const QByteArray& method, const QString& path, const QString& key,

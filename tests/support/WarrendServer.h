@@ -72,6 +72,10 @@ public:
 
     QString upload(const QString& key,
                    const QString& directory); // a tar of directory; its id, empty on failure
+    // A small project (a README.md) made in a new directory under scratch and uploaded: its id.
+    QString uploadProject(const QString& key, const QString& scratch);
+    // POST /v1/tasks with body: the new task's id, empty (and said) when it was not created.
+    QString createTask(const QString& key, const QByteArray& body);
     HttpAnswer request(const QByteArray& method, const QString& path, const QString& key,
                        const QByteArray& body = {},
                        const QList<std::pair<QByteArray, QByteArray>>& headers = {});
