@@ -382,7 +382,7 @@ Result<ApprovalMode> continuingMode(ControlPlane& plane, const std::string& task
         return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
     if (approve)
         return parseApprovalMode(*approve);
-    auto spec = TaskSpec::fromJson(json::parse((*record)->spec, nullptr, false));
+    auto spec = TaskSpec::fromText((*record)->spec);
     if (!spec)
         return spec.error();
     return spec->approval;
@@ -427,8 +427,8 @@ int tasks(const CliArguments& arguments, const TasksCommand& command) {
             std::cout << toJson(task).dump() << "\n";
             continue;
         }
-        const json spec = json::parse(task.spec, nullptr, false);
-        std::string title = (spec.is_object() && spec.value("demo", false) ? "[demo] " : "") +
+        const auto spec = TaskSpec::fromText(task.spec);
+        std::string title = (spec && spec->demo ? "[demo] " : "") +
                             task.prompt.substr(0, task.prompt.find('\n'));
         if (title.size() > 60)
             title = title.substr(0, 59) + "…";

@@ -412,7 +412,7 @@ Prepare<ForkSummary> LocalControlPlane::forkSteps(const std::string& taskId, con
             original->status == TaskStatus::Queued)
             return makeError(ErrorCode::InvalidArgument,
                              "task " + taskId + " is running; stop it first (warren cancel " + taskId + ")");
-        auto spec = TaskSpec::fromJson(json::parse(original->spec, nullptr, false));
+        auto spec = TaskSpec::fromText(original->spec);
         if (!spec)
             return spec.error();
         m_events->flush();

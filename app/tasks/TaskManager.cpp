@@ -194,7 +194,7 @@ Status TaskManager::resume(const std::string& id, const SandboxMove& move) {
         return makeError(ErrorCode::InvalidArgument, "task " + id + " has " + taskStatusName(record.status) +
                                                          "; only paused, interrupted or failed tasks resume");
     if (move.backend || move.image) {
-        auto spec = TaskSpec::fromJson(nlohmann::json::parse(record.spec, nullptr, false));
+        auto spec = TaskSpec::fromText(record.spec);
         if (!spec)
             return spec.error();
         spec->backend = move.backend.value_or(spec->backend);
@@ -409,7 +409,7 @@ void TaskManager::schedule() {
         auto task = m_env.store->task(id);
         if (!task || !*task)
             continue;
-        auto spec = TaskSpec::fromJson(nlohmann::json::parse((*task)->spec, nullptr, false));
+        auto spec = TaskSpec::fromText((*task)->spec);
         auto* runner = new TaskRunner(m_env, **task, spec ? *spec : TaskSpec{}, this);
         if (lock)
             runner->holdLock(std::move(lock.mapped()));

@@ -1,10 +1,10 @@
 #include "app/tasks/TaskReply.h"
 
+#include "app/tasks/TaskSpec.h"
 #include "common/FileText.h"
 
 #include <algorithm>
 #include <cctype>
-#include <nlohmann/json.hpp>
 
 namespace warren::control {
 
@@ -20,8 +20,7 @@ Status checkReply(std::string_view message) {
 }
 
 Status checkRepliable(const TaskRecord& task, bool checkpointExists) {
-    const nlohmann::json spec = nlohmann::json::parse(task.spec, nullptr, false);
-    if (spec.is_object() && spec.value("demo", false) == true)
+    if (const auto spec = TaskSpec::fromText(task.spec); spec && spec->demo)
         return makeError(ErrorCode::InvalidArgument,
                          "task " + task.id +
                              " is the scripted demo: it plays a recorded agent, which cannot answer "

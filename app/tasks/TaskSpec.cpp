@@ -35,6 +35,10 @@ json TaskSpec::toJson() const {
     return out;
 }
 
+Result<TaskSpec> TaskSpec::fromText(std::string_view text) {
+    return fromJson(json::parse(text, nullptr, false)); // not JSON: fromJson says the spec is unreadable
+}
+
 Result<TaskSpec> TaskSpec::fromJson(const json& value) {
     using namespace json_fields;
     const std::string where = "spec";

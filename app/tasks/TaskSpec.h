@@ -60,6 +60,8 @@ struct TaskSpec {
 
     nlohmann::json toJson() const;
     static Result<TaskSpec> fromJson(const nlohmann::json& value);
+    // A task record's spec as stored (TaskRecord::spec, JSON text): the one reading of it.
+    static Result<TaskSpec> fromText(std::string_view text);
 };
 
 // `warren resume TASK --backend X --image I`: where a resumed task runs from now on. Its checkpoint is the

@@ -2,6 +2,7 @@
 // user is told when not, and the message kept beside the task until its agent takes it.
 
 #include "app/tasks/TaskReply.h"
+#include "app/tasks/TaskSpec.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -62,7 +63,9 @@ private slots:
         task.id = "t-1";
         if (status.startsWith("demo:")) {
             status = status.mid(5);
-            task.spec = R"({"demo": true})";
+            TaskSpec demo;
+            demo.demo = true;
+            task.spec = demo.toJson().dump();
         }
         task.status = taskStatusFromName(status.toStdString()).value();
         const Status checked = checkRepliable(task, checkpoint);

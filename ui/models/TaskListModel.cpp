@@ -1,5 +1,7 @@
 #include "ui/models/TaskListModel.h"
 
+#include "app/tasks/TaskSpec.h"
+
 #include <QDateTime>
 #include <algorithm>
 
@@ -17,8 +19,8 @@ std::int64_t parseTimestampMs(const std::string& text) {
 }
 
 bool isDemo(const TaskRecord& task) {
-    const auto spec = nlohmann::json::parse(task.spec, nullptr, false);
-    return spec.is_object() && spec.value("demo", false);
+    const auto spec = control::TaskSpec::fromText(task.spec);
+    return spec && spec->demo;
 }
 
 qint64 elapsedMs(const TaskRecord& task) {

@@ -400,7 +400,7 @@ void MainWindow::buildControls() {
                 const TaskRecord* task = selectedRecord();
                 if (!task)
                     return;
-                auto spec = control::TaskSpec::fromJson(nlohmann::json::parse(task->spec, nullptr, false));
+                auto spec = control::TaskSpec::fromText(task->spec);
                 if (!spec)
                     return showProblem(qs(spec.error().message));
                 auto shown = control::within(this, [this](Result<TaskRecord> rerun) {
