@@ -1,6 +1,7 @@
 #include "app/engine/ControlEngine.h"
 
 #include "app/engine/AgentBinary.h"
+#include "app/engine/OpenFileLimit.h"
 #include "app/metrics/EngineMetrics.h"
 #include "app/proxy/TaskToken.h"
 #include "app/tasks/SiteProfile.h"
@@ -18,6 +19,8 @@ Result<std::unique_ptr<ControlEngine>> ControlEngine::open(EngineOptions options
     // Writing to an agent (or a client of warrend) that died must be an error (EPIPE) for its owner, not the
     // end of this process.
     std::signal(SIGPIPE, SIG_IGN);
+    // Hundreds of tasks' descriptors (OpenFileLimit.h). Not fatal: the tasks that fit still run.
+    (void)raiseOpenFileLimit();
     std::unique_ptr<ControlEngine> engine(new ControlEngine());
     engine->m_data = options.data;
     engine->m_metrics = std::make_unique<EngineMetrics>();

@@ -1,6 +1,7 @@
 // warrend: the control plane as a server for many users (DESIGN.md §8). The first argument names the
 // subcommand; each lives in its part of server/ and is tested there without a process.
 
+#include "app/secrets/ProcessHardening.h"
 #include "server/accounts/AdminCommand.h"
 #include "server/api/ServeCommand.h"
 
@@ -20,6 +21,10 @@ constexpr std::string_view kUsage =
 } // namespace
 
 int main(int argc, char** argv) {
+    // This process holds the operator's and the users' keys (and unseals them): no core dumps, no ptrace or
+    // /proc/PID/mem by other processes of its user. Both subcommands: admin reads keys on stdin.
+    if (auto hardened = warren::control::hardenProcess(); !hardened)
+        std::cerr << "warrend: warning: " << hardened.error().message << "\n";
     const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
     if (args.empty()) {
         std::cerr << "warrend: a subcommand is missing\n" << kUsage;

@@ -9,8 +9,10 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <map>
 #include <set>
+#include <sys/resource.h>
 
 using namespace warren::test;
 using nlohmann::json;
@@ -109,6 +111,7 @@ private slots:
     void anAttendedTaskWaitsForItsOwner();
     void readyOnlyWithItsDatabase();
     void eventsSurviveADatabaseRestart();
+    void holdsNoCoreFileAndRoomForManyTasks();
 
 private:
     QString upload(const QString& key, const QString& directory);
@@ -128,6 +131,11 @@ void TestWarrend::initTestCase() {
     m_alice = m_server->addUser("alice");
     m_bob = m_server->addUser("bob");
     QVERIFY(m_alice.startsWith("wrn_") && m_bob.startsWith("wrn_"));
+    // Started as systemd starts a service: 1,024 open files at most until it raises that itself.
+    rlimit files{};
+    QCOMPARE(::getrlimit(RLIMIT_NOFILE, &files), 0);
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 1024);
+    QCOMPARE(::setrlimit(RLIMIT_NOFILE, &files), 0);
     // The operator names a Claude Code that is not there (aCliAgentIsTheOperatorsInstall).
     QVERIFY2(m_server->start(&error, {"--agent-cli", "claude-code=" + m_scratch.path() + "/opt/no-claude"}),
              qPrintable(error));
@@ -893,6 +901,24 @@ void TestWarrend::eventsSurviveADatabaseRestart() {
     all.insert(all.end(), rest.begin(), rest.end());
     QVERIFY(dense(seqsOf(all)));
     QCOMPARE(QString::fromStdString(rest.back()["data"].value("reason", "")), QString("finished"));
+}
+
+// warrend holds the operator's and the users' keys: a crash writes no core file with them in it. And it
+// raised the soft limit of open files it was started with (1,024 here, as systemd starts services) to the
+// hard one, so that hundreds of tasks' descriptors fit.
+void TestWarrend::holdsNoCoreFileAndRoomForManyTasks() {
+    QFile limits("/proc/" + QString::number(m_server->processId()) + "/limits");
+    QVERIFY2(limits.open(QIODevice::ReadOnly), qPrintable(limits.errorString()));
+    QMap<QString, QStringList> byName; // "Max core file size" -> {soft, hard, unit}
+    for (const QByteArray& line : limits.readAll().split('\n')) {
+        const QString text = QString::fromUtf8(line);
+        if (text.size() > 26 && text.startsWith("Max "))
+            byName[text.left(26).trimmed()] = text.mid(26).split(' ', Qt::SkipEmptyParts);
+    }
+    QCOMPARE(byName.value("Max core file size").mid(0, 2), (QStringList{"0", "0"}));
+    const QStringList files = byName.value("Max open files");
+    QCOMPARE(files.size(), 3);
+    QCOMPARE(files[0], files[1]);
 }
 
 QTEST_MAIN(TestWarrend)

@@ -21,6 +21,8 @@ warren_add_test(tst_settings SOURCES tst_settings.cpp LIBS warren_control warren
 warren_add_test(tst_mcp_server_settings SOURCES tst_mcp_server_settings.cpp LIBS warren_control_api LABELS unit)
 # Where warren and warrend find the agent, in a build tree and installed.
 warren_add_test(tst_agent_binary SOURCES tst_agent_binary.cpp LIBS warren_engine LABELS unit)
+# The engine's soft limit of open files raised to the hard one, for hundreds of tasks' descriptors.
+warren_add_test(tst_open_file_limit SOURCES tst_open_file_limit.cpp LIBS warren_engine LABELS unit)
 # The socket a kube sandbox's agent connects to, attacked: tokens, hellos, replays, floods.
 warren_add_test(tst_agent_listener SOURCES tst_agent_listener.cpp LIBS warren_tasks LABELS unit)
 # A task's secrets at each launch: looked up, their placeholders kept across launches, stored as warren
