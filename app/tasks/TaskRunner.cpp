@@ -43,6 +43,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr const char* kSleepingSummary = "asleep until its question is answered; the answer wakes it";
 constexpr std::size_t kDiagnosticsBytes = 2000; // of the agent's stderr, in the message when it fails
 constexpr std::size_t kRefusedEventBytes = 1000; // of the message that says why an agent's event was refused
 
@@ -864,7 +865,10 @@ void TaskRunner::recordEnd(TaskStatus status, const std::string& reason, const s
     m_task.status = status;
     m_task.finishReason = reason;
     m_task.error = error;
-    if (!m_ending.summary().empty())
+    // Asleep, the agent's own words ("paused; resume to continue") are not what happened: it only stopped.
+    if (status == TaskStatus::Sleeping)
+        m_task.summary = kSleepingSummary;
+    else if (!m_ending.summary().empty())
         m_task.summary = m_ending.summary();
     m_task.finishedAt = isFinal(status) ? now() : "";
     if (auto updated = m_env.store->updateTask(m_task); !updated)

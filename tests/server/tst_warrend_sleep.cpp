@@ -108,6 +108,8 @@ void TestWarrendSleep::anAnswerWakesASleepingTask() {
     QCOMPARE(asleep.back()["data"]["questions"], json::array({"w1"}));
     QCOMPARE(asleep.back()["data"].value("idle_ms", 0), 1000);
     QCOMPARE(QString::fromStdString(record.value("status", "")), QString("sleeping"));
+    QCOMPARE(QString::fromStdString(record.value("summary", "")),
+             QString("asleep until its question is answered; the answer wakes it")); // not the agent's "paused"
     QVERIFY2(processesOf(task).isEmpty(), qPrintable(processesOf(task).join(", ")));
 
     const QString approval = "/v1/tasks/" + task + "/approvals/w1";
