@@ -11,10 +11,7 @@
 #include "sandbox/PlaceholderRecord.h"
 
 #include <QRandomGenerator>
-#include <fcntl.h>
 #include <filesystem>
-#include <sys/file.h>
-#include <unistd.h>
 
 namespace warren::control {
 

@@ -14,13 +14,13 @@
 #include "app/store/Store.h"
 #include "app/tasks/AgentChannel.h"
 #include "app/tasks/AgentCli.h"
-#include "app/tasks/CancelRequests.h"
-#include "app/tasks/TaskLock.h"
 #include "app/tasks/AgentListener.h"
 #include "app/tasks/AgentSandbox.h"
+#include "app/tasks/CancelRequests.h"
 #include "app/tasks/EventSequencer.h"
 #include "app/tasks/LaunchPlan.h"
 #include "app/tasks/NetworkQuestions.h"
+#include "app/tasks/TaskLock.h"
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/TaskSecrets.h"
 #include "app/tasks/TaskSleep.h"
@@ -34,7 +34,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <sys/file.h>
 
 namespace warren::control {
 
