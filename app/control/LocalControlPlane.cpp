@@ -439,12 +439,11 @@ Prepare<ForkSummary> LocalControlPlane::forkSteps(const std::string& taskId, con
 Result<ForkSummary> LocalControlPlane::recordFork(const ForkOrigin& origin, const std::string& id,
                                                   const std::string& prompt, const TaskSpec& spec,
                                                   std::vector<EventRow> past, ForkFiles& files) {
-    auto submitted = m_manager->submit(prompt, files.workspace().string(), spec, id, TaskManager::Start::Held);
+    auto submitted = m_manager->submit(prompt, files.workspace().string(), spec, id, TaskManager::Start::Paused);
     if (!submitted)
         return submitted.error(); // the files go with ForkFiles
     files.keep();
-    TaskRecord task = *submitted;
-    task.status = TaskStatus::Paused; // `resume` runs it from its checkpoint
+    TaskRecord task = *submitted; // paused: `resume` runs it from its checkpoint
     task.steps = origin.fromStep - 1;
     if (auto updated = m_store->updateTask(task); !updated)
         return updated.error();

@@ -58,7 +58,7 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
     task.prompt = prompt;
     task.workspace = canonical.string();
     task.spec = spec.toJson().dump();
-    task.status = TaskStatus::Queued;
+    task.status = start == Start::Paused ? TaskStatus::Paused : TaskStatus::Queued;
     task.createdAt = protocol::formatTimestamp(std::chrono::system_clock::now());
     // Locked before it is stored, as it is claimed: no other process sees it queued and takes it up.
     if (start == Start::WhenFree && !enqueue(task.id))
@@ -68,7 +68,9 @@ Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::str
         letGo(task.id);
         return inserted.error();
     }
-    if (start == Start::Held)
+    if (start == Start::Paused)
+        letGo(task.id);
+    if (start != Start::WhenFree)
         return task;
     schedule();
     return task;

@@ -24,10 +24,11 @@ public:
     TaskManager(RunnerEnvironment environment, std::size_t maxConcurrent, QObject* parent = nullptr);
     ~TaskManager() override;
 
-    // Stores the task as queued and starts it when a slot is free; held: stores it as queued only, and
-    // resume() starts it (a server holds a task until its owner's quota has room). id: one the caller
-    // made with newTaskId() (a server records it before the task exists); empty: a new one.
-    enum class Start { WhenFree, Held };
+    // Stores the task as queued and starts it when a slot is free; Held: stores it as queued only, and
+    // resume() starts it (a server holds a task until its owner's quota has room); Paused: stores it paused,
+    // for resume() (a fork: never queued without a queue's lock, which a window would take up). id: one the
+    // caller made with newTaskId() (a server records it before the task exists); empty: a new one.
+    enum class Start { WhenFree, Held, Paused };
     Result<TaskRecord> submit(const std::string& prompt, const std::string& workspace, const TaskSpec& spec,
                               const std::string& id = {}, Start start = Start::WhenFree);
     // A paused, interrupted or failed task goes back in the queue; its agent resumes from its checkpoint.
