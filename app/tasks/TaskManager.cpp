@@ -216,7 +216,8 @@ Status TaskManager::reply(const std::string& id, const std::string& message) {
         record.status = TaskStatus::Running; // whatever the record says yet
     std::error_code error;
     const bool checkpoint = fs::exists(m_env.data.stateDir(id) + "/checkpoint.json", error);
-    if (auto repliable = checkRepliable(record, checkpoint); !repliable)
+    const auto spec = TaskSpec::fromText(record.spec);
+    if (auto repliable = checkRepliable(record, spec && spec->demo, checkpoint); !repliable)
         return repliable;
     if (auto kept = keepReply(m_env.data, id, message); !kept)
         return kept;

@@ -1,6 +1,5 @@
 #include "app/tasks/TaskReply.h"
 
-#include "app/tasks/TaskSpec.h"
 #include "common/FileText.h"
 
 #include <algorithm>
@@ -19,8 +18,8 @@ Status checkReply(std::string_view message) {
     return Ok{};
 }
 
-Status checkRepliable(const TaskRecord& task, bool checkpointExists) {
-    if (const auto spec = TaskSpec::fromText(task.spec); spec && spec->demo)
+Status checkRepliable(const TaskRecord& task, bool demo, bool checkpointExists) {
+    if (demo)
         return makeError(ErrorCode::InvalidArgument,
                          "task " + task.id +
                              " is the scripted demo: it plays a recorded agent, which cannot answer "

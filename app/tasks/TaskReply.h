@@ -20,10 +20,10 @@ inline constexpr std::size_t kMaxReplyBytes = 256 * 1024; // as a server's promp
 // Whether message can be sent: not empty (nor only white space), at most kMaxReplyBytes.
 Status checkReply(std::string_view message);
 
-// Whether the task can take a reply now: not the scripted demo (its recording has no turn for a reply: the
-// reply would fail it), not queued or running, and its agent left a checkpoint. The error says why not and
-// what to do instead.
-Status checkRepliable(const TaskRecord& task, bool checkpointExists);
+// Whether the task can take a reply now: not the scripted demo (its spec's demo: its recording has no turn
+// for a reply, which would fail it), not queued or running, and its agent left a checkpoint. The error says
+// why not and what to do instead.
+Status checkRepliable(const TaskRecord& task, bool demo, bool checkpointExists);
 
 // tasks/<id>/reply: the message kept until the agent takes it.
 std::string replyPath(const DataDir& data, const std::string& taskId);

@@ -2,7 +2,6 @@
 // user is told when not, and the message kept beside the task until its agent takes it.
 
 #include "app/tasks/TaskReply.h"
-#include "app/tasks/TaskSpec.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -61,14 +60,11 @@ private slots:
         QFETCH(QString, error);
         TaskRecord task;
         task.id = "t-1";
-        if (status.startsWith("demo:")) {
+        const bool demo = status.startsWith("demo:");
+        if (demo)
             status = status.mid(5);
-            TaskSpec demo;
-            demo.demo = true;
-            task.spec = demo.toJson().dump();
-        }
         task.status = taskStatusFromName(status.toStdString()).value();
-        const Status checked = checkRepliable(task, checkpoint);
+        const Status checked = checkRepliable(task, demo, checkpoint);
         QCOMPARE(bool(checked), error.isEmpty());
         if (!checked)
             QVERIFY2(QString::fromStdString(checked.error().message).startsWith(error),
