@@ -3,13 +3,14 @@
 #include "agent_core/tools/ReadFileTool.h"
 #include "agent_core/tools/ToolArguments.h"
 #include "agent_core/tools/WorkspacePath.h"
+#include "common/UniqueFd.h"
 #include "common/WriteAll.h"
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <optional>
 #include <fcntl.h>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -97,33 +98,24 @@ Status replaceWith(const fs::path& temp, const fs::path& path, const std::string
 
 // The file is written unnamed (O_TMPFILE), so a process killed while writing leaves nothing behind. A new
 // file is then linked straight into place; a file being replaced is linked beside it and renamed over it,
-// so the name beside it lives for two system calls, not for the whole write. Nothing, with errno set, where
-// the file system has no unnamed files or /proc is missing: the caller writes a named file instead.
+// so the name beside it lives for two system calls, not for the whole write. Nothing where the file system
+// has no unnamed files or /proc is missing: the caller writes a named file instead.
 std::optional<Status> writeUnnamed(const fs::path& path, const std::string& shown, std::string_view content,
                                    const struct stat* replaced) {
-    const int fd = ::open(path.parent_path().c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-    if (fd < 0)
+    const UniqueFd file(::open(path.parent_path().c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
+    if (!file.valid())
         return std::nullopt;
-    if (auto filled = fill(fd, shown, content, replaced); !filled) {
-        ::close(fd);
+    if (auto filled = fill(file.get(), shown, content, replaced); !filled)
         return filled;
-    }
-    if (!replaced && linkUnnamed(fd, path)) {
-        ::close(fd);
+    if (!replaced && linkUnnamed(file.get(), path))
         return Ok{};
-    }
     for (int attempt = 0; attempt < 100; ++attempt) {
         const fs::path temp = nameBeside(path);
-        if (linkUnnamed(fd, temp)) {
-            ::close(fd);
+        if (linkUnnamed(file.get(), temp))
             return replaceWith(temp, path, shown);
-        }
         if (errno != EEXIST)
             break;
     }
-    const int error = errno;
-    ::close(fd);
-    errno = error;
     return std::nullopt;
 }
 

@@ -20,7 +20,8 @@ public:
     ToolOutcome run(const nlohmann::json& arguments, const ToolEnv& env) override;
 };
 
-// Writes content through a temporary file in the same directory, fsync and a rename: a reader, or a crash,
+// Writes content into an unnamed file in the same directory (O_TMPFILE; a named temporary where the file
+// system has none), fsync, then links it into place or renames it over the old one: a reader, or a crash,
 // sees the old file or the new one, never a mix, and no temporary file is left behind. When `replaced` is
 // the file being replaced, its mode and (where the process may) its owner are kept; a new file gets 0666
 // less the umask, and the new version's mtime is at least a whole second past the old one's (tools that

@@ -11,18 +11,27 @@ namespace warren::remote {
 using control::OpenedPlane;
 using control::PlaneKind;
 
+namespace {
+
+// "1 task was" / "3 tasks were" and what, after the notice so far (none for count 0).
+void addTasksNotice(std::string& notice, std::size_t count, const std::string& what) {
+    if (count == 0)
+        return;
+    notice += (notice.empty() ? "" : " ") + std::to_string(count) + (count == 1 ? " task was " : " tasks were ") +
+              what;
+}
+
+} // namespace
+
 Result<OpenedPlane> openLocalPlane(const control::LocalOptions& local) {
     auto plane = control::LocalControlPlane::open(local);
     if (!plane)
         return plane.error();
     OpenedPlane opened;
-    if (const std::size_t recovered = (*plane)->recovered().size(); recovered > 0)
-        opened.notice = std::to_string(recovered) + (recovered == 1 ? " task was" : " tasks were") +
-                        " running when Warren last stopped; marked interrupted, they can be resumed.";
-    if (const std::size_t queued = (*plane)->takenUp().size(); queued > 0)
-        opened.notice += std::string(opened.notice.empty() ? "" : " ") + std::to_string(queued) +
-                         (queued == 1 ? " task was" : " tasks were") +
-                         " still queued when Warren last stopped; they start as slots free up.";
+    addTasksNotice(opened.notice, (*plane)->recovered().size(),
+                   "running when Warren last stopped; marked interrupted, they can be resumed.");
+    addTasksNotice(opened.notice, (*plane)->takenUp().size(),
+                   "still queued when Warren last stopped; they start as slots free up.");
     opened.plane = std::move(*plane);
     return opened;
 }

@@ -18,12 +18,7 @@ namespace warren::test {
 // A server process that prints where it listens; stopped when destroyed.
 class ServerProcess {
 public:
-    ~ServerProcess() {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished(5000);
-        }
-    }
+    ~ServerProcess() { kill(); }
     // Starts program and waits for a line of channel matching pattern (its first group: the port, if any).
     bool start(const QString& program, const QStringList& arguments, const QProcessEnvironment& environment,
                QProcess::ProcessChannel channel, const QRegularExpression& pattern) {
@@ -80,6 +75,13 @@ public:
     }
 
 private:
+    void kill() {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.kill();
+            m_process.waitForFinished(5000);
+        }
+    }
+
     QProcess m_process;
 };
 
@@ -108,10 +110,7 @@ inline bool ServerProcess::startOnFreePort(const QString& program, const QString
             port = chosen;
             return true;
         }
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished(5000);
-        }
+        kill();
     }
     return false;
 }
