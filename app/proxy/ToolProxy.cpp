@@ -245,15 +245,27 @@ void ToolProxy::approval(const protocol::Request& request, Reply reply) {
         reply(protocol::Response{request.id, protocol::toJson(refused)});
         return;
     }
-    if (m_earlyAnswer && !params->callId.empty() && params->callId == m_earlyAnswer->toolCallId &&
-        params->tool == m_earlyAnswer->tool && params->arguments == m_earlyAnswer->arguments) {
-        const EarlyAnswer early = *std::exchange(m_earlyAnswer, std::nullopt);
-        if (early.approved && early.always)
-            m_always.insert(alwaysKey(params->tool, params->arguments));
-        protocol::ApprovalResult result{early.approved, early.note.empty() ? std::nullopt : std::optional(early.note)};
-        reply(protocol::Response{request.id, protocol::toJson(result)});
-        return;
+    m_announced.erase(params->callId);
+    std::optional<EarlyAnswer> early; // the user's answer, given before this question came
+    if (const auto kept = m_earlyAnswers.find(params->callId); kept != m_earlyAnswers.end() &&
+                                                             params->tool == kept->second.tool &&
+                                                             params->arguments == kept->second.arguments) {
+        early = std::move(kept->second);
+        m_earlyAnswers.erase(kept);
     }
+    Answer answer = [reply = std::move(reply), id = request.id](bool approved, const std::string& note) {
+        protocol::ApprovalResult result{approved, note.empty() ? std::nullopt : std::optional(note)};
+        reply(protocol::Response{id, protocol::toJson(result)});
+    };
+    const auto answerAsTheUser = [&](std::optional<ApprovalRecord> record) {
+        if (early->approved && early->always)
+            m_always.insert(alwaysKey(params->tool, params->arguments));
+        if (record)
+            decide(*record, early->approved, "user", early->note);
+        answer(early->approved, early->note);
+    };
+    if (early && early->recorded) // asked before the task slept, and decided then
+        return answerAsTheUser(std::nullopt);
     ApprovalRecord record;
     record.taskId = m_settings.taskId;
     // The request id restarts with each agent process; the run number keeps the key unique in the task.
@@ -265,25 +277,32 @@ void ToolProxy::approval(const protocol::Request& request, Reply reply) {
     if (auto stored = m_store.insertApproval(record); !stored)
         emit problem(QString::fromStdString("approval not recorded: " + stored.error().message));
 
-    Answer answer = [reply = std::move(reply), id = request.id](bool approved, const std::string& note) {
-        protocol::ApprovalResult result{approved, note.empty() ? std::nullopt : std::optional(note)};
-        reply(protocol::Response{id, protocol::toJson(result)});
+    // What denies comes first: a rule, or approvals set to deny, is never overridden by an answer given early.
+    const auto decision = decideApproval(m_settings.rules, params->tool, params->arguments);
+    const auto byRule = [&] {
+        const bool approved = decision.verdict == ApprovalVerdict::Allow;
+        decide(record, approved, "rule", decision.rule);
+        return answer(approved, approved ? "" : "denied by rule: " + decision.rule);
     };
+    const auto byMode = [&] {
+        const bool approved = m_settings.approvalMode == ApprovalMode::Auto;
+        decide(record, approved, approvalModeName(m_settings.approvalMode), "");
+        return answer(approved, approved ? "" : "denied: approvals are set to deny (--approve deny)");
+    };
+    if (decision.verdict == ApprovalVerdict::Deny)
+        return byRule();
+    if (decision.verdict == ApprovalVerdict::Ask && m_settings.approvalMode == ApprovalMode::Deny)
+        return byMode();
+    if (early) // the user answered this very call
+        return answerAsTheUser(record);
     if (m_always.contains(alwaysKey(params->tool, params->arguments))) {
         decide(record, true, "always", "approved earlier with 'always' for this task");
         return answer(true, "");
     }
-    const auto decision = decideApproval(m_settings.rules, params->tool, params->arguments);
-    if (decision.verdict != ApprovalVerdict::Ask) {
-        const bool approved = decision.verdict == ApprovalVerdict::Allow;
-        decide(record, approved, "rule", decision.rule);
-        return answer(approved, approved ? "" : "denied by rule: " + decision.rule);
-    }
-    if (m_settings.approvalMode != ApprovalMode::Ask) {
-        const bool approved = m_settings.approvalMode == ApprovalMode::Auto;
-        decide(record, approved, approvalModeName(m_settings.approvalMode), "");
-        return answer(approved, approved ? "" : "denied: approvals are set to deny (--approve deny)");
-    }
+    if (decision.verdict != ApprovalVerdict::Ask)
+        return byRule();
+    if (m_settings.approvalMode != ApprovalMode::Ask)
+        return byMode();
     m_pendingApprovals.emplace(record.callId, PendingApproval{record, params->callId, std::move(answer)});
     emit approvalNeeded(record);
 }
@@ -303,12 +322,26 @@ template <typename Pending> auto findPending(Pending& pending, const std::string
 } // namespace
 
 bool ToolProxy::isWaiting(const std::string& callId) const {
-    return !m_aborted && findPending(m_pendingApprovals, callId) != m_pendingApprovals.end();
+    return !m_aborted &&
+           (findPending(m_pendingApprovals, callId) != m_pendingApprovals.end() || m_announced.contains(callId));
+}
+
+void ToolProxy::announced(const std::string& toolCallId, const std::string& tool, const json& arguments) {
+    if (!toolCallId.empty() && !m_aborted)
+        m_announced[toolCallId] = {tool, arguments};
 }
 
 bool ToolProxy::answerApproval(const std::string& callId, bool approved, const std::string& note, bool always) {
+    if (m_aborted)
+        return false;
     auto pending = findPending(m_pendingApprovals, callId);
-    if (pending == m_pendingApprovals.end() || m_aborted)
+    if (const auto announced = m_announced.find(callId); pending == m_pendingApprovals.end() && announced != m_announced.end()) {
+        auto [tool, arguments] = std::move(announced->second);
+        m_announced.erase(announced);
+        answerWhenAsked({callId, std::move(tool), std::move(arguments), approved, note, always, false});
+        return true;
+    }
+    if (pending == m_pendingApprovals.end())
         return false;
     auto [record, toolCallId, reply] = std::move(pending->second);
     m_pendingApprovals.erase(pending);

@@ -57,10 +57,15 @@ public:
     // The user's answer to an approvalNeeded. callId is its record's callId, or the tool call's id the
     // agent gave (approval_requested's data.id). always: the same call (shell: the same command; other
     // tools: the tool) is approved for the rest of this task without asking.
-    // False when no question with that id waits (answered already, never asked, or not asked yet).
+    // False when no question with that id waits (answered already, never asked or announced). A question
+    // announced and not asked yet keeps the answer for when it is (see announced).
     bool answerApproval(const std::string& callId, bool approved, const std::string& note, bool always);
     // Whether the question callId (as answerApproval takes it) waits for the user now.
     bool isWaiting(const std::string& callId) const;
+    // The agent's approval_requested event about the call toolCallId: its question follows on the channel.
+    // The window shows the card from the event, which can be stored and shown before the question comes; an
+    // answer given in between is the question's, recorded as the user's when it comes, never lost.
+    void announced(const std::string& toolCallId, const std::string& tool, const nlohmann::json& arguments);
     void addRule(const ApprovalRule& rule); // after the others, for the rest of this task
     // The questions that wait for the user now, and the agent's id of each one's call.
     std::vector<std::pair<ApprovalRecord, std::string>> waitingApprovals() const;
@@ -76,8 +81,9 @@ public:
         bool approved = false;
         std::string note;
         bool always = false;
+        bool recorded = true; // false: an answer to an announced question, recorded when the question comes
     };
-    void answerWhenAsked(EarlyAnswer answer) { m_earlyAnswer = std::move(answer); }
+    void answerWhenAsked(EarlyAnswer answer) { m_earlyAnswers[answer.toolCallId] = std::move(answer); }
     // The task ended: model calls in flight are aborted and nothing more is answered.
     void abortAll();
 
@@ -126,7 +132,8 @@ private:
     };
     std::map<std::string, PendingApproval> m_pendingApprovals; // by ApprovalRecord::callId
     std::set<std::string> m_always;
-    std::optional<EarlyAnswer> m_earlyAnswer;
+    std::map<std::string, EarlyAnswer> m_earlyAnswers; // by the agent's id of the call
+    std::map<std::string, std::pair<std::string, nlohmann::json>> m_announced; // id -> (tool, arguments)
     std::vector<QPointer<ChatCall>> m_calls;
     bool m_aborted = false;
 };

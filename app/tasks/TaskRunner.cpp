@@ -600,6 +600,8 @@ void TaskRunner::onAgentEvent(const protocol::Event& event, const protocol::Even
     }
     if (event.type == protocol::event_type::kUserMessage && !event.agent)
         forgetReply(m_env.data, m_task.id); // the agent's checkpoint holds it now
+    if (const auto* asking = std::get_if<protocol::ApprovalRequestedData>(&payload); asking && m_proxy)
+        m_proxy->announced(asking->id, event.tool.value_or(""), asking->arguments);
     if (const auto* finished = std::get_if<protocol::TaskFinishedData>(&payload))
         m_ending.agentFinished(std::string(toString(finished->reason)), finished->summary.value_or(""));
     // The call a kept answer was for has its result: the answer is spent (a run killed before this point

@@ -85,6 +85,7 @@ private slots:
     void memoryIsConfinedToThePrefix();
     void approvalsFollowRulesModeAndUser();
     void anAnswerGivenAsleepAnswersThatCallOnly();
+    void anAnswerBeforeTheQuestionArrivesIsItsAnswer();
 };
 
 void TestToolProxy::requestsNeedAValidToken_data() {
@@ -271,6 +272,72 @@ void TestToolProxy::anAnswerGivenAsleepAnswersThatCallOnly() {
     auto stored = harness.store->approvals("t-1");
     QVERIFY(stored);
     QCOMPARE(stored->size(), 2u); // the two questions asked; the early answer made none
+}
+
+// The window shows a card from the agent's approval_requested event, which can be stored and shown before the
+// question itself reaches the proxy. The user's click in between is the question's answer, recorded as the
+// user's when the question comes; before, it was dropped and the task waited forever.
+void TestToolProxy::anAnswerBeforeTheQuestionArrivesIsItsAnswer() {
+    auto settings = settingsFor("t-1", "alice");
+    settings.approvalMode = ApprovalMode::Ask;
+    auto rules = parseApprovalRules(defaultApprovalRulesJson());
+    QVERIFY(rules);
+    settings.rules = *rules;
+    Harness harness(settings);
+    const auto ask = [&](const std::string& callId, const std::string& command) {
+        return json{{"tool", "shell"}, {"arguments", {{"command", command}}}, {"reason", "approval_tools"},
+                    {"call_id", callId}, {"token", harness.token}};
+    };
+    QSignalSpy needed(harness.proxy.get(), &ToolProxy::approvalNeeded);
+    std::vector<protocol::Message> replies;
+    const auto request = [&](std::int64_t id, const std::string& callId, const std::string& command) {
+        harness.proxy->handle(protocol::Request{id, protocol::method::kApprovalRequest, ask(callId, command)},
+                              [&](protocol::Message m) { replies.push_back(std::move(m)); });
+    };
+
+    QVERIFY(!harness.proxy->answerApproval("c1", true, "", false)); // neither announced nor asked
+    harness.proxy->announced("c1", "shell", json{{"command", "touch a"}});
+    QVERIFY(harness.proxy->isWaiting("c1"));
+    QVERIFY(harness.proxy->answerApproval("c1", false, "not yet", false));
+    QVERIFY(!harness.proxy->answerApproval("c1", true, "", false)); // one answer per question
+    request(1, "c1", "touch a");
+    QCOMPARE(needed.size(), 0);
+    QCOMPARE(replies.size(), std::size_t(1));
+    QCOMPARE(resultOf(replies[0]).value("approved", true), false);
+    QCOMPARE(resultOf(replies[0]).value("note", ""), "not yet");
+    QVERIFY(!harness.proxy->isWaiting("c1"));
+
+    // Announced, then asked about other arguments than the card showed: the answer is not for it.
+    harness.proxy->announced("c2", "shell", json{{"command", "touch b"}});
+    QVERIFY(harness.proxy->answerApproval("c2", true, "", false));
+    request(2, "c2", "rm -rf b");
+    QCOMPARE(needed.size(), 1);
+    QCOMPARE(replies.size(), std::size_t(1));
+
+    // Announced and asked in the usual order: the question waits as any other.
+    harness.proxy->announced("c3", "shell", json{{"command", "touch c"}});
+    request(3, "c3", "touch c");
+    QCOMPARE(needed.size(), 2);
+    QVERIFY(harness.proxy->answerApproval("c3", true, "", false));
+    QCOMPARE(replies.size(), std::size_t(2));
+
+    // A rule that denies is not overridden by an early approval (every call's card shows, also one a rule
+    // decides at once).
+    harness.proxy->announced("c4", "shell", json{{"command", "rm -rf /"}});
+    QVERIFY(harness.proxy->answerApproval("c4", true, "", false));
+    request(4, "c4", "rm -rf /");
+    QCOMPARE(replies.size(), std::size_t(3));
+    QCOMPARE(resultOf(replies[2]).value("approved", true), false);
+
+    auto stored = harness.store->approvals("t-1");
+    QVERIFY(stored);
+    QCOMPARE(stored->size(), 4u);
+    QCOMPARE(stored->at(0).decidedBy, "user");
+    QCOMPARE(stored->at(0).approved, std::optional<bool>(false));
+    QCOMPARE(stored->at(0).note, "not yet");
+    QCOMPARE(stored->at(1).decidedBy, ""); // still waiting
+    QCOMPARE(stored->at(2).decidedBy, "user");
+    QCOMPARE(stored->at(3).decidedBy, "rule");
 }
 
 QTEST_GUILESS_MAIN(TestToolProxy)
