@@ -21,14 +21,17 @@
 #include "app/store/EventWriter.h"
 #include "app/store/sqlite/SqliteStore.h"
 #include "app/tasks/ProviderKey.h"
+#include "app/tasks/RetentionSweep.h"
 #include "app/tasks/StoredEvents.h"
 #include "app/tasks/TaskManager.h"
+#include "app/tasks/TaskRetention.h"
 #include "app/tasks/TaskSecrets.h"
 #include "common/UniqueFd.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QNetworkAccessManager>
+#include <QTimer>
 #include <algorithm>
 #include <fcntl.h>
 #include <filesystem>
@@ -108,9 +111,54 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
     connect(self->m_manager, &TaskManager::approvalNeeded, self, &ControlPlane::approvalNeeded);
     connect(self->m_manager, &TaskManager::taskFinished, self, &ControlPlane::taskFinished);
     plane->m_recovered = plane->m_manager->recoverInterrupted();
-    if (options.takeUpQueued)
+    if (options.takeUpQueued) {
         plane->m_takenUp = plane->m_manager->takeUpQueued();
+        plane->m_retention = std::make_unique<RetentionSweep>(
+            *plane->m_store, plane->m_data, [self](const TaskRecord&) { return self->m_retentionDays; });
+        auto* hourly = new QTimer(self);
+        connect(hourly, &QTimer::timeout, self, [self] { self->sweepRetention(); });
+        hourly->start(std::chrono::hours(1));
+        self->sweepRetention();
+    }
     return plane;
+}
+
+void LocalControlPlane::sweepRetention() {
+    auto stored = settings();
+    if (!m_retention || !stored)
+        return;
+    m_retentionDays = stored->retentionDays;
+    auto due = m_retention->due();
+    if (!due)
+        return emit storeProblem(QString::fromStdString(
+            "finished tasks' files were not looked at for removal: " + due.error().message));
+    for (const auto& id : *due)
+        m_work->run<Ok>(
+            id, retentionSteps(id),
+            [this, id](Result<Ok> removed) {
+                if (!removed)
+                    emit storeProblem(QString::fromStdString(
+                        "the files of task " + id + " were kept past its retention period: " +
+                        removed.error().message + "; they are tried again within the hour"));
+            },
+            "the removal of its files after its retention period");
+}
+
+// Under the task's lock from the claim until the record says its files are gone.
+Prepare<Ok> LocalControlPlane::retentionSteps(const std::string& taskId) {
+    return [this, taskId]() -> Result<Work<Ok>> {
+        auto claim = m_retention->claim(taskId);
+        if (!claim)
+            return claim.error();
+        if (!*claim) // it runs, or was replied to, since: not now
+            return Work<Ok>([]() -> Result<Apply<Ok>> { return Apply<Ok>([] { return Result<Ok>(Ok{}); }); });
+        return Work<Ok>([this, taskId, claim = std::move(**claim)]() -> Result<Apply<Ok>> {
+            if (auto removed = removeParts(claim.paths); !removed)
+                return removed.error();
+            return Apply<Ok>(
+                [this, taskId, lock = claim.lock] { return m_retention->recordRemoved(taskId); });
+        });
+    };
 }
 
 SecretStore& LocalControlPlane::secrets() {
@@ -180,6 +228,8 @@ Result<TaskRecord> taskWithSnapshots(Store& store, const DataDir& data, const st
         return record.error();
     if (!*record)
         return makeError(ErrorCode::NotFound, "no task " + taskId + "; `warren tasks` lists them");
+    if (auto kept = checkPartsKept(**record, "show or rewind its steps"); !kept)
+        return kept.error();
     if (!snapshots::ShadowRepo::exists(data.snapshotsDir(taskId)))
         return makeError(ErrorCode::NotFound, "task " + taskId + " has no snapshots (it never reached its first "
                                                                   "step, or ran before Warren kept them)");
@@ -560,6 +610,8 @@ Status LocalControlPlane::saveSettings(const Settings& settings) {
     m_manager->setMaxConcurrent(settings.maxConcurrent);
     m_manager->setIdleSleep(std::chrono::seconds(settings.idleSleepSec));
     m_manager->setApprovalRules(approvalRules(settings));
+    if (m_retention && settings.retentionDays != m_retentionDays)
+        sweepRetention();
     return Ok{};
 }
 

@@ -22,6 +22,7 @@ class ControlEngine;
 class ForkFiles;
 struct ForkOrigin;
 class EventWriter;
+class RetentionSweep;
 class SecretStore;
 class Store;
 class TaskManager;
@@ -32,7 +33,9 @@ struct LocalOptions {
     std::optional<std::size_t> maxConcurrent; // unset: the stored setting (Settings::maxConcurrent)
     std::vector<nlohmann::json> extraProfileLayers; // after WARREN_SANDBOX_PROFILE's (tests)
     bool useKeychain = true; // false: the 0600 file only (tests)
-    // The window (long-lived): the tasks a process that quit left queued start here (TaskManager::takeUpQueued).
+    // The window (long-lived): the tasks a process that quit left queued start here
+    // (TaskManager::takeUpQueued), and finished tasks' files are removed after the retention period of the
+    // settings (Settings::retentionDays) at open, hourly, and when the setting changes.
     bool takeUpQueued = false;
     // Tests: runs on the worker's thread before the disk work of each call that has some (a test holds it).
     std::function<void()> beforeDiskWork;
@@ -135,6 +138,10 @@ private:
     Result<ForkSummary> recordFork(const ForkOrigin& origin, const std::string& id, const std::string& prompt,
                                    const TaskSpec& spec, std::vector<EventRow> past, ForkFiles& files);
     Status mayRun(const std::string& taskId) const;
+    // The retention period applied (RetentionSweep.h): each due task's files removed on TaskWork, in its
+    // turn.
+    void sweepRetention();
+    Prepare<Ok> retentionSteps(const std::string& taskId);
 
     DataDir m_data;
     std::unique_ptr<SecretStore> m_secrets;
@@ -148,6 +155,8 @@ private:
     EventWriter* m_events = nullptr;
     QNetworkAccessManager* m_network = nullptr;
     TaskManager* m_manager = nullptr;
+    std::unique_ptr<RetentionSweep> m_retention; // the window's only
+    std::uint64_t m_retentionDays = 0;           // the settings', as the last sweep read them
     std::unique_ptr<TaskWork> m_work; // first to go: waits for the work under way, drops what it would apply
 };
 

@@ -1,11 +1,11 @@
 #include "app/control/Settings.h"
 
+#include "agent_core/config/AgentConfig.h"
 #include "app/control/McpServerSettings.h"
 #include "app/egress/EgressPolicy.h"
-
-#include "agent_core/config/AgentConfig.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/store/Store.h"
+#include "app/tasks/TaskRetention.h"
 #include "app/tasks/TaskSpec.h"
 #include "app/timeline/CommandPrefix.h"
 
@@ -32,6 +32,7 @@ constexpr const char* kAllowedCommands = "approvals.allowed_commands";
 constexpr const char* kAllowedHosts = "network.workspace_hosts";
 constexpr const char* kMcpServers = "mcp.servers";
 constexpr const char* kIdleSleep = "tasks.idle_sleep_sec";
+constexpr const char* kRetentionDays = "tasks.retention_days";
 constexpr std::size_t kConcurrencyLimit = 64;
 constexpr std::uint64_t kIdleSleepLimit = 7 * 24 * 3600;
 
@@ -83,6 +84,10 @@ Status validateSettings(const Settings& settings) {
     if (settings.idleSleepSec > kIdleSleepLimit)
         return makeError(ErrorCode::InvalidArgument, "a waiting task's sandbox may be kept at most a week (" +
                                                          std::to_string(kIdleSleepLimit) + " s); 0 keeps it");
+    if (settings.retentionDays > kMaxRetentionDays)
+        return makeError(ErrorCode::InvalidArgument, "finished tasks' files may be kept at most " +
+                                                         std::to_string(kMaxRetentionDays) +
+                                                         " days; 0 keeps them");
     if (auto image = validateImage(settings.image); !image)
         return image;
     if (auto network = validateNetwork(settings.network); !network)
@@ -138,6 +143,10 @@ Result<Settings> loadSettings(Store& store) {
     if (!idle)
         return idle.error();
     settings.idleSleepSec = idle->value_or(settings.idleSleepSec);
+    auto retention = wholeNumber(store, kRetentionDays);
+    if (!retention)
+        return retention.error();
+    settings.retentionDays = retention->value_or(settings.retentionDays);
     auto concurrency = wholeNumber(store, kMaxConcurrent);
     if (!concurrency)
         return concurrency.error();
@@ -198,6 +207,7 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kPresets, json(settings.presets).dump()},
         {kMaxConcurrent, std::to_string(settings.maxConcurrent)},
         {kIdleSleep, std::to_string(settings.idleSleepSec)},
+        {kRetentionDays, std::to_string(settings.retentionDays)},
         {kBackend, sandbox::backendName(settings.backend)},
         {kAgent, std::string(protocol::agentKindName(settings.agent))},
         {kImage, settings.image},

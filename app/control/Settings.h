@@ -28,6 +28,9 @@ struct Settings {
     // sleeps (the face's idle time, RunnerEnvironment::idleSleep; a task's own idle_sleep_sec may shorten it);
     // 0: never, the default on this computer.
     std::uint64_t idleSleepSec = 0;
+    // How many days a finished task keeps its checkpoints, snapshots and artifacts (TaskRetention.h); its
+    // record and events stay. 0: kept for ever, the default on this computer. The workspace is the user's.
+    std::uint64_t retentionDays = 0;
     sandbox::Backend backend = sandbox::Backend::Bwrap; // stored as its backendName() (TaskSpec::backend)
     std::string image = kDefaultAgentImage;        // docker/podman: the agent's image
     std::string network = "none";                  // the default network policy (TaskSpec::network)
@@ -46,8 +49,8 @@ struct Settings {
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
-// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an idle time over a week, an
-// unknown network policy, an
+// A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an idle time over a week, a
+// retention period over a hundred years, an unknown network policy, an
 // image name the engine would misread, an allowed command that is not a plain prefix, an allowed host that
 // is not one HOST:PORT, or an MCP server the agent would leave out: what is wrong, as the user would fix it.
 Status validateSettings(const Settings& settings);

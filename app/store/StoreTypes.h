@@ -41,6 +41,9 @@ struct TaskRecord {
     std::uint64_t tokensIn = 0;
     std::uint64_t tokensOut = 0;
     std::uint64_t runs = 0; // how many times an agent was launched for it (1 + resumes)
+    // When its retention period removed its checkpoints, snapshots and artifacts (TaskRetention.h); empty
+    // while they are kept. Once set, an update never clears it.
+    std::string removedAt;
 };
 
 struct EventRow {

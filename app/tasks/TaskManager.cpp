@@ -6,6 +6,7 @@
 #include "app/tasks/TaskClaims.h"
 #include "app/tasks/TaskLock.h"
 #include "app/tasks/TaskReply.h"
+#include "app/tasks/TaskRetention.h"
 #include "app/tasks/TaskSleep.h"
 #include "app/tasks/WorkspaceScope.h"
 #include "sandbox/PlaceholderRecord.h"
@@ -192,6 +193,8 @@ Status TaskManager::resume(const std::string& id, const SandboxMove& move) {
     if (record.status == TaskStatus::Succeeded || record.status == TaskStatus::Cancelled)
         return makeError(ErrorCode::InvalidArgument, "task " + id + " has " + taskStatusName(record.status) +
                                                          "; only paused, interrupted or failed tasks resume");
+    if (auto kept = checkPartsKept(record, "resume"); !kept)
+        return kept;
     if (move.backend || move.image) {
         auto spec = TaskSpec::fromText(record.spec);
         if (!spec)

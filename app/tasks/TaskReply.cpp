@@ -1,5 +1,6 @@
 #include "app/tasks/TaskReply.h"
 
+#include "app/tasks/TaskRetention.h"
 #include "common/FileText.h"
 
 #include <algorithm>
@@ -28,6 +29,8 @@ Status checkRepliable(const TaskRecord& task, bool demo, bool checkpointExists) 
         return makeError(ErrorCode::InvalidArgument, "task " + task.id + " is " + taskStatusName(task.status) +
                                                          "; wait for it or cancel it (warren cancel " + task.id +
                                                          "), then reply");
+    if (auto kept = checkPartsKept(task, "be continued"); !kept)
+        return kept;
     if (!checkpointExists)
         return makeError(ErrorCode::InvalidArgument,
                          "task " + task.id + " cannot be continued: its agent left no checkpoint (the run ended "

@@ -23,6 +23,7 @@ json taskToJson(const control::TaskRecord& task) {
             {"tokens_in", task.tokensIn},
             {"tokens_out", task.tokensOut},
             {"runs", task.runs},
+            {"removed_at", task.removedAt},
             {"spec", json::parse(task.spec, nullptr, false)}};
 }
 
@@ -52,6 +53,7 @@ Result<control::TaskRecord> taskFromJson(const json& task) {
     record.tokensIn = memberUint(task, "tokens_in");
     record.tokensOut = memberUint(task, "tokens_out");
     record.runs = memberUint(task, "runs");
+    record.removedAt = memberString(task, "removed_at");
     const auto spec = task.find("spec");
     record.spec = spec != task.end() && spec->is_object() ? spec->dump() : "{}";
     return record;

@@ -56,7 +56,7 @@ END $fence$
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 12> kMigrations = {
+const std::array<std::string_view, 13> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -193,6 +193,9 @@ const std::array<std::string_view, 12> kMigrations = {
     "  answer text,"
     "  created_at timestamptz NOT NULL DEFAULT clock_timestamp());"
     "CREATE INDEX task_requests_open ON task_requests(task_id) WHERE answer IS NULL;",
+    // 13: a quota of how many days a finished task keeps its bulky parts (0 would read as "for ever").
+    "ALTER TABLE tenants ADD COLUMN retention_days bigint CHECK (retention_days >= 1);"
+    "ALTER TABLE users ADD COLUMN retention_days bigint CHECK (retention_days >= 1);",
 };
 
 #undef WARREN_QUOTA_COLUMNS

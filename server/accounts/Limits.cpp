@@ -20,6 +20,9 @@ const std::array<LimitInfo, kLimitCount>& allLimits() {
          "model tokens per calendar month (UTC)"},
         {LimitName::IdleSleepSec, "idle_sleep_sec", "--idle-sleep-sec", false, 1,
          "seconds a task may only wait for its user before its sandbox goes (it sleeps until answered)"},
+        {LimitName::RetentionDays, "retention_days", "--retention-days", false, 1,
+         "days a finished task keeps its workspace, checkpoints, snapshots and artifacts (its record and "
+         "events stay)"},
     }};
     return limits;
 }

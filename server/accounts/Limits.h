@@ -3,12 +3,14 @@
 // own names and units (SandboxProfile's "limits": memory_mb, pids, cpu_seconds, timeout_sec,
 // file_size_mb), so a request's "limits", a quota and the resolved profile read alike; to these a quota
 // adds max_concurrent (tasks running at once), tokens_per_month (model tokens per calendar month, UTC) and
-// idle_sleep_sec (how long a task may only wait for its user before its sandbox goes: TaskRunner's idle time).
+// idle_sleep_sec (how long a task may only wait for its user before its sandbox goes: TaskRunner's idle time)
+// and retention_days (how long a finished task keeps its workspace, checkpoints, snapshots and artifacts:
+// TaskRetention.h).
 //
 // A limit is a level's number or unset. Unset does not bind; a set limit always does, and so the sandbox
 // limits are at least 1: the profile reads 0 as "no limit", and a quota of 0 MiB must not become that; so is
-// idle_sleep_sec, which the control plane reads 0 of as "never". max_concurrent and tokens_per_month may be
-// 0 (the user or tenant may run nothing).
+// idle_sleep_sec, which the control plane reads 0 of as "never", and retention_days ("for ever").
+// max_concurrent and tokens_per_month may be 0 (the user or tenant may run nothing).
 //
 // The effective limits of a task are, per limit, the smallest of the request, the user's quota and the
 // tenant's quota that is set: a user's quota narrows the tenant's, it never lifts a user above what the
@@ -35,8 +37,9 @@ enum class LimitName {
     FileSizeMb,
     TokensPerMonth,
     IdleSleepSec,
+    RetentionDays,
 };
-inline constexpr std::size_t kLimitCount = 8;
+inline constexpr std::size_t kLimitCount = 9;
 
 struct LimitInfo {
     LimitName name;

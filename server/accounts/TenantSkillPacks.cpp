@@ -3,8 +3,8 @@
 #include "agent_core/skills/SkillDiscovery.h"
 #include "agent_core/skills/SkillFile.h"
 #include "common/FileText.h"
+#include "common/RemoveTree.h"
 #include "server/accounts/AccountStore.h"
-#include "server/uploads/RemoveTree.h"
 #include "server/uploads/WorkspaceCopy.h"
 
 #include <cerrno>
@@ -131,7 +131,7 @@ Status openUp(const fs::path& copy) {
 Result<bool> putInPlace(const fs::path& copy, const fs::path& target) {
     for (int attempt = 0; attempt < 3; ++attempt) {
         if (::renameat2(AT_FDCWD, copy.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-            if (auto removed = uploads::removeTree(copy); !removed) // the skill it replaced
+            if (auto removed = files::removeTree(copy); !removed) // the skill it replaced
                 return removed.error();
             return true;
         }
@@ -160,7 +160,7 @@ public:
     Staging& operator=(Staging&&) = delete;
     ~Staging() {
         if (!m_path.empty())
-            (void)uploads::removeTree(m_path);
+            (void)files::removeTree(m_path);
     }
     const fs::path& path() const { return m_path; }
 

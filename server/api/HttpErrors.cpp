@@ -23,6 +23,10 @@ http::HttpResponse notFound(const std::string& what) {
     return http::HttpResponse::error(404, "not_found", QString::fromStdString(what + " not found"));
 }
 
+http::HttpResponse removed(const Error& error) {
+    return http::HttpResponse::error(410, "removed", QString::fromStdString(error.message));
+}
+
 http::HttpResponse noContent() {
     http::HttpResponse response;
     response.status = 204;

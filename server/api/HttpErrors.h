@@ -13,6 +13,9 @@ namespace warren::server {
 // Unavailable 503 unavailable (with Retry-After: the database is restarting), System 500 internal.
 http::HttpResponse errorResponse(const Error& error);
 http::HttpResponse notFound(const std::string& what); // 404: also what another user's id answers
+// 410 "removed": what the task's retention period removed (checkPartsKept's error says when and what is
+// left).
+http::HttpResponse removed(const Error& error);
 // A JSON document (nlohmann) as the response body.
 http::HttpResponse jsonResponse(unsigned status, const nlohmann::json& body);
 http::HttpResponse noContent(); // 204: done, nothing to say

@@ -1,6 +1,7 @@
 #include "server/api/ServeOptions.h"
 
 #include "agent_core/net/ControlConnection.h"
+#include "app/tasks/TaskRetention.h"
 #include "app/tasks/TaskSpec.h"
 #include "sandbox/pod/KubeManifest.h"
 
@@ -108,6 +109,11 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
             if (!n)
                 return n.error();
             options.idleSleepSec = static_cast<unsigned>(*n);
+        } else if (flag == "--retention-days") {
+            auto n = number(flag, value, 0, control::kMaxRetentionDays);
+            if (!n)
+                return n.error();
+            options.retentionDays = *n;
         } else if (flag == "--lease-sec") {
             auto n = number(flag, value, 1, 3600);
             if (!n)
@@ -140,7 +146,7 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
                                  "--metrics-token-file needs a file: make one with `(umask 077 && openssl rand "
                                  "-hex 32 > FILE)`");
             options.metricsTokenFile = value; // read and checked when warrend opens it
-        } else if (flag == "--resolve") { // repeatable
+        } else if (flag == "--resolve") {     // repeatable
             auto pinned = control::parsePinnedAddress(value);
             if (!pinned)
                 return pinned.error();

@@ -2,7 +2,9 @@
 // `warrend serve`'s command line (DESIGN.md §8, docs/SERVER.md), read into options. Pure.
 //
 //   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
-//                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--idle-sleep-sec N] [--lease-sec N]
+//                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--idle-sleep-sec N] [--lease-sec
+//                 N]
+//                 [--retention-days N]
 //                 [--provider SPEC] [--model M]
 //                 [--max-upload-mb N] [--provider-key-secret FILE] [--max-connections-per-client N]
 //                 [--allow-internal DEST[,DEST...]] [--resolve HOST:PORT:ADDR]... [--egress-ca FILE]
@@ -35,6 +37,9 @@ struct ServeOptions {
     // A task whose agent has only waited for its user's answer this long gives up its sandbox and sleeps
     // until the answer comes (RunnerEnvironment::idleSleep); 0: never.
     unsigned idleSleepSec = 300;
+    // How many days a finished task keeps its workspace copy, checkpoints, snapshots and artifacts
+    // (TaskRetention.h); its record and events stay. 0: kept for ever, unless a quota's retention_days binds.
+    std::uint64_t retentionDays = 0;
     // How long a replica's lease of a task lasts without renewal (server/replicas/TaskLeases): how long a
     // task whose replica died waits before another takes it over. Renewed every third of it.
     unsigned leaseSec = 15;

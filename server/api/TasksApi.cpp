@@ -8,10 +8,12 @@
 #include "app/tasks/AgentCli.h"
 #include "app/tasks/TaskManager.h"
 #include "app/tasks/TaskReply.h"
+#include "app/tasks/TaskRetention.h"
 #include "app/wire/ArtifactList.h"
 #include "app/wire/OwnerAnswers.h"
 #include "app/wire/TaskAnswer.h"
 #include "common/JsonFields.h"
+#include "common/RemoveTree.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/AnswerRequest.h"
 #include "server/api/Authentication.h"
@@ -26,7 +28,6 @@
 #include "server/api/TaskWebhooks.h"
 #include "server/api/UploadsApi.h"
 #include "server/uploads/ArtifactFile.h"
-#include "server/uploads/RemoveTree.h"
 #include "server/uploads/WorkspaceCopy.h"
 #include "server/work/DiskWork.h"
 
@@ -158,7 +159,7 @@ Status makeWorkspace(const std::string& tree, const std::string& workspace, cons
         std::ofstream file(scriptPath);
         file << script->dump();
         if (!file.flush()) {
-            (void)uploads::removeTree(workspace);
+            (void)files::removeTree(workspace);
             std::error_code ignored;
             fs::remove(scriptPath, ignored);
             return makeError(ErrorCode::System, "cannot write the task's script; is the server's disk full?");
@@ -180,7 +181,7 @@ void finishCreation(ServerParts& parts, const Creation& creation, Status made, c
     const auto undo = [&](const Error& error) {
         parts.work.runDetached(workOwner(creation.caller),
                                [workspace = parts.paths.workspace(id), script = parts.paths.script(id)] {
-                                   (void)uploads::removeTree(workspace);
+                                   (void)files::removeTree(workspace);
                                    std::error_code ignored;
                                    fs::remove(script, ignored);
                                });
@@ -441,6 +442,8 @@ std::function<bool()> stillWanted(const HttpReply& reply) {
 // git diff of a large workspace takes a while: it runs on a worker (touching only the two trees), and the
 // answer is sent from the event loop, which meanwhile serves everyone else.
 void patch(ServerParts& parts, const Account& caller, const Owned& owned, HttpReply reply) {
+    if (auto kept = control::checkPartsKept(owned.task, "give its patch"); !kept)
+        return reply.send(removed(kept.error()));
     if (!owned.uploadId)
         return reply.send(notFound("the upload of task " + owned.task.id));
     using Diff = Result<std::string>;
@@ -496,6 +499,8 @@ void artifacts(ServerParts& parts, const Account& caller, const Owned& owned, co
         std::any_of(listed->begin(), listed->end(), [&](const auto& a) { return a.path == name; });
     if (!known)
         return reply.send(notFound("artifact " + name));
+    if (auto kept = control::checkPartsKept(owned.task, "give its artifact " + name); !kept)
+        return reply.send(removed(kept.error()));
     parts.work.run<uploads::ArtifactRead>(
         workOwner(caller),
         [output = parts.paths.root + "/tasks/" + owned.task.id + "/output", name] {

@@ -1,12 +1,12 @@
 #include "server/api/UploadsApi.h"
 
+#include "common/RemoveTree.h"
+#include "common/tar/UploadExtractor.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/Authentication.h"
 #include "server/api/HttpErrors.h"
 #include "server/api/ServerIds.h"
 #include "server/api/ServerParts.h"
-#include "common/tar/UploadExtractor.h"
-#include "server/uploads/RemoveTree.h"
 #include "server/work/DiskWork.h"
 
 #include <cstring>
@@ -49,7 +49,7 @@ void receive(ServerParts& parts, const accounts::Account& caller, const http::Ht
             if (counts)
                 fs::remove(tar, ignored);
             else
-                (void)uploads::removeTree(dir);
+                (void)files::removeTree(dir);
             return counts;
         },
         [&parts, caller, id, dir, owner, reply](Extracted counts) {
@@ -58,7 +58,7 @@ void receive(ServerParts& parts, const accounts::Account& caller, const http::Ht
                 recorded = parts.accounts.recordUpload(caller.userId, id, dir);
             if (!counts || !recorded) {
                 if (counts) // extracted but not recorded: nobody can use it
-                    parts.work.runDetached(owner, [dir] { (void)uploads::removeTree(dir); });
+                    parts.work.runDetached(owner, [dir] { (void)files::removeTree(dir); });
                 const Error& why = counts ? recorded.error() : counts.error();
                 if (why.code == ErrorCode::InvalidArgument)
                     return reply.send(

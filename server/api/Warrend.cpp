@@ -9,8 +9,10 @@
 #include "app/store/postgres/PgConnection.h"
 #include "app/tasks/AgentListener.h"
 #include "app/tasks/ProviderKey.h"
+#include "app/tasks/RetentionSweep.h"
 #include "app/tasks/StoredEvents.h"
 #include "app/tasks/TaskManager.h"
+#include "app/tasks/TaskRetention.h"
 #include "server/accounts/AccountStore.h"
 #include "server/accounts/ProviderKeySecret.h"
 #include "server/accounts/TenantSkillPacks.h"
@@ -250,7 +252,57 @@ Status Warrend::openControl(const ServeOptions& options) {
     m_parts = std::unique_ptr<ServerParts>(new ServerParts{store, *m_accounts, manager, *m_streams, *m_quotas,
                                                            *m_work, m_engine->metrics(), *m_webhooks,
                                                            *m_requests, ServerPaths{root}, kept});
+    m_retentionDays = options.retentionDays;
+    m_retention = std::make_unique<control::RetentionSweep>(
+        store, m_engine->data(), [this](const control::TaskRecord& task) { return retentionDays(task); },
+        [paths = ServerPaths{root}](const control::TaskRecord& task) {
+            return std::vector<std::string>{paths.workspace(task.id), paths.script(task.id)};
+        });
+    auto* hourly = new QTimer(this);
+    connect(hourly, &QTimer::timeout, this, &Warrend::sweepRetention);
+    hourly->start(std::chrono::hours(1));
     return Ok{};
+}
+
+// The shortest period set: serve --retention-days, the owner's quota (user, then tenant); none set: 0, kept.
+std::uint64_t Warrend::retentionDays(const control::TaskRecord& task) {
+    std::uint64_t days = m_retentionDays;
+    auto owner = m_accounts->taskOwner(task.id);
+    if (!owner || !*owner)
+        return days;
+    auto quotas = m_accounts->quotas((*owner)->userId);
+    if (!quotas)
+        return days;
+    const auto quota = accounts::effectiveLimits({}, quotas->user, quotas->tenant)
+                           .get(accounts::LimitName::RetentionDays)
+                           .value;
+    return quota && (days == 0 || *quota < days) ? *quota : days;
+}
+
+void Warrend::sweepRetention() {
+    auto due = m_retention->due();
+    if (!due)
+        return emit storeProblem(QString::fromStdString("retention: " + due.error().message));
+    for (const auto& id : *due) {
+        auto claim = m_retention->claim(id);
+        if (!claim) {
+            emit storeProblem(
+                QString::fromStdString("retention of task " + id + ": " + claim.error().message));
+            continue;
+        }
+        if (!*claim) // queued, running or replied to since: another sweep
+            continue;
+        m_work->run<Status>(
+            "retention", [paths = (*claim)->paths] { return control::removeParts(paths); },
+            [this, id, lock = (*claim)->lock](Status removed) {
+                if (removed)
+                    removed = m_retention->recordRemoved(id);
+                if (!removed)
+                    emit storeProblem(QString::fromStdString("retention of task " + id + ": " +
+                                                             removed.error().message +
+                                                             "; tried again within the hour"));
+            });
+    }
 }
 
 // One listener for the agents of every cluster task, told apart by their tokens' task. Pods are told the
@@ -334,6 +386,7 @@ Status Warrend::listen(const ServeOptions& options) {
 // task does not run (it ended while the server died) goes back to its tenant.
 void Warrend::resumeLeftOver() {
     m_webhooks->resumeWaiting(); // the deliveries a dead server kept
+    sweepRetention();
     (void)m_leases->beat();
     // What adoption does not see: a task answered while asleep whose wake the dead server did not queue.
     for (const auto& id : m_engine->tasks().recoverInterrupted()) {

@@ -17,6 +17,7 @@
 namespace warren::control {
 class AgentListener;
 class ControlEngine;
+class RetentionSweep;
 struct ProviderConfig;
 struct TaskRecord;
 class TaskTokens;
@@ -67,6 +68,10 @@ private:
     void resumeLeftOver();
     void runEnded(const std::string& taskId);
     void offerSlots(); // to the tasks waiting for one (WaitingTasks)
+    // Finished tasks past their retention period (the owner's quota, serve --retention-days): their parts
+    // removed on DiskWork, each under its task's lock, then their records marked. At start, then hourly.
+    void sweepRetention();
+    std::uint64_t retentionDays(const control::TaskRecord& task);
     Result<std::string> providerKeyFor(const control::TaskRecord& task,
                                        const control::ProviderConfig& provider);
 
@@ -85,6 +90,8 @@ private:
     std::unique_ptr<TaskWebhooks> m_webhooks;
     std::unique_ptr<ServerParts> m_parts;
     std::unique_ptr<DiskWork> m_work; // after m_parts: gone (its workers done) before what its jobs use
+    std::unique_ptr<control::RetentionSweep> m_retention;
+    std::uint64_t m_retentionDays = 0; // serve --retention-days
     std::unique_ptr<http::HttpServer> m_http;
     quint16 m_port = 0;
     std::unique_ptr<control::AgentListener> m_agents; // --agent-address

@@ -1,9 +1,9 @@
 #include "server/uploads/WorkspaceCopy.h"
 
+#include "common/DirectoryNames.h"
+#include "common/RemoveTree.h"
 #include "common/UniqueFd.h"
 #include "common/WriteAll.h"
-#include "server/uploads/DirectoryNames.h"
-#include "server/uploads/RemoveTree.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -110,7 +110,7 @@ Status Copier::copy(const std::filesystem::path& source, const std::filesystem::
     m_to = UniqueFd(::open(target.c_str(), kDirectoryFlags));
     if (!m_to.valid() || ::fchmod(m_to.get(), (root.st_mode & 0777) | 0700) != 0)
         return cannot("open", ".");
-    auto names = directoryNames(m_from.get());
+    auto names = files::directoryNames(m_from.get());
     if (!names)
         return names.error();
     m_levels.push_back({"", std::move(*names)});
@@ -211,7 +211,7 @@ Status Copier::enter(const std::string& path, const std::string& name, const tar
         return cannot("open the directory", path);
     if (::fchmod(to.get(), admitted.mode) != 0)
         return cannot("set the mode of", path);
-    auto names = directoryNames(from.get());
+    auto names = files::directoryNames(from.get());
     if (!names)
         return names.error();
     m_from = std::move(from);
@@ -232,7 +232,7 @@ Result<tar::UploadCounts> copyWorkspace(const std::filesystem::path& source, con
     if (copied)
         return copier.counts();
     Error error = copied.error();
-    if (auto removed = removeTree(target); !removed)
+    if (auto removed = files::removeTree(target); !removed)
         error.message += " (and removing the partial copy failed: " + removed.error().message + ")";
     return error;
 }

@@ -6,7 +6,7 @@ function(warren_add_warrend_test name)
     set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT "WARREN_WARREND=$<TARGET_FILE:warrend>")
     set_tests_properties(${name} PROPERTIES TIMEOUT 600)
 endfunction()
-warren_add_warrend_test(tst_warrend)
+warren_add_warrend_test(tst_warrend LIBS warren_store_postgres) # ages a task in the tasks table itself
 target_compile_definitions(tst_warrend PRIVATE WARREN_OPENAPI="${CMAKE_SOURCE_DIR}/docs/openapi.json")
 warren_add_warrend_test(tst_warrend_tls) # HTTPS with a self-signed certificate openssl makes
 # The listener for cluster agents (--agent-address): the real warren-agent connecting over TCP, refused.

@@ -1,6 +1,8 @@
 // warrend as its users meet it: a real server process on PostgreSQL, real HTTP, real sandboxes, scripted
 // models. Every endpoint is tried with another user's ids; bad and hostile input is refused with nothing
 // created; a kill -9 of the server and a restart of the database lose and repeat no event.
+#include "app/store/postgres/PgConnection.h"
+#include "app/store/postgres/PgQuery.h"
 #include "tests/support/WarrendServer.h"
 
 #include <QDir>
@@ -112,6 +114,7 @@ private slots:
     void readyOnlyWithItsDatabase();
     void eventsSurviveADatabaseRestart();
     void holdsNoCoreFileAndRoomForManyTasks();
+    void aFinishedTasksFilesGoAfterItsRetention();
 
 private:
     QString upload(const QString& key, const QString& directory);
@@ -919,6 +922,70 @@ void TestWarrend::holdsNoCoreFileAndRoomForManyTasks() {
     const QStringList files = byName.value("Max open files");
     QCOMPARE(files.size(), 3);
     QCOMPARE(files[0], files[1]);
+}
+
+// Past its retention period (the tenant's quota, shorter than serve's), a finished task's workspace copy,
+// checkpoints and artifacts go at the next start's sweep; its record says when and its events stay; what
+// needed them answers 410 or refuses with that reason. Another user's and a recent task keep everything.
+void TestWarrend::aFinishedTasksFilesGoAfterItsRetention() {
+    const QString old = m_aliceTask; // finished in runsATaskFromAnUpload
+    QVERIFY(!old.isEmpty());
+    const QString recent = m_server->createTask(m_alice, taskBody(m_aliceUpload, kScriptWritingDocs));
+    QVERIFY(!recent.isEmpty());
+    QVERIFY(!m_server->streamEvents(recent, m_alice, {}).empty());
+    const QString bobUpload = upload(m_bob, workspace());
+    const QString bobs = m_server->createTask(m_bob, taskBody(bobUpload, kScriptWritingDocs));
+    QVERIFY(!bobs.isEmpty());
+    QVERIFY(!m_server->streamEvents(bobs, m_bob, {}).empty());
+    const QString data = m_server->dataDir() + "/data"; // serve's --data-dir
+    for (const QString& task : {old, recent, bobs})
+        QVERIFY2(QDir(data + "/workspaces/" + task).exists(), qPrintable(task));
+
+    // Alice's first task ended 40 days ago, Bob's too; alice's quota keeps 30 days, bob has only serve's 365.
+    QCOMPARE(m_server->admin({"set-quota", "--user", "alice", "--retention-days", "30"}).exitCode, 0);
+    {
+        auto db = warren::control::PgConnection::open(m_server->databaseUrl().toStdString());
+        QVERIFY2(db, db ? "" : db.error().message.c_str());
+        for (const QString& task : {old, bobs})
+            QVERIFY(db->exec("age a task",
+                             "UPDATE tasks SET finished_at = to_char((now() - interval '40 days') AT "
+                             "TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') WHERE id = $1",
+                             warren::control::pgParams(task.toStdString())));
+    }
+    m_server->stop();
+    QString error;
+    QVERIFY2(m_server->start(&error, {"--retention-days", "365"}, true), qPrintable(error));
+
+    const auto removedAt = [&](const QString& task, const QString& key) {
+        return QString::fromStdString(
+            m_server->request("GET", "/v1/tasks/" + task, key).json().value("removed_at", "?"));
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!removedAt(old, m_alice).isEmpty() && removedAt(old, m_alice) != "?", 30000);
+    QVERIFY(!QDir(data + "/workspaces/" + old).exists());
+    QVERIFY(!QDir(data + "/tasks/" + old + "/state").exists());
+    QVERIFY(!QDir(data + "/tasks/" + old + "/output").exists());
+    const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + old + "/patch", m_alice);
+    QCOMPARE(patch.status, 410);
+    QCOMPARE(patch.errorCode(), QString("removed"));
+    QVERIFY2(patch.body.contains("retention period"), patch.body.constData());
+    const HttpAnswer reply =
+        m_server->request("POST", "/v1/tasks/" + old + "/reply", m_alice, R"({"message": "more"})");
+    QVERIFY2(reply.status == 400 && reply.body.contains("retention period"), reply.body.constData());
+    const HttpAnswer events = m_server->request("GET", "/v1/tasks/" + old + "/events", m_alice);
+    QVERIFY(!events.json()["events"].empty()); // the record and events stay
+    QCOMPARE(QString::fromStdString(
+                 m_server->request("GET", "/v1/tasks/" + old, m_alice).json().value("status", "")),
+             QString("succeeded"));
+
+    QCOMPARE(removedAt(recent, m_alice), QString());
+    QCOMPARE(removedAt(bobs, m_bob), QString()); // 40 days < serve's 365, and bob has no quota of it
+    QVERIFY(QDir(data + "/workspaces/" + recent).exists());
+    QVERIFY(QDir(data + "/workspaces/" + bobs).exists());
+    QCOMPARE(m_server->request("GET", "/v1/tasks/" + bobs + "/patch", m_bob).status, 200);
+
+    QCOMPARE(m_server->admin({"set-quota", "--user", "alice", "--clear", "retention_days"}).exitCode, 0);
+    m_server->stop();
+    QVERIFY2(m_server->start(&error, {}, true), qPrintable(error));
 }
 
 QTEST_MAIN(TestWarrend)

@@ -1,6 +1,6 @@
 #include "tests/support/WarrendServer.h"
 
-#include "server/uploads/RemoveTree.h"
+#include "common/RemoveTree.h"
 #include "tests/support/WarrenRun.h"
 
 #include <QDir>
@@ -66,7 +66,7 @@ WarrendServer::~WarrendServer() {
     // What the test's uploads and workspaces left (hundreds of thousands of files, paths past PATH_MAX) goes
     // a directory descriptor at a time, as warrend removes them: QTemporaryDir hands the kernel whole paths,
     // which is quadratic in the depth (minutes on a loaded machine) and fails past PATH_MAX.
-    (void)uploads::removeTree(m_data.path().toStdString() + "/data");
+    (void)files::removeTree(m_data.path().toStdString() + "/data");
 }
 
 AdminResult WarrendServer::admin(const QStringList& args, const QByteArray& input) {

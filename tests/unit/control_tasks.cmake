@@ -5,6 +5,8 @@ warren_add_test(tst_task_spec SOURCES tst_task_spec.cpp LIBS warren_task_spec LA
 # The folders an agent is never given as its workspace.
 warren_add_test(tst_workspace_scope SOURCES tst_workspace_scope.cpp LIBS warren_task_spec LABELS unit)
 warren_add_test(tst_task_reply SOURCES tst_task_reply.cpp LIBS warren_tasks LABELS unit)
+# When a finished task's files are due for removal, and what a refusal says after.
+warren_add_test(tst_task_retention SOURCES tst_task_retention.cpp LIBS warren_tasks LABELS unit)
 warren_add_test(tst_run_ending SOURCES tst_run_ending.cpp LIBS warren_tasks LABELS unit)
 # A task asleep: when a run only waits for its user, what the sleep keeps and the answer that wakes it.
 # `warren cancel` heard through one watcher for all of a control plane's tasks.

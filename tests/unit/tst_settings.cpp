@@ -166,6 +166,7 @@ void TestSettings::roundTripThroughTheStore() {
     settings.presets = {"safe-mode", "production-log"};
     settings.maxConcurrent = 3;
     settings.idleSleepSec = 600;
+    settings.retentionDays = 30;
     settings.recentWorkspaces = {"/home/u/a", "/home/u/b"};
     settings.backend = warren::sandbox::Backend::Podman;
     settings.image = "localhost/warren-test:1";
@@ -184,6 +185,9 @@ void TestSettings::roundTripThroughTheStore() {
     QVERIFY(!warren::control::saveSettings(*store, invalid));
     invalid = settings;
     invalid.idleSleepSec = 7 * 24 * 3600 + 1; // over a week
+    QVERIFY(!warren::control::saveSettings(*store, invalid));
+    invalid = settings;
+    invalid.retentionDays = 36'501; // over a hundred years: a typo
     QVERIFY(!warren::control::saveSettings(*store, invalid));
     invalid = settings;
     invalid.mcpServers["broken"] = {{"args", {"x"}}};

@@ -728,21 +728,38 @@ void MainWindow::updateHeader() {
         listedStatus(task->status, m_tasks->asking(task->id)) + QStringLiteral(" · ") + elapsedText(elapsed);
     if (!task->error.empty())
         status += QStringLiteral(" · ") + tr("see the error below");
+    // The retention period took its checkpoints, snapshots and artifacts: its timeline is all that is left.
+    const QString removedOn = qs(task->removedAt.substr(0, 10));
+    const bool removed = !removedOn.isEmpty();
+    if (removed)
+        status += QStringLiteral(" · ") + tr("files removed %1").arg(removedOn);
     m_status->setText(status);
-    m_status->setToolTip(qs(task->error));
+    m_status->setToolTip(
+        removed ? tr("Its checkpoints, step snapshots and artifacts were removed on %1, when its "
+                     "retention period ended; its timeline is kept. Rerun it to do "
+                     "it again.")
+                          .arg(removedOn) +
+                      (task->error.empty() ? QString() : QStringLiteral("\n\n") + qs(task->error))
+                : qs(task->error));
     const bool active = task->status == TaskStatus::Running || task->status == TaskStatus::Queued;
     m_buttons["stop"]->setEnabled(active);
     if (m_stopAction)
         m_stopAction->setEnabled(active);
-    m_buttons["resume"]->setEnabled(task->status == TaskStatus::Paused || task->status == TaskStatus::Interrupted ||
-                                    task->status == TaskStatus::Sleeping || task->status == TaskStatus::Failed);
+    m_buttons["resume"]->setEnabled(
+        !removed && (task->status == TaskStatus::Paused || task->status == TaskStatus::Interrupted ||
+                     task->status == TaskStatus::Sleeping || task->status == TaskStatus::Failed));
     m_buttons["rerun"]->setEnabled(!active);
     m_buttons["export"]->setEnabled(true);
-    m_buttons["review"]->setEnabled(true);
-    m_buttons["apply"]->setEnabled(control::isFinal(task->status));
+    m_buttons["review"]->setEnabled(!removed);
+    m_buttons["apply"]->setEnabled(!removed && control::isFinal(task->status));
     m_buttons["open"]->setEnabled(true);
     if (m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::DemoRole).toBool())
         m_reply->setRepliable(false, tr("The demo is a recorded agent: it takes no reply"));
+    else if (removed)
+        m_reply->setRepliable(false,
+                              tr("Its checkpoint was removed on %1, after the retention period: rerun it to "
+                                 "continue the work")
+                                  .arg(removedOn));
     else
         m_reply->setRepliable(!active,
                               task->status == TaskStatus::Queued

@@ -1,6 +1,7 @@
 #include "ui/windows/SettingsDialog.h"
 
 #include "app/providers/ProviderCatalog.h"
+#include "app/tasks/TaskRetention.h"
 #include "ui/widgets/ConnectionTest.h"
 #include "ui/widgets/NetworkChoice.h"
 #include "ui/windows/AgentChoices.h"
@@ -144,6 +145,15 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_idleSleep->setToolTip(tr("A task of Warren's agent that has only waited for your answer this long releases its "
                                "sandbox and sleeps; your answer wakes it where it stopped."));
     tasksForm->addRow(tr("Release a waiting sandbox after"), m_idleSleep);
+    m_retention = new QSpinBox(tasksBox);
+    m_retention->setObjectName("retentionDays");
+    m_retention->setRange(0, static_cast<int>(control::kMaxRetentionDays));
+    m_retention->setSuffix(tr(" days"));
+    m_retention->setSpecialValueText(tr("for ever"));
+    m_retention->setToolTip(
+        tr("A finished task's checkpoints, step snapshots and artifacts are removed this long after "
+           "it ends; its record and timeline stay. Your project's files are never touched."));
+    tasksForm->addRow(tr("Keep finished tasks' files"), m_retention);
     agentsLayout->addWidget(tasksBox);
 
     auto* sandboxBox = new QGroupBox(tr("Sandbox"), this);
@@ -186,6 +196,9 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
         m_maxConcurrent->setToolTip(tr("The server's quota decides how many of your tasks run at once."));
         m_idleSleep->setEnabled(false);
         m_idleSleep->setToolTip(tr("The server decides when a task that waits for you releases its sandbox."));
+        m_retention->setEnabled(false);
+        m_retention->setToolTip(
+            tr("The server's retention period decides how long its tasks' files are kept."));
         m_connectionTest->testButton()->setToolTip(
             tr("The server calls the model, not this computer: run a small task to try it."));
     }
@@ -260,6 +273,7 @@ void SettingsDialog::load() {
     }
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
     m_idleSleep->setValue(idleMinutes(m_settings.idleSleepSec));
+    m_retention->setValue(static_cast<int>(std::min(m_settings.retentionDays, control::kMaxRetentionDays)));
     fillAgents(m_agent, QString::fromUtf8(protocol::agentKindName(m_settings.agent)));
     fillBackends(m_backend, QString::fromStdString(sandbox::backendName(m_settings.backend)));
     m_network->setValue(QString::fromStdString(m_settings.network));
@@ -437,6 +451,7 @@ void SettingsDialog::accept() {
     settings.maxConcurrent = static_cast<std::size_t>(m_maxConcurrent->value());
     if (m_idleSleep->value() != idleMinutes(m_settings.idleSleepSec))
         settings.idleSleepSec = static_cast<std::uint64_t>(m_idleSleep->value()) * 60;
+    settings.retentionDays = static_cast<std::uint64_t>(m_retention->value());
     settings.agent = chosenAgent(m_agent);
     settings.backend = chosenBackend(m_backend);
     const QString image = m_image->text().trimmed();

@@ -96,6 +96,7 @@ private:
     QListWidget* m_presets;
     QSpinBox* m_maxConcurrent;
     QSpinBox* m_idleSleep; // minutes; 0: never
+    QSpinBox* m_retention; // days a finished task keeps its files; 0: for ever
     QComboBox* m_agent;
     QComboBox* m_backend;
     QLineEdit* m_image;

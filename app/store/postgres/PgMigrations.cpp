@@ -109,11 +109,17 @@ ALTER TABLE tasks ADD CONSTRAINT tasks_status_check
                       'cancelled'));
 )sql";
 
-constexpr std::array<PgMigration, 3> kMigrations = {{
+// Version 4: when a task's retention period removed its checkpoints, snapshots and artifacts.
+constexpr std::string_view kSchemaV4 = R"sql(
+ALTER TABLE tasks ADD COLUMN removed_at text NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<PgMigration, 4> kMigrations = {{
     {1, "the first schema: tasks, events, approvals, artifacts, memories with full-text search, settings",
      kSchemaV1},
     {2, "a task may be waiting for the user's reply", kSchemaV2},
     {3, "a task may be sleeping, its sandbox released until its user answers", kSchemaV3},
+    {4, "a task says when its retention period removed its bulky parts", kSchemaV4},
 }};
 
 Error newerThanBuild(const PgConnection& db, int found, int latest) {

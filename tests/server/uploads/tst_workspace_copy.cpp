@@ -3,8 +3,8 @@
 // source holds it (a FIFO, a device, a socket, a link out), and leaves nothing behind when it does; a
 // tree 2,000 directories deep (a path past PATH_MAX from the root) is copied and removed.
 
+#include "common/RemoveTree.h"
 #include "common/UniqueFd.h"
-#include "server/uploads/RemoveTree.h"
 #include "server/uploads/WorkspaceCopy.h"
 
 #include <QFile>
@@ -184,10 +184,10 @@ void WorkspaceCopyTest::copiesAndRemovesADeepTree() {
     auto counts = uploads::copyWorkspace(m_source, m_target, tar::UploadLimits{});
     QVERIFY2(counts.ok(), counts.ok() ? "" : counts.error().message.c_str());
     QCOMPARE(deepestLevel(m_target / "deep"), depth);
-    auto removed = uploads::removeTree(m_target);
+    auto removed = files::removeTree(m_target);
     QVERIFY2(removed.ok(), removed.ok() ? "" : removed.error().message.c_str());
     QVERIFY(!fs::exists(m_target));
-    QVERIFY(uploads::removeTree(m_source).ok());
+    QVERIFY(files::removeTree(m_source).ok());
     QVERIFY(!fs::exists(m_source));
 }
 
@@ -195,10 +195,10 @@ void WorkspaceCopyTest::removesWithoutFollowingLinks() {
     const fs::path outside = fs::path(m_dir->path().toStdString()) / "outside";
     writeFile(outside / "keep", "keep");
     fs::create_directory_symlink(outside, m_source / "out");
-    QVERIFY(uploads::removeTree(m_source).ok());
+    QVERIFY(files::removeTree(m_source).ok());
     QVERIFY(!fs::exists(fs::symlink_status(m_source)));
     QCOMPARE(readFile(outside / "keep"), std::string("keep"));
-    QVERIFY(uploads::removeTree(m_source).ok()); // gone already: removed
+    QVERIFY(files::removeTree(m_source).ok()); // gone already: removed
 }
 
 QTEST_APPLESS_MAIN(WorkspaceCopyTest)

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace warren::uploads {
+namespace warren::files {
 
 // dir stays open and ours; the listing reads a duplicate.
 Result<std::vector<std::string>> directoryNames(int dir);
 
-} // namespace warren::uploads
+} // namespace warren::files

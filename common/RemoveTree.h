@@ -8,8 +8,8 @@
 
 #include <filesystem>
 
-namespace warren::uploads {
+namespace warren::files {
 
 Status removeTree(const std::filesystem::path& path);
 
-} // namespace warren::uploads
+} // namespace warren::files

@@ -1,4 +1,4 @@
-#include "server/uploads/DirectoryNames.h"
+#include "common/DirectoryNames.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace warren::uploads {
+namespace warren::files {
 
 Result<std::vector<std::string>> directoryNames(int dir) {
     const int copy = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -34,4 +34,4 @@ Result<std::vector<std::string>> directoryNames(int dir) {
     return names;
 }
 
-} // namespace warren::uploads
+} // namespace warren::files

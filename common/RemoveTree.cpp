@@ -1,7 +1,7 @@
-#include "server/uploads/RemoveTree.h"
+#include "common/RemoveTree.h"
 
+#include "common/DirectoryNames.h"
 #include "common/UniqueFd.h"
-#include "server/uploads/DirectoryNames.h"
 
 #include <cerrno>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace warren::uploads {
+namespace warren::files {
 
 namespace {
 
@@ -81,4 +81,4 @@ Status removeTree(const std::filesystem::path& path) {
     return Ok{};
 }
 
-} // namespace warren::uploads
+} // namespace warren::files
