@@ -756,10 +756,7 @@ void MainWindow::updateHeader() {
     if (m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::DemoRole).toBool())
         m_reply->setRepliable(false, tr("The demo is a recorded agent: it takes no reply"));
     else if (removed)
-        m_reply->setRepliable(false,
-                              tr("Its checkpoint was removed on %1, after the retention period: rerun it to "
-                                 "continue the work")
-                                  .arg(removedOn));
+        m_reply->setRepliable(false, tr("Its files went on %1 (retention period): rerun it").arg(removedOn));
     else
         m_reply->setRepliable(!active,
                               task->status == TaskStatus::Queued
