@@ -455,7 +455,10 @@ int show(const CliArguments& arguments, const ShowCommand& command) {
         return kExitOk;
     }
     const TaskRecord& task = **record;
-    std::cout << "task " << task.id << " · " << taskStatusName(task.status) << " · " << task.workspace << "\n";
+    std::cout << "task " << task.id << " · " << taskStatusName(task.status) << " · " << task.workspace;
+    if (!task.removedAt.empty()) // the retention period's doing: the events below are all that is left
+        std::cout << " · files removed " << task.removedAt.substr(0, 10);
+    std::cout << "\n";
     LiveViewOptions options;
     options.color = colorWanted(arguments);
     options.maxOutputLines = 0;

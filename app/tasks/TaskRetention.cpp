@@ -25,8 +25,8 @@ Status checkPartsKept(const TaskRecord& task, const std::string& doing) {
         ErrorCode::InvalidArgument,
         "task " + task.id + " cannot " + doing +
             ": its checkpoints, snapshots and artifacts were removed on " + task.removedAt.substr(0, 10) +
-            ", when its retention period ended; its record and events remain. Rerun it as a new task "
-            "to do it again");
+            ", when its retention period ended; its record and events remain. Run it again as a new "
+            "task to redo its work");
 }
 
 std::vector<std::string> retainedParts(const DataDir& data, const std::string& taskId) {
