@@ -3,16 +3,20 @@
 //  (a) ceiling: the same rows sent by a raw COPY ... FROM STDIN in one transaction (libpq's fastest way in);
 //  (b) the real path: the agent's JSON lines fed to LineReader in 64 KiB chunks, decoded, checked, turned
 //      into rows and stored by the EventWriter thread through PgStore (a batch = one INSERT over unnest()ed
-//      arrays), until flush() returns.
+//      arrays), until flush() returns;
+//  (c) the same as a warrend replica writes: its connection names it (warren.writer), so each statement
+//      passes the lease fence (AccountSchema.h: an AFTER INSERT rule over the added rows and task_leases),
+//      with the task's lease held by this writer, as while it runs the task. (b) runs with the rule off.
 // The events table is emptied before each variant; medians over ROUNDS interleaved rounds; every stored
 // log is read back and checked for count and order. The goal: (b) >= 50,000 events/s and
-// (b) / (a) >= 0.5.
+// (b) / (a) >= 0.5; the fence's cost is (c) / (b).
 //   bench_pg_ingestion [EVENTS] [ROUNDS]
 
 #include "app/store/EventWriter.h"
 #include "app/store/OpenStore.h"
 #include "app/store/postgres/PgConnection.h"
 #include "bench/AgentEventStream.h"
+#include "server/accounts/AccountStore.h"
 #include "tests/support/PostgresServer.h"
 
 #include <algorithm>
@@ -110,6 +114,34 @@ void emptyEvents(PgConnection& db) {
         benchFail(emptied.error().message);
 }
 
+void setFence(PgConnection& db, bool on) {
+    const char* sql = on ? "ALTER TABLE events ENABLE TRIGGER events_fenced"
+                         : "ALTER TABLE events DISABLE TRIGGER events_fenced";
+    if (auto set = db.exec("turn the fence on or off", sql); !set)
+        benchFail(set.error().message);
+}
+
+// The agent's lines decoded and stored by an EventWriter whose connections name writer (empty: none).
+double ingest(const std::string& url, const std::string& writerName, const AgentStream& agent,
+              std::uint64_t count) {
+    std::string writeError;
+    auto writer = EventWriter::open(storeOpener(url, writerName),
+                                    [&](std::string message) { writeError = std::move(message); });
+    if (!writer)
+        benchFail(writer.error().message);
+    const auto start = Clock::now();
+    const auto decoded = decodeStream(
+        kTaskId, agent.lines, [&](std::vector<EventRow> rows) { (*writer)->append(std::move(rows)); });
+    (*writer)->flush();
+    const double seconds = secondsSince(start);
+    if (!writeError.empty())
+        benchFail(writeError);
+    if (decoded != count || (*writer)->written() != count)
+        benchFail("ingestion: decoded " + std::to_string(decoded) + ", stored " +
+                  std::to_string((*writer)->written()) + " of " + std::to_string(count));
+    return seconds;
+}
+
 void verify(Store& store, std::uint64_t count, const char* variant) {
     auto events = store.events(kTaskId, 0, UINT64_MAX);
     if (!events)
@@ -151,11 +183,21 @@ int main(int argc, char** argv) {
     auto admin = PgConnection::open(url);
     if (!admin)
         benchFail(admin.error().message);
+    // warrend's accounts and its fence, and the task's lease held by the replica that writes (c).
+    const std::string replica = "bench-replica";
+    auto accounts = accounts::AccountStore::open(url);
+    if (!accounts)
+        benchFail(accounts.error().message);
+    if (auto fenced = accounts->fenceEventWrites(); !fenced)
+        benchFail(fenced.error().message);
+    auto leased = accounts->takeLease(kTaskId, replica, std::chrono::hours(1));
+    if (!leased || !*leased)
+        benchFail("the task's lease was not taken");
 
     const AgentStream agent = agentStream(kTaskId, count);
     const std::string copy = copyText(agent.rows);
 
-    std::vector<double> copied, ingested;
+    std::vector<double> copied, ingested, fenced;
     for (int round = 0; round < rounds; ++round) {
         emptyEvents(*admin);
         {
@@ -165,39 +207,31 @@ int main(int argc, char** argv) {
             verify(**store, count, "COPY");
         }
         emptyEvents(*admin);
-        {
-            std::string writeError;
-            auto writer = EventWriter::open(storeOpener(url),
-                                            [&](std::string message) { writeError = std::move(message); });
-            if (!writer)
-                benchFail(writer.error().message);
-            const auto start = Clock::now();
-            const auto decoded = decodeStream(kTaskId, agent.lines, [&](std::vector<EventRow> rows) {
-                (*writer)->append(std::move(rows));
-            });
-            (*writer)->flush();
-            ingested.push_back(secondsSince(start));
-            if (!writeError.empty())
-                benchFail(writeError);
-            if (decoded != count || (*writer)->written() != count)
-                benchFail("ingestion: decoded " + std::to_string(decoded) + ", stored " +
-                          std::to_string((*writer)->written()) + " of " + std::to_string(count));
-            verify(**store, count, "ingestion");
-        }
+        setFence(*admin, false);
+        ingested.push_back(ingest(url, {}, agent, count));
+        verify(**store, count, "ingestion");
+        emptyEvents(*admin);
+        setFence(*admin, true);
+        fenced.push_back(ingest(url, replica, agent, count));
+        verify(**store, count, "fenced ingestion");
     }
 
     const double n = static_cast<double>(count);
     const double copyRate = n / median(copied);
     const double ingestionRate = n / median(ingested);
+    const double fencedRate = n / median(fenced);
     std::printf("# %llu events (%.1f MiB of JSON lines) into PostgreSQL, %d interleaved rounds (medians)\n",
                 static_cast<unsigned long long>(count),
                 static_cast<double>(agent.lines.size()) / (1024.0 * 1024.0), rounds);
     std::printf("%-48s %12.0f events/s\n", "raw COPY FROM STDIN, one transaction", copyRate);
     std::printf("%-48s %12.0f events/s\n", "ingestion, JSON lines -> EventWriter -> PgStore", ingestionRate);
+    std::printf("%-48s %12.0f events/s\n", "the same by a replica, through the lease fence", fencedRate);
     std::printf("%-48s %12.2f\n", "ingestion / COPY", ingestionRate / copyRate);
+    std::printf("%-48s %12.2f\n", "fenced / unfenced ingestion", fencedRate / ingestionRate);
     std::printf("{\"bench\":\"pg_ingestion\",\"events\":%llu,\"rounds\":%d,\"copy_events_per_s\":%.0f,"
-                "\"ingestion_events_per_s\":%.0f,\"ingestion_over_copy\":%.3f}\n",
-                static_cast<unsigned long long>(count), rounds, copyRate, ingestionRate,
-                ingestionRate / copyRate);
+                "\"ingestion_events_per_s\":%.0f,\"fenced_events_per_s\":%.0f,\"ingestion_over_copy\":%.3f,"
+                "\"fenced_over_ingestion\":%.3f}\n",
+                static_cast<unsigned long long>(count), rounds, copyRate, ingestionRate, fencedRate,
+                ingestionRate / copyRate, fencedRate / ingestionRate);
     return 0;
 }

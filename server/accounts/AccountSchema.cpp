@@ -193,9 +193,12 @@ const std::array<std::string_view, 13> kMigrations = {
     "  answer text,"
     "  created_at timestamptz NOT NULL DEFAULT clock_timestamp());"
     "CREATE INDEX task_requests_open ON task_requests(task_id) WHERE answer IS NULL;",
-    // 13: a quota of how many days a finished task keeps its bulky parts (0 would read as "for ever").
+    // 13: quotas of how many days a finished task keeps its bulky parts (0 would read as "for ever") and of
+    // the disk the owner's uploads, workspaces and task files may take.
     "ALTER TABLE tenants ADD COLUMN retention_days bigint CHECK (retention_days >= 1);"
-    "ALTER TABLE users ADD COLUMN retention_days bigint CHECK (retention_days >= 1);",
+    "ALTER TABLE users ADD COLUMN retention_days bigint CHECK (retention_days >= 1);"
+    "ALTER TABLE tenants ADD COLUMN disk_mb bigint CHECK (disk_mb >= 1);"
+    "ALTER TABLE users ADD COLUMN disk_mb bigint CHECK (disk_mb >= 1);",
 };
 
 #undef WARREN_QUOTA_COLUMNS

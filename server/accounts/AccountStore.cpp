@@ -67,6 +67,12 @@ std::string OverQuota::message() const {
     if (limit == LimitName::MaxConcurrent)
         return whose + " " + name + " (" + std::to_string(value) + ") is reached: " + std::to_string(used) +
                " tasks are running; retry when one ends, or ask the operator to raise it";
+    if (limit == LimitName::DiskMb)
+        return whose + " " + name + " (" + std::to_string(value) +
+               ") would be exceeded: " + std::to_string(used) +
+               " MiB with this one; finished tasks' files go after their retention period, or ask the "
+               "operator "
+               "to raise it";
     return whose + " " + name + " (" + std::to_string(value) +
            ") would be exceeded: " + std::to_string(used) +
            " used this month; it starts again next month, or ask the operator to raise it";

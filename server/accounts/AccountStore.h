@@ -119,7 +119,9 @@ public:
                       const std::optional<std::string>& uploadId);
     Result<std::optional<TaskOwnership>> task(std::int64_t userId, const std::string& taskId);
     Result<std::vector<std::string>> taskIds(std::int64_t userId); // newest first
-    // Whose task this is (for the labels of its sandbox), whoever asks: warrend's own question, never a user's.
+    Result<std::vector<std::string>> uploadDirectories(std::int64_t userId); // of every upload of the user
+    // Whose task this is (for the labels of its sandbox), whoever asks: warrend's own question, never a
+    // user's.
     Result<std::optional<Account>> taskOwner(const std::string& taskId);
 
     // Idempotency-Key: claims (user, key) for newTaskId and the body's hash, or answers the task an

@@ -280,6 +280,17 @@ Result<std::vector<std::string>> AccountStore::taskIds(std::int64_t userId) {
     return ids;
 }
 
+Result<std::vector<std::string>> AccountStore::uploadDirectories(std::int64_t userId) {
+    auto reply = m_db.exec("list the uploads of user " + num(userId),
+                           "SELECT directory FROM upload_owners WHERE user_id = $1::bigint", {num(userId)});
+    if (!reply)
+        return reply.error();
+    std::vector<std::string> directories;
+    for (const PgRow& row : reply->rows)
+        directories.push_back(row.text(0));
+    return directories;
+}
+
 Result<IdempotencyClaim> AccountStore::claimIdempotencyKey(std::int64_t userId, const std::string& key,
                                                            const std::string& requestBody,
                                                            const std::string& newTaskId,

@@ -23,6 +23,8 @@ const std::array<LimitInfo, kLimitCount>& allLimits() {
         {LimitName::RetentionDays, "retention_days", "--retention-days", false, 1,
          "days a finished task keeps its workspace, checkpoints, snapshots and artifacts (its record and "
          "events stay)"},
+        {LimitName::DiskMb, "disk_mb", "--disk-mb", false, 1,
+         "MiB the uploads, workspaces and kept task files may take on the server"},
     }};
     return limits;
 }

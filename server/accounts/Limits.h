@@ -4,8 +4,9 @@
 // file_size_mb), so a request's "limits", a quota and the resolved profile read alike; to these a quota
 // adds max_concurrent (tasks running at once), tokens_per_month (model tokens per calendar month, UTC) and
 // idle_sleep_sec (how long a task may only wait for its user before its sandbox goes: TaskRunner's idle time)
-// and retention_days (how long a finished task keeps its workspace, checkpoints, snapshots and artifacts:
-// TaskRetention.h).
+// retention_days (how long a finished task keeps its workspace, checkpoints, snapshots and artifacts:
+// TaskRetention.h) and disk_mb (what the owner's uploads, workspaces and kept task files may take:
+// DiskUse.h).
 //
 // A limit is a level's number or unset. Unset does not bind; a set limit always does, and so the sandbox
 // limits are at least 1: the profile reads 0 as "no limit", and a quota of 0 MiB must not become that; so is
@@ -38,8 +39,9 @@ enum class LimitName {
     TokensPerMonth,
     IdleSleepSec,
     RetentionDays,
+    DiskMb,
 };
-inline constexpr std::size_t kLimitCount = 9;
+inline constexpr std::size_t kLimitCount = 10;
 
 struct LimitInfo {
     LimitName name;

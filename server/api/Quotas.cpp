@@ -1,9 +1,23 @@
 #include "server/api/Quotas.h"
 
+#include "app/metrics/EngineMetrics.h"
 #include "app/store/Store.h"
 #include "server/accounts/AccountStore.h"
 
 namespace warren::server {
+
+http::HttpResponse overQuotaResponse(control::EngineMetrics& metrics, const accounts::OverQuota& refused) {
+    metrics.quotaRefused(std::string(accounts::limitInfo(refused.limit).key),
+                         std::string(accounts::limitLevelName(refused.level)));
+    if (refused.limit == accounts::LimitName::DiskMb) // no wait frees it: the message says what does
+        return http::HttpResponse::error(429, "quota_exceeded", QString::fromStdString(refused.message()));
+    return http::HttpResponse::error(
+               429, "quota_exceeded",
+               QString::fromStdString(refused.message() +
+                                      "; retry when one of your tasks has ended, or ask the "
+                                      "operator for a larger quota"))
+        .withHeader("Retry-After", "30");
+}
 
 protocol::LimitsAppliedData limitsApplied(const accounts::EffectiveLimits& effective) {
     protocol::LimitsAppliedData out;

@@ -9,14 +9,16 @@
 #include "common/Result.h"
 #include "server/accounts/AccountTypes.h"
 #include "server/api/TaskRequest.h"
+#include "server/http/HttpResponse.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
 namespace warren::control {
+class EngineMetrics;
 class Store;
-}
+} // namespace warren::control
 namespace warren::accounts {
 class AccountStore;
 }
@@ -28,6 +30,10 @@ struct Admission {
     protocol::LimitsAppliedData limits;
     std::uint64_t tokenBudget = 0; // 0: none
 };
+
+// The 429 of a quota that refused, counted by the limit and its level. A limit of a month or of tasks at once
+// says when to retry (Retry-After); disk_mb, what frees it.
+http::HttpResponse overQuotaResponse(control::EngineMetrics& metrics, const accounts::OverQuota& refused);
 
 // Pure: the sandbox limits of effective limits as the limits_applied event holds them.
 protocol::LimitsAppliedData limitsApplied(const accounts::EffectiveLimits& effective);

@@ -14,9 +14,11 @@
 #include "app/wire/TaskAnswer.h"
 #include "common/JsonFields.h"
 #include "common/RemoveTree.h"
+#include "common/TreeSize.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/AnswerRequest.h"
 #include "server/api/Authentication.h"
+#include "server/api/DiskUse.h"
 #include "server/api/EventStreams.h"
 #include "server/api/HttpErrors.h"
 #include "server/api/OwnedTask.h"
@@ -48,17 +50,6 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kMaxArtifactBytes = 64u << 20;
-
-// The 429 of a quota that refused, counted by the limit and its level.
-HttpResponse overQuota(ServerParts& parts, const accounts::OverQuota& refused) {
-    parts.metrics.quotaRefused(std::string(accounts::limitInfo(refused.limit).key),
-                               std::string(accounts::limitLevelName(refused.level)));
-    return HttpResponse::error(429, "quota_exceeded",
-                               QString::fromStdString(refused.message() +
-                                                      "; retry when one of your tasks has ended, or ask the "
-                                                      "operator for a larger quota"))
-        .withHeader("Retry-After", "30");
-}
 
 std::string memoryPrefix(const Account& caller) {
     // One assistant per user for now: the prefix has room for more (DESIGN.md §8).
@@ -223,7 +214,7 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
     creation.waits = admission->refused && creation.request.body.queue &&
                      admission->refused->limit == accounts::LimitName::MaxConcurrent;
     if (admission->refused && !creation.waits)
-        return refuseCreation(parts, creation, reply, overQuota(parts, *admission->refused));
+        return refuseCreation(parts, creation, reply, overQuotaResponse(parts.metrics, *admission->refused));
     creation.spec = specFor(parts, creation.caller, creation.request.body, *admission, creation.id);
     Status valid = control::validateSpec(creation.spec);
     if (valid)
@@ -236,15 +227,42 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
         (void)parts.quotas.release(creation.id);
         return refuseCreation(parts, creation, reply, errorResponse(valid.error()));
     }
+    auto disk = diskBudget(parts, creation.caller);
+    if (!disk) {
+        (void)parts.quotas.release(creation.id);
+        return refuseCreation(parts, creation, reply, errorResponse(disk.error()));
+    }
     const std::string owner = workOwner(creation.caller);
     auto shared = std::make_shared<Creation>(std::move(creation));
-    parts.work.run<Status>(
+    // The workspace is a copy of the upload's tree: what it adds to the owner's disk is that tree.
+    struct Made {
+        Status made = Ok{};
+        std::optional<accounts::OverQuota> overDisk;
+    };
+    parts.work.run<Made>(
         owner,
-        [tree = parts.paths.uploadTree(shared->upload.uploadId), workspace = parts.paths.workspace(shared->id),
-         scriptPath = parts.paths.script(shared->id), script = shared->request.body.script] {
-            return makeWorkspace(tree, workspace, scriptPath, script);
+        [tree = parts.paths.uploadTree(shared->upload.uploadId),
+         workspace = parts.paths.workspace(shared->id), scriptPath = parts.paths.script(shared->id),
+         script = shared->request.body.script, disk = std::move(*disk)]() -> Made {
+            if (disk) {
+                auto adding = files::treeBytes(tree);
+                auto over = adding ? checkDisk(*disk, *adding)
+                                   : Result<std::optional<accounts::OverQuota>>(adding.error());
+                if (!over)
+                    return {over.error(), std::nullopt};
+                if (*over)
+                    return {Ok{}, *over};
+            }
+            return {makeWorkspace(tree, workspace, scriptPath, script), std::nullopt};
         },
-        [&parts, shared, reply](Status made) { finishCreation(parts, *shared, std::move(made), reply); });
+        [&parts, shared, reply](Made made) {
+            if (made.overDisk) {
+                (void)parts.quotas.release(shared->id);
+                return refuseCreation(parts, *shared, reply,
+                                      overQuotaResponse(parts.metrics, *made.overDisk));
+            }
+            finishCreation(parts, *shared, std::move(made.made), reply);
+        });
 }
 
 // The request's body as JSON, or the 400 that says why it is not.
@@ -319,7 +337,7 @@ void resume(ServerParts& parts, const Account& caller, const Owned& owned, HttpR
     if (!refused)
         return reply.send(errorResponse(refused.error()));
     if (*refused)
-        return reply.send(overQuota(parts, **refused));
+        return reply.send(overQuotaResponse(parts.metrics, **refused));
     if (auto resumed = parts.manager.resume(id, {}); !resumed) {
         (void)parts.quotas.release(id);
         return reply.send(errorResponse(resumed.error()));
@@ -351,7 +369,7 @@ void replyTo(ServerParts& parts, const Account& caller, const Owned& owned, cons
     if (!refused)
         return reply.send(errorResponse(refused.error()));
     if (*refused)
-        return reply.send(overQuota(parts, **refused));
+        return reply.send(overQuotaResponse(parts.metrics, **refused));
     if (auto replied = parts.manager.reply(id, message); !replied) {
         (void)parts.quotas.release(id);
         return reply.send(errorResponse(replied.error()));
@@ -421,7 +439,7 @@ void answer(ServerParts& parts, const Account& caller, const Owned& owned, const
         if (!refused)
             return reply.send(errorResponse(refused.error()));
         if (*refused)
-            return reply.send(overQuota(parts, **refused));
+            return reply.send(overQuotaResponse(parts.metrics, **refused));
         if (!given.deliver(parts.manager)) {
             (void)parts.quotas.release(owned.task.id);
             return reply.send(noQuestion(given.taskId, callId));

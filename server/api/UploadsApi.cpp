@@ -1,10 +1,13 @@
 #include "server/api/UploadsApi.h"
 
 #include "common/RemoveTree.h"
+#include "common/TreeSize.h"
 #include "common/tar/UploadExtractor.h"
 #include "server/accounts/AccountStore.h"
 #include "server/api/Authentication.h"
+#include "server/api/DiskUse.h"
 #include "server/api/HttpErrors.h"
+#include "server/api/Quotas.h"
 #include "server/api/ServerIds.h"
 #include "server/api/ServerParts.h"
 #include "server/work/DiskWork.h"
@@ -38,11 +41,31 @@ void receive(ServerParts& parts, const accounts::Account& caller, const http::Ht
             errorResponse(makeError(ErrorCode::System, "cannot keep the upload: " + error.message() +
                                                            "; is the server's disk full?")));
     }
+    auto disk = diskBudget(parts, caller);
+    if (!disk) {
+        parts.work.runDetached(workOwner(caller), [dir] { (void)files::removeTree(dir); });
+        return reply.send(errorResponse(disk.error()));
+    }
     const std::string owner = workOwner(caller);
     using Extracted = Result<tar::UploadCounts>;
+    auto overDisk = std::make_shared<std::optional<accounts::OverQuota>>();
     parts.work.run<Extracted>(
         owner,
-        [tar = parts.paths.uploadTar(id), tree = parts.paths.uploadTree(id), dir]() -> Extracted {
+        [tar = parts.paths.uploadTar(id), tree = parts.paths.uploadTree(id), dir, disk = std::move(*disk),
+         overDisk]() -> Extracted {
+            // The tree takes about what the tar does: that is what the upload adds to its owner's disk.
+            if (disk) {
+                auto adding = files::treeBytes(tar);
+                auto over = adding ? checkDisk(*disk, *adding)
+                                   : Result<std::optional<accounts::OverQuota>>(adding.error());
+                if (!over || *over) {
+                    (void)files::removeTree(dir);
+                    if (!over)
+                        return over.error();
+                    *overDisk = *over;
+                    return makeError(ErrorCode::InvalidArgument, (*over)->message());
+                }
+            }
             auto counts = extractUpload(tar, tree);
             // Extracted once, here: each task's workspace is copied from the tree, so the tar has served.
             std::error_code ignored;
@@ -52,7 +75,9 @@ void receive(ServerParts& parts, const accounts::Account& caller, const http::Ht
                 (void)files::removeTree(dir);
             return counts;
         },
-        [&parts, caller, id, dir, owner, reply](Extracted counts) {
+        [&parts, caller, id, dir, owner, reply, overDisk](Extracted counts) {
+            if (*overDisk)
+                return reply.send(overQuotaResponse(parts.metrics, **overDisk));
             Status recorded = Ok{};
             if (counts)
                 recorded = parts.accounts.recordUpload(caller.userId, id, dir);

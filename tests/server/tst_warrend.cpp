@@ -115,6 +115,7 @@ private slots:
     void eventsSurviveADatabaseRestart();
     void holdsNoCoreFileAndRoomForManyTasks();
     void aFinishedTasksFilesGoAfterItsRetention();
+    void theDiskQuotaRefusesWhatWouldExceedIt();
 
 private:
     QString upload(const QString& key, const QString& directory);
@@ -986,6 +987,50 @@ void TestWarrend::aFinishedTasksFilesGoAfterItsRetention() {
     QCOMPARE(m_server->admin({"set-quota", "--user", "alice", "--clear", "retention_days"}).exitCode, 0);
     m_server->stop();
     QVERIFY2(m_server->start(&error, {}, true), qPrintable(error));
+}
+
+// disk_mb: an upload, and a task's copy of an upload, that would take a user past it are refused with 429
+// before anything is written, saying what frees it; under it they are taken; the quota cleared, the task is.
+void TestWarrend::theDiskQuotaRefusesWhatWouldExceedIt() {
+    const QString dana = m_server->addUser("dana");
+    QVERIFY(!dana.isEmpty());
+    QCOMPARE(m_server->admin({"set-quota", "--user", "dana", "--disk-mb", "1"}).exitCode, 0);
+    const QString project = workspace();
+    QFile big(project + "/data.bin");
+    QVERIFY(big.open(QIODevice::WriteOnly));
+    QByteArray noise(700 * 1024, '\0');
+    for (int i = 0; i < noise.size(); ++i)
+        noise[i] = static_cast<char>((i * 7919) ^ (i >> 8)); // written blocks, not a hole
+    big.write(noise);
+    big.close();
+    const QString uploads = m_server->dataDir() + "/data/uploads";
+    const auto count = [](const QString& dir) {
+        return QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size();
+    };
+
+    const QString first = upload(dana, project); // 0.7 of 1 MiB
+    QVERIFY(!first.isEmpty());
+    const auto uploadsBefore = count(uploads);
+    const auto workspacesBefore = count(m_server->dataDir() + "/data/workspaces");
+    const HttpAnswer second = m_server->request("POST", "/v1/uploads", dana, tarOf(project),
+                                                {{"Content-Type", "application/x-tar"}});
+    QCOMPARE(second.status, 429);
+    QCOMPARE(second.errorCode(), QString("quota_exceeded"));
+    QVERIFY2(second.body.contains("disk_mb (1) would be exceeded") &&
+                 second.body.contains("retention period"),
+             second.body.constData());
+    QCOMPARE(count(uploads), uploadsBefore); // nothing kept of it
+
+    const HttpAnswer task = m_server->request("POST", "/v1/tasks", dana, taskBody(first, kScriptWritingDocs));
+    QCOMPARE(task.status, 429);
+    QVERIFY2(task.body.contains("disk_mb"), task.body.constData());
+    QCOMPARE(count(m_server->dataDir() + "/data/workspaces"), workspacesBefore);
+    QVERIFY(taskIds(dana).isEmpty());
+
+    QCOMPARE(m_server->admin({"set-quota", "--user", "dana", "--clear", "disk_mb"}).exitCode, 0);
+    const QString made = m_server->createTask(dana, taskBody(first, kScriptWritingDocs));
+    QVERIFY(!made.isEmpty());
+    QVERIFY(!m_server->streamEvents(made, dana, {}).empty());
 }
 
 QTEST_MAIN(TestWarrend)
