@@ -4,6 +4,7 @@
 // tree 2,000 directories deep (a path past PATH_MAX from the root) is copied and removed.
 
 #include "common/RemoveTree.h"
+#include "common/TreeSize.h"
 #include "common/UniqueFd.h"
 #include "server/uploads/WorkspaceCopy.h"
 
@@ -77,6 +78,7 @@ private slots:
     void refusesPastTheLimits();
     void copiesAndRemovesADeepTree();
     void removesWithoutFollowingLinks();
+    void measuresWithoutFollowingLinks();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -199,6 +201,25 @@ void WorkspaceCopyTest::removesWithoutFollowingLinks() {
     QVERIFY(!fs::exists(fs::symlink_status(m_source)));
     QCOMPARE(readFile(outside / "keep"), std::string("keep"));
     QVERIFY(files::removeTree(m_source).ok()); // gone already: removed
+}
+
+// treeBytes (disk_mb's measure): what the files hold, at any depth; a link counts as itself, never as what
+// it names; a tree that is not there takes nothing.
+void WorkspaceCopyTest::measuresWithoutFollowingLinks() {
+    const fs::path outside = fs::path(m_dir->path().toStdString()) / "outside";
+    writeFile(outside / "big", std::string(4u << 20, 'x'));
+    writeFile(m_source / "small", std::string(256 * 1024, 'y'));
+    fs::create_directory_symlink(outside, m_source / "out");
+    fs::create_symlink(outside / "big", m_source / "big-link");
+    makeDeepTree(m_source / "deep", 2000);
+    auto bytes = files::treeBytes(m_source);
+    QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.error().message.c_str());
+    QVERIFY2(*bytes >= 256 * 1024, std::to_string(*bytes).c_str());
+    QVERIFY2(*bytes < (4u << 20), std::to_string(*bytes).c_str()); // the 4 MiB behind the links not counted
+    auto big = files::treeBytes(outside);
+    QVERIFY(big.ok() && *big >= (4u << 20));
+    auto none = files::treeBytes(m_source / "not-there");
+    QVERIFY(none.ok() && *none == 0);
 }
 
 QTEST_APPLESS_MAIN(WorkspaceCopyTest)
