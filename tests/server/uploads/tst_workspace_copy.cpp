@@ -1,7 +1,7 @@
 // copyWorkspace and removeTree against real directories: the copy holds what the source held (modes masked
 // as the upload policy masks them), shares no inode with it, refuses what the policy refuses when the
 // source holds it (a FIFO, a device, a socket, a link out), and leaves nothing behind when it does; a
-// tree 2,000 directories deep (a path past PATH_MAX from the root) is copied and removed.
+// tree 2,000 directories deep (a path past PATH_MAX from the root) is copied, removed and measured.
 
 #include "common/RemoveTree.h"
 #include "common/TreeSize.h"
@@ -211,11 +211,14 @@ void WorkspaceCopyTest::measuresWithoutFollowingLinks() {
     writeFile(m_source / "small", std::string(256 * 1024, 'y'));
     fs::create_directory_symlink(outside, m_source / "out");
     fs::create_symlink(outside / "big", m_source / "big-link");
+    fs::create_directory(m_source / "deep");
     makeDeepTree(m_source / "deep", 2000);
     auto bytes = files::treeBytes(m_source);
     QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.error().message.c_str());
-    QVERIFY2(*bytes >= 256 * 1024, std::to_string(*bytes).c_str());
-    QVERIFY2(*bytes < (4u << 20), std::to_string(*bytes).c_str()); // the 4 MiB behind the links not counted
+    auto deep = files::treeBytes(m_source / "deep");
+    QVERIFY(deep.ok() && *deep >= 2000u * 512); // every level's directory counts
+    QVERIFY2(*bytes - *deep >= 256 * 1024, std::to_string(*bytes).c_str());
+    QVERIFY2(*bytes - *deep < (4u << 20), std::to_string(*bytes).c_str()); // not the 4 MiB behind the links
     auto big = files::treeBytes(outside);
     QVERIFY(big.ok() && *big >= (4u << 20));
     auto none = files::treeBytes(m_source / "not-there");
