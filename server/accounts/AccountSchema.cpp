@@ -1,5 +1,7 @@
 #include "server/accounts/AccountSchema.h"
 
+#include "app/store/postgres/PgStore.h"
+
 #include <array>
 #include <string>
 #include <string_view>
@@ -17,11 +19,12 @@ constexpr const char* kMigrationLockKey = "7427013561088410113";
 // One check per statement (its added rows as a transition table), with the database's clock, as the
 // leases are taken: a replica's batch of events is refused whole when any of its tasks is another's now;
 // EventWriter then stores it row by row, so only that task's rows are lost (and reported).
+// Its setting and SQLSTATE are the store's constants (PgStore.h), put in by fenceSql.
 constexpr const char* kFenceEvents = R"sql(
 DO $fence$ BEGIN
 CREATE OR REPLACE FUNCTION warren_fence_events() RETURNS trigger LANGUAGE plpgsql AS $rule$
 DECLARE
-    writer text := current_setting('warren.writer', true);
+    writer text := current_setting('WARREN_WRITER_SETTING', true);
     taken record;
 BEGIN
     IF writer IS NULL OR writer = '' THEN
@@ -31,7 +34,7 @@ BEGIN
         WHERE l.holder <> writer AND l.expires_at > clock_timestamp() LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'events of a task another replica runs'
-            USING ERRCODE = 'WR001',
+            USING ERRCODE = 'WARREN_REFUSED_STATE',
                   DETAIL = 'task ' || taken.task_id || ' runs on replica ' || taken.holder ||
                            ' now (its lease is live), so this replica''s events for it are refused';
     END IF;
@@ -44,6 +47,16 @@ IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'events_fenced' AND tgrel
 END IF;
 END $fence$
 )sql";
+
+std::string fenceSql() {
+    std::string sql = kFenceEvents;
+    const auto put = [&sql](std::string_view name, std::string_view value) {
+        sql.replace(sql.find(name), name.size(), value);
+    };
+    put("WARREN_WRITER_SETTING", control::kWriterSetting);
+    put("WARREN_REFUSED_STATE", control::kRefusedByRuleState);
+    return sql;
+}
 
 // Quotas are columns of the tenant's and the user's row: NULL does not bind. The sandbox limits are at
 // least 1 (0 would read as "no limit" to the sandbox); max_concurrent and tokens_per_month may be 0.
@@ -231,7 +244,7 @@ Status fenceEventWrites(PgConnection& db) {
     if (auto locked = db.exec(what, "SELECT pg_advisory_xact_lock($1::bigint)", {std::string(kMigrationLockKey)});
         !locked)
         return locked.error();
-    if (auto installed = db.execScript(what, kFenceEvents); !installed)
+    if (auto installed = db.execScript(what, fenceSql()); !installed)
         return installed;
     return transaction->commit(what);
 }

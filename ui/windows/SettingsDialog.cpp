@@ -152,7 +152,7 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_retention->setSpecialValueText(tr("for ever"));
     m_retention->setToolTip(
         tr("A finished task's checkpoints, step snapshots and artifacts are removed this long after "
-           "it ends; its record and timeline stay. Your project's files are never touched."));
+           "it ends (while this window is open); its record and timeline stay. Your project's files are never touched."));
     tasksForm->addRow(tr("Keep finished tasks' files"), m_retention);
     agentsLayout->addWidget(tasksBox);
 
