@@ -128,6 +128,8 @@ void LocalControlPlane::sweepRetention() {
     if (!m_retention || !stored)
         return;
     m_retentionDays = stored->retentionDays;
+    if (m_retentionDays == 0) // kept for ever: nothing to look at
+        return;
     auto due = m_retention->due();
     if (!due)
         return emit storeProblem(QString::fromStdString(

@@ -17,8 +17,9 @@ protocol::UnixMillis nowMillis() {
 
 } // namespace
 
-RetentionSweep::RetentionSweep(Store& store, DataDir data, DaysFor days, FaceParts faceParts)
-    : m_store(store), m_data(std::move(data)), m_days(std::move(days)), m_faceParts(std::move(faceParts)) {}
+RetentionSweep::RetentionSweep(Store& store, DataDir data, DaysFor days, FaceParts faceParts, DueIds dueIds)
+    : m_store(store), m_data(std::move(data)), m_days(std::move(days)), m_faceParts(std::move(faceParts)),
+      m_dueIds(std::move(dueIds)) {}
 
 std::optional<TaskRecord> RetentionSweep::dueTask(const std::string& taskId) {
     auto task = m_store.task(taskId);
@@ -28,16 +29,19 @@ std::optional<TaskRecord> RetentionSweep::dueTask(const std::string& taskId) {
 }
 
 Result<std::vector<std::string>> RetentionSweep::due() {
+    if (m_dueIds)
+        return m_dueIds();
     std::vector<std::string> due;
+    const auto now = nowMillis();
     for (const TaskStatus status : allTaskStatuses()) {
         if (!isFinal(status))
             continue;
-        auto ids = m_store.taskIdsWithStatus(status);
-        if (!ids)
-            return ids.error();
-        for (auto& id : *ids)
-            if (dueTask(id))
-                due.push_back(std::move(id));
+        auto tasks = m_store.tasksWithStatus(status);
+        if (!tasks)
+            return tasks.error();
+        for (auto& task : *tasks)
+            if (retentionDue(task, m_days(task), now))
+                due.push_back(std::move(task.id));
     }
     return due;
 }

@@ -25,11 +25,14 @@ class RetentionSweep {
 public:
     // days: the period that applies to a task (0: kept for ever). faceParts: what the face keeps of a task
     // beyond the data directory's parts (warrend: its workspace copy and script); may be empty.
+    // dueIds: the face's own query of the tasks due now (warrend asks the database, where the owners' periods
+    // are, in one statement); empty: every final task's record is read and decided here.
     using DaysFor = std::function<std::uint64_t(const TaskRecord&)>;
     using FaceParts = std::function<std::vector<std::string>(const TaskRecord&)>;
-    RetentionSweep(Store& store, DataDir data, DaysFor days, FaceParts faceParts = {});
+    using DueIds = std::function<Result<std::vector<std::string>>()>;
+    RetentionSweep(Store& store, DataDir data, DaysFor days, FaceParts faceParts = {}, DueIds dueIds = {});
 
-    // The ids of the final tasks due now.
+    // The ids of the final tasks due now (claim decides again, under the lock, with days).
     Result<std::vector<std::string>> due();
 
     struct Claim {
@@ -48,6 +51,7 @@ private:
     DataDir m_data;
     DaysFor m_days;
     FaceParts m_faceParts;
+    DueIds m_dueIds;
 };
 
 } // namespace warren::control

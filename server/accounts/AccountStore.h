@@ -120,6 +120,10 @@ public:
     Result<std::optional<TaskOwnership>> task(std::int64_t userId, const std::string& taskId);
     Result<std::vector<std::string>> taskIds(std::int64_t userId); // newest first
     Result<std::vector<std::string>> uploadDirectories(std::int64_t userId); // of every upload of the user
+    // The final tasks whose files are due for removal now (TaskRetention.h), in one statement over the task
+    // store's tasks table and the owners' quotas: finished longer ago than the shortest of serveDays (0: not
+    // set), the owner's and the tenant's retention_days that is set; not removed yet. At most limit.
+    Result<std::vector<std::string>> tasksDueForRemoval(std::uint64_t serveDays, std::size_t limit);
     // Whose task this is (for the labels of its sandbox), whoever asks: warrend's own question, never a
     // user's.
     Result<std::optional<Account>> taskOwner(const std::string& taskId);

@@ -257,7 +257,8 @@ Status Warrend::openControl(const ServeOptions& options) {
         store, m_engine->data(), [this](const control::TaskRecord& task) { return retentionDays(task); },
         [paths = ServerPaths{root}](const control::TaskRecord& task) {
             return std::vector<std::string>{paths.workspace(task.id), paths.script(task.id)};
-        });
+        },
+        [this] { return m_accounts->tasksDueForRemoval(m_retentionDays, kRetentionBatch); });
     auto* hourly = new QTimer(this);
     connect(hourly, &QTimer::timeout, this, &Warrend::sweepRetention);
     hourly->start(std::chrono::hours(1));

@@ -44,6 +44,8 @@ class Warrend : public QObject {
     Q_OBJECT
 public:
     static constexpr std::chrono::seconds kOfferSlotsEvery{30}; // besides every end of a run
+    // Tasks claimed for removal per sweep (hourly), so that a sweep's work on the event loop stays short.
+    static constexpr std::size_t kRetentionBatch = 500;
     // The workers for requests' disk and process work (DiskWork), and how many of them one user may hold:
     // disk-bound work, so more than the cores; half each, so one user never holds them all.
     static constexpr std::size_t kDiskWorkers = 4;

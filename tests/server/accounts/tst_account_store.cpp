@@ -3,6 +3,7 @@
 // contention from several connections on several threads; month tokens; owner-scoped lookups;
 // Idempotency-Keys; and task leases, one holder each under contention.
 
+#include "agent_core/protocol/Timestamp.h"
 #include "app/store/EventWriter.h"
 #include "app/store/OpenStore.h"
 #include "app/store/postgres/PgStore.h"
@@ -12,7 +13,9 @@
 #include "tests/support/StoreContract.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
 #include <tuple>
@@ -504,6 +507,46 @@ private slots:
             thread.join();
         QCOMPARE(failures.load(), 0);
         QCOMPARE(winners.load(), 1);
+    }
+
+    // The tasks due for removal, as warrend's sweep asks: final, finished longer ago than the shortest period
+    // set (serve's, the user's, the tenant's); none set, or a finish time that does not read, never due.
+    void tasksDueForRemovalFollowTheShortestPeriod() {
+        const std::string url = m_server->url().toStdString();
+        auto tasks = must(control::PgStore::open(url));
+        const NewUser kept = must(store().addUser("ret-kept", "retention-tenant"));
+        const NewUser shorter = must(store().addUser("ret-short", "retention-tenant"));
+        must(store().setTenantQuota("retention-tenant", {{LimitName::RetentionDays, 30}}));
+        must(store().setUserQuota("ret-short", {{LimitName::RetentionDays, 5}}));
+        const auto add = [&](const std::string& id, const NewUser& owner, control::TaskStatus status,
+                             int daysAgo, std::string finishedAt = {}) {
+            auto task = test::sampleTask(id, "2026-01-01T00:00:00.000Z");
+            task.status = status;
+            task.finishedAt = finishedAt.empty()
+                                  ? protocol::formatTimestamp(std::chrono::system_clock::now() -
+                                                              std::chrono::hours(24 * daysAgo))
+                                  : finishedAt;
+            must(tasks->insertTask(task));
+            must(store().recordTask(owner.account.userId, id, std::nullopt));
+        };
+        add("t-ret-10-kept", kept, control::TaskStatus::Succeeded, 10);     // 10 < the tenant's 30
+        add("t-ret-40-kept", kept, control::TaskStatus::Failed, 40);        // due
+        add("t-ret-10-short", shorter, control::TaskStatus::Cancelled, 10); // due: the user's 5
+        add("t-ret-10-paused", shorter, control::TaskStatus::Paused, 10);   // not final
+        add("t-ret-bad-time", shorter, control::TaskStatus::Failed, 0, "last week");
+        auto due = must(store().tasksDueForRemoval(0, 100));
+        std::sort(due.begin(), due.end());
+        QCOMPARE(due, (std::vector<std::string>{"t-ret-10-short", "t-ret-40-kept"}));
+        // serve's period binds when shorter; once marked removed, a task is not due again.
+        due = must(store().tasksDueForRemoval(7, 100));
+        std::sort(due.begin(), due.end());
+        QCOMPARE(due, (std::vector<std::string>{"t-ret-10-kept", "t-ret-10-short", "t-ret-40-kept"}));
+        auto removed = must(tasks->task("t-ret-40-kept"));
+        removed->removedAt = "2026-12-07T00:00:00.000Z";
+        must(tasks->updateTask(*removed));
+        QCOMPARE(must(store().tasksDueForRemoval(7, 1)).size(), std::size_t{1}); // at most limit
+        due = must(store().tasksDueForRemoval(7, 100));
+        QCOMPARE(std::count(due.begin(), due.end(), std::string("t-ret-40-kept")), 0);
     }
 
     // A replica that lost a task's lease (stopped past it, then continued) must not add to the task's events:
