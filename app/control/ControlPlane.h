@@ -197,6 +197,8 @@ signals:
     void eventStored(const std::string& taskId, const nlohmann::json& event);
     void approvalNeeded(const warren::control::ApprovalRecord& approval);
     void taskFinished(const std::string& taskId);
+    // A task's record changed with no event to say it: its retention period removed its files.
+    void taskChanged(const std::string& taskId);
     // Events could not be stored (a full disk, a failing drive): what failed and what to do.
     void storeProblem(const QString& message);
     // The connection to a server failed (message: why, and when the next try is) or works again.

@@ -157,8 +157,12 @@ Prepare<Ok> LocalControlPlane::retentionSteps(const std::string& taskId) {
         return Work<Ok>([this, taskId, claim = std::move(**claim)]() -> Result<Apply<Ok>> {
             if (auto removed = removeParts(claim.paths); !removed)
                 return removed.error();
-            return Apply<Ok>(
-                [this, taskId, lock = claim.lock] { return m_retention->recordRemoved(taskId); });
+            return Apply<Ok>([this, taskId, lock = claim.lock]() -> Result<Ok> {
+                if (auto recorded = m_retention->recordRemoved(taskId); !recorded)
+                    return recorded.error();
+                emit taskChanged(taskId);
+                return Ok{};
+            });
         });
     };
 }

@@ -10,6 +10,7 @@
 #include "app/tasks/TaskLock.h"
 
 #include <QFile>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <chrono>
@@ -85,11 +86,14 @@ void TestControlRetention::finishedTasksLoseTheirFilesAfterTheSetting() {
     options.takeUpQueued = true; // the window's plane
     auto plane = LocalControlPlane::open(options);
     QVERIFY2(plane, plane ? "" : plane.error().message.c_str());
+    QSignalSpy changed(plane->get(), &ControlPlane::taskChanged); // the window refreshes the record on it
     const auto removedAt = [&](const std::string& id) {
         auto task = (*plane)->task(id);
         return task && *task ? (*task)->removedAt : std::string("?");
     };
     QTRY_VERIFY_WITH_TIMEOUT(!removedAt("t-old000000001").empty(), 20000);
+    QTRY_COMPARE(changed.size(), 1);
+    QCOMPARE(changed.front().front().value<std::string>(), std::string("t-old000000001"));
 
     QVERIFY(!fs::exists(dir.stateDir("t-old000000001")));
     QVERIFY(!fs::exists(dir.outputDir("t-old000000001")));

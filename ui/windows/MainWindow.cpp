@@ -344,6 +344,12 @@ void MainWindow::connectPlane() {
                 notify(tr("Task %1").arg(statusText((*task)->status)), shortTitle(**task), qs(taskId));
         }));
     });
+    connect(&m_plane, &control::ControlPlane::taskChanged, this, [this](const std::string& taskId) {
+        m_tasks->refresh(taskId, [this, taskId] {
+            if (qs(taskId) == m_selected)
+                updateHeader(); // "files removed"
+        });
+    });
     connect(&m_plane, &control::ControlPlane::storeProblem, this, &MainWindow::showProblem);
 
     // Which control plane this window talks to, always; and the server's connection while it fails.
