@@ -1,6 +1,7 @@
 // AccountStore's second half: what users use and own (reservations, tokens, uploads, tasks, idempotency
 // keys). Accounts, keys and quotas are in AccountStore.cpp.
 
+#include "app/store/postgres/PgQuery.h"
 #include "server/accounts/AccountSql.h"
 #include "server/accounts/AccountStore.h"
 #include "server/accounts/Sha256.h"
@@ -281,37 +282,30 @@ Result<std::vector<std::string>> AccountStore::taskIds(std::int64_t userId) {
 }
 
 Result<std::vector<std::string>> AccountStore::uploadDirectories(std::int64_t userId) {
-    auto reply = m_db.exec("list the uploads of user " + num(userId),
-                           "SELECT directory FROM upload_owners WHERE user_id = $1::bigint", {num(userId)});
-    if (!reply)
-        return reply.error();
-    std::vector<std::string> directories;
-    for (const PgRow& row : reply->rows)
-        directories.push_back(row.text(0));
-    return directories;
+    return control::pgAll(m_db.exec("list the uploads of user " + num(userId),
+                                    "SELECT directory FROM upload_owners WHERE user_id = $1::bigint",
+                                    {num(userId)}),
+                          [](const PgRow& row) { return row.text(0); });
 }
 
 // LEAST ignores NULLs: a level that sets no period does not bind; none set, NULL, never due. finished_at is
 // the store's own RFC 3339 text; one that does not read as such is never due (CASE: checked before the cast).
 Result<std::vector<std::string>> AccountStore::tasksDueForRemoval(std::uint64_t serveDays,
                                                                   std::size_t limit) {
-    auto reply = m_db.exec(
-        "list the tasks due for removal",
-        "SELECT t.id FROM tasks t JOIN task_owners o ON o.task_id = t.id JOIN users u ON u.id = o.user_id "
-        "JOIN tenants n ON n.id = u.tenant_id "
-        "WHERE t.status IN ('succeeded', 'failed', 'cancelled') AND t.removed_at = '' "
-        "AND CASE WHEN t.finished_at ~ '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$' "
-        "THEN t.finished_at::timestamptz END "
-        "<= now() - make_interval(days => least(u.retention_days, n.retention_days, NULLIF($1::bigint, "
-        "0))::int) "
-        "ORDER BY t.finished_at LIMIT $2::bigint",
-        {std::to_string(serveDays), std::to_string(limit)});
-    if (!reply)
-        return reply.error();
-    std::vector<std::string> ids;
-    for (const PgRow& row : reply->rows)
-        ids.push_back(row.text(0));
-    return ids;
+    return control::pgAll(
+        m_db.exec(
+            "list the tasks due for removal",
+            "SELECT t.id FROM tasks t JOIN task_owners o ON o.task_id = t.id JOIN users u ON u.id = "
+            "o.user_id "
+            "JOIN tenants n ON n.id = u.tenant_id "
+            "WHERE t.status IN ('succeeded', 'failed', 'cancelled') AND t.removed_at = '' "
+            "AND CASE WHEN t.finished_at ~ '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$' "
+            "THEN t.finished_at::timestamptz END "
+            "<= now() - make_interval(days => least(u.retention_days, n.retention_days, NULLIF($1::bigint, "
+            "0))::int) "
+            "ORDER BY t.finished_at LIMIT $2::bigint",
+            {std::to_string(serveDays), std::to_string(limit)}),
+        [](const PgRow& row) { return row.text(0); });
 }
 
 Result<IdempotencyClaim> AccountStore::claimIdempotencyKey(std::int64_t userId, const std::string& key,
