@@ -151,11 +151,18 @@ int main(int argc, char** argv) {
     auto opened = LocalControlPlane::open(options);
     if (!opened)
         fail("cannot open the control plane: " + opened.error().message);
+    // The same, keeping one warm container per shape (rootful podman as root only; else its launches are cold).
+    LocalOptions warmOptions = options;
+    warmOptions.dataDir = (base / "data-warm").string();
+    warmOptions.warmContainers = 1;
+    auto warmPlane = LocalControlPlane::open(warmOptions);
+    if (!warmPlane)
+        fail("cannot open the control plane: " + warmPlane.error().message);
 
     using warren::sandbox::Backend;
     const Backend backends[] = {Backend::Bwrap, Backend::Podman, Backend::Kube};
     std::map<Backend, std::vector<double>> first, total;
-    std::vector<double> engineAlone, preflightAlone;
+    std::vector<double> engineAlone, preflightAlone, warmFirst, warmTotal;
     for (int round = 0; round <= rounds; ++round) {
         for (const auto backend : backends) {
             TaskSpec spec;
@@ -167,6 +174,17 @@ int main(int argc, char** argv) {
                 continue; // warm-up: page cache, the engine's storage
             first[backend].push_back(timing.firstEventMs);
             total[backend].push_back(timing.finishedMs);
+        }
+        {
+            TaskSpec spec;
+            spec.provider = "scripted:" + script.string();
+            spec.backend = Backend::Podman;
+            spec.image = image;
+            const Timing timing = runTask(**warmPlane, workspace.string(), spec);
+            if (round > 0) {
+                warmFirst.push_back(timing.firstEventMs);
+                warmTotal.push_back(timing.finishedMs);
+            }
         }
         const auto [status, ms] = timed("podman run --rm --network none " + quoted(image) + " true");
         if (status != 0)
@@ -183,18 +201,23 @@ int main(int argc, char** argv) {
             preflightAlone.push_back(msSince(before));
     }
     opened->reset();
+    warmPlane->reset();
     std::error_code ignored;
     fs::remove_all(base, ignored);
 
     for (const auto backend : backends)
         print((warren::sandbox::backendName(backend) + ": submit to task_started").c_str(), first[backend]);
+    print("podman, warm: submit to task_started", warmFirst);
     for (const auto backend : backends)
         print((warren::sandbox::backendName(backend) + ": submit to finished").c_str(), total[backend]);
+    print("podman, warm: submit to finished", warmTotal);
     print("podman run --rm IMAGE true (engine alone)", engineAlone);
     print("podman preflight + sweep (per launch)", preflightAlone);
     for (const auto backend : {Backend::Podman, Backend::Kube})
         std::printf("  ratio %s / bwrap (first event, medians): %.1fx\n",
                     warren::sandbox::backendName(backend).c_str(),
                     percentile(first[backend], 0.5) / percentile(first[Backend::Bwrap], 0.5));
+    std::printf("  ratio podman warm / cold (first event, medians): %.2f\n",
+                percentile(warmFirst, 0.5) / percentile(first[Backend::Podman], 0.5));
     return 0;
 }

@@ -39,8 +39,8 @@ AgentRoute agentRoute(Backend backend) {
     switch (backend) {
     case Backend::Bwrap:
     case Backend::Docker:
-    case Backend::Podman:
         return AgentRoute::Stdio;
+    case Backend::Podman:
     case Backend::Kube:
         return AgentRoute::HostSocket;
     case Backend::Kubernetes:

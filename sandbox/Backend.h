@@ -21,8 +21,9 @@ std::string backendNames();               // "bwrap, docker, podman, kube or kub
 // The error names the valid ones.
 Result<Backend> parseBackend(std::string_view name);
 // How an agent in the backend's sandbox reaches the control plane that started it, which is what a launch
-// plans around: its stdin and stdout (bwrap, and an engine's attached run client), a Unix socket of this host
-// bound into the sandbox (kube: podman kube play attaches no stdin), or the network (kubernetes: the pod's
+// plans around: its stdin and stdout (bwrap, and docker's attached run client), a Unix socket of this host
+// bound into the sandbox (kube: podman kube play attaches no stdin; podman: a warm container, started before
+// its task, has no stdin of the task's, so every podman task connects alike), or the network (kubernetes: the pod's
 // node shares nothing with this host, no socket and no directory, so its trees are carried to and fro).
 enum class AgentRoute { Stdio, HostSocket, Network };
 AgentRoute agentRoute(Backend backend);

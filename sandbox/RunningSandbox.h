@@ -45,6 +45,8 @@ public:
 
     // Why the sandbox could not start the command (SetupFailed): what this host lacks for the backend.
     virtual std::string setupFailureReport() const = 0;
+    // It was a warm container, started before its task (container/WarmPool.h).
+    virtual bool startedWarm() const { return false; }
 };
 
 } // namespace warren::sandbox

@@ -50,6 +50,12 @@ struct SandboxRequest {
     // What the engine's run client gets when the launcher dies, which it passes on to the command (an agent
     // takes SIGHUP as "pause, resumable", where SIGTERM would cancel its task). bwrap's sandbox is killed.
     int launcherDeathSignal = SIGTERM;
+    // podman, rootful, run by root: how many warm containers of this launch's shape to keep ready for the
+    // next launches of it (container/WarmPool.h); 0: none. warmWaiter is the host's warren-agent, which a warm
+    // container runs until claimed (`await-claim`). A launch claims a warm container of its shape whenever
+    // the pool holds one.
+    int warm = 0;
+    std::string warmWaiter;
 
     // The kubernetes backend: the kubeconfig (nullopt: kubectl's order, kube::loadKubeConfig) and the
     // namespace (empty: the kubeconfig's), and the runtime class (e.g. gvisor; empty: the cluster's default).

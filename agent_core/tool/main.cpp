@@ -8,6 +8,9 @@
 //   warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR] [--preset P[,P...]]
 //       [--set KEY=VALUE]... [--approve auto|deny] [--task-id ID] PROMPT
 //       runs standalone with a scripted model and prints the events as JSON lines
+//   warren-agent await-claim SOCKET
+//       a warm container's pid 1 before it is a task's: takes the control plane's claim on SOCKET and execs
+//       it (agent_core/process/AwaitClaim.h)
 // Exit status: 0 finished, 1 failed/stopped by a guard/cancelled, 2 usage error, 75 paused (resumable).
 // Environment: WARREN_EGRESS_SOCKET (the control plane's egress proxy socket, when the network is an
 // allow-list) and WARREN_EGRESS_PORT (where the tools' HTTP_PROXY points, default 3128).
@@ -20,6 +23,7 @@
 #include "agent_core/loop/Agent.h"
 #include "agent_core/net/ControlConnection.h"
 #include "agent_core/net/EgressForwarder.h"
+#include "agent_core/process/AwaitClaim.h"
 #include "agent_core/process/ProcessSeal.h"
 #include "agent_core/protocol/EventTypes.h"
 #include "common/FileText.h"
@@ -55,7 +59,8 @@ constexpr const char* kUsage =
     "                          [--connect unix:PATH|tcp:HOST:PORT --token-file FILE [--carry-trees]]\n"
     "       warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR]\n"
     "                        [--preset P[,P...]] [--set KEY=VALUE]... [--approve auto|deny]\n"
-    "                        [--task-id ID] PROMPT\n";
+    "                        [--task-id ID] PROMPT\n"
+    "       warren-agent await-claim SOCKET\n";
 
 Cancellation* g_cancellation = nullptr;
 // serve: only the control plane may stop the task (isControlPlaneStop); a tool's signal is ignored, so a tool
@@ -459,6 +464,8 @@ int main(int argc, char** argv) {
         std::cout << kUsage;
         return kExitFinished;
     }
+    if (argc == 3 && std::strcmp(argv[1], "await-claim") == 0)
+        return awaitClaim(argv[2]);
     auto options = parseOptions(argc, argv);
     if (!options)
         return usageError(options.error().message);

@@ -27,6 +27,7 @@
 #include "app/tasks/TaskRetention.h"
 #include "app/tasks/TaskSecrets.h"
 #include "common/UniqueFd.h"
+#include "sandbox/container/WarmPool.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -90,6 +91,10 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
         auto stored = loadSettings(engine.store());
         setup.maxConcurrent = options.maxConcurrent.value_or(stored ? stored->maxConcurrent : Settings{}.maxConcurrent);
         setup.idleSleep = std::chrono::seconds(stored ? stored->idleSleepSec : Settings{}.idleSleepSec);
+        // Warm containers serve the next tasks of one process: the window's, not one `warren run`.
+        plane->m_keepsWarm = options.takeUpQueued && !options.warmContainers;
+        setup.warmSandboxes = options.warmContainers.value_or(
+            plane->m_keepsWarm ? static_cast<int>(stored ? stored->warmContainers : Settings{}.warmContainers) : 0);
         plane->m_defaultRules = engine.defaultApprovalRules(); // saveSettings adds the settings' to them
         setup.approvalRules = plane->approvalRules(stored ? *stored : Settings{});
         return setup;
@@ -615,6 +620,11 @@ Status LocalControlPlane::saveSettings(const Settings& settings) {
         return saved;
     m_manager->setMaxConcurrent(settings.maxConcurrent);
     m_manager->setIdleSleep(std::chrono::seconds(settings.idleSleepSec));
+    if (m_keepsWarm) {
+        m_manager->setWarmSandboxes(static_cast<int>(settings.warmContainers));
+        if (settings.warmContainers == 0)
+            sandbox::WarmPool::instance().clear();
+    }
     m_manager->setApprovalRules(approvalRules(settings));
     if (m_retention && settings.retentionDays != m_retentionDays)
         sweepRetention();

@@ -31,6 +31,9 @@ struct LocalOptions {
     std::string dataDir;     // empty: DataDir::defaultRoot()
     std::string agentBinary; // empty: found next to this program (app/engine/AgentBinary.h)
     std::optional<std::size_t> maxConcurrent; // unset: the stored setting (Settings::maxConcurrent)
+    // Warm containers per shape (Settings::warmContainers). Unset: the stored setting with takeUpQueued (the
+    // window's plane), else none (one `warren run` starts one task).
+    std::optional<int> warmContainers;
     std::vector<nlohmann::json> extraProfileLayers; // after WARREN_SANDBOX_PROFILE's (tests)
     bool useKeychain = true; // false: the 0600 file only (tests)
     // The window (long-lived): the tasks a process that quit left queued start here
@@ -156,6 +159,7 @@ private:
     QNetworkAccessManager* m_network = nullptr;
     TaskManager* m_manager = nullptr;
     std::unique_ptr<RetentionSweep> m_retention; // the window's only
+    bool m_keepsWarm = false; // warm containers as the settings say (the window's plane)
     std::uint64_t m_retentionDays = 0;           // the settings', as the last sweep read them
     std::unique_ptr<TaskWork> m_work; // first to go: waits for the work under way, drops what it would apply
 };

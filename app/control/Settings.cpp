@@ -33,6 +33,7 @@ constexpr const char* kAllowedHosts = "network.workspace_hosts";
 constexpr const char* kMcpServers = "mcp.servers";
 constexpr const char* kIdleSleep = "tasks.idle_sleep_sec";
 constexpr const char* kRetentionDays = "tasks.retention_days";
+constexpr const char* kWarmContainers = "sandbox.warm_containers";
 constexpr std::size_t kConcurrencyLimit = 64;
 constexpr std::uint64_t kIdleSleepLimit = 7 * 24 * 3600;
 
@@ -88,6 +89,9 @@ Status validateSettings(const Settings& settings) {
         return makeError(ErrorCode::InvalidArgument, "finished tasks' files may be kept at most " +
                                                          std::to_string(kMaxRetentionDays) +
                                                          " days; 0 keeps them");
+    if (settings.warmContainers > Settings::kMaxWarmContainers)
+        return makeError(ErrorCode::InvalidArgument, "at most " + std::to_string(Settings::kMaxWarmContainers) +
+                                                         " warm containers are kept per kind of task; 0 keeps none");
     if (auto image = validateImage(settings.image); !image)
         return image;
     if (auto network = validateNetwork(settings.network); !network)
@@ -147,6 +151,10 @@ Result<Settings> loadSettings(Store& store) {
     if (!retention)
         return retention.error();
     settings.retentionDays = retention->value_or(settings.retentionDays);
+    auto warm = wholeNumber(store, kWarmContainers);
+    if (!warm)
+        return warm.error();
+    settings.warmContainers = warm->value_or(settings.warmContainers);
     auto concurrency = wholeNumber(store, kMaxConcurrent);
     if (!concurrency)
         return concurrency.error();
@@ -208,6 +216,7 @@ Status saveSettings(Store& store, const Settings& settings) {
         {kMaxConcurrent, std::to_string(settings.maxConcurrent)},
         {kIdleSleep, std::to_string(settings.idleSleepSec)},
         {kRetentionDays, std::to_string(settings.retentionDays)},
+        {kWarmContainers, std::to_string(settings.warmContainers)},
         {kBackend, sandbox::backendName(settings.backend)},
         {kAgent, std::string(protocol::agentKindName(settings.agent))},
         {kImage, settings.image},

@@ -32,6 +32,10 @@ struct Settings {
     // record and events stay. 0: kept for ever, the default on this computer. The workspace is the user's.
     std::uint64_t retentionDays = 0;
     sandbox::Backend backend = sandbox::Backend::Bwrap; // stored as its backendName() (TaskSpec::backend)
+    // How many warm podman containers of a task's shape the window keeps ready for the next task of that shape
+    // (RunnerEnvironment::warmSandboxes; only where Warren runs as root with rootful podman). 0: none.
+    std::uint64_t warmContainers = 1;
+    static constexpr std::uint64_t kMaxWarmContainers = 8;
     std::string image = kDefaultAgentImage;        // docker/podman: the agent's image
     std::string network = "none";                  // the default network policy (TaskSpec::network)
     protocol::AgentKind agent = protocol::AgentKind::Warren; // the agent new tasks run (TaskSpec::agent)
@@ -50,7 +54,8 @@ struct Settings {
 };
 
 // A bad provider/model pair, an unknown preset, a concurrency outside 1..64, an idle time over a week, a
-// retention period over a hundred years, an unknown network policy, an
+// retention period over a hundred years, more than kMaxWarmContainers warm containers, an unknown network
+// policy, an
 // image name the engine would misread, an allowed command that is not a plain prefix, an allowed host that
 // is not one HOST:PORT, or an MCP server the agent would leave out: what is wrong, as the user would fix it.
 Status validateSettings(const Settings& settings);

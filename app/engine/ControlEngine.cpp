@@ -76,6 +76,7 @@ Result<std::unique_ptr<ControlEngine>> ControlEngine::open(EngineOptions options
     environment.face = std::move(setup->hooks);
     environment.approvalRules = std::move(setup->approvalRules);
     environment.idleSleep = setup->idleSleep;
+    environment.warmSandboxes = setup->warmSandboxes;
     engine->m_tasks = std::make_unique<TaskManager>(std::move(environment), setup->maxConcurrent);
     return engine;
 }

@@ -44,6 +44,7 @@ struct FaceSetup {
     std::size_t maxConcurrent = 1;
     std::vector<ApprovalRule> approvalRules; // the tasks' (at least defaultApprovalRules())
     std::chrono::milliseconds idleSleep{0};  // RunnerEnvironment::idleSleep
+    int warmSandboxes = 0;                   // RunnerEnvironment::warmSandboxes
 };
 
 class ControlEngine {

@@ -84,6 +84,8 @@ Result<std::unique_ptr<sandbox::RunningSandbox>> launchAgent(const AgentLaunch& 
     request.tokenDir = launch.tokenDir;
     request.controlPlane = launch.controlPlane;
     request.runtimeClass = launch.runtimeClass;
+    request.warm = launch.warm;
+    request.warmWaiter = launch.warmWaiter;
     auto prepared = sandbox::prepareLaunch(std::move(request));
     if (!prepared)
         return explained(prepared.error(), launch.backend, false);

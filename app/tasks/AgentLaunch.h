@@ -37,6 +37,10 @@ struct AgentLaunch {
     std::string tokenDir;
     std::optional<sandbox::ControlPlanePeer> controlPlane;
     std::string runtimeClass;
+    // podman: warm containers of this launch's shape to keep for the next ones, running warmWaiter (the
+    // host's warren-agent) until claimed (SandboxRequest::warm).
+    int warm = 0;
+    std::string warmWaiter;
 };
 
 // Prepares and starts the sandbox. An error is complete: what failed and what to do (the container

@@ -106,13 +106,15 @@ AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, c
 }
 
 AgentLaunch agentLaunch(const AgentSandboxInput& input, const TaskRecord& task, const TaskSpec& spec,
-                        const ClusterPlacement& cluster) {
+                        const ClusterPlacement& cluster, int warmSandboxes) {
     AgentLaunch launch;
     launch.backend = spec.backend;
     launch.image = spec.image;
     launch.taskId = task.id;
     launch.command = agentCommand(input);
     launch.layers = agentProfileLayers(input);
+    launch.warm = warmSandboxes;
+    launch.warmWaiter = input.agentBinary;
     // Not the workspace, not even the demo's copy in the data directory: a root-owned one is written through
     // an idmapped view (docs/SECURITY.md), which the owner that the launch chose would no longer match.
     launch.ownedDirs = {input.stateDir, input.outputDir};
@@ -246,7 +248,7 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
         plan.carriedTreesScratch = environment.data.taskDir(task.id) + "/trees";
         plan.directories.push_back(plan.carriedTreesScratch);
     }
-    plan.launch = agentLaunch(input, task, spec, environment.cluster);
+    plan.launch = agentLaunch(input, task, spec, environment.cluster, environment.warmSandboxes);
 
     plan.tokenScopes = {scope::kLlm, scope::kMemory, scope::kApproval};
     if (!plan.channelDir.empty() || !plan.clusterAddress.empty())

@@ -36,6 +36,7 @@ struct PlanEnvironment {
     ClusterPlacement cluster; // warrend's; no agent address: --backend kubernetes is refused
     std::vector<std::string> userSkills; // FaceHooks::userSkills, then the task's FaceHooks::ownerSkills
     nlohmann::json ownerMcpServers = nlohmann::json::object(); // FaceHooks::ownerMcpServers, the task's
+    int warmSandboxes = 0;                                     // RunnerEnvironment::warmSandboxes
 };
 
 struct LaunchPlan {

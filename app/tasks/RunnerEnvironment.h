@@ -104,6 +104,9 @@ struct RunnerEnvironment {
     // (idleSleepFor); 0: no time of the face's (the desktop: its user is at the window or the terminal, and
     // only a task's own setting puts it to sleep).
     std::chrono::milliseconds idleSleep{0};
+    // How many warm containers of a podman task's shape to keep ready for the next tasks of that shape
+    // (sandbox/container/WarmPool.h: rootful podman run by root); 0: every launch is cold.
+    int warmSandboxes = 0;
     // How long the agent's next request waits for the snapshot of the workspace before its step.
     std::chrono::milliseconds snapshotBudget{5000};
 };

@@ -77,6 +77,8 @@ public:
     setMaxConcurrent(std::size_t maxConcurrent); // more slots start queued tasks now; fewer wait for ends
     // The face's idle time (RunnerEnvironment::idleSleep) of the runs started from now on.
     void setIdleSleep(std::chrono::milliseconds idleSleep) { m_env.idleSleep = idleSleep; }
+    // The face's warm containers per shape (RunnerEnvironment::warmSandboxes) of the launches from now on.
+    void setWarmSandboxes(int warm) { m_env.warmSandboxes = warm; }
     std::size_t activeCount() const { return m_running.size(); }
     bool isActive(const std::string& id) const { return m_running.contains(id); }
 

@@ -115,6 +115,7 @@ Status TaskRunner::launch() {
         return secrets.error();
     PlanEnvironment site{m_env.data, m_env.agentBinary, m_env.extraProfileLayers, m_env.face.cluster,
                          m_env.face.userSkills};
+    site.warmSandboxes = m_env.warmSandboxes;
     if (auto owners = ownersAdditions(site); !owners)
         return owners;
     auto plan = planLaunch(m_task, m_spec, site, *cli, *secrets);

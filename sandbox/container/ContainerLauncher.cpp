@@ -7,6 +7,7 @@
 #include "sandbox/bwrap/BwrapCommand.h"
 #include "sandbox/bwrap/SandboxSetup.h"
 #include "sandbox/container/IdmappedMount.h"
+#include "sandbox/container/WarmSlots.h"
 
 #include <cerrno>
 #include <csignal>
@@ -173,6 +174,7 @@ Result<PreparedContainer> prepareContainer(SandboxProfile profile, const Contain
     if (pidMax && (!processes || pidMax < processes))
         processes = pidMax;
     request.hostProcessesHard = processes;
+    request.warm = options.warm;
     auto command = buildDockerCommand(policy->profile, request);
     if (!command)
         return command.error();
@@ -194,6 +196,7 @@ void removeContainerScratch(const ContainerScratch& scratch) {
     if (scratch.dataDir.empty())
         return;
     unmountIdmappedView(scratch.dataDir + "/" + kWorkspaceViewName);
+    removeWarmDirectories(scratch.dataDir);
     // The directory is private (0700) and holds only the files a launch wrote there.
     if (DIR* dir = ::opendir(scratch.dataDir.c_str())) {
         std::vector<std::string> files;

@@ -41,6 +41,7 @@ struct ContainerOptions {
     std::map<std::string, std::string> labels; // besides the owner
     bool rootlessEngine = false;                // as the engine reported it (preflight)
     bool commandIsInit = false;                 // SandboxRequest::commandIsInit: no --init
+    std::optional<DockerRequest::Warm> warm;    // a warm container's shape (WarmPool)
 };
 
 struct PreparedContainer {
@@ -76,6 +77,8 @@ struct ContainerScratch {
     std::string containerName; // "warren-PID-XXXXXX"
 };
 Result<ContainerScratch> makeContainerScratch();
+// Detaches what is mounted in it (a workspace view, a warm container's slots and claim directory) before
+// removing anything, and never removes through a mount.
 void removeContainerScratch(const ContainerScratch& scratch);
 
 // Pure: the names in `ps` output (one "NAME\tOWNER" per line, OWNER a processOwner()) whose owner ran on

@@ -3,8 +3,11 @@
 #include "sandbox/Preflight.h"
 #include "sandbox/container/ContainerLauncher.h"
 #include "sandbox/container/KeptPreflight.h"
+#include "sandbox/container/WarmPool.h"
+#include "sandbox/container/WarmSlots.h"
 
 #include <cstdlib>
+#include <sys/stat.h>
 #include <sstream>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@ public:
         : m_run(std::move(run)), m_process(std::move(process)) {}
     ~ContainerSandbox() override {
         m_process.reset(); // stops and removes the container if it still runs; then its files can go
+        removeContainerScratch(m_run.warmScratch); // the slots first: they hold the task's mounts
         removeContainerScratch(m_run.scratch);
         m_run.placeholders.clear();
     }
@@ -34,6 +38,7 @@ public:
     std::optional<SandboxExit> exitStatus() override { return m_process->wait(std::nullopt); }
     void terminate() override { m_process->terminate(); }
     void kill() override { m_process->kill(); }
+    bool startedWarm() const override { return !m_run.warmScratch.dataDir.empty(); }
     std::string setupFailureReport() const override {
         const auto report = runContainerPreflight(m_run.engine, m_run.image, m_run.profile.limits);
         return report.ok() ? "The host passes every preflight check of the " + backendName(m_run.backend) +
@@ -49,9 +54,9 @@ private:
 class ContainerLaunch : public SandboxLaunch {
 public:
     ContainerLaunch(Backend backend, PreparedContainer prepared, ContainerScratch scratch,
-                    LaunchOptions stdio, int launcherDeathSignal)
+                    LaunchOptions stdio, int launcherDeathSignal, std::optional<WarmPlan> warm = std::nullopt)
         : m_backend(backend), m_prepared(std::move(prepared)), m_scratch(std::move(scratch)), m_stdio(stdio),
-          m_launcherDeathSignal(launcherDeathSignal) {}
+          m_launcherDeathSignal(launcherDeathSignal), m_warm(std::move(warm)) {}
     ~ContainerLaunch() override {
         if (!m_started)
             removeContainerScratch(m_scratch);
@@ -69,26 +74,55 @@ public:
             PlaceholderRecord::write(m_backend, m_prepared.profile.workspaceSource, m_prepared.protection);
         if (!placeholders)
             return placeholders.error();
+        std::unique_ptr<WarmContainer> warm = m_warm ? WarmPool::instance().take(m_warm->key) : nullptr;
+        if (warm) {
+            auto claimed = claimWarmContainer(*warm, *m_warm, m_prepared,
+                                              {m_stdio.stdinFd, m_stdio.stdoutFd, m_stdio.stderrFd});
+            if (claimed)
+                return started(std::move(*placeholders), std::move(*warm->process), std::exchange(warm->scratch, {}));
+            // Cold, then, from a clean scratch directory: the claim may have written the task's files there.
+            warm.reset();
+            placeholders->clear();
+            removeContainerScratch(m_scratch);
+            if (::mkdir(m_scratch.dataDir.c_str(), 0700) != 0)
+                return makeError(ErrorCode::System, "cannot make " + m_scratch.dataDir + " again after a warm "
+                                                    "container failed its claim (" + claimed.error().message + ")");
+            placeholders = PlaceholderRecord::write(m_backend, m_prepared.profile.workspaceSource,
+                                                    m_prepared.protection);
+            if (!placeholders)
+                return placeholders.error();
+        }
         auto process = ContainerProcess::start(m_prepared, m_stdio, m_launcherDeathSignal);
         if (!process) { // the engine may have made mount points before it failed
             placeholders->clear();
             return process.error();
         }
-        m_started = true;
-        const DockerRequest& request = m_prepared.request;
-        return makeContainerSandbox(ContainerRun{m_backend, std::move(m_prepared.profile),
-                                                 std::move(m_prepared.protection), m_prepared.command.commandLine(),
-                                                 request.engine, request.image, std::move(m_scratch),
-                                                 std::move(*placeholders)},
-                                    std::move(*process));
+        return started(std::move(*placeholders), std::move(*process), {});
     }
 
 private:
+    // The running sandbox takes over; then warm containers of its shape are started for the next launches
+    // (a failure there costs only warmth).
+    std::unique_ptr<RunningSandbox> started(PlaceholderRecord placeholders, ContainerProcess process,
+                                            ContainerScratch warmScratch) {
+        m_started = true;
+        const DockerRequest& request = m_prepared.request;
+        auto sandbox = makeContainerSandbox(
+            ContainerRun{m_backend, std::move(m_prepared.profile), std::move(m_prepared.protection),
+                         m_prepared.command.commandLine(), request.engine, request.image, std::move(m_scratch),
+                         std::move(placeholders), std::move(warmScratch)},
+            std::move(process));
+        if (m_warm)
+            (void)WarmPool::instance().refill(*m_warm);
+        return sandbox;
+    }
+
     Backend m_backend;
     PreparedContainer m_prepared;
     ContainerScratch m_scratch;
     LaunchOptions m_stdio;
     int m_launcherDeathSignal;
+    std::optional<WarmPlan> m_warm;
     bool m_started = false;
 };
 
@@ -129,6 +163,31 @@ ContainerOptions containerOptions(const SandboxRequest& request, ContainerEngine
     options.labels = request.labels;
     options.commandIsInit = request.commandIsInit;
     return options;
+}
+
+// A launch that may claim a warm container, and keeps some of its shape: its shape in the launch's own
+// scratch directory (the claim's sources are the task's). nullopt: a cold launch only.
+Result<std::optional<WarmPlan>> warmPlan(const SandboxRequest& request, const ContainerOptions& options,
+                                         const ContainerScratch& scratch) {
+    if (request.warm <= 0 || request.backend != Backend::Podman || request.warmWaiter.empty() ||
+        !warmStartsPossible(options.engine, options.rootlessEngine))
+        return std::optional<WarmPlan>();
+    WarmPlan plan;
+    plan.options = options;
+    plan.options.labels = {{kWarmLabel, "1"}}; // nothing of a task's
+    plan.options.warm = DockerRequest::Warm{{}, {}, request.warmWaiter};
+    plan.profile = request.profile;
+    plan.keep = request.warm;
+    plan.launcherDeathSignal = request.launcherDeathSignal;
+    ContainerOptions shapeOptions = plan.options;
+    shapeOptions.warm->slotsDir = scratch.dataDir + "/" + kWarmSlotsName;
+    shapeOptions.warm->claimDir = scratch.dataDir + "/" + kWarmClaimName;
+    auto shape = prepareContainer(request.profile, shapeOptions, scratch.dataDir, scratch.containerName);
+    if (!shape)
+        return shape.error();
+    plan.key = warmShapeKey(*shape, scratch);
+    plan.shape = std::move(*shape);
+    return std::optional<WarmPlan>(std::move(plan));
 }
 
 // --explain: the same profile through the same prepareContainer() as a run, with placeholder names for the
@@ -181,15 +240,16 @@ Result<std::unique_ptr<SandboxLaunch>> prepareContainerLaunch(SandboxRequest req
     auto scratch = makeContainerScratch();
     if (!scratch)
         return scratch.error();
+    auto warm = warmPlan(request, options, *scratch);
     auto prepared =
         prepareContainer(std::move(request.profile), options, scratch->dataDir, scratch->containerName);
-    if (!prepared) {
+    if (!prepared || !warm) {
         removeContainerScratch(*scratch);
-        return prepared.error();
+        return prepared ? warm.error() : prepared.error();
     }
     return std::unique_ptr<SandboxLaunch>(new ContainerLaunch(request.backend, std::move(*prepared),
                                                               std::move(*scratch), request.stdio,
-                                                              request.launcherDeathSignal));
+                                                              request.launcherDeathSignal, std::move(*warm)));
 }
 
 } // namespace warren::sandbox

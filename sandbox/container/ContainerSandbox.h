@@ -28,6 +28,7 @@ struct ContainerRun {
     std::string image; // for the preflight a setup failure runs
     ContainerScratch scratch;
     PlaceholderRecord placeholders;
+    ContainerScratch warmScratch; // a warm container's own directory (its slots); empty: started cold
 };
 // The RunningSandbox of an engine's attached client: destroying it stops and removes the container (the
 // process's remove commands), then the scratch directory and the placeholders of protected paths.

@@ -66,6 +66,27 @@ Status addMount(const ContainerMount& mount, std::vector<std::string>& argv) {
     return usage("a container of docker or podman runs on this host, with the workspace bound, not uploaded");
 }
 
+// A warm container's mount: a bind of this host from its slot, received from the host; what lies inside the
+// workspace is the claim's; the rest as in any container.
+Status addWarmMount(const ContainerMount& mount, const DockerRequest::Warm& warm, const std::string& workspaceDest,
+                    DockerCommand& result) {
+    if (mount.dest.rfind(workspaceDest + "/", 0) == 0) {
+        result.claimMounts.push_back(mount);
+        return Ok{};
+    }
+    if (mount.kind != ContainerMount::Kind::HostPath)
+        return addMount(mount, result.argv);
+    if (auto ok = checkMountPath(mount.dest, "mount destination"); !ok)
+        return ok;
+    const std::string slot = (mount.directory ? "d" : "f") + std::to_string(result.slotBinds.size());
+    result.argv.insert(result.argv.end(), {"--mount", bindOption(warm.slotsDir + "/" + slot, mount.dest, mount.readOnly) +
+                                                          ",bind-propagation=rslave"});
+    if (mount.purpose == ContainerMount::Purpose::Workspace)
+        result.workspaceSlot = slot;
+    result.slotBinds.push_back({slot, mount});
+    return Ok{};
+}
+
 std::string ulimit(const char* name, std::uint64_t value) {
     return std::string(name) + "=" + std::to_string(value) + ":" + std::to_string(value);
 }
@@ -131,6 +152,8 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
     result.hostOwnerGid = user.hostOwnerGid;
     result.workspaceView = user.workspaceView;
     add({"--user", std::to_string(uid) + ":" + std::to_string(gid)});
+    result.uid = uid;
+    result.gid = gid;
     if (podman)
         add({"--passwd=false"}); // ours is bound below; podman would otherwise add an entry to the image's
 
@@ -189,8 +212,17 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
     if (!container)
         return container.error();
     for (const auto& mount : container->mounts)
-        if (auto ok = addMount(mount, argv); !ok)
+        if (auto ok = request.warm ? addWarmMount(mount, *request.warm, profile.workspaceDest, result)
+                                   : addMount(mount, argv);
+            !ok)
             return ok.error();
+    if (request.warm) {
+        std::stable_sort(result.claimMounts.begin(), result.claimMounts.end(), [](const auto& a, const auto& b) {
+            return std::count(a.dest.begin(), a.dest.end(), '/') < std::count(b.dest.begin(), b.dest.end(), '/');
+        });
+        add({"--mount", bindOption(request.warm->waiter, kWaiterInContainer, true), "--mount",
+             bindOption(request.warm->claimDir, kClaimDirInContainer, false)});
+    }
     result.files = std::move(container->files);
     auto& notEnforced = result.notEnforced;
     notEnforced.insert(notEnforced.end(), container->notEnforced.begin(), container->notEnforced.end());
@@ -203,7 +235,8 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
                                 : " (the profile asks for none; every container has them)"));
     result.notes.push_back("/etc/hosts and /etc/hostname are written by the engine");
 
-    // The environment: only what the profile passes, from a file so values stay out of argv.
+    // The environment: only what the profile passes, from a file so values stay out of argv (a warm
+    // container's comes with its claim).
     std::string envFile;
     for (const auto& [name, value] : container->env) {
         if (value.find('\n') != std::string::npos)
@@ -211,14 +244,22 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
                                                            "cannot carry; use --backend bwrap");
         envFile += name + "=" + value + "\n";
     }
-    const std::string envPath = request.dataDir + "/env";
-    result.files.push_back({envPath, envFile, "environment"});
-    add({"--env-file", envPath});
+    result.env = container->env;
+    if (!request.warm) {
+        const std::string envPath = request.dataDir + "/env";
+        result.files.push_back({envPath, envFile, "environment"});
+        add({"--env-file", envPath});
+    }
     result.notes.push_back(std::string("environment: the profile's variables, plus HOSTNAME") +
                            (podman ? " and container=podman" : "") + " from the engine and any ENV of the image "
                            "that the profile does not set");
 
     const std::string& ws = profile.workspaceDest;
+    if (request.warm) {
+        add({"--workdir", ws, "--entrypoint", kWaiterInContainer, request.image, "await-claim",
+             std::string(kClaimDirInContainer) + "/" + kClaimSocketName});
+        return result;
+    }
     add({"--workdir", ws, "--entrypoint", request.command.front(), request.image});
     argv.insert(argv.end(), request.command.begin() + 1, request.command.end());
     return result;

@@ -38,6 +38,10 @@ inline constexpr const char* kDefaultContainerImage = "debian:bookworm-slim";
 inline constexpr const char* kContainerLabel = "warren.sandbox";
 // The directory in DockerRequest::dataDir where the launcher mounts DockerCommand::workspaceView.
 inline constexpr const char* kWorkspaceViewName = "workspace";
+// A warm container (WarmPool): the waiter (warren-agent await-claim) and the directory of its socket.
+inline constexpr const char* kWaiterInContainer = "/opt/warren-warm/warren-agent";
+inline constexpr const char* kClaimDirInContainer = "/opt/warren-warm/claim";
+inline constexpr const char* kClaimSocketName = "claim.sock";
 
 std::string containerEngineName(ContainerEngine engine); // "docker", "podman"
 
@@ -65,6 +69,24 @@ struct DockerRequest {
     // start. So for podman the two are always given, at most these.
     std::uint64_t hostOpenFilesHard = 0;
     std::uint64_t hostProcessesHard = 0;
+    // A warm container's shape (WarmPool), started before its task: set, every bind of this host comes from an
+    // empty entry of slotsDir, received from the host (bind-propagation=rslave), which a claim fills with its
+    // task's source; what is mounted inside the workspace is left to the claim too; there is no environment
+    // file (a claim carries the environment); and the command is the waiter, `waiter` bound in read-only,
+    // listening in claimDir (a host directory the container's user owns). Empty: an ordinary container.
+    struct Warm {
+        std::string slotsDir;
+        std::string claimDir;
+        std::string waiter; // host path of warren-agent
+    };
+    std::optional<Warm> warm;
+};
+
+// A bind of a warm container, which the claim fills: the entry `slot` of the slots directory ("d0" for a
+// directory, "f1" for anything else) with the task's mount.
+struct SlotBind {
+    std::string slot;
+    ContainerMount mount;
 };
 
 struct DockerCommand {
@@ -82,6 +104,14 @@ struct DockerCommand {
     // workspace's owner are root): the launcher mounts it before starting the engine, after creating the
     // placeholders' mount points through the real workspace, and fails closed if it cannot.
     std::optional<IdmappedView> workspaceView;
+    std::uint32_t uid = 0; // --user
+    std::uint32_t gid = 0;
+    std::map<std::string, std::string> env; // the profile's variables, as the environment file says them
+    // DockerRequest::warm: the binds a claim fills, in order, and what it mounts inside the workspace (dests
+    // in the container, under the workspace's) after them, shallowest first.
+    std::vector<SlotBind> slotBinds;
+    std::string workspaceSlot;
+    std::vector<ContainerMount> claimMounts;
 
     std::string commandLine() const;       // shell-quoted, for --explain and error messages
 };

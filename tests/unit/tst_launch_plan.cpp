@@ -67,6 +67,7 @@ private slots:
     void aClusterTaskNeedsWhatAPodCanReach_data();
     void aClusterTaskNeedsWhatAPodCanReach();
     void aClusterPodsAgentConnectsOverTheNetwork();
+    void aPodsAgentConnects_data();
     void aPodsAgentConnects();
     void aCliAgentGetsItsInstallAndTheModelSocket_data();
     void aCliAgentGetsItsInstallAndTheModelSocket();
@@ -331,9 +332,16 @@ void TestLaunchPlan::aClusterPodsAgentConnectsOverTheNetwork() {
 
 // A pod has no stdin: its agent connects to a socket in a directory of the task's own, mounted read-only with
 // the token beside it, and the token may say hello on it. Other backends keep stdin and stdout.
+void TestLaunchPlan::aPodsAgentConnects_data() {
+    QTest::addColumn<sandbox::Backend>("backend");
+    QTest::newRow("kube") << sandbox::Backend::Kube;
+    QTest::newRow("podman") << sandbox::Backend::Podman; // a warm container has no stdin of its task's
+}
+
 void TestLaunchPlan::aPodsAgentConnects() {
+    QFETCH(sandbox::Backend, backend);
     TaskSpec kube = spec({}, "{}", "none", false, 0);
-    kube.backend = sandbox::Backend::Kube;
+    kube.backend = backend;
     auto plan = planLaunch(task(), kube, environment());
     QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
     const std::string dir = kRoot.toStdString() + "/tasks/t-1/channel";
@@ -351,9 +359,9 @@ void TestLaunchPlan::aPodsAgentConnects() {
     QCOMPARE(mount->source, dir);
     QCOMPARE(mount->type, sandbox::MountSpec::Type::RoBind);
 
-    for (auto backend : {sandbox::Backend::Bwrap, sandbox::Backend::Docker, sandbox::Backend::Podman}) {
+    for (auto stdioBackend : {sandbox::Backend::Bwrap, sandbox::Backend::Docker}) {
         TaskSpec other = spec({}, "{}", "none", false, 0);
-        other.backend = backend;
+        other.backend = stdioBackend;
         auto stdio = planLaunch(task(), other, environment());
         QVERIFY(stdio);
         QVERIFY(stdio->channelDir.empty() && stdio->launch.command.size() == 8); // no --connect
