@@ -30,8 +30,9 @@ EngineMetrics::EngineMetrics()
           "failed: the launch failed or the sandbox ended before its agent spoke).",
           {"backend", "result"}),
       m_sandboxStartSeconds("warrend_sandbox_start_seconds",
-                            "Seconds from a sandbox's launch to its agent's first line, by backend.",
-                            {"backend"}, kStartBounds),
+                            "Seconds from a sandbox's launch to its agent's first line, by backend and start "
+                            "(warm: a container started before its task; cold: started for it).",
+                            {"backend", "start"}, kStartBounds),
       m_eventsStored("warrend_events_stored_total", "Task events committed to the database.", {}),
       m_eventCommitLag("warrend_event_commit_lag_seconds",
                        "Seconds from an event's hand-over to the event writer to its commit.", {},
@@ -74,9 +75,9 @@ EngineMetrics::EngineMetrics()
         m_taskLeaseChanges.declare({change});
 }
 
-void EngineMetrics::sandboxStarted(const std::string& backend, double seconds) {
+void EngineMetrics::sandboxStarted(const std::string& backend, double seconds, bool warm) {
     m_sandboxStarts.add({backend, "started"});
-    m_sandboxStartSeconds.observe({backend}, seconds);
+    m_sandboxStartSeconds.observe({backend, warm ? "warm" : "cold"}, seconds);
 }
 
 void EngineMetrics::sandboxFailed(const std::string& backend) {

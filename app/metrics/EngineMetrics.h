@@ -25,8 +25,9 @@ class EngineMetrics {
 public:
     EngineMetrics();
 
-    // backend: sandbox::backendName's. seconds: from the launch to the agent's first line.
-    void sandboxStarted(const std::string& backend, double seconds);
+    // backend: sandbox::backendName's. seconds: from the launch to the agent's first line. warm: a warm
+    // container was claimed (sandbox/container/WarmPool.h).
+    void sandboxStarted(const std::string& backend, double seconds, bool warm = false);
     // The sandbox could not be started, or ended before its agent said anything.
     void sandboxFailed(const std::string& backend);
     // Rows the event writer committed in one transaction, each with its seconds from append to commit.

@@ -516,7 +516,8 @@ void TaskRunner::onAgentLine(const Result<std::string>& line) {
     if (m_launchedAt && m_env.metrics) // the agent speaks: its sandbox has started
         m_env.metrics->sandboxStarted(
             sandbox::backendName(m_spec.backend),
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_launchedAt).count());
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_launchedAt).count(),
+            m_process && m_process->startedWarm());
     m_launchedAt.reset();
     if (!line) {
         recordOwn(protocol::ErrorData{"agent stdout: " + line.error().message, false});

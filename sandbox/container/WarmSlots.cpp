@@ -1,5 +1,7 @@
 #include "sandbox/container/WarmSlots.h"
 
+#include "common/UniqueFd.h"
+
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
@@ -19,12 +21,19 @@ Error mountFailed(const std::string& what, const std::string& where) {
                                             std::strerror(errno));
 }
 
+// A detached copy of the source with its flags set, then attached: what propagates into the container is
+// the mount as attached, so a read-only bind must be read-only before it is attached (a remount after
+// would change only the host's copy).
 Status bindOver(const std::string& source, const std::string& target, bool readOnly) {
-    if (::mount(source.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
-        return mountFailed("bind " + source, target);
-    const unsigned long flags = MS_BIND | MS_REMOUNT | kQuiet | (readOnly ? MS_RDONLY : 0);
-    if (::mount(nullptr, target.c_str(), nullptr, flags, nullptr) != 0)
+    UniqueFd tree(::open_tree(AT_FDCWD, source.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
+    if (!tree.valid())
+        return mountFailed("copy the mount of " + source, target);
+    mount_attr attr{};
+    attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (readOnly ? MOUNT_ATTR_RDONLY : 0);
+    if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
         return mountFailed("restrict the bind of " + source, target);
+    if (::move_mount(tree.get(), "", AT_FDCWD, target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
+        return mountFailed("bind " + source, target);
     return Ok{};
 }
 

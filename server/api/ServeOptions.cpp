@@ -114,6 +114,11 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
             if (!n)
                 return n.error();
             options.retentionDays = *n;
+        } else if (flag == "--warm-containers") {
+            auto n = number(flag, value, 0, 64);
+            if (!n)
+                return n.error();
+            options.warmContainers = static_cast<unsigned>(*n);
         } else if (flag == "--lease-sec") {
             auto n = number(flag, value, 1, 3600);
             if (!n)

@@ -4,7 +4,7 @@
 //   warrend serve --listen HOST:PORT --database URL --data-dir DIR [--tls-cert FILE --tls-key FILE]
 //                 [--backend bwrap|podman] [--image IMAGE] [--max-tasks N] [--idle-sleep-sec N] [--lease-sec
 //                 N]
-//                 [--retention-days N]
+//                 [--retention-days N] [--warm-containers N]
 //                 [--provider SPEC] [--model M]
 //                 [--max-upload-mb N] [--provider-key-secret FILE] [--max-connections-per-client N]
 //                 [--allow-internal DEST[,DEST...]] [--resolve HOST:PORT:ADDR]... [--egress-ca FILE]
@@ -40,6 +40,9 @@ struct ServeOptions {
     // How many days a finished task keeps its workspace copy, checkpoints, snapshots and artifacts
     // (TaskRetention.h); its record and events stay. 0: kept for ever, unless a quota's retention_days binds.
     std::uint64_t retentionDays = 0;
+    // Warm podman containers kept per shape of task for the next tasks of it (RunnerEnvironment::
+    // warmSandboxes; rootful podman run by root only); 0: none.
+    unsigned warmContainers = 1;
     // How long a replica's lease of a task lasts without renewal (server/replicas/TaskLeases): how long a
     // task whose replica died waits before another takes it over. Renewed every third of it.
     unsigned leaseSec = 15;

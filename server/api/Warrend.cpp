@@ -178,6 +178,7 @@ Status Warrend::openControl(const ServeOptions& options) {
         setup.maxConcurrent = options.maxTasks;
         setup.approvalRules = engine.defaultApprovalRules();
         setup.idleSleep = std::chrono::seconds(options.idleSleepSec);
+        setup.warmSandboxes = static_cast<int>(options.warmContainers);
         return setup;
     };
     auto engine =

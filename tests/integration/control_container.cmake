@@ -10,3 +10,7 @@ get_test_property(tst_control_container ENVIRONMENT control_container_environmen
 set_tests_properties(tst_control_kube PROPERTIES LABELS "${control_container_labels}" TIMEOUT 900
                      ENVIRONMENT "${control_container_environment};WARREN_TEST_BACKEND=kube"
                      COST 30) # among the longest: started first (tests/CMakeLists.txt, WARREN_LONG_TESTS)
+# Warm podman containers: started before their task with nothing of it, claimed by the next task of their shape.
+warren_add_test(tst_warm_start SOURCES tst_warm_start.cpp
+                LIBS warren_control warren_agent_test_support LABELS integration)
+set_tests_properties(tst_warm_start PROPERTIES TIMEOUT 600)

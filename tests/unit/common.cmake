@@ -1,5 +1,6 @@
-# common tests: the shared vocabulary (the strict JSON reader, UTF-8, a child process run to its end, a whole file).
-foreach(test tst_json_fields tst_utf8 tst_child_process tst_file_text)
+# common tests: the shared vocabulary (the strict JSON reader, UTF-8, a child process run to its end, a whole file,
+# a warm container's claim).
+foreach(test tst_json_fields tst_utf8 tst_child_process tst_file_text tst_warm_claim)
     warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_base LABELS unit)
 endforeach()
 # HTTP as text (common/http): URLs read strictly, an answer's head and framing, chunked bodies.

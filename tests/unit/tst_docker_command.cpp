@@ -100,6 +100,7 @@ private slots:
     void initOnlyForACommandThatIsNone();
     void environmentFromFileOnly();
     void passwdNamesTheUidInside();
+    void aWarmShapeHoldsNoTasksPathsOrEnvironment();
     void everyRequestedLimitIsSetOrReported();
     void rejects_data();
     void rejects();
@@ -380,6 +381,53 @@ void TestDockerCommand::environmentFromFileOnly() {
                                    [](const DockerDataFile& f) { return f.purpose == "environment"; });
     QVERIFY(file != command->files.end());
     QCOMPARE(qs(file->bytes), QString("PATH=/usr/bin\nSECRETISH=value with spaces\nTERM=xterm\n"));
+}
+
+// A warm container's command (WarmPool) is started before its task: every bind of the host comes from an
+// empty slot, received from the host; what lies in the workspace, the environment and the command are the
+// claim's; only the waiter runs.
+void TestDockerCommand::aWarmShapeHoldsNoTasksPathsOrEnvironment() {
+    auto profile = profileWith(
+        "{\"env\": {\"SECRETISH\": \"value\"}, \"mounts\": {\"/data\": {\"type\": \"bind\", \"source\": \"/srv/data\"}}}");
+    QVERIFY(profile);
+    DockerRequest r = request("podman", false, 0);
+    r.workspaceOwnerUid = 1000;
+    r.workspaceOwnerGid = 1000;
+    r.protection = protection({"pin .git", "placeholder-file .envrc", "placeholder-dir .vscode"});
+    r.warm = DockerRequest::Warm{kDataDir + "/slots", kDataDir + "/claim", "/usr/lib/warren/warren-agent"};
+    auto command = buildDockerCommand(*profile, r, fakeHost());
+    QVERIFY2(command, command ? "" : command.error().message.c_str());
+    const QString line = qs(command->commandLine());
+    for (const QString& task : {qs(kWorkspace), QString("/srv/data"), QString("SECRETISH"), QString("sh -c true"),
+                                QString("--env-file")})
+        QVERIFY2(!line.contains(task), qPrintable(task + " in " + line));
+    QCOMPARE(qs(command->env.at("SECRETISH")), QString("value"));
+    // Every bind of the host from a slot, by kind: the workspace and /data directories, the /etc files not.
+    QStringList binds;
+    for (const SlotBind& bind : command->slotBinds) {
+        binds << qs(bind.slot) + " " + qs(bind.mount.dest) + " " + qs(bind.mount.source);
+        QVERIFY(containsSequence(command->argv, "--mount type=bind,source=" + qs(kDataDir) + "/slots/" +
+                                                    qs(bind.slot) + ",target=" + qs(bind.mount.dest) +
+                                                    (bind.mount.readOnly ? ",readonly" : "") +
+                                                    ",bind-propagation=rslave"));
+    }
+    QCOMPARE(binds, (QStringList{"d0 /data /srv/data", "f1 /etc/passwd " + qs(kDataDir) + "/passwd",
+                                 "f2 /etc/group " + qs(kDataDir) + "/group",
+                                 "d3 /workspace " + qs(kWorkspace)}));
+    QCOMPARE(qs(command->workspaceSlot), QString("d3"));
+    // What lies inside the workspace is the claim's: in the argv it would need the task's own mount points.
+    QStringList inside;
+    for (const ContainerMount& mount : command->claimMounts)
+        inside << qs(mount.dest);
+    QCOMPARE(inside, (QStringList{"/workspace/.git", "/workspace/.envrc", "/workspace/.vscode"}));
+    QVERIFY(!line.contains("/workspace/."));
+    QVERIFY(containsSequence(command->argv, "--mount type=bind,source=/usr/lib/warren/warren-agent,target=" +
+                                                qs(kWaiterInContainer) + ",readonly"));
+    QVERIFY(containsSequence(command->argv, "--mount type=bind,source=" + qs(kDataDir) + "/claim,target=" +
+                                                qs(kClaimDirInContainer)));
+    QCOMPARE(qs(command->argv.back()), qs(kClaimDirInContainer) + "/" + kClaimSocketName);
+    QVERIFY(containsSequence(command->argv, "--entrypoint " + qs(kWaiterInContainer)));
+    QCOMPARE(command->uid, 1000u);
 }
 
 void TestDockerCommand::passwdNamesTheUidInside() {
