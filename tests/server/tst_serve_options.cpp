@@ -25,7 +25,7 @@ private slots:
                                           "--image", "localhost/a:1", "--max-tasks", "8", "--provider",
                                           "openai", "--model", "m", "--max-upload-mb", "3",
                                           "--provider-key-secret", "/etc/warrend/keys.secret",
-                                          "--max-connections-per-client", "0"}));
+                                          "--max-connections-per-client", "0", "--warm-containers", "3"}));
         QVERIFY2(options, options ? "" : options.error().message.c_str());
         QCOMPARE(options->host, std::string("127.0.0.1"));
         QCOMPARE(options->port, std::uint16_t(8420));
@@ -41,6 +41,7 @@ private slots:
         QCOMPARE(options->maxUploadBytes, std::uint64_t(3) << 20);
         QCOMPARE(options->providerKeySecret, std::string("/etc/warrend/keys.secret"));
         QCOMPARE(options->maxConnectionsPerClient, 0u);
+        QCOMPARE(options->warmContainers, 3u);
     }
 
     void withoutASecretUsersStoreNoKeys() {
@@ -129,6 +130,8 @@ private slots:
         QTest::newRow("port too big")
             << (kRequired + QStringList{"--listen", "h:70000"}) << "from 0 to 65535";
         QTest::newRow("zero tasks") << (kRequired + QStringList{"--max-tasks", "0"}) << "--max-tasks 0";
+        QTest::newRow("too many warm containers")
+            << (kRequired + QStringList{"--warm-containers", "65"}) << "--warm-containers";
         QTest::newRow("upload size not a number")
             << (kRequired + QStringList{"--max-upload-mb", "lots"}) << "--max-upload-mb lots";
         QTest::newRow("connections per client not a number")

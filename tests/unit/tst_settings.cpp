@@ -159,6 +159,7 @@ void TestSettings::roundTripThroughTheStore() {
     QCOMPARE(warren::sandbox::backendName(defaults->backend), std::string("bwrap"));
     QCOMPARE(defaults->image, std::string("debian:bookworm-slim"));
     QCOMPARE(defaults->network, std::string("none"));
+    QCOMPARE(defaults->warmContainers, std::uint64_t(1));
 
     Settings settings;
     settings.provider = "anthropic";
@@ -167,6 +168,7 @@ void TestSettings::roundTripThroughTheStore() {
     settings.maxConcurrent = 3;
     settings.idleSleepSec = 600;
     settings.retentionDays = 30;
+    settings.warmContainers = 0;
     settings.recentWorkspaces = {"/home/u/a", "/home/u/b"};
     settings.backend = warren::sandbox::Backend::Podman;
     settings.image = "localhost/warren-test:1";
@@ -188,6 +190,9 @@ void TestSettings::roundTripThroughTheStore() {
     QVERIFY(!warren::control::saveSettings(*store, invalid));
     invalid = settings;
     invalid.retentionDays = 36'501; // over a hundred years: a typo
+    QVERIFY(!warren::control::saveSettings(*store, invalid));
+    invalid = settings;
+    invalid.warmContainers = Settings::kMaxWarmContainers + 1;
     QVERIFY(!warren::control::saveSettings(*store, invalid));
     invalid = settings;
     invalid.mcpServers["broken"] = {{"args", {"x"}}};

@@ -9,6 +9,7 @@
 #include "ui/windows/McpServersBox.h"
 #include "ui/windows/SandboxChoices.h"
 
+#include <unistd.h>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -169,6 +170,17 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     sandboxForm->addRow(tr("Backend"), m_backend);
     sandboxForm->addRow(tr("Image"), m_image);
     sandboxForm->addRow(tr("Network"), m_network);
+    m_warm = new QSpinBox(sandboxBox);
+    m_warm->setObjectName("warmContainers");
+    m_warm->setRange(0, static_cast<int>(control::Settings::kMaxWarmContainers));
+    m_warm->setSpecialValueText(tr("none"));
+    m_warm->setToolTip(tr("Podman containers started ahead, holding nothing of any task's, so that the next "
+                          "podman task of the same kind starts in milliseconds instead of waiting for podman"));
+    // Only a root Warren mounts a task's files into a container already running (rootful podman).
+    if (::geteuid() == 0)
+        sandboxForm->addRow(tr("Warm podman containers"), m_warm);
+    else
+        m_warm->hide();
     agentsLayout->addWidget(sandboxBox);
 
     auto* approvalsBox = new QGroupBox(tr("Always allowed commands"), this);
@@ -274,6 +286,7 @@ void SettingsDialog::load() {
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
     m_idleSleep->setValue(idleMinutes(m_settings.idleSleepSec));
     m_retention->setValue(static_cast<int>(std::min(m_settings.retentionDays, control::kMaxRetentionDays)));
+    m_warm->setValue(static_cast<int>(std::min(m_settings.warmContainers, control::Settings::kMaxWarmContainers)));
     fillAgents(m_agent, QString::fromUtf8(protocol::agentKindName(m_settings.agent)));
     fillBackends(m_backend, QString::fromStdString(sandbox::backendName(m_settings.backend)));
     m_network->setValue(QString::fromStdString(m_settings.network));
@@ -452,6 +465,7 @@ void SettingsDialog::accept() {
     if (m_idleSleep->value() != idleMinutes(m_settings.idleSleepSec))
         settings.idleSleepSec = static_cast<std::uint64_t>(m_idleSleep->value()) * 60;
     settings.retentionDays = static_cast<std::uint64_t>(m_retention->value());
+    settings.warmContainers = static_cast<std::uint64_t>(m_warm->value());
     settings.agent = chosenAgent(m_agent);
     settings.backend = chosenBackend(m_backend);
     const QString image = m_image->text().trimmed();

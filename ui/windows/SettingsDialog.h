@@ -97,6 +97,7 @@ private:
     QSpinBox* m_maxConcurrent;
     QSpinBox* m_idleSleep; // minutes; 0: never
     QSpinBox* m_retention; // days a finished task keeps its files; 0: for ever
+    QSpinBox* m_warm;      // warm podman containers per kind of task (shown to a root Warren only)
     QComboBox* m_agent;
     QComboBox* m_backend;
     QLineEdit* m_image;
