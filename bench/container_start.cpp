@@ -4,8 +4,10 @@
 // played by podman kube play, its agent connecting back over its socket) so drift hits all alike; the first
 // round of each is a warm-up and not counted. A third series is the engine alone,
 // `podman run --rm IMAGE true`, for what the container itself costs, and a fourth the preflight and sweep
-// every container launch runs first. Median, p90 and the ratio of the medians.
-// Where podman, its image or the static agent is missing it prints "skipped: REASON" and exits 0.
+// every container launch runs first. A fifth is podman again on a plane that keeps one warm container per
+// shape (sandbox/container/WarmPool: rootful podman as root; elsewhere its launches are cold like the
+// others), each task claiming the one its predecessor left. Median, p90 and the ratio of the medians. Where
+// podman, its image or the static agent is missing it prints "skipped: REASON" and exits 0.
 //   bench_container_start WARREN_AGENT [ROUNDS] [IMAGE]
 // Podman reads CONTAINERS_CONF as usual (tests/run.sh sets packaging/containers.conf).
 
@@ -151,7 +153,8 @@ int main(int argc, char** argv) {
     auto opened = LocalControlPlane::open(options);
     if (!opened)
         fail("cannot open the control plane: " + opened.error().message);
-    // The same, keeping one warm container per shape (rootful podman as root only; else its launches are cold).
+    // The same, keeping one warm container per shape (rootful podman as root only; else its launches are
+    // cold).
     LocalOptions warmOptions = options;
     warmOptions.dataDir = (base / "data-warm").string();
     warmOptions.warmContainers = 1;

@@ -14,13 +14,18 @@ namespace {
 
 using nlohmann::json;
 
-Error refused(const std::string& why) { return makeError(ErrorCode::InvalidArgument, "a bad warm claim: " + why); }
+Error refused(const std::string& why) {
+    return makeError(ErrorCode::InvalidArgument, "a bad warm claim: " + why);
+}
 
-bool hasNul(const std::string& text) { return text.find('\0') != std::string::npos; }
+bool hasNul(const std::string& text) {
+    return text.find('\0') != std::string::npos;
+}
 
 // The milliseconds left until deadline, for poll (0 once it passed).
 int msLeft(std::chrono::steady_clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     return static_cast<int>(std::max<std::chrono::milliseconds::rep>(0, left.count()));
 }
 
@@ -56,8 +61,8 @@ Result<WarmClaim> decodeWarmClaim(std::string_view line) {
     if (env == body.end() || !env->is_object())
         return refused("env must be an object of strings");
     for (const auto& [name, value] : env->items()) {
-        if (name.empty() || name.find_first_of(std::string("=\0", 2)) != std::string::npos || !value.is_string() ||
-            hasNul(value.get<std::string>()))
+        if (name.empty() || name.find_first_of(std::string("=\0", 2)) != std::string::npos ||
+            !value.is_string() || hasNul(value.get<std::string>()))
             return refused("env holds a bad name or a value other than a string without NUL");
         claim.env.emplace(name, value.get<std::string>());
     }
@@ -95,8 +100,8 @@ Status sendWarmClaim(int socket, const WarmClaim& claim, const std::array<int, 3
     while ((sent = ::sendmsg(socket, &message, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
     }
     if (sent != 1 || !writeAll(socket, std::string_view(bytes).substr(1)))
-        return makeError(ErrorCode::System, std::string("cannot send the claim to the warm container: ") +
-                                                std::strerror(errno));
+        return makeError(ErrorCode::System,
+                         std::string("cannot send the claim to the warm container: ") + std::strerror(errno));
     ::shutdown(socket, SHUT_WR);
     // Its exec closes the connection; anything it says first is why it could not.
     const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -109,7 +114,7 @@ Status sendWarmClaim(int socket, const WarmClaim& claim, const std::array<int, 3
             continue;
         if (polled == 0)
             return makeError(ErrorCode::Unavailable, "the warm container did not take its claim within " +
-                                                     std::to_string(timeout.count()) + " ms");
+                                                         std::to_string(timeout.count()) + " ms");
         const ssize_t n = ::read(socket, buffer, sizeof(buffer));
         if (n < 0 && errno == EINTR)
             continue;

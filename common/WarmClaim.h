@@ -19,9 +19,9 @@
 namespace warren {
 
 struct WarmClaim {
-    std::vector<std::string> argv; // argv[0] an absolute path in the container
+    std::vector<std::string> argv;          // argv[0] an absolute path in the container
     std::map<std::string, std::string> env; // set over the container's own (the image's, the engine's)
-    std::string cwd;                         // absolute
+    std::string cwd;                        // absolute
     friend bool operator==(const WarmClaim&, const WarmClaim&) = default;
 };
 

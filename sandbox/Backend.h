@@ -23,8 +23,8 @@ Result<Backend> parseBackend(std::string_view name);
 // How an agent in the backend's sandbox reaches the control plane that started it, which is what a launch
 // plans around: its stdin and stdout (bwrap, and docker's attached run client), a Unix socket of this host
 // bound into the sandbox (kube: podman kube play attaches no stdin; podman: a warm container, started before
-// its task, has no stdin of the task's, so every podman task connects alike), or the network (kubernetes: the pod's
-// node shares nothing with this host, no socket and no directory, so its trees are carried to and fro).
+// its task, has no stdin of the task's, so every podman task connects alike), or the network (kubernetes: the
+// pod's node shares nothing with this host, no socket and no directory, so its trees are carried to and fro).
 enum class AgentRoute { Stdio, HostSocket, Network };
 AgentRoute agentRoute(Backend backend);
 // The engine of a container backend on this host (kube: podman); nullopt for bwrap and kubernetes (a

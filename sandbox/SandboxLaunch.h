@@ -51,9 +51,9 @@ struct SandboxRequest {
     // takes SIGHUP as "pause, resumable", where SIGTERM would cancel its task). bwrap's sandbox is killed.
     int launcherDeathSignal = SIGTERM;
     // podman, rootful, run by root: how many warm containers of this launch's shape to keep ready for the
-    // next launches of it (container/WarmPool.h); 0: none. warmWaiter is the host's warren-agent, which a warm
-    // container runs until claimed (`await-claim`). A launch claims a warm container of its shape whenever
-    // the pool holds one.
+    // next launches of it (container/WarmPool.h); 0: none. warmWaiter is the host's warren-agent, which a
+    // warm container runs until claimed (`await-claim`). A launch claims a warm container of its shape
+    // whenever the pool holds one.
     int warm = 0;
     std::string warmWaiter;
 

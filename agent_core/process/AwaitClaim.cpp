@@ -16,9 +16,13 @@
 namespace warren::agent {
 namespace {
 
-void endNow(int) { ::_exit(0); }
+void endNow(int) {
+    ::_exit(0);
+}
 
-void say(int connection, const std::string& why) { writeAll(connection, "error: " + why + "\n"); }
+void say(int connection, const std::string& why) {
+    writeAll(connection, "error: " + why + "\n");
+}
 
 } // namespace
 
@@ -34,9 +38,11 @@ int awaitClaim(const std::string& socketPath) {
     std::memcpy(address.sun_path, socketPath.c_str(), socketPath.size() + 1);
     UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     ::unlink(socketPath.c_str());
-    if (!listener.valid() || ::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+    if (!listener.valid() ||
+        ::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
         ::listen(listener.get(), 4) != 0) {
-        std::cerr << "warren-agent await-claim: cannot listen on " << socketPath << ": " << std::strerror(errno) << "\n";
+        std::cerr << "warren-agent await-claim: cannot listen on " << socketPath << ": "
+                  << std::strerror(errno) << "\n";
         return 1;
     }
     while (true) {

@@ -94,7 +94,8 @@ Result<std::unique_ptr<LocalControlPlane>> LocalControlPlane::open(LocalOptions 
         // Warm containers serve the next tasks of one process: the window's, not one `warren run`.
         plane->m_keepsWarm = options.takeUpQueued && !options.warmContainers;
         setup.warmSandboxes = options.warmContainers.value_or(
-            plane->m_keepsWarm ? static_cast<int>(stored ? stored->warmContainers : Settings{}.warmContainers) : 0);
+            plane->m_keepsWarm ? static_cast<int>(stored ? stored->warmContainers : Settings{}.warmContainers)
+                               : 0);
         plane->m_defaultRules = engine.defaultApprovalRules(); // saveSettings adds the settings' to them
         setup.approvalRules = plane->approvalRules(stored ? *stored : Settings{});
         return setup;

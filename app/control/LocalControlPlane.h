@@ -159,7 +159,7 @@ private:
     QNetworkAccessManager* m_network = nullptr;
     TaskManager* m_manager = nullptr;
     std::unique_ptr<RetentionSweep> m_retention; // the window's only
-    bool m_keepsWarm = false; // warm containers as the settings say (the window's plane)
+    bool m_keepsWarm = false;                    // warm containers as the settings say (the window's plane)
     std::uint64_t m_retentionDays = 0;           // the settings', as the last sweep read them
     std::unique_ptr<TaskWork> m_work; // first to go: waits for the work under way, drops what it would apply
 };

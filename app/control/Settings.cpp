@@ -90,8 +90,9 @@ Status validateSettings(const Settings& settings) {
                                                          std::to_string(kMaxRetentionDays) +
                                                          " days; 0 keeps them");
     if (settings.warmContainers > Settings::kMaxWarmContainers)
-        return makeError(ErrorCode::InvalidArgument, "at most " + std::to_string(Settings::kMaxWarmContainers) +
-                                                         " warm containers are kept per kind of task; 0 keeps none");
+        return makeError(ErrorCode::InvalidArgument,
+                         "at most " + std::to_string(Settings::kMaxWarmContainers) +
+                             " warm containers are kept per kind of task; 0 keeps none");
     if (auto image = validateImage(settings.image); !image)
         return image;
     if (auto network = validateNetwork(settings.network); !network)

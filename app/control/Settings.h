@@ -32,8 +32,8 @@ struct Settings {
     // record and events stay. 0: kept for ever, the default on this computer. The workspace is the user's.
     std::uint64_t retentionDays = 0;
     sandbox::Backend backend = sandbox::Backend::Bwrap; // stored as its backendName() (TaskSpec::backend)
-    // How many warm podman containers of a task's shape the window keeps ready for the next task of that shape
-    // (RunnerEnvironment::warmSandboxes; only where Warren runs as root with rootful podman). 0: none.
+    // How many warm podman containers of a task's shape the window keeps ready for the next task of that
+    // shape (RunnerEnvironment::warmSandboxes; only where Warren runs as root with rootful podman). 0: none.
     std::uint64_t warmContainers = 1;
     static constexpr std::uint64_t kMaxWarmContainers = 8;
     std::string image = kDefaultAgentImage;        // docker/podman: the agent's image

@@ -1,7 +1,6 @@
 #include "sandbox/container/ContainerLauncher.h"
 
 #include "sandbox/PlaceholderRecord.h"
-
 #include "sandbox/Preflight.h"
 #include "sandbox/ProcStat.h"
 #include "sandbox/bwrap/BwrapCommand.h"

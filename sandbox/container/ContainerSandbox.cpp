@@ -7,8 +7,8 @@
 #include "sandbox/container/WarmSlots.h"
 
 #include <cstdlib>
-#include <sys/stat.h>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace warren::sandbox {
@@ -79,14 +79,17 @@ public:
             auto claimed = claimWarmContainer(*warm, *m_warm, m_prepared,
                                               {m_stdio.stdinFd, m_stdio.stdoutFd, m_stdio.stderrFd});
             if (claimed)
-                return started(std::move(*placeholders), std::move(*warm->process), std::exchange(warm->scratch, {}));
+                return started(std::move(*placeholders), std::move(*warm->process),
+                               std::exchange(warm->scratch, {}));
             // Cold, then, from a clean scratch directory: the claim may have written the task's files there.
             warm.reset();
             placeholders->clear();
             removeContainerScratch(m_scratch);
             if (::mkdir(m_scratch.dataDir.c_str(), 0700) != 0)
-                return makeError(ErrorCode::System, "cannot make " + m_scratch.dataDir + " again after a warm "
-                                                    "container failed its claim (" + claimed.error().message + ")");
+                return makeError(ErrorCode::System, "cannot make " + m_scratch.dataDir +
+                                                        " again after a warm "
+                                                        "container failed its claim (" +
+                                                        claimed.error().message + ")");
             placeholders = PlaceholderRecord::write(m_backend, m_prepared.profile.workspaceSource,
                                                     m_prepared.protection);
             if (!placeholders)
@@ -109,8 +112,8 @@ private:
         const DockerRequest& request = m_prepared.request;
         auto sandbox = makeContainerSandbox(
             ContainerRun{m_backend, std::move(m_prepared.profile), std::move(m_prepared.protection),
-                         m_prepared.command.commandLine(), request.engine, request.image, std::move(m_scratch),
-                         std::move(placeholders), std::move(warmScratch)},
+                         m_prepared.command.commandLine(), request.engine, request.image,
+                         std::move(m_scratch), std::move(placeholders), std::move(warmScratch)},
             std::move(process));
         if (m_warm)
             (void)WarmPool::instance().refill(*m_warm);

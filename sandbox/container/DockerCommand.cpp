@@ -68,8 +68,8 @@ Status addMount(const ContainerMount& mount, std::vector<std::string>& argv) {
 
 // A warm container's mount: a bind of this host from its slot, received from the host; what lies inside the
 // workspace is the claim's; the rest as in any container.
-Status addWarmMount(const ContainerMount& mount, const DockerRequest::Warm& warm, const std::string& workspaceDest,
-                    DockerCommand& result) {
+Status addWarmMount(const ContainerMount& mount, const DockerRequest::Warm& warm,
+                    const std::string& workspaceDest, DockerCommand& result) {
     if (mount.dest.rfind(workspaceDest + "/", 0) == 0) {
         result.claimMounts.push_back(mount);
         return Ok{};
@@ -79,8 +79,9 @@ Status addWarmMount(const ContainerMount& mount, const DockerRequest::Warm& warm
     if (auto ok = checkMountPath(mount.dest, "mount destination"); !ok)
         return ok;
     const std::string slot = (mount.directory ? "d" : "f") + std::to_string(result.slotBinds.size());
-    result.argv.insert(result.argv.end(), {"--mount", bindOption(warm.slotsDir + "/" + slot, mount.dest, mount.readOnly) +
-                                                          ",bind-propagation=rslave"});
+    result.argv.insert(result.argv.end(),
+                       {"--mount", bindOption(warm.slotsDir + "/" + slot, mount.dest, mount.readOnly) +
+                                       ",bind-propagation=rslave"});
     if (mount.purpose == ContainerMount::Purpose::Workspace)
         result.workspaceSlot = slot;
     result.slotBinds.push_back({slot, mount});
@@ -217,9 +218,11 @@ Result<DockerCommand> buildDockerCommand(const SandboxProfile& profile, const Do
             !ok)
             return ok.error();
     if (request.warm) {
-        std::stable_sort(result.claimMounts.begin(), result.claimMounts.end(), [](const auto& a, const auto& b) {
-            return std::count(a.dest.begin(), a.dest.end(), '/') < std::count(b.dest.begin(), b.dest.end(), '/');
-        });
+        std::stable_sort(result.claimMounts.begin(), result.claimMounts.end(),
+                         [](const auto& a, const auto& b) {
+                             return std::count(a.dest.begin(), a.dest.end(), '/') <
+                                    std::count(b.dest.begin(), b.dest.end(), '/');
+                         });
         add({"--mount", bindOption(request.warm->waiter, kWaiterInContainer, true), "--mount",
              bindOption(request.warm->claimDir, kClaimDirInContainer, false)});
     }

@@ -69,11 +69,12 @@ struct DockerRequest {
     // start. So for podman the two are always given, at most these.
     std::uint64_t hostOpenFilesHard = 0;
     std::uint64_t hostProcessesHard = 0;
-    // A warm container's shape (WarmPool), started before its task: set, every bind of this host comes from an
-    // empty entry of slotsDir, received from the host (bind-propagation=rslave), which a claim fills with its
-    // task's source; what is mounted inside the workspace is left to the claim too; there is no environment
-    // file (a claim carries the environment); and the command is the waiter, `waiter` bound in read-only,
-    // listening in claimDir (a host directory the container's user owns). Empty: an ordinary container.
+    // A warm container's shape (WarmPool), started before its task: set, every bind of this host comes from
+    // an empty entry of slotsDir, received from the host (bind-propagation=rslave), which a claim fills with
+    // its task's source; what is mounted inside the workspace is left to the claim too; there is no
+    // environment file (a claim carries the environment); and the command is the waiter, `waiter` bound in
+    // read-only, listening in claimDir (a host directory the container's user owns). Empty: an ordinary
+    // container.
     struct Warm {
         std::string slotsDir;
         std::string claimDir;

@@ -72,7 +72,8 @@ Result<std::unique_ptr<WarmContainer>> startWarmContainer(const WarmPlan& plan) 
     if (!prepared)
         return prepared.error();
     if (warmShapeKey(*prepared, *scratch) != plan.key) // the workspace's owner changed since, say
-        return makeError(ErrorCode::Unavailable, "the shape of the task's container changed since its launch");
+        return makeError(ErrorCode::Unavailable,
+                         "the shape of the task's container changed since its launch");
     if (auto made = makeWarmDirectories(scratch->dataDir, prepared->command); !made)
         return made.error();
     // The seccomp profile only: the rest of a task's files are the task's, bound at its claim.
@@ -86,8 +87,8 @@ Result<std::unique_ptr<WarmContainer>> startWarmContainer(const WarmPlan& plan) 
     std::vector<std::string> argv = prepared->command.argv;
     argv.front() = containerEnginePath(options.engine, options.enginePath);
     std::vector<std::string> remove{argv.front(), "rm", "--force", scratch->containerName};
-    auto process = ContainerProcess::spawn(std::move(argv), scratch->containerName, {std::move(remove)}, false,
-                                           LaunchOptions{devnull.get(), devnull.get(), devnull.get()},
+    auto process = ContainerProcess::spawn(std::move(argv), scratch->containerName, {std::move(remove)},
+                                           false, LaunchOptions{devnull.get(), devnull.get(), devnull.get()},
                                            plan.launcherDeathSignal);
     if (!process)
         return process.error();
@@ -118,7 +119,9 @@ WarmPool& WarmPool::instance() {
     return pool;
 }
 
-WarmPool::~WarmPool() { clear(); }
+WarmPool::~WarmPool() {
+    clear();
+}
 
 std::unique_ptr<WarmContainer> WarmPool::take(const std::string& key) {
     std::vector<std::unique_ptr<WarmContainer>> gone; // removed outside the lock
@@ -152,9 +155,10 @@ Status WarmPool::refill(const WarmPlan& plan) {
         const std::size_t keep = static_cast<std::size_t>(std::max(plan.keep, 0));
         missing = shape.ready.size() < keep ? keep - shape.ready.size() : 0;
         while (m_shapes.size() > kMaxWarmShapes) {
-            auto oldest = std::min_element(m_shapes.begin(), m_shapes.end(), [](const auto& a, const auto& b) {
-                return a.second.lastUsed < b.second.lastUsed;
-            });
+            auto oldest =
+                std::min_element(m_shapes.begin(), m_shapes.end(), [](const auto& a, const auto& b) {
+                    return a.second.lastUsed < b.second.lastUsed;
+                });
             for (auto& container : oldest->second.ready)
                 evicted.push_back(std::move(container));
             m_shapes.erase(oldest);
@@ -189,14 +193,15 @@ Status claimWarmContainer(WarmContainer& container, const WarmPlan& plan, const 
                           const std::array<int, 3>& stdio) {
     const auto deadline = Clock::now() + kWarmClaimTimeout;
     const auto& view = cold.command.workspaceView;
-    if (auto written = writeContainerFiles(cold.request.seccompProfilePath, cold.seccomp.json, cold.command.files,
-                                           cold.profile, cold.protection, view);
+    if (auto written = writeContainerFiles(cold.request.seccompProfilePath, cold.seccomp.json,
+                                           cold.command.files, cold.profile, cold.protection, view);
         !written)
         return written;
     if (!view) // the engine makes the mount points of a cold start's protected paths; here the host does
         if (auto made = createPlaceholders(cold.profile.workspaceSource, cold.protection); !made)
             return made;
-    if (auto filled = fillWarmSlots(container.scratch.dataDir, plan.shape.command, cold.profile.workspaceDest);
+    if (auto filled =
+            fillWarmSlots(container.scratch.dataDir, plan.shape.command, cold.profile.workspaceDest);
         !filled)
         return filled;
     auto socket = connectWaiter(container, deadline);

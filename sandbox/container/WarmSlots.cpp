@@ -17,8 +17,8 @@ namespace {
 constexpr unsigned long kQuiet = MS_NOSUID | MS_NODEV;
 
 Error mountFailed(const std::string& what, const std::string& where) {
-    return makeError(ErrorCode::System, "cannot " + what + " at " + where + " for a warm container: " +
-                                            std::strerror(errno));
+    return makeError(ErrorCode::System,
+                     "cannot " + what + " at " + where + " for a warm container: " + std::strerror(errno));
 }
 
 // A detached copy of the source with its flags set, then attached: what propagates into the container is
@@ -78,9 +78,10 @@ Status makeWarmDirectories(const std::string& dataDir, const DockerCommand& shap
     }
     for (const SlotBind& bind : shape.slotBinds) {
         const std::string entry = slots + "/" + bind.slot;
-        const bool made = bind.mount.directory
-                              ? ::mkdir(entry.c_str(), 0700) == 0
-                              : ::close(::open(entry.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == 0;
+        const bool made =
+            bind.mount.directory
+                ? ::mkdir(entry.c_str(), 0700) == 0
+                : ::close(::open(entry.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == 0;
         if (!made) {
             const Error error = mountFailed("make the slot", entry);
             removeWarmDirectories(dataDir);
@@ -96,7 +97,8 @@ Status makeWarmDirectories(const std::string& dataDir, const DockerCommand& shap
     return Ok{};
 }
 
-Status fillWarmSlots(const std::string& dataDir, const DockerCommand& shape, const std::string& workspaceDest) {
+Status fillWarmSlots(const std::string& dataDir, const DockerCommand& shape,
+                     const std::string& workspaceDest) {
     const std::string slots = dataDir + "/" + kWarmSlotsName;
     for (const SlotBind& bind : shape.slotBinds)
         if (auto bound = bindOver(bind.mount.source, slots + "/" + bind.slot, bind.mount.readOnly); !bound)

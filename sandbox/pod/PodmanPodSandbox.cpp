@@ -297,10 +297,15 @@ Result<std::unique_ptr<RunningSandbox>> PodmanPodLaunch::start() {
         return process.error();
     }
     m_started = true;
-    return makeContainerSandbox(ContainerRun{Backend::Kube, std::move(m_prepared.profile),
-                                             std::move(m_prepared.protection), shellCommandLine(m_prepared.playCommand()),
-                                             ContainerEngine::Podman, m_prepared.image, std::move(m_scratch),
-                                             std::move(m_placeholders), {}},
+    return makeContainerSandbox(ContainerRun{Backend::Kube,
+                                             std::move(m_prepared.profile),
+                                             std::move(m_prepared.protection),
+                                             shellCommandLine(m_prepared.playCommand()),
+                                             ContainerEngine::Podman,
+                                             m_prepared.image,
+                                             std::move(m_scratch),
+                                             std::move(m_placeholders),
+                                             {}},
                                 std::move(*process));
 }
 

@@ -15,11 +15,11 @@
 // Podman and kube skip with the reason where podman or the test image is missing.
 
 #include "tests/support/AgentRun.h"
+#include "tests/support/PodmanTest.h"
 #include "tests/support/WarrenRun.h"
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -41,22 +41,13 @@ QString backend() {
 }
 
 QString image() {
-    const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
-    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:3") : fromEnv;
+    return testImage();
 }
 
 QStringList backendArguments() {
     if (backend() == QLatin1String("bwrap"))
         return {QStringLiteral("--backend"), QStringLiteral("bwrap")};
     return {QStringLiteral("--backend"), backend(), QStringLiteral("--image"), image()};
-}
-
-int podman(const QStringList& arguments) {
-    QProcess process;
-    process.start(QStringLiteral("podman"), arguments);
-    if (!process.waitForFinished(120000))
-        return -1;
-    return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
 }
 
 // The probe's lines for one route ("fd-write", "mem", ...): each "ROUTE TARGET VERDICT...".
@@ -81,23 +72,8 @@ private slots:
 void TestControlChannel::initTestCase() {
     if (backend() == QLatin1String("bwrap"))
         return;
-    if (qEnvironmentVariable("WARREN_AGENT_STATIC") == QLatin1String("0"))
-        QSKIP("the agent of this build is dynamically linked (sanitizers): it cannot run on an image without "
-              "the host's libraries");
-    if (QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
-        QSKIP("podman is not installed: the container backends cannot be attacked here");
-    if (qEnvironmentVariableIsEmpty("CONTAINERS_CONF") &&
-        !QStandardPaths::findExecutable(QStringLiteral("runc")).isEmpty()) {
-        const QString conf = QDir(resourcesDir()).filePath(QStringLiteral("../packaging/containers.conf"));
-        if (QFileInfo::exists(conf))
-            qputenv("CONTAINERS_CONF", QFileInfo(conf).canonicalFilePath().toLocal8Bit());
-    }
-    if (podman({QStringLiteral("info")}) != 0)
-        QSKIP("podman does not answer here (`podman info` failed)");
-    if (podman({QStringLiteral("image"), QStringLiteral("inspect"), image()}) != 0)
-        QSKIP(qPrintable(QStringLiteral("the image %1 is not present: build it with packaging/make-test-image.sh, "
-                                        "or set WARREN_TEST_IMAGE")
-                             .arg(image())));
+    if (const QString reason = podmanSkipReason(); !reason.isEmpty())
+        QSKIP(qPrintable(reason));
 }
 
 void TestControlChannel::aToolCannotReachTheAgentsChannel() {

@@ -10,6 +10,7 @@
 
 #include "tests/support/AgentRun.h"
 #include "tests/support/HostHttpServer.h"
+#include "tests/support/PodmanTest.h"
 #include "tests/support/WarrenRun.h"
 
 #include <QDir>
@@ -30,8 +31,7 @@ using nlohmann::json;
 namespace {
 
 QString image() {
-    const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
-    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:3") : fromEnv;
+    return testImage();
 }
 
 // podman, or kube (tst_control_kube: the Pod, played by podman kube play, its agent connecting back).
@@ -142,24 +142,8 @@ private:
 };
 
 void TestControlContainer::initTestCase() {
-    if (qEnvironmentVariable("WARREN_AGENT_STATIC") == QLatin1String("0"))
-        QSKIP("the agent of this build is dynamically linked (sanitizers): it cannot run on an image without "
-              "the host's libraries");
-    if (QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
-        QSKIP("podman is not installed: the container backend cannot be tested here");
-    if (qEnvironmentVariableIsEmpty("CONTAINERS_CONF") &&
-        !QStandardPaths::findExecutable(QStringLiteral("runc")).isEmpty()) {
-        const QString conf = QDir(resourcesDir()).filePath(QStringLiteral("../packaging/containers.conf"));
-        if (QFileInfo::exists(conf))
-            qputenv("CONTAINERS_CONF", QFileInfo(conf).canonicalFilePath().toLocal8Bit());
-    }
-    if (podman({QStringLiteral("info")}).first != 0)
-        QSKIP("podman does not answer here (`podman info` failed)");
-    if (podman({QStringLiteral("image"), QStringLiteral("inspect"), image()}).first != 0)
-        QSKIP(qPrintable(
-            QStringLiteral("the image %1 is not present: build it with packaging/make-test-image.sh, "
-                           "or set WARREN_TEST_IMAGE")
-                .arg(image())));
+    if (const QString reason = podmanSkipReason(); !reason.isEmpty())
+        QSKIP(qPrintable(reason));
 }
 
 void TestControlContainer::demoRunsInAContainerWithTheSameLiveView() {

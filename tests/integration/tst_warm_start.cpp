@@ -5,12 +5,13 @@
 // container both run, one warm, one cold. When the pool is cleared nothing is left: no container, no
 // scratch directory, no mount.
 //
-// Needs root, podman (rootful), the image ($WARREN_TEST_IMAGE, default localhost/warren-test:3) and the static
-// agent; skips with the reason otherwise.
+// Needs root, podman (rootful), the image ($WARREN_TEST_IMAGE, default localhost/warren-test:3) and the
+// static agent; skips with the reason otherwise.
 
 #include "app/control/LocalControlPlane.h"
 #include "sandbox/container/WarmPool.h"
 #include "tests/support/AgentRun.h"
+#include "tests/support/PodmanTest.h"
 
 #include <QDir>
 #include <QFile>
@@ -27,11 +28,6 @@ using nlohmann::json;
 
 namespace {
 
-QString image() {
-    const QString fromEnv = qEnvironmentVariable("WARREN_TEST_IMAGE");
-    return fromEnv.isEmpty() ? QStringLiteral("localhost/warren-test:3") : fromEnv;
-}
-
 std::pair<int, QString> podman(const QStringList& arguments) {
     QProcess process;
     process.start(QStringLiteral("podman"), arguments);
@@ -47,7 +43,8 @@ QStringList containersOfThisProcess(bool warmOnly) {
                           QStringLiteral("label=warren.sandbox=1")};
     if (warmOnly)
         arguments << QStringLiteral("--filter") << QStringLiteral("label=warren.warm=1");
-    arguments << QStringLiteral("--format") << QStringLiteral("{{.Names}}\t{{index .Labels \"warren.owner\"}}");
+    arguments << QStringLiteral("--format")
+              << QStringLiteral("{{.Names}}\t{{index .Labels \"warren.owner\"}}");
     const auto [status, out] = podman(arguments);
     if (status != 0)
         return {QStringLiteral("(podman ps failed)")};
@@ -92,7 +89,8 @@ private slots:
 
 private:
     // A task that writes note.txt, runs `command`, and finishes; its events.
-    json runTask(const QString& workspace, const QString& note, const QString& command = QStringLiteral("true"));
+    json runTask(const QString& workspace, const QString& note,
+                 const QString& command = QStringLiteral("true"));
     std::string submit(const QString& workspace, const QString& note, const QString& command);
     json finishedEvents(const std::string& id);
 
@@ -104,20 +102,8 @@ private:
 void TestWarmStart::initTestCase() {
     if (::geteuid() != 0)
         QSKIP("warm containers need root (the host mounts a task's paths into them)");
-    if (qEnvironmentVariable("WARREN_AGENT_STATIC") == QLatin1String("0"))
-        QSKIP("the agent of this build is dynamically linked (sanitizers): it cannot run on an image without "
-              "the host's libraries");
-    if (QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
-        QSKIP("podman is not installed");
-    if (qEnvironmentVariableIsEmpty("CONTAINERS_CONF") &&
-        !QStandardPaths::findExecutable(QStringLiteral("runc")).isEmpty()) {
-        const QString conf = QDir(resourcesDir()).filePath(QStringLiteral("../packaging/containers.conf"));
-        if (QFileInfo::exists(conf))
-            qputenv("CONTAINERS_CONF", QFileInfo(conf).canonicalFilePath().toLocal8Bit());
-    }
-    if (podman({QStringLiteral("image"), QStringLiteral("inspect"), image()}).first != 0)
-        QSKIP(qPrintable(QStringLiteral("the image %1 is not present: build it with packaging/make-test-image.sh")
-                             .arg(image())));
+    if (const QString reason = podmanSkipReason(); !reason.isEmpty())
+        QSKIP(qPrintable(reason));
     LocalOptions options;
     options.dataDir = m_data.path().toStdString();
     options.agentBinary = agentBinary().toStdString();
@@ -131,13 +117,13 @@ void TestWarmStart::initTestCase() {
 
 std::string TestWarmStart::submit(const QString& workspace, const QString& note, const QString& command) {
     const QString script = m_scripts.filePath(QStringLiteral("script-%1.json").arg(++m_scriptCount));
-    writeScript(script, {turn("write_file", {{"path", "note.txt"}, {"content", note.toStdString()}}),
-                         turn("shell", {{"command", command.toStdString()}}),
-                         turn("finish", {{"summary", "done"}})});
+    writeScript(script,
+                {turn("write_file", {{"path", "note.txt"}, {"content", note.toStdString()}}),
+                 turn("shell", {{"command", command.toStdString()}}), turn("finish", {{"summary", "done"}})});
     TaskSpec spec;
     spec.provider = "scripted:" + script.toStdString();
     spec.backend = sandbox::Backend::Podman;
-    spec.image = image().toStdString();
+    spec.image = testImage().toStdString();
     auto task = m_plane->submit("write a note", workspace.toStdString(), spec);
     return task ? task->id : std::string();
 }
@@ -176,39 +162,45 @@ void TestWarmStart::theNextTaskClaimsAContainerStartedBeforeIt() {
     const QStringList warm = containersOfThisProcess(true);
     QCOMPARE(warm.size(), 1);
 
-    // Nothing of a task's: no task label, every bind an empty slot (or the waiter and its socket's directory),
-    // the workspace empty, only the waiter running.
-    const auto [inspected, labels] = podman({QStringLiteral("inspect"), warm.front(), QStringLiteral("--format"),
-                                             QStringLiteral("{{json .Config.Labels}}")});
+    // Nothing of a task's: no task label, every bind an empty slot (or the waiter and its socket's
+    // directory), the workspace empty, only the waiter running.
+    const auto [inspected, labels] =
+        podman({QStringLiteral("inspect"), warm.front(), QStringLiteral("--format"),
+                QStringLiteral("{{json .Config.Labels}}")});
     QCOMPARE(inspected, 0);
     QVERIFY2(!labels.contains(QStringLiteral("warren.task")), qPrintable(labels));
-    const auto [mountsRead, mounts] = podman({QStringLiteral("inspect"), warm.front(), QStringLiteral("--format"),
-                                              QStringLiteral("{{range .Mounts}}{{.Source}}\n{{end}}")});
+    const auto [mountsRead, mounts] =
+        podman({QStringLiteral("inspect"), warm.front(), QStringLiteral("--format"),
+                QStringLiteral("{{range .Mounts}}{{.Source}}\n{{end}}")});
     QCOMPARE(mountsRead, 0);
     for (const QString& source : mounts.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         QVERIFY2(source.contains(QStringLiteral("/slots/")) || source.endsWith(QStringLiteral("/claim")) ||
                      source == QFileInfo(agentBinary()).canonicalFilePath() || source == agentBinary(),
                  qPrintable(source));
     QVERIFY(!mounts.contains(first.path()));
-    const auto [listed, workspace] = podman({QStringLiteral("exec"), QStringLiteral("--user"), QStringLiteral("0"),
-                                             warm.front(), QStringLiteral("ls"), QStringLiteral("-A"),
-                                             QStringLiteral("/workspace")});
+    const auto [listed, workspace] =
+        podman({QStringLiteral("exec"), QStringLiteral("--user"), QStringLiteral("0"), warm.front(),
+                QStringLiteral("ls"), QStringLiteral("-A"), QStringLiteral("/workspace")});
     QCOMPARE(listed, 0);
     QCOMPARE(workspace.trimmed(), QString());
-    const auto [environmentRead, environment] = podman({QStringLiteral("inspect"), warm.front(), QStringLiteral("--format"),
-                                                        QStringLiteral("{{json .Config.Env}}")});
+    const auto [environmentRead, environment] =
+        podman({QStringLiteral("inspect"), warm.front(), QStringLiteral("--format"),
+                QStringLiteral("{{json .Config.Env}}")});
     QCOMPARE(environmentRead, 0);
     QVERIFY2(!environment.contains(QStringLiteral("LOGNAME=agent")), qPrintable(environment)); // the claim's
 
     // The next task of the same shape runs in it, with its own workspace; the agent is the container's pid 1.
-    const json events = runTask(second.path(), QStringLiteral("from the second task"),
-                                QStringLiteral("tr '\\0' ' ' < /proc/1/cmdline; ls /workspace; echo logname=$LOGNAME"));
+    const json events =
+        runTask(second.path(), QStringLiteral("from the second task"),
+                QStringLiteral("tr '\\0' ' ' < /proc/1/cmdline; ls /workspace; echo logname=$LOGNAME"));
     QVERIFY(!events.empty());
-    QCOMPARE(podman({QStringLiteral("container"), QStringLiteral("exists"), warm.front()}).first, 1); // claimed, gone
+    QCOMPARE(podman({QStringLiteral("container"), QStringLiteral("exists"), warm.front()}).first,
+             1); // claimed, gone
     const QString output = shellOutput(events);
     QVERIFY2(output.contains(QStringLiteral("warren-agent serve")), qPrintable(output));
     QVERIFY2(output.contains(QStringLiteral("note.txt")), qPrintable(output));
-    QVERIFY2(output.contains(QStringLiteral("logname=agent")), qPrintable(output)); // the profile's, by the claim
+    QVERIFY2(output.contains(QStringLiteral("logname=agent")),
+             qPrintable(output)); // the profile's, by the claim
     QCOMPARE(readFile(second.filePath(QStringLiteral("note.txt"))), QStringLiteral("from the second task"));
     QCOMPARE(readFile(first.filePath(QStringLiteral("note.txt"))), QStringLiteral("from the first task"));
     const QStringList next = containersOfThisProcess(true); // and another waits for the task after
@@ -226,19 +218,21 @@ void TestWarmStart::aClaimedContainerKeepsTheProtectedPaths() {
     }
     const QStringList warm = containersOfThisProcess(true);
     QCOMPARE(warm.size(), 1);
-    const json events = runTask(
-        workspace.path(), QStringLiteral("note"),
-        QStringLiteral("echo evil > .git/hooks/pre-commit && echo wrote-hook; echo x >> .git/config && echo wrote-config; "
-                       "echo y > .envrc && echo wrote-envrc; echo done"));
+    const json events = runTask(workspace.path(), QStringLiteral("note"),
+                                QStringLiteral("echo evil > .git/hooks/pre-commit && echo wrote-hook; echo x "
+                                               ">> .git/config && echo wrote-config; "
+                                               "echo y > .envrc && echo wrote-envrc; echo done"));
     QVERIFY(!events.empty());
-    QCOMPARE(podman({QStringLiteral("container"), QStringLiteral("exists"), warm.front()}).first, 1); // it ran warm
+    QCOMPARE(podman({QStringLiteral("container"), QStringLiteral("exists"), warm.front()}).first,
+             1); // it ran warm
     const QString output = shellOutput(events);
     QVERIFY2(output.contains(QStringLiteral("done")), qPrintable(output));
     for (const char* wrote : {"wrote-hook", "wrote-config", "wrote-envrc"})
         QVERIFY2(!output.contains(QLatin1String(wrote)), qPrintable(output));
     QVERIFY(!QFile::exists(workspace.filePath(QStringLiteral(".git/hooks/pre-commit"))));
     QCOMPARE(readFile(workspace.filePath(QStringLiteral(".git/config"))), QStringLiteral("[core]\n"));
-    QVERIFY(!QFile::exists(workspace.filePath(QStringLiteral(".envrc")))); // no placeholder left behind either
+    QVERIFY(
+        !QFile::exists(workspace.filePath(QStringLiteral(".envrc")))); // no placeholder left behind either
     QCOMPARE(readFile(workspace.filePath(QStringLiteral("note.txt"))), QStringLiteral("note"));
 }
 
@@ -255,7 +249,8 @@ void TestWarmStart::twoTasksRaceForOneWarmContainer() {
 }
 
 void TestWarmStart::clearingThePoolLeavesNothing() {
-    QTRY_VERIFY_WITH_TIMEOUT(containersOfThisProcess(false).size() == containersOfThisProcess(true).size(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(containersOfThisProcess(false).size() == containersOfThisProcess(true).size(),
+                             30000);
     QVERIFY(!containersOfThisProcess(true).empty());
     sandbox::WarmPool::instance().clear();
     QCOMPARE(containersOfThisProcess(false), QStringList());

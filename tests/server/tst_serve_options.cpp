@@ -20,12 +20,28 @@ class TestServeOptions : public QObject {
 
 private slots:
     void readsEveryFlag() {
-        auto options = parseServeOptions(
-            toStd(kRequired + QStringList{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--backend", "podman",
-                                          "--image", "localhost/a:1", "--max-tasks", "8", "--provider",
-                                          "openai", "--model", "m", "--max-upload-mb", "3",
-                                          "--provider-key-secret", "/etc/warrend/keys.secret",
-                                          "--max-connections-per-client", "0", "--warm-containers", "3"}));
+        auto options = parseServeOptions(toStd(kRequired + QStringList{"--tls-cert",
+                                                                       "c.pem",
+                                                                       "--tls-key",
+                                                                       "k.pem",
+                                                                       "--backend",
+                                                                       "podman",
+                                                                       "--image",
+                                                                       "localhost/a:1",
+                                                                       "--max-tasks",
+                                                                       "8",
+                                                                       "--provider",
+                                                                       "openai",
+                                                                       "--model",
+                                                                       "m",
+                                                                       "--max-upload-mb",
+                                                                       "3",
+                                                                       "--provider-key-secret",
+                                                                       "/etc/warrend/keys.secret",
+                                                                       "--max-connections-per-client",
+                                                                       "0",
+                                                                       "--warm-containers",
+                                                                       "3"}));
         QVERIFY2(options, options ? "" : options.error().message.c_str());
         QCOMPARE(options->host, std::string("127.0.0.1"));
         QCOMPARE(options->port, std::uint16_t(8420));

@@ -122,10 +122,13 @@ private slots:
         // streamed was committed, each with its commit lag.
         QCOMPARE(sample(answer.body, "warrend_sandbox_starts_total{backend=\"bwrap\",result=\"started\"}"),
                  1.0);
-        QCOMPARE(sample(answer.body, "warrend_sandbox_start_seconds_count{backend=\"bwrap\",start=\"cold\"}"), 1.0);
-        QCOMPARE(sample(answer.body, "warrend_sandbox_start_seconds_bucket{backend=\"bwrap\",start=\"cold\",le=\"+Inf\"}"),
+        QCOMPARE(sample(answer.body, "warrend_sandbox_start_seconds_count{backend=\"bwrap\",start=\"cold\"}"),
                  1.0);
-        QVERIFY(sample(answer.body, "warrend_sandbox_start_seconds_sum{backend=\"bwrap\",start=\"cold\"}") > 0);
+        QCOMPARE(sample(answer.body,
+                        "warrend_sandbox_start_seconds_bucket{backend=\"bwrap\",start=\"cold\",le=\"+Inf\"}"),
+                 1.0);
+        QVERIFY(sample(answer.body, "warrend_sandbox_start_seconds_sum{backend=\"bwrap\",start=\"cold\"}") >
+                0);
         QCOMPARE(sample(answer.body, "warrend_model_calls_total{provider=\"scripted\",result=\"answered\"}"),
                  1.0);
         QCOMPARE(sample(answer.body, "warrend_model_tokens_total{provider=\"scripted\",direction=\"input\"}"),

@@ -387,8 +387,8 @@ void TestDockerCommand::environmentFromFileOnly() {
 // empty slot, received from the host; what lies in the workspace, the environment and the command are the
 // claim's; only the waiter runs.
 void TestDockerCommand::aWarmShapeHoldsNoTasksPathsOrEnvironment() {
-    auto profile = profileWith(
-        "{\"env\": {\"SECRETISH\": \"value\"}, \"mounts\": {\"/data\": {\"type\": \"bind\", \"source\": \"/srv/data\"}}}");
+    auto profile = profileWith("{\"env\": {\"SECRETISH\": \"value\"}, \"mounts\": {\"/data\": {\"type\": "
+                               "\"bind\", \"source\": \"/srv/data\"}}}");
     QVERIFY(profile);
     DockerRequest r = request("podman", false, 0);
     r.workspaceOwnerUid = 1000;
@@ -398,8 +398,8 @@ void TestDockerCommand::aWarmShapeHoldsNoTasksPathsOrEnvironment() {
     auto command = buildDockerCommand(*profile, r, fakeHost());
     QVERIFY2(command, command ? "" : command.error().message.c_str());
     const QString line = qs(command->commandLine());
-    for (const QString& task : {qs(kWorkspace), QString("/srv/data"), QString("SECRETISH"), QString("sh -c true"),
-                                QString("--env-file")})
+    for (const QString& task : {qs(kWorkspace), QString("/srv/data"), QString("SECRETISH"),
+                                QString("sh -c true"), QString("--env-file")})
         QVERIFY2(!line.contains(task), qPrintable(task + " in " + line));
     QCOMPARE(qs(command->env.at("SECRETISH")), QString("value"));
     // Every bind of the host from a slot, by kind: the workspace and /data directories, the /etc files not.
@@ -411,9 +411,9 @@ void TestDockerCommand::aWarmShapeHoldsNoTasksPathsOrEnvironment() {
                                                     (bind.mount.readOnly ? ",readonly" : "") +
                                                     ",bind-propagation=rslave"));
     }
-    QCOMPARE(binds, (QStringList{"d0 /data /srv/data", "f1 /etc/passwd " + qs(kDataDir) + "/passwd",
-                                 "f2 /etc/group " + qs(kDataDir) + "/group",
-                                 "d3 /workspace " + qs(kWorkspace)}));
+    QCOMPARE(binds,
+             (QStringList{"d0 /data /srv/data", "f1 /etc/passwd " + qs(kDataDir) + "/passwd",
+                          "f2 /etc/group " + qs(kDataDir) + "/group", "d3 /workspace " + qs(kWorkspace)}));
     QCOMPARE(qs(command->workspaceSlot), QString("d3"));
     // What lies inside the workspace is the claim's: in the argv it would need the task's own mount points.
     QStringList inside;
@@ -423,8 +423,8 @@ void TestDockerCommand::aWarmShapeHoldsNoTasksPathsOrEnvironment() {
     QVERIFY(!line.contains("/workspace/."));
     QVERIFY(containsSequence(command->argv, "--mount type=bind,source=/usr/lib/warren/warren-agent,target=" +
                                                 qs(kWaiterInContainer) + ",readonly"));
-    QVERIFY(containsSequence(command->argv, "--mount type=bind,source=" + qs(kDataDir) + "/claim,target=" +
-                                                qs(kClaimDirInContainer)));
+    QVERIFY(containsSequence(command->argv, "--mount type=bind,source=" + qs(kDataDir) +
+                                                "/claim,target=" + qs(kClaimDirInContainer)));
     QCOMPARE(qs(command->argv.back()), qs(kClaimDirInContainer) + "/" + kClaimSocketName);
     QVERIFY(containsSequence(command->argv, "--entrypoint " + qs(kWaiterInContainer)));
     QCOMPARE(command->uid, 1000u);

@@ -110,7 +110,8 @@ private slots:
         QCOMPARE(sampleOf(named(after, "warrend_sandbox_starts_total"), "",
                           {{"backend", "podman"}, {"result", "failed"}}),
                  1.0);
-        QCOMPARE(sampleOf(named(after, "warrend_sandbox_start_seconds"), "_count", {{"backend", "bwrap"}, {"start", "cold"}}),
+        QCOMPARE(sampleOf(named(after, "warrend_sandbox_start_seconds"), "_count",
+                          {{"backend", "bwrap"}, {"start", "cold"}}),
                  1.0);
         QCOMPARE(sampleOf(named(after, "warrend_events_stored_total"), "", {}), 3.0);
         QCOMPARE(sampleOf(named(after, "warrend_event_commit_lag_seconds"), "_count", {}), 3.0);

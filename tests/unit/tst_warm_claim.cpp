@@ -1,11 +1,10 @@
 // A warm container's claim (common/WarmClaim): the one JSON line both sides read, refused when it is anything
-// but a claim; sent with the task's stdio over a socket, as the control plane does, and received as the waiter
-// does, with what the waiter says when it cannot run the claim.
+// but a claim; sent with the task's stdio over a socket, as the control plane does, and received as the
+// waiter does, with what the waiter says when it cannot run the claim.
 
 #include "common/WarmClaim.h"
 
 #include <QtTest>
-
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <thread>
@@ -16,9 +15,10 @@ using namespace warren;
 namespace {
 
 WarmClaim sample() {
-    return WarmClaim{{"/opt/warren/warren-agent", "serve", "--connect", "unix:/opt/warren/channel/agent.sock"},
-                     {{"HOME", "/state/home"}, {"WITH SPACE", "a value\nwith a newline"}},
-                     "/workspace"};
+    return WarmClaim{
+        {"/opt/warren/warren-agent", "serve", "--connect", "unix:/opt/warren/channel/agent.sock"},
+        {{"HOME", "/state/home"}, {"WITH SPACE", "a value\nwith a newline"}},
+        "/workspace"};
 }
 
 std::string readAll(int fd) {
@@ -89,7 +89,9 @@ void TestWarmClaim::theClaimCarriesTheTasksStdio() {
     QCOMPARE(::pipe2(out, O_CLOEXEC), 0);
     UniqueFd outRead(out[0]), outWrite(out[1]);
     Status sent = Ok{};
-    std::thread sender([&] { sent = sendWarmClaim(host.get(), sample(), {-1, outWrite.get(), -1}, std::chrono::seconds(30)); });
+    std::thread sender([&] {
+        sent = sendWarmClaim(host.get(), sample(), {-1, outWrite.get(), -1}, std::chrono::seconds(30));
+    });
     auto received = receiveWarmClaim(waiter.get());
     QVERIFY2(received, received ? "" : received.error().message.c_str());
     QVERIFY(received->claim == sample());
@@ -131,7 +133,8 @@ void TestWarmClaim::theWaitersWordIsTheSendersError() {
     const Status sent = sendWarmClaim(host.get(), sample(), {-1, -1, -1}, std::chrono::seconds(30));
     answering.join();
     QVERIFY(!sent);
-    QVERIFY2(QString::fromStdString(sent.error().message).endsWith("cannot run /opt/warren/warren-agent: No such file or directory"),
+    QVERIFY2(QString::fromStdString(sent.error().message)
+                 .endsWith("cannot run /opt/warren/warren-agent: No such file or directory"),
              sent.error().message.c_str());
 }
 
@@ -142,7 +145,8 @@ void TestWarmClaim::aWaiterThatNeverAnswersIsGivenUpOn() {
     const Status sent = sendWarmClaim(host.get(), sample(), {-1, -1, -1}, std::chrono::milliseconds(50));
     QVERIFY(!sent);
     QCOMPARE(sent.error().code, ErrorCode::Unavailable);
-    QVERIFY2(QString::fromStdString(sent.error().message).contains("did not take its claim"), sent.error().message.c_str());
+    QVERIFY2(QString::fromStdString(sent.error().message).contains("did not take its claim"),
+             sent.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestWarmClaim)

@@ -9,7 +9,6 @@
 #include "ui/windows/McpServersBox.h"
 #include "ui/windows/SandboxChoices.h"
 
-#include <unistd.h>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -27,6 +26,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <unistd.h>
 
 namespace warren::ui {
 
@@ -174,8 +174,9 @@ SettingsDialog::SettingsDialog(control::ControlPlane& plane, QWidget* parent, Pl
     m_warm->setObjectName("warmContainers");
     m_warm->setRange(0, static_cast<int>(control::Settings::kMaxWarmContainers));
     m_warm->setSpecialValueText(tr("none"));
-    m_warm->setToolTip(tr("Podman containers started ahead, holding nothing of any task's, so that the next "
-                          "podman task of the same kind starts in milliseconds instead of waiting for podman"));
+    m_warm->setToolTip(
+        tr("Podman containers started ahead, holding nothing of any task's, so that the next "
+           "podman task of the same kind starts in milliseconds instead of waiting for podman"));
     // Only a root Warren mounts a task's files into a container already running (rootful podman).
     if (::geteuid() == 0)
         sandboxForm->addRow(tr("Warm podman containers"), m_warm);
@@ -286,7 +287,8 @@ void SettingsDialog::load() {
     m_maxConcurrent->setValue(static_cast<int>(m_settings.maxConcurrent));
     m_idleSleep->setValue(idleMinutes(m_settings.idleSleepSec));
     m_retention->setValue(static_cast<int>(std::min(m_settings.retentionDays, control::kMaxRetentionDays)));
-    m_warm->setValue(static_cast<int>(std::min(m_settings.warmContainers, control::Settings::kMaxWarmContainers)));
+    m_warm->setValue(
+        static_cast<int>(std::min(m_settings.warmContainers, control::Settings::kMaxWarmContainers)));
     fillAgents(m_agent, QString::fromUtf8(protocol::agentKindName(m_settings.agent)));
     fillBackends(m_backend, QString::fromStdString(sandbox::backendName(m_settings.backend)));
     m_network->setValue(QString::fromStdString(m_settings.network));
