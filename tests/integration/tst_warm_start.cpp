@@ -3,7 +3,9 @@
 // process the waiter), and the next task of that shape claims it: its own workspace, its own files, protected
 // paths as protected as in a cold container, the agent the container's pid 1. Two tasks racing for one warm
 // container both run, one warm, one cold. When the pool is cleared nothing is left: no container, no
-// scratch directory, no mount.
+// scratch directory, no mount; nor when the process that kept it is killed (kill -9: its containers end,
+// and the next launcher's sweep detaches and removes the rest). That process is this program again, run
+// with WARREN_WARM_CHILD set (main below).
 //
 // Needs root, podman (rootful), the image ($WARREN_TEST_IMAGE, default localhost/warren-test:3) and the
 // static agent; skips with the reason otherwise.
@@ -19,6 +21,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <csignal>
+#include <cstdio>
 #include <unistd.h>
 
 using namespace warren;
@@ -37,8 +41,8 @@ std::pair<int, QString> podman(const QStringList& arguments) {
             QString::fromUtf8(process.readAllStandardOutput())};
 }
 
-// Warren's containers owned by this process (warm or not), by name.
-QStringList containersOfThisProcess(bool warmOnly) {
+// Warren's containers owned by a process (warm or not), by name.
+QStringList containersOf(qint64 pid, bool warmOnly) {
     QStringList arguments{QStringLiteral("ps"), QStringLiteral("--all"), QStringLiteral("--filter"),
                           QStringLiteral("label=warren.sandbox=1")};
     if (warmOnly)
@@ -49,22 +53,24 @@ QStringList containersOfThisProcess(bool warmOnly) {
     if (status != 0)
         return {QStringLiteral("(podman ps failed)")};
     QStringList names;
-    const QString marker = QStringLiteral(":%1:").arg(::getpid());
+    const QString marker = QStringLiteral(":%1:").arg(pid);
     for (const QString& line : out.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         if (line.contains(marker))
             names << line.section(QLatin1Char('\t'), 0, 0);
     return names;
 }
 
+QStringList containersOfThisProcess(bool warmOnly) { return containersOf(::getpid(), warmOnly); }
+
 QString readFile(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
-// The scratch directories and mounts of this process's containers.
-QStringList leftovers() {
+// The scratch directories and mounts of a process's containers.
+QStringList leftovers(qint64 pid = ::getpid()) {
     QStringList found;
-    const QString prefix = QStringLiteral("warren-container-%1-").arg(::getpid());
+    const QString prefix = QStringLiteral("warren-container-%1-").arg(pid);
     for (const QString& name : QDir(QStringLiteral("/tmp")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
         if (name.startsWith(prefix))
             found << QStringLiteral("/tmp/") + name;
@@ -85,6 +91,7 @@ private slots:
     void aClaimedContainerKeepsTheProtectedPaths();
     void twoTasksRaceForOneWarmContainer();
     void clearingThePoolLeavesNothing();
+    void aKilledProcessLeavesNothingAfterTheSweep();
     void cleanupTestCase();
 
 private:
@@ -257,10 +264,72 @@ void TestWarmStart::clearingThePoolLeavesNothing() {
     QCOMPARE(leftovers(), QStringList());
 }
 
+void TestWarmStart::aKilledProcessLeavesNothingAfterTheSweep() {
+    QTemporaryDir data, workspace;
+    QProcess child;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("WARREN_WARM_CHILD"), data.path() + QLatin1Char('\n') + workspace.path());
+    child.setProcessEnvironment(environment);
+    child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    child.start(QCoreApplication::applicationFilePath(), QStringList());
+    QVERIFY(child.waitForStarted());
+    QByteArray said; // its task ran, and one container of the shape is warm
+    QTRY_VERIFY_WITH_TIMEOUT((said += child.readAllStandardOutput()).contains("kept"), 120000);
+    const qint64 pid = child.processId();
+    QCOMPARE(containersOf(pid, true).size(), 1);
+    QVERIFY(!leftovers(pid).isEmpty());
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
+    QVERIFY(child.waitForFinished());
+    // Its run client got SIGHUP as its launcher died, passed it to the waiter, and --rm removed the container.
+    QTRY_COMPARE_WITH_TIMEOUT(containersOf(pid, false), QStringList(), 60000);
+    sandbox::sweepOrphanedContainers(sandbox::ContainerEngine::Podman, {}); // what the next launch runs
+    QCOMPARE(leftovers(pid), QStringList());
+}
+
 void TestWarmStart::cleanupTestCase() {
     m_plane.reset();
     sandbox::WarmPool::instance().clear();
 }
 
-QTEST_GUILESS_MAIN(TestWarmStart)
+// The child of aKilledProcessLeavesNothingAfterTheSweep: a plane keeping one warm container per shape runs one
+// podman task in the workspace named, says "kept" once the warm container of its shape is there, and waits
+// to be killed.
+int runChild(const QStringList& directories) {
+    LocalOptions options;
+    options.dataDir = directories.value(0).toStdString();
+    options.agentBinary = agentBinary().toStdString();
+    options.useKeychain = false;
+    options.warmContainers = 1;
+    auto plane = LocalControlPlane::open(options);
+    if (!plane)
+        return 2;
+    const QString script = directories.value(0) + QStringLiteral("/script.json");
+    writeScript(script, {turn("finish", {{"summary", "done"}})});
+    TaskSpec spec;
+    spec.provider = "scripted:" + script.toStdString();
+    spec.backend = sandbox::Backend::Podman;
+    spec.image = testImage().toStdString();
+    auto task = (*plane)->submit("finish", directories.value(1).toStdString(), spec);
+    if (!task)
+        return 3;
+    const auto done = [&] {
+        auto record = (*plane)->task(task->id);
+        return record && *record && isFinal((*record)->status);
+    };
+    if (!QTest::qWaitFor(done, 120000) || containersOf(::getpid(), true).size() != 1)
+        return 4;
+    std::printf("kept\n");
+    std::fflush(stdout);
+    QTest::qWait(600000);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    if (const QString child = qEnvironmentVariable("WARREN_WARM_CHILD"); !child.isEmpty())
+        return runChild(child.split(QLatin1Char('\n')));
+    TestWarmStart test;
+    return QTest::qExec(&test, argc, argv);
+}
+
 #include "tst_warm_start.moc"
