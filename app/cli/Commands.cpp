@@ -6,18 +6,19 @@
 #include "app/cli/McpConfigFile.h"
 #include "app/cli/ReviewCommands.h"
 #include "app/cli/TerminalQuestions.h"
+#include "app/control/LocalControlPlane.h"
 #include "app/control/McpServerSettings.h"
 #include "app/control/WaitFor.h"
-#include "app/control/LocalControlPlane.h"
 #include "app/egress/NetworkQuestion.h"
 #include "app/engine/AgentBinary.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteControlPlane.h"
-#include "app/secrets/SecretStore.h"
 #include "app/secretproxy/HostSecret.h"
+#include "app/secrets/SecretStore.h"
 #include "app/tasks/ProviderKey.h"
 #include "common/FileText.h"
 #include "sandbox/Preflight.h"
+#include "sandbox/container/WarmPool.h"
 #include "sandbox/policy/SandboxProfile.h"
 
 #include <QCoreApplication>
@@ -26,8 +27,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <sys/signalfd.h>
@@ -544,9 +545,17 @@ int doctor(const CliArguments& arguments, const DoctorCommand& command) {
         // The container backend, when the settings choose one: its own checks, on the chosen image.
         if (const auto engine = sandbox::containerEngine(stored.backend)) {
             const auto profile = sandbox::resolveProfile({sandbox::defaultProfileJson()});
-            addReport(sandbox::backendName(stored.backend) + " ",
-                      sandbox::runContainerPreflight(*engine, stored.image,
-                                                     profile ? profile->limits : sandbox::SandboxLimits{}));
+            const auto engineReport = sandbox::runContainerPreflight(
+                *engine, stored.image, profile ? profile->limits : sandbox::SandboxLimits{});
+            addReport(sandbox::backendName(stored.backend) + " ", engineReport);
+            if (stored.backend == sandbox::Backend::Podman && stored.warmContainers > 0)
+                add("warm containers", "ok",
+                    sandbox::warmStartsPossible(*engine, engineReport.engine.rootless)
+                        ? "the window keeps " + std::to_string(stored.warmContainers) +
+                              " per kind of podman task started ahead"
+                        : "every podman task starts cold here: warm containers need Warren run as root with "
+                          "rootful podman",
+                    "");
         }
     }
     bool failed = false;
