@@ -87,8 +87,7 @@ public:
             removeContainerScratch(m_scratch);
             if (::mkdir(m_scratch.dataDir.c_str(), 0700) != 0)
                 return makeError(ErrorCode::System, "cannot make " + m_scratch.dataDir +
-                                                        " again after a warm "
-                                                        "container failed its claim (" +
+                                                        " again after a warm container failed its claim (" +
                                                         claimed.error().message + ")");
             placeholders = PlaceholderRecord::write(m_backend, m_prepared.profile.workspaceSource,
                                                     m_prepared.protection);
