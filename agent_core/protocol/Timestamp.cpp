@@ -101,8 +101,12 @@ std::string formatTimestamp(UnixMillis millis) {
     return out;
 }
 
+UnixMillis toUnixMillis(std::chrono::system_clock::time_point time) {
+    return std::chrono::floor<std::chrono::milliseconds>(time.time_since_epoch()).count();
+}
+
 std::string formatTimestamp(std::chrono::system_clock::time_point time) {
-    return formatTimestamp(std::chrono::floor<std::chrono::milliseconds>(time.time_since_epoch()).count());
+    return formatTimestamp(toUnixMillis(time));
 }
 
 Result<UnixMillis> parseTimestamp(std::string_view text) {

@@ -14,6 +14,9 @@ namespace warren::protocol {
 // Milliseconds since 1970-01-01T00:00:00Z; leap seconds are not counted (POSIX time).
 using UnixMillis = std::int64_t;
 
+// time, truncated to the millisecond.
+UnixMillis toUnixMillis(std::chrono::system_clock::time_point time);
+
 // Years 0000..9999; a value outside is clamped to the nearest end of that range.
 std::string formatTimestamp(UnixMillis millis);
 // Truncates to the millisecond (never rounds up, which could move a time into the next second or day).

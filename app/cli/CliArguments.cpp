@@ -92,6 +92,8 @@ constexpr OptionSpec kApplyOptions[] = {
     kNoColor,
     kHelp,
 };
+constexpr OptionSpec kMoveOptions[] = {
+    {"--to", "URL", "the warrend the task goes on at (http(s)://HOST:PORT)"}, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kDiffOptions[] = {
     {"--step", "N", "only what step N changed (default: the whole task)"}, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kRewindOptions[] = {
@@ -123,6 +125,7 @@ Result<CliCommand> buildReply(Invocation& call);
 Result<CliCommand> buildCancel(Invocation& call);
 Result<CliCommand> buildExport(Invocation& call);
 Result<CliCommand> buildApply(Invocation& call);
+Result<CliCommand> buildMove(Invocation& call);
 Result<CliCommand> buildDiff(Invocation& call);
 Result<CliCommand> buildRewind(Invocation& call);
 Result<CliCommand> buildDoctor(Invocation& call);
@@ -139,7 +142,8 @@ struct CommandInfo {
 };
 
 constexpr CommandInfo kCommands[] = {
-    {"run", "run [OPTION]... PROMPT", "run one task headless and show what it does, live", kRunOptions, buildRunCommand},
+    {"run", "run [OPTION]... PROMPT", "run one task headless and show what it does, live", kRunOptions,
+     buildRunCommand},
     {"tasks", "tasks [--json]", "list the tasks", kRemoteJsonOptions, buildTasks},
     {"show", "show TASK [--json]", "print a task's events", kRemoteJsonOptions, buildShow},
     {"resume", "resume TASK [--json] [--approve MODE] [--backend NAME] [--image IMAGE]",
@@ -150,13 +154,21 @@ constexpr CommandInfo kCommands[] = {
      "workspace and conversation",
      kReplyOptions, buildReply},
     {"cancel", "cancel TASK", "stop a running task", kRemotePlainOptions, buildCancel},
-    {"export", "export TASK DIR", "copy a task's events, report and artifacts into DIR", kRemotePlainOptions, buildExport},
+    {"export", "export TASK DIR", "copy a task's events, report and artifacts into DIR", kRemotePlainOptions,
+     buildExport},
     {"apply", "apply TASK --remote URL [--workspace DIR] [--check]",
-     "bring a remote task's change home: apply it to the local workspace, leaving files changed here since the "
+     "bring a remote task's change home: apply it to the local workspace, leaving files changed here since "
+     "the "
      "upload as they are",
      kApplyOptions, buildApply},
+    {"move", "move TASK --to URL",
+     "send a paused, interrupted, waiting or sleeping task to a warrend, where it goes on from its "
+     "checkpoint "
+     "with its workspace, events and conversation; `warren apply` brings its change back",
+     kMoveOptions, buildMove},
     {"diff", "diff TASK [--step N]",
-     "what a task changed in its workspace, shell commands' changes included: a unified diff of its snapshots",
+     "what a task changed in its workspace, shell commands' changes included: a unified diff of its "
+     "snapshots",
      kDiffOptions, buildDiff},
     {"rewind",
      "rewind TASK --to-step N [--files] [--conversation] | --to-step N --fork [--workspace DIR] | --undo "
@@ -166,8 +178,10 @@ constexpr CommandInfo kCommands[] = {
      kRewindOptions, buildRewind},
     {"doctor", "doctor [--json]", "check that sandboxing works here, and say how to fix what does not",
      kJsonOptions, buildDoctor},
-    {"secrets", "secrets set|delete NAME [--host HOST[,HOST...] [--header TEMPLATE] [--in-body]] | secrets list",
-     "store (value read from stdin) or delete a provider's API key, or with --host a secret for those hosts only "
+    {"secrets",
+     "secrets set|delete NAME [--host HOST[,HOST...] [--header TEMPLATE] [--in-body]] | secrets list",
+     "store (value read from stdin) or delete a provider's API key, or with --host a secret for those hosts "
+     "only "
      "(with --remote: yours on that warrend); list the secrets for hosts",
      kSecretsOptions, buildSecrets},
     {"help", "help [COMMAND]", "show this help, or one command's", kPlainOptions, buildHelp},
@@ -647,6 +661,19 @@ Result<CliCommand> buildApply(Invocation& call) {
         return usageError("warren apply: --remote URL is missing: apply brings home the change of a task that "
                           "ran on that server");
     return CliCommand(std::move(apply));
+}
+
+Result<CliCommand> buildMove(Invocation& call) {
+    auto words = takeWords(call.name, call.scanned, {"TASK"});
+    if (!words)
+        return words.error();
+    MoveCommand move{words->front(), {}};
+    for (const auto& [flag, value] : call.scanned.options)
+        if (flag == "--to")
+            move.to = value;
+    if (move.to.empty())
+        return usageError("warren move: --to URL is missing: the warrend the task goes on at");
+    return CliCommand(std::move(move));
 }
 
 Result<CliCommand> buildHelp(Invocation& call) {

@@ -128,11 +128,19 @@ struct SecretsDeleteCommand {
     std::string name;
 };
 
+// `warren move TASK --to URL`: a paused, interrupted, waiting or sleeping task of this machine goes on at
+// that warrend (app/tasks/TaskMove.h); its record here says where it went.
+struct MoveCommand {
+    std::string taskId;
+    std::string to; // the warrend's URL
+};
+
 struct SecretsListCommand {}; // the secrets bound to hosts: names, hosts and headers, never a value
 
-using CliCommand = std::variant<WindowCommand, HelpCommand, VersionCommand, RunCommand, TasksCommand, ShowCommand,
-                                ResumeCommand, ReplyCommand, CancelCommand, ExportCommand, DoctorCommand, SecretsSetCommand,
-                                SecretsDeleteCommand, SecretsListCommand, ApplyCommand, DiffCommand, RewindCommand>;
+using CliCommand = std::variant<WindowCommand, HelpCommand, VersionCommand, RunCommand, TasksCommand,
+                                ShowCommand, ResumeCommand, ReplyCommand, CancelCommand, ExportCommand,
+                                DoctorCommand, SecretsSetCommand, SecretsDeleteCommand, SecretsListCommand,
+                                ApplyCommand, DiffCommand, RewindCommand, MoveCommand>;
 
 struct CliArguments {
     CliCommand command = WindowCommand{};

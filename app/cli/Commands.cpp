@@ -76,14 +76,19 @@ Result<std::unique_ptr<LocalControlPlane>> openLocalPlane(const CliArguments& ar
     return LocalControlPlane::open(std::move(options));
 }
 
+Result<std::unique_ptr<remote::RemoteControlPlane>> openRemotePlane(const CliArguments& arguments,
+                                                                    const std::string& url) {
+    remote::RemoteOptions options;
+    options.url = QString::fromStdString(url);
+    options.dataDir = arguments.dataDir.value_or("");
+    return waitFor<std::unique_ptr<remote::RemoteControlPlane>>(
+        [&](auto done) { remote::RemoteControlPlane::open(std::move(options), done); });
+}
+
 // The warrend named by --remote, else this machine's control plane.
 Result<std::unique_ptr<ControlPlane>> openPlane(const CliArguments& arguments) {
     if (arguments.remote) {
-        remote::RemoteOptions options;
-        options.url = QString::fromStdString(*arguments.remote);
-        options.dataDir = arguments.dataDir.value_or("");
-        auto plane = waitFor<std::unique_ptr<remote::RemoteControlPlane>>(
-            [&](auto done) { remote::RemoteControlPlane::open(std::move(options), done); });
+        auto plane = openRemotePlane(arguments, *arguments.remote);
         if (!plane)
             return plane.error();
         return std::unique_ptr<ControlPlane>(std::move(*plane));
@@ -690,6 +695,31 @@ int apply(const CliArguments& arguments, const ApplyCommand& command) {
     return kExitOk;
 }
 
+int move(const CliArguments& arguments, const MoveCommand& command) {
+    auto local = openLocalPlane(arguments);
+    if (!local)
+        return usageError(local.error().message);
+    auto leaving = (*local)->leave(command.taskId);
+    if (!leaving)
+        return usageError(leaving.error().message);
+    auto server = openRemotePlane(arguments, command.to);
+    if (!server)
+        return usageError(server.error().message);
+    auto moved = waitFor<TaskRecord>([&](auto done) {
+        (*server)->moveIn(std::make_shared<const LeavingTask>(std::move(*leaving)), done);
+    });
+    if (!moved)
+        return usageError("task " + command.taskId + " stays here: " + moved.error().message);
+    if (auto recorded = (*local)->recordMoved(command.taskId, command.to, moved->id); !recorded)
+        return usageError(recorded.error().message);
+    std::cout << "moved " << command.taskId << " to " << command.to << " as " << moved->id << " ("
+              << taskStatusName(moved->status) << ")\n"
+              << "follow it:  warren show " << moved->id << " --remote " << command.to << "\n"
+              << "when it ends, bring its change here:  warren apply " << moved->id << " --remote "
+              << command.to << "\n";
+    return kExitOk;
+}
+
 // diff and rewind: the task's snapshots, kept by this machine's control plane.
 template <typename Command, typename Run>
 int onSnapshots(const CliArguments& arguments, const Command& command, Run run) {
@@ -733,6 +763,8 @@ int runCommand(const CliArguments& arguments) {
                 return doctor(arguments, command);
             } else if constexpr (std::is_same_v<T, ApplyCommand>) {
                 return apply(arguments, command);
+            } else if constexpr (std::is_same_v<T, MoveCommand>) {
+                return move(arguments, command);
             } else if constexpr (std::is_same_v<T, DiffCommand>) {
                 return onSnapshots(arguments, command, diffTask);
             } else if constexpr (std::is_same_v<T, RewindCommand>) {

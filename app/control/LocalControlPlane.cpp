@@ -23,9 +23,11 @@
 #include "app/tasks/ProviderKey.h"
 #include "app/tasks/RetentionSweep.h"
 #include "app/tasks/StoredEvents.h"
+#include "app/tasks/TaskLock.h"
 #include "app/tasks/TaskManager.h"
 #include "app/tasks/TaskRetention.h"
 #include "app/tasks/TaskSecrets.h"
+#include "common/FileText.h"
 #include "common/UniqueFd.h"
 #include "sandbox/container/WarmPool.h"
 
@@ -509,10 +511,8 @@ Result<ForkSummary> LocalControlPlane::recordFork(const ForkOrigin& origin, cons
     task.steps = origin.fromStep - 1;
     if (auto updated = m_store->updateTask(task); !updated)
         return updated.error();
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-    past.push_back(forkedNote(past, origin.taskId, origin.fromStep, id, now));
+    past.push_back(forkedNote(past, origin.taskId, origin.fromStep, id,
+                              protocol::toUnixMillis(std::chrono::system_clock::now())));
     if (auto appended = m_store->appendEvents(past); !appended)
         return appended.error();
     ForkSummary summary;
@@ -528,6 +528,69 @@ Result<ForkSummary> LocalControlPlane::recordFork(const ForkOrigin& origin, cons
 
 Result<ForkSummary> LocalControlPlane::fork(const std::string& taskId, const ForkRequest& request) {
     return runHere(forkSteps(taskId, request));
+}
+
+Result<LeavingTask> LocalControlPlane::leave(const std::string& taskId) {
+    auto found = m_store->task(taskId);
+    if (!found)
+        return found.error();
+    if (!*found)
+        return makeError(ErrorCode::NotFound, "no task " + taskId + " here; `warren tasks` lists them");
+    LeavingTask leaving;
+    leaving.task = std::move(**found);
+    if (auto here = checkNotMoved(leaving.task, "move"); !here)
+        return here.error();
+    leaving.lock = takeTaskLock(m_data, taskId);
+    if (m_manager->isActive(taskId) || !leaving.lock.valid())
+        return makeError(ErrorCode::InvalidArgument, "task " + taskId +
+                                                         " runs in a warren process (the window, "
+                                                         "or a warren run); pause it there, then move it");
+    auto spec = TaskSpec::fromText(leaving.task.spec);
+    if (!spec)
+        return spec.error();
+    auto checkpoint = readFileText(m_data.stateDir(taskId) + "/checkpoint.json");
+    if (!checkpoint && checkpoint.error().code != ErrorCode::NotFound)
+        return checkpoint.error();
+    if (auto movable = checkMovable(leaving.task, *spec, static_cast<bool>(checkpoint)); !movable)
+        return movable.error();
+    leaving.checkpoint = std::move(*checkpoint);
+    auto events = m_store->events(taskId);
+    if (!events)
+        return events.error();
+    leaving.events = movedEventsText(*events);
+    auto underWay = keptMove(m_data, taskId);
+    if (!underWay)
+        return underWay.error();
+    leaving.underWay = std::move(*underWay);
+    return leaving;
+}
+
+Status LocalControlPlane::recordMoved(const std::string& taskId, const std::string& to,
+                                      const std::string& as) {
+    auto found = m_store->task(taskId);
+    if (!found)
+        return found.error();
+    if (!*found)
+        return makeError(ErrorCode::NotFound, "no task " + taskId + " here");
+    TaskRecord task = std::move(**found);
+    task.status = TaskStatus::Moved;
+    task.movedTo = to;
+    task.movedAs = as;
+    task.finishReason = "moved";
+    task.finishedAt = protocol::formatTimestamp(std::chrono::system_clock::now());
+    if (auto updated = m_store->updateTask(task); !updated)
+        return updated;
+    auto last = m_store->eventsBefore(taskId, 0, 1); // the note goes after it
+    if (!last)
+        return last.error();
+    const std::uint64_t step = last->empty() ? 0 : last->back().step;
+    const EventRow note =
+        historyNote(*last, taskId, step, "moved to " + to + " as " + as + "; it goes on there",
+                    protocol::toUnixMillis(std::chrono::system_clock::now()));
+    if (auto appended = m_store->appendEvents({note}); !appended)
+        return appended;
+    forgetMove(m_data, taskId);
+    return Ok{};
 }
 
 void LocalControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,

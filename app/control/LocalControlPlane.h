@@ -8,6 +8,7 @@
 #include "app/egress/EgressPolicy.h"
 #include "app/proxy/ApprovalRules.h"
 #include "app/tasks/DataDir.h"
+#include "app/tasks/TaskMove.h"
 #include "common/Result.h"
 
 #include <functional>
@@ -118,6 +119,10 @@ public:
     Result<RewindSummary> previewRewind(const std::string& taskId, const RewindRequest& request);
     Result<RewindSummary> rewind(const std::string& taskId, const RewindRequest& request);
     Result<ForkSummary> fork(const std::string& taskId, const ForkRequest& request);
+    // `warren move TASK --to URL` (TaskMove.h): the task taken for its move, checked movable; once the server
+    // has it, recordMoved says where it went (status moved, a line in its events) and forgets the move.
+    Result<LeavingTask> leave(const std::string& taskId);
+    Status recordMoved(const std::string& taskId, const std::string& to, const std::string& as);
 
     const DataDir& dataDir() const { return m_data; }
     SecretStore& secrets(); // opened on first use

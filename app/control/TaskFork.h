@@ -4,6 +4,7 @@
 // made the new task's (the agent refuses a checkpoint of another task). Pure.
 
 #include "app/store/StoreTypes.h"
+#include "app/tasks/TaskMove.h" // checkpointForTask
 #include "common/Result.h"
 
 #include <cstdint>
@@ -21,9 +22,5 @@ std::vector<EventRow> eventsBeforeStep(const std::vector<EventRow>& events, std:
 // where it came from, after past's last seq, at tsMs.
 EventRow forkedNote(const std::vector<EventRow>& past, const std::string& originalId, std::uint64_t fromStep,
                     const std::string& newTaskId, std::int64_t tsMs);
-
-// The checkpoint text (agent_core/state/Checkpoint) with its task_id replaced by newTaskId; the rest as it
-// was. An error when the text is not a checkpoint.
-Result<std::string> checkpointForTask(const std::string& checkpoint, const std::string& newTaskId);
 
 } // namespace warren::control

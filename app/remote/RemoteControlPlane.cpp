@@ -11,15 +11,17 @@
 #include "app/remote/RemoteTaskJson.h"
 #include "app/remote/RemoteWorkspace.h"
 #include "app/remote/ServerProbe.h"
-#include "app/tasks/WorkspaceScope.h"
 #include "app/secrets/SecretStore.h"
 #include "app/store/Store.h"
 #include "app/store/sqlite/SqliteStore.h"
 #include "app/tasks/DataDir.h"
-#include "common/FileText.h"
+#include "app/tasks/TaskMove.h"
+#include "app/tasks/WorkspaceScope.h"
 #include "app/wire/HostSecretBody.h"
 #include "app/wire/OwnerAnswers.h"
 #include "app/wire/ProviderKeyBody.h"
+#include "common/FileText.h"
+#include "common/RemoveTree.h"
 
 #include <QCoreApplication>
 #include <QMetaMethod>
@@ -56,6 +58,22 @@ Result<std::string> keyFor(const RemoteOptions& options, const std::string& data
                          "no API key for the server: store the key `warrend admin add-user` printed with `warren "
                          "secrets set remote` (or in Settings), or set WARREN_REMOTE_KEY");
     return stored;
+}
+
+// A scripted task's script, sent inline (DESIGN §9); null for a model's.
+Result<json> scriptOf(const control::TaskSpec& spec) {
+    const auto choice = control::ProviderChoice::parse(spec.provider);
+    if (!choice.isScripted())
+        return json();
+    const std::string path = choice.scriptFile();
+    auto text = readFileText(path);
+    if (!text)
+        return text.error();
+    json script = json::parse(*text, nullptr, false);
+    if (!script.is_object())
+        return makeError(ErrorCode::InvalidArgument,
+                         "the script " + path + " is not a JSON object {\"turns\": [...]}");
+    return script;
 }
 
 // A page of GET .../events as the server answered it, or why it is none.
@@ -303,19 +321,78 @@ void RemoteControlPlane::createTask(const json& body, const QByteArray& idempote
 
 void RemoteControlPlane::submit(const std::string& prompt, const std::string& workspace, const control::TaskSpec& spec,
                                 control::Done<TaskRecord> done) {
-    json script;
-    if (const auto choice = control::ProviderChoice::parse(spec.provider); choice.isScripted()) {
-        const std::string path = choice.scriptFile();
-        auto text = readFileText(path);
-        if (!text)
-            return answer<TaskRecord>(std::move(done), text.error());
-        script = json::parse(*text, nullptr, false);
-        if (!script.is_object())
-            return answer<TaskRecord>(std::move(done),
-                                      makeError(ErrorCode::InvalidArgument,
-                                                "the script " + path + " is not a JSON object {\"turns\": [...]}"));
+    auto script = scriptOf(spec);
+    if (!script)
+        return answer<TaskRecord>(std::move(done), script.error());
+    submitTo(prompt, workspace, spec, *script, std::move(done));
+}
+
+void RemoteControlPlane::moveIn(std::shared_ptr<const control::LeavingTask> leaving,
+                                control::Done<TaskRecord> done) {
+    const std::string server = m_client->server().toStdString();
+    const std::string& id = leaving->task.id;
+    if (leaving->underWay) {
+        if (leaving->underWay->to != server)
+            return answer<TaskRecord>(
+                std::move(done), makeError(ErrorCode::InvalidArgument,
+                                           "a move of task " + id + " to " + leaving->underWay->to +
+                                               " began and did not finish; finish it first (`warren move " +
+                                               id + " --to " + leaving->underWay->to + "`)"));
+        return createMoved(std::move(leaving), *leaving->underWay, std::move(done));
     }
-    submitTo(prompt, workspace, spec, script, std::move(done));
+    uploadWorkspace(
+        *m_client, leaving->task.workspace, m_dataDir, m_maxUploadBytes, this,
+        [this, leaving, server, done = std::move(done)](Result<Uploaded> workspace) {
+            if (!workspace)
+                return done(workspace.error());
+            const std::string dir = m_dataDir + "/moving/" + leaving->task.id;
+            (void)files::removeTree(dir);
+            std::error_code error;
+            fs::create_directories(dir, error);
+            Status written =
+                error ? Status(makeError(ErrorCode::System, "cannot create " + dir + ": " + error.message()))
+                      : writeFileText(dir + "/" + control::kMovedEventsFile, leaving->events, 0600);
+            if (written)
+                written = writeFileText(dir + "/" + control::kMovedCheckpointFile, leaving->checkpoint, 0600);
+            if (!written)
+                return done(written.error());
+            uploadWorkspace(
+                *m_client, dir, m_dataDir, m_maxUploadBytes, this,
+                [this, leaving, server, dir, workspace = *workspace, done](Result<Uploaded> history) {
+                    (void)files::removeTree(dir);
+                    if (!history)
+                        return done(history.error());
+                    const control::MoveUnderWay move{
+                        server, workspace.uploadId, history->uploadId,
+                        QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString(), workspace.manifest};
+                    if (auto kept = control::keepMove(control::DataDir{m_dataDir}, leaving->task.id, move);
+                        !kept)
+                        return done(kept.error());
+                    createMoved(leaving, move, done);
+                });
+        });
+}
+
+void RemoteControlPlane::createMoved(std::shared_ptr<const control::LeavingTask> leaving,
+                                     const control::MoveUnderWay& move, control::Done<TaskRecord> done) {
+    auto spec = control::TaskSpec::fromText(leaving->task.spec);
+    if (!spec)
+        return answer<TaskRecord>(std::move(done), spec.error());
+    auto script = scriptOf(*spec);
+    if (!script)
+        return answer<TaskRecord>(std::move(done), script.error());
+    const wire::MoveOrigin origin{leaving->task.id, leaving->task.status, move.historyUpload};
+    const json body = taskRequestJson(leaving->task.prompt, move.workspaceUpload, *spec, *script, origin);
+    RemoteTaskHome home{move.to,   leaving->task.workspace, move.workspaceUpload, move.manifest, *script,
+                        spec->demo};
+    createTask(body, QByteArray::fromStdString(move.key), true,
+               [this, home, done = std::move(done)](const Result<TaskRecord>& task) {
+                   if (!task)
+                       return done(task.error());
+                   if (auto saved = saveTaskHome(m_dataDir, task->id, home); !saved)
+                       return done(saved.error());
+                   done(withLocalWorkspace(*task));
+               });
 }
 
 void RemoteControlPlane::submitDemo(control::TaskSpec spec, control::Done<TaskRecord> done) {

@@ -12,12 +12,13 @@
 #include "app/control/ControlPlane.h"
 #include "app/control/PlaneChooser.h"
 #include "app/remote/RemoteClient.h"
+#include "app/tasks/TaskMove.h"
 
 #include <QObject>
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 
 namespace warren::control {
 class Store;
@@ -86,6 +87,13 @@ public:
     void replaceKey(const std::string& key);
     // Follows taskId's events from afterSeq on (eventStored, approvalNeeded, taskFinished).
     void watch(const std::string& taskId, std::uint64_t afterSeq);
+    // `warren move TASK --to URL`: a task of this machine's (LocalControlPlane::leave) goes on here. Its
+    // workspace and its history (TaskMove.h) are uploaded, the move kept beside the task
+    // (tasks/<id>/move.json in the same data directory), then the task created from them with one
+    // Idempotency-Key: a move killed at any point and run again sends the same request and gets the same
+    // task. Its home is kept as a submitted task's is, so `warren apply` brings its change back. done: the
+    // task here.
+    void moveIn(std::shared_ptr<const control::LeavingTask> leaving, control::Done<control::TaskRecord> done);
 
 private:
     explicit RemoteControlPlane(std::unique_ptr<RemoteClient> client);
@@ -102,6 +110,8 @@ private:
                   const nlohmann::json& script, control::Done<control::TaskRecord> done);
     void createTask(const nlohmann::json& body, const QByteArray& idempotency, bool retry,
                     control::Done<control::TaskRecord> done);
+    void createMoved(std::shared_ptr<const control::LeavingTask> leaving, const control::MoveUnderWay& move,
+                     control::Done<control::TaskRecord> done);
     // POSTs path (a task's resume or reply) and follows the task's events from before it on.
     void continueTask(const std::string& taskId, const QString& path, const nlohmann::json& body,
                       control::Done<Ok> done);

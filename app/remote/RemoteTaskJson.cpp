@@ -12,7 +12,7 @@ using nlohmann::json;
 using json_fields::memberString;
 
 json taskRequestJson(const std::string& prompt, const std::string& uploadId, const control::TaskSpec& spec,
-                     const json& script) {
+                     const json& script, std::optional<wire::MoveOrigin> moved) {
     wire::TaskRequest request;
     request.prompt = prompt;
     request.workspace = uploadId;
@@ -31,6 +31,7 @@ json taskRequestJson(const std::string& prompt, const std::string& uploadId, con
     request.attended = spec.attended;
     request.agent = spec.agent;
     request.secrets = spec.secrets; // the user's on the server (PUT /v1/me/secrets/{name})
+    request.moved = std::move(moved);
     return request.toJson();
 }
 

@@ -10,6 +10,7 @@
 #include "app/wire/ArtifactList.h"
 #include "app/wire/EventsPage.h"
 #include "app/wire/TaskAnswer.h"
+#include "app/wire/TaskRequest.h"
 #include "common/Result.h"
 
 #include <nlohmann/json.hpp>
@@ -29,8 +30,10 @@ using wire::tasksFromJson;
 // The server decides the sandbox (backend, image) and asks its owner for every approval no rule decides,
 // so neither is sent; the spec's timeout is the sandbox's timeout_sec limit, which the server clamps to
 // the owner's quota.
+// moved: where a moved task comes from (`warren move`).
 nlohmann::json taskRequestJson(const std::string& prompt, const std::string& uploadId,
-                               const control::TaskSpec& spec, const nlohmann::json& script);
+                               const control::TaskSpec& spec, const nlohmann::json& script,
+                               std::optional<wire::MoveOrigin> moved = std::nullopt);
 
 // The approval an approval_requested event asks for, as approvalNeeded carries it; nullopt for any other
 // event or one that does not read.

@@ -8,7 +8,7 @@ namespace warren::control {
 namespace {
 
 // The names are stored in the database: changing one needs a migration.
-constexpr std::array<std::pair<TaskStatus, const char*>, 9> kStatusNames = {{
+constexpr std::array<std::pair<TaskStatus, const char*>, 10> kStatusNames = {{
     {TaskStatus::Queued, "queued"},
     {TaskStatus::Running, "running"},
     {TaskStatus::Paused, "paused"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<TaskStatus, const char*>, 9> kStatusNames = {{
     {TaskStatus::Succeeded, "succeeded"},
     {TaskStatus::Failed, "failed"},
     {TaskStatus::Cancelled, "cancelled"},
+    {TaskStatus::Moved, "moved"},
 }};
 
 } // namespace
@@ -46,7 +47,8 @@ std::optional<TaskStatus> taskStatusFromName(const std::string& name) {
 }
 
 bool isFinal(TaskStatus status) {
-    return status == TaskStatus::Succeeded || status == TaskStatus::Failed || status == TaskStatus::Cancelled;
+    return status == TaskStatus::Succeeded || status == TaskStatus::Failed ||
+           status == TaskStatus::Cancelled || status == TaskStatus::Moved;
 }
 
 } // namespace warren::control

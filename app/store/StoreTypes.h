@@ -19,11 +19,14 @@ enum class TaskStatus {
     Succeeded,   // the agent called finish
     Failed,      // the agent, the sandbox or the model failed; error says what
     Cancelled,   // stopped by the user
+    Moved, // sent to another control plane (`warren move`), where it goes on: movedTo and movedAs say where
 };
 const char* taskStatusName(TaskStatus status); // "queued", "running", ...
 std::vector<TaskStatus> allTaskStatuses();      // every one, in the order above
 std::optional<TaskStatus> taskStatusFromName(const std::string& name);
-bool isFinal(TaskStatus status); // Succeeded, Failed, Cancelled (not Waiting or Sleeping: its user has the turn)
+// Succeeded, Failed, Cancelled, Moved: nothing more of it happens here (not Waiting or Sleeping: its user has
+// the turn).
+bool isFinal(TaskStatus status);
 
 struct TaskRecord {
     std::string id;        // "t-" + 12 hex digits, unique
@@ -44,6 +47,10 @@ struct TaskRecord {
     // When its retention period removed its checkpoints, snapshots and artifacts (TaskRetention.h); empty
     // while they are kept. Once set, an update never clears it.
     std::string removedAt;
+    // A task moved away (TaskStatus::Moved): the warrend's URL it went to, or "local" for a server's task
+    // brought home, and its id there. Empty otherwise.
+    std::string movedTo;
+    std::string movedAs;
 };
 
 struct EventRow {

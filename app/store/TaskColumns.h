@@ -1,7 +1,7 @@
 #pragma once
 // A task row as both stores select it (id, prompt, workspace, spec, status, created_at, started_at,
-// finished_at, finish_reason, summary, error, steps, tokens_in, tokens_out, runs, removed_at), read into
-// its record.
+// finished_at, finish_reason, summary, error, steps, tokens_in, tokens_out, runs, removed_at, moved_to,
+// moved_as), read into its record.
 // Row is either store's row type: anything with text(column) and uint(column).
 
 #include "app/store/StoreTypes.h"
@@ -33,6 +33,8 @@ template <typename Row> TaskRecord readTaskColumns(const Row& row) {
     task.tokensOut = row.uint(13);
     task.runs = row.uint(14);
     task.removedAt = row.text(15);
+    task.movedTo = row.text(16);
+    task.movedAs = row.text(17);
     return task;
 }
 

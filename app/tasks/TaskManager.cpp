@@ -5,6 +5,7 @@
 #include "app/tasks/AgentCli.h"
 #include "app/tasks/TaskClaims.h"
 #include "app/tasks/TaskLock.h"
+#include "app/tasks/TaskMove.h"
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/TaskRetention.h"
 #include "app/tasks/TaskSleep.h"
@@ -190,6 +191,8 @@ Status TaskManager::resume(const std::string& id, const SandboxMove& move) {
     if (record.status == TaskStatus::Waiting)
         return makeError(ErrorCode::InvalidArgument, "task " + id + " is waiting for your reply; `warren reply " +
                                                          id + " MESSAGE` continues it");
+    if (auto here = checkNotMoved(record, "resume"); !here)
+        return here;
     if (record.status == TaskStatus::Succeeded || record.status == TaskStatus::Cancelled)
         return makeError(ErrorCode::InvalidArgument, "task " + id + " has " + taskStatusName(record.status) +
                                                          "; only paused, interrupted or failed tasks resume");
@@ -232,6 +235,11 @@ Status TaskManager::reply(const std::string& id, const std::string& message) {
 }
 
 Status TaskManager::requeue(TaskRecord record) {
+    // Whatever continues it (a resume, a reply, an answer waking it): not one moved away, or being moved.
+    if (auto here = checkNotMoved(record, "continue"); !here)
+        return here;
+    if (auto moving = checkNoMoveUnderWay(m_env.data, record.id, "continue"); !moving)
+        return moving;
     if (auto claimed = mustClaim(record.id); !claimed)
         return claimed;
     const bool wasQueued = std::find(m_queue.begin(), m_queue.end(), record.id) != m_queue.end();

@@ -1,5 +1,6 @@
 #include "app/tasks/TaskReply.h"
 
+#include "app/tasks/TaskMove.h"
 #include "app/tasks/TaskRetention.h"
 #include "common/FileText.h"
 
@@ -25,6 +26,8 @@ Status checkRepliable(const TaskRecord& task, bool demo, bool checkpointExists) 
                          "task " + task.id +
                              " is the scripted demo: it plays a recorded agent, which cannot answer "
                              "a reply; set up a model in Settings and start a task of your own");
+    if (auto here = checkNotMoved(task, "be continued"); !here)
+        return here;
     if (task.status == TaskStatus::Queued || task.status == TaskStatus::Running)
         return makeError(ErrorCode::InvalidArgument, "task " + task.id + " is " + taskStatusName(task.status) +
                                                          "; wait for it or cancel it (warren cancel " + task.id +

@@ -24,6 +24,8 @@ json taskToJson(const control::TaskRecord& task) {
             {"tokens_out", task.tokensOut},
             {"runs", task.runs},
             {"removed_at", task.removedAt},
+            {"moved_to", task.movedTo},
+            {"moved_as", task.movedAs},
             {"spec", json::parse(task.spec, nullptr, false)}};
 }
 
@@ -54,6 +56,8 @@ Result<control::TaskRecord> taskFromJson(const json& task) {
     record.tokensOut = memberUint(task, "tokens_out");
     record.runs = memberUint(task, "runs");
     record.removedAt = memberString(task, "removed_at");
+    record.movedTo = memberString(task, "moved_to");
+    record.movedAs = memberString(task, "moved_as");
     const auto spec = task.find("spec");
     record.spec = spec != task.end() && spec->is_object() ? spec->dump() : "{}";
     return record;

@@ -28,6 +28,45 @@ Status readScript(const json& body, TaskRequest& request) {
     return Ok{};
 }
 
+// newTaskId's form: "t-" and 12 lowercase hex digits.
+bool isTaskId(const std::string& id) {
+    return id.size() == 14 && id.starts_with("t-") &&
+           id.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
+}
+
+Status readMoved(const json& body, TaskRequest& request) {
+    const auto it = body.find("moved");
+    if (it == body.end())
+        return Ok{};
+    if (auto object = requireObject(*it, "moved"); !object)
+        return object.error();
+    if (auto keys = checkKeys(*it, {"from", "status", "history"}, "moved", ListKnown::Yes); !keys)
+        return keys.error();
+    MoveOrigin origin;
+    std::string status;
+    Error error;
+    if (!take(getString(*it, "from", "moved"), origin.from, error) ||
+        !take(getString(*it, "status", "moved"), status, error) ||
+        !take(getString(*it, "history", "moved"), origin.history, error))
+        return error;
+    if (!isTaskId(origin.from))
+        return refuse("moved.from: must be a task id, t- and 12 hex digits");
+    const auto parsed = control::taskStatusFromName(status);
+    if (!parsed || (*parsed != control::TaskStatus::Paused && *parsed != control::TaskStatus::Interrupted &&
+                    *parsed != control::TaskStatus::Waiting && *parsed != control::TaskStatus::Sleeping))
+        return refuse("moved.status: must be paused, interrupted, waiting or sleeping, got \"" + status +
+                      "\"");
+    origin.status = *parsed;
+    if (origin.history.empty())
+        return refuse(
+            "moved.history: is empty; POST the task's events and checkpoint to /v1/uploads and pass its id");
+    if (request.agent != protocol::AgentKind::Warren)
+        return refuse("moved: only a task of Warren's own agent moves, not one of " +
+                      std::string(protocol::agentKindName(request.agent)));
+    request.moved = std::move(origin);
+    return Ok{};
+}
+
 Status readSettings(const json& body, TaskRequest& request) {
     const auto settings = body.find("settings");
     if (settings == body.end())
@@ -70,16 +109,21 @@ json TaskRequest::toJson() const {
         body["agent"] = protocol::agentKindName(agent);
     if (!secrets.empty())
         body["secrets"] = secrets;
+    if (moved)
+        body["moved"] = {{"from", moved->from},
+                         {"status", control::taskStatusName(moved->status)},
+                         {"history", moved->history}};
     return body;
 }
 
 Result<TaskRequest> TaskRequest::fromJson(const json& body) {
     if (auto object = requireObject(body, "the request body"); !object)
         return object.error();
-    if (auto keys = checkKeys(body,
-                              {"prompt", "workspace", "provider", "model", "script", "presets", "settings",
-                               "network", "limits", "token_budget", "queue", "attended", "agent", "secrets"},
-                              "the request body", ListKnown::Yes);
+    if (auto keys =
+            checkKeys(body,
+                      {"prompt", "workspace", "provider", "model", "script", "presets", "settings", "network",
+                       "limits", "token_budget", "queue", "attended", "agent", "secrets", "moved"},
+                      "the request body", ListKnown::Yes);
         !keys)
         return keys.error();
     TaskRequest request;
@@ -113,6 +157,8 @@ Result<TaskRequest> TaskRequest::fromJson(const json& body) {
         return script.error();
     if (auto settings = readSettings(body, request); !settings)
         return settings.error();
+    if (auto moved = readMoved(body, request); !moved)
+        return moved.error();
     if (const auto limits = body.find("limits"); limits != body.end()) {
         if (auto object = requireObject(*limits, "limits"); !object)
             return object.error();

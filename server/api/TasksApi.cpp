@@ -1,17 +1,22 @@
 #include "server/api/TasksApi.h"
 
+#include "agent_core/protocol/Timestamp.h"
 #include "app/control/ControlPlane.h"
 #include "app/git/WorkspacePatch.h"
 #include "app/metrics/EngineMetrics.h"
 #include "app/providers/ProviderChoice.h"
 #include "app/store/Store.h"
 #include "app/tasks/AgentCli.h"
+#include "app/tasks/DataDir.h"
 #include "app/tasks/TaskManager.h"
+#include "app/tasks/TaskMove.h"
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/TaskRetention.h"
 #include "app/wire/ArtifactList.h"
 #include "app/wire/OwnerAnswers.h"
 #include "app/wire/TaskAnswer.h"
+#include "common/FileBeneath.h"
+#include "common/FileText.h"
 #include "common/JsonFields.h"
 #include "common/RemoveTree.h"
 #include "common/TreeSize.h"
@@ -86,6 +91,7 @@ struct Creation {
     Account caller;
     TaskRequest request;
     accounts::UploadOwnership upload;
+    std::optional<accounts::UploadOwnership> history; // a moved task's (TaskRequest::moved)
     std::string id;
     std::optional<std::string> idempotencyKey;
     control::TaskSpec spec;
@@ -159,6 +165,77 @@ Status makeWorkspace(const std::string& tree, const std::string& workspace, cons
     return Ok{};
 }
 
+// What a creation made on disk, removed (on a worker); returns why, for the caller to pass on.
+Error undoWorkspace(const std::string& workspace, const std::string& scriptPath, const control::DataDir& data,
+                    const std::string& id, Error why) {
+    (void)files::removeTree(workspace);
+    (void)files::removeTree(data.taskDir(id));
+    std::error_code ignored;
+    fs::remove(scriptPath, ignored);
+    return why;
+}
+
+// A moved task's history, from its upload's tree (the caller's files: read beneath the tree, no link
+// followed, nothing but regular files): its events, checked as an agent's are, and its checkpoint written
+// as the task's own. Disk work: on a worker.
+Result<std::vector<control::EventRow>> takeHistory(const std::string& tree, const control::DataDir& data,
+                                                   const std::string& id, std::uint64_t maxBytes) {
+    const auto read = [&](const char* name) -> Result<std::string> {
+        BeneathRead file = readFileBeneath(tree, name, maxBytes);
+        if (file.outcome != BeneathRead::Outcome::Read)
+            return makeError(ErrorCode::InvalidArgument,
+                             std::string("moved.history: the upload has no readable file ") + name +
+                                 " (a regular file at its top)");
+        return std::move(file.data);
+    };
+    auto events = read(control::kMovedEventsFile);
+    if (!events)
+        return events.error();
+    auto checkpoint = read(control::kMovedCheckpointFile);
+    if (!checkpoint)
+        return checkpoint.error();
+    auto history = control::readMovedHistory(*events, *checkpoint, id);
+    if (!history)
+        return makeError(ErrorCode::InvalidArgument, "moved.history: " + history.error().message);
+    std::error_code error;
+    fs::create_directories(data.stateDir(id), error);
+    if (error)
+        return makeError(ErrorCode::System, "cannot create the task's state directory: " + error.message());
+    if (auto written = writeFileText(data.stateDir(id) + "/checkpoint.json", history->checkpoint, 0600);
+        !written)
+        return written.error();
+    return std::move(history->events);
+}
+
+// A moved task, stored paused (or held), takes its history and a line saying where it came from, then goes on
+// as it was: a paused, interrupted or sleeping one runs from its checkpoint (a question it slept on is asked
+// again, here), one waiting for its user's reply waits here.
+Result<control::TaskRecord> goOnMoved(ServerParts& parts, control::TaskRecord task,
+                                      const wire::MoveOrigin& moved, std::vector<control::EventRow> history,
+                                      bool held) {
+    const std::uint64_t step = history.empty() ? 0 : history.back().step;
+    history.push_back(control::historyNote(history, task.id, step,
+                                           "moved here from task " + moved.from + " of another control plane",
+                                           protocol::toUnixMillis(std::chrono::system_clock::now())));
+    if (auto appended = parts.store.appendEvents(history); !appended)
+        return appended.error();
+    if (held)
+        return task;
+    if (moved.status == control::TaskStatus::Waiting) {
+        (void)parts.quotas.release(task.id); // it holds no slot until its user replies
+        task.status = control::TaskStatus::Waiting;
+        if (auto updated = parts.store.updateTask(task); !updated)
+            return updated.error();
+        return task;
+    }
+    if (auto resumed = parts.manager.resume(task.id, {}); !resumed)
+        return resumed.error();
+    auto stored = parts.store.task(task.id);
+    if (!stored)
+        return stored.error();
+    return stored->value_or(task);
+}
+
 void refuseCreation(ServerParts& parts, const Creation& creation, const HttpReply& reply, HttpResponse response) {
     if (creation.idempotencyKey)
         (void)parts.accounts.forgetIdempotencyKey(creation.caller.userId, *creation.idempotencyKey, creation.id);
@@ -167,15 +244,14 @@ void refuseCreation(ServerParts& parts, const Creation& creation, const HttpRepl
 
 // After the workspace: recorded as the caller's, listed as waiting or submitted. A step that fails gives the
 // reservation back and removes what was made (on a worker).
-void finishCreation(ServerParts& parts, const Creation& creation, Status made, const HttpReply& reply) {
+void finishCreation(ServerParts& parts, const Creation& creation, Status made,
+                    std::vector<control::EventRow> history, const HttpReply& reply) {
     const std::string& id = creation.id;
     const auto undo = [&](const Error& error) {
         parts.work.runDetached(workOwner(creation.caller),
-                               [workspace = parts.paths.workspace(id), script = parts.paths.script(id)] {
-                                   (void)files::removeTree(workspace);
-                                   std::error_code ignored;
-                                   fs::remove(script, ignored);
-                               });
+                               [workspace = parts.paths.workspace(id), script = parts.paths.script(id),
+                                data = control::DataDir{parts.paths.root},
+                                id] { (void)undoWorkspace(workspace, script, data, id, Error{}); });
         (void)parts.accounts.forgetWaitingTask(id);
         (void)parts.quotas.release(id);
         refuseCreation(parts, creation, reply, errorResponse(error));
@@ -192,11 +268,20 @@ void finishCreation(ServerParts& parts, const Creation& creation, Status made, c
         if (auto listed = parts.accounts.addWaitingTask(creation.caller.userId, id); !listed)
             return undo(listed.error());
     }
-    auto task = parts.manager.submit(creation.request.body.prompt, parts.paths.workspace(id), creation.spec, id,
-                                     creation.waits ? control::TaskManager::Start::Held
-                                                    : control::TaskManager::Start::WhenFree);
+    const auto& moved = creation.request.body.moved;
+    auto task =
+        parts.manager.submit(creation.request.body.prompt, parts.paths.workspace(id), creation.spec, id,
+                             creation.waits ? control::TaskManager::Start::Held
+                             : moved        ? control::TaskManager::Start::Paused
+                                            : control::TaskManager::Start::WhenFree);
     if (!task)
         return undo(task.error());
+    if (moved) {
+        auto goesOn = goOnMoved(parts, *task, *moved, std::move(history), creation.waits);
+        if (!goesOn)
+            return undo(goesOn.error());
+        task = std::move(*goesOn);
+    }
     parts.webhooks.taskEvent(id, wire::WebhookEvent::TaskCreated, task->status);
     reply.send(jsonResponse(201, taskJson(*task, creation.upload.uploadId))
                    .withHeader("Location", QByteArray::fromStdString("/v1/tasks/" + id)));
@@ -238,22 +323,34 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
     struct Made {
         Status made = Ok{};
         std::optional<accounts::OverQuota> overDisk;
+        std::vector<control::EventRow> history; // a moved task's events, its checkpoint written
     };
     parts.work.run<Made>(
         owner,
         [tree = parts.paths.uploadTree(shared->upload.uploadId),
          workspace = parts.paths.workspace(shared->id), scriptPath = parts.paths.script(shared->id),
-         script = shared->request.body.script, disk = std::move(*disk)]() -> Made {
+         script = shared->request.body.script, disk = std::move(*disk),
+         history = shared->history ? parts.paths.uploadTree(shared->history->uploadId) : std::string(),
+         data = control::DataDir{parts.paths.root}, id = shared->id,
+         maxBytes = parts.options.maxUploadBytes]() -> Made {
             if (disk) {
                 auto adding = files::treeBytes(tree);
                 auto over = adding ? checkDisk(*disk, *adding)
                                    : Result<std::optional<accounts::OverQuota>>(adding.error());
                 if (!over)
-                    return {over.error(), std::nullopt};
+                    return {over.error(), std::nullopt, {}};
                 if (*over)
-                    return {Ok{}, *over};
+                    return {Ok{}, *over, {}};
             }
-            return {makeWorkspace(tree, workspace, scriptPath, script), std::nullopt};
+            Made made{makeWorkspace(tree, workspace, scriptPath, script), std::nullopt, {}};
+            if (made.made && !history.empty()) {
+                auto moved = takeHistory(history, data, id, maxBytes);
+                if (moved)
+                    made.history = std::move(*moved);
+                else
+                    made.made = undoWorkspace(workspace, scriptPath, data, id, moved.error());
+            }
+            return made;
         },
         [&parts, shared, reply](Made made) {
             if (made.overDisk) {
@@ -261,7 +358,7 @@ void createTask(ServerParts& parts, Creation creation, HttpReply reply) {
                 return refuseCreation(parts, *shared, reply,
                                       overQuotaResponse(parts.metrics, *made.overDisk));
             }
-            finishCreation(parts, *shared, std::move(made.made), reply);
+            finishCreation(parts, *shared, std::move(made.made), std::move(made.history), reply);
         });
 }
 
@@ -285,6 +382,15 @@ void create(ServerParts& parts, const Account& caller, const HttpRequest& reques
         return reply.send(errorResponse(upload.error()));
     if (!*upload)
         return reply.send(notFound("upload " + parsed->body.workspace));
+    std::optional<accounts::UploadOwnership> history;
+    if (parsed->body.moved) {
+        auto found = parts.accounts.upload(caller.userId, parsed->body.moved->history);
+        if (!found)
+            return reply.send(errorResponse(found.error()));
+        if (!*found)
+            return reply.send(notFound("upload " + parsed->body.moved->history));
+        history = **found;
+    }
 
     const std::string id = control::newTaskId();
     std::optional<std::string> idempotencyKey;
@@ -311,7 +417,10 @@ void create(ServerParts& parts, const Account& caller, const HttpRequest& reques
                                                   "Idempotency-Key is still being handled"));
         }
     }
-    createTask(parts, Creation{caller, std::move(*parsed), **upload, id, idempotencyKey, {}, false}, std::move(reply));
+    createTask(
+        parts,
+        Creation{caller, std::move(*parsed), **upload, std::move(history), id, idempotencyKey, {}, false},
+        std::move(reply));
 }
 
 void list(ServerParts& parts, const Account& caller, HttpReply reply) {

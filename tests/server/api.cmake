@@ -68,3 +68,6 @@ set_tests_properties(tst_task_notifications PROPERTIES TIMEOUT 300)
 warren_add_warrend_test(tst_warrend_replicas)
 # Replicas (DESIGN §15): a killed replica's tasks are taken over by another through their leases.
 warren_add_warrend_test(tst_warrend_failover)
+# `warren move TASK --to URL`: a task of this machine's goes on at a real warrend and its change comes home.
+warren_add_warrend_test(tst_task_move)
+add_dependencies(tst_task_move warren warrend)

@@ -104,6 +104,10 @@ json describe(const CliArguments& arguments) {
                 putOptional(out, "workspace", command.workspace);
                 if (command.check)
                     out["check"] = true;
+            } else if constexpr (std::is_same_v<T, MoveCommand>) {
+                out["command"] = "move";
+                out["task"] = command.taskId;
+                out["to"] = command.to;
             } else if constexpr (std::is_same_v<T, DiffCommand>) {
                 out["command"] = "diff";
                 out["task"] = command.taskId;
@@ -280,6 +284,8 @@ void TestCliArguments::parses_data() {
         << j({{"command", "resume"}, {"task", "t-1"}, {"approve", "auto"}, {"remote", "http://h:1"}});
     QTest::newRow("apply") << QStringList{"apply", "t-1", "--remote", "http://h:1"}
                            << j({{"command", "apply"}, {"task", "t-1"}, {"remote", "http://h:1"}});
+    QTest::newRow("move") << QStringList{"move", "t-1", "--to", "https://h:1"}
+                          << j({{"command", "move"}, {"task", "t-1"}, {"to", "https://h:1"}});
     QTest::newRow("apply elsewhere, only checking")
         << QStringList{"apply", "--check", "t-1", "--workspace", "w", "--remote", "http://h:1"}
         << j({{"command", "apply"}, {"task", "t-1"}, {"workspace", "w"}, {"check", true}, {"remote", "http://h:1"}});
@@ -321,6 +327,8 @@ void TestCliArguments::errors_data() {
     QTest::addColumn<QString>("message");
 
     QTest::newRow("unknown command: typo") << QStringList{"rnu", "x"} << "unknown command 'rnu'; did you mean 'run'?";
+    QTest::newRow("move without a server")
+        << QStringList{"move", "t-1"} << "warren move: --to URL is missing: the warrend the task goes on at";
     QTest::newRow("apply without a server")
         << QStringList{"apply", "t-1"}
         << "warren apply: --remote URL is missing: apply brings home the change of a task that ran on that server";

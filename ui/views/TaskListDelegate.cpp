@@ -26,6 +26,7 @@ QColor statusColour(int status, const QPalette& palette) {
         return QColor(0x8a, 0x5c, 0xd6);
     case TaskStatus::Queued:
     case TaskStatus::Cancelled:
+    case TaskStatus::Moved: // it goes on elsewhere
         break;
     }
     return palette.color(QPalette::Mid);

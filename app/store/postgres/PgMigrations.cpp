@@ -114,12 +114,23 @@ constexpr std::string_view kSchemaV4 = R"sql(
 ALTER TABLE tasks ADD COLUMN removed_at text NOT NULL DEFAULT '';
 )sql";
 
-constexpr std::array<PgMigration, 4> kMigrations = {{
+// Version 5: tasks.status may be 'moved' (sent to another control plane, `warren move`), and where it went.
+constexpr std::string_view kSchemaV5 = R"sql(
+ALTER TABLE tasks DROP CONSTRAINT tasks_status_check;
+ALTER TABLE tasks ADD CONSTRAINT tasks_status_check
+    CHECK (status IN ('queued', 'running', 'paused', 'waiting', 'sleeping', 'interrupted', 'succeeded', 'failed',
+                      'cancelled', 'moved'));
+ALTER TABLE tasks ADD COLUMN moved_to text NOT NULL DEFAULT '';
+ALTER TABLE tasks ADD COLUMN moved_as text NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<PgMigration, 5> kMigrations = {{
     {1, "the first schema: tasks, events, approvals, artifacts, memories with full-text search, settings",
      kSchemaV1},
     {2, "a task may be waiting for the user's reply", kSchemaV2},
     {3, "a task may be sleeping, its sandbox released until its user answers", kSchemaV3},
     {4, "a task says when its retention period removed its bulky parts", kSchemaV4},
+    {5, "a task may be moved to another control plane, and says where", kSchemaV5},
 }};
 
 Error newerThanBuild(const PgConnection& db, int found, int latest) {

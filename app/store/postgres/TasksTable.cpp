@@ -10,22 +10,22 @@ namespace warren::control {
 
 namespace {
 
-// Both notify the task's id on kTaskChangesChannel ($17, $16), delivered as the change commits; an update
+// Both notify the task's id on kTaskChangesChannel ($19, $18), delivered as the change commits; an update
 // of no row notifies nothing and returns no row. removed_at is written once: an update with it empty keeps
 // what is there.
 constexpr const char* kInsertTask =
     "WITH added AS (INSERT INTO tasks (prompt, workspace, spec, status, started_at, finished_at, "
-    "finish_reason, summary, error, steps, tokens_in, tokens_out, runs, removed_at, id, created_at) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id) "
-    "SELECT pg_notify($17, id) FROM added";
+    "finish_reason, summary, error, steps, tokens_in, tokens_out, runs, removed_at, moved_to, moved_as, id, "
+    "created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) "
+    "RETURNING id) SELECT pg_notify($19, id) FROM added";
 constexpr const char* kUpdateTask =
     "WITH changed AS (UPDATE tasks SET prompt = $1, workspace = $2, spec = $3, status = $4, started_at = $5, "
     "finished_at = $6, finish_reason = $7, summary = $8, error = $9, steps = $10, tokens_in = $11, "
-    "tokens_out = $12, runs = $13, removed_at = greatest(removed_at, $14) WHERE id = $15 RETURNING id) "
-    "SELECT pg_notify($16, id) FROM changed";
+    "tokens_out = $12, runs = $13, removed_at = greatest(removed_at, $14), moved_to = $15, moved_as = $16 "
+    "WHERE id = $17 RETURNING id) SELECT pg_notify($18, id) FROM changed";
 #define WARREN_TASK_COLUMNS                                                                                  \
     "SELECT id, prompt, workspace, spec, status, created_at, started_at, finished_at, finish_reason, "       \
-    "summary, error, steps, tokens_in, tokens_out, runs, removed_at FROM tasks "
+    "summary, error, steps, tokens_in, tokens_out, runs, removed_at, moved_to, moved_as FROM tasks "
 constexpr const char* kSelectTask = WARREN_TASK_COLUMNS "WHERE id = $1";
 // Newest first; ord (insertion order) breaks ties between tasks created in the same millisecond.
 constexpr const char* kSelectTasks = WARREN_TASK_COLUMNS "ORDER BY created_at DESC, ord DESC";
@@ -35,11 +35,12 @@ constexpr const char* kSelectTasksWithStatus =
 constexpr const char* kSelectTaskIdsWithStatus =
     "SELECT id FROM tasks WHERE status = $1 ORDER BY created_at DESC, ord DESC";
 
-// Every column but id and created_at as $1 to $14, then id ($15): insert adds created_at after it ($16).
+// Every column but id and created_at as $1 to $16, then id ($17): insert adds created_at after it ($18).
 std::vector<PgParam> taskParams(const TaskRecord& task) {
     return pgParams(task.prompt, task.workspace, task.spec, std::string_view(taskStatusName(task.status)),
                     task.startedAt, task.finishedAt, task.finishReason, task.summary, task.error, task.steps,
-                    task.tokensIn, task.tokensOut, task.runs, task.removedAt, task.id);
+                    task.tokensIn, task.tokensOut, task.runs, task.removedAt, task.movedTo, task.movedAs,
+                    task.id);
 }
 
 } // namespace

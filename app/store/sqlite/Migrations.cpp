@@ -168,12 +168,47 @@ constexpr std::string_view kSchemaV4 = R"sql(
 ALTER TABLE tasks ADD COLUMN removed_at TEXT NOT NULL DEFAULT '';
 )sql";
 
-constexpr std::array<Migration, 4> kMigrations = {{
+// Version 5: tasks.status may be 'moved' (sent to another control plane, `warren move`), and where it went,
+// by the same rebuild as version 2.
+constexpr std::string_view kSchemaV5 = R"sql(
+CREATE TABLE tasks_v5 (
+    id            TEXT PRIMARY KEY NOT NULL,
+    prompt        TEXT NOT NULL,
+    workspace     TEXT NOT NULL,
+    spec          TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('queued', 'running', 'paused', 'waiting', 'sleeping',
+                                                  'interrupted', 'succeeded', 'failed', 'cancelled', 'moved')),
+    created_at    TEXT NOT NULL,
+    started_at    TEXT NOT NULL DEFAULT '',
+    finished_at   TEXT NOT NULL DEFAULT '',
+    finish_reason TEXT NOT NULL DEFAULT '',
+    summary       TEXT NOT NULL DEFAULT '',
+    error         TEXT NOT NULL DEFAULT '',
+    steps         INTEGER NOT NULL DEFAULT 0,
+    tokens_in     INTEGER NOT NULL DEFAULT 0,
+    tokens_out    INTEGER NOT NULL DEFAULT 0,
+    runs          INTEGER NOT NULL DEFAULT 0,
+    removed_at    TEXT NOT NULL DEFAULT '',
+    moved_to      TEXT NOT NULL DEFAULT '',
+    moved_as      TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO tasks_v5 (rowid, id, prompt, workspace, spec, status, created_at, started_at, finished_at,
+                      finish_reason, summary, error, steps, tokens_in, tokens_out, runs, removed_at)
+    SELECT rowid, id, prompt, workspace, spec, status, created_at, started_at, finished_at, finish_reason,
+           summary, error, steps, tokens_in, tokens_out, runs, removed_at FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_v5 RENAME TO tasks;
+CREATE INDEX tasks_by_status ON tasks (status);
+CREATE INDEX tasks_by_created ON tasks (created_at);
+)sql";
+
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, "the first schema: tasks, events, approvals, artifacts, memories with full-text search, settings",
      kSchemaV1},
     {2, "a task may be waiting for the user's reply", kSchemaV2},
     {3, "a task may be sleeping, its sandbox released until its user answers", kSchemaV3},
     {4, "a task says when its retention period removed its bulky parts", kSchemaV4},
+    {5, "a task may be moved to another control plane, and says where", kSchemaV5},
 }};
 
 } // namespace

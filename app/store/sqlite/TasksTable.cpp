@@ -13,17 +13,17 @@ namespace {
 constexpr const char* kInsertTask =
     "INSERT INTO tasks (prompt, workspace, spec, status, started_at, "
     "finished_at, finish_reason, summary, error, "
-    "steps, tokens_in, tokens_out, runs, removed_at, id, created_at) VALUES (?1, "
-    "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+    "steps, tokens_in, tokens_out, runs, removed_at, moved_to, moved_as, id, created_at) VALUES (?1, "
+    "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
 // removed_at is written once: an update with it empty keeps what is there.
 constexpr const char* kUpdateTask = "UPDATE tasks SET prompt = ?1, workspace = ?2, spec = ?3, status = ?4, "
                                     "started_at = ?5, finished_at = ?6, "
                                     "finish_reason = ?7, summary = ?8, error = ?9, steps = ?10, tokens_in = "
-                                    "?11, tokens_out = ?12, runs = ?13, removed_at = max(removed_at, ?14) "
-                                    "WHERE id = ?15";
+                                    "?11, tokens_out = ?12, runs = ?13, removed_at = max(removed_at, ?14), "
+                                    "moved_to = ?15, moved_as = ?16 WHERE id = ?17";
 #define WARREN_TASK_COLUMNS                                                                                  \
     "SELECT id, prompt, workspace, spec, status, created_at, started_at, finished_at, finish_reason, "       \
-    "summary, error, steps, tokens_in, tokens_out, runs, removed_at FROM tasks "
+    "summary, error, steps, tokens_in, tokens_out, runs, removed_at, moved_to, moved_as FROM tasks "
 constexpr const char* kSelectTask = WARREN_TASK_COLUMNS "WHERE id = ?1";
 // Newest first; rowid breaks ties between tasks created in the same millisecond.
 constexpr const char* kSelectTasks = WARREN_TASK_COLUMNS "ORDER BY created_at DESC, rowid DESC";
@@ -33,11 +33,12 @@ constexpr const char* kSelectTasksWithStatus =
 constexpr const char* kSelectTaskIdsWithStatus =
     "SELECT id FROM tasks WHERE status = ?1 ORDER BY created_at DESC, rowid DESC";
 
-// Every column but id and created_at as ?1 to ?14, then id (?15): insert binds created_at after it (?16).
+// Every column but id and created_at as ?1 to ?16, then id (?17): insert binds created_at after it (?18).
 Query& bindTask(Query& query, const TaskRecord& task) {
     return query.bind(task.prompt, task.workspace, task.spec, std::string_view(taskStatusName(task.status)),
                       task.startedAt, task.finishedAt, task.finishReason, task.summary, task.error,
-                      task.steps, task.tokensIn, task.tokensOut, task.runs, task.removedAt, task.id);
+                      task.steps, task.tokensIn, task.tokensOut, task.runs, task.removedAt, task.movedTo,
+                      task.movedAs, task.id);
 }
 
 } // namespace

@@ -1,0 +1,254 @@
+// `warren move TASK --to URL` end to end: a task started on this machine, asleep on its question, goes to a
+// real warrend with its workspace, events and conversation, is asked its question there once, finishes there,
+// and `warren apply` brings its change home; its record here says where it went and nothing continues it
+// here. A move refused half-way (after its uploads) keeps its task here, unresumable until the move is run
+// again, which finishes it. A history that is not the agent's is refused by the server, naming the line.
+#include "tests/support/WarrenRun.h"
+#include "tests/support/WarrendServer.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace warren::test;
+using nlohmann::json;
+
+namespace {
+
+// Under safe-mode its write is a question for the user; the answer lets it finish.
+const QByteArray kScriptAsking = R"({"turns": [
+  {"content": "Asking first.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "answered.txt", "content": "moved and answered\n"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "written after the move"}}]}]})";
+
+bool writeFile(const QString& path, const QByteArray& content) {
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(content) == content.size();
+}
+
+QByteArray readFile(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+std::size_t count(const std::vector<json>& events, const std::string& type) {
+    return static_cast<std::size_t>(std::count_if(
+        events.begin(), events.end(), [&](const json& event) { return event.value("type", "") == type; }));
+}
+
+} // namespace
+
+class TestTaskMove : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void aSleepingTaskFinishesOnTheServerAndItsChangeComesHome();
+    void aMoveRefusedHalfWayIsFinishedByRunningItAgain();
+    void aHistoryThatIsNotTheAgentsIsRefused();
+
+private:
+    QProcessEnvironment environment() const;
+    WarrenResult warren(const QStringList& args) { return runWarren(args, m_data, environment()); }
+    // A task of this machine, asleep on its question (safe-mode, idle_sleep_sec 1); its id and workspace.
+    QString sleepingTask(QString* workspace);
+    json localTask(const QString& id);
+
+    std::unique_ptr<WarrendServer> m_server;
+    QTemporaryDir m_dir;
+    QString m_data;
+    QString m_alice;
+};
+
+void TestTaskMove::initTestCase() {
+    if (warrenBinary().isEmpty())
+        QSKIP("WARREN_CLI is not set: run through ctest");
+    QString error;
+    m_server = WarrendServer::create(&error);
+    QVERIFY2(m_server, qPrintable(error));
+    QVERIFY2(m_server->start(&error), qPrintable(error));
+    m_alice = m_server->addUser("alice", "acme");
+    QVERIFY(!m_alice.isEmpty());
+    m_data = m_dir.path() + "/data";
+}
+
+QProcessEnvironment TestTaskMove::environment() const {
+    QProcessEnvironment environment = warrenEnvironment(m_data);
+    environment.insert("WARREN_REMOTE_KEY", m_alice);
+    return environment;
+}
+
+QString TestTaskMove::sleepingTask(QString* workspace) {
+    static int count = 0;
+    const QString n = QString::number(++count);
+    *workspace = m_dir.path() + "/workspace-" + n;
+    const QString script = m_dir.path() + "/script-" + n + ".json";
+    if (!writeFile(*workspace + "/README.md", "# a project\n") || !writeFile(script, kScriptAsking))
+        return {};
+    QProcess run; // its stdin open: the question waits for the terminal's answer
+    run.setProcessEnvironment(environment());
+    run.start(warrenBinary(), {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--set",
+                               "idle_sleep_sec=1", "--provider", "scripted:" + script, "--workspace",
+                               *workspace, "--data-dir", m_data, "write answered.txt"});
+    QByteArray out;
+    bool slept = readEventsUntil(
+        run, [](const json& event) { return event.value("type", "") == "task_slept"; }, &out);
+    // Its record says so once the terminal says so.
+    QByteArray err;
+    run.setReadChannel(QProcess::StandardError);
+    while (slept && !err.contains("the task sleeps until its question is answered"))
+        slept = run.waitForReadyRead(60000) && !(err += run.readAllStandardError()).isEmpty();
+    run.kill(); // its terminal goes; the task sleeps on, holding no process
+    run.waitForFinished();
+    if (!slept) {
+        qWarning("warren run did not fall asleep: %s\n%s", out.constData(), err.constData());
+        return {};
+    }
+    for (const auto& event : jsonLines(out))
+        if (event.value("type", "") == "task_started")
+            return QString::fromStdString(event["data"].value("task_id", ""));
+    return {};
+}
+
+json TestTaskMove::localTask(const QString& id) {
+    for (const auto& task : jsonLines(warren({"tasks", "--json"}).out)) // one a line
+        if (task.value("id", "") == id.toStdString())
+            return task;
+    return json::object();
+}
+
+void TestTaskMove::aSleepingTaskFinishesOnTheServerAndItsChangeComesHome() {
+    QString workspace;
+    const QString local = sleepingTask(&workspace);
+    QVERIFY(!local.isEmpty());
+    QCOMPARE(QString::fromStdString(localTask(local).value("status", "")), QString("sleeping"));
+    const auto before = jsonLines(warren({"show", local, "--json"}).out);
+    QVERIFY(!before.empty());
+
+    const auto moved = warren({"move", local, "--to", m_server->url()});
+    QVERIFY2(moved.exitCode == 0, moved.err.constData());
+    const json record = localTask(local);
+    QCOMPARE(QString::fromStdString(record.value("status", "")), QString("moved"));
+    QCOMPARE(QString::fromStdString(record.value("moved_to", "")), m_server->url());
+    const QString remote = QString::fromStdString(record.value("moved_as", ""));
+    QVERIFY(!remote.isEmpty() && remote != local);
+    QVERIFY2(moved.out.contains(("as " + remote).toUtf8()), moved.out.constData());
+    QVERIFY2(!QFile::exists(m_data + "/tasks/" + local + "/move.json"),
+             "the move is over: nothing under way");
+
+    // Here nothing continues it: it goes on there.
+    for (const QStringList& again : {QStringList{"resume", local}, QStringList{"reply", local, "go on"},
+                                     QStringList{"move", local, "--to", m_server->url()}}) {
+        const auto refused = warren(again);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("moved to " + m_server->url().toUtf8()), refused.err.constData());
+    }
+    const auto here = jsonLines(warren({"show", local, "--json"}).out);
+    QCOMPARE(here.size(), before.size() + 1); // the line saying where it went
+    QVERIFY2(here.back()["data"].value("message", "").find("moved to") != std::string::npos,
+             here.back().dump().c_str());
+
+    // There its question is asked again, once, and the answer lets it finish.
+    const QString approval = "/v1/tasks/" + remote + "/approvals/w1";
+    const HttpAnswer waiting = m_server->request("GET", approval, m_alice);
+    QVERIFY2(waiting.status == 200, waiting.body.constData());
+    QCOMPARE(m_server->request("POST", approval, m_alice, R"({"approved": true})").status, 202);
+    const auto there = m_server->streamEvents(remote, m_alice, {});
+    QVERIFY(!there.empty());
+    QCOMPARE(QString::fromStdString(there.back().value("type", "")), QString("task_finished"));
+    QCOMPARE(QString::fromStdString(there.back()["data"].value("summary", "")),
+             QString("written after the move"));
+    QVERIFY2(dense(seqsOf(there)), "seqs 1, 2, ... across the move, each once");
+    // The history as it was here, seqs and all, then the server's line, then the run there.
+    for (std::size_t i = 0; i < before.size(); ++i) {
+        QCOMPARE(there[i].value("seq", 0u), before[i].value("seq", 0u));
+        QCOMPARE(there[i].value("type", ""), before[i].value("type", ""));
+    }
+    QVERIFY(there[before.size()]["data"]
+                .value("message", "")
+                .find("moved here from task " + local.toStdString()) != std::string::npos);
+    QCOMPARE(count(there, "approval_requested"), std::size_t(1)); // asked here, not shown twice
+    QCOMPARE(count(there, "approval_resolved"), std::size_t(1));
+    QCOMPARE(count(there, "task_started"), std::size_t(1));
+    QVERIFY(count(there, "task_resumed") >= 1);
+
+    const auto applied = warren({"apply", remote, "--remote", m_server->url()});
+    QVERIFY2(applied.exitCode == 0, applied.err.constData());
+    QCOMPARE(readFile(workspace + "/answered.txt"), QByteArray("moved and answered\n"));
+}
+
+void TestTaskMove::aMoveRefusedHalfWayIsFinishedByRunningItAgain() {
+    QString workspace;
+    const QString local = sleepingTask(&workspace);
+    QVERIFY(!local.isEmpty());
+    const auto tasksThere = [&] {
+        return m_server->request("GET", "/v1/tasks", m_alice).json().value("tasks", json::array()).size();
+    };
+    const std::size_t tasksBefore = tasksThere();
+    // The server takes the uploads, then refuses the task: no slot of alice's.
+    QCOMPARE(m_server->admin({"set-quota", "--user", "alice", "--max-concurrent", "0"}).exitCode, 0);
+    const auto refused = warren({"move", local, "--to", m_server->url()});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains("stays here"), refused.err.constData());
+    QCOMPARE(tasksThere(), tasksBefore);
+    QVERIFY(QFile::exists(m_data + "/tasks/" + local + "/move.json"));
+    QCOMPARE(QString::fromStdString(localTask(local).value("status", "")), QString("sleeping"));
+    // Under way, it continues nowhere: not here, where the move could yet finish.
+    const auto resumed = warren({"resume", local});
+    QCOMPARE(resumed.exitCode, 2);
+    QVERIFY2(resumed.err.contains("a move of it to " + m_server->url().toUtf8() + " began"),
+             resumed.err.constData());
+
+    QCOMPARE(m_server->admin({"set-quota", "--user", "alice", "--max-concurrent", "4"}).exitCode, 0);
+    const auto finished = warren({"move", local, "--to", m_server->url()});
+    QVERIFY2(finished.exitCode == 0, finished.err.constData());
+    QCOMPARE(tasksThere(), tasksBefore + 1);
+    const QString remote = QString::fromStdString(localTask(local).value("moved_as", ""));
+    QVERIFY(!remote.isEmpty());
+    QCOMPARE(m_server->request("POST", "/v1/tasks/" + remote + "/cancel", m_alice).status, 202);
+}
+
+void TestTaskMove::aHistoryThatIsNotTheAgentsIsRefused() {
+    const QString scratch = m_dir.path() + "/forged";
+    const QString workspace = m_server->uploadProject(m_alice, scratch);
+    QVERIFY(!workspace.isEmpty());
+    const json event = {{"seq", 1},
+                        {"ts", "2026-12-07T10:00:00.000Z"},
+                        {"type", "step_started"},
+                        {"step", 1},
+                        {"data", json::object()}};
+    const json forged = {{"seq", 2},
+                         {"ts", "2026-12-07T10:00:01.000Z"},
+                         {"type", "not_an_event"},
+                         {"step", 1},
+                         {"data", json::object()}};
+    const QString history = scratch + "/history";
+    QVERIFY(writeFile(history + "/events.jsonl",
+                      QByteArray::fromStdString(event.dump() + "\n" + forged.dump() + "\n")));
+    QVERIFY(writeFile(history + "/checkpoint.json", "{}"));
+    const QString historyUpload = m_server->upload(m_alice, history);
+    QVERIFY(!historyUpload.isEmpty());
+    const json body = {
+        {"prompt", "go on"},
+        {"workspace", workspace.toStdString()},
+        {"script", json::parse(kScriptAsking.toStdString())},
+        {"moved",
+         {{"from", "t-0123456789ab"}, {"status", "paused"}, {"history", historyUpload.toStdString()}}}};
+    const HttpAnswer answer =
+        m_server->request("POST", "/v1/tasks", m_alice, QByteArray::fromStdString(body.dump()));
+    QCOMPARE(answer.status, 400);
+    QVERIFY2(answer.body.contains("events.jsonl line 2"), answer.body.constData());
+    // Another user's upload as the history is not found, as any upload of theirs.
+    const QString bob = m_server->addUser("bob", "globex");
+    json bobs = body;
+    bobs["workspace"] = m_server->uploadProject(bob, m_dir.path() + "/bobs").toStdString();
+    const HttpAnswer notFound =
+        m_server->request("POST", "/v1/tasks", bob, QByteArray::fromStdString(bobs.dump()));
+    QCOMPARE(notFound.status, 404);
+    QVERIFY2(notFound.body.contains(historyUpload.toUtf8()), notFound.body.constData());
+}
+
+QTEST_GUILESS_MAIN(TestTaskMove)
+#include "tst_task_move.moc"
