@@ -93,7 +93,14 @@ constexpr OptionSpec kApplyOptions[] = {
     kHelp,
 };
 constexpr OptionSpec kMoveOptions[] = {
-    {"--to", "URL", "the warrend the task goes on at (http(s)://HOST:PORT)"}, kDataDir, kNoColor, kHelp};
+    {"--to", "URL|local",
+     "the warrend the task goes on at (http(s)://HOST:PORT); local, with --remote: home"},
+    kRemote,
+    {"--workspace", "DIR",
+     "--to local: the workspace its change goes to (default: the one it was uploaded from)"},
+    kDataDir,
+    kNoColor,
+    kHelp};
 constexpr OptionSpec kDiffOptions[] = {
     {"--step", "N", "only what step N changed (default: the whole task)"}, kDataDir, kNoColor, kHelp};
 constexpr OptionSpec kRewindOptions[] = {
@@ -161,10 +168,11 @@ constexpr CommandInfo kCommands[] = {
      "the "
      "upload as they are",
      kApplyOptions, buildApply},
-    {"move", "move TASK --to URL",
+    {"move", "move TASK --to URL | move TASK --remote URL --to local [--workspace DIR]",
      "send a paused, interrupted, waiting or sleeping task to a warrend, where it goes on from its "
      "checkpoint "
-     "with its workspace, events and conversation; `warren apply` brings its change back",
+     "with its workspace, events and conversation (`warren apply` brings its change back); or bring one of a "
+     "warrend's home the same way, its change applied here",
      kMoveOptions, buildMove},
     {"diff", "diff TASK [--step N]",
      "what a task changed in its workspace, shell commands' changes included: a unified diff of its "
@@ -667,12 +675,24 @@ Result<CliCommand> buildMove(Invocation& call) {
     auto words = takeWords(call.name, call.scanned, {"TASK"});
     if (!words)
         return words.error();
-    MoveCommand move{words->front(), {}};
-    for (const auto& [flag, value] : call.scanned.options)
+    MoveCommand move{words->front(), {}, std::nullopt};
+    for (const auto& [flag, value] : call.scanned.options) {
         if (flag == "--to")
             move.to = value;
+        else if (flag == "--workspace")
+            move.workspace = value;
+    }
     if (move.to.empty())
-        return usageError("warren move: --to URL is missing: the warrend the task goes on at");
+        return usageError("warren move: --to URL is missing: the warrend the task goes on at (or local, with "
+                          "--remote URL: home)");
+    const bool home = move.to == "local";
+    if (home != call.arguments.remote.has_value())
+        return usageError(
+            home ? "warren move: --to local needs --remote URL, the warrend the task comes from"
+                 : "warren move: --remote URL goes with --to local; a task of this machine goes to "
+                   "a warrend with --to URL");
+    if (move.workspace && !home)
+        return usageError("warren move: --workspace goes with --to local");
     return CliCommand(std::move(move));
 }
 

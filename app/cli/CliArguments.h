@@ -129,10 +129,13 @@ struct SecretsDeleteCommand {
 };
 
 // `warren move TASK --to URL`: a paused, interrupted, waiting or sleeping task of this machine goes on at
-// that warrend (app/tasks/TaskMove.h); its record here says where it went.
+// that warrend (app/tasks/TaskMove.h); its record here says where it went. `warren move TASK --remote URL
+// --to local [--workspace DIR]`: one of that warrend's comes home, its change applied to the workspace it
+// was uploaded from (or DIR).
 struct MoveCommand {
     std::string taskId;
-    std::string to; // the warrend's URL
+    std::string to;                       // the warrend's URL, or "local"
+    std::optional<std::string> workspace; // --to local: where its change goes
 };
 
 struct SecretsListCommand {}; // the secrets bound to hosts: names, hosts and headers, never a value

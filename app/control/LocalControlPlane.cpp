@@ -593,6 +593,40 @@ Status LocalControlPlane::recordMoved(const std::string& taskId, const std::stri
     return Ok{};
 }
 
+Result<TaskRecord> LocalControlPlane::arrive(const ArrivingTask& arriving) {
+    const std::string& id = arriving.task.id;
+    auto there = TaskSpec::fromText(arriving.task.spec);
+    if (!there)
+        return there.error();
+    auto history = readMovedHistory(arriving.events, arriving.checkpoint, id);
+    if (!history)
+        return makeError(ErrorCode::InvalidArgument,
+                         "the server's history of task " + id + " does not read: " + history.error().message);
+    auto task = m_manager->submit(arriving.task.prompt, arriving.workspace, specHere(*there), id,
+                                  TaskManager::Start::Paused);
+    if (!task)
+        return task.error();
+    std::error_code error;
+    fs::create_directories(m_data.stateDir(id), error);
+    if (error)
+        return makeError(ErrorCode::System, "cannot create " + m_data.stateDir(id) + ": " + error.message());
+    if (auto written = writeFileText(m_data.stateDir(id) + "/checkpoint.json", history->checkpoint, 0600);
+        !written)
+        return written.error();
+    const std::uint64_t step = history->events.empty() ? 0 : history->events.back().step;
+    history->events.push_back(
+        historyNote(history->events, id, step,
+                    "moved here from " + arriving.from + "; `warren resume " + id + "` continues it",
+                    protocol::toUnixMillis(std::chrono::system_clock::now())));
+    if (auto appended = m_store->appendEvents(history->events); !appended)
+        return appended.error();
+    task->status = statusHere(arriving.was);
+    task->steps = arriving.task.steps;
+    if (auto updated = m_store->updateTask(*task); !updated)
+        return updated.error();
+    return task;
+}
+
 void LocalControlPlane::answerApproval(const std::string& taskId, const std::string& callId, bool approved,
                                        const std::string& note, bool always) {
     m_manager->answerApproval(taskId, callId, approved, note, always);

@@ -123,6 +123,10 @@ public:
     // has it, recordMoved says where it went (status moved, a line in its events) and forgets the move.
     Result<LeavingTask> leave(const std::string& taskId);
     Status recordMoved(const std::string& taskId, const std::string& to, const std::string& as);
+    // `warren move TASK --remote URL --to local`: the server's task recorded here under its id, its history
+    // read as the server's would be (TaskMove.h), a line saying where it came from; it waits for `warren
+    // resume` (or `warren reply`, waiting).
+    Result<TaskRecord> arrive(const ArrivingTask& arriving);
 
     const DataDir& dataDir() const { return m_data; }
     SecretStore& secrets(); // opened on first use

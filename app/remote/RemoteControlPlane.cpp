@@ -295,27 +295,32 @@ void RemoteControlPlane::submitTo(const std::string& prompt, const std::string& 
                         const json body = taskRequestJson(prompt, uploaded->uploadId, spec, script);
                         RemoteTaskHome home{m_client->server().toStdString(), local, uploaded->uploadId,
                                             uploaded->manifest, script, spec.demo};
-                        createTask(body, idempotency, true, [this, home, done](const Result<TaskRecord>& task) {
-                            if (!task)
-                                return done(task.error());
-                            if (auto saved = saveTaskHome(m_dataDir, task->id, home); !saved)
-                                return done(saved.error());
-                            watch(task->id, 0);
-                            done(withLocalWorkspace(std::move(*task)));
-                        });
+                        createTask(body, idempotency, true,
+                                   [this, home, done](const Result<TaskRecord>& task, int) {
+                                       if (!task)
+                                           return done(task.error());
+                                       if (auto saved = saveTaskHome(m_dataDir, task->id, home); !saved)
+                                           return done(saved.error());
+                                       watch(task->id, 0);
+                                       done(withLocalWorkspace(std::move(*task)));
+                                   });
                     });
 }
 
+QString RemoteControlPlane::server() const {
+    return m_client->server();
+}
+
 void RemoteControlPlane::createTask(const json& body, const QByteArray& idempotency, bool retry,
-                                    control::Done<TaskRecord> done) {
+                                    std::function<void(Result<TaskRecord>, int status)> done) {
     m_client->sendJson("POST", "/v1/tasks", body, {{"Idempotency-Key", idempotency}}, this,
                        [this, body, idempotency, retry, done = std::move(done)](Result<json> created, int status) {
                            // No answer: the server may have created it before the connection went.
                            if (!created && status == 0 && retry)
                                return createTask(body, idempotency, false, done);
                            if (!created)
-                               return done(created.error());
-                           done(taskFromJson(*created));
+                               return done(created.error(), status);
+                           done(taskFromJson(*created), status);
                        });
 }
 
@@ -373,6 +378,19 @@ void RemoteControlPlane::moveIn(std::shared_ptr<const control::LeavingTask> leav
         });
 }
 
+void RemoteControlPlane::moveOut(const std::string& taskId, control::Done<wire::MoveOutAnswer> done) {
+    m_client->sendJson("POST", taskPath(taskId, "/move"), json{{"to", wire::kMoveHome}}, {}, this,
+                       [this, done = std::move(done)](Result<json> answer, int) {
+                           if (!answer)
+                               return done(answer.error());
+                           auto moved = wire::MoveOutAnswer::fromJson(*answer);
+                           if (!moved)
+                               return done(moved.error());
+                           moved->task = withLocalWorkspace(std::move(moved->task));
+                           done(std::move(*moved));
+                       });
+}
+
 void RemoteControlPlane::createMoved(std::shared_ptr<const control::LeavingTask> leaving,
                                      const control::MoveUnderWay& move, control::Done<TaskRecord> done) {
     auto spec = control::TaskSpec::fromText(leaving->task.spec);
@@ -386,7 +404,13 @@ void RemoteControlPlane::createMoved(std::shared_ptr<const control::LeavingTask>
     RemoteTaskHome home{move.to,   leaving->task.workspace, move.workspaceUpload, move.manifest, *script,
                         spec->demo};
     createTask(body, QByteArray::fromStdString(move.key), true,
-               [this, home, done = std::move(done)](const Result<TaskRecord>& task) {
+               [this, home, id = leaving->task.id, done = std::move(done)](const Result<TaskRecord>& task,
+                                                                           int status) {
+                   // Refused for what it is (a quota, a preset the server lacks): nothing was made there,
+                   // the move is over and the task stays here as it was. Without an answer (or with one
+                   // that says the first request is still handled) the move stays under way.
+                   if (!task && status >= 400 && status < 500 && status != 409)
+                       control::forgetMove(control::DataDir{m_dataDir}, id);
                    if (!task)
                        return done(task.error());
                    if (auto saved = saveTaskHome(m_dataDir, task->id, home); !saved)

@@ -13,6 +13,7 @@
 #include "app/control/PlaneChooser.h"
 #include "app/remote/RemoteClient.h"
 #include "app/tasks/TaskMove.h"
+#include "app/wire/TaskMoveOut.h"
 
 #include <QObject>
 #include <functional>
@@ -83,6 +84,7 @@ public:
     std::string describe() override;
     bool changesComeHome() override { return true; }
 
+    QString server() const; // the URL it answers at, as its requests name it
     // Uses key from now on (after keyRejected), and reopens the streams that stopped for the old one.
     void replaceKey(const std::string& key);
     // Follows taskId's events from afterSeq on (eventStored, approvalNeeded, taskFinished).
@@ -94,6 +96,10 @@ public:
     // task. Its home is kept as a submitted task's is, so `warren apply` brings its change back. done: the
     // task here.
     void moveIn(std::shared_ptr<const control::LeavingTask> leaving, control::Done<control::TaskRecord> done);
+    // `warren move TASK --remote URL --to local`: the server marks its task moved home and answers with what
+    // it was and its agent's checkpoint (POST /v1/tasks/{id}/move; asked again, the same). The task as the
+    // faces see it: its local workspace and script, where its home is kept here.
+    void moveOut(const std::string& taskId, control::Done<wire::MoveOutAnswer> done);
 
 private:
     explicit RemoteControlPlane(std::unique_ptr<RemoteClient> client);
@@ -108,8 +114,9 @@ private:
     void askIfWaiting(const control::ApprovalRecord& approval); // approvalNeeded when the server says it waits
     void submitTo(const std::string& prompt, const std::string& workspace, const control::TaskSpec& spec,
                   const nlohmann::json& script, control::Done<control::TaskRecord> done);
+    // done: the task, or why not and the HTTP status of the refusal (0: no answer).
     void createTask(const nlohmann::json& body, const QByteArray& idempotency, bool retry,
-                    control::Done<control::TaskRecord> done);
+                    std::function<void(Result<control::TaskRecord>, int status)> done);
     void createMoved(std::shared_ptr<const control::LeavingTask> leaving, const control::MoveUnderWay& move,
                      control::Done<control::TaskRecord> done);
     // POSTs path (a task's resume or reply) and follows the task's events from before it on.

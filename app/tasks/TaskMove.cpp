@@ -53,8 +53,8 @@ Status checkMovable(const TaskRecord& task, const TaskSpec& spec, bool checkpoin
                        task.status == TaskStatus::Waiting || task.status == TaskStatus::Sleeping;
     if (!still)
         return refuse("task " + task.id + " is " + taskStatusName(task.status) +
-                      "; only a paused, interrupted, waiting or sleeping task moves (pause a running one "
-                      "first: Pause in the window)");
+                      "; only a paused, interrupted, waiting or sleeping task moves" +
+                      (isFinal(task.status) ? "" : " (pause it first: Pause in the window)"));
     if (spec.agent != protocol::AgentKind::Warren)
         return refuse("task " + task.id + " runs " + std::string(protocol::agentKindName(spec.agent)) +
                       ", whose session lives in the CLI's own files: only a task of Warren's agent moves");
@@ -65,6 +65,28 @@ Status checkMovable(const TaskRecord& task, const TaskSpec& spec, bool checkpoin
                       " cannot move: its agent left no checkpoint (the run ended before its "
                       "first step); start it there as a new task instead");
     return Ok{};
+}
+
+TaskSpec specHere(const TaskSpec& there) {
+    TaskSpec here;
+    here.provider = there.provider;
+    here.model = there.model;
+    here.presets = there.presets;
+    here.overrides = there.overrides;
+    if (here.overrides.is_object())
+        for (const char* serverOnly : {"memory_prefix", "memory_backend"})
+            here.overrides.erase(serverOnly);
+    here.network = there.network;
+    here.tokenBudget = there.tokenBudget;
+    here.agent = there.agent;
+    here.secrets = there.secrets;
+    here.demo = there.demo;
+    here.approval = there.approval;
+    return here;
+}
+
+TaskStatus statusHere(TaskStatus was) {
+    return was == TaskStatus::Waiting || was == TaskStatus::Interrupted ? was : TaskStatus::Paused;
 }
 
 Status checkNotMoved(const TaskRecord& task, const std::string& doing) {

@@ -77,6 +77,25 @@ void forgetMove(const DataDir& data, const std::string& taskId);
 // Ok unless a move of the task is under way: the error says to finish it (`warren move` again).
 Status checkNoMoveUnderWay(const DataDir& data, const std::string& taskId, const std::string& doing);
 
+// A server's task come home (`warren move TASK --remote URL --to local`, LocalControlPlane::arrive): its
+// record as the server keeps it (spec and all, its script's file a local one), what it was before it moved,
+// its agent's checkpoint and its events, one a line, and where it came from.
+struct ArrivingTask {
+    TaskRecord task;
+    TaskStatus was = TaskStatus::Paused;
+    std::string checkpoint;
+    std::string events;    // kMovedEventsFile's text
+    std::string workspace; // here, its change applied
+    std::string from;      // the warrend's URL
+};
+
+// The spec it runs with here: the server's, but for what only the server meant (its memory prefix and
+// backend, its sandbox's image and clamped limits).
+TaskSpec specHere(const TaskSpec& there);
+// What it is here: waiting for its user's reply or interrupted as there; paused otherwise (a question it
+// slept on is asked again when it resumes).
+TaskStatus statusHere(TaskStatus was);
+
 // A task taken for its move (LocalControlPlane::leave): what goes, and its lock, held until this goes, so no
 // process of this machine runs it meanwhile.
 struct LeavingTask {

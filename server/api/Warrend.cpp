@@ -27,6 +27,7 @@
 #include "server/api/SandboxLabels.h"
 #include "server/api/ServerInfoApi.h"
 #include "server/api/ServerParts.h"
+#include "server/api/TaskMoveApi.h"
 #include "server/api/TaskQuestions.h"
 #include "server/api/TaskWebhooks.h"
 #include "server/api/TasksApi.h"
@@ -359,6 +360,7 @@ Status Warrend::listen(const ServeOptions& options) {
     addServerInfoRoutes(router, *m_parts);
     addUploadRoutes(router, *m_parts);
     addTaskRoutes(router, *m_parts);
+    addTaskMoveRoutes(router, *m_parts);
     addEventRoutes(router, *m_parts);
     addProviderKeyRoutes(router, *m_parts, m_providerKeySecret);
     addHostSecretRoutes(router, *m_parts, m_providerKeySecret);

@@ -1,8 +1,9 @@
 // `warren move TASK --to URL` end to end: a task started on this machine, asleep on its question, goes to a
 // real warrend with its workspace, events and conversation, is asked its question there once, finishes there,
 // and `warren apply` brings its change home; its record here says where it went and nothing continues it
-// here. A move refused half-way (after its uploads) keeps its task here, unresumable until the move is run
-// again, which finishes it. A history that is not the agent's is refused by the server, naming the line.
+// here. A move the server refuses after its uploads leaves the task here as it was. A server's task comes
+// home the same way, its change applied here, and finishes here. A history that is not the agent's is refused
+// by the server, naming the line.
 #include "tests/support/WarrenRun.h"
 #include "tests/support/WarrendServer.h"
 
@@ -46,7 +47,8 @@ class TestTaskMove : public QObject {
 private slots:
     void initTestCase();
     void aSleepingTaskFinishesOnTheServerAndItsChangeComesHome();
-    void aMoveRefusedHalfWayIsFinishedByRunningItAgain();
+    void aMoveTheServerRefusesLeavesTheTaskHere();
+    void aServersTaskComesHomeAndFinishesHere();
     void aHistoryThatIsNotTheAgentsIsRefused();
 
 private:
@@ -179,7 +181,7 @@ void TestTaskMove::aSleepingTaskFinishesOnTheServerAndItsChangeComesHome() {
     QCOMPARE(readFile(workspace + "/answered.txt"), QByteArray("moved and answered\n"));
 }
 
-void TestTaskMove::aMoveRefusedHalfWayIsFinishedByRunningItAgain() {
+void TestTaskMove::aMoveTheServerRefusesLeavesTheTaskHere() {
     QString workspace;
     const QString local = sleepingTask(&workspace);
     QVERIFY(!local.isEmpty());
@@ -193,21 +195,80 @@ void TestTaskMove::aMoveRefusedHalfWayIsFinishedByRunningItAgain() {
     QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.err.contains("stays here"), refused.err.constData());
     QCOMPARE(tasksThere(), tasksBefore);
-    QVERIFY(QFile::exists(m_data + "/tasks/" + local + "/move.json"));
+    // Refused for what it is, nothing was made there: the move is over, the task here as it was.
+    QVERIFY(!QFile::exists(m_data + "/tasks/" + local + "/move.json"));
     QCOMPARE(QString::fromStdString(localTask(local).value("status", "")), QString("sleeping"));
-    // Under way, it continues nowhere: not here, where the move could yet finish.
-    const auto resumed = warren({"resume", local});
-    QCOMPARE(resumed.exitCode, 2);
-    QVERIFY2(resumed.err.contains("a move of it to " + m_server->url().toUtf8() + " began"),
-             resumed.err.constData());
 
     QCOMPARE(m_server->admin({"set-quota", "--user", "alice", "--max-concurrent", "4"}).exitCode, 0);
-    const auto finished = warren({"move", local, "--to", m_server->url()});
-    QVERIFY2(finished.exitCode == 0, finished.err.constData());
+    const auto moved = warren({"move", local, "--to", m_server->url()});
+    QVERIFY2(moved.exitCode == 0, moved.err.constData());
     QCOMPARE(tasksThere(), tasksBefore + 1);
     const QString remote = QString::fromStdString(localTask(local).value("moved_as", ""));
     QVERIFY(!remote.isEmpty());
     QCOMPARE(m_server->request("POST", "/v1/tasks/" + remote + "/cancel", m_alice).status, 202);
+}
+
+void TestTaskMove::aServersTaskComesHomeAndFinishesHere() {
+    const QString workspace = m_dir.path() + "/remote-workspace";
+    const QString script = m_dir.path() + "/remote-script.json";
+    QVERIFY(writeFile(workspace + "/README.md", "# a project\n") && writeFile(script, kScriptAsking));
+    // Started there from here (its home kept here), asleep there on its question.
+    QProcess run;
+    run.setProcessEnvironment(environment());
+    run.start(warrenBinary(),
+              {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--set", "idle_sleep_sec=1",
+               "--provider", "scripted:" + script, "--workspace", workspace, "--data-dir", m_data, "--remote",
+               m_server->url(), "write answered.txt"});
+    QByteArray out;
+    QVERIFY(readEventsUntil(
+        run, [](const json& event) { return event.value("type", "") == "task_slept"; }, &out));
+    run.kill();
+    run.waitForFinished();
+    QString task;
+    for (const auto& event : jsonLines(out))
+        if (event.value("type", "") == "task_started")
+            task = QString::fromStdString(event["data"].value("task_id", ""));
+    QVERIFY(!task.isEmpty());
+    const auto statusThere = [&] {
+        return QString::fromStdString(
+            m_server->request("GET", "/v1/tasks/" + task, m_alice).json().value("status", ""));
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(statusThere(), QString("sleeping"), 60000);
+    const std::size_t eventsThere = m_server->request("GET", "/v1/tasks/" + task + "/events", m_alice)
+                                        .json()
+                                        .value("events", json::array())
+                                        .size();
+
+    const auto home = warren({"move", task, "--remote", m_server->url(), "--to", "local"});
+    QVERIFY2(home.exitCode == 0, home.err.constData());
+    QVERIFY2(home.out.contains("warren resume " + task.toUtf8()), home.out.constData());
+    // There it is moved and goes on nowhere: an answer, a resume and another move home are refused.
+    const json there = m_server->request("GET", "/v1/tasks/" + task, m_alice).json();
+    QCOMPARE(QString::fromStdString(there.value("status", "")), QString("moved"));
+    QCOMPARE(QString::fromStdString(there.value("moved_to", "")), QString("local"));
+    QVERIFY(m_server->request("POST", "/v1/tasks/" + task + "/approvals/w1", m_alice, R"({"approved": true})")
+                .status >= 400);
+    QVERIFY(m_server->request("POST", "/v1/tasks/" + task + "/resume", m_alice).status >= 400);
+    const HttpAnswer again =
+        m_server->request("POST", "/v1/tasks/" + task + "/move", m_alice, R"({"to": "local"})");
+    QCOMPARE(again.status, 200); // the same answer, for a client that was killed half-way
+    QCOMPARE(QString::fromStdString(again.json().value("was", "")), QString("sleeping"));
+    QCOMPARE(
+        m_server->request("POST", "/v1/tasks/" + task + "/move", m_alice, R"({"to": "elsewhere"})").status,
+        400);
+
+    // Here: paused, its history as it was there plus the server's line and ours, then it finishes here.
+    QCOMPARE(QString::fromStdString(localTask(task).value("status", "")), QString("paused"));
+    const auto arrived = jsonLines(warren({"show", task, "--json"}).out);
+    QCOMPARE(arrived.size(), eventsThere + 2);
+    const auto resumed = warren({"resume", task, "--json", "--approve", "auto"});
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    const auto all = jsonLines(warren({"show", task, "--json"}).out);
+    QVERIFY2(dense(seqsOf(all)), "seqs 1, 2, ... across the move home, each once");
+    QCOMPARE(QString::fromStdString(all.back().value("type", "")), QString("task_finished"));
+    QCOMPARE(count(all, "approval_requested"), std::size_t(1));
+    QCOMPARE(count(all, "approval_resolved"), std::size_t(1));
+    QCOMPARE(readFile(workspace + "/answered.txt"), QByteArray("moved and answered\n"));
 }
 
 void TestTaskMove::aHistoryThatIsNotTheAgentsIsRefused() {
