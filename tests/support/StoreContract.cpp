@@ -114,6 +114,38 @@ void StoreContract::tasksRoundTrip() {
     auto runningIds = store->taskIdsWithStatus(TaskStatus::Running);
     QVERIFY(runningIds && runningIds->empty());
 
+    // Not moved: where it went is empty. Moved to another control plane: it says where, and as what there.
+    QCOMPARE(all->at(1).movedTo, std::string());
+    QCOMPARE(all->at(1).movedAs, std::string());
+    first.status = TaskStatus::Moved;
+    first.movedTo = "https://warrend.example:8443";
+    first.movedAs = "t-abcdef012345";
+    first.removedAt = "2026-01-03T00:00:00.000Z";
+    QVERIFY(store->updateTask(first));
+    auto moved = store->task(first.id);
+    QVERIFY(moved && moved->has_value());
+    QCOMPARE((*moved)->status, TaskStatus::Moved);
+    QCOMPARE((*moved)->movedTo, first.movedTo);
+    QCOMPARE((*moved)->movedAs, first.movedAs);
+    QCOMPARE((*moved)->removedAt, first.removedAt);
+    QCOMPARE((*moved)->prompt, first.prompt);
+    auto movedOnes = store->tasksWithStatus(TaskStatus::Moved);
+    QVERIFY(movedOnes);
+    QCOMPARE(movedOnes->size(), std::size_t(1));
+    QCOMPARE(movedOnes->at(0).movedTo, first.movedTo);
+    QCOMPARE(movedOnes->at(0).movedAs, first.movedAs);
+    // Inserted already moved, it reads the same ("local": a server's task that went to a machine's own).
+    auto home = sampleTask("t-000000000003", "2026-01-03T00:00:00.000Z");
+    home.status = TaskStatus::Moved;
+    home.movedTo = "local";
+    home.movedAs = "t-000000000004";
+    QVERIFY(store->insertTask(home));
+    auto homeRead = store->task(home.id);
+    QVERIFY(homeRead && homeRead->has_value());
+    QCOMPARE((*homeRead)->status, TaskStatus::Moved);
+    QCOMPARE((*homeRead)->movedTo, std::string("local"));
+    QCOMPARE((*homeRead)->movedAs, home.movedAs);
+
     auto missing = store->task("t-ffffffffffff");
     QVERIFY(missing && !missing->has_value());
 }
@@ -122,8 +154,8 @@ void StoreContract::everyStatusRoundTrips() {
     auto store = openStore();
     auto task = sampleTask("t-000000000001", "2026-01-01T00:00:00.000Z");
     QVERIFY(store->insertTask(task));
-    for (const char* name :
-         {"queued", "running", "paused", "waiting", "sleeping", "interrupted", "succeeded", "failed", "cancelled"}) {
+    for (const char* name : {"queued", "running", "paused", "waiting", "sleeping", "interrupted", "succeeded",
+                             "failed", "cancelled", "moved"}) {
         const auto status = taskStatusFromName(name);
         QVERIFY2(status, name);
         QCOMPARE(std::string(taskStatusName(*status)), std::string(name));

@@ -7,6 +7,9 @@ warren_add_test(tst_workspace_scope SOURCES tst_workspace_scope.cpp LIBS warren_
 warren_add_test(tst_task_reply SOURCES tst_task_reply.cpp LIBS warren_tasks LABELS unit)
 # When a finished task's files are due for removal, and what a refusal says after.
 warren_add_test(tst_task_retention SOURCES tst_task_retention.cpp LIBS warren_tasks LABELS unit)
+# A task moved to another control plane: which may move, its history read back strictly, the move under way.
+# (tst_task_move is the server's test of the whole move, tests/server/api.cmake.)
+warren_add_test(tst_task_move_unit SOURCES tst_task_move.cpp LIBS warren_tasks warren_agent_state LABELS unit)
 warren_add_test(tst_run_ending SOURCES tst_run_ending.cpp LIBS warren_tasks LABELS unit)
 # A task asleep: when a run only waits for its user, what the sleep keeps and the answer that wakes it.
 # `warren cancel` heard through one watcher for all of a control plane's tasks.

@@ -19,6 +19,9 @@ private slots:
     void refusesWhatIsNoTask_data();
     void refusesWhatIsNoTask();
     void writesTheRequest();
+    void readsAMovedTask();
+    void refusesABadMove_data();
+    void refusesABadMove();
     void readsApprovals();
     void readsArtifacts();
     void readsAnswersOfAnyShape_data();
@@ -102,6 +105,85 @@ void TestRemoteTaskJson::writesTheRequest() {
     const json script = {{"turns", json::array()}};
     QCOMPARE(taskRequestJson("go", "u-1", spec, script),
              (json{{"prompt", "go"}, {"workspace", "u-1"}, {"network", "none"}, {"script", script}}));
+}
+
+// A moved task's origin (`warren move`): written only when there is one, read back as it was written.
+void TestRemoteTaskJson::readsAMovedTask() {
+    for (const control::TaskStatus status : {control::TaskStatus::Paused, control::TaskStatus::Interrupted,
+                                             control::TaskStatus::Waiting, control::TaskStatus::Sleeping}) {
+        wire::TaskRequest request;
+        request.prompt = "go on";
+        request.workspace = "u-1";
+        request.moved = wire::MoveOrigin{"t-0123456789ab", status, "u-2"};
+        const json body = request.toJson();
+        QCOMPARE(body["moved"], (json{{"from", "t-0123456789ab"},
+                                      {"status", control::taskStatusName(status)},
+                                      {"history", "u-2"}}));
+        const auto read = wire::TaskRequest::fromJson(json::parse(body.dump()));
+        QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
+        QVERIFY(read->moved);
+        QVERIFY(*read->moved == *request.moved);
+        QCOMPARE(read->toJson(), body);
+    }
+    const auto plain = wire::TaskRequest::fromJson({{"prompt", "go"}, {"workspace", "u-1"}});
+    QVERIFY(plain.ok());
+    QVERIFY(!plain->moved);
+    QVERIFY(!plain->toJson().contains("moved"));
+}
+
+void TestRemoteTaskJson::refusesABadMove_data() {
+    QTest::addColumn<QByteArray>("moved");
+    QTest::addColumn<QString>("agent");
+    QTest::addColumn<QString>("message");
+    const QString warren = "warren";
+    QTest::newRow("from not a task id")
+        << QByteArray(R"({"from": "t-XYZ", "status": "paused", "history": "u-2"})") << warren
+        << "moved.from: must be a task id";
+    QTest::newRow("from not an id at all")
+        << QByteArray(R"({"from": "x", "status": "paused", "history": "u-2"})") << warren
+        << "moved.from: must be a task id";
+    QTest::newRow("from in capitals")
+        << QByteArray(R"({"from": "t-0123456789AB", "status": "paused", "history": "u-2"})") << warren
+        << "moved.from: must be a task id";
+    QTest::newRow("from missing") << QByteArray(R"({"status": "paused", "history": "u-2"})") << warren
+                                  << "moved.from: missing";
+    QTest::newRow("running")
+        << QByteArray(R"({"from": "t-0123456789ab", "status": "running", "history": "u-2"})") << warren
+        << "moved.status: must be paused, interrupted, waiting or sleeping, got \"running\"";
+    QTest::newRow("moved") << QByteArray(R"({"from": "t-0123456789ab", "status": "moved", "history": "u-2"})")
+                           << warren
+                           << "moved.status: must be paused, interrupted, waiting or sleeping, got \"moved\"";
+    QTest::newRow("an unknown status")
+        << QByteArray(R"({"from": "t-0123456789ab", "status": "dozing", "history": "u-2"})") << warren
+        << "moved.status: must be paused";
+    QTest::newRow("an empty history")
+        << QByteArray(R"({"from": "t-0123456789ab", "status": "paused", "history": ""})") << warren
+        << "moved.history: is empty";
+    QTest::newRow("a history not a string")
+        << QByteArray(R"({"from": "t-0123456789ab", "status": "paused", "history": 7})") << warren
+        << "moved.history";
+    QTest::newRow("an unknown key")
+        << QByteArray(R"({"from": "t-0123456789ab", "status": "paused", "history": "u-2", "to": "x"})")
+        << warren << "moved: unknown key \"to\"";
+    QTest::newRow("not an object") << QByteArray(R"("t-0123456789ab")") << warren
+                                   << "moved: must be an object";
+    QTest::newRow("a CLI's task")
+        << QByteArray(R"({"from": "t-0123456789ab", "status": "paused", "history": "u-2"})") << "codex"
+        << "moved: only a task of Warren's own agent moves, not one of codex";
+}
+
+void TestRemoteTaskJson::refusesABadMove() {
+    QFETCH(QByteArray, moved);
+    QFETCH(QString, agent);
+    QFETCH(QString, message);
+    const json body = {{"prompt", "go on"},
+                       {"workspace", "u-1"},
+                       {"agent", agent.toStdString()},
+                       {"moved", json::parse(moved.toStdString())}};
+    const auto read = wire::TaskRequest::fromJson(body);
+    QVERIFY(!read.ok());
+    QCOMPARE(read.error().code, ErrorCode::InvalidArgument);
+    QVERIFY2(QString::fromStdString(read.error().message).contains(message), read.error().message.c_str());
 }
 
 void TestRemoteTaskJson::readsApprovals() {
