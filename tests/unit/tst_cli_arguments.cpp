@@ -108,6 +108,7 @@ json describe(const CliArguments& arguments) {
                 out["command"] = "move";
                 out["task"] = command.taskId;
                 out["to"] = command.to;
+                putOptional(out, "workspace", command.workspace);
             } else if constexpr (std::is_same_v<T, DiffCommand>) {
                 out["command"] = "diff";
                 out["task"] = command.taskId;
@@ -286,6 +287,9 @@ void TestCliArguments::parses_data() {
                            << j({{"command", "apply"}, {"task", "t-1"}, {"remote", "http://h:1"}});
     QTest::newRow("move") << QStringList{"move", "t-1", "--to", "https://h:1"}
                           << j({{"command", "move"}, {"task", "t-1"}, {"to", "https://h:1"}});
+    QTest::newRow("move home") << QStringList{"move", "t-1", "--remote", "https://h:1", "--to", "local", "--workspace", "w"}
+                               << j({{"command", "move"}, {"task", "t-1"}, {"to", "local"}, {"workspace", "w"},
+                                     {"remote", "https://h:1"}});
     QTest::newRow("apply elsewhere, only checking")
         << QStringList{"apply", "--check", "t-1", "--workspace", "w", "--remote", "http://h:1"}
         << j({{"command", "apply"}, {"task", "t-1"}, {"workspace", "w"}, {"check", true}, {"remote", "http://h:1"}});
@@ -328,7 +332,14 @@ void TestCliArguments::errors_data() {
 
     QTest::newRow("unknown command: typo") << QStringList{"rnu", "x"} << "unknown command 'rnu'; did you mean 'run'?";
     QTest::newRow("move without a server")
-        << QStringList{"move", "t-1"} << "warren move: --to URL is missing: the warrend the task goes on at";
+        << QStringList{"move", "t-1"}
+        << "warren move: --to URL is missing: the warrend the task goes on at (or local, with --remote URL: home)";
+    QTest::newRow("move home without a server")
+        << QStringList{"move", "t-1", "--to", "local"}
+        << "warren move: --to local needs --remote URL, the warrend the task comes from";
+    QTest::newRow("move to a server from a server")
+        << QStringList{"move", "t-1", "--to", "https://h:1", "--remote", "https://h:2"}
+        << "warren move: --remote URL goes with --to local; a task of this machine goes to a warrend with --to URL";
     QTest::newRow("apply without a server")
         << QStringList{"apply", "t-1"}
         << "warren apply: --remote URL is missing: apply brings home the change of a task that ran on that server";
@@ -359,7 +370,7 @@ void TestCliArguments::errors_data() {
                                           << "warren apply: TASK is missing ('warren tasks' lists the task ids)";
     QTest::newRow("--remote is not doctor's")
         << QStringList{"doctor", "--remote", "http://h:1"}
-        << "warren doctor: unknown option --remote (it is an option of run, tasks, show, resume, reply, cancel, export, apply and secrets)";
+        << "warren doctor: unknown option --remote (it is an option of run, tasks, show, resume, reply, cancel, export, apply, move and secrets)";
     QTest::newRow("unknown command: prefix") << QStringList{"doc"} << "unknown command 'doc'; did you mean 'doctor'?";
     QTest::newRow("unknown command: nothing close")
         << QStringList{"frobnicate"} << "unknown command 'frobnicate'; see 'warren --help'";
