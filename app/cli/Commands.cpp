@@ -13,7 +13,7 @@
 #include "app/engine/AgentBinary.h"
 #include "app/providers/ProviderConfig.h"
 #include "app/remote/RemoteControlPlane.h"
-#include "app/remote/RemoteTaskHome.h"
+#include "app/remote/TaskMoves.h"
 #include "app/secretproxy/HostSecret.h"
 #include "app/secrets/SecretStore.h"
 #include "app/tasks/ProviderKey.h"
@@ -696,93 +696,37 @@ int apply(const CliArguments& arguments, const ApplyCommand& command) {
     return kExitOk;
 }
 
-// `warren move TASK --remote URL --to local`: its change applied here first (refused while a file it
-// touches changed here since its upload), then marked moved there, then recorded here. Run again after a
-// kill, the server answers the same and what is already here is left as it is.
-int moveHome(const CliArguments& arguments, const MoveCommand& command) {
-    auto local = openLocalPlane(arguments);
-    if (!local)
-        return usageError(local.error().message);
-    const std::string& id = command.taskId;
-    if (auto here = (*local)->task(id); here && *here)
-        return usageError("task " + id + " is here already (" + taskStatusName((*here)->status) + ")");
-    auto server = openRemotePlane(arguments, *arguments.remote);
-    if (!server)
-        return usageError(server.error().message);
-    auto there = waitFor<std::optional<TaskRecord>>([&](auto done) { (*server)->task(id, done); });
-    if (!there || !*there)
-        return usageError(there ? "no task " + id + " of yours at " + *arguments.remote
-                                : there.error().message);
-    const bool again = (*there)->status == TaskStatus::Moved; // an earlier try marked it moved home
-    auto home = remote::loadTaskHome((*local)->dataDir().root, id);
-    if (!home)
-        return usageError(home.error().message);
-    if (!command.workspace && !*home)
-        return usageError("task " + id +
-                          " was not submitted from this data directory: name the workspace its "
-                          "change goes to with --workspace DIR");
-    const std::string workspace = command.workspace ? *command.workspace : (*home)->workspace;
-    if (!again) {
-        auto plan = waitFor<ChangesPlan>([&](auto done) { (*server)->planChanges(id, workspace, done); });
-        if (!plan)
-            return usageError(plan.error().message);
-        if (!plan->conflicts.empty()) {
-            for (const auto& conflict : plan->conflicts)
-                std::cerr << "conflict    " << conflict.path << ": " << conflict.reason << "\n";
-            return usageError("task " + id +
-                              " stays there: files it changed were changed here since its upload; "
-                              "move it into a fresh copy with --workspace DIR");
-        }
-    }
-    auto moved = waitFor<wire::MoveOutAnswer>([&](auto done) { (*server)->moveOut(id, done); });
-    if (!moved)
-        return usageError("task " + id + " stays there: " + moved.error().message);
-    auto events = waitFor<std::vector<json>>([&](auto done) { (*server)->events(id, 0, done); });
-    if (!events)
-        return usageError(events.error().message);
-    auto applied = waitFor<ChangesPlan>([&](auto done) { (*server)->applyChanges(id, workspace, done); });
-    if (!applied)
-        return usageError(applied.error().message);
-    std::string lines;
-    for (const auto& event : *events)
-        lines += event.dump() + "\n";
-    auto arrived =
-        (*local)->arrive({moved->task, moved->was, moved->checkpoint, lines, workspace, *arguments.remote});
-    if (!arrived)
-        return usageError(arrived.error().message);
-    std::cout << "moved " << id << " here from " << *arguments.remote << " ("
-              << taskStatusName(arrived->status) << "), its change applied to " << workspace << "\n"
-              << (arrived->status == TaskStatus::Waiting ? "answer it:  warren reply " + id + " MESSAGE"
-                                                         : "continue it:  warren resume " + id)
-              << "\n";
-    return kExitOk;
-}
-
+// `warren move`: a task of this machine's to a warrend, or (--remote URL --to local) one of its home.
 int move(const CliArguments& arguments, const MoveCommand& command) {
-    if (command.to == "local")
-        return moveHome(arguments, command);
+    const bool home = command.to == "local";
     auto local = openLocalPlane(arguments);
     if (!local)
         return usageError(local.error().message);
-    auto leaving = (*local)->leave(command.taskId);
-    if (!leaving)
-        return usageError(leaving.error().message);
-    auto server = openRemotePlane(arguments, command.to);
+    auto server = openRemotePlane(arguments, home ? *arguments.remote : command.to);
     if (!server)
         return usageError(server.error().message);
+    const std::string url = (*server)->server().toStdString();
+    const std::string& id = command.taskId;
     auto moved = waitFor<TaskRecord>([&](auto done) {
-        (*server)->moveIn(std::make_shared<const LeavingTask>(std::move(*leaving)), done);
+        if (home)
+            remote::moveHome(**local, **server, id, command.workspace.value_or(""), done);
+        else
+            remote::moveToServer(**local, **server, id, done);
     });
     if (!moved)
-        return usageError("task " + command.taskId + " stays here: " + moved.error().message);
-    const std::string url = (*server)->server().toStdString();
-    if (auto recorded = (*local)->recordMoved(command.taskId, url, moved->id); !recorded)
-        return usageError(recorded.error().message);
-    std::cout << "moved " << command.taskId << " to " << url << " as " << moved->id << " ("
-              << taskStatusName(moved->status) << ")\n"
-              << "follow it:  warren show " << moved->id << " --remote " << url << "\n"
-              << "when it ends, bring its change here:  warren apply " << moved->id << " --remote " << url
-              << "\n";
+        return usageError(moved.error().message);
+    if (home)
+        std::cout << "moved " << id << " here from " << url << " (" << taskStatusName(moved->status)
+                  << "), its change applied to " << moved->workspace << "\n"
+                  << (moved->status == TaskStatus::Waiting ? "answer it:  warren reply " + id + " MESSAGE"
+                                                           : "continue it:  warren resume " + id)
+                  << "\n";
+    else
+        std::cout << "moved " << id << " to " << url << " as " << moved->id << " ("
+                  << taskStatusName(moved->status) << ")\n"
+                  << "follow it:  warren show " << moved->id << " --remote " << url << "\n"
+                  << "when it ends, bring its change here:  warren apply " << moved->id << " --remote " << url
+                  << "\n";
     return kExitOk;
 }
 
