@@ -4,6 +4,7 @@
 // here. A move the server refuses after its uploads leaves the task here as it was. A server's task comes
 // home the same way, its change applied here, and finishes here. A history that is not the agent's is refused
 // by the server, naming the line.
+#include "tests/support/LosingRelay.h"
 #include "tests/support/WarrenRun.h"
 #include "tests/support/WarrendServer.h"
 
@@ -11,6 +12,7 @@
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QUrl>
 #include <QtTest>
 
 using namespace warren::test;
@@ -48,6 +50,7 @@ private slots:
     void initTestCase();
     void aSleepingTaskFinishesOnTheServerAndItsChangeComesHome();
     void aMoveTheServerRefusesLeavesTheTaskHere();
+    void aMoveCutOffIsFinishedByRunningItAgain();
     void aServersTaskComesHomeAndFinishesHere();
     void aHistoryThatIsNotTheAgentsIsRefused();
 
@@ -206,6 +209,46 @@ void TestTaskMove::aMoveTheServerRefusesLeavesTheTaskHere() {
     const QString remote = QString::fromStdString(localTask(local).value("moved_as", ""));
     QVERIFY(!remote.isEmpty());
     QCOMPARE(m_server->request("POST", "/v1/tasks/" + remote + "/cancel", m_alice).status, 202);
+}
+
+// The server creates the task but its answer never comes (a network cut, or warren killed as it waited): the
+// move stays under way, nothing continues the task here, and running it again gets the task the server
+// made, not a second one.
+void TestTaskMove::aMoveCutOffIsFinishedByRunningItAgain() {
+    QString workspace;
+    const QString local = sleepingTask(&workspace);
+    QVERIFY(!local.isEmpty());
+    LosingRelay relay("POST /v1/tasks ");
+    QVERIFY(relay.start(static_cast<std::uint16_t>(QUrl(m_server->url()).port())));
+    const QString through = "http://127.0.0.1:" + QString::number(relay.port());
+    const auto tasksThere = [&] {
+        return m_server->request("GET", "/v1/tasks", m_alice).json().value("tasks", json::array());
+    };
+    const std::size_t tasksBefore = tasksThere().size();
+
+    relay.arm(true);
+    const auto cut = warren({"move", local, "--to", through});
+    QCOMPARE(cut.exitCode, 2);
+    QVERIFY2(cut.err.contains("stays here"), cut.err.constData());
+    QVERIFY(relay.lost() >= 1);
+    QCOMPARE(tasksThere().size(), tasksBefore + 1); // made there, once: the retry sent the same key
+    QVERIFY(QFile::exists(m_data + "/tasks/" + local + "/move.json"));
+    QCOMPARE(QString::fromStdString(localTask(local).value("status", "")), QString("sleeping"));
+    const auto resumed = warren({"resume", local});
+    QCOMPARE(resumed.exitCode, 2);
+    QVERIFY2(resumed.err.contains("a move of it to " + through.toUtf8() + " began"), resumed.err.constData());
+
+    relay.arm(false);
+    const auto finished = warren({"move", local, "--to", through});
+    QVERIFY2(finished.exitCode == 0, finished.err.constData());
+    const json there = tasksThere();
+    QCOMPARE(there.size(), tasksBefore + 1); // the same task, answered again
+    const std::string remote = localTask(local).value("moved_as", "");
+    QCOMPARE(remote, there.front().value("id", "")); // newest first
+    QVERIFY(!QFile::exists(m_data + "/tasks/" + local + "/move.json"));
+    QCOMPARE(
+        m_server->request("POST", "/v1/tasks/" + QString::fromStdString(remote) + "/cancel", m_alice).status,
+        202);
 }
 
 void TestTaskMove::aServersTaskComesHomeAndFinishesHere() {
