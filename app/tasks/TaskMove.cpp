@@ -142,14 +142,20 @@ Result<MovedHistory> readMovedHistory(std::string_view eventsText, std::string_v
 
 EventRow historyNote(const std::vector<EventRow>& history, const std::string& taskId, std::uint64_t step,
                      const std::string& message, std::int64_t tsMs) {
-    protocol::Event note;
-    note.ts = tsMs;
-    note.type = protocol::event_type::kLog;
-    note.step = step;
-    note.seq = history.empty() ? 1 : history.back().seq + 1;
-    note.data = protocol::LogData{protocol::LogLevel::Info, message}.toJson();
-    return {taskId,    note.seq, protocol::formatTimestamp(note.ts), note.type,
-            note.step, "",       protocol::toJson(note).dump()};
+    return historyEvent(history, taskId, step, protocol::event_type::kLog,
+                        protocol::LogData{protocol::LogLevel::Info, message}.toJson(), tsMs);
+}
+
+EventRow historyEvent(const std::vector<EventRow>& history, const std::string& taskId, std::uint64_t step,
+                      std::string_view type, json data, std::int64_t tsMs) {
+    protocol::Event event;
+    event.ts = tsMs;
+    event.type = std::string(type);
+    event.step = step;
+    event.seq = history.empty() ? 1 : history.back().seq + 1;
+    event.data = std::move(data);
+    return {taskId,     event.seq, protocol::formatTimestamp(event.ts), event.type,
+            event.step, "",        protocol::toJson(event).dump()};
 }
 
 Result<std::string> checkpointForTask(const std::string& checkpoint, const std::string& taskId) {

@@ -56,6 +56,9 @@ Result<MovedHistory> readMovedHistory(std::string_view eventsText, std::string_v
 // to URL as t-…" here, "moved here from t-…" there, "forked from t-…".
 EventRow historyNote(const std::vector<EventRow>& history, const std::string& taskId, std::uint64_t step,
                      const std::string& message, std::int64_t tsMs);
+// The same for any event the control plane writes after such a history (a moved task's limits there).
+EventRow historyEvent(const std::vector<EventRow>& history, const std::string& taskId, std::uint64_t step,
+                      std::string_view type, nlohmann::json data, std::int64_t tsMs);
 
 // The checkpoint text (agent_core/state/Checkpoint) with its task_id replaced by taskId, the rest as it was
 // (the agent refuses a checkpoint of another task): a fork's and a moved task's. An error when the text is

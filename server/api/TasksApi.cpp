@@ -1,5 +1,7 @@
 #include "server/api/TasksApi.h"
 
+#include "agent_core/protocol/EventPayloads.h"
+#include "agent_core/protocol/EventTypes.h"
 #include "agent_core/protocol/Timestamp.h"
 #include "app/control/ControlPlane.h"
 #include "app/git/WorkspacePatch.h"
@@ -214,9 +216,13 @@ Result<control::TaskRecord> goOnMoved(ServerParts& parts, control::TaskRecord ta
                                       const wire::MoveOrigin& moved, std::vector<control::EventRow> history,
                                       bool held) {
     const std::uint64_t step = history.empty() ? 0 : history.back().step;
-    history.push_back(control::historyNote(history, task.id, step,
-                                           "moved here from task " + moved.from + " of another control plane",
-                                           protocol::toUnixMillis(std::chrono::system_clock::now())));
+    const auto now = protocol::toUnixMillis(std::chrono::system_clock::now());
+    history.push_back(control::historyNote(
+        history, task.id, step, "moved here from task " + moved.from + " of another control plane", now));
+    // What the server clamped, as a new task's first event says it (its runs here never start at seq 1).
+    if (auto spec = control::TaskSpec::fromText(task.spec); spec && spec->limits)
+        history.push_back(control::historyEvent(history, task.id, step, protocol::event_type::kLimitsApplied,
+                                                spec->limits->toJson(), now));
     if (auto appended = parts.store.appendEvents(history); !appended)
         return appended.error();
     if (held)

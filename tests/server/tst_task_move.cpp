@@ -174,6 +174,8 @@ void TestTaskMove::aSleepingTaskFinishesOnTheServerAndItsChangeComesHome() {
     QVERIFY(there[before.size()]["data"]
                 .value("message", "")
                 .find("moved here from task " + local.toStdString()) != std::string::npos);
+    QCOMPARE(there[before.size() + 1].value("type", ""),
+             std::string("limits_applied"));                      // the server's clamps
     QCOMPARE(count(there, "approval_requested"), std::size_t(1)); // asked here, not shown twice
     QCOMPARE(count(there, "approval_resolved"), std::size_t(1));
     QCOMPARE(count(there, "task_started"), std::size_t(1));
