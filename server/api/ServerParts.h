@@ -3,6 +3,7 @@
 // counted, the webhooks and where files go. Owned by Warrend; the endpoint files only borrow them, all on the
 // server's one thread (DiskWork's workers touch none of them).
 
+#include "app/store/Store.h" // StoreOpener
 #include "server/accounts/AccountTypes.h"
 #include "server/api/ServeOptions.h"
 
@@ -10,7 +11,6 @@
 
 namespace warren::control {
 class EngineMetrics;
-class Store;
 class TaskManager;
 } // namespace warren::control
 
@@ -55,6 +55,9 @@ struct ServerParts {
     ReplicaRequests& requests;       // what only the replica running a task can do, asked of it
     ServerPaths paths;
     ServeOptions options;
+    // Another connection to the database, as this replica's writer, for a worker's own long write (a moved
+    // task's history): opened on the worker, closed when done.
+    control::StoreOpener openStore;
 };
 
 } // namespace warren::server

@@ -209,12 +209,12 @@ Result<std::vector<control::EventRow>> takeHistory(const std::string& tree, cons
     return std::move(history->events);
 }
 
-// A moved task, stored paused (or held), takes its history and a line saying where it came from, then goes on
-// as it was: a paused, interrupted or sleeping one runs from its checkpoint (a question it slept on is asked
-// again, here), one waiting for its user's reply waits here.
-Result<control::TaskRecord> goOnMoved(ServerParts& parts, control::TaskRecord task,
-                                      const wire::MoveOrigin& moved, std::vector<control::EventRow> history,
-                                      bool held) {
+// A moved task, stored paused (or held), takes its history, a line saying where it came from and the
+// server's limits: written in one transaction on a worker over a connection of its own (a long history
+// would hold every other request on the event loop), then back here.
+void takeMovedHistory(ServerParts& parts, const std::string& owner, const control::TaskRecord& task,
+                      const wire::MoveOrigin& moved, std::vector<control::EventRow> history,
+                      std::function<void(Status)> done) {
     const std::uint64_t step = history.empty() ? 0 : history.back().step;
     const auto now = protocol::toUnixMillis(std::chrono::system_clock::now());
     history.push_back(control::historyNote(
@@ -223,8 +223,21 @@ Result<control::TaskRecord> goOnMoved(ServerParts& parts, control::TaskRecord ta
     if (auto spec = control::TaskSpec::fromText(task.spec); spec && spec->limits)
         history.push_back(control::historyEvent(history, task.id, step, protocol::event_type::kLimitsApplied,
                                                 spec->limits->toJson(), now));
-    if (auto appended = parts.store.appendEvents(history); !appended)
-        return appended.error();
+    parts.work.run<Status>(
+        owner,
+        [open = parts.openStore, history = std::move(history)]() -> Status {
+            auto store = open();
+            if (!store)
+                return store.error();
+            return (*store)->appendEvents(history);
+        },
+        std::move(done));
+}
+
+// Then it goes on as it was: a paused, interrupted or sleeping one runs from its checkpoint (a question it
+// slept on is asked again here), one waiting for its user's reply waits here.
+Result<control::TaskRecord> goOnMoved(ServerParts& parts, control::TaskRecord task,
+                                      const wire::MoveOrigin& moved, bool held) {
     if (held)
         return task;
     if (moved.status == control::TaskStatus::Waiting) {
@@ -246,6 +259,14 @@ void refuseCreation(ServerParts& parts, const Creation& creation, const HttpRepl
     if (creation.idempotencyKey)
         (void)parts.accounts.forgetIdempotencyKey(creation.caller.userId, *creation.idempotencyKey, creation.id);
     reply.send(std::move(response));
+}
+
+// The task made: its webhook, and the answer.
+void created(ServerParts& parts, const Creation& creation, const control::TaskRecord& task,
+             const HttpReply& reply) {
+    parts.webhooks.taskEvent(task.id, wire::WebhookEvent::TaskCreated, task.status);
+    reply.send(jsonResponse(201, taskJson(task, creation.upload.uploadId))
+                   .withHeader("Location", QByteArray::fromStdString("/v1/tasks/" + task.id)));
 }
 
 // After the workspace: recorded as the caller's, listed as waiting or submitted. A step that fails gives the
@@ -282,15 +303,23 @@ void finishCreation(ServerParts& parts, const Creation& creation, Status made,
                                             : control::TaskManager::Start::WhenFree);
     if (!task)
         return undo(task.error());
-    if (moved) {
-        auto goesOn = goOnMoved(parts, *task, *moved, std::move(history), creation.waits);
-        if (!goesOn)
-            return undo(goesOn.error());
-        task = std::move(*goesOn);
-    }
-    parts.webhooks.taskEvent(id, wire::WebhookEvent::TaskCreated, task->status);
-    reply.send(jsonResponse(201, taskJson(*task, creation.upload.uploadId))
-                   .withHeader("Location", QByteArray::fromStdString("/v1/tasks/" + id)));
+    if (!moved)
+        return created(parts, creation, *task, reply);
+    takeMovedHistory(parts, workOwner(creation.caller), *task, *moved, std::move(history),
+                     [&parts, creation, task = *task, reply](Status taken) mutable {
+                         if (!taken) { // a task without its history is none: failed, and the key free again
+                             task.status = control::TaskStatus::Failed;
+                             task.error = "its history could not be stored: " + taken.error().message +
+                                          "; move it again";
+                             (void)parts.store.updateTask(task);
+                             (void)parts.quotas.release(task.id);
+                             return refuseCreation(parts, creation, reply, errorResponse(taken.error()));
+                         }
+                         auto goesOn = goOnMoved(parts, task, *creation.request.body.moved, creation.waits);
+                         if (!goesOn) // stored whole, it did not start: its owner resumes it
+                             return reply.send(errorResponse(goesOn.error()));
+                         created(parts, creation, *goesOn, reply);
+                     });
 }
 
 // Everything the task needs, in an order that leaves nothing behind when a step fails: the quota's

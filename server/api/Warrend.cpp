@@ -251,9 +251,9 @@ Status Warrend::openControl(const ServeOptions& options) {
     ServeOptions kept = options;
     kept.dataDir = root;
     m_work = std::make_unique<DiskWork>(kDiskWorkers, kDiskWorkersPerUser);
-    m_parts = std::unique_ptr<ServerParts>(new ServerParts{store, *m_accounts, manager, *m_streams, *m_quotas,
-                                                           *m_work, m_engine->metrics(), *m_webhooks,
-                                                           *m_requests, ServerPaths{root}, kept});
+    m_parts = std::unique_ptr<ServerParts>(new ServerParts{
+        store, *m_accounts, manager, *m_streams, *m_quotas, *m_work, m_engine->metrics(), *m_webhooks,
+        *m_requests, ServerPaths{root}, kept, control::storeOpener(options.databaseUrl, holder)});
     m_retentionDays = options.retentionDays;
     m_retention = std::make_unique<control::RetentionSweep>(
         store, m_engine->data(), [this](const control::TaskRecord& task) { return retentionDays(task); },
