@@ -9,8 +9,9 @@
 #include "app/remote/PlaneOpener.h"
 #include "app/remote/RemoteControlPlane.h"
 #include "app/remote/RemotePlaneChooser.h"
-#include "tests/support/WarrendServer.h"
 #include "tests/support/HeldServer.h"
+#include "tests/support/WarrenRun.h"
+#include "tests/support/WarrendServer.h"
 #include "ui/desktop/DesktopSession.h"
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
@@ -19,14 +20,17 @@
 #include "ui/windows/MainWindow.h"
 #include "ui/windows/SettingsDialog.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -180,6 +184,7 @@ private slots:
     void revokedKeyAsksForANewOne();
     void eachUserSeesOnlyTheirOwnTasks();
     void aStuckServerNeverFreezesTheWindow();
+    void aSleepingTaskMovesToTheServerFromTheWindow();
 
 private:
     std::unique_ptr<WarrendServer> m_server;
@@ -542,6 +547,81 @@ void TestGuiRemote::aStuckServerNeverFreezesTheWindow() {
     server.release();
     QVERIFY(listed.wait(10000));
     QCOMPARE(window.taskList()->rowCount(), 0);
+}
+
+// Task > Move to SERVER…: a task of this computer asleep on its question (a `warren run` whose terminal
+// went) goes to the server Settings name while this computer's plane stays chosen; the window says where
+// and its record does too, and the server has it, asking its question there.
+void TestGuiRemote::aSleepingTaskMovesToTheServerFromTheWindow() {
+    if (test::warrenBinary().isEmpty())
+        QSKIP("WARREN_CLI is not set: run through ctest");
+    RemoteDesk desk;
+    remote::RemotePlaneChooser chooser(desk.dataDir().toStdString(), false);
+    QVERIFY(chooser.save({PlaneKind::Local, m_server->url().toStdString()}, m_alice.toStdString()));
+    QTemporaryDir workspace;
+    QFile readme(workspace.filePath("README.md"));
+    QVERIFY(readme.open(QIODevice::WriteOnly) && readme.write("# a project\n") > 0);
+    readme.close();
+    const QString scriptPath = QFileInfo(desk.dataDir() + "/move-script.json").absoluteFilePath();
+    QFile scriptFile(scriptPath);
+    QVERIFY(scriptFile.open(QIODevice::WriteOnly));
+    scriptFile.write(R"({"turns": [
+  {"content": "Asking first.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "answered.txt", "content": "moved and answered\n"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "written after the move"}}]}]})");
+    scriptFile.close();
+    QProcess run; // its stdin open: the question waits for the terminal's answer
+    run.setProcessEnvironment(test::warrenEnvironment(desk.dataDir()));
+    run.start(test::warrenBinary(),
+              {"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--set", "idle_sleep_sec=1",
+               "--provider", "scripted:" + scriptPath, "--workspace", workspace.path(), "--data-dir",
+               desk.dataDir(), "write answered.txt"});
+    QByteArray out;
+    QVERIFY2(
+        test::readEventsUntil(
+            run, [](const nlohmann::json& event) { return event.value("type", "") == "task_slept"; }, &out),
+        out.constData());
+    QString id;
+    for (const auto& event : test::jsonLines(out))
+        if (event.value("type", "") == "task_started")
+            id = QString::fromStdString(event["data"].value("task_id", ""));
+    QVERIFY(!id.isEmpty());
+    // Its record says so once the terminal says so; then the terminal goes and the task sleeps on.
+    run.setReadChannel(QProcess::StandardError);
+    QByteArray err;
+    while (!err.contains("the task sleeps until its question is answered") && run.waitForReadyRead(60000))
+        err += run.readAllStandardError();
+    run.kill();
+    run.waitForFinished();
+
+    QVERIFY(desk.start());
+    QVERIFY2(desk.planeLabel().startsWith("local, "), qPrintable(desk.planeLabel()));
+    QTRY_VERIFY(desk.lists(id));
+    QCOMPARE(desk.status(id), TaskStatus::Sleeping);
+    desk.window().selectTask(id);
+    QAction* move = desk.window().moveAction();
+    QVERIFY(move->isVisible());
+    QCOMPARE(move->text(), QStringLiteral("Move to %1…").arg(m_server->url()));
+    QVERIFY(move->isEnabled());
+    move->trigger();
+    QMessageBox* question = nullptr;
+    QTRY_VERIFY((question = desk.window().findChild<QMessageBox*>("moveQuestion")) != nullptr);
+    question->findChild<QPushButton*>("confirmMove")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(desk.window().statusBar()->currentMessage().contains(" moved to "),
+                             kTaskTimeoutMs);
+    const QString said = desk.window().statusBar()->currentMessage();
+    QVERIFY2(!desk.window().findChild<QMessageBox*>("moveFailed"), qPrintable(said));
+    QCOMPARE(desk.status(id), TaskStatus::Moved);
+    auto record = control::waitFor<std::optional<control::TaskRecord>>(
+        [&](auto done) { desk.plane().task(id.toStdString(), done); });
+    QVERIFY(record && *record);
+    const QString remoteId = QString::fromStdString((*record)->movedAs);
+    QVERIFY2(said.contains(m_server->url()) && said.contains(remoteId), qPrintable(said));
+    QTRY_VERIFY(desk.window().findChild<QLabel*>("status")->text().startsWith("moved · "));
+    QVERIFY(!desk.window().button("resume")->isEnabled());
+    QVERIFY(!move->isEnabled());
+    // There it asks its question again.
+    const auto waiting = m_server->request("GET", "/v1/tasks/" + remoteId + "/approvals/w1", m_alice);
+    QVERIFY2(waiting.status == 200, waiting.body.constData());
 }
 
 QTEST_MAIN(TestGuiRemote)
