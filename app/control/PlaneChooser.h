@@ -2,14 +2,17 @@
 // Which control plane the desktop drives (DESIGN §9): this machine's, or a warrend's. The window's Settings
 // show and change the choice through this interface and never name RemoteControlPlane; the implementation
 // (app/remote/RemotePlaneChooser) keeps the choice in the data directory and the server's API key in the
-// keychain, and the opener (app/remote/PlaneOpener) opens what it says.
+// keychain, and the opener (app/remote/PlaneOpener) opens what it says. Task > Move goes through it too: the
+// window moves a task to the other side (`warren move`) without naming either plane.
 
 #include "app/control/Done.h"
+#include "app/store/StoreTypes.h"
 #include "common/Result.h"
 
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 class QObject;
@@ -45,6 +48,13 @@ struct OpenedPlane {
     std::string url; // the server, when Remote
 };
 
+// Where a task of the window's plane can move (`warren move`): a server's task to this computer, this
+// computer's to the warrend Settings name.
+struct MoveDestination {
+    PlaneKind kind = PlaneKind::Remote; // the side it goes to
+    std::string url;                    // that warrend's, when Remote
+};
+
 class PlaneChooser {
 public:
     virtual ~PlaneChooser() = default;
@@ -65,6 +75,18 @@ public:
     virtual Result<bool> hasKey() = 0;
     // Empty when the key is in the keychain; otherwise what the user should know (a 0600 file).
     virtual std::string keyStorageWarning() = 0;
+
+    // Where current's tasks can move: this computer for a server's plane; for this computer's, the server
+    // Settings name (its URL is kept while Local is chosen). None when no server is named.
+    virtual std::optional<MoveDestination> moveDestination(ControlPlane& current) = 0;
+    // Moves current's paused, interrupted, waiting or sleeping task to moveDestination(current)
+    // (TaskMoves.h): the other side's plane is opened for the move and closed after it. done: the task as it
+    // is there (a server's id when it went to one); refused or failed, the task stays where it was and the
+    // error says why. done runs later, on this thread, unless context dies first; nothing waits meanwhile.
+    // current must outlive the call, or its going ends the move where it is (run again, it finishes:
+    // TaskMove.h).
+    virtual void moveTask(ControlPlane& current, const std::string& taskId, QObject* context,
+                          Done<TaskRecord> done) = 0;
 };
 
 } // namespace warren::control

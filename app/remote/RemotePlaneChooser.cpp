@@ -1,14 +1,17 @@
 #include "app/remote/RemotePlaneChooser.h"
 
 #include "app/control/ControlPlane.h"
+#include "app/control/LocalControlPlane.h"
 #include "app/remote/PlaneChoice.h"
 #include "app/remote/RemoteClient.h"
+#include "app/remote/RemoteControlPlane.h"
 #include "app/remote/ServerProbe.h"
+#include "app/remote/TaskMoves.h"
 #include "app/secrets/SecretStore.h"
 
 #include <QCoreApplication>
+#include <QPointer>
 #include <QTimer>
-#include <cstdlib>
 #include <memory>
 #include <utility>
 
@@ -16,19 +19,7 @@ namespace warren::remote {
 
 using control::PlaneChoice;
 using control::PlaneKind;
-
-namespace {
-
-} // namespace
-
-Result<std::string> storedServerKey(control::SecretStore& secrets) {
-    if (const char* fromEnvironment = std::getenv("WARREN_REMOTE_KEY"); fromEnvironment && *fromEnvironment)
-        return std::string(fromEnvironment);
-    auto stored = secrets.read(kRemoteKeyName);
-    if (!stored)
-        return stored.error();
-    return stored->value_or(std::string());
-}
+using control::TaskRecord;
 
 RemotePlaneChooser::RemotePlaneChooser(std::string dataDir, bool useKeychain)
     : m_dataDir(std::move(dataDir)), m_useKeychain(useKeychain) {}
@@ -128,6 +119,89 @@ Result<bool> RemotePlaneChooser::hasKey() {
 
 std::string RemotePlaneChooser::keyStorageWarning() {
     return secrets().warning();
+}
+
+std::optional<control::MoveDestination> RemotePlaneChooser::moveDestination(control::ControlPlane& current) {
+    if (qobject_cast<RemoteControlPlane*>(&current))
+        return control::MoveDestination{PlaneKind::Local, {}};
+    if (!qobject_cast<control::LocalControlPlane*>(&current))
+        return std::nullopt;
+    auto choice = loadPlaneChoice(m_dataDir);
+    if (!choice || choice->url.empty())
+        return std::nullopt;
+    return control::MoveDestination{PlaneKind::Remote, choice->url};
+}
+
+namespace {
+
+// The answer later, never inside the call (TaskMoves answers a refusal in the call), and only while context
+// lives.
+control::Done<TaskRecord> answerLater(QObject* context, control::Done<TaskRecord> done) {
+    return [context = QPointer<QObject>(context), done = std::move(done)](Result<TaskRecord> moved) {
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [context, done, moved = std::move(moved)] {
+                if (context)
+                    done(moved);
+            },
+            Qt::QueuedConnection);
+    };
+}
+
+} // namespace
+
+// The other side's plane is opened for the move and made the window's plane's child: should the window's
+// plane go first (Settings switched), the other goes with it and no step of the move reaches a plane that is
+// gone. Otherwise it goes once the move answered, out of the handler that answered.
+void RemotePlaneChooser::moveTask(control::ControlPlane& current, const std::string& taskId, QObject* context,
+                                  control::Done<TaskRecord> done) {
+    auto answer = answerLater(context, std::move(done));
+    if (auto* server = qobject_cast<RemoteControlPlane*>(&current)) {
+        control::LocalOptions options;
+        options.dataDir = m_dataDir;
+        options.useKeychain = m_useKeychain;
+        auto opened = control::LocalControlPlane::open(std::move(options));
+        if (!opened)
+            return answer(makeError(opened.error().code, "task " + taskId +
+                                                             " stays there: this computer's tasks cannot be "
+                                                             "opened: " +
+                                                             opened.error().message));
+        control::LocalControlPlane* local = opened->release();
+        local->setParent(server);
+        // Its home here: the workspace it was submitted from (an empty workspace says so).
+        return moveHome(*local, *server, taskId, {}, [local, answer](Result<TaskRecord> moved) {
+            local->deleteLater();
+            answer(std::move(moved));
+        });
+    }
+    auto* local = qobject_cast<control::LocalControlPlane*>(&current);
+    auto destination = moveDestination(current);
+    if (!local || !destination)
+        return answer(makeError(
+            ErrorCode::InvalidArgument,
+            "task " + taskId + " stays here: no server to move it to; name one in Settings → Control plane"));
+    RemoteOptions options;
+    options.url = QString::fromStdString(destination->url);
+    options.dataDir = m_dataDir;
+    options.useKeychain = m_useKeychain;
+    RemoteControlPlane::open(
+        std::move(options), [here = QPointer<control::LocalControlPlane>(local), taskId,
+                             answer](Result<std::unique_ptr<RemoteControlPlane>> opened) {
+            if (!opened)
+                return answer(makeError(
+                    opened.error().code,
+                    "task " + taskId + " stays here: the server cannot be used: " + opened.error().message));
+            RemoteControlPlane* server = opened->release();
+            if (!here) { // the window's plane went while the server was asked: nothing was moved
+                server->deleteLater();
+                return;
+            }
+            server->setParent(here.data());
+            moveToServer(*here, *server, taskId, [server, answer](Result<TaskRecord> moved) {
+                server->deleteLater();
+                answer(std::move(moved));
+            });
+        });
 }
 
 } // namespace warren::remote

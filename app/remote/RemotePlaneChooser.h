@@ -1,9 +1,11 @@
 #pragma once
 // The PlaneChooser the desktop is given: the choice in the data directory (PlaneChoice), the server's API
-// key in the SecretStore as kRemoteKeyName (the keychain, or the 0600 file with its warning), and Test
-// connection as ServerProbe's two requests.
+// key in the SecretStore as kRemoteKeyName (the keychain, or the 0600 file with its warning), Test
+// connection as ServerProbe's two requests, and a task's move as TaskMoves' steps between the window's
+// plane and the other side's, opened on the same data directory for the move.
 
 #include "app/control/PlaneChooser.h"
+#include "app/remote/ServerKey.h"
 
 #include <memory>
 #include <string>
@@ -13,13 +15,6 @@ class SecretStore;
 }
 
 namespace warren::remote {
-
-// The name the server's API key is kept under in the SecretStore (`warren secrets set remote`).
-inline constexpr const char* kRemoteKeyName = "remote";
-
-// The server's API key as every face finds it: WARREN_REMOTE_KEY, else the one stored as kRemoteKeyName;
-// empty when there is neither.
-Result<std::string> storedServerKey(control::SecretStore& secrets);
 
 class RemotePlaneChooser : public control::PlaneChooser {
 public:
@@ -33,6 +28,9 @@ public:
     Status save(const control::PlaneChoice& choice, const std::string& key) override;
     Result<bool> hasKey() override;
     std::string keyStorageWarning() override;
+    std::optional<control::MoveDestination> moveDestination(control::ControlPlane& current) override;
+    void moveTask(control::ControlPlane& current, const std::string& taskId, QObject* context,
+                  control::Done<control::TaskRecord> done) override;
 
 private:
     control::SecretStore& secrets(); // opened on first use: probing the keychain takes a moment

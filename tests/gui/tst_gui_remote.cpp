@@ -9,8 +9,10 @@
 #include "app/remote/PlaneOpener.h"
 #include "app/remote/RemoteControlPlane.h"
 #include "app/remote/RemotePlaneChooser.h"
-#include "tests/support/WarrendServer.h"
+#include "app/store/sqlite/SqliteStore.h"
 #include "tests/support/HeldServer.h"
+#include "tests/support/WarrenRun.h"
+#include "tests/support/WarrendServer.h"
 #include "ui/desktop/DesktopSession.h"
 #include "ui/models/TaskListModel.h"
 #include "ui/models/TimelineModel.h"
@@ -19,14 +21,17 @@
 #include "ui/windows/MainWindow.h"
 #include "ui/windows/SettingsDialog.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -165,6 +170,50 @@ void answerNextQuestion(QMessageBox::StandardButton answer, QString* asked) {
     poll->start(20);
 }
 
+// A task asleep on its question: a `warren run` (here, or on the server with --remote) whose terminal went.
+// Its id, or empty.
+QString sleepingTask(const QString& dataDir, const QString& workspace, const QStringList& where,
+                     const QString& key) {
+    const QString scriptPath = dataDir + "/move-script-" + QFileInfo(workspace).fileName() + ".json";
+    QFile readme(workspace + "/README.md");
+    QFile script(scriptPath);
+    if (!readme.open(QIODevice::WriteOnly) || readme.write("# a project\n") <= 0 ||
+        !script.open(QIODevice::WriteOnly) || script.write(R"({"turns": [
+  {"content": "Asking first.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "answered.txt", "content": "moved and answered\n"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "written after the move"}}]}]})") <= 0)
+        return {};
+    readme.close();
+    script.close();
+    QProcess run; // its stdin open: the question waits for the terminal's answer
+    QProcessEnvironment environment = test::warrenEnvironment(dataDir);
+    environment.insert("WARREN_REMOTE_KEY", key);
+    run.setProcessEnvironment(environment);
+    run.start(test::warrenBinary(),
+              QStringList{"run", "--json", "--approve", "ask", "--preset", "safe-mode", "--set",
+                          "idle_sleep_sec=1", "--provider", "scripted:" + scriptPath, "--workspace",
+                          workspace, "--data-dir", dataDir} +
+                  where + QStringList{"write answered.txt"});
+    QByteArray out;
+    if (!test::readEventsUntil(
+            run, [](const nlohmann::json& event) { return event.value("type", "") == "task_slept"; }, &out)) {
+        qWarning("warren run did not fall asleep: %s", out.constData());
+        return {};
+    }
+    QString id;
+    for (const auto& event : test::jsonLines(out))
+        if (event.value("type", "") == "task_started")
+            id = QString::fromStdString(event["data"].value("task_id", ""));
+    // Its record says so once the terminal says so; then the terminal goes and the task sleeps on.
+    run.setReadChannel(QProcess::StandardError);
+    QByteArray err;
+    while (where.isEmpty() && !err.contains("the task sleeps until its question is answered") &&
+           run.waitForReadyRead(60000))
+        err += run.readAllStandardError();
+    run.kill();
+    run.waitForFinished();
+    return id;
+}
+
 } // namespace
 
 class TestGuiRemote : public QObject {
@@ -180,6 +229,8 @@ private slots:
     void revokedKeyAsksForANewOne();
     void eachUserSeesOnlyTheirOwnTasks();
     void aStuckServerNeverFreezesTheWindow();
+    void aSleepingTaskMovesToTheServerFromTheWindow();
+    void aServersTaskMovesHomeFromTheWindow();
 
 private:
     std::unique_ptr<WarrendServer> m_server;
@@ -542,6 +593,86 @@ void TestGuiRemote::aStuckServerNeverFreezesTheWindow() {
     server.release();
     QVERIFY(listed.wait(10000));
     QCOMPARE(window.taskList()->rowCount(), 0);
+}
+
+// Task > Move to SERVER…: a task of this computer asleep on its question goes to the server Settings name
+// while this computer's plane stays chosen; the window says where and its record does too, and the server has
+// it, asking its question there.
+void TestGuiRemote::aSleepingTaskMovesToTheServerFromTheWindow() {
+    if (test::warrenBinary().isEmpty())
+        QSKIP("WARREN_CLI is not set: run through ctest");
+    RemoteDesk desk;
+    remote::RemotePlaneChooser chooser(desk.dataDir().toStdString(), false);
+    QVERIFY(chooser.save({PlaneKind::Local, m_server->url().toStdString()}, m_alice.toStdString()));
+    QTemporaryDir workspace;
+    const QString id = sleepingTask(desk.dataDir(), workspace.path(), {}, m_alice);
+    QVERIFY(!id.isEmpty());
+
+    QVERIFY(desk.start());
+    QVERIFY2(desk.planeLabel().startsWith("local, "), qPrintable(desk.planeLabel()));
+    QTRY_VERIFY(desk.lists(id));
+    QCOMPARE(desk.status(id), TaskStatus::Sleeping);
+    desk.window().selectTask(id);
+    QAction* move = desk.window().moveAction();
+    QVERIFY(move->isVisible());
+    QCOMPARE(move->text(), QStringLiteral("Move to %1…").arg(m_server->url()));
+    QVERIFY(move->isEnabled());
+    move->trigger();
+    QMessageBox* question = nullptr;
+    QTRY_VERIFY((question = desk.window().findChild<QMessageBox*>("moveQuestion")) != nullptr);
+    question->findChild<QPushButton*>("confirmMove")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(desk.window().statusBar()->currentMessage().contains(" moved to "),
+                             kTaskTimeoutMs);
+    const QString said = desk.window().statusBar()->currentMessage();
+    QVERIFY2(!desk.window().findChild<QMessageBox*>("moveFailed"), qPrintable(said));
+    QCOMPARE(desk.status(id), TaskStatus::Moved);
+    auto record = control::waitFor<std::optional<control::TaskRecord>>(
+        [&](auto done) { desk.plane().task(id.toStdString(), done); });
+    QVERIFY(record && *record);
+    const QString remoteId = QString::fromStdString((*record)->movedAs);
+    QVERIFY2(said.contains(m_server->url()) && said.contains(remoteId), qPrintable(said));
+    QTRY_VERIFY(desk.window().findChild<QLabel*>("status")->text().startsWith("moved · "));
+    QVERIFY(!desk.window().button("resume")->isEnabled());
+    QVERIFY(!move->isEnabled());
+    // There it asks its question again.
+    const auto waiting = m_server->request("GET", "/v1/tasks/" + remoteId + "/approvals/w1", m_alice);
+    QVERIFY2(waiting.status == 200, waiting.body.constData());
+}
+
+// Task > Move to this computer…: over the server, a task of it submitted from here, asleep there, comes home
+// into the workspace it came from; the server's record says it went, and this computer's has it, paused.
+void TestGuiRemote::aServersTaskMovesHomeFromTheWindow() {
+    if (test::warrenBinary().isEmpty())
+        QSKIP("WARREN_CLI is not set: run through ctest");
+    RemoteDesk desk;
+    QTemporaryDir workspace;
+    const QString id = sleepingTask(desk.dataDir(), workspace.path(), {"--remote", m_server->url()}, m_alice);
+    QVERIFY(!id.isEmpty());
+    QVERIFY(desk.startRemote(m_server->url(), m_alice));
+    QVERIFY2(desk.planeLabel().startsWith("alice at "), qPrintable(desk.planeLabel()));
+    QTRY_VERIFY_WITH_TIMEOUT(desk.lists(id), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(desk.status(id), TaskStatus::Sleeping, 60000);
+    desk.window().taskList()->refresh(id.toStdString());
+    desk.window().selectTask(id);
+    QAction* move = desk.window().moveAction();
+    QVERIFY(move->isVisible());
+    QCOMPARE(move->text(), QStringLiteral("Move to this computer…"));
+    QTRY_VERIFY(move->isEnabled());
+    move->trigger();
+    QMessageBox* question = nullptr;
+    QTRY_VERIFY((question = desk.window().findChild<QMessageBox*>("moveQuestion")) != nullptr);
+    question->findChild<QPushButton*>("confirmMove")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(desk.window().statusBar()->currentMessage().contains("moved to this computer"),
+                             kTaskTimeoutMs);
+    QCOMPARE(desk.status(id), TaskStatus::Moved);
+    QTRY_VERIFY2(desk.window().findChild<QLabel*>("status")->text().contains("now at this computer"),
+                 qPrintable(desk.window().findChild<QLabel*>("status")->text()));
+    QVERIFY(!desk.window().button("apply")->isEnabled()); // the move applied its change
+    auto here = control::openSqliteStore((desk.dataDir() + "/warren.db").toStdString());
+    QVERIFY(here);
+    auto arrived = (*here)->task(id.toStdString());
+    QVERIFY(arrived && *arrived);
+    QCOMPARE((*arrived)->status, TaskStatus::Paused);
 }
 
 QTEST_MAIN(TestGuiRemote)

@@ -2,6 +2,7 @@
 
 #include "agent_core/protocol/EventTypes.h"
 #include "app/timeline/CallDescription.h"
+#include "app/wire/TaskMoveOut.h"
 #include "common/FileBeneath.h"
 #include "sandbox/PlaceholderRecord.h"
 #include "ui/models/TaskListModel.h"
@@ -55,6 +56,28 @@ QString qs(const std::string& text) { return QString::fromStdString(text); }
 QString shortTitle(const TaskRecord& task) {
     const QString prompt = qs(task.prompt).simplified();
     return prompt.size() > 60 ? prompt.left(57) + QStringLiteral("…") : prompt;
+}
+
+// Where a move goes, as the menu and its question name it.
+QString destinationName(const control::MoveDestination& destination) {
+    return destination.kind == control::PlaneKind::Local ? MainWindow::tr("this computer")
+                                                         : qs(destination.url);
+}
+
+// Where a moved task went: the server's URL, or this computer for a server's task brought home.
+QString movedWhere(const TaskRecord& task) {
+    return task.movedTo == wire::kMoveHome ? MainWindow::tr("this computer") : qs(task.movedTo);
+}
+
+QString movedText(const TaskRecord& task) {
+    return MainWindow::tr("Moved to %1 as %2; it goes on there").arg(movedWhere(task), qs(task.movedAs));
+}
+
+// What `warren move` takes (app/tasks/TaskMove.h checkMovable): no process runs it and it can go on from
+// its checkpoint. Whether the checkpoint is there the move itself finds out.
+bool movableStatus(TaskStatus status) {
+    return status == TaskStatus::Paused || status == TaskStatus::Interrupted ||
+           status == TaskStatus::Waiting || status == TaskStatus::Sleeping;
 }
 
 // The file an edit waiting for approval would change, read where this computer's agent works (a server's
@@ -298,6 +321,11 @@ void MainWindow::buildMenus() {
     m_stopAction->setObjectName("stopAction");
     m_stopAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
     m_stopAction->setEnabled(m_buttons["stop"]->isEnabled());
+    task->addSeparator();
+    // Its text says where (updateMoveAction); shown only once the chooser names the other side.
+    m_moveAction = task->addAction(tr("Move…"), this, &MainWindow::moveSelected);
+    m_moveAction->setObjectName("moveAction");
+    m_moveAction->setVisible(false);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Warren"), this, &MainWindow::showAbout)->setObjectName("aboutAction");
@@ -724,6 +752,8 @@ void MainWindow::updateHeader() {
             button->setEnabled(false);
         if (m_stopAction)
             m_stopAction->setEnabled(false);
+        if (m_moveAction)
+            m_moveAction->setEnabled(false);
         m_reply->setRepliable(false, tr("Select a task to reply to it"));
         return;
     }
@@ -739,14 +769,25 @@ void MainWindow::updateHeader() {
     const bool removed = !removedOn.isEmpty();
     if (removed)
         status += QStringLiteral(" · ") + tr("files removed %1").arg(removedOn);
+    // It goes on elsewhere: the header says where, short (a long URL would widen the window); its tooltip
+    // and the reply bar say it whole.
+    const bool moved = task->status == TaskStatus::Moved;
+    if (moved)
+        status +=
+            QStringLiteral(" · ") +
+            tr("now at %1")
+                .arg(task->movedTo == wire::kMoveHome ? tr("this computer") : QUrl(qs(task->movedTo)).host());
     m_status->setText(status);
-    m_status->setToolTip(
-        removed ? tr("Its checkpoints, step snapshots and artifacts were removed on %1, when its "
-                     "retention period ended; its timeline is kept. Rerun it to do "
-                     "it again.")
-                          .arg(removedOn) +
-                      (task->error.empty() ? QString() : QStringLiteral("\n\n") + qs(task->error))
-                : qs(task->error));
+    if (moved)
+        m_status->setToolTip(movedText(*task));
+    else
+        m_status->setToolTip(
+            removed ? tr("Its checkpoints, step snapshots and artifacts were removed on %1, when its "
+                         "retention period ended; its timeline is kept. Rerun it to do "
+                         "it again.")
+                              .arg(removedOn) +
+                          (task->error.empty() ? QString() : QStringLiteral("\n\n") + qs(task->error))
+                    : qs(task->error));
     const bool active = task->status == TaskStatus::Running || task->status == TaskStatus::Queued;
     m_buttons["stop"]->setEnabled(active);
     if (m_stopAction)
@@ -757,10 +798,24 @@ void MainWindow::updateHeader() {
     m_buttons["rerun"]->setEnabled(!active);
     m_buttons["export"]->setEnabled(true);
     m_buttons["review"]->setEnabled(!removed);
-    m_buttons["apply"]->setEnabled(!removed && control::isFinal(task->status));
+    // A task moved home from a server had its change applied by the move.
+    m_buttons["apply"]->setEnabled(!removed && !moved && control::isFinal(task->status));
     m_buttons["open"]->setEnabled(true);
+    if (m_moveAction) {
+        auto spec = control::TaskSpec::fromText(task->spec);
+        const bool warrensAgent = spec && spec->agent == protocol::AgentKind::Warren;
+        m_moveAction->setEnabled(!m_moving && !removed && warrensAgent && movableStatus(task->status));
+        m_moveAction->setToolTip(
+            m_moving ? tr("A move runs: wait for it")
+            : !warrensAgent
+                ? tr("Only a task of Warren's own agent moves: a CLI agent's session lives in its own files")
+            : movableStatus(task->status) ? tr("It goes on there from where it stopped")
+                                          : tr("Only a paused, interrupted, waiting or sleeping task moves"));
+    }
     if (m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::DemoRole).toBool())
         m_reply->setRepliable(false, tr("The demo is a recorded agent: it takes no reply"));
+    else if (moved)
+        m_reply->setRepliable(false, movedText(*task));
     else if (removed)
         m_reply->setRepliable(false, tr("Its files went on %1 (retention period): rerun it").arg(removedOn));
     else
@@ -1007,6 +1062,80 @@ void MainWindow::askToQuit(const TasksAtQuit& tasks) {
 void MainWindow::setPlaneChooser(control::PlaneChooser* chooser, control::PlaneChoice opened) {
     m_chooser = chooser;
     m_opened = std::move(opened);
+    updateMoveAction();
+}
+
+void MainWindow::updateMoveAction() {
+    m_moveTo = m_chooser ? m_chooser->moveDestination(m_plane) : std::nullopt;
+    m_moveAction->setVisible(m_moveTo.has_value());
+    if (m_moveTo) // a menu's & marks its key: one in a URL is shown as it is
+        m_moveAction->setText(
+            tr("Move to %1…").arg(destinationName(*m_moveTo).replace('&', QStringLiteral("&&"))));
+    updateHeader();
+}
+
+void MainWindow::moveSelected() {
+    const TaskRecord* task = selectedRecord();
+    if (!task || !m_chooser || !m_moveTo || m_moving || !m_moveAction->isEnabled())
+        return;
+    if (auto* asked = findChild<QMessageBox*>("moveQuestion"))
+        return asked->raise();
+    const QString taskId = qs(task->id);
+    const QString where = destinationName(*m_moveTo);
+    const bool home = m_moveTo->kind == control::PlaneKind::Local;
+    const QString text =
+        home ? tr("<p>Task %1 comes to this computer and goes on here.</p>"
+                  "<p>Its events and its conversation come from the server, and its change is applied to the "
+                  "workspace it was submitted from; if you changed a file there that it changed too, nothing "
+                  "moves and you are told which.</p>"
+                  "<p>Here it waits for you: switch to this computer in Settings → Control plane, then "
+                  "Resume it (or reply, if it asked you). The server's record of it says where it went.</p>")
+                   .arg(taskId.toHtmlEscaped())
+             : tr("<p>Task %1 moves to %2 and goes on there, from where it stopped.</p>"
+                  "<p>Its workspace, its events and its conversation are sent to the server, which runs it "
+                  "from now on; when it ends, Apply changes on the server's side brings its change "
+                  "here.</p>"
+                  "<p>Here its record stays, saying where it went; it can no longer be resumed or answered "
+                  "here.</p>")
+                   .arg(taskId.toHtmlEscaped(), where.toHtmlEscaped());
+    auto* question = new QMessageBox(QMessageBox::Question, tr("Move the task to %1?").arg(where), text,
+                                     QMessageBox::NoButton, this);
+    question->setObjectName("moveQuestion");
+    question->setAttribute(Qt::WA_DeleteOnClose);
+    question->setTextFormat(Qt::RichText);
+    QPushButton* move = question->addButton(tr("Move to %1").arg(where), QMessageBox::AcceptRole);
+    move->setObjectName("confirmMove");
+    QPushButton* cancel = question->addButton(QMessageBox::Cancel);
+    question->setDefaultButton(cancel);
+    connect(move, &QPushButton::clicked, this, [this, taskId, where, home] {
+        if (m_moving)
+            return;
+        m_moving = true;
+        updateHeader();
+        statusBar()->showMessage(tr("Moving task %1 to %2…").arg(taskId, where));
+        const std::string id = taskId.toStdString();
+        m_chooser->moveTask(m_plane, id, this, [this, id, taskId, where, home](Result<TaskRecord> moved) {
+            m_moving = false;
+            refreshShown(id); // moved: its record says where; refused: as it was
+            updateHeader();
+            if (!moved) {
+                statusBar()->clearMessage();
+                auto* failed = new QMessageBox(QMessageBox::Warning, tr("The task was not moved"),
+                                               qs(moved.error().message), QMessageBox::Close, this);
+                failed->setObjectName("moveFailed");
+                failed->setAttribute(Qt::WA_DeleteOnClose);
+                failed->open();
+                return;
+            }
+            statusBar()->showMessage(home ? tr("Task %1 moved to this computer (%2); Settings → Control "
+                                               "plane → This computer shows it")
+                                                .arg(taskId, statusText(moved->status))
+                                          : tr("Task %1 moved to %2 as %3 (%4); it goes on there")
+                                                .arg(taskId, where, qs(moved->id), statusText(moved->status)),
+                                     30000);
+        });
+    });
+    question->open(); // window-modal, no loop of its own
 }
 
 SettingsDialog* MainWindow::settingsDialog() const { return m_settingsDialog.data(); }
@@ -1023,6 +1152,7 @@ void MainWindow::openSettings(const QString& keyProblem, bool atModel) {
         connect(dialog, &QDialog::accepted, this, [this, dialog] {
             applySettings();
             updateWelcome();
+            updateMoveAction(); // a server named (or no longer) while this computer's plane stays
             if (dialog->reopenNeeded())
                 emit controlPlaneChosen();
         });

@@ -56,9 +56,13 @@ public:
     // "Set up a model…": Settings at the model, the focus in the first field to fill.
     void showModelSettings();
     void showAbout(); // Help > About Warren
-    // Settings then offer the choice of control plane, and a refused key asks for a new one there.
+    // Settings then offer the choice of control plane, and a refused key asks for a new one there; Task >
+    // Move offers the move of a task to the other side, when there is one (a server named in Settings).
     // opened: the plane this window has (kind and server).
     void setPlaneChooser(control::PlaneChooser* chooser, control::PlaneChoice opened);
+    // Task > Move to …: asks, then moves the selected task to the other side (PlaneChooser::moveTask).
+    void moveSelected();
+    QAction* moveAction() const { return m_moveAction; }
 
     // For tests and benchmarks: what the window shows.
     TaskListModel* taskList() const { return m_tasks; }
@@ -111,6 +115,7 @@ private:
     void askToQuit(const TasksAtQuit& tasks); // closes at once when none runs
     void onKeyRejected(const QString& message);
     void applyChanges();
+    void updateMoveAction(); // where Task > Move goes, if anywhere (Settings may have named a server)
     void review();
     void timelineMenu(const QPoint& position);
     void applySettings();
@@ -144,6 +149,9 @@ private:
     QPointer<SettingsDialog> m_settingsDialog;
     QPointer<SecretsDialog> m_secretsDialog;
     QAction* m_stopAction = nullptr; // Task > Stop, enabled with the Stop button
+    QAction* m_moveAction = nullptr; // Task > Move to …, shown when the chooser names the other side
+    std::optional<control::MoveDestination> m_moveTo;
+    bool m_moving = false;           // a move runs: one at a time
     bool m_quitConfirmed = false;    // the user answered the quit question: close for real
     bool m_askedForKey = false; // a refused key opens Settings once; afterwards the status bar says it
 
