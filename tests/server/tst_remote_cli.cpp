@@ -47,17 +47,6 @@ const QByteArray kScriptReplied = R"({"turns": [
   {"content": "As you asked.", "tool_calls": [{"name": "write_file", "arguments": {"path": "more.md", "content": "more\n"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote more.md too"}}]}]})";
 
-bool writeFile(const QString& path, const QByteArray& content) {
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(content) == content.size();
-}
-
-QByteArray readFile(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 // The tool calls of a run, as name and arguments: what a local and a remote run of one script share.
 std::vector<std::string> toolCalls(const std::vector<json>& events) {
     std::vector<std::string> calls;
@@ -132,18 +121,18 @@ WarrenResult TestRemoteCli::remote(const QStringList& args, const QString& key) 
 QString TestRemoteCli::makeWorkspace() {
     static int count = 0;
     const QString workspace = m_dir.path() + "/workspace-" + QString::number(++count);
-    writeFile(workspace + "/a.txt", "alpha\nbeta\n");
-    writeFile(workspace + "/b.txt", "to be removed\n");
-    writeFile(workspace + "/.gitignore", "build/\n*.log\n");
-    writeFile(workspace + "/build/output.o", QByteArray(4096, 'x'));
-    writeFile(workspace + "/debug.log", "ignored\n");
+    writeTestFile(workspace + "/a.txt", "alpha\nbeta\n");
+    writeTestFile(workspace + "/b.txt", "to be removed\n");
+    writeTestFile(workspace + "/.gitignore", "build/\n*.log\n");
+    writeTestFile(workspace + "/build/output.o", QByteArray(4096, 'x'));
+    writeTestFile(workspace + "/debug.log", "ignored\n");
     return workspace;
 }
 
 QString TestRemoteCli::scriptFile(const QByteArray& script) {
     static int count = 0;
     const QString path = m_dir.path() + "/script-" + QString::number(++count) + ".json";
-    writeFile(path, script);
+    writeTestFile(path, script);
     return path;
 }
 
@@ -187,7 +176,7 @@ void TestRemoteCli::runsATaskOnTheServerWithTheLiveView() {
 
     // Nothing of the change has reached the local workspace yet.
     QVERIFY(!QFile::exists(m_workspace + "/notes.md"));
-    QCOMPARE(readFile(m_workspace + "/a.txt"), QByteArray("alpha\nbeta\n"));
+    QCOMPARE(readTestFile(m_workspace + "/a.txt"), QByteArray("alpha\nbeta\n"));
 }
 
 void TestRemoteCli::printsTheSameEventsAsALocalRun() {
@@ -210,7 +199,7 @@ void TestRemoteCli::printsTheSameEventsAsALocalRun() {
 void TestRemoteCli::appliesTheChangeAndLeavesLocalEditsAlone() {
     QVERIFY(!m_task.isEmpty());
     // The user changed a.txt here while the task ran there.
-    QVERIFY(writeFile(m_workspace + "/a.txt", "alpha, edited here\n"));
+    QVERIFY(writeTestFile(m_workspace + "/a.txt", "alpha, edited here\n"));
 
     const auto check = remote({"apply", m_task, "--check"}, m_alice);
     QCOMPARE(check.exitCode, 1);
@@ -222,17 +211,17 @@ void TestRemoteCli::appliesTheChangeAndLeavesLocalEditsAlone() {
     const auto applied = remote({"apply", m_task}, m_alice);
     QCOMPARE(applied.exitCode, 1); // a file was left
     QVERIFY2(applied.err.contains("left as they are"), applied.err.constData());
-    QCOMPARE(readFile(m_workspace + "/notes.md"), QByteArray("remote notes\n"));
+    QCOMPARE(readTestFile(m_workspace + "/notes.md"), QByteArray("remote notes\n"));
     QVERIFY(!QFile::exists(m_workspace + "/b.txt"));
-    QCOMPARE(readFile(m_workspace + "/a.txt"), QByteArray("alpha, edited here\n"));
-    QCOMPARE(readFile(m_workspace + "/build/output.o").size(), 4096); // ignored files are not the task's
+    QCOMPARE(readTestFile(m_workspace + "/a.txt"), QByteArray("alpha, edited here\n"));
+    QCOMPARE(readTestFile(m_workspace + "/build/output.o").size(), 4096); // ignored files are not the task's
 
     // Into another directory, named: a copy of the original workspace takes the whole change.
     const QString copy = makeWorkspace();
     const auto elsewhere = remote({"apply", m_task, "--workspace", copy}, m_alice);
     QVERIFY2(elsewhere.exitCode == 0, elsewhere.err.constData());
-    QCOMPARE(readFile(copy + "/a.txt"), QByteArray("ALPHA\nbeta\n"));
-    QCOMPARE(readFile(copy + "/notes.md"), QByteArray("remote notes\n"));
+    QCOMPARE(readTestFile(copy + "/a.txt"), QByteArray("ALPHA\nbeta\n"));
+    QCOMPARE(readTestFile(copy + "/notes.md"), QByteArray("remote notes\n"));
 }
 
 // Another computer, or another data directory: nothing of the upload is known there, so the user names the
@@ -248,16 +237,16 @@ void TestRemoteCli::appliesFromAnotherDataDirectoryIntoTheWorkspaceNamed() {
     QVERIFY2(unnamed.err.contains("--workspace DIR"), unnamed.err.constData());
 
     const QString copy = makeWorkspace();
-    QVERIFY(writeFile(copy + "/a.txt", "alpha, edited here\n"));
+    QVERIFY(writeTestFile(copy + "/a.txt", "alpha, edited here\n"));
     const auto check = fromElsewhere({"apply", m_task, "--workspace", copy, "--check"});
     QVERIFY2(check.exitCode == 1, check.err.constData());
     QVERIFY2(check.out.contains("would apply notes.md") && check.out.contains("would apply b.txt"), check.out.constData());
     QVERIFY2(check.out.contains("conflict    a.txt: was changed here since the upload"), check.out.constData());
     const auto applied = fromElsewhere({"apply", m_task, "--workspace", copy});
     QCOMPARE(applied.exitCode, 1); // a.txt was left
-    QCOMPARE(readFile(copy + "/notes.md"), QByteArray("remote notes\n"));
+    QCOMPARE(readTestFile(copy + "/notes.md"), QByteArray("remote notes\n"));
     QVERIFY(!QFile::exists(copy + "/b.txt"));
-    QCOMPARE(readFile(copy + "/a.txt"), QByteArray("alpha, edited here\n"));
+    QCOMPARE(readTestFile(copy + "/a.txt"), QByteArray("alpha, edited here\n"));
 }
 
 void TestRemoteCli::answersOnlyTheQuestionsForTheUser_data() {
@@ -313,7 +302,7 @@ void TestRemoteCli::anotherUsersTaskIsNotFound() {
     QVERIFY2(attempt.err.contains("not found") || attempt.err.contains("no task"), attempt.err.constData());
     QVERIFY(attempt.out.isEmpty());
     QVERIFY(!QFile::exists(m_dir.path() + "/bob-export/events.jsonl"));
-    QCOMPARE(readFile(workspace + "/a.txt"), QByteArray("alpha\nbeta\n"));
+    QCOMPARE(readTestFile(workspace + "/a.txt"), QByteArray("alpha\nbeta\n"));
     // bob's list is his own: empty.
     const auto listed = remote({"tasks", "--json"}, m_bob);
     QCOMPARE(listed.exitCode, 0);
@@ -350,7 +339,7 @@ void TestRemoteCli::continuesAcrossAServerKilledMidTask() {
     QString error;
     QVERIFY2(m_server->start(&error, {}, true), qPrintable(error));
     // The restarted server resumed the task; let it go on.
-    QVERIFY(writeFile(m_server->dataDir() + "/data/workspaces/" + task + "/go", ""));
+    QVERIFY(writeTestFile(m_server->dataDir() + "/data/workspaces/" + task + "/go", ""));
     const bool finished = cli.waitForFinished(150000);
     out += cli.readAllStandardOutput();
     const QByteArray err = cli.readAllStandardError();
@@ -395,8 +384,8 @@ void TestRemoteCli::aReplyGoesOnOnTheServer() {
     QCOMPARE(events.back()["data"].value("summary", ""), "wrote more.md too");
     const auto applied = remote({"apply", task, "--workspace", workspace}, m_alice);
     QVERIFY2(applied.exitCode == 0, applied.err.constData());
-    QCOMPARE(readFile(workspace + "/notes.md"), QByteArray("first\n"));
-    QCOMPARE(readFile(workspace + "/more.md"), QByteArray("more\n"));
+    QCOMPARE(readTestFile(workspace + "/notes.md"), QByteArray("first\n"));
+    QCOMPARE(readTestFile(workspace + "/more.md"), QByteArray("more\n"));
     const auto again = remote({"reply", task, " "}, m_alice);
     QCOMPARE(again.exitCode, 2);
     QVERIFY2(again.err.contains("MESSAGE is missing"), again.err.constData());

@@ -25,17 +25,6 @@ const QByteArray kScriptAsking = R"({"turns": [
   {"content": "Asking first.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "answered.txt", "content": "moved and answered\n"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "written after the move"}}]}]})";
 
-bool writeFile(const QString& path, const QByteArray& content) {
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(content) == content.size();
-}
-
-QByteArray readFile(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 std::size_t count(const std::vector<json>& events, const std::string& type) {
     return static_cast<std::size_t>(std::count_if(
         events.begin(), events.end(), [&](const json& event) { return event.value("type", "") == type; }));
@@ -90,7 +79,7 @@ QString TestTaskMove::sleepingTask(QString* workspace) {
     const QString n = QString::number(++count);
     *workspace = m_dir.path() + "/workspace-" + n;
     const QString script = m_dir.path() + "/script-" + n + ".json";
-    if (!writeFile(*workspace + "/README.md", "# a project\n") || !writeFile(script, kScriptAsking))
+    if (!writeTestFile(*workspace + "/README.md", "# a project\n") || !writeTestFile(script, kScriptAsking))
         return {};
     QProcess run; // its stdin open: the question waits for the terminal's answer
     run.setProcessEnvironment(environment());
@@ -183,7 +172,7 @@ void TestTaskMove::aSleepingTaskFinishesOnTheServerAndItsChangeComesHome() {
 
     const auto applied = warren({"apply", remote, "--remote", m_server->url()});
     QVERIFY2(applied.exitCode == 0, applied.err.constData());
-    QCOMPARE(readFile(workspace + "/answered.txt"), QByteArray("moved and answered\n"));
+    QCOMPARE(readTestFile(workspace + "/answered.txt"), QByteArray("moved and answered\n"));
 }
 
 void TestTaskMove::aMoveTheServerRefusesLeavesTheTaskHere() {
@@ -256,7 +245,7 @@ void TestTaskMove::aMoveCutOffIsFinishedByRunningItAgain() {
 void TestTaskMove::aServersTaskComesHomeAndFinishesHere() {
     const QString workspace = m_dir.path() + "/remote-workspace";
     const QString script = m_dir.path() + "/remote-script.json";
-    QVERIFY(writeFile(workspace + "/README.md", "# a project\n") && writeFile(script, kScriptAsking));
+    QVERIFY(writeTestFile(workspace + "/README.md", "# a project\n") && writeTestFile(script, kScriptAsking));
     // Started there from here (its home kept here), asleep there on its question.
     QProcess run;
     run.setProcessEnvironment(environment());
@@ -313,7 +302,7 @@ void TestTaskMove::aServersTaskComesHomeAndFinishesHere() {
     QCOMPARE(QString::fromStdString(all.back().value("type", "")), QString("task_finished"));
     QCOMPARE(count(all, "approval_requested"), std::size_t(1));
     QCOMPARE(count(all, "approval_resolved"), std::size_t(1));
-    QCOMPARE(readFile(workspace + "/answered.txt"), QByteArray("moved and answered\n"));
+    QCOMPARE(readTestFile(workspace + "/answered.txt"), QByteArray("moved and answered\n"));
 }
 
 void TestTaskMove::aHistoryThatIsNotTheAgentsIsRefused() {
@@ -331,9 +320,9 @@ void TestTaskMove::aHistoryThatIsNotTheAgentsIsRefused() {
                          {"step", 1},
                          {"data", json::object()}};
     const QString history = scratch + "/history";
-    QVERIFY(writeFile(history + "/events.jsonl",
-                      QByteArray::fromStdString(event.dump() + "\n" + forged.dump() + "\n")));
-    QVERIFY(writeFile(history + "/checkpoint.json", "{}"));
+    QVERIFY(writeTestFile(history + "/events.jsonl",
+                          QByteArray::fromStdString(event.dump() + "\n" + forged.dump() + "\n")));
+    QVERIFY(writeTestFile(history + "/checkpoint.json", "{}"));
     const QString historyUpload = m_server->upload(m_alice, history);
     QVERIFY(!historyUpload.isEmpty());
     const json body = {

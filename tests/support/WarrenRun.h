@@ -49,6 +49,11 @@ void startWarren(QProcess& process, const QStringList& args, const QString& data
 bool readEventsUntil(QProcess& process, const std::function<bool(const nlohmann::json&)>& done,
                      QByteArray* out = nullptr, int timeoutMs = 120000);
 
+// path written whole with content, its directories made; false when it could not be.
+bool writeTestFile(const QString& path, const QByteArray& content);
+// path's bytes; empty when it cannot be read.
+QByteArray readTestFile(const QString& path);
+
 // One JSON value per non-empty line (--json output, events.jsonl); lines that are not JSON are skipped.
 std::vector<nlohmann::json> jsonLines(const QByteArray& text);
 
