@@ -404,8 +404,9 @@ void RemoteControlPlane::createMoved(std::shared_ptr<const control::LeavingTask>
     RemoteTaskHome home{move.to,   leaving->task.workspace, move.workspaceUpload, move.manifest, *script,
                         spec->demo};
     createTask(body, QByteArray::fromStdString(move.key), true,
-               [this, home, id = leaving->task.id, done = std::move(done)](const Result<TaskRecord>& task,
-                                                                           int status) {
+               // leaving holds the task's lock until the answer: no process here takes the task up meanwhile.
+               [this, home, leaving, id = leaving->task.id,
+                done = std::move(done)](const Result<TaskRecord>& task, int status) {
                    // Refused for what it is (a quota, a preset the server lacks): nothing was made there,
                    // the move is over and the task stays here as it was. Without an answer (or with one
                    // that says the first request is still handled) the move stays under way.
