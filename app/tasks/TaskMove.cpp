@@ -89,17 +89,6 @@ TaskStatus statusHere(TaskStatus was) {
     return was == TaskStatus::Waiting || was == TaskStatus::Interrupted ? was : TaskStatus::Paused;
 }
 
-Status checkNotMoved(const TaskRecord& task, const std::string& doing) {
-    if (task.status != TaskStatus::Moved)
-        return Ok{};
-    const std::string there =
-        task.movedTo == "local"
-            ? "this machine's control plane (warren show " + task.movedAs + ")"
-            : task.movedTo + " (warren show " + task.movedAs + " --remote " + task.movedTo + ")";
-    return refuse("task " + task.id + " cannot " + doing + " here: it was moved to " + there + " as " +
-                  task.movedAs + ", and goes on there");
-}
-
 std::string movedEventsText(const std::vector<EventRow>& events) {
     std::string text;
     for (const auto& row : events) {

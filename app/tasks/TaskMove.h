@@ -12,6 +12,7 @@
 // the task is never resumed here meanwhile.
 
 #include "app/store/StoreTypes.h"
+#include "app/tasks/MovedTask.h" // checkNotMoved
 #include "common/Result.h"
 #include "common/UniqueFd.h"
 
@@ -35,9 +36,6 @@ inline constexpr std::size_t kMaxMovedEvents = 1'000'000;
 // Paused, interrupted, waiting for a reply or asleep: no process runs it and its agent left a checkpoint to
 // go on from. The error says why not and what to do.
 Status checkMovable(const TaskRecord& task, const TaskSpec& spec, bool checkpointExists);
-
-// Ok unless the task was moved away; then the error for doing it here, which says where it goes on.
-Status checkNotMoved(const TaskRecord& task, const std::string& doing);
 
 // The events as kMovedEventsFile holds them: each row's body, one a line, in seq order.
 std::string movedEventsText(const std::vector<EventRow>& events);

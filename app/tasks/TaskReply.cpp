@@ -1,6 +1,6 @@
 #include "app/tasks/TaskReply.h"
 
-#include "app/tasks/TaskMove.h"
+#include "app/tasks/MovedTask.h"
 #include "app/tasks/TaskRetention.h"
 #include "common/FileText.h"
 
