@@ -3,6 +3,7 @@
 #include "app/egress/EgressPolicy.h"
 #include "app/providers/ProviderChoice.h"
 #include "app/secretproxy/HostSecret.h"
+#include "app/store/StoreTypes.h"
 #include "app/tasks/TaskSpec.h"
 #include "common/EditDistance.h"
 
@@ -685,7 +686,7 @@ Result<CliCommand> buildMove(Invocation& call) {
     if (move.to.empty())
         return usageError("warren move: --to URL is missing: the warrend the task goes on at (or local, with "
                           "--remote URL: home)");
-    const bool home = move.to == "local";
+    const bool home = move.to == kMovedHome;
     if (home != call.arguments.remote.has_value())
         return usageError(
             home ? "warren move: --to local needs --remote URL, the warrend the task comes from"

@@ -698,7 +698,7 @@ int apply(const CliArguments& arguments, const ApplyCommand& command) {
 
 // `warren move`: a task of this machine's to a warrend, or (--remote URL --to local) one of its home.
 int move(const CliArguments& arguments, const MoveCommand& command) {
-    const bool home = command.to == "local";
+    const bool home = command.to == kMovedHome;
     auto local = openLocalPlane(arguments);
     if (!local)
         return usageError(local.error().message);

@@ -51,4 +51,9 @@ bool isFinal(TaskStatus status) {
            status == TaskStatus::Cancelled || status == TaskStatus::Moved;
 }
 
+bool canMove(TaskStatus status) {
+    return status == TaskStatus::Paused || status == TaskStatus::Interrupted ||
+           status == TaskStatus::Waiting || status == TaskStatus::Sleeping;
+}
+
 } // namespace warren::control

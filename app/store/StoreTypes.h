@@ -27,6 +27,13 @@ std::optional<TaskStatus> taskStatusFromName(const std::string& name);
 // Succeeded, Failed, Cancelled, Moved: nothing more of it happens here (not Waiting or Sleeping: its user has
 // the turn).
 bool isFinal(TaskStatus status);
+// Paused, Interrupted, Waiting, Sleeping: no process runs it and it goes on from its checkpoint, so it may
+// move to another control plane (`warren move`, app/tasks/TaskMove.h).
+bool canMove(TaskStatus status);
+
+// TaskRecord::movedTo of a server's task brought home; also what `warren move --to` and POST
+// /v1/tasks/{id}/move name home by.
+inline constexpr const char* kMovedHome = "local";
 
 struct TaskRecord {
     std::string id;        // "t-" + 12 hex digits, unique
@@ -47,7 +54,7 @@ struct TaskRecord {
     // When its retention period removed its checkpoints, snapshots and artifacts (TaskRetention.h); empty
     // while they are kept. Once set, an update never clears it.
     std::string removedAt;
-    // A task moved away (TaskStatus::Moved): the warrend's URL it went to, or "local" for a server's task
+    // A task moved away (TaskStatus::Moved): the warrend's URL it went to, or kMovedHome for a server's task
     // brought home, and its id there. Empty otherwise.
     std::string movedTo;
     std::string movedAs;

@@ -6,7 +6,7 @@ Status checkNotMoved(const TaskRecord& task, const std::string& doing) {
     if (task.status != TaskStatus::Moved)
         return Ok{};
     const std::string there =
-        task.movedTo == "local"
+        task.movedTo == kMovedHome
             ? "this machine's control plane (warren show " + task.movedAs + ")"
             : task.movedTo + " (warren show " + task.movedAs + " --remote " + task.movedTo + ")";
     return makeError(ErrorCode::InvalidArgument, "task " + task.id + " cannot " + doing +

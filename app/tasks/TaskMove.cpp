@@ -49,9 +49,7 @@ Result<EventRow> movedEvent(std::string_view line, std::uint64_t seq, const std:
 Status checkMovable(const TaskRecord& task, const TaskSpec& spec, bool checkpointExists) {
     if (auto here = checkNotMoved(task, "move"); !here)
         return here;
-    const bool still = task.status == TaskStatus::Paused || task.status == TaskStatus::Interrupted ||
-                       task.status == TaskStatus::Waiting || task.status == TaskStatus::Sleeping;
-    if (!still)
+    if (!canMove(task.status))
         return refuse("task " + task.id + " is " + taskStatusName(task.status) +
                       "; only a paused, interrupted, waiting or sleeping task moves" +
                       (isFinal(task.status) ? "" : " (pause it first: Pause in the window)"));

@@ -44,8 +44,7 @@ Result<MoveOutAnswer> MoveOutAnswer::fromJson(const json& answer) {
         !take(getString(answer, "checkpoint", "warrend's move"), read.checkpoint, error))
         return error;
     const auto status = control::taskStatusFromName(was);
-    if (!status || (*status != control::TaskStatus::Paused && *status != control::TaskStatus::Interrupted &&
-                    *status != control::TaskStatus::Waiting && *status != control::TaskStatus::Sleeping))
+    if (!status || !control::canMove(*status))
         return makeError(ErrorCode::System,
                          "warrend's move says the task was \"" + was + "\", which does not move");
     read.was = *status;

@@ -13,7 +13,7 @@
 
 namespace warren::wire {
 
-inline constexpr const char* kMoveHome = "local"; // the only place a server's task moves to
+inline constexpr const char* kMoveHome = control::kMovedHome; // the only place a server's task moves to
 
 // The request's body: an error naming the field unless it is {"to": "local"}.
 Status checkMoveOutRequest(const nlohmann::json& body);

@@ -52,8 +52,7 @@ Status readMoved(const json& body, TaskRequest& request) {
     if (!isTaskId(origin.from))
         return refuse("moved.from: must be a task id, t- and 12 hex digits");
     const auto parsed = control::taskStatusFromName(status);
-    if (!parsed || (*parsed != control::TaskStatus::Paused && *parsed != control::TaskStatus::Interrupted &&
-                    *parsed != control::TaskStatus::Waiting && *parsed != control::TaskStatus::Sleeping))
+    if (!parsed || !control::canMove(*parsed))
         return refuse("moved.status: must be paused, interrupted, waiting or sleeping, got \"" + status +
                       "\"");
     origin.status = *parsed;

@@ -4,6 +4,7 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTimer>
 
 namespace warren::test {
@@ -120,6 +121,14 @@ json turn(const std::string& content, const std::string& tool, json arguments) {
     if (!tool.empty())
         value["tool_calls"] = json::array({json{{"name", tool}, {"arguments", std::move(arguments)}}});
     return value;
+}
+
+QString deadUrl() {
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    const quint16 port = probe.serverPort();
+    probe.close();
+    return QStringLiteral("http://127.0.0.1:%1").arg(port);
 }
 
 } // namespace warren::test

@@ -43,4 +43,7 @@ private:
 // {"content": ..., "tool_calls": [{name, arguments}]}
 nlohmann::json turn(const std::string& content, const std::string& tool = {}, nlohmann::json arguments = {});
 
+// A URL where nothing listens: a port that was free a moment ago.
+QString deadUrl();
+
 } // namespace warren::test

@@ -25,18 +25,10 @@
 using namespace warren;
 using control::PlaneKind;
 using control::TaskStatus;
+using test::deadUrl;
 using test::DesktopFixture;
 
 namespace {
-
-// A URL where nothing listens: a port that was free a moment ago.
-QString deadUrl() {
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    const quint16 port = probe.serverPort();
-    probe.close();
-    return QStringLiteral("http://127.0.0.1:%1").arg(port);
-}
 
 // This computer's window with the desktop's chooser on its data directory (keys in the 0600 file).
 struct MoveDesk {

@@ -10,6 +10,7 @@
 #include "app/remote/RemoteControlPlane.h"
 #include "app/remote/RemotePlaneChooser.h"
 #include "app/store/sqlite/SqliteStore.h"
+#include "tests/gui/DesktopFixture.h"
 #include "tests/support/HeldServer.h"
 #include "tests/support/WarrenRun.h"
 #include "tests/support/WarrendServer.h"
@@ -41,6 +42,7 @@
 using namespace warren;
 using control::PlaneKind;
 using control::TaskStatus;
+using test::deadUrl;
 using test::WarrendServer;
 using ui::MainWindow;
 using ui::TimelineItem;
@@ -138,15 +140,6 @@ int countOf(const ui::TimelineModel& model, Kind kind, std::optional<State> stat
 QByteArray readAll(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-// A URL where nothing listens: a port that was free a moment ago.
-QString deadUrl() {
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    const quint16 port = probe.serverPort();
-    probe.close();
-    return QStringLiteral("http://127.0.0.1:%1").arg(port);
 }
 
 void choose(QComboBox* box, const QString& data) {

@@ -73,13 +73,6 @@ QString movedText(const TaskRecord& task) {
     return MainWindow::tr("Moved to %1 as %2; it goes on there").arg(movedWhere(task), qs(task.movedAs));
 }
 
-// What `warren move` takes (app/tasks/TaskMove.h checkMovable): no process runs it and it can go on from
-// its checkpoint. Whether the checkpoint is there the move itself finds out.
-bool movableStatus(TaskStatus status) {
-    return status == TaskStatus::Paused || status == TaskStatus::Interrupted ||
-           status == TaskStatus::Waiting || status == TaskStatus::Sleeping;
-}
-
 // The file an edit waiting for approval would change, read where this computer's agent works (a server's
 // task works on its own copy: none is read for it): beneath the workspace, no link followed, no special file
 // opened, at most kPreviewFileBytes.
@@ -804,13 +797,14 @@ void MainWindow::updateHeader() {
     if (m_moveAction) {
         auto spec = control::TaskSpec::fromText(task->spec);
         const bool warrensAgent = spec && spec->agent == protocol::AgentKind::Warren;
-        m_moveAction->setEnabled(!m_moving && !removed && warrensAgent && movableStatus(task->status));
+        m_moveAction->setEnabled(!m_moving && !removed && warrensAgent && control::canMove(task->status));
         m_moveAction->setToolTip(
             m_moving ? tr("A move runs: wait for it")
             : !warrensAgent
                 ? tr("Only a task of Warren's own agent moves: a CLI agent's session lives in its own files")
-            : movableStatus(task->status) ? tr("It goes on there from where it stopped")
-                                          : tr("Only a paused, interrupted, waiting or sleeping task moves"));
+            : control::canMove(task->status)
+                ? tr("It goes on there from where it stopped")
+                : tr("Only a paused, interrupted, waiting or sleeping task moves"));
     }
     if (m_tasks->index(m_tasks->rowOf(task->id)).data(TaskListModel::DemoRole).toBool())
         m_reply->setRepliable(false, tr("The demo is a recorded agent: it takes no reply"));
