@@ -48,15 +48,9 @@ std::optional<std::string> warrenToolOf(const std::string& claudeTool) {
 WarrenCall warrenCallOf(const std::string& claudeTool, const json& input) {
     WarrenCall call{warrenToolOf(claudeTool).value_or(claudeTool), input.is_object() ? input : json::object()};
     // Claude Code names files by absolute path; Warren's calls name the workspace's relative to it.
-    constexpr std::string_view workspace = "/workspace/";
-    for (const char* key : {"file_path", "notebook_path"}) {
-        if (!call.arguments.contains(key) || !call.arguments[key].is_string())
-            continue;
-        std::string path = call.arguments[key].get<std::string>();
-        if (path.starts_with(workspace) && path.size() > workspace.size())
-            path.erase(0, workspace.size());
-        call.arguments["path"] = path;
-    }
+    for (const char* key : {"file_path", "notebook_path"})
+        if (call.arguments.contains(key) && call.arguments[key].is_string())
+            call.arguments["path"] = workspaceRelative(call.arguments[key].get<std::string>());
     return call;
 }
 

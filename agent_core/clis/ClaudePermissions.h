@@ -26,10 +26,6 @@ std::optional<std::string> warrenToolOf(const std::string& claudeTool);
 // name (or its own, without one) and its input with file_path or notebook_path also as path (relative to
 // /workspace when inside it, as Warren's agent names files). So a rule allowing `git status` or a path glob
 // decides a Claude Code call as it decides Warren's own agent's.
-struct WarrenCall {
-    std::string tool;
-    nlohmann::json arguments;
-};
 WarrenCall warrenCallOf(const std::string& claudeTool, const nlohmann::json& input);
 
 // Whether a call of claudeTool waits for Warren's approval under approval_tools: never when the list is

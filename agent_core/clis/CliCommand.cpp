@@ -1,6 +1,7 @@
 #include "agent_core/clis/CliCommand.h"
 
 #include "agent_core/clis/ClaudePermissions.h"
+#include "agent_core/clis/CodexAppServer.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -109,16 +110,23 @@ CliCommand codexCommand(const protocol::CliAgentParams& cli, const CliRun& run) 
                                  "wire_api = \"responses\"\n"
                                  "env_key = \"" +
                                  std::string(kCodexKeyVariable) + "\"\n"});
-    // Warren's sandbox is the boundary: codex's own would only get in the way of the work.
-    command.argv = {cli.program, "exec",
-                    "--json",    "--skip-git-repo-check",
-                    "--sandbox", "danger-full-access",
-                    "-c",        "analytics.enabled=false",
-                    "--disable", "plugins",
-                    "--cd",      run.workspace.string()};
-    if (run.session)
-        command.argv.insert(command.argv.end(), {"resume", *run.session});
-    command.argv.insert(command.argv.end(), {"--", run.prompt});
+    if (codexAsks(cli)) {
+        // Its approval requests need the app-server (CodexAppServer.h): the thread and its sandbox mode are
+        // the opening lines on its stdin, the prompt follows once the thread is there.
+        command.argv = {cli.program, "app-server", "-c", "analytics.enabled=false", "--disable", "plugins"};
+        command.input = codexAppServerOpening(run.workspace, run.session);
+    } else {
+        // Warren's sandbox is the boundary: codex's own would only get in the way of the work.
+        command.argv = {cli.program, "exec",
+                        "--json",    "--skip-git-repo-check",
+                        "--sandbox", "danger-full-access",
+                        "-c",        "analytics.enabled=false",
+                        "--disable", "plugins",
+                        "--cd",      run.workspace.string()};
+        if (run.session)
+            command.argv.insert(command.argv.end(), {"resume", *run.session});
+        command.argv.insert(command.argv.end(), {"--", run.prompt});
+    }
     command.environment = commonEnvironment(cli, run);
     command.environment.push_back("CODEX_HOME=" + codexHome.string());
     command.environment.push_back(std::string(kCodexKeyVariable) + "=" + run.token);
@@ -126,6 +134,10 @@ CliCommand codexCommand(const protocol::CliAgentParams& cli, const CliRun& run) 
 }
 
 } // namespace
+
+bool codexAsks(const protocol::CliAgentParams& cli) {
+    return cli.kind == protocol::AgentKind::Codex && !cli.approvalTools.empty();
+}
 
 CliCommand buildCliCommand(const protocol::CliAgentParams& cli, const CliRun& run) {
     // cli.kind is a CLI: cliAgentParamsFromJson refuses Warren's own agent.

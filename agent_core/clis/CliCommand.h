@@ -45,9 +45,10 @@ struct CliCommand {
     std::vector<std::string> argv;
     std::vector<std::string> environment; // "NAME=VALUE", the CLI's whole environment
     std::vector<FileToWrite> files;       // written (mode 0600) before the CLI starts
-    // Claude Code: its prompt, the first line on its stdin, which stays open for the answers to its
-    // permission asks (ClaudePermissions.h) until its result. Empty: stdin is /dev/null (Codex waits for
-    // an open stdin to end).
+    // Claude Code: its prompt, the first line on its stdin; Codex's app-server: its opening requests. The
+    // stdin stays open for the answers to the CLI's permission asks (ClaudePermissions.h,
+    // CodexPermissions.h) until its result. Empty: stdin is /dev/null (codex exec waits for an open stdin to
+    // end).
     std::string input;
 };
 
@@ -57,6 +58,10 @@ inline constexpr const char* kContinuePrompt =
     "the state of the workspace before repeating any command.";
 
 CliCommand buildCliCommand(const protocol::CliAgentParams& cli, const CliRun& run);
+
+// Whether the CLI runs Codex's app-server (a Codex task whose settings ask for approvals, CodexAppServer.h)
+// rather than `codex exec`, which cannot ask.
+bool codexAsks(const protocol::CliAgentParams& cli);
 
 // Of the sandbox's environment (get: getenv), each secret's placeholder (the names WARREN_SECRETS lists) and
 // the variables that name the task's certificate authority (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, ...), as

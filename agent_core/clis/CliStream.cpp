@@ -2,6 +2,8 @@
 
 #include "common/Utf8.h"
 
+#include <string_view>
+
 namespace warren::agent {
 
 std::string boundedText(const std::string& text, std::size_t limit, bool* truncated) {
@@ -9,6 +11,13 @@ std::string boundedText(const std::string& text, std::size_t limit, bool* trunca
     if (truncated)
         *truncated = cut;
     return cut ? std::string(utf8Prefix(text, limit)) : text;
+}
+
+std::string workspaceRelative(std::string path) {
+    constexpr std::string_view workspace = "/workspace/";
+    if (path.starts_with(workspace) && path.size() > workspace.size())
+        path.erase(0, workspace.size());
+    return path;
 }
 
 } // namespace warren::agent

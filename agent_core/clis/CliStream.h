@@ -35,6 +35,16 @@ struct CliPermissionAsk {
     std::string callId; // the tool call's id: the tool_call event's id
 };
 
+// A CLI's call as Warren's approval rules and the window read it: Warren's tool and its arguments.
+struct WarrenCall {
+    std::string tool;
+    nlohmann::json arguments;
+};
+
+// A path the CLI named, relative to the workspace (/workspace) when it lies inside it, as Warren's own agent
+// names files; any other path as it is.
+std::string workspaceRelative(std::string path);
+
 struct CliLine {
     std::vector<CliEvent> events;
     std::optional<std::string> sessionId; // the CLI named its session (not yet checked: isValidSessionId)

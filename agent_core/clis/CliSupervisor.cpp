@@ -4,6 +4,8 @@
 #include "agent_core/clis/ClaudeStream.h"
 #include "agent_core/clis/CliCommand.h"
 #include "agent_core/clis/CliSession.h"
+#include "agent_core/clis/CodexAppServer.h"
+#include "agent_core/clis/CodexPermissions.h"
 #include "agent_core/clis/CodexStream.h"
 #include "agent_core/net/EgressForwarder.h"
 #include "agent_core/process/ProcessRunner.h"
@@ -53,21 +55,38 @@ std::string displayName(AgentKind kind) {
     return kind == AgentKind::ClaudeCode ? "Claude Code" : "Codex";
 }
 
-// One translator per CLI, behind one call.
+// One translator per CLI (and Codex's two modes), behind one call; and how its permission asks are read
+// and answered.
 class Translator {
 public:
-    explicit Translator(AgentKind kind) {
-        if (kind == AgentKind::ClaudeCode)
+    Translator(const CliAgentParams& cli, std::string prompt) : m_approvalTools(cli.approvalTools) {
+        if (cli.kind == AgentKind::ClaudeCode)
             m_stream.emplace<ClaudeStream>();
+        else if (codexAsks(cli))
+            m_stream.emplace<CodexAppServer>(std::move(prompt));
         else
             m_stream.emplace<CodexStream>();
     }
     CliLine translate(std::string_view line) {
         return std::visit([&](auto& stream) { return stream.translate(line); }, m_stream);
     }
+    bool needsApproval(const CliPermissionAsk& ask) const {
+        return claude() ? claudeCallNeedsApproval(ask.tool, m_approvalTools)
+                        : codexCallNeedsApproval(ask.tool, m_approvalTools);
+    }
+    WarrenCall warrenCall(const CliPermissionAsk& ask) const {
+        return claude() ? warrenCallOf(ask.tool, ask.input) : codexWarrenCall(ask);
+    }
+    // Codex's decline carries no message: the model is told the user refused.
+    std::string answer(const CliPermissionAsk& ask, bool allowed, const std::string& message) const {
+        return claude() ? claudePermissionAnswer(ask, allowed, message) : codexPermissionAnswer(ask, allowed);
+    }
 
 private:
-    std::variant<ClaudeStream, CodexStream> m_stream;
+    bool claude() const { return std::holds_alternative<ClaudeStream>(m_stream); }
+
+    std::vector<std::string> m_approvalTools;
+    std::variant<ClaudeStream, CodexStream, CodexAppServer> m_stream;
 };
 
 class Supervisor {
@@ -75,8 +94,7 @@ public:
     Supervisor(const CliAgentParams& cli, const CliTask& task, const AgentPaths& paths, EventLog& events,
                Cancellation& cancellation)
         : m_cli(cli), m_task(task), m_paths(paths), m_events(events), m_cancellation(cancellation),
-          m_name(displayName(cli.kind)), m_translator(cli.kind), m_stdout(kMaxStreamLineBytes),
-          m_stderr(kMaxStderrLineBytes) {}
+          m_name(displayName(cli.kind)), m_stdout(kMaxStreamLineBytes), m_stderr(kMaxStderrLineBytes) {}
 
     TaskOutcome run();
 
@@ -100,7 +118,7 @@ private:
     EventLog& m_events;
     Cancellation& m_cancellation;
     const std::string m_name;
-    Translator m_translator;
+    std::optional<Translator> m_translator; // made once the prompt is known
     LineReader m_stdout;
     LineReader m_stderr;
     std::size_t m_stderrLines = 0;
@@ -193,17 +211,17 @@ void Supervisor::closeInput() {
 // The CLI waits for the answer: a call approval_tools names waits for the approver (the user decides, and
 // nothing hurries them), every other call runs. Warren's own agent's events say so (CallRunner::askApproval).
 void Supervisor::answer(const CliPermissionAsk& ask) {
-    if (!claudeCallNeedsApproval(ask.tool, m_cli.approvalTools)) {
-        tell(claudePermissionAnswer(ask, true, {}));
+    if (!m_translator->needsApproval(ask)) {
+        tell(m_translator->answer(ask, true, {}));
         return;
     }
-    // Asked, and shown, as Warren's call (linked to Claude Code's tool_call by its id): the approval rules,
-    // the user's "always" and the window's card (a shell command's text, "commands starting with ...") read it
-    // as they do Warren's own agent's.
-    auto call = warrenCallOf(ask.tool, ask.input);
-    const std::string reason = call.tool != ask.tool
-                                   ? ask.tool + " is " + call.tool + ", which is in approval_tools"
-                                   : ask.tool + " is none of Warren's tools, and approval_tools is set";
+    // Asked, and shown, as Warren's call (linked to the CLI's tool_call by its id): the approval rules, the
+    // user's "always" and the window's card (a shell command's text, "commands starting with ...") read it as
+    // they do Warren's own agent's.
+    auto call = m_translator->warrenCall(ask);
+    const std::string reason =
+        call.tool != ask.tool ? ask.tool + " is " + call.tool + ", which approval_tools asks approval for"
+                              : ask.tool + " is none of Warren's tools, and approval_tools is set";
     const ApprovalRequestParams request{call.tool, std::move(call.arguments), reason, ask.callId};
     m_events.emit(ApprovalRequestedData{ask.callId, request.arguments, request.reason},
                   {request.tool, std::nullopt, std::nullopt});
@@ -215,13 +233,13 @@ void Supervisor::answer(const CliPermissionAsk& ask) {
     }
     m_events.emit(ApprovalResolvedData{ask.callId, decision.approved, decision.note, std::nullopt},
                   {request.tool, std::nullopt, std::nullopt});
-    tell(claudePermissionAnswer(ask, decision.approved,
-                                "Denied: the user did not approve this call." +
-                                    (decision.note ? " Their note: " + *decision.note : std::string())));
+    tell(m_translator->answer(ask, decision.approved,
+                              "Denied: the user did not approve this call." +
+                                  (decision.note ? " Their note: " + *decision.note : std::string())));
 }
 
 void Supervisor::onLine(const std::string& line) {
-    auto translated = m_translator.translate(line);
+    auto translated = m_translator->translate(line);
     if (translated.sessionId)
         remember(*translated.sessionId);
     for (const auto& event : translated.events)
@@ -310,6 +328,8 @@ TaskOutcome Supervisor::run() {
         prompt += "\n\n" + *m_task.reply;
     if (m_task.reply)
         m_events.emit(UserMessageData{*m_task.reply});
+
+    m_translator.emplace(m_cli, prompt);
 
     std::error_code error;
     std::filesystem::create_directories(home, error);

@@ -2,9 +2,10 @@
 // warren-agent's supervisor of a coding-agent CLI (task.start's cli; docs/AGENT.md "A CLI agent"): the CLI
 // runs in the task's sandbox in its structured mode, talks to the model through a forwarder from
 // 127.0.0.1 to the control plane's model proxy socket with the task token as its key, and its stream
-// becomes Warren's events (ClaudeStream, CodexStream). Its session is kept in the state directory, so a
-// later start (after a kill, or with the user's reply) continues it. A call the task's approval_tools name
-// waits for the approver (approval_requested, approval_resolved), as Warren's own agent's do. A stop from
+// becomes Warren's events (ClaudeStream, CodexStream; CodexAppServer for a Codex task that asks). Its session
+// is kept in the state directory, so a later start (after a kill, or with the user's reply) continues it. A
+// call the task's approval_tools name waits for the approver (approval_requested, approval_resolved), as
+// Warren's own agent's do. A stop from
 // the control plane kills the CLI's process group at once.
 
 #include "agent_core/loop/Agent.h"

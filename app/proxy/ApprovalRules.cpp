@@ -2,6 +2,7 @@
 
 #include "agent_core/tools/PatchFormat.h"
 #include "common/JsonFields.h"
+#include "common/ShellWords.h"
 
 #include <algorithm>
 #include <cctype>
@@ -55,44 +56,14 @@ const std::string* stringArgument(const json& arguments, const char* name) {
 
 // The command's words as the shell reads them (quotes and backslashes removed), joined by one space, so
 // a rule about `-delete` also sees `"-delete"` and `-de''lete`. Nothing when a quote is left open.
-std::optional<std::string> shellWords(std::string_view command) {
-    std::string words;
-    bool inWord = false;
-    for (std::size_t i = 0; i < command.size(); ++i) {
-        const char c = command[i];
-        if (c == ' ' || c == '\t') {
-            inWord = false;
-            continue;
-        }
-        if (!inWord && !words.empty())
-            words += ' ';
-        inWord = true;
-        if (c == '\'') {
-            const std::size_t end = command.find('\'', i + 1);
-            if (end == std::string_view::npos)
-                return std::nullopt;
-            words.append(command.substr(i + 1, end - i - 1));
-            i = end;
-        } else if (c == '"') {
-            for (++i;; ++i) {
-                if (i >= command.size())
-                    return std::nullopt;
-                if (command[i] == '"')
-                    break;
-                if (command[i] == '\\' && i + 1 < command.size() &&
-                    std::string_view("\"\\$`").find(command[i + 1]) != std::string_view::npos)
-                    ++i;
-                words += command[i];
-            }
-        } else if (c == '\\') {
-            if (i + 1 >= command.size())
-                return std::nullopt;
-            words += command[++i];
-        } else {
-            words += c;
-        }
-    }
-    return words;
+std::optional<std::string> joinedShellWords(std::string_view command) {
+    const auto words = shellWords(command);
+    if (!words)
+        return std::nullopt;
+    std::string joined;
+    for (const auto& word : *words)
+        joined += (joined.empty() ? "" : " ") + word;
+    return joined;
 }
 
 // ECMAScript regex over the whole text. A pattern that does not compile (rules built in code; parsed rules
@@ -146,7 +117,7 @@ WorkspacePathForm resolveWorkspacePath(std::string_view path) {
 }
 
 bool commandMatches(const ApprovalRule& rule, const std::string& command) {
-    const auto words = shellWords(command);
+    const auto words = joinedShellWords(command);
     if (rule.verdict == ApprovalVerdict::Allow)
         return !hasShellOperators(command) && words && regexMatches(rule.command, *words, rule.verdict);
     return regexMatches(rule.command, command, rule.verdict) ||
@@ -165,7 +136,7 @@ bool pathMatches(const ApprovalRule& rule, const std::string& path) {
 bool allowApplies(std::string_view tool, const json& arguments) {
     if (tool == kShell) {
         const std::string* command = stringArgument(arguments, "command");
-        return command && !hasShellOperators(*command) && shellWords(*command).has_value();
+        return command && !hasShellOperators(*command) && joinedShellWords(*command).has_value();
     }
     if (isWriteTool(tool)) {
         const std::string* path = stringArgument(arguments, "path");

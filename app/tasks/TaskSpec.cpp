@@ -142,19 +142,9 @@ Status cliHonoursConfig(protocol::AgentKind agent, const agent::AgentConfig& con
                              "process), and this task's settings ask for it (idle_sleep_sec: " +
                              std::to_string(config.idleSleepSec) +
                              "): leave idle_sleep_sec unset, or run Warren's own agent (--agent warren)");
-    // Claude Code's permission asks reach Warren's approvals (agent_core/clis/ClaudePermissions.h); Codex's
-    // structured mode (exec) has no way to ask.
-    if (agent != protocol::AgentKind::Codex || config.approvalTools.empty())
-        return Ok{};
-    std::string tools;
-    for (const auto& tool : config.approvalTools)
-        tools += (tools.empty() ? "" : ", ") + tool;
-    return makeError(ErrorCode::InvalidArgument,
-                     std::string(protocol::agentKindName(agent)) +
-                         " cannot put its calls to Warren's approvals yet, and this task's settings ask for them "
-                         "(approval_tools: " + tools + ", as the safe-mode preset sets): run it without safe-mode "
-                         "and approval_tools, or run Claude Code (--agent claude-code) or Warren's own agent "
-                         "(--agent warren), which ask");
+    // Both CLIs' permission asks reach Warren's approvals (agent_core/clis/ClaudePermissions.h,
+    // CodexPermissions.h).
+    return Ok{};
 }
 
 } // namespace warren::control

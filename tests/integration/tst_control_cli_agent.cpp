@@ -148,57 +148,80 @@ private slots:
         QVERIFY(QFile::exists(workspace.filePath("notes.txt")));
     }
 
-    // With safe-mode, Claude Code's shell and file writes wait for Warren's approvals, as Warren's own
-    // agent's do: --approve decides, and the approval rules read its calls as Warren's (a deny rule stops
-    // its `rm -rf ./` even with --approve auto). What was denied did not run.
-    void claudeAsksWarrensApprovals_data() {
+    // With safe-mode, a CLI's commands and file writes wait for Warren's approvals, as Warren's own agent's
+    // do:
+    // --approve decides, and the approval rules read its calls as Warren's (a deny rule stops its `rm -rf ./`
+    // even with --approve auto). What was denied did not run. Claude Code asks through its permission prompt
+    // tool, Codex through its app-server (its file change is a patch).
+    void cliAsksWarrensApprovals_data() {
+        QTest::addColumn<QString>("agent");
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("command");
         QTest::addColumn<bool>("commandRuns");
         QTest::addColumn<bool>("writeRuns");
-        QTest::newRow("--approve deny") << "deny" << "touch ran.txt" << false << false;
-        QTest::newRow("--approve auto") << "auto" << "touch ran.txt" << true << true;
-        QTest::newRow("--approve auto, a deny rule") << "auto" << "rm -rf ./ ; touch ran.txt" << false << true;
+        for (const QString agent : {"claude-code", "codex"}) {
+            QTest::addRow("%s, --approve deny", qPrintable(agent)) << agent << "deny"
+                                                                   << "touch ran.txt" << false << false;
+            QTest::addRow("%s, --approve auto", qPrintable(agent)) << agent << "auto"
+                                                                   << "touch ran.txt" << true << true;
+            QTest::addRow("%s, --approve auto, a deny rule", qPrintable(agent))
+                << agent << "auto"
+                << "rm -rf ./ ; touch ran.txt" << false << true;
+        }
     }
-    void claudeAsksWarrensApprovals() {
+    void cliAsksWarrensApprovals() {
+        QFETCH(QString, agent);
         QFETCH(QString, mode);
         QFETCH(QString, command);
         QFETCH(bool, commandRuns);
         QFETCH(bool, writeRuns);
-        const QString program = cliFrom("WARREN_TEST_CLAUDE");
+        const bool claude = agent == "claude-code";
+        const char* variable = claude ? "WARREN_TEST_CLAUDE" : "WARREN_TEST_CODEX";
+        const QString program = cliFrom(variable);
         if (program.isEmpty())
-            QSKIP("set WARREN_TEST_CLAUDE to Claude Code's executable to run this test");
+            QSKIP(qPrintable(QString("set ") + variable + " to the CLI's executable to run this test"));
         QTemporaryDir data, workspace;
         QVERIFY(data.isValid() && workspace.isValid());
         CliModelServer model;
         QVERIFY(model.listen());
-        scriptCommandThenNotes(model, true, command.toStdString(), "written by the model\n");
+        if (claude)
+            scriptCommandThenNotes(model, true, command.toStdString(), "written by the model\n");
+        else
+            scriptCodexCommandThenPatch(model, command.toStdString(), "written by the model\n");
         QProcessEnvironment environment;
-        environment.insert("ANTHROPIC_API_KEY", kRealKey);
-        const auto run = runWarren({"run", "--json", "--agent", "claude-code", "--agent-path", program, "--provider",
-                                    "anthropic:" + QString::fromStdString(model.baseUrl()), "--model", "claude-test",
-                                    "--preset", "safe-mode", "--approve", mode, "--workspace", workspace.path(),
-                                    "Look around, then write notes.txt"},
-                                   data.path(), environment);
+        environment.insert(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", kRealKey);
+        const QString provider = claude
+                                     ? "anthropic:" + QString::fromStdString(model.baseUrl())
+                                     : "openai-compatible:" + QString::fromStdString(model.baseUrl()) + "/v1";
+        const auto run =
+            runWarren({"run", "--json", "--agent", agent, "--agent-path", program, "--provider", provider,
+                       "--model", claude ? "claude-test" : "gpt-test", "--preset", "safe-mode", "--approve",
+                       mode, "--workspace", workspace.path(), "Look around, then write notes.txt"},
+                      data.path(), environment);
         QVERIFY2(run.exitCode == 0, (run.err + run.out.right(4000)).constData());
 
         // Each call was asked for, by its tool_call's id, and answered as the mode and rules say.
+        const std::string shellTool = claude ? "Bash" : "command_execution";
+        const std::string writeTool = claude ? "Write" : "file_change";
         std::map<std::string, std::string> callIds; // tool -> its call's id
         std::map<std::string, bool> approved;       // call id -> the answer
-        int asked = 0;
+        std::map<std::string, std::string> askedAs; // call id -> Warren's tool it was asked as
         for (const auto& event : jsonLines(run.out)) {
             const std::string type = event.value("type", "");
             if (type == "tool_call")
                 callIds[event.value("tool", "")] = textOf(event, "id");
             if (type == "approval_requested")
-                ++asked;
+                askedAs[textOf(event, "id")] = event.value("tool", "");
             if (type == "approval_resolved")
                 approved[textOf(event, "id")] = event["data"].value("approved", false);
         }
-        QCOMPARE(asked, 2);
-        QVERIFY(callIds.count("Bash") && callIds.count("Write"));
-        QCOMPARE(approved.count(callIds["Bash"]) ? approved[callIds["Bash"]] : !commandRuns, commandRuns);
-        QCOMPARE(approved.count(callIds["Write"]) ? approved[callIds["Write"]] : !writeRuns, writeRuns);
+        QCOMPARE(askedAs.size(), std::size_t(2));
+        QVERIFY(callIds.count(shellTool) && callIds.count(writeTool));
+        QCOMPARE(askedAs[callIds[shellTool]], std::string("shell"));
+        QCOMPARE(askedAs[callIds[writeTool]], std::string(claude ? "write_file" : "apply_patch"));
+        QCOMPARE(approved.count(callIds[shellTool]) ? approved[callIds[shellTool]] : !commandRuns,
+                 commandRuns);
+        QCOMPARE(approved.count(callIds[writeTool]) ? approved[callIds[writeTool]] : !writeRuns, writeRuns);
         QCOMPARE(QFile::exists(workspace.filePath("ran.txt")), commandRuns);
         QCOMPARE(QFile::exists(workspace.filePath("notes.txt")), writeRuns);
     }

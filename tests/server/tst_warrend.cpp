@@ -391,8 +391,9 @@ void TestWarrend::badRequestsCreateNothing_data() {
                                         << 400;
     QTest::newRow("secret with a bad name")
         << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "secrets": ["LD_PRELOAD"]})") << 400;
-    QTest::newRow("CLI agent with safe-mode")
-        << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "agent": "codex", "provider": "openai", "model": "m", "presets": ["safe-mode"]})")
+    QTest::newRow("CLI agent that would sleep")
+        << QByteArray(
+               R"({"prompt": "x", "workspace": "UPLOAD", "agent": "codex", "provider": "openai", "model": "m", "settings": {"idle_sleep_sec": 60}})")
         << 400;
     QTest::newRow("CLI agent on a script")
         << QByteArray(R"({"prompt": "x", "workspace": "UPLOAD", "agent": "codex", "script": {"turns": []}})")

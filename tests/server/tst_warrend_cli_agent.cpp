@@ -2,7 +2,8 @@
 // operator's install (`serve --agent-cli`, the real CLI: WARREN_TEST_CLAUDE, WARREN_TEST_CODEX; skipped,
 // naming the variable, without them) runs in the task's sandbox, its model reached only through the task's
 // model proxy with the operator's key. The model double receives that key on every call; the user's events,
-// the task's answer and warrend's data directory never hold it; the task's patch is what the CLI wrote.
+// the task's answer and warrend's data directory never hold it; the task's patch is what the CLI wrote; with
+// safe-mode, the task's owner answers the CLI's asks.
 
 #include "tests/support/WarrendServer.h"
 #include "tests/support/CliModelServer.h"
@@ -109,30 +110,41 @@ private slots:
         QVERIFY2(holder.isEmpty(), qPrintable(holder));
     }
 
-    // With safe-mode on a warrend, Claude Code's command and write wait for the task's owner, who answers
-    // through the API by the tool call's id: the denied command did not run (and the model got the owner's
-    // note), the approved write is in the task's patch.
-    void claudeAsksItsOwner() {
-        const QString program = QProcessEnvironment::systemEnvironment().value("WARREN_TEST_CLAUDE");
+    // With safe-mode on a warrend, a CLI's command and write wait for the task's owner, who answers through
+    // the API by the tool call's id: the denied command did not run (and Claude Code's model got the owner's
+    // note; Codex's decline carries none), the approved write is in the task's patch.
+    void cliAsksItsOwner_data() { runsTheOperatorsInstallWithItsKeyOutside_data(); }
+    void cliAsksItsOwner() {
+        QFETCH(QString, variable);
+        QFETCH(QString, agent);
+        const QString program = QProcessEnvironment::systemEnvironment().value(variable);
         if (program.isEmpty())
-            QSKIP("set WARREN_TEST_CLAUDE to Claude Code's executable to run this test");
+            QSKIP(qPrintable("set " + variable + " to the CLI's executable to run this test"));
+        const bool claude = agent == "claude-code";
         CliModelServer model;
         QVERIFY(model.listen());
-        scriptCommandThenNotes(model, true, "touch ran.txt", "approved by alice\n");
+        if (claude)
+            scriptCommandThenNotes(model, true, "touch ran.txt", "approved by alice\n");
+        else
+            scriptCodexCommandThenPatch(model, "touch ran.txt", "approved by alice\n");
         QString error;
         auto server = WarrendServer::create(&error);
         QVERIFY2(server, qPrintable(error));
         const QString alice = server->addUser("alice");
-        server->setEnvironment("ANTHROPIC_API_KEY", kOperatorKey);
-        QVERIFY2(server->start(&error, {"--provider", "anthropic:" + QString::fromStdString(model.baseUrl()), "--model",
-                                        "claude-test", "--agent-cli", "claude-code=" + program}),
+        const QString base = QString::fromStdString(model.baseUrl());
+        server->setEnvironment(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY",
+                               kOperatorKey);
+        QVERIFY2(server->start(&error,
+                               {"--provider",
+                                claude ? "anthropic:" + base : "openai-compatible:" + base + "/v1", "--model",
+                                claude ? "claude-test" : "gpt-test", "--agent-cli", agent + "=" + program}),
                  qPrintable(error));
         QTemporaryDir workspace;
         QVERIFY(workspace.isValid());
         const QString upload = server->upload(alice, workspace.path());
         QVERIFY(!upload.isEmpty());
         const json body = {{"prompt", "Look around, then write notes.txt"},
-                           {"agent", "claude-code"},
+                           {"agent", agent.toStdString()},
                            {"presets", {"safe-mode"}},
                            {"workspace", upload.toStdString()}};
         const HttpAnswer created = server->request("POST", "/v1/tasks", alice, QByteArray::fromStdString(body.dump()));
@@ -155,7 +167,8 @@ private slots:
                          .status,
                      202);
         }
-        QCOMPARE(toolsAsked, (std::vector<std::string>{"shell", "write_file"})); // asked as Warren's calls
+        // Asked as Warren's calls.
+        QCOMPARE(toolsAsked, (std::vector<std::string>{"shell", claude ? "write_file" : "apply_patch"}));
         const auto rest = server->streamEvents(task, alice, {}, lastSeq);
         QVERIFY(!rest.empty() && rest.back().value("type", "") == "task_finished");
 
@@ -163,6 +176,8 @@ private slots:
         QCOMPARE(patch.status, 200);
         QVERIFY2(patch.body.contains("b/notes.txt") && patch.body.contains("+approved by alice"), patch.body.constData());
         QVERIFY2(!patch.body.contains("ran.txt"), patch.body.constData());
+        if (!claude)
+            return;
         // Claude Code told its model the owner's words with the refusal.
         const auto calls = model.modelCalls();
         QVERIFY(calls.size() >= 2);

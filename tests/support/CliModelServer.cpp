@@ -1,13 +1,14 @@
 #include "tests/support/CliModelServer.h"
 
 #include "common/UniqueFd.h"
-#include "tests/support/ConnectionThreads.h"
 #include "common/WriteAll.h"
+#include "tests/support/ConnectionThreads.h"
 
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cctype>
 #include <netinet/in.h>
+#include <sstream>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -301,6 +302,20 @@ void scriptCommandThenNotes(CliModelServer& model, bool claude, const std::strin
         model.scriptResponses({ScriptedTurn::call("exec_command", {{"cmd", command}}),
                                ScriptedTurn::call("exec_command", {{"cmd", "cat > notes.txt <<'EOF'\n" + content + "EOF"}}),
                                ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
+}
+
+void scriptCodexCommandThenPatch(CliModelServer& model, const std::string& command,
+                                 const std::string& content) {
+    std::string added;
+    std::stringstream lines(content);
+    for (std::string line; std::getline(lines, line);)
+        added += "+" + line + "\n";
+    model.scriptResponses(
+        {ScriptedTurn::call("exec_command", {{"cmd", command}}),
+         ScriptedTurn::call("exec_command",
+                            {{"cmd", "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.txt\n" +
+                                         added + "*** End Patch\nEOF"}}),
+         ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
 }
 
 } // namespace warren::test

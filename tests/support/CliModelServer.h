@@ -72,6 +72,11 @@ private:
 void scriptCommandThenNotes(CliModelServer& model, bool claude, const std::string& command,
                             const std::string& content);
 
+// Codex's task in three turns: run command, write notes.txt holding content with apply_patch (as Codex's
+// models do: a file change, not a command), say it is done.
+void scriptCodexCommandThenPatch(CliModelServer& model, const std::string& command,
+                                 const std::string& content);
+
 // The Anthropic and Responses streams one turn becomes (SSE text), for tests that check a wire alone.
 std::string anthropicTurnStream(const ScriptedTurn& turn, int index);
 std::string responsesTurnStream(const ScriptedTurn& turn, int index);

@@ -10,9 +10,10 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
-#include <map>
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <sstream>
 
 using namespace warren;
 using namespace warren::agent;
@@ -142,6 +143,39 @@ private slots:
         QVERIFY(std::equal(tail.rbegin(), tail.rend(), command.argv.rbegin()));
         if (AgentKind(kind) == AgentKind::ClaudeCode)
             QCOMPARE(nlohmann::json::parse(command.input)["message"]["content"], "go on");
+    }
+
+    // A Codex task that asks for approvals runs its app-server: the same config and environment, its thread
+    // opened on stdin in the workspace with Codex's own sandbox off and every call asked, or the session
+    // resumed; the prompt is not on its command line (it follows once the thread is there).
+    void codexAppServer() {
+        auto cli = params(AgentKind::Codex);
+        cli.approvalTools = {"shell"};
+        QVERIFY(codexAsks(cli) && !codexAsks(params(AgentKind::Codex)));
+        for (const auto& session : {std::optional<std::string>(), std::optional<std::string>("abc-123")}) {
+            auto started = run();
+            started.session = session;
+            const auto command = buildCliCommand(cli, started);
+            QCOMPARE(command.argv,
+                     (std::vector<std::string>{"/opt/cli/bin/cli", "app-server", "-c",
+                                               "analytics.enabled=false", "--disable", "plugins"}));
+            QCOMPARE(variable(command, kCodexKeyVariable), std::optional<std::string>("payload.mac"));
+            QCOMPARE(command.files.size(), std::size_t(1));
+            std::vector<nlohmann::json> lines;
+            std::stringstream input(command.input);
+            for (std::string line; std::getline(input, line);)
+                lines.push_back(nlohmann::json::parse(line));
+            QCOMPARE(lines.size(), std::size_t(3));
+            QCOMPARE(lines[0]["method"], "initialize");
+            QCOMPARE(lines[1]["method"], "initialized");
+            QCOMPARE(lines[2]["method"], session ? "thread/resume" : "thread/start");
+            const auto& thread = lines[2]["params"];
+            QCOMPARE(thread["cwd"], "/workspace");
+            QCOMPARE(thread["approvalPolicy"], "untrusted");
+            QCOMPARE(thread["sandbox"], "danger-full-access");
+            QCOMPARE(thread.value("threadId", ""), session.value_or(""));
+            QVERIFY(command.input.find("fix the test") == std::string::npos);
+        }
     }
 
     // The approval_tools of the task decide which of Claude Code's tools run unasked.

@@ -1,10 +1,13 @@
-// The translators of the CLIs' streams (ClaudeStream, CodexStream): streams captured from Claude Code 2.1.197
-// and Codex 0.171.0 against a model double (tests/fixtures/cli_streams), and lines a CLI, or whatever runs in
-// its sandbox, might write instead.
+// The translators of the CLIs' streams (ClaudeStream, CodexStream, CodexAppServer) and their permission asks:
+// streams captured from Claude Code 2.1.197 and Codex 0.171.0 against a model double
+// (tests/fixtures/cli_streams), and lines a CLI, or whatever runs in its sandbox, might write instead.
 
 #include "agent_core/clis/ClaudePermissions.h"
 #include "agent_core/clis/ClaudeStream.h"
+#include "agent_core/clis/CodexAppServer.h"
+#include "agent_core/clis/CodexPermissions.h"
 #include "agent_core/clis/CodexStream.h"
+#include "agent_core/tools/PatchFormat.h"
 #include "common/FileText.h"
 
 #include <QtTest>
@@ -21,6 +24,8 @@ struct Translated {
     std::vector<CliEvent> events;
     std::optional<std::string> sessionId;
     std::optional<CliEnd> end;
+    std::vector<CliPermissionAsk> asks;
+    std::vector<std::string> replies; // lines for the CLI's stdin
     // "type" or "type:tool", in order.
     QStringList names() const {
         QStringList out;
@@ -40,8 +45,7 @@ struct Translated {
     }
 };
 
-template <typename Stream> Translated translateAll(const std::vector<std::string>& lines) {
-    Stream stream;
+template <typename Stream> Translated translateAll(Stream stream, const std::vector<std::string>& lines) {
     Translated out;
     for (const auto& line : lines) {
         auto translated = stream.translate(line);
@@ -50,12 +54,28 @@ template <typename Stream> Translated translateAll(const std::vector<std::string
             out.sessionId = translated.sessionId;
         if (translated.end)
             out.end = translated.end;
+        if (translated.permission)
+            out.asks.push_back(*translated.permission);
+        if (!translated.reply.empty())
+            out.replies.push_back(translated.reply);
     }
     return out;
 }
 
+// "claude", "codex" (exec --json) or "codex-app-server" (its prompt: "do it").
 Translated translate(const QString& cli, const std::vector<std::string>& lines) {
-    return cli == "claude" ? translateAll<ClaudeStream>(lines) : translateAll<CodexStream>(lines);
+    if (cli == "claude")
+        return translateAll(ClaudeStream(), lines);
+    if (cli == "codex")
+        return translateAll(CodexStream(), lines);
+    return translateAll(CodexAppServer("do it"), lines);
+}
+
+std::vector<std::string> toStd(const QStringList& list) {
+    std::vector<std::string> out;
+    for (const auto& item : list)
+        out.push_back(item.toStdString());
+    return out;
 }
 
 std::vector<std::string> fixtureLines(const QString& name) {
@@ -97,6 +117,21 @@ private slots:
                            "tool_result:command_execution", "step_started", "tool_call:command_execution",
                            "tool_result:command_execution", "model_response"}
             << "01a24448-8064-7e03-b1f3-3094454d6de2" << "Done: ran echo and wrote notes.txt.";
+        // The same run's events, from the app-server a task with approvals runs (CodexAppServer): asked and
+        // accepted, its command and its patch ran.
+        QTest::newRow("codex app-server") << "codex-app-server"
+                                          << "codex-app-server.jsonl"
+                                          << QStringList{"log",
+                                                         "log",
+                                                         "step_started",
+                                                         "tool_call:command_execution",
+                                                         "tool_result:command_execution",
+                                                         "step_started",
+                                                         "tool_call:file_change",
+                                                         "tool_result:file_change",
+                                                         "model_response"}
+                                          << "01a2519c-795d-7ca0-be5c-057d0b64b041"
+                                          << "Done: wrote notes.txt.";
         QTest::newRow("codex resumed with a reply")
             << "codex" << "codex-resume.jsonl" << QStringList{"log", "error", "step_started", "model_response"}
             << "01a24448-8064-7e03-b1f3-3094454d6de2" << "Follow-up done.";
@@ -352,6 +387,147 @@ private slots:
             names.push_back(name);
         QCOMPARE(std::find(names.begin(), names.end(), tool.toStdString()) != names.end(),
                  !asks && warrenToolOf(tool.toStdString()).has_value());
+    }
+
+    // The app-server's side of the run: the thread's answer starts the turn with the prompt; each command and
+    // change is asked, with what it will run or write, linked to its tool_call by the item's id.
+    void codexAppServerAsks() {
+        const auto out = translate("codex-app-server", fixtureLines("codex-app-server.jsonl"));
+        QCOMPARE(out.replies.size(), std::size_t(1));
+        const json turn = json::parse(out.replies[0]);
+        QCOMPARE(turn["method"], "turn/start");
+        QCOMPARE(turn["params"]["threadId"], "01a2519c-795d-7ca0-be5c-057d0b64b041");
+        QCOMPARE(turn["params"]["input"][0]["text"], "do it");
+        QCOMPARE(out.asks.size(), std::size_t(2));
+        const auto calls = out.of<ToolCallData>();
+        QCOMPARE(out.asks[0].tool, std::string(kCodexCommand));
+        QCOMPARE(out.asks[0].callId, calls[0].id);
+        QCOMPARE(out.asks[0].requestId, std::string("0"));
+        const auto command = codexWarrenCall(out.asks[0]);
+        QCOMPARE(command.tool, std::string("shell"));
+        QCOMPARE(command.arguments.value("command", ""),
+                 std::string("git status --short; printf '%s\\n' \"it's ok\" > ran.txt"));
+        QCOMPARE(out.asks[1].tool, std::string(kCodexFileChange));
+        QCOMPARE(out.asks[1].callId, calls[1].id);
+        const auto change = codexWarrenCall(out.asks[1]);
+        QCOMPARE(change.tool, std::string("apply_patch"));
+        const auto patch = parsePatch(change.arguments.value("input", ""));
+        QVERIFY2(patch, patch ? "" : patch.error().message.c_str());
+        QCOMPARE(patch->ops.size(), std::size_t(2));
+        QCOMPARE(patch->ops[0].path, std::string("a.txt"));
+        QCOMPARE(patch->ops[0].hunks.at(0).newLines, (std::vector<std::string>{"one", "TWO"}));
+        QCOMPARE(patch->ops[1].path, std::string("notes.txt"));
+        QCOMPARE(patch->ops[1].content, std::string("approved\n"));
+        // Events carry exec's shape of a change: its paths and kinds, not its contents.
+        QCOMPARE(calls[1].arguments["changes"][1], json({{"path", "/workspace/notes.txt"}, {"kind", "add"}}));
+    }
+
+    // Codex's other requests are refused at once (it would wait for ever), with their id as it came; a
+    // refused start ends the run.
+    void codexAppServerRefusals() {
+        CodexAppServer server("p");
+        const auto other =
+            server.translate(R"({"method":"item/tool/requestUserInput","id":"r1","params":{}})");
+        QVERIFY(!other.permission && !other.end);
+        const json refusal = json::parse(other.reply);
+        QCOMPARE(refusal["id"], "r1");
+        QCOMPARE(refusal["error"]["code"], -32601);
+        const auto refused =
+            server.translate(R"({"id":2,"error":{"code":-32600,"message":"no such thread"}})");
+        QVERIFY(refused.end && refused.end->reason == FinishReason::Failed);
+        QVERIFY2(refused.end->summary.find("no such thread") != std::string::npos,
+                 refused.end->summary.c_str());
+        // Not JSON-RPC at all: said, not followed.
+        const auto junk = server.translate("{\"jsonrpc\": 1}");
+        QCOMPARE(junk.events.size(), std::size_t(1));
+        QVERIFY(!junk.end && junk.reply.empty());
+
+        CliPermissionAsk numbered{"7", kCodexCommand, json::object(), "call_7"};
+        QCOMPARE(json::parse(codexPermissionAnswer(numbered, true)),
+                 json({{"id", 7}, {"result", {{"decision", "accept"}}}}));
+        CliPermissionAsk named{"\"a\\nb\"", kCodexFileChange, json::object(), "call_8"};
+        const std::string declined = codexPermissionAnswer(named, false);
+        QCOMPARE(std::count(declined.begin(), declined.end(), '\n'), 1L);
+        QCOMPARE(json::parse(declined), json({{"id", "a\nb"}, {"result", {{"decision", "decline"}}}}));
+    }
+
+    void codexApprovals_data() {
+        QTest::addColumn<QString>("tool");
+        QTest::addColumn<QStringList>("approvalTools");
+        QTest::addColumn<bool>("asks");
+        const QStringList safeMode{"shell", "write_file", "edit_file", "apply_patch"};
+        QTest::newRow("a command is shell") << kCodexCommand << safeMode << true;
+        QTest::newRow("a change is apply_patch") << kCodexFileChange << QStringList{"apply_patch"} << true;
+        QTest::newRow("a change writes files") << kCodexFileChange << QStringList{"write_file"} << true;
+        QTest::newRow("a command when only writes ask") << kCodexCommand << QStringList{"edit_file"} << false;
+        QTest::newRow("a change when only commands ask") << kCodexFileChange << QStringList{"shell"} << false;
+        QTest::newRow("nothing else is gated") << "mcp_tool_call" << safeMode << false;
+    }
+    void codexApprovals() {
+        QFETCH(QString, tool);
+        QFETCH(QStringList, approvalTools);
+        QFETCH(bool, asks);
+        QCOMPARE(codexCallNeedsApproval(tool.toStdString(), toStd(approvalTools)), asks);
+    }
+
+    // What the approval rules read of a command: the script inside Codex's `bash -lc`, quoted as a shell
+    // reads it; anything else stays the whole command line.
+    void shellScripts_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("script"); // null: not unwrapped
+        QTest::newRow("single quotes") << "/bin/bash -lc 'rm -rf ./; touch x'"
+                                       << "rm -rf ./; touch x";
+        QTest::newRow("a quote inside") << "/bin/bash -lc 'echo it'\"'\"'s'"
+                                        << "echo it's";
+        QTest::newRow("double quotes") << "bash -c \"printf '%s\\n' \\\"a\\\\b\\\"\""
+                                       << "printf '%s\\n' \"a\\b\"";
+        QTest::newRow("sh") << "/bin/sh -c ls"
+                            << "ls";
+        QTest::newRow("an expansion is the script's") << "/bin/bash -lc \"echo \\$HOME $PWD\""
+                                                      << "echo $HOME $PWD";
+        QTest::newRow("an operator outside quotes") << "/bin/bash -lc ls; rm -rf /" << QString();
+        QTest::newRow("another program") << "python3 -c 'print(1)'" << QString();
+        QTest::newRow("an extra word") << "/bin/bash -lc ls extra" << QString();
+        QTest::newRow("unclosed") << "/bin/bash -lc 'ls" << QString();
+        QTest::newRow("a trailing backslash") << "/bin/bash -lc ls\\" << QString();
+    }
+    void shellScripts() {
+        QFETCH(QString, line);
+        QFETCH(QString, script);
+        const auto unwrapped = unwrapShellScript(line.toStdString());
+        QCOMPARE(unwrapped.has_value(), !script.isNull());
+        if (unwrapped)
+            QCOMPARE(QString::fromStdString(*unwrapped), script);
+        // Asked as shell either way: a line that is not unwrapped is the command the rules judge.
+        const auto call = codexWarrenCall({"0", kCodexCommand, {{"command", line.toStdString()}}, "c"});
+        QCOMPARE(QString::fromStdString(call.arguments.value("command", "")),
+                 script.isNull() ? line : script);
+    }
+
+    // Every path a change names reaches the rules: moves, deletions, files outside the workspace (kept
+    // absolute, for a rule to refuse), and exec's string kinds.
+    void codexChangesArePatches() {
+        const auto change = [](const char* path, json kind, const char* diff) {
+            return json{{"path", path}, {"kind", std::move(kind)}, {"diff", diff}};
+        };
+        const json changes = json::array(
+            {change("/workspace/a.txt", {{"type", "update"}, {"move_path", "/workspace/b.txt"}},
+                    "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n\n\nMoved to: /workspace/b.txt"),
+             change("/workspace/c.txt", {{"type", "delete"}}, "c\n"),
+             change("/etc/cron.d/x", {{"type", "add"}}, "* * * * * root sh\n"),
+             change("/workspace/d.txt", {{"type", "update"}, {"move_path", "/workspace/e.txt"}}, ""),
+             change("/workspace/f.txt", "delete", "")});
+        const auto patch = parsePatch(codexChangesAsPatch(changes));
+        QVERIFY2(patch, patch ? "" : patch.error().message.c_str());
+        std::vector<std::string> paths;
+        for (const auto& op : patch->ops) {
+            paths.push_back(op.path);
+            if (!op.moveTo.empty())
+                paths.push_back(op.moveTo);
+        }
+        QCOMPARE(paths, (std::vector<std::string>{"a.txt", "b.txt", "c.txt", "/etc/cron.d/x", "d.txt",
+                                                  "e.txt", "f.txt"}));
+        QCOMPARE(patch->ops[0].hunks.at(0).oldLines, (std::vector<std::string>{"one", "two", "three"}));
     }
 };
 

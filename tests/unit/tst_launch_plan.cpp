@@ -8,6 +8,8 @@
 #include "tests/support/StringLists.h"
 
 #include <QtTest>
+#include <algorithm>
+#include <utility>
 
 using warren::test::toQt;
 using warren::test::toStd;
@@ -78,8 +80,8 @@ private slots:
     void theOwnersMcpServersJoinTheTasksOwn_data();
     void theOwnersMcpServersJoinTheTasksOwn();
     void tooManyMcpServersWithTheOwnersAreRefused();
-    void codexIsNotRunWithoutTheAsksItsSettingsWant_data();
-    void codexIsNotRunWithoutTheAsksItsSettingsWant();
+    void cliAgentsAskWhatTheirSettingsWant_data();
+    void cliAgentsAskWhatTheirSettingsWant();
 };
 
 void TestLaunchPlan::plansTheLaunch_data() {
@@ -575,47 +577,42 @@ void TestLaunchPlan::aCliAgentDoesNotRunOnACluster() {
     QVERIFY2(plan.error().message.find("--backend kube") != std::string::npos, plan.error().message.c_str());
 }
 
-// Safe-mode (or approval_tools of the user's own) asks before writes; a CLI cannot ask Warren yet, so such a
-// task is refused where it is submitted and where it is launched, not run without the asks.
-void TestLaunchPlan::codexIsNotRunWithoutTheAsksItsSettingsWant_data() {
+// Safe-mode (or approval_tools of the user's own) asks before writes: both CLIs put their asks to Warren's
+// approvals, so such a task runs, and its CLI is told which of Warren's tools ask.
+void TestLaunchPlan::cliAgentsAskWhatTheirSettingsWant_data() {
     QTest::addColumn<QStringList>("presets");
     QTest::addColumn<QString>("overrides");
-    QTest::addColumn<QString>("named");
-    QTest::newRow("safe-mode") << QStringList{"safe-mode"} << "{}" << "approval_tools: shell, write_file";
-    QTest::newRow("approval_tools") << QStringList{} << R"({"approval_tools": ["shell"]})" << "approval_tools: shell";
+    QTest::addColumn<QString>("asked");
+    QTest::newRow("safe-mode") << QStringList{"safe-mode"} << "{}"
+                               << "apply_patch";
+    QTest::newRow("approval_tools") << QStringList{} << R"({"approval_tools": ["shell"]})"
+                                    << "shell";
 }
 
-void TestLaunchPlan::codexIsNotRunWithoutTheAsksItsSettingsWant() {
+void TestLaunchPlan::cliAgentsAskWhatTheirSettingsWant() {
     QFETCH(QStringList, presets);
     QFETCH(QString, overrides);
-    QFETCH(QString, named);
+    QFETCH(QString, asked);
     TaskSpec cli = spec(presets, overrides, "none", false, 0);
-    cli.agent = protocol::AgentKind::Codex;
-    cli.provider = "openai";
-    cli.model = "m";
-    const auto submitted = validateSpec(cli);
-    QVERIFY(!submitted);
-    QVERIFY2(submitted.error().message.find(named.toStdString()) != std::string::npos, submitted.error().message.c_str());
-    QVERIFY(submitted.error().message.find("--agent warren") != std::string::npos);
-    auto plan = planLaunch(task(), cli, environment(), CliInstall{"/x", false, "/opt/warren/cli/x", {}});
-    QVERIFY(!plan);
-    QCOMPARE(plan.error().message, submitted.error().message);
-
-    // Claude Code asks (its permission asks become approval.request): the task runs, and its CLI is told
-    // which of Warren's tools ask.
-    cli.agent = protocol::AgentKind::ClaudeCode;
-    cli.provider = "anthropic";
-    QVERIFY(validateSpec(cli));
+    for (const auto& [agent, provider] : {std::pair{protocol::AgentKind::Codex, "openai"},
+                                          std::pair{protocol::AgentKind::ClaudeCode, "anthropic"}}) {
+        cli.agent = agent;
+        cli.provider = provider;
+        cli.model = "m";
+        QVERIFY(validateSpec(cli));
+        auto plan = planLaunch(task(), cli, environment(), CliInstall{"/x", false, "/opt/warren/cli/x", {}});
+        QVERIFY(plan && plan->start.cli);
+        QCOMPARE(plan->start.cli->approvalTools, plan->config.approvalTools);
+        const auto& tools = plan->start.cli->approvalTools;
+        QVERIFY(std::find(tools.begin(), tools.end(), asked.toStdString()) != tools.end());
+    }
     // No CLI sleeps while it waits (its question would go with its process): its idle_sleep_sec is refused.
     TaskSpec sleepy = cli;
     sleepy.overrides["idle_sleep_sec"] = 60;
     const auto refused = validateSpec(sleepy);
     QVERIFY(!refused);
-    QVERIFY2(refused.error().message.find("idle_sleep_sec: 60") != std::string::npos, refused.error().message.c_str());
-    auto claude = planLaunch(task(), cli, environment(), CliInstall{"/x", false, "/opt/warren/cli/x", {}});
-    QVERIFY(claude && claude->start.cli);
-    QVERIFY(!claude->start.cli->approvalTools.empty());
-    QCOMPARE(claude->start.cli->approvalTools, claude->config.approvalTools);
+    QVERIFY2(refused.error().message.find("idle_sleep_sec: 60") != std::string::npos,
+             refused.error().message.c_str());
 
     // Warren's own agent asks; the same settings are its to run.
     cli.agent = protocol::AgentKind::Warren;
