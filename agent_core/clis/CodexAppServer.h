@@ -47,10 +47,10 @@ private:
     std::string m_prompt;
     CodexStream m_stream;
     bool m_turnSent = false;
-    nlohmann::json m_usage =
-        nlohmann::json::object(); // the thread's total so far (thread/tokenUsage/updated)
-    nlohmann::json m_turnStart = nlohmann::json::object(); // the total when the turn started
-    std::map<std::string, nlohmann::json> m_changes;       // a started file change item's changes, by item id
+    // The thread's token total so far (thread/tokenUsage/updated), and what it was when the turn started.
+    nlohmann::json m_usage = nlohmann::json::object();
+    nlohmann::json m_turnStart = nlohmann::json::object();
+    std::map<std::string, nlohmann::json> m_changes; // a started file change item's changes, by item id
 };
 
 } // namespace warren::agent

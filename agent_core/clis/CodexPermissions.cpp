@@ -1,12 +1,11 @@
 #include "agent_core/clis/CodexPermissions.h"
 
+#include "agent_core/tools/FileWriteTools.h"
 #include "common/JsonFields.h"
 #include "common/ShellWords.h"
 
 #include <algorithm>
-#include <array>
 #include <sstream>
-#include <string_view>
 
 namespace warren::agent {
 
@@ -14,14 +13,6 @@ using json_fields::memberString;
 using nlohmann::json;
 
 namespace {
-
-bool writesFiles(const std::string& warrenTool) {
-    return warrenTool == "apply_patch" || warrenTool == "write_file" || warrenTool == "edit_file";
-}
-
-bool listed(const std::vector<std::string>& tools, bool (*matches)(const std::string&)) {
-    return std::any_of(tools.begin(), tools.end(), matches);
-}
 
 // An update's unified diff ("@@ -1,3 +1,3 @@" then " ", "-", "+" lines) as the patch format's hunks.
 void appendHunks(std::string& patch, const std::string& diff) {
@@ -99,9 +90,10 @@ WarrenCall codexWarrenCall(const CliPermissionAsk& ask) {
 
 bool codexCallNeedsApproval(const std::string& codexTool, const std::vector<std::string>& approvalTools) {
     if (codexTool == kCodexCommand)
-        return listed(approvalTools, [](const std::string& tool) { return tool == "shell"; });
+        return std::find(approvalTools.begin(), approvalTools.end(), "shell") != approvalTools.end();
     if (codexTool == kCodexFileChange)
-        return listed(approvalTools, writesFiles);
+        return std::any_of(approvalTools.begin(), approvalTools.end(),
+                           [](const std::string& tool) { return isFileWriteTool(tool); });
     return false;
 }
 

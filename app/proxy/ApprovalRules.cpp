@@ -1,5 +1,6 @@
 #include "app/proxy/ApprovalRules.h"
 
+#include "agent_core/tools/FileWriteTools.h"
 #include "agent_core/tools/PatchFormat.h"
 #include "common/JsonFields.h"
 #include "common/ShellWords.h"
@@ -29,9 +30,7 @@ constexpr std::size_t kMaxCheckedCommandBytes = 16 * 1024;
 
 constexpr std::string_view kApplyPatch = "apply_patch";
 
-bool isWriteTool(std::string_view tool) {
-    return tool == "write_file" || tool == "edit_file" || tool == kApplyPatch;
-}
+using agent::isFileWriteTool;
 
 Error invalid(std::string message) {
     return makeError(ErrorCode::InvalidArgument, "approval rules: " + std::move(message));
@@ -138,7 +137,7 @@ bool allowApplies(std::string_view tool, const json& arguments) {
         const std::string* command = stringArgument(arguments, "command");
         return command && !hasShellOperators(*command) && joinedShellWords(*command).has_value();
     }
-    if (isWriteTool(tool)) {
+    if (isFileWriteTool(tool)) {
         const std::string* path = stringArgument(arguments, "path");
         if (!path)
             return false;
@@ -237,7 +236,7 @@ Result<ApprovalRule> ruleFromJson(const json& item, std::size_t index) {
     rule.path = pathGlob->value_or("");
     if (!rule.command.empty() && rule.tool != kShell && rule.tool != "*")
         return invalid(where + "\"command\" applies to the shell tool only, not to \"" + rule.tool + "\"");
-    if (!rule.path.empty() && !isWriteTool(rule.tool) && rule.tool != "*")
+    if (!rule.path.empty() && !isFileWriteTool(rule.tool) && rule.tool != "*")
         return invalid(where + "\"path\" applies to write_file, edit_file and apply_patch only, not to \"" +
                        rule.tool + "\"");
     if (!rule.command.empty()) {
@@ -328,7 +327,7 @@ ApprovalDecision decideApproval(const std::vector<ApprovalRule>& rules, const st
     if (tool == kApplyPatch)
         return decidePatch(rules, arguments);
     const std::string* command = tool == kShell ? stringArgument(arguments, "command") : nullptr;
-    const std::string* path = isWriteTool(tool) ? stringArgument(arguments, "path") : nullptr;
+    const std::string* path = isFileWriteTool(tool) ? stringArgument(arguments, "path") : nullptr;
     if (command && command->size() > kMaxCheckedCommandBytes)
         return {ApprovalVerdict::Deny,
                 "the command is longer than " + std::to_string(kMaxCheckedCommandBytes) +
