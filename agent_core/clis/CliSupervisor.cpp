@@ -7,6 +7,7 @@
 #include "agent_core/clis/CodexAppServer.h"
 #include "agent_core/clis/CodexPermissions.h"
 #include "agent_core/clis/CodexStream.h"
+#include "agent_core/net/ControlConnection.h"
 #include "agent_core/net/EgressForwarder.h"
 #include "agent_core/process/ProcessRunner.h"
 #include "agent_core/process/ProcessTreeUsage.h"
@@ -16,7 +17,9 @@
 #include "common/UniqueFd.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <sys/socket.h>
 #include <system_error>
@@ -112,7 +115,7 @@ private:
     void tell(const std::string& line);
     void closeInput();
 
-    const CliAgentParams& m_cli;
+    CliAgentParams m_cli; // its program found on PATH, when it came as a command name (imageProgram)
     const CliTask& m_task;
     const AgentPaths& m_paths;
     EventLog& m_events;
@@ -130,6 +133,44 @@ private:
     bool m_promptWritten = false;
     std::jthread m_promptWriter; // joined before m_input closes
 };
+
+namespace {
+
+// A cluster's pod runs its image's CLI, named by its command: found on the agent's PATH (the image's).
+Result<std::string> imageProgram(const CliAgentParams& cli) {
+    if (cli.program.find('/') != std::string::npos)
+        return cli.program;
+    const char* path = std::getenv("PATH");
+    const std::string dirs = path ? path : "";
+    for (std::size_t from = 0; from <= dirs.size();) {
+        const std::size_t end = std::min(dirs.find(':', from), dirs.size());
+        const std::filesystem::path candidate =
+            std::filesystem::path(dirs.substr(from, end - from)) / cli.program;
+        std::error_code error;
+        if (candidate.is_absolute() && std::filesystem::is_regular_file(candidate, error) &&
+            ::access(candidate.c_str(), X_OK) == 0)
+            return candidate.string();
+        from = end + 1;
+    }
+    return makeError(ErrorCode::NotFound, "the sandbox's image has no `" + cli.program + "` on its PATH (" +
+                                              dirs + "); its operator installs " +
+                                              protocol::cliPackageName(cli.kind) +
+                                              " in the image (docs/DEPLOY.md)");
+}
+
+// The model proxy's socket, mounted; or, with none (a cluster's pod), the control plane's listener the agent
+// connected to, each model call opened with its own hello.
+Result<ForwardTarget> modelTarget(const CliAgentParams& cli, const CliTask& task) {
+    if (!cli.modelSocket.empty())
+        return unixTarget(cli.modelSocket);
+    if (!task.controlPlane)
+        return makeError(ErrorCode::InvalidArgument,
+                         "task.start names no model socket, and the agent did not "
+                         "connect to its control plane over TCP (--connect tcp:...)");
+    return modelStreamTarget(*task.controlPlane, task.token);
+}
+
+} // namespace
 
 TaskOutcome Supervisor::refuse(const std::string& message) {
     m_events.error(message, true);
@@ -338,7 +379,14 @@ TaskOutcome Supervisor::run() {
     if (error)
         return refuse("the CLI's home " + home.string() + " cannot be made: " + error.message());
 
-    auto forwarder = EgressForwarder::start(m_cli.modelSocket, 0);
+    auto program = imageProgram(m_cli);
+    if (!program)
+        return refuse(program.error().message);
+    m_cli.program = std::move(*program);
+    auto target = modelTarget(m_cli, m_task);
+    if (!target)
+        return refuse("the model proxy cannot be reached: " + target.error().message);
+    auto forwarder = EgressForwarder::start(*target, 0);
     if (!forwarder)
         return refuse("the forwarder to the model proxy could not start: " + forwarder.error().message);
 

@@ -10,6 +10,7 @@
 
 #include "agent_core/loop/Agent.h"
 #include "agent_core/loop/EventLog.h"
+#include "agent_core/net/ControlConnection.h"
 #include "agent_core/protocol/Methods.h"
 #include "agent_core/tools/Cancellation.h"
 
@@ -27,6 +28,9 @@ struct CliTask {
     std::optional<std::string> reply;        // the user's reply to a run that ended: continues the session
     std::string token;                       // the CLI's API key
     std::optional<std::uint16_t> egressPort; // the egress forwarder's port, when there is one
+    // The address the agent connected to its control plane at (--connect tcp:...): where a cluster's pod
+    // reaches the model proxy when task.start names no model socket. nullopt: stdin, or a Unix socket.
+    std::optional<ControlAddress> controlPlane;
     // Answers the CLI's asks to run a call that approval_tools names (cli.approvalTools); null: each is
     // denied.
     Approver approver;

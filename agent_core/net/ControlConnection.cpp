@@ -186,4 +186,26 @@ Result<UniqueFd> connectToControlPlane(const ControlAddress& address, const std:
     }
 }
 
+Result<ForwardTarget> modelStreamTarget(const ControlAddress& address, const std::string& token) {
+    if (address.kind != ControlAddress::Kind::Tcp)
+        return makeError(ErrorCode::InvalidArgument,
+                         "the model proxy is reached over the control plane's TCP "
+                         "listener, not " +
+                             describe(address));
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    const std::string port = std::to_string(address.port);
+    if (const int status = ::getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found); status != 0)
+        return makeError(ErrorCode::Unavailable, "cannot resolve " + address.host +
+                                                     " for the model proxy: " + ::gai_strerror(status));
+    ForwardTarget target;
+    std::memcpy(&target.address, found->ai_addr, found->ai_addrlen);
+    target.length = found->ai_addrlen;
+    ::freeaddrinfo(found);
+    target.preamble = protocol::helloLine(token, protocol::HelloStream::Model);
+    return target;
+}
+
 } // namespace warren::agent

@@ -6,6 +6,7 @@
 // cluster), never from the command line, which every process of the host may read. The first line sent is
 // the hello with the token (protocol/AgentHello.h); then the connection carries the protocol both ways.
 
+#include "agent_core/net/EgressForwarder.h"
 #include "common/Result.h"
 #include "common/UniqueFd.h"
 
@@ -37,5 +38,10 @@ Result<std::string> readTokenFile(const std::string& path);
 // up to `patience`, then sends the hello. The error says what the last attempt met.
 Result<UniqueFd> connectToControlPlane(const ControlAddress& address, const std::string& token,
                                        std::chrono::milliseconds patience);
+
+// A CLI agent's model calls in a cluster's pod: the control plane's TCP address, resolved now (its first
+// address), each connection opened with the model stream's hello (protocol/AgentHello.h). An error when the
+// address is not TCP or does not resolve.
+Result<ForwardTarget> modelStreamTarget(const ControlAddress& address, const std::string& token);
 
 } // namespace warren::agent

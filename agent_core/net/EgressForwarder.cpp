@@ -129,7 +129,7 @@ short eventsFor(const Pipe& in, const Pipe& out) {
 } // namespace
 
 struct EgressForwarder::State {
-    sockaddr_un upstreamAddress{};
+    ForwardTarget target;
     UniqueFd listener;
     UniqueFd wake;
     std::uint16_t port = 0;
@@ -144,15 +144,19 @@ struct EgressForwarder::State {
     int pollTimeout(Clock::time_point now) const;
 };
 
-// False when the client must be closed: the socket is missing, refuses, or stayed full for too long.
+// False when the client must be closed: the target is missing, refuses, or stayed full for too long.
 bool EgressForwarder::State::connectUpstream(Connection& connection, Clock::time_point now) {
-    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    const int family = target.address.ss_family;
+    UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid())
         return false;
+    if (family != AF_UNIX) { // a request waits for no acknowledgement of the hello before it
+        const int on = 1;
+        ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    }
     int result;
     do
-        result =
-            ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&upstreamAddress), sizeof upstreamAddress);
+        result = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&target.address), target.length);
     while (result < 0 && errno == EINTR);
     if (result == 0) {
         connection.state = Upstream::Open;
@@ -234,6 +238,10 @@ void EgressForwarder::State::acceptAll(Clock::time_point now) {
         ::setsockopt(client.get(), IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
         auto connection = std::make_unique<Connection>();
         connection->client = std::move(client);
+        // The hello goes first, as if the client had sent it: it waits in the buffer while the upstream
+        // connects.
+        std::copy(target.preamble.begin(), target.preamble.end(), connection->toUpstream.data.begin());
+        connection->toUpstream.end = target.preamble.size();
         connection->giveUpAt = now + kConnectRetryBudget;
         if (connectUpstream(*connection, now))
             connections.push_back(std::move(connection));
@@ -291,16 +299,35 @@ void EgressForwarder::State::run() {
     }
 }
 
+Result<ForwardTarget> unixTarget(const std::string& socketPath) {
+    ForwardTarget target;
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (socketPath.empty() || socketPath.size() >= sizeof address.sun_path)
+        return makeError(ErrorCode::InvalidArgument, "the proxy's socket path \"" + socketPath +
+                                                         "\" is empty or longer than " +
+                                                         std::to_string(sizeof address.sun_path - 1) +
+                                                         " bytes; mount it at a shorter path");
+    std::memcpy(address.sun_path, socketPath.data(), socketPath.size());
+    std::memcpy(&target.address, &address, sizeof address);
+    target.length = sizeof address;
+    return target;
+}
+
 Result<std::unique_ptr<EgressForwarder>> EgressForwarder::start(const std::string& socketPath,
                                                                 std::uint16_t port) {
+    auto target = unixTarget(socketPath);
+    if (!target)
+        return target.error();
+    return start(*target, port);
+}
+
+Result<std::unique_ptr<EgressForwarder>> EgressForwarder::start(const ForwardTarget& target,
+                                                                std::uint16_t port) {
+    if (target.preamble.size() > kBufferSize)
+        return makeError(ErrorCode::InvalidArgument, "the forwarder's preamble is over its buffer");
     auto state = std::make_unique<State>();
-    state->upstreamAddress.sun_family = AF_UNIX;
-    if (socketPath.empty() || socketPath.size() >= sizeof state->upstreamAddress.sun_path)
-        return makeError(ErrorCode::InvalidArgument,
-                         "the egress proxy socket path \"" + socketPath + "\" is empty or longer than " +
-                             std::to_string(sizeof state->upstreamAddress.sun_path - 1) +
-                             " bytes; mount it at a shorter path");
-    std::memcpy(state->upstreamAddress.sun_path, socketPath.data(), socketPath.size());
+    state->target = target;
 
     state->listener = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!state->listener.valid())

@@ -4,6 +4,10 @@
 // reaches warrend over the network. The hello carries the task token, which the control plane checks before
 // it sends or reads anything else; after it, the connection carries the protocol both ways, as the pipes
 // would. docs/PROTOCOL.md, "Connecting over a socket".
+//
+// A cluster's pod has no socket of the control plane's host to mount, so a CLI agent's model calls cross the
+// same listener: each connection the CLI opens to its model starts with a hello whose stream is "model",
+// and then carries one HTTP request and its answer (ModelProxy).
 
 #include "common/Result.h"
 
@@ -21,14 +25,22 @@ inline constexpr const char* kAgentHello = "agent.hello"; // agent -> control pl
 // A hello longer than this is refused unread: a token is 64 characters, the line about 120.
 inline constexpr std::size_t kMaxHelloBytes = 4096;
 
+// What the connection carries after its hello: the protocol (the agent's one connection per launch), or one
+// of a CLI's model calls (any number, while the task runs).
+enum class HelloStream { Protocol, Model };
+
 struct AgentHello {
     std::string token;
     std::uint64_t protocolVersion = 0;
+    HelloStream stream = HelloStream::Protocol;
 };
 
-std::string helloLine(const std::string& token); // with its newline, this agent's protocol version
-// Strict: one agent.hello notification whose params are exactly token and protocol_version; a version
-// other than this side's is an error that says to install matching versions.
+// With its newline and this agent's protocol version; a model stream's says so ("stream": "model"), a
+// protocol's names none (as agents before model streams sent it).
+std::string helloLine(const std::string& token, HelloStream stream = HelloStream::Protocol);
+// Strict: one agent.hello notification whose params are token, protocol_version and, optionally, stream
+// ("protocol" or "model"), nothing else; a version other than this side's is an error that says to install
+// matching versions.
 Result<AgentHello> parseHello(std::string_view line);
 
 } // namespace warren::protocol

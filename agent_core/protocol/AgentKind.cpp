@@ -44,4 +44,12 @@ std::optional<AgentKind> cliAgentFromName(std::string_view name) {
     return *kind;
 }
 
+const char* cliCommandName(AgentKind kind) {
+    return kind == AgentKind::ClaudeCode ? "claude" : "codex";
+}
+
+const char* cliPackageName(AgentKind kind) {
+    return kind == AgentKind::ClaudeCode ? "@anthropic-ai/claude-code" : "@openai/codex";
+}
+
 } // namespace warren::protocol

@@ -19,5 +19,8 @@ Result<AgentKind> parseAgentKind(std::string_view name); // the error names the 
 inline bool isCliAgent(AgentKind kind) { return kind != AgentKind::Warren; }
 // A CLI's name ("claude-code", "codex": task.start's cli.kind, a CLI session's file); nullopt for any other.
 std::optional<AgentKind> cliAgentFromName(std::string_view name);
+// A CLI's executable's name on PATH ("claude", "codex") and the npm package that provides it; kind is a CLI.
+const char* cliCommandName(AgentKind kind);
+const char* cliPackageName(AgentKind kind);
 
 } // namespace warren::protocol

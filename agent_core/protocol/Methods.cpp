@@ -479,14 +479,17 @@ Result<CliAgentParams> cliAgentParamsFromJson(const json& value, const std::stri
         return makeError(ErrorCode::InvalidArgument,
                          joinPath(where, "kind") + ": must be claude-code or codex, got \"" + kind + "\"");
     params.kind = *parsed;
-    // Relative paths would resolve against whatever directory the agent runs in: never what was meant.
-    const std::pair<const char*, const std::string*> paths[] = {{"program", &params.program},
-                                                               {"model_socket", &params.modelSocket}};
-    for (const auto& [key, path] : paths)
-        if (!path->starts_with('/'))
-            return makeError(ErrorCode::InvalidArgument,
-                             joinPath(where, key) + ": must be an absolute path inside the sandbox, got \"" +
-                                 *path + "\"");
+    // Relative paths would resolve against whatever directory the agent runs in: never what was meant. A
+    // cluster's pod names the image's CLI by its command (found on PATH) and has no model socket.
+    if (params.program != cliCommandName(params.kind) && !params.program.starts_with('/'))
+        return makeError(ErrorCode::InvalidArgument,
+                         joinPath(where, "program") + ": must be an absolute path inside the sandbox or \"" +
+                             cliCommandName(params.kind) + "\", got \"" + params.program + "\"");
+    if (!params.modelSocket.empty() && !params.modelSocket.starts_with('/'))
+        return makeError(ErrorCode::InvalidArgument,
+                         joinPath(where, "model_socket") +
+                             ": must be an absolute path inside the sandbox, or empty, got \"" +
+                             params.modelSocket + "\"");
     for (const auto& dir : params.pathDirs)
         if (!dir.starts_with('/') || dir.find(':') != std::string::npos)
             return makeError(ErrorCode::InvalidArgument,

@@ -194,9 +194,13 @@ struct WorkspacePushParams {
 // (docs/AGENT.md "A CLI agent"). Every path is inside the sandbox.
 struct CliAgentParams {
     AgentKind kind = AgentKind::ClaudeCode;
-    std::string program;               // the CLI's executable (mounted read-only by the control plane)
+    // The CLI's executable (mounted read-only by the control plane); or, in a cluster's pod, its command name
+    // (cliCommandName), the image's, found on the agent's PATH.
+    std::string program;
     std::vector<std::string> pathDirs; // directories put on the CLI's PATH before the system's (codex's rg)
-    std::string modelSocket;           // the Unix socket of the control plane's model proxy
+    // The Unix socket of the control plane's model proxy; empty in a cluster's pod, whose model calls cross
+    // the agent's TCP connection's listener, each with a model stream's hello (AgentHello.h).
+    std::string modelSocket;
     std::string model;                 // the model name the CLI asks for
     // approval_tools of the task's settings (Warren's tool names): the CLI's calls of these wait for
     // approval.request, as Warren's own agent's do. Empty: none waits.
@@ -284,7 +288,8 @@ nlohmann::json toJson(const WorkspacePushParams& params);
 Result<WorkspacePushParams> workspacePushParamsFromJson(const nlohmann::json& value);
 
 nlohmann::json toJson(const CliAgentParams& params);
-// Also refuses an unknown kind, and a program or model_socket that is not an absolute path.
+// Also refuses an unknown kind, a program that is neither an absolute path nor the CLI's command name, and a
+// model_socket that is neither absolute nor empty.
 Result<CliAgentParams> cliAgentParamsFromJson(const nlohmann::json& value, const std::string& where);
 nlohmann::json toJson(const TaskStartParams& params);
 // Also refuses a protocol_version other than kProtocolVersion, naming both.

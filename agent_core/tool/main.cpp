@@ -430,12 +430,17 @@ int serve(const Options& options) {
                     std::cerr << "warren-agent: /state after a checkpoint: " << pushed.error().message << "\n";
             };
     }
+    std::optional<ControlAddress> controlPlane; // a cluster's pod: where its CLI's model calls go too
+    if (options.connect)
+        if (auto address = parseControlAddress(*options.connect);
+            address && address->kind == ControlAddress::Kind::Tcp)
+            controlPlane = std::move(*address);
     const auto outcome =
         params->cli ? runCliAgent(*params->cli,
                                   {params->taskId, params->prompt, params->presets, params->reply,
                                    params->token.value_or(""),
                                    egress ? std::optional<std::uint16_t>(egress->port()) : std::nullopt,
-                                   approver},
+                                   std::move(controlPlane), approver},
                                   *paths, log, cancellation)
                     : (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation, params->reply);
     sink.afterCheckpoint = nullptr;

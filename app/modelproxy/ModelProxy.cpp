@@ -75,9 +75,11 @@ bool isTimeout(QNetworkReply::NetworkError error) {
 // One CLI connection: its request, the checks, the upstream call, then the answer streamed back.
 class ModelProxy::Connection : public QObject {
 public:
-    Connection(ModelProxy& proxy, QLocalSocket* client)
+    // received: what was read of the request before the proxy got the connection (after a model stream's
+    // hello).
+    Connection(ModelProxy& proxy, QLocalSocket* client, QByteArray received = {})
         : QObject(&proxy), m_proxy(proxy), m_kind(proxy.m_upstream.kind), m_client(client),
-          m_mask(proxy.m_upstream.apiKey) {
+          m_buffer(std::move(received)), m_mask(proxy.m_upstream.apiKey) {
         ++m_proxy.m_open;
         m_client->setParent(this);
         connect(m_client, &QLocalSocket::disconnected, this, &Connection::onClientGone);
@@ -509,6 +511,8 @@ Result<std::unique_ptr<ModelProxy>> ModelProxy::listen(const std::string& socket
         return makeError(ErrorCode::InvalidArgument, "the model proxy needs a token check");
     std::unique_ptr<ModelProxy> proxy(new ModelProxy(socketPath, std::move(upstream), std::move(checkToken), limits));
     proxy->m_network = new QNetworkAccessManager(proxy.get());
+    if (socketPath.empty())
+        return proxy;
     proxy->m_server = new QLocalServer(proxy.get());
     proxy->m_server->setSocketOptions(QLocalServer::WorldAccessOption);
     QLocalServer::removeServer(QString::fromStdString(socketPath));
@@ -532,6 +536,16 @@ ModelProxy::~ModelProxy() {
 void ModelProxy::accept() {
     while (QLocalSocket* client = m_server->nextPendingConnection())
         new Connection(*this, client);
+}
+
+void ModelProxy::adopt(UniqueFd connection, const std::string& received) {
+    auto* client = new QLocalSocket(this);
+    if (!client->setSocketDescriptor(connection.get())) {
+        delete client; // closes nothing: the descriptor is still connection's
+        return;
+    }
+    connection.release(); // the socket's now
+    new Connection(*this, client, QByteArray::fromStdString(received));
 }
 
 } // namespace warren::control

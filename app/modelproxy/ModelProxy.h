@@ -15,6 +15,7 @@
 #include "app/egress/InsideDestinations.h"
 #include "app/providers/ProviderConfig.h"
 #include "common/Result.h"
+#include "common/UniqueFd.h"
 
 #include <QObject>
 #include <chrono>
@@ -80,7 +81,8 @@ public:
     using TokenCheck = std::function<Status(const std::string& token)>;
 
     // Listens on socketPath (created 0777 inside a directory only the control plane can enter, so the
-    // sandbox's user can connect); the file is removed when the proxy goes.
+    // sandbox's user can connect); the file is removed when the proxy goes. An empty socketPath: no socket,
+    // the connections come through adopt() (a cluster's pod, over warrend's agents' listener).
     static Result<std::unique_ptr<ModelProxy>> listen(const std::string& socketPath, ModelUpstream upstream,
                                                       TokenCheck checkToken, ModelProxyLimits limits = {});
     ~ModelProxy() override; // closes every connection and aborts every call
@@ -88,6 +90,10 @@ public:
     // Asked before each model call is forwarded (not for HEAD / nor count_tokens); the call waits until
     // done is called, on this thread, once. Unset: every call goes.
     void setAdmission(Admission admit) { m_admit = std::move(admit); }
+    // A connection accepted elsewhere (AgentListener's model stream), served as one of the socket's;
+    // received: what was already read of it past its hello. Its request is checked as every other one (the
+    // token too).
+    void adopt(UniqueFd connection, const std::string& received);
     std::string socketPath() const { return m_socketPath; }
 
 signals:

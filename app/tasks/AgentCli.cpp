@@ -11,6 +11,8 @@ namespace warren::control {
 
 namespace fs = std::filesystem;
 using protocol::AgentKind;
+using protocol::cliCommandName;
+using protocol::cliPackageName;
 
 namespace {
 
@@ -88,14 +90,6 @@ std::optional<fs::path> codexVendorDir(const fs::path& real) {
 
 } // namespace
 
-const char* cliCommandName(AgentKind kind) {
-    return kind == AgentKind::ClaudeCode ? "claude" : "codex";
-}
-
-const char* cliPackageName(AgentKind kind) {
-    return kind == AgentKind::ClaudeCode ? "@anthropic-ai/claude-code" : "@openai/codex";
-}
-
 Result<CliInstall> locateCli(AgentKind kind, const std::string& named, const std::string& searchPath) {
     if (!protocol::isCliAgent(kind))
         return makeError(ErrorCode::InvalidArgument, "Warren's own agent is not a CLI to locate");
@@ -134,9 +128,12 @@ Result<CliInstall> locateCli(AgentKind kind, const std::string& named, const std
 }
 
 Result<std::optional<CliInstall>> taskCli(AgentKind agent, const std::string& agentPath,
-                                          const std::map<AgentKind, std::string>& configured) {
+                                          const std::map<AgentKind, std::string>& configured,
+                                          sandbox::Backend backend) {
     if (!protocol::isCliAgent(agent))
         return std::optional<CliInstall>();
+    if (sandbox::agentRoute(backend) == sandbox::AgentRoute::Network) // warren-agent's supervisor finds it
+        return std::optional<CliInstall>(CliInstall{{}, false, cliCommandName(agent), {}});
     std::string named = agentPath;
     if (const auto it = configured.find(agent); named.empty() && it != configured.end())
         named = it->second;
@@ -180,7 +177,7 @@ Status checkAgentProvider(const TaskSpec& spec) {
 Status checkTaskAgent(const TaskSpec& spec, const std::map<AgentKind, std::string>& configured) {
     if (auto speaks = checkAgentProvider(spec); !speaks)
         return speaks;
-    if (auto install = taskCli(spec.agent, spec.agentPath, configured); !install)
+    if (auto install = taskCli(spec.agent, spec.agentPath, configured, spec.backend); !install)
         return install.error();
     return Ok{};
 }

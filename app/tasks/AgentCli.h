@@ -9,6 +9,7 @@
 #include "app/providers/ProviderConfig.h"
 #include "app/tasks/TaskSpec.h"
 #include "common/Result.h"
+#include "sandbox/Backend.h"
 
 #include <map>
 #include <optional>
@@ -27,18 +28,17 @@ struct CliInstall {
     friend bool operator==(const CliInstall&, const CliInstall&) = default;
 };
 
-// The executable's name on PATH ("claude", "codex") and the npm package that provides it; kind is a CLI.
-const char* cliCommandName(protocol::AgentKind kind);
-const char* cliPackageName(protocol::AgentKind kind);
-
 // named: a path the user or the operator gave (`--agent-path`, `warrend serve --agent-cli`); empty: the
 // CLI's command name looked up in searchPath (PATH's value). Symbolic links are followed to the real file.
 Result<CliInstall> locateCli(protocol::AgentKind kind, const std::string& named, const std::string& searchPath);
 
-// The install a task's agent runs from: nullopt for Warren's own; else the task's own path (agentPath), the
-// face's (configured), or the CLI on this process's PATH. What each launch and each submission checks.
+// The install a task's agent runs from: nullopt for Warren's own; a cluster's pod (backend kubernetes) runs
+// its image's, by its command name on the image's PATH, which nothing here can look at; else the task's own
+// path (agentPath), the face's (configured), or the CLI on this process's PATH. What each launch and each
+// submission checks.
 Result<std::optional<CliInstall>> taskCli(protocol::AgentKind agent, const std::string& agentPath,
-                                          const std::map<protocol::AgentKind, std::string>& configured);
+                                          const std::map<protocol::AgentKind, std::string>& configured,
+                                          sandbox::Backend backend);
 
 // Which provider wires a CLI speaks: Claude Code, Anthropic's Messages API; Codex, OpenAI's Responses API.
 // The error says which --provider to choose. Pure.

@@ -98,7 +98,14 @@ AgentListener::~AgentListener() {
 
 void AgentListener::expect(const std::string& taskId, Accept accept) { m_expected[taskId] = std::move(accept); }
 
-void AgentListener::forget(const std::string& taskId) { m_expected.erase(taskId); }
+void AgentListener::serveModel(const std::string& taskId, Accept accept) {
+    m_models[taskId] = std::move(accept);
+}
+
+void AgentListener::forget(const std::string& taskId) {
+    m_expected.erase(taskId);
+    m_models.erase(taskId);
+}
 
 std::uint16_t AgentListener::port() const {
     sockaddr_storage bound{};
@@ -159,14 +166,25 @@ void AgentListener::onHello(std::list<Pending>::iterator pending, std::size_t li
     auto hello = protocol::parseHello(std::string_view(pending->received).substr(0, lineEnd));
     if (!hello)
         return refuse(pending, hello.error().message);
-    auto claims = m_tokens.verify(hello->token, scope::kChannel, nowMs());
+    const bool model = hello->stream == protocol::HelloStream::Model;
+    auto claims = m_tokens.verify(hello->token, model ? scope::kLlm : scope::kChannel, nowMs());
     if (!claims)
         return refuse(pending, "the task token was refused: " + claims.error().message);
-    auto expected = m_expected.find(claims->taskId);
-    if (expected == m_expected.end())
-        return refuse(pending, "no agent of task " + claims->taskId + " is expected (its agent is connected)");
-    Accept accept = std::move(expected->second);
-    m_expected.erase(expected);
+    Accept accept;
+    if (model) {
+        const auto served = m_models.find(claims->taskId);
+        if (served == m_models.end())
+            return refuse(pending,
+                          "task " + claims->taskId + " takes no model calls here (it is not running)");
+        accept = served->second;
+    } else {
+        auto expected = m_expected.find(claims->taskId);
+        if (expected == m_expected.end())
+            return refuse(pending,
+                          "no agent of task " + claims->taskId + " is expected (its agent is connected)");
+        accept = std::move(expected->second);
+        m_expected.erase(expected);
+    }
     UniqueFd fd = std::move(pending->fd);
     std::string afterHello = pending->received.substr(lineEnd + 1);
     drop(pending);

@@ -6,6 +6,10 @@
 // TCP) serves all its cluster tasks the same way, told apart by the token's task. Both take the same checks:
 // the transport only decides who can reach the listener, never what it accepts.
 //
+// A hello whose stream is "model" (a CLI's model call from a cluster's pod, which has no socket of this host
+// to reach the task's ModelProxy on) is taken with a token of the `llm` scope, any number of times while the
+// task serves its model calls here (serveModel), and the connection handed to it.
+//
 // A connection is refused (an error line, then closed, and `refused` says why) when its hello is late
 // (kHelloTimeout), over kMaxHelloBytes, malformed or of another protocol version, when its token does not
 // verify, or when no agent of its task is expected (one already connected). At most kMaxPending
@@ -49,7 +53,9 @@ public:
     ~AgentListener() override; // closes every connection not handed on, and removes the socket file
 
     void expect(const std::string& taskId, Accept accept); // the next agent of this task to say hello
-    void forget(const std::string& taskId);
+    void serveModel(const std::string& taskId,
+                    Accept accept);         // every model stream of this task, until forget
+    void forget(const std::string& taskId); // both
     std::uint16_t port() const; // TCP: the port bound (the kernel's choice for port 0); Unix: 0
 
 signals:
@@ -77,6 +83,7 @@ private:
     QSocketNotifier* m_acceptNotifier = nullptr;
     std::list<Pending> m_pending;
     std::map<std::string, Accept> m_expected;
+    std::map<std::string, Accept> m_models;
 };
 
 } // namespace warren::control

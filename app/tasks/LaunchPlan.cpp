@@ -64,13 +64,10 @@ Status fitsCluster(const LaunchPlan& plan, const PlanEnvironment& environment) {
                          "the pods reach it by another name; docs/DEPLOY.md). On one host, run the task with "
                          "--backend kube");
     if (plan.network.kind == TaskNetwork::Kind::Allow)
-        return makeError(ErrorCode::Unsupported,
-                         "--network allow:HOSTS needs the egress proxy's socket of this host, which a pod on a "
-                         "cluster cannot reach; run the cluster task with --network none");
-    if (plan.cli)
-        return makeError(ErrorCode::Unsupported,
-                         "a CLI agent reaches its model through the model proxy's socket of this host, which a pod on "
-                         "a cluster cannot reach yet; run it with --backend kube, podman or bwrap");
+        return makeError(
+            ErrorCode::Unsupported,
+            "--network allow:HOSTS needs the egress proxy's socket of this host, which a pod on a "
+            "cluster cannot reach; run the cluster task with --network none");
     if (plan.config.memoryBackend == agent::MemoryBackendKind::Filesystem)
         return makeError(ErrorCode::Unsupported,
                          "the filesystem memory backend keeps memories in a directory of this host, which a pod on "
@@ -213,13 +210,16 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
         return speaks.error();
     if (protocol::isCliAgent(spec.agent)) {
         if (!cli)
-            return makeError(ErrorCode::InvalidArgument,
-                             std::string(protocol::agentKindName(spec.agent)) + " is not installed where it was looked for");
-        auto model = modelSocketPath(environment.data, task.id);
-        if (!model)
-            return model.error();
+            return makeError(ErrorCode::InvalidArgument, std::string(protocol::agentKindName(spec.agent)) +
+                                                             " is not installed where it was looked for");
         plan.cli = cli;
-        plan.modelSocket = std::move(*model);
+        if (sandbox::agentRoute(spec.backend) !=
+            sandbox::AgentRoute::Network) { // a pod's calls cross the listener
+            auto model = modelSocketPath(environment.data, task.id);
+            if (!model)
+                return model.error();
+            plan.modelSocket = std::move(*model);
+        }
     }
     auto socket = egressSocketPath(plan.network, environment.data, task.id);
     if (!socket)
@@ -268,10 +268,11 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
     if (!plan.provider.model.empty())
         plan.start.model = plan.provider.model;
     plan.start.attended = spec.attended;
-    if (plan.cli) // the CLI in place of Warren's loop, its model only through the proxy's socket
-        plan.start.cli = protocol::CliAgentParams{spec.agent,           plan.cli->program,
-                                                  plan.cli->pathDirs,   kModelSocketInSandbox,
-                                                  plan.provider.model, plan.config.approvalTools};
+    if (plan.cli) // the CLI in place of Warren's loop, its model only through the proxy's socket or listener
+        plan.start.cli = protocol::CliAgentParams{
+            spec.agent,          plan.cli->program,
+            plan.cli->pathDirs,  plan.modelSocket.empty() ? "" : kModelSocketInSandbox,
+            plan.provider.model, plan.config.approvalTools};
     return plan;
 }
 

@@ -52,7 +52,9 @@ struct LaunchPlan {
     std::string egressAuthorityFile;
     std::string egressAuthorityBundle;
     // A CLI agent: where it is installed, and the host path where the task's ModelProxy listens (the CLI's
-    // only way to its model, with the task token as its key). nullopt and empty: Warren's own agent.
+    // only way to its model, with the task token as its key). nullopt and empty: Warren's own agent. A
+    // cluster's pod: the image's CLI (imageCli) and no socket: its model calls cross warrend's agents'
+    // listener (clusterAddress).
     std::optional<CliInstall> cli;
     std::string modelSocket;
     // A sandbox with no stdin for the protocol (kube): the agent connects to an AgentListener on a socket in

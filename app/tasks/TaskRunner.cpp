@@ -107,7 +107,7 @@ void TaskRunner::start() {
 
 Status TaskRunner::launch() {
     // The CLI's install, at each launch: the one the task started with may have been updated or removed since.
-    auto cli = taskCli(m_spec.agent, m_spec.agentPath, m_env.face.agentClis);
+    auto cli = taskCli(m_spec.agent, m_spec.agentPath, m_env.face.agentClis, m_spec.backend);
     if (!cli)
         return cli.error();
     auto secrets = lookUpTaskSecrets(m_task, m_spec, m_env.face, m_env.data.taskDir(m_task.id));
@@ -280,6 +280,17 @@ Status TaskRunner::startModelProxy(const LaunchPlan& plan, const ProviderConfig&
     if (!proxy)
         return proxy.error();
     m_modelProxy = std::move(*proxy);
+    if (plan.modelSocket.empty()) { // a cluster's pod: its model calls come to warrend's agents' listener
+        if (!m_env.face.clusterAgents)
+            return makeError(ErrorCode::Unsupported, "this control plane has no listener for cluster agents");
+        m_env.face.clusterAgents->serveModel(
+            m_task.id,
+            [runner = QPointer<TaskRunner>(this)](UniqueFd connection, const std::string& received) {
+                if (TaskRunner* self = runner.data(); self && self->m_modelProxy)
+                    self->m_modelProxy->adopt(std::move(connection), received);
+            });
+        m_expectsClusterAgent = true;
+    }
     m_modelProxy->setAdmission([this](const ModelCallInfo&, ModelProxy::Done done) {
         if (auto admitted = m_proxy ? m_proxy->admitModelCall() : Status(Ok{}); !admitted)
             return done(admitted);
@@ -800,7 +811,7 @@ void TaskRunner::finish(TaskStatus endStatus, const std::string& endReason, cons
     m_modelProxy.reset();
     if (m_listener) // later: this may be a call from inside its accept
         m_listener.release()->deleteLater();
-    if (m_expectsClusterAgent) // an agent that never connected: no later one of its token is taken
+    if (m_expectsClusterAgent) // an agent that never connected, a CLI's model calls: none later is taken
         m_env.face.clusterAgents->forget(m_task.id);
     if (!m_token.empty())
         m_env.tokens->revokeTask(m_task.id);

@@ -140,7 +140,7 @@ Status checkSecrets(ServerParts& parts, const Account& caller, const control::Ta
 Status checkServerAgent(const control::TaskSpec& spec, const ServeOptions& options) {
     if (auto speaks = control::checkAgentProvider(spec); !speaks)
         return speaks;
-    if (control::taskCli(spec.agent, {}, options.agentClis))
+    if (control::taskCli(spec.agent, {}, options.agentClis, spec.backend))
         return Ok{};
     const std::string name(protocol::agentKindName(spec.agent));
     return makeError(ErrorCode::InvalidArgument, "this server does not offer " + name +

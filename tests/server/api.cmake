@@ -10,7 +10,7 @@ warren_add_warrend_test(tst_warrend LIBS warren_store_postgres) # ages a task in
 target_compile_definitions(tst_warrend PRIVATE WARREN_OPENAPI="${CMAKE_SOURCE_DIR}/docs/openapi.json")
 warren_add_warrend_test(tst_warrend_tls) # HTTPS with a self-signed certificate openssl makes
 # The listener for cluster agents (--agent-address): the real warren-agent connecting over TCP, refused.
-warren_add_warrend_test(tst_warrend_cluster LIBS warren_proxy warren_kubelet_double)
+warren_add_warrend_test(tst_warrend_cluster LIBS warren_proxy warren_kubelet_double warren_cli_model_double)
 add_dependencies(tst_warrend_cluster warren-agent)
 warren_add_warrend_test(tst_warrend_memory LIBS warren_store_postgres) # reads the memories table itself
 # Secrets bound to hosts (DESIGN §12): stored sealed, a user's own, put in at the egress for their hosts.

@@ -1,7 +1,7 @@
 // warrend placing its tasks' sandboxes on a cluster (`serve --backend kubernetes --agent-address 127.0.0.1:0
 // --agent-peer ...`), end to end as far as this machine allows. No cluster can run here: the cluster is the
-// API server DOUBLE (tests/support/KubeApiDouble, over TLS with a bearer token, which warrend reaches through a
-// kubeconfig as on a cluster) and the kubelet DOUBLE (tests/support/KubeletDouble), which runs each pod's
+// API server DOUBLE (tests/support/KubeApiDouble, over TLS with a bearer token, which warrend reaches through
+// a kubeconfig as on a cluster) and the kubelet DOUBLE (tests/support/KubeletDouble), which runs each pod's
 // command, the real warren-agent, as a host process with the pod's volumes as directories and its Secret's
 // token as a file. Everything of warrend is real: PostgreSQL, HTTP, the pod's objects, the agents' TCP
 // listener, the task token's hello, the trees carried across the connection.
@@ -14,12 +14,17 @@
 // the Secret, the NetworkPolicy naming warrend's pods on the port bound) and none left after; a cancelled
 // task's pod is deleted, its process killed; an agent whose token is of no expected task is refused; an
 // agent that fails in its pod has its own words, from the pod's log, in the task's error; and what a warrend
-// killed with kill -9 left on the cluster is removed when the task's pod is made again.
+// killed with kill -9 left on the cluster is removed when the task's pod is made again; Claude Code and Codex
+// (the real CLIs: WARREN_TEST_CLAUDE, WARREN_TEST_CODEX; skipped, naming the variable, without them) run as
+// the image's CLI in their pod, their model calls crossing warrend's agents' listener to the task's model
+// proxy, which alone holds the operator's key.
 #include "app/proxy/TaskToken.h"
 #include "tests/kube/KubeTestFiles.h"
-#include "tests/support/WarrendServer.h"
+#include "tests/support/CliModelServer.h"
 #include "tests/support/KubeApiDouble.h"
 #include "tests/support/KubeletDouble.h"
+#include "tests/support/WarrenRun.h"
+#include "tests/support/WarrendServer.h"
 
 #include <QDir>
 #include <QFile>
@@ -59,6 +64,8 @@ private slots:
     void anAgentWithoutAnExpectedTaskIsRefused();
     void anAgentThatFailsInItsPodIsHeardInTheTasksError();
     void whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes();
+    void aCliAgentRunsInItsPodWithTheKeyOutside_data();
+    void aCliAgentRunsInItsPodWithTheKeyOutside(); // last: it restarts warrend with a model provider
 
 private:
     QString writeKubeconfig();
@@ -318,6 +325,110 @@ void TestWarrendCluster::whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes() {
     m_server->streamEvents(id, m_key, {}); // to the stream's end
     const std::string secondPod = lastCreated("sandboxes")["metadata"].value("name", "");
     QVERIFY(m_kubelet->waitFor(kNamespace, secondPod, Stage::Removed, kSafety));
+    QCOMPARE(m_api->objectCount(kNamespace), std::size_t(0));
+}
+
+void TestWarrendCluster::aCliAgentRunsInItsPodWithTheKeyOutside_data() {
+    QTest::addColumn<QString>("variable");
+    QTest::addColumn<QString>("agent");
+    QTest::newRow("claude-code") << "WARREN_TEST_CLAUDE"
+                                 << "claude-code";
+    QTest::newRow("codex") << "WARREN_TEST_CODEX"
+                           << "codex";
+}
+
+// The image's CLI, by its command name on the pod's PATH (a site's profile puts the CLI's directory there, as
+// an operator whose image keeps it outside /usr/local/bin would): it works in the pod's copy of the
+// workspace, its model calls go through the task's model proxy over warrend's listener, the model double
+// receives the operator's key on each, and neither the CLI's commands, the cluster's objects, the user's
+// events nor warrend's data directory hold it.
+void TestWarrendCluster::aCliAgentRunsInItsPodWithTheKeyOutside() {
+    QFETCH(QString, variable);
+    QFETCH(QString, agent);
+    const QString program = qEnvironmentVariable(variable.toUtf8().constData());
+    if (program.isEmpty())
+        QSKIP(qPrintable("set " + variable + " to the CLI's executable to run this test"));
+    const bool claude = agent == "claude-code";
+    const QByteArray key = "sk-operator-7c2a-never-in-the-pod";
+
+    CliModelServer model;
+    QVERIFY(model.listen());
+    // Both CLIs hand their key variable to the commands they run: the pod's must hold the task token alone.
+    const std::string probe = "echo \"keys-seen=$(env | grep -c sk-operator)\"";
+    if (claude) // its Write takes an absolute path, and the kubelet double's pod sees the host's: a command
+                // writes
+        model.scriptAnthropic(
+            {ScriptedTurn::call("Bash", {{"command", probe}, {"description", "look around"}}),
+             ScriptedTurn::call("Bash", {{"command", "printf 'written in the pod\\n' > notes.txt"},
+                                         {"description", "write the notes"}}),
+             ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
+    else
+        scriptCommandThenNotes(model, false, probe, "written in the pod\n");
+
+    // Not under /tmp, which is one of the pod's volumes (the kubelet double would read the path as in it).
+    QTemporaryDir imageDir(QDir::current().filePath("cluster-image-XXXXXX"));
+    QVERIFY(imageDir.isValid());
+    const QString image = imageDir.path();
+    QVERIFY(QFile::link(program, image + "/" + (claude ? "claude" : "codex")));
+    const QString site = m_scratch.filePath("site-" + agent + ".json");
+    QFile layer(site);
+    QVERIFY(layer.open(QIODevice::WriteOnly));
+    layer.write(QByteArray::fromStdString(
+        json{{"env", {{"PATH", image.toStdString() + ":/usr/local/bin:/usr/bin:/bin"}}}}.dump()));
+    layer.close();
+    m_server->setEnvironment("WARREN_SANDBOX_PROFILE", site);
+    m_server->setEnvironment(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", key);
+    const QString base = QString::fromStdString(model.baseUrl());
+    QString error;
+    QVERIFY2(restartWarrend({"--provider", claude ? "anthropic:" + base : "openai-compatible:" + base + "/v1",
+                             "--model", claude ? "claude-test" : "gpt-test"},
+                            &error),
+             qPrintable(error));
+
+    const json body = {{"prompt", "Look around, then write notes.txt"},
+                       {"agent", agent.toStdString()},
+                       {"workspace", m_upload.toStdString()}};
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_key, QByteArray::fromStdString(body.dump()));
+    QVERIFY2(created.status == 201, created.body.constData());
+    const QString id = QString::fromStdString(created.json().value("id", ""));
+    const auto events = m_server->streamEvents(id, m_key, {}); // to the stream's end
+    const std::string podName = lastCreated("sandboxes")["metadata"].value("name", "");
+    std::string seen;
+    int modelCalls = 0;
+    for (const auto& event : events) {
+        seen += event.dump() + "\n";
+        modelCalls += event.value("type", "") == "model_call" ? 1 : 0;
+    }
+    const json shown = m_server->request("GET", "/v1/tasks/" + id, m_key).json();
+    QVERIFY2(
+        shown.value("status", "") == "succeeded",
+        (shown.dump() + "\n" + seen + "\nthe pod's log:\n" + m_kubelet->log(kNamespace, podName)).c_str());
+    QVERIFY2(seen.find("keys-seen=0") != std::string::npos, seen.c_str()); // the command ran, without the key
+    QVERIFY(modelCalls >= 3);                                              // warrend's record of each call
+    QVERIFY2(seen.find(key.toStdString()) == std::string::npos, "the key reached the user's events");
+
+    // The work came back from the pod.
+    const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + id + "/patch", m_key);
+    QCOMPARE(patch.status, 200);
+    QVERIFY2(patch.body.contains("b/notes.txt") && patch.body.contains("+written in the pod"),
+             patch.body.constData());
+
+    // The image's CLI, named by its command; the pod's objects carry the token (its Secret) and never the
+    // key.
+    const json sandbox = lastCreated("sandboxes");
+    QVERIFY(sandbox.dump().find(key.toStdString()) == std::string::npos);
+    QVERIFY(lastCreated("secrets").dump().find(key.toStdString()) == std::string::npos);
+    const auto calls = model.modelCalls();
+    QVERIFY(calls.size() >= 3);
+    for (const auto& call : calls) {
+        const char* header = claude ? "x-api-key" : "authorization";
+        const std::string sent = call.headers.count(header) ? call.headers.at(header) : "";
+        QCOMPARE(QString::fromStdString(sent), claude ? QString(key) : "Bearer " + QString(key));
+    }
+    const QString holder = fileHolding(m_server->dataDir(), key);
+    QVERIFY2(holder.isEmpty(), qPrintable(holder));
+    QVERIFY(m_kubelet->waitFor(kNamespace, podName, Stage::Removed, kSafety));
     QCOMPARE(m_api->objectCount(kNamespace), std::size_t(0));
 }
 

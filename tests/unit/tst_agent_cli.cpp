@@ -138,19 +138,26 @@ private slots:
     }
 
     void warrensOwnAgentIsNoCli() {
-        auto none = taskCli(AgentKind::Warren, "", {});
+        constexpr auto kHost = sandbox::Backend::Bwrap;
+        auto none = taskCli(AgentKind::Warren, "", {}, kHost);
         QVERIFY(none);
         QVERIFY(!*none);
         writeFile(m_root / "claude", kElf);
-        auto configured = taskCli(AgentKind::ClaudeCode, "", {{AgentKind::ClaudeCode, (m_root / "claude").string()}});
+        auto configured = taskCli(AgentKind::ClaudeCode, "",
+                                  {{AgentKind::ClaudeCode, (m_root / "claude").string()}}, kHost);
         QVERIFY(configured && *configured);
         QCOMPARE((*configured)->source, fs::canonical(m_root / "claude").string());
         // The task's own path wins over the face's.
         writeFile(m_root / "mine", kElf);
         auto own = taskCli(AgentKind::ClaudeCode, (m_root / "mine").string(),
-                           {{AgentKind::ClaudeCode, (m_root / "claude").string()}});
+                           {{AgentKind::ClaudeCode, (m_root / "claude").string()}}, kHost);
         QVERIFY(own && *own);
         QCOMPARE((*own)->source, fs::canonical(m_root / "mine").string());
+        // A cluster's pod runs its image's CLI, by its command name: nothing of this host is looked at or
+        // mounted.
+        auto image = taskCli(AgentKind::Codex, (m_root / "mine").string(), {}, sandbox::Backend::Kubernetes);
+        QVERIFY(image && *image);
+        QCOMPARE(**image, (CliInstall{{}, false, "codex", {}}));
     }
 
 private:

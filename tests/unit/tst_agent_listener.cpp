@@ -1,8 +1,9 @@
 // AgentListener, attacked over a real Unix socket and over real TCP (every test runs on both: the global data
-// row names the transport, since the checks are the same whatever carries them): only a hello with a valid channel-scope token of the expected
-// task is handed on, once, with what followed it; everything else (another task's token, a forged, expired,
-// revoked or under-scoped one, a malformed, oversized, late or missing hello, a second connection, a flood of
-// silent ones) is answered with an error line, closed and reported, and no connection is handed on.
+// row names the transport, since the checks are the same whatever carries them): only a hello with a valid
+// channel-scope token of the expected task is handed on, once, with what followed it (and every model
+// stream's, llm scope, of a task served); everything else (another task's token, a forged, expired, revoked
+// or under-scoped one, a malformed, oversized, late or missing hello, a second connection, a flood of silent
+// ones) is answered with an error line, closed and reported, and no connection is handed on.
 
 #include "agent_core/protocol/AgentHello.h"
 #include "agent_core/protocol/JsonRpc.h"
@@ -80,6 +81,7 @@ private slots:
     void initTestCase_data();
     void init();
     void theTasksAgentIsHandedOnWithWhatFollowedItsHello();
+    void everyModelStreamOfAServedTaskIsHandedOn();
     void socketIsItsOwnersAlone();
     void refusedHellos_data();
     void refusedHellos();
@@ -150,6 +152,42 @@ void TestAgentListener::theTasksAgentIsHandedOnWithWhatFollowedItsHello() {
     QCOMPARE(refused.count(), 0);
 }
 
+// A CLI's model calls from a cluster's pod: each connection whose hello names the model stream, with the
+// task's token of the llm scope, goes to the task's model proxy with what followed its hello, as many as
+// come, while the task is served; none is taken as the task's agent, nor an agent's hello as a model stream.
+void TestAgentListener::everyModelStreamOfAServedTaskIsHandedOn() {
+    QSignalSpy refused(m_listener.get(), &AgentListener::refused);
+    std::vector<std::string> received;
+    std::vector<UniqueFd> streams;
+    m_listener->serveModel("t-1", [&](UniqueFd connection, const std::string& afterHello) {
+        streams.push_back(std::move(connection));
+        received.push_back(afterHello);
+    });
+    const std::string token = m_tokens->issue("t-1", {scope::kLlm, scope::kChannel}, kLifetime);
+    std::vector<UniqueFd> clis;
+    for (int i = 0; i < 3; ++i) {
+        clis.push_back(connectTo(m_at));
+        QVERIFY(clis.back().valid());
+        sendText(clis.back(),
+                 protocol::helloLine(token, protocol::HelloStream::Model) + "POST /v1/messages HTTP/1.1\r\n");
+    }
+    QTRY_COMPARE(received.size(), std::size_t(3));
+    for (const auto& bytes : received)
+        QCOMPARE(QString::fromStdString(bytes), QStringLiteral("POST /v1/messages HTTP/1.1\r\n"));
+    QCOMPARE(m_acceptedCount, 0); // the agent's one connection is still expected
+    sendText(streams.front(), "HTTP/1.1 200 OK\r\n");
+    char buffer[8] = {};
+    QCOMPARE(::recv(clis.front().get(), buffer, 8, MSG_WAITALL), ssize_t(8));
+    QCOMPARE(QByteArray(buffer, 8), QByteArray("HTTP/1.1"));
+
+    // The agent's hello still reaches the agent's handler, once.
+    UniqueFd agent = connectTo(m_at);
+    sendText(agent, protocol::helloLine(token));
+    QTRY_COMPARE(m_acceptedCount, 1);
+    QCOMPARE(received.size(), std::size_t(3));
+    QCOMPARE(refused.count(), 0);
+}
+
 void TestAgentListener::socketIsItsOwnersAlone() {
     QFETCH_GLOBAL(bool, tcp);
     if (tcp)
@@ -173,6 +211,12 @@ void TestAgentListener::refusedHellos_data() {
     QTest::newRow("another protocol version") << "version" << "install matching versions";
     QTest::newRow("over 4 KiB") << "huge" << "over 4096 bytes";
     QTest::newRow("closed before its hello") << "closed" << "closed before its hello";
+    QTest::newRow("a model stream of a task not served") << "model-unserved"
+                                                         << "task t-2 takes no model calls";
+    QTest::newRow("a model stream without the llm scope") << "model-no-llm"
+                                                          << "no scope llm";
+    QTest::newRow("a model stream of a forgotten task") << "model-forgotten"
+                                                        << "task t-1 takes no model calls";
 }
 
 void TestAgentListener::refusedHellos() {
@@ -203,6 +247,19 @@ void TestAgentListener::refusedHellos() {
         line = R"({"jsonrpc":"2.0","method":"agent.hello","params":{"token":"x","protocol_version":1}})" "\n";
     } else if (kind == "huge") {
         line = std::string(8192, 'a');
+    } else if (kind.startsWith("model-")) {
+        const auto counted = [this](UniqueFd, const std::string&) {
+            ++m_acceptedCount;
+        };
+        m_listener->serveModel("t-1", counted);
+        if (kind == "model-forgotten")
+            m_listener->forget("t-1");
+        const bool llm = kind != "model-no-llm";
+        const std::vector<std::string> scopes =
+            llm ? std::vector<std::string>{scope::kLlm} : std::vector<std::string>{scope::kChannel};
+        line =
+            protocol::helloLine(m_tokens->issue(kind == "model-unserved" ? "t-2" : "t-1", scopes, kLifetime),
+                                protocol::HelloStream::Model);
     }
     UniqueFd agent = connectTo(m_at);
     QVERIFY(agent.valid());

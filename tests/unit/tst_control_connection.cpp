@@ -93,6 +93,19 @@ void TestControlConnection::helloRoundTrips() {
     QVERIFY2(hello, hello ? "" : hello.error().message.c_str());
     QCOMPARE(QString::fromStdString(hello->token), QStringLiteral("tok.en-_1"));
     QCOMPARE(hello->protocolVersion, protocol::kProtocolVersion);
+    QVERIFY(hello->stream == protocol::HelloStream::Protocol);
+    QVERIFY(line.find("stream") == std::string::npos); // as agents before model streams said it
+
+    // A CLI's model call on a cluster: the same hello, its stream named.
+    const std::string model = protocol::helloLine("tok.en-_1", protocol::HelloStream::Model);
+    auto modelHello = protocol::parseHello(std::string_view(model).substr(0, model.size() - 1));
+    QVERIFY2(modelHello, modelHello ? "" : modelHello.error().message.c_str());
+    QVERIFY(modelHello->stream == protocol::HelloStream::Model);
+    QCOMPARE(QString::fromStdString(modelHello->token), QStringLiteral("tok.en-_1"));
+    auto named = protocol::parseHello(
+        R"({"jsonrpc":"2.0","method":"agent.hello","params":{"token":"t","protocol_version":)" +
+        std::to_string(protocol::kProtocolVersion) + R"(,"stream":"protocol"}})");
+    QVERIFY(named && named->stream == protocol::HelloStream::Protocol);
 }
 
 void TestControlConnection::badHellos_data() {
@@ -108,6 +121,18 @@ void TestControlConnection::badHellos_data() {
                                         << "exactly";
     QTest::newRow("an extra member") << R"({"jsonrpc":"2.0","method":"agent.hello","params":{"token":"t","protocol_version":)" + version +
                                             R"(,"task":"t-1"}})" << "exactly";
+    QTest::newRow("an unknown stream")
+        << R"({"jsonrpc":"2.0","method":"agent.hello","params":{"token":"t","protocol_version":)" + version +
+               R"(,"stream":"files"}})"
+        << "stream";
+    QTest::newRow("a stream not a string")
+        << R"({"jsonrpc":"2.0","method":"agent.hello","params":{"token":"t","protocol_version":)" + version +
+               R"(,"stream":1}})"
+        << "stream";
+    QTest::newRow("a stream and an extra member")
+        << R"({"jsonrpc":"2.0","method":"agent.hello","params":{"token":"t","protocol_version":)" + version +
+               R"(,"stream":"model","task":"t-1"}})"
+        << "exactly";
     QTest::newRow("negative version") << R"({"jsonrpc":"2.0","method":"agent.hello","params":{"token":"t","protocol_version":-2}})" << "exactly";
     QTest::newRow("another version") << R"({"jsonrpc":"2.0","method":"agent.hello","params":{"token":"t","protocol_version":99}})"
                                      << "install matching versions";

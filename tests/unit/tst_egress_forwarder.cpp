@@ -2,7 +2,9 @@
 // plane's egress proxy. Every blocking call in the test has a timeout, so a forwarder that loses an EOF
 // fails the test instead of hanging it.
 
+#include "agent_core/net/ControlConnection.h"
 #include "agent_core/net/EgressForwarder.h"
+#include "agent_core/protocol/AgentHello.h"
 #include "common/UniqueFd.h"
 
 #include <QCryptographicHash>
@@ -10,7 +12,6 @@
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <arpa/inet.h>
 #include <atomic>
 #include <cerrno>
@@ -541,6 +542,62 @@ private slots:
         QVERIFY(!forwarder.ok());
         QVERIFY2(forwarder.error().message.find("127.0.0.1:" + std::to_string(port)) != std::string::npos,
                  forwarder.error().message.c_str());
+    }
+
+    // A cluster's pod: each connection goes to the control plane's TCP listener, its model stream's hello
+    // first, then the client's bytes, and the answer comes back; a listener that refuses closes only that
+    // client.
+    void aTcpTargetGetsTheHelloBeforeTheClientsBytes() {
+        UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        QVERIFY(::bind(listener.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+        QVERIFY(::listen(listener.get(), 8) == 0);
+        QVERIFY(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length) == 0);
+        const std::uint16_t port = ntohs(address.sin_port);
+
+        auto control = warren::agent::parseControlAddress("tcp:127.0.0.1:" + std::to_string(port));
+        QVERIFY(control);
+        auto target = warren::agent::modelStreamTarget(*control, "the-task-token");
+        QVERIFY2(target, target ? "" : target.error().message.c_str());
+        const std::string hello =
+            warren::protocol::helloLine("the-task-token", warren::protocol::HelloStream::Model);
+        QCOMPARE(target->preamble, hello);
+        auto forwarder = EgressForwarder::start(*target, 0);
+        QVERIFY2(forwarder, forwarder ? "" : forwarder.error().message.c_str());
+
+        const QByteArray request = "POST /v1/messages HTTP/1.1\r\n\r\n";
+        auto served = std::async(std::launch::async, [&] {
+            UniqueFd connection(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+            setIoTimeouts(connection.get());
+            const QByteArray got = readExactly(connection.get(), qsizetype(hello.size()) + request.size());
+            sendAll(connection.get(), "HTTP/1.1 200 OK\r\n\r\n", 19);
+            return got;
+        });
+        UniqueFd client = connectTo((*forwarder)->port());
+        QVERIFY(client.valid());
+        QVERIFY(sendAll(client.get(), request.constData(), request.size()));
+        QCOMPARE(served.wait_for(kWaitLimit), std::future_status::ready);
+        QCOMPARE(served.get(), QByteArray::fromStdString(hello) + request);
+        const Received answer = readToEnd(client.get());
+        QCOMPARE(answer.bytes, QByteArray("HTTP/1.1 200 OK\r\n\r\n"));
+
+        listener.reset(); // nobody listens there now: the next client is closed, the forwarder goes on
+        UniqueFd refused = connectTo((*forwarder)->port());
+        QVERIFY(refused.valid());
+        const Received nothing = readToEnd(refused.get());
+        QVERIFY(nothing.bytes.isEmpty());
+        QVERIFY(nothing.end != End::TimedOut);
+    }
+
+    void aTcpTargetIsOnlyForATcpControlPlane() {
+        auto control = warren::agent::parseControlAddress("unix:/run/agent.sock");
+        QVERIFY(control);
+        auto target = warren::agent::modelStreamTarget(*control, "t");
+        QVERIFY(!target);
+        QCOMPARE(target.error().code, warren::ErrorCode::InvalidArgument);
     }
 
     void anOverlongSocketPathIsAnError() {

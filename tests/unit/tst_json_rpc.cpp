@@ -374,6 +374,9 @@ private slots:
                                    "gpt-5.1-codex"};
         QCOMPARE(toJson(start)["cli"]["kind"].get<std::string>(), std::string("codex"));
         QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
+        // A cluster's pod: the image's CLI by its command name, the model through the agent's listener.
+        start.cli = CliAgentParams{AgentKind::ClaudeCode, "claude", {}, "", "claude-test"};
+        QVERIFY(taskStartParamsFromJson(toJson(start)).value() == start);
         QVERIFY(!taskStartParamsFromJson(
             json{{"protocol_version", kProtocolVersion}, {"task_id", "t"}, {"prompt", "p"}, {"token", 5}}));
         QVERIFY(workspacePullParamsFromJson(toJson(WorkspacePullParams{"state", 4096})).value() ==
@@ -448,9 +451,26 @@ private slots:
             << "task.start params.cli.kind: must be claude-code or codex, got \"aider\"";
         QTest::newRow("task.start cli program not absolute")
             << "task.start params"
-            << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","cli":{"kind":"codex","program":"codex",)"
-                          R"("model_socket":"/m.sock","model":"x"}})")
-            << "task.start params.cli.program: must be an absolute path inside the sandbox, got \"codex\"";
+            << QByteArray(
+                   R"({"protocol_version":6,"task_id":"t","prompt":"p","cli":{"kind":"codex","program":"bin/codex",)"
+                   R"("model_socket":"/m.sock","model":"x"}})")
+            << "task.start params.cli.program: must be an absolute path inside the sandbox or \"codex\", got "
+               "\"bin/codex\"";
+        QTest::newRow("task.start cli program another CLI's command")
+            << "task.start params"
+            << QByteArray(
+                   R"({"protocol_version":6,"task_id":"t","prompt":"p","cli":{"kind":"codex","program":"claude",)"
+                   R"("model_socket":"/m.sock","model":"x"}})")
+            << "task.start params.cli.program: must be an absolute path inside the sandbox or \"codex\", got "
+               "\"claude\"";
+        QTest::newRow("task.start cli model socket not absolute")
+            << "task.start params"
+            << QByteArray(
+                   R"({"protocol_version":6,"task_id":"t","prompt":"p","cli":{"kind":"codex","program":"codex",)"
+                   R"("model_socket":"m.sock","model":"x"}})")
+            << "task.start params.cli.model_socket: must be an absolute path inside the sandbox, or empty, "
+               "got "
+               "\"m.sock\"";
         QTest::newRow("task.start cli path dir that adds another")
             << "task.start params"
             << QByteArray(R"({"protocol_version":6,"task_id":"t","prompt":"p","cli":{"kind":"codex","program":"/c",)"

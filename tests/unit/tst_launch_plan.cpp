@@ -75,7 +75,7 @@ private slots:
     void aCliAgentGetsItsInstallAndTheModelSocket();
     void aCliAgentNeedsAProviderItSpeaks_data();
     void aCliAgentNeedsAProviderItSpeaks();
-    void aCliAgentDoesNotRunOnACluster();
+    void aCliAgentOnAClusterRunsTheImages();
     void theUsersSkillsAreMountedReadOnlyForWarrensAgent();
     void theOwnersMcpServersJoinTheTasksOwn_data();
     void theOwnersMcpServersJoinTheTasksOwn();
@@ -564,17 +564,33 @@ void TestLaunchPlan::aCliAgentNeedsAProviderItSpeaks() {
     QVERIFY2(QString::fromStdString(plan.error().message).contains(named), plan.error().message.c_str());
 }
 
-void TestLaunchPlan::aCliAgentDoesNotRunOnACluster() {
+// A cluster's pod has nothing of this host: the CLI is its image's, by its command name, and its model calls
+// cross warrend's agents' listener with the task token (llm scope), not a socket of this host.
+void TestLaunchPlan::aCliAgentOnAClusterRunsTheImages() {
     TaskSpec cli = spec({}, R"({"memory_backend":"host"})", "none", false, 0);
     cli.agent = protocol::AgentKind::ClaudeCode;
     cli.provider = "anthropic";
     cli.model = "m";
     cli.backend = sandbox::Backend::Kubernetes;
-    auto plan = planLaunch(task(), cli, environment(kRoot, {"warrend:8421", std::nullopt, ""}),
-                           CliInstall{"/x", false, "/opt/warren/cli/x", {}});
-    QVERIFY(!plan);
-    QCOMPARE(plan.error().code, ErrorCode::Unsupported);
-    QVERIFY2(plan.error().message.find("--backend kube") != std::string::npos, plan.error().message.c_str());
+    auto image = taskCli(cli.agent, "", {}, cli.backend);
+    QVERIFY(image && *image);
+    auto plan = planLaunch(task(), cli, environment(kRoot, {"warrend:8421", std::nullopt, ""}), **image);
+    QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+    QVERIFY(plan->modelSocket.empty());
+    QCOMPARE(plan->clusterAddress, std::string("tcp:warrend:8421"));
+    QVERIFY(plan->start.cli);
+    QCOMPARE(plan->start.cli->program, std::string("claude"));
+    QVERIFY(plan->start.cli->modelSocket.empty());
+    for (const char* needed : {scope::kLlm, scope::kChannel})
+        QVERIFY(std::find(plan->tokenScopes.begin(), plan->tokenScopes.end(), needed) !=
+                plan->tokenScopes.end());
+    auto profile = sandbox::resolveProfile(plan->launch.layers);
+    QVERIFY(profile);
+    QVERIFY(!mountAt(*profile, kModelSocketInSandbox));
+    QVERIFY(!mountAt(*profile, kCliDirInSandbox));
+    for (const auto& mount :
+         profile->mounts) // nothing of the task's on this host: not its directories, no socket
+        QVERIFY2(!QString::fromStdString(mount.source).startsWith(kRoot), mount.dest.c_str());
 }
 
 // Safe-mode (or approval_tools of the user's own) asks before writes: both CLIs put their asks to Warren's

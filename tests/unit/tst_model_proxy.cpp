@@ -18,8 +18,11 @@
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <arpa/inet.h>
 #include <memory>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <sys/socket.h>
 
 using namespace warren;
 using namespace warren::control;
@@ -193,6 +196,7 @@ private slots:
     void onAServerAnEndpointInsideIsRefused_data();
     void onAServerAnEndpointInsideIsRefused();
     void aClosedClientEndsTheCall();
+    void anAdoptedConnectionIsServedFromWhatWasAlreadyRead();
     void claudeCodeTalksThroughTheProxy();
     void codexTalksThroughTheProxy();
 };
@@ -299,6 +303,61 @@ void TestModelProxy::aJsonAnswerIsPassedAndCounted() {
 
 // A provider that echoes the key (in a header, in an error body, split across stream chunks): the CLI sees
 // the mask, and so does the call's record.
+// A cluster's pod's model call, handed over by warrend's agents' listener (a TCP connection, the start of its
+// request already read past the hello): served as a socket's, its token checked; a bad one reaches nothing.
+void TestModelProxy::anAdoptedConnectionIsServedFromWhatWasAlreadyRead() {
+    Fixture f;
+    QVERIFY(f.start(ProviderConfig::Kind::Anthropic));
+    const QByteArray body =
+        R"({"type":"message","model":"claude-x","usage":{"input_tokens":5,"output_tokens":2}})";
+    f.server.enqueue(MockResponse::json(200, "OK", body));
+    const auto exchangeAdopted = [&](const QByteArray& key) {
+        UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        ::bind(listener.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address);
+        ::listen(listener.get(), 1);
+        ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length);
+        UniqueFd client(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        if (::connect(client.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0)
+            return Answer{};
+        UniqueFd served(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+        const QByteArray whole =
+            request("POST", "/v1/messages", {"x-api-key: " + key}, R"({"model":"claude-x","messages":[]})");
+        const qsizetype split = whole.size() / 2; // the listener read this much past the hello
+        f.proxy->adopt(std::move(served), whole.left(split).toStdString());
+        const QByteArray rest = whole.mid(split);
+        if (::send(client.get(), rest.constData(), std::size_t(rest.size()), MSG_NOSIGNAL) != rest.size())
+            return Answer{};
+        QByteArray raw;
+        bool ended = false;
+        (void)QTest::qWaitFor(
+            [&] {
+                char buffer[4096];
+                const ssize_t n = ::recv(client.get(), buffer, sizeof buffer, MSG_DONTWAIT);
+                if (n > 0)
+                    raw.append(buffer, n);
+                ended = n == 0;
+                return ended;
+            },
+            15000);
+        return ended ? parseAnswer(raw) : Answer{};
+    };
+    const Answer answer = exchangeAdopted(QByteArray::fromStdString(f.token));
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(answer.body, body);
+    QCOMPARE(f.calls->size(), 1);
+    QCOMPARE(f.call(0).inputTokens, 5u);
+    QCOMPARE(f.server.requests().size(), 1);
+    QCOMPARE(f.server.requests().front().headers.value("x-api-key"), QByteArray::fromStdString(kRealKey));
+
+    const Answer refused = exchangeAdopted("not-a-token");
+    QCOMPARE(refused.status, 401);
+    QCOMPARE(f.server.requests().size(), 1); // nothing forwarded
+}
+
 void TestModelProxy::theRealKeyNeverComesBack() {
     Fixture f;
     QVERIFY(f.start(ProviderConfig::Kind::OpenAi));
