@@ -279,18 +279,21 @@ int runStandalone(const Options& options) {
     return exitCodeFor(outcome.reason);
 }
 
-// Events as JSON-RPC notifications on the channel. afterCheckpoint, when set, runs once a checkpoint event
-// is sent (--carry-trees: /state goes to the control plane, so a resume elsewhere finds it).
+// Events as JSON-RPC notifications on the channel. afterSavePoint, when set, runs once an event of the type
+// savePoint is sent (--carry-trees: /state goes to the control plane, so a resume elsewhere finds it).
 class HostEventSink : public EventSink {
 public:
     explicit HostEventSink(HostChannel& channel) : m_channel(channel) {}
     bool write(const protocol::Event& event) override {
         const bool sent = m_channel.send(protocol::toNotification(event));
-        if (sent && afterCheckpoint && event.type == protocol::event_type::kCheckpoint)
-            afterCheckpoint();
+        if (sent && afterSavePoint && event.type == savePoint)
+            afterSavePoint();
         return sent;
     }
-    std::function<void()> afterCheckpoint;
+    // Warren's agent saves at its checkpoints; a CLI saves its own session as it goes, so by a step's start
+    // the turns before it are on disk.
+    std::string_view savePoint = protocol::event_type::kCheckpoint;
+    std::function<void()> afterSavePoint;
 
 private:
     HostChannel& m_channel;
@@ -424,10 +427,13 @@ int serve(const Options& options) {
             return kExitFailed;
         }
         // Not reported as an event: this runs inside the event log's write. The push at the end retries.
+        if (params->cli)
+            sink.savePoint = protocol::event_type::kStepStarted;
         if (paths->state)
-            sink.afterCheckpoint = [&hostCall, state = *paths->state] {
+            sink.afterSavePoint = [&hostCall, state = *paths->state, point = sink.savePoint] {
                 if (auto pushed = pushTree(hostCall, "state", state); !pushed)
-                    std::cerr << "warren-agent: /state after a checkpoint: " << pushed.error().message << "\n";
+                    std::cerr << "warren-agent: /state after " << point << ": " << pushed.error().message
+                              << "\n";
             };
     }
     std::optional<ControlAddress> controlPlane; // a cluster's pod: where its CLI's model calls go too
@@ -443,7 +449,7 @@ int serve(const Options& options) {
                                    std::move(controlPlane), approver},
                                   *paths, log, cancellation)
                     : (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation, params->reply);
-    sink.afterCheckpoint = nullptr;
+    sink.afterSavePoint = nullptr;
     if (options.carryTrees) {
         if (auto pushed = pushTrees(hostCall, *paths); !pushed) {
             log.error("the task's trees did not come back from the sandbox: " + pushed.error().message, true);

@@ -27,6 +27,7 @@
 #include "tests/support/WarrendServer.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -65,11 +66,16 @@ private slots:
     void anAgentThatFailsInItsPodIsHeardInTheTasksError();
     void whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes();
     void aCliAgentRunsInItsPodWithTheKeyOutside_data();
-    void aCliAgentRunsInItsPodWithTheKeyOutside(); // last: it restarts warrend with a model provider
+    // Last: they restart warrend with a model provider.
+    void aCliAgentRunsInItsPodWithTheKeyOutside();
+    void aCliTasksSessionReachesWarrendAsItGoes_data() { aCliAgentRunsInItsPodWithTheKeyOutside_data(); }
+    void aCliTasksSessionReachesWarrendAsItGoes();
 
 private:
     QString writeKubeconfig();
     bool restartWarrend(const QStringList& extra, QString* error);
+    bool restartWithCli(const QString& agent, const QString& program, const CliModelServer& model,
+                        const QByteArray& key, QString* error);
     QString createTask(const QByteArray& script); // its id
     json lastCreated(const std::string& resource) const;
 
@@ -80,6 +86,7 @@ private:
     QString m_key;
     QString m_agentAddress; // tcp:127.0.0.1:PORT
     QString m_upload;
+    std::unique_ptr<QTemporaryDir> m_image; // the CLI's "image" directory, on the pods' PATH
 };
 
 QString TestWarrendCluster::writeKubeconfig() {
@@ -145,6 +152,32 @@ bool TestWarrendCluster::restartWarrend(const QStringList& extra, QString* error
     }
     m_agentAddress = match.captured(1);
     return true;
+}
+
+// warrend restarted with the model double as its provider (the operator's key in its environment) and a
+// site profile putting a directory with the CLI, by its command name, first on the pods' PATH: the "image's"
+// CLI.
+bool TestWarrendCluster::restartWithCli(const QString& agent, const QString& program,
+                                        const CliModelServer& model, const QByteArray& key, QString* error) {
+    const bool claude = agent == "claude-code";
+    // Not under /tmp, which is one of the pod's volumes (the kubelet double would read the path as in it).
+    m_image = std::make_unique<QTemporaryDir>(QDir::current().filePath("cluster-image-XXXXXX"));
+    const QString site = m_scratch.filePath("site-" + agent + ".json");
+    QFile layer(site);
+    if (!m_image->isValid() || !QFile::link(program, m_image->filePath(claude ? "claude" : "codex")) ||
+        !layer.open(QIODevice::WriteOnly)) {
+        *error = "cannot make the image's directory or the site's profile";
+        return false;
+    }
+    layer.write(QByteArray::fromStdString(
+        json{{"env", {{"PATH", m_image->path().toStdString() + ":/usr/local/bin:/usr/bin:/bin"}}}}.dump()));
+    layer.close();
+    m_server->setEnvironment("WARREN_SANDBOX_PROFILE", site);
+    m_server->setEnvironment(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", key);
+    const QString base = QString::fromStdString(model.baseUrl());
+    return restartWarrend({"--provider", claude ? "anthropic:" + base : "openai-compatible:" + base + "/v1",
+                           "--model", claude ? "claude-test" : "gpt-test"},
+                          error);
 }
 
 void TestWarrendCluster::cleanupTestCase() {
@@ -365,25 +398,8 @@ void TestWarrendCluster::aCliAgentRunsInItsPodWithTheKeyOutside() {
     else
         scriptCommandThenNotes(model, false, probe, "written in the pod\n");
 
-    // Not under /tmp, which is one of the pod's volumes (the kubelet double would read the path as in it).
-    QTemporaryDir imageDir(QDir::current().filePath("cluster-image-XXXXXX"));
-    QVERIFY(imageDir.isValid());
-    const QString image = imageDir.path();
-    QVERIFY(QFile::link(program, image + "/" + (claude ? "claude" : "codex")));
-    const QString site = m_scratch.filePath("site-" + agent + ".json");
-    QFile layer(site);
-    QVERIFY(layer.open(QIODevice::WriteOnly));
-    layer.write(QByteArray::fromStdString(
-        json{{"env", {{"PATH", image.toStdString() + ":/usr/local/bin:/usr/bin:/bin"}}}}.dump()));
-    layer.close();
-    m_server->setEnvironment("WARREN_SANDBOX_PROFILE", site);
-    m_server->setEnvironment(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", key);
-    const QString base = QString::fromStdString(model.baseUrl());
     QString error;
-    QVERIFY2(restartWarrend({"--provider", claude ? "anthropic:" + base : "openai-compatible:" + base + "/v1",
-                             "--model", claude ? "claude-test" : "gpt-test"},
-                            &error),
-             qPrintable(error));
+    QVERIFY2(restartWithCli(agent, program, model, key, &error), qPrintable(error));
 
     const json body = {{"prompt", "Look around, then write notes.txt"},
                        {"agent", agent.toStdString()},
@@ -430,6 +446,65 @@ void TestWarrendCluster::aCliAgentRunsInItsPodWithTheKeyOutside() {
     QVERIFY2(holder.isEmpty(), qPrintable(holder));
     QVERIFY(m_kubelet->waitFor(kNamespace, podName, Stage::Removed, kSafety));
     QCOMPARE(m_api->objectCount(kNamespace), std::size_t(0));
+}
+
+// A pod's /state is its own: the CLI's session must reach warrend while the CLI runs, or a warrend killed
+// then would resume the task from its prompt. It goes back as each step starts: while the second step's long
+// command runs, warrend holds the session the first step left (its id, and the CLI's own file of it).
+void TestWarrendCluster::aCliTasksSessionReachesWarrendAsItGoes() {
+    QFETCH(QString, variable);
+    QFETCH(QString, agent);
+    const QString program = qEnvironmentVariable(variable.toUtf8().constData());
+    if (program.isEmpty())
+        QSKIP(qPrintable("set " + variable + " to the CLI's executable to run this test"));
+    const bool claude = agent == "claude-code";
+    CliModelServer model;
+    QVERIFY(model.listen());
+    const auto command = [&](const std::string& line) {
+        return claude ? ScriptedTurn::call("Bash", {{"command", line}, {"description", "run it"}})
+                      : ScriptedTurn::call("exec_command", {{"cmd", line}});
+    };
+    const std::vector<ScriptedTurn> turns{command("echo first-step"), command("sleep 600"),
+                                          ScriptedTurn::say("Done.")};
+    if (claude)
+        model.scriptAnthropic(turns);
+    else
+        model.scriptResponses(turns);
+    QString error;
+    QVERIFY2(restartWithCli(agent, program, model, "sk-operator-session", &error), qPrintable(error));
+
+    const json body = {{"prompt", "Run two commands"},
+                       {"agent", agent.toStdString()},
+                       {"workspace", m_upload.toStdString()}};
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_key, QByteArray::fromStdString(body.dump()));
+    QVERIFY2(created.status == 201, created.body.constData());
+    const QString id = QString::fromStdString(created.json().value("id", ""));
+    const auto first = m_server->streamEvents(id, m_key, "tool_call");
+    QVERIFY2(!first.empty() && first.back().value("type", "") == "tool_call",
+             m_server->serverOutput().constData());
+    const QByteArray seen = QByteArray::number(static_cast<qulonglong>(first.back().value("seq", 0u)));
+    const auto second = m_server->streamEvents(id, m_key, "tool_call", seen);
+    QVERIFY(!second.empty());
+    QVERIFY2(second.back().dump().find("sleep 600") != std::string::npos, second.back().dump().c_str());
+
+    const QString state = m_server->dataDir() + "/data/tasks/" + id + "/state";
+    const std::string podName = lastCreated("sandboxes")["metadata"].value("name", "");
+    QFile saved(state + "/cli-session.json");
+    QVERIFY2(saved.open(QIODevice::ReadOnly),
+             qPrintable(state + ": nothing of the session; the pod's log:\n" +
+                        QString::fromStdString(m_kubelet->log(kNamespace, podName))));
+    const std::string session = json::parse(saved.readAll().toStdString(), nullptr, false).value("id", "");
+    QVERIFY(!session.empty());
+    bool found = false;
+    for (QDirIterator files(state + "/cli-home", QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+         files.hasNext() && !found;)
+        found = files.next().endsWith(".jsonl") && files.fileName().contains(QString::fromStdString(session));
+    QVERIFY2(found, ("no file of session " + session + " in " + state.toStdString() + "/cli-home").c_str());
+
+    QCOMPARE(m_server->request("POST", "/v1/tasks/" + id + "/cancel", m_key).status, 202);
+    m_server->streamEvents(id, m_key, {}); // to the stream's end
+    QVERIFY(m_kubelet->waitFor(kNamespace, podName, Stage::Removed, kSafety));
 }
 
 QTEST_GUILESS_MAIN(TestWarrendCluster)
