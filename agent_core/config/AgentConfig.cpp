@@ -178,12 +178,11 @@ Key toolListKey(std::string_view name, std::vector<std::string> AgentConfig::*fi
 // MCP servers by name (DESIGN §13), each as .mcp.json declares one; what an entry holds is the agent's to
 // judge when it starts them (an entry it cannot use is skipped with the reason, as in .mcp.json).
 Key mcpServersKey(std::string_view name, std::string_view meaning) {
-    constexpr std::size_t kMaxBytes = 256 * 1024;
-    constexpr std::size_t kMaxServers = 32;
+    static constexpr std::size_t kMaxBytes = 256 * 1024; // static: the lambda reads them without a capture
+    static constexpr std::size_t kMaxServers = 32;
     const std::string type = "an object of MCP servers by name, each {\"command\", \"args\"?, \"env\"?} or "
                              "{\"type\": \"http\"|\"sse\", \"url\", \"headers\"?}, at most 32 and 256 KiB";
-    auto set = [type, kMaxBytes, kMaxServers](AgentConfig& config, const json& value,
-                                              const std::string& where) -> Status {
+    auto set = [type](AgentConfig& config, const json& value, const std::string& where) -> Status {
         if (!value.is_object() || value.size() > kMaxServers || value.dump().size() > kMaxBytes)
             return mustBe(where, type, value);
         for (const auto& [server, entry] : value.items())
