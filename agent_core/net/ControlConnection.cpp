@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -25,6 +26,22 @@ Error invalid(std::string_view text, const std::string& why) {
                                                      "; expected unix:PATH or tcp:HOST:PORT");
 }
 
+using Addresses = std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)>;
+
+// A TCP address's host and port, resolved; an error whose code is NotFound may resolve later.
+Result<Addresses> lookUp(const ControlAddress& address) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    const std::string port = std::to_string(address.port);
+    if (const int status = ::getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found); status != 0)
+        return makeError(status == EAI_AGAIN || status == EAI_NONAME ? ErrorCode::NotFound
+                                                                     : ErrorCode::System,
+                         std::string("cannot resolve ") + address.host + ": " + ::gai_strerror(status));
+    return Addresses(found, &::freeaddrinfo);
+}
+
 // One attempt. An error whose code is NotFound is worth another try (nobody listens yet).
 Result<UniqueFd> connectOnce(const ControlAddress& address) {
     if (address.kind == ControlAddress::Kind::Unix) {
@@ -40,24 +57,16 @@ Result<UniqueFd> connectOnce(const ControlAddress& address) {
         return makeError(error == ENOENT || error == ECONNREFUSED ? ErrorCode::NotFound : ErrorCode::System,
                          std::strerror(error));
     }
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    const std::string port = std::to_string(address.port);
-    if (const int status = ::getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found); status != 0)
-        return makeError(status == EAI_AGAIN || status == EAI_NONAME ? ErrorCode::NotFound : ErrorCode::System,
-                         std::string("cannot resolve ") + address.host + ": " + ::gai_strerror(status));
+    auto found = lookUp(address);
+    if (!found)
+        return found.error();
     std::string last = "no address";
-    for (addrinfo* entry = found; entry; entry = entry->ai_next) {
+    for (addrinfo* entry = found->get(); entry; entry = entry->ai_next) {
         UniqueFd fd(::socket(entry->ai_family, entry->ai_socktype | SOCK_CLOEXEC, entry->ai_protocol));
-        if (fd.valid() && ::connect(fd.get(), entry->ai_addr, entry->ai_addrlen) == 0) {
-            ::freeaddrinfo(found);
+        if (fd.valid() && ::connect(fd.get(), entry->ai_addr, entry->ai_addrlen) == 0)
             return fd;
-        }
         last = std::strerror(errno);
     }
-    ::freeaddrinfo(found);
     return makeError(ErrorCode::NotFound, last);
 }
 
@@ -189,21 +198,14 @@ Result<UniqueFd> connectToControlPlane(const ControlAddress& address, const std:
 Result<ForwardTarget> modelStreamTarget(const ControlAddress& address, const std::string& token) {
     if (address.kind != ControlAddress::Kind::Tcp)
         return makeError(ErrorCode::InvalidArgument,
-                         "the model proxy is reached over the control plane's TCP "
-                         "listener, not " +
+                         "the model proxy is reached over the control plane's TCP listener, not " +
                              describe(address));
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    const std::string port = std::to_string(address.port);
-    if (const int status = ::getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found); status != 0)
-        return makeError(ErrorCode::Unavailable, "cannot resolve " + address.host +
-                                                     " for the model proxy: " + ::gai_strerror(status));
+    auto found = lookUp(address);
+    if (!found)
+        return makeError(ErrorCode::Unavailable, "the model proxy's address: " + found.error().message);
     ForwardTarget target;
-    std::memcpy(&target.address, found->ai_addr, found->ai_addrlen);
-    target.length = found->ai_addrlen;
-    ::freeaddrinfo(found);
+    std::memcpy(&target.address, (*found)->ai_addr, (*found)->ai_addrlen);
+    target.length = (*found)->ai_addrlen;
     target.preamble = protocol::helloLine(token, protocol::HelloStream::Model);
     return target;
 }

@@ -52,6 +52,21 @@ const QByteArray kScriptWaiting = R"({"turns": [
   {"content": "A long command.", "tool_calls": [{"name": "shell", "arguments": {"command": "sleep 600"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "slept"}}]}]})";
 
+// A turn that runs line with the CLI's shell tool: Claude Code's Bash, Codex's exec_command. (Claude Code's
+// Write takes an absolute path, and the kubelet double's pod sees the host's: the CLIs write with commands.)
+ScriptedTurn shellTurn(bool claude, const std::string& line) {
+    return claude ? ScriptedTurn::call("Bash", {{"command", line}, {"description", "run it"}})
+                  : ScriptedTurn::call("exec_command", {{"cmd", line}});
+}
+
+// The model double plays turns in the CLI's wire.
+void script(CliModelServer& model, bool claude, const std::vector<ScriptedTurn>& turns) {
+    if (claude)
+        model.scriptAnthropic(turns);
+    else
+        model.scriptResponses(turns);
+}
+
 } // namespace
 
 class TestWarrendCluster : public QObject {
@@ -387,16 +402,10 @@ void TestWarrendCluster::aCliAgentRunsInItsPodWithTheKeyOutside() {
     CliModelServer model;
     QVERIFY(model.listen());
     // Both CLIs hand their key variable to the commands they run: the pod's must hold the task token alone.
-    const std::string probe = "echo \"keys-seen=$(env | grep -c sk-operator)\"";
-    if (claude) // its Write takes an absolute path, and the kubelet double's pod sees the host's: a command
-                // writes
-        model.scriptAnthropic(
-            {ScriptedTurn::call("Bash", {{"command", probe}, {"description", "look around"}}),
-             ScriptedTurn::call("Bash", {{"command", "printf 'written in the pod\\n' > notes.txt"},
-                                         {"description", "write the notes"}}),
-             ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
-    else
-        scriptCommandThenNotes(model, false, probe, "written in the pod\n");
+    script(model, claude,
+           {shellTurn(claude, "echo \"keys-seen=$(env | grep -c sk-operator)\""),
+            shellTurn(claude, "printf 'written in the pod\\n' > notes.txt"),
+            ScriptedTurn::say("Done: looked around and wrote notes.txt.")});
 
     QString error;
     QVERIFY2(restartWithCli(agent, program, model, key, &error), qPrintable(error));
@@ -460,16 +469,9 @@ void TestWarrendCluster::aCliTasksSessionReachesWarrendAsItGoes() {
     const bool claude = agent == "claude-code";
     CliModelServer model;
     QVERIFY(model.listen());
-    const auto command = [&](const std::string& line) {
-        return claude ? ScriptedTurn::call("Bash", {{"command", line}, {"description", "run it"}})
-                      : ScriptedTurn::call("exec_command", {{"cmd", line}});
-    };
-    const std::vector<ScriptedTurn> turns{command("echo first-step"), command("sleep 600"),
-                                          ScriptedTurn::say("Done.")};
-    if (claude)
-        model.scriptAnthropic(turns);
-    else
-        model.scriptResponses(turns);
+    script(
+        model, claude,
+        {shellTurn(claude, "echo first-step"), shellTurn(claude, "sleep 600"), ScriptedTurn::say("Done.")});
     QString error;
     QVERIFY2(restartWithCli(agent, program, model, "sk-operator-session", &error), qPrintable(error));
 
