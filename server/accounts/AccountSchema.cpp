@@ -69,7 +69,7 @@ std::string fenceSql() {
     "file_size_mb bigint CHECK (file_size_mb >= 1),"                                                         \
     "tokens_per_month bigint CHECK (tokens_per_month >= 0),"
 
-const std::array<std::string_view, 13> kMigrations = {
+const std::array<std::string_view, 14> kMigrations = {
     // 1: tenants, users, keys, reservations, token use, ownership, idempotency keys.
     "CREATE TABLE tenants ("
     "  id bigserial PRIMARY KEY,"
@@ -212,6 +212,9 @@ const std::array<std::string_view, 13> kMigrations = {
     "ALTER TABLE users ADD COLUMN retention_days bigint CHECK (retention_days >= 1);"
     "ALTER TABLE tenants ADD COLUMN disk_mb bigint CHECK (disk_mb >= 1);"
     "ALTER TABLE users ADD COLUMN disk_mb bigint CHECK (disk_mb >= 1);",
+    // 14: which replica claimed an Idempotency-Key (TaskLeases' holder form), so that a claim whose replica
+    // died before its task was recorded can be taken over instead of answering "in progress" for a day.
+    "ALTER TABLE idempotency_keys ADD COLUMN claimed_by text NOT NULL DEFAULT '';",
 };
 
 #undef WARREN_QUOTA_COLUMNS

@@ -133,10 +133,17 @@ public:
     // kIdempotencyKeyLifetime from `at`: an older one is forgotten (with the user's other expired ones),
     // so the key is new again and the table does not grow for ever. forget undoes a claim whose task
     // could not be created, so that a retry can create it.
+    // claimer: the claiming replica (TaskLeases' replicaName). takeOver moves a claim from staleTaskId, whose
+    // replica died before it recorded the task, to newTaskId and claimer: false when it no longer stands for
+    // staleTaskId (another request took it over first).
     static constexpr std::chrono::hours kIdempotencyKeyLifetime{24};
     Result<IdempotencyClaim> claimIdempotencyKey(std::int64_t userId, const std::string& key,
                                                  const std::string& requestBody, const std::string& newTaskId,
+                                                 const std::string& claimer,
                                                  Clock::time_point at = Clock::now());
+    Result<bool> takeOverIdempotencyKey(std::int64_t userId, const std::string& key,
+                                        const std::string& staleTaskId, const std::string& newTaskId,
+                                        const std::string& claimer);
     Status forgetIdempotencyKey(std::int64_t userId, const std::string& key, const std::string& taskId);
 
     // Provider keys a user stores, sealed (SealedSecret) with secret, the operator's kSealKeyBytes, and bound

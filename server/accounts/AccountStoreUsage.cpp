@@ -311,7 +311,7 @@ Result<std::vector<std::string>> AccountStore::tasksDueForRemoval(std::uint64_t 
 Result<IdempotencyClaim> AccountStore::claimIdempotencyKey(std::int64_t userId, const std::string& key,
                                                            const std::string& requestBody,
                                                            const std::string& newTaskId,
-                                                           Clock::time_point at) {
+                                                           const std::string& claimer, Clock::time_point at) {
     if (auto status = checkIdempotencyKey(key); !status)
         return status.error();
     const std::string what = "claim the Idempotency-Key " + key;
@@ -327,18 +327,18 @@ Result<IdempotencyClaim> AccountStore::claimIdempotencyKey(std::int64_t userId, 
         return expired.error();
     // A claim forgotten between the insert and the select (its task failed) is claimed again.
     for (int attempt = 0; attempt < 3; ++attempt) {
-        auto claimed =
-            m_db.exec(what,
-                      "INSERT INTO idempotency_keys (user_id, key, task_id, request_hash, created_at) "
-                      "VALUES ($1::bigint, $2, $3, $4, to_timestamp($5::bigint)) "
-                      "ON CONFLICT (user_id, key) DO NOTHING",
-                      {num(userId), key, newTaskId, requestHash, now});
+        auto claimed = m_db.exec(
+            what,
+            "INSERT INTO idempotency_keys (user_id, key, task_id, request_hash, created_at, claimed_by) "
+            "VALUES ($1::bigint, $2, $3, $4, to_timestamp($5::bigint), $6) "
+            "ON CONFLICT (user_id, key) DO NOTHING",
+            {num(userId), key, newTaskId, requestHash, now, claimer});
         if (!claimed)
             return claimed.error();
         if (claimed->affected == 1)
-            return IdempotencyClaim{IdempotencyClaim::Outcome::Claimed, newTaskId};
+            return IdempotencyClaim{IdempotencyClaim::Outcome::Claimed, newTaskId, claimer};
         auto earlier = m_db.exec(what,
-                                 "SELECT task_id, request_hash FROM idempotency_keys "
+                                 "SELECT task_id, request_hash, claimed_by FROM idempotency_keys "
                                  "WHERE user_id = $1::bigint AND key = $2",
                                  {num(userId), key});
         if (!earlier)
@@ -347,11 +347,24 @@ Result<IdempotencyClaim> AccountStore::claimIdempotencyKey(std::int64_t userId, 
             continue;
         const PgRow& row = earlier->rows.front();
         const bool sameBody = row.text(1) == requestHash;
-        return IdempotencyClaim{
-            sameBody ? IdempotencyClaim::Outcome::Replay : IdempotencyClaim::Outcome::Conflict, row.text(0)};
+        return IdempotencyClaim{sameBody ? IdempotencyClaim::Outcome::Replay
+                                         : IdempotencyClaim::Outcome::Conflict,
+                                row.text(0), row.text(2)};
     }
     return makeError(ErrorCode::Unavailable,
                      what + ": it was claimed and released repeatedly; retry the request");
+}
+
+Result<bool> AccountStore::takeOverIdempotencyKey(std::int64_t userId, const std::string& key,
+                                                  const std::string& staleTaskId,
+                                                  const std::string& newTaskId, const std::string& claimer) {
+    auto taken = m_db.exec("take over the Idempotency-Key " + key,
+                           "UPDATE idempotency_keys SET task_id = $4, claimed_by = $5, created_at = now() "
+                           "WHERE user_id = $1::bigint AND key = $2 AND task_id = $3",
+                           {num(userId), key, staleTaskId, newTaskId, claimer});
+    if (!taken)
+        return taken.error();
+    return taken->affected == 1;
 }
 
 Status AccountStore::forgetIdempotencyKey(std::int64_t userId, const std::string& key,

@@ -129,7 +129,8 @@ struct IdempotencyClaim {
         Conflict, // the same key with another body: refuse (422), create nothing
     };
     Outcome outcome = Outcome::Claimed;
-    std::string taskId; // the task the key stands for
+    std::string taskId;    // the task the key stands for
+    std::string claimedBy; // the replica that claimed it (for a replica that died before recording the task)
 };
 
 } // namespace warren::accounts

@@ -58,6 +58,7 @@ struct ServerParts {
     // Another connection to the database, as this replica's writer, for a worker's own long write (a moved
     // task's history): opened on the worker, closed when done.
     control::StoreOpener openStore;
+    std::string replica; // this replica's name (replicaName): its claims of Idempotency-Keys
 };
 
 } // namespace warren::server

@@ -36,6 +36,7 @@
 #include "server/api/TaskRequest.h"
 #include "server/api/TaskWebhooks.h"
 #include "server/api/UploadsApi.h"
+#include "server/replicas/TaskLeases.h"
 #include "server/uploads/ArtifactFile.h"
 #include "server/uploads/WorkspaceCopy.h"
 #include "server/work/DiskWork.h"
@@ -322,6 +323,26 @@ void finishCreation(ServerParts& parts, const Creation& creation, Status made,
                      });
 }
 
+// An Idempotency-Key that stands for no task yet, claimed by a replica of this machine that has died (killed
+// between the claim and the task's record): this request takes it over for newId, and what the dead one left
+// (its workspace, script and reservation) goes. False while the claimer may still be creating the task.
+Result<bool> takeOverAbandonedKey(ServerParts& parts, const Account& caller, const std::string& key,
+                                  const accounts::IdempotencyClaim& claim, const std::string& newId) {
+    if (!replicaGone(claim.claimedBy))
+        return false;
+    auto taken =
+        parts.accounts.takeOverIdempotencyKey(caller.userId, key, claim.taskId, newId, parts.replica);
+    if (!taken || !*taken)
+        return taken;
+    (void)parts.quotas.release(claim.taskId);
+    parts.work.runDetached(workOwner(caller), [workspace = parts.paths.workspace(claim.taskId),
+                                               script = parts.paths.script(claim.taskId),
+                                               data = control::DataDir{parts.paths.root}, id = claim.taskId] {
+        (void)undoWorkspace(workspace, script, data, id, Error{});
+    });
+    return true;
+}
+
 // Everything the task needs, in an order that leaves nothing behind when a step fails: the quota's
 // reservation and the spec here, the workspace on a worker, the records back here. A client that leaves
 // meanwhile loses nothing: the task is created all the same (and its Idempotency-Key finds it).
@@ -434,7 +455,7 @@ void create(ServerParts& parts, const Account& caller, const HttpRequest& reques
         if (auto valid = accounts::checkIdempotencyKey(*idempotencyKey); !valid)
             return reply.send(errorResponse(valid.error()));
         auto claim = parts.accounts.claimIdempotencyKey(caller.userId, *idempotencyKey,
-                                                        request.body.toStdString(), id);
+                                                        request.body.toStdString(), id, parts.replica);
         if (!claim)
             return reply.send(errorResponse(claim.error()));
         if (claim->outcome == accounts::IdempotencyClaim::Outcome::Conflict)
@@ -447,9 +468,13 @@ void create(ServerParts& parts, const Account& caller, const HttpRequest& reques
                 return reply.send(errorResponse(earlier.error()));
             if (*earlier)
                 return reply.send(jsonResponse(200, taskJson((*earlier)->task, (*earlier)->uploadId)));
-            return reply.send(HttpResponse::error(409, "in_progress",
-                                                  "the first request with this "
-                                                  "Idempotency-Key is still being handled"));
+            auto taken = takeOverAbandonedKey(parts, caller, *idempotencyKey, *claim, id);
+            if (!taken)
+                return reply.send(errorResponse(taken.error()));
+            if (!*taken)
+                return reply.send(HttpResponse::error(409, "in_progress",
+                                                      "the first request with this "
+                                                      "Idempotency-Key is still being handled"));
         }
     }
     createTask(

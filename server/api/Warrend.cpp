@@ -253,7 +253,7 @@ Status Warrend::openControl(const ServeOptions& options) {
     m_work = std::make_unique<DiskWork>(kDiskWorkers, kDiskWorkersPerUser);
     m_parts = std::unique_ptr<ServerParts>(new ServerParts{
         store, *m_accounts, manager, *m_streams, *m_quotas, *m_work, m_engine->metrics(), *m_webhooks,
-        *m_requests, ServerPaths{root}, kept, control::storeOpener(options.databaseUrl, holder)});
+        *m_requests, ServerPaths{root}, kept, control::storeOpener(options.databaseUrl, holder), holder});
     m_retentionDays = options.retentionDays;
     m_retention = std::make_unique<control::RetentionSweep>(
         store, m_engine->data(), [this](const control::TaskRecord& task) { return retentionDays(task); },

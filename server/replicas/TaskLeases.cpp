@@ -22,6 +22,10 @@ std::string replicaName() {
     return replicaMachine() + ":" + std::to_string(::getpid()) + ":" + sandbox::processStartTime(::getpid());
 }
 
+bool replicaGone(const std::string& replica) {
+    return sandbox::ownerGone(replica, replicaMachine(), sandbox::processStartTime);
+}
+
 std::vector<Orphan> orphanedTasks(const std::vector<std::string>& queuedOrRunning,
                                   const std::map<std::string, std::string>& liveLeases,
                                   const std::set<std::string>& waiting,
@@ -113,12 +117,8 @@ std::vector<std::string> TaskLeases::adopt() {
     std::vector<std::string> tasks = std::move(*running);
     tasks.insert(tasks.end(), queued->begin(), queued->end());
     const std::map<std::string, std::string> live(leased->begin(), leased->end());
-    const std::string machine = replicaMachine();
-    const auto gone = [&machine](const std::string& holder) {
-        return sandbox::ownerGone(holder, machine, sandbox::processStartTime);
-    };
     std::vector<std::string> adopted;
-    for (const auto& [id, goneHolder] : orphanedTasks(tasks, live, waits, gone)) {
+    for (const auto& [id, goneHolder] : orphanedTasks(tasks, live, waits, replicaGone)) {
         // A dead holder's lease is taken from it here; adopt's own claim then finds it this replica's.
         if (!goneHolder.empty()) {
             auto taken = m_accounts.takeLease(id, m_holder, m_ttl, goneHolder);

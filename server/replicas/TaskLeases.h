@@ -35,6 +35,8 @@ namespace warren::server {
 // replicas in containers sharing a kernel (and a machine-id from their image) are told apart.
 std::string replicaMachine();
 std::string replicaName();
+// A replica of this machine whose process is gone (false for another machine's: not ours to judge).
+bool replicaGone(const std::string& replica);
 
 // A task no live replica holds: its lease expired or never was (goneHolder empty), or its holder is dead.
 struct Orphan {

@@ -72,6 +72,7 @@ private slots:
     void anotherUserIsAnsweredWhileUploadsAreExtracted();
     void anotherUserIsAnsweredWhileWorkspacesAreMade();
     void aClientThatLeavesLosesNothing();
+    void aCreationKilledMidCopyIsMadeByItsRetry();
     void artifactsThatAreNotFilesAreRefused_data();
     void artifactsThatAreNotFilesAreRefused();
     void aNameLongerThanAFileSystemHoldsAnswers400_data();
@@ -234,6 +235,48 @@ void TestWarrendStalls::aClientThatLeavesLosesNothing() {
     QVERIFY2(again.status == 200, again.body.constData()); // the task the first request created
     const QString id = QString::fromStdString(again.json().value("id", ""));
     QCOMPARE(m_server->request("GET", "/v1/tasks/" + id, m_alice).status, 200);
+}
+
+// warrend killed with kill -9 while it copies a task's workspace, after it claimed the request's
+// Idempotency-Key and before it recorded the task: the key stood for a task that would never exist, and every
+// retry was answered 409 "still being handled" for a day. The restarted warrend sees that the claim's replica
+// is gone: the retry takes the key over and creates the task, and what the dead creation left is removed.
+void TestWarrendStalls::aCreationKilledMidCopyIsMadeByItsRetry() {
+    const QString upload = bigUpload();
+    QVERIFY(!upload.isEmpty());
+    const auto workspaces = [this] {
+        return QDir(dataDir() + "/workspaces").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    };
+    const QStringList before = workspaces();
+    const QList<std::pair<QByteArray, QByteArray>> key{{"Idempotency-Key", "killed-mid-copy"}};
+    QNetworkRequest request(QUrl(m_server->url() + "/v1/tasks"));
+    request.setRawHeader("Authorization", "Bearer " + m_alice.toUtf8());
+    request.setRawHeader("Idempotency-Key", "killed-mid-copy");
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    QNetworkReply* killed = m_network.post(request, taskBody(upload));
+    QVERIFY(QTest::qWaitFor([&] { return workspaces().size() > before.size(); }, 120000)); // copying
+    m_server->kill();
+    killed->abort();
+    killed->deleteLater();
+    QString error;
+    QVERIFY2(m_server->start(&error, {}, true), qPrintable(error));
+
+    const HttpAnswer again = m_server->request("POST", "/v1/tasks", m_alice, taskBody(upload), key);
+    QVERIFY2(again.status == 201, again.body.constData()); // made now: not "still being handled"
+    const QString id = QString::fromStdString(again.json().value("id", ""));
+    const HttpAnswer replay = m_server->request("POST", "/v1/tasks", m_alice, taskBody(upload), key);
+    QCOMPARE(replay.status, 200);
+    QCOMPARE(QString::fromStdString(replay.json().value("id", "")), id);
+    QCOMPARE(m_server->request("GET", "/v1/tasks/" + id, m_alice).status, 200);
+    // The half-copied workspace of the task that never was goes; the new task's stays.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            QStringList made = workspaces();
+            for (const QString& name : before)
+                made.removeAll(name);
+            return made == QStringList{id};
+        },
+        120000));
 }
 
 void TestWarrendStalls::artifactsThatAreNotFilesAreRefused_data() {

@@ -398,28 +398,44 @@ private slots:
         const auto user = must(store().addUser("idem", "default")).account.userId;
         const auto other = must(store().addUser("idem-other", "default")).account.userId;
         const std::string body = R"({"prompt":"hi","workspace":"up"})";
-        auto first = must(store().claimIdempotencyKey(user, "k-1", body, "t-1"));
+        auto first = must(store().claimIdempotencyKey(user, "k-1", body, "t-1", "replica-a"));
         QCOMPARE(first.outcome, IdempotencyClaim::Outcome::Claimed);
-        auto replay = must(store().claimIdempotencyKey(user, "k-1", body, "t-2"));
+        auto replay = must(store().claimIdempotencyKey(user, "k-1", body, "t-2", "replica-a"));
         QCOMPARE(replay.outcome, IdempotencyClaim::Outcome::Replay);
         QCOMPARE(replay.taskId, std::string("t-1"));
-        auto conflict = must(store().claimIdempotencyKey(user, "k-1", body + " ", "t-3"));
+        auto conflict = must(store().claimIdempotencyKey(user, "k-1", body + " ", "t-3", "replica-a"));
         QCOMPARE(conflict.outcome, IdempotencyClaim::Outcome::Conflict);
         // Keys are per user: the same key of another user is theirs alone.
-        QCOMPARE(must(store().claimIdempotencyKey(other, "k-1", body, "t-4")).outcome,
+        QCOMPARE(must(store().claimIdempotencyKey(other, "k-1", body, "t-4", "replica-a")).outcome,
                  IdempotencyClaim::Outcome::Claimed);
         // A claim whose task failed is forgotten; only its own task's claim is.
         must(store().forgetIdempotencyKey(user, "k-1", "t-9"));
-        QCOMPARE(must(store().claimIdempotencyKey(user, "k-1", body, "t-5")).outcome,
+        QCOMPARE(must(store().claimIdempotencyKey(user, "k-1", body, "t-5", "replica-a")).outcome,
                  IdempotencyClaim::Outcome::Replay);
         must(store().forgetIdempotencyKey(user, "k-1", "t-1"));
-        QCOMPARE(must(store().claimIdempotencyKey(user, "k-1", body, "t-5")).outcome,
+        QCOMPARE(must(store().claimIdempotencyKey(user, "k-1", body, "t-5", "replica-a")).outcome,
                  IdempotencyClaim::Outcome::Claimed);
-        QCOMPARE(store().claimIdempotencyKey(user, "", body, "t-6").error().code, ErrorCode::InvalidArgument);
-        QCOMPARE(store().claimIdempotencyKey(user, "a b", body, "t-6").error().code,
+        QCOMPARE(store().claimIdempotencyKey(user, "", body, "t-6", "replica-a").error().code,
                  ErrorCode::InvalidArgument);
-        QCOMPARE(store().claimIdempotencyKey(user, std::string(256, 'k'), body, "t-6").error().code,
+        // A claim answers who made it; a replica that died before its task was recorded is taken over once:
+        // the key then stands for the new task and its claimer, and a second take-over of the dead claim
+        // fails.
+        auto claimed = must(store().claimIdempotencyKey(user, "k-dead", body, "t-lost", "replica-dead"));
+        QCOMPARE(claimed.claimedBy, std::string("replica-dead"));
+        auto stuck = must(store().claimIdempotencyKey(user, "k-dead", body, "t-7", "replica-b"));
+        QCOMPARE(stuck.outcome, IdempotencyClaim::Outcome::Replay);
+        QCOMPARE(stuck.taskId, std::string("t-lost"));
+        QCOMPARE(stuck.claimedBy, std::string("replica-dead"));
+        QVERIFY(must(store().takeOverIdempotencyKey(user, "k-dead", "t-lost", "t-7", "replica-b")));
+        QVERIFY(!must(store().takeOverIdempotencyKey(user, "k-dead", "t-lost", "t-8", "replica-c")));
+        auto now = must(store().claimIdempotencyKey(user, "k-dead", body, "t-9", "replica-c"));
+        QCOMPARE(now.taskId, std::string("t-7"));
+        QCOMPARE(now.claimedBy, std::string("replica-b"));
+        QCOMPARE(store().claimIdempotencyKey(user, "a b", body, "t-6", "replica-a").error().code,
                  ErrorCode::InvalidArgument);
+        QCOMPARE(
+            store().claimIdempotencyKey(user, std::string(256, 'k'), body, "t-6", "replica-a").error().code,
+            ErrorCode::InvalidArgument);
     }
 
     // A claim lasts a day: within it the key answers its task; after it the key is new again (and another
@@ -430,19 +446,19 @@ private slots:
         const std::string body = R"({"prompt":"hi","workspace":"up"})";
         const auto start = Clock::now();
         const auto lifetime = AccountStore::kIdempotencyKeyLifetime;
-        QCOMPARE(must(store().claimIdempotencyKey(user, "day", body, "t-a", start)).outcome,
+        QCOMPARE(must(store().claimIdempotencyKey(user, "day", body, "t-a", "replica-a", start)).outcome,
                  IdempotencyClaim::Outcome::Claimed);
-        QCOMPARE(must(store().claimIdempotencyKey(other, "day", body, "t-o", start)).outcome,
+        QCOMPARE(must(store().claimIdempotencyKey(other, "day", body, "t-o", "replica-a", start)).outcome,
                  IdempotencyClaim::Outcome::Claimed);
         const auto almost = start + lifetime - std::chrono::minutes(1);
-        auto replay = must(store().claimIdempotencyKey(user, "day", body + " ", "t-b", almost));
+        auto replay = must(store().claimIdempotencyKey(user, "day", body + " ", "t-b", "replica-a", almost));
         QCOMPARE(replay.outcome, IdempotencyClaim::Outcome::Conflict);
         QCOMPARE(replay.taskId, std::string("t-a"));
         const auto later = start + lifetime + std::chrono::minutes(1);
-        auto again = must(store().claimIdempotencyKey(user, "day", body + " ", "t-c", later));
+        auto again = must(store().claimIdempotencyKey(user, "day", body + " ", "t-c", "replica-a", later));
         QCOMPARE(again.outcome, IdempotencyClaim::Outcome::Claimed);
         QCOMPARE(again.taskId, std::string("t-c"));
-        QCOMPARE(must(store().claimIdempotencyKey(other, "day", body, "t-p", almost)).taskId,
+        QCOMPARE(must(store().claimIdempotencyKey(other, "day", body, "t-p", "replica-a", almost)).taskId,
                  std::string("t-o"));
     }
 
