@@ -2,6 +2,7 @@
 
 #include "agent_core/config/AgentConfig.h"
 #include "agent_core/protocol/Timestamp.h"
+#include "app/cli/ApprovalQuestion.h"
 #include "app/cli/LiveView.h"
 #include "app/cli/McpConfigFile.h"
 #include "app/cli/ReviewCommands.h"
@@ -129,10 +130,7 @@ char answerLetter(const std::string& line) {
 // shell command c (every command starting with its program and subcommand, from now on: kept in Settings).
 void askOnTerminal(TerminalQuestions& terminal, ControlPlane& plane, const ApprovalRecord& approval) {
     const auto prefix = callCommandPrefix(approval.tool, json::parse(approval.arguments, nullptr, false));
-    const std::string prompt = "\n? " + approval.tool + " wants to run: " + approval.arguments + "\n  why: " +
-                               approval.reason + "\n  approve? [y]es / [n]o / [a]lways for this task" +
-                               (prefix ? " / [c]ommands starting with \"" + *prefix + "\", from now on" : std::string()) +
-                               ": ";
+    const std::string prompt = approvalQuestion(approval.tool, approval.arguments, approval.reason, prefix);
     terminal.ask(prompt, [&terminal, &plane, approval, prefix](std::optional<std::string> line) {
         if (!line)
             return plane.answerApproval(approval.taskId, approval.callId, false, "no answer (stdin closed)", false);
