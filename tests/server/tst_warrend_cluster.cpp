@@ -175,8 +175,9 @@ bool TestWarrendCluster::restartWarrend(const QStringList& extra, QString* error
 bool TestWarrendCluster::restartWithCli(const QString& agent, const QString& program,
                                         const CliModelServer& model, const QByteArray& key, QString* error) {
     const bool claude = agent == "claude-code";
-    // Not under /tmp, which is one of the pod's volumes (the kubelet double would read the path as in it).
-    m_image = std::make_unique<QTemporaryDir>(QDir::current().filePath("cluster-image-XXXXXX"));
+    // Under none of the pod's volumes (/tmp is one: the kubelet double would read the path as in it), wherever
+    // the checkout is.
+    m_image = std::make_unique<QTemporaryDir>("/var/tmp/warren-cluster-image-XXXXXX");
     const QString site = m_scratch.filePath("site-" + agent + ".json");
     QFile layer(site);
     if (!m_image->isValid() || !QFile::link(program, m_image->filePath(claude ? "claude" : "codex")) ||
