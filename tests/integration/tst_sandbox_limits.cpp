@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <csignal>
+#include <unistd.h>
 
 using namespace warren::test;
 
@@ -97,7 +98,12 @@ void TestSandboxLimits::forkBombStopped()
     QVERIFY2(outcome.probeFailed(), qPrintable(outcome.describe()));
     QVERIFY2(outcome.verdict().startsWith(QLatin1String("errno EAGAIN")), qPrintable(outcome.describe()));
     const long created = countIn(outcome.verdict(), QStringLiteral("created"));
-    QVERIFY2(created >= 0 && created < 32, qPrintable(outcome.describe()));
+    // As root the limit is the sandbox's pids cgroup: exact. As a user without a writable pids cgroup it is
+    // RLIMIT_NPROC, which counts every task of the user: it is set to the limit plus what the user ran at the
+    // launch, so the user's processes that end meanwhile (other tests of the same user, run side by side) leave
+    // the bomb that much more room, and only "stopped" holds (LimitPlan's test checks the rlimit it sets).
+    const long bound = ::geteuid() == 0 ? 32 : 4096;
+    QVERIFY2(created >= 0 && created < bound, qPrintable(outcome.describe()));
 }
 
 void TestSandboxLimits::memoryHogStopped_data()
