@@ -53,9 +53,9 @@ public:
     ~AgentListener() override; // closes every connection not handed on, and removes the socket file
 
     void expect(const std::string& taskId, Accept accept); // the next agent of this task to say hello
-    void serveModel(const std::string& taskId,
-                    Accept accept);         // every model stream of this task, until forget
-    void forget(const std::string& taskId); // both
+    // Every model stream of this task, until forget; forget ends both.
+    void serveModel(const std::string& taskId, Accept accept);
+    void forget(const std::string& taskId);
     std::uint16_t port() const; // TCP: the port bound (the kernel's choice for port 0); Unix: 0
 
 signals:

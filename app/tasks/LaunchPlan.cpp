@@ -213,8 +213,8 @@ Result<LaunchPlan> planLaunch(const TaskRecord& task, const TaskSpec& spec, cons
             return makeError(ErrorCode::InvalidArgument, std::string(protocol::agentKindName(spec.agent)) +
                                                              " is not installed where it was looked for");
         plan.cli = cli;
-        if (sandbox::agentRoute(spec.backend) !=
-            sandbox::AgentRoute::Network) { // a pod's calls cross the listener
+        // A cluster's pod has no socket of this host: its calls cross warrend's agents' listener.
+        if (sandbox::agentRoute(spec.backend) != sandbox::AgentRoute::Network) {
             auto model = modelSocketPath(environment.data, task.id);
             if (!model)
                 return model.error();

@@ -139,8 +139,8 @@ private:
     std::unique_ptr<NetworkQuestions> m_questions; // --network ask: what the egress proxy asks (outlives m_egress)
     std::unique_ptr<EgressProxy> m_egress;  // --network allow:HOSTS: the task's only way out
     std::unique_ptr<AgentListener> m_listener;          // kube: where the agent connects, until it has
-    bool m_expectsClusterAgent =
-        false; // told warrend's listener (clusterAgents) to hand over its agent, its model calls
+    // Told warrend's listener (clusterAgents) to hand over this task's agent and its CLI's model calls.
+    bool m_expectsClusterAgent = false;
     std::unique_ptr<AgentChannel> m_channel;            // the agent's stdio, or its connection
     std::unique_ptr<snapshots::TaskSnapshots> m_snapshots; // the workspace before each step
     std::unique_ptr<sandbox::RunningSandbox> m_process; // removes its placeholders and container when reset

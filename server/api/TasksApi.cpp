@@ -270,18 +270,23 @@ void created(ServerParts& parts, const Creation& creation, const control::TaskRe
                    .withHeader("Location", QByteArray::fromStdString("/v1/tasks/" + task.id)));
 }
 
+// What a creation that will not finish made: its reservation here, its workspace and script on a worker.
+void dropCreation(ServerParts& parts, const Account& caller, const std::string& id) {
+    (void)parts.quotas.release(id);
+    parts.work.runDetached(workOwner(caller),
+                           [workspace = parts.paths.workspace(id), script = parts.paths.script(id),
+                            data = control::DataDir{parts.paths.root},
+                            id] { (void)undoWorkspace(workspace, script, data, id, Error{}); });
+}
+
 // After the workspace: recorded as the caller's, listed as waiting or submitted. A step that fails gives the
 // reservation back and removes what was made (on a worker).
 void finishCreation(ServerParts& parts, const Creation& creation, Status made,
                     std::vector<control::EventRow> history, const HttpReply& reply) {
     const std::string& id = creation.id;
     const auto undo = [&](const Error& error) {
-        parts.work.runDetached(workOwner(creation.caller),
-                               [workspace = parts.paths.workspace(id), script = parts.paths.script(id),
-                                data = control::DataDir{parts.paths.root},
-                                id] { (void)undoWorkspace(workspace, script, data, id, Error{}); });
         (void)parts.accounts.forgetWaitingTask(id);
-        (void)parts.quotas.release(id);
+        dropCreation(parts, creation.caller, id);
         refuseCreation(parts, creation, reply, errorResponse(error));
     };
     if (!made) {
@@ -334,12 +339,7 @@ Result<bool> takeOverAbandonedKey(ServerParts& parts, const Account& caller, con
         parts.accounts.takeOverIdempotencyKey(caller.userId, key, claim.taskId, newId, parts.replica);
     if (!taken || !*taken)
         return taken;
-    (void)parts.quotas.release(claim.taskId);
-    parts.work.runDetached(workOwner(caller), [workspace = parts.paths.workspace(claim.taskId),
-                                               script = parts.paths.script(claim.taskId),
-                                               data = control::DataDir{parts.paths.root}, id = claim.taskId] {
-        (void)undoWorkspace(workspace, script, data, id, Error{});
-    });
+    dropCreation(parts, caller, claim.taskId);
     return true;
 }
 
