@@ -45,6 +45,10 @@ public:
 
     // Why the sandbox could not start the command (SetupFailed): what this host lacks for the backend.
     virtual std::string setupFailureReport() const = 0;
+    // Stops following the sandbox and leaves it running, its objects no longer this launch's to delete: a
+    // cluster's pod whose agent lost its connection and reconnects to the task's next launch
+    // (SandboxRequest::rejoin). False where the backend cannot: the sandbox stays this launch's.
+    virtual bool detach() { return false; }
     // It was a warm container, started before its task (container/WarmPool.h).
     virtual bool startedWarm() const { return false; }
 };

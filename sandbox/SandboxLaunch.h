@@ -70,6 +70,10 @@ struct SandboxRequest {
     std::string taskToken;
     std::string tokenDir;
     std::optional<ControlPlanePeer> controlPlane;
+    // The kubernetes backend: the running pod of this task (labelled warren.task) that a control plane killed
+    // before its end left is followed as this launch's rather than replaced (its agent reconnects to the
+    // control plane that took the task over); when there is none, the launch makes its own.
+    bool rejoin = false;
 };
 
 // Who owns, on the host, what the sandbox writes in its binds.

@@ -3,8 +3,12 @@
 //       speaks the protocol (docs/PROTOCOL.md) on stdin/stdout with the control plane; a task.start with
 //       cli runs that coding-agent CLI under the supervisor (agent_core/clis) instead of Warren's own loop
 //   warren-agent serve ... --connect unix:PATH|tcp:HOST:PORT --token-file FILE [--carry-trees]
+//                          [--reconnect tcp:HOST:PORT]
 //       the same on a connection it opens, whose first line is the hello with the task token; with
-//       --carry-trees the workspace and /state come from the control plane and go back to it (a pod)
+//       --carry-trees the workspace and /state come from the control plane and go back to it (a pod). Over
+//       TCP (a cluster's pod), a connection lost during a run pauses it at its checkpoint and the agent
+//       connects again (to --connect's address and --reconnect's in turn) until a control plane sends
+//       task.start, which continues the task in the same pod
 //   warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR] [--preset P[,P...]]
 //       [--set KEY=VALUE]... [--approve auto|deny] [--task-id ID] PROMPT
 //       runs standalone with a scripted model and prints the events as JSON lines
@@ -35,6 +39,7 @@
 #include <functional>
 #include <iostream>
 #include <mutex>
+#include <poll.h>
 #include <sstream>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -53,10 +58,17 @@ constexpr int kExitPaused = 75; // EX_TEMPFAIL: run again with the same --state 
 constexpr std::uint16_t kDefaultEgressPort = 3128;
 // serve --connect: how long the agent tries to reach a control plane that is not listening yet.
 constexpr std::chrono::seconds kConnectPatience{30};
+// serve --connect tcp: (a cluster's pod): how long after its connection was lost the agent keeps
+// reconnecting, for the replica that takes its task over (a lease's time, warrend serve --lease-sec) to
+// expect it.
+constexpr std::chrono::seconds kRejoinPatience{300};
+constexpr std::chrono::milliseconds kFirstRejoinPause{500};
+constexpr std::chrono::seconds kLongestRejoinPause{5};
 
 constexpr const char* kUsage =
     "usage: warren-agent serve [--workspace DIR] [--state DIR] [--output DIR]\n"
-    "                          [--connect unix:PATH|tcp:HOST:PORT --token-file FILE [--carry-trees]]\n"
+    "                          [--connect unix:PATH|tcp:HOST:PORT --token-file FILE [--carry-trees]\n"
+    "                           [--reconnect tcp:HOST:PORT]]\n"
     "       warren-agent run --script FILE --workspace DIR [--state DIR] [--output DIR]\n"
     "                        [--preset P[,P...]] [--set KEY=VALUE]... [--approve auto|deny]\n"
     "                        [--task-id ID] PROMPT\n"
@@ -141,7 +153,8 @@ int usageError(const std::string& message) {
 
 struct Options {
     std::string mode;
-    std::optional<std::string> script, workspace, state, output, taskId, approve, connect, tokenFile;
+    std::optional<std::string> script, workspace, state, output, taskId, approve, connect, tokenFile,
+        reconnect;
     std::vector<std::string> presets;
     nlohmann::json overrides = nlohmann::json::object();
     std::vector<std::string> positional;
@@ -162,15 +175,16 @@ Result<Options> parseOptions(int argc, char** argv) {
                 return makeError(ErrorCode::InvalidArgument, arg + " needs a value");
             return std::string(argv[++i]);
         };
-        std::optional<std::string>* target = arg == "--script"      ? &options.script
-                                             : arg == "--workspace" ? &options.workspace
-                                             : arg == "--state"     ? &options.state
-                                             : arg == "--output"    ? &options.output
-                                             : arg == "--task-id"   ? &options.taskId
-                                             : arg == "--approve"   ? &options.approve
-                                             : arg == "--connect"   ? &options.connect
+        std::optional<std::string>* target = arg == "--script"       ? &options.script
+                                             : arg == "--workspace"  ? &options.workspace
+                                             : arg == "--state"      ? &options.state
+                                             : arg == "--output"     ? &options.output
+                                             : arg == "--task-id"    ? &options.taskId
+                                             : arg == "--approve"    ? &options.approve
+                                             : arg == "--connect"    ? &options.connect
                                              : arg == "--token-file" ? &options.tokenFile
-                                                                    : nullptr;
+                                             : arg == "--reconnect"  ? &options.reconnect
+                                                                     : nullptr;
         if (arg == "--carry-trees") {
             options.carryTrees = true;
         } else if (target) {
@@ -328,10 +342,12 @@ Status pushTrees(const HostCall& call, const AgentPaths& paths) {
 }
 
 // --connect: the protocol's connection, opened by the agent, the hello sent. Without: stdin and stdout.
-Result<UniqueFd> controlConnection(const Options& options) {
+// at: another address than --connect's (--reconnect).
+Result<UniqueFd> controlConnection(const Options& options,
+                                   const std::optional<std::string>& at = std::nullopt) {
     if (!options.connect)
         return UniqueFd();
-    auto address = parseControlAddress(*options.connect);
+    auto address = parseControlAddress(at.value_or(*options.connect));
     if (!address)
         return address.error();
     auto token = readTokenFile(*options.tokenFile);
@@ -340,28 +356,19 @@ Result<UniqueFd> controlConnection(const Options& options) {
     return connectToControlPlane(*address, *token, kConnectPatience);
 }
 
-int serve(const Options& options) {
-    if (!options.positional.empty() || options.script || !options.presets.empty() || !options.overrides.empty())
-        return usageError("serve takes only --workspace, --state, --output, --connect, --token-file and --carry-trees: the "
-                          "task comes in task.start");
-    if (options.connect.has_value() != options.tokenFile.has_value())
-        return usageError("--connect and --token-file go together: the token is the connection's credential");
-    if (options.carryTrees && !options.connect)
-        return usageError("--carry-trees needs --connect: on stdin the agent runs beside the control plane's trees");
-    auto paths = resolvePaths(options, true);
-    if (!paths)
-        return usageError(paths.error().message);
+// How one connection's run ended: Lost when the control plane went away, before task.start or during the run
+// (which then paused at its checkpoint).
+struct Session {
+    int exitCode = kExitFailed;
+    bool lost = false;
+    bool ran = false; // task.start was taken and the trees are in place: the agent holds the task now
+};
 
-    Cancellation cancellation;
-    installProcessSettings(cancellation, StopSenders::ControlPlane);
-    auto connection = controlConnection(options);
-    if (!connection) {
-        std::cerr << "warren-agent: " << connection.error().message << "\n";
-        return connection.error().code == ErrorCode::InvalidArgument ? kExitUsage : kExitFailed;
-    }
-    const int inFd = connection->valid() ? connection->get() : STDIN_FILENO;
-    const int outFd = connection->valid() ? connection->get() : STDOUT_FILENO;
-    const auto egress = startEgressForwarder(); // serves the tools until the agent exits
+// One connection to the control plane (stdin and stdout without --connect): its task.start, the run, the
+// trees carried home. pullTreesFirst (--carry-trees): until a run took place; a reconnected agent's pod holds
+// the task's latest trees.
+Session serveConnection(const Options& options, const AgentPaths& paths, int inFd, int outFd,
+                        Cancellation& cancellation, const EgressForwarder* egress, bool pullTreesFirst) {
     EventLog* events = nullptr;
     std::mutex eventsMutex;
     HostChannel channel(inFd, outFd, cancellation, [&](std::string problem) {
@@ -372,11 +379,14 @@ int serve(const Options& options) {
             std::cerr << "warren-agent: " << problem << "\n";
     });
     HostEventSink sink(channel);
+    const auto lost = [&cancellation] {
+        return cancellation.requested() == StopRequest::HostGone;
+    };
 
     auto request = channel.waitForTaskStart();
     if (!request) {
         std::cerr << "warren-agent: " << request.error().message << "; exiting\n";
-        return kExitFailed;
+        return {kExitFailed, lost(), false};
     }
     auto params = protocol::taskStartParamsFromJson(request->params);
     // A CLI agent (task.start's cli) takes no settings of Warren's agent: none to check.
@@ -387,7 +397,7 @@ int serve(const Options& options) {
         channel.send(protocol::ErrorResponse{
             request->id, {protocol::rpc_error::kInvalidParams, "task.start: " + agent.error().message, std::nullopt}});
         std::cerr << "warren-agent: task.start refused: " << agent.error().message << "\n";
-        return kExitUsage;
+        return {kExitUsage, false, false};
     }
     channel.send(protocol::Response{request->id, nlohmann::json::object()});
 
@@ -420,17 +430,23 @@ int serve(const Options& options) {
         std::lock_guard lock(eventsMutex);
         events = &log;
     }
+    const auto ended = [&](int exitCode, bool ran = true) {
+        std::lock_guard lock(eventsMutex);
+        events = nullptr;
+        return Session{exitCode, lost(), ran};
+    };
     const HostCall hostCall = call;
     if (options.carryTrees) {
-        if (auto pulled = pullTrees(hostCall, *paths); !pulled) {
-            log.error("the task's trees did not reach the sandbox: " + pulled.error().message, true);
-            return kExitFailed;
-        }
+        if (pullTreesFirst)
+            if (auto pulled = pullTrees(hostCall, paths); !pulled) {
+                log.error("the task's trees did not reach the sandbox: " + pulled.error().message, true);
+                return ended(kExitFailed, false);
+            }
         // Not reported as an event: this runs inside the event log's write. The push at the end retries.
         if (params->cli)
             sink.savePoint = protocol::event_type::kStepStarted;
-        if (paths->state)
-            sink.afterSavePoint = [&hostCall, state = *paths->state, point = sink.savePoint] {
+        if (paths.state)
+            sink.afterSavePoint = [&hostCall, state = *paths.state, point = sink.savePoint] {
                 if (auto pushed = pushTree(hostCall, "state", state); !pushed)
                     std::cerr << "warren-agent: /state after " << point << ": " << pushed.error().message
                               << "\n";
@@ -447,20 +463,104 @@ int serve(const Options& options) {
                                    params->token.value_or(""),
                                    egress ? std::optional<std::uint16_t>(egress->port()) : std::nullopt,
                                    std::move(controlPlane), approver},
-                                  *paths, log, cancellation)
-                    : (*agent)->run(*paths, params->taskId, params->prompt, log, cancellation, params->reply);
+                                  paths, log, cancellation)
+                    : (*agent)->run(paths, params->taskId, params->prompt, log, cancellation, params->reply);
     sink.afterSavePoint = nullptr;
-    if (options.carryTrees) {
-        if (auto pushed = pushTrees(hostCall, *paths); !pushed) {
+    if (options.carryTrees && !lost()) {
+        if (auto pushed = pushTrees(hostCall, paths); !pushed) {
             log.error("the task's trees did not come back from the sandbox: " + pushed.error().message, true);
-            return kExitFailed;
+            return ended(kExitFailed);
         }
     }
-    {
-        std::lock_guard lock(eventsMutex);
-        events = nullptr;
+    return ended(exitCodeFor(outcome.reason));
+}
+
+// After the connection was lost: connects again until a control plane takes the hello (the replica that took
+// the task over may not expect the agent yet, and refuses it until then), at --connect's address and
+// --reconnect's in turn, pausing between attempts, for up to kRejoinPatience since lostAt. An error when a
+// stop is asked meanwhile or the patience runs out.
+Result<UniqueFd> reconnect(const Options& options, const Cancellation& cancellation,
+                           std::chrono::steady_clock::time_point lostAt, std::chrono::milliseconds& pause) {
+    for (bool atService = false;; atService = options.reconnect && !atService) {
+        pollfd stop{cancellation.fd(), POLLIN, 0};
+        if (cancellation.stopRequested() || ::poll(&stop, 1, static_cast<int>(pause.count())) > 0)
+            return makeError(ErrorCode::Unavailable, "stopped while reconnecting to the control plane");
+        pause = std::min(pause * 2, std::chrono::milliseconds(kLongestRejoinPause));
+        if (std::chrono::steady_clock::now() - lostAt > kRejoinPatience)
+            return makeError(ErrorCode::Unavailable,
+                             "no control plane took the task back within " +
+                                 std::to_string(kRejoinPatience.count()) +
+                                 " s; exiting (the task resumes from its checkpoint)");
+        // The replica it spoke to (a network that dropped) and, in turn, every replica's Service (it died).
+        auto connection = controlConnection(options, atService ? options.reconnect : std::nullopt);
+        if (connection)
+            return connection;
+        std::cerr << "warren-agent: " << connection.error().message << "\n";
     }
-    return exitCodeFor(outcome.reason);
+}
+
+int serve(const Options& options) {
+    if (!options.positional.empty() || options.script || !options.presets.empty() ||
+        !options.overrides.empty())
+        return usageError(
+            "serve takes only --workspace, --state, --output, --connect, --token-file, --carry-trees and "
+            "--reconnect: the task comes in task.start");
+    if (options.connect.has_value() != options.tokenFile.has_value())
+        return usageError("--connect and --token-file go together: the token is the connection's credential");
+    if (options.carryTrees && !options.connect)
+        return usageError(
+            "--carry-trees needs --connect: on stdin the agent runs beside the control plane's trees");
+    if (options.reconnect) {
+        auto connect =
+            options.connect ? parseControlAddress(*options.connect) : Result<ControlAddress>(Error{});
+        auto reconnect = parseControlAddress(*options.reconnect);
+        if (!connect || connect->kind != ControlAddress::Kind::Tcp || !reconnect ||
+            reconnect->kind != ControlAddress::Kind::Tcp)
+            return usageError(
+                "--reconnect tcp:HOST:PORT goes with --connect tcp:HOST:PORT: a cluster's pod connects "
+                "again there once its connection is lost");
+    }
+    auto paths = resolvePaths(options, true);
+    if (!paths)
+        return usageError(paths.error().message);
+
+    Cancellation cancellation;
+    installProcessSettings(cancellation, StopSenders::ControlPlane);
+    auto connection = controlConnection(options);
+    if (!connection) {
+        std::cerr << "warren-agent: " << connection.error().message << "\n";
+        return connection.error().code == ErrorCode::InvalidArgument ? kExitUsage : kExitFailed;
+    }
+    const auto egress = startEgressForwarder(); // serves the tools until the agent exits
+    // A cluster's pod outlives the connection: a replica of the control plane that died, a network that
+    // dropped. Its agent reconnects (through the Service, to whichever replica answers) and the replica that
+    // runs the task now continues it here from the checkpoint, with the pod's workspace as it is.
+    const bool rejoins = options.connect && connection->valid() &&
+                         parseControlAddress(*options.connect)->kind == ControlAddress::Kind::Tcp;
+    auto lostAt = std::chrono::steady_clock::now();
+    std::chrono::milliseconds pause = kFirstRejoinPause;
+    bool ran = false; // a task came: before, the agent has nothing to take back and exits as it always did
+    for (;;) {
+        const int fd = connection->valid() ? connection->get() : -1;
+        const Session session =
+            serveConnection(options, *paths, fd >= 0 ? fd : STDIN_FILENO, fd >= 0 ? fd : STDOUT_FILENO,
+                            cancellation, egress.get(), !ran);
+        if (session.ran) { // the patience counts from the last run's end
+            ran = true;
+            lostAt = std::chrono::steady_clock::now();
+            pause = kFirstRejoinPause;
+        }
+        if (!session.lost || !rejoins || !ran)
+            return session.exitCode;
+        if (!cancellation.clearHostGone())
+            return kExitPaused; // a stronger stop came meanwhile
+        std::cerr << "warren-agent: the connection to the control plane was lost; connecting again\n";
+        connection = reconnect(options, cancellation, lostAt, pause);
+        if (!connection) {
+            std::cerr << "warren-agent: " << connection.error().message << "\n";
+            return kExitPaused;
+        }
+    }
 }
 
 } // namespace

@@ -27,8 +27,13 @@ public:
     StopRequest requested() const { return m_request.load(std::memory_order_acquire); }
     bool stopRequested() const { return requested() != StopRequest::None; }
 
-    // Readable (never drained) once a stop was requested; -1 if no eventfd could be made, in which case
-    // waiters fall back to checking requested() at their poll timeout.
+    // The control plane went away and the agent has reached one again (serve --connect tcp:, a cluster's
+    // pod): HostGone is withdrawn before the next run. False, changing nothing, when the request is not
+    // HostGone.
+    bool clearHostGone();
+
+    // Readable (never drained, but by clearHostGone) once a stop was requested; -1 if no eventfd could be
+    // made, in which case waiters fall back to checking requested() at their poll timeout.
     int fd() const { return m_fd; }
 
 private:

@@ -94,6 +94,12 @@ void AgentChannel::adopt(UniqueFd connection, const std::string& afterHello) {
     flushStdin();
 }
 
+void AgentChannel::awaitConnection() {
+    if (m_transport != Transport::Socket || m_stdout.valid())
+        return;
+    m_awaitingConnection = true; // m_lines was finished at the connection's end: ready for the next
+}
+
 void AgentChannel::send(const protocol::Message& message) {
     if (!m_stdin.valid() && !m_awaitingConnection)
         return; // the agent is gone
@@ -142,6 +148,13 @@ void AgentChannel::onStdoutReadable() {
             m_stdout.reset();
             for (auto& line : m_lines.finish())
                 emit lineRead(line);
+            if (m_transport == Transport::Socket && !m_awaitingConnection) {
+                retire(m_stdoutNotifier);
+                retire(m_stdinNotifier);
+                m_stdin.reset();
+                m_stdinBuffer.clear();
+                emit connectionLost();
+            }
             return;
         }
         total += static_cast<std::size_t>(n);

@@ -81,6 +81,7 @@ Result<std::unique_ptr<sandbox::RunningSandbox>> launchAgent(const AgentLaunch& 
     // launcher.
     request.launcherDeathSignal = SIGHUP;
     request.taskToken = launch.taskToken;
+    request.rejoin = launch.rejoin;
     request.tokenDir = launch.tokenDir;
     request.controlPlane = launch.controlPlane;
     request.runtimeClass = launch.runtimeClass;

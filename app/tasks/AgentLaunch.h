@@ -37,6 +37,7 @@ struct AgentLaunch {
     std::string tokenDir;
     std::optional<sandbox::ControlPlanePeer> controlPlane;
     std::string runtimeClass;
+    bool rejoin = false; // SandboxRequest::rejoin: a running pod of the task that a dead control plane left
     // podman: warm containers of this launch's shape to keep for the next ones, running warmWaiter (the
     // host's warren-agent) until claimed (SandboxRequest::warm).
     int warm = 0;

@@ -96,7 +96,19 @@ AgentListener::~AgentListener() {
         ::unlink(m_path.c_str());
 }
 
-void AgentListener::expect(const std::string& taskId, Accept accept) { m_expected[taskId] = std::move(accept); }
+void AgentListener::expect(const std::string& taskId, Accept accept, std::vector<PodToken> podTokens) {
+    m_expected[taskId] = {std::move(accept), std::move(podTokens)};
+}
+
+std::optional<std::string> AgentListener::podTokenTask(const std::string& token) const {
+    const std::string digest = podTokenDigest(token);
+    const std::int64_t now = nowMs();
+    for (const auto& [taskId, expected] : m_expected)
+        for (const PodToken& known : expected.podTokens)
+            if (known.sha256 == digest && now < known.expiresAtMs)
+                return taskId;
+    return std::nullopt;
+}
 
 void AgentListener::serveModel(const std::string& taskId, Accept accept) {
     m_models[taskId] = std::move(accept);
@@ -168,21 +180,23 @@ void AgentListener::onHello(std::list<Pending>::iterator pending, std::size_t li
         return refuse(pending, hello.error().message);
     const bool model = hello->stream == protocol::HelloStream::Model;
     auto claims = m_tokens.verify(hello->token, model ? scope::kLlm : scope::kChannel, nowMs());
-    if (!claims)
+    // Not one of this control plane's: the agent of a pod that a replica which died left running, whose task
+    // this one has taken over, is known by its token's digest (PodTokens.h). Only a protocol connection.
+    const auto rejoining = claims || model ? std::nullopt : podTokenTask(hello->token);
+    if (!claims && !rejoining)
         return refuse(pending, "the task token was refused: " + claims.error().message);
+    const std::string taskId = claims ? claims->taskId : *rejoining;
     Accept accept;
     if (model) {
-        const auto served = m_models.find(claims->taskId);
+        const auto served = m_models.find(taskId);
         if (served == m_models.end())
-            return refuse(pending,
-                          "task " + claims->taskId + " takes no model calls here (it is not running)");
+            return refuse(pending, "task " + taskId + " takes no model calls here (it is not running)");
         accept = served->second;
     } else {
-        auto expected = m_expected.find(claims->taskId);
+        auto expected = m_expected.find(taskId);
         if (expected == m_expected.end())
-            return refuse(pending,
-                          "no agent of task " + claims->taskId + " is expected (its agent is connected)");
-        accept = std::move(expected->second);
+            return refuse(pending, "no agent of task " + taskId + " is expected (its agent is connected)");
+        accept = std::move(expected->second.accept);
         m_expected.erase(expected);
     }
     UniqueFd fd = std::move(pending->fd);

@@ -16,6 +16,7 @@
 // connections wait for their hello at once; one more is closed unread.
 
 #include "app/proxy/TaskToken.h"
+#include "app/tasks/PodTokens.h"
 #include "common/Result.h"
 #include "common/UniqueFd.h"
 
@@ -27,7 +28,9 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 class QSocketNotifier;
 class QTimer;
@@ -52,7 +55,9 @@ public:
                                                             std::chrono::milliseconds helloTimeout = kHelloTimeout);
     ~AgentListener() override; // closes every connection not handed on, and removes the socket file
 
-    void expect(const std::string& taskId, Accept accept); // the next agent of this task to say hello
+    // The next agent of this task to say hello: with a token of this control plane's, or one whose digest is
+    // among podTokens, unexpired (a pod left running by a replica that died: PodTokens.h).
+    void expect(const std::string& taskId, Accept accept, std::vector<PodToken> podTokens = {});
     // Every model stream of this task, until forget; forget ends both.
     void serveModel(const std::string& taskId, Accept accept);
     void forget(const std::string& taskId);
@@ -82,7 +87,14 @@ private:
     std::chrono::milliseconds m_helloTimeout;
     QSocketNotifier* m_acceptNotifier = nullptr;
     std::list<Pending> m_pending;
-    std::map<std::string, Accept> m_expected;
+    struct Expected {
+        Accept accept;
+        std::vector<PodToken> podTokens;
+    };
+    std::optional<std::string>
+    podTokenTask(const std::string& token) const; // the expected task it is a pod's
+
+    std::map<std::string, Expected> m_expected;
     std::map<std::string, Accept> m_models;
 };
 

@@ -107,6 +107,8 @@ std::vector<std::string> agentCommand(const AgentSandboxInput& input) {
                         "--token-file", dir + "/" + kChannelTokenName});
     if (cluster) // the pod has none of this host's files: the trees cross the connection
         command.push_back("--carry-trees");
+    if (cluster && !input.clusterReconnect.empty())
+        command.insert(command.end(), {"--reconnect", input.clusterReconnect});
     return command;
 }
 

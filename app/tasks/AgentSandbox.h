@@ -40,6 +40,9 @@ struct AgentSandboxInput {
     // the agent is the image's, on its PATH; /state and /output are the pod's own (tmpfs); the workspace is
     // the pod's empty directory.
     std::string clusterAddress;
+    // tcp:HOST:PORT where the pod's agent also connects again once its connection is lost (warrend's Service,
+    // reaching every replica); empty: clusterAddress alone.
+    std::string clusterReconnect;
     // A CLI agent (Claude Code, Codex): its install, mounted read-only, and the host path of the task's model
     // proxy socket, mounted at /opt/warren/model.sock (the CLI's only way to its model).
     std::optional<CliInstall> cli;

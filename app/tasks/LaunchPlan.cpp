@@ -92,6 +92,9 @@ AgentSandboxInput sandboxInput(const LaunchPlan& plan, const TaskRecord& task, c
     input.cli = plan.cli;
     input.modelSocket = plan.modelSocket;
     input.clusterAddress = plan.clusterAddress;
+    if (!plan.clusterAddress.empty() && !environment.cluster.serviceAddress.empty() &&
+        environment.cluster.serviceAddress != environment.cluster.agentAddress)
+        input.clusterReconnect = "tcp:" + environment.cluster.serviceAddress;
     input.strict = plan.strict;
     input.extraLayers = environment.extraProfileLayers;
     input.memoryPrefix = plan.config.memoryPrefix;

@@ -32,6 +32,8 @@ public:
     // The agent answered task.start with an error.
     void agentRefused(std::string message);
     const std::string& summary() const { return m_summary; }
+    // The agent said how its run ended, or refused it: its connection's end and its sandbox's exit follow.
+    bool agentEnded() const { return m_finishedReason.has_value() || !m_startRefused.empty(); }
 
     // How the run ended once its sandbox exited (not a sandbox that could not start the agent): as the agent
     // said (unless the control plane stopped it for a limit), else as the control plane stopped it, else the

@@ -35,7 +35,7 @@ TaskManager::TaskManager(RunnerEnvironment environment, std::size_t maxConcurren
 
 TaskManager::~TaskManager() {
     for (auto& [id, runner] : m_running)
-        delete runner; // kills its sandbox; the task is recovered as interrupted next time
+        delete runner; // kills its sandbox (a cluster's pod runs on); the task is recovered next time
 }
 
 Result<TaskRecord> TaskManager::submit(const std::string& prompt, const std::string& workspace,
@@ -140,7 +140,8 @@ std::vector<std::string> TaskManager::claimedHere() const {
 void TaskManager::abandon(const std::string& id) {
     dequeue(id);
     if (auto running = m_running.extract(id))
-        delete running.mapped(); // kills its sandbox and stores nothing more: the task is another's now
+        delete running.mapped(); // kills its sandbox (a cluster's pod is left to the other) and stores
+                                 // nothing more: the task is another's now
     m_lateAnswers.erase(id);
 }
 
@@ -427,11 +428,19 @@ void TaskManager::schedule() {
         m_running[id] = runner;
         connect(runner, &TaskRunner::approvalNeeded, this, &TaskManager::approvalNeeded);
         connect(runner, &TaskRunner::outputPaused, this, &TaskManager::outputPaused);
-        connect(runner, &TaskRunner::finished, this, [this](const std::string& finishedId) {
+        connect(runner, &TaskRunner::finished, this, [this, runner](const std::string& finishedId) {
+            const bool podRunsOn = runner->leftPodRunning();
             if (auto it = m_running.find(finishedId); it != m_running.end()) {
                 it->second->deleteLater();
                 m_running.erase(it);
             }
+            // Its cluster pod runs on, its agent reconnecting: queued again at once (its claim kept), for the
+            // launch that rejoins the pod. Its run did not end for its user: no taskFinished.
+            if (podRunsOn)
+                if (auto stored = storedTask(finishedId); stored && requeue(std::move(*stored))) {
+                    schedule();
+                    return;
+                }
             emit taskFinished(finishedId);
             if (auto late = m_lateAnswers.extract(finishedId)) {
                 const LateAnswer& answer = late.mapped();

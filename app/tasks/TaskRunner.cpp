@@ -20,6 +20,7 @@
 #include "app/tasks/EventSequencer.h"
 #include "app/tasks/LaunchPlan.h"
 #include "app/tasks/NetworkQuestions.h"
+#include "app/tasks/PodTokens.h"
 #include "app/tasks/TaskLock.h"
 #include "app/tasks/TaskReply.h"
 #include "app/tasks/TaskSecrets.h"
@@ -27,6 +28,7 @@
 #include "common/Utf8.h"
 #include "sandbox/policy/SandboxProfile.h"
 
+#include <QDateTime>
 #include <QPointer>
 #include <QSocketNotifier>
 #include <algorithm>
@@ -45,6 +47,9 @@ namespace {
 constexpr const char* kSleepingSummary = "asleep until its question is answered; the answer wakes it";
 constexpr std::size_t kDiagnosticsBytes = 2000; // of the agent's stderr, in the message when it fails
 constexpr std::size_t kRefusedEventBytes = 1000; // of the message that says why an agent's event was refused
+// From a cluster agent's lost connection until its pod is left running for the next launch: an agent that
+// exited has ended its pod by then, which the cluster reports within seconds.
+constexpr std::chrono::seconds kLostConnectionGrace{10};
 
 std::string now() {
     return protocol::formatTimestamp(std::chrono::system_clock::now());
@@ -88,12 +93,16 @@ TaskRunner::TaskRunner(const RunnerEnvironment& environment, TaskRecord task, Ta
     connect(&m_grace, &QTimer::timeout, this, &TaskRunner::escalate);
     m_idle.setSingleShot(true);
     connect(&m_idle, &QTimer::timeout, this, &TaskRunner::sleep);
+    m_lostConnection.setSingleShot(true);
+    connect(&m_lostConnection, &QTimer::timeout, this, &TaskRunner::leavePodRunning);
 }
 
 TaskRunner::~TaskRunner() {
     if (m_env.cancelRequests)
         m_env.cancelRequests->forget(m_task.id, this);
-    if (m_process)
+    // A run cut short by its control plane's stop (or its lease lost): a cluster's pod runs on, its agent
+    // reconnecting, for the replica that takes the task over to rejoin (its pod tokens are kept).
+    if (m_process && !(m_clusterPod && !m_done && m_process->detach()))
         m_process->kill();
 }
 
@@ -157,8 +166,11 @@ Status TaskRunner::launch() {
     m_channel = std::move(*channel);
     connect(m_channel.get(), &AgentChannel::lineRead, this, &TaskRunner::onAgentLine);
     plan->launch.stdio = m_channel->childStdio();
-    if (!plan->clusterAddress.empty())
+    if (m_clusterPod) {
         plan->launch.taskToken = m_token;
+        plan->launch.rejoin = m_rejoinPod;
+        connect(m_channel.get(), &AgentChannel::connectionLost, this, &TaskRunner::onConnectionLost);
+    }
     const std::string backend = sandbox::backendName(m_spec.backend);
     auto process = launchAgent(plan->launch);
     if (!process) {
@@ -451,8 +463,21 @@ Status TaskRunner::startListener(const LaunchPlan& plan) {
         if (!m_env.face.clusterAgents)
             return makeError(ErrorCode::Unsupported, "this control plane has no listener for cluster agents; start "
                                                      "warrend serve with --agent-address HOST:PORT");
-        m_env.face.clusterAgents->expect(m_task.id, adopt);
+        // A pod of the task that a run before left running (its control plane died, or its agent's connection
+        // was lost: PodTokens.h) is rejoined if it still runs; its agent says hello with that run's token.
+        const auto podTokens = readPodTokens(m_env.data, m_task.id);
+        m_rejoinPod = !podTokens.empty();
+        const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+        const PodToken mine{
+            podTokenDigest(m_token),
+            now + std::chrono::duration_cast<std::chrono::milliseconds>(plan.tokenLifetime).count()};
+        if (auto kept = keepPodTokens(m_env.data, m_task.id,
+                                      m_rejoinPod ? keptPodTokens(podTokens, mine, now) : std::vector{mine});
+            !kept)
+            return kept;
+        m_env.face.clusterAgents->expect(m_task.id, adopt, podTokens);
         m_expectsClusterAgent = true;
+        m_clusterPod = true;
         return Ok{};
     }
     if (plan.channelDir.empty())
@@ -765,6 +790,7 @@ void TaskRunner::escalate() {
 }
 
 void TaskRunner::onSandboxExited() {
+    m_lostConnection.stop();
     m_exitNotifier->setEnabled(false);
     if (m_statusNotifier)
         m_statusNotifier->setEnabled(false); // wait() reads bwrap's status to its end and closes it
@@ -788,6 +814,29 @@ void TaskRunner::onSandboxExited() {
     finish(ending.status, ending.reason, ending.error);
 }
 
+// A cluster's pod whose agent lost its connection (a network that dropped, a listener that restarted) while
+// it ran: the agent pauses at its checkpoint and reconnects, so the pod is left running, after a grace in
+// which an agent that exited would have ended it. Not when the agent said how it ended or the control plane
+// stopped it: its sandbox's exit follows.
+void TaskRunner::onConnectionLost() {
+    if (!m_done && !m_ending.agentEnded() && m_ending.stopCause() == StopCause::None)
+        m_lostConnection.start(kLostConnectionGrace);
+}
+
+// The task is queued again (TaskManager) for a launch that rejoins the pod; what the agent could not send
+// comes with its next run (EventLog's unsent events, in its checkpoint).
+void TaskRunner::leavePodRunning() {
+    if (m_done || m_ending.agentEnded() || m_ending.stopCause() != StopCause::None || !m_process ||
+        !m_process->detach())
+        return;
+    m_podLeftRunning = true;
+    recordOwn(
+        protocol::LogData{protocol::LogLevel::Warn,
+                          "the agent's connection to the control plane was lost; its pod runs on, and the "
+                          "task continues there from its checkpoint when the agent connects again"});
+    finish(TaskStatus::Queued, "", "");
+}
+
 void TaskRunner::finish(TaskStatus endStatus, const std::string& endReason, const std::string& error) {
     if (m_done)
         return;
@@ -795,6 +844,10 @@ void TaskRunner::finish(TaskStatus endStatus, const std::string& endReason, cons
     m_timeout.stop();
     m_grace.stop();
     m_idle.stop();
+    m_lostConnection.stop();
+    if (m_clusterPod &&
+        !m_podLeftRunning) // its pod goes with m_process: none of the task's is left to rejoin
+        forgetPodTokens(m_env.data, m_task.id);
     TaskStatus status = endStatus;
     keepOpenQuestions(status);
     const std::string reason = status == endStatus ? endReason : "paused";
@@ -834,7 +887,7 @@ void TaskRunner::finish(TaskStatus endStatus, const std::string& endReason, cons
     const auto end = [this, status, reason, error] {
         m_events->afterStored([this, status, reason, error] { recordEnd(status, reason, error); });
     };
-    if (m_snapshots && m_step > 0) {
+    if (m_snapshots && m_step > 0 && !m_podLeftRunning) {
         m_snapshots->take(snapshots::SnapshotMeta::Kind::End, m_step + 1);
         m_snapshots->afterAll(end);
     } else {

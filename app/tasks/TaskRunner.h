@@ -75,6 +75,9 @@ public:
     bool ended() const { return m_done; }
     void addApprovalRule(const ApprovalRule& rule); // decides this task's later calls, after its other rules
     const TaskRecord& task() const { return m_task; }
+    // The run ended leaving its cluster pod running (its agent lost its connection and reconnects): the task
+    // is queued again (its record says Queued), for a launch that rejoins the pod (SandboxRequest::rejoin).
+    bool leftPodRunning() const { return m_podLeftRunning; }
 
 signals:
     // After every event before it is stored (StoredEvents::eventStored): a face has shown what led there.
@@ -103,6 +106,8 @@ private:
 
     void onStatusReadable();
     void onSandboxExited();
+    void onConnectionLost();
+    void leavePodRunning(); // the grace after a lost connection passed and the pod still runs
     void onAgentLine(const Result<std::string>& line);
     void onAgentNotification(protocol::Notification& notification);
     // An event whose data read as its type's payload: the run's bookkeeping, then the store.
@@ -141,6 +146,10 @@ private:
     std::unique_ptr<AgentListener> m_listener;          // kube: where the agent connects, until it has
     // Told warrend's listener (clusterAgents) to hand over this task's agent and its CLI's model calls.
     bool m_expectsClusterAgent = false;
+    bool m_clusterPod = false; // the agent runs in a cluster's pod (kubernetes), which outlives connections
+    bool m_rejoinPod = false;  // this launch follows the task's pod left running, if it still runs
+    bool m_podLeftRunning = false; // leftPodRunning()
+    QTimer m_lostConnection;       // from a cluster agent's lost connection until leavePodRunning
     std::unique_ptr<AgentChannel> m_channel;            // the agent's stdio, or its connection
     std::unique_ptr<snapshots::TaskSnapshots> m_snapshots; // the workspace before each step
     std::unique_ptr<sandbox::RunningSandbox> m_process; // removes its placeholders and container when reset

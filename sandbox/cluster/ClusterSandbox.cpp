@@ -107,9 +107,12 @@ struct PreparedClusterPod {
     int stderrFd = -1; // the launcher's request: -1 its own
     std::optional<std::chrono::milliseconds> podAppearTimeout; // nullopt: the cluster client's default
 
-    // The Sandbox where the cluster serves agent-sandbox's CRD (its pod has the same name), else the Pod.
-    std::string where(bool sandbox = false) const {
-        return std::string(sandbox ? "Sandbox " : "Pod ") + request.namespaceName + "/" + request.name +
+    bool rejoin = false; // SandboxRequest::rejoin
+    // The Sandbox where the cluster serves agent-sandbox's CRD (its pod has the same name), else the Pod; by
+    // default the one this launch would create.
+    std::string where(bool sandbox = false, const std::string& name = {}) const {
+        return std::string(sandbox ? "Sandbox " : "Pod ") + request.namespaceName + "/" +
+               (name.empty() ? request.name : name) +
                (config ? " through " + config->server + " (" + config->source + ")" : std::string());
     }
 };
@@ -136,19 +139,27 @@ public:
     std::optional<SandboxExit> exitStatus() override;
     void terminate() override { ask(Request::Terminate); }
     void kill() override { ask(Request::Kill); }
+    bool detach() override {
+        m_detached = true;
+        signalFd(m_wake.get());
+        return true;
+    }
     std::string setupFailureReport() const override { return m_report; }
 
 private:
     enum class Request { None, Terminate, Kill };
     void ask(Request request);
     void watch();
+    bool rejoin();
     bool removeLeftovers();
+    bool create();
     Result<kube::KubeCluster::WaitResult> follow();
     void passLogOn();
     void finish();
     void stop(Request request);
     void remove(std::optional<int> gracePeriodSeconds, int interruptFd);
-    std::string where() const { return m_prepared.where(m_cluster->usesSandboxCrd()); } // once create() has run
+    // Once create() or rejoinLabelled() has run.
+    std::string where() const { return m_prepared.where(m_cluster->usesSandboxCrd(), m_cluster->podName()); }
     void joinWatcher() {
         if (m_watcher.joinable())
             m_watcher.join();
@@ -161,6 +172,7 @@ private:
     UniqueFd m_output; // the launcher's stderr, duplicated: the pod's log tail goes there; closed at the end
     std::atomic<Request> m_request{Request::None};
     std::atomic<bool> m_timedOut{false};
+    std::atomic<bool> m_detached{false}; // before any stop asked: the pod is left running, nothing deleted
     std::thread m_watcher;
     // Written by the watcher; read only after joining it.
     SandboxExit m_exit;
@@ -182,6 +194,26 @@ Result<kube::KubeCluster::WaitResult> ClusterSandbox::follow() {
         started->state.progress == kube::PodProgress::Ended)
         return started;
     return m_cluster->waitFor(Goal::Ended, std::nullopt, m_wake.get());
+}
+
+// SandboxRequest::rejoin: the task's pod that a launcher killed with kill -9 left running is followed as this
+// launch's (its agent reconnects to the control plane that took the task over), its objects deleted at the
+// end as if this launch had made them. False when there is none to follow: the launch makes its own.
+bool ClusterSandbox::rejoin() {
+    const auto task = m_prepared.request.labels.find(kTaskLabel);
+    if (!m_prepared.rejoin || task == m_prepared.request.labels.end())
+        return false;
+    auto rejoined = m_cluster->rejoinLabelled({{kKubeManagedByLabel, "warren"}, {kTaskLabel, task->second}},
+                                              m_wake.get());
+    if (!rejoined) {
+        writeAll(m_output.get(), "warren: could not look for a running pod of task " + task->second + " (" +
+                                     rejoined.error().message + "); a new one is made\n");
+        return false;
+    }
+    if (*rejoined)
+        writeAll(m_output.get(), "warren: rejoined the " + where() +
+                                     ", left running by an earlier run of task " + task->second + "\n");
+    return *rejoined;
 }
 
 // A launcher killed with kill -9 (a control plane that crashed) could not delete its task's objects, and the
@@ -233,24 +265,29 @@ void ClusterSandbox::finish() {
     signalFd(m_ended.get());
 }
 
-void ClusterSandbox::watch() {
-    // Created here, not in start(): a slow or unreachable API server holds up this thread (up to a call's
-    // timeout for each object), never the launcher's, which may be a control plane's event loop.
-    if (!removeLeftovers()) {
-        finish();
-        return;
-    }
+// The launch's own objects, what an earlier launcher left removed first. False when the launch must stop.
+bool ClusterSandbox::create() {
+    if (!removeLeftovers())
+        return false;
     const KubeManifests& manifests = m_prepared.manifests;
-    if (auto created = m_cluster->create({manifests.pod, manifests.sandbox, manifests.secret, manifests.networkPolicy},
-                                         m_wake.get());
-        !created) { // create() has deleted what it had made
-        if (const Request asked = m_request.load(); asked != Request::None) {
-            stop(asked);
-        } else {
-            m_exit.reason = SandboxExit::Reason::SetupFailed;
-            m_report = "the kubernetes backend could not create the " + where() + ": " +
-                       created.error().message;
-        }
+    auto created = m_cluster->create(
+        {manifests.pod, manifests.sandbox, manifests.secret, manifests.networkPolicy}, m_wake.get());
+    if (created)
+        return true;
+    // create() has deleted what it had made
+    if (const Request asked = m_request.load(); asked != Request::None) {
+        stop(asked);
+    } else {
+        m_exit.reason = SandboxExit::Reason::SetupFailed;
+        m_report = "the kubernetes backend could not create the " + where() + ": " + created.error().message;
+    }
+    return false;
+}
+
+void ClusterSandbox::watch() {
+    // Here, not in start(): a slow or unreachable API server holds up this thread (up to a call's timeout for
+    // each object), never the launcher's, which may be a control plane's event loop.
+    if (!rejoin() && !create()) {
         finish();
         return;
     }
@@ -298,6 +335,11 @@ void ClusterSandbox::watch() {
 // terminate(): the pod deleted with a grace period, which kill() may still cut short; kill(): at once.
 void ClusterSandbox::stop(Request request) {
     drainFd(m_wake.get());
+    if (m_detached) { // the pod runs on for the task's next launch, which deletes its objects at its end
+        m_cluster->release();
+        m_exit.reason = SandboxExit::Reason::Killed;
+        return;
+    }
     if (request == Request::Terminate) {
         m_exit.reason = SandboxExit::Reason::Signaled;
         m_exit.exitCode = 128 + SIGTERM;
@@ -464,6 +506,7 @@ Result<std::unique_ptr<SandboxLaunch>> prepareClusterLaunch(SandboxRequest reque
         pod.namespaceName = "default";
     prepared.stderrFd = request.stdio.stderrFd;
     prepared.podAppearTimeout = request.kubePodAppearTimeout;
+    prepared.rejoin = request.rejoin;
     pod.image = request.image;
     pod.command = request.command;
     pod.labels = request.labels;

@@ -167,6 +167,8 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
             read = readAgentAddress(flag, value, options.agentAddress);
         } else if (flag == "--agent-advertise") {
             read = readAgentAddress(flag, value, options.agentAdvertise);
+        } else if (flag == "--agent-service") {
+            read = readAgentAddress(flag, value, options.agentService);
         } else if (flag == "--agent-peer") {
             auto peer = sandbox::parseControlPlanePeer(value);
             if (!peer)
@@ -195,9 +197,10 @@ Result<ServeOptions> parseServeOptions(const std::vector<std::string>& args) {
                                                      "the agents' state go there");
     if (options.tlsCertificate.empty() != options.tlsKey.empty())
         return makeError(ErrorCode::InvalidArgument, "--tls-cert and --tls-key go together");
-    if (!options.agentAdvertise.empty() && options.agentAddress.empty())
+    if ((!options.agentAdvertise.empty() || !options.agentService.empty()) && options.agentAddress.empty())
         return makeError(ErrorCode::InvalidArgument,
-                         "--agent-advertise goes with --agent-address HOST:PORT, where warrend listens for agents");
+                         std::string(options.agentService.empty() ? "--agent-advertise" : "--agent-service") +
+                             " goes with --agent-address HOST:PORT, where warrend listens for agents");
     if ((options.agentPeer || !options.runtimeClass.empty()) && options.agentAddress.empty())
         return makeError(ErrorCode::InvalidArgument, std::string(options.agentPeer ? "--agent-peer" : "--runtime-class") +
                                                          " describes the pods of cluster tasks, whose agents connect "

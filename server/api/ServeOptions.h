@@ -8,7 +8,8 @@
 //                 [--provider SPEC] [--model M]
 //                 [--max-upload-mb N] [--provider-key-secret FILE] [--max-connections-per-client N]
 //                 [--allow-internal DEST[,DEST...]] [--resolve HOST:PORT:ADDR]... [--egress-ca FILE]
-//                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT] [--agent-peer PEER]
+//                 [--agent-address HOST:PORT [--agent-advertise HOST:PORT] [--agent-service HOST:PORT]
+//                  [--agent-peer PEER]
 //                  [--runtime-class NAME]]
 
 #include "agent_core/protocol/AgentKind.h"
@@ -62,6 +63,9 @@ struct ServeOptions {
     // listener, and a cluster task is refused.
     std::string agentAddress;
     std::string agentAdvertise;
+    // HOST:PORT reaching every replica's listener (their Service), where a pod's agent also connects again
+    // once its connection is lost (its replica died): the replica that took its task over rejoins the pod.
+    std::string agentService;
     // Who the sandbox pods' NetworkPolicy lets them reach: warrend's pods (NAMESPACE/KEY=VALUE,...) or its
     // address block; its port is the one the agents' listener binds. Required with --backend kubernetes.
     std::optional<sandbox::ControlPlanePeer> agentPeer;

@@ -73,7 +73,8 @@ Warrend::~Warrend() {
     m_webhookDispatcher.reset(); // its attempts under way are dropped (docs/SERVER.md, "Webhooks")
     if (m_accounts)
         m_accounts->connection().observeErrors({}); // it counted into the engine's metrics
-    m_engine.reset(); // stops the runners (their tasks are recovered as interrupted next time)
+    m_engine.reset(); // stops the runners (their tasks are taken over by another replica, or recovered next
+                      // time; a cluster task's pod runs on, for the replica that takes it over to rejoin)
     if (m_leases)
         m_leases->releaseAll(); // another replica takes them over now, not once the leases expired
 }
@@ -170,6 +171,7 @@ Status Warrend::openControl(const ServeOptions& options) {
         };
         if (m_agents) {
             hooks.cluster.agentAddress = m_agentAddress.substr(4); // without "tcp:"
+            hooks.cluster.serviceAddress = options.agentService;
             hooks.cluster.peer = options.agentPeer;
             if (hooks.cluster.peer) // the policy names the port the listener bound, on warrend's pod
                 hooks.cluster.peer->port = m_agents->port();

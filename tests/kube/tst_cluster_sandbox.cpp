@@ -4,7 +4,8 @@
 // controller (the Sandbox's pod at once), so the sandbox is a Sandbox; two more doubles serve no CRD (a
 // bare Pod) and play a controller that makes no pod until told. The double runs no pod: each test moves the pod through
 // its phases as a kubelet would report them (and gives its log text), and checks what the sandbox reports,
-// what reaches the stderr it was given, and that the double holds none of the test's objects afterwards.
+// what reaches the stderr it was given, and that the double holds none of the test's objects afterwards (but
+// for a detached sandbox, whose pod is left to the task's next launch, which rejoins a running one).
 #include "sandbox/SandboxLaunch.h"
 #include "sandbox/bwrap/SandboxSetup.h"
 #include "sandbox/cluster/client/KubeCluster.h"
@@ -89,6 +90,9 @@ private slots:
     void theLogsTailReachesTheGivenStderrAfterTheEnd();
     void aLogThatCannotBeReadLeavesTheExitAsItWas();
     void whatAnEarlierRunOfTheTaskLeftIsRemovedFirst();
+    void aRunningPodOfTheTaskIsRejoined();
+    void anEndedPodIsNotRejoined();
+    void aDetachedSandboxLeavesItsPodRunning();
     void aRunWithoutATaskLabelLooksForNothingLeft();
     void unreachableApiServerIsAClearError();
     void missingKubeconfigIsAClearError();
@@ -103,6 +107,9 @@ private:
     std::unique_ptr<RunningSandbox> started(const std::string& ns, int stderrFd = -1);
     std::unique_ptr<RunningSandbox> started(SandboxRequest request);
     std::string onlyPod(const std::string& ns) const;
+    // The objects of a task's run whose launcher was killed (never removed), through a Sandbox or a bare Pod.
+    void leaveObjects(const std::string& ns, const std::string& prefix, const std::string& task,
+                      bool viaSandbox);
 
     QTemporaryDir m_dir;
     std::unique_ptr<KubeApiDouble> m_api;
@@ -181,6 +188,26 @@ std::unique_ptr<RunningSandbox> TestClusterSandbox::started(SandboxRequest asked
         return nullptr;
     }
     return std::move(*sandbox);
+}
+
+void TestClusterSandbox::leaveObjects(const std::string& ns, const std::string& prefix,
+                                      const std::string& task, bool viaSandbox) {
+    auto config = kube::loadKubeConfigFile(m_kubeconfig.toStdString());
+    QVERIFY(config);
+    kube::KubeClusterOptions options;
+    options.config = *config;
+    options.namespaceName = ns;
+    auto earlier = kube::KubeCluster::connect(options);
+    QVERIFY(earlier);
+    json sandbox = labelled(sandboxObject(prefix + "-pod"), prefix + "-pod", task);
+    sandbox["spec"]["podTemplate"]["metadata"]["labels"] =
+        sandbox["metadata"]["labels"]; // its pod's, as warren's
+    auto created = (*earlier)->create({labelled(podObject(prefix + "-pod"), prefix + "-pod", task),
+                                       viaSandbox ? sandbox : json(),
+                                       labelled(secretObject(prefix), prefix + "-token", task),
+                                       labelled(networkPolicyObject(prefix), prefix + "-egress", task)});
+    QVERIFY2(created, created ? "" : created.error().message.c_str());
+    // Destroyed without removeAll: what a killed launcher leaves.
 }
 
 std::string TestClusterSandbox::onlyPod(const std::string& ns) const {
@@ -412,26 +439,10 @@ void TestClusterSandbox::aLogThatCannotBeReadLeavesTheExitAsItWas() {
 // before it makes its own, and says so; another task's objects in the namespace are not touched.
 void TestClusterSandbox::whatAnEarlierRunOfTheTaskLeftIsRemovedFirst() {
     const std::string ns = "swept";
-    auto config = kube::loadKubeConfigFile(m_kubeconfig.toStdString());
-    QVERIFY(config);
     // The earlier run of this task went through a Sandbox (its controller made the pod); the other task's
     // through a bare Pod.
-    const auto leave = [&](const std::string& prefix, const std::string& task, bool viaSandbox) {
-        kube::KubeClusterOptions options;
-        options.config = *config;
-        options.namespaceName = ns;
-        auto earlier = kube::KubeCluster::connect(options);
-        QVERIFY(earlier);
-        auto created = (*earlier)->create({labelled(podObject(prefix + "-pod"), prefix + "-pod", task),
-                                           viaSandbox ? labelled(sandboxObject(prefix + "-pod"), prefix + "-pod", task)
-                                                      : json(),
-                                           labelled(secretObject(prefix), prefix + "-token", task),
-                                           labelled(networkPolicyObject(prefix), prefix + "-egress", task)});
-        QVERIFY2(created, created ? "" : created.error().message.c_str());
-        // Destroyed without removeAll: what a killed launcher leaves.
-    };
-    leave("left", "t-" + ns, true);
-    leave("other", "t-another-task", false);
+    leaveObjects(ns, "left", "t-" + ns, true);
+    leaveObjects(ns, "other", "t-another-task", false);
     if (QTest::currentTestFailed())
         return;
     m_api->podRunning(ns, "left-pod", true); // it may still run
@@ -465,6 +476,76 @@ void TestClusterSandbox::whatAnEarlierRunOfTheTaskLeftIsRemovedFirst() {
         QVERIFY2(received.contains(removed), qPrintable(received));
     QVERIFY(!received.contains("other"));
     QCOMPARE(m_api->objectCount(ns), std::size_t(3)); // the other task's, as they were
+}
+
+// A launch asked to rejoin (the control plane that made the task's pod died: SandboxRequest::rejoin) follows
+// the task's pod that still runs: nothing is deleted or made; the pod's end is this launch's exit, and its
+// objects are then deleted as if it had made them. Another task's are left alone.
+void TestClusterSandbox::aRunningPodOfTheTaskIsRejoined() {
+    const std::string ns = "rejoined";
+    leaveObjects(ns, "left", "t-" + ns, true);
+    leaveObjects(ns, "other", "t-another-task", false);
+    if (QTest::currentTestFailed())
+        return;
+    m_api->podRunning(ns, "left-pod", true);
+    const std::size_t created = m_api->created("pods", ns).size();
+
+    StderrPipe stderrPipe;
+    SandboxRequest asked = request(ns);
+    asked.stdio.stderrFd = stderrPipe.write;
+    asked.rejoin = true;
+    auto sandbox = started(std::move(asked));
+    QVERIFY(sandbox);
+    stderrPipe.closeWrite();
+    QCOMPARE(m_api->created("pods", ns).size(), created);
+    QCOMPARE(m_api->objectCount(ns), std::size_t(7));
+    m_api->podEnded(ns, "left-pod", false, 4, "Error");
+    const auto exit = sandbox->wait(kSafety);
+    QVERIFY(exit);
+    QCOMPARE(exit->exitCode, 4);
+    const QString received = QString::fromStdString(stderrPipe.readToEnd());
+    QVERIFY2(received.contains("warren: rejoined the Sandbox rejoined/left-pod through ") &&
+                 received.contains(", left running by an earlier run of task t-rejoined\n"),
+             qPrintable(received));
+    QCOMPARE(m_api->objectCount(ns), std::size_t(3)); // the other task's, as they were
+}
+
+// Nothing of the task's runs (its pod ended, as when its node died): the launch asked to rejoin removes what
+// was left and makes its own, as any launch.
+void TestClusterSandbox::anEndedPodIsNotRejoined() {
+    const std::string ns = "not-rejoined";
+    leaveObjects(ns, "left", "t-" + ns, true);
+    if (QTest::currentTestFailed())
+        return;
+    m_api->podEnded(ns, "left-pod", false, 137, "Error");
+    SandboxRequest asked = request(ns);
+    asked.rejoin = true;
+    auto sandbox = started(std::move(asked));
+    QVERIFY(sandbox);
+    QVERIFY(!m_api->object("pods", ns, "left-pod"));
+    QVERIFY(!m_api->object("secrets", ns, "left-token"));
+    const std::string name = onlyPod(ns);
+    QVERIFY(!name.empty());
+    sandbox->kill();
+    QVERIFY(sandbox->wait(kSafety));
+    QCOMPARE(m_api->objectCount(ns), std::size_t(0));
+}
+
+// detach(): the launcher stops following its pod and leaves it and its objects to the task's next launch.
+void TestClusterSandbox::aDetachedSandboxLeavesItsPodRunning() {
+    const std::string ns = "detached";
+    auto sandbox = started(ns);
+    QVERIFY(sandbox);
+    const std::string name = onlyPod(ns);
+    m_api->podRunning(ns, name, true);
+    QVERIFY(sandbox->detach());
+    QVERIFY(sandbox->wait(kSafety));
+    sandbox.reset();
+    QVERIFY(m_api->object("pods", ns, name));
+    QCOMPARE(m_api->objectCount(ns),
+             std::size_t(3)); // the Sandbox, its pod and the policy (no token: no Secret)
+    for (const QString& line : m_api->requests())
+        QVERIFY2(!line.startsWith("DELETE ") || !line.contains("/namespaces/detached/"), qPrintable(line));
 }
 
 // warren-sandbox's own runs carry no task label: nothing is looked for, so nothing of anyone's is removed.

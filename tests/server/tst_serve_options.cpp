@@ -88,6 +88,12 @@ private slots:
         QVERIFY2(options, options ? "" : options.error().message.c_str());
         QCOMPARE(options->agentAddress, std::string("0.0.0.0:8421"));
         QCOMPARE(options->agentAdvertise, std::string("warrend.warren:8421"));
+        QVERIFY(options->agentService.empty());
+        auto replicas = parseServeOptions(
+            toStd(kRequired + QStringList{"--agent-address", "0.0.0.0:8421", "--agent-advertise",
+                                          "10.1.2.3:8421", "--agent-service", "warrend.warren:8421"}));
+        QVERIFY2(replicas, replicas ? "" : replicas.error().message.c_str());
+        QCOMPARE(replicas->agentService, std::string("warrend.warren:8421"));
         auto alone = parseServeOptions(toStd(kRequired + QStringList{"--agent-address", "10.0.0.5:0"}));
         QVERIFY2(alone, alone ? "" : alone.error().message.c_str());
         QCOMPARE(alone->agentAddress, std::string("10.0.0.5:0"));
@@ -165,6 +171,12 @@ private slots:
             << "--agent-advertise \"w:0\": the port is a number from 1 to 65535";
         QTest::newRow("advertise without address")
             << (kRequired + QStringList{"--agent-advertise", "w:8421"}) << "goes with --agent-address";
+        QTest::newRow("a service without a listener")
+            << (kRequired + QStringList{"--agent-service", "w:8421"})
+            << "--agent-service goes with --agent-address";
+        QTest::newRow("a service without a port")
+            << (kRequired + QStringList{"--agent-address", "10.0.0.5:0", "--agent-service", "w"})
+            << "--agent-service";
         QTest::newRow("every address, none advertised")
             << (kRequired + QStringList{"--agent-address", "0.0.0.0:8421"}) << "name the one the pods reach";
         QTest::newRow("every IPv6 address, none advertised")

@@ -13,8 +13,10 @@
 // with the objects warrend made as they must be (labels of the owner, runtime class, image, the token only in
 // the Secret, the NetworkPolicy naming warrend's pods on the port bound) and none left after; a cancelled
 // task's pod is deleted, its process killed; an agent whose token is of no expected task is refused; an
-// agent that fails in its pod has its own words, from the pod's log, in the task's error; and what a warrend
-// killed with kill -9 left on the cluster is removed when the task's pod is made again; Claude Code and Codex
+// agent that fails in its pod has its own words, from the pod's log, in the task's error; a task whose warrend
+// was killed (kill -9) or stopped, or whose connection dropped, goes on in the pod it started in (its agent
+// reconnects and the restarted warrend rejoins the pod), and what a killed warrend left of a pod that ended
+// is removed when the task's pod is made again; Claude Code and Codex
 // (the real CLIs: WARREN_TEST_CLAUDE, WARREN_TEST_CODEX; skipped, naming the variable, without them) run as
 // the image's CLI in their pod, their model calls crossing warrend's agents' listener to the task's model
 // proxy, which alone holds the operator's key.
@@ -23,6 +25,7 @@
 #include "tests/support/CliModelServer.h"
 #include "tests/support/KubeApiDouble.h"
 #include "tests/support/KubeletDouble.h"
+#include "tests/support/LosingRelay.h"
 #include "tests/support/WarrenRun.h"
 #include "tests/support/WarrendServer.h"
 
@@ -47,6 +50,11 @@ constexpr const char* kNamespace = "sandboxes"; // the kubeconfig context's: whe
 const QByteArray kScriptWriting = R"({"turns": [
   {"content": "Writing the notes.", "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "written in the pod\n"}}]},
   {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt"}}]}]})";
+
+const QByteArray kScriptWritingThenWaiting = R"({"turns": [
+  {"content": "Writing the notes.", "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "written in the pod\n"}}]},
+  {"content": "A long command.", "tool_calls": [{"name": "shell", "arguments": {"command": "sleep 600"}}]},
+  {"tool_calls": [{"name": "finish", "arguments": {"summary": "wrote notes.txt, then slept"}}]}]})";
 
 const QByteArray kScriptWaiting = R"({"turns": [
   {"content": "A long command.", "tool_calls": [{"name": "shell", "arguments": {"command": "sleep 600"}}]},
@@ -79,7 +87,10 @@ private slots:
     void aCancelledTasksPodIsDeleted();
     void anAgentWithoutAnExpectedTaskIsRefused();
     void anAgentThatFailsInItsPodIsHeardInTheTasksError();
-    void whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes();
+    void aKilledWarrendsTaskGoesOnInItsPod_data();
+    void aKilledWarrendsTaskGoesOnInItsPod();
+    void aLostConnectionLeavesThePodRunning();
+    void whatAKilledWarrendLeftIsRemovedWhenItsPodEnded();
     void aCliAgentRunsInItsPodWithTheKeyOutside_data();
     // Last: they restart warrend with a model provider.
     void aCliAgentRunsInItsPodWithTheKeyOutside();
@@ -92,6 +103,9 @@ private:
     bool restartWithCli(const QString& agent, const QString& program, const CliModelServer& model,
                         const QByteArray& key, QString* error);
     QString createTask(const QByteArray& script); // its id
+    std::string waitForTheLongCommand(const QString& id); // its pod's name; empty when it did not come
+    void checkTheTaskWentOnInItsPod(const QString& id, const std::string& pod, std::size_t sandboxesCreated,
+                                    int podsRun);
     json lastCreated(const std::string& resource) const;
 
     QTemporaryDir m_scratch;
@@ -100,6 +114,7 @@ private:
     std::unique_ptr<WarrendServer> m_server;
     QString m_key;
     QString m_agentAddress; // tcp:127.0.0.1:PORT
+    QString m_agentPort;    // where warrend listens for agents, kept across restarts
     QString m_upload;
     std::unique_ptr<QTemporaryDir> m_image; // the CLI's "image" directory, on the pods' PATH
 };
@@ -147,10 +162,13 @@ void TestWarrendCluster::initTestCase() {
 bool TestWarrendCluster::restartWarrend(const QStringList& extra, QString* error) {
     if (m_server->processId() != 0)
         m_server->kill();
-    if (!m_server->start(error, QStringList{"--backend", "kubernetes", "--image", "localhost/warren-sandbox:dev",
-                                            "--agent-address", "127.0.0.1:0", "--agent-peer",
-                                            "warren/app.kubernetes.io/name=warrend", "--runtime-class", "gvisor"} +
-                                    extra))
+    // The agents' port the first start bound, kept as a Service's address is: a pod's agent reconnects to it.
+    const QString port = m_agentPort.isEmpty() ? "0" : m_agentPort;
+    if (!m_server->start(error,
+                         QStringList{"--backend", "kubernetes", "--image", "localhost/warren-sandbox:dev",
+                                     "--agent-address", "127.0.0.1:" + port, "--agent-peer",
+                                     "warren/app.kubernetes.io/name=warrend", "--runtime-class", "gvisor"} +
+                             extra))
         return false;
     if (!m_server->waitForOutput("cluster agents connect to ")) {
         *error = "warrend did not say where cluster agents connect";
@@ -166,6 +184,8 @@ bool TestWarrendCluster::restartWarrend(const QStringList& extra, QString* error
         return false;
     }
     m_agentAddress = match.captured(1);
+    if (!extra.contains("--agent-advertise")) // then the address told is the one listened on
+        m_agentPort = match.captured(2);
     return true;
 }
 
@@ -341,10 +361,102 @@ void TestWarrendCluster::anAgentThatFailsInItsPodIsHeardInTheTasksError() {
     QVERIFY2(restartWarrend({}, &error), qPrintable(error));
 }
 
-// kill -9 while the task's agent runs a long command: nothing deletes its pod, Secret and policy. The
-// restarted warrend resumes the task, and its launch removes them before making the task's new ones; once
-// the task is cancelled, the cluster holds nothing.
-void TestWarrendCluster::whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes() {
+// Waits until the task's agent runs its long command (the script's second tool call,
+// kScriptWritingThenWaiting): the file it wrote first is in its pod's workspace alone, which reaches warrend
+// only at the run's end.
+std::string TestWarrendCluster::waitForTheLongCommand(const QString& id) {
+    const auto wrote = m_server->streamEvents(id, m_key, "tool_call");
+    if (wrote.empty())
+        return {};
+    const QByteArray seen = QByteArray::number(static_cast<qulonglong>(wrote.back().value("seq", 0u)));
+    const auto waiting = m_server->streamEvents(id, m_key, "tool_call", seen);
+    if (waiting.empty() || waiting.back().value("tool", "") != "shell")
+        return {};
+    return lastCreated("sandboxes")["metadata"].value("name", "");
+}
+
+// The task went on in the pod it started in: no other pod was made, the file written before the fault came
+// home in the patch, the tool calls before the fault were not made again, and the task resumed from its
+// checkpoint; once it ends, the cluster holds nothing.
+void TestWarrendCluster::checkTheTaskWentOnInItsPod(const QString& id, const std::string& pod,
+                                                    std::size_t sandboxesCreated, int podsRun) {
+    const auto events = m_server->streamEvents(id, m_key, {}); // to the stream's end
+    const json shown = m_server->request("GET", "/v1/tasks/" + id, m_key).json();
+    QVERIFY2(shown.value("status", "") == "succeeded",
+             (shown.dump() + "\nwarrend:\n" + m_server->serverOutput().toStdString() + "\nthe pod's log:\n" +
+              m_kubelet->log(kNamespace, pod))
+                 .c_str());
+    QCOMPARE(m_api->created("sandboxes", kNamespace).size(), sandboxesCreated);
+    QCOMPARE(m_kubelet->podsRun(), podsRun);
+    int writes = 0;
+    bool resumed = false;
+    for (const auto& event : events) {
+        writes += event.value("type", "") == "tool_call" && event.value("tool", "") == "write_file" ? 1 : 0;
+        resumed = resumed || event.value("type", "") == "task_resumed";
+    }
+    QCOMPARE(writes, 1);
+    QVERIFY(resumed);
+    QVERIFY(dense(seqsOf(events)));
+    const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + id + "/patch", m_key);
+    QVERIFY2(patch.body.contains("b/notes.txt") && patch.body.contains("+written in the pod"),
+             patch.body.constData());
+    QVERIFY(m_kubelet->waitFor(kNamespace, pod, Stage::Removed, kSafety));
+    QCOMPARE(m_api->objectCount(kNamespace), std::size_t(0));
+}
+
+void TestWarrendCluster::aKilledWarrendsTaskGoesOnInItsPod_data() {
+    QTest::addColumn<bool>("killed");
+    QTest::newRow("kill -9") << true;
+    QTest::newRow("stopped (SIGTERM), as a rolling update does") << false;
+}
+
+// kill -9, or a stop, while the task's agent runs a long command: its pod runs on, and its agent, which lost
+// its connection, pauses at its checkpoint and connects again, to the restarted warrend (a replica of the
+// same address, as a Service gives), which takes the task over and continues it in the same pod: its hello
+// carries the dead warrend's token, known by its digest in the data directory (PodTokens).
+void TestWarrendCluster::aKilledWarrendsTaskGoesOnInItsPod() {
+    QFETCH(bool, killed);
+    const int podsRun = m_kubelet->podsRun();
+    const QString id = createTask(kScriptWritingThenWaiting);
+    QVERIFY(!id.isEmpty());
+    const std::string pod = waitForTheLongCommand(id);
+    QVERIFY(!pod.empty());
+    const std::size_t sandboxesCreated = m_api->created("sandboxes", kNamespace).size();
+
+    if (!killed)
+        m_server->stop();
+    QString error;
+    QVERIFY2(restartWarrend({}, &error), qPrintable(error)); // kill -9 (when it runs), then start again
+    QVERIFY(m_kubelet->processAlive(kNamespace, pod));
+    checkTheTaskWentOnInItsPod(id, pod, sandboxesCreated, podsRun + 1);
+}
+
+// The network between the pod and warrend drops while warrend lives: warrend leaves the pod running after a
+// grace (an agent that had exited would have ended its pod by then) and queues the task again; its next
+// launch rejoins the pod, whose agent connects again.
+void TestWarrendCluster::aLostConnectionLeavesThePodRunning() {
+    LosingRelay network("");
+    QVERIFY(network.start(static_cast<std::uint16_t>(m_agentPort.toUInt())));
+    QString error;
+    QVERIFY2(restartWarrend({"--agent-advertise", "127.0.0.1:" + QString::number(network.port())}, &error),
+             qPrintable(error));
+    const int podsRun = m_kubelet->podsRun();
+    const QString id = createTask(kScriptWritingThenWaiting);
+    QVERIFY(!id.isEmpty());
+    const std::string pod = waitForTheLongCommand(id);
+    QVERIFY(!pod.empty());
+    const std::size_t sandboxesCreated = m_api->created("sandboxes", kNamespace).size();
+
+    network.cutAll();
+    checkTheTaskWentOnInItsPod(id, pod, sandboxesCreated, podsRun + 1);
+    QVERIFY2(restartWarrend({}, &error), qPrintable(error));
+}
+
+// kill -9 of warrend and of the pod's process (its node died) while the agent runs a long command: nothing
+// deletes the ended pod, its Secret and policy. The restarted warrend resumes the task, and its launch,
+// finding no pod running to rejoin, removes them before making the task's new ones; once the task is
+// cancelled, the cluster holds nothing.
+void TestWarrendCluster::whatAKilledWarrendLeftIsRemovedWhenItsPodEnded() {
     const QString id = createTask(kScriptWaiting);
     QVERIFY(!id.isEmpty());
     const auto started = m_server->streamEvents(id, m_key, "tool_call");
@@ -354,8 +466,11 @@ void TestWarrendCluster::whatAKilledWarrendLeftIsRemovedWhenTheTaskResumes() {
     QVERIFY(m_api->object("pods", kNamespace, firstPod));
     const std::size_t sandboxesCreated = m_api->created("sandboxes", kNamespace).size();
 
+    m_server->kill();
+    QVERIFY(m_kubelet->killProcess(kNamespace, firstPod));
+    QVERIFY(m_kubelet->waitFor(kNamespace, firstPod, Stage::Ended, kSafety));
     QString error;
-    QVERIFY2(restartWarrend({}, &error), qPrintable(error)); // kill -9, then start again
+    QVERIFY2(restartWarrend({}, &error), qPrintable(error));
     // Nothing but the resumed task's launch deletes the first pod: its removal is the sweep's. The resumed
     // agent's next tool call says the task's new pod runs.
     QVERIFY(m_kubelet->waitFor(kNamespace, firstPod, Stage::Removed, kSafety));

@@ -56,6 +56,7 @@ struct PodRun {
     bool shutdown = false;
     bool started = false, ended = false, removed = false;
     bool alive = false;
+    pid_t pid = 0; // while alive: its process group
     std::optional<int> exitCode;
     std::string failure;
     std::map<std::string, std::string> volumeDirs;
@@ -364,6 +365,7 @@ void KubeletDoubleCore::runContainer(PodRun& run) {
     // after it, so a test that waited for Started finds the pod Running in the API double.
     update(run, [&](PodRun& r) {
         r.alive = true;
+        r.pid = *pid;
         ++podsRun;
     });
     api.podRunning(run.ns, run.name, true, run.uid);
@@ -377,6 +379,7 @@ void KubeletDoubleCore::runContainer(PodRun& run) {
         api.podEnded(run.ns, run.name, code == 0, code, code == 0 ? "Completed" : "Error", run.uid);
     update(run, [&](PodRun& r) {
         r.alive = false;
+        r.pid = 0;
         r.exitCode = code;
     });
 }
@@ -435,6 +438,13 @@ bool KubeletDouble::processAlive(const std::string& ns, const std::string& name)
     std::lock_guard lock(m_core->mutex);
     const auto run = m_core->newest(ns, name);
     return run && run->alive;
+}
+
+bool KubeletDouble::killProcess(const std::string& ns, const std::string& name) {
+    std::lock_guard lock(m_core->mutex);
+    const auto run = m_core->newest(ns, name);
+    // A test kills a pod it saw running, whose process it has not seen end.
+    return run && run->alive && run->pid > 0 && ::kill(-run->pid, SIGKILL) == 0;
 }
 
 std::optional<int> KubeletDouble::exitCode(const std::string& ns, const std::string& name) const {

@@ -68,6 +68,9 @@ public:
     int podsRun() const; // pods whose process was started, since the start
     bool processAlive(const std::string& ns, const std::string& name) const;
     std::optional<int> exitCode(const std::string& ns, const std::string& name) const; // 128+signal if killed
+    // Its process killed (SIGKILL to its group), as when its node died: the pod ends Failed. False when it
+    // has no process alive.
+    bool killProcess(const std::string& ns, const std::string& name);
     std::string failure(const std::string& ns, const std::string& name) const; // why it could not run it
     std::string log(const std::string& ns, const std::string& name) const;     // stdout and stderr
     // A volume's host directory ("" if the pod has no such volume); gone once the pod is Removed.

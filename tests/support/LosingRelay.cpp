@@ -18,6 +18,7 @@ struct LosingRelay::State {
     std::atomic<bool> losing{false};
     std::atomic<bool> stopping{false};
     std::atomic<int> lost{0};
+    std::atomic<int> cuts{0};
     std::vector<std::thread> threads;
 };
 
@@ -50,10 +51,11 @@ bool sendAll(int fd, const char* data, ssize_t size) {
 // One client's connection, relayed until either side closes (or the answer is lost).
 void relay(const std::shared_ptr<LosingRelay::State>& state, int client) {
     const int server = connectTo(state->upstream);
+    const int cut = state->cuts; // cutAll() ends it
     std::string requests; // what the client sent, for the head
     bool asked = false;
     char buffer[65536];
-    while (server >= 0 && !state->stopping) {
+    while (server >= 0 && !state->stopping && state->cuts == cut) {
         pollfd fds[2] = {{client, POLLIN, 0}, {server, POLLIN, 0}};
         if (poll(fds, 2, 200) <= 0)
             continue;
@@ -136,6 +138,10 @@ std::uint16_t LosingRelay::port() const {
 
 void LosingRelay::arm(bool losing) {
     m_state->losing = losing;
+}
+
+void LosingRelay::cutAll() {
+    ++m_state->cuts;
 }
 
 int LosingRelay::lost() const {

@@ -22,6 +22,9 @@ public:
     std::uint16_t port() const;     // where clients connect
     void arm(bool losing);          // from now on, lose (or stop losing) those answers
     int lost() const;               // answers lost so far
+    // Closes both ends of every connection open now (within its threads' 200 ms poll), as a network that
+    // dropped; connections made after are relayed.
+    void cutAll();
 
     struct State; // what its threads share
 

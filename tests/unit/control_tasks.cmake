@@ -30,6 +30,8 @@ warren_add_test(tst_agent_binary SOURCES tst_agent_binary.cpp LIBS warren_engine
 warren_add_test(tst_open_file_limit SOURCES tst_open_file_limit.cpp LIBS warren_engine LABELS unit)
 # The socket a kube sandbox's agent connects to, attacked: tokens, hellos, replays, floods.
 warren_add_test(tst_agent_listener SOURCES tst_agent_listener.cpp LIBS warren_tasks LABELS unit)
+# The digests of a cluster pod's tokens, for the replica that takes its task over.
+warren_add_test(tst_pod_tokens SOURCES tst_pod_tokens.cpp LIBS warren_tasks LABELS unit)
 # A task's secrets at each launch: looked up, their placeholders kept across launches, stored as warren
 # secrets set stores them.
 warren_add_test(tst_task_secrets SOURCES tst_task_secrets.cpp LIBS warren_tasks LABELS unit)

@@ -8,7 +8,9 @@
 #include "agent_core/protocol/AgentHello.h"
 #include "agent_core/protocol/JsonRpc.h"
 #include "app/tasks/AgentListener.h"
+#include "app/tasks/PodTokens.h"
 
+#include <QDateTime>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -87,6 +89,7 @@ private slots:
     void refusedHellos();
     void aSecondConnectionIsRefused();
     void aForgottenTaskIsNotExpected();
+    void aPodLeftRunningIsKnownByItsTokensDigest();
     void aSilentConnectionIsClosedAtItsDeadline();
     void aConnectionThatNeverSendsIsClosedAtItsDeadline();
     void portZeroReportsThePortBound();
@@ -298,6 +301,54 @@ void TestAgentListener::aForgottenTaskIsNotExpected() {
     sendText(agent, protocol::helloLine(m_tokens->issue("t-1", {scope::kChannel}, kLifetime)));
     QVERIFY(QString::fromStdString(answerOf(agent)).contains("is expected"));
     QCOMPARE(m_acceptedCount, 0);
+}
+
+// A pod that a replica which died left running: its agent's token is that replica's (another secret), which
+// this listener cannot verify. It is taken for the task expected with that token's digest among its pod
+// tokens, once, unexpired, and only as the agent's connection: the same token for another task, with an
+// expired digest, as a model stream, or replayed, is refused.
+void TestAgentListener::aPodLeftRunningIsKnownByItsTokensDigest() {
+    TaskTokens deadReplica;
+    const std::string token = deadReplica.issue("t-1", {scope::kLlm, scope::kChannel}, kLifetime);
+    const std::string other = deadReplica.issue("t-1", {scope::kChannel}, kLifetime);
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    const auto accept = [this](UniqueFd connection, const std::string&) {
+        m_accepted = std::move(connection);
+        ++m_acceptedCount;
+    };
+    QSignalSpy refused(m_listener.get(), &AgentListener::refused);
+    const auto helloRefused = [&](const std::string& line, const char* why) {
+        UniqueFd agent = connectTo(m_at);
+        sendText(agent, line);
+        const QString answer = QString::fromStdString(answerOf(agent));
+        QVERIFY2(answer.contains(why), qPrintable(answer));
+    };
+
+    // Expected without it (t-1's pod tokens hold another's), or with it expired: refused.
+    m_listener->expect("t-1", accept, {{podTokenDigest(other), now + 60'000}});
+    helloRefused(protocol::helloLine(token), "bad signature");
+    m_listener->expect("t-1", accept, {{podTokenDigest(token), now - 1}});
+    helloRefused(protocol::helloLine(token), "bad signature");
+    // Another task's pod tokens hold it: it is taken as that task's agent (the digest names the pod), never
+    // as t-1's, whose expectation stays.
+    m_listener->expect("t-2", accept, {{podTokenDigest(token), now + 60'000}});
+    m_listener->expect("t-1", accept, {});
+    UniqueFd t2 = connectTo(m_at);
+    sendText(t2, protocol::helloLine(token));
+    QTRY_COMPARE(m_acceptedCount, 1);
+    helloRefused(protocol::helloLine(token), "bad signature"); // t-2's taken: its pod tokens went with it
+
+    // As a model stream: refused, though its digest is expected.
+    m_listener->expect("t-1", accept, {{podTokenDigest(token), now + 60'000}});
+    m_listener->serveModel("t-1", accept);
+    helloRefused(protocol::helloLine(token, protocol::HelloStream::Model), "bad signature");
+    // As t-1's agent: taken once; replayed, refused.
+    UniqueFd t1 = connectTo(m_at);
+    sendText(t1, protocol::helloLine(token) + "{\"after\":1}\n");
+    QTRY_COMPARE(m_acceptedCount, 2);
+    helloRefused(protocol::helloLine(token), "bad signature");
+    QCOMPARE(m_acceptedCount, 2);
+    QTRY_COMPARE(refused.count(), 5);
 }
 
 void TestAgentListener::aSilentConnectionIsClosedAtItsDeadline() {

@@ -268,7 +268,8 @@ void TestLaunchPlan::aClusterTaskNeedsWhatAPodCanReach() {
     QFETCH(QString, why);
     TaskSpec onCluster = spec({}, overrides, network, false, 0);
     onCluster.backend = sandbox::Backend::Kubernetes;
-    auto plan = planLaunch(task(), onCluster, environment(kRoot, {address.toStdString(), std::nullopt, ""}));
+    auto plan =
+        planLaunch(task(), onCluster, environment(kRoot, {address.toStdString(), std::nullopt, "", ""}));
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, ErrorCode::Unsupported);
     QVERIFY2(plan.error().message.find(why.toStdString()) != std::string::npos, plan.error().message.c_str());
@@ -281,7 +282,8 @@ void TestLaunchPlan::aClusterPodsAgentConnectsOverTheNetwork() {
     TaskSpec onCluster = spec({}, R"({"memory_backend":"host"})", "none", false, 0);
     onCluster.backend = sandbox::Backend::Kubernetes;
     const sandbox::ControlPlanePeer warrend{{{"app.kubernetes.io/name", "warrend"}}, "warren", 8421, ""};
-    auto plan = planLaunch(task(), onCluster, environment(kRoot, {"warrend.warren.svc:8421", warrend, "gvisor"}));
+    auto plan =
+        planLaunch(task(), onCluster, environment(kRoot, {"warrend.warren.svc:8421", warrend, "gvisor", ""}));
     QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
     QCOMPARE(plan->clusterAddress, std::string("tcp:warrend.warren.svc:8421"));
     QVERIFY(plan->channelDir.empty());
@@ -298,6 +300,15 @@ void TestLaunchPlan::aClusterPodsAgentConnectsOverTheNetwork() {
              (QStringList{"warren-agent", "serve", "--workspace", "/workspace", "--state", "/state", "--output",
                           "/output", "--connect", "tcp:warrend.warren.svc:8421", "--token-file",
                           "/opt/warren/channel/token", "--carry-trees"}));
+    // A replica that names itself (its pod's address) and every replica's Service: the agent connects again
+    // there too once its connection is lost (--agent-service).
+    auto replica =
+        planLaunch(task(), onCluster,
+                   environment(kRoot, {"10.1.2.3:8421", warrend, "gvisor", "warrend.warren.svc:8421"}));
+    QVERIFY2(replica, replica ? "" : replica.error().message.c_str());
+    QCOMPARE(toQt(replica->launch.command).mid(8),
+             (QStringList{"--connect", "tcp:10.1.2.3:8421", "--token-file", "/opt/warren/channel/token",
+                          "--carry-trees", "--reconnect", "tcp:warrend.warren.svc:8421"}));
     QVERIFY(std::find(plan->tokenScopes.begin(), plan->tokenScopes.end(), scope::kTrees) != plan->tokenScopes.end());
     QCOMPARE(plan->carriedTrees.size(), 3u);
     QCOMPARE(plan->carriedTrees.at("state"), plan->directories.at(0));
@@ -574,7 +585,7 @@ void TestLaunchPlan::aCliAgentOnAClusterRunsTheImages() {
     cli.backend = sandbox::Backend::Kubernetes;
     auto image = taskCli(cli.agent, "", {}, cli.backend);
     QVERIFY(image && *image);
-    auto plan = planLaunch(task(), cli, environment(kRoot, {"warrend:8421", std::nullopt, ""}), **image);
+    auto plan = planLaunch(task(), cli, environment(kRoot, {"warrend:8421", std::nullopt, "", ""}), **image);
     QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
     QVERIFY(plan->modelSocket.empty());
     QCOMPARE(plan->clusterAddress, std::string("tcp:warrend:8421"));

@@ -283,30 +283,45 @@ Result<std::string> KubeCluster::podLog(const std::string& container, int tailLi
     return text;
 }
 
-Result<std::vector<std::string>> KubeCluster::removeLabelled(const std::map<std::string, std::string>& labels,
-                                                             Clock::time_point deadline, int interruptFd) {
-    if (labels.empty())
-        return makeError(ErrorCode::InvalidArgument, "removing by label needs at least one label");
+// The kinds this client creates, the Sandbox first where it may (deleting it deletes its pod).
+std::vector<ResourceKind> KubeCluster::labelledKinds() const {
     std::vector<ResourceKind> kinds;
     if (m_options.useSandboxCrd)
-        kinds.push_back(ResourceKind::Sandbox); // first: deleting it deletes its pod
+        kinds.push_back(ResourceKind::Sandbox);
     kinds.insert(kinds.end(), {ResourceKind::Pod, ResourceKind::NetworkPolicy, ResourceKind::Secret});
+    return kinds;
+}
+
+Result<std::optional<json>> KubeCluster::listLabelled(ResourceKind kind,
+                                                      const std::map<std::string, std::string>& labels,
+                                                      int interruptFd) {
+    if (labels.empty())
+        return makeError(ErrorCode::InvalidArgument, "selecting by label needs at least one label");
+    const std::string what =
+        "listing the " + resourceName(kind) + " in namespace " + m_namespace + " labelled as this sandbox's";
+    auto answer =
+        m_http->send(labelledListRequest(kind, m_namespace, labels), m_options.callTimeout, interruptFd);
+    if (!answer)
+        return makeError(answer.error().code, what + " failed: " + answer.error().message);
+    if (answer->status == 404 && kind == ResourceKind::Sandbox)
+        return std::optional<json>(); // the CRD is not installed: there are none
+    if (answer->status != 200)
+        return describeApiFailure(answer->status, answer->body, what, m_options.config.server).error;
+    auto parsed = json_fields::parseJson(answer->body);
+    const json list = parsed ? std::move(*parsed) : json();
+    if (!list.is_object() || !list.contains("items") || !list["items"].is_array())
+        return makeError(ErrorCode::Unavailable, what + ": the API server's answer is not a list");
+    return std::optional<json>(list["items"]);
+}
+
+Result<std::vector<std::string>> KubeCluster::removeLabelled(const std::map<std::string, std::string>& labels,
+                                                             Clock::time_point deadline, int interruptFd) {
     std::vector<std::string> removed;
-    for (const ResourceKind kind : kinds) {
-        const std::string what = "listing the " + resourceName(kind) + " in namespace " + m_namespace +
-                                 " labelled as this sandbox's";
-        auto answer = m_http->send(labelledListRequest(kind, m_namespace, labels), m_options.callTimeout, interruptFd);
-        if (!answer)
-            return makeError(answer.error().code, what + " failed: " + answer.error().message);
-        if (answer->status == 404 && kind == ResourceKind::Sandbox)
-            continue; // the CRD is not installed: there are none
-        if (answer->status != 200)
-            return describeApiFailure(answer->status, answer->body, what, m_options.config.server).error;
-        auto parsed = json_fields::parseJson(answer->body);
-        const json list = parsed ? std::move(*parsed) : json();
-        if (!list.is_object() || !list.contains("items") || !list["items"].is_array())
-            return makeError(ErrorCode::Unavailable, what + ": the API server's answer is not a list");
-        for (const auto& item : list["items"]) {
+    for (const ResourceKind kind : labelledKinds()) {
+        auto items = listLabelled(kind, labels, interruptFd);
+        if (!items)
+            return items.error();
+        for (const auto& item : items->value_or(json::array())) {
             const std::string name = nameOf(item);
             if (name.empty())
                 continue;
@@ -316,6 +331,55 @@ Result<std::vector<std::string>> KubeCluster::removeLabelled(const std::map<std:
         }
     }
     return removed;
+}
+
+Result<bool> KubeCluster::rejoinLabelled(const std::map<std::string, std::string>& labels, int interruptFd) {
+    std::vector<Created> found;
+    std::vector<json> pods;
+    bool sandbox = false;
+    for (const ResourceKind kind : labelledKinds()) {
+        auto items = listLabelled(kind, labels, interruptFd);
+        if (!items)
+            return items.error();
+        for (const auto& item : items->value_or(json::array())) {
+            if (const std::string name = nameOf(item); !name.empty()) {
+                found.push_back({kind, name});
+                sandbox = sandbox || kind == ResourceKind::Sandbox;
+                if (kind == ResourceKind::Pod)
+                    pods.push_back(item);
+            }
+        }
+    }
+    // One pod, running: anything else (none, two, one that has ended or never started) is made afresh.
+    if (pods.size() != 1)
+        return false;
+    const PodState state = podState(pods.front());
+    if (state.progress != PodProgress::Running && state.progress != PodProgress::Ready)
+        return false;
+    const std::string pod = nameOf(pods.front());
+    const auto sandboxes = std::count_if(found.begin(), found.end(), [](const Created& object) {
+        return object.kind == ResourceKind::Sandbox;
+    });
+    if (sandboxes > 1 || (sandbox && std::find_if(found.begin(), found.end(), [&](const Created& object) {
+                                         return object.kind == ResourceKind::Sandbox && object.name == pod;
+                                     }) == found.end()))
+        return false;
+    // As create() leaves them: the Sandbox or else the Pod last, so that removeAll deletes it first; a
+    // Sandbox's pod goes with it.
+    m_created.clear();
+    for (const ResourceKind kind : {ResourceKind::Secret, ResourceKind::NetworkPolicy,
+                                    sandbox ? ResourceKind::Sandbox : ResourceKind::Pod})
+        for (const Created& object : found)
+            if (object.kind == kind)
+                m_created.push_back(object);
+    m_podName = pod;
+    m_useSandbox = sandbox;
+    m_state = state;
+    m_stateIsPods = true;
+    m_podSeen = true;
+    m_podVersion.clear(); // the watch lists the pod again first
+    m_sandboxVersion.clear();
+    return true;
 }
 
 Result<KubeCluster::WaitResult> KubeCluster::waitFor(Goal goal, std::optional<Clock::time_point> deadline,

@@ -95,6 +95,15 @@ public:
     Result<std::vector<std::string>> removeLabelled(const std::map<std::string, std::string>& labels,
                                                     Clock::time_point deadline, int interruptFd = -1);
 
+    // Takes as this client's own (as if create() had made them) the objects of those kinds carrying all the
+    // labels, when their one pod runs: what a launcher that died (kill -9) left, whose pod a later launch
+    // follows rather than replaces. False, taking nothing, when there is no such pod, more than one, or it
+    // has ended or not started: then removeLabelled and create, as for any launch.
+    Result<bool> rejoinLabelled(const std::map<std::string, std::string>& labels, int interruptFd = -1);
+
+    // Forgets what was created or rejoined, deleting nothing: another launch follows it from now on.
+    void release() { m_created.clear(); }
+
     bool usesSandboxCrd() const { return m_useSandbox; }
     const std::string& namespaceName() const { return m_namespace; }
     const std::string& podName() const { return m_podName; }
@@ -116,6 +125,10 @@ private:
     // the list's resourceVersion.
     Result<std::string> relist(ResourceKind kind, const std::string& name, bool& stop, const Visit& visit,
                                int interruptFd);
+    std::vector<ResourceKind> labelledKinds() const;
+    // The items of the kind carrying all the labels; nullopt for a Sandbox where the CRD is not served.
+    Result<std::optional<nlohmann::json>>
+    listLabelled(ResourceKind kind, const std::map<std::string, std::string>& labels, int interruptFd);
     Result<nlohmann::json> call(const ApiRequest& request, const std::string& what, int interruptFd);
     Status removeOne(const Created& object, std::optional<int> gracePeriodSeconds, Clock::time_point deadline,
                      int interruptFd);
