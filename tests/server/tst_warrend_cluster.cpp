@@ -96,12 +96,15 @@ private slots:
     void aCliAgentRunsInItsPodWithTheKeyOutside();
     void aCliTasksSessionReachesWarrendAsItGoes_data() { aCliAgentRunsInItsPodWithTheKeyOutside_data(); }
     void aCliTasksSessionReachesWarrendAsItGoes();
+    void aCliTaskGoesOnInItsPodAfterAKill_data() { aCliAgentRunsInItsPodWithTheKeyOutside_data(); }
+    void aCliTaskGoesOnInItsPodAfterAKill();
 
 private:
     QString writeKubeconfig();
     bool restartWarrend(const QStringList& extra, QString* error);
     bool restartWithCli(const QString& agent, const QString& program, const CliModelServer& model,
                         const QByteArray& key, QString* error);
+    static QStringList cliFlags(const QString& agent, const CliModelServer& model);
     QString createTask(const QByteArray& script); // its id
     std::string waitForTheLongCommand(const QString& id); // its pod's name; empty when it did not come
     void checkTheTaskWentOnInItsPod(const QString& id, const std::string& pod, std::size_t sandboxesCreated,
@@ -210,10 +213,15 @@ bool TestWarrendCluster::restartWithCli(const QString& agent, const QString& pro
     layer.close();
     m_server->setEnvironment("WARREN_SANDBOX_PROFILE", site);
     m_server->setEnvironment(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", key);
+    return restartWarrend(cliFlags(agent, model), error);
+}
+
+// The provider and model warrend serves a CLI's task with: the model double.
+QStringList TestWarrendCluster::cliFlags(const QString& agent, const CliModelServer& model) {
+    const bool claude = agent == "claude-code";
     const QString base = QString::fromStdString(model.baseUrl());
-    return restartWarrend({"--provider", claude ? "anthropic:" + base : "openai-compatible:" + base + "/v1",
-                           "--model", claude ? "claude-test" : "gpt-test"},
-                          error);
+    return {"--provider", claude ? "anthropic:" + base : "openai-compatible:" + base + "/v1", "--model",
+            claude ? "claude-test" : "gpt-test"};
 }
 
 void TestWarrendCluster::cleanupTestCase() {
@@ -623,6 +631,55 @@ void TestWarrendCluster::aCliTasksSessionReachesWarrendAsItGoes() {
     QCOMPARE(m_server->request("POST", "/v1/tasks/" + id + "/cancel", m_key).status, 202);
     m_server->streamEvents(id, m_key, {}); // to the stream's end
     QVERIFY(m_kubelet->waitFor(kNamespace, podName, Stage::Removed, kSafety));
+}
+
+// kill -9 while the CLI runs a long command in its pod: the agent stops the CLI (its session stays in the
+// pod's /state) and reconnects; the restarted warrend rejoins the pod, and the CLI resumes its session there,
+// its model calls crossing the new warrend's listener: the task ends as the model's last turn says, in the
+// pod it started in, with the file written before the kill.
+void TestWarrendCluster::aCliTaskGoesOnInItsPodAfterAKill() {
+    QFETCH(QString, variable);
+    QFETCH(QString, agent);
+    const QString program = qEnvironmentVariable(variable.toUtf8().constData());
+    if (program.isEmpty())
+        QSKIP(qPrintable("set " + variable + " to the CLI's executable to run this test"));
+    const bool claude = agent == "claude-code";
+    CliModelServer model;
+    QVERIFY(model.listen());
+    script(model, claude,
+           {shellTurn(claude, "printf 'written in the pod\\n' > notes.txt"), shellTurn(claude, "sleep 600"),
+            ScriptedTurn::say("Done: wrote notes.txt.")});
+    QString error;
+    QVERIFY2(restartWithCli(agent, program, model, "sk-operator-rejoin", &error), qPrintable(error));
+    const json body = {{"prompt", "Write notes.txt, then wait"},
+                       {"agent", agent.toStdString()},
+                       {"workspace", m_upload.toStdString()}};
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_key, QByteArray::fromStdString(body.dump()));
+    QVERIFY2(created.status == 201, created.body.constData());
+    const QString id = QString::fromStdString(created.json().value("id", ""));
+    const auto first = m_server->streamEvents(id, m_key, "tool_call");
+    QVERIFY2(!first.empty(), m_server->serverOutput().constData());
+    const QByteArray seen = QByteArray::number(static_cast<qulonglong>(first.back().value("seq", 0u)));
+    const auto second = m_server->streamEvents(id, m_key, "tool_call", seen);
+    QVERIFY(!second.empty());
+    QVERIFY2(second.back().dump().find("sleep 600") != std::string::npos, second.back().dump().c_str());
+    const std::string pod = lastCreated("sandboxes")["metadata"].value("name", "");
+    const std::size_t sandboxesCreated = m_api->created("sandboxes", kNamespace).size();
+    const int podsRun = m_kubelet->podsRun();
+
+    QVERIFY2(restartWarrend(cliFlags(agent, model), &error), qPrintable(error)); // kill -9, then start again
+    m_server->streamEvents(id, m_key, {});                                       // to the stream's end
+    const json shown = m_server->request("GET", "/v1/tasks/" + id, m_key).json();
+    QVERIFY2(shown.value("status", "") == "succeeded",
+             (shown.dump() + "\nthe pod's log:\n" + m_kubelet->log(kNamespace, pod)).c_str());
+    QCOMPARE(m_api->created("sandboxes", kNamespace).size(), sandboxesCreated);
+    QCOMPARE(m_kubelet->podsRun(), podsRun);
+    const HttpAnswer patch = m_server->request("GET", "/v1/tasks/" + id + "/patch", m_key);
+    QVERIFY2(patch.body.contains("b/notes.txt") && patch.body.contains("+written in the pod"),
+             patch.body.constData());
+    QVERIFY(m_kubelet->waitFor(kNamespace, pod, Stage::Removed, kSafety));
+    QCOMPARE(m_api->objectCount(kNamespace), std::size_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestWarrendCluster)
