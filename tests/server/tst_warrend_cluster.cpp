@@ -105,6 +105,7 @@ private:
     bool restartWithCli(const QString& agent, const QString& program, const CliModelServer& model,
                         const QByteArray& key, QString* error);
     static QStringList cliFlags(const QString& agent, const CliModelServer& model);
+    QString cliTaskAtItsLongCommand(const QString& agent, const std::string& prompt);
     QString createTask(const QByteArray& script); // its id
     std::string waitForTheLongCommand(const QString& id); // its pod's name; empty when it did not come
     void checkTheTaskWentOnInItsPod(const QString& id, const std::string& pod, std::size_t sandboxesCreated,
@@ -214,6 +215,27 @@ bool TestWarrendCluster::restartWithCli(const QString& agent, const QString& pro
     m_server->setEnvironment("WARREN_SANDBOX_PROFILE", site);
     m_server->setEnvironment(claude ? "ANTHROPIC_API_KEY" : "WARREN_OPENAI_COMPATIBLE_API_KEY", key);
     return restartWarrend(cliFlags(agent, model), error);
+}
+
+// A CLI task created, once its CLI runs its second command, `sleep 600` (the model's script says so): its id;
+// empty (and said) when that did not come.
+QString TestWarrendCluster::cliTaskAtItsLongCommand(const QString& agent, const std::string& prompt) {
+    const json body = {
+        {"prompt", prompt}, {"agent", agent.toStdString()}, {"workspace", m_upload.toStdString()}};
+    const HttpAnswer created =
+        m_server->request("POST", "/v1/tasks", m_key, QByteArray::fromStdString(body.dump()));
+    const QString id = QString::fromStdString(created.status == 201 ? created.json().value("id", "") : "");
+    const auto first = id.isEmpty() ? std::vector<json>{} : m_server->streamEvents(id, m_key, "tool_call");
+    const QByteArray seen =
+        QByteArray::number(static_cast<qulonglong>(first.empty() ? 0u : first.back().value("seq", 0u)));
+    const auto second =
+        first.empty() ? std::vector<json>{} : m_server->streamEvents(id, m_key, "tool_call", seen);
+    if (second.empty() || second.back().dump().find("sleep 600") == std::string::npos) {
+        qWarning("the CLI did not come to its long command: %s\n%s", created.body.constData(),
+                 m_server->serverOutput().constData());
+        return {};
+    }
+    return id;
 }
 
 // The provider and model warrend serves a CLI's task with: the model double.
@@ -598,21 +620,8 @@ void TestWarrendCluster::aCliTasksSessionReachesWarrendAsItGoes() {
         {shellTurn(claude, "echo first-step"), shellTurn(claude, "sleep 600"), ScriptedTurn::say("Done.")});
     QString error;
     QVERIFY2(restartWithCli(agent, program, model, "sk-operator-session", &error), qPrintable(error));
-
-    const json body = {{"prompt", "Run two commands"},
-                       {"agent", agent.toStdString()},
-                       {"workspace", m_upload.toStdString()}};
-    const HttpAnswer created =
-        m_server->request("POST", "/v1/tasks", m_key, QByteArray::fromStdString(body.dump()));
-    QVERIFY2(created.status == 201, created.body.constData());
-    const QString id = QString::fromStdString(created.json().value("id", ""));
-    const auto first = m_server->streamEvents(id, m_key, "tool_call");
-    QVERIFY2(!first.empty() && first.back().value("type", "") == "tool_call",
-             m_server->serverOutput().constData());
-    const QByteArray seen = QByteArray::number(static_cast<qulonglong>(first.back().value("seq", 0u)));
-    const auto second = m_server->streamEvents(id, m_key, "tool_call", seen);
-    QVERIFY(!second.empty());
-    QVERIFY2(second.back().dump().find("sleep 600") != std::string::npos, second.back().dump().c_str());
+    const QString id = cliTaskAtItsLongCommand(agent, "Run two commands");
+    QVERIFY(!id.isEmpty());
 
     const QString state = m_server->dataDir() + "/data/tasks/" + id + "/state";
     const std::string podName = lastCreated("sandboxes")["metadata"].value("name", "");
@@ -651,19 +660,8 @@ void TestWarrendCluster::aCliTaskGoesOnInItsPodAfterAKill() {
             ScriptedTurn::say("Done: wrote notes.txt.")});
     QString error;
     QVERIFY2(restartWithCli(agent, program, model, "sk-operator-rejoin", &error), qPrintable(error));
-    const json body = {{"prompt", "Write notes.txt, then wait"},
-                       {"agent", agent.toStdString()},
-                       {"workspace", m_upload.toStdString()}};
-    const HttpAnswer created =
-        m_server->request("POST", "/v1/tasks", m_key, QByteArray::fromStdString(body.dump()));
-    QVERIFY2(created.status == 201, created.body.constData());
-    const QString id = QString::fromStdString(created.json().value("id", ""));
-    const auto first = m_server->streamEvents(id, m_key, "tool_call");
-    QVERIFY2(!first.empty(), m_server->serverOutput().constData());
-    const QByteArray seen = QByteArray::number(static_cast<qulonglong>(first.back().value("seq", 0u)));
-    const auto second = m_server->streamEvents(id, m_key, "tool_call", seen);
-    QVERIFY(!second.empty());
-    QVERIFY2(second.back().dump().find("sleep 600") != std::string::npos, second.back().dump().c_str());
+    const QString id = cliTaskAtItsLongCommand(agent, "Write notes.txt, then wait");
+    QVERIFY(!id.isEmpty());
     const std::string pod = lastCreated("sandboxes")["metadata"].value("name", "");
     const std::size_t sandboxesCreated = m_api->created("sandboxes", kNamespace).size();
     const int podsRun = m_kubelet->podsRun();
