@@ -172,7 +172,7 @@ private:
     UniqueFd m_output; // the launcher's stderr, duplicated: the pod's log tail goes there; closed at the end
     std::atomic<Request> m_request{Request::None};
     std::atomic<bool> m_timedOut{false};
-    std::atomic<bool> m_detached{false}; // before any stop asked: the pod is left running, nothing deleted
+    std::atomic<bool> m_detached{false}; // detach(): the watcher stops leaving the pod running, deleting nothing
     std::thread m_watcher;
     // Written by the watcher; read only after joining it.
     SandboxExit m_exit;
