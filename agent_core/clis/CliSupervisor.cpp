@@ -14,6 +14,7 @@
 #include "agent_core/protocol/LineReader.h"
 #include "agent_core/state/AtomicFile.h"
 #include "agent_core/state/SeqMark.h"
+#include "common/ExecutableSearch.h"
 #include "common/UniqueFd.h"
 
 #include <cerrno>
@@ -142,16 +143,8 @@ Result<std::string> imageProgram(const CliAgentParams& cli) {
         return cli.program;
     const char* path = std::getenv("PATH");
     const std::string dirs = path ? path : "";
-    for (std::size_t from = 0; from <= dirs.size();) {
-        const std::size_t end = std::min(dirs.find(':', from), dirs.size());
-        const std::filesystem::path candidate =
-            std::filesystem::path(dirs.substr(from, end - from)) / cli.program;
-        std::error_code error;
-        if (candidate.is_absolute() && std::filesystem::is_regular_file(candidate, error) &&
-            ::access(candidate.c_str(), X_OK) == 0)
-            return candidate.string();
-        from = end + 1;
-    }
+    if (auto found = findExecutableOnPath(cli.program, dirs))
+        return found->string();
     return makeError(ErrorCode::NotFound, "the sandbox's image has no `" + cli.program + "` on its PATH (" +
                                               dirs + "); its operator installs " +
                                               protocol::cliPackageName(cli.kind) +

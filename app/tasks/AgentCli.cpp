@@ -1,5 +1,7 @@
 #include "app/tasks/AgentCli.h"
 
+#include "common/ExecutableSearch.h"
+
 #include <array>
 #include <cstdlib>
 #include <filesystem>
@@ -40,21 +42,9 @@ bool isElf(const fs::path& file) {
     return in.read(magic.data(), magic.size()) && magic == std::array<char, 4>{0x7f, 'E', 'L', 'F'};
 }
 
-bool isExecutableFile(const fs::path& file) {
-    std::error_code error;
-    return fs::is_regular_file(file, error) && ::access(file.c_str(), X_OK) == 0;
-}
-
 Result<fs::path> findOnPath(AgentKind kind, const std::string& searchPath) {
-    std::size_t from = 0;
-    while (from <= searchPath.size()) {
-        const std::size_t end = std::min(searchPath.find(':', from), searchPath.size());
-        const std::string dir = searchPath.substr(from, end - from);
-        if (!dir.empty() && dir.front() == '/') // a relative PATH entry would depend on where Warren started
-            if (const fs::path candidate = fs::path(dir) / cliCommandName(kind); isExecutableFile(candidate))
-                return candidate;
-        from = end + 1;
-    }
+    if (auto found = findExecutableOnPath(cliCommandName(kind), searchPath))
+        return *found;
     return makeError(ErrorCode::InvalidArgument, std::string(displayName(kind)) + " is not installed: no `" +
                                               cliCommandName(kind) + "` on PATH; " + installHint(kind));
 }

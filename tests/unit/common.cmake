@@ -1,6 +1,6 @@
 # common tests: the shared vocabulary (the strict JSON reader, UTF-8, a child process run to its end, a whole file,
-# a warm container's claim).
-foreach(test tst_json_fields tst_utf8 tst_child_process tst_file_text tst_warm_claim)
+# a warm container's claim, a program found on a PATH).
+foreach(test tst_json_fields tst_utf8 tst_child_process tst_file_text tst_warm_claim tst_executable_search)
     warren_add_test(${test} SOURCES ${test}.cpp LIBS warren_base LABELS unit)
 endforeach()
 # HTTP as text (common/http): URLs read strictly, an answer's head and framing, chunked bodies.
