@@ -342,9 +342,10 @@ Status pushTrees(const HostCall& call, const AgentPaths& paths) {
 }
 
 // --connect: the protocol's connection, opened by the agent, the hello sent. Without: stdin and stdout.
-// at: another address than --connect's (--reconnect).
+// at: another address than --connect's (--reconnect); patience: how long a refused connection is tried again.
 Result<UniqueFd> controlConnection(const Options& options,
-                                   const std::optional<std::string>& at = std::nullopt) {
+                                   const std::optional<std::string>& at = std::nullopt,
+                                   std::chrono::milliseconds patience = kConnectPatience) {
     if (!options.connect)
         return UniqueFd();
     auto address = parseControlAddress(at.value_or(*options.connect));
@@ -353,7 +354,7 @@ Result<UniqueFd> controlConnection(const Options& options,
     auto token = readTokenFile(*options.tokenFile);
     if (!token)
         return token.error();
-    return connectToControlPlane(*address, *token, kConnectPatience);
+    return connectToControlPlane(*address, *token, patience);
 }
 
 // How one connection's run ended: Lost when the control plane went away, before task.start or during the run
@@ -492,7 +493,9 @@ Result<UniqueFd> reconnect(const Options& options, const Cancellation& cancellat
                                  std::to_string(kRejoinPatience.count()) +
                                  " s; exiting (the task resumes from its checkpoint)");
         // The replica it spoke to (a network that dropped) and, in turn, every replica's Service (it died).
-        auto connection = controlConnection(options, atService ? options.reconnect : std::nullopt);
+        // One try each: an address where nobody listens (the replica gone) must not hold up the other.
+        auto connection = controlConnection(options, atService ? options.reconnect : std::nullopt,
+                                            std::chrono::milliseconds(0));
         if (connection)
             return connection;
         std::cerr << "warren-agent: " << connection.error().message << "\n";

@@ -90,6 +90,7 @@ private slots:
     void aKilledWarrendsTaskGoesOnInItsPod_data();
     void aKilledWarrendsTaskGoesOnInItsPod();
     void aLostConnectionLeavesThePodRunning();
+    void aPodWhoseReplicaIsGoneReconnectsThroughTheService();
     void whatAKilledWarrendLeftIsRemovedWhenItsPodEnded();
     void aCliAgentRunsInItsPodWithTheKeyOutside_data();
     // Last: they restart warrend with a model provider.
@@ -478,6 +479,33 @@ void TestWarrendCluster::aLostConnectionLeavesThePodRunning() {
     const std::size_t sandboxesCreated = m_api->created("sandboxes", kNamespace).size();
 
     network.cutAll();
+    checkTheTaskWentOnInItsPod(id, pod, sandboxesCreated, podsRun + 1);
+    QVERIFY2(restartWarrend({}, &error), qPrintable(error));
+}
+
+// The address the pod was told (the replica's own) is gone for good, as a dead replica's pod address is: the
+// agent connects again to that address and to every replica's Service (--agent-service, told to the pod as
+// --reconnect) in turn, one try each, and the replica there continues the task in the same pod.
+void TestWarrendCluster::aPodWhoseReplicaIsGoneReconnectsThroughTheService() {
+    auto replica = std::make_unique<LosingRelay>("");
+    QVERIFY(replica->start(static_cast<std::uint16_t>(m_agentPort.toUInt())));
+    QString error;
+    QVERIFY2(restartWarrend({"--agent-advertise", "127.0.0.1:" + QString::number(replica->port()),
+                             "--agent-service", "127.0.0.1:" + m_agentPort},
+                            &error),
+             qPrintable(error));
+    const int podsRun = m_kubelet->podsRun();
+    const QString id = createTask(kScriptWritingThenWaiting);
+    QVERIFY(!id.isEmpty());
+    const std::string pod = waitForTheLongCommand(id);
+    QVERIFY(!pod.empty());
+    const auto command = lastCreated("sandboxes")["spec"]["podTemplate"]["spec"]["containers"][0]["command"];
+    const std::string service = "tcp:127.0.0.1:" + m_agentPort.toStdString();
+    QVERIFY2(command.dump().find("\"--reconnect\",\"" + service + "\"") != std::string::npos,
+             command.dump().c_str());
+    const std::size_t sandboxesCreated = m_api->created("sandboxes", kNamespace).size();
+
+    replica.reset(); // its connections cut, its port closed
     checkTheTaskWentOnInItsPod(id, pod, sandboxesCreated, podsRun + 1);
     QVERIFY2(restartWarrend({}, &error), qPrintable(error));
 }
