@@ -94,12 +94,6 @@ void AgentChannel::adopt(UniqueFd connection, const std::string& afterHello) {
     flushStdin();
 }
 
-void AgentChannel::awaitConnection() {
-    if (m_transport != Transport::Socket || m_stdout.valid())
-        return;
-    m_awaitingConnection = true; // m_lines was finished at the connection's end: ready for the next
-}
-
 void AgentChannel::send(const protocol::Message& message) {
     if (!m_stdin.valid() && !m_awaitingConnection)
         return; // the agent is gone

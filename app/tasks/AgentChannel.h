@@ -38,9 +38,6 @@ public:
     void watch();
     // Transport::Socket: the agent's connection, and what it sent after its hello, as its stdin and stdout.
     void adopt(UniqueFd connection, const std::string& afterHello);
-    // Transport::Socket, after connectionLost: what is sent from now on waits for the next adopt() (the
-    // agent of a pod that lost its connection reconnects).
-    void awaitConnection();
     void send(const protocol::Message& message); // one line on the agent's stdin
     // Backpressure: while not reading, the agent's stdout is left in the pipe, which fills, so that the
     // agent waits in its write (a line already read is still handed on). Reading by default.
@@ -56,7 +53,7 @@ public:
 signals:
     void lineRead(const warren::Result<std::string>& line); // direct connections: valid during the call
     // Transport::Socket: the agent's connection ended, its last line read; what was sent and not yet written
-    // is dropped. The sandbox may still run: its agent may connect again (awaitConnection).
+    // is dropped. The sandbox may still run: its agent connects again, to the task's next launch.
     void connectionLost();
 
 private:

@@ -301,7 +301,7 @@ Status TaskRunner::startModelProxy(const LaunchPlan& plan, const ProviderConfig&
                 if (TaskRunner* self = runner.data(); self && self->m_modelProxy)
                     self->m_modelProxy->adopt(std::move(connection), received);
             });
-        m_expectsClusterAgent = true;
+        m_clusterPod = true;
     }
     m_modelProxy->setAdmission([this](const ModelCallInfo&, ModelProxy::Done done) {
         if (auto admitted = m_proxy ? m_proxy->admitModelCall() : Status(Ok{}); !admitted)
@@ -471,12 +471,10 @@ Status TaskRunner::startListener(const LaunchPlan& plan) {
         const PodToken mine{
             podTokenDigest(m_token),
             now + std::chrono::duration_cast<std::chrono::milliseconds>(plan.tokenLifetime).count()};
-        if (auto kept = keepPodTokens(m_env.data, m_task.id,
-                                      m_rejoinPod ? keptPodTokens(podTokens, mine, now) : std::vector{mine});
-            !kept)
+        // Beside those there (none: a launch that makes its pod afresh), as it may make a new pod instead.
+        if (auto kept = keepPodTokens(m_env.data, m_task.id, keptPodTokens(podTokens, mine, now)); !kept)
             return kept;
         m_env.face.clusterAgents->expect(m_task.id, adopt, podTokens);
-        m_expectsClusterAgent = true;
         m_clusterPod = true;
         return Ok{};
     }
@@ -819,15 +817,18 @@ void TaskRunner::onSandboxExited() {
 // which an agent that exited would have ended it. Not when the agent said how it ended or the control plane
 // stopped it: its sandbox's exit follows.
 void TaskRunner::onConnectionLost() {
-    if (!m_done && !m_ending.agentEnded() && m_ending.stopCause() == StopCause::None)
+    if (agentMayReconnect())
         m_lostConnection.start(kLostConnectionGrace);
+}
+
+bool TaskRunner::agentMayReconnect() const {
+    return !m_done && !m_ending.agentEnded() && m_ending.stopCause() == StopCause::None;
 }
 
 // The task is queued again (TaskManager) for a launch that rejoins the pod; what the agent could not send
 // comes with its next run (EventLog's unsent events, in its checkpoint).
 void TaskRunner::leavePodRunning() {
-    if (m_done || m_ending.agentEnded() || m_ending.stopCause() != StopCause::None || !m_process ||
-        !m_process->detach())
+    if (!agentMayReconnect() || !m_process || !m_process->detach())
         return;
     m_podLeftRunning = true;
     recordOwn(
@@ -864,7 +865,7 @@ void TaskRunner::finish(TaskStatus endStatus, const std::string& endReason, cons
     m_modelProxy.reset();
     if (m_listener) // later: this may be a call from inside its accept
         m_listener.release()->deleteLater();
-    if (m_expectsClusterAgent) // an agent that never connected, a CLI's model calls: none later is taken
+    if (m_clusterPod) // an agent that never connected, a CLI's model calls: none later is taken
         m_env.face.clusterAgents->forget(m_task.id);
     if (!m_token.empty())
         m_env.tokens->revokeTask(m_task.id);

@@ -108,6 +108,9 @@ private:
     void onSandboxExited();
     void onConnectionLost();
     void leavePodRunning(); // the grace after a lost connection passed and the pod still runs
+    // Neither the agent said how its run ended nor the control plane stopped it: a lost connection is not
+    // the run's end.
+    bool agentMayReconnect() const;
     void onAgentLine(const Result<std::string>& line);
     void onAgentNotification(protocol::Notification& notification);
     // An event whose data read as its type's payload: the run's bookkeeping, then the store.
@@ -144,9 +147,9 @@ private:
     std::unique_ptr<NetworkQuestions> m_questions; // --network ask: what the egress proxy asks (outlives m_egress)
     std::unique_ptr<EgressProxy> m_egress;  // --network allow:HOSTS: the task's only way out
     std::unique_ptr<AgentListener> m_listener;          // kube: where the agent connects, until it has
-    // Told warrend's listener (clusterAgents) to hand over this task's agent and its CLI's model calls.
-    bool m_expectsClusterAgent = false;
-    bool m_clusterPod = false; // the agent runs in a cluster's pod (kubernetes), which outlives connections
+    // The agent runs in a cluster's pod (kubernetes), which outlives connections: warrend's listener
+    // (clusterAgents) was told to hand over this task's agent and its CLI's model calls.
+    bool m_clusterPod = false;
     bool m_rejoinPod = false;  // this launch follows the task's pod left running, if it still runs
     bool m_podLeftRunning = false; // leftPodRunning()
     QTimer m_lostConnection;       // from a cluster agent's lost connection until leavePodRunning

@@ -89,6 +89,11 @@ SandboxExit exitOf(const kube::PodState& state) {
 }
 
 // A Secret as --explain shows it: its keys, never their values.
+// The labels that select a task's objects, whichever launch of the task made them.
+std::map<std::string, std::string> objectsOfTask(const std::string& taskId) {
+    return {{kKubeManagedByLabel, "warren"}, {kTaskLabel, taskId}};
+}
+
 json redacted(json secret) {
     if (secret.contains("stringData"))
         for (auto& value : secret["stringData"])
@@ -203,8 +208,7 @@ bool ClusterSandbox::rejoin() {
     const auto task = m_prepared.request.labels.find(kTaskLabel);
     if (!m_prepared.rejoin || task == m_prepared.request.labels.end())
         return false;
-    auto rejoined = m_cluster->rejoinLabelled({{kKubeManagedByLabel, "warren"}, {kTaskLabel, task->second}},
-                                              m_wake.get());
+    auto rejoined = m_cluster->rejoinLabelled(objectsOfTask(task->second), m_wake.get());
     if (!rejoined) {
         writeAll(m_output.get(), "warren: could not look for a running pod of task " + task->second + " (" +
                                      rejoined.error().message + "); a new one is made\n");
@@ -224,8 +228,8 @@ bool ClusterSandbox::removeLeftovers() {
     const auto task = m_prepared.request.labels.find(kTaskLabel);
     if (task == m_prepared.request.labels.end())
         return true;
-    auto removed = m_cluster->removeLabelled({{kKubeManagedByLabel, "warren"}, {kTaskLabel, task->second}},
-                                             Clock::now() + kRemovalDeadline, m_wake.get());
+    auto removed =
+        m_cluster->removeLabelled(objectsOfTask(task->second), Clock::now() + kRemovalDeadline, m_wake.get());
     if (removed) {
         for (const auto& object : *removed)
             writeAll(m_output.get(), "warren: removed " + object + " left by an earlier run of task " +

@@ -336,7 +336,7 @@ Result<std::vector<std::string>> KubeCluster::removeLabelled(const std::map<std:
 Result<bool> KubeCluster::rejoinLabelled(const std::map<std::string, std::string>& labels, int interruptFd) {
     std::vector<Created> found;
     std::vector<json> pods;
-    bool sandbox = false;
+    std::vector<std::string> sandboxes;
     for (const ResourceKind kind : labelledKinds()) {
         auto items = listLabelled(kind, labels, interruptFd);
         if (!items)
@@ -344,26 +344,24 @@ Result<bool> KubeCluster::rejoinLabelled(const std::map<std::string, std::string
         for (const auto& item : items->value_or(json::array())) {
             if (const std::string name = nameOf(item); !name.empty()) {
                 found.push_back({kind, name});
-                sandbox = sandbox || kind == ResourceKind::Sandbox;
                 if (kind == ResourceKind::Pod)
                     pods.push_back(item);
+                if (kind == ResourceKind::Sandbox)
+                    sandboxes.push_back(name);
             }
         }
     }
-    // One pod, running: anything else (none, two, one that has ended or never started) is made afresh.
+    // One pod, running (and at most one Sandbox, its own): anything else (none, two, one that has ended or
+    // never started) is made afresh.
     if (pods.size() != 1)
         return false;
     const PodState state = podState(pods.front());
     if (state.progress != PodProgress::Running && state.progress != PodProgress::Ready)
         return false;
     const std::string pod = nameOf(pods.front());
-    const auto sandboxes = std::count_if(found.begin(), found.end(), [](const Created& object) {
-        return object.kind == ResourceKind::Sandbox;
-    });
-    if (sandboxes > 1 || (sandbox && std::find_if(found.begin(), found.end(), [&](const Created& object) {
-                                         return object.kind == ResourceKind::Sandbox && object.name == pod;
-                                     }) == found.end()))
+    if (sandboxes.size() > 1 || (sandboxes.size() == 1 && sandboxes.front() != pod))
         return false;
+    const bool sandbox = !sandboxes.empty();
     // As create() leaves them: the Sandbox or else the Pod last, so that removeAll deletes it first; a
     // Sandbox's pod goes with it.
     m_created.clear();
